@@ -1,0 +1,10 @@
+/* cosserat — Cosserat rod simulation. Umbrella header. */
+#ifndef COSSERAT_H
+#define COSSERAT_H
+#include "cosserat/base.h"
+#include "cosserat/math.h"
+#include "cosserat/model.h"
+#include "cosserat/statics.h"
+#include "cosserat/scenario.h"
+#include "cosserat/output.h"
+#endif

@@ -1,0 +1,217 @@
+/* cosserat — formulation-independent description of a rod problem.
+ *
+ * A cr_rod_def is a plain description filled by the caller (or by the scenario
+ * parser): geometry, sections, material, reference configuration, boundary
+ * conditions and loads. Initialize it with cr_rod_default_def(); arrays it points
+ * to stay owned by the caller. cr_model_create() discretizes it into an immutable
+ * cr_model that copies everything it needs, so the definition may be freed after.
+ *
+ * Units: SI or any consistent system. Arc length s in [0, L]; ξ = s/L.
+ * Frames: "inertial" (I) components or "body" components in the nodal basis B
+ * (columns of A = Exp(p), e_x = tangent of the reference).
+ */
+#ifndef COSSERAT_MODEL_H
+#define COSSERAT_MODEL_H
+
+#include "cosserat/base.h"
+#include "cosserat/math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- reference (stress-free) configuration ---- */
+typedef enum cr_reference_type {
+    CR_REFERENCE_STRAIGHT = 0, /* r(s) = origin + s e_x, constant frame `orientation` */
+    CR_REFERENCE_HELIX = 1,    /* helix about the I_z axis through `origin`, Serret–Frenet frames */
+    CR_REFERENCE_NODES = 2     /* arbitrary nodal poses given by the caller */
+} cr_reference_type;
+
+typedef struct cr_reference_def {
+    cr_reference_type type;
+    /* straight: position of s = 0. helix: the point on the helix axis at the height of s = 0. */
+    cr_vec3 origin;
+    /* straight: the (unit) frame of every node; its first column is the tangent. */
+    cr_quat orientation;
+    /* helix: r(α) = origin + R(-sin α, cos α, c α), c = pitch/(2πR), α = s/(R√(1+c²)).
+     * Frames: e_x = tangent, e_y = principal normal (towards the axis), e_z = e_x × e_y. */
+    double helix_radius; /* R > 0 */
+    double helix_pitch;  /* rise per turn, may be 0 (a ring) or negative (left-handed) */
+    /* nodes: elements + 1 positions and quaternions (normalized by the model; consecutive
+     * quaternions are flipped into the same hemisphere). The chord sum sets the length. */
+    int node_count;
+    const cr_vec3 *node_positions;
+    const cr_quat *node_orientations;
+} cr_reference_def;
+
+/* ---- cross sections: piecewise segments over ξ, each property constant or linearly tapered ---- */
+typedef enum cr_section_shape {
+    CR_SECTION_CIRCLE = 0,   /* radius; J_x = 2 I (spec §7.3) */
+    CR_SECTION_RECTANGLE = 1 /* width along body y, height along body z; Saint-Venant J_x */
+} cr_section_shape;
+
+typedef struct cr_section_segment {
+    double xi_end;            /* segment spans (previous xi_end, xi_end]; last one ends at 1 */
+    cr_section_shape shape;
+    double radius[2];         /* value at the segment start and end (equal: constant) */
+    double width[2];
+    double height[2];
+} cr_section_segment;
+
+typedef struct cr_material {
+    double E;   /* Young's modulus, > 0 */
+    double G;   /* shear modulus, > 0 */
+    double rho; /* mass density; 0 allowed when no gravity/inertia is needed */
+} cr_material;
+
+/* Bit mask of strain components that are rigid (zero compliance, spec §2):
+ * the compliance equation of that component becomes a constraint. */
+enum {
+    CR_RIGID_GAMMA_X = 1 << 0, /* inextensible */
+    CR_RIGID_GAMMA_Y = 1 << 1, /* shear rigid (y) */
+    CR_RIGID_GAMMA_Z = 1 << 2, /* shear rigid (z) */
+    CR_RIGID_KAPPA_X = 1 << 3, /* torsion rigid */
+    CR_RIGID_KAPPA_Y = 1 << 4,
+    CR_RIGID_KAPPA_Z = 1 << 5
+};
+
+/* ---- boundary conditions ---- */
+typedef enum cr_bc_type {
+    CR_BC_CLAMP = 0, /* node held in its reference pose */
+    CR_BC_POSE = 1   /* node moved to `position`/`orientation`, ramped with the load factor */
+} cr_bc_type;
+
+typedef struct cr_bc_def {
+    cr_bc_type type;
+    int node;             /* node index; negative counts from the end (-1 = last node) */
+    cr_vec3 position;     /* CR_BC_POSE: target position (I) */
+    cr_quat orientation;  /* CR_BC_POSE: target orientation (unit) */
+} cr_bc_def;
+
+/* ---- loads (all scaled by the load factor in statics) ---- */
+typedef enum cr_load_type {
+    CR_LOAD_FORCE = 0,          /* point force at `node` */
+    CR_LOAD_MOMENT = 1,         /* point moment at `node` */
+    CR_LOAD_FORCE_DENSITY = 2,  /* distributed force per unit length, lumped to nodes (eq. 1) */
+    CR_LOAD_MOMENT_DENSITY = 3, /* distributed moment per unit length, lumped to nodes */
+    CR_LOAD_GRAVITY = 4,        /* acceleration `value` acting on rho A (and on rigid bodies) */
+    CR_LOAD_TENDON = 5          /* tendon polyline through offset points at the nodes (spec §8.2) */
+} cr_load_type;
+
+typedef enum cr_frame {
+    CR_FRAME_INERTIAL = 0, /* dead load: fixed components in I */
+    CR_FRAME_BODY = 1      /* follower load: fixed components in the nodal body basis */
+} cr_frame;
+
+/* Tendon offset d(s) from the centerline, in body components (0, d_y, d_z). */
+typedef enum cr_offset_type {
+    CR_OFFSET_CONSTANT = 0,        /* d = (0, y, z) */
+    CR_OFFSET_RADIUS_FRACTION = 1, /* d = f ρ(s) (0, cos θ, sin θ), ρ(s) = section radius
+                                      (circle) or half the extent in that direction (rectangle) */
+    CR_OFFSET_TABLE = 2            /* piecewise-linear table over ξ */
+} cr_offset_type;
+
+typedef struct cr_offset_point {
+    double xi, y, z;
+} cr_offset_point;
+
+typedef struct cr_tendon_offset {
+    cr_offset_type type;
+    double y, z;           /* CONSTANT */
+    double fraction;       /* RADIUS_FRACTION: f */
+    double angle;          /* RADIUS_FRACTION: θ in radians, measured from body y towards body z */
+    int point_count;       /* TABLE: at least 2 points, ξ strictly increasing, covering [xi_start, xi_end] */
+    const cr_offset_point *points;
+} cr_tendon_offset;
+
+typedef struct cr_load_def {
+    cr_load_type type;
+    int node;          /* FORCE, MOMENT: node index, negative counts from the end */
+    cr_frame frame;    /* FORCE, MOMENT, *_DENSITY */
+    cr_vec3 value;     /* force (N), moment (N m), densities (N/m, N m/m), gravity (m/s²) */
+    /* TENDON */
+    double tension;    /* N, >= 0 */
+    cr_tendon_offset offset;
+    double xi_start, xi_end; /* the tendon runs through the nodes with ξ in [xi_start, xi_end] */
+} cr_load_def;
+
+/* ---- the whole rod ---- */
+typedef struct cr_rod_def {
+    double length;   /* L; for CR_REFERENCE_NODES it is recomputed from the chords */
+    int elements;    /* n >= 1 */
+    cr_reference_def reference;
+    int section_count;
+    const cr_section_segment *sections;
+    cr_material material;
+    unsigned rigid_strains; /* CR_RIGID_* mask, same on every element */
+    int bc_count;
+    const cr_bc_def *bcs;
+    int load_count;
+    const cr_load_def *loads;
+} cr_rod_def;
+
+/* A definition with everything empty/zero and sensible defaults (identity frame,
+ * straight reference, xi ranges [0, 1]). */
+cr_rod_def cr_rod_default_def(void);
+cr_load_def cr_load_default_def(void);
+cr_bc_def cr_bc_default_def(void);
+cr_section_segment cr_section_default_def(void);
+
+/* Section properties at ξ: area and second moments (I_y about body y, I_z about
+ * body z) and torsion constant J_x. Returns CR_BAD_INPUT when ξ is out of range. */
+typedef struct cr_section_props {
+    double A, Jx, Iy, Iz;
+    double extent_y, extent_z; /* half extents (radius for circles) */
+} cr_section_props;
+cr_status cr_section_eval(const cr_rod_def *def, double xi, cr_section_props *out);
+
+/* ---- the discretized model ---- */
+typedef struct cr_model cr_model;
+
+/* Validates `def` and discretizes it. Returns NULL and fills err on bad input. */
+cr_model *cr_model_create(const cr_rod_def *def, cr_error *err);
+void cr_model_destroy(cr_model *model);
+
+int cr_model_node_count(const cr_model *model);    /* n + 1 */
+int cr_model_element_count(const cr_model *model); /* n */
+double cr_model_length(const cr_model *model);
+/* arc length of node i (reference arc length for curved references) */
+double cr_model_node_s(const cr_model *model, int node);
+/* midpoint arc length of element i (0-based: between nodes i and i+1) */
+double cr_model_element_s(const cr_model *model, int element);
+/* reference pose of node i */
+cr_vec3 cr_model_reference_position(const cr_model *model, int node);
+cr_quat cr_model_reference_orientation(const cr_model *model, int node);
+
+/* ---- state ---- */
+/* The mutable state of one rod: nodal poses (r_i, p_i), the multipliers of rigid
+ * strain components, and the load factor reached. Owned by the caller. */
+typedef struct cr_state cr_state;
+
+/* A state in the reference configuration (load factor 0). */
+cr_state *cr_state_create(const cr_model *model);
+void cr_state_destroy(cr_state *state);
+/* Copies src into dst (same model). */
+void cr_state_copy(cr_state *dst, const cr_state *src);
+double cr_state_load_factor(const cr_state *state);
+cr_vec3 cr_state_position(const cr_state *state, int node);
+cr_quat cr_state_orientation(const cr_state *state, int node);
+/* Sets node i's pose (the quaternion is stored as given). */
+void cr_state_set_pose(cr_state *state, int node, cr_vec3 position, cr_quat orientation);
+
+/* Strains and stress resultants of element i (0-based) in the element basis:
+ * gamma, kappa (eq. 7) and n, m (eq. 9, or the constraint multipliers for rigid
+ * components). Any output pointer may be NULL. */
+void cr_state_element(const cr_model *model, const cr_state *state, int element, cr_vec3 *gamma,
+                      cr_vec3 *kappa, cr_vec3 *n, cr_vec3 *m);
+
+/* Reaction at a constrained node (clamp or prescribed pose) in the last solved
+ * state: force in I, moment in the nodal body basis. Returns CR_BAD_INPUT when
+ * the node carries no boundary condition. */
+cr_status cr_state_reaction(const cr_model *model, const cr_state *state, int node, cr_vec3 *force,
+                            cr_vec3 *moment);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

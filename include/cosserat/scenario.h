@@ -1,0 +1,50 @@
+/* cosserat — scenario files (JSON, parsed with cJSON). See docs/scenario.md. */
+#ifndef COSSERAT_SCENARIO_H
+#define COSSERAT_SCENARIO_H
+
+#include "cosserat/model.h"
+#include "cosserat/statics.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cr_stage_type { CR_STAGE_STATIC = 0 } cr_stage_type;
+
+typedef struct cr_stage_def {
+    cr_stage_type type;
+    cr_static_options statics;
+} cr_stage_def;
+
+typedef struct cr_output_def {
+    char directory[1024]; /* default "out/<name>" */
+    int vtk;              /* write rod.pvd + .vtp files (default 1) */
+} cr_output_def;
+
+/* A parsed, validated scenario. Owns every array its rod definition points to. */
+typedef struct cr_scenario {
+    char name[256];
+    char model[64];       /* formulation: "mixed_discrete" */
+    cr_rod_def rod;
+    int stage_count;
+    cr_stage_def *stages;
+    cr_output_def output;
+    void *internal;       /* parser-owned storage */
+} cr_scenario;
+
+/* Parses a scenario from a file or a string. `overrides` are `PATH=VALUE`
+ * strings (PATH dotted, array elements by index: "rod.elements=250",
+ * "loads.0.value.2=-1"); VALUE is JSON when it parses as JSON, else a string.
+ * Unknown keys, unknown override paths, wrong types, missing keys and
+ * non-finite or non-physical values give CR_BAD_INPUT with a message naming the
+ * JSON path and the value. On success *out must be freed with cr_scenario_destroy. */
+cr_status cr_scenario_load_file(const char *path, const char *const *overrides, int override_count,
+                                cr_scenario **out, cr_error *err);
+cr_status cr_scenario_load_string(const char *json, const char *const *overrides, int override_count,
+                                  cr_scenario **out, cr_error *err);
+void cr_scenario_destroy(cr_scenario *scenario);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,64 @@
+/* cosserat — static equilibrium: Newton–Raphson with load incrementation
+ * (mixed discrete rod, eqs. 22–25; spec §4 and §7.6). */
+#ifndef COSSERAT_STATICS_H
+#define COSSERAT_STATICS_H
+
+#include "cosserat/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cr_static_options {
+    int load_steps;      /* equal load increments from the current load factor to 1 (default 10) */
+    int max_iterations;  /* Newton iterations per load step (default 25) */
+    double atol;         /* absolute RMS residual tolerance (default 1e-10) */
+    double rtol;         /* relative residual and increment tolerance (default 1e-6) */
+    int max_halvings;    /* how often a failed load step may be halved before giving up (default 10) */
+    int max_history;     /* residuals kept per load step in the report (default 64) */
+} cr_static_options;
+
+cr_static_options cr_static_default_options(void);
+
+/* One accepted load step. */
+typedef struct cr_load_step_report {
+    double load_factor;      /* reached at the end of the step */
+    int iterations;          /* Newton iterations (linear solves) */
+    int history_count;
+    double *residual_history; /* RMS residual before each iteration and at the end (owned by the report) */
+} cr_load_step_report;
+
+typedef struct cr_static_report {
+    int converged;           /* 1 when the load factor 1 was reached */
+    int step_count;          /* accepted load steps */
+    int step_capacity;
+    cr_load_step_report *steps;
+    int failed_attempts;     /* load steps that were halved */
+    int total_iterations;
+    double final_residual;   /* RMS residual of the last accepted state */
+    double load_factor;      /* reached (1 on success) */
+    double wall_time_s;
+    double assembly_time_s;  /* time in residual + Jacobian assembly */
+    double solve_time_s;     /* time in the block-tridiagonal factorization and solve */
+} cr_static_report;
+
+void cr_static_report_free(cr_static_report *report);
+
+/* Called after every accepted load step with the converged state; return nonzero
+ * to stop the solve (status CR_INTERRUPTED). */
+typedef int (*cr_static_step_fn)(const cr_model *model, const cr_state *state,
+                                 const cr_load_step_report *step, int step_index, void *user);
+
+/* Solves for equilibrium from `state` (warm start; usually the reference state,
+ * load factor 0) up to load factor 1. On success state holds the equilibrium.
+ * On failure (CR_NOT_CONVERGED, CR_SINGULAR, CR_NONFINITE) state holds the last
+ * converged load step and err says where the solve stopped. `report` (optional)
+ * is filled either way; free it with cr_static_report_free. */
+cr_status cr_static_solve(const cr_model *model, cr_state *state, const cr_static_options *options,
+                          cr_static_step_fn on_step, void *user, cr_static_report *report,
+                          cr_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
