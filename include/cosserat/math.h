@@ -14,6 +14,10 @@
 
 #include <math.h>
 
+#ifndef M_PI /* not in strict C11 */
+#define M_PI 3.14159265358979323846
+#endif
+
 typedef struct cr_vec3 {
     double x, y, z;
 } cr_vec3;

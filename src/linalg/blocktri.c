@@ -1,0 +1,227 @@
+/* Block Thomas algorithm. Elimination runs from block 0 to n-1; the Schur
+ * complements D_i - L_i D_{i-1}^{-1} U_{i-1} are the tangents of the sub-chain
+ * 0..i with node i+1 held fixed, invertible for a well-posed rod, so pivoting
+ * within the diagonal blocks suffices (checked against LAPACK dgbsv in tests). */
+#include "blocktri.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+cr_blocktri *cr_blocktri_create(int n, int b)
+{
+    cr_blocktri *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    size_t bb = (size_t)n * b * b;
+    m->n = n;
+    m->b = b;
+    m->diag = calloc(bb, sizeof(double));
+    m->lower = calloc(bb, sizeof(double));
+    m->upper = calloc(bb, sizeof(double));
+    m->pivot = calloc((size_t)n * b, sizeof(int));
+    if (!m->diag || !m->lower || !m->upper || !m->pivot) {
+        cr_blocktri_destroy(m);
+        return NULL;
+    }
+    return m;
+}
+
+extern void dgbtrf_(const int *m, const int *n, const int *kl, const int *ku, double *ab, const int *ldab, int *ipiv,
+                    int *info);
+extern void dgbtrs_(const char *trans, const int *n, const int *kl, const int *ku, const int *nrhs, const double *ab,
+                    const int *ldab, const int *ipiv, double *b, const int *ldb, int *info);
+
+cr_blocktri *cr_blocktri_create_banded(int n, int b)
+{
+    cr_blocktri *m = cr_blocktri_create(n, b);
+    if (!m) return NULL;
+    int k = 2 * b - 1;
+    m->banded = 1;
+    m->band = malloc((size_t)(3 * k + 1) * n * b * sizeof(double));
+    m->band_pivot = malloc((size_t)n * b * sizeof(int));
+    if (!m->band || !m->band_pivot) {
+        cr_blocktri_destroy(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* LAPACK band storage: A(r, c) at band[c * ldab + kl + ku + r - c], kl = ku = 2b - 1. */
+static cr_status factor_banded(cr_blocktri *m, int *bad_block)
+{
+    int b = m->b, N = m->n * b, k = 2 * b - 1, ldab = 3 * k + 1, info = 0;
+    size_t bb = (size_t)b * b;
+    memset(m->band, 0, (size_t)ldab * N * sizeof(double));
+    for (int i = 0; i < m->n; ++i)
+        for (int r = 0; r < b; ++r)
+            for (int c = 0; c < b; ++c) {
+                int row = i * b + r;
+                const double *src[3] = {i > 0 ? m->lower + i * bb : NULL, m->diag + i * bb,
+                                        i < m->n - 1 ? m->upper + i * bb : NULL};
+                for (int j = 0; j < 3; ++j) {
+                    if (!src[j]) continue;
+                    int col = (i - 1 + j) * b + c;
+                    m->band[(size_t)col * ldab + 2 * k + row - col] = src[j][r * b + c];
+                }
+            }
+    dgbtrf_(&N, &N, &k, &k, m->band, &ldab, m->band_pivot, &info);
+    if (info != 0) {
+        if (bad_block) *bad_block = info > 0 ? (info - 1) / b : 0;
+        return CR_SINGULAR;
+    }
+    m->factored = 1;
+    return CR_OK;
+}
+
+void cr_blocktri_destroy(cr_blocktri *m)
+{
+    if (!m) return;
+    free(m->band);
+    free(m->band_pivot);
+    free(m->diag);
+    free(m->lower);
+    free(m->upper);
+    free(m->pivot);
+    free(m);
+}
+
+void cr_blocktri_zero(cr_blocktri *m)
+{
+    size_t bb = (size_t)m->n * m->b * m->b;
+    memset(m->diag, 0, bb * sizeof(double));
+    memset(m->lower, 0, bb * sizeof(double));
+    memset(m->upper, 0, bb * sizeof(double));
+    m->factored = 0;
+}
+
+static void block_gemv_add(int b, const double *a, const double *x, double *y)
+{
+    for (int i = 0; i < b; ++i) {
+        double s = 0;
+        for (int j = 0; j < b; ++j) s += a[i * b + j] * x[j];
+        y[i] += s;
+    }
+}
+
+void cr_blocktri_matvec(const cr_blocktri *m, const double *x, double *y)
+{
+    int n = m->n, b = m->b;
+    size_t bb = (size_t)b * b;
+    memset(y, 0, (size_t)n * b * sizeof(double));
+    for (int i = 0; i < n; ++i) {
+        block_gemv_add(b, m->diag + i * bb, x + (size_t)i * b, y + (size_t)i * b);
+        if (i > 0) block_gemv_add(b, m->lower + i * bb, x + (size_t)(i - 1) * b, y + (size_t)i * b);
+        if (i < n - 1) block_gemv_add(b, m->upper + i * bb, x + (size_t)(i + 1) * b, y + (size_t)i * b);
+    }
+}
+
+/* Dense LU with partial pivoting of one b×b block (row-major, in place). */
+static int lu_factor(int b, double *a, int *piv)
+{
+    for (int k = 0; k < b; ++k) {
+        int p = k;
+        double best = fabs(a[k * b + k]);
+        for (int i = k + 1; i < b; ++i)
+            if (fabs(a[i * b + k]) > best) best = fabs(a[i * b + k]), p = i;
+        piv[k] = p;
+        if (!(best > 0) || !isfinite(best)) return -1;
+        if (p != k)
+            for (int j = 0; j < b; ++j) {
+                double t = a[k * b + j];
+                a[k * b + j] = a[p * b + j];
+                a[p * b + j] = t;
+            }
+        double inv = 1.0 / a[k * b + k];
+        for (int i = k + 1; i < b; ++i) {
+            double f = a[i * b + k] *= inv;
+            if (f != 0)
+                for (int j = k + 1; j < b; ++j) a[i * b + j] -= f * a[k * b + j];
+        }
+    }
+    return 0;
+}
+
+/* Solves (LU) X = B for `nrhs` right-hand sides stored row-major as b×nrhs. */
+static void lu_solve(int b, const double *a, const int *piv, double *x, int nrhs)
+{
+    for (int k = 0; k < b; ++k)
+        if (piv[k] != k)
+            for (int j = 0; j < nrhs; ++j) {
+                double t = x[k * nrhs + j];
+                x[k * nrhs + j] = x[piv[k] * nrhs + j];
+                x[piv[k] * nrhs + j] = t;
+            }
+    for (int i = 1; i < b; ++i)
+        for (int k = 0; k < i; ++k) {
+            double f = a[i * b + k];
+            if (f != 0)
+                for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] -= f * x[k * nrhs + j];
+        }
+    for (int i = b - 1; i >= 0; --i) {
+        for (int k = i + 1; k < b; ++k) {
+            double f = a[i * b + k];
+            if (f != 0)
+                for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] -= f * x[k * nrhs + j];
+        }
+        double inv = 1.0 / a[i * b + i];
+        for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] *= inv;
+    }
+}
+
+cr_status cr_blocktri_factor(cr_blocktri *m, int *bad_block)
+{
+    if (m->banded) return factor_banded(m, bad_block);
+    int n = m->n, b = m->b;
+    size_t bb = (size_t)b * b;
+    for (int i = 0; i < n; ++i) {
+        double *D = m->diag + i * bb;
+        if (i > 0) { /* D_i -= L_i X_{i-1}, X_{i-1} = D_{i-1}^{-1} U_{i-1} stored in U_{i-1} */
+            const double *L = m->lower + i * bb, *X = m->upper + (i - 1) * bb;
+            for (int r = 0; r < b; ++r)
+                for (int k = 0; k < b; ++k) {
+                    double f = L[r * b + k];
+                    if (f != 0)
+                        for (int c = 0; c < b; ++c) D[r * b + c] -= f * X[k * b + c];
+                }
+        }
+        if (lu_factor(b, D, m->pivot + (size_t)i * b) != 0) {
+            if (bad_block) *bad_block = i;
+            return CR_SINGULAR;
+        }
+        if (i < n - 1) lu_solve(b, D, m->pivot + (size_t)i * b, m->upper + i * bb, b);
+    }
+    m->factored = 1;
+    return CR_OK;
+}
+
+void cr_blocktri_solve(const cr_blocktri *m, double *x)
+{
+    if (m->banded) {
+        int N = m->n * m->b, k = 2 * m->b - 1, ldab = 3 * k + 1, one = 1, info = 0;
+        dgbtrs_("N", &N, &k, &k, &one, m->band, &ldab, m->band_pivot, x, &N, &info);
+        return;
+    }
+    int n = m->n, b = m->b;
+    size_t bb = (size_t)b * b;
+    for (int i = 0; i < n; ++i) {
+        double *xi = x + (size_t)i * b;
+        if (i > 0) {
+            const double *L = m->lower + i * bb, *xp = xi - b;
+            for (int r = 0; r < b; ++r) {
+                double s = 0;
+                for (int k = 0; k < b; ++k) s += L[r * b + k] * xp[k];
+                xi[r] -= s;
+            }
+        }
+        lu_solve(b, m->diag + i * bb, m->pivot + (size_t)i * b, xi, 1);
+    }
+    for (int i = n - 2; i >= 0; --i) {
+        double *xi = x + (size_t)i * b;
+        const double *X = m->upper + i * bb, *xn = xi + b;
+        for (int r = 0; r < b; ++r) {
+            double s = 0;
+            for (int k = 0; k < b; ++k) s += X[r * b + k] * xn[k];
+            xi[r] -= s;
+        }
+    }
+}

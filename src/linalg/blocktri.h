@@ -1,0 +1,47 @@
+/* Block-tridiagonal matrices with square b×b blocks and their LU factorization
+ * (block Thomas algorithm, partial pivoting inside the diagonal blocks).
+ * O(n b³) to factor, O(n b²) to solve: the chain structure of every rod
+ * formulation in cosserat (spec §5). */
+#ifndef COSSERAT_BLOCKTRI_H
+#define COSSERAT_BLOCKTRI_H
+
+#include "cosserat/base.h"
+
+#include <stddef.h>
+
+typedef struct cr_blocktri {
+    int n, b;        /* block count, block size */
+    double *diag;    /* n blocks: D_i (row-major b×b) */
+    double *lower;   /* n blocks: L_i couples block row i to column i-1 (L_0 unused) */
+    double *upper;   /* n blocks: U_i couples block row i to column i+1 (U_{n-1} unused) */
+    int *pivot;      /* n*b row pivots of the factored diagonal blocks */
+    int factored;
+    /* Banded mode: factor with LAPACK dgbtrf (partial pivoting across blocks).
+     * Needed when a diagonal block may be singular on its own, e.g. the saddle-point
+     * blocks of rigid strain components next to a free or clamped end. */
+    int banded;
+    double *band;    /* LAPACK band storage, (3(2b-1)+1) × (n b) */
+    int *band_pivot;
+} cr_blocktri;
+
+cr_blocktri *cr_blocktri_create(int n, int b);
+/* Same, factoring through LAPACK's banded LU (see `banded`). */
+cr_blocktri *cr_blocktri_create_banded(int n, int b);
+void cr_blocktri_destroy(cr_blocktri *m);
+void cr_blocktri_zero(cr_blocktri *m);
+
+static inline double *cr_blocktri_D(cr_blocktri *m, int i) { return m->diag + (size_t)i * m->b * m->b; }
+static inline double *cr_blocktri_L(cr_blocktri *m, int i) { return m->lower + (size_t)i * m->b * m->b; }
+static inline double *cr_blocktri_U(cr_blocktri *m, int i) { return m->upper + (size_t)i * m->b * m->b; }
+
+/* y = M x (only valid before factoring). */
+void cr_blocktri_matvec(const cr_blocktri *m, const double *x, double *y);
+
+/* In-place LU. Returns CR_SINGULAR when a pivot of the block-row *bad_block
+ * (may be NULL) vanishes. */
+cr_status cr_blocktri_factor(cr_blocktri *m, int *bad_block);
+
+/* Solves M x = rhs in place after cr_blocktri_factor. */
+void cr_blocktri_solve(const cr_blocktri *m, double *rhs);
+
+#endif

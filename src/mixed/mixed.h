@@ -1,0 +1,23 @@
+/* Mixed discrete Cosserat rod: the static residual and its analytic Jacobian.
+ *
+ * Unknown layout per node block i (size m->block): r_i (3), p_i (4), then the
+ * multipliers of the rigid strain components of element i (between nodes i and
+ * i+1). Residual rows of block i: the 6 equilibrium equations of node i (force in
+ * I, moment in B_i; eq. 22), the unit-norm equation |p_i|² - 1 (eq. 24), then the
+ * rigid-component rows of element i's compliance law (eq. 23 with zero
+ * compliance: l_k(q) = 0). Flexible stresses are condensed element by element,
+ * λ_i = K_{c,i} l_i(q), so the Jacobian is block-tridiagonal (spec §3, §4). */
+#ifndef COSSERAT_MIXED_H
+#define COSSERAT_MIXED_H
+
+#include "linalg/blocktri.h"
+#include "model/model_internal.h"
+
+/* F = residual at load factor lf; J (optional) = dF/dx. Nodes with a boundary
+ * condition get the rows x - target instead of their equilibrium; their
+ * equilibrium residual (the negative reaction) goes to `node_equilibrium`
+ * (optional, nodes × 6) for every node. */
+cr_status cr_mixed_static_residual(const cr_model *m, double lf, const double *x, double *F, cr_blocktri *J,
+                                   double *node_equilibrium);
+
+#endif

@@ -1,0 +1,80 @@
+/* Internal layout of cr_model and cr_state (not part of the public API). */
+#ifndef COSSERAT_MODEL_INTERNAL_H
+#define COSSERAT_MODEL_INTERNAL_H
+
+#include "cosserat/model.h"
+
+#include <stddef.h>
+
+/* Unknowns per node block: r (3), p (4), then the multipliers of the rigid strain
+ * components of the element to the node's right (spec §2, §7.5). */
+#define CR_NODE_DOF 7
+#define CR_MAX_BLOCK (CR_NODE_DOF + 6)
+
+typedef struct cr_element {
+    double length;          /* reference chord L_i^el (spec §7.2) */
+    double s_mid;           /* arc length of the midpoint */
+    cr_vec3 k_force;        /* (EA, GA, GA) at the midpoint */
+    cr_vec3 k_moment;       /* (GJ_x, EI_y, EI_z) at the midpoint */
+    cr_vec3 gamma0, kappa0; /* reference strains (eq. 7 on the reference) */
+} cr_element;
+
+typedef struct cr_tendon {
+    double tension;
+    int first, last;        /* node range it runs through */
+    cr_vec3 *offset;        /* body-frame offset at nodes first..last */
+} cr_tendon;
+
+struct cr_model {
+    int n;                  /* elements */
+    int nodes;              /* n + 1 */
+    double length;
+    int rigid_count;        /* rigid strain components per element */
+    int rigid_index[6];     /* which of (γx,γy,γz,κx,κy,κz) are rigid */
+    unsigned rigid_mask;
+    int block;              /* CR_NODE_DOF + rigid_count */
+    double *s;              /* nodal arc length */
+    double *lumped_length;  /* L_i of eq. (1) */
+    double *area;           /* A(s_i) at nodes */
+    cr_vec3 *ref_r;
+    cr_quat *ref_p;
+    cr_element *el;
+    /* loads lumped to nodes, all proportional to the load factor */
+    cr_vec3 *force_inertial;   /* dead forces (I) */
+    cr_vec3 *force_body;       /* follower forces (B) */
+    cr_vec3 *moment_inertial;  /* dead moments (I) */
+    cr_vec3 *moment_body;      /* follower moments (B) */
+    int tendon_count;
+    cr_tendon *tendons;
+    /* boundary conditions: bc_type[i] = -1 when node i is free */
+    int *bc_type;
+    cr_vec3 *bc_position;
+    cr_quat *bc_orientation;
+    cr_material material;
+};
+
+struct cr_state {
+    const cr_model *model;
+    double load_factor;
+    double *x;              /* nodes * block unknowns */
+};
+
+/* Pose of node i in a state vector x. */
+static inline cr_vec3 cr_x_position(const cr_model *m, const double *x, int i)
+{
+    return cr_v3_load(x + (size_t)i * m->block);
+}
+static inline cr_quat cr_x_orientation(const cr_model *m, const double *x, int i)
+{
+    return cr_q_load(x + (size_t)i * m->block + 3);
+}
+
+/* Target pose of a constrained node at load factor lf (clamp: reference pose;
+ * prescribed pose: interpolated from the reference, linearly in r, slerp in p). */
+void cr_model_bc_target(const cr_model *m, int node, double lf, cr_vec3 *r, cr_quat *p);
+
+/* Strains of an element from its two nodal poses (eq. 7). */
+void cr_element_strains(const cr_element *e, cr_vec3 ra, cr_quat pa, cr_vec3 rb, cr_quat pb,
+                        cr_vec3 *gamma, cr_vec3 *kappa);
+
+#endif

@@ -1,0 +1,231 @@
+#define _POSIX_C_SOURCE 199309L
+#include "newton.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static double norm2(const double *v, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; ++i) s += v[i] * v[i];
+    return sqrt(s);
+}
+
+cr_static_options cr_static_default_options(void)
+{
+    return (cr_static_options){.load_steps = 10, .max_iterations = 25, .atol = 1e-10, .rtol = 1e-6,
+                               .max_halvings = 10, .max_history = 64};
+}
+
+void cr_static_report_free(cr_static_report *r)
+{
+    if (!r) return;
+    for (int i = 0; i < r->step_count; ++i) free(r->steps[i].residual_history);
+    free(r->steps);
+    memset(r, 0, sizeof *r);
+}
+
+typedef struct newton_work {
+    double *F, *dx;
+    cr_blocktri *J;
+    double *history;
+    double *tangent, *F2;
+    int history_count, history_capacity;
+    int iterations;
+    double final_err;
+    double t_assembly, t_solve;
+    int bad_block;
+} newton_work;
+
+/* One Newton solve at fixed load factor. Convergence as spec §7.6: RMS residual
+ * err = |F|/√dim below atol or below rtol·err₀, and |Δx| < rtol (|x| + 1e-12). */
+static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, const cr_static_options *o,
+                        newton_work *w)
+{
+    size_t dim = (size_t)p->blocks * p->block_size;
+    double err0 = 0, dx_norm = INFINITY, x_norm = 0;
+    w->history_count = 0;
+    w->iterations = 0;
+    for (int it = 0;; ++it) {
+        double t0 = now();
+        cr_status st = p->eval(p->ctx, param, x, w->F, w->J);
+        w->t_assembly += now() - t0;
+        if (st != CR_OK) return st;
+        double err = norm2(w->F, dim) / sqrt((double)dim);
+        if (!isfinite(err)) return CR_NONFINITE;
+        if (w->history_count < w->history_capacity) w->history[w->history_count++] = err;
+        w->final_err = err;
+        if (it == 0) err0 = err;
+        if (it > 0 && (err < o->atol || err < o->rtol * err0) && dx_norm < o->rtol * (x_norm + 1e-12)) return CR_OK;
+        if (it >= o->max_iterations) return CR_NOT_CONVERGED;
+        if (it > 0 && err > 1e8 * (err0 + o->atol)) return CR_NOT_CONVERGED; /* diverging */
+        t0 = now();
+        st = cr_blocktri_factor(w->J, &w->bad_block);
+        if (st != CR_OK) {
+            w->t_solve += now() - t0;
+            return st;
+        }
+        for (size_t k = 0; k < dim; ++k) w->dx[k] = -w->F[k];
+        cr_blocktri_solve(w->J, w->dx);
+        w->t_solve += now() - t0;
+        for (size_t k = 0; k < dim; ++k) x[k] += w->dx[k];
+        if (p->correct) { /* dx becomes the total change of this iteration */
+            for (size_t k = 0; k < dim; ++k) w->dx[k] = -x[k];
+            t0 = now();
+            p->correct(p->ctx, param, x);
+            w->t_assembly += now() - t0;
+            for (size_t k = 0; k < dim; ++k) w->dx[k] += x[k];
+        }
+        dx_norm = norm2(w->dx, dim);
+        x_norm = norm2(x, dim);
+        w->iterations++;
+    }
+}
+
+/* Path tangent dx/dλ = -J⁻¹ ∂F/∂λ at a converged state; ∂F/∂λ by a forward
+ * difference in λ, exact up to round-off for loads and prescribed motions that are
+ * linear in the load factor (all of them here). */
+static cr_status tangent(const cr_nonlinear_problem *p, double param, const double *x, newton_work *w)
+{
+    size_t dim = (size_t)p->blocks * p->block_size;
+    double t0 = now(), dl = 1e-3;
+    cr_status st = p->eval(p->ctx, param, x, w->F, w->J);
+    if (st == CR_OK) st = p->eval(p->ctx, param + dl, x, w->F2, NULL);
+    w->t_assembly += now() - t0;
+    if (st != CR_OK) return st;
+    t0 = now();
+    st = cr_blocktri_factor(w->J, &w->bad_block);
+    if (st == CR_OK) {
+        for (size_t k = 0; k < dim; ++k) w->tangent[k] = -(w->F2[k] - w->F[k]) / dl;
+        cr_blocktri_solve(w->J, w->tangent);
+        for (size_t k = 0; k < dim; ++k)
+            if (!isfinite(w->tangent[k])) st = CR_NONFINITE;
+    }
+    w->t_solve += now() - t0;
+    return st;
+}
+
+static cr_status record_step(cr_static_report *r, double param, const newton_work *w)
+{
+    if (r->step_count == r->step_capacity) {
+        int cap = r->step_capacity ? 2 * r->step_capacity : 16;
+        cr_load_step_report *s = realloc(r->steps, cap * sizeof *s);
+        if (!s) return CR_NO_MEMORY;
+        r->steps = s;
+        r->step_capacity = cap;
+    }
+    cr_load_step_report *s = &r->steps[r->step_count];
+    s->load_factor = param;
+    s->iterations = w->iterations;
+    s->history_count = w->history_count;
+    s->residual_history = malloc((w->history_count ? w->history_count : 1) * sizeof(double));
+    if (!s->residual_history) return CR_NO_MEMORY;
+    memcpy(s->residual_history, w->history, w->history_count * sizeof(double));
+    r->step_count++;
+    return CR_OK;
+}
+
+cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, double *x, const cr_static_options *o,
+                                 cr_static_report *r, cr_error *err)
+{
+    double t_start = now();
+    size_t dim = (size_t)p->blocks * p->block_size;
+    memset(r, 0, sizeof *r);
+    newton_work w = {0};
+    w.F = malloc(dim * sizeof(double));
+    w.dx = malloc(dim * sizeof(double));
+    w.tangent = malloc(dim * sizeof(double));
+    w.F2 = malloc(dim * sizeof(double));
+    double *x_saved = malloc(dim * sizeof(double));
+    w.history_capacity = o->max_history > 0 ? o->max_history : 64;
+    w.history = malloc(w.history_capacity * sizeof(double));
+    w.J = p->banded ? cr_blocktri_create_banded(p->blocks, p->block_size) : cr_blocktri_create(p->blocks, p->block_size);
+    cr_status status = CR_OK;
+    if (!w.F || !w.dx || !w.tangent || !w.F2 || !x_saved || !w.history || !w.J) {
+        status = cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
+        goto done;
+    }
+    if (o->load_steps < 1 || o->max_iterations < 1 || !(o->atol > 0) || !(o->rtol > 0) || o->max_halvings < 0) {
+        status = cr_error_set(err, CR_BAD_INPUT, "static options: need load_steps >= 1, max_iterations >= 1, "
+                                                 "atol > 0, rtol > 0, max_halvings >= 0");
+        goto done;
+    }
+    double nominal = (1.0 - *param) / o->load_steps, h = nominal;
+    int halvings = 0, have_tangent = 0;
+    while (*param < 1.0 - 1e-14 || r->step_count == 0) {
+        double next = *param + h;
+        if (next > 1.0 - 1e-12 || nominal <= 0) next = 1.0;
+        memcpy(x_saved, x, dim * sizeof(double));
+        if (!have_tangent) have_tangent = tangent(p, *param, x, &w) == CR_OK;
+        if (have_tangent) /* Euler predictor along the equilibrium path */
+            for (size_t k = 0; k < dim; ++k) x[k] += (next - *param) * w.tangent[k];
+        if (p->correct) p->correct(p->ctx, next, x);
+        cr_status st = newton(p, next, x, o, &w);
+        r->total_iterations += w.iterations;
+        if (st == CR_NO_MEMORY || st == CR_BAD_INPUT) {
+            status = st;
+            goto done;
+        }
+        if (st != CR_OK) {
+            memcpy(x, x_saved, dim * sizeof(double));
+            r->failed_attempts++;
+            if (++halvings > o->max_halvings) {
+                const char *why = st == CR_SINGULAR ? "singular tangent" : st == CR_NONFINITE ? "non-finite residual"
+                                                                                              : "Newton did not converge";
+                char where[64] = "";
+                if (st == CR_SINGULAR) snprintf(where, sizeof where, " at node block %d", w.bad_block);
+                status = cr_error_set(err, st,
+                                      "load step %d (load factor %.6g -> %.6g) failed after %d halvings: %s%s "
+                                      "(last residual %.3e); the state at load factor %.6g is kept",
+                                      r->step_count + 1, *param, next, o->max_halvings, why, where, w.final_err,
+                                      *param);
+                goto done;
+            }
+            h *= 0.5;
+            continue;
+        }
+        if (p->project) p->project(p->ctx, x);
+        *param = next;
+        halvings = 0;
+        have_tangent = 0;
+        if (record_step(r, next, &w) != CR_OK) {
+            status = cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
+            goto done;
+        }
+        if (p->on_step && p->on_step(p->ctx, next, x, &r->steps[r->step_count - 1], r->step_count - 1)) {
+            status = cr_error_set(err, CR_INTERRUPTED, "stopped after load step %d at load factor %.6g",
+                                  r->step_count, next);
+            goto done;
+        }
+        h = fmin(2 * h, nominal); /* back towards the nominal increment after a halving */
+        if (next >= 1.0) break;
+    }
+    r->converged = 1;
+done:
+    /* final residual of the kept state */
+    if (w.F && w.J && status != CR_NO_MEMORY && status != CR_BAD_INPUT) {
+        if (p->eval(p->ctx, *param, x, w.F, NULL) == CR_OK) r->final_residual = norm2(w.F, dim) / sqrt((double)dim);
+    }
+    r->load_factor = *param;
+    r->assembly_time_s = w.t_assembly;
+    r->solve_time_s = w.t_solve;
+    r->wall_time_s = now() - t_start;
+    free(w.F);
+    free(w.dx);
+    free(w.tangent);
+    free(w.F2);
+    free(x_saved);
+    free(w.history);
+    cr_blocktri_destroy(w.J);
+    return status;
+}

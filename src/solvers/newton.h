@@ -1,0 +1,30 @@
+/* Newton–Raphson with load incrementation for block-tridiagonal problems.
+ * Knows nothing about rods: a problem is a residual/Jacobian callback over a
+ * vector of `blocks` × `block_size` unknowns (SUNDIALS-style separation). */
+#ifndef COSSERAT_NEWTON_H
+#define COSSERAT_NEWTON_H
+
+#include "cosserat/statics.h"
+#include "linalg/blocktri.h"
+
+typedef struct cr_nonlinear_problem {
+    int blocks, block_size;
+    int banded; /* factor with LAPACK's banded LU instead of the block Thomas algorithm */
+    void *ctx;
+    /* F = residual at load factor `param`; J = dF/dx when non-NULL. */
+    cr_status (*eval)(void *ctx, double param, const double *x, double *F, cr_blocktri *J);
+    /* optional: improves a trial state in place after the predictor and after each
+     * Newton update (e.g. re-solving a subset of the equations exactly) */
+    cr_status (*correct)(void *ctx, double param, double *x);
+    /* optional: called on a converged state (e.g. quaternion normalization) */
+    void (*project)(void *ctx, double *x);
+    /* optional: called after each accepted load step; nonzero stops the solve */
+    int (*on_step)(void *ctx, double param, const double *x, const cr_load_step_report *step, int index);
+} cr_nonlinear_problem;
+
+/* Runs load steps from *param to 1 on x (in place). On failure x and *param hold the
+ * last converged step. Fills report (required). */
+cr_status cr_load_stepping_solve(const cr_nonlinear_problem *problem, double *param, double *x,
+                                 const cr_static_options *options, cr_static_report *report, cr_error *err);
+
+#endif

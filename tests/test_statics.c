@@ -1,0 +1,262 @@
+/* Static acceptance tests of the mixed discrete rod against analytic solutions
+ * and the paper's numbers (spec §8.1, §8.2), plus quadratic Newton convergence. */
+#include "check.h"
+#include "cosserat/statics.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- spec §8.1: two helical segments under a follower end moment ---- */
+static const double R1 = 10.0, C = 1.0 / M_PI;
+
+static double helix_length(void) { return sqrt(1 + C * C) * R1 * 6 * M_PI; }
+
+static cr_model *helix_model(int n)
+{
+    static cr_section_segment sec[2];
+    static cr_load_def tip;
+    static cr_bc_def clamp;
+    double L = helix_length(), r1 = L / 100, r2 = r1 * pow(0.5, 0.25), w = sqrt(1 + C * C);
+    cr_rod_def d = cr_rod_default_def();
+    d.length = L;
+    d.elements = n;
+    d.material = (cr_material){1.0, 0.5, 0.0};
+    d.reference.origin = cr_v3(0, R1, 0);
+    d.reference.orientation = cr_q_from_matrix(cr_m3_columns(cr_v3(-1 / w, 0, C / w), cr_v3(0, -1, 0), cr_v3(C / w, 0, 1 / w)));
+    sec[0] = cr_section_default_def();
+    sec[0].xi_end = 2.0 / 3.0;
+    sec[0].radius[0] = sec[0].radius[1] = r1;
+    sec[1] = cr_section_default_def();
+    sec[1].radius[0] = sec[1].radius[1] = r2;
+    d.sections = sec;
+    d.section_count = 2;
+    double k = M_PI * pow(r1, 4) / 4; /* k_t = 2 G I1 = k_b = E I1 */
+    tip = cr_load_default_def();
+    tip.type = CR_LOAD_MOMENT;
+    tip.node = -1;
+    tip.frame = CR_FRAME_BODY;
+    tip.value = cr_v3_scale(cr_v3(C * k, 0, k), 1.0 / (R1 * (1 + C * C)));
+    d.loads = &tip;
+    d.load_count = 1;
+    clamp = cr_bc_default_def();
+    d.bcs = &clamp;
+    d.bc_count = 1;
+    return cr_model_create(&d, NULL);
+}
+
+static cr_vec3 helix_exact(double s)
+{
+    double L = helix_length();
+    if (s <= 2 * L / 3 + 1e-12) {
+        double a = 6 * M_PI * s / L;
+        return cr_v3(-R1 * sin(a), R1 * cos(a), R1 * C * a);
+    }
+    double b = 12 * M_PI * (s / L - 2.0 / 3.0);
+    return cr_v3(-R1 / 2 * sin(b), R1 / 2 + R1 / 2 * cos(b), 40 + R1 / 2 * C * b);
+}
+
+static void solve_tol(cr_model *m, cr_state *s, int load_steps, double rtol, cr_static_report *r)
+{
+    cr_static_options o = cr_static_default_options();
+    o.load_steps = load_steps;
+    o.rtol = rtol;
+    cr_error err = {0};
+    cr_status st = cr_static_solve(m, s, &o, NULL, NULL, r, &err);
+    if (st != CR_OK) fprintf(stderr, "solve failed: %s\n", err.message);
+    CHECK(st == CR_OK);
+    CHECK(r->converged);
+}
+
+static void solve_ok(cr_model *m, cr_state *s, int load_steps, cr_static_report *r)
+{
+    solve_tol(m, s, load_steps, cr_static_default_options().rtol, r);
+}
+
+static void test_helix_convergence_and_strains(void)
+{
+    int ns[3] = {99, 300, 999};
+    double err_mid[3], err_tip[3];
+    for (int k = 0; k < 3; ++k) {
+        cr_model *m = helix_model(ns[k]);
+        cr_state *s = cr_state_create(m);
+        cr_static_report r;
+        /* tighter than the paper's rtol = 1e-6 so that the 1e-9 strain check measures
+         * the discretization, not the Newton tolerance */
+        solve_tol(m, s, 10, 1e-10, &r);
+        int n = ns[k];
+        cr_vec3 mid = cr_state_position(s, 2 * n / 3), tip = cr_state_position(s, n);
+        err_mid[k] = cr_v3_norm(cr_v3_sub(mid, helix_exact(cr_model_node_s(m, 2 * n / 3))));
+        err_tip[k] = cr_v3_norm(cr_v3_sub(tip, helix_exact(cr_model_length(m))));
+        printf("  helix n=%d: |r-r*| at L1 %.4e, at L %.4e, iterations %d\n", n, err_mid[k], err_tip[k],
+               r.total_iterations);
+        /* exact strains: γ = (1,0,0), κ = (c,0,1)/(R1(1+c²)) (twice on segment 2) */
+        double worst = 0;
+        for (int e = 0; e < n; ++e) {
+            cr_vec3 g, kap, nn, mm;
+            cr_state_element(m, s, e, &g, &kap, &nn, &mm);
+            double f = e < 2 * n / 3 ? 1.0 : 2.0;
+            cr_vec3 kex = cr_v3_scale(cr_v3(C, 0, 1), f / (R1 * (1 + C * C)));
+            worst = fmax(worst, cr_v3_norm(cr_v3_sub(g, cr_v3(1, 0, 0))));
+            worst = fmax(worst, cr_v3_norm(cr_v3_sub(kap, kex)));
+        }
+        CHECK(worst < 1e-9);
+        cr_static_report_free(&r);
+        cr_state_destroy(s);
+        cr_model_destroy(m);
+    }
+    for (int k = 0; k < 2; ++k) {
+        double p_mid = log(err_mid[k] / err_mid[k + 1]) / log((double)ns[k + 1] / ns[k]);
+        double p_tip = log(err_tip[k] / err_tip[k + 1]) / log((double)ns[k + 1] / ns[k]);
+        printf("  observed order %d->%d: %.3f (L1), %.3f (L)\n", ns[k], ns[k + 1], p_mid, p_tip);
+        CHECK(p_mid > 1.8 && p_mid < 2.2);
+        CHECK(p_tip > 1.8 && p_tip < 2.2);
+    }
+}
+
+/* ---- straight cantilever under M = 2π EI/L closes into a circle ---- */
+static void test_cantilever_circle(void)
+{
+    int ns[3] = {20, 40, 80};
+    double errs[3], angle_errs[3];
+    for (int k = 0; k < 3; ++k) {
+        cr_section_segment sec = cr_section_default_def();
+        sec.radius[0] = sec.radius[1] = 0.01;
+        cr_rod_def d = cr_rod_default_def();
+        d.length = 1.0;
+        d.elements = ns[k];
+        d.material = (cr_material){1e7, 4e6, 0};
+        d.sections = &sec;
+        d.section_count = 1;
+        double EI = 1e7 * M_PI * 1e-8 / 4;
+        cr_load_def tip = cr_load_default_def();
+        tip.type = CR_LOAD_MOMENT, tip.node = -1, tip.frame = CR_FRAME_BODY, tip.value = cr_v3(0, 0, 2 * M_PI * EI);
+        cr_bc_def clamp = cr_bc_default_def();
+        d.loads = &tip, d.load_count = 1, d.bcs = &clamp, d.bc_count = 1;
+        cr_model *m = cr_model_create(&d, NULL);
+        cr_state *s = cr_state_create(m);
+        cr_static_report r;
+        solve_ok(m, s, 10, &r);
+        /* analytic: r(s) = (sin(κs)/κ, (1 - cos(κs))/κ, 0), κ = 2π/L; the tip returns to the origin */
+        double worst = 0, kap = 2 * M_PI;
+        for (int i = 0; i <= ns[k]; ++i) {
+            double si = cr_model_node_s(m, i);
+            cr_vec3 ex = cr_v3(sin(kap * si) / kap, (1 - cos(kap * si)) / kap, 0);
+            worst = fmax(worst, cr_v3_norm(cr_v3_sub(cr_state_position(s, i), ex)));
+        }
+        errs[k] = worst;
+        cr_quat q = cr_state_orientation(s, ns[k]);
+        angle_errs[k] = 2 * acos(fmin(1.0, fabs(q.w))); /* a full turn: the tip frame returns */
+        printf("  circle n=%d: max |r-r*| %.4e, tip |r| %.4e\n", ns[k], worst, cr_v3_norm(cr_state_position(s, ns[k])));
+        cr_static_report_free(&r);
+        cr_state_destroy(s);
+        cr_model_destroy(m);
+    }
+    for (int k = 0; k < 2; ++k) {
+        double p = log(errs[k] / errs[k + 1]) / log(2.0), pa = log(angle_errs[k] / angle_errs[k + 1]) / log(2.0);
+        printf("  circle observed order: %.3f (positions), %.3f (tip angle)\n", p, pa);
+        CHECK(p > 1.8 && p < 2.2);
+        CHECK(pa > 1.8 && pa < 2.2);
+    }
+}
+
+/* ---- spec §8.2: tendon-driven tapered manipulator ---- */
+static cr_model *tendon_model(int n)
+{
+    static cr_section_segment sec;
+    static cr_load_def tendon;
+    static cr_bc_def clamp;
+    cr_rod_def d = cr_rod_default_def();
+    d.length = 0.2;
+    d.elements = n;
+    d.material = (cr_material){7e5, 2e5, 0};
+    d.reference.orientation = cr_q_from_matrix(cr_m3_columns(cr_v3(0, 0, 1), cr_v3(1, 0, 0), cr_v3(0, 1, 0)));
+    sec = cr_section_default_def();
+    sec.radius[0] = 0.01;
+    sec.radius[1] = 0.004;
+    d.sections = &sec;
+    d.section_count = 1;
+    tendon = cr_load_default_def();
+    tendon.type = CR_LOAD_TENDON;
+    tendon.tension = 4.0;
+    tendon.offset.type = CR_OFFSET_RADIUS_FRACTION;
+    tendon.offset.fraction = 1.0;
+    d.loads = &tendon;
+    d.load_count = 1;
+    clamp = cr_bc_default_def();
+    d.bcs = &clamp;
+    d.bc_count = 1;
+    return cr_model_create(&d, NULL);
+}
+
+static void test_tendon_manipulator(void)
+{
+    int ns[4] = {10, 50, 250, 1250};
+    for (int k = 0; k < 4; ++k) {
+        int n = ns[k];
+        cr_model *m = tendon_model(n);
+        cr_state *s = cr_state_create(m);
+        cr_static_report r;
+        solve_ok(m, s, 8, &r);
+        cr_vec3 g0, k0, g1, k1;
+        cr_state_element(m, s, 0, &g0, &k0, NULL, NULL);
+        cr_state_element(m, s, n - 1, &g1, &k1, NULL, NULL);
+        cr_vec3 tip = cr_state_position(s, n);
+        printf("  tendon n=%d: gamma_x %.4f -> %.4f, kappa_z %.3f -> %.3f, gamma_y %.5f -> %.5f, tip (%.4f, %.4f, %.4f), "
+               "iterations %d\n",
+               n, g0.x, g1.x, k0.z, k1.z, g0.y, g1.y, tip.x, tip.y, tip.z, r.total_iterations);
+        if (n == 1250) { /* the paper's printed digits */
+            CHECK_NEAR(g0.x, 0.982, 0.0005);
+            CHECK_NEAR(g1.x, 0.887, 0.0005);
+            CHECK_NEAR(k0.z, 7.3, 0.05);
+            CHECK_NEAR(k1.z, 113.4, 0.05);
+            CHECK_NEAR(g0.y, 0.002, 0.0005);
+            CHECK_NEAR(g1.y, 0.014, 0.0005);
+            /* monotone distributions */
+            cr_vec3 gp, kp;
+            cr_state_element(m, s, 0, &gp, &kp, NULL, NULL);
+            int monotone = 1;
+            for (int e = 1; e < n; ++e) {
+                cr_vec3 g, kk;
+                cr_state_element(m, s, e, &g, &kk, NULL, NULL);
+                if (!(g.x <= gp.x + 1e-12 && kk.z >= kp.z - 1e-9 && g.y >= gp.y - 1e-12)) monotone = 0;
+                gp = g, kp = kk;
+            }
+            CHECK(monotone);
+            CHECK(tip.x > 0); /* curls towards +x */
+        }
+        cr_static_report_free(&r);
+        cr_state_destroy(s);
+        cr_model_destroy(m);
+    }
+}
+
+/* Newton converges quadratically: in the last iterations of every load step the
+ * residual falls at least like err_{k+1} <= C err_k² (checked as a superlinear
+ * drop where the residual is well above round-off). */
+static void test_quadratic_convergence(void)
+{
+    cr_model *m = helix_model(99);
+    cr_state *s = cr_state_create(m);
+    cr_static_report r;
+    solve_ok(m, s, 10, &r);
+    int checked = 0;
+    for (int k = 0; k < r.step_count; ++k) {
+        const double *h = r.steps[k].residual_history;
+        for (int i = 1; i + 1 < r.steps[k].history_count; ++i) {
+            if (h[i + 1] < 1e-13 || h[i] > 1e-2 * h[0]) continue; /* round-off floor / pre-asymptotic */
+            double rate = log(h[i + 1] / h[0]) / log(h[i] / h[0]);
+            CHECK(rate > 1.7);
+            ++checked;
+        }
+    }
+    CHECK(checked > 0);
+    printf("  step 1 residuals:");
+    for (int i = 0; i < r.steps[0].history_count; ++i) printf(" %.2e", r.steps[0].residual_history[i]);
+    printf("\n");
+    cr_static_report_free(&r);
+    cr_state_destroy(s);
+    cr_model_destroy(m);
+}
+
+CHECK_MAIN(CASE(test_helix_convergence_and_strains), CASE(test_cantilever_circle), CASE(test_tendon_manipulator),
+           CASE(test_quadratic_convergence))
