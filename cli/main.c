@@ -1,0 +1,174 @@
+/* cosserat — command-line front end: a thin layer over cr_scenario_load_file and
+ * cr_scenario_run. Exit codes: 0 success, 1 bad input (or usage), 2 solver failure
+ * (after the last converged state was written). */
+#define _POSIX_C_SOURCE 200809L
+#include "cosserat/cosserat.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef COSSERAT_VERSION
+#define COSSERAT_VERSION "0.0.0"
+#endif
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: cosserat run FILE [-o DIR] [--set PATH=VALUE]... [--quiet]\n"
+            "       cosserat check FILE [--set PATH=VALUE]...\n"
+            "       cosserat --help | --version\n"
+            "\n"
+            "  run     solve the scenario in FILE and write summary.json, nodes.csv,\n"
+            "          elements.csv and rod.pvd (+ one .vtp per load step) into DIR\n"
+            "          (default: the scenario's output.directory)\n"
+            "  check   validate FILE (and the overrides) without solving\n"
+            "\n"
+            "  -o, --output DIR     output directory\n"
+            "  --set PATH=VALUE     override a scenario value before validation; PATH is\n"
+            "                       dotted with array indices, e.g. rod.elements=250,\n"
+            "                       loads.0.value.2=-1.5; VALUE is JSON or a plain string\n"
+            "  -q, --quiet          no progress line on stderr\n"
+            "\n"
+            "exit status: 0 ok, 1 bad input, 2 the solver failed (last converged state written)\n"
+            "scenario keys: docs/scenario.md\n");
+}
+
+typedef struct progress {
+    int enabled;
+    int total_hint;
+} progress;
+
+/* A progress line on stderr that rewrites itself, only when stderr is a terminal. */
+static int on_step(const cr_model *m, const cr_state *s, const cr_load_step_report *step, int index, void *user)
+{
+    progress *p = user;
+    if (p->enabled) {
+        fprintf(stderr, "\r  load step %d: load factor %.4f, %d Newton iterations, residual %.2e   ", index + 1,
+                step->load_factor, step->iterations,
+                step->history_count ? step->residual_history[step->history_count - 1] : 0.0);
+        fflush(stderr);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 1;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("cosserat %s\n", COSSERAT_VERSION);
+        return 0;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "run") != 0 && strcmp(cmd, "check") != 0) {
+        fprintf(stderr, "cosserat: unknown command '%s' (try --help)\n", cmd);
+        return 1;
+    }
+    const char *file = NULL, *outdir = NULL;
+    const char **sets = calloc(argc, sizeof *sets);
+    int nsets = 0, quiet = 0;
+    for (int i = 2; i < argc; ++i) {
+        const char *a = argv[i];
+        if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
+            outdir = argv[++i];
+        } else if (!strcmp(a, "--set") && i + 1 < argc) {
+            sets[nsets++] = argv[++i];
+        } else if (!strncmp(a, "--set=", 6)) {
+            sets[nsets++] = a + 6;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = 1;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            free(sets);
+            return 0;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "cosserat: unknown or incomplete option '%s' (try --help)\n", a);
+            free(sets);
+            return 1;
+        } else if (!file) {
+            file = a;
+        } else {
+            fprintf(stderr, "cosserat: unexpected argument '%s'\n", a);
+            free(sets);
+            return 1;
+        }
+    }
+    if (!file) {
+        fprintf(stderr, "cosserat %s: no scenario FILE given\n", cmd);
+        free(sets);
+        return 1;
+    }
+    cr_error err = {0};
+    cr_scenario *sc = NULL;
+    cr_status st = cr_scenario_load_file(file, sets, nsets, &sc, &err);
+    free(sets);
+    if (st != CR_OK) {
+        fprintf(stderr, "cosserat: %s: %s\n", file, err.message);
+        return 1;
+    }
+    if (!strcmp(cmd, "check")) {
+        /* build the model too: it checks what the parser cannot see alone */
+        cr_model *m = cr_model_create(&sc->rod, &err);
+        if (!m) {
+            fprintf(stderr, "cosserat: %s: %s\n", file, err.message);
+            cr_scenario_destroy(sc);
+            return 1;
+        }
+        printf("%s: ok (%s, %d elements, %d stage%s)\n", file, sc->model, cr_model_element_count(m), sc->stage_count,
+               sc->stage_count == 1 ? "" : "s");
+        cr_model_destroy(m);
+        cr_scenario_destroy(sc);
+        return 0;
+    }
+    progress prog = {.enabled = !quiet && isatty(STDERR_FILENO)};
+    cr_run_options opts = cr_run_default_options();
+    opts.output_directory = outdir;
+    opts.on_step = on_step;
+    opts.user = &prog;
+    cr_run_result res;
+    st = cr_scenario_run(sc, &opts, &res, &err);
+    if (prog.enabled) fprintf(stderr, "\n");
+    const char *dir = outdir ? outdir : sc->output.directory;
+    if (st == CR_BAD_INPUT || st == CR_UNSUPPORTED || !res.model) {
+        fprintf(stderr, "cosserat: %s: %s\n", file, err.message);
+        cr_run_result_free(&res);
+        cr_scenario_destroy(sc);
+        return 1;
+    }
+    const cr_static_report *r = &res.report;
+    printf("cosserat %s — %s\n", COSSERAT_VERSION, sc->name);
+    printf("  model          %s, %d elements, %d nodes\n", sc->model, cr_model_element_count(res.model),
+           cr_model_node_count(res.model));
+    printf("  load steps     %d accepted, %d halved, load factor %.6g\n", r->step_count, r->failed_attempts,
+           r->load_factor);
+    printf("  Newton         %d iterations:", r->total_iterations);
+    for (int k = 0; k < r->step_count; ++k) printf(" %d", r->steps[k].iterations);
+    printf("\n  residual       %.3e (RMS, final state)\n", r->final_residual);
+    int tip = cr_model_node_count(res.model) - 1;
+    cr_vec3 tp = cr_state_position(res.state, tip);
+    printf("  tip position   (%.9g, %.9g, %.9g)\n", tp.x, tp.y, tp.z);
+    printf("  wall time      %.4f s (assembly %.4f s, linear solves %.4f s)\n", res.wall_time_s,
+           r->assembly_time_s, r->solve_time_s);
+    if (dir[0]) {
+        printf("  outputs        %s/summary.json, %s/nodes.csv, %s/elements.csv", dir, dir, dir);
+        if (sc->output.vtk) printf(", %s/rod.pvd", dir);
+        printf("\n");
+    }
+    int code = 0;
+    if (st != CR_OK) {
+        fprintf(stderr, "cosserat: solver failed: %s\n", err.message);
+        if (dir[0]) fprintf(stderr, "cosserat: the last converged state is in %s/\n", dir);
+        code = 2;
+    }
+    cr_run_result_free(&res);
+    cr_scenario_destroy(sc);
+    return code;
+}

@@ -1,0 +1,60 @@
+/* cosserat — running a scenario and writing its results.
+ *
+ * Files written into the output directory (see docs/outputs in README):
+ *   summary.json   run summary (convergence, iterations, residual history, tip pose, reactions)
+ *   nodes.csv      s,x,y,z,p0,p1,p2,p3 — one row per node of the final (or last converged) state
+ *   elements.csv   s,gamma_*,kappa_*,n_*,m_* — one row per element, element basis
+ *   rod.pvd        ParaView collection of rod_NNNN.vtp, one per accepted load step
+ */
+#ifndef COSSERAT_OUTPUT_H
+#define COSSERAT_OUTPUT_H
+
+#include "cosserat/model.h"
+#include "cosserat/scenario.h"
+#include "cosserat/statics.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Individual writers. Each returns CR_IO with the path in err on failure. */
+cr_status cr_write_nodes_csv(const char *path, const cr_model *model, const cr_state *state, cr_error *err);
+cr_status cr_write_elements_csv(const char *path, const cr_model *model, const cr_state *state, cr_error *err);
+/* One VTK PolyData file: nodes as points, elements as line cells with strains and stresses. */
+cr_status cr_write_vtp(const char *path, const cr_model *model, const cr_state *state, cr_error *err);
+/* ParaView collection of `count` files (names relative to the .pvd) at the given times. */
+cr_status cr_write_pvd(const char *path, const char *const *files, const double *times, int count, cr_error *err);
+
+/* Creates a directory and its parents (like mkdir -p). */
+cr_status cr_make_directory(const char *path, cr_error *err);
+
+/* Result of cr_scenario_run; free with cr_run_result_free. */
+typedef struct cr_run_result {
+    cr_model *model;          /* owned */
+    cr_state *state;          /* final or last converged state, owned */
+    cr_static_report report;  /* of the last static stage */
+    cr_status status;         /* CR_OK, or why the solve stopped */
+    char message[CR_ERROR_MESSAGE_SIZE];
+    double wall_time_s;
+} cr_run_result;
+
+typedef struct cr_run_options {
+    const char *output_directory; /* NULL: scenario->output.directory; "" writes nothing */
+    cr_static_step_fn on_step;    /* optional progress callback, after each accepted load step */
+    void *user;
+} cr_run_options;
+
+cr_run_options cr_run_default_options(void);
+
+/* Builds the model, solves every stage and writes the outputs. Bad input gives
+ * CR_BAD_INPUT (nothing written); a solver failure still writes the last
+ * converged state and a summary with "converged": false, then returns the
+ * solver's status. `result` is filled in either case (may be NULL). */
+cr_status cr_scenario_run(const cr_scenario *scenario, const cr_run_options *options, cr_run_result *result,
+                          cr_error *err);
+void cr_run_result_free(cr_run_result *result);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1396 @@
+/* cosserat — scenario files: JSON (cJSON) → validated cr_scenario.
+ *
+ * The steps, in order: parse the text into a cJSON tree, apply `PATH=VALUE`
+ * overrides to the tree, then walk the tree once, validating every value while
+ * filling the definition structs. Overrides act on the tree (not on the parsed
+ * structs) so an overridden value goes through exactly the checks a value from
+ * the file would, and one error message format covers both.
+ *
+ * Which keys are allowed where is written down once (allowed_keys()); the
+ * unknown-key check and the override "may this missing key be added" check both
+ * use it, so they cannot drift apart. docs/scenario.md lists the same keys.
+ *
+ * Every failure is CR_BAD_INPUT (CR_IO for unreadable files, CR_NO_MEMORY for
+ * allocation failures) with a message that starts with the JSON path.
+ */
+#include "cosserat/scenario.h"
+
+#include <cjson/cJSON.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PATH_SIZE 256
+#define VALUE_TEXT_SIZE 96
+
+/* ------------------------------------------------------------------------ */
+/* Storage owned by a scenario (rod definition arrays point into it).        */
+
+typedef struct scenario_storage {
+    cr_section_segment *sections;
+    cr_bc_def *bcs;
+    cr_load_def *loads;
+    cr_offset_point **tables; /* one per load (NULL unless a tendon uses a table) */
+    int table_count;
+    cr_vec3 *positions;
+    cr_quat *orientations;
+} scenario_storage;
+
+void cr_scenario_destroy(cr_scenario *scenario)
+{
+    if (!scenario) return;
+    scenario_storage *st = scenario->internal;
+    if (st) {
+        free(st->sections);
+        free(st->bcs);
+        free(st->loads);
+        for (int i = 0; i < st->table_count; ++i) free(st->tables[i]);
+        free(st->tables);
+        free(st->positions);
+        free(st->orientations);
+        free(st);
+    }
+    free(scenario->stages);
+    free(scenario);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Messages.                                                                  */
+
+static cr_status fail(cr_error *err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static cr_status fail(cr_error *err, const char *fmt, ...)
+{
+    char buf[CR_ERROR_MESSAGE_SIZE];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return cr_error_set(err, CR_BAD_INPUT, "%s", buf);
+}
+
+static cr_status no_memory(cr_error *err)
+{
+    return cr_error_set(err, CR_NO_MEMORY, "out of memory while reading the scenario");
+}
+
+/* Shortest text that reads back as the same double, so messages show the
+ * value the user wrote ("0.1", not "0.10000000000000001"). */
+static void format_number(double v, char *buf, size_t n)
+{
+    if (isnan(v)) {
+        snprintf(buf, n, "nan");
+        return;
+    }
+    if (isinf(v)) {
+        snprintf(buf, n, v > 0 ? "inf" : "-inf");
+        return;
+    }
+    for (int p = 15; p <= 17; ++p) {
+        snprintf(buf, n, "%.*g", p, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
+/* A short description of a JSON value for "got ..." in messages. */
+static void describe(const cJSON *v, char *buf, size_t n)
+{
+    if (!v) {
+        snprintf(buf, n, "nothing");
+    } else if (cJSON_IsNumber(v)) {
+        format_number(v->valuedouble, buf, n);
+    } else if (cJSON_IsTrue(v)) {
+        snprintf(buf, n, "true");
+    } else if (cJSON_IsFalse(v)) {
+        snprintf(buf, n, "false");
+    } else if (cJSON_IsNull(v)) {
+        snprintf(buf, n, "null");
+    } else {
+        char *text = NULL;
+        const char *s;
+        if (cJSON_IsString(v)) {
+            s = v->valuestring;
+        } else {
+            text = cJSON_PrintUnformatted(v);
+            s = text ? text : (cJSON_IsArray(v) ? "an array" : "an object");
+        }
+        /* Keep messages to one readable line: truncate and drop control bytes. */
+        size_t max = n > 8 ? n - 8 : 0, len = strlen(s), k = 0;
+        int quote = cJSON_IsString(v);
+        if (quote && k + 1 < n) buf[k++] = '"';
+        for (size_t i = 0; i < len && k < max; ++i) {
+            unsigned char c = (unsigned char)s[i];
+            buf[k++] = c < 0x20 ? '?' : (char)c;
+        }
+        if (len > max && k + 3 < n) {
+            memcpy(buf + k, "...", 3);
+            k += 3;
+        }
+        if (quote && k + 1 < n) buf[k++] = '"';
+        buf[k < n ? k : n - 1] = '\0';
+        cJSON_free(text);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* JSON paths ("rod.sections.1.radius").                                      */
+
+/* out = parent + "." + key (just key at the top level), truncated to
+ * PATH_SIZE - 1 characters: a truncated path is still a useful hint. Written by
+ * hand rather than with snprintf so out may alias parent. */
+static void path_key(char *out, const char *parent, const char *key)
+{
+    char buf[PATH_SIZE];
+    size_t k = 0;
+    for (const char *p = parent; *p && k + 1 < sizeof buf; ++p) buf[k++] = *p;
+    if (*parent && k + 1 < sizeof buf) buf[k++] = '.';
+    for (const char *p = key; *p && k + 1 < sizeof buf; ++p) buf[k++] = *p;
+    buf[k] = '\0';
+    memcpy(out, buf, k + 1);
+}
+
+static void path_index(char *out, const char *parent, int index)
+{
+    char digits[16];
+    snprintf(digits, sizeof digits, "%d", index);
+    path_key(out, parent, digits);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The schema: which keys are allowed in which object.                        */
+
+typedef enum node_kind {
+    K_LEAF = 0, /* a value, or a container whose entries are not keyed (vectors) */
+    K_ROOT,
+    K_ROD,
+    K_MATERIAL,
+    K_REFERENCE,
+    K_FRAME,
+    K_SECTION_LIST,
+    K_SECTION,
+    K_BC_LIST,
+    K_BC,
+    K_LOAD_LIST,
+    K_LOAD,
+    K_OFFSET,
+    K_STAGE_LIST,
+    K_STAGE,
+    K_OUTPUT
+} node_kind;
+
+static const char *const ROOT_KEYS[] = {"name",  "description", "model",  "rod", "boundary_conditions",
+                                        "loads", "stages",      "output", NULL};
+static const char *const ROD_KEYS[] = {"length", "elements", "material", "reference", "sections", "rigid_strains", NULL};
+static const char *const MATERIAL_KEYS[] = {"E", "G", "rho", NULL};
+static const char *const REF_STRAIGHT_KEYS[] = {"type", "origin", "frame", "quaternion", NULL};
+static const char *const REF_HELIX_KEYS[] = {"type", "origin", "radius", "pitch", NULL};
+static const char *const REF_NODES_KEYS[] = {"type", "positions", "quaternions", NULL};
+static const char *const REF_ANY_KEYS[] = {"type",   "origin", "frame",     "quaternion", "radius",
+                                           "pitch", "positions", "quaternions", NULL};
+static const char *const FRAME_KEYS[] = {"e_x", "e_y", NULL};
+static const char *const SECTION_CIRCLE_KEYS[] = {"shape", "end", "radius", NULL};
+static const char *const SECTION_RECT_KEYS[] = {"shape", "end", "width", "height", NULL};
+static const char *const SECTION_ANY_KEYS[] = {"shape", "end", "radius", "width", "height", NULL};
+static const char *const BC_CLAMP_KEYS[] = {"type", "node", NULL};
+static const char *const BC_POSE_KEYS[] = {"type", "node", "position", "quaternion", NULL};
+static const char *const LOAD_POINT_KEYS[] = {"type", "node", "value", "frame", NULL};
+static const char *const LOAD_DENSITY_KEYS[] = {"type", "value", "frame", NULL};
+static const char *const LOAD_GRAVITY_KEYS[] = {"type", "value", NULL};
+static const char *const LOAD_TENDON_KEYS[] = {"type", "tension", "offset", "xi_start", "xi_end", NULL};
+static const char *const LOAD_ANY_KEYS[] = {"type",    "node",   "value",    "frame", "tension",
+                                            "offset", "xi_start", "xi_end", NULL};
+static const char *const OFFSET_KEYS[] = {"y", "z", "radius_fraction", "angle_deg", "table", NULL};
+static const char *const STAGE_STATIC_KEYS[] = {"type", "load_steps", "max_iterations", "atol",
+                                                "rtol", "max_halvings", NULL};
+static const char *const OUTPUT_KEYS[] = {"directory", "vtk", NULL};
+
+/* enum choices; index = the C enum value */
+static const char *const MODEL_CHOICES[] = {"mixed_discrete", NULL};
+static const char *const REF_CHOICES[] = {"straight", "helix", "nodes", NULL};
+static const char *const SHAPE_CHOICES[] = {"circle", "rectangle", NULL};
+static const char *const BC_CHOICES[] = {"clamp", "pose", NULL};
+static const char *const LOAD_CHOICES[] = {"force", "moment", "force_density", "moment_density", "gravity", "tendon", NULL};
+static const char *const FRAME_CHOICES[] = {"inertial", "body", NULL};
+static const char *const STAGE_CHOICES[] = {"static", "dynamic", NULL};
+static const char *const RIGID_CHOICES[] = {"gamma_x", "gamma_y", "gamma_z", "kappa_x", "kappa_y", "kappa_z", NULL};
+
+static int list_index(const char *const *list, const char *s)
+{
+    for (int i = 0; list[i]; ++i)
+        if (strcmp(list[i], s) == 0) return i;
+    return -1;
+}
+
+static void list_join(const char *const *list, char *buf, size_t n)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int i = 0; list[i] && k + 1 < n; ++i) {
+        int w = snprintf(buf + k, n - k, "%s%s", i ? ", " : "", list[i]);
+        if (w < 0) break;
+        k += (size_t)w;
+    }
+}
+
+/* The "type" (or "shape") string of an object, or NULL. */
+static const char *type_string(const cJSON *obj, const char *key)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(t) ? t->valuestring : NULL;
+}
+
+static int type_is(const char *t, const char *name) { return t && strcmp(t, name) == 0; }
+
+/* Keys allowed in an object of kind k. For objects whose keys depend on a type
+ * field, the type present in `obj` decides; with no recognizable type, the
+ * union of all variants (validation reports the bad type first anyway). `what`
+ * names the variant for messages ("a helix reference"), or NULL. */
+static const char *const *allowed_keys(node_kind k, const cJSON *obj, const char **what)
+{
+    const char *t;
+    *what = NULL;
+    switch (k) {
+    case K_ROOT: return ROOT_KEYS;
+    case K_ROD: return ROD_KEYS;
+    case K_MATERIAL: return MATERIAL_KEYS;
+    case K_FRAME: return FRAME_KEYS;
+    case K_OFFSET: return OFFSET_KEYS;
+    case K_OUTPUT: return OUTPUT_KEYS;
+    case K_REFERENCE:
+        t = type_string(obj, "type");
+        if (!cJSON_GetObjectItemCaseSensitive(obj, "type") || type_is(t, "straight")) {
+            *what = "a straight reference";
+            return REF_STRAIGHT_KEYS;
+        }
+        if (type_is(t, "helix")) {
+            *what = "a helix reference";
+            return REF_HELIX_KEYS;
+        }
+        if (type_is(t, "nodes")) {
+            *what = "a nodes reference";
+            return REF_NODES_KEYS;
+        }
+        return REF_ANY_KEYS;
+    case K_SECTION:
+        t = type_string(obj, "shape");
+        if (type_is(t, "circle")) {
+            *what = "a circle section";
+            return SECTION_CIRCLE_KEYS;
+        }
+        if (type_is(t, "rectangle")) {
+            *what = "a rectangle section";
+            return SECTION_RECT_KEYS;
+        }
+        return SECTION_ANY_KEYS;
+    case K_BC:
+        t = type_string(obj, "type");
+        if (type_is(t, "clamp")) {
+            *what = "a clamp";
+            return BC_CLAMP_KEYS;
+        }
+        if (type_is(t, "pose")) {
+            *what = "a pose boundary condition";
+            return BC_POSE_KEYS;
+        }
+        return BC_POSE_KEYS;
+    case K_LOAD:
+        t = type_string(obj, "type");
+        if (type_is(t, "force") || type_is(t, "moment")) {
+            *what = type_is(t, "force") ? "a force load" : "a moment load";
+            return LOAD_POINT_KEYS;
+        }
+        if (type_is(t, "force_density") || type_is(t, "moment_density")) {
+            *what = type_is(t, "force_density") ? "a force_density load" : "a moment_density load";
+            return LOAD_DENSITY_KEYS;
+        }
+        if (type_is(t, "gravity")) {
+            *what = "a gravity load";
+            return LOAD_GRAVITY_KEYS;
+        }
+        if (type_is(t, "tendon")) {
+            *what = "a tendon load";
+            return LOAD_TENDON_KEYS;
+        }
+        return LOAD_ANY_KEYS;
+    case K_STAGE:
+        /* dynamic stages are rejected before their keys matter */
+        *what = "a static stage";
+        return STAGE_STATIC_KEYS;
+    default: return NULL; /* lists and leaves have no keys */
+    }
+}
+
+/* The kind of the entry `key` of a container of kind k (key NULL: array element). */
+static node_kind child_kind(node_kind k, const char *key)
+{
+    switch (k) {
+    case K_ROOT:
+        if (!strcmp(key, "rod")) return K_ROD;
+        if (!strcmp(key, "boundary_conditions")) return K_BC_LIST;
+        if (!strcmp(key, "loads")) return K_LOAD_LIST;
+        if (!strcmp(key, "stages")) return K_STAGE_LIST;
+        if (!strcmp(key, "output")) return K_OUTPUT;
+        return K_LEAF;
+    case K_ROD:
+        if (!strcmp(key, "material")) return K_MATERIAL;
+        if (!strcmp(key, "reference")) return K_REFERENCE;
+        if (!strcmp(key, "sections")) return K_SECTION_LIST;
+        return K_LEAF;
+    case K_REFERENCE: return key && !strcmp(key, "frame") ? K_FRAME : K_LEAF;
+    case K_LOAD: return key && !strcmp(key, "offset") ? K_OFFSET : K_LEAF;
+    case K_SECTION_LIST: return key ? K_LEAF : K_SECTION;
+    case K_BC_LIST: return key ? K_LEAF : K_BC;
+    case K_LOAD_LIST: return key ? K_LEAF : K_LOAD;
+    case K_STAGE_LIST: return key ? K_LEAF : K_STAGE;
+    default: return K_LEAF;
+    }
+}
+
+/* Rejects keys not allowed in obj and duplicated keys (cJSON keeps both copies
+ * of a duplicate and lookups see only the first, so the second would be
+ * silently ignored). */
+static cr_status check_keys(const cJSON *obj, const char *path, node_kind k, cr_error *err)
+{
+    const char *what;
+    const char *const *allowed = allowed_keys(k, obj, &what);
+    char child[PATH_SIZE], list[256];
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        const char *key = c->string ? c->string : "";
+        path_key(child, path, key);
+        if (list_index(allowed, key) < 0) {
+            list_join(allowed, list, sizeof list);
+            return fail(err, "%s: unknown key%s%s (expected one of %s)", child, what ? " for " : "",
+                        what ? what : "", list);
+        }
+        for (const cJSON *d = obj->child; d != c; d = d->next)
+            if (d->string && strcmp(d->string, key) == 0) return fail(err, "%s: duplicate key", child);
+    }
+    return CR_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Typed readers. `obj` is the parent object, `parent` its path.              */
+
+typedef enum num_rule { ANY = 0, POSITIVE, NONNEGATIVE } num_rule;
+
+static cr_status expect_object(const cJSON *v, const char *path, cr_error *err)
+{
+    char got[VALUE_TEXT_SIZE];
+    if (cJSON_IsObject(v)) return CR_OK;
+    describe(v, got, sizeof got);
+    return fail(err, "%s: expected an object, got %s", path, got);
+}
+
+static cr_status expect_array(const cJSON *v, const char *path, cr_error *err)
+{
+    char got[VALUE_TEXT_SIZE];
+    if (cJSON_IsArray(v)) return CR_OK;
+    describe(v, got, sizeof got);
+    return fail(err, "%s: expected an array, got %s", path, got);
+}
+
+static cr_status read_number(const cJSON *v, const char *path, num_rule rule, double *out, cr_error *err)
+{
+    char got[VALUE_TEXT_SIZE];
+    describe(v, got, sizeof got);
+    if (!cJSON_IsNumber(v)) return fail(err, "%s: expected a number, got %s", path, got);
+    double d = v->valuedouble;
+    /* JSON has no inf/nan literals, but 1e999 overflows to inf in strtod. */
+    if (!isfinite(d)) return fail(err, "%s: must be finite, got %s (the number overflows a double)", path, got);
+    if (rule == POSITIVE && !(d > 0)) return fail(err, "%s: must be > 0, got %s", path, got);
+    if (rule == NONNEGATIVE && !(d >= 0)) return fail(err, "%s: must be >= 0, got %s", path, got);
+    *out = d;
+    return CR_OK;
+}
+
+static cr_status get_number(const cJSON *obj, const char *parent, const char *key, int required, double def,
+                            num_rule rule, double *out, cr_error *err)
+{
+    char path[PATH_SIZE];
+    path_key(path, parent, key);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) {
+        if (required) return fail(err, "%s: missing", path);
+        *out = def;
+        return CR_OK;
+    }
+    return read_number(v, path, rule, out, err);
+}
+
+static cr_status read_int(const cJSON *v, const char *path, int min, int *out, cr_error *err)
+{
+    char got[VALUE_TEXT_SIZE];
+    describe(v, got, sizeof got);
+    if (!cJSON_IsNumber(v)) return fail(err, "%s: expected an integer, got %s", path, got);
+    double d = v->valuedouble;
+    if (!isfinite(d)) return fail(err, "%s: must be finite, got %s (the number overflows a double)", path, got);
+    if (d != floor(d)) return fail(err, "%s: expected an integer, got %s", path, got);
+    if (d < min) return fail(err, "%s: must be >= %d, got %s", path, min, got);
+    /* INT_MAX - 1 so that node counts (elements + 1) stay representable */
+    if (d > INT_MAX - 1) return fail(err, "%s: must be <= %d, got %s", path, INT_MAX - 1, got);
+    *out = (int)d;
+    return CR_OK;
+}
+
+static cr_status get_int(const cJSON *obj, const char *parent, const char *key, int required, int def, int min,
+                         int *out, cr_error *err)
+{
+    char path[PATH_SIZE];
+    path_key(path, parent, key);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) {
+        if (required) return fail(err, "%s: missing", path);
+        *out = def;
+        return CR_OK;
+    }
+    return read_int(v, path, min, out, err);
+}
+
+static cr_status get_string(const cJSON *obj, const char *parent, const char *key, const char *def,
+                            const char **out, cr_error *err)
+{
+    char path[PATH_SIZE], got[VALUE_TEXT_SIZE];
+    path_key(path, parent, key);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) {
+        *out = def;
+        return CR_OK;
+    }
+    if (!cJSON_IsString(v)) {
+        describe(v, got, sizeof got);
+        return fail(err, "%s: expected a string, got %s", path, got);
+    }
+    *out = v->valuestring;
+    return CR_OK;
+}
+
+static cr_status read_enum(const cJSON *v, const char *path, const char *const *choices, int *out, cr_error *err)
+{
+    char got[VALUE_TEXT_SIZE], list[256];
+    int i = cJSON_IsString(v) ? list_index(choices, v->valuestring) : -1;
+    if (i >= 0) {
+        *out = i;
+        return CR_OK;
+    }
+    describe(v, got, sizeof got);
+    list_join(choices, list, sizeof list);
+    return fail(err, "%s: expected one of %s, got %s", path, list, got);
+}
+
+/* def < 0: required */
+static cr_status get_enum(const cJSON *obj, const char *parent, const char *key, const char *const *choices, int def,
+                          int *out, cr_error *err)
+{
+    char path[PATH_SIZE];
+    path_key(path, parent, key);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) {
+        if (def < 0) return fail(err, "%s: missing", path);
+        *out = def;
+        return CR_OK;
+    }
+    return read_enum(v, path, choices, out, err);
+}
+
+/* An array of exactly n finite numbers. */
+static cr_status read_vector(const cJSON *v, const char *path, int n, double *out, cr_error *err)
+{
+    char got[VALUE_TEXT_SIZE], item[PATH_SIZE];
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n) {
+        describe(v, got, sizeof got);
+        return fail(err, "%s: expected an array of %d numbers, got %s", path, n, got);
+    }
+    int i = 0;
+    for (const cJSON *c = v->child; c; c = c->next, ++i) {
+        path_index(item, path, i);
+        cr_status s = read_number(c, item, ANY, &out[i], err);
+        if (s) return s;
+    }
+    return CR_OK;
+}
+
+/* def NULL: required */
+static cr_status get_vector(const cJSON *obj, const char *parent, const char *key, int n, const double *def,
+                            double *out, cr_error *err)
+{
+    char path[PATH_SIZE];
+    path_key(path, parent, key);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) {
+        if (!def) return fail(err, "%s: missing", path);
+        memcpy(out, def, (size_t)n * sizeof *out);
+        return CR_OK;
+    }
+    return read_vector(v, path, n, out, err);
+}
+
+/* Scales v (n entries) to unit length. Dividing by the largest entry first
+ * keeps the squared norm from overflowing (1e200) or underflowing (1e-200). */
+static cr_status normalize(double *v, int n, const char *path, const cJSON *src, cr_error *err)
+{
+    double m = 0, s = 0;
+    for (int i = 0; i < n; ++i) m = fmax(m, fabs(v[i]));
+    if (m == 0) {
+        char got[VALUE_TEXT_SIZE];
+        describe(src, got, sizeof got);
+        return fail(err, "%s: must be nonzero, got %s", path, got);
+    }
+    for (int i = 0; i < n; ++i) {
+        v[i] /= m;
+        s += v[i] * v[i];
+    }
+    s = sqrt(s);
+    for (int i = 0; i < n; ++i) v[i] /= s;
+    return CR_OK;
+}
+
+static cr_status read_unit_quat(const cJSON *v, const char *path, cr_quat *out, cr_error *err)
+{
+    double q[4];
+    cr_status s = read_vector(v, path, 4, q, err);
+    if (!s) s = normalize(q, 4, path, v, err);
+    if (!s) *out = cr_q_load(q);
+    return s;
+}
+
+static cr_status get_unit_quat(const cJSON *obj, const char *parent, const char *key, cr_quat *out, cr_error *err)
+{
+    char path[PATH_SIZE];
+    path_key(path, parent, key);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) return fail(err, "%s: missing", path);
+    return read_unit_quat(v, path, out, err);
+}
+
+/* The array at obj[key] (NULL when absent and not required). */
+static cr_status get_array(const cJSON *obj, const char *parent, const char *key, int required, const cJSON **out,
+                           cr_error *err)
+{
+    char path[PATH_SIZE];
+    path_key(path, parent, key);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = v;
+    if (!v) return required ? fail(err, "%s: missing", path) : CR_OK;
+    return expect_array(v, path, err);
+}
+
+/* A node reference: "start" → 0, "end" → -1, or an index in [-(n+1), n]
+ * (negative counts from the end, as cr_bc_def/cr_load_def expect). */
+static cr_status get_node(const cJSON *obj, const char *parent, int elements, int *out, cr_error *err)
+{
+    char path[PATH_SIZE], got[VALUE_TEXT_SIZE];
+    path_key(path, parent, "node");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "node");
+    if (!v) return fail(err, "%s: missing", path);
+    describe(v, got, sizeof got);
+    if (cJSON_IsString(v)) {
+        if (!strcmp(v->valuestring, "start")) {
+            *out = 0;
+            return CR_OK;
+        }
+        if (!strcmp(v->valuestring, "end")) {
+            *out = -1;
+            return CR_OK;
+        }
+    } else if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble == floor(v->valuedouble)) {
+        double d = v->valuedouble;
+        if (d >= -(double)elements - 1 && d <= elements) {
+            *out = (int)d;
+            return CR_OK;
+        }
+        return fail(err, "%s: node index must be in [%d, %d] (the rod has %d nodes), got %s", path, -elements - 1,
+                    elements, elements + 1, got);
+    }
+    return fail(err, "%s: expected \"start\", \"end\" or an integer node index in [%d, %d], got %s", path,
+                -elements - 1, elements, got);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The sections of the tree.                                                  */
+
+static cr_status parse_material(const cJSON *rod, cr_material *m, cr_error *err)
+{
+    const char *path = "rod.material";
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(rod, "material");
+    cr_status s;
+    if (!v) return fail(err, "%s: missing", path);
+    if ((s = expect_object(v, path, err)) || (s = check_keys(v, path, K_MATERIAL, err))) return s;
+    if ((s = get_number(v, path, "E", 1, 0, POSITIVE, &m->E, err))) return s;
+    if ((s = get_number(v, path, "G", 1, 0, POSITIVE, &m->G, err))) return s;
+    return get_number(v, path, "rho", 0, 0.0, NONNEGATIVE, &m->rho, err);
+}
+
+static cr_status parse_frame(const cJSON *ref, const char *parent, cr_quat *out, cr_error *err)
+{
+    char path[PATH_SIZE], px[PATH_SIZE], py[PATH_SIZE], dot_text[32];
+    path_key(path, parent, "frame");
+    path_key(px, path, "e_x");
+    path_key(py, path, "e_y");
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(ref, "frame");
+    double ex[3], ey[3];
+    cr_status s;
+    if ((s = expect_object(f, path, err)) || (s = check_keys(f, path, K_FRAME, err))) return s;
+    if ((s = get_vector(f, path, "e_x", 3, NULL, ex, err))) return s;
+    if ((s = get_vector(f, path, "e_y", 3, NULL, ey, err))) return s;
+    if ((s = normalize(ex, 3, px, cJSON_GetObjectItemCaseSensitive(f, "e_x"), err))) return s;
+    if ((s = normalize(ey, 3, py, cJSON_GetObjectItemCaseSensitive(f, "e_y"), err))) return s;
+    cr_vec3 a = cr_v3_load(ex), b = cr_v3_load(ey);
+    double d = cr_v3_dot(a, b);
+    if (fabs(d) > 1e-6) {
+        format_number(d, dot_text, sizeof dot_text);
+        return fail(err, "%s: e_x and e_y must be orthogonal, but e_x . e_y = %s after normalization", path,
+                    dot_text);
+    }
+    /* Remove the tolerated residual from e_y (not e_x: the first column is the
+     * rod tangent, which the user specified and expects back exactly) so the
+     * matrix handed to cr_q_from_matrix is a rotation to rounding. */
+    b = cr_v3_normalize(cr_v3_madd(b, -d, a));
+    *out = cr_q_from_matrix(cr_m3_columns(a, b, cr_v3_cross(a, b)));
+    return CR_OK;
+}
+
+static cr_status parse_reference(const cJSON *rod, cr_rod_def *def, scenario_storage *st, cr_error *err)
+{
+    static const double zero3[3] = {0, 0, 0};
+    const char *path = "rod.reference";
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(rod, "reference");
+    cr_reference_def *ref = &def->reference;
+    double o[3];
+    int type;
+    cr_status s;
+
+    ref->type = CR_REFERENCE_STRAIGHT;
+    ref->origin = cr_v3(0, 0, 0);
+    ref->orientation = cr_q_identity();
+    ref->helix_radius = 0;
+    ref->helix_pitch = 0;
+    ref->node_count = 0;
+    ref->node_positions = NULL;
+    ref->node_orientations = NULL;
+    if (!v) return CR_OK;
+
+    if ((s = expect_object(v, path, err))) return s;
+    if ((s = get_enum(v, path, "type", REF_CHOICES, CR_REFERENCE_STRAIGHT, &type, err))) return s;
+    if ((s = check_keys(v, path, K_REFERENCE, err))) return s;
+    ref->type = (cr_reference_type)type;
+
+    if (type == CR_REFERENCE_STRAIGHT) {
+        const cJSON *frame = cJSON_GetObjectItemCaseSensitive(v, "frame");
+        const cJSON *quat = cJSON_GetObjectItemCaseSensitive(v, "quaternion");
+        if ((s = get_vector(v, path, "origin", 3, zero3, o, err))) return s;
+        ref->origin = cr_v3_load(o);
+        if (frame && quat)
+            return fail(err, "%s: give the orientation either as frame or as quaternion, not both", path);
+        if (frame) return parse_frame(v, path, &ref->orientation, err);
+        if (quat) return read_unit_quat(quat, "rod.reference.quaternion", &ref->orientation, err);
+        return CR_OK;
+    }
+    if (type == CR_REFERENCE_HELIX) {
+        if ((s = get_vector(v, path, "origin", 3, zero3, o, err))) return s;
+        ref->origin = cr_v3_load(o);
+        if ((s = get_number(v, path, "radius", 1, 0, POSITIVE, &ref->helix_radius, err))) return s;
+        return get_number(v, path, "pitch", 0, 0.0, ANY, &ref->helix_pitch, err);
+    }
+
+    /* nodes: one pose per node */
+    const cJSON *pos, *quats;
+    char item[PATH_SIZE], prev[PATH_SIZE];
+    int n = def->elements + 1;
+    if ((s = get_array(v, path, "positions", 1, &pos, err))) return s;
+    if ((s = get_array(v, path, "quaternions", 1, &quats, err))) return s;
+    if (cJSON_GetArraySize(pos) != n)
+        return fail(err, "rod.reference.positions: expected %d entries (rod.elements + 1), got %d", n,
+                    cJSON_GetArraySize(pos));
+    if (cJSON_GetArraySize(quats) != n)
+        return fail(err, "rod.reference.quaternions: expected %d entries (rod.elements + 1), got %d", n,
+                    cJSON_GetArraySize(quats));
+    st->positions = malloc((size_t)n * sizeof *st->positions);
+    st->orientations = malloc((size_t)n * sizeof *st->orientations);
+    if (!st->positions || !st->orientations) return no_memory(err);
+    int i = 0;
+    for (const cJSON *c = pos->child; c; c = c->next, ++i) {
+        path_index(item, "rod.reference.positions", i);
+        if ((s = read_vector(c, item, 3, o, err))) return s;
+        st->positions[i] = cr_v3_load(o);
+        if (i > 0 && cr_v3_norm(cr_v3_sub(st->positions[i], st->positions[i - 1])) == 0) {
+            path_index(prev, "rod.reference.positions", i - 1);
+            return fail(err, "%s: coincides with %s (a zero-length element)", item, prev);
+        }
+    }
+    i = 0;
+    for (const cJSON *c = quats->child; c; c = c->next, ++i) {
+        path_index(item, "rod.reference.quaternions", i);
+        if ((s = read_unit_quat(c, item, &st->orientations[i], err))) return s;
+    }
+    ref->node_count = n;
+    ref->node_positions = st->positions;
+    ref->node_orientations = st->orientations;
+    return CR_OK;
+}
+
+/* A section dimension: a number (constant) or a [start, end] pair (taper). */
+static cr_status get_dimension(const cJSON *obj, const char *parent, const char *key, double out[2], cr_error *err)
+{
+    char path[PATH_SIZE], got[VALUE_TEXT_SIZE], item[PATH_SIZE];
+    path_key(path, parent, key);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    cr_status s;
+    if (!v) return fail(err, "%s: missing", path);
+    if (cJSON_IsNumber(v)) {
+        if ((s = read_number(v, path, POSITIVE, &out[0], err))) return s;
+        out[1] = out[0];
+        return CR_OK;
+    }
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2) {
+        describe(v, got, sizeof got);
+        return fail(err, "%s: expected a number or a [start, end] pair, got %s", path, got);
+    }
+    for (int i = 0; i < 2; ++i) {
+        path_index(item, path, i);
+        if ((s = read_number(cJSON_GetArrayItem(v, i), item, POSITIVE, &out[i], err))) return s;
+    }
+    return CR_OK;
+}
+
+static cr_status parse_sections(const cJSON *rod, cr_rod_def *def, scenario_storage *st, cr_error *err)
+{
+    const cJSON *list;
+    char path[PATH_SIZE], end_path[PATH_SIZE], got[VALUE_TEXT_SIZE], prev_text[32];
+    cr_status s;
+    if ((s = get_array(rod, "rod", "sections", 1, &list, err))) return s;
+    int n = cJSON_GetArraySize(list);
+    if (n < 1) return fail(err, "rod.sections: expected at least 1 section, got []");
+    st->sections = calloc((size_t)n, sizeof *st->sections);
+    if (!st->sections) return no_memory(err);
+    double prev = 0;
+    int i = 0;
+    for (const cJSON *c = list->child; c; c = c->next, ++i) {
+        cr_section_segment *seg = &st->sections[i];
+        int shape, last = (i == n - 1);
+        path_index(path, "rod.sections", i);
+        if ((s = expect_object(c, path, err))) return s;
+        if ((s = get_enum(c, path, "shape", SHAPE_CHOICES, -1, &shape, err))) return s;
+        if ((s = check_keys(c, path, K_SECTION, err))) return s;
+        seg->shape = (cr_section_shape)shape;
+        /* Only the last end has a natural default (the rod's end); an omitted
+         * inner end would be a guess. */
+        if ((s = get_number(c, path, "end", !last, 1.0, ANY, &seg->xi_end, err))) return s;
+        path_key(end_path, path, "end");
+        format_number(seg->xi_end, got, sizeof got);
+        if (!(seg->xi_end > prev)) {
+            if (i == 0) return fail(err, "%s: must be > 0, got %s", end_path, got);
+            format_number(prev, prev_text, sizeof prev_text);
+            return fail(err, "%s: must be > rod.sections.%d.end = %s (ends strictly increase), got %s", end_path,
+                        i - 1, prev_text, got);
+        }
+        if (seg->xi_end > 1) return fail(err, "%s: must be <= 1, got %s", end_path, got);
+        if (last && seg->xi_end != 1)
+            return fail(err, "%s: the last section must end at 1 (the rod's end), got %s", end_path, got);
+        prev = seg->xi_end;
+        seg->radius[0] = seg->radius[1] = 0;
+        seg->width[0] = seg->width[1] = 0;
+        seg->height[0] = seg->height[1] = 0;
+        if (shape == CR_SECTION_CIRCLE) {
+            if ((s = get_dimension(c, path, "radius", seg->radius, err))) return s;
+        } else {
+            if ((s = get_dimension(c, path, "width", seg->width, err))) return s;
+            if ((s = get_dimension(c, path, "height", seg->height, err))) return s;
+        }
+    }
+    def->section_count = n;
+    def->sections = st->sections;
+    return CR_OK;
+}
+
+static cr_status parse_rigid(const cJSON *rod, unsigned *mask, cr_error *err)
+{
+    const cJSON *list;
+    char item[PATH_SIZE], prev[PATH_SIZE];
+    cr_status s;
+    *mask = 0;
+    if ((s = get_array(rod, "rod", "rigid_strains", 0, &list, err)) || !list) return s;
+    int i = 0;
+    for (const cJSON *c = list->child; c; c = c->next, ++i) {
+        int k;
+        path_index(item, "rod.rigid_strains", i);
+        if ((s = read_enum(c, item, RIGID_CHOICES, &k, err))) return s;
+        if (*mask & (1u << k)) {
+            int j = 0;
+            for (const cJSON *d = list->child; d != c; d = d->next, ++j)
+                if (!strcmp(d->valuestring, c->valuestring)) break;
+            path_index(prev, "rod.rigid_strains", j);
+            return fail(err, "%s: duplicate \"%s\" (already given as %s)", item, c->valuestring, prev);
+        }
+        *mask |= 1u << k;
+    }
+    return CR_OK;
+}
+
+static cr_status parse_rod(const cJSON *root, cr_rod_def *def, scenario_storage *st, cr_error *err)
+{
+    const char *path = "rod";
+    const cJSON *rod = cJSON_GetObjectItemCaseSensitive(root, "rod");
+    cr_status s;
+    if (!rod) return fail(err, "rod: missing");
+    if ((s = expect_object(rod, path, err)) || (s = check_keys(rod, path, K_ROD, err))) return s;
+    if ((s = get_int(rod, path, "elements", 1, 0, 1, &def->elements, err))) return s;
+    if ((s = parse_material(rod, &def->material, err))) return s;
+    if ((s = parse_reference(rod, def, st, err))) return s;
+
+    if (def->reference.type != CR_REFERENCE_NODES) {
+        if ((s = get_number(rod, path, "length", 1, 0, POSITIVE, &def->length, err))) return s;
+    } else {
+        /* The chord sum is the length (model.h); a length given as well must
+         * agree, since silently ignoring it would hide a mistake. */
+        double chords = 0, given;
+        for (int i = 0; i < def->elements; ++i)
+            chords += cr_v3_norm(cr_v3_sub(st->positions[i + 1], st->positions[i]));
+        if ((s = get_number(rod, path, "length", 0, chords, POSITIVE, &given, err))) return s;
+        if (fabs(given - chords) > 1e-9 * chords) {
+            char a[32], b[32];
+            format_number(given, a, sizeof a);
+            format_number(chords, b, sizeof b);
+            return fail(err, "rod.length: %s disagrees with the chord length %s of rod.reference.positions "
+                             "(omit rod.length for a nodes reference)", a, b);
+        }
+        def->length = chords;
+    }
+    if ((s = parse_sections(rod, def, st, err))) return s;
+    return parse_rigid(rod, &def->rigid_strains, err);
+}
+
+static cr_status parse_bcs(const cJSON *root, cr_rod_def *def, scenario_storage *st, cr_error *err)
+{
+    const cJSON *list;
+    char path[PATH_SIZE], other[PATH_SIZE];
+    cr_status s;
+    def->bc_count = 0;
+    def->bcs = NULL;
+    if ((s = get_array(root, "", "boundary_conditions", 0, &list, err)) || !list) return s;
+    int n = cJSON_GetArraySize(list), nodes = def->elements + 1;
+    if (n == 0) return CR_OK;
+    st->bcs = calloc((size_t)n, sizeof *st->bcs);
+    if (!st->bcs) return no_memory(err);
+    int i = 0;
+    for (const cJSON *c = list->child; c; c = c->next, ++i) {
+        cr_bc_def *bc = &st->bcs[i];
+        int type;
+        path_index(path, "boundary_conditions", i);
+        if ((s = expect_object(c, path, err))) return s;
+        if ((s = get_enum(c, path, "type", BC_CHOICES, -1, &type, err))) return s;
+        if ((s = check_keys(c, path, K_BC, err))) return s;
+        bc->type = (cr_bc_type)type;
+        bc->position = cr_v3(0, 0, 0);
+        bc->orientation = cr_q_identity();
+        if ((s = get_node(c, path, def->elements, &bc->node, err))) return s;
+        int node = bc->node < 0 ? bc->node + nodes : bc->node;
+        for (int j = 0; j < i; ++j) {
+            int other_node = st->bcs[j].node < 0 ? st->bcs[j].node + nodes : st->bcs[j].node;
+            if (other_node == node) {
+                path_index(other, "boundary_conditions", j);
+                return fail(err, "%s.node: node %d already has a boundary condition (%s)", path, node, other);
+            }
+        }
+        if (type == CR_BC_POSE) {
+            double p[3];
+            if ((s = get_vector(c, path, "position", 3, NULL, p, err))) return s;
+            bc->position = cr_v3_load(p);
+            if ((s = get_unit_quat(c, path, "quaternion", &bc->orientation, err))) return s;
+        }
+    }
+    def->bc_count = n;
+    def->bcs = st->bcs;
+    return CR_OK;
+}
+
+static cr_status parse_offset(const cJSON *load, const char *parent, cr_load_def *ld, cr_offset_point **table,
+                              cr_error *err)
+{
+    char path[PATH_SIZE], item[PATH_SIZE], got[VALUE_TEXT_SIZE], a[32], b[32], c1[32], d1[32];
+    path_key(path, parent, "offset");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(load, "offset");
+    cr_tendon_offset *off = &ld->offset;
+    cr_status s;
+    if (!v) return fail(err, "%s: missing", path);
+    if ((s = expect_object(v, path, err)) || (s = check_keys(v, path, K_OFFSET, err))) return s;
+#define HAS(k) (cJSON_GetObjectItemCaseSensitive(v, k) != NULL)
+    int constant = HAS("y") || HAS("z"), fraction = HAS("radius_fraction") || HAS("angle_deg"), tab = HAS("table");
+#undef HAS
+    if (constant + fraction + tab != 1) {
+        describe(v, got, sizeof got);
+        return fail(err, "%s: expected exactly one of the forms {y, z}, {radius_fraction, angle_deg} or {table}, got %s",
+                    path, got);
+    }
+    if (constant) {
+        off->type = CR_OFFSET_CONSTANT;
+        if ((s = get_number(v, path, "y", 0, 0.0, ANY, &off->y, err))) return s;
+        return get_number(v, path, "z", 0, 0.0, ANY, &off->z, err);
+    }
+    if (fraction) {
+        double deg;
+        off->type = CR_OFFSET_RADIUS_FRACTION;
+        if ((s = get_number(v, path, "radius_fraction", 0, 1.0, POSITIVE, &off->fraction, err))) return s;
+        if ((s = get_number(v, path, "angle_deg", 0, 0.0, ANY, &deg, err))) return s;
+        off->angle = deg * (3.14159265358979323846 / 180.0);
+        return CR_OK;
+    }
+    const cJSON *rows;
+    off->type = CR_OFFSET_TABLE;
+    if ((s = get_array(v, path, "table", 1, &rows, err))) return s;
+    path_key(path, path, "table");
+    int n = cJSON_GetArraySize(rows);
+    if (n < 2) {
+        describe(rows, got, sizeof got);
+        return fail(err, "%s: expected at least 2 rows [xi, y, z], got %s", path, got);
+    }
+    *table = malloc((size_t)n * sizeof **table);
+    if (!*table) return no_memory(err);
+    int i = 0;
+    for (const cJSON *c = rows->child; c; c = c->next, ++i) {
+        double r[3];
+        path_index(item, path, i);
+        if ((s = read_vector(c, item, 3, r, err))) return s;
+        format_number(r[0], got, sizeof got);
+        if (r[0] < 0 || r[0] > 1) return fail(err, "%s.0: xi must be in [0, 1], got %s", item, got);
+        if (i > 0 && !(r[0] > (*table)[i - 1].xi)) {
+            format_number((*table)[i - 1].xi, a, sizeof a);
+            return fail(err, "%s.0: xi must be > %s (the previous row's; xi strictly increases), got %s", item, a,
+                        got);
+        }
+        (*table)[i] = (cr_offset_point){r[0], r[1], r[2]};
+    }
+    if ((*table)[0].xi > ld->xi_start || (*table)[n - 1].xi < ld->xi_end) {
+        format_number(ld->xi_start, a, sizeof a);
+        format_number(ld->xi_end, b, sizeof b);
+        format_number((*table)[0].xi, c1, sizeof c1);
+        format_number((*table)[n - 1].xi, d1, sizeof d1);
+        return fail(err, "%s: must cover [xi_start, xi_end] = [%s, %s], but spans [%s, %s]", path, a, b, c1, d1);
+    }
+    off->point_count = n;
+    off->points = *table;
+    return CR_OK;
+}
+
+static cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storage *st, cr_error *err)
+{
+    const cJSON *list;
+    char path[PATH_SIZE], got[32], other[32];
+    cr_status s;
+    def->load_count = 0;
+    def->loads = NULL;
+    if ((s = get_array(root, "", "loads", 0, &list, err)) || !list) return s;
+    int n = cJSON_GetArraySize(list);
+    if (n == 0) return CR_OK;
+    st->loads = calloc((size_t)n, sizeof *st->loads);
+    st->tables = calloc((size_t)n, sizeof *st->tables);
+    if (!st->loads || !st->tables) return no_memory(err);
+    st->table_count = n;
+    int i = 0;
+    for (const cJSON *c = list->child; c; c = c->next, ++i) {
+        cr_load_def *ld = &st->loads[i];
+        int type, frame = CR_FRAME_INERTIAL;
+        double val[3] = {0, 0, 0};
+        path_index(path, "loads", i);
+        if ((s = expect_object(c, path, err))) return s;
+        if ((s = get_enum(c, path, "type", LOAD_CHOICES, -1, &type, err))) return s;
+        if ((s = check_keys(c, path, K_LOAD, err))) return s;
+        /* every field explicitly, so nothing depends on cr_load_default_def() */
+        ld->type = (cr_load_type)type;
+        ld->node = 0;
+        ld->frame = CR_FRAME_INERTIAL;
+        ld->value = cr_v3(0, 0, 0);
+        ld->tension = 0;
+        ld->offset = (cr_tendon_offset){CR_OFFSET_CONSTANT, 0, 0, 0, 0, 0, NULL};
+        ld->xi_start = 0;
+        ld->xi_end = 1;
+        switch (type) {
+        case CR_LOAD_FORCE:
+        case CR_LOAD_MOMENT:
+            if ((s = get_node(c, path, def->elements, &ld->node, err))) return s;
+            /* fall through - a point load also has a value and a frame */
+        case CR_LOAD_FORCE_DENSITY:
+        case CR_LOAD_MOMENT_DENSITY:
+            if ((s = get_vector(c, path, "value", 3, NULL, val, err))) return s;
+            if ((s = get_enum(c, path, "frame", FRAME_CHOICES, CR_FRAME_INERTIAL, &frame, err))) return s;
+            ld->value = cr_v3_load(val);
+            ld->frame = (cr_frame)frame;
+            break;
+        case CR_LOAD_GRAVITY:
+            if ((s = get_vector(c, path, "value", 3, NULL, val, err))) return s;
+            ld->value = cr_v3_load(val);
+            if (!(def->material.rho > 0)) {
+                format_number(def->material.rho, got, sizeof got);
+                return fail(err, "%s: a gravity load needs rod.material.rho > 0, got rho = %s", path, got);
+            }
+            break;
+        default: /* CR_LOAD_TENDON */
+            if ((s = get_number(c, path, "tension", 1, 0, NONNEGATIVE, &ld->tension, err))) return s;
+            if ((s = get_number(c, path, "xi_start", 0, 0.0, ANY, &ld->xi_start, err))) return s;
+            if ((s = get_number(c, path, "xi_end", 0, 1.0, ANY, &ld->xi_end, err))) return s;
+            format_number(ld->xi_start, got, sizeof got);
+            if (ld->xi_start < 0 || ld->xi_start >= 1)
+                return fail(err, "%s.xi_start: must be in [0, 1), got %s", path, got);
+            format_number(ld->xi_end, other, sizeof other);
+            if (ld->xi_end > 1) return fail(err, "%s.xi_end: must be <= 1, got %s", path, other);
+            if (!(ld->xi_end > ld->xi_start))
+                return fail(err, "%s.xi_end: must be > xi_start = %s, got %s", path, got, other);
+            if ((s = parse_offset(c, path, ld, &st->tables[i], err))) return s;
+            break;
+        }
+    }
+    def->load_count = n;
+    def->loads = st->loads;
+    return CR_OK;
+}
+
+static void default_stage(cr_stage_def *stage)
+{
+    stage->type = CR_STAGE_STATIC;
+    stage->statics.load_steps = 10;
+    stage->statics.max_iterations = 25;
+    stage->statics.atol = 1e-10;
+    stage->statics.rtol = 1e-6;
+    stage->statics.max_halvings = 10;
+    stage->statics.max_history = 64;
+}
+
+static cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err)
+{
+    const cJSON *list;
+    char path[PATH_SIZE];
+    cr_status s;
+    if ((s = get_array(root, "", "stages", 0, &list, err))) return s;
+    int n = list ? cJSON_GetArraySize(list) : 1;
+    if (n == 0) return fail(err, "stages: expected at least 1 stage, got []");
+    sc->stages = calloc((size_t)n, sizeof *sc->stages);
+    if (!sc->stages) return no_memory(err);
+    sc->stage_count = n;
+    if (!list) {
+        default_stage(&sc->stages[0]);
+        return CR_OK;
+    }
+    int i = 0;
+    for (const cJSON *c = list->child; c; c = c->next, ++i) {
+        cr_stage_def *stage = &sc->stages[i];
+        cr_static_options *o = &stage->statics;
+        int type;
+        default_stage(stage);
+        path_index(path, "stages", i);
+        if ((s = expect_object(c, path, err))) return s;
+        if ((s = get_enum(c, path, "type", STAGE_CHOICES, 0, &type, err))) return s;
+        if (type != 0) return fail(err, "%s.type: dynamic stages are not supported yet (expected static)", path);
+        if ((s = check_keys(c, path, K_STAGE, err))) return s;
+        if ((s = get_int(c, path, "load_steps", 0, 10, 1, &o->load_steps, err))) return s;
+        if ((s = get_int(c, path, "max_iterations", 0, 25, 1, &o->max_iterations, err))) return s;
+        if ((s = get_number(c, path, "atol", 0, 1e-10, POSITIVE, &o->atol, err))) return s;
+        if ((s = get_number(c, path, "rtol", 0, 1e-6, POSITIVE, &o->rtol, err))) return s;
+        if ((s = get_int(c, path, "max_halvings", 0, 10, 0, &o->max_halvings, err))) return s;
+    }
+    return CR_OK;
+}
+
+static cr_status parse_output(const cJSON *root, cr_scenario *sc, cr_error *err)
+{
+    const char *path = "output";
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "output");
+    const char *dir = NULL;
+    cr_status s;
+    sc->output.vtk = 1;
+    if (v) {
+        if ((s = expect_object(v, path, err)) || (s = check_keys(v, path, K_OUTPUT, err))) return s;
+        if ((s = get_string(v, path, "directory", NULL, &dir, err))) return s;
+        const cJSON *vtk = cJSON_GetObjectItemCaseSensitive(v, "vtk");
+        if (vtk) {
+            char got[VALUE_TEXT_SIZE];
+            if (!cJSON_IsBool(vtk)) {
+                describe(vtk, got, sizeof got);
+                return fail(err, "output.vtk: expected true or false, got %s", got);
+            }
+            sc->output.vtk = cJSON_IsTrue(vtk);
+        }
+    }
+    if (dir) {
+        if (!*dir) return fail(err, "output.directory: must not be empty");
+        if (strlen(dir) >= sizeof sc->output.directory)
+            return fail(err, "output.directory: longer than %d characters", (int)sizeof sc->output.directory - 1);
+        memcpy(sc->output.directory, dir, strlen(dir) + 1);
+    } else {
+        int w = snprintf(sc->output.directory, sizeof sc->output.directory, "out/%s", sc->name);
+        (void)w; /* name < 256 characters always fits */
+    }
+    return CR_OK;
+}
+
+static cr_status parse_root(const cJSON *root, const char *default_name, cr_scenario *sc, scenario_storage *st,
+                            cr_error *err)
+{
+    const char *name, *desc, *model;
+    cr_status s;
+    if ((s = check_keys(root, "", K_ROOT, err))) return s;
+    if ((s = get_string(root, "", "name", default_name, &name, err))) return s;
+    if (!*name) return fail(err, "name: must not be empty");
+    if (strlen(name) >= sizeof sc->name)
+        return fail(err, "name: longer than %d characters", (int)sizeof sc->name - 1);
+    memcpy(sc->name, name, strlen(name) + 1);
+    if ((s = get_string(root, "", "description", "", &desc, err))) return s;
+    if ((s = get_string(root, "", "model", "mixed_discrete", &model, err))) return s;
+    if (list_index(MODEL_CHOICES, model) < 0) {
+        char got[VALUE_TEXT_SIZE], list[64];
+        describe(cJSON_GetObjectItemCaseSensitive(root, "model"), got, sizeof got);
+        list_join(MODEL_CHOICES, list, sizeof list);
+        return fail(err, "model: unsupported model %s (expected one of %s)", got, list);
+    }
+    snprintf(sc->model, sizeof sc->model, "%s", model);
+    if ((s = parse_rod(root, &sc->rod, st, err))) return s;
+    if ((s = parse_bcs(root, &sc->rod, st, err))) return s;
+    if ((s = parse_loads(root, &sc->rod, st, err))) return s;
+    if ((s = parse_stages(root, sc, err))) return s;
+    return parse_output(root, sc, err);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Overrides.                                                                 */
+
+static const char *json_type_name(const cJSON *v)
+{
+    if (cJSON_IsNumber(v)) return "a number";
+    if (cJSON_IsString(v)) return "a string";
+    if (cJSON_IsBool(v)) return "a boolean";
+    if (cJSON_IsNull(v)) return "null";
+    return "a value";
+}
+
+/* Applies one "PATH=VALUE" to the tree. Every PATH component but the last must
+ * exist; the last may be missing only when the schema allows that key there,
+ * so a typo is reported instead of silently adding an ignored key. */
+static cr_status apply_override(cJSON *root, const char *text, cr_error *err)
+{
+    char path[PATH_SIZE], walked[PATH_SIZE], here[PATH_SIZE], list[256];
+    const char *eq = strchr(text, '=');
+    if (!eq) return fail(err, "override \"%s\": expected PATH=VALUE", text);
+    size_t plen = (size_t)(eq - text);
+    if (plen == 0) return fail(err, "override \"%s\": empty PATH", text);
+    if (plen >= sizeof path) return fail(err, "override \"%s\": PATH longer than %d characters", text, PATH_SIZE - 1);
+    memcpy(path, text, plen);
+    path[plen] = '\0';
+    const char *value = eq + 1;
+
+    cJSON *node = root;
+    node_kind kind = K_ROOT;
+    walked[0] = '\0';
+    char *comp = path;
+    for (;;) {
+        char *dot = strchr(comp, '.');
+        int last = dot == NULL;
+        if (dot) *dot = '\0';
+        path_key(here, walked, comp);
+        if (!*comp) return fail(err, "override \"%s\": empty component in PATH", text);
+
+        cJSON *child = NULL;
+        int index = -1;
+        if (cJSON_IsObject(node)) {
+            child = cJSON_GetObjectItemCaseSensitive(node, comp);
+            if (!child) {
+                const char *what;
+                const char *const *allowed = allowed_keys(kind, node, &what);
+                if (!last || !allowed || list_index(allowed, comp) < 0) {
+                    if (!last && allowed && list_index(allowed, comp) >= 0)
+                        return fail(err, "override \"%s\": %s does not exist in the scenario (set the whole "
+                                         "value instead, e.g. %s={...})", text, here, here);
+                    if (allowed) {
+                        list_join(allowed, list, sizeof list);
+                        return fail(err, "override \"%s\": %s: unknown key%s%s (expected one of %s)", text, here,
+                                    what ? " for " : "", what ? what : "", list);
+                    }
+                    return fail(err, "override \"%s\": %s: unknown key", text, here);
+                }
+            }
+        } else if (cJSON_IsArray(node)) {
+            int size = cJSON_GetArraySize(node);
+            size_t digits = strspn(comp, "0123456789");
+            if (digits != strlen(comp)) {
+                if (size == 0)
+                    return fail(err, "override \"%s\": %s: %s is an empty array", text, here, walked);
+                return fail(err, "override \"%s\": %s: %s is an array, expected an index in [0, %d]", text, here,
+                            walked, size - 1);
+            }
+            /* more than 9 digits cannot be an index of a parsed array (and would overflow) */
+            long k = digits <= 9 ? strtol(comp, NULL, 10) : LONG_MAX;
+            if (k >= size)
+                return fail(err, "override \"%s\": %s: index past the end of %s (which has %d %s)", text, here,
+                            walked, size, size == 1 ? "entry" : "entries");
+            index = (int)k;
+            child = cJSON_GetArrayItem(node, index);
+        } else {
+            return fail(err, "override \"%s\": %s: %s is %s, not an object or array", text, here, walked,
+                        json_type_name(node));
+        }
+
+        if (last) {
+            /* VALUE is JSON when it parses (numbers, booleans, arrays, quoted
+             * strings), else the raw text, so `name=foo` needs no quotes. */
+            cJSON *v = cJSON_ParseWithOpts(value, NULL, 1);
+            if (!v) v = cJSON_CreateString(value);
+            if (!v) return no_memory(err);
+            cJSON_bool ok;
+            if (index >= 0)
+                ok = cJSON_ReplaceItemInArray(node, index, v);
+            else if (child) /* (not ReplaceItemViaPointer: that leaves the new item without its key) */
+                ok = cJSON_ReplaceItemInObjectCaseSensitive(node, comp, v);
+            else
+                ok = cJSON_AddItemToObject(node, comp, v);
+            if (!ok) {
+                cJSON_Delete(v);
+                return no_memory(err);
+            }
+            return CR_OK;
+        }
+        kind = child_kind(kind, index >= 0 ? NULL : comp);
+        node = child;
+        memcpy(walked, here, sizeof walked);
+        comp = dot + 1;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry points.                                                              */
+
+static cr_status load(const char *json, const char *source, const char *default_name, const char *const *overrides,
+                      int override_count, cr_scenario **out, cr_error *err)
+{
+    cr_status s;
+    if (!out) return fail(err, "cr_scenario_load: out is NULL");
+    *out = NULL;
+    if (!json) return fail(err, "cr_scenario_load: the scenario text is NULL");
+    if (override_count < 0 || (override_count > 0 && !overrides))
+        return fail(err, "cr_scenario_load: bad override list (count %d)", override_count);
+
+    /* return_parse_end rather than cJSON_GetErrorPtr(): same position, but not
+     * a global shared between threads. */
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(json, &end, 1);
+    if (!root) {
+        size_t off = end ? (size_t)(end - json) : 0;
+        int line = 1, col = 1;
+        for (size_t i = 0; i < off && json[i]; ++i) {
+            if (json[i] == '\n') {
+                ++line;
+                col = 1;
+            } else {
+                ++col;
+            }
+        }
+        char near[32];
+        size_t k = 0;
+        for (const char *p = json + off; *p && *p != '\n' && k < 20; ++p)
+            near[k++] = (unsigned char)*p < 0x20 ? ' ' : *p;
+        near[k] = '\0';
+        if (k)
+            return fail(err, "%s: JSON syntax error at line %d, column %d (near \"%s\")", source, line, col, near);
+        return fail(err, "%s: JSON syntax error at line %d, column %d (at the end of the input)", source, line, col);
+    }
+    if (!cJSON_IsObject(root)) {
+        char got[VALUE_TEXT_SIZE];
+        describe(root, got, sizeof got);
+        cJSON_Delete(root);
+        return fail(err, "%s: expected a JSON object at the top level, got %s", source, got);
+    }
+    for (int i = 0; i < override_count; ++i) {
+        if (!overrides[i]) {
+            cJSON_Delete(root);
+            return fail(err, "override %d is NULL", i);
+        }
+        if ((s = apply_override(root, overrides[i], err))) {
+            cJSON_Delete(root);
+            return s;
+        }
+    }
+
+    cr_scenario *sc = calloc(1, sizeof *sc);
+    scenario_storage *st = calloc(1, sizeof *st);
+    if (!sc || !st) {
+        free(sc);
+        free(st);
+        cJSON_Delete(root);
+        return no_memory(err);
+    }
+    sc->internal = st;
+    s = parse_root(root, default_name, sc, st, err);
+    cJSON_Delete(root);
+    if (s) {
+        cr_scenario_destroy(sc);
+        return s;
+    }
+    *out = sc;
+    if (err) {
+        err->status = CR_OK;
+        err->message[0] = '\0';
+    }
+    return CR_OK;
+}
+
+cr_status cr_scenario_load_string(const char *json, const char *const *overrides, int override_count,
+                                  cr_scenario **out, cr_error *err)
+{
+    return load(json, "scenario", "scenario", overrides, override_count, out, err);
+}
+
+cr_status cr_scenario_load_file(const char *path, const char *const *overrides, int override_count,
+                                cr_scenario **out, cr_error *err)
+{
+    if (out) *out = NULL;
+    if (!path) return fail(err, "cr_scenario_load_file: path is NULL");
+    FILE *f = fopen(path, "rb");
+    if (!f) return cr_error_set(err, CR_IO, "%s: cannot open scenario file: %s", path, strerror(errno));
+    /* Read in chunks rather than trusting ftell, so pipes and /dev/stdin work. */
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        len += fread(buf + len, 1, cap - len, f);
+        if (len < cap) break;
+        char *grown = realloc(buf, 2 * cap + 1);
+        if (!grown) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = grown;
+        cap *= 2;
+    }
+    int failed = ferror(f), saved = errno;
+    fclose(f);
+    if (!buf) return no_memory(err);
+    if (failed) {
+        free(buf);
+        return cr_error_set(err, CR_IO, "%s: cannot read scenario file: %s", path, strerror(saved));
+    }
+    buf[len] = '\0';
+    /* cJSON stops at a NUL; text after it would be silently dropped. */
+    if (memchr(buf, '\0', len)) {
+        size_t at = (size_t)((char *)memchr(buf, '\0', len) - buf);
+        free(buf);
+        return fail(err, "%s: not a text file (NUL byte at offset %zu)", path, at);
+    }
+
+    /* default name: the file name without directories and extension */
+    char name[256];
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    snprintf(name, sizeof name, "%s", base);
+    char *ext = strrchr(name, '.');
+    if (ext && ext != name) *ext = '\0';
+    if (!*name) snprintf(name, sizeof name, "scenario");
+
+    cr_status s = load(buf, path, name, overrides, override_count, out, err);
+    free(buf);
+    return s;
+}
