@@ -111,7 +111,9 @@ int main(int argc, char **argv)
     cr_status st = cr_scenario_load_file(file, sets, nsets, &sc, &err);
     free(sets);
     if (st != CR_OK) {
-        fprintf(stderr, "cosserat: %s: %s\n", file, err.message);
+        /* file errors already start with the path */
+        if (!strncmp(err.message, file, strlen(file))) fprintf(stderr, "cosserat: %s\n", err.message);
+        else fprintf(stderr, "cosserat: %s: %s\n", file, err.message);
         return 1;
     }
     if (!strcmp(cmd, "check")) {

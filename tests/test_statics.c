@@ -1,6 +1,7 @@
 /* Static acceptance tests of the mixed discrete rod against analytic solutions
  * and the paper's numbers (spec §8.1, §8.2), plus quadratic Newton convergence. */
 #include "check.h"
+#include "cosserat/scenario.h"
 #include "cosserat/statics.h"
 
 #include <stdlib.h>
@@ -11,38 +12,30 @@ static const double R1 = 10.0, C = 1.0 / M_PI;
 
 static double helix_length(void) { return sqrt(1 + C * C) * R1 * 6 * M_PI; }
 
-static cr_model *helix_model(int n)
+#ifndef COSSERAT_SOURCE_DIR
+#define COSSERAT_SOURCE_DIR "."
+#endif
+
+/* A model from an example scenario with rod.elements overridden. */
+static cr_model *example_model(const char *file, int n, cr_static_options *opts)
 {
-    static cr_section_segment sec[2];
-    static cr_load_def tip;
-    static cr_bc_def clamp;
-    double L = helix_length(), r1 = L / 100, r2 = r1 * pow(0.5, 0.25), w = sqrt(1 + C * C);
-    cr_rod_def d = cr_rod_default_def();
-    d.length = L;
-    d.elements = n;
-    d.material = (cr_material){1.0, 0.5, 0.0};
-    d.reference.origin = cr_v3(0, R1, 0);
-    d.reference.orientation = cr_q_from_matrix(cr_m3_columns(cr_v3(-1 / w, 0, C / w), cr_v3(0, -1, 0), cr_v3(C / w, 0, 1 / w)));
-    sec[0] = cr_section_default_def();
-    sec[0].xi_end = 2.0 / 3.0;
-    sec[0].radius[0] = sec[0].radius[1] = r1;
-    sec[1] = cr_section_default_def();
-    sec[1].radius[0] = sec[1].radius[1] = r2;
-    d.sections = sec;
-    d.section_count = 2;
-    double k = M_PI * pow(r1, 4) / 4; /* k_t = 2 G I1 = k_b = E I1 */
-    tip = cr_load_default_def();
-    tip.type = CR_LOAD_MOMENT;
-    tip.node = -1;
-    tip.frame = CR_FRAME_BODY;
-    tip.value = cr_v3_scale(cr_v3(C * k, 0, k), 1.0 / (R1 * (1 + C * C)));
-    d.loads = &tip;
-    d.load_count = 1;
-    clamp = cr_bc_default_def();
-    d.bcs = &clamp;
-    d.bc_count = 1;
-    return cr_model_create(&d, NULL);
+    char path[1024], set[64];
+    snprintf(path, sizeof path, "%s/examples/%s", COSSERAT_SOURCE_DIR, file);
+    snprintf(set, sizeof set, "rod.elements=%d", n);
+    const char *sets[1] = {set};
+    cr_scenario *sc = NULL;
+    cr_error err = {0};
+    if (cr_scenario_load_file(path, sets, 1, &sc, &err) != CR_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.message);
+        return NULL;
+    }
+    cr_model *m = cr_model_create(&sc->rod, &err);
+    if (opts) *opts = sc->stages[0].statics;
+    cr_scenario_destroy(sc);
+    return m;
 }
+
+static cr_model *helix_model(int n, cr_static_options *o) { return example_model("two-helical-segments.json", n, o); }
 
 static cr_vec3 helix_exact(double s)
 {
@@ -55,21 +48,13 @@ static cr_vec3 helix_exact(double s)
     return cr_v3(-R1 / 2 * sin(b), R1 / 2 + R1 / 2 * cos(b), 40 + R1 / 2 * C * b);
 }
 
-static void solve_tol(cr_model *m, cr_state *s, int load_steps, double rtol, cr_static_report *r)
+static void solve_opts(cr_model *m, cr_state *s, const cr_static_options *o, cr_static_report *r)
 {
-    cr_static_options o = cr_static_default_options();
-    o.load_steps = load_steps;
-    o.rtol = rtol;
     cr_error err = {0};
-    cr_status st = cr_static_solve(m, s, &o, NULL, NULL, r, &err);
+    cr_status st = cr_static_solve(m, s, o, NULL, NULL, r, &err);
     if (st != CR_OK) fprintf(stderr, "solve failed: %s\n", err.message);
     CHECK(st == CR_OK);
     CHECK(r->converged);
-}
-
-static void solve_ok(cr_model *m, cr_state *s, int load_steps, cr_static_report *r)
-{
-    solve_tol(m, s, load_steps, cr_static_default_options().rtol, r);
 }
 
 static void test_helix_convergence_and_strains(void)
@@ -77,12 +62,17 @@ static void test_helix_convergence_and_strains(void)
     int ns[3] = {99, 300, 999};
     double err_mid[3], err_tip[3];
     for (int k = 0; k < 3; ++k) {
-        cr_model *m = helix_model(ns[k]);
+        cr_static_options o;
+        cr_model *m = helix_model(ns[k], &o);
+        CHECK(m != NULL);
+        if (!m) return;
+        CHECK(o.load_steps == 10);
         cr_state *s = cr_state_create(m);
         cr_static_report r;
         /* tighter than the paper's rtol = 1e-6 so that the 1e-9 strain check measures
          * the discretization, not the Newton tolerance */
-        solve_tol(m, s, 10, 1e-10, &r);
+        o.rtol = 1e-10;
+        solve_opts(m, s, &o, &r);
         int n = ns[k];
         cr_vec3 mid = cr_state_position(s, 2 * n / 3), tip = cr_state_position(s, n);
         err_mid[k] = cr_v3_norm(cr_v3_sub(mid, helix_exact(cr_model_node_s(m, 2 * n / 3))));
@@ -135,7 +125,8 @@ static void test_cantilever_circle(void)
         cr_model *m = cr_model_create(&d, NULL);
         cr_state *s = cr_state_create(m);
         cr_static_report r;
-        solve_ok(m, s, 10, &r);
+        cr_static_options o = cr_static_default_options();
+        solve_opts(m, s, &o, &r);
         /* analytic: r(s) = (sin(κs)/κ, (1 - cos(κs))/κ, 0), κ = 2π/L; the tip returns to the origin */
         double worst = 0, kap = 2 * M_PI;
         for (int i = 0; i <= ns[k]; ++i) {
@@ -159,49 +150,25 @@ static void test_cantilever_circle(void)
     }
 }
 
-/* ---- spec §8.2: tendon-driven tapered manipulator ---- */
-static cr_model *tendon_model(int n)
-{
-    static cr_section_segment sec;
-    static cr_load_def tendon;
-    static cr_bc_def clamp;
-    cr_rod_def d = cr_rod_default_def();
-    d.length = 0.2;
-    d.elements = n;
-    d.material = (cr_material){7e5, 2e5, 0};
-    d.reference.orientation = cr_q_from_matrix(cr_m3_columns(cr_v3(0, 0, 1), cr_v3(1, 0, 0), cr_v3(0, 1, 0)));
-    sec = cr_section_default_def();
-    sec.radius[0] = 0.01;
-    sec.radius[1] = 0.004;
-    d.sections = &sec;
-    d.section_count = 1;
-    tendon = cr_load_default_def();
-    tendon.type = CR_LOAD_TENDON;
-    tendon.tension = 4.0;
-    tendon.offset.type = CR_OFFSET_RADIUS_FRACTION;
-    tendon.offset.fraction = 1.0;
-    d.loads = &tendon;
-    d.load_count = 1;
-    clamp = cr_bc_default_def();
-    d.bcs = &clamp;
-    d.bc_count = 1;
-    return cr_model_create(&d, NULL);
-}
-
+/* ---- spec §8.2: tendon-driven tapered manipulator (examples/tendon-manipulator.json) ---- */
 static void test_tendon_manipulator(void)
 {
     int ns[4] = {10, 50, 250, 1250};
     for (int k = 0; k < 4; ++k) {
         int n = ns[k];
-        cr_model *m = tendon_model(n);
+        cr_static_options o;
+        cr_model *m = example_model("tendon-manipulator.json", n, &o);
+        CHECK(m != NULL);
+        if (!m) return;
+        CHECK(o.load_steps == 8);
         cr_state *s = cr_state_create(m);
         cr_static_report r;
-        solve_ok(m, s, 8, &r);
+        solve_opts(m, s, &o, &r);
         cr_vec3 g0, k0, g1, k1;
         cr_state_element(m, s, 0, &g0, &k0, NULL, NULL);
         cr_state_element(m, s, n - 1, &g1, &k1, NULL, NULL);
         cr_vec3 tip = cr_state_position(s, n);
-        printf("  tendon n=%d: gamma_x %.4f -> %.4f, kappa_z %.3f -> %.3f, gamma_y %.5f -> %.5f, tip (%.4f, %.4f, %.4f), "
+        printf("  tendon n=%d: gamma_x %.5f -> %.5f, kappa_z %.3f -> %.3f, gamma_y %.5f -> %.5f, tip (%.4f, %.4f, %.4f), "
                "iterations %d\n",
                n, g0.x, g1.x, k0.z, k1.z, g0.y, g1.y, tip.x, tip.y, tip.z, r.total_iterations);
         if (n == 1250) { /* the paper's printed digits */
@@ -235,10 +202,11 @@ static void test_tendon_manipulator(void)
  * drop where the residual is well above round-off). */
 static void test_quadratic_convergence(void)
 {
-    cr_model *m = helix_model(99);
+    cr_static_options o;
+    cr_model *m = helix_model(99, &o);
     cr_state *s = cr_state_create(m);
     cr_static_report r;
-    solve_ok(m, s, 10, &r);
+    solve_opts(m, s, &o, &r);
     int checked = 0;
     for (int k = 0; k < r.step_count; ++k) {
         const double *h = r.steps[k].residual_history;

@@ -205,6 +205,15 @@ void cr_state_set_pose(cr_state *state, int node, cr_vec3 position, cr_quat orie
 void cr_state_element(const cr_model *model, const cr_state *state, int element, cr_vec3 *gamma,
                       cr_vec3 *kappa, cr_vec3 *n, cr_vec3 *m);
 
+/* Bulk copies for language bindings: positions (nodes × 3), orientations
+ * (nodes × 4), arc lengths of nodes / element midpoints, and per element the 12
+ * values (gamma, kappa, n, m) of cr_state_element. `out` is caller-allocated. */
+void cr_state_get_positions(const cr_state *state, double *out);
+void cr_state_get_orientations(const cr_state *state, double *out);
+void cr_state_get_elements(const cr_model *model, const cr_state *state, double *out);
+void cr_model_get_node_s(const cr_model *model, double *out);
+void cr_model_get_element_s(const cr_model *model, double *out);
+
 /* Reaction at a constrained node (clamp or prescribed pose) in the last solved
  * state: force in I, moment in the nodal body basis. Returns CR_BAD_INPUT when
  * the node carries no boundary condition. */

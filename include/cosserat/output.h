@@ -54,6 +54,18 @@ cr_status cr_scenario_run(const cr_scenario *scenario, const cr_run_options *opt
                           cr_error *err);
 void cr_run_result_free(cr_run_result *result);
 
+/* Heap-allocated results and accessors, for bindings that avoid struct layouts
+ * (the Python package uses these through ctypes). */
+cr_run_result *cr_run_result_create(void);           /* zeroed; NULL when out of memory */
+void cr_run_result_destroy(cr_run_result *result);   /* cr_run_result_free + free */
+const cr_model *cr_run_result_model(const cr_run_result *result);
+const cr_state *cr_run_result_state(const cr_run_result *result);
+int cr_run_result_step_count(const cr_run_result *result);
+int cr_run_result_step_iterations(const cr_run_result *result, int step);
+double cr_run_result_step_load_factor(const cr_run_result *result, int step);
+/* residual history of a load step; *count receives its length */
+const double *cr_run_result_step_history(const cr_run_result *result, int step, int *count);
+
 #ifdef __cplusplus
 }
 #endif

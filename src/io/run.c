@@ -20,6 +20,26 @@ void cr_run_result_free(cr_run_result *r)
     memset(r, 0, sizeof *r);
 }
 
+cr_run_result *cr_run_result_create(void) { return calloc(1, sizeof(cr_run_result)); }
+
+void cr_run_result_destroy(cr_run_result *r)
+{
+    cr_run_result_free(r);
+    free(r);
+}
+
+const cr_model *cr_run_result_model(const cr_run_result *r) { return r->model; }
+const cr_state *cr_run_result_state(const cr_run_result *r) { return r->state; }
+int cr_run_result_step_count(const cr_run_result *r) { return r->report.step_count; }
+int cr_run_result_step_iterations(const cr_run_result *r, int k) { return r->report.steps[k].iterations; }
+double cr_run_result_step_load_factor(const cr_run_result *r, int k) { return r->report.steps[k].load_factor; }
+
+const double *cr_run_result_step_history(const cr_run_result *r, int k, int *count)
+{
+    *count = r->report.steps[k].history_count;
+    return r->report.steps[k].residual_history;
+}
+
 typedef struct run_ctx {
     const cr_run_options *options;
     const char *dir;

@@ -820,7 +820,7 @@ static cr_status parse_rigid(const cJSON *rod, unsigned *mask, cr_error *err)
     if ((s = get_array(rod, "rod", "rigid_strains", 0, &list, err)) || !list) return s;
     int i = 0;
     for (const cJSON *c = list->child; c; c = c->next, ++i) {
-        int k;
+        int k = 0;
         path_index(item, "rod.rigid_strains", i);
         if ((s = read_enum(c, item, RIGID_CHOICES, &k, err))) return s;
         if (*mask & (1u << k)) {

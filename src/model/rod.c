@@ -467,3 +467,29 @@ void cr_state_element(const cr_model *m, const cr_state *s, int e, cr_vec3 *gamm
     if (n) *n = cr_v3(lam[0], lam[1], lam[2]);
     if (mo) *mo = cr_v3(lam[3], lam[4], lam[5]);
 }
+
+void cr_state_get_positions(const cr_state *s, double *out)
+{
+    for (int i = 0; i < s->model->nodes; ++i) cr_v3_store(cr_state_position(s, i), out + 3 * i);
+}
+
+void cr_state_get_orientations(const cr_state *s, double *out)
+{
+    for (int i = 0; i < s->model->nodes; ++i) cr_q_store(cr_state_orientation(s, i), out + 4 * i);
+}
+
+void cr_state_get_elements(const cr_model *m, const cr_state *s, double *out)
+{
+    for (int e = 0; e < m->n; ++e) {
+        cr_vec3 v[4];
+        cr_state_element(m, s, e, &v[0], &v[1], &v[2], &v[3]);
+        for (int k = 0; k < 4; ++k) cr_v3_store(v[k], out + 12 * e + 3 * k);
+    }
+}
+
+void cr_model_get_node_s(const cr_model *m, double *out) { memcpy(out, m->s, m->nodes * sizeof *out); }
+
+void cr_model_get_element_s(const cr_model *m, double *out)
+{
+    for (int e = 0; e < m->n; ++e) out[e] = m->el[e].s_mid;
+}
