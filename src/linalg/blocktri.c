@@ -115,8 +115,16 @@ void cr_blocktri_matvec(const cr_blocktri *m, const double *x, double *y)
     }
 }
 
+/* The kernels below take the block size as an argument and are force-inlined into
+ * wrappers for the common sizes, so the compiler unrolls them for b = 3 and 7. */
+#if defined(__GNUC__)
+#define CR_INLINE static inline __attribute__((always_inline))
+#else
+#define CR_INLINE static inline
+#endif
+
 /* Dense LU with partial pivoting of one b×b block (row-major, in place). */
-static int lu_factor(int b, double *a, int *piv)
+CR_INLINE int lu_factor(int b, double *a, int *piv)
 {
     for (int k = 0; k < b; ++k) {
         int p = k;
@@ -134,15 +142,14 @@ static int lu_factor(int b, double *a, int *piv)
         double inv = 1.0 / a[k * b + k];
         for (int i = k + 1; i < b; ++i) {
             double f = a[i * b + k] *= inv;
-            if (f != 0)
-                for (int j = k + 1; j < b; ++j) a[i * b + j] -= f * a[k * b + j];
+            for (int j = k + 1; j < b; ++j) a[i * b + j] -= f * a[k * b + j];
         }
     }
     return 0;
 }
 
 /* Solves (LU) X = B for `nrhs` right-hand sides stored row-major as b×nrhs. */
-static void lu_solve(int b, const double *a, const int *piv, double *x, int nrhs)
+CR_INLINE void lu_solve(int b, const double *restrict a, const int *restrict piv, double *restrict x, int nrhs)
 {
     for (int k = 0; k < b; ++k)
         if (piv[k] != k)
@@ -151,37 +158,34 @@ static void lu_solve(int b, const double *a, const int *piv, double *x, int nrhs
                 x[k * nrhs + j] = x[piv[k] * nrhs + j];
                 x[piv[k] * nrhs + j] = t;
             }
+    /* no zero-skipping branches: the blocks are dense and branch-free loops vectorize */
     for (int i = 1; i < b; ++i)
         for (int k = 0; k < i; ++k) {
             double f = a[i * b + k];
-            if (f != 0)
-                for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] -= f * x[k * nrhs + j];
+            for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] -= f * x[k * nrhs + j];
         }
     for (int i = b - 1; i >= 0; --i) {
         for (int k = i + 1; k < b; ++k) {
             double f = a[i * b + k];
-            if (f != 0)
-                for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] -= f * x[k * nrhs + j];
+            for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] -= f * x[k * nrhs + j];
         }
         double inv = 1.0 / a[i * b + i];
         for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] *= inv;
     }
 }
 
-cr_status cr_blocktri_factor(cr_blocktri *m, int *bad_block)
+CR_INLINE cr_status factor_thomas(cr_blocktri *m, const int b, int *bad_block)
 {
-    if (m->banded) return factor_banded(m, bad_block);
-    int n = m->n, b = m->b;
+    int n = m->n;
     size_t bb = (size_t)b * b;
     for (int i = 0; i < n; ++i) {
-        double *D = m->diag + i * bb;
+        double *restrict D = m->diag + i * bb;
         if (i > 0) { /* D_i -= L_i X_{i-1}, X_{i-1} = D_{i-1}^{-1} U_{i-1} stored in U_{i-1} */
-            const double *L = m->lower + i * bb, *X = m->upper + (i - 1) * bb;
+            const double *restrict L = m->lower + i * bb, *restrict X = m->upper + (i - 1) * bb;
             for (int r = 0; r < b; ++r)
                 for (int k = 0; k < b; ++k) {
                     double f = L[r * b + k];
-                    if (f != 0)
-                        for (int c = 0; c < b; ++c) D[r * b + c] -= f * X[k * b + c];
+                    for (int c = 0; c < b; ++c) D[r * b + c] -= f * X[k * b + c];
                 }
         }
         if (lu_factor(b, D, m->pivot + (size_t)i * b) != 0) {
@@ -194,14 +198,9 @@ cr_status cr_blocktri_factor(cr_blocktri *m, int *bad_block)
     return CR_OK;
 }
 
-void cr_blocktri_solve(const cr_blocktri *m, double *x)
+CR_INLINE void solve_thomas(const cr_blocktri *m, const int b, double *x)
 {
-    if (m->banded) {
-        int N = m->n * m->b, k = 2 * m->b - 1, ldab = 3 * k + 1, one = 1, info = 0;
-        dgbtrs_("N", &N, &k, &k, &one, m->band, &ldab, m->band_pivot, x, &N, &info);
-        return;
-    }
-    int n = m->n, b = m->b;
+    int n = m->n;
     size_t bb = (size_t)b * b;
     for (int i = 0; i < n; ++i) {
         double *xi = x + (size_t)i * b;
@@ -223,5 +222,27 @@ void cr_blocktri_solve(const cr_blocktri *m, double *x)
             for (int k = 0; k < b; ++k) s += X[r * b + k] * xn[k];
             xi[r] -= s;
         }
+    }
+}
+
+cr_status cr_blocktri_factor(cr_blocktri *m, int *bad_block)
+{
+    if (m->banded) return factor_banded(m, bad_block);
+    if (m->b == 7) return factor_thomas(m, 7, bad_block);
+    if (m->b == 3) return factor_thomas(m, 3, bad_block);
+    return factor_thomas(m, m->b, bad_block);
+}
+
+void cr_blocktri_solve(const cr_blocktri *m, double *x)
+{
+    if (m->banded) {
+        int N = m->n * m->b, k = 2 * m->b - 1, ldab = 3 * k + 1, one = 1, info = 0;
+        dgbtrs_("N", &N, &k, &k, &one, m->band, &ldab, m->band_pivot, x, &N, &info);
+    } else if (m->b == 7) {
+        solve_thomas(m, 7, x);
+    } else if (m->b == 3) {
+        solve_thomas(m, 3, x);
+    } else {
+        solve_thomas(m, m->b, x);
     }
 }

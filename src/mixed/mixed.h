@@ -20,4 +20,9 @@
 cr_status cr_mixed_static_residual(const cr_model *m, double lf, const double *x, double *F, cr_blocktri *J,
                                    double *node_equilibrium);
 
+/* The force-equilibrium rows alone (3 per node) and their Jacobian with respect to
+ * the positions (3×3 blocks), at fixed orientations: used to re-solve the
+ * positions after a Newton update (no rigid components). */
+cr_status cr_mixed_force_residual(const cr_model *m, double lf, const double *x, double *F, cr_blocktri *J);
+
 #endif

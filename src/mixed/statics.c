@@ -9,8 +9,8 @@
 
 typedef struct static_ctx {
     const cr_model *model;
-    cr_blocktri *J, *Jr; /* full Jacobian, and its position block for the correction */
-    double *F, *dr;
+    cr_blocktri *Jr; /* position Jacobian of the force rows, for the correction */
+    double *F;
     cr_state *state;
     cr_static_step_fn on_step;
     void *user;
@@ -46,24 +46,12 @@ static cr_status correct_positions(void *ctx, double lf, double *x)
     static_ctx *c = ctx;
     const cr_model *m = c->model;
     if (m->rigid_count > 0) return CR_OK;
-    int nn = m->nodes, B = m->block;
-    for (int pass = 0; pass < (m->tendon_count > 0 ? 2 : 1); ++pass) {
-        cr_status st = cr_mixed_static_residual(m, lf, x, c->F, c->J, NULL);
-        if (st != CR_OK) return st;
-        for (int i = 0; i < nn; ++i) {
-            double *src[3] = {cr_blocktri_D(c->J, i), cr_blocktri_L(c->J, i), cr_blocktri_U(c->J, i)};
-            double *dst[3] = {cr_blocktri_D(c->Jr, i), cr_blocktri_L(c->Jr, i), cr_blocktri_U(c->Jr, i)};
-            for (int k = 0; k < 3; ++k)
-                for (int r = 0; r < 3; ++r)
-                    for (int q = 0; q < 3; ++q) dst[k][r * 3 + q] = src[k][r * B + q];
-            for (int r = 0; r < 3; ++r) c->dr[i * 3 + r] = -c->F[(size_t)i * B + r];
-        }
-        st = cr_blocktri_factor(c->Jr, NULL);
-        if (st != CR_OK) return st;
-        cr_blocktri_solve(c->Jr, c->dr);
-        for (int i = 0; i < nn; ++i)
-            for (int r = 0; r < 3; ++r) x[(size_t)i * B + r] += c->dr[i * 3 + r];
-    }
+    cr_status st = cr_mixed_force_residual(m, lf, x, c->F, c->Jr);
+    if (st == CR_OK) st = cr_blocktri_factor(c->Jr, NULL);
+    if (st != CR_OK) return st;
+    cr_blocktri_solve(c->Jr, c->F);
+    for (int i = 0; i < m->nodes; ++i)
+        for (int r = 0; r < 3; ++r) x[(size_t)i * m->block + r] -= c->F[i * 3 + r];
     return CR_OK;
 }
 
@@ -80,15 +68,11 @@ cr_status cr_static_solve(const cr_model *model, cr_state *state, const cr_stati
     cr_static_options defaults = cr_static_default_options();
     if (!options) options = &defaults;
     static_ctx ctx = {.model = model, .state = state, .on_step = on_step, .user = user};
-    ctx.J = cr_blocktri_create(model->nodes, model->block);
     ctx.Jr = cr_blocktri_create(model->nodes, 3);
-    ctx.F = malloc((size_t)model->nodes * model->block * sizeof(double));
-    ctx.dr = malloc((size_t)model->nodes * 3 * sizeof(double));
-    if (!ctx.J || !ctx.Jr || !ctx.F || !ctx.dr) {
-        cr_blocktri_destroy(ctx.J);
+    ctx.F = malloc((size_t)model->nodes * 3 * sizeof(double));
+    if (!ctx.Jr || !ctx.F) {
         cr_blocktri_destroy(ctx.Jr);
         free(ctx.F);
-        free(ctx.dr);
         return cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
     }
     cr_nonlinear_problem p = {.blocks = model->nodes, .block_size = model->block,
@@ -99,10 +83,8 @@ cr_status cr_static_solve(const cr_model *model, cr_state *state, const cr_stati
     double lf = state->load_factor;
     cr_status st = cr_load_stepping_solve(&p, &lf, state->x, options, r, err);
     state->load_factor = lf;
-    cr_blocktri_destroy(ctx.J);
     cr_blocktri_destroy(ctx.Jr);
     free(ctx.F);
-    free(ctx.dr);
     if (!report) cr_static_report_free(&local);
     return st;
 }

@@ -49,17 +49,18 @@ static void put3(local_rows *rows, int r0, int c0, const double *M, int k, int l
         for (int j = 0; j < k; ++j) rows[r0 + i][c0 + j] += s * M[i * ld + j];
 }
 
-/* out (3×NC) = M (3×3) · G (3×NC) */
-static void mat3_times_rows(cr_mat3 M, local_rows *G, local_rows *out)
+/* out (3×nc) = M (3×3) · G (3×nc) */
+static void mat3_times_rows(cr_mat3 M, local_rows *G, local_rows *out, int nc)
 {
     for (int i = 0; i < 3; ++i)
-        for (int c = 0; c < NC; ++c) out[i][c] = M.m[i][0] * G[0][c] + M.m[i][1] * G[1][c] + M.m[i][2] * G[2][c];
+        for (int c = 0; c < nc; ++c) out[i][c] = M.m[i][0] * G[0][c] + M.m[i][1] * G[1][c] + M.m[i][2] * G[2][c];
 }
 
-static void add_rows(local_rows *dst, local_rows *src, int nrows, double s)
+/* dst (3×nc) += s M (3×3) · G (3×nc) */
+static void mat3_times_rows_add(cr_mat3 M, local_rows *G, local_rows *dst, int nc, double s)
 {
-    for (int i = 0; i < nrows; ++i)
-        for (int c = 0; c < NC; ++c) dst[i][c] += s * src[i][c];
+    for (int i = 0; i < 3; ++i)
+        for (int c = 0; c < nc; ++c) dst[i][c] += s * (M.m[i][0] * G[0][c] + M.m[i][1] * G[1][c] + M.m[i][2] * G[2][c]);
 }
 
 static void add_node_force(double *F, int block, int node, cr_vec3 f, cr_vec3 mom)
@@ -119,8 +120,9 @@ static void element_term(const cr_model *m, int e, const double *x, double *F, c
     put3(Gk, 0, COL_PA, &dE[0][0], 4, 4, -il);
     put3(Gk, 0, COL_PB, &dE[0][0], 4, 4, il);
     /* dn/dq, dm/dq: stiffness rows, or unit columns of the multipliers */
+    const int nc = COL_LAM + nr;
     for (int i = 0; i < 3; ++i)
-        for (int c = 0; c < NC; ++c) {
+        for (int c = 0; c < nc; ++c) {
             Gn[i][c] = rigid_slot[i] >= 0 ? 0.0 : stiff[i] * Gg[i][c];
             Gm[i][c] = rigid_slot[3 + i] >= 0 ? 0.0 : stiff[3 + i] * Gk[i][c];
         }
@@ -128,33 +130,33 @@ static void element_term(const cr_model *m, int e, const double *x, double *F, c
         if (rigid_slot[k] >= 0) (k < 3 ? Gn[k] : Gm[k - 3])[COL_LAM + rigid_slot[k]] = 1.0;
 
     /* d(A n)/dq */
-    local_rows Gf[3], GS[3], T[3];
-    mat3_times_rows(A, Gn, Gf);
+    local_rows Gf[3], GS[3];
+    mat3_times_rows(A, Gn, Gf, nc);
     cr_q_exp_mulv_dp(pe, n, D);
     put3(Gf, 0, COL_PA, &D[0][0], 4, 4, 0.5);
     put3(Gf, 0, COL_PB, &D[0][0], 4, 4, 0.5);
     /* d S/dq = L/2 (-ñ Gγ + γ̃ Gn - m̃ Gκ + κ̃ Gm) */
-    mat3_times_rows(cr_m3_skew(n), Gg, GS);
+    double h = 0.5 * L;
+    mat3_times_rows(cr_m3_skew(n), Gg, GS, nc);
     for (int i = 0; i < 3; ++i)
-        for (int c = 0; c < NC; ++c) GS[i][c] = -GS[i][c];
-    mat3_times_rows(cr_m3_skew(gamma), Gn, T);
-    add_rows(GS, T, 3, 1.0);
-    mat3_times_rows(cr_m3_skew(mo), Gk, T);
-    add_rows(GS, T, 3, -1.0);
-    mat3_times_rows(cr_m3_skew(kappa), Gm, T);
-    add_rows(GS, T, 3, 1.0);
-    for (int i = 0; i < 3; ++i)
-        for (int c = 0; c < NC; ++c) GS[i][c] *= 0.5 * L;
+        for (int c = 0; c < nc; ++c) GS[i][c] *= -h;
+    mat3_times_rows_add(cr_m3_skew(gamma), Gn, GS, nc, h);
+    mat3_times_rows_add(cr_m3_skew(mo), Gk, GS, nc, -h);
+    mat3_times_rows_add(cr_m3_skew(kappa), Gm, GS, nc, h);
 
     local_rows rows[6];
     for (int i = 0; i < 3; ++i)
-        for (int c = 0; c < NC; ++c) {
+        for (int c = 0; c < nc; ++c) {
             rows[i][c] = Gf[i][c];
             rows[3 + i][c] = GS[i][c] + Gm[i][c];
         }
+    /* U_e and L_{e+1} receive their first contribution here (the caller zeroes only
+     * the diagonal blocks) */
+    memset(cr_blocktri_U(J, e), 0, (size_t)B * B * sizeof(double));
+    memset(cr_blocktri_L(J, e + 1), 0, (size_t)B * B * sizeof(double));
     assemble(J, e, e, 0, 6, rows, nr);
     for (int i = 0; i < 3; ++i)
-        for (int c = 0; c < NC; ++c) {
+        for (int c = 0; c < nc; ++c) {
             rows[i][c] = -Gf[i][c];
             rows[3 + i][c] = GS[i][c] - Gm[i][c];
         }
@@ -164,7 +166,7 @@ static void element_term(const cr_model *m, int e, const double *x, double *F, c
         for (int j = 0; j < nr; ++j) {
             int k = m->rigid_index[j];
             const double *g = k < 3 ? Gg[k] : Gk[k - 3];
-            for (int c = 0; c < NC; ++c) crow[j][c] = L * g[c];
+            for (int c = 0; c < nc; ++c) crow[j][c] = L * g[c];
         }
         assemble(J, e, e, CR_NODE_DOF, nr, crow, nr);
     }
@@ -212,18 +214,19 @@ static void tendon_segment(const cr_model *m, const cr_tendon *t, int a, double 
     cr_mat3 N;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) N.m[i][j] = ((i == j) - cr_v3_get(nu, i) * cr_v3_get(nu, j)) / len;
-    mat3_times_rows(N, dP, dnu);
+    const int nc = COL_LAM;
+    mat3_times_rows(N, dP, dnu, nc);
     for (int k = 0; k < 2; ++k) {
         double s = k == 0 ? T : -T;
         local_rows rows[6], tmp[3];
         memset(rows, 0, sizeof rows);
         for (int i = 0; i < 3; ++i)
-            for (int c = 0; c < NC; ++c) rows[i][c] = s * dnu[i][c];
+            for (int c = 0; c < nc; ++c) rows[i][c] = s * dnu[i][c];
         /* moment d~ A^T f: d~ [d(A^T f)/dp_k] + d~ A^T s dν/dq */
         cr_mat3 dt = cr_m3_skew(d[k]);
-        mat3_times_rows(cr_m3_mul(dt, cr_m3_transpose(A[k])), dnu, tmp);
+        mat3_times_rows(cr_m3_mul(dt, cr_m3_transpose(A[k])), dnu, tmp, nc);
         for (int i = 0; i < 3; ++i)
-            for (int c = 0; c < NC; ++c) rows[3 + i][c] = s * tmp[i][c];
+            for (int c = 0; c < nc; ++c) rows[3 + i][c] = s * tmp[i][c];
         cr_q_exp_tmulv_dp(p[k], f[k], D);
         int cp = k == 0 ? COL_PA : COL_PB;
         for (int i = 0; i < 3; ++i)
@@ -264,7 +267,10 @@ cr_status cr_mixed_static_residual(const cr_model *m, double lf, const double *x
 {
     const int B = m->block, nn = m->nodes, nr = m->rigid_count;
     memset(F, 0, (size_t)nn * B * sizeof *F);
-    if (J) cr_blocktri_zero(J);
+    if (J) { /* off-diagonal blocks are zeroed by element_term */
+        memset(J->diag, 0, (size_t)nn * B * B * sizeof(double));
+        J->factored = 0;
+    }
     for (int e = 0; e < m->n; ++e) element_term(m, e, x, F, J);
     for (int k = 0; k < m->tendon_count; ++k) {
         const cr_tendon *t = &m->tendons[k];
@@ -303,6 +309,85 @@ cr_status cr_mixed_static_residual(const cr_model *m, double lf, const double *x
         }
     }
     for (size_t k = 0; k < (size_t)nn * B; ++k)
+        if (!isfinite(F[k])) return CR_NONFINITE;
+    return CR_OK;
+}
+
+/* Adds the 3×3 block K to the position Jacobian of a force that pulls node a
+ * towards node a+1 with stiffness K (f_a = K (r_{a+1} - r_a) + ..., f_{a+1} = -f_a). */
+static void add_pair_stiffness(cr_blocktri *J, int a, cr_mat3 K)
+{
+    double *Daa = cr_blocktri_D(J, a), *Uab = cr_blocktri_U(J, a), *Lba = cr_blocktri_L(J, a + 1),
+           *Dbb = cr_blocktri_D(J, a + 1);
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) {
+            Daa[r * 3 + c] -= K.m[r][c];
+            Uab[r * 3 + c] += K.m[r][c];
+            Lba[r * 3 + c] += K.m[r][c];
+            Dbb[r * 3 + c] -= K.m[r][c];
+        }
+}
+
+cr_status cr_mixed_force_residual(const cr_model *m, double lf, const double *x, double *F, cr_blocktri *J)
+{
+    const int nn = m->nodes;
+    memset(F, 0, (size_t)nn * 3 * sizeof *F);
+    cr_blocktri_zero(J);
+    for (int e = 0; e < m->n; ++e) {
+        const cr_element *el = &m->el[e];
+        cr_quat pe = cr_q_scale(cr_q_add(cr_x_orientation(m, x, e), cr_x_orientation(m, x, e + 1)), 0.5);
+        cr_mat3 A = cr_q_exp(pe);
+        cr_vec3 gamma = cr_v3_scale(cr_m3_tmulv(A, cr_v3_sub(cr_x_position(m, x, e + 1), cr_x_position(m, x, e))),
+                                    1.0 / el->length);
+        cr_vec3 f = cr_m3_mulv(A, cr_v3_mul(el->k_force, cr_v3_sub(gamma, el->gamma0)));
+        for (int r = 0; r < 3; ++r) {
+            F[3 * e + r] += cr_v3_get(f, r);
+            F[3 * (e + 1) + r] -= cr_v3_get(f, r);
+        }
+        /* d(A K_n Aᵀ Δr / L)/dΔr */
+        cr_mat3 K;
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c)
+                K.m[r][c] = (el->k_force.x * A.m[r][0] * A.m[c][0] + el->k_force.y * A.m[r][1] * A.m[c][1] +
+                             el->k_force.z * A.m[r][2] * A.m[c][2]) / el->length;
+        add_pair_stiffness(J, e, K);
+    }
+    for (int k = 0; k < m->tendon_count; ++k) {
+        const cr_tendon *t = &m->tendons[k];
+        for (int a = t->first; a < t->last; ++a) {
+            cr_vec3 P[2];
+            for (int j = 0; j < 2; ++j)
+                P[j] = cr_v3_add(cr_x_position(m, x, a + j),
+                                 cr_m3_mulv(cr_q_exp(cr_x_orientation(m, x, a + j)), t->offset[a + j - t->first]));
+            cr_vec3 d = cr_v3_sub(P[1], P[0]);
+            double len = cr_v3_norm(d), T = lf * t->tension;
+            if (!(len > 0)) continue;
+            cr_vec3 nu = cr_v3_scale(d, 1.0 / len);
+            cr_mat3 K;
+            for (int r = 0; r < 3; ++r) {
+                F[3 * a + r] += T * cr_v3_get(nu, r);
+                F[3 * (a + 1) + r] -= T * cr_v3_get(nu, r);
+                for (int c = 0; c < 3; ++c) K.m[r][c] = T * ((r == c) - cr_v3_get(nu, r) * cr_v3_get(nu, c)) / len;
+            }
+            add_pair_stiffness(J, a, K);
+        }
+    }
+    for (int i = 0; i < nn; ++i) {
+        cr_vec3 f = m->force_inertial[i], fb = m->force_body[i];
+        if (fb.x != 0 || fb.y != 0 || fb.z != 0) f = cr_v3_add(f, cr_m3_mulv(cr_q_exp(cr_x_orientation(m, x, i)), fb));
+        for (int r = 0; r < 3; ++r) F[3 * i + r] += lf * cr_v3_get(f, r);
+        if (m->bc_type[i] < 0) continue;
+        cr_vec3 rt;
+        cr_quat pt;
+        cr_model_bc_target(m, i, lf, &rt, &pt);
+        cr_vec3 ri = cr_x_position(m, x, i);
+        for (int r = 0; r < 3; ++r) F[3 * i + r] = cr_v3_get(ri, r) - cr_v3_get(rt, r);
+        double *blocks[3] = {cr_blocktri_D(J, i), i > 0 ? cr_blocktri_L(J, i) : NULL, i < nn - 1 ? cr_blocktri_U(J, i) : NULL};
+        for (int k = 0; k < 3; ++k)
+            if (blocks[k]) memset(blocks[k], 0, 9 * sizeof(double));
+        for (int r = 0; r < 3; ++r) blocks[0][r * 3 + r] = 1.0;
+    }
+    for (size_t k = 0; k < (size_t)nn * 3; ++k)
         if (!isfinite(F[k])) return CR_NONFINITE;
     return CR_OK;
 }

@@ -39,9 +39,11 @@ typedef struct newton_work {
     double *F, *dx;
     cr_blocktri *J;
     double *history;
-    double *tangent, *F2;
+    double *tangent, *F1, *F2; /* dx/dλ; F at (x, λ) and (x, λ + dl) from tangent() */
+    double dl;
     int history_count, history_capacity;
     int iterations;
+    int factor_valid; /* w->J holds a factorization at the current load factor */
     double final_err;
     double t_assembly, t_solve;
     int bad_block;
@@ -50,27 +52,44 @@ typedef struct newton_work {
 /* One Newton solve at fixed load factor. Convergence as spec §7.6: RMS residual
  * err = |F|/√dim below atol or below rtol·err₀, and |Δx| < rtol (|x| + 1e-12). */
 static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, const cr_static_options *o,
-                        newton_work *w)
+                        double err0, newton_work *w)
 {
     size_t dim = (size_t)p->blocks * p->block_size;
-    double err0 = 0, dx_norm = INFINITY, x_norm = 0;
+    double dx_norm = INFINITY, x_norm = 0, prev_err = INFINITY;
     w->history_count = 0;
     w->iterations = 0;
+    w->factor_valid = 0;
     for (int it = 0;; ++it) {
+        /* When the increment test already passes, look at the residual alone first:
+         * the Jacobian of a converged state is not needed. */
+        int increment_ok = it > 0 && dx_norm < o->rtol * (x_norm + 1e-12);
         double t0 = now();
-        cr_status st = p->eval(p->ctx, param, x, w->F, w->J);
+        cr_status st = p->eval(p->ctx, param, x, w->F, increment_ok ? NULL : w->J);
         w->t_assembly += now() - t0;
         if (st != CR_OK) return st;
         double err = norm2(w->F, dim) / sqrt((double)dim);
         if (!isfinite(err)) return CR_NONFINITE;
         if (w->history_count < w->history_capacity) w->history[w->history_count++] = err;
         w->final_err = err;
-        if (it == 0) err0 = err;
-        if (it > 0 && (err < o->atol || err < o->rtol * err0) && dx_norm < o->rtol * (x_norm + 1e-12)) return CR_OK;
+        if (err0 <= 0 && it == 0) err0 = err;
+        /* Round-off floor: strains are differences of absolute positions, so the
+         * residual cannot fall below ~ eps·EA·|r|/L_el; once the update is small and
+         * the residual stops decreasing, the state cannot be improved. */
+        int at_floor = it > 1 && err > 0.5 * prev_err;
+        if (increment_ok && (err < o->atol || err < o->rtol * err0 || at_floor)) return CR_OK;
+        prev_err = err;
         if (it >= o->max_iterations) return CR_NOT_CONVERGED;
         if (it > 0 && err > 1e8 * (err0 + o->atol)) return CR_NOT_CONVERGED; /* diverging */
+        if (increment_ok) { /* not converged after all: the Jacobian is needed */
+            t0 = now();
+            st = p->eval(p->ctx, param, x, w->F, w->J);
+            w->t_assembly += now() - t0;
+            if (st != CR_OK) return st;
+        }
         t0 = now();
+        w->factor_valid = 0;
         st = cr_blocktri_factor(w->J, &w->bad_block);
+        w->factor_valid = st == CR_OK;
         if (st != CR_OK) {
             w->t_solve += now() - t0;
             return st;
@@ -98,15 +117,18 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
 static cr_status tangent(const cr_nonlinear_problem *p, double param, const double *x, newton_work *w)
 {
     size_t dim = (size_t)p->blocks * p->block_size;
-    double t0 = now(), dl = 1e-3;
-    cr_status st = p->eval(p->ctx, param, x, w->F, w->J);
+    double t0 = now(), dl = w->dl;
+    /* The factorization of the last Newton iteration (at this load factor, one update
+     * away from x) is a good enough tangent operator for a predictor. */
+    cr_status st = p->eval(p->ctx, param, x, w->F1, w->factor_valid ? NULL : w->J);
     if (st == CR_OK) st = p->eval(p->ctx, param + dl, x, w->F2, NULL);
     w->t_assembly += now() - t0;
     if (st != CR_OK) return st;
     t0 = now();
-    st = cr_blocktri_factor(w->J, &w->bad_block);
+    if (!w->factor_valid) st = cr_blocktri_factor(w->J, &w->bad_block);
+    w->factor_valid = st == CR_OK;
     if (st == CR_OK) {
-        for (size_t k = 0; k < dim; ++k) w->tangent[k] = -(w->F2[k] - w->F[k]) / dl;
+        for (size_t k = 0; k < dim; ++k) w->tangent[k] = -(w->F2[k] - w->F1[k]) / dl;
         cr_blocktri_solve(w->J, w->tangent);
         for (size_t k = 0; k < dim; ++k)
             if (!isfinite(w->tangent[k])) st = CR_NONFINITE;
@@ -142,16 +164,18 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
     size_t dim = (size_t)p->blocks * p->block_size;
     memset(r, 0, sizeof *r);
     newton_work w = {0};
+    w.dl = 1e-3;
     w.F = malloc(dim * sizeof(double));
     w.dx = malloc(dim * sizeof(double));
     w.tangent = malloc(dim * sizeof(double));
+    w.F1 = malloc(dim * sizeof(double));
     w.F2 = malloc(dim * sizeof(double));
     double *x_saved = malloc(dim * sizeof(double));
     w.history_capacity = o->max_history > 0 ? o->max_history : 64;
     w.history = malloc(w.history_capacity * sizeof(double));
     w.J = p->banded ? cr_blocktri_create_banded(p->blocks, p->block_size) : cr_blocktri_create(p->blocks, p->block_size);
     cr_status status = CR_OK;
-    if (!w.F || !w.dx || !w.tangent || !w.F2 || !x_saved || !w.history || !w.J) {
+    if (!w.F || !w.dx || !w.tangent || !w.F1 || !w.F2 || !x_saved || !w.history || !w.J) {
         status = cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
         goto done;
     }
@@ -167,10 +191,24 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
         if (next > 1.0 - 1e-12 || nominal <= 0) next = 1.0;
         memcpy(x_saved, x, dim * sizeof(double));
         if (!have_tangent) have_tangent = tangent(p, *param, x, &w) == CR_OK;
+        /* Reference residual of the step: the previous state under the new load,
+         * F(x, next) = F(x, λ) + (next - λ) ∂F/∂λ from the tangent's evaluations
+         * (exact for loads linear in λ). */
+        double err0 = 0;
+        if (have_tangent) {
+            double s = 0, f = (next - *param) / w.dl;
+            for (size_t k = 0; k < dim; ++k) {
+                double v = w.F1[k] + f * (w.F2[k] - w.F1[k]);
+                s += v * v;
+            }
+            err0 = sqrt(s / (double)dim);
+        } else if (p->eval(p->ctx, next, x, w.F, NULL) == CR_OK) {
+            err0 = norm2(w.F, dim) / sqrt((double)dim);
+        }
         if (have_tangent) /* Euler predictor along the equilibrium path */
             for (size_t k = 0; k < dim; ++k) x[k] += (next - *param) * w.tangent[k];
         if (p->correct) p->correct(p->ctx, next, x);
-        cr_status st = newton(p, next, x, o, &w);
+        cr_status st = newton(p, next, x, o, err0, &w);
         r->total_iterations += w.iterations;
         if (st == CR_NO_MEMORY || st == CR_BAD_INPUT) {
             status = st;
@@ -223,6 +261,7 @@ done:
     free(w.F);
     free(w.dx);
     free(w.tangent);
+    free(w.F1);
     free(w.F2);
     free(x_saved);
     free(w.history);
