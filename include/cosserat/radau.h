@@ -184,7 +184,8 @@ typedef struct cr_radau_options {
                                   * max(10ε/rtol', min(0.03, √rtol')) (RADAU5) */
     double jac_reuse_theta;      /* keep J for the next step when the
                                   * convergence rate θ <= this; default 0.001
-                                  * (raise to ~0.1 when J is expensive) */
+                                  * (raise to ~0.1 when J is expensive;
+                                  * negative: a new J on every step) */
     double keep_h_min;           /* keep h and both factorizations when θ is */
     double keep_h_max;           /* small and keep_h_min <= h_new/h <= keep_h_max;
                                   * defaults 1.0 and 1.2 */

@@ -23,12 +23,14 @@
 /* ======================================================================== */
 
 /* 3×3 inverse by Gauss–Jordan with partial pivoting; returns 0 on success. */
-static int inv3(double a[3][3], double out[3][3])
+/* Flat 3x3 arrays (row-major): gcc 12 at -O3 misreports array-of-array
+ * parameters here (-Wstringop-overflow). */
+static int inv3(const double *a, double *out)
 {
     double m[3][6];
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
-            m[i][j] = a[i][j];
+            m[i][j] = a[3 * i + j];
             m[i][j + 3] = (i == j) ? 1.0 : 0.0;
         }
     for (int col = 0; col < 3; ++col) {
@@ -51,7 +53,7 @@ static int inv3(double a[3][3], double out[3][3])
         }
     }
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) out[i][j] = m[i][j + 3];
+        for (int j = 0; j < 3; ++j) out[3 * i + j] = m[i][j + 3];
     return 0;
 }
 
@@ -116,10 +118,10 @@ cr_status cr_radau_tableau_compute(cr_radau_tableau *tab, cr_error *err)
         for (int k = 0; k < 3; ++k) P[j][k] = pow(tab->c[j], k);
     for (int i = 0; i < 3; ++i)
         for (int k = 0; k < 3; ++k) Q[i][k] = pow(tab->c[i], k + 1) / (k + 1);
-    if (inv3(P, Pinv)) return cr_error_set(err, CR_NOT_CONVERGED, "radau: singular Vandermonde");
+    if (inv3(&P[0][0], &Pinv[0][0])) return cr_error_set(err, CR_NOT_CONVERGED, "radau: singular Vandermonde");
     mul3(Q, Pinv, tab->a);
     for (int j = 0; j < 3; ++j) tab->b[j] = tab->a[2][j]; /* stiffly accurate: c_3 = 1 */
-    if (inv3(tab->a, tab->ainv)) return cr_error_set(err, CR_NOT_CONVERGED, "radau: A singular");
+    if (inv3(&tab->a[0][0], &tab->ainv[0][0])) return cr_error_set(err, CR_NOT_CONVERGED, "radau: A singular");
 
     /* Eigenvalues of A^{-1}: characteristic polynomial λ³ + a2 λ² + a1 λ + a0,
      * one real root by Cardano (the discriminant is positive), then deflation
@@ -173,7 +175,7 @@ cr_status cr_radau_tableau_compute(cr_radau_tableau *tab, cr_error *err)
         tab->t[i][1] = creal(cv[i]);
         tab->t[i][2] = -cimag(cv[i]);
     }
-    if (inv3(tab->t, tab->tinv)) return cr_error_set(err, CR_NOT_CONVERGED, "radau: T singular");
+    if (inv3(&tab->t[0][0], &tab->tinv[0][0])) return cr_error_set(err, CR_NOT_CONVERGED, "radau: T singular");
 
     /* Self-check: T^{-1} A^{-1} T against the block form, A A^{-1}, T T^{-1}. */
     double tmp[3][3], blk[3][3], id[3][3];
@@ -201,7 +203,7 @@ cr_status cr_radau_tableau_compute(cr_radau_tableau *tab, cr_error *err)
     double V[3][3], Vinv[3][3];
     for (int k = 0; k < 3; ++k)
         for (int i = 0; i < 3; ++i) V[k][i] = pow(tab->c[i], k);
-    if (inv3(V, Vinv)) return cr_error_set(err, CR_NOT_CONVERGED, "radau: singular Vandermonde");
+    if (inv3(&V[0][0], &Vinv[0][0])) return cr_error_set(err, CR_NOT_CONVERGED, "radau: singular Vandermonde");
     const double rhs[3] = {1.0 - 1.0 / g, 0.5, 1.0 / 3.0};
     for (int i = 0; i < 3; ++i) {
         tab->bhat[i] = 0.0;
