@@ -124,9 +124,36 @@ typedef struct cr_tendon_offset {
     const cr_offset_point *points;
 } cr_tendon_offset;
 
+/* ---- time functions: factors on load magnitudes in dynamic stages ---- */
+typedef enum cr_time_function_type {
+    CR_TIME_CONSTANT = 0,   /* f(t) = 1 */
+    CR_TIME_RAMP = 1,       /* 0 before t0, linear to 1 at t1, 1 after */
+    CR_TIME_TABLE = 2,      /* piecewise linear through (t_k, v_k), constant outside the table */
+    CR_TIME_SINE = 3,       /* offset + amplitude sin(2π frequency t + phase) */
+    CR_TIME_SMOOTH_STEP = 4 /* 0 before t0, quintic C² step to 1 at t1, 1 after */
+} cr_time_function_type;
+
+typedef struct cr_time_point {
+    double t, value;
+} cr_time_point;
+
+typedef struct cr_time_function {
+    cr_time_function_type type;
+    double t0, t1;                             /* RAMP, SMOOTH_STEP: t0 < t1 */
+    double amplitude, frequency, phase, offset; /* SINE (frequency in Hz, phase in rad) */
+    int point_count;                           /* TABLE: >= 2 points, t strictly increasing */
+    const cr_time_point *points;
+} cr_time_function;
+
+/* Value of a time function at time t (s, measured from the start of the first dynamic stage). */
+double cr_time_function_eval(const cr_time_function *f, double t);
+
 typedef struct cr_load_def {
     cr_load_type type;
     int node;          /* FORCE, MOMENT: node index, negative counts from the end */
+    int body;          /* FORCE, MOMENT: index of a rigid body (its centre, its frame), -1 = on the rod */
+    cr_time_function time;  /* magnitude factor in dynamic stages (default constant 1) */
+    unsigned stages;   /* bit k set: active in stage k; 0 = active in every stage */
     cr_frame frame;    /* FORCE, MOMENT, *_DENSITY */
     cr_vec3 value;     /* force (N), moment (N m), densities (N/m, N m/m), gravity (m/s²) */
     /* TENDON */
@@ -134,6 +161,16 @@ typedef struct cr_load_def {
     cr_tendon_offset offset;
     double xi_start, xi_end; /* the tendon runs through the nodes with ξ in [xi_start, xi_end] */
 } cr_load_def;
+
+/* ---- rigid bodies welded to nodes ---- */
+typedef struct cr_rigid_body_def {
+    char name[64];
+    int node;          /* welded (6-DOF) to this node with the relative pose of the reference */
+    double mass;       /* > 0 */
+    cr_vec3 center;    /* centre of mass in I, in the reference configuration */
+    cr_mat3 inertia;   /* inertia tensor about the centre, I components, reference configuration */
+    cr_quat orientation; /* body axes in I at the reference (for reported angles); default identity */
+} cr_rigid_body_def;
 
 /* ---- the whole rod ---- */
 typedef struct cr_rod_def {
@@ -148,6 +185,8 @@ typedef struct cr_rod_def {
     const cr_bc_def *bcs;
     int load_count;
     const cr_load_def *loads;
+    int rigid_body_count;
+    const cr_rigid_body_def *rigid_bodies;
 } cr_rod_def;
 
 /* A definition with everything empty/zero and sensible defaults (identity frame,
@@ -156,6 +195,7 @@ cr_rod_def cr_rod_default_def(void);
 cr_load_def cr_load_default_def(void);
 cr_bc_def cr_bc_default_def(void);
 cr_section_segment cr_section_default_def(void);
+cr_rigid_body_def cr_rigid_body_default_def(void);
 
 /* Section properties at ξ: area and second moments (I_y about body y, I_z about
  * body z) and torsion constant J_x. Returns CR_BAD_INPUT when ξ is out of range. */

@@ -23,6 +23,16 @@ cr_load_def cr_load_default_def(void)
     d.xi_start = 0.0;
     d.xi_end = 1.0;
     d.offset.fraction = 1.0;
+    d.body = -1;
+    d.time.type = CR_TIME_CONSTANT;
+    return d;
+}
+
+cr_rigid_body_def cr_rigid_body_default_def(void)
+{
+    cr_rigid_body_def d;
+    memset(&d, 0, sizeof d);
+    d.orientation = cr_q_identity();
     return d;
 }
 
