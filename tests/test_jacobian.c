@@ -13,6 +13,14 @@ extern void dgbsv_(const int *n, const int *kl, const int *ku, const int *nrhs, 
 
 static double urand(void) { return 2.0 * rand() / RAND_MAX - 1.0; }
 
+/* residual with every load and the prescribed poses at the same factor lf */
+static void residual(const cr_model *m, double lf, const double *x, double *F, cr_blocktri *J)
+{
+    double scale[16];
+    for (int k = 0; k < 16; ++k) scale[k] = lf * (1.0 + 0.1 * k); /* distinct factors per load */
+    cr_mixed_static_residual(m, lf, scale, x, F, J, NULL);
+}
+
 /* Dense copy of a block-tridiagonal matrix. */
 static double *dense(const cr_blocktri *J)
 {
@@ -37,15 +45,15 @@ static double jacobian_error(const cr_model *m, double lf, const double *x0)
     double *F = malloc(N * sizeof *F), *Fp = malloc(N * sizeof *F), *Fm = malloc(N * sizeof *F);
     double *x = malloc(N * sizeof *x);
     memcpy(x, x0, N * sizeof *x);
-    cr_mixed_static_residual(m, lf, x, F, J, NULL);
+    residual(m, lf, x, F, J);
     double *A = dense(J), worst = 0, scale = 0;
     for (int k = 0; k < N * N; ++k) scale = fmax(scale, fabs(A[k]));
     for (int c = 0; c < N; ++c) {
         double h = 1e-6 * fmax(1.0, fabs(x0[c]));
         x[c] = x0[c] + h;
-        cr_mixed_static_residual(m, lf, x, Fp, NULL, NULL);
+        residual(m, lf, x, Fp, NULL);
         x[c] = x0[c] - h;
-        cr_mixed_static_residual(m, lf, x, Fm, NULL, NULL);
+        residual(m, lf, x, Fm, NULL);
         x[c] = x0[c];
         for (int r = 0; r < N; ++r) worst = fmax(worst, fabs((Fp[r] - Fm[r]) / (2 * h) - A[(size_t)r * N + c]));
     }
@@ -163,6 +171,34 @@ static void test_rigid_components_and_pose(void)
     check_model(&d, "rigid + pose");
 }
 
+static void test_rigid_body_loads(void)
+{
+    srand(16);
+    cr_section_segment sec;
+    cr_rod_def d = base_def(&sec);
+    d.material.rho = 800;
+    cr_rigid_body_def body = cr_rigid_body_default_def();
+    body.node = 0;
+    body.mass = 0.7;
+    body.center = cr_v3(0.05, -0.02, 0.1);
+    body.inertia = (cr_mat3){{{0.02, 0.001, 0}, {0.001, 0.03, 0.002}, {0, 0.002, 0.025}}};
+    body.orientation = cr_q_normalize(cr_q(1, 0.2, 0, -0.1));
+    d.rigid_bodies = &body;
+    d.rigid_body_count = 1;
+    cr_load_def l[4] = {cr_load_default_def(), cr_load_default_def(), cr_load_default_def(), cr_load_default_def()};
+    l[0].type = CR_LOAD_GRAVITY, l[0].value = cr_v3(0, 0, -9.81);
+    l[1].type = CR_LOAD_FORCE, l[1].body = 0, l[1].value = cr_v3(0.5, -2, 1);
+    l[2].type = CR_LOAD_FORCE, l[2].body = 0, l[2].frame = CR_FRAME_BODY, l[2].value = cr_v3(-1, 0.3, 0.2);
+    l[3].type = CR_LOAD_MOMENT, l[3].body = 0, l[3].frame = CR_FRAME_BODY, l[3].value = cr_v3(0.1, 0.2, -0.3);
+    d.loads = l;
+    d.load_count = 4;
+    cr_bc_def bc = cr_bc_default_def();
+    bc.node = -1;
+    d.bcs = &bc;
+    d.bc_count = 1;
+    check_model(&d, "rigid body loads");
+}
+
 /* Block Thomas vs LAPACK dgbsv on a flexible rod (no rigid components). */
 static void test_block_thomas_vs_lapack(void)
 {
@@ -178,8 +214,8 @@ static void test_block_thomas_vs_lapack(void)
     int nb = cr_model_node_count(m), b = m->block, N = nb * b;
     cr_blocktri *J = cr_blocktri_create(nb, b), *Jb = cr_blocktri_create_banded(nb, b);
     double *F = malloc(N * sizeof *F), *x1 = malloc(N * sizeof *F);
-    cr_mixed_static_residual(m, 0.5, s->x, F, J, NULL);
-    cr_mixed_static_residual(m, 0.5, s->x, F, Jb, NULL);
+    residual(m, 0.5, s->x, F, J);
+    residual(m, 0.5, s->x, F, Jb);
     memcpy(x1, F, N * sizeof *F);
     CHECK(cr_blocktri_factor(J, NULL) == CR_OK);
     CHECK(cr_blocktri_factor(Jb, NULL) == CR_OK);
@@ -212,7 +248,7 @@ static void test_blocktri_vs_lapack(void)
     int nb = cr_model_node_count(m), b = m->block, N = nb * b;
     cr_blocktri *J = cr_blocktri_create(nb, b);
     double *F = malloc(N * sizeof *F), *x1 = malloc(N * sizeof *F), *x2 = malloc(N * sizeof *F);
-    cr_mixed_static_residual(m, 0.5, s->x, F, J, NULL);
+    residual(m, 0.5, s->x, F, J);
     double *A = dense(J);
     int kl = 2 * b - 1, ku = 2 * b - 1, ldab = 2 * kl + ku + 1, nrhs = 1, info = 0;
     double *ab = calloc((size_t)ldab * N, sizeof *ab);
@@ -246,4 +282,4 @@ static void test_blocktri_vs_lapack(void)
 }
 
 CHECK_MAIN(CASE(test_elements_and_point_loads), CASE(test_helix_reference), CASE(test_tendons),
-           CASE(test_rigid_components_and_pose), CASE(test_blocktri_vs_lapack), CASE(test_block_thomas_vs_lapack))
+           CASE(test_rigid_components_and_pose), CASE(test_rigid_body_loads), CASE(test_blocktri_vs_lapack), CASE(test_block_thomas_vs_lapack))

@@ -223,6 +223,11 @@ double cr_model_element_s(const cr_model *model, int element);
 cr_vec3 cr_model_reference_position(const cr_model *model, int node);
 cr_quat cr_model_reference_orientation(const cr_model *model, int node);
 
+/* Number of loads, and the magnitude factors (1 active, 0 inactive) of the loads
+ * in stage `stage` (cr_load_def.stages). `out` holds cr_model_load_count values. */
+int cr_model_load_count(const cr_model *model);
+void cr_model_stage_load_factors(const cr_model *model, int stage, double *out);
+
 /* ---- state ---- */
 /* The mutable state of one rod: nodal poses (r_i, p_i), the multipliers of rigid
  * strain components, and the load factor reached. Owned by the caller. */

@@ -58,6 +58,14 @@ cr_status cr_static_solve(const cr_model *model, cr_state *state, const cr_stati
                           cr_static_step_fn on_step, void *user, cr_static_report *report,
                           cr_error *err);
 
+/* The same for one stage of a multi-stage run: the magnitude of load k goes from
+ * the state's current factor to target[k] (cr_model_stage_load_factors) as the
+ * load factor goes from 0 to 1; prescribed poses reach their target in the first
+ * static stage. cr_static_solve is this with the loads of stage 0. */
+cr_status cr_static_solve_to(const cr_model *model, cr_state *state, const double *target,
+                             const cr_static_options *options, cr_static_step_fn on_step, void *user,
+                             cr_static_report *report, cr_error *err);
+
 #ifdef __cplusplus
 }
 #endif

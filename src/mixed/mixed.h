@@ -13,16 +13,18 @@
 #include "linalg/blocktri.h"
 #include "model/model_internal.h"
 
-/* F = residual at load factor lf; J (optional) = dF/dx. Nodes with a boundary
+/* F = residual with load k scaled by scale[k] and prescribed poses ramped by
+ * bc_factor (0: reference, 1: target); J (optional) = dF/dx. Nodes with a boundary
  * condition get the rows x - target instead of their equilibrium; their
  * equilibrium residual (the negative reaction) goes to `node_equilibrium`
  * (optional, nodes × 6) for every node. */
-cr_status cr_mixed_static_residual(const cr_model *m, double lf, const double *x, double *F, cr_blocktri *J,
-                                   double *node_equilibrium);
+cr_status cr_mixed_static_residual(const cr_model *m, double bc_factor, const double *scale, const double *x,
+                                   double *F, cr_blocktri *J, double *node_equilibrium);
 
 /* The force-equilibrium rows alone (3 per node) and their Jacobian with respect to
  * the positions (3×3 blocks), at fixed orientations: used to re-solve the
  * positions after a Newton update (no rigid components). */
-cr_status cr_mixed_force_residual(const cr_model *m, double lf, const double *x, double *F, cr_blocktri *J);
+cr_status cr_mixed_force_residual(const cr_model *m, double bc_factor, const double *scale, const double *x, double *F,
+                                  cr_blocktri *J);
 
 #endif

@@ -6,9 +6,13 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct static_ctx {
     const cr_model *model;
+    const double *from, *to; /* load factors at load factor 0 and 1 */
+    double *scale;           /* the current ones */
+    double bc_from;
     cr_blocktri *Jr; /* position Jacobian of the force rows, for the correction */
     double *F;
     cr_state *state;
@@ -16,10 +20,18 @@ typedef struct static_ctx {
     void *user;
 } static_ctx;
 
+/* load magnitudes and prescribed-pose ramp at load factor lf */
+static double set_scales(const static_ctx *c, double lf)
+{
+    for (int k = 0; k < c->model->load_count; ++k) c->scale[k] = c->from[k] + lf * (c->to[k] - c->from[k]);
+    return c->bc_from + lf * (1.0 - c->bc_from);
+}
+
 static cr_status eval(void *ctx, double lf, const double *x, double *F, cr_blocktri *J)
 {
     const static_ctx *c = ctx;
-    return cr_mixed_static_residual(c->model, lf, x, F, J, NULL);
+    double bc = set_scales(c, lf);
+    return cr_mixed_static_residual(c->model, bc, c->scale, x, F, J, NULL);
 }
 
 /* Quaternions normalized after each converged load step (spec §7.6). */
@@ -46,7 +58,8 @@ static cr_status correct_positions(void *ctx, double lf, double *x)
     static_ctx *c = ctx;
     const cr_model *m = c->model;
     if (m->rigid_count > 0) return CR_OK;
-    cr_status st = cr_mixed_force_residual(m, lf, x, c->F, c->Jr);
+    double bc = set_scales(c, lf);
+    cr_status st = cr_mixed_force_residual(m, bc, c->scale, x, c->F, c->Jr);
     if (st == CR_OK) st = cr_blocktri_factor(c->Jr, NULL);
     if (st != CR_OK) return st;
     cr_blocktri_solve(c->Jr, c->F);
@@ -59,32 +72,60 @@ static int step_done(void *ctx, double lf, const double *x, const cr_load_step_r
 {
     static_ctx *c = ctx;
     c->state->load_factor = lf;
+    c->state->bc_factor = set_scales(c, lf);
+    for (int k = 0; k < c->model->load_count; ++k) c->state->load_scale[k] = c->scale[k];
     return c->on_step ? c->on_step(c->model, c->state, step, index, c->user) : 0;
 }
 
 cr_status cr_static_solve(const cr_model *model, cr_state *state, const cr_static_options *options,
                           cr_static_step_fn on_step, void *user, cr_static_report *report, cr_error *err)
 {
+    double *target = malloc((model->load_count > 0 ? model->load_count : 1) * sizeof *target);
+    if (!target) return cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
+    cr_model_stage_load_factors(model, 0, target);
+    cr_status st = cr_static_solve_to(model, state, target, options, on_step, user, report, err);
+    free(target);
+    return st;
+}
+
+cr_status cr_static_solve_to(const cr_model *model, cr_state *state, const double *target,
+                             const cr_static_options *options, cr_static_step_fn on_step, void *user,
+                             cr_static_report *report, cr_error *err)
+{
     cr_static_options defaults = cr_static_default_options();
     if (!options) options = &defaults;
-    static_ctx ctx = {.model = model, .state = state, .on_step = on_step, .user = user};
+    int nl = model->load_count > 0 ? model->load_count : 1;
+    static_ctx ctx = {.model = model, .state = state, .on_step = on_step, .user = user, .to = target,
+                      .bc_from = state->bc_factor};
+    double *from = malloc(nl * sizeof *from);
+    ctx.scale = malloc(nl * sizeof *ctx.scale);
     ctx.Jr = cr_blocktri_create(model->nodes, 3);
     ctx.F = malloc((size_t)model->nodes * 3 * sizeof(double));
-    if (!ctx.Jr || !ctx.F) {
+    if (!from || !ctx.scale || !ctx.Jr || !ctx.F) {
+        free(from);
+        free(ctx.scale);
         cr_blocktri_destroy(ctx.Jr);
         free(ctx.F);
         return cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
     }
+    memcpy(from, state->load_scale, nl * sizeof *from);
+    ctx.from = from;
     cr_nonlinear_problem p = {.blocks = model->nodes, .block_size = model->block,
                               .banded = model->rigid_count > 0, .ctx = &ctx, .eval = eval,
                               .project = normalize_quaternions, .correct = correct_positions, .on_step = step_done};
     cr_static_report local;
     cr_static_report *r = report ? report : &local;
-    double lf = state->load_factor;
+    double lf = 0.0;
     cr_status st = cr_load_stepping_solve(&p, &lf, state->x, options, r, err);
+    if (lf <= 0.0) { /* nothing accepted: the state keeps its loads */
+        memcpy(state->load_scale, from, nl * sizeof *from);
+        state->bc_factor = ctx.bc_from;
+    }
     state->load_factor = lf;
     cr_blocktri_destroy(ctx.Jr);
     free(ctx.F);
+    free(from);
+    free(ctx.scale);
     if (!report) cr_static_report_free(&local);
     return st;
 }

@@ -25,6 +25,27 @@ typedef struct cr_tendon {
     cr_vec3 *offset;        /* body-frame offset at nodes first..last */
 } cr_tendon;
 
+typedef struct cr_model_load {
+    cr_load_type type;
+    cr_frame frame;
+    int node;               /* point loads: the node (for body loads: the body's node) */
+    int body;               /* -1, or the rigid body the load acts on (at its centre) */
+    cr_vec3 value;
+    int tendon;             /* TENDON: index into cr_model.tendons */
+    unsigned stages;        /* bit mask, 0 = every stage */
+    cr_time_function time;  /* points owned by the model */
+} cr_model_load;
+
+/* A rigid body welded to a node (its pose relative to the node is constant). */
+typedef struct cr_body {
+    char name[64];
+    int node;
+    double mass;
+    cr_vec3 offset;         /* centre of mass in the node's body basis */
+    cr_mat3 inertia;        /* about the centre, node body basis */
+    cr_mat3 relative;       /* body axes in the node basis: A_body = A_node relative */
+} cr_body;
+
 struct cr_model {
     int n;                  /* elements */
     int nodes;              /* n + 1 */
@@ -39,11 +60,12 @@ struct cr_model {
     cr_vec3 *ref_r;
     cr_quat *ref_p;
     cr_element *el;
-    /* loads lumped to nodes, all proportional to the load factor */
-    cr_vec3 *force_inertial;   /* dead forces (I) */
-    cr_vec3 *force_body;       /* follower forces (B) */
-    cr_vec3 *moment_inertial;  /* dead moments (I) */
-    cr_vec3 *moment_body;      /* follower moments (B) */
+    /* loads, each with its own magnitude factor (load factor in statics, time
+     * function in dynamics) */
+    int load_count;
+    cr_model_load *loads;
+    int body_count;
+    cr_body *bodies;
     int tendon_count;
     cr_tendon *tendons;
     /* boundary conditions: bc_type[i] = -1 when node i is free */
@@ -55,8 +77,14 @@ struct cr_model {
 
 struct cr_state {
     const cr_model *model;
-    double load_factor;
-    double *x;              /* nodes * block unknowns */
+    double load_factor;     /* of the last static solve */
+    double bc_factor;       /* prescribed poses: 0 reference ... 1 target */
+    double *load_scale;     /* magnitude factor of each load the state is in equilibrium with */
+    double *x;              /* nodes * block unknowns (static layout) */
+    /* dynamics: velocities (nodes × 6: v in I, Ω in B) and element stresses (n × 6) */
+    double *velocity;
+    double *stress;
+    double time;
 };
 
 /* Pose of node i in a state vector x. */

@@ -4,6 +4,7 @@
 #include "model_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,9 +144,21 @@ static cr_status validate(const cr_rod_def *d, cr_error *err)
         if (d->bcs[k].type == CR_BC_POSE && !(cr_q_norm2(d->bcs[k].orientation) > 0))
             return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions.%d.quaternion: must be nonzero", k);
     }
+    for (int j = 0; j < d->rigid_body_count; ++j) {
+        const cr_rigid_body_def *b = &d->rigid_bodies[j];
+        if (b->node < -nodes || b->node >= nodes)
+            return cr_error_set(err, CR_BAD_INPUT, "rigid_bodies.%d.node: %d is not a node (0..%d)", j, b->node, nodes - 1);
+        if (!finite_positive(b->mass))
+            return cr_error_set(err, CR_BAD_INPUT, "rigid_bodies.%d.mass: must be > 0, got %g", j, b->mass);
+        for (int q = 0; q < 3; ++q) /* leading minors: positive definite */
+            if (!(b->inertia.m[q][q] > 0))
+                return cr_error_set(err, CR_BAD_INPUT, "rigid_bodies.%d.inertia: must be positive definite", j);
+    }
     for (int k = 0; k < d->load_count; ++k) {
         const cr_load_def *l = &d->loads[k];
-        if ((l->type == CR_LOAD_FORCE || l->type == CR_LOAD_MOMENT) && (l->node < -nodes || l->node >= nodes))
+        if ((l->type == CR_LOAD_FORCE || l->type == CR_LOAD_MOMENT) && l->body >= d->rigid_body_count)
+            return cr_error_set(err, CR_BAD_INPUT, "loads.%d.body: %d is not a rigid body", k, l->body);
+        if ((l->type == CR_LOAD_FORCE || l->type == CR_LOAD_MOMENT) && l->body < 0 && (l->node < -nodes || l->node >= nodes))
             return cr_error_set(err, CR_BAD_INPUT, "loads.%d.node: %d is not a node (0..%d)", k, l->node, nodes - 1);
         if (l->type == CR_LOAD_GRAVITY && !(d->material.rho > 0))
             return cr_error_set(err, CR_BAD_INPUT, "loads.%d: gravity needs rod.material.rho > 0, got %g", k, d->material.rho);
@@ -218,10 +231,9 @@ void cr_model_destroy(cr_model *m)
     free(m->ref_r);
     free(m->ref_p);
     free(m->el);
-    free(m->force_inertial);
-    free(m->force_body);
-    free(m->moment_inertial);
-    free(m->moment_body);
+    for (int k = 0; m->loads && k < m->load_count; ++k) free((void *)m->loads[k].time.points);
+    free(m->loads);
+    free(m->bodies);
     for (int k = 0; k < m->tendon_count; ++k) free(m->tendons[k].offset);
     free(m->tendons);
     free(m->bc_type);
@@ -253,16 +265,13 @@ cr_model *cr_model_create(const cr_rod_def *def, cr_error *err)
     m->ref_r = calloc(nn, sizeof *m->ref_r);
     m->ref_p = calloc(nn, sizeof *m->ref_p);
     m->el = calloc(n, sizeof *m->el);
-    m->force_inertial = calloc(nn, sizeof(cr_vec3));
-    m->force_body = calloc(nn, sizeof(cr_vec3));
-    m->moment_inertial = calloc(nn, sizeof(cr_vec3));
-    m->moment_body = calloc(nn, sizeof(cr_vec3));
+    m->loads = calloc(def->load_count > 0 ? def->load_count : 1, sizeof *m->loads);
+    m->bodies = calloc(def->rigid_body_count > 0 ? def->rigid_body_count : 1, sizeof *m->bodies);
     m->bc_type = malloc(nn * sizeof *m->bc_type);
     m->bc_position = calloc(nn, sizeof *m->bc_position);
     m->bc_orientation = calloc(nn, sizeof *m->bc_orientation);
     m->tendons = calloc(def->load_count > 0 ? def->load_count : 1, sizeof *m->tendons);
-    if (!m->s || !m->lumped_length || !m->area || !m->ref_r || !m->ref_p || !m->el || !m->force_inertial ||
-        !m->force_body || !m->moment_inertial || !m->moment_body || !m->bc_type || !m->bc_position ||
+    if (!m->s || !m->lumped_length || !m->area || !m->ref_r || !m->ref_p || !m->el || !m->loads || !m->bodies || !m->bc_type || !m->bc_position ||
         !m->bc_orientation || !m->tendons)
         goto oom;
 
@@ -316,34 +325,48 @@ cr_model *cr_model_create(const cr_rod_def *def, cr_error *err)
         m->area[i] = sp.A;
     }
 
-    /* Loads, resolved to nodes (eq. 18); all scale with the load factor. */
+    /* Rigid bodies: the pose relative to their node is that of the reference. */
+    for (int j = 0; j < def->rigid_body_count; ++j) {
+        const cr_rigid_body_def *rb = &def->rigid_bodies[j];
+        cr_body *b = &m->bodies[m->body_count++];
+        int node = rb->node < 0 ? rb->node + nn : rb->node;
+        cr_mat3 A = cr_q_exp(m->ref_p[node]);
+        snprintf(b->name, sizeof b->name, "%s", rb->name);
+        b->node = node;
+        b->mass = rb->mass;
+        b->offset = cr_m3_tmulv(A, cr_v3_sub(rb->center, m->ref_r[node]));
+        b->inertia = cr_m3_mul(cr_m3_transpose(A), cr_m3_mul(rb->inertia, A));
+        b->relative = cr_m3_mul(cr_m3_transpose(A), cr_q_exp(cr_q_normalize(rb->orientation)));
+    }
+
+    /* Loads (eq. 18): kept one by one, each with its own magnitude factor. */
     for (int k = 0; k < def->load_count; ++k) {
         const cr_load_def *l = &def->loads[k];
-        int node = l->node < 0 ? l->node + nn : l->node;
-        int body = l->frame == CR_FRAME_BODY;
-        switch (l->type) {
-        case CR_LOAD_FORCE:
-            if (body) m->force_body[node] = cr_v3_add(m->force_body[node], l->value);
-            else m->force_inertial[node] = cr_v3_add(m->force_inertial[node], l->value);
-            break;
-        case CR_LOAD_MOMENT:
-            if (body) m->moment_body[node] = cr_v3_add(m->moment_body[node], l->value);
-            else m->moment_inertial[node] = cr_v3_add(m->moment_inertial[node], l->value);
-            break;
-        case CR_LOAD_FORCE_DENSITY:
-        case CR_LOAD_MOMENT_DENSITY:
-            for (int i = 0; i < nn; ++i) {
-                cr_vec3 *dst = l->type == CR_LOAD_FORCE_DENSITY ? (body ? m->force_body : m->force_inertial)
-                                                                 : (body ? m->moment_body : m->moment_inertial);
-                dst[i] = cr_v3_madd(dst[i], m->lumped_length[i], l->value);
+        cr_model_load *ml = &m->loads[m->load_count++];
+        ml->type = l->type;
+        ml->frame = l->frame;
+        ml->value = l->value;
+        ml->body = -1;
+        ml->stages = l->stages;
+        ml->time = l->time;
+        ml->time.points = NULL;
+        if (l->time.type == CR_TIME_TABLE && l->time.point_count > 0) {
+            cr_time_point *pts = malloc(l->time.point_count * sizeof *pts);
+            if (!pts) goto oom;
+            memcpy(pts, l->time.points, l->time.point_count * sizeof *pts);
+            ml->time.points = pts;
+        }
+        if (l->type == CR_LOAD_FORCE || l->type == CR_LOAD_MOMENT) {
+            if (l->body >= 0) {
+                ml->body = l->body;
+                ml->node = m->bodies[l->body].node;
+            } else {
+                ml->node = l->node < 0 ? l->node + nn : l->node;
             }
-            break;
-        case CR_LOAD_GRAVITY:
-            for (int i = 0; i < nn; ++i)
-                m->force_inertial[i] = cr_v3_madd(m->force_inertial[i], mat->rho * m->area[i] * m->lumped_length[i], l->value);
-            break;
-        case CR_LOAD_TENDON: {
+        }
+        if (l->type == CR_LOAD_TENDON) {
             cr_tendon *t = &m->tendons[m->tendon_count];
+            ml->tendon = m->tendon_count;
             t->tension = l->tension;
             t->first = -1;
             for (int i = 0; i < nn; ++i) {
@@ -366,8 +389,6 @@ cr_model *cr_model_create(const cr_rod_def *def, cr_error *err)
                 cr_section_eval(def, m->s[i] / L, &sp);
                 offset_at(l, &sp, m->s[i] / L, &t->offset[i - t->first]);
             }
-            break;
-        }
         }
     }
 
@@ -426,8 +447,11 @@ cr_state *cr_state_create(const cr_model *m)
     if (!s) return NULL;
     s->model = m;
     s->x = calloc((size_t)m->nodes * m->block, sizeof *s->x);
-    if (!s->x) {
-        free(s);
+    s->load_scale = calloc(m->load_count > 0 ? m->load_count : 1, sizeof *s->load_scale);
+    s->velocity = calloc((size_t)m->nodes * 6, sizeof *s->velocity);
+    s->stress = calloc((size_t)m->n * 6, sizeof *s->stress);
+    if (!s->x || !s->load_scale || !s->velocity || !s->stress) {
+        cr_state_destroy(s);
         return NULL;
     }
     for (int i = 0; i < m->nodes; ++i) cr_state_set_pose(s, i, m->ref_r[i], m->ref_p[i]);
@@ -438,13 +462,22 @@ void cr_state_destroy(cr_state *s)
 {
     if (!s) return;
     free(s->x);
+    free(s->load_scale);
+    free(s->velocity);
+    free(s->stress);
     free(s);
 }
 
 void cr_state_copy(cr_state *dst, const cr_state *src)
 {
+    const cr_model *m = src->model;
     dst->load_factor = src->load_factor;
-    memcpy(dst->x, src->x, (size_t)src->model->nodes * src->model->block * sizeof *dst->x);
+    dst->bc_factor = src->bc_factor;
+    dst->time = src->time;
+    memcpy(dst->x, src->x, (size_t)m->nodes * m->block * sizeof *dst->x);
+    memcpy(dst->load_scale, src->load_scale, (m->load_count > 0 ? m->load_count : 1) * sizeof(double));
+    memcpy(dst->velocity, src->velocity, (size_t)m->nodes * 6 * sizeof(double));
+    memcpy(dst->stress, src->stress, (size_t)m->n * 6 * sizeof(double));
 }
 
 double cr_state_load_factor(const cr_state *s) { return s->load_factor; }
@@ -502,4 +535,40 @@ void cr_model_get_node_s(const cr_model *m, double *out) { memcpy(out, m->s, m->
 void cr_model_get_element_s(const cr_model *m, double *out)
 {
     for (int e = 0; e < m->n; ++e) out[e] = m->el[e].s_mid;
+}
+
+double cr_time_function_eval(const cr_time_function *f, double t)
+{
+    switch (f->type) {
+    case CR_TIME_CONSTANT: return 1.0;
+    case CR_TIME_RAMP: return t <= f->t0 ? 0.0 : t >= f->t1 ? 1.0 : (t - f->t0) / (f->t1 - f->t0);
+    case CR_TIME_SMOOTH_STEP: {
+        if (t <= f->t0) return 0.0;
+        if (t >= f->t1) return 1.0;
+        double u = (t - f->t0) / (f->t1 - f->t0);
+        return u * u * u * (10 + u * (-15 + 6 * u)); /* C² quintic */
+    }
+    case CR_TIME_SINE: return f->offset + f->amplitude * sin(2 * M_PI * f->frequency * t + f->phase);
+    case CR_TIME_TABLE: {
+        const cr_time_point *p = f->points;
+        int n = f->point_count;
+        if (n < 1) return 0.0;
+        if (t <= p[0].t) return p[0].value;
+        if (t >= p[n - 1].t) return p[n - 1].value;
+        int j = 0;
+        while (j < n - 2 && t > p[j + 1].t) ++j;
+        return p[j].value + (t - p[j].t) / (p[j + 1].t - p[j].t) * (p[j + 1].value - p[j].value);
+    }
+    }
+    return 1.0;
+}
+
+int cr_model_load_count(const cr_model *m) { return m->load_count; }
+
+void cr_model_stage_load_factors(const cr_model *m, int stage, double *out)
+{
+    for (int k = 0; k < m->load_count; ++k) {
+        unsigned mask = m->loads[k].stages;
+        out[k] = (mask == 0 || (stage < 32 && (mask & (1u << stage)))) ? 1.0 : 0.0;
+    }
 }

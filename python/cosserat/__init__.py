@@ -1,0 +1,45 @@
+"""cosserat — Python interface to the cosserat rod library (ctypes, nothing compiled).
+
+Example (from the repository root)::
+
+    import cosserat
+    r = cosserat.run("examples/two-helical-segments.json", {"rod.elements": 300})
+    r.converged        # True
+    r.tip_position     # array([0.031, 9.99994, 60.0]), analytic (0, 10, 60)
+    r.kappa            # (300, 3) curvatures along the rod
+
+* :func:`run` solves a scenario (dict, file or JSON text) and returns a :class:`Result`
+  with numpy arrays (positions, quaternions, strains, stress resultants, convergence).
+* :func:`load` reads a scenario file into a dict to edit.
+* :func:`read_output` reads an output folder written by the CLI or ``run(..., output_dir=)``.
+* ``python3 -m cosserat.plot DIR`` draws the PNGs of an output folder.
+
+The shared library is found through ``COSSERAT_LIBRARY``, then ``build/libcosserat.so`` of the
+repository, then ``ctypes.util.find_library("cosserat")``; it is loaded on first use.
+See docs/python.md.
+"""
+
+from ._core import Reaction, Result, Step, library_version, load, quat_to_matrix, run
+from ._errors import CosseratError, Status
+from .output import RunOutput, read_output
+
+__version__ = "0.1.0"
+
+# Public names show as cosserat.X in reprs and tracebacks, not as the private module they live in.
+for _obj in (CosseratError, Status, Result, Reaction, Step, RunOutput):
+    _obj.__module__ = __name__
+del _obj
+
+__all__ = [
+    "CosseratError",
+    "Reaction",
+    "Result",
+    "RunOutput",
+    "Status",
+    "Step",
+    "library_version",
+    "load",
+    "quat_to_matrix",
+    "read_output",
+    "run",
+]

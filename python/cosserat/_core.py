@@ -1,0 +1,373 @@
+"""Running scenarios through the C library: load(), run(), Result."""
+
+import ctypes
+import dataclasses
+import json
+import math
+import os
+import time
+from collections.abc import Mapping
+from typing import Callable, List, NamedTuple, Optional
+
+import numpy as np
+
+from . import _lib
+from ._errors import CosseratError, Status
+
+# ---------------------------------------------------------------------------------------------
+# small helpers
+
+
+def quat_to_matrix(q):
+    """Rotation matrices A = Exp(p) of quaternions ``p = (p0, p1, p2, p3)`` (scalar first).
+
+    ``q`` has shape ``(..., 4)`` and need not be normalized (as in the library, ``p`` and
+    ``a p`` describe the same rotation). Returns shape ``(..., 3, 3)``; ``A`` maps body
+    components to inertial ones (``x_I = A x_B``), so its columns are the body axes
+    e_x (the tangent of the reference), e_y, e_z in inertial components.
+    """
+    q = np.asarray(q, dtype=float)
+    p0, p1, p2, p3 = np.moveaxis(q, -1, 0)
+    s = 2.0 / np.sum(q * q, axis=-1)
+    A = np.empty(q.shape[:-1] + (3, 3))
+    A[..., 0, 0] = 1 - s * (p2 * p2 + p3 * p3)
+    A[..., 0, 1] = s * (p1 * p2 - p0 * p3)
+    A[..., 0, 2] = s * (p1 * p3 + p0 * p2)
+    A[..., 1, 0] = s * (p1 * p2 + p0 * p3)
+    A[..., 1, 1] = 1 - s * (p1 * p1 + p3 * p3)
+    A[..., 1, 2] = s * (p2 * p3 - p0 * p1)
+    A[..., 2, 0] = s * (p1 * p3 - p0 * p2)
+    A[..., 2, 1] = s * (p2 * p3 + p0 * p1)
+    A[..., 2, 2] = 1 - s * (p1 * p1 + p2 * p2)
+    return A
+
+
+def load(path):
+    """Reads a scenario file into a dict (plain ``json.load``), to modify before :func:`run`.
+
+    >>> sc = cosserat.load("examples/tendon-manipulator.json")
+    >>> sc["rod"]["elements"] = 250
+    """
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def library_version():
+    """Version string of the loaded C library, ``"MAJOR.MINOR.PATCH"``."""
+    return _lib.lib().cr_version().decode()
+
+
+def _json_default(obj):
+    # numpy scalars and arrays (np.float64 is a float already; np.int64, arrays are not)
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+
+
+def _check_finite(obj, path):
+    """Raises CosseratError naming the JSON path of the first NaN/Inf (JSON cannot hold them)."""
+    if isinstance(obj, float) or (hasattr(obj, "dtype") and np.ndim(obj) == 0):
+        try:
+            v = float(obj)
+        except (TypeError, ValueError):
+            return
+        if not math.isfinite(v):
+            raise CosseratError(f"{path or '(root)'}: must be finite, got {v}", Status.BAD_INPUT)
+    elif isinstance(obj, Mapping):
+        for k, v in obj.items():
+            _check_finite(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(obj, (list, tuple)) or (hasattr(obj, "tolist") and np.ndim(obj) > 0):
+        for i, v in enumerate(obj):
+            _check_finite(v, f"{path}.{i}" if path else str(i))
+
+
+def _to_json(obj, path=""):
+    _check_finite(obj, path)
+    try:
+        return json.dumps(obj, default=_json_default, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise CosseratError(f"{path or 'scenario'}: cannot be written as JSON ({e})", Status.BAD_INPUT) from e
+
+
+def _override_strings(overrides):
+    """``{"rod.elements": 250}`` → ``["rod.elements=250"]``; strings "PATH=VALUE" pass as they are."""
+    if overrides is None:
+        return []
+    if isinstance(overrides, Mapping):
+        return [f"{path}={_to_json(value, str(path))}" for path, value in overrides.items()]
+    if isinstance(overrides, str):
+        return [overrides]
+    out = []
+    for item in overrides:
+        if not isinstance(item, str):
+            raise TypeError("overrides must be a dict {PATH: value} or a list of 'PATH=VALUE' strings")
+        out.append(item)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# results
+
+
+class Reaction(NamedTuple):
+    """Reaction at a constrained node: force in inertial components, moment in the node's body basis."""
+
+    node: int
+    force: np.ndarray
+    moment_body: np.ndarray
+
+
+class Step(NamedTuple):
+    """What a ``run(..., on_step=f)`` callback receives after each accepted load step.
+
+    ``positions``/``quaternions`` are copies of the converged state of that step.
+    """
+
+    index: int
+    load_factor: float
+    iterations: int
+    residual_history: np.ndarray
+    positions: np.ndarray
+    quaternions: np.ndarray
+
+
+@dataclasses.dataclass(repr=False, eq=False)
+class Result:
+    """The outcome of :func:`run`; every array is a copy owned by Python.
+
+    Nodes (N = elements + 1) and elements (E), arc lengths in the reference configuration;
+    strains and stress resultants are in the element basis (body components).
+
+    Attributes:
+        s:           (N,) node arc lengths.
+        positions:   (N, 3) node positions r_i (inertial).
+        quaternions: (N, 4) node orientations (p0, p1, p2, p3), scalar first.
+        element_s:   (E,) element midpoint arc lengths.
+        gamma:       (E, 3) translational strains (γ_x = stretch, 1 in the reference).
+        kappa:       (E, 3) curvatures and twist.
+        n:           (E, 3) force resultants.
+        m:           (E, 3) moment resultants.
+        converged:   True when the load factor 1 was reached in every stage.
+        status:      :class:`Status` of the run (``Status.OK``, ``Status.NOT_CONVERGED``, ...).
+        message:     the library's message; ``""`` on success, else where the solve stopped.
+        load_factor: load factor of the returned state (1 when converged).
+        load_steps:  number of accepted load steps (of the last stage).
+        load_factors:      load factor reached by each accepted load step.
+        newton_iterations: Newton iterations of each accepted load step.
+        residual_history:  per accepted load step, the RMS residual before each iteration and at the end.
+        reactions:   list of :class:`Reaction` at the constrained nodes.
+        wall_time_s: time spent in the library call (seconds).
+
+    The state is the equilibrium when converged, else the last converged load step.
+    """
+
+    s: np.ndarray
+    positions: np.ndarray
+    quaternions: np.ndarray
+    element_s: np.ndarray
+    gamma: np.ndarray
+    kappa: np.ndarray
+    n: np.ndarray
+    m: np.ndarray
+    converged: bool
+    status: Status
+    message: str
+    load_factor: float
+    load_steps: int
+    load_factors: List[float]
+    newton_iterations: List[int]
+    residual_history: List[np.ndarray]
+    reactions: List[Reaction]
+    wall_time_s: float
+
+    @property
+    def node_count(self):
+        """N = elements + 1."""
+        return len(self.s)
+
+    @property
+    def element_count(self):
+        """E, the number of elements."""
+        return len(self.element_s)
+
+    @property
+    def tip_position(self):
+        """(3,) position of the last node."""
+        return self.positions[-1]
+
+    @property
+    def tip_quaternion(self):
+        """(4,) orientation of the last node."""
+        return self.quaternions[-1]
+
+    @property
+    def frames(self):
+        """(N, 3, 3) nodal rotation matrices; column k is body axis k in inertial components."""
+        return quat_to_matrix(self.quaternions)
+
+    @property
+    def total_newton_iterations(self):
+        """Sum of :attr:`newton_iterations`."""
+        return int(sum(self.newton_iterations))
+
+    def __repr__(self):
+        state = "converged" if self.converged else f"{self.status}: {self.message}"
+        tip = ", ".join(f"{v:.6g}" for v in self.tip_position)
+        return (
+            f"<cosserat.Result {state}; {self.element_count} elements, {self.load_steps} load steps, "
+            f"{self.total_newton_iterations} Newton iterations, tip ({tip})>"
+        )
+
+
+def _array(n, *shape):
+    return np.zeros((n,) + shape, dtype=np.float64)
+
+
+def _ptr(a):
+    return a.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+
+
+def _extract(L, res, status, message, wall):
+    """Copies everything out of a cr_run_result (which the caller frees afterwards)."""
+    model = L.cr_run_result_model(res)
+    state = L.cr_run_result_state(res)
+    nn = L.cr_model_node_count(model)
+    ne = L.cr_model_element_count(model)
+    s, pos, quat, es, el = _array(nn), _array(nn, 3), _array(nn, 4), _array(ne), _array(ne, 12)
+    L.cr_model_get_node_s(model, _ptr(s))
+    L.cr_model_get_element_s(model, _ptr(es))
+    L.cr_state_get_positions(state, _ptr(pos))
+    L.cr_state_get_orientations(state, _ptr(quat))
+    L.cr_state_get_elements(model, state, _ptr(el))
+    steps = L.cr_run_result_step_count(res)
+    iterations, factors, history = [], [], []
+    for k in range(steps):
+        iterations.append(int(L.cr_run_result_step_iterations(res, k)))
+        factors.append(float(L.cr_run_result_step_load_factor(res, k)))
+        count = ctypes.c_int(0)
+        h = L.cr_run_result_step_history(res, k, ctypes.byref(count))
+        history.append(np.ctypeslib.as_array(h, shape=(count.value,)).copy() if count.value > 0 else np.zeros(0))
+    reactions = []
+    f, mo = _lib.CrVec3(), _lib.CrVec3()
+    for i in range(nn):
+        if L.cr_state_reaction(model, state, i, ctypes.byref(f), ctypes.byref(mo)) == Status.OK:
+            reactions.append(Reaction(i, np.array([f.x, f.y, f.z]), np.array([mo.x, mo.y, mo.z])))
+    return Result(
+        s=s,
+        positions=pos,
+        quaternions=quat,
+        element_s=es,
+        gamma=el[:, 0:3].copy(),
+        kappa=el[:, 3:6].copy(),
+        n=el[:, 6:9].copy(),
+        m=el[:, 9:12].copy(),
+        converged=status == Status.OK,
+        status=Status.of(status),
+        message=message,
+        load_factor=float(L.cr_state_load_factor(state)),
+        load_steps=steps,
+        load_factors=factors,
+        newton_iterations=iterations,
+        residual_history=history,
+        reactions=reactions,
+        wall_time_s=wall,
+    )
+
+
+def _load_scenario(L, scenario, overrides):
+    """Parses `scenario` (dict, JSON text or path) with overrides; returns the cr_scenario pointer."""
+    strings = [o.encode("utf-8") for o in _override_strings(overrides)]
+    arr = (ctypes.c_char_p * max(len(strings), 1))(*strings)
+    out = ctypes.c_void_p()
+    err = _lib.CrError()
+    if isinstance(scenario, Mapping):
+        st = L.cr_scenario_load_string(_to_json(scenario).encode("utf-8"), arr, len(strings), ctypes.byref(out), ctypes.byref(err))
+    elif isinstance(scenario, str) and scenario.lstrip().startswith("{"):
+        st = L.cr_scenario_load_string(scenario.encode("utf-8"), arr, len(strings), ctypes.byref(out), ctypes.byref(err))
+    elif isinstance(scenario, (str, bytes, os.PathLike)):
+        st = L.cr_scenario_load_file(os.fsencode(scenario), arr, len(strings), ctypes.byref(out), ctypes.byref(err))
+    else:
+        raise TypeError(f"scenario must be a dict, a path or JSON text, not {type(scenario).__name__}")
+    if st != Status.OK or not out.value:
+        raise CosseratError(err.text() or f"scenario rejected ({Status.of(st)})", Status.of(st))
+    return out.value
+
+
+def run(
+    scenario,
+    overrides: Optional[Mapping] = None,
+    output_dir: Optional[str] = None,
+    *,
+    check: bool = False,
+    on_step: Optional[Callable[[Step], Optional[bool]]] = None,
+) -> Result:
+    """Solves a scenario and returns its :class:`Result`.
+
+    Args:
+        scenario:   a dict in the scenario format (docs/scenario.md), a path to a scenario file,
+                    or JSON text (a str starting with ``{``).
+        overrides:  ``{PATH: value}`` applied before validation, exactly like the CLI's
+                    ``--set PATH=VALUE`` (values are JSON-encoded): ``{"rod.elements": 250,
+                    "loads.0.value": [0, 0, -1]}``. A list of ``"PATH=VALUE"`` strings works too.
+        output_dir: also write summary.json, nodes.csv, elements.csv and rod.pvd + .vtp files
+                    there (created if needed), like ``cosserat run -o DIR``. Default: no files.
+        check:      raise :class:`CosseratError` (with ``.result`` set) when the solver fails,
+                    instead of returning a Result with ``converged == False``.
+        on_step:    called with a :class:`Step` after every accepted load step; return True to
+                    stop the solve (the Result then has status ``Status.INTERRUPTED``). An
+                    exception raised in it stops the solve and is re-raised by ``run``.
+
+    Raises:
+        CosseratError: invalid scenario or override (the message starts with the JSON path of
+            the offending value), unreadable file, unwritable output directory, or a solver
+            failure with ``check=True``.
+    """
+    L = _lib.lib()
+    sc = _load_scenario(L, scenario, overrides)
+    res = None
+    caught = []
+    try:
+        res = L.cr_run_result_create()
+        if not res:
+            raise CosseratError("out of memory", Status.NO_MEMORY)
+        opts = _lib.CrRunOptions()
+        opts.output_directory = b"" if output_dir is None else os.fsencode(output_dir)
+        callback = None
+        if on_step is not None:
+
+            def trampoline(model, state, step, index, user):
+                try:
+                    rep = step.contents
+                    hist = rep.residual_history
+                    h = np.ctypeslib.as_array(hist, shape=(rep.history_count,)).copy() if rep.history_count > 0 else np.zeros(0)
+                    nn = L.cr_model_node_count(model)
+                    pos, quat = _array(nn, 3), _array(nn, 4)
+                    L.cr_state_get_positions(state, _ptr(pos))
+                    L.cr_state_get_orientations(state, _ptr(quat))
+                    stop = on_step(Step(index, rep.load_factor, rep.iterations, h, pos, quat))
+                    return 1 if stop else 0
+                except BaseException as e:  # noqa: B036 — cannot cross the C frame; re-raised below
+                    caught.append(e)
+                    return 1
+
+            callback = _lib.STEP_FN(trampoline)
+            opts.on_step = callback
+        err = _lib.CrError()
+        t0 = time.perf_counter()
+        st = L.cr_scenario_run(sc, ctypes.byref(opts), res, ctypes.byref(err))
+        wall = time.perf_counter() - t0
+        if caught:
+            raise caught[0]
+        message = err.text() if st != Status.OK else ""
+        if not L.cr_run_result_model(res) or not L.cr_run_result_state(res):
+            raise CosseratError(message or f"run failed ({Status.of(st)})", Status.of(st))
+        result = _extract(L, res, st, message, wall)
+        if st < 0:  # fatal after the solve (e.g. the output directory is not writable)
+            raise CosseratError(message, Status.of(st), result)
+        if check and st != Status.OK:
+            raise CosseratError(message, Status.of(st), result)
+        return result
+    finally:
+        if res:
+            L.cr_run_result_destroy(res)
+        L.cr_scenario_destroy(sc)

@@ -1,0 +1,161 @@
+"""Locating and declaring the C library (ctypes; nothing is compiled).
+
+Lookup order, first hit wins:
+
+1. the environment variable ``COSSERAT_LIBRARY`` (a path to ``libcosserat.so``);
+2. ``../../build/libcosserat.so`` relative to this package's source (the repository
+   layout: ``python/cosserat/`` next to ``build/``);
+3. ``ctypes.util.find_library("cosserat")`` (an installed library on the loader path).
+
+The library is loaded on first use, so ``import cosserat`` and the plot command work
+without it.
+"""
+
+import ctypes
+import ctypes.util
+import os
+import threading
+
+from ._errors import CosseratError
+
+CR_ERROR_MESSAGE_SIZE = 512
+
+
+class CrError(ctypes.Structure):
+    """``cr_error`` (base.h)."""
+
+    _fields_ = [("status", ctypes.c_int), ("message", ctypes.c_char * CR_ERROR_MESSAGE_SIZE)]
+
+    def text(self):
+        return self.message.decode("utf-8", "replace")
+
+
+class CrVec3(ctypes.Structure):
+    """``cr_vec3`` (math.h)."""
+
+    _fields_ = [("x", ctypes.c_double), ("y", ctypes.c_double), ("z", ctypes.c_double)]
+
+
+class CrLoadStepReport(ctypes.Structure):
+    """``cr_load_step_report`` (statics.h)."""
+
+    _fields_ = [
+        ("load_factor", ctypes.c_double),
+        ("iterations", ctypes.c_int),
+        ("history_count", ctypes.c_int),
+        ("residual_history", ctypes.POINTER(ctypes.c_double)),
+    ]
+
+
+# int (*)(const cr_model *, const cr_state *, const cr_load_step_report *, int, void *)
+STEP_FN = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(CrLoadStepReport), ctypes.c_int, ctypes.c_void_p
+)
+
+
+class CrRunOptions(ctypes.Structure):
+    """``cr_run_options`` (output.h)."""
+
+    _fields_ = [("output_directory", ctypes.c_char_p), ("on_step", STEP_FN), ("user", ctypes.c_void_p)]
+
+
+_P = ctypes.c_void_p
+_D = ctypes.c_double
+_I = ctypes.c_int
+_DP = ctypes.POINTER(ctypes.c_double)
+
+# name: (restype, argtypes)
+_PROTOTYPES = {
+    "cr_version": (ctypes.c_char_p, []),
+    "cr_status_string": (ctypes.c_char_p, [_I]),
+    "cr_scenario_load_string": (
+        _I,
+        [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), _I, ctypes.POINTER(_P), ctypes.POINTER(CrError)],
+    ),
+    "cr_scenario_load_file": (
+        _I,
+        [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), _I, ctypes.POINTER(_P), ctypes.POINTER(CrError)],
+    ),
+    "cr_scenario_destroy": (None, [_P]),
+    "cr_scenario_run": (_I, [_P, ctypes.POINTER(CrRunOptions), _P, ctypes.POINTER(CrError)]),
+    "cr_run_result_create": (_P, []),
+    "cr_run_result_destroy": (None, [_P]),
+    "cr_run_result_model": (_P, [_P]),
+    "cr_run_result_state": (_P, [_P]),
+    "cr_run_result_step_count": (_I, [_P]),
+    "cr_run_result_step_iterations": (_I, [_P, _I]),
+    "cr_run_result_step_load_factor": (_D, [_P, _I]),
+    "cr_run_result_step_history": (_DP, [_P, _I, ctypes.POINTER(_I)]),
+    "cr_model_node_count": (_I, [_P]),
+    "cr_model_element_count": (_I, [_P]),
+    "cr_model_length": (_D, [_P]),
+    "cr_model_get_node_s": (None, [_P, _DP]),
+    "cr_model_get_element_s": (None, [_P, _DP]),
+    "cr_state_load_factor": (_D, [_P]),
+    "cr_state_get_positions": (None, [_P, _DP]),
+    "cr_state_get_orientations": (None, [_P, _DP]),
+    "cr_state_get_elements": (None, [_P, _P, _DP]),
+    "cr_state_reaction": (_I, [_P, _P, _I, ctypes.POINTER(CrVec3), ctypes.POINTER(CrVec3)]),
+}
+
+_lock = threading.Lock()
+_lib = None
+
+
+def library_candidates():
+    """The paths (or names) tried, in order, to load the library."""
+    out = []
+    env = os.environ.get("COSSERAT_LIBRARY")
+    if env:
+        out.append(env)
+    here = os.path.dirname(os.path.abspath(__file__))
+    out.append(os.path.normpath(os.path.join(here, "..", "..", "build", "libcosserat.so")))
+    found = ctypes.util.find_library("cosserat")
+    if found:
+        out.append(found)
+    return out
+
+
+def _open():
+    env = os.environ.get("COSSERAT_LIBRARY")
+    if env:
+        # An explicit choice is never silently replaced by another library.
+        try:
+            return ctypes.CDLL(env)
+        except OSError as e:
+            raise CosseratError(f"COSSERAT_LIBRARY={env}: cannot load the library ({e})") from e
+    tried = []
+    for cand in library_candidates():
+        if os.sep in cand and not os.path.exists(cand):
+            tried.append(f"{cand} (missing)")
+            continue
+        try:
+            return ctypes.CDLL(cand)
+        except OSError as e:
+            tried.append(f"{cand} ({e})")
+    if not ctypes.util.find_library("cosserat"):
+        tried.append('find_library("cosserat") (not found)')
+    raise CosseratError(
+        "cannot find libcosserat.so: build it (cmake -S . -B build && cmake --build build) "
+        "or set COSSERAT_LIBRARY to its path; tried " + "; ".join(tried)
+    )
+
+
+def lib():
+    """The loaded library with every prototype declared (loaded once, thread-safe)."""
+    global _lib
+    if _lib is None:
+        with _lock:
+            if _lib is None:
+                handle = _open()
+                for name, (restype, argtypes) in _PROTOTYPES.items():
+                    try:
+                        fn = getattr(handle, name)
+                    except AttributeError as e:
+                        raise CosseratError(
+                            f"{handle._name}: missing symbol {name} (library too old for this package?)"
+                        ) from e
+                    fn.restype = restype
+                    fn.argtypes = argtypes
+                _lib = handle
+    return _lib

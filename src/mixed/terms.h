@@ -1,0 +1,44 @@
+/* Terms of the mixed discrete rod shared by statics and dynamics: the internal
+ * forces of an element (eqs. 7, 19–20), tendon segments (spec §8.2) and external
+ * loads (eq. 18), each with its exact Jacobian. A layout says where a node's
+ * force/moment rows and an element's stress unknowns sit in the block of a node. */
+#ifndef COSSERAT_MIXED_TERMS_H
+#define COSSERAT_MIXED_TERMS_H
+
+#include "linalg/blocktri.h"
+#include "model/model_internal.h"
+
+typedef struct cr_layout {
+    int block;    /* unknowns (and rows) per node block */
+    int eq_row;   /* first of the 6 rows (force in I, moment in B) of a node */
+    int lam_base; /* first stress unknown (column) and stress row of the element to the right */
+    /* which stress components are unknowns: slot[k] >= 0 is the column lam_base + slot[k]
+     * and row lam_base + slot[k]; slot[k] < 0 condenses λ_k = stiffness_k Δstrain_k */
+    int slot[6];
+    int stress_unknowns; /* number of k with slot[k] >= 0 */
+    /* compliance of the stress rows: F = c_k λ_k - Δstrain_k with c_k = 1/stiffness_k
+     * (flexible unknowns, dynamics) or 0 (rigid components) */
+    int rigid_unknowns; /* 1: stress unknowns are rigid multipliers (c_k = 0) */
+} cr_layout;
+
+/* statics: r, p, rigid multipliers (flexible stresses condensed) */
+cr_layout cr_layout_static(const cr_model *m);
+
+/* The element e term: adds W^l λ to node e and W^r λ to node e+1, and the stress
+ * rows of the unknown components; J (optional) gets the exact derivatives. The
+ * off-diagonal blocks U_e and L_{e+1} are overwritten (first contribution). */
+void cr_term_element(const cr_model *m, const cr_layout *ly, int e, const double *x, double *F, cr_blocktri *J);
+
+/* Tendon k, segment between nodes a and a+1, at tension `tension`. */
+void cr_term_tendon_segment(const cr_model *m, const cr_layout *ly, const cr_tendon *t, int a, double tension,
+                            const double *x, double *F, cr_blocktri *J);
+
+/* Every load k scaled by scale[k] (element terms and tendons excluded from
+ * "loads" here: tendons are included, elements are not). */
+void cr_term_loads(const cr_model *m, const cr_layout *ly, const double *scale, const double *x, double *F,
+                   cr_blocktri *J);
+
+/* Force part of the loads only (3 per node, stride 3), for the position correction. */
+void cr_term_load_forces(const cr_model *m, const double *scale, const double *x, double *F3);
+
+#endif
