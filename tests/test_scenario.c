@@ -1,5 +1,7 @@
-/* Scenario parser: the example files, every key form, overrides, and one case
- * per class of bad input (each must give CR_BAD_INPUT and name the JSON path). */
+/* Scenario parser: the example files, every key form (statics and dynamics:
+ * dynamic stages, rigid bodies, body loads, stage masks, time functions),
+ * overrides, and one case per class of bad input (each must give CR_BAD_INPUT
+ * and name the JSON path). */
 #include "check.h"
 
 #include "cosserat/scenario.h"
@@ -535,9 +537,7 @@ static void bad_enum(void)
     EXPECT_BAD("{" ROD_OK ", 'boundary_conditions': [{'type': 'pin', 'node': 0}]}",
                "boundary_conditions.0.type: expected one of clamp, pose");
     EXPECT_BAD("{'model': 'port_hamiltonian'," ROD_OK "}", "model: unsupported model \"port_hamiltonian\"");
-    EXPECT_BAD("{" ROD_OK ", 'stages': [{'type': 'dynamic'}]}",
-               "stages.0.type: dynamic stages are not supported yet");
-    EXPECT_BAD("{" ROD_OK ", 'stages': [{'type': 'modal'}]}", "stages.0.type: expected one of static");
+    EXPECT_BAD("{" ROD_OK ", 'stages': [{'type': 'modal'}]}", "stages.0.type: expected one of static, dynamic");
     EXPECT_BAD("{'rod': {'length': 1, 'elements': 2, 'material': {'E': 1, 'G': 1}, 'rigid_strains': ['gamma_w'],"
                " 'sections': [{'shape': 'circle', 'radius': 1}]}}",
                "rod.rigid_strains.0: expected one of gamma_x");
@@ -711,10 +711,607 @@ static void bad_arguments(void)
     cr_scenario_destroy(NULL);
 }
 
+/* ---- dynamics: stages, rigid bodies, load extensions ---- */
+
+static void dynamic_stages(void)
+{
+    cr_scenario *sc = load_ok("{" ROD_OK ", 'stages': [{'type': 'static', 'load_steps': 3},"
+                              " {'type': 'dynamic', 't_end': 2.5, 'output_dt': 0.01},"
+                              " {'type': 'dynamic', 't_end': 1, 'rtol': 1e-4, 'atol': 1e-8, 'output_dt': 0.1,"
+                              "  'snapshot_dt': 0.5, 'h_init': 1e-5, 'h_max': 0.01, 'max_steps': 1000,"
+                              "  'checkpoint_interval': 0}]}",
+                              NULL, 0);
+    if (!sc) return;
+    CHECK(sc->stage_count == 3);
+    /* a static stage: statics as given, dynamics all defaults */
+    const cr_stage_def *st = &sc->stages[0];
+    CHECK(st->type == CR_STAGE_STATIC && st->statics.load_steps == 3);
+    CHECK(st->dynamics.t_end == 0 && st->dynamics.output_dt == 0);
+    CHECK(st->dynamics.rtol == 1e-3 && st->dynamics.atol == 1e-6 && st->dynamics.snapshot_dt == 0);
+    CHECK(st->dynamics.h_init == 0 && st->dynamics.h_max == 0 && st->dynamics.max_steps == 10000000);
+    CHECK(st->dynamics.checkpoint_interval == 30);
+    /* a dynamic stage with the defaults; its statics are the static defaults */
+    st = &sc->stages[1];
+    const cr_dynamic_options *d = &st->dynamics;
+    CHECK(st->type == CR_STAGE_DYNAMIC);
+    CHECK(d->t_end == 2.5 && d->output_dt == 0.01 && d->rtol == 1e-3 && d->atol == 1e-6);
+    CHECK(d->snapshot_dt == 0 && d->h_init == 0 && d->h_max == 0 && d->max_steps == 10000000);
+    CHECK(d->checkpoint_interval == 30);
+    CHECK(st->statics.load_steps == 10 && st->statics.max_iterations == 25 && st->statics.atol == 1e-10);
+    CHECK(st->statics.rtol == 1e-6 && st->statics.max_halvings == 10 && st->statics.max_history == 64);
+    /* every key given */
+    d = &sc->stages[2].dynamics;
+    CHECK(sc->stages[2].type == CR_STAGE_DYNAMIC);
+    CHECK(d->t_end == 1 && d->rtol == 1e-4 && d->atol == 1e-8 && d->output_dt == 0.1 && d->snapshot_dt == 0.5);
+    CHECK(d->h_init == 1e-5 && d->h_max == 0.01 && d->max_steps == 1000 && d->checkpoint_interval == 0);
+    cr_scenario_destroy(sc);
+
+    /* h_init may exceed h_max = 0 (no limit) */
+    sc = load_ok("{" ROD_OK ", 'stages': [{'type': 'dynamic', 't_end': 1, 'output_dt': 0.1, 'h_init': 0.5}]}",
+                 NULL, 0);
+    if (sc) CHECK(sc->stages[0].dynamics.h_init == 0.5 && sc->stages[0].dynamics.h_max == 0);
+    cr_scenario_destroy(sc);
+}
+
+static void rigid_bodies(void)
+{
+    cr_scenario *sc = load_ok("{" ROD_OK ", 'rigid_bodies': ["
+                              " {'name': 'tip', 'node': 'end', 'mass': 2, 'center': [2.1, 0, 0],"
+                              "  'inertia': [1, 2, 3]},"
+                              " {'name': 'turned', 'node': 4, 'mass': 0.5, 'center': [1, 0, 0],"
+                              "  'inertia': [1, 2, 2.5], 'orientation': [1, 0, 0, 1]},"
+                              " {'name': 'tensor', 'node': -11, 'mass': 1, 'center': [0, 1, 0],"
+                              "  'inertia_tensor': [[2, 0.5, 0], [0.5, 2, 0], [0, 0, 3]],"
+                              "  'orientation': [0, 0, 2, 0]}]}",
+                              NULL, 0);
+    if (!sc) return;
+    const cr_rod_def *rod = &sc->rod;
+    CHECK(rod->rigid_body_count == 3 && rod->rigid_bodies != NULL);
+    const cr_rigid_body_def *b = &rod->rigid_bodies[0];
+    CHECK(strcmp(b->name, "tip") == 0 && b->node == -1 && b->mass == 2);
+    CHECK(b->center.x == 2.1 && b->center.y == 0 && b->center.z == 0);
+    CHECK(b->orientation.w == 1 && b->orientation.x == 0 && b->orientation.y == 0 && b->orientation.z == 0);
+    /* identity orientation: the principal moments on the diagonal, exactly */
+    CHECK(b->inertia.m[0][0] == 1 && b->inertia.m[1][1] == 2 && b->inertia.m[2][2] == 3);
+    CHECK(b->inertia.m[0][1] == 0 && b->inertia.m[0][2] == 0 && b->inertia.m[1][2] == 0);
+    CHECK(b->inertia.m[1][0] == 0 && b->inertia.m[2][0] == 0 && b->inertia.m[2][1] == 0);
+
+    /* 90° about z: body x along I_y, body y along -I_x, so I_xx(I) = Iyy, I_yy(I) = Ixx */
+    b = &rod->rigid_bodies[1];
+    CHECK(strcmp(b->name, "turned") == 0 && b->node == 4 && b->mass == 0.5);
+    CHECK_NEAR(b->orientation.w, sqrt(0.5), 1e-15);
+    CHECK_NEAR(b->orientation.z, sqrt(0.5), 1e-15);
+    CHECK_NEAR(b->inertia.m[0][0], 2, 1e-15);
+    CHECK_NEAR(b->inertia.m[1][1], 1, 1e-15);
+    CHECK_NEAR(b->inertia.m[2][2], 2.5, 1e-15);
+    CHECK_NEAR(b->inertia.m[0][1], 0, 1e-15);
+    CHECK_NEAR(b->inertia.m[0][2], 0, 1e-15);
+    CHECK_NEAR(b->inertia.m[1][2], 0, 1e-15);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) CHECK(b->inertia.m[i][j] == b->inertia.m[j][i]); /* exactly symmetric */
+
+    /* a general rotation: R diag(I) R^T, with R = Exp(orientation) */
+    cr_scenario_destroy(sc);
+    sc = load_ok("{" ROD_OK ", 'rigid_bodies': [{'name': 'b', 'node': 0, 'mass': 1, 'center': [0, 0, 0],"
+                 " 'inertia': [1, 2, 2.5], 'orientation': [0.3, -0.2, 0.5, 0.7]}]}",
+                 NULL, 0);
+    if (sc) {
+        cr_quat p = cr_q_normalize(cr_q(0.3, -0.2, 0.5, 0.7));
+        cr_mat3 r = cr_q_exp(p), diag = {{{1, 0, 0}, {0, 2, 0}, {0, 0, 2.5}}};
+        cr_mat3 expect = cr_m3_mul(cr_m3_mul(r, diag), cr_m3_transpose(r));
+        const cr_rigid_body_def *g = &sc->rod.rigid_bodies[0];
+        CHECK_NEAR(g->orientation.w, p.w, 1e-15);
+        CHECK_NEAR(g->orientation.z, p.z, 1e-15);
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) {
+                CHECK_NEAR(g->inertia.m[i][j], expect.m[i][j], 1e-14);
+                CHECK(g->inertia.m[i][j] == g->inertia.m[j][i]);
+            }
+        /* the trace is invariant */
+        CHECK_NEAR(g->inertia.m[0][0] + g->inertia.m[1][1] + g->inertia.m[2][2], 5.5, 1e-14);
+    }
+    cr_scenario_destroy(sc);
+
+    sc = load_ok("{" ROD_OK ", 'rigid_bodies': [{'name': 'tensor', 'node': -11, 'mass': 1, 'center': [0, 1, 0],"
+                 " 'inertia_tensor': [[2, 0.5, 0], [0.5, 2, 0], [0, 0, 3]], 'orientation': [0, 0, 2, 0]}]}",
+                 NULL, 0);
+    if (sc) {
+        /* the tensor is stored as given (inertial components); the orientation separately */
+        const cr_rigid_body_def *t = &sc->rod.rigid_bodies[0];
+        CHECK(strcmp(t->name, "tensor") == 0 && t->node == -11 && t->center.y == 1);
+        CHECK(t->inertia.m[0][0] == 2 && t->inertia.m[0][1] == 0.5 && t->inertia.m[1][0] == 0.5);
+        CHECK(t->inertia.m[1][1] == 2 && t->inertia.m[2][2] == 3 && t->inertia.m[0][2] == 0);
+        CHECK(t->orientation.w == 0 && t->orientation.y == 1);
+    }
+    cr_scenario_destroy(sc);
+
+    /* a flat body (Izz = Ixx + Iyy) is at the triangle bound and accepted, also as a rotated tensor
+     * whose principal moments are recomputed with rounding */
+    sc = load_ok("{" ROD_OK ", 'rigid_bodies': [{'name': 'disk', 'node': 0, 'mass': 1, 'center': [0, 0, 0],"
+                 " 'inertia': [0.1, 0.1, 0.2], 'orientation': [0.9, 0.1, -0.3, 0.2]},"
+                 " {'name': 'disk2', 'node': 1, 'mass': 1, 'center': [0, 0, 0],"
+                 "  'inertia_tensor': [[0.15, 0.05, 0], [0.05, 0.15, 0], [0, 0, 0.1]]}]}",
+                 NULL, 0);
+    if (sc) CHECK(sc->rod.rigid_body_count == 2);
+    cr_scenario_destroy(sc);
+
+    /* 63 characters is the longest name */
+    sc = load_ok("{" ROD_OK ", 'rigid_bodies': [{'name': "
+                 "'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijk',"
+                 " 'node': 0, 'mass': 1, 'center': [0, 0, 0], 'inertia': [1, 1, 1]}]}",
+                 NULL, 0);
+    if (sc) CHECK(strlen(sc->rod.rigid_bodies[0].name) == 63);
+    cr_scenario_destroy(sc);
+
+    /* an empty list is the default */
+    sc = load_ok("{" ROD_OK ", 'rigid_bodies': []}", NULL, 0);
+    if (sc) CHECK(sc->rod.rigid_body_count == 0 && sc->rod.rigid_bodies == NULL);
+    cr_scenario_destroy(sc);
+    sc = load_ok("{" ROD_OK "}", NULL, 0);
+    if (sc) CHECK(sc->rod.rigid_body_count == 0 && sc->rod.rigid_bodies == NULL);
+    cr_scenario_destroy(sc);
+}
+
+#define TWO_BODIES                                                                                        \
+    "'rigid_bodies': [{'name': 'a', 'node': 0, 'mass': 1, 'center': [0, 0, 0], 'inertia': [1, 1, 1]},"    \
+    " {'name': 'b', 'node': 'end', 'mass': 1, 'center': [2, 0, 0], 'inertia': [1, 1, 1]}]"
+#define TWO_STAGES "'stages': [{}, {'type': 'dynamic', 't_end': 1, 'output_dt': 0.1}]"
+
+static void load_extensions(void)
+{
+    cr_scenario *sc = load_ok(
+        "{'rod': {'length': 2, 'elements': 10, 'material': {'E': 1e9, 'G': 4e8, 'rho': 1000},"
+        " 'sections': [{'shape': 'circle', 'radius': 0.01}]}, " TWO_BODIES ", " TWO_STAGES ","
+        " 'loads': [{'type': 'force', 'body': 'b', 'value': [0, 0, -1], 'stages': [0]},"
+        "  {'type': 'moment', 'body': 'a', 'value': [1, 0, 0], 'frame': 'body', 'stages': [1, 0],"
+        "   'time': {'type': 'ramp', 't0': 0.1, 't1': 0.2}},"
+        "  {'type': 'force', 'node': 3, 'value': [0, 1, 0],"
+        "   'time': {'type': 'sine', 'frequency': 2.5}},"
+        "  {'type': 'gravity', 'value': [0, 0, -9.81], 'time': {'type': 'constant'}},"
+        "  {'type': 'force_density', 'value': [0, 1, 0], 'stages': [1],"
+        "   'time': {'type': 'sine', 'amplitude': 2, 'frequency': 0, 'phase': 1.5, 'offset': -0.5}},"
+        "  {'type': 'moment_density', 'value': [1, 0, 0],"
+        "   'time': {'type': 'smooth_step', 't0': -1, 't1': 1}},"
+        "  {'type': 'tendon', 'tension': 1, 'offset': {'y': 0.001},"
+        "   'time': {'type': 'table', 'points': [[0, 0], [0.5, 1], [2, -1]]}}]}",
+        NULL, 0);
+    if (!sc) return;
+    const cr_load_def *ld = sc->rod.loads;
+    CHECK(sc->rod.load_count == 7 && sc->stage_count == 2);
+    /* body loads: body index, node unused */
+    CHECK(ld[0].type == CR_LOAD_FORCE && ld[0].body == 1 && ld[0].node == 0 && ld[0].value.z == -1);
+    CHECK(ld[0].frame == CR_FRAME_INERTIAL && ld[0].stages == 1u);
+    CHECK(ld[1].type == CR_LOAD_MOMENT && ld[1].body == 0 && ld[1].node == 0 && ld[1].frame == CR_FRAME_BODY);
+    CHECK(ld[1].stages == 3u);
+    /* node loads and every other type: body -1; no "stages": 0 = every stage */
+    CHECK(ld[2].body == -1 && ld[2].node == 3 && ld[2].stages == 0);
+    for (int i = 3; i < 7; ++i) CHECK(ld[i].body == -1 && ld[i].node == 0);
+    CHECK(ld[3].stages == 0 && ld[4].stages == 2u && ld[5].stages == 0 && ld[6].stages == 0);
+
+    /* time functions: every field, unused ones 0 */
+    const cr_time_function *f = &ld[0].time; /* absent: constant */
+    CHECK(f->type == CR_TIME_CONSTANT && f->t0 == 0 && f->t1 == 0 && f->amplitude == 0 && f->frequency == 0);
+    CHECK(f->phase == 0 && f->offset == 0 && f->point_count == 0 && f->points == NULL);
+    f = &ld[1].time;
+    CHECK(f->type == CR_TIME_RAMP && f->t0 == 0.1 && f->t1 == 0.2 && f->amplitude == 0 && f->frequency == 0);
+    CHECK(f->phase == 0 && f->offset == 0 && f->point_count == 0 && f->points == NULL);
+    f = &ld[2].time; /* sine defaults */
+    CHECK(f->type == CR_TIME_SINE && f->amplitude == 1 && f->frequency == 2.5 && f->phase == 0 && f->offset == 0);
+    CHECK(f->t0 == 0 && f->t1 == 0 && f->point_count == 0 && f->points == NULL);
+    f = &ld[3].time; /* explicit constant */
+    CHECK(f->type == CR_TIME_CONSTANT && f->amplitude == 0 && f->point_count == 0 && f->points == NULL);
+    f = &ld[4].time;
+    CHECK(f->type == CR_TIME_SINE && f->amplitude == 2 && f->frequency == 0 && f->phase == 1.5 && f->offset == -0.5);
+    f = &ld[5].time;
+    CHECK(f->type == CR_TIME_SMOOTH_STEP && f->t0 == -1 && f->t1 == 1 && f->amplitude == 0);
+    f = &ld[6].time;
+    CHECK(f->type == CR_TIME_TABLE && f->point_count == 3 && f->points != NULL);
+    CHECK(f->t0 == 0 && f->t1 == 0 && f->amplitude == 0 && f->frequency == 0 && f->phase == 0 && f->offset == 0);
+    if (f->points) {
+        CHECK(f->points[0].t == 0 && f->points[0].value == 0);
+        CHECK(f->points[1].t == 0.5 && f->points[1].value == 1);
+        CHECK(f->points[2].t == 2 && f->points[2].value == -1);
+    }
+    /* the tendon's own table and the time table are separate storage */
+    CHECK(ld[6].offset.type == CR_OFFSET_CONSTANT && ld[6].offset.y == 0.001);
+    cr_scenario_destroy(sc);
+
+    /* the highest stage index of the stage list */
+    sc = load_ok("{" ROD_OK ", 'stages': [{}, {}, {}, {'type': 'dynamic', 't_end': 1, 'output_dt': 1}],"
+                 " 'loads': [{'type': 'force', 'node': 0, 'value': [1, 0, 0], 'stages': [3, 1]}]}",
+                 NULL, 0);
+    if (sc) CHECK(sc->rod.loads[0].stages == ((1u << 3) | (1u << 1)));
+    cr_scenario_destroy(sc);
+}
+
+/* The Wilberforce pendulum of docs/scenario.md, with the exact numbers. */
+#define WILBERFORCE_JSON                                                                                   \
+    "{'name': 'wilberforce', 'model': 'mixed_discrete',"                                                   \
+    " 'rod': {'length': 2.010718767676425, 'elements': 800,"                                               \
+    "  'material': {'E': 206e9, 'G': 81.5e9, 'rho': 7850},"                                               \
+    "  'reference': {'type': 'helix', 'origin': [0, 0, 0], 'radius': 0.016, 'pitch': 0.001},"              \
+    "  'sections': [{'shape': 'circle', 'radius': 0.0005}]},"                                              \
+    " 'boundary_conditions': [{'type': 'clamp', 'node': 'end'}],"                                          \
+    " 'rigid_bodies': [{'name': 'bob', 'node': 'start', 'mass': 0.5240569245269474,"                       \
+    "  'center': [0, 0, -0.0175],"                                                                         \
+    "  'inertia': [0.00013236804485343147, 0.00013236804485343147, 0.00016376778891467105],"               \
+    "  'orientation': [1, 0, 0, 0]}],"                                                                     \
+    " 'loads': [{'type': 'gravity', 'value': [0, 0, -9.81]},"                                              \
+    "  {'type': 'force', 'body': 'bob', 'frame': 'inertial', 'value': [0, 0, -1.542299528882806],"         \
+    "   'stages': [0]}],"                                                                                  \
+    " 'stages': [{'type': 'static', 'load_steps': 10},"                                                    \
+    "  {'type': 'dynamic', 't_end': 20, 'rtol': 1e-3, 'atol': 1e-6, 'output_dt': 0.001}],"                 \
+    " 'output': {'directory': 'out/wilberforce', 'vtk': true}}"
+
+static void check_wilberforce(const cr_scenario *sc)
+{
+    const cr_rod_def *rod = &sc->rod;
+    CHECK(strcmp(sc->name, "wilberforce") == 0 && strcmp(sc->model, "mixed_discrete") == 0);
+    /* L = 20 coils · 2π √(R² + (pitch/2π)²), the nearest double */
+    double R = 0.016, c = 0.001 / (2 * PI);
+    CHECK(rod->length == 2.010718767676425);
+    CHECK_NEAR(rod->length, 40 * PI * sqrt(R * R + c * c), 4e-16 * 2);
+    CHECK(rod->elements == 800);
+    CHECK(rod->material.E == 206e9 && rod->material.G == 81.5e9 && rod->material.rho == 7850);
+    CHECK(rod->reference.type == CR_REFERENCE_HELIX && rod->reference.helix_radius == 0.016);
+    CHECK(rod->reference.helix_pitch == 0.001 && rod->reference.origin.z == 0);
+    CHECK(rod->section_count == 1 && rod->sections[0].shape == CR_SECTION_CIRCLE);
+    CHECK(rod->sections[0].radius[0] == 0.0005 && rod->sections[0].radius[1] == 0.0005);
+    CHECK(rod->bc_count == 1 && rod->bcs[0].type == CR_BC_CLAMP && rod->bcs[0].node == -1);
+
+    /* bob: a steel cylinder, a = 0.025, h = 0.034 */
+    double a = 0.025, h = 0.034, m = PI * 7850 * a * a * h;
+    CHECK(rod->rigid_body_count == 1);
+    const cr_rigid_body_def *b = &rod->rigid_bodies[0];
+    CHECK(strcmp(b->name, "bob") == 0 && b->node == 0);
+    CHECK(b->mass == 0.5240569245269474);
+    CHECK_NEAR(b->mass, m, 2e-16);
+    CHECK(b->center.x == 0 && b->center.y == 0 && b->center.z == -0.0175);
+    CHECK(b->orientation.w == 1 && b->orientation.x == 0 && b->orientation.y == 0 && b->orientation.z == 0);
+    CHECK(b->inertia.m[0][0] == 0.00013236804485343147 && b->inertia.m[1][1] == 0.00013236804485343147);
+    CHECK(b->inertia.m[2][2] == 0.00016376778891467105);
+    CHECK_NEAR(b->inertia.m[0][0], m * (a * a / 4 + h * h / 12), 1e-19);
+    CHECK_NEAR(b->inertia.m[2][2], m * a * a / 2, 1e-19);
+    CHECK(b->inertia.m[0][1] == 0 && b->inertia.m[0][2] == 0 && b->inertia.m[1][2] == 0);
+    CHECK(b->inertia.m[1][0] == 0 && b->inertia.m[2][0] == 0 && b->inertia.m[2][1] == 0);
+
+    CHECK(rod->load_count == 2);
+    const cr_load_def *g = &rod->loads[0], *f = &rod->loads[1];
+    CHECK(g->type == CR_LOAD_GRAVITY && g->value.z == -9.81 && g->body == -1 && g->stages == 0);
+    CHECK(g->time.type == CR_TIME_CONSTANT);
+    CHECK(f->type == CR_LOAD_FORCE && f->body == 0 && f->node == 0 && f->frame == CR_FRAME_INERTIAL);
+    CHECK(f->value.x == 0 && f->value.y == 0 && f->value.z == -1.542299528882806);
+    CHECK_NEAR(f->value.z, -0.3 * m * 9.81, 4e-16);
+    CHECK(f->stages == 1u && f->time.type == CR_TIME_CONSTANT);
+
+    CHECK(sc->stage_count == 2);
+    CHECK(sc->stages[0].type == CR_STAGE_STATIC && sc->stages[0].statics.load_steps == 10);
+    const cr_dynamic_options *d = &sc->stages[1].dynamics;
+    CHECK(sc->stages[1].type == CR_STAGE_DYNAMIC);
+    CHECK(d->t_end == 20 && d->rtol == 1e-3 && d->atol == 1e-6 && d->output_dt == 0.001);
+    CHECK(d->snapshot_dt == 0 && d->h_init == 0 && d->h_max == 0 && d->max_steps == 10000000);
+    CHECK(d->checkpoint_interval == 30);
+    CHECK(strcmp(sc->output.directory, "out/wilberforce") == 0 && sc->output.vtk == 1);
+}
+
+static void wilberforce(void)
+{
+    const char *path = "test_scenario_wilberforce.json";
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs(q(WILBERFORCE_JSON), f);
+    fclose(f);
+    cr_scenario *sc = NULL;
+    cr_error err = {CR_OK, ""};
+    cr_status s = cr_scenario_load_file(path, NULL, 0, &sc, &err);
+    remove(path);
+    if (s) fprintf(stderr, "  %s\n", err.message);
+    CHECK(s == CR_OK);
+    if (sc) check_wilberforce(sc);
+    cr_scenario_destroy(sc);
+}
+
+/* The dynamic example in docs/scenario.md is the same scenario. */
+static void documented_dynamic_example(void)
+{
+    FILE *f = fopen(COSSERAT_SOURCE_DIR "/docs/scenario.md", "rb");
+    CHECK(f != NULL);
+    if (!f) return;
+    static char doc[65536];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    CHECK(feof(f)); /* the whole file was read */
+    fclose(f);
+    doc[n] = '\0';
+    char *start = strstr(doc, "## A complete dynamic example");
+    if (start) start = strstr(start, "```json\n");
+    char *end = start ? strstr(start + 8, "```") : NULL;
+    CHECK(start != NULL && end != NULL);
+    if (!start || !end) return;
+    *end = '\0';
+    cr_scenario *sc = NULL;
+    cr_error err = {CR_OK, ""};
+    cr_status s = cr_scenario_load_string(start + 8, NULL, 0, &sc, &err);
+    if (s) fprintf(stderr, "  %s\n", err.message);
+    CHECK(s == CR_OK);
+    if (sc) check_wilberforce(sc);
+    cr_scenario_destroy(sc);
+}
+
+static void overrides_dynamics(void)
+{
+    const char *const set[] = {"stages.1.t_end=1",
+                               "stages.1.h_max=0.01", /* absent: an allowed key of a dynamic stage */
+                               "rigid_bodies.0.mass=0.6",
+                               "rigid_bodies.0.center.2=-0.02",
+                               "loads.2.time.frequency=3",
+                               "loads.1.stages=[0, 1]",
+                               "loads.0.time={\"type\": \"ramp\", \"t0\": 0, \"t1\": 0.5}",
+                               "loads.3.stages.0=1"};
+    cr_scenario *sc = load_ok("{'rod': {'length': 2, 'elements': 10, 'material': {'E': 1e9, 'G': 4e8, 'rho': 1},"
+                              " 'sections': [{'shape': 'circle', 'radius': 0.01}]}, " TWO_STAGES ","
+                              " 'rigid_bodies': [{'name': 'bob', 'node': 0, 'mass': 0.5, 'center': [0, 0, -0.01],"
+                              "  'inertia': [1, 1, 1]}],"
+                              " 'loads': [{'type': 'gravity', 'value': [0, 0, -9.81]},"
+                              "  {'type': 'force', 'body': 'bob', 'value': [0, 0, -1], 'stages': [0]},"
+                              "  {'type': 'force', 'node': 'end', 'value': [1, 0, 0],"
+                              "   'time': {'type': 'sine', 'frequency': 1}},"
+                              "  {'type': 'moment', 'node': 'end', 'value': [1, 0, 0], 'stages': [0]}]}",
+                              set, (int)(sizeof set / sizeof set[0]));
+    if (sc) {
+        CHECK(sc->stages[1].dynamics.t_end == 1 && sc->stages[1].dynamics.h_max == 0.01);
+        CHECK(sc->rod.rigid_bodies[0].mass == 0.6 && sc->rod.rigid_bodies[0].center.z == -0.02);
+        CHECK(sc->rod.loads[2].time.type == CR_TIME_SINE && sc->rod.loads[2].time.frequency == 3);
+        CHECK(sc->rod.loads[1].stages == 3u && sc->rod.loads[3].stages == 2u);
+        CHECK(sc->rod.loads[0].time.type == CR_TIME_RAMP && sc->rod.loads[0].time.t1 == 0.5);
+    }
+    cr_scenario_destroy(sc);
+
+    /* a whole rigid body list may be set; keys of the other variant count as unknown */
+    const char *const add[] = {"rigid_bodies=[{\"name\": \"x\", \"node\": 0, \"mass\": 1, \"center\": [0, 0, 0],"
+                               " \"inertia\": [1, 1, 1]}]",
+                               "rigid_bodies.0.orientation=[0, 1, 0, 0]"};
+    sc = load_ok("{" ROD_OK "}", add, 2);
+    if (sc) CHECK(sc->rod.rigid_body_count == 1 && sc->rod.rigid_bodies[0].orientation.x == 1);
+    cr_scenario_destroy(sc);
+
+    static const char *const static_key[] = {"stages.1.load_steps=3"};
+    EXPECT_BAD_OV("{" ROD_OK ", " TWO_STAGES "}", static_key,
+                  "stages.1.load_steps: unknown key for a dynamic stage");
+    static const char *const dyn_key[] = {"stages.0.t_end=3"};
+    EXPECT_BAD_OV("{" ROD_OK ", " TWO_STAGES "}", dyn_key, "stages.0.t_end: unknown key for a static stage");
+    static const char *const bad_t_end[] = {"stages.1.t_end=0"};
+    EXPECT_BAD_OV("{" ROD_OK ", " TWO_STAGES "}", bad_t_end, "stages.1.t_end: must be > 0, got 0");
+    static const char *const both_inertia[] = {"rigid_bodies.0.inertia_tensor=[[1, 0, 0], [0, 1, 0], [0, 0, 1]]"};
+    EXPECT_BAD_OV("{" ROD_OK ", " TWO_BODIES "}", both_inertia, "rigid_bodies.0: give the inertia either");
+    static const char *const body_typo[] = {"rigid_bodies.0.masss=1"};
+    EXPECT_BAD_OV("{" ROD_OK ", " TWO_BODIES "}", body_typo, "rigid_bodies.0.masss: unknown key");
+    static const char *const time_key[] = {"loads.0.time.frequency=3"}; /* a ramp has no frequency */
+    EXPECT_BAD_OV("{" ROD_OK ", 'loads': [{'type': 'force', 'node': 0, 'value': [1, 0, 0],"
+                  " 'time': {'type': 'ramp', 't0': 0, 't1': 1}}]}",
+                  time_key, "loads.0.time.frequency: unknown key for a ramp time function");
+    static const char *const no_time[] = {"loads.0.time.frequency=3"};
+    EXPECT_BAD_OV("{" ROD_OK ", 'loads': [{'type': 'force', 'node': 0, 'value': [1, 0, 0]}]}", no_time,
+                  "loads.0.time does not exist");
+    static const char *const bad_stage[] = {"loads.0.stages=[2]"};
+    EXPECT_BAD_OV("{" ROD_OK ", " TWO_STAGES ", 'loads': [{'type': 'force', 'node': 0, 'value': [1, 0, 0]}]}",
+                  bad_stage, "loads.0.stages.0: no such stage");
+}
+
+static void bad_dynamic(void)
+{
+#define DYN(extra) "{" ROD_OK ", 'stages': [{'type': 'dynamic', " extra "}]}"
+    EXPECT_MESSAGE(DYN("'output_dt': 0.1"), "stages.0.t_end: missing");
+    EXPECT_MESSAGE(DYN("'t_end': 1"), "stages.0.output_dt: missing");
+    EXPECT_BAD("{" ROD_OK ", 'stages': [{'type': 'dynamic'}]}", "stages.0.t_end: missing");
+    EXPECT_MESSAGE(DYN("'t_end': 0, 'output_dt': 0.1"), "stages.0.t_end: must be > 0, got 0");
+    EXPECT_BAD(DYN("'t_end': -2, 'output_dt': 0.1"), "stages.0.t_end: must be > 0, got -2");
+    EXPECT_BAD(DYN("'t_end': 1e999, 'output_dt': 0.1"), "stages.0.t_end: must be finite");
+    EXPECT_BAD(DYN("'t_end': '1', 'output_dt': 0.1"), "stages.0.t_end: expected a number, got \"1\"");
+    EXPECT_BAD(DYN("'t_end': 1, 'output_dt': 0"), "stages.0.output_dt: must be > 0, got 0");
+    EXPECT_BAD(DYN("'t_end': 1, 'output_dt': 0.1, 'rtol': 0"), "stages.0.rtol: must be > 0, got 0");
+    EXPECT_BAD(DYN("'t_end': 1, 'output_dt': 0.1, 'atol': -1e-6"), "stages.0.atol: must be > 0, got -1e-06");
+    EXPECT_BAD(DYN("'t_end': 1, 'output_dt': 0.1, 'snapshot_dt': -0.1"),
+               "stages.0.snapshot_dt: must be >= 0, got -0.1");
+    EXPECT_BAD(DYN("'t_end': 1, 'output_dt': 0.1, 'h_init': -1"), "stages.0.h_init: must be >= 0, got -1");
+    EXPECT_BAD(DYN("'t_end': 1, 'output_dt': 0.1, 'h_max': -1"), "stages.0.h_max: must be >= 0, got -1");
+    EXPECT_MESSAGE(DYN("'t_end': 1, 'output_dt': 0.1, 'h_init': 0.1, 'h_max': 0.01"),
+                   "stages.0.h_init: must be <= h_max = 0.01, got 0.1");
+    EXPECT_BAD(DYN("'t_end': 1, 'output_dt': 0.1, 'max_steps': 0"), "stages.0.max_steps: must be >= 1, got 0");
+    EXPECT_BAD(DYN("'t_end': 1, 'output_dt': 0.1, 'max_steps': 1.5"),
+               "stages.0.max_steps: expected an integer, got 1.5");
+    EXPECT_BAD(DYN("'t_end': 1, 'output_dt': 0.1, 'max_steps': 1e10"), "stages.0.max_steps: must be <=");
+    EXPECT_BAD(DYN("'t_end': 1, 'output_dt': 0.1, 'checkpoint_interval': -30"),
+               "stages.0.checkpoint_interval: must be >= 0, got -30");
+    /* each kind of stage allows only its own keys */
+    EXPECT_BAD(DYN("'t_end': 1, 'output_dt': 0.1, 'load_steps': 4"),
+               "stages.0.load_steps: unknown key for a dynamic stage (expected one of type, t_end");
+    EXPECT_BAD("{" ROD_OK ", 'stages': [{'t_end': 1}]}", "stages.0.t_end: unknown key for a static stage");
+    EXPECT_BAD("{" ROD_OK ", 'stages': [{'type': 'dynamic', 't_end': 1, 'output_dt': 0.1},"
+               " {'type': 'dynamic', 't_end': 1}]}",
+               "stages.1.output_dt: missing");
+    EXPECT_BAD("{" ROD_OK ", 'stages': [{'type': 'modal', 't_end': 1}]}",
+               "stages.0.type: expected one of static, dynamic, got \"modal\"");
+#undef DYN
+}
+
+static void bad_rigid_bodies(void)
+{
+#define BODY(fields) "{" ROD_OK ", 'rigid_bodies': [{" fields "}]}"
+#define OK_BODY "'name': 'b', 'node': 0, 'mass': 1, 'center': [0, 0, 0]"
+    EXPECT_BAD("{" ROD_OK ", 'rigid_bodies': {}}", "rigid_bodies: expected an array");
+    EXPECT_BAD("{" ROD_OK ", 'rigid_bodies': [3]}", "rigid_bodies.0: expected an object, got 3");
+    EXPECT_BAD(BODY(OK_BODY ", 'inertia': [1, 1, 1], 'color': 'red'"),
+               "rigid_bodies.0.color: unknown key (expected one of name, node, mass");
+    /* name */
+    EXPECT_MESSAGE(BODY("'node': 0, 'mass': 1, 'center': [0, 0, 0], 'inertia': [1, 1, 1]"),
+                   "rigid_bodies.0.name: missing");
+    EXPECT_BAD(BODY("'name': '', 'node': 0, 'mass': 1, 'center': [0, 0, 0], 'inertia': [1, 1, 1]"),
+               "rigid_bodies.0.name: must not be empty");
+    EXPECT_BAD(BODY("'name': 7, 'node': 0, 'mass': 1, 'center': [0, 0, 0], 'inertia': [1, 1, 1]"),
+               "rigid_bodies.0.name: expected a string, got 7");
+    EXPECT_BAD(BODY("'name': 'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl', 'node': 0,"
+                    " 'mass': 1, 'center': [0, 0, 0], 'inertia': [1, 1, 1]"),
+               "rigid_bodies.0.name: longer than 63 characters");
+    EXPECT_MESSAGE("{" ROD_OK ", 'rigid_bodies': [{" OK_BODY ", 'inertia': [1, 1, 1]},"
+                   " {'name': 'c', 'node': 1, 'mass': 1, 'center': [0, 0, 0], 'inertia': [1, 1, 1]},"
+                   " {" OK_BODY ", 'inertia': [1, 1, 1]}]}",
+                   "rigid_bodies.2.name: duplicate name \"b\" (already used by rigid_bodies.0)");
+    /* node, mass, center, orientation */
+    EXPECT_BAD(BODY("'name': 'b', 'mass': 1, 'center': [0, 0, 0], 'inertia': [1, 1, 1]"),
+               "rigid_bodies.0.node: missing");
+    EXPECT_BAD(BODY("'name': 'b', 'node': 11, 'mass': 1, 'center': [0, 0, 0], 'inertia': [1, 1, 1]"),
+               "rigid_bodies.0.node: node index must be in [-11, 10]");
+    EXPECT_BAD(BODY("'name': 'b', 'node': 'top', 'mass': 1, 'center': [0, 0, 0], 'inertia': [1, 1, 1]"),
+               "rigid_bodies.0.node: expected \"start\", \"end\" or an integer");
+    EXPECT_BAD(BODY("'name': 'b', 'node': 0, 'center': [0, 0, 0], 'inertia': [1, 1, 1]"),
+               "rigid_bodies.0.mass: missing");
+    EXPECT_BAD(BODY("'name': 'b', 'node': 0, 'mass': 0, 'center': [0, 0, 0], 'inertia': [1, 1, 1]"),
+               "rigid_bodies.0.mass: must be > 0, got 0");
+    EXPECT_BAD(BODY("'name': 'b', 'node': 0, 'mass': -1, 'center': [0, 0, 0], 'inertia': [1, 1, 1]"),
+               "rigid_bodies.0.mass: must be > 0, got -1");
+    EXPECT_BAD(BODY("'name': 'b', 'node': 0, 'mass': 1, 'inertia': [1, 1, 1]"), "rigid_bodies.0.center: missing");
+    EXPECT_BAD(BODY("'name': 'b', 'node': 0, 'mass': 1, 'center': [0, 0], 'inertia': [1, 1, 1]"),
+               "rigid_bodies.0.center: expected an array of 3 numbers");
+    EXPECT_BAD(BODY(OK_BODY ", 'inertia': [1, 1, 1], 'orientation': [0, 0, 0, 0]"),
+               "rigid_bodies.0.orientation: must be nonzero, got [0,0,0,0]");
+    EXPECT_BAD(BODY(OK_BODY ", 'inertia': [1, 1, 1], 'orientation': [1, 0, 0]"),
+               "rigid_bodies.0.orientation: expected an array of 4 numbers");
+    /* inertia forms */
+    EXPECT_MESSAGE(BODY(OK_BODY), "rigid_bodies.0.inertia: missing (give inertia [Ixx, Iyy, Izz] or inertia_tensor "
+                                  "[[...], [...], [...]])");
+    EXPECT_BAD(BODY(OK_BODY ", 'inertia': [1, 1, 1], 'inertia_tensor': [[1, 0, 0], [0, 1, 0], [0, 0, 1]]"),
+               "rigid_bodies.0: give the inertia either as inertia (principal moments) or as inertia_tensor, not both");
+    EXPECT_BAD(BODY(OK_BODY ", 'inertia': [1, 0, 1]"), "rigid_bodies.0.inertia.1: must be > 0, got 0");
+    EXPECT_BAD(BODY(OK_BODY ", 'inertia': [1, 1, -1]"), "rigid_bodies.0.inertia.2: must be > 0, got -1");
+    EXPECT_BAD(BODY(OK_BODY ", 'inertia': [1, 1]"), "rigid_bodies.0.inertia: expected an array of 3 numbers");
+    EXPECT_MESSAGE(BODY(OK_BODY ", 'inertia': [1, 3, 1]"),
+                   "rigid_bodies.0.inertia.1: principal moment 3 exceeds the sum 1 + 1 of the other two (the "
+                   "triangle inequality of a physical body)");
+    EXPECT_BAD(BODY(OK_BODY ", 'inertia': [0.1, 0.1, 0.2000001]"), "rigid_bodies.0.inertia.2: principal moment");
+    /* the tensor form */
+    EXPECT_MESSAGE(BODY(OK_BODY ", 'inertia_tensor': [[2, 0.5, 0], [0.4, 2, 0], [0, 0, 3]]"),
+                   "rigid_bodies.0.inertia_tensor: must be symmetric (relative tolerance 1e-12), but entry 0.1 = 0.5 "
+                   "and entry 1.0 = 0.4");
+    EXPECT_BAD(BODY(OK_BODY ", 'inertia_tensor': [[2, 0, 0], [0, 2, 1e-9], [0, 0, 3]]"),
+               "rigid_bodies.0.inertia_tensor: must be symmetric");
+    /* symmetric to rounding is fine */
+    cr_scenario *sc = load_ok(BODY(OK_BODY ", 'inertia_tensor': [[2, 0.5, 0], [0.5000000000000001, 2, 0],"
+                                           " [0, 0, 3]]"),
+                              NULL, 0);
+    if (sc) CHECK(sc->rod.rigid_bodies[0].inertia.m[0][1] == sc->rod.rigid_bodies[0].inertia.m[1][0]);
+    cr_scenario_destroy(sc);
+    EXPECT_MESSAGE(BODY(OK_BODY ", 'inertia_tensor': [[1, 2, 0], [2, 1, 0], [0, 0, 1]]"),
+                   "rigid_bodies.0.inertia_tensor: must be positive definite, got [[1,2,0],[2,1,0],[0,0,1]]");
+    EXPECT_BAD(BODY(OK_BODY ", 'inertia_tensor': [[1, 0, 0], [0, 0, 0], [0, 0, 1]]"),
+               "rigid_bodies.0.inertia_tensor: must be positive definite");
+    EXPECT_BAD(BODY(OK_BODY ", 'inertia_tensor': [[-1, 0, 0], [0, -1, 0], [0, 0, -1]]"),
+               "rigid_bodies.0.inertia_tensor: must be positive definite");
+    /* positive definite, but principal moments 1, 1, 3 (rotated about z): not a physical body */
+    EXPECT_BAD(BODY(OK_BODY ", 'inertia_tensor': [[2, 1, 0], [1, 2, 0], [0, 0, 1]]"),
+               "rigid_bodies.0.inertia_tensor: the principal moments 1, 1, 3 violate the triangle inequality");
+    EXPECT_BAD(BODY(OK_BODY ", 'inertia_tensor': [[1, 0, 0], [0, 1, 0]]"),
+               "rigid_bodies.0.inertia_tensor: expected a 3x3 array");
+    EXPECT_BAD(BODY(OK_BODY ", 'inertia_tensor': [[1, 0, 0], [0, 1, 0], [0, 0]]"),
+               "rigid_bodies.0.inertia_tensor.2: expected an array of 3 numbers");
+    EXPECT_BAD(BODY(OK_BODY ", 'inertia_tensor': [[1, 0, 0], [0, 1, 0], [0, 0, 1e999]]"),
+               "rigid_bodies.0.inertia_tensor.2.2: must be finite");
+#undef BODY
+#undef OK_BODY
+}
+
+static void bad_load_extensions(void)
+{
+    /* node or body, exactly one */
+    EXPECT_MESSAGE("{" ROD_OK ", " TWO_BODIES ", 'loads': [{'type': 'force', 'node': 0, 'body': 'a',"
+                   " 'value': [0, 0, 1]}]}",
+                   "loads.0: give either node (a load on the rod) or body (a load on a rigid body), not both");
+    EXPECT_BAD("{" ROD_OK ", " TWO_BODIES ", 'loads': [{'type': 'moment', 'value': [0, 0, 1]}]}",
+               "loads.0.node: missing (give node, or body");
+    EXPECT_MESSAGE("{" ROD_OK ", " TWO_BODIES ", 'loads': [{'type': 'force', 'body': 'c', 'value': [0, 0, 1]}]}",
+                   "loads.0.body: unknown rigid body \"c\" (expected one of a, b)");
+    EXPECT_MESSAGE("{" ROD_OK ", 'loads': [{'type': 'force', 'body': 'a', 'value': [0, 0, 1]}]}",
+                   "loads.0.body: unknown rigid body \"a\" (rigid_bodies is empty)");
+    EXPECT_BAD("{" ROD_OK ", " TWO_BODIES ", 'loads': [{'type': 'force', 'body': 0, 'value': [0, 0, 1]}]}",
+               "loads.0.body: expected the name of a rigid body (a string), got 0");
+    EXPECT_BAD("{" ROD_OK ", " TWO_BODIES ", 'loads': [{'type': 'force_density', 'body': 'a', 'value': [0, 0, 1]}]}",
+               "loads.0.body: unknown key for a force_density load");
+    /* stages */
+    EXPECT_MESSAGE("{" ROD_OK ", " TWO_STAGES ", 'loads': [{'type': 'force', 'node': 0, 'value': [0, 0, 1],"
+                   " 'stages': [0, 2]}]}",
+                   "loads.0.stages.1: no such stage: must be <= 1 (the scenario has 2 stages), got 2");
+    EXPECT_BAD("{" ROD_OK ", 'loads': [{'type': 'force_density', 'value': [0, 0, 1], 'stages': [1]}]}",
+               "loads.0.stages.0: no such stage: must be <= 0 (the scenario has 1 stage), got 1");
+    EXPECT_BAD("{" ROD_OK ", " TWO_STAGES ", 'loads': [{'type': 'moment_density', 'value': [0, 0, 1],"
+               " 'stages': [-1]}]}",
+               "loads.0.stages.0: must be >= 0, got -1");
+    EXPECT_MESSAGE("{" ROD_OK ", " TWO_STAGES ", 'loads': [{'type': 'force', 'node': 0, 'value': [0, 0, 1]},"
+                   " {'type': 'force', 'node': 0, 'value': [0, 0, 1], 'stages': [1, 0, 1]}]}",
+                   "loads.1.stages.2: duplicate stage 1 (already given as loads.1.stages.0)");
+    EXPECT_BAD("{" ROD_OK ", " TWO_STAGES ", 'loads': [{'type': 'force', 'node': 0, 'value': [0, 0, 1],"
+               " 'stages': []}]}",
+               "loads.0.stages: expected at least 1 stage index, got []");
+    EXPECT_BAD("{" ROD_OK ", " TWO_STAGES ", 'loads': [{'type': 'force', 'node': 0, 'value': [0, 0, 1],"
+               " 'stages': 1}]}",
+               "loads.0.stages: expected an array, got 1");
+    EXPECT_BAD("{" ROD_OK ", " TWO_STAGES ", 'loads': [{'type': 'tendon', 'tension': 1, 'offset': {'y': 0},"
+               " 'stages': [0.5]}]}",
+               "loads.0.stages.0: expected an integer, got 0.5");
+    EXPECT_BAD("{" ROD_OK ", " TWO_STAGES ", 'loads': [{'type': 'force', 'node': 0, 'value': [0, 0, 1],"
+               " 'stages': ['dynamic']}]}",
+               "loads.0.stages.0: expected an integer, got \"dynamic\"");
+    /* more stages than mask bits: the stages past the mask cannot be selected */
+    {
+        static char many[2048];
+        const int bits = (int)(sizeof(unsigned) * 8);
+        size_t k = (size_t)snprintf(many, sizeof many, "{%s, 'stages': [{}", ROD_OK);
+        for (int i = 1; i <= bits; ++i) k += (size_t)snprintf(many + k, sizeof many - k, ", {}");
+        snprintf(many + k, sizeof many - k,
+                 "], 'loads': [{'type': 'force', 'node': 0, 'value': [0, 0, 1], 'stages': [%d, %d]}]}", bits - 1,
+                 bits);
+        char needle[96];
+        snprintf(needle, sizeof needle, "loads.0.stages.1: must be < %d (the stage mask has %d bits), got %d", bits,
+                 bits, bits);
+        expect_bad_ov(__LINE__, many, NULL, 0, needle);
+    }
+    /* time functions */
+#define TIMED(fn) "{" ROD_OK ", 'loads': [{'type': 'force', 'node': 0, 'value': [0, 0, 1], 'time': " fn "}]}"
+    EXPECT_MESSAGE(TIMED("{'type': 'ramp', 't0': 1, 't1': 1}"), "loads.0.time.t1: must be > t0 = 1, got 1");
+    EXPECT_BAD(TIMED("{'type': 'ramp', 't0': 2, 't1': 1}"), "loads.0.time.t1: must be > t0 = 2, got 1");
+    EXPECT_BAD(TIMED("{'type': 'smooth_step', 't0': 0.5, 't1': 0.25}"),
+               "loads.0.time.t1: must be > t0 = 0.5, got 0.25");
+    EXPECT_BAD(TIMED("{'type': 'ramp', 't1': 1}"), "loads.0.time.t0: missing");
+    EXPECT_BAD(TIMED("{'type': 'smooth_step', 't0': 1}"), "loads.0.time.t1: missing");
+    EXPECT_MESSAGE(TIMED("{'type': 'table', 'points': [[0, 0], [1, 1], [1, 2]]}"),
+                   "loads.0.time.points.2.0: t must be > 1 (the previous row's; t strictly increases), got 1");
+    EXPECT_BAD(TIMED("{'type': 'table', 'points': [[0, 0], [-1, 1]]}"), "loads.0.time.points.1.0: t must be > 0");
+    EXPECT_BAD(TIMED("{'type': 'table', 'points': [[0, 0]]}"), "loads.0.time.points: expected at least 2 rows");
+    EXPECT_BAD(TIMED("{'type': 'table', 'points': [[0, 0], [1, 2, 3]]}"),
+               "loads.0.time.points.1: expected an array of 2 numbers");
+    EXPECT_BAD(TIMED("{'type': 'table'}"), "loads.0.time.points: missing");
+    EXPECT_MESSAGE(TIMED("{'type': 'sine', 'frequency': -1}"), "loads.0.time.frequency: must be >= 0, got -1");
+    EXPECT_BAD(TIMED("{'type': 'sine', 'amplitude': 2}"), "loads.0.time.frequency: missing");
+    EXPECT_BAD(TIMED("{'type': 'sine', 'frequency': 1, 'phase': 1e999}"), "loads.0.time.phase: must be finite");
+    EXPECT_BAD(TIMED("{'t0': 0, 't1': 1}"), "loads.0.time.type: missing");
+    EXPECT_BAD(TIMED("{'type': 'square', 'frequency': 1}"),
+               "loads.0.time.type: expected one of constant, ramp, table, sine, smooth_step, got \"square\"");
+    EXPECT_BAD(TIMED("{'type': 'constant', 'offset': 1}"),
+               "loads.0.time.offset: unknown key for a constant time function (expected one of type)");
+    EXPECT_BAD(TIMED("{'type': 'ramp', 't0': 0, 't1': 1, 'frequency': 1}"),
+               "loads.0.time.frequency: unknown key for a ramp time function");
+    EXPECT_BAD(TIMED("'ramp'"), "loads.0.time: expected an object, got \"ramp\"");
+#undef TIMED
+    /* gravity still needs the rod's density, rigid bodies or not */
+    EXPECT_BAD("{" ROD_OK ", " TWO_BODIES ", 'loads': [{'type': 'gravity', 'value': [0, 0, -9.81]}]}",
+               "loads.0: a gravity load needs rod.material.rho > 0");
+}
+
 CHECK_MAIN(CASE(example_two_helical_segments), CASE(example_tendon_manipulator), CASE(defaults), CASE(key_forms),
            CASE(helix_and_nodes_references), CASE(file_default_name_and_io_error), CASE(documented_example),
            CASE(overrides),
            CASE(bad_unknown_key), CASE(bad_type), CASE(bad_missing), CASE(bad_nonfinite), CASE(bad_nonphysical),
            CASE(bad_elements), CASE(bad_enum), CASE(bad_node), CASE(bad_sections), CASE(bad_frame),
            CASE(bad_gravity_without_rho), CASE(bad_tendon), CASE(bad_nodes_reference), CASE(bad_json_syntax),
-           CASE(bad_arguments))
+           CASE(bad_arguments), CASE(dynamic_stages), CASE(rigid_bodies), CASE(load_extensions), CASE(wilberforce),
+           CASE(documented_dynamic_example), CASE(overrides_dynamics), CASE(bad_dynamic), CASE(bad_rigid_bodies),
+           CASE(bad_load_extensions))

@@ -39,6 +39,9 @@ typedef struct scenario_storage {
     int table_count;
     cr_vec3 *positions;
     cr_quat *orientations;
+    cr_rigid_body_def *bodies;
+    cr_time_point **time_tables; /* one per load (NULL unless its time function is a table) */
+    int time_table_count;
 } scenario_storage;
 
 void cr_scenario_destroy(cr_scenario *scenario)
@@ -53,6 +56,9 @@ void cr_scenario_destroy(cr_scenario *scenario)
         free(st->tables);
         free(st->positions);
         free(st->orientations);
+        free(st->bodies);
+        for (int i = 0; i < st->time_table_count; ++i) free(st->time_tables[i]);
+        free(st->time_tables);
         free(st);
     }
     free(scenario->stages);
@@ -182,13 +188,16 @@ typedef enum node_kind {
     K_LOAD_LIST,
     K_LOAD,
     K_OFFSET,
+    K_TIME,
+    K_BODY_LIST,
+    K_BODY,
     K_STAGE_LIST,
     K_STAGE,
     K_OUTPUT
 } node_kind;
 
-static const char *const ROOT_KEYS[] = {"name",  "description", "model",  "rod", "boundary_conditions",
-                                        "loads", "stages",      "output", NULL};
+static const char *const ROOT_KEYS[] = {"name",         "description", "model",  "rod", "boundary_conditions",
+                                        "rigid_bodies", "loads",       "stages", "output", NULL};
 static const char *const ROD_KEYS[] = {"length", "elements", "material", "reference", "sections", "rigid_strains", NULL};
 static const char *const MATERIAL_KEYS[] = {"E", "G", "rho", NULL};
 static const char *const REF_STRAIGHT_KEYS[] = {"type", "origin", "frame", "quaternion", NULL};
@@ -202,15 +211,32 @@ static const char *const SECTION_RECT_KEYS[] = {"shape", "end", "width", "height
 static const char *const SECTION_ANY_KEYS[] = {"shape", "end", "radius", "width", "height", NULL};
 static const char *const BC_CLAMP_KEYS[] = {"type", "node", NULL};
 static const char *const BC_POSE_KEYS[] = {"type", "node", "position", "quaternion", NULL};
-static const char *const LOAD_POINT_KEYS[] = {"type", "node", "value", "frame", NULL};
-static const char *const LOAD_DENSITY_KEYS[] = {"type", "value", "frame", NULL};
-static const char *const LOAD_GRAVITY_KEYS[] = {"type", "value", NULL};
-static const char *const LOAD_TENDON_KEYS[] = {"type", "tension", "offset", "xi_start", "xi_end", NULL};
-static const char *const LOAD_ANY_KEYS[] = {"type",    "node",   "value",    "frame", "tension",
-                                            "offset", "xi_start", "xi_end", NULL};
+/* "time" and "stages" are common to every load type */
+static const char *const LOAD_POINT_KEYS[] = {"type", "node", "body", "value", "frame", "time", "stages", NULL};
+static const char *const LOAD_DENSITY_KEYS[] = {"type", "value", "frame", "time", "stages", NULL};
+static const char *const LOAD_GRAVITY_KEYS[] = {"type", "value", "time", "stages", NULL};
+static const char *const LOAD_TENDON_KEYS[] = {"type",   "tension", "offset", "xi_start",
+                                               "xi_end", "time",    "stages", NULL};
+static const char *const LOAD_ANY_KEYS[] = {"type",    "node",     "body",   "value", "frame",  "tension",
+                                            "offset", "xi_start", "xi_end", "time",  "stages", NULL};
 static const char *const OFFSET_KEYS[] = {"y", "z", "radius_fraction", "angle_deg", "table", NULL};
+static const char *const TIME_CONSTANT_KEYS[] = {"type", NULL};
+static const char *const TIME_STEP_KEYS[] = {"type", "t0", "t1", NULL}; /* ramp, smooth_step */
+static const char *const TIME_SINE_KEYS[] = {"type", "amplitude", "frequency", "phase", "offset", NULL};
+static const char *const TIME_TABLE_KEYS[] = {"type", "points", NULL};
+static const char *const TIME_ANY_KEYS[] = {"type",  "t0",     "t1",     "amplitude", "frequency",
+                                            "phase", "offset", "points", NULL};
+static const char *const BODY_KEYS[] = {"name",           "node",        "mass", "center", "inertia",
+                                        "inertia_tensor", "orientation", NULL};
 static const char *const STAGE_STATIC_KEYS[] = {"type", "load_steps", "max_iterations", "atol",
                                                 "rtol", "max_halvings", NULL};
+static const char *const STAGE_DYNAMIC_KEYS[] = {"type",   "t_end", "rtol",      "atol",
+                                                 "output_dt", "snapshot_dt", "h_init", "h_max",
+                                                 "max_steps", "checkpoint_interval", NULL};
+static const char *const STAGE_ANY_KEYS[] = {"type",      "load_steps",  "max_iterations", "atol",
+                                             "rtol",      "max_halvings", "t_end",         "output_dt",
+                                             "snapshot_dt", "h_init",     "h_max",         "max_steps",
+                                             "checkpoint_interval", NULL};
 static const char *const OUTPUT_KEYS[] = {"directory", "vtk", NULL};
 
 /* enum choices; index = the C enum value */
@@ -221,6 +247,7 @@ static const char *const BC_CHOICES[] = {"clamp", "pose", NULL};
 static const char *const LOAD_CHOICES[] = {"force", "moment", "force_density", "moment_density", "gravity", "tendon", NULL};
 static const char *const FRAME_CHOICES[] = {"inertial", "body", NULL};
 static const char *const STAGE_CHOICES[] = {"static", "dynamic", NULL};
+static const char *const TIME_CHOICES[] = {"constant", "ramp", "table", "sine", "smooth_step", NULL};
 static const char *const RIGID_CHOICES[] = {"gamma_x", "gamma_y", "gamma_z", "kappa_x", "kappa_y", "kappa_z", NULL};
 
 static int list_index(const char *const *list, const char *s)
@@ -265,6 +292,7 @@ static const char *const *allowed_keys(node_kind k, const cJSON *obj, const char
     case K_FRAME: return FRAME_KEYS;
     case K_OFFSET: return OFFSET_KEYS;
     case K_OUTPUT: return OUTPUT_KEYS;
+    case K_BODY: return BODY_KEYS;
     case K_REFERENCE:
         t = type_string(obj, "type");
         if (!cJSON_GetObjectItemCaseSensitive(obj, "type") || type_is(t, "straight")) {
@@ -322,9 +350,35 @@ static const char *const *allowed_keys(node_kind k, const cJSON *obj, const char
         }
         return LOAD_ANY_KEYS;
     case K_STAGE:
-        /* dynamic stages are rejected before their keys matter */
-        *what = "a static stage";
-        return STAGE_STATIC_KEYS;
+        t = type_string(obj, "type");
+        if (!cJSON_GetObjectItemCaseSensitive(obj, "type") || type_is(t, "static")) {
+            *what = "a static stage";
+            return STAGE_STATIC_KEYS;
+        }
+        if (type_is(t, "dynamic")) {
+            *what = "a dynamic stage";
+            return STAGE_DYNAMIC_KEYS;
+        }
+        return STAGE_ANY_KEYS;
+    case K_TIME:
+        t = type_string(obj, "type");
+        if (type_is(t, "constant")) {
+            *what = "a constant time function";
+            return TIME_CONSTANT_KEYS;
+        }
+        if (type_is(t, "ramp") || type_is(t, "smooth_step")) {
+            *what = type_is(t, "ramp") ? "a ramp time function" : "a smooth_step time function";
+            return TIME_STEP_KEYS;
+        }
+        if (type_is(t, "sine")) {
+            *what = "a sine time function";
+            return TIME_SINE_KEYS;
+        }
+        if (type_is(t, "table")) {
+            *what = "a table time function";
+            return TIME_TABLE_KEYS;
+        }
+        return TIME_ANY_KEYS;
     default: return NULL; /* lists and leaves have no keys */
     }
 }
@@ -336,6 +390,7 @@ static node_kind child_kind(node_kind k, const char *key)
     case K_ROOT:
         if (!strcmp(key, "rod")) return K_ROD;
         if (!strcmp(key, "boundary_conditions")) return K_BC_LIST;
+        if (!strcmp(key, "rigid_bodies")) return K_BODY_LIST;
         if (!strcmp(key, "loads")) return K_LOAD_LIST;
         if (!strcmp(key, "stages")) return K_STAGE_LIST;
         if (!strcmp(key, "output")) return K_OUTPUT;
@@ -346,10 +401,14 @@ static node_kind child_kind(node_kind k, const char *key)
         if (!strcmp(key, "sections")) return K_SECTION_LIST;
         return K_LEAF;
     case K_REFERENCE: return key && !strcmp(key, "frame") ? K_FRAME : K_LEAF;
-    case K_LOAD: return key && !strcmp(key, "offset") ? K_OFFSET : K_LEAF;
+    case K_LOAD:
+        if (key && !strcmp(key, "offset")) return K_OFFSET;
+        if (key && !strcmp(key, "time")) return K_TIME;
+        return K_LEAF;
     case K_SECTION_LIST: return key ? K_LEAF : K_SECTION;
     case K_BC_LIST: return key ? K_LEAF : K_BC;
     case K_LOAD_LIST: return key ? K_LEAF : K_LOAD;
+    case K_BODY_LIST: return key ? K_LEAF : K_BODY;
     case K_STAGE_LIST: return key ? K_LEAF : K_STAGE;
     default: return K_LEAF;
     }
@@ -501,8 +560,9 @@ static cr_status get_enum(const cJSON *obj, const char *parent, const char *key,
     return read_enum(v, path, choices, out, err);
 }
 
-/* An array of exactly n finite numbers. */
-static cr_status read_vector(const cJSON *v, const char *path, int n, double *out, cr_error *err)
+/* An array of exactly n finite numbers, each obeying `rule`. */
+static cr_status read_vector_rule(const cJSON *v, const char *path, int n, num_rule rule, double *out,
+                                  cr_error *err)
 {
     char got[VALUE_TEXT_SIZE], item[PATH_SIZE];
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n) {
@@ -512,10 +572,15 @@ static cr_status read_vector(const cJSON *v, const char *path, int n, double *ou
     int i = 0;
     for (const cJSON *c = v->child; c; c = c->next, ++i) {
         path_index(item, path, i);
-        cr_status s = read_number(c, item, ANY, &out[i], err);
+        cr_status s = read_number(c, item, rule, &out[i], err);
         if (s) return s;
     }
     return CR_OK;
+}
+
+static cr_status read_vector(const cJSON *v, const char *path, int n, double *out, cr_error *err)
+{
+    return read_vector_rule(v, path, n, ANY, out, err);
 }
 
 /* def NULL: required */
@@ -912,6 +977,214 @@ static cr_status parse_bcs(const cJSON *root, cr_rod_def *def, scenario_storage 
     return CR_OK;
 }
 
+/* ---- rigid bodies ---- */
+
+/* Principal moments of a symmetric 3x3 tensor, ascending: the closed-form
+ * eigenvalues of a symmetric 3x3 matrix (O. K. Smith, CACM 4(4), 1961). Exact
+ * enough for the plausibility check below, which tolerates 1e-12 relative. */
+static void sym3_eigenvalues(const double a[3][3], double ev[3])
+{
+    double p1 = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+    double q = (a[0][0] + a[1][1] + a[2][2]) / 3;
+    if (p1 == 0) {
+        ev[0] = a[0][0];
+        ev[1] = a[1][1];
+        ev[2] = a[2][2];
+    } else {
+        double d0 = a[0][0] - q, d1 = a[1][1] - q, d2 = a[2][2] - q;
+        double p = sqrt((d0 * d0 + d1 * d1 + d2 * d2 + 2 * p1) / 6);
+        /* r = det((A - qI)/p) / 2, clamped against rounding */
+        double b01 = a[0][1] / p, b02 = a[0][2] / p, b12 = a[1][2] / p;
+        double b00 = d0 / p, b11 = d1 / p, b22 = d2 / p;
+        double r = (b00 * (b11 * b22 - b12 * b12) - b01 * (b01 * b22 - b12 * b02) + b02 * (b01 * b12 - b11 * b02)) / 2;
+        r = r < -1 ? -1 : (r > 1 ? 1 : r);
+        double phi = acos(r) / 3;
+        ev[2] = q + 2 * p * cos(phi);
+        ev[0] = q + 2 * p * cos(phi + 2 * M_PI / 3);
+        ev[1] = 3 * q - ev[0] - ev[2];
+    }
+    /* sort (the diagonal case is unordered) */
+    for (int i = 0; i < 3; ++i)
+        for (int j = i + 1; j < 3; ++j)
+            if (ev[j] < ev[i]) {
+                double t = ev[i];
+                ev[i] = ev[j];
+                ev[j] = t;
+            }
+}
+
+/* Cholesky factorization succeeds exactly when a symmetric matrix is positive definite. */
+static int positive_definite(const double a[3][3])
+{
+    double l[3][3] = {{0}};
+    for (int j = 0; j < 3; ++j) {
+        double d = a[j][j];
+        for (int k = 0; k < j; ++k) d -= l[j][k] * l[j][k];
+        if (!(d > 0)) return 0;
+        l[j][j] = sqrt(d);
+        for (int i = j + 1; i < 3; ++i) {
+            double v = a[i][j];
+            for (int k = 0; k < j; ++k) v -= l[i][k] * l[j][k];
+            l[i][j] = v / l[j][j];
+        }
+    }
+    return 1;
+}
+
+/* Principal moments must satisfy I_a <= I_b + I_c (a body's second moments of
+ * mass are >= 0); returns the index of a violating moment, or -1. The 1e-12
+ * relative slack admits flat bodies (I_z = I_x + I_y) computed with rounding. */
+static int triangle_violation(const double m[3])
+{
+    double sum = m[0] + m[1] + m[2];
+    for (int a = 0; a < 3; ++a)
+        if (m[a] - (m[(a + 1) % 3] + m[(a + 2) % 3]) > 1e-12 * sum) return a;
+    return -1;
+}
+
+static cr_status parse_inertia_tensor(const cJSON *v, const char *path, double t[3][3], cr_error *err)
+{
+    char got[VALUE_TEXT_SIZE], row[PATH_SIZE], a[32], b[32];
+    cr_status s;
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3) {
+        describe(v, got, sizeof got);
+        return fail(err, "%s: expected a 3x3 array [[Ixx, Ixy, Ixz], [Iyx, Iyy, Iyz], [Izx, Izy, Izz]], got %s",
+                    path, got);
+    }
+    for (int i = 0; i < 3; ++i) {
+        path_index(row, path, i);
+        if ((s = read_vector(cJSON_GetArrayItem(v, i), row, 3, t[i], err))) return s;
+    }
+    double scale = 0;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) scale = fmax(scale, fabs(t[i][j]));
+    for (int i = 0; i < 3; ++i)
+        for (int j = i + 1; j < 3; ++j)
+            if (fabs(t[i][j] - t[j][i]) > 1e-12 * scale) {
+                format_number(t[i][j], a, sizeof a);
+                format_number(t[j][i], b, sizeof b);
+                return fail(err, "%s: must be symmetric (relative tolerance 1e-12), but entry %d.%d = %s and entry "
+                                 "%d.%d = %s",
+                            path, i, j, a, j, i, b);
+            }
+    /* store the exactly symmetric part */
+    for (int i = 0; i < 3; ++i)
+        for (int j = i + 1; j < 3; ++j) t[i][j] = t[j][i] = 0.5 * (t[i][j] + t[j][i]);
+    if (!positive_definite(t)) {
+        describe(v, got, sizeof got);
+        return fail(err, "%s: must be positive definite, got %s", path, got);
+    }
+    double ev[3];
+    sym3_eigenvalues(t, ev);
+    if (triangle_violation(ev) >= 0) {
+        /* computed values: 12 digits hide the rounding of the eigenvalue formula */
+        char c[32];
+        snprintf(a, sizeof a, "%.12g", ev[0]);
+        snprintf(b, sizeof b, "%.12g", ev[1]);
+        snprintf(c, sizeof c, "%.12g", ev[2]);
+        return fail(err, "%s: the principal moments %s, %s, %s violate the triangle inequality (the largest must "
+                         "be <= the sum of the other two for a physical body)",
+                    path, a, b, c);
+    }
+    return CR_OK;
+}
+
+static cr_status parse_rigid_bodies(const cJSON *root, cr_rod_def *def, scenario_storage *st, cr_error *err)
+{
+    const cJSON *list;
+    char path[PATH_SIZE], key[PATH_SIZE], other[PATH_SIZE], got[VALUE_TEXT_SIZE];
+    cr_status s;
+    def->rigid_body_count = 0;
+    def->rigid_bodies = NULL;
+    if ((s = get_array(root, "", "rigid_bodies", 0, &list, err)) || !list) return s;
+    int n = cJSON_GetArraySize(list);
+    if (n == 0) return CR_OK;
+    st->bodies = calloc((size_t)n, sizeof *st->bodies);
+    if (!st->bodies) return no_memory(err);
+    int i = 0;
+    for (const cJSON *c = list->child; c; c = c->next, ++i) {
+        cr_rigid_body_def *b = &st->bodies[i];
+        const char *name = "";
+        double v[3];
+        path_index(path, "rigid_bodies", i);
+        if ((s = expect_object(c, path, err)) || (s = check_keys(c, path, K_BODY, err))) return s;
+        /* every field explicitly, so nothing depends on cr_rigid_body_default_def() */
+        memset(b->name, 0, sizeof b->name);
+        b->node = 0;
+        b->mass = 0;
+        b->center = cr_v3(0, 0, 0);
+        b->inertia = cr_m3_zero();
+        b->orientation = cr_q_identity();
+
+        path_key(key, path, "name");
+        if (!cJSON_GetObjectItemCaseSensitive(c, "name")) return fail(err, "%s: missing", key);
+        if ((s = get_string(c, path, "name", "", &name, err))) return s;
+        if (!*name) return fail(err, "%s: must not be empty", key);
+        if (strlen(name) >= sizeof b->name) {
+            describe(cJSON_GetObjectItemCaseSensitive(c, "name"), got, sizeof got);
+            return fail(err, "%s: longer than %d characters, got %s", key, (int)sizeof b->name - 1, got);
+        }
+        for (int j = 0; j < i; ++j)
+            if (!strcmp(st->bodies[j].name, name)) {
+                path_index(other, "rigid_bodies", j);
+                return fail(err, "%s: duplicate name \"%s\" (already used by %s)", key, name, other);
+            }
+        memcpy(b->name, name, strlen(name) + 1);
+
+        if ((s = get_node(c, path, def->elements, &b->node, err))) return s;
+        if ((s = get_number(c, path, "mass", 1, 0, POSITIVE, &b->mass, err))) return s;
+        if ((s = get_vector(c, path, "center", 3, NULL, v, err))) return s;
+        b->center = cr_v3_load(v);
+        const cJSON *q = cJSON_GetObjectItemCaseSensitive(c, "orientation");
+        if (q) {
+            path_key(key, path, "orientation");
+            if ((s = read_unit_quat(q, key, &b->orientation, err))) return s;
+        }
+
+        const cJSON *principal = cJSON_GetObjectItemCaseSensitive(c, "inertia");
+        const cJSON *tensor = cJSON_GetObjectItemCaseSensitive(c, "inertia_tensor");
+        if (principal && tensor)
+            return fail(err, "%s: give the inertia either as inertia (principal moments) or as inertia_tensor, "
+                             "not both",
+                        path);
+        if (!principal && !tensor) {
+            path_key(key, path, "inertia");
+            return fail(err, "%s: missing (give inertia [Ixx, Iyy, Izz] or inertia_tensor [[...], [...], [...]])",
+                        key);
+        }
+        if (tensor) {
+            path_key(key, path, "inertia_tensor");
+            if ((s = parse_inertia_tensor(tensor, key, b->inertia.m, err))) return s;
+            continue;
+        }
+        double m[3];
+        path_key(key, path, "inertia");
+        if ((s = read_vector_rule(principal, key, 3, POSITIVE, m, err))) return s;
+        int a = triangle_violation(m);
+        if (a >= 0) {
+            char x[32], y[32], z[32];
+            format_number(m[a], x, sizeof x);
+            format_number(m[(a + 1) % 3], y, sizeof y);
+            format_number(m[(a + 2) % 3], z, sizeof z);
+            return fail(err, "%s.%d: principal moment %s exceeds the sum %s + %s of the other two (the triangle "
+                             "inequality of a physical body)",
+                        key, a, x, y, z);
+        }
+        /* inertial components of the body-axis tensor: R diag(m) R^T, R = Exp(orientation),
+         * built from one triangle so the result is exactly symmetric */
+        cr_mat3 r = cr_q_exp(b->orientation);
+        for (int j = 0; j < 3; ++j)
+            for (int k = j; k < 3; ++k) {
+                double t = 0;
+                for (int l = 0; l < 3; ++l) t += r.m[j][l] * m[l] * r.m[k][l];
+                b->inertia.m[j][k] = b->inertia.m[k][j] = t;
+            }
+    }
+    def->rigid_body_count = n;
+    def->rigid_bodies = st->bodies;
+    return CR_OK;
+}
+
 static cr_status parse_offset(const cJSON *load, const char *parent, cr_load_def *ld, cr_offset_point **table,
                               cr_error *err)
 {
@@ -980,6 +1253,101 @@ static cr_status parse_offset(const cJSON *load, const char *parent, cr_load_def
     return CR_OK;
 }
 
+/* The load's "time" object → a time function (constant 1 when absent). */
+static cr_status parse_time(const cJSON *load, const char *parent, cr_time_function *f, cr_time_point **table,
+                            cr_error *err)
+{
+    char path[PATH_SIZE], item[PATH_SIZE], got[32], prev[32];
+    path_key(path, parent, "time");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(load, "time");
+    int type;
+    cr_status s;
+    /* every field explicitly; the ones a type does not use stay 0 */
+    f->type = CR_TIME_CONSTANT;
+    f->t0 = f->t1 = 0;
+    f->amplitude = f->frequency = f->phase = f->offset = 0;
+    f->point_count = 0;
+    f->points = NULL;
+    if (!v) return CR_OK;
+    if ((s = expect_object(v, path, err))) return s;
+    if ((s = get_enum(v, path, "type", TIME_CHOICES, -1, &type, err))) return s;
+    if ((s = check_keys(v, path, K_TIME, err))) return s;
+    f->type = (cr_time_function_type)type;
+    switch (type) {
+    case CR_TIME_RAMP:
+    case CR_TIME_SMOOTH_STEP:
+        if ((s = get_number(v, path, "t0", 1, 0, ANY, &f->t0, err))) return s;
+        if ((s = get_number(v, path, "t1", 1, 0, ANY, &f->t1, err))) return s;
+        if (!(f->t1 > f->t0)) {
+            format_number(f->t0, prev, sizeof prev);
+            format_number(f->t1, got, sizeof got);
+            return fail(err, "%s.t1: must be > t0 = %s, got %s", path, prev, got);
+        }
+        return CR_OK;
+    case CR_TIME_SINE:
+        if ((s = get_number(v, path, "amplitude", 0, 1.0, ANY, &f->amplitude, err))) return s;
+        if ((s = get_number(v, path, "frequency", 1, 0, NONNEGATIVE, &f->frequency, err))) return s;
+        if ((s = get_number(v, path, "phase", 0, 0.0, ANY, &f->phase, err))) return s;
+        return get_number(v, path, "offset", 0, 0.0, ANY, &f->offset, err);
+    case CR_TIME_TABLE: {
+        const cJSON *rows;
+        if ((s = get_array(v, path, "points", 1, &rows, err))) return s;
+        path_key(path, path, "points");
+        int n = cJSON_GetArraySize(rows);
+        if (n < 2) {
+            char text[VALUE_TEXT_SIZE];
+            describe(rows, text, sizeof text);
+            return fail(err, "%s: expected at least 2 rows [t, value], got %s", path, text);
+        }
+        *table = malloc((size_t)n * sizeof **table);
+        if (!*table) return no_memory(err);
+        int i = 0;
+        for (const cJSON *c = rows->child; c; c = c->next, ++i) {
+            double r[2];
+            path_index(item, path, i);
+            if ((s = read_vector(c, item, 2, r, err))) return s;
+            if (i > 0 && !(r[0] > (*table)[i - 1].t)) {
+                format_number((*table)[i - 1].t, prev, sizeof prev);
+                format_number(r[0], got, sizeof got);
+                return fail(err, "%s.0: t must be > %s (the previous row's; t strictly increases), got %s", item,
+                            prev, got);
+            }
+            (*table)[i] = (cr_time_point){r[0], r[1]};
+        }
+        f->point_count = n;
+        f->points = *table;
+        return CR_OK;
+    }
+    default: /* CR_TIME_CONSTANT */
+        return CR_OK;
+    }
+}
+
+/* The rigid body named by a point load's "body". */
+static cr_status get_body(const cJSON *load, const char *parent, const cr_rod_def *def, int *out, cr_error *err)
+{
+    char path[PATH_SIZE], got[VALUE_TEXT_SIZE], names[256];
+    path_key(path, parent, "body");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(load, "body");
+    describe(v, got, sizeof got);
+    if (!cJSON_IsString(v)) return fail(err, "%s: expected the name of a rigid body (a string), got %s", path, got);
+    for (int j = 0; j < def->rigid_body_count; ++j)
+        if (!strcmp(def->rigid_bodies[j].name, v->valuestring)) {
+            *out = j;
+            return CR_OK;
+        }
+    if (def->rigid_body_count == 0) return fail(err, "%s: unknown rigid body %s (rigid_bodies is empty)", path, got);
+    size_t k = 0;
+    names[0] = '\0';
+    for (int j = 0; j < def->rigid_body_count && k + 1 < sizeof names; ++j) {
+        int w = snprintf(names + k, sizeof names - k, "%s%s", j ? ", " : "", def->rigid_bodies[j].name);
+        if (w < 0) break;
+        k += (size_t)w;
+    }
+    if (k >= sizeof names) memcpy(names + sizeof names - 4, "...", 4);
+    return fail(err, "%s: unknown rigid body %s (expected one of %s)", path, got, names);
+}
+
 static cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storage *st, cr_error *err)
 {
     const cJSON *list;
@@ -992,8 +1360,10 @@ static cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storag
     if (n == 0) return CR_OK;
     st->loads = calloc((size_t)n, sizeof *st->loads);
     st->tables = calloc((size_t)n, sizeof *st->tables);
-    if (!st->loads || !st->tables) return no_memory(err);
+    st->time_tables = calloc((size_t)n, sizeof *st->time_tables);
+    if (!st->loads || !st->tables || !st->time_tables) return no_memory(err);
     st->table_count = n;
+    st->time_table_count = n;
     int i = 0;
     for (const cJSON *c = list->child; c; c = c->next, ++i) {
         cr_load_def *ld = &st->loads[i];
@@ -1006,6 +1376,8 @@ static cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storag
         /* every field explicitly, so nothing depends on cr_load_default_def() */
         ld->type = (cr_load_type)type;
         ld->node = 0;
+        ld->body = -1;
+        ld->stages = 0; /* set by parse_load_stages() once the stages are known */
         ld->frame = CR_FRAME_INERTIAL;
         ld->value = cr_v3(0, 0, 0);
         ld->tension = 0;
@@ -1014,8 +1386,20 @@ static cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storag
         ld->xi_end = 1;
         switch (type) {
         case CR_LOAD_FORCE:
-        case CR_LOAD_MOMENT:
-            if ((s = get_node(c, path, def->elements, &ld->node, err))) return s;
+        case CR_LOAD_MOMENT: {
+            int has_node = cJSON_GetObjectItemCaseSensitive(c, "node") != NULL;
+            int has_body = cJSON_GetObjectItemCaseSensitive(c, "body") != NULL;
+            if (has_node && has_body)
+                return fail(err, "%s: give either node (a load on the rod) or body (a load on a rigid body), not both",
+                            path);
+            if (!has_node && !has_body)
+                return fail(err, "%s.node: missing (give node, or body: the name of a rigid body)", path);
+            if (has_body) {
+                if ((s = get_body(c, path, def, &ld->body, err))) return s;
+            } else {
+                if ((s = get_node(c, path, def->elements, &ld->node, err))) return s;
+            }
+        }
             /* fall through - a point load also has a value and a frame */
         case CR_LOAD_FORCE_DENSITY:
         case CR_LOAD_MOMENT_DENSITY:
@@ -1046,12 +1430,16 @@ static cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storag
             if ((s = parse_offset(c, path, ld, &st->tables[i], err))) return s;
             break;
         }
+        if ((s = parse_time(c, path, &ld->time, &st->time_tables[i], err))) return s;
     }
     def->load_count = n;
     def->loads = st->loads;
     return CR_OK;
 }
 
+/* Both option sets are filled for every stage, so the struct is fully defined
+ * whatever its type. t_end and output_dt have no default (a dynamic stage must
+ * give them); they stay 0 in static stages. */
 static void default_stage(cr_stage_def *stage)
 {
     stage->type = CR_STAGE_STATIC;
@@ -1061,6 +1449,40 @@ static void default_stage(cr_stage_def *stage)
     stage->statics.rtol = 1e-6;
     stage->statics.max_halvings = 10;
     stage->statics.max_history = 64;
+    stage->dynamics.t_end = 0;
+    stage->dynamics.rtol = 1e-3;
+    stage->dynamics.atol = 1e-6;
+    stage->dynamics.output_dt = 0;
+    stage->dynamics.snapshot_dt = 0;
+    stage->dynamics.h_init = 0;
+    stage->dynamics.h_max = 0;
+    stage->dynamics.max_steps = 10000000;
+    stage->dynamics.checkpoint_interval = 30;
+}
+
+static cr_status parse_dynamic_stage(const cJSON *c, const char *path, cr_dynamic_options *d, cr_error *err)
+{
+    cr_status s;
+    int max_steps;
+    if ((s = get_number(c, path, "t_end", 1, 0, POSITIVE, &d->t_end, err))) return s;
+    if ((s = get_number(c, path, "rtol", 0, 1e-3, POSITIVE, &d->rtol, err))) return s;
+    if ((s = get_number(c, path, "atol", 0, 1e-6, POSITIVE, &d->atol, err))) return s;
+    if ((s = get_number(c, path, "output_dt", 1, 0, POSITIVE, &d->output_dt, err))) return s;
+    if ((s = get_number(c, path, "snapshot_dt", 0, 0.0, NONNEGATIVE, &d->snapshot_dt, err))) return s;
+    if ((s = get_number(c, path, "h_init", 0, 0.0, NONNEGATIVE, &d->h_init, err))) return s;
+    if ((s = get_number(c, path, "h_max", 0, 0.0, NONNEGATIVE, &d->h_max, err))) return s;
+    if ((s = get_int(c, path, "max_steps", 0, 10000000, 1, &max_steps, err))) return s;
+    d->max_steps = max_steps;
+    if ((s = get_number(c, path, "checkpoint_interval", 0, 30.0, NONNEGATIVE, &d->checkpoint_interval, err)))
+        return s;
+    /* a first step above the step limit contradicts itself (0 means automatic / no limit) */
+    if (d->h_max > 0 && d->h_init > d->h_max) {
+        char a[32], b[32];
+        format_number(d->h_max, a, sizeof a);
+        format_number(d->h_init, b, sizeof b);
+        return fail(err, "%s.h_init: must be <= h_max = %s, got %s", path, a, b);
+    }
+    return CR_OK;
 }
 
 static cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err)
@@ -1086,14 +1508,62 @@ static cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err)
         default_stage(stage);
         path_index(path, "stages", i);
         if ((s = expect_object(c, path, err))) return s;
-        if ((s = get_enum(c, path, "type", STAGE_CHOICES, 0, &type, err))) return s;
-        if (type != 0) return fail(err, "%s.type: dynamic stages are not supported yet (expected static)", path);
+        if ((s = get_enum(c, path, "type", STAGE_CHOICES, CR_STAGE_STATIC, &type, err))) return s;
         if ((s = check_keys(c, path, K_STAGE, err))) return s;
+        stage->type = (cr_stage_type)type;
+        if (type == CR_STAGE_DYNAMIC) {
+            if ((s = parse_dynamic_stage(c, path, &stage->dynamics, err))) return s;
+            continue;
+        }
         if ((s = get_int(c, path, "load_steps", 0, 10, 1, &o->load_steps, err))) return s;
         if ((s = get_int(c, path, "max_iterations", 0, 25, 1, &o->max_iterations, err))) return s;
         if ((s = get_number(c, path, "atol", 0, 1e-10, POSITIVE, &o->atol, err))) return s;
         if ((s = get_number(c, path, "rtol", 0, 1e-6, POSITIVE, &o->rtol, err))) return s;
         if ((s = get_int(c, path, "max_halvings", 0, 10, 0, &o->max_halvings, err))) return s;
+    }
+    return CR_OK;
+}
+
+/* loads.k.stages → bit masks; needs the stage count, so it runs after parse_stages(). */
+static cr_status parse_load_stages(const cJSON *root, const cr_scenario *sc, scenario_storage *st, cr_error *err)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "loads"); /* validated by parse_loads() */
+    char path[PATH_SIZE], item[PATH_SIZE], prev[PATH_SIZE], got[VALUE_TEXT_SIZE];
+    const int bits = (int)(sizeof(unsigned) * CHAR_BIT);
+    cr_status s;
+    if (!list || sc->rod.load_count == 0) return CR_OK;
+    int i = 0;
+    for (const cJSON *c = list->child; c; c = c->next, ++i) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "stages");
+        unsigned mask = 0;
+        if (!v) continue;
+        path_index(path, "loads", i);
+        path_key(path, path, "stages");
+        if ((s = expect_array(v, path, err))) return s;
+        /* [] would read as mask 0 = every stage, the opposite of what it says */
+        if (cJSON_GetArraySize(v) == 0)
+            return fail(err, "%s: expected at least 1 stage index, got [] (omit the key for every stage)", path);
+        int j = 0;
+        for (const cJSON *e = v->child; e; e = e->next, ++j) {
+            int k;
+            path_index(item, path, j);
+            if ((s = read_int(e, item, 0, &k, err))) return s;
+            describe(e, got, sizeof got);
+            if (k >= sc->stage_count)
+                return fail(err, "%s: no such stage: must be <= %d (the scenario has %d stage%s), got %s", item,
+                            sc->stage_count - 1, sc->stage_count, sc->stage_count == 1 ? "" : "s", got);
+            if (k >= bits)
+                return fail(err, "%s: must be < %d (the stage mask has %d bits), got %s", item, bits, bits, got);
+            if (mask & (1u << k)) {
+                int d = 0;
+                for (const cJSON *e2 = v->child; e2 != e; e2 = e2->next, ++d)
+                    if (e2->valuedouble == e->valuedouble) break;
+                path_index(prev, path, d);
+                return fail(err, "%s: duplicate stage %d (already given as %s)", item, k, prev);
+            }
+            mask |= 1u << k;
+        }
+        st->loads[i].stages = mask;
     }
     return CR_OK;
 }
@@ -1152,8 +1622,10 @@ static cr_status parse_root(const cJSON *root, const char *default_name, cr_scen
     snprintf(sc->model, sizeof sc->model, "%s", model);
     if ((s = parse_rod(root, &sc->rod, st, err))) return s;
     if ((s = parse_bcs(root, &sc->rod, st, err))) return s;
+    if ((s = parse_rigid_bodies(root, &sc->rod, st, err))) return s;
     if ((s = parse_loads(root, &sc->rod, st, err))) return s;
     if ((s = parse_stages(root, sc, err))) return s;
+    if ((s = parse_load_stages(root, sc, st, err))) return s;
     return parse_output(root, sc, err);
 }
 

@@ -1,0 +1,635 @@
+/* Shifted block-tridiagonal factorizations (real and complex) and the Radau
+ * hook adaptor. The complex block Thomas algorithm mirrors blocktri.c: the
+ * elimination runs from block 0 to n−1, X_i = D̃_i^{-1} U_i overwrites U_i and
+ * D̃_{i+1} = D_{i+1} − L_{i+1} X_i overwrites D_{i+1}; D̃_i are the shifted
+ * tangents of the sub-chain 0..i, so pivoting inside the diagonal blocks
+ * suffices for a well-posed rod (banded mode covers the rest). */
+#include "blocktri_shifted.h"
+
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The kernels take the block size as an argument and are force-inlined into
+ * wrappers for the sizes the dynamics uses (19 unknowns per node, 13 with the
+ * stresses condensed), so the compiler unrolls and vectorizes them there. */
+#if defined(__GNUC__)
+#define CR_INLINE static inline __attribute__((always_inline))
+#else
+#define CR_INLINE static inline
+#endif
+
+extern void zgbtrf_(const int *m, const int *n, const int *kl, const int *ku, double *ab, const int *ldab, int *ipiv,
+                    int *info);
+/* trailing hidden length of the character argument (gfortran ABI) */
+extern void zgbtrs_(const char *trans, const int *n, const int *kl, const int *ku, const int *nrhs, const double *ab,
+                    const int *ldab, const int *ipiv, double *b, const int *ldb, int *info, size_t trans_len);
+
+/* n·b unknowns are indexed with int by LAPACK and the integrator. */
+static int dims_ok(int n, int b) { return n >= 1 && b >= 1 && (long long)n * b <= INT_MAX; }
+
+/* ======================================================================== */
+/* Storage                                                                  */
+/* ======================================================================== */
+
+void cr_blocktri_z_destroy(cr_blocktri_z *m)
+{
+    if (!m) return;
+    free(m->diag_re);
+    free(m->diag_im);
+    free(m->lower_re);
+    free(m->lower_im);
+    free(m->upper_re);
+    free(m->upper_im);
+    free(m->pivot);
+    free(m->rpiv_re);
+    free(m->rpiv_im);
+    free(m->band);
+    free(m->band_pivot);
+    free(m->band_rhs);
+    free(m);
+}
+
+cr_blocktri_z *cr_blocktri_z_create(int n, int b)
+{
+    if (!dims_ok(n, b)) return NULL;
+    cr_blocktri_z *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    size_t bb = (size_t)n * b * b, nb = (size_t)n * b;
+    m->n = n;
+    m->b = b;
+    m->diag_re = calloc(bb, sizeof(double));
+    m->diag_im = calloc(bb, sizeof(double));
+    m->lower_re = calloc(bb, sizeof(double));
+    m->lower_im = calloc(bb, sizeof(double));
+    m->upper_re = calloc(bb, sizeof(double));
+    m->upper_im = calloc(bb, sizeof(double));
+    m->pivot = calloc(nb, sizeof(int));
+    m->rpiv_re = calloc(nb, sizeof(double));
+    m->rpiv_im = calloc(nb, sizeof(double));
+    if (!m->diag_re || !m->diag_im || !m->lower_re || !m->lower_im || !m->upper_re || !m->upper_im || !m->pivot ||
+        !m->rpiv_re || !m->rpiv_im) {
+        cr_blocktri_z_destroy(m);
+        return NULL;
+    }
+    return m;
+}
+
+cr_blocktri_z *cr_blocktri_z_create_banded(int n, int b)
+{
+    if (!dims_ok(n, b)) return NULL;
+    int k = 2 * b - 1;
+    long long ldab = 3LL * k + 1;
+    /* zgbtrf addresses the band with int offsets ldab·column */
+    if (ldab * n * b > INT_MAX) return NULL;
+    cr_blocktri_z *m = cr_blocktri_z_create(n, b);
+    if (!m) return NULL;
+    size_t nb = (size_t)n * b;
+    m->banded = 1;
+    m->band = malloc(2 * (size_t)ldab * nb * sizeof(double));
+    m->band_pivot = malloc(nb * sizeof(int));
+    m->band_rhs = malloc(2 * nb * sizeof(double));
+    if (!m->band || !m->band_pivot || !m->band_rhs) {
+        cr_blocktri_z_destroy(m);
+        return NULL;
+    }
+    return m;
+}
+
+void cr_blocktri_z_zero(cr_blocktri_z *m)
+{
+    size_t bb = (size_t)m->n * m->b * m->b;
+    memset(m->diag_re, 0, bb * sizeof(double));
+    memset(m->diag_im, 0, bb * sizeof(double));
+    memset(m->lower_re, 0, bb * sizeof(double));
+    memset(m->lower_im, 0, bb * sizeof(double));
+    memset(m->upper_re, 0, bb * sizeof(double));
+    memset(m->upper_im, 0, bb * sizeof(double));
+    m->factored = 0;
+}
+
+/* y += A x for one complex b×b block. */
+static void zblock_gemv_add(int b, const double *ar, const double *ai, const double *xr, const double *xi, double *yr,
+                            double *yi)
+{
+    for (int r = 0; r < b; ++r) {
+        double sr = 0, si = 0;
+        for (int k = 0; k < b; ++k) {
+            sr += ar[r * b + k] * xr[k] - ai[r * b + k] * xi[k];
+            si += ar[r * b + k] * xi[k] + ai[r * b + k] * xr[k];
+        }
+        yr[r] += sr;
+        yi[r] += si;
+    }
+}
+
+void cr_blocktri_z_matvec(const cr_blocktri_z *m, const double *x_re, const double *x_im, double *y_re, double *y_im)
+{
+    int n = m->n, b = m->b;
+    size_t bb = (size_t)b * b;
+    memset(y_re, 0, (size_t)n * b * sizeof(double));
+    memset(y_im, 0, (size_t)n * b * sizeof(double));
+    for (int i = 0; i < n; ++i) {
+        size_t o = (size_t)i * b;
+        zblock_gemv_add(b, m->diag_re + i * bb, m->diag_im + i * bb, x_re + o, x_im + o, y_re + o, y_im + o);
+        if (i > 0)
+            zblock_gemv_add(b, m->lower_re + i * bb, m->lower_im + i * bb, x_re + o - b, x_im + o - b, y_re + o,
+                            y_im + o);
+        if (i < n - 1)
+            zblock_gemv_add(b, m->upper_re + i * bb, m->upper_im + i * bb, x_re + o + b, x_im + o + b, y_re + o,
+                            y_im + o);
+    }
+}
+
+/* ======================================================================== */
+/* Complex block kernels (split planes)                                     */
+/* ======================================================================== */
+
+/* Row of the entry of largest modulus in column k, rows k..b−1, and that
+ * modulus. Compares squared moduli (no square root in the O(b²) scan) and
+ * rescans with hypot only when the squares leave the normal range (entries
+ * beyond ~1e±154) or the column is zero, so the choice is the true modulus
+ * pivot in every case. */
+CR_INLINE int zpivot_row(int b, const double *ar, const double *ai, int k, double *modulus)
+{
+    int p = k;
+    double best = ar[k * b + k] * ar[k * b + k] + ai[k * b + k] * ai[k * b + k];
+    for (int i = k + 1; i < b; ++i) {
+        double v = ar[i * b + k] * ar[i * b + k] + ai[i * b + k] * ai[i * b + k];
+        if (v > best) best = v, p = i;
+    }
+    if (best >= DBL_MIN && best <= DBL_MAX) {
+        *modulus = sqrt(best);
+        return p;
+    }
+    p = k;
+    best = hypot(ar[k * b + k], ai[k * b + k]);
+    for (int i = k + 1; i < b; ++i) {
+        double v = hypot(ar[i * b + k], ai[i * b + k]);
+        if (v > best) best = v, p = i;
+    }
+    *modulus = best;
+    return p;
+}
+
+/* 1/(pr + i·pi) by Smith's algorithm, which avoids the overflow of pr² + pi². */
+CR_INLINE void zrecip(double pr, double pi, double *rr, double *ri)
+{
+    if (fabs(pr) >= fabs(pi)) {
+        double q = pi / pr, d = pr + pi * q;
+        *rr = 1.0 / d;
+        *ri = -q / d;
+    } else {
+        double q = pr / pi, d = pi + pr * q;
+        *rr = q / d;
+        *ri = -1.0 / d;
+    }
+}
+
+/* Dense LU with partial pivoting by modulus of one b×b complex block, in place
+ * (unit lower factor below the diagonal, U on and above it). Writes the
+ * reciprocals of U's diagonal to (rr, ri). Returns −1 on a vanishing or
+ * non-finite pivot. */
+CR_INLINE int zlu_factor(int b, double *restrict ar, double *restrict ai, int *restrict piv, double *restrict rr,
+                         double *restrict ri)
+{
+    for (int k = 0; k < b; ++k) {
+        double mod;
+        int p = zpivot_row(b, ar, ai, k, &mod);
+        piv[k] = p;
+        if (!(mod > 0) || !isfinite(mod)) return -1;
+        if (p != k)
+            for (int j = 0; j < b; ++j) {
+                double t = ar[k * b + j];
+                ar[k * b + j] = ar[p * b + j];
+                ar[p * b + j] = t;
+                t = ai[k * b + j];
+                ai[k * b + j] = ai[p * b + j];
+                ai[p * b + j] = t;
+            }
+        double ir, ii;
+        zrecip(ar[k * b + k], ai[k * b + k], &ir, &ii);
+        /* a subnormal pivot has an infinite reciprocal: as singular as zero */
+        if (!isfinite(ir) || !isfinite(ii)) return -1;
+        rr[k] = ir;
+        ri[k] = ii;
+        for (int i = k + 1; i < b; ++i) {
+            double xr = ar[i * b + k], xi = ai[i * b + k];
+            double fr = xr * ir - xi * ii, fi = xr * ii + xi * ir;
+            ar[i * b + k] = fr;
+            ai[i * b + k] = fi;
+            for (int j = k + 1; j < b; ++j) {
+                double ur = ar[k * b + j], ui = ai[k * b + j];
+                ar[i * b + j] -= fr * ur - fi * ui;
+                ai[i * b + j] -= fr * ui + fi * ur;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Solves (LU) X = B in place for `nrhs` complex right-hand sides stored
+ * row-major as b×nrhs planes (xr, xi). */
+CR_INLINE void zlu_solve(int b, const double *restrict ar, const double *restrict ai, const int *restrict piv,
+                         const double *restrict rr, const double *restrict ri, double *restrict xr,
+                         double *restrict xi, int nrhs)
+{
+    for (int k = 0; k < b; ++k)
+        if (piv[k] != k)
+            for (int j = 0; j < nrhs; ++j) {
+                double t = xr[k * nrhs + j];
+                xr[k * nrhs + j] = xr[piv[k] * nrhs + j];
+                xr[piv[k] * nrhs + j] = t;
+                t = xi[k * nrhs + j];
+                xi[k * nrhs + j] = xi[piv[k] * nrhs + j];
+                xi[piv[k] * nrhs + j] = t;
+            }
+    /* branch-free over dense blocks, like blocktri.c: the j loops vectorize */
+    for (int i = 1; i < b; ++i)
+        for (int k = 0; k < i; ++k) {
+            double fr = ar[i * b + k], fi = ai[i * b + k];
+            for (int j = 0; j < nrhs; ++j) {
+                double yr = xr[k * nrhs + j], yi = xi[k * nrhs + j];
+                xr[i * nrhs + j] -= fr * yr - fi * yi;
+                xi[i * nrhs + j] -= fr * yi + fi * yr;
+            }
+        }
+    for (int i = b - 1; i >= 0; --i) {
+        for (int k = i + 1; k < b; ++k) {
+            double fr = ar[i * b + k], fi = ai[i * b + k];
+            for (int j = 0; j < nrhs; ++j) {
+                double yr = xr[k * nrhs + j], yi = xi[k * nrhs + j];
+                xr[i * nrhs + j] -= fr * yr - fi * yi;
+                xi[i * nrhs + j] -= fr * yi + fi * yr;
+            }
+        }
+        double pr = rr[i], pi = ri[i];
+        for (int j = 0; j < nrhs; ++j) {
+            double yr = xr[i * nrhs + j], yi = xi[i * nrhs + j];
+            xr[i * nrhs + j] = yr * pr - yi * pi;
+            xi[i * nrhs + j] = yr * pi + yi * pr;
+        }
+    }
+}
+
+/* D -= L X for complex b×b blocks. real_l: L's imaginary plane is zero (the
+ * shifted systems, where only M·shift is complex), which halves the work. */
+CR_INLINE void zschur_update(int b, int real_l, double *restrict dr, double *restrict di, const double *restrict lr,
+                             const double *restrict li, const double *restrict xr, const double *restrict xi)
+{
+    for (int r = 0; r < b; ++r)
+        for (int k = 0; k < b; ++k) {
+            double fr = lr[r * b + k];
+            if (real_l) {
+                for (int c = 0; c < b; ++c) {
+                    dr[r * b + c] -= fr * xr[k * b + c];
+                    di[r * b + c] -= fr * xi[k * b + c];
+                }
+            } else {
+                double fi = li[r * b + k];
+                for (int c = 0; c < b; ++c) {
+                    double yr = xr[k * b + c], yi = xi[k * b + c];
+                    dr[r * b + c] -= fr * yr - fi * yi;
+                    di[r * b + c] -= fr * yi + fi * yr;
+                }
+            }
+        }
+}
+
+/* y -= A x for one complex block and one vector (real_a: A's imaginary plane is zero). */
+CR_INLINE void zgemv_sub(int b, int real_a, const double *restrict ar, const double *restrict ai,
+                         const double *restrict xr, const double *restrict xi, double *restrict yr,
+                         double *restrict yi)
+{
+    for (int r = 0; r < b; ++r) {
+        double sr = 0, si = 0;
+        if (real_a) {
+            for (int k = 0; k < b; ++k) {
+                sr += ar[r * b + k] * xr[k];
+                si += ar[r * b + k] * xi[k];
+            }
+        } else {
+            for (int k = 0; k < b; ++k) {
+                double fr = ar[r * b + k], fi = ai[r * b + k];
+                sr += fr * xr[k] - fi * xi[k];
+                si += fr * xi[k] + fi * xr[k];
+            }
+        }
+        yr[r] -= sr;
+        yi[r] -= si;
+    }
+}
+
+CR_INLINE cr_status zfactor_thomas(cr_blocktri_z *m, const int b, const int real_l, int *bad_block)
+{
+    int n = m->n;
+    size_t bb = (size_t)b * b;
+    for (int i = 0; i < n; ++i) {
+        double *dr = m->diag_re + i * bb, *di = m->diag_im + i * bb;
+        int *piv = m->pivot + (size_t)i * b;
+        double *rr = m->rpiv_re + (size_t)i * b, *ri = m->rpiv_im + (size_t)i * b;
+        if (i > 0)
+            zschur_update(b, real_l, dr, di, m->lower_re + i * bb, m->lower_im + i * bb, m->upper_re + (i - 1) * bb,
+                          m->upper_im + (i - 1) * bb);
+        if (zlu_factor(b, dr, di, piv, rr, ri) != 0) {
+            if (bad_block) *bad_block = i;
+            return CR_SINGULAR;
+        }
+        if (i < n - 1) zlu_solve(b, dr, di, piv, rr, ri, m->upper_re + i * bb, m->upper_im + i * bb, b);
+    }
+    m->factored = 1;
+    return CR_OK;
+}
+
+CR_INLINE void zsolve_thomas(const cr_blocktri_z *m, const int b, const int real_l, double *re, double *im)
+{
+    int n = m->n;
+    size_t bb = (size_t)b * b;
+    for (int i = 0; i < n; ++i) {
+        double *xr = re + (size_t)i * b, *xi = im + (size_t)i * b;
+        if (i > 0) zgemv_sub(b, real_l, m->lower_re + i * bb, m->lower_im + i * bb, xr - b, xi - b, xr, xi);
+        zlu_solve(b, m->diag_re + i * bb, m->diag_im + i * bb, m->pivot + (size_t)i * b, m->rpiv_re + (size_t)i * b,
+                  m->rpiv_im + (size_t)i * b, xr, xi, 1);
+    }
+    for (int i = n - 2; i >= 0; --i) {
+        double *xr = re + (size_t)i * b, *xi = im + (size_t)i * b;
+        zgemv_sub(b, 0, m->upper_re + i * bb, m->upper_im + i * bb, xr + b, xi + b, xr, xi);
+    }
+}
+
+/* ======================================================================== */
+/* Complex factor / solve                                                   */
+/* ======================================================================== */
+
+/* LAPACK band storage, interleaved complex: A(r, c) at
+ * band[2(c·ldab + kl + ku + r − c)] (re, im), kl = ku = 2b − 1. */
+static cr_status zfactor_banded(cr_blocktri_z *m, int *bad_block)
+{
+    int b = m->b, N = m->n * b, k = 2 * b - 1, ldab = 3 * k + 1, info = 0;
+    size_t bb = (size_t)b * b;
+    memset(m->band, 0, 2 * (size_t)ldab * N * sizeof(double));
+    for (int i = 0; i < m->n; ++i) {
+        const double *src_re[3] = {i > 0 ? m->lower_re + i * bb : NULL, m->diag_re + i * bb,
+                                   i < m->n - 1 ? m->upper_re + i * bb : NULL};
+        const double *src_im[3] = {i > 0 ? m->lower_im + i * bb : NULL, m->diag_im + i * bb,
+                                   i < m->n - 1 ? m->upper_im + i * bb : NULL};
+        for (int j = 0; j < 3; ++j) {
+            if (!src_re[j]) continue;
+            for (int r = 0; r < b; ++r)
+                for (int c = 0; c < b; ++c) {
+                    int row = i * b + r, col = (i - 1 + j) * b + c;
+                    size_t at = 2 * ((size_t)col * ldab + 2 * k + row - col);
+                    m->band[at] = src_re[j][r * b + c];
+                    m->band[at + 1] = src_im[j][r * b + c];
+                }
+        }
+    }
+    zgbtrf_(&N, &N, &k, &k, m->band, &ldab, m->band_pivot, &info);
+    if (info != 0) {
+        if (bad_block) *bad_block = info > 0 ? (info - 1) / b : 0;
+        return CR_SINGULAR;
+    }
+    m->factored = 1;
+    return CR_OK;
+}
+
+/* Shared by the public factor (general L) and the shifted one (real L). */
+static cr_status zfactor(cr_blocktri_z *m, int real_l, int *bad_block)
+{
+    m->factored = 0;
+    m->lower_real = real_l;
+    if (m->banded) return zfactor_banded(m, bad_block);
+    if (real_l) {
+        if (m->b == 19) return zfactor_thomas(m, 19, 1, bad_block);
+        if (m->b == 13) return zfactor_thomas(m, 13, 1, bad_block);
+        return zfactor_thomas(m, m->b, 1, bad_block);
+    }
+    if (m->b == 19) return zfactor_thomas(m, 19, 0, bad_block);
+    if (m->b == 13) return zfactor_thomas(m, 13, 0, bad_block);
+    return zfactor_thomas(m, m->b, 0, bad_block);
+}
+
+cr_status cr_blocktri_z_factor(cr_blocktri_z *m, int *bad_block)
+{
+    if (!m) return CR_BAD_INPUT;
+    return zfactor(m, 0, bad_block);
+}
+
+void cr_blocktri_z_solve(const cr_blocktri_z *m, double *re, double *im)
+{
+    if (m->banded) {
+        int N = m->n * m->b, k = 2 * m->b - 1, ldab = 3 * k + 1, one = 1, info = 0;
+        double *z = m->band_rhs;
+        for (int i = 0; i < N; ++i) {
+            z[2 * i] = re[i];
+            z[2 * i + 1] = im[i];
+        }
+        zgbtrs_("N", &N, &k, &k, &one, m->band, &ldab, m->band_pivot, z, &N, &info, 1);
+        for (int i = 0; i < N; ++i) {
+            re[i] = z[2 * i];
+            im[i] = z[2 * i + 1];
+        }
+        return;
+    }
+    if (m->lower_real) {
+        if (m->b == 19) zsolve_thomas(m, 19, 1, re, im);
+        else if (m->b == 13) zsolve_thomas(m, 13, 1, re, im);
+        else zsolve_thomas(m, m->b, 1, re, im);
+    } else {
+        if (m->b == 19) zsolve_thomas(m, 19, 0, re, im);
+        else if (m->b == 13) zsolve_thomas(m, 13, 0, re, im);
+        else zsolve_thomas(m, m->b, 0, re, im);
+    }
+}
+
+/* ======================================================================== */
+/* Shifted systems                                                          */
+/* ======================================================================== */
+
+cr_status cr_blocktri_shifted_factor_real(const cr_blocktri *J, const double *mass, double shift, cr_blocktri *work,
+                                          int *bad_block)
+{
+    /* work == J would overwrite the Jacobian the integrator reuses across steps */
+    if (!J || !work || work == J || J->n != work->n || J->b != work->b) return CR_BAD_INPUT;
+    int n = J->n, b = J->b;
+    size_t bb = (size_t)b * b, total = (size_t)n * bb;
+    for (size_t k = 0; k < total; ++k) work->diag[k] = -J->diag[k];
+    for (size_t k = 0; k < total; ++k) work->lower[k] = -J->lower[k];
+    for (size_t k = 0; k < total; ++k) work->upper[k] = -J->upper[k];
+    for (int i = 0; i < n; ++i)
+        for (int r = 0; r < b; ++r)
+            work->diag[i * bb + (size_t)r * b + r] += shift * (mass ? mass[(size_t)i * b + r] : 1.0);
+    /* cr_blocktri_factor leaves `factored` alone on failure; a stale 1 would
+     * let a caller solve with half-overwritten blocks */
+    work->factored = 0;
+    return cr_blocktri_factor(work, bad_block);
+}
+
+cr_status cr_blocktri_shifted_factor_complex(const cr_blocktri *J, const double *mass, double shift_re,
+                                             double shift_im, cr_blocktri_z *work, int *bad_block)
+{
+    if (!J || !work || J->n != work->n || J->b != work->b) return CR_BAD_INPUT;
+    int n = J->n, b = J->b;
+    size_t bb = (size_t)b * b, total = (size_t)n * bb;
+    for (size_t k = 0; k < total; ++k) work->diag_re[k] = -J->diag[k];
+    for (size_t k = 0; k < total; ++k) work->lower_re[k] = -J->lower[k];
+    for (size_t k = 0; k < total; ++k) work->upper_re[k] = -J->upper[k];
+    memset(work->diag_im, 0, total * sizeof(double));
+    memset(work->lower_im, 0, total * sizeof(double));
+    memset(work->upper_im, 0, total * sizeof(double));
+    for (int i = 0; i < n; ++i)
+        for (int r = 0; r < b; ++r) {
+            double mi = mass ? mass[(size_t)i * b + r] : 1.0;
+            size_t at = i * bb + (size_t)r * b + r;
+            work->diag_re[at] += shift_re * mi;
+            work->diag_im[at] += shift_im * mi;
+        }
+    /* M is diagonal, so the off-diagonal blocks stay real: the kernels skip
+     * their imaginary plane */
+    return zfactor(work, 1, bad_block);
+}
+
+/* ======================================================================== */
+/* Radau hook adaptor                                                       */
+/* ======================================================================== */
+
+void cr_blocktri_radau_destroy(cr_blocktri_radau *a)
+{
+    if (!a) return;
+    free(a->mass);
+    cr_blocktri_destroy(a->J);
+    cr_blocktri_destroy(a->real);
+    cr_blocktri_z_destroy(a->cplx);
+    free(a);
+}
+
+cr_blocktri_radau *cr_blocktri_radau_create(int n, int b, const double *mass, int banded,
+                                            cr_blocktri_jacobian_fn jacobian, void *user, cr_error *err)
+{
+    if (n < 1 || b < 1) {
+        cr_error_set(err, CR_BAD_INPUT, "blocktri radau: n = %d, b = %d, need n >= 1 and b >= 1", n, b);
+        return NULL;
+    }
+    if (!dims_ok(n, b)) {
+        cr_error_set(err, CR_UNSUPPORTED, "blocktri radau: n*b = %lld unknowns exceed int indexing",
+                     (long long)n * b);
+        return NULL;
+    }
+    if (!jacobian) {
+        cr_error_set(err, CR_BAD_INPUT, "blocktri radau: a Jacobian callback is required");
+        return NULL;
+    }
+    size_t nb = (size_t)n * b;
+    if (mass)
+        for (size_t k = 0; k < nb; ++k)
+            if (!isfinite(mass[k])) {
+                cr_error_set(err, CR_BAD_INPUT, "blocktri radau: mass[%zu] is not finite", k);
+                return NULL;
+            }
+    cr_blocktri_radau *a = calloc(1, sizeof *a);
+    if (!a) {
+        cr_error_set(err, CR_NO_MEMORY, "blocktri radau: out of memory");
+        return NULL;
+    }
+    a->n = n;
+    a->b = b;
+    a->jacobian = jacobian;
+    a->user = user;
+    a->bad_block = -1;
+    a->mass = malloc(nb * sizeof(double));
+    a->J = cr_blocktri_create(n, b);
+    a->real = banded ? cr_blocktri_create_banded(n, b) : cr_blocktri_create(n, b);
+    a->cplx = banded ? cr_blocktri_z_create_banded(n, b) : cr_blocktri_z_create(n, b);
+    if (!a->mass || !a->J || !a->real || !a->cplx) {
+        cr_blocktri_radau_destroy(a);
+        cr_error_set(err, CR_NO_MEMORY, "blocktri radau: out of memory for %d blocks of %dx%d", n, b, b);
+        return NULL;
+    }
+    for (size_t k = 0; k < nb; ++k) a->mass[k] = mass ? mass[k] : 1.0;
+    return a;
+}
+
+/* Checks the blocks the factorizations read (L_0 and U_{n−1} are not). */
+static int jacobian_finite(const cr_blocktri *J)
+{
+    size_t bb = (size_t)J->b * J->b;
+    for (int i = 0; i < J->n; ++i) {
+        const double *d = J->diag + i * bb, *l = J->lower + i * bb, *u = J->upper + i * bb;
+        for (size_t k = 0; k < bb; ++k)
+            if (!isfinite(d[k])) return 0;
+        if (i > 0)
+            for (size_t k = 0; k < bb; ++k)
+                if (!isfinite(l[k])) return 0;
+        if (i < J->n - 1)
+            for (size_t k = 0; k < bb; ++k)
+                if (!isfinite(u[k])) return 0;
+    }
+    return 1;
+}
+
+static cr_status hook_jacobian(double t, const double *y, const double *fy, void *ctx)
+{
+    cr_blocktri_radau *a = ctx;
+    a->jac_calls++;
+    a->have_real = a->have_complex = 0;
+    cr_blocktri_zero(a->J);
+    cr_status st = a->jacobian(t, y, fy, a->J, a->user);
+    if (st != CR_OK) return st;
+    /* a NaN would survive the factorization and surface only as a failed
+     * Newton iteration; J depends on (t, y) alone, so say so now */
+    return jacobian_finite(a->J) ? CR_OK : CR_NONFINITE;
+}
+
+static cr_status hook_factor_real(double shift, void *ctx)
+{
+    cr_blocktri_radau *a = ctx;
+    a->factor_real_calls++;
+    int bad = -1;
+    cr_status st = cr_blocktri_shifted_factor_real(a->J, a->mass, shift, a->real, &bad);
+    a->have_real = (st == CR_OK);
+    if (st == CR_SINGULAR) a->bad_block = bad;
+    return st;
+}
+
+static cr_status hook_solve_real(double *b, void *ctx)
+{
+    cr_blocktri_radau *a = ctx;
+    a->solve_real_calls++;
+    if (!a->have_real) return CR_BAD_INPUT;
+    cr_blocktri_solve(a->real, b);
+    return CR_OK;
+}
+
+static cr_status hook_factor_complex(double shift_re, double shift_im, void *ctx)
+{
+    cr_blocktri_radau *a = ctx;
+    a->factor_complex_calls++;
+    int bad = -1;
+    cr_status st = cr_blocktri_shifted_factor_complex(a->J, a->mass, shift_re, shift_im, a->cplx, &bad);
+    a->have_complex = (st == CR_OK);
+    if (st == CR_SINGULAR) a->bad_block = bad;
+    return st;
+}
+
+static cr_status hook_solve_complex(double *b_re, double *b_im, void *ctx)
+{
+    cr_blocktri_radau *a = ctx;
+    a->solve_complex_calls++;
+    if (!a->have_complex) return CR_BAD_INPUT;
+    cr_blocktri_z_solve(a->cplx, b_re, b_im);
+    return CR_OK;
+}
+
+cr_radau_linsys cr_blocktri_radau_linsys(cr_blocktri_radau *a)
+{
+    cr_radau_linsys ls;
+    ls.jacobian = hook_jacobian;
+    ls.factor_real = hook_factor_real;
+    ls.solve_real = hook_solve_real;
+    ls.factor_complex = hook_factor_complex;
+    ls.solve_complex = hook_solve_complex;
+    ls.ctx = a;
+    return ls;
+}

@@ -1,0 +1,171 @@
+/* Shifted block-tridiagonal systems for implicit integrators:
+ *
+ *     E1 = s·M − J            (real shift s)
+ *     E2 = (s_re + i s_im)·M − J   (complex shift)
+ *
+ * with M = diag(mass) constant (zeros mark algebraic rows) and J = ∂F/∂y a real
+ * block-tridiagonal cr_blocktri. These are the two linear systems of every
+ * simplified-Newton iteration of Radau IIA (include/cosserat/radau.h, HW IV.8
+ * "The Linear System"); cr_blocktri_radau packages them as a cr_radau_linsys.
+ *
+ * The complex matrix type cr_blocktri_z keeps the block layout of cr_blocktri
+ * (n blocks of b×b, row-major, diag/lower/upper, lower[i] couples block row i to
+ * column i−1, upper[i] to column i+1) but stores every complex array as two
+ * real planes, *_re and *_im, of the same shape. Split planes rather than
+ * `double complex` or interleaved pairs because
+ *   - the radau hook hands over right-hand sides as split re/im vectors, so the
+ *     solve works on them in place with no copy;
+ *   - the O(b³) kernels become plain real multiply-adds over contiguous rows,
+ *     which the compiler vectorizes; `double complex` products compile to
+ *     NaN-recovery branches (Annex G, __muldc3) that block vectorization unless
+ *     -fcx-limited-range is given, which the build does not.
+ *
+ * Costs: O(n b³) to factor, O(n b²) to solve; no allocation after create.
+ */
+#ifndef COSSERAT_BLOCKTRI_SHIFTED_H
+#define COSSERAT_BLOCKTRI_SHIFTED_H
+
+#include "cosserat/base.h"
+#include "cosserat/radau.h"
+#include "linalg/blocktri.h"
+
+#include <stddef.h>
+
+/* ---------------------------------------------------------------------------
+ * Complex block-tridiagonal matrix (split real/imaginary planes)
+ * ------------------------------------------------------------------------- */
+
+typedef struct cr_blocktri_z {
+    int n, b;                     /* block count, block size */
+    double *diag_re, *diag_im;    /* n blocks: D_i (row-major b×b each plane) */
+    double *lower_re, *lower_im;  /* n blocks: L_i, block row i, column i−1 (L_0 unused) */
+    double *upper_re, *upper_im;  /* n blocks: U_i, block row i, column i+1 (U_{n−1} unused) */
+    int *pivot;                   /* n·b row pivots of the factored diagonal blocks */
+    /* n·b reciprocals of the diagonal of each factored block's U, so that the
+     * solves multiply instead of dividing (a complex division costs ~6 flops
+     * plus a branch for scaling). Valid only when factored. */
+    double *rpiv_re, *rpiv_im;
+    int factored;
+    /* Set by the factorization: lower_im was ignored because it is zero, as in
+     * every shifted system (M is diagonal, so only diagonal blocks turn
+     * complex); the Schur updates and the forward sweep then cost half. */
+    int lower_real;
+    /* Banded mode: factor with LAPACK zgbtrf (partial pivoting across blocks),
+     * for the same reason as cr_blocktri's banded mode: a diagonal block that
+     * is singular on its own (rigid strain components at a free or clamped end)
+     * defeats the block Thomas algorithm even when the matrix is regular. */
+    int banded;
+    double *band;                 /* interleaved complex band storage, (3(2b−1)+1) × (n b) */
+    int *band_pivot;
+    double *band_rhs;             /* 2 n b scratch for the interleaved right-hand side */
+} cr_blocktri_z;
+
+/* Allocates an n×n-block matrix of b×b complex blocks, all zero. Returns NULL
+ * when out of memory or when n < 1, b < 1 or n·b exceeds INT_MAX (LAPACK and the
+ * integrator index unknowns with int). Free with cr_blocktri_z_destroy. */
+cr_blocktri_z *cr_blocktri_z_create(int n, int b);
+/* Same, factoring through LAPACK's banded complex LU (see `banded`). */
+cr_blocktri_z *cr_blocktri_z_create_banded(int n, int b);
+/* Frees the matrix (NULL allowed). */
+void cr_blocktri_z_destroy(cr_blocktri_z *m);
+/* Zeroes all blocks and marks the matrix unfactored. */
+void cr_blocktri_z_zero(cr_blocktri_z *m);
+
+/* Block accessors (row-major b×b planes). */
+static inline double *cr_blocktri_z_D_re(cr_blocktri_z *m, int i) { return m->diag_re + (size_t)i * m->b * m->b; }
+static inline double *cr_blocktri_z_D_im(cr_blocktri_z *m, int i) { return m->diag_im + (size_t)i * m->b * m->b; }
+static inline double *cr_blocktri_z_L_re(cr_blocktri_z *m, int i) { return m->lower_re + (size_t)i * m->b * m->b; }
+static inline double *cr_blocktri_z_L_im(cr_blocktri_z *m, int i) { return m->lower_im + (size_t)i * m->b * m->b; }
+static inline double *cr_blocktri_z_U_re(cr_blocktri_z *m, int i) { return m->upper_re + (size_t)i * m->b * m->b; }
+static inline double *cr_blocktri_z_U_im(cr_blocktri_z *m, int i) { return m->upper_im + (size_t)i * m->b * m->b; }
+
+/* y = M x for split complex vectors of length n·b (only valid before
+ * factoring; x and y must not overlap). */
+void cr_blocktri_z_matvec(const cr_blocktri_z *m, const double *x_re, const double *x_im, double *y_re,
+                          double *y_im);
+
+/* In-place LU of the blocks as they stand: block Thomas algorithm with partial
+ * pivoting by modulus inside the diagonal blocks, or zgbtrf in banded mode.
+ * Returns CR_OK, or CR_SINGULAR when a pivot of block row *bad_block (may be
+ * NULL) vanishes or is not finite; the matrix is then unusable until refilled.
+ * In banded mode *bad_block is the block row of LAPACK's first zero pivot,
+ * which row interchanges may place after the block that caused it. */
+cr_status cr_blocktri_z_factor(cr_blocktri_z *m, int *bad_block);
+
+/* Solves M x = re + i·im in place after a successful factorization (re, im:
+ * length n·b each, not overlapping). In banded mode it uses m->band_rhs as scratch, so two
+ * threads must not solve with the same banded matrix at once. */
+void cr_blocktri_z_solve(const cr_blocktri_z *m, double *re, double *im);
+
+/* ---------------------------------------------------------------------------
+ * Shifted factorizations
+ * ------------------------------------------------------------------------- */
+
+/* work := shift·diag(mass) − J, then factored in place by cr_blocktri_factor
+ * (block Thomas, or dgbtrf when work was made with cr_blocktri_create_banded).
+ * work must have the n and b of J (allocated by the caller); J is only read.
+ * mass has length n·b (NULL = identity). Then solve with cr_blocktri_solve(work, x).
+ * Returns CR_OK, CR_BAD_INPUT on NULL or mismatched arguments, CR_SINGULAR
+ * (with *bad_block, which may be NULL) when the shifted matrix is singular. */
+cr_status cr_blocktri_shifted_factor_real(const cr_blocktri *J, const double *mass, double shift, cr_blocktri *work,
+                                          int *bad_block);
+
+/* work := (shift_re + i·shift_im)·diag(mass) − J, then factored in place by
+ * cr_blocktri_z_factor. Same contract as the real version; solve with
+ * cr_blocktri_z_solve(work, re, im). */
+cr_status cr_blocktri_shifted_factor_complex(const cr_blocktri *J, const double *mass, double shift_re,
+                                             double shift_im, cr_blocktri_z *work, int *bad_block);
+
+/* ---------------------------------------------------------------------------
+ * Radau IIA hook adaptor
+ * ------------------------------------------------------------------------- */
+
+/* Fills J = ∂F/∂y at (t, y) (both of length n·b; fy = F(t, y) for finite
+ * differences). J arrives zeroed, so only the nonzero entries need writing.
+ * Return CR_OK or a status that the integrator passes through (see
+ * cr_radau_linsys.jacobian). */
+typedef cr_status (*cr_blocktri_jacobian_fn)(double t, const double *y, const double *fy, cr_blocktri *J,
+                                             void *user);
+
+/* J, the mass vector and both shifted factorizations of a block-tridiagonal
+ * problem with n·b unknowns, exposed as a cr_radau_linsys. Everything is owned
+ * by the adaptor; the fields may be read (e.g. bad_block, the call counters)
+ * but are written only by the hooks. */
+typedef struct cr_blocktri_radau {
+    int n, b;
+    cr_blocktri_jacobian_fn jacobian;
+    void *user;
+    double *mass;               /* copy, length n·b */
+    cr_blocktri *J;             /* the last Jacobian, never factored */
+    cr_blocktri *real;          /* factored γ̂/h·M − J */
+    cr_blocktri_z *cplx;        /* factored (α̂ + iβ̂)/h·M − J */
+    int have_real, have_complex;  /* factorization valid for the current J */
+    int bad_block;              /* block row of the last singular factorization, −1 if none */
+    /* Hook calls, to check that the integrator's counters (cr_radau_stats)
+     * really went through this adaptor. */
+    long jac_calls, factor_real_calls, factor_complex_calls, solve_real_calls, solve_complex_calls;
+} cr_blocktri_radau;
+
+/* Creates the adaptor for n blocks of size b. mass (length n·b, NULL =
+ * identity) is copied; it must be the mass vector given to the integrator.
+ * banded != 0 factors both shifted systems with LAPACK's banded LU instead of
+ * the block Thomas algorithm (for diagonal blocks that are singular on their
+ * own). jacobian is required; user is passed to it. Returns NULL with a
+ * message in err (may be NULL) on bad input or out of memory. */
+cr_blocktri_radau *cr_blocktri_radau_create(int n, int b, const double *mass, int banded,
+                                            cr_blocktri_jacobian_fn jacobian, void *user, cr_error *err);
+
+/* Frees the adaptor (NULL allowed). */
+void cr_blocktri_radau_destroy(cr_blocktri_radau *a);
+
+/* The hook table for cr_radau_problem.linsys, with ctx = a:
+ *   jacobian        zeroes J, calls the user callback, rejects a non-finite J
+ *                   with CR_NONFINITE, invalidates both factorizations;
+ *   factor_real     cr_blocktri_shifted_factor_real (CR_SINGULAR → the
+ *                   integrator reduces h);
+ *   factor_complex  cr_blocktri_shifted_factor_complex (likewise);
+ *   solve_real / solve_complex  in place; CR_BAD_INPUT without a valid
+ *                   factorization. */
+cr_radau_linsys cr_blocktri_radau_linsys(cr_blocktri_radau *a);
+
+#endif
