@@ -154,6 +154,11 @@ typedef struct cr_radau_options {
     double rtol;                 /* default 1e-6 */
     double atol;                 /* default 1e-6 */
     const double *atol_vec;      /* default NULL */
+    /* Differential index per component (1, 2 or 3; copied at create), as RADAU5's
+     * NIND1/2/3: the error of an index-k component is weighted by h^(k-1). For
+     * mechanical systems with stiff springs, velocities behave like index-2
+     * components. NULL = all 1 (default). */
+    const int *error_index;
     /* As RADAU5 does, replace (rtol, atol) by rtol' = 0.1·rtol^(2/3),
      * atol' = atol·rtol'/rtol before use, because the error estimate is of
      * order 3 while the method is of order 5: the given tolerances then

@@ -3,6 +3,7 @@
 #define COSSERAT_SCENARIO_H
 
 #include "cosserat/model.h"
+#include "cosserat/dynamics.h"
 #include "cosserat/statics.h"
 
 #ifdef __cplusplus
@@ -10,21 +11,6 @@ extern "C" {
 #endif
 
 typedef enum cr_stage_type { CR_STAGE_STATIC = 0, CR_STAGE_DYNAMIC = 1 } cr_stage_type;
-
-/* A dynamic stage: integrate the DAE (12)–(14) with adaptive Radau IIA from the
- * state the previous stage left (at rest after a static stage). */
-typedef struct cr_dynamic_options {
-    double t_end;               /* duration of the stage (s), > 0 */
-    double rtol, atol;          /* integrator tolerances (defaults 1e-3, 1e-6) */
-    double output_dt;           /* interval of series.csv rows and snapshots (s), > 0 */
-    double snapshot_dt;         /* interval of .vtp snapshots (s); 0 = output_dt */
-    double h_init;              /* first step (s); 0 = automatic */
-    double h_max;               /* largest step (s); 0 = no limit */
-    long max_steps;             /* default 10000000 */
-    double checkpoint_interval; /* wall-clock seconds between checkpoints (default 30; 0 = none) */
-} cr_dynamic_options;
-
-cr_dynamic_options cr_dynamic_default_options(void);
 
 typedef struct cr_stage_def {
     cr_stage_type type;

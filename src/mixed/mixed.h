@@ -27,4 +27,22 @@ cr_status cr_mixed_static_residual(const cr_model *m, double bc_factor, const do
 cr_status cr_mixed_force_residual(const cr_model *m, double bc_factor, const double *scale, const double *x, double *F,
                                   cr_blocktri *J);
 
+/* ---- dynamics (eqs. 12–17) ----
+ * Unknowns per node block: r (3), p (4), v (3, in I), Ω (3, in B), then the six
+ * stresses (n, m) of the element to the node's right. Rows: r' = v, p' = dExp⁺(p) Ω,
+ * momentum (force in I, moment in B), stress rows λ_k/k_k - Δstrain_k (eq. 14). */
+#define CR_DYN_V 7
+#define CR_DYN_W 10
+#define CR_DYN_LAM 13
+#define CR_DYN_BLOCK 19
+
+/* Diagonal of the integrator's mass matrix (nodes × 19). */
+void cr_mixed_dynamic_mass(const cr_model *m, double *mass);
+/* F(y) with load k scaled by scale[k]; J = dF/dy when non-NULL. */
+cr_status cr_mixed_dynamic_residual(const cr_model *m, const double *scale, const double *y, double *F,
+                                    cr_blocktri *J);
+/* Kinetic, elastic (complementary, ½ λᵀ K_c⁻¹ λ) and gravitational potential energy. */
+void cr_mixed_dynamic_energies(const cr_model *m, const double *y, cr_vec3 gravity, double *kinetic,
+                               double *elastic, double *potential);
+
 #endif

@@ -23,6 +23,8 @@ typedef struct cr_layout {
 
 /* statics: r, p, rigid multipliers (flexible stresses condensed) */
 cr_layout cr_layout_static(const cr_model *m);
+/* dynamics: r, p, v, Ω, all six stresses as unknowns */
+cr_layout cr_layout_dynamic(void);
 
 /* The element e term: adds W^l λ to node e and W^r λ to node e+1, and the stress
  * rows of the unknown components; J (optional) gets the exact derivatives. The

@@ -57,6 +57,8 @@ struct cr_model {
     double *s;              /* nodal arc length */
     double *lumped_length;  /* L_i of eq. (1) */
     double *area;           /* A(s_i) at nodes */
+    double *node_mass;      /* m_i = ρ L_i A_i (eq. 1) */
+    cr_vec3 *node_inertia;  /* Θ_i = ρ L_i (J_x, I_y, I_z) (eq. 1) */
     cr_vec3 *ref_r;
     cr_quat *ref_p;
     cr_element *el;

@@ -228,6 +228,8 @@ void cr_model_destroy(cr_model *m)
     free(m->s);
     free(m->lumped_length);
     free(m->area);
+    free(m->node_mass);
+    free(m->node_inertia);
     free(m->ref_r);
     free(m->ref_p);
     free(m->el);
@@ -262,6 +264,8 @@ cr_model *cr_model_create(const cr_rod_def *def, cr_error *err)
     m->s = calloc(nn, sizeof *m->s);
     m->lumped_length = calloc(nn, sizeof *m->lumped_length);
     m->area = calloc(nn, sizeof *m->area);
+    m->node_mass = calloc(nn, sizeof *m->node_mass);
+    m->node_inertia = calloc(nn, sizeof *m->node_inertia);
     m->ref_r = calloc(nn, sizeof *m->ref_r);
     m->ref_p = calloc(nn, sizeof *m->ref_p);
     m->el = calloc(n, sizeof *m->el);
@@ -271,7 +275,7 @@ cr_model *cr_model_create(const cr_rod_def *def, cr_error *err)
     m->bc_position = calloc(nn, sizeof *m->bc_position);
     m->bc_orientation = calloc(nn, sizeof *m->bc_orientation);
     m->tendons = calloc(def->load_count > 0 ? def->load_count : 1, sizeof *m->tendons);
-    if (!m->s || !m->lumped_length || !m->area || !m->ref_r || !m->ref_p || !m->el || !m->loads || !m->bodies || !m->bc_type || !m->bc_position ||
+    if (!m->s || !m->lumped_length || !m->area || !m->node_mass || !m->node_inertia || !m->ref_r || !m->ref_p || !m->el || !m->loads || !m->bodies || !m->bc_type || !m->bc_position ||
         !m->bc_orientation || !m->tendons)
         goto oom;
 
@@ -323,6 +327,9 @@ cr_model *cr_model_create(const cr_rod_def *def, cr_error *err)
         cr_section_props sp;
         cr_section_eval(def, m->s[i] / L, &sp);
         m->area[i] = sp.A;
+        double w = mat->rho * m->lumped_length[i];
+        m->node_mass[i] = w * sp.A;
+        m->node_inertia[i] = cr_v3(w * sp.Jx, w * sp.Iy, w * sp.Iz);
     }
 
     /* Rigid bodies: the pose relative to their node is that of the reference. */

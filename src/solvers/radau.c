@@ -242,6 +242,7 @@ struct cr_radau {
     /* owned copies */
     double *mass;   /* diagonal of M */
     double *atol;   /* per component, after the tolerance transformation */
+    int *index;     /* per component differential index (1, 2, 3) or NULL */
     double rtol;    /* after the transformation */
     double fnewt;   /* Newton stopping tolerance in the scaled norm */
     double *out_times;
@@ -279,6 +280,7 @@ cr_radau_options cr_radau_default_options(void)
     o.rtol = 1e-6;
     o.atol = 1e-6;
     o.atol_vec = NULL;
+    o.error_index = NULL;
     o.transform_tolerances = 1;
     o.h_init = 0.0;
     o.h_max = 0.0;
@@ -482,6 +484,16 @@ cr_radau *cr_radau_create(const cr_radau_problem *problem, const cr_radau_option
     s->rtol = rt;
     for (int i = 0; i < n; ++i) s->atol[i] = (o->atol_vec ? o->atol_vec[i] : o->atol) * fac;
     s->opt.atol_vec = NULL; /* not kept: the caller's array may go away */
+    if (o->error_index) {
+        s->index = malloc((size_t)n * sizeof *s->index);
+        if (!s->index) {
+            cr_radau_destroy(s);
+            cr_error_set(err, CR_NO_MEMORY, "radau: out of memory");
+            return NULL;
+        }
+        memcpy(s->index, o->error_index, (size_t)n * sizeof *s->index);
+    }
+    s->opt.error_index = NULL;
     s->fnewt = o->newton_tol > 0.0 ? o->newton_tol
                                    : fmax(10.0 * EPS / rt, fmin(0.03, sqrt(rt)));
     if (s->out_times) {
@@ -500,6 +512,7 @@ void cr_radau_destroy(cr_radau *s)
     if (!s) return;
     free(s->mass); /* the block starts at mass */
     free(s->out_times);
+    free(s->index);
     free(s);
 }
 
@@ -730,6 +743,16 @@ static int newton(cr_radau *s, double h, int *newt_out, double *hfac, int *nonfi
  * for very stiff problems. Algebraic rows (M_i = 0) are weighted like the
  * others: index-1 components need no h-scaling. Returns the RMS norm with
  * weights atol + rtol·max(|y0|, |y1|), or +inf on a failure of F. */
+/* Index-2 and index-3 components (HW IV.8, RADAU5's NIND2/NIND3): their error is
+ * measured h resp. h² times smaller, i.e. scal / h^(index - 1). */
+static void scale_by_index(cr_radau *s, double h)
+{
+    if (!s->index) return;
+    for (int i = 0; i < s->n; ++i)
+        if (s->index[i] == 2) s->scal[i] /= h;
+        else if (s->index[i] == 3) s->scal[i] /= h * h;
+}
+
 static double estimate_error(cr_radau *s, double h, cr_status *fatal)
 {
     const int n = s->n;
@@ -742,6 +765,7 @@ static double estimate_error(cr_radau *s, double h, cr_status *fatal)
         double y1 = s->y[i] + s->z[2][i];
         s->scal[i] = s->atol[i] + s->rtol * fmax(fabs(s->y[i]), fabs(y1));
     }
+    scale_by_index(s, h);
     cr_status st = ls->solve_real(s->err, ls->ctx);
     s->st.solves_real++;
     if (st < 0) { *fatal = st; return INFINITY; }
@@ -869,6 +893,7 @@ cr_status cr_radau_integrate(cr_radau *s, double t_end, cr_error *err)
 
         /* Newton weights */
         for (int i = 0; i < n; ++i) s->scal[i] = s->atol[i] + s->rtol * fabs(s->y[i]);
+        scale_by_index(s, h);
 
         /* Jacobian and factorizations, reused while allowed */
         if (s->need_jac) {

@@ -1,0 +1,326 @@
+/* A dynamic stage of the mixed discrete rod: the DAE of dynamics.c integrated by
+ * the adaptive Radau IIA solver through the block-tridiagonal shifted solves
+ * (O(n) per factorization and per solve). */
+#define _POSIX_C_SOURCE 199309L
+#include "cosserat/dynamics.h"
+#include "cosserat/radau.h"
+#include "linalg/blocktri_shifted.h"
+#include "mixed.h"
+#include "terms.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+cr_dynamic_options cr_dynamic_default_options(void)
+{
+    return (cr_dynamic_options){.t_end = 1.0, .rtol = 1e-3, .atol = 1e-6, .output_dt = 1e-2, .max_steps = 10000000,
+                                .checkpoint_interval = 30.0};
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+double cr_state_time(const cr_state *s) { return s->time; }
+cr_vec3 cr_state_velocity(const cr_state *s, int i) { return cr_v3_load(s->velocity + 6 * (size_t)i); }
+cr_vec3 cr_state_angular_velocity(const cr_state *s, int i) { return cr_v3_load(s->velocity + 6 * (size_t)i + 3); }
+void cr_state_set_velocity(cr_state *s, int i, cr_vec3 v, cr_vec3 om)
+{
+    cr_v3_store(v, s->velocity + 6 * (size_t)i);
+    cr_v3_store(om, s->velocity + 6 * (size_t)i + 3);
+}
+
+int cr_model_body_count(const cr_model *m) { return m->body_count; }
+const char *cr_model_body_name(const cr_model *m, int j) { return m->bodies[j].name; }
+
+void cr_state_body_pose(const cr_model *m, const cr_state *s, int j, cr_vec3 *center, cr_mat3 *axes)
+{
+    const cr_body *b = &m->bodies[j];
+    cr_mat3 A = cr_q_exp(cr_state_orientation(s, b->node));
+    if (center) *center = cr_v3_add(cr_state_position(s, b->node), cr_m3_mulv(A, b->offset));
+    if (axes) *axes = cr_m3_mul(A, b->relative);
+}
+
+int cr_state_packed_size(const cr_model *m)
+{
+    return 4 + (m->load_count > 0 ? m->load_count : 1) + m->nodes * m->block + 6 * m->nodes + 6 * m->n;
+}
+
+void cr_state_pack(const cr_state *s, double *out)
+{
+    const cr_model *m = s->model;
+    int nl = m->load_count > 0 ? m->load_count : 1;
+    out[0] = s->load_factor, out[1] = s->bc_factor, out[2] = s->time, out[3] = nl;
+    memcpy(out + 4, s->load_scale, nl * sizeof(double));
+    out += 4 + nl;
+    memcpy(out, s->x, (size_t)m->nodes * m->block * sizeof(double));
+    out += (size_t)m->nodes * m->block;
+    memcpy(out, s->velocity, (size_t)m->nodes * 6 * sizeof(double));
+    out += (size_t)m->nodes * 6;
+    memcpy(out, s->stress, (size_t)m->n * 6 * sizeof(double));
+}
+
+void cr_state_unpack(cr_state *s, const double *in)
+{
+    const cr_model *m = s->model;
+    int nl = m->load_count > 0 ? m->load_count : 1;
+    s->load_factor = in[0], s->bc_factor = in[1], s->time = in[2];
+    memcpy(s->load_scale, in + 4, nl * sizeof(double));
+    in += 4 + nl;
+    memcpy(s->x, in, (size_t)m->nodes * m->block * sizeof(double));
+    in += (size_t)m->nodes * m->block;
+    memcpy(s->velocity, in, (size_t)m->nodes * 6 * sizeof(double));
+    in += (size_t)m->nodes * 6;
+    memcpy(s->stress, in, (size_t)m->n * 6 * sizeof(double));
+}
+
+typedef struct dyn_ctx {
+    const cr_model *m;
+    cr_state *state;
+    const double *active; /* stage factors */
+    double *scale;        /* active × time function at the current t */
+    double *F;            /* scratch (nodes × 19) */
+    double *power_scale;  /* scales without gravity, for the external work */
+    cr_vec3 gravity;      /* total active gravity acceleration (for the potential) */
+    double work, last_power, last_t;
+    cr_dynamic_output_fn on_output;
+    cr_dynamic_step_fn on_step;
+    cr_radau *radau;
+    void *user;
+    int stopped;
+} dyn_ctx;
+
+static void set_scales(dyn_ctx *c, double t)
+{
+    for (int k = 0; k < c->m->load_count; ++k) {
+        double f = c->active[k] == 0 ? 0.0 : c->active[k] * cr_time_function_eval(&c->m->loads[k].time, t);
+        c->scale[k] = f;
+        c->power_scale[k] = c->m->loads[k].type == CR_LOAD_GRAVITY ? 0.0 : f;
+    }
+}
+
+static cr_status rhs(double t, const double *y, double *f, void *user)
+{
+    dyn_ctx *c = user;
+    set_scales(c, t);
+    return cr_mixed_dynamic_residual(c->m, c->scale, y, f, NULL);
+}
+
+static cr_status jacobian(double t, const double *y, const double *fy, cr_blocktri *J, void *user)
+{
+    dyn_ctx *c = user;
+    set_scales(c, t);
+    return cr_mixed_dynamic_residual(c->m, c->scale, y, c->F, J);
+}
+
+/* y (dynamic layout) → state (static layout + velocities + stresses). */
+static void unpack_y(const cr_model *m, const double *y, double t, cr_state *s)
+{
+    for (int i = 0; i < m->nodes; ++i) {
+        const double *yi = y + (size_t)i * CR_DYN_BLOCK;
+        memcpy(s->x + (size_t)i * m->block, yi, CR_NODE_DOF * sizeof(double));
+        memcpy(s->velocity + 6 * (size_t)i, yi + CR_DYN_V, 6 * sizeof(double));
+        if (i < m->n) memcpy(s->stress + 6 * (size_t)i, yi + CR_DYN_LAM, 6 * sizeof(double));
+    }
+    s->time = t;
+}
+
+/* Power of the non-gravity loads, Σ f·v + μ·Ω (μ and Ω both in the nodal basis). */
+static double load_power(dyn_ctx *c, double t, const double *y)
+{
+    const cr_model *m = c->m;
+    set_scales(c, t);
+    cr_layout ly = cr_layout_dynamic();
+    memset(c->F, 0, (size_t)m->nodes * CR_DYN_BLOCK * sizeof(double));
+    cr_term_loads(m, &ly, c->power_scale, y, c->F, NULL);
+    double P = 0;
+    for (int i = 0; i < m->nodes; ++i) {
+        const double *yi = y + (size_t)i * CR_DYN_BLOCK, *Fi = c->F + (size_t)i * CR_DYN_BLOCK;
+        for (int k = 0; k < 6; ++k) P += Fi[CR_DYN_V + k] * yi[CR_DYN_V + k];
+    }
+    return P;
+}
+
+static int output(double t, const double *y, void *user)
+{
+    dyn_ctx *c = user;
+    if (!c->on_output) return 0;
+    /* the work up to t: trapezoid from the last accepted step (t lies inside the current step) */
+    double P = load_power(c, t, y);
+    cr_dynamic_sample smp = {.t = t, .work_external = c->work + 0.5 * (P + c->last_power) * (t - c->last_t)};
+    cr_mixed_dynamic_energies(c->m, y, c->gravity, &smp.kinetic, &smp.elastic, &smp.gravity);
+    unpack_y(c->m, y, t, c->state);
+    int stop = c->on_output(c->m, c->state, &smp, c->user);
+    if (stop) c->stopped = 1;
+    return stop;
+}
+
+/* After each accepted step: renormalize the quaternions (spec §7.7), accumulate the
+ * external work, and let the caller see the state (progress, checkpoints, stop). */
+static int step_done(double t, double *y, void *user)
+{
+    dyn_ctx *c = user;
+    const cr_model *m = c->m;
+    for (int i = 0; i < m->nodes; ++i) {
+        double *p = y + (size_t)i * CR_DYN_BLOCK + 3;
+        double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
+        for (int k = 0; k < 4; ++k) p[k] *= s;
+    }
+    double P = load_power(c, t, y);
+    c->work += 0.5 * (P + c->last_power) * (t - c->last_t);
+    c->last_power = P;
+    c->last_t = t;
+    if (!c->on_step) return 0;
+    unpack_y(m, y, t, c->state);
+    int stop = c->on_step(m, c->state, cr_radau_h(c->radau), cr_radau_get_stats(c->radau).steps, c->user);
+    if (stop) c->stopped = 1;
+    return stop;
+}
+
+cr_status cr_dynamic_solve(const cr_model *m, cr_state *state, int stage, double t_stage_start, double h0,
+                           double work_external, const cr_dynamic_options *o, cr_dynamic_output_fn on_output,
+                           cr_dynamic_step_fn on_step, void *user, cr_dynamic_report *report, cr_error *err)
+{
+    double t0 = now();
+    if (report) memset(report, 0, sizeof *report);
+    if (m->rigid_count > 0)
+        return cr_error_set(err, CR_UNSUPPORTED, "dynamic stage %d: rigid strain components (rod.rigid_strains) make "
+                                                 "the DAE index 2, which the Radau stage does not handle", stage);
+    for (int i = 0; i < m->nodes; ++i)
+        if (!(m->node_mass[i] > 0))
+            return cr_error_set(err, CR_BAD_INPUT, "dynamic stage %d: node %d has no mass: set rod.material.rho > 0",
+                                stage, i);
+    if (!(o->t_end > 0) || !(o->output_dt > 0) || !(o->rtol > 0) || !(o->atol > 0))
+        return cr_error_set(err, CR_BAD_INPUT, "dynamic stage %d: t_end, output_dt, rtol and atol must be > 0", stage);
+    const int B = CR_DYN_BLOCK, nn = m->nodes, N = nn * B, nl = m->load_count > 0 ? m->load_count : 1;
+    double t_end = t_stage_start + o->t_end, t_begin = state->time;
+    dyn_ctx c = {.m = m, .state = state, .on_output = on_output, .on_step = on_step, .user = user,
+                 .work = work_external, .last_t = t_begin};
+    double *active = malloc(nl * sizeof(double)), *mass = malloc(N * sizeof(double)), *y = malloc(N * sizeof(double));
+    double *atol = malloc(N * sizeof(double));
+    int *index = malloc(N * sizeof(int));
+    c.scale = malloc(nl * sizeof(double));
+    c.power_scale = malloc(nl * sizeof(double));
+    c.F = malloc(N * sizeof(double));
+    long nout = (long)floor((t_end - t_stage_start) / o->output_dt + 1e-9) + 1;
+    double *times = malloc((nout > 0 ? nout : 1) * sizeof(double));
+    cr_blocktri_radau *lin = NULL;
+    cr_status st = CR_OK;
+    if (!active || !mass || !y || !atol || !index || !c.scale || !c.power_scale || !c.F || !times) {
+        st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the dynamic stage");
+        goto done;
+    }
+    cr_model_stage_load_factors(m, stage, active);
+    c.active = active;
+    for (int k = 0; k < m->load_count; ++k)
+        if (m->loads[k].type == CR_LOAD_GRAVITY && active[k] != 0)
+            c.gravity = cr_v3_madd(c.gravity, active[k], m->loads[k].value);
+    /* initial y: poses and velocities of the state; stresses from the compliance law
+     * so the algebraic equations hold (consistent index-1 initial values) */
+    for (int i = 0; i < nn; ++i) {
+        double *yi = y + (size_t)i * B;
+        memcpy(yi, state->x + (size_t)i * m->block, CR_NODE_DOF * sizeof(double));
+        memcpy(yi + CR_DYN_V, state->velocity + 6 * (size_t)i, 6 * sizeof(double));
+        memset(yi + CR_DYN_LAM, 0, 6 * sizeof(double));
+        if (i < m->n) {
+            cr_vec3 n, mo;
+            cr_state_element(m, state, i, NULL, NULL, &n, &mo);
+            cr_v3_store(n, yi + CR_DYN_LAM);
+            cr_v3_store(mo, yi + CR_DYN_LAM + 3);
+        }
+    }
+    c.last_power = load_power(&c, t_begin, y);
+    cr_mixed_dynamic_mass(m, mass);
+    lin = cr_blocktri_radau_create(nn, B, mass, 0, jacobian, &c, err);
+    if (!lin) {
+        st = err ? err->status : CR_NO_MEMORY;
+        goto done;
+    }
+    int count = 0;
+    for (long k = 0; k < nout; ++k) {
+        double tk = t_stage_start + k * o->output_dt;
+        if (tk > t_end + 1e-12 * o->output_dt) break;
+        if (tk < t_begin - 1e-12 * o->output_dt) continue;
+        if (tk <= t_begin && t_begin > t_stage_start) continue; /* resumed: already written */
+        times[count++] = fmin(tk, t_end);
+    }
+    /* Stresses are slaved to the configuration (λ = K_c l(q) on the algebraic rows), and
+     * their natural scale is the stiffness: measure their error as a strain error, so
+     * that atol means the same for stiff steel and soft silicone. */
+    for (int i = 0; i < nn; ++i) {
+        double *ai = atol + (size_t)i * B;
+        for (int k = 0; k < CR_DYN_LAM; ++k) ai[k] = o->atol;
+        for (int k = 0; k < 6; ++k) {
+            double stiff = 1.0;
+            if (i < m->n) {
+                const cr_element *el = &m->el[i];
+                double kk[6] = {el->k_force.x, el->k_force.y, el->k_force.z, el->k_moment.x, el->k_moment.y, el->k_moment.z};
+                stiff = kk[k];
+            }
+            ai[CR_DYN_LAM + k] = o->atol * stiff;
+        }
+        /* Velocities of a rod with stiff axial and shear springs behave like the index-2
+         * variables of a constrained mechanical system (HW VII): their high-frequency
+         * content is damped by the L-stable method, and weighting their error by h keeps
+         * the step size set by the motion that matters, not by µs-period waves. */
+        int *ix = index + (size_t)i * B;
+        for (int k = 0; k < B; ++k) ix[k] = (k >= CR_DYN_V && k < CR_DYN_LAM) ? 2 : 1;
+    }
+    cr_radau_options ro = cr_radau_default_options();
+    ro.rtol = o->rtol;
+    ro.atol = o->atol;
+    ro.atol_vec = atol;
+    ro.error_index = index;
+    ro.h_init = h0 > 0 ? h0 : o->h_init;
+    ro.h_max = o->h_max;
+    ro.max_steps = o->max_steps;
+    ro.output = output;
+    ro.output_times = times;
+    ro.n_output_times = count;
+    ro.step_callback = step_done;
+    /* the Jacobian is the expensive part here: keep it while Newton converges well */
+    ro.jac_reuse_theta = 0.1;
+    cr_radau_problem prob = {.n = N, .mass = mass, .rhs = rhs, .linsys = cr_blocktri_radau_linsys(lin), .user = &c};
+    c.radau = cr_radau_create(&prob, &ro, t_begin, y, err);
+    if (!c.radau) {
+        st = err ? err->status : CR_NO_MEMORY;
+        goto done;
+    }
+    st = cr_radau_integrate(c.radau, t_end, err);
+    unpack_y(m, cr_radau_y(c.radau), cr_radau_t(c.radau), state);
+    if (st == CR_INTERRUPTED && c.stopped) cr_error_set(err, CR_INTERRUPTED, "stopped at t = %.6g s", state->time);
+    if (report) {
+        cr_radau_stats rs = cr_radau_get_stats(c.radau);
+        report->steps = rs.steps;
+        report->rejected = rs.rejected;
+        report->newton_iterations = rs.newton_iterations;
+        report->rhs_evals = rs.rhs_evals;
+        report->jacobians = rs.jac_evals;
+        report->lu_real = rs.lu_real;
+        report->lu_complex = rs.lu_complex;
+        report->h_last = cr_radau_h(c.radau);
+    }
+done:
+    if (report) {
+        report->t_start = t_begin;
+        report->t_end = state->time;
+        report->wall_time_s = now() - t0;
+    }
+    cr_radau_destroy(c.radau);
+    cr_blocktri_radau_destroy(lin);
+    free(active);
+    free(mass);
+    free(atol);
+    free(index);
+    free(y);
+    free(c.scale);
+    free(c.power_scale);
+    free(c.F);
+    free(times);
+    return st;
+}
