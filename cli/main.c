@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cosserat/cosserat.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: cosserat run FILE [-o DIR] [--set PATH=VALUE]... [--quiet]\n"
+            "usage: cosserat run FILE [-o DIR] [--set PATH=VALUE]... [--resume] [--quiet]\n"
             "       cosserat check FILE [--set PATH=VALUE]...\n"
             "       cosserat --help | --version\n"
             "\n"
@@ -29,10 +30,19 @@ static void usage(FILE *out)
             "  --set PATH=VALUE     override a scenario value before validation; PATH is\n"
             "                       dotted with array indices, e.g. rod.elements=250,\n"
             "                       loads.0.value.2=-1.5; VALUE is JSON or a plain string\n"
+            "  --resume             continue an interrupted run from DIR/checkpoint.bin\n"
             "  -q, --quiet          no progress line on stderr\n"
             "\n"
-            "exit status: 0 ok, 1 bad input, 2 the solver failed (last converged state written)\n"
+            "exit status: 0 ok, 1 bad input, 2 the solver failed (last converged state written),\n"
+            "             130 interrupted by SIGINT (outputs and a checkpoint written)\n"
             "scenario keys: docs/scenario.md\n");
+}
+
+static volatile sig_atomic_t interrupted = 0;
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
 }
 
 typedef struct progress {
@@ -51,6 +61,17 @@ static int on_step(const cr_model *m, const cr_state *s, const cr_load_step_repo
         fflush(stderr);
     }
     return 0;
+}
+
+static void on_progress(double t, double t_end, long steps, double wall, void *user)
+{
+    progress *p = user;
+    if (!p->enabled) return;
+    double frac = t_end > 0 ? t / t_end : 1.0;
+    double eta = frac > 0 ? wall * (1 - frac) / frac : 0.0;
+    fprintf(stderr, "\r  t = %.4f s (%5.1f %%), %ld steps, wall %.1f s, about %.0f s left   ", t, 100 * frac, steps, wall,
+            eta);
+    fflush(stderr);
 }
 
 int main(int argc, char **argv)
@@ -74,7 +95,7 @@ int main(int argc, char **argv)
     }
     const char *file = NULL, *outdir = NULL;
     const char **sets = calloc(argc, sizeof *sets);
-    int nsets = 0, quiet = 0;
+    int nsets = 0, quiet = 0, resume = 0;
     for (int i = 2; i < argc; ++i) {
         const char *a = argv[i];
         if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
@@ -83,6 +104,8 @@ int main(int argc, char **argv)
             sets[nsets++] = argv[++i];
         } else if (!strncmp(a, "--set=", 6)) {
             sets[nsets++] = a + 6;
+        } else if (!strcmp(a, "--resume")) {
+            resume = 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = 1;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -134,7 +157,11 @@ int main(int argc, char **argv)
     cr_run_options opts = cr_run_default_options();
     opts.output_directory = outdir;
     opts.on_step = on_step;
+    opts.on_progress = on_progress;
     opts.user = &prog;
+    opts.resume = resume;
+    opts.stop = (const volatile int *)&interrupted;
+    signal(SIGINT, on_sigint);
     cr_run_result res;
     st = cr_scenario_run(sc, &opts, &res, &err);
     if (prog.enabled) fprintf(stderr, "\n");
@@ -162,9 +189,28 @@ int main(int argc, char **argv)
     if (dir[0]) {
         printf("  outputs        %s/summary.json, %s/nodes.csv, %s/elements.csv", dir, dir, dir);
         if (sc->output.vtk) printf(", %s/rod.pvd", dir);
+        for (int k = 0; k < sc->stage_count; ++k)
+            if (sc->stages[k].type == CR_STAGE_DYNAMIC) {
+                printf(", %s/series.csv", dir);
+                break;
+            }
         printf("\n");
     }
+    for (int k = 0; k < res.stage_count; ++k) {
+        const cr_dynamic_report *d = &res.dynamics[k];
+        if (sc->stages[k].type != CR_STAGE_DYNAMIC || d->steps == 0) continue;
+        printf("  stage %d       dynamic t %.4g -> %.4g s: %ld steps (%ld rejected), %ld Newton iterations, %ld F "
+               "evaluations, %ld Jacobians, %ld LU, %.3f s\n",
+               k, d->t_start, d->t_end, d->steps, d->rejected, d->newton_iterations, d->rhs_evals, d->jacobians,
+               d->lu_real + d->lu_complex, d->wall_time_s);
+    }
     int code = 0;
+    if (st == CR_INTERRUPTED && interrupted) {
+        fprintf(stderr, "cosserat: %s\n", err.message);
+        cr_run_result_free(&res);
+        cr_scenario_destroy(sc);
+        return 130;
+    }
     if (st != CR_OK) {
         fprintf(stderr, "cosserat: solver failed: %s\n", err.message);
         if (dir[0]) fprintf(stderr, "cosserat: the last converged state is in %s/\n", dir);

@@ -4,11 +4,17 @@
  *   summary.json   run summary (convergence, iterations, residual history, tip pose, reactions)
  *   nodes.csv      s,x,y,z,p0,p1,p2,p3 — one row per node of the final (or last converged) state
  *   elements.csv   s,gamma_*,kappa_*,n_*,m_* — one row per element, element basis
- *   rod.pvd        ParaView collection of rod_NNNN.vtp, one per accepted load step
+ *   rod.pvd        ParaView collection of rod_NNNN.vtp, one per accepted load step and one
+ *                  per snapshot time of dynamic stages
+ *   series.csv     dynamic stages: t, energies, external work, tip position and, per
+ *                  rigid body NAME, NAME_x,y,z (centre) and NAME_yaw,pitch,roll (degrees,
+ *                  yaw unwrapped) at every output time
+ *   checkpoint.bin dynamic stages: the full state, for `cosserat run --resume`
  */
 #ifndef COSSERAT_OUTPUT_H
 #define COSSERAT_OUTPUT_H
 
+#include "cosserat/dynamics.h"
 #include "cosserat/model.h"
 #include "cosserat/scenario.h"
 #include "cosserat/statics.h"
@@ -33,15 +39,28 @@ typedef struct cr_run_result {
     cr_model *model;          /* owned */
     cr_state *state;          /* final or last converged state, owned */
     cr_static_report report;  /* of the last static stage */
+    int stage_count;
+    cr_dynamic_report *dynamics; /* per stage (zero for static stages), owned */
+    int last_stage;           /* index of the last stage that ran */
+    int resumed;              /* 1 when the run continued from a checkpoint */
     cr_status status;         /* CR_OK, or why the solve stopped */
     char message[CR_ERROR_MESSAGE_SIZE];
     double wall_time_s;
 } cr_run_result;
 
+/* Progress of a dynamic stage: simulated time, its end, accepted steps, wall time. */
+typedef void (*cr_progress_fn)(double t, double t_end, long steps, double wall_s, void *user);
+
 typedef struct cr_run_options {
     const char *output_directory; /* NULL: scenario->output.directory; "" writes nothing */
     cr_static_step_fn on_step;    /* optional progress callback, after each accepted load step */
+    cr_progress_fn on_progress;   /* optional, at most every 0.2 s wall time in dynamic stages */
     void *user;
+    /* When *stop becomes nonzero (e.g. set by a SIGINT handler) the run ends at the
+     * next step with CR_INTERRUPTED, after writing every output and a checkpoint. */
+    const volatile int *stop;
+    /* Continue an interrupted run from <output_directory>/checkpoint.bin. */
+    int resume;
 } cr_run_options;
 
 cr_run_options cr_run_default_options(void);

@@ -4,17 +4,26 @@
 #include "cosserat/output.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
+#include <stdint.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-cr_run_options cr_run_default_options(void) { return (cr_run_options){NULL, NULL, NULL}; }
+cr_run_options cr_run_default_options(void)
+{
+    cr_run_options o;
+    memset(&o, 0, sizeof o);
+    return o;
+}
 
 void cr_run_result_free(cr_run_result *r)
 {
     if (!r) return;
     cr_static_report_free(&r->report);
+    free(r->dynamics);
     cr_state_destroy(r->state);
     cr_model_destroy(r->model);
     memset(r, 0, sizeof *r);
@@ -47,8 +56,17 @@ typedef struct run_ctx {
     int snapshot_count, snapshot_capacity;
     char **files;
     double *times;
+    double snapshot_time_offset; /* static stages: snapshot time = offset + load factor */
     cr_status io_status;
     cr_error io_error;
+    /* dynamic stages */
+    FILE *series;
+    double next_snapshot, snapshot_dt;
+    double *yaw;                 /* last unwrapped yaw per body (degrees) */
+    int yaw_valid;
+    int stage;
+    double t_stage_start, t_end, work, last_h;
+    double wall_start, last_progress, last_checkpoint, checkpoint_interval;
 } run_ctx;
 
 static cr_status join(char *out, size_t size, const char *dir, const char *name, cr_error *err)
@@ -58,31 +76,194 @@ static cr_status join(char *out, size_t size, const char *dir, const char *name,
     return CR_OK;
 }
 
+static int add_snapshot(run_ctx *c, const cr_model *m, const cr_state *s, double time)
+{
+    if (!c->write_vtk || c->io_status != CR_OK) return c->io_status != CR_OK;
+    if (c->snapshot_count == c->snapshot_capacity) {
+        int cap = c->snapshot_capacity ? 2 * c->snapshot_capacity : 16;
+        char **f = realloc(c->files, cap * sizeof *f);
+        double *t = f ? realloc(c->times, cap * sizeof *t) : NULL;
+        if (f) c->files = f;
+        if (!f || !t) {
+            c->io_status = cr_error_set(&c->io_error, CR_NO_MEMORY, "out of memory for snapshots");
+            return 1;
+        }
+        c->times = t;
+        c->snapshot_capacity = cap;
+    }
+    char name[64], path[4096];
+    snprintf(name, sizeof name, "rod_%04d.vtp", c->snapshot_count);
+    c->io_status = join(path, sizeof path, c->dir, name, &c->io_error);
+    if (c->io_status == CR_OK) c->io_status = cr_write_vtp(path, m, s, &c->io_error);
+    if (c->io_status != CR_OK) return 1;
+    c->files[c->snapshot_count] = strdup(name);
+    c->times[c->snapshot_count++] = time;
+    return 0;
+}
+
+static int stop_requested(const run_ctx *c) { return c->options->stop && *c->options->stop; }
+
 static int on_load_step(const cr_model *m, const cr_state *s, const cr_load_step_report *step, int index, void *user)
 {
     run_ctx *c = user;
-    if (c->write_vtk && c->io_status == CR_OK) {
-        if (c->snapshot_count == c->snapshot_capacity) {
-            int cap = c->snapshot_capacity ? 2 * c->snapshot_capacity : 16;
-            char **f = realloc(c->files, cap * sizeof *f);
-            double *t = f ? realloc(c->times, cap * sizeof *t) : NULL;
-            if (f) c->files = f;
-            if (!f || !t) {
-                c->io_status = cr_error_set(&c->io_error, CR_NO_MEMORY, "out of memory for snapshots");
-                return 1;
-            }
-            c->times = t;
-            c->snapshot_capacity = cap;
-        }
-        char name[64], path[4096];
-        snprintf(name, sizeof name, "rod_%04d.vtp", c->snapshot_count);
-        c->io_status = join(path, sizeof path, c->dir, name, &c->io_error);
-        if (c->io_status == CR_OK) c->io_status = cr_write_vtp(path, m, s, &c->io_error);
-        if (c->io_status != CR_OK) return 1;
-        c->files[c->snapshot_count] = strdup(name);
-        c->times[c->snapshot_count++] = cr_state_load_factor(s);
+    if (add_snapshot(c, m, s, c->snapshot_time_offset + cr_state_load_factor(s))) return 1;
+    if (c->options->on_step && c->options->on_step(m, s, step, index, c->options->user)) return 1;
+    return stop_requested(c);
+}
+
+/* ---- dynamic stages: series.csv rows, snapshots, checkpoints ---- */
+static void series_header(FILE *f, const cr_model *m)
+{
+    fprintf(f, "t,energy_kinetic,energy_elastic,energy_gravity,energy_total,work_external,tip_x,tip_y,tip_z");
+    for (int j = 0; j < cr_model_body_count(m); ++j) {
+        const char *n = cr_model_body_name(m, j);
+        fprintf(f, ",%s_x,%s_y,%s_z,%s_yaw,%s_pitch,%s_roll", n, n, n, n, n, n);
     }
-    return c->options->on_step ? c->options->on_step(m, s, step, index, c->options->user) : 0;
+    fprintf(f, "\n");
+}
+
+static int on_output(const cr_model *m, const cr_state *s, const cr_dynamic_sample *smp, void *user)
+{
+    run_ctx *c = user;
+    if (c->series) {
+        cr_vec3 tip = cr_state_position(s, cr_model_node_count(m) - 1);
+        fprintf(c->series, "%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g", smp->t, smp->kinetic, smp->elastic,
+                smp->gravity, smp->kinetic + smp->elastic + smp->gravity, smp->work_external, tip.x, tip.y, tip.z);
+        for (int j = 0; j < cr_model_body_count(m); ++j) {
+            cr_vec3 x;
+            cr_mat3 R;
+            cr_state_body_pose(m, s, j, &x, &R);
+            /* Z-Y-X (yaw about I_z, then pitch, then roll), degrees; yaw unwrapped */
+            double yaw = atan2(R.m[1][0], R.m[0][0]) * 180 / M_PI;
+            double pitch = asin(fmax(-1.0, fmin(1.0, -R.m[2][0]))) * 180 / M_PI;
+            double roll = atan2(R.m[2][1], R.m[2][2]) * 180 / M_PI;
+            if (c->yaw_valid) {
+                while (yaw - c->yaw[j] > 180) yaw -= 360;
+                while (yaw - c->yaw[j] < -180) yaw += 360;
+            }
+            c->yaw[j] = yaw;
+            fprintf(c->series, ",%.10g,%.10g,%.10g,%.8g,%.8g,%.8g", x.x, x.y, x.z, yaw, pitch, roll);
+        }
+        c->yaw_valid = 1;
+        fprintf(c->series, "\n");
+    }
+    c->work = smp->work_external;
+    if (smp->t >= c->next_snapshot - 1e-9 * c->snapshot_dt) {
+        if (add_snapshot(c, m, s, smp->t)) return 1;
+        while (c->next_snapshot <= smp->t + 1e-9 * c->snapshot_dt) c->next_snapshot += c->snapshot_dt;
+    }
+    return stop_requested(c);
+}
+
+/* checkpoint.bin: everything a resumed run needs (native byte order, same build). */
+#define CHECKPOINT_MAGIC "CRCKPT02"
+typedef struct checkpoint_header {
+    char magic[8];
+    int32_t stage, packed, bodies, snapshots;
+    double t_stage_start, h, work, next_snapshot;
+    int64_t series_bytes;
+} checkpoint_header;
+
+static cr_status write_checkpoint(run_ctx *c, const cr_model *m, const cr_state *s, cr_error *err)
+{
+    if (!c->dir[0]) return CR_OK;
+    char path[4096], tmp[4200];
+    cr_status st = join(path, sizeof path, c->dir, "checkpoint.bin", err);
+    if (st != CR_OK) return st;
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    if (c->series) fflush(c->series);
+    checkpoint_header h = {.stage = c->stage, .packed = cr_state_packed_size(m), .bodies = cr_model_body_count(m),
+                           .snapshots = c->snapshot_count, .t_stage_start = c->t_stage_start, .h = c->last_h,
+                           .work = c->work, .next_snapshot = c->next_snapshot,
+                           .series_bytes = c->series ? (int64_t)ftell(c->series) : 0};
+    memcpy(h.magic, CHECKPOINT_MAGIC, 8);
+    double *packed = malloc(h.packed * sizeof(double));
+    FILE *f = packed ? fopen(tmp, "wb") : NULL;
+    if (!f) {
+        free(packed);
+        return cr_error_set(err, CR_IO, "%s: cannot write the checkpoint", tmp);
+    }
+    cr_state_pack(s, packed);
+    int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(c->yaw, sizeof(double), h.bodies, f) == (size_t)h.bodies &&
+             fwrite(c->times, sizeof(double), h.snapshots, f) == (size_t)h.snapshots &&
+             fwrite(packed, sizeof(double), h.packed, f) == (size_t)h.packed;
+    ok = fclose(f) == 0 && ok;
+    free(packed);
+    if (!ok || rename(tmp, path) != 0) return cr_error_set(err, CR_IO, "%s: cannot write the checkpoint", path);
+    return CR_OK;
+}
+
+static cr_status read_checkpoint(run_ctx *c, const cr_scenario *sc, const cr_model *m, cr_state *s, cr_error *err)
+{
+    char path[4096];
+    cr_status st = join(path, sizeof path, c->dir, "checkpoint.bin", err);
+    if (st != CR_OK) return st;
+    FILE *f = fopen(path, "rb");
+    if (!f) return cr_error_set(err, CR_BAD_INPUT, "--resume: %s: no checkpoint to resume from", path);
+    checkpoint_header h;
+    double *packed = NULL;
+    st = CR_OK;
+    if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, CHECKPOINT_MAGIC, 8) != 0) {
+        st = cr_error_set(err, CR_BAD_INPUT, "--resume: %s is not a checkpoint of this version", path);
+    } else if (h.packed != cr_state_packed_size(m) || h.bodies != cr_model_body_count(m) || h.stage < 0 ||
+               h.stage >= sc->stage_count || sc->stages[h.stage].type != CR_STAGE_DYNAMIC) {
+        st = cr_error_set(err, CR_BAD_INPUT, "--resume: %s does not belong to this scenario (different rod, bodies "
+                                              "or stages)", path);
+    } else {
+        packed = malloc(h.packed * sizeof(double));
+        c->times = malloc((h.snapshots > 0 ? h.snapshots : 1) * sizeof(double));
+        c->files = calloc(h.snapshots > 0 ? h.snapshots : 1, sizeof(char *));
+        if (!packed || !c->times || !c->files ||
+            fread(c->yaw, sizeof(double), h.bodies, f) != (size_t)h.bodies ||
+            fread(c->times, sizeof(double), h.snapshots, f) != (size_t)h.snapshots ||
+            fread(packed, sizeof(double), h.packed, f) != (size_t)h.packed)
+            st = cr_error_set(err, CR_BAD_INPUT, "--resume: %s is truncated", path);
+    }
+    fclose(f);
+    if (st == CR_OK) {
+        cr_state_unpack(s, packed);
+        c->stage = h.stage;
+        c->t_stage_start = h.t_stage_start;
+        c->last_h = h.h;
+        c->work = h.work;
+        c->next_snapshot = h.next_snapshot;
+        c->yaw_valid = 1;
+        c->snapshot_count = c->snapshot_capacity = h.snapshots;
+        for (int k = 0; k < h.snapshots; ++k) {
+            char name[64];
+            snprintf(name, sizeof name, "rod_%04d.vtp", k);
+            c->files[k] = strdup(name);
+        }
+        /* drop series rows written after the checkpoint */
+        char spath[4096];
+        if (join(spath, sizeof spath, c->dir, "series.csv", err) == CR_OK && truncate(spath, (off_t)h.series_bytes) != 0)
+            st = cr_error_set(err, CR_IO, "--resume: %s: cannot truncate", spath);
+    }
+    free(packed);
+    return st;
+}
+
+static double wall_now(void);
+
+static int on_dyn_step(const cr_model *m, const cr_state *s, double h, long steps, void *user)
+{
+    run_ctx *c = user;
+    c->last_h = h;
+    double w = wall_now();
+    if (c->options->on_progress && w - c->last_progress > 0.2) {
+        c->last_progress = w;
+        c->options->on_progress(cr_state_time(s), c->t_end, steps, w - c->wall_start, c->options->user);
+    }
+    if (c->checkpoint_interval > 0 && w - c->last_checkpoint > c->checkpoint_interval) {
+        c->last_checkpoint = w;
+        cr_error e = {0};
+        if (write_checkpoint(c, m, s, &e) != CR_OK) {
+            c->io_status = e.status;
+            c->io_error = e;
+            return 1;
+        }
+    }
+    return stop_requested(c);
 }
 
 static cJSON *vec_json(const double *v, int n)
@@ -97,7 +278,7 @@ static cr_status write_summary(const char *path, const cr_scenario *sc, const cr
     const cr_model *m = r->model;
     const cr_static_report *rep = &r->report;
     cJSON *root = cJSON_CreateObject();
-    cJSON_AddBoolToObject(root, "converged", r->status == CR_OK && rep->converged);
+    cJSON_AddBoolToObject(root, "converged", r->status == CR_OK);
     cJSON_AddStringToObject(root, "status", cr_status_string(r->status));
     cJSON_AddStringToObject(root, "message", r->message);
     cJSON_AddStringToObject(root, "scenario", sc->name);
@@ -137,10 +318,39 @@ static cr_status write_summary(const char *path, const cr_scenario *sc, const cr
         cJSON_AddItemToObject(o, "moment_body", vec_json(mv, 3));
         cJSON_AddItemToArray(reac, o);
     }
+    cJSON *stages = cJSON_AddArrayToObject(root, "stages");
+    for (int k = 0; k < sc->stage_count; ++k) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "type", sc->stages[k].type == CR_STAGE_DYNAMIC ? "dynamic" : "static");
+        cJSON_AddBoolToObject(o, "ran", k <= r->last_stage);
+        if (sc->stages[k].type == CR_STAGE_DYNAMIC && r->dynamics) {
+            const cr_dynamic_report *d = &r->dynamics[k];
+            cJSON_AddNumberToObject(o, "t_start", d->t_start);
+            cJSON_AddNumberToObject(o, "t_end", d->t_end);
+            cJSON_AddNumberToObject(o, "steps", d->steps);
+            cJSON_AddNumberToObject(o, "rejected_steps", d->rejected);
+            cJSON_AddNumberToObject(o, "newton_iterations", d->newton_iterations);
+            cJSON_AddNumberToObject(o, "function_evaluations", d->rhs_evals);
+            cJSON_AddNumberToObject(o, "jacobians", d->jacobians);
+            cJSON_AddNumberToObject(o, "lu_factorizations", d->lu_real + d->lu_complex);
+            cJSON_AddNumberToObject(o, "wall_time_s", d->wall_time_s);
+            if (d->steps > 0)
+                cJSON_AddNumberToObject(o, "us_per_step_per_node",
+                                        1e6 * d->wall_time_s / ((double)d->steps * cr_model_node_count(m)));
+        }
+        cJSON_AddItemToArray(stages, o);
+    }
+    if (r->resumed) cJSON_AddBoolToObject(root, "resumed", 1);
     cJSON *files = cJSON_AddObjectToObject(root, "outputs");
     cJSON_AddStringToObject(files, "nodes", "nodes.csv");
     cJSON_AddStringToObject(files, "elements", "elements.csv");
     if (vtk) cJSON_AddStringToObject(files, "paraview", "rod.pvd");
+    for (int k = 0; k < sc->stage_count; ++k)
+        if (sc->stages[k].type == CR_STAGE_DYNAMIC) {
+            cJSON_AddStringToObject(files, "series", "series.csv");
+            cJSON_AddStringToObject(files, "checkpoint", "checkpoint.bin");
+            break;
+        }
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     if (!text) return cr_error_set(err, CR_NO_MEMORY, "out of memory writing the summary");
@@ -150,6 +360,13 @@ static cr_status write_summary(const char *path, const cr_scenario *sc, const cr
     if (f && fclose(f) != 0 && st == CR_OK) st = cr_error_set(err, CR_IO, "%s: cannot write", path);
     cJSON_free(text);
     return st;
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
 static double now(void)
@@ -178,26 +395,101 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     }
     const char *dir = options->output_directory ? options->output_directory : sc->output.directory;
     int write = dir[0] != '\0';
-    run_ctx ctx = {.options = options, .dir = dir, .write_vtk = write && sc->output.vtk};
+    int nb = cr_model_body_count(r->model), has_dynamic = 0;
+    for (int k = 0; k < sc->stage_count; ++k) has_dynamic |= sc->stages[k].type == CR_STAGE_DYNAMIC;
+    run_ctx ctx = {.options = options, .dir = dir, .write_vtk = write && sc->output.vtk, .wall_start = now()};
+    ctx.last_progress = ctx.last_checkpoint = ctx.wall_start;
+    ctx.yaw = calloc(nb > 0 ? nb : 1, sizeof(double));
+    r->stage_count = sc->stage_count;
+    r->dynamics = calloc(sc->stage_count > 0 ? sc->stage_count : 1, sizeof *r->dynamics);
+    if (!ctx.yaw || !r->dynamics) {
+        free(ctx.yaw);
+        if (!result) cr_run_result_free(r);
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory");
+    }
     if (write) {
         cr_status st = cr_make_directory(dir, err);
         if (st != CR_OK) {
+            free(ctx.yaw);
             if (!result) cr_run_result_free(r);
             return st;
         }
     }
     cr_error solve_err = {0};
     cr_status status = CR_OK;
-    for (int k = 0; k < sc->stage_count && status == CR_OK; ++k) {
-        cr_static_report_free(&r->report);
-        status = cr_static_solve(r->model, r->state, &sc->stages[k].statics, on_load_step, &ctx, &r->report, &solve_err);
+    int first_stage = 0;
+    if (options->resume) {
+        if (!write) status = cr_error_set(&solve_err, CR_BAD_INPUT, "--resume needs an output directory");
+        else status = read_checkpoint(&ctx, sc, r->model, r->state, &solve_err);
+        if (status != CR_OK) {
+            cr_error_set(err, status, "%s", solve_err.message);
+            free(ctx.yaw);
+            if (!result) cr_run_result_free(r);
+            return status;
+        }
+        first_stage = ctx.stage;
+        r->resumed = 1;
+    }
+    double *factors = malloc((cr_model_load_count(r->model) > 0 ? cr_model_load_count(r->model) : 1) * sizeof(double));
+    if (!factors) status = cr_error_set(&solve_err, CR_NO_MEMORY, "out of memory");
+    for (int k = first_stage; k < sc->stage_count && status == CR_OK; ++k) {
+        const cr_stage_def *stage = &sc->stages[k];
+        r->last_stage = k;
+        ctx.stage = k;
+        if (stage->type == CR_STAGE_STATIC) {
+            /* a static stage finds equilibrium: the rod ends at rest */
+            for (int i = 0; i < cr_model_node_count(r->model); ++i)
+                cr_state_set_velocity(r->state, i, cr_v3(0, 0, 0), cr_v3(0, 0, 0));
+            ctx.snapshot_time_offset = has_dynamic ? cr_state_time(r->state) - 1.0 : (double)k;
+            cr_model_stage_load_factors(r->model, k, factors);
+            cr_static_report_free(&r->report);
+            status = cr_static_solve_to(r->model, r->state, factors, &stage->statics, on_load_step, &ctx, &r->report,
+                                        &solve_err);
+        } else {
+            const cr_dynamic_options *o = &stage->dynamics;
+            int resuming = options->resume && k == first_stage;
+            if (!resuming) {
+                ctx.t_stage_start = cr_state_time(r->state);
+                ctx.work = 0;
+                ctx.last_h = 0;
+                ctx.yaw_valid = 0;
+                ctx.next_snapshot = ctx.t_stage_start;
+            }
+            ctx.snapshot_dt = o->snapshot_dt > 0 ? o->snapshot_dt : o->output_dt;
+            ctx.t_end = ctx.t_stage_start + o->t_end;
+            ctx.checkpoint_interval = o->checkpoint_interval;
+            if (write && !ctx.series) {
+                char path[4096];
+                if ((status = join(path, sizeof path, dir, "series.csv", &solve_err)) != CR_OK) break;
+                int append = resuming;
+                ctx.series = fopen(path, append ? "a" : "w");
+                if (!ctx.series) {
+                    status = cr_error_set(&solve_err, CR_IO, "%s: cannot write", path);
+                    break;
+                }
+                if (!append) series_header(ctx.series, r->model);
+            }
+            status = cr_dynamic_solve(r->model, r->state, k, ctx.t_stage_start, ctx.last_h, ctx.work, o, on_output,
+                                      on_dyn_step, &ctx, &r->dynamics[k], &solve_err);
+            if (ctx.series) fflush(ctx.series);
+            if (write && (status == CR_INTERRUPTED || (status != CR_OK && status > 0))) {
+                cr_error e = {0};
+                if (write_checkpoint(&ctx, r->model, r->state, &e) != CR_OK && status == CR_OK) status = e.status;
+            }
+        }
         if (status != CR_OK && ctx.io_status != CR_OK) status = ctx.io_status, solve_err = ctx.io_error;
+        if (status == CR_INTERRUPTED && stop_requested(&ctx))
+            snprintf(solve_err.message, sizeof solve_err.message,
+                     "interrupted at t = %.6g s (stage %d); resume with --resume", cr_state_time(r->state), k);
         if (status != CR_OK && sc->stage_count > 1) {
             char msg[CR_ERROR_MESSAGE_SIZE + 32];
             snprintf(msg, sizeof msg, "stage %d: %s", k, solve_err.message);
             snprintf(solve_err.message, sizeof solve_err.message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);
         }
     }
+    free(factors);
+    if (ctx.series) fclose(ctx.series);
+    free(ctx.yaw);
     r->status = status;
     snprintf(r->message, sizeof r->message, "%s", status == CR_OK ? "" : solve_err.message);
     r->wall_time_s = now() - t0;
