@@ -56,7 +56,14 @@ STEP_FN = ctypes.CFUNCTYPE(
 class CrRunOptions(ctypes.Structure):
     """``cr_run_options`` (output.h)."""
 
-    _fields_ = [("output_directory", ctypes.c_char_p), ("on_step", STEP_FN), ("user", ctypes.c_void_p)]
+    _fields_ = [
+        ("output_directory", ctypes.c_char_p),
+        ("on_step", STEP_FN),
+        ("on_progress", ctypes.c_void_p),  # cr_progress_fn, unused from Python
+        ("user", ctypes.c_void_p),
+        ("stop", ctypes.POINTER(ctypes.c_int)),
+        ("resume", ctypes.c_int),
+    ]
 
 
 _P = ctypes.c_void_p
