@@ -152,7 +152,9 @@ static int on_output(const cr_model *m, const cr_state *s, const cr_dynamic_samp
         if (add_snapshot(c, m, s, smp->t)) return 1;
         while (c->next_snapshot <= smp->t + 1e-9 * c->snapshot_dt) c->next_snapshot += c->snapshot_dt;
     }
-    return stop_requested(c);
+    /* a stop request is honoured at the end of the step (on_dyn_step), where every
+     * output up to the state's time has been written */
+    return 0;
 }
 
 /* checkpoint.bin: everything a resumed run needs (native byte order, same build). */
