@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build test demo deps bench clean sanitize
+.PHONY: all build test demo deps bench figures clean sanitize
 
 all: build
 
@@ -23,6 +23,11 @@ demo: deps build
 
 bench: build
 	$(BUILD)/bench_static
+	bash bench/wilberforce.sh $(BUILD)
+
+# Regenerates every example's figure in docs/figures (runs the full 20 s Wilberforce, ~1 min).
+figures: deps build
+	/usr/bin/python3 scripts/figures.py --build $(BUILD) --out docs/figures
 
 sanitize:
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCOSSERAT_SANITIZE=ON
