@@ -94,6 +94,16 @@ void cr_blocktri_zero(cr_blocktri *m)
     m->factored = 0;
 }
 
+void cr_blocktri_reset_rows(cr_blocktri *m, int i, int rows, int identity)
+{
+    int b = m->b;
+    double *blocks[3] = {cr_blocktri_D(m, i), i > 0 ? cr_blocktri_L(m, i) : NULL, i < m->n - 1 ? cr_blocktri_U(m, i) : NULL};
+    for (int k = 0; k < 3; ++k)
+        if (blocks[k]) memset(blocks[k], 0, (size_t)rows * b * sizeof(double));
+    if (identity)
+        for (int r = 0; r < rows; ++r) blocks[0][r * b + r] = 1.0;
+}
+
 static void block_gemv_add(int b, const double *a, const double *x, double *y)
 {
     for (int i = 0; i < b; ++i) {

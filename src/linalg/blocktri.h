@@ -34,6 +34,11 @@ static inline double *cr_blocktri_D(cr_blocktri *m, int i) { return m->diag + (s
 static inline double *cr_blocktri_L(cr_blocktri *m, int i) { return m->lower + (size_t)i * m->b * m->b; }
 static inline double *cr_blocktri_U(cr_blocktri *m, int i) { return m->upper + (size_t)i * m->b * m->b; }
 
+/* Zeroes the first `rows` rows of block row i (diagonal and both off-diagonal
+ * blocks) and, when `identity` is set, puts ones on their diagonal: the rows of a
+ * node whose unknowns are held (clamps, prescribed poses). */
+void cr_blocktri_reset_rows(cr_blocktri *m, int i, int rows, int identity);
+
 /* y = M x (only valid before factoring). */
 void cr_blocktri_matvec(const cr_blocktri *m, const double *x, double *y);
 

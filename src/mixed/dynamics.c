@@ -179,13 +179,7 @@ cr_status cr_mixed_dynamic_residual(const cr_model *m, const double *scale, cons
 {
     const int B = CR_DYN_BLOCK, nn = m->nodes;
     const cr_layout ly = cr_layout_dynamic();
-    memset(F, 0, (size_t)nn * B * sizeof *F);
-    if (J) {
-        memset(J->diag, 0, (size_t)nn * B * B * sizeof(double));
-        J->factored = 0;
-    }
-    for (int e = 0; e < m->n; ++e) cr_term_element(m, &ly, e, y, F, J);
-    cr_term_loads(m, &ly, scale, y, F, J);
+    cr_term_rod(m, &ly, scale, y, F, J);
     for (int i = 0; i < nn; ++i) {
         const double *yi = y + (size_t)i * B;
         double *Fi = F + (size_t)i * B;
@@ -197,11 +191,7 @@ cr_status cr_mixed_dynamic_residual(const cr_model *m, const double *scale, cons
             }
         if (m->bc_type[i] >= 0) { /* held node: q' = 0, u' = 0 */
             for (int k = 0; k < CR_DYN_LAM; ++k) Fi[k] = 0.0;
-            if (J) {
-                double *blocks[3] = {Di, i > 0 ? cr_blocktri_L(J, i) : NULL, i < nn - 1 ? cr_blocktri_U(J, i) : NULL};
-                for (int k = 0; k < 3; ++k)
-                    if (blocks[k]) memset(blocks[k], 0, (size_t)CR_DYN_LAM * B * sizeof(double));
-            }
+            if (J) cr_blocktri_reset_rows(J, i, CR_DYN_LAM, 0);
             continue;
         }
         cr_quat p = cr_q_load(yi + 3);

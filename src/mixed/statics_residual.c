@@ -13,13 +13,7 @@ cr_status cr_mixed_static_residual(const cr_model *m, double bc_factor, const do
 {
     const int B = m->block, nn = m->nodes, nr = m->rigid_count;
     const cr_layout ly = cr_layout_static(m);
-    memset(F, 0, (size_t)nn * B * sizeof *F);
-    if (J) { /* off-diagonal blocks are overwritten by the element terms */
-        memset(J->diag, 0, (size_t)nn * B * B * sizeof(double));
-        J->factored = 0;
-    }
-    for (int e = 0; e < m->n; ++e) cr_term_element(m, &ly, e, x, F, J);
-    cr_term_loads(m, &ly, scale, x, F, J);
+    cr_term_rod(m, &ly, scale, x, F, J);
     for (int i = 0; i < nn; ++i) {
         const double *xi = x + (size_t)i * B;
         double *Fi = F + (size_t)i * B;
@@ -44,11 +38,7 @@ cr_status cr_mixed_static_residual(const cr_model *m, double bc_factor, const do
         double tgt[7] = {rt.x, rt.y, rt.z, pt.w, pt.x, pt.y, pt.z};
         for (int r = 0; r < CR_NODE_DOF; ++r) Fi[r] = xi[r] - tgt[r];
         if (J) {
-            double *blocks[3] = {cr_blocktri_D(J, i), i > 0 ? cr_blocktri_L(J, i) : NULL,
-                                 i < nn - 1 ? cr_blocktri_U(J, i) : NULL};
-            for (int k = 0; k < 3; ++k)
-                if (blocks[k]) memset(blocks[k], 0, (size_t)CR_NODE_DOF * B * sizeof(double));
-            for (int r = 0; r < CR_NODE_DOF; ++r) blocks[0][r * B + r] = 1.0;
+            cr_blocktri_reset_rows(J, i, CR_NODE_DOF, 1);
         }
     }
     for (size_t k = 0; k < (size_t)nn * B; ++k)
@@ -125,10 +115,7 @@ cr_status cr_mixed_force_residual(const cr_model *m, double bc_factor, const dou
         cr_model_bc_target(m, i, bc_factor, &rt, &pt);
         cr_vec3 ri = cr_x_position(m, x, i);
         for (int r = 0; r < 3; ++r) F[3 * i + r] = cr_v3_get(ri, r) - cr_v3_get(rt, r);
-        double *blocks[3] = {cr_blocktri_D(J, i), i > 0 ? cr_blocktri_L(J, i) : NULL, i < nn - 1 ? cr_blocktri_U(J, i) : NULL};
-        for (int k = 0; k < 3; ++k)
-            if (blocks[k]) memset(blocks[k], 0, 9 * sizeof(double));
-        for (int r = 0; r < 3; ++r) blocks[0][r * 3 + r] = 1.0;
+        cr_blocktri_reset_rows(J, i, 3, 1);
     }
     for (size_t k = 0; k < (size_t)nn * 3; ++k)
         if (!isfinite(F[k])) return CR_NONFINITE;

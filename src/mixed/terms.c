@@ -372,3 +372,15 @@ void cr_term_load_forces(const cr_model *m, const double *scale, const double *x
         }
     }
 }
+
+void cr_term_rod(const cr_model *m, const cr_layout *ly, const double *scale, const double *x, double *F,
+                 cr_blocktri *J)
+{
+    memset(F, 0, (size_t)m->nodes * ly->block * sizeof *F);
+    if (J) { /* the element terms overwrite the off-diagonal blocks */
+        memset(J->diag, 0, (size_t)m->nodes * ly->block * ly->block * sizeof(double));
+        J->factored = 0;
+    }
+    for (int e = 0; e < m->n; ++e) cr_term_element(m, ly, e, x, F, J);
+    cr_term_loads(m, ly, scale, x, F, J);
+}

@@ -40,6 +40,11 @@ void cr_term_tendon_segment(const cr_model *m, const cr_layout *ly, const cr_ten
 void cr_term_loads(const cr_model *m, const cr_layout *ly, const double *scale, const double *x, double *F,
                    cr_blocktri *J);
 
+/* F := every element term plus every load (J, if given, overwritten); the caller
+ * then adds its node-local rows (norm rows, boundary conditions, inertia). */
+void cr_term_rod(const cr_model *m, const cr_layout *ly, const double *scale, const double *x, double *F,
+                 cr_blocktri *J);
+
 /* Force part of the loads only (3 per node, stride 3), for the position correction. */
 void cr_term_load_forces(const cr_model *m, const double *scale, const double *x, double *F3);
 
