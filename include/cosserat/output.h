@@ -42,6 +42,11 @@ typedef struct cr_run_result {
     int stage_count;
     cr_dynamic_report *dynamics; /* per stage (zero for static stages), owned */
     int last_stage;           /* index of the last stage that ran */
+    /* the rows of series.csv (dynamic stages), also when no files are written */
+    int series_columns;
+    long series_rows, series_capacity;
+    double *series;           /* series_rows × series_columns, row-major, owned */
+    char **series_names;      /* series_columns names, owned */
     int resumed;              /* 1 when the run continued from a checkpoint */
     cr_status status;         /* CR_OK, or why the solve stopped */
     char message[CR_ERROR_MESSAGE_SIZE];
@@ -82,6 +87,11 @@ const cr_state *cr_run_result_state(const cr_run_result *result);
 int cr_run_result_step_count(const cr_run_result *result);
 int cr_run_result_step_iterations(const cr_run_result *result, int step);
 double cr_run_result_step_load_factor(const cr_run_result *result, int step);
+/* The time series of dynamic stages (the columns of series.csv). */
+int cr_run_result_series_columns(const cr_run_result *result);
+long cr_run_result_series_rows(const cr_run_result *result);
+const char *cr_run_result_series_name(const cr_run_result *result, int column);
+const double *cr_run_result_series_data(const cr_run_result *result);
 /* residual history of a load step; *count receives its length */
 const double *cr_run_result_step_history(const cr_run_result *result, int step, int *count);
 

@@ -157,6 +157,9 @@ class Result:
         residual_history:  per accepted load step, the RMS residual before each iteration and at the end.
         reactions:   list of :class:`Reaction` at the constrained nodes.
         wall_time_s: time spent in the library call (seconds).
+        series:      dynamic stages: ``{column: (rows,) array}`` with the columns of series.csv
+                     (``t``, ``energy_kinetic``, ..., ``bob_z``, ``bob_yaw``, ...); empty for
+                     purely static runs.
 
     The state is the equilibrium when converged, else the last converged load step.
     """
@@ -179,6 +182,7 @@ class Result:
     residual_history: List[np.ndarray]
     reactions: List[Reaction]
     wall_time_s: float
+    series: dict = None
 
     @property
     def node_count(self):
@@ -247,6 +251,12 @@ def _extract(L, res, status, message, wall):
         count = ctypes.c_int(0)
         h = L.cr_run_result_step_history(res, k, ctypes.byref(count))
         history.append(np.ctypeslib.as_array(h, shape=(count.value,)).copy() if count.value > 0 else np.zeros(0))
+    series = {}
+    ncol, nrow = L.cr_run_result_series_columns(res), L.cr_run_result_series_rows(res)
+    if ncol > 0 and nrow > 0:
+        data = np.ctypeslib.as_array(L.cr_run_result_series_data(res), shape=(nrow, ncol)).copy()
+        for k in range(ncol):
+            series[L.cr_run_result_series_name(res, k).decode()] = data[:, k].copy()
     reactions = []
     f, mo = _lib.CrVec3(), _lib.CrVec3()
     for i in range(nn):
@@ -271,6 +281,7 @@ def _extract(L, res, status, message, wall):
         residual_history=history,
         reactions=reactions,
         wall_time_s=wall,
+        series=series,
     )
 
 

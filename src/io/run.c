@@ -24,6 +24,9 @@ void cr_run_result_free(cr_run_result *r)
     if (!r) return;
     cr_static_report_free(&r->report);
     free(r->dynamics);
+    for (int k = 0; r->series_names && k < r->series_columns; ++k) free(r->series_names[k]);
+    free(r->series_names);
+    free(r->series);
     cr_state_destroy(r->state);
     cr_model_destroy(r->model);
     memset(r, 0, sizeof *r);
@@ -42,6 +45,11 @@ const cr_state *cr_run_result_state(const cr_run_result *r) { return r->state; }
 int cr_run_result_step_count(const cr_run_result *r) { return r->report.step_count; }
 int cr_run_result_step_iterations(const cr_run_result *r, int k) { return r->report.steps[k].iterations; }
 double cr_run_result_step_load_factor(const cr_run_result *r, int k) { return r->report.steps[k].load_factor; }
+
+int cr_run_result_series_columns(const cr_run_result *r) { return r->series_columns; }
+long cr_run_result_series_rows(const cr_run_result *r) { return r->series_rows; }
+const char *cr_run_result_series_name(const cr_run_result *r, int k) { return r->series_names[k]; }
+const double *cr_run_result_series_data(const cr_run_result *r) { return r->series; }
 
 const double *cr_run_result_step_history(const cr_run_result *r, int k, int *count)
 {
@@ -67,6 +75,7 @@ typedef struct run_ctx {
     int stage;
     double t_stage_start, t_end, work, last_h;
     double wall_start, last_progress, last_checkpoint, checkpoint_interval;
+    cr_run_result *result;   /* receives the series rows */
 } run_ctx;
 
 static cr_status join(char *out, size_t size, const char *dir, const char *name, cr_error *err)
@@ -112,39 +121,70 @@ static int on_load_step(const cr_model *m, const cr_state *s, const cr_load_step
 }
 
 /* ---- dynamic stages: series.csv rows, snapshots, checkpoints ---- */
-static void series_header(FILE *f, const cr_model *m)
+/* Column names of series.csv, kept in the result too. */
+static cr_status series_columns(cr_run_result *r, const cr_model *m)
 {
-    fprintf(f, "t,energy_kinetic,energy_elastic,energy_gravity,energy_total,work_external,tip_x,tip_y,tip_z");
-    for (int j = 0; j < cr_model_body_count(m); ++j) {
-        const char *n = cr_model_body_name(m, j);
-        fprintf(f, ",%s_x,%s_y,%s_z,%s_yaw,%s_pitch,%s_roll", n, n, n, n, n, n);
+    static const char *base[] = {"t", "energy_kinetic", "energy_elastic", "energy_gravity", "energy_total",
+                                 "work_external", "tip_x", "tip_y", "tip_z"};
+    static const char *body[] = {"x", "y", "z", "yaw", "pitch", "roll"};
+    if (r->series_names) return CR_OK;
+    int nb = cr_model_body_count(m), nc = 9 + 6 * nb;
+    r->series_names = calloc(nc, sizeof(char *));
+    if (!r->series_names) return CR_NO_MEMORY;
+    r->series_columns = nc;
+    for (int k = 0; k < nc; ++k) {
+        char name[96];
+        if (k < 9) snprintf(name, sizeof name, "%s", base[k]);
+        else snprintf(name, sizeof name, "%s_%s", cr_model_body_name(m, (k - 9) / 6), body[(k - 9) % 6]);
+        if (!(r->series_names[k] = strdup(name))) return CR_NO_MEMORY;
     }
+    return CR_OK;
+}
+
+static void series_header(FILE *f, const cr_run_result *r)
+{
+    for (int k = 0; k < r->series_columns; ++k) fprintf(f, "%s%s", k ? "," : "", r->series_names[k]);
     fprintf(f, "\n");
 }
 
 static int on_output(const cr_model *m, const cr_state *s, const cr_dynamic_sample *smp, void *user)
 {
     run_ctx *c = user;
-    if (c->series) {
-        cr_vec3 tip = cr_state_position(s, cr_model_node_count(m) - 1);
-        fprintf(c->series, "%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g", smp->t, smp->kinetic, smp->elastic,
-                smp->gravity, smp->kinetic + smp->elastic + smp->gravity, smp->work_external, tip.x, tip.y, tip.z);
-        for (int j = 0; j < cr_model_body_count(m); ++j) {
-            cr_vec3 x;
-            cr_mat3 R;
-            cr_state_body_pose(m, s, j, &x, &R);
-            /* Z-Y-X (yaw about I_z, then pitch, then roll), degrees; yaw unwrapped */
-            double yaw = atan2(R.m[1][0], R.m[0][0]) * 180 / M_PI;
-            double pitch = asin(fmax(-1.0, fmin(1.0, -R.m[2][0]))) * 180 / M_PI;
-            double roll = atan2(R.m[2][1], R.m[2][2]) * 180 / M_PI;
-            if (c->yaw_valid) {
-                while (yaw - c->yaw[j] > 180) yaw -= 360;
-                while (yaw - c->yaw[j] < -180) yaw += 360;
-            }
-            c->yaw[j] = yaw;
-            fprintf(c->series, ",%.10g,%.10g,%.10g,%.8g,%.8g,%.8g", x.x, x.y, x.z, yaw, pitch, roll);
+    cr_run_result *r = c->result;
+    if (r->series_rows == r->series_capacity) {
+        long cap = r->series_capacity ? 2 * r->series_capacity : 1024;
+        double *p = realloc(r->series, (size_t)cap * r->series_columns * sizeof(double));
+        if (!p) {
+            c->io_status = cr_error_set(&c->io_error, CR_NO_MEMORY, "out of memory for the time series");
+            return 1;
         }
-        c->yaw_valid = 1;
+        r->series = p;
+        r->series_capacity = cap;
+    }
+    double *row = r->series + (size_t)r->series_rows++ * r->series_columns;
+    cr_vec3 tip = cr_state_position(s, cr_model_node_count(m) - 1);
+    double head[9] = {smp->t, smp->kinetic, smp->elastic, smp->gravity, smp->kinetic + smp->elastic + smp->gravity,
+                      smp->work_external, tip.x, tip.y, tip.z};
+    memcpy(row, head, sizeof head);
+    for (int j = 0; j < cr_model_body_count(m); ++j) {
+        cr_vec3 x;
+        cr_mat3 R;
+        cr_state_body_pose(m, s, j, &x, &R);
+        /* Z-Y-X (yaw about I_z, then pitch, then roll), degrees; yaw unwrapped */
+        double yaw = atan2(R.m[1][0], R.m[0][0]) * 180 / M_PI;
+        double pitch = asin(fmax(-1.0, fmin(1.0, -R.m[2][0]))) * 180 / M_PI;
+        double roll = atan2(R.m[2][1], R.m[2][2]) * 180 / M_PI;
+        if (c->yaw_valid) {
+            while (yaw - c->yaw[j] > 180) yaw -= 360;
+            while (yaw - c->yaw[j] < -180) yaw += 360;
+        }
+        c->yaw[j] = yaw;
+        double b[6] = {x.x, x.y, x.z, yaw, pitch, roll};
+        memcpy(row + 9 + 6 * j, b, sizeof b);
+    }
+    c->yaw_valid = 1;
+    if (c->series) {
+        for (int k = 0; k < r->series_columns; ++k) fprintf(c->series, "%s%.10g", k ? "," : "", row[k]);
         fprintf(c->series, "\n");
     }
     c->work = smp->work_external;
@@ -399,7 +439,8 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     int write = dir[0] != '\0';
     int nb = cr_model_body_count(r->model), has_dynamic = 0;
     for (int k = 0; k < sc->stage_count; ++k) has_dynamic |= sc->stages[k].type == CR_STAGE_DYNAMIC;
-    run_ctx ctx = {.options = options, .dir = dir, .write_vtk = write && sc->output.vtk, .wall_start = now()};
+    run_ctx ctx = {.options = options, .dir = dir, .write_vtk = write && sc->output.vtk, .wall_start = now(),
+                   .result = r};
     ctx.last_progress = ctx.last_checkpoint = ctx.wall_start;
     ctx.yaw = calloc(nb > 0 ? nb : 1, sizeof(double));
     r->stage_count = sc->stage_count;
@@ -460,6 +501,10 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
             ctx.snapshot_dt = o->snapshot_dt > 0 ? o->snapshot_dt : o->output_dt;
             ctx.t_end = ctx.t_stage_start + o->t_end;
             ctx.checkpoint_interval = o->checkpoint_interval;
+            if (series_columns(r, r->model) != CR_OK) {
+                status = cr_error_set(&solve_err, CR_NO_MEMORY, "out of memory");
+                break;
+            }
             if (write && !ctx.series) {
                 char path[4096];
                 if ((status = join(path, sizeof path, dir, "series.csv", &solve_err)) != CR_OK) break;
@@ -469,7 +514,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
                     status = cr_error_set(&solve_err, CR_IO, "%s: cannot write", path);
                     break;
                 }
-                if (!append) series_header(ctx.series, r->model);
+                if (!append) series_header(ctx.series, r);
             }
             status = cr_dynamic_solve(r->model, r->state, k, ctx.t_stage_start, ctx.last_h, ctx.work, o, on_output,
                                       on_dyn_step, &ctx, &r->dynamics[k], &solve_err);
