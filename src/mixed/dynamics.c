@@ -125,11 +125,11 @@ static int solve6(double M[6][6], double *X, int nrhs)
 
 /* Gyroscopic and centripetal terms of node i's momentum rows (in R, before M⁻¹):
  * R_v -= A (S~ ... ) via Σ m_b A (Ω×(Ω×c_b)), R_Ω -= Ω×ΘΩ + Σ m_b c_b×(Ω×(Ω×c_b)). */
-static void inertial_terms(const cr_model *m, int i, const node_bodies *nb, cr_quat p, cr_mat3 A, cr_vec3 om,
+static void inertial_terms(const cr_model *m, int i, cr_quat p, cr_mat3 A, cr_vec3 om,
                            double *R, double *Jd /* row-major block or NULL */)
 {
     const int B = CR_DYN_BLOCK;
-    cr_mat3 Th = nb->count ? cr_m3_zero() : cr_m3_zero();
+    cr_mat3 Th = cr_m3_zero(); /* Θ_i + Σ Θ_C about the centres (the offsets enter via the mass matrix) */
     Th.m[0][0] = m->node_inertia[i].x, Th.m[1][1] = m->node_inertia[i].y, Th.m[2][2] = m->node_inertia[i].z;
     for (int j = 0; j < m->body_count; ++j) {
         const cr_body *b = &m->bodies[j];
@@ -218,7 +218,7 @@ cr_status cr_mixed_dynamic_residual(const cr_model *m, const double *scale, cons
         }
         node_bodies nb = bodies_at(m, i);
         cr_mat3 A = cr_q_exp(p);
-        inertial_terms(m, i, &nb, p, A, om, Fi, Di);
+        inertial_terms(m, i, p, A, om, Fi, Di);
         if (nb.count == 0) continue;
         /* body node: u' = M(q)⁻¹ R, dF = M⁻¹ (dR - dM a) */
         double M[6][6], a[6];

@@ -126,8 +126,8 @@ cr_status cr_state_reaction(const cr_model *m, const cr_state *s, int node, cr_v
 {
     if (node < 0) node += m->nodes;
     if (node < 0 || node >= m->nodes || m->bc_type[node] < 0) return CR_BAD_INPUT;
-    /* Only the two adjacent elements and the node's own loads contribute; evaluate
-     * them on a three-node window would duplicate the assembly, so evaluate all: O(n). */
+    /* Only the adjacent elements and the node's loads contribute, but a windowed
+     * evaluation would duplicate the assembly; the full residual is O(n). */
     size_t len = (size_t)m->nodes * m->block;
     double *F = malloc(len * sizeof *F), *eq = malloc((size_t)m->nodes * 6 * sizeof *eq);
     if (!F || !eq) {
