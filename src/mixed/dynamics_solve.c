@@ -293,6 +293,9 @@ cr_status cr_dynamic_solve(const cr_model *m, cr_state *state, int stage, double
     }
     st = cr_radau_integrate(c.radau, t_end, err);
     unpack_y(m, cr_radau_y(c.radau), cr_radau_t(c.radau), state);
+    /* the loads the state now carries: a following static stage ramps from these */
+    set_scales(&c, state->time);
+    memcpy(state->load_scale, c.scale, nl * sizeof(double));
     if (st == CR_INTERRUPTED && c.stopped) cr_error_set(err, CR_INTERRUPTED, "stopped at t = %.6g s", state->time);
     if (report) {
         cr_radau_stats rs = cr_radau_get_stats(c.radau);
