@@ -30,7 +30,7 @@ static void usage(FILE *out)
             "  --set PATH=VALUE     override a scenario value before validation; PATH is\n"
             "                       dotted with array indices, e.g. rod.elements=250,\n"
             "                       loads.0.value.2=-1.5; VALUE is JSON or a plain string\n"
-            "  --resume             continue an interrupted run from DIR/checkpoint.bin\n"
+            "  --resume             continue an interrupted dynamic stage from DIR/checkpoint.bin\n"
             "  -q, --quiet          no progress line on stderr\n"
             "\n"
             "exit status: 0 ok, 1 bad input, 2 the solver failed (last converged state written),\n"
@@ -95,6 +95,10 @@ int main(int argc, char **argv)
     }
     const char *file = NULL, *outdir = NULL;
     const char **sets = calloc(argc, sizeof *sets);
+    if (!sets) {
+        fprintf(stderr, "cosserat: out of memory\n");
+        return 1;
+    }
     int nsets = 0, quiet = 0, resume = 0;
     for (int i = 2; i < argc; ++i) {
         const char *a = argv[i];
@@ -166,7 +170,8 @@ int main(int argc, char **argv)
     st = cr_scenario_run(sc, &opts, &res, &err);
     if (prog.enabled) fprintf(stderr, "\n");
     const char *dir = outdir ? outdir : sc->output.directory;
-    if (st == CR_BAD_INPUT || st == CR_UNSUPPORTED || !res.model) {
+    /* bad input, or a fatal error before or after the solve (I/O, memory): exit 1 */
+    if (st < 0 || !res.model) {
         fprintf(stderr, "cosserat: %s: %s\n", file, err.message);
         cr_run_result_free(&res);
         cr_scenario_destroy(sc);

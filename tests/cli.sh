@@ -61,6 +61,8 @@ expect_error 1 "rod.material.E" check "$tmp/missing.json"
 printf '{"rod": {"length": 1, "elements": 4,, }}' > "$tmp/syntax.json"
 expect_error 1 "syntax.json" check "$tmp/syntax.json"
 expect_error 1 "nonexistent.json" run "$tmp/nonexistent.json"
+expect_error 1 "boundary_conditions" run "$ex/tendon-manipulator.json" -o "$tmp/x" --set 'boundary_conditions=[]'
+expect_error 1 "cannot" run "$ex/tendon-manipulator.json" -o /proc/cosserat-no-such-dir/x
 expect_error 1 "unknown command" frobnicate "$ex/tendon-manipulator.json"
 
 # solver failure: exit 2, message says where, last converged state kept on disk

@@ -32,6 +32,19 @@ done
 grep -q '"status":[[:space:]]*"interrupted"' "$tmp/cut/summary.json" || { echo "FAIL summary does not say interrupted"; fail=1; }
 rows_cut=$(($(wc -l < "$tmp/cut/series.csv") - 1))
 
+# a checkpoint only resumes the problem it belongs to, and a corrupt one is refused
+cp -r "$tmp/cut" "$tmp/other"
+"$cli" run "$ex" -o "$tmp/other" "${sets[@]}" --set rod.material.E=2e11 --resume > "$tmp/other.out" 2>&1
+code=$?
+if [ "$code" -ne 1 ] || ! grep -q "does not belong to this scenario" "$tmp/other.out"; then
+    echo "FAIL resume into a different scenario: exit $code, $(cat "$tmp/other.out")"; fail=1
+else echo "ok     a checkpoint of another scenario is refused"; fi
+printf '\377\377\377\377' | dd of="$tmp/other/checkpoint.bin" bs=1 seek=28 conv=notrunc 2> /dev/null
+"$cli" run "$ex" -o "$tmp/other" "${sets[@]}" --resume > "$tmp/other.out" 2>&1
+code=$?
+if [ "$code" -ne 1 ]; then echo "FAIL corrupt checkpoint: exit $code, $(cat "$tmp/other.out")"; fail=1
+else echo "ok     a corrupt checkpoint is refused: $(cat "$tmp/other.out")"; fi
+
 "$cli" run "$ex" -o "$tmp/cut" "${sets[@]}" --resume > "$tmp/res.out" 2>&1 || { echo "FAIL resume: $(cat "$tmp/res.out")"; exit 1; }
 rows_full=$(($(wc -l < "$tmp/full/series.csv") - 1))
 rows_res=$(($(wc -l < "$tmp/cut/series.csv") - 1))

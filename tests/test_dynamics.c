@@ -199,7 +199,7 @@ static void test_free_rod_momentum(void)
 typedef struct last_h {
     double h;
 } last_h;
-static int keep_h(const cr_model *m, const cr_state *s, double h, long steps, void *user)
+static int keep_h(const cr_model *m, const cr_state *s, double h, long steps, double work, void *user)
 {
     ((last_h *)user)->h = h;
     return 0;

@@ -42,8 +42,10 @@ typedef struct cr_dynamic_sample {
 typedef int (*cr_dynamic_output_fn)(const cr_model *model, const cr_state *state, const cr_dynamic_sample *sample,
                                     void *user);
 /* After every accepted step: return nonzero to stop (CR_INTERRUPTED). The state
- * is the accepted one; `h` the next step size (for checkpoints). */
-typedef int (*cr_dynamic_step_fn)(const cr_model *model, const cr_state *state, double h, long steps, void *user);
+ * is the accepted one; `h` the next step size and `work_external` the external
+ * work up to the state's time (both for checkpoints). */
+typedef int (*cr_dynamic_step_fn)(const cr_model *model, const cr_state *state, double h, long steps,
+                                  double work_external, void *user);
 
 /* Integrates stage `stage` (selects the active loads) from state->time to
  * t_stage_start + options->t_end, where t_stage_start is given (resume: the

@@ -223,6 +223,11 @@ double cr_model_element_s(const cr_model *model, int element);
 cr_vec3 cr_model_reference_position(const cr_model *model, int node);
 cr_quat cr_model_reference_orientation(const cr_model *model, int node);
 
+/* A 64-bit hash of everything the model computes from its definition (geometry,
+ * material, sections, loads, bodies, boundary conditions): checkpoints use it to
+ * refuse a resume into a different problem. */
+unsigned long long cr_model_fingerprint(const cr_model *model);
+
 /* Number of loads, and the magnitude factors (1 active, 0 inactive) of the loads
  * in stage `stage` (cr_load_def.stages). `out` holds cr_model_load_count values. */
 int cr_model_load_count(const cr_model *model);

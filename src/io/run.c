@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,7 @@ typedef struct run_ctx {
     double t_stage_start, t_end, work, last_h;
     double wall_start, last_progress, last_checkpoint, checkpoint_interval;
     cr_run_result *result;   /* receives the series rows */
+    uint64_t fingerprint;
 } run_ctx;
 
 static cr_status join(char *out, size_t size, const char *dir, const char *name, cr_error *err)
@@ -105,7 +107,14 @@ static int add_snapshot(run_ctx *c, const cr_model *m, const cr_state *s, double
     c->io_status = join(path, sizeof path, c->dir, name, &c->io_error);
     if (c->io_status == CR_OK) c->io_status = cr_write_vtp(path, m, s, &c->io_error);
     if (c->io_status != CR_OK) return 1;
-    c->files[c->snapshot_count] = strdup(name);
+    if (!(c->files[c->snapshot_count] = strdup(name))) {
+        c->io_status = cr_error_set(&c->io_error, CR_NO_MEMORY, "out of memory for snapshots");
+        return 1;
+    }
+    /* ParaView orders a series by time: keep it in the order of computation (a static
+     * stage after a dynamic one would otherwise go back in time) */
+    if (c->snapshot_count > 0 && time <= c->times[c->snapshot_count - 1])
+        time = c->times[c->snapshot_count - 1] + 1e-6 * fmax(1.0, fabs(c->times[c->snapshot_count - 1]));
     c->times[c->snapshot_count++] = time;
     return 0;
 }
@@ -187,7 +196,6 @@ static int on_output(const cr_model *m, const cr_state *s, const cr_dynamic_samp
         for (int k = 0; k < r->series_columns; ++k) fprintf(c->series, "%s%.10g", k ? "," : "", row[k]);
         fprintf(c->series, "\n");
     }
-    c->work = smp->work_external;
     if (smp->t >= c->next_snapshot - 1e-9 * c->snapshot_dt) {
         if (add_snapshot(c, m, s, smp->t)) return 1;
         while (c->next_snapshot <= smp->t + 1e-9 * c->snapshot_dt) c->next_snapshot += c->snapshot_dt;
@@ -198,13 +206,22 @@ static int on_output(const cr_model *m, const cr_state *s, const cr_dynamic_samp
 }
 
 /* checkpoint.bin: everything a resumed run needs (native byte order, same build). */
-#define CHECKPOINT_MAGIC "CRCKPT02"
+#define CHECKPOINT_MAGIC "CRCKPT03"
 typedef struct checkpoint_header {
     char magic[8];
+    uint64_t fingerprint; /* of the model and the stage types: a checkpoint fits one scenario */
     int32_t stage, packed, bodies, snapshots;
     double t_stage_start, h, work, next_snapshot;
     int64_t series_bytes;
 } checkpoint_header;
+
+/* FNV-1a over the discretized model and the stage types (durations and outputs may change). */
+static uint64_t fingerprint(const cr_scenario *sc, const cr_model *m)
+{
+    uint64_t h = cr_model_fingerprint(m);
+    for (int k = 0; k < sc->stage_count; ++k) h = (h ^ (uint64_t)(sc->stages[k].type + 1)) * 1099511628211ull;
+    return h;
+}
 
 static cr_status write_checkpoint(run_ctx *c, const cr_model *m, const cr_state *s, cr_error *err)
 {
@@ -214,7 +231,7 @@ static cr_status write_checkpoint(run_ctx *c, const cr_model *m, const cr_state 
     if (st != CR_OK) return st;
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     if (c->series) fflush(c->series);
-    checkpoint_header h = {.stage = c->stage, .packed = cr_state_packed_size(m), .bodies = cr_model_body_count(m),
+    checkpoint_header h = {.fingerprint = c->fingerprint, .stage = c->stage, .packed = cr_state_packed_size(m), .bodies = cr_model_body_count(m),
                            .snapshots = c->snapshot_count, .t_stage_start = c->t_stage_start, .h = c->last_h,
                            .work = c->work, .next_snapshot = c->next_snapshot,
                            .series_bytes = c->series ? (int64_t)ftell(c->series) : 0};
@@ -226,8 +243,9 @@ static cr_status write_checkpoint(run_ctx *c, const cr_model *m, const cr_state 
         return cr_error_set(err, CR_IO, "%s: cannot write the checkpoint", tmp);
     }
     cr_state_pack(s, packed);
-    int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(c->yaw, sizeof(double), h.bodies, f) == (size_t)h.bodies &&
-             fwrite(c->times, sizeof(double), h.snapshots, f) == (size_t)h.snapshots &&
+    int ok = fwrite(&h, sizeof h, 1, f) == 1 &&
+             (h.bodies == 0 || fwrite(c->yaw, sizeof(double), h.bodies, f) == (size_t)h.bodies) &&
+             (h.snapshots == 0 || fwrite(c->times, sizeof(double), h.snapshots, f) == (size_t)h.snapshots) &&
              fwrite(packed, sizeof(double), h.packed, f) == (size_t)h.packed;
     ok = fclose(f) == 0 && ok;
     free(packed);
@@ -247,10 +265,13 @@ static cr_status read_checkpoint(run_ctx *c, const cr_scenario *sc, const cr_mod
     st = CR_OK;
     if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, CHECKPOINT_MAGIC, 8) != 0) {
         st = cr_error_set(err, CR_BAD_INPUT, "--resume: %s is not a checkpoint of this version", path);
-    } else if (h.packed != cr_state_packed_size(m) || h.bodies != cr_model_body_count(m) || h.stage < 0 ||
-               h.stage >= sc->stage_count || sc->stages[h.stage].type != CR_STAGE_DYNAMIC) {
-        st = cr_error_set(err, CR_BAD_INPUT, "--resume: %s does not belong to this scenario (different rod, bodies "
-                                              "or stages)", path);
+    } else if (h.fingerprint != fingerprint(sc, m) || h.packed != cr_state_packed_size(m) ||
+               h.bodies != cr_model_body_count(m) || h.stage < 0 || h.stage >= sc->stage_count ||
+               sc->stages[h.stage].type != CR_STAGE_DYNAMIC) {
+        st = cr_error_set(err, CR_BAD_INPUT, "--resume: %s does not belong to this scenario (different rod, "
+                                              "material, boundary conditions, loads, bodies or stages)", path);
+    } else if (h.snapshots < 0 || h.snapshots > 100000000 || h.series_bytes < 0) {
+        st = cr_error_set(err, CR_BAD_INPUT, "--resume: %s is corrupt", path);
     } else {
         packed = malloc(h.packed * sizeof(double));
         c->times = malloc((h.snapshots > 0 ? h.snapshots : 1) * sizeof(double));
@@ -271,14 +292,18 @@ static cr_status read_checkpoint(run_ctx *c, const cr_scenario *sc, const cr_mod
         c->next_snapshot = h.next_snapshot;
         c->yaw_valid = 1;
         c->snapshot_count = c->snapshot_capacity = h.snapshots;
-        for (int k = 0; k < h.snapshots; ++k) {
+        for (int k = 0; k < h.snapshots && st == CR_OK; ++k) {
             char name[64];
             snprintf(name, sizeof name, "rod_%04d.vtp", k);
-            c->files[k] = strdup(name);
+            if (!(c->files[k] = strdup(name))) st = cr_error_set(err, CR_NO_MEMORY, "out of memory");
         }
         /* drop series rows written after the checkpoint */
         char spath[4096];
-        if (join(spath, sizeof spath, c->dir, "series.csv", err) == CR_OK && truncate(spath, (off_t)h.series_bytes) != 0)
+        struct stat sb;
+        if (join(spath, sizeof spath, c->dir, "series.csv", err) != CR_OK) st = CR_IO;
+        else if (stat(spath, &sb) != 0 || (int64_t)sb.st_size < h.series_bytes)
+            st = cr_error_set(err, CR_BAD_INPUT, "--resume: %s is shorter than the checkpoint says", spath);
+        else if (truncate(spath, (off_t)h.series_bytes) != 0)
             st = cr_error_set(err, CR_IO, "--resume: %s: cannot truncate", spath);
     }
     free(packed);
@@ -287,10 +312,11 @@ static cr_status read_checkpoint(run_ctx *c, const cr_scenario *sc, const cr_mod
 
 static double wall_now(void);
 
-static int on_dyn_step(const cr_model *m, const cr_state *s, double h, long steps, void *user)
+static int on_dyn_step(const cr_model *m, const cr_state *s, double h, long steps, double work, void *user)
 {
     run_ctx *c = user;
     c->last_h = h;
+    c->work = work; /* at the step end, where the checkpointed state is */
     double w = wall_now();
     if (c->options->on_progress && w - c->last_progress > 0.2) {
         c->last_progress = w;
@@ -442,6 +468,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     run_ctx ctx = {.options = options, .dir = dir, .write_vtk = write && sc->output.vtk, .wall_start = now(),
                    .result = r};
     ctx.last_progress = ctx.last_checkpoint = ctx.wall_start;
+    ctx.fingerprint = fingerprint(sc, r->model);
     ctx.yaw = calloc(nb > 0 ? nb : 1, sizeof(double));
     r->stage_count = sc->stage_count;
     r->dynamics = calloc(sc->stage_count > 0 ? sc->stage_count : 1, sizeof *r->dynamics);
@@ -466,6 +493,9 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
         else status = read_checkpoint(&ctx, sc, r->model, r->state, &solve_err);
         if (status != CR_OK) {
             cr_error_set(err, status, "%s", solve_err.message);
+            for (int k = 0; ctx.files && k < ctx.snapshot_count; ++k) free(ctx.files[k]);
+            free(ctx.files);
+            free(ctx.times);
             free(ctx.yaw);
             if (!result) cr_run_result_free(r);
             return status;
@@ -475,6 +505,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     }
     double *factors = malloc((cr_model_load_count(r->model) > 0 ? cr_model_load_count(r->model) : 1) * sizeof(double));
     if (!factors) status = cr_error_set(&solve_err, CR_NO_MEMORY, "out of memory");
+    int checkpointed = 0;
     for (int k = first_stage; k < sc->stage_count && status == CR_OK; ++k) {
         const cr_stage_def *stage = &sc->stages[k];
         r->last_stage = k;
@@ -494,8 +525,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
             if (!resuming) {
                 ctx.t_stage_start = cr_state_time(r->state);
                 ctx.work = 0;
-                ctx.last_h = 0;
-                ctx.yaw_valid = 0;
+                ctx.last_h = 0; /* yaw stays unwrapped across stages (yaw_valid kept) */
                 ctx.next_snapshot = ctx.t_stage_start;
             }
             ctx.snapshot_dt = o->snapshot_dt > 0 ? o->snapshot_dt : o->output_dt;
@@ -519,15 +549,28 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
             status = cr_dynamic_solve(r->model, r->state, k, ctx.t_stage_start, ctx.last_h, ctx.work, o, on_output,
                                       on_dyn_step, &ctx, &r->dynamics[k], &solve_err);
             if (ctx.series) fflush(ctx.series);
+            checkpointed = 0;
             if (write && (status == CR_INTERRUPTED || (status != CR_OK && status > 0))) {
                 cr_error e = {0};
-                if (write_checkpoint(&ctx, r->model, r->state, &e) != CR_OK && status == CR_OK) status = e.status;
+                if (write_checkpoint(&ctx, r->model, r->state, &e) == CR_OK) checkpointed = 1;
+                else ctx.io_status = e.status, ctx.io_error = e;
             }
         }
-        if (status != CR_OK && ctx.io_status != CR_OK) status = ctx.io_status, solve_err = ctx.io_error;
-        if (status == CR_INTERRUPTED && stop_requested(&ctx))
-            snprintf(solve_err.message, sizeof solve_err.message,
-                     "interrupted at t = %.6g s (stage %d); resume with --resume", cr_state_time(r->state), k);
+        if (status != CR_OK && ctx.io_status != CR_OK && !(status == CR_INTERRUPTED && stop_requested(&ctx)))
+            status = ctx.io_status, solve_err = ctx.io_error;
+        if (status == CR_INTERRUPTED && stop_requested(&ctx)) {
+            if (checkpointed)
+                snprintf(solve_err.message, sizeof solve_err.message,
+                         "interrupted at t = %.6g s (stage %d); continue with --resume", cr_state_time(r->state), k);
+            else if (stage->type == CR_STAGE_DYNAMIC)
+                snprintf(solve_err.message, sizeof solve_err.message,
+                         "interrupted at t = %.6g s (stage %d); the checkpoint could not be written: %.300s",
+                         cr_state_time(r->state), k, ctx.io_error.message);
+            else
+                snprintf(solve_err.message, sizeof solve_err.message,
+                         "interrupted in static stage %d at load factor %.6g (static stages are not resumable)", k,
+                         cr_state_load_factor(r->state));
+        }
         if (status != CR_OK && sc->stage_count > 1) {
             char msg[CR_ERROR_MESSAGE_SIZE + 32];
             snprintf(msg, sizeof msg, "stage %d: %s", k, solve_err.message);

@@ -100,7 +100,9 @@ static void set_scales(dyn_ctx *c, double t)
     for (int k = 0; k < c->m->load_count; ++k) {
         double f = c->active[k] == 0 ? 0.0 : c->active[k] * cr_time_function_eval(&c->m->loads[k].time, t);
         c->scale[k] = f;
-        c->power_scale[k] = c->m->loads[k].type == CR_LOAD_GRAVITY ? 0.0 : f;
+        /* constant gravity is in the potential; gravity with a time function does work */
+        int conservative = c->m->loads[k].type == CR_LOAD_GRAVITY && c->m->loads[k].time.type == CR_TIME_CONSTANT;
+        c->power_scale[k] = conservative ? 0.0 : f;
     }
 }
 
@@ -177,7 +179,7 @@ static int step_done(double t, double *y, void *user)
     c->last_t = t;
     if (!c->on_step) return 0;
     unpack_y(m, y, t, c->state);
-    int stop = c->on_step(m, c->state, cr_radau_h(c->radau), cr_radau_get_stats(c->radau).steps, c->user);
+    int stop = c->on_step(m, c->state, cr_radau_h(c->radau), cr_radau_get_stats(c->radau).steps, c->work, c->user);
     if (stop) c->stopped = 1;
     return stop;
 }
@@ -207,7 +209,13 @@ cr_status cr_dynamic_solve(const cr_model *m, cr_state *state, int stage, double
     c.scale = malloc(nl * sizeof(double));
     c.power_scale = malloc(nl * sizeof(double));
     c.F = malloc(N * sizeof(double));
-    long nout = (long)floor((t_end - t_stage_start) / o->output_dt + 1e-9) + 1;
+    double nout_d = floor((t_end - t_stage_start) / o->output_dt + 1e-9) + 1;
+    if (!(nout_d <= 1e8)) {
+        cr_error_set(err, CR_BAD_INPUT, "stages.%d.output_dt: %g s gives %.3g output times (more than 1e8)", stage,
+                     o->output_dt, nout_d);
+        return CR_BAD_INPUT;
+    }
+    long nout = (long)nout_d;
     double *times = malloc((nout > 0 ? nout : 1) * sizeof(double));
     cr_blocktri_radau *lin = NULL;
     cr_status st = CR_OK;
@@ -218,7 +226,7 @@ cr_status cr_dynamic_solve(const cr_model *m, cr_state *state, int stage, double
     cr_model_stage_load_factors(m, stage, active);
     c.active = active;
     for (int k = 0; k < m->load_count; ++k)
-        if (m->loads[k].type == CR_LOAD_GRAVITY && active[k] != 0)
+        if (m->loads[k].type == CR_LOAD_GRAVITY && m->loads[k].time.type == CR_TIME_CONSTANT && active[k] != 0)
             c.gravity = cr_v3_madd(c.gravity, active[k], m->loads[k].value);
     /* initial y: poses and velocities of the state; stresses from the compliance law
      * so the algebraic equations hold (consistent index-1 initial values) */

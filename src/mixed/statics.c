@@ -94,6 +94,11 @@ cr_status cr_static_solve_to(const cr_model *model, cr_state *state, const doubl
 {
     cr_static_options defaults = cr_static_default_options();
     if (!options) options = &defaults;
+    int held = 0;
+    for (int i = 0; i < model->nodes; ++i) held |= model->bc_type[i] >= 0;
+    if (!held) /* six rigid-body modes: the static tangent is singular */
+        return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions: statics needs at least one clamp or "
+                                               "prescribed pose (a free rod has rigid-body modes)");
     int nl = model->load_count > 0 ? model->load_count : 1;
     static_ctx ctx = {.model = model, .state = state, .on_step = on_step, .user = user, .to = target,
                       .bc_from = state->bc_factor};

@@ -150,12 +150,29 @@ static cr_status validate(const cr_rod_def *d, cr_error *err)
             return cr_error_set(err, CR_BAD_INPUT, "rigid_bodies.%d.node: %d is not a node (0..%d)", j, b->node, nodes - 1);
         if (!finite_positive(b->mass))
             return cr_error_set(err, CR_BAD_INPUT, "rigid_bodies.%d.mass: must be > 0, got %g", j, b->mass);
-        for (int q = 0; q < 3; ++q) /* leading minors: positive definite */
-            if (!(b->inertia.m[q][q] > 0))
-                return cr_error_set(err, CR_BAD_INPUT, "rigid_bodies.%d.inertia: must be positive definite", j);
+        /* symmetric positive definite: Cholesky succeeds */
+        const cr_mat3 *I = &b->inertia;
+        double l00 = I->m[0][0] > 0 ? sqrt(I->m[0][0]) : NAN, l10 = I->m[1][0] / l00, l20 = I->m[2][0] / l00;
+        double d1 = I->m[1][1] - l10 * l10, l11 = d1 > 0 ? sqrt(d1) : NAN;
+        double l21 = (I->m[2][1] - l20 * l10) / l11, d2 = I->m[2][2] - l20 * l20 - l21 * l21;
+        int symmetric = fabs(I->m[0][1] - I->m[1][0]) <= 1e-12 * fabs(I->m[0][0]) &&
+                        fabs(I->m[0][2] - I->m[2][0]) <= 1e-12 * fabs(I->m[0][0]) &&
+                        fabs(I->m[1][2] - I->m[2][1]) <= 1e-12 * fabs(I->m[1][1]);
+        if (!(d2 > 0) || !symmetric)
+            return cr_error_set(err, CR_BAD_INPUT, "rigid_bodies.%d.inertia: must be symmetric positive definite", j);
     }
     for (int k = 0; k < d->load_count; ++k) {
         const cr_load_def *l = &d->loads[k];
+        const cr_time_function *tf = &l->time;
+        if ((tf->type == CR_TIME_RAMP || tf->type == CR_TIME_SMOOTH_STEP) && !(tf->t0 < tf->t1))
+            return cr_error_set(err, CR_BAD_INPUT, "loads.%d.time: need t0 < t1, got %g, %g", k, tf->t0, tf->t1);
+        if (tf->type == CR_TIME_TABLE) {
+            if (tf->point_count < 2 || !tf->points)
+                return cr_error_set(err, CR_BAD_INPUT, "loads.%d.time.points: needs at least 2 rows", k);
+            for (int j = 1; j < tf->point_count; ++j)
+                if (!(tf->points[j].t > tf->points[j - 1].t))
+                    return cr_error_set(err, CR_BAD_INPUT, "loads.%d.time.points.%d: t must increase", k, j);
+        }
         if ((l->type == CR_LOAD_FORCE || l->type == CR_LOAD_MOMENT) && l->body >= d->rigid_body_count)
             return cr_error_set(err, CR_BAD_INPUT, "loads.%d.body: %d is not a rigid body", k, l->body);
         if ((l->type == CR_LOAD_FORCE || l->type == CR_LOAD_MOMENT) && l->body < 0 && (l->node < -nodes || l->node >= nodes))
@@ -578,4 +595,51 @@ void cr_model_stage_load_factors(const cr_model *m, int stage, double *out)
         unsigned mask = m->loads[k].stages;
         out[k] = (mask == 0 || (stage < 32 && (mask & (1u << stage)))) ? 1.0 : 0.0;
     }
+}
+
+static unsigned long long fnv(unsigned long long h, const void *data, size_t size)
+{
+    const unsigned char *b = data;
+    for (size_t i = 0; i < size; ++i) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+unsigned long long cr_model_fingerprint(const cr_model *m)
+{
+    unsigned long long h = 14695981039346656037ull;
+    int head[6] = {m->n, m->nodes, (int)m->rigid_mask, m->load_count, m->body_count, m->tendon_count};
+    h = fnv(h, head, sizeof head);
+    h = fnv(h, &m->material, sizeof m->material);
+    h = fnv(h, m->s, m->nodes * sizeof *m->s);
+    h = fnv(h, m->ref_r, m->nodes * sizeof *m->ref_r);
+    h = fnv(h, m->ref_p, m->nodes * sizeof *m->ref_p);
+    h = fnv(h, m->el, m->n * sizeof *m->el);
+    h = fnv(h, m->node_mass, m->nodes * sizeof *m->node_mass);
+    h = fnv(h, m->bc_type, m->nodes * sizeof *m->bc_type);
+    h = fnv(h, m->bc_position, m->nodes * sizeof *m->bc_position);
+    h = fnv(h, m->bc_orientation, m->nodes * sizeof *m->bc_orientation);
+    for (int k = 0; k < m->load_count; ++k) {
+        const cr_model_load *l = &m->loads[k];
+        int ints[6] = {(int)l->type, (int)l->frame, l->node, l->body, l->tendon, (int)l->stages};
+        double t[6] = {l->time.t0, l->time.t1, l->time.amplitude, l->time.frequency, l->time.phase, l->time.offset};
+        h = fnv(h, ints, sizeof ints);
+        h = fnv(h, &l->value, sizeof l->value);
+        h = fnv(h, &l->time.type, sizeof l->time.type);
+        h = fnv(h, t, sizeof t);
+        if (l->time.points) h = fnv(h, l->time.points, l->time.point_count * sizeof *l->time.points);
+    }
+    for (int k = 0; k < m->tendon_count; ++k) {
+        const cr_tendon *t = &m->tendons[k];
+        h = fnv(h, &t->tension, sizeof t->tension);
+        h = fnv(h, t->offset, (t->last - t->first + 1) * sizeof *t->offset);
+    }
+    for (int j = 0; j < m->body_count; ++j) {
+        const cr_body *b = &m->bodies[j];
+        h = fnv(h, &b->node, sizeof b->node);
+        h = fnv(h, &b->mass, sizeof b->mass);
+        h = fnv(h, &b->offset, sizeof b->offset);
+        h = fnv(h, &b->inertia, sizeof b->inertia);
+        h = fnv(h, &b->relative, sizeof b->relative);
+    }
+    return h;
 }

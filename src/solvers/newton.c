@@ -211,6 +211,7 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
         cr_status st = newton(p, next, x, o, err0, &w);
         r->total_iterations += w.iterations;
         if (st == CR_NO_MEMORY || st == CR_BAD_INPUT) {
+            memcpy(x, x_saved, dim * sizeof(double)); /* keep the last converged step */
             status = st;
             goto done;
         }
