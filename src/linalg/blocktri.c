@@ -10,6 +10,7 @@
 
 cr_blocktri *cr_blocktri_create(int n, int b)
 {
+    if (n < 1 || b < 1 || b > 64) return NULL; /* CR_BLOCKTRI_MAX_B */
     cr_blocktri *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     size_t bb = (size_t)n * b * b;
@@ -127,6 +128,7 @@ void cr_blocktri_matvec(const cr_blocktri *m, const double *x, double *y)
 
 /* The kernels below take the block size as an argument and are force-inlined into
  * wrappers for the common sizes, so the compiler unrolls them for b = 3 and 7. */
+#define CR_BLOCKTRI_MAX_B 64 /* largest block handled by the Thomas kernels */
 #if defined(__GNUC__)
 #define CR_INLINE static inline __attribute__((always_inline))
 #else
@@ -169,18 +171,23 @@ CR_INLINE void lu_solve(int b, const double *restrict a, const int *restrict piv
                 x[piv[k] * nrhs + j] = t;
             }
     /* no zero-skipping branches: the blocks are dense and branch-free loops vectorize */
-    for (int i = 1; i < b; ++i)
+    double acc[CR_BLOCKTRI_MAX_B]; /* the row being eliminated, kept in registers */
+    for (int i = 1; i < b; ++i) {
+        for (int j = 0; j < nrhs; ++j) acc[j] = x[i * nrhs + j];
         for (int k = 0; k < i; ++k) {
             double f = a[i * b + k];
-            for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] -= f * x[k * nrhs + j];
+            for (int j = 0; j < nrhs; ++j) acc[j] -= f * x[k * nrhs + j];
         }
+        for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] = acc[j];
+    }
     for (int i = b - 1; i >= 0; --i) {
+        for (int j = 0; j < nrhs; ++j) acc[j] = x[i * nrhs + j];
         for (int k = i + 1; k < b; ++k) {
             double f = a[i * b + k];
-            for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] -= f * x[k * nrhs + j];
+            for (int j = 0; j < nrhs; ++j) acc[j] -= f * x[k * nrhs + j];
         }
         double inv = 1.0 / a[i * b + i];
-        for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] *= inv;
+        for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] = acc[j] * inv;
     }
 }
 
@@ -192,11 +199,15 @@ CR_INLINE cr_status factor_thomas(cr_blocktri *m, const int b, int *bad_block)
         double *restrict D = m->diag + i * bb;
         if (i > 0) { /* D_i -= L_i X_{i-1}, X_{i-1} = D_{i-1}^{-1} U_{i-1} stored in U_{i-1} */
             const double *restrict L = m->lower + i * bb, *restrict X = m->upper + (i - 1) * bb;
-            for (int r = 0; r < b; ++r)
+            for (int r = 0; r < b; ++r) { /* one row at a time, kept in registers */
+                double acc[CR_BLOCKTRI_MAX_B];
+                for (int c = 0; c < b; ++c) acc[c] = D[r * b + c];
                 for (int k = 0; k < b; ++k) {
                     double f = L[r * b + k];
-                    for (int c = 0; c < b; ++c) D[r * b + c] -= f * X[k * b + c];
+                    for (int c = 0; c < b; ++c) acc[c] -= f * X[k * b + c];
                 }
+                for (int c = 0; c < b; ++c) D[r * b + c] = acc[c];
+            }
         }
         if (lu_factor(b, D, m->pivot + (size_t)i * b) != 0) {
             if (bad_block) *bad_block = i;
@@ -238,8 +249,9 @@ CR_INLINE void solve_thomas(const cr_blocktri *m, const int b, double *x)
 cr_status cr_blocktri_factor(cr_blocktri *m, int *bad_block)
 {
     if (m->banded) return factor_banded(m, bad_block);
-    if (m->b == 7) return factor_thomas(m, 7, bad_block);
-    if (m->b == 3) return factor_thomas(m, 3, bad_block);
+    if (m->b == 7) return factor_thomas(m, 7, bad_block);  /* statics */
+    if (m->b == 3) return factor_thomas(m, 3, bad_block);  /* position correction */
+    if (m->b == 19) return factor_thomas(m, 19, bad_block); /* dynamics */
     return factor_thomas(m, m->b, bad_block);
 }
 
@@ -252,6 +264,8 @@ void cr_blocktri_solve(const cr_blocktri *m, double *x)
         solve_thomas(m, 7, x);
     } else if (m->b == 3) {
         solve_thomas(m, 3, x);
+    } else if (m->b == 19) {
+        solve_thomas(m, 19, x);
     } else {
         solve_thomas(m, m->b, x);
     }
