@@ -2,6 +2,7 @@
  * statics_residual.c to the generic load-stepping Newton solver. */
 #include "cosserat/statics.h"
 #include "mixed.h"
+#include "terms.h"
 #include "solvers/newton.h"
 
 #include <math.h>
@@ -43,6 +44,32 @@ static void normalize_quaternions(void *ctx, double *x)
         double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
         for (int k = 0; k < 4; ++k) p[k] *= s;
     }
+}
+
+/* ∂F/∂λ: the loads are linear in their factors (terms.c), the element terms do not
+ * depend on λ, and held nodes follow their ramped targets. */
+static cr_status dparam(void *ctx, double lf, const double *x, double *dF)
+{
+    const static_ctx *c = ctx;
+    const cr_model *m = c->model;
+    const cr_layout ly = cr_layout_static(m);
+    for (int k = 0; k < m->load_count; ++k) c->scale[k] = c->to[k] - c->from[k];
+    memset(dF, 0, (size_t)m->nodes * m->block * sizeof *dF);
+    cr_term_loads(m, &ly, c->scale, x, dF, NULL);
+    double bc = c->bc_from + lf * (1.0 - c->bc_from), dbc = 1.0 - c->bc_from, h = 1e-7;
+    for (int i = 0; i < m->nodes; ++i) {
+        if (m->bc_type[i] < 0) continue;
+        double *row = dF + (size_t)i * m->block;
+        memset(row, 0, CR_NODE_DOF * sizeof *row);
+        if (m->bc_type[i] != CR_BC_POSE || dbc == 0) continue;
+        cr_vec3 r0, r1;
+        cr_quat p0, p1;
+        cr_model_bc_target(m, i, bc, &r0, &p0);
+        cr_model_bc_target(m, i, bc + h, &r1, &p1);
+        double d[7] = {r1.x - r0.x, r1.y - r0.y, r1.z - r0.z, p1.w - p0.w, p1.x - p0.x, p1.y - p0.y, p1.z - p0.z};
+        for (int k = 0; k < CR_NODE_DOF; ++k) row[k] = -d[k] / h * dbc; /* rows are x - target */
+    }
+    return CR_OK;
 }
 
 /* A linearized Newton update moves positions along the tangents of the rotation,
@@ -117,7 +144,7 @@ cr_status cr_static_solve_to(const cr_model *model, cr_state *state, const doubl
     ctx.from = from;
     cr_nonlinear_problem p = {.blocks = model->nodes, .block_size = model->block,
                               .banded = model->rigid_count > 0, .ctx = &ctx, .eval = eval,
-                              .project = normalize_quaternions, .correct = correct_positions, .on_step = step_done};
+                              .project = normalize_quaternions, .correct = correct_positions, .dparam = dparam, .on_step = step_done};
     cr_static_report local;
     cr_static_report *r = report ? report : &local;
     double lf = 0.0;

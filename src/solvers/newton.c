@@ -120,8 +120,17 @@ static cr_status tangent(const cr_nonlinear_problem *p, double param, const doub
     double t0 = now(), dl = w->dl;
     /* The factorization of the last Newton iteration (at this load factor, one update
      * away from x) is a good enough tangent operator for a predictor. */
-    cr_status st = p->eval(p->ctx, param, x, w->F1, w->factor_valid ? NULL : w->J);
-    if (st == CR_OK) st = p->eval(p->ctx, param + dl, x, w->F2, NULL);
+    cr_status st = CR_OK;
+    if (w->factor_valid && p->dparam) {
+        /* after a converged step: F(x, λ) is the last residual Newton evaluated (before
+         * the projection, which changes it only at round-off), ∂F/∂λ is analytic */
+        memcpy(w->F1, w->F, dim * sizeof(double));
+        st = p->dparam(p->ctx, param, x, w->F2);
+        for (size_t k = 0; st == CR_OK && k < dim; ++k) w->F2[k] = w->F1[k] + dl * w->F2[k];
+    } else {
+        st = p->eval(p->ctx, param, x, w->F1, w->factor_valid ? NULL : w->J);
+        if (st == CR_OK) st = p->eval(p->ctx, param + dl, x, w->F2, NULL);
+    }
     w->t_assembly += now() - t0;
     if (st != CR_OK) return st;
     t0 = now();

@@ -13,6 +13,8 @@ typedef struct cr_nonlinear_problem {
     void *ctx;
     /* F = residual at load factor `param`; J = dF/dx when non-NULL. */
     cr_status (*eval)(void *ctx, double param, const double *x, double *F, cr_blocktri *J);
+    /* optional: dF/dparam at x (else a forward difference of eval) */
+    cr_status (*dparam)(void *ctx, double param, const double *x, double *dF);
     /* optional: improves a trial state in place after the predictor and after each
      * Newton update (e.g. re-solving a subset of the equations exactly) */
     cr_status (*correct)(void *ctx, double param, double *x);
