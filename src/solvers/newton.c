@@ -39,7 +39,7 @@ typedef struct newton_work {
     double *F, *dx;
     cr_blocktri *J;
     double *history;
-    double *tangent, *F1, *F2; /* dx/dλ; F at (x, λ) and (x, λ + dl) from tangent() */
+    double *tangent, *tangent_prev, *F1, *F2; /* dx/dλ; F at (x, λ) and (x, λ + dl) from tangent() */
     double dl;
     int history_count, history_capacity;
     int iterations;
@@ -177,6 +177,7 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
     w.F = malloc(dim * sizeof(double));
     w.dx = malloc(dim * sizeof(double));
     w.tangent = malloc(dim * sizeof(double));
+    w.tangent_prev = malloc(dim * sizeof(double));
     w.F1 = malloc(dim * sizeof(double));
     w.F2 = malloc(dim * sizeof(double));
     double *x_saved = malloc(dim * sizeof(double));
@@ -184,7 +185,7 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
     w.history = malloc(w.history_capacity * sizeof(double));
     w.J = p->banded ? cr_blocktri_create_banded(p->blocks, p->block_size) : cr_blocktri_create(p->blocks, p->block_size);
     cr_status status = CR_OK;
-    if (!w.F || !w.dx || !w.tangent || !w.F1 || !w.F2 || !x_saved || !w.history || !w.J) {
+    if (!w.F || !w.dx || !w.tangent || !w.tangent_prev || !w.F1 || !w.F2 || !x_saved || !w.history || !w.J) {
         status = cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
         goto done;
     }
@@ -194,7 +195,8 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
         goto done;
     }
     double nominal = (1.0 - *param) / o->load_steps, h = nominal;
-    int halvings = 0, have_tangent = 0;
+    int halvings = 0, have_tangent = 0, have_previous = 0;
+    double prev_dl = 1.0;
     while (*param < 1.0 - 1e-14 || r->step_count == 0) {
         double next = *param + h;
         if (next > 1.0 - 1e-12 || nominal <= 0) next = 1.0;
@@ -214,8 +216,14 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
         } else if (p->eval(p->ctx, next, x, w.F, NULL) == CR_OK) {
             err0 = norm2(w.F, dim) / sqrt((double)dim);
         }
-        if (have_tangent) /* Euler predictor along the equilibrium path */
-            for (size_t k = 0; k < dim; ++k) x[k] += (next - *param) * w.tangent[k];
+        if (have_tangent) {
+            /* predictor along the equilibrium path: Euler, plus the curvature of the path
+             * from the change of the tangent since the previous step when there is one */
+            double dl = next - *param;
+            int second = have_previous;
+            for (size_t k = 0; k < dim; ++k)
+                x[k] += dl * w.tangent[k] + (second ? 0.5 * dl * dl * (w.tangent[k] - w.tangent_prev[k]) / prev_dl : 0.0);
+        }
         if (p->correct) p->correct(p->ctx, next, x);
         cr_status st = newton(p, next, x, o, err0, &w);
         r->total_iterations += w.iterations;
@@ -243,6 +251,11 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
             continue;
         }
         if (p->project) p->project(p->ctx, x);
+        if (have_tangent) {
+            memcpy(w.tangent_prev, w.tangent, dim * sizeof(double));
+            prev_dl = next - *param;
+            have_previous = 1;
+        }
         *param = next;
         halvings = 0;
         have_tangent = 0;
@@ -271,6 +284,7 @@ done:
     free(w.F);
     free(w.dx);
     free(w.tangent);
+    free(w.tangent_prev);
     free(w.F1);
     free(w.F2);
     free(x_saved);
