@@ -87,6 +87,9 @@ const cr_state *cr_run_result_state(const cr_run_result *result);
 int cr_run_result_step_count(const cr_run_result *result);
 int cr_run_result_step_iterations(const cr_run_result *result, int step);
 double cr_run_result_step_load_factor(const cr_run_result *result, int step);
+/* Of the last static stage: RMS residual of the kept state, and how many load steps were halved. */
+double cr_run_result_final_residual(const cr_run_result *result);
+int cr_run_result_failed_load_steps(const cr_run_result *result);
 /* The time series of dynamic stages (the columns of series.csv). */
 int cr_run_result_series_columns(const cr_run_result *result);
 long cr_run_result_series_rows(const cr_run_result *result);

@@ -157,6 +157,8 @@ class Result:
         residual_history:  per accepted load step, the RMS residual before each iteration and at the end.
         reactions:   list of :class:`Reaction` at the constrained nodes.
         wall_time_s: time spent in the library call (seconds).
+        final_residual:    RMS residual of the returned state (last static stage), as in summary.json.
+        failed_load_steps: load steps of the last static stage that had to be halved.
         series:      dynamic stages: ``{column: (rows,) array}`` with the columns of series.csv
                      (``t``, ``energy_kinetic``, ..., ``bob_z``, ``bob_yaw``, ...); empty for
                      purely static runs.
@@ -183,6 +185,8 @@ class Result:
     reactions: List[Reaction]
     wall_time_s: float
     series: dict = None
+    final_residual: float = float("nan")
+    failed_load_steps: int = 0
 
     @property
     def node_count(self):
@@ -282,6 +286,8 @@ def _extract(L, res, status, message, wall):
         reactions=reactions,
         wall_time_s=wall,
         series=series,
+        final_residual=L.cr_run_result_final_residual(res),
+        failed_load_steps=L.cr_run_result_failed_load_steps(res),
     )
 
 

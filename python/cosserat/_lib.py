@@ -93,6 +93,8 @@ _PROTOTYPES = {
     "cr_run_result_step_iterations": (_I, [_P, _I]),
     "cr_run_result_step_load_factor": (_D, [_P, _I]),
     "cr_run_result_step_history": (_DP, [_P, _I, ctypes.POINTER(_I)]),
+    "cr_run_result_final_residual": (_D, [_P]),
+    "cr_run_result_failed_load_steps": (_I, [_P]),
     "cr_run_result_series_columns": (_I, [_P]),
     "cr_run_result_series_rows": (ctypes.c_long, [_P]),
     "cr_run_result_series_name": (ctypes.c_char_p, [_P, _I]),

@@ -39,3 +39,14 @@ def test_wilberforce_numbers():
 def test_static_run_has_no_series():
     r = cosserat.run(os.path.join(SOURCE_DIR, "examples", "tendon-manipulator.json"), overrides={"rod.elements": 10})
     assert r.series == {}
+
+
+def test_final_residual_matches_summary(tmp_path):
+    import json
+
+    tendon = os.path.join(SOURCE_DIR, "examples", "tendon-manipulator.json")
+    run_cli(tendon, tmp_path, "rod.elements=50")
+    summary = json.load(open(tmp_path / "summary.json"))
+    r = cosserat.run(tendon, overrides={"rod.elements": 50})
+    assert r.final_residual == summary["final_residual"]
+    assert r.failed_load_steps == summary["failed_load_steps"]

@@ -47,6 +47,8 @@ int cr_run_result_step_count(const cr_run_result *r) { return r->report.step_cou
 int cr_run_result_step_iterations(const cr_run_result *r, int k) { return r->report.steps[k].iterations; }
 double cr_run_result_step_load_factor(const cr_run_result *r, int k) { return r->report.steps[k].load_factor; }
 
+double cr_run_result_final_residual(const cr_run_result *r) { return r->report.final_residual; }
+int cr_run_result_failed_load_steps(const cr_run_result *r) { return r->report.failed_attempts; }
 int cr_run_result_series_columns(const cr_run_result *r) { return r->series_columns; }
 long cr_run_result_series_rows(const cr_run_result *r) { return r->series_rows; }
 const char *cr_run_result_series_name(const cr_run_result *r, int k) { return r->series_names[k]; }
