@@ -17,7 +17,12 @@ for attempt in 1 2 3; do
     rm -rf "$tmp/cut"
     "$cli" run "$ex" -o "$tmp/cut" "${sets[@]}" > "$tmp/cut.out" 2> "$tmp/cut.err" &
     pid=$!
-    sleep 1.2
+    # interrupt inside the dynamic stage: wait for some series rows (any machine speed)
+    for _ in $(seq 1 600); do
+        [ -f "$tmp/cut/series.csv" ] && [ "$(wc -l < "$tmp/cut/series.csv")" -gt 200 ] && break
+        kill -0 "$pid" 2> /dev/null || break
+        sleep 0.05
+    done
     kill -INT "$pid" 2> /dev/null
     wait "$pid"
     code=$?
