@@ -3,6 +3,7 @@
  * central differences at random perturbed states; and the block-tridiagonal
  * solver against LAPACK's banded solver dgbsv on the same matrices. */
 #include "check.h"
+#include "fd_jacobian.h"
 #include "mixed/mixed.h"
 
 #include <stdlib.h>
@@ -37,33 +38,15 @@ static double *dense(const cr_blocktri *J)
     return A;
 }
 
-/* max |J_analytic - J_fd| / max |J| over all entries */
-static double jacobian_error(const cr_model *m, double lf, const double *x0)
+typedef struct static_fd {
+    const cr_model *m;
+    double lf;
+} static_fd;
+
+static void static_residual(void *ctx, const double *x, double *F, cr_blocktri *J)
 {
-    int nb = cr_model_node_count(m), b = m->block, N = nb * b;
-    cr_blocktri *J = cr_blocktri_create(nb, b);
-    double *F = malloc(N * sizeof *F), *Fp = malloc(N * sizeof *F), *Fm = malloc(N * sizeof *F);
-    double *x = malloc(N * sizeof *x);
-    memcpy(x, x0, N * sizeof *x);
-    residual(m, lf, x, F, J);
-    double *A = dense(J), worst = 0, scale = 0;
-    for (int k = 0; k < N * N; ++k) scale = fmax(scale, fabs(A[k]));
-    for (int c = 0; c < N; ++c) {
-        double h = 1e-6 * fmax(1.0, fabs(x0[c]));
-        x[c] = x0[c] + h;
-        residual(m, lf, x, Fp, NULL);
-        x[c] = x0[c] - h;
-        residual(m, lf, x, Fm, NULL);
-        x[c] = x0[c];
-        for (int r = 0; r < N; ++r) worst = fmax(worst, fabs((Fp[r] - Fm[r]) / (2 * h) - A[(size_t)r * N + c]));
-    }
-    free(A);
-    free(F);
-    free(Fp);
-    free(Fm);
-    free(x);
-    cr_blocktri_destroy(J);
-    return worst / scale;
+    const static_fd *c = ctx;
+    residual(c->m, c->lf, x, F, J);
 }
 
 static cr_state *perturbed_state(const cr_model *m, double amp)
@@ -101,7 +84,8 @@ static void check_model(const cr_rod_def *d, const char *what)
     }
     for (int trial = 0; trial < 3; ++trial) {
         cr_state *s = perturbed_state(m, 0.2);
-        double e = jacobian_error(m, 0.7, s->x);
+        static_fd ctx = {m, 0.7};
+        double e = fd_jacobian_error(cr_model_node_count(m), m->block, static_residual, &ctx, s->x);
         if (!(e < 1e-7)) fprintf(stderr, "%s: relative Jacobian error %.3e\n", what, e);
         CHECK(e < 1e-7);
         cr_state_destroy(s);
