@@ -339,36 +339,34 @@ void cr_term_loads(const cr_model *m, const cr_layout *ly, const double *scale, 
     }
 }
 
+/* adds w · f to node i's force rows, f dead (I) or following the node (axes · value in B) */
+static void add_force3(const cr_model *m, const double *x, int i, cr_vec3 value, int follower, cr_mat3 axes, double w,
+                       double *F3)
+{
+    cr_vec3 f = follower ? cr_m3_mulv(cr_q_exp(cr_q_load(x + (size_t)i * m->block + 3)), cr_m3_mulv(axes, value))
+                         : value;
+    F3[3 * i] += w * f.x, F3[3 * i + 1] += w * f.y, F3[3 * i + 2] += w * f.z;
+}
+
 void cr_term_load_forces(const cr_model *m, const double *scale, const double *x, double *F3)
 {
     /* the force rows only (statics layout), without Jacobian: the correction keeps
      * the orientations fixed, and no load force depends on the positions */
-    const int B = m->block;
+    const cr_mat3 I3 = cr_m3_identity();
     for (int k = 0; k < m->load_count; ++k) {
         const cr_model_load *l = &m->loads[k];
         double s = scale[k];
-        if (s == 0 || l->type == CR_LOAD_MOMENT || l->type == CR_LOAD_MOMENT_DENSITY || l->type == CR_LOAD_TENDON)
-            continue;
         int follower = l->frame == CR_FRAME_BODY;
-        const cr_body *b = l->body >= 0 ? &m->bodies[l->body] : NULL;
-        for (int i = 0; i < m->nodes; ++i) {
-            double w;
-            cr_vec3 value = l->value;
-            int fol = follower;
-            cr_mat3 axes = b ? b->relative : cr_m3_identity();
-            if (l->type == CR_LOAD_FORCE) {
-                if (i != l->node) continue;
-                w = s;
-            } else if (l->type == CR_LOAD_FORCE_DENSITY) {
-                w = s * m->lumped_length[i];
-            } else { /* gravity: rod and every body welded to node i */
-                w = s * m->material.rho * m->area[i] * m->lumped_length[i];
-                for (int j = 0; j < m->body_count; ++j)
-                    if (m->bodies[j].node == i) w += s * m->bodies[j].mass;
-                fol = 0;
-            }
-            cr_vec3 fi = fol ? cr_m3_mulv(cr_q_exp(cr_q_load(x + (size_t)i * B + 3)), cr_m3_mulv(axes, value)) : value;
-            F3[3 * i] += w * fi.x, F3[3 * i + 1] += w * fi.y, F3[3 * i + 2] += w * fi.z;
+        if (s == 0) continue;
+        if (l->type == CR_LOAD_FORCE) {
+            add_force3(m, x, l->node, l->value, follower, l->body >= 0 ? m->bodies[l->body].relative : I3, s, F3);
+        } else if (l->type == CR_LOAD_FORCE_DENSITY) {
+            for (int i = 0; i < m->nodes; ++i) add_force3(m, x, i, l->value, follower, I3, s * m->lumped_length[i], F3);
+        } else if (l->type == CR_LOAD_GRAVITY) { /* rod and every welded body */
+            for (int i = 0; i < m->nodes; ++i)
+                add_force3(m, x, i, l->value, 0, I3, s * m->material.rho * m->area[i] * m->lumped_length[i], F3);
+            for (int j = 0; j < m->body_count; ++j)
+                add_force3(m, x, m->bodies[j].node, l->value, 0, I3, s * m->bodies[j].mass, F3);
         }
     }
 }
