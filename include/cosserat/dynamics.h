@@ -3,7 +3,7 @@
 #ifndef COSSERAT_DYNAMICS_H
 #define COSSERAT_DYNAMICS_H
 
-#include "cosserat/model.h"
+#include "cosserat/mixed.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -46,8 +46,9 @@ typedef struct cr_reference_def {
 
 /* ---- cross sections: piecewise segments over ξ, each property constant or linearly tapered ---- */
 typedef enum cr_section_shape {
-    CR_SECTION_CIRCLE = 0,   /* radius; J_x = 2 I (spec §7.3) */
-    CR_SECTION_RECTANGLE = 1 /* width along body y, height along body z; Saint-Venant J_x */
+    CR_SECTION_CIRCLE = 0,    /* radius; J_x = 2 I (spec §7.3) */
+    CR_SECTION_RECTANGLE = 1, /* width along body y, height along body z; Saint-Venant J_x */
+    CR_SECTION_RESULTANTS = 2 /* stiffness and inertia resultants given directly (the papers' benchmarks) */
 } cr_section_shape;
 
 typedef struct cr_section_segment {
@@ -56,11 +57,15 @@ typedef struct cr_section_segment {
     double radius[2];         /* value at the segment start and end (equal: constant) */
     double width[2];
     double height[2];
+    /* CR_SECTION_RESULTANTS: values at the segment start and end, each > 0.
+     * The polar inertia is rhoI_y + rhoI_z. Material E, G, rho are not used. */
+    double EA[2], GA_y[2], GA_z[2], GJ[2], EI_y[2], EI_z[2];
+    double rhoA[2], rhoI_y[2], rhoI_z[2];
 } cr_section_segment;
 
 typedef struct cr_material {
-    double E;   /* Young's modulus, > 0 */
-    double G;   /* shear modulus, > 0 */
+    double E;   /* Young's modulus, > 0 (unused when every section gives resultants) */
+    double G;   /* shear modulus, > 0 (idem) */
     double rho; /* mass density; 0 allowed when no gravity/inertia is needed */
 } cr_material;
 
@@ -198,77 +203,37 @@ cr_section_segment cr_section_default_def(void);
 cr_rigid_body_def cr_rigid_body_default_def(void);
 
 /* Section properties at ξ: area and second moments (I_y about body y, I_z about
- * body z) and torsion constant J_x. Returns CR_BAD_INPUT when ξ is out of range. */
+ * body z) and torsion constant J_x. Returns CR_BAD_INPUT when ξ is out of range.
+ * For CR_SECTION_RESULTANTS the geometric values are 0 (use cr_section_resultants_eval). */
 typedef struct cr_section_props {
     double A, Jx, Iy, Iz;
     double extent_y, extent_z; /* half extents (radius for circles) */
 } cr_section_props;
 cr_status cr_section_eval(const cr_rod_def *def, double xi, cr_section_props *out);
 
-/* ---- the discretized model ---- */
-typedef struct cr_model cr_model;
+/* Checks a definition (ranges, sizes, references between its parts) and returns
+ * CR_BAD_INPUT with a message naming the field on the first problem. Every
+ * formulation runs this before discretizing. */
+cr_status cr_rod_validate(const cr_rod_def *def, cr_error *err);
 
-/* Validates `def` and discretizes it. Returns NULL and fills err on bad input. */
-cr_model *cr_model_create(const cr_rod_def *def, cr_error *err);
-void cr_model_destroy(cr_model *model);
+/* Stiffness and inertia resultants of the section at ξ, from a shape and the
+ * material or given directly (CR_SECTION_RESULTANTS). Body axes: x along the
+ * rod, y and z in the section. */
+typedef struct cr_section_resultants {
+    double EA, GA_y, GA_z;   /* axial and shear stiffness (N) */
+    double GJ, EI_y, EI_z;   /* torsional and bending stiffness (N m²) */
+    double rhoA;             /* mass per unit length (kg/m) */
+    double rhoJ_x, rhoI_y, rhoI_z; /* rotational inertia per unit length (kg m): polar, about y, about z */
+} cr_section_resultants;
+cr_status cr_section_resultants_eval(const cr_rod_def *def, double xi, cr_section_resultants *out);
 
-int cr_model_node_count(const cr_model *model);    /* n + 1 */
-int cr_model_element_count(const cr_model *model); /* n */
-double cr_model_length(const cr_model *model);
-/* arc length of node i (reference arc length for curved references) */
-double cr_model_node_s(const cr_model *model, int node);
-/* midpoint arc length of element i (0-based: between nodes i and i+1) */
-double cr_model_element_s(const cr_model *model, int element);
-/* reference pose of node i */
-cr_vec3 cr_model_reference_position(const cr_model *model, int node);
-cr_quat cr_model_reference_orientation(const cr_model *model, int node);
+/* Reference pose at arc length s for straight and helical references (the
+ * nodal reference gives poses at its nodes only: CR_BAD_INPUT elsewhere). */
+cr_status cr_rod_reference_pose(const cr_rod_def *def, double s, cr_vec3 *position, cr_quat *orientation);
 
-/* A 64-bit hash of everything the model computes from its definition (geometry,
- * material, sections, loads, bodies, boundary conditions): checkpoints use it to
- * refuse a resume into a different problem. */
-unsigned long long cr_model_fingerprint(const cr_model *model);
-
-/* Number of loads, and the magnitude factors (1 active, 0 inactive) of the loads
- * in stage `stage` (cr_load_def.stages). `out` holds cr_model_load_count values. */
-int cr_model_load_count(const cr_model *model);
-void cr_model_stage_load_factors(const cr_model *model, int stage, double *out);
-
-/* ---- state ---- */
-/* The mutable state of one rod: nodal poses (r_i, p_i), the multipliers of rigid
- * strain components, and the load factor reached. Owned by the caller. */
-typedef struct cr_state cr_state;
-
-/* A state in the reference configuration (load factor 0). */
-cr_state *cr_state_create(const cr_model *model);
-void cr_state_destroy(cr_state *state);
-/* Copies src into dst (same model). */
-void cr_state_copy(cr_state *dst, const cr_state *src);
-double cr_state_load_factor(const cr_state *state);
-cr_vec3 cr_state_position(const cr_state *state, int node);
-cr_quat cr_state_orientation(const cr_state *state, int node);
-/* Sets node i's pose (the quaternion is stored as given). */
-void cr_state_set_pose(cr_state *state, int node, cr_vec3 position, cr_quat orientation);
-
-/* Strains and stress resultants of element i (0-based) in the element basis:
- * gamma, kappa (eq. 7) and n, m (eq. 9, or the constraint multipliers for rigid
- * components). Any output pointer may be NULL. */
-void cr_state_element(const cr_model *model, const cr_state *state, int element, cr_vec3 *gamma,
-                      cr_vec3 *kappa, cr_vec3 *n, cr_vec3 *m);
-
-/* Bulk copies for language bindings: positions (nodes × 3), orientations
- * (nodes × 4), arc lengths of nodes / element midpoints, and per element the 12
- * values (gamma, kappa, n, m) of cr_state_element. `out` is caller-allocated. */
-void cr_state_get_positions(const cr_state *state, double *out);
-void cr_state_get_orientations(const cr_state *state, double *out);
-void cr_state_get_elements(const cr_model *model, const cr_state *state, double *out);
-void cr_model_get_node_s(const cr_model *model, double *out);
-void cr_model_get_element_s(const cr_model *model, double *out);
-
-/* Reaction at a constrained node (clamp or prescribed pose) in the last solved
- * state: force in I, moment in the nodal body basis. Returns CR_BAD_INPUT when
- * the node carries no boundary condition. */
-cr_status cr_state_reaction(const cr_model *model, const cr_state *state, int node, cr_vec3 *force,
-                            cr_vec3 *moment);
+/* Magnitude factors (1 active, 0 inactive) of the def's loads in stage `stage`
+ * (cr_load_def.stages); `out` holds def->load_count values. */
+void cr_rod_stage_load_factors(const cr_rod_def *def, int stage, double *out);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,7 @@
 #ifndef COSSERAT_STATICS_H
 #define COSSERAT_STATICS_H
 
-#include "cosserat/model.h"
+#include "cosserat/mixed.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -11,7 +11,7 @@
 #define COSSERAT_MIXED_H
 
 #include "linalg/blocktri.h"
-#include "model/model_internal.h"
+#include "mixed/model_internal.h"
 
 /* F = residual with load k scaled by scale[k] and prescribed poses ramped by
  * bc_factor (0: reference, 1: target); J (optional) = dF/dx. Nodes with a boundary

@@ -325,7 +325,7 @@ void cr_term_loads(const cr_model *m, const cr_layout *ly, const double *scale, 
             break;
         case CR_LOAD_GRAVITY:
             for (int i = 0; i < m->nodes; ++i)
-                add_node_force(F, ly, i, cr_v3_scale(l->value, s * m->material.rho * m->area[i] * m->lumped_length[i]),
+                add_node_force(F, ly, i, cr_v3_scale(l->value, s * m->rho_area[i] * m->lumped_length[i]),
                                zero);
             for (int j = 0; j < m->body_count; ++j)
                 point_force(ly, m->bodies[j].node, l->value, 0, I3, m->bodies[j].offset, s * m->bodies[j].mass, x, F, J);
@@ -364,7 +364,7 @@ void cr_term_load_forces(const cr_model *m, const double *scale, const double *x
             for (int i = 0; i < m->nodes; ++i) add_force3(m, x, i, l->value, follower, I3, s * m->lumped_length[i], F3);
         } else if (l->type == CR_LOAD_GRAVITY) { /* rod and every welded body */
             for (int i = 0; i < m->nodes; ++i)
-                add_force3(m, x, i, l->value, 0, I3, s * m->material.rho * m->area[i] * m->lumped_length[i], F3);
+                add_force3(m, x, i, l->value, 0, I3, s * m->rho_area[i] * m->lumped_length[i], F3);
             for (int j = 0; j < m->body_count; ++j)
                 add_force3(m, x, m->bodies[j].node, l->value, 0, I3, s * m->bodies[j].mass, F3);
         }

@@ -6,7 +6,7 @@
 #define COSSERAT_MIXED_TERMS_H
 
 #include "linalg/blocktri.h"
-#include "model/model_internal.h"
+#include "mixed/model_internal.h"
 
 typedef struct cr_layout {
     int block;    /* unknowns (and rows) per node block */

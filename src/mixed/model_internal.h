@@ -2,7 +2,7 @@
 #ifndef COSSERAT_MODEL_INTERNAL_H
 #define COSSERAT_MODEL_INTERNAL_H
 
-#include "cosserat/model.h"
+#include "cosserat/mixed.h"
 
 #include <stddef.h>
 
@@ -56,7 +56,7 @@ struct cr_model {
     int block;              /* CR_NODE_DOF + rigid_count */
     double *s;              /* nodal arc length */
     double *lumped_length;  /* L_i of eq. (1) */
-    double *area;           /* A(s_i) at nodes */
+    double *rho_area;       /* ρA(s_i) at nodes (mass per length) */
     double *node_mass;      /* m_i = ρ L_i A_i (eq. 1) */
     cr_vec3 *node_inertia;  /* Θ_i = ρ L_i (J_x, I_y, I_z) (eq. 1) */
     cr_vec3 *ref_r;
