@@ -51,7 +51,7 @@ typedef struct progress {
 } progress;
 
 /* A progress line on stderr that rewrites itself, only when stderr is a terminal. */
-static int on_step(const cr_model *m, const cr_state *s, const cr_load_step_report *step, int index, void *user)
+static int on_step(const cr_sim *sim, const cr_load_step_report *step, int index, void *user)
 {
     progress *p = user;
     if (p->enabled) {
@@ -144,16 +144,14 @@ int main(int argc, char **argv)
         return 1;
     }
     if (!strcmp(cmd, "check")) {
-        /* build the model too: it checks what the parser cannot see alone */
-        cr_model *m = cr_model_create(&sc->rod, &err);
-        if (!m) {
+        /* the formulation's own checks and the discretization: what the parser cannot see alone */
+        if (cr_scenario_check(sc, &err) != CR_OK) {
             fprintf(stderr, "cosserat: %s: %s\n", file, err.message);
             cr_scenario_destroy(sc);
             return 1;
         }
-        printf("%s: ok (%s, %d elements, %d stage%s)\n", file, sc->model, cr_model_element_count(m), sc->stage_count,
+        printf("%s: ok (%s, %d elements, %d stage%s)\n", file, sc->model.type, sc->rod.elements, sc->stage_count,
                sc->stage_count == 1 ? "" : "s");
-        cr_model_destroy(m);
         cr_scenario_destroy(sc);
         return 0;
     }
@@ -171,7 +169,7 @@ int main(int argc, char **argv)
     if (prog.enabled) fprintf(stderr, "\n");
     const char *dir = outdir ? outdir : sc->output.directory;
     /* bad input, or a fatal error before or after the solve (I/O, memory): exit 1 */
-    if (st < 0 || !res.model) {
+    if (st < 0 || !res.sim) {
         fprintf(stderr, "cosserat: %s: %s\n", file, err.message);
         cr_run_result_free(&res);
         cr_scenario_destroy(sc);
@@ -179,15 +177,14 @@ int main(int argc, char **argv)
     }
     const cr_static_report *r = &res.report;
     printf("cosserat %s — %s\n", COSSERAT_VERSION, sc->name);
-    printf("  model          %s, %d elements, %d nodes\n", sc->model, cr_model_element_count(res.model),
-           cr_model_node_count(res.model));
+    printf("  model          %s, %d elements, %d nodes\n", cr_sim_formulation(res.sim), sc->rod.elements,
+           cr_sim_node_count(res.sim));
     printf("  load steps     %d accepted, %d halved, load factor %.6g\n", r->step_count, r->failed_attempts,
            r->load_factor);
     printf("  Newton         %d iterations:", r->total_iterations);
     for (int k = 0; k < r->step_count; ++k) printf(" %d", r->steps[k].iterations);
     printf("\n  residual       %.3e (RMS, final state)\n", r->final_residual);
-    int tip = cr_model_node_count(res.model) - 1;
-    cr_vec3 tp = cr_state_position(res.state, tip);
+    cr_vec3 tp = cr_sim_position(res.sim, cr_sim_node_count(res.sim) - 1);
     printf("  tip position   (%.9g, %.9g, %.9g)\n", tp.x, tp.y, tp.z);
     printf("  wall time      %.4f s (assembly %.4f s, linear solves %.4f s)\n", res.wall_time_s,
            r->assembly_time_s, r->solve_time_s);

@@ -39,16 +39,24 @@ static void test_wilberforce_first_second(void)
     char line[4096];
     CHECK(fgets(line, sizeof line, f) != NULL);
     CHECK(strstr(line, "bob_x,bob_y,bob_z,bob_yaw,bob_pitch,bob_roll") != NULL);
+    /* columns by name: t, energy_total, bob_z, bob_yaw */
+    int col[4] = {-1, -1, -1, -1}, ncol = 0;
+    static const char *want[4] = {"t", "energy_total", "bob_z", "bob_yaw"};
+    for (char *tok = strtok(line, ",\n"); tok; tok = strtok(NULL, ",\n"), ++ncol)
+        for (int k = 0; k < 4; ++k)
+            if (!strcmp(tok, want[k])) col[k] = ncol;
+    CHECK(col[0] == 0 && col[1] > 0 && col[2] > 0 && col[3] > 0 && ncol <= 64);
     double z0 = 0, zmax = -1, tmax = 0, e0 = 0, emin = 1e30, emax = -1e30, yaw_min = 1e30, yaw_max = -1e30;
     int rows = 0;
     while (fgets(line, sizeof line, f)) {
-        double v[15];
+        double v[64];
         char *p = line;
-        for (int k = 0; k < 15; ++k) v[k] = strtod(p, &p), p += (*p == ',');
-        if (rows == 0) z0 = v[11], e0 = v[4];
-        if (v[11] > zmax) zmax = v[11], tmax = v[0];
-        emin = fmin(emin, v[4]), emax = fmax(emax, v[4]);
-        yaw_min = fmin(yaw_min, v[12]), yaw_max = fmax(yaw_max, v[12]);
+        for (int k = 0; k < ncol && k < 64; ++k) v[k] = strtod(p, &p), p += (*p == ',');
+        double t = v[col[0]], e = v[col[1]], z = v[col[2]], yaw = v[col[3]];
+        if (rows == 0) z0 = z, e0 = e;
+        if (z > zmax) zmax = z, tmax = t;
+        emin = fmin(emin, e), emax = fmax(emax, e);
+        yaw_min = fmin(yaw_min, yaw), yaw_max = fmax(yaw_max, yaw);
         ++rows;
     }
     fclose(f);

@@ -20,6 +20,8 @@ typedef struct cr_dynamic_options {
     double h_max;               /* largest step (s); 0 = no limit */
     long max_steps;             /* default 10000000 */
     double checkpoint_interval; /* wall-clock seconds between checkpoints (default 30; 0 = none) */
+    double time_step;           /* fixed-step formulations (lgvi): the step h (s), > 0; 0 = not given.
+                                   The mixed rod steps adaptively and rejects it. */
 } cr_dynamic_options;
 
 cr_dynamic_options cr_dynamic_default_options(void);
@@ -33,10 +35,16 @@ typedef struct cr_dynamic_report {
 
 /* A sample at an output time: the state (positions, orientations, velocities,
  * stresses, time) and its energies. */
+enum { CR_SAMPLE_EXTRA_MAX = 8 };
 typedef struct cr_dynamic_sample {
     double t;
     double kinetic, elastic, gravity; /* energies (J); gravity = -Σ m g·r */
     double work_external;             /* ∫ power of the non-gravity loads dt since the stage start */
+    cr_vec3 momentum;                 /* total linear momentum (kg m/s), I */
+    cr_vec3 angular_momentum;         /* total angular momentum about the origin of I (kg m²/s) */
+    /* formulation-specific series columns (names from the formulation, in this order) */
+    int extra_count;
+    double extra[CR_SAMPLE_EXTRA_MAX];
 } cr_dynamic_sample;
 
 typedef int (*cr_dynamic_output_fn)(const cr_model *model, const cr_state *state, const cr_dynamic_sample *sample,

@@ -77,6 +77,12 @@ void cr_model_get_element_s(const cr_model *model, double *out);
 cr_status cr_state_reaction(const cr_model *model, const cr_state *state, int node, cr_vec3 *force,
                             cr_vec3 *moment);
 
+/* The mixed rod's model and state inside a cr_sim (sim.h) of this formulation,
+ * for programs that want its specific API; NULL for other formulations. */
+struct cr_sim;
+const cr_model *cr_sim_mixed_model(const struct cr_sim *sim);
+cr_state *cr_sim_mixed_state(struct cr_sim *sim);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,6 +17,7 @@
 #include "cosserat/dynamics.h"
 #include "cosserat/model.h"
 #include "cosserat/scenario.h"
+#include "cosserat/sim.h"
 #include "cosserat/statics.h"
 
 #ifdef __cplusplus
@@ -24,10 +25,12 @@ extern "C" {
 #endif
 
 /* Individual writers. Each returns CR_IO with the path in err on failure. */
-cr_status cr_write_nodes_csv(const char *path, const cr_model *model, const cr_state *state, cr_error *err);
-cr_status cr_write_elements_csv(const char *path, const cr_model *model, const cr_state *state, cr_error *err);
-/* One VTK PolyData file: nodes as points, elements as line cells with strains and stresses. */
-cr_status cr_write_vtp(const char *path, const cr_model *model, const cr_state *state, cr_error *err);
+cr_status cr_write_nodes_csv(const char *path, const cr_sim *sim, cr_error *err);
+/* One row per strain/stress sample point (element midpoints or Gauss points). */
+cr_status cr_write_elements_csv(const char *path, const cr_sim *sim, cr_error *err);
+/* One VTK PolyData file: nodes as points, a line cell between consecutive nodes
+ * carrying the strains and stresses of its sample point. */
+cr_status cr_write_vtp(const char *path, const cr_sim *sim, cr_error *err);
 /* ParaView collection of `count` files (names relative to the .pvd) at the given times. */
 cr_status cr_write_pvd(const char *path, const char *const *files, const double *times, int count, cr_error *err);
 
@@ -36,8 +39,7 @@ cr_status cr_make_directory(const char *path, cr_error *err);
 
 /* Result of cr_scenario_run; free with cr_run_result_free. */
 typedef struct cr_run_result {
-    cr_model *model;          /* owned */
-    cr_state *state;          /* final or last converged state, owned */
+    cr_sim *sim;              /* the discretized rod with its final or last good state, owned */
     cr_static_report report;  /* of the last static stage */
     int stage_count;
     cr_dynamic_report *dynamics; /* per stage (zero for static stages), owned */
@@ -56,9 +58,12 @@ typedef struct cr_run_result {
 /* Progress of a dynamic stage: simulated time, its end, accepted steps, wall time. */
 typedef void (*cr_progress_fn)(double t, double t_end, long steps, double wall_s, void *user);
 
+/* After each accepted load step of a static stage; nonzero stops the run. */
+typedef int (*cr_run_step_fn)(const cr_sim *sim, const cr_load_step_report *step, int index, void *user);
+
 typedef struct cr_run_options {
     const char *output_directory; /* NULL: scenario->output.directory; "" writes nothing */
-    cr_static_step_fn on_step;    /* optional progress callback, after each accepted load step */
+    cr_run_step_fn on_step;       /* optional progress callback, after each accepted load step */
     cr_progress_fn on_progress;   /* optional, at most every 0.2 s wall time in dynamic stages */
     void *user;
     /* When *stop becomes nonzero (e.g. set by a SIGINT handler) the run ends at the
@@ -78,10 +83,17 @@ cr_status cr_scenario_run(const cr_scenario *scenario, const cr_run_options *opt
                           cr_error *err);
 void cr_run_result_free(cr_run_result *result);
 
+/* What `cosserat check` does: the formulation's own checks of the scenario
+ * (rejecting, with the key named, what it cannot represent) and a trial
+ * discretization. CR_OK or CR_BAD_INPUT with the message in err. */
+cr_status cr_scenario_check(const cr_scenario *scenario, cr_error *err);
+
 /* Heap-allocated results and accessors, for bindings that avoid struct layouts
  * (the Python package uses these through ctypes). */
 cr_run_result *cr_run_result_create(void);           /* zeroed; NULL when out of memory */
 void cr_run_result_destroy(cr_run_result *result);   /* cr_run_result_free + free */
+const cr_sim *cr_run_result_sim(const cr_run_result *result);
+/* The mixed rod's model and state (NULL for other formulations). */
 const cr_model *cr_run_result_model(const cr_run_result *result);
 const cr_state *cr_run_result_state(const cr_run_result *result);
 int cr_run_result_step_count(const cr_run_result *result);

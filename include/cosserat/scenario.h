@@ -4,6 +4,7 @@
 
 #include "cosserat/model.h"
 #include "cosserat/dynamics.h"
+#include "cosserat/sim.h"
 #include "cosserat/statics.h"
 
 #ifdef __cplusplus
@@ -26,7 +27,7 @@ typedef struct cr_output_def {
 /* A parsed, validated scenario. Owns every array its rod definition points to. */
 typedef struct cr_scenario {
     char name[256];
-    char model[64];       /* formulation: "mixed_discrete" */
+    cr_model_options model; /* formulation and its options ("model": string or object) */
     cr_rod_def rod;
     int stage_count;
     cr_stage_def *stages;

@@ -135,8 +135,10 @@ class Step(NamedTuple):
 class Result:
     """The outcome of :func:`run`; every array is a copy owned by Python.
 
-    Nodes (N = elements + 1) and elements (E), arc lengths in the reference configuration;
-    strains and stress resultants are in the element basis (body components).
+    Nodes (N) and strain sample points (E), arc lengths in the reference configuration;
+    strains and stress resultants are in the body basis. For the mixed discrete and lgvi rods
+    N = elements + 1 and the samples are the element midpoints; for the port-Hamiltonian rod N
+    counts every finite-element node and the samples are the Gauss points.
 
     Attributes:
         s:           (N,) node arc lengths.
@@ -187,15 +189,16 @@ class Result:
     series: dict = None
     final_residual: float = float("nan")
     failed_load_steps: int = 0
+    model: str = "mixed_discrete"
 
     @property
     def node_count(self):
-        """N = elements + 1."""
+        """N, the number of nodes."""
         return len(self.s)
 
     @property
     def element_count(self):
-        """E, the number of elements."""
+        """E, the number of strain sample points (elements for the mixed and lgvi rods)."""
         return len(self.element_s)
 
     @property
@@ -237,16 +240,15 @@ def _ptr(a):
 
 def _extract(L, res, status, message, wall):
     """Copies everything out of a cr_run_result (which the caller frees afterwards)."""
-    model = L.cr_run_result_model(res)
-    state = L.cr_run_result_state(res)
-    nn = L.cr_model_node_count(model)
-    ne = L.cr_model_element_count(model)
+    sim = L.cr_run_result_sim(res)
+    nn = L.cr_sim_node_count(sim)
+    ne = L.cr_sim_sample_count(sim)
     s, pos, quat, es, el = _array(nn), _array(nn, 3), _array(nn, 4), _array(ne), _array(ne, 12)
-    L.cr_model_get_node_s(model, _ptr(s))
-    L.cr_model_get_element_s(model, _ptr(es))
-    L.cr_state_get_positions(state, _ptr(pos))
-    L.cr_state_get_orientations(state, _ptr(quat))
-    L.cr_state_get_elements(model, state, _ptr(el))
+    L.cr_sim_get_node_s(sim, _ptr(s))
+    L.cr_sim_get_sample_s(sim, _ptr(es))
+    L.cr_sim_get_positions(sim, _ptr(pos))
+    L.cr_sim_get_orientations(sim, _ptr(quat))
+    L.cr_sim_get_samples(sim, _ptr(el))
     steps = L.cr_run_result_step_count(res)
     iterations, factors, history = [], [], []
     for k in range(steps):
@@ -264,7 +266,7 @@ def _extract(L, res, status, message, wall):
     reactions = []
     f, mo = _lib.CrVec3(), _lib.CrVec3()
     for i in range(nn):
-        if L.cr_state_reaction(model, state, i, ctypes.byref(f), ctypes.byref(mo)) == Status.OK:
+        if L.cr_sim_reaction(sim, i, ctypes.byref(f), ctypes.byref(mo)) == Status.OK:
             reactions.append(Reaction(i, np.array([f.x, f.y, f.z]), np.array([mo.x, mo.y, mo.z])))
     return Result(
         s=s,
@@ -278,7 +280,7 @@ def _extract(L, res, status, message, wall):
         converged=status == Status.OK,
         status=Status.of(status),
         message=message,
-        load_factor=float(L.cr_state_load_factor(state)),
+        load_factor=float(L.cr_sim_load_factor(sim)),
         load_steps=steps,
         load_factors=factors,
         newton_iterations=iterations,
@@ -288,6 +290,7 @@ def _extract(L, res, status, message, wall):
         series=series,
         final_residual=L.cr_run_result_final_residual(res),
         failed_load_steps=L.cr_run_result_failed_load_steps(res),
+        model=L.cr_sim_formulation(sim).decode(),
     )
 
 
@@ -352,15 +355,15 @@ def run(
         callback = None
         if on_step is not None:
 
-            def trampoline(model, state, step, index, user):
+            def trampoline(sim, step, index, user):
                 try:
                     rep = step.contents
                     hist = rep.residual_history
                     h = np.ctypeslib.as_array(hist, shape=(rep.history_count,)).copy() if rep.history_count > 0 else np.zeros(0)
-                    nn = L.cr_model_node_count(model)
+                    nn = L.cr_sim_node_count(sim)
                     pos, quat = _array(nn, 3), _array(nn, 4)
-                    L.cr_state_get_positions(state, _ptr(pos))
-                    L.cr_state_get_orientations(state, _ptr(quat))
+                    L.cr_sim_get_positions(sim, _ptr(pos))
+                    L.cr_sim_get_orientations(sim, _ptr(quat))
                     stop = on_step(Step(index, rep.load_factor, rep.iterations, h, pos, quat))
                     return 1 if stop else 0
                 except BaseException as e:  # noqa: B036 — cannot cross the C frame; re-raised below
@@ -376,7 +379,7 @@ def run(
         if caught:
             raise caught[0]
         message = err.text() if st != Status.OK else ""
-        if not L.cr_run_result_model(res) or not L.cr_run_result_state(res):
+        if not L.cr_run_result_sim(res):
             raise CosseratError(message or f"run failed ({Status.of(st)})", Status.of(st))
         result = _extract(L, res, st, message, wall)
         if st < 0:  # fatal after the solve (e.g. the output directory is not writable)

@@ -47,10 +47,8 @@ class CrLoadStepReport(ctypes.Structure):
     ]
 
 
-# int (*)(const cr_model *, const cr_state *, const cr_load_step_report *, int, void *)
-STEP_FN = ctypes.CFUNCTYPE(
-    ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(CrLoadStepReport), ctypes.c_int, ctypes.c_void_p
-)
+# cr_run_step_fn: int (*)(const cr_sim *, const cr_load_step_report *, int, void *)
+STEP_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(CrLoadStepReport), ctypes.c_int, ctypes.c_void_p)
 
 
 class CrRunOptions(ctypes.Structure):
@@ -87,8 +85,7 @@ _PROTOTYPES = {
     "cr_scenario_run": (_I, [_P, ctypes.POINTER(CrRunOptions), _P, ctypes.POINTER(CrError)]),
     "cr_run_result_create": (_P, []),
     "cr_run_result_destroy": (None, [_P]),
-    "cr_run_result_model": (_P, [_P]),
-    "cr_run_result_state": (_P, [_P]),
+    "cr_run_result_sim": (_P, [_P]),
     "cr_run_result_step_count": (_I, [_P]),
     "cr_run_result_step_iterations": (_I, [_P, _I]),
     "cr_run_result_step_load_factor": (_D, [_P, _I]),
@@ -99,16 +96,16 @@ _PROTOTYPES = {
     "cr_run_result_series_rows": (ctypes.c_long, [_P]),
     "cr_run_result_series_name": (ctypes.c_char_p, [_P, _I]),
     "cr_run_result_series_data": (_DP, [_P]),
-    "cr_model_node_count": (_I, [_P]),
-    "cr_model_element_count": (_I, [_P]),
-    "cr_model_length": (_D, [_P]),
-    "cr_model_get_node_s": (None, [_P, _DP]),
-    "cr_model_get_element_s": (None, [_P, _DP]),
-    "cr_state_load_factor": (_D, [_P]),
-    "cr_state_get_positions": (None, [_P, _DP]),
-    "cr_state_get_orientations": (None, [_P, _DP]),
-    "cr_state_get_elements": (None, [_P, _P, _DP]),
-    "cr_state_reaction": (_I, [_P, _P, _I, ctypes.POINTER(CrVec3), ctypes.POINTER(CrVec3)]),
+    "cr_sim_formulation": (ctypes.c_char_p, [_P]),
+    "cr_sim_node_count": (_I, [_P]),
+    "cr_sim_sample_count": (_I, [_P]),
+    "cr_sim_get_node_s": (None, [_P, _DP]),
+    "cr_sim_get_sample_s": (None, [_P, _DP]),
+    "cr_sim_load_factor": (_D, [_P]),
+    "cr_sim_get_positions": (None, [_P, _DP]),
+    "cr_sim_get_orientations": (None, [_P, _DP]),
+    "cr_sim_get_samples": (None, [_P, _DP]),
+    "cr_sim_reaction": (_I, [_P, _I, ctypes.POINTER(CrVec3), ctypes.POINTER(CrVec3)]),
 }
 
 _lock = threading.Lock()

@@ -43,56 +43,58 @@ static cr_status close_file(FILE *f, const char *path, cr_error *err)
     return CR_OK;
 }
 
-cr_status cr_write_nodes_csv(const char *path, const cr_model *m, const cr_state *s, cr_error *err)
+cr_status cr_write_nodes_csv(const char *path, const cr_sim *sim, cr_error *err)
 {
     FILE *f = open_for_writing(path, err);
     if (!f) return CR_IO;
     fprintf(f, "s,x,y,z,p0,p1,p2,p3\n");
-    for (int i = 0; i < cr_model_node_count(m); ++i) {
-        cr_vec3 r = cr_state_position(s, i);
-        cr_quat p = cr_state_orientation(s, i);
-        fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", cr_model_node_s(m, i), r.x, r.y, r.z, p.w, p.x,
+    for (int i = 0; i < cr_sim_node_count(sim); ++i) {
+        cr_vec3 r = cr_sim_position(sim, i);
+        cr_quat p = cr_sim_orientation(sim, i);
+        fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", cr_sim_node_s(sim, i), r.x, r.y, r.z, p.w, p.x,
                 p.y, p.z);
     }
     return close_file(f, path, err);
 }
 
-cr_status cr_write_elements_csv(const char *path, const cr_model *m, const cr_state *s, cr_error *err)
+cr_status cr_write_elements_csv(const char *path, const cr_sim *sim, cr_error *err)
 {
     FILE *f = open_for_writing(path, err);
     if (!f) return CR_IO;
     fprintf(f, "s,gamma_x,gamma_y,gamma_z,kappa_x,kappa_y,kappa_z,n_x,n_y,n_z,m_x,m_y,m_z\n");
-    for (int e = 0; e < cr_model_element_count(m); ++e) {
+    for (int e = 0; e < cr_sim_sample_count(sim); ++e) {
         cr_vec3 g, k, n, mo;
-        cr_state_element(m, s, e, &g, &k, &n, &mo);
+        cr_sim_sample(sim, e, &g, &k, &n, &mo);
         fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
-                cr_model_element_s(m, e), g.x, g.y, g.z, k.x, k.y, k.z, n.x, n.y, n.z, mo.x, mo.y, mo.z);
+                cr_sim_sample_s(sim, e), g.x, g.y, g.z, k.x, k.y, k.z, n.x, n.y, n.z, mo.x, mo.y, mo.z);
     }
     return close_file(f, path, err);
 }
 
-static void vtk_cell_vectors(FILE *f, const cr_model *m, const cr_state *s, const char *name, int which)
+static void vtk_cell_vectors(FILE *f, const cr_sim *sim, const char *name, int which)
 {
     fprintf(f, "        <DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"3\" format=\"ascii\">\n", name);
-    for (int e = 0; e < cr_model_element_count(m); ++e) {
+    for (int e = 0; e < cr_sim_sample_count(sim); ++e) {
         cr_vec3 v[4];
-        cr_state_element(m, s, e, &v[0], &v[1], &v[2], &v[3]);
+        cr_sim_sample(sim, e, &v[0], &v[1], &v[2], &v[3]);
         fprintf(f, "          %.12g %.12g %.12g\n", v[which].x, v[which].y, v[which].z);
     }
     fprintf(f, "        </DataArray>\n");
 }
 
-cr_status cr_write_vtp(const char *path, const cr_model *m, const cr_state *s, cr_error *err)
+cr_status cr_write_vtp(const char *path, const cr_sim *sim, cr_error *err)
 {
     FILE *f = open_for_writing(path, err);
     if (!f) return CR_IO;
-    int nn = cr_model_node_count(m), ne = cr_model_element_count(m);
+    /* a line cell between consecutive nodes; every formulation has one strain sample per such segment
+     * (mixed and lgvi: element midpoints; port-Hamiltonian: 2 Gauss points per quadratic element) */
+    int nn = cr_sim_node_count(sim), ne = nn - 1, cells = cr_sim_sample_count(sim) == ne;
     fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
                "  <PolyData>\n    <Piece NumberOfPoints=\"%d\" NumberOfLines=\"%d\">\n      <Points>\n"
                "        <DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n",
             nn, ne);
     for (int i = 0; i < nn; ++i) {
-        cr_vec3 r = cr_state_position(s, i);
+        cr_vec3 r = cr_sim_position(sim, i);
         fprintf(f, "          %.12g %.12g %.12g\n", r.x, r.y, r.z);
     }
     fprintf(f, "        </DataArray>\n      </Points>\n      <Lines>\n"
@@ -102,11 +104,11 @@ cr_status cr_write_vtp(const char *path, const cr_model *m, const cr_state *s, c
     for (int e = 0; e < ne; ++e) fprintf(f, "          %d\n", 2 * (e + 1));
     fprintf(f, "        </DataArray>\n      </Lines>\n      <PointData Scalars=\"s\">\n"
                "        <DataArray type=\"Float64\" Name=\"s\" format=\"ascii\">\n");
-    for (int i = 0; i < nn; ++i) fprintf(f, "          %.12g\n", cr_model_node_s(m, i));
+    for (int i = 0; i < nn; ++i) fprintf(f, "          %.12g\n", cr_sim_node_s(sim, i));
     fprintf(f, "        </DataArray>\n"
                "        <DataArray type=\"Float64\" Name=\"quaternion\" NumberOfComponents=\"4\" format=\"ascii\">\n");
     for (int i = 0; i < nn; ++i) {
-        cr_quat p = cr_state_orientation(s, i);
+        cr_quat p = cr_sim_orientation(sim, i);
         fprintf(f, "          %.12g %.12g %.12g %.12g\n", p.w, p.x, p.y, p.z);
     }
     /* body axes as vectors, so ParaView glyphs can show the cross-section frames */
@@ -116,15 +118,17 @@ cr_status cr_write_vtp(const char *path, const cr_model *m, const cr_state *s, c
                    "        <DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"3\" format=\"ascii\">\n",
                 axes[a]);
         for (int i = 0; i < nn; ++i) {
-            cr_vec3 d = cr_m3_column(cr_q_exp(cr_state_orientation(s, i)), a);
+            cr_vec3 d = cr_m3_column(cr_q_exp(cr_sim_orientation(sim, i)), a);
             fprintf(f, "          %.12g %.12g %.12g\n", d.x, d.y, d.z);
         }
     }
     fprintf(f, "        </DataArray>\n      </PointData>\n      <CellData>\n");
-    vtk_cell_vectors(f, m, s, "gamma", 0);
-    vtk_cell_vectors(f, m, s, "kappa", 1);
-    vtk_cell_vectors(f, m, s, "force", 2);
-    vtk_cell_vectors(f, m, s, "moment", 3);
+    if (cells) {
+        vtk_cell_vectors(f, sim, "gamma", 0);
+        vtk_cell_vectors(f, sim, "kappa", 1);
+        vtk_cell_vectors(f, sim, "force", 2);
+        vtk_cell_vectors(f, sim, "moment", 3);
+    }
     fprintf(f, "      </CellData>\n    </Piece>\n  </PolyData>\n</VTKFile>\n");
     return close_file(f, path, err);
 }

@@ -2,6 +2,7 @@
  * package are thin layers over this function. */
 #define _POSIX_C_SOURCE 200809L
 #include "cosserat/output.h"
+#include "model/formulation.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -28,8 +29,7 @@ void cr_run_result_free(cr_run_result *r)
     for (int k = 0; r->series_names && k < r->series_columns; ++k) free(r->series_names[k]);
     free(r->series_names);
     free(r->series);
-    cr_state_destroy(r->state);
-    cr_model_destroy(r->model);
+    cr_sim_destroy(r->sim);
     memset(r, 0, sizeof *r);
 }
 
@@ -41,8 +41,9 @@ void cr_run_result_destroy(cr_run_result *r)
     free(r);
 }
 
-const cr_model *cr_run_result_model(const cr_run_result *r) { return r->model; }
-const cr_state *cr_run_result_state(const cr_run_result *r) { return r->state; }
+const cr_sim *cr_run_result_sim(const cr_run_result *r) { return r->sim; }
+const cr_model *cr_run_result_model(const cr_run_result *r) { return cr_sim_mixed_model(r->sim); }
+const cr_state *cr_run_result_state(const cr_run_result *r) { return cr_sim_mixed_state(r->sim); }
 int cr_run_result_step_count(const cr_run_result *r) { return r->report.step_count; }
 int cr_run_result_step_iterations(const cr_run_result *r, int k) { return r->report.steps[k].iterations; }
 double cr_run_result_step_load_factor(const cr_run_result *r, int k) { return r->report.steps[k].load_factor; }
@@ -89,7 +90,7 @@ static cr_status join(char *out, size_t size, const char *dir, const char *name,
     return CR_OK;
 }
 
-static int add_snapshot(run_ctx *c, const cr_model *m, const cr_state *s, double time)
+static int add_snapshot(run_ctx *c, const cr_sim *sim, double time)
 {
     if (!c->write_vtk || c->io_status != CR_OK) return c->io_status != CR_OK;
     if (c->snapshot_count == c->snapshot_capacity) {
@@ -107,7 +108,7 @@ static int add_snapshot(run_ctx *c, const cr_model *m, const cr_state *s, double
     char name[64], path[4096];
     snprintf(name, sizeof name, "rod_%04d.vtp", c->snapshot_count);
     c->io_status = join(path, sizeof path, c->dir, name, &c->io_error);
-    if (c->io_status == CR_OK) c->io_status = cr_write_vtp(path, m, s, &c->io_error);
+    if (c->io_status == CR_OK) c->io_status = cr_write_vtp(path, sim, &c->io_error);
     if (c->io_status != CR_OK) return 1;
     if (!(c->files[c->snapshot_count] = strdup(name))) {
         c->io_status = cr_error_set(&c->io_error, CR_NO_MEMORY, "out of memory for snapshots");
@@ -123,30 +124,39 @@ static int add_snapshot(run_ctx *c, const cr_model *m, const cr_state *s, double
 
 static int stop_requested(const run_ctx *c) { return c->options->stop && *c->options->stop; }
 
-static int on_load_step(const cr_model *m, const cr_state *s, const cr_load_step_report *step, int index, void *user)
+static int on_load_step(cr_sim *sim, const cr_load_step_report *step, int index, void *user)
 {
     run_ctx *c = user;
-    if (add_snapshot(c, m, s, c->snapshot_time_offset + cr_state_load_factor(s))) return 1;
-    if (c->options->on_step && c->options->on_step(m, s, step, index, c->options->user)) return 1;
+    if (add_snapshot(c, sim, c->snapshot_time_offset + cr_sim_load_factor(sim))) return 1;
+    if (c->options->on_step && c->options->on_step(sim, step, index, c->options->user)) return 1;
     return stop_requested(c);
 }
 
 /* ---- dynamic stages: series.csv rows, snapshots, checkpoints ---- */
 /* Column names of series.csv, kept in the result too. */
-static cr_status series_columns(cr_run_result *r, const cr_model *m)
+enum { SERIES_BASE = 15 };
+static cr_status series_columns(cr_run_result *r, const cr_sim *sim)
 {
-    static const char *base[] = {"t", "energy_kinetic", "energy_elastic", "energy_gravity", "energy_total",
-                                 "work_external", "tip_x", "tip_y", "tip_z"};
+    static const char *base[SERIES_BASE] = {"t",          "energy_kinetic", "energy_elastic", "energy_gravity",
+                                            "energy_total", "work_external", "tip_x",          "tip_y",
+                                            "tip_z",      "momentum_x",     "momentum_y",     "momentum_z",
+                                            "angular_momentum_x", "angular_momentum_y", "angular_momentum_z"};
     static const char *body[] = {"x", "y", "z", "yaw", "pitch", "roll"};
     if (r->series_names) return CR_OK;
-    int nb = cr_model_body_count(m), nc = 9 + 6 * nb;
+    const char *const *extra = NULL;
+    int ne = sim->f->series_extra(sim->impl, &extra);
+    int nb = cr_sim_body_count(sim), nc = SERIES_BASE + ne + 6 * nb;
     r->series_names = calloc(nc, sizeof(char *));
     if (!r->series_names) return CR_NO_MEMORY;
     r->series_columns = nc;
     for (int k = 0; k < nc; ++k) {
         char name[96];
-        if (k < 9) snprintf(name, sizeof name, "%s", base[k]);
-        else snprintf(name, sizeof name, "%s_%s", cr_model_body_name(m, (k - 9) / 6), body[(k - 9) % 6]);
+        if (k < SERIES_BASE) snprintf(name, sizeof name, "%s", base[k]);
+        else if (k < SERIES_BASE + ne) snprintf(name, sizeof name, "%s", extra[k - SERIES_BASE]);
+        else {
+            int j = k - SERIES_BASE - ne;
+            snprintf(name, sizeof name, "%s_%s", cr_sim_body_name(sim, j / 6), body[j % 6]);
+        }
         if (!(r->series_names[k] = strdup(name))) return CR_NO_MEMORY;
     }
     return CR_OK;
@@ -158,7 +168,7 @@ static void series_header(FILE *f, const cr_run_result *r)
     fprintf(f, "\n");
 }
 
-static int on_output(const cr_model *m, const cr_state *s, const cr_dynamic_sample *smp, void *user)
+static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
 {
     run_ctx *c = user;
     cr_run_result *r = c->result;
@@ -173,14 +183,17 @@ static int on_output(const cr_model *m, const cr_state *s, const cr_dynamic_samp
         r->series_capacity = cap;
     }
     double *row = r->series + (size_t)r->series_rows++ * r->series_columns;
-    cr_vec3 tip = cr_state_position(s, cr_model_node_count(m) - 1);
-    double head[9] = {smp->t, smp->kinetic, smp->elastic, smp->gravity, smp->kinetic + smp->elastic + smp->gravity,
-                      smp->work_external, tip.x, tip.y, tip.z};
+    cr_vec3 tip = cr_sim_position(sim, cr_sim_node_count(sim) - 1), P = smp->momentum, L = smp->angular_momentum;
+    double head[SERIES_BASE] = {smp->t, smp->kinetic, smp->elastic, smp->gravity,
+                                smp->kinetic + smp->elastic + smp->gravity, smp->work_external, tip.x, tip.y, tip.z,
+                                P.x, P.y, P.z, L.x, L.y, L.z};
     memcpy(row, head, sizeof head);
-    for (int j = 0; j < cr_model_body_count(m); ++j) {
+    int ne = r->series_columns - SERIES_BASE - 6 * cr_sim_body_count(sim);
+    for (int k = 0; k < ne; ++k) row[SERIES_BASE + k] = k < smp->extra_count ? smp->extra[k] : NAN;
+    for (int j = 0; j < cr_sim_body_count(sim); ++j) {
         cr_vec3 x;
         cr_mat3 R;
-        cr_state_body_pose(m, s, j, &x, &R);
+        cr_sim_body_pose(sim, j, &x, &R);
         /* Z-Y-X (yaw about I_z, then pitch, then roll), degrees; yaw unwrapped */
         double yaw = atan2(R.m[1][0], R.m[0][0]) * 180 / M_PI;
         double pitch = asin(fmax(-1.0, fmin(1.0, -R.m[2][0]))) * 180 / M_PI;
@@ -191,7 +204,7 @@ static int on_output(const cr_model *m, const cr_state *s, const cr_dynamic_samp
         }
         c->yaw[j] = yaw;
         double b[6] = {x.x, x.y, x.z, yaw, pitch, roll};
-        memcpy(row + 9 + 6 * j, b, sizeof b);
+        memcpy(row + SERIES_BASE + ne + 6 * j, b, sizeof b);
     }
     c->yaw_valid = 1;
     if (c->series) {
@@ -199,7 +212,7 @@ static int on_output(const cr_model *m, const cr_state *s, const cr_dynamic_samp
         fprintf(c->series, "\n");
     }
     if (smp->t >= c->next_snapshot - 1e-9 * c->snapshot_dt) {
-        if (add_snapshot(c, m, s, smp->t)) return 1;
+        if (add_snapshot(c, sim, smp->t)) return 1;
         while (c->next_snapshot <= smp->t + 1e-9 * c->snapshot_dt) c->next_snapshot += c->snapshot_dt;
     }
     /* a stop request is honoured at the end of the step (on_dyn_step), where every
@@ -218,14 +231,15 @@ typedef struct checkpoint_header {
 } checkpoint_header;
 
 /* FNV-1a over the discretized model and the stage types (durations and outputs may change). */
-static uint64_t fingerprint(const cr_scenario *sc, const cr_model *m)
+static uint64_t fingerprint(const cr_scenario *sc, const cr_sim *sim)
 {
-    uint64_t h = cr_model_fingerprint(m);
+    uint64_t h = sim->f->fingerprint(sim->impl);
+    for (const char *p = sim->f->name; *p; ++p) h = (h ^ (uint64_t)(unsigned char)*p) * 1099511628211ull;
     for (int k = 0; k < sc->stage_count; ++k) h = (h ^ (uint64_t)(sc->stages[k].type + 1)) * 1099511628211ull;
     return h;
 }
 
-static cr_status write_checkpoint(run_ctx *c, const cr_model *m, const cr_state *s, cr_error *err)
+static cr_status write_checkpoint(run_ctx *c, const cr_sim *sim, cr_error *err)
 {
     if (!c->dir[0]) return CR_OK;
     char path[4096], tmp[4200];
@@ -233,7 +247,7 @@ static cr_status write_checkpoint(run_ctx *c, const cr_model *m, const cr_state 
     if (st != CR_OK) return st;
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     if (c->series) fflush(c->series);
-    checkpoint_header h = {.fingerprint = c->fingerprint, .stage = c->stage, .packed = cr_state_packed_size(m), .bodies = cr_model_body_count(m),
+    checkpoint_header h = {.fingerprint = c->fingerprint, .stage = c->stage, .packed = sim->f->packed_size(sim->impl), .bodies = cr_sim_body_count(sim),
                            .snapshots = c->snapshot_count, .t_stage_start = c->t_stage_start, .h = c->last_h,
                            .work = c->work, .next_snapshot = c->next_snapshot,
                            .series_bytes = c->series ? (int64_t)ftell(c->series) : 0};
@@ -244,7 +258,7 @@ static cr_status write_checkpoint(run_ctx *c, const cr_model *m, const cr_state 
         free(packed);
         return cr_error_set(err, CR_IO, "%s: cannot write the checkpoint", tmp);
     }
-    cr_state_pack(s, packed);
+    sim->f->pack(sim->impl, packed);
     int ok = fwrite(&h, sizeof h, 1, f) == 1 &&
              (h.bodies == 0 || fwrite(c->yaw, sizeof(double), h.bodies, f) == (size_t)h.bodies) &&
              (h.snapshots == 0 || fwrite(c->times, sizeof(double), h.snapshots, f) == (size_t)h.snapshots) &&
@@ -255,7 +269,7 @@ static cr_status write_checkpoint(run_ctx *c, const cr_model *m, const cr_state 
     return CR_OK;
 }
 
-static cr_status read_checkpoint(run_ctx *c, const cr_scenario *sc, const cr_model *m, cr_state *s, cr_error *err)
+static cr_status read_checkpoint(run_ctx *c, const cr_scenario *sc, cr_sim *sim, cr_error *err)
 {
     char path[4096];
     cr_status st = join(path, sizeof path, c->dir, "checkpoint.bin", err);
@@ -267,8 +281,8 @@ static cr_status read_checkpoint(run_ctx *c, const cr_scenario *sc, const cr_mod
     st = CR_OK;
     if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, CHECKPOINT_MAGIC, 8) != 0) {
         st = cr_error_set(err, CR_BAD_INPUT, "--resume: %s is not a checkpoint of this version", path);
-    } else if (h.fingerprint != fingerprint(sc, m) || h.packed != cr_state_packed_size(m) ||
-               h.bodies != cr_model_body_count(m) || h.stage < 0 || h.stage >= sc->stage_count ||
+    } else if (h.fingerprint != fingerprint(sc, sim) || h.packed != sim->f->packed_size(sim->impl) ||
+               h.bodies != cr_sim_body_count(sim) || h.stage < 0 || h.stage >= sc->stage_count ||
                sc->stages[h.stage].type != CR_STAGE_DYNAMIC) {
         st = cr_error_set(err, CR_BAD_INPUT, "--resume: %s does not belong to this scenario (different rod, "
                                               "material, boundary conditions, loads, bodies or stages)", path);
@@ -286,7 +300,7 @@ static cr_status read_checkpoint(run_ctx *c, const cr_scenario *sc, const cr_mod
     }
     fclose(f);
     if (st == CR_OK) {
-        cr_state_unpack(s, packed);
+        sim->f->unpack(sim->impl, packed);
         c->stage = h.stage;
         c->t_stage_start = h.t_stage_start;
         c->last_h = h.h;
@@ -314,7 +328,7 @@ static cr_status read_checkpoint(run_ctx *c, const cr_scenario *sc, const cr_mod
 
 static double wall_now(void);
 
-static int on_dyn_step(const cr_model *m, const cr_state *s, double h, long steps, double work, void *user)
+static int on_dyn_step(cr_sim *sim, double h, long steps, double work, void *user)
 {
     run_ctx *c = user;
     c->last_h = h;
@@ -322,12 +336,12 @@ static int on_dyn_step(const cr_model *m, const cr_state *s, double h, long step
     double w = wall_now();
     if (c->options->on_progress && w - c->last_progress > 0.2) {
         c->last_progress = w;
-        c->options->on_progress(cr_state_time(s), c->t_end, steps, w - c->wall_start, c->options->user);
+        c->options->on_progress(cr_sim_time(sim), c->t_end, steps, w - c->wall_start, c->options->user);
     }
     if (c->checkpoint_interval > 0 && w - c->last_checkpoint > c->checkpoint_interval) {
         c->last_checkpoint = w;
         cr_error e = {0};
-        if (write_checkpoint(c, m, s, &e) != CR_OK) {
+        if (write_checkpoint(c, sim, &e) != CR_OK) {
             c->io_status = e.status;
             c->io_error = e;
             return 1;
@@ -345,16 +359,16 @@ static cJSON *vec_json(const double *v, int n)
 
 static cr_status write_summary(const char *path, const cr_scenario *sc, const cr_run_result *r, int vtk, cr_error *err)
 {
-    const cr_model *m = r->model;
+    const cr_sim *sim = r->sim;
     const cr_static_report *rep = &r->report;
     cJSON *root = cJSON_CreateObject();
     cJSON_AddBoolToObject(root, "converged", r->status == CR_OK);
     cJSON_AddStringToObject(root, "status", cr_status_string(r->status));
     cJSON_AddStringToObject(root, "message", r->message);
     cJSON_AddStringToObject(root, "scenario", sc->name);
-    cJSON_AddStringToObject(root, "model", sc->model);
-    cJSON_AddNumberToObject(root, "nodes", cr_model_node_count(m));
-    cJSON_AddNumberToObject(root, "elements", cr_model_element_count(m));
+    cJSON_AddStringToObject(root, "model", cr_sim_formulation(sim));
+    cJSON_AddNumberToObject(root, "nodes", cr_sim_node_count(sim));
+    cJSON_AddNumberToObject(root, "elements", sc->rod.elements);
     cJSON_AddNumberToObject(root, "load_steps", rep->step_count);
     cJSON_AddNumberToObject(root, "load_factor", rep->load_factor);
     cJSON_AddNumberToObject(root, "failed_load_steps", rep->failed_attempts);
@@ -369,18 +383,18 @@ static cr_status write_summary(const char *path, const cr_scenario *sc, const cr
     cJSON_AddNumberToObject(root, "wall_time_s", r->wall_time_s);
     cJSON_AddNumberToObject(root, "assembly_time_s", rep->assembly_time_s);
     cJSON_AddNumberToObject(root, "linear_solve_time_s", rep->solve_time_s);
-    int tipn = cr_model_node_count(m) - 1;
-    cr_vec3 tr = cr_state_position(r->state, tipn);
-    cr_quat tq = cr_state_orientation(r->state, tipn);
+    int tipn = cr_sim_node_count(sim) - 1;
+    cr_vec3 tr = cr_sim_position(sim, tipn);
+    cr_quat tq = cr_sim_orientation(sim, tipn);
     double rv[3] = {tr.x, tr.y, tr.z}, qv[4] = {tq.w, tq.x, tq.y, tq.z};
     cJSON *tip = cJSON_AddObjectToObject(root, "tip");
-    cJSON_AddNumberToObject(tip, "s", cr_model_node_s(m, tipn));
+    cJSON_AddNumberToObject(tip, "s", cr_sim_node_s(sim, tipn));
     cJSON_AddItemToObject(tip, "position", vec_json(rv, 3));
     cJSON_AddItemToObject(tip, "quaternion", vec_json(qv, 4));
     cJSON *reac = cJSON_AddArrayToObject(root, "reactions");
     for (int i = 0; i <= tipn; ++i) {
         cr_vec3 f, mo;
-        if (cr_state_reaction(m, r->state, i, &f, &mo) != CR_OK) continue;
+        if (cr_sim_reaction(sim, i, &f, &mo) != CR_OK) continue;
         double fv[3] = {f.x, f.y, f.z}, mv[3] = {mo.x, mo.y, mo.z};
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "node", i);
@@ -406,7 +420,7 @@ static cr_status write_summary(const char *path, const cr_scenario *sc, const cr
             cJSON_AddNumberToObject(o, "wall_time_s", d->wall_time_s);
             if (d->steps > 0)
                 cJSON_AddNumberToObject(o, "us_per_step_per_node",
-                                        1e6 * d->wall_time_s / ((double)d->steps * cr_model_node_count(m)));
+                                        1e6 * d->wall_time_s / ((double)d->steps * cr_sim_node_count(sim)));
         }
         cJSON_AddItemToArray(stages, o);
     }
@@ -446,6 +460,27 @@ static double now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
+/* The formulation named by the scenario, after its own checks of the scenario. */
+static const cr_formulation *checked_formulation(const cr_scenario *sc, cr_error *err)
+{
+    const cr_formulation *form = cr_formulation_find(sc->model.type);
+    if (!form) {
+        cr_error_set(err, CR_BAD_INPUT, "model.type: unknown formulation \"%s\" (expected one of %s)", sc->model.type,
+                     cr_formulation_names());
+        return NULL;
+    }
+    return form->check(sc, err) == CR_OK ? form : NULL;
+}
+
+cr_status cr_scenario_check(const cr_scenario *sc, cr_error *err)
+{
+    if (!checked_formulation(sc, err)) return err ? err->status : CR_BAD_INPUT;
+    cr_sim *sim = cr_sim_create(&sc->rod, &sc->model, err);
+    if (!sim) return err ? err->status : CR_BAD_INPUT;
+    cr_sim_destroy(sim);
+    return CR_OK;
+}
+
 cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, cr_run_result *result, cr_error *err)
 {
     double t0 = now();
@@ -454,23 +489,19 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     cr_run_result local;
     cr_run_result *r = result ? result : &local;
     memset(r, 0, sizeof *r);
-    if (strcmp(sc->model, "mixed_discrete") != 0)
-        return cr_error_set(err, CR_UNSUPPORTED, "model: \"%s\" is not available yet", sc->model);
-    r->model = cr_model_create(&sc->rod, err);
-    if (!r->model) return err ? err->status : CR_BAD_INPUT;
-    r->state = cr_state_create(r->model);
-    if (!r->state) {
-        cr_run_result_free(r);
-        return cr_error_set(err, CR_NO_MEMORY, "out of memory");
-    }
+    const cr_formulation *form = checked_formulation(sc, err);
+    if (!form) return err ? err->status : CR_BAD_INPUT;
+    r->sim = cr_sim_create(&sc->rod, &sc->model, err);
+    if (!r->sim) return err ? err->status : CR_BAD_INPUT;
+    cr_sim *sim = r->sim;
     const char *dir = options->output_directory ? options->output_directory : sc->output.directory;
     int write = dir[0] != '\0';
-    int nb = cr_model_body_count(r->model), has_dynamic = 0;
+    int nb = cr_sim_body_count(sim), has_dynamic = 0;
     for (int k = 0; k < sc->stage_count; ++k) has_dynamic |= sc->stages[k].type == CR_STAGE_DYNAMIC;
     run_ctx ctx = {.options = options, .dir = dir, .write_vtk = write && sc->output.vtk, .wall_start = now(),
                    .result = r};
     ctx.last_progress = ctx.last_checkpoint = ctx.wall_start;
-    ctx.fingerprint = fingerprint(sc, r->model);
+    ctx.fingerprint = fingerprint(sc, sim);
     ctx.yaw = calloc(nb > 0 ? nb : 1, sizeof(double));
     r->stage_count = sc->stage_count;
     r->dynamics = calloc(sc->stage_count > 0 ? sc->stage_count : 1, sizeof *r->dynamics);
@@ -492,7 +523,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     int first_stage = 0;
     if (options->resume) {
         if (!write) status = cr_error_set(&solve_err, CR_BAD_INPUT, "--resume needs an output directory");
-        else status = read_checkpoint(&ctx, sc, r->model, r->state, &solve_err);
+        else status = read_checkpoint(&ctx, sc, sim, &solve_err);
         if (status != CR_OK) {
             cr_error_set(err, status, "%s", solve_err.message);
             for (int k = 0; ctx.files && k < ctx.snapshot_count; ++k) free(ctx.files[k]);
@@ -505,27 +536,22 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
         first_stage = ctx.stage;
         r->resumed = 1;
     }
-    double *factors = malloc((cr_model_load_count(r->model) > 0 ? cr_model_load_count(r->model) : 1) * sizeof(double));
-    if (!factors) status = cr_error_set(&solve_err, CR_NO_MEMORY, "out of memory");
+    cr_stage_callbacks cb = {.on_load_step = on_load_step, .on_output = on_output, .on_step = on_dyn_step,
+                             .user = &ctx};
     int checkpointed = 0;
     for (int k = first_stage; k < sc->stage_count && status == CR_OK; ++k) {
         const cr_stage_def *stage = &sc->stages[k];
         r->last_stage = k;
         ctx.stage = k;
         if (stage->type == CR_STAGE_STATIC) {
-            /* a static stage finds equilibrium: the rod ends at rest */
-            for (int i = 0; i < cr_model_node_count(r->model); ++i)
-                cr_state_set_velocity(r->state, i, cr_v3(0, 0, 0), cr_v3(0, 0, 0));
-            ctx.snapshot_time_offset = has_dynamic ? cr_state_time(r->state) - 1.0 : (double)k;
-            cr_model_stage_load_factors(r->model, k, factors);
+            ctx.snapshot_time_offset = has_dynamic ? cr_sim_time(sim) - 1.0 : (double)k;
             cr_static_report_free(&r->report);
-            status = cr_static_solve_to(r->model, r->state, factors, &stage->statics, on_load_step, &ctx, &r->report,
-                                        &solve_err);
+            status = form->static_stage(sim, k, &stage->statics, &cb, &r->report, &solve_err);
         } else {
             const cr_dynamic_options *o = &stage->dynamics;
             int resuming = options->resume && k == first_stage;
             if (!resuming) {
-                ctx.t_stage_start = cr_state_time(r->state);
+                ctx.t_stage_start = cr_sim_time(sim);
                 ctx.work = 0;
                 ctx.last_h = 0; /* yaw stays unwrapped across stages (yaw_valid kept) */
                 ctx.next_snapshot = ctx.t_stage_start;
@@ -533,7 +559,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
             ctx.snapshot_dt = o->snapshot_dt > 0 ? o->snapshot_dt : o->output_dt;
             ctx.t_end = ctx.t_stage_start + o->t_end;
             ctx.checkpoint_interval = o->checkpoint_interval;
-            if (series_columns(r, r->model) != CR_OK) {
+            if (series_columns(r, sim) != CR_OK) {
                 status = cr_error_set(&solve_err, CR_NO_MEMORY, "out of memory");
                 break;
             }
@@ -548,13 +574,13 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
                 }
                 if (!append) series_header(ctx.series, r);
             }
-            status = cr_dynamic_solve(r->model, r->state, k, ctx.t_stage_start, ctx.last_h, ctx.work, o, on_output,
-                                      on_dyn_step, &ctx, &r->dynamics[k], &solve_err);
+            status = form->dynamic_stage(sim, k, ctx.t_stage_start, ctx.last_h, ctx.work, o, &cb, &r->dynamics[k],
+                                         &solve_err);
             if (ctx.series) fflush(ctx.series);
             checkpointed = 0;
             if (write && (status == CR_INTERRUPTED || (status != CR_OK && status > 0))) {
                 cr_error e = {0};
-                if (write_checkpoint(&ctx, r->model, r->state, &e) == CR_OK) checkpointed = 1;
+                if (write_checkpoint(&ctx, sim, &e) == CR_OK) checkpointed = 1;
                 else ctx.io_status = e.status, ctx.io_error = e;
             }
         }
@@ -563,15 +589,15 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
         if (status == CR_INTERRUPTED && stop_requested(&ctx)) {
             if (checkpointed)
                 snprintf(solve_err.message, sizeof solve_err.message,
-                         "interrupted at t = %.6g s (stage %d); continue with --resume", cr_state_time(r->state), k);
+                         "interrupted at t = %.6g s (stage %d); continue with --resume", cr_sim_time(sim), k);
             else if (stage->type == CR_STAGE_DYNAMIC)
                 snprintf(solve_err.message, sizeof solve_err.message,
                          "interrupted at t = %.6g s (stage %d); the checkpoint could not be written: %.300s",
-                         cr_state_time(r->state), k, ctx.io_error.message);
+                         cr_sim_time(sim), k, ctx.io_error.message);
             else
                 snprintf(solve_err.message, sizeof solve_err.message,
                          "interrupted in static stage %d at load factor %.6g (static stages are not resumable)", k,
-                         cr_state_load_factor(r->state));
+                         cr_sim_load_factor(sim));
         }
         if (status != CR_OK && sc->stage_count > 1) {
             char msg[CR_ERROR_MESSAGE_SIZE + 32];
@@ -579,7 +605,6 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
             snprintf(solve_err.message, sizeof solve_err.message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);
         }
     }
-    free(factors);
     if (ctx.series) fclose(ctx.series);
     free(ctx.yaw);
     r->status = status;
@@ -591,9 +616,9 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     if (write) {
         char path[4096];
         if (io == CR_OK && (io = join(path, sizeof path, dir, "nodes.csv", &io_err)) == CR_OK)
-            io = cr_write_nodes_csv(path, r->model, r->state, &io_err);
+            io = cr_write_nodes_csv(path, sim, &io_err);
         if (io == CR_OK && (io = join(path, sizeof path, dir, "elements.csv", &io_err)) == CR_OK)
-            io = cr_write_elements_csv(path, r->model, r->state, &io_err);
+            io = cr_write_elements_csv(path, sim, &io_err);
         if (io == CR_OK && ctx.write_vtk && (io = join(path, sizeof path, dir, "rod.pvd", &io_err)) == CR_OK)
             io = cr_write_pvd(path, (const char *const *)ctx.files, ctx.times, ctx.snapshot_count, &io_err);
         if (io == CR_OK && (io = join(path, sizeof path, dir, "summary.json", &io_err)) == CR_OK)

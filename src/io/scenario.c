@@ -177,6 +177,7 @@ static void path_index(char *out, const char *parent, int index)
 typedef enum node_kind {
     K_LEAF = 0, /* a value, or a container whose entries are not keyed (vectors) */
     K_ROOT,
+    K_MODEL,
     K_ROD,
     K_MATERIAL,
     K_REFERENCE,
@@ -198,6 +199,9 @@ typedef enum node_kind {
 
 static const char *const ROOT_KEYS[] = {"name",         "description", "model",  "rod", "boundary_conditions",
                                         "rigid_bodies", "loads",       "stages", "output", NULL};
+static const char *const MODEL_MIXED_KEYS[] = {"type", NULL};
+static const char *const MODEL_LGVI_KEYS[] = {"type", "dilatation", "chart", NULL};
+static const char *const MODEL_ANY_KEYS[] = {"type", "dilatation", "chart", NULL};
 static const char *const ROD_KEYS[] = {"length", "elements", "material", "reference", "sections", "rigid_strains", NULL};
 static const char *const MATERIAL_KEYS[] = {"E", "G", "rho", NULL};
 static const char *const REF_STRAIGHT_KEYS[] = {"type", "origin", "frame", "quaternion", NULL};
@@ -208,7 +212,10 @@ static const char *const REF_ANY_KEYS[] = {"type",   "origin", "frame",     "qua
 static const char *const FRAME_KEYS[] = {"e_x", "e_y", NULL};
 static const char *const SECTION_CIRCLE_KEYS[] = {"shape", "end", "radius", NULL};
 static const char *const SECTION_RECT_KEYS[] = {"shape", "end", "width", "height", NULL};
-static const char *const SECTION_ANY_KEYS[] = {"shape", "end", "radius", "width", "height", NULL};
+static const char *const SECTION_RESULTANT_KEYS[] = {"shape", "end", "EA",   "GA_y",   "GA_z",  "GJ",
+                                                     "EI_y",  "EI_z", "rhoA", "rhoI_y", "rhoI_z", NULL};
+static const char *const SECTION_ANY_KEYS[] = {"shape", "end",  "radius", "width", "height", "EA",     "GA_y",
+                                               "GA_z",  "GJ",   "EI_y",   "EI_z",  "rhoA",   "rhoI_y", "rhoI_z", NULL};
 static const char *const BC_CLAMP_KEYS[] = {"type", "node", NULL};
 static const char *const BC_POSE_KEYS[] = {"type", "node", "position", "quaternion", NULL};
 /* "time" and "stages" are common to every load type */
@@ -232,17 +239,18 @@ static const char *const STAGE_STATIC_KEYS[] = {"type", "load_steps", "max_itera
                                                 "rtol", "max_halvings", NULL};
 static const char *const STAGE_DYNAMIC_KEYS[] = {"type",   "t_end", "rtol",      "atol",
                                                  "output_dt", "snapshot_dt", "h_init", "h_max",
-                                                 "max_steps", "checkpoint_interval", NULL};
+                                                 "max_steps", "checkpoint_interval", "time_step", NULL};
 static const char *const STAGE_ANY_KEYS[] = {"type",      "load_steps",  "max_iterations", "atol",
                                              "rtol",      "max_halvings", "t_end",         "output_dt",
                                              "snapshot_dt", "h_init",     "h_max",         "max_steps",
-                                             "checkpoint_interval", NULL};
+                                             "checkpoint_interval", "time_step", NULL};
 static const char *const OUTPUT_KEYS[] = {"directory", "vtk", NULL};
 
 /* enum choices; index = the C enum value */
-static const char *const MODEL_CHOICES[] = {"mixed_discrete", NULL};
+static const char *const MODEL_CHOICES[] = {"mixed_discrete", "lgvi", NULL};
+static const char *const CHART_CHOICES[] = {"exp", "cayley", NULL};
 static const char *const REF_CHOICES[] = {"straight", "helix", "nodes", NULL};
-static const char *const SHAPE_CHOICES[] = {"circle", "rectangle", NULL};
+static const char *const SHAPE_CHOICES[] = {"circle", "rectangle", "resultants", NULL};
 static const char *const BC_CHOICES[] = {"clamp", "pose", NULL};
 static const char *const LOAD_CHOICES[] = {"force", "moment", "force_density", "moment_density", "gravity", "tendon", NULL};
 static const char *const FRAME_CHOICES[] = {"inertial", "body", NULL};
@@ -287,6 +295,17 @@ static const char *const *allowed_keys(node_kind k, const cJSON *obj, const char
     *what = NULL;
     switch (k) {
     case K_ROOT: return ROOT_KEYS;
+    case K_MODEL:
+        t = type_string(obj, "type");
+        if (type_is(t, "mixed_discrete")) {
+            *what = "the mixed_discrete model";
+            return MODEL_MIXED_KEYS;
+        }
+        if (type_is(t, "lgvi")) {
+            *what = "the lgvi model";
+            return MODEL_LGVI_KEYS;
+        }
+        return MODEL_ANY_KEYS;
     case K_ROD: return ROD_KEYS;
     case K_MATERIAL: return MATERIAL_KEYS;
     case K_FRAME: return FRAME_KEYS;
@@ -317,6 +336,10 @@ static const char *const *allowed_keys(node_kind k, const cJSON *obj, const char
         if (type_is(t, "rectangle")) {
             *what = "a rectangle section";
             return SECTION_RECT_KEYS;
+        }
+        if (type_is(t, "resultants")) {
+            *what = "a resultants section";
+            return SECTION_RESULTANT_KEYS;
         }
         return SECTION_ANY_KEYS;
     case K_BC:
@@ -388,6 +411,7 @@ static node_kind child_kind(node_kind k, const char *key)
 {
     switch (k) {
     case K_ROOT:
+        if (!strcmp(key, "model")) return K_MODEL;
         if (!strcmp(key, "rod")) return K_ROD;
         if (!strcmp(key, "boundary_conditions")) return K_BC_LIST;
         if (!strcmp(key, "rigid_bodies")) return K_BODY_LIST;
@@ -682,12 +706,23 @@ static cr_status get_node(const cJSON *obj, const char *parent, int elements, in
 /* ------------------------------------------------------------------------ */
 /* The sections of the tree.                                                  */
 
+/* Every section gives its stiffness and inertia resultants: no material is needed. */
+static int sections_all_resultants(const cJSON *rod)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(rod, "sections");
+    if (!cJSON_IsArray(list) || !list->child) return 0;
+    for (const cJSON *c = list->child; c; c = c->next)
+        if (!type_is(type_string(c, "shape"), "resultants")) return 0;
+    return 1;
+}
+
 static cr_status parse_material(const cJSON *rod, cr_material *m, cr_error *err)
 {
     const char *path = "rod.material";
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(rod, "material");
     cr_status s;
-    if (!v) return fail(err, "%s: missing", path);
+    if (!v && sections_all_resultants(rod)) return CR_OK;
+    if (!v) return fail(err, "%s: missing (or give every section as shape \"resultants\")", path);
     if ((s = expect_object(v, path, err)) || (s = check_keys(v, path, K_MATERIAL, err))) return s;
     if ((s = get_number(v, path, "E", 1, 0, POSITIVE, &m->E, err))) return s;
     if ((s = get_number(v, path, "G", 1, 0, POSITIVE, &m->G, err))) return s;
@@ -803,15 +838,22 @@ static cr_status parse_reference(const cJSON *rod, cr_rod_def *def, scenario_sto
 }
 
 /* A section dimension: a number (constant) or a [start, end] pair (taper). */
-static cr_status get_dimension(const cJSON *obj, const char *parent, const char *key, double out[2], cr_error *err)
+/* A positive value, constant or tapered ([start, end]); optional ones (required = 0)
+ * default to 0 and may be 0 (rule NONNEGATIVE). */
+static cr_status get_profile(const cJSON *obj, const char *parent, const char *key, int required, num_rule rule,
+                             double out[2], cr_error *err)
 {
     char path[PATH_SIZE], got[VALUE_TEXT_SIZE], item[PATH_SIZE];
     path_key(path, parent, key);
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     cr_status s;
+    if (!v && !required) {
+        out[0] = out[1] = 0;
+        return CR_OK;
+    }
     if (!v) return fail(err, "%s: missing", path);
     if (cJSON_IsNumber(v)) {
-        if ((s = read_number(v, path, POSITIVE, &out[0], err))) return s;
+        if ((s = read_number(v, path, rule, &out[0], err))) return s;
         out[1] = out[0];
         return CR_OK;
     }
@@ -821,9 +863,14 @@ static cr_status get_dimension(const cJSON *obj, const char *parent, const char 
     }
     for (int i = 0; i < 2; ++i) {
         path_index(item, path, i);
-        if ((s = read_number(cJSON_GetArrayItem(v, i), item, POSITIVE, &out[i], err))) return s;
+        if ((s = read_number(cJSON_GetArrayItem(v, i), item, rule, &out[i], err))) return s;
     }
     return CR_OK;
+}
+
+static cr_status get_dimension(const cJSON *obj, const char *parent, const char *key, double out[2], cr_error *err)
+{
+    return get_profile(obj, parent, key, 1, POSITIVE, out, err);
 }
 
 static cr_status parse_sections(const cJSON *rod, cr_rod_def *def, scenario_storage *st, cr_error *err)
@@ -866,6 +913,16 @@ static cr_status parse_sections(const cJSON *rod, cr_rod_def *def, scenario_stor
         seg->height[0] = seg->height[1] = 0;
         if (shape == CR_SECTION_CIRCLE) {
             if ((s = get_dimension(c, path, "radius", seg->radius, err))) return s;
+        } else if (shape == CR_SECTION_RESULTANTS) {
+            /* stiffnesses required and > 0; inertias optional (0: statics only) */
+            double *req[6] = {seg->EA, seg->GA_y, seg->GA_z, seg->GJ, seg->EI_y, seg->EI_z};
+            static const char *req_names[6] = {"EA", "GA_y", "GA_z", "GJ", "EI_y", "EI_z"};
+            double *opt[3] = {seg->rhoA, seg->rhoI_y, seg->rhoI_z};
+            static const char *opt_names[3] = {"rhoA", "rhoI_y", "rhoI_z"};
+            for (int q = 0; q < 6; ++q)
+                if ((s = get_profile(c, path, req_names[q], 1, POSITIVE, req[q], err))) return s;
+            for (int q = 0; q < 3; ++q)
+                if ((s = get_profile(c, path, opt_names[q], 0, NONNEGATIVE, opt[q], err))) return s;
         } else {
             if ((s = get_dimension(c, path, "width", seg->width, err))) return s;
             if ((s = get_dimension(c, path, "height", seg->height, err))) return s;
@@ -1411,9 +1468,14 @@ static cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storag
         case CR_LOAD_GRAVITY:
             if ((s = get_vector(c, path, "value", 3, NULL, val, err))) return s;
             ld->value = cr_v3_load(val);
-            if (!(def->material.rho > 0)) {
-                format_number(def->material.rho, got, sizeof got);
-                return fail(err, "%s: a gravity load needs rod.material.rho > 0, got rho = %s", path, got);
+            {
+                cr_section_resultants sr;
+                cr_section_resultants_eval(def, 0.5, &sr);
+                if (!(sr.rhoA > 0)) {
+                    format_number(def->material.rho, got, sizeof got);
+                    return fail(err, "%s: a gravity load needs a mass per length: rod.material.rho > 0 (got %s) "
+                                     "or rhoA in rod.sections", path, got);
+                }
             }
             break;
         default: /* CR_LOAD_TENDON */
@@ -1475,6 +1537,7 @@ static cr_status parse_dynamic_stage(const cJSON *c, const char *path, cr_dynami
     d->max_steps = max_steps;
     if ((s = get_number(c, path, "checkpoint_interval", 0, 30.0, NONNEGATIVE, &d->checkpoint_interval, err)))
         return s;
+    if ((s = get_number(c, path, "time_step", 0, 0.0, POSITIVE, &d->time_step, err))) return s;
     /* a first step above the step limit contradicts itself (0 means automatic / no limit) */
     if (d->h_max > 0 && d->h_init > d->h_max) {
         char a[32], b[32];
@@ -1600,10 +1663,43 @@ static cr_status parse_output(const cJSON *root, cr_scenario *sc, cr_error *err)
     return CR_OK;
 }
 
+/* "model": a formulation name, or an object {"type": name, options...}; the
+ * plain string means the formulation's defaults. */
+static cr_status parse_model(const cJSON *root, cr_model_options *m, cr_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "model");
+    const cJSON *obj = cJSON_IsObject(v) ? v : NULL;
+    const char *path = obj ? "model.type" : "model";
+    const cJSON *type = obj ? cJSON_GetObjectItemCaseSensitive(obj, "type") : v;
+    cr_status s;
+    *m = cr_model_default_options();
+    if (v && !obj && !cJSON_IsString(v)) {
+        char got[VALUE_TEXT_SIZE];
+        describe(v, got, sizeof got);
+        return fail(err, "model: expected a formulation name or an object {\"type\": ...}, got %s", got);
+    }
+    if (obj && !type) return fail(err, "model.type: missing");
+    if (type) {
+        int k;
+        if ((s = read_enum(type, path, MODEL_CHOICES, &k, err))) return s;
+        snprintf(m->type, sizeof m->type, "%s", MODEL_CHOICES[k]);
+    }
+    if (!obj) return CR_OK;
+    if ((s = check_keys(obj, "model", K_MODEL, err))) return s;
+    const cJSON *dil = cJSON_GetObjectItemCaseSensitive(obj, "dilatation");
+    if (dil && !cJSON_IsBool(dil)) {
+        char got[VALUE_TEXT_SIZE];
+        describe(dil, got, sizeof got);
+        return fail(err, "model.dilatation: expected true or false, got %s", got);
+    }
+    if (dil) m->dilatation = cJSON_IsTrue(dil);
+    return get_enum(obj, "model", "chart", CHART_CHOICES, 0, &m->chart, err);
+}
+
 static cr_status parse_root(const cJSON *root, const char *default_name, cr_scenario *sc, scenario_storage *st,
                             cr_error *err)
 {
-    const char *name, *desc, *model;
+    const char *name, *desc;
     cr_status s;
     if ((s = check_keys(root, "", K_ROOT, err))) return s;
     if ((s = get_string(root, "", "name", default_name, &name, err))) return s;
@@ -1612,14 +1708,7 @@ static cr_status parse_root(const cJSON *root, const char *default_name, cr_scen
         return fail(err, "name: longer than %d characters", (int)sizeof sc->name - 1);
     memcpy(sc->name, name, strlen(name) + 1);
     if ((s = get_string(root, "", "description", "", &desc, err))) return s;
-    if ((s = get_string(root, "", "model", "mixed_discrete", &model, err))) return s;
-    if (list_index(MODEL_CHOICES, model) < 0) {
-        char got[VALUE_TEXT_SIZE], list[64];
-        describe(cJSON_GetObjectItemCaseSensitive(root, "model"), got, sizeof got);
-        list_join(MODEL_CHOICES, list, sizeof list);
-        return fail(err, "model: unsupported model %s (expected one of %s)", got, list);
-    }
-    snprintf(sc->model, sizeof sc->model, "%s", model);
+    if ((s = parse_model(root, &sc->model, err))) return s;
     if ((s = parse_rod(root, &sc->rod, st, err))) return s;
     if ((s = parse_bcs(root, &sc->rod, st, err))) return s;
     if ((s = parse_rigid_bodies(root, &sc->rod, st, err))) return s;

@@ -284,3 +284,28 @@ void cr_mixed_dynamic_energies(const cr_model *m, const double *y, cr_vec3 gravi
     *elastic = U;
     *potential = V;
 }
+
+void cr_mixed_dynamic_momenta(const cr_model *m, const double *y, cr_vec3 *momentum, cr_vec3 *angular)
+{
+    const int B = CR_DYN_BLOCK;
+    cr_vec3 P = cr_v3(0, 0, 0), L = cr_v3(0, 0, 0);
+    for (int i = 0; i < m->nodes; ++i) {
+        const double *yi = y + (size_t)i * B;
+        cr_vec3 r = cr_v3_load(yi), v = cr_v3_load(yi + CR_DYN_V), om = cr_v3_load(yi + CR_DYN_W);
+        cr_mat3 A = cr_q_exp(cr_q_load(yi + 3));
+        cr_vec3 p = cr_v3_scale(v, m->node_mass[i]);
+        P = cr_v3_add(P, p);
+        /* node: r × m v + A Θ Ω (spin of the lumped section inertia, eq. 1) */
+        L = cr_v3_add(L, cr_v3_add(cr_v3_cross(r, p), cr_m3_mulv(A, cr_v3_mul(m->node_inertia[i], om))));
+        for (int j = 0; j < m->body_count; ++j) {
+            const cr_body *b = &m->bodies[j];
+            if (b->node != i) continue;
+            cr_vec3 rc = cr_v3_add(r, cr_m3_mulv(A, b->offset));
+            cr_vec3 pc = cr_v3_scale(cr_v3_add(v, cr_m3_mulv(A, cr_v3_cross(om, b->offset))), b->mass);
+            P = cr_v3_add(P, pc);
+            L = cr_v3_add(L, cr_v3_add(cr_v3_cross(rc, pc), cr_m3_mulv(A, cr_m3_mulv(b->inertia, om))));
+        }
+    }
+    *momentum = P;
+    *angular = L;
+}

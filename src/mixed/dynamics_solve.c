@@ -156,6 +156,7 @@ static int output(double t, const double *y, void *user)
     double P = load_power(c, t, y);
     cr_dynamic_sample smp = {.t = t, .work_external = c->work + 0.5 * (P + c->last_power) * (t - c->last_t)};
     cr_mixed_dynamic_energies(c->m, y, c->gravity, &smp.kinetic, &smp.elastic, &smp.gravity);
+    cr_mixed_dynamic_momenta(c->m, y, &smp.momentum, &smp.angular_momentum);
     unpack_y(c->m, y, t, c->state);
     int stop = c->on_output(c->m, c->state, &smp, c->user);
     if (stop) c->stopped = 1;

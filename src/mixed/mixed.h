@@ -45,4 +45,7 @@ cr_status cr_mixed_dynamic_residual(const cr_model *m, const double *scale, cons
 void cr_mixed_dynamic_energies(const cr_model *m, const double *y, cr_vec3 gravity, double *kinetic,
                                double *elastic, double *potential);
 
+/* Total linear momentum and angular momentum about the origin (nodes and welded bodies). */
+void cr_mixed_dynamic_momenta(const cr_model *m, const double *y, cr_vec3 *momentum, cr_vec3 *angular);
+
 #endif

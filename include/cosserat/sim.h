@@ -1,0 +1,87 @@
+/* cosserat — a discretized rod of any formulation together with its state.
+ *
+ * A cr_sim is what the scenario runner, the writers, checkpoints and the Python
+ * package see: node poses, strains and stresses at the formulation's sample
+ * points, time, reactions and rigid bodies, through the same accessors whatever
+ * the formulation. The formulation is chosen by cr_model_options.type:
+ *   "mixed_discrete"    the mixed discrete rod (quaternion nodes; statics by
+ *                       Newton, dynamics by adaptive Radau IIA);
+ *   "lgvi"              the Lie-group variational integrator rod with optional
+ *                       cross-sectional dilatation (explicit, fixed step);
+ *   "port_hamiltonian"  the port-Hamiltonian director rod (energy–momentum
+ *                       midpoint rule) — when built in.
+ *
+ * Frames as in model.h: positions in I; orientations are unit quaternions of the
+ * node's body basis (x along the rod); strains/stresses in the body basis with
+ * components (x = axial/torsion, y, z). Units are the caller's (SI in examples).
+ */
+#ifndef COSSERAT_SIM_H
+#define COSSERAT_SIM_H
+
+#include "cosserat/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Formulation choice and options (the object form of the scenario's "model"). */
+typedef struct cr_model_options {
+    char type[32];   /* "mixed_discrete" (default), "lgvi", "port_hamiltonian" */
+    /* lgvi */
+    int dilatation;  /* 1 (default): modified model, element volume conserved; 0: standard (Demoures) */
+    int chart;       /* 0 (default): exponential map; 1: Cayley map */
+} cr_model_options;
+
+cr_model_options cr_model_default_options(void);
+
+typedef struct cr_sim cr_sim;
+
+/* Discretizes `def` with the chosen formulation; NULL with err filled on bad
+ * input (the message names the key) or an unknown formulation. */
+cr_sim *cr_sim_create(const cr_rod_def *def, const cr_model_options *options, cr_error *err);
+void cr_sim_destroy(cr_sim *sim);
+
+/* The formulation's name ("mixed_discrete", "lgvi", ...). */
+const char *cr_sim_formulation(const cr_sim *sim);
+
+/* Nodes: all nodes that carry a pose (for quadratic elements: every FE node). */
+int cr_sim_node_count(const cr_sim *sim);
+double cr_sim_node_s(const cr_sim *sim, int node);          /* reference arc length */
+cr_vec3 cr_sim_position(const cr_sim *sim, int node);       /* I */
+cr_quat cr_sim_orientation(const cr_sim *sim, int node);    /* unit, body x along the rod */
+cr_vec3 cr_sim_velocity(const cr_sim *sim, int node);       /* I; 0 in statics */
+cr_vec3 cr_sim_angular_velocity(const cr_sim *sim, int node); /* body basis; 0 in statics */
+
+/* Sample points of strains and stresses: element midpoints (mixed rod, lgvi)
+ * or Gauss points (port-Hamiltonian). gamma, kappa: strains (for the lgvi and
+ * port-Hamiltonian rods minus the reference strains, for the mixed rod as in its
+ * eq. 7); n, m: stress resultants in the body basis. Any pointer may be NULL. */
+int cr_sim_sample_count(const cr_sim *sim);
+double cr_sim_sample_s(const cr_sim *sim, int sample);
+void cr_sim_sample(const cr_sim *sim, int sample, cr_vec3 *gamma, cr_vec3 *kappa, cr_vec3 *n, cr_vec3 *m);
+
+double cr_sim_time(const cr_sim *sim);        /* s, since the first dynamic stage */
+double cr_sim_load_factor(const cr_sim *sim); /* of the last static stage */
+
+/* Reaction at a held node (force in I, moment in the node's body basis);
+ * CR_BAD_INPUT when the node is free or the formulation does not report one. */
+cr_status cr_sim_reaction(const cr_sim *sim, int node, cr_vec3 *force, cr_vec3 *moment);
+
+/* Rigid bodies welded to nodes. */
+int cr_sim_body_count(const cr_sim *sim);
+const char *cr_sim_body_name(const cr_sim *sim, int body);
+void cr_sim_body_pose(const cr_sim *sim, int body, cr_vec3 *center, cr_mat3 *axes);
+
+/* Bulk copies for bindings (caller-allocated): node arc lengths, positions
+ * (nodes × 3), orientations (nodes × 4), sample arc lengths, and per sample the
+ * 12 values gamma, kappa, n, m. */
+void cr_sim_get_node_s(const cr_sim *sim, double *out);
+void cr_sim_get_positions(const cr_sim *sim, double *out);
+void cr_sim_get_orientations(const cr_sim *sim, double *out);
+void cr_sim_get_sample_s(const cr_sim *sim, double *out);
+void cr_sim_get_samples(const cr_sim *sim, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,195 @@
+/* The mixed discrete rod behind the formulation table (model/formulation.h):
+ * its model and state, static stages by Newton with load steps, dynamic stages by
+ * Radau IIA, and the formulation-neutral accessors. */
+#include "mixed/model_internal.h"
+#include "model/formulation.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct mixed_sim {
+    cr_model *model;
+    cr_state *state;
+    /* during a stage: where the callbacks go */
+    cr_sim *sim;
+    const cr_stage_callbacks *cb;
+} mixed_sim;
+
+static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
+{
+    for (int k = 0; k < sc->stage_count; ++k)
+        if (sc->stages[k].type == CR_STAGE_DYNAMIC && sc->stages[k].dynamics.time_step > 0)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "stages.%d.time_step: the mixed_discrete model steps adaptively (Radau IIA); "
+                                "set rtol/atol/h_max instead",
+                                k);
+    return CR_OK;
+}
+
+static void mixed_destroy(void *impl)
+{
+    mixed_sim *s = impl;
+    if (!s) return;
+    cr_state_destroy(s->state);
+    cr_model_destroy(s->model);
+    free(s);
+}
+
+static void *mixed_create(const cr_rod_def *def, const cr_model_options *o, cr_error *err)
+{
+    mixed_sim *s = calloc(1, sizeof *s);
+    if (!s) {
+        cr_error_set(err, CR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    s->model = cr_model_create(def, err);
+    if (!s->model) {
+        free(s);
+        return NULL;
+    }
+    s->state = cr_state_create(s->model);
+    if (!s->state) {
+        mixed_destroy(s);
+        cr_error_set(err, CR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    return s;
+}
+
+/* ---- stages: the mixed rod's callbacks forwarded to the table's ---- */
+static int load_step(const cr_model *m, const cr_state *st, const cr_load_step_report *step, int index, void *user)
+{
+    mixed_sim *s = user;
+    return s->cb->on_load_step ? s->cb->on_load_step(s->sim, step, index, s->cb->user) : 0;
+}
+
+static int output(const cr_model *m, const cr_state *st, const cr_dynamic_sample *smp, void *user)
+{
+    mixed_sim *s = user;
+    return s->cb->on_output ? s->cb->on_output(s->sim, smp, s->cb->user) : 0;
+}
+
+static int step(const cr_model *m, const cr_state *st, double h, long steps, double work, void *user)
+{
+    mixed_sim *s = user;
+    return s->cb->on_step ? s->cb->on_step(s->sim, h, steps, work, s->cb->user) : 0;
+}
+
+static cr_status mixed_static(cr_sim *sim, int stage, const cr_static_options *o, const cr_stage_callbacks *cb,
+                              cr_static_report *report, cr_error *err)
+{
+    mixed_sim *s = sim->impl;
+    /* a static stage finds equilibrium: the rod ends at rest */
+    for (int i = 0; i < s->model->nodes; ++i) cr_state_set_velocity(s->state, i, cr_v3(0, 0, 0), cr_v3(0, 0, 0));
+    double *factors = malloc((s->model->load_count > 0 ? s->model->load_count : 1) * sizeof(double));
+    if (!factors) return cr_error_set(err, CR_NO_MEMORY, "out of memory");
+    cr_model_stage_load_factors(s->model, stage, factors);
+    s->sim = sim;
+    s->cb = cb;
+    cr_status st = cr_static_solve_to(s->model, s->state, factors, o, load_step, s, report, err);
+    free(factors);
+    return st;
+}
+
+static cr_status mixed_dynamic(cr_sim *sim, int stage, double t_stage_start, double h0, double work,
+                               const cr_dynamic_options *o, const cr_stage_callbacks *cb, cr_dynamic_report *report,
+                               cr_error *err)
+{
+    mixed_sim *s = sim->impl;
+    s->sim = sim;
+    s->cb = cb;
+    return cr_dynamic_solve(s->model, s->state, stage, t_stage_start, h0, work, o, output, step, s, report, err);
+}
+
+/* ---- accessors ---- */
+static int node_count(const void *impl) { return ((const mixed_sim *)impl)->model->nodes; }
+static double node_s(const void *impl, int i) { return ((const mixed_sim *)impl)->model->s[i]; }
+
+static void node_pose(const void *impl, int i, cr_vec3 *r, cr_quat *q)
+{
+    const mixed_sim *s = impl;
+    *r = cr_state_position(s->state, i);
+    *q = cr_q_normalize(cr_state_orientation(s->state, i));
+}
+
+static void node_velocity(const void *impl, int i, cr_vec3 *v, cr_vec3 *w)
+{
+    const mixed_sim *s = impl;
+    *v = cr_state_velocity(s->state, i);
+    *w = cr_state_angular_velocity(s->state, i);
+}
+
+static int sample_count(const void *impl) { return ((const mixed_sim *)impl)->model->n; }
+static double sample_s(const void *impl, int e) { return ((const mixed_sim *)impl)->model->el[e].s_mid; }
+
+static void sample(const void *impl, int e, cr_vec3 *g, cr_vec3 *k, cr_vec3 *n, cr_vec3 *m)
+{
+    const mixed_sim *s = impl;
+    cr_state_element(s->model, s->state, e, g, k, n, m);
+}
+
+static double time_of(const void *impl) { return cr_state_time(((const mixed_sim *)impl)->state); }
+static double load_factor(const void *impl) { return cr_state_load_factor(((const mixed_sim *)impl)->state); }
+
+static cr_status reaction(const void *impl, int i, cr_vec3 *f, cr_vec3 *m)
+{
+    const mixed_sim *s = impl;
+    return cr_state_reaction(s->model, s->state, i, f, m);
+}
+
+static int body_count(const void *impl) { return ((const mixed_sim *)impl)->model->body_count; }
+static const char *body_name(const void *impl, int j) { return ((const mixed_sim *)impl)->model->bodies[j].name; }
+
+static void body_pose(const void *impl, int j, cr_vec3 *c, cr_mat3 *axes)
+{
+    const mixed_sim *s = impl;
+    cr_state_body_pose(s->model, s->state, j, c, axes);
+}
+
+static int series_extra(const void *impl, const char *const **names)
+{
+    *names = NULL;
+    return 0;
+}
+
+static int packed_size(const void *impl) { return cr_state_packed_size(((const mixed_sim *)impl)->model); }
+static void pack(const void *impl, double *out) { cr_state_pack(((const mixed_sim *)impl)->state, out); }
+static void unpack(void *impl, const double *in) { cr_state_unpack(((mixed_sim *)impl)->state, in); }
+static uint64_t fingerprint(const void *impl) { return cr_model_fingerprint(((const mixed_sim *)impl)->model); }
+
+const cr_formulation cr_mixed_formulation = {
+    .name = "mixed_discrete",
+    .check = mixed_check,
+    .create = mixed_create,
+    .destroy = mixed_destroy,
+    .static_stage = mixed_static,
+    .dynamic_stage = mixed_dynamic,
+    .node_count = node_count,
+    .node_s = node_s,
+    .node_pose = node_pose,
+    .node_velocity = node_velocity,
+    .sample_count = sample_count,
+    .sample_s = sample_s,
+    .sample = sample,
+    .time = time_of,
+    .load_factor = load_factor,
+    .reaction = reaction,
+    .body_count = body_count,
+    .body_name = body_name,
+    .body_pose = body_pose,
+    .series_extra = series_extra,
+    .packed_size = packed_size,
+    .pack = pack,
+    .unpack = unpack,
+    .fingerprint = fingerprint,
+};
+
+const cr_model *cr_sim_mixed_model(const cr_sim *sim)
+{
+    return sim && sim->f == &cr_mixed_formulation ? ((const mixed_sim *)sim->impl)->model : NULL;
+}
+
+cr_state *cr_sim_mixed_state(cr_sim *sim)
+{
+    return sim && sim->f == &cr_mixed_formulation ? ((mixed_sim *)sim->impl)->state : NULL;
+}

@@ -1,0 +1,79 @@
+/* The table of functions through which the scenario runner drives a formulation.
+ *
+ * A formulation (src/mixed/, src/lgvi/, ...) discretizes the shared cr_rod_def
+ * into its own model and state, runs static and dynamic stages, and answers the
+ * formulation-neutral accessors of cr_sim (include/cosserat/sim.h). The runner,
+ * writers, checkpoints, progress, signals and Python see only this table, chosen
+ * by name; nothing above it branches on the formulation. */
+#ifndef COSSERAT_FORMULATION_H
+#define COSSERAT_FORMULATION_H
+
+#include "cosserat/scenario.h"
+#include "cosserat/sim.h"
+
+#include <stdint.h>
+
+/* Callbacks a stage reports to; `user` is passed back. Any may be NULL. */
+typedef struct cr_stage_callbacks {
+    /* after each accepted load step of a static stage; nonzero stops (CR_INTERRUPTED) */
+    int (*on_load_step)(cr_sim *sim, const cr_load_step_report *step, int index, void *user);
+    /* at every output time of a dynamic stage (the sim holds the state at that time) */
+    int (*on_output)(cr_sim *sim, const cr_dynamic_sample *sample, void *user);
+    /* after each accepted step: next step size, steps so far, external work up to the state's time */
+    int (*on_step)(cr_sim *sim, double h, long steps, double work_external, void *user);
+    void *user;
+} cr_stage_callbacks;
+
+typedef struct cr_formulation {
+    const char *name;
+    /* Rejects, naming the key and the formulation, whatever in the scenario this
+     * formulation cannot represent (load types, supports, stage types, options). */
+    cr_status (*check)(const cr_scenario *scenario, cr_error *err);
+    void *(*create)(const cr_rod_def *def, const cr_model_options *options, cr_error *err);
+    void (*destroy)(void *impl);
+    /* A static stage: loads ramp from the state's current magnitudes to the stage's. */
+    cr_status (*static_stage)(cr_sim *sim, int stage, const cr_static_options *options, const cr_stage_callbacks *cb,
+                              cr_static_report *report, cr_error *err);
+    /* A dynamic stage from the state's time to t_stage_start + options->t_end; h0 > 0
+     * restarts with that step (checkpoints); work_external carries over a resumed stage. */
+    cr_status (*dynamic_stage)(cr_sim *sim, int stage, double t_stage_start, double h0, double work_external,
+                               const cr_dynamic_options *options, const cr_stage_callbacks *cb,
+                               cr_dynamic_report *report, cr_error *err);
+    /* accessors (see sim.h) */
+    int (*node_count)(const void *impl);
+    double (*node_s)(const void *impl, int node);
+    void (*node_pose)(const void *impl, int node, cr_vec3 *position, cr_quat *orientation);
+    void (*node_velocity)(const void *impl, int node, cr_vec3 *v, cr_vec3 *omega);
+    int (*sample_count)(const void *impl);
+    double (*sample_s)(const void *impl, int sample);
+    void (*sample)(const void *impl, int sample, cr_vec3 *gamma, cr_vec3 *kappa, cr_vec3 *n, cr_vec3 *m);
+    double (*time)(const void *impl);
+    double (*load_factor)(const void *impl);
+    cr_status (*reaction)(const void *impl, int node, cr_vec3 *force, cr_vec3 *moment);
+    int (*body_count)(const void *impl);
+    const char *(*body_name)(const void *impl, int body);
+    void (*body_pose)(const void *impl, int body, cr_vec3 *center, cr_mat3 *axes);
+    /* names of the formulation's extra series columns (cr_dynamic_sample.extra); returns the count */
+    int (*series_extra)(const void *impl, const char *const **names);
+    /* checkpoints: the whole state as doubles, and a hash of the discretized model */
+    int (*packed_size)(const void *impl);
+    void (*pack)(const void *impl, double *out);
+    void (*unpack)(void *impl, const double *in);
+    uint64_t (*fingerprint)(const void *impl);
+} cr_formulation;
+
+struct cr_sim {
+    const cr_formulation *f;
+    void *impl;
+    cr_model_options options;
+};
+
+/* The formulation called `name`, or NULL. */
+const cr_formulation *cr_formulation_find(const char *name);
+/* "a, b, c": the names of the built-in formulations, for messages. */
+const char *cr_formulation_names(void);
+
+extern const cr_formulation cr_mixed_formulation;
+extern const cr_formulation cr_lgvi_formulation;
+
+#endif
