@@ -34,16 +34,15 @@ static void usage(FILE *out)
             "  -q, --quiet          no progress line on stderr\n"
             "\n"
             "exit status: 0 ok, 1 bad input, 2 the solver failed (last converged state written),\n"
-            "             130 interrupted by SIGINT (outputs and a checkpoint written)\n"
+            "             130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP (every output and a\n"
+            "             checkpoint written; continue with --resume)\n"
             "scenario keys: docs/scenario.md\n");
 }
 
+/* the signal that asked the run to stop (SIGINT from Ctrl-C, SIGTERM from
+ * timeout/Slurm/systemd, SIGHUP from a closed terminal), 0 while running */
 static volatile sig_atomic_t interrupted = 0;
-static void on_sigint(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
+static void on_stop_signal(int sig) { interrupted = sig; }
 
 typedef struct progress {
     int enabled;
@@ -163,7 +162,9 @@ int main(int argc, char **argv)
     opts.user = &prog;
     opts.resume = resume;
     opts.stop = (const volatile int *)&interrupted;
-    signal(SIGINT, on_sigint);
+    signal(SIGINT, on_stop_signal);
+    signal(SIGTERM, on_stop_signal);
+    signal(SIGHUP, on_stop_signal);
     cr_run_result res;
     st = cr_scenario_run(sc, &opts, &res, &err);
     if (prog.enabled) fprintf(stderr, "\n");
@@ -211,7 +212,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "cosserat: %s\n", err.message);
         cr_run_result_free(&res);
         cr_scenario_destroy(sc);
-        return 130;
+        return 128 + (int)interrupted;
     }
     if (st != CR_OK) {
         fprintf(stderr, "cosserat: solver failed: %s\n", err.message);

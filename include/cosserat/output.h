@@ -34,6 +34,12 @@ cr_status cr_write_vtp(const char *path, const cr_sim *sim, cr_error *err);
 /* ParaView collection of `count` files (names relative to the .pvd) at the given times. */
 cr_status cr_write_pvd(const char *path, const char *const *files, const double *times, int count, cr_error *err);
 
+/* Atomic output files: cr_output_open writes PATH.tmp; cr_output_close flushes
+ * it and renames it over PATH (the error names the system's reason). */
+#include <stdio.h>
+FILE *cr_output_open(const char *path, cr_error *err);
+cr_status cr_output_close(FILE *f, const char *path, cr_error *err);
+
 /* Creates a directory and its parents (like mkdir -p). */
 cr_status cr_make_directory(const char *path, cr_error *err);
 

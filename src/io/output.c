@@ -29,19 +29,38 @@ cr_status cr_make_directory(const char *path, cr_error *err)
     return CR_OK;
 }
 
-static FILE *open_for_writing(const char *path, cr_error *err)
+/* Every output is written to PATH.tmp and renamed over PATH once complete, so a
+ * file is either the previous complete one or the new complete one, never a
+ * truncated mix (a full disk, a kill -9). */
+FILE *cr_output_open(const char *path, cr_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) cr_error_set(err, CR_IO, "%s: cannot write (%s)", path, strerror(errno));
+    char tmp[4200];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+        cr_error_set(err, CR_IO, "%s: path too long", path);
+        return NULL;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f) cr_error_set(err, CR_IO, "%s: cannot write (%s)", tmp, strerror(errno));
     return f;
 }
 
-static cr_status close_file(FILE *f, const char *path, cr_error *err)
+cr_status cr_output_close(FILE *f, const char *path, cr_error *err)
 {
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) return cr_error_set(err, CR_IO, "%s: write error", path);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int bad = fflush(f) != 0 || ferror(f);
+    int e = bad ? errno : 0;
+    if (fclose(f) != 0 && !bad) bad = 1, e = errno;
+    if (!bad && rename(tmp, path) != 0) bad = 1, e = errno;
+    if (bad) {
+        remove(tmp);
+        return cr_error_set(err, CR_IO, "%s: write error (%s)", path, e ? strerror(e) : "stream error");
+    }
     return CR_OK;
 }
+
+#define open_for_writing cr_output_open
+#define close_file cr_output_close
 
 cr_status cr_write_nodes_csv(const char *path, const cr_sim *sim, cr_error *err)
 {

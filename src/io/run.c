@@ -5,6 +5,7 @@
 #include "model/formulation.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -230,13 +231,30 @@ typedef struct checkpoint_header {
     int64_t series_bytes;
 } checkpoint_header;
 
-/* FNV-1a over the discretized model and the stage types (durations and outputs may change). */
+static uint64_t fnv_bytes(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *b = data;
+    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* FNV-1a over everything that changes the trajectory or its outputs: the
+ * formulation and its discretized model, every stage's kind, duration,
+ * tolerances, step and output settings, and the VTK switch. Only the
+ * checkpoint interval (wall clock) may differ between a run and its resume. */
 static uint64_t fingerprint(const cr_scenario *sc, const cr_sim *sim)
 {
     uint64_t h = sim->f->fingerprint(sim->impl);
-    for (const char *p = sim->f->name; *p; ++p) h = (h ^ (uint64_t)(unsigned char)*p) * 1099511628211ull;
-    for (int k = 0; k < sc->stage_count; ++k) h = (h ^ (uint64_t)(sc->stages[k].type + 1)) * 1099511628211ull;
-    return h;
+    h = fnv_bytes(h, sim->f->name, strlen(sim->f->name));
+    h = fnv_bytes(h, &sc->model, sizeof sc->model);
+    for (int k = 0; k < sc->stage_count; ++k) {
+        cr_stage_def st = sc->stages[k];
+        st.dynamics.checkpoint_interval = 0;
+        h = fnv_bytes(h, &st.type, sizeof st.type);
+        if (st.type == CR_STAGE_STATIC) h = fnv_bytes(h, &st.statics, sizeof st.statics);
+        else h = fnv_bytes(h, &st.dynamics, sizeof st.dynamics);
+    }
+    return fnv_bytes(h, &sc->output.vtk, sizeof sc->output.vtk);
 }
 
 static cr_status write_checkpoint(run_ctx *c, const cr_sim *sim, cr_error *err)
@@ -255,17 +273,24 @@ static cr_status write_checkpoint(run_ctx *c, const cr_sim *sim, cr_error *err)
     double *packed = malloc(h.packed * sizeof(double));
     FILE *f = packed ? fopen(tmp, "wb") : NULL;
     if (!f) {
+        int e = errno;
         free(packed);
-        return cr_error_set(err, CR_IO, "%s: cannot write the checkpoint", tmp);
+        return cr_error_set(err, CR_IO, "%s: cannot write the checkpoint (%s)", tmp, packed ? strerror(e) : "out of memory");
     }
     sim->f->pack(sim->impl, packed);
     int ok = fwrite(&h, sizeof h, 1, f) == 1 &&
              (h.bodies == 0 || fwrite(c->yaw, sizeof(double), h.bodies, f) == (size_t)h.bodies) &&
              (h.snapshots == 0 || fwrite(c->times, sizeof(double), h.snapshots, f) == (size_t)h.snapshots) &&
              fwrite(packed, sizeof(double), h.packed, f) == (size_t)h.packed;
+    ok = fflush(f) == 0 && ok;
+    int e = ok ? 0 : errno;
     ok = fclose(f) == 0 && ok;
     free(packed);
-    if (!ok || rename(tmp, path) != 0) return cr_error_set(err, CR_IO, "%s: cannot write the checkpoint", path);
+    if (ok && rename(tmp, path) != 0) ok = 0, e = errno;
+    if (!ok) {
+        remove(tmp);
+        return cr_error_set(err, CR_IO, "%s: cannot write the checkpoint (%s)", path, e ? strerror(e) : "write error");
+    }
     return CR_OK;
 }
 
@@ -438,10 +463,13 @@ static cr_status write_summary(const char *path, const cr_scenario *sc, const cr
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     if (!text) return cr_error_set(err, CR_NO_MEMORY, "out of memory writing the summary");
-    FILE *f = fopen(path, "w");
-    cr_status st = CR_OK;
-    if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0) st = cr_error_set(err, CR_IO, "%s: cannot write", path);
-    if (f && fclose(f) != 0 && st == CR_OK) st = cr_error_set(err, CR_IO, "%s: cannot write", path);
+    FILE *f = cr_output_open(path, err);
+    cr_status st = f ? CR_OK : CR_IO;
+    if (f) {
+        fputs(text, f);
+        fputc('\n', f);
+        st = cr_output_close(f, path, err);
+    }
     cJSON_free(text);
     return st;
 }
@@ -516,6 +544,21 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
             free(ctx.yaw);
             if (!result) cr_run_result_free(r);
             return st;
+        }
+        /* A fresh run starts from a clean slate: an earlier run's summary must not
+         * speak for this one if it dies, and its checkpoint must never be resumed
+         * into this run's files. */
+        if (!options->resume) {
+            static const char *stale[] = {"summary.json", "checkpoint.bin"};
+            for (int k = 0; k < 2; ++k) {
+                char path[4096];
+                if (join(path, sizeof path, dir, stale[k], NULL) == CR_OK && remove(path) != 0 && errno != ENOENT) {
+                    cr_error_set(err, CR_IO, "%s: cannot remove the previous run's file (%s)", path, strerror(errno));
+                    free(ctx.yaw);
+                    if (!result) cr_run_result_free(r);
+                    return CR_IO;
+                }
+            }
         }
     }
     cr_error solve_err = {0};
