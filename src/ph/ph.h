@@ -141,6 +141,7 @@ struct cr_ph {
     double t;
     double *q, *v;       /* nn * 12 */
     double *lam;         /* nn * 6: last lambda_{n+1/2} (Newton guess) */
+    double *vmid;        /* nn * 12: last v_{n+1/2} = (q_n - q_{n-1}) / h (Newton predictor) */
     double *sig_el;      /* ng * 6: elastic branch; rigid components hold the multiplier */
     double *sig_br;      /* ng * nb * 6: viscous branches (Kelvin-Voigt: value at t_{n+1/2}) */
     double *eps0;        /* ng * 6 reference strains */
@@ -151,14 +152,16 @@ struct cr_ph {
     int *node_off;       /* nn: offset of node I's 12 q (lambda at +12), -1 when clamped */
     int *sig_off;        /* ne: offset of element e's 2 nr rigid stresses */
     int kl, ku, ldab;
-    double *band;        /* LAPACK band storage of the Jacobian (ldab * nx) */
+    double *band;        /* LAPACK band storage of the Jacobian being assembled (ldab * nx) */
+    double *lu;          /* the last factored Jacobian (same size; swapped with band) */
     int *ipiv;
     double *X, *dX, *r;
 
     /* per-step work */
     double h;            /* step in progress */
     double *q1, *lam1, *sig1;  /* unpacked iterate: nn*12, nn*6, ng*nr */
-    double *eps_n, *g_n; /* eps(q_n) at Gauss points (ng*6), g(d_n) at nodes (nn*6) */
+    double *eps_n;       /* eps(q_n) at Gauss points (ng*6) */
+    double *g0;          /* g(d_0) at the nodes (nn*6), the constraint values kept (spec §6 (G)) */
     double *fext;        /* nn * 12 generalized external forces of the last assembly (no h) */
 };
 
@@ -169,6 +172,8 @@ void ph_begin(cr_ph *s, int mode, double h);
 void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, double *r, int want_jacobian);
 /* Jacobian entry (i, j) of the last assembly (0 outside the band). */
 double ph_band_get(const cr_ph *s, int i, int j);
+/* orthonormality constraints g(d) of spec §1, d = (d1, d2, d3) */
+void ph_constraint(const double *d, double g[6]);
 /* eps = (Gamma, K) of spec §1 from q and q_s at a point (bilinear). */
 void ph_strain(const double *q, const double *qs, double eps[6]);
 /* 1/2 int sigma^T C sigma of the given stresses, 1/2 v^T M v (spec §10, 2-point Gauss). */

@@ -85,7 +85,7 @@ static void band_add_block(cr_ph *s, int row0, int col0, int nr, int nc, const d
     }
 }
 
-static void constraint(const double *d, double g[6])
+void ph_constraint(const double *d, double g[6])
 {
     const double *d1 = d, *d2 = d + 3, *d3 = d + 6;
     g[0] = 0.5 * (d1[0] * d1[0] + d1[1] * d1[1] + d1[2] * d1[2] - 1);
@@ -122,18 +122,18 @@ void ph_begin(cr_ph *s, int mode, double h)
             }
             ph_strain(qg, qs, s->eps_n + 6 * (2 * e + g));
         }
-    for (int I = 0; I < s->nn; ++I) constraint(s->q + 12 * I + 3, s->g_n + 6 * I);
     for (int I = 0; I < s->nn; ++I) {
         int o = s->node_off[I];
         if (o < 0) continue;
-        memcpy(s->X + o, s->q + 12 * I, sizeof(double) * 12);
+        /* predictor q_n + h v_{n-1/2} (constant velocity; exact for rigid translation). Only the
+           initial guess: spec §6 allows any, the converged step does not depend on it. */
+        for (int k = 0; k < 12; ++k) s->X[o + k] = s->q[12 * I + k] + (mode == PH_DYNAMIC ? h * s->vmid[12 * I + k] : 0);
         memcpy(s->X + o + 12, s->lam + 6 * I, sizeof(double) * 6);
     }
     for (int e = 0; e < s->ne; ++e)
         for (int g = 0; g < 2; ++g)
             for (int sl = 0; sl < s->nr; ++sl)
                 s->X[s->sig_off[e] + g * s->nr + sl] = s->sig_el[6 * (2 * e + g) + s->rigid_comp[sl]];
-    (void)mode;
 }
 
 static void unpack(cr_ph *s, const double *X)
@@ -221,7 +221,10 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
                 if (sl >= 0) {
                     sig[j] = s->sig1[gp * nr + sl];
                     kap[j] = 0;
-                    r[s->sig_off[e] + g * nr + sl] = de[j];
+                    /* eps_j(q_{n+1}) - eps_j(q_n) = 0 written as eps_j(q_{n+1}) - eps0_j = 0: the same
+                       equation in exact arithmetic (kinematic consistency, spec §6 (C)), without the
+                       step-by-step accumulation of round-off */
+                    r[s->sig_off[e] + g * nr + sl] = eps1[j] - s->eps0[6 * gp + j];
                 } else if (dyn) {
                     sig[j] = ph_mid_stress(s, gp, j, de[j], h, &kap[j]);
                 } else {
@@ -338,15 +341,16 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
         const double *lam = s->lam1 + 6 * I;
         double Gm[6][9], G1[6][9], g1[6];
         constraint_jacobian(dm, Gm);
-        constraint(d1, g1);
+        ph_constraint(d1, g1);
         /* G_d(d_{n+1/2})^T lambda in the director rows */
         for (int c = 0; c < 9; ++c) {
             double v = 0;
             for (int k = 0; k < 6; ++k) v += Gm[k][c] * lam[k];
             r[o + 3 + c] += fac * v;
         }
-        /* constraint rows: G_d(d_{n+1/2}) (d_{n+1} - d_n) = g(d_{n+1}) - g(d_n) (g quadratic, spec §6 (G)) */
-        for (int k = 0; k < 6; ++k) r[o + 12 + k] = g1[k] - s->g_n[6 * I + k];
+        /* constraint rows: G_d(d_{n+1/2}) (d_{n+1} - d_n) = g(d_{n+1}) - g(d_n) (g quadratic, spec §6 (G)),
+           and g(d_n) = g(d_0) by induction: residual g(d_{n+1}) - g(d_0), so round-off cannot accumulate */
+        for (int k = 0; k < 6; ++k) r[o + 12 + k] = g1[k] - s->g0[6 * I + k];
         for (int k = 0; k < 12; ++k) r[o + k] -= fac * fe[k];
         if (!want_jacobian) continue;
         constraint_jacobian(d1, G1);

@@ -143,6 +143,7 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
     s->q = zalloc((size_t)nn * 12, sizeof(double), &fail);
     s->v = zalloc((size_t)nn * 12, sizeof(double), &fail);
     s->lam = zalloc((size_t)nn * 6, sizeof(double), &fail);
+    s->vmid = zalloc((size_t)nn * 12, sizeof(double), &fail);
     s->sig_el = zalloc((size_t)ng * 6, sizeof(double), &fail);
     s->sig_br = zalloc((size_t)ng * (s->nb ? s->nb : 1) * 6, sizeof(double), &fail);
     s->eps0 = zalloc((size_t)ng * 6, sizeof(double), &fail);
@@ -152,7 +153,7 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
     s->lam1 = zalloc((size_t)nn * 6, sizeof(double), &fail);
     s->sig1 = zalloc((size_t)ng * (s->nr ? s->nr : 1), sizeof(double), &fail);
     s->eps_n = zalloc((size_t)ng * 6, sizeof(double), &fail);
-    s->g_n = zalloc((size_t)nn * 6, sizeof(double), &fail);
+    s->g0 = zalloc((size_t)nn * 6, sizeof(double), &fail);
     s->fext = zalloc((size_t)nn * 12, sizeof(double), &fail);
     if (fail) goto nomem;
 
@@ -187,6 +188,7 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
     s->kl = s->ku = band;
     s->ldab = 2 * s->kl + s->ku + 1;
     s->band = zalloc((size_t)s->ldab * s->nx, sizeof(double), &fail);
+    s->lu = zalloc((size_t)s->ldab * s->nx, sizeof(double), &fail);
     s->ipiv = zalloc((size_t)s->nx, sizeof(int), &fail);
     s->X = zalloc((size_t)s->nx, sizeof(double), &fail);
     s->dX = zalloc((size_t)s->nx, sizeof(double), &fail);
@@ -204,6 +206,7 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
                 return NULL;
             }
     }
+    for (int I = 0; I < nn; ++I) ph_constraint(s->q + 12 * I + 3, s->g0 + 6 * I);
     /* reference strains eps_0 at the Gauss points (stress-free reference, spec §1) */
     for (int e = 0; e < s->ne; ++e)
         for (int g = 0; g < 2; ++g) {
@@ -226,9 +229,9 @@ nomem:
 void cr_ph_destroy(cr_ph *s)
 {
     if (!s) return;
-    free(s->q), free(s->v), free(s->lam), free(s->sig_el), free(s->sig_br), free(s->eps0);
-    free(s->node_off), free(s->sig_off), free(s->band), free(s->ipiv), free(s->X), free(s->dX), free(s->r);
-    free(s->q1), free(s->lam1), free(s->sig1), free(s->eps_n), free(s->g_n), free(s->fext);
+    free(s->q), free(s->v), free(s->lam), free(s->vmid), free(s->sig_el), free(s->sig_br), free(s->eps0);
+    free(s->node_off), free(s->sig_off), free(s->band), free(s->lu), free(s->ipiv), free(s->X), free(s->dX), free(s->r);
+    free(s->q1), free(s->lam1), free(s->sig1), free(s->eps_n), free(s->g0), free(s->fext);
     free(s);
 }
 
@@ -361,8 +364,9 @@ void cr_ph_diagnostics(const cr_ph *s, cr_ph_diag *out)
     out->constraint_violation = viol;
 }
 
-/* checkpoint layout: t, work, dissipated, balance | q | v | lambda | sig_el | sig_br */
-int cr_ph_packed_size(const cr_ph *s) { return 4 + s->nn * 30 + s->ng * 6 * (1 + s->nb); }
+/* checkpoint layout: t, work, dissipated, balance | q | v | lambda | sig_el | sig_br | vmid
+   (vmid only seeds Newton, but restoring it makes a resumed run repeat the iterations exactly) */
+int cr_ph_packed_size(const cr_ph *s) { return 4 + s->nn * 42 + s->ng * 6 * (1 + s->nb); }
 
 void cr_ph_pack(const cr_ph *s, double *out)
 {
@@ -372,7 +376,8 @@ void cr_ph_pack(const cr_ph *s, double *out)
     memcpy(o, s->v, sizeof(double) * 12 * s->nn), o += 12 * s->nn;
     memcpy(o, s->lam, sizeof(double) * 6 * s->nn), o += 6 * s->nn;
     memcpy(o, s->sig_el, sizeof(double) * 6 * s->ng), o += 6 * s->ng;
-    memcpy(o, s->sig_br, sizeof(double) * 6 * s->ng * s->nb);
+    memcpy(o, s->sig_br, sizeof(double) * 6 * s->ng * s->nb), o += 6 * s->ng * s->nb;
+    memcpy(o, s->vmid, sizeof(double) * 12 * s->nn);
 }
 
 void cr_ph_unpack(cr_ph *s, const double *in)
@@ -383,5 +388,6 @@ void cr_ph_unpack(cr_ph *s, const double *in)
     memcpy(s->v, o, sizeof(double) * 12 * s->nn), o += 12 * s->nn;
     memcpy(s->lam, o, sizeof(double) * 6 * s->nn), o += 6 * s->nn;
     memcpy(s->sig_el, o, sizeof(double) * 6 * s->ng), o += 6 * s->ng;
-    memcpy(s->sig_br, o, sizeof(double) * 6 * s->ng * s->nb);
+    memcpy(s->sig_br, o, sizeof(double) * 6 * s->ng * s->nb), o += 6 * s->ng * s->nb;
+    memcpy(s->vmid, o, sizeof(double) * 12 * s->nn);
 }
