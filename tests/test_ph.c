@@ -463,5 +463,65 @@ static void ph_creep(void)
     cr_ph_destroy(s), cr_ph_destroy(ref), cr_ph_destroy(inst);
 }
 
+/* ---------------------------------------------------------------- statics */
+
+static cr_vec3 static_tip(int ne, int load_steps, int *iters)
+{
+    cr_ph_params p = quasistatic_params(ne, 0.01);
+    cr_ph *s = quasistatic_create(&p);
+    int nn = cr_ph_node_count(s);
+    cr_vec3 *F = calloc(nn, sizeof *F), *Mo = calloc(nn, sizeof *Mo);
+    cr_ph_loads L = {F, Mo, {0, 0, 0}, {0, 0, 0}, NULL};
+    *iters = 0;
+    for (int k = 1; k <= load_steps; ++k) {
+        quasistatic_loads(nn, (double)k / load_steps, F, Mo);
+        cr_error err = {0};
+        int it = 0;
+        double res = 0;
+        cr_status st = cr_ph_solve_static(s, &L, &it, &res, &err);
+        CHECK(st == CR_OK);
+        if (st != CR_OK) fprintf(stderr, "%s\n", err.message);
+        CHECK(res <= 1e-12);
+        *iters += it;
+    }
+    cr_vec3 tip = cr_ph_position(s, nn - 1);
+    /* equilibrium: the clamp carries the whole load, the tip stresses balance the end load */
+    cr_ph_diag dg;
+    cr_ph_diagnostics(s, &dg);
+    CHECK(dg.constraint_violation <= 1e-14);
+    free(F), free(Mo);
+    cr_ph_destroy(s);
+    return tip;
+}
+
+static void ph_static(void)
+{
+    int it;
+    double prev = 0;
+    cr_vec3 t8 = {0, 0, 0};
+    for (int k = 0; k < 4; ++k) {
+        int ne = 4 << k;
+        cr_vec3 t = static_tip(ne, 10, &it);
+        if (ne == 8) t8 = t;
+        double e = hypot(t.x - QS_TIP[0], t.y - QS_TIP[1]);
+        printf("  static n_e = %2d: tip (%.12f, %.12f), |error| %.3e, ratio %.2f, %d iterations for 10 load steps\n",
+               ne, t.x, t.y, e, k ? prev / e : 0.0, it);
+        if (k) CHECK(prev / e > 3.5);
+        if (k == 3) CHECK(e < 3e-5);
+        prev = e;
+    }
+    /* quasistatic stepping tends to the static solution of the same mesh as h -> 0 */
+    prev = 0;
+    for (int k = 0; k < 3; ++k) {
+        double h = 0.04 / (1 << k);
+        cr_vec3 q = quasistatic_run(8, h, 1, &it);
+        double e = hypot(q.x - t8.x, q.y - t8.y);
+        printf("  quasistatic n_e = 8, h = %.3f vs static: |difference| %.3e, ratio %.2f\n", h, e, k ? prev / e : 0.0);
+        if (k) CHECK(prev / e > 1.8);
+        prev = e;
+    }
+    CHECK(prev < 1e-4);
+}
+
 CHECK_MAIN(CASE(ph_jacobian), CASE(ph_spaghetti), CASE(ph_kirchhoff_cantilever), CASE(ph_quasistatic),
-           CASE(ph_viscous_cantilever), CASE(ph_creep))
+           CASE(ph_viscous_cantilever), CASE(ph_creep), CASE(ph_static))
