@@ -523,5 +523,88 @@ static void ph_static(void)
     CHECK(prev < 1e-4);
 }
 
+/* ---------------------------------------------------------------- actuation (spec §8) */
+
+/* A chamber at material offset (r, 0) = +d1 side, static, no external load: sigma_el = -sigma_act, a
+   uniform stretch 1 + pA/k_e and curvature K2 = -pA r / k_b2, i.e. an arc bending toward -d1 (away from
+   the chamber); a tendon at the same place gives the opposite signs (toward the tendon, shortening). */
+static void actuation_case(int tendon)
+{
+    cr_ph_params p = quasistatic_params(8, 0.01);
+    p.length = 1;
+    p.rigid = 0;
+    p.stiffness[0] = p.stiffness[1] = 20, p.stiffness[2] = 10;
+    p.stiffness[3] = p.stiffness[4] = 1, p.stiffness[5] = 0.7;
+    cr_ph *s = quasistatic_create(&p); /* axis d3 = e1, d1 = e2, d2 = e3 */
+    double act[6] = {0}, F = 1, r = 0.5;
+    if (tendon)
+        cr_ph_actuation_tendon(F, r, 0, act);
+    else
+        cr_ph_actuation_chamber(F, r, 0, act);
+    cr_ph_loads L = {NULL, NULL, {0, 0, 0}, {0, 0, 0}, act};
+    cr_error err = {0};
+    int it = 0;
+    CHECK(cr_ph_solve_static(s, &L, &it, NULL, &err) == CR_OK);
+    double sign = tendon ? -1 : 1;
+    double lam = 1 + sign * F / p.stiffness[2], kap = -sign * F * r / p.stiffness[4];
+    cr_vec3 tip = cr_ph_position(s, cr_ph_node_count(s) - 1);
+    cr_vec3 exact = cr_v3(lam * sin(kap * p.length) / kap, lam * (1 - cos(kap * p.length)) / kap, 0);
+    cr_vec3 ga, ka, N, M;
+    cr_ph_sample(s, 3, &ga, &ka, &N, &M);
+    printf("  %s at +d1: tip (%.9f, %.9f), arc (%.9f, %.9f); Gamma3 - 1 = %.6f, K2 = %.6f, N3 = %.6f, M2 = %.6f\n",
+           tendon ? "tendon " : "chamber", tip.x, tip.y, exact.x, exact.y, ga.z, ka.y, N.z, M.y);
+    CHECK_NEAR(tip.x, exact.x, 1e-5);
+    CHECK_NEAR(tip.y, exact.y, 1e-5);
+    CHECK_NEAR(tip.z, 0, 1e-12);
+    CHECK_NEAR(ga.z, lam - 1, 1e-9);
+    CHECK_NEAR(ka.y, kap, 1e-9);
+    /* the physics: a chamber lengthens its side and bends away from it (tip toward -d1 = -e2),
+       a tendon shortens its side and bends toward it */
+    if (tendon) CHECK(tip.y > 0 && tip.x < p.length);
+    else CHECK(tip.y < 0 && ga.z > 0);
+    cr_ph_destroy(s);
+}
+
+/* Actuation is internal: on a free rod it changes neither momentum nor angular momentum, and the
+   energy balance holds with W_act = -int sigma_act . Delta eps (spec §8). */
+static void actuation_dynamic(void)
+{
+    cr_ph_params p = cr_ph_default_params();
+    p.elements = 4;
+    cr_vec3 d3 = cr_v3(0.6, 0, -0.8), d2 = cr_v3(0, 1, 0), d1 = cr_v3_cross(d2, d3);
+    cr_ph *s = make_straight(&p, cr_v3(0, 0, 8), d1, d2, d3);
+    double maxP = 0, maxL = 0, maxE = 0;
+    for (int n = 0; n < 40; ++n) {
+        double tm = cr_ph_time(s) + 0.5 * p.h, act[6] = {0};
+        cr_ph_actuation_chamber(200 * sin(tm), 0.1 * cos(0.7 * tm), 0.1 * sin(0.7 * tm), act);
+        cr_ph_actuation_tendon(100 * (1 - cos(tm)), -0.1, 0.05, act);
+        act[5] = 20 * sin(2 * tm); /* and a torsional actuation */
+        cr_ph_loads L = {NULL, NULL, {0, 0, 0}, {0, 0, 0}, act};
+        cr_error err = {0};
+        CHECK(cr_ph_step(s, p.h, &L, NULL, &err) == CR_OK);
+        cr_ph_diag dg;
+        cr_ph_diagnostics(s, &dg);
+        maxP = fmax(maxP, cr_v3_norm(dg.momentum));
+        maxL = fmax(maxL, cr_v3_norm(dg.angular_momentum));
+        maxE = fmax(maxE, fabs(dg.energy_balance) / fmax(1, dg.total));
+    }
+    cr_ph_diag dg;
+    cr_ph_diagnostics(s, &dg);
+    printf("  actuated free rod: max |P| %.2e, max |L| %.2e, max |dE|/H %.2e, H = %.6f, W_act = %.6f\n", maxP, maxL,
+           maxE, dg.total, dg.work_external);
+    CHECK(maxP < 1e-11 && maxL < 1e-10 && maxE < 1e-12);
+    CHECK(dg.total > 1e-3);
+    CHECK_NEAR(dg.total, dg.work_external, 1e-10 * dg.total);
+    cr_ph_destroy(s);
+}
+
+static void ph_actuation(void)
+{
+    actuation_case(0);
+    actuation_case(1);
+    actuation_dynamic();
+}
+
 CHECK_MAIN(CASE(ph_jacobian), CASE(ph_spaghetti), CASE(ph_kirchhoff_cantilever), CASE(ph_quasistatic),
-           CASE(ph_viscous_cantilever), CASE(ph_creep), CASE(ph_static))
+           CASE(ph_viscous_cantilever), CASE(ph_creep), CASE(ph_static),
+           CASE(ph_actuation))
