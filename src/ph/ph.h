@@ -151,11 +151,21 @@ struct cr_ph {
     int nx;
     int *node_off;       /* nn: offset of node I's 12 q (lambda at +12), -1 when clamped */
     int *sig_off;        /* ne: offset of element e's 2 nr rigid stresses */
-    int kl, ku, ldab;
-    double *band;        /* LAPACK band storage of the Jacobian being assembled (ldab * nx) */
-    double *lu;          /* the last factored Jacobian (same size; swapped with band) */
-    int *ipiv;
     double *X, *dX, *r;
+
+    /* Jacobian of the last assembly, in blocks (ph_assemble.c):
+       Ke  ne * 36 * 36  q-q couplings of the element's 3 nodes (mass, material, geometric, loads)
+       Bc  ne * 36 * 2nr momentum rows x rigid stresses;  Br  ne * 2nr * 36 rigid rows x q
+       Kn  nn * 9 * 9    director-director terms of the node (lambda, point moment)
+       Gm, G1  nn * 6 * 9  G_d(d_{n+1/2}) (lambda columns, times fac) and G_d(d_{n+1}) (constraint rows) */
+    double fac;
+    double *Ke, *Bc, *Br, *Kn, *Gm, *G1;
+    /* reduced Newton system (ph_linear.c): per free node (dphi, dtheta) with the director increments
+       in the null space of the constraints, the rigid stresses; LAPACK band storage */
+    int nred, rkl, rku, rldab;
+    int *node_roff, *sig_roff;
+    double *rband, *rrhs, *dqp, *kdq;
+    int *ripiv;
 
     /* per-step work */
     double h;            /* step in progress */
@@ -168,10 +178,13 @@ struct cr_ph {
 /* Prepares a step (mode PH_DYNAMIC, step h) or a static solve: strains and constraints of the
    current state, and X = the initial guess. */
 void ph_begin(cr_ph *s, int mode, double h);
-/* Residual r(X) and (if want_jacobian) its Jacobian into s->band (unfactored). */
+/* Residual r(X) and (if want_jacobian) its Jacobian blocks. */
 void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, double *r, int want_jacobian);
-/* Jacobian entry (i, j) of the last assembly (0 outside the band). */
-double ph_band_get(const cr_ph *s, int i, int j);
+/* The Jacobian of the last assembly as a dense nx * nx row-major matrix (tests). */
+void ph_jacobian_dense(const cr_ph *s, double *J);
+/* Solves J dX = -r with the Jacobian of the last assembly at s->q1 (null-space reduction per node,
+   banded LU of the reduced system). CR_SINGULAR when the reduced matrix is singular. */
+cr_status ph_linear_solve(cr_ph *s, const double *r, double *dX, int *bad);
 /* orthonormality constraints g(d) of spec §1, d = (d1, d2, d3) */
 void ph_constraint(const double *d, double g[6]);
 /* eps = (Gamma, K) of spec §1 from q and q_s at a point (bilinear). */

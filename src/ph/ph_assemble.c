@@ -65,26 +65,6 @@ static void stress_coupling(const double sig[6], double c[4][4])
     }
 }
 
-static inline void band_add(cr_ph *s, int row, int col, double v)
-{
-    s->band[(size_t)col * s->ldab + s->kl + s->ku + row - col] += v;
-}
-
-double ph_band_get(const cr_ph *s, int i, int j)
-{
-    if (i - j > s->kl || j - i > s->ku) return 0;
-    return s->band[(size_t)j * s->ldab + s->kl + s->ku + i - j];
-}
-
-/* adds blk (nr x nc, leading dimension ld) at (row0, col0) */
-static void band_add_block(cr_ph *s, int row0, int col0, int nr, int nc, const double *blk, int ld)
-{
-    for (int c = 0; c < nc; ++c) {
-        double *col = s->band + (size_t)(col0 + c) * s->ldab + s->kl + s->ku - (col0 + c);
-        for (int r = 0; r < nr; ++r) col[row0 + r] += blk[r * ld + c];
-    }
-}
-
 void ph_constraint(const double *d, double g[6])
 {
     const double *d1 = d, *d2 = d + 3, *d3 = d + 6;
@@ -186,7 +166,14 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
     unpack(s, X);
     memset(r, 0, sizeof(double) * s->nx);
     memset(s->fext, 0, sizeof(double) * 12 * s->nn);
-    if (want_jacobian) memset(s->band, 0, sizeof(double) * (size_t)s->ldab * s->nx);
+    s->fac = fac;
+    if (want_jacobian) {
+        memset(s->Ke, 0, sizeof(double) * (size_t)s->ne * 1296);
+        if (nr) {
+            memset(s->Bc, 0, sizeof(double) * (size_t)s->ne * 72 * nr);
+            memset(s->Br, 0, sizeof(double) * (size_t)s->ne * 72 * nr);
+        }
+    }
     const double *act = loads ? loads->actuation : NULL;
     cr_vec3 nbar = loads ? loads->force_density : cr_v3(0, 0, 0);
     cr_vec3 mbar = loads ? loads->moment_density : cr_v3(0, 0, 0);
@@ -272,6 +259,7 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
             if (!want_jacobian) continue;
             double cc[4][4];
             stress_coupling(sig, cc);
+            double *Ke = s->Ke + (size_t)e * 1296, *Bc = s->Bc + (size_t)e * 72 * nr, *Br = s->Br + (size_t)e * 72 * nr;
             for (int a = 0; a < 3; ++a) {
                 if (off[a] < 0) continue;
                 for (int b = 0; b < 3; ++b) {
@@ -304,14 +292,15 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
                             for (int c = 0; c < 3; ++c)
                                 for (int d = 0; d < 3; ++d) K[3 + 3 * k + c][3 + 3 * k + d] += mv * mbt.m[c][d];
                     }
-                    band_add_block(s, off[a], off[b], 12, 12, &K[0][0], 12);
+                    for (int i = 0; i < 12; ++i)
+                        for (int k = 0; k < 12; ++k) Ke[(12 * a + i) * 36 + 12 * b + k] += K[i][k];
                 }
                 /* rigid stresses: columns of the momentum rows, and their constraint rows */
                 for (int sl = 0; sl < nr; ++sl) {
-                    int j = s->rigid_comp[sl], col = s->sig_off[e] + g * nr + sl;
+                    int j = s->rigid_comp[sl], col = g * nr + sl;
                     for (int c = 0; c < 12; ++c) {
-                        band_add(s, off[a] + c, col, fac * w * Bm[a][j][c]);
-                        band_add(s, col, off[a] + c, B1[a][j][c]);
+                        Bc[(12 * a + c) * 2 * nr + col] = fac * w * Bm[a][j][c];
+                        Br[col * 36 + 12 * a + c] = B1[a][j][c];
                     }
                 }
             }
@@ -353,24 +342,56 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
         for (int k = 0; k < 6; ++k) r[o + 12 + k] = g1[k] - s->g0[6 * I + k];
         for (int k = 0; k < 12; ++k) r[o + k] -= fac * fe[k];
         if (!want_jacobian) continue;
+        double *Kn = s->Kn + 81 * I, *Gms = s->Gm + 54 * I, *G1s = s->G1 + 54 * I;
+        memset(Kn, 0, sizeof(double) * 81);
         constraint_jacobian(d1, G1);
+        memcpy(Gms, Gm, sizeof(double) * 54);
+        memcpy(G1s, G1, sizeof(double) * 54);
         /* d (G(d_m)^T lambda) / d d_{n+1} = gam Lambda (x) I3 */
         const double Lm[3][3] = {{lam[0], lam[3], lam[4]}, {lam[3], lam[1], lam[5]}, {lam[4], lam[5], lam[2]}};
         for (int a = 0; a < 3; ++a)
             for (int b = 0; b < 3; ++b)
-                if (Lm[a][b] != 0)
-                    for (int c = 0; c < 3; ++c) band_add(s, o + 3 + 3 * a + c, o + 3 + 3 * b + c, fac * gam * Lm[a][b]);
-        for (int k = 0; k < 6; ++k)
-            for (int c = 0; c < 9; ++c) {
-                band_add(s, o + 3 + c, o + 12 + k, fac * Gm[k][c]);
-                band_add(s, o + 12 + k, o + 3 + c, G1[k][c]);
-            }
+                for (int c = 0; c < 3; ++c) Kn[(3 * a + c) * 9 + 3 * b + c] += fac * gam * Lm[a][b];
         if (mu.x != 0 || mu.y != 0 || mu.z != 0) {
             cr_mat3 mt = cr_m3_skew(mu);
             for (int k = 0; k < 3; ++k)
                 for (int c = 0; c < 3; ++c)
-                    for (int d = 0; d < 3; ++d)
-                        band_add(s, o + 3 + 3 * k + c, o + 3 + 3 * k + d, -fac * gam * 0.5 * mt.m[c][d]);
+                    for (int d = 0; d < 3; ++d) Kn[(3 * k + c) * 9 + 3 * k + d] += -fac * gam * 0.5 * mt.m[c][d];
         }
+    }
+}
+
+void ph_jacobian_dense(const cr_ph *s, double *J)
+{
+    const int n = s->nx, nr = s->nr;
+    memset(J, 0, sizeof(double) * (size_t)n * n);
+    for (int e = 0; e < s->ne; ++e) {
+        const double *Ke = s->Ke + (size_t)e * 1296, *Bc = s->Bc + (size_t)e * 72 * nr, *Br = s->Br + (size_t)e * 72 * nr;
+        for (int a = 0; a < 3; ++a) {
+            int oa = s->node_off[2 * e + a];
+            if (oa < 0) continue;
+            for (int b = 0; b < 3; ++b) {
+                int ob = s->node_off[2 * e + b];
+                if (ob < 0) continue;
+                for (int i = 0; i < 12; ++i)
+                    for (int k = 0; k < 12; ++k) J[(size_t)(oa + i) * n + ob + k] += Ke[(12 * a + i) * 36 + 12 * b + k];
+            }
+            for (int c = 0; c < 12; ++c)
+                for (int col = 0; col < 2 * nr; ++col) {
+                    J[(size_t)(oa + c) * n + s->sig_off[e] + col] += Bc[(12 * a + c) * 2 * nr + col];
+                    J[(size_t)(s->sig_off[e] + col) * n + oa + c] += Br[col * 36 + 12 * a + c];
+                }
+        }
+    }
+    for (int I = 0; I < s->nn; ++I) {
+        int o = s->node_off[I];
+        if (o < 0) continue;
+        for (int i = 0; i < 9; ++i)
+            for (int k = 0; k < 9; ++k) J[(size_t)(o + 3 + i) * n + o + 3 + k] += s->Kn[81 * I + 9 * i + k];
+        for (int k = 0; k < 6; ++k)
+            for (int c = 0; c < 9; ++c) {
+                J[(size_t)(o + 3 + c) * n + o + 12 + k] += s->fac * s->Gm[54 * I + 9 * k + c];
+                J[(size_t)(o + 12 + k) * n + o + 3 + c] += s->G1[54 * I + 9 * k + c];
+            }
     }
 }

@@ -149,6 +149,8 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
     s->eps0 = zalloc((size_t)ng * 6, sizeof(double), &fail);
     s->node_off = zalloc((size_t)nn, sizeof(int), &fail);
     s->sig_off = zalloc((size_t)s->ne, sizeof(int), &fail);
+    s->node_roff = zalloc((size_t)nn, sizeof(int), &fail);
+    s->sig_roff = zalloc((size_t)s->ne, sizeof(int), &fail);
     s->q1 = zalloc((size_t)nn * 12, sizeof(double), &fail);
     s->lam1 = zalloc((size_t)nn * 6, sizeof(double), &fail);
     s->sig1 = zalloc((size_t)ng * (s->nr ? s->nr : 1), sizeof(double), &fail);
@@ -170,29 +172,49 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
         }
     }
     s->nx = off;
+    /* reduced unknowns: 6 per free node, 2 nr per element (after its middle node) */
+    off = 0;
+    for (int I = 0; I < nn; ++I) {
+        s->node_roff[I] = s->node_off[I] < 0 ? -1 : off;
+        if (s->node_off[I] >= 0) off += 6;
+        if (I % 2 == 1) {
+            s->sig_roff[I / 2] = off;
+            off += 2 * s->nr;
+        }
+    }
+    s->nred = off;
     int band = 0;
     for (int e = 0; e < s->ne; ++e) {
         int lo = 1 << 30, hi = -1;
         for (int a = 0; a < 3; ++a) {
-            int o = s->node_off[2 * e + a];
+            int o = s->node_roff[2 * e + a];
             if (o < 0) continue;
             if (o < lo) lo = o;
-            if (o + 17 > hi) hi = o + 17;
+            if (o + 5 > hi) hi = o + 5;
         }
         if (s->nr) {
-            if (s->sig_off[e] < lo) lo = s->sig_off[e];
-            if (s->sig_off[e] + 2 * s->nr - 1 > hi) hi = s->sig_off[e] + 2 * s->nr - 1;
+            if (s->sig_roff[e] < lo) lo = s->sig_roff[e];
+            if (s->sig_roff[e] + 2 * s->nr - 1 > hi) hi = s->sig_roff[e] + 2 * s->nr - 1;
         }
         if (hi - lo > band) band = hi - lo;
     }
-    s->kl = s->ku = band;
-    s->ldab = 2 * s->kl + s->ku + 1;
-    s->band = zalloc((size_t)s->ldab * s->nx, sizeof(double), &fail);
-    s->lu = zalloc((size_t)s->ldab * s->nx, sizeof(double), &fail);
-    s->ipiv = zalloc((size_t)s->nx, sizeof(int), &fail);
+    s->rkl = s->rku = band;
+    s->rldab = 2 * s->rkl + s->rku + 1;
+    size_t n2r = s->nr > 0 ? (size_t)(2 * s->nr) : 1;
     s->X = zalloc((size_t)s->nx, sizeof(double), &fail);
     s->dX = zalloc((size_t)s->nx, sizeof(double), &fail);
     s->r = zalloc((size_t)s->nx, sizeof(double), &fail);
+    s->Ke = zalloc((size_t)s->ne * 36 * 36, sizeof(double), &fail);
+    s->Bc = zalloc((size_t)s->ne * 36 * n2r, sizeof(double), &fail);
+    s->Br = zalloc((size_t)s->ne * 36 * n2r, sizeof(double), &fail);
+    s->Kn = zalloc((size_t)nn * 81, sizeof(double), &fail);
+    s->Gm = zalloc((size_t)nn * 54, sizeof(double), &fail);
+    s->G1 = zalloc((size_t)nn * 54, sizeof(double), &fail);
+    s->rband = zalloc((size_t)s->rldab * s->nred, sizeof(double), &fail);
+    s->rrhs = zalloc((size_t)s->nred, sizeof(double), &fail);
+    s->ripiv = zalloc((size_t)s->nred, sizeof(int), &fail);
+    s->dqp = zalloc((size_t)nn * 12, sizeof(double), &fail);
+    s->kdq = zalloc((size_t)nn * 12, sizeof(double), &fail);
     if (fail) goto nomem;
 
     for (int I = 0; I < nn; ++I) {
@@ -230,7 +252,9 @@ void cr_ph_destroy(cr_ph *s)
 {
     if (!s) return;
     free(s->q), free(s->v), free(s->lam), free(s->vmid), free(s->sig_el), free(s->sig_br), free(s->eps0);
-    free(s->node_off), free(s->sig_off), free(s->band), free(s->lu), free(s->ipiv), free(s->X), free(s->dX), free(s->r);
+    free(s->node_off), free(s->sig_off), free(s->X), free(s->dX), free(s->r);
+    free(s->Ke), free(s->Bc), free(s->Br), free(s->Kn), free(s->Gm), free(s->G1);
+    free(s->node_roff), free(s->sig_roff), free(s->rband), free(s->rrhs), free(s->ripiv), free(s->dqp), free(s->kdq);
     free(s->q1), free(s->lam1), free(s->sig1), free(s->eps_n), free(s->g0), free(s->fext);
     free(s);
 }

@@ -1,16 +1,10 @@
 /* Port-Hamiltonian rod: Newton on X = (q_{n+1}, lambda_{n+1/2}, rigid sigma) with the
- * convergence test of spec §6, the midpoint step and the static solve. The Jacobian is
- * nonsymmetric and of saddle-point type, so it is factored by LAPACK's banded LU with
- * partial pivoting (node-major unknowns keep it banded, spec §6 "Structure"). */
+ * convergence test of spec §6, the midpoint step and the static solve. The linear systems
+ * are solved in ph_linear.c. */
 #include "ph/ph.h"
 
 #include <math.h>
 #include <string.h>
-
-extern void dgbtrf_(const int *m, const int *n, const int *kl, const int *ku, double *ab, const int *ldab, int *ipiv,
-                    int *info);
-extern void dgbtrs_(const char *trans, const int *n, const int *kl, const int *ku, const int *nrhs, const double *ab,
-                    const int *ldab, const int *ipiv, double *b, const int *ldb, int *info);
 
 double ph_mid_stress(const cr_ph *s, int gp, int j, double de, double h, double *kappa);
 
@@ -30,15 +24,15 @@ static int all_finite(const double *x, int n)
 
 /* Newton from s->X (set by ph_begin). Converged when |r| <= atol, or one update after an
  * increment |dX| <= 1e-8 (1 + |X|): the residual's round-off floor can sit above atol
- * (spec §6 "Convergence test"). When the residual test passes, one last chord update with the
- * previous factorization (kept in s->lu, so it costs one banded solve) takes the iterate from
- * |r| ~ atol to round-off; without it the orthonormality and inextensibility errors of a step
- * sit at ~atol instead of ~1e-15. */
+ * (spec §6 "Convergence test"). When the residual test passes after at least one update, one
+ * last update with the Jacobian already assembled at that iterate takes it from |r| ~ atol to
+ * round-off; without it the orthonormality and inextensibility errors of a step sit at ~atol
+ * instead of ~1e-15. */
 static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *iterations, double *residual,
                         cr_error *err)
 {
-    const int n = s->nx, one = 1;
-    int it = 0, small = 0, info = 0;
+    const int n = s->nx;
+    int it = 0, small = 0, last = 0;
     double rn = 0;
     for (;;) {
         ph_assemble(s, mode, loads, s->X, s->r, 1);
@@ -50,14 +44,9 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
                                 s->t, it);
         }
         if (rn <= s->p.newton_atol) {
-            if (it > 0) {
-                for (int i = 0; i < n; ++i) s->dX[i] = -s->r[i];
-                dgbtrs_("N", &n, &s->kl, &s->ku, &one, s->lu, &s->ldab, s->ipiv, s->dX, &n, &info);
-                for (int i = 0; i < n; ++i) s->X[i] += s->dX[i];
-            }
-            break;
-        }
-        if (it >= s->p.max_iterations) {
+            if (it == 0) break;
+            last = 1;
+        } else if (it >= s->p.max_iterations) {
             if (iterations) *iterations = it;
             if (residual) *residual = rn;
             return cr_error_set(err, CR_NOT_CONVERGED,
@@ -65,21 +54,15 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
                                 "newton_atol %.3e",
                                 s->t, s->h, it, rn, s->p.newton_atol);
         }
-        /* factor the fresh Jacobian in place and keep it as s->lu; assemble into the other buffer next */
-        double *tmp = s->lu;
-        s->lu = s->band;
-        s->band = tmp;
-        dgbtrf_(&n, &n, &s->kl, &s->ku, s->lu, &s->ldab, s->ipiv, &info);
-        if (info != 0) {
+        int bad = 0;
+        if (ph_linear_solve(s, s->r, s->dX, &bad) != CR_OK) {
             if (iterations) *iterations = it;
             if (residual) *residual = rn;
             return cr_error_set(err, CR_SINGULAR,
                                 "ph: singular Newton matrix at t = %g (unknown %d), residual %.3e; a free rod needs "
                                 "inertia, a static solve a clamp",
-                                s->t, info - 1, rn);
+                                s->t, bad, rn);
         }
-        for (int i = 0; i < n; ++i) s->dX[i] = -s->r[i];
-        dgbtrs_("N", &n, &s->kl, &s->ku, &one, s->lu, &s->ldab, s->ipiv, s->dX, &n, &info);
         for (int i = 0; i < n; ++i) s->X[i] += s->dX[i];
         ++it;
         if (!all_finite(s->X, n)) {
@@ -87,7 +70,7 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
             if (residual) *residual = rn;
             return cr_error_set(err, CR_NONFINITE, "ph: Newton iterate not finite at t = %g, residual %.3e", s->t, rn);
         }
-        if (small) break; /* the one more update after a small increment */
+        if (last || small) break; /* the one more update after a small residual or increment */
         small = norm2(s->dX, n) <= 1e-8 * (1 + norm2(s->X, n));
     }
     if (iterations) *iterations = it;
