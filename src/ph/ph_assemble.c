@@ -53,6 +53,9 @@ static void strain_jacobian(const double *q, const double *qs, double n, double 
     }
 }
 
+/* the two fields (0 = phi, 1..3 = d1..d3) in which row j of B is nonzero (see strain_jacobian) */
+static const int row_field[6][2] = {{0, 1}, {0, 2}, {0, 3}, {2, 3}, {3, 1}, {1, 2}};
+
 /* c_xy(sigma) of sigma . eps = sum c_xy x . y_s, fields 0 = phi, 1..3 = d1..d3 */
 static void stress_coupling(const double sig[6], double c[4][4])
 {
@@ -266,13 +269,20 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
                     if (off[b] < 0) continue;
                     double K[12][12];
                     double na = s->N[g][a], nsa = s->dN[g][a], nb = s->N[g][b], nsb = s->dN[g][b];
-                    /* material part: Bm_a^T kappa B1_b */
-                    for (int i = 0; i < 12; ++i)
-                        for (int k = 0; k < 12; ++k) {
-                            double v = 0;
-                            for (int j = 0; j < 6; ++j) v += Bm[a][j][i] * kap[j] * B1[b][j][k];
-                            K[i][k] = fac * w * v;
-                        }
+                    /* material part: Bm_a^T kappa B1_b; row j of B is nonzero in two fields only */
+                    memset(K, 0, sizeof K);
+                    for (int j = 0; j < 6; ++j) {
+                        if (kap[j] == 0) continue;
+                        double kf = fac * w * kap[j];
+                        for (int u = 0; u < 2; ++u)
+                            for (int v = 0; v < 2; ++v) {
+                                int fu = 3 * row_field[j][u], fv = 3 * row_field[j][v];
+                                for (int c = 0; c < 3; ++c) {
+                                    double bc = kf * Bm[a][j][fu + c];
+                                    for (int d = 0; d < 3; ++d) K[fu + c][fv + d] += bc * B1[b][j][fv + d];
+                                }
+                            }
+                    }
                     /* geometric part: gam H_ab(sigma), H_ab[x][y] = c_xy n_a n_b' + c_yx n_a' n_b */
                     for (int x = 0; x < 4; ++x)
                         for (int y = 0; y < 4; ++y) {

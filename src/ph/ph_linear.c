@@ -12,16 +12,73 @@
  * system in (dphi, dtheta) per node (6 instead of 18 unknowns) and the rigid stresses,
  * banded with a third of the bandwidth. dlambda follows node by node from the director rows.
  * The reduced matrix is still nonsymmetric and indefinite (rigid stresses), so it is factored
- * by LAPACK's banded LU with partial pivoting. */
+ * by a banded LU with partial pivoting (LAPACK's algorithm and layout, below). */
 #include "ph/ph.h"
 
 #include <math.h>
 #include <string.h>
 
-extern void dgbtrf_(const int *m, const int *n, const int *kl, const int *ku, double *ab, const int *ldab, int *ipiv,
-                    int *info);
-extern void dgbtrs_(const char *trans, const int *n, const int *kl, const int *ku, const int *nrhs, const double *ab,
-                    const int *ldab, const int *ipiv, double *b, const int *ldb, int *info);
+/* Banded LU with partial pivoting in LAPACK's band layout (A(i, j) at ab[j ldab + kl + ku + i - j],
+ * the same algorithm as dgbtf2/dgbtrs). Written out because the reduced matrices are narrow
+ * (bandwidth 17-23): the reference BLAS calls per column (idamax, dswap, dscal, dger) cost more
+ * than the arithmetic. Returns 0, or j + 1 when the pivot of column j vanishes. */
+static int band_lu(int n, int kl, int ku, double *ab, int ldab, int *ipiv)
+{
+    const int kv = kl + ku;
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < kl; ++i) ab[(size_t)j * ldab + i] = 0; /* fill-in rows */
+    int ju = 0;
+    for (int j = 0; j < n; ++j) {
+        double *cj = ab + (size_t)j * ldab + kv; /* cj[i] = A(j + i, j) */
+        int km = kl < n - 1 - j ? kl : n - 1 - j, p = 0;
+        double best = fabs(cj[0]);
+        for (int i = 1; i <= km; ++i)
+            if (fabs(cj[i]) > best) best = fabs(cj[i]), p = i;
+        ipiv[j] = j + p;
+        if (best == 0) return j + 1;
+        int last = j + ku + p < n - 1 ? j + ku + p : n - 1;
+        if (last > ju) ju = last;
+        if (p)
+            for (int c = j; c <= ju; ++c) {
+                double *col = ab + (size_t)c * ldab + kv + j - c;
+                double t = col[0];
+                col[0] = col[p], col[p] = t;
+            }
+        double inv = 1.0 / cj[0];
+        for (int i = 1; i <= km; ++i) cj[i] *= inv;
+        for (int c = j + 1; c <= ju; ++c) {
+            double *col = ab + (size_t)c * ldab + kv + j - c; /* col[i] = A(j + i, c) */
+            double a = col[0];
+            if (a == 0) continue;
+            for (int i = 1; i <= km; ++i) col[i] -= cj[i] * a;
+        }
+    }
+    return 0;
+}
+
+static void band_solve(int n, int kl, int ku, const double *ab, int ldab, const int *ipiv, double *b)
+{
+    const int kv = kl + ku;
+    for (int j = 0; j < n - 1; ++j) {
+        int km = kl < n - 1 - j ? kl : n - 1 - j, p = ipiv[j];
+        if (p != j) {
+            double t = b[j];
+            b[j] = b[p], b[p] = t;
+        }
+        const double *cj = ab + (size_t)j * ldab + kv;
+        double bj = b[j];
+        if (bj != 0)
+            for (int i = 1; i <= km; ++i) b[j + i] -= cj[i] * bj;
+    }
+    for (int j = n - 1; j >= 0; --j) {
+        const double *cj = ab + (size_t)j * ldab + kv - j; /* cj[i] = A(i, j) */
+        double bj = b[j] / cj[j];
+        b[j] = bj;
+        int i0 = j - kv > 0 ? j - kv : 0;
+        if (bj != 0)
+            for (int i = i0; i < j; ++i) b[i] -= cj[i] * bj;
+    }
+}
 
 /* directors from the stored G_d blocks: row k < 3 of G_d(d) is [.. d_k ..] */
 static void directors_of(const double *G, double d[9])
@@ -139,7 +196,7 @@ cr_status ph_linear_solve(cr_ph *s, const double *r, double *dX, int *bad)
     apply_K(s, s->dqp, s->kdq);
 
     /* reduced right-hand side and matrix */
-    memset(s->rband, 0, sizeof(double) * (size_t)s->rldab * s->nred);
+    memset(s->rband, 0, sizeof(double) * (size_t)s->rldab * s->nred); /* band_lu zeroes the fill rows again */
     for (int I = 0; I < nn; ++I) {
         int o = s->node_off[I], ro = s->node_roff[I];
         if (o < 0) continue;
@@ -235,13 +292,12 @@ cr_status ph_linear_solve(cr_ph *s, const double *r, double *dX, int *bad)
         }
     }
 
-    int n = s->nred, info = 0, one = 1;
-    dgbtrf_(&n, &n, &s->rkl, &s->rku, s->rband, &s->rldab, s->ripiv, &info);
+    int info = band_lu(s->nred, s->rkl, s->rku, s->rband, s->rldab, s->ripiv);
     if (info != 0) {
         if (bad) *bad = info - 1;
         return CR_SINGULAR;
     }
-    dgbtrs_("N", &n, &s->rkl, &s->rku, &one, s->rband, &s->rldab, s->ripiv, s->rrhs, &n, &info);
+    band_solve(s->nred, s->rkl, s->rku, s->rband, s->rldab, s->ripiv, s->rrhs);
 
     /* back to the full increments: dq = T1 dred + dq_p, rigid stresses as solved */
     memset(dX, 0, sizeof(double) * s->nx);
