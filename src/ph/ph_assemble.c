@@ -267,10 +267,11 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
                 if (off[a] < 0) continue;
                 for (int b = 0; b < 3; ++b) {
                     if (off[b] < 0) continue;
-                    double K[12][12];
+                    /* K = d r_a / d q_b, accumulated straight into the element block */
+                    double *K0 = Ke + (12 * a) * 36 + 12 * b;
+#define K(i, k) K0[(i) * 36 + (k)]
                     double na = s->N[g][a], nsa = s->dN[g][a], nb = s->N[g][b], nsb = s->dN[g][b];
                     /* material part: Bm_a^T kappa B1_b; row j of B is nonzero in two fields only */
-                    memset(K, 0, sizeof K);
                     for (int j = 0; j < 6; ++j) {
                         if (kap[j] == 0) continue;
                         double kf = fac * w * kap[j];
@@ -279,7 +280,7 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
                                 int fu = 3 * row_field[j][u], fv = 3 * row_field[j][v];
                                 for (int c = 0; c < 3; ++c) {
                                     double bc = kf * Bm[a][j][fu + c];
-                                    for (int d = 0; d < 3; ++d) K[fu + c][fv + d] += bc * B1[b][j][fv + d];
+                                    for (int d = 0; d < 3; ++d) K(fu + c, fv + d) += bc * B1[b][j][fv + d];
                                 }
                             }
                     }
@@ -289,21 +290,20 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
                             double hv = cc[x][y] * na * nsb + cc[y][x] * nsa * nb;
                             if (hv == 0) continue;
                             hv *= fac * w * gam;
-                            for (int c = 0; c < 3; ++c) K[3 * x + c][3 * y + c] += hv;
+                            for (int c = 0; c < 3; ++c) K(3 * x + c, 3 * y + c) += hv;
                         }
                     if (dyn)
                         for (int f = 0; f < 3; ++f) {
                             double mv = 2.0 / h * w * s->mass[f] * na * nb;
-                            for (int c = 0; c < 3; ++c) K[3 * f + c][3 * f + c] += mv;
+                            for (int c = 0; c < 3; ++c) K(3 * f + c, 3 * f + c) += mv;
                         }
                     if (has_mbar) {
                         double mv = -fac * gam * 0.5 * w * na * nb;
                         for (int k = 0; k < 3; ++k)
                             for (int c = 0; c < 3; ++c)
-                                for (int d = 0; d < 3; ++d) K[3 + 3 * k + c][3 + 3 * k + d] += mv * mbt.m[c][d];
+                                for (int d = 0; d < 3; ++d) K(3 + 3 * k + c, 3 + 3 * k + d) += mv * mbt.m[c][d];
                     }
-                    for (int i = 0; i < 12; ++i)
-                        for (int k = 0; k < 12; ++k) Ke[(12 * a + i) * 36 + 12 * b + k] += K[i][k];
+#undef K
                 }
                 /* rigid stresses: columns of the momentum rows, and their constraint rows */
                 for (int sl = 0; sl < nr; ++sl) {
