@@ -624,6 +624,75 @@ static void ph_actuation(void)
     actuation_dynamic();
 }
 
+/* ---------------------------------------------------------------- input checks, checkpoints */
+
+static void ph_bad_input(void)
+{
+    cr_vec3 x[3] = {{0, 0, 0}, {0.5, 0, 0}, {1, 0, 0}};
+    cr_mat3 R[3];
+    for (int i = 0; i < 3; ++i) R[i] = cr_m3_columns(cr_v3(0, 1, 0), cr_v3(0, 0, 1), cr_v3(1, 0, 0));
+    const char *field[5] = {"elements", "h", "stiffness[4]", "rigid", "branch_tau[0]"};
+    for (int k = 0; k < 5; ++k) {
+        cr_ph_params p = cr_ph_default_params();
+        p.elements = 1;
+        if (k == 0) p.elements = 0;
+        if (k == 1) p.h = 0;
+        if (k == 2) p.stiffness[4] = -1;
+        if (k == 3) p.rigid = 0x40;
+        if (k == 4) p.branch_count = 1, p.branch_fraction[0] = 0.5, p.branch_tau[0] = -1;
+        cr_error err = {0};
+        cr_ph *s = cr_ph_create(&p, x, R, &err);
+        CHECK(s == NULL);
+        CHECK(err.status == CR_BAD_INPUT);
+        CHECK(strstr(err.message, field[k]) != NULL);
+        cr_ph_destroy(s);
+    }
+    /* a rigid component's stiffness is ignored; a step h <= 0 is refused */
+    cr_ph_params p = cr_ph_default_params();
+    p.elements = 1;
+    p.rigid = 0x7;
+    p.stiffness[0] = -5;
+    cr_error err = {0};
+    cr_ph *s = cr_ph_create(&p, x, R, &err);
+    CHECK(s != NULL);
+    if (s) {
+        CHECK(cr_ph_step(s, -0.1, NULL, NULL, &err) == CR_BAD_INPUT);
+        CHECK(strstr(err.message, "h") != NULL);
+        CHECK(cr_ph_step(s, 0.1, NULL, NULL, &err) == CR_OK); /* unloaded, at rest: stays at rest */
+        CHECK_NEAR(cr_ph_position(s, 2).x, 1, 1e-15);
+    }
+    cr_ph_destroy(s);
+}
+
+/* pack / unpack: a resumed run repeats the original bit for bit */
+static void ph_checkpoint(void)
+{
+    cr_ph_params p = cantilever_params();
+    p.branch_count = 1, p.branch_tau[0] = 0.08, p.branch_fraction[0] = 0.75;
+    cr_ph *a = make_straight(&p, cr_v3(0, 0, 0), cr_v3(0, -1, 0), cr_v3(0, 0, -1), cr_v3(1, 0, 0));
+    cr_ph *b = make_straight(&p, cr_v3(0, 0, 0), cr_v3(0, -1, 0), cr_v3(0, 0, -1), cr_v3(1, 0, 0));
+    int nn = cr_ph_node_count(a);
+    cr_vec3 *F = calloc(nn, sizeof *F);
+    cr_ph_loads L = {F, NULL, {0, 0, 0}, {0, 0, 0}, NULL};
+    double *buf = malloc(sizeof(double) * cr_ph_packed_size(a));
+    for (int n = 0; n < 40; ++n) {
+        F[nn - 1] = cr_v3(0, n < 20 ? 1 : 0, 0.5);
+        if (n == 20) {
+            cr_ph_pack(a, buf);
+            cr_ph_unpack(b, buf);
+        }
+        CHECK(cr_ph_step(a, p.h, &L, NULL, NULL) == CR_OK);
+        if (n >= 20) CHECK(cr_ph_step(b, p.h, &L, NULL, NULL) == CR_OK);
+    }
+    cr_ph_diag da, db;
+    cr_ph_diagnostics(a, &da);
+    cr_ph_diagnostics(b, &db);
+    CHECK(memcmp(&da, &db, sizeof da) == 0);
+    CHECK(cr_ph_time(a) == cr_ph_time(b));
+    free(F), free(buf);
+    cr_ph_destroy(a), cr_ph_destroy(b);
+}
+
 CHECK_MAIN(CASE(ph_jacobian), CASE(ph_spaghetti), CASE(ph_kirchhoff_cantilever), CASE(ph_quasistatic),
            CASE(ph_viscous_cantilever), CASE(ph_creep), CASE(ph_static),
-           CASE(ph_actuation))
+           CASE(ph_actuation), CASE(ph_bad_input), CASE(ph_checkpoint))

@@ -82,7 +82,8 @@ void cr_ph_destroy(cr_ph *s);
 
 /* One midpoint step t_n -> t_n + h (spec §6). On failure (CR_NOT_CONVERGED, CR_SINGULAR, CR_NONFINITE)
    the state is unchanged and err names the time and the last residual; the caller may retry with a
-   smaller step. `iterations` (may be NULL) receives the Newton updates made. */
+   smaller step. `iterations` (may be NULL) receives the Newton updates made, counting the final one
+   made after the residual or increment test passed (spec §6 convergence test). loads may be NULL. */
 cr_status cr_ph_step(cr_ph *s, double h, const cr_ph_loads *loads, int *iterations, cr_error *err);
 
 /* Static equilibrium under `loads` (no inertia; sigma from the end-point strains, elastic branch only:
@@ -100,7 +101,9 @@ cr_mat3 cr_ph_directors(const cr_ph *s, int node); /* columns d1 d2 d3 as stored
 cr_vec3 cr_ph_velocity(const cr_ph *s, int node);  /* v_phi at t_n (v_{n+1} = 2 v_{n+1/2} - v_n) */
 int cr_ph_sample_count(const cr_ph *s);            /* 2 n_e Gauss points */
 double cr_ph_sample_s(const cr_ph *s, int g);
-/* at Gauss point g: strains Gamma - Gamma0, K - K0 and the total stresses N, M (material frame) */
+/* at Gauss point g: strains Gamma - Gamma0, K - K0 and the total stresses N, M (material frame): elastic
+   plus viscous branches (rigid components: the multiplier at t_{n+1/2} of the last step). The actuation
+   stress sigma_act is a load and is not included. */
 void cr_ph_sample(const cr_ph *s, int g, cr_vec3 *gamma, cr_vec3 *kappa, cr_vec3 *N, cr_vec3 *M);
 
 typedef struct cr_ph_diag {
