@@ -1,0 +1,199 @@
+/* Port-Hamiltonian director Cosserat rod (Kinon, Eugster, Betsch; notes in
+ * shared/spec/port-hamiltonian-rod.md, cited as "spec §n").
+ *
+ * Mixed finite elements: positions and directors q = (phi, d1, d2, d3) with continuous
+ * quadratic Lagrange elements (2 n_e + 1 nodes), stresses sigma = (N, M) linear and
+ * discontinuous per element (stored at the 2 Gauss points of each element, which is
+ * the same space, spec §5), orthonormality multipliers lambda collocated at the nodes.
+ * Time stepping: the energy-momentum consistent midpoint rule (spec §6).
+ *
+ * Conventions: director d3 is the rod axis; R = [d1 d2 d3] maps body to spatial
+ * components. Stress and stiffness order (N1, N2, N3 | M1, M2, M3) = (shear 1,
+ * shear 2, extension | bend 1, bend 2, torsion). Loads are spatial and dead.
+ *
+ * Internal header, included as "ph/ph.h". The first part is the API used by the
+ * scenario adapter; the second part (the struct and ph_* functions) exists for the
+ * tests and must not be used elsewhere.
+ */
+#ifndef COSSERAT_PH_H
+#define COSSERAT_PH_H
+
+#include "cosserat/base.h"
+#include "cosserat/math.h"
+
+enum { CR_PH_MAX_BRANCHES = 8 };
+
+typedef struct cr_ph_params {
+    int elements;      /* n_e >= 1; FE nodes 2 n_e + 1 (quadratic Lagrange) */
+    double length;     /* L > 0 */
+    double rhoA, M11, M22; /* inertia per length >= 0 (all 0 = quasistatic, spec §6 "Quasistatic use");
+                              M11 multiplies d1, M22 d2; d3 carries no inertia (spec §3) */
+    double stiffness[6];   /* ks1, ks2, ke, kb1, kb2, kt (> 0 unless the component is rigid) */
+    unsigned rigid;        /* bit i: component i has zero compliance (a constraint; e.g. 0x7 = Kirchhoff
+                              C_N = 0). Its stiffness and all viscous branches are ignored for it; its
+                              stress is a multiplier, stored and reported at t_{n+1/2} of the last step. */
+    int branch_count;      /* generalized-Maxwell branches (spec §7), 0..CR_PH_MAX_BRANCHES; 0 = elastic */
+    double branch_tau[CR_PH_MAX_BRANCHES]; /* relaxation time per branch (s) > 0 */
+    /* Stiffness fraction per branch, > 0. A Maxwell branch has spring stiffness fraction*k and
+       viscosity tau*fraction*k; the elastic branch keeps 1 - (sum over Maxwell branches) >= 0. */
+    double branch_fraction[CR_PH_MAX_BRANCHES];
+    /* 1: Kelvin-Voigt branch (C^(i) = 0, sigma = V eps_dot with V = tau*fraction*k). Its spring is
+       rigid, so its fraction is NOT taken from the elastic branch (it only sets the viscosity).
+       Its stress is reported at t_{n+1/2} of the last step. */
+    int branch_rigid_spring[CR_PH_MAX_BRANCHES];
+    int clamp_start, clamp_end; /* node s = 0 / s = L held (all 12 q, and its 6 lambdas dropped) */
+    double h;                   /* default time step > 0 (cr_ph_step takes its own h) */
+    double newton_atol; /* residual tolerance (paper: 1e-11 / 1e-12); the increment test of spec §6
+                           (|dX| <= 1e-8 (1 + |X|), then one more update) also converges */
+    int max_iterations; /* Newton iterations per step, >= 1 */
+} cr_ph_params;
+
+/* The flying spaghetti of spec §9.1 (Table 1), free-free, elastic. */
+cr_ph_params cr_ph_default_params(void);
+
+typedef struct cr_ph_loads {       /* sampled by the caller at t_{n+1/2}; spatial, dead */
+    const cr_vec3 *node_force;     /* 2n_e+1 entries or NULL */
+    const cr_vec3 *node_moment;    /* 2n_e+1 entries or NULL (enters via T(d_{n+1/2}) mu, spec §6) */
+    cr_vec3 force_density, moment_density; /* uniform per unit length (gravity = rhoA g goes here) */
+    /* 6 values or NULL: uniform actuation stress sigma_act (material frame, same order as the
+       stresses) added to the internal stress in the momentum equations (spec §8). Sign: the rod
+       behaves as if its elastic stress had to balance -sigma_act, so at equilibrium of an otherwise
+       unloaded free rod sigma_el = -sigma_act and the strain is eps - eps0 = -C sigma_act.
+       A pneumatic chamber of force p A at section offset r (material (x, y, 0)) gives
+       sigma_act = -p A (e3, r x e3): it lengthens the rod and bends it away from the chamber.
+       A tendon of tension tau at offset r gives sigma_act = +tau (e3, r x e3): it shortens the rod
+       and bends it toward the tendon. See cr_ph_actuation_chamber / cr_ph_actuation_tendon. */
+    const double *actuation;
+} cr_ph_loads;
+
+/* Actuation stress (spec §8, straight routing) of a pressurized chamber (force p A > 0 pushes)
+   at material offset (rx, ry) in the (d1, d2) plane: adds -pA (e3, r x e3) to sigma_act[6]. */
+void cr_ph_actuation_chamber(double pA, double rx, double ry, double sigma_act[6]);
+/* Same for a tendon of tension T > 0 at material offset (rx, ry): adds +T (e3, r x e3). */
+void cr_ph_actuation_tendon(double T, double rx, double ry, double sigma_act[6]);
+
+typedef struct cr_ph cr_ph; /* model + state */
+
+/* initial = reference (stress-free) configuration at the 2n_e+1 FE nodes: positions and rotations
+   (columns = directors). Reference strains eps_0 at the Gauss points are computed from it. At rest.
+   Returns NULL with err set (CR_BAD_INPUT naming the field, or CR_NO_MEMORY). */
+cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0, cr_error *err);
+void cr_ph_destroy(cr_ph *s);
+
+/* One midpoint step t_n -> t_n + h (spec §6). On failure (CR_NOT_CONVERGED, CR_SINGULAR, CR_NONFINITE)
+   the state is unchanged and err names the time and the last residual; the caller may retry with a
+   smaller step. `iterations` (may be NULL) receives the Newton updates made, counting the final one
+   made after the residual or increment test passed (spec §6 convergence test). loads may be NULL. */
+cr_status cr_ph_step(cr_ph *s, double h, const cr_ph_loads *loads, int *iterations, cr_error *err);
+
+/* Static equilibrium under `loads` (no inertia; sigma from the end-point strains, elastic branch only:
+   Maxwell and Kelvin-Voigt stresses have relaxed), Newton from the current state; the caller ramps the
+   loads. On success velocities and viscous stresses are zeroed, time is unchanged. On failure the state
+   is unchanged. Needs at least one clamped end (a free rod has rigid-body modes). */
+cr_status cr_ph_solve_static(cr_ph *s, const cr_ph_loads *loads, int *iterations, double *residual,
+                             cr_error *err);
+
+double cr_ph_time(const cr_ph *s);
+int cr_ph_node_count(const cr_ph *s); /* 2 n_e + 1 */
+double cr_ph_node_s(const cr_ph *s, int node);
+cr_vec3 cr_ph_position(const cr_ph *s, int node);
+cr_mat3 cr_ph_directors(const cr_ph *s, int node); /* columns d1 d2 d3 as stored (not orthonormalized) */
+cr_vec3 cr_ph_velocity(const cr_ph *s, int node);  /* v_phi at t_n (v_{n+1} = 2 v_{n+1/2} - v_n) */
+int cr_ph_sample_count(const cr_ph *s);            /* 2 n_e Gauss points */
+double cr_ph_sample_s(const cr_ph *s, int g);
+/* at Gauss point g: strains Gamma - Gamma0, K - K0 and the total stresses N, M (material frame): elastic
+   plus viscous branches (rigid components: the multiplier at t_{n+1/2} of the last step). The actuation
+   stress sigma_act is a load and is not included. */
+void cr_ph_sample(const cr_ph *s, int g, cr_vec3 *gamma, cr_vec3 *kappa, cr_vec3 *N, cr_vec3 *M);
+
+typedef struct cr_ph_diag {
+    double kinetic, elastic, total;     /* H = kinetic + elastic (spec §10, same quadrature) */
+    double work_external;               /* cumulative W^ext (+ actuation work) */
+    double dissipated;                  /* cumulative D >= 0 */
+    double energy_balance;              /* last step's Delta E_n = H_{n+1} - H_n - W_n + D_n (spec §10) */
+    cr_vec3 momentum, angular_momentum; /* spec §10 definitions (2-point Gauss mass) */
+    cr_vec3 center_of_mass;             /* int rhoA phi / int rhoA (phi averaged if rhoA = 0) */
+    double constraint_violation;        /* max over nodes |g(d)| */
+} cr_ph_diag;
+void cr_ph_diagnostics(const cr_ph *s, cr_ph_diag *out);
+
+int cr_ph_packed_size(const cr_ph *s); /* for checkpoints */
+void cr_ph_pack(const cr_ph *s, double *out);
+void cr_ph_unpack(cr_ph *s, const double *in);
+
+/* ------------------------------------------------------------------------------------------------
+ * Internal: the model struct and the assembly, exposed for tests only.
+ * ---------------------------------------------------------------------------------------------- */
+
+enum { PH_DYNAMIC = 0, PH_STATIC = 1 };
+
+struct cr_ph {
+    cr_ph_params p;
+    int ne, nn, ng, nb;       /* elements, nodes, Gauss points, viscous branches */
+    double le, w;             /* element length, Gauss weight l_e / 2 */
+    double N[2][3], dN[2][3]; /* shape values and s-derivatives at the two Gauss points */
+    double mass[4];           /* rhoA, M11, M22, 0 per field phi, d1, d2, d3 */
+    int nr;                   /* rigid components */
+    int rigid_comp[6];        /* their indices */
+    int rigid_slot[6];        /* component -> slot among the rigid ones, or -1 */
+    double k_el[6];           /* elastic-branch stiffness per component (0 for rigid) */
+    double k_br[CR_PH_MAX_BRANCHES][6], eta_br[CR_PH_MAX_BRANCHES][6];
+    int kv[CR_PH_MAX_BRANCHES];
+
+    /* state at t_n */
+    double t;
+    double *q, *v;       /* nn * 12 */
+    double *lam;         /* nn * 6: last lambda_{n+1/2} (Newton guess) */
+    double *vmid;        /* nn * 12: last v_{n+1/2} = (q_n - q_{n-1}) / h (Newton predictor) */
+    double *sig_el;      /* ng * 6: elastic branch; rigid components hold the multiplier */
+    double *sig_br;      /* ng * nb * 6: viscous branches (Kelvin-Voigt: value at t_{n+1/2}) */
+    double *eps0;        /* ng * 6 reference strains */
+    double work_ext, dissipated, energy_balance;
+
+    /* unknowns X = (q_{n+1}, lambda) of the free nodes and the rigid stresses, node-major */
+    int nx;
+    int *node_off;       /* nn: offset of node I's 12 q (lambda at +12), -1 when clamped */
+    int *sig_off;        /* ne: offset of element e's 2 nr rigid stresses */
+    double *X, *dX, *r;
+
+    /* Jacobian of the last assembly, in blocks (ph_assemble.c):
+       Ke  ne * 36 * 36  q-q couplings of the element's 3 nodes (mass, material, geometric, loads)
+       Bc  ne * 36 * 2nr momentum rows x rigid stresses;  Br  ne * 2nr * 36 rigid rows x q
+       Kn  nn * 9 * 9    director-director terms of the node (lambda, point moment)
+       Gm, G1  nn * 6 * 9  G_d(d_{n+1/2}) (lambda columns, times fac) and G_d(d_{n+1}) (constraint rows) */
+    double fac;
+    double *Ke, *Bc, *Br, *Kn, *Gm, *G1;
+    /* reduced Newton system (ph_linear.c): per free node (dphi, dtheta) with the director increments
+       in the null space of the constraints, the rigid stresses; LAPACK band storage */
+    int nred, rkl, rku, rldab;
+    int *node_roff, *sig_roff;
+    double *rband, *rrhs, *dqp, *kdq;
+    int *ripiv;
+
+    /* per-step work */
+    double h;            /* step in progress */
+    double *q1, *lam1, *sig1;  /* unpacked iterate: nn*12, nn*6, ng*nr */
+    double *eps_n;       /* eps(q_n) at Gauss points (ng*6) */
+    double *g0;          /* g(d_0) at the nodes (nn*6), the constraint values kept (spec §6 (G)) */
+    double *fext;        /* nn * 12 generalized external forces of the last assembly (no h) */
+};
+
+/* Prepares a step (mode PH_DYNAMIC, step h) or a static solve: strains and constraints of the
+   current state, and X = the initial guess. */
+void ph_begin(cr_ph *s, int mode, double h);
+/* Residual r(X) and (if want_jacobian) its Jacobian blocks. */
+void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, double *r, int want_jacobian);
+/* The Jacobian of the last assembly as a dense nx * nx row-major matrix (tests). */
+void ph_jacobian_dense(const cr_ph *s, double *J);
+/* Solves J dX = -r with the Jacobian of the last assembly at s->q1 (null-space reduction per node,
+   banded LU of the reduced system). CR_SINGULAR when the reduced matrix is singular. */
+cr_status ph_linear_solve(cr_ph *s, const double *r, double *dX, int *bad);
+/* orthonormality constraints g(d) of spec §1, d = (d1, d2, d3) */
+void ph_constraint(const double *d, double g[6]);
+/* eps = (Gamma, K) of spec §1 from q and q_s at a point (bilinear). */
+void ph_strain(const double *q, const double *qs, double eps[6]);
+/* 1/2 int sigma^T C sigma of the given stresses, 1/2 v^T M v (spec §10, 2-point Gauss). */
+double ph_elastic_energy(const cr_ph *s, const double *sig_el, const double *sig_br);
+double ph_kinetic_energy(const cr_ph *s, const double *v);
+
+#endif
