@@ -100,7 +100,9 @@ typedef enum cr_load_type {
     CR_LOAD_FORCE_DENSITY = 2,  /* distributed force per unit length, lumped to nodes (eq. 1) */
     CR_LOAD_MOMENT_DENSITY = 3, /* distributed moment per unit length, lumped to nodes */
     CR_LOAD_GRAVITY = 4,        /* acceleration `value` acting on rho A (and on rigid bodies) */
-    CR_LOAD_TENDON = 5          /* tendon polyline through offset points at the nodes (spec §8.2) */
+    CR_LOAD_TENDON = 5,         /* tendon polyline through offset points at the nodes (spec §8.2) */
+    CR_LOAD_CHAMBER = 6         /* pressurized chamber along the rod at a constant section offset: an
+                                   axial force p·A there (port-Hamiltonian rod, its spec §8) */
 } cr_load_type;
 
 typedef enum cr_frame {
@@ -163,7 +165,9 @@ typedef struct cr_load_def {
     cr_vec3 value;     /* force (N), moment (N m), densities (N/m, N m/m), gravity (m/s²) */
     /* TENDON */
     double tension;    /* N, >= 0 */
-    cr_tendon_offset offset;
+    cr_tendon_offset offset; /* TENDON, CHAMBER */
+    /* CHAMBER: gauge pressure (Pa, >= 0) times chamber area (m², > 0) pushes on the section */
+    double pressure, area;
     double xi_start, xi_end; /* the tendon runs through the nodes with ξ in [xi_start, xi_end] */
 } cr_load_def;
 

@@ -30,6 +30,13 @@ typedef struct cr_model_options {
     /* lgvi */
     int dilatation;  /* 1 (default): modified model, element volume conserved; 0: standard (Demoures) */
     int chart;       /* 0 (default): exponential map; 1: Cayley map */
+    /* port_hamiltonian: generalized-Maxwell viscoelasticity (its spec §7), branches in parallel with
+     * the elastic one; each branch has a relaxation time (s) and a stiffness fraction; a Kelvin–Voigt
+     * branch (rigid spring) is a dashpot of viscosity tau·fraction·stiffness. */
+    int branch_count;                    /* 0..8 */
+    double branch_tau[8], branch_fraction[8];
+    int branch_kelvin_voigt[8];
+    double newton_atol;                  /* midpoint-step Newton tolerance (default 1e-10) */
 } cr_model_options;
 
 cr_model_options cr_model_default_options(void);

@@ -178,6 +178,8 @@ typedef enum node_kind {
     K_LEAF = 0, /* a value, or a container whose entries are not keyed (vectors) */
     K_ROOT,
     K_MODEL,
+    K_BRANCH_LIST,
+    K_BRANCH,
     K_ROD,
     K_MATERIAL,
     K_REFERENCE,
@@ -201,7 +203,9 @@ static const char *const ROOT_KEYS[] = {"name",         "description", "model", 
                                         "rigid_bodies", "loads",       "stages", "output", NULL};
 static const char *const MODEL_MIXED_KEYS[] = {"type", NULL};
 static const char *const MODEL_LGVI_KEYS[] = {"type", "dilatation", "chart", NULL};
-static const char *const MODEL_ANY_KEYS[] = {"type", "dilatation", "chart", NULL};
+static const char *const MODEL_PH_KEYS[] = {"type", "viscoelastic", "newton_atol", NULL};
+static const char *const MODEL_ANY_KEYS[] = {"type", "dilatation", "chart", "viscoelastic", "newton_atol", NULL};
+static const char *const BRANCH_KEYS[] = {"tau", "fraction", "kelvin_voigt", NULL};
 static const char *const ROD_KEYS[] = {"length", "elements", "material", "reference", "sections", "rigid_strains", NULL};
 static const char *const MATERIAL_KEYS[] = {"E", "G", "rho", NULL};
 static const char *const REF_STRAIGHT_KEYS[] = {"type", "origin", "frame", "quaternion", NULL};
@@ -224,8 +228,10 @@ static const char *const LOAD_DENSITY_KEYS[] = {"type", "value", "frame", "time"
 static const char *const LOAD_GRAVITY_KEYS[] = {"type", "value", "time", "stages", NULL};
 static const char *const LOAD_TENDON_KEYS[] = {"type",   "tension", "offset", "xi_start",
                                                "xi_end", "time",    "stages", NULL};
-static const char *const LOAD_ANY_KEYS[] = {"type",    "node",     "body",   "value", "frame",  "tension",
-                                            "offset", "xi_start", "xi_end", "time",  "stages", NULL};
+static const char *const LOAD_CHAMBER_KEYS[] = {"type", "pressure", "area", "offset", "time", "stages", NULL};
+static const char *const LOAD_ANY_KEYS[] = {"type",     "node",   "body",     "value",  "frame",
+                                            "tension",  "offset", "xi_start", "xi_end", "time",
+                                            "stages",   "pressure", "area",   NULL};
 static const char *const OFFSET_KEYS[] = {"y", "z", "radius_fraction", "angle_deg", "table", NULL};
 static const char *const TIME_CONSTANT_KEYS[] = {"type", NULL};
 static const char *const TIME_STEP_KEYS[] = {"type", "t0", "t1", NULL}; /* ramp, smooth_step */
@@ -247,12 +253,13 @@ static const char *const STAGE_ANY_KEYS[] = {"type",      "load_steps",  "max_it
 static const char *const OUTPUT_KEYS[] = {"directory", "vtk", NULL};
 
 /* enum choices; index = the C enum value */
-static const char *const MODEL_CHOICES[] = {"mixed_discrete", "lgvi", NULL};
+static const char *const MODEL_CHOICES[] = {"mixed_discrete", "lgvi", "port_hamiltonian", NULL};
 static const char *const CHART_CHOICES[] = {"exp", "cayley", NULL};
 static const char *const REF_CHOICES[] = {"straight", "helix", "nodes", NULL};
 static const char *const SHAPE_CHOICES[] = {"circle", "rectangle", "resultants", NULL};
 static const char *const BC_CHOICES[] = {"clamp", "pose", NULL};
-static const char *const LOAD_CHOICES[] = {"force", "moment", "force_density", "moment_density", "gravity", "tendon", NULL};
+static const char *const LOAD_CHOICES[] = {"force",   "moment", "force_density", "moment_density",
+                                           "gravity", "tendon", "chamber",       NULL};
 static const char *const FRAME_CHOICES[] = {"inertial", "body", NULL};
 static const char *const STAGE_CHOICES[] = {"static", "dynamic", NULL};
 static const char *const TIME_CHOICES[] = {"constant", "ramp", "table", "sine", "smooth_step", NULL};
@@ -305,7 +312,12 @@ static const char *const *allowed_keys(node_kind k, const cJSON *obj, const char
             *what = "the lgvi model";
             return MODEL_LGVI_KEYS;
         }
+        if (type_is(t, "port_hamiltonian")) {
+            *what = "the port_hamiltonian model";
+            return MODEL_PH_KEYS;
+        }
         return MODEL_ANY_KEYS;
+    case K_BRANCH: return BRANCH_KEYS;
     case K_ROD: return ROD_KEYS;
     case K_MATERIAL: return MATERIAL_KEYS;
     case K_FRAME: return FRAME_KEYS;
@@ -371,6 +383,10 @@ static const char *const *allowed_keys(node_kind k, const cJSON *obj, const char
             *what = "a tendon load";
             return LOAD_TENDON_KEYS;
         }
+        if (type_is(t, "chamber")) {
+            *what = "a chamber load";
+            return LOAD_CHAMBER_KEYS;
+        }
         return LOAD_ANY_KEYS;
     case K_STAGE:
         t = type_string(obj, "type");
@@ -429,6 +445,8 @@ static node_kind child_kind(node_kind k, const char *key)
         if (key && !strcmp(key, "offset")) return K_OFFSET;
         if (key && !strcmp(key, "time")) return K_TIME;
         return K_LEAF;
+    case K_MODEL: return key && !strcmp(key, "viscoelastic") ? K_BRANCH_LIST : K_LEAF;
+    case K_BRANCH_LIST: return key ? K_LEAF : K_BRANCH;
     case K_SECTION_LIST: return key ? K_LEAF : K_SECTION;
     case K_BC_LIST: return key ? K_LEAF : K_BC;
     case K_LOAD_LIST: return key ? K_LEAF : K_LOAD;
@@ -1478,6 +1496,11 @@ static cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storag
                 }
             }
             break;
+        case CR_LOAD_CHAMBER:
+            if ((s = get_number(c, path, "pressure", 1, 0, NONNEGATIVE, &ld->pressure, err))) return s;
+            if ((s = get_number(c, path, "area", 1, 0, POSITIVE, &ld->area, err))) return s;
+            if ((s = parse_offset(c, path, ld, &st->tables[i], err))) return s;
+            break;
         default: /* CR_LOAD_TENDON */
             if ((s = get_number(c, path, "tension", 1, 0, NONNEGATIVE, &ld->tension, err))) return s;
             if ((s = get_number(c, path, "xi_start", 0, 0.0, ANY, &ld->xi_start, err))) return s;
@@ -1693,7 +1716,39 @@ static cr_status parse_model(const cJSON *root, cr_model_options *m, cr_error *e
         return fail(err, "model.dilatation: expected true or false, got %s", got);
     }
     if (dil) m->dilatation = cJSON_IsTrue(dil);
-    return get_enum(obj, "model", "chart", CHART_CHOICES, 0, &m->chart, err);
+    if ((s = get_enum(obj, "model", "chart", CHART_CHOICES, 0, &m->chart, err))) return s;
+    if ((s = get_number(obj, "model", "newton_atol", 0, 1e-10, POSITIVE, &m->newton_atol, err))) return s;
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(obj, "viscoelastic");
+    if (!list) return CR_OK;
+    if ((s = expect_array(list, "model.viscoelastic", err))) return s;
+    int n = cJSON_GetArraySize(list);
+    if (n > 8) return fail(err, "model.viscoelastic: at most 8 branches, got %d", n);
+    int i = 0;
+    double total = 0;
+    for (const cJSON *c = list->child; c; c = c->next, ++i) {
+        char bpath[PATH_SIZE];
+        path_index(bpath, "model.viscoelastic", i);
+        if ((s = expect_object(c, bpath, err)) || (s = check_keys(c, bpath, K_BRANCH, err))) return s;
+        if ((s = get_number(c, bpath, "tau", 1, 0, POSITIVE, &m->branch_tau[i], err))) return s;
+        if ((s = get_number(c, bpath, "fraction", 1, 0, POSITIVE, &m->branch_fraction[i], err))) return s;
+        const cJSON *kv = cJSON_GetObjectItemCaseSensitive(c, "kelvin_voigt");
+        if (kv && !cJSON_IsBool(kv)) {
+            char got[VALUE_TEXT_SIZE];
+            describe(kv, got, sizeof got);
+            return fail(err, "%s.kelvin_voigt: expected true or false, got %s", bpath, got);
+        }
+        m->branch_kelvin_voigt[i] = kv && cJSON_IsTrue(kv);
+        /* a Maxwell branch takes its stiffness from the elastic one; a dashpot does not */
+        if (!m->branch_kelvin_voigt[i]) total += m->branch_fraction[i];
+    }
+    if (total > 1 + 1e-12) {
+        char got[32];
+        format_number(total, got, sizeof got);
+        return fail(err, "model.viscoelastic: the Maxwell branches' fractions must sum to <= 1 (the rest is the "
+                         "elastic branch), got %s", got);
+    }
+    m->branch_count = n;
+    return CR_OK;
 }
 
 static cr_status parse_root(const cJSON *root, const char *default_name, cr_scenario *sc, scenario_storage *st,

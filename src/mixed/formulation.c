@@ -17,6 +17,12 @@ typedef struct mixed_sim {
 
 static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
 {
+    for (int k = 0; k < sc->rod.load_count; ++k)
+        if (sc->rod.loads[k].type == CR_LOAD_CHAMBER)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "loads.%d.type: chamber loads are not supported by the mixed_discrete model (use "
+                                "port_hamiltonian)",
+                                k);
     for (int k = 0; k < sc->stage_count; ++k)
         if (sc->stages[k].type == CR_STAGE_DYNAMIC && sc->stages[k].dynamics.time_step > 0)
             return cr_error_set(err, CR_BAD_INPUT,

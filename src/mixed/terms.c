@@ -335,6 +335,7 @@ void cr_term_loads(const cr_model *m, const cr_layout *ly, const double *scale, 
             for (int a = t->first; a < t->last; ++a) cr_term_tendon_segment(m, ly, t, a, s * t->tension, x, F, J);
             break;
         }
+        case CR_LOAD_CHAMBER: break; /* refused by this formulation's check (formulation.c) */
         }
     }
 }

@@ -75,5 +75,6 @@ const char *cr_formulation_names(void);
 
 extern const cr_formulation cr_mixed_formulation;
 extern const cr_formulation cr_lgvi_formulation;
+extern const cr_formulation cr_ph_formulation;
 
 #endif

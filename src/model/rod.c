@@ -282,7 +282,10 @@ cr_status cr_rod_validate(const cr_rod_def *d, cr_error *err)
                     return cr_error_set(err, CR_BAD_INPUT, "loads.%d.offset.table: must cover xi %g..%g", k, l->xi_start, l->xi_end);
             }
         }
-        if (l->type < CR_LOAD_FORCE || l->type > CR_LOAD_TENDON)
+        if (l->type == CR_LOAD_CHAMBER && !(isfinite(l->pressure) && l->pressure >= 0 && finite_positive(l->area)))
+            return cr_error_set(err, CR_BAD_INPUT, "loads.%d: a chamber needs pressure >= 0 and area > 0, got %g, %g", k,
+                                l->pressure, l->area);
+        if (l->type < CR_LOAD_FORCE || l->type > CR_LOAD_CHAMBER)
             return cr_error_set(err, CR_BAD_INPUT, "loads.%d.type: unknown type %d", k, (int)l->type);
     }
     return CR_OK;
@@ -341,3 +344,24 @@ double cr_time_function_eval(const cr_time_function *f, double t)
     return 1.0;
 }
 
+
+uint64_t cr_loads_hash(uint64_t h, const cr_load_def *loads, int count)
+{
+    for (int k = 0; k < count; ++k) {
+        const cr_load_def *l = &loads[k];
+        double v[18] = {l->value.x,    l->value.y,        l->value.z,          (double)l->type,   (double)l->node,
+                        (double)l->body, (double)l->frame, (double)l->stages,   (double)l->time.type, l->time.t0,
+                        l->time.t1,    l->time.amplitude, l->time.frequency,  l->time.phase,     l->time.offset,
+                        l->tension,    l->pressure,       l->area};
+        const unsigned char *b = (const unsigned char *)v;
+        for (size_t i = 0; i < sizeof v; ++i) h = (h ^ b[i]) * 1099511628211ull;
+        for (int j = 0; l->time.points && j < l->time.point_count; ++j) {
+            b = (const unsigned char *)&l->time.points[j];
+            for (size_t i = 0; i < sizeof l->time.points[j]; ++i) h = (h ^ b[i]) * 1099511628211ull;
+        }
+        double o[5] = {(double)l->offset.type, l->offset.y, l->offset.z, l->offset.fraction, l->offset.angle};
+        b = (const unsigned char *)o;
+        for (size_t i = 0; i < sizeof o; ++i) h = (h ^ b[i]) * 1099511628211ull;
+    }
+    return h;
+}

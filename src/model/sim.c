@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const cr_formulation *const formulations[] = {&cr_mixed_formulation};
+static const cr_formulation *const formulations[] = {&cr_mixed_formulation, &cr_ph_formulation};
 enum { FORMULATION_COUNT = sizeof formulations / sizeof formulations[0] };
 
 const cr_formulation *cr_formulation_find(const char *name)
@@ -32,6 +32,7 @@ cr_model_options cr_model_default_options(void)
     memset(&o, 0, sizeof o);
     strcpy(o.type, "mixed_discrete");
     o.dilatation = 1;
+    o.newton_atol = 1e-10;
     return o;
 }
 

@@ -1,0 +1,539 @@
+/* The port-Hamiltonian director rod (ph_*.c) behind the formulation table
+ * (model/formulation.h): the shared rod definition discretized with quadratic
+ * elements (2n + 1 nodes), loads sampled at t_{n+1/2} (its spec §6), dynamic
+ * stages by the energy–momentum midpoint rule with step halving on failure,
+ * static stages by Newton with load steps, and the formulation-neutral accessors.
+ *
+ * Frames. The kernel's directors d1, d2, d3 (d3 = rod axis) are the library's
+ * body axes y, z, x: R = A Q with Q = [e_y e_z e_x], so components map as
+ * (1, 2, 3) = (y, z, x). Rigid strain components map the same way. */
+#define _POSIX_C_SOURCE 199309L
+#include "model/formulation.h"
+#include "model/rod_internal.h"
+#include "ph/ph.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct ph_sim {
+    cr_ph *k;
+    cr_ph_params p;
+    int nodes;              /* 2n + 1 */
+    int load_count;
+    cr_load_def *loads;     /* copies, time tables owned */
+    double *scale;          /* per load: magnitude the state is in equilibrium with (static stages) */
+    double *stage_factor;   /* per load: 1 if active in the running stage */
+    cr_vec3 *f, *c;         /* per-step nodal point loads (spatial) */
+    double load_factor;     /* of the last static stage */
+    long substeps;          /* halved steps taken in the running stage */
+} ph_sim;
+
+static cr_vec3 from_k(cr_vec3 v) { return cr_v3(v.z, v.x, v.y); }
+static cr_mat3 Q(void) { return cr_m3_columns(cr_v3(0, 1, 0), cr_v3(0, 0, 1), cr_v3(1, 0, 0)); }
+/* library rigid bits (γx γy γz κx κy κz) -> kernel bits (N1 N2 N3 M1 M2 M3) */
+static unsigned rigid_bits(unsigned lib)
+{
+    static const int to[6] = {2, 0, 1, 5, 3, 4};
+    unsigned k = 0;
+    for (int j = 0; j < 6; ++j)
+        if (lib & (1u << j)) k |= 1u << to[j];
+    return k;
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* ---- what the formulation can represent ---- */
+static cr_status uniform_params(const cr_rod_def *def, const cr_model_options *o, cr_ph_params *p, cr_error *err)
+{
+    cr_section_resultants r0, r;
+    cr_section_resultants_eval(def, 0.5 / def->elements, &r0);
+    for (int e = 1; e < def->elements; ++e) {
+        cr_section_resultants_eval(def, (e + 0.5) / def->elements, &r);
+        const double a[9] = {r0.EA, r0.GA_y, r0.GA_z, r0.GJ, r0.EI_y, r0.EI_z, r0.rhoA, r0.rhoI_y, r0.rhoI_z};
+        const double b[9] = {r.EA, r.GA_y, r.GA_z, r.GJ, r.EI_y, r.EI_z, r.rhoA, r.rhoI_y, r.rhoI_z};
+        for (int q = 0; q < 9; ++q)
+            if (fabs(a[q] - b[q]) > 1e-12 * fabs(a[q]))
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "rod.sections: the port_hamiltonian model needs a uniform section (element %d "
+                                    "differs from element 0); use the mixed_discrete model for tapered rods",
+                                    e);
+    }
+    *p = cr_ph_default_params();
+    p->elements = def->elements;
+    p->length = def->length;
+    p->rhoA = r0.rhoA;
+    /* M^{αβ} = ∫ρ θ^α θ^β dA (spec §3): θ¹ runs along d1 = y, so M11 = ρ I about z */
+    p->M11 = r0.rhoI_z;
+    p->M22 = r0.rhoI_y;
+    const double k[6] = {r0.GA_y, r0.GA_z, r0.EA, r0.EI_y, r0.EI_z, r0.GJ};
+    memcpy(p->stiffness, k, sizeof k);
+    p->rigid = rigid_bits(def->rigid_strains);
+    p->branch_count = o->branch_count;
+    for (int b = 0; b < o->branch_count; ++b) {
+        p->branch_tau[b] = o->branch_tau[b];
+        p->branch_fraction[b] = o->branch_fraction[b];
+        p->branch_rigid_spring[b] = o->branch_kelvin_voigt[b];
+    }
+    p->newton_atol = o->newton_atol;
+    p->clamp_start = p->clamp_end = 0;
+    for (int b = 0; b < def->bc_count; ++b) {
+        int node = def->bcs[b].node < 0 ? def->bcs[b].node + def->elements + 1 : def->bcs[b].node;
+        if (node == 0) p->clamp_start = 1;
+        else p->clamp_end = 1;
+    }
+    return CR_OK;
+}
+
+static cr_status ph_check(const cr_scenario *sc, cr_error *err)
+{
+    const cr_rod_def *d = &sc->rod;
+    if (d->rigid_body_count > 0)
+        return cr_error_set(err, CR_BAD_INPUT, "rigid_bodies: not supported by the port_hamiltonian model");
+    if (d->reference.type == CR_REFERENCE_NODES)
+        return cr_error_set(err, CR_BAD_INPUT, "rod.reference.type: the port_hamiltonian model needs a straight or "
+                                               "helix reference (its quadratic elements have midside nodes)");
+    for (int k = 0; k < d->bc_count; ++k) {
+        int node = d->bcs[k].node < 0 ? d->bcs[k].node + d->elements + 1 : d->bcs[k].node;
+        if (d->bcs[k].type != CR_BC_CLAMP)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "boundary_conditions.%d.type: the port_hamiltonian model supports clamps only", k);
+        if (node != 0 && node != d->elements)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "boundary_conditions.%d.node: the port_hamiltonian model clamps the end nodes only "
+                                "(0 or -1), got node %d",
+                                k, node);
+    }
+    for (int k = 0; k < d->load_count; ++k) {
+        const cr_load_def *l = &d->loads[k];
+        if (l->frame == CR_FRAME_BODY && l->type != CR_LOAD_TENDON && l->type != CR_LOAD_CHAMBER)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "loads.%d.frame: the port_hamiltonian model takes dead (inertial) loads only; a "
+                                "follower load would break its exact energy balance",
+                                k);
+        if (l->type == CR_LOAD_TENDON || l->type == CR_LOAD_CHAMBER) {
+            if (l->offset.type != CR_OFFSET_CONSTANT)
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "loads.%d.offset: the port_hamiltonian model routes tendons and chambers "
+                                    "straight along the rod: give the offset as {y, z}",
+                                    k);
+            if (l->type == CR_LOAD_TENDON && (l->xi_start > 0 || l->xi_end < 1))
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "loads.%d.xi_start/xi_end: the port_hamiltonian model takes tendons over the "
+                                    "whole rod",
+                                    k);
+        }
+    }
+    cr_ph_params p;
+    cr_status st = uniform_params(d, &sc->model, &p, err);
+    if (st != CR_OK) return st;
+    for (int k = 0; k < sc->stage_count; ++k) {
+        const cr_stage_def *s = &sc->stages[k];
+        if (s->type == CR_STAGE_STATIC) {
+            if (!p.clamp_start && !p.clamp_end)
+                return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions: statics needs a clamp (a free rod has "
+                                                       "rigid-body modes)");
+            continue;
+        }
+        const cr_dynamic_options *o = &s->dynamics;
+        if (!(o->time_step > 0))
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "stages.%d.time_step: required by the port_hamiltonian model (its midpoint rule "
+                                "steps with a fixed h)",
+                                k);
+        double n = o->t_end / o->time_step;
+        if (fabs(n - nearbyint(n)) > 1e-6 * fmax(1.0, n) || nearbyint(n) < 1)
+            return cr_error_set(err, CR_BAD_INPUT, "stages.%d.t_end: %g s is not a whole number of time steps of %g s",
+                                k, o->t_end, o->time_step);
+    }
+    return CR_OK;
+}
+
+/* ---- create / destroy ---- */
+static void ph_destroy(void *impl)
+{
+    ph_sim *s = impl;
+    if (!s) return;
+    cr_ph_destroy(s->k);
+    for (int k = 0; s->loads && k < s->load_count; ++k) free((void *)s->loads[k].time.points);
+    free(s->loads);
+    free(s->scale);
+    free(s->stage_factor);
+    free(s->f);
+    free(s->c);
+    free(s);
+}
+
+static void *ph_create(const cr_rod_def *def, const cr_model_options *o, cr_error *err)
+{
+    if (cr_rod_validate(def, err) != CR_OK) return NULL;
+    if (def->reference.type == CR_REFERENCE_NODES) {
+        cr_error_set(err, CR_BAD_INPUT, "rod.reference.type: the port_hamiltonian model needs a straight or helix "
+                                        "reference");
+        return NULL;
+    }
+    int nn = 2 * def->elements + 1;
+    ph_sim *s = calloc(1, sizeof *s);
+    cr_vec3 *x0 = malloc(nn * sizeof *x0);
+    cr_mat3 *R0 = malloc(nn * sizeof *R0);
+    if (!s || !x0 || !R0) goto oom;
+    if (uniform_params(def, o, &s->p, err) != CR_OK) goto fail;
+    s->nodes = nn;
+    int nl = def->load_count > 0 ? def->load_count : 1;
+    s->load_count = def->load_count;
+    s->loads = calloc(nl, sizeof *s->loads);
+    s->scale = calloc(nl, sizeof *s->scale);
+    s->stage_factor = calloc(nl, sizeof *s->stage_factor);
+    s->f = calloc(nn, sizeof *s->f);
+    s->c = calloc(nn, sizeof *s->c);
+    if (!s->loads || !s->scale || !s->stage_factor || !s->f || !s->c) goto oom;
+    for (int k = 0; k < def->load_count; ++k) {
+        s->loads[k] = def->loads[k];
+        s->loads[k].time.points = NULL;
+        if (def->loads[k].time.type == CR_TIME_TABLE) {
+            size_t n = (size_t)def->loads[k].time.point_count * sizeof(cr_time_point);
+            cr_time_point *pts = malloc(n);
+            if (!pts) goto oom;
+            memcpy(pts, def->loads[k].time.points, n);
+            s->loads[k].time.points = pts;
+        }
+        /* the definition's node i (of elements + 1) is finite-element node 2i */
+        int node = s->loads[k].node < 0 ? s->loads[k].node + def->elements + 1 : s->loads[k].node;
+        s->loads[k].node = 2 * node;
+    }
+    cr_mat3 q = Q();
+    for (int i = 0; i < nn; ++i) {
+        cr_quat p;
+        cr_rod_reference_pose(def, def->length * i / (nn - 1), &x0[i], &p);
+        R0[i] = cr_m3_mul(cr_q_exp(p), q);
+    }
+    s->k = cr_ph_create(&s->p, x0, R0, err);
+    if (!s->k) goto fail;
+    free(x0);
+    free(R0);
+    return s;
+oom:
+    cr_error_set(err, CR_NO_MEMORY, "out of memory while building the port_hamiltonian model");
+fail:
+    free(x0);
+    free(R0);
+    ph_destroy(s);
+    return NULL;
+}
+
+/* ---- loads: point loads at nodes, uniform densities, actuation stress (spec §6, §8) ---- */
+static void build_loads(ph_sim *s, const double *magnitude, cr_ph_loads *L, double act[6])
+{
+    memset(s->f, 0, s->nodes * sizeof *s->f);
+    memset(s->c, 0, s->nodes * sizeof *s->c);
+    memset(L, 0, sizeof *L);
+    memset(act, 0, 6 * sizeof(double));
+    int actuated = 0;
+    for (int k = 0; k < s->load_count; ++k) {
+        const cr_load_def *l = &s->loads[k];
+        double a = magnitude[k];
+        if (a == 0) continue;
+        cr_vec3 v = cr_v3_scale(l->value, a);
+        /* material offset in the (d1, d2) plane: the library's (y, z) */
+        double rx = l->offset.y, ry = l->offset.z;
+        switch (l->type) {
+        case CR_LOAD_FORCE: s->f[l->node] = cr_v3_add(s->f[l->node], v); break;
+        case CR_LOAD_MOMENT: s->c[l->node] = cr_v3_add(s->c[l->node], v); break;
+        case CR_LOAD_FORCE_DENSITY: L->force_density = cr_v3_add(L->force_density, v); break;
+        case CR_LOAD_MOMENT_DENSITY: L->moment_density = cr_v3_add(L->moment_density, v); break;
+        case CR_LOAD_GRAVITY: L->force_density = cr_v3_madd(L->force_density, s->p.rhoA, v); break;
+        case CR_LOAD_TENDON:
+            cr_ph_actuation_tendon(a * l->tension, rx, ry, act);
+            actuated = 1;
+            break;
+        case CR_LOAD_CHAMBER:
+            cr_ph_actuation_chamber(a * l->pressure * l->area, rx, ry, act);
+            actuated = 1;
+            break;
+        }
+    }
+    L->node_force = s->f;
+    L->node_moment = s->c;
+    L->actuation = actuated ? act : NULL;
+}
+
+/* magnitudes of the loads at time t in a dynamic stage: stage mask × time function */
+static void dynamic_magnitudes(ph_sim *s, double t)
+{
+    for (int k = 0; k < s->load_count; ++k)
+        s->scale[k] = s->stage_factor[k] * cr_time_function_eval(&s->loads[k].time, t);
+}
+
+static const char *const extra_names[] = {"energy_dissipated", "energy_balance", "constraint_violation"};
+
+static void fill_sample(const ph_sim *s, cr_dynamic_sample *smp)
+{
+    cr_ph_diag d;
+    cr_ph_diagnostics(s->k, &d);
+    memset(smp, 0, sizeof *smp);
+    smp->t = cr_ph_time(s->k);
+    smp->kinetic = d.kinetic;
+    smp->elastic = d.elastic;
+    smp->gravity = 0; /* gravity is a distributed load here: its work is in work_external */
+    smp->work_external = d.work_external;
+    smp->momentum = d.momentum;
+    smp->angular_momentum = d.angular_momentum;
+    smp->extra_count = 3;
+    smp->extra[0] = d.dissipated;
+    smp->extra[1] = d.energy_balance;
+    smp->extra[2] = d.constraint_violation;
+}
+
+/* One step of h from the current time; a step whose Newton iteration fails is
+ * retried as two halves, down to h/2^10 (the issue's "retried with a halved step"). */
+static cr_status advance(ph_sim *s, double h, int depth, cr_error *err)
+{
+    cr_ph_loads L;
+    double act[6];
+    dynamic_magnitudes(s, cr_ph_time(s->k) + 0.5 * h); /* loads at t_{n+1/2} (spec §6) */
+    build_loads(s, s->scale, &L, act);
+    cr_status st = cr_ph_step(s->k, h, &L, NULL, err);
+    if (st == CR_OK || st < 0 || depth >= 10) return st;
+    s->substeps += 2;
+    if ((st = advance(s, 0.5 * h, depth + 1, err)) != CR_OK) return st;
+    return advance(s, 0.5 * h, depth + 1, err);
+}
+
+static cr_status ph_dynamic(cr_sim *sim, int stage, double t_stage_start, double h0, double work,
+                            const cr_dynamic_options *o, const cr_stage_callbacks *cb, cr_dynamic_report *report,
+                            cr_error *err)
+{
+    ph_sim *s = sim->impl;
+    double h = o->time_step, wall0 = wall_now();
+    if (!(h > 0))
+        return cr_error_set(err, CR_BAD_INPUT, "stages.%d.time_step: required by the port_hamiltonian model", stage);
+    cr_rod_def loads_only = {.load_count = s->load_count, .loads = s->loads};
+    cr_rod_stage_load_factors(&loads_only, stage, s->stage_factor);
+    long total = lround(o->t_end / h), done = lround((cr_ph_time(s->k) - t_stage_start) / h);
+    long every = lround(o->output_dt / h);
+    if (every < 1) every = 1;
+    memset(report, 0, sizeof *report);
+    report->t_start = t_stage_start;
+    s->substeps = 0;
+    cr_dynamic_sample smp;
+    cr_status st = CR_OK;
+    if (done == 0 && cb->on_output) {
+        fill_sample(s, &smp);
+        if (cb->on_output(sim, &smp, cb->user)) return CR_INTERRUPTED;
+    }
+    for (long n = done; n < total; ++n) {
+        cr_error e = {0};
+        double t0 = cr_ph_time(s->k);
+        if ((st = advance(s, h, 0, &e)) != CR_OK) {
+            cr_error_set(err, st, "port_hamiltonian step from t = %.9g s failed even at h/1024: %s", t0, e.message);
+            break;
+        }
+        report->steps++;
+        int stop = 0;
+        if (((n + 1) % every == 0 || n + 1 == total) && cb->on_output) {
+            fill_sample(s, &smp);
+            stop = cb->on_output(sim, &smp, cb->user);
+        }
+        /* the work and dissipation live in the kernel's (checkpointed) state */
+        if (cb->on_step) stop |= cb->on_step(sim, h, report->steps, 0.0, cb->user);
+        if (stop) {
+            st = CR_INTERRUPTED;
+            break;
+        }
+    }
+    report->rejected = s->substeps;
+    report->t_end = cr_ph_time(s->k);
+    report->h_last = h;
+    report->wall_time_s = wall_now() - wall0;
+    return st;
+}
+
+/* Static equilibrium with load steps: the magnitudes go linearly from the state's
+ * to the stage's; a failed load step is halved (like the mixed rod's statics). */
+static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, const cr_stage_callbacks *cb,
+                           cr_static_report *report, cr_error *err)
+{
+    ph_sim *s = sim->impl;
+    double wall0 = wall_now();
+    int nl = s->load_count > 0 ? s->load_count : 1;
+    double *from = malloc(nl * sizeof *from), *target = malloc(nl * sizeof *target), *mag = malloc(nl * sizeof *mag);
+    if (!from || !target || !mag) {
+        free(from), free(target), free(mag);
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory");
+    }
+    memcpy(from, s->scale, nl * sizeof *from);
+    cr_rod_def loads_only = {.load_count = s->load_count, .loads = s->loads};
+    cr_rod_stage_load_factors(&loads_only, stage, target);
+    memset(report, 0, sizeof *report);
+    double lf = 0, dl = 1.0 / o->load_steps;
+    int halvings = 0;
+    cr_status st = CR_OK;
+    while (lf < 1 - 1e-12) {
+        double next = fmin(1.0, lf + dl);
+        for (int k = 0; k < s->load_count; ++k) mag[k] = from[k] + next * (target[k] - from[k]);
+        cr_ph_loads L;
+        double act[6], res = 0;
+        int its = 0;
+        build_loads(s, mag, &L, act);
+        cr_error e = {0};
+        st = cr_ph_solve_static(s->k, &L, &its, &res, &e);
+        report->total_iterations += its;
+        if (st != CR_OK) {
+            if (st < 0 || ++halvings > o->max_halvings) {
+                cr_error_set(err, st, "port_hamiltonian statics: load step to factor %.6g failed: %s", next,
+                             e.message);
+                break;
+            }
+            report->failed_attempts++;
+            dl *= 0.5;
+            st = CR_OK;
+            continue;
+        }
+        lf = next;
+        memcpy(s->scale, mag, nl * sizeof *mag);
+        s->load_factor = lf;
+        if (report->step_count == report->step_capacity) {
+            int cap = report->step_capacity ? 2 * report->step_capacity : 16;
+            cr_load_step_report *r = realloc(report->steps, cap * sizeof *r);
+            if (!r) {
+                st = cr_error_set(err, CR_NO_MEMORY, "out of memory");
+                break;
+            }
+            report->steps = r;
+            report->step_capacity = cap;
+        }
+        cr_load_step_report *r = &report->steps[report->step_count++];
+        r->load_factor = lf;
+        r->iterations = its;
+        r->history_count = 1;
+        r->residual_history = malloc(sizeof(double));
+        if (r->residual_history) r->residual_history[0] = res;
+        else r->history_count = 0;
+        report->final_residual = res;
+        if (cb->on_load_step && cb->on_load_step(sim, r, report->step_count - 1, cb->user)) {
+            st = CR_INTERRUPTED;
+            break;
+        }
+    }
+    report->converged = st == CR_OK;
+    report->load_factor = lf;
+    report->wall_time_s = wall_now() - wall0;
+    free(from), free(target), free(mag);
+    return st;
+}
+
+/* ---- accessors ---- */
+static int node_count(const void *impl) { return ((const ph_sim *)impl)->nodes; }
+static double node_s(const void *impl, int i) { return cr_ph_node_s(((const ph_sim *)impl)->k, i); }
+
+static void node_pose(const void *impl, int i, cr_vec3 *r, cr_quat *q)
+{
+    const ph_sim *s = impl;
+    *r = cr_ph_position(s->k, i);
+    /* the nodal directors are orthonormal to round-off (the constraint holds exactly at nodes, spec §5) */
+    *q = cr_q_from_matrix(cr_m3_mul(cr_ph_directors(s->k, i), cr_m3_transpose(Q())));
+}
+
+static void node_velocity(const void *impl, int i, cr_vec3 *v, cr_vec3 *w)
+{
+    const ph_sim *s = impl;
+    *v = cr_ph_velocity(s->k, i);
+    /* ω = T(d)ᵀ v_d = ½ Σ d_k × v_{d_k} (spec §4), in the body basis */
+    const double *q = s->k->q + 12 * (size_t)i, *vd = s->k->v + 12 * (size_t)i;
+    cr_vec3 om = cr_v3(0, 0, 0);
+    for (int k = 1; k <= 3; ++k)
+        om = cr_v3_add(om, cr_v3_scale(cr_v3_cross(cr_v3_load(q + 3 * k), cr_v3_load(vd + 3 * k)), 0.5));
+    cr_mat3 A = cr_m3_mul(cr_ph_directors(s->k, i), cr_m3_transpose(Q()));
+    *w = cr_m3_tmulv(A, om);
+}
+
+static int sample_count(const void *impl) { return cr_ph_sample_count(((const ph_sim *)impl)->k); }
+static double sample_s(const void *impl, int g) { return cr_ph_sample_s(((const ph_sim *)impl)->k, g); }
+
+static void sample(const void *impl, int g, cr_vec3 *gamma, cr_vec3 *kappa, cr_vec3 *n, cr_vec3 *m)
+{
+    const ph_sim *s = impl;
+    cr_vec3 kg, kk, kn, km;
+    cr_ph_sample(s->k, g, &kg, &kk, &kn, &km);
+    /* total strains (reference + change), as the other formulations report them */
+    const double *e0 = s->k->eps0 + 6 * (size_t)g;
+    if (gamma) *gamma = from_k(cr_v3_add(kg, cr_v3_load(e0)));
+    if (kappa) *kappa = from_k(cr_v3_add(kk, cr_v3_load(e0 + 3)));
+    if (n) *n = from_k(kn);
+    if (m) *m = from_k(km);
+}
+
+static double time_of(const void *impl) { return cr_ph_time(((const ph_sim *)impl)->k); }
+static double load_factor(const void *impl) { return ((const ph_sim *)impl)->load_factor; }
+
+static int series_extra(const void *impl, const char *const **names)
+{
+    *names = extra_names;
+    return (int)(sizeof extra_names / sizeof extra_names[0]);
+}
+
+/* checkpoint: kernel state, load magnitudes and load factor */
+static int packed_size(const void *impl)
+{
+    const ph_sim *s = impl;
+    return 1 + s->load_count + cr_ph_packed_size(s->k);
+}
+
+static void pack(const void *impl, double *out)
+{
+    const ph_sim *s = impl;
+    out[0] = s->load_factor;
+    memcpy(out + 1, s->scale, s->load_count * sizeof(double));
+    cr_ph_pack(s->k, out + 1 + s->load_count);
+}
+
+static void unpack(void *impl, const double *in)
+{
+    ph_sim *s = impl;
+    s->load_factor = in[0];
+    memcpy(s->scale, in + 1, s->load_count * sizeof(double));
+    cr_ph_unpack(s->k, in + 1 + s->load_count);
+}
+
+static uint64_t fingerprint(const void *impl)
+{
+    const ph_sim *s = impl;
+    uint64_t h = 14695981039346656037ull;
+    cr_ph_params p = s->p;
+    p.h = 0;
+    const unsigned char *b = (const unsigned char *)&p;
+    for (size_t i = 0; i < sizeof p; ++i) h = (h ^ b[i]) * 1099511628211ull;
+    return cr_loads_hash(h, s->loads, s->load_count);
+}
+
+const cr_formulation cr_ph_formulation = {
+    .name = "port_hamiltonian",
+    .check = ph_check,
+    .create = ph_create,
+    .destroy = ph_destroy,
+    .static_stage = ph_static,
+    .dynamic_stage = ph_dynamic,
+    .node_count = node_count,
+    .node_s = node_s,
+    .node_pose = node_pose,
+    .node_velocity = node_velocity,
+    .sample_count = sample_count,
+    .sample_s = sample_s,
+    .sample = sample,
+    .time = time_of,
+    .load_factor = load_factor,
+    .reaction = NULL,
+    .body_count = NULL,
+    .series_extra = series_extra,
+    .packed_size = packed_size,
+    .pack = pack,
+    .unpack = unpack,
+    .fingerprint = fingerprint,
+};
