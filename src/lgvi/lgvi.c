@@ -46,13 +46,13 @@ struct cr_lgvi {
     int cur;
     lgvi_elem *el;
     long steps;
-    double work;           /* W(t_k) */
+    double work, work_last; /* Σ_{j<=k} w_j and w_k (discrete work of the loads of t_j) */
     double T_last, T_prev; /* T^k, T^{k-1} (interval kinetic energies) */
     double U_last;         /* U_d^k */
 };
 
-/* pack header: steps, work, T_last, T_prev, U_last */
-#define PACK_HEADER 5
+/* pack header: steps, work, work_last, T_last, T_prev, U_last */
+#define PACK_HEADER 6
 
 /* ---- small quaternion helpers (unit quaternions, body -> spatial) ---- */
 
@@ -563,6 +563,7 @@ cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, c
     s->T_last = acc.T;
     s->U_last = acc.U;
     s->work += acc.W;
+    s->work_last = acc.W;
     return CR_OK;
 }
 
@@ -851,7 +852,10 @@ void cr_lgvi_diagnostics(const cr_lgvi *s, cr_lgvi_diag *out)
         out->energy_time = (double)(s->steps - 1) * s->h;
     }
     out->total = out->kinetic + out->elastic;
-    out->work_external = s->work;
+    /* W(t_k) = Σ_{j<k} w_j + ½ w_k pairs with H^k (T averaged over the intervals on both
+     * sides of t_k): T^k - T^{k-1} = w_k exactly for the translational part, so
+     * H^k - W(t_k) only carries the O(h²) error of the integrator */
+    out->work_external = s->work - 0.5 * s->work_last;
     cr_vec3 P = {0, 0, 0}, L = {0, 0, 0};
     double rd = 0.0;
     for (int q = 0; q <= K; ++q) {
@@ -929,9 +933,10 @@ void cr_lgvi_pack(const cr_lgvi *s, double *out)
 {
     out[0] = (double)s->steps;
     out[1] = s->work;
-    out[2] = s->T_last;
-    out[3] = s->T_prev;
-    out[4] = s->U_last;
+    out[2] = s->work_last;
+    out[3] = s->T_last;
+    out[4] = s->T_prev;
+    out[5] = s->U_last;
     memcpy(out + PACK_HEADER, s->buf[s->cur], sizeof(lgvi_node) * (size_t)(s->K + 1));
 }
 
@@ -939,8 +944,9 @@ void cr_lgvi_unpack(cr_lgvi *s, const double *in)
 {
     s->steps = (long)in[0];
     s->work = in[1];
-    s->T_last = in[2];
-    s->T_prev = in[3];
-    s->U_last = in[4];
+    s->work_last = in[2];
+    s->T_last = in[3];
+    s->T_prev = in[4];
+    s->U_last = in[5];
     memcpy(s->buf[s->cur], in + PACK_HEADER, sizeof(lgvi_node) * (size_t)(s->K + 1));
 }

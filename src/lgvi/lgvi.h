@@ -93,8 +93,9 @@ typedef struct cr_lgvi_diag {
     double length, dilatation_min, dilatation_max, volume_drift, rotation_drift;
     /* added: the time t_k the energies refer to, and T^k alone (kinetic energy of the last
      * interval, spec §2.4 "evaluated on [k, k+1]"): H^k = kinetic_interval + elastic is the
-     * paper's §5.2 energy. work_external is W(t_k) = Σ_{j<=k} (discrete work of the loads
-     * of t_j), the partner of total: total - work_external is bounded for the standard model. */
+     * paper's §5.2 energy. work_external is W(t_k) = Σ_{j<k} w_j + ½ w_k with
+     * w_j = f_j·(x^{j+1} - x^{j-1})/2 + (R_j^T c_j)·(f^{j-1} + f^j)/2 the discrete work of the
+     * loads of t_j: total - work_external stays O(h²) (standard model), loaded or not. */
     double energy_time, kinetic_interval;
 } cr_lgvi_diag;
 void cr_lgvi_diagnostics(const cr_lgvi *s, cr_lgvi_diag *out);
