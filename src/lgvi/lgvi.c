@@ -33,7 +33,7 @@ typedef struct lgvi_node {
 /* Per element reference data: Γ_ref, Ω_ref (spec: subtracted so the initial configuration
  * is stress-free) and 1/|Δx0| for the dilatation. */
 typedef struct lgvi_elem {
-    double gref[3], oref[3], inv_l0, pad;
+    double gref[3], oref[3], inv_l0, straight; /* straight: 1 if Ω_ref == 0 exactly */
 } lgvi_elem;
 
 struct cr_lgvi {
@@ -182,6 +182,21 @@ static inline elem_out element(const cr_lgvi *s, const lgvi_node *a, const lgvi_
     }
     cr_vec3 n = {P->C1.x * G.x * ie, P->C1.y * G.y * ie, P->C1.z * G.z * ie};
     q4 qL = q_cmul(qa, qb);
+    o.Rn = q_rot(qa, n);
+    cr_vec3 sh = cross(dR, n);
+    double Un = dot(G, n);
+    if (qL.x == 0.0 && qL.y == 0.0 && qL.z == 0.0 && E->straight) {
+        /* Λ = I exactly and Ω_ref = 0: Ω = m = w = 0 exactly (the bending-free problems);
+         * the general code below would produce the same zeros */
+        o.ta = sh;
+        o.tb = (cr_vec3){0, 0, 0};
+        o.U = 0.5 * s->l * Un;
+        if (st) {
+            st->gamma = G, st->omega = (cr_vec3){0, 0, 0}, st->n = n, st->m = (cr_vec3){0, 0, 0};
+            st->e = dil ? o.e : sqrt(dot(d, d)) * E->inv_l0;
+        }
+        return o;
+    }
     double beta;
     cr_vec3 xi = chart_log(chart, qL, &beta);
     cr_vec3 Om = {xi.x * s->inv_l - E->oref[0], xi.y * s->inv_l - E->oref[1], xi.z * s->inv_l - E->oref[2]};
@@ -196,11 +211,9 @@ static inline elem_out element(const cr_lgvi *s, const lgvi_node *a, const lgvi_
         wt = (cr_vec3){m.x + 0.5 * xm.x + beta * xxm.x, m.y + 0.5 * xm.y + beta * xxm.y,
                        m.z + 0.5 * xm.z + beta * xxm.z};
     }
-    o.Rn = q_rot(qa, n);
-    cr_vec3 sh = cross(dR, n);
     o.ta = (cr_vec3){sh.x + wt.x, sh.y + wt.y, sh.z + wt.z};
     o.tb = q_rotT(qL, wt);
-    o.U = 0.5 * s->l * (dot(G, n) + dot(Om, m));
+    o.U = 0.5 * s->l * (Un + dot(Om, m));
     if (st) {
         st->gamma = G, st->omega = Om, st->n = n, st->m = m;
         st->e = dil ? o.e : sqrt(dot(d, d)) * E->inv_l0;
@@ -281,27 +294,24 @@ static inline cr_vec3 solve3(double A[3][3], cr_vec3 b)
                      (c02 * b.x + c12 * b.y + c22 * b.z) * id};
 }
 
-static inline double amax(cr_vec3 a)
-{
-    double x = fabs(a.x), y = fabs(a.y), z = fabs(a.z);
-    return x > y ? (x > z ? x : z) : (y > z ? y : z);
-}
+/* 1-norm: unlike a max, a NaN in any component propagates into the convergence tests */
+static inline double norm1(cr_vec3 a) { return fabs(a.x) + fabs(a.y) + fabs(a.z); }
 
 #define NEWTON_MAXIT 25
 
-/* Newton from *f. Stops when |G|∞ <= 4 ulp |g|∞ (the guess or an iterate already solves
- * to round-off) or after an update |δ|∞ <= 1e-9|f|∞: convergence is quadratic, the
+/* Newton from *f. Stops when |G|₁ <= 4 ulp |g|₁ (the guess or an iterate already solves
+ * to round-off) or after an update |δ|₁ <= 1e-9|f|₁: convergence is quadratic, the
  * error after such an update is ~ |f|·|δ|²/|f|² <= 1e-18|f| (relative), below round-off.
  * Returns 0 on success, 1 if not converged. */
 static inline int rot_newton(int chart, cr_vec3 J, cr_vec3 g, cr_vec3 *fio, double *res, int *iters)
 {
     cr_vec3 f = *fio;
-    double gn = amax(g), tol = 4.0 * DBL_EPSILON * gn;
+    double gn = norm1(g), tol = 4.0 * DBL_EPSILON * gn;
     int it = 0, ok = 0;
     double A[3][3];
     for (; it < NEWTON_MAXIT; ++it) {
         cr_vec3 G = rot_residual(chart, J, g, f, A);
-        double r = amax(G);
+        double r = norm1(G);
         if (res) res[it] = r;
         if (r <= tol) {
             ok = 1;
@@ -309,10 +319,10 @@ static inline int rot_newton(int chart, cr_vec3 J, cr_vec3 g, cr_vec3 *fio, doub
         }
         cr_vec3 d = solve3(A, G);
         f = (cr_vec3){f.x - d.x, f.y - d.y, f.z - d.z};
-        if (amax(d) <= 1e-9 * amax(f)) {
+        if (norm1(d) <= 1e-9 * norm1(f)) {
             ok = 1;
             ++it;
-            if (res) res[it] = amax(rot_residual(chart, J, g, f, NULL));
+            if (res) res[it] = norm1(rot_residual(chart, J, g, f, NULL));
             break;
         }
     }
@@ -392,8 +402,16 @@ typedef struct step_acc {
 
 /* Updates node q (spec §2.3, linear and angular momentum) from level-k data and the
  * element quantities of elements q-1 (prev) and q (cur). Returns 0 or 1 (Newton failed). */
+/* per node class (interior / end) constants of the update */
+typedef struct node_const {
+    double hm;    /* h/m_q */
+    double half_im; /* 1/(2 m_q) */
+    double hc;    /* h/c_q */
+    double c_h2;  /* c_q/h² */
+} node_const;
+
 static inline int node_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n, int q, const elem_out *prev,
-                              const elem_out *cur, double eps, double m, double c, const cr_vec3 *f_ext,
+                              const elem_out *cur, double eps, const node_const *nc, const cr_vec3 *f_ext,
                               const cr_vec3 *c_ext, const int chart, step_acc *acc)
 {
     const double h = s->h;
@@ -403,7 +421,7 @@ static inline int node_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n
     cr_vec3 pold = v_load(o->p);
     if (f_ext) F.x += f_ext[q].x, F.y += f_ext[q].y, F.z += f_ext[q].z;
     cr_vec3 p = {pold.x + h * F.x, pold.y + h * F.y, pold.z + h * F.z};
-    double hm = h / m;
+    const double hm = nc->hm;
     /* x^{k+1} = x^k + (h/m) p^k */
     n->x[0] = o->x[0] + hm * p.x, n->x[1] = o->x[1] + hm * p.y, n->x[2] = o->x[2] + hm * p.z;
     v_store(p, n->p);
@@ -418,10 +436,10 @@ static inline int node_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n
     /* μ^k = (F^{k-1})^T μ^{k-1} + h M^k; g = (h ε^k / c_q) μ^k */
     cr_vec3 nu = v_load(o->nu);
     cr_vec3 mu = {nu.x + h * M.x, nu.y + h * M.y, nu.z + h * M.z};
-    double gk = h * eps / c;
+    double gk = nc->hc * eps;
     cr_vec3 g = {gk * mu.x, gk * mu.y, gk * mu.z};
     cr_vec3 fold = v_load(o->f), f = fold;
-    double T = 0.5 * dot(p, p) / m;
+    double T = nc->half_im * dot(p, p);
     if (g.x == 0.0 && g.y == 0.0 && g.z == 0.0) {
         /* F = I is the exact solution: R, ν unchanged (bending-free problems) */
         f = (cr_vec3){0, 0, 0};
@@ -444,7 +462,7 @@ static inline int node_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n
         /* ν^k = (F^k)^T μ^k, so next step's μ^{k+1} = ν^k + h M^{k+1} */
         v_store(q_rotT(qF, mu), n->nu);
         /* rotational kinetic energy (c/ε)/h² tr[(I-F)J_d] = (c/ε)/h² b f·J0f, b = 2qs² */
-        T += (c / eps) / (h * h) * 2.0 * qs * qs * (J.x * f.x * f.x + J.y * f.y * f.y + J.z * f.z * f.z);
+        T += nc->c_h2 / eps * 2.0 * qs * qs * (J.x * f.x * f.x + J.y * f.y * f.y + J.z * f.z * f.z);
     }
     v_store(f, n->f);
     /* discrete work of the loads of t_k: f·(x^{k+1} - x^{k-1})/2 = (h/2m) f·(p^{k-1} + p^k),
@@ -453,8 +471,8 @@ static inline int node_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n
     if (c_ext) acc->W += 0.5 * (cb.x * (fold.x + f.x) + cb.y * (fold.y + f.y) + cb.z * (fold.z + f.z));
     acc->T += T;
     /* 0·(sum) stays 0 unless something is Inf/NaN */
-    acc->chk += 0.0 * (n->x[0] + n->x[1] + n->x[2] + p.x + p.y + p.z + n->nu[0] + n->nu[1] + n->nu[2] + n->q[0] +
-                       n->q[1] + n->q[2] + n->q[3]);
+    /* x carries any NaN/Inf of p, ν any of F and μ (a NaN g fails the Newton solve) */
+    acc->chk += 0.0 * (n->x[0] + n->x[1] + n->x[2] + n->nu[0] + n->nu[1] + n->nu[2]);
     return 0;
 }
 
@@ -467,6 +485,9 @@ static inline int step_loop(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_e
     const lgvi_elem *E = s->el;
     const elem_out zero = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 1.0, 0.0};
     elem_out prev = zero, cur;
+    const double h = s->h;
+    const node_const nci = {h / s->m_int, 0.5 / s->m_int, h / s->c_int, s->c_int / (h * h)};
+    const node_const nce = {h / s->m_end, 0.5 / s->m_end, h / s->c_end, s->c_end / (h * h)};
     for (int q = 0; q <= K; ++q) {
         /* element q from level k: nodes q and q+1 are still untouched in O */
         if (q < K) {
@@ -480,8 +501,8 @@ static inline int step_loop(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_e
             Nw[q] = O[q]; /* clamped: pose fixed, p = ν = f = 0 */
         } else {
             double eps = node_eps(&prev, &cur, q, K, dil);
-            double m = end ? s->m_end : s->m_int, c = end ? s->c_end : s->c_int;
-            if (node_update(s, &O[q], &Nw[q], q, &prev, &cur, eps, m, c, f_ext, c_ext, chart, acc)) return 1;
+            if (node_update(s, &O[q], &Nw[q], q, &prev, &cur, eps, end ? &nce : &nci, f_ext, c_ext, chart, acc))
+                return 1;
         }
         prev = cur;
     }
@@ -676,6 +697,7 @@ cr_lgvi *cr_lgvi_create(const cr_lgvi_params *p, const cr_vec3 *x0, const cr_mat
         element(s, &N[q], &N[q + 1], E, p->chart, 0, &st);
         v_store(st.gamma, E->gref);
         v_store(st.omega, E->oref);
+        E->straight = st.omega.x == 0.0 && st.omega.y == 0.0 && st.omega.z == 0.0;
     }
     memcpy(s->buf[1], s->buf[0], nb);
     s->cur = 0;

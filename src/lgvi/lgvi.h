@@ -130,7 +130,7 @@ double cr_lgvi_internal_forces(const cr_lgvi *s, cr_vec3 *f, cr_vec3 *M);
 
 /* Solves F J_d - J_d F^T = g^ for F = τ(f) (spec §2.3, Lee-Leok-McClamroch) by Newton
  * from the guess *f. J = diagonal of J0. residuals (optional, room for 32) receives
- * |G(f_i)|∞ before every Newton update and after the last one; *iters the number of
+ * |G(f_i)|₁ before every Newton update and after the last one; *iters the number of
  * updates. Returns CR_OK, CR_NONFINITE or CR_NOT_CONVERGED. */
 cr_status cr_lgvi_rotation_solve(int chart, cr_vec3 J, cr_vec3 g, cr_vec3 *f, double *residuals, int *iters);
 
