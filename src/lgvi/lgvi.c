@@ -19,6 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The step is one loop over nodes; everything it calls must be inlined into the four
+ * (chart, model) specialisations for the constant folding and register allocation to
+ * happen (GCC's heuristics otherwise keep element() and the Newton solve out of line). */
+#if defined(__GNUC__)
+#define LGVI_INLINE static inline __attribute__((always_inline))
+#else
+#define LGVI_INLINE static inline
+#endif
+
 /* ---- storage ---- */
 
 /* One node's state, 16 doubles = two cache lines. Level-k pose (x, q), and from the
@@ -60,24 +69,24 @@ typedef struct q4 {
     double w, x, y, z;
 } q4;
 
-static inline q4 q_load(const double *p) { return (q4){p[0], p[1], p[2], p[3]}; }
-static inline void q_store(q4 a, double *p)
+LGVI_INLINE q4 q_load(const double *p) { return (q4){p[0], p[1], p[2], p[3]}; }
+LGVI_INLINE void q_store(q4 a, double *p)
 {
     p[0] = a.w, p[1] = a.x, p[2] = a.y, p[3] = a.z;
 }
-static inline cr_vec3 v_load(const double *p) { return (cr_vec3){p[0], p[1], p[2]}; }
-static inline void v_store(cr_vec3 a, double *p)
+LGVI_INLINE cr_vec3 v_load(const double *p) { return (cr_vec3){p[0], p[1], p[2]}; }
+LGVI_INLINE void v_store(cr_vec3 a, double *p)
 {
     p[0] = a.x, p[1] = a.y, p[2] = a.z;
 }
-static inline cr_vec3 cross(cr_vec3 a, cr_vec3 b)
+LGVI_INLINE cr_vec3 cross(cr_vec3 a, cr_vec3 b)
 {
     return (cr_vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
-static inline double dot(cr_vec3 a, cr_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+LGVI_INLINE double dot(cr_vec3 a, cr_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 
 /* R(a) v = v + 2w (u × v) + 2 u × (u × v), u = vec(a) */
-static inline cr_vec3 q_rot(q4 a, cr_vec3 v)
+LGVI_INLINE cr_vec3 q_rot(q4 a, cr_vec3 v)
 {
     cr_vec3 u = {a.x, a.y, a.z}, t = cross(u, v);
     t.x += t.x, t.y += t.y, t.z += t.z;
@@ -85,7 +94,7 @@ static inline cr_vec3 q_rot(q4 a, cr_vec3 v)
     return (cr_vec3){v.x + a.w * t.x + ut.x, v.y + a.w * t.y + ut.y, v.z + a.w * t.z + ut.z};
 }
 /* R(a)^T v */
-static inline cr_vec3 q_rotT(q4 a, cr_vec3 v)
+LGVI_INLINE cr_vec3 q_rotT(q4 a, cr_vec3 v)
 {
     cr_vec3 u = {a.x, a.y, a.z}, t = cross(u, v);
     t.x += t.x, t.y += t.y, t.z += t.z;
@@ -93,13 +102,13 @@ static inline cr_vec3 q_rotT(q4 a, cr_vec3 v)
     return (cr_vec3){v.x - a.w * t.x + ut.x, v.y - a.w * t.y + ut.y, v.z - a.w * t.z + ut.z};
 }
 /* Hamilton product: R(a ⊗ b) = R(a) R(b) */
-static inline q4 q_mul(q4 a, q4 b)
+LGVI_INLINE q4 q_mul(q4 a, q4 b)
 {
     return (q4){a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z, a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
                 a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x, a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
 }
 /* conj(a) ⊗ b, i.e. R(a)^T R(b) */
-static inline q4 q_cmul(q4 a, q4 b)
+LGVI_INLINE q4 q_cmul(q4 a, q4 b)
 {
     return (q4){a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z, a.w * b.x - a.x * b.w - a.y * b.z + a.z * b.y,
                 a.w * b.y + a.x * b.z - a.y * b.w - a.z * b.x, a.w * b.z - a.x * b.y + a.y * b.x - a.z * b.w};
@@ -119,7 +128,7 @@ static cr_mat3 q_matrix(q4 a)
 
 /* ξ = τ^{-1}(Λ) for Λ = R(qL); returns in *beta the coefficient of ξ^2 in dτ^{-1}
  * (exp: (1 - (θ/2)cot(θ/2))/θ², Cayley: not used, the ξξ^T/4 form is applied). */
-static inline cr_vec3 chart_log(int chart, q4 qL, double *beta)
+LGVI_INLINE cr_vec3 chart_log(int chart, q4 qL, double *beta)
 {
     if (chart == CR_LGVI_CHART_CAYLEY) {
         /* Λ - Λ^T = 4w v^, 1 + trΛ = 4w²: τ^{-1} = 2(Λ-Λ^T)^∨/(1+trΛ) = 2v/w, no trig */
@@ -131,13 +140,17 @@ static inline cr_vec3 chart_log(int chart, q4 qL, double *beta)
     double sgn = qL.w < 0 ? -1.0 : 1.0, w = sgn * qL.w;
     cr_vec3 v = {sgn * qL.x, sgn * qL.y, sgn * qL.z};
     double s2 = dot(v, v);
-    if (s2 < 4e-4) {
-        /* θ/|v| = 2 asin(σ)/σ = 2(1 + σ²/6 + 3σ⁴/40 + 5σ⁶/112 + 35σ⁸/1152 + ...), σ < 0.02:
-         * truncation < 3e-19; β = 1/12 + θ²/720 + θ⁴/30240 + θ⁶/1209600 (θ < 0.04) */
-        double r = 2.0 * (1.0 + s2 * (1.0 / 6 + s2 * (3.0 / 40 + s2 * (5.0 / 112 + s2 * (35.0 / 1152)))));
+    if (s2 < 1e-2) {
+        /* θ/|v| = 2 asin(σ)/σ = 2 Σ (2n)!/(4^n (n!)² (2n+1)) σ^{2n} to σ^16 (σ < 0.1, θ < 0.2:
+         * truncation < 2e-20); β = Σ |B_2n| θ^{2n-2}/(2n)! to θ^10 (truncation < 1e-19).
+         * This covers elements bent by < 11°, i.e. every element of a resolved rod, and
+         * avoids atan2 and sqrt. */
+        double r = 2.0 + s2 * (2.0 / 6 + s2 * (6.0 / 40 + s2 * (10.0 / 112 + s2 * (70.0 / 1152 + s2 * (126.0 / 2816 +
+                   s2 * (462.0 / 13312 + s2 * (286.0 / 10240 + s2 * (12870.0 / 557056))))))));
         cr_vec3 xi = {r * v.x, r * v.y, r * v.z};
         double t2 = dot(xi, xi);
-        *beta = 1.0 / 12 + t2 * (1.0 / 720 + t2 * (1.0 / 30240 + t2 * (1.0 / 1209600)));
+        *beta = 1.0 / 12 + t2 * (1.0 / 720 + t2 * (1.0 / 30240 + t2 * (1.0 / 1209600 + t2 * (1.0 / 47900160 +
+                t2 * (691.0 / 1307674368000.0)))));
         return xi;
     }
     double sg = sqrt(s2), th = 2.0 * atan2(sg, w), r = th / sg;
@@ -161,7 +174,7 @@ typedef struct elem_strain {
     double e;
 } elem_strain;
 
-static inline elem_out element(const cr_lgvi *s, const lgvi_node *a, const lgvi_node *b, const lgvi_elem *E,
+LGVI_INLINE elem_out element(const cr_lgvi *s, const lgvi_node *a, const lgvi_node *b, const lgvi_elem *E,
                                const int chart, const int dil, elem_strain *st)
 {
     const cr_lgvi_params *P = &s->par;
@@ -226,11 +239,12 @@ static inline elem_out element(const cr_lgvi *s, const lgvi_node *a, const lgvi_
 /* exp chart: s = sinθ/θ, c = (1-cosθ)/θ², ds = s'/θ, dc = c'/θ at θ² = t2. Taylor series
  * below θ = 0.1 (truncation of s, c < 3e-21; ds, dc only enter the Jacobian), half-angle
  * sin/cos above (1 - cosθ = 2 sin²(θ/2) avoids the cancellation). */
-static inline void exp_coeffs(double t2, double *s, double *c, double *ds, double *dc)
+LGVI_INLINE void exp_coeffs(double t2, double *s, double *c, double *ds, double *dc)
 {
     if (t2 < 1e-2) {
-        *s = 1.0 - t2 / 6 * (1.0 - t2 / 20 * (1.0 - t2 / 42 * (1.0 - t2 / 72)));
-        *c = 0.5 - t2 / 24 * (1.0 - t2 / 30 * (1.0 - t2 / 56 * (1.0 - t2 / 90)));
+        /* coefficients as constant reciprocals: no division at run time */
+        *s = 1.0 + t2 * (-1.0 / 6 + t2 * (1.0 / 120 + t2 * (-1.0 / 5040 + t2 * (1.0 / 362880))));
+        *c = 0.5 + t2 * (-1.0 / 24 + t2 * (1.0 / 720 + t2 * (-1.0 / 40320 + t2 * (1.0 / 3628800))));
         *ds = -1.0 / 3 + t2 * (1.0 / 30 + t2 * (-1.0 / 840 + t2 * (1.0 / 45360 - t2 / 3991680)));
         *dc = -1.0 / 12 + t2 * (1.0 / 180 + t2 * (-1.0 / 6720 + t2 * (1.0 / 453600)));
         return;
@@ -247,7 +261,7 @@ static inline void exp_coeffs(double t2, double *s, double *c, double *ds, doubl
  * exp:    G = s J f + c f×Jf - g,
  *         A = sJ + (s'/θ)(Jf)f^T + c(f^J - (Jf)^) + (c'/θ)(f×Jf)f^T;
  * Cayley: G = J f + ½ f×Jf - (1+|f|²/4) g,  A = J + ½(f^J - (Jf)^) - ½ g f^T. */
-static inline cr_vec3 rot_residual(int chart, cr_vec3 J, cr_vec3 g, cr_vec3 f, double A[3][3])
+LGVI_INLINE cr_vec3 rot_residual(int chart, cr_vec3 J, cr_vec3 g, cr_vec3 f, double A[3][3])
 {
     cr_vec3 u = {J.x * f.x, J.y * f.y, J.z * f.z}, v = cross(f, u);
     double t2 = dot(f, f), a0, a1, pu[3], pv[3], gs;
@@ -281,7 +295,7 @@ static inline cr_vec3 rot_residual(int chart, cr_vec3 J, cr_vec3 g, cr_vec3 f, d
     return G;
 }
 
-static inline cr_vec3 solve3(double A[3][3], cr_vec3 b)
+LGVI_INLINE cr_vec3 solve3(double A[3][3], cr_vec3 b)
 {
     double c00 = A[1][1] * A[2][2] - A[1][2] * A[2][1], c01 = A[1][2] * A[2][0] - A[1][0] * A[2][2],
            c02 = A[1][0] * A[2][1] - A[1][1] * A[2][0];
@@ -295,7 +309,7 @@ static inline cr_vec3 solve3(double A[3][3], cr_vec3 b)
 }
 
 /* 1-norm: unlike a max, a NaN in any component propagates into the convergence tests */
-static inline double norm1(cr_vec3 a) { return fabs(a.x) + fabs(a.y) + fabs(a.z); }
+LGVI_INLINE double norm1(cr_vec3 a) { return fabs(a.x) + fabs(a.y) + fabs(a.z); }
 
 #define NEWTON_MAXIT 25
 
@@ -303,7 +317,7 @@ static inline double norm1(cr_vec3 a) { return fabs(a.x) + fabs(a.y) + fabs(a.z)
  * to round-off) or after an update |δ|₁ <= 1e-9|f|₁: convergence is quadratic, the
  * error after such an update is ~ |f|·|δ|²/|f|² <= 1e-18|f| (relative), below round-off.
  * Returns 0 on success, 1 if not converged. */
-static inline int rot_newton(int chart, cr_vec3 J, cr_vec3 g, cr_vec3 *fio, double *res, int *iters)
+LGVI_INLINE int rot_newton(int chart, cr_vec3 J, cr_vec3 g, cr_vec3 *fio, double *res, int *iters)
 {
     cr_vec3 f = *fio;
     double gn = norm1(g), tol = 4.0 * DBL_EPSILON * gn;
@@ -333,7 +347,7 @@ static inline int rot_newton(int chart, cr_vec3 J, cr_vec3 g, cr_vec3 *fio, doub
 
 /* Quaternion of F = τ(f) as (qw, qs): F = R(qw, qs f). Also 2qs² = b with
  * tr[(I-F)J_d] = b f·J0f (exp: b = (1-cosθ)/θ², Cayley: ½/(1+|f|²/4)). */
-static inline void chart_quat(int chart, cr_vec3 f, double *qw, double *qs)
+LGVI_INLINE void chart_quat(int chart, cr_vec3 f, double *qw, double *qs)
 {
     double t2 = dot(f, f);
     if (chart == CR_LGVI_CHART_CAYLEY) {
@@ -344,8 +358,8 @@ static inline void chart_quat(int chart, cr_vec3 f, double *qw, double *qs)
     }
     if (t2 < 1e-2) {
         /* cos(θ/2), sin(θ/2)/θ to θ⁸ (truncation < 3e-20 for θ < 0.1) */
-        *qw = 1.0 - t2 / 8 * (1.0 - t2 / 48 * (1.0 - t2 / 120 * (1.0 - t2 / 224)));
-        *qs = 0.5 * (1.0 - t2 / 24 * (1.0 - t2 / 80 * (1.0 - t2 / 168 * (1.0 - t2 / 288))));
+        *qw = 1.0 + t2 * (-1.0 / 8 + t2 * (1.0 / 384 + t2 * (-1.0 / 46080 + t2 * (1.0 / 10321920))));
+        *qs = 0.5 + t2 * (-1.0 / 48 + t2 * (1.0 / 3840 + t2 * (-1.0 / 645120 + t2 * (1.0 / 185794560))));
         return;
     }
     double th = sqrt(t2);
@@ -362,7 +376,7 @@ cr_status cr_lgvi_rotation_solve(int chart, cr_vec3 J, cr_vec3 g, cr_vec3 *f, do
 
 /* ---- the step ---- */
 
-static inline double node_eps(const elem_out *prev, const elem_out *cur, int q, int K, int dil)
+LGVI_INLINE double node_eps(const elem_out *prev, const elem_out *cur, int q, int K, int dil)
 {
     /* ε_0 = e_0, ε_K = e_{K-1}, ε_q = ½(e_{q-1} + e_q) inside (spec §2.1) */
     if (!dil) return 1.0;
@@ -410,7 +424,7 @@ typedef struct node_const {
     double c_h2;  /* c_q/h² */
 } node_const;
 
-static inline int node_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n, int q, const elem_out *prev,
+LGVI_INLINE int node_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n, int q, const elem_out *prev,
                               const elem_out *cur, double eps, const node_const *nc, const cr_vec3 *f_ext,
                               const cr_vec3 *c_ext, const int chart, step_acc *acc)
 {
@@ -476,7 +490,7 @@ static inline int node_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n
     return 0;
 }
 
-static inline int step_loop(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, const int chart, const int dil,
+LGVI_INLINE int step_loop(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, const int chart, const int dil,
                             step_acc *acc)
 {
     const int K = s->K;
