@@ -202,9 +202,9 @@ static void test_flying_beam_5_1(void)
     /* reconstruction (spec §4 items 5, 6; the paper's e_min 0.9993 is not reproduced) */
     CHECK_NEAR(dH, 1.9541, 1e-4);
     CHECK_NEAR(emin, 0.99909, 1e-5);
-    CHECK(hi[0] - lo[0] < 4e-4);             /* spec §2.3: H_std constant to 4e-4 J */
-    CHECK(hi[1] - lo[1] < 0.8);              /* spec §2.3: H_mod within 0.75 J */
-    CHECK(bal < 2e-3);                       /* H - W = O(h²) */
+    CHECK(hi[0] - lo[0] < 4e-4); /* spec §2.3: H_std constant to 4e-4 J */
+    CHECK(hi[1] - lo[1] < 0.8);  /* spec §2.3: H_mod within 0.75 J */
+    CHECK(bal < 2e-3);           /* H - W = O(h²) */
     cr_lgvi_destroy(s[0]);
     cr_lgvi_destroy(s[1]);
 }
@@ -271,8 +271,8 @@ static void free_flight(int dil)
     }
     printf("  %s, 1e5 free steps: H band first/last tenth %.3e / %.3e J, mean drift %.2e J; "
            "|dP| %.2e (scale %.1f), |dJ| %.2e (scale %.1f), R drift %.1e, volume drift %.1e\n",
-           dil ? "modified" : "standard", hi[0] - lo[0], hi[1] - lo[1], mean[1] - mean[0], dP, pscale, dLm, lscale,
-           rot, vol);
+           dil ? "modified" : "standard", hi[0] - lo[0], hi[1] - lo[1], mean[1] - mean[0], dP, pscale, dLm, lscale, rot,
+           vol);
     if (!dil) {
         /* bounded, no drift: the last tenth's band is no wider and its mean within the band */
         CHECK(hi[1] - lo[1] < 1.5 * (hi[0] - lo[0]) + 1e-9);
@@ -342,9 +342,11 @@ static double fd_energy(const fd_model *M, const cr_vec3 *x, const cr_mat3 *R)
         cr_vec3 G0 = cr_v3_scale(cr_m3_tmulv(M->R0[q], cr_v3_sub(M->x0[q + 1], M->x0[q])), 1 / M->l);
         cr_vec3 G = cr_v3_sub(cr_v3_scale(cr_m3_tmulv(R[q], cr_v3_sub(x[q + 1], x[q])), 1 / M->l), G0);
         cr_vec3 O0 = cr_v3_scale(chart_inv(M->chart, cr_m3_mul(cr_m3_transpose(M->R0[q]), M->R0[q + 1])), 1 / M->l);
-        cr_vec3 O = cr_v3_sub(cr_v3_scale(chart_inv(M->chart, cr_m3_mul(cr_m3_transpose(R[q]), R[q + 1])), 1 / M->l), O0);
+        cr_vec3 O =
+            cr_v3_sub(cr_v3_scale(chart_inv(M->chart, cr_m3_mul(cr_m3_transpose(R[q]), R[q + 1])), 1 / M->l), O0);
         double e = M->dil ? M->e[q] : 1.0;
-        U += M->l * (0.5 * cr_v3_dot(G, cr_v3_mul(M->C1, G)) / e + 0.5 * cr_v3_dot(O, cr_v3_mul(M->C2, O)) / (e * e * e));
+        U += M->l *
+             (0.5 * cr_v3_dot(G, cr_v3_mul(M->C1, G)) / e + 0.5 * cr_v3_dot(O, cr_v3_mul(M->C2, O)) / (e * e * e));
     }
     return U;
 }
@@ -380,8 +382,7 @@ static void fd_check(int chart, int dil, int curved, double amp)
         cr_lgvi_set_pose(s, q, x[q], R[q]);
     }
     /* the kernel's e = |Δx|/|Δx0| at the deformed state, frozen for the differences */
-    for (int q = 0; q < K; ++q)
-        e[q] = cr_v3_norm(cr_v3_sub(x[q + 1], x[q])) / cr_v3_norm(cr_v3_sub(x0[q + 1], x0[q]));
+    for (int q = 0; q < K; ++q) e[q] = cr_v3_norm(cr_v3_sub(x[q + 1], x[q])) / cr_v3_norm(cr_v3_sub(x0[q + 1], x0[q]));
     cr_vec3 f[7], Mt[7];
     double U = cr_lgvi_internal_forces(s, f, Mt), Uref = fd_energy(&M, x, R);
     double d = 1e-6, errf = 0, errm = 0, sf = 0, sm = 0;
@@ -406,8 +407,8 @@ static void fd_check(int chart, int dil, int curved, double amp)
             sf = fmax(sf, fabs(fdf)), sm = fmax(sm, fabs(fdm));
         }
     printf("  FD %s %s %s amp %.0e: U %.6e (ref %.6e), |f - fd| %.1e of %.1e, |M - fd| %.1e of %.1e\n",
-           chart ? "Cayley" : "exp", dil ? "modified" : "standard", curved ? "curved" : "straight", amp, U, Uref,
-           errf, sf, errm, sm);
+           chart ? "Cayley" : "exp", dil ? "modified" : "standard", curved ? "curved" : "straight", amp, U, Uref, errf,
+           sf, errm, sm);
     CHECK_NEAR(U, Uref, 1e-11 * Uref);
     CHECK(errf < 1e-7 * sf);
     CHECK(errm < 1e-7 * sm);
@@ -593,7 +594,8 @@ static int cfl_stable(int kind, double factor, double *hout)
     *hout = h;
     cr_lgvi *s = kind == 0 ? stretch_rod(K, h, 1, CR_LGVI_CHART_EXP) : flying_beam(K, h, 1, CR_LGVI_CHART_EXP);
     /* seed every mode */
-    for (int q = 1; q <= K; ++q) cr_lgvi_set_velocity(s, q, cr_v3(1e-3 * ((q * 7) % 5 - 2), 1e-3, 0), cr_v3(1e-3, 0, 0));
+    for (int q = 1; q <= K; ++q)
+        cr_lgvi_set_velocity(s, q, cr_v3(1e-3 * ((q * 7) % 5 - 2), 1e-3, 0), cr_v3(1e-3, 0, 0));
     cr_vec3 *f = calloc(K + 1, sizeof *f), *c = calloc(K + 1, sizeof *c);
     long N = (long)(2.0 / h);
     double Hmax = 0;
@@ -761,6 +763,5 @@ static void test_edge_cases(void)
 CHECK_MAIN(CASE(test_stretching_5_2), CASE(test_stretching_5_2_cayley), CASE(test_flying_beam_5_1),
            CASE(test_work_balance_order), CASE(test_free_flight_standard), CASE(test_free_flight_modified),
            CASE(test_forces_are_energy_gradient), CASE(test_rotation_solve_quadratic),
-           CASE(test_chart_difference_order), CASE(test_bad_input), CASE(test_too_large_step),
-           CASE(test_cfl_estimate), CASE(test_pack_resume_bit_identical), CASE(test_rigid_spin),
-           CASE(test_edge_cases))
+           CASE(test_chart_difference_order), CASE(test_bad_input), CASE(test_too_large_step), CASE(test_cfl_estimate),
+           CASE(test_pack_resume_bit_identical), CASE(test_rigid_spin), CASE(test_edge_cases))

@@ -49,15 +49,15 @@ struct cr_lgvi {
     cr_lgvi_params par;
     int K;
     double l, inv_l, h;
-    double m_int, m_end;   /* m_q = w_q ρA l, w = 1 interior, 1/2 ends (spec §2.2) */
-    double c_int, c_end;   /* c_q = w_q l */
-    lgvi_node *buf[2];     /* double buffer: buf[cur] is the state, the other is scratch */
+    double m_int, m_end; /* m_q = w_q ρA l, w = 1 interior, 1/2 ends (spec §2.2) */
+    double c_int, c_end; /* c_q = w_q l */
+    lgvi_node *buf[2];   /* double buffer: buf[cur] is the state, the other is scratch */
     int cur;
     lgvi_elem *el;
     long steps;
     double work, work_last; /* Σ_{j<=k} w_j and w_k (discrete work of the loads of t_j) */
-    double T_last, T_prev; /* T^k, T^{k-1} (interval kinetic energies) */
-    double U_last;         /* U_d^k */
+    double T_last, T_prev;  /* T^k, T^{k-1} (interval kinetic energies) */
+    double U_last;          /* U_d^k */
 };
 
 /* pack header: steps, work, work_last, T_last, T_prev, U_last */
@@ -70,15 +70,9 @@ typedef struct q4 {
 } q4;
 
 LGVI_INLINE q4 q_load(const double *p) { return (q4){p[0], p[1], p[2], p[3]}; }
-LGVI_INLINE void q_store(q4 a, double *p)
-{
-    p[0] = a.w, p[1] = a.x, p[2] = a.y, p[3] = a.z;
-}
+LGVI_INLINE void q_store(q4 a, double *p) { p[0] = a.w, p[1] = a.x, p[2] = a.y, p[3] = a.z; }
 LGVI_INLINE cr_vec3 v_load(const double *p) { return (cr_vec3){p[0], p[1], p[2]}; }
-LGVI_INLINE void v_store(cr_vec3 a, double *p)
-{
-    p[0] = a.x, p[1] = a.y, p[2] = a.z;
-}
+LGVI_INLINE void v_store(cr_vec3 a, double *p) { p[0] = a.x, p[1] = a.y, p[2] = a.z; }
 LGVI_INLINE cr_vec3 cross(cr_vec3 a, cr_vec3 b)
 {
     return (cr_vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
@@ -145,12 +139,19 @@ LGVI_INLINE cr_vec3 chart_log(int chart, q4 qL, double *beta)
          * truncation < 2e-20); β = Σ |B_2n| θ^{2n-2}/(2n)! to θ^10 (truncation < 1e-19).
          * This covers elements bent by < 11°, i.e. every element of a resolved rod, and
          * avoids atan2 and sqrt. */
-        double r = 2.0 + s2 * (2.0 / 6 + s2 * (6.0 / 40 + s2 * (10.0 / 112 + s2 * (70.0 / 1152 + s2 * (126.0 / 2816 +
-                   s2 * (462.0 / 13312 + s2 * (286.0 / 10240 + s2 * (12870.0 / 557056))))))));
+        double r =
+            2.0 +
+            s2 * (2.0 / 6 +
+                  s2 * (6.0 / 40 +
+                        s2 * (10.0 / 112 +
+                              s2 * (70.0 / 1152 +
+                                    s2 * (126.0 / 2816 +
+                                          s2 * (462.0 / 13312 + s2 * (286.0 / 10240 + s2 * (12870.0 / 557056))))))));
         cr_vec3 xi = {r * v.x, r * v.y, r * v.z};
         double t2 = dot(xi, xi);
-        *beta = 1.0 / 12 + t2 * (1.0 / 720 + t2 * (1.0 / 30240 + t2 * (1.0 / 1209600 + t2 * (1.0 / 47900160 +
-                t2 * (691.0 / 1307674368000.0)))));
+        *beta = 1.0 / 12 +
+                t2 * (1.0 / 720 + t2 * (1.0 / 30240 +
+                                        t2 * (1.0 / 1209600 + t2 * (1.0 / 47900160 + t2 * (691.0 / 1307674368000.0)))));
         return xi;
     }
     double sg = sqrt(s2), th = 2.0 * atan2(sg, w), r = th / sg;
@@ -175,7 +176,7 @@ typedef struct elem_strain {
 } elem_strain;
 
 LGVI_INLINE elem_out element(const cr_lgvi *s, const lgvi_node *a, const lgvi_node *b, const lgvi_elem *E,
-                               const int chart, const int dil, elem_strain *st)
+                             const int chart, const int dil, elem_strain *st)
 {
     const cr_lgvi_params *P = &s->par;
     elem_out o;
@@ -418,15 +419,15 @@ typedef struct step_acc {
  * element quantities of elements q-1 (prev) and q (cur). Returns 0 or 1 (Newton failed). */
 /* per node class (interior / end) constants of the update */
 typedef struct node_const {
-    double hm;    /* h/m_q */
+    double hm;      /* h/m_q */
     double half_im; /* 1/(2 m_q) */
-    double hc;    /* h/c_q */
-    double c_h2;  /* c_q/h² */
+    double hc;      /* h/c_q */
+    double c_h2;    /* c_q/h² */
 } node_const;
 
 LGVI_INLINE int node_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n, int q, const elem_out *prev,
-                              const elem_out *cur, double eps, const node_const *nc, const cr_vec3 *f_ext,
-                              const cr_vec3 *c_ext, const int chart, step_acc *acc)
+                            const elem_out *cur, double eps, const node_const *nc, const cr_vec3 *f_ext,
+                            const cr_vec3 *c_ext, const int chart, step_acc *acc)
 {
     const double h = s->h;
     const cr_vec3 J = s->par.rhoJ;
@@ -481,7 +482,8 @@ LGVI_INLINE int node_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n, 
     v_store(f, n->f);
     /* discrete work of the loads of t_k: f·(x^{k+1} - x^{k-1})/2 = (h/2m) f·(p^{k-1} + p^k),
      * and (R^T c)·(f^{k-1} + f^k)/2 (body rotation increments on both sides of t_k) */
-    if (f_ext) acc->W += 0.5 * hm * (f_ext[q].x * (pold.x + p.x) + f_ext[q].y * (pold.y + p.y) + f_ext[q].z * (pold.z + p.z));
+    if (f_ext)
+        acc->W += 0.5 * hm * (f_ext[q].x * (pold.x + p.x) + f_ext[q].y * (pold.y + p.y) + f_ext[q].z * (pold.z + p.z));
     if (c_ext) acc->W += 0.5 * (cb.x * (fold.x + f.x) + cb.y * (fold.y + f.y) + cb.z * (fold.z + f.z));
     acc->T += T;
     /* 0·(sum) stays 0 unless something is Inf/NaN */
@@ -491,7 +493,7 @@ LGVI_INLINE int node_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n, 
 }
 
 LGVI_INLINE int step_loop(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, const int chart, const int dil,
-                            step_acc *acc)
+                          step_acc *acc)
 {
     const int K = s->K;
     const lgvi_node *O = s->buf[s->cur];
@@ -576,10 +578,9 @@ cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, c
         /* NaN/Inf reaching the rotation solve is reported as non-finite; a genuine failure
          * (|g| too large for any rotation F: far too large a step) as not converged */
         if (acc.fail_nonfinite)
-            return cr_error_set(err, CR_NONFINITE,
-                                "lgvi: non-finite %s at node %d in the step from t = %.9g s (step %ld)",
-                                acc.fail_nonfinite == 1 ? "linear momentum" : "angular momentum", acc.fail_node, t,
-                                s->steps);
+            return cr_error_set(
+                err, CR_NONFINITE, "lgvi: non-finite %s at node %d in the step from t = %.9g s (step %ld)",
+                acc.fail_nonfinite == 1 ? "linear momentum" : "angular momentum", acc.fail_node, t, s->steps);
         return cr_error_set(err, CR_NOT_CONVERGED,
                             "lgvi: rotation solve for F at node %d did not converge in the step from t = %.9g s "
                             "(step %ld): angular momentum too large for the time step",
@@ -589,19 +590,20 @@ cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, c
         const char *what = NULL;
         int q = first_nonfinite(s->buf[1 - s->cur], s->K, &what);
         if (q >= 0)
-            return cr_error_set(err, CR_NONFINITE, "lgvi: non-finite %s at node %d in the step from t = %.9g s (step %ld)",
-                                what, q, t, s->steps);
+            return cr_error_set(err, CR_NONFINITE,
+                                "lgvi: non-finite %s at node %d in the step from t = %.9g s (step %ld)", what, q, t,
+                                s->steps);
     }
     if (!isfinite(acc.U)) {
         /* the level-k state is finite but a stress overflowed: name the element */
         const lgvi_node *N = s->buf[s->cur];
         int q = 0;
         for (; q < s->K - 1; ++q)
-            if (!isfinite(element(s, &N[q], &N[q + 1], &s->el[q], s->par.chart, s->par.dilatation != 0, NULL).U))
-                break;
-        return cr_error_set(err, CR_NONFINITE,
-                            "lgvi: non-finite strain energy of element %d (node %d to node %d) at t = %.9g s (step %ld)",
-                            q, q, q + 1, t, s->steps);
+            if (!isfinite(element(s, &N[q], &N[q + 1], &s->el[q], s->par.chart, s->par.dilatation != 0, NULL).U)) break;
+        return cr_error_set(
+            err, CR_NONFINITE,
+            "lgvi: non-finite strain energy of element %d (node %d to node %d) at t = %.9g s (step %ld)", q, q, q + 1,
+            t, s->steps);
     }
     s->cur = 1 - s->cur;
     s->steps++;
@@ -629,11 +631,11 @@ static cr_status check_params(const cr_lgvi_params *p, cr_error *err)
         return cr_error_set(err, CR_BAD_INPUT, "lgvi: rhoJ = (%g, %g, %g) must be > 0", p->rhoJ.x, p->rhoJ.y,
                             p->rhoJ.z);
     if (!vec_positive(p->C1))
-        return cr_error_set(err, CR_BAD_INPUT, "lgvi: C1 = (GA1, GA2, EA) = (%g, %g, %g) must be > 0", p->C1.x,
-                            p->C1.y, p->C1.z);
+        return cr_error_set(err, CR_BAD_INPUT, "lgvi: C1 = (GA1, GA2, EA) = (%g, %g, %g) must be > 0", p->C1.x, p->C1.y,
+                            p->C1.z);
     if (!vec_positive(p->C2))
-        return cr_error_set(err, CR_BAD_INPUT, "lgvi: C2 = (EI1, EI2, GJ) = (%g, %g, %g) must be > 0", p->C2.x,
-                            p->C2.y, p->C2.z);
+        return cr_error_set(err, CR_BAD_INPUT, "lgvi: C2 = (EI1, EI2, GJ) = (%g, %g, %g) must be > 0", p->C2.x, p->C2.y,
+                            p->C2.z);
     if (!(p->h > 0) || !isfinite(p->h)) return cr_error_set(err, CR_BAD_INPUT, "lgvi: h = %g must be > 0", p->h);
     if (p->chart != CR_LGVI_CHART_EXP && p->chart != CR_LGVI_CHART_CAYLEY)
         return cr_error_set(err, CR_BAD_INPUT, "lgvi: chart = %d must be CR_LGVI_CHART_EXP or CR_LGVI_CHART_CAYLEY",
@@ -666,8 +668,7 @@ cr_lgvi *cr_lgvi_create(const cr_lgvi_params *p, const cr_vec3 *x0, const cr_mat
 {
     if (check_params(p, err) != CR_OK) return NULL;
     if (!x0 || !R0) {
-        cr_error_set(err, CR_BAD_INPUT, "lgvi: %s is NULL (need K+1 = %d entries)", !x0 ? "x0" : "R0",
-                     p->elements + 1);
+        cr_error_set(err, CR_BAD_INPUT, "lgvi: %s is NULL (need K+1 = %d entries)", !x0 ? "x0" : "R0", p->elements + 1);
         return NULL;
     }
     const int K = p->elements;
