@@ -103,8 +103,8 @@ static double run(int kind, int K, double h, long steps, int dil, double *emax)
 static int stable_at(int kind, int K, double h, double T, int dil)
 {
     cr_lgvi_params p = base_params(K, h, dil);
-    if (kind == 0 || kind == 2) p.clamp_start = 1;
-    if (kind == 3) p.C1 = cr_v3(1e6, 1e6, 1e4), p.rhoJ = cr_v3(0.1, 0.1, 0.2); /* shear-stiff, thin */
+    if (kind == 0 || kind == 2 || kind == 4) p.clamp_start = 1;
+    if (kind >= 3) p.C1 = cr_v3(1e6, 1e6, 1e4), p.rhoJ = cr_v3(0.1, 0.1, 0.2); /* shear-stiff, thin */
     cr_lgvi *s = kind == 1 ? make_rod(&p, cr_v3(6, 0, 0), cr_v3(-0.6, 0, 0.8), flying_frame())
                            : make_rod(&p, cr_v3(0, 0, 0), cr_v3(0, 0, 1), cr_m3_identity());
     for (int q = 1; q <= K; ++q)
@@ -117,7 +117,7 @@ static int stable_at(int kind, int K, double h, double T, int dil)
     int ok = 1;
     for (long k = 0; k < steps && ok; ++k) {
         double g = gfun(k * h * 5.0 / T); /* the load history compressed into [0, T] */
-        if (kind == 0 || kind == 3) f[K] = cr_v3(0, 0, 6 * g);
+        if (kind == 0 || kind >= 3) f[K] = cr_v3(0, 0, 6 * g);
         if (kind == 1) f[0] = cr_v3(g / 10, 0, 0), c[0] = cr_v3(0, -g / 2, -g);
         if (kind == 2) f[K] = cr_v3(0.5 * g, 0, 0); /* transverse tip force: bending */
         if (cr_lgvi_step(s, f, c, &err) != CR_OK) ok = 0;
@@ -138,15 +138,17 @@ static int stable_at(int kind, int K, double h, double T, int dil)
 
 static void cfl_report(void)
 {
-    static const char *names[] = {"pure stretching", "flying beam", "cantilever bending", "shear-stiff thin rod"};
+    static const char *names[] = {"pure stretching", "flying beam", "cantilever bending", "thin rod, free",
+                                  "thin rod, clamped"};
     static const int Ks[] = {10, 100};
     printf("%-22s %5s %4s %12s %12s %8s\n", "problem", "K", "dil", "h_est", "h_crit", "ratio");
-    for (int kind = 0; kind < 4; ++kind)
+    for (int kind = 0; kind < 5; ++kind)
         for (int ik = 0; ik < 2; ++ik)
             for (int dil = 0; dil < 2; ++dil) {
                 int K = Ks[ik];
                 cr_lgvi_params p = base_params(K, 1, dil);
-                if (kind == 3) p.C1 = cr_v3(1e6, 1e6, 1e4), p.rhoJ = cr_v3(0.1, 0.1, 0.2);
+                if (kind >= 3) p.C1 = cr_v3(1e6, 1e6, 1e4), p.rhoJ = cr_v3(0.1, 0.1, 0.2);
+                if (kind == 0 || kind == 2 || kind == 4) p.clamp_start = 1;
                 double he = cr_lgvi_stable_step(&p) / 0.9; /* the bound itself, without safety */
                 double lo = 0.2 * he, hi = 20 * he, T = 2.0;
                 for (int it = 0; it < 30 && hi / lo > 1.002; ++it) {
