@@ -1,0 +1,137 @@
+/* Lie-group variational integrator (LGVI) for the Cosserat rod with cross-sectional
+ * dilatation: Demoures et al. (2015) discretisation, modified by Siddharth, Natarajan
+ * & Banavar (arXiv 2602.10963) with a frozen local dilatation factor e.
+ * The discrete model is ../shared/spec/lgvi-dilatation-rod.md (cited as "spec §").
+ *
+ * Conventions (spec §1): the rod axis is the body E3 axis; R maps body components to
+ * spatial components (x_I = R x_B). Units are SI throughout. Node q = 0..K, element q
+ * joins nodes q and q+1, l = L/K.
+ *
+ * Time levels: after n calls of cr_lgvi_step the positions and rotations are at
+ * t_n = n h; velocities, momenta and the rotation increment F belong to the last
+ * interval [t_{n-1}, t_n] (the momenta p^{n-1}, μ^{n-1} of spec §2.3).
+ *
+ * Internally rotations are stored as unit quaternions (renormalised every step, so R
+ * stays in SO(3) to round-off); all formulas are those of the spec written with R. */
+#ifndef COSSERAT_LGVI_H
+#define COSSERAT_LGVI_H
+
+#include "cosserat/base.h"
+#include "cosserat/math.h"
+
+#define CR_LGVI_CHART_EXP 0    /* τ = exp: Ω = log(Λ)/l, F = exp(f^) */
+#define CR_LGVI_CHART_CAYLEY 1 /* τ = cay: Ω = 2(Λ-Λ^T)^∨/((1+trΛ) l), F = cay(f) */
+
+/* Spec convention: the rod axis is the body E3 axis; R maps body to spatial. */
+typedef struct cr_lgvi_params {
+    int elements;               /* K >= 1 */
+    double length;              /* L (reference length) [m] */
+    double rhoA;                /* mass per reference length [kg/m] */
+    cr_vec3 rhoJ;               /* diagonal of rho*J0 per reference length (E1, E2, E3=axis) [kg m] */
+    cr_vec3 C1;                 /* diag(GA1, GA2, EA) [N] */
+    cr_vec3 C2;                 /* diag(EI1, EI2, GJ) [N m^2] */
+    int dilatation;             /* 1: modified model (frozen-e, spec §2.3), 0: standard (e = 1) */
+    int chart;                  /* CR_LGVI_CHART_EXP or CR_LGVI_CHART_CAYLEY */
+    int clamp_start, clamp_end; /* node 0 / node K held at its initial pose */
+    double h;                   /* time step > 0 [s] */
+} cr_lgvi_params;
+
+typedef struct cr_lgvi cr_lgvi; /* model + state, opaque */
+
+/* Reference (stress-free) configuration = initial configuration: K+1 node positions and
+ * rotations (copied; R0 must be proper rotations to 1e-6, they are re-orthonormalised).
+ * Reference strains Gamma_ref, Omega_ref per element are computed from it and subtracted
+ * (so a curved stress-free reference works; for a straight one they are 0). The
+ * dilatation of element q is e_q = |x_{q+1} - x_q| / |x0_{q+1} - x0_q| (= |Δx|/l of spec
+ * §2.1 when the reference nodes are equally spaced at l), so e = 1 in the reference.
+ * Initial velocities 0. Returns NULL with CR_BAD_INPUT (message naming the parameter) or
+ * CR_NO_MEMORY in err. The caller owns the result (cr_lgvi_destroy). */
+cr_lgvi *cr_lgvi_create(const cr_lgvi_params *p, const cr_vec3 *x0, const cr_mat3 *R0, cr_error *err);
+void cr_lgvi_destroy(cr_lgvi *s);
+
+/* Initial velocity of a node: v spatial [m/s], omega_body in the node's body frame
+ * [rad/s] (spec §2.3 "Initial conditions": p^{-1} = m v, μ^{-1} = (c/ε^0) J0 ω).
+ * Meant for before the first step; ignored for clamped nodes and bad node indices. */
+void cr_lgvi_set_velocity(cr_lgvi *s, int node, cr_vec3 v, cr_vec3 omega_body);
+
+/* One step t_k -> t_{k+1}: f_ext, c_ext are spatial nodal forces [N] / moments [N m] at
+ * t_k (rectangle rule, spec §2.3), arrays of K+1 (NULL = none; entries at clamped nodes
+ * are ignored). Returns CR_OK, or CR_NONFINITE / CR_NOT_CONVERGED with err naming the
+ * time, the node and the quantity; on failure the state is left at t_k (unchanged).
+ * Accumulates the external work (see cr_lgvi_diag.work_external). */
+cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, cr_error *err);
+
+double cr_lgvi_time(const cr_lgvi *s); /* k*h */
+long cr_lgvi_steps(const cr_lgvi *s);
+int cr_lgvi_node_count(const cr_lgvi *s); /* K+1 */
+const cr_lgvi_params *cr_lgvi_get_params(const cr_lgvi *s);
+cr_vec3 cr_lgvi_position(const cr_lgvi *s, int node);
+cr_mat3 cr_lgvi_rotation(const cr_lgvi *s, int node);
+cr_vec3 cr_lgvi_velocity(const cr_lgvi *s, int node);         /* p/m on the last interval [m/s] */
+cr_vec3 cr_lgvi_angular_velocity(const cr_lgvi *s, int node); /* body frame, log(F)/h on the last interval */
+double cr_lgvi_node_mass(const cr_lgvi *s, int node);         /* m_q = w_q rhoA l */
+
+/* Element q at the current time: strains Gamma (minus reference), Omega (minus
+ * reference), body-frame stresses n = C1 Γ/e, m = C2 Ω/e³ (spec §2.3; e = 1 in the
+ * standard model), and the geometric stretch e = |Δx_q|/|Δx0_q| (reported for both
+ * models; the standard model does not use it in its constitutive law). Any output may
+ * be NULL. */
+void cr_lgvi_element(const cr_lgvi *s, int q, cr_vec3 *gamma, cr_vec3 *omega, cr_vec3 *n, cr_vec3 *m, double *e);
+
+typedef struct cr_lgvi_diag {
+    /* Energies (spec §2.4) at the level t_k = energy_time = time - h (the last level whose
+     * two adjacent intervals are both known): elastic = U_d^k, kinetic = ½(T^{k-1} + T^k)
+     * (the interval kinetic energies averaged, which makes H O(h²)-accurate). Before the
+     * first step: t_0, U^0 and the initial kinetic energy. */
+    double kinetic, elastic, total, work_external;
+    /* the discrete conserved (Noether) quantities, about the origin, on the last interval:
+     * Σ p_q and Σ (x_q × p_q + R_q μ_q) (exactly conserved by the free unloaded rod,
+     * for both models) */
+    cr_vec3 momentum, angular_momentum;
+    /* at the current time: Σ|Δx_q| [m]; min/max geometric stretch e_q; max_q |V_q/V_q^0 - 1|
+     * (modified: V = (A0/e)|Δx|, standard: V = A0|Δx|); max_q max_ij |R^T R - I|_ij */
+    double length, dilatation_min, dilatation_max, volume_drift, rotation_drift;
+    /* added: the time t_k the energies refer to, and T^k alone (kinetic energy of the last
+     * interval, spec §2.4 "evaluated on [k, k+1]"): H^k = kinetic_interval + elastic is the
+     * paper's §5.2 energy. work_external is W(t_k) = Σ_{j<k} w_j + ½ w_k with
+     * w_j = f_j·(x^{j+1} - x^{j-1})/2 + (R_j^T c_j)·(f^{j-1} + f^j)/2 the discrete work of the
+     * loads of t_j: total - work_external stays O(h²) (standard model), loaded or not. */
+    double energy_time, kinetic_interval;
+} cr_lgvi_diag;
+void cr_lgvi_diagnostics(const cr_lgvi *s, cr_lgvi_diag *out);
+/* O(1) subset of the diagnostics: T^k (last interval), ½(T^{k-1}+T^k) and U^k, k = steps-1
+ * (all at t = 0 before the first step). Any pointer may be NULL. */
+void cr_lgvi_energies(const cr_lgvi *s, double *kinetic_interval, double *kinetic, double *elastic);
+
+/* CFL-type largest stable step estimate [s] (0 for invalid parameters). It is
+ * safety * 2/ω_max with ω_max a Gershgorin bound of the lumped chain (axial, shear,
+ * bending and twist, with the shear-rotation coupling), see lgvi.c for the factor. */
+double cr_lgvi_stable_step(const cr_lgvi_params *p);
+
+/* state (de)serialization for checkpoints: flat doubles (the unpacked state continues
+ * bit-identically). cr_lgvi_unpack expects data packed from a model with the same
+ * parameters. */
+int cr_lgvi_packed_size(const cr_lgvi *s);
+void cr_lgvi_pack(const cr_lgvi *s, double *out);
+void cr_lgvi_unpack(cr_lgvi *s, const double *in);
+
+/* ---- internals exposed for tests ---- */
+
+/* Overwrites the pose of a node (no validation; R is projected onto SO(3)). Used to put
+ * the rod into an arbitrary deformed configuration for finite-difference checks. */
+void cr_lgvi_set_pose(cr_lgvi *s, int node, cr_vec3 x, cr_mat3 R);
+
+/* Internal nodal forces f (spatial) and torques M (body frame of the node) at the current
+ * configuration (spec §2.3; no external loads), for all K+1 nodes including clamped ones,
+ * and the strain energy U_d (spec §2.2) as return value. With dilatation the factors e
+ * are those of the current configuration; the forces are -∂U/∂x and the left-trivialised
+ * -∂U/∂R at frozen e (spec §2.3 "Frozen-e assumption"). */
+double cr_lgvi_internal_forces(const cr_lgvi *s, cr_vec3 *f, cr_vec3 *M);
+
+/* Solves F J_d - J_d F^T = g^ for F = τ(f) (spec §2.3, Lee-Leok-McClamroch) by Newton
+ * from the guess *f. J = diagonal of J0. residuals (optional, room for 32) receives
+ * |G(f_i)|₁ before every Newton update and after the last one; *iters the number of
+ * updates. Returns CR_OK, CR_NONFINITE or CR_NOT_CONVERGED. */
+cr_status cr_lgvi_rotation_solve(int chart, cr_vec3 J, cr_vec3 g, cr_vec3 *f, double *residuals, int *iters);
+
+#endif
