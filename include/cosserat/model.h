@@ -136,7 +136,7 @@ typedef enum cr_time_function_type {
     CR_TIME_CONSTANT = 0,   /* f(t) = 1 */
     CR_TIME_RAMP = 1,       /* 0 before t0, linear to 1 at t1, 1 after */
     CR_TIME_TABLE = 2,      /* piecewise linear through (t_k, v_k), constant outside the table */
-    CR_TIME_SINE = 3,       /* offset + amplitude sin(2π frequency t + phase) */
+    CR_TIME_SINE = 3,       /* offset + amplitude sin(2π frequency t + phase); with t1 > t0 only on [t0, t1], 0 outside */
     CR_TIME_SMOOTH_STEP = 4 /* 0 before t0, quintic C² step to 1 at t1, 1 after */
 } cr_time_function_type;
 
@@ -146,7 +146,7 @@ typedef struct cr_time_point {
 
 typedef struct cr_time_function {
     cr_time_function_type type;
-    double t0, t1;                             /* RAMP, SMOOTH_STEP: t0 < t1 */
+    double t0, t1;                             /* RAMP, SMOOTH_STEP: t0 < t1; SINE: optional window */
     double amplitude, frequency, phase, offset; /* SINE (frequency in Hz, phase in rad) */
     int point_count;                           /* TABLE: >= 2 points, t strictly increasing */
     const cr_time_point *points;

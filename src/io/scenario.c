@@ -235,7 +235,7 @@ static const char *const LOAD_ANY_KEYS[] = {"type",     "node",   "body",     "v
 static const char *const OFFSET_KEYS[] = {"y", "z", "radius_fraction", "angle_deg", "table", NULL};
 static const char *const TIME_CONSTANT_KEYS[] = {"type", NULL};
 static const char *const TIME_STEP_KEYS[] = {"type", "t0", "t1", NULL}; /* ramp, smooth_step */
-static const char *const TIME_SINE_KEYS[] = {"type", "amplitude", "frequency", "phase", "offset", NULL};
+static const char *const TIME_SINE_KEYS[] = {"type", "amplitude", "frequency", "phase", "offset", "t0", "t1", NULL};
 static const char *const TIME_TABLE_KEYS[] = {"type", "points", NULL};
 static const char *const TIME_ANY_KEYS[] = {"type",  "t0",     "t1",     "amplitude", "frequency",
                                             "phase", "offset", "points", NULL};
@@ -1363,7 +1363,16 @@ static cr_status parse_time(const cJSON *load, const char *parent, cr_time_funct
         if ((s = get_number(v, path, "amplitude", 0, 1.0, ANY, &f->amplitude, err))) return s;
         if ((s = get_number(v, path, "frequency", 1, 0, NONNEGATIVE, &f->frequency, err))) return s;
         if ((s = get_number(v, path, "phase", 0, 0.0, ANY, &f->phase, err))) return s;
-        return get_number(v, path, "offset", 0, 0.0, ANY, &f->offset, err);
+        if ((s = get_number(v, path, "offset", 0, 0.0, ANY, &f->offset, err))) return s;
+        /* optional window [t0, t1]: 0 outside (a pulse), the whole time axis when absent */
+        if ((s = get_number(v, path, "t0", 0, 0.0, ANY, &f->t0, err))) return s;
+        if ((s = get_number(v, path, "t1", 0, 0.0, ANY, &f->t1, err))) return s;
+        if (cJSON_GetObjectItemCaseSensitive(v, "t1") && !(f->t1 > f->t0)) {
+            format_number(f->t0, prev, sizeof prev);
+            format_number(f->t1, got, sizeof got);
+            return fail(err, "%s.t1: must be > t0 = %s, got %s", path, prev, got);
+        }
+        return CR_OK;
     case CR_TIME_TABLE: {
         const cJSON *rows;
         if ((s = get_array(v, path, "points", 1, &rows, err))) return s;
@@ -1852,6 +1861,12 @@ static cr_status apply_override(cJSON *root, const char *text, cr_error *err)
         }
 
         if (last) {
+            /* `PATH=null` removes an object key, so one file serves formulations whose
+             * keys differ (e.g. a fixed-step formulation's time_step for the mixed rod) */
+            if (!strcmp(value, "null") && index < 0) {
+                if (child) cJSON_DeleteItemFromObjectCaseSensitive(node, comp);
+                return CR_OK;
+            }
             /* VALUE is JSON when it parses (numbers, booleans, arrays, quoted
              * strings), else the raw text, so `name=foo` needs no quotes. */
             cJSON *v = cJSON_ParseWithOpts(value, NULL, 1);

@@ -55,13 +55,14 @@ struct cr_lgvi {
     int cur;
     lgvi_elem *el;
     long steps;
+    double t, t_prev;       /* time of the state and of the level before (the step may change between stages) */
     double work, work_last; /* Σ_{j<=k} w_j and w_k (discrete work of the loads of t_j) */
     double T_last, T_prev;  /* T^k, T^{k-1} (interval kinetic energies) */
     double U_last;          /* U_d^k */
 };
 
-/* pack header: steps, work, work_last, T_last, T_prev, U_last */
-#define PACK_HEADER 6
+/* pack header: steps, work, work_last, T_last, T_prev, U_last, h, t, t_prev */
+#define PACK_HEADER 9
 
 /* ---- small quaternion helpers (unit quaternions, body -> spatial) ---- */
 
@@ -573,7 +574,7 @@ cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, c
     int dil = s->par.dilatation != 0, cay = s->par.chart == CR_LGVI_CHART_CAYLEY;
     int fail = cay ? (dil ? step_cay_dil(s, f_ext, c_ext, &acc) : step_cay_std(s, f_ext, c_ext, &acc))
                    : (dil ? step_exp_dil(s, f_ext, c_ext, &acc) : step_exp_std(s, f_ext, c_ext, &acc));
-    double t = (double)s->steps * s->h;
+    double t = s->t;
     if (fail) {
         /* NaN/Inf reaching the rotation solve is reported as non-finite; a genuine failure
          * (|g| too large for any rotation F: far too large a step) as not converged */
@@ -607,6 +608,8 @@ cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, c
     }
     s->cur = 1 - s->cur;
     s->steps++;
+    s->t_prev = s->t;
+    s->t += s->h;
     s->T_prev = s->T_last;
     s->T_last = acc.T;
     s->U_last = acc.U;
@@ -780,7 +783,22 @@ void cr_lgvi_set_velocity(cr_lgvi *s, int node, cr_vec3 v, cr_vec3 omega_body)
 
 /* ---- queries ---- */
 
-double cr_lgvi_time(const cr_lgvi *s) { return (double)s->steps * s->h; }
+double cr_lgvi_time(const cr_lgvi *s) { return s->t; }
+
+cr_status cr_lgvi_set_step(cr_lgvi *s, double h)
+{
+    if (!(h > 0) || !isfinite(h)) return CR_BAD_INPUT;
+    /* The state holds the momenta p and μ of the last interval, which do not depend
+     * on h (spec §2.3: p = m Δx/h, μ = (c/hε)(F J_d − J_d Fᵀ)^∨); the next step uses
+     * them with the new h. The stored f is only the rotation solve's first guess:
+     * rescale it so the guess stays close. */
+    double r = h / s->h;
+    for (int q = 0; q <= s->K; ++q)
+        for (int j = 0; j < 3; ++j) s->buf[s->cur][q].f[j] *= r;
+    s->h = h;
+    s->par.h = h;
+    return CR_OK;
+}
 long cr_lgvi_steps(const cr_lgvi *s) { return s->steps; }
 int cr_lgvi_node_count(const cr_lgvi *s) { return s->K + 1; }
 const cr_lgvi_params *cr_lgvi_get_params(const cr_lgvi *s) { return &s->par; }
@@ -897,7 +915,7 @@ void cr_lgvi_diagnostics(const cr_lgvi *s, cr_lgvi_diag *out)
         out->elastic = s->U_last;
         out->kinetic = 0.5 * (s->T_prev + s->T_last);
         out->kinetic_interval = s->T_last;
-        out->energy_time = (double)(s->steps - 1) * s->h;
+        out->energy_time = s->t_prev;
     }
     out->total = out->kinetic + out->elastic;
     /* W(t_k) = Σ_{j<k} w_j + ½ w_k pairs with H^k (T averaged over the intervals on both
@@ -999,6 +1017,9 @@ void cr_lgvi_pack(const cr_lgvi *s, double *out)
     out[3] = s->T_last;
     out[4] = s->T_prev;
     out[5] = s->U_last;
+    out[6] = s->h;
+    out[7] = s->t;
+    out[8] = s->t_prev;
     memcpy(out + PACK_HEADER, s->buf[s->cur], sizeof(lgvi_node) * (size_t)(s->K + 1));
 }
 
@@ -1010,5 +1031,8 @@ void cr_lgvi_unpack(cr_lgvi *s, const double *in)
     s->T_last = in[3];
     s->T_prev = in[4];
     s->U_last = in[5];
+    s->h = s->par.h = in[6];
+    s->t = in[7];
+    s->t_prev = in[8];
     memcpy(s->buf[s->cur], in + PACK_HEADER, sizeof(lgvi_node) * (size_t)(s->K + 1));
 }

@@ -61,7 +61,9 @@ void cr_lgvi_set_velocity(cr_lgvi *s, int node, cr_vec3 v, cr_vec3 omega_body);
  * Accumulates the external work (see cr_lgvi_diag.work_external). */
 cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, cr_error *err);
 
-double cr_lgvi_time(const cr_lgvi *s); /* k*h */
+double cr_lgvi_time(const cr_lgvi *s); /* Σ of the steps taken (k h for a constant step) */
+/* Changes the step for the following steps (a new stage); CR_BAD_INPUT unless h > 0. */
+cr_status cr_lgvi_set_step(cr_lgvi *s, double h);
 long cr_lgvi_steps(const cr_lgvi *s);
 int cr_lgvi_node_count(const cr_lgvi *s); /* K+1 */
 const cr_lgvi_params *cr_lgvi_get_params(const cr_lgvi *s);

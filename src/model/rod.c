@@ -329,7 +329,9 @@ double cr_time_function_eval(const cr_time_function *f, double t)
         double u = (t - f->t0) / (f->t1 - f->t0);
         return u * u * u * (10 + u * (-15 + 6 * u)); /* C² quintic */
     }
-    case CR_TIME_SINE: return f->offset + f->amplitude * sin(2 * M_PI * f->frequency * t + f->phase);
+    case CR_TIME_SINE:
+        if (f->t1 > f->t0 && (t < f->t0 || t > f->t1)) return 0.0; /* windowed: a pulse */
+        return f->offset + f->amplitude * sin(2 * M_PI * f->frequency * t + f->phase);
     case CR_TIME_TABLE: {
         const cr_time_point *p = f->points;
         int n = f->point_count;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const cr_formulation *const formulations[] = {&cr_mixed_formulation, &cr_ph_formulation};
+static const cr_formulation *const formulations[] = {&cr_mixed_formulation, &cr_lgvi_formulation, &cr_ph_formulation};
 enum { FORMULATION_COUNT = sizeof formulations / sizeof formulations[0] };
 
 const cr_formulation *cr_formulation_find(const char *name)
