@@ -22,15 +22,20 @@
 /* Tableau                                                                  */
 /* ======================================================================== */
 
+/* 3×3 matrices are passed as pointers to the whole array, double (*)[3][3], and
+ * called with &M. A parameter declared double a[3][3] is a pointer to its first
+ * row: gcc (12, -O2 and up) then sizes the argument as that row, 24 bytes, while
+ * the declared bound says 72 are read, and reports -Wstringop-overflow; indexing
+ * past the first row through a row pointer is also outside what C guarantees.
+ * A pointer to the 3×3 array covers all of it. */
+
 /* 3×3 inverse by Gauss–Jordan with partial pivoting; returns 0 on success. */
-/* Flat 3x3 arrays (row-major): gcc 12 at -O3 misreports array-of-array
- * parameters here (-Wstringop-overflow). */
-static int inv3(const double *a, double *out)
+static int inv3(const double (*a)[3][3], double (*out)[3][3])
 {
     double m[3][6];
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
-            m[i][j] = a[3 * i + j];
+            m[i][j] = (*a)[i][j];
             m[i][j + 3] = (i == j) ? 1.0 : 0.0;
         }
     for (int col = 0; col < 3; ++col) {
@@ -53,17 +58,17 @@ static int inv3(const double *a, double *out)
         }
     }
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) out[3 * i + j] = m[i][j + 3];
+        for (int j = 0; j < 3; ++j) (*out)[i][j] = m[i][j + 3];
     return 0;
 }
 
-static void mul3(double a[3][3], double b[3][3], double out[3][3])
+static void mul3(const double (*a)[3][3], const double (*b)[3][3], double (*out)[3][3])
 {
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
             double s = 0.0;
-            for (int k = 0; k < 3; ++k) s += a[i][k] * b[k][j];
-            out[i][j] = s;
+            for (int k = 0; k < 3; ++k) s += (*a)[i][k] * (*b)[k][j];
+            (*out)[i][j] = s;
         }
 }
 
@@ -118,10 +123,10 @@ cr_status cr_radau_tableau_compute(cr_radau_tableau *tab, cr_error *err)
         for (int k = 0; k < 3; ++k) P[j][k] = pow(tab->c[j], k);
     for (int i = 0; i < 3; ++i)
         for (int k = 0; k < 3; ++k) Q[i][k] = pow(tab->c[i], k + 1) / (k + 1);
-    if (inv3(&P[0][0], &Pinv[0][0])) return cr_error_set(err, CR_NOT_CONVERGED, "radau: singular Vandermonde");
-    mul3(Q, Pinv, tab->a);
+    if (inv3((const double (*)[3][3])&P, &Pinv)) return cr_error_set(err, CR_NOT_CONVERGED, "radau: singular Vandermonde");
+    mul3((const double (*)[3][3])&Q, (const double (*)[3][3])&Pinv, &tab->a);
     for (int j = 0; j < 3; ++j) tab->b[j] = tab->a[2][j]; /* stiffly accurate: c_3 = 1 */
-    if (inv3(&tab->a[0][0], &tab->ainv[0][0])) return cr_error_set(err, CR_NOT_CONVERGED, "radau: A singular");
+    if (inv3((const double (*)[3][3])&tab->a, &tab->ainv)) return cr_error_set(err, CR_NOT_CONVERGED, "radau: A singular");
 
     /* Eigenvalues of A^{-1}: characteristic polynomial λ³ + a2 λ² + a1 λ + a0,
      * one real root by Cardano (the discriminant is positive), then deflation
@@ -175,21 +180,21 @@ cr_status cr_radau_tableau_compute(cr_radau_tableau *tab, cr_error *err)
         tab->t[i][1] = creal(cv[i]);
         tab->t[i][2] = -cimag(cv[i]);
     }
-    if (inv3(&tab->t[0][0], &tab->tinv[0][0])) return cr_error_set(err, CR_NOT_CONVERGED, "radau: T singular");
+    if (inv3((const double (*)[3][3])&tab->t, &tab->tinv)) return cr_error_set(err, CR_NOT_CONVERGED, "radau: T singular");
 
     /* Self-check: T^{-1} A^{-1} T against the block form, A A^{-1}, T T^{-1}. */
     double tmp[3][3], blk[3][3], id[3][3];
-    mul3(tab->ainv, tab->t, tmp);
-    mul3(tab->tinv, tmp, blk);
+    mul3((const double (*)[3][3])&tab->ainv, (const double (*)[3][3])&tab->t, &tmp);
+    mul3((const double (*)[3][3])&tab->tinv, (const double (*)[3][3])&tmp, &blk);
     const double want[3][3] = {{tab->gamma, 0, 0}, {0, tab->alpha, -tab->beta},
                                {0, tab->beta, tab->alpha}};
     double r_blk = 0.0, r_a = 0.0, r_t = 0.0;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) r_blk = fmax(r_blk, fabs(blk[i][j] - want[i][j]));
-    mul3(tab->a, tab->ainv, id);
+    mul3((const double (*)[3][3])&tab->a, (const double (*)[3][3])&tab->ainv, &id);
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) r_a = fmax(r_a, fabs(id[i][j] - (i == j)));
-    mul3(tab->t, tab->tinv, id);
+    mul3((const double (*)[3][3])&tab->t, (const double (*)[3][3])&tab->tinv, &id);
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) r_t = fmax(r_t, fabs(id[i][j] - (i == j)));
     tab->residual = r_blk + r_a + r_t;
@@ -203,7 +208,7 @@ cr_status cr_radau_tableau_compute(cr_radau_tableau *tab, cr_error *err)
     double V[3][3], Vinv[3][3];
     for (int k = 0; k < 3; ++k)
         for (int i = 0; i < 3; ++i) V[k][i] = pow(tab->c[i], k);
-    if (inv3(&V[0][0], &Vinv[0][0])) return cr_error_set(err, CR_NOT_CONVERGED, "radau: singular Vandermonde");
+    if (inv3((const double (*)[3][3])&V, &Vinv)) return cr_error_set(err, CR_NOT_CONVERGED, "radau: singular Vandermonde");
     const double rhs[3] = {1.0 - 1.0 / g, 0.5, 1.0 / 3.0};
     for (int i = 0; i < 3; ++i) {
         tab->bhat[i] = 0.0;
