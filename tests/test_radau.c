@@ -976,7 +976,289 @@ static void test_errors(void)
     cr_radau_dense_solver_destroy(d);
 }
 
+/* ------------------------------------------------------------------------ */
+/* 5h. Step-size floor: a collapsing step ends the call promptly.           */
+/* ------------------------------------------------------------------------ */
+
+/* y' = y², y(0) = 1: y = 1/(1 − t), a finite-time singularity at t = 1. */
+static void blowup_exact(double t, double *y, const harness *hs) { y[0] = 1.0 / (1.0 - t); }
+static cr_status blowup_rhs(double t, const double *y, double *f, void *user)
+{
+    f[0] = y[0] * y[0];
+    return CR_OK;
+}
+static cr_status blowup_jac(double t, const double *y, double *J, void *user)
+{
+    J[0] = 2.0 * y[0];
+    return CR_OK;
+}
+
+/* A chirp: y1' = ω y2, y2' = −ω y1 with ω(t) = e^{60 t}, y = (sin Φ, cos Φ),
+ * Φ = (e^{60 t} − 1)/60. The steps must shrink like 1/ω: without a floor the
+ * integration creeps on (Φ(1) / 2π ≈ 3e24 periods) until max_steps. */
+static double chirp_phase(double t) { return expm1(60.0 * t) / 60.0; }
+static void chirp_exact(double t, double *y, const harness *hs)
+{
+    y[0] = sin(chirp_phase(t));
+    y[1] = cos(chirp_phase(t));
+}
+static cr_status chirp_rhs(double t, const double *y, double *f, void *user)
+{
+    double w = exp(60.0 * t);
+    f[0] = w * y[1];
+    f[1] = -w * y[0];
+    return CR_OK;
+}
+static cr_status chirp_jac(double t, const double *y, double *J, void *user)
+{
+    double w = exp(60.0 * t);
+    J[0] = 0.0, J[1] = -w, J[2] = w, J[3] = 0.0; /* column-major */
+    return CR_OK;
+}
+
+static void test_step_size_floor(void)
+{
+    /* the blow-up: stopped near t = 1 where h < 1e-6 t, on an accurate state */
+    harness hs;
+    memset(&hs, 0, sizeof hs);
+    hs.n = 1;
+    hs.exact = blowup_exact;
+    cr_radau_options o = cr_radau_default_options();
+    o.rtol = 1e-8;
+    o.atol = 1e-8;
+    o.max_steps = 1000000000; /* as the dynamics driver: only the floor can end it */
+    double y0 = 1.0;
+    cr_radau_dense_solver *d = NULL;
+    cr_radau *s = make_solver(&hs, blowup_rhs, blowup_jac, NULL, o, 0.0, &y0, &d);
+    if (!s) { cr_radau_dense_solver_destroy(d); return; }
+    cr_error err = {CR_OK, ""};
+    cr_status st = cr_radau_integrate(s, 2.0, &err);
+    cr_radau_stats rs = cr_radau_get_stats(s);
+    double t = cr_radau_t(s), y = cr_radau_y(s)[0];
+    if (verbose())
+        printf("    blow-up: %s; %ld steps, %ld rejected, 1 - t = %.3g, y = %.6g (exact %.6g)\n", err.message,
+               rs.steps, rs.rejected, 1.0 - t, y, 1.0 / (1.0 - t));
+    CHECK(st == CR_NOT_CONVERGED);
+    CHECK(err.status == CR_NOT_CONVERGED && strstr(err.message, "step size too small (h = ") != NULL);
+    CHECK(strstr(err.message, "at t = ") != NULL);
+    CHECK(rs.h_next < 1e-6 * t); /* stopped by the relative floor ... */
+    CHECK(t > 0.999 && 1.0 - t > 1e-9); /* ... close to the singularity, long before ε-sized steps */
+    CHECK(rs.steps + rs.rejected + rs.newton_failures < 2000);
+    /* the last accepted state is accurate (relative 1e-2: the blow-up amplifies the
+     * local errors like y itself) */
+    CHECK_NEAR(y * (1.0 - t), 1.0, 1e-2);
+    cr_radau_destroy(s);
+    cr_radau_dense_solver_destroy(d);
+
+    /* the chirp: without the floor this call would run for ~1e9 attempted steps */
+    memset(&hs, 0, sizeof hs);
+    hs.n = 2;
+    hs.exact = chirp_exact;
+    o = cr_radau_default_options();
+    o.rtol = 1e-6; /* looser, and the L-stable method damps the unresolved oscillation instead */
+    o.atol = 1e-6;
+    o.max_steps = 1000000000;
+    double yc[2];
+    chirp_exact(0.0, yc, &hs);
+    s = make_solver(&hs, chirp_rhs, chirp_jac, NULL, o, 0.0, yc, &d);
+    if (!s) { cr_radau_dense_solver_destroy(d); return; }
+    err.status = CR_OK;
+    st = cr_radau_integrate(s, 1.0, &err);
+    rs = cr_radau_get_stats(s);
+    t = cr_radau_t(s);
+    if (verbose())
+        printf("    chirp: %s; %ld steps, %ld rejected, omega(t) = %.3g, max error %.3g\n", err.message, rs.steps,
+               rs.rejected, exp(60 * t), hs.max_abs_err);
+    CHECK(st == CR_NOT_CONVERGED);
+    CHECK(strstr(err.message, "step size too small (h = ") != NULL);
+    CHECK(t > 0.1 && t < 1.0);
+    CHECK(rs.steps + rs.rejected + rs.newton_failures < 1000000); /* vs ~1e9 without the floor */
+    CHECK(hs.max_abs_err < 0.05); /* accurate to the end: a phase error after ~10⁵ periods */
+
+    /* h_min_rel = 0 and an absolute floor: stops at the absolute floor instead */
+    cr_radau_destroy(s);
+    o.h_min_rel = 0.0;
+    o.h_min = 1e-5;
+    memset(&hs, 0, sizeof hs);
+    hs.n = 2;
+    hs.exact = chirp_exact;
+    s = make_solver(&hs, chirp_rhs, chirp_jac, NULL, o, 0.0, yc, &d);
+    if (!s) { cr_radau_dense_solver_destroy(d); return; }
+    st = cr_radau_integrate(s, 1.0, &err);
+    CHECK(st == CR_NOT_CONVERGED && strstr(err.message, "step size too small") != NULL);
+    CHECK(cr_radau_get_stats(s).h_next < 1e-5);
+    CHECK(cr_radau_get_stats(s).h_last >= 1e-5 || cr_radau_get_stats(s).steps == 0);
+    cr_radau_destroy(s);
+    cr_radau_dense_solver_destroy(d);
+
+    /* bad floors are refused */
+    o = cr_radau_default_options();
+    o.h_min_rel = 1.0;
+    cr_radau_problem p = {.n = 1, .rhs = blowup_rhs};
+    d = cr_radau_dense_solver_create(1, NULL, blowup_jac, blowup_rhs, &hs, &err);
+    p.linsys = cr_radau_dense_solver_linsys(d);
+    CHECK(cr_radau_create(&p, &o, 0.0, &y0, &err) == NULL && err.status == CR_BAD_INPUT);
+    o.h_min_rel = 0.0;
+    o.h_min = -1.0;
+    CHECK(cr_radau_create(&p, &o, 0.0, &y0, &err) == NULL && err.status == CR_BAD_INPUT);
+    cr_radau_dense_solver_destroy(d);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 5i. Controller memory: a run stopped after step k and restarted from      */
+/*     (t, y, memory) takes the steps of the uninterrupted run.              */
+/* ------------------------------------------------------------------------ */
+
+/* Van der Pol in Hairer's scaling, ε = 1e-6: y1' = y2, ε y2' = (1 − y1²) y2 − y1,
+ * y(0) = (2, −0.66), to t = 2 (stiff, with a fast transition near t = 0.81). No
+ * closed form: the reference is the uninterrupted run, whose accuracy is checked
+ * against a run with 1000× tighter tolerances. */
+static cr_status vdp_rhs(double t, const double *y, double *f, void *user)
+{
+    const double eps = 1e-6;
+    f[0] = y[1];
+    f[1] = ((1.0 - y[0] * y[0]) * y[1] - y[0]) / eps;
+    return CR_OK;
+}
+static cr_status vdp_jac(double t, const double *y, double *J, void *user)
+{
+    const double eps = 1e-6;
+    J[0] = 0.0, J[1] = (-2.0 * y[0] * y[1] - 1.0) / eps;
+    J[2] = 1.0, J[3] = (1.0 - y[0] * y[0]) / eps;
+    return CR_OK;
+}
+
+typedef struct vdp_run {
+    long stop_after; /* step callback stops after this many accepted steps (0: never) */
+    long seen;
+    cr_radau *solver;
+    cr_radau_memory memory; /* taken in the step callback of the last step */
+    double polynomial[6];   /* and the collocation polynomial (3n) */
+    double times[1024];     /* accepted step ends */
+} vdp_run;
+
+static int vdp_step(double t, double *y, void *user)
+{
+    vdp_run *r = user;
+    if (r->seen < 1024) r->times[r->seen] = t;
+    r->seen++;
+    if (r->stop_after > 0 && r->seen >= r->stop_after) {
+        cr_radau_get_memory(r->solver, &r->memory, r->polynomial); /* describes the next step already */
+        return 1;
+    }
+    return 0;
+}
+
+static cr_radau *vdp_solver(vdp_run *r, double rtol, double t0, const double *y0, cr_radau_dense_solver **d)
+{
+    cr_error err = {CR_OK, ""};
+    *d = cr_radau_dense_solver_create(2, NULL, vdp_jac, vdp_rhs, r, &err);
+    cr_radau_problem p = {.n = 2, .rhs = vdp_rhs, .linsys = cr_radau_dense_solver_linsys(*d), .user = r};
+    cr_radau_options o = cr_radau_default_options();
+    o.rtol = rtol;
+    o.atol = rtol;
+    o.step_callback = vdp_step;
+    o.h_min_rel = 0.0; /* the transition needs h/t ~ 1e-9 */
+    r->solver = cr_radau_create(&p, &o, t0, y0, &err);
+    CHECK(r->solver != NULL);
+    return r->solver;
+}
+
+static void test_checkpoint_memory(void)
+{
+    const double y0[2] = {2.0, -0.66}, T = 2.0, rtol = 1e-6;
+    /* uninterrupted, and a 1000× tighter reference */
+    vdp_run full = {0}, ref = {0};
+    cr_radau_dense_solver *d = NULL, *dr = NULL;
+    if (!vdp_solver(&full, rtol, 0.0, y0, &d) || !vdp_solver(&ref, 1e-3 * rtol, 0.0, y0, &dr)) return;
+    CHECK(cr_radau_integrate(full.solver, T, NULL) == CR_OK);
+    CHECK(cr_radau_integrate(ref.solver, T, NULL) == CR_OK);
+    const long n_full = cr_radau_get_stats(full.solver).steps;
+    static double t_full[1024];
+    memcpy(t_full, full.times, sizeof t_full);
+    double y_full[2] = {cr_radau_y(full.solver)[0], cr_radau_y(full.solver)[1]};
+    double acc = fmax(fabs(y_full[0] - cr_radau_y(ref.solver)[0]), fabs(y_full[1] - cr_radau_y(ref.solver)[1]) * 1e-3);
+    CHECK(acc < 1e-3); /* the uninterrupted run is a sound reference */
+    cr_radau_destroy(full.solver);
+    cr_radau_destroy(ref.solver);
+    cr_radau_dense_solver_destroy(dr);
+
+    const long stops[4] = {1, n_full / 7, n_full / 3, (3 * n_full) / 4};
+    long worst_mem = 0, worst_h = 0;
+    double sum_dh_mem = 0, sum_dh_h = 0;
+    for (int k = 0; k < 4; ++k) {
+        /* run to step stops[k], keep (t, y, memory, h), destroy */
+        vdp_run a = {.stop_after = stops[k]};
+        cr_radau_dense_solver_destroy(d);
+        if (!vdp_solver(&a, rtol, 0.0, y0, &d)) return;
+        CHECK(cr_radau_integrate(a.solver, T, NULL) == CR_INTERRUPTED);
+        double t_k = cr_radau_t(a.solver), y_k[2] = {cr_radau_y(a.solver)[0], cr_radau_y(a.solver)[1]};
+        double h_k = cr_radau_h(a.solver);
+        CHECK(a.memory.t == t_k && a.memory.h == h_k && a.memory.accepted == (double)stops[k]);
+        cr_radau_destroy(a.solver);
+        /* resume in a fresh integrator from (t, y, memory) */
+        vdp_run b = {0};
+        cr_radau_dense_solver *db = NULL;
+        if (!vdp_solver(&b, rtol, t_k, y_k, &db)) return;
+        cr_error err = {CR_OK, ""};
+        CHECK(a.memory.polynomial == 1.0);
+        CHECK(cr_radau_reinit_memory(b.solver, t_k, y_k, &a.memory, a.polynomial, &err) == CR_OK);
+        cr_radau_memory back;
+        double pback[6];
+        cr_radau_get_memory(b.solver, &back, pback);
+        CHECK(memcmp(pback, a.polynomial, sizeof pback) == 0);
+        CHECK(memcmp(&back, &a.memory, sizeof back) == 0); /* every entry restored */
+        CHECK(cr_radau_integrate(b.solver, T, NULL) == CR_OK);
+        long n_mem = stops[k] + cr_radau_get_stats(b.solver).steps;
+        /* the next steps: sizes of the uninterrupted run */
+        double dh_mem = 0;
+        for (int j = 0; j < 8 && stops[k] + j < n_full; ++j) {
+            double h_u = t_full[stops[k] + j] - t_full[stops[k] + j - 1];
+            double h_r = b.times[j] - (j ? b.times[j - 1] : t_k);
+            dh_mem = fmax(dh_mem, fabs(h_r / h_u - 1.0));
+        }
+        b.seen = 0;
+        double dmem = fmax(fabs(cr_radau_y(b.solver)[0] - y_full[0]), 1e-3 * fabs(cr_radau_y(b.solver)[1] - y_full[1]));
+        /* resume from (t, y, h) alone, as before */
+        CHECK(cr_radau_reinit(b.solver, t_k, y_k, h_k, NULL) == CR_OK);
+        long before = cr_radau_get_stats(b.solver).steps;
+        CHECK(cr_radau_integrate(b.solver, T, NULL) == CR_OK);
+        long n_h = stops[k] + cr_radau_get_stats(b.solver).steps - before;
+        double dh_h = 0;
+        for (int j = 0; j < 8 && stops[k] + j < n_full; ++j) {
+            double h_u = t_full[stops[k] + j] - t_full[stops[k] + j - 1];
+            double h_r = b.times[j] - (j ? b.times[j - 1] : t_k);
+            dh_h = fmax(dh_h, fabs(h_r / h_u - 1.0));
+        }
+        if (verbose())
+            printf("    stop after %ld of %ld steps (t = %.6g): resumed with memory %ld steps (|dy| %.2g, next 8 "
+                   "step sizes within %.2g), with h only %ld (within %.2g)\n",
+                   stops[k], n_full, t_k, n_mem, dmem, dh_mem, n_h, dh_h);
+        CHECK(labs(n_mem - n_full) <= 3);
+        CHECK(dh_mem < 0.02);
+        sum_dh_mem += dh_mem, sum_dh_h += dh_h;
+        CHECK(dmem < 1e-3); /* the same solution to the tolerance */
+        worst_mem = labs(n_mem - n_full) > worst_mem ? labs(n_mem - n_full) : worst_mem;
+        worst_h = labs(n_h - n_full) > worst_h ? labs(n_h - n_full) : worst_h;
+        /* a memory of another t is refused */
+        cr_radau_memory wrong = a.memory;
+        wrong.t += 1.0;
+        CHECK(cr_radau_reinit_memory(b.solver, t_k, y_k, &wrong, NULL, &err) == CR_BAD_INPUT);
+        CHECK(strstr(err.message, "controller memory of t") != NULL);
+        wrong = a.memory;
+        wrong.version = 99;
+        CHECK(cr_radau_reinit_memory(b.solver, t_k, y_k, &wrong, NULL, &err) == CR_BAD_INPUT);
+        cr_radau_destroy(b.solver);
+        cr_radau_dense_solver_destroy(db);
+    }
+    CHECK(CR_RADAU_MEMORY_DOUBLES == 13);
+    CHECK(sum_dh_mem < 0.5 * sum_dh_h); /* the memory is what keeps the step sizes */
+    if (verbose()) printf("    worst step-count difference: memory %ld, h only %ld\n", worst_mem, worst_h);
+    cr_radau_dense_solver_destroy(d);
+}
+
 CHECK_MAIN(CASE(test_tableau), CASE(test_linear_stiff), CASE(test_prothero_robinson),
            CASE(test_dae_index1), CASE(test_order_fixed_step), CASE(test_statistics),
            CASE(test_callback_stop), CASE(test_dense_output), CASE(test_callback_modifies_state),
-           CASE(test_checkpoint_restart), CASE(test_errors))
+           CASE(test_checkpoint_restart), CASE(test_errors), CASE(test_step_size_floor),
+           CASE(test_checkpoint_memory))

@@ -167,6 +167,22 @@ typedef struct cr_radau_options {
 
     double h_init;               /* first step; 0 = automatic (default) */
     double h_max;                /* 0 = no limit other than t_end − t (default) */
+    /* Step-size floor ("step size too small", as RADAU5's and SUNDIALS'): when the
+     * error test or a Newton failure asks for a step below
+     *   h_floor = max(h_min, h_min_rel·(t − t0), 100·ε·max(|t|, |t_end|)),
+     * t0 the time at create/reinit, the integration stops with CR_NOT_CONVERGED
+     * (CR_NONFINITE when the last failure was a non-finite value) and the message
+     * "step size too small (h = …) at t = …". A step that small means the rest of
+     * the interval would take more than 1/h_min_rel steps per unit of the time
+     * already covered: a finite-time singularity, an unstable or unresolvable fast
+     * mode, or a tolerance the problem cannot meet; without the floor the
+     * integrator creeps on until max_steps. The relative term grows with the time
+     * covered, so the initial transient right after create/reinit may take steps
+     * of any size; a feature much faster than the time already integrated (a load
+     * switched on within microseconds after seconds of motion) needs a smaller
+     * h_min_rel. An automatic first step below h_floor is raised to it. */
+    double h_min;                /* absolute floor; default 0 */
+    double h_min_rel;            /* relative to t − t0; default 1e-7, 0 = off */
     long max_steps;              /* attempted steps (accepted, rejected and
                                   * failed) per cr_radau_integrate call;
                                   * default 100000 */
@@ -253,9 +269,12 @@ void cr_radau_destroy(cr_radau *solver);
  * Returns
  *   CR_OK            t_end reached;
  *   CR_INTERRUPTED   a callback asked to stop; (t, y) = last accepted step;
- *   CR_NOT_CONVERGED max_steps reached, step size too small, or (fixed_step)
+ *   CR_NOT_CONVERGED max_steps reached, step size too small (below h_min /
+ *                    h_min_rel, see cr_radau_options), or (fixed_step)
  *                    Newton failed; the state is the last accepted step and
- *                    the call may be repeated;
+ *                    the call may be repeated (after "step size too small" it
+ *                    stops again unless the caller changes the problem, e.g.
+ *                    reinit with another state);
  *   CR_SINGULAR      five factorizations in a row failed;
  *   CR_NONFINITE     repeated non-finite values prevented any progress;
  *   CR_BAD_INPUT     t_end < t;
@@ -269,6 +288,56 @@ cr_status cr_radau_integrate(cr_radau *solver, double t_end, cr_error *err);
  * estimate. Statistics and the output grid anchor are kept; output times
  * before t are skipped. */
 cr_status cr_radau_reinit(cr_radau *solver, double t, const double *y, double h, cr_error *err);
+
+/* The controller's whole memory: everything besides (t, y) that decides the next
+ * step sizes. A flat struct of doubles (CR_RADAU_MEMORY_DOUBLES of them, in this
+ * order), so a checkpoint can store it as a double array. Taken with
+ * cr_radau_get_memory after an accepted step (e.g. in the step callback, where it
+ * already describes the next step) and given back with cr_radau_reinit_memory
+ * together with the same (t, y), the restarted integrator continues as the
+ * uninterrupted one would have: same controller state (predictive controller,
+ * first-step and rejection flags, Newton contraction), and, when the collocation
+ * polynomial of the last step is passed along too (3n doubles, optional), the
+ * same Newton starting values. What differs: the restarted integrator evaluates a
+ * fresh Jacobian and refactors, where the uninterrupted one might have reused an
+ * older J; its Newton iterations can then differ slightly, and so can the step
+ * sizes that depend on their count. cr_radau_h alone (cr_radau_reinit) restarts
+ * as a first step: no predictive controller, a filtered error estimate, tenfold
+ * reductions on rejection and Newton started from zero. */
+typedef struct cr_radau_memory {
+    double version;    /* CR_RADAU_MEMORY_VERSION */
+    double t;          /* time of the state this memory belongs to */
+    double t_start;    /* t at create/reinit (the step-size floor grows with t − t_start) */
+    double h;          /* step size the next step will try */
+    double h_last;     /* size of the last accepted step (0 before any) */
+    double h_acc;      /* predictive controller: h of the last accepted step */
+    double err_acc;    /* predictive controller: max(1e-2, its error norm) */
+    double accepted;   /* accepted steps since create/reinit (the predictive controller acts from 1 on) */
+    double first;      /* 1: the next step is a first step (filtered estimate, h/10 on rejection) */
+    double reject;     /* 1: the last attempt was rejected (no growth at the next acceptance) */
+    double faccon;     /* Newton: carried-over contraction estimate θ/(1 − θ) */
+    double theta;      /* Newton: convergence rate of the last step */
+    double polynomial; /* 1: cr_radau_get_memory wrote the collocation polynomial */
+} cr_radau_memory;
+
+#define CR_RADAU_MEMORY_VERSION 1.0
+#define CR_RADAU_MEMORY_DOUBLES ((int)(sizeof(cr_radau_memory) / sizeof(double)))
+
+/* Fills *memory with the controller state of `solver` at its current t, and, when
+ * `polynomial` is non-NULL (length 3n) and a step has been accepted, the
+ * collocation polynomial of the last step (its divided differences, the Newton
+ * starting values of the next step); memory->polynomial says whether it did. */
+void cr_radau_get_memory(const cr_radau *solver, cr_radau_memory *memory, double *polynomial);
+
+/* Restarts at (t, y) (y length n, copied) with the controller state `memory` taken
+ * at the same t by cr_radau_get_memory (possibly of another integrator of the same
+ * problem and options, e.g. before a checkpoint), and the polynomial it wrote
+ * (3n doubles; NULL: start Newton from zero). The Jacobian and the factorizations
+ * are computed afresh; statistics and the output grid anchor are kept, output
+ * times before t are skipped. CR_BAD_INPUT when the memory has another version,
+ * non-finite or out-of-range entries, or belongs to another t. */
+cr_status cr_radau_reinit_memory(cr_radau *solver, double t, const double *y, const cr_radau_memory *memory,
+                                 const double *polynomial, cr_error *err);
 
 /* Current time (end of the last accepted step, or the start time). */
 double cr_radau_t(const cr_radau *solver);

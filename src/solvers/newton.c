@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 199309L
 #include "newton.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,18 +48,60 @@ typedef struct newton_work {
     double final_err;
     double t_assembly, t_solve;
     int bad_block;
+    int at_floor; /* the last solve stopped at the round-off floor, not at the tolerance */
 } newton_work;
 
+/* Scale of the round-off in the residual: RMS over the rows of Σ_c |J_rc| |x_c|, the
+ * size of the terms summed into each row (e.g. EA|r|/L for a force formed from a strain
+ * that is a difference of absolute positions). A row evaluated in floating point
+ * carries an error of a few eps times that sum, and a Newton update computed in
+ * floating point cannot push it lower. Called on J before it is factored. */
+static double residual_scale(const cr_blocktri *J, const double *x)
+{
+    const int n = J->n, b = J->b;
+    const size_t bb = (size_t)b * b;
+    double s = 0;
+    for (int i = 0; i < n; ++i)
+        for (int r = 0; r < b; ++r) {
+            double row = 0;
+            for (int j = -1; j <= 1; ++j) {
+                if (i + j < 0 || i + j >= n) continue;
+                const double *blk = (j < 0 ? J->lower : j == 0 ? J->diag : J->upper) + i * bb + (size_t)r * b;
+                const double *xc = x + (size_t)(i + j) * b;
+                for (int c = 0; c < b; ++c) row += fabs(blk[c]) * fabs(xc[c]);
+            }
+            s += row * row;
+        }
+    return sqrt(s / ((double)n * b));
+}
+
+static int all_finite(const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (!isfinite(v[i])) return 0;
+    return 1;
+}
+
+/* A residual within this many eps of its round-off scale counts as at the floor:
+ * a handful of terms per row, each rounded, plus the rounding of x itself. */
+#define ROUNDOFF_FLOOR_EPS 1000.0
+
 /* One Newton solve at fixed load factor. Convergence as spec §7.6: RMS residual
- * err = |F|/√dim below atol or below rtol·err₀, and |Δx| < rtol (|x| + 1e-12). */
+ * err = |F|/√dim below atol or below rtol·err₀, and |Δx| < rtol (|x| + 1e-12).
+ * A tolerance below what floating point can reach is met by the round-off floor
+ * instead: the increment test passes, the residual is within ROUNDOFF_FLOOR_EPS·eps
+ * of the round-off scale of its terms (residual_scale), and it is no larger than
+ * at the start of the step. Nothing else is accepted: a stagnating or growing
+ * residual is a failure, whatever the size of the increment. */
 static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, const cr_static_options *o,
                         double err0, newton_work *w)
 {
     size_t dim = (size_t)p->blocks * p->block_size;
-    double dx_norm = INFINITY, x_norm = 0, prev_err = INFINITY;
+    double dx_norm = INFINITY, x_norm = 0, err_start = 0, scale = INFINITY;
     w->history_count = 0;
     w->iterations = 0;
     w->factor_valid = 0;
+    w->at_floor = 0;
     for (int it = 0;; ++it) {
         /* When the increment test already passes, look at the residual alone first:
          * the Jacobian of a converged state is not needed. */
@@ -71,13 +114,16 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
         if (!isfinite(err)) return CR_NONFINITE;
         if (w->history_count < w->history_capacity) w->history[w->history_count++] = err;
         w->final_err = err;
+        if (it == 0) err_start = err;
         if (err0 <= 0 && it == 0) err0 = err;
-        /* Round-off floor: strains are differences of absolute positions, so the
-         * residual cannot fall below ~ eps·EA·|r|/L_el; once the update is small and
-         * the residual stops decreasing, the state cannot be improved. */
-        int at_floor = it > 1 && err > 0.5 * prev_err;
-        if (increment_ok && (err < o->atol || err < o->rtol * err0 || at_floor)) return CR_OK;
-        prev_err = err;
+        if (increment_ok && all_finite(x, dim)) {
+            if (err < o->atol || err < o->rtol * err0) return CR_OK;
+            /* the scale is that of the previous iterate, one update below the floor away */
+            if (err <= ROUNDOFF_FLOOR_EPS * DBL_EPSILON * scale && err <= fmax(err_start, err0)) {
+                w->at_floor = 1;
+                return CR_OK;
+            }
+        }
         if (it >= o->max_iterations) return CR_NOT_CONVERGED;
         if (it > 0 && err > 1e8 * (err0 + o->atol)) return CR_NOT_CONVERGED; /* diverging */
         if (increment_ok) { /* not converged after all: the Jacobian is needed */
@@ -87,6 +133,7 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
             if (st != CR_OK) return st;
         }
         t0 = now();
+        scale = residual_scale(w->J, x);
         w->factor_valid = 0;
         st = cr_blocktri_factor(w->J, &w->bad_block);
         w->factor_valid = st == CR_OK;
@@ -98,8 +145,13 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
         cr_blocktri_solve(w->J, w->dx);
         w->t_solve += now() - t0;
         for (size_t k = 0; k < dim; ++k) x[k] += w->dx[k];
-        if (p->correct) { /* dx becomes the total change of this iteration */
-            for (size_t k = 0; k < dim; ++k) w->dx[k] = -x[k];
+        if (p->correct) {
+            /* dx becomes the total change of this iteration, the Newton update plus the
+             * correction: dx - x_updated + x_corrected. (Measuring the correction alone
+             * made the increment vanish whenever the hook leaves x unchanged, e.g. with
+             * rigid strain components, and a diverging iteration passed the increment
+             * test.) A failed correction leaves x as the update made it. */
+            for (size_t k = 0; k < dim; ++k) w->dx[k] -= x[k];
             t0 = now();
             p->correct(p->ctx, param, x);
             w->t_assembly += now() - t0;
@@ -227,6 +279,8 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
         if (p->correct) p->correct(p->ctx, next, x);
         cr_status st = newton(p, next, x, o, err0, &w);
         r->total_iterations += w.iterations;
+        if (st == CR_OK && p->project) p->project(p->ctx, x);
+        if (st == CR_OK && !all_finite(x, dim)) st = CR_NONFINITE; /* never accept a non-finite state */
         if (st == CR_NO_MEMORY || st == CR_BAD_INPUT) {
             memcpy(x, x_saved, dim * sizeof(double)); /* keep the last converged step */
             status = st;
@@ -236,7 +290,7 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
             memcpy(x, x_saved, dim * sizeof(double));
             r->failed_attempts++;
             if (++halvings > o->max_halvings) {
-                const char *why = st == CR_SINGULAR ? "singular tangent" : st == CR_NONFINITE ? "non-finite residual"
+                const char *why = st == CR_SINGULAR ? "singular tangent" : st == CR_NONFINITE ? "non-finite residual or state"
                                                                                               : "Newton did not converge";
                 char where[64] = "";
                 if (st == CR_SINGULAR) snprintf(where, sizeof where, " at node block %d", w.bad_block);
@@ -250,7 +304,6 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
             h *= 0.5;
             continue;
         }
-        if (p->project) p->project(p->ctx, x);
         if (have_tangent) {
             memcpy(w.tangent_prev, w.tangent, dim * sizeof(double));
             prev_dl = next - *param;

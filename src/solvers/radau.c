@@ -22,15 +22,20 @@
 /* Tableau                                                                  */
 /* ======================================================================== */
 
+/* 3×3 matrices are passed as pointers to the whole array, double (*)[3][3], and
+ * called with &M. A parameter declared double a[3][3] is a pointer to its first
+ * row: gcc (12, -O2 and up) then sizes the argument as that row, 24 bytes, while
+ * the declared bound says 72 are read, and reports -Wstringop-overflow; indexing
+ * past the first row through a row pointer is also outside what C guarantees.
+ * A pointer to the 3×3 array covers all of it. */
+
 /* 3×3 inverse by Gauss–Jordan with partial pivoting; returns 0 on success. */
-/* Flat 3x3 arrays (row-major): gcc 12 at -O3 misreports array-of-array
- * parameters here (-Wstringop-overflow). */
-static int inv3(const double *a, double *out)
+static int inv3(const double (*a)[3][3], double (*out)[3][3])
 {
     double m[3][6];
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
-            m[i][j] = a[3 * i + j];
+            m[i][j] = (*a)[i][j];
             m[i][j + 3] = (i == j) ? 1.0 : 0.0;
         }
     for (int col = 0; col < 3; ++col) {
@@ -53,17 +58,17 @@ static int inv3(const double *a, double *out)
         }
     }
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) out[3 * i + j] = m[i][j + 3];
+        for (int j = 0; j < 3; ++j) (*out)[i][j] = m[i][j + 3];
     return 0;
 }
 
-static void mul3(double a[3][3], double b[3][3], double out[3][3])
+static void mul3(const double (*a)[3][3], const double (*b)[3][3], double (*out)[3][3])
 {
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
             double s = 0.0;
-            for (int k = 0; k < 3; ++k) s += a[i][k] * b[k][j];
-            out[i][j] = s;
+            for (int k = 0; k < 3; ++k) s += (*a)[i][k] * (*b)[k][j];
+            (*out)[i][j] = s;
         }
 }
 
@@ -118,10 +123,10 @@ cr_status cr_radau_tableau_compute(cr_radau_tableau *tab, cr_error *err)
         for (int k = 0; k < 3; ++k) P[j][k] = pow(tab->c[j], k);
     for (int i = 0; i < 3; ++i)
         for (int k = 0; k < 3; ++k) Q[i][k] = pow(tab->c[i], k + 1) / (k + 1);
-    if (inv3(&P[0][0], &Pinv[0][0])) return cr_error_set(err, CR_NOT_CONVERGED, "radau: singular Vandermonde");
-    mul3(Q, Pinv, tab->a);
+    if (inv3((const double (*)[3][3])&P, &Pinv)) return cr_error_set(err, CR_NOT_CONVERGED, "radau: singular Vandermonde");
+    mul3((const double (*)[3][3])&Q, (const double (*)[3][3])&Pinv, &tab->a);
     for (int j = 0; j < 3; ++j) tab->b[j] = tab->a[2][j]; /* stiffly accurate: c_3 = 1 */
-    if (inv3(&tab->a[0][0], &tab->ainv[0][0])) return cr_error_set(err, CR_NOT_CONVERGED, "radau: A singular");
+    if (inv3((const double (*)[3][3])&tab->a, &tab->ainv)) return cr_error_set(err, CR_NOT_CONVERGED, "radau: A singular");
 
     /* Eigenvalues of A^{-1}: characteristic polynomial λ³ + a2 λ² + a1 λ + a0,
      * one real root by Cardano (the discriminant is positive), then deflation
@@ -175,21 +180,21 @@ cr_status cr_radau_tableau_compute(cr_radau_tableau *tab, cr_error *err)
         tab->t[i][1] = creal(cv[i]);
         tab->t[i][2] = -cimag(cv[i]);
     }
-    if (inv3(&tab->t[0][0], &tab->tinv[0][0])) return cr_error_set(err, CR_NOT_CONVERGED, "radau: T singular");
+    if (inv3((const double (*)[3][3])&tab->t, &tab->tinv)) return cr_error_set(err, CR_NOT_CONVERGED, "radau: T singular");
 
     /* Self-check: T^{-1} A^{-1} T against the block form, A A^{-1}, T T^{-1}. */
     double tmp[3][3], blk[3][3], id[3][3];
-    mul3(tab->ainv, tab->t, tmp);
-    mul3(tab->tinv, tmp, blk);
+    mul3((const double (*)[3][3])&tab->ainv, (const double (*)[3][3])&tab->t, &tmp);
+    mul3((const double (*)[3][3])&tab->tinv, (const double (*)[3][3])&tmp, &blk);
     const double want[3][3] = {{tab->gamma, 0, 0}, {0, tab->alpha, -tab->beta},
                                {0, tab->beta, tab->alpha}};
     double r_blk = 0.0, r_a = 0.0, r_t = 0.0;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) r_blk = fmax(r_blk, fabs(blk[i][j] - want[i][j]));
-    mul3(tab->a, tab->ainv, id);
+    mul3((const double (*)[3][3])&tab->a, (const double (*)[3][3])&tab->ainv, &id);
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) r_a = fmax(r_a, fabs(id[i][j] - (i == j)));
-    mul3(tab->t, tab->tinv, id);
+    mul3((const double (*)[3][3])&tab->t, (const double (*)[3][3])&tab->tinv, &id);
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) r_t = fmax(r_t, fabs(id[i][j] - (i == j)));
     tab->residual = r_blk + r_a + r_t;
@@ -203,7 +208,7 @@ cr_status cr_radau_tableau_compute(cr_radau_tableau *tab, cr_error *err)
     double V[3][3], Vinv[3][3];
     for (int k = 0; k < 3; ++k)
         for (int i = 0; i < 3; ++i) V[k][i] = pow(tab->c[i], k);
-    if (inv3(&V[0][0], &Vinv[0][0])) return cr_error_set(err, CR_NOT_CONVERGED, "radau: singular Vandermonde");
+    if (inv3((const double (*)[3][3])&V, &Vinv)) return cr_error_set(err, CR_NOT_CONVERGED, "radau: singular Vandermonde");
     const double rhs[3] = {1.0 - 1.0 / g, 0.5, 1.0 / 3.0};
     for (int i = 0; i < 3; ++i) {
         tab->bhat[i] = 0.0;
@@ -257,6 +262,7 @@ struct cr_radau {
     double *cont[4]; /* collocation polynomial of the last accepted step */
     double *ytmp, *err, *etmp;
     double h_last, t_last; /* last accepted step: size and end time */
+    double t_start;        /* t at create/reinit: the step-size floor grows with t - t_start */
     int have_f0, have_cont, first, reject;
     int need_jac, need_lu, jac_current;
     double h_lu;     /* h of the current factorizations */
@@ -284,6 +290,8 @@ cr_radau_options cr_radau_default_options(void)
     o.transform_tolerances = 1;
     o.h_init = 0.0;
     o.h_max = 0.0;
+    o.h_min = 0.0;
+    o.h_min_rel = 1e-7;
     o.max_steps = 100000;
     o.safety = 0.9;
     o.facmin = 0.2;
@@ -404,6 +412,11 @@ cr_radau *cr_radau_create(const cr_radau_problem *problem, const cr_radau_option
     if (!(o->h_init >= 0.0) || !(o->h_max >= 0.0) || !isfinite(o->h_init) ||
         !isfinite(o->h_max) || !(o->newton_tol >= 0.0) || !isfinite(o->newton_tol)) {
         cr_error_set(err, CR_BAD_INPUT, "radau: h_init, h_max and newton_tol must be >= 0");
+        return NULL;
+    }
+    if (!(o->h_min >= 0.0) || !isfinite(o->h_min) || !(o->h_min_rel >= 0.0 && o->h_min_rel < 1.0)) {
+        cr_error_set(err, CR_BAD_INPUT, "radau: h_min = %g, h_min_rel = %g: need h_min >= 0, 0 <= h_min_rel < 1",
+                     o->h_min, o->h_min_rel);
         return NULL;
     }
     if (o->fixed_step && !(o->h_init > 0.0)) {
@@ -539,8 +552,64 @@ cr_status cr_radau_reinit(cr_radau *s, double t, const double *y, double h, cr_e
     s->naccept_run = 0;
     s->h_last = 0.0;
     s->t_last = t;
+    s->t_start = t;
     s->start_pending = 1;
     skip_outputs_before(s, t);
+    return CR_OK;
+}
+
+void cr_radau_get_memory(const cr_radau *s, cr_radau_memory *mem, double *poly)
+{
+    if (!s || !mem) return;
+    *mem = (cr_radau_memory){.version = CR_RADAU_MEMORY_VERSION, .t = s->t, .t_start = s->t_start, .h = s->h,
+                             .h_last = s->h_last, .h_acc = s->hacc, .err_acc = s->erracc,
+                             .accepted = (double)s->naccept_run, .first = s->first, .reject = s->reject,
+                             .faccon = s->faccon, .theta = s->theta};
+    /* the polynomial only describes the step that ended at t (not after a reinit) */
+    if (poly && s->have_cont && s->t_last == s->t) {
+        for (int k = 0; k < 3; ++k) memcpy(poly + (size_t)k * s->n, s->cont[k + 1], sizeof(double) * (size_t)s->n);
+        mem->polynomial = 1.0;
+    }
+}
+
+cr_status cr_radau_reinit_memory(cr_radau *s, double t, const double *y, const cr_radau_memory *m,
+                                 const double *poly, cr_error *err)
+{
+    if (!s || !y || !m) return cr_error_set(err, CR_BAD_INPUT, "radau: reinit_memory with NULL argument");
+    if (m->version != CR_RADAU_MEMORY_VERSION)
+        return cr_error_set(err, CR_BAD_INPUT, "radau: controller memory version %g, this build reads %g", m->version,
+                            CR_RADAU_MEMORY_VERSION);
+    const double *v = &m->version;
+    for (int k = 0; k < CR_RADAU_MEMORY_DOUBLES; ++k)
+        if (!isfinite(v[k])) return cr_error_set(err, CR_BAD_INPUT, "radau: controller memory entry %d is %g", k, v[k]);
+    if (fabs(m->t - t) > 16.0 * EPS * fmax(fabs(t), m->h))
+        return cr_error_set(err, CR_BAD_INPUT, "radau: controller memory of t = %.17g given for t = %.17g", m->t, t);
+    if (!(m->h > 0.0) || m->h_last < 0.0 || m->h_acc < 0.0 || !(m->err_acc > 0.0) || m->accepted < 0.0 ||
+        !(m->faccon > 0.0) || m->theta < 0.0 || m->t_start > t)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "radau: controller memory out of range (h = %g, h_last = %g, err_acc = %g, faccon = %g, "
+                            "t_start = %g)",
+                            m->h, m->h_last, m->err_acc, m->faccon, m->t_start);
+    if (poly && m->polynomial != 0.0 && (!(m->h_last > 0.0) || !all_finite(poly, 3 * s->n)))
+        return cr_error_set(err, CR_BAD_INPUT, "radau: collocation polynomial non-finite or without a last step");
+    cr_status st = cr_radau_reinit(s, t, y, m->h, err);
+    if (st != CR_OK) return st;
+    /* reinit made it a first step with a new Jacobian; restore the controller */
+    s->t_start = m->t_start;
+    s->h_last = m->h_last;
+    s->hacc = m->h_acc;
+    s->erracc = m->err_acc;
+    s->naccept_run = (long)m->accepted;
+    s->first = m->first != 0.0;
+    s->reject = m->reject != 0.0;
+    s->faccon = m->faccon;
+    s->theta = m->theta;
+    if (poly && m->polynomial != 0.0) { /* Newton starting values of the next step */
+        memcpy(s->cont[0], y, sizeof(double) * (size_t)s->n);
+        for (int k = 0; k < 3; ++k) memcpy(s->cont[k + 1], poly + (size_t)k * s->n, sizeof(double) * (size_t)s->n);
+        s->have_cont = 1;
+        s->t_last = t;
+    }
     return CR_OK;
 }
 
@@ -854,6 +923,8 @@ cr_status cr_radau_integrate(cr_radau *s, double t_end, cr_error *err)
 
     long nstep = 0;
     int nsing = 0, nonfinite_fails = 0, last_fail_nonfinite = 0;
+    /* why the step size last went down, for the "step size too small" message */
+    const char *last_cut = "";
     for (;;) {
         double hmin = 10.0 * EPS * fmax(fabs(s->t), fabs(t_end));
         double rem = t_end - s->t;
@@ -861,6 +932,12 @@ cr_status cr_radau_integrate(cr_radau *s, double t_end, cr_error *err)
             s->t = t_end;
             return CR_OK;
         }
+        /* Step-size floor (cr_radau_options.h_min, h_min_rel). Relative to the time
+         * integrated since create/reinit, not to the whole interval: the initial
+         * transient of a stage may need steps many orders below its length, a
+         * collapse after a stretch of normal steps is what the floor catches. */
+        double h_floor = fmax(o->h_min, 10.0 * hmin);
+        if (!o->fixed_step) h_floor = fmax(h_floor, o->h_min_rel * (s->t - s->t_start));
         if (!s->have_f0) {
             cr_status st = call_rhs(s, s->t, s->y, s->f0);
             if (st != CR_OK)
@@ -869,15 +946,21 @@ cr_status cr_radau_integrate(cr_radau *s, double t_end, cr_error *err)
                                     cr_status_string(st), s->t);
             s->have_f0 = 1;
         }
-        if (!(s->h > 0.0)) s->h = initial_step(s, rem);
+        if (!(s->h > 0.0)) {
+            s->h = initial_step(s, rem);
+            if (s->h < h_floor) s->h = h_floor; /* a heuristic guess, not a demand of the error test */
+        }
+        if (s->first && !s->reject && s->h < h_floor) s->h = h_floor; /* a given h_init below h_min */
         if (o->h_max > 0.0 && s->h > o->h_max && !o->fixed_step) s->h = o->h_max;
         if (nstep >= o->max_steps)
             return cr_error_set(err, CR_NOT_CONVERGED,
                                 "radau: max_steps = %ld reached at t = %.17g", o->max_steps, s->t);
-        if (s->h <= hmin || s->h < 1e-300) {
+        if (s->h < h_floor || s->h < 1e-300) {
             cr_status code = last_fail_nonfinite ? CR_NONFINITE : CR_NOT_CONVERGED;
-            return cr_error_set(err, code, "radau: step size %.3g too small at t = %.17g%s", s->h,
-                                s->t, last_fail_nonfinite ? " (non-finite values)" : "");
+            return cr_error_set(err, code,
+                                "radau: step size too small (h = %.3g, floor %.3g) at t = %.17g%s; the state is "
+                                "the last accepted step",
+                                s->h, h_floor, s->t, last_fail_nonfinite ? " after non-finite values" : last_cut);
         }
         if (nonfinite_fails > 50)
             return cr_error_set(err, CR_NONFINITE, "radau: repeated non-finite values at t = %.17g", s->t);
@@ -927,6 +1010,7 @@ cr_status cr_radau_integrate(cr_radau *s, double t_end, cr_error *err)
                     return cr_error_set(err, CR_SINGULAR, "radau: shifted matrix singular at t = %.17g (fixed step)", s->t);
                 s->h = 0.5 * h;
                 s->reject = 1;
+                last_cut = " after a singular shifted matrix";
                 continue;
             }
             s->h_lu = h;
@@ -971,6 +1055,7 @@ cr_status cr_radau_integrate(cr_radau *s, double t_end, cr_error *err)
                                     "radau: Newton failed with fixed step h = %.3g at t = %.17g", h, s->t);
             s->h = hfac * h;
             s->reject = 1;
+            last_cut = " after Newton failed to converge";
             if (!s->jac_current) s->need_jac = 1;
             s->need_lu = 1;
             continue;
@@ -1034,6 +1119,7 @@ cr_status cr_radau_integrate(cr_radau *s, double t_end, cr_error *err)
                     h_next = hnew;
             }
             s->h = h_next;
+            last_cut = " (the error test asks for it)";
             if (s->theta > thet) s->need_jac = 1;
 
             if (o->output && emit_outputs(s, s->t, 1))
@@ -1048,6 +1134,7 @@ cr_status cr_radau_integrate(cr_radau *s, double t_end, cr_error *err)
             s->st.rejected++;
             s->h = s->first ? 0.1 * h : hnew;
             s->reject = 1;
+            last_cut = " (the error test rejected the step)";
             if (!s->jac_current) s->need_jac = 1;
             s->need_lu = 1;
         }
