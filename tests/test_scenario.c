@@ -537,7 +537,7 @@ static void bad_enum(void)
     EXPECT_BAD("{" ROD_OK ", 'loads': [{'type': 'pressure'}]}", "loads.0.type: expected one of force, moment");
     EXPECT_BAD("{" ROD_OK ", 'boundary_conditions': [{'type': 'pin', 'node': 0}]}",
                "boundary_conditions.0.type: expected one of clamp, pose");
-    EXPECT_BAD("{'model': 'finite_volume'," ROD_OK "}", "model: expected one of mixed_discrete, lgvi, got \"finite_volume\"");
+    EXPECT_BAD("{'model': 'finite_volume'," ROD_OK "}", "model: expected one of mixed_discrete, lgvi, port_hamiltonian, got \"finite_volume\"");
     EXPECT_BAD("{'model': {'type': 'lgvi', 'chart': 'rodrigues'}," ROD_OK "}",
                "model.chart: expected one of exp, cayley, got \"rodrigues\"");
     EXPECT_BAD("{'model': {'type': 'mixed_discrete', 'chart': 'exp'}," ROD_OK "}",

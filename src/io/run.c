@@ -375,10 +375,22 @@ static int on_dyn_step(cr_sim *sim, double h, long steps, double work, void *use
     return stop_requested(c);
 }
 
+/* A number written with 17 significant digits, so it reads back bit-identical
+ * (cJSON's own printer may drop the last digit); null when not finite. */
+static cJSON *exact_number(double v)
+{
+    char text[40];
+    if (!isfinite(v)) return cJSON_CreateNull();
+    snprintf(text, sizeof text, "%.17g", v);
+    return cJSON_CreateRaw(text);
+}
+
+static void add_number(cJSON *obj, const char *key, double v) { cJSON_AddItemToObject(obj, key, exact_number(v)); }
+
 static cJSON *vec_json(const double *v, int n)
 {
     cJSON *a = cJSON_CreateArray();
-    for (int k = 0; k < n; ++k) cJSON_AddItemToArray(a, cJSON_CreateNumber(v[k]));
+    for (int k = 0; k < n; ++k) cJSON_AddItemToArray(a, exact_number(v[k]));
     return a;
 }
 
@@ -392,28 +404,28 @@ static cr_status write_summary(const char *path, const cr_scenario *sc, const cr
     cJSON_AddStringToObject(root, "message", r->message);
     cJSON_AddStringToObject(root, "scenario", sc->name);
     cJSON_AddStringToObject(root, "model", cr_sim_formulation(sim));
-    cJSON_AddNumberToObject(root, "nodes", cr_sim_node_count(sim));
-    cJSON_AddNumberToObject(root, "elements", sc->rod.elements);
-    cJSON_AddNumberToObject(root, "load_steps", rep->step_count);
-    cJSON_AddNumberToObject(root, "load_factor", rep->load_factor);
-    cJSON_AddNumberToObject(root, "failed_load_steps", rep->failed_attempts);
+    add_number(root, "nodes", cr_sim_node_count(sim));
+    add_number(root, "elements", sc->rod.elements);
+    add_number(root, "load_steps", rep->step_count);
+    add_number(root, "load_factor", rep->load_factor);
+    add_number(root, "failed_load_steps", rep->failed_attempts);
     cJSON *its = cJSON_AddArrayToObject(root, "newton_iterations");
     cJSON *hist = cJSON_AddArrayToObject(root, "residual_history");
     for (int k = 0; k < rep->step_count; ++k) {
         cJSON_AddItemToArray(its, cJSON_CreateNumber(rep->steps[k].iterations));
         cJSON_AddItemToArray(hist, vec_json(rep->steps[k].residual_history, rep->steps[k].history_count));
     }
-    cJSON_AddNumberToObject(root, "newton_iterations_total", rep->total_iterations);
-    cJSON_AddNumberToObject(root, "final_residual", rep->final_residual);
-    cJSON_AddNumberToObject(root, "wall_time_s", r->wall_time_s);
-    cJSON_AddNumberToObject(root, "assembly_time_s", rep->assembly_time_s);
-    cJSON_AddNumberToObject(root, "linear_solve_time_s", rep->solve_time_s);
+    add_number(root, "newton_iterations_total", rep->total_iterations);
+    add_number(root, "final_residual", rep->final_residual);
+    add_number(root, "wall_time_s", r->wall_time_s);
+    add_number(root, "assembly_time_s", rep->assembly_time_s);
+    add_number(root, "linear_solve_time_s", rep->solve_time_s);
     int tipn = cr_sim_node_count(sim) - 1;
     cr_vec3 tr = cr_sim_position(sim, tipn);
     cr_quat tq = cr_sim_orientation(sim, tipn);
     double rv[3] = {tr.x, tr.y, tr.z}, qv[4] = {tq.w, tq.x, tq.y, tq.z};
     cJSON *tip = cJSON_AddObjectToObject(root, "tip");
-    cJSON_AddNumberToObject(tip, "s", cr_sim_node_s(sim, tipn));
+    add_number(tip, "s", cr_sim_node_s(sim, tipn));
     cJSON_AddItemToObject(tip, "position", vec_json(rv, 3));
     cJSON_AddItemToObject(tip, "quaternion", vec_json(qv, 4));
     cJSON *reac = cJSON_AddArrayToObject(root, "reactions");
@@ -422,7 +434,7 @@ static cr_status write_summary(const char *path, const cr_scenario *sc, const cr
         if (cr_sim_reaction(sim, i, &f, &mo) != CR_OK) continue;
         double fv[3] = {f.x, f.y, f.z}, mv[3] = {mo.x, mo.y, mo.z};
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "node", i);
+        add_number(o, "node", i);
         cJSON_AddItemToObject(o, "force", vec_json(fv, 3));
         cJSON_AddItemToObject(o, "moment_body", vec_json(mv, 3));
         cJSON_AddItemToArray(reac, o);
@@ -434,17 +446,17 @@ static cr_status write_summary(const char *path, const cr_scenario *sc, const cr
         cJSON_AddBoolToObject(o, "ran", k <= r->last_stage);
         if (sc->stages[k].type == CR_STAGE_DYNAMIC && r->dynamics) {
             const cr_dynamic_report *d = &r->dynamics[k];
-            cJSON_AddNumberToObject(o, "t_start", d->t_start);
-            cJSON_AddNumberToObject(o, "t_end", d->t_end);
-            cJSON_AddNumberToObject(o, "steps", d->steps);
-            cJSON_AddNumberToObject(o, "rejected_steps", d->rejected);
-            cJSON_AddNumberToObject(o, "newton_iterations", d->newton_iterations);
-            cJSON_AddNumberToObject(o, "function_evaluations", d->rhs_evals);
-            cJSON_AddNumberToObject(o, "jacobians", d->jacobians);
-            cJSON_AddNumberToObject(o, "lu_factorizations", d->lu_real + d->lu_complex);
-            cJSON_AddNumberToObject(o, "wall_time_s", d->wall_time_s);
+            add_number(o, "t_start", d->t_start);
+            add_number(o, "t_end", d->t_end);
+            add_number(o, "steps", d->steps);
+            add_number(o, "rejected_steps", d->rejected);
+            add_number(o, "newton_iterations", d->newton_iterations);
+            add_number(o, "function_evaluations", d->rhs_evals);
+            add_number(o, "jacobians", d->jacobians);
+            add_number(o, "lu_factorizations", d->lu_real + d->lu_complex);
+            add_number(o, "wall_time_s", d->wall_time_s);
             if (d->steps > 0)
-                cJSON_AddNumberToObject(o, "us_per_step_per_node",
+                add_number(o, "us_per_step_per_node",
                                         1e6 * d->wall_time_s / ((double)d->steps * cr_sim_node_count(sim)));
         }
         cJSON_AddItemToArray(stages, o);

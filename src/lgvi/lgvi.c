@@ -55,14 +55,17 @@ struct cr_lgvi {
     int cur;
     lgvi_elem *el;
     long steps;
-    double t, t_prev;       /* time of the state and of the level before (the step may change between stages) */
+    /* time = t_base + (steps - steps_base) h: exact multiples of h within a stage; the
+     * step may change between stages (cr_lgvi_set_step). t_prev: the level before. */
+    double t_base, t_prev;
+    long steps_base;
     double work, work_last; /* Σ_{j<=k} w_j and w_k (discrete work of the loads of t_j) */
     double T_last, T_prev;  /* T^k, T^{k-1} (interval kinetic energies) */
     double U_last;          /* U_d^k */
 };
 
-/* pack header: steps, work, work_last, T_last, T_prev, U_last, h, t, t_prev */
-#define PACK_HEADER 9
+/* pack header: steps, work, work_last, T_last, T_prev, U_last, h, t_base, t_prev, steps_base */
+#define PACK_HEADER 10
 
 /* ---- small quaternion helpers (unit quaternions, body -> spatial) ---- */
 
@@ -574,7 +577,7 @@ cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, c
     int dil = s->par.dilatation != 0, cay = s->par.chart == CR_LGVI_CHART_CAYLEY;
     int fail = cay ? (dil ? step_cay_dil(s, f_ext, c_ext, &acc) : step_cay_std(s, f_ext, c_ext, &acc))
                    : (dil ? step_exp_dil(s, f_ext, c_ext, &acc) : step_exp_std(s, f_ext, c_ext, &acc));
-    double t = s->t;
+    double t = cr_lgvi_time(s);
     if (fail) {
         /* NaN/Inf reaching the rotation solve is reported as non-finite; a genuine failure
          * (|g| too large for any rotation F: far too large a step) as not converged */
@@ -607,9 +610,8 @@ cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, c
             t, s->steps);
     }
     s->cur = 1 - s->cur;
+    s->t_prev = t;
     s->steps++;
-    s->t_prev = s->t;
-    s->t += s->h;
     s->T_prev = s->T_last;
     s->T_last = acc.T;
     s->U_last = acc.U;
@@ -783,7 +785,7 @@ void cr_lgvi_set_velocity(cr_lgvi *s, int node, cr_vec3 v, cr_vec3 omega_body)
 
 /* ---- queries ---- */
 
-double cr_lgvi_time(const cr_lgvi *s) { return s->t; }
+double cr_lgvi_time(const cr_lgvi *s) { return s->t_base + (double)(s->steps - s->steps_base) * s->h; }
 
 cr_status cr_lgvi_set_step(cr_lgvi *s, double h)
 {
@@ -795,6 +797,8 @@ cr_status cr_lgvi_set_step(cr_lgvi *s, double h)
     double r = h / s->h;
     for (int q = 0; q <= s->K; ++q)
         for (int j = 0; j < 3; ++j) s->buf[s->cur][q].f[j] *= r;
+    s->t_base = cr_lgvi_time(s);
+    s->steps_base = s->steps;
     s->h = h;
     s->par.h = h;
     return CR_OK;
@@ -1018,8 +1022,9 @@ void cr_lgvi_pack(const cr_lgvi *s, double *out)
     out[4] = s->T_prev;
     out[5] = s->U_last;
     out[6] = s->h;
-    out[7] = s->t;
+    out[7] = s->t_base;
     out[8] = s->t_prev;
+    out[9] = (double)s->steps_base;
     memcpy(out + PACK_HEADER, s->buf[s->cur], sizeof(lgvi_node) * (size_t)(s->K + 1));
 }
 
@@ -1032,7 +1037,8 @@ void cr_lgvi_unpack(cr_lgvi *s, const double *in)
     s->T_prev = in[4];
     s->U_last = in[5];
     s->h = s->par.h = in[6];
-    s->t = in[7];
+    s->t_base = in[7];
     s->t_prev = in[8];
+    s->steps_base = (long)in[9];
     memcpy(s->buf[s->cur], in + PACK_HEADER, sizeof(lgvi_node) * (size_t)(s->K + 1));
 }
