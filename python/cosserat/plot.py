@@ -7,12 +7,18 @@ Usage::
 DIR is what ``cosserat run -o DIR`` (or ``cosserat.run(..., output_dir=DIR)``) wrote. Writes, into
 OUTDIR (default DIR), whichever of these the folder has data for, and prints their paths:
 
-* ``centerline.png``   3-D centerline of every load-step snapshot (rod.pvd + .vtp; nodes.csv
-                       when there are none), equal axis scaling, the final state highlighted
-* ``strains.png``      γ and κ components along s (elements.csv)
-* ``stresses.png``     n and m components along s (elements.csv)
+* ``centerline.png``   3-D centerline of the load-step snapshots of a static run, or of at most
+                       eight evenly spaced snapshot times of a dynamic run (colour: load factor
+                       or time in s), from rod.pvd + .vtp (nodes.csv when there are none), equal
+                       axis scaling, the final state highlighted
+* ``strains.png``      γ and κ components along s (elements.csv): steps per element where the
+                       formulation's strains are constant per element, Gauss-point values joined
+                       within each element for the port-Hamiltonian rod
+* ``stresses.png``     n and m components along s (elements.csv), the same way
 * ``convergence.png``  RMS residual per Newton iteration of every load step, log scale (summary.json)
-* ``series.png``       every column of series.csv against t (dynamic runs)
+* ``series.png``       the columns of series.csv against t (dynamic runs), with units; constant
+                       columns are listed instead of drawn, and columns at the round-off level of
+                       their kind are drawn as such
 
 Uses matplotlib's object API with the Agg canvas, so it never touches the pyplot backend of
 the calling program.
@@ -63,11 +69,25 @@ def _title(out):
     return ", ".join(str(p) for p in parts)
 
 
+def _dynamic(out):
+    """True when the run had a dynamic stage (snapshot times are then times in s)."""
+    return any(st.get("type") == "dynamic" for st in (out.summary or {}).get("stages", []))
+
+
+def _model(out):
+    return (out.summary or {}).get("model", "mixed_discrete")
+
+
 def plot_centerline(out, path):
-    """3-D centerline of every snapshot; the final one highlighted."""
+    """3-D centerline of the snapshots (a few chosen times for dynamic runs); the final one highlighted."""
     from matplotlib import cm, colors
 
     shapes = [(snap.time, snap.points) for snap in out.snapshots]
+    dynamic = _dynamic(out)
+    if dynamic and len(shapes) > 8:
+        # a few evenly spaced times read better than hundreds of overlaid curves
+        pick = np.unique(np.round(np.linspace(0, len(shapes) - 1, 8)).astype(int))
+        shapes = [shapes[k] for k in pick]
     final = None
     if out.nodes is not None:
         final = np.column_stack([out.nodes[c] for c in "xyz"])
@@ -89,7 +109,7 @@ def plot_centerline(out, path):
             ax.plot(p[:, 0], p[:, 1], p[:, 2], color=c, lw=1.0, alpha=0.75)
         sm = cm.ScalarMappable(norm=norm, cmap=cmap)
         sm.set_array([])
-        fig.colorbar(sm, ax=ax, shrink=0.6, pad=0.1, label="load factor of the snapshot")
+        fig.colorbar(sm, ax=ax, shrink=0.6, pad=0.1, label="time of the snapshot (s)" if dynamic else "load factor of the snapshot")
     ax.plot(final[:, 0], final[:, 1], final[:, 2], color="crimson", lw=2.6, label="final state")
     ax.scatter(*final[0], color="black", s=25, label="s = 0")
     ax.scatter(*final[-1], color="crimson", s=25, marker="^", label="tip")
@@ -102,17 +122,33 @@ def plot_centerline(out, path):
     ax.set_ylim(centre[1] - half, centre[1] + half)
     ax.set_zlim(centre[2] - half, centre[2] + half)
     ax.set_box_aspect((1, 1, 1))
-    ax.set_xlabel("x")
-    ax.set_ylabel("y")
-    ax.set_zlabel("z")
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+    ax.set_zlabel("z (m)")
     n = len(shapes)
-    ax.set_title(f"{_title(out)}\ncenterline, {n} load-step snapshot{'s' if n != 1 else ''}", fontsize=10)
+    what = "snapshot" if dynamic else "load-step snapshot"
+    ax.set_title(f"{_title(out)}\ncenterline, {n} {what}{'s' if n != 1 else ''}", fontsize=10)
     ax.legend(loc="upper left", fontsize=8)
     return _save(fig, path)
 
 
+def _element_curve(out, s, v):
+    """x, y to draw sample values along s: steps over each element where the strains are
+    constant per element (mixed, lgvi), Gauss-point pairs joined per element (port-Hamiltonian)."""
+    if _model(out) == "port_hamiltonian" and s.size % 2 == 0:
+        xs, ys = [], []
+        for k in range(0, s.size, 2):  # two Gauss points per element, a break between elements
+            xs += [s[k], s[k + 1], np.nan]
+            ys += [v[k], v[k + 1], np.nan]
+        return np.array(xs), np.array(ys)
+    if s.size < 2:
+        return s, v
+    edges = np.concatenate([[s[0] - 0.5 * (s[1] - s[0])], 0.5 * (s[1:] + s[:-1]), [s[-1] + 0.5 * (s[-1] - s[-2])]])
+    return np.repeat(edges, 2)[1:-1], np.repeat(v, 2)
+
+
 def _component_grid(out, path, rows, heading):
-    """A rows × 3 grid: one panel per (quantity, component) against element s."""
+    """A rows × 3 grid: one panel per (quantity, component) against the sample arc length."""
     el = out.elements
     if el is None or "s" not in el:
         return None
@@ -120,14 +156,16 @@ def _component_grid(out, path, rows, heading):
     fig = _figure(12, 3.2 * len(rows) + 0.6)
     axes = fig.subplots(len(rows), 3, squeeze=False, sharex=True)
     # Components below 1e-10 of the largest value in the figure are round-off: drawn as zero.
-    keys = [f"{p}_{c}" for p, _ in rows for c in "xyz" if f"{p}_{c}" in el and el[f"{p}_{c}"].size]
+    keys = [f"{p}_{c}" for p, _, _ in rows for c in "xyz" if f"{p}_{c}" in el and el[f"{p}_{c}"].size]
     scale = max((float(np.max(np.abs(el[k]))) for k in keys), default=0.0)
-    for r, (prefix, symbol) in enumerate(rows):
+    for r, (prefix, symbol, unit) in enumerate(rows):
         for col, c in enumerate("xyz"):
             ax = axes[r][col]
             key = f"{prefix}_{c}"
             ax.grid(True, alpha=0.3)
             ax.set_title(f"{symbol}$_{c}$", fontsize=11)
+            if col == 0:
+                ax.set_ylabel(unit)
             if key not in el:
                 ax.text(0.5, 0.5, "not in elements.csv", ha="center", transform=ax.transAxes)
                 continue
@@ -139,27 +177,28 @@ def _component_grid(out, path, rows, heading):
                 ax.set_ylim(-1, 1)
                 ax.text(0.5, 0.6, f"≈ 0 (max |·| = {vmax:.1e})", ha="center", transform=ax.transAxes, fontsize=9)
             else:
-                ax.plot(s, v, color="C0", lw=1.4)
+                ph = _model(out) == "port_hamiltonian"  # mark the Gauss points the values belong to
+                ax.plot(*_element_curve(out, s, v), color="C0", lw=1.4, marker="o" if ph else None, ms=2.5)
                 ax.ticklabel_format(axis="y", useOffset=False)
                 lo, hi = float(np.min(v)), float(np.max(v))
                 if hi - lo < 1e-3 * vmax:  # (nearly) constant: show the value, not its last digits
                     mid, half = 0.5 * (lo + hi), 0.05 * vmax
                     ax.set_ylim(mid - half, mid + half)
             if r == len(rows) - 1:
-                ax.set_xlabel("s")
-    fig.suptitle(f"{_title(out)}: {heading} (element basis)", fontsize=11)
+                ax.set_xlabel("s (m)")
+    fig.suptitle(f"{_title(out)}: {heading} (body basis, x along the rod)", fontsize=11)
     fig.tight_layout()
     return _save(fig, path)
 
 
 def plot_strains(out, path):
     """γ (row 1) and κ (row 2) components along s."""
-    return _component_grid(out, path, [("gamma", r"$\gamma$"), ("kappa", r"$\kappa$")], "strains")
+    return _component_grid(out, path, [("gamma", r"$\gamma$", "γ (–)"), ("kappa", r"$\kappa$", "κ (1/m)")], "strains")
 
 
 def plot_stresses(out, path):
     """n (row 1) and m (row 2) components along s."""
-    return _component_grid(out, path, [("n", "$n$"), ("m", "$m$")], "stress resultants")
+    return _component_grid(out, path, [("n", "$n$", "n (N)"), ("m", "$m$", "m (N m)")], "stress resultants")
 
 
 def plot_convergence(out, path):
@@ -194,8 +233,25 @@ def plot_convergence(out, path):
     return _save(fig, path)
 
 
+def series_unit(name):
+    """The unit of a series.csv column (by its name)."""
+    if name == "t":
+        return "s"
+    if name.startswith(("energy_", "work_")):
+        return "J"
+    if name.startswith("angular_momentum_"):
+        return "kg m²/s"
+    if name.startswith("momentum_"):
+        return "kg m/s"
+    if name == "length" or name[-2:] in ("_x", "_y", "_z"):
+        return "m"
+    if name.endswith(("_yaw", "_pitch", "_roll")):
+        return "deg"
+    return "–"
+
+
 def plot_series(out, path):
-    """Every column of series.csv against t (or the first column when there is no ``t``)."""
+    """The columns of series.csv against t: constant columns listed, round-off-level ones marked."""
     series = out.series
     if series is None or not series:
         return None
@@ -203,23 +259,47 @@ def plot_series(out, path):
     tname = "t" if "t" in series else ("time" if "time" in series else names[0])
     t = series[tname]
     cols = [c for c in names if c != tname]
+    constant = [c for c in cols if series[c].size and float(np.ptp(series[c])) == 0.0]
+    cols = [c for c in cols if c not in constant]
     if not cols:
         return None
+    # the magnitude of each kind of quantity (by unit), to recognise round-off-level columns
+    scale = {}
+    for c in cols:
+        u = series_unit(c)
+        scale[u] = max(scale.get(u, 0.0), float(np.nanmax(np.abs(series[c]))) if series[c].size else 0.0)
     ncol = min(3, len(cols))
     nrow = -(-len(cols) // ncol)
-    fig = _figure(4.2 * ncol, 2.6 * nrow + 0.6)
+    fig = _figure(4.2 * ncol, 2.6 * nrow + (1.0 if constant else 0.6))
     axes = fig.subplots(nrow, ncol, squeeze=False)
     for k, c in enumerate(cols):
         ax = axes[k // ncol][k % ncol]
-        ax.plot(t, series[c], lw=1.2)
-        ax.set_title(c, fontsize=10)
+        v, u = series[c], series_unit(c)
+        vmax = float(np.nanmax(np.abs(v))) if v.size else 0.0
         ax.grid(True, alpha=0.3)
+        ax.set_title(c, fontsize=10)
+        ax.set_ylabel(u)
+        # dimensionless drifts and violations are relative already: below 1e-12 they are round-off
+        relative = c.endswith(("_drift", "_violation")) and vmax < 1e-12
+        if relative or (u != "–" and vmax <= 1e-9 * scale[u] and vmax < scale[u]):
+            # round-off of a conserved or balanced quantity: show its size, not magnified noise
+            ax.plot(t, v, lw=0.8, color="0.5")
+            ax.set_ylim(-2 * vmax, 2 * vmax)
+            ax.text(0.5, 0.85, f"round-off level: max |·| = {vmax:.1e} {u}", ha="center", transform=ax.transAxes,
+                    fontsize=8)
+        else:
+            ax.plot(t, v, lw=1.2)
         if k + ncol >= len(cols):  # the last panel of its column
-            ax.set_xlabel(tname)
+            ax.set_xlabel(f"{tname} (s)")
     for k in range(len(cols), nrow * ncol):
         axes[k // ncol][k % ncol].set_visible(False)
     fig.suptitle(f"{_title(out)}: series.csv", fontsize=11)
-    fig.tight_layout()
+    if constant:
+        text = ", ".join(f"{c} = {series[c][0]:.6g} {series_unit(c)}" for c in constant)
+        fig.text(0.5, 0.005, f"constant: {text}", ha="center", va="bottom", fontsize=8, wrap=True)
+        fig.tight_layout(rect=(0, 0.03, 1, 1))
+    else:
+        fig.tight_layout()
     return _save(fig, path)
 
 
