@@ -12,6 +12,8 @@ Example (from the repository root)::
   with numpy arrays (positions, quaternions, strains, stress resultants, convergence).
 * :func:`load` reads a scenario file into a dict to edit.
 * :func:`read_output` reads an output folder written by the CLI or ``run(..., output_dir=)``.
+* :func:`sweep` runs a scenario over a grid or list of overrides on a process pool or a Dask
+  cluster and returns a table (``python3 -m cosserat.sweep`` on the command line).
 * ``python3 -m cosserat.plot DIR`` draws the PNGs of an output folder.
 
 The shared library is found through ``COSSERAT_LIBRARY``, then ``build/libcosserat.so`` of the
@@ -22,11 +24,12 @@ See docs/python.md.
 from ._core import Reaction, Result, Step, library_version, load, quat_to_matrix, run
 from ._errors import CosseratError, Status
 from .output import RunOutput, read_output
+from .sweep import SweepTable, grid, sweep
 
 __version__ = "0.1.0"
 
 # Public names show as cosserat.X in reprs and tracebacks, not as the private module they live in.
-for _obj in (CosseratError, Status, Result, Reaction, Step, RunOutput):
+for _obj in (CosseratError, Status, Result, Reaction, Step, RunOutput, SweepTable):
     _obj.__module__ = __name__
 del _obj
 
@@ -37,9 +40,12 @@ __all__ = [
     "RunOutput",
     "Status",
     "Step",
+    "SweepTable",
     "library_version",
     "load",
     "quat_to_matrix",
     "read_output",
     "run",
+    "grid",
+    "sweep",
 ]
