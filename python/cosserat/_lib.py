@@ -112,14 +112,41 @@ _lock = threading.Lock()
 _lib = None
 
 
+def _pkg_config_libdir():
+    try:
+        import subprocess
+
+        p = subprocess.run(["pkg-config", "--variable=libdir", "cosserat"], capture_output=True, text=True, timeout=10)
+        return p.stdout.strip() if p.returncode == 0 and p.stdout.strip() else None
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+
+
 def library_candidates():
-    """The paths (or names) tried, in order, to load the library."""
+    """The paths (or names) tried, in order, to load the library: COSSERAT_LIBRARY; next to the
+    package; the repository's build/; the install prefix the package sits in (PREFIX/lib/python3/
+    dist-packages/cosserat -> PREFIX/lib[/multiarch]/libcosserat.so); pkg-config's libdir; the
+    system's search path."""
     out = []
     env = os.environ.get("COSSERAT_LIBRARY")
     if env:
         out.append(env)
     here = os.path.dirname(os.path.abspath(__file__))
+    out.append(os.path.join(here, "libcosserat.so"))
     out.append(os.path.normpath(os.path.join(here, "..", "..", "build", "libcosserat.so")))
+    # installed with `cmake --install`: the package is below PREFIX/lib/...; the library in PREFIX/lib[/triplet]
+    parts = here.split(os.sep)
+    if "lib" in parts:
+        prefix = os.sep.join(parts[: len(parts) - 1 - parts[::-1].index("lib")]) or os.sep
+        libdir = os.path.join(prefix, "lib")
+        out.append(os.path.join(libdir, "libcosserat.so"))
+        if os.path.isdir(libdir):
+            for d in sorted(os.listdir(libdir)):
+                if d.endswith("-linux-gnu"):
+                    out.append(os.path.join(libdir, d, "libcosserat.so"))
+    pc = _pkg_config_libdir()
+    if pc:
+        out.append(os.path.join(pc, "libcosserat.so"))
     found = ctypes.util.find_library("cosserat")
     if found:
         out.append(found)
@@ -146,8 +173,8 @@ def _open():
     if not ctypes.util.find_library("cosserat"):
         tried.append('find_library("cosserat") (not found)')
     raise CosseratError(
-        "cannot find libcosserat.so: build it (cmake -S . -B build && cmake --build build) "
-        "or set COSSERAT_LIBRARY to its path; tried " + "; ".join(tried)
+        "cannot find libcosserat.so: build it (cmake -S . -B build && cmake --build build), install it "
+        "(cmake --install build), or set COSSERAT_LIBRARY to its path; tried " + "; ".join(tried)
     )
 
 
