@@ -169,6 +169,10 @@ struct cr_ph {
     int *node_roff, *sig_roff;
     double *rband, *rrhs, *dqp, *kdq;
     int *ripiv;
+    double *Pm, *Pn;       /* nn * 27: null-space bases P(d_{n+1/2}), P(d_{n+1}) of the factored Jacobian */
+    double *gramm, *gram1; /* nn * 36: Cholesky factors of G G^T for G_d(d_{n+1/2}), G_d(d_{n+1}) */
+    int fact_ok;           /* the factors above belong to the Jacobian blocks stored (ph_linear_factor) */
+    long jacobians, factorizations, iterations; /* counters since creation (bench, reports) */
 
     /* per-step work */
     double h;            /* step in progress */
@@ -188,6 +192,10 @@ void ph_jacobian_dense(const cr_ph *s, double *J);
 /* Solves J dX = -r with the Jacobian of the last assembly at s->q1 (null-space reduction per node,
    banded LU of the reduced system). CR_SINGULAR when the reduced matrix is singular. */
 cr_status ph_linear_solve(cr_ph *s, const double *r, double *dX, int *bad);
+/* ph_linear_solve in two parts: factor the Jacobian of the last assembly (sets fact_ok), then solve
+   with it for any residual (modified Newton reuses one factorization for several residuals). */
+cr_status ph_linear_factor(cr_ph *s, int *bad);
+void ph_linear_apply(cr_ph *s, const double *r, double *dX);
 /* orthonormality constraints g(d) of spec §1, d = (d1, d2, d3) */
 void ph_constraint(const double *d, double g[6]);
 /* eps = (Gamma, K) of spec §1 from q and q_s at a point (bilinear). */

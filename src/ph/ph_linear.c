@@ -99,48 +99,38 @@ static void nullspace(const double d[9], double P[9][3])
     }
 }
 
-/* solves the 6 x 6 system A x = b in place (partial pivoting); returns 0 when singular */
-static int solve6(double A[6][6], double b[6])
+/* Cholesky factor (lower, row-major 6 x 6, reciprocal diagonal) of G G^T for G 6 x 9 (full rank: the
+   directors are linearly independent); returns 0 when not positive definite */
+static int gram_factor(const double *G, double Lc[36])
 {
-    for (int k = 0; k < 6; ++k) {
-        int p = k;
-        for (int i = k + 1; i < 6; ++i)
-            if (fabs(A[i][k]) > fabs(A[p][k])) p = i;
-        if (A[p][k] == 0) return 0;
-        if (p != k) {
-            for (int j = 0; j < 6; ++j) {
-                double t = A[k][j];
-                A[k][j] = A[p][j], A[p][j] = t;
+    for (int i = 0; i < 6; ++i)
+        for (int j = 0; j <= i; ++j) {
+            double v = 0;
+            for (int c = 0; c < 9; ++c) v += G[9 * i + c] * G[9 * j + c];
+            for (int k = 0; k < j; ++k) v -= Lc[6 * i + k] * Lc[6 * j + k];
+            if (i == j) {
+                if (!(v > 0)) return 0;
+                Lc[6 * i + i] = 1.0 / sqrt(v);
+            } else {
+                Lc[6 * i + j] = v * Lc[6 * j + j];
             }
-            double t = b[k];
-            b[k] = b[p], b[p] = t;
         }
-        for (int i = k + 1; i < 6; ++i) {
-            double f = A[i][k] / A[k][k];
-            if (f == 0) continue;
-            for (int j = k; j < 6; ++j) A[i][j] -= f * A[k][j];
-            b[i] -= f * b[k];
-        }
-    }
-    for (int k = 5; k >= 0; --k) {
-        double v = b[k];
-        for (int j = k + 1; j < 6; ++j) v -= A[k][j] * b[j];
-        b[k] = v / A[k][k];
-    }
     return 1;
 }
 
-/* x = (G G^T)^-1 b for G 6 x 9 */
-static int gram_solve(const double *G, double b[6])
+/* b = (G G^T)^-1 b from the factor of gram_factor */
+static void gram_apply(const double Lc[36], double b[6])
 {
-    double A[6][6];
-    for (int i = 0; i < 6; ++i)
-        for (int j = 0; j < 6; ++j) {
-            double v = 0;
-            for (int c = 0; c < 9; ++c) v += G[9 * i + c] * G[9 * j + c];
-            A[i][j] = v;
-        }
-    return solve6(A, b);
+    for (int i = 0; i < 6; ++i) {
+        double v = b[i];
+        for (int k = 0; k < i; ++k) v -= Lc[6 * i + k] * b[k];
+        b[i] = v * Lc[6 * i + i];
+    }
+    for (int i = 5; i >= 0; --i) {
+        double v = b[i];
+        for (int k = i + 1; k < 6; ++k) v -= Lc[6 * k + i] * b[k];
+        b[i] = v * Lc[6 * i + i];
+    }
 }
 
 static inline void radd(cr_ph *s, int i, int j, double v)
@@ -148,16 +138,21 @@ static inline void radd(cr_ph *s, int i, int j, double v)
     s->rband[(size_t)j * s->rldab + s->rkl + s->rku + i - j] += v;
 }
 
-/* y (12 per node) += K x over the element blocks and the node blocks */
-static void apply_K(const cr_ph *s, const double *x, double *y)
+/* y (12 per node) = K x over the element blocks and the node blocks. x_has_phi = 0: x is zero in the
+   position components (a particular director increment), so those columns are skipped; d_rows_only:
+   only the director rows of y are wanted (the multiplier recovery). */
+static void apply_K(const cr_ph *s, const double *x, double *y, int x_has_phi, int d_rows_only)
 {
     memset(y, 0, sizeof(double) * 12 * s->nn);
     for (int e = 0; e < s->ne; ++e) {
         const double *Ke = s->Ke + (size_t)e * 1296, *xe = x + 12 * 2 * e;
         double *ye = y + 12 * 2 * e;
         for (int i = 0; i < 36; ++i) {
+            if (d_rows_only && i % 12 < 3) continue;
+            const double *row = Ke + 36 * i;
             double v = 0;
-            for (int k = 0; k < 36; ++k) v += Ke[36 * i + k] * xe[k];
+            for (int b = 0; b < 3; ++b)
+                for (int k = x_has_phi ? 0 : 3; k < 12; ++k) v += row[12 * b + k] * xe[12 * b + k];
             ye[i] += v;
         }
     }
@@ -172,54 +167,39 @@ static void apply_K(const cr_ph *s, const double *x, double *y)
     }
 }
 
-cr_status ph_linear_solve(cr_ph *s, const double *r, double *dX, int *bad)
+/* The reduced matrix of the Jacobian of the last assembly (null-space bases, Gram factors, banded LU).
+   Only the Jacobian blocks are read: ph_linear_apply may then solve with it for later residuals
+   (modified Newton). */
+cr_status ph_linear_factor(cr_ph *s, int *bad)
 {
     const int nn = s->nn, nr = s->nr, n2 = 2 * nr;
-    /* particular director increments dd_p with G_d(d_{n+1}) dd_p = -r_g */
-    memset(s->dqp, 0, sizeof(double) * 12 * nn);
+    s->fact_ok = 0;
     for (int I = 0; I < nn; ++I) {
-        int o = s->node_off[I];
-        if (o < 0) continue;
-        const double *G1 = s->G1 + 54 * I;
-        double b[6];
-        for (int k = 0; k < 6; ++k) b[k] = -r[o + 12 + k];
-        if (!gram_solve(G1, b)) {
-            if (bad) *bad = o;
+        if (s->node_off[I] < 0) continue;
+        if (!gram_factor(s->G1 + 54 * I, s->gram1 + 36 * I) || !gram_factor(s->Gm + 54 * I, s->gramm + 36 * I)) {
+            if (bad) *bad = s->node_off[I] + 12;
             return CR_SINGULAR;
         }
-        for (int c = 0; c < 9; ++c) {
-            double v = 0;
-            for (int k = 0; k < 6; ++k) v += G1[9 * k + c] * b[k];
-            s->dqp[12 * I + 3 + c] = v;
-        }
-    }
-    apply_K(s, s->dqp, s->kdq);
-
-    /* reduced right-hand side and matrix */
-    memset(s->rband, 0, sizeof(double) * (size_t)s->rldab * s->nred); /* band_lu zeroes the fill rows again */
-    for (int I = 0; I < nn; ++I) {
-        int o = s->node_off[I], ro = s->node_roff[I];
-        if (o < 0) continue;
-        double dm[9], d1[9], Pm[9][3], Pn[9][3];
+        double dm[9], d1[9];
         directors_of(s->Gm + 54 * I, dm);
         directors_of(s->G1 + 54 * I, d1);
-        nullspace(dm, Pm);
-        nullspace(d1, Pn);
-        for (int c = 0; c < 3; ++c) s->rrhs[ro + c] = -(r[o + c] + s->kdq[12 * I + c]);
-        for (int m = 0; m < 3; ++m) {
-            double v = 0;
-            for (int c = 0; c < 9; ++c) v += Pm[c][m] * (r[o + 3 + c] + s->kdq[12 * I + 3 + c]);
-            s->rrhs[ro + 3 + m] = -v;
-        }
+        nullspace(dm, (double(*)[3])(s->Pm + 27 * I));
+        nullspace(d1, (double(*)[3])(s->Pn + 27 * I));
+    }
+    memset(s->rband, 0, sizeof(double) * (size_t)s->rldab * s->nred); /* band_lu zeroes the fill rows again */
+    for (int I = 0; I < nn; ++I) {
+        int ro = s->node_roff[I];
+        if (ro < 0) continue;
+        const double(*Pm)[3] = (const double(*)[3])(s->Pm + 27 * I), (*Pn)[3] = (const double(*)[3])(s->Pn + 27 * I);
         /* node block Pm^T Kn Pn */
         const double *Kn = s->Kn + 81 * I;
         for (int m = 0; m < 3; ++m)
             for (int p = 0; p < 3; ++p) {
                 double v = 0;
                 for (int i = 0; i < 9; ++i) {
-                    double t = 0;
-                    for (int k = 0; k < 9; ++k) t += Kn[9 * i + k] * Pn[k][p];
-                    v += Pm[i][m] * t;
+                    double tt = 0;
+                    for (int k = 0; k < 9; ++k) tt += Kn[9 * i + k] * Pn[k][p];
+                    v += Pm[i][m] * tt;
                 }
                 radd(s, ro + 3 + m, ro + 3 + p, v);
             }
@@ -227,17 +207,13 @@ cr_status ph_linear_solve(cr_ph *s, const double *r, double *dX, int *bad)
     for (int e = 0; e < s->ne; ++e) {
         const double *Ke = s->Ke + (size_t)e * 1296, *Bc = s->Bc + (size_t)e * 72 * nr,
                      *Br = s->Br + (size_t)e * 72 * nr;
-        double Pm[3][9][3], Pn[3][9][3];
+        const double(*Pm[3])[3], (*Pn[3])[3];
         int ro[3];
         for (int a = 0; a < 3; ++a) {
             int I = 2 * e + a;
             ro[a] = s->node_roff[I];
-            if (ro[a] < 0) continue;
-            double dm[9], d1[9];
-            directors_of(s->Gm + 54 * I, dm);
-            directors_of(s->G1 + 54 * I, d1);
-            nullspace(dm, Pm[a]);
-            nullspace(d1, Pn[a]);
+            Pm[a] = (const double(*)[3])(s->Pm + 27 * I);
+            Pn[a] = (const double(*)[3])(s->Pn + 27 * I);
         }
         for (int a = 0; a < 3; ++a) {
             if (ro[a] < 0) continue;
@@ -283,20 +259,55 @@ cr_status ph_linear_solve(cr_ph *s, const double *r, double *dX, int *bad)
                 }
             }
         }
-        for (int col = 0; col < n2; ++col) {
-            double v = r[s->sig_off[e] + col];
-            const double *br = Br + col * 36;
-            const double *xe = s->dqp + 12 * 2 * e;
-            for (int k = 0; k < 36; ++k) v += br[k] * xe[k];
-            s->rrhs[s->sig_roff[e] + col] = -v;
-        }
     }
-
     int info = band_lu(s->nred, s->rkl, s->rku, s->rband, s->rldab, s->ripiv);
     if (info != 0) {
         if (bad) *bad = info - 1;
         return CR_SINGULAR;
     }
+    s->fact_ok = 1;
+    return CR_OK;
+}
+
+/* Solves J dX = -r with the Jacobian factored by ph_linear_factor (exactly, by the null-space reduction). */
+void ph_linear_apply(cr_ph *s, const double *r, double *dX)
+{
+    const int nn = s->nn, nr = s->nr, n2 = 2 * nr;
+    /* particular director increments dd_p with G_d(d_{n+1}) dd_p = -r_g */
+    memset(s->dqp, 0, sizeof(double) * 12 * nn);
+    for (int I = 0; I < nn; ++I) {
+        int o = s->node_off[I];
+        if (o < 0) continue;
+        const double *G1 = s->G1 + 54 * I;
+        double b[6];
+        for (int k = 0; k < 6; ++k) b[k] = -r[o + 12 + k];
+        gram_apply(s->gram1 + 36 * I, b);
+        for (int c = 0; c < 9; ++c) {
+            double v = 0;
+            for (int k = 0; k < 6; ++k) v += G1[9 * k + c] * b[k];
+            s->dqp[12 * I + 3 + c] = v;
+        }
+    }
+    apply_K(s, s->dqp, s->kdq, 0, 0);
+    for (int I = 0; I < nn; ++I) {
+        int o = s->node_off[I], ro = s->node_roff[I];
+        if (o < 0) continue;
+        const double(*Pm)[3] = (const double(*)[3])(s->Pm + 27 * I);
+        for (int c = 0; c < 3; ++c) s->rrhs[ro + c] = -(r[o + c] + s->kdq[12 * I + c]);
+        for (int m = 0; m < 3; ++m) {
+            double v = 0;
+            for (int c = 0; c < 9; ++c) v += Pm[c][m] * (r[o + 3 + c] + s->kdq[12 * I + 3 + c]);
+            s->rrhs[ro + 3 + m] = -v;
+        }
+    }
+    for (int e = 0; e < s->ne; ++e)
+        for (int col = 0; col < n2; ++col) {
+            double v = r[s->sig_off[e] + col];
+            const double *br = s->Br + (size_t)e * 72 * nr + col * 36;
+            const double *xe = s->dqp + 12 * 2 * e;
+            for (int k = 0; k < 36; ++k) v += br[k] * xe[k];
+            s->rrhs[s->sig_roff[e] + col] = -v;
+        }
     band_solve(s->nred, s->rkl, s->rku, s->rband, s->rldab, s->ripiv, s->rrhs);
 
     /* back to the full increments: dq = T1 dred + dq_p, rigid stresses as solved */
@@ -304,9 +315,7 @@ cr_status ph_linear_solve(cr_ph *s, const double *r, double *dX, int *bad)
     for (int I = 0; I < nn; ++I) {
         int o = s->node_off[I], ro = s->node_roff[I];
         if (o < 0) continue;
-        double d1[9], Pn[9][3];
-        directors_of(s->G1 + 54 * I, d1);
-        nullspace(d1, Pn);
+        const double(*Pn)[3] = (const double(*)[3])(s->Pn + 27 * I);
         for (int c = 0; c < 3; ++c) dX[o + c] = s->rrhs[ro + c];
         for (int k = 0; k < 9; ++k)
             dX[o + 3 + k] = s->dqp[12 * I + 3 + k] + Pn[k][0] * s->rrhs[ro + 3] + Pn[k][1] * s->rrhs[ro + 4] +
@@ -317,7 +326,7 @@ cr_status ph_linear_solve(cr_ph *s, const double *r, double *dX, int *bad)
         for (int col = 0; col < n2; ++col) dX[s->sig_off[e] + col] = s->rrhs[s->sig_roff[e] + col];
 
     /* multipliers from the director rows: fac G_m^T dlambda = -(r_d + (K dq)_d + (Bc dsigma)_d) */
-    apply_K(s, s->dqp, s->kdq);
+    apply_K(s, s->dqp, s->kdq, 1, 1);
     for (int e = 0; e < s->ne && nr; ++e) {
         const double *Bc = s->Bc + (size_t)e * 72 * nr;
         for (int a = 0; a < 3; ++a) {
@@ -340,11 +349,15 @@ cr_status ph_linear_solve(cr_ph *s, const double *r, double *dX, int *bad)
             for (int c = 0; c < 9; ++c) v += Gm[9 * k + c] * sd[c];
             b[k] = v / s->fac;
         }
-        if (!gram_solve(Gm, b)) {
-            if (bad) *bad = o + 12;
-            return CR_SINGULAR;
-        }
+        gram_apply(s->gramm + 36 * I, b);
         memcpy(dX + o + 12, b, sizeof(double) * 6);
     }
+}
+
+cr_status ph_linear_solve(cr_ph *s, const double *r, double *dX, int *bad)
+{
+    cr_status st = ph_linear_factor(s, bad);
+    if (st != CR_OK) return st;
+    ph_linear_apply(s, r, dX);
     return CR_OK;
 }
