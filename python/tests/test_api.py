@@ -91,8 +91,11 @@ def test_library_lookup_order(monkeypatch):
     monkeypatch.setenv("COSSERAT_LIBRARY", "/somewhere/libcosserat.so")
     cands = _lib.library_candidates()
     assert cands[0] == "/somewhere/libcosserat.so"
-    repo_build = os.path.normpath(os.path.join(os.path.dirname(cosserat.__file__), "..", "..", "build", "libcosserat.so"))
-    assert cands[1] == repo_build
+    here = os.path.dirname(cosserat.__file__)
+    repo_build = os.path.normpath(os.path.join(here, "..", "..", "build", "libcosserat.so"))
+    # the explicit choice, then a library shipped next to the package, then the repository's build
+    assert cands[1] == os.path.join(here, "libcosserat.so")
+    assert cands[2] == repo_build
 
 
 def test_import_works_without_the_library(tmp_path):
