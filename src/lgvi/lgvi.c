@@ -13,11 +13,15 @@
  * Rotations are unit quaternions (w, v) internally: R^T d, Λ = R_q^T R_{q+1} and the
  * update R <- R F are cheaper than with matrices, and renormalising once per step keeps
  * R in SO(3) to round-off over any number of steps. */
+#define _POSIX_C_SOURCE 200809L /* pthreads, sysconf */
 #include "lgvi/lgvi.h"
 
 #include <float.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The step is one loop over nodes; everything it calls must be inlined into the four
  * (chart, model) specialisations for the constant folding and register allocation to
@@ -62,6 +66,8 @@ struct cr_lgvi {
     double work, work_last; /* Σ_{j<=k} w_j and w_k (discrete work of the loads of t_j) */
     double T_last, T_prev;  /* T^k, T^{k-1} (interval kinetic energies) */
     double U_last;          /* U_d^k */
+    int threads;            /* 0: automatic (COSSERAT_THREADS, size threshold), >= 1: forced */
+    struct lgvi_pool *pool; /* worker threads, created on the first parallel step */
 };
 
 /* pack header: steps, work, work_last, T_last, T_prev, U_last, h, t_base, t_prev, steps_base */
@@ -507,19 +513,22 @@ LGVI_INLINE int node_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n, 
     return 0;
 }
 
-LGVI_INLINE int step_loop(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, const int chart, const int dil,
-                          step_acc *acc)
+/* Nodes q0..q1-1 of a step. The fused loop needs element q0-1 as "prev": it is recomputed
+ * here (the same arithmetic on the same level-k data, so the same bits) but its energy
+ * belongs to the previous chunk. */
+LGVI_INLINE int step_loop(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f_ext, const cr_vec3 *c_ext,
+                          const int chart, const int dil, step_acc *acc)
 {
     const int K = s->K;
     const lgvi_node *O = s->buf[s->cur];
     lgvi_node *Nw = s->buf[1 - s->cur];
     const lgvi_elem *E = s->el;
     const elem_out zero = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 1.0, 0.0};
-    elem_out prev = zero, cur;
+    elem_out prev = q0 > 0 ? element(s, &O[q0 - 1], &O[q0], &E[q0 - 1], chart, dil, NULL) : zero, cur;
     const double h = s->h;
     const node_const nci = {h / s->m_int, 0.5 / s->m_int, h / s->c_int, s->c_int / (h * h)};
     const node_const nce = {h / s->m_end, 0.5 / s->m_end, h / s->c_end, s->c_end / (h * h)};
-    for (int q = 0; q <= K; ++q) {
+    for (int q = q0; q < q1; ++q) {
         /* element q from level k: nodes q and q+1 are still untouched in O */
         if (q < K) {
             cur = element(s, &O[q], &O[q + 1], &E[q], chart, dil, NULL);
@@ -541,21 +550,225 @@ LGVI_INLINE int step_loop(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext
 }
 
 /* four specialisations so the chart and model tests are constant-folded */
-static int step_exp_std(cr_lgvi *s, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
+typedef int (*step_fn)(const cr_lgvi *, int, int, const cr_vec3 *, const cr_vec3 *, step_acc *);
+static int step_exp_std(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
 {
-    return step_loop(s, f, c, CR_LGVI_CHART_EXP, 0, a);
+    return step_loop(s, q0, q1, f, c, CR_LGVI_CHART_EXP, 0, a);
 }
-static int step_exp_dil(cr_lgvi *s, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
+static int step_exp_dil(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
 {
-    return step_loop(s, f, c, CR_LGVI_CHART_EXP, 1, a);
+    return step_loop(s, q0, q1, f, c, CR_LGVI_CHART_EXP, 1, a);
 }
-static int step_cay_std(cr_lgvi *s, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
+static int step_cay_std(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
 {
-    return step_loop(s, f, c, CR_LGVI_CHART_CAYLEY, 0, a);
+    return step_loop(s, q0, q1, f, c, CR_LGVI_CHART_CAYLEY, 0, a);
 }
-static int step_cay_dil(cr_lgvi *s, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
+static int step_cay_dil(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
 {
-    return step_loop(s, f, c, CR_LGVI_CHART_CAYLEY, 1, a);
+    return step_loop(s, q0, q1, f, c, CR_LGVI_CHART_CAYLEY, 1, a);
+}
+
+/* ---- threads ----
+ * The node range is cut into fixed chunks of LGVI_CHUNK nodes, whatever the thread count;
+ * each chunk sums its energies, work and checks into its own step_acc, and the chunks'
+ * sums are added in chunk order afterwards. Every node's arithmetic only reads level-k
+ * data (double buffer), so the state and the energies are bit-identical for any number
+ * of threads (test_threads_bit_identical). Threads take contiguous runs of chunks.
+ *
+ * The workers are persistent and block on a condition variable between steps (one wake-up
+ * and one join per step, no spinning: a loaded machine does not burn the other core on
+ * barriers). They only pay above LGVI_PAR_MIN_NODES nodes, where a step costs > ~100 µs
+ * (bench_lgvi --threads measures it). */
+#define LGVI_CHUNK 256
+#define LGVI_PAR_MIN_NODES 8192
+#define LGVI_MAX_THREADS 64
+
+typedef struct lgvi_pool {
+    int workers; /* threads besides the caller */
+    pthread_t tid[LGVI_MAX_THREADS];
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    long generation; /* incremented per job */
+    int pending;     /* workers still busy with the current job */
+    int quit;
+    /* the job: chunks [chunk_begin[t], chunk_begin[t+1]) for thread t (0 = caller) */
+    const cr_lgvi *s;
+    step_fn fn;
+    const cr_vec3 *f, *c;
+    int nthreads, nchunks;
+    step_acc *acc; /* per chunk */
+    int *fail;     /* per chunk */
+} lgvi_pool;
+
+typedef struct worker_arg {
+    lgvi_pool *pool;
+    int index; /* 1..workers */
+} worker_arg;
+
+static void run_chunks(lgvi_pool *P, int t)
+{
+    const int n = P->nchunks, T = P->nthreads, N = P->s->K + 1;
+    int c0 = (int)((long)n * t / T), c1 = (int)((long)n * (t + 1) / T);
+    for (int c = c0; c < c1; ++c) {
+        int q0 = c * LGVI_CHUNK, q1 = q0 + LGVI_CHUNK < N ? q0 + LGVI_CHUNK : N;
+        P->fail[c] = P->fn(P->s, q0, q1, P->f, P->c, &P->acc[c]);
+        if (P->fail[c]) break; /* the step is discarded anyway */
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    lgvi_pool *P = ((worker_arg *)arg)->pool;
+    const int t = ((worker_arg *)arg)->index;
+    free(arg);
+    long seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&P->mu);
+        while (P->generation == seen && !P->quit) pthread_cond_wait(&P->go, &P->mu);
+        if (P->quit) {
+            pthread_mutex_unlock(&P->mu);
+            return NULL;
+        }
+        seen = P->generation;
+        int active = t < P->nthreads;
+        pthread_mutex_unlock(&P->mu);
+        if (active) run_chunks(P, t);
+        pthread_mutex_lock(&P->mu);
+        if (--P->pending == 0) pthread_cond_signal(&P->done);
+        pthread_mutex_unlock(&P->mu);
+    }
+}
+
+static void pool_destroy(lgvi_pool *P)
+{
+    if (!P) return;
+    pthread_mutex_lock(&P->mu);
+    P->quit = 1;
+    pthread_cond_broadcast(&P->go);
+    pthread_mutex_unlock(&P->mu);
+    for (int i = 0; i < P->workers; ++i) pthread_join(P->tid[i], NULL);
+    pthread_cond_destroy(&P->go);
+    pthread_cond_destroy(&P->done);
+    pthread_mutex_destroy(&P->mu);
+    free(P->acc);
+    free(P->fail);
+    free(P);
+}
+
+/* A pool with up to `workers` threads besides the caller (fewer if creation fails);
+ * NULL if none could be made. Workers block every signal: the caller's handlers
+ * (SIGINT ends a run cleanly) keep running on the caller's thread. */
+static lgvi_pool *pool_create(int workers, int nchunks)
+{
+    lgvi_pool *P = calloc(1, sizeof *P);
+    if (!P) return NULL;
+    P->acc = malloc(sizeof *P->acc * (size_t)nchunks);
+    P->fail = malloc(sizeof *P->fail * (size_t)nchunks);
+    if (!P->acc || !P->fail || pthread_mutex_init(&P->mu, NULL)) {
+        free(P->acc), free(P->fail), free(P);
+        return NULL;
+    }
+    pthread_cond_init(&P->go, NULL);
+    pthread_cond_init(&P->done, NULL);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    for (int i = 0; i < workers && i < LGVI_MAX_THREADS; ++i) {
+        worker_arg *a = malloc(sizeof *a);
+        if (!a) break;
+        a->pool = P, a->index = i + 1;
+        if (pthread_create(&P->tid[i], NULL, worker_main, a)) {
+            free(a);
+            break;
+        }
+        P->workers++;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (P->workers == 0) {
+        pool_destroy(P);
+        return NULL;
+    }
+    return P;
+}
+
+/* threads from COSSERAT_THREADS, else OMP_NUM_THREADS, else the online CPUs */
+static int env_threads(void)
+{
+    const char *v = getenv("COSSERAT_THREADS");
+    if (!v || !*v) v = getenv("OMP_NUM_THREADS");
+    if (v && *v) {
+        int n = atoi(v);
+        return n < 1 ? 1 : (n > LGVI_MAX_THREADS ? LGVI_MAX_THREADS : n);
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (n > LGVI_MAX_THREADS ? LGVI_MAX_THREADS : (int)n);
+}
+
+static int nchunks_of(const cr_lgvi *s) { return (s->K + 1 + LGVI_CHUNK - 1) / LGVI_CHUNK; }
+
+int cr_lgvi_threads(const cr_lgvi *s)
+{
+    int n = s->threads;
+    if (n == 0) n = s->K + 1 >= LGVI_PAR_MIN_NODES ? env_threads() : 1;
+    int nc = nchunks_of(s);
+    return n > nc ? nc : n;
+}
+
+void cr_lgvi_set_threads(cr_lgvi *s, int threads)
+{
+    if (!s) return;
+    s->threads = threads < 0 ? 0 : (threads > LGVI_MAX_THREADS ? LGVI_MAX_THREADS : threads);
+}
+
+/* One step over all nodes; the chunks' sums in chunk order into *acc. Returns 1 if a
+ * rotation solve failed (acc->fail_node: the first failing node). */
+static int step_all(cr_lgvi *s, step_fn fn, const cr_vec3 *f, const cr_vec3 *c, step_acc *acc)
+{
+    const int nc = nchunks_of(s);
+    int T = cr_lgvi_threads(s);
+    if (T > 1 && (!s->pool || s->pool->workers < T - 1 || s->pool->nchunks != nc)) {
+        pool_destroy(s->pool);
+        s->pool = pool_create(T - 1, nc);
+        if (s->pool) s->pool->nchunks = nc;
+    }
+    if (T > 1 && !s->pool) T = 1;
+    if (T > 1 && s->pool->workers < T - 1) T = s->pool->workers + 1;
+    if (T == 1) {
+        /* serial: the same chunks, summed in the same order */
+        int fail = 0;
+        for (int k = 0; k < nc && !fail; ++k) {
+            step_acc a = {0.0, 0.0, 0.0, 0.0, -1, 0};
+            int q0 = k * LGVI_CHUNK, q1 = q0 + LGVI_CHUNK < s->K + 1 ? q0 + LGVI_CHUNK : s->K + 1;
+            fail = fn(s, q0, q1, f, c, &a);
+            acc->U += a.U, acc->T += a.T, acc->W += a.W, acc->chk += a.chk;
+            if (fail) acc->fail_node = a.fail_node, acc->fail_nonfinite = a.fail_nonfinite;
+        }
+        return fail;
+    }
+    lgvi_pool *P = s->pool;
+    for (int k = 0; k < nc; ++k) {
+        P->acc[k] = (step_acc){0.0, 0.0, 0.0, 0.0, -1, 0};
+        P->fail[k] = 0;
+    }
+    pthread_mutex_lock(&P->mu);
+    P->s = s, P->fn = fn, P->f = f, P->c = c, P->nthreads = T;
+    P->pending = P->workers;
+    P->generation++;
+    pthread_cond_broadcast(&P->go);
+    pthread_mutex_unlock(&P->mu);
+    run_chunks(P, 0);
+    pthread_mutex_lock(&P->mu);
+    while (P->pending > 0) pthread_cond_wait(&P->done, &P->mu);
+    pthread_mutex_unlock(&P->mu);
+    for (int k = 0; k < nc; ++k) {
+        step_acc *a = &P->acc[k];
+        acc->U += a->U, acc->T += a->T, acc->W += a->W, acc->chk += a->chk;
+        if (P->fail[k]) {
+            acc->fail_node = a->fail_node, acc->fail_nonfinite = a->fail_nonfinite;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static int v_finite(const double *a, int n)
@@ -586,8 +799,8 @@ cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, c
     if (s->steps == 0) s->T_last = initial_kinetic(s);
     step_acc acc = {0.0, 0.0, 0.0, 0.0, -1, 0};
     int dil = s->par.dilatation != 0, cay = s->par.chart == CR_LGVI_CHART_CAYLEY;
-    int fail = cay ? (dil ? step_cay_dil(s, f_ext, c_ext, &acc) : step_cay_std(s, f_ext, c_ext, &acc))
-                   : (dil ? step_exp_dil(s, f_ext, c_ext, &acc) : step_exp_std(s, f_ext, c_ext, &acc));
+    step_fn fn = cay ? (dil ? step_cay_dil : step_cay_std) : (dil ? step_exp_dil : step_exp_std);
+    int fail = step_all(s, fn, f_ext, c_ext, &acc);
     double t = cr_lgvi_time(s);
     if (fail) {
         /* NaN/Inf reaching the rotation solve is reported as non-finite; a genuine failure
@@ -751,6 +964,7 @@ cr_lgvi *cr_lgvi_create(const cr_lgvi_params *p, const cr_vec3 *x0, const cr_mat
 void cr_lgvi_destroy(cr_lgvi *s)
 {
     if (!s) return;
+    pool_destroy(s->pool);
     free(s->buf[0]);
     free(s->buf[1]);
     free(s->el);
