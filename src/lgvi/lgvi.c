@@ -18,7 +18,9 @@
 
 #include <float.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -573,12 +575,14 @@ static int step_cay_dil(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f, cons
  * each chunk sums its energies, work and checks into its own step_acc, and the chunks'
  * sums are added in chunk order afterwards. Every node's arithmetic only reads level-k
  * data (double buffer), so the state and the energies are bit-identical for any number
- * of threads (test_threads_bit_identical). Threads take contiguous runs of chunks.
+ * of threads and any assignment of chunks to threads (test_threads_bit_identical).
  *
- * The workers are persistent and block on a condition variable between steps (one wake-up
- * and one join per step, no spinning: a loaded machine does not burn the other core on
- * barriers). They only pay above LGVI_PAR_MIN_NODES nodes, where a step costs > ~100 µs
- * (bench_lgvi --threads measures it). */
+ * The chunks are claimed dynamically (an atomic counter tagged with the step number) by the
+ * caller and by persistent workers that sleep on a condition variable between steps. The
+ * caller never waits for a worker that has not started: on a loaded machine where the
+ * worker is not scheduled in time, the caller simply does every chunk (serial speed, no
+ * barrier stall); it only waits for chunks a worker has claimed. The workers only pay above
+ * LGVI_PAR_MIN_NODES nodes (bench_lgvi --threads). */
 #define LGVI_CHUNK 256
 #define LGVI_PAR_MIN_NODES 8192
 #define LGVI_MAX_THREADS 64
@@ -587,39 +591,47 @@ typedef struct lgvi_pool {
     int workers; /* threads besides the caller */
     pthread_t tid[LGVI_MAX_THREADS];
     pthread_mutex_t mu;
-    pthread_cond_t go, done;
-    long generation; /* incremented per job */
-    int pending;     /* workers still busy with the current job */
+    pthread_cond_t go;
+    long generation; /* under mu: wakes the workers */
     int quit;
-    /* the job: chunks [chunk_begin[t], chunk_begin[t+1]) for thread t (0 = caller) */
+    _Atomic unsigned long long word; /* (step tag << 32) | next unclaimed chunk */
+    atomic_int completed;            /* chunks finished in the current step */
+    unsigned tag;
+    /* the job, published by the release store of word */
     const cr_lgvi *s;
     step_fn fn;
     const cr_vec3 *f, *c;
-    int nthreads, nchunks;
+    int nchunks;
     step_acc *acc; /* per chunk */
     int *fail;     /* per chunk */
 } lgvi_pool;
 
 typedef struct worker_arg {
     lgvi_pool *pool;
-    int index; /* 1..workers */
 } worker_arg;
 
-static void run_chunks(lgvi_pool *P, int t)
+/* next chunk of step `tag`, or -1 when none is left (or the step is over) */
+static int claim_chunk(lgvi_pool *P, unsigned tag)
 {
-    const int n = P->nchunks, T = P->nthreads, N = P->s->K + 1;
-    int c0 = (int)((long)n * t / T), c1 = (int)((long)n * (t + 1) / T);
-    for (int c = c0; c < c1; ++c) {
-        int q0 = c * LGVI_CHUNK, q1 = q0 + LGVI_CHUNK < N ? q0 + LGVI_CHUNK : N;
-        P->fail[c] = P->fn(P->s, q0, q1, P->f, P->c, &P->acc[c]);
-        if (P->fail[c]) break; /* the step is discarded anyway */
+    unsigned long long w = atomic_load_explicit(&P->word, memory_order_acquire);
+    for (;;) {
+        if ((unsigned)(w >> 32) != tag || (int)(w & 0xffffffffu) >= P->nchunks) return -1;
+        if (atomic_compare_exchange_weak_explicit(&P->word, &w, w + 1, memory_order_acq_rel, memory_order_acquire))
+            return (int)(w & 0xffffffffu);
     }
+}
+
+static void do_chunk(lgvi_pool *P, int k)
+{
+    const int N = P->s->K + 1;
+    int q0 = k * LGVI_CHUNK, q1 = q0 + LGVI_CHUNK < N ? q0 + LGVI_CHUNK : N;
+    P->fail[k] = P->fn(P->s, q0, q1, P->f, P->c, &P->acc[k]);
+    atomic_fetch_add_explicit(&P->completed, 1, memory_order_release);
 }
 
 static void *worker_main(void *arg)
 {
     lgvi_pool *P = ((worker_arg *)arg)->pool;
-    const int t = ((worker_arg *)arg)->index;
     free(arg);
     long seen = 0;
     for (;;) {
@@ -630,12 +642,10 @@ static void *worker_main(void *arg)
             return NULL;
         }
         seen = P->generation;
-        int active = t < P->nthreads;
         pthread_mutex_unlock(&P->mu);
-        if (active) run_chunks(P, t);
-        pthread_mutex_lock(&P->mu);
-        if (--P->pending == 0) pthread_cond_signal(&P->done);
-        pthread_mutex_unlock(&P->mu);
+        /* the step in progress now (a late wake-up joins a later step, or finds none left) */
+        unsigned tag = (unsigned)(atomic_load_explicit(&P->word, memory_order_acquire) >> 32);
+        for (int k; (k = claim_chunk(P, tag)) >= 0;) do_chunk(P, k);
     }
 }
 
@@ -648,7 +658,6 @@ static void pool_destroy(lgvi_pool *P)
     pthread_mutex_unlock(&P->mu);
     for (int i = 0; i < P->workers; ++i) pthread_join(P->tid[i], NULL);
     pthread_cond_destroy(&P->go);
-    pthread_cond_destroy(&P->done);
     pthread_mutex_destroy(&P->mu);
     free(P->acc);
     free(P->fail);
@@ -669,14 +678,16 @@ static lgvi_pool *pool_create(int workers, int nchunks)
         return NULL;
     }
     pthread_cond_init(&P->go, NULL);
-    pthread_cond_init(&P->done, NULL);
+    P->nchunks = nchunks;
+    atomic_init(&P->word, 0ull);
+    atomic_init(&P->completed, 0);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
     for (int i = 0; i < workers && i < LGVI_MAX_THREADS; ++i) {
         worker_arg *a = malloc(sizeof *a);
         if (!a) break;
-        a->pool = P, a->index = i + 1;
+        a->pool = P;
         if (pthread_create(&P->tid[i], NULL, worker_main, a)) {
             free(a);
             break;
@@ -726,14 +737,11 @@ static int step_all(cr_lgvi *s, step_fn fn, const cr_vec3 *f, const cr_vec3 *c, 
 {
     const int nc = nchunks_of(s);
     int T = cr_lgvi_threads(s);
-    if (T > 1 && (!s->pool || s->pool->workers < T - 1 || s->pool->nchunks != nc)) {
+    if (T > 1 && (!s->pool || s->pool->workers != T - 1)) {
         pool_destroy(s->pool);
         s->pool = pool_create(T - 1, nc);
-        if (s->pool) s->pool->nchunks = nc;
     }
-    if (T > 1 && !s->pool) T = 1;
-    if (T > 1 && s->pool->workers < T - 1) T = s->pool->workers + 1;
-    if (T == 1) {
+    if (T == 1 || !s->pool) {
         /* serial: the same chunks, summed in the same order */
         int fail = 0;
         for (int k = 0; k < nc && !fail; ++k) {
@@ -746,20 +754,19 @@ static int step_all(cr_lgvi *s, step_fn fn, const cr_vec3 *f, const cr_vec3 *c, 
         return fail;
     }
     lgvi_pool *P = s->pool;
-    for (int k = 0; k < nc; ++k) {
-        P->acc[k] = (step_acc){0.0, 0.0, 0.0, 0.0, -1, 0};
-        P->fail[k] = 0;
-    }
+    for (int k = 0; k < nc; ++k) P->acc[k] = (step_acc){0.0, 0.0, 0.0, 0.0, -1, 0};
+    P->s = s, P->fn = fn, P->f = f, P->c = c;
+    atomic_store_explicit(&P->completed, 0, memory_order_relaxed);
+    unsigned tag = ++P->tag;
+    atomic_store_explicit(&P->word, (unsigned long long)tag << 32, memory_order_release);
     pthread_mutex_lock(&P->mu);
-    P->s = s, P->fn = fn, P->f = f, P->c = c, P->nthreads = T;
-    P->pending = P->workers;
     P->generation++;
     pthread_cond_broadcast(&P->go);
     pthread_mutex_unlock(&P->mu);
-    run_chunks(P, 0);
-    pthread_mutex_lock(&P->mu);
-    while (P->pending > 0) pthread_cond_wait(&P->done, &P->mu);
-    pthread_mutex_unlock(&P->mu);
+    for (int k; (k = claim_chunk(P, tag)) >= 0;) do_chunk(P, k);
+    /* only chunks a worker has claimed can be outstanding: a short wait */
+    for (int spin = 0; atomic_load_explicit(&P->completed, memory_order_acquire) < nc; ++spin)
+        if (spin > 100) sched_yield();
     for (int k = 0; k < nc; ++k) {
         step_acc *a = &P->acc[k];
         acc->U += a->U, acc->T += a->T, acc->W += a->W, acc->chk += a->chk;
