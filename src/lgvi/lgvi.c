@@ -7,8 +7,8 @@
  * second buffer, so nothing at level k is overwritten while still needed. This also
  * makes a failed step leave the state untouched, and makes the arithmetic of each node
  * depend only on level-k data of nodes q-1..q+1, so any partition of the node range
- * (threads) reproduces the state bit for bit (the energy sums would need a fixed
- * reduction order).
+ * (threads) reproduces the state bit for bit; the energy sums are taken over fixed
+ * 256-node chunks added in chunk order (see "threads" below).
  *
  * Rotations are unit quaternions (w, v) internally: R^T d, Λ = R_q^T R_{q+1} and the
  * update R <- R F are cheaper than with matrices, and renormalising once per step keeps
