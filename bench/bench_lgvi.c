@@ -206,8 +206,7 @@ static void threads_report(int quick)
 {
     static const int Ks[] = {1000, 3000, 10000, 30000, 100000};
     printf("1 vs 2 threads: bending + twist, modified model, every node moving; best of 3 runs\n");
-    printf("%8s %7s %16s %16s %8s %10s\n", "K", "steps", "1 thr node-st/s", "2 thr node-st/s", "speedup",
-           "identical");
+    printf("%8s %7s %16s %16s %8s %10s\n", "K", "steps", "1 thr node-st/s", "2 thr node-st/s", "speedup", "identical");
     for (int i = 0; i < 5; ++i) {
         int K = Ks[i];
         long steps = (quick ? 4000000L : 20000000L) / K;
@@ -219,8 +218,10 @@ static void threads_report(int quick)
                 double *buf;
                 double w = run_threads(K, steps, t + 1, &buf, &n);
                 if (w < best[t]) best[t] = w;
-                if (!st[t]) st[t] = buf;
-                else free(buf);
+                if (!st[t])
+                    st[t] = buf;
+                else
+                    free(buf);
             }
         same = memcmp(st[0], st[1], sizeof(double) * (size_t)n) == 0;
         double r1 = (K + 1.0) * steps / best[0], r2 = (K + 1.0) * steps / best[1];

@@ -965,8 +965,8 @@ static void test_threads_bit_identical(void)
             CHECK(d.kinetic > 0 && d.elastic > 0 && d.work_external != 0);
         } else {
             int same = memcmp(ref, buf, sizeof(double) * m) == 0;
-            printf("  %d threads: state %s, H %.17g vs %.17g\n", threads, same ? "bit-identical" : "DIFFERS",
-                   d.total, dref.total);
+            printf("  %d threads: state %s, H %.17g vs %.17g\n", threads, same ? "bit-identical" : "DIFFERS", d.total,
+                   dref.total);
             CHECK(same);
             CHECK(memcmp(&d.total, &dref.total, sizeof d.total) == 0);
             CHECK(memcmp(&d.work_external, &dref.work_external, sizeof d.total) == 0);
@@ -1003,6 +1003,5 @@ CHECK_MAIN(CASE(test_stretching_5_2), CASE(test_stretching_5_2_cayley), CASE(tes
            CASE(test_forces_are_energy_gradient), CASE(test_rotation_solve_quadratic),
            CASE(test_chart_difference_order), CASE(test_bad_input), CASE(test_too_large_step), CASE(test_cfl_estimate),
            CASE(test_pack_resume_bit_identical), CASE(test_rigid_spin), CASE(test_edge_cases),
-           CASE(test_convergence_5_4), CASE(test_subnormal_wave_front),
-           CASE(test_example_convergence), CASE(test_example_bending_stretching),
-           CASE(test_threads_bit_identical))
+           CASE(test_convergence_5_4), CASE(test_subnormal_wave_front), CASE(test_example_convergence),
+           CASE(test_example_bending_stretching), CASE(test_threads_bit_identical))

@@ -518,8 +518,8 @@ LGVI_INLINE int node_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n, 
 /* Nodes q0..q1-1 of a step. The fused loop needs element q0-1 as "prev": it is recomputed
  * here (the same arithmetic on the same level-k data, so the same bits) but its energy
  * belongs to the previous chunk. */
-LGVI_INLINE int step_loop(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f_ext, const cr_vec3 *c_ext,
-                          const int chart, const int dil, step_acc *acc)
+LGVI_INLINE int step_loop(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f_ext, const cr_vec3 *c_ext, const int chart,
+                          const int dil, step_acc *acc)
 {
     const int K = s->K;
     const lgvi_node *O = s->buf[s->cur];
