@@ -5,13 +5,18 @@
  *   2. a bending problem (the §5.1 flying beam loads on a K = 100 free rod, h = 1e-4), which
  *      exercises the full rotation path (log, dτ^{-1}, Newton, quaternion update);
  *   3. scaling: pure stretching with K = 10², 10³, 10⁴, 10⁵ and ~2·10⁷ node-steps each.
+ * Cases 1-3 run on one thread (cr_lgvi_set_threads(s, 1)).
  * With --cfl it instead bisects the critical time step of several problems and prints
  * h_crit / cr_lgvi_stable_step (how the CFL safety factor was chosen).
+ * With --threads it times 1 and 2 threads on a bending problem with every node moving
+ * (K = 10³ ... 10⁵, best of 3 runs each, since the machine may be shared) and checks that
+ * the final states are bit-identical.
  *
- *   build/bench_lgvi [--quick] [--cfl]
+ *   build/bench_lgvi [--quick] [--cfl] [--threads]
  */
 #include "lgvi/lgvi.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +73,7 @@ static double run(int kind, int K, double h, long steps, int dil, double *emax)
         s = make_rod(&p, cr_v3(6, 0, 0), cr_v3(-0.6, 0, 0.8), flying_frame());
     }
     if (!s) return -1;
+    cr_lgvi_set_threads(s, 1);
     cr_vec3 *f = calloc((size_t)K + 1, sizeof *f), *c = calloc((size_t)K + 1, sizeof *c);
     cr_error err = {0};
     double t0 = now();
@@ -162,15 +168,84 @@ static void cfl_report(void)
             }
 }
 
+/* ---- --threads: 1 vs 2 threads ---- */
+
+/* A modified-model cantilever bent and twisted at the tip with every node moving (initial
+ * velocities), so every node takes the full rotation path; wall time of `steps` steps with
+ * `threads` threads, the packed final state in *state (caller frees). */
+static double run_threads(int K, long steps, int threads, double **state, int *n)
+{
+    cr_lgvi_params p = base_params(K, 1, 1);
+    p.clamp_start = 1;
+    p.h = 0.5 * cr_lgvi_stable_step(&p);
+    cr_lgvi *s = make_rod(&p, cr_v3(0, 0, 0), cr_v3(0, 0, 1), cr_m3_identity());
+    for (int q = 1; q <= K; ++q)
+        cr_lgvi_set_velocity(s, q, cr_v3(0.1 * sin(0.01 * q), 0.05 * cos(0.02 * q), 0.02 * sin(0.003 * q)),
+                             cr_v3(0.2 * cos(0.05 * q), 0.1 * sin(0.01 * q), 0.3 * cos(0.007 * q)));
+    cr_lgvi_set_threads(s, threads);
+    cr_vec3 *f = calloc((size_t)K + 1, sizeof *f), *c = calloc((size_t)K + 1, sizeof *c);
+    f[K] = cr_v3(50, 0, 100), c[K] = cr_v3(0, 20, 5);
+    cr_error err = {0};
+    double t0 = now();
+    for (long k = 0; k < steps; ++k)
+        if (cr_lgvi_step(s, f, c, &err) != CR_OK) {
+            fprintf(stderr, "step: %s\n", err.message);
+            break;
+        }
+    double t = now() - t0;
+    *n = cr_lgvi_packed_size(s);
+    *state = malloc(sizeof(double) * (size_t)*n);
+    cr_lgvi_pack(s, *state);
+    free(f);
+    free(c);
+    cr_lgvi_destroy(s);
+    return t;
+}
+
+static void threads_report(int quick)
+{
+    static const int Ks[] = {1000, 3000, 10000, 30000, 100000};
+    printf("1 vs 2 threads: bending + twist, modified model, every node moving; best of 3 runs\n");
+    printf("%8s %7s %16s %16s %8s %10s\n", "K", "steps", "1 thr node-st/s", "2 thr node-st/s", "speedup", "identical");
+    for (int i = 0; i < 5; ++i) {
+        int K = Ks[i];
+        long steps = (quick ? 4000000L : 20000000L) / K;
+        double best[2] = {1e30, 1e30};
+        double *st[2] = {NULL, NULL};
+        int n = 0, same = 1;
+        for (int rep = 0; rep < 3; ++rep)
+            for (int t = 0; t < 2; ++t) {
+                double *buf;
+                double w = run_threads(K, steps, t + 1, &buf, &n);
+                if (w < best[t]) best[t] = w;
+                if (!st[t])
+                    st[t] = buf;
+                else
+                    free(buf);
+            }
+        same = memcmp(st[0], st[1], sizeof(double) * (size_t)n) == 0;
+        double r1 = (K + 1.0) * steps / best[0], r2 = (K + 1.0) * steps / best[1];
+        printf("%8d %7ld %16.3e %16.3e %8.2f %10s\n", K, steps, r1, r2, r2 / r1, same ? "yes" : "NO");
+        free(st[0]);
+        free(st[1]);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    int quick = 0;
+    int threads = 0, quick = 0;
+    for (int i = 1; i < argc; ++i)
+        if (!strcmp(argv[i], "--threads")) threads = 1;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--cfl")) {
             cfl_report();
             return 0;
         }
         if (!strcmp(argv[i], "--quick")) quick = 1;
+    }
+    if (threads) {
+        threads_report(quick);
+        return 0;
     }
     long steps = quick ? 15000 : 150000;
     printf("LGVI kernel, one core, K+1 node updates per step\n");

@@ -7,17 +7,23 @@
  * second buffer, so nothing at level k is overwritten while still needed. This also
  * makes a failed step leave the state untouched, and makes the arithmetic of each node
  * depend only on level-k data of nodes q-1..q+1, so any partition of the node range
- * (threads) reproduces the state bit for bit (the energy sums would need a fixed
- * reduction order).
+ * (threads) reproduces the state bit for bit; the energy sums are taken over fixed
+ * 256-node chunks added in chunk order (see "threads" below).
  *
  * Rotations are unit quaternions (w, v) internally: R^T d, Λ = R_q^T R_{q+1} and the
  * update R <- R F are cheaper than with matrices, and renormalising once per step keeps
  * R in SO(3) to round-off over any number of steps. */
+#define _POSIX_C_SOURCE 200809L /* pthreads, sysconf */
 #include "lgvi/lgvi.h"
 
 #include <float.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The step is one loop over nodes; everything it calls must be inlined into the four
  * (chart, model) specialisations for the constant folding and register allocation to
@@ -62,6 +68,8 @@ struct cr_lgvi {
     double work, work_last; /* Σ_{j<=k} w_j and w_k (discrete work of the loads of t_j) */
     double T_last, T_prev;  /* T^k, T^{k-1} (interval kinetic energies) */
     double U_last;          /* U_d^k */
+    int threads;            /* 0: automatic (COSSERAT_THREADS, size threshold), >= 1: forced */
+    struct lgvi_pool *pool; /* worker threads, created on the first parallel step */
 };
 
 /* pack header: steps, work, work_last, T_last, T_prev, U_last, h, t_base, t_prev, steps_base */
@@ -328,6 +336,17 @@ LGVI_INLINE int rot_newton(int chart, cr_vec3 J, cr_vec3 g, cr_vec3 *fio, double
     double gn = norm1(g), tol = 4.0 * DBL_EPSILON * gn;
     int it = 0, ok = 0;
     double A[3][3];
+    if (gn < 1e-150) {
+        /* Far below any physical rotation (|f| ~ |g|/J), the linear solution f = J⁻¹g is exact
+         * to round-off: the neglected terms are O(|f|²) relative, < 1e-150. Newton cannot
+         * be used there: an explicit scheme moves a disturbance one node per step, so ahead of
+         * a wave front g decays geometrically into the subnormal range (K >~ 300 nodes),
+         * where the relative tests above underflow and it never "converges". */
+        *fio = (cr_vec3){g.x / J.x, g.y / J.y, g.z / J.z};
+        if (res) res[0] = norm1(rot_residual(chart, J, g, *fio, NULL));
+        if (iters) *iters = 0;
+        return 0;
+    }
     for (; it < NEWTON_MAXIT; ++it) {
         cr_vec3 G = rot_residual(chart, J, g, f, A);
         double r = norm1(G);
@@ -496,19 +515,22 @@ LGVI_INLINE int node_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n, 
     return 0;
 }
 
-LGVI_INLINE int step_loop(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, const int chart, const int dil,
-                          step_acc *acc)
+/* Nodes q0..q1-1 of a step. The fused loop needs element q0-1 as "prev": it is recomputed
+ * here (the same arithmetic on the same level-k data, so the same bits) but its energy
+ * belongs to the previous chunk. */
+LGVI_INLINE int step_loop(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f_ext, const cr_vec3 *c_ext, const int chart,
+                          const int dil, step_acc *acc)
 {
     const int K = s->K;
     const lgvi_node *O = s->buf[s->cur];
     lgvi_node *Nw = s->buf[1 - s->cur];
     const lgvi_elem *E = s->el;
     const elem_out zero = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 1.0, 0.0};
-    elem_out prev = zero, cur;
+    elem_out prev = q0 > 0 ? element(s, &O[q0 - 1], &O[q0], &E[q0 - 1], chart, dil, NULL) : zero, cur;
     const double h = s->h;
     const node_const nci = {h / s->m_int, 0.5 / s->m_int, h / s->c_int, s->c_int / (h * h)};
     const node_const nce = {h / s->m_end, 0.5 / s->m_end, h / s->c_end, s->c_end / (h * h)};
-    for (int q = 0; q <= K; ++q) {
+    for (int q = q0; q < q1; ++q) {
         /* element q from level k: nodes q and q+1 are still untouched in O */
         if (q < K) {
             cur = element(s, &O[q], &O[q + 1], &E[q], chart, dil, NULL);
@@ -530,21 +552,230 @@ LGVI_INLINE int step_loop(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext
 }
 
 /* four specialisations so the chart and model tests are constant-folded */
-static int step_exp_std(cr_lgvi *s, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
+typedef int (*step_fn)(const cr_lgvi *, int, int, const cr_vec3 *, const cr_vec3 *, step_acc *);
+static int step_exp_std(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
 {
-    return step_loop(s, f, c, CR_LGVI_CHART_EXP, 0, a);
+    return step_loop(s, q0, q1, f, c, CR_LGVI_CHART_EXP, 0, a);
 }
-static int step_exp_dil(cr_lgvi *s, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
+static int step_exp_dil(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
 {
-    return step_loop(s, f, c, CR_LGVI_CHART_EXP, 1, a);
+    return step_loop(s, q0, q1, f, c, CR_LGVI_CHART_EXP, 1, a);
 }
-static int step_cay_std(cr_lgvi *s, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
+static int step_cay_std(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
 {
-    return step_loop(s, f, c, CR_LGVI_CHART_CAYLEY, 0, a);
+    return step_loop(s, q0, q1, f, c, CR_LGVI_CHART_CAYLEY, 0, a);
 }
-static int step_cay_dil(cr_lgvi *s, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
+static int step_cay_dil(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
 {
-    return step_loop(s, f, c, CR_LGVI_CHART_CAYLEY, 1, a);
+    return step_loop(s, q0, q1, f, c, CR_LGVI_CHART_CAYLEY, 1, a);
+}
+
+/* ---- threads ----
+ * The node range is cut into fixed chunks of LGVI_CHUNK nodes, whatever the thread count;
+ * each chunk sums its energies, work and checks into its own step_acc, and the chunks'
+ * sums are added in chunk order afterwards. Every node's arithmetic only reads level-k
+ * data (double buffer), so the state and the energies are bit-identical for any number
+ * of threads and any assignment of chunks to threads (test_threads_bit_identical).
+ *
+ * The chunks are claimed dynamically (an atomic counter tagged with the step number) by the
+ * caller and by persistent workers that sleep on a condition variable between steps. The
+ * caller never waits for a worker that has not started: on a loaded machine where the
+ * worker is not scheduled in time, the caller simply does every chunk (serial speed, no
+ * barrier stall); it only waits for chunks a worker has claimed. The workers only pay above
+ * LGVI_PAR_MIN_NODES nodes (bench_lgvi --threads). */
+#define LGVI_CHUNK 256
+#define LGVI_PAR_MIN_NODES 8192
+#define LGVI_MAX_THREADS 64
+
+typedef struct lgvi_pool {
+    int workers; /* threads besides the caller */
+    pthread_t tid[LGVI_MAX_THREADS];
+    pthread_mutex_t mu;
+    pthread_cond_t go;
+    long generation; /* under mu: wakes the workers */
+    int quit;
+    _Atomic unsigned long long word; /* (step tag << 32) | next unclaimed chunk */
+    atomic_int completed;            /* chunks finished in the current step */
+    unsigned tag;
+    /* the job, published by the release store of word */
+    const cr_lgvi *s;
+    step_fn fn;
+    const cr_vec3 *f, *c;
+    int nchunks;
+    step_acc *acc; /* per chunk */
+    int *fail;     /* per chunk */
+} lgvi_pool;
+
+typedef struct worker_arg {
+    lgvi_pool *pool;
+} worker_arg;
+
+/* next chunk of step `tag`, or -1 when none is left (or the step is over) */
+static int claim_chunk(lgvi_pool *P, unsigned tag)
+{
+    unsigned long long w = atomic_load_explicit(&P->word, memory_order_acquire);
+    for (;;) {
+        if ((unsigned)(w >> 32) != tag || (int)(w & 0xffffffffu) >= P->nchunks) return -1;
+        if (atomic_compare_exchange_weak_explicit(&P->word, &w, w + 1, memory_order_acq_rel, memory_order_acquire))
+            return (int)(w & 0xffffffffu);
+    }
+}
+
+static void do_chunk(lgvi_pool *P, int k)
+{
+    const int N = P->s->K + 1;
+    int q0 = k * LGVI_CHUNK, q1 = q0 + LGVI_CHUNK < N ? q0 + LGVI_CHUNK : N;
+    P->fail[k] = P->fn(P->s, q0, q1, P->f, P->c, &P->acc[k]);
+    atomic_fetch_add_explicit(&P->completed, 1, memory_order_release);
+}
+
+static void *worker_main(void *arg)
+{
+    lgvi_pool *P = ((worker_arg *)arg)->pool;
+    free(arg);
+    long seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&P->mu);
+        while (P->generation == seen && !P->quit) pthread_cond_wait(&P->go, &P->mu);
+        if (P->quit) {
+            pthread_mutex_unlock(&P->mu);
+            return NULL;
+        }
+        seen = P->generation;
+        pthread_mutex_unlock(&P->mu);
+        /* the step in progress now (a late wake-up joins a later step, or finds none left) */
+        unsigned tag = (unsigned)(atomic_load_explicit(&P->word, memory_order_acquire) >> 32);
+        for (int k; (k = claim_chunk(P, tag)) >= 0;) do_chunk(P, k);
+    }
+}
+
+static void pool_destroy(lgvi_pool *P)
+{
+    if (!P) return;
+    pthread_mutex_lock(&P->mu);
+    P->quit = 1;
+    pthread_cond_broadcast(&P->go);
+    pthread_mutex_unlock(&P->mu);
+    for (int i = 0; i < P->workers; ++i) pthread_join(P->tid[i], NULL);
+    pthread_cond_destroy(&P->go);
+    pthread_mutex_destroy(&P->mu);
+    free(P->acc);
+    free(P->fail);
+    free(P);
+}
+
+/* A pool with up to `workers` threads besides the caller (fewer if creation fails);
+ * NULL if none could be made. Workers block every signal: the caller's handlers
+ * (SIGINT ends a run cleanly) keep running on the caller's thread. */
+static lgvi_pool *pool_create(int workers, int nchunks)
+{
+    lgvi_pool *P = calloc(1, sizeof *P);
+    if (!P) return NULL;
+    P->acc = malloc(sizeof *P->acc * (size_t)nchunks);
+    P->fail = malloc(sizeof *P->fail * (size_t)nchunks);
+    if (!P->acc || !P->fail || pthread_mutex_init(&P->mu, NULL)) {
+        free(P->acc), free(P->fail), free(P);
+        return NULL;
+    }
+    pthread_cond_init(&P->go, NULL);
+    P->nchunks = nchunks;
+    atomic_init(&P->word, 0ull);
+    atomic_init(&P->completed, 0);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    for (int i = 0; i < workers && i < LGVI_MAX_THREADS; ++i) {
+        worker_arg *a = malloc(sizeof *a);
+        if (!a) break;
+        a->pool = P;
+        if (pthread_create(&P->tid[i], NULL, worker_main, a)) {
+            free(a);
+            break;
+        }
+        P->workers++;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (P->workers == 0) {
+        pool_destroy(P);
+        return NULL;
+    }
+    return P;
+}
+
+/* threads from COSSERAT_THREADS, else OMP_NUM_THREADS, else the online CPUs */
+static int env_threads(void)
+{
+    const char *v = getenv("COSSERAT_THREADS");
+    if (!v || !*v) v = getenv("OMP_NUM_THREADS");
+    if (v && *v) {
+        int n = atoi(v);
+        return n < 1 ? 1 : (n > LGVI_MAX_THREADS ? LGVI_MAX_THREADS : n);
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (n > LGVI_MAX_THREADS ? LGVI_MAX_THREADS : (int)n);
+}
+
+static int nchunks_of(const cr_lgvi *s) { return (s->K + 1 + LGVI_CHUNK - 1) / LGVI_CHUNK; }
+
+int cr_lgvi_threads(const cr_lgvi *s)
+{
+    int n = s->threads;
+    if (n == 0) n = s->K + 1 >= LGVI_PAR_MIN_NODES ? env_threads() : 1;
+    int nc = nchunks_of(s);
+    return n > nc ? nc : n;
+}
+
+void cr_lgvi_set_threads(cr_lgvi *s, int threads)
+{
+    if (!s) return;
+    s->threads = threads < 0 ? 0 : (threads > LGVI_MAX_THREADS ? LGVI_MAX_THREADS : threads);
+}
+
+/* One step over all nodes; the chunks' sums in chunk order into *acc. Returns 1 if a
+ * rotation solve failed (acc->fail_node: the first failing node). */
+static int step_all(cr_lgvi *s, step_fn fn, const cr_vec3 *f, const cr_vec3 *c, step_acc *acc)
+{
+    const int nc = nchunks_of(s);
+    int T = cr_lgvi_threads(s);
+    if (T > 1 && (!s->pool || s->pool->workers != T - 1)) {
+        pool_destroy(s->pool);
+        s->pool = pool_create(T - 1, nc);
+    }
+    if (T == 1 || !s->pool) {
+        /* serial: the same chunks, summed in the same order */
+        int fail = 0;
+        for (int k = 0; k < nc && !fail; ++k) {
+            step_acc a = {0.0, 0.0, 0.0, 0.0, -1, 0};
+            int q0 = k * LGVI_CHUNK, q1 = q0 + LGVI_CHUNK < s->K + 1 ? q0 + LGVI_CHUNK : s->K + 1;
+            fail = fn(s, q0, q1, f, c, &a);
+            acc->U += a.U, acc->T += a.T, acc->W += a.W, acc->chk += a.chk;
+            if (fail) acc->fail_node = a.fail_node, acc->fail_nonfinite = a.fail_nonfinite;
+        }
+        return fail;
+    }
+    lgvi_pool *P = s->pool;
+    for (int k = 0; k < nc; ++k) P->acc[k] = (step_acc){0.0, 0.0, 0.0, 0.0, -1, 0};
+    P->s = s, P->fn = fn, P->f = f, P->c = c;
+    atomic_store_explicit(&P->completed, 0, memory_order_relaxed);
+    unsigned tag = ++P->tag;
+    atomic_store_explicit(&P->word, (unsigned long long)tag << 32, memory_order_release);
+    pthread_mutex_lock(&P->mu);
+    P->generation++;
+    pthread_cond_broadcast(&P->go);
+    pthread_mutex_unlock(&P->mu);
+    for (int k; (k = claim_chunk(P, tag)) >= 0;) do_chunk(P, k);
+    /* only chunks a worker has claimed can be outstanding: a short wait */
+    for (int spin = 0; atomic_load_explicit(&P->completed, memory_order_acquire) < nc; ++spin)
+        if (spin > 100) sched_yield();
+    for (int k = 0; k < nc; ++k) {
+        step_acc *a = &P->acc[k];
+        acc->U += a->U, acc->T += a->T, acc->W += a->W, acc->chk += a->chk;
+        if (P->fail[k]) {
+            acc->fail_node = a->fail_node, acc->fail_nonfinite = a->fail_nonfinite;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static int v_finite(const double *a, int n)
@@ -575,8 +806,8 @@ cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, c
     if (s->steps == 0) s->T_last = initial_kinetic(s);
     step_acc acc = {0.0, 0.0, 0.0, 0.0, -1, 0};
     int dil = s->par.dilatation != 0, cay = s->par.chart == CR_LGVI_CHART_CAYLEY;
-    int fail = cay ? (dil ? step_cay_dil(s, f_ext, c_ext, &acc) : step_cay_std(s, f_ext, c_ext, &acc))
-                   : (dil ? step_exp_dil(s, f_ext, c_ext, &acc) : step_exp_std(s, f_ext, c_ext, &acc));
+    step_fn fn = cay ? (dil ? step_cay_dil : step_cay_std) : (dil ? step_exp_dil : step_exp_std);
+    int fail = step_all(s, fn, f_ext, c_ext, &acc);
     double t = cr_lgvi_time(s);
     if (fail) {
         /* NaN/Inf reaching the rotation solve is reported as non-finite; a genuine failure
@@ -740,6 +971,7 @@ cr_lgvi *cr_lgvi_create(const cr_lgvi_params *p, const cr_vec3 *x0, const cr_mat
 void cr_lgvi_destroy(cr_lgvi *s)
 {
     if (!s) return;
+    pool_destroy(s->pool);
     free(s->buf[0]);
     free(s->buf[1]);
     free(s->el);

@@ -61,6 +61,17 @@ void cr_lgvi_set_velocity(cr_lgvi *s, int node, cr_vec3 v, cr_vec3 omega_body);
  * Accumulates the external work (see cr_lgvi_diag.work_external). */
 cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, cr_error *err);
 
+/* Threads of a step. The node updates are independent within a step and the energy sums
+ * are taken over fixed chunks of 256 nodes added in a fixed order, so the results are
+ * bit-identical for any thread count. threads = 0 (the default): automatic, i.e. the
+ * environment variable COSSERAT_THREADS, else OMP_NUM_THREADS, else the online CPUs, but
+ * only for rods of >= 8192 nodes (below, a step is too short to pay for waking a thread);
+ * threads >= 1: exactly that many whatever the size (capped by the number of chunks).
+ * Worker threads are created on the first parallel step and live until cr_lgvi_destroy;
+ * if they cannot be created the step runs serially. */
+void cr_lgvi_set_threads(cr_lgvi *s, int threads);
+int cr_lgvi_threads(const cr_lgvi *s); /* threads the next step uses */
+
 double cr_lgvi_time(const cr_lgvi *s); /* Σ of the steps taken (k h for a constant step) */
 /* Changes the step for the following steps (a new stage); CR_BAD_INPUT unless h > 0. */
 cr_status cr_lgvi_set_step(cr_lgvi *s, double h);
