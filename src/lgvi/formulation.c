@@ -6,9 +6,8 @@
  * Frames. The kernel follows the paper: the rod axis is the body E3 axis. The
  * library's body basis has x along the rod. With Q = [e_y e_z e_x] (columns),
  * R_lgvi = A Q, so body components map as (E1, E2, E3) = (y, z, x). */
-#define _POSIX_C_SOURCE 199309L
 #include "lgvi/lgvi.h"
-#include "model/formulation.h"
+#include "model/fixed_step.h"
 #include "model/rod_internal.h"
 
 #include <math.h>
@@ -30,7 +29,6 @@ typedef struct lgvi_sim {
     cr_load_def *loads;     /* copies (time tables owned) */
     cr_vec3 *f, *c;         /* per-step nodal loads (spatial) */
     double *stage_factor;   /* per load: 1 if active in the running stage */
-    double time;            /* s since the first dynamic stage */
 } lgvi_sim;
 
 /* library body components (x axial, y, z) from/to the kernel's (E1, E2, E3 = axis) */
@@ -40,23 +38,13 @@ static cr_mat3 Q(void) { return cr_m3_columns(cr_v3(0, 1, 0), cr_v3(0, 0, 1), cr
 
 /* ---- what the scheme can represent: checked before anything runs ---- */
 
-/* The kernel takes uniform section resultants: the values at the element midpoints must agree. */
-static cr_status uniform_params(const cr_rod_def *def, const cr_model_options *o, cr_lgvi_params *p, cr_error *err)
+/* The kernel's parameters: one set of resultants (uniform section), clamps at the ends. */
+static cr_status kernel_params(const cr_rod_def *def, const cr_model_options *o, cr_lgvi_params *p, cr_error *err)
 {
-    cr_section_resultants r0, r;
-    cr_section_resultants_eval(def, 0.5 / def->elements, &r0);
-    for (int e = 1; e < def->elements; ++e) {
-        cr_section_resultants_eval(def, (e + 0.5) / def->elements, &r);
-        const double a[10] = {r0.EA, r0.GA_y, r0.GA_z, r0.GJ, r0.EI_y, r0.EI_z, r0.rhoA, r0.rhoJ_x, r0.rhoI_y, r0.rhoI_z};
-        const double b[10] = {r.EA, r.GA_y, r.GA_z, r.GJ, r.EI_y, r.EI_z, r.rhoA, r.rhoJ_x, r.rhoI_y, r.rhoI_z};
-        for (int q = 0; q < 10; ++q)
-            if (fabs(a[q] - b[q]) > 1e-12 * fabs(a[q]))
-                return cr_error_set(err, CR_BAD_INPUT,
-                                    "rod.sections: the lgvi model needs a uniform section (element %d differs from "
-                                    "element 0); use the mixed_discrete model for tapered or piecewise rods",
-                                    e);
-    }
-    memset(p, 0, sizeof *p);
+    cr_section_resultants r0;
+    cr_status st = cr_rod_uniform_section(def, "lgvi", &r0, err);
+    if (st == CR_OK) st = cr_rod_end_clamps(def, "lgvi", &p->clamp_start, &p->clamp_end, err);
+    if (st != CR_OK) return st;
     p->elements = def->elements;
     p->length = def->length;
     p->rhoA = r0.rhoA;
@@ -66,11 +54,6 @@ static cr_status uniform_params(const cr_rod_def *def, const cr_model_options *o
     p->dilatation = o->dilatation;
     p->chart = o->chart;
     p->h = 1.0; /* set per dynamic stage (time_step) */
-    for (int k = 0; k < def->bc_count; ++k) {
-        int node = def->bcs[k].node < 0 ? def->bcs[k].node + def->elements + 1 : def->bcs[k].node;
-        if (node == 0) p->clamp_start = 1;
-        else p->clamp_end = 1;
-    }
     if (!(p->rhoA > 0) || !(r0.rhoI_y > 0) || !(r0.rhoI_z > 0))
         return cr_error_set(err, CR_BAD_INPUT, "rod: the lgvi model integrates the rod's inertia: it needs a mass per "
                                                "length and rotational inertias > 0 (rod.material.rho, or rhoA, "
@@ -86,22 +69,12 @@ static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
                                                "(its explicit step needs every compliance finite)");
     if (d->rigid_body_count > 0)
         return cr_error_set(err, CR_BAD_INPUT, "rigid_bodies: not supported by the lgvi model");
-    for (int k = 0; k < d->bc_count; ++k) {
-        int node = d->bcs[k].node < 0 ? d->bcs[k].node + d->elements + 1 : d->bcs[k].node;
-        if (d->bcs[k].type != CR_BC_CLAMP)
-            return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions.%d.type: the lgvi model supports clamps only",
-                                k);
-        if (node != 0 && node != d->elements)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "boundary_conditions.%d.node: the lgvi model clamps the end nodes only (0 or -1), got "
-                                "node %d",
-                                k, node);
-    }
     for (int k = 0; k < d->load_count; ++k)
-        if (d->loads[k].type == CR_LOAD_TENDON)
-            return cr_error_set(err, CR_BAD_INPUT, "loads.%d.type: tendon loads are not supported by the lgvi model", k);
-    cr_lgvi_params p;
-    cr_status st = uniform_params(d, &sc->model, &p, err);
+        if (d->loads[k].type == CR_LOAD_TENDON || d->loads[k].type == CR_LOAD_CHAMBER)
+            return cr_error_set(err, CR_BAD_INPUT, "loads.%d.type: %s loads are not supported by the lgvi model", k,
+                                d->loads[k].type == CR_LOAD_TENDON ? "tendon" : "chamber");
+    cr_lgvi_params p = {0};
+    cr_status st = kernel_params(d, &sc->model, &p, err);
     if (st != CR_OK) return st;
     for (int k = 0; k < sc->stage_count; ++k) {
         const cr_stage_def *s = &sc->stages[k];
@@ -111,15 +84,7 @@ static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
                                 "time integrator); use a dynamic stage, or the mixed_discrete model for statics",
                                 k);
         const cr_dynamic_options *o = &s->dynamics;
-        if (!(o->time_step > 0))
-            return cr_error_set(err, CR_BAD_INPUT, "stages.%d.time_step: required by the lgvi model (a fixed step, s)",
-                                k);
-        double n = o->t_end / o->time_step;
-        if (fabs(n - nearbyint(n)) > 1e-6 * fmax(1.0, n) || nearbyint(n) < 1)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "stages.%d.t_end: %g s is not a whole number of time steps of %g s (lgvi steps "
-                                "are fixed)",
-                                k, o->t_end, o->time_step);
+        if ((st = cr_fixed_step_stage_check(sc, k, "lgvi", err)) != CR_OK) return st;
         p.h = o->time_step;
         double hmax = cr_lgvi_stable_step(&p);
         if (o->time_step > hmax)
@@ -138,8 +103,7 @@ static void lgvi_destroy(void *impl)
     lgvi_sim *s = impl;
     if (!s) return;
     cr_lgvi_destroy(s->k);
-    for (int k = 0; s->loads && k < s->load_count; ++k) free((void *)s->loads[k].time.points);
-    free(s->loads);
+    cr_loads_free(s->loads, s->load_count);
     free(s->s);
     free(s->s_mid);
     free(s->gamma0);
@@ -181,7 +145,7 @@ static void *lgvi_create(const cr_rod_def *def, const cr_model_options *o, cr_er
     cr_vec3 *x0 = malloc(nn * sizeof *x0);
     cr_mat3 *R0 = malloc(nn * sizeof *R0);
     if (!s || !x0 || !R0) goto oom;
-    if (uniform_params(def, o, &s->p, err) != CR_OK) goto fail;
+    if (kernel_params(def, o, &s->p, err) != CR_OK) goto fail;
     s->nodes = nn;
     s->s = calloc(nn, sizeof *s->s);
     s->s_mid = calloc(K, sizeof *s->s_mid);
@@ -191,7 +155,7 @@ static void *lgvi_create(const cr_rod_def *def, const cr_model_options *o, cr_er
     s->f = calloc(nn, sizeof *s->f);
     s->c = calloc(nn, sizeof *s->c);
     s->load_count = def->load_count;
-    s->loads = calloc(def->load_count > 0 ? def->load_count : 1, sizeof *s->loads);
+    s->loads = cr_loads_copy(def, err);
     s->stage_factor = calloc(def->load_count > 0 ? def->load_count : 1, sizeof *s->stage_factor);
     if (!s->s || !s->s_mid || !s->gamma0 || !s->kappa0 || !s->lumped || !s->f || !s->c || !s->loads ||
         !s->stage_factor)
@@ -219,18 +183,8 @@ static void *lgvi_create(const cr_rod_def *def, const cr_model_options *o, cr_er
         s->lumped[e + 1] += 0.5 * l;
         reference_strains(s, x0, R0, e, l);
     }
-    for (int k = 0; k < def->load_count; ++k) {
-        s->loads[k] = def->loads[k];
-        s->loads[k].time.points = NULL;
-        if (def->loads[k].time.type == CR_TIME_TABLE) {
-            size_t n = (size_t)def->loads[k].time.point_count * sizeof(cr_time_point);
-            cr_time_point *pts = malloc(n);
-            if (!pts) goto oom;
-            memcpy(pts, def->loads[k].time.points, n);
-            s->loads[k].time.points = pts;
-        }
+    for (int k = 0; k < def->load_count; ++k)
         if (s->loads[k].node < 0) s->loads[k].node += nn;
-    }
     s->k = cr_lgvi_create(&s->p, x0, R0, err);
     if (!s->k) goto fail;
     free(x0);
@@ -243,13 +197,6 @@ fail:
     free(R0);
     lgvi_destroy(s);
     return NULL;
-}
-
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
 /* ---- loads at t_k (spec §2.3: rectangle rule), spatial nodal forces and moments ---- */
@@ -297,7 +244,7 @@ static void fill_sample(const lgvi_sim *s, cr_dynamic_sample *smp)
     cr_lgvi_diag d;
     cr_lgvi_diagnostics(s->k, &d);
     memset(smp, 0, sizeof *smp);
-    smp->t = s->time;
+    smp->t = cr_lgvi_time(s->k);
     smp->kinetic = d.kinetic;
     smp->elastic = d.elastic;
     smp->gravity = 0; /* gravity's work is in work_external (a force like the others in this explicit scheme) */
@@ -315,57 +262,38 @@ static cr_status lgvi_static(cr_sim *sim, int stage, const cr_static_options *o,
     return cr_error_set(err, CR_BAD_INPUT, "stages.%d.type: the lgvi model has no static stages", stage);
 }
 
+static cr_status begin_stage(cr_sim *sim, int stage, double h, cr_error *err)
+{
+    lgvi_sim *s = sim->impl;
+    cr_rod_def loads_only = {.load_count = s->load_count, .loads = s->loads};
+    cr_rod_stage_load_factors(&loads_only, stage, s->stage_factor);
+    return cr_lgvi_set_step(s->k, h) == CR_OK ? CR_OK : cr_error_set(err, CR_BAD_INPUT, "time_step: %g", h);
+}
+
+static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error *err)
+{
+    lgvi_sim *s = sim->impl;
+    sample_loads(s, cr_lgvi_time(s->k));
+    cr_status st = cr_lgvi_step(s->k, s->f, s->c, err);
+    report->rhs_evals++;
+    if (st == CR_NONFINITE || st == CR_NOT_CONVERGED) {
+        char msg[CR_ERROR_MESSAGE_SIZE];
+        snprintf(msg, sizeof msg, "%.400s (the explicit lgvi step is CFL-limited: try a smaller time_step)",
+                 err ? err->message : "");
+        cr_error_set(err, st, "%s", msg);
+    }
+    return st;
+}
+
+static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp) { fill_sample(sim->impl, smp); }
+
+static const cr_fixed_step_ops lgvi_ops = {.begin = begin_stage, .step = step, .sample = sample_row};
+
 static cr_status lgvi_dynamic(cr_sim *sim, int stage, double t_stage_start, double h0, double work,
                               const cr_dynamic_options *o, const cr_stage_callbacks *cb, cr_dynamic_report *report,
                               cr_error *err)
 {
-    lgvi_sim *s = sim->impl;
-    double h = o->time_step;
-    if (!(h > 0)) return cr_error_set(err, CR_BAD_INPUT, "stages.%d.time_step: required by the lgvi model", stage);
-    cr_lgvi_set_step(s->k, h);
-    cr_rod_def loads_only = {.load_count = s->load_count, .loads = s->loads};
-    cr_rod_stage_load_factors(&loads_only, stage, s->stage_factor);
-    long total = lround(o->t_end / h);
-    long done = lround((s->time - t_stage_start) / h); /* > 0 when resuming inside the stage */
-    long every = lround(o->output_dt / h);
-    if (every < 1) every = 1;
-    double wall0 = wall_now();
-    memset(report, 0, sizeof *report);
-    report->t_start = t_stage_start;
-    cr_status st = CR_OK;
-    cr_dynamic_sample smp;
-    if (done == 0 && cb->on_output) {
-        fill_sample(s, &smp);
-        if (cb->on_output(sim, &smp, cb->user)) return CR_INTERRUPTED;
-    }
-    for (long n = done; n < total; ++n) {
-        sample_loads(s, s->time);
-        if ((st = cr_lgvi_step(s->k, s->f, s->c, err)) != CR_OK) break;
-        s->time = t_stage_start + (n + 1) * h;
-        report->steps++;
-        report->rhs_evals++;
-        int stop = 0;
-        if (((n + 1) % every == 0 || n + 1 == total) && cb->on_output) {
-            fill_sample(s, &smp);
-            stop = cb->on_output(sim, &smp, cb->user);
-        }
-        /* the external work lives in the kernel's (checkpointed) state: nothing to carry over */
-        if (cb->on_step) stop |= cb->on_step(sim, h, report->steps, 0.0, cb->user);
-        if (stop) {
-            st = CR_INTERRUPTED;
-            break;
-        }
-    }
-    report->t_end = s->time;
-    report->h_last = h;
-    report->wall_time_s = wall_now() - wall0;
-    if (st == CR_NONFINITE || st == CR_NOT_CONVERGED) {
-        char msg[CR_ERROR_MESSAGE_SIZE];
-        snprintf(msg, sizeof msg, "%.400s (the explicit lgvi step is CFL-limited: try a smaller stages.%d.time_step)",
-                 err ? err->message : "", stage);
-        cr_error_set(err, st, "%s", msg);
-    }
-    return st;
+    return cr_fixed_step_stage(sim, &lgvi_ops, stage, t_stage_start, o, cb, report, err);
 }
 
 /* ---- accessors ---- */
@@ -401,7 +329,7 @@ static void sample(const void *impl, int e, cr_vec3 *g, cr_vec3 *k, cr_vec3 *n, 
     if (m) *m = from_k(km);
 }
 
-static double time_of(const void *impl) { return ((const lgvi_sim *)impl)->time; }
+static double time_of(const void *impl) { return cr_lgvi_time(((const lgvi_sim *)impl)->k); }
 static double load_factor(const void *impl) { return 0.0; }
 
 static int series_extra(const void *impl, const char *const **names)
@@ -410,46 +338,20 @@ static int series_extra(const void *impl, const char *const **names)
     return (int)(sizeof extra_names / sizeof extra_names[0]);
 }
 
-/* checkpoint: the kernel state and the adapter's clock */
-static int packed_size(const void *impl) { return 1 + cr_lgvi_packed_size(((const lgvi_sim *)impl)->k); }
-
-static void pack(const void *impl, double *out)
-{
-    const lgvi_sim *s = impl;
-    out[0] = s->time;
-    cr_lgvi_pack(s->k, out + 1);
-}
-
-static void unpack(void *impl, const double *in)
-{
-    lgvi_sim *s = impl;
-    s->time = in[0];
-    cr_lgvi_unpack(s->k, in + 1);
-}
+/* checkpoint: the kernel's state (time, step and work included) */
+static int packed_size(const void *impl) { return cr_lgvi_packed_size(((const lgvi_sim *)impl)->k); }
+static void pack(const void *impl, double *out) { cr_lgvi_pack(((const lgvi_sim *)impl)->k, out); }
+static void unpack(void *impl, const double *in) { cr_lgvi_unpack(((lgvi_sim *)impl)->k, in); }
 
 static uint64_t fingerprint(const void *impl)
 {
     const lgvi_sim *s = impl;
     uint64_t h = 14695981039346656037ull;
-    const unsigned char *b;
     cr_lgvi_params p = s->p;
     p.h = 0; /* the step belongs to the stage */
-    b = (const unsigned char *)&p;
+    const unsigned char *b = (const unsigned char *)&p;
     for (size_t i = 0; i < sizeof p; ++i) h = (h ^ b[i]) * 1099511628211ull;
-    for (int k = 0; k < s->load_count; ++k) {
-        const cr_load_def *l = &s->loads[k];
-        double v[14] = {l->value.x,    l->value.y,     (double)l->type,      (double)l->node,
-                        (double)l->frame, (double)l->stages, (double)l->time.type, l->time.t0,
-                        l->time.t1,    l->time.amplitude, l->time.frequency, l->time.phase,
-                        l->time.offset, l->value.z};
-        b = (const unsigned char *)v;
-        for (size_t i = 0; i < sizeof v; ++i) h = (h ^ b[i]) * 1099511628211ull;
-        for (int j = 0; l->time.points && j < l->time.point_count; ++j) {
-            b = (const unsigned char *)&l->time.points[j];
-            for (size_t i = 0; i < sizeof l->time.points[j]; ++i) h = (h ^ b[i]) * 1099511628211ull;
-        }
-    }
-    return h;
+    return cr_loads_hash(h, s->loads, s->load_count);
 }
 
 const cr_formulation cr_lgvi_formulation = {

@@ -7,8 +7,7 @@
  * Frames. The kernel's directors d1, d2, d3 (d3 = rod axis) are the library's
  * body axes y, z, x: R = A Q with Q = [e_y e_z e_x], so components map as
  * (1, 2, 3) = (y, z, x). Rigid strain components map the same way. */
-#define _POSIX_C_SOURCE 199309L
-#include "model/formulation.h"
+#include "model/fixed_step.h"
 #include "model/rod_internal.h"
 #include "ph/ph.h"
 
@@ -16,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct ph_sim {
     cr_ph *k;
@@ -28,7 +26,6 @@ typedef struct ph_sim {
     double *stage_factor;   /* per load: 1 if active in the running stage */
     cr_vec3 *f, *c;         /* per-step nodal point loads (spatial) */
     double load_factor;     /* of the last static stage */
-    long substeps;          /* halved steps taken in the running stage */
 } ph_sim;
 
 static cr_vec3 from_k(cr_vec3 v) { return cr_v3(v.z, v.x, v.y); }
@@ -43,29 +40,14 @@ static unsigned rigid_bits(unsigned lib)
     return k;
 }
 
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 /* ---- what the formulation can represent ---- */
-static cr_status uniform_params(const cr_rod_def *def, const cr_model_options *o, cr_ph_params *p, cr_error *err)
+static cr_status kernel_params(const cr_rod_def *def, const cr_model_options *o, cr_ph_params *p, cr_error *err)
 {
-    cr_section_resultants r0, r;
-    cr_section_resultants_eval(def, 0.5 / def->elements, &r0);
-    for (int e = 1; e < def->elements; ++e) {
-        cr_section_resultants_eval(def, (e + 0.5) / def->elements, &r);
-        const double a[9] = {r0.EA, r0.GA_y, r0.GA_z, r0.GJ, r0.EI_y, r0.EI_z, r0.rhoA, r0.rhoI_y, r0.rhoI_z};
-        const double b[9] = {r.EA, r.GA_y, r.GA_z, r.GJ, r.EI_y, r.EI_z, r.rhoA, r.rhoI_y, r.rhoI_z};
-        for (int q = 0; q < 9; ++q)
-            if (fabs(a[q] - b[q]) > 1e-12 * fabs(a[q]))
-                return cr_error_set(err, CR_BAD_INPUT,
-                                    "rod.sections: the port_hamiltonian model needs a uniform section (element %d "
-                                    "differs from element 0); use the mixed_discrete model for tapered rods",
-                                    e);
-    }
+    cr_section_resultants r0;
+    cr_status st = cr_rod_uniform_section(def, "port_hamiltonian", &r0, err);
+    int start = 0, end = 0;
+    if (st == CR_OK) st = cr_rod_end_clamps(def, "port_hamiltonian", &start, &end, err);
+    if (st != CR_OK) return st;
     *p = cr_ph_default_params();
     p->elements = def->elements;
     p->length = def->length;
@@ -83,12 +65,8 @@ static cr_status uniform_params(const cr_rod_def *def, const cr_model_options *o
         p->branch_rigid_spring[b] = o->branch_kelvin_voigt[b];
     }
     p->newton_atol = o->newton_atol;
-    p->clamp_start = p->clamp_end = 0;
-    for (int b = 0; b < def->bc_count; ++b) {
-        int node = def->bcs[b].node < 0 ? def->bcs[b].node + def->elements + 1 : def->bcs[b].node;
-        if (node == 0) p->clamp_start = 1;
-        else p->clamp_end = 1;
-    }
+    p->clamp_start = start;
+    p->clamp_end = end;
     return CR_OK;
 }
 
@@ -100,17 +78,6 @@ static cr_status ph_check(const cr_scenario *sc, cr_error *err)
     if (d->reference.type == CR_REFERENCE_NODES)
         return cr_error_set(err, CR_BAD_INPUT, "rod.reference.type: the port_hamiltonian model needs a straight or "
                                                "helix reference (its quadratic elements have midside nodes)");
-    for (int k = 0; k < d->bc_count; ++k) {
-        int node = d->bcs[k].node < 0 ? d->bcs[k].node + d->elements + 1 : d->bcs[k].node;
-        if (d->bcs[k].type != CR_BC_CLAMP)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "boundary_conditions.%d.type: the port_hamiltonian model supports clamps only", k);
-        if (node != 0 && node != d->elements)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "boundary_conditions.%d.node: the port_hamiltonian model clamps the end nodes only "
-                                "(0 or -1), got node %d",
-                                k, node);
-    }
     for (int k = 0; k < d->load_count; ++k) {
         const cr_load_def *l = &d->loads[k];
         if (l->frame == CR_FRAME_BODY && l->type != CR_LOAD_TENDON && l->type != CR_LOAD_CHAMBER)
@@ -132,7 +99,7 @@ static cr_status ph_check(const cr_scenario *sc, cr_error *err)
         }
     }
     cr_ph_params p;
-    cr_status st = uniform_params(d, &sc->model, &p, err);
+    cr_status st = kernel_params(d, &sc->model, &p, err);
     if (st != CR_OK) return st;
     for (int k = 0; k < sc->stage_count; ++k) {
         const cr_stage_def *s = &sc->stages[k];
@@ -142,16 +109,7 @@ static cr_status ph_check(const cr_scenario *sc, cr_error *err)
                                                        "rigid-body modes)");
             continue;
         }
-        const cr_dynamic_options *o = &s->dynamics;
-        if (!(o->time_step > 0))
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "stages.%d.time_step: required by the port_hamiltonian model (its midpoint rule "
-                                "steps with a fixed h)",
-                                k);
-        double n = o->t_end / o->time_step;
-        if (fabs(n - nearbyint(n)) > 1e-6 * fmax(1.0, n) || nearbyint(n) < 1)
-            return cr_error_set(err, CR_BAD_INPUT, "stages.%d.t_end: %g s is not a whole number of time steps of %g s",
-                                k, o->t_end, o->time_step);
+        if ((st = cr_fixed_step_stage_check(sc, k, "port_hamiltonian", err)) != CR_OK) return st;
     }
     return CR_OK;
 }
@@ -162,8 +120,7 @@ static void ph_destroy(void *impl)
     ph_sim *s = impl;
     if (!s) return;
     cr_ph_destroy(s->k);
-    for (int k = 0; s->loads && k < s->load_count; ++k) free((void *)s->loads[k].time.points);
-    free(s->loads);
+    cr_loads_free(s->loads, s->load_count);
     free(s->scale);
     free(s->stage_factor);
     free(s->f);
@@ -184,26 +141,17 @@ static void *ph_create(const cr_rod_def *def, const cr_model_options *o, cr_erro
     cr_vec3 *x0 = malloc(nn * sizeof *x0);
     cr_mat3 *R0 = malloc(nn * sizeof *R0);
     if (!s || !x0 || !R0) goto oom;
-    if (uniform_params(def, o, &s->p, err) != CR_OK) goto fail;
+    if (kernel_params(def, o, &s->p, err) != CR_OK) goto fail;
     s->nodes = nn;
     int nl = def->load_count > 0 ? def->load_count : 1;
     s->load_count = def->load_count;
-    s->loads = calloc(nl, sizeof *s->loads);
+    s->loads = cr_loads_copy(def, err);
     s->scale = calloc(nl, sizeof *s->scale);
     s->stage_factor = calloc(nl, sizeof *s->stage_factor);
     s->f = calloc(nn, sizeof *s->f);
     s->c = calloc(nn, sizeof *s->c);
     if (!s->loads || !s->scale || !s->stage_factor || !s->f || !s->c) goto oom;
     for (int k = 0; k < def->load_count; ++k) {
-        s->loads[k] = def->loads[k];
-        s->loads[k].time.points = NULL;
-        if (def->loads[k].time.type == CR_TIME_TABLE) {
-            size_t n = (size_t)def->loads[k].time.point_count * sizeof(cr_time_point);
-            cr_time_point *pts = malloc(n);
-            if (!pts) goto oom;
-            memcpy(pts, def->loads[k].time.points, n);
-            s->loads[k].time.points = pts;
-        }
         /* the definition's node i (of elements + 1) is finite-element node 2i */
         int node = s->loads[k].node < 0 ? s->loads[k].node + def->elements + 1 : s->loads[k].node;
         s->loads[k].node = 2 * node;
@@ -293,66 +241,52 @@ static void fill_sample(const ph_sim *s, cr_dynamic_sample *smp)
 
 /* One step of h from the current time; a step whose Newton iteration fails is
  * retried as two halves, down to h/2^10 (the issue's "retried with a halved step"). */
-static cr_status advance(ph_sim *s, double h, int depth, cr_error *err)
+static cr_status advance(ph_sim *s, double h, int depth, cr_dynamic_report *report, cr_error *err)
 {
     cr_ph_loads L;
     double act[6];
     dynamic_magnitudes(s, cr_ph_time(s->k) + 0.5 * h); /* loads at t_{n+1/2} (spec §6) */
     build_loads(s, s->scale, &L, act);
-    cr_status st = cr_ph_step(s->k, h, &L, NULL, err);
+    int its = 0;
+    cr_status st = cr_ph_step(s->k, h, &L, &its, err);
+    report->newton_iterations += its;
     if (st == CR_OK || st < 0 || depth >= 10) return st;
-    s->substeps += 2;
-    if ((st = advance(s, 0.5 * h, depth + 1, err)) != CR_OK) return st;
-    return advance(s, 0.5 * h, depth + 1, err);
+    report->rejected++;
+    if ((st = advance(s, 0.5 * h, depth + 1, report, err)) != CR_OK) return st;
+    return advance(s, 0.5 * h, depth + 1, report, err);
 }
+
+static cr_status begin_stage(cr_sim *sim, int stage, double h, cr_error *err)
+{
+    ph_sim *s = sim->impl;
+    cr_rod_def loads_only = {.load_count = s->load_count, .loads = s->loads};
+    cr_rod_stage_load_factors(&loads_only, stage, s->stage_factor);
+    return CR_OK;
+}
+
+static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error *err)
+{
+    ph_sim *s = sim->impl;
+    cr_error e = {0};
+    double t0 = cr_ph_time(s->k);
+    long jac = s->k->jacobians, lu = s->k->factorizations;
+    cr_status st = advance(s, h, 0, report, &e);
+    report->jacobians += s->k->jacobians - jac;
+    report->lu_real += s->k->factorizations - lu;
+    if (st != CR_OK)
+        cr_error_set(err, st, "port_hamiltonian step from t = %.9g s failed even at h/1024: %.400s", t0, e.message);
+    return st;
+}
+
+static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp) { fill_sample(sim->impl, smp); }
+
+static const cr_fixed_step_ops ph_ops = {.begin = begin_stage, .step = step, .sample = sample_row};
 
 static cr_status ph_dynamic(cr_sim *sim, int stage, double t_stage_start, double h0, double work,
                             const cr_dynamic_options *o, const cr_stage_callbacks *cb, cr_dynamic_report *report,
                             cr_error *err)
 {
-    ph_sim *s = sim->impl;
-    double h = o->time_step, wall0 = wall_now();
-    if (!(h > 0))
-        return cr_error_set(err, CR_BAD_INPUT, "stages.%d.time_step: required by the port_hamiltonian model", stage);
-    cr_rod_def loads_only = {.load_count = s->load_count, .loads = s->loads};
-    cr_rod_stage_load_factors(&loads_only, stage, s->stage_factor);
-    long total = lround(o->t_end / h), done = lround((cr_ph_time(s->k) - t_stage_start) / h);
-    long every = lround(o->output_dt / h);
-    if (every < 1) every = 1;
-    memset(report, 0, sizeof *report);
-    report->t_start = t_stage_start;
-    s->substeps = 0;
-    cr_dynamic_sample smp;
-    cr_status st = CR_OK;
-    if (done == 0 && cb->on_output) {
-        fill_sample(s, &smp);
-        if (cb->on_output(sim, &smp, cb->user)) return CR_INTERRUPTED;
-    }
-    for (long n = done; n < total; ++n) {
-        cr_error e = {0};
-        double t0 = cr_ph_time(s->k);
-        if ((st = advance(s, h, 0, &e)) != CR_OK) {
-            cr_error_set(err, st, "port_hamiltonian step from t = %.9g s failed even at h/1024: %s", t0, e.message);
-            break;
-        }
-        report->steps++;
-        int stop = 0;
-        if (((n + 1) % every == 0 || n + 1 == total) && cb->on_output) {
-            fill_sample(s, &smp);
-            stop = cb->on_output(sim, &smp, cb->user);
-        }
-        /* the work and dissipation live in the kernel's (checkpointed) state */
-        if (cb->on_step) stop |= cb->on_step(sim, h, report->steps, 0.0, cb->user);
-        if (stop) {
-            st = CR_INTERRUPTED;
-            break;
-        }
-    }
-    report->rejected = s->substeps;
-    report->t_end = cr_ph_time(s->k);
-    report->h_last = h;
-    report->wall_time_s = wall_now() - wall0;
-    return st;
+    return cr_fixed_step_stage(sim, &ph_ops, stage, t_stage_start, o, cb, report, err);
 }
 
 /* Static equilibrium with load steps: the magnitudes go linearly from the state's
@@ -361,7 +295,7 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
                            cr_static_report *report, cr_error *err)
 {
     ph_sim *s = sim->impl;
-    double wall0 = wall_now();
+    double wall0 = cr_wall_seconds();
     int nl = s->load_count > 0 ? s->load_count : 1;
     double *from = malloc(nl * sizeof *from), *target = malloc(nl * sizeof *target), *mag = malloc(nl * sizeof *mag);
     if (!from || !target || !mag) {
@@ -424,7 +358,7 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
     }
     report->converged = st == CR_OK;
     report->load_factor = lf;
-    report->wall_time_s = wall_now() - wall0;
+    report->wall_time_s = cr_wall_seconds() - wall0;
     free(from), free(target), free(mag);
     return st;
 }

@@ -1,0 +1,136 @@
+/* Shared parts of the fixed-step formulations' adapters (fixed_step.h). */
+#define _POSIX_C_SOURCE 199309L
+#include "model/fixed_step.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double cr_wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+cr_status cr_rod_uniform_section(const cr_rod_def *def, const char *model, cr_section_resultants *out,
+                                 cr_error *err)
+{
+    cr_section_resultants r0, r;
+    cr_section_resultants_eval(def, 0.5 / def->elements, &r0);
+    for (int e = 1; e < def->elements; ++e) {
+        cr_section_resultants_eval(def, (e + 0.5) / def->elements, &r);
+        const double a[9] = {r0.EA, r0.GA_y, r0.GA_z, r0.GJ, r0.EI_y, r0.EI_z, r0.rhoA, r0.rhoI_y, r0.rhoI_z};
+        const double b[9] = {r.EA, r.GA_y, r.GA_z, r.GJ, r.EI_y, r.EI_z, r.rhoA, r.rhoI_y, r.rhoI_z};
+        for (int q = 0; q < 9; ++q)
+            if (fabs(a[q] - b[q]) > 1e-12 * fabs(a[q]))
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "rod.sections: the %s model needs a uniform section (element %d differs from "
+                                    "element 0); use the mixed_discrete model for tapered or piecewise rods",
+                                    model, e);
+    }
+    *out = r0;
+    return CR_OK;
+}
+
+cr_status cr_rod_end_clamps(const cr_rod_def *def, const char *model, int *start, int *end, cr_error *err)
+{
+    *start = *end = 0;
+    for (int k = 0; k < def->bc_count; ++k) {
+        int node = def->bcs[k].node < 0 ? def->bcs[k].node + def->elements + 1 : def->bcs[k].node;
+        if (def->bcs[k].type != CR_BC_CLAMP)
+            return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions.%d.type: the %s model supports clamps only",
+                                k, model);
+        if (node != 0 && node != def->elements)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "boundary_conditions.%d.node: the %s model clamps the end nodes only (0 or -1), got "
+                                "node %d",
+                                k, model, node);
+        if (node == 0) *start = 1;
+        else *end = 1;
+    }
+    return CR_OK;
+}
+
+cr_status cr_fixed_step_stage_check(const cr_scenario *sc, int k, const char *model, cr_error *err)
+{
+    const cr_dynamic_options *o = &sc->stages[k].dynamics;
+    if (!(o->time_step > 0))
+        return cr_error_set(err, CR_BAD_INPUT, "stages.%d.time_step: required by the %s model (a fixed step, s)", k,
+                            model);
+    double n = o->t_end / o->time_step;
+    if (fabs(n - nearbyint(n)) > 1e-6 * fmax(1.0, n) || nearbyint(n) < 1)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "stages.%d.t_end: %g s is not a whole number of time steps of %g s (%s steps are fixed)",
+                            k, o->t_end, o->time_step, model);
+    return CR_OK;
+}
+
+void cr_loads_free(cr_load_def *loads, int count)
+{
+    for (int k = 0; loads && k < count; ++k) free((void *)loads[k].time.points);
+    free(loads);
+}
+
+cr_load_def *cr_loads_copy(const cr_rod_def *def, cr_error *err)
+{
+    cr_load_def *l = calloc(def->load_count > 0 ? def->load_count : 1, sizeof *l);
+    for (int k = 0; l && k < def->load_count; ++k) {
+        l[k] = def->loads[k];
+        l[k].time.points = NULL;
+        if (def->loads[k].time.type == CR_TIME_TABLE && def->loads[k].time.point_count > 0) {
+            size_t n = (size_t)def->loads[k].time.point_count * sizeof(cr_time_point);
+            cr_time_point *pts = malloc(n);
+            if (!pts) {
+                cr_loads_free(l, k);
+                l = NULL;
+                break;
+            }
+            memcpy(pts, def->loads[k].time.points, n);
+            l[k].time.points = pts;
+        }
+    }
+    if (!l) cr_error_set(err, CR_NO_MEMORY, "out of memory copying the loads");
+    return l;
+}
+
+cr_status cr_fixed_step_stage(cr_sim *sim, const cr_fixed_step_ops *ops, int stage, double t_stage_start,
+                              const cr_dynamic_options *o, const cr_stage_callbacks *cb, cr_dynamic_report *report,
+                              cr_error *err)
+{
+    double h = o->time_step, wall0 = cr_wall_seconds();
+    memset(report, 0, sizeof *report);
+    report->t_start = t_stage_start;
+    if (!(h > 0))
+        return cr_error_set(err, CR_BAD_INPUT, "stages.%d.time_step: required by the %s model", stage, sim->f->name);
+    cr_status st = ops->begin(sim, stage, h, err);
+    if (st != CR_OK) return st;
+    long total = lround(o->t_end / h);
+    long done = lround((sim->f->time(sim->impl) - t_stage_start) / h); /* > 0 when resuming inside the stage */
+    long every = lround(o->output_dt / h);
+    if (every < 1) every = 1;
+    cr_dynamic_sample smp;
+    if (done == 0 && cb->on_output) {
+        ops->sample(sim, &smp);
+        if (cb->on_output(sim, &smp, cb->user)) return CR_INTERRUPTED;
+    }
+    for (long n = done; n < total; ++n) {
+        if ((st = ops->step(sim, h, report, err)) != CR_OK) break;
+        report->steps++;
+        int stop = 0;
+        if (((n + 1) % every == 0 || n + 1 == total) && cb->on_output) {
+            ops->sample(sim, &smp);
+            stop = cb->on_output(sim, &smp, cb->user);
+        }
+        if (cb->on_step) stop |= cb->on_step(sim, h, report->steps, 0.0, cb->user);
+        if (stop) {
+            st = CR_INTERRUPTED;
+            break;
+        }
+    }
+    report->t_end = sim->f->time(sim->impl);
+    report->h_last = h;
+    report->wall_time_s = cr_wall_seconds() - wall0;
+    return st;
+}
