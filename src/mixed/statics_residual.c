@@ -13,7 +13,10 @@ cr_status cr_mixed_static_residual(const cr_model *m, double bc_factor, const do
 {
     const int B = m->block, nn = m->nodes, nr = m->rigid_count;
     const cr_layout ly = cr_layout_static(m);
-    cr_term_rod(m, &ly, scale, x, F, J);
+    if (ly.stress_unknowns == 0)
+        cr_term_rod_static(m, &ly, scale, x, F, J); /* writes F rows 0..5 and all of J */
+    else
+        cr_term_rod(m, &ly, scale, x, F, J);
     for (int i = 0; i < nn; ++i) {
         const double *xi = x + (size_t)i * B;
         double *Fi = F + (size_t)i * B;
