@@ -401,20 +401,24 @@ void cr_term_rod(const cr_model *m, const cr_layout *ly, const double *scale, co
  * exp_apply_dp, inlined with its common factors. */
 static inline void exp_x_dp(cr_quat p, double s, cr_vec3 x, double sigma, double out[3][4])
 {
-    const double v[3] = {p.x, p.y, p.z}, xv[3] = {x.x, x.y, x.z};
-    cr_vec3 vx = cr_v3_cross(cr_q_vec(p), x);
-    cr_vec3 vvx = cr_v3_cross(cr_q_vec(p), vx);
-    const double sp0 = sigma * p.w, vd = v[0] * xv[0] + v[1] * xv[1] + v[2] * xv[2];
-    const double vxv[3] = {vx.x, vx.y, vx.z};
-    const double f[3] = {sp0 * vx.x + vvx.x, sp0 * vx.y + vvx.y, sp0 * vx.z + vvx.z};
-    /* x~ = [[0, -x2, x1], [x2, 0, -x0], [-x1, x0, 0]] */
-    const double xt[3][3] = {{0, -xv[2], xv[1]}, {xv[2], 0, -xv[0]}, {-xv[1], xv[0], 0}};
+    /* Exp(p) x = x + s f, f = σ p0 v×x + v×(v×x); d(s f)/dp = s (df/dp - s f pᵀ) with
+     * df/dp0 = σ v×x, df/dv = -σ p0 x~ + (v·x) E + v xᵀ - 2 x vᵀ, so that
+     * out[i][1+j] = s v_i x_j - c_i v_j + s ((v·x) δ_ij - σ p0 x~_ij), c = 2 s x + s² f */
+    const cr_vec3 v = cr_q_vec(p), vx = cr_v3_cross(v, x), vvx = cr_v3_cross(v, vx);
+    const double sp0 = sigma * p.w, svd = s * cr_v3_dot(v, x), ssp0 = s * sp0;
+    const double sv[3] = {s * v.x, s * v.y, s * v.z}, vv[3] = {v.x, v.y, v.z}, xv[3] = {x.x, x.y, x.z};
+    const double sf[3] = {s * (sp0 * vx.x + vvx.x), s * (sp0 * vx.y + vvx.y), s * (sp0 * vx.z + vvx.z)};
+    const double svx[3] = {sigma * s * vx.x, sigma * s * vx.y, sigma * s * vx.z};
     for (int i = 0; i < 3; ++i) {
-        double sf = s * f[i];
-        out[i][0] = s * (sigma * vxv[i] - sf * p.w);
-        for (int j = 0; j < 3; ++j)
-            out[i][j + 1] = s * (-sp0 * xt[i][j] + (i == j ? vd : 0.0) + v[i] * xv[j] - 2.0 * xv[i] * v[j] - sf * v[j]);
+        const double c = 2.0 * s * xv[i] + s * sf[i];
+        out[i][0] = svx[i] - s * sf[i] * p.w;
+        for (int j = 0; j < 3; ++j) out[i][j + 1] = sv[i] * xv[j] - c * vv[j];
+        out[i][i + 1] += svd;
     }
+    /* - s σ p0 x~ */
+    out[0][2] += ssp0 * x.z, out[0][3] -= ssp0 * x.y;
+    out[1][1] -= ssp0 * x.z, out[1][3] += ssp0 * x.x;
+    out[2][1] += ssp0 * x.y, out[2][2] -= ssp0 * x.x;
 }
 
 /* d(dExp(p) w)/dp and dExp(p) itself (quat.c), s = 2/|p|². */
