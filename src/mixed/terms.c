@@ -711,8 +711,8 @@ void cr_term_rod_static(const cr_model *m, const cr_layout *ly, const double *sc
                         cr_blocktri *J)
 {
     /* the tendons fused into the pass */
-    const cr_tendon *tt[FUSED_TENDONS];
-    double T[FUSED_TENDONS];
+    const cr_tendon *tt[FUSED_TENDONS] = {0};
+    double T[FUSED_TENDONS] = {0};
     int nt = 0;
     for (int k = 0; k < m->load_count && nt < FUSED_TENDONS; ++k)
         if (m->loads[k].type == CR_LOAD_TENDON && scale[k] != 0) {
