@@ -304,6 +304,9 @@ CR_INLINE cr_status factor7(cr_blocktri *m, int *bad_block)
     m->factored = 1;
     return CR_OK;
 }
+#endif
+/* without AVX the 4-wide vectors are lowered to slower code than the scalar loops */
+#if defined(__GNUC__) && defined(__AVX__)
 #define CR_FACTOR7(m, bad) factor7(m, bad)
 #else
 #define CR_FACTOR7(m, bad) factor_thomas(m, 7, bad)
@@ -345,7 +348,7 @@ CR_INLINE void solve_thomas(const cr_blocktri *m, const int b, double *x)
 __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static cr_status factor7_avx2(cr_blocktri *m,
                                                                                                int *bad_block)
 {
-    return CR_FACTOR7(m, bad_block);
+    return factor7(m, bad_block);
 }
 __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void solve7_avx2(const cr_blocktri *m,
                                                                                          double *x)
