@@ -69,8 +69,14 @@ static void add_pair_stiffness(cr_blocktri *J, int a, cr_mat3 K)
 /* One pass over the elements that writes every 3×3 block and force row once: node e's
  * diagonal block is -(K_{e-1} + K_e) with K_e the pair stiffness of element e and the
  * tendon segments on it, U_e = L_{e+1} = K_e; nothing is zeroed first. */
-cr_status cr_mixed_force_residual(const cr_model *m, double bc_factor, const double *scale, const double *x, double *F,
-                                  cr_blocktri *J)
+#if defined(__GNUC__)
+#define FORCE_INLINE static inline __attribute__((always_inline))
+#else
+#define FORCE_INLINE static inline
+#endif
+
+FORCE_INLINE cr_status force_residual(const cr_model *m, double bc_factor, const double *scale, const double *x,
+                                      double *F, cr_blocktri *J)
 {
     const int nn = m->nodes, ne = m->n;
     const cr_tendon *tt[FUSED_TENDONS];
@@ -173,6 +179,28 @@ cr_status cr_mixed_force_residual(const cr_model *m, double bc_factor, const dou
     for (size_t k = 0; k < (size_t)nn * 3; ++k)
         if (!isfinite(F[k])) return CR_NONFINITE;
     return CR_OK;
+}
+
+/* Also in an AVX2 + FMA build chosen at run time, as the element pass (terms.c). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(COSSERAT_NO_DISPATCH)
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static cr_status
+force_residual_avx2(const cr_model *m, double bc_factor, const double *scale, const double *x, double *F,
+                    cr_blocktri *J)
+{
+    return force_residual(m, bc_factor, scale, x, F, J);
+}
+#define FORCE_DISPATCH_AVX2 1
+#endif
+
+cr_status cr_mixed_force_residual(const cr_model *m, double bc_factor, const double *scale, const double *x, double *F,
+                                  cr_blocktri *J)
+{
+#ifdef FORCE_DISPATCH_AVX2
+    static int avx2 = -1;
+    if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (avx2) return force_residual_avx2(m, bc_factor, scale, x, F, J);
+#endif
+    return force_residual(m, bc_factor, scale, x, F, J);
 }
 
 cr_status cr_state_reaction(const cr_model *m, const cr_state *s, int node, cr_vec3 *force, cr_vec3 *moment)
