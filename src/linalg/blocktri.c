@@ -355,12 +355,9 @@ __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void so
 {
     solve_thomas(m, 7, x);
 }
-static int have_avx2(void)
-{
-    static int cached = -1;
-    if (cached < 0) cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return cached;
-}
+/* a test of the CPU model data libgcc fills in at load time: cheap, and no cached
+ * static that concurrent solves would race on */
+static int have_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 #endif
 
 cr_status cr_blocktri_factor(cr_blocktri *m, int *bad_block)

@@ -196,9 +196,8 @@ cr_status cr_mixed_force_residual(const cr_model *m, double bc_factor, const dou
                                   cr_blocktri *J)
 {
 #ifdef FORCE_DISPATCH_AVX2
-    static int avx2 = -1;
-    if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    if (avx2) return force_residual_avx2(m, bc_factor, scale, x, F, J);
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return force_residual_avx2(m, bc_factor, scale, x, F, J);
 #endif
     return force_residual(m, bc_factor, scale, x, F, J);
 }

@@ -693,12 +693,9 @@ rod_static_avx2(const cr_model *m, const double *x, double *F, cr_blocktri *J, i
 {
     rod_static_pass(m, x, F, J, nt, tt, T);
 }
-static int have_avx2(void)
-{
-    static int cached = -1;
-    if (cached < 0) cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return cached;
-}
+/* a test of the CPU model data libgcc fills in at load time: cheap, and no cached
+ * static that concurrent solves would race on */
+static int have_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 #endif
 
 static void rod_static_default(const cr_model *m, const double *x, double *F, cr_blocktri *J, int nt,
