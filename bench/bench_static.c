@@ -73,7 +73,8 @@ static result run(const char *name, cr_model *m, int load_steps, int repeats)
             fprintf(stderr, "%s: %s\n", name, err.message);
             ok = 0;
         }
-        if (r.wall_time_s < best) best = r.wall_time_s, asm_t = r.assembly_time_s, sol_t = r.solve_time_s, iters = r.total_iterations;
+        if (r.wall_time_s < best)
+            best = r.wall_time_s, asm_t = r.assembly_time_s, sol_t = r.solve_time_s, iters = r.total_iterations;
         tip = cr_state_position(s, cr_model_node_count(m) - 1);
         cr_static_report_free(&r);
         cr_state_destroy(s);
@@ -124,10 +125,14 @@ int main(int argc, char **argv)
     int repeats = 0, tendon_only = 0, sizes[16], count = 0;
     const char *baseline_path = NULL;
     for (int k = 1; k < argc; ++k) {
-        if (!strcmp(argv[k], "--repeats") && k + 1 < argc) repeats = atoi(argv[++k]);
-        else if (!strcmp(argv[k], "--tendon-only")) tendon_only = 1;
-        else if (!strcmp(argv[k], "--baseline") && k + 1 < argc) baseline_path = argv[++k];
-        else if (count < 16) sizes[count++] = atoi(argv[k]);
+        if (!strcmp(argv[k], "--repeats") && k + 1 < argc)
+            repeats = atoi(argv[++k]);
+        else if (!strcmp(argv[k], "--tendon-only"))
+            tendon_only = 1;
+        else if (!strcmp(argv[k], "--baseline") && k + 1 < argc)
+            baseline_path = argv[++k];
+        else if (count < 16)
+            sizes[count++] = atoi(argv[k]);
     }
     if (count == 0) {
         int def[] = {100, 1000, 10000, 100000, 1000000};

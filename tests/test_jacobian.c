@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern void dgbsv_(const int *n, const int *kl, const int *ku, const int *nrhs, double *ab, const int *ldab,
-                   int *ipiv, double *b, const int *ldb, int *info);
+extern void dgbsv_(const int *n, const int *kl, const int *ku, const int *nrhs, double *ab, const int *ldab, int *ipiv,
+                   double *b, const int *ldb, int *info);
 
 static double urand(void) { return 2.0 * rand() / RAND_MAX - 1.0; }
 
@@ -103,8 +103,10 @@ static void test_elements_and_point_loads(void)
     cr_rod_def d = base_def(&sec);
     cr_load_def loads[4];
     for (int k = 0; k < 4; ++k) loads[k] = cr_load_default_def();
-    loads[0].type = CR_LOAD_FORCE, loads[0].node = -1, loads[0].frame = CR_FRAME_BODY, loads[0].value = cr_v3(0.3, -1, 2);
-    loads[1].type = CR_LOAD_MOMENT, loads[1].node = 2, loads[1].frame = CR_FRAME_INERTIAL, loads[1].value = cr_v3(1, 0.5, -0.2);
+    loads[0].type = CR_LOAD_FORCE, loads[0].node = -1, loads[0].frame = CR_FRAME_BODY,
+    loads[0].value = cr_v3(0.3, -1, 2);
+    loads[1].type = CR_LOAD_MOMENT, loads[1].node = 2, loads[1].frame = CR_FRAME_INERTIAL,
+    loads[1].value = cr_v3(1, 0.5, -0.2);
     loads[2].type = CR_LOAD_MOMENT_DENSITY, loads[2].frame = CR_FRAME_INERTIAL, loads[2].value = cr_v3(0.1, 0.2, 0.3);
     loads[3].type = CR_LOAD_FORCE_DENSITY, loads[3].frame = CR_FRAME_BODY, loads[3].value = cr_v3(-0.4, 0.1, 0.2);
     d.loads = loads;

@@ -98,7 +98,8 @@ void cr_blocktri_zero(cr_blocktri *m)
 void cr_blocktri_reset_rows(cr_blocktri *m, int i, int rows, int identity)
 {
     int b = m->b;
-    double *blocks[3] = {cr_blocktri_D(m, i), i > 0 ? cr_blocktri_L(m, i) : NULL, i < m->n - 1 ? cr_blocktri_U(m, i) : NULL};
+    double *blocks[3] = {cr_blocktri_D(m, i), i > 0 ? cr_blocktri_L(m, i) : NULL,
+                         i < m->n - 1 ? cr_blocktri_U(m, i) : NULL};
     for (int k = 0; k < 3; ++k)
         if (blocks[k]) memset(blocks[k], 0, (size_t)rows * b * sizeof(double));
     if (identity)
@@ -236,8 +237,8 @@ CR_INLINE cr_status factor_thomas(cr_blocktri *m, const int b, int *bad_block)
  * 4-wide AVX in the AVX2 build below, pairs of SSE2 operations otherwise. */
 typedef double cr_v4 __attribute__((vector_size(32)));
 #define V4_ROW(lo, hi, p) ((lo) = (cr_v4){(p)[0], (p)[1], (p)[2], (p)[3]}, (hi) = (cr_v4){(p)[4], (p)[5], (p)[6], 0.0})
-#define V4_STORE(p, lo, hi)                                                                                          \
-    ((p)[0] = (lo)[0], (p)[1] = (lo)[1], (p)[2] = (lo)[2], (p)[3] = (lo)[3], (p)[4] = (hi)[0], (p)[5] = (hi)[1],    \
+#define V4_STORE(p, lo, hi)                                                                                            \
+    ((p)[0] = (lo)[0], (p)[1] = (lo)[1], (p)[2] = (lo)[2], (p)[3] = (lo)[3], (p)[4] = (hi)[0], (p)[5] = (hi)[1],       \
      (p)[6] = (hi)[2])
 
 CR_INLINE cr_status factor7(cr_blocktri *m, int *bad_block)
@@ -282,11 +283,11 @@ CR_INLINE cr_status factor7(cr_blocktri *m, int *bad_block)
         CR_UNROLL
         for (int r = 1; r < 7; ++r) /* unit lower triangle */
             CR_UNROLL
-            for (int k = 0; k < r; ++k) {
-                double f = D[r * 7 + k];
-                X0[r] -= f * X0[k];
-                X1[r] -= f * X1[k];
-            }
+        for (int k = 0; k < r; ++k) {
+            double f = D[r * 7 + k];
+            X0[r] -= f * X0[k];
+            X1[r] -= f * X1[k];
+        }
         CR_UNROLL
         for (int r = 6; r >= 0; --r) { /* upper triangle */
             CR_UNROLL
@@ -346,12 +347,12 @@ CR_INLINE void solve_thomas(const cr_blocktri *m, const int b, double *x)
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(COSSERAT_NO_DISPATCH)
 #define CR_DISPATCH_AVX2 1
 __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static cr_status factor7_avx2(cr_blocktri *m,
-                                                                                               int *bad_block)
+                                                                                                int *bad_block)
 {
     return factor7(m, bad_block);
 }
 __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void solve7_avx2(const cr_blocktri *m,
-                                                                                         double *x)
+                                                                                          double *x)
 {
     solve_thomas(m, 7, x);
 }
@@ -366,8 +367,8 @@ cr_status cr_blocktri_factor(cr_blocktri *m, int *bad_block)
 #ifdef CR_DISPATCH_AVX2
     if (m->b == 7 && have_avx2()) return factor7_avx2(m, bad_block);
 #endif
-    if (m->b == 7) return CR_FACTOR7(m, bad_block); /* statics */
-    if (m->b == 3) return factor_thomas(m, 3, bad_block);  /* position correction */
+    if (m->b == 7) return CR_FACTOR7(m, bad_block);         /* statics */
+    if (m->b == 3) return factor_thomas(m, 3, bad_block);   /* position correction */
     if (m->b == 19) return factor_thomas(m, 19, bad_block); /* dynamics */
     return factor_thomas(m, m->b, bad_block);
 }

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-cr_status cr_mixed_static_residual(const cr_model *m, double bc_factor, const double *scale, const double *x,
-                                   double *F, cr_blocktri *J, double *node_equilibrium)
+cr_status cr_mixed_static_residual(const cr_model *m, double bc_factor, const double *scale, const double *x, double *F,
+                                   cr_blocktri *J, double *node_equilibrium)
 {
     const int B = m->block, nn = m->nodes, nr = m->rigid_count;
     const cr_layout ly = cr_layout_static(m);

@@ -37,8 +37,7 @@ static double *target_block(cr_blocktri *J, int row_block, int col_block)
 
 /* Adds `nrows` local rows into block row `row_block` from row `row0` on. The term
  * couples nodes a and a+1; its stress columns belong to block a. */
-static void assemble(cr_blocktri *J, const cr_layout *ly, int a, int row_block, int row0, int nrows,
-                     local_rows *rows)
+static void assemble(cr_blocktri *J, const cr_layout *ly, int a, int row_block, int row0, int nrows, local_rows *rows)
 {
     int b = J->b, ns = ly->stress_unknowns;
     double *Da = target_block(J, row_block, a), *Db = target_block(J, row_block, a + 1);
@@ -316,7 +315,8 @@ static void term_load(const cr_model *m, const cr_layout *ly, const cr_model_loa
             point_force(ly, i, l->value, follower, I3, zero, s * m->lumped_length[i], x, F, J);
         break;
     case CR_LOAD_MOMENT_DENSITY:
-        for (int i = 0; i < m->nodes; ++i) point_moment(ly, i, l->value, follower, I3, s * m->lumped_length[i], x, F, J);
+        for (int i = 0; i < m->nodes; ++i)
+            point_moment(ly, i, l->value, follower, I3, s * m->lumped_length[i], x, F, J);
         break;
     case CR_LOAD_GRAVITY:
         for (int i = 0; i < m->nodes; ++i)
@@ -329,7 +329,8 @@ static void term_load(const cr_model *m, const cr_layout *ly, const cr_model_loa
         for (int a = t->first; a < t->last; ++a) cr_term_tendon_segment(m, ly, t, a, s * t->tension, x, F, J);
         break;
     }
-    case CR_LOAD_CHAMBER: break; /* refused by this formulation's check (formulation.c) */
+    case CR_LOAD_CHAMBER:
+        break; /* refused by this formulation's check (formulation.c) */
     }
 }
 
@@ -345,8 +346,8 @@ void cr_term_loads(const cr_model *m, const cr_layout *ly, const double *scale, 
 static void add_force3(const cr_model *m, const double *x, int i, cr_vec3 value, int follower, cr_mat3 axes, double w,
                        double *F3)
 {
-    cr_vec3 f = follower ? cr_m3_mulv(cr_q_exp(cr_q_load(x + (size_t)i * m->block + 3)), cr_m3_mulv(axes, value))
-                         : value;
+    cr_vec3 f =
+        follower ? cr_m3_mulv(cr_q_exp(cr_q_load(x + (size_t)i * m->block + 3)), cr_m3_mulv(axes, value)) : value;
     F3[3 * i] += w * f.x, F3[3 * i + 1] += w * f.y, F3[3 * i + 2] += w * f.z;
 }
 
@@ -447,7 +448,7 @@ typedef double rows14[14]; /* the 6 rows of one node: columns q_a (0..6), q_b (7
 /* Element e (condensed stresses): the rows of node a (Ja, fa) and node b (Jb, fb),
  * written (=), eqs. (7), (9), (19)–(20). Ja/Jb only when want_J. */
 TERMS_INLINE void element_static(const cr_element *el, const double *xa, const double *xb, rows14 *Ja, rows14 *Jb,
-                                  double *fa, double *fb, int want_J)
+                                 double *fa, double *fb, int want_J)
 {
     const cr_quat pa = cr_q_load(xa + 3), pb = cr_q_load(xb + 3);
     const cr_quat pe = cr_q_scale(cr_q_add(pa, pb), 0.5), dp = cr_q_sub(pb, pa);
@@ -460,8 +461,8 @@ TERMS_INLINE void element_static(const cr_element *el, const double *xa, const d
     const double km[3] = {el->k_moment.x, el->k_moment.y, el->k_moment.z};
     const cr_vec3 n = cr_v3(kn[0] * (gamma.x - el->gamma0.x), kn[1] * (gamma.y - el->gamma0.y),
                             kn[2] * (gamma.z - el->gamma0.z)); /* eq. (9), spec §2 */
-    const cr_vec3 mo = cr_v3(km[0] * (kappa.x - el->kappa0.x), km[1] * (kappa.y - el->kappa0.y),
-                             km[2] * (kappa.z - el->kappa0.z));
+    const cr_vec3 mo =
+        cr_v3(km[0] * (kappa.x - el->kappa0.x), km[1] * (kappa.y - el->kappa0.y), km[2] * (kappa.z - el->kappa0.z));
     const cr_vec3 f = cr_m3_mulv(A, n);
     const cr_vec3 S = cr_v3_scale(cr_v3_add(cr_v3_cross(gamma, n), cr_v3_cross(kappa, mo)), h);
     fa[0] = f.x, fa[1] = f.y, fa[2] = f.z, fa[3] = S.x + mo.x, fa[4] = S.y + mo.y, fa[5] = S.z + mo.z;
@@ -495,7 +496,8 @@ TERMS_INLINE void element_static(const cr_element *el, const double *xa, const d
         for (int j = i; j < 3; ++j)
             Kr[i][j] = Kr[j][i] = il * (AK[i][0] * A.m[j][0] + AK[i][1] * A.m[j][1] + AK[i][2] * A.m[j][2]);
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 4; ++j) Fp[i][j] = AK[i][0] * Pg[0][j] + AK[i][1] * Pg[1][j] + AK[i][2] * Pg[2][j] + 0.5 * Df[i][j];
+        for (int j = 0; j < 4; ++j)
+            Fp[i][j] = AK[i][0] * Pg[0][j] + AK[i][1] * Pg[1][j] + AK[i][2] * Pg[2][j] + 0.5 * Df[i][j];
     /* S = L/2 (γ × n + κ × m): dS = Mg dγ + Mk dκ with Mg = L/2 (γ~ K_n - n~), Mk = L/2 (κ~ K_m - m~) */
     const double g[3] = {gamma.x, gamma.y, gamma.z}, k[3] = {kappa.x, kappa.y, kappa.z};
     const double nv[3] = {n.x, n.y, n.z}, mv[3] = {mo.x, mo.y, mo.z};
@@ -537,15 +539,15 @@ TERMS_INLINE void element_static(const cr_element *el, const double *xa, const d
 typedef struct tendon_point {
     int node; /* -1: none carried */
     cr_quat p;
-    double s;      /* 2/|p|² */
-    cr_vec3 P, d;  /* attachment point r + A d (I), offset d (B) */
-    cr_mat3 Md;    /* d~ Aᵀ: body moment of an inertial force */
+    double s;        /* 2/|p|² */
+    cr_vec3 P, d;    /* attachment point r + A d (I), offset d (B) */
+    cr_mat3 Md;      /* d~ Aᵀ: body moment of an inertial force */
     double Dd[3][4]; /* d(A d)/dp */
-    cr_vec3 fsum;  /* force of this tendon on the node (I), summed over its segments */
+    cr_vec3 fsum;    /* force of this tendon on the node (I), summed over its segments */
 } tendon_point;
 
 TERMS_INLINE void tendon_point_init(tendon_point *c, const cr_tendon *t, int k, const double *xk, const cr_mat3 *A,
-                              int want_J)
+                                    int want_J)
 {
     c->node = k;
     c->p = cr_q_load(xk + 3);
@@ -561,7 +563,7 @@ TERMS_INLINE void tendon_point_init(tendon_point *c, const cr_tendon *t, int k, 
  * moment rows Md·(force rows) that depend on ν; the moments' own p-derivative at
  * fixed force is added once per node (tendon_point_finish). */
 TERMS_INLINE void tendon_segment_static(tendon_point *a, tendon_point *b, double T, rows14 *Ja, rows14 *Jb, double *fa,
-                                         double *fb, int want_J)
+                                        double *fb, int want_J)
 {
     cr_vec3 e = cr_v3_sub(b->P, a->P);
     double len = cr_v3_norm(e);
@@ -582,8 +584,10 @@ TERMS_INLINE void tendon_segment_static(tendon_point *a, tendon_point *b, double
         }
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 4; ++j) {
-            X[i][COL_PA + j] = X[i][COL_RA] * a->Dd[0][j] + X[i][COL_RA + 1] * a->Dd[1][j] + X[i][COL_RA + 2] * a->Dd[2][j];
-            X[i][COL_PB + j] = X[i][COL_RB] * b->Dd[0][j] + X[i][COL_RB + 1] * b->Dd[1][j] + X[i][COL_RB + 2] * b->Dd[2][j];
+            X[i][COL_PA + j] =
+                X[i][COL_RA] * a->Dd[0][j] + X[i][COL_RA + 1] * a->Dd[1][j] + X[i][COL_RA + 2] * a->Dd[2][j];
+            X[i][COL_PB + j] =
+                X[i][COL_RB] * b->Dd[0][j] + X[i][COL_RB + 1] * b->Dd[1][j] + X[i][COL_RB + 2] * b->Dd[2][j];
         }
     for (int i = 0; i < 3; ++i)
         for (int c2 = 0; c2 < 14; ++c2) {
