@@ -349,6 +349,52 @@ static void test_force_residual(void)
     cr_model_destroy(m);
 }
 
+/* Block Thomas for the sizes with their own kernels (3: position correction, 7: statics,
+ * both also in the AVX2 build) and a generic one, against LAPACK dgbsv on random
+ * blocks whose dominant entries sit off the diagonal, so that the LU pivots. */
+static void test_thomas_kernels_vs_lapack(void)
+{
+    srand(19);
+    const int sizes[3] = {3, 5, 7}, nb = 9;
+    for (int t = 0; t < 3; ++t) {
+        const int b = sizes[t], N = nb * b;
+        cr_blocktri *J = cr_blocktri_create(nb, b);
+        size_t bb = (size_t)b * b;
+        for (int i = 0; i < nb; ++i)
+            for (int r = 0; r < b; ++r)
+                for (int c = 0; c < b; ++c) {
+                    J->diag[i * bb + r * b + c] = urand() + (c == (r + 1) % b ? 4.0 : 0.0);
+                    J->lower[i * bb + r * b + c] = i > 0 ? urand() : 0.0;
+                    J->upper[i * bb + r * b + c] = i < nb - 1 ? urand() : 0.0;
+                }
+        double *A = dense(J), *x1 = malloc(N * sizeof *x1), *x2 = malloc(N * sizeof *x2);
+        for (int k = 0; k < N; ++k) x1[k] = x2[k] = urand();
+        int kl = 2 * b - 1, ku = 2 * b - 1, ldab = 2 * kl + ku + 1, nrhs = 1, info = 0;
+        double *ab = calloc((size_t)ldab * N, sizeof *ab);
+        int *ipiv = malloc(N * sizeof *ipiv);
+        for (int c = 0; c < N; ++c)
+            for (int r = c - ku; r <= c + kl; ++r)
+                if (r >= 0 && r < N) ab[(size_t)c * ldab + kl + ku + r - c] = A[(size_t)r * N + c];
+        dgbsv_(&N, &kl, &ku, &nrhs, ab, &ldab, ipiv, x1, &N, &info);
+        CHECK(info == 0);
+        CHECK(cr_blocktri_factor(J, NULL) == CR_OK);
+        cr_blocktri_solve(J, x2);
+        double worst = 0, scale = 0;
+        for (int k = 0; k < N; ++k) worst = fmax(worst, fabs(x1[k] - x2[k])), scale = fmax(scale, fabs(x1[k]));
+        if (!(worst <= 1e-12 * scale)) fprintf(stderr, "b = %d: |x - x_lapack| %.3e of %.3e\n", b, worst, scale);
+        CHECK(worst <= 1e-12 * scale);
+        int pivoted = 0;
+        for (int k = 0; k < N; ++k) pivoted |= J->pivot[k] != k % b;
+        CHECK(pivoted);
+        free(A);
+        free(ab);
+        free(ipiv);
+        free(x1);
+        free(x2);
+        cr_blocktri_destroy(J);
+    }
+}
+
 /* Block Thomas vs LAPACK dgbsv on a flexible rod (no rigid components). */
 static void test_block_thomas_vs_lapack(void)
 {
@@ -433,4 +479,5 @@ static void test_blocktri_vs_lapack(void)
 
 CHECK_MAIN(CASE(test_elements_and_point_loads), CASE(test_helix_reference), CASE(test_tendons),
            CASE(test_rigid_components_and_pose), CASE(test_rigid_body_loads), CASE(test_fused_static_pass),
-           CASE(test_force_residual), CASE(test_blocktri_vs_lapack), CASE(test_block_thomas_vs_lapack))
+           CASE(test_force_residual), CASE(test_blocktri_vs_lapack), CASE(test_thomas_kernels_vs_lapack),
+           CASE(test_block_thomas_vs_lapack))

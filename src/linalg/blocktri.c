@@ -305,6 +305,48 @@ CR_INLINE cr_status factor7(cr_blocktri *m, int *bad_block)
     m->factored = 1;
     return CR_OK;
 }
+
+/* The 3×3 factorization (position correction) the same way, a row being one vector. */
+CR_INLINE cr_status factor3(cr_blocktri *m, int *bad_block)
+{
+    const int n = m->n;
+    cr_v4 X[3] = {{0}}; /* rows of X_{i-1} */
+    for (int i = 0; i < n; ++i) {
+        double *restrict D = m->diag + (size_t)i * 9;
+        int *piv = m->pivot + (size_t)i * 3;
+        if (i > 0) {
+            const double *restrict L = m->lower + (size_t)i * 9;
+            for (int r = 0; r < 3; ++r) {
+                cr_v4 a = (cr_v4){D[r * 3], D[r * 3 + 1], D[r * 3 + 2], 0.0};
+                a -= L[r * 3] * X[0] + L[r * 3 + 1] * X[1] + L[r * 3 + 2] * X[2];
+                D[r * 3] = a[0], D[r * 3 + 1] = a[1], D[r * 3 + 2] = a[2];
+            }
+        }
+        if (lu_factor(3, D, piv) != 0) {
+            if (bad_block) *bad_block = i;
+            return CR_SINGULAR;
+        }
+        if (i == n - 1) break;
+        double *restrict U = m->upper + (size_t)i * 9, Ub[9];
+        memcpy(Ub, U, sizeof Ub);
+        for (int k = 0; k < 3; ++k)
+            if (piv[k] != k)
+                for (int j = 0; j < 3; ++j) {
+                    double t = Ub[k * 3 + j];
+                    Ub[k * 3 + j] = Ub[piv[k] * 3 + j];
+                    Ub[piv[k] * 3 + j] = t;
+                }
+        for (int r = 0; r < 3; ++r) X[r] = (cr_v4){Ub[r * 3], Ub[r * 3 + 1], Ub[r * 3 + 2], 0.0};
+        X[1] -= D[3] * X[0];
+        X[2] -= D[6] * X[0] + D[7] * X[1];
+        X[2] *= 1.0 / D[8];
+        X[1] = (X[1] - D[5] * X[2]) * (1.0 / D[4]);
+        X[0] = (X[0] - D[1] * X[1] - D[2] * X[2]) * (1.0 / D[0]);
+        for (int r = 0; r < 3; ++r) U[r * 3] = X[r][0], U[r * 3 + 1] = X[r][1], U[r * 3 + 2] = X[r][2];
+    }
+    m->factored = 1;
+    return CR_OK;
+}
 #endif
 /* without AVX the 4-wide vectors are lowered to slower code than the scalar loops */
 #if defined(__GNUC__) && defined(__AVX__)
@@ -351,6 +393,16 @@ __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static cr_stat
 {
     return factor7(m, bad_block);
 }
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static cr_status factor3_avx2(cr_blocktri *m,
+                                                                                                int *bad_block)
+{
+    return factor3(m, bad_block);
+}
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void solve3_avx2(const cr_blocktri *m,
+                                                                                          double *x)
+{
+    solve_thomas(m, 3, x);
+}
 __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void solve7_avx2(const cr_blocktri *m,
                                                                                           double *x)
 {
@@ -366,6 +418,7 @@ cr_status cr_blocktri_factor(cr_blocktri *m, int *bad_block)
     if (m->banded) return factor_banded(m, bad_block);
 #ifdef CR_DISPATCH_AVX2
     if (m->b == 7 && have_avx2()) return factor7_avx2(m, bad_block);
+    if (m->b == 3 && have_avx2()) return factor3_avx2(m, bad_block);
 #endif
     if (m->b == 7) return CR_FACTOR7(m, bad_block);         /* statics */
     if (m->b == 3) return factor_thomas(m, 3, bad_block);   /* position correction */
@@ -387,6 +440,12 @@ void cr_blocktri_solve(const cr_blocktri *m, double *x)
 #endif
         solve_thomas(m, 7, x);
     } else if (m->b == 3) {
+#ifdef CR_DISPATCH_AVX2
+        if (have_avx2()) {
+            solve3_avx2(m, x);
+            return;
+        }
+#endif
         solve_thomas(m, 3, x);
     } else if (m->b == 19) {
         solve_thomas(m, 19, x);
