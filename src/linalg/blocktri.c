@@ -229,12 +229,16 @@ CR_INLINE cr_status factor_thomas(cr_blocktri *m, const int b, int *bad_block)
     return CR_OK;
 }
 
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(COSSERAT_NO_DISPATCH)
+#define CR_DISPATCH_AVX2 1 /* the AVX2 + FMA builds of the kernels below, chosen at run time */
+#endif
+#if defined(__GNUC__) && (defined(__AVX__) || defined(CR_DISPATCH_AVX2))
 /* The 7×7 factorization (statics) with rows held as two 4-wide vectors (the 8th lane
  * is zero padding): the Schur update D_i -= L_i X_{i-1} and X_i = D_i^{-1} U_i are
  * then 7 × 2 vector multiply-adds per row instead of loops over 7 columns, and
- * X_{i-1} stays in registers from one block to the next. GCC vector extensions:
- * 4-wide AVX in the AVX2 build below, pairs of SSE2 operations otherwise. */
+ * X_{i-1} stays in registers from one block to the next. GCC vector extensions, used
+ * only with AVX (the AVX2 build below, or -mavx): lowered to SSE2 they are slower than
+ * the scalar loops of factor_thomas. */
 typedef double cr_v4 __attribute__((vector_size(32)));
 #define V4_ROW(lo, hi, p) ((lo) = (cr_v4){(p)[0], (p)[1], (p)[2], (p)[3]}, (hi) = (cr_v4){(p)[4], (p)[5], (p)[6], 0.0})
 #define V4_STORE(p, lo, hi)                                                                                            \
@@ -351,8 +355,10 @@ CR_INLINE cr_status factor3(cr_blocktri *m, int *bad_block)
 /* without AVX the 4-wide vectors are lowered to slower code than the scalar loops */
 #if defined(__GNUC__) && defined(__AVX__)
 #define CR_FACTOR7(m, bad) factor7(m, bad)
+#define CR_FACTOR3(m, bad) factor3(m, bad)
 #else
 #define CR_FACTOR7(m, bad) factor_thomas(m, 7, bad)
+#define CR_FACTOR3(m, bad) factor_thomas(m, 3, bad)
 #endif
 
 CR_INLINE void solve_thomas(const cr_blocktri *m, const int b, double *x)
@@ -386,8 +392,7 @@ CR_INLINE void solve_thomas(const cr_blocktri *m, const int b, double *x)
  * 7 doubles are one 4-wide, one 2-wide and one scalar fused multiply-add instead of
  * four 2-wide multiplies and subtractions (SSE2, the baseline of x86-64). Results
  * differ from the SSE2 build by round-off only. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(COSSERAT_NO_DISPATCH)
-#define CR_DISPATCH_AVX2 1
+#ifdef CR_DISPATCH_AVX2
 __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static cr_status factor7_avx2(cr_blocktri *m,
                                                                                                 int *bad_block)
 {
@@ -421,7 +426,7 @@ cr_status cr_blocktri_factor(cr_blocktri *m, int *bad_block)
     if (m->b == 3 && have_avx2()) return factor3_avx2(m, bad_block);
 #endif
     if (m->b == 7) return CR_FACTOR7(m, bad_block);         /* statics */
-    if (m->b == 3) return factor_thomas(m, 3, bad_block);   /* position correction */
+    if (m->b == 3) return CR_FACTOR3(m, bad_block);         /* position correction */
     if (m->b == 19) return factor_thomas(m, 19, bad_block); /* dynamics */
     return factor_thomas(m, m->b, bad_block);
 }
