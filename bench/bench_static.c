@@ -1,14 +1,23 @@
 /* Static solver benchmark (not a test): full solve time and cost per Newton
  * iteration per node, split into assembly and linear solve, for the tendon
  * manipulator (n = 1250, spec §8.2) and straight cantilevers under an end load
- * with n = 10², ..., 10⁶ (or the sizes given on the command line).
+ * with n = 10², ..., 10⁶ (or the sizes given on the command line). Then a table
+ * of the performance targets with the ratio of each measurement to the one kept
+ * in bench/baseline.json (measured before the statics speed work), so that a
+ * regression is visible at a glance.
  *
- *   build/bench_static [n ...]
+ *   build/bench_static [--repeats R] [--tendon-only] [--baseline FILE] [n ...]
+ *
+ * Wall times on a shared machine are noisy (the best of the repeats is kept); the
+ * repeatable measure is the instruction count of one tendon solve:
+ *
+ *   valgrind --tool=callgrind build/bench_static --tendon-only --repeats 1
  */
 #include <cosserat/cosserat.h>
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static cr_model *tendon_model(int n)
 {
@@ -44,12 +53,18 @@ static cr_model *cantilever_model(int n)
     return cr_model_create(&d, NULL);
 }
 
-static void run(const char *name, cr_model *m, int load_steps, int repeats)
+typedef struct result {
+    double solve_s, per_node_it_us, linsolve_s;
+    int ok;
+} result;
+
+static result run(const char *name, cr_model *m, int load_steps, int repeats)
 {
     cr_static_options o = cr_static_default_options();
     o.load_steps = load_steps;
     double best = 1e30, asm_t = 0, sol_t = 0;
     int iters = 0, ok = 1;
+    cr_vec3 tip = cr_v3(0, 0, 0);
     for (int k = 0; k < repeats; ++k) {
         cr_state *s = cr_state_create(m);
         cr_static_report r;
@@ -58,7 +73,9 @@ static void run(const char *name, cr_model *m, int load_steps, int repeats)
             fprintf(stderr, "%s: %s\n", name, err.message);
             ok = 0;
         }
-        if (r.wall_time_s < best) best = r.wall_time_s, asm_t = r.assembly_time_s, sol_t = r.solve_time_s, iters = r.total_iterations;
+        if (r.wall_time_s < best)
+            best = r.wall_time_s, asm_t = r.assembly_time_s, sol_t = r.solve_time_s, iters = r.total_iterations;
+        tip = cr_state_position(s, cr_model_node_count(m) - 1);
         cr_static_report_free(&r);
         cr_state_destroy(s);
     }
@@ -66,25 +83,109 @@ static void run(const char *name, cr_model *m, int load_steps, int repeats)
     /* assembly includes the predictor's and the position correction's evaluations; the
      * per-iteration cost divides everything by the Newton iterations */
     double per = 1e6 / ((double)iters * nodes);
-    printf("%-22s %9d %6d %10.4f %12.3f %12.3f %12.3f %s\n", name, nodes, iters, best, best * per, asm_t * per,
-           sol_t * per, ok ? "" : "FAILED");
+    printf("%-22s %9d %6d %10.4f %12.3f %12.3f %12.3f  % .15e %s\n", name, nodes, iters, best, best * per, asm_t * per,
+           sol_t * per, tip.x, ok ? "" : "FAILED");
+    fflush(stdout);
+    return (result){best, best * per, sol_t, ok};
 }
+
+/* value of "key": number in a flat JSON file (enough for bench/baseline.json) */
+static double json_number(const char *text, const char *key)
+{
+    char pattern[128];
+    snprintf(pattern, sizeof pattern, "\"%s\"", key);
+    const char *p = text ? strstr(text, pattern) : NULL;
+    if (!p) return 0;
+    p = strchr(p + strlen(pattern), ':');
+    return p ? strtod(p + 1, NULL) : 0;
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *t = malloc(len + 1);
+    if (t && fread(t, 1, len, f) != (size_t)len) len = 0;
+    if (t) t[len] = 0;
+    fclose(f);
+    return t;
+}
+
+typedef struct target {
+    const char *label, *key; /* key in baseline.json */
+    double goal;             /* the target (0: none) */
+    double value;            /* measured here (0: not run) */
+} target;
 
 int main(int argc, char **argv)
 {
-    printf("%-22s %9s %6s %10s %12s %12s %12s\n", "case", "nodes", "iters", "solve [s]", "us/node/it", "assembly", "linsolve");
+    int repeats = 0, tendon_only = 0, sizes[16], count = 0;
+    const char *baseline_path = NULL;
+    for (int k = 1; k < argc; ++k) {
+        if (!strcmp(argv[k], "--repeats") && k + 1 < argc)
+            repeats = atoi(argv[++k]);
+        else if (!strcmp(argv[k], "--tendon-only"))
+            tendon_only = 1;
+        else if (!strcmp(argv[k], "--baseline") && k + 1 < argc)
+            baseline_path = argv[++k];
+        else if (count < 16)
+            sizes[count++] = atoi(argv[k]);
+    }
+    if (count == 0) {
+        int def[] = {100, 1000, 10000, 100000, 1000000};
+        for (count = 0; count < 5; ++count) sizes[count] = def[count];
+    }
+    target t[] = {
+        {"tendon n=1250: solve [ms]", "tendon_solve_ms", 8.0, 0},
+        {"tendon n=1250: linear solves [ms]", "tendon_linsolve_ms", 8.0, 0},
+        {"tendon n=1250: us/node/it (cache)", "tendon_us_node_it", 0.5, 0},
+        {"cantilever n=1000: us/node/it", "cantilever_1000_us_node_it", 0.5, 0},
+        {"cantilever n=10^4: us/node/it", "cantilever_10000_us_node_it", 0.7, 0},
+        {"cantilever n=10^5: us/node/it", "cantilever_100000_us_node_it", 0.7, 0},
+        {"cantilever n=10^6: us/node/it", "cantilever_1000000_us_node_it", 0.7, 0},
+    };
+    const int nt = sizeof t / sizeof t[0];
+
+    printf("%-22s %9s %6s %10s %12s %12s %12s  %s\n", "case", "nodes", "iters", "solve [s]", "us/node/it", "assembly",
+           "linsolve", "tip x (round-off check)");
     cr_model *m = tendon_model(1250);
-    run("tendon n=1250", m, 8, 20);
+    result r = run("tendon n=1250", m, 8, repeats > 0 ? repeats : 20);
+    t[0].value = 1e3 * r.solve_s, t[1].value = 1e3 * r.linsolve_s, t[2].value = r.per_node_it_us;
     cr_model_destroy(m);
-    int sizes[] = {100, 1000, 10000, 100000, 1000000};
-    int count = 5;
-    for (int k = 0; k < (argc > 1 ? argc - 1 : count); ++k) {
-        int n = argc > 1 ? atoi(argv[k + 1]) : sizes[k];
+    for (int k = 0; !tendon_only && k < count; ++k) {
+        int n = sizes[k];
         char name[64];
         snprintf(name, sizeof name, "cantilever n=%d", n);
         m = cantilever_model(n);
-        run(name, m, 10, n <= 10000 ? 5 : 1);
+        r = run(name, m, 10, repeats > 0 ? repeats : n <= 10000 ? 5 : 1);
         cr_model_destroy(m);
+        if (n == 1000) t[3].value = r.per_node_it_us;
+        if (n == 10000) t[4].value = r.per_node_it_us;
+        if (n == 100000) t[5].value = r.per_node_it_us;
+        if (n == 1000000) t[6].value = r.per_node_it_us;
     }
+
+    /* targets against the baseline: ratio = now / baseline (< 1 is faster) */
+    char *base = NULL;
+    char beside[4096]; /* <dir of the executable>/../bench/baseline.json */
+    const char *slash = strrchr(argv[0], '/');
+    snprintf(beside, sizeof beside, "%.*s../bench/baseline.json", slash ? (int)(slash - argv[0] + 1) : 0, argv[0]);
+    const char *tries[] = {baseline_path, "bench/baseline.json", beside};
+    for (int k = 0; !base && k < 3; ++k)
+        if (tries[k]) base = read_text(tries[k]);
+    printf("\n%-36s %10s %10s %8s %8s %s\n", "target", "now", "baseline", "ratio", "goal", "");
+    for (int k = 0; k < nt; ++k) {
+        if (t[k].value <= 0) continue;
+        double b = json_number(base, t[k].key);
+        char ratio[32] = "-";
+        if (b > 0) snprintf(ratio, sizeof ratio, "%.2f", t[k].value / b);
+        printf("%-36s %10.3f %10.3f %8s %8.2f %s\n", t[k].label, t[k].value, b, ratio, t[k].goal,
+               t[k].value <= t[k].goal ? "met" : "MISSED");
+    }
+    if (!base) printf("(no bench/baseline.json found: run from the source or build directory, or pass --baseline)\n");
+    free(base);
     return 0;
 }

@@ -5,12 +5,15 @@
 #include "check.h"
 #include "fd_jacobian.h"
 #include "mixed/mixed.h"
+#include "mixed/terms.h"
+
+#include <math.h>
 
 #include <stdlib.h>
 #include <string.h>
 
-extern void dgbsv_(const int *n, const int *kl, const int *ku, const int *nrhs, double *ab, const int *ldab,
-                   int *ipiv, double *b, const int *ldb, int *info);
+extern void dgbsv_(const int *n, const int *kl, const int *ku, const int *nrhs, double *ab, const int *ldab, int *ipiv,
+                   double *b, const int *ldb, int *info);
 
 static double urand(void) { return 2.0 * rand() / RAND_MAX - 1.0; }
 
@@ -100,8 +103,10 @@ static void test_elements_and_point_loads(void)
     cr_rod_def d = base_def(&sec);
     cr_load_def loads[4];
     for (int k = 0; k < 4; ++k) loads[k] = cr_load_default_def();
-    loads[0].type = CR_LOAD_FORCE, loads[0].node = -1, loads[0].frame = CR_FRAME_BODY, loads[0].value = cr_v3(0.3, -1, 2);
-    loads[1].type = CR_LOAD_MOMENT, loads[1].node = 2, loads[1].frame = CR_FRAME_INERTIAL, loads[1].value = cr_v3(1, 0.5, -0.2);
+    loads[0].type = CR_LOAD_FORCE, loads[0].node = -1, loads[0].frame = CR_FRAME_BODY,
+    loads[0].value = cr_v3(0.3, -1, 2);
+    loads[1].type = CR_LOAD_MOMENT, loads[1].node = 2, loads[1].frame = CR_FRAME_INERTIAL,
+    loads[1].value = cr_v3(1, 0.5, -0.2);
     loads[2].type = CR_LOAD_MOMENT_DENSITY, loads[2].frame = CR_FRAME_INERTIAL, loads[2].value = cr_v3(0.1, 0.2, 0.3);
     loads[3].type = CR_LOAD_FORCE_DENSITY, loads[3].frame = CR_FRAME_BODY, loads[3].value = cr_v3(-0.4, 0.1, 0.2);
     d.loads = loads;
@@ -181,6 +186,213 @@ static void test_rigid_body_loads(void)
     d.bcs = &bc;
     d.bc_count = 1;
     check_model(&d, "rigid body loads");
+}
+
+/* The fused static pass (cr_term_rod_static: structured element and tendon kernels,
+ * every block written once) against the general two-node terms (cr_term_rod: dense
+ * 3×14 products, accumulated into a zeroed matrix) on the same state, with J and F
+ * filled with garbage first so that a block or row the pass fails to write shows up;
+ * 10 tendons, more than the pass fuses, over partial ranges. */
+static void test_fused_static_pass(void)
+{
+    srand(17);
+    cr_section_segment sec;
+    cr_rod_def d = base_def(&sec);
+    d.elements = 9;
+    d.reference.type = CR_REFERENCE_HELIX;
+    d.reference.helix_radius = 0.3;
+    d.reference.helix_pitch = 0.1;
+    enum { NT = 10 };
+    cr_load_def l[NT + 2];
+    cr_offset_point pts[2] = {{0.0, 0.01, -0.02}, {1.0, -0.03, 0.005}};
+    for (int k = 0; k < NT; ++k) {
+        l[k] = cr_load_default_def();
+        l[k].type = CR_LOAD_TENDON, l[k].tension = 1.0 + 0.3 * k, l[k].offset.type = CR_OFFSET_RADIUS_FRACTION;
+        l[k].offset.fraction = 0.5 + 0.04 * k, l[k].offset.angle = 0.6 * k;
+        l[k].xi_start = (k % 3) * 0.2, l[k].xi_end = 1.0 - (k % 4) * 0.15;
+        if (k == 3) l[k].offset.type = CR_OFFSET_TABLE, l[k].offset.points = pts, l[k].offset.point_count = 2;
+    }
+    l[NT] = cr_load_default_def();
+    l[NT].type = CR_LOAD_FORCE, l[NT].node = -1, l[NT].frame = CR_FRAME_BODY, l[NT].value = cr_v3(0.3, -1, 2);
+    l[NT + 1] = cr_load_default_def();
+    l[NT + 1].type = CR_LOAD_MOMENT_DENSITY, l[NT + 1].value = cr_v3(0.1, 0.2, 0.3);
+    d.loads = l;
+    d.load_count = NT + 2;
+    cr_bc_def bc = cr_bc_default_def();
+    d.bcs = &bc;
+    d.bc_count = 1;
+    cr_error err = {0};
+    cr_model *m = cr_model_create(&d, &err);
+    CHECK(m != NULL);
+    if (!m) {
+        fprintf(stderr, "fused pass: %s\n", err.message);
+        return;
+    }
+    const int nn = cr_model_node_count(m), B = m->block, N = nn * B;
+    CHECK(B == CR_NODE_DOF);
+    cr_layout ly = cr_layout_static(m);
+    double scale[NT + 2];
+    for (int k = 0; k < NT + 2; ++k) scale[k] = k == 5 ? 0.0 : 0.8 + 0.05 * k; /* one tendon switched off */
+    for (int trial = 0; trial < 3; ++trial) {
+        cr_state *s = perturbed_state(m, 0.2);
+        cr_blocktri *J1 = cr_blocktri_create(nn, B), *J2 = cr_blocktri_create(nn, B);
+        double *F1 = malloc(N * sizeof *F1), *F2 = malloc(N * sizeof *F2), *F3 = malloc(N * sizeof *F3);
+        size_t nb = (size_t)nn * B * B;
+        for (size_t k = 0; k < nb; ++k) J1->diag[k] = J1->lower[k] = J1->upper[k] = NAN;
+        for (int k = 0; k < N; ++k) F1[k] = F3[k] = NAN;
+        cr_term_rod_static(m, &ly, scale, s->x, F1, J1);
+        cr_term_rod_static(m, &ly, scale, s->x, F3, NULL);
+        cr_term_rod(m, &ly, scale, s->x, F2, J2);
+        double worst = 0, big = 0, fworst = 0, fbig = 0, fnoj = 0;
+        for (int i = 0; i < nn; ++i)
+            for (int r = 0; r < B; ++r) {
+                for (int c = 0; c < B; ++c) {
+                    size_t o = (size_t)i * B * B + r * B + c;
+                    double a[3] = {J1->diag[o], i > 0 ? J1->lower[o] : 0, i < nn - 1 ? J1->upper[o] : 0};
+                    double b[3] = {J2->diag[o], i > 0 ? J2->lower[o] : 0, i < nn - 1 ? J2->upper[o] : 0};
+                    for (int k = 0; k < 3; ++k) {
+                        worst = isfinite(a[k]) ? fmax(worst, fabs(a[k] - b[k])) : INFINITY;
+                        big = fmax(big, fabs(b[k]));
+                    }
+                }
+                if (r >= 6) continue; /* the norm rows belong to the caller */
+                size_t o = (size_t)i * B + r;
+                fworst = isfinite(F1[o]) ? fmax(fworst, fabs(F1[o] - F2[o])) : INFINITY;
+                fnoj = fmax(fnoj, fabs(F3[o] - F1[o]));
+                fbig = fmax(fbig, fabs(F2[o]));
+            }
+        if (!(worst <= 1e-13 * big && fworst <= 1e-13 * fbig))
+            fprintf(stderr, "fused pass: |dJ| %.3e (of %.3e), |dF| %.3e (of %.3e)\n", worst, big, fworst, fbig);
+        CHECK(worst <= 1e-13 * big);
+        CHECK(fworst <= 1e-13 * fbig);
+        CHECK(fnoj == 0.0); /* the residual does not depend on whether J is assembled */
+        free(F1);
+        free(F2);
+        free(F3);
+        cr_blocktri_destroy(J1);
+        cr_blocktri_destroy(J2);
+        cr_state_destroy(s);
+    }
+    /* and the analytic Jacobian of the whole static residual against central differences */
+    static_fd ctx = {m, 0.7};
+    for (int trial = 0; trial < 2; ++trial) {
+        cr_state *s = perturbed_state(m, 0.2);
+        double e = fd_jacobian_error(nn, B, static_residual, &ctx, s->x);
+        if (!(e < 1e-7)) fprintf(stderr, "fused pass: relative Jacobian error %.3e\n", e);
+        CHECK(e < 1e-7);
+        cr_state_destroy(s);
+    }
+    cr_model_destroy(m);
+}
+
+/* The position correction's force rows (3 per node) and their position Jacobian
+ * (3×3 blocks, written once per pass) against central differences in r at fixed
+ * orientations, with tendons (fused and not) and a clamp. */
+typedef struct force_fd {
+    const cr_model *m;
+    const double *x; /* the full state: orientations held */
+    const double *scale;
+} force_fd;
+
+static void force_residual(void *ctx, const double *r, double *F, cr_blocktri *J)
+{
+    const force_fd *c = ctx;
+    const int nn = cr_model_node_count(c->m), B = c->m->block;
+    double *x = malloc((size_t)nn * B * sizeof *x);
+    memcpy(x, c->x, (size_t)nn * B * sizeof *x);
+    for (int i = 0; i < nn; ++i)
+        for (int k = 0; k < 3; ++k) x[(size_t)i * B + k] = r[3 * i + k];
+    cr_blocktri *scratch = J ? NULL : cr_blocktri_create(nn, 3);
+    cr_mixed_force_residual(c->m, 0.7, c->scale, x, F, J ? J : scratch);
+    cr_blocktri_destroy(scratch);
+    free(x);
+}
+
+static void test_force_residual(void)
+{
+    srand(18);
+    cr_section_segment sec;
+    cr_rod_def d = base_def(&sec);
+    d.elements = 7;
+    enum { NT = 10 };
+    cr_load_def l[NT + 1];
+    for (int k = 0; k < NT; ++k) {
+        l[k] = cr_load_default_def();
+        l[k].type = CR_LOAD_TENDON, l[k].tension = 1.0 + 0.2 * k, l[k].offset.type = CR_OFFSET_RADIUS_FRACTION;
+        l[k].offset.fraction = 0.7, l[k].offset.angle = 0.5 * k, l[k].xi_start = (k % 3) * 0.2;
+    }
+    l[NT] = cr_load_default_def();
+    l[NT].type = CR_LOAD_FORCE, l[NT].node = -1, l[NT].frame = CR_FRAME_BODY, l[NT].value = cr_v3(0.3, -1, 2);
+    d.loads = l;
+    d.load_count = NT + 1;
+    cr_bc_def bc = cr_bc_default_def();
+    d.bcs = &bc;
+    d.bc_count = 1;
+    cr_model *m = cr_model_create(&d, NULL);
+    CHECK(m != NULL);
+    if (!m) return;
+    const int nn = cr_model_node_count(m);
+    double scale[NT + 1];
+    for (int k = 0; k < NT + 1; ++k) scale[k] = 0.5 + 0.1 * k;
+    for (int trial = 0; trial < 3; ++trial) {
+        cr_state *s = perturbed_state(m, 0.2);
+        double *r = malloc((size_t)nn * 3 * sizeof *r);
+        for (int i = 0; i < nn; ++i)
+            for (int k = 0; k < 3; ++k) r[3 * i + k] = s->x[(size_t)i * m->block + k];
+        force_fd ctx = {m, s->x, scale};
+        double e = fd_jacobian_error(nn, 3, force_residual, &ctx, r);
+        if (!(e < 1e-7)) fprintf(stderr, "force residual: relative Jacobian error %.3e\n", e);
+        CHECK(e < 1e-7);
+        free(r);
+        cr_state_destroy(s);
+    }
+    cr_model_destroy(m);
+}
+
+/* Block Thomas for the sizes with their own kernels (3: position correction, 7: statics,
+ * both also in the AVX2 build) and a generic one, against LAPACK dgbsv on random
+ * blocks whose dominant entries sit off the diagonal, so that the LU pivots. */
+static void test_thomas_kernels_vs_lapack(void)
+{
+    srand(19);
+    const int sizes[3] = {3, 5, 7}, nb = 9;
+    for (int t = 0; t < 3; ++t) {
+        const int b = sizes[t], N = nb * b;
+        cr_blocktri *J = cr_blocktri_create(nb, b);
+        size_t bb = (size_t)b * b;
+        for (int i = 0; i < nb; ++i)
+            for (int r = 0; r < b; ++r)
+                for (int c = 0; c < b; ++c) {
+                    J->diag[i * bb + r * b + c] = urand() + (c == (r + 1) % b ? 4.0 : 0.0);
+                    J->lower[i * bb + r * b + c] = i > 0 ? urand() : 0.0;
+                    J->upper[i * bb + r * b + c] = i < nb - 1 ? urand() : 0.0;
+                }
+        double *A = dense(J), *x1 = malloc(N * sizeof *x1), *x2 = malloc(N * sizeof *x2);
+        for (int k = 0; k < N; ++k) x1[k] = x2[k] = urand();
+        int kl = 2 * b - 1, ku = 2 * b - 1, ldab = 2 * kl + ku + 1, nrhs = 1, info = 0;
+        double *ab = calloc((size_t)ldab * N, sizeof *ab);
+        int *ipiv = malloc(N * sizeof *ipiv);
+        for (int c = 0; c < N; ++c)
+            for (int r = c - ku; r <= c + kl; ++r)
+                if (r >= 0 && r < N) ab[(size_t)c * ldab + kl + ku + r - c] = A[(size_t)r * N + c];
+        dgbsv_(&N, &kl, &ku, &nrhs, ab, &ldab, ipiv, x1, &N, &info);
+        CHECK(info == 0);
+        CHECK(cr_blocktri_factor(J, NULL) == CR_OK);
+        cr_blocktri_solve(J, x2);
+        double worst = 0, scale = 0;
+        for (int k = 0; k < N; ++k) worst = fmax(worst, fabs(x1[k] - x2[k])), scale = fmax(scale, fabs(x1[k]));
+        if (!(worst <= 1e-12 * scale)) fprintf(stderr, "b = %d: |x - x_lapack| %.3e of %.3e\n", b, worst, scale);
+        CHECK(worst <= 1e-12 * scale);
+        int pivoted = 0;
+        for (int k = 0; k < N; ++k) pivoted |= J->pivot[k] != k % b;
+        CHECK(pivoted);
+        free(A);
+        free(ab);
+        free(ipiv);
+        free(x1);
+        free(x2);
+        cr_blocktri_destroy(J);
+    }
 }
 
 /* Block Thomas vs LAPACK dgbsv on a flexible rod (no rigid components). */
@@ -266,4 +478,6 @@ static void test_blocktri_vs_lapack(void)
 }
 
 CHECK_MAIN(CASE(test_elements_and_point_loads), CASE(test_helix_reference), CASE(test_tendons),
-           CASE(test_rigid_components_and_pose), CASE(test_rigid_body_loads), CASE(test_blocktri_vs_lapack), CASE(test_block_thomas_vs_lapack))
+           CASE(test_rigid_components_and_pose), CASE(test_rigid_body_loads), CASE(test_fused_static_pass),
+           CASE(test_force_residual), CASE(test_blocktri_vs_lapack), CASE(test_thomas_kernels_vs_lapack),
+           CASE(test_block_thomas_vs_lapack))

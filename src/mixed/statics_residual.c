@@ -8,12 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-cr_status cr_mixed_static_residual(const cr_model *m, double bc_factor, const double *scale, const double *x,
-                                   double *F, cr_blocktri *J, double *node_equilibrium)
+cr_status cr_mixed_static_residual(const cr_model *m, double bc_factor, const double *scale, const double *x, double *F,
+                                   cr_blocktri *J, double *node_equilibrium)
 {
     const int B = m->block, nn = m->nodes, nr = m->rigid_count;
     const cr_layout ly = cr_layout_static(m);
-    cr_term_rod(m, &ly, scale, x, F, J);
+    if (ly.stress_unknowns == 0)
+        cr_term_rod_static(m, &ly, scale, x, F, J); /* writes F rows 0..5 and all of J */
+    else
+        cr_term_rod(m, &ly, scale, x, F, J);
     for (int i = 0; i < nn; ++i) {
         const double *xi = x + (size_t)i * B;
         double *Fi = F + (size_t)i * B;
@@ -61,33 +64,89 @@ static void add_pair_stiffness(cr_blocktri *J, int a, cr_mat3 K)
         }
 }
 
-cr_status cr_mixed_force_residual(const cr_model *m, double bc_factor, const double *scale, const double *x, double *F,
-                                  cr_blocktri *J)
+#define FUSED_TENDONS 8 /* tendons assembled inside the element pass; more through add_pair_stiffness */
+
+/* One pass over the elements that writes every 3×3 block and force row once: node e's
+ * diagonal block is -(K_{e-1} + K_e) with K_e the pair stiffness of element e and the
+ * tendon segments on it, U_e = L_{e+1} = K_e; nothing is zeroed first. */
+#if defined(__GNUC__)
+#define FORCE_INLINE static inline __attribute__((always_inline))
+#else
+#define FORCE_INLINE static inline
+#endif
+
+FORCE_INLINE cr_status force_residual(const cr_model *m, double bc_factor, const double *scale, const double *x,
+                                      double *F, cr_blocktri *J)
 {
-    const int nn = m->nodes;
-    memset(F, 0, (size_t)nn * 3 * sizeof *F);
-    cr_blocktri_zero(J);
-    for (int e = 0; e < m->n; ++e) {
-        const cr_element *el = &m->el[e];
-        cr_quat pe = cr_q_scale(cr_q_add(cr_x_orientation(m, x, e), cr_x_orientation(m, x, e + 1)), 0.5);
-        cr_mat3 A = cr_q_exp(pe);
-        cr_vec3 gamma = cr_v3_scale(cr_m3_tmulv(A, cr_v3_sub(cr_x_position(m, x, e + 1), cr_x_position(m, x, e))),
-                                    1.0 / el->length);
-        cr_vec3 f = cr_m3_mulv(A, cr_v3_mul(el->k_force, cr_v3_sub(gamma, el->gamma0)));
-        for (int r = 0; r < 3; ++r) {
-            F[3 * e + r] += cr_v3_get(f, r);
-            F[3 * (e + 1) + r] -= cr_v3_get(f, r);
+    const int nn = m->nodes, ne = m->n;
+    const cr_tendon *tt[FUSED_TENDONS];
+    double T[FUSED_TENDONS];
+    int carried[FUSED_TENDONS], nt = 0; /* node whose attachment point Pc[j] holds, or -1 */
+    cr_vec3 Pc[FUSED_TENDONS];
+    for (int k = 0; k < m->load_count && nt < FUSED_TENDONS; ++k)
+        if (m->loads[k].type == CR_LOAD_TENDON && scale[k] != 0) {
+            tt[nt] = &m->tendons[m->loads[k].tendon];
+            T[nt] = scale[k] * tt[nt]->tension;
+            carried[nt++] = -1;
         }
+    cr_mat3 Kc = {{{0}}};
+    cr_vec3 fc = cr_v3(0, 0, 0);
+    J->factored = 0;
+    for (int e = 0; e < ne; ++e) {
+        const cr_element *el = &m->el[e];
+        const cr_quat pa = cr_x_orientation(m, x, e), pb = cr_x_orientation(m, x, e + 1);
+        const cr_vec3 ra = cr_x_position(m, x, e), rb = cr_x_position(m, x, e + 1);
+        cr_mat3 A = cr_q_exp(cr_q_scale(cr_q_add(pa, pb), 0.5));
+        const double il = 1.0 / el->length;
+        cr_vec3 gamma = cr_v3_scale(cr_m3_tmulv(A, cr_v3_sub(rb, ra)), il);
+        cr_vec3 f = cr_m3_mulv(A, cr_v3_mul(el->k_force, cr_v3_sub(gamma, el->gamma0)));
         /* d(A K_n Aᵀ Δr / L)/dΔr */
+        const double kn[3] = {el->k_force.x * il, el->k_force.y * il, el->k_force.z * il};
         cr_mat3 K;
         for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c)
-                K.m[r][c] = (el->k_force.x * A.m[r][0] * A.m[c][0] + el->k_force.y * A.m[r][1] * A.m[c][1] +
-                             el->k_force.z * A.m[r][2] * A.m[c][2]) / el->length;
-        add_pair_stiffness(J, e, K);
+            for (int c = r; c < 3; ++c)
+                K.m[r][c] = K.m[c][r] =
+                    kn[0] * A.m[r][0] * A.m[c][0] + kn[1] * A.m[r][1] * A.m[c][1] + kn[2] * A.m[r][2] * A.m[c][2];
+        cr_mat3 Aa, Ab;
+        int have_a = 0, have_b = 0;
+        for (int j = 0; j < nt; ++j) { /* tendon segments on element e: force T ν, stiffness T (E - ν νᵀ)/ℓ */
+            const cr_tendon *t = tt[j];
+            if (e < t->first || e >= t->last) continue;
+            if (carried[j] != e) {
+                if (!have_a) Aa = cr_q_exp(pa), have_a = 1;
+                Pc[j] = cr_v3_add(ra, cr_m3_mulv(Aa, t->offset[e - t->first]));
+            }
+            if (!have_b) Ab = cr_q_exp(pb), have_b = 1;
+            cr_vec3 Pb = cr_v3_add(rb, cr_m3_mulv(Ab, t->offset[e + 1 - t->first]));
+            cr_vec3 d = cr_v3_sub(Pb, Pc[j]);
+            Pc[j] = Pb, carried[j] = e + 1;
+            double len = cr_v3_norm(d);
+            if (!(len > 0)) continue;
+            cr_vec3 nu = cr_v3_scale(d, 1.0 / len);
+            f = cr_v3_add(f, cr_v3_scale(nu, T[j]));
+            const double nv[3] = {nu.x, nu.y, nu.z}, c = T[j] / len;
+            for (int r = 0; r < 3; ++r)
+                for (int cc = 0; cc < 3; ++cc) K.m[r][cc] += c * ((r == cc) - nv[r] * nv[cc]);
+        }
+        double *Fe = F + (size_t)3 * e, *D = cr_blocktri_D(J, e), *U = cr_blocktri_U(J, e),
+               *Lb = cr_blocktri_L(J, e + 1);
+        Fe[0] = fc.x + f.x, Fe[1] = fc.y + f.y, Fe[2] = fc.z + f.z;
+        fc = cr_v3_neg(f);
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) {
+                D[r * 3 + c] = -(Kc.m[r][c] + K.m[r][c]);
+                U[r * 3 + c] = Lb[r * 3 + c] = K.m[r][c];
+            }
+        Kc = K;
     }
-    for (int k = 0; k < m->load_count; ++k) {
+    double *Fn = F + (size_t)3 * ne, *Dn = cr_blocktri_D(J, ne);
+    Fn[0] = fc.x, Fn[1] = fc.y, Fn[2] = fc.z;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) Dn[r * 3 + c] = -Kc.m[r][c];
+    int fused = 0;
+    for (int k = 0; k < m->load_count; ++k) { /* tendons beyond the fused ones */
         if (m->loads[k].type != CR_LOAD_TENDON || scale[k] == 0) continue;
+        if (fused++ < nt) continue;
         const cr_tendon *t = &m->tendons[m->loads[k].tendon];
         for (int a = t->first; a < t->last; ++a) {
             cr_vec3 P[2];
@@ -95,14 +154,14 @@ cr_status cr_mixed_force_residual(const cr_model *m, double bc_factor, const dou
                 P[j] = cr_v3_add(cr_x_position(m, x, a + j),
                                  cr_m3_mulv(cr_q_exp(cr_x_orientation(m, x, a + j)), t->offset[a + j - t->first]));
             cr_vec3 d = cr_v3_sub(P[1], P[0]);
-            double len = cr_v3_norm(d), T = scale[k] * t->tension;
+            double len = cr_v3_norm(d), Tk = scale[k] * t->tension;
             if (!(len > 0)) continue;
             cr_vec3 nu = cr_v3_scale(d, 1.0 / len);
             cr_mat3 K;
             for (int r = 0; r < 3; ++r) {
-                F[3 * a + r] += T * cr_v3_get(nu, r);
-                F[3 * (a + 1) + r] -= T * cr_v3_get(nu, r);
-                for (int c = 0; c < 3; ++c) K.m[r][c] = T * ((r == c) - cr_v3_get(nu, r) * cr_v3_get(nu, c)) / len;
+                F[3 * a + r] += Tk * cr_v3_get(nu, r);
+                F[3 * (a + 1) + r] -= Tk * cr_v3_get(nu, r);
+                for (int c = 0; c < 3; ++c) K.m[r][c] = Tk * ((r == c) - cr_v3_get(nu, r) * cr_v3_get(nu, c)) / len;
             }
             add_pair_stiffness(J, a, K);
         }
@@ -120,6 +179,27 @@ cr_status cr_mixed_force_residual(const cr_model *m, double bc_factor, const dou
     for (size_t k = 0; k < (size_t)nn * 3; ++k)
         if (!isfinite(F[k])) return CR_NONFINITE;
     return CR_OK;
+}
+
+/* Also in an AVX2 + FMA build chosen at run time, as the element pass (terms.c). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(COSSERAT_NO_DISPATCH)
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static cr_status
+force_residual_avx2(const cr_model *m, double bc_factor, const double *scale, const double *x, double *F,
+                    cr_blocktri *J)
+{
+    return force_residual(m, bc_factor, scale, x, F, J);
+}
+#define FORCE_DISPATCH_AVX2 1
+#endif
+
+cr_status cr_mixed_force_residual(const cr_model *m, double bc_factor, const double *scale, const double *x, double *F,
+                                  cr_blocktri *J)
+{
+#ifdef FORCE_DISPATCH_AVX2
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return force_residual_avx2(m, bc_factor, scale, x, F, J);
+#endif
+    return force_residual(m, bc_factor, scale, x, F, J);
 }
 
 cr_status cr_state_reaction(const cr_model *m, const cr_state *s, int node, cr_vec3 *force, cr_vec3 *moment)

@@ -37,8 +37,7 @@ static double *target_block(cr_blocktri *J, int row_block, int col_block)
 
 /* Adds `nrows` local rows into block row `row_block` from row `row0` on. The term
  * couples nodes a and a+1; its stress columns belong to block a. */
-static void assemble(cr_blocktri *J, const cr_layout *ly, int a, int row_block, int row0, int nrows,
-                     local_rows *rows)
+static void assemble(cr_blocktri *J, const cr_layout *ly, int a, int row_block, int row0, int nrows, local_rows *rows)
 {
     int b = J->b, ns = ly->stress_unknowns;
     double *Da = target_block(J, row_block, a), *Db = target_block(J, row_block, a + 1);
@@ -296,56 +295,59 @@ static void point_moment(const cr_layout *ly, int i, cr_vec3 value, int follower
     add_dp(J, ly, i, ly->eq_row + 3, D, s);
 }
 
-/* External loads (eq. 18), distributed ones lumped with the weights of eq. (1). */
-void cr_term_loads(const cr_model *m, const cr_layout *ly, const double *scale, const double *x, double *F,
-                   cr_blocktri *J)
+/* Load k at magnitude s (eq. 18), distributed loads lumped with the weights of eq. (1). */
+static void term_load(const cr_model *m, const cr_layout *ly, const cr_model_load *l, double s, const double *x,
+                      double *F, cr_blocktri *J)
 {
     const cr_mat3 I3 = cr_m3_identity();
     const cr_vec3 zero = cr_v3(0, 0, 0);
-    for (int k = 0; k < m->load_count; ++k) {
-        const cr_model_load *l = &m->loads[k];
-        double s = scale[k];
-        if (s == 0) continue;
-        int follower = l->frame == CR_FRAME_BODY;
-        const cr_body *b = l->body >= 0 ? &m->bodies[l->body] : NULL;
-        switch (l->type) {
-        case CR_LOAD_FORCE:
-            point_force(ly, l->node, l->value, follower, b ? b->relative : I3, b ? b->offset : zero, s, x, F, J);
-            break;
-        case CR_LOAD_MOMENT:
-            point_moment(ly, l->node, l->value, follower, b ? b->relative : I3, s, x, F, J);
-            break;
-        case CR_LOAD_FORCE_DENSITY:
-            for (int i = 0; i < m->nodes; ++i)
-                point_force(ly, i, l->value, follower, I3, zero, s * m->lumped_length[i], x, F, J);
-            break;
-        case CR_LOAD_MOMENT_DENSITY:
-            for (int i = 0; i < m->nodes; ++i)
-                point_moment(ly, i, l->value, follower, I3, s * m->lumped_length[i], x, F, J);
-            break;
-        case CR_LOAD_GRAVITY:
-            for (int i = 0; i < m->nodes; ++i)
-                add_node_force(F, ly, i, cr_v3_scale(l->value, s * m->rho_area[i] * m->lumped_length[i]),
-                               zero);
-            for (int j = 0; j < m->body_count; ++j)
-                point_force(ly, m->bodies[j].node, l->value, 0, I3, m->bodies[j].offset, s * m->bodies[j].mass, x, F, J);
-            break;
-        case CR_LOAD_TENDON: {
-            const cr_tendon *t = &m->tendons[l->tendon];
-            for (int a = t->first; a < t->last; ++a) cr_term_tendon_segment(m, ly, t, a, s * t->tension, x, F, J);
-            break;
-        }
-        case CR_LOAD_CHAMBER: break; /* refused by this formulation's check (formulation.c) */
-        }
+    int follower = l->frame == CR_FRAME_BODY;
+    const cr_body *b = l->body >= 0 ? &m->bodies[l->body] : NULL;
+    switch (l->type) {
+    case CR_LOAD_FORCE:
+        point_force(ly, l->node, l->value, follower, b ? b->relative : I3, b ? b->offset : zero, s, x, F, J);
+        break;
+    case CR_LOAD_MOMENT:
+        point_moment(ly, l->node, l->value, follower, b ? b->relative : I3, s, x, F, J);
+        break;
+    case CR_LOAD_FORCE_DENSITY:
+        for (int i = 0; i < m->nodes; ++i)
+            point_force(ly, i, l->value, follower, I3, zero, s * m->lumped_length[i], x, F, J);
+        break;
+    case CR_LOAD_MOMENT_DENSITY:
+        for (int i = 0; i < m->nodes; ++i)
+            point_moment(ly, i, l->value, follower, I3, s * m->lumped_length[i], x, F, J);
+        break;
+    case CR_LOAD_GRAVITY:
+        for (int i = 0; i < m->nodes; ++i)
+            add_node_force(F, ly, i, cr_v3_scale(l->value, s * m->rho_area[i] * m->lumped_length[i]), zero);
+        for (int j = 0; j < m->body_count; ++j)
+            point_force(ly, m->bodies[j].node, l->value, 0, I3, m->bodies[j].offset, s * m->bodies[j].mass, x, F, J);
+        break;
+    case CR_LOAD_TENDON: {
+        const cr_tendon *t = &m->tendons[l->tendon];
+        for (int a = t->first; a < t->last; ++a) cr_term_tendon_segment(m, ly, t, a, s * t->tension, x, F, J);
+        break;
     }
+    case CR_LOAD_CHAMBER:
+        break; /* refused by this formulation's check (formulation.c) */
+    }
+}
+
+/* External loads (eq. 18). */
+void cr_term_loads(const cr_model *m, const cr_layout *ly, const double *scale, const double *x, double *F,
+                   cr_blocktri *J)
+{
+    for (int k = 0; k < m->load_count; ++k)
+        if (scale[k] != 0) term_load(m, ly, &m->loads[k], scale[k], x, F, J);
 }
 
 /* adds w · f to node i's force rows, f dead (I) or following the node (axes · value in B) */
 static void add_force3(const cr_model *m, const double *x, int i, cr_vec3 value, int follower, cr_mat3 axes, double w,
                        double *F3)
 {
-    cr_vec3 f = follower ? cr_m3_mulv(cr_q_exp(cr_q_load(x + (size_t)i * m->block + 3)), cr_m3_mulv(axes, value))
-                         : value;
+    cr_vec3 f =
+        follower ? cr_m3_mulv(cr_q_exp(cr_q_load(x + (size_t)i * m->block + 3)), cr_m3_mulv(axes, value)) : value;
     F3[3 * i] += w * f.x, F3[3 * i + 1] += w * f.y, F3[3 * i + 2] += w * f.z;
 }
 
@@ -382,4 +384,357 @@ void cr_term_rod(const cr_model *m, const cr_layout *ly, const double *scale, co
     }
     for (int e = 0; e < m->n; ++e) cr_term_element(m, ly, e, x, F, J);
     cr_term_loads(m, ly, scale, x, F, J);
+}
+
+/* ---- statics without stress unknowns: one fused pass over the elements ----
+ *
+ * With every stress condensed (no rigid components) the element Jacobian has a
+ * fixed sparsity: γ depends on r through ±Aᵀ/L and on both quaternions through the
+ * same 3×4 block, κ does not depend on r, and n, m are diagonal scalings of γ, κ.
+ * The kernels below multiply only these blocks (about 1 kflop per element instead of
+ * the dense 3×14 products of cr_term_element) and the pass writes every block of J
+ * and every force row of F exactly once: node e's diagonal block is the sum of
+ * element e-1's and element e's contributions (and those of the tendon segments on
+ * them), carried from one element to the next in registers and stack memory, so
+ * nothing is zeroed first and nothing is read back. */
+
+#if defined(__GNUC__)
+#define TERMS_INLINE static inline __attribute__((always_inline))
+#else
+#define TERMS_INLINE static inline
+#endif
+
+/* d(Exp(p) x)/dp (sigma = +1) or d(Exp(p)ᵀ x)/dp (sigma = -1), s = 2/|p|²: quat.c's
+ * exp_apply_dp, inlined with its common factors. */
+TERMS_INLINE void exp_x_dp(cr_quat p, double s, cr_vec3 x, double sigma, double out[3][4])
+{
+    /* Exp(p) x = x + s f, f = σ p0 v×x + v×(v×x); d(s f)/dp = s (df/dp - s f pᵀ) with
+     * df/dp0 = σ v×x, df/dv = -σ p0 x~ + (v·x) E + v xᵀ - 2 x vᵀ, so that
+     * out[i][1+j] = s v_i x_j - c_i v_j + s ((v·x) δ_ij - σ p0 x~_ij), c = 2 s x + s² f */
+    const cr_vec3 v = cr_q_vec(p), vx = cr_v3_cross(v, x), vvx = cr_v3_cross(v, vx);
+    const double sp0 = sigma * p.w, svd = s * cr_v3_dot(v, x), ssp0 = s * sp0;
+    const double sv[3] = {s * v.x, s * v.y, s * v.z}, vv[3] = {v.x, v.y, v.z}, xv[3] = {x.x, x.y, x.z};
+    const double sf[3] = {s * (sp0 * vx.x + vvx.x), s * (sp0 * vx.y + vvx.y), s * (sp0 * vx.z + vvx.z)};
+    const double svx[3] = {sigma * s * vx.x, sigma * s * vx.y, sigma * s * vx.z};
+    for (int i = 0; i < 3; ++i) {
+        const double c = 2.0 * s * xv[i] + s * sf[i];
+        out[i][0] = svx[i] - s * sf[i] * p.w;
+        for (int j = 0; j < 3; ++j) out[i][j + 1] = sv[i] * xv[j] - c * vv[j];
+        out[i][i + 1] += svd;
+    }
+    /* - s σ p0 x~ */
+    out[0][2] += ssp0 * x.z, out[0][3] -= ssp0 * x.y;
+    out[1][1] -= ssp0 * x.z, out[1][3] += ssp0 * x.x;
+    out[2][1] += ssp0 * x.y, out[2][2] -= ssp0 * x.x;
+}
+
+/* d(dExp(p) w)/dp and dExp(p) itself (quat.c), s = 2/|p|². */
+TERMS_INLINE void dexp_w_dp(cr_quat p, double s, cr_quat w, double out[3][4])
+{
+    const double v[3] = {p.x, p.y, p.z}, wv[3] = {w.x, w.y, w.z};
+    const double h[3] = {-w.w * v[0] + p.w * wv[0] - (v[1] * wv[2] - v[2] * wv[1]),
+                         -w.w * v[1] + p.w * wv[1] - (v[2] * wv[0] - v[0] * wv[2]),
+                         -w.w * v[2] + p.w * wv[2] - (v[0] * wv[1] - v[1] * wv[0])};
+    const double wt[3][3] = {{0, -wv[2], wv[1]}, {wv[2], 0, -wv[0]}, {-wv[1], wv[0], 0}};
+    for (int i = 0; i < 3; ++i) {
+        double sh = s * h[i];
+        out[i][0] = s * (wv[i] - sh * p.w);
+        for (int j = 0; j < 3; ++j) out[i][j + 1] = s * ((i == j ? -w.w : 0.0) + wt[i][j] - sh * v[j]);
+    }
+}
+
+typedef double rows14[14]; /* the 6 rows of one node: columns q_a (0..6), q_b (7..13) */
+
+/* Element e (condensed stresses): the rows of node a (Ja, fa) and node b (Jb, fb),
+ * written (=), eqs. (7), (9), (19)–(20). Ja/Jb only when want_J. */
+TERMS_INLINE void element_static(const cr_element *el, const double *xa, const double *xb, rows14 *Ja, rows14 *Jb,
+                                 double *fa, double *fb, int want_J)
+{
+    const cr_quat pa = cr_q_load(xa + 3), pb = cr_q_load(xb + 3);
+    const cr_quat pe = cr_q_scale(cr_q_add(pa, pb), 0.5), dp = cr_q_sub(pb, pa);
+    const cr_vec3 dr = cr_v3_sub(cr_v3_load(xb), cr_v3_load(xa));
+    const double L = el->length, il = 1.0 / L, h = 0.5 * L, s = 2.0 / cr_q_norm2(pe);
+    const cr_mat3 A = cr_q_exp(pe);
+    const cr_vec3 gamma = cr_v3_scale(cr_m3_tmulv(A, dr), il); /* eq. (7) */
+    const cr_vec3 kappa = cr_v3_scale(cr_q_dexp(pe, dp), il);
+    const double kn[3] = {el->k_force.x, el->k_force.y, el->k_force.z};
+    const double km[3] = {el->k_moment.x, el->k_moment.y, el->k_moment.z};
+    const cr_vec3 n = cr_v3(kn[0] * (gamma.x - el->gamma0.x), kn[1] * (gamma.y - el->gamma0.y),
+                            kn[2] * (gamma.z - el->gamma0.z)); /* eq. (9), spec §2 */
+    const cr_vec3 mo =
+        cr_v3(km[0] * (kappa.x - el->kappa0.x), km[1] * (kappa.y - el->kappa0.y), km[2] * (kappa.z - el->kappa0.z));
+    const cr_vec3 f = cr_m3_mulv(A, n);
+    const cr_vec3 S = cr_v3_scale(cr_v3_add(cr_v3_cross(gamma, n), cr_v3_cross(kappa, mo)), h);
+    fa[0] = f.x, fa[1] = f.y, fa[2] = f.z, fa[3] = S.x + mo.x, fa[4] = S.y + mo.y, fa[5] = S.z + mo.z;
+    fb[0] = -f.x, fb[1] = -f.y, fb[2] = -f.z, fb[3] = S.x - mo.x, fb[4] = S.y - mo.y, fb[5] = S.z - mo.z;
+    if (!want_J) return;
+
+    /* dγ/dp_a = dγ/dp_b = Pg = d(Aᵀ Δr)/dp / (2L); dγ/dr_b = -dγ/dr_a = Aᵀ/L;
+     * dκ/dp_a = Ka = (d(dExp Δp)/dp / 2 - dExp)/L, dκ/dp_b = Kb = (… + dExp)/L */
+    double Pg[3][4], Dk[3][4], Df[3][4], Ka[3][4], Kb[3][4];
+    exp_x_dp(pe, s, dr, -1.0, Pg);
+    dexp_w_dp(pe, s, dp, Dk);
+    exp_x_dp(pe, s, n, 1.0, Df); /* d(A n)/dp at fixed n */
+    const double v[3] = {pe.x, pe.y, pe.z};
+    for (int i = 0; i < 3; ++i) {
+        /* dExp = s [-v | p0 E - v~] */
+        double dE[4] = {-s * v[i], 0, 0, 0};
+        for (int j = 0; j < 3; ++j) dE[j + 1] = s * (i == j ? pe.w : 0.0);
+        dE[1 + (i + 1) % 3] += s * v[(i + 2) % 3]; /* -v~[i][(i+1)%3] = v[(i+2)%3] */
+        dE[1 + (i + 2) % 3] -= s * v[(i + 1) % 3];
+        for (int j = 0; j < 4; ++j) {
+            Pg[i][j] *= 0.5 * il;
+            Ka[i][j] = il * (0.5 * Dk[i][j] - dE[j]);
+            Kb[i][j] = il * (0.5 * Dk[i][j] + dE[j]);
+        }
+    }
+    /* force rows: d(A n)/dr_b = -d(A n)/dr_a = Kr = A K_n Aᵀ/L; d(A n)/dp_{a,b} = Fp = A K_n Pg + Df/2 */
+    double AK[3][3], Kr[3][3], Fp[3][4];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) AK[i][j] = A.m[i][j] * kn[j];
+    for (int i = 0; i < 3; ++i)
+        for (int j = i; j < 3; ++j)
+            Kr[i][j] = Kr[j][i] = il * (AK[i][0] * A.m[j][0] + AK[i][1] * A.m[j][1] + AK[i][2] * A.m[j][2]);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 4; ++j)
+            Fp[i][j] = AK[i][0] * Pg[0][j] + AK[i][1] * Pg[1][j] + AK[i][2] * Pg[2][j] + 0.5 * Df[i][j];
+    /* S = L/2 (γ × n + κ × m): dS = Mg dγ + Mk dκ with Mg = L/2 (γ~ K_n - n~), Mk = L/2 (κ~ K_m - m~) */
+    const double g[3] = {gamma.x, gamma.y, gamma.z}, k[3] = {kappa.x, kappa.y, kappa.z};
+    const double nv[3] = {n.x, n.y, n.z}, mv[3] = {mo.x, mo.y, mo.z};
+    double Mg[3][3], Mk[3][3];
+    for (int i = 0; i < 3; ++i) {
+        int i1 = (i + 1) % 3, i2 = (i + 2) % 3; /* a~[i][i1] = -a[i2], a~[i][i2] = a[i1] */
+        Mg[i][i] = 0, Mk[i][i] = 0;
+        Mg[i][i1] = h * (-g[i2] * kn[i1] + nv[i2]);
+        Mg[i][i2] = h * (g[i1] * kn[i2] - nv[i1]);
+        Mk[i][i1] = h * (-k[i2] * km[i1] + mv[i2]);
+        Mk[i][i2] = h * (k[i1] * km[i2] - mv[i1]);
+    }
+    for (int i = 0; i < 3; ++i) {
+        double Sr[3], R[4], Qa[4], Qb[4];
+        for (int j = 0; j < 3; ++j) Sr[j] = il * (Mg[i][0] * A.m[j][0] + Mg[i][1] * A.m[j][1] + Mg[i][2] * A.m[j][2]);
+        for (int j = 0; j < 4; ++j) {
+            R[j] = Mg[i][0] * Pg[0][j] + Mg[i][1] * Pg[1][j] + Mg[i][2] * Pg[2][j];
+            Qa[j] = R[j] + Mk[i][0] * Ka[0][j] + Mk[i][1] * Ka[1][j] + Mk[i][2] * Ka[2][j];
+            Qb[j] = R[j] + Mk[i][0] * Kb[0][j] + Mk[i][1] * Kb[1][j] + Mk[i][2] * Kb[2][j];
+        }
+        double *fa_r = Ja[i], *ma_r = Ja[3 + i], *fb_r = Jb[i], *mb_r = Jb[3 + i];
+        for (int j = 0; j < 3; ++j) {
+            fa_r[COL_RA + j] = -Kr[i][j], fa_r[COL_RB + j] = Kr[i][j];
+            fb_r[COL_RA + j] = Kr[i][j], fb_r[COL_RB + j] = -Kr[i][j];
+            ma_r[COL_RA + j] = mb_r[COL_RA + j] = -Sr[j];
+            ma_r[COL_RB + j] = mb_r[COL_RB + j] = Sr[j];
+        }
+        for (int j = 0; j < 4; ++j) {
+            fa_r[COL_PA + j] = fa_r[COL_PB + j] = Fp[i][j];
+            fb_r[COL_PA + j] = fb_r[COL_PB + j] = -Fp[i][j];
+            double pka = km[i] * Ka[i][j], pkb = km[i] * Kb[i][j]; /* dm/dp */
+            ma_r[COL_PA + j] = Qa[j] + pka, ma_r[COL_PB + j] = Qb[j] + pkb;
+            mb_r[COL_PA + j] = Qa[j] - pka, mb_r[COL_PB + j] = Qb[j] - pkb;
+        }
+    }
+}
+
+/* A tendon's attachment point on one node: what the segments on both sides share. */
+typedef struct tendon_point {
+    int node; /* -1: none carried */
+    cr_quat p;
+    double s;        /* 2/|p|² */
+    cr_vec3 P, d;    /* attachment point r + A d (I), offset d (B) */
+    cr_mat3 Md;      /* d~ Aᵀ: body moment of an inertial force */
+    double Dd[3][4]; /* d(A d)/dp */
+    cr_vec3 fsum;    /* force of this tendon on the node (I), summed over its segments */
+} tendon_point;
+
+TERMS_INLINE void tendon_point_init(tendon_point *c, const cr_tendon *t, int k, const double *xk, const cr_mat3 *A,
+                                    int want_J)
+{
+    c->node = k;
+    c->p = cr_q_load(xk + 3);
+    c->s = 2.0 / cr_q_norm2(c->p);
+    c->d = t->offset[k - t->first];
+    c->P = cr_v3_add(cr_v3_load(xk), cr_m3_mulv(*A, c->d));
+    c->Md = cr_m3_mul(cr_m3_skew(c->d), cr_m3_transpose(*A));
+    c->fsum = cr_v3(0, 0, 0);
+    if (want_J) exp_x_dp(c->p, c->s, c->d, 1.0, c->Dd);
+}
+
+/* Segment between the points a and b at tension T (spec §8.2): forces ±Tν and the
+ * moment rows Md·(force rows) that depend on ν; the moments' own p-derivative at
+ * fixed force is added once per node (tendon_point_finish). */
+TERMS_INLINE void tendon_segment_static(tendon_point *a, tendon_point *b, double T, rows14 *Ja, rows14 *Jb, double *fa,
+                                        double *fb, int want_J)
+{
+    cr_vec3 e = cr_v3_sub(b->P, a->P);
+    double len = cr_v3_norm(e);
+    if (!(len > 0)) return; /* coincident attachment points carry no direction */
+    cr_vec3 nu = cr_v3_scale(e, 1.0 / len), tf = cr_v3_scale(nu, T);
+    fa[0] += tf.x, fa[1] += tf.y, fa[2] += tf.z;
+    fb[0] -= tf.x, fb[1] -= tf.y, fb[2] -= tf.z;
+    a->fsum = cr_v3_add(a->fsum, tf);
+    b->fsum = cr_v3_sub(b->fsum, tf);
+    if (!want_J) return;
+    /* X = T dν/dq = G [-E | -Dd_a | E | Dd_b], G = T (E - ν νᵀ)/|e| */
+    const double nv[3] = {nu.x, nu.y, nu.z}, c = T / len;
+    double X[3][14];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            double gij = c * ((i == j) - nv[i] * nv[j]);
+            X[i][COL_RA + j] = -gij, X[i][COL_RB + j] = gij;
+        }
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 4; ++j) {
+            X[i][COL_PA + j] =
+                X[i][COL_RA] * a->Dd[0][j] + X[i][COL_RA + 1] * a->Dd[1][j] + X[i][COL_RA + 2] * a->Dd[2][j];
+            X[i][COL_PB + j] =
+                X[i][COL_RB] * b->Dd[0][j] + X[i][COL_RB + 1] * b->Dd[1][j] + X[i][COL_RB + 2] * b->Dd[2][j];
+        }
+    for (int i = 0; i < 3; ++i)
+        for (int c2 = 0; c2 < 14; ++c2) {
+            double x0 = X[0][c2], x1 = X[1][c2], x2 = X[2][c2];
+            Ja[i][c2] += X[i][c2];
+            Jb[i][c2] -= X[i][c2];
+            Ja[3 + i][c2] += a->Md.m[i][0] * x0 + a->Md.m[i][1] * x1 + a->Md.m[i][2] * x2;
+            Jb[3 + i][c2] -= b->Md.m[i][0] * x0 + b->Md.m[i][1] * x1 + b->Md.m[i][2] * x2;
+        }
+}
+
+/* The node's body moment d × (Aᵀ f) of the summed tendon force and its derivative
+ * d~ d(Aᵀ f)/dp at fixed f, into the node's own rows (columns 0..6 of `rows`). */
+TERMS_INLINE void tendon_point_finish(const tendon_point *c, rows14 *rows, double *f, int want_J)
+{
+    cr_vec3 mom = cr_m3_mulv(c->Md, c->fsum);
+    f[3] += mom.x, f[4] += mom.y, f[5] += mom.z;
+    if (!want_J) return;
+    double D[3][4];
+    exp_x_dp(c->p, c->s, c->fsum, -1.0, D);
+    const cr_vec3 d = c->d;
+    for (int j = 0; j < 4; ++j) { /* d × column j */
+        rows[3][COL_PA + j] += d.y * D[2][j] - d.z * D[1][j];
+        rows[4][COL_PA + j] += d.z * D[0][j] - d.x * D[2][j];
+        rows[5][COL_PA + j] += d.x * D[1][j] - d.y * D[0][j];
+    }
+}
+
+#define FUSED_TENDONS 8 /* tendons assembled inside the element pass; more go through cr_term_tendon_segment */
+
+/* the element pass of cr_term_rod_static with nt fused tendons */
+TERMS_INLINE void rod_static_pass(const cr_model *m, const double *x, double *F, cr_blocktri *J, int nt,
+                                  const cr_tendon *const *tt, const double *T)
+{
+    const int B = CR_NODE_DOF, ne = m->n, want_J = J != NULL;
+    tendon_point tp[FUSED_TENDONS];
+    for (int j = 0; j < nt; ++j) tp[j].node = -1;
+    rows14 Ja[6], Jb[6], carry[6]; /* carry: node e's rows from element e-1, columns 0..6 */
+    double fa[6], fb[6] = {0, 0, 0, 0, 0, 0}, fcarry[6] = {0, 0, 0, 0, 0, 0};
+    if (want_J) {
+        memset(carry, 0, sizeof carry);
+        J->factored = 0;
+    }
+    for (int e = 0; e <= ne; ++e) {
+        const double *xa = x + (size_t)e * B;
+        if (e < ne) {
+            const double *xb = xa + B;
+            element_static(&m->el[e], xa, xb, Ja, Jb, fa, fb, want_J);
+            cr_mat3 Aa, Ab;
+            int have_a = 0, have_b = 0;
+            for (int j = 0; j < nt; ++j) {
+                const cr_tendon *t = tt[j];
+                tendon_point *c = &tp[j];
+                if (e < t->first || e > t->last) continue;
+                if (e == t->last) { /* node e ends the tendon */
+                    if (c->node == e) tendon_point_finish(c, Ja, fa, want_J);
+                    c->node = -1;
+                    continue;
+                }
+                if (c->node != e) {
+                    if (!have_a) Aa = cr_q_exp(cr_q_load(xa + 3)), have_a = 1;
+                    tendon_point_init(c, t, e, xa, &Aa, want_J);
+                }
+                if (!have_b) Ab = cr_q_exp(cr_q_load(xb + 3)), have_b = 1;
+                tendon_point nb;
+                tendon_point_init(&nb, t, e + 1, xb, &Ab, want_J);
+                tendon_segment_static(c, &nb, T[j], Ja, Jb, fa, fb, want_J);
+                tendon_point_finish(c, Ja, fa, want_J);
+                *c = nb;
+            }
+        } else { /* the last node: element ne-1's rows and the tendons ending there */
+            memset(fa, 0, sizeof fa);
+            if (want_J) memset(Ja, 0, sizeof Ja);
+            for (int j = 0; j < nt; ++j)
+                if (tp[j].node == e) tendon_point_finish(&tp[j], Ja, fa, want_J);
+        }
+        double *Fe = F + (size_t)e * B;
+        for (int r = 0; r < 6; ++r) Fe[r] = fcarry[r] + fa[r];
+        if (want_J) {
+            double *D = cr_blocktri_D(J, e);
+            for (int r = 0; r < 6; ++r)
+                for (int c = 0; c < B; ++c) D[r * B + c] = carry[r][c] + Ja[r][c];
+            for (int c = 0; c < B; ++c) D[6 * B + c] = 0.0;
+        }
+        if (e == ne) break;
+        for (int r = 0; r < 6; ++r) fcarry[r] = fb[r];
+        if (!want_J) continue;
+        double *U = cr_blocktri_U(J, e), *Lb = cr_blocktri_L(J, e + 1);
+        for (int r = 0; r < 6; ++r)
+            for (int c = 0; c < B; ++c) {
+                U[r * B + c] = Ja[r][COL_RB + c];
+                Lb[r * B + c] = Jb[r][c];
+                carry[r][c] = Jb[r][COL_RB + c];
+            }
+        for (int c = 0; c < B; ++c) U[6 * B + c] = Lb[6 * B + c] = 0.0;
+    }
+}
+
+/* The pass also in an AVX2 + FMA build, chosen at run time (as the 7×7 kernels in
+ * blocktri.c): the 3×4 and 3×14 row products run 4 wide. Results differ from the
+ * SSE2 build by round-off only. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(COSSERAT_NO_DISPATCH)
+#define TERMS_DISPATCH_AVX2 1
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void
+rod_static_avx2(const cr_model *m, const double *x, double *F, cr_blocktri *J, int nt, const cr_tendon *const *tt,
+                const double *T)
+{
+    rod_static_pass(m, x, F, J, nt, tt, T);
+}
+/* a test of the CPU model data libgcc fills in at load time: cheap, and no cached
+ * static that concurrent solves would race on */
+static int have_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+#endif
+
+static void rod_static_default(const cr_model *m, const double *x, double *F, cr_blocktri *J, int nt,
+                               const cr_tendon *const *tt, const double *T)
+{
+    rod_static_pass(m, x, F, J, nt, tt, T);
+}
+
+void cr_term_rod_static(const cr_model *m, const cr_layout *ly, const double *scale, const double *x, double *F,
+                        cr_blocktri *J)
+{
+    /* the tendons fused into the pass */
+    const cr_tendon *tt[FUSED_TENDONS] = {0};
+    double T[FUSED_TENDONS] = {0};
+    int nt = 0;
+    for (int k = 0; k < m->load_count && nt < FUSED_TENDONS; ++k)
+        if (m->loads[k].type == CR_LOAD_TENDON && scale[k] != 0) {
+            tt[nt] = &m->tendons[m->loads[k].tendon];
+            T[nt] = scale[k] * tt[nt]->tension;
+            ++nt;
+        }
+#ifdef TERMS_DISPATCH_AVX2
+    if (have_avx2())
+        rod_static_avx2(m, x, F, J, nt, tt, T);
+    else
+#endif
+        rod_static_default(m, x, F, J, nt, tt, T);
+    /* the remaining loads add to what the pass wrote */
+    int fused = 0;
+    for (int k = 0; k < m->load_count; ++k) {
+        if (scale[k] == 0) continue;
+        if (m->loads[k].type == CR_LOAD_TENDON && fused < nt) {
+            ++fused;
+            continue;
+        }
+        term_load(m, ly, &m->loads[k], scale[k], x, F, J);
+    }
 }

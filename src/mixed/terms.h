@@ -45,6 +45,13 @@ void cr_term_loads(const cr_model *m, const cr_layout *ly, const double *scale, 
 void cr_term_rod(const cr_model *m, const cr_layout *ly, const double *scale, const double *x, double *F,
                  cr_blocktri *J);
 
+/* The same for the static layout without stress unknowns (stress_unknowns == 0,
+ * block 7) in one fused pass: rows 0..5 of F and every block of J (rows 6 zero)
+ * are overwritten, element and tendon terms with structured kernels; the caller adds
+ * the norm rows and boundary conditions. */
+void cr_term_rod_static(const cr_model *m, const cr_layout *ly, const double *scale, const double *x, double *F,
+                        cr_blocktri *J);
+
 /* Force part of the loads only (3 per node, stride 3), for the position correction. */
 void cr_term_load_forces(const cr_model *m, const double *scale, const double *x, double *F3);
 
