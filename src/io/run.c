@@ -222,7 +222,7 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
 }
 
 /* checkpoint.bin: everything a resumed run needs (native byte order, same build). */
-#define CHECKPOINT_MAGIC "CRCKPT03"
+#define CHECKPOINT_MAGIC "CRCKPT04"
 typedef struct checkpoint_header {
     char magic[8];
     uint64_t fingerprint; /* of the model and the stage types: a checkpoint fits one scenario */
