@@ -5,7 +5,7 @@
 #   exit 0 => "converged": true and finite nodes.csv / elements.csv (and series.csv);
 #   exit 2 => "converged": false on disk with a finite last good state;
 #   exit 1 => a message that names a key path ("rod.…: …", "loads.0.…: …");
-# no other exit status (a crash, an abort, a sanitizer report) and no hang (10 s each).
+# no other exit status (a crash, an abort, a sanitizer report) and no hang (60 s each, room for the sanitizer build).
 set -u
 cli="$1"
 src="$2"
@@ -69,7 +69,7 @@ declare -A seen
 for f in "$tmp"/*.json; do
     b=$(basename "$f" .json)
     what=$(cat "$tmp/$b.txt")
-    timeout 10 "$cli" run "$f" -o "$tmp/o-$b" -q > /dev/null 2> "$tmp/err"
+    timeout 60 "$cli" run "$f" -o "$tmp/o-$b" -q > /dev/null 2> "$tmp/err"
     code=$?
     seen[$code]=$((${seen[$code]:-0} + 1))
     s="$tmp/o-$b/summary.json"
@@ -85,7 +85,7 @@ for f in "$tmp"/*.json; do
         done ;;
     1)  grep -qE '(^|: )[a-z_]+(\.[A-Za-z0-9_]+)*: ' "$tmp/err" ||
             { echo "FAIL $b ($what): exit 1 without a key: $(head -c 300 "$tmp/err")"; fail=1; } ;;
-    124) echo "FAIL $b ($what): no answer in 10 s"; fail=1 ;;
+    124) echo "FAIL $b ($what): no answer in 60 s"; fail=1 ;;
     *)  echo "FAIL $b ($what): exit $code: $(head -c 300 "$tmp/err")"; fail=1 ;;
     esac
     [ "$code" -ne 0 ] && echo "ok     $b ($what): exit $code $(head -c 200 "$tmp/err" | tr '\n' ' ')"
