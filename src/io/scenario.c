@@ -1515,6 +1515,10 @@ static cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storag
                 cr_section_resultants_eval(def, 0.5, &sr);
                 if (!(sr.rhoA > 0)) {
                     format_number(def->material.rho, got, sizeof got);
+                    if (def->material.rho > 0) /* the area underflows (e.g. a radius of 5e-324) */
+                        return fail(err, "%s: a gravity load needs a mass per length, but rod.material.rho = %s "
+                                         "and the section at xi = 0.5 give rhoA = %g (check the dimensions in "
+                                         "rod.sections)", path, got, sr.rhoA);
                     return fail(err, "%s: a gravity load needs a mass per length: rod.material.rho > 0 (got %s) "
                                      "or rhoA in rod.sections", path, got);
                 }
