@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build test demo deps bench figures clean sanitize
+.PHONY: all build test demo deps bench figures clean sanitize fuzz
 
 all: build
 
@@ -39,5 +39,19 @@ sanitize:
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ctest --output-on-failure -j $(JOBS) -E "python|install"  # python and a plain cc build cannot load an ASan library
 
+# A bounded libFuzzer session (FUZZ_SECONDS, default 60) on the scenario loader and
+# `check`, seeded with tests/fuzz-corpus/ (new inputs go to build-fuzz/corpus, not the
+# repository). Needs clang and libclang-rt-dev; skipped with a message without them.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@if ! command -v clang > /dev/null; then echo "fuzz: clang not installed, skipped"; exit 0; fi; \
+	set -e; \
+	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOSSERAT_FUZZ=ON -DCOSSERAT_WERROR=OFF > build-fuzz.log 2>&1 && \
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_scenario >> build-fuzz.log 2>&1 || \
+	  { echo "fuzz: the fuzzer could not be built (libclang-rt-dev missing?), skipped; see build-fuzz.log"; exit 0; }; \
+	mkdir -p build-fuzz/corpus; \
+	build-fuzz/fuzz_scenario -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+	  -print_final_stats=1 build-fuzz/corpus tests/fuzz-corpus tests/fuzz-regress
+
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-fuzz build-fuzz.log

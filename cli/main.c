@@ -5,6 +5,7 @@
 #include "cosserat/cosserat.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,8 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: cosserat run FILE [-o DIR] [--set PATH=VALUE]... [--resume] [--quiet]\n"
-            "       cosserat check FILE [--set PATH=VALUE]...\n"
+            "usage: cosserat run FILE [-o DIR] [--set PATH=VALUE]... [--max-memory SIZE] [--resume] [--quiet]\n"
+            "       cosserat check FILE [--set PATH=VALUE]... [--max-memory SIZE]\n"
             "       cosserat --help | --version\n"
             "\n"
             "  run     solve the scenario in FILE and write summary.json, nodes.csv,\n"
@@ -31,6 +32,9 @@ static void usage(FILE *out)
             "                       dotted with array indices, e.g. rod.elements=250,\n"
             "                       loads.0.value.2=-1.5; VALUE is JSON or a plain string\n"
             "  --resume             continue an interrupted dynamic stage from DIR/checkpoint.bin\n"
+            "  --max-memory SIZE    refuse a model whose estimated memory exceeds SIZE (bytes,\n"
+            "                       or with k/M/G/T: 64G; none = no limit); default: the\n"
+            "                       environment variable COSSERAT_MAX_MEMORY, else 80 %% of RAM\n"
             "  -q, --quiet          no progress line on stderr\n"
             "\n"
             "exit status: 0 ok, 1 bad input, 2 the solver failed (last converged state written),\n"
@@ -99,6 +103,7 @@ int main(int argc, char **argv)
         return 1;
     }
     int nsets = 0, quiet = 0, resume = 0;
+    double max_memory = 0; /* 0: COSSERAT_MAX_MEMORY or 80 % of the physical memory */
     for (int i = 2; i < argc; ++i) {
         const char *a = argv[i];
         if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
@@ -107,6 +112,12 @@ int main(int argc, char **argv)
             sets[nsets++] = argv[++i];
         } else if (!strncmp(a, "--set=", 6)) {
             sets[nsets++] = a + 6;
+        } else if (!strcmp(a, "--max-memory") && i + 1 < argc) {
+            if (cr_memory_size_parse(argv[++i], &max_memory) != CR_OK) {
+                fprintf(stderr, "cosserat: --max-memory: expected a size such as 8G, 512M or none, got '%s'\n", argv[i]);
+                free(sets);
+                return 1;
+            }
         } else if (!strcmp(a, "--resume")) {
             resume = 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
@@ -142,6 +153,7 @@ int main(int argc, char **argv)
         else fprintf(stderr, "cosserat: %s: %s\n", file, err.message);
         return 1;
     }
+    sc->max_memory = max_memory;
     if (!strcmp(cmd, "check")) {
         /* the formulation's own checks and the discretization: what the parser cannot see alone */
         if (cr_scenario_check(sc, &err) != CR_OK) {
@@ -190,14 +202,19 @@ int main(int argc, char **argv)
     printf("  wall time      %.4f s (assembly %.4f s, linear solves %.4f s)\n", res.wall_time_s,
            r->assembly_time_s, r->solve_time_s);
     if (dir[0]) {
-        printf("  outputs        %s/summary.json, %s/nodes.csv, %s/elements.csv", dir, dir, dir);
-        if (sc->output.vtk) printf(", %s/rod.pvd", dir);
-        for (int k = 0; k < sc->stage_count; ++k)
-            if (sc->stages[k].type == CR_STAGE_DYNAMIC) {
-                printf(", %s/series.csv", dir);
-                break;
-            }
-        printf("\n");
+        /* only the files this run wrote (an interrupted static stage has no series) */
+        static const char *names[] = {"summary.json", "nodes.csv", "elements.csv", "rod.pvd", "series.csv",
+                                      "checkpoint.bin"};
+        int listed = 0;
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k) {
+            char path[4096];
+            struct stat sb;
+            if (k == 3 && !sc->output.vtk) continue;
+            if (snprintf(path, sizeof path, "%s/%s", dir, names[k]) >= (int)sizeof path || stat(path, &sb) != 0)
+                continue;
+            printf("%s%s", listed++ ? ", " : "  outputs        ", path);
+        }
+        if (listed) printf("\n");
     }
     for (int k = 0; k < res.stage_count; ++k) {
         const cr_dynamic_report *d = &res.dynamics[k];

@@ -65,6 +65,43 @@ expect_error 1 "boundary_conditions" run "$ex/tendon-manipulator.json" -o "$tmp/
 expect_error 1 "cannot" run "$ex/tendon-manipulator.json" -o /proc/cosserat-no-such-dir/x
 expect_error 1 "unknown command" frobnicate "$ex/tendon-manipulator.json"
 
+# derived quantities outside their documented ranges (docs/scenario.md) are refused at check
+w="$ex/wilberforce.json"
+expect_error 1 "rod.reference.origin.2: must be within +-1e+12 (the range of coordinates), got 1e+20" check "$w" --set 'rod.reference.origin=[0, 0, 1e20]'
+expect_error 1 "rod.reference.radius: must be in [1e-12, 1e+12] (the range of lengths), got 4.94066e-324" check "$w" --set rod.reference.radius=5e-324
+expect_error 1 "rod.length: must be in [1e-12, 1e+12] (the range of lengths), got 1e+308" check "$w" --set rod.length=1e308
+expect_error 1 "rod.sections.0: the EA of" check "$w" --set rod.material.E=1e300 --set rod.sections.0.radius=1
+expect_error 1 "rigid_bodies.0.center.0: must be within +-1e+12" check "$w" --set 'rigid_bodies.0.center=[1e13, 0, 0]'
+printf '{"rod": {"elements": 2, "material": {"E": 1, "G": 1}, "reference": {"type": "nodes", "positions": [[0, 0, 0], [1e300, 0, 0], [1e300, 1, 0]], "quaternions": [[1, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]]}, "sections": [{"shape": "circle", "radius": 0.1}]}}' > "$tmp/far.json"
+expect_error 1 "rod.reference.positions.1.0: must be within +-1e+12 (the range of coordinates), got 1e+300" check "$tmp/far.json"
+# the memory estimate: 2e8 elements fail fast (not OOM-killed), the limit can be set
+unset COSSERAT_MAX_MEMORY
+expect_error 1 "rod.elements: 200000000 elements need about 600 GB" check "$w" --set rod.elements=200000000 --set 'stages=[{"type": "static"}]'
+expect_error 1 "more than the limit of 0.105 GB (--max-memory)" check "$w" --set rod.elements=100000 --max-memory 100M
+export COSSERAT_MAX_MEMORY=1M
+expect_error 1 "(COSSERAT_MAX_MEMORY)" check "$w"
+export COSSERAT_MAX_MEMORY=lots
+expect_error 1 "COSSERAT_MAX_MEMORY: expected a size" check "$w"
+unset COSSERAT_MAX_MEMORY
+expect_error 1 "--max-memory: expected a size" check "$w" --max-memory 3Q
+check "--max-memory none lifts the limit" bash -c "COSSERAT_MAX_MEMORY=1M '$cli' check '$w' --max-memory none | grep -q ok"
+# keys and values with control characters are shown escaped; deep nesting is named
+printf '{"rod": {"x\\u001b[31m\\nkey": 1}}' > "$tmp/ctl.json"
+expect_error 1 'rod.x\u001b[31m\nkey: unknown key' check "$tmp/ctl.json"
+python3 -c "print('[' * 5000 + ']' * 5000)" > "$tmp/deep.json"
+expect_error 1 "JSON nesting deeper than 1000 levels" check "$tmp/deep.json"
+# a run interrupted in its static stage lists only the files it wrote (no series.csv)
+"$cli" run "$w" -o "$tmp/si" --set rod.elements=20000 --set stages.0.load_steps=200 > "$tmp/si.out" 2> "$tmp/si.err" &
+pid=$!
+for _ in $(seq 1 400); do [ -f "$tmp/si/rod_0001.vtp" ] && break; sleep 0.02; done
+kill -INT "$pid"
+wait "$pid"
+code=$?
+check "static-stage interrupt: exit 130" test "$code" -eq 130
+check "static-stage interrupt: message says not resumable" grep -q "static stages are not resumable" "$tmp/si.err"
+check "static-stage interrupt: no series.csv listed or written" bash -c "! grep -q series '$tmp/si.out' && ! grep -q series '$tmp/si/summary.json' && [ ! -e '$tmp/si/series.csv' ]"
+check "static-stage interrupt: every listed output exists" bash -c "for f in \$(grep '^  outputs' '$tmp/si.out' | sed 's/^  outputs *//; s/,/ /g'); do [ -e \"\$f\" ] || exit 1; done"
+
 # solver failure: exit 2, message says where, last converged state kept on disk
 "$cli" run "$ex/two-helical-segments.json" -o "$tmp/f" --set stages.0.load_steps=1 --set stages.0.max_iterations=2 --set stages.0.max_halvings=1 >"$tmp/f.out" 2>"$tmp/f.err"
 code=$?

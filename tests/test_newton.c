@@ -168,5 +168,44 @@ static void test_roundoff_floor(void)
     cr_static_report_free(&r);
 }
 
+/* ---- the same with one nearly singular row (J_kk = 1e-9): the residual sits at its
+ * round-off floor but the noise, amplified by J⁻¹, keeps the increments above
+ * rtol·|x| for ever (as in a 1e6-element steel wire). The solve must stop early,
+ * saying so, instead of iterating max_iterations times through every halving. ---- */
+static cr_status ill_eval(void *ctx, double lf, const double *x, double *F, cr_blocktri *J)
+{
+    noisy_ctx *c = ctx;
+    if (J) cr_blocktri_zero(J);
+    for (int k = 0; k < DIM; ++k) {
+        double ref = 1e6 * (1 + k), d = k == DIM / 2 ? 1e-9 : 1.0;
+        F[k] = d * (x[k] - ref - lf * 1e-3) + c->noise * DBL_EPSILON * ref * uniform(&c->seed);
+        if (J) cr_blocktri_D(J, k / BSIZE)[(k % BSIZE) * BSIZE + k % BSIZE] = d;
+    }
+    return CR_OK;
+}
+
+static void test_stall_at_floor_fails_fast(void)
+{
+    noisy_ctx c = {.noise = 4.0, .seed = 88172645463325252ULL};
+    cr_nonlinear_problem p = {.blocks = BLOCKS, .block_size = BSIZE, .ctx = &c, .eval = ill_eval};
+    cr_static_options o = cr_static_default_options();
+    o.load_steps = 2;
+    o.atol = 1e-300;
+    o.rtol = 1e-10;
+    double x[DIM], lf = 0;
+    for (int k = 0; k < DIM; ++k) x[k] = 1e6 * (1 + k);
+    cr_static_report r;
+    cr_error err = {0};
+    cr_status st = cr_load_stepping_solve(&p, &lf, x, &o, &r, &err);
+    printf("  ill-conditioned: status %d after %d iterations in %d failed attempts: %s\n", st, r.total_iterations,
+           r.failed_attempts, err.message);
+    CHECK(st == CR_NOT_CONVERGED && !r.converged && lf == 0.0);
+    CHECK(strstr(err.message, "stalled 3 times in a row") != NULL);
+    /* 3 attempts of at most 8 iterations at the floor (+ the first), not 11 × 25 */
+    CHECK(r.failed_attempts == 3 && r.total_iterations <= 3 * 9);
+    for (int k = 0; k < DIM; ++k) CHECK(x[k] == 1e6 * (1 + k)); /* the last converged state */
+    cr_static_report_free(&r);
+}
+
 CHECK_MAIN(CASE(test_diverging_newton_is_not_accepted), CASE(test_nonfinite_state_is_not_accepted),
-           CASE(test_roundoff_floor))
+           CASE(test_roundoff_floor), CASE(test_stall_at_floor_fails_fast))

@@ -1077,7 +1077,7 @@ static void test_step_size_floor(void)
 
     /* h_min_rel = 0 and an absolute floor: stops at the absolute floor instead */
     cr_radau_destroy(s);
-    cr_radau_dense_solver_destroy(d);
+    cr_radau_dense_solver_destroy(d); /* make_solver creates a new one */
     o.h_min_rel = 0.0;
     o.h_min = 1e-5;
     memset(&hs, 0, sizeof hs);

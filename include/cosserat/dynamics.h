@@ -65,6 +65,26 @@ cr_status cr_dynamic_solve(const cr_model *model, cr_state *state, int stage, do
                            double work_external, const cr_dynamic_options *options, cr_dynamic_output_fn on_output,
                            cr_dynamic_step_fn on_step, void *user, cr_dynamic_report *report, cr_error *err);
 
+/* The integrator's memory, for checkpoints that resume bit-for-bit where the
+ * uninterrupted run would have gone: a flat array of cr_dynamic_memory_size(model)
+ * doubles holding the stage it belongs to, the time of its state, the stage's
+ * statistics so far and the Radau controller memory with the collocation polynomial
+ * of the last step (cr_radau_memory, radau.h). The caller allocates it zeroed
+ * (= empty) and keeps it with the state (cr_state_pack) in a checkpoint. */
+int cr_dynamic_memory_size(const cr_model *model);
+
+/* cr_dynamic_solve that also keeps `memory` (NULL: none) up to date: after every
+ * accepted step, before on_step is called, it describes that step, so a checkpoint
+ * written from on_step (or after the return) holds it. On entry, a memory of the
+ * same stage and t_stage_start taken at state->time (a resumed stage) restarts the
+ * integrator with its controller state, Newton starting values and the state's
+ * stresses (instead of h0 and stresses recomputed from the configuration), and the
+ * report's counters and wall time then include those of the run before. */
+cr_status cr_dynamic_solve_memory(const cr_model *model, cr_state *state, int stage, double t_stage_start, double h0,
+                                  double work_external, const cr_dynamic_options *options,
+                                  cr_dynamic_output_fn on_output, cr_dynamic_step_fn on_step, void *user,
+                                  double *memory, cr_dynamic_report *report, cr_error *err);
+
 /* Time of a state (s) and its velocities: v_i in I, Ω_i in the nodal basis. */
 double cr_state_time(const cr_state *state);
 cr_vec3 cr_state_velocity(const cr_state *state, int node);

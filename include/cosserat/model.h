@@ -215,9 +215,19 @@ typedef struct cr_section_props {
 } cr_section_props;
 cr_status cr_section_eval(const cr_rod_def *def, double xi, cr_section_props *out);
 
-/* Checks a definition (ranges, sizes, references between its parts) and returns
- * CR_BAD_INPUT with a message naming the field on the first problem. Every
- * formulation runs this before discretizing. */
+/* Ranges of derived quantities (docs/scenario.md): lengths (rod length, element
+ * length, helix radius and pitch, section dimensions, chords of a nodes reference)
+ * in [CR_ROD_LENGTH_MIN, CR_ROD_LENGTH_MAX], coordinates (origin, node positions)
+ * within ±CR_ROD_LENGTH_MAX, section resultants (stiffnesses; inertias unless 0) in
+ * [CR_ROD_RESULTANT_MIN, CR_ROD_RESULTANT_MAX], every reference pose finite. */
+#define CR_ROD_LENGTH_MIN 1e-12
+#define CR_ROD_LENGTH_MAX 1e12
+#define CR_ROD_RESULTANT_MIN 1e-150
+#define CR_ROD_RESULTANT_MAX 1e150
+
+/* Checks a definition (ranges, sizes, references between its parts, the derived
+ * quantities above) and returns CR_BAD_INPUT with a message naming the field on
+ * the first problem. Every formulation runs this before discretizing. */
 cr_status cr_rod_validate(const cr_rod_def *def, cr_error *err);
 
 /* Stiffness and inertia resultants of the section at ξ, from a shape and the

@@ -32,8 +32,22 @@ typedef struct cr_scenario {
     int stage_count;
     cr_stage_def *stages;
     cr_output_def output;
+    /* Limit (bytes) on the estimated memory of the model (see cr_scenario_memory_estimate);
+     * cr_scenario_check and cr_scenario_run refuse a larger model naming rod.elements.
+     * 0 (the parser's default): the environment variable COSSERAT_MAX_MEMORY when set,
+     * else 80 % of the physical memory; INFINITY: no limit. Not part of the file. */
+    double max_memory;
     void *internal;       /* parser-owned storage */
 } cr_scenario;
+
+/* Estimated peak memory (bytes) of running `scenario`: elements × the measured bytes
+ * per element of its formulation for its kinds of stages (docs/scenario.md). */
+double cr_scenario_memory_estimate(const cr_scenario *scenario);
+
+/* Parses a memory size: a number of bytes with an optional suffix k, M, G or T
+ * (powers of 1024; "64G"); "0", "none" or "unlimited" give INFINITY (no limit).
+ * CR_BAD_INPUT for anything else. */
+cr_status cr_memory_size_parse(const char *text, double *bytes);
 
 /* Parses a scenario from a file or a string. `overrides` are `PATH=VALUE`
  * strings (PATH dotted, array elements by index: "rod.elements=250",

@@ -107,6 +107,23 @@ static void format_number(double v, char *buf, size_t n)
     }
 }
 
+/* Appends byte c to buf[*k] (capacity n, room for the final NUL kept), a control
+ * byte as its JSON escape (\n, \t, \r, \u001b): a key or value with control
+ * characters is shown as written, and cannot corrupt the terminal or the line. */
+static void put_escaped(char *buf, size_t *k, size_t n, unsigned char c)
+{
+    char esc[8];
+    if (c >= 0x20 && c != 0x7f) esc[0] = (char)c, esc[1] = '\0';
+    else if (c == '\n') strcpy(esc, "\\n");
+    else if (c == '\t') strcpy(esc, "\\t");
+    else if (c == '\r') strcpy(esc, "\\r");
+    else snprintf(esc, sizeof esc, "\\u%04x", c);
+    size_t len = strlen(esc);
+    if (*k + len + 1 > n) return;
+    memcpy(buf + *k, esc, len);
+    *k += len;
+}
+
 /* A short description of a JSON value for "got ..." in messages. */
 static void describe(const cJSON *v, char *buf, size_t n)
 {
@@ -129,15 +146,13 @@ static void describe(const cJSON *v, char *buf, size_t n)
             text = cJSON_PrintUnformatted(v);
             s = text ? text : (cJSON_IsArray(v) ? "an array" : "an object");
         }
-        /* Keep messages to one readable line: truncate and drop control bytes. */
+        /* Keep messages to one readable line: truncate and escape control bytes. */
         size_t max = n > 8 ? n - 8 : 0, len = strlen(s), k = 0;
         int quote = cJSON_IsString(v);
         if (quote && k + 1 < n) buf[k++] = '"';
-        for (size_t i = 0; i < len && k < max; ++i) {
-            unsigned char c = (unsigned char)s[i];
-            buf[k++] = c < 0x20 ? '?' : (char)c;
-        }
-        if (len > max && k + 3 < n) {
+        size_t i = 0;
+        for (; i < len && k < max; ++i) put_escaped(buf, &k, max + 1, (unsigned char)s[i]);
+        if (i < len && k + 3 < n) {
             memcpy(buf + k, "...", 3);
             k += 3;
         }
@@ -159,7 +174,7 @@ static void path_key(char *out, const char *parent, const char *key)
     size_t k = 0;
     for (const char *p = parent; *p && k + 1 < sizeof buf; ++p) buf[k++] = *p;
     if (*parent && k + 1 < sizeof buf) buf[k++] = '.';
-    for (const char *p = key; *p && k + 1 < sizeof buf; ++p) buf[k++] = *p;
+    for (const char *p = key; *p && k + 1 < sizeof buf; ++p) put_escaped(buf, &k, sizeof buf, (unsigned char)*p);
     buf[k] = '\0';
     memcpy(out, buf, k + 1);
 }
@@ -1284,7 +1299,7 @@ static cr_status parse_offset(const cJSON *load, const char *parent, cr_load_def
         return get_number(v, path, "z", 0, 0.0, ANY, &off->z, err);
     }
     if (fraction) {
-        double deg;
+        double deg = 0;
         off->type = CR_OFFSET_RADIUS_FRACTION;
         if ((s = get_number(v, path, "radius_fraction", 0, 1.0, POSITIVE, &off->fraction, err))) return s;
         if ((s = get_number(v, path, "angle_deg", 0, 0.0, ANY, &deg, err))) return s;
@@ -1500,6 +1515,10 @@ static cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storag
                 cr_section_resultants_eval(def, 0.5, &sr);
                 if (!(sr.rhoA > 0)) {
                     format_number(def->material.rho, got, sizeof got);
+                    if (def->material.rho > 0) /* the area underflows (e.g. a radius of 5e-324) */
+                        return fail(err, "%s: a gravity load needs a mass per length, but rod.material.rho = %s "
+                                         "and the section at xi = 0.5 give rhoA = %g (check the dimensions in "
+                                         "rod.sections)", path, got, sr.rhoA);
                     return fail(err, "%s: a gravity load needs a mass per length: rod.material.rho > 0 (got %s) "
                                      "or rhoA in rod.sections", path, got);
                 }
@@ -1763,7 +1782,7 @@ static cr_status parse_model(const cJSON *root, cr_model_options *m, cr_error *e
 static cr_status parse_root(const cJSON *root, const char *default_name, cr_scenario *sc, scenario_storage *st,
                             cr_error *err)
 {
-    const char *name, *desc;
+    const char *name = "", *desc = "";
     cr_status s;
     if ((s = check_keys(root, "", K_ROOT, err))) return s;
     if ((s = get_string(root, "", "name", default_name, &name, err))) return s;
@@ -1920,6 +1939,24 @@ static cr_status load(const char *json, const char *source, const char *default_
                 ++col;
             }
         }
+        /* cJSON stops at CJSON_NESTING_LIMIT levels: say so rather than "syntax error" */
+        int depth = 0, max_depth = 0, in_string = 0;
+        for (size_t i = 0; i < off && json[i]; ++i) {
+            char ch = json[i];
+            if (in_string) {
+                if (ch == '\\' && json[i + 1]) ++i;
+                else if (ch == '"') in_string = 0;
+            } else if (ch == '"') {
+                in_string = 1;
+            } else if (ch == '[' || ch == '{') {
+                if (++depth > max_depth) max_depth = depth;
+            } else if (ch == ']' || ch == '}') {
+                --depth;
+            }
+        }
+        if (max_depth >= CJSON_NESTING_LIMIT)
+            return fail(err, "%s: JSON nesting deeper than %d levels at line %d, column %d (arrays and objects "
+                             "nested in each other)", source, (int)CJSON_NESTING_LIMIT, line, col);
         char near[32];
         size_t k = 0;
         for (const char *p = json + off; *p && *p != '\n' && k < 20; ++p)

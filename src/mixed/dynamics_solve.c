@@ -79,6 +79,22 @@ void cr_state_unpack(cr_state *s, const double *in)
     memcpy(s->stress, in, (size_t)m->n * 6 * sizeof(double));
 }
 
+/* Layout of the integrator memory (cr_dynamic_memory_size doubles). */
+enum {
+    MEM_VALID,         /* 1: holds an accepted step */
+    MEM_STAGE,         /* stage index */
+    MEM_T_STAGE_START, /* the stage's start time */
+    MEM_T,             /* time of the state it belongs to */
+    MEM_COUNTERS,      /* steps, rejected, newton_iterations, rhs_evals, jacobians, lu_real, lu_complex */
+    MEM_WALL = MEM_COUNTERS + 7, /* wall time of the stage so far (s) */
+    MEM_RADAU,         /* cr_radau_memory, then the 3N doubles of the collocation polynomial */
+};
+
+int cr_dynamic_memory_size(const cr_model *m)
+{
+    return MEM_RADAU + CR_RADAU_MEMORY_DOUBLES + 3 * m->nodes * CR_DYN_BLOCK;
+}
+
 typedef struct dyn_ctx {
     const cr_model *m;
     cr_state *state;
@@ -93,7 +109,37 @@ typedef struct dyn_ctx {
     cr_radau *radau;
     void *user;
     int stopped;
+    /* integrator memory (NULL: none) and what the run before a resume contributed */
+    double *memory;
+    int stage;
+    double t_stage_start, wall_start, base_wall;
+    long base[7];
 } dyn_ctx;
+
+/* The counters of the whole stage: this run's plus the resumed run's. */
+static void stage_counters(const dyn_ctx *c, long out[7])
+{
+    cr_radau_stats rs = cr_radau_get_stats(c->radau);
+    long now_[7] = {rs.steps, rs.rejected, rs.newton_iterations, rs.rhs_evals, rs.jac_evals, rs.lu_real, rs.lu_complex};
+    for (int k = 0; k < 7; ++k) out[k] = c->base[k] + now_[k];
+}
+
+/* Describes the accepted step the integrator stands on (called from its step callback). */
+static void save_memory(dyn_ctx *c, double t)
+{
+    double *mem = c->memory;
+    long cnt[7];
+    stage_counters(c, cnt);
+    mem[MEM_VALID] = 1.0;
+    mem[MEM_STAGE] = c->stage;
+    mem[MEM_T_STAGE_START] = c->t_stage_start;
+    mem[MEM_T] = t;
+    for (int k = 0; k < 7; ++k) mem[MEM_COUNTERS + k] = (double)cnt[k];
+    mem[MEM_WALL] = c->base_wall + (now() - c->wall_start);
+    cr_radau_memory rm;
+    cr_radau_get_memory(c->radau, &rm, mem + MEM_RADAU + CR_RADAU_MEMORY_DOUBLES);
+    memcpy(mem + MEM_RADAU, &rm, sizeof rm);
+}
 
 static void set_scales(dyn_ctx *c, double t)
 {
@@ -178,9 +224,12 @@ static int step_done(double t, double *y, void *user)
     c->work += 0.5 * (P + c->last_power) * (t - c->last_t);
     c->last_power = P;
     c->last_t = t;
+    if (c->memory) save_memory(c, t);
     if (!c->on_step) return 0;
     unpack_y(m, y, t, c->state);
-    int stop = c->on_step(m, c->state, cr_radau_h(c->radau), cr_radau_get_stats(c->radau).steps, c->work, c->user);
+    long cnt[7];
+    stage_counters(c, cnt);
+    int stop = c->on_step(m, c->state, cr_radau_h(c->radau), cnt[0], c->work, c->user);
     if (stop) c->stopped = 1;
     return stop;
 }
@@ -188,6 +237,15 @@ static int step_done(double t, double *y, void *user)
 cr_status cr_dynamic_solve(const cr_model *m, cr_state *state, int stage, double t_stage_start, double h0,
                            double work_external, const cr_dynamic_options *o, cr_dynamic_output_fn on_output,
                            cr_dynamic_step_fn on_step, void *user, cr_dynamic_report *report, cr_error *err)
+{
+    return cr_dynamic_solve_memory(m, state, stage, t_stage_start, h0, work_external, o, on_output, on_step, user,
+                                   NULL, report, err);
+}
+
+cr_status cr_dynamic_solve_memory(const cr_model *m, cr_state *state, int stage, double t_stage_start, double h0,
+                                  double work_external, const cr_dynamic_options *o, cr_dynamic_output_fn on_output,
+                                  cr_dynamic_step_fn on_step, void *user, double *memory, cr_dynamic_report *report,
+                                  cr_error *err)
 {
     double t0 = now();
     if (report) memset(report, 0, sizeof *report);
@@ -203,7 +261,17 @@ cr_status cr_dynamic_solve(const cr_model *m, cr_state *state, int stage, double
     const int B = CR_DYN_BLOCK, nn = m->nodes, N = nn * B, nl = m->load_count > 0 ? m->load_count : 1;
     double t_end = t_stage_start + o->t_end, t_begin = state->time;
     dyn_ctx c = {.m = m, .state = state, .on_output = on_output, .on_step = on_step, .user = user,
-                 .work = work_external, .last_t = t_begin};
+                 .work = work_external, .last_t = t_begin, .memory = memory, .stage = stage,
+                 .t_stage_start = t_stage_start, .wall_start = t0};
+    /* a memory of this stage taken at this state: the run continues a checkpointed one */
+    int resume = memory && memory[MEM_VALID] == 1.0 && memory[MEM_STAGE] == stage &&
+                 memory[MEM_T_STAGE_START] == t_stage_start && memory[MEM_T] == t_begin;
+    if (resume) {
+        for (int k = 0; k < 7; ++k) c.base[k] = (long)memory[MEM_COUNTERS + k];
+        c.base_wall = memory[MEM_WALL];
+    } else if (memory) {
+        memset(memory, 0, (size_t)cr_dynamic_memory_size(m) * sizeof(double));
+    }
     double *active = malloc(nl * sizeof(double)), *mass = malloc(N * sizeof(double)), *y = malloc(N * sizeof(double));
     double *atol = malloc(N * sizeof(double));
     int *index = malloc(N * sizeof(int));
@@ -214,6 +282,7 @@ cr_status cr_dynamic_solve(const cr_model *m, cr_state *state, int stage, double
     if (!(nout_d <= 1e8)) {
         cr_error_set(err, CR_BAD_INPUT, "stages.%d.output_dt: %g s gives %.3g output times (more than 1e8)", stage,
                      o->output_dt, nout_d);
+        free(active), free(mass), free(y), free(atol), free(index), free(c.scale), free(c.power_scale), free(c.F);
         return CR_BAD_INPUT;
     }
     long nout = (long)nout_d;
@@ -236,7 +305,9 @@ cr_status cr_dynamic_solve(const cr_model *m, cr_state *state, int stage, double
         memcpy(yi, state->x + (size_t)i * m->block, CR_NODE_DOF * sizeof(double));
         memcpy(yi + CR_DYN_V, state->velocity + 6 * (size_t)i, 6 * sizeof(double));
         memset(yi + CR_DYN_LAM, 0, 6 * sizeof(double));
-        if (i < m->n) {
+        if (i < m->n && resume) { /* the integrator's stresses, not the compliance law's: bit-identical y */
+            memcpy(yi + CR_DYN_LAM, state->stress + 6 * (size_t)i, 6 * sizeof(double));
+        } else if (i < m->n) {
             cr_vec3 n, mo;
             cr_state_element(m, state, i, NULL, NULL, &n, &mo);
             cr_v3_store(n, yi + CR_DYN_LAM);
@@ -300,6 +371,16 @@ cr_status cr_dynamic_solve(const cr_model *m, cr_state *state, int stage, double
         st = err ? err->status : CR_NO_MEMORY;
         goto done;
     }
+    if (resume) {
+        cr_radau_memory rm;
+        memcpy(&rm, memory + MEM_RADAU, sizeof rm);
+        st = cr_radau_reinit_memory(c.radau, t_begin, y, &rm, memory + MEM_RADAU + CR_RADAU_MEMORY_DOUBLES, err);
+        if (st != CR_OK) {
+            cr_error_set(err, st, "dynamic stage %d: the checkpoint's integrator memory is unusable: %.200s", stage,
+                         err ? err->message : "");
+            goto done;
+        }
+    }
     st = cr_radau_integrate(c.radau, t_end, err);
     unpack_y(m, cr_radau_y(c.radau), cr_radau_t(c.radau), state);
     /* the loads the state now carries: a following static stage ramps from these */
@@ -307,21 +388,22 @@ cr_status cr_dynamic_solve(const cr_model *m, cr_state *state, int stage, double
     memcpy(state->load_scale, c.scale, nl * sizeof(double));
     if (st == CR_INTERRUPTED && c.stopped) cr_error_set(err, CR_INTERRUPTED, "stopped at t = %.6g s", state->time);
     if (report) {
-        cr_radau_stats rs = cr_radau_get_stats(c.radau);
-        report->steps = rs.steps;
-        report->rejected = rs.rejected;
-        report->newton_iterations = rs.newton_iterations;
-        report->rhs_evals = rs.rhs_evals;
-        report->jacobians = rs.jac_evals;
-        report->lu_real = rs.lu_real;
-        report->lu_complex = rs.lu_complex;
+        long cnt[7];
+        stage_counters(&c, cnt);
+        report->steps = cnt[0];
+        report->rejected = cnt[1];
+        report->newton_iterations = cnt[2];
+        report->rhs_evals = cnt[3];
+        report->jacobians = cnt[4];
+        report->lu_real = cnt[5];
+        report->lu_complex = cnt[6];
         report->h_last = cr_radau_h(c.radau);
     }
 done:
     if (report) {
-        report->t_start = t_begin;
+        report->t_start = resume ? t_stage_start : t_begin;
         report->t_end = state->time;
-        report->wall_time_s = now() - t0;
+        report->wall_time_s = c.base_wall + now() - t0;
     }
     cr_radau_destroy(c.radau);
     cr_blocktri_radau_destroy(lin);

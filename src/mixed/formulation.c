@@ -10,6 +10,9 @@
 typedef struct mixed_sim {
     cr_model *model;
     cr_state *state;
+    /* the dynamic stage's integrator memory (cr_dynamic_memory_size doubles), kept
+     * with the state in checkpoints so a resumed stage steps as the uninterrupted one */
+    double *memory;
     /* during a stage: where the callbacks go */
     cr_sim *sim;
     const cr_stage_callbacks *cb;
@@ -37,6 +40,7 @@ static void mixed_destroy(void *impl)
     mixed_sim *s = impl;
     if (!s) return;
     cr_state_destroy(s->state);
+    free(s->memory);
     cr_model_destroy(s->model);
     free(s);
 }
@@ -54,7 +58,8 @@ static void *mixed_create(const cr_rod_def *def, const cr_model_options *o, cr_e
         return NULL;
     }
     s->state = cr_state_create(s->model);
-    if (!s->state) {
+    s->memory = calloc((size_t)cr_dynamic_memory_size(s->model), sizeof(double));
+    if (!s->state || !s->memory) {
         mixed_destroy(s);
         cr_error_set(err, CR_NO_MEMORY, "out of memory");
         return NULL;
@@ -104,7 +109,8 @@ static cr_status mixed_dynamic(cr_sim *sim, int stage, double t_stage_start, dou
     mixed_sim *s = sim->impl;
     s->sim = sim;
     s->cb = cb;
-    return cr_dynamic_solve(s->model, s->state, stage, t_stage_start, h0, work, o, output, step, s, report, err);
+    return cr_dynamic_solve_memory(s->model, s->state, stage, t_stage_start, h0, work, o, output, step, s, s->memory,
+                                   report, err);
 }
 
 /* ---- accessors ---- */
@@ -158,9 +164,26 @@ static int series_extra(const void *impl, const char *const **names)
     return 0;
 }
 
-static int packed_size(const void *impl) { return cr_state_packed_size(((const mixed_sim *)impl)->model); }
-static void pack(const void *impl, double *out) { cr_state_pack(((const mixed_sim *)impl)->state, out); }
-static void unpack(void *impl, const double *in) { cr_state_unpack(((mixed_sim *)impl)->state, in); }
+/* checkpoints: the state, then the integrator memory */
+static int packed_size(const void *impl)
+{
+    const mixed_sim *s = impl;
+    return cr_state_packed_size(s->model) + cr_dynamic_memory_size(s->model);
+}
+
+static void pack(const void *impl, double *out)
+{
+    const mixed_sim *s = impl;
+    cr_state_pack(s->state, out);
+    memcpy(out + cr_state_packed_size(s->model), s->memory, (size_t)cr_dynamic_memory_size(s->model) * sizeof(double));
+}
+
+static void unpack(void *impl, const double *in)
+{
+    mixed_sim *s = impl;
+    cr_state_unpack(s->state, in);
+    memcpy(s->memory, in + cr_state_packed_size(s->model), (size_t)cr_dynamic_memory_size(s->model) * sizeof(double));
+}
 static uint64_t fingerprint(const void *impl) { return cr_model_fingerprint(((const mixed_sim *)impl)->model); }
 
 const cr_formulation cr_mixed_formulation = {

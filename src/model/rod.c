@@ -144,6 +144,124 @@ static int all_resultants(const cr_rod_def *d)
     return d->section_count > 0;
 }
 
+/* ---------- derived quantities ----------
+ * Finite inputs can still give non-finite or meaningless derived quantities (a
+ * length of 1e308 makes node coordinates overflow, a denormal helix radius an
+ * infinite curvature, a section radius of 1e200 an infinite stiffness), and every
+ * solver would then report NaN states. The documented ranges (docs/scenario.md,
+ * "Ranges of derived quantities") are far beyond any physical rod in any consistent
+ * unit system and keep squares and products of the quantities finite. */
+static const double LEN_MIN = CR_ROD_LENGTH_MIN, LEN_MAX = CR_ROD_LENGTH_MAX;
+static const double RES_MIN = CR_ROD_RESULTANT_MIN, RES_MAX = CR_ROD_RESULTANT_MAX;
+
+static int in_range(double v, double lo, double hi) { return isfinite(v) && v >= lo && v <= hi; }
+
+static cr_status check_coordinates(cr_vec3 v, const char *key, cr_error *err)
+{
+    double c[3] = {v.x, v.y, v.z};
+    for (int k = 0; k < 3; ++k)
+        if (!(isfinite(c[k]) && fabs(c[k]) <= LEN_MAX))
+            return cr_error_set(err, CR_BAD_INPUT, "%s.%d: must be within +-%g (the range of coordinates), got %g", key,
+                                k, LEN_MAX, c[k]);
+    return CR_OK;
+}
+
+static cr_status validate_derived(const cr_rod_def *d, cr_error *err)
+{
+    const cr_reference_def *r = &d->reference;
+    int n = d->elements;
+    char key[64];
+    if (r->type != CR_REFERENCE_NODES) {
+        if (!in_range(d->length, LEN_MIN, LEN_MAX))
+            return cr_error_set(err, CR_BAD_INPUT, "rod.length: must be in [%g, %g] (the range of lengths), got %g",
+                                LEN_MIN, LEN_MAX, d->length);
+        if (!in_range(d->length / n, LEN_MIN, LEN_MAX))
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "rod.elements: %d elements give an element length of %g, below %g (the range of lengths)",
+                                n, d->length / n, LEN_MIN);
+        if (check_coordinates(r->origin, "rod.reference.origin", err) != CR_OK) return CR_BAD_INPUT;
+    }
+    if (r->type == CR_REFERENCE_HELIX) {
+        if (!in_range(r->helix_radius, LEN_MIN, LEN_MAX))
+            return cr_error_set(err, CR_BAD_INPUT, "rod.reference.radius: must be in [%g, %g] (the range of lengths), got %g",
+                                LEN_MIN, LEN_MAX, r->helix_radius);
+        if (!(fabs(r->helix_pitch) <= LEN_MAX))
+            return cr_error_set(err, CR_BAD_INPUT, "rod.reference.pitch: must be within +-%g (the range of lengths), got %g",
+                                LEN_MAX, r->helix_pitch);
+    }
+    if (r->type == CR_REFERENCE_NODES) {
+        double sum = 0;
+        for (int i = 0; i < r->node_count; ++i) {
+            snprintf(key, sizeof key, "rod.reference.positions.%d", i);
+            if (check_coordinates(r->node_positions[i], key, err) != CR_OK) return CR_BAD_INPUT;
+            if (i == 0) continue;
+            double l = cr_v3_norm(cr_v3_sub(r->node_positions[i], r->node_positions[i - 1]));
+            if (!(l >= LEN_MIN))
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "rod.reference.positions.%d: %g from node %d, below %g (the range of lengths)", i, l,
+                                    i - 1, LEN_MIN);
+            sum += l;
+        }
+        if (!in_range(sum, LEN_MIN, LEN_MAX))
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "rod.reference.positions: the rod length %g is outside [%g, %g] (the range of lengths)",
+                                sum, LEN_MIN, LEN_MAX);
+    } else {
+        /* every node's reference pose (the discretizations use s_i = i L/n) */
+        for (int i = 0; i <= n; ++i) {
+            cr_vec3 x;
+            cr_quat q;
+            cr_rod_reference_pose(d, d->length * i / n, &x, &q);
+            if (!(isfinite(x.x) && isfinite(x.y) && isfinite(x.z) && isfinite(q.w) && isfinite(q.x) && isfinite(q.y) &&
+                  isfinite(q.z)))
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "rod.reference: the reference pose of node %d is not finite (position %g, %g, %g); "
+                                    "check rod.length, rod.reference.radius and rod.reference.pitch",
+                                    i, x.x, x.y, x.z);
+        }
+    }
+    for (int k = 0; k < d->bc_count; ++k) {
+        snprintf(key, sizeof key, "boundary_conditions.%d.position", k);
+        if (d->bcs[k].type == CR_BC_POSE && check_coordinates(d->bcs[k].position, key, err) != CR_OK)
+            return CR_BAD_INPUT;
+    }
+    for (int j = 0; j < d->rigid_body_count; ++j) {
+        snprintf(key, sizeof key, "rigid_bodies.%d.center", j);
+        if (check_coordinates(d->rigid_bodies[j].center, key, err) != CR_OK) return CR_BAD_INPUT;
+    }
+    /* section dimensions and the resultants they give, at both ends of every segment */
+    for (int k = 0; k < d->section_count; ++k) {
+        const cr_section_segment *sg = &d->sections[k];
+        for (int j = 0; j < 2; ++j) {
+            const char *dn[3] = {"radius", "width", "height"};
+            double dv[3] = {sg->radius[j], sg->width[j], sg->height[j]};
+            for (int q = 0; q < 3; ++q) {
+                int used = (q == 0 && sg->shape == CR_SECTION_CIRCLE) || (q > 0 && sg->shape == CR_SECTION_RECTANGLE);
+                if (used && !in_range(dv[q], LEN_MIN, LEN_MAX))
+                    return cr_error_set(err, CR_BAD_INPUT,
+                                        "rod.sections.%d.%s: must be in [%g, %g] (the range of lengths), got %g", k, dn[q],
+                                        LEN_MIN, LEN_MAX, dv[q]);
+            }
+            double start = k > 0 ? d->sections[k - 1].xi_end : 0.0;
+            double xi = j == 0 ? start : sg->xi_end;
+            cr_section_resultants sr;
+            cr_section_resultants_eval(d, xi, &sr);
+            static const char *names[10] = {"EA", "GA_y", "GA_z", "GJ", "EI_y", "EI_z", "rhoA", "rhoJ_x", "rhoI_y", "rhoI_z"};
+            double v[10] = {sr.EA, sr.GA_y, sr.GA_z, sr.GJ, sr.EI_y, sr.EI_z, sr.rhoA, sr.rhoJ_x, sr.rhoI_y, sr.rhoI_z};
+            for (int q = 0; q < 10; ++q) {
+                /* stiffnesses in range; inertias 0 (statics) or in range */
+                int ok = q < 6 ? in_range(v[q], RES_MIN, RES_MAX) : (v[q] == 0 || in_range(v[q], RES_MIN, RES_MAX));
+                if (!ok)
+                    return cr_error_set(err, CR_BAD_INPUT,
+                                        "rod.sections.%d: the %s of %g at xi = %g is outside [%g, %g] (the range of "
+                                        "section resultants; check the dimensions and rod.material)",
+                                        k, names[q], v[q], xi, RES_MIN, RES_MAX);
+            }
+        }
+    }
+    return CR_OK;
+}
+
 /* ---------- validation of the definition (for C API users; the scenario parser
  * reports the same problems with JSON paths) ---------- */
 cr_status cr_rod_validate(const cr_rod_def *d, cr_error *err)
@@ -288,7 +406,7 @@ cr_status cr_rod_validate(const cr_rod_def *d, cr_error *err)
         if (l->type < CR_LOAD_FORCE || l->type > CR_LOAD_CHAMBER)
             return cr_error_set(err, CR_BAD_INPUT, "loads.%d.type: unknown type %d", k, (int)l->type);
     }
-    return CR_OK;
+    return validate_derived(d, err);
 }
 
 /* ---------- reference configuration ---------- */
