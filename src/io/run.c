@@ -506,20 +506,12 @@ static double now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-/* Peak memory per element, measured as the peak resident set of a steel-wire
- * cantilever with 1e5 elements (static: 10 load steps; dynamic: one step) plus 25 %:
- * mixed_discrete 2.2 kB static, 39 kB dynamic (the Radau stage vectors and the
- * real and complex block factorizations); port_hamiltonian 21 kB static, 15 kB
- * dynamic; lgvi 0.5 kB. Unknown formulations get the largest. */
+/* The formulation's peak memory per element for the heaviest kind of stage in the scenario
+ * (model/formulation.h); an unknown formulation gets the largest of the built-in ones. */
 static double bytes_per_element(const cr_scenario *sc)
 {
-    static const struct {
-        const char *name;
-        double statics, dynamics;
-    } table[] = {{"mixed_discrete", 3e3, 5e4}, {"lgvi", 1e3, 1e3}, {"port_hamiltonian", 2.6e4, 2e4}};
-    double stat = 5e4, dyn = 5e4, b = 0;
-    for (size_t k = 0; k < sizeof table / sizeof table[0]; ++k)
-        if (!strcmp(table[k].name, sc->model.type)) stat = table[k].statics, dyn = table[k].dynamics;
+    const cr_formulation *f = cr_formulation_find(sc->model.type);
+    double stat = f ? f->bytes_per_element_static : 5e4, dyn = f ? f->bytes_per_element_dynamic : 5e4, b = 0;
     for (int k = 0; k < sc->stage_count; ++k) b = fmax(b, sc->stages[k].type == CR_STAGE_DYNAMIC ? dyn : stat);
     return b > 0 ? b : stat;
 }

@@ -188,6 +188,9 @@ static uint64_t fingerprint(const void *impl) { return cr_model_fingerprint(((co
 
 const cr_formulation cr_mixed_formulation = {
     .name = "mixed_discrete",
+    /* measured 2.2 kB static; 39 kB dynamic: the Radau stage vectors and the real and complex block factorizations, plus 25 % */
+    .bytes_per_element_static = 3e3,
+    .bytes_per_element_dynamic = 5e4,
     .check = mixed_check,
     .create = mixed_create,
     .destroy = mixed_destroy,

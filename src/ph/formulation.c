@@ -449,6 +449,9 @@ static uint64_t fingerprint(const void *impl)
 
 const cr_formulation cr_ph_formulation = {
     .name = "port_hamiltonian",
+    /* measured 21 kB static, 15 kB dynamic: the banded Newton matrix and its factors, plus 25 % */
+    .bytes_per_element_static = 2.6e4,
+    .bytes_per_element_dynamic = 2e4,
     .check = ph_check,
     .create = ph_create,
     .destroy = ph_destroy,
