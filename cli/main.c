@@ -192,15 +192,22 @@ int main(int argc, char **argv)
     printf("cosserat %s — %s\n", COSSERAT_VERSION, sc->name);
     printf("  model          %s, %d elements, %d nodes\n", cr_sim_formulation(res.sim), sc->rod.elements,
            cr_sim_node_count(res.sim));
-    printf("  load steps     %d accepted, %d halved, load factor %.6g\n", r->step_count, r->failed_attempts,
-           r->load_factor);
-    printf("  Newton         %d iterations:", r->total_iterations);
-    for (int k = 0; k < r->step_count; ++k) printf(" %d", r->steps[k].iterations);
-    printf("\n  residual       %.3e (RMS, final state)\n", r->final_residual);
+    int has_static = 0;
+    for (int k = 0; k < sc->stage_count; ++k) has_static |= sc->stages[k].type == CR_STAGE_STATIC;
+    if (has_static) { /* a dynamic-only run has no load steps to report */
+        printf("  load steps     %d accepted, %d halved, load factor %.6g\n", r->step_count, r->failed_attempts,
+               r->load_factor);
+        printf("  Newton         %d iterations:", r->total_iterations);
+        for (int k = 0; k < r->step_count; ++k) printf(" %d", r->steps[k].iterations);
+        printf("\n  residual       %.3e (RMS, final state)\n", r->final_residual);
+    }
     cr_vec3 tp = cr_sim_position(res.sim, cr_sim_node_count(res.sim) - 1);
     printf("  tip position   (%.9g, %.9g, %.9g)\n", tp.x, tp.y, tp.z);
-    printf("  wall time      %.4f s (assembly %.4f s, linear solves %.4f s)\n", res.wall_time_s,
-           r->assembly_time_s, r->solve_time_s);
+    if (has_static)
+        printf("  wall time      %.4f s (assembly %.4f s, linear solves %.4f s)\n", res.wall_time_s,
+               r->assembly_time_s, r->solve_time_s);
+    else
+        printf("  wall time      %.4f s\n", res.wall_time_s);
     if (dir[0]) {
         /* only the files this run wrote (an interrupted static stage has no series) */
         static const char *names[] = {"summary.json", "nodes.csv", "elements.csv", "rod.pvd", "series.csv",
