@@ -246,7 +246,15 @@ static uint64_t fingerprint(const cr_scenario *sc, const cr_sim *sim)
 {
     uint64_t h = sim->f->fingerprint(sim->impl);
     h = fnv_bytes(h, sim->f->name, strlen(sim->f->name));
-    h = fnv_bytes(h, &sc->model, sizeof sc->model);
+    /* field by field: struct padding is not guaranteed to be zero */
+    const cr_model_options *mo = &sc->model;
+    h = fnv_bytes(h, mo->type, strlen(mo->type));
+    int ints[3] = {mo->dilatation, mo->chart, mo->branch_count};
+    h = fnv_bytes(h, ints, sizeof ints);
+    h = fnv_bytes(h, mo->branch_tau, sizeof mo->branch_tau);
+    h = fnv_bytes(h, mo->branch_fraction, sizeof mo->branch_fraction);
+    h = fnv_bytes(h, mo->branch_kelvin_voigt, sizeof mo->branch_kelvin_voigt);
+    h = fnv_bytes(h, &mo->newton_atol, sizeof mo->newton_atol);
     for (int k = 0; k < sc->stage_count; ++k) {
         cr_stage_def st = sc->stages[k];
         st.dynamics.checkpoint_interval = 0;
@@ -273,9 +281,9 @@ static cr_status write_checkpoint(run_ctx *c, const cr_sim *sim, cr_error *err)
     double *packed = malloc(h.packed * sizeof(double));
     FILE *f = packed ? fopen(tmp, "wb") : NULL;
     if (!f) {
-        int e = errno;
+        const char *why = packed ? strerror(errno) : "out of memory";
         free(packed);
-        return cr_error_set(err, CR_IO, "%s: cannot write the checkpoint (%s)", tmp, packed ? strerror(e) : "out of memory");
+        return cr_error_set(err, CR_IO, "%s: cannot write the checkpoint (%s)", tmp, why);
     }
     sim->f->pack(sim->impl, packed);
     int ok = fwrite(&h, sizeof h, 1, f) == 1 &&

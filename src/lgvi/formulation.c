@@ -343,14 +343,19 @@ static int packed_size(const void *impl) { return cr_lgvi_packed_size(((const lg
 static void pack(const void *impl, double *out) { cr_lgvi_pack(((const lgvi_sim *)impl)->k, out); }
 static void unpack(void *impl, const double *in) { cr_lgvi_unpack(((lgvi_sim *)impl)->k, in); }
 
+/* field by field (struct padding is not guaranteed to be zero); the step belongs to the stage */
 static uint64_t fingerprint(const void *impl)
 {
     const lgvi_sim *s = impl;
+    const cr_lgvi_params *p = &s->p;
+    int ints[5] = {p->elements, p->dilatation, p->chart, p->clamp_start, p->clamp_end};
+    double d[11] = {p->length, p->rhoA, p->rhoJ.x, p->rhoJ.y, p->rhoJ.z, p->C1.x, p->C1.y, p->C1.z,
+                    p->C2.x, p->C2.y, p->C2.z};
     uint64_t h = 14695981039346656037ull;
-    cr_lgvi_params p = s->p;
-    p.h = 0; /* the step belongs to the stage */
-    const unsigned char *b = (const unsigned char *)&p;
-    for (size_t i = 0; i < sizeof p; ++i) h = (h ^ b[i]) * 1099511628211ull;
+    const unsigned char *b = (const unsigned char *)ints;
+    for (size_t i = 0; i < sizeof ints; ++i) h = (h ^ b[i]) * 1099511628211ull;
+    b = (const unsigned char *)d;
+    for (size_t i = 0; i < sizeof d; ++i) h = (h ^ b[i]) * 1099511628211ull;
     return cr_loads_hash(h, s->loads, s->load_count);
 }
 

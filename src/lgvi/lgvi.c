@@ -1022,6 +1022,7 @@ double cr_lgvi_time(const cr_lgvi *s) { return s->t_base + (double)(s->steps - s
 cr_status cr_lgvi_set_step(cr_lgvi *s, double h)
 {
     if (!(h > 0) || !isfinite(h)) return CR_BAD_INPUT;
+    if (h == s->h) return CR_OK; /* keeps t = t_base + n h exactly (a resumed stage sets the same step) */
     /* The state holds the momenta p and μ of the last interval, which do not depend
      * on h (spec §2.3: p = m Δx/h, μ = (c/hε)(F J_d − J_d Fᵀ)^∨); the next step uses
      * them with the new h. The stored f is only the rotation solve's first guess:

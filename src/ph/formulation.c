@@ -436,15 +436,26 @@ static void unpack(void *impl, const double *in)
     cr_ph_unpack(s->k, in + 1 + s->load_count);
 }
 
+static uint64_t hash_bytes(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *b = data;
+    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* field by field (struct padding is not guaranteed to be zero); the step belongs to the stage */
 static uint64_t fingerprint(const void *impl)
 {
-    const ph_sim *s = impl;
-    uint64_t h = 14695981039346656037ull;
-    cr_ph_params p = s->p;
-    p.h = 0;
-    const unsigned char *b = (const unsigned char *)&p;
-    for (size_t i = 0; i < sizeof p; ++i) h = (h ^ b[i]) * 1099511628211ull;
-    return cr_loads_hash(h, s->loads, s->load_count);
+    const cr_ph_params *p = &((const ph_sim *)impl)->p;
+    int ints[6] = {p->elements, (int)p->rigid, p->branch_count, p->clamp_start, p->clamp_end, p->max_iterations};
+    double d[5] = {p->length, p->rhoA, p->M11, p->M22, p->newton_atol};
+    uint64_t h = hash_bytes(14695981039346656037ull, ints, sizeof ints);
+    h = hash_bytes(h, d, sizeof d);
+    h = hash_bytes(h, p->stiffness, sizeof p->stiffness);
+    h = hash_bytes(h, p->branch_tau, sizeof p->branch_tau);
+    h = hash_bytes(h, p->branch_fraction, sizeof p->branch_fraction);
+    h = hash_bytes(h, p->branch_rigid_spring, sizeof p->branch_rigid_spring);
+    return cr_loads_hash(h, ((const ph_sim *)impl)->loads, ((const ph_sim *)impl)->load_count);
 }
 
 const cr_formulation cr_ph_formulation = {
