@@ -1388,7 +1388,34 @@ static void resultant_section_equals_shape(void)
                "stages.0.time_step: must be > 0, got 0");
 }
 
-CHECK_MAIN(CASE(resultant_section_equals_shape), CASE(example_two_helical_segments), CASE(example_tendon_manipulator), CASE(defaults), CASE(key_forms),
+/* Finite but absurd load magnitudes are refused at check, naming the key (they would overflow in the solve). */
+static void bad_load_magnitudes(void)
+{
+    static const struct {
+        const char *json, *needle;
+    } cases[] = {
+        {"{" ROD_OK ", 'loads': [{'type': 'force', 'node': -1, 'value': [0, 0, 1e300]}]}",
+         "loads.0.value.2: must be within +-1e+150 (the range of load magnitudes), got 1e+300"},
+        {"{" ROD_OK ", 'loads': [{'type': 'tendon', 'tension': 1e200, 'offset': {'y': 0.001, 'z': 0}}]}",
+         "loads.0.tension: must be within +-1e+150"},
+        {"{" ROD_OK ", 'loads': [{'type': 'force', 'node': -1, 'value': [0, 0, 1],"
+         " 'time': {'type': 'table', 'points': [[0, 0], [1, 1e299]]}}]}",
+         "loads.0.time.points.1: value within +-1e+150"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        cr_scenario *sc = load_ok(cases[k].json, NULL, 0);
+        CHECK(sc != NULL);
+        if (!sc) continue;
+        cr_error err = {0};
+        cr_status st = cr_scenario_check(sc, &err);
+        if (st != CR_BAD_INPUT || !strstr(err.message, cases[k].needle))
+            fprintf(stderr, "  case %zu: status %d, \"%s\"\n", k, st, err.message);
+        CHECK(st == CR_BAD_INPUT && strstr(err.message, cases[k].needle));
+        cr_scenario_destroy(sc);
+    }
+}
+
+CHECK_MAIN(CASE(bad_load_magnitudes), CASE(resultant_section_equals_shape), CASE(example_two_helical_segments), CASE(example_tendon_manipulator), CASE(defaults), CASE(key_forms),
            CASE(helix_and_nodes_references), CASE(file_default_name_and_io_error), CASE(documented_example),
            CASE(overrides),
            CASE(bad_unknown_key), CASE(bad_type), CASE(bad_missing), CASE(bad_nonfinite), CASE(bad_nonphysical),

@@ -358,6 +358,19 @@ cr_status cr_rod_validate(const cr_rod_def *d, cr_error *err)
     for (int k = 0; k < d->load_count; ++k) {
         const cr_load_def *l = &d->loads[k];
         const cr_time_function *tf = &l->time;
+        /* load magnitudes, like resultants: beyond 1e150 a force times a length overflows */
+        const double mag[6] = {l->value.x, l->value.y, l->value.z, l->tension, l->pressure * l->area,
+                               (tf->type == CR_TIME_SINE) ? fabs(tf->amplitude) + fabs(tf->offset) : 0};
+        static const char *what[6] = {"value.0", "value.1", "value.2", "tension", "pressure", "time.amplitude"};
+        for (int q = 0; q < 6; ++q)
+            if (!(fabs(mag[q]) <= RES_MAX))
+                return cr_error_set(err, CR_BAD_INPUT, "loads.%d.%s: must be within +-%g (the range of load "
+                                                       "magnitudes), got %g", k, what[q], RES_MAX, mag[q]);
+        for (int j = 0; tf->type == CR_TIME_TABLE && tf->points && j < tf->point_count; ++j)
+            if (!(fabs(tf->points[j].value) <= RES_MAX) || !(fabs(tf->points[j].t) <= LEN_MAX))
+                return cr_error_set(err, CR_BAD_INPUT, "loads.%d.time.points.%d: value within +-%g and t within "
+                                                       "+-%g, got %g, %g", k, j, RES_MAX, LEN_MAX,
+                                    tf->points[j].value, tf->points[j].t);
         if ((tf->type == CR_TIME_RAMP || tf->type == CR_TIME_SMOOTH_STEP) && !(tf->t0 < tf->t1))
             return cr_error_set(err, CR_BAD_INPUT, "loads.%d.time: need t0 < t1, got %g, %g", k, tf->t0, tf->t1);
         if (tf->type == CR_TIME_TABLE) {
