@@ -13,7 +13,7 @@ Example (from the repository root)::
 * :func:`load` reads a scenario file into a dict to edit.
 * :func:`read_output` reads an output folder written by the CLI or ``run(..., output_dir=)``.
 * :func:`sweep` runs a scenario over a grid or list of overrides on a process pool or a Dask
-  cluster and returns a table (``python3 -m cosserat.sweep`` on the command line).
+  cluster and returns a table (``python3 -m cosserat sweep`` on the command line).
 * ``python3 -m cosserat.plot DIR`` draws the PNGs of an output folder.
 
 The shared library is found through ``COSSERAT_LIBRARY``, then ``build/libcosserat.so`` of the
@@ -24,7 +24,7 @@ See docs/python.md.
 from ._core import Reaction, Result, Step, library_version, load, quat_to_matrix, run
 from ._errors import CosseratError, Status
 from .output import RunOutput, read_output
-from .sweep import SweepTable, grid, sweep
+from ._sweep import SweepTable, grid, sweep
 
 __version__ = "0.1.0"
 

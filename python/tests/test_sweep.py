@@ -64,7 +64,7 @@ def test_dask_local_cluster():
 def test_command_line(tmp_path):
     out = tmp_path / "sweep.csv"
     env = dict(os.environ, PYTHONPATH=os.path.join(SOURCE_DIR, "python"))
-    p = subprocess.run([sys.executable, "-m", "cosserat.sweep", TENDON, "--grid", "rod.elements=10,0",
+    p = subprocess.run([sys.executable, "-m", "cosserat", "sweep", TENDON, "--grid", "rod.elements=10,0",
                         "--grid", "stages.0.load_steps=3", "--out", str(out), "--workers", "2"],
                        capture_output=True, text=True, env=env, timeout=300)
     assert p.returncode == 2, p.stderr  # one case failed, and says so

@@ -18,7 +18,7 @@ even a crashed worker) is a row with its status and message, never a lost sweep.
 
 Command line (writes the same table as CSV)::
 
-    python3 -m cosserat.sweep examples/tendon-manipulator.json --grid loads.0.tension=1,2,4 \\
+    python3 -m cosserat sweep examples/tendon-manipulator.json --grid loads.0.tension=1,2,4 \\
         --grid rod.elements=50,250 --out sweep.csv [--workers 2] [--scheduler tcp://host:8786]
 """
 
@@ -251,7 +251,7 @@ def _parse_value(text):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python3 -m cosserat.sweep",
+    p = argparse.ArgumentParser(prog="python3 -m cosserat sweep",
                                 description="Run a scenario over a grid of overrides; write one CSV row per case.")
     p.add_argument("scenario", metavar="FILE")
     p.add_argument("--grid", action="append", default=[], metavar="PATH=V1,V2,...",
