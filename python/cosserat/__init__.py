@@ -21,7 +21,7 @@ repository, then ``ctypes.util.find_library("cosserat")``; it is loaded on first
 See docs/python.md.
 """
 
-from ._core import Reaction, Result, Step, library_version, load, quat_to_matrix, run
+from ._core import Reaction, Result, RunInterrupted, Step, library_version, load, quat_to_matrix, run
 from ._errors import CosseratError, Status
 from .output import RunOutput, read_output
 from ._sweep import SweepTable, grid, sweep
@@ -29,7 +29,7 @@ from ._sweep import SweepTable, grid, sweep
 __version__ = "0.1.0"
 
 # Public names show as cosserat.X in reprs and tracebacks, not as the private module they live in.
-for _obj in (CosseratError, Status, Result, Reaction, Step, RunOutput, SweepTable):
+for _obj in (CosseratError, Status, Result, Reaction, RunInterrupted, Step, RunOutput, SweepTable):
     _obj.__module__ = __name__
 del _obj
 
@@ -37,6 +37,7 @@ __all__ = [
     "CosseratError",
     "Reaction",
     "Result",
+    "RunInterrupted",
     "RunOutput",
     "Status",
     "Step",

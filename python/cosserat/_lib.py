@@ -51,13 +51,17 @@ class CrLoadStepReport(ctypes.Structure):
 STEP_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(CrLoadStepReport), ctypes.c_int, ctypes.c_void_p)
 
 
+# cr_progress_fn: void (*)(double t, double t_end, long steps, double wall_s, void *user)
+PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_double, ctypes.c_double, ctypes.c_long, ctypes.c_double, ctypes.c_void_p)
+
+
 class CrRunOptions(ctypes.Structure):
     """``cr_run_options`` (output.h)."""
 
     _fields_ = [
         ("output_directory", ctypes.c_char_p),
         ("on_step", STEP_FN),
-        ("on_progress", ctypes.c_void_p),  # cr_progress_fn, unused from Python
+        ("on_progress", PROGRESS_FN),
         ("user", ctypes.c_void_p),
         ("stop", ctypes.POINTER(ctypes.c_int)),
         ("resume", ctypes.c_int),
