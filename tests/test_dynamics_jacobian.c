@@ -18,7 +18,8 @@ typedef struct dyn_fd {
 static void dyn_residual(void *ctx, const double *y, double *F, cr_blocktri *J)
 {
     const dyn_fd *c = ctx;
-    CHECK(cr_mixed_dynamic_residual(c->m, c->scale, y, F, J) == CR_OK);
+    cr_supports_at at = {.stage = 0, .ramp = 1.0, .t = 0.3, .from = NULL, .from_blend = 1.0};
+    CHECK(cr_mixed_dynamic_residual(c->m, &at, c->scale, y, F, J) == CR_OK);
 }
 
 static void test_dynamic_jacobian(void)

@@ -22,7 +22,8 @@ static void residual(const cr_model *m, double lf, const double *x, double *F, c
 {
     double scale[16];
     for (int k = 0; k < 16; ++k) scale[k] = lf * (1.0 + 0.1 * k); /* distinct factors per load */
-    cr_mixed_static_residual(m, lf, scale, x, F, J, NULL);
+    cr_supports_at at = {.stage = 0, .ramp = lf, .t = 0.0, .from = NULL, .from_blend = 1.0};
+    cr_mixed_static_residual(m, &at, scale, x, F, J, NULL);
 }
 
 /* Dense copy of a block-tridiagonal matrix. */
@@ -158,6 +159,29 @@ static void test_rigid_components_and_pose(void)
     d.bcs = bc;
     d.bc_count = 2;
     check_model(&d, "rigid + pose");
+}
+
+/* Supports that hold part of a node (issue 10): a slider-hinge in the node's
+ * tilted reference frame with a multi-turn target rotation, a pin, and a slider
+ * in inertial axes; with and without rigid strain components. */
+static void test_partial_supports(void)
+{
+    srand(31);
+    for (int rigid = 0; rigid < 2; ++rigid) {
+        cr_section_segment sec;
+        cr_rod_def d = base_def(&sec);
+        if (rigid) d.rigid_strains = CR_RIGID_GAMMA_X | CR_RIGID_KAPPA_X;
+        cr_bc_def bc[3] = {cr_bc_default_def(), cr_bc_default_def(), cr_bc_default_def()};
+        bc[0].type = CR_BC_SUPPORT, bc[0].node = -1, bc[0].frame = CR_FRAME_BODY;
+        bc[0].hold = CR_HOLD_Y | CR_HOLD_Z | CR_HOLD_RX | CR_HOLD_RZ; /* slides along x, turns about y */
+        bc[0].has_position = 1, bc[0].position = cr_v3(1.1, 0.3, -0.2);
+        bc[0].rotation_kind = CR_BC_ROTATION_VECTOR, bc[0].rotation = cr_v3(0.3, -0.2, 9.0);
+        bc[1].type = CR_BC_PIN, bc[1].node = 2;
+        bc[2].type = CR_BC_SUPPORT, bc[2].node = 0, bc[2].hold = CR_HOLD_X | CR_HOLD_Z | CR_HOLD_ROTATION;
+        d.bcs = bc;
+        d.bc_count = 3;
+        check_model(&d, rigid ? "partial supports + rigid" : "partial supports");
+    }
 }
 
 static void test_rigid_body_loads(void)
@@ -303,7 +327,8 @@ static void force_residual(void *ctx, const double *r, double *F, cr_blocktri *J
     for (int i = 0; i < nn; ++i)
         for (int k = 0; k < 3; ++k) x[(size_t)i * B + k] = r[3 * i + k];
     cr_blocktri *scratch = J ? NULL : cr_blocktri_create(nn, 3);
-    cr_mixed_force_residual(c->m, 0.7, c->scale, x, F, J ? J : scratch);
+    cr_supports_at at = {.stage = 0, .ramp = 0.7, .t = 0.0, .from = NULL, .from_blend = 1.0};
+    cr_mixed_force_residual(c->m, &at, c->scale, x, F, J ? J : scratch);
     cr_blocktri_destroy(scratch);
     free(x);
 }
@@ -478,6 +503,6 @@ static void test_blocktri_vs_lapack(void)
 }
 
 CHECK_MAIN(CASE(test_elements_and_point_loads), CASE(test_helix_reference), CASE(test_tendons),
-           CASE(test_rigid_components_and_pose), CASE(test_rigid_body_loads), CASE(test_fused_static_pass),
+           CASE(test_rigid_components_and_pose), CASE(test_partial_supports), CASE(test_rigid_body_loads), CASE(test_fused_static_pass),
            CASE(test_force_residual), CASE(test_blocktri_vs_lapack), CASE(test_thomas_kernels_vs_lapack),
            CASE(test_block_thomas_vs_lapack))

@@ -261,7 +261,8 @@ static double recomputed_residual(const cr_model *m, const cr_state *s)
 {
     size_t dim = (size_t)m->nodes * m->block;
     double *F = malloc(dim * sizeof *F), sum = 0;
-    if (cr_mixed_static_residual(m, s->bc_factor, s->load_scale, s->x, F, NULL, NULL) != CR_OK) sum = INFINITY;
+    cr_supports_at at = cr_state_supports_at(s);
+    if (cr_mixed_static_residual(m, &at, s->load_scale, s->x, F, NULL, NULL) != CR_OK) sum = INFINITY;
     for (size_t k = 0; k < dim; ++k) sum += F[k] * F[k];
     free(F);
     return sqrt(sum / (double)dim);

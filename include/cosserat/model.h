@@ -80,19 +80,6 @@ enum {
     CR_RIGID_KAPPA_Z = 1 << 5
 };
 
-/* ---- boundary conditions ---- */
-typedef enum cr_bc_type {
-    CR_BC_CLAMP = 0, /* node held in its reference pose */
-    CR_BC_POSE = 1   /* node moved to `position`/`orientation`, ramped with the load factor */
-} cr_bc_type;
-
-typedef struct cr_bc_def {
-    cr_bc_type type;
-    int node;             /* node index; negative counts from the end (-1 = last node) */
-    cr_vec3 position;     /* CR_BC_POSE: target position (I) */
-    cr_quat orientation;  /* CR_BC_POSE: target orientation (unit) */
-} cr_bc_def;
-
 /* ---- loads (all scaled by the load factor in statics) ---- */
 typedef enum cr_load_type {
     CR_LOAD_FORCE = 0,          /* point force at `node` */
@@ -154,6 +141,60 @@ typedef struct cr_time_function {
 
 /* Value of a time function at time t (s, measured from the start of the first dynamic stage). */
 double cr_time_function_eval(const cr_time_function *f, double t);
+/* f(t) and its first two derivatives (0 where f is constant; one-sided at the
+ * kinks of ramps and tables, which drive supports with a velocity jump there). */
+void cr_time_function_eval_d(const cr_time_function *f, double t, double *value, double *rate, double *accel);
+
+/* ---- supports (boundary conditions) ----
+ * A support holds some of a node's six degrees of freedom at a target pose:
+ * translations along and rotations about the three axes of its frame. The
+ * target is the reference pose moved by a factor f of the prescribed motion:
+ *     r(f) = r_ref + f (position - r_ref),   A(f) = Exp(f φ) A_ref
+ * with φ the rotation vector in inertial components (any number of turns; a
+ * quaternion target gives the shortest-arc φ). f ramps with the load factor in
+ * static stages and follows `time` in dynamic stages. */
+typedef enum cr_bc_type {
+    CR_BC_CLAMP = 0,  /* all six held */
+    CR_BC_POSE = 1,   /* all six held at `position` and `orientation` (both required) */
+    CR_BC_PIN = 2,    /* the three translations held, rotation free */
+    CR_BC_SUPPORT = 3 /* the degrees of freedom in `hold` */
+} cr_bc_type;
+
+enum {
+    CR_HOLD_X = 1 << 0, /* translation along frame axis 1 */
+    CR_HOLD_Y = 1 << 1,
+    CR_HOLD_Z = 1 << 2,
+    CR_HOLD_RX = 1 << 3, /* rotation about frame axis 1 */
+    CR_HOLD_RY = 1 << 4,
+    CR_HOLD_RZ = 1 << 5,
+    CR_HOLD_TRANSLATION = 7,
+    CR_HOLD_ROTATION = 7 << 3,
+    CR_HOLD_ALL = 63
+};
+
+typedef enum cr_bc_rotation {
+    CR_BC_ROTATION_NONE = 0,       /* the reference orientation */
+    CR_BC_ROTATION_QUATERNION = 1, /* `orientation`, reached along the shortest arc */
+    CR_BC_ROTATION_VECTOR = 2      /* `rotation`: a rotation vector of any length (turns are kept) */
+} cr_bc_rotation;
+
+typedef struct cr_bc_def {
+    cr_bc_type type;
+    int node;             /* node index; negative counts from the end (-1 = last node) */
+    unsigned hold;        /* CR_BC_SUPPORT: CR_HOLD_* mask (other types imply theirs) */
+    cr_frame frame;       /* axes of `hold` and `rotation`: inertial, or body = the node's reference frame */
+    int has_position;     /* 1: move to `position` (CR_BC_POSE always) */
+    cr_vec3 position;     /* target position (I) */
+    cr_bc_rotation rotation_kind; /* CR_BC_POSE: QUATERNION */
+    cr_quat orientation;  /* target orientation (unit) for QUATERNION */
+    cr_vec3 rotation;     /* rotation vector (rad) in `frame` components for VECTOR */
+    cr_time_function time; /* motion factor f(t) in dynamic stages (default constant 1: held at the target) */
+    unsigned stages;      /* bit k set: active in stage k; 0 = every stage */
+} cr_bc_def;
+
+/* The CR_HOLD_* mask a support holds (clamp and pose: all; pin: translations). */
+unsigned cr_bc_hold(const cr_bc_def *bc);
+
 
 typedef struct cr_load_def {
     cr_load_type type;

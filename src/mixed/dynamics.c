@@ -8,6 +8,7 @@
  * are solved locally, u' = M_i(q)⁻¹ R, so that the integrator's mass stays
  * constant and diagonal (identity on those rows). */
 #include "mixed.h"
+#include "supports.h"
 #include "terms.h"
 
 #include <math.h>
@@ -45,7 +46,7 @@ static node_bodies bodies_at(const cr_model *m, int i)
     return nb;
 }
 
-void cr_mixed_dynamic_mass(const cr_model *m, double *mass)
+void cr_mixed_dynamic_mass(const cr_model *m, int stage, double *mass)
 {
     const int B = CR_DYN_BLOCK;
     for (int i = 0; i < m->nodes; ++i) {
@@ -58,6 +59,7 @@ void cr_mixed_dynamic_mass(const cr_model *m, double *mass)
         Mi[CR_DYN_W + 2] = with_body ? 1.0 : m->node_inertia[i].z;
         for (int k = CR_DYN_LAM; k < B; ++k) Mi[k] = 0.0; /* algebraic stress rows */
     }
+    cr_supports_dynamic_mass(m, stage, mass);
 }
 
 /* 6×6 mass matrix of node i with its bodies, rows/cols (v in I, Ω in B):
@@ -175,7 +177,8 @@ static void inertial_terms(const cr_model *m, int i, cr_quat p, cr_mat3 A, cr_ve
     }
 }
 
-cr_status cr_mixed_dynamic_residual(const cr_model *m, const double *scale, const double *y, double *F, cr_blocktri *J)
+cr_status cr_mixed_dynamic_residual(const cr_model *m, const cr_supports_at *at, const double *scale, const double *y,
+                                    double *F, cr_blocktri *J)
 {
     const int B = CR_DYN_BLOCK, nn = m->nodes;
     const cr_layout ly = cr_layout_dynamic();
@@ -189,11 +192,6 @@ cr_status cr_mixed_dynamic_residual(const cr_model *m, const double *scale, cons
                 Fi[k] = yi[k];
                 if (Di) Di[k * B + k] = 1.0;
             }
-        if (m->bc_type[i] >= 0) { /* held node: q' = 0, u' = 0 */
-            for (int k = 0; k < CR_DYN_LAM; ++k) Fi[k] = 0.0;
-            if (J) cr_blocktri_reset_rows(J, i, CR_DYN_LAM, 0);
-            continue;
-        }
         cr_quat p = cr_q_load(yi + 3);
         cr_vec3 v = cr_v3_load(yi + CR_DYN_V), om = cr_v3_load(yi + CR_DYN_W);
         /* kinematics (eqs. 3, 12): r' = v, p' = dExp⁺(p) Ω */
@@ -248,6 +246,8 @@ cr_status cr_mixed_dynamic_residual(const cr_model *m, const double *scale, cons
             for (int r = 0; r < 6; ++r) memcpy(blocks[k] + (size_t)(CR_DYN_V + r) * B, X + r * B, B * sizeof(double));
         }
     }
+    /* held coordinates and velocities follow their supports (algebraic rows) */
+    cr_supports_dynamic_rows(m, at, y, F, J);
     for (size_t k = 0; k < (size_t)nn * B; ++k)
         if (!isfinite(F[k])) return CR_NONFINITE;
     return CR_OK;

@@ -6,6 +6,7 @@
 #include "cosserat/radau.h"
 #include "linalg/blocktri_shifted.h"
 #include "mixed.h"
+#include "supports.h"
 #include "terms.h"
 
 #include <math.h>
@@ -48,16 +49,16 @@ void cr_state_body_pose(const cr_model *m, const cr_state *s, int j, cr_vec3 *ce
 
 int cr_state_packed_size(const cr_model *m)
 {
-    return 4 + (m->load_count > 0 ? m->load_count : 1) + m->nodes * m->block + 6 * m->nodes + 6 * m->n;
+    return 5 + (m->load_count > 0 ? m->load_count : 1) + m->nodes * m->block + 6 * m->nodes + 6 * m->n;
 }
 
 void cr_state_pack(const cr_state *s, double *out)
 {
     const cr_model *m = s->model;
     int nl = m->load_count > 0 ? m->load_count : 1;
-    out[0] = s->load_factor, out[1] = s->bc_factor, out[2] = s->time, out[3] = nl;
-    memcpy(out + 4, s->load_scale, nl * sizeof(double));
-    out += 4 + nl;
+    out[0] = s->load_factor, out[1] = s->bc_factor, out[2] = s->time, out[3] = nl, out[4] = s->stage;
+    memcpy(out + 5, s->load_scale, nl * sizeof(double));
+    out += 5 + nl;
     memcpy(out, s->x, (size_t)m->nodes * m->block * sizeof(double));
     out += (size_t)m->nodes * m->block;
     memcpy(out, s->velocity, (size_t)m->nodes * 6 * sizeof(double));
@@ -69,9 +70,9 @@ void cr_state_unpack(cr_state *s, const double *in)
 {
     const cr_model *m = s->model;
     int nl = m->load_count > 0 ? m->load_count : 1;
-    s->load_factor = in[0], s->bc_factor = in[1], s->time = in[2];
-    memcpy(s->load_scale, in + 4, nl * sizeof(double));
-    in += 4 + nl;
+    s->load_factor = in[0], s->bc_factor = in[1], s->time = in[2], s->stage = (int)in[4];
+    memcpy(s->load_scale, in + 5, nl * sizeof(double));
+    in += 5 + nl;
     memcpy(s->x, in, (size_t)m->nodes * m->block * sizeof(double));
     in += (size_t)m->nodes * m->block;
     memcpy(s->velocity, in, (size_t)m->nodes * 6 * sizeof(double));
@@ -152,18 +153,27 @@ static void set_scales(dyn_ctx *c, double t)
     }
 }
 
+/* supports in a dynamic stage: their motion factor is f(t) */
+static cr_supports_at supports_at(const dyn_ctx *c, double t)
+{
+    cr_supports_at at = {.stage = c->stage, .ramp = 1.0, .t = t, .from = NULL, .from_blend = 1.0};
+    return at;
+}
+
 static cr_status rhs(double t, const double *y, double *f, void *user)
 {
     dyn_ctx *c = user;
     set_scales(c, t);
-    return cr_mixed_dynamic_residual(c->m, c->scale, y, f, NULL);
+    cr_supports_at at = supports_at(c, t);
+    return cr_mixed_dynamic_residual(c->m, &at, c->scale, y, f, NULL);
 }
 
 static cr_status jacobian(double t, const double *y, const double *fy, cr_blocktri *J, void *user)
 {
     dyn_ctx *c = user;
     set_scales(c, t);
-    return cr_mixed_dynamic_residual(c->m, c->scale, y, c->F, J);
+    cr_supports_at at = supports_at(c, t);
+    return cr_mixed_dynamic_residual(c->m, &at, c->scale, y, c->F, J);
 }
 
 /* y (dynamic layout) → state (static layout + velocities + stresses). */
@@ -314,8 +324,14 @@ cr_status cr_dynamic_solve_memory(const cr_model *m, cr_state *state, int stage,
             cr_v3_store(mo, yi + CR_DYN_LAM + 3);
         }
     }
+    /* supports: representable by this DAE, their nodes where they hold them */
+    state->stage = stage;
+    state->bc_factor = 1.0;
+    st = cr_supports_dynamic_check(m, stage, err);
+    if (st == CR_OK && !resume) st = cr_supports_dynamic_start(m, stage, t_begin, y, err);
+    if (st != CR_OK) goto done;
     c.last_power = load_power(&c, t_begin, y);
-    cr_mixed_dynamic_mass(m, mass);
+    cr_mixed_dynamic_mass(m, stage, mass);
     lin = cr_blocktri_radau_create(nn, B, mass, 0, jacobian, &c, err);
     if (!lin) {
         st = err ? err->status : CR_NO_MEMORY;

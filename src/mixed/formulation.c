@@ -1,7 +1,7 @@
 /* The mixed discrete rod behind the formulation table (model/formulation.h):
  * its model and state, static stages by Newton with load steps, dynamic stages by
  * Radau IIA, and the formulation-neutral accessors. */
-#include "mixed/model_internal.h"
+#include "mixed/mixed.h"
 #include "model/formulation.h"
 
 #include <stdlib.h>
@@ -97,7 +97,9 @@ static cr_status mixed_static(cr_sim *sim, int stage, const cr_static_options *o
     cr_model_stage_load_factors(s->model, stage, factors);
     s->sim = sim;
     s->cb = cb;
-    cr_status st = cr_static_solve_to(s->model, s->state, factors, o, load_step, s, report, err);
+    int previous = s->state->stage;
+    s->state->stage = stage;
+    cr_status st = cr_static_solve_stage(s->model, s->state, previous, factors, o, load_step, s, report, err);
     free(factors);
     return st;
 }

@@ -10,22 +10,31 @@
 #ifndef COSSERAT_MIXED_H
 #define COSSERAT_MIXED_H
 
+#include "cosserat/statics.h"
 #include "linalg/blocktri.h"
 #include "mixed/model_internal.h"
 
-/* F = residual with load k scaled by scale[k] and prescribed poses ramped by
- * bc_factor (0: reference, 1: target); J (optional) = dF/dx. Nodes with a boundary
- * condition get the rows x - target instead of their equilibrium; their
- * equilibrium residual (the negative reaction) goes to `node_equilibrium`
- * (optional, nodes × 6) for every node. */
-cr_status cr_mixed_static_residual(const cr_model *m, double bc_factor, const double *scale, const double *x,
+/* F = residual with load k scaled by scale[k] and the supports where `at` says
+ * (supports.c); J (optional) = dF/dx. Held coordinates of supported nodes replace
+ * balance rows; every node's balance residual before that (the negative reaction
+ * at a supported node) goes to `node_equilibrium` (optional, nodes × 6). */
+cr_status cr_mixed_static_residual(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
                                    double *F, cr_blocktri *J, double *node_equilibrium);
 
 /* The force-equilibrium rows alone (3 per node) and their Jacobian with respect to
  * the positions (3×3 blocks), at fixed orientations: used to re-solve the
  * positions after a Newton update (no rigid components). */
-cr_status cr_mixed_force_residual(const cr_model *m, double bc_factor, const double *scale, const double *x, double *F,
-                                  cr_blocktri *J);
+cr_status cr_mixed_force_residual(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
+                                  double *F, cr_blocktri *J);
+
+/* cr_static_solve_to for stage state->stage, coming from `previous_stage`: the
+ * supports that start in this stage move their node from where it is. */
+cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int previous_stage, const double *target,
+                                const cr_static_options *options, cr_static_step_fn on_step, void *user,
+                                cr_static_report *report, cr_error *err);
+
+/* The support active at `node` in `stage`, or -1. */
+int cr_model_support_at(const cr_model *m, int stage, int node);
 
 /* ---- dynamics (eqs. 12–17) ----
  * Unknowns per node block: r (3), p (4), v (3, in I), Ω (3, in B), then the six
@@ -37,10 +46,10 @@ cr_status cr_mixed_force_residual(const cr_model *m, double bc_factor, const dou
 #define CR_DYN_BLOCK 19
 
 /* Diagonal of the integrator's mass matrix (nodes × 19). */
-void cr_mixed_dynamic_mass(const cr_model *m, double *mass);
-/* F(y) with load k scaled by scale[k]; J = dF/dy when non-NULL. */
-cr_status cr_mixed_dynamic_residual(const cr_model *m, const double *scale, const double *y, double *F,
-                                    cr_blocktri *J);
+void cr_mixed_dynamic_mass(const cr_model *m, int stage, double *mass);
+/* F(y) with load k scaled by scale[k] and the supports where `at` says; J = dF/dy when non-NULL. */
+cr_status cr_mixed_dynamic_residual(const cr_model *m, const cr_supports_at *at, const double *scale, const double *y,
+                                    double *F, cr_blocktri *J);
 /* Kinetic, elastic (complementary, ½ λᵀ K_c⁻¹ λ) and gravitational potential energy. */
 void cr_mixed_dynamic_energies(const cr_model *m, const double *y, cr_vec3 gravity, double *kinetic,
                                double *elastic, double *potential);

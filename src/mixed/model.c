@@ -35,9 +35,8 @@ void cr_model_destroy(cr_model *m)
     free(m->bodies);
     for (int k = 0; k < m->tendon_count; ++k) free(m->tendons[k].offset);
     free(m->tendons);
-    free(m->bc_type);
-    free(m->bc_position);
-    free(m->bc_orientation);
+    for (int k = 0; m->supports && k < m->support_count; ++k) free((void *)m->supports[k].time.points);
+    free(m->supports);
     free(m);
 }
 
@@ -68,12 +67,10 @@ cr_model *cr_model_create(const cr_rod_def *def, cr_error *err)
     m->el = calloc(n, sizeof *m->el);
     m->loads = calloc(def->load_count > 0 ? def->load_count : 1, sizeof *m->loads);
     m->bodies = calloc(def->rigid_body_count > 0 ? def->rigid_body_count : 1, sizeof *m->bodies);
-    m->bc_type = malloc(nn * sizeof *m->bc_type);
-    m->bc_position = calloc(nn, sizeof *m->bc_position);
-    m->bc_orientation = calloc(nn, sizeof *m->bc_orientation);
+    m->supports = calloc(def->bc_count > 0 ? def->bc_count : 1, sizeof *m->supports);
     m->tendons = calloc(def->load_count > 0 ? def->load_count : 1, sizeof *m->tendons);
-    if (!m->s || !m->lumped_length || !m->rho_area || !m->node_mass || !m->node_inertia || !m->ref_r || !m->ref_p || !m->el || !m->loads || !m->bodies || !m->bc_type || !m->bc_position ||
-        !m->bc_orientation || !m->tendons)
+    if (!m->s || !m->lumped_length || !m->rho_area || !m->node_mass || !m->node_inertia || !m->ref_r || !m->ref_p || !m->el || !m->loads || !m->bodies || !m->supports ||
+        !m->tendons)
         goto oom;
 
     /* Reference poses. Straight and helix: nodes equally spaced in arc length.
@@ -195,26 +192,37 @@ cr_model *cr_model_create(const cr_rod_def *def, cr_error *err)
         }
     }
 
-    /* Boundary conditions. */
-    for (int i = 0; i < nn; ++i) m->bc_type[i] = -1;
+    /* Supports: frames and the rotation vector of the whole motion (a quaternion
+     * target: the shortest arc from the reference, as before). */
     for (int k = 0; k < def->bc_count; ++k) {
         const cr_bc_def *b = &def->bcs[k];
+        cr_support *sp = &m->supports[m->support_count++];
         int node = b->node < 0 ? b->node + nn : b->node;
-        if (m->bc_type[node] >= 0) {
-            cr_error_set(err, CR_BAD_INPUT, "boundary_conditions.%d.node: node %d already has a boundary condition", k, node);
-            cr_model_destroy(m);
-            return NULL;
+        sp->node = node;
+        sp->hold = cr_bc_hold(b);
+        sp->stages = b->stages;
+        sp->ref_r = m->ref_r[node];
+        sp->ref_p = cr_q_normalize(m->ref_p[node]);
+        sp->axes = b->frame == CR_FRAME_BODY ? cr_q_exp(sp->ref_p) : cr_m3_identity();
+        sp->dr = (b->type == CR_BC_POSE || b->has_position) ? cr_v3_sub(b->position, sp->ref_r) : cr_v3(0, 0, 0);
+        cr_bc_rotation kind = b->type == CR_BC_POSE ? CR_BC_ROTATION_QUATERNION : b->rotation_kind;
+        if (kind == CR_BC_ROTATION_VECTOR) {
+            sp->phi = cr_m3_mulv(sp->axes, b->rotation);
+        } else if (kind == CR_BC_ROTATION_QUATERNION) {
+            cr_quat d = cr_q_mul(cr_q_normalize(b->orientation), cr_q_conj(sp->ref_p));
+            if (d.w < 0) d = cr_q_scale(d, -1.0);
+            double sv = cr_v3_norm(cr_q_vec(d)), angle = 2.0 * atan2(sv, d.w);
+            sp->phi = sv > 0 ? cr_v3_scale(cr_q_vec(d), angle / sv) : cr_v3(0, 0, 0);
         }
-        m->bc_type[node] = (int)b->type;
-        if (b->type == CR_BC_POSE) {
-            cr_quat q = cr_q_normalize(b->orientation);
-            if (cr_q_dot(q, m->ref_p[node]) < 0) q = cr_q_scale(q, -1.0);
-            m->bc_position[node] = b->position;
-            m->bc_orientation[node] = q;
-        } else {
-            m->bc_position[node] = m->ref_r[node];
-            m->bc_orientation[node] = m->ref_p[node];
+        sp->time = b->time;
+        sp->time.points = NULL;
+        if (b->time.type == CR_TIME_TABLE && b->time.point_count > 0) {
+            cr_time_point *pts = malloc((size_t)b->time.point_count * sizeof *pts);
+            if (!pts) goto oom;
+            memcpy(pts, b->time.points, (size_t)b->time.point_count * sizeof *pts);
+            sp->time.points = pts;
         }
+        sp->driven = b->time.type != CR_TIME_CONSTANT;
     }
     return m;
 oom:
@@ -223,16 +231,35 @@ oom:
     return NULL;
 }
 
-void cr_model_bc_target(const cr_model *m, int node, double lf, cr_vec3 *r, cr_quat *p)
+void cr_support_pose(const cr_support *sp, double f, cr_vec3 *r, cr_quat *p)
 {
-    if (m->bc_type[node] == CR_BC_CLAMP) {
-        *r = m->ref_r[node];
-        *p = m->ref_p[node];
-        return;
+    *r = cr_v3_madd(sp->ref_r, f, sp->dr);
+    double angle = f * cr_v3_norm(sp->phi);
+    cr_quat q = angle != 0 ? cr_q_axis_angle(cr_v3_normalize(sp->phi), angle) : cr_q_identity();
+    *p = cr_q_mul(q, sp->ref_p); /* continuous in f: turns beyond π keep their sign history */
+}
+
+void cr_support_target(const cr_model *m, int k, const cr_supports_at *at, cr_vec3 *r, cr_quat *p, cr_vec3 *v,
+                       cr_vec3 *w, cr_vec3 *a, cr_vec3 *alpha)
+{
+    const cr_support *sp = &m->supports[k];
+    double f, df, ddf;
+    cr_time_function_eval_d(&sp->time, at->t, &f, &df, &ddf);
+    f *= at->ramp, df *= at->ramp, ddf *= at->ramp;
+    cr_support_pose(sp, f, r, p);
+    /* rotation about the fixed axis φ: ω = ḟ φ, ω̇ = f̈ φ (I) */
+    if (v) *v = cr_v3_scale(sp->dr, df);
+    if (w) *w = cr_v3_scale(sp->phi, df);
+    if (a) *a = cr_v3_scale(sp->dr, ddf);
+    if (alpha) *alpha = cr_v3_scale(sp->phi, ddf);
+    const double *from = at->from ? at->from + (size_t)7 * k : NULL;
+    if (from && !isnan(from[0])) { /* a support that starts here: blend from where the node was */
+        double b = at->from_blend;
+        cr_quat q0 = cr_q_load(from + 3);
+        if (cr_q_dot(q0, *p) < 0) q0 = cr_q_scale(q0, -1.0);
+        *r = cr_v3_madd(cr_v3_scale(cr_v3_load(from), 1 - b), b, *r);
+        *p = cr_q_slerp(q0, *p, b);
     }
-    *r = cr_v3_madd(m->ref_r[node], lf, cr_v3_sub(m->bc_position[node], m->ref_r[node]));
-    *p = cr_q_slerp(m->ref_p[node], m->bc_orientation[node], lf);
-    if (cr_q_dot(*p, m->ref_p[node]) < 0) *p = cr_q_scale(*p, -1.0);
 }
 
 int cr_model_node_count(const cr_model *m) { return m->nodes; }
@@ -276,6 +303,7 @@ void cr_state_copy(cr_state *dst, const cr_state *src)
     const cr_model *m = src->model;
     dst->load_factor = src->load_factor;
     dst->bc_factor = src->bc_factor;
+    dst->stage = src->stage;
     dst->time = src->time;
     memcpy(dst->x, src->x, (size_t)m->nodes * m->block * sizeof *dst->x);
     memcpy(dst->load_scale, src->load_scale, (m->load_count > 0 ? m->load_count : 1) * sizeof(double));
@@ -368,9 +396,16 @@ unsigned long long cr_model_fingerprint(const cr_model *m)
     h = fnv(h, m->ref_p, m->nodes * sizeof *m->ref_p);
     h = fnv(h, m->el, m->n * sizeof *m->el);
     h = fnv(h, m->node_mass, m->nodes * sizeof *m->node_mass);
-    h = fnv(h, m->bc_type, m->nodes * sizeof *m->bc_type);
-    h = fnv(h, m->bc_position, m->nodes * sizeof *m->bc_position);
-    h = fnv(h, m->bc_orientation, m->nodes * sizeof *m->bc_orientation);
+    for (int k = 0; k < m->support_count; ++k) {
+        const cr_support *sp = &m->supports[k];
+        double v[26] = {sp->node,      sp->hold,      sp->stages,    sp->ref_r.x,   sp->ref_r.y,   sp->ref_r.z,
+                        sp->dr.x,      sp->dr.y,      sp->dr.z,      sp->phi.x,     sp->phi.y,     sp->phi.z,
+                        sp->time.type, sp->time.t0,   sp->time.t1,   sp->time.amplitude, sp->time.frequency,
+                        sp->time.phase, sp->time.offset, sp->time.point_count, sp->axes.m[0][0], sp->axes.m[0][1],
+                        sp->axes.m[1][0], sp->axes.m[1][1], sp->axes.m[2][0], sp->axes.m[2][1]};
+        h = fnv(h, v, sizeof v);
+        if (sp->time.points) h = fnv(h, sp->time.points, (size_t)sp->time.point_count * sizeof *sp->time.points);
+    }
     for (int k = 0; k < m->load_count; ++k) {
         const cr_model_load *l = &m->loads[k];
         int ints[6] = {(int)l->type, (int)l->frame, l->node, l->body, l->tendon, (int)l->stages};

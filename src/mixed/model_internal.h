@@ -36,6 +36,31 @@ typedef struct cr_model_load {
     cr_time_function time;  /* points owned by the model */
 } cr_model_load;
 
+/* A support (boundary condition) of the model: the degrees of freedom it holds,
+ * its frame, and the motion of its target (cosserat/model.h, cr_bc_def). */
+typedef struct cr_support {
+    int node;
+    unsigned hold;          /* CR_HOLD_* */
+    unsigned stages;        /* bit mask, 0 = every stage */
+    cr_mat3 axes;           /* frame axes (columns) in I */
+    cr_vec3 ref_r, dr;      /* reference position and target - reference */
+    cr_quat ref_p;          /* reference orientation */
+    cr_vec3 phi;            /* rotation vector (I) of the whole motion: A(f) = Exp(f φ) A_ref */
+    cr_time_function time;  /* motion factor in dynamics (points owned by the model) */
+    int driven;             /* the time function is not constant */
+} cr_support;
+
+/* Where a support's target is: the motion factor f (statics: the ramped value;
+ * dynamics: f(t)) and, for a support that starts in the middle of a run, the pose
+ * it starts from (blend 0 → 1 moves the node from there to the target). */
+typedef struct cr_supports_at {
+    int stage;
+    double ramp;             /* statics: 0 ... 1 ramp of the motion factor; dynamics: 1 */
+    double t;                /* time for the time functions */
+    const double *from;      /* NULL, or 7 per support (r, p); NaN in [0] = none */
+    double from_blend;       /* 0: at `from`, 1: at the target */
+} cr_supports_at;
+
 /* A rigid body welded to a node (its pose relative to the node is constant). */
 typedef struct cr_body {
     char name[64];
@@ -70,17 +95,17 @@ struct cr_model {
     cr_body *bodies;
     int tendon_count;
     cr_tendon *tendons;
-    /* boundary conditions: bc_type[i] = -1 when node i is free */
-    int *bc_type;
-    cr_vec3 *bc_position;
-    cr_quat *bc_orientation;
+    /* supports, and for each node whether some support ever holds it */
+    int support_count;
+    cr_support *supports;
     cr_material material;
 };
 
 struct cr_state {
     const cr_model *model;
     double load_factor;     /* of the last static solve */
-    double bc_factor;       /* prescribed poses: 0 reference ... 1 target */
+    double bc_factor;       /* ramp of the supports' motion: 0 reference ... 1 f(t) (after the first stage) */
+    int stage;              /* the stage the state belongs to (its active supports) */
     double *load_scale;     /* magnitude factor of each load the state is in equilibrium with */
     double *x;              /* nodes * block unknowns (static layout) */
     /* dynamics: velocities (nodes × 6: v in I, Ω in B) and element stresses (n × 6) */
@@ -88,6 +113,13 @@ struct cr_state {
     double *stress;
     double time;
 };
+
+/* Where the supports of a state are. */
+static inline cr_supports_at cr_state_supports_at(const cr_state *s)
+{
+    cr_supports_at at = {.stage = s->stage, .ramp = s->bc_factor, .t = s->time, .from = NULL, .from_blend = 1.0};
+    return at;
+}
 
 /* Pose of node i in a state vector x. */
 static inline cr_vec3 cr_x_position(const cr_model *m, const double *x, int i)
@@ -99,9 +131,20 @@ static inline cr_quat cr_x_orientation(const cr_model *m, const double *x, int i
     return cr_q_load(x + (size_t)i * m->block + 3);
 }
 
-/* Target pose of a constrained node at load factor lf (clamp: reference pose;
- * prescribed pose: interpolated from the reference, linearly in r, slerp in p). */
-void cr_model_bc_target(const cr_model *m, int node, double lf, cr_vec3 *r, cr_quat *p);
+/* Whether support k is active in stage `stage` (like loads: 0 = every stage). */
+static inline int cr_support_active(const cr_support *sp, int stage)
+{
+    return sp->stages == 0 || (stage >= 0 && stage < 32 && ((sp->stages >> stage) & 1u));
+}
+
+/* Target pose of support k at motion factor f. */
+void cr_support_pose(const cr_support *sp, double f, cr_vec3 *r, cr_quat *p);
+
+/* Target of support k where `at` says (statics: ramp × f(t), blended from a start
+ * pose; dynamics: f(t)), with its velocity (v in I, ω in I) and acceleration
+ * (optional, may be NULL). */
+void cr_support_target(const cr_model *m, int k, const cr_supports_at *at, cr_vec3 *r, cr_quat *p, cr_vec3 *v,
+                       cr_vec3 *w, cr_vec3 *a, cr_vec3 *alpha);
 
 /* Strains of an element from its two nodal poses (eq. 7). */
 void cr_element_strains(const cr_element *e, cr_vec3 ra, cr_quat pa, cr_vec3 rb, cr_quat pb,

@@ -2,6 +2,7 @@
  * statics_residual.c to the generic load-stepping Newton solver. */
 #include "cosserat/statics.h"
 #include "mixed.h"
+#include "supports.h"
 #include "terms.h"
 #include "solvers/newton.h"
 
@@ -14,6 +15,9 @@ typedef struct static_ctx {
     const double *from, *to; /* load factors at load factor 0 and 1 */
     double *scale;           /* the current ones */
     double bc_from;
+    int stage;
+    double *from_pose; /* 7 per support: where a support that starts in this stage finds its node; NaN = none */
+    double *zero;      /* scratch for dparam (kept zero) */
     cr_blocktri *Jr; /* position Jacobian of the force rows, for the correction */
     double *F;
     cr_state *state;
@@ -21,18 +25,20 @@ typedef struct static_ctx {
     void *user;
 } static_ctx;
 
-/* load magnitudes and prescribed-pose ramp at load factor lf */
-static double set_scales(const static_ctx *c, double lf)
+/* load magnitudes and the supports' motion ramp at load factor lf */
+static cr_supports_at set_scales(const static_ctx *c, double lf)
 {
     for (int k = 0; k < c->model->load_count; ++k) c->scale[k] = c->from[k] + lf * (c->to[k] - c->from[k]);
-    return c->bc_from + lf * (1.0 - c->bc_from);
+    cr_supports_at at = {.stage = c->stage, .ramp = c->bc_from + lf * (1.0 - c->bc_from), .t = c->state->time,
+                         .from = c->from_pose, .from_blend = lf};
+    return at;
 }
 
 static cr_status eval(void *ctx, double lf, const double *x, double *F, cr_blocktri *J)
 {
     const static_ctx *c = ctx;
-    double bc = set_scales(c, lf);
-    return cr_mixed_static_residual(c->model, bc, c->scale, x, F, J, NULL);
+    cr_supports_at at = set_scales(c, lf);
+    return cr_mixed_static_residual(c->model, &at, c->scale, x, F, J, NULL);
 }
 
 /* Quaternions normalized after each converged load step (spec §7.6). */
@@ -46,8 +52,10 @@ static void normalize_quaternions(void *ctx, double *x)
     }
 }
 
-/* ∂F/∂λ: the loads are linear in their factors (terms.c), the element terms do not
- * depend on λ, and held nodes follow their ramped targets. */
+/* ∂F/∂λ for supports that do not move in this stage: the loads are linear in their
+ * factors (terms.c), the element terms do not depend on λ, and the support rows
+ * R = S(F) = T F + g (T: the free directions, g: the held coordinates) give
+ * ∂R/∂λ = S(∂F/∂λ) − S(0). Moving supports use the solver's difference quotient. */
 static cr_status dparam(void *ctx, double lf, const double *x, double *dF)
 {
     const static_ctx *c = ctx;
@@ -56,18 +64,12 @@ static cr_status dparam(void *ctx, double lf, const double *x, double *dF)
     for (int k = 0; k < m->load_count; ++k) c->scale[k] = c->to[k] - c->from[k];
     memset(dF, 0, (size_t)m->nodes * m->block * sizeof *dF);
     cr_term_loads(m, &ly, c->scale, x, dF, NULL);
-    double bc = c->bc_from + lf * (1.0 - c->bc_from), dbc = 1.0 - c->bc_from, h = 1e-7;
-    for (int i = 0; i < m->nodes; ++i) {
-        if (m->bc_type[i] < 0) continue;
-        double *row = dF + (size_t)i * m->block;
-        memset(row, 0, CR_NODE_DOF * sizeof *row);
-        if (m->bc_type[i] != CR_BC_POSE || dbc == 0) continue;
-        cr_vec3 r0, r1;
-        cr_quat p0, p1;
-        cr_model_bc_target(m, i, bc, &r0, &p0);
-        cr_model_bc_target(m, i, bc + h, &r1, &p1);
-        double d[7] = {r1.x - r0.x, r1.y - r0.y, r1.z - r0.z, p1.w - p0.w, p1.x - p0.x, p1.y - p0.y, p1.z - p0.z};
-        for (int k = 0; k < CR_NODE_DOF; ++k) row[k] = -d[k] / h * dbc; /* rows are x - target */
+    cr_supports_at at = {.stage = c->stage, .ramp = 1.0, .t = c->state->time, .from = NULL, .from_blend = 1.0};
+    cr_supports_static_rows(m, &at, x, dF, NULL);
+    cr_supports_static_rows(m, &at, x, c->zero, NULL);
+    for (int k = 0; k < m->support_count; ++k) {
+        double *z = c->zero + (size_t)m->supports[k].node * m->block, *d = dF + (size_t)m->supports[k].node * m->block;
+        for (int r = 0; r < m->block; ++r) d[r] -= z[r], z[r] = 0.0;
     }
     return CR_OK;
 }
@@ -85,8 +87,8 @@ static cr_status correct_positions(void *ctx, double lf, double *x)
     static_ctx *c = ctx;
     const cr_model *m = c->model;
     if (m->rigid_count > 0) return CR_OK;
-    double bc = set_scales(c, lf);
-    cr_status st = cr_mixed_force_residual(m, bc, c->scale, x, c->F, c->Jr);
+    cr_supports_at at = set_scales(c, lf);
+    cr_status st = cr_mixed_force_residual(m, &at, c->scale, x, c->F, c->Jr);
     if (st == CR_OK) st = cr_blocktri_factor(c->Jr, NULL);
     if (st != CR_OK) return st;
     cr_blocktri_solve(c->Jr, c->F);
@@ -99,7 +101,7 @@ static int step_done(void *ctx, double lf, const double *x, const cr_load_step_r
 {
     static_ctx *c = ctx;
     c->state->load_factor = lf;
-    c->state->bc_factor = set_scales(c, lf);
+    c->state->bc_factor = set_scales(c, lf).ramp;
     for (int k = 0; k < c->model->load_count; ++k) c->state->load_scale[k] = c->scale[k];
     return c->on_step ? c->on_step(c->model, c->state, step, index, c->user) : 0;
 }
@@ -119,36 +121,82 @@ cr_status cr_static_solve_to(const cr_model *model, cr_state *state, const doubl
                              const cr_static_options *options, cr_static_step_fn on_step, void *user,
                              cr_static_report *report, cr_error *err)
 {
-    cr_static_options defaults = cr_static_default_options();
-    if (!options) options = &defaults;
+    return cr_static_solve_stage(model, state, state->stage, target, options, on_step, user, report, err);
+}
+
+/* Largest rotation of a support's target in one load step: the node's quaternion
+ * and its neighbours follow the target continuously, so turns are counted (a whole
+ * turn in one step would land on the same quaternion with the twist lost). */
+#define MAX_ROTATION_PER_STEP 0.5
+
+cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int previous_stage, const double *target,
+                                const cr_static_options *options, cr_static_step_fn on_step, void *user,
+                                cr_static_report *report, cr_error *err)
+{
+    cr_static_options o = options ? *options : cr_static_default_options();
+    const int stage = state->stage;
     int held = 0;
-    for (int i = 0; i < model->nodes; ++i) held |= model->bc_type[i] >= 0;
+    for (int k = 0; k < model->support_count; ++k) held |= cr_support_active(&model->supports[k], stage);
     if (!held) /* six rigid-body modes: the static tangent is singular */
-        return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions: statics needs at least one clamp or "
-                                               "prescribed pose (a free rod has rigid-body modes)");
+        return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions: static stage %d needs at least one support "
+                                               "(a free rod has rigid-body modes)", stage);
     int nl = model->load_count > 0 ? model->load_count : 1;
     static_ctx ctx = {.model = model, .state = state, .on_step = on_step, .user = user, .to = target,
-                      .bc_from = state->bc_factor};
+                      .bc_from = state->bc_factor, .stage = stage};
+    size_t dim = (size_t)model->nodes * model->block;
     double *from = malloc(nl * sizeof *from);
     ctx.scale = malloc(nl * sizeof *ctx.scale);
     ctx.Jr = cr_blocktri_create(model->nodes, 3);
     ctx.F = malloc((size_t)model->nodes * 3 * sizeof(double));
-    if (!from || !ctx.scale || !ctx.Jr || !ctx.F) {
+    ctx.zero = calloc(dim, sizeof(double));
+    ctx.from_pose = malloc((size_t)7 * (model->support_count > 0 ? model->support_count : 1) * sizeof(double));
+    if (!from || !ctx.scale || !ctx.Jr || !ctx.F || !ctx.zero || !ctx.from_pose) {
         free(from);
         free(ctx.scale);
         cr_blocktri_destroy(ctx.Jr);
         free(ctx.F);
+        free(ctx.zero);
+        free(ctx.from_pose);
         return cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
     }
     memcpy(from, state->load_scale, nl * sizeof *from);
     ctx.from = from;
+    /* supports that start in this stage move their node from where it is; the
+     * others ramp their motion factor (once, in the first stage) */
+    int moving = 0, starting = 0;
+    double turn = 0.0;
+    for (int k = 0; k < model->support_count; ++k) {
+        const cr_support *sp = &model->supports[k];
+        double *fp = ctx.from_pose + (size_t)7 * k;
+        fp[0] = NAN;
+        if (!cr_support_active(sp, stage)) continue;
+        double f = cr_time_function_eval(&sp->time, state->time);
+        if (stage != previous_stage && !cr_support_active(sp, previous_stage)) {
+            cr_v3_store(cr_state_position(state, sp->node), fp);
+            cr_q_store(cr_state_orientation(state, sp->node), fp + 3);
+            cr_vec3 rt;
+            cr_quat pt, p0 = cr_q_normalize(cr_state_orientation(state, sp->node));
+            cr_support_pose(sp, f, &rt, &pt);
+            double d = fabs(cr_q_dot(p0, pt));
+            turn = fmax(turn, 2.0 * acos(fmin(1.0, d)));
+            starting = moving = 1;
+        } else if (ctx.bc_from < 1.0) {
+            turn = fmax(turn, fabs(f) * cr_v3_norm(sp->phi) * (1.0 - ctx.bc_from));
+            moving |= cr_v3_norm(sp->phi) * f != 0 || cr_v3_norm(sp->dr) * f != 0;
+        }
+    }
+    double *from_pose = ctx.from_pose;
+    if (!starting) ctx.from_pose = NULL;
+    int min_steps = (int)ceil(turn / MAX_ROTATION_PER_STEP);
+    if (o.load_steps < min_steps) o.load_steps = min_steps;
     cr_nonlinear_problem p = {.blocks = model->nodes, .block_size = model->block,
                               .banded = model->rigid_count > 0, .ctx = &ctx, .eval = eval,
-                              .project = normalize_quaternions, .correct = correct_positions, .dparam = dparam, .on_step = step_done};
+                              .project = normalize_quaternions, .correct = correct_positions,
+                              .dparam = moving ? NULL : dparam, .on_step = step_done};
     cr_static_report local;
     cr_static_report *r = report ? report : &local;
     double lf = 0.0;
-    cr_status st = cr_load_stepping_solve(&p, &lf, state->x, options, r, err);
+    cr_status st = cr_load_stepping_solve(&p, &lf, state->x, &o, r, err);
     if (lf <= 0.0) { /* nothing accepted: the state keeps its loads */
         memcpy(state->load_scale, from, nl * sizeof *from);
         state->bc_factor = ctx.bc_from;
@@ -156,6 +204,8 @@ cr_status cr_static_solve_to(const cr_model *model, cr_state *state, const doubl
     state->load_factor = lf;
     cr_blocktri_destroy(ctx.Jr);
     free(ctx.F);
+    free(ctx.zero);
+    free(from_pose);
     free(from);
     free(ctx.scale);
     if (!report) cr_static_report_free(&local);

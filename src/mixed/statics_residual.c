@@ -2,14 +2,15 @@
  * Every term is local to one element or one tendon segment (two nodes), so the
  * assembly is one pass over elements plus one over nodes: O(n). */
 #include "mixed.h"
+#include "supports.h"
 #include "terms.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-cr_status cr_mixed_static_residual(const cr_model *m, double bc_factor, const double *scale, const double *x, double *F,
-                                   cr_blocktri *J, double *node_equilibrium)
+cr_status cr_mixed_static_residual(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
+                                   double *F, cr_blocktri *J, double *node_equilibrium)
 {
     const int B = m->block, nn = m->nodes, nr = m->rigid_count;
     const cr_layout ly = cr_layout_static(m);
@@ -33,17 +34,10 @@ cr_status cr_mixed_static_residual(const cr_model *m, double bc_factor, const do
                 if (J) cr_blocktri_D(J, i)[(CR_NODE_DOF + j) * B + CR_NODE_DOF + j] = 1.0;
             }
         if (node_equilibrium) memcpy(node_equilibrium + (size_t)i * 6, Fi, 6 * sizeof *Fi);
-        if (m->bc_type[i] < 0) continue;
-        /* constrained node: its 7 rows become x - target; the equilibrium rows are the reaction */
-        cr_vec3 rt;
-        cr_quat pt;
-        cr_model_bc_target(m, i, bc_factor, &rt, &pt);
-        double tgt[7] = {rt.x, rt.y, rt.z, pt.w, pt.x, pt.y, pt.z};
-        for (int r = 0; r < CR_NODE_DOF; ++r) Fi[r] = xi[r] - tgt[r];
-        if (J) {
-            cr_blocktri_reset_rows(J, i, CR_NODE_DOF, 1);
-        }
     }
+    /* supported nodes: held coordinates replace their balance rows; the balance
+     * rows saved above are the negative reactions */
+    cr_supports_static_rows(m, at, x, F, J);
     for (size_t k = 0; k < (size_t)nn * B; ++k)
         if (!isfinite(F[k])) return CR_NONFINITE;
     return CR_OK;
@@ -75,7 +69,7 @@ static void add_pair_stiffness(cr_blocktri *J, int a, cr_mat3 K)
 #define FORCE_INLINE static inline
 #endif
 
-FORCE_INLINE cr_status force_residual(const cr_model *m, double bc_factor, const double *scale, const double *x,
+FORCE_INLINE cr_status force_residual(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
                                       double *F, cr_blocktri *J)
 {
     const int nn = m->nodes, ne = m->n;
@@ -167,15 +161,7 @@ FORCE_INLINE cr_status force_residual(const cr_model *m, double bc_factor, const
         }
     }
     cr_term_load_forces(m, scale, x, F);
-    for (int i = 0; i < nn; ++i) {
-        if (m->bc_type[i] < 0) continue;
-        cr_vec3 rt;
-        cr_quat pt;
-        cr_model_bc_target(m, i, bc_factor, &rt, &pt);
-        cr_vec3 ri = cr_x_position(m, x, i);
-        for (int r = 0; r < 3; ++r) F[3 * i + r] = cr_v3_get(ri, r) - cr_v3_get(rt, r);
-        cr_blocktri_reset_rows(J, i, 3, 1);
-    }
+    cr_supports_translation_rows(m, at, 3, x, F, J);
     for (size_t k = 0; k < (size_t)nn * 3; ++k)
         if (!isfinite(F[k])) return CR_NONFINITE;
     return CR_OK;
@@ -184,28 +170,35 @@ FORCE_INLINE cr_status force_residual(const cr_model *m, double bc_factor, const
 /* Also in an AVX2 + FMA build chosen at run time, as the element pass (terms.c). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(COSSERAT_NO_DISPATCH)
 __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static cr_status
-force_residual_avx2(const cr_model *m, double bc_factor, const double *scale, const double *x, double *F,
+force_residual_avx2(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x, double *F,
                     cr_blocktri *J)
 {
-    return force_residual(m, bc_factor, scale, x, F, J);
+    return force_residual(m, at, scale, x, F, J);
 }
 #define FORCE_DISPATCH_AVX2 1
 #endif
 
-cr_status cr_mixed_force_residual(const cr_model *m, double bc_factor, const double *scale, const double *x, double *F,
-                                  cr_blocktri *J)
+cr_status cr_mixed_force_residual(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
+                                  double *F, cr_blocktri *J)
 {
 #ifdef FORCE_DISPATCH_AVX2
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return force_residual_avx2(m, bc_factor, scale, x, F, J);
+        return force_residual_avx2(m, at, scale, x, F, J);
 #endif
-    return force_residual(m, bc_factor, scale, x, F, J);
+    return force_residual(m, at, scale, x, F, J);
+}
+
+int cr_model_support_at(const cr_model *m, int stage, int node)
+{
+    for (int k = 0; k < m->support_count; ++k)
+        if (m->supports[k].node == node && cr_support_active(&m->supports[k], stage)) return k;
+    return -1;
 }
 
 cr_status cr_state_reaction(const cr_model *m, const cr_state *s, int node, cr_vec3 *force, cr_vec3 *moment)
 {
     if (node < 0) node += m->nodes;
-    if (node < 0 || node >= m->nodes || m->bc_type[node] < 0) return CR_BAD_INPUT;
+    if (node < 0 || node >= m->nodes || cr_model_support_at(m, s->stage, node) < 0) return CR_BAD_INPUT;
     /* Only the adjacent elements and the node's loads contribute, but a windowed
      * evaluation would duplicate the assembly; the full residual is O(n). */
     size_t len = (size_t)m->nodes * m->block;
@@ -215,8 +208,9 @@ cr_status cr_state_reaction(const cr_model *m, const cr_state *s, int node, cr_v
         free(eq);
         return CR_NO_MEMORY;
     }
-    cr_mixed_static_residual(m, s->bc_factor, s->load_scale, s->x, F, NULL, eq);
-    /* reaction = -(f_ext + W λ) at the node */
+    cr_supports_at at = cr_state_supports_at(s);
+    cr_mixed_static_residual(m, &at, s->load_scale, s->x, F, NULL, eq);
+    /* reaction = -(f_ext + W λ) at the node: zero along free directions at equilibrium */
     if (force) *force = cr_v3_neg(cr_v3_load(eq + (size_t)node * 6));
     if (moment) *moment = cr_v3_neg(cr_v3_load(eq + (size_t)node * 6 + 3));
     free(F);

@@ -39,9 +39,21 @@ cr_status cr_rod_end_clamps(const cr_rod_def *def, const char *model, int *start
     *start = *end = 0;
     for (int k = 0; k < def->bc_count; ++k) {
         int node = def->bcs[k].node < 0 ? def->bcs[k].node + def->elements + 1 : def->bcs[k].node;
-        if (def->bcs[k].type != CR_BC_CLAMP)
-            return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions.%d.type: the %s model supports clamps only",
+        const cr_bc_def *b = &def->bcs[k];
+        if (b->type != CR_BC_CLAMP)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "boundary_conditions.%d.type: the %s model supports clamps only (pins, supports and "
+                                "prescribed poses: mixed_discrete)",
                                 k, model);
+        const char *key = b->has_position ? "position" : b->rotation_kind != CR_BC_ROTATION_NONE ? "rotation"
+                          : b->time.type != CR_TIME_CONSTANT                             ? "time"
+                          : b->stages != 0                                               ? "stages"
+                                                                                         : NULL;
+        if (key)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "boundary_conditions.%d.%s: the %s model clamps in the reference pose in every stage "
+                                "(moving and staged supports: mixed_discrete)",
+                                k, key, model);
         if (node != 0 && node != def->elements)
             return cr_error_set(err, CR_BAD_INPUT,
                                 "boundary_conditions.%d.node: the %s model clamps the end nodes only (0 or -1), got "

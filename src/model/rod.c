@@ -46,6 +46,15 @@ cr_bc_def cr_bc_default_def(void)
     return d;
 }
 
+unsigned cr_bc_hold(const cr_bc_def *bc)
+{
+    switch (bc->type) {
+    case CR_BC_PIN: return CR_HOLD_TRANSLATION;
+    case CR_BC_SUPPORT: return bc->hold & CR_HOLD_ALL;
+    default: return CR_HOLD_ALL;
+    }
+}
+
 cr_section_segment cr_section_default_def(void)
 {
     cr_section_segment d;
@@ -222,7 +231,8 @@ static cr_status validate_derived(const cr_rod_def *d, cr_error *err)
     }
     for (int k = 0; k < d->bc_count; ++k) {
         snprintf(key, sizeof key, "boundary_conditions.%d.position", k);
-        if (d->bcs[k].type == CR_BC_POSE && check_coordinates(d->bcs[k].position, key, err) != CR_OK)
+        if ((d->bcs[k].type == CR_BC_POSE || d->bcs[k].has_position) &&
+            check_coordinates(d->bcs[k].position, key, err) != CR_OK)
             return CR_BAD_INPUT;
     }
     for (int j = 0; j < d->rigid_body_count; ++j) {
@@ -264,6 +274,26 @@ static cr_status validate_derived(const cr_rod_def *d, cr_error *err)
 
 /* ---------- validation of the definition (for C API users; the scenario parser
  * reports the same problems with JSON paths) ---------- */
+/* A time function's parameters (loads and supports): table rows increasing in t,
+ * ramps with t0 < t1, values in the range of load magnitudes. */
+static cr_status check_time_function(const cr_time_function *tf, const char *prefix, cr_error *err)
+{
+    for (int j = 0; tf->type == CR_TIME_TABLE && tf->points && j < tf->point_count; ++j)
+        if (!(fabs(tf->points[j].value) <= RES_MAX) || !(fabs(tf->points[j].t) <= LEN_MAX))
+            return cr_error_set(err, CR_BAD_INPUT, "%s.time.points.%d: value within +-%g and t within +-%g, got %g, %g",
+                                prefix, j, RES_MAX, LEN_MAX, tf->points[j].value, tf->points[j].t);
+    if ((tf->type == CR_TIME_RAMP || tf->type == CR_TIME_SMOOTH_STEP) && !(tf->t0 < tf->t1))
+        return cr_error_set(err, CR_BAD_INPUT, "%s.time: need t0 < t1, got %g, %g", prefix, tf->t0, tf->t1);
+    if (tf->type == CR_TIME_TABLE) {
+        if (tf->point_count < 2 || !tf->points)
+            return cr_error_set(err, CR_BAD_INPUT, "%s.time.points: needs at least 2 rows", prefix);
+        for (int j = 1; j < tf->point_count; ++j)
+            if (!(tf->points[j].t > tf->points[j - 1].t))
+                return cr_error_set(err, CR_BAD_INPUT, "%s.time.points.%d: t must increase", prefix, j);
+    }
+    return CR_OK;
+}
+
 cr_status cr_rod_validate(const cr_rod_def *d, cr_error *err)
 {
     if (d->elements < 1) return cr_error_set(err, CR_BAD_INPUT, "rod.elements: must be >= 1, got %d", d->elements);
@@ -335,8 +365,46 @@ cr_status cr_rod_validate(const cr_rod_def *d, cr_error *err)
         int node = d->bcs[k].node;
         if (node < -nodes || node >= nodes)
             return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions.%d.node: %d is not a node (0..%d)", k, node, nodes - 1);
-        if (d->bcs[k].type == CR_BC_POSE && !(cr_q_norm2(d->bcs[k].orientation) > 0))
+        const cr_bc_def *b = &d->bcs[k];
+        if ((b->type == CR_BC_POSE || b->rotation_kind == CR_BC_ROTATION_QUATERNION) &&
+            !(cr_q_norm2(b->orientation) > 0))
             return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions.%d.quaternion: must be nonzero", k);
+        if ((unsigned)b->type > CR_BC_SUPPORT)
+            return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions.%d.type: unknown type %d", k, (int)b->type);
+        if (b->type == CR_BC_SUPPORT && (b->hold == 0 || (b->hold & ~(unsigned)CR_HOLD_ALL)))
+            return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions.%d.hold: must hold 1 to 6 degrees of freedom", k);
+        unsigned hold = cr_bc_hold(b);
+        int rotations = ((hold >> 3) & 1) + ((hold >> 4) & 1) + ((hold >> 5) & 1);
+        /* one held rotation alone has a reaction axis that turns with the node:
+         * no fixed-frame projection of the moment balance is exact (docs/scenario.md) */
+        if (rotations == 1)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "boundary_conditions.%d.hold: one rotation alone cannot be held; hold none (a pin), two "
+                                "(a hinge about the third axis) or all three", k);
+        if (b->rotation_kind != CR_BC_ROTATION_NONE && rotations == 0)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "boundary_conditions.%d.rotation: the support holds no rotation, so a target rotation "
+                                "has no effect; remove it", k);
+        if (b->has_position && (hold & CR_HOLD_TRANSLATION) == 0)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "boundary_conditions.%d.position: the support holds no translation; remove it", k);
+        const double rv[3] = {b->rotation.x, b->rotation.y, b->rotation.z};
+        for (int c = 0; c < 3; ++c)
+            if (!(fabs(rv[c]) <= 1e6))
+                return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions.%d.rotation.%d: must be within +-1e6 rad, "
+                                                       "got %g", k, c, rv[c]);
+        char prefix[48];
+        snprintf(prefix, sizeof prefix, "boundary_conditions.%d", k);
+        if (check_time_function(&b->time, prefix, err) != CR_OK) return CR_BAD_INPUT;
+        for (int j = 0; j < k; ++j) {
+            int a = d->bcs[j].node < 0 ? d->bcs[j].node + nodes : d->bcs[j].node;
+            int here = node < 0 ? node + nodes : node;
+            unsigned both = d->bcs[j].stages == 0 || b->stages == 0 ? ~0u : d->bcs[j].stages & b->stages;
+            if (a == here && both)
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "boundary_conditions.%d.node: node %d already has a support in the same stage "
+                                    "(boundary_conditions.%d); give them disjoint stages", k, here, j);
+        }
     }
     for (int j = 0; j < d->rigid_body_count; ++j) {
         const cr_rigid_body_def *b = &d->rigid_bodies[j];
@@ -366,20 +434,9 @@ cr_status cr_rod_validate(const cr_rod_def *d, cr_error *err)
             if (!(fabs(mag[q]) <= RES_MAX))
                 return cr_error_set(err, CR_BAD_INPUT, "loads.%d.%s: must be within +-%g (the range of load "
                                                        "magnitudes), got %g", k, what[q], RES_MAX, mag[q]);
-        for (int j = 0; tf->type == CR_TIME_TABLE && tf->points && j < tf->point_count; ++j)
-            if (!(fabs(tf->points[j].value) <= RES_MAX) || !(fabs(tf->points[j].t) <= LEN_MAX))
-                return cr_error_set(err, CR_BAD_INPUT, "loads.%d.time.points.%d: value within +-%g and t within "
-                                                       "+-%g, got %g, %g", k, j, RES_MAX, LEN_MAX,
-                                    tf->points[j].value, tf->points[j].t);
-        if ((tf->type == CR_TIME_RAMP || tf->type == CR_TIME_SMOOTH_STEP) && !(tf->t0 < tf->t1))
-            return cr_error_set(err, CR_BAD_INPUT, "loads.%d.time: need t0 < t1, got %g, %g", k, tf->t0, tf->t1);
-        if (tf->type == CR_TIME_TABLE) {
-            if (tf->point_count < 2 || !tf->points)
-                return cr_error_set(err, CR_BAD_INPUT, "loads.%d.time.points: needs at least 2 rows", k);
-            for (int j = 1; j < tf->point_count; ++j)
-                if (!(tf->points[j].t > tf->points[j - 1].t))
-                    return cr_error_set(err, CR_BAD_INPUT, "loads.%d.time.points.%d: t must increase", k, j);
-        }
+        char prefix[48];
+        snprintf(prefix, sizeof prefix, "loads.%d", k);
+        if (check_time_function(tf, prefix, err) != CR_OK) return CR_BAD_INPUT;
         if ((l->type == CR_LOAD_FORCE || l->type == CR_LOAD_MOMENT) && l->body >= d->rigid_body_count)
             return cr_error_set(err, CR_BAD_INPUT, "loads.%d.body: %d is not a rigid body", k, l->body);
         if ((l->type == CR_LOAD_FORCE || l->type == CR_LOAD_MOMENT) && l->body < 0 && (l->node < -nodes || l->node >= nodes))
@@ -477,6 +534,42 @@ double cr_time_function_eval(const cr_time_function *f, double t)
     return 1.0;
 }
 
+void cr_time_function_eval_d(const cr_time_function *f, double t, double *value, double *rate, double *accel)
+{
+    double v = cr_time_function_eval(f, t), d1 = 0, d2 = 0;
+    switch (f->type) {
+    case CR_TIME_CONSTANT: break;
+    case CR_TIME_RAMP:
+        if (t >= f->t0 && t < f->t1) d1 = 1.0 / (f->t1 - f->t0);
+        break;
+    case CR_TIME_SMOOTH_STEP:
+        if (t > f->t0 && t < f->t1) {
+            double T = f->t1 - f->t0, u = (t - f->t0) / T;
+            d1 = 30 * u * u * (1 - u) * (1 - u) / T;
+            d2 = 60 * u * (1 - u) * (1 - 2 * u) / (T * T);
+        }
+        break;
+    case CR_TIME_SINE:
+        if (!(f->t1 > f->t0 && (t < f->t0 || t > f->t1))) {
+            double w = 2 * M_PI * f->frequency, a = w * t + f->phase;
+            d1 = f->amplitude * w * cos(a);
+            d2 = -f->amplitude * w * w * sin(a);
+        }
+        break;
+    case CR_TIME_TABLE: {
+        const cr_time_point *p = f->points;
+        int n = f->point_count;
+        if (n < 2 || t < p[0].t || t >= p[n - 1].t) break;
+        int j = 0;
+        while (j < n - 2 && t >= p[j + 1].t) ++j;
+        d1 = (p[j + 1].value - p[j].value) / (p[j + 1].t - p[j].t);
+        break;
+    }
+    }
+    if (value) *value = v;
+    if (rate) *rate = d1;
+    if (accel) *accel = d2;
+}
 
 uint64_t cr_loads_hash(uint64_t h, const cr_load_def *loads, int count)
 {
