@@ -181,6 +181,10 @@ static void test_partial_supports(void)
         d.bcs = bc;
         d.bc_count = 3;
         check_model(&d, rigid ? "partial supports + rigid" : "partial supports");
+        /* a fork: one held rotation (its reaction axis turns with the node), with a target rotation */
+        bc[2].hold = CR_HOLD_TRANSLATION | CR_HOLD_RY, bc[2].frame = CR_FRAME_BODY;
+        bc[2].rotation_kind = CR_BC_ROTATION_VECTOR, bc[2].rotation = cr_v3(0.4, 2.5, -0.3);
+        check_model(&d, rigid ? "fork support + rigid" : "fork support");
     }
 }
 

@@ -42,6 +42,8 @@ typedef struct scenario_storage {
     cr_rigid_body_def *bodies;
     cr_time_point **time_tables; /* one per load (NULL unless its time function is a table) */
     int time_table_count;
+    cr_time_point **bc_time_tables; /* one per boundary condition (idem) */
+    int bc_time_table_count;
 } scenario_storage;
 
 void cr_scenario_destroy(cr_scenario *scenario)
@@ -59,6 +61,8 @@ void cr_scenario_destroy(cr_scenario *scenario)
         free(st->bodies);
         for (int i = 0; i < st->time_table_count; ++i) free(st->time_tables[i]);
         free(st->time_tables);
+        for (int i = 0; i < st->bc_time_table_count; ++i) free(st->bc_time_tables[i]);
+        free(st->bc_time_tables);
         free(st);
     }
     free(scenario->stages);
@@ -235,8 +239,15 @@ static const char *const SECTION_RESULTANT_KEYS[] = {"shape", "end", "EA",   "GA
                                                      "EI_y",  "EI_z", "rhoA", "rhoI_y", "rhoI_z", NULL};
 static const char *const SECTION_ANY_KEYS[] = {"shape", "end",  "radius", "width", "height", "EA",     "GA_y",
                                                "GA_z",  "GJ",   "EI_y",   "EI_z",  "rhoA",   "rhoI_y", "rhoI_z", NULL};
-static const char *const BC_CLAMP_KEYS[] = {"type", "node", NULL};
-static const char *const BC_POSE_KEYS[] = {"type", "node", "position", "quaternion", NULL};
+/* supports: what they hold, where their target is, when they act */
+static const char *const BC_CLAMP_KEYS[] = {"type",     "node",  "frame", "position", "quaternion", "rotation",
+                                            "axis",     "angle", "turns", "time",     "stages",     NULL};
+static const char *const BC_SUPPORT_KEYS[] = {"type", "node",  "hold",  "frame", "position", "quaternion", "rotation",
+                                              "axis", "angle", "turns", "time",  "stages",   NULL};
+static const char *const BC_PIN_KEYS[] = {"type", "node", "position", "time", "stages", NULL};
+static const char *const BC_POSE_KEYS[] = {"type", "node", "position", "quaternion", "time", "stages", NULL};
+static const char *const BC_FRAME_CHOICES[] = {"inertial", "reference", NULL};
+static const char *const HOLD_NAMES[] = {"x", "y", "z", "rx", "ry", "rz", NULL};
 /* "time" and "stages" are common to every load type */
 static const char *const LOAD_POINT_KEYS[] = {"type", "node", "body", "value", "frame", "time", "stages", NULL};
 static const char *const LOAD_DENSITY_KEYS[] = {"type", "value", "frame", "time", "stages", NULL};
@@ -272,7 +283,7 @@ static const char *const MODEL_CHOICES[] = {"mixed_discrete", "lgvi", "port_hami
 static const char *const CHART_CHOICES[] = {"exp", "cayley", NULL};
 static const char *const REF_CHOICES[] = {"straight", "helix", "nodes", NULL};
 static const char *const SHAPE_CHOICES[] = {"circle", "rectangle", "resultants", NULL};
-static const char *const BC_CHOICES[] = {"clamp", "pose", NULL};
+static const char *const BC_CHOICES[] = {"clamp", "pose", "pin", "support", NULL};
 static const char *const LOAD_CHOICES[] = {"force",   "moment", "force_density", "moment_density",
                                            "gravity", "tendon", "chamber",       NULL};
 static const char *const FRAME_CHOICES[] = {"inertial", "body", NULL};
@@ -379,7 +390,15 @@ static const char *const *allowed_keys(node_kind k, const cJSON *obj, const char
             *what = "a pose boundary condition";
             return BC_POSE_KEYS;
         }
-        return BC_POSE_KEYS;
+        if (type_is(t, "pin")) {
+            *what = "a pin";
+            return BC_PIN_KEYS;
+        }
+        if (type_is(t, "support")) {
+            *what = "a support";
+            return BC_SUPPORT_KEYS;
+        }
+        return BC_SUPPORT_KEYS;
     case K_LOAD:
         t = type_string(obj, "type");
         if (type_is(t, "force") || type_is(t, "moment")) {
@@ -1023,44 +1042,126 @@ static cr_status parse_rod(const cJSON *root, cr_rod_def *def, scenario_storage 
     return parse_rigid(rod, &def->rigid_strains, err);
 }
 
+static cr_status parse_time(const cJSON *load, const char *parent, cr_time_function *f, cr_time_point **table,
+                            cr_error *err);
+
+/* The target rotation of a support: a quaternion (shortest arc), a rotation
+ * vector, or an axis with an angle or a number of turns (any size). */
+static cr_status parse_bc_rotation(const cJSON *c, const char *path, cr_bc_def *bc, cr_error *err)
+{
+    const char *given[4] = {NULL, NULL, NULL, NULL};
+    int n = 0;
+    static const char *const forms[4] = {"quaternion", "rotation", "axis", NULL};
+    for (int k = 0; forms[k]; ++k)
+        if (cJSON_GetObjectItemCaseSensitive(c, forms[k])) given[n++] = forms[k];
+    int has_angle = cJSON_GetObjectItemCaseSensitive(c, "angle") != NULL;
+    int has_turns = cJSON_GetObjectItemCaseSensitive(c, "turns") != NULL;
+    cr_status s;
+    if (n > 1) return fail(err, "%s: give one of quaternion, rotation, axis (+ angle or turns), not %s and %s", path,
+                           given[0], given[1]);
+    if ((has_angle || has_turns) && !(n == 1 && !strcmp(given[0], "axis")))
+        return fail(err, "%s.%s: needs an axis", path, has_angle ? "angle" : "turns");
+    if (has_angle && has_turns) return fail(err, "%s: give angle (rad) or turns, not both", path);
+    if (n == 0) return CR_OK;
+    if (!strcmp(given[0], "quaternion")) {
+        bc->rotation_kind = CR_BC_ROTATION_QUATERNION;
+        return get_unit_quat(c, path, "quaternion", &bc->orientation, err);
+    }
+    double v[3];
+    if (!strcmp(given[0], "rotation")) {
+        if ((s = get_vector(c, path, "rotation", 3, NULL, v, err))) return s;
+        bc->rotation_kind = CR_BC_ROTATION_VECTOR;
+        bc->rotation = cr_v3_load(v);
+        return CR_OK;
+    }
+    char apath[PATH_SIZE];
+    path_key(apath, path, "axis");
+    if ((s = get_vector(c, path, "axis", 3, NULL, v, err))) return s;
+    if ((s = normalize(v, 3, apath, cJSON_GetObjectItemCaseSensitive(c, "axis"), err))) return s;
+    if (!has_angle && !has_turns) return fail(err, "%s.angle: missing (an axis needs angle in rad, or turns)", path);
+    double angle;
+    if (has_angle) {
+        if ((s = get_number(c, path, "angle", 1, 0, ANY, &angle, err))) return s;
+    } else {
+        if ((s = get_number(c, path, "turns", 1, 0, ANY, &angle, err))) return s;
+        angle *= 2 * M_PI;
+    }
+    bc->rotation_kind = CR_BC_ROTATION_VECTOR;
+    bc->rotation = cr_v3_scale(cr_v3_load(v), angle);
+    return CR_OK;
+}
+
 static cr_status parse_bcs(const cJSON *root, cr_rod_def *def, scenario_storage *st, cr_error *err)
 {
     const cJSON *list;
-    char path[PATH_SIZE], other[PATH_SIZE];
+    char path[PATH_SIZE], item[PATH_SIZE], got[VALUE_TEXT_SIZE];
     cr_status s;
     def->bc_count = 0;
     def->bcs = NULL;
     if ((s = get_array(root, "", "boundary_conditions", 0, &list, err)) || !list) return s;
-    int n = cJSON_GetArraySize(list), nodes = def->elements + 1;
+    int n = cJSON_GetArraySize(list);
     if (n == 0) return CR_OK;
     st->bcs = calloc((size_t)n, sizeof *st->bcs);
-    if (!st->bcs) return no_memory(err);
+    st->bc_time_tables = calloc((size_t)n, sizeof *st->bc_time_tables);
+    if (!st->bcs || !st->bc_time_tables) return no_memory(err);
+    st->bc_time_table_count = n;
     int i = 0;
     for (const cJSON *c = list->child; c; c = c->next, ++i) {
         cr_bc_def *bc = &st->bcs[i];
-        int type;
+        int type, frame;
+        *bc = cr_bc_default_def();
         path_index(path, "boundary_conditions", i);
         if ((s = expect_object(c, path, err))) return s;
         if ((s = get_enum(c, path, "type", BC_CHOICES, -1, &type, err))) return s;
         if ((s = check_keys(c, path, K_BC, err))) return s;
         bc->type = (cr_bc_type)type;
-        bc->position = cr_v3(0, 0, 0);
-        bc->orientation = cr_q_identity();
         if ((s = get_node(c, path, def->elements, &bc->node, err))) return s;
-        int node = bc->node < 0 ? bc->node + nodes : bc->node;
-        for (int j = 0; j < i; ++j) {
-            int other_node = st->bcs[j].node < 0 ? st->bcs[j].node + nodes : st->bcs[j].node;
-            if (other_node == node) {
-                path_index(other, "boundary_conditions", j);
-                return fail(err, "%s.node: node %d already has a boundary condition (%s)", path, node, other);
+        if ((s = get_enum(c, path, "frame", BC_FRAME_CHOICES, 0, &frame, err))) return s;
+        bc->frame = frame ? CR_FRAME_BODY : CR_FRAME_INERTIAL;
+        if (type == CR_BC_SUPPORT) {
+            const cJSON *hold;
+            if ((s = get_array(c, path, "hold", 1, &hold, err))) return s;
+            path_key(item, path, "hold");
+            if (cJSON_GetArraySize(hold) == 0)
+                return fail(err, "%s: expected at least one of x, y, z, rx, ry, rz, got [] (a free node needs no "
+                                 "support)", item);
+            int j = 0;
+            for (const cJSON *h = hold->child; h; h = h->next, ++j) {
+                char hp[PATH_SIZE];
+                int which;
+                path_index(hp, item, j);
+                if ((s = read_enum(h, hp, HOLD_NAMES, &which, err))) return s;
+                if (bc->hold & (1u << which)) {
+                    describe(h, got, sizeof got);
+                    return fail(err, "%s: %s is already held", hp, got);
+                }
+                bc->hold |= 1u << which;
             }
         }
         if (type == CR_BC_POSE) {
             double p[3];
             if ((s = get_vector(c, path, "position", 3, NULL, p, err))) return s;
             bc->position = cr_v3_load(p);
+            bc->has_position = 1;
             if ((s = get_unit_quat(c, path, "quaternion", &bc->orientation, err))) return s;
+            bc->rotation_kind = CR_BC_ROTATION_QUATERNION;
+        } else {
+            if (cJSON_GetObjectItemCaseSensitive(c, "position")) {
+                double p[3];
+                if ((s = get_vector(c, path, "position", 3, NULL, p, err))) return s;
+                bc->position = cr_v3_load(p);
+                bc->has_position = 1;
+                if ((cr_bc_hold(bc) & CR_HOLD_TRANSLATION) == 0)
+                    return fail(err, "%s.position: this support holds no translation (hold has none of x, y, z)",
+                                path);
+            }
+            if ((s = parse_bc_rotation(c, path, bc, err))) return s;
+            unsigned rot = cr_bc_hold(bc) & CR_HOLD_ROTATION;
+            if (bc->rotation_kind != CR_BC_ROTATION_NONE && rot == 0)
+                return fail(err, "%s: a target rotation needs held rotations (hold has none of rx, ry, rz)", path);
         }
+        if ((s = parse_time(c, path, &bc->time, &st->bc_time_tables[i], err))) return s;
+        bc->stages = 0; /* set by parse_stage_masks() once the stages are known */
     }
     def->bc_count = n;
     def->bcs = st->bcs;
@@ -1476,7 +1577,7 @@ static cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storag
         ld->type = (cr_load_type)type;
         ld->node = 0;
         ld->body = -1;
-        ld->stages = 0; /* set by parse_load_stages() once the stages are known */
+        ld->stages = 0; /* set by parse_stage_masks() once the stages are known */
         ld->frame = CR_FRAME_INERTIAL;
         ld->value = cr_v3(0, 0, 0);
         ld->tension = 0;
@@ -1639,45 +1740,73 @@ static cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err)
 }
 
 /* loads.k.stages → bit masks; needs the stage count, so it runs after parse_stages(). */
-static cr_status parse_load_stages(const cJSON *root, const cr_scenario *sc, scenario_storage *st, cr_error *err)
+/* The "stages" array of obj at path → a bit mask (absent: 0 = every stage). */
+static cr_status parse_stage_mask(const cJSON *obj, const char *parent, const cr_scenario *sc, unsigned *out,
+                                  cr_error *err)
 {
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "loads"); /* validated by parse_loads() */
     char path[PATH_SIZE], item[PATH_SIZE], prev[PATH_SIZE], got[VALUE_TEXT_SIZE];
     const int bits = (int)(sizeof(unsigned) * CHAR_BIT);
     cr_status s;
-    if (!list || sc->rod.load_count == 0) return CR_OK;
-    int i = 0;
-    for (const cJSON *c = list->child; c; c = c->next, ++i) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "stages");
-        unsigned mask = 0;
-        if (!v) continue;
-        path_index(path, "loads", i);
-        path_key(path, path, "stages");
-        if ((s = expect_array(v, path, err))) return s;
-        /* [] would read as mask 0 = every stage, the opposite of what it says */
-        if (cJSON_GetArraySize(v) == 0)
-            return fail(err, "%s: expected at least 1 stage index, got [] (omit the key for every stage)", path);
-        int j = 0;
-        for (const cJSON *e = v->child; e; e = e->next, ++j) {
-            int k;
-            path_index(item, path, j);
-            if ((s = read_int(e, item, 0, &k, err))) return s;
-            describe(e, got, sizeof got);
-            if (k >= sc->stage_count)
-                return fail(err, "%s: no such stage: must be <= %d (the scenario has %d stage%s), got %s", item,
-                            sc->stage_count - 1, sc->stage_count, sc->stage_count == 1 ? "" : "s", got);
-            if (k >= bits)
-                return fail(err, "%s: must be < %d (the stage mask has %d bits), got %s", item, bits, bits, got);
-            if (mask & (1u << k)) {
-                int d = 0;
-                for (const cJSON *e2 = v->child; e2 != e; e2 = e2->next, ++d)
-                    if (e2->valuedouble == e->valuedouble) break;
-                path_index(prev, path, d);
-                return fail(err, "%s: duplicate stage %d (already given as %s)", item, k, prev);
-            }
-            mask |= 1u << k;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "stages");
+    unsigned mask = 0;
+    *out = 0;
+    if (!v) return CR_OK;
+    path_key(path, parent, "stages");
+    if ((s = expect_array(v, path, err))) return s;
+    /* [] would read as mask 0 = every stage, the opposite of what it says */
+    if (cJSON_GetArraySize(v) == 0)
+        return fail(err, "%s: expected at least 1 stage index, got [] (omit the key for every stage)", path);
+    int j = 0;
+    for (const cJSON *e = v->child; e; e = e->next, ++j) {
+        int k;
+        path_index(item, path, j);
+        if ((s = read_int(e, item, 0, &k, err))) return s;
+        describe(e, got, sizeof got);
+        if (k >= sc->stage_count)
+            return fail(err, "%s: no such stage: must be <= %d (the scenario has %d stage%s), got %s", item,
+                        sc->stage_count - 1, sc->stage_count, sc->stage_count == 1 ? "" : "s", got);
+        if (k >= bits) return fail(err, "%s: must be < %d (the stage mask has %d bits), got %s", item, bits, bits, got);
+        if (mask & (1u << k)) {
+            int d = 0;
+            for (const cJSON *e2 = v->child; e2 != e; e2 = e2->next, ++d)
+                if (e2->valuedouble == e->valuedouble) break;
+            path_index(prev, path, d);
+            return fail(err, "%s: duplicate stage %d (already given as %s)", item, k, prev);
         }
-        st->loads[i].stages = mask;
+        mask |= 1u << k;
+    }
+    *out = mask;
+    return CR_OK;
+}
+
+/* Stage masks of loads and supports (they need the stage count), and supports
+ * sharing a node in a common stage. */
+static cr_status parse_stage_masks(const cJSON *root, const cr_scenario *sc, scenario_storage *st, cr_error *err)
+{
+    char path[PATH_SIZE], other[PATH_SIZE];
+    cr_status s;
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "loads"); /* validated by parse_loads() */
+    int i = 0;
+    for (const cJSON *c = list && sc->rod.load_count > 0 ? list->child : NULL; c; c = c->next, ++i) {
+        path_index(path, "loads", i);
+        if ((s = parse_stage_mask(c, path, sc, &st->loads[i].stages, err))) return s;
+    }
+    list = cJSON_GetObjectItemCaseSensitive(root, "boundary_conditions");
+    i = 0;
+    const int nodes = sc->rod.elements + 1;
+    for (const cJSON *c = list && sc->rod.bc_count > 0 ? list->child : NULL; c; c = c->next, ++i) {
+        path_index(path, "boundary_conditions", i);
+        if ((s = parse_stage_mask(c, path, sc, &st->bcs[i].stages, err))) return s;
+        int node = st->bcs[i].node < 0 ? st->bcs[i].node + nodes : st->bcs[i].node;
+        for (int j = 0; j < i; ++j) {
+            int other_node = st->bcs[j].node < 0 ? st->bcs[j].node + nodes : st->bcs[j].node;
+            unsigned a = st->bcs[j].stages, b = st->bcs[i].stages;
+            if (other_node == node && (a == 0 || b == 0 || (a & b))) {
+                path_index(other, "boundary_conditions", j);
+                return fail(err, "%s.node: node %d already has a boundary condition (%s) in the same stage; give "
+                                 "them disjoint stages", path, node, other);
+            }
+        }
     }
     return CR_OK;
 }
@@ -1797,7 +1926,7 @@ static cr_status parse_root(const cJSON *root, const char *default_name, cr_scen
     if ((s = parse_rigid_bodies(root, &sc->rod, st, err))) return s;
     if ((s = parse_loads(root, &sc->rod, st, err))) return s;
     if ((s = parse_stages(root, sc, err))) return s;
-    if ((s = parse_load_stages(root, sc, st, err))) return s;
+    if ((s = parse_stage_masks(root, sc, st, err))) return s;
     return parse_output(root, sc, err);
 }
 

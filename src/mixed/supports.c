@@ -9,9 +9,9 @@
  * row); two held (a hinge about the third axis a): q = p_t* ⊗ p must be a rotation
  * about a, i.e. h_kᵀ vec(q) = 0 for the two held axes h_k (target-body components).
  * The reactions of these constraints lie in the plane ⟂ a whenever vec(q) ∥ a, so
- * the free balance row aᵀ m_B is exact at the solution. One held rotation alone has
- * no such fixed complement (its reaction axis turns with the node) and is refused
- * by cr_rod_validate. */
+ * the free balance row aᵀ m_B is exact at the solution. One held axis h: hᵀ vec(q) = 0
+ * (the relative rotation has no component about h), with a reaction axis that turns
+ * with the node (see the rows below). */
 #include "supports.h"
 
 #include <math.h>
@@ -108,18 +108,8 @@ void cr_supports_static_rows(const cr_model *m, const cr_supports_at *at, const 
                 }
             continue;
         }
-        /* hinge: axes in target-body components, the free one first */
         cr_mat3 At = cr_q_exp(pt);
-        int free_axis = !(sp->hold & CR_HOLD_RX) ? 0 : !(sp->hold & CR_HOLD_RY) ? 1 : 2;
-        cr_vec3 ax[3];
-        ax[0] = cr_m3_tmulv(At, cr_m3_column(sp->axes, free_axis));
-        ax[1] = cr_m3_tmulv(At, cr_m3_column(sp->axes, (free_axis + 1) % 3));
-        ax[2] = cr_m3_tmulv(At, cr_m3_column(sp->axes, (free_axis + 2) % 3));
-        double T[3][3];
-        for (int a = 0; a < 3; ++a)
-            for (int c = 0; c < 3; ++c) T[a][c] = cr_v3_get(ax[a], c);
-        combine_rows(m, B, i, 3, T, Fi, J); /* row 3 = aᵀ m_B stays */
-        /* vec(p_t* ⊗ p) = Q p, Q = [ -v_t | w_t E - v~_t ] (p_t* = (w_t, -v_t)) */
+        /* vec(p_t* ⊗ p) = Q p and (p_t* ⊗ p)_w = w_q·p: Q = [ -v_t | w_t E - v~_t ], w_q = p_t */
         cr_vec3 vt = cr_q_vec(pt);
         cr_mat3 S = cr_m3_skew(vt);
         double Q[3][4];
@@ -127,16 +117,62 @@ void cr_supports_static_rows(const cr_model *m, const cr_supports_at *at, const 
             Q[r][0] = -cr_v3_get(vt, r);
             for (int c = 0; c < 3; ++c) Q[r][1 + c] = (r == c ? pt.w : 0.0) - S.m[r][c];
         }
-        const double pv[4] = {p.w, p.x, p.y, p.z};
-        for (int a = 1; a < 3; ++a) {
-            double row[4] = {0, 0, 0, 0};
-            for (int c = 0; c < 4; ++c)
-                for (int r = 0; r < 3; ++r) row[c] += cr_v3_get(ax[a], r) * Q[r][c];
-            Fi[3 + a] = row[0] * pv[0] + row[1] * pv[1] + row[2] * pv[2] + row[3] * pv[3];
-            if (!J) continue;
-            clear_row(m, B, i, 3 + a, J);
-            for (int c = 0; c < 4; ++c) cr_blocktri_D(J, i)[(3 + a) * B + 3 + c] = row[c];
+        const double pv[4] = {p.w, p.x, p.y, p.z}, wq[4] = {pt.w, pt.x, pt.y, pt.z};
+        if (nrot == 2) {
+            /* hinge: axes in target-body components, the free one first; row 3 = aᵀ m_B stays */
+            int free_axis = !(sp->hold & CR_HOLD_RX) ? 0 : !(sp->hold & CR_HOLD_RY) ? 1 : 2;
+            cr_vec3 ax[3];
+            for (int a = 0; a < 3; ++a) ax[a] = cr_m3_tmulv(At, cr_m3_column(sp->axes, (free_axis + a) % 3));
+            double T[3][3];
+            for (int a = 0; a < 3; ++a)
+                for (int c = 0; c < 3; ++c) T[a][c] = cr_v3_get(ax[a], c);
+            combine_rows(m, B, i, 3, T, Fi, J);
+            for (int a = 1; a < 3; ++a) {
+                double row[4] = {0, 0, 0, 0};
+                for (int c = 0; c < 4; ++c)
+                    for (int r = 0; r < 3; ++r) row[c] += cr_v3_get(ax[a], r) * Q[r][c];
+                Fi[3 + a] = row[0] * pv[0] + row[1] * pv[1] + row[2] * pv[2] + row[3] * pv[3];
+                if (!J) continue;
+                clear_row(m, B, i, 3 + a, J);
+                for (int c = 0; c < 4; ++c) cr_blocktri_D(J, i)[(3 + a) * B + 3 + c] = row[c];
+            }
+            continue;
         }
+        /* one held axis h: g = hᵀ vec(q) = 0 with q = p_t* ⊗ p; its reaction in B is
+         * along c = q_w h + h × q_v (δg = ½ cᵀ δθ), so the balance holds when
+         * c × m_B = 0, two rows u_jᵀ (c × m_B) with u_j ⟂ h fixed */
+        int held_axis = (sp->hold & CR_HOLD_RX) ? 0 : (sp->hold & CR_HOLD_RY) ? 1 : 2;
+        cr_vec3 h = cr_m3_tmulv(At, cr_m3_column(sp->axes, held_axis));
+        cr_vec3 u1 = cr_m3_tmulv(At, cr_m3_column(sp->axes, (held_axis + 1) % 3));
+        cr_vec3 u2 = cr_m3_tmulv(At, cr_m3_column(sp->axes, (held_axis + 2) % 3));
+        double qw = 0, qv[3] = {0, 0, 0};
+        for (int c = 0; c < 4; ++c) {
+            qw += wq[c] * pv[c];
+            for (int r = 0; r < 3; ++r) qv[r] += Q[r][c] * pv[c];
+        }
+        cr_vec3 q_v = cr_v3_load(qv), cc = cr_v3_add(cr_v3_scale(h, qw), cr_v3_cross(h, q_v));
+        cr_vec3 mB = cr_v3_load(Fi + 3); /* before the rows change */
+        cr_vec3 w1 = cr_v3_cross(u1, cc), w2 = cr_v3_cross(u2, cc);
+        double T[3][3] = {{w1.x, w1.y, w1.z}, {w2.x, w2.y, w2.z}, {h.x, h.y, h.z}};
+        combine_rows(m, B, i, 3, T, Fi, J);
+        double g = h.x * qv[0] + h.y * qv[1] + h.z * qv[2];
+        Fi[5] = g;
+        if (!J) continue;
+        /* dc/dp = h w_qᵀ + h~ Q;  d(u·(c × m))/dp += (m × u)ᵀ dc/dp */
+        cr_mat3 ht = cr_m3_skew(h);
+        double dc[3][4];
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 4; ++c)
+                dc[r][c] = cr_v3_get(h, r) * wq[c] + ht.m[r][0] * Q[0][c] + ht.m[r][1] * Q[1][c] + ht.m[r][2] * Q[2][c];
+        double *D = cr_blocktri_D(J, i);
+        cr_vec3 mu[2] = {cr_v3_cross(mB, u1), cr_v3_cross(mB, u2)};
+        for (int j = 0; j < 2; ++j)
+            for (int c = 0; c < 4; ++c)
+                D[(3 + j) * B + 3 + c] +=
+                    mu[j].x * dc[0][c] + mu[j].y * dc[1][c] + mu[j].z * dc[2][c];
+        clear_row(m, B, i, 5, J);
+        for (int c = 0; c < 4; ++c)
+            D[5 * B + 3 + c] = h.x * Q[0][c] + h.y * Q[1][c] + h.z * Q[2][c];
     }
 }
 
@@ -169,6 +205,11 @@ cr_status cr_supports_dynamic_check(const cr_model *m, int stage, cr_error *err)
                                         "boundary_conditions.%d.frame: in dynamic stages a partly held translation "
                                         "needs frame axes along the inertial axes (axis %d is not)",
                                         k, a + 1);
+        if (held_rotations(h) == 1)
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "boundary_conditions.%d.hold: one held rotation is a static support only (in "
+                                "dynamics hold none, two or all three)",
+                                k);
         if (held_rotations(h) == 2) {
             if (sp->driven && cr_v3_norm(sp->phi) > 0)
                 return cr_error_set(err, CR_UNSUPPORTED,

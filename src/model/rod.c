@@ -375,12 +375,6 @@ cr_status cr_rod_validate(const cr_rod_def *d, cr_error *err)
             return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions.%d.hold: must hold 1 to 6 degrees of freedom", k);
         unsigned hold = cr_bc_hold(b);
         int rotations = ((hold >> 3) & 1) + ((hold >> 4) & 1) + ((hold >> 5) & 1);
-        /* one held rotation alone has a reaction axis that turns with the node:
-         * no fixed-frame projection of the moment balance is exact (docs/scenario.md) */
-        if (rotations == 1)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "boundary_conditions.%d.hold: one rotation alone cannot be held; hold none (a pin), two "
-                                "(a hinge about the third axis) or all three", k);
         if (b->rotation_kind != CR_BC_ROTATION_NONE && rotations == 0)
             return cr_error_set(err, CR_BAD_INPUT,
                                 "boundary_conditions.%d.rotation: the support holds no rotation, so a target rotation "
