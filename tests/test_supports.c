@@ -343,4 +343,90 @@ static void test_greenhill(void)
     CHECK(fabs(est - phi_cr) / phi_cr < 0.02);
 }
 
-CHECK_MAIN(CASE(test_catenary), CASE(test_euler_columns), CASE(test_greenhill))
+/* Bad supports are refused at check, naming the key. */
+static void expect_refusal(const char *set, const char *set2, const char *needle)
+{
+    static const char *base =
+        "{\"name\": \"s\", \"rod\": {\"length\": 1, \"elements\": 8, \"sections\": [{\"shape\": \"circle\", "
+        "\"radius\": 0.01}], \"material\": {\"E\": 2e11, \"G\": 8e10, \"rho\": 7800}}, "
+        "\"boundary_conditions\": [{\"type\": \"clamp\", \"node\": \"start\"}], "
+        "\"stages\": [{\"type\": \"static\"}, {\"type\": \"dynamic\", \"t_end\": 0.01, \"output_dt\": 0.01}]}";
+    const char *sets[2] = {set, set2};
+    cr_scenario *sc = NULL;
+    cr_error err = {0};
+    cr_status st = cr_scenario_load_string(base, sets, set2 ? 2 : 1, &sc, &err);
+    if (st == CR_OK) st = cr_scenario_check(sc, &err);
+    int ok = st != CR_OK && strstr(err.message, needle) != NULL;
+    if (!ok) fprintf(stderr, "  %s: expected an error with \"%s\", got %d \"%s\"\n", set, needle, st, err.message);
+    CHECK(ok);
+    cr_scenario_destroy(sc);
+}
+
+static void test_refusals(void)
+{
+    expect_refusal("boundary_conditions.0={\"type\": \"support\", \"node\": 0}", NULL,
+                   "boundary_conditions.0.hold: missing");
+    expect_refusal("boundary_conditions.0={\"type\": \"support\", \"node\": 0, \"hold\": [\"x\", \"x\"]}", NULL,
+                   "boundary_conditions.0.hold.1");
+    expect_refusal("boundary_conditions.0={\"type\": \"support\", \"node\": 0, \"hold\": [\"x\", \"y\", \"z\", "
+                   "\"rx\"]}", NULL, "boundary_conditions.0.hold: one held rotation is a static support only");
+    expect_refusal("boundary_conditions.0={\"type\": \"pin\", \"node\": 0, \"rotation\": [1, 0, 0]}", NULL,
+                   "boundary_conditions.0.rotation: unknown key for a pin");
+    expect_refusal("boundary_conditions.0={\"type\": \"clamp\", \"node\": 0, \"axis\": [1, 0, 0]}", NULL,
+                   "boundary_conditions.0.angle: missing");
+    expect_refusal("boundary_conditions.0={\"type\": \"clamp\", \"node\": 0, \"rotation\": [1, 0, 0], "
+                   "\"quaternion\": [1, 0, 0, 0]}", NULL, "give one of quaternion, rotation, axis");
+    expect_refusal("boundary_conditions.0={\"type\": \"support\", \"node\": 0, \"hold\": [\"rx\", \"ry\"], "
+                   "\"position\": [0, 0, 1]}", NULL, "holds no translation");
+    expect_refusal("boundary_conditions.0={\"type\": \"clamp\", \"node\": 0, \"stages\": [2]}", NULL,
+                   "boundary_conditions.0.stages.0: no such stage");
+    expect_refusal("boundary_conditions=[{\"type\": \"clamp\", \"node\": 0}, {\"type\": \"pin\", \"node\": "
+                   "\"start\", \"stages\": [1]}]", NULL, "boundary_conditions.1.node: node 0 already has");
+    /* moving a support away from its node at the start of a dynamic stage */
+    expect_refusal("boundary_conditions.0={\"type\": \"clamp\", \"node\": 0, \"position\": [0, 0.1, 0]}",
+                   "stages=[{\"type\": \"dynamic\", \"t_end\": 0.01, \"output_dt\": 0.01}]",
+                   "a support must find its node at the target");
+    /* the other formulations hold fixed end clamps only */
+    expect_refusal("model=\"lgvi\"", "boundary_conditions.0={\"type\": \"pin\", \"node\": 0}",
+                   "boundary_conditions.0.type: the lgvi model supports clamps only");
+    expect_refusal("model=\"port_hamiltonian\"",
+                   "boundary_conditions.0={\"type\": \"clamp\", \"node\": 0, \"turns\": 2, \"axis\": [1, 0, 0]}",
+                   "boundary_conditions.0.rotation: the port_hamiltonian model clamps in the reference pose");
+}
+
+/* A clamp turned by 14 rad in one stage keeps its 2.2 turns (the shortest arc
+ * would have been 14 − 4π = 1.43 rad: the issue's silent error). */
+static void test_large_rotation(void)
+{
+    static const char *json =
+        "{\"name\": \"twist\", \"rod\": {\"length\": 1, \"elements\": 20, \"sections\": [{\"shape\": "
+        "\"circle\", \"radius\": 0.01}], \"material\": {\"E\": 2e11, \"G\": 8e10, \"rho\": 7800}}, "
+        "\"boundary_conditions\": [{\"type\": \"clamp\", \"node\": \"start\"}, {\"type\": \"support\", \"node\": "
+        "\"end\", \"hold\": [\"y\", \"z\", \"rx\", \"ry\", \"rz\"], \"frame\": \"reference\", \"rotation\": [14, 0, "
+        "0]}], \"stages\": [{\"type\": \"static\", \"load_steps\": 1}]}";
+    cr_scenario *sc = NULL;
+    cr_error err = {0};
+    CHECK(cr_scenario_load_string(json, NULL, 0, &sc, &err) == CR_OK);
+    if (!sc) return;
+    cr_model *m = cr_model_create(&sc->rod, &err);
+    cr_state *st = cr_state_create(m);
+    cr_static_options o = cr_static_default_options();
+    o.load_steps = 1; /* the solver takes at least 28 steps of 0.5 rad */
+    cr_static_report rep;
+    CHECK(cr_static_solve(m, st, &o, NULL, NULL, &rep, &err) == CR_OK);
+    double tw = 0;
+    for (int e = 0; e < 20; ++e) {
+        cr_quat r = cr_q_mul(cr_q_conj(cr_state_orientation(st, e)), cr_state_orientation(st, e + 1));
+        tw += 2 * atan2(r.x, r.w);
+    }
+    fprintf(stderr, "  a 14 rad end rotation: the rod's twist is %.12f rad after %d load steps\n", tw, rep.step_count);
+    CHECK(fabs(tw - 14.0) < 1e-9);
+    CHECK(rep.step_count >= 28);
+    cr_static_report_free(&rep);
+    cr_state_destroy(st);
+    cr_model_destroy(m);
+    cr_scenario_destroy(sc);
+}
+
+CHECK_MAIN(CASE(test_catenary), CASE(test_euler_columns), CASE(test_greenhill), CASE(test_refusals),
+           CASE(test_large_rotation))

@@ -208,8 +208,8 @@ cr_status cr_supports_dynamic_check(const cr_model *m, int stage, cr_error *err)
         if (held_rotations(h) == 1)
             return cr_error_set(err, CR_UNSUPPORTED,
                                 "boundary_conditions.%d.hold: one held rotation is a static support only (in "
-                                "dynamics hold none, two or all three)",
-                                k);
+                                "dynamic stage %d hold none, two or all three)",
+                                k, stage);
         if (held_rotations(h) == 2) {
             if (sp->driven && cr_v3_norm(sp->phi) > 0)
                 return cr_error_set(err, CR_UNSUPPORTED,
