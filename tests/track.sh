@@ -7,8 +7,9 @@
 #   - default (no output.track): tip_x, tip_y, tip_z at the free end (last node for a rod
 #     clamped at its start, the first node for one clamped at its end);
 #   - statics: summary.json's per-stage track has the clamp's reaction balancing the tip
-#     load (force -F; moment -(x_tip - x_clamp) x F, the clamp's body basis being I),
-#     only for a formulation that reports reactions and never in a dynamic stage.
+#     load (force -F; moment -(x_tip - x_clamp) x F, the clamp's body basis being I), and
+#     after every load step -lambda F; only for a formulation that reports reactions and
+#     never in a dynamic stage.
 set -u
 cli="$1"
 tmp=$(mktemp -d)
@@ -144,6 +145,17 @@ for track in (summary["stages"][0]["track"], summary["track"]):
     assert max(abs(r["force"][k] + F[k]) for k in range(3)) < 1e-8, r["force"]
     assert max(abs(r["moment_body"][k] + moment[k]) for k in range(3)) < 1e-8, (r["moment_body"], moment)
     print(f"    clamp reaction {r['force']} = -F, moment {r['moment_body']} = -(x_tip - x_0) x F")
+# every accepted load step (4 equal steps), the last one the stage's end; for the mixed
+# rod the reaction balances lambda F
+steps = summary["stages"][0]["track_load_steps"]
+assert [e["load_factor"] for e in steps] == [0.25, 0.5, 0.75, 1.0], steps
+assert steps[-1]["track"] == summary["stages"][0]["track"]
+if model != "mixed_discrete":
+    sys.exit(0)
+for e in steps:
+    lam, f = e["load_factor"], e["track"]["clamp"]["reaction"]["force"]
+    assert max(abs(f[k] + lam * F[k]) for k in range(3)) < 1e-8, (lam, f)
+    assert "reaction" not in e["track"]["tip"]
 PY
     then
         echo "ok   static $model: per-stage track in summary.json, reaction balances the load"

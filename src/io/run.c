@@ -84,9 +84,11 @@ typedef struct run_ctx {
     uint64_t fingerprint;
     /* output.track: the formulation node of each recorded point, and per stage the
      * points at the stage's end (summary.json) */
+    const cr_scenario *scenario;
     int track_count;
     int *track_node;
     cJSON **stage_track;
+    cJSON **stage_steps; /* static stages: the points after every accepted load step */
 } run_ctx;
 
 static cr_status join(char *out, size_t size, const char *dir, const char *name, cr_error *err)
@@ -130,9 +132,12 @@ static int add_snapshot(run_ctx *c, const cr_sim *sim, double time)
 
 static int stop_requested(const run_ctx *c) { return c->options->stop && *c->options->stop; }
 
+static void record_load_step(run_ctx *c, const cr_sim *sim);
+
 static int on_load_step(cr_sim *sim, const cr_load_step_report *step, int index, void *user)
 {
     run_ctx *c = user;
+    record_load_step(c, sim);
     if (add_snapshot(c, sim, c->snapshot_time_offset + cr_sim_load_factor(sim))) return 1;
     if (c->options->on_step && c->options->on_step(sim, step, index, c->options->user)) return 1;
     return stop_requested(c);
@@ -534,6 +539,24 @@ static cJSON *track_json(const cr_scenario *sc, const cr_sim *sim, const int *no
     return o;
 }
 
+/* After an accepted load step (an equilibrium, so with reactions): {"load_factor", "track"}
+ * appended to the stage's list. Skipped when out of memory (the summary is still written). */
+static void record_load_step(run_ctx *c, const cr_sim *sim)
+{
+    if (!c->stage_steps || c->track_count == 0) return;
+    cJSON **list = &c->stage_steps[c->stage];
+    cJSON *points = track_json(c->scenario, sim, c->track_node, 1), *e = points ? cJSON_CreateObject() : NULL;
+    if (!*list) *list = cJSON_CreateArray();
+    if (!e || !*list) {
+        cJSON_Delete(points);
+        cJSON_Delete(e);
+        return;
+    }
+    add_number(e, "load_factor", cr_sim_load_factor(sim));
+    cJSON_AddItemToObject(e, "track", points);
+    cJSON_AddItemToArray(*list, e);
+}
+
 /* Whether dir/name exists (the summary lists only files a run actually wrote). */
 static int file_exists(const char *dir, const char *name)
 {
@@ -603,6 +626,10 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
             cJSON_AddItemToObject(o, "track", c->stage_track[k]);
             c->stage_track[k] = NULL;
         }
+        if (c->stage_steps && c->stage_steps[k]) {
+            cJSON_AddItemToObject(o, "track_load_steps", c->stage_steps[k]);
+            c->stage_steps[k] = NULL;
+        }
         if (sc->stages[k].type == CR_STAGE_DYNAMIC && r->dynamics) {
             const cr_dynamic_report *d = &r->dynamics[k];
             add_number(o, "t_start", d->t_start);
@@ -645,9 +672,11 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
 static void free_track(run_ctx *c)
 {
     for (int k = 0; c->stage_track && k < c->result->stage_count; ++k) cJSON_Delete(c->stage_track[k]);
+    for (int k = 0; c->stage_steps && k < c->result->stage_count; ++k) cJSON_Delete(c->stage_steps[k]);
     free(c->stage_track);
+    free(c->stage_steps);
     free(c->track_node);
-    c->stage_track = NULL;
+    c->stage_track = c->stage_steps = NULL;
     c->track_node = NULL;
 }
 
@@ -783,7 +812,9 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     ctx.track_count = sc->output.track_count;
     ctx.track_node = calloc(ctx.track_count > 0 ? ctx.track_count : 1, sizeof *ctx.track_node);
     ctx.stage_track = calloc(sc->stage_count > 0 ? sc->stage_count : 1, sizeof *ctx.stage_track);
-    if (!ctx.yaw || !r->dynamics || !ctx.track_node || !ctx.stage_track ||
+    ctx.stage_steps = calloc(sc->stage_count > 0 ? sc->stage_count : 1, sizeof *ctx.stage_steps);
+    ctx.scenario = sc;
+    if (!ctx.yaw || !r->dynamics || !ctx.track_node || !ctx.stage_track || !ctx.stage_steps ||
         track_nodes(sc, sim, ctx.track_node, NULL) != CR_OK) {
         free_track(&ctx);
         free(ctx.yaw);
