@@ -101,6 +101,12 @@ static void default_tip(void)
         CHECK(!sc->output.track[0].by_s && sc->output.track[0].node == cases[k].node);
         cr_scenario_destroy(sc);
     }
+    /* a rigid body called tip has the columns tip_x, ...: the default point is rod_tip */
+    cr_scenario *sc = load("{" ROD ", 'rigid_bodies': [{'name': 'tip', 'node': 'end', 'mass': 1, 'center': [2, 0, 0],"
+                           " 'inertia': [1, 1, 1]}]}", &err);
+    CHECK(sc != NULL && sc->output.track_count == 1 && !strcmp(sc->output.track[0].name, "rod_tip"));
+    CHECK(sc && cr_scenario_check(sc, &err) == CR_OK);
+    cr_scenario_destroy(sc);
 }
 
 static void bad_input(void)
@@ -209,7 +215,8 @@ static void series_columns(void)
         cr_quat qq = cr_sim_orientation(r.sim, nq);
         CHECK_NEAR(cr_sim_node_s(r.sim, 3 * per), 0.6, 1e-12);
         /* the last row is at t_end, the final state (to the interpolation's round-off) */
-        double got[10] = {last[6], last[7], last[8], last[13], last[14], last[15], last[16], last[17], last[18], last[19]};
+        double got[10] = {last[6],  last[7],  last[8],  last[13], last[14],
+                          last[15], last[16], last[17], last[18], last[19]};
         double ref[10] = {xp.x, xp.y, xp.z, xq.x, xq.y, xq.z, qq.w, qq.x, qq.y, qq.z};
         for (int k = 0; k < 10; ++k) CHECK_NEAR(got[k], ref[k], 1e-12);
         cr_run_result_free(&r);

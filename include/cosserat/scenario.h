@@ -33,7 +33,8 @@ typedef struct cr_output_def {
     char directory[1024]; /* default "out/<name>" */
     int vtk;              /* write rod.pvd + .vtp files (default 1) */
     /* recorded points, owned by the scenario; without "track" in the file one point "tip"
-     * at the free end (the last node, or the first when only the last one is held) */
+     * at the free end (the last node, or the first when only the last one is held);
+     * "rod_tip" when a rigid body is called "tip" */
     int track_count;
     cr_track_def *track;
 } cr_output_def;

@@ -231,14 +231,15 @@ static cr_status check_track(const cr_scenario *sc, const cr_sim *sim, cr_error 
         return cr_error_set(err, CR_NO_MEMORY, "out of memory");
     }
     int nt = TRACK_COLUMNS * n;
-    for (int k = SERIES_HEAD; k < SERIES_HEAD + nt && st == CR_OK; ++k)
+    for (int k = SERIES_HEAD; k < SERIES_HEAD + nt && st == CR_OK; ++k) {
+        int point = (k - SERIES_HEAD) / TRACK_COLUMNS;
         for (int j = 0; j < nc && st == CR_OK; ++j)
             if (j != k && !strcmp(names[j], names[k]))
                 st = cr_error_set(err, CR_BAD_INPUT,
                                   "output.track.%d.name: \"%s\" gives the series.csv column %s, which is already "
                                   "a column (choose another name)",
-                                  (k - SERIES_HEAD) / TRACK_COLUMNS, sc->output.track[(k - SERIES_HEAD) / TRACK_COLUMNS].name,
-                                  names[k]);
+                                  point, sc->output.track[point].name, names[k]);
+    }
     free_names(names, nc);
     return st;
 }

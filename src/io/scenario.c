@@ -1706,9 +1706,13 @@ static cr_status parse_track(const cJSON *output, cr_scenario *sc, cr_error *err
             held_first |= node == 0;
             held_last |= node == rod->elements;
         }
+        /* named "tip" (the columns tip_x, tip_y, tip_z series.csv always had), or "rod_tip"
+         * when a rigid body called "tip" has those columns */
+        int body_tip = 0;
+        for (int k = 0; k < rod->rigid_body_count; ++k) body_tip |= !strcmp(rod->rigid_bodies[k].name, "tip");
         if (!(sc->output.track = calloc(1, sizeof *sc->output.track))) return no_memory(err);
         sc->output.track_count = 1;
-        snprintf(sc->output.track[0].name, CR_TRACK_NAME_SIZE, "tip");
+        snprintf(sc->output.track[0].name, CR_TRACK_NAME_SIZE, "%s", body_tip ? "rod_tip" : "tip");
         sc->output.track[0].node = held_last && !held_first ? 0 : -1;
         return CR_OK;
     }
