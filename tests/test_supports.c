@@ -428,5 +428,63 @@ static void test_large_rotation(void)
     cr_scenario_destroy(sc);
 }
 
+/* A pinned hanging rod released from a static deflection (clamp → fork → pin: the
+ * supports of three stages): the pin's dynamic reaction R closes Newton's law for
+ * the whole rod, P(t) − P(0) = ∫ (R + W) dt, and the pin takes no moment. */
+static int column_of(const cr_run_result *r, const char *name)
+{
+    for (int k = 0; k < r->series_columns; ++k)
+        if (!strcmp(r->series_names[k], name)) return k;
+    return -1;
+}
+
+static void test_pin_reaction_dynamics(void)
+{
+    static const char *json =
+        "{\"name\": \"pend\", \"rod\": {\"length\": 1, \"elements\": 20, \"reference\": {\"type\": \"straight\", "
+        "\"quaternion\": [0.7071067811865476, 0, 0.7071067811865476, 0]}, \"sections\": [{\"shape\": \"circle\", "
+        "\"radius\": 0.01}], \"material\": {\"E\": 2e8, \"G\": 8e7, \"rho\": 7800}}, "
+        "\"boundary_conditions\": [{\"type\": \"clamp\", \"node\": \"start\", \"stages\": [0]}, {\"type\": "
+        "\"support\", \"node\": \"start\", \"hold\": [\"x\", \"y\", \"z\", \"rx\"], \"stages\": [1]}, {\"type\": "
+        "\"pin\", \"node\": \"start\", \"stages\": [2]}], \"loads\": [{\"type\": \"gravity\", \"value\": [0, 0, "
+        "-9.81]}, {\"type\": \"force\", \"node\": \"end\", \"value\": [1, 0, 0], \"stages\": [1]}], \"stages\": "
+        "[{\"type\": \"static\"}, {\"type\": \"static\"}, {\"type\": \"dynamic\", \"t_end\": 0.4, \"output_dt\": "
+        "0.001, \"rtol\": 1e-6, \"atol\": 1e-8}], \"output\": {\"vtk\": false, \"track\": [{\"name\": \"top\", "
+        "\"node\": \"start\"}]}}";
+    cr_scenario *sc = NULL;
+    cr_error err = {0};
+    CHECK(cr_scenario_load_string(json, NULL, 0, &sc, &err) == CR_OK);
+    if (!sc) return;
+    cr_run_options o = cr_run_default_options();
+    o.output_directory = "";
+    cr_run_result r;
+    cr_status st = cr_scenario_run(sc, &o, &r, &err);
+    if (st != CR_OK) fprintf(stderr, "%s\n", err.message);
+    CHECK(st == CR_OK);
+    int ct = column_of(&r, "t"), cp = column_of(&r, "momentum_x"), cf = column_of(&r, "top_fx"),
+        cm = column_of(&r, "top_mx");
+    CHECK(ct >= 0 && cp >= 0 && cf >= 0 && cm >= 0);
+    if (st == CR_OK && ct >= 0 && cp >= 0 && cf >= 0 && cm >= 0) {
+        const double W = 7800 * M_PI * 1e-4 * 9.81, g[3] = {0, 0, -W};
+        double integral[3] = {0, 0, 0}, worst = 0, scale = 0, moment = 0;
+        for (long i = 1; i < r.series_rows; ++i) {
+            const double *a = r.series + (i - 1) * r.series_columns, *b = r.series + i * r.series_columns;
+            double dt = b[ct] - a[ct];
+            for (int c = 0; c < 3; ++c) {
+                integral[c] += 0.5 * dt * (a[cf + c] + b[cf + c] + 2 * g[c]);
+                worst = fmax(worst, fabs(b[cp + c] - r.series[cp + c] - integral[c]));
+                scale = fmax(scale, fabs(b[cp + c]));
+                moment = fmax(moment, fabs(b[cm + c]));
+            }
+        }
+        fprintf(stderr, "  pin reaction: |P - P0 - ∫(R + W) dt| <= %.2e (momentum up to %.3f kg m/s), moment %.1e\n",
+                worst, scale, moment);
+        CHECK(worst < 2e-4 * scale); /* the trapezoid rule at 1 ms */
+        CHECK(moment == 0.0);
+    }
+    cr_run_result_free(&r);
+    cr_scenario_destroy(sc);
+}
+
 CHECK_MAIN(CASE(test_catenary), CASE(test_euler_columns), CASE(test_greenhill), CASE(test_refusals),
-           CASE(test_large_rotation))
+           CASE(test_large_rotation), CASE(test_pin_reaction_dynamics))

@@ -171,15 +171,30 @@ static cr_status track_nodes(const cr_scenario *sc, const cr_sim *sim, int *out,
     return CR_OK;
 }
 
-/* Per tracked point: position (3) and quaternion (4). */
-enum { TRACK_COLUMNS = 7 };
+/* Per tracked point: position (3) and quaternion (4), and at a node that has a
+ * support (in some stage) of a formulation that reports reactions, the reaction
+ * force (I) and moment (node basis): NaN while the support is not active. */
+enum { TRACK_COLUMNS = 7, REACTION_COLUMNS = 6 };
 static const char *const track_suffix[TRACK_COLUMNS] = {"x", "y", "z", "p0", "p1", "p2", "p3"};
+static const char *const reaction_suffix[REACTION_COLUMNS] = {"fx", "fy", "fz", "mx", "my", "mz"};
+
+static int track_reaction(const cr_scenario *sc, const cr_sim *sim, int node)
+{
+    if (!sim->f->reaction) return 0;
+    int ne = sc->rod.elements, per = ne > 0 ? (cr_sim_node_count(sim) - 1) / ne : 1;
+    for (int k = 0; k < sc->rod.bc_count; ++k) {
+        int b = sc->rod.bcs[k].node < 0 ? sc->rod.bcs[k].node + ne + 1 : sc->rod.bcs[k].node;
+        if (b * per == node) return 1;
+    }
+    return 0;
+}
 
 /* ---- dynamic stages: series.csv rows, snapshots, checkpoints ---- */
 /* Column names of series.csv, kept in the result too: the head, the tracked points,
- * the momenta, the formulation's extra columns, the rigid bodies. */
+ * the momenta, the formulation's extra columns, the rigid bodies. point_of (optional,
+ * one per column) says which tracked point a column belongs to (-1: none). */
 enum { SERIES_HEAD = 6, SERIES_MOMENTA = 6 };
-static cr_status series_names(const cr_scenario *sc, const cr_sim *sim, char ***names_out, int *count)
+static cr_status series_names(const cr_scenario *sc, const cr_sim *sim, char ***names_out, int *count, int **point_of)
 {
     static const char *head[SERIES_HEAD] = {"t",            "energy_kinetic", "energy_elastic",
                                             "energy_gravity", "energy_total",   "work_external"};
@@ -187,25 +202,50 @@ static cr_status series_names(const cr_scenario *sc, const cr_sim *sim, char ***
                                                   "angular_momentum_x", "angular_momentum_y", "angular_momentum_z"};
     static const char *body[] = {"x", "y", "z", "yaw", "pitch", "roll"};
     const char *const *extra = NULL;
-    int ne = sim->f->series_extra(sim->impl, &extra), nt = TRACK_COLUMNS * sc->output.track_count;
+    int np = sc->output.track_count;
+    int *nodes = malloc((np > 0 ? np : 1) * sizeof *nodes);
+    if (!nodes) return CR_NO_MEMORY;
+    int mapped = track_nodes(sc, sim, nodes, NULL) == CR_OK, nt = 0;
+    for (int k = 0; k < np; ++k)
+        nt += TRACK_COLUMNS + (mapped && track_reaction(sc, sim, nodes[k]) ? REACTION_COLUMNS : 0);
+    int ne = sim->f->series_extra(sim->impl, &extra);
     int nb = cr_sim_body_count(sim), nc = SERIES_HEAD + nt + SERIES_MOMENTA + ne + 6 * nb;
     char **names = calloc(nc, sizeof(char *));
+    int *owner = calloc(nc, sizeof(int));
     *names_out = names;
     *count = names ? nc : 0;
-    if (!names) return CR_NO_MEMORY;
-    for (int k = 0; k < nc; ++k) {
-        char name[96];
-        int j = k;
-        if (j < SERIES_HEAD) snprintf(name, sizeof name, "%s", head[j]);
-        else if ((j -= SERIES_HEAD) < nt)
-            snprintf(name, sizeof name, "%s_%s", sc->output.track[j / TRACK_COLUMNS].name,
-                     track_suffix[j % TRACK_COLUMNS]);
-        else if ((j -= nt) < SERIES_MOMENTA) snprintf(name, sizeof name, "%s", momenta[j]);
-        else if ((j -= SERIES_MOMENTA) < ne) snprintf(name, sizeof name, "%s", extra[j]);
-        else snprintf(name, sizeof name, "%s_%s", cr_sim_body_name(sim, (j - ne) / 6), body[(j - ne) % 6]);
-        if (!(names[k] = strdup(name))) return CR_NO_MEMORY;
+    if (!names || !owner) {
+        free(nodes);
+        free(owner);
+        return CR_NO_MEMORY;
     }
+    int col = 0;
+    char name[96];
+#define ADD_NAME(p, ...)                                                                                               \
+    do {                                                                                                               \
+        snprintf(name, sizeof name, __VA_ARGS__);                                                                      \
+        owner[col] = (p);                                                                                              \
+        if (!(names[col++] = strdup(name))) goto oom;                                                                  \
+    } while (0)
+    for (int j = 0; j < SERIES_HEAD; ++j) ADD_NAME(-1, "%s", head[j]);
+    for (int k = 0; k < np; ++k) {
+        const char *pn = sc->output.track[k].name;
+        for (int j = 0; j < TRACK_COLUMNS; ++j) ADD_NAME(k, "%s_%s", pn, track_suffix[j]);
+        if (mapped && track_reaction(sc, sim, nodes[k]))
+            for (int j = 0; j < REACTION_COLUMNS; ++j) ADD_NAME(k, "%s_%s", pn, reaction_suffix[j]);
+    }
+    for (int j = 0; j < SERIES_MOMENTA; ++j) ADD_NAME(-1, "%s", momenta[j]);
+    for (int j = 0; j < ne; ++j) ADD_NAME(-1, "%s", extra[j]);
+    for (int j = 0; j < 6 * nb; ++j) ADD_NAME(-1, "%s_%s", cr_sim_body_name(sim, j / 6), body[j % 6]);
+#undef ADD_NAME
+    free(nodes);
+    if (point_of) *point_of = owner;
+    else free(owner);
     return CR_OK;
+oom:
+    free(nodes);
+    free(owner);
+    return CR_NO_MEMORY;
 }
 
 static void free_names(char **names, int count)
@@ -225,21 +265,21 @@ static cr_status check_track(const cr_scenario *sc, const cr_sim *sim, cr_error 
     free(nodes);
     if (st != CR_OK) return st;
     char **names = NULL;
-    int nc = 0;
-    if (series_names(sc, sim, &names, &nc) != CR_OK) {
+    int nc = 0, *point = NULL;
+    if (series_names(sc, sim, &names, &nc, &point) != CR_OK) {
         free_names(names, nc);
         return cr_error_set(err, CR_NO_MEMORY, "out of memory");
     }
-    int nt = TRACK_COLUMNS * n;
-    for (int k = SERIES_HEAD; k < SERIES_HEAD + nt && st == CR_OK; ++k) {
-        int point = (k - SERIES_HEAD) / TRACK_COLUMNS;
+    for (int k = 0; k < nc && st == CR_OK; ++k) {
+        if (point[k] < 0) continue;
         for (int j = 0; j < nc && st == CR_OK; ++j)
             if (j != k && !strcmp(names[j], names[k]))
                 st = cr_error_set(err, CR_BAD_INPUT,
                                   "output.track.%d.name: \"%s\" gives the series.csv column %s, which is already "
                                   "a column (choose another name)",
-                                  point, sc->output.track[point].name, names[k]);
+                                  point[k], sc->output.track[point[k]].name, names[k]);
     }
+    free(point);
     free_names(names, nc);
     return st;
 }
@@ -247,7 +287,7 @@ static cr_status check_track(const cr_scenario *sc, const cr_sim *sim, cr_error 
 static cr_status series_columns(cr_run_result *r, const cr_scenario *sc, const cr_sim *sim)
 {
     if (r->series_names) return CR_OK;
-    return series_names(sc, sim, &r->series_names, &r->series_columns);
+    return series_names(sc, sim, &r->series_names, &r->series_columns, NULL);
 }
 
 static void series_header(FILE *f, const cr_run_result *r)
@@ -282,6 +322,13 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
         cr_quat q = cr_sim_orientation(sim, c->track_node[k]);
         double v[TRACK_COLUMNS] = {x.x, x.y, x.z, q.w, q.x, q.y, q.z};
         memcpy(col, v, sizeof v);
+        if (!track_reaction(c->scenario, sim, c->track_node[k])) continue;
+        cr_vec3 f, m;
+        double rv[REACTION_COLUMNS] = {NAN, NAN, NAN, NAN, NAN, NAN};
+        if (cr_sim_reaction(sim, c->track_node[k], &f, &m) == CR_OK)
+            rv[0] = f.x, rv[1] = f.y, rv[2] = f.z, rv[3] = m.x, rv[4] = m.y, rv[5] = m.z;
+        memcpy(col + TRACK_COLUMNS, rv, sizeof rv);
+        col += REACTION_COLUMNS;
     }
     memcpy(col, momenta, sizeof momenta);
     col += SERIES_MOMENTA;
@@ -602,10 +649,8 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
     add_number(tip, "s", cr_sim_node_s(sim, tipn));
     cJSON_AddItemToObject(tip, "position", vec_json(rv, 3));
     cJSON_AddItemToObject(tip, "quaternion", vec_json(qv, 4));
-    /* the recorded points of the final state (reactions when it is a static one) */
-    cJSON *track = c->track_node ? track_json(sc, sim, c->track_node,
-                                              sc->stage_count > 0 && sc->stages[r->last_stage].type == CR_STAGE_STATIC)
-                                 : NULL;
+    /* the recorded points of the final state, with their reactions */
+    cJSON *track = c->track_node ? track_json(sc, sim, c->track_node, 1) : NULL;
     if (track) cJSON_AddItemToObject(root, "track", track);
     cJSON *reac = cJSON_AddArrayToObject(root, "reactions");
     for (int i = 0; i <= tipn; ++i) {
@@ -916,7 +961,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
         }
         /* the recorded points at the stage's end (or its last good state), for summary.json */
         cJSON_Delete(ctx.stage_track[k]);
-        ctx.stage_track[k] = track_json(sc, sim, ctx.track_node, stage->type == CR_STAGE_STATIC);
+        ctx.stage_track[k] = track_json(sc, sim, ctx.track_node, 1);
         if (status != CR_OK && ctx.io_status != CR_OK && !(status == CR_INTERRUPTED && stop_requested(&ctx)))
             status = ctx.io_status, solve_err = ctx.io_error;
         if (status == CR_INTERRUPTED && stop_requested(&ctx)) {

@@ -304,6 +304,7 @@ void cr_state_copy(cr_state *dst, const cr_state *src)
     dst->load_factor = src->load_factor;
     dst->bc_factor = src->bc_factor;
     dst->stage = src->stage;
+    dst->dynamic = src->dynamic;
     dst->time = src->time;
     memcpy(dst->x, src->x, (size_t)m->nodes * m->block * sizeof *dst->x);
     memcpy(dst->load_scale, src->load_scale, (m->load_count > 0 ? m->load_count : 1) * sizeof(double));

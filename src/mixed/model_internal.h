@@ -106,6 +106,7 @@ struct cr_state {
     double load_factor;     /* of the last static solve */
     double bc_factor;       /* ramp of the supports' motion: 0 reference ... 1 f(t) (after the first stage) */
     int stage;              /* the stage the state belongs to (its active supports) */
+    int dynamic;            /* 1: a dynamic state (reactions include inertia), 0: an equilibrium */
     double *load_scale;     /* magnitude factor of each load the state is in equilibrium with */
     double *x;              /* nodes * block unknowns (static layout) */
     /* dynamics: velocities (nodes × 6: v in I, Ω in B) and element stresses (n × 6) */

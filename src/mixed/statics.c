@@ -135,6 +135,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
 {
     cr_static_options o = options ? *options : cr_static_default_options();
     const int stage = state->stage;
+    state->dynamic = 0;
     int held = 0;
     for (int k = 0; k < model->support_count; ++k) held |= cr_support_active(&model->supports[k], stage);
     if (!held) /* six rigid-body modes: the static tangent is singular */
