@@ -44,6 +44,7 @@ typedef struct scenario_storage {
     int time_table_count;
     cr_time_point **bc_time_tables; /* one per boundary condition (idem) */
     int bc_time_table_count;
+    cr_bc_motion_point **bc_motions; /* one per boundary condition (NULL without a table of poses) */
 } scenario_storage;
 
 void cr_scenario_destroy(cr_scenario *scenario)
@@ -63,6 +64,8 @@ void cr_scenario_destroy(cr_scenario *scenario)
         free(st->time_tables);
         for (int i = 0; i < st->bc_time_table_count; ++i) free(st->bc_time_tables[i]);
         free(st->bc_time_tables);
+        for (int i = 0; st->bc_motions && i < st->bc_time_table_count; ++i) free(st->bc_motions[i]);
+        free(st->bc_motions);
         free(st);
     }
     free(scenario->stages);
@@ -243,11 +246,11 @@ static const char *const SECTION_RESULTANT_KEYS[] = {"shape", "end", "EA",   "GA
 static const char *const SECTION_ANY_KEYS[] = {"shape", "end",  "radius", "width", "height", "EA",     "GA_y",
                                                "GA_z",  "GJ",   "EI_y",   "EI_z",  "rhoA",   "rhoI_y", "rhoI_z", NULL};
 /* supports: what they hold, where their target is, when they act */
-static const char *const BC_CLAMP_KEYS[] = {"type",     "node",  "frame", "position", "quaternion", "rotation",
-                                            "axis",     "angle", "turns", "time",     "stages",     NULL};
-static const char *const BC_SUPPORT_KEYS[] = {"type", "node",  "hold",  "frame", "position", "quaternion", "rotation",
-                                              "axis", "angle", "turns", "time",  "stages",   NULL};
-static const char *const BC_PIN_KEYS[] = {"type", "node", "position", "time", "stages", NULL};
+static const char *const BC_CLAMP_KEYS[] = {"type",  "node",  "frame", "position", "quaternion", "rotation", "axis",
+                                            "angle", "turns", "time",  "stages",   "motion",     NULL};
+static const char *const BC_SUPPORT_KEYS[] = {"type",  "node",  "hold", "frame",  "position", "quaternion", "rotation",
+                                              "axis",  "angle", "turns", "time",  "stages",   "motion",     NULL};
+static const char *const BC_PIN_KEYS[] = {"type", "node", "position", "time", "stages", "motion", NULL};
 static const char *const BC_POSE_KEYS[] = {"type", "node", "position", "quaternion", "time", "stages", NULL};
 static const char *const BC_FRAME_CHOICES[] = {"inertial", "reference", NULL};
 static const char *const HOLD_NAMES[] = {"x", "y", "z", "rx", "ry", "rz", NULL};
@@ -1098,6 +1101,54 @@ static cr_status parse_bc_rotation(const cJSON *c, const char *path, cr_bc_def *
     return CR_OK;
 }
 
+/* "motion": a table of poses, rows [t, x, y, z] or [t, x, y, z, rx, ry, rz]
+ * (rotation vector in frame components). It replaces position, rotation and time. */
+static cr_status parse_bc_motion(const cJSON *c, const char *path, cr_bc_def *bc, cr_bc_motion_point **table,
+                                 cr_error *err)
+{
+    char mpath[PATH_SIZE], item[PATH_SIZE], got[VALUE_TEXT_SIZE], prev[32];
+    const cJSON *rows;
+    cr_status s;
+    if ((s = get_array(c, path, "motion", 0, &rows, err)) || !rows) return s;
+    path_key(mpath, path, "motion");
+    static const char *const replaced[] = {"position", "rotation", "quaternion", "axis", "time", NULL};
+    for (int k = 0; replaced[k]; ++k)
+        if (cJSON_GetObjectItemCaseSensitive(c, replaced[k]))
+            return fail(err, "%s: a table of poses replaces %s; give either", mpath, replaced[k]);
+    int n = cJSON_GetArraySize(rows);
+    if (n < 2) {
+        describe(rows, got, sizeof got);
+        return fail(err, "%s: expected at least 2 rows [t, x, y, z(, rx, ry, rz)], got %s", mpath, got);
+    }
+    *table = calloc((size_t)n, sizeof **table);
+    if (!*table) return no_memory(err);
+    unsigned hold = cr_bc_hold(bc);
+    int i = 0;
+    for (const cJSON *r = rows->child; r; r = r->next, ++i) {
+        double v[7] = {0, 0, 0, 0, 0, 0, 0};
+        path_index(item, mpath, i);
+        int len = cJSON_IsArray(r) ? cJSON_GetArraySize(r) : 0;
+        if (len != 4 && len != 7) {
+            describe(r, got, sizeof got);
+            return fail(err, "%s: expected [t, x, y, z] or [t, x, y, z, rx, ry, rz], got %s", item, got);
+        }
+        if ((s = read_vector(r, item, len, v, err))) return s;
+        if (i > 0 && !(v[0] > (*table)[i - 1].t)) {
+            format_number((*table)[i - 1].t, prev, sizeof prev);
+            describe(r->child, got, sizeof got);
+            return fail(err, "%s.0: t must be > %s (the previous row's), got %s", item, prev, got);
+        }
+        if (len == 7 && (v[4] != 0 || v[5] != 0 || v[6] != 0) && (hold & CR_HOLD_ROTATION) == 0)
+            return fail(err, "%s: a rotation needs held rotations (this support holds none)", item);
+        (*table)[i] = (cr_bc_motion_point){v[0], cr_v3(v[1], v[2], v[3]), cr_v3(v[4], v[5], v[6])};
+    }
+    if ((hold & CR_HOLD_TRANSLATION) == 0)
+        return fail(err, "%s: this support holds no translation; a table of poses needs one", mpath);
+    bc->motion = *table;
+    bc->motion_count = n;
+    return CR_OK;
+}
+
 static cr_status parse_bcs(const cJSON *root, cr_rod_def *def, scenario_storage *st, cr_error *err)
 {
     const cJSON *list;
@@ -1110,7 +1161,8 @@ static cr_status parse_bcs(const cJSON *root, cr_rod_def *def, scenario_storage 
     if (n == 0) return CR_OK;
     st->bcs = calloc((size_t)n, sizeof *st->bcs);
     st->bc_time_tables = calloc((size_t)n, sizeof *st->bc_time_tables);
-    if (!st->bcs || !st->bc_time_tables) return no_memory(err);
+    st->bc_motions = calloc((size_t)n, sizeof *st->bc_motions);
+    if (!st->bcs || !st->bc_time_tables || !st->bc_motions) return no_memory(err);
     st->bc_time_table_count = n;
     int i = 0;
     for (const cJSON *c = list->child; c; c = c->next, ++i) {
@@ -1168,6 +1220,7 @@ static cr_status parse_bcs(const cJSON *root, cr_rod_def *def, scenario_storage 
                 return fail(err, "%s: a target rotation needs held rotations (hold has none of rx, ry, rz)", path);
         }
         if ((s = parse_time(c, path, &bc->time, &st->bc_time_tables[i], err))) return s;
+        if ((s = parse_bc_motion(c, path, bc, &st->bc_motions[i], err))) return s;
         bc->stages = 0; /* set by parse_stage_masks() once the stages are known */
     }
     def->bc_count = n;

@@ -333,8 +333,20 @@ cr_status cr_mixed_dynamic_reaction(const cr_model *m, const cr_state *s, int no
         if (i < m->n) memcpy(yi + CR_DYN_LAM, s->stress + 6 * (size_t)i, 6 * sizeof(double));
         else memset(yi + CR_DYN_LAM, 0, 6 * sizeof(double));
     }
+    /* the loads of the state's stage at its time (the state's load_scale is only
+     * updated at the end of a dynamic stage) */
+    double *scale = malloc((m->load_count > 0 ? m->load_count : 1) * sizeof *scale);
+    if (!scale) {
+        free(y);
+        free(F);
+        return CR_NO_MEMORY;
+    }
+    cr_model_stage_load_factors(m, s->stage, scale);
+    for (int j = 0; j < m->load_count; ++j)
+        if (scale[j] != 0) scale[j] *= cr_time_function_eval(&m->loads[j].time, s->time);
     cr_supports_at free_all = {.stage = -1, .ramp = 1.0, .t = s->time, .from = NULL, .from_blend = 1.0};
-    cr_status st = cr_mixed_dynamic_residual(m, &free_all, s->load_scale, y, F, NULL);
+    cr_status st = cr_mixed_dynamic_residual(m, &free_all, scale, y, F, NULL);
+    free(scale);
     if (st == CR_OK) {
         cr_supports_at at = {.stage = s->stage, .ramp = 1.0, .t = s->time, .from = NULL, .from_blend = 1.0};
         int rows[13];
