@@ -75,6 +75,11 @@ struct cr_model {
     cr_vec3 *bc_position;
     cr_quat *bc_orientation;
     cr_material material;
+    /* damping (damping.c): Kelvin–Voigt relaxation times of each element's six strain
+     * components (n × 6, NULL when none) and the drag coefficients per unit length */
+    double *kv_tau;
+    cr_vec3 drag, rotational_drag;
+    int drag_active;
 };
 
 struct cr_state {
