@@ -31,6 +31,16 @@ for attempt in 1 2 3 4; do
 done
 if [ "$code" -ne 130 ]; then echo "FAIL could not interrupt the run (exit $code)"; exit 1; fi
 cut_rows=$(($(wc -l < "$tmp/cut/series.csv") - 1))
+# the damping is part of the model's fingerprint: a checkpoint of other damping is not resumed
+for change in rod.damping.drag=0.05 'rod.damping.relaxation_time=[0,0,0,0,0.01,0.0085324]'; do
+    rm -rf "$tmp/other" && cp -r "$tmp/cut" "$tmp/other"
+    "$cli" run "$ex" -o "$tmp/other" "${sets[@]}" --set "$change" --resume > "$tmp/other.out" 2>&1
+    c=$?
+    if [ "$c" -ne 1 ] || ! grep -q "does not belong to this scenario" "$tmp/other.out"; then
+        echo "FAIL resume with $change: exit $c, $(cat "$tmp/other.out")"; exit 1
+    fi
+    echo "ok     a checkpoint is refused after $change"
+done
 "$cli" run "$ex" -o "$tmp/cut" "${sets[@]}" --resume > "$tmp/res.out" 2>&1 || { echo "FAIL resume: $(cat "$tmp/res.out")"; exit 1; }
 col() { head -1 "$1" | tr , '\n' | grep -n "^$2\$" | cut -d: -f1; }
 D=$(col "$tmp/full/series.csv" energy_dissipated) H=$(col "$tmp/full/series.csv" energy_total)

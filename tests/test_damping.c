@@ -147,8 +147,9 @@ static void damped_residual_values(void)
         }
         for (int k = 0; k < 6; ++k) {
             double rate = (eps[1][k] - eps[0][k]) / (2 * h);
-            double got = -(F[(size_t)e * CR_DYN_BLOCK + CR_DYN_LAM + k] - F0[(size_t)e * CR_DYN_BLOCK + CR_DYN_LAM + k]) /
-                         d.relaxation_time[k];
+            double got =
+                -(F[(size_t)e * CR_DYN_BLOCK + CR_DYN_LAM + k] - F0[(size_t)e * CR_DYN_BLOCK + CR_DYN_LAM + k]) /
+                d.relaxation_time[k];
             worst = fmax(worst, fabs(got - rate) / (1 + fabs(rate)));
         }
     }
@@ -201,8 +202,10 @@ static int run(const char *json, const char *const *sets, int nsets, cr_run_resu
         st = cr_scenario_run(sc, &o, r, &err);
         cr_scenario_destroy(sc);
     }
-    if (err_out) *err_out = err;
-    else if (st != CR_OK) fprintf(stderr, "run: %s\n", err.message);
+    if (err_out)
+        *err_out = err;
+    else if (st != CR_OK)
+        fprintf(stderr, "run: %s\n", err.message);
     return st == CR_OK;
 }
 
@@ -222,12 +225,12 @@ static double at(const cr_run_result *r, long row, int col)
 /* A slender clamped cantilever (L = 1 m, EI = 1 N m², ρA = 1 kg/m, 20 elements), bent
  * statically by a small tip force (stage 0; the tip-load shape is 97 % mode 1) and
  * released in stage 1: free vibration in the first bending mode. */
-#define CANTILEVER(damping, dyn, loads)                                                                        \
-    "{'rod': {'length': 1, 'elements': 10, " damping                                                          \
-    " 'sections': [{'shape': 'resultants', 'EA': 1e4, 'GA_y': 1e4, 'GA_z': 1e4, 'GJ': 1, 'EI_y': 1, 'EI_z': 1," \
-    " 'rhoA': 1, 'rhoI_y': 1e-3, 'rhoI_z': 1e-3}]},"                                                           \
-    " 'boundary_conditions': [{'type': 'clamp', 'node': 'start'}],"                                            \
-    " 'loads': [{'type': 'force', 'node': 'end', 'value': [0, 0.01, 0], 'stages': [0]}" loads "],"          \
+#define CANTILEVER(damping, dyn, loads)                                                                                \
+    "{'rod': {'length': 1, 'elements': 10, " damping                                                                   \
+    " 'sections': [{'shape': 'resultants', 'EA': 1e4, 'GA_y': 1e4, 'GA_z': 1e4, 'GJ': 1, 'EI_y': 1, 'EI_z': 1,"        \
+    " 'rhoA': 1, 'rhoI_y': 1e-3, 'rhoI_z': 1e-3}]},"                                                                   \
+    " 'boundary_conditions': [{'type': 'clamp', 'node': 'start'}],"                                                    \
+    " 'loads': [{'type': 'force', 'node': 'end', 'value': [0, 0.01, 0], 'stages': [0]}" loads "],"                     \
     " 'stages': [{'type': 'static'}, {'type': 'dynamic', " dyn "}]}"
 
 /* Upward zero crossings of tip_y (linear interpolation) and the maximum of tip_y in each
@@ -313,8 +316,9 @@ static void energy_balance(void)
     snprintf(json, sizeof json, CANTILEVER("%s", "%s", GRAVITY), damping, dyn);
     for (int c = 0; c < 2; ++c) {
         cr_run_result r;
-        int ok = run(c == 0 ? json : CANTILEVER("", "'t_end': 2, 'output_dt': 0.01, 'rtol': 1e-8, 'atol': 1e-11", GRAVITY),
-                     NULL, 0, &r, NULL);
+        int ok =
+            run(c == 0 ? json : CANTILEVER("", "'t_end': 2, 'output_dt': 0.01, 'rtol': 1e-8, 'atol': 1e-11", GRAVITY),
+                NULL, 0, &r, NULL);
         CHECK(ok);
         if (!ok) return;
         int H = column(&r, "energy_total"), W = column(&r, "work_external"), D = column(&r, "energy_dissipated");
@@ -396,8 +400,8 @@ static void timoshenko_cantilever(void)
     double da = cr_sim_position(a.sim, cr_sim_node_count(a.sim) - 1).y;
     double db = cr_sim_position(b.sim, cr_sim_node_count(b.sim) - 1).y;
     double want = bending + shear, want1 = bending + P * L / (G * A);
-    printf("  tip deflection %.9e m, Timoshenko (k = %.6f) %.9e m (%.2e relative); k = 1: %.9e vs %.9e\n", da, k,
-           want, (da - want) / want, db, want1);
+    printf("  tip deflection %.9e m, Timoshenko (k = %.6f) %.9e m (%.2e relative); k = 1: %.9e vs %.9e\n", da, k, want,
+           (da - want) / want, db, want1);
     CHECK(fabs(da - want) < 2e-4 * want);
     CHECK(fabs(db - want1) < 2e-4 * want1);
     CHECK(fabs(da - db) > 0.005 * want); /* the coefficient matters at this tolerance */
@@ -413,7 +417,8 @@ static void expect_refusal(int line, const char *json, const char *const *sets, 
     int ok = run(json, sets, nsets, &r, &err);
     if (ok) cr_run_result_free(&r);
     int found = strstr(err.message, needle) != NULL;
-    if (ok || !found) fprintf(stderr, "line %d: expected a refusal with \"%s\", got \"%s\"\n", line, needle, err.message);
+    if (ok || !found)
+        fprintf(stderr, "line %d: expected a refusal with \"%s\", got \"%s\"\n", line, needle, err.message);
     CHECK(!ok && found);
 }
 
@@ -449,7 +454,8 @@ static void refusals(void)
     const char *k0[] = {"rod.sections.0.shear_coefficient=0"};
     expect_refusal(__LINE__, base, k0, 1, "rod.sections.0.shear_coefficient: must be > 0");
     const char *kstr[] = {"rod.sections.0.shear_coefficient=cowper"};
-    expect_refusal(__LINE__, base, kstr, 1, "rod.sections.0.shear_coefficient: expected a number in (0, 2] or \"timoshenko\"");
+    expect_refusal(__LINE__, base, kstr, 1,
+                   "rod.sections.0.shear_coefficient: expected a number in (0, 2] or \"timoshenko\"");
     const char *res = "{'rod': {'length': 1, 'elements': 4, 'sections': [{'shape': 'resultants', 'EA': 1, 'GA_y': 1,"
                       " 'GA_z': 1, 'GJ': 1, 'EI_y': 1, 'EI_z': 1, 'shear_coefficient': 0.9}]},"
                       " 'boundary_conditions': [{'type': 'clamp', 'node': 'start'}]}";
@@ -469,5 +475,5 @@ static void refusals(void)
     CHECK(cr_rod_validate(&d, &err) == CR_BAD_INPUT && strstr(err.message, "rod.damping.relaxation_time.2"));
 }
 
-CHECK_MAIN(CASE(damped_jacobian), CASE(damped_residual_values), CASE(damped_cantilever_decrement),
-           CASE(energy_balance), CASE(shear_coefficient_numbers), CASE(timoshenko_cantilever), CASE(refusals))
+CHECK_MAIN(CASE(damped_jacobian), CASE(damped_residual_values), CASE(damped_cantilever_decrement), CASE(energy_balance),
+           CASE(shear_coefficient_numbers), CASE(timoshenko_cantilever), CASE(refusals))

@@ -95,7 +95,8 @@ static void strains_hd(const hd q[14], double L, hd eps[6])
         dp[i] = hd_sub(q[10 + i], q[3 + i]);
     }
     for (int i = 0; i < 3; ++i) dr[i] = hd_sub(q[7 + i], q[i]);
-    hd n2 = hd_add(hd_add(hd_mul(pe[0], pe[0]), hd_mul(pe[1], pe[1])), hd_add(hd_mul(pe[2], pe[2]), hd_mul(pe[3], pe[3])));
+    hd n2 =
+        hd_add(hd_add(hd_mul(pe[0], pe[0]), hd_mul(pe[1], pe[1])), hd_add(hd_mul(pe[2], pe[2]), hd_mul(pe[3], pe[3])));
     hd s = hd_scale(hd_inv(n2), 2.0);
     hd w = pe[0], x = pe[1], y = pe[2], z = pe[3];
     hd xx = hd_mul(x, x), yy = hd_mul(y, y), zz = hd_mul(z, z), xy = hd_mul(x, y), xz = hd_mul(x, z), yz = hd_mul(y, z);
@@ -125,7 +126,7 @@ static void strain_rate(const cr_model *m, int e, const double *y, int seed, dou
     for (int k = 0; k < 2; ++k) {
         const double *yk = y + (size_t)(e + k) * CR_DYN_BLOCK;
         int s0 = 13 * k; /* this node's first seed index */
-        hd x[13];         /* r, p, v, Ω with the e₂ seed */
+        hd x[13];        /* r, p, v, Ω with the e₂ seed */
         for (int i = 0; i < 13; ++i) x[i] = (hd){yk[i], 0, seed == s0 + i ? 1.0 : 0.0, 0};
         /* q̇: r' = v, p' = dExp⁺(p) Ω = ½ (-v·Ω, p0 Ω + v × Ω) (eq. 4), in e₂ arithmetic */
         hd qd[7];
@@ -165,8 +166,8 @@ static void drag_node(const cr_model *m, int i, const double *yi, double *Fi, do
     }
     if (!Di) return;
     /* ∂f/∂v = -L A C Aᵀ;  ∂f/∂p = -L [∂(A x)/∂p at x = C w + A C ∂(Aᵀ v)/∂p];  ∂μ/∂Ω = -L D */
-    double c[3] = {m->drag.x, m->drag.y, m->drag.z}, d[3] = {m->rotational_drag.x, m->rotational_drag.y,
-                                                               m->rotational_drag.z};
+    double c[3] = {m->drag.x, m->drag.y, m->drag.z},
+           d[3] = {m->rotational_drag.x, m->rotational_drag.y, m->rotational_drag.z};
     double D1[3][4], D2[3][4];
     cr_q_exp_mulv_dp(p, Cw, D1);
     cr_q_exp_tmulv_dp(p, v, D2);
@@ -246,7 +247,8 @@ double cr_mixed_damping_elastic_energy(const cr_model *m, const double *y)
         cr_vec3 g, k;
         cr_element_strains(el, cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), &g, &k);
         cr_vec3 dg = cr_v3_sub(g, el->gamma0), dk = cr_v3_sub(k, el->kappa0);
-        U += 0.5 * el->length * (cr_v3_dot(dg, cr_v3_mul(el->k_force, dg)) + cr_v3_dot(dk, cr_v3_mul(el->k_moment, dk)));
+        U +=
+            0.5 * el->length * (cr_v3_dot(dg, cr_v3_mul(el->k_force, dg)) + cr_v3_dot(dk, cr_v3_mul(el->k_moment, dk)));
     }
     return U;
 }
