@@ -236,9 +236,9 @@ static const char *const SECTION_CIRCLE_KEYS[] = {"shape", "end", "radius", "she
 static const char *const SECTION_RECT_KEYS[] = {"shape", "end", "width", "height", "shear_coefficient", NULL};
 static const char *const SECTION_RESULTANT_KEYS[] = {"shape", "end", "EA",   "GA_y",   "GA_z",  "GJ",
                                                      "EI_y",  "EI_z", "rhoA", "rhoI_y", "rhoI_z", NULL};
-static const char *const SECTION_ANY_KEYS[] = {"shape", "end",  "radius", "width",  "height", "EA",
-                                               "GA_y",  "GA_z", "GJ",     "EI_y",   "EI_z",   "rhoA",
-                                               "rhoI_y", "rhoI_z", "shear_coefficient", NULL};
+static const char *const SECTION_ANY_KEYS[] = {"shear_coefficient",
+                                               "shape", "end",  "radius", "width", "height", "EA",     "GA_y",
+                                               "GA_z",  "GJ",   "EI_y",   "EI_z",  "rhoA",   "rhoI_y", "rhoI_z", NULL};
 static const char *const BC_CLAMP_KEYS[] = {"type", "node", NULL};
 static const char *const BC_POSE_KEYS[] = {"type", "node", "position", "quaternion", NULL};
 /* "time" and "stages" are common to every load type */

@@ -313,7 +313,8 @@ cr_status cr_dynamic_solve_memory(const cr_model *m, cr_state *state, int stage,
     if (!(nout_d <= 1e8)) {
         cr_error_set(err, CR_BAD_INPUT, "stages.%d.output_dt: %g s gives %.3g output times (more than 1e8)", stage,
                      o->output_dt, nout_d);
-        free(active), free(mass), free(y), free(atol), free(index), free(c.scale), free(c.power_scale), free(c.F), free(c.ytmp);
+        free(active), free(mass), free(y), free(atol), free(index), free(c.scale), free(c.power_scale), free(c.F);
+        free(c.ytmp);
         return CR_BAD_INPUT;
     }
     long nout = (long)nout_d;

@@ -31,6 +31,7 @@ void cr_model_destroy(cr_model *m)
     free(m->ref_r);
     free(m->ref_p);
     free(m->el);
+    cr_mixed_damping_free(m);
     for (int k = 0; m->loads && k < m->load_count; ++k) free((void *)m->loads[k].time.points);
     free(m->loads);
     free(m->bodies);
@@ -39,7 +40,6 @@ void cr_model_destroy(cr_model *m)
     free(m->bc_type);
     free(m->bc_position);
     free(m->bc_orientation);
-    cr_mixed_damping_free(m);
     free(m);
 }
 
