@@ -61,7 +61,20 @@ typedef struct cr_section_segment {
      * The polar inertia is rhoI_y + rhoI_z. Material E, G, rho are not used. */
     double EA[2], GA_y[2], GA_z[2], GJ[2], EI_y[2], EI_z[2];
     double rhoA[2], rhoI_y[2], rhoI_z[2];
+    /* Shear correction k of circle and rectangle sections: GA_y = GA_z = k G A.
+     * 0 means the default k = 1 (no correction, as in the papers); a value in (0, 2];
+     * or CR_SHEAR_TIMOSHENKO for Cowper's k from the shape and ν = E/(2G) - 1.
+     * Must stay 0 for CR_SECTION_RESULTANTS (GA_y, GA_z are given there). */
+    double shear_coefficient;
 } cr_section_segment;
+
+#define CR_SHEAR_TIMOSHENKO (-1.0)
+
+/* Cowper's shear coefficient (G. R. Cowper, "The shear coefficient in Timoshenko's
+ * beam theory", J. Appl. Mech. 33 (1966) 335-340, Table 1) of a solid circle,
+ * 6(1+ν)/(7+6ν), or rectangle, 10(1+ν)/(12+11ν), for Poisson's ratio ν > -1;
+ * 1 for CR_SECTION_RESULTANTS. */
+double cr_shear_coefficient_cowper(cr_section_shape shape, double nu);
 
 typedef struct cr_material {
     double E;   /* Young's modulus, > 0 (unused when every section gives resultants) */
@@ -235,6 +248,24 @@ typedef struct cr_rigid_body_def {
     cr_quat orientation; /* body axes in I at the reference (for reported angles); default identity */
 } cr_rigid_body_def;
 
+/* ---- damping (dynamics of the mixed discrete rod only; statics ignore it) ---- */
+typedef struct cr_damping_def {
+    /* Kelvin–Voigt material damping, λ_k = K_k (Δε_k + τ_k dε_k/dt) for the strain
+     * components (γx, γy, γz, κx, κy, κz): either relaxation times τ_k (s), or viscous
+     * coefficients C_k (N s for the forces, N m² s for the moments; τ_k = C_k / K_k with
+     * the element's stiffness K_k). Not both; all >= 0, 0 = none. */
+    double relaxation_time[6];
+    double coefficients[6];
+    /* Linear viscous drag per unit length on the nodes: force -L_i A diag(drag) Aᵀ v_i
+     * (N s/m², body components: x tangential, y and z normal) and body moment
+     * -L_i diag(rotational_drag) Ω_i (N s), L_i the lumped length. All >= 0. */
+    cr_vec3 drag;
+    cr_vec3 rotational_drag;
+} cr_damping_def;
+
+/* 1 when any damping coefficient of d is nonzero. */
+int cr_damping_active(const cr_damping_def *d);
+
 /* ---- the whole rod ---- */
 typedef struct cr_rod_def {
     double length;   /* L; for CR_REFERENCE_NODES it is recomputed from the chords */
@@ -250,6 +281,7 @@ typedef struct cr_rod_def {
     const cr_load_def *loads;
     int rigid_body_count;
     const cr_rigid_body_def *rigid_bodies;
+    cr_damping_def damping; /* zero: undamped */
 } cr_rod_def;
 
 /* A definition with everything empty/zero and sensible defaults (identity frame,

@@ -205,6 +205,7 @@ typedef enum node_kind {
     K_BRANCH,
     K_ROD,
     K_MATERIAL,
+    K_DAMPING,
     K_REFERENCE,
     K_FRAME,
     K_SECTION_LIST,
@@ -231,19 +232,22 @@ static const char *const MODEL_LGVI_KEYS[] = {"type", "dilatation", "chart", NUL
 static const char *const MODEL_PH_KEYS[] = {"type", "viscoelastic", "newton_atol", NULL};
 static const char *const MODEL_ANY_KEYS[] = {"type", "dilatation", "chart", "viscoelastic", "newton_atol", NULL};
 static const char *const BRANCH_KEYS[] = {"tau", "fraction", "kelvin_voigt", NULL};
-static const char *const ROD_KEYS[] = {"length", "elements", "material", "reference", "sections", "rigid_strains", NULL};
+static const char *const ROD_KEYS[] = {"length",   "elements",      "material", "reference",
+                                       "sections", "rigid_strains", "damping",  NULL};
 static const char *const MATERIAL_KEYS[] = {"E", "G", "rho", NULL};
+static const char *const DAMPING_KEYS[] = {"relaxation_time", "coefficients", "drag", "rotational_drag", NULL};
 static const char *const REF_STRAIGHT_KEYS[] = {"type", "origin", "frame", "quaternion", NULL};
 static const char *const REF_HELIX_KEYS[] = {"type", "origin", "radius", "pitch", NULL};
 static const char *const REF_NODES_KEYS[] = {"type", "positions", "quaternions", NULL};
 static const char *const REF_ANY_KEYS[] = {"type",   "origin", "frame",     "quaternion", "radius",
                                            "pitch", "positions", "quaternions", NULL};
 static const char *const FRAME_KEYS[] = {"e_x", "e_y", NULL};
-static const char *const SECTION_CIRCLE_KEYS[] = {"shape", "end", "radius", NULL};
-static const char *const SECTION_RECT_KEYS[] = {"shape", "end", "width", "height", NULL};
+static const char *const SECTION_CIRCLE_KEYS[] = {"shape", "end", "radius", "shear_coefficient", NULL};
+static const char *const SECTION_RECT_KEYS[] = {"shape", "end", "width", "height", "shear_coefficient", NULL};
 static const char *const SECTION_RESULTANT_KEYS[] = {"shape", "end", "EA",   "GA_y",   "GA_z",  "GJ",
                                                      "EI_y",  "EI_z", "rhoA", "rhoI_y", "rhoI_z", NULL};
-static const char *const SECTION_ANY_KEYS[] = {"shape", "end",  "radius", "width", "height", "EA",     "GA_y",
+static const char *const SECTION_ANY_KEYS[] = {"shear_coefficient",
+                                               "shape", "end",  "radius", "width", "height", "EA",     "GA_y",
                                                "GA_z",  "GJ",   "EI_y",   "EI_z",  "rhoA",   "rhoI_y", "rhoI_z", NULL};
 /* supports: what they hold, where their target is, when they act */
 static const char *const BC_CLAMP_KEYS[] = {"type",  "node",  "frame", "position", "quaternion", "rotation", "axis",
@@ -353,6 +357,7 @@ static const char *const *allowed_keys(node_kind k, const cJSON *obj, const char
     case K_BRANCH: return BRANCH_KEYS;
     case K_ROD: return ROD_KEYS;
     case K_MATERIAL: return MATERIAL_KEYS;
+    case K_DAMPING: return DAMPING_KEYS;
     case K_FRAME: return FRAME_KEYS;
     case K_OFFSET: return OFFSET_KEYS;
     case K_OUTPUT: return OUTPUT_KEYS;
@@ -479,6 +484,7 @@ static node_kind child_kind(node_kind k, const char *key)
         return K_LEAF;
     case K_ROD:
         if (!strcmp(key, "material")) return K_MATERIAL;
+        if (!strcmp(key, "damping")) return K_DAMPING;
         if (!strcmp(key, "reference")) return K_REFERENCE;
         if (!strcmp(key, "sections")) return K_SECTION_LIST;
         return K_LEAF;
@@ -935,6 +941,82 @@ static cr_status get_dimension(const cJSON *obj, const char *parent, const char 
     return get_profile(obj, parent, key, 1, POSITIVE, out, err);
 }
 
+/* rod.sections[*].shear_coefficient: k in (0, 2] or "timoshenko" (Cowper's k from the
+ * shape and ν = E/(2G) - 1); absent: 0 (= k 1). Not for resultants sections. */
+static cr_status parse_shear_coefficient(const cJSON *c, const char *parent, int shape, double *out, cr_error *err)
+{
+    char path[PATH_SIZE], got[VALUE_TEXT_SIZE];
+    path_key(path, parent, "shear_coefficient");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "shear_coefficient");
+    *out = 0;
+    if (!v) return CR_OK;
+    if (shape == CR_SECTION_RESULTANTS)
+        return fail(err, "%s: not for a resultants section (GA_y and GA_z are given directly; scale them instead)",
+                    path);
+    if (cJSON_IsString(v) && !strcmp(v->valuestring, "timoshenko")) {
+        *out = CR_SHEAR_TIMOSHENKO;
+        return CR_OK;
+    }
+    describe(v, got, sizeof got);
+    if (!cJSON_IsNumber(v)) return fail(err, "%s: expected a number in (0, 2] or \"timoshenko\", got %s", path, got);
+    cr_status s = read_number(v, path, POSITIVE, out, err);
+    if (s) return s;
+    if (*out > 2) return fail(err, "%s: must be <= 2, got %s", path, got);
+    return CR_OK;
+}
+
+/* A number (the same for all n components) or an array of n numbers, each >= 0. */
+static cr_status get_components(const cJSON *obj, const char *parent, const char *key, int n, double *out,
+                                cr_error *err)
+{
+    char path[PATH_SIZE], got[VALUE_TEXT_SIZE];
+    path_key(path, parent, key);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    for (int k = 0; k < n; ++k) out[k] = 0;
+    if (!v) return CR_OK;
+    if (cJSON_IsNumber(v)) {
+        cr_status s = read_number(v, path, NONNEGATIVE, &out[0], err);
+        for (int k = 1; k < n; ++k) out[k] = out[0];
+        return s;
+    }
+    if (!cJSON_IsArray(v)) {
+        describe(v, got, sizeof got);
+        return fail(err, "%s: expected a number or an array of %d numbers, got %s", path, n, got);
+    }
+    return read_vector_rule(v, path, n, NONNEGATIVE, out, err);
+}
+
+/* rod.damping (docs/scenario.md "Damping"): Kelvin–Voigt relaxation times or viscous
+ * coefficients of the six strain components, and drag per unit length. */
+static cr_status parse_damping(const cJSON *rod, cr_damping_def *d, cr_error *err)
+{
+    const char *path = "rod.damping";
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(rod, "damping");
+    cr_status s;
+    memset(d, 0, sizeof *d);
+    if (!v) return CR_OK;
+    if ((s = expect_object(v, path, err)) || (s = check_keys(v, path, K_DAMPING, err))) return s;
+    if (cJSON_GetObjectItemCaseSensitive(v, "relaxation_time") && cJSON_GetObjectItemCaseSensitive(v, "coefficients"))
+        return fail(err, "rod.damping.coefficients: give either rod.damping.relaxation_time or "
+                         "rod.damping.coefficients, not both");
+    const cJSON *coef = cJSON_GetObjectItemCaseSensitive(v, "coefficients");
+    if (coef && !cJSON_IsArray(coef)) {
+        char got[VALUE_TEXT_SIZE];
+        describe(coef, got, sizeof got);
+        return fail(err, "rod.damping.coefficients: expected an array of 6 numbers (N s for the forces, N m^2 s for "
+                         "the moments), got %s", got);
+    }
+    double drag[3], rot[3];
+    if ((s = get_components(v, path, "relaxation_time", 6, d->relaxation_time, err)) ||
+        (s = get_components(v, path, "coefficients", 6, d->coefficients, err)) ||
+        (s = get_components(v, path, "drag", 3, drag, err)) ||
+        (s = get_components(v, path, "rotational_drag", 3, rot, err)))
+        return s;
+    d->drag = cr_v3(drag[0], drag[1], drag[2]);
+    d->rotational_drag = cr_v3(rot[0], rot[1], rot[2]);
+    return CR_OK;
+}
+
 static cr_status parse_sections(const cJSON *rod, cr_rod_def *def, scenario_storage *st, cr_error *err)
 {
     const cJSON *list;
@@ -953,6 +1035,7 @@ static cr_status parse_sections(const cJSON *rod, cr_rod_def *def, scenario_stor
         path_index(path, "rod.sections", i);
         if ((s = expect_object(c, path, err))) return s;
         if ((s = get_enum(c, path, "shape", SHAPE_CHOICES, -1, &shape, err))) return s;
+        if ((s = parse_shear_coefficient(c, path, shape, &seg->shear_coefficient, err))) return s;
         if ((s = check_keys(c, path, K_SECTION, err))) return s;
         seg->shape = (cr_section_shape)shape;
         /* Only the last end has a natural default (the rod's end); an omitted
@@ -1049,6 +1132,7 @@ static cr_status parse_rod(const cJSON *root, cr_rod_def *def, scenario_storage 
         def->length = chords;
     }
     if ((s = parse_sections(rod, def, st, err))) return s;
+    if ((s = parse_damping(rod, &def->damping, err))) return s;
     return parse_rigid(rod, &def->rigid_strains, err);
 }
 

@@ -184,6 +184,7 @@ cr_status cr_mixed_dynamic_residual(const cr_model *m, const cr_supports_at *at,
     const int B = CR_DYN_BLOCK, nn = m->nodes;
     const cr_layout ly = cr_layout_dynamic();
     cr_term_rod(m, &ly, scale, y, F, J);
+    cr_mixed_damping_terms(m, y, F, J); /* Kelvin–Voigt stress rows, drag (damping.c) */
     for (int i = 0; i < nn; ++i) {
         const double *yi = y + (size_t)i * B;
         double *Fi = F + (size_t)i * B;
@@ -281,6 +282,7 @@ void cr_mixed_dynamic_energies(const cr_model *m, const double *y, cr_vec3 gravi
         double k[6] = {el->k_force.x, el->k_force.y, el->k_force.z, el->k_moment.x, el->k_moment.y, el->k_moment.z};
         for (int c = 0; c < 6; ++c) U += 0.5 * el->length * lam[c] * lam[c] / k[c]; /* ½ λᵀ K_c⁻¹ λ */
     }
+    if (m->kv_tau) U = cr_mixed_damping_elastic_energy(m, y); /* λ holds a viscous part: use ½ Δεᵀ K Δε */
     *kinetic = T;
     *elastic = U;
     *potential = V;

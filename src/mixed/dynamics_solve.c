@@ -88,6 +88,7 @@ enum {
     MEM_T,             /* time of the state it belongs to */
     MEM_COUNTERS,      /* steps, rejected, newton_iterations, rhs_evals, jacobians, lu_real, lu_complex */
     MEM_WALL = MEM_COUNTERS + 7, /* wall time of the stage so far (s) */
+    MEM_DISSIPATED,    /* energy dissipated by damping in the stage so far (J) */
     MEM_RADAU,         /* cr_radau_memory, then the 3N doubles of the collocation polynomial */
 };
 
@@ -105,6 +106,8 @@ typedef struct dyn_ctx {
     double *power_scale;  /* scales without gravity, for the external work */
     cr_vec3 gravity;      /* total active gravity acceleration (for the potential) */
     double work, last_power, last_t;
+    double dissipated;    /* ∫ damping power dt since the stage start, to last_t */
+    double *ytmp;         /* scratch (nodes × 19): stage values for the dissipation quadrature */
     cr_dynamic_output_fn on_output;
     cr_dynamic_step_fn on_step;
     cr_radau *radau;
@@ -137,6 +140,7 @@ static void save_memory(dyn_ctx *c, double t)
     mem[MEM_T] = t;
     for (int k = 0; k < 7; ++k) mem[MEM_COUNTERS + k] = (double)cnt[k];
     mem[MEM_WALL] = c->base_wall + (now() - c->wall_start);
+    mem[MEM_DISSIPATED] = c->dissipated;
     cr_radau_memory rm;
     cr_radau_get_memory(c->radau, &rm, mem + MEM_RADAU + CR_RADAU_MEMORY_DOUBLES);
     memcpy(mem + MEM_RADAU, &rm, sizeof rm);
@@ -204,6 +208,28 @@ static double load_power(dyn_ctx *c, double t, const double *y)
     return P;
 }
 
+/* Energy dissipated by damping from the last accepted step (last_t) to t within the
+ * step being accepted, integrated on its collocation polynomial with the integrator's
+ * order: at the step end (t = t_n + h) the Radau IIA quadrature h Σ b_j P(Y_j) on the
+ * stage values Y_j = u(t_n + c_j h) (b = last row of A, exact for polynomials of degree
+ * 4); inside it (output times) 3-point Gauss–Legendre on u over [t_n, t] (degree 5). */
+static double dissipation_to(dyn_ctx *c, double t, int step_end)
+{
+    const cr_model *m = c->m;
+    double h = t - c->last_t;
+    if (!(h > 0) || (!m->kv_tau && !m->drag_active)) return 0.0;
+    const cr_radau_tableau *tab = cr_radau_get_tableau(c->radau);
+    static const double gx[3] = {0.11270166537925831148, 0.5, 0.88729833462074168852}; /* (1 ∓ √(3/5))/2, 1/2 */
+    static const double gw[3] = {5.0 / 18.0, 8.0 / 18.0, 5.0 / 18.0};
+    double D = 0;
+    for (int j = 0; j < 3; ++j) {
+        double tj = step_end ? c->last_t + tab->c[j] * h : c->last_t + gx[j] * h;
+        if (cr_radau_interpolate(c->radau, tj, c->ytmp, NULL) != CR_OK) return 0.0;
+        D += (step_end ? tab->b[j] : gw[j]) * cr_mixed_damping_power(m, c->ytmp);
+    }
+    return h * D;
+}
+
 static int output(double t, const double *y, void *user)
 {
     dyn_ctx *c = user;
@@ -213,6 +239,8 @@ static int output(double t, const double *y, void *user)
     cr_dynamic_sample smp = {.t = t, .work_external = c->work + 0.5 * (P + c->last_power) * (t - c->last_t)};
     cr_mixed_dynamic_energies(c->m, y, c->gravity, &smp.kinetic, &smp.elastic, &smp.gravity);
     cr_mixed_dynamic_momenta(c->m, y, &smp.momentum, &smp.angular_momentum);
+    smp.extra_count = 1;
+    smp.extra[0] = c->dissipated + dissipation_to(c, t, 0);
     unpack_y(c->m, y, t, c->state);
     int stop = c->on_output(c->m, c->state, &smp, c->user);
     if (stop) c->stopped = 1;
@@ -232,6 +260,7 @@ static int step_done(double t, double *y, void *user)
     }
     double P = load_power(c, t, y);
     c->work += 0.5 * (P + c->last_power) * (t - c->last_t);
+    c->dissipated += dissipation_to(c, t, 1);
     c->last_power = P;
     c->last_t = t;
     if (c->memory) save_memory(c, t);
@@ -279,6 +308,7 @@ cr_status cr_dynamic_solve_memory(const cr_model *m, cr_state *state, int stage,
     if (resume) {
         for (int k = 0; k < 7; ++k) c.base[k] = (long)memory[MEM_COUNTERS + k];
         c.base_wall = memory[MEM_WALL];
+        c.dissipated = memory[MEM_DISSIPATED];
     } else if (memory) {
         memset(memory, 0, (size_t)cr_dynamic_memory_size(m) * sizeof(double));
     }
@@ -288,18 +318,20 @@ cr_status cr_dynamic_solve_memory(const cr_model *m, cr_state *state, int stage,
     c.scale = malloc(nl * sizeof(double));
     c.power_scale = malloc(nl * sizeof(double));
     c.F = malloc(N * sizeof(double));
+    c.ytmp = malloc(N * sizeof(double));
     double nout_d = floor((t_end - t_stage_start) / o->output_dt + 1e-9) + 1;
     if (!(nout_d <= 1e8)) {
         cr_error_set(err, CR_BAD_INPUT, "stages.%d.output_dt: %g s gives %.3g output times (more than 1e8)", stage,
                      o->output_dt, nout_d);
         free(active), free(mass), free(y), free(atol), free(index), free(c.scale), free(c.power_scale), free(c.F);
+        free(c.ytmp);
         return CR_BAD_INPUT;
     }
     long nout = (long)nout_d;
     double *times = malloc((nout > 0 ? nout : 1) * sizeof(double));
     cr_blocktri_radau *lin = NULL;
     cr_status st = CR_OK;
-    if (!active || !mass || !y || !atol || !index || !c.scale || !c.power_scale || !c.F || !times) {
+    if (!active || !mass || !y || !atol || !index || !c.scale || !c.power_scale || !c.F || !c.ytmp || !times) {
         st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the dynamic stage");
         goto done;
     }
@@ -331,6 +363,9 @@ cr_status cr_dynamic_solve_memory(const cr_model *m, cr_state *state, int stage,
     st = cr_supports_dynamic_check(m, stage, err);
     if (st == CR_OK && !resume) st = cr_supports_dynamic_start(m, stage, t_begin, y, err);
     if (st != CR_OK) goto done;
+    /* Kelvin–Voigt: the stresses also carry K τ ε̇ of the initial velocities (the
+     * supports' prescribed ones included) */
+    if (!resume) cr_mixed_damping_consistent_stress(m, y);
     c.last_power = load_power(&c, t_begin, y);
     cr_mixed_dynamic_mass(m, stage, mass);
     lin = cr_blocktri_radau_create(nn, B, mass, 0, jacobian, &c, err);
@@ -432,6 +467,7 @@ done:
     free(c.scale);
     free(c.power_scale);
     free(c.F);
+    free(c.ytmp);
     free(times);
     return st;
 }

@@ -189,10 +189,14 @@ static void body_pose(const void *impl, int j, cr_vec3 *c, cr_mat3 *axes)
     cr_state_body_pose(s->model, s->state, j, c, axes);
 }
 
+/* the energy dissipated by damping in the stage so far (rod.damping; 0 without),
+ * the same name and meaning as the port-Hamiltonian rod's column */
+static const char *const extra_names[] = {"energy_dissipated"};
+
 static int series_extra(const void *impl, const char *const **names)
 {
-    *names = NULL;
-    return 0;
+    *names = extra_names;
+    return 1;
 }
 
 /* checkpoints: the state, then the integrator memory */

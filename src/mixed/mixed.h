@@ -57,6 +57,24 @@ cr_status cr_mixed_dynamic_reaction(const cr_model *m, const cr_state *s, int no
 void cr_mixed_dynamic_energies(const cr_model *m, const double *y, cr_vec3 gravity, double *kinetic,
                                double *elastic, double *potential);
 
+/* ---- damping (damping.c): Kelvin–Voigt stress rows and viscous drag ----
+ * Sets the model's damping from the definition (after the elements): CR_NO_MEMORY or CR_OK. */
+cr_status cr_mixed_damping_init(cr_model *m, const cr_damping_def *d);
+void cr_mixed_damping_free(cr_model *m);
+/* Hash of the damping coefficients into h (FNV-1a step, unchanged when undamped). */
+unsigned long long cr_mixed_damping_hash(const cr_model *m, unsigned long long h);
+/* Adds to F (and J) of the dynamic residual: -τ_k dε_k/dt on every element's stress
+ * rows, the drag force and moment on every node's momentum rows (held nodes' rows
+ * are overwritten by the caller afterwards). */
+void cr_mixed_damping_terms(const cr_model *m, const double *y, double *F, cr_blocktri *J);
+/* Dissipation power (W) at y: Σ_e L_e Σ_k K_k τ_k (dε_k/dt)² + drag power of the free nodes. */
+double cr_mixed_damping_power(const cr_model *m, const double *y);
+/* Stored elastic energy ½ Σ_e L_e Δεᵀ K Δε from the poses (with Kelvin–Voigt damping the
+ * stresses λ also hold the viscous part, so ½ λᵀ K⁻¹ λ is not the stored energy). */
+double cr_mixed_damping_elastic_energy(const cr_model *m, const double *y);
+/* Adds K_k τ_k dε_k/dt to the element stresses of y (consistent initial values). */
+void cr_mixed_damping_consistent_stress(const cr_model *m, double *y);
+
 /* Total linear momentum and angular momentum about the origin (nodes and welded bodies). */
 void cr_mixed_dynamic_momenta(const cr_model *m, const double *y, cr_vec3 *momentum, cr_vec3 *angular);
 

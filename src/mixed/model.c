@@ -2,6 +2,7 @@
  * model (spec §1, §2, §7): nodes, reference poses, element chords, midpoint
  * stiffnesses, reference strains, lumped lengths, loads resolved to nodes and
  * boundary conditions; and its state. */
+#include "mixed/mixed.h"
 #include "mixed/model_internal.h"
 #include "model/rod_internal.h"
 
@@ -30,6 +31,7 @@ void cr_model_destroy(cr_model *m)
     free(m->ref_r);
     free(m->ref_p);
     free(m->el);
+    cr_mixed_damping_free(m);
     for (int k = 0; m->loads && k < m->load_count; ++k) free((void *)m->loads[k].time.points);
     free(m->loads);
     free(m->bodies);
@@ -215,6 +217,7 @@ cr_model *cr_model_create(const cr_rod_def *def, cr_error *err)
         el->k_moment = cr_v3(sr.GJ, sr.EI_y, sr.EI_z);
         cr_element_strains(el, m->ref_r[e], m->ref_p[e], m->ref_r[e + 1], m->ref_p[e + 1], &el->gamma0, &el->kappa0);
     }
+    if (cr_mixed_damping_init(m, &def->damping) != CR_OK) goto oom;
     /* Lumped lengths, eq. (1): half of each adjacent element chord. */
     for (int i = 0; i < nn; ++i) {
         m->lumped_length[i] = 0.5 * ((i > 0 ? m->el[i - 1].length : 0) + (i < n ? m->el[i].length : 0));
@@ -562,5 +565,6 @@ unsigned long long cr_model_fingerprint(const cr_model *m)
         h = fnv(h, &b->inertia, sizeof b->inertia);
         h = fnv(h, &b->relative, sizeof b->relative);
     }
+    h = cr_mixed_damping_hash(m, h);
     return h;
 }

@@ -89,6 +89,11 @@ struct cr_model {
     double *rho_area;       /* ρA(s_i) at nodes (mass per length) */
     double *node_mass;      /* m_i = ρ L_i A_i (eq. 1) */
     cr_vec3 *node_inertia;  /* Θ_i = ρ L_i (J_x, I_y, I_z) (eq. 1) */
+    /* damping (damping.c): Kelvin–Voigt relaxation times of each element's six strain
+     * components (n × 6, NULL when none) and the drag coefficients per unit length */
+    double *kv_tau;
+    cr_vec3 drag, rotational_drag;
+    int drag_active;
     cr_vec3 *ref_r;
     cr_quat *ref_p;
     cr_element *el;

@@ -115,10 +115,57 @@ cr_status cr_section_resultants_eval(const cr_rod_def *def, double xi, cr_sectio
     cr_section_props sp;
     cr_section_eval(def, xi, &sp);
     const cr_material *m = &def->material;
-    /* no shear correction factor, as in the papers (spec §7.3) */
-    *out = (cr_section_resultants){m->E * sp.A,   m->G * sp.A,    m->G * sp.A,   m->G * sp.Jx,  m->E * sp.Iy,
+    /* shear correction k (default 1: none, as in the papers, spec §7.3): GA_y = GA_z = k G A */
+    double k = seg->shear_coefficient > 0 ? seg->shear_coefficient : 1.0;
+    if (seg->shear_coefficient == CR_SHEAR_TIMOSHENKO)
+        k = cr_shear_coefficient_cowper(seg->shape, m->E / (2 * m->G) - 1);
+    *out = (cr_section_resultants){m->E * sp.A,   k * m->G * sp.A, k * m->G * sp.A, m->G * sp.Jx, m->E * sp.Iy,
                                    m->E * sp.Iz,  m->rho * sp.A,  m->rho * (sp.Iy + sp.Iz), m->rho * sp.Iy,
                                    m->rho * sp.Iz};
+    return CR_OK;
+}
+
+/* Cowper (1966), Table 1, from the 3-D elasticity solution of a cantilever under a
+ * tip load: solid circle 6(1+ν)/(7+6ν), solid rectangle 10(1+ν)/(12+11ν). */
+double cr_shear_coefficient_cowper(cr_section_shape shape, double nu)
+{
+    if (shape == CR_SECTION_CIRCLE) return 6 * (1 + nu) / (7 + 6 * nu);
+    if (shape == CR_SECTION_RECTANGLE) return 10 * (1 + nu) / (12 + 11 * nu);
+    return 1.0;
+}
+
+int cr_damping_active(const cr_damping_def *d)
+{
+    int on = 0;
+    for (int k = 0; k < 6; ++k) on |= d->relaxation_time[k] != 0 || d->coefficients[k] != 0;
+    for (int k = 0; k < 3; ++k) on |= cr_v3_get(d->drag, k) != 0 || cr_v3_get(d->rotational_drag, k) != 0;
+    return on;
+}
+
+/* Damping coefficients: finite, >= 0, relaxation times and coefficients not both. */
+static cr_status validate_damping(const cr_damping_def *d, cr_error *err)
+{
+    int tau = 0, coef = 0;
+    for (int k = 0; k < 6; ++k) {
+        if (!(isfinite(d->relaxation_time[k]) && d->relaxation_time[k] >= 0))
+            return cr_error_set(err, CR_BAD_INPUT, "rod.damping.relaxation_time.%d: must be finite and >= 0, got %g",
+                                k, d->relaxation_time[k]);
+        if (!(isfinite(d->coefficients[k]) && d->coefficients[k] >= 0))
+            return cr_error_set(err, CR_BAD_INPUT, "rod.damping.coefficients.%d: must be finite and >= 0, got %g", k,
+                                d->coefficients[k]);
+        tau |= d->relaxation_time[k] != 0;
+        coef |= d->coefficients[k] != 0;
+    }
+    if (tau && coef)
+        return cr_error_set(err, CR_BAD_INPUT, "rod.damping: give relaxation_time or coefficients, not both");
+    for (int k = 0; k < 3; ++k) {
+        double c = cr_v3_get(d->drag, k), r = cr_v3_get(d->rotational_drag, k);
+        if (!(isfinite(c) && c >= 0))
+            return cr_error_set(err, CR_BAD_INPUT, "rod.damping.drag.%d: must be finite and >= 0, got %g", k, c);
+        if (!(isfinite(r) && r >= 0))
+            return cr_error_set(err, CR_BAD_INPUT, "rod.damping.rotational_drag.%d: must be finite and >= 0, got %g",
+                                k, r);
+    }
     return CR_OK;
 }
 
@@ -305,6 +352,7 @@ cr_status cr_rod_validate(const cr_rod_def *d, cr_error *err)
         return cr_error_set(err, CR_BAD_INPUT, "rod.material.G: must be > 0, got %g", d->material.G);
     if (!(isfinite(d->material.rho) && d->material.rho >= 0))
         return cr_error_set(err, CR_BAD_INPUT, "rod.material.rho: must be >= 0, got %g", d->material.rho);
+    if (validate_damping(&d->damping, err)) return CR_BAD_INPUT;
     if (d->section_count < 1 || !d->sections)
         return cr_error_set(err, CR_BAD_INPUT, "rod.sections: at least one section is required");
     double prev = 0;
@@ -313,6 +361,14 @@ cr_status cr_rod_validate(const cr_rod_def *d, cr_error *err)
         if (!(s->xi_end > prev && s->xi_end <= 1))
             return cr_error_set(err, CR_BAD_INPUT, "rod.sections.%d.end: must be in (%g, 1], got %g", k, prev, s->xi_end);
         prev = s->xi_end;
+        if (s->shape == CR_SECTION_RESULTANTS && s->shear_coefficient != 0)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "rod.sections.%d.shear_coefficient: not for a resultants section (GA_y and GA_z are "
+                                "given directly)", k);
+        if (s->shear_coefficient != 0 && s->shear_coefficient != CR_SHEAR_TIMOSHENKO &&
+            !(s->shear_coefficient > 0 && s->shear_coefficient <= 2))
+            return cr_error_set(err, CR_BAD_INPUT, "rod.sections.%d.shear_coefficient: must be in (0, 2], got %g", k,
+                                s->shear_coefficient);
         for (int j = 0; j < 2 && s->shape == CR_SECTION_RESULTANTS; ++j) {
             const double *v[9] = {s->EA, s->GA_y, s->GA_z, s->GJ, s->EI_y, s->EI_z, s->rhoA, s->rhoI_y, s->rhoI_z};
             static const char *names[9] = {"EA", "GA_y", "GA_z", "GJ", "EI_y", "EI_z", "rhoA", "rhoI_y", "rhoI_z"};

@@ -73,6 +73,10 @@ static cr_status kernel_params(const cr_rod_def *def, const cr_model_options *o,
 static cr_status ph_check(const cr_scenario *sc, cr_error *err)
 {
     const cr_rod_def *d = &sc->rod;
+    if (cr_damping_active(&d->damping))
+        return cr_error_set(err, CR_BAD_INPUT, "rod.damping: not supported by the port_hamiltonian model (its material "
+                                               "damping is model.viscoelastic: generalized-Maxwell branches, a "
+                                               "branch with kelvin_voigt for Kelvin-Voigt)");
     if (d->rigid_body_count > 0)
         return cr_error_set(err, CR_BAD_INPUT, "rigid_bodies: not supported by the port_hamiltonian model");
     if (d->reference.type == CR_REFERENCE_NODES)
