@@ -73,8 +73,8 @@ static int hanging_modes(double mu, double iota, int N, int nev, double *omega, 
         for (int q = 0; q < 4; ++q) {
             double x = 0.5 * (gx[q] + 1), wq = 0.5 * gw[q] * h, s = (e + x) * h, T = 1 - s;
             /* w = θ s + v, w' = θ + v', w'' = v'' (the rigid rotation has no curvature, exactly) */
-            double N0[5] = {s, 1 - 3 * x * x + 2 * x * x * x, h * (x - 2 * x * x + x * x * x), 3 * x * x - 2 * x * x * x,
-                            h * (-x * x + x * x * x)};
+            double N0[5] = {s, 1 - 3 * x * x + 2 * x * x * x, h * (x - 2 * x * x + x * x * x),
+                            3 * x * x - 2 * x * x * x, h * (-x * x + x * x * x)};
             double D1[5] = {1, (-6 * x + 6 * x * x) / h, 1 - 4 * x + 3 * x * x, (6 * x - 6 * x * x) / h,
                             -2 * x + 3 * x * x};
             double D2[5] = {0, (-6 + 12 * x) / (h * h), (-4 + 6 * x) / h, (6 - 12 * x) / (h * h), (-2 + 6 * x) / h};
@@ -125,8 +125,8 @@ static void hanging_reference_limits(void)
         CHECK(hanging_modes(mu, 0, 40, 1, a, NULL) && hanging_modes(mu, 0, 160, 1, b, NULL));
         printf("  mu = 1e%d: omega_1 = %.10f (N = 40), %.10f (N = 160), rigid - omega_1 = %.3g\n", e, a[0], b[0],
                rigid - b[0]);
-        CHECK_NEAR(a[0], b[0], 1e-9 * rigid); /* converged, and no round-off growth with μ N⁴ */
-        CHECK(b[0] < rigid && b[0] > prev);    /* stiffer is faster, and never faster than rigid */
+        CHECK_NEAR(a[0], b[0], 1e-9 * rigid);           /* converged, and no round-off growth with μ N⁴ */
+        CHECK(b[0] < rigid && b[0] > prev);             /* stiffer is faster, and never faster than rigid */
         if (e >= 2) CHECK_NEAR(b[0], rigid, 2e-3 / mu); /* the flexibility correction falls as 1/μ */
         prev = b[0];
     }
@@ -242,6 +242,16 @@ static void heavy_pendulum_stiff(void)
         CHECK(nc >= 5);
         CHECK(amp > 0.01 && amp < 0.025); /* small: θ₀²/16 = 2e-5 */
         CHECK_NEAR(err[k], predicted, 1e-5);
+        /* the pin keeps the top node at the origin. Its reported moment is not zero about the free axes
+         * (KNOWN ISSUE, see the issue-10 acceptance report: in dynamics the reaction is the static residual,
+         * without the node's own inertia, here J₀ θ̈ with J₀ = ρI L/(2n), plus the integrator's error in
+         * θ̈); printed, not asserted */
+        cr_vec3 p0 = cr_sim_position(res.sim, 0), F, Mo;
+        CHECK(cr_v3_norm(p0) < 1e-15);
+        CHECK(cr_sim_reaction(res.sim, 0, &F, &Mo) == CR_OK);
+        printf(
+            "    pin at t = 10 s: |r_0| = %.1e m, reaction force (%.4f, %.4f, %.4f) N, moment (%.1e, %.1e, %.1e) N m\n",
+            cr_v3_norm(p0), F.x, F.y, F.z, Mo.x, Mo.y, Mo.z);
         cr_run_result_free(&res);
     }
     CHECK(fabs(err[1]) < 3e-4);

@@ -62,8 +62,10 @@ static void modal_init(modal *m)
         double flo = cos(lo) + 1 / cosh(lo);
         for (int it = 0; it < 200; ++it) {
             double mid = 0.5 * (lo + hi), fm = cos(mid) + 1 / cosh(mid);
-            if ((fm < 0) == (flo < 0)) lo = mid, flo = fm;
-            else hi = mid;
+            if ((fm < 0) == (flo < 0))
+                lo = mid, flo = fm;
+            else
+                hi = mid;
         }
         double b = 0.5 * (lo + hi), ch = cosh(b), th = tanh(b);
         double sigma = (1 + cos(b) / ch) / (th + sin(b) / ch);
@@ -199,8 +201,7 @@ static errors compare(const modal *m, int smooth, const cr_run_result *r)
         dtip = fmax(dtip, fabs(at(r, i, cy) - th.tip)), e.amp = fmax(e.amp, fabs(th.tip));
         dP = fmax(dP, fabs(at(r, i, cp) - th.P)), Pmax = fmax(Pmax, fabs(th.P));
         dE = fmax(dE, fabs(at(r, i, ce) - th.E)), e.Emax = fmax(e.Emax, th.E);
-        if (i > 0)
-            integral += 0.5 * (t - at(r, i - 1, ct)) * (at(r, i, cp) * th.ybdd + at(r, i - 1, cp) * prev.ybdd);
+        if (i > 0) integral += 0.5 * (t - at(r, i - 1, ct)) * (at(r, i, cp) * th.ybdd + at(r, i - 1, cp) * prev.ybdd);
         double work = at(r, i, cp) * th.ybd - at(r, 0, cp) * theory(m, smooth, at(r, 0, ct)).ybd - integral;
         dW = fmax(dW, fabs(at(r, i, ce) - at(r, 0, ce) - work));
         prev = th;
@@ -371,25 +372,38 @@ static void shaken_cantilever_smooth(void)
         cr_error err = {0};
         CHECK(cr_dynamic_solve(model, st, 0, 0, 0, 0, &o, on_reaction, NULL, &rs, &rep, &err) == CR_OK);
         cr_state_destroy(st);
-        double d_th = 0, d_rate = 0, Rmax = 0;
+        /* KNOWN ISSUE (library, see the issue-10 acceptance report): in dynamic stages cr_state_reaction (and
+         * cr_sim_reaction, summary.json "reactions") is the static residual −(f_ext + W λ) at the node, without
+         * the held node's own inertia, so it reports R − m₀ ÿ_b instead of the force R = dP_y/dt the support
+         * exerts (m₀ = ρA L/(2n) the node's lumped mass; for a pin, likewise a moment J₀ α₀ about free axes).
+         * Asserted as it is, so that this check fails once the library adds the inertia: then assert
+         * rate_plain instead of rate_comp. */
+        const double m0 = m.rhoA * L_ / (2 * n), dt = rs.t[1] - rs.t[0];
+        double d_th = 0, d_plain = 0, d_comp = 0, Rmax = 0;
         for (int i = 0; i < rs.rows; ++i) {
-            Rmax = fmax(Rmax, fabs(theory(&m, 1, rs.t[i]).R));
-            d_th += pow(rs.R[i] - theory(&m, 1, rs.t[i]).R, 2);
-            if (i > 0 && i < rs.rows - 1)
-                d_rate += pow(rs.R[i] - (rs.P[i + 1] - rs.P[i - 1]) / (rs.t[i + 1] - rs.t[i - 1]), 2);
+            response thi = theory(&m, 1, rs.t[i]);
+            Rmax = fmax(Rmax, fabs(thi.R));
+            d_th += pow(rs.R[i] + m0 * thi.ybdd - thi.R, 2);
+            if (i >= 2 && i < rs.rows - 2) { /* dP/dt by fourth-order central differences */
+                double rate = (-rs.P[i + 2] + 8 * rs.P[i + 1] - 8 * rs.P[i - 1] + rs.P[i - 2]) / (12 * dt);
+                d_plain += pow(rs.R[i] - rate, 2);
+                d_comp += pow(rs.R[i] + m0 * thi.ybdd - rate, 2);
+            }
         }
         rerr[k] = sqrt(d_th / rs.rows) / Rmax;
-        double rate = sqrt(d_rate / (rs.rows - 2)) / Rmax;
+        double rate_plain = sqrt(d_plain / (rs.rows - 4)) / Rmax, rate_comp = sqrt(d_comp / (rs.rows - 4)) / Rmax;
         printf("  smooth drive, n = %d: max |w(L)| = %.4f mm; tip error %.3f %%, momentum %.3f %%, energy %.3f %% (of "
-               "%.3g J); E - E0 vs support work %.1e; base reaction RMS error %.2f %% of max |R| = %.3f N, vs the "
-               "run's dP/dt %.2f %%; at 1 s %.4f N (theory %.4f N); base y at 1 s %.1e (target 0)\n",
-               n, 1e3 * e[k].amp, 100 * e[k].tip, 100 * e[k].P, 100 * e[k].E, e[k].Emax, e[k].work, 100 * rerr[k],
-               Rmax, 100 * rate, F.y, th.R, p0.y);
+               "%.3g J); E - E0 vs support work %.1e\n"
+               "    base reaction + m0 ybdd: RMS error %.2f %% of max |R| = %.3f N; reported reaction vs the run's "
+               "dP/dt %.2f %% RMS, with + m0 ybdd %.2f %% (m0 Y Omega^2 = %.2f %%); at 1 s %.4f N (theory %.4f N)\n",
+               n, 1e3 * e[k].amp, 100 * e[k].tip, 100 * e[k].P, 100 * e[k].E, e[k].Emax, e[k].work, 100 * rerr[k], Rmax,
+               100 * rate_plain, 100 * rate_comp, 100 * m0 * Y_ * m.Omega * m.Omega / Rmax, F.y, th.R);
         CHECK(rs.rows == 2001);
         CHECK_NEAR(p0.y, th.yb, 1e-15);
         CHECK_NEAR(F.y, rs.R[rs.rows - 1], 1e-12); /* the run's final reaction is the direct solve's */
         CHECK(e[k].work < 1e-4);
-        CHECK(rate < 0.015);
+        CHECK(rate_comp < 0.002);          /* KNOWN ISSUE: R_reported = dP/dt − m₀ ÿ_b */
+        CHECK(rate_plain > 2 * rate_comp); /* KNOWN ISSUE: fails once the reaction includes the inertia */
         cr_run_result_free(&r);
     }
     CHECK(e[0].tip < 0.01 && e[1].tip < 0.004);
