@@ -114,6 +114,7 @@ probes=(
     "stages=[{\"type\": \"static\", \"$P\": 1}]"
     "stages=[{\"type\": \"dynamic\", \"t_end\": 1, \"output_dt\": 0.1, \"$P\": 1}]"
     "output={\"$P\": 1}"
+    "output={\"track\": [{\"name\": \"p\", \"node\": 1, \"$P\": 1}]}"
 )
 : >"$TMP/probe_keys"
 for set in "${probes[@]}"; do

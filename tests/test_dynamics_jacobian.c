@@ -4,6 +4,9 @@
 #include "check.h"
 #include "fd_jacobian.h"
 #include "mixed/mixed.h"
+#include "mixed/supports.h"
+
+#include <math.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,10 +53,19 @@ static void test_dynamic_jacobian(void)
     l[3].type = CR_LOAD_MOMENT, l[3].node = 3, l[3].value = cr_v3(0.1, 0.2, -0.3);
     d.loads = l;
     d.load_count = 4;
-    cr_bc_def bc = cr_bc_default_def();
-    bc.node = -1;
-    d.bcs = &bc;
-    d.bc_count = 1;
+    /* a clamp driven by a sine (rotation of two turns), a pin, a hinge about body z
+     * with partly held translations (issue 10) */
+    cr_bc_def bc[3] = {cr_bc_default_def(), cr_bc_default_def(), cr_bc_default_def()};
+    bc[0].node = -1;
+    bc[0].has_position = 1, bc[0].position = cr_v3(0.1, 0.2, -0.3);
+    bc[0].rotation_kind = CR_BC_ROTATION_VECTOR, bc[0].rotation = cr_v3(0, 4 * M_PI, 0);
+    bc[0].time.type = CR_TIME_SINE, bc[0].time.amplitude = 1, bc[0].time.frequency = 0.7;
+    bc[1].type = CR_BC_PIN, bc[1].node = 2;
+    bc[2].type = CR_BC_SUPPORT, bc[2].node = 4, bc[2].frame = CR_FRAME_INERTIAL;
+    bc[2].hold = CR_HOLD_X | CR_HOLD_Z | CR_HOLD_RX | CR_HOLD_RY;
+    d.bcs = bc;
+    d.bc_count = 3;
+    d.reference.type = CR_REFERENCE_STRAIGHT; /* the hinge axis must be a body axis in dynamics */
     cr_error err = {0};
     cr_model *m = cr_model_create(&d, &err);
     CHECK(m != NULL);
@@ -61,6 +73,7 @@ static void test_dynamic_jacobian(void)
         fprintf(stderr, "%s\n", err.message);
         return;
     }
+    CHECK(cr_supports_dynamic_check(m, 0, &err) == CR_OK);
     int nb = cr_model_node_count(m), N = nb * CR_DYN_BLOCK;
     double *y = calloc(N, sizeof *y), scale[4] = {1.0, 0.7, 1.3, 0.4};
     for (int trial = 0; trial < 3; ++trial) {

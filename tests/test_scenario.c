@@ -535,8 +535,8 @@ static void bad_enum(void)
     EXPECT_BAD("{" ROD_OK ", 'loads': [{'type': 'force', 'node': 0, 'value': [0, 0, 1], 'frame': 'local'}]}",
                "loads.0.frame: expected one of inertial, body, got \"local\"");
     EXPECT_BAD("{" ROD_OK ", 'loads': [{'type': 'pressure'}]}", "loads.0.type: expected one of force, moment");
-    EXPECT_BAD("{" ROD_OK ", 'boundary_conditions': [{'type': 'pin', 'node': 0}]}",
-               "boundary_conditions.0.type: expected one of clamp, pose");
+    EXPECT_BAD("{" ROD_OK ", 'boundary_conditions': [{'type': 'hinge', 'node': 0}]}",
+               "boundary_conditions.0.type: expected one of clamp, pose, pin, support");
     EXPECT_BAD("{'model': 'finite_volume'," ROD_OK "}", "model: expected one of mixed_discrete, lgvi, port_hamiltonian, got \"finite_volume\"");
     EXPECT_BAD("{'model': {'type': 'lgvi', 'chart': 'rodrigues'}," ROD_OK "}",
                "model.chart: expected one of exp, cayley, got \"rodrigues\"");

@@ -178,6 +178,14 @@ typedef enum cr_bc_rotation {
     CR_BC_ROTATION_VECTOR = 2      /* `rotation`: a rotation vector of any length (turns are kept) */
 } cr_bc_rotation;
 
+/* A row of a table of poses: at time t the node is at `position` (I), turned by the
+ * rotation vector `rotation` (frame components) from its reference orientation. */
+typedef struct cr_bc_motion_point {
+    double t;
+    cr_vec3 position;
+    cr_vec3 rotation;
+} cr_bc_motion_point;
+
 typedef struct cr_bc_def {
     cr_bc_type type;
     int node;             /* node index; negative counts from the end (-1 = last node) */
@@ -190,6 +198,11 @@ typedef struct cr_bc_def {
     cr_vec3 rotation;     /* rotation vector (rad) in `frame` components for VECTOR */
     cr_time_function time; /* motion factor f(t) in dynamic stages (default constant 1: held at the target) */
     unsigned stages;      /* bit k set: active in stage k; 0 = every stage */
+    /* a table of poses instead of position/rotation/time (>= 2 rows, t increasing):
+     * a cubic spline through them, at rest at the first and last row (C² inside), held
+     * at the first pose before it and at the last after it */
+    int motion_count;
+    const cr_bc_motion_point *motion;
 } cr_bc_def;
 
 /* The CR_HOLD_* mask a support holds (clamp and pose: all; pin: translations). */

@@ -6,9 +6,12 @@
  *   elements.csv   s,gamma_*,kappa_*,n_*,m_* — one row per element, element basis
  *   rod.pvd        ParaView collection of rod_NNNN.vtp, one per accepted load step and one
  *                  per snapshot time of dynamic stages
- *   series.csv     dynamic stages: t, energies, external work, tip position and, per
- *                  rigid body NAME, NAME_x,y,z (centre) and NAME_yaw,pitch,roll (degrees,
- *                  yaw unwrapped) at every output time
+ *   series.csv     dynamic stages: t, energies, external work, per recorded point NAME
+ *                  of output.track (default: "tip", the free end) NAME_x,y,z (position,
+ *                  I) and NAME_p0..p3 (unit quaternion of the body basis), momenta, the
+ *                  formulation's columns and, per rigid body NAME, NAME_x,y,z (centre)
+ *                  and NAME_yaw,pitch,roll (degrees, yaw unwrapped) at every output time;
+ *                  summary.json also has the recorded points at every stage's end
  *   checkpoint.bin dynamic stages: the full state, for `cosserat run --resume`
  */
 #ifndef COSSERAT_OUTPUT_H

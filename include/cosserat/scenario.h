@@ -19,9 +19,24 @@ typedef struct cr_stage_def {
     cr_dynamic_options dynamics; /* CR_STAGE_DYNAMIC */
 } cr_stage_def;
 
+/* A recorded point (output.track): its pose goes into series.csv (NAME_x/y/z, NAME_p0..p3)
+ * and, at the end of every stage, into summary.json. */
+enum { CR_TRACK_NAME_SIZE = 32, CR_TRACK_MAX = 256 };
+typedef struct cr_track_def {
+    char name[CR_TRACK_NAME_SIZE]; /* 1–31 characters of [A-Za-z0-9_], unique */
+    int by_s;      /* 0: `node`; 1: the formulation's node nearest to the arc length `s` */
+    int node;      /* node of the rod definition (elements + 1 nodes); negative counts from the end */
+    double s;      /* reference arc length (m), in [0, rod.length] */
+} cr_track_def;
+
 typedef struct cr_output_def {
     char directory[1024]; /* default "out/<name>" */
     int vtk;              /* write rod.pvd + .vtp files (default 1) */
+    /* recorded points, owned by the scenario; without "track" in the file one point "tip"
+     * at the free end (the last node, or the first when only the last one is held);
+     * "rod_tip" when a rigid body is called "tip" */
+    int track_count;
+    cr_track_def *track;
 } cr_output_def;
 
 /* A parsed, validated scenario. Owns every array its rod definition points to. */

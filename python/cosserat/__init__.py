@@ -23,7 +23,7 @@ See docs/python.md.
 
 from ._core import Reaction, Result, RunInterrupted, Step, library_version, load, quat_to_matrix, run
 from ._errors import CosseratError, Status
-from .output import RunOutput, read_output
+from .output import RunOutput, Track, read_output
 from ._sweep import SweepTable, grid, sweep
 
 __version__ = "0.1.0"
@@ -46,6 +46,7 @@ __all__ = [
     "load",
     "quat_to_matrix",
     "read_output",
+    "Track",
     "run",
     "grid",
     "sweep",

@@ -214,6 +214,15 @@ class Result:
         return self.quaternions[-1]
 
     @property
+    def track(self):
+        """``{NAME: Track(t, position, quaternion)}``: the recorded points (``output.track``;
+        by default ``tip`` at the free end) over the rows of :attr:`series` (dynamic stages;
+        ``{}`` for static runs, whose points are the nodes of :attr:`positions`)."""
+        from .output import tracks
+
+        return tracks(self.series)
+
+    @property
     def frames(self):
         """(N, 3, 3) nodal rotation matrices; column k is body axis k in inertial components."""
         return quat_to_matrix(self.quaternions)

@@ -6,14 +6,15 @@ Pure Python + numpy; does not need the C library. Files (include/cosserat/output
 * ``nodes.csv``     ``s,x,y,z,p0,p1,p2,p3``, one row per node
 * ``elements.csv``  ``s,gamma_x..z,kappa_x..z,n_x..z,m_x..z``, one row per element
 * ``rod.pvd``       ParaView collection of ``rod_NNNN.vtp`` (ASCII VTK PolyData), one per load step
-* ``series.csv``    (dynamics) one row per time, a ``t`` column and any number of others
+* ``series.csv``    (dynamics) one row per time, a ``t`` column and any number of others; each
+                    recorded point NAME of ``output.track`` as ``NAME_x..z, NAME_p0..p3``
 """
 
 import dataclasses
 import json
 import os
 import xml.etree.ElementTree as ET
-from typing import Dict, List, Optional
+from typing import Dict, List, NamedTuple, Optional
 
 import numpy as np
 
@@ -88,6 +89,40 @@ def read_pvd(path):
     return out
 
 
+_TRACK_SUFFIXES = ("x", "y", "z", "p0", "p1", "p2", "p3")
+
+
+class Track(NamedTuple):
+    """A recorded point (``output.track``) over time: ``t`` (rows,), ``position`` (rows, 3) in the
+    inertial frame, ``quaternion`` (rows, 4), the unit quaternion of the node's body basis,
+    scalar first."""
+
+    t: np.ndarray
+    position: np.ndarray
+    quaternion: np.ndarray
+
+
+def tracks(series):
+    """The recorded points of a ``series.csv`` table ``{column: array}``: ``{NAME: Track}`` for
+    every NAME with the columns ``NAME_x, NAME_y, NAME_z, NAME_p0..p3`` (in column order;
+    rigid bodies, which have no quaternion columns, are not points). ``{}`` without a series."""
+    if not series or "t" not in series:
+        return {}
+    out = {}
+    for column in series:
+        if not column.endswith("_p0"):
+            continue
+        name = column[:-3]
+        cols = [f"{name}_{c}" for c in _TRACK_SUFFIXES]
+        if all(c in series for c in cols):
+            out[name] = Track(
+                np.asarray(series["t"]),
+                np.column_stack([series[c] for c in cols[:3]]),
+                np.column_stack([series[c] for c in cols[3:]]),
+            )
+    return out
+
+
 @dataclasses.dataclass
 class RunOutput:
     """Everything found in an output folder; entries that are absent are ``None``/empty."""
@@ -98,6 +133,12 @@ class RunOutput:
     elements: Optional[Dict[str, np.ndarray]]
     snapshots: List[Snapshot]
     series: Optional[Dict[str, np.ndarray]]
+
+    @property
+    def track(self):
+        """``{NAME: Track}``: the recorded points of ``series.csv`` (dynamic runs; ``{}`` otherwise).
+        The points at the end of each stage are in ``summary["stages"][k]["track"]``."""
+        return tracks(self.series)
 
     def vector(self, table, prefix):
         """(rows, 3) array from the ``prefix_x, prefix_y, prefix_z`` columns of ``nodes``/``elements``."""

@@ -82,6 +82,13 @@ typedef struct run_ctx {
     double wall_start, last_progress, last_checkpoint, checkpoint_interval;
     cr_run_result *result;   /* receives the series rows */
     uint64_t fingerprint;
+    /* output.track: the formulation node of each recorded point, and per stage the
+     * points at the stage's end (summary.json) */
+    const cr_scenario *scenario;
+    int track_count;
+    int *track_node;
+    cJSON **stage_track;
+    cJSON **stage_steps; /* static stages: the points after every accepted load step */
 } run_ctx;
 
 static cr_status join(char *out, size_t size, const char *dir, const char *name, cr_error *err)
@@ -125,42 +132,162 @@ static int add_snapshot(run_ctx *c, const cr_sim *sim, double time)
 
 static int stop_requested(const run_ctx *c) { return c->options->stop && *c->options->stop; }
 
+static void record_load_step(run_ctx *c, const cr_sim *sim);
+
 static int on_load_step(cr_sim *sim, const cr_load_step_report *step, int index, void *user)
 {
     run_ctx *c = user;
+    record_load_step(c, sim);
     if (add_snapshot(c, sim, c->snapshot_time_offset + cr_sim_load_factor(sim))) return 1;
     if (c->options->on_step && c->options->on_step(sim, step, index, c->options->user)) return 1;
     return stop_requested(c);
 }
 
-/* ---- dynamic stages: series.csv rows, snapshots, checkpoints ---- */
-/* Column names of series.csv, kept in the result too. */
-enum { SERIES_BASE = 15 };
-static cr_status series_columns(cr_run_result *r, const cr_sim *sim)
+/* ---- recorded points (output.track) ---- */
+/* The formulation node of each tracked point. A node reference counts the rod
+ * definition's elements + 1 nodes; a formulation with k nodes per element (the
+ * port-Hamiltonian rod's quadratic elements: k = 2) has node k·i there. An arc length
+ * picks the node (of all the formulation's nodes) with the nearest reference s, the
+ * first of two equally near. */
+static cr_status track_nodes(const cr_scenario *sc, const cr_sim *sim, int *out, cr_error *err)
 {
-    static const char *base[SERIES_BASE] = {"t",          "energy_kinetic", "energy_elastic", "energy_gravity",
-                                            "energy_total", "work_external", "tip_x",          "tip_y",
-                                            "tip_z",      "momentum_x",     "momentum_y",     "momentum_z",
-                                            "angular_momentum_x", "angular_momentum_y", "angular_momentum_z"};
-    static const char *body[] = {"x", "y", "z", "yaw", "pitch", "roll"};
-    if (r->series_names) return CR_OK;
-    const char *const *extra = NULL;
-    int ne = sim->f->series_extra(sim->impl, &extra);
-    int nb = cr_sim_body_count(sim), nc = SERIES_BASE + ne + 6 * nb;
-    r->series_names = calloc(nc, sizeof(char *));
-    if (!r->series_names) return CR_NO_MEMORY;
-    r->series_columns = nc;
-    for (int k = 0; k < nc; ++k) {
-        char name[96];
-        if (k < SERIES_BASE) snprintf(name, sizeof name, "%s", base[k]);
-        else if (k < SERIES_BASE + ne) snprintf(name, sizeof name, "%s", extra[k - SERIES_BASE]);
-        else {
-            int j = k - SERIES_BASE - ne;
-            snprintf(name, sizeof name, "%s_%s", cr_sim_body_name(sim, j / 6), body[j % 6]);
+    int nn = cr_sim_node_count(sim), ne = sc->rod.elements;
+    for (int k = 0; k < sc->output.track_count; ++k) {
+        const cr_track_def *t = &sc->output.track[k];
+        if (t->by_s) {
+            int best = 0;
+            for (int i = 1; i < nn; ++i)
+                if (fabs(cr_sim_node_s(sim, i) - t->s) < fabs(cr_sim_node_s(sim, best) - t->s)) best = i;
+            out[k] = best;
+            continue;
         }
-        if (!(r->series_names[k] = strdup(name))) return CR_NO_MEMORY;
+        int i = t->node < 0 ? t->node + ne + 1 : t->node;
+        if (ne < 1 || (nn - 1) % ne != 0 || i < 0 || i > ne)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "output.track.%d.node: node %d does not map onto the %s model's %d nodes "
+                                "(%d elements)", k, t->node, cr_sim_formulation(sim), nn, ne);
+        out[k] = i * ((nn - 1) / ne);
     }
     return CR_OK;
+}
+
+/* Per tracked point: position (3) and quaternion (4), and at a node that has a
+ * support (in some stage) of a formulation that reports reactions, the reaction
+ * force (I) and moment (node basis): NaN while the support is not active. */
+enum { TRACK_COLUMNS = 7, REACTION_COLUMNS = 6 };
+static const char *const track_suffix[TRACK_COLUMNS] = {"x", "y", "z", "p0", "p1", "p2", "p3"};
+static const char *const reaction_suffix[REACTION_COLUMNS] = {"fx", "fy", "fz", "mx", "my", "mz"};
+
+static int track_reaction(const cr_scenario *sc, const cr_sim *sim, int node)
+{
+    if (!sim->f->reaction) return 0;
+    int ne = sc->rod.elements, per = ne > 0 ? (cr_sim_node_count(sim) - 1) / ne : 1;
+    for (int k = 0; k < sc->rod.bc_count; ++k) {
+        int b = sc->rod.bcs[k].node < 0 ? sc->rod.bcs[k].node + ne + 1 : sc->rod.bcs[k].node;
+        if (b * per == node) return 1;
+    }
+    return 0;
+}
+
+/* ---- dynamic stages: series.csv rows, snapshots, checkpoints ---- */
+/* Column names of series.csv, kept in the result too: the head, the tracked points,
+ * the momenta, the formulation's extra columns, the rigid bodies. point_of (optional,
+ * one per column) says which tracked point a column belongs to (-1: none). */
+enum { SERIES_HEAD = 6, SERIES_MOMENTA = 6 };
+static cr_status series_names(const cr_scenario *sc, const cr_sim *sim, char ***names_out, int *count, int **point_of)
+{
+    static const char *head[SERIES_HEAD] = {"t",            "energy_kinetic", "energy_elastic",
+                                            "energy_gravity", "energy_total",   "work_external"};
+    static const char *momenta[SERIES_MOMENTA] = {"momentum_x",         "momentum_y",         "momentum_z",
+                                                  "angular_momentum_x", "angular_momentum_y", "angular_momentum_z"};
+    static const char *body[] = {"x", "y", "z", "yaw", "pitch", "roll"};
+    const char *const *extra = NULL;
+    int np = sc->output.track_count;
+    int *nodes = malloc((np > 0 ? np : 1) * sizeof *nodes);
+    if (!nodes) return CR_NO_MEMORY;
+    int mapped = track_nodes(sc, sim, nodes, NULL) == CR_OK, nt = 0;
+    for (int k = 0; k < np; ++k)
+        nt += TRACK_COLUMNS + (mapped && track_reaction(sc, sim, nodes[k]) ? REACTION_COLUMNS : 0);
+    int ne = sim->f->series_extra(sim->impl, &extra);
+    int nb = cr_sim_body_count(sim), nc = SERIES_HEAD + nt + SERIES_MOMENTA + ne + 6 * nb;
+    char **names = calloc(nc, sizeof(char *));
+    int *owner = calloc(nc, sizeof(int));
+    *names_out = names;
+    *count = names ? nc : 0;
+    if (!names || !owner) {
+        free(nodes);
+        free(owner);
+        return CR_NO_MEMORY;
+    }
+    int col = 0;
+    char name[96];
+#define ADD_NAME(p, ...)                                                                                               \
+    do {                                                                                                               \
+        snprintf(name, sizeof name, __VA_ARGS__);                                                                      \
+        owner[col] = (p);                                                                                              \
+        if (!(names[col++] = strdup(name))) goto oom;                                                                  \
+    } while (0)
+    for (int j = 0; j < SERIES_HEAD; ++j) ADD_NAME(-1, "%s", head[j]);
+    for (int k = 0; k < np; ++k) {
+        const char *pn = sc->output.track[k].name;
+        for (int j = 0; j < TRACK_COLUMNS; ++j) ADD_NAME(k, "%s_%s", pn, track_suffix[j]);
+        if (mapped && track_reaction(sc, sim, nodes[k]))
+            for (int j = 0; j < REACTION_COLUMNS; ++j) ADD_NAME(k, "%s_%s", pn, reaction_suffix[j]);
+    }
+    for (int j = 0; j < SERIES_MOMENTA; ++j) ADD_NAME(-1, "%s", momenta[j]);
+    for (int j = 0; j < ne; ++j) ADD_NAME(-1, "%s", extra[j]);
+    for (int j = 0; j < 6 * nb; ++j) ADD_NAME(-1, "%s_%s", cr_sim_body_name(sim, j / 6), body[j % 6]);
+#undef ADD_NAME
+    free(nodes);
+    if (point_of) *point_of = owner;
+    else free(owner);
+    return CR_OK;
+oom:
+    free(nodes);
+    free(owner);
+    return CR_NO_MEMORY;
+}
+
+static void free_names(char **names, int count)
+{
+    for (int k = 0; names && k < count; ++k) free(names[k]);
+    free(names);
+}
+
+/* The tracked points' nodes exist in this formulation and their columns are not
+ * already columns of series.csv (a point named like a rigid body, or "momentum"). */
+static cr_status check_track(const cr_scenario *sc, const cr_sim *sim, cr_error *err)
+{
+    int n = sc->output.track_count;
+    int *nodes = malloc((n > 0 ? n : 1) * sizeof *nodes);
+    if (!nodes) return cr_error_set(err, CR_NO_MEMORY, "out of memory");
+    cr_status st = track_nodes(sc, sim, nodes, err);
+    free(nodes);
+    if (st != CR_OK) return st;
+    char **names = NULL;
+    int nc = 0, *point = NULL;
+    if (series_names(sc, sim, &names, &nc, &point) != CR_OK) {
+        free_names(names, nc);
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory");
+    }
+    for (int k = 0; k < nc && st == CR_OK; ++k) {
+        if (point[k] < 0) continue;
+        for (int j = 0; j < nc && st == CR_OK; ++j)
+            if (j != k && !strcmp(names[j], names[k]))
+                st = cr_error_set(err, CR_BAD_INPUT,
+                                  "output.track.%d.name: \"%s\" gives the series.csv column %s, which is already "
+                                  "a column (choose another name)",
+                                  point[k], sc->output.track[point[k]].name, names[k]);
+    }
+    free(point);
+    free_names(names, nc);
+    return st;
+}
+
+static cr_status series_columns(cr_run_result *r, const cr_scenario *sc, const cr_sim *sim)
+{
+    if (r->series_names) return CR_OK;
+    return series_names(sc, sim, &r->series_names, &r->series_columns, NULL);
 }
 
 static void series_header(FILE *f, const cr_run_result *r)
@@ -184,13 +311,30 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
         r->series_capacity = cap;
     }
     double *row = r->series + (size_t)r->series_rows++ * r->series_columns;
-    cr_vec3 tip = cr_sim_position(sim, cr_sim_node_count(sim) - 1), P = smp->momentum, L = smp->angular_momentum;
-    double head[SERIES_BASE] = {smp->t, smp->kinetic, smp->elastic, smp->gravity,
-                                smp->kinetic + smp->elastic + smp->gravity, smp->work_external, tip.x, tip.y, tip.z,
-                                P.x, P.y, P.z, L.x, L.y, L.z};
+    cr_vec3 P = smp->momentum, L = smp->angular_momentum;
+    double head[SERIES_HEAD] = {smp->t,       smp->kinetic, smp->elastic, smp->gravity,
+                                smp->kinetic + smp->elastic + smp->gravity, smp->work_external};
+    double momenta[SERIES_MOMENTA] = {P.x, P.y, P.z, L.x, L.y, L.z};
     memcpy(row, head, sizeof head);
-    int ne = r->series_columns - SERIES_BASE - 6 * cr_sim_body_count(sim);
-    for (int k = 0; k < ne; ++k) row[SERIES_BASE + k] = k < smp->extra_count ? smp->extra[k] : NAN;
+    double *col = row + SERIES_HEAD;
+    for (int k = 0; k < c->track_count; ++k, col += TRACK_COLUMNS) {
+        cr_vec3 x = cr_sim_position(sim, c->track_node[k]);
+        cr_quat q = cr_sim_orientation(sim, c->track_node[k]);
+        double v[TRACK_COLUMNS] = {x.x, x.y, x.z, q.w, q.x, q.y, q.z};
+        memcpy(col, v, sizeof v);
+        if (!track_reaction(c->scenario, sim, c->track_node[k])) continue;
+        cr_vec3 f, m;
+        double rv[REACTION_COLUMNS] = {NAN, NAN, NAN, NAN, NAN, NAN};
+        if (cr_sim_reaction(sim, c->track_node[k], &f, &m) == CR_OK)
+            rv[0] = f.x, rv[1] = f.y, rv[2] = f.z, rv[3] = m.x, rv[4] = m.y, rv[5] = m.z;
+        memcpy(col + TRACK_COLUMNS, rv, sizeof rv);
+        col += REACTION_COLUMNS;
+    }
+    memcpy(col, momenta, sizeof momenta);
+    col += SERIES_MOMENTA;
+    int base = (int)(col - row);
+    int ne = r->series_columns - base - 6 * cr_sim_body_count(sim);
+    for (int k = 0; k < ne; ++k) col[k] = k < smp->extra_count ? smp->extra[k] : NAN;
     for (int j = 0; j < cr_sim_body_count(sim); ++j) {
         cr_vec3 x;
         cr_mat3 R;
@@ -205,7 +349,7 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
         }
         c->yaw[j] = yaw;
         double b[6] = {x.x, x.y, x.z, yaw, pitch, roll};
-        memcpy(row + SERIES_BASE + ne + 6 * j, b, sizeof b);
+        memcpy(col + ne + 6 * j, b, sizeof b);
     }
     c->yaw_valid = 1;
     if (c->series) {
@@ -261,6 +405,14 @@ static uint64_t fingerprint(const cr_scenario *sc, const cr_sim *sim)
         h = fnv_bytes(h, &st.type, sizeof st.type);
         if (st.type == CR_STAGE_STATIC) h = fnv_bytes(h, &st.statics, sizeof st.statics);
         else h = fnv_bytes(h, &st.dynamics, sizeof st.dynamics);
+    }
+    /* the tracked points make the columns of series.csv */
+    for (int k = 0; k < sc->output.track_count; ++k) {
+        const cr_track_def *t = &sc->output.track[k];
+        int ints2[2] = {t->by_s, t->node};
+        h = fnv_bytes(h, t->name, strlen(t->name) + 1);
+        h = fnv_bytes(h, ints2, sizeof ints2);
+        h = fnv_bytes(h, &t->s, sizeof t->s);
     }
     return fnv_bytes(h, &sc->output.vtk, sizeof sc->output.vtk);
 }
@@ -402,6 +554,57 @@ static cJSON *vec_json(const double *v, int n)
     return a;
 }
 
+/* The tracked points of the current state: {NAME: {node, s, position, quaternion[,
+ * reaction]}}. The reaction (force in I, moment in the node's body basis, as the
+ * formulation's accessor gives them) only when asked (static stages: the accessor
+ * evaluates the static balance, which a dynamic state does not satisfy) and when the
+ * node is held and the formulation reports reactions. NULL when out of memory. */
+static cJSON *track_json(const cr_scenario *sc, const cr_sim *sim, const int *nodes, int reactions)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int k = 0; o && k < sc->output.track_count; ++k) {
+        cJSON *p = cJSON_CreateObject();
+        if (!p || !cJSON_AddItemToObject(o, sc->output.track[k].name, p)) {
+            cJSON_Delete(p);
+            cJSON_Delete(o);
+            return NULL;
+        }
+        int i = nodes[k];
+        cr_vec3 x = cr_sim_position(sim, i), f, m;
+        cr_quat q = cr_sim_orientation(sim, i);
+        double xv[3] = {x.x, x.y, x.z}, qv[4] = {q.w, q.x, q.y, q.z};
+        add_number(p, "node", i);
+        add_number(p, "s", cr_sim_node_s(sim, i));
+        cJSON_AddItemToObject(p, "position", vec_json(xv, 3));
+        cJSON_AddItemToObject(p, "quaternion", vec_json(qv, 4));
+        if (reactions && cr_sim_reaction(sim, i, &f, &m) == CR_OK) {
+            double fv[3] = {f.x, f.y, f.z}, mv[3] = {m.x, m.y, m.z};
+            cJSON *rc = cJSON_AddObjectToObject(p, "reaction");
+            cJSON_AddItemToObject(rc, "force", vec_json(fv, 3));
+            cJSON_AddItemToObject(rc, "moment_body", vec_json(mv, 3));
+        }
+    }
+    return o;
+}
+
+/* After an accepted load step (an equilibrium, so with reactions): {"load_factor", "track"}
+ * appended to the stage's list. Skipped when out of memory (the summary is still written). */
+static void record_load_step(run_ctx *c, const cr_sim *sim)
+{
+    if (!c->stage_steps || c->track_count == 0) return;
+    cJSON **list = &c->stage_steps[c->stage];
+    cJSON *points = track_json(c->scenario, sim, c->track_node, 1), *e = points ? cJSON_CreateObject() : NULL;
+    if (!*list) *list = cJSON_CreateArray();
+    if (!e || !*list) {
+        cJSON_Delete(points);
+        cJSON_Delete(e);
+        return;
+    }
+    add_number(e, "load_factor", cr_sim_load_factor(sim));
+    cJSON_AddItemToObject(e, "track", points);
+    cJSON_AddItemToArray(*list, e);
+}
+
 /* Whether dir/name exists (the summary lists only files a run actually wrote). */
 static int file_exists(const char *dir, const char *name)
 {
@@ -411,8 +614,9 @@ static int file_exists(const char *dir, const char *name)
 }
 
 static cr_status write_summary(const char *path, const char *dir, const cr_scenario *sc, const cr_run_result *r,
-                               int vtk, cr_error *err)
+                               run_ctx *c, cr_error *err)
 {
+    int vtk = c->write_vtk;
     const cr_sim *sim = r->sim;
     const cr_static_report *rep = &r->report;
     cJSON *root = cJSON_CreateObject();
@@ -445,6 +649,9 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
     add_number(tip, "s", cr_sim_node_s(sim, tipn));
     cJSON_AddItemToObject(tip, "position", vec_json(rv, 3));
     cJSON_AddItemToObject(tip, "quaternion", vec_json(qv, 4));
+    /* the recorded points of the final state, with their reactions */
+    cJSON *track = c->track_node ? track_json(sc, sim, c->track_node, 1) : NULL;
+    if (track) cJSON_AddItemToObject(root, "track", track);
     cJSON *reac = cJSON_AddArrayToObject(root, "reactions");
     for (int i = 0; i <= tipn; ++i) {
         cr_vec3 f, mo;
@@ -461,6 +668,14 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "type", sc->stages[k].type == CR_STAGE_DYNAMIC ? "dynamic" : "static");
         cJSON_AddBoolToObject(o, "ran", k <= r->last_stage);
+        if (c->stage_track && c->stage_track[k]) { /* handed over to the summary */
+            cJSON_AddItemToObject(o, "track", c->stage_track[k]);
+            c->stage_track[k] = NULL;
+        }
+        if (c->stage_steps && c->stage_steps[k]) {
+            cJSON_AddItemToObject(o, "track_load_steps", c->stage_steps[k]);
+            c->stage_steps[k] = NULL;
+        }
         if (sc->stages[k].type == CR_STAGE_DYNAMIC && r->dynamics) {
             const cr_dynamic_report *d = &r->dynamics[k];
             add_number(o, "t_start", d->t_start);
@@ -498,6 +713,17 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
     }
     cJSON_free(text);
     return st;
+}
+
+static void free_track(run_ctx *c)
+{
+    for (int k = 0; c->stage_track && k < c->result->stage_count; ++k) cJSON_Delete(c->stage_track[k]);
+    for (int k = 0; c->stage_steps && k < c->result->stage_count; ++k) cJSON_Delete(c->stage_steps[k]);
+    free(c->stage_track);
+    free(c->stage_steps);
+    free(c->track_node);
+    c->stage_track = c->stage_steps = NULL;
+    c->track_node = NULL;
 }
 
 static double wall_now(void)
@@ -595,8 +821,9 @@ cr_status cr_scenario_check(const cr_scenario *sc, cr_error *err)
     if (!checked_formulation(sc, err)) return err ? err->status : CR_BAD_INPUT;
     cr_sim *sim = cr_sim_create(&sc->rod, &sc->model, err);
     if (!sim) return err ? err->status : CR_BAD_INPUT;
+    cr_status st = check_track(sc, sim, err);
     cr_sim_destroy(sim);
-    return CR_OK;
+    return st;
 }
 
 cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, cr_run_result *result, cr_error *err)
@@ -612,6 +839,11 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     r->sim = cr_sim_create(&sc->rod, &sc->model, err);
     if (!r->sim) return err ? err->status : CR_BAD_INPUT;
     cr_sim *sim = r->sim;
+    cr_status track_status = check_track(sc, sim, err);
+    if (track_status != CR_OK) {
+        if (!result) cr_run_result_free(r);
+        return track_status;
+    }
     const char *dir = options->output_directory ? options->output_directory : sc->output.directory;
     int write = dir[0] != '\0';
     int nb = cr_sim_body_count(sim), has_dynamic = 0;
@@ -623,7 +855,14 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     ctx.yaw = calloc(nb > 0 ? nb : 1, sizeof(double));
     r->stage_count = sc->stage_count;
     r->dynamics = calloc(sc->stage_count > 0 ? sc->stage_count : 1, sizeof *r->dynamics);
-    if (!ctx.yaw || !r->dynamics) {
+    ctx.track_count = sc->output.track_count;
+    ctx.track_node = calloc(ctx.track_count > 0 ? ctx.track_count : 1, sizeof *ctx.track_node);
+    ctx.stage_track = calloc(sc->stage_count > 0 ? sc->stage_count : 1, sizeof *ctx.stage_track);
+    ctx.stage_steps = calloc(sc->stage_count > 0 ? sc->stage_count : 1, sizeof *ctx.stage_steps);
+    ctx.scenario = sc;
+    if (!ctx.yaw || !r->dynamics || !ctx.track_node || !ctx.stage_track || !ctx.stage_steps ||
+        track_nodes(sc, sim, ctx.track_node, NULL) != CR_OK) {
+        free_track(&ctx);
         free(ctx.yaw);
         if (!result) cr_run_result_free(r);
         return cr_error_set(err, CR_NO_MEMORY, "out of memory");
@@ -631,6 +870,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     if (write) {
         cr_status st = cr_make_directory(dir, err);
         if (st != CR_OK) {
+            free_track(&ctx);
             free(ctx.yaw);
             if (!result) cr_run_result_free(r);
             return st;
@@ -644,6 +884,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
                 char path[4096];
                 if (join(path, sizeof path, dir, stale[k], NULL) == CR_OK && remove(path) != 0 && errno != ENOENT) {
                     cr_error_set(err, CR_IO, "%s: cannot remove the previous run's file (%s)", path, strerror(errno));
+                    free_track(&ctx);
                     free(ctx.yaw);
                     if (!result) cr_run_result_free(r);
                     return CR_IO;
@@ -662,6 +903,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
             for (int k = 0; ctx.files && k < ctx.snapshot_count; ++k) free(ctx.files[k]);
             free(ctx.files);
             free(ctx.times);
+            free_track(&ctx);
             free(ctx.yaw);
             if (!result) cr_run_result_free(r);
             return status;
@@ -692,7 +934,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
             ctx.snapshot_dt = o->snapshot_dt > 0 ? o->snapshot_dt : o->output_dt;
             ctx.t_end = ctx.t_stage_start + o->t_end;
             ctx.checkpoint_interval = o->checkpoint_interval;
-            if (series_columns(r, sim) != CR_OK) {
+            if (series_columns(r, sc, sim) != CR_OK) {
                 status = cr_error_set(&solve_err, CR_NO_MEMORY, "out of memory");
                 break;
             }
@@ -717,6 +959,9 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
                 else ctx.io_status = e.status, ctx.io_error = e;
             }
         }
+        /* the recorded points at the stage's end (or its last good state), for summary.json */
+        cJSON_Delete(ctx.stage_track[k]);
+        ctx.stage_track[k] = track_json(sc, sim, ctx.track_node, 1);
         if (status != CR_OK && ctx.io_status != CR_OK && !(status == CR_INTERRUPTED && stop_requested(&ctx)))
             status = ctx.io_status, solve_err = ctx.io_error;
         if (status == CR_INTERRUPTED && stop_requested(&ctx)) {
@@ -755,11 +1000,12 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
         if (io == CR_OK && ctx.write_vtk && (io = join(path, sizeof path, dir, "rod.pvd", &io_err)) == CR_OK)
             io = cr_write_pvd(path, (const char *const *)ctx.files, ctx.times, ctx.snapshot_count, &io_err);
         if (io == CR_OK && (io = join(path, sizeof path, dir, "summary.json", &io_err)) == CR_OK)
-            io = write_summary(path, dir, sc, r, ctx.write_vtk, &io_err);
+            io = write_summary(path, dir, sc, r, &ctx, &io_err);
     }
     for (int k = 0; k < ctx.snapshot_count; ++k) free(ctx.files[k]);
     free(ctx.files);
     free(ctx.times);
+    free_track(&ctx);
     if (status == CR_OK && io != CR_OK) status = io, solve_err = io_err;
     if (status != CR_OK) cr_error_set(err, status, "%s", solve_err.message);
     if (!result) cr_run_result_free(r);

@@ -44,6 +44,7 @@ typedef struct scenario_storage {
     int time_table_count;
     cr_time_point **bc_time_tables; /* one per boundary condition (idem) */
     int bc_time_table_count;
+    cr_bc_motion_point **bc_motions; /* one per boundary condition (NULL without a table of poses) */
 } scenario_storage;
 
 void cr_scenario_destroy(cr_scenario *scenario)
@@ -63,9 +64,12 @@ void cr_scenario_destroy(cr_scenario *scenario)
         free(st->time_tables);
         for (int i = 0; i < st->bc_time_table_count; ++i) free(st->bc_time_tables[i]);
         free(st->bc_time_tables);
+        for (int i = 0; st->bc_motions && i < st->bc_time_table_count; ++i) free(st->bc_motions[i]);
+        free(st->bc_motions);
         free(st);
     }
     free(scenario->stages);
+    free(scenario->output.track);
     free(scenario);
 }
 
@@ -215,7 +219,9 @@ typedef enum node_kind {
     K_BODY,
     K_STAGE_LIST,
     K_STAGE,
-    K_OUTPUT
+    K_OUTPUT,
+    K_TRACK_LIST,
+    K_TRACK
 } node_kind;
 
 static const char *const ROOT_KEYS[] = {"name",         "description", "model",  "rod", "boundary_conditions",
@@ -240,11 +246,11 @@ static const char *const SECTION_RESULTANT_KEYS[] = {"shape", "end", "EA",   "GA
 static const char *const SECTION_ANY_KEYS[] = {"shape", "end",  "radius", "width", "height", "EA",     "GA_y",
                                                "GA_z",  "GJ",   "EI_y",   "EI_z",  "rhoA",   "rhoI_y", "rhoI_z", NULL};
 /* supports: what they hold, where their target is, when they act */
-static const char *const BC_CLAMP_KEYS[] = {"type",     "node",  "frame", "position", "quaternion", "rotation",
-                                            "axis",     "angle", "turns", "time",     "stages",     NULL};
-static const char *const BC_SUPPORT_KEYS[] = {"type", "node",  "hold",  "frame", "position", "quaternion", "rotation",
-                                              "axis", "angle", "turns", "time",  "stages",   NULL};
-static const char *const BC_PIN_KEYS[] = {"type", "node", "position", "time", "stages", NULL};
+static const char *const BC_CLAMP_KEYS[] = {"type",  "node",  "frame", "position", "quaternion", "rotation", "axis",
+                                            "angle", "turns", "time",  "stages",   "motion",     NULL};
+static const char *const BC_SUPPORT_KEYS[] = {"type",  "node",  "hold", "frame",  "position", "quaternion", "rotation",
+                                              "axis",  "angle", "turns", "time",  "stages",   "motion",     NULL};
+static const char *const BC_PIN_KEYS[] = {"type", "node", "position", "time", "stages", "motion", NULL};
 static const char *const BC_POSE_KEYS[] = {"type", "node", "position", "quaternion", "time", "stages", NULL};
 static const char *const BC_FRAME_CHOICES[] = {"inertial", "reference", NULL};
 static const char *const HOLD_NAMES[] = {"x", "y", "z", "rx", "ry", "rz", NULL};
@@ -276,7 +282,8 @@ static const char *const STAGE_ANY_KEYS[] = {"type",      "load_steps",  "max_it
                                              "rtol",      "max_halvings", "t_end",         "output_dt",
                                              "snapshot_dt", "h_init",     "h_max",         "max_steps",
                                              "checkpoint_interval", "time_step", NULL};
-static const char *const OUTPUT_KEYS[] = {"directory", "vtk", NULL};
+static const char *const OUTPUT_KEYS[] = {"directory", "vtk", "track", NULL};
+static const char *const TRACK_KEYS[] = {"name", "node", "s", NULL};
 
 /* enum choices; index = the C enum value */
 static const char *const MODEL_CHOICES[] = {"mixed_discrete", "lgvi", "port_hamiltonian", NULL};
@@ -349,6 +356,7 @@ static const char *const *allowed_keys(node_kind k, const cJSON *obj, const char
     case K_FRAME: return FRAME_KEYS;
     case K_OFFSET: return OFFSET_KEYS;
     case K_OUTPUT: return OUTPUT_KEYS;
+    case K_TRACK: return TRACK_KEYS;
     case K_BODY: return BODY_KEYS;
     case K_REFERENCE:
         t = type_string(obj, "type");
@@ -486,6 +494,8 @@ static node_kind child_kind(node_kind k, const char *key)
     case K_LOAD_LIST: return key ? K_LEAF : K_LOAD;
     case K_BODY_LIST: return key ? K_LEAF : K_BODY;
     case K_STAGE_LIST: return key ? K_LEAF : K_STAGE;
+    case K_OUTPUT: return key && !strcmp(key, "track") ? K_TRACK_LIST : K_LEAF;
+    case K_TRACK_LIST: return key ? K_LEAF : K_TRACK;
     default: return K_LEAF;
     }
 }
@@ -1091,6 +1101,54 @@ static cr_status parse_bc_rotation(const cJSON *c, const char *path, cr_bc_def *
     return CR_OK;
 }
 
+/* "motion": a table of poses, rows [t, x, y, z] or [t, x, y, z, rx, ry, rz]
+ * (rotation vector in frame components). It replaces position, rotation and time. */
+static cr_status parse_bc_motion(const cJSON *c, const char *path, cr_bc_def *bc, cr_bc_motion_point **table,
+                                 cr_error *err)
+{
+    char mpath[PATH_SIZE], item[PATH_SIZE], got[VALUE_TEXT_SIZE], prev[32];
+    const cJSON *rows;
+    cr_status s;
+    if ((s = get_array(c, path, "motion", 0, &rows, err)) || !rows) return s;
+    path_key(mpath, path, "motion");
+    static const char *const replaced[] = {"position", "rotation", "quaternion", "axis", "time", NULL};
+    for (int k = 0; replaced[k]; ++k)
+        if (cJSON_GetObjectItemCaseSensitive(c, replaced[k]))
+            return fail(err, "%s: a table of poses replaces %s; give either", mpath, replaced[k]);
+    int n = cJSON_GetArraySize(rows);
+    if (n < 2) {
+        describe(rows, got, sizeof got);
+        return fail(err, "%s: expected at least 2 rows [t, x, y, z(, rx, ry, rz)], got %s", mpath, got);
+    }
+    *table = calloc((size_t)n, sizeof **table);
+    if (!*table) return no_memory(err);
+    unsigned hold = cr_bc_hold(bc);
+    int i = 0;
+    for (const cJSON *r = rows->child; r; r = r->next, ++i) {
+        double v[7] = {0, 0, 0, 0, 0, 0, 0};
+        path_index(item, mpath, i);
+        int len = cJSON_IsArray(r) ? cJSON_GetArraySize(r) : 0;
+        if (len != 4 && len != 7) {
+            describe(r, got, sizeof got);
+            return fail(err, "%s: expected [t, x, y, z] or [t, x, y, z, rx, ry, rz], got %s", item, got);
+        }
+        if ((s = read_vector(r, item, len, v, err))) return s;
+        if (i > 0 && !(v[0] > (*table)[i - 1].t)) {
+            format_number((*table)[i - 1].t, prev, sizeof prev);
+            describe(r->child, got, sizeof got);
+            return fail(err, "%s.0: t must be > %s (the previous row's), got %s", item, prev, got);
+        }
+        if (len == 7 && (v[4] != 0 || v[5] != 0 || v[6] != 0) && (hold & CR_HOLD_ROTATION) == 0)
+            return fail(err, "%s: a rotation needs held rotations (this support holds none)", item);
+        (*table)[i] = (cr_bc_motion_point){v[0], cr_v3(v[1], v[2], v[3]), cr_v3(v[4], v[5], v[6])};
+    }
+    if ((hold & CR_HOLD_TRANSLATION) == 0)
+        return fail(err, "%s: this support holds no translation; a table of poses needs one", mpath);
+    bc->motion = *table;
+    bc->motion_count = n;
+    return CR_OK;
+}
+
 static cr_status parse_bcs(const cJSON *root, cr_rod_def *def, scenario_storage *st, cr_error *err)
 {
     const cJSON *list;
@@ -1103,7 +1161,8 @@ static cr_status parse_bcs(const cJSON *root, cr_rod_def *def, scenario_storage 
     if (n == 0) return CR_OK;
     st->bcs = calloc((size_t)n, sizeof *st->bcs);
     st->bc_time_tables = calloc((size_t)n, sizeof *st->bc_time_tables);
-    if (!st->bcs || !st->bc_time_tables) return no_memory(err);
+    st->bc_motions = calloc((size_t)n, sizeof *st->bc_motions);
+    if (!st->bcs || !st->bc_time_tables || !st->bc_motions) return no_memory(err);
     st->bc_time_table_count = n;
     int i = 0;
     for (const cJSON *c = list->child; c; c = c->next, ++i) {
@@ -1161,6 +1220,7 @@ static cr_status parse_bcs(const cJSON *root, cr_rod_def *def, scenario_storage 
                 return fail(err, "%s: a target rotation needs held rotations (hold has none of rx, ry, rz)", path);
         }
         if ((s = parse_time(c, path, &bc->time, &st->bc_time_tables[i], err))) return s;
+        if ((s = parse_bc_motion(c, path, bc, &st->bc_motions[i], err))) return s;
         bc->stages = 0; /* set by parse_stage_masks() once the stages are known */
     }
     def->bc_count = n;
@@ -1811,6 +1871,79 @@ static cr_status parse_stage_masks(const cJSON *root, const cr_scenario *sc, sce
     return CR_OK;
 }
 
+/* output.track: the recorded points. Which formulation node a point is, and whether its
+ * columns clash with other series.csv columns, is checked by the runner (run.c), which
+ * knows the formulation's nodes and columns. */
+static cr_status parse_track(const cJSON *output, cr_scenario *sc, cr_error *err)
+{
+    const char *path = "output.track";
+    const cJSON *list = output ? cJSON_GetObjectItemCaseSensitive(output, "track") : NULL;
+    const cr_rod_def *rod = &sc->rod;
+    cr_status s;
+    if (!list) {
+        /* the free end: the last node, unless it is held and the first one is not */
+        int held_first = 0, held_last = 0;
+        for (int k = 0; k < rod->bc_count; ++k) {
+            int node = rod->bcs[k].node < 0 ? rod->bcs[k].node + rod->elements + 1 : rod->bcs[k].node;
+            held_first |= node == 0;
+            held_last |= node == rod->elements;
+        }
+        /* named "tip" (the columns tip_x, tip_y, tip_z series.csv always had), or "rod_tip"
+         * when a rigid body called "tip" has those columns */
+        int body_tip = 0;
+        for (int k = 0; k < rod->rigid_body_count; ++k) body_tip |= !strcmp(rod->rigid_bodies[k].name, "tip");
+        if (!(sc->output.track = calloc(1, sizeof *sc->output.track))) return no_memory(err);
+        sc->output.track_count = 1;
+        snprintf(sc->output.track[0].name, CR_TRACK_NAME_SIZE, "%s", body_tip ? "rod_tip" : "tip");
+        sc->output.track[0].node = held_last && !held_first ? 0 : -1;
+        return CR_OK;
+    }
+    if ((s = expect_array(list, path, err))) return s;
+    int n = cJSON_GetArraySize(list);
+    if (n > CR_TRACK_MAX) return fail(err, "%s: at most %d points, got %d", path, CR_TRACK_MAX, n);
+    if (n > 0 && !(sc->output.track = calloc((size_t)n, sizeof *sc->output.track))) return no_memory(err);
+    int i = 0;
+    for (const cJSON *c = list->child; c; c = c->next, ++i) {
+        char item[PATH_SIZE], key[PATH_SIZE], got[VALUE_TEXT_SIZE];
+        cr_track_def *t = &sc->output.track[i];
+        path_index(item, path, i);
+        if ((s = expect_object(c, item, err)) || (s = check_keys(c, item, K_TRACK, err))) return s;
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(c, "name");
+        path_key(key, item, "name");
+        if (!name) return fail(err, "%s: missing", key);
+        describe(name, got, sizeof got);
+        if (!cJSON_IsString(name)) return fail(err, "%s: expected a string, got %s", key, got);
+        size_t len = strlen(name->valuestring);
+        if (len < 1 || len >= CR_TRACK_NAME_SIZE || strspn(name->valuestring,
+                                                           "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                           "0123456789_") != len)
+            return fail(err, "%s: expected 1-%d characters of A-Z, a-z, 0-9 and _ (it names series.csv columns), "
+                             "got %s", key, CR_TRACK_NAME_SIZE - 1, got);
+        for (int j = 0; j < i; ++j)
+            if (!strcmp(sc->output.track[j].name, name->valuestring))
+                return fail(err, "%s: %s is already the name of output.track.%d", key, got, j);
+        memcpy(t->name, name->valuestring, len + 1);
+        const cJSON *node = cJSON_GetObjectItemCaseSensitive(c, "node"), *sv = cJSON_GetObjectItemCaseSensitive(c, "s");
+        if (node && sv) return fail(err, "%s: give either node or s, not both", item);
+        if (!node && !sv) return fail(err, "%s: missing node or s (a node reference, or an arc length in m)", item);
+        if (node) {
+            if ((s = get_node(c, item, rod->elements, &t->node, err))) return s;
+            continue;
+        }
+        path_key(key, item, "s");
+        if ((s = read_number(sv, key, NONNEGATIVE, &t->s, err))) return s;
+        if (t->s > rod->length) {
+            char len_text[32];
+            format_number(rod->length, len_text, sizeof len_text);
+            describe(sv, got, sizeof got);
+            return fail(err, "%s: must be in [0, %s] (rod.length), got %s", key, len_text, got);
+        }
+        t->by_s = 1;
+    }
+    sc->output.track_count = n;
+    return CR_OK;
+}
+
 static cr_status parse_output(const cJSON *root, cr_scenario *sc, cr_error *err)
 {
     const char *path = "output";
@@ -1831,6 +1964,7 @@ static cr_status parse_output(const cJSON *root, cr_scenario *sc, cr_error *err)
             sc->output.vtk = cJSON_IsTrue(vtk);
         }
     }
+    if ((s = parse_track(v, sc, err))) return s;
     if (dir) {
         if (!*dir) return fail(err, "output.directory: must not be empty");
         if (strlen(dir) >= sizeof sc->output.directory)

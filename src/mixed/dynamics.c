@@ -12,6 +12,7 @@
 #include "terms.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 cr_layout cr_layout_dynamic(void)
@@ -308,4 +309,74 @@ void cr_mixed_dynamic_momenta(const cr_model *m, const double *y, cr_vec3 *momen
     }
     *momentum = P;
     *angular = L;
+}
+
+/* Reaction of the support at `node` in a dynamic state: what the support adds to
+ * the node's momentum balance, M a − R along the held directions (a: the prescribed
+ * acceleration, R: elements, loads and gyroscopic terms at the state's stresses),
+ * zero along the free ones. */
+cr_status cr_mixed_dynamic_reaction(const cr_model *m, const cr_state *s, int node, cr_vec3 *force, cr_vec3 *moment)
+{
+    const int B = CR_DYN_BLOCK, nn = m->nodes;
+    int k = cr_model_support_at(m, s->stage, node);
+    if (k < 0) return CR_BAD_INPUT;
+    double *y = malloc((size_t)nn * B * sizeof *y), *F = malloc((size_t)nn * B * sizeof *F);
+    if (!y || !F) {
+        free(y);
+        free(F);
+        return CR_NO_MEMORY;
+    }
+    for (int i = 0; i < nn; ++i) {
+        double *yi = y + (size_t)i * B;
+        memcpy(yi, s->x + (size_t)i * m->block, CR_NODE_DOF * sizeof(double));
+        memcpy(yi + CR_DYN_V, s->velocity + 6 * (size_t)i, 6 * sizeof(double));
+        if (i < m->n) memcpy(yi + CR_DYN_LAM, s->stress + 6 * (size_t)i, 6 * sizeof(double));
+        else memset(yi + CR_DYN_LAM, 0, 6 * sizeof(double));
+    }
+    /* the loads of the state's stage at its time (the state's load_scale is only
+     * updated at the end of a dynamic stage) */
+    double *scale = malloc((m->load_count > 0 ? m->load_count : 1) * sizeof *scale);
+    if (!scale) {
+        free(y);
+        free(F);
+        return CR_NO_MEMORY;
+    }
+    cr_model_stage_load_factors(m, s->stage, scale);
+    for (int j = 0; j < m->load_count; ++j)
+        if (scale[j] != 0) scale[j] *= cr_time_function_eval(&m->loads[j].time, s->time);
+    cr_supports_at free_all = {.stage = -1, .ramp = 1.0, .t = s->time, .from = NULL, .from_blend = 1.0};
+    cr_status st = cr_mixed_dynamic_residual(m, &free_all, scale, y, F, NULL);
+    free(scale);
+    if (st == CR_OK) {
+        cr_supports_at at = {.stage = s->stage, .ramp = 1.0, .t = s->time, .from = NULL, .from_blend = 1.0};
+        int rows[13];
+        cr_supports_dynamic_held(m, &m->supports[k], &at, k, rows);
+        cr_vec3 rt, a, alpha;
+        cr_quat pt;
+        cr_support_target(m, k, &at, &rt, &pt, NULL, NULL, &a, &alpha);
+        const double *yi = y + (size_t)node * B, *Fi = F + (size_t)node * B;
+        cr_vec3 aB = cr_m3_tmulv(cr_q_exp(pt), alpha); /* Ω̇ = A_tᵀ ω̇ for a turn about a fixed axis */
+        double acc[6] = {a.x, a.y, a.z, aB.x, aB.y, aB.z}, out[6];
+        node_bodies nb = bodies_at(m, node);
+        if (nb.count > 0) { /* rows hold M⁻¹R: the reaction is M (a − M⁻¹R) */
+            double M[6][6], d[6];
+            node_mass_matrix(m, node, &nb, cr_q_exp(cr_q_load(yi + 3)), M);
+            for (int r = 0; r < 6; ++r) d[r] = acc[r] - Fi[CR_DYN_V + r];
+            for (int r = 0; r < 6; ++r) {
+                out[r] = 0;
+                for (int c = 0; c < 6; ++c) out[r] += M[r][c] * d[c];
+            }
+        } else {
+            const double mass[6] = {m->node_mass[node],     m->node_mass[node],     m->node_mass[node],
+                                    m->node_inertia[node].x, m->node_inertia[node].y, m->node_inertia[node].z};
+            for (int r = 0; r < 6; ++r) out[r] = mass[r] * acc[r] - Fi[CR_DYN_V + r];
+        }
+        for (int r = 0; r < 6; ++r)
+            if (!rows[CR_DYN_V + r]) out[r] = 0.0; /* free directions take no reaction */
+        if (force) *force = cr_v3_load(out);
+        if (moment) *moment = cr_v3_load(out + 3);
+    }
+    free(y);
+    free(F);
+    return st;
 }

@@ -49,16 +49,16 @@ void cr_state_body_pose(const cr_model *m, const cr_state *s, int j, cr_vec3 *ce
 
 int cr_state_packed_size(const cr_model *m)
 {
-    return 5 + (m->load_count > 0 ? m->load_count : 1) + m->nodes * m->block + 6 * m->nodes + 6 * m->n;
+    return 6 + (m->load_count > 0 ? m->load_count : 1) + m->nodes * m->block + 6 * m->nodes + 6 * m->n;
 }
 
 void cr_state_pack(const cr_state *s, double *out)
 {
     const cr_model *m = s->model;
     int nl = m->load_count > 0 ? m->load_count : 1;
-    out[0] = s->load_factor, out[1] = s->bc_factor, out[2] = s->time, out[3] = nl, out[4] = s->stage;
-    memcpy(out + 5, s->load_scale, nl * sizeof(double));
-    out += 5 + nl;
+    out[0] = s->load_factor, out[1] = s->bc_factor, out[2] = s->time, out[3] = nl, out[4] = s->stage, out[5] = s->dynamic;
+    memcpy(out + 6, s->load_scale, nl * sizeof(double));
+    out += 6 + nl;
     memcpy(out, s->x, (size_t)m->nodes * m->block * sizeof(double));
     out += (size_t)m->nodes * m->block;
     memcpy(out, s->velocity, (size_t)m->nodes * 6 * sizeof(double));
@@ -70,9 +70,9 @@ void cr_state_unpack(cr_state *s, const double *in)
 {
     const cr_model *m = s->model;
     int nl = m->load_count > 0 ? m->load_count : 1;
-    s->load_factor = in[0], s->bc_factor = in[1], s->time = in[2], s->stage = (int)in[4];
-    memcpy(s->load_scale, in + 5, nl * sizeof(double));
-    in += 5 + nl;
+    s->load_factor = in[0], s->bc_factor = in[1], s->time = in[2], s->stage = (int)in[4], s->dynamic = (int)in[5];
+    memcpy(s->load_scale, in + 6, nl * sizeof(double));
+    in += 6 + nl;
     memcpy(s->x, in, (size_t)m->nodes * m->block * sizeof(double));
     in += (size_t)m->nodes * m->block;
     memcpy(s->velocity, in, (size_t)m->nodes * 6 * sizeof(double));
@@ -327,6 +327,7 @@ cr_status cr_dynamic_solve_memory(const cr_model *m, cr_state *state, int stage,
     /* supports: representable by this DAE, their nodes where they hold them */
     state->stage = stage;
     state->bc_factor = 1.0;
+    state->dynamic = 1;
     st = cr_supports_dynamic_check(m, stage, err);
     if (st == CR_OK && !resume) st = cr_supports_dynamic_start(m, stage, t_begin, y, err);
     if (st != CR_OK) goto done;

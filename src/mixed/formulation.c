@@ -2,6 +2,7 @@
  * its model and state, static stages by Newton with load steps, dynamic stages by
  * Radau IIA, and the formulation-neutral accessors. */
 #include "mixed/mixed.h"
+#include "mixed/supports.h"
 #include "model/formulation.h"
 
 #include <stdlib.h>
@@ -32,6 +33,34 @@ static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
                                 "stages.%d.time_step: the mixed_discrete model steps adaptively (Radau IIA); "
                                 "set rtol/atol/h_max instead",
                                 k);
+    /* supports the DAE cannot hold (partly held rotations and translations in
+     * dynamic stages): refused here rather than when the stage starts */
+    int special = 0; /* partly held, or moving */
+    for (int k = 0; k < sc->rod.bc_count; ++k) {
+        const cr_bc_def *b = &sc->rod.bcs[k];
+        special |= cr_bc_hold(b) != CR_HOLD_ALL || b->has_position || b->rotation_kind != CR_BC_ROTATION_NONE ||
+                   b->type == CR_BC_POSE;
+    }
+    for (int k = 0; special && k < sc->stage_count; ++k) {
+        if (sc->stages[k].type != CR_STAGE_DYNAMIC) continue;
+        cr_model *m = cr_model_create(&sc->rod, err);
+        if (!m) return err ? err->status : CR_BAD_INPUT;
+        cr_status st = CR_OK;
+        for (int j = k; st == CR_OK && j < sc->stage_count; ++j)
+            if (sc->stages[j].type == CR_STAGE_DYNAMIC) st = cr_supports_dynamic_check(m, j, err);
+        if (st == CR_OK && k == 0) { /* a run that starts dynamic starts at the reference */
+            double *y = calloc((size_t)m->nodes * CR_DYN_BLOCK, sizeof *y);
+            if (!y) st = cr_error_set(err, CR_NO_MEMORY, "out of memory");
+            for (int i = 0; y && i < m->nodes; ++i) {
+                cr_v3_store(m->ref_r[i], y + (size_t)i * CR_DYN_BLOCK);
+                cr_q_store(m->ref_p[i], y + (size_t)i * CR_DYN_BLOCK + 3);
+            }
+            if (y) st = cr_supports_dynamic_start(m, 0, 0.0, y, err);
+            free(y);
+        }
+        cr_model_destroy(m);
+        return st;
+    }
     return CR_OK;
 }
 

@@ -50,6 +50,9 @@ void cr_mixed_dynamic_mass(const cr_model *m, int stage, double *mass);
 /* F(y) with load k scaled by scale[k] and the supports where `at` says; J = dF/dy when non-NULL. */
 cr_status cr_mixed_dynamic_residual(const cr_model *m, const cr_supports_at *at, const double *scale, const double *y,
                                     double *F, cr_blocktri *J);
+/* Reaction (force in I, moment in the node basis) of the support at `node` in a
+ * dynamic state: M a − R along the held directions. */
+cr_status cr_mixed_dynamic_reaction(const cr_model *m, const cr_state *s, int node, cr_vec3 *force, cr_vec3 *moment);
 /* Kinetic, elastic (complementary, ½ λᵀ K_c⁻¹ λ) and gravitational potential energy. */
 void cr_mixed_dynamic_energies(const cr_model *m, const double *y, cr_vec3 gravity, double *kinetic,
                                double *elastic, double *potential);

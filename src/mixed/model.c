@@ -35,9 +35,110 @@ void cr_model_destroy(cr_model *m)
     free(m->bodies);
     for (int k = 0; k < m->tendon_count; ++k) free(m->tendons[k].offset);
     free(m->tendons);
-    for (int k = 0; m->supports && k < m->support_count; ++k) free((void *)m->supports[k].time.points);
+    for (int k = 0; m->supports && k < m->support_count; ++k) {
+        free((void *)m->supports[k].time.points);
+        free(m->supports[k].motion_t);
+        free(m->supports[k].motion_c);
+    }
     free(m->supports);
     free(m);
+}
+
+extern void dgtsv_(const int *n, const int *nrhs, double *dl, double *d, double *du, double *b, const int *ldb,
+                   int *info);
+
+/* The table of poses of a support as cubic segments per channel (position in I,
+ * rotation vector in I): slopes m_j from C² continuity at the inner rows, zero at the
+ * first and last (at rest there), then the Hermite cubic of each interval. */
+static cr_status motion_spline(cr_support *sp, const cr_bc_def *b)
+{
+    const int n = b->motion_count, ni = n - 2;
+    sp->motion_count = n;
+    sp->motion_t = malloc((size_t)n * sizeof(double));
+    sp->motion_c = malloc((size_t)(n - 1) * 6 * 4 * sizeof(double));
+    double *y = malloc((size_t)n * 6 * sizeof *y), *m = calloc((size_t)n * 6, sizeof *m);
+    double *dl = malloc((size_t)(ni > 0 ? ni : 1) * 3 * sizeof(double)), *rhs = malloc((size_t)(ni > 0 ? ni : 1) * 6 * sizeof(double));
+    cr_status st = CR_OK;
+    if (!sp->motion_t || !sp->motion_c || !y || !m || !dl || !rhs) {
+        st = CR_NO_MEMORY;
+        goto done;
+    }
+    for (int j = 0; j < n; ++j) {
+        sp->motion_t[j] = b->motion[j].t;
+        cr_vec3 phi = cr_m3_mulv(sp->axes, b->motion[j].rotation);
+        const double v[6] = {b->motion[j].position.x, b->motion[j].position.y, b->motion[j].position.z,
+                             phi.x, phi.y, phi.z};
+        memcpy(y + (size_t)j * 6, v, sizeof v);
+    }
+    if (ni > 0) {
+        double *lo = dl, *di = dl + ni, *up = dl + 2 * ni;
+        for (int r = 0; r < ni; ++r) {
+            int j = r + 1;
+            double h0 = sp->motion_t[j] - sp->motion_t[j - 1], h1 = sp->motion_t[j + 1] - sp->motion_t[j];
+            di[r] = 2 * (h0 + h1);
+            if (r > 0) lo[r - 1] = h1;
+            if (r < ni - 1) up[r] = h0;
+            for (int ch = 0; ch < 6; ++ch)
+                rhs[(size_t)ch * ni + r] = 3 * (h1 * (y[j * 6 + ch] - y[(j - 1) * 6 + ch]) / h0 +
+                                                h0 * (y[(j + 1) * 6 + ch] - y[j * 6 + ch]) / h1);
+        }
+        int nrhs = 6, info = 0;
+        dgtsv_(&ni, &nrhs, lo, di, up, rhs, &ni, &info); /* diagonally dominant: no pivot vanishes */
+        if (info != 0) {
+            st = CR_SINGULAR;
+            goto done;
+        }
+        for (int r = 0; r < ni; ++r)
+            for (int ch = 0; ch < 6; ++ch) m[(r + 1) * 6 + ch] = rhs[(size_t)ch * ni + r];
+    }
+    for (int j = 0; j + 1 < n; ++j) {
+        double h = sp->motion_t[j + 1] - sp->motion_t[j];
+        for (int ch = 0; ch < 6; ++ch) {
+            double d = (y[(j + 1) * 6 + ch] - y[j * 6 + ch]) / h, m0 = m[j * 6 + ch], m1 = m[(j + 1) * 6 + ch];
+            double *c = sp->motion_c + ((size_t)j * 6 + ch) * 4;
+            c[0] = y[j * 6 + ch], c[1] = m0, c[2] = (3 * d - 2 * m0 - m1) / h, c[3] = (m0 + m1 - 2 * d) / (h * h);
+        }
+    }
+done:
+    free(y), free(m), free(dl), free(rhs);
+    return st;
+}
+
+/* Position and rotation vector (I) of a table of poses at t, with their first two
+ * time derivatives. */
+static void motion_eval(const cr_support *sp, double t, double v[6], double d1[6], double d2[6])
+{
+    const int n = sp->motion_count;
+    int j = 0;
+    double u;
+    if (t <= sp->motion_t[0]) j = 0, u = 0;
+    else if (t >= sp->motion_t[n - 1]) j = n - 2, u = sp->motion_t[n - 1] - sp->motion_t[n - 2];
+    else {
+        int lo = 0, hi = n - 1; /* bisection: motion_t[lo] <= t < motion_t[hi] */
+        while (hi - lo > 1) {
+            int mid = (lo + hi) / 2;
+            if (sp->motion_t[mid] <= t) lo = mid;
+            else hi = mid;
+        }
+        j = lo, u = t - sp->motion_t[j];
+    }
+    int outside = t <= sp->motion_t[0] || t >= sp->motion_t[n - 1]; /* at rest */
+    for (int ch = 0; ch < 6; ++ch) {
+        const double *c = sp->motion_c + ((size_t)j * 6 + ch) * 4;
+        v[ch] = c[0] + u * (c[1] + u * (c[2] + u * c[3]));
+        d1[ch] = outside ? 0.0 : c[1] + u * (2 * c[2] + 3 * u * c[3]);
+        d2[ch] = outside ? 0.0 : 2 * c[2] + 6 * u * c[3];
+    }
+}
+
+/* ω = J_l(φ) φ̇ for A = Exp(φ): the left Jacobian of SO(3). */
+static cr_vec3 left_jacobian_mulv(cr_vec3 phi, cr_vec3 x)
+{
+    double th = cr_v3_norm(phi), a, b;
+    if (th < 1e-4) a = 0.5 - th * th / 24, b = 1.0 / 6 - th * th / 120;
+    else a = (1 - cos(th)) / (th * th), b = (th - sin(th)) / (th * th * th);
+    cr_vec3 px = cr_v3_cross(phi, x);
+    return cr_v3_add(cr_v3_add(x, cr_v3_scale(px, a)), cr_v3_scale(cr_v3_cross(phi, px), b));
 }
 
 cr_model *cr_model_create(const cr_rod_def *def, cr_error *err)
@@ -223,6 +324,10 @@ cr_model *cr_model_create(const cr_rod_def *def, cr_error *err)
             sp->time.points = pts;
         }
         sp->driven = b->time.type != CR_TIME_CONSTANT;
+        if (b->motion_count >= 2 && b->motion) {
+            if (motion_spline(sp, b) != CR_OK) goto oom;
+            sp->driven = 1;
+        }
     }
     return m;
 oom:
@@ -243,15 +348,38 @@ void cr_support_target(const cr_model *m, int k, const cr_supports_at *at, cr_ve
                        cr_vec3 *w, cr_vec3 *a, cr_vec3 *alpha)
 {
     const cr_support *sp = &m->supports[k];
-    double f, df, ddf;
-    cr_time_function_eval_d(&sp->time, at->t, &f, &df, &ddf);
-    f *= at->ramp, df *= at->ramp, ddf *= at->ramp;
-    cr_support_pose(sp, f, r, p);
-    /* rotation about the fixed axis φ: ω = ḟ φ, ω̇ = f̈ φ (I) */
-    if (v) *v = cr_v3_scale(sp->dr, df);
-    if (w) *w = cr_v3_scale(sp->phi, df);
-    if (a) *a = cr_v3_scale(sp->dr, ddf);
-    if (alpha) *alpha = cr_v3_scale(sp->phi, ddf);
+    if (sp->motion_count >= 2) { /* a table of poses, ramped in statics */
+        double q[6], d1[6], d2[6], s = at->ramp;
+        motion_eval(sp, at->t, q, d1, d2);
+        cr_support moved = *sp;
+        moved.dr = cr_v3_sub(cr_v3(q[0], q[1], q[2]), sp->ref_r);
+        moved.phi = cr_v3(q[3], q[4], q[5]);
+        cr_support_pose(&moved, s, r, p);
+        cr_vec3 phi = cr_v3_scale(moved.phi, s), dphi = cr_v3(s * d1[3], s * d1[4], s * d1[5]);
+        cr_vec3 om = left_jacobian_mulv(phi, dphi);
+        if (v) *v = cr_v3(s * d1[0], s * d1[1], s * d1[2]);
+        if (w) *w = om;
+        if (a) *a = cr_v3(s * d2[0], s * d2[1], s * d2[2]);
+        if (alpha) { /* ω̇ = J_l φ̈ + J̇_l φ̇, the second term by a central difference in t */
+            double h = 1e-6 * fmax(1.0, fabs(at->t)), qp[6], qm[6], e1[6], e2[6], f1[6], f2[6];
+            motion_eval(sp, at->t + h, qp, e1, e2);
+            motion_eval(sp, at->t - h, qm, f1, f2);
+            cr_vec3 jp = left_jacobian_mulv(cr_v3(s * qp[3], s * qp[4], s * qp[5]), dphi);
+            cr_vec3 jm = left_jacobian_mulv(cr_v3(s * qm[3], s * qm[4], s * qm[5]), dphi);
+            *alpha = cr_v3_add(left_jacobian_mulv(phi, cr_v3(s * d2[3], s * d2[4], s * d2[5])),
+                               cr_v3_scale(cr_v3_sub(jp, jm), 0.5 / h));
+        }
+    } else {
+        double f, df, ddf;
+        cr_time_function_eval_d(&sp->time, at->t, &f, &df, &ddf);
+        f *= at->ramp, df *= at->ramp, ddf *= at->ramp;
+        cr_support_pose(sp, f, r, p);
+        /* rotation about the fixed axis φ: ω = ḟ φ, ω̇ = f̈ φ (I) */
+        if (v) *v = cr_v3_scale(sp->dr, df);
+        if (w) *w = cr_v3_scale(sp->phi, df);
+        if (a) *a = cr_v3_scale(sp->dr, ddf);
+        if (alpha) *alpha = cr_v3_scale(sp->phi, ddf);
+    }
     const double *from = at->from ? at->from + (size_t)7 * k : NULL;
     if (from && !isnan(from[0])) { /* a support that starts here: blend from where the node was */
         double b = at->from_blend;
@@ -304,6 +432,7 @@ void cr_state_copy(cr_state *dst, const cr_state *src)
     dst->load_factor = src->load_factor;
     dst->bc_factor = src->bc_factor;
     dst->stage = src->stage;
+    dst->dynamic = src->dynamic;
     dst->time = src->time;
     memcpy(dst->x, src->x, (size_t)m->nodes * m->block * sizeof *dst->x);
     memcpy(dst->load_scale, src->load_scale, (m->load_count > 0 ? m->load_count : 1) * sizeof(double));
@@ -405,6 +534,10 @@ unsigned long long cr_model_fingerprint(const cr_model *m)
                         sp->axes.m[1][0], sp->axes.m[1][1], sp->axes.m[2][0], sp->axes.m[2][1]};
         h = fnv(h, v, sizeof v);
         if (sp->time.points) h = fnv(h, sp->time.points, (size_t)sp->time.point_count * sizeof *sp->time.points);
+        if (sp->motion_count > 0) {
+            h = fnv(h, sp->motion_t, (size_t)sp->motion_count * sizeof *sp->motion_t);
+            h = fnv(h, sp->motion_c, (size_t)(sp->motion_count - 1) * 24 * sizeof *sp->motion_c);
+        }
     }
     for (int k = 0; k < m->load_count; ++k) {
         const cr_model_load *l = &m->loads[k];

@@ -47,7 +47,12 @@ typedef struct cr_support {
     cr_quat ref_p;          /* reference orientation */
     cr_vec3 phi;            /* rotation vector (I) of the whole motion: A(f) = Exp(f φ) A_ref */
     cr_time_function time;  /* motion factor in dynamics (points owned by the model) */
-    int driven;             /* the time function is not constant */
+    int driven;             /* the time function is not constant, or a table of poses */
+    /* table of poses: cubic segments (6 channels: position in I, rotation vector in I)
+     * on [motion_t[j], motion_t[j+1]], coefficients motion_c[(j*6 + ch)*4 + 0..3] of
+     * 1, u, u², u³ with u = t - motion_t[j]; owned by the model */
+    int motion_count;
+    double *motion_t, *motion_c;
 } cr_support;
 
 /* Where a support's target is: the motion factor f (statics: the ramped value;
@@ -106,6 +111,7 @@ struct cr_state {
     double load_factor;     /* of the last static solve */
     double bc_factor;       /* ramp of the supports' motion: 0 reference ... 1 f(t) (after the first stage) */
     int stage;              /* the stage the state belongs to (its active supports) */
+    int dynamic;            /* 1: a dynamic state (reactions include inertia), 0: an equilibrium */
     double *load_scale;     /* magnitude factor of each load the state is in equilibrium with */
     double *x;              /* nodes * block unknowns (static layout) */
     /* dynamics: velocities (nodes × 6: v in I, Ω in B) and element stresses (n × 6) */
@@ -131,10 +137,12 @@ static inline cr_quat cr_x_orientation(const cr_model *m, const double *x, int i
     return cr_q_load(x + (size_t)i * m->block + 3);
 }
 
-/* Whether support k is active in stage `stage` (like loads: 0 = every stage). */
+/* Whether support k is active in stage `stage` (like loads: 0 = every stage; no
+ * support is active in stage -1). */
 static inline int cr_support_active(const cr_support *sp, int stage)
 {
-    return sp->stages == 0 || (stage >= 0 && stage < 32 && ((sp->stages >> stage) & 1u));
+    if (stage < 0) return 0; /* stage -1: every support released (reactions) */
+    return sp->stages == 0 || (stage < 32 && ((sp->stages >> stage) & 1u));
 }
 
 /* Target pose of support k at motion factor f. */

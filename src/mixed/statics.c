@@ -135,6 +135,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
 {
     cr_static_options o = options ? *options : cr_static_default_options();
     const int stage = state->stage;
+    state->dynamic = 0;
     int held = 0;
     for (int k = 0; k < model->support_count; ++k) held |= cr_support_active(&model->supports[k], stage);
     if (!held) /* six rigid-body modes: the static tangent is singular */
@@ -171,6 +172,15 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
         fp[0] = NAN;
         if (!cr_support_active(sp, stage)) continue;
         double f = cr_time_function_eval(&sp->time, state->time);
+        if (sp->motion_count >= 2) { /* a table of poses: its pose at the state's time */
+            cr_supports_at at1 = {.stage = stage, .ramp = 1.0, .t = state->time};
+            cr_vec3 rt;
+            cr_quat pt;
+            cr_support_target(model, k, &at1, &rt, &pt, NULL, NULL, NULL, NULL);
+            cr_quat d = cr_q_mul(pt, cr_q_conj(sp->ref_p));
+            double angle = 2 * atan2(cr_v3_norm(cr_q_vec(d)), fabs(d.w)); /* a lower bound on the turns */
+            if (ctx.bc_from < 1.0) turn = fmax(turn, angle * (1.0 - ctx.bc_from)), moving = 1;
+        }
         if (stage != previous_stage && !cr_support_active(sp, previous_stage)) {
             cr_v3_store(cr_state_position(state, sp->node), fp);
             cr_q_store(cr_state_orientation(state, sp->node), fp + 3);

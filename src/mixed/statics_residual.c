@@ -199,6 +199,7 @@ cr_status cr_state_reaction(const cr_model *m, const cr_state *s, int node, cr_v
 {
     if (node < 0) node += m->nodes;
     if (node < 0 || node >= m->nodes || cr_model_support_at(m, s->stage, node) < 0) return CR_BAD_INPUT;
+    if (s->dynamic) return cr_mixed_dynamic_reaction(m, s, node, force, moment);
     /* Only the adjacent elements and the node's loads contribute, but a windowed
      * evaluation would duplicate the assembly; the full residual is O(n). */
     size_t len = (size_t)m->nodes * m->block;

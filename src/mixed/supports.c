@@ -208,8 +208,8 @@ cr_status cr_supports_dynamic_check(const cr_model *m, int stage, cr_error *err)
         if (held_rotations(h) == 1)
             return cr_error_set(err, CR_UNSUPPORTED,
                                 "boundary_conditions.%d.hold: one held rotation is a static support only (in "
-                                "dynamics hold none, two or all three)",
-                                k);
+                                "dynamic stage %d hold none, two or all three)",
+                                k, stage);
         if (held_rotations(h) == 2) {
             if (sp->driven && cr_v3_norm(sp->phi) > 0)
                 return cr_error_set(err, CR_UNSUPPORTED,
@@ -233,7 +233,7 @@ cr_status cr_supports_dynamic_check(const cr_model *m, int stage, cr_error *err)
 }
 
 /* which rows of node block k (layout CR_DYN_BLOCK) a support makes algebraic */
-static void dynamic_held_rows(const cr_model *m, const cr_support *sp, const cr_supports_at *at, int k, int rows[13])
+void cr_supports_dynamic_held(const cr_model *m, const cr_support *sp, const cr_supports_at *at, int k, int rows[13])
 {
     memset(rows, 0, 13 * sizeof *rows);
     unsigned h = sp->hold;
@@ -265,7 +265,7 @@ void cr_supports_dynamic_mass(const cr_model *m, int stage, double *mass)
         const cr_support *sp = &m->supports[k];
         if (!cr_support_active(sp, stage)) continue;
         int rows[13];
-        dynamic_held_rows(m, sp, &at, k, rows);
+        cr_supports_dynamic_held(m, sp, &at, k, rows);
         for (int r = 0; r < 13; ++r)
             if (rows[r]) mass[(size_t)sp->node * CR_DYN_BLOCK + r] = 0.0;
     }
@@ -279,7 +279,7 @@ void cr_supports_dynamic_rows(const cr_model *m, const cr_supports_at *at, const
         if (!cr_support_active(sp, at->stage)) continue;
         const int i = sp->node;
         int rows[13];
-        dynamic_held_rows(m, sp, at, k, rows);
+        cr_supports_dynamic_held(m, sp, at, k, rows);
         cr_vec3 rt, vt, wt;
         cr_quat pt;
         cr_support_target(m, k, at, &rt, &pt, &vt, &wt, NULL, NULL);
@@ -308,7 +308,7 @@ cr_status cr_supports_dynamic_start(const cr_model *m, int stage, double t, doub
         const cr_support *sp = &m->supports[k];
         if (!cr_support_active(sp, stage)) continue;
         int rows[13];
-        dynamic_held_rows(m, sp, &at, k, rows);
+        cr_supports_dynamic_held(m, sp, &at, k, rows);
         cr_vec3 rt, vt, wt;
         cr_quat pt;
         cr_support_target(m, k, &at, &rt, &pt, &vt, &wt, NULL, NULL);

@@ -16,6 +16,8 @@ void cr_supports_static_rows(const cr_model *m, const cr_supports_at *at, const 
 /* Dynamics (layout CR_DYN_BLOCK): what the DAE can represent (partly held
  * translations along inertial axes, hinges about body axes, clamps on body nodes). */
 cr_status cr_supports_dynamic_check(const cr_model *m, int stage, cr_error *err);
+/* rows[r] = 1 for the rows 0..12 of the node block that support k makes algebraic */
+void cr_supports_dynamic_held(const cr_model *m, const cr_support *sp, const cr_supports_at *at, int k, int rows[13]);
 /* zero mass on the rows the active supports make algebraic */
 void cr_supports_dynamic_mass(const cr_model *m, int stage, double *mass);
 /* held coordinates and velocities: 0 = target(t) - y */

@@ -390,6 +390,25 @@ cr_status cr_rod_validate(const cr_rod_def *d, cr_error *err)
         char prefix[48];
         snprintf(prefix, sizeof prefix, "boundary_conditions.%d", k);
         if (check_time_function(&b->time, prefix, err) != CR_OK) return CR_BAD_INPUT;
+        if (b->motion_count > 0) {
+            if (b->motion_count < 2 || !b->motion)
+                return cr_error_set(err, CR_BAD_INPUT, "%s.motion: needs at least 2 rows", prefix);
+            if (b->has_position || b->rotation_kind != CR_BC_ROTATION_NONE || b->time.type != CR_TIME_CONSTANT ||
+                b->type == CR_BC_POSE)
+                return cr_error_set(err, CR_BAD_INPUT, "%s.motion: a table of poses replaces position, rotation and "
+                                                       "time; give either", prefix);
+            for (int j = 0; j < b->motion_count; ++j) {
+                const cr_bc_motion_point *q = &b->motion[j];
+                double v[7] = {q->t, q->position.x, q->position.y, q->position.z, q->rotation.x, q->rotation.y,
+                               q->rotation.z};
+                for (int c = 0; c < 7; ++c)
+                    if (!(fabs(v[c]) <= (c >= 4 ? 1e6 : LEN_MAX)))
+                        return cr_error_set(err, CR_BAD_INPUT, "%s.motion.%d.%d: must be within +-%g, got %g", prefix,
+                                            j, c, c >= 4 ? 1e6 : LEN_MAX, v[c]);
+                if (j > 0 && !(q->t > b->motion[j - 1].t))
+                    return cr_error_set(err, CR_BAD_INPUT, "%s.motion.%d.0: t must increase", prefix, j);
+            }
+        }
         for (int j = 0; j < k; ++j) {
             int a = d->bcs[j].node < 0 ? d->bcs[j].node + nodes : d->bcs[j].node;
             int here = node < 0 ? node + nodes : node;
