@@ -33,6 +33,7 @@ figures: deps build
 	/usr/bin/python3 scripts/figures.py --build $(BUILD) --out docs/figures
 	/usr/bin/python3 scripts/figures_ph.py --build $(BUILD) --out docs/figures
 	/usr/bin/python3 scripts/figures_lgvi.py --build $(BUILD) --out docs/figures
+	/usr/bin/python3 scripts/figures_supports.py --build $(BUILD) --out docs/figures
 
 sanitize:
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCOSSERAT_SANITIZE=ON
