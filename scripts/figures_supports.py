@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figures of the dynamic-support examples (docs/examples.md, "Supports in dynamics"):
+"""Figures of the dynamic-support examples (docs/examples.md, sections 4 and 5):
 
     /usr/bin/python3 scripts/figures_supports.py --build build --out docs/figures
 
