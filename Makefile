@@ -28,13 +28,14 @@ bench: build
 	bash bench/wilberforce.sh $(BUILD)
 
 # Regenerates every example's figure in docs/figures (runs the full 20 s Wilberforce, ~1 min,
-# the port-Hamiltonian and LGVI examples, ~2 min, and the static supports, ~5 s).
+# the port-Hamiltonian and LGVI examples, ~2 min, the damped cantilever and the supports).
 figures: deps build
 	/usr/bin/python3 scripts/figures.py --build $(BUILD) --out docs/figures
 	/usr/bin/python3 scripts/figures_ph.py --build $(BUILD) --out docs/figures
 	/usr/bin/python3 scripts/figures_lgvi.py --build $(BUILD) --out docs/figures
 	/usr/bin/python3 scripts/figures_damping.py --build $(BUILD) --out docs/figures
 	/usr/bin/python3 scripts/figures_supports.py --build $(BUILD) --out docs/figures
+	/usr/bin/python3 scripts/figures_supports_dynamic.py --build $(BUILD) --out docs/figures
 
 sanitize:
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCOSSERAT_SANITIZE=ON
