@@ -455,6 +455,10 @@ static void test_refusals(void)
     expect_refusal("boundary_conditions.0={\"type\": \"clamp\", \"node\": 0, \"position\": [0, 0.1, 0]}",
                    "stages=[{\"type\": \"dynamic\", \"t_end\": 0.01, \"output_dt\": 0.01}]",
                    "a support must find its node at the target");
+    /* overrides reach into a support's time function like a load's */
+    expect_refusal("boundary_conditions.0={\"type\": \"clamp\", \"node\": 0, \"time\": {\"type\": \"sine\", "
+                   "\"frequency\": 1}}", "boundary_conditions.0.time.offst=1",
+                   "boundary_conditions.0.time.offst: unknown key for a sine time function");
     /* the other formulations hold fixed end clamps only */
     expect_refusal("model=\"lgvi\"", "boundary_conditions.0={\"type\": \"pin\", \"node\": 0}",
                    "boundary_conditions.0.type: the lgvi model supports clamps only");

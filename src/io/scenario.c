@@ -493,6 +493,7 @@ static node_kind child_kind(node_kind k, const char *key)
         if (key && !strcmp(key, "offset")) return K_OFFSET;
         if (key && !strcmp(key, "time")) return K_TIME;
         return K_LEAF;
+    case K_BC: return key && !strcmp(key, "time") ? K_TIME : K_LEAF;
     case K_MODEL: return key && !strcmp(key, "viscoelastic") ? K_BRANCH_LIST : K_LEAF;
     case K_BRANCH_LIST: return key ? K_LEAF : K_BRANCH;
     case K_SECTION_LIST: return key ? K_LEAF : K_SECTION;
