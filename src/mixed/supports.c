@@ -98,7 +98,8 @@ void cr_supports_static_rows(const cr_model *m, const cr_supports_at *at, const 
         cr_vec3 rt;
         cr_quat pt, p = cr_q_load(xi + 3);
         cr_support_target(m, k, at, &rt, &pt, NULL, NULL, NULL, NULL);
-        if (nrot == 3) { /* p = p_t: the three moment rows and the norm row */
+        if (nrot == 3) { /* p = ±p_t (the same rotation): the three moment rows and the norm row */
+            if (cr_q_dot(p, pt) < 0) pt = cr_q_scale(pt, -1.0);
             double d[4] = {p.w - pt.w, p.x - pt.x, p.y - pt.y, p.z - pt.z};
             for (int c = 0; c < 4; ++c) Fi[3 + c] = d[c];
             if (J)
@@ -283,7 +284,9 @@ void cr_supports_dynamic_rows(const cr_model *m, const cr_supports_at *at, const
         cr_vec3 rt, vt, wt;
         cr_quat pt;
         cr_support_target(m, k, at, &rt, &pt, &vt, &wt, NULL, NULL);
-        /* held coordinates are algebraic: 0 = target(t) − y (index 1, nothing penalized) */
+        /* held coordinates are algebraic: 0 = target(t) − y (index 1, nothing penalized);
+         * the quaternion target in the node's hemisphere (±p_t is the same rotation) */
+        if (cr_q_dot(cr_q_load(y + (size_t)i * B + 3), pt) < 0) pt = cr_q_scale(pt, -1.0);
         cr_vec3 Wt = cr_m3_tmulv(cr_q_exp(pt), wt);
         const double tgt[13] = {rt.x, rt.y, rt.z, pt.w, pt.x, pt.y, pt.z, vt.x, vt.y, vt.z, Wt.x, Wt.y, Wt.z};
         const double *yi = y + (size_t)i * B;
@@ -303,7 +306,6 @@ cr_status cr_supports_dynamic_start(const cr_model *m, int stage, double t, doub
     const int B = CR_DYN_BLOCK;
     cr_supports_at at = {.stage = stage, .ramp = 1.0, .t = t};
     const double tol = 1e-8;
-    int signed_once = 0;
     for (int k = 0; k < m->support_count; ++k) {
         const cr_support *sp = &m->supports[k];
         if (!cr_support_active(sp, stage)) continue;
@@ -313,15 +315,7 @@ cr_status cr_supports_dynamic_start(const cr_model *m, int stage, double t, doub
         cr_quat pt;
         cr_support_target(m, k, &at, &rt, &pt, &vt, &wt, NULL, NULL);
         double *yi = y + (size_t)sp->node * B;
-        cr_quat p = cr_q_load(yi + 3);
-        if (rows[3] && cr_q_dot(p, pt) < 0 && !signed_once) {
-            /* the state holds the same rotations with the other sign: flip every node's
-             * quaternion (Exp(-p) = Exp(p), element strains unchanged) so the target,
-             * continuous in t, and the state agree */
-            for (int j = 0; j < m->nodes; ++j)
-                for (int c = 3; c < 7; ++c) y[(size_t)j * B + c] = -y[(size_t)j * B + c];
-        }
-        if (rows[3]) signed_once = 1;
+        if (cr_q_dot(cr_q_load(yi + 3), pt) < 0) pt = cr_q_scale(pt, -1.0); /* the same rotation */
         cr_vec3 Wt = cr_m3_tmulv(cr_q_exp(pt), wt);
         const double tgt[13] = {rt.x, rt.y, rt.z, pt.w, pt.x, pt.y, pt.z, vt.x, vt.y, vt.z, Wt.x, Wt.y, Wt.z};
         double scale = m->length + cr_v3_norm(rt);
