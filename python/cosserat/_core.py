@@ -351,15 +351,17 @@ class Result:
         """Sum of :attr:`newton_iterations`."""
         return int(sum(self.newton_iterations))
 
-    def plot(self, path=None, *, times=8, ax=None):
+    def plot(self, path=None, *, times=8, ax=None, equal=True, plane=None):
         """Draws the centerline: with :attr:`snapshots`, at `times` evenly spaced output times
         (an int) or at the output times nearest the given times (a sequence, s), coloured by
-        time with a colour bar; else the final shape. Axes in m, equal scaling. Returns the
-        matplotlib Figure (drawn into `ax`, a 3-D Axes, when given); writes it to `path` when
-        given. Needs matplotlib."""
+        time with a colour bar, the final state dashed; else the final (static) shape. Axes in
+        m, one scale on all three (`equal=False`: each axis fits its extent, for small
+        deflections); `plane` ("xz", "xy", ...) draws the projection on that plane in 2-D instead.
+        Returns the matplotlib Figure (drawn into `ax`, a 3-D Axes or with `plane` a 2-D one, when
+        given); writes it to `path` when given. Needs matplotlib."""
         from ._notebook import plot_result
 
-        return plot_result(self, path, times=times, ax=ax)
+        return plot_result(self, path, times=times, ax=ax, equal=equal, plane=plane)
 
     def animate(self, path=None, *, fps=20, max_frames=200):
         """A matplotlib animation of :attr:`snapshots` (at most `max_frames` frames, evenly spaced).

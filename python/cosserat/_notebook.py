@@ -27,15 +27,18 @@ def _pick(count, times, t):
     return np.unique([int(np.argmin(np.abs(t - w))) for w in want])
 
 
-def _equal_axes(ax, pts):
+def _equal_axes(ax, pts, equal=True):
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     centre = 0.5 * (lo + hi)
-    half = 0.5 * float(np.max(hi - lo)) * 1.05
-    if not np.isfinite(half) or half <= 0:
-        half = 1.0
-    ax.set_xlim(centre[0] - half, centre[0] + half)
-    ax.set_ylim(centre[1] - half, centre[1] + half)
-    ax.set_zlim(centre[2] - half, centre[2] + half)
+    span = float(np.max(hi - lo))
+    if not np.isfinite(span) or span <= 0:
+        span = 1.0
+    # equal: one scale on all axes (true shape); else each axis fits its own extent (small
+    # deflections visible), at least a tenth of the largest so round-off is not magnified
+    half = 0.525 * (np.full(3, span) if equal else np.maximum(hi - lo, 0.1 * span))
+    ax.set_xlim(centre[0] - half[0], centre[0] + half[0])
+    ax.set_ylim(centre[1] - half[1], centre[1] + half[1])
+    ax.set_zlim(centre[2] - half[2], centre[2] + half[2])
     ax.set_box_aspect((1, 1, 1))
     ax.set_xlabel("x (m)")
     ax.set_ylabel("y (m)")
@@ -47,38 +50,61 @@ def _title(r):
     return f"{r.model}, {r.node_count} nodes, {state}"
 
 
-def plot_result(r, path=None, *, times=8, ax=None):
+def plot_result(r, path=None, *, times=8, ax=None, equal=True, plane=None):
     from matplotlib import cm, colors
 
+    axes = None
+    if plane is not None:
+        if not (isinstance(plane, str) and len(plane) == 2 and set(plane) <= set("xyz") and plane[0] != plane[1]):
+            raise ValueError(f'plane: expected two of "x", "y", "z" such as "xz", got {plane!r}')
+        axes = ["xyz".index(c) for c in plane]
     if ax is None:
-        fig = _figure(7.5, 6.5)
-        ax = fig.add_subplot(projection="3d")
+        fig = _figure(7.5, 6.5 if axes is None else 5.0)
+        ax = fig.add_subplot(projection="3d") if axes is None else fig.add_subplot()
     else:
         fig = ax.figure
+
+    def draw(p, **kw):
+        cols = [p[:, j] for j in (axes if axes is not None else range(3))]
+        return ax.plot(*cols, **kw)
+
     snaps = r.snapshots
-    if snaps is not None and len(snaps.t) > 0:
+    dynamic = snaps is not None and len(snaps.t) > 0
+    if dynamic:
         rows = _pick(len(snaps.t), times, snaps.t)
         cmap = _cmap("viridis")
         lo, hi = float(snaps.t[0]), float(snaps.t[-1])
         norm = colors.Normalize(vmin=lo, vmax=hi if hi > lo else lo + 1.0)
         for k in rows:
-            p = snaps.positions[k]
-            ax.plot(p[:, 0], p[:, 1], p[:, 2], color=cmap(norm(snaps.t[k])), lw=1.4)
+            draw(snaps.positions[k], color=cmap(norm(snaps.t[k])), lw=1.4)
         sm = cm.ScalarMappable(norm=norm, cmap=cmap)
         sm.set_array([])
-        fig.colorbar(sm, ax=ax, shrink=0.6, pad=0.12, label="time t (s)")
+        fig.colorbar(sm, ax=ax, shrink=0.6 if axes is None else 0.9, pad=0.12 if axes is None else 0.03,
+                     label="time t (s)")
         pts = snaps.positions[rows].reshape(-1, 3)
         what = f"centerline at {len(rows)} output time{'s' if len(rows) != 1 else ''}"
     else:
         pts = r.positions
         what = "final shape"
     final = r.positions
-    ax.plot(final[:, 0], final[:, 1], final[:, 2], color="crimson", lw=2.4, ls="--", label="final state")
-    ax.scatter(*final[0], color="black", s=20, label="s = 0")
-    ax.scatter(*final[-1], color="crimson", s=25, marker="^", label="tip")
-    _equal_axes(ax, np.vstack([pts, final]))
+    draw(final, color="crimson", lw=2.0 if dynamic else 2.4, ls="--" if dynamic else "-", label="final state")
+    ends = final[[0, -1]][:, axes] if axes is not None else final[[0, -1]]
+    ax.scatter(*ends[0], color="black", s=20, zorder=3, label="s = 0")
+    ax.scatter(*ends[1], color="crimson", s=25, marker="^", zorder=3, label="tip")
+    every = np.vstack([pts, final])
+    if axes is None:
+        _equal_axes(ax, every, equal)
+    else:
+        ax.set_xlabel(f"{plane[0]} (m)")
+        ax.set_ylabel(f"{plane[1]} (m)")
+        if equal:
+            ax.set_aspect("equal", adjustable="datalim")
+        ax.grid(alpha=0.3)
+        what += f", projected on the {plane} plane"
+    if not equal and axes is None:
+        what += " (axes scaled separately)"
     ax.set_title(f"{_title(r)}\n{what}", fontsize=10)
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="best" if axes is not None else "upper left", fontsize=8)
     if path is not None:
         fig.savefig(os.fspath(path), dpi=DPI)
     return fig
