@@ -93,7 +93,7 @@ void cr_sim_get_velocities(const cr_sim *sim, double *out);
 /* Actuator inputs: one factor per load of the definition (default 1) multiplying the
  * load's magnitude in dynamic stages, on top of its stage activity and time function
  * (a tendon's tension, a chamber's pressure, a force's value, ...); static stages ignore
- * it. Set between stages or from the runner's output callback (cr_run_options.on_output):
+ * it (one after a dynamic stage ramps from the loads that stage ended with, inputs included). Set between stages or from the runner's output callback (cr_run_options.on_output):
  * a value set at an output time holds from that time on, in every formulation (the
  * mixed rod then integrates output interval by interval and restarts its step at a
  * change). Inputs are part of the state: checkpoints carry them. */

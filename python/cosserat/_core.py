@@ -363,15 +363,16 @@ class Result:
 
         return plot_result(self, path, times=times, ax=ax, equal=equal, plane=plane)
 
-    def animate(self, path=None, *, fps=20, max_frames=200):
+    def animate(self, path=None, *, fps=20, max_frames=200, plane=None):
         """A matplotlib animation of :attr:`snapshots` (at most `max_frames` frames, evenly spaced).
         `path` ``.mp4`` or ``.gif``: written with ffmpeg when installed (a ``.gif`` with Pillow
         otherwise); ``.html``, or no ffmpeg for an ``.mp4``: an HTML page with the animation
         (``to_jshtml``) next to it, ``PATH.html``. Returns the path written, or, without `path`,
-        an object that a notebook shows as the animation (``str()`` gives the HTML)."""
+        an object that a notebook shows as the animation (``str()`` gives the HTML). `plane`
+        ("xz", ...) animates the projection on that plane in 2-D, as in :meth:`plot`."""
         from ._notebook import animate_result
 
-        return animate_result(self, path, fps=fps, max_frames=max_frames)
+        return animate_result(self, path, fps=fps, max_frames=max_frames, plane=plane)
 
     def _repr_html_(self):
         from ._notebook import result_html

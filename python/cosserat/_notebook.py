@@ -50,14 +50,19 @@ def _title(r):
     return f"{r.model}, {r.node_count} nodes, {state}"
 
 
+def _plane_axes(plane):
+    """[i, j]: the coordinates of `plane` ("xz", ...), or None for 3-D."""
+    if plane is None:
+        return None
+    if not (isinstance(plane, str) and len(plane) == 2 and set(plane) <= set("xyz") and plane[0] != plane[1]):
+        raise ValueError(f'plane: expected two of "x", "y", "z" such as "xz", got {plane!r}')
+    return ["xyz".index(c) for c in plane]
+
+
 def plot_result(r, path=None, *, times=8, ax=None, equal=True, plane=None):
     from matplotlib import cm, colors
 
-    axes = None
-    if plane is not None:
-        if not (isinstance(plane, str) and len(plane) == 2 and set(plane) <= set("xyz") and plane[0] != plane[1]):
-            raise ValueError(f'plane: expected two of "x", "y", "z" such as "xz", got {plane!r}')
-        axes = ["xyz".index(c) for c in plane]
+    axes = _plane_axes(plane)
     if ax is None:
         fig = _figure(7.5, 6.5 if axes is None else 5.0)
         ax = fig.add_subplot(projection="3d") if axes is None else fig.add_subplot()
@@ -117,25 +122,44 @@ class AnimationHTML(str):
         return str(self)
 
 
-def _animation(r, fps, max_frames):
+def _animation(r, fps, max_frames, plane=None):
     from matplotlib import animation
 
+    axes = _plane_axes(plane)
     snaps = r.snapshots
     if snaps is None or len(snaps.t) == 0:
         raise ValueError("animate: no snapshots; run with keep_snapshots=True (and a dynamic stage)")
     rows = _pick(len(snaps.t), max_frames, snaps.t)
-    fig = _figure(6.5, 6.0)
-    ax = fig.add_subplot(projection="3d")
-    _equal_axes(ax, snaps.positions[rows].reshape(-1, 3))
+    pts = snaps.positions[rows].reshape(-1, 3)
+    if axes is None:
+        fig = _figure(6.5, 6.0)
+        ax = fig.add_subplot(projection="3d")
+        _equal_axes(ax, pts)
+    else:
+        fig = _figure(7.0, 5.0)
+        ax = fig.add_subplot()
+        lo, hi = pts[:, axes].min(axis=0), pts[:, axes].max(axis=0)
+        pad = 0.05 * float(np.max(hi - lo) or 1.0)
+        ax.set_xlim(lo[0] - pad, hi[0] + pad)
+        ax.set_ylim(lo[1] - pad, hi[1] + pad)
+        ax.set_aspect("equal", adjustable="datalim")
+        ax.set_xlabel(f"{plane[0]} (m)")
+        ax.set_ylabel(f"{plane[1]} (m)")
+        ax.grid(alpha=0.3)
+    cols = axes if axes is not None else [0, 1, 2]
     p0 = snaps.positions[rows[0]]
-    (line,) = ax.plot(p0[:, 0], p0[:, 1], p0[:, 2], color="tab:blue", lw=2.0)
-    (tip,) = ax.plot(p0[-1:, 0], p0[-1:, 1], p0[-1:, 2], "^", color="crimson")
+    (line,) = ax.plot(*[p0[:, c] for c in cols], color="tab:blue", lw=2.0)
+    (tip,) = ax.plot(*[p0[-1:, c] for c in cols], "^", color="crimson")
     title = ax.set_title("", fontsize=10)
 
     def draw(j):
         p = snaps.positions[rows[j]]
-        line.set_data_3d(p[:, 0], p[:, 1], p[:, 2])
-        tip.set_data_3d(p[-1:, 0], p[-1:, 1], p[-1:, 2])
+        if axes is None:
+            line.set_data_3d(p[:, 0], p[:, 1], p[:, 2])
+            tip.set_data_3d(p[-1:, 0], p[-1:, 1], p[-1:, 2])
+        else:
+            line.set_data(p[:, cols[0]], p[:, cols[1]])
+            tip.set_data(p[-1:, cols[0]], p[-1:, cols[1]])
         title.set_text(f"{_title(r)}\nt = {snaps.t[rows[j]]:.4g} s")
         return line, tip, title
 
@@ -143,10 +167,10 @@ def _animation(r, fps, max_frames):
     return animation.FuncAnimation(fig, draw, frames=len(rows), interval=1000.0 / fps, blit=False)
 
 
-def animate_result(r, path=None, *, fps=20, max_frames=200):
+def animate_result(r, path=None, *, fps=20, max_frames=200, plane=None):
     from matplotlib import animation
 
-    anim = _animation(r, fps, max_frames)
+    anim = _animation(r, fps, max_frames, plane)
     if path is None:
         return AnimationHTML(anim.to_jshtml(fps=fps))
     path = os.fspath(path)
@@ -167,11 +191,10 @@ def animate_result(r, path=None, *, fps=20, max_frames=200):
 
 def result_html(r):
     tip = ", ".join(f"{v:.6g}" for v in r.tip_position)
-    kind = "dynamic" if r.series else "static"
     rows = [
         ("model", r.model),
         ("nodes", f"{r.node_count} ({r.element_count} sample points)"),
-        ("stages", f"{r.stage_count} (last: {kind})"),
+        ("stages", f"{r.stage_count} ({'with' if r.series else 'no'} dynamic output)"),
         ("converged", "yes" if r.converged else f"no — {r.status}: {r.message}"),
         ("tip position (m)", f"({tip})"),
         ("wall time", f"{r.wall_time_s:.3g} s"),

@@ -254,6 +254,8 @@ def test_plot_animate_and_html(tmp_path):
         assert f.read(3) == b"GIF"
     mp4 = r.animate(tmp_path / "rod.mp4", max_frames=10)
     assert os.path.exists(mp4) and mp4.endswith((".mp4", ".mp4.html"))
+    flat = r.animate(tmp_path / "flat.gif", max_frames=5, plane="yz")
+    assert os.path.getsize(flat) > 1000
     page = r.animate(max_frames=5)
     assert "<script" in str(page) and page._repr_html_() == str(page)
     with pytest.raises(ValueError, match="keep_snapshots"):
