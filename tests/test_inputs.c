@@ -1,8 +1,9 @@
 #define _POSIX_C_SOURCE 200809L
 /* Actuator inputs (cr_sim_set_load_input) and the runner's output hook
  * (cr_run_options.on_output): the API's checks, inputs carried by checkpoints'
- * packed state in every formulation, and a controller-like hook that switches a
- * load off at an output time, against a scenario whose load ends there. */
+ * packed state in every formulation (unpacked, and through a stopped and resumed
+ * run), and a controller-like hook that switches a load off at an output time,
+ * against a scenario whose load ends there. */
 #include "check.h"
 #include "cosserat/cosserat.h"
 #include "model/formulation.h"
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A clamped cantilever with a tip force (every formulation can run it). */
 static const char *const CANTILEVER =
@@ -164,4 +166,62 @@ static void test_hook(void)
     }
 }
 
-CHECK_MAIN(CASE(test_api), CASE(test_hook))
+/* Switches the force off at t_off and stops the run there (both at that output time). */
+static int switch_off_and_stop(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
+{
+    switch_off(sim, smp, user);
+    return smp->t >= ((hook *)user)->t_off - 1e-12;
+}
+
+/* A checkpoint carries the inputs: a run stopped at t_off right after its hook switched the
+ * force off, resumed without any hook, ends where the uninterrupted run with the hook does. */
+static void test_checkpoint_carries_inputs(void)
+{
+    char dir[] = "/tmp/cosserat_inputs_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    const char *tight[] = {"stages.0.rtol=1e-10", "stages.0.atol=1e-13"};
+    for (int k = 0; k < 3; ++k) {
+        cr_scenario *sc = load(MODELS[k], k > 0 ? FIXED_STEP : tight, k > 0 ? 1 : 2);
+        CHECK(sc != NULL);
+        if (!sc) continue;
+        cr_run_options o = cr_run_default_options();
+        o.output_directory = "";
+        o.on_output = switch_off;
+        hook h = {.t_off = 0.1};
+        o.user = &h;
+        cr_run_result a = {0}, b = {0};
+        cr_error err = {0};
+        CHECK(cr_scenario_run(sc, &o, &a, &err) == CR_OK);
+        hook s = {.t_off = 0.1};
+        o.output_directory = dir;
+        o.on_output = switch_off_and_stop;
+        o.user = &s;
+        CHECK(cr_scenario_run(sc, &o, &b, &err) == CR_INTERRUPTED);
+        cr_run_result_free(&b);
+        cr_run_options r = cr_run_default_options();
+        r.output_directory = dir;
+        r.resume = 1;
+        CHECK(cr_scenario_run(sc, &r, &b, &err) == CR_OK);
+        if (b.sim) {
+            CHECK(cr_sim_load_input(b.sim, 0) == 0.0);
+            /* fixed steps: the same steps; the mixed rod: after the stop the resumed stage
+             * steps adaptively across the output times the hooked run landed on */
+            double tol = k == 0 ? 1e-9 : 1e-14;
+            int nn = cr_sim_node_count(a.sim);
+            CHECK_NEAR(cr_sim_position(b.sim, nn - 1).y, cr_sim_position(a.sim, nn - 1).y, tol);
+            CHECK_NEAR(cr_sim_position(b.sim, nn - 1).z, cr_sim_position(a.sim, nn - 1).z, tol);
+        }
+        cr_run_result_free(&a);
+        cr_run_result_free(&b);
+        cr_scenario_destroy(sc);
+    }
+    const char *files[] = {"summary.json", "nodes.csv", "elements.csv", "series.csv", "checkpoint.bin"};
+    for (int k = 0; k < 5; ++k) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+        remove(path);
+    }
+    rmdir(dir);
+}
+
+CHECK_MAIN(CASE(test_api), CASE(test_hook), CASE(test_checkpoint_carries_inputs))
