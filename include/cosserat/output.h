@@ -70,6 +70,12 @@ typedef void (*cr_progress_fn)(double t, double t_end, long steps, double wall_s
 /* After each accepted load step of a static stage; nonzero stops the run. */
 typedef int (*cr_run_step_fn)(const cr_sim *sim, const cr_load_step_report *step, int index, void *user);
 
+/* At every output time of a dynamic stage (after its series row is recorded), with the
+ * sim holding the state at that time: the place for a controller, which may set the
+ * load inputs for the next output interval (cr_sim_set_load_input). Nonzero stops the
+ * run at this output time (CR_INTERRUPTED, outputs and a checkpoint written). */
+typedef int (*cr_run_output_fn)(cr_sim *sim, const cr_dynamic_sample *sample, void *user);
+
 typedef struct cr_run_options {
     const char *output_directory; /* NULL: scenario->output.directory; "" writes nothing */
     cr_run_step_fn on_step;       /* optional progress callback, after each accepted load step */
@@ -80,6 +86,11 @@ typedef struct cr_run_options {
     const volatile int *stop;
     /* Continue an interrupted run from <output_directory>/checkpoint.bin. */
     int resume;
+    /* optional, at every output time of dynamic stages; when set, the mixed rod integrates
+     * output interval by interval so that inputs set here hold from that time on */
+    cr_run_output_fn on_output;
+    /* 1: on_output only observes (sets no inputs), and the mixed rod steps as without it */
+    int output_passive;
 } cr_run_options;
 
 cr_run_options cr_run_default_options(void);
@@ -102,6 +113,7 @@ cr_status cr_scenario_check(const cr_scenario *scenario, cr_error *err);
 cr_run_result *cr_run_result_create(void);           /* zeroed; NULL when out of memory */
 void cr_run_result_destroy(cr_run_result *result);   /* cr_run_result_free + free */
 const cr_sim *cr_run_result_sim(const cr_run_result *result);
+int cr_run_result_stage_count(const cr_run_result *result);
 /* The mixed rod's model and state (NULL for other formulations). */
 const cr_model *cr_run_result_model(const cr_run_result *result);
 const cr_state *cr_run_result_state(const cr_run_result *result);

@@ -87,6 +87,23 @@ void cr_sim_get_positions(const cr_sim *sim, double *out);
 void cr_sim_get_orientations(const cr_sim *sim, double *out);
 void cr_sim_get_sample_s(const cr_sim *sim, double *out);
 void cr_sim_get_samples(const cr_sim *sim, double *out);
+/* Per node the 6 values v (I) and Ω (body basis); zeros in statics. */
+void cr_sim_get_velocities(const cr_sim *sim, double *out);
+
+/* Actuator inputs: one factor per load of the definition (default 1) multiplying the
+ * load's magnitude in dynamic stages, on top of its stage activity and time function
+ * (a tendon's tension, a chamber's pressure, a force's value, ...); static stages ignore
+ * it (one after a dynamic stage ramps from the loads that stage ended with, inputs included). Set between stages or from the runner's output callback (cr_run_options.on_output):
+ * a value set at an output time holds from that time on, in every formulation (the
+ * mixed rod then integrates output interval by interval and restarts its step at a
+ * change). Inputs are part of the state: checkpoints carry them. */
+int cr_sim_load_count(const cr_sim *sim);
+/* The load's type as in the scenario ("force", "tendon", ...); NULL when out of range. */
+const char *cr_sim_load_type(const cr_sim *sim, int load);
+/* CR_BAD_INPUT for an index out of range or a non-finite factor (nothing changed). */
+cr_status cr_sim_set_load_input(cr_sim *sim, int load, double factor);
+/* The load's input factor; NaN when out of range. */
+double cr_sim_load_input(const cr_sim *sim, int load);
 
 #ifdef __cplusplus
 }

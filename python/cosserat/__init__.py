@@ -10,6 +10,9 @@ Example (from the repository root)::
 
 * :func:`run` solves a scenario (dict, file or JSON text) and returns a :class:`Result`
   with numpy arrays (positions, quaternions, strains, stress resultants, convergence).
+* ``run(..., on_sample=f)`` calls ``f`` at every output time of dynamic stages with a :class:`Sample`
+  that can set the loads' actuator inputs (a controller in the loop); ``keep_snapshots=True``
+  keeps the state history in ``Result.snapshots``; ``Result.plot()`` / ``Result.animate()``.
 * :func:`load` reads a scenario file into a dict to edit.
 * :func:`read_output` reads an output folder written by the CLI or ``run(..., output_dir=)``.
 * :func:`sweep` runs a scenario over a grid or list of overrides on a process pool or a Dask
@@ -21,7 +24,19 @@ repository, then ``ctypes.util.find_library("cosserat")``; it is loaded on first
 See docs/python.md.
 """
 
-from ._core import Reaction, Result, RunInterrupted, Step, library_version, load, quat_to_matrix, run
+from ._core import (
+    Reaction,
+    Result,
+    RunInterrupted,
+    Sample,
+    Snapshots,
+    Step,
+    StopRun,
+    library_version,
+    load,
+    quat_to_matrix,
+    run,
+)
 from ._errors import CosseratError, Status
 from .output import RunOutput, Track, read_output
 from ._sweep import SweepTable, grid, sweep
@@ -29,7 +44,7 @@ from ._sweep import SweepTable, grid, sweep
 __version__ = "0.1.0"
 
 # Public names show as cosserat.X in reprs and tracebacks, not as the private module they live in.
-for _obj in (CosseratError, Status, Result, Reaction, RunInterrupted, Step, RunOutput, SweepTable):
+for _obj in (CosseratError, Status, Result, Reaction, RunInterrupted, Sample, Snapshots, Step, StopRun, RunOutput, SweepTable):
     _obj.__module__ = __name__
 del _obj
 
@@ -39,8 +54,11 @@ __all__ = [
     "Result",
     "RunInterrupted",
     "RunOutput",
+    "Sample",
+    "Snapshots",
     "Status",
     "Step",
+    "StopRun",
     "SweepTable",
     "library_version",
     "load",

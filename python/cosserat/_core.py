@@ -133,6 +133,118 @@ class Step(NamedTuple):
     quaternions: np.ndarray
 
 
+class StopRun(Exception):
+    """Raise in a ``run(..., on_sample=f)`` callback to stop the run at this output time, as
+    returning True does: :func:`run` then returns the :class:`Result` with status
+    ``Status.INTERRUPTED`` (the exception is not re-raised)."""
+
+
+class Snapshots(NamedTuple):
+    """The state at every output time of the dynamic stages (``run(..., keep_snapshots=True)``),
+    row k at time ``t[k]`` — the rows of :attr:`Result.series`.
+
+    Attributes:
+        t:           (K,) times (s).
+        positions:   (K, N, 3) node positions (inertial).
+        quaternions: (K, N, 4) node orientations (p0, p1, p2, p3).
+    """
+
+    t: np.ndarray
+    positions: np.ndarray
+    quaternions: np.ndarray
+
+
+def _load_index(L, sim, load):
+    """The index of `load`: an int (negative counts from the end), ``"loads.N"``, or the type of
+    the scenario's only load of that type (``"tendon"``, ``"force"``, ...)."""
+    count = L.cr_sim_load_count(sim)
+    if isinstance(load, (int, np.integer)) and not isinstance(load, bool):
+        k = int(load) + (count if load < 0 else 0)
+        if not 0 <= k < count:
+            raise CosseratError(f"load {load}: out of range (the scenario has {count} loads)", Status.BAD_INPUT)
+        return k
+    if isinstance(load, str):
+        if load.startswith("loads.") and load[6:].isdigit():
+            return _load_index(L, sim, int(load[6:]))
+        types = [L.cr_sim_load_type(sim, k).decode() for k in range(count)]
+        hits = [k for k, t in enumerate(types) if t == load]
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            raise CosseratError(
+                f'load "{load}": {len(hits)} loads have this type (loads {hits}); give the index', Status.BAD_INPUT
+            )
+        raise CosseratError(
+            f'load "{load}": no load of this type (the loads are {", ".join(types) or "none"}); '
+            'give an index, "loads.N" or a load type',
+            Status.BAD_INPUT,
+        )
+    raise TypeError(f"load must be an int index or a str, not {type(load).__name__}")
+
+
+class Sample:
+    """What a ``run(..., on_sample=f)`` callback receives at every output time of a dynamic stage.
+
+    The arrays are copies of the state at time ``t`` (N nodes, E strain sample points):
+
+    Attributes:
+        t:                  time (s).
+        positions:          (N, 3) node positions (inertial).
+        quaternions:        (N, 4) node orientations (p0, p1, p2, p3).
+        velocities:         (N, 3) node velocities (inertial).
+        angular_velocities: (N, 3) node angular velocities (body basis).
+        gamma, kappa, n, m: (E, 3) strains and stress resultants at the sample points (body basis).
+        energy:             ``{"kinetic", "elastic", "gravity", "work_external"}`` (J), as in series.csv.
+        inputs:             (loads,) the actuator input factors in force so far.
+
+    :meth:`set_input` sets a load's input factor for the next output interval; returning True
+    from the callback, or raising :class:`StopRun`, stops the run at this time.
+    """
+
+    def __init__(self, L, sim, smp):
+        self._L, self._sim = L, sim
+        nn, ne = L.cr_sim_node_count(sim), L.cr_sim_sample_count(sim)
+        self.t = float(smp.t)
+        self.positions, self.quaternions = _array(nn, 3), _array(nn, 4)
+        vel, el = _array(nn, 6), _array(ne, 12)
+        L.cr_sim_get_positions(sim, _ptr(self.positions))
+        L.cr_sim_get_orientations(sim, _ptr(self.quaternions))
+        L.cr_sim_get_velocities(sim, _ptr(vel))
+        L.cr_sim_get_samples(sim, _ptr(el))
+        self.velocities, self.angular_velocities = vel[:, 0:3].copy(), vel[:, 3:6].copy()
+        self.gamma, self.kappa, self.n, self.m = (el[:, 3 * j : 3 * j + 3].copy() for j in range(4))
+        self.energy = {"kinetic": smp.kinetic, "elastic": smp.elastic, "gravity": smp.gravity,
+                       "work_external": smp.work_external}
+        self.inputs = np.array([L.cr_sim_load_input(sim, k) for k in range(L.cr_sim_load_count(sim))])
+
+    @property
+    def tip_position(self):
+        """(3,) position of the last node."""
+        return self.positions[-1]
+
+    @property
+    def tip_velocity(self):
+        """(3,) velocity of the last node."""
+        return self.velocities[-1]
+
+    def set_input(self, load, value):
+        """Sets the input factor of `load` (an index, ``"loads.N"``, or a load type such as
+        ``"tendon"`` when the scenario has one load of that type) to `value` from this time to
+        the next output time (and on, until set again): the load's magnitude in dynamic stages
+        is its value × stage activity × time function × input. Only valid during the callback."""
+        if self._sim is None:
+            raise CosseratError("set_input: the sample is no longer live (call it inside on_sample)", Status.BAD_INPUT)
+        k = _load_index(self._L, self._sim, load)
+        v = float(value)
+        if self._L.cr_sim_set_load_input(self._sim, k, v) != Status.OK:
+            raise CosseratError(f"set_input: load {load}: the input must be finite, got {v}", Status.BAD_INPUT)
+        self.inputs[k] = v
+
+    def __repr__(self):
+        tip = ", ".join(f"{v:.6g}" for v in self.tip_position)
+        return f"<cosserat.Sample t={self.t:.6g} s, tip ({tip})>"
+
+
 @dataclasses.dataclass(repr=False, eq=False)
 class Result:
     """The outcome of :func:`run`; every array is a copy owned by Python.
@@ -166,6 +278,10 @@ class Result:
         series:      dynamic stages: ``{column: (rows,) array}`` with the columns of series.csv
                      (``t``, ``energy_kinetic``, ..., ``bob_z``, ``bob_yaw``, ...); empty for
                      purely static runs.
+        snapshots:   with ``run(..., keep_snapshots=True)``, a :class:`Snapshots` (t, positions,
+                     quaternions at every output time of the dynamic stages); else None.
+        inputs:      (loads,) the actuator input factor of each load at the end (1 unless set).
+        stage_count: the number of stages of the scenario.
 
     The state is the equilibrium when converged, else the last converged load step.
     """
@@ -192,6 +308,9 @@ class Result:
     final_residual: float = float("nan")
     failed_load_steps: int = 0
     model: str = "mixed_discrete"
+    snapshots: Optional[Snapshots] = None
+    inputs: np.ndarray = None
+    stage_count: int = 1
 
     @property
     def node_count(self):
@@ -232,6 +351,34 @@ class Result:
         """Sum of :attr:`newton_iterations`."""
         return int(sum(self.newton_iterations))
 
+    def plot(self, path=None, *, times=8, ax=None, equal=True, plane=None):
+        """Draws the centerline: with :attr:`snapshots`, at `times` evenly spaced output times
+        (an int) or at the output times nearest the given times (a sequence, s), coloured by
+        time with a colour bar, the final state dashed; else the final (static) shape. Axes in
+        m, one scale on all three (`equal=False`: each axis fits its extent, for small
+        deflections); `plane` ("xz", "xy", ...) draws the projection on that plane in 2-D instead.
+        Returns the matplotlib Figure (drawn into `ax`, a 3-D Axes or with `plane` a 2-D one, when
+        given); writes it to `path` when given. Needs matplotlib."""
+        from ._notebook import plot_result
+
+        return plot_result(self, path, times=times, ax=ax, equal=equal, plane=plane)
+
+    def animate(self, path=None, *, fps=20, max_frames=200, plane=None):
+        """A matplotlib animation of :attr:`snapshots` (at most `max_frames` frames, evenly spaced).
+        `path` ``.mp4`` or ``.gif``: written with ffmpeg when installed (a ``.gif`` with Pillow
+        otherwise); ``.html``, or no ffmpeg for an ``.mp4``: an HTML page with the animation
+        (``to_jshtml``) next to it, ``PATH.html``. Returns the path written, or, without `path`,
+        an object that a notebook shows as the animation (``str()`` gives the HTML). `plane`
+        ("xz", ...) animates the projection on that plane in 2-D, as in :meth:`plot`."""
+        from ._notebook import animate_result
+
+        return animate_result(self, path, fps=fps, max_frames=max_frames, plane=plane)
+
+    def _repr_html_(self):
+        from ._notebook import result_html
+
+        return result_html(self)
+
     def __repr__(self):
         state = "converged" if self.converged else f"{self.status}: {self.message}"
         tip = ", ".join(f"{v:.6g}" for v in self.tip_position)
@@ -249,7 +396,7 @@ def _ptr(a):
     return a.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
 
 
-def _extract(L, res, status, message, wall):
+def _extract(L, res, status, message, wall, snapshots=None):
     """Copies everything out of a cr_run_result (which the caller frees afterwards)."""
     sim = L.cr_run_result_sim(res)
     nn = L.cr_sim_node_count(sim)
@@ -302,6 +449,9 @@ def _extract(L, res, status, message, wall):
         final_residual=L.cr_run_result_final_residual(res),
         failed_load_steps=L.cr_run_result_failed_load_steps(res),
         model=L.cr_sim_formulation(sim).decode(),
+        snapshots=snapshots,
+        inputs=np.array([L.cr_sim_load_input(sim, k) for k in range(L.cr_sim_load_count(sim))]),
+        stage_count=int(L.cr_run_result_stage_count(res)),
     )
 
 
@@ -341,6 +491,9 @@ def run(
     *,
     check: bool = False,
     on_step: Optional[Callable[[Step], Optional[bool]]] = None,
+    on_sample: Optional[Callable[["Sample"], Optional[bool]]] = None,
+    inputs: Optional[Mapping] = None,
+    keep_snapshots: bool = False,
 ) -> Result:
     """Solves a scenario and returns its :class:`Result`.
 
@@ -357,6 +510,18 @@ def run(
         on_step:    called with a :class:`Step` after every accepted load step; return True to
                     stop the solve (the Result then has status ``Status.INTERRUPTED``). An
                     exception raised in it stops the solve and is re-raised by ``run``.
+        on_sample:  called with a :class:`Sample` at every output time of the dynamic stages
+                    (``output_dt``; the stage start included): the state as numpy arrays, and
+                    ``sample.set_input(load, value)`` to set a load's actuator input for the next
+                    output interval (a controller in the loop). Return True, or raise
+                    :class:`StopRun`, to stop the run at this time (status ``Status.INTERRUPTED``);
+                    another exception stops it and is re-raised by ``run``.
+        inputs:     ``{load: factor}``, the actuator inputs from the start of the first dynamic
+                    stage (load: index, ``"loads.N"`` or the type of the only load of that type);
+                    every input is 1 by default and multiplies the load's magnitude in dynamic
+                    stages only.
+        keep_snapshots: keep the node positions and quaternions at every output time of the
+                    dynamic stages in :attr:`Result.snapshots` (memory: 56 bytes × nodes × rows).
 
     Ctrl-C (SIGINT, when ``run`` is called from the main thread) stops the run cleanly at the next
     step, within about 0.2 s in dynamic stages: every output is written (with a checkpoint in a
@@ -415,6 +580,43 @@ def run(
 
             callback = _lib.STEP_FN(trampoline)
             opts.on_step = callback
+        snaps = {"t": [], "positions": [], "quaternions": []}
+        pending = dict(inputs or {})
+        output_cb = None
+        if on_sample is not None or inputs or keep_snapshots:
+
+            def output_trampoline(sim, smp, user):
+                try:
+                    while pending:  # the initial inputs, at the first output time
+                        k, v = pending.popitem()
+                        if L.cr_sim_set_load_input(sim, _load_index(L, sim, k), float(v)) != Status.OK:
+                            raise CosseratError(f"inputs: load {k}: the input must be finite, got {v}", Status.BAD_INPUT)
+                    if keep_snapshots:
+                        nn = L.cr_sim_node_count(sim)
+                        pos, quat = _array(nn, 3), _array(nn, 4)
+                        L.cr_sim_get_positions(sim, _ptr(pos))
+                        L.cr_sim_get_orientations(sim, _ptr(quat))
+                        snaps["t"].append(smp.contents.t)
+                        snaps["positions"].append(pos)
+                        snaps["quaternions"].append(quat)
+                    if on_sample is None:
+                        return 0
+                    sample = Sample(L, sim, smp.contents)
+                    try:
+                        stop_now = on_sample(sample)
+                    finally:
+                        sample._sim = None
+                    return 1 if stop_now else 0
+                except StopRun:
+                    return 1
+                except BaseException as e:  # noqa: B036 — cannot cross the C frame; re-raised below
+                    caught.append(e)
+                    return 1
+
+            output_cb = _lib.OUTPUT_FN(output_trampoline)
+            opts.on_output = output_cb
+            # observing only (snapshots): the mixed rod keeps its step sequence
+            opts.output_passive = 1 if on_sample is None and not inputs else 0
         err = _lib.CrError()
         t0 = time.perf_counter()
         try:
@@ -428,7 +630,15 @@ def run(
         message = err.text() if st != Status.OK else ""
         if not L.cr_run_result_sim(res):
             raise CosseratError(message or f"run failed ({Status.of(st)})", Status.of(st))
-        result = _extract(L, res, st, message, wall)
+        snapshots = None
+        if keep_snapshots:
+            nn = L.cr_sim_node_count(L.cr_run_result_sim(res))
+            snapshots = Snapshots(
+                np.array(snaps["t"], dtype=float),
+                np.array(snaps["positions"]).reshape(-1, nn, 3),
+                np.array(snaps["quaternions"]).reshape(-1, nn, 4),
+            )
+        result = _extract(L, res, st, message, wall, snapshots)
         if stop.value and st == Status.INTERRUPTED:
             raise RunInterrupted(message, result)
         if st < 0:  # fatal after the solve (e.g. the output directory is not writable)

@@ -55,6 +55,26 @@ STEP_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(CrLoadS
 PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_double, ctypes.c_double, ctypes.c_long, ctypes.c_double, ctypes.c_void_p)
 
 
+class CrDynamicSample(ctypes.Structure):
+    """``cr_dynamic_sample`` (dynamics.h)."""
+
+    _fields_ = [
+        ("t", ctypes.c_double),
+        ("kinetic", ctypes.c_double),
+        ("elastic", ctypes.c_double),
+        ("gravity", ctypes.c_double),
+        ("work_external", ctypes.c_double),
+        ("momentum", CrVec3),
+        ("angular_momentum", CrVec3),
+        ("extra_count", ctypes.c_int),
+        ("extra", ctypes.c_double * 8),
+    ]
+
+
+# cr_run_output_fn: int (*)(cr_sim *, const cr_dynamic_sample *, void *)
+OUTPUT_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(CrDynamicSample), ctypes.c_void_p)
+
+
 class CrRunOptions(ctypes.Structure):
     """``cr_run_options`` (output.h)."""
 
@@ -65,6 +85,8 @@ class CrRunOptions(ctypes.Structure):
         ("user", ctypes.c_void_p),
         ("stop", ctypes.POINTER(ctypes.c_int)),
         ("resume", ctypes.c_int),
+        ("on_output", OUTPUT_FN),
+        ("output_passive", ctypes.c_int),
     ]
 
 
@@ -90,6 +112,7 @@ _PROTOTYPES = {
     "cr_run_result_create": (_P, []),
     "cr_run_result_destroy": (None, [_P]),
     "cr_run_result_sim": (_P, [_P]),
+    "cr_run_result_stage_count": (_I, [_P]),
     "cr_run_result_step_count": (_I, [_P]),
     "cr_run_result_step_iterations": (_I, [_P, _I]),
     "cr_run_result_step_load_factor": (_D, [_P, _I]),
@@ -110,6 +133,12 @@ _PROTOTYPES = {
     "cr_sim_get_orientations": (None, [_P, _DP]),
     "cr_sim_get_samples": (None, [_P, _DP]),
     "cr_sim_reaction": (_I, [_P, _I, ctypes.POINTER(CrVec3), ctypes.POINTER(CrVec3)]),
+    "cr_sim_time": (_D, [_P]),
+    "cr_sim_get_velocities": (None, [_P, _DP]),
+    "cr_sim_load_count": (_I, [_P]),
+    "cr_sim_load_type": (ctypes.c_char_p, [_P, _I]),
+    "cr_sim_set_load_input": (_I, [_P, _I, _D]),
+    "cr_sim_load_input": (_D, [_P, _I]),
 }
 
 _lock = threading.Lock()

@@ -43,6 +43,7 @@ void cr_run_result_destroy(cr_run_result *r)
 }
 
 const cr_sim *cr_run_result_sim(const cr_run_result *r) { return r->sim; }
+int cr_run_result_stage_count(const cr_run_result *r) { return r->stage_count; }
 const cr_model *cr_run_result_model(const cr_run_result *r) { return cr_sim_mixed_model(r->sim); }
 const cr_state *cr_run_result_state(const cr_run_result *r) { return cr_sim_mixed_state(r->sim); }
 int cr_run_result_step_count(const cr_run_result *r) { return r->report.step_count; }
@@ -360,13 +361,14 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
         if (add_snapshot(c, sim, smp->t)) return 1;
         while (c->next_snapshot <= smp->t + 1e-9 * c->snapshot_dt) c->next_snapshot += c->snapshot_dt;
     }
-    /* a stop request is honoured at the end of the step (on_dyn_step), where every
-     * output up to the state's time has been written */
-    return 0;
+    /* the caller's hook (it may set load inputs for the next interval); a stop request
+     * is honoured at the end of the step (on_dyn_step), where every output up to the
+     * state's time has been written */
+    return c->options->on_output ? c->options->on_output(sim, smp, c->options->user) : 0;
 }
 
 /* checkpoint.bin: everything a resumed run needs (native byte order, same build). */
-#define CHECKPOINT_MAGIC "CRCKPT04"
+#define CHECKPOINT_MAGIC "CRCKPT05" /* 05: load inputs in the packed state */
 typedef struct checkpoint_header {
     char magic[8];
     uint64_t fingerprint; /* of the model and the stage types: a checkpoint fits one scenario */
@@ -912,7 +914,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
         r->resumed = 1;
     }
     cr_stage_callbacks cb = {.on_load_step = on_load_step, .on_output = on_output, .on_step = on_dyn_step,
-                             .user = &ctx};
+                             .user = &ctx, .inputs_live = options->on_output && !options->output_passive};
     int checkpointed = 0;
     for (int k = first_stage; k < sc->stage_count && status == CR_OK; ++k) {
         const cr_stage_def *stage = &sc->stages[k];

@@ -29,6 +29,7 @@ typedef struct lgvi_sim {
     cr_load_def *loads;     /* copies (time tables owned) */
     cr_vec3 *f, *c;         /* per-step nodal loads (spatial) */
     double *stage_factor;   /* per load: 1 if active in the running stage */
+    double *input;          /* per load: actuator input (default 1), a factor on its magnitude */
 } lgvi_sim;
 
 /* library body components (x axial, y, z) from/to the kernel's (E1, E2, E3 = axis) */
@@ -115,6 +116,7 @@ static void lgvi_destroy(void *impl)
     free(s->f);
     free(s->c);
     free(s->stage_factor);
+    free(s->input);
     free(s);
 }
 
@@ -160,9 +162,11 @@ static void *lgvi_create(const cr_rod_def *def, const cr_model_options *o, cr_er
     s->load_count = def->load_count;
     s->loads = cr_loads_copy(def, err);
     s->stage_factor = calloc(def->load_count > 0 ? def->load_count : 1, sizeof *s->stage_factor);
+    s->input = malloc((def->load_count > 0 ? def->load_count : 1) * sizeof *s->input);
     if (!s->s || !s->s_mid || !s->gamma0 || !s->kappa0 || !s->lumped || !s->f || !s->c || !s->loads ||
-        !s->stage_factor)
+        !s->stage_factor || !s->input)
         goto oom;
+    for (int k = 0; k < (def->load_count > 0 ? def->load_count : 1); ++k) s->input[k] = 1.0;
     /* reference poses: equally spaced in arc length, or the given nodes (cumulative chord) */
     double L = def->length;
     cr_mat3 q = Q();
@@ -209,7 +213,8 @@ static void sample_loads(lgvi_sim *s, double t)
     memset(s->c, 0, s->nodes * sizeof *s->c);
     for (int k = 0; k < s->load_count; ++k) {
         const cr_load_def *l = &s->loads[k];
-        double a = s->stage_factor[k] * cr_time_function_eval(&l->time, t);
+        /* the input is read at every step: one set at an output time holds from there */
+        double a = s->stage_factor[k] * s->input[k] * cr_time_function_eval(&l->time, t);
         if (a == 0) continue;
         cr_vec3 v = cr_v3_scale(l->value, a);
         switch (l->type) {
@@ -341,10 +346,28 @@ static int series_extra(const void *impl, const char *const **names)
     return (int)(sizeof extra_names / sizeof extra_names[0]);
 }
 
-/* checkpoint: the kernel's state (time, step and work included) */
-static int packed_size(const void *impl) { return cr_lgvi_packed_size(((const lgvi_sim *)impl)->k); }
-static void pack(const void *impl, double *out) { cr_lgvi_pack(((const lgvi_sim *)impl)->k, out); }
-static void unpack(void *impl, const double *in) { cr_lgvi_unpack(((lgvi_sim *)impl)->k, in); }
+static double *load_input(void *impl) { return ((lgvi_sim *)impl)->input; }
+
+/* checkpoint: the kernel's state (time, step and work included), then the load inputs */
+static int packed_size(const void *impl)
+{
+    const lgvi_sim *s = impl;
+    return cr_lgvi_packed_size(s->k) + s->load_count;
+}
+
+static void pack(const void *impl, double *out)
+{
+    const lgvi_sim *s = impl;
+    cr_lgvi_pack(s->k, out);
+    memcpy(out + cr_lgvi_packed_size(s->k), s->input, s->load_count * sizeof(double));
+}
+
+static void unpack(void *impl, const double *in)
+{
+    lgvi_sim *s = impl;
+    cr_lgvi_unpack(s->k, in);
+    memcpy(s->input, in + cr_lgvi_packed_size(s->k), s->load_count * sizeof(double));
+}
 
 /* field by field (struct padding is not guaranteed to be zero); the step belongs to the stage */
 static uint64_t fingerprint(const void *impl)
@@ -384,6 +407,7 @@ const cr_formulation cr_lgvi_formulation = {
     .reaction = NULL,
     .body_count = NULL,
     .series_extra = series_extra,
+    .load_input = load_input,
     .packed_size = packed_size,
     .pack = pack,
     .unpack = unpack,

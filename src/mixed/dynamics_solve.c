@@ -49,7 +49,7 @@ void cr_state_body_pose(const cr_model *m, const cr_state *s, int j, cr_vec3 *ce
 
 int cr_state_packed_size(const cr_model *m)
 {
-    return 6 + (m->load_count > 0 ? m->load_count : 1) + m->nodes * m->block + 6 * m->nodes + 6 * m->n;
+    return 6 + 2 * (m->load_count > 0 ? m->load_count : 1) + m->nodes * m->block + 6 * m->nodes + 6 * m->n;
 }
 
 void cr_state_pack(const cr_state *s, double *out)
@@ -58,7 +58,8 @@ void cr_state_pack(const cr_state *s, double *out)
     int nl = m->load_count > 0 ? m->load_count : 1;
     out[0] = s->load_factor, out[1] = s->bc_factor, out[2] = s->time, out[3] = nl, out[4] = s->stage, out[5] = s->dynamic;
     memcpy(out + 6, s->load_scale, nl * sizeof(double));
-    out += 6 + nl;
+    memcpy(out + 6 + nl, s->load_input, nl * sizeof(double));
+    out += 6 + 2 * nl;
     memcpy(out, s->x, (size_t)m->nodes * m->block * sizeof(double));
     out += (size_t)m->nodes * m->block;
     memcpy(out, s->velocity, (size_t)m->nodes * 6 * sizeof(double));
@@ -72,7 +73,8 @@ void cr_state_unpack(cr_state *s, const double *in)
     int nl = m->load_count > 0 ? m->load_count : 1;
     s->load_factor = in[0], s->bc_factor = in[1], s->time = in[2], s->stage = (int)in[4], s->dynamic = (int)in[5];
     memcpy(s->load_scale, in + 6, nl * sizeof(double));
-    in += 6 + nl;
+    memcpy(s->load_input, in + 6 + nl, nl * sizeof(double));
+    in += 6 + 2 * nl;
     memcpy(s->x, in, (size_t)m->nodes * m->block * sizeof(double));
     in += (size_t)m->nodes * m->block;
     memcpy(s->velocity, in, (size_t)m->nodes * 6 * sizeof(double));
@@ -101,7 +103,8 @@ typedef struct dyn_ctx {
     const cr_model *m;
     cr_state *state;
     const double *active; /* stage factors */
-    double *scale;        /* active × time function at the current t */
+    double *input;        /* the actuator inputs in force over the current output interval */
+    double *scale;        /* active × input × time function at the current t */
     double *F;            /* scratch (nodes × 19) */
     double *power_scale;  /* scales without gravity, for the external work */
     cr_vec3 gravity;      /* total active gravity acceleration (for the potential) */
@@ -113,6 +116,9 @@ typedef struct dyn_ctx {
     cr_radau *radau;
     void *user;
     int stopped;
+    /* segmented: integrated output interval by interval (inputs may change at output
+     * times); a stop asked at an output then takes effect after that step's bookkeeping */
+    int segmented, stop_pending;
     /* integrator memory (NULL: none) and what the run before a resume contributed */
     double *memory;
     int stage;
@@ -149,7 +155,9 @@ static void save_memory(dyn_ctx *c, double t)
 static void set_scales(dyn_ctx *c, double t)
 {
     for (int k = 0; k < c->m->load_count; ++k) {
-        double f = c->active[k] == 0 ? 0.0 : c->active[k] * cr_time_function_eval(&c->m->loads[k].time, t);
+        double f = c->active[k] == 0 || c->input[k] == 0
+                       ? 0.0
+                       : c->active[k] * c->input[k] * cr_time_function_eval(&c->m->loads[k].time, t);
         c->scale[k] = f;
         /* constant gravity is in the potential; gravity with a time function does work */
         int conservative = c->m->loads[k].type == CR_LOAD_GRAVITY && c->m->loads[k].time.type == CR_TIME_CONSTANT;
@@ -243,6 +251,10 @@ static int output(double t, const double *y, void *user)
     smp.extra[0] = c->dissipated + dissipation_to(c, t, 0);
     unpack_y(c->m, y, t, c->state);
     int stop = c->on_output(c->m, c->state, &smp, c->user);
+    if (stop && c->segmented) { /* t ends the step: finish its bookkeeping first (step_done) */
+        c->stop_pending = 1;
+        return 0;
+    }
     if (stop) c->stopped = 1;
     return stop;
 }
@@ -264,11 +276,14 @@ static int step_done(double t, double *y, void *user)
     c->last_power = P;
     c->last_t = t;
     if (c->memory) save_memory(c, t);
-    if (!c->on_step) return 0;
+    if (!c->on_step) {
+        if (c->stop_pending) c->stopped = 1;
+        return c->stop_pending;
+    }
     unpack_y(m, y, t, c->state);
     long cnt[7];
     stage_counters(c, cnt);
-    int stop = c->on_step(m, c->state, cr_radau_h(c->radau), cnt[0], c->work, c->user);
+    int stop = c->on_step(m, c->state, cr_radau_h(c->radau), cnt[0], c->work, c->user) || c->stop_pending;
     if (stop) c->stopped = 1;
     return stop;
 }
@@ -286,6 +301,21 @@ cr_status cr_dynamic_solve_memory(const cr_model *m, cr_state *state, int stage,
                                   cr_dynamic_step_fn on_step, void *user, double *memory, cr_dynamic_report *report,
                                   cr_error *err)
 {
+    return cr_mixed_dynamic_solve(m, state, stage, t_stage_start, h0, work_external, o, on_output, on_step, user,
+                                  memory, 0, report, err);
+}
+
+/* Inputs (state->load_input) are read at the stage start and, when segmented, after
+ * every output time: a new input is a jump of the right-hand side there, so each
+ * output interval is integrated on its own (the integrator lands on the output time)
+ * and, when an input changed, the integrator restarts there (cr_radau_reinit: a first
+ * step with a fresh Jacobian, as after any discontinuity). Not segmented, changes of
+ * the inputs during the stage are ignored until the next stage. */
+cr_status cr_mixed_dynamic_solve(const cr_model *m, cr_state *state, int stage, double t_stage_start, double h0,
+                                 double work_external, const cr_dynamic_options *o, cr_dynamic_output_fn on_output,
+                                 cr_dynamic_step_fn on_step, void *user, double *memory, int segmented,
+                                 cr_dynamic_report *report, cr_error *err)
+{
     double t0 = now();
     if (report) memset(report, 0, sizeof *report);
     if (m->rigid_count > 0)
@@ -301,7 +331,7 @@ cr_status cr_dynamic_solve_memory(const cr_model *m, cr_state *state, int stage,
     double t_end = t_stage_start + o->t_end, t_begin = state->time;
     dyn_ctx c = {.m = m, .state = state, .on_output = on_output, .on_step = on_step, .user = user,
                  .work = work_external, .last_t = t_begin, .memory = memory, .stage = stage,
-                 .t_stage_start = t_stage_start, .wall_start = t0};
+                 .t_stage_start = t_stage_start, .wall_start = t0, .segmented = segmented};
     /* a memory of this stage taken at this state: the run continues a checkpointed one */
     int resume = memory && memory[MEM_VALID] == 1.0 && memory[MEM_STAGE] == stage &&
                  memory[MEM_T_STAGE_START] == t_stage_start && memory[MEM_T] == t_begin;
@@ -316,6 +346,7 @@ cr_status cr_dynamic_solve_memory(const cr_model *m, cr_state *state, int stage,
     double *atol = malloc(N * sizeof(double));
     int *index = malloc(N * sizeof(int));
     c.scale = malloc(nl * sizeof(double));
+    c.input = malloc(nl * sizeof(double));
     c.power_scale = malloc(nl * sizeof(double));
     c.F = malloc(N * sizeof(double));
     c.ytmp = malloc(N * sizeof(double));
@@ -324,19 +355,21 @@ cr_status cr_dynamic_solve_memory(const cr_model *m, cr_state *state, int stage,
         cr_error_set(err, CR_BAD_INPUT, "stages.%d.output_dt: %g s gives %.3g output times (more than 1e8)", stage,
                      o->output_dt, nout_d);
         free(active), free(mass), free(y), free(atol), free(index), free(c.scale), free(c.power_scale), free(c.F);
-        free(c.ytmp);
+        free(c.ytmp), free(c.input);
         return CR_BAD_INPUT;
     }
     long nout = (long)nout_d;
     double *times = malloc((nout > 0 ? nout : 1) * sizeof(double));
     cr_blocktri_radau *lin = NULL;
     cr_status st = CR_OK;
-    if (!active || !mass || !y || !atol || !index || !c.scale || !c.power_scale || !c.F || !c.ytmp || !times) {
+    if (!active || !mass || !y || !atol || !index || !c.scale || !c.input || !c.power_scale || !c.F || !c.ytmp ||
+        !times) {
         st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the dynamic stage");
         goto done;
     }
     cr_model_stage_load_factors(m, stage, active);
     c.active = active;
+    memcpy(c.input, state->load_input, nl * sizeof(double));
     for (int k = 0; k < m->load_count; ++k)
         if (m->loads[k].type == CR_LOAD_GRAVITY && m->loads[k].time.type == CR_TIME_CONSTANT && active[k] != 0)
             c.gravity = cr_v3_madd(c.gravity, active[k], m->loads[k].value);
@@ -381,6 +414,20 @@ cr_status cr_dynamic_solve_memory(const cr_model *m, cr_state *state, int stage,
         if (tk <= t_begin && t_begin > t_stage_start) continue; /* resumed: already written */
         times[count++] = fmin(tk, t_end);
     }
+    /* segmented: the output at the start is reported here, so the inputs it sets hold
+     * from the first step on */
+    int first_time = 0;
+    if (segmented && count > 0 && times[0] <= t_begin) {
+        first_time = 1;
+        if (output(t_begin, y, &c) || c.stop_pending) {
+            c.stopped = 1;
+            st = CR_INTERRUPTED;
+            cr_error_set(err, CR_INTERRUPTED, "stopped at t = %.6g s", t_begin);
+            goto done;
+        }
+        memcpy(c.input, state->load_input, nl * sizeof(double));
+        c.last_power = load_power(&c, t_begin, y);
+    }
     /* Stresses are slaved to the configuration (λ = K_c l(q) on the algebraic rows), and
      * their natural scale is the stiffness: measure their error as a strain error, so
      * that atol means the same for stiff steel and soft silicone. */
@@ -412,8 +459,8 @@ cr_status cr_dynamic_solve_memory(const cr_model *m, cr_state *state, int stage,
     ro.h_max = o->h_max;
     ro.max_steps = o->max_steps;
     ro.output = output;
-    ro.output_times = times;
-    ro.n_output_times = count;
+    ro.output_times = times + first_time;
+    ro.n_output_times = count - first_time;
     ro.step_callback = step_done;
     /* the Jacobian is the expensive part here: keep it while Newton converges well */
     ro.jac_reuse_theta = 0.1;
@@ -433,7 +480,21 @@ cr_status cr_dynamic_solve_memory(const cr_model *m, cr_state *state, int stage,
             goto done;
         }
     }
-    st = cr_radau_integrate(c.radau, t_end, err);
+    if (!segmented) {
+        st = cr_radau_integrate(c.radau, t_end, err);
+    } else {
+        for (int k = first_time; st == CR_OK && k < count; ++k) {
+            if ((st = cr_radau_integrate(c.radau, times[k], err)) != CR_OK) break;
+            if (!memcmp(c.input, state->load_input, nl * sizeof(double))) continue;
+            /* the power at t_k with the new inputs starts the next interval's work (the
+             * step just done ended the old one) */
+            memcpy(c.input, state->load_input, nl * sizeof(double));
+            memcpy(c.ytmp, cr_radau_y(c.radau), (size_t)N * sizeof(double));
+            c.last_power = load_power(&c, times[k], c.ytmp);
+            st = cr_radau_reinit(c.radau, times[k], c.ytmp, cr_radau_h(c.radau), err);
+        }
+        if (st == CR_OK && cr_radau_t(c.radau) < t_end) st = cr_radau_integrate(c.radau, t_end, err);
+    }
     unpack_y(m, cr_radau_y(c.radau), cr_radau_t(c.radau), state);
     /* the loads the state now carries: a following static stage ramps from these */
     set_scales(&c, state->time);
@@ -465,6 +526,7 @@ done:
     free(index);
     free(y);
     free(c.scale);
+    free(c.input);
     free(c.power_scale);
     free(c.F);
     free(c.ytmp);

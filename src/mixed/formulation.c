@@ -140,8 +140,8 @@ static cr_status mixed_dynamic(cr_sim *sim, int stage, double t_stage_start, dou
     mixed_sim *s = sim->impl;
     s->sim = sim;
     s->cb = cb;
-    return cr_dynamic_solve_memory(s->model, s->state, stage, t_stage_start, h0, work, o, output, step, s, s->memory,
-                                   report, err);
+    return cr_mixed_dynamic_solve(s->model, s->state, stage, t_stage_start, h0, work, o, output, step, s, s->memory,
+                                  cb->inputs_live, report, err);
 }
 
 /* ---- accessors ---- */
@@ -199,7 +199,9 @@ static int series_extra(const void *impl, const char *const **names)
     return 1;
 }
 
-/* checkpoints: the state, then the integrator memory */
+static double *load_input(void *impl) { return ((mixed_sim *)impl)->state->load_input; }
+
+/* checkpoints: the state (load inputs included), then the integrator memory */
 static int packed_size(const void *impl)
 {
     const mixed_sim *s = impl;
@@ -245,6 +247,7 @@ const cr_formulation cr_mixed_formulation = {
     .body_name = body_name,
     .body_pose = body_pose,
     .series_extra = series_extra,
+    .load_input = load_input,
     .packed_size = packed_size,
     .pack = pack,
     .unpack = unpack,

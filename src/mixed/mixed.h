@@ -10,6 +10,7 @@
 #ifndef COSSERAT_MIXED_H
 #define COSSERAT_MIXED_H
 
+#include "cosserat/dynamics.h"
 #include "cosserat/statics.h"
 #include "linalg/blocktri.h"
 #include "mixed/model_internal.h"
@@ -50,6 +51,14 @@ void cr_mixed_dynamic_mass(const cr_model *m, int stage, double *mass);
 /* F(y) with load k scaled by scale[k] and the supports where `at` says; J = dF/dy when non-NULL. */
 cr_status cr_mixed_dynamic_residual(const cr_model *m, const cr_supports_at *at, const double *scale, const double *y,
                                     double *F, cr_blocktri *J);
+/* cr_dynamic_solve_memory with the load inputs (state->load_input) honoured: read at
+ * the stage start, and, when `segmented`, after every output time (the runner's Python
+ * hook may change them there): each output interval is then integrated on its own and
+ * the integrator restarts where an input changed (see dynamics_solve.c). */
+cr_status cr_mixed_dynamic_solve(const cr_model *m, cr_state *state, int stage, double t_stage_start, double h0,
+                                 double work_external, const cr_dynamic_options *o, cr_dynamic_output_fn on_output,
+                                 cr_dynamic_step_fn on_step, void *user, double *memory, int segmented,
+                                 cr_dynamic_report *report, cr_error *err);
 /* Reaction (force in I, moment in the node basis) of the support at `node` in a
  * dynamic state: M a − R along the held directions. */
 cr_status cr_mixed_dynamic_reaction(const cr_model *m, const cr_state *s, int node, cr_vec3 *force, cr_vec3 *moment);

@@ -409,12 +409,14 @@ cr_state *cr_state_create(const cr_model *m)
     s->model = m;
     s->x = calloc((size_t)m->nodes * m->block, sizeof *s->x);
     s->load_scale = calloc(m->load_count > 0 ? m->load_count : 1, sizeof *s->load_scale);
+    s->load_input = malloc((m->load_count > 0 ? m->load_count : 1) * sizeof *s->load_input);
     s->velocity = calloc((size_t)m->nodes * 6, sizeof *s->velocity);
     s->stress = calloc((size_t)m->n * 6, sizeof *s->stress);
-    if (!s->x || !s->load_scale || !s->velocity || !s->stress) {
+    if (!s->x || !s->load_scale || !s->load_input || !s->velocity || !s->stress) {
         cr_state_destroy(s);
         return NULL;
     }
+    for (int k = 0; k < (m->load_count > 0 ? m->load_count : 1); ++k) s->load_input[k] = 1.0;
     for (int i = 0; i < m->nodes; ++i) cr_state_set_pose(s, i, m->ref_r[i], m->ref_p[i]);
     return s;
 }
@@ -424,6 +426,7 @@ void cr_state_destroy(cr_state *s)
     if (!s) return;
     free(s->x);
     free(s->load_scale);
+    free(s->load_input);
     free(s->velocity);
     free(s->stress);
     free(s);
@@ -439,6 +442,7 @@ void cr_state_copy(cr_state *dst, const cr_state *src)
     dst->time = src->time;
     memcpy(dst->x, src->x, (size_t)m->nodes * m->block * sizeof *dst->x);
     memcpy(dst->load_scale, src->load_scale, (m->load_count > 0 ? m->load_count : 1) * sizeof(double));
+    memcpy(dst->load_input, src->load_input, (m->load_count > 0 ? m->load_count : 1) * sizeof(double));
     memcpy(dst->velocity, src->velocity, (size_t)m->nodes * 6 * sizeof(double));
     memcpy(dst->stress, src->stress, (size_t)m->n * 6 * sizeof(double));
 }

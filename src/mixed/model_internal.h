@@ -118,6 +118,7 @@ struct cr_state {
     int stage;              /* the stage the state belongs to (its active supports) */
     int dynamic;            /* 1: a dynamic state (reactions include inertia), 0: an equilibrium */
     double *load_scale;     /* magnitude factor of each load the state is in equilibrium with */
+    double *load_input;     /* actuator input per load (default 1): a factor on its magnitude in dynamic stages */
     double *x;              /* nodes * block unknowns (static layout) */
     /* dynamics: velocities (nodes × 6: v in I, Ω in B) and element stresses (n × 6) */
     double *velocity;

@@ -22,6 +22,10 @@ typedef struct cr_stage_callbacks {
     /* after each accepted step: next step size, steps so far, external work up to the state's time */
     int (*on_step)(cr_sim *sim, double h, long steps, double work_external, void *user);
     void *user;
+    /* 1: on_output may change the load inputs (cr_sim_set_load_input); each input then
+     * holds from that output time to the next. The fixed-step formulations read the inputs
+     * at every step anyway; the mixed rod integrates output interval by interval. */
+    int inputs_live;
 } cr_stage_callbacks;
 
 typedef struct cr_formulation {
@@ -59,7 +63,10 @@ typedef struct cr_formulation {
     void (*body_pose)(const void *impl, int body, cr_vec3 *center, cr_mat3 *axes);
     /* names of the formulation's extra series columns (cr_dynamic_sample.extra); returns the count */
     int (*series_extra)(const void *impl, const char *const **names);
-    /* checkpoints: the whole state as doubles, and a hash of the discretized model */
+    /* the actuator input of each load (the definition's load_count doubles, 1 at create): a
+     * factor on the load's magnitude in dynamic stages, kept with the state (packed) */
+    double *(*load_input)(void *impl);
+    /* checkpoints: the whole state as doubles (load inputs included), and a hash of the discretized model */
     int (*packed_size)(const void *impl);
     void (*pack)(const void *impl, double *out);
     void (*unpack)(void *impl, const double *in);
@@ -70,6 +77,8 @@ struct cr_sim {
     const cr_formulation *f;
     void *impl;
     cr_model_options options;
+    int load_count;
+    cr_load_type *load_type; /* per load, for names in bindings */
 };
 
 /* The formulation called `name`, or NULL. */

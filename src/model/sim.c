@@ -2,6 +2,7 @@
  * (formulation.h), and the registry of built-in formulations. */
 #include "model/formulation.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,8 +54,17 @@ cr_sim *cr_sim_create(const cr_rod_def *def, const cr_model_options *options, cr
     }
     sim->f = f;
     sim->options = *options;
+    sim->load_count = def->load_count;
+    sim->load_type = malloc((def->load_count > 0 ? def->load_count : 1) * sizeof *sim->load_type);
+    if (!sim->load_type) {
+        free(sim);
+        cr_error_set(err, CR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    for (int k = 0; k < def->load_count; ++k) sim->load_type[k] = def->loads[k].type;
     sim->impl = f->create(def, options, err);
     if (!sim->impl) {
+        free(sim->load_type);
         free(sim);
         return NULL;
     }
@@ -65,6 +75,7 @@ void cr_sim_destroy(cr_sim *sim)
 {
     if (!sim) return;
     sim->f->destroy(sim->impl);
+    free(sim->load_type);
     free(sim);
 }
 
@@ -154,4 +165,39 @@ void cr_sim_get_samples(const cr_sim *sim, double *out)
         cr_sim_sample(sim, k, &v[0], &v[1], &v[2], &v[3]);
         for (int j = 0; j < 4; ++j) cr_v3_store(v[j], out + 12 * k + 3 * j);
     }
+}
+
+void cr_sim_get_velocities(const cr_sim *sim, double *out)
+{
+    for (int i = 0; i < cr_sim_node_count(sim); ++i) {
+        cr_vec3 v, w;
+        sim->f->node_velocity(sim->impl, i, &v, &w);
+        cr_v3_store(v, out + 6 * i);
+        cr_v3_store(w, out + 6 * i + 3);
+    }
+}
+
+/* ---- actuator inputs ---- */
+int cr_sim_load_count(const cr_sim *sim) { return sim->load_count; }
+
+const char *cr_sim_load_type(const cr_sim *sim, int load)
+{
+    static const char *const names[] = {"force",   "moment", "force_density", "moment_density",
+                                        "gravity", "tendon", "chamber"};
+    if (load < 0 || load >= sim->load_count) return NULL;
+    int t = (int)sim->load_type[load];
+    return t >= 0 && t < (int)(sizeof names / sizeof names[0]) ? names[t] : "unknown";
+}
+
+cr_status cr_sim_set_load_input(cr_sim *sim, int load, double factor)
+{
+    if (load < 0 || load >= sim->load_count || !isfinite(factor)) return CR_BAD_INPUT;
+    sim->f->load_input(sim->impl)[load] = factor;
+    return CR_OK;
+}
+
+double cr_sim_load_input(const cr_sim *sim, int load)
+{
+    if (load < 0 || load >= sim->load_count) return NAN;
+    return sim->f->load_input(sim->impl)[load];
 }

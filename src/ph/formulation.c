@@ -24,6 +24,7 @@ typedef struct ph_sim {
     cr_load_def *loads;     /* copies, time tables owned */
     double *scale;          /* per load: magnitude the state is in equilibrium with (static stages) */
     double *stage_factor;   /* per load: 1 if active in the running stage */
+    double *input;          /* per load: actuator input (default 1), a factor in dynamic stages */
     cr_vec3 *f, *c;         /* per-step nodal point loads (spatial) */
     double load_factor;     /* of the last static stage */
 } ph_sim;
@@ -127,6 +128,7 @@ static void ph_destroy(void *impl)
     cr_loads_free(s->loads, s->load_count);
     free(s->scale);
     free(s->stage_factor);
+    free(s->input);
     free(s->f);
     free(s->c);
     free(s);
@@ -152,9 +154,11 @@ static void *ph_create(const cr_rod_def *def, const cr_model_options *o, cr_erro
     s->loads = cr_loads_copy(def, err);
     s->scale = calloc(nl, sizeof *s->scale);
     s->stage_factor = calloc(nl, sizeof *s->stage_factor);
+    s->input = malloc(nl * sizeof *s->input);
     s->f = calloc(nn, sizeof *s->f);
     s->c = calloc(nn, sizeof *s->c);
-    if (!s->loads || !s->scale || !s->stage_factor || !s->f || !s->c) goto oom;
+    if (!s->loads || !s->scale || !s->stage_factor || !s->input || !s->f || !s->c) goto oom;
+    for (int k = 0; k < nl; ++k) s->input[k] = 1.0;
     for (int k = 0; k < def->load_count; ++k) {
         /* the definition's node i (of elements + 1) is finite-element node 2i */
         int node = s->loads[k].node < 0 ? s->loads[k].node + def->elements + 1 : s->loads[k].node;
@@ -216,11 +220,12 @@ static void build_loads(ph_sim *s, const double *magnitude, cr_ph_loads *L, doub
     L->actuation = actuated ? act : NULL;
 }
 
-/* magnitudes of the loads at time t in a dynamic stage: stage mask × time function */
+/* magnitudes of the loads at time t in a dynamic stage: stage mask × input × time
+ * function (the input read at every step: one set at an output time holds from there) */
 static void dynamic_magnitudes(ph_sim *s, double t)
 {
     for (int k = 0; k < s->load_count; ++k)
-        s->scale[k] = s->stage_factor[k] * cr_time_function_eval(&s->loads[k].time, t);
+        s->scale[k] = s->stage_factor[k] * s->input[k] * cr_time_function_eval(&s->loads[k].time, t);
 }
 
 static const char *const extra_names[] = {"energy_dissipated", "energy_balance", "constraint_violation"};
@@ -417,11 +422,13 @@ static int series_extra(const void *impl, const char *const **names)
     return (int)(sizeof extra_names / sizeof extra_names[0]);
 }
 
-/* checkpoint: kernel state, load magnitudes and load factor */
+static double *load_input(void *impl) { return ((ph_sim *)impl)->input; }
+
+/* checkpoint: kernel state, load magnitudes, load inputs and load factor */
 static int packed_size(const void *impl)
 {
     const ph_sim *s = impl;
-    return 1 + s->load_count + cr_ph_packed_size(s->k);
+    return 1 + 2 * s->load_count + cr_ph_packed_size(s->k);
 }
 
 static void pack(const void *impl, double *out)
@@ -429,7 +436,8 @@ static void pack(const void *impl, double *out)
     const ph_sim *s = impl;
     out[0] = s->load_factor;
     memcpy(out + 1, s->scale, s->load_count * sizeof(double));
-    cr_ph_pack(s->k, out + 1 + s->load_count);
+    memcpy(out + 1 + s->load_count, s->input, s->load_count * sizeof(double));
+    cr_ph_pack(s->k, out + 1 + 2 * s->load_count);
 }
 
 static void unpack(void *impl, const double *in)
@@ -437,7 +445,8 @@ static void unpack(void *impl, const double *in)
     ph_sim *s = impl;
     s->load_factor = in[0];
     memcpy(s->scale, in + 1, s->load_count * sizeof(double));
-    cr_ph_unpack(s->k, in + 1 + s->load_count);
+    memcpy(s->input, in + 1 + s->load_count, s->load_count * sizeof(double));
+    cr_ph_unpack(s->k, in + 1 + 2 * s->load_count);
 }
 
 static uint64_t hash_bytes(uint64_t h, const void *data, size_t n)
@@ -484,6 +493,7 @@ const cr_formulation cr_ph_formulation = {
     .reaction = NULL,
     .body_count = NULL,
     .series_extra = series_extra,
+    .load_input = load_input,
     .packed_size = packed_size,
     .pack = pack,
     .unpack = unpack,

@@ -1,0 +1,210 @@
+"""Result.plot(), Result.animate() and Result._repr_html_(): results a notebook can use without files.
+
+matplotlib is imported only here, on first use. Figures are made with the object API on an Agg
+canvas (as cosserat.plot does), so the pyplot backend of the calling program is not changed; a
+notebook shows a returned Figure through IPython's display hooks.
+"""
+
+import html
+import os
+import shutil
+
+import numpy as np
+
+from .plot import _cmap, _figure
+
+DPI = 110
+
+
+def _pick(count, times, t):
+    """Indices of the rows to draw: `times` evenly spaced ones (int) or the nearest to given times."""
+    if count == 0:
+        return np.zeros(0, dtype=int)
+    if np.ndim(times) == 0:
+        n = max(1, min(int(times), count))
+        return np.unique(np.round(np.linspace(0, count - 1, n)).astype(int))
+    want = np.asarray(times, dtype=float)
+    return np.unique([int(np.argmin(np.abs(t - w))) for w in want])
+
+
+def _equal_axes(ax, pts, equal=True):
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    centre = 0.5 * (lo + hi)
+    span = float(np.max(hi - lo))
+    if not np.isfinite(span) or span <= 0:
+        span = 1.0
+    # equal: one scale on all axes (true shape); else each axis fits its own extent (small
+    # deflections visible), at least a tenth of the largest so round-off is not magnified
+    half = 0.525 * (np.full(3, span) if equal else np.maximum(hi - lo, 0.1 * span))
+    ax.set_xlim(centre[0] - half[0], centre[0] + half[0])
+    ax.set_ylim(centre[1] - half[1], centre[1] + half[1])
+    ax.set_zlim(centre[2] - half[2], centre[2] + half[2])
+    ax.set_box_aspect((1, 1, 1))
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+    ax.set_zlabel("z (m)")
+
+
+def _title(r):
+    state = "converged" if r.converged else str(r.status)
+    return f"{r.model}, {r.node_count} nodes, {state}"
+
+
+def _plane_axes(plane):
+    """[i, j]: the coordinates of `plane` ("xz", ...), or None for 3-D."""
+    if plane is None:
+        return None
+    if not (isinstance(plane, str) and len(plane) == 2 and set(plane) <= set("xyz") and plane[0] != plane[1]):
+        raise ValueError(f'plane: expected two of "x", "y", "z" such as "xz", got {plane!r}')
+    return ["xyz".index(c) for c in plane]
+
+
+def plot_result(r, path=None, *, times=8, ax=None, equal=True, plane=None):
+    from matplotlib import cm, colors
+
+    axes = _plane_axes(plane)
+    if ax is None:
+        fig = _figure(7.5, 6.5 if axes is None else 5.0)
+        ax = fig.add_subplot(projection="3d") if axes is None else fig.add_subplot()
+    else:
+        fig = ax.figure
+
+    def draw(p, **kw):
+        cols = [p[:, j] for j in (axes if axes is not None else range(3))]
+        return ax.plot(*cols, **kw)
+
+    snaps = r.snapshots
+    dynamic = snaps is not None and len(snaps.t) > 0
+    if dynamic:
+        rows = _pick(len(snaps.t), times, snaps.t)
+        cmap = _cmap("viridis")
+        lo, hi = float(snaps.t[0]), float(snaps.t[-1])
+        norm = colors.Normalize(vmin=lo, vmax=hi if hi > lo else lo + 1.0)
+        for k in rows:
+            draw(snaps.positions[k], color=cmap(norm(snaps.t[k])), lw=1.4)
+        sm = cm.ScalarMappable(norm=norm, cmap=cmap)
+        sm.set_array([])
+        fig.colorbar(sm, ax=ax, shrink=0.6 if axes is None else 0.9, pad=0.12 if axes is None else 0.03,
+                     label="time t (s)")
+        pts = snaps.positions[rows].reshape(-1, 3)
+        what = f"centerline at {len(rows)} output time{'s' if len(rows) != 1 else ''}"
+    else:
+        pts = r.positions
+        what = "final shape"
+    final = r.positions
+    draw(final, color="crimson", lw=2.0 if dynamic else 2.4, ls="--" if dynamic else "-", label="final state")
+    ends = final[[0, -1]][:, axes] if axes is not None else final[[0, -1]]
+    ax.scatter(*ends[0], color="black", s=20, zorder=3, label="s = 0")
+    ax.scatter(*ends[1], color="crimson", s=25, marker="^", zorder=3, label="tip")
+    every = np.vstack([pts, final])
+    if axes is None:
+        _equal_axes(ax, every, equal)
+    else:
+        ax.set_xlabel(f"{plane[0]} (m)")
+        ax.set_ylabel(f"{plane[1]} (m)")
+        if equal:
+            ax.set_aspect("equal", adjustable="datalim")
+        ax.grid(alpha=0.3)
+        what += f", projected on the {plane} plane"
+    if not equal and axes is None:
+        what += " (axes scaled separately)"
+    ax.set_title(f"{_title(r)}\n{what}", fontsize=10)
+    ax.legend(loc="best" if axes is not None else "upper left", fontsize=8)
+    if path is not None:
+        fig.savefig(os.fspath(path), dpi=DPI)
+    return fig
+
+
+class AnimationHTML(str):
+    """The HTML of an animation (``to_jshtml``); a notebook displays it."""
+
+    def _repr_html_(self):
+        return str(self)
+
+
+def _animation(r, fps, max_frames, plane=None):
+    from matplotlib import animation
+
+    axes = _plane_axes(plane)
+    snaps = r.snapshots
+    if snaps is None or len(snaps.t) == 0:
+        raise ValueError("animate: no snapshots; run with keep_snapshots=True (and a dynamic stage)")
+    rows = _pick(len(snaps.t), max_frames, snaps.t)
+    pts = snaps.positions[rows].reshape(-1, 3)
+    if axes is None:
+        fig = _figure(6.5, 6.0)
+        ax = fig.add_subplot(projection="3d")
+        _equal_axes(ax, pts)
+    else:
+        fig = _figure(7.0, 5.0)
+        ax = fig.add_subplot()
+        lo, hi = pts[:, axes].min(axis=0), pts[:, axes].max(axis=0)
+        pad = 0.05 * float(np.max(hi - lo) or 1.0)
+        ax.set_xlim(lo[0] - pad, hi[0] + pad)
+        ax.set_ylim(lo[1] - pad, hi[1] + pad)
+        ax.set_aspect("equal", adjustable="datalim")
+        ax.set_xlabel(f"{plane[0]} (m)")
+        ax.set_ylabel(f"{plane[1]} (m)")
+        ax.grid(alpha=0.3)
+    cols = axes if axes is not None else [0, 1, 2]
+    p0 = snaps.positions[rows[0]]
+    (line,) = ax.plot(*[p0[:, c] for c in cols], color="tab:blue", lw=2.0)
+    (tip,) = ax.plot(*[p0[-1:, c] for c in cols], "^", color="crimson")
+    title = ax.set_title("", fontsize=10)
+
+    def draw(j):
+        p = snaps.positions[rows[j]]
+        if axes is None:
+            line.set_data_3d(p[:, 0], p[:, 1], p[:, 2])
+            tip.set_data_3d(p[-1:, 0], p[-1:, 1], p[-1:, 2])
+        else:
+            line.set_data(p[:, cols[0]], p[:, cols[1]])
+            tip.set_data(p[-1:, cols[0]], p[-1:, cols[1]])
+        title.set_text(f"{_title(r)}\nt = {snaps.t[rows[j]]:.4g} s")
+        return line, tip, title
+
+    draw(0)
+    return animation.FuncAnimation(fig, draw, frames=len(rows), interval=1000.0 / fps, blit=False)
+
+
+def animate_result(r, path=None, *, fps=20, max_frames=200, plane=None):
+    from matplotlib import animation
+
+    anim = _animation(r, fps, max_frames, plane)
+    if path is None:
+        return AnimationHTML(anim.to_jshtml(fps=fps))
+    path = os.fspath(path)
+    ext = os.path.splitext(path)[1].lower()
+    have_ffmpeg = shutil.which("ffmpeg") is not None and animation.writers.is_available("ffmpeg")
+    if ext in (".mp4", ".gif") and have_ffmpeg:
+        anim.save(path, writer=animation.FFMpegWriter(fps=fps), dpi=DPI)
+        return path
+    if ext == ".gif" and animation.writers.is_available("pillow"):
+        anim.save(path, writer=animation.PillowWriter(fps=fps), dpi=DPI)
+        return path
+    if ext != ".html":
+        path += ".html"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(anim.to_jshtml(fps=fps))
+    return path
+
+
+def result_html(r):
+    tip = ", ".join(f"{v:.6g}" for v in r.tip_position)
+    rows = [
+        ("model", r.model),
+        ("nodes", f"{r.node_count} ({r.element_count} sample points)"),
+        ("stages", f"{r.stage_count} ({'with' if r.series else 'no'} dynamic output)"),
+        ("converged", "yes" if r.converged else f"no — {r.status}: {r.message}"),
+        ("tip position (m)", f"({tip})"),
+        ("wall time", f"{r.wall_time_s:.3g} s"),
+    ]
+    if r.series and "t" in r.series and len(r.series["t"]):
+        rows.insert(4, ("time", f"{r.series['t'][-1]:.6g} s ({len(r.series['t'])} output rows)"))
+    if r.snapshots is not None:
+        rows.append(("snapshots", f"{len(r.snapshots.t)} kept"))
+    body = "".join(
+        f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>{html.escape(str(v))}</td></tr>"
+        for k, v in rows
+    )
+    return f"<table><caption style='text-align:left'><b>cosserat.Result</b></caption>{body}</table>"
