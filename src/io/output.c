@@ -225,11 +225,14 @@ static void out_doubles(vtk_out *o, const double *v, int count)
     o->len = (size_t)(p - o->buf);
 }
 
-/* A DataArray of `count` tuples of `comps` Float64 values (row-major), one tuple a line. */
+/* A DataArray of `count` tuples of `comps` Float64 values (row-major), one tuple a line.
+ * NumberOfTuples is needed by VTK's reader for field data (it sizes the array from it). */
 static void out_array(vtk_out *o, const char *indent, const char *name, int comps, const double *v, int count)
 {
-    out_fmt(o, "%s<DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"ascii\">\n", indent, name,
-            comps);
+    out_fmt(o,
+            "%s<DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"%d\" NumberOfTuples=\"%d\" "
+            "format=\"ascii\">\n",
+            indent, name, comps, count);
     for (int k = 0; k < count; ++k) {
         out_str(o, indent);
         out_doubles(o, v + (size_t)k * comps, comps);
