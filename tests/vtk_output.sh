@@ -5,7 +5,9 @@
 #     a polyline through all nodes in order (connectivity 0..n-1, one offset n), as many
 #     points as nodes.csv has rows;
 #   - radius: the section radius at each node's s: linear taper of the tendon manipulator's
-#     circle (0.01 -> 0.004 m), 2 sqrt(EI/EA) for the flying spaghetti's resultants;
+#     circle (0.01 -> 0.004 m), 2 sqrt(EI/EA) for the flying spaghetti's resultants, half
+#     the larger side of a tapered rectangle and 2 sqrt(max(EI_y, EI_z)/EA) of tapered
+#     resultants in a two-segment rod;
 #   - velocity, angular_velocity in every snapshot; in dynamic ones the velocities integrate
 #     (Simpson's rule over two snapshot intervals, to 10 % of max |v| 2h: the integrators'
 #     own relations are not Simpson's) to the change of the positions, and for the
@@ -146,6 +148,17 @@ for t, s in snaps:
             want = 2 * math.sqrt(EI / EA)
         elif "circle" in opt:
             want = opt["circle"]
+        elif "sections" in opt:  # [[end, shape, values at start and end...]]: the first with end >= xi
+            xi, start = si / L, 0.0
+            for seg in opt["sections"]:
+                if xi <= seg[0] + 1e-12:
+                    break
+                start = seg[0]
+            f = lambda v: v[0] + (v[1] - v[0]) * (xi - start) / (seg[0] - start)
+            if seg[1] == "rectangle":  # half the larger side
+                want = max(f(seg[2]), f(seg[3])) / 2
+            else:  # resultants: EA, EI_y, EI_z -> 2 sqrt(max EI / EA)
+                want = 2 * math.sqrt(max(f(seg[3]), f(seg[4])) / f(seg[2]))
         if not close(r, want, 1e-9 * want):
             fail("t=%g: radius %.12g at s=%g, section radius %.12g" % (t, r, si, want))
             break
@@ -288,6 +301,27 @@ fi
 if run tendon "$src/examples/tendon-manipulator.json" rod.elements=40 stages.0.load_steps=4; then
     check tendon '{"taper": [0.01, 0.004], "load_factors": [0.25, 0.5, 0.75, 1.0],
                    "timesteps": [0.25, 0.5, 0.75, 1.0]}'
+fi
+
+# two segments: a tapered rectangle (its larger side changes within the segment) and
+# tapered resultants with EI_y != EI_z; static, one load step
+cat > "$tmp/sections.json" <<'JSON'
+{
+  "name": "vtk-sections",
+  "rod": { "length": 2.0, "elements": 20,
+           "material": { "E": 1e7, "G": 4e6, "rho": 1000 },
+           "sections": [ { "shape": "rectangle", "end": 0.5, "width": [0.02, 0.01], "height": 0.016 },
+                         { "shape": "resultants", "EA": [1e4, 2e4], "GA_y": 5e3, "GA_z": 5e3, "GJ": 1.0,
+                           "EI_y": 2.0, "EI_z": [8.0, 4.0], "rhoA": 1.0, "rhoI_y": 1e-3, "rhoI_z": 1e-3 } ] },
+  "boundary_conditions": [ { "type": "clamp", "node": "start" } ],
+  "loads": [ { "type": "force", "node": "end", "value": [0, 0, -1e-3] } ],
+  "stages": [ { "type": "static", "load_steps": 1 } ]
+}
+JSON
+if run sections "$tmp/sections.json"; then
+    check sections '{"sections": [[0.5, "rectangle", [0.02, 0.01], [0.016, 0.016]],
+                                  [1.0, "resultants", [1e4, 2e4], [2.0, 2.0], [8.0, 4.0]]],
+                     "load_factors": [1.0], "timesteps": [1.0]}'
 fi
 
 # static, dynamic, dynamic: the second dynamic stage starts where the first ended, at the
