@@ -336,12 +336,13 @@ cr_status cr_write_rod_vtp(const char *path, const cr_sim *sim, const cr_rod_def
     double *samples = malloc((size_t)(ns + 1) * 12 * sizeof(double));
     double *at_nodes = malloc((size_t)(nn + 1) * 12 * sizeof(double));
     double *tmp = malloc(big * 12 * sizeof(double));
-    vtk_out *o = node_s && sample_s && samples && at_nodes && tmp ? out_open(path, err) : NULL;
+    cr_status st = node_s && sample_s && samples && at_nodes && tmp
+                       ? CR_OK
+                       : cr_error_set(err, CR_NO_MEMORY, "%s: out of memory", path);
+    vtk_out *o = st == CR_OK ? out_open(path, err) : NULL;
     if (!o) {
         free(node_s), free(sample_s), free(samples), free(at_nodes), free(tmp);
-        return node_s && sample_s && samples && at_nodes && tmp
-                   ? CR_IO
-                   : cr_error_set(err, CR_NO_MEMORY, "%s: out of memory", path);
+        return st != CR_OK ? st : err ? err->status : CR_IO;
     }
     cr_sim_get_node_s(sim, node_s);
     cr_sim_get_sample_s(sim, sample_s);
@@ -413,10 +414,11 @@ cr_status cr_write_bodies_vtp(const char *path, const cr_sim *sim, const cr_rod_
 {
     int nb = cr_sim_body_count(sim);
     double *tmp = malloc((size_t)(nb + 1) * 4 * sizeof(double));
-    vtk_out *o = tmp ? out_open(path, err) : NULL;
+    if (!tmp) return cr_error_set(err, CR_NO_MEMORY, "%s: out of memory", path);
+    vtk_out *o = out_open(path, err);
     if (!o) {
         free(tmp);
-        return tmp ? CR_IO : cr_error_set(err, CR_NO_MEMORY, "%s: out of memory", path);
+        return err ? err->status : CR_IO;
     }
     out_header(o, sim, stage);
     out_fmt(o,
@@ -467,7 +469,8 @@ cr_status cr_write_snapshot(const char *dir, int index, const cr_sim *sim, const
         return cr_error_set(err, CR_IO, "%s: path too long", dir);
     cr_status st = cr_write_rod_vtp(path, sim, rod, stage, err);
     if (st != CR_OK || cr_sim_body_count(sim) == 0) return st;
-    snprintf(path, sizeof path, "%s/bodies_%04d.vtp", dir, index);
+    if (snprintf(path, sizeof path, "%s/bodies_%04d.vtp", dir, index) >= (int)sizeof path)
+        return cr_error_set(err, CR_IO, "%s: path too long", dir);
     return cr_write_bodies_vtp(path, sim, rod, stage, err);
 }
 
