@@ -4,8 +4,9 @@
  *   summary.json   run summary (convergence, iterations, residual history, tip pose, reactions)
  *   nodes.csv      s,x,y,z,p0,p1,p2,p3 — one row per node of the final (or last converged) state
  *   elements.csv   s,gamma_*,kappa_*,n_*,m_* — one row per element, element basis
- *   rod.pvd        ParaView collection of rod_NNNN.vtp, one per accepted load step and one
- *                  per snapshot time of dynamic stages
+ *   rod.pvd        ParaView collection of rod_NNNN.vtp (and bodies_NNNN.vtp, part 1, when the
+ *                  rod has rigid bodies), one per accepted load step and one per snapshot
+ *                  time of dynamic stages (times: docs/scenario.md, "Output files")
  *   series.csv     dynamic stages: t, energies, external work, per recorded point NAME
  *                  of output.track (default: "tip", the free end) NAME_x,y,z (position,
  *                  I) and NAME_p0..p3 (unit quaternion of the body basis), momenta, the
@@ -31,11 +32,50 @@ extern "C" {
 cr_status cr_write_nodes_csv(const char *path, const cr_sim *sim, cr_error *err);
 /* One row per strain/stress sample point (element midpoints or Gauss points). */
 cr_status cr_write_elements_csv(const char *path, const cr_sim *sim, cr_error *err);
-/* One VTK PolyData file: nodes as points, a line cell between consecutive nodes
- * carrying the strains and stresses of its sample point. */
+/* ParaView snapshots (ASCII VTK XML; docs/scenario.md, "Output files"). Every .vtp has field
+ * data `time` (s, cr_sim_time), `load_factor` (cr_sim_load_factor) and, when stage >= 0,
+ * `stage` (the scenario's stage index).
+ *
+ * cr_write_rod_vtp: the nodes as points, in order, and one VTK_POLY_LINE cell through all of
+ * them (a Tube filter draws the rod without seams). Point data: s (reference arc length, m),
+ * radius (m; only when `rod` is given: cr_section_vtk_radius at s/L), quaternion (p0..p3 of
+ * the body basis), d1, d2, d3 (body axes in I), velocity (m/s, I), angular_velocity (rad/s,
+ * in I — the formulation's body-basis value rotated by the node's basis), and gamma, kappa,
+ * force, moment (the strains and stress resultants of the sample points, body basis,
+ * interpolated linearly in s to the nodes, constant beyond the first and last sample). The
+ * sample points' own values are field data: sample_s (m) and sample_gamma, sample_kappa,
+ * sample_force, sample_moment, one tuple per sample point (element midpoints or Gauss points).
+ * `rod` is the scenario's rod definition (may be NULL). */
+cr_status cr_write_rod_vtp(const char *path, const cr_sim *sim, const cr_rod_def *rod, int stage, cr_error *err);
+/* cr_write_rod_vtp without radius and stage (kept for callers of the former writer). */
 cr_status cr_write_vtp(const char *path, const cr_sim *sim, cr_error *err);
-/* ParaView collection of `count` files (names relative to the .pvd) at the given times. */
+/* The rigid bodies: one point (vertex cell) per body at its centre (I), in the scenario's
+ * order, with point data body (index), mass (kg; only when `rod` is given), quaternion and
+ * d1, d2, d3 (the body axes in I). */
+cr_status cr_write_bodies_vtp(const char *path, const cr_sim *sim, const cr_rod_def *rod, int stage, cr_error *err);
+/* Radius drawn for the section at ξ in [0, 1] (clamped), m: a circle's radius; half the larger
+ * extent of a rectangle (the tube encloses the section); for given resultants the solid circle
+ * with the same EI/EA, r = 2 sqrt(max(EI_y, EI_z) / EA). 0 when ξ has no section. */
+double cr_section_vtk_radius(const cr_rod_def *rod, double xi);
+/* Snapshot `index` into `dir`: rod_NNNN.vtp and, when the rod has rigid bodies, bodies_NNNN.vtp. */
+cr_status cr_write_snapshot(const char *dir, int index, const cr_sim *sim, const cr_rod_def *rod, int stage,
+                            cr_error *err);
+
+/* One DataSet of a ParaView collection: the time value, the part (datasets of the same
+ * timestep with different parts are shown together), the file (relative to the .pvd) and an
+ * optional block name (NULL: none). */
+typedef struct cr_pvd_entry {
+    double timestep;
+    int part;
+    const char *file;
+    const char *name;
+} cr_pvd_entry;
+cr_status cr_write_pvd_entries(const char *path, const cr_pvd_entry *entries, int count, cr_error *err);
+/* ParaView collection of `count` files (names relative to the .pvd) at the given times, part 0. */
 cr_status cr_write_pvd(const char *path, const char *const *files, const double *times, int count, cr_error *err);
+/* The collection of `count` snapshots written by cr_write_snapshot: rod_NNNN.vtp as part 0
+ * and, when `bodies` is nonzero, bodies_NNNN.vtp as part 1 at the same timestep times[k]. */
+cr_status cr_write_snapshot_pvd(const char *path, const double *times, int count, int bodies, cr_error *err);
 
 /* Atomic output files: cr_output_open writes PATH.tmp; cr_output_close flushes
  * it and renames it over PATH (the error names the system's reason). */

@@ -77,13 +77,14 @@ def read_vtp(path, time=float("nan")):
 
 
 def read_pvd(path):
-    """Reads a ParaView collection → list of :class:`Snapshot` in file order (time = ``timestep``)."""
+    """Reads a ParaView collection → list of :class:`Snapshot` in file order (time = ``timestep``);
+    the rod's datasets only (part 0; part 1 holds the rigid bodies)."""
     root = ET.parse(path).getroot()
     base = os.path.dirname(path)
     out = []
     for ds in root.iter("DataSet"):
         f = ds.get("file")
-        if not f:
+        if not f or ds.get("part", "0") != "0":
             continue
         out.append(read_vtp(os.path.join(base, f), float(ds.get("timestep", "nan"))))
     return out

@@ -36,7 +36,7 @@ def test_snapshots_follow_the_load_steps(helix_cli):
     snaps = read_pvd(str(helix_cli / "rod.pvd"))
     assert [s.time for s in snaps] == pytest.approx(np.linspace(0.1, 1.0, 10))
     assert all(s.points.shape == (100, 3) for s in snaps)
-    assert snaps[-1].cell_data["gamma"].shape == (99, 3)
+    assert snaps[-1].point_data["gamma"].shape == (100, 3)  # interpolated to the nodes of the polyline
 
 
 def test_on_step_callback():

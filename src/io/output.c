@@ -3,7 +3,11 @@
 #include "cosserat/output.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -24,8 +28,7 @@ cr_status cr_make_directory(const char *path, cr_error *err)
         buf[i] = c;
     }
     struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return cr_error_set(err, CR_IO, "%s: not a directory", path);
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return cr_error_set(err, CR_IO, "%s: not a directory", path);
     return CR_OK;
 }
 
@@ -90,75 +93,466 @@ cr_status cr_write_elements_csv(const char *path, const cr_sim *sim, cr_error *e
     return close_file(f, path, err);
 }
 
-static void vtk_cell_vectors(FILE *f, const cr_sim *sim, const char *name, int which)
+/* ---- VTK XML PolyData (.vtp) and ParaView collections (.pvd) ----
+ * ASCII, so that the files stay readable by the Python package and by eye; the numbers
+ * go through a buffer and a formatter of their own (12 significant digits, the text of
+ * %.12g but for rare ties) instead of one fprintf per value: about half the time per
+ * value of fprintf. */
+
+typedef struct vtk_out {
+    FILE *f;
+    size_t len;
+    char buf[1 << 16];
+} vtk_out;
+
+static void out_flush(vtk_out *o)
 {
-    fprintf(f, "        <DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"3\" format=\"ascii\">\n", name);
-    for (int e = 0; e < cr_sim_sample_count(sim); ++e) {
-        cr_vec3 v[4];
-        cr_sim_sample(sim, e, &v[0], &v[1], &v[2], &v[3]);
-        fprintf(f, "          %.12g %.12g %.12g\n", v[which].x, v[which].y, v[which].z);
+    if (o->len) fwrite(o->buf, 1, o->len, o->f);
+    o->len = 0;
+}
+
+static void out_str(vtk_out *o, const char *s)
+{
+    size_t n = strlen(s);
+    if (o->len + n > sizeof o->buf) out_flush(o);
+    if (n > sizeof o->buf) {
+        fwrite(s, 1, n, o->f);
+        return;
     }
-    fprintf(f, "        </DataArray>\n");
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
+}
+
+static void out_fmt(vtk_out *o, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    out_str(o, line);
+}
+
+/* a · 10^k for |k| <= 300 in extended precision (x87 long double where available: the 12th
+ * digit then rounds as printf's does but for rare ties); 10^k = 10^(16 i) 10^j from two
+ * small tables of exact literals */
+static long double scale_pow10(double a, int k)
+{
+    static const long double lo[16] = {1e0L, 1e1L, 1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,
+                                       1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L};
+    static const long double hi[19] = {1e0L,   1e16L,  1e32L,  1e48L,  1e64L,  1e80L,  1e96L,  1e112L, 1e128L, 1e144L,
+                                       1e160L, 1e176L, 1e192L, 1e208L, 1e224L, 1e240L, 1e256L, 1e272L, 1e288L};
+    int m = k < 0 ? -k : k;
+    long double p = hi[m / 16] * lo[m % 16];
+    return k >= 0 ? (long double)a * p : (long double)a / p;
+}
+
+/* v with 12 significant digits into p (at least 32 bytes), the text printf's %.12g
+ * gives; returns the end. Returns NULL (caller falls back to snprintf) outside the
+ * range where scaling by a power of ten stays exact enough. */
+static char *format_g12(char *p, double v)
+{
+    if (v == 0) {
+        *p++ = '0';
+        return p;
+    }
+    if (!isfinite(v)) return NULL;
+    double a = fabs(v);
+    int e2;
+    frexp(a, &e2); /* a in [2^(e2-1), 2^e2): floor(log10 a) is this estimate or one more */
+    int e = (int)floor((e2 - 1) * 0.30102999566398120);
+    if (e < -280 || e > 280) return NULL;
+    /* 12 digits: d = round(a · 10^(11 - e)) in [10^11, 10^12) */
+    long double scaled = scale_pow10(a, 11 - e);
+    uint64_t d = (uint64_t)(scaled + 0.5L);
+    if (d >= 1000000000000ULL) { /* rounding carried into a 13th digit, or log10 was low */
+        ++e;
+        scaled = scale_pow10(a, 11 - e);
+        d = (uint64_t)(scaled + 0.5L);
+    } else if (d < 100000000000ULL) { /* log10 was high */
+        --e;
+        scaled = scale_pow10(a, 11 - e);
+        d = (uint64_t)(scaled + 0.5L);
+    }
+    if (d >= 1000000000000ULL || d < 100000000000ULL) return NULL;
+    char dig[12];
+    for (int k = 11; k >= 0; --k) dig[k] = (char)('0' + d % 10), d /= 10;
+    int nd = 12;
+    while (nd > 1 && dig[nd - 1] == '0') --nd;
+    if (v < 0) *p++ = '-';
+    if (e >= -4 && e < 12) {
+        if (e >= 0) {
+            for (int k = 0; k <= e; ++k) *p++ = k < nd ? dig[k] : '0';
+            if (nd > e + 1) {
+                *p++ = '.';
+                for (int k = e + 1; k < nd; ++k) *p++ = dig[k];
+            }
+        } else {
+            *p++ = '0';
+            *p++ = '.';
+            for (int k = 0; k < -e - 1; ++k) *p++ = '0';
+            for (int k = 0; k < nd; ++k) *p++ = dig[k];
+        }
+    } else {
+        *p++ = dig[0];
+        if (nd > 1) {
+            *p++ = '.';
+            for (int k = 1; k < nd; ++k) *p++ = dig[k];
+        }
+        *p++ = 'e';
+        *p++ = e < 0 ? '-' : '+';
+        int x = abs(e);
+        if (x >= 100) *p++ = (char)('0' + x / 100);
+        *p++ = (char)('0' + x / 10 % 10);
+        *p++ = (char)('0' + x % 10);
+    }
+    return p;
+}
+
+static void out_doubles(vtk_out *o, const double *v, int count)
+{
+    if (o->len + 40 * (size_t)count + 16 > sizeof o->buf) out_flush(o);
+    if (40 * (size_t)count + 16 > sizeof o->buf) { /* a long row: value by value */
+        for (int k = 0; k < count; ++k) out_doubles(o, v + k, 1);
+        return;
+    }
+    char *p = o->buf + o->len;
+    for (int k = 0; k < count; ++k) {
+        *p++ = ' ';
+        char *q = format_g12(p, v[k]);
+        p = q ? q : p + snprintf(p, 32, "%.12g", v[k]);
+    }
+    o->len = (size_t)(p - o->buf);
+}
+
+/* A DataArray of `count` tuples of `comps` Float64 values (row-major), one tuple a line.
+ * NumberOfTuples is needed by VTK's reader for field data (it sizes the array from it). */
+static void out_array(vtk_out *o, const char *indent, const char *name, int comps, const double *v, int count)
+{
+    out_fmt(o,
+            "%s<DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"%d\" NumberOfTuples=\"%d\" "
+            "format=\"ascii\">\n",
+            indent, name, comps, count);
+    for (int k = 0; k < count; ++k) {
+        out_str(o, indent);
+        out_doubles(o, v + (size_t)k * comps, comps);
+        out_str(o, "\n");
+    }
+    out_fmt(o, "%s</DataArray>\n", indent);
+}
+
+static void out_field_value(vtk_out *o, const char *name, double v)
+{
+    out_fmt(o, "      <DataArray type=\"Float64\" Name=\"%s\" NumberOfTuples=\"1\" format=\"ascii\">", name);
+    out_doubles(o, &v, 1);
+    out_str(o, " </DataArray>\n");
+}
+
+static void out_header(vtk_out *o, const cr_sim *sim, int stage)
+{
+    out_str(o, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+               "  <PolyData>\n    <FieldData>\n");
+    out_field_value(o, "time", cr_sim_time(sim));
+    out_field_value(o, "load_factor", cr_sim_load_factor(sim));
+    if (stage >= 0) out_field_value(o, "stage", stage);
+}
+
+/* Connectivity of `cells` cells of `per` consecutive points each (the whole polyline: one
+ * cell of all points; vertices: cells of one point). */
+static void out_cells(vtk_out *o, const char *kind, int cells, int per)
+{
+    out_fmt(o, "      <%s>\n        <DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n", kind);
+    for (int i = 0; i < cells * per; ++i) out_fmt(o, i % 16 == 15 || i == cells * per - 1 ? "%d\n" : "%d ", i);
+    out_str(o, "        </DataArray>\n        <DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n");
+    for (int c = 0; c < cells; ++c) out_fmt(o, c % 16 == 15 || c == cells - 1 ? "%d\n" : "%d ", per * (c + 1));
+    out_fmt(o, "        </DataArray>\n      </%s>\n", kind);
+}
+
+static cr_status out_close(vtk_out *o, const char *path, cr_error *err)
+{
+    out_flush(o);
+    FILE *f = o->f;
+    free(o);
+    return close_file(f, path, err);
+}
+
+static vtk_out *out_open(const char *path, cr_error *err)
+{
+    vtk_out *o = malloc(sizeof *o);
+    if (!o) {
+        cr_error_set(err, CR_NO_MEMORY, "%s: out of memory", path);
+        return NULL;
+    }
+    o->len = 0;
+    if (!(o->f = open_for_writing(path, err))) {
+        free(o);
+        return NULL;
+    }
+    return o;
+}
+
+double cr_section_vtk_radius(const cr_rod_def *rod, double xi)
+{
+    xi = fmin(1.0, fmax(0.0, xi));
+    cr_section_props sp;
+    if (cr_section_eval(rod, xi, &sp) == CR_OK && fmax(sp.extent_y, sp.extent_z) > 0)
+        return fmax(sp.extent_y, sp.extent_z);
+    /* resultants: the solid circle of the same EI/EA (I/A = r²/4), with the larger EI */
+    cr_section_resultants sr;
+    if (cr_section_resultants_eval(rod, xi, &sr) != CR_OK || !(sr.EA > 0)) return 0;
+    return 2 * sqrt(fmax(sr.EI_y, sr.EI_z) / sr.EA);
+}
+
+/* The sample values linearly interpolated in s to the nodes (constant beyond the first
+ * and last sample): what a Tube coloured by them shows. */
+static void samples_at_nodes(const double *node_s, int nn, const double *sample_s, const double *samples, int ns,
+                             double *out)
+{
+    int j = 0;
+    for (int i = 0; i < nn; ++i) {
+        double s = node_s[i];
+        while (j + 1 < ns && sample_s[j + 1] <= s) ++j;
+        double w = 0;
+        int a = j, b = j;
+        if (ns > 1 && j + 1 < ns && s > sample_s[j] && sample_s[j + 1] > sample_s[j]) {
+            b = j + 1;
+            w = (s - sample_s[a]) / (sample_s[b] - sample_s[a]);
+        }
+        for (int k = 0; k < 12; ++k) out[12 * i + k] = (1 - w) * samples[12 * a + k] + w * samples[12 * b + k];
+    }
+}
+
+static void split12(const double *all, int count, int which, double *out)
+{
+    for (int k = 0; k < count; ++k) memcpy(out + 3 * k, all + 12 * k + 3 * which, 3 * sizeof(double));
+}
+
+cr_status cr_write_rod_vtp(const char *path, const cr_sim *sim, const cr_rod_def *rod, int stage, cr_error *err)
+{
+    int nn = cr_sim_node_count(sim), ns = cr_sim_sample_count(sim);
+    size_t big = (size_t)(nn > ns ? nn : ns) + 1;
+    double *node_s = malloc((size_t)(nn + 1) * sizeof(double));
+    double *sample_s = malloc((size_t)(ns + 1) * sizeof(double));
+    double *samples = malloc((size_t)(ns + 1) * 12 * sizeof(double));
+    double *at_nodes = malloc((size_t)(nn + 1) * 12 * sizeof(double));
+    double *tmp = malloc(big * 12 * sizeof(double));
+    cr_status st = node_s && sample_s && samples && at_nodes && tmp
+                       ? CR_OK
+                       : cr_error_set(err, CR_NO_MEMORY, "%s: out of memory", path);
+    vtk_out *o = st == CR_OK ? out_open(path, err) : NULL;
+    if (!o) {
+        free(node_s), free(sample_s), free(samples), free(at_nodes), free(tmp);
+        return st != CR_OK ? st : err ? err->status : CR_IO;
+    }
+    cr_sim_get_node_s(sim, node_s);
+    cr_sim_get_sample_s(sim, sample_s);
+    cr_sim_get_samples(sim, samples);
+    static const char *const names[4] = {"gamma", "kappa", "force", "moment"};
+
+    out_header(o, sim, stage);
+    /* the sample points' own values (element midpoints or Gauss points): one tuple per sample */
+    if (ns > 0) {
+        out_array(o, "      ", "sample_s", 1, sample_s, ns);
+        for (int q = 0; q < 4; ++q) {
+            char name[32];
+            snprintf(name, sizeof name, "sample_%s", names[q]);
+            split12(samples, ns, q, tmp);
+            out_array(o, "      ", name, 3, tmp, ns);
+        }
+    }
+    out_fmt(o,
+            "    </FieldData>\n    <Piece NumberOfPoints=\"%d\" NumberOfVerts=\"0\" NumberOfLines=\"%d\" "
+            "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n      <Points>\n",
+            nn, nn > 1 ? 1 : 0);
+    cr_sim_get_positions(sim, tmp);
+    out_array(o, "        ", "position", 3, tmp, nn);
+    out_str(o, "      </Points>\n");
+    if (nn > 1) out_cells(o, "Lines", 1, nn); /* one VTK_POLY_LINE through every node, in order */
+    out_str(o, rod ? "      <PointData Scalars=\"radius\" Vectors=\"velocity\">\n"
+                   : "      <PointData Scalars=\"s\" Vectors=\"velocity\">\n");
+    out_array(o, "        ", "s", 1, node_s, nn);
+    if (rod) {
+        double L = nn > 1 ? node_s[nn - 1] : 1.0;
+        for (int i = 0; i < nn; ++i) tmp[i] = cr_section_vtk_radius(rod, L > 0 ? node_s[i] / L : 0.0);
+        out_array(o, "        ", "radius", 1, tmp, nn);
+    }
+    cr_sim_get_orientations(sim, tmp);
+    out_array(o, "        ", "quaternion", 4, tmp, nn);
+    /* body axes as vectors, so ParaView glyphs can show the cross-section frames */
+    for (int a = 0; a < 3; ++a) {
+        for (int i = 0; i < nn; ++i) {
+            cr_vec3 d = cr_m3_column(cr_q_exp(cr_sim_orientation(sim, i)), a);
+            tmp[3 * i] = d.x, tmp[3 * i + 1] = d.y, tmp[3 * i + 2] = d.z;
+        }
+        char name[4] = {'d', (char)('1' + a), 0, 0};
+        out_array(o, "        ", name, 3, tmp, nn);
+    }
+    for (int i = 0; i < nn; ++i) cr_v3_store(cr_sim_velocity(sim, i), tmp + 3 * i);
+    out_array(o, "        ", "velocity", 3, tmp, nn);
+    /* in I (the formulation reports it in the body basis), so that it can be drawn */
+    for (int i = 0; i < nn; ++i)
+        cr_v3_store(cr_m3_mulv(cr_q_exp(cr_sim_orientation(sim, i)), cr_sim_angular_velocity(sim, i)), tmp + 3 * i);
+    out_array(o, "        ", "angular_velocity", 3, tmp, nn);
+    if (ns > 0) {
+        samples_at_nodes(node_s, nn, sample_s, samples, ns, at_nodes);
+        for (int q = 0; q < 4; ++q) {
+            split12(at_nodes, nn, q, tmp);
+            out_array(o, "        ", names[q], 3, tmp, nn);
+        }
+    }
+    out_str(o, "      </PointData>\n    </Piece>\n  </PolyData>\n</VTKFile>\n");
+    free(node_s), free(sample_s), free(samples), free(at_nodes), free(tmp);
+    return out_close(o, path, err);
 }
 
 cr_status cr_write_vtp(const char *path, const cr_sim *sim, cr_error *err)
 {
-    FILE *f = open_for_writing(path, err);
-    if (!f) return CR_IO;
-    /* a line cell between consecutive nodes; every formulation has one strain sample per such segment
-     * (mixed and lgvi: element midpoints; port-Hamiltonian: 2 Gauss points per quadratic element) */
-    int nn = cr_sim_node_count(sim), ne = nn - 1, cells = cr_sim_sample_count(sim) == ne;
-    fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-               "  <PolyData>\n    <Piece NumberOfPoints=\"%d\" NumberOfLines=\"%d\">\n      <Points>\n"
-               "        <DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n",
-            nn, ne);
-    for (int i = 0; i < nn; ++i) {
-        cr_vec3 r = cr_sim_position(sim, i);
-        fprintf(f, "          %.12g %.12g %.12g\n", r.x, r.y, r.z);
+    return cr_write_rod_vtp(path, sim, NULL, -1, err);
+}
+
+cr_status cr_write_bodies_vtp(const char *path, const cr_sim *sim, const cr_rod_def *rod, int stage, cr_error *err)
+{
+    int nb = cr_sim_body_count(sim);
+    double *tmp = malloc((size_t)(nb + 1) * 4 * sizeof(double));
+    if (!tmp) return cr_error_set(err, CR_NO_MEMORY, "%s: out of memory", path);
+    vtk_out *o = out_open(path, err);
+    if (!o) {
+        free(tmp);
+        return err ? err->status : CR_IO;
     }
-    fprintf(f, "        </DataArray>\n      </Points>\n      <Lines>\n"
-               "        <DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n");
-    for (int e = 0; e < ne; ++e) fprintf(f, "          %d %d\n", e, e + 1);
-    fprintf(f, "        </DataArray>\n        <DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n");
-    for (int e = 0; e < ne; ++e) fprintf(f, "          %d\n", 2 * (e + 1));
-    fprintf(f, "        </DataArray>\n      </Lines>\n      <PointData Scalars=\"s\">\n"
-               "        <DataArray type=\"Float64\" Name=\"s\" format=\"ascii\">\n");
-    for (int i = 0; i < nn; ++i) fprintf(f, "          %.12g\n", cr_sim_node_s(sim, i));
-    fprintf(f, "        </DataArray>\n"
-               "        <DataArray type=\"Float64\" Name=\"quaternion\" NumberOfComponents=\"4\" format=\"ascii\">\n");
-    for (int i = 0; i < nn; ++i) {
-        cr_quat p = cr_sim_orientation(sim, i);
-        fprintf(f, "          %.12g %.12g %.12g %.12g\n", p.w, p.x, p.y, p.z);
+    out_header(o, sim, stage);
+    out_fmt(o,
+            "    </FieldData>\n    <Piece NumberOfPoints=\"%d\" NumberOfVerts=\"%d\" NumberOfLines=\"0\" "
+            "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n      <Points>\n",
+            nb, nb);
+    for (int j = 0; j < nb; ++j) {
+        cr_vec3 x;
+        cr_mat3 R;
+        cr_sim_body_pose(sim, j, &x, &R);
+        cr_v3_store(x, tmp + 3 * j);
     }
-    /* body axes as vectors, so ParaView glyphs can show the cross-section frames */
-    const char *axes[3] = {"d1", "d2", "d3"};
+    out_array(o, "        ", "position", 3, tmp, nb);
+    out_str(o, "      </Points>\n");
+    if (nb > 0) out_cells(o, "Verts", nb, 1);
+    out_str(o, "      <PointData Scalars=\"mass\">\n");
+    for (int j = 0; j < nb; ++j) tmp[j] = j;
+    out_array(o, "        ", "body", 1, tmp, nb);
+    for (int j = 0; j < nb; ++j) tmp[j] = rod && j < rod->rigid_body_count ? rod->rigid_bodies[j].mass : 0.0;
+    if (rod) out_array(o, "        ", "mass", 1, tmp, nb);
+    for (int j = 0; j < nb; ++j) {
+        cr_vec3 x;
+        cr_mat3 R;
+        cr_sim_body_pose(sim, j, &x, &R);
+        cr_q_store(cr_q_from_matrix(R), tmp + 4 * j);
+    }
+    out_array(o, "        ", "quaternion", 4, tmp, nb);
     for (int a = 0; a < 3; ++a) {
-        fprintf(f, "        </DataArray>\n"
-                   "        <DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"3\" format=\"ascii\">\n",
-                axes[a]);
-        for (int i = 0; i < nn; ++i) {
-            cr_vec3 d = cr_m3_column(cr_q_exp(cr_sim_orientation(sim, i)), a);
-            fprintf(f, "          %.12g %.12g %.12g\n", d.x, d.y, d.z);
+        for (int j = 0; j < nb; ++j) {
+            cr_vec3 x;
+            cr_mat3 R;
+            cr_sim_body_pose(sim, j, &x, &R);
+            cr_v3_store(cr_m3_column(R, a), tmp + 3 * j);
+        }
+        char name[4] = {'d', (char)('1' + a), 0, 0};
+        out_array(o, "        ", name, 3, tmp, nb);
+    }
+    out_str(o, "      </PointData>\n    </Piece>\n  </PolyData>\n</VTKFile>\n");
+    free(tmp);
+    return out_close(o, path, err);
+}
+
+cr_status cr_write_snapshot(const char *dir, int index, const cr_sim *sim, const cr_rod_def *rod, int stage,
+                            cr_error *err)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/rod_%04d.vtp", dir, index) >= (int)sizeof path)
+        return cr_error_set(err, CR_IO, "%s: path too long", dir);
+    cr_status st = cr_write_rod_vtp(path, sim, rod, stage, err);
+    if (st != CR_OK || cr_sim_body_count(sim) == 0) return st;
+    if (snprintf(path, sizeof path, "%s/bodies_%04d.vtp", dir, index) >= (int)sizeof path)
+        return cr_error_set(err, CR_IO, "%s: path too long", dir);
+    return cr_write_bodies_vtp(path, sim, rod, stage, err);
+}
+
+static void out_xml_text(vtk_out *o, const char *s)
+{
+    for (; *s; ++s) {
+        switch (*s) {
+        case '&':
+            out_str(o, "&amp;");
+            break;
+        case '<':
+            out_str(o, "&lt;");
+            break;
+        case '>':
+            out_str(o, "&gt;");
+            break;
+        case '"':
+            out_str(o, "&quot;");
+            break;
+        default: {
+            char c[2] = {*s, 0};
+            out_str(o, c);
+        }
         }
     }
-    fprintf(f, "        </DataArray>\n      </PointData>\n      <CellData>\n");
-    if (cells) {
-        vtk_cell_vectors(f, sim, "gamma", 0);
-        vtk_cell_vectors(f, sim, "kappa", 1);
-        vtk_cell_vectors(f, sim, "force", 2);
-        vtk_cell_vectors(f, sim, "moment", 3);
+}
+
+cr_status cr_write_pvd_entries(const char *path, const cr_pvd_entry *entries, int count, cr_error *err)
+{
+    vtk_out *o = out_open(path, err);
+    if (!o) return err ? err->status : CR_IO;
+    out_str(o, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n");
+    for (int k = 0; k < count; ++k) {
+        char t[40];
+        char *q = format_g12(t, entries[k].timestep);
+        if (q)
+            *q = 0;
+        else
+            snprintf(t, sizeof t, "%.12g", entries[k].timestep);
+        out_fmt(o, "    <DataSet timestep=\"%s\" part=\"%d\"", t, entries[k].part);
+        if (entries[k].name) {
+            out_str(o, " name=\"");
+            out_xml_text(o, entries[k].name);
+            out_str(o, "\"");
+        }
+        out_str(o, " file=\"");
+        out_xml_text(o, entries[k].file);
+        out_str(o, "\"/>\n");
     }
-    fprintf(f, "      </CellData>\n    </Piece>\n  </PolyData>\n</VTKFile>\n");
-    return close_file(f, path, err);
+    out_str(o, "  </Collection>\n</VTKFile>\n");
+    return out_close(o, path, err);
 }
 
 cr_status cr_write_pvd(const char *path, const char *const *files, const double *times, int count, cr_error *err)
 {
-    FILE *f = open_for_writing(path, err);
-    if (!f) return CR_IO;
-    fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n");
-    for (int k = 0; k < count; ++k)
-        fprintf(f, "    <DataSet timestep=\"%.12g\" part=\"0\" file=\"%s\"/>\n", times[k], files[k]);
-    fprintf(f, "  </Collection>\n</VTKFile>\n");
-    return close_file(f, path, err);
+    cr_pvd_entry *e = malloc((size_t)(count > 0 ? count : 1) * sizeof *e);
+    if (!e) return cr_error_set(err, CR_NO_MEMORY, "%s: out of memory", path);
+    for (int k = 0; k < count; ++k) e[k] = (cr_pvd_entry){.timestep = times[k], .part = 0, .file = files[k]};
+    cr_status st = cr_write_pvd_entries(path, e, count, err);
+    free(e);
+    return st;
+}
+
+cr_status cr_write_snapshot_pvd(const char *path, const double *times, int count, int bodies, cr_error *err)
+{
+    int per = bodies ? 2 : 1;
+    cr_pvd_entry *e = malloc((size_t)(count > 0 ? count : 1) * per * sizeof *e);
+    char(*names)[32] = malloc((size_t)(count > 0 ? count : 1) * per * sizeof *names);
+    if (!e || !names) {
+        free(e), free(names);
+        return cr_error_set(err, CR_NO_MEMORY, "%s: out of memory", path);
+    }
+    for (int k = 0; k < count; ++k) {
+        snprintf(names[per * k], sizeof names[0], "rod_%04d.vtp", k);
+        e[per * k] = (cr_pvd_entry){.timestep = times[k], .part = 0, .file = names[per * k], .name = "rod"};
+        if (bodies) {
+            snprintf(names[per * k + 1], sizeof names[0], "bodies_%04d.vtp", k);
+            e[per * k + 1] =
+                (cr_pvd_entry){.timestep = times[k], .part = 1, .file = names[per * k + 1], .name = "bodies"};
+        }
+    }
+    cr_status st = cr_write_pvd_entries(path, e, count * per, err);
+    free(e), free(names);
+    return st;
 }

@@ -71,6 +71,7 @@ typedef struct run_ctx {
     char **files;
     double *times;
     double snapshot_time_offset; /* static stages: snapshot time = offset + load factor */
+    int last_snapshot_dynamic;
     cr_status io_status;
     cr_error io_error;
     /* dynamic stages */
@@ -99,9 +100,13 @@ static cr_status join(char *out, size_t size, const char *dir, const char *name,
     return CR_OK;
 }
 
-static int add_snapshot(run_ctx *c, const cr_sim *sim, double time)
+static int add_snapshot(run_ctx *c, const cr_sim *sim, double time, int dynamic)
 {
     if (!c->write_vtk || c->io_status != CR_OK) return c->io_status != CR_OK;
+    /* a later dynamic stage starts from the state the previous one ended in: a frame at the
+     * time of the previous dynamic frame is that same state, not written twice */
+    if (dynamic && c->last_snapshot_dynamic && c->snapshot_count > 0 && time == c->times[c->snapshot_count - 1])
+        return 0;
     if (c->snapshot_count == c->snapshot_capacity) {
         int cap = c->snapshot_capacity ? 2 * c->snapshot_capacity : 16;
         char **f = realloc(c->files, cap * sizeof *f);
@@ -114,20 +119,20 @@ static int add_snapshot(run_ctx *c, const cr_sim *sim, double time)
         c->times = t;
         c->snapshot_capacity = cap;
     }
-    char name[64], path[4096];
+    char name[64];
     snprintf(name, sizeof name, "rod_%04d.vtp", c->snapshot_count);
-    c->io_status = join(path, sizeof path, c->dir, name, &c->io_error);
-    if (c->io_status == CR_OK) c->io_status = cr_write_vtp(path, sim, &c->io_error);
+    c->io_status = cr_write_snapshot(c->dir, c->snapshot_count, sim, &c->scenario->rod, c->stage, &c->io_error);
     if (c->io_status != CR_OK) return 1;
     if (!(c->files[c->snapshot_count] = strdup(name))) {
         c->io_status = cr_error_set(&c->io_error, CR_NO_MEMORY, "out of memory for snapshots");
         return 1;
     }
-    /* ParaView orders a series by time: keep it in the order of computation (a static
-     * stage after a dynamic one would otherwise go back in time) */
+    /* ParaView orders a series by time: keep it in the order of computation (only a static
+     * stage after a dynamic one, which does not advance t, needs this) */
     if (c->snapshot_count > 0 && time <= c->times[c->snapshot_count - 1])
         time = c->times[c->snapshot_count - 1] + 1e-6 * fmax(1.0, fabs(c->times[c->snapshot_count - 1]));
     c->times[c->snapshot_count++] = time;
+    c->last_snapshot_dynamic = dynamic;
     return 0;
 }
 
@@ -139,7 +144,7 @@ static int on_load_step(cr_sim *sim, const cr_load_step_report *step, int index,
 {
     run_ctx *c = user;
     record_load_step(c, sim);
-    if (add_snapshot(c, sim, c->snapshot_time_offset + cr_sim_load_factor(sim))) return 1;
+    if (add_snapshot(c, sim, c->snapshot_time_offset + cr_sim_load_factor(sim), 0)) return 1;
     if (c->options->on_step && c->options->on_step(sim, step, index, c->options->user)) return 1;
     return stop_requested(c);
 }
@@ -358,7 +363,7 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
         fprintf(c->series, "\n");
     }
     if (smp->t >= c->next_snapshot - 1e-9 * c->snapshot_dt) {
-        if (add_snapshot(c, sim, smp->t)) return 1;
+        if (add_snapshot(c, sim, smp->t, 1)) return 1;
         while (c->next_snapshot <= smp->t + 1e-9 * c->snapshot_dt) c->next_snapshot += c->snapshot_dt;
     }
     /* the caller's hook (it may set load inputs for the next interval); a stop request
@@ -921,7 +926,12 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
         r->last_stage = k;
         ctx.stage = k;
         if (stage->type == CR_STAGE_STATIC) {
-            ctx.snapshot_time_offset = has_dynamic ? cr_sim_time(sim) - 1.0 : (double)k;
+            /* ParaView's time axis (docs/scenario.md, "Output files"): load steps of stage k
+             * at k + λ without dynamic stages; before the first dynamic stage d at k - d - 1 + λ,
+             * so they end at -1 and the dynamic frames keep their time in s from t = 0 */
+            int d = 0;
+            while (d < sc->stage_count && sc->stages[d].type != CR_STAGE_DYNAMIC) ++d;
+            ctx.snapshot_time_offset = !has_dynamic ? (double)k : k < d ? (double)(k - d - 1) : cr_sim_time(sim) - 1.0;
             cr_static_report_free(&r->report);
             status = form->static_stage(sim, k, &stage->statics, &cb, &r->report, &solve_err);
         } else {
@@ -1000,7 +1010,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
         if (io == CR_OK && (io = join(path, sizeof path, dir, "elements.csv", &io_err)) == CR_OK)
             io = cr_write_elements_csv(path, sim, &io_err);
         if (io == CR_OK && ctx.write_vtk && (io = join(path, sizeof path, dir, "rod.pvd", &io_err)) == CR_OK)
-            io = cr_write_pvd(path, (const char *const *)ctx.files, ctx.times, ctx.snapshot_count, &io_err);
+            io = cr_write_snapshot_pvd(path, ctx.times, ctx.snapshot_count, nb > 0, &io_err);
         if (io == CR_OK && (io = join(path, sizeof path, dir, "summary.json", &io_err)) == CR_OK)
             io = write_summary(path, dir, sc, r, &ctx, &io_err);
     }
