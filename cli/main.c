@@ -77,6 +77,12 @@ static void on_progress(double t, double t_end, long steps, double wall, void *u
     fflush(stderr);
 }
 
+/* Sanity warnings on stderr (never change the exit status). */
+static void print_warnings(const cr_warning *w, int from, int count)
+{
+    for (int k = from; k < count; ++k) fprintf(stderr, "cosserat: warning: %s [%s]\n", w[k].message, w[k].code);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -154,6 +160,12 @@ int main(int argc, char **argv)
         return 1;
     }
     sc->max_memory = max_memory;
+    /* the scenario's own warnings before the solve (a long run shows them at once) */
+    cr_warning_list pre = {0};
+    cr_scenario_warnings(sc, &pre);
+    print_warnings(pre.items, 0, pre.count);
+    int pre_count = pre.count;
+    cr_warning_list_free(&pre);
     if (!strcmp(cmd, "check")) {
         /* the formulation's own checks and the discretization: what the parser cannot see alone */
         if (cr_scenario_check(sc, &err) != CR_OK) {
@@ -194,12 +206,32 @@ int main(int argc, char **argv)
            cr_sim_node_count(res.sim));
     int has_static = 0;
     for (int k = 0; k < sc->stage_count; ++k) has_static |= sc->stages[k].type == CR_STAGE_STATIC;
+    int failed = st != CR_OK && !(st == CR_INTERRUPTED && interrupted);
     if (has_static) { /* a dynamic-only run has no load steps to report */
         printf("  load steps     %d accepted, %d halved, load factor %.6g\n", r->step_count, r->failed_attempts,
                r->load_factor);
-        printf("  Newton         %d iterations:", r->total_iterations);
-        for (int k = 0; k < r->step_count; ++k) printf(" %d", r->steps[k].iterations);
-        printf("\n  residual       %.3e (RMS, final state)\n", r->final_residual);
+        printf("  Newton         %d iterations", r->total_iterations);
+        if (r->step_count > 0) {
+            printf(":");
+            for (int k = 0; k < r->step_count; ++k) printf(" %d", r->steps[k].iterations);
+            printf("\n");
+        } else {
+            printf(", none in an accepted load step\n");
+        }
+        /* a failed solve keeps its last accepted state: with none accepted that is the start
+         * of the stage, whose residual says nothing about the failure */
+        const char *last = failed ? strstr(err.message, "last residual ") : NULL;
+        double last_residual = 0;
+        int have_last = last && sscanf(last + 14, "%lf", &last_residual) == 1;
+        if (failed && r->step_count == 0)
+            printf("  residual       none accepted");
+        else if (failed)
+            printf("  residual       %.3e (RMS, last accepted state at load factor %.6g)", r->final_residual,
+                   r->load_factor);
+        else
+            printf("  residual       %.3e (RMS, final state)", r->final_residual);
+        if (have_last) printf("; the failing step ended at %.3e", last_residual);
+        printf("\n");
     }
     cr_vec3 tp = cr_sim_position(res.sim, cr_sim_node_count(res.sim) - 1);
     printf("  tip position   (%.9g, %.9g, %.9g)\n", tp.x, tp.y, tp.z);
@@ -223,14 +255,26 @@ int main(int argc, char **argv)
         }
         if (listed) printf("\n");
     }
+    /* per stage, in order: the static stages' statistics (with more than one stage) and the
+     * dynamic stages' integrator statistics */
     for (int k = 0; k < res.stage_count; ++k) {
         const cr_dynamic_report *d = &res.dynamics[k];
-        if (sc->stages[k].type != CR_STAGE_DYNAMIC || d->steps == 0) continue;
+        const cr_static_stage_stats *t = res.statics ? &res.statics[k] : NULL;
+        if (sc->stages[k].type == CR_STAGE_STATIC) {
+            if (t && sc->stage_count > 1 && k <= res.last_stage)
+                printf("  stage %d       static: %d load steps (%d halved), %d Newton iterations, load factor %.6g, "
+                       "residual %.3e, %.3f s\n",
+                       k, t->load_steps, t->failed_load_steps, t->newton_iterations, t->load_factor,
+                       t->final_residual, t->wall_time_s);
+            continue;
+        }
+        if (d->steps == 0) continue;
         printf("  stage %d       dynamic t %.4g -> %.4g s: %ld steps (%ld rejected), %ld Newton iterations, %ld F "
                "evaluations, %ld Jacobians, %ld LU, %.3f s\n",
                k, d->t_start, d->t_end, d->steps, d->rejected, d->newton_iterations, d->rhs_evals, d->jacobians,
                d->lu_real + d->lu_complex, d->wall_time_s);
     }
+    print_warnings(res.warnings, pre_count, res.warning_count);
     int code = 0;
     if (st == CR_INTERRUPTED && interrupted) {
         fprintf(stderr, "cosserat: %s\n", err.message);

@@ -10,4 +10,5 @@
 #include "cosserat/statics.h"
 #include "cosserat/scenario.h"
 #include "cosserat/output.h"
+#include "cosserat/warnings.h"
 #endif

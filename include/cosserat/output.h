@@ -23,6 +23,7 @@
 #include "cosserat/scenario.h"
 #include "cosserat/sim.h"
 #include "cosserat/statics.h"
+#include "cosserat/warnings.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,6 +87,16 @@ cr_status cr_output_close(FILE *f, const char *path, cr_error *err);
 /* Creates a directory and its parents (like mkdir -p). */
 cr_status cr_make_directory(const char *path, cr_error *err);
 
+/* Statistics of one static stage (summary.json "stages"); zero for dynamic stages. */
+typedef struct cr_static_stage_stats {
+    int load_steps;        /* accepted */
+    int failed_load_steps; /* halved */
+    int newton_iterations; /* all, failed attempts included */
+    double load_factor;    /* reached (1 on success) */
+    double final_residual; /* RMS residual of the kept state */
+    double wall_time_s;
+} cr_static_stage_stats;
+
 /* Result of cr_scenario_run; free with cr_run_result_free. */
 typedef struct cr_run_result {
     cr_sim *sim;              /* the discretized rod with its final or last good state, owned */
@@ -102,6 +113,12 @@ typedef struct cr_run_result {
     cr_status status;         /* CR_OK, or why the solve stopped */
     char message[CR_ERROR_MESSAGE_SIZE];
     double wall_time_s;
+    /* per stage, static stages' statistics (zero for dynamic stages and stages that did
+     * not run); a resumed run has those of the stages before the interruption too */
+    cr_static_stage_stats *statics; /* stage_count entries, owned */
+    /* sanity warnings (warnings.h): the scenario's, then each stage's results' */
+    int warning_count;
+    cr_warning *warnings;           /* owned */
 } cr_run_result;
 
 /* Progress of a dynamic stage: simulated time, its end, accepted steps, wall time. */
@@ -170,6 +187,11 @@ const char *cr_run_result_series_name(const cr_run_result *result, int column);
 const double *cr_run_result_series_data(const cr_run_result *result);
 /* residual history of a load step; *count receives its length */
 const double *cr_run_result_step_history(const cr_run_result *result, int step, int *count);
+/* Sanity warnings of the run (summary.json "warnings"): their number, and warning k's
+ * code (returned), scenario key and message (each output pointer may be NULL); the
+ * strings are owned by the result. NULL when k is out of range. */
+int cr_run_result_warning_count(const cr_run_result *result);
+const char *cr_run_result_warning(const cr_run_result *result, int k, const char **key, const char **message);
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,8 @@ void cr_run_result_free(cr_run_result *r)
     for (int k = 0; r->series_names && k < r->series_columns; ++k) free(r->series_names[k]);
     free(r->series_names);
     free(r->series);
+    free(r->statics);
+    free(r->warnings);
     cr_sim_destroy(r->sim);
     memset(r, 0, sizeof *r);
 }
@@ -63,6 +65,16 @@ const double *cr_run_result_step_history(const cr_run_result *r, int k, int *cou
     return r->report.steps[k].residual_history;
 }
 
+int cr_run_result_warning_count(const cr_run_result *r) { return r ? r->warning_count : 0; }
+
+const char *cr_run_result_warning(const cr_run_result *r, int k, const char **key, const char **message)
+{
+    if (!r || k < 0 || k >= r->warning_count) return NULL;
+    if (key) *key = r->warnings[k].key;
+    if (message) *message = r->warnings[k].message;
+    return r->warnings[k].code;
+}
+
 typedef struct run_ctx {
     const cr_run_options *options;
     const char *dir;
@@ -91,6 +103,11 @@ typedef struct run_ctx {
     int *track_node;
     cJSON **stage_track;
     cJSON **stage_steps; /* static stages: the points after every accepted load step */
+    /* sanity warnings: the scenario's (input_warnings of them), then the stages' results';
+     * reference: the strains and node positions of the created sim (warnings.h) */
+    cr_warning_list warnings;
+    int input_warnings;
+    double *reference;
 } run_ctx;
 
 static cr_status join(char *out, size_t size, const char *dir, const char *name, cr_error *err)
@@ -372,15 +389,99 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
     return c->options->on_output ? c->options->on_output(sim, smp, c->options->user) : 0;
 }
 
-/* checkpoint.bin: everything a resumed run needs (native byte order, same build). */
-#define CHECKPOINT_MAGIC "CRCKPT05" /* 05: load inputs in the packed state */
+/* checkpoint.bin: everything a resumed run needs (native byte order, same build).
+ * After the header: the bodies' yaw, the snapshot times, the packed state, then (since
+ * version 05, which also packs the load inputs with the state) the statistics of the stages so far: per stage a cr_static_stage_stats
+ * and a cr_dynamic_report, the last static stage's report (a checkpoint_report and per
+ * load step a checkpoint_step and its residual history) and the stages' result warnings. */
+#define CHECKPOINT_MAGIC "CRCKPT05"
 typedef struct checkpoint_header {
     char magic[8];
     uint64_t fingerprint; /* of the model and the stage types: a checkpoint fits one scenario */
     int32_t stage, packed, bodies, snapshots;
     double t_stage_start, h, work, next_snapshot;
     int64_t series_bytes;
+    int32_t stage_count, warnings; /* of the statistics part */
 } checkpoint_header;
+
+typedef struct checkpoint_report {
+    int32_t converged, step_count, failed_attempts, total_iterations;
+    double final_residual, load_factor, wall_time_s, assembly_time_s, solve_time_s;
+} checkpoint_report;
+
+typedef struct checkpoint_step {
+    double load_factor;
+    int32_t iterations, history_count;
+} checkpoint_step;
+
+/* The statistics part of a checkpoint (see above); 1 when every write succeeded. */
+static int write_statistics(FILE *f, const run_ctx *c)
+{
+    const cr_run_result *r = c->result;
+    const cr_static_report *rep = &r->report;
+    int n = r->stage_count, ok = 1;
+    ok = ok && fwrite(r->statics, sizeof *r->statics, n, f) == (size_t)n;
+    ok = ok && fwrite(r->dynamics, sizeof *r->dynamics, n, f) == (size_t)n;
+    checkpoint_report cr = {rep->converged,      rep->step_count,  rep->failed_attempts, rep->total_iterations,
+                            rep->final_residual, rep->load_factor, rep->wall_time_s,     rep->assembly_time_s,
+                            rep->solve_time_s};
+    ok = ok && fwrite(&cr, sizeof cr, 1, f) == 1;
+    for (int k = 0; ok && k < rep->step_count; ++k) {
+        const cr_load_step_report *s = &rep->steps[k];
+        checkpoint_step cs = {s->load_factor, s->iterations, s->history_count};
+        ok = fwrite(&cs, sizeof cs, 1, f) == 1 &&
+             fwrite(s->residual_history, sizeof(double), s->history_count, f) == (size_t)s->history_count;
+    }
+    int nw = c->warnings.count - c->input_warnings;
+    return ok && (nw <= 0 || fwrite(c->warnings.items + c->input_warnings, sizeof(cr_warning), nw, f) == (size_t)nw);
+}
+
+/* Reads what write_statistics wrote into the result and the run's warnings (after the
+ * scenario's own); CR_BAD_INPUT when it is short or implausible. */
+static cr_status read_statistics(FILE *f, run_ctx *c, const checkpoint_header *h)
+{
+    cr_run_result *r = c->result;
+    cr_static_report *rep = &r->report;
+    int n = r->stage_count;
+    checkpoint_report cr;
+    if (h->stage_count != n || h->warnings < 0 || h->warnings > 64 * (n + 1) ||
+        fread(r->statics, sizeof *r->statics, n, f) != (size_t)n ||
+        fread(r->dynamics, sizeof *r->dynamics, n, f) != (size_t)n || fread(&cr, sizeof cr, 1, f) != 1 ||
+        cr.step_count < 0 || cr.step_count > 100000000)
+        return CR_BAD_INPUT;
+    cr_static_report_free(rep);
+    *rep = (cr_static_report){.converged = cr.converged, .failed_attempts = cr.failed_attempts,
+                              .total_iterations = cr.total_iterations, .final_residual = cr.final_residual,
+                              .load_factor = cr.load_factor, .wall_time_s = cr.wall_time_s,
+                              .assembly_time_s = cr.assembly_time_s, .solve_time_s = cr.solve_time_s};
+    if (cr.step_count > 0 && !(rep->steps = calloc(cr.step_count, sizeof *rep->steps))) return CR_NO_MEMORY;
+    rep->step_capacity = cr.step_count;
+    for (int k = 0; k < cr.step_count; ++k) {
+        checkpoint_step cs;
+        if (fread(&cs, sizeof cs, 1, f) != 1 || cs.history_count < 0 || cs.history_count > 1000000) return CR_BAD_INPUT;
+        cr_load_step_report *s = &rep->steps[rep->step_count++];
+        *s = (cr_load_step_report){.load_factor = cs.load_factor, .iterations = cs.iterations,
+                                   .history_count = cs.history_count};
+        if (!(s->residual_history = malloc((cs.history_count > 0 ? cs.history_count : 1) * sizeof(double))))
+            return CR_NO_MEMORY;
+        if (fread(s->residual_history, sizeof(double), cs.history_count, f) != (size_t)cs.history_count)
+            return CR_BAD_INPUT;
+    }
+    for (int k = 0; k < h->warnings; ++k) {
+        cr_warning w;
+        if (fread(&w, sizeof w, 1, f) != 1) return CR_BAD_INPUT;
+        w.code[sizeof w.code - 1] = w.key[sizeof w.key - 1] = w.message[sizeof w.message - 1] = '\0';
+        if (c->warnings.count == c->warnings.capacity) {
+            int cap = c->warnings.capacity ? 2 * c->warnings.capacity : 8;
+            cr_warning *p = realloc(c->warnings.items, cap * sizeof *p);
+            if (!p) return CR_NO_MEMORY;
+            c->warnings.items = p;
+            c->warnings.capacity = cap;
+        }
+        c->warnings.items[c->warnings.count++] = w;
+    }
+    return CR_OK;
+}
 
 static uint64_t fnv_bytes(uint64_t h, const void *data, size_t n)
 {
@@ -435,7 +536,9 @@ static cr_status write_checkpoint(run_ctx *c, const cr_sim *sim, cr_error *err)
     checkpoint_header h = {.fingerprint = c->fingerprint, .stage = c->stage, .packed = sim->f->packed_size(sim->impl), .bodies = cr_sim_body_count(sim),
                            .snapshots = c->snapshot_count, .t_stage_start = c->t_stage_start, .h = c->last_h,
                            .work = c->work, .next_snapshot = c->next_snapshot,
-                           .series_bytes = c->series ? (int64_t)ftell(c->series) : 0};
+                           .series_bytes = c->series ? (int64_t)ftell(c->series) : 0,
+                           .stage_count = c->result->stage_count,
+                           .warnings = c->warnings.count - c->input_warnings};
     memcpy(h.magic, CHECKPOINT_MAGIC, 8);
     double *packed = malloc(h.packed * sizeof(double));
     FILE *f = packed ? fopen(tmp, "wb") : NULL;
@@ -448,7 +551,7 @@ static cr_status write_checkpoint(run_ctx *c, const cr_sim *sim, cr_error *err)
     int ok = fwrite(&h, sizeof h, 1, f) == 1 &&
              (h.bodies == 0 || fwrite(c->yaw, sizeof(double), h.bodies, f) == (size_t)h.bodies) &&
              (h.snapshots == 0 || fwrite(c->times, sizeof(double), h.snapshots, f) == (size_t)h.snapshots) &&
-             fwrite(packed, sizeof(double), h.packed, f) == (size_t)h.packed;
+             fwrite(packed, sizeof(double), h.packed, f) == (size_t)h.packed && write_statistics(f, c);
     ok = fflush(f) == 0 && ok;
     int e = ok ? 0 : errno;
     ok = fclose(f) == 0 && ok;
@@ -469,10 +572,17 @@ static cr_status read_checkpoint(run_ctx *c, const cr_scenario *sc, cr_sim *sim,
     FILE *f = fopen(path, "rb");
     if (!f) return cr_error_set(err, CR_BAD_INPUT, "--resume: %s: no checkpoint to resume from", path);
     checkpoint_header h;
+    memset(&h, 0, sizeof h);
     double *packed = NULL;
     st = CR_OK;
     if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, CHECKPOINT_MAGIC, 8) != 0) {
-        st = cr_error_set(err, CR_BAD_INPUT, "--resume: %s is not a checkpoint of this version", path);
+        /* an older layout (CRCKPT04 and before had no stage statistics) cannot be read */
+        if (!memcmp(h.magic, "CRCKPT", 6))
+            st = cr_error_set(err, CR_BAD_INPUT,
+                              "--resume: %s has the checkpoint format %.8s of an older version, this version reads "
+                              "%s; it cannot be resumed: rerun the scenario without --resume",
+                              path, h.magic, CHECKPOINT_MAGIC);
+        else st = cr_error_set(err, CR_BAD_INPUT, "--resume: %s is not a checkpoint of this version", path);
     } else if (h.fingerprint != fingerprint(sc, sim) || h.packed != sim->f->packed_size(sim->impl) ||
                h.bodies != cr_sim_body_count(sim) || h.stage < 0 || h.stage >= sc->stage_count ||
                sc->stages[h.stage].type != CR_STAGE_DYNAMIC) {
@@ -489,6 +599,9 @@ static cr_status read_checkpoint(run_ctx *c, const cr_scenario *sc, cr_sim *sim,
             fread(c->times, sizeof(double), h.snapshots, f) != (size_t)h.snapshots ||
             fread(packed, sizeof(double), h.packed, f) != (size_t)h.packed)
             st = cr_error_set(err, CR_BAD_INPUT, "--resume: %s is truncated", path);
+        else if ((st = read_statistics(f, c, &h)) != CR_OK)
+            st = st == CR_NO_MEMORY ? cr_error_set(err, st, "out of memory")
+                                    : cr_error_set(err, CR_BAD_INPUT, "--resume: %s is truncated or corrupt", path);
     }
     fclose(f);
     if (st == CR_OK) {
@@ -683,6 +796,14 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
             cJSON_AddItemToObject(o, "track_load_steps", c->stage_steps[k]);
             c->stage_steps[k] = NULL;
         }
+        if (sc->stages[k].type == CR_STAGE_STATIC && r->statics && k <= r->last_stage) {
+            const cr_static_stage_stats *t = &r->statics[k];
+            add_number(o, "load_steps", t->load_steps);
+            add_number(o, "failed_load_steps", t->failed_load_steps);
+            add_number(o, "newton_iterations", t->newton_iterations);
+            add_number(o, "load_factor", t->load_factor);
+            add_number(o, "final_residual", t->final_residual);
+        }
         if (sc->stages[k].type == CR_STAGE_DYNAMIC && r->dynamics) {
             const cr_dynamic_report *d = &r->dynamics[k];
             add_number(o, "t_start", d->t_start);
@@ -701,6 +822,14 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
         cJSON_AddItemToArray(stages, o);
     }
     if (r->resumed) cJSON_AddBoolToObject(root, "resumed", 1);
+    cJSON *warnings = cJSON_AddArrayToObject(root, "warnings");
+    for (int k = 0; k < r->warning_count; ++k) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "code", r->warnings[k].code);
+        cJSON_AddStringToObject(o, "key", r->warnings[k].key);
+        cJSON_AddStringToObject(o, "message", r->warnings[k].message);
+        cJSON_AddItemToArray(warnings, o);
+    }
     cJSON *files = cJSON_AddObjectToObject(root, "outputs");
     cJSON_AddStringToObject(files, "nodes", "nodes.csv");
     cJSON_AddStringToObject(files, "elements", "elements.csv");
@@ -731,6 +860,9 @@ static void free_track(run_ctx *c)
     free(c->track_node);
     c->stage_track = c->stage_steps = NULL;
     c->track_node = NULL;
+    free(c->reference);
+    c->reference = NULL;
+    cr_warning_list_free(&c->warnings);
 }
 
 static double wall_now(void)
@@ -862,12 +994,19 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     ctx.yaw = calloc(nb > 0 ? nb : 1, sizeof(double));
     r->stage_count = sc->stage_count;
     r->dynamics = calloc(sc->stage_count > 0 ? sc->stage_count : 1, sizeof *r->dynamics);
+    r->statics = calloc(sc->stage_count > 0 ? sc->stage_count : 1, sizeof *r->statics);
+    /* the scenario's warnings, and the created (reference) state the results are judged against */
+    ctx.reference = malloc((size_t)cr_sim_reference_size(sim) * sizeof(double));
+    if (ctx.reference) cr_sim_reference_values(sim, ctx.reference);
+    int warn_oom = cr_scenario_warnings(sc, &ctx.warnings) != CR_OK;
+    ctx.input_warnings = ctx.warnings.count;
     ctx.track_count = sc->output.track_count;
     ctx.track_node = calloc(ctx.track_count > 0 ? ctx.track_count : 1, sizeof *ctx.track_node);
     ctx.stage_track = calloc(sc->stage_count > 0 ? sc->stage_count : 1, sizeof *ctx.stage_track);
     ctx.stage_steps = calloc(sc->stage_count > 0 ? sc->stage_count : 1, sizeof *ctx.stage_steps);
     ctx.scenario = sc;
-    if (!ctx.yaw || !r->dynamics || !ctx.track_node || !ctx.stage_track || !ctx.stage_steps ||
+    if (!ctx.yaw || !r->dynamics || !r->statics || !ctx.reference || warn_oom || !ctx.track_node ||
+        !ctx.stage_track || !ctx.stage_steps ||
         track_nodes(sc, sim, ctx.track_node, NULL) != CR_OK) {
         free_track(&ctx);
         free(ctx.yaw);
@@ -934,6 +1073,9 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
             ctx.snapshot_time_offset = !has_dynamic ? (double)k : k < d ? (double)(k - d - 1) : cr_sim_time(sim) - 1.0;
             cr_static_report_free(&r->report);
             status = form->static_stage(sim, k, &stage->statics, &cb, &r->report, &solve_err);
+            const cr_static_report *rep = &r->report;
+            r->statics[k] = (cr_static_stage_stats){rep->step_count,  rep->failed_attempts, rep->total_iterations,
+                                                    rep->load_factor, rep->final_residual,  rep->wall_time_s};
         } else {
             const cr_dynamic_options *o = &stage->dynamics;
             int resuming = options->resume && k == first_stage;
@@ -974,6 +1116,11 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
         /* the recorded points at the stage's end (or its last good state), for summary.json */
         cJSON_Delete(ctx.stage_track[k]);
         ctx.stage_track[k] = track_json(sc, sim, ctx.track_node, 1);
+        /* results beyond the model's range at the stage's end (or its last good state); an
+         * interrupted stage is judged when it finishes */
+        if (!(status == CR_INTERRUPTED && stop_requested(&ctx)) &&
+            cr_sim_result_warnings(sc, sim, ctx.reference, k, &ctx.warnings) != CR_OK && status == CR_OK)
+            status = cr_error_set(&solve_err, CR_NO_MEMORY, "out of memory for the warnings");
         if (status != CR_OK && ctx.io_status != CR_OK && !(status == CR_INTERRUPTED && stop_requested(&ctx)))
             status = ctx.io_status, solve_err = ctx.io_error;
         if (status == CR_INTERRUPTED && stop_requested(&ctx)) {
@@ -997,6 +1144,18 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     }
     if (ctx.series) fclose(ctx.series);
     free(ctx.yaw);
+    /* a solver failure on a scenario that looked like a unit slip says so first */
+    if (status > 0 && status != CR_INTERRUPTED && ctx.input_warnings > 0) {
+        char keys[256] = "", msg[CR_ERROR_MESSAGE_SIZE + 300];
+        size_t used = 0;
+        for (int k = 0; k < ctx.input_warnings && used < sizeof keys; ++k)
+            used += snprintf(keys + used, sizeof keys - used, "%s%s", k ? ", " : "", ctx.warnings.items[k].key);
+        snprintf(msg, sizeof msg, "check units: %s (see the warnings); %s", keys, solve_err.message);
+        snprintf(solve_err.message, sizeof solve_err.message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);
+    }
+    r->warnings = ctx.warnings.items; /* handed over to the result */
+    r->warning_count = ctx.warnings.count;
+    memset(&ctx.warnings, 0, sizeof ctx.warnings);
     r->status = status;
     snprintf(r->message, sizeof r->message, "%s", status == CR_OK ? "" : solve_err.message);
     r->wall_time_s = now() - t0;

@@ -1,0 +1,249 @@
+/* Sanity warnings (include/cosserat/warnings.h, docs/scenario.md "Warnings").
+ *
+ * The checks look for what a unit slip does to a scenario (a radius in mm typed
+ * as m, E in MPa or GPa typed as Pa: factors of 1e3 to 1e9) and for results the
+ * rod model is not meant for (strains beyond the linear elastic law's range).
+ * Thresholds are chosen wide enough that no real rod material or slender rod
+ * trips them, and narrow enough that a factor of 1000 does. */
+#include "cosserat/warnings.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- thresholds (SI; docs/scenario.md explains each) ---- */
+#define SLENDER_THICK 0.2      /* half extent / rod length: rod theory wants ≲ 0.1 */
+#define SLENDER_THIN 1e-5      /* bending/axial stiffness ratio (r/2L)² below 2.5e-11 */
+#define SI_HALF_EXTENT_MAX 0.5 /* "SI-looking geometry": every section at most 1 m across */
+#define MODULUS_MIN 1e3        /* Pa: the softest solids (hydrogels) */
+#define MODULUS_MAX 1e13       /* Pa: ten times diamond */
+#define DENSE_RHO 2000.0       /* kg/m³: metals, glass, ceramics, stone ... */
+#define DENSE_MODULUS_MIN 1e8  /* Pa: ... all have E above 1e10 Pa */
+#define RHO_MIN 10.0           /* kg/m³: foams */
+#define RHO_MAX 3e4            /* kg/m³: above osmium (22 590) */
+#define SHEAR_RATIO_MIN 0.02   /* G/E: fibre composites along the fibres ≈ 0.04 */
+#define SHEAR_RATIO_MAX 1.0    /* G/E = 1: ν = -0.5 */
+#define GRAVITY_TOLERANCE 0.02
+#define STRAIN_MAX 0.2         /* |Δγ| */
+#define SURFACE_STRAIN_MAX 0.5 /* |Δκ| ρ */
+#define DISPLACEMENT_MAX 10.0  /* rod lengths */
+
+void cr_warning_list_free(cr_warning_list *list)
+{
+    if (!list) return;
+    free(list->items);
+    memset(list, 0, sizeof *list);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static cr_status
+add(cr_warning_list *l, const char *code, const char *key, const char *fmt, ...)
+{
+    if (l->count == l->capacity) {
+        int cap = l->capacity ? 2 * l->capacity : 8;
+        cr_warning *p = realloc(l->items, cap * sizeof *p);
+        if (!p) return CR_NO_MEMORY;
+        l->items = p;
+        l->capacity = cap;
+    }
+    cr_warning *w = &l->items[l->count++];
+    memset(w, 0, sizeof *w);
+    snprintf(w->code, sizeof w->code, "%s", code);
+    snprintf(w->key, sizeof w->key, "%s", key);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->message, sizeof w->message, fmt, ap);
+    va_end(ap);
+    return CR_OK;
+}
+
+static int is_shape(const cr_section_segment *s) { return s->shape != CR_SECTION_RESULTANTS; }
+
+/* One section dimension (a half extent, m) over a segment: its [start, end] values. */
+static cr_status check_dimension(cr_warning_list *out, int seg, const char *name, const double v[2], double half,
+                                 double length)
+{
+    char key[CR_WARNING_KEY_SIZE];
+    snprintf(key, sizeof key, "rod.sections.%d.%s", seg, name);
+    double big = fmax(v[0], v[1]) * half, small = fmin(v[0], v[1]) * half;
+    const char *what = half < 1 ? "half of " : "";
+    if (big / length > SLENDER_THICK)
+        return add(out, "slender_thick", key,
+                   "%s: %s%g m against the rod length %g m gives r/L = %.3g, above %g: rod theory needs a slender rod "
+                   "(r/L up to about 0.1); is the %s in mm instead of m (or rod.length in m instead of mm)?",
+                   key, what, big / half, length, big / length, SLENDER_THICK, name);
+    if (small / length < SLENDER_THIN)
+        return add(out, "slender_thin", key,
+                   "%s: %s%g m against the rod length %g m gives r/L = %.3g, below %g: bending is then %.1e times "
+                   "weaker than stretching, at the round-off of the solver; is rod.length in mm instead of m (or the "
+                   "%s in m instead of mm)?",
+                   key, what, small / half, length, small / length, SLENDER_THIN,
+                   0.25 * (small / length) * (small / length), name);
+    return CR_OK;
+}
+
+cr_status cr_scenario_warnings(const cr_scenario *sc, cr_warning_list *out)
+{
+    const cr_rod_def *rod = &sc->rod;
+    double L = rod->length;
+    cr_status st = CR_OK;
+    int shapes = 0, si = 1; /* si: every shape section at most 1 m across ("SI-looking geometry") */
+    for (int k = 0; k < rod->section_count && st == CR_OK; ++k) {
+        const cr_section_segment *s = &rod->sections[k];
+        if (!is_shape(s)) continue;
+        shapes = 1;
+        if (s->shape == CR_SECTION_CIRCLE) {
+            si &= fmax(s->radius[0], s->radius[1]) <= SI_HALF_EXTENT_MAX;
+            if (L > 0) st = check_dimension(out, k, "radius", s->radius, 1.0, L);
+        } else {
+            si &= 0.5 * fmax(fmax(s->width[0], s->width[1]), fmax(s->height[0], s->height[1])) <= SI_HALF_EXTENT_MAX;
+            if (L > 0) st = check_dimension(out, k, "width", s->width, 0.5, L);
+            if (L > 0 && st == CR_OK) st = check_dimension(out, k, "height", s->height, 0.5, L);
+        }
+    }
+    if (!shapes) si = L >= 1e-3 && L <= 1e3; /* resultants only: judged by the length */
+    const cr_material *m = &rod->material;
+    if (shapes && st == CR_OK && m->E > 0) {
+        if (si && m->E < MODULUS_MIN)
+            st = add(out, "modulus_low", "rod.material.E",
+                     "rod.material.E: %g Pa is below the softest solids (hydrogels, about %g Pa) for a rod of SI size; "
+                     "is E in MPa or GPa? (E must be in Pa: 2.1e11 for steel)",
+                     m->E, MODULUS_MIN);
+        else if (si && m->E > MODULUS_MAX)
+            st = add(out, "modulus_high", "rod.material.E",
+                     "rod.material.E: %g Pa is above any material (diamond: 1.2e12 Pa); is E in the wrong unit? "
+                     "(for a rigid strain component use rod.rigid_strains instead of a huge E)",
+                     m->E);
+        else if (m->rho >= DENSE_RHO && m->rho <= RHO_MAX && m->E < DENSE_MODULUS_MIN)
+            st = add(out, "modulus_density", "rod.material.E",
+                     "rod.material.E: %g Pa with rod.material.rho = %g kg/m³: materials this dense (metals, glass, "
+                     "ceramics) have E above 1e10 Pa; is E in MPa (or kPa) instead of Pa?",
+                     m->E, m->rho);
+    }
+    if (shapes && st == CR_OK && si && m->rho > 0 && (m->rho < RHO_MIN || m->rho > RHO_MAX))
+        st = add(out, "density_range", "rod.material.rho",
+                 "rod.material.rho: %g kg/m³ is outside [%g, %g] kg/m³ (foams to osmium); is rho in g/cm³ or t/m³ "
+                 "(x 1000 for kg/m³), or in g/m³? (ignore this if the scenario uses another consistent unit system)",
+                 m->rho, RHO_MIN, RHO_MAX);
+    if (shapes && st == CR_OK && m->E > 0 && m->G > 0 &&
+        (m->G / m->E < SHEAR_RATIO_MIN || m->G / m->E > SHEAR_RATIO_MAX))
+        st = add(out, "shear_ratio", "rod.material.G",
+                 "rod.material.G: G/E = %g / %g = %.3g is outside [%g, %g] (isotropic: G = E/(2(1+ν)), 0.33 to 0.5; "
+                 "fibre composites down to about 0.04); are E and G in different units (Pa, MPa, GPa)?",
+                 m->G, m->E, m->G / m->E, SHEAR_RATIO_MIN, SHEAR_RATIO_MAX);
+    /* gravity typed in cm/s², mm/s² or km/s² */
+    static const double slips[3] = {981.0, 9810.0, 0.00981};
+    static const char *const units[3] = {"cm/s²", "mm/s²", "km/s²"};
+    for (int k = 0; k < rod->load_count && st == CR_OK && si; ++k) {
+        const cr_load_def *ld = &rod->loads[k];
+        if (ld->type != CR_LOAD_GRAVITY) continue;
+        double g = sqrt(ld->value.x * ld->value.x + ld->value.y * ld->value.y + ld->value.z * ld->value.z);
+        for (int j = 0; j < 3; ++j)
+            if (fabs(g / slips[j] - 1) <= GRAVITY_TOLERANCE) {
+                char key[CR_WARNING_KEY_SIZE];
+                snprintf(key, sizeof key, "loads.%d.value", k);
+                st = add(out, "gravity_units", key,
+                         "%s: |g| = %g m/s² is 9.81 in %s; give it in m/s² (9.81), the unit of the rod's lengths", key,
+                         g, units[j]);
+                break;
+            }
+    }
+    return st;
+}
+
+long cr_sim_reference_size(const cr_sim *sim) { return 6L * cr_sim_sample_count(sim) + 3L * cr_sim_node_count(sim); }
+
+void cr_sim_reference_values(const cr_sim *sim, double *out)
+{
+    int ns = cr_sim_sample_count(sim), nn = cr_sim_node_count(sim);
+    for (int k = 0; k < ns; ++k) {
+        cr_vec3 g, kap;
+        cr_sim_sample(sim, k, &g, &kap, NULL, NULL);
+        double v[6] = {g.x, g.y, g.z, kap.x, kap.y, kap.z};
+        memcpy(out + 6 * k, v, sizeof v);
+    }
+    for (int i = 0; i < nn; ++i) {
+        cr_vec3 x = cr_sim_position(sim, i);
+        double v[3] = {x.x, x.y, x.z};
+        memcpy(out + 6 * ns + 3 * i, v, sizeof v);
+    }
+}
+
+/* Distance from the centreline to the section's edge at ξ: the largest half extent;
+ * 0 for given resultants (no section: the papers' benchmarks give stiffness ratios no
+ * solid section has, so a surface strain would mean nothing). */
+static double section_reach(const cr_rod_def *rod, double xi)
+{
+    cr_section_props p;
+    if (cr_section_eval(rod, fmin(1.0, fmax(0.0, xi)), &p) != CR_OK) return 0;
+    return fmax(p.extent_y, p.extent_z);
+}
+
+static int stage_supported(const cr_rod_def *rod, int stage)
+{
+    for (int k = 0; k < rod->bc_count; ++k)
+        if (rod->bcs[k].stages == 0 || (stage < 32 && (rod->bcs[k].stages >> stage & 1u))) return 1;
+    return 0;
+}
+
+static double dist3(const double *a, const double *b)
+{
+    return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+cr_status cr_sim_result_warnings(const cr_scenario *sc, const cr_sim *sim, const double *ref, int stage,
+                                 cr_warning_list *out)
+{
+    int ns = cr_sim_sample_count(sim), nn = cr_sim_node_count(sim);
+    double L = nn > 0 ? cr_sim_node_s(sim, nn - 1) - cr_sim_node_s(sim, 0) : 0;
+    if (!(L > 0)) L = sc->rod.length;
+    char key[CR_WARNING_KEY_SIZE];
+    snprintf(key, sizeof key, "stages.%d", stage);
+    double worst_g = 0, worst_k = 0, worst_kr = 0;
+    int at_g = -1, at_k = -1;
+    for (int k = 0; k < ns; ++k) {
+        cr_vec3 g, kap;
+        cr_sim_sample(sim, k, &g, &kap, NULL, NULL);
+        const double *r = ref + 6 * k;
+        double dg = sqrt((g.x - r[0]) * (g.x - r[0]) + (g.y - r[1]) * (g.y - r[1]) + (g.z - r[2]) * (g.z - r[2]));
+        double dk =
+            sqrt((kap.x - r[3]) * (kap.x - r[3]) + (kap.y - r[4]) * (kap.y - r[4]) + (kap.z - r[5]) * (kap.z - r[5]));
+        double s = cr_sim_sample_s(sim, k), reach = section_reach(&sc->rod, L > 0 ? s / L : 0);
+        if (!(dg <= worst_g)) worst_g = dg, at_g = k; /* NaN counts as the worst */
+        if (!(dk * reach <= worst_kr)) worst_kr = dk * reach, worst_k = dk, at_k = k;
+    }
+    cr_status st = CR_OK;
+    if (at_g >= 0 && !(worst_g <= STRAIN_MAX))
+        st = add(out, "strain_large", key,
+                 "%s: at the stage's end the axial/shear strain |γ - γ_ref| reaches %.3g at s = %.4g m (sample %d), "
+                 "above %g: beyond the small strains the rod's linear elastic law is meant for; check the loads' "
+                 "magnitudes and that the stiffness is in SI units (rod.material.E in Pa, or EA in N)",
+                 key, worst_g, cr_sim_sample_s(sim, at_g), at_g, STRAIN_MAX);
+    if (st == CR_OK && at_k >= 0 && !(worst_kr <= SURFACE_STRAIN_MAX)) {
+        double s = cr_sim_sample_s(sim, at_k);
+        st = add(out, "curvature_large", key,
+                 "%s: at the stage's end the curvature change |κ - κ_ref| = %.3g 1/m at s = %.4g m (sample %d) times "
+                 "the section's half extent %.3g m is %.3g, above %g: the section strains far beyond the rod model's "
+                 "range; check the loads' magnitudes, the section size (rod.sections, in m) and the stiffness units",
+                 key, worst_k, s, at_k, section_reach(&sc->rod, L > 0 ? s / L : 0), worst_kr, SURFACE_STRAIN_MAX);
+    }
+    if (st == CR_OK && stage_supported(&sc->rod, stage) && L > 0) {
+        double worst = 0;
+        int at = -1;
+        for (int i = 0; i < nn; ++i) {
+            cr_vec3 x = cr_sim_position(sim, i);
+            double v[3] = {x.x, x.y, x.z}, d = dist3(v, ref + 6 * ns + 3 * i);
+            if (!(d <= worst)) worst = d, at = i;
+        }
+        if (at >= 0 && !(worst <= DISPLACEMENT_MAX * L))
+            st = add(out, "displacement_large", key,
+                     "%s: at the stage's end node %d (s = %.4g m) has moved %.4g m, %.3g rod lengths (rod.length = "
+                     "%g m), more than %g for a supported rod; check the loads' magnitudes and the stiffness units",
+                     key, at, cr_sim_node_s(sim, at), worst, worst / L, L, DISPLACEMENT_MAX);
+    }
+    return st;
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Sanity warnings (docs/scenario.md, "Warnings"): a radius typed in mm on a 0.3 m rod,
+# E typed in MPa, a tip force stretching a soft rod to 100 times its length and a solver
+# failure on a unit slip each give their warning, with its key, in summary.json and on
+# stderr, and leave the exit status as it is without warnings; a clean steel cantilever
+# and every example give none. A failed solve's printed summary says what is known
+# instead of a zero residual and an empty iteration list.
+set -u
+cli="$1"
+src="$2"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+cat > "$tmp/steel.json" << 'EOF'
+{
+  "name": "steel-cantilever",
+  "rod": {
+    "length": 0.3,
+    "elements": 30,
+    "material": { "E": 2.1e11, "G": 8.1e10, "rho": 7850 },
+    "sections": [ { "shape": "circle", "radius": 0.005 } ]
+  },
+  "boundary_conditions": [ { "type": "clamp", "node": "start" } ],
+  "loads": [
+    { "type": "gravity", "value": [0, 0, -9.81] },
+    { "type": "force", "node": "end", "frame": "inertial", "value": [0, 0, -10] }
+  ],
+  "stages": [ { "type": "static", "load_steps": 10 } ],
+  "output": { "vtk": false }
+}
+EOF
+# a soft (1e5 Pa) rod of 5 mm radius, EA = 7.85 N, pulled by 100 EA along its axis
+cat > "$tmp/soft.json" << 'EOF'
+{
+  "name": "soft-stretch",
+  "rod": {
+    "length": 0.3,
+    "elements": 20,
+    "material": { "E": 1e5, "G": 3.4e4, "rho": 1100 },
+    "sections": [ { "shape": "circle", "radius": 0.005 } ]
+  },
+  "boundary_conditions": [ { "type": "clamp", "node": "start" } ],
+  "loads": [ { "type": "force", "node": "end", "frame": "inertial", "value": [785.4, 0, 0] } ],
+  "stages": [ { "type": "static", "load_steps": 10 } ],
+  "output": { "vtk": false }
+}
+EOF
+
+# warnings_of DIR: "code key" per warning in DIR/summary.json
+warnings_of() {
+    python3 -c 'import json, sys
+for w in json.load(open(sys.argv[1]))["warnings"]:
+    assert set(w) == {"code", "key", "message"} and w["key"] in w["message"], w
+    print(w["code"], w["key"])' "$1/summary.json"
+}
+# expect NAME EXIT "CODE KEY"... -- ARGS: the run exits EXIT, and each CODE KEY is in
+# summary.json and on stderr (as "[CODE]" after a message naming KEY)
+expect() {
+    local name="$1" want="$2"
+    shift 2
+    local codes=()
+    while [ "$1" != "--" ]; do codes+=("$1"); shift; done
+    shift
+    "$cli" run "$@" -o "$tmp/$name" -q > "$tmp/$name.out" 2> "$tmp/$name.err"
+    local code=$? bad=0
+    [ "$code" -eq "$want" ] || { echo "FAIL $name: exit $code, want $want"; bad=1; }
+    local got
+    got=$(warnings_of "$tmp/$name") || { echo "FAIL $name: no readable warnings in summary.json"; fail=1; return; }
+    for cw in "${codes[@]}"; do
+        local c="${cw% *}" k="${cw#* }"
+        grep -qxF "$cw" <<< "$got" || { echo "FAIL $name: summary.json lacks $cw (has: $got)"; bad=1; }
+        grep -F "[$c]" "$tmp/$name.err" | grep -qF "$k" || { echo "FAIL $name: stderr lacks $c naming $k"; bad=1; }
+    done
+    if [ "$bad" -eq 0 ]; then echo "ok     $name: exit $code, warnings: $(echo $got | tr '\n' ' ')"; else fail=1; fi
+}
+
+# clean: no warning at all, empty stderr
+"$cli" run "$tmp/steel.json" -o "$tmp/clean" -q > /dev/null 2> "$tmp/clean.err"
+code=$?
+if [ "$code" -ne 0 ] || [ -s "$tmp/clean.err" ] || [ -n "$(warnings_of "$tmp/clean")" ]; then
+    echo "FAIL clean steel cantilever: exit $code, stderr: $(cat "$tmp/clean.err")"; fail=1
+else echo "ok     clean steel cantilever: no warnings"; fi
+grep -q '"warnings":[[:space:]]*\[\]' "$tmp/clean/summary.json" || { echo "FAIL summary.json has no empty warnings list"; fail=1; }
+
+# a radius of 5 mm typed as 5 (m): r/L = 16.7; the run still converges (exit 0)
+expect radius_mm 0 "slender_thick rod.sections.0.radius" -- "$tmp/steel.json" --set rod.sections.0.radius=5
+# a 3 m rod's length typed in mm (3000) against its 5 mm radius in m: r/L = 1.7e-6 (unloaded: it converges)
+expect length_mm 0 "slender_thin rod.sections.0.radius" -- "$tmp/steel.json" --set rod.length=3000 \
+    --set loads.0.value.2=0 --set loads.1.value.2=0
+# E and G in MPa (2.1e5, 8.1e4): the steel density gives it away; the results are beyond the model too
+expect e_mpa 0 "modulus_density rod.material.E" "strain_large stages.0" "curvature_large stages.0" -- \
+    "$tmp/steel.json" --set rod.material.E=2.1e5 --set rod.material.G=8.1e4
+# E in GPa typed as Pa (210), G in Pa: the solve fails (exit 2, as it would without warnings)
+# and its message starts with "check units"
+expect e_gpa 2 "modulus_low rod.material.E" "shear_ratio rod.material.G" -- "$tmp/steel.json" --set rod.material.E=210
+grep -q "solver failed: check units: rod.material.E" "$tmp/e_gpa.err" || { echo "FAIL e_gpa: the failure does not say check units: $(cat "$tmp/e_gpa.err")"; fail=1; }
+grep -q '"message":[[:space:]]*"check units: rod.material.E' "$tmp/e_gpa/summary.json" || { echo "FAIL e_gpa: summary message lacks check units"; fail=1; }
+# the failed solve's printed summary: nothing accepted, no zero residual, the failing step's residual
+if grep -q "residual       0.000e+00" "$tmp/e_gpa.out" || ! grep -q "residual       none accepted; the failing step ended at" "$tmp/e_gpa.out" ||
+   ! grep -q "Newton         [0-9]* iterations, none in an accepted load step" "$tmp/e_gpa.out"; then
+    echo "FAIL failed solve's printed summary:"; cat "$tmp/e_gpa.out"; fail=1
+else echo "ok     failed solve's summary: $(grep -E 'Newton|residual' "$tmp/e_gpa.out" | sed 's/^ *//' | tr '\n' ';')"; fi
+# density in g/cm³, gravity in mm/s²
+expect rho_gcc 0 "density_range rod.material.rho" -- "$tmp/steel.json" --set rod.material.rho=7.85
+expect g_mm 0 "gravity_units loads.0.value" -- "$tmp/steel.json" --set loads.0.value.2=-9810
+# a soft rod stretched to 101 times its length: strain 100, the tip 30 m away
+for model in mixed_discrete port_hamiltonian; do
+    expect "stretch_$model" 0 "strain_large stages.0" "displacement_large stages.0" -- "$tmp/soft.json" --set model=$model
+done
+# the same warnings with the same messages every time
+"$cli" run "$tmp/soft.json" -o "$tmp/again" -q > /dev/null 2> "$tmp/again.err"
+cmp -s "$tmp/again.err" "$tmp/stretch_mixed_discrete.err" || { echo "FAIL warnings differ between two identical runs"; fail=1; }
+# `check` shows the scenario's warnings and still says ok
+"$cli" check "$tmp/steel.json" --set rod.sections.0.radius=5 > "$tmp/check.out" 2> "$tmp/check.err"
+code=$?
+if [ "$code" -ne 0 ] || ! grep -q "\[slender_thick\]" "$tmp/check.err"; then
+    echo "FAIL check: exit $code, $(cat "$tmp/check.err")"; fail=1
+else echo "ok     check prints the scenario's warnings, exit 0"; fi
+
+# every example: no warning (the Wilberforce spring's dynamic stage shortened from 20 s
+# to 1 s: the full run takes a minute, and its strains stay small throughout)
+for ex in "$src"/examples/*.json; do
+    name=$(basename "$ex" .json)
+    extra=()
+    [ "$name" = wilberforce ] && extra=(--set stages.1.t_end=1)
+    "$cli" run "$ex" -o "$tmp/ex-$name" -q --set output.vtk=false "${extra[@]}" > /dev/null 2> "$tmp/ex-$name.err"
+    code=$?
+    got=$(warnings_of "$tmp/ex-$name" 2> /dev/null)
+    if [ "$code" -ne 0 ] || [ -n "$got" ] || grep -q "warning" "$tmp/ex-$name.err"; then
+        echo "FAIL example $name: exit $code, warnings: $got $(cat "$tmp/ex-$name.err")"; fail=1
+    fi
+done
+[ "$fail" -eq 0 ] && echo "ok     every example runs without warnings"
+exit $fail
