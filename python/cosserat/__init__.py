@@ -28,6 +28,7 @@ from ._core import (
     Reaction,
     Result,
     RunInterrupted,
+    RunWarning,
     Sample,
     Snapshots,
     Step,
@@ -44,7 +45,7 @@ from ._sweep import SweepTable, grid, sweep
 __version__ = "0.1.0"
 
 # Public names show as cosserat.X in reprs and tracebacks, not as the private module they live in.
-for _obj in (CosseratError, Status, Result, Reaction, RunInterrupted, Sample, Snapshots, Step, StopRun, RunOutput, SweepTable):
+for _obj in (CosseratError, Status, Result, Reaction, RunInterrupted, RunWarning, Sample, Snapshots, Step, StopRun, RunOutput, SweepTable):
     _obj.__module__ = __name__
 del _obj
 
@@ -54,6 +55,7 @@ __all__ = [
     "Result",
     "RunInterrupted",
     "RunOutput",
+    "RunWarning",
     "Sample",
     "Snapshots",
     "Status",

@@ -139,6 +139,14 @@ class StopRun(Exception):
     ``Status.INTERRUPTED`` (the exception is not re-raised)."""
 
 
+class RunWarning(NamedTuple):
+    """A sanity warning of a run (docs/scenario.md, Warnings): never changes its status."""
+
+    code: str     # e.g. "slender_thin", "modulus_density", "strain_large"
+    key: str      # the scenario key it is about, e.g. "rod.sections.0.radius"
+    message: str  # starts with the key, gives the values and the likely fix
+
+
 class Snapshots(NamedTuple):
     """The state at every output time of the dynamic stages (``run(..., keep_snapshots=True)``),
     row k at time ``t[k]`` — the rows of :attr:`Result.series`.
@@ -282,6 +290,8 @@ class Result:
                      quaternions at every output time of the dynamic stages); else None.
         inputs:      (loads,) the actuator input factor of each load at the end (1 unless set).
         stage_count: the number of stages of the scenario.
+        warnings:    the run's sanity warnings (docs/scenario.md, Warnings) as :class:`RunWarning`
+                     tuples (code, key, message); empty when there are none.
 
     The state is the equilibrium when converged, else the last converged load step.
     """
@@ -311,6 +321,7 @@ class Result:
     snapshots: Optional[Snapshots] = None
     inputs: np.ndarray = None
     stage_count: int = 1
+    warnings: List["RunWarning"] = dataclasses.field(default_factory=list)
 
     @property
     def node_count(self):
@@ -452,7 +463,20 @@ def _extract(L, res, status, message, wall, snapshots=None):
         snapshots=snapshots,
         inputs=np.array([L.cr_sim_load_input(sim, k) for k in range(L.cr_sim_load_count(sim))]),
         stage_count=int(L.cr_run_result_stage_count(res)),
+        warnings=_warnings(L, res),
     )
+
+
+def _warnings(L, res):
+    """The run's sanity warnings as RunWarning tuples."""
+    out = []
+    for k in range(int(L.cr_run_result_warning_count(res))):
+        key, message = ctypes.c_char_p(), ctypes.c_char_p()
+        code = L.cr_run_result_warning(res, k, ctypes.byref(key), ctypes.byref(message))
+        if code is None:
+            continue
+        out.append(RunWarning(code.decode(), (key.value or b"").decode(), (message.value or b"").decode()))
+    return out
 
 
 def _load_scenario(L, scenario, overrides):

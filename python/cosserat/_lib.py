@@ -113,6 +113,8 @@ _PROTOTYPES = {
     "cr_run_result_destroy": (None, [_P]),
     "cr_run_result_sim": (_P, [_P]),
     "cr_run_result_stage_count": (_I, [_P]),
+    "cr_run_result_warning_count": (_I, [_P]),
+    "cr_run_result_warning": (ctypes.c_char_p, [_P, _I, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p)]),
     "cr_run_result_step_count": (_I, [_P]),
     "cr_run_result_step_iterations": (_I, [_P, _I]),
     "cr_run_result_step_load_factor": (_D, [_P, _I]),

@@ -111,3 +111,17 @@ def test_import_works_without_the_library(tmp_path):
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("ERR COSSERAT_LIBRARY=") and "missing.so" in p.stdout
+
+
+def test_warnings_reach_python():
+    """A radius typed in millimetres on a metre-scale rod (10 for 0.01 on the 0.2 m tendon rod) gives a
+    thick-rod warning in Result.warnings, naming the key; a clean run has none."""
+    clean = cosserat.run(HELIX, {"rod.elements": 9})
+    assert clean.warnings == []
+    thick = cosserat.run(TENDON, {"rod.elements": 8, "rod.sections.0.radius": [10.0, 10.0], "loads.0.tension": 0.0,
+                                  "stages.0.load_steps": 1})
+    codes = {w.code: w for w in thick.warnings}
+    assert "slender_thick" in codes, thick.warnings
+    w = codes["slender_thick"]
+    assert isinstance(w, cosserat.RunWarning)
+    assert w.key.startswith("rod.sections.0") and w.message.startswith(w.key)
