@@ -120,6 +120,7 @@ cr_status cr_fixed_step_stage(cr_sim *sim, const cr_fixed_step_ops *ops, int sta
     if (st != CR_OK) return st;
     long total = lround(o->t_end / h);
     long done = lround((sim->f->time(sim->impl) - t_stage_start) / h); /* > 0 when resuming inside the stage */
+    report->steps = done; /* a resumed stage counts the steps taken before the interruption too */
     long every = lround(o->output_dt / h);
     if (every < 1) every = 1;
     cr_dynamic_sample smp;
