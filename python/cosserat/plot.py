@@ -16,6 +16,13 @@ OUTDIR (default DIR), whichever of these the folder has data for, and prints the
                        within each element for the port-Hamiltonian rod
 * ``stresses.png``     n and m components along s (elements.csv), the same way
 * ``convergence.png``  RMS residual per Newton iteration of every load step, log scale (summary.json)
+* ``tube.png``         3-D view of the final snapshot of rod.pvd drawn as a tube (the .vtp's
+                       radius: a circle's, half the larger side of a rectangle, the equivalent
+                       circle of "resultants"; around the nodes' cross-section axes d2, d3)
+                       coloured by |m| (N m), the first snapshot as a dashed grey centerline,
+                       rigid bodies (rod.pvd part 1) as a marker with arrows along d1..d3; equal
+                       axis scaling; a radius too thin to see (< 0.5 % of the drawing's extent)
+                       is drawn ×k and the title says so
 * ``series.png``       the columns of series.csv against t (dynamic runs), with units; constant
                        columns are listed instead of drawn, and columns at the round-off level of
                        their kind are drawn as such
@@ -25,12 +32,14 @@ the calling program.
 """
 
 import argparse
+import math
 import os
 import sys
+import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from .output import read_output
+from .output import read_output, read_vtp
 
 DPI = 110
 
@@ -130,6 +139,194 @@ def plot_centerline(out, path):
     ax.set_title(f"{_title(out)}\ncenterline, {n} {what}{'s' if n != 1 else ''}", fontsize=10)
     ax.legend(loc="upper left", fontsize=8)
     return _save(fig, path)
+
+
+def _field_data(path):
+    """The FieldData scalars of a .vtp file (time, load_factor, stage) as {name: float}."""
+    out = {}
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        return out
+    for a in root.findall("./PolyData/FieldData/DataArray"):
+        v = (a.text or "").split()
+        if a.get("Name") and len(v) == 1:
+            try:
+                out[a.get("Name")] = float(v[0])
+            except ValueError:
+                pass
+    return out
+
+
+def _state_label(out, fd):
+    """ "t = 0.2 s" for a snapshot of a dynamic stage, "load factor 0.1" for a static one."""
+    stages = (out.summary or {}).get("stages") or []
+    k = int(fd.get("stage", -1)) if np.isfinite(fd.get("stage", np.nan)) else -1
+    dynamic = 0 <= k < len(stages) and stages[k].get("type") == "dynamic"
+    if dynamic and "time" in fd:
+        return f"t = {fd['time']:.4g} s"
+    if "load_factor" in fd:
+        return f"load factor {fd['load_factor']:.4g}"
+    if "time" in fd:
+        return f"t = {fd['time']:.4g} s"
+    return "?"
+
+
+def _body_snapshots(directory):
+    """The rigid-body datasets of rod.pvd (part 1), in file order; [] when there are none."""
+    path = os.path.join(directory, "rod.pvd")
+    if not os.path.isfile(path):
+        return []
+    out = []
+    for ds in ET.parse(path).getroot().iter("DataSet"):
+        f = ds.get("file")
+        if f and ds.get("part", "0") == "1":
+            out.append(read_vtp(os.path.join(directory, f), float(ds.get("timestep", "nan"))))
+    return out
+
+
+def _nice_factor(k):
+    """The smallest of 1, 2, 5 × 10^n that is ≥ k (k ≥ 1)."""
+    e = 10.0 ** math.floor(math.log10(k))
+    for m in (1, 2, 5, 10):
+        if m * e >= k * (1 - 1e-12):
+            return int(round(m * e)) if m * e >= 1 else m * e
+    return 10 * e
+
+
+TUBE_SIDES = 24  # facets around the tube
+TUBE_MAX_RINGS = 1500  # cross-sections drawn at most (every node up to this many)
+
+
+def tube_geometry(snap, extent=None):
+    """(ring points (n, TUBE_SIDES + 1, 3), nodes drawn, factor k, true max radius) of a rod
+    snapshot: a circle of radius k·radius(s) in the plane of d2, d3 around every node. k = 1
+    unless the largest radius is below 0.5 % of `extent` (default: the centerline's largest
+    bounding-box side), then the smallest nice number (1, 2, 5 × 10^n) that makes it 0.5 %."""
+    x = snap.points
+    pd = snap.point_data
+    n = len(x)
+    if "d2" in pd and "d3" in pd:
+        d2, d3 = np.asarray(pd["d2"]).reshape(n, 3), np.asarray(pd["d3"]).reshape(n, 3)
+    elif "quaternion" in pd:
+        from ._core import quat_to_matrix
+
+        A = quat_to_matrix(np.asarray(pd["quaternion"]).reshape(n, 4))
+        d2, d3 = A[:, :, 1], A[:, :, 2]
+    else:
+        raise ValueError(f"{snap.path}: no d2, d3 or quaternion point data for the cross-sections")
+    r = np.asarray(pd["radius"], dtype=float).reshape(n) if "radius" in pd else np.zeros(n)
+    if extent is None:
+        extent = float(np.max(x.max(axis=0) - x.min(axis=0))) if n else 0.0
+    rmax = float(np.max(r)) if n else 0.0
+    k = 1
+    if extent > 0 and rmax > 0 and rmax < 0.005 * extent:
+        k = _nice_factor(0.005 * extent / rmax)
+    elif rmax <= 0:  # no radius in the output: drawn as 1 % of the extent (the title says so)
+        r = np.full(n, 0.01 * (extent if extent > 0 else 1.0))
+    keep = np.arange(n)
+    if n > TUBE_MAX_RINGS:
+        keep = np.unique(np.append(np.arange(0, n, -(-n // TUBE_MAX_RINGS)), n - 1))
+    th = np.linspace(0.0, 2.0 * np.pi, TUBE_SIDES + 1)
+    rr = (k * r[keep])[:, None, None]
+    ring = np.cos(th)[None, :, None] * d2[keep][:, None, :] + np.sin(th)[None, :, None] * d3[keep][:, None, :]
+    return x[keep][:, None, :] + rr * ring, keep, k, rmax
+
+
+def plot_tube(out, path):
+    """Writes :func:`tube_figure` to `path`; None when the folder has no rod.pvd."""
+    fig = tube_figure(out)
+    return _save(fig, path) if fig is not None else None
+
+
+def tube_figure(out):
+    """The final snapshot as a tube coloured by |m|, the first snapshot as a grey centerline,
+    rigid bodies as markers with their axes; equal axis scaling; ×k radius exaggeration when
+    the true radius would be invisible (said in the title). A Figure, None without rod.pvd."""
+    if not out.snapshots:
+        return None
+    from matplotlib import cm, colors
+
+    final, first = out.snapshots[-1], out.snapshots[0]
+    if len(final.points) < 2:
+        return None
+    bodies = _body_snapshots(out.directory)
+    body = bodies[-1] if bodies else None
+    pts = [final.points] + ([first.points] if first is not final else [])
+    if body is not None and len(body.points):
+        pts.append(body.points)
+    allp = np.vstack(pts)
+    extent = float(np.max(allp.max(axis=0) - allp.min(axis=0)))
+    surf, keep, k, rmax = tube_geometry(final, extent)
+
+    fig = _figure(8.0, 7.0)
+    ax = fig.add_subplot(projection="3d")
+    # draw in the order given: the reference line and the bodies stay visible over the tube
+    ax.computed_zorder = False
+    m = final.point_data.get("moment")
+    cmap = _cmap("viridis")
+    if m is not None and np.size(m) == 3 * len(final.points):
+        mag = np.linalg.norm(np.asarray(m).reshape(-1, 3), axis=1)[keep]
+    else:
+        mag = None
+    if mag is not None and float(np.max(mag)) > 0:
+        norm = colors.Normalize(vmin=0.0, vmax=float(np.max(mag)))
+        # one colour per facet: the mean of its two nodes, the same all around
+        fc = cmap(norm(0.5 * (mag[:-1] + mag[1:])))
+        face = np.repeat(fc[:, None, :], TUBE_SIDES, axis=1)
+        face = np.concatenate([face, face[-1:]], axis=0)  # (rows, cols) like the vertices
+        face = np.concatenate([face, face[:, -1:]], axis=1)
+        ax.plot_surface(surf[..., 0], surf[..., 1], surf[..., 2], facecolors=face, rstride=1, cstride=1,
+                        linewidth=0, antialiased=False, shade=True, zorder=1)
+        sm = cm.ScalarMappable(norm=norm, cmap=cmap)
+        sm.set_array([])
+        fig.colorbar(sm, ax=ax, shrink=0.6, pad=0.12, label="|m| bending and twisting moment (N m)")
+        colour = "|m|"
+    else:
+        ax.plot_surface(surf[..., 0], surf[..., 1], surf[..., 2], color="tab:blue", rstride=1, cstride=1,
+                        linewidth=0, antialiased=False, shade=True, zorder=1)
+        colour = "|m| = 0" if mag is not None else "no moment data"
+    fd_final, fd_first = _field_data(final.path), _field_data(first.path)
+    if first is not final:
+        p = first.points
+        ax.plot(p[:, 0], p[:, 1], p[:, 2], color="0.35", lw=1.0, ls="--", zorder=2,
+                label=f"first snapshot ({_state_label(out, fd_first)}), centerline")
+    if body is not None:
+        bpd = body.point_data
+        L = 0.15 * extent if extent > 0 else 0.1
+        for j, c in enumerate(body.points):
+            mass = np.ravel(bpd.get("mass", [np.nan] * len(body.points)))[j]
+            ax.scatter(*c, color="black", marker="s", s=40, depthshade=False, zorder=3,
+                       label=f"rigid body {j + 1}, {mass:.4g} kg" if len(body.points) > 1 else f"rigid body, {mass:.4g} kg")
+            for a, col in zip(("d1", "d2", "d3"), ("crimson", "forestgreen", "royalblue")):
+                if a in bpd:
+                    d = np.asarray(bpd[a]).reshape(-1, 3)[j]
+                    ax.quiver(*c, *(L * d), color=col, lw=1.5, arrow_length_ratio=0.2, zorder=4,
+                              label=f"body axis {a}" if j == 0 else None)
+    # equal scaling on all three axes, the tube's radius included
+    lo = np.minimum(allp.min(axis=0), surf.reshape(-1, 3).min(axis=0))
+    hi = np.maximum(allp.max(axis=0), surf.reshape(-1, 3).max(axis=0))
+    centre, half = 0.5 * (lo + hi), 0.525 * float(np.max(hi - lo))
+    if not np.isfinite(half) or half <= 0:
+        half = 1.0
+    ax.set_xlim(centre[0] - half, centre[0] + half)
+    ax.set_ylim(centre[1] - half, centre[1] + half)
+    ax.set_zlim(centre[2] - half, centre[2] + half)
+    ax.set_box_aspect((1, 1, 1))
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+    ax.set_zlabel("z (m)")
+    if rmax <= 0:
+        rad = f"radius not in the output: drawn as {0.01 * extent:.3g} m"
+    elif k != 1:
+        rad = f"radius ×{k:g} (largest radius {rmax:.3g} m, too thin to see)"
+    else:
+        rad = "radius to scale"
+    ax.set_title(f"{_title(out)}, {_model(out)}\nfinal snapshot ({_state_label(out, fd_final)}) as a tube, "
+                 f"{rad}, colour {colour}", fontsize=9)
+    if ax.get_legend_handles_labels()[0]:
+        fig.legend(*ax.get_legend_handles_labels(), loc="lower left", fontsize=8, ncol=2)
+    return fig
 
 
 def _element_curve(out, s, v):
@@ -308,6 +505,7 @@ PLOTS = [
     ("strains.png", plot_strains),
     ("stresses.png", plot_stresses),
     ("convergence.png", plot_convergence),
+    ("tube.png", plot_tube),
     ("series.png", plot_series),
 ]
 
