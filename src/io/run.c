@@ -389,6 +389,9 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
     return c->options->on_output ? c->options->on_output(sim, smp, c->options->user) : 0;
 }
 
+/* default cap on the .vtp snapshots of a dynamic stage (docs/scenario.md, stages) */
+#define SNAPSHOTS_PER_STAGE 500.0
+
 /* checkpoint.bin: everything a resumed run needs (native byte order, same build).
  * After the header: the bodies' yaw, the snapshot times, the packed state, then (since
  * version 05, which also packs the load inputs with the state) the statistics of the stages so far: per stage a cr_static_stage_stats
@@ -1085,7 +1088,12 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
                 ctx.last_h = 0; /* yaw stays unwrapped across stages (yaw_valid kept) */
                 ctx.next_snapshot = ctx.t_stage_start;
             }
-            ctx.snapshot_dt = o->snapshot_dt > 0 ? o->snapshot_dt : o->output_dt;
+            /* snapshots: every snapshot_dt when given; by default every output, but at most
+             * SNAPSHOTS_PER_STAGE per stage (a whole multiple of output_dt), so a long run
+             * cannot fill a disk by accident (the 20 s Wilberforce wrote 20000 files) */
+            ctx.snapshot_dt = o->snapshot_dt > 0 ? o->snapshot_dt
+                                                 : o->output_dt * fmax(1.0, ceil(o->t_end / SNAPSHOTS_PER_STAGE /
+                                                                                 o->output_dt - 1e-9));
             ctx.t_end = ctx.t_stage_start + o->t_end;
             ctx.checkpoint_interval = o->checkpoint_interval;
             if (series_columns(r, sc, sim) != CR_OK) {
