@@ -33,6 +33,12 @@ import tempfile
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from figlib import savefig, setup as _setup  # noqa: E402
+
+
+def setup(build):
+    return _setup(build, "figures.py")
 EXAMPLES = os.path.join(ROOT, "examples")
 
 
@@ -50,32 +56,6 @@ def parse_args(argv):
     p.add_argument("--only", default=None, choices=["helix", "tendon", "wilberforce"],
                    help="regenerate one example's figures only")
     return p.parse_args(argv)
-
-
-def setup(build):
-    build = os.path.abspath(build)
-    lib = os.path.join(build, "libcosserat.so")
-    cli = os.path.join(build, "cosserat")
-    for f in (lib, cli):
-        if not os.path.exists(f):
-            sys.exit(f"figures.py: {f} not found (build first: cmake -S . -B build && cmake --build build)")
-    os.environ["COSSERAT_LIBRARY"] = lib
-    sys.path.insert(0, os.path.join(ROOT, "python"))
-    import matplotlib
-
-    matplotlib.use("Agg")
-    return cli
-
-
-def savefig(fig, out, name):
-    path = os.path.join(out, name)
-    # no "Software" entry: the PNG bytes do not change with the matplotlib version string
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    print(f"wrote {path}")
-    return path
 
 
 def observed_order(n, e):

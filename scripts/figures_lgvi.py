@@ -27,6 +27,12 @@ import tempfile
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from figlib import savefig, setup as _setup  # noqa: E402
+
+
+def setup(build):
+    return _setup(build, "figures_lgvi.py")
 EXAMPLES = os.path.join(ROOT, "examples")
 MODELS = (("modified", []), ("standard", ["model.dilatation=false"]))
 COLORS = {"modified": "tab:red", "standard": "tab:blue"}
@@ -40,29 +46,6 @@ def parse_args(argv):
     p.add_argument("--only", default=None, choices=["paper", "bending", "convergence"],
                    help="regenerate one figure only")
     return p.parse_args(argv)
-
-
-def setup(build):
-    build = os.path.abspath(build)
-    lib, cli = os.path.join(build, "libcosserat.so"), os.path.join(build, "cosserat")
-    for f in (lib, cli):
-        if not os.path.exists(f):
-            sys.exit(f"figures_lgvi.py: {f} not found (build first: cmake -S . -B build && cmake --build build)")
-    os.environ["COSSERAT_LIBRARY"] = lib
-    sys.path.insert(0, os.path.join(ROOT, "python"))
-    import matplotlib
-
-    matplotlib.use("Agg")
-    return cli
-
-
-def savefig(fig, out, name):
-    import matplotlib.pyplot as plt
-
-    path = os.path.join(out, name)
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-    plt.close(fig)
-    print(f"wrote {path}")
 
 
 def run_cli(cli, example, tmp, tag, sets=()):

@@ -30,6 +30,12 @@ import sys
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from figlib import savefig, setup as _setup  # noqa: E402
+
+
+def setup(build):
+    return _setup(build, "figures_supports_dynamic.py")
 EXAMPLES = os.path.join(ROOT, "examples")
 
 
@@ -42,27 +48,6 @@ def parse_args(argv):
     p.add_argument("--only", default=None, choices=["pendulum", "cantilever"],
                    help="regenerate one example's figure only")
     return p.parse_args(argv)
-
-
-def setup(build):
-    lib = os.path.join(os.path.abspath(build), "libcosserat.so")
-    if not os.path.exists(lib):
-        sys.exit(f"figures_supports_dynamic.py: {lib} not found (build first: cmake -S . -B build && cmake --build build)")
-    os.environ["COSSERAT_LIBRARY"] = lib
-    sys.path.insert(0, os.path.join(ROOT, "python"))
-    import matplotlib
-
-    matplotlib.use("Agg")
-
-
-def savefig(fig, out, name):
-    import matplotlib.pyplot as plt
-
-    path = os.path.join(out, name)
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-    plt.close(fig)
-    print(f"wrote {path}")
-    return path
 
 
 def up_crossings(t, x, level=0.0):
