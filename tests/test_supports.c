@@ -30,6 +30,30 @@ static cr_section_segment resultants(double EA, double GA, double GJ, double EI,
     return s;
 }
 
+/* A straight rod of length L and n elements with one section (material unused). */
+static cr_rod_def straight_rod(const cr_section_segment *sec, double L, int n)
+{
+    cr_rod_def d = cr_rod_default_def();
+    d.length = L;
+    d.elements = n;
+    d.sections = sec;
+    d.section_count = 1;
+    d.material = (cr_material){1, 1, 1};
+    return d;
+}
+
+/* The turns a straight rod carries: the sum of the relative rotation angles of
+ * consecutive nodes about their axis (the strain κ_x L = 4 tan(θ/4) is not the angle θ). */
+static double total_twist(const cr_state *s, int n)
+{
+    double tw = 0;
+    for (int e = 0; e < n; ++e) {
+        cr_quat r = cr_q_mul(cr_q_conj(cr_state_orientation(s, e)), cr_state_orientation(s, e + 1));
+        tw += 2 * atan2(r.x, r.w);
+    }
+    return tw;
+}
+
 static cr_status solve(const cr_rod_def *d, int steps, cr_model **m_out, cr_state **s_out)
 {
     cr_error err = {0};
@@ -141,12 +165,7 @@ static void test_catenary(void)
 static double column_deflection(double P, double Q, int clamped, int n, double L, double EI)
 {
     cr_section_segment sec = resultants(1e8, 1e8, EI, EI, 1.0);
-    cr_rod_def d = cr_rod_default_def();
-    d.length = L;
-    d.elements = n;
-    d.sections = &sec;
-    d.section_count = 1;
-    d.material = (cr_material){1, 1, 1};
+    cr_rod_def d = straight_rod(&sec, L, n);
     cr_bc_def bc[2] = {cr_bc_default_def(), cr_bc_default_def()};
     bc[0].type = clamped ? CR_BC_CLAMP : CR_BC_SUPPORT, bc[0].node = 0;
     bc[0].hold = CR_HOLD_TRANSLATION | CR_HOLD_RX; /* a fork: the twist is held */
@@ -273,16 +292,11 @@ static double greenhill_critical_torque(double T, double EI, double L)
 }
 
 /* Twists the end of a clamped–clamped rod (free to slide axially, pulled by T) by
- * Φ; returns the largest lateral deflection and the rod's total twist Σ κ_x L_e. */
+ * Φ; returns the largest lateral deflection and the rod's total twist (total_twist). */
 static double greenhill_run(double phi, double T, double EI, double GJ, double L, int n, double *twist)
 {
     cr_section_segment sec = resultants(1e5, 1e5, GJ, EI, 1.0);
-    cr_rod_def d = cr_rod_default_def();
-    d.length = L;
-    d.elements = n;
-    d.sections = &sec;
-    d.section_count = 1;
-    d.material = (cr_material){1, 1, 1};
+    cr_rod_def d = straight_rod(&sec, L, n);
     cr_bc_def bc[2] = {cr_bc_default_def(), cr_bc_default_def()};
     bc[0].type = CR_BC_CLAMP, bc[0].node = 0;
     bc[1].type = CR_BC_SUPPORT, bc[1].node = -1, bc[1].frame = CR_FRAME_BODY;
@@ -304,14 +318,7 @@ static double greenhill_run(double phi, double T, double EI, double GJ, double L
             cr_vec3 r = cr_state_position(st, i);
             delta = fmax(delta, hypot(r.y, r.z));
         }
-        /* the turns: Σ of the relative rotation angles of consecutive nodes about
-         * their axis (the strain κ_x L = 4 tan(θ/4) is not the angle θ) */
-        double tw = 0;
-        for (int e = 0; e < n; ++e) {
-            cr_quat r = cr_q_mul(cr_q_conj(cr_state_orientation(st, e)), cr_state_orientation(st, e + 1));
-            tw += 2 * atan2(r.x, r.w);
-        }
-        *twist = tw;
+        *twist = total_twist(st, n);
     }
     cr_state_destroy(st);
     cr_model_destroy(m);
@@ -487,11 +494,7 @@ static void test_large_rotation(void)
     o.load_steps = 1; /* the solver takes at least 28 steps of 0.5 rad */
     cr_static_report rep;
     CHECK(cr_static_solve(m, st, &o, NULL, NULL, &rep, &err) == CR_OK);
-    double tw = 0;
-    for (int e = 0; e < 20; ++e) {
-        cr_quat r = cr_q_mul(cr_q_conj(cr_state_orientation(st, e)), cr_state_orientation(st, e + 1));
-        tw += 2 * atan2(r.x, r.w);
-    }
+    double tw = total_twist(st, 20);
     fprintf(stderr, "  a 14 rad end rotation: the rod's twist is %.12f rad after %d load steps\n", tw, rep.step_count);
     CHECK(fabs(tw - 14.0) < 1e-9);
     CHECK(rep.step_count >= 28);
@@ -521,11 +524,7 @@ static void test_staged_reclamp(void)
     if (st == CR_OK) {
         const cr_model *m = cr_sim_mixed_model(r.sim);
         cr_state *state = cr_sim_mixed_state(r.sim);
-        double tw = 0;
-        for (int e = 0; e < 20; ++e) {
-            cr_quat q = cr_q_mul(cr_q_conj(cr_state_orientation(state, e)), cr_state_orientation(state, e + 1));
-            tw += 2 * atan2(q.x, q.w);
-        }
+        double tw = total_twist(state, 20);
         fprintf(stderr, "  re-clamped after 3/4 turn: the rod carries %.12f turns\n", tw / (2 * M_PI));
         CHECK(fabs(tw - 2 * M_PI) < 1e-9);
         CHECK(m != NULL && cr_v3_norm(cr_v3_sub(cr_state_position(state, 20), cr_v3(1, 0, 0))) < 1e-6);
