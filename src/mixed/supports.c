@@ -5,7 +5,7 @@
  * directions stays. Translations: rows 0..2 are the force balance in I; with the
  * support's axes d_k they become d_kᵀ(r − r_t) = 0 (held) or d_kᵀ f = 0 (free), so
  * the reaction is Σ_held (d_kᵀ f) d_k, exactly along the held axes.
- * Rotations: none held (a pin): unchanged; all held: p = p_t (4 rows with the norm
+ * Rotations: none held (a pin): unchanged; all held: p = ±p_t (4 rows with the norm
  * row); two held (a hinge about the third axis a): q = p_t* ⊗ p must be a rotation
  * about a, i.e. h_kᵀ vec(q) = 0 for the two held axes h_k (target-body components).
  * The reactions of these constraints lie in the plane ⟂ a whenever vec(q) ∥ a, so
