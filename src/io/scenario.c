@@ -27,6 +27,9 @@
 
 #define PATH_SIZE 256
 #define VALUE_TEXT_SIZE 96
+/* "load_steps": "auto" starts with a quarter of the way (spec §4: the examples' 8–10 equal
+ * steps converge in 3 iterations each, a sign they could be longer) */
+#define AUTO_FIRST_LOAD_STEPS 4
 
 /* ------------------------------------------------------------------------ */
 /* Storage owned by a scenario (rod definition arrays point into it).        */
@@ -1802,7 +1805,8 @@ static cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storag
 static void default_stage(cr_stage_def *stage)
 {
     stage->type = CR_STAGE_STATIC;
-    stage->statics.load_steps = 10;
+    stage->statics.load_steps = AUTO_FIRST_LOAD_STEPS; /* "auto" */
+    stage->statics.adaptive = 1;
     stage->statics.max_iterations = 25;
     stage->statics.atol = 1e-10;
     stage->statics.rtol = 1e-6;
@@ -1875,7 +1879,20 @@ static cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err)
             if ((s = parse_dynamic_stage(c, path, &stage->dynamics, err))) return s;
             continue;
         }
-        if ((s = get_int(c, path, "load_steps", 0, 10, 1, &o->load_steps, err))) return s;
+        const cJSON *ls = cJSON_GetObjectItemCaseSensitive(c, "load_steps");
+        if (!ls || (cJSON_IsString(ls) && strcmp(ls->valuestring, "auto") == 0)) {
+            /* adaptive: a first quarter of the way, then growing after easy steps (newton.c) */
+            o->adaptive = 1;
+            o->load_steps = AUTO_FIRST_LOAD_STEPS;
+        } else if (cJSON_IsString(ls)) {
+            char where[PATH_SIZE], got[VALUE_TEXT_SIZE];
+            path_key(where, path, "load_steps");
+            describe(ls, got, sizeof got);
+            return fail(err, "%s: expected a whole number >= 1 or \"auto\", got %s", where, got);
+        } else {
+            o->adaptive = 0;
+            if ((s = get_int(c, path, "load_steps", 0, 10, 1, &o->load_steps, err))) return s;
+        }
         if ((s = get_int(c, path, "max_iterations", 0, 25, 1, &o->max_iterations, err))) return s;
         if ((s = get_number(c, path, "atol", 0, 1e-10, POSITIVE, &o->atol, err))) return s;
         if ((s = get_number(c, path, "rtol", 0, 1e-6, POSITIVE, &o->rtol, err))) return s;
