@@ -3,6 +3,8 @@
  * Files written into the output directory (see docs/outputs in README):
  *   summary.json   run summary (convergence, iterations, residual history, tip pose, reactions)
  *   nodes.csv      s,x,y,z,p0,p1,p2,p3 — one row per node of the final (or last converged) state
+ *                  (CSV numbers here and in elements.csv: the shortest text that reads back as
+ *                  exactly the same double)
  *   elements.csv   s,gamma_*,kappa_*,n_*,m_* — one row per element, element basis
  *   rod.pvd        ParaView collection of rod_NNNN.vtp (and bodies_NNNN.vtp, part 1, when the
  *                  rod has rigid bodies), one per accepted load step and one per snapshot

@@ -1,6 +1,7 @@
 /* Result writers: CSV tables, VTK PolyData (.vtp) and ParaView collections (.pvd). */
 #define _POSIX_C_SOURCE 200809L
 #include "cosserat/output.h"
+#include "io/shortest.h"
 
 #include <errno.h>
 #include <math.h>
@@ -66,6 +67,22 @@ cr_status cr_output_close(FILE *f, const char *path, cr_error *err)
 #define open_for_writing cr_output_open
 #define close_file cr_output_close
 
+/* One CSV row of `count` (<= 16) numbers: the shortest text that reads back as exactly the same
+ * double (io/shortest.c), where it was %.17g: as exact, a few digits shorter, and a thirtieth
+ * of the instructions of glibc's printf (which dominated the tendon manipulator's outputs once
+ * the snapshots were binary). */
+static void csv_row(FILE *f, const double *v, int count)
+{
+    char line[16 * (CR_SHORTEST_SIZE + 1) + 1];
+    char *p = line;
+    for (int k = 0; k < count; ++k) {
+        if (k) *p++ = ',';
+        p = cr_format_shortest(p, v[k]);
+    }
+    *p++ = '\n';
+    fwrite(line, 1, (size_t)(p - line), f);
+}
+
 cr_status cr_write_nodes_csv(const char *path, const cr_sim *sim, cr_error *err)
 {
     FILE *f = open_for_writing(path, err);
@@ -74,8 +91,8 @@ cr_status cr_write_nodes_csv(const char *path, const cr_sim *sim, cr_error *err)
     for (int i = 0; i < cr_sim_node_count(sim); ++i) {
         cr_vec3 r = cr_sim_position(sim, i);
         cr_quat p = cr_sim_orientation(sim, i);
-        fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", cr_sim_node_s(sim, i), r.x, r.y, r.z, p.w, p.x,
-                p.y, p.z);
+        double row[8] = {cr_sim_node_s(sim, i), r.x, r.y, r.z, p.w, p.x, p.y, p.z};
+        csv_row(f, row, 8);
     }
     return close_file(f, path, err);
 }
@@ -88,8 +105,8 @@ cr_status cr_write_elements_csv(const char *path, const cr_sim *sim, cr_error *e
     for (int e = 0; e < cr_sim_sample_count(sim); ++e) {
         cr_vec3 g, k, n, mo;
         cr_sim_sample(sim, e, &g, &k, &n, &mo);
-        fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
-                cr_sim_sample_s(sim, e), g.x, g.y, g.z, k.x, k.y, k.z, n.x, n.y, n.z, mo.x, mo.y, mo.z);
+        double row[13] = {cr_sim_sample_s(sim, e), g.x, g.y, g.z, k.x, k.y, k.z, n.x, n.y, n.z, mo.x, mo.y, mo.z};
+        csv_row(f, row, 13);
     }
     return close_file(f, path, err);
 }
@@ -351,15 +368,18 @@ static void out_array(vtk_out *o, const char *indent, const char *name, int comp
     out_fmt(o, "%s</DataArray>\n", indent);
 }
 
-/* A single value of field data. Text in both encodings, so that a file's time can be read
- * by eye; exact (17 digits) in binary files, whose arrays are exact too. */
+/* A single value of field data. Text in every encoding, so that a file's time can be read
+ * by eye; exact (the shortest text that round-trips) in binary files, whose arrays are exact. */
 static void out_field_value(vtk_out *o, const char *name, double v)
 {
     out_fmt(o, "      <DataArray type=\"Float64\" Name=\"%s\" NumberOfTuples=\"1\" format=\"ascii\">", name);
-    if (o->binary)
-        out_fmt(o, " %.17g", v);
-    else
+    if (o->binary) {
+        char t[CR_SHORTEST_SIZE + 2] = " ";
+        *cr_format_shortest(t + 1, v) = 0;
+        out_str(o, t);
+    } else {
         out_doubles(o, &v, 1);
+    }
     out_str(o, " </DataArray>\n");
 }
 
