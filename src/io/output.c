@@ -529,7 +529,7 @@ cr_status cr_write_rod_vtp_format(const char *path, const cr_sim *sim, const cr_
     double *node_s = malloc((size_t)(nn + 1) * sizeof(double));
     double *sample_s = malloc((size_t)(ns + 1) * sizeof(double));
     double *samples = malloc((size_t)(ns + 1) * 12 * sizeof(double));
-    double *at_nodes = malloc((size_t)(nn + 1) * 12 * sizeof(double));
+    double *at_nodes = malloc((size_t)(nn + 1) * 12 * sizeof(double)); /* also room for nn cr_mat3 */
     double *tmp = malloc(big * 12 * sizeof(double));
     cr_status st = node_s && sample_s && samples && at_nodes && tmp
                        ? CR_OK
@@ -573,20 +573,19 @@ cr_status cr_write_rod_vtp_format(const char *path, const cr_sim *sim, const cr_
     }
     cr_sim_get_orientations(sim, tmp);
     out_array(o, "        ", "quaternion", 4, tmp, nn);
+    /* the nodes' bases, once (at_nodes is free until the samples are interpolated into it) */
+    cr_mat3 *frame = (cr_mat3 *)at_nodes;
+    for (int i = 0; i < nn; ++i) frame[i] = cr_q_exp(cr_q_load(tmp + 4 * i));
     /* body axes as vectors, so ParaView glyphs can show the cross-section frames */
     for (int a = 0; a < 3; ++a) {
-        for (int i = 0; i < nn; ++i) {
-            cr_vec3 d = cr_m3_column(cr_q_exp(cr_sim_orientation(sim, i)), a);
-            tmp[3 * i] = d.x, tmp[3 * i + 1] = d.y, tmp[3 * i + 2] = d.z;
-        }
+        for (int i = 0; i < nn; ++i) cr_v3_store(cr_m3_column(frame[i], a), tmp + 3 * i);
         char name[4] = {'d', (char)('1' + a), 0, 0};
         out_array(o, "        ", name, 3, tmp, nn);
     }
     for (int i = 0; i < nn; ++i) cr_v3_store(cr_sim_velocity(sim, i), tmp + 3 * i);
     out_array(o, "        ", "velocity", 3, tmp, nn);
     /* in I (the formulation reports it in the body basis), so that it can be drawn */
-    for (int i = 0; i < nn; ++i)
-        cr_v3_store(cr_m3_mulv(cr_q_exp(cr_sim_orientation(sim, i)), cr_sim_angular_velocity(sim, i)), tmp + 3 * i);
+    for (int i = 0; i < nn; ++i) cr_v3_store(cr_m3_mulv(frame[i], cr_sim_angular_velocity(sim, i)), tmp + 3 * i);
     out_array(o, "        ", "angular_velocity", 3, tmp, nn);
     if (ns > 0) {
         samples_at_nodes(node_s, nn, sample_s, samples, ns, at_nodes);
