@@ -26,6 +26,7 @@ bench: build
 	$(BUILD)/bench_ph
 	$(BUILD)/bench_lgvi
 	bash bench/wilberforce.sh $(BUILD)
+	bash bench/tendon_cli.sh $(BUILD)
 
 # Regenerates every example's figure in docs/figures (runs the full 20 s Wilberforce, ~1 min,
 # the port-Hamiltonian and LGVI examples, ~2 min, the damped cantilever and the supports).

@@ -157,6 +157,7 @@ static void example_tendon_manipulator(void)
     CHECK(sc->stage_count == 1 && o->load_steps == 8);
     CHECK(o->max_iterations == 25 && o->atol == 1e-10 && o->rtol == 1e-6 && o->max_halvings == 10);
     CHECK(strcmp(sc->output.directory, "out/tendon-manipulator") == 0 && sc->output.vtk == 1);
+    CHECK(sc->output.vtk_format == CR_VTK_BINARY); /* the default */
     cr_scenario_destroy(sc);
 }
 
@@ -349,6 +350,7 @@ static void overrides(void)
                                "rod.sections.0.radius=[0.02, 0.01]",
                                "name=renamed", /* not JSON: a plain string */
                                "output.vtk=false",
+                               "output.vtk_format=compressed",
                                "output.directory=\"quoted dir\""};
     cr_scenario *sc = NULL;
     cr_error err = {CR_OK, ""};
@@ -365,6 +367,7 @@ static void overrides(void)
         CHECK(sc->rod.sections[0].radius[0] == 0.02 && sc->rod.sections[0].radius[1] == 0.01);
         CHECK(strcmp(sc->name, "renamed") == 0);
         CHECK(sc->output.vtk == 0 && strcmp(sc->output.directory, "quoted dir") == 0);
+        CHECK(sc->output.vtk_format == CR_VTK_COMPRESSED);
     }
     cr_scenario_destroy(sc);
 

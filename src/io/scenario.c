@@ -289,7 +289,8 @@ static const char *const STAGE_ANY_KEYS[] = {"type",      "load_steps",  "max_it
                                              "rtol",      "max_halvings", "t_end",         "output_dt",
                                              "snapshot_dt", "h_init",     "h_max",         "max_steps",
                                              "checkpoint_interval", "time_step", NULL};
-static const char *const OUTPUT_KEYS[] = {"directory", "vtk", "track", NULL};
+static const char *const OUTPUT_KEYS[] = {"directory", "vtk", "vtk_format", "track", NULL};
+static const char *const VTK_FORMAT_CHOICES[] = {"binary", "ascii", "compressed", NULL}; /* cr_vtk_format order */
 static const char *const TRACK_KEYS[] = {"name", "node", "s", NULL};
 
 /* enum choices; index = the C enum value */
@@ -2053,6 +2054,7 @@ static cr_status parse_output(const cJSON *root, cr_scenario *sc, cr_error *err)
     const char *dir = NULL;
     cr_status s;
     sc->output.vtk = 1;
+    sc->output.vtk_format = CR_VTK_BINARY;
     if (v) {
         if ((s = expect_object(v, path, err)) || (s = check_keys(v, path, K_OUTPUT, err))) return s;
         if ((s = get_string(v, path, "directory", NULL, &dir, err))) return s;
@@ -2064,6 +2066,12 @@ static cr_status parse_output(const cJSON *root, cr_scenario *sc, cr_error *err)
                 return fail(err, "output.vtk: expected true or false, got %s", got);
             }
             sc->output.vtk = cJSON_IsTrue(vtk);
+        }
+        const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(v, "vtk_format");
+        int k;
+        if (fmt) {
+            if ((s = read_enum(fmt, "output.vtk_format", VTK_FORMAT_CHOICES, &k, err))) return s;
+            sc->output.vtk_format = (cr_vtk_format)k;
         }
     }
     if ((s = parse_track(v, sc, err))) return s;
