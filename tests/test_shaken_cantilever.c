@@ -302,7 +302,7 @@ static void shaken_cantilever_sine(void)
             double tipbuf[4096];
             track tr = {.m = &m, .tip_node = n, .tip = tipbuf};
             cr_dynamic_options o = cr_dynamic_default_options();
-            o.t_end = 1, o.rtol = 1e-7, o.atol = 1e-7, o.output_dt = 0.0005, o.checkpoint_interval = 0;
+            o.t_end = 1, o.rtol = 1e-7, o.atol = 1e-8, o.output_dt = 0.0005, o.checkpoint_interval = 0;
             cr_dynamic_report rep;
             cr_error err = {0};
             cr_status s = cr_dynamic_solve(model, st, 0, 0, 0, 0, &o, on_output, on_step, &tr, &rep, &err);
