@@ -477,7 +477,8 @@ cr_status cr_blocktri_shifted_factor_complex(const cr_blocktri *J, const double 
     for (size_t k = 0; k < total; ++k) work->lower_re[k] = -J->lower[k];
     for (size_t k = 0; k < total; ++k) work->upper_re[k] = -J->upper[k];
     memset(work->diag_im, 0, total * sizeof(double));
-    memset(work->lower_im, 0, total * sizeof(double));
+    /* the block Thomas kernels skip lower_im (lower_real below); zgbtrf reads it */
+    if (work->banded) memset(work->lower_im, 0, total * sizeof(double));
     memset(work->upper_im, 0, total * sizeof(double));
     for (int i = 0; i < n; ++i)
         for (int r = 0; r < b; ++r) {
@@ -499,6 +500,13 @@ void cr_blocktri_radau_destroy(cr_blocktri_radau *a)
 {
     if (!a) return;
     free(a->mass);
+    cr_blocktri_destroy(a->Jc);
+    free(a->dinv);
+    free(a->gd);
+    free(a->gl);
+    free(a->mass_q);
+    free(a->xr);
+    free(a->xi);
     cr_blocktri_destroy(a->J);
     cr_blocktri_destroy(a->real);
     cr_blocktri_z_destroy(a->cplx);
@@ -551,6 +559,173 @@ cr_blocktri_radau *cr_blocktri_radau_create(int n, int b, const double *mass, in
     return a;
 }
 
+void cr_blocktri_radau_set_filled(cr_blocktri_radau *a)
+{
+    if (a) a->filled = 1;
+}
+
+cr_status cr_blocktri_radau_condense(cr_blocktri_radau *a, int nc, cr_error *err)
+{
+    if (!a) return cr_error_set(err, CR_BAD_INPUT, "blocktri radau: condense without an adaptor");
+    if (nc <= 0 || nc >= a->b || a->Jc || a->cplx->banded)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "blocktri radau: cannot condense %d of %d unknowns per block (once, not banded)", nc, a->b);
+    const int n = a->n, b = a->b, bq = b - nc;
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < nc; ++k)
+            if (a->mass[(size_t)i * b + bq + k] != 0.0)
+                return cr_error_set(err, CR_BAD_INPUT, "blocktri radau: condensed unknown %d of block %d has mass %g",
+                                    bq + k, i, a->mass[(size_t)i * b + bq + k]);
+    size_t nq = (size_t)n * bq, qc = nq * nc;
+    cr_blocktri *Jc = cr_blocktri_create(n, bq), *real = cr_blocktri_create(n, bq);
+    cr_blocktri_z *cplx = cr_blocktri_z_create(n, bq);
+    a->dinv = malloc((size_t)n * nc * sizeof(double));
+    a->gd = calloc(qc, sizeof(double));
+    a->gl = calloc(qc, sizeof(double));
+    a->mass_q = malloc(nq * sizeof(double));
+    a->xr = malloc(nq * sizeof(double));
+    a->xi = malloc(nq * sizeof(double));
+    if (!Jc || !real || !cplx || !a->dinv || !a->gd || !a->gl || !a->mass_q || !a->xr || !a->xi) {
+        cr_blocktri_destroy(Jc);
+        cr_blocktri_destroy(real);
+        cr_blocktri_z_destroy(cplx);
+        return cr_error_set(err, CR_NO_MEMORY, "blocktri radau: out of memory for the condensed blocks");
+    }
+    for (int i = 0; i < n; ++i)
+        for (int r = 0; r < bq; ++r) a->mass_q[(size_t)i * bq + r] = a->mass[(size_t)i * b + r];
+    cr_blocktri_destroy(a->real);
+    cr_blocktri_z_destroy(a->cplx);
+    a->real = real;
+    a->cplx = cplx;
+    a->Jc = Jc;
+    a->nc = nc;
+    a->bq = bq;
+    a->have_real = a->have_complex = 0;
+    return CR_OK;
+}
+
+/* J_c = J_qq − J_qλ J_λλ⁻¹ J_λq (see cr_blocktri_radau_condense), with the scaled
+ * couplings gd, gl kept for the right-hand sides. CR_BAD_INPUT (*bad = block) when J
+ * leaves the pattern. */
+static cr_status condense(cr_blocktri_radau *a, int *bad)
+{
+    const cr_blocktri *J = a->J;
+    const int n = a->n, b = a->b, nc = a->nc, bq = a->bq;
+    const size_t bb = (size_t)b * b, qq = (size_t)bq * bq, qc = (size_t)bq * nc;
+    for (int i = 0; i < n; ++i) {
+        const double *D = J->diag + i * bb;
+        double *dv = a->dinv + (size_t)i * nc;
+        for (int k = 0; k < nc; ++k) {
+            const double *row = D + (size_t)(bq + k) * b + bq;
+            for (int c = 0; c < nc; ++c)
+                if (c != k && row[c] != 0.0) goto off_pattern;
+            double inv = 1.0 / row[k];
+            if (!(row[k] != 0.0) || !isfinite(inv)) goto off_pattern;
+            dv[k] = inv;
+        }
+        if (i > 0) { /* the λ rows depend on their own block and the next one only */
+            const double *L = J->lower + i * bb + (size_t)bq * b;
+            for (size_t k = 0; k < (size_t)nc * b; ++k)
+                if (L[k] != 0.0) goto off_pattern;
+        }
+        if (i < n - 1) { /* no row depends on the next block's λ */
+            const double *U = J->upper + i * bb;
+            for (int r = 0; r < b; ++r)
+                for (int k = 0; k < nc; ++k)
+                    if (U[(size_t)r * b + bq + k] != 0.0) goto off_pattern;
+        }
+        double *gd = a->gd + i * qc, *gl = a->gl + i * qc;
+        for (int r = 0; r < bq; ++r)
+            for (int k = 0; k < nc; ++k) gd[r * nc + k] = D[(size_t)r * b + bq + k] * dv[k];
+        if (i > 0) {
+            const double *L = J->lower + i * bb, *dp = a->dinv + (size_t)(i - 1) * nc;
+            for (int r = 0; r < bq; ++r)
+                for (int k = 0; k < nc; ++k) gl[r * nc + k] = L[(size_t)r * b + bq + k] * dp[k];
+        }
+        continue;
+    off_pattern:
+        if (bad) *bad = i;
+        return CR_BAD_INPUT;
+    }
+    for (int i = 0; i < n; ++i) {
+        const double *D = J->diag + i * bb, *gd = a->gd + i * qc, *gl = a->gl + i * qc;
+        double *Dc = a->Jc->diag + i * qq, *Lc = a->Jc->lower + i * qq, *Uc = a->Jc->upper + i * qq;
+        for (int r = 0; r < bq; ++r) {
+            double *dr = Dc + (size_t)r * bq;
+            memcpy(dr, D + (size_t)r * b, bq * sizeof(double));
+            for (int k = 0; k < nc; ++k) {
+                double g = gd[r * nc + k];
+                const double *src = D + (size_t)(bq + k) * b;
+                for (int c = 0; c < bq; ++c) dr[c] -= g * src[c];
+            }
+            if (i > 0) {
+                const double *Up = J->upper + (i - 1) * bb, *Dp = J->diag + (i - 1) * bb, *L = J->lower + i * bb;
+                double *lr = Lc + (size_t)r * bq;
+                memcpy(lr, L + (size_t)r * b, bq * sizeof(double));
+                for (int k = 0; k < nc; ++k) {
+                    double g = gl[r * nc + k];
+                    const double *su = Up + (size_t)(bq + k) * b, *sd = Dp + (size_t)(bq + k) * b;
+                    for (int c = 0; c < bq; ++c) {
+                        dr[c] -= g * su[c];
+                        lr[c] -= g * sd[c];
+                    }
+                }
+            }
+            if (i < n - 1) {
+                const double *U = J->upper + i * bb;
+                double *ur = Uc + (size_t)r * bq;
+                memcpy(ur, U + (size_t)r * b, bq * sizeof(double));
+                for (int k = 0; k < nc; ++k) {
+                    double g = gd[r * nc + k];
+                    const double *src = U + (size_t)(bq + k) * b;
+                    for (int c = 0; c < bq; ++c) ur[c] -= g * src[c];
+                }
+            }
+        }
+    }
+    return CR_OK;
+}
+
+/* x_q = b_q − J_qλ J_λλ⁻¹ b_λ (n·bq from n·b). */
+static void condense_rhs(const cr_blocktri_radau *a, const double *rhs, double *x)
+{
+    const int n = a->n, b = a->b, nc = a->nc, bq = a->bq;
+    const size_t qc = (size_t)bq * nc;
+    for (int i = 0; i < n; ++i) {
+        const double *bi = rhs + (size_t)i * b, *gd = a->gd + i * qc, *gl = a->gl + i * qc;
+        double *xi = x + (size_t)i * bq;
+        for (int r = 0; r < bq; ++r) {
+            double s = bi[r];
+            for (int k = 0; k < nc; ++k) s -= gd[r * nc + k] * bi[bq + k];
+            if (i > 0)
+                for (int k = 0; k < nc; ++k) s -= gl[r * nc + k] * bi[bq + k - b];
+            xi[r] = s;
+        }
+    }
+}
+
+/* rhs := (x_q, x_λ) with x_λ = −J_λλ⁻¹ (b_λ + J_λq x_q), in place over the right-hand side. */
+static void expand_solution(const cr_blocktri_radau *a, double *rhs, const double *x)
+{
+    const int n = a->n, b = a->b, nc = a->nc, bq = a->bq;
+    const size_t bb = (size_t)b * b;
+    for (int i = 0; i < n; ++i) {
+        double *bi = rhs + (size_t)i * b;
+        const double *xi = x + (size_t)i * bq, *D = a->J->diag + i * bb, *dv = a->dinv + (size_t)i * nc;
+        for (int k = 0; k < nc; ++k) {
+            const double *rd = D + (size_t)(bq + k) * b;
+            double s = bi[bq + k];
+            for (int c = 0; c < bq; ++c) s += rd[c] * xi[c];
+            if (i < n - 1) {
+                const double *ru = a->J->upper + i * bb + (size_t)(bq + k) * b;
+                for (int c = 0; c < bq; ++c) s += ru[c] * xi[bq + c];
+            }
+            bi[bq + k] = -dv[k] * s;
+        }
+        memcpy(bi, xi, bq * sizeof(double));
+    }
+}
+
 /* Checks the blocks the factorizations read (L_0 and U_{n−1} are not). */
 static int jacobian_finite(const cr_blocktri *J)
 {
@@ -574,12 +749,17 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
     cr_blocktri_radau *a = ctx;
     a->jac_calls++;
     a->have_real = a->have_complex = 0;
-    cr_blocktri_zero(a->J);
+    if (!a->filled) cr_blocktri_zero(a->J);
     cr_status st = a->jacobian(t, y, fy, a->J, a->user);
     if (st != CR_OK) return st;
     /* a NaN would survive the factorization and surface only as a failed
      * Newton iteration; J depends on (t, y) alone, so say so now */
-    return jacobian_finite(a->J) ? CR_OK : CR_NONFINITE;
+    if (!jacobian_finite(a->J)) return CR_NONFINITE;
+    if (!a->nc) return CR_OK;
+    int bad = -1;
+    st = condense(a, &bad);
+    if (st != CR_OK) a->bad_block = bad;
+    return st;
 }
 
 static cr_status hook_factor_real(double shift, void *ctx)
@@ -587,7 +767,8 @@ static cr_status hook_factor_real(double shift, void *ctx)
     cr_blocktri_radau *a = ctx;
     a->factor_real_calls++;
     int bad = -1;
-    cr_status st = cr_blocktri_shifted_factor_real(a->J, a->mass, shift, a->real, &bad);
+    cr_status st = a->nc ? cr_blocktri_shifted_factor_real(a->Jc, a->mass_q, shift, a->real, &bad)
+                         : cr_blocktri_shifted_factor_real(a->J, a->mass, shift, a->real, &bad);
     a->have_real = (st == CR_OK);
     if (st == CR_SINGULAR) a->bad_block = bad;
     return st;
@@ -598,7 +779,13 @@ static cr_status hook_solve_real(double *b, void *ctx)
     cr_blocktri_radau *a = ctx;
     a->solve_real_calls++;
     if (!a->have_real) return CR_BAD_INPUT;
-    cr_blocktri_solve(a->real, b);
+    if (!a->nc) {
+        cr_blocktri_solve(a->real, b);
+        return CR_OK;
+    }
+    condense_rhs(a, b, a->xr);
+    cr_blocktri_solve(a->real, a->xr);
+    expand_solution(a, b, a->xr);
     return CR_OK;
 }
 
@@ -607,7 +794,8 @@ static cr_status hook_factor_complex(double shift_re, double shift_im, void *ctx
     cr_blocktri_radau *a = ctx;
     a->factor_complex_calls++;
     int bad = -1;
-    cr_status st = cr_blocktri_shifted_factor_complex(a->J, a->mass, shift_re, shift_im, a->cplx, &bad);
+    cr_status st = a->nc ? cr_blocktri_shifted_factor_complex(a->Jc, a->mass_q, shift_re, shift_im, a->cplx, &bad)
+                         : cr_blocktri_shifted_factor_complex(a->J, a->mass, shift_re, shift_im, a->cplx, &bad);
     a->have_complex = (st == CR_OK);
     if (st == CR_SINGULAR) a->bad_block = bad;
     return st;
@@ -618,7 +806,16 @@ static cr_status hook_solve_complex(double *b_re, double *b_im, void *ctx)
     cr_blocktri_radau *a = ctx;
     a->solve_complex_calls++;
     if (!a->have_complex) return CR_BAD_INPUT;
-    cr_blocktri_z_solve(a->cplx, b_re, b_im);
+    if (!a->nc) {
+        cr_blocktri_z_solve(a->cplx, b_re, b_im);
+        return CR_OK;
+    }
+    /* the elimination is real: it acts on both planes alike */
+    condense_rhs(a, b_re, a->xr);
+    condense_rhs(a, b_im, a->xi);
+    cr_blocktri_z_solve(a->cplx, a->xr, a->xi);
+    expand_solution(a, b_re, a->xr);
+    expand_solution(a, b_im, a->xi);
     return CR_OK;
 }
 

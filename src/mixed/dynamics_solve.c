@@ -433,6 +433,13 @@ cr_status cr_mixed_dynamic_solve(const cr_model *m, cr_state *state, int stage, 
         st = err ? err->status : CR_NO_MEMORY;
         goto done;
     }
+    /* cr_term_rod writes every block of J (the element terms overwrite the off-diagonal
+     * ones), so the adaptor need not zero it first. The six stresses of every block are
+     * algebraic with a diagonal compliance (λ_k/k_k − Δε_k, Kelvin–Voigt adds velocity
+     * terms only) and couple node i to element i−1 and i alone: they are condensed out of
+     * the shifted systems, which are then factored in 13×13 blocks instead of 19×19. */
+    cr_blocktri_radau_set_filled(lin);
+    if ((st = cr_blocktri_radau_condense(lin, 6, err)) != CR_OK) goto done;
     int count = 0;
     for (long k = 0; k < nout; ++k) {
         double tk = t_stage_start + k * o->output_dt;
