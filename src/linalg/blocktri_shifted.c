@@ -607,10 +607,32 @@ cr_status cr_blocktri_radau_condense(cr_blocktri_radau *a, int nc, cr_error *err
 /* J_c = J_qq − J_qλ J_λλ⁻¹ J_λq (see cr_blocktri_radau_condense), with the scaled
  * couplings gd, gl kept for the right-hand sides. CR_BAD_INPUT (*bad = block) when J
  * leaves the pattern. */
-static cr_status condense(cr_blocktri_radau *a, int *bad)
+/* out[c] = row[c] − Σ_k g[k] lam[k·b + c], c < bq (one row of a condensed block). */
+CR_INLINE void cond_row(const int bq, const int nc, const double *restrict row, const double *restrict g,
+                        const double *restrict lam, const int b, double *restrict out)
+{
+    for (int c = 0; c < bq; ++c) {
+        double s = row[c];
+        for (int k = 0; k < nc; ++k) s -= g[k] * lam[(size_t)k * b + c];
+        out[c] = s;
+    }
+}
+
+/* out[c] −= Σ_k g[k] lam[k·b + c], c < bq. */
+CR_INLINE void cond_row_add(const int bq, const int nc, const double *restrict g, const double *restrict lam,
+                            const int b, double *restrict out)
+{
+    for (int c = 0; c < bq; ++c) {
+        double s = out[c];
+        for (int k = 0; k < nc; ++k) s -= g[k] * lam[(size_t)k * b + c];
+        out[c] = s;
+    }
+}
+
+CR_INLINE cr_status condense_k(cr_blocktri_radau *a, const int b, const int nc, int *bad)
 {
     const cr_blocktri *J = a->J;
-    const int n = a->n, b = a->b, nc = a->nc, bq = a->bq;
+    const int n = a->n, bq = b - nc;
     const size_t bb = (size_t)b * b, qq = (size_t)bq * bq, qc = (size_t)bq * nc;
     for (int i = 0; i < n; ++i) {
         const double *D = J->diag + i * bb;
@@ -651,45 +673,31 @@ static cr_status condense(cr_blocktri_radau *a, int *bad)
         const double *D = J->diag + i * bb, *gd = a->gd + i * qc, *gl = a->gl + i * qc;
         double *Dc = a->Jc->diag + i * qq, *Lc = a->Jc->lower + i * qq, *Uc = a->Jc->upper + i * qq;
         for (int r = 0; r < bq; ++r) {
-            double *dr = Dc + (size_t)r * bq;
-            memcpy(dr, D + (size_t)r * b, bq * sizeof(double));
-            for (int k = 0; k < nc; ++k) {
-                double g = gd[r * nc + k];
-                const double *src = D + (size_t)(bq + k) * b;
-                for (int c = 0; c < bq; ++c) dr[c] -= g * src[c];
-            }
+            cond_row(bq, nc, D + (size_t)r * b, gd + r * nc, D + (size_t)bq * b, b, Dc + (size_t)r * bq);
             if (i > 0) {
-                const double *Up = J->upper + (i - 1) * bb, *Dp = J->diag + (i - 1) * bb, *L = J->lower + i * bb;
-                double *lr = Lc + (size_t)r * bq;
-                memcpy(lr, L + (size_t)r * b, bq * sizeof(double));
-                for (int k = 0; k < nc; ++k) {
-                    double g = gl[r * nc + k];
-                    const double *su = Up + (size_t)(bq + k) * b, *sd = Dp + (size_t)(bq + k) * b;
-                    for (int c = 0; c < bq; ++c) {
-                        dr[c] -= g * su[c];
-                        lr[c] -= g * sd[c];
-                    }
-                }
+                cond_row_add(bq, nc, gl + r * nc, J->upper + (i - 1) * bb + (size_t)bq * b, b, Dc + (size_t)r * bq);
+                cond_row(bq, nc, J->lower + i * bb + (size_t)r * b, gl + r * nc,
+                         J->diag + (i - 1) * bb + (size_t)bq * b, b, Lc + (size_t)r * bq);
             }
-            if (i < n - 1) {
-                const double *U = J->upper + i * bb;
-                double *ur = Uc + (size_t)r * bq;
-                memcpy(ur, U + (size_t)r * b, bq * sizeof(double));
-                for (int k = 0; k < nc; ++k) {
-                    double g = gd[r * nc + k];
-                    const double *src = U + (size_t)(bq + k) * b;
-                    for (int c = 0; c < bq; ++c) ur[c] -= g * src[c];
-                }
-            }
+            if (i < n - 1)
+                cond_row(bq, nc, J->upper + i * bb + (size_t)r * b, gd + r * nc, J->upper + i * bb + (size_t)bq * b,
+                         b, Uc + (size_t)r * bq);
         }
     }
     return CR_OK;
 }
 
-/* x_q = b_q − J_qλ J_λλ⁻¹ b_λ (n·bq from n·b). */
-static void condense_rhs(const cr_blocktri_radau *a, const double *rhs, double *x)
+static cr_status condense(cr_blocktri_radau *a, int *bad)
 {
-    const int n = a->n, b = a->b, nc = a->nc, bq = a->bq;
+    if (a->b == 19 && a->nc == 6) return condense_k(a, 19, 6, bad);
+    return condense_k(a, a->b, a->nc, bad);
+}
+
+/* x_q = b_q − J_qλ J_λλ⁻¹ b_λ (n·bq from n·b). Inlined for the dynamics' sizes. */
+CR_INLINE void condense_rhs_k(const cr_blocktri_radau *a, const int b, const int nc, const double *restrict rhs,
+                              double *restrict x)
+{
+    const int n = a->n, bq = b - nc;
     const size_t qc = (size_t)bq * nc;
     for (int i = 0; i < n; ++i) {
         const double *bi = rhs + (size_t)i * b, *gd = a->gd + i * qc, *gl = a->gl + i * qc;
@@ -704,10 +712,17 @@ static void condense_rhs(const cr_blocktri_radau *a, const double *rhs, double *
     }
 }
 
-/* rhs := (x_q, x_λ) with x_λ = −J_λλ⁻¹ (b_λ + J_λq x_q), in place over the right-hand side. */
-static void expand_solution(const cr_blocktri_radau *a, double *rhs, const double *x)
+static void condense_rhs(const cr_blocktri_radau *a, const double *rhs, double *x)
 {
-    const int n = a->n, b = a->b, nc = a->nc, bq = a->bq;
+    if (a->b == 19 && a->nc == 6) condense_rhs_k(a, 19, 6, rhs, x);
+    else condense_rhs_k(a, a->b, a->nc, rhs, x);
+}
+
+/* rhs := (x_q, x_λ) with x_λ = −J_λλ⁻¹ (b_λ + J_λq x_q), in place over the right-hand side. */
+CR_INLINE void expand_solution_k(const cr_blocktri_radau *a, const int b, const int nc, double *restrict rhs,
+                                 const double *restrict x)
+{
+    const int n = a->n, bq = b - nc;
     const size_t bb = (size_t)b * b;
     for (int i = 0; i < n; ++i) {
         double *bi = rhs + (size_t)i * b;
@@ -722,8 +737,14 @@ static void expand_solution(const cr_blocktri_radau *a, double *rhs, const doubl
             }
             bi[bq + k] = -dv[k] * s;
         }
-        memcpy(bi, xi, bq * sizeof(double));
+        for (int c = 0; c < bq; ++c) bi[c] = xi[c];
     }
+}
+
+static void expand_solution(const cr_blocktri_radau *a, double *rhs, const double *x)
+{
+    if (a->b == 19 && a->nc == 6) expand_solution_k(a, 19, 6, rhs, x);
+    else expand_solution_k(a, a->b, a->nc, rhs, x);
 }
 
 /* Checks the blocks the factorizations read (L_0 and U_{n−1} are not). */
