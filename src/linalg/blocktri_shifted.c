@@ -395,6 +395,25 @@ static cr_status zfactor_banded(cr_blocktri_z *m, int *bad_block)
     return CR_OK;
 }
 
+/* The 13×13 kernels (the condensed dynamics) also in an AVX2 + FMA build, chosen at run
+ * time as blocktri.c does for its 7×7 ones: rows of 13 doubles are three 4-wide fused
+ * multiply-adds and a scalar one instead of six 2-wide multiplies and subtractions
+ * (SSE2, the baseline of x86-64). Results differ from the SSE2 build by round-off. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(COSSERAT_NO_DISPATCH)
+#define BTS_DISPATCH_AVX2 1
+#define BTS_AVX2 __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
+BTS_AVX2 static cr_status zfactor13_avx2(cr_blocktri_z *m, int *bad_block)
+{
+    return zfactor_thomas(m, 13, 1, bad_block);
+}
+BTS_AVX2 static void zsolve13_avx2(const cr_blocktri_z *m, double *re, double *im)
+{
+    zsolve_thomas(m, 13, 1, re, im);
+}
+/* a test of the CPU model data libgcc fills in at load time (no cached static to race on) */
+static int have_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+#endif
+
 /* Shared by the public factor (general L) and the shifted one (real L). */
 static cr_status zfactor(cr_blocktri_z *m, int real_l, int *bad_block)
 {
@@ -402,6 +421,9 @@ static cr_status zfactor(cr_blocktri_z *m, int real_l, int *bad_block)
     m->lower_real = real_l;
     if (m->banded) return zfactor_banded(m, bad_block);
     if (real_l) {
+#ifdef BTS_DISPATCH_AVX2
+        if (m->b == 13 && have_avx2()) return zfactor13_avx2(m, bad_block);
+#endif
         if (m->b == 19) return zfactor_thomas(m, 19, 1, bad_block);
         if (m->b == 13) return zfactor_thomas(m, 13, 1, bad_block);
         return zfactor_thomas(m, m->b, 1, bad_block);
@@ -434,6 +456,12 @@ void cr_blocktri_z_solve(const cr_blocktri_z *m, double *re, double *im)
         return;
     }
     if (m->lower_real) {
+#ifdef BTS_DISPATCH_AVX2
+        if (m->b == 13 && have_avx2()) {
+            zsolve13_avx2(m, re, im);
+            return;
+        }
+#endif
         if (m->b == 19) zsolve_thomas(m, 19, 1, re, im);
         else if (m->b == 13) zsolve_thomas(m, 13, 1, re, im);
         else zsolve_thomas(m, m->b, 1, re, im);
@@ -493,6 +521,150 @@ cr_status cr_blocktri_shifted_factor_complex(const cr_blocktri *J, const double 
 }
 
 /* ======================================================================== */
+/* Real 13×13 block Thomas for the condensed systems                        */
+/* ======================================================================== */
+
+/* cr_blocktri_factor / cr_blocktri_solve have fixed-size kernels for b = 3, 7 and 19
+ * only; at b = 13 they run their generic loops, twice as slow as the complex
+ * factorization per flop. These are the same algorithm (partial pivoting inside the
+ * diagonal blocks, X_i = D̃_i⁻¹ U_i over U_i, D̃_{i+1} = D_{i+1} − L_{i+1} X_i) at the
+ * fixed size, with an AVX2 + FMA build, on the storage of a cr_blocktri that only
+ * these two functions read afterwards (m->factored stays 0: cr_blocktri_solve must
+ * not be used on it). Reciprocal pivots go to `rpiv` (n·13). */
+#define RB 13
+CR_INLINE int rlu_factor13(double *restrict a, int *restrict piv, double *restrict rpiv)
+{
+    for (int k = 0; k < RB; ++k) {
+        int p = k;
+        double best = fabs(a[k * RB + k]);
+        for (int i = k + 1; i < RB; ++i)
+            if (fabs(a[i * RB + k]) > best) best = fabs(a[i * RB + k]), p = i;
+        piv[k] = p;
+        if (!(best > 0) || !isfinite(best)) return -1;
+        if (p != k)
+            for (int j = 0; j < RB; ++j) {
+                double t = a[k * RB + j];
+                a[k * RB + j] = a[p * RB + j];
+                a[p * RB + j] = t;
+            }
+        double inv = 1.0 / a[k * RB + k];
+        rpiv[k] = inv;
+        for (int i = k + 1; i < RB; ++i) {
+            double f = a[i * RB + k] *= inv;
+            for (int j = k + 1; j < RB; ++j) a[i * RB + j] -= f * a[k * RB + j];
+        }
+    }
+    return 0;
+}
+
+/* (LU) X = B for nrhs right-hand sides stored row-major as 13×nrhs (nrhs = 1 or 13). */
+CR_INLINE void rlu_solve13(const double *restrict a, const int *restrict piv, const double *restrict rpiv,
+                           double *restrict x, const int nrhs)
+{
+    for (int k = 0; k < RB; ++k)
+        if (piv[k] != k)
+            for (int j = 0; j < nrhs; ++j) {
+                double t = x[k * nrhs + j];
+                x[k * nrhs + j] = x[piv[k] * nrhs + j];
+                x[piv[k] * nrhs + j] = t;
+            }
+    for (int i = 1; i < RB; ++i)
+        for (int k = 0; k < i; ++k) {
+            double f = a[i * RB + k];
+            for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] -= f * x[k * nrhs + j];
+        }
+    for (int i = RB - 1; i >= 0; --i) {
+        for (int k = i + 1; k < RB; ++k) {
+            double f = a[i * RB + k];
+            for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] -= f * x[k * nrhs + j];
+        }
+        for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] *= rpiv[i];
+    }
+}
+
+CR_INLINE cr_status rfactor13_k(cr_blocktri *m, double *rpiv, int *bad_block)
+{
+    const int n = m->n;
+    const size_t bb = RB * RB;
+    for (int i = 0; i < n; ++i) {
+        double *restrict D = m->diag + i * bb;
+        if (i > 0) {
+            const double *restrict L = m->lower + i * bb, *restrict X = m->upper + (i - 1) * bb;
+            for (int r = 0; r < RB; ++r) {
+                double acc[RB];
+                for (int c = 0; c < RB; ++c) acc[c] = D[r * RB + c];
+                for (int k = 0; k < RB; ++k) {
+                    double f = L[r * RB + k];
+                    for (int c = 0; c < RB; ++c) acc[c] -= f * X[k * RB + c];
+                }
+                for (int c = 0; c < RB; ++c) D[r * RB + c] = acc[c];
+            }
+        }
+        if (rlu_factor13(D, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB) != 0) {
+            if (bad_block) *bad_block = i;
+            return CR_SINGULAR;
+        }
+        if (i < n - 1) rlu_solve13(D, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB, m->upper + i * bb, RB);
+    }
+    return CR_OK;
+}
+
+CR_INLINE void rsolve13_k(const cr_blocktri *m, const double *rpiv, double *x)
+{
+    const int n = m->n;
+    const size_t bb = RB * RB;
+    for (int i = 0; i < n; ++i) {
+        double *xi = x + (size_t)i * RB;
+        if (i > 0) {
+            const double *L = m->lower + i * bb, *xp = xi - RB;
+            for (int r = 0; r < RB; ++r) {
+                double s = 0;
+                for (int k = 0; k < RB; ++k) s += L[r * RB + k] * xp[k];
+                xi[r] -= s;
+            }
+        }
+        rlu_solve13(m->diag + i * bb, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB, xi, 1);
+    }
+    for (int i = n - 2; i >= 0; --i) {
+        double *xi = x + (size_t)i * RB;
+        const double *X = m->upper + i * bb, *xn = xi + RB;
+        for (int r = 0; r < RB; ++r) {
+            double s = 0;
+            for (int k = 0; k < RB; ++k) s += X[r * RB + k] * xn[k];
+            xi[r] -= s;
+        }
+    }
+}
+
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static cr_status rfactor13_avx2(cr_blocktri *m, double *rpiv, int *bad_block)
+{
+    return rfactor13_k(m, rpiv, bad_block);
+}
+BTS_AVX2 static void rsolve13_avx2(const cr_blocktri *m, const double *rpiv, double *x) { rsolve13_k(m, rpiv, x); }
+#endif
+
+static cr_status rfactor13(cr_blocktri *m, double *rpiv, int *bad_block)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (have_avx2()) return rfactor13_avx2(m, rpiv, bad_block);
+#endif
+    return rfactor13_k(m, rpiv, bad_block);
+}
+
+static void rsolve13(const cr_blocktri *m, const double *rpiv, double *x)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (have_avx2()) {
+        rsolve13_avx2(m, rpiv, x);
+        return;
+    }
+#endif
+    rsolve13_k(m, rpiv, x);
+}
+#undef RB
+
+/* ======================================================================== */
 /* Radau hook adaptor                                                       */
 /* ======================================================================== */
 
@@ -507,6 +679,7 @@ void cr_blocktri_radau_destroy(cr_blocktri_radau *a)
     free(a->mass_q);
     free(a->xr);
     free(a->xi);
+    free(a->rpiv);
     cr_blocktri_destroy(a->J);
     cr_blocktri_destroy(a->real);
     cr_blocktri_z_destroy(a->cplx);
@@ -600,6 +773,8 @@ cr_status cr_blocktri_radau_condense(cr_blocktri_radau *a, int nc, cr_error *err
     a->Jc = Jc;
     a->nc = nc;
     a->bq = bq;
+    if (bq == 13 && !(a->rpiv = malloc(nq * sizeof(double))))
+        return cr_error_set(err, CR_NO_MEMORY, "blocktri radau: out of memory for the condensed blocks");
     a->have_real = a->have_complex = 0;
     return CR_OK;
 }
@@ -788,8 +963,20 @@ static cr_status hook_factor_real(double shift, void *ctx)
     cr_blocktri_radau *a = ctx;
     a->factor_real_calls++;
     int bad = -1;
-    cr_status st = a->nc ? cr_blocktri_shifted_factor_real(a->Jc, a->mass_q, shift, a->real, &bad)
-                         : cr_blocktri_shifted_factor_real(a->J, a->mass, shift, a->real, &bad);
+    cr_status st;
+    if (a->rpiv) { /* condensed to 13: work := shift·M_q − J_c, factored by the fixed-size kernel */
+        cr_blocktri *w = a->real;
+        const size_t qq = (size_t)a->bq * a->bq, total = (size_t)a->n * qq;
+        for (size_t k = 0; k < total; ++k) w->diag[k] = -a->Jc->diag[k];
+        for (size_t k = 0; k < total; ++k) w->lower[k] = -a->Jc->lower[k];
+        for (size_t k = 0; k < total; ++k) w->upper[k] = -a->Jc->upper[k];
+        for (int i = 0; i < a->n; ++i)
+            for (int r = 0; r < a->bq; ++r) w->diag[i * qq + (size_t)r * a->bq + r] += shift * a->mass_q[(size_t)i * a->bq + r];
+        st = rfactor13(w, a->rpiv, &bad);
+    } else {
+        st = a->nc ? cr_blocktri_shifted_factor_real(a->Jc, a->mass_q, shift, a->real, &bad)
+                   : cr_blocktri_shifted_factor_real(a->J, a->mass, shift, a->real, &bad);
+    }
     a->have_real = (st == CR_OK);
     if (st == CR_SINGULAR) a->bad_block = bad;
     return st;
@@ -805,7 +992,8 @@ static cr_status hook_solve_real(double *b, void *ctx)
         return CR_OK;
     }
     condense_rhs(a, b, a->xr);
-    cr_blocktri_solve(a->real, a->xr);
+    if (a->rpiv) rsolve13(a->real, a->rpiv, a->xr);
+    else cr_blocktri_solve(a->real, a->xr);
     expand_solution(a, b, a->xr);
     return CR_OK;
 }

@@ -151,6 +151,8 @@ typedef struct cr_blocktri_radau {
     double *gd, *gl;            /* n·bq·nc: J_qλ(D_i) J_λλ,i⁻¹ and J_qλ(L_i) J_λλ,i−1⁻¹ */
     double *mass_q;             /* n·bq: the mass of the kept unknowns */
     double *xr, *xi;            /* n·bq scratch: condensed right-hand sides */
+    double *rpiv;               /* bq = 13: reciprocal pivots of the real factorization, which
+                                 * then uses the fixed-size kernels of blocktri_shifted.c */
     int bad_block;              /* block row of the last singular factorization, −1 if none */
     /* Hook calls, to check that the integrator's counters (cr_radau_stats)
      * really went through this adaptor. */

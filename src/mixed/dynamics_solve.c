@@ -253,14 +253,21 @@ static const double *output_state(dyn_ctx *c, double t, const double *y)
     const cr_model *m = c->m;
     if (m->support_count == 0) return y;
     const int B = CR_DYN_BLOCK;
-    const size_t N = (size_t)m->nodes * B;
-    memcpy(c->yout, y, N * sizeof(double));
     cr_supports_at at = supports_at(c, t);
     cr_supports_dynamic_rows(m, &at, y, c->F, NULL); /* F = target − y on the held rows only */
-    for (int i = 0; i < m->nodes; ++i)
+    /* the held rows are the zero-mass ones among a supported node's first 13 */
+    int off = 0;
+    for (int k = 0; k < m->support_count && !off; ++k)
         for (int r = 0; r < CR_DYN_LAM; ++r) {
-            size_t k = (size_t)i * B + r;
-            if (c->mass[k] == 0.0) c->yout[k] += c->F[k];
+            size_t j = (size_t)m->supports[k].node * B + r;
+            if (c->mass[j] == 0.0 && c->F[j] != 0.0) off = 1;
+        }
+    if (!off) return y; /* a fixed support: the polynomial is on target already */
+    memcpy(c->yout, y, (size_t)m->nodes * B * sizeof(double));
+    for (int k = 0; k < m->support_count; ++k)
+        for (int r = 0; r < CR_DYN_LAM; ++r) {
+            size_t j = (size_t)m->supports[k].node * B + r;
+            if (c->mass[j] == 0.0) c->yout[j] = y[j] + c->F[j];
         }
     return c->yout;
 }
