@@ -188,6 +188,9 @@ CR_INLINE void zrecip(double pr, double pi, double *rr, double *ri)
     }
 }
 
+/* The register-row variants of the kernels below take rows of at most this many entries. */
+#define ZACC_MAX 32
+
 /* Dense LU with partial pivoting by modulus of one b×b complex block, in place
  * (unit lower factor below the diagonal, U on and above it). Writes the
  * reciprocals of U's diagonal to (rr, ri). Returns −1 on a vanishing or
@@ -246,7 +249,40 @@ CR_INLINE void zlu_solve(int b, const double *restrict ar, const double *restric
                 xi[k * nrhs + j] = xi[piv[k] * nrhs + j];
                 xi[piv[k] * nrhs + j] = t;
             }
-    /* branch-free over dense blocks, like blocktri.c: the j loops vectorize */
+    /* branch-free over dense blocks, like blocktri.c: the j loops vectorize, and the row
+     * being eliminated stays in registers (acc) while the rows above are subtracted */
+    if (nrhs <= ZACC_MAX) {
+        double accr[ZACC_MAX], acci[ZACC_MAX];
+        for (int i = 1; i < b; ++i) {
+            for (int j = 0; j < nrhs; ++j) accr[j] = xr[i * nrhs + j], acci[j] = xi[i * nrhs + j];
+            for (int k = 0; k < i; ++k) {
+                double fr = ar[i * b + k], fi = ai[i * b + k];
+                for (int j = 0; j < nrhs; ++j) {
+                    double yr = xr[k * nrhs + j], yi = xi[k * nrhs + j];
+                    accr[j] -= fr * yr - fi * yi;
+                    acci[j] -= fr * yi + fi * yr;
+                }
+            }
+            for (int j = 0; j < nrhs; ++j) xr[i * nrhs + j] = accr[j], xi[i * nrhs + j] = acci[j];
+        }
+        for (int i = b - 1; i >= 0; --i) {
+            for (int j = 0; j < nrhs; ++j) accr[j] = xr[i * nrhs + j], acci[j] = xi[i * nrhs + j];
+            for (int k = i + 1; k < b; ++k) {
+                double fr = ar[i * b + k], fi = ai[i * b + k];
+                for (int j = 0; j < nrhs; ++j) {
+                    double yr = xr[k * nrhs + j], yi = xi[k * nrhs + j];
+                    accr[j] -= fr * yr - fi * yi;
+                    acci[j] -= fr * yi + fi * yr;
+                }
+            }
+            double pr = rr[i], pi = ri[i];
+            for (int j = 0; j < nrhs; ++j) {
+                xr[i * nrhs + j] = accr[j] * pr - acci[j] * pi;
+                xi[i * nrhs + j] = accr[j] * pi + acci[j] * pr;
+            }
+        }
+        return;
+    }
     for (int i = 1; i < b; ++i)
         for (int k = 0; k < i; ++k) {
             double fr = ar[i * b + k], fi = ai[i * b + k];
@@ -279,6 +315,21 @@ CR_INLINE void zlu_solve(int b, const double *restrict ar, const double *restric
 CR_INLINE void zschur_update(int b, int real_l, double *restrict dr, double *restrict di, const double *restrict lr,
                              const double *restrict li, const double *restrict xr, const double *restrict xi)
 {
+    if (real_l && b <= ZACC_MAX) { /* the row of D in registers over the k loop */
+        for (int r = 0; r < b; ++r) {
+            double accr[ZACC_MAX], acci[ZACC_MAX];
+            for (int c = 0; c < b; ++c) accr[c] = dr[r * b + c], acci[c] = di[r * b + c];
+            for (int k = 0; k < b; ++k) {
+                double fr = lr[r * b + k];
+                for (int c = 0; c < b; ++c) {
+                    accr[c] -= fr * xr[k * b + c];
+                    acci[c] -= fr * xi[k * b + c];
+                }
+            }
+            for (int c = 0; c < b; ++c) dr[r * b + c] = accr[c], di[r * b + c] = acci[c];
+        }
+        return;
+    }
     for (int r = 0; r < b; ++r)
         for (int k = 0; k < b; ++k) {
             double fr = lr[r * b + k];
@@ -568,17 +619,22 @@ CR_INLINE void rlu_solve13(const double *restrict a, const int *restrict piv, co
                 x[k * nrhs + j] = x[piv[k] * nrhs + j];
                 x[piv[k] * nrhs + j] = t;
             }
-    for (int i = 1; i < RB; ++i)
+    double acc[RB]; /* the row being eliminated, in registers */
+    for (int i = 1; i < RB; ++i) {
+        for (int j = 0; j < nrhs; ++j) acc[j] = x[i * nrhs + j];
         for (int k = 0; k < i; ++k) {
             double f = a[i * RB + k];
-            for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] -= f * x[k * nrhs + j];
+            for (int j = 0; j < nrhs; ++j) acc[j] -= f * x[k * nrhs + j];
         }
+        for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] = acc[j];
+    }
     for (int i = RB - 1; i >= 0; --i) {
+        for (int j = 0; j < nrhs; ++j) acc[j] = x[i * nrhs + j];
         for (int k = i + 1; k < RB; ++k) {
             double f = a[i * RB + k];
-            for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] -= f * x[k * nrhs + j];
+            for (int j = 0; j < nrhs; ++j) acc[j] -= f * x[k * nrhs + j];
         }
-        for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] *= rpiv[i];
+        for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] = acc[j] * rpiv[i];
     }
 }
 
@@ -862,8 +918,15 @@ CR_INLINE cr_status condense_k(cr_blocktri_radau *a, const int b, const int nc, 
     return CR_OK;
 }
 
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static cr_status condense19_avx2(cr_blocktri_radau *a, int *bad) { return condense_k(a, 19, 6, bad); }
+#endif
+
 static cr_status condense(cr_blocktri_radau *a, int *bad)
 {
+#ifdef BTS_DISPATCH_AVX2
+    if (a->b == 19 && a->nc == 6 && have_avx2()) return condense19_avx2(a, bad);
+#endif
     if (a->b == 19 && a->nc == 6) return condense_k(a, 19, 6, bad);
     return condense_k(a, a->b, a->nc, bad);
 }
@@ -887,8 +950,21 @@ CR_INLINE void condense_rhs_k(const cr_blocktri_radau *a, const int b, const int
     }
 }
 
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static void condense_rhs19_avx2(const cr_blocktri_radau *a, const double *rhs, double *x)
+{
+    condense_rhs_k(a, 19, 6, rhs, x);
+}
+#endif
+
 static void condense_rhs(const cr_blocktri_radau *a, const double *rhs, double *x)
 {
+#ifdef BTS_DISPATCH_AVX2
+    if (a->b == 19 && a->nc == 6 && have_avx2()) {
+        condense_rhs19_avx2(a, rhs, x);
+        return;
+    }
+#endif
     if (a->b == 19 && a->nc == 6) condense_rhs_k(a, 19, 6, rhs, x);
     else condense_rhs_k(a, a->b, a->nc, rhs, x);
 }
@@ -916,8 +992,21 @@ CR_INLINE void expand_solution_k(const cr_blocktri_radau *a, const int b, const 
     }
 }
 
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static void expand_solution19_avx2(const cr_blocktri_radau *a, double *rhs, const double *x)
+{
+    expand_solution_k(a, 19, 6, rhs, x);
+}
+#endif
+
 static void expand_solution(const cr_blocktri_radau *a, double *rhs, const double *x)
 {
+#ifdef BTS_DISPATCH_AVX2
+    if (a->b == 19 && a->nc == 6 && have_avx2()) {
+        expand_solution19_avx2(a, rhs, x);
+        return;
+    }
+#endif
     if (a->b == 19 && a->nc == 6) expand_solution_k(a, 19, 6, rhs, x);
     else expand_solution_k(a, a->b, a->nc, rhs, x);
 }
