@@ -1000,6 +1000,7 @@ static void test_timing_n800_b19(void)
 typedef struct cd_data {
     uint64_t seed;
     int off, b, nc;
+    int nan_at; /* ≥ 0: a NaN in that block's first λ row (J_λq) */
 } cd_data;
 
 static cr_status cd_jac(double t, const double *y, const double *fy, cr_blocktri *J, void *user)
@@ -1019,6 +1020,7 @@ static cr_status cd_jac(double t, const double *y, const double *fy, cr_blocktri
                 if (U) U[r * B + c] = lc ? 0.0 : 0.5 * urand(&s); /* no row on block i+1's λ */
             }
         if (i == d->off && U) U[1 * B + bq] = 0.25; /* row of block i on λ of block i+1 */
+        if (i == d->nan_at) D[bq * B + 1] = NAN;
     }
     return CR_OK;
 }
@@ -1034,7 +1036,7 @@ static void test_condensed_hooks_vs_full(void)
         for (int i = 0; i < CD_N; ++i)
             for (int r = 0; r < B; ++r) mass[i * B + r] = r < B - NC ? 0.5 + fabs(urand(&s)) : 0.0;
         mass[2 * B + 1] = 0.0; /* an algebraic row among the kept ones (a held coordinate) */
-        cd_data d = {.seed = 42, .off = -1, .b = B, .nc = NC};
+        cd_data d = {.seed = 42, .off = -1, .b = B, .nc = NC, .nan_at = -1};
         cr_error err = {0};
         cr_blocktri_radau *full = cr_blocktri_radau_create(CD_N, B, mass, 0, cd_jac, &d, &err);
         cr_blocktri_radau *cond = cr_blocktri_radau_create(CD_N, B, mass, 0, cd_jac, &d, &err);
@@ -1066,7 +1068,11 @@ static void test_condensed_hooks_vs_full(void)
         printf("    condensed (%d of %d unknowns per block) against full solves: max relative difference %.1e\n", NC, B,
                worst);
         CHECK(worst < 1e-12);
-        /* a Jacobian outside the pattern is refused, naming the block */
+        /* a non-finite J_λq entry is found through J_c; a Jacobian outside the pattern is refused,
+         * naming the block */
+        d.nan_at = 3;
+        CHECK(lc.jacobian(0, y, y, cond) == CR_NONFINITE);
+        d.nan_at = -1;
         d.off = 4;
         CHECK(lc.jacobian(0, y, y, cond) == CR_BAD_INPUT);
         CHECK(cond->bad_block == 4);

@@ -1039,12 +1039,17 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
     if (st != CR_OK) return st;
     /* a NaN would survive the factorization and surface only as a failed
      * Newton iteration; J depends on (t, y) alone, so say so now */
-    if (!jacobian_finite(a->J)) return CR_NONFINITE;
-    if (!a->nc) return CR_OK;
+    if (!a->nc) return jacobian_finite(a->J) ? CR_OK : CR_NONFINITE;
     int bad = -1;
     st = condense(a, &bad);
-    if (st != CR_OK) a->bad_block = bad;
-    return st;
+    if (st != CR_OK) { /* a NaN where the pattern wants a zero is a NaN first */
+        if (!jacobian_finite(a->J)) return CR_NONFINITE;
+        a->bad_block = bad;
+        return st;
+    }
+    /* every entry of J the solves read enters J_c with a factor (NaN·0 and ∞·0 are NaN),
+     * and J_λλ⁻¹ was checked: J_c, half the size, stands for J */
+    return jacobian_finite(a->Jc) ? CR_OK : CR_NONFINITE;
 }
 
 static cr_status hook_factor_real(double shift, void *ctx)
