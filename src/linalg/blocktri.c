@@ -458,3 +458,171 @@ void cr_blocktri_solve(const cr_blocktri *m, double *x)
         solve_thomas(m, m->b, x);
     }
 }
+
+/* ---- chunk kernels of the partitioned solver (blocktri_partitioned.c) ----
+ * Block Thomas on the rows first, first + dir, ..., first + dir (len - 1) of m: dir = +1
+ * eliminates top-down as cr_blocktri_factor does, dir = -1 bottom-up (the roles of L and
+ * U swapped). X_j = D̃_j^{-1} (coupling to the next row) is stored in place of that
+ * coupling block (U for dir = +1, L for dir = -1); the last row's coupling (to the far
+ * separator) too when has_far. With G (a chunk with a separator before its first row):
+ * G_j = D̃_j^{-1} (fill-in coupling of row j to that separator) in G's block of the row,
+ * and the first row's dependence on both separators, x_first = ŷ - gh x_near - zh x_far,
+ * in gh and zh (b×b each). */
+CR_INLINE void block_mul_sub(int b, const double *restrict A, const double *restrict B, double *restrict C)
+{
+    /* C -= A B, one row of C at a time in registers */
+    for (int r = 0; r < b; ++r) {
+        double acc[CR_BLOCKTRI_MAX_B];
+        for (int c = 0; c < b; ++c) acc[c] = C[r * b + c];
+        for (int k = 0; k < b; ++k) {
+            double f = A[r * b + k];
+            for (int c = 0; c < b; ++c) acc[c] -= f * B[k * b + c];
+        }
+        for (int c = 0; c < b; ++c) C[r * b + c] = acc[c];
+    }
+}
+
+CR_INLINE void block_gemv_sub(int b, const double *restrict A, const double *restrict x, double *restrict y)
+{
+    for (int r = 0; r < b; ++r) {
+        double s = 0;
+        for (int k = 0; k < b; ++k) s += A[r * b + k] * x[k];
+        y[r] -= s;
+    }
+}
+
+CR_INLINE cr_status chunk_factor(cr_blocktri *m, const int b, int first, int len, int dir, int has_far, double *G,
+                                 double *gh, double *zh, int *bad_block)
+{
+    const size_t bb = (size_t)b * b;
+    double *prev_blocks = dir > 0 ? m->lower : m->upper, *next_blocks = dir > 0 ? m->upper : m->lower;
+    for (int j = 0; j < len; ++j) {
+        const int r = first + dir * j;
+        double *D = m->diag + r * bb, *P = prev_blocks + r * bb, *N = next_blocks + r * bb;
+        int *piv = m->pivot + (size_t)r * b;
+        if (j > 0) block_mul_sub(b, P, next_blocks + (r - dir) * bb, D); /* D̃ = D - P X_{j-1} */
+        if (lu_factor(b, D, piv) != 0) {
+            if (bad_block) *bad_block = r;
+            return CR_SINGULAR;
+        }
+        if (j < len - 1 || has_far) lu_solve(b, D, piv, N, b);
+        if (G) {
+            double *Gj = G + r * bb;
+            if (j == 0) {
+                memcpy(Gj, P, bb * sizeof(double));
+            } else {
+                memset(Gj, 0, bb * sizeof(double));
+                block_mul_sub(b, P, G + (r - dir) * bb, Gj); /* -P G_{j-1} */
+            }
+            lu_solve(b, D, piv, Gj, b);
+        }
+    }
+    if (G) { /* back through the chunk: gh_j = G_j - X_j gh_{j+1}, zh_j = -X_j zh_{j+1} */
+        const int last = first + dir * (len - 1);
+        double t[CR_BLOCKTRI_MAX_B * CR_BLOCKTRI_MAX_B];
+        memcpy(gh, G + last * bb, bb * sizeof(double));
+        memcpy(zh, next_blocks + last * bb, bb * sizeof(double));
+        for (int j = len - 2; j >= 0; --j) {
+            const int r = first + dir * j;
+            const double *X = next_blocks + r * bb;
+            memcpy(t, G + r * bb, bb * sizeof(double));
+            block_mul_sub(b, X, gh, t);
+            memcpy(gh, t, bb * sizeof(double));
+            memset(t, 0, bb * sizeof(double));
+            block_mul_sub(b, X, zh, t);
+            memcpy(zh, t, bb * sizeof(double));
+        }
+    }
+    return CR_OK;
+}
+
+/* Forward sweep of a right-hand side over a factored chunk: y in place of x's rows.
+ * With G, yh gets ŷ of the first row (the chunk's solution with both separators zero). */
+CR_INLINE void chunk_forward(const cr_blocktri *m, const int b, int first, int len, int dir, const double *G,
+                             double *x, double *yh)
+{
+    const size_t bb = (size_t)b * b;
+    const double *prev_blocks = dir > 0 ? m->lower : m->upper, *next_blocks = dir > 0 ? m->upper : m->lower;
+    for (int j = 0; j < len; ++j) {
+        const int r = first + dir * j;
+        double *xi = x + (size_t)r * b;
+        if (j > 0) block_gemv_sub(b, prev_blocks + r * bb, xi - dir * b, xi);
+        lu_solve(b, m->diag + r * bb, m->pivot + (size_t)r * b, xi, 1);
+    }
+    if (G) {
+        double t[CR_BLOCKTRI_MAX_B];
+        const int last = first + dir * (len - 1);
+        memcpy(yh, x + (size_t)last * b, b * sizeof(double));
+        for (int j = len - 2; j >= 0; --j) {
+            const int r = first + dir * j;
+            memcpy(t, x + (size_t)r * b, b * sizeof(double));
+            block_gemv_sub(b, next_blocks + r * bb, yh, t);
+            memcpy(yh, t, b * sizeof(double));
+        }
+    }
+}
+
+/* Back-substitution over a chunk once its separators are known: x_far (row
+ * first + dir len) when has_far, x_near (row first - dir) when G. */
+CR_INLINE void chunk_backward(const cr_blocktri *m, const int b, int first, int len, int dir, int has_far,
+                              const double *G, double *x)
+{
+    const size_t bb = (size_t)b * b;
+    const double *next_blocks = dir > 0 ? m->upper : m->lower;
+    const double *xnear = G ? x + (size_t)(first - dir) * b : NULL;
+    for (int j = len - 1; j >= 0; --j) {
+        const int r = first + dir * j;
+        double *xi = x + (size_t)r * b;
+        if (j < len - 1 || has_far) block_gemv_sub(b, next_blocks + r * bb, xi + dir * b, xi);
+        if (G) block_gemv_sub(b, G + r * bb, xnear, xi);
+    }
+}
+
+/* one kernel per phase and size; the 7×7 and 3×3 ones also in the AVX2 + FMA build */
+#define CR_CHUNK_KERNELS(suffix, B, attr)                                                                              \
+    attr static cr_status chunk_factor_##suffix(cr_blocktri *m, int first, int len, int dir, int has_far, double *G,  \
+                                                double *gh, double *zh, int *bad)                                      \
+    {                                                                                                                  \
+        return chunk_factor(m, B, first, len, dir, has_far, G, gh, zh, bad);                                           \
+    }                                                                                                                  \
+    attr static void chunk_forward_##suffix(const cr_blocktri *m, int first, int len, int dir, const double *G,       \
+                                            double *x, double *yh)                                                     \
+    {                                                                                                                  \
+        chunk_forward(m, B, first, len, dir, G, x, yh);                                                                \
+    }                                                                                                                  \
+    attr static void chunk_backward_##suffix(const cr_blocktri *m, int first, int len, int dir, int has_far,          \
+                                             const double *G, double *x)                                               \
+    {                                                                                                                  \
+        chunk_backward(m, B, first, len, dir, has_far, G, x);                                                          \
+    }
+CR_CHUNK_KERNELS(7, 7, )
+CR_CHUNK_KERNELS(3, 3, )
+CR_CHUNK_KERNELS(any, m->b, )
+#ifdef CR_DISPATCH_AVX2
+#define CR_AVX2_ATTR __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
+CR_CHUNK_KERNELS(7_avx2, 7, CR_AVX2_ATTR)
+CR_CHUNK_KERNELS(3_avx2, 3, CR_AVX2_ATTR)
+#define CR_CHUNK_PICK(name, m)                                                                                         \
+    ((m)->b == 7 ? (have_avx2() ? name##_7_avx2 : name##_7)                                                            \
+                 : (m)->b == 3 ? (have_avx2() ? name##_3_avx2 : name##_3) : name##_any)
+#else
+#define CR_CHUNK_PICK(name, m) ((m)->b == 7 ? name##_7 : (m)->b == 3 ? name##_3 : name##_any)
+#endif
+
+cr_status cr_blocktri_chunk_factor(cr_blocktri *m, int first, int len, int dir, int has_far, double *G, double *gh,
+                                   double *zh, int *bad_block)
+{
+    return CR_CHUNK_PICK(chunk_factor, m)(m, first, len, dir, has_far, G, gh, zh, bad_block);
+}
+
+void cr_blocktri_chunk_forward(const cr_blocktri *m, int first, int len, int dir, const double *G, double *x,
+                               double *yh)
+{
+    CR_CHUNK_PICK(chunk_forward, m)(m, first, len, dir, G, x, yh);
+}
+
+void cr_blocktri_chunk_backward(const cr_blocktri *m, int first, int len, int dir, int has_far, const double *G,
+                                double *x)
+{
+    CR_CHUNK_PICK(chunk_backward, m)(m, first, len, dir, has_far, G, x);
+}

