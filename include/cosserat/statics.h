@@ -22,7 +22,16 @@ typedef struct cr_static_options {
      * max_increment (0: the whole way). 0 (default): load_steps equal increments. */
     int adaptive;
     double max_increment;
+    /* Threads of the linear solves and the position correction (partitioned block
+     * tridiagonal LU, results equal to the serial ones to round-off). 0 (default):
+     * automatic, i.e. COSSERAT_THREADS, else OMP_NUM_THREADS, else the online CPUs, but
+     * only for rods of at least CR_STATIC_PARALLEL_MIN_NODES nodes (below, threads do not
+     * pay); >= 1: exactly that many at any size. Rods with rigid strain components
+     * (banded LU) are always solved on one thread. */
+    int threads;
 } cr_static_options;
+
+#define CR_STATIC_PARALLEL_MIN_NODES 20000
 
 cr_static_options cr_static_default_options(void);
 

@@ -500,6 +500,14 @@ CR_INLINE cr_status chunk_factor(cr_blocktri *m, const int b, int first, int len
         const int r = first + dir * j;
         double *D = m->diag + r * bb, *P = prev_blocks + r * bb, *N = next_blocks + r * bb;
         int *piv = m->pivot + (size_t)r * b;
+        if (j + 2 < len) { /* the hardware prefetchers follow descending rows (dir = -1) poorly */
+            const size_t ahead = (size_t)(r + 2 * dir) * bb;
+            for (size_t o = 0; o < bb; o += 8) {
+                __builtin_prefetch(m->diag + ahead + o, 1);
+                __builtin_prefetch(prev_blocks + ahead + o, 0);
+                __builtin_prefetch(next_blocks + ahead + o, 1);
+            }
+        }
         if (j > 0) block_mul_sub(b, P, next_blocks + (r - dir) * bb, D); /* D̃ = D - P X_{j-1} */
         if (lu_factor(b, D, piv) != 0) {
             if (bad_block) *bad_block = r;
@@ -546,6 +554,13 @@ CR_INLINE void chunk_forward(const cr_blocktri *m, const int b, int first, int l
     for (int j = 0; j < len; ++j) {
         const int r = first + dir * j;
         double *xi = x + (size_t)r * b;
+        if (j + 2 < len) {
+            const size_t ahead = (size_t)(r + 2 * dir) * bb;
+            for (size_t o = 0; o < bb; o += 8) {
+                __builtin_prefetch(m->diag + ahead + o, 0);
+                __builtin_prefetch(prev_blocks + ahead + o, 0);
+            }
+        }
         if (j > 0) block_gemv_sub(b, prev_blocks + r * bb, xi - dir * b, xi);
         lu_solve(b, m->diag + r * bb, m->pivot + (size_t)r * b, xi, 1);
     }
@@ -573,6 +588,13 @@ CR_INLINE void chunk_backward(const cr_blocktri *m, const int b, int first, int 
     for (int j = len - 1; j >= 0; --j) {
         const int r = first + dir * j;
         double *xi = x + (size_t)r * b;
+        if (j >= 2) {
+            const size_t ahead = (size_t)(r - 2 * dir) * bb;
+            for (size_t o = 0; o < bb; o += 8) {
+                __builtin_prefetch(next_blocks + ahead + o, 0);
+                if (G) __builtin_prefetch(G + ahead + o, 0);
+            }
+        }
         if (j < len - 1 || has_far) block_gemv_sub(b, next_blocks + r * bb, xi + dir * b, xi);
         if (G) block_gemv_sub(b, G + r * bb, xnear, xi);
     }

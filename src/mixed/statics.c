@@ -5,6 +5,7 @@
 #include "supports.h"
 #include "terms.h"
 #include "solvers/newton.h"
+#include "linalg/blocktri_partitioned.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -19,6 +20,8 @@ typedef struct static_ctx {
     double *from_pose; /* 7 per support: where a support that starts in this stage finds its node; NaN = none */
     double *zero;      /* scratch for dparam (kept zero) */
     cr_blocktri *Jr; /* position Jacobian of the force rows, for the correction */
+    cr_pool *pool;            /* worker threads of the linear solves (NULL: one thread) */
+    cr_blocktri_part *Jr_part; /* partitioned LU of Jr on them */
     double *F;
     cr_state *state;
     cr_static_step_fn on_step;
@@ -89,9 +92,11 @@ static cr_status correct_positions(void *ctx, double lf, double *x)
     if (m->rigid_count > 0) return CR_OK;
     cr_supports_at at = set_scales(c, lf);
     cr_status st = cr_mixed_force_residual(m, &at, c->scale, x, c->F, c->Jr);
-    if (st == CR_OK) st = cr_blocktri_factor(c->Jr, NULL);
+    if (st == CR_OK) st = c->Jr_part ? cr_blocktri_part_factor(c->Jr_part, c->Jr, c->pool, NULL)
+                                     : cr_blocktri_factor(c->Jr, NULL);
     if (st != CR_OK) return st;
-    cr_blocktri_solve(c->Jr, c->F);
+    if (c->Jr_part) cr_blocktri_part_solve(c->Jr_part, c->Jr, c->pool, c->F);
+    else cr_blocktri_solve(c->Jr, c->F);
     for (int i = 0; i < m->nodes; ++i)
         for (int r = 0; r < 3; ++r) x[(size_t)i * m->block + r] -= c->F[i * 3 + r];
     return CR_OK;
@@ -200,7 +205,15 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     int min_steps = (int)ceil(turn / MAX_ROTATION_PER_STEP);
     if (o.load_steps < min_steps) o.load_steps = min_steps;
     if (o.adaptive && min_steps > 0) o.max_increment = fmin(o.max_increment > 0 ? o.max_increment : 1.0, 1.0 / min_steps);
-    cr_nonlinear_problem p = {.blocks = model->nodes, .block_size = model->block,
+    /* threads: created once per solve, for the partitioned LU of the Jacobian and of
+     * the correction's position Jacobian (rigid components: banded LU, serial) */
+    int threads = o.threads > 0 ? o.threads
+                                : (model->nodes >= CR_STATIC_PARALLEL_MIN_NODES ? cr_threads_default() : 1);
+    if (threads > 1 && model->rigid_count == 0) {
+        ctx.pool = cr_pool_create(threads);
+        if (ctx.pool) ctx.Jr_part = cr_blocktri_part_create(model->nodes, 3, cr_pool_threads(ctx.pool), NULL);
+    }
+    cr_nonlinear_problem p = {.blocks = model->nodes, .block_size = model->block, .pool = ctx.pool,
                               .banded = model->rigid_count > 0, .ctx = &ctx, .eval = eval,
                               .project = normalize_quaternions, .correct = correct_positions,
                               .dparam = moving ? NULL : dparam, .on_step = step_done};
@@ -214,6 +227,8 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     }
     state->load_factor = lf;
     cr_blocktri_destroy(ctx.Jr);
+    cr_blocktri_part_destroy(ctx.Jr_part);
+    cr_pool_destroy(ctx.pool);
     free(ctx.F);
     free(ctx.zero);
     free(from_pose);

@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 199309L
 #include "newton.h"
+#include "linalg/blocktri_partitioned.h"
 
 #include <float.h>
 #include <math.h>
@@ -39,6 +40,8 @@ void cr_static_report_free(cr_static_report *r)
 typedef struct newton_work {
     double *F, *dx;
     cr_blocktri *J;
+    cr_blocktri_part *part; /* partitioned LU of J on p->pool (NULL: serial) */
+    cr_pool *pool;
     double *history;
     double *tangent, *tangent_prev, *F1, *F2; /* dx/dλ; F at (x, λ) and (x, λ + dl) from tangent() */
     double dl;
@@ -78,6 +81,18 @@ static double residual_scale(const cr_blocktri *J, const double *x)
             s += row * row;
         }
     return sqrt(s / ((double)n * b));
+}
+
+static cr_status factor_J(newton_work *w)
+{
+    return w->part ? cr_blocktri_part_factor(w->part, w->J, w->pool, &w->bad_block)
+                   : cr_blocktri_factor(w->J, &w->bad_block);
+}
+
+static void solve_J(newton_work *w, double *x)
+{
+    if (w->part) cr_blocktri_part_solve(w->part, w->J, w->pool, x);
+    else cr_blocktri_solve(w->J, x);
 }
 
 static int all_finite(const double *v, size_t n)
@@ -175,14 +190,14 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
             w->scale_est = residual_scale(w->J, x);
         scale = w->scale_est;
         w->factor_valid = 0;
-        st = cr_blocktri_factor(w->J, &w->bad_block);
+        st = factor_J(w);
         w->factor_valid = st == CR_OK;
         if (st != CR_OK) {
             w->t_solve += now() - t0;
             return st;
         }
         for (size_t k = 0; k < dim; ++k) w->dx[k] = -w->F[k];
-        cr_blocktri_solve(w->J, w->dx);
+        solve_J(w, w->dx);
         w->t_solve += now() - t0;
         for (size_t k = 0; k < dim; ++k) x[k] += w->dx[k];
         if (p->correct) {
@@ -226,11 +241,11 @@ static cr_status tangent(const cr_nonlinear_problem *p, double param, const doub
     w->t_assembly += now() - t0;
     if (st != CR_OK) return st;
     t0 = now();
-    if (!w->factor_valid) st = cr_blocktri_factor(w->J, &w->bad_block);
+    if (!w->factor_valid) st = factor_J(w);
     w->factor_valid = st == CR_OK;
     if (st == CR_OK) {
         for (size_t k = 0; k < dim; ++k) w->tangent[k] = -(w->F2[k] - w->F1[k]) / dl;
-        cr_blocktri_solve(w->J, w->tangent);
+        solve_J(w, w->tangent);
         for (size_t k = 0; k < dim; ++k)
             if (!isfinite(w->tangent[k])) st = CR_NONFINITE;
     }
@@ -276,6 +291,10 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
     w.history_capacity = o->max_history > 0 ? o->max_history : 64;
     w.history = malloc(w.history_capacity * sizeof(double));
     w.J = p->banded ? cr_blocktri_create_banded(p->blocks, p->block_size) : cr_blocktri_create(p->blocks, p->block_size);
+    if (p->pool && !p->banded && w.J) { /* one chunk per thread; too small a system stays serial */
+        w.pool = p->pool;
+        w.part = cr_blocktri_part_create(p->blocks, p->block_size, cr_pool_threads(p->pool), NULL);
+    }
     cr_status status = CR_OK;
     if (!w.F || !w.dx || !w.tangent || !w.tangent_prev || !w.F1 || !w.F2 || !x_saved || !w.history || !w.J) {
         status = cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
@@ -410,5 +429,6 @@ done:
     free(x_saved);
     free(w.history);
     cr_blocktri_destroy(w.J);
+    cr_blocktri_part_destroy(w.part);
     return status;
 }

@@ -6,10 +6,14 @@
 
 #include "cosserat/statics.h"
 #include "linalg/blocktri.h"
+#include "linalg/pool.h"
 
 typedef struct cr_nonlinear_problem {
     int blocks, block_size;
     int banded; /* factor with LAPACK's banded LU instead of the block Thomas algorithm */
+    /* optional: worker threads; with them (and not banded) the Jacobian is factored and
+     * solved by the partitioned LU, one chunk per thread */
+    cr_pool *pool;
     void *ctx;
     /* F = residual at load factor `param`; J = dF/dx when non-NULL. */
     cr_status (*eval)(void *ctx, double param, const double *x, double *F, cr_blocktri *J);
