@@ -18,7 +18,8 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: cosserat run FILE [-o DIR] [--set PATH=VALUE]... [--max-memory SIZE] [--resume] [--quiet]\n"
+            "usage: cosserat run FILE [-o DIR] [--set PATH=VALUE]... [--max-memory SIZE] [--threads N] [--resume]\n"
+            "                    [--quiet]\n"
             "       cosserat check FILE [--set PATH=VALUE]... [--max-memory SIZE]\n"
             "       cosserat --help | --version\n"
             "\n"
@@ -35,6 +36,9 @@ static void usage(FILE *out)
             "  --max-memory SIZE    refuse a model whose estimated memory exceeds SIZE (bytes,\n"
             "                       or with k/M/G/T: 64G; none = no limit); default: the\n"
             "                       environment variable COSSERAT_MAX_MEMORY, else 80 %% of RAM\n"
+            "  --threads N          threads of the large solves (sets COSSERAT_THREADS; default:\n"
+            "                       COSSERAT_THREADS, else OMP_NUM_THREADS, else all CPUs);\n"
+            "                       results equal to one thread's to round-off\n"
             "  -q, --quiet          no progress line on stderr\n"
             "\n"
             "exit status: 0 ok, 1 bad input, 2 the solver failed (last converged state written),\n"
@@ -124,6 +128,17 @@ int main(int argc, char **argv)
                 free(sets);
                 return 1;
             }
+        } else if (!strcmp(a, "--threads") && i + 1 < argc) {
+            /* the library's one thread setting is the environment variable (statics and
+             * lgvi read it), so the flag sets it for this process */
+            char *end = NULL;
+            long t = strtol(argv[++i], &end, 10);
+            if (!end || *end || t < 1 || t > 64) {
+                fprintf(stderr, "cosserat: --threads: expected a number from 1 to 64, got '%s'\n", argv[i]);
+                free(sets);
+                return 1;
+            }
+            setenv("COSSERAT_THREADS", argv[i], 1);
         } else if (!strcmp(a, "--resume")) {
             resume = 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {

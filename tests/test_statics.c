@@ -332,5 +332,65 @@ static void test_rigid_strains_tendon(void)
     }
 }
 
+/* steel cantilever, 1 m, r = 5 mm, tip force giving a ~45° deflection (bench_static's) */
+static cr_model *cantilever_model(int n)
+{
+    static cr_section_segment sec;
+    static cr_load_def tip;
+    static cr_bc_def clamp;
+    sec = cr_section_default_def();
+    sec.radius[0] = sec.radius[1] = 0.005;
+    tip = cr_load_default_def();
+    tip.type = CR_LOAD_FORCE, tip.node = -1, tip.value = cr_v3(0, -50, 0);
+    clamp = cr_bc_default_def();
+    cr_rod_def d = cr_rod_default_def();
+    d.length = 1.0, d.elements = n, d.material = (cr_material){2.1e11, 8.1e10, 7850};
+    d.sections = &sec, d.section_count = 1, d.loads = &tip, d.load_count = 1, d.bcs = &clamp, d.bc_count = 1;
+    return cr_model_create(&d, NULL);
+}
+
+/* The partitioned linear solves on 2 and 3 threads give the serial solution to
+ * round-off: the tendon example and a cantilever of 3·10⁴ elements (above the
+ * automatic threshold), every node's position within 1e-12 of the rod's size. */
+static void test_threads_equal_serial(void)
+{
+    for (int c = 0; c < 2; ++c) {
+        cr_static_options o = cr_static_default_options();
+        cr_model *m = c == 0 ? example_model("tendon-manipulator.json", 1250, &o) : cantilever_model(30000);
+        CHECK(m != NULL);
+        if (!m) return;
+        const int nn = cr_model_node_count(m);
+        cr_state *ref = NULL;
+        int ref_iterations = 0;
+        for (int threads = 1; threads <= 3; ++threads) {
+            o.threads = threads;
+            cr_state *s = cr_state_create(m);
+            cr_static_report r;
+            solve_opts(m, s, &o, &r);
+            if (threads == 1) {
+                ref = s, ref_iterations = r.total_iterations;
+            } else {
+                double d = 0, size = 0;
+                for (int i = 0; i < nn; ++i) {
+                    cr_vec3 a = cr_state_position(s, i), b = cr_state_position(ref, i);
+                    d = fmax(d, cr_v3_norm(cr_v3_sub(a, b)));
+                    size = fmax(size, cr_v3_norm(b));
+                }
+                cr_vec3 tip = cr_state_position(s, nn - 1), tip1 = cr_state_position(ref, nn - 1);
+                printf("  %s, %d threads: tip (%.15g, %.15g), serial (%.15g, %.15g), max |dr| / max |r| %.2g, "
+                       "iterations %d (serial %d)\n",
+                       c == 0 ? "tendon n=1250" : "cantilever n=30000", threads, tip.x, tip.y, tip1.x, tip1.y,
+                       d / size, r.total_iterations, ref_iterations);
+                CHECK(d <= 1e-12 * size);
+                CHECK(r.total_iterations == ref_iterations);
+                cr_state_destroy(s);
+            }
+            cr_static_report_free(&r);
+        }
+        cr_state_destroy(ref);
+        cr_model_destroy(m);
+    }
+}
+
 CHECK_MAIN(CASE(test_helix_convergence_and_strains), CASE(test_cantilever_circle), CASE(test_tendon_manipulator),
-           CASE(test_quadratic_convergence), CASE(test_rigid_strains_tendon))
+           CASE(test_quadratic_convergence), CASE(test_rigid_strains_tendon), CASE(test_threads_equal_serial))

@@ -15,6 +15,7 @@
  * R in SO(3) to round-off over any number of steps. */
 #define _POSIX_C_SOURCE 200809L /* pthreads, sysconf */
 #include "lgvi/lgvi.h"
+#include "linalg/pool.h"
 
 #include <float.h>
 #include <pthread.h>
@@ -702,17 +703,12 @@ static lgvi_pool *pool_create(int workers, int nchunks)
     return P;
 }
 
-/* threads from COSSERAT_THREADS, else OMP_NUM_THREADS, else the online CPUs */
+/* threads from COSSERAT_THREADS, else OMP_NUM_THREADS, else the online CPUs: the
+ * project's one setting (linalg/pool.h, also the statics' and the CLI's --threads) */
 static int env_threads(void)
 {
-    const char *v = getenv("COSSERAT_THREADS");
-    if (!v || !*v) v = getenv("OMP_NUM_THREADS");
-    if (v && *v) {
-        int n = atoi(v);
-        return n < 1 ? 1 : (n > LGVI_MAX_THREADS ? LGVI_MAX_THREADS : n);
-    }
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : (n > LGVI_MAX_THREADS ? LGVI_MAX_THREADS : (int)n);
+    int n = cr_threads_default();
+    return n > LGVI_MAX_THREADS ? LGVI_MAX_THREADS : n;
 }
 
 static int nchunks_of(const cr_lgvi *s) { return (s->K + 1 + LGVI_CHUNK - 1) / LGVI_CHUNK; }
