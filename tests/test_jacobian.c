@@ -294,6 +294,21 @@ static void test_fused_static_pass(void)
         CHECK(worst <= 1e-13 * big);
         CHECK(fworst <= 1e-13 * fbig);
         CHECK(fnoj == 0.0); /* the residual does not depend on whether J is assembled */
+        /* the element pass over node ranges on 2..4 threads (range ends inside the
+         * tendons): bit-identical to the serial assembly */
+        cr_supports_at at = {.stage = 0, .ramp = 0.7, .t = 0.0, .from = NULL, .from_blend = 1.0};
+        cr_mixed_static_residual(m, &at, scale, s->x, F1, J1, NULL);
+        for (int threads = 2; threads <= 4; ++threads) {
+            cr_pool *pool = cr_pool_create(threads);
+            for (size_t k = 0; k < nb; ++k) J2->diag[k] = J2->lower[k] = J2->upper[k] = NAN;
+            for (int k = 0; k < N; ++k) F2[k] = NAN;
+            CHECK(cr_mixed_static_residual_par(m, &at, scale, s->x, F2, J2, NULL, pool) == CR_OK);
+            CHECK(memcmp(F1, F2, N * sizeof *F1) == 0);
+            CHECK(memcmp(J1->diag, J2->diag, nb * sizeof(double)) == 0);
+            CHECK(memcmp(J1->lower + B * B, J2->lower + B * B, (nb - B * B) * sizeof(double)) == 0);
+            CHECK(memcmp(J1->upper, J2->upper, (nb - B * B) * sizeof(double)) == 0);
+            cr_pool_destroy(pool);
+        }
         free(F1);
         free(F2);
         free(F3);

@@ -13,6 +13,7 @@
 #include "cosserat/dynamics.h"
 #include "cosserat/statics.h"
 #include "linalg/blocktri.h"
+#include "linalg/pool.h"
 #include "mixed/model_internal.h"
 
 /* F = residual with load k scaled by scale[k] and the supports where `at` says
@@ -21,6 +22,11 @@
  * at a supported node) goes to `node_equilibrium` (optional, nodes × 6). */
 cr_status cr_mixed_static_residual(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
                                    double *F, cr_blocktri *J, double *node_equilibrium);
+/* The same with the element pass over node ranges on a pool's threads (NULL: serial);
+ * bit-identical results. */
+cr_status cr_mixed_static_residual_par(const cr_model *m, const cr_supports_at *at, const double *scale,
+                                       const double *x, double *F, cr_blocktri *J, double *node_equilibrium,
+                                       cr_pool *pool);
 
 /* The force-equilibrium rows alone (3 per node) and their Jacobian with respect to
  * the positions (3×3 blocks), at fixed orientations: used to re-solve the

@@ -41,7 +41,7 @@ static cr_status eval(void *ctx, double lf, const double *x, double *F, cr_block
 {
     const static_ctx *c = ctx;
     cr_supports_at at = set_scales(c, lf);
-    return cr_mixed_static_residual(c->model, &at, c->scale, x, F, J, NULL);
+    return cr_mixed_static_residual_par(c->model, &at, c->scale, x, F, J, NULL, c->pool);
 }
 
 /* Quaternions normalized after each converged load step (spec §7.6). */

@@ -9,11 +9,64 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* unit-norm rows of nodes first..end-1 */
+static void norm_rows(const cr_model *m, const double *x, double *F, cr_blocktri *J, int first, int end)
+{
+    const int B = m->block;
+    for (int i = first; i < end; ++i) {
+        const double *xi = x + (size_t)i * B;
+        F[(size_t)i * B + 6] = xi[3] * xi[3] + xi[4] * xi[4] + xi[5] * xi[5] + xi[6] * xi[6] - 1.0;
+        if (J) {
+            double *D = cr_blocktri_D(J, i);
+            for (int c = 0; c < 4; ++c) D[6 * B + 3 + c] = 2.0 * xi[3 + c];
+        }
+    }
+}
+
+typedef struct range_job {
+    const cr_model *m;
+    const double *scale, *x;
+    double *F;
+    cr_blocktri *J;
+    int ranges;
+} range_job;
+
+/* the element pass and the norm rows of one node range: the coarse parallel region */
+static void assemble_range(void *arg, int k)
+{
+    const range_job *j = arg;
+    const int nn = j->m->nodes, first = (int)((long long)nn * k / j->ranges),
+              end = (int)((long long)nn * (k + 1) / j->ranges);
+    cr_term_rod_static_nodes(j->m, j->scale, j->x, j->F, j->J, first, end);
+    norm_rows(j->m, j->x, j->F, j->J, first, end);
+}
+
 cr_status cr_mixed_static_residual(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
                                    double *F, cr_blocktri *J, double *node_equilibrium)
 {
+    return cr_mixed_static_residual_par(m, at, scale, x, F, J, node_equilibrium, NULL);
+}
+
+cr_status cr_mixed_static_residual_par(const cr_model *m, const cr_supports_at *at, const double *scale,
+                                       const double *x, double *F, cr_blocktri *J, double *node_equilibrium,
+                                       cr_pool *pool)
+{
     const int B = m->block, nn = m->nodes, nr = m->rigid_count;
     const cr_layout ly = cr_layout_static(m);
+    if (ly.stress_unknowns == 0 && pool && nn >= 2 * cr_pool_threads(pool)) {
+        /* node ranges on the threads (rows 0..5 and J from the pass, row 6 the norm),
+         * then the loads not fused into the pass, serially: results bit-identical to
+         * the serial assembly */
+        range_job job = {m, scale, x, F, J, cr_pool_threads(pool)};
+        cr_pool_run(pool, job.ranges, assemble_range, &job);
+        cr_term_rod_static_loads(m, &ly, scale, x, F, J);
+        if (node_equilibrium)
+            for (int i = 0; i < nn; ++i) memcpy(node_equilibrium + (size_t)i * 6, F + (size_t)i * B, 6 * sizeof *F);
+        cr_supports_static_rows(m, at, x, F, J);
+        for (size_t k = 0; k < (size_t)nn * B; ++k)
+            if (!isfinite(F[k])) return CR_NONFINITE;
+        return CR_OK;
+    }
     if (ly.stress_unknowns == 0)
         cr_term_rod_static(m, &ly, scale, x, F, J); /* writes F rows 0..5 and all of J */
     else

@@ -618,9 +618,11 @@ TERMS_INLINE void tendon_point_finish(const tendon_point *c, rows14 *rows, doubl
 
 #define FUSED_TENDONS 8 /* tendons assembled inside the element pass; more go through cr_term_tendon_segment */
 
-/* the element pass of cr_term_rod_static with nt fused tendons */
+/* the element pass of cr_term_rod_static with nt fused tendons, writing the rows of
+ * nodes e0..e1-1 (and U_e, L_{e+1} of their elements); a range not starting at node 0
+ * first evaluates element e0-1 for node e0's share of it, without writing anything */
 TERMS_INLINE void rod_static_pass(const cr_model *m, const double *x, double *F, cr_blocktri *J, int nt,
-                                  const cr_tendon *const *tt, const double *T)
+                                  const cr_tendon *const *tt, const double *T, int e0, int e1)
 {
     const int B = CR_NODE_DOF, ne = m->n, want_J = J != NULL;
     tendon_point tp[FUSED_TENDONS];
@@ -629,9 +631,9 @@ TERMS_INLINE void rod_static_pass(const cr_model *m, const double *x, double *F,
     double fa[6], fb[6] = {0, 0, 0, 0, 0, 0}, fcarry[6] = {0, 0, 0, 0, 0, 0};
     if (want_J) {
         memset(carry, 0, sizeof carry);
-        J->factored = 0;
+        if (e0 == 0) J->factored = 0; /* one writer when ranges run concurrently */
     }
-    for (int e = 0; e <= ne; ++e) {
+    for (int e = e0 > 0 ? e0 - 1 : 0; e < e1; ++e) {
         const double *xa = x + (size_t)e * B;
         if (e < ne) {
             const double *xb = xa + B;
@@ -665,8 +667,10 @@ TERMS_INLINE void rod_static_pass(const cr_model *m, const double *x, double *F,
                 if (tp[j].node == e) tendon_point_finish(&tp[j], Ja, fa, want_J);
         }
         double *Fe = F + (size_t)e * B;
-        for (int r = 0; r < 6; ++r) Fe[r] = fcarry[r] + fa[r];
-        if (want_J) {
+        const int write = e >= e0;
+        if (write)
+            for (int r = 0; r < 6; ++r) Fe[r] = fcarry[r] + fa[r];
+        if (want_J && write) {
             double *D = cr_blocktri_D(J, e);
             for (int r = 0; r < 6; ++r)
                 for (int c = 0; c < B; ++c) D[r * B + c] = carry[r][c] + Ja[r][c];
@@ -675,6 +679,11 @@ TERMS_INLINE void rod_static_pass(const cr_model *m, const double *x, double *F,
         if (e == ne) break;
         for (int r = 0; r < 6; ++r) fcarry[r] = fb[r];
         if (!want_J) continue;
+        if (!write) {
+            for (int r = 0; r < 6; ++r)
+                for (int c = 0; c < B; ++c) carry[r][c] = Jb[r][COL_RB + c];
+            continue;
+        }
         double *U = cr_blocktri_U(J, e), *Lb = cr_blocktri_L(J, e + 1);
         for (int r = 0; r < 6; ++r)
             for (int c = 0; c < B; ++c) {
@@ -693,9 +702,9 @@ TERMS_INLINE void rod_static_pass(const cr_model *m, const double *x, double *F,
 #define TERMS_DISPATCH_AVX2 1
 __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void
 rod_static_avx2(const cr_model *m, const double *x, double *F, cr_blocktri *J, int nt, const cr_tendon *const *tt,
-                const double *T)
+                const double *T, int e0, int e1)
 {
-    rod_static_pass(m, x, F, J, nt, tt, T);
+    rod_static_pass(m, x, F, J, nt, tt, T, e0, e1);
 }
 /* a test of the CPU model data libgcc fills in at load time: cheap, and no cached
  * static that concurrent solves would race on */
@@ -703,13 +712,20 @@ static int have_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_
 #endif
 
 static void rod_static_default(const cr_model *m, const double *x, double *F, cr_blocktri *J, int nt,
-                               const cr_tendon *const *tt, const double *T)
+                               const cr_tendon *const *tt, const double *T, int e0, int e1)
 {
-    rod_static_pass(m, x, F, J, nt, tt, T);
+    rod_static_pass(m, x, F, J, nt, tt, T, e0, e1);
 }
 
 void cr_term_rod_static(const cr_model *m, const cr_layout *ly, const double *scale, const double *x, double *F,
                         cr_blocktri *J)
+{
+    cr_term_rod_static_nodes(m, scale, x, F, J, 0, m->nodes);
+    cr_term_rod_static_loads(m, ly, scale, x, F, J);
+}
+
+void cr_term_rod_static_nodes(const cr_model *m, const double *scale, const double *x, double *F, cr_blocktri *J,
+                              int first, int end)
 {
     /* the tendons fused into the pass */
     const cr_tendon *tt[FUSED_TENDONS] = {0};
@@ -723,11 +739,19 @@ void cr_term_rod_static(const cr_model *m, const cr_layout *ly, const double *sc
         }
 #ifdef TERMS_DISPATCH_AVX2
     if (have_avx2())
-        rod_static_avx2(m, x, F, J, nt, tt, T);
+        rod_static_avx2(m, x, F, J, nt, tt, T, first, end);
     else
 #endif
-        rod_static_default(m, x, F, J, nt, tt, T);
-    /* the remaining loads add to what the pass wrote */
+        rod_static_default(m, x, F, J, nt, tt, T, first, end);
+}
+
+void cr_term_rod_static_loads(const cr_model *m, const cr_layout *ly, const double *scale, const double *x, double *F,
+                              cr_blocktri *J)
+{
+    /* the remaining loads add to what the pass wrote: those not fused into it */
+    int nt = 0;
+    for (int k = 0; k < m->load_count && nt < FUSED_TENDONS; ++k)
+        if (m->loads[k].type == CR_LOAD_TENDON && scale[k] != 0) ++nt;
     int fused = 0;
     for (int k = 0; k < m->load_count; ++k) {
         if (scale[k] == 0) continue;

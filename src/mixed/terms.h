@@ -52,6 +52,14 @@ void cr_term_rod(const cr_model *m, const cr_layout *ly, const double *scale, co
 void cr_term_rod_static(const cr_model *m, const cr_layout *ly, const double *scale, const double *x, double *F,
                         cr_blocktri *J);
 
+/* cr_term_rod_static in two parts, for threads: the element pass writing the rows of
+ * nodes first..end-1 only (disjoint ranges may run concurrently; J's rows 6 zero), then
+ * the loads that are not fused into it (after every range is done). */
+void cr_term_rod_static_nodes(const cr_model *m, const double *scale, const double *x, double *F, cr_blocktri *J,
+                              int first, int end);
+void cr_term_rod_static_loads(const cr_model *m, const cr_layout *ly, const double *scale, const double *x, double *F,
+                              cr_blocktri *J);
+
 /* Force part of the loads only (3 per node, stride 3), for the position correction. */
 void cr_term_load_forces(const cr_model *m, const double *scale, const double *x, double *F3);
 
