@@ -387,6 +387,26 @@ static void test_force_residual(void)
         double e = fd_jacobian_error(nn, 3, force_residual, &ctx, r);
         if (!(e < 1e-7)) fprintf(stderr, "force residual: relative Jacobian error %.3e\n", e);
         CHECK(e < 1e-7);
+        /* node ranges on 2..4 threads (ends inside the tendons): bit-identical */
+        cr_supports_at at = {.stage = 0, .ramp = 1.0, .t = 0.0, .from = NULL, .from_blend = 1.0};
+        const size_t nb = (size_t)nn * 9;
+        cr_blocktri *J1 = cr_blocktri_create(nn, 3), *J2 = cr_blocktri_create(nn, 3);
+        double *F1 = malloc((size_t)nn * 3 * sizeof *F1), *F2 = malloc((size_t)nn * 3 * sizeof *F2);
+        CHECK(cr_mixed_force_residual(m, &at, scale, s->x, F1, J1) == CR_OK);
+        for (int threads = 2; threads <= 4; ++threads) {
+            cr_pool *pool = cr_pool_create(threads);
+            for (size_t k = 0; k < nb; ++k) J2->diag[k] = J2->lower[k] = J2->upper[k] = NAN;
+            CHECK(cr_mixed_force_residual_par(m, &at, scale, s->x, F2, J2, pool) == CR_OK);
+            CHECK(memcmp(F1, F2, (size_t)nn * 3 * sizeof *F1) == 0);
+            CHECK(memcmp(J1->diag, J2->diag, nb * sizeof(double)) == 0);
+            CHECK(memcmp(J1->lower + 9, J2->lower + 9, (nb - 9) * sizeof(double)) == 0);
+            CHECK(memcmp(J1->upper, J2->upper, (nb - 9) * sizeof(double)) == 0);
+            cr_pool_destroy(pool);
+        }
+        cr_blocktri_destroy(J1);
+        cr_blocktri_destroy(J2);
+        free(F1);
+        free(F2);
         free(r);
         cr_state_destroy(s);
     }

@@ -33,6 +33,9 @@ cr_status cr_mixed_static_residual_par(const cr_model *m, const cr_supports_at *
  * positions after a Newton update (no rigid components). */
 cr_status cr_mixed_force_residual(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
                                   double *F, cr_blocktri *J);
+/* The same with the element pass over node ranges on a pool's threads (bit-identical). */
+cr_status cr_mixed_force_residual_par(const cr_model *m, const cr_supports_at *at, const double *scale,
+                                      const double *x, double *F, cr_blocktri *J, cr_pool *pool);
 
 /* cr_static_solve_to for stage state->stage, coming from `previous_stage`: the
  * supports that start in this stage move their node from where it is. */

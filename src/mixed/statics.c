@@ -91,7 +91,7 @@ static cr_status correct_positions(void *ctx, double lf, double *x)
     const cr_model *m = c->model;
     if (m->rigid_count > 0) return CR_OK;
     cr_supports_at at = set_scales(c, lf);
-    cr_status st = cr_mixed_force_residual(m, &at, c->scale, x, c->F, c->Jr);
+    cr_status st = cr_mixed_force_residual_par(m, &at, c->scale, x, c->F, c->Jr, c->pool);
     if (st == CR_OK) st = c->Jr_part ? cr_blocktri_part_factor(c->Jr_part, c->Jr, c->pool, NULL)
                                      : cr_blocktri_factor(c->Jr, NULL);
     if (st != CR_OK) return st;

@@ -122,8 +122,10 @@ static void add_pair_stiffness(cr_blocktri *J, int a, cr_mat3 K)
 #define FORCE_INLINE static inline
 #endif
 
-FORCE_INLINE cr_status force_residual(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
-                                      double *F, cr_blocktri *J)
+/* the element pass for the rows of nodes first..end-1 (a range not starting at node 0
+ * first evaluates element first-1 without writing, for node first's share of it) */
+FORCE_INLINE void force_pass(const cr_model *m, const double *scale, const double *x, double *F, cr_blocktri *J,
+                             int first, int end)
 {
     const int nn = m->nodes, ne = m->n;
     const cr_tendon *tt[FUSED_TENDONS];
@@ -138,8 +140,8 @@ FORCE_INLINE cr_status force_residual(const cr_model *m, const cr_supports_at *a
         }
     cr_mat3 Kc = {{{0}}};
     cr_vec3 fc = cr_v3(0, 0, 0);
-    J->factored = 0;
-    for (int e = 0; e < ne; ++e) {
+    if (first == 0) J->factored = 0;
+    for (int e = first > 0 ? first - 1 : 0; e < end && e < ne; ++e) {
         const cr_element *el = &m->el[e];
         const cr_quat pa = cr_x_orientation(m, x, e), pb = cr_x_orientation(m, x, e + 1);
         const cr_vec3 ra = cr_x_position(m, x, e), rb = cr_x_position(m, x, e + 1);
@@ -177,6 +179,11 @@ FORCE_INLINE cr_status force_residual(const cr_model *m, const cr_supports_at *a
         }
         double *Fe = F + (size_t)3 * e, *D = cr_blocktri_D(J, e), *U = cr_blocktri_U(J, e),
                *Lb = cr_blocktri_L(J, e + 1);
+        if (e < first) { /* element first-1: only its share of node first */
+            fc = cr_v3_neg(f);
+            Kc = K;
+            continue;
+        }
         Fe[0] = fc.x + f.x, Fe[1] = fc.y + f.y, Fe[2] = fc.z + f.z;
         fc = cr_v3_neg(f);
         for (int r = 0; r < 3; ++r)
@@ -186,10 +193,21 @@ FORCE_INLINE cr_status force_residual(const cr_model *m, const cr_supports_at *a
             }
         Kc = K;
     }
+    if (end < nn) return;
     double *Fn = F + (size_t)3 * ne, *Dn = cr_blocktri_D(J, ne);
     Fn[0] = fc.x, Fn[1] = fc.y, Fn[2] = fc.z;
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c) Dn[r * 3 + c] = -Kc.m[r][c];
+}
+
+/* after the pass: the tendons beyond the fused ones, the loads and the supports */
+static cr_status force_tail(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
+                            double *F, cr_blocktri *J)
+{
+    const int nn = m->nodes;
+    int nt = 0;
+    for (int k = 0; k < m->load_count && nt < FUSED_TENDONS; ++k)
+        if (m->loads[k].type == CR_LOAD_TENDON && scale[k] != 0) ++nt;
     int fused = 0;
     for (int k = 0; k < m->load_count; ++k) { /* tendons beyond the fused ones */
         if (m->loads[k].type != CR_LOAD_TENDON || scale[k] == 0) continue;
@@ -222,23 +240,56 @@ FORCE_INLINE cr_status force_residual(const cr_model *m, const cr_supports_at *a
 
 /* Also in an AVX2 + FMA build chosen at run time, as the element pass (terms.c). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(COSSERAT_NO_DISPATCH)
-__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static cr_status
-force_residual_avx2(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x, double *F,
-                    cr_blocktri *J)
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void
+force_pass_avx2(const cr_model *m, const double *scale, const double *x, double *F, cr_blocktri *J, int first, int end)
 {
-    return force_residual(m, at, scale, x, F, J);
+    force_pass(m, scale, x, F, J, first, end);
 }
 #define FORCE_DISPATCH_AVX2 1
 #endif
 
+static void force_pass_default(const cr_model *m, const double *scale, const double *x, double *F, cr_blocktri *J,
+                               int first, int end)
+{
+    force_pass(m, scale, x, F, J, first, end);
+}
+
+static void force_pass_any(const cr_model *m, const double *scale, const double *x, double *F, cr_blocktri *J,
+                           int first, int end)
+{
+#ifdef FORCE_DISPATCH_AVX2
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        force_pass_avx2(m, scale, x, F, J, first, end);
+        return;
+    }
+#endif
+    force_pass_default(m, scale, x, F, J, first, end);
+}
+
+static void force_range(void *arg, int k)
+{
+    const range_job *j = arg;
+    const int nn = j->m->nodes;
+    force_pass_any(j->m, j->scale, j->x, j->F, j->J, (int)((long long)nn * k / j->ranges),
+                   (int)((long long)nn * (k + 1) / j->ranges));
+}
+
 cr_status cr_mixed_force_residual(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
                                   double *F, cr_blocktri *J)
 {
-#ifdef FORCE_DISPATCH_AVX2
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return force_residual_avx2(m, at, scale, x, F, J);
-#endif
-    return force_residual(m, at, scale, x, F, J);
+    return cr_mixed_force_residual_par(m, at, scale, x, F, J, NULL);
+}
+
+cr_status cr_mixed_force_residual_par(const cr_model *m, const cr_supports_at *at, const double *scale,
+                                      const double *x, double *F, cr_blocktri *J, cr_pool *pool)
+{
+    if (pool && m->nodes >= 2 * cr_pool_threads(pool)) { /* node ranges on the threads: bit-identical */
+        range_job job = {m, scale, x, F, J, cr_pool_threads(pool)};
+        cr_pool_run(pool, job.ranges, force_range, &job);
+    } else {
+        force_pass_any(m, scale, x, F, J, 0, m->nodes);
+    }
+    return force_tail(m, at, scale, x, F, J);
 }
 
 int cr_model_support_at(const cr_model *m, int stage, int node)

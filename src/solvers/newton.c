@@ -64,12 +64,12 @@ typedef struct newton_work {
  * that is a difference of absolute positions). A row evaluated in floating point
  * carries an error of a few eps times that sum, and a Newton update computed in
  * floating point cannot push it lower. Called on J before it is factored. */
-static double residual_scale(const cr_blocktri *J, const double *x)
+static double residual_scale_sum(const cr_blocktri *J, const double *x, int first, int end)
 {
     const int n = J->n, b = J->b;
     const size_t bb = (size_t)b * b;
     double s = 0;
-    for (int i = 0; i < n; ++i)
+    for (int i = first; i < end; ++i)
         for (int r = 0; r < b; ++r) {
             double row = 0;
             for (int j = -1; j <= 1; ++j) {
@@ -80,7 +80,32 @@ static double residual_scale(const cr_blocktri *J, const double *x)
             }
             s += row * row;
         }
-    return sqrt(s / ((double)n * b));
+    return s;
+}
+
+typedef struct scale_job {
+    const cr_blocktri *J;
+    const double *x;
+    double part[CR_MAX_THREADS];
+    int ranges;
+} scale_job;
+
+static void scale_range(void *arg, int k)
+{
+    scale_job *j = arg;
+    const int n = j->J->n;
+    j->part[k] = residual_scale_sum(j->J, j->x, (int)((long long)n * k / j->ranges),
+                                    (int)((long long)n * (k + 1) / j->ranges));
+}
+
+/* on the pool's threads, the range sums added in range order */
+static double residual_scale(const cr_blocktri *J, const double *x, cr_pool *pool)
+{
+    scale_job job = {.J = J, .x = x, .ranges = cr_pool_threads(pool)};
+    cr_pool_run(pool, job.ranges, scale_range, &job);
+    double s = 0;
+    for (int k = 0; k < job.ranges; ++k) s += job.part[k];
+    return sqrt(s / ((double)J->n * J->b));
 }
 
 static cr_status factor_J(newton_work *w)
@@ -187,7 +212,7 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
         }
         t0 = now();
         if (w->scale_est == 0 || err <= SCALE_WINDOW * ROUNDOFF_FLOOR_EPS * DBL_EPSILON * w->scale_est)
-            w->scale_est = residual_scale(w->J, x);
+            w->scale_est = residual_scale(w->J, x, w->pool);
         scale = w->scale_est;
         w->factor_valid = 0;
         st = factor_J(w);
