@@ -16,19 +16,19 @@ typedef struct cr_static_options {
     double rtol;         /* relative residual and increment tolerance (default 1e-6) */
     int max_halvings;    /* how often a failed load step may be halved before giving up (default 10) */
     int max_history;     /* residuals kept per load step in the report (default 64) */
+    /* Threads of the assembly, the linear solves and the position correction (node ranges, a
+     * partitioned block-tridiagonal LU, results equal to the serial ones to round-off). 0 (default):
+     * automatic, i.e. COSSERAT_THREADS, else OMP_NUM_THREADS, else the online CPUs, but
+     * only for rods of at least CR_STATIC_PARALLEL_MIN_NODES nodes (below, threads do not
+     * pay); >= 1: exactly that many at any size. Rods with rigid strain components
+     * (banded LU) are always solved on one thread. */
+    int threads;
     /* Adaptive load stepping (scenario "load_steps": "auto"): the first increment is
      * 1/load_steps of the way, later ones double after a step that converged in at most
      * 3 Newton iterations and halve after one that needed 8 or more, never above
      * max_increment (0: the whole way). 0 (default): load_steps equal increments. */
     int adaptive;
     double max_increment;
-    /* Threads of the linear solves and the position correction (partitioned block
-     * tridiagonal LU, results equal to the serial ones to round-off). 0 (default):
-     * automatic, i.e. COSSERAT_THREADS, else OMP_NUM_THREADS, else the online CPUs, but
-     * only for rods of at least CR_STATIC_PARALLEL_MIN_NODES nodes (below, threads do not
-     * pay); >= 1: exactly that many at any size. Rods with rigid strain components
-     * (banded LU) are always solved on one thread. */
-    int threads;
 } cr_static_options;
 
 #define CR_STATIC_PARALLEL_MIN_NODES 20000
