@@ -10,8 +10,8 @@
  *
  * --threads T runs every case on T threads (default: the automatic choice, i.e.
  * COSSERAT_THREADS / OMP_NUM_THREADS / the CPUs from CR_STATIC_PARALLEL_MIN_NODES nodes
- * on). Unless --tendon-only, the cantilever n = 10^5 is then also solved on 1 and on 2
- * threads in alternation (best of 3 each) and the ratio is printed with the load
+ * on). Without --tendon-only and --threads, the cantilever n = 10^5 is then also solved on
+ * 1 and on 2 threads in alternation (best of 3 each) and the ratio is printed with the load
  * average: on a machine whose other core is busy the second thread cannot help.
  *
  * Wall times on a shared machine are noisy (the best of the repeats is kept); the
@@ -190,7 +190,7 @@ int main(int argc, char **argv)
     }
 
     /* two cores: the n = 10^5 cantilever on 1 and on 2 threads, alternating */
-    if (!tendon_only) {
+    if (!tendon_only && threads_option == 0) {
         double load[3] = {0, 0, 0};
         getloadavg(load, 3);
         m = cantilever_model(100000);
