@@ -84,6 +84,10 @@ export COSSERAT_MAX_MEMORY=lots
 expect_error 1 "COSSERAT_MAX_MEMORY: expected a size" check "$w"
 unset COSSERAT_MAX_MEMORY
 expect_error 1 "--max-memory: expected a size" check "$w" --max-memory 3Q
+expect_error 1 "--threads: expected a number from 1 to 64" run "$ex/tendon-manipulator.json" --threads 0
+# --threads is accepted (below 2e4 nodes the static solve stays on one thread: same output)
+"$cli" run "$ex/tendon-manipulator.json" -o "$tmp/t2" --set rod.elements=50 --set stages.0.load_steps=4 --threads 2 >/dev/null 2>&1
+check "--threads 2 run, same nodes.csv" cmp -s "$tmp/t/nodes.csv" "$tmp/t2/nodes.csv"
 check "--max-memory none lifts the limit" bash -c "COSSERAT_MAX_MEMORY=1M '$cli' check '$w' --max-memory none | grep -q ok"
 # keys and values with control characters are shown escaped; deep nesting is named
 printf '{"rod": {"x\\u001b[31m\\nkey": 1}}' > "$tmp/ctl.json"
