@@ -209,6 +209,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
      * the correction's position Jacobian (rigid components: banded LU, serial) */
     int threads = o.threads > 0 ? o.threads
                                 : (model->nodes >= CR_STATIC_PARALLEL_MIN_NODES ? cr_threads_default() : 1);
+    if (threads > model->nodes / 2) threads = model->nodes / 2; /* two nodes a range at least */
     if (threads > 1 && model->rigid_count == 0) {
         ctx.pool = cr_pool_create(threads);
         if (ctx.pool) ctx.Jr_part = cr_blocktri_part_create(model->nodes, 3, cr_pool_threads(ctx.pool), NULL);
