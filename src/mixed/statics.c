@@ -207,6 +207,11 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     cr_static_report *r = report ? report : &local;
     double lf = 0.0;
     cr_status st = cr_load_stepping_solve(&p, &lf, state->x, &o, r, err);
+    /* the stage's end state: stable, or an equilibrium a real rod would leave (issue 9) */
+    if (st == CR_OK && o.stability) {
+        cr_supports_at at = set_scales(&ctx, lf);
+        cr_mixed_static_stability(model, &at, ctx.scale, state->x, o.stability_modes, &r->stability);
+    }
     if (lf <= 0.0) { /* nothing accepted: the state keeps its loads */
         memcpy(state->load_scale, from, nl * sizeof *from);
         state->bc_factor = ctx.bc_from;
