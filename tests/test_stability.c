@@ -104,18 +104,126 @@ static void print_stability(const char *what, const cr_stability_report *s)
 static void test_column(void)
 {
     const int n = 40;
-    const double Pe = M_PI * M_PI * 2.0;
-    cr_static_report r0 = {0}, r1 = {0}, r2 = {0};
-    double d0, d1, d2;
+    const double Pe = M_PI * M_PI * 2.0; /* π² EI / L² */
+    cr_static_report r0 = {0}, r1 = {0}, r2 = {0}, r3 = {0};
+    double d0, d1, d2, d3;
     CHECK(column(0.0, 0, n, &r0, &d0) == CR_OK);
     CHECK(column(0.9 * Pe, 0, n, &r1, &d1) == CR_OK);
     CHECK(column(1.1 * Pe, 0, n, &r2, &d2) == CR_OK);
     print_stability("column P = 0", &r0.stability);
     print_stability("column 0.9 P_cr", &r1.stability);
-    print_stability("column 1.1 P_cr", &r2.stability);
+    print_stability("column 1.1 P_cr, straight", &r2.stability);
+    const cr_stability_report *s0 = &r0.stability, *s1 = &r1.stability, *s2 = &r2.stability;
+    CHECK(s0->checked && s1->checked && s2->checked);
+    CHECK(d2 < 1e-9); /* held straight: nothing breaks the symmetry */
+    CHECK(s0->unstable_modes == 0 && s1->unstable_modes == 0);
+    CHECK(s2->unstable_modes == 2); /* both bending planes */
+    /* unloaded: ω₁² = π⁴ EI/(ρA L⁴), and the modal stiffness at unit midspan deflection
+     * (π²/2L)(P_e − P) = ω₁² ρA L/2 (modal mass of sin(πx/L)) */
+    double w1 = pow(M_PI, 4) * 2.0;
+    fprintf(stderr, "  column: ω₁² %.5g (Euler–Bernoulli %.5g, rel. %.1e), modal stiffness %.5g N/m (%.5g)\n",
+            s0->omega2[0], w1, s0->omega2[0] / w1 - 1, s0->softest_stiffness, w1 / 2);
+    CHECK(fabs(s0->omega2[0] / w1 - 1) < 2e-3);
+    CHECK(fabs(s0->softest_stiffness / (w1 / 2) - 1) < 2e-3);
+    CHECK(!s0->softest_rotational && s0->softest_node == n / 2);
+    /* a circular section buckles in a double eigenvalue (det J keeps its sign) */
+    for (int k = 0; k < 3; ++k) {
+        const cr_stability_report *s = k == 0 ? s0 : k == 1 ? s1 : s2;
+        fprintf(stderr, "  column: lowest pair %.12g %.12g (rel. %.1e)\n", s->omega2[0], s->omega2[1],
+                fabs(s->omega2[1] / s->omega2[0] - 1));
+        CHECK(fabs(s->omega2[1] / s->omega2[0] - 1) < 1e-6);
+    }
+    /* ω₁² is linear in P on the straight branch: its zero is the buckling load */
+    double Pz = 0.9 * Pe + (0.2 * Pe) * s1->omega2[0] / (s1->omega2[0] - s2->omega2[0]);
+    fprintf(stderr, "  column: ω₁² = 0 at P = %.6f N, Euler π²EI/L² = %.6f N (rel. %.1e)\n", Pz, Pe, Pz / Pe - 1);
+    CHECK(fabs(Pz / Pe - 1) < 0.01);
+    CHECK(fabs(Pz / Pe - 1) < 2e-3); /* the O(h²) of 40 elements: (π/40)²/12 = 5e-4 */
+    /* with an imperfection the load steps follow the stable branch: buckled, no unstable mode */
+    CHECK(column(1.1 * Pe, 1e-3 * Pe, n, &r3, &d3) == CR_OK);
+    print_stability("column 1.1 P_cr, imperfect", &r3.stability);
+    fprintf(stderr, "  column: imperfect at 1.1 P_cr: deflection %.3f L\n", d3);
+    CHECK(d3 > 0.1 && r3.stability.checked && r3.stability.unstable_modes == 0 && r3.stability.omega2[0] > 0);
     cr_static_report_free(&r0);
     cr_static_report_free(&r1);
     cr_static_report_free(&r2);
+    cr_static_report_free(&r3);
 }
 
-CHECK_MAIN(CASE(test_column))
+/* Greenhill: clamped at the start; the end holds y, z and every rotation, slides
+ * along x, is pulled by T and turned about x by φ (tests/test_supports.c). */
+static cr_status greenhill(double phi, cr_static_report *rep, double *deflection)
+{
+    const double L = 1.0, EI = 1.0, GJ = 0.5, T = 5.0;
+    const int n = 60;
+    cr_section_segment sec = resultants(1e5, 1e5, GJ, EI, 1.0);
+    cr_rod_def d = straight_rod(&sec, L, n);
+    cr_bc_def bc[2] = {cr_bc_default_def(), cr_bc_default_def()};
+    bc[0].type = CR_BC_CLAMP, bc[0].node = 0;
+    bc[1].type = CR_BC_SUPPORT, bc[1].node = -1, bc[1].frame = CR_FRAME_BODY;
+    bc[1].hold = CR_HOLD_ALL & ~(unsigned)CR_HOLD_X;
+    bc[1].rotation_kind = CR_BC_ROTATION_VECTOR, bc[1].rotation = cr_v3(phi, 0, 0);
+    d.bcs = bc;
+    d.bc_count = 2;
+    cr_load_def l = cr_load_default_def();
+    l.type = CR_LOAD_FORCE, l.node = -1, l.value = cr_v3(T, 0, 0);
+    d.loads = &l;
+    d.load_count = 1;
+    return solve(&d, 60, rep, deflection, NULL);
+}
+
+static void test_greenhill(void)
+{
+    /* M_cr L/EI = 9.7177 at T L²/EI = 5 (the linearized equations, tests/test_supports.c) */
+    const double phi_cr = 9.7177 / 0.5;
+    cr_static_report below = {0}, above = {0};
+    double db, da;
+    CHECK(greenhill(0.97 * phi_cr, &below, &db) == CR_OK);
+    CHECK(greenhill(1.03 * phi_cr, &above, &da) == CR_OK);
+    print_stability("Greenhill 0.97 Φ_cr", &below.stability);
+    print_stability("Greenhill 1.03 Φ_cr, straight", &above.stability);
+    CHECK(db < 1e-9 && da < 1e-9);
+    CHECK(below.stability.checked && below.stability.unstable_modes == 0);
+    CHECK(above.stability.checked && above.stability.unstable_modes >= 1);
+    /* the zero of ω₁² between the two twists, against Φ_cr */
+    double wb = below.stability.omega2[0], wa = above.stability.omega2[0];
+    double pz = 0.97 * phi_cr + 0.06 * phi_cr * wb / (wb - wa);
+    fprintf(stderr, "  Greenhill: ω₁² = 0 at Φ = %.4f rad, Φ_cr = %.4f (rel. %.1e)\n", pz, phi_cr, pz / phi_cr - 1);
+    CHECK(fabs(pz / phi_cr - 1) < 0.01);
+    cr_static_report_free(&below);
+    cr_static_report_free(&above);
+}
+
+/* Unloaded cantilever: ω₁² = β⁴ EI/(ρA L⁴), β = 1.8751 (Euler–Bernoulli); loaded by a
+ * large dead tip load (tip rotation about 60°) it stays stable. */
+static void test_cantilever(void)
+{
+    const double EI = 2.0;
+    const int n = 40;
+    cr_section_segment sec = resultants(1e8, 1e8, EI, EI, 1.0);
+    cr_rod_def d = straight_rod(&sec, 1.0, n);
+    cr_bc_def bc = cr_bc_default_def();
+    bc.type = CR_BC_CLAMP, bc.node = 0;
+    d.bcs = &bc;
+    d.bc_count = 1;
+    cr_load_def l = cr_load_default_def();
+    l.type = CR_LOAD_FORCE, l.node = -1, l.value = cr_v3(0, 0, 0);
+    d.loads = &l;
+    d.load_count = 1;
+    cr_static_report r = {0};
+    double dz;
+    CHECK(solve(&d, 1, &r, &dz, NULL) == CR_OK);
+    print_stability("cantilever unloaded", &r.stability);
+    double w1 = pow(1.8751040687, 4) * EI;
+    fprintf(stderr, "  cantilever: ω₁² %.5g, Euler–Bernoulli %.5g (rel. %.1e)\n", r.stability.omega2[0], w1,
+            r.stability.omega2[0] / w1 - 1);
+    CHECK(fabs(r.stability.omega2[0] / w1 - 1) < 2e-3);
+    CHECK(r.stability.unstable_modes == 0 && r.stability.softest_node == n);
+    cr_static_report_free(&r);
+    l.value = cr_v3(0, 0, -10 * EI);
+    CHECK(solve(&d, 10, &r, &dz, NULL) == CR_OK);
+    print_stability("cantilever tip load 10 EI/L²", &r.stability);
+    CHECK(dz > 0.5 && r.stability.checked && r.stability.unstable_modes == 0);
+    cr_static_report_free(&r);
+}
+
+CHECK_MAIN(CASE(test_column), CASE(test_greenhill), CASE(test_cantilever))
