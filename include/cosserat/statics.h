@@ -39,10 +39,13 @@ enum { CR_STABILITY_MAX_MODES = 12 };
  * (eq. 1). ω² < 0 is a mode that grows as e^{√(−ω²) t}: the equilibrium is unstable. */
 typedef struct cr_stability_report {
     int checked;             /* 1 when estimated (options.stability, converged stages) */
-    int unstable_modes;      /* estimated modes with ω² < 0 */
+    int unstable_modes;      /* estimated modes with Re ω² < 0 (divergence: negative stiffness) */
+    int flutter_modes;       /* estimated modes with Re ω² >= 0 but complex ω² (|Im| > 1e-3 |ω²|): they grow
+                              * while oscillating, which nonconservative (follower) loads can cause */
     int modes;               /* ω² values estimated */
     double omega2[CR_STABILITY_MAX_MODES]; /* lowest ω² (real parts), ascending (rad²/s²) */
     double omega2_imag_max;  /* largest |Im ω²| among them (nonzero: nonconservative loads) */
+    double growth_rate;      /* largest Re √(−ω²) among them (1/s): a disturbance grows as e^{rate t} */
     double softest_stiffness; /* ω² times the modal mass of the lowest mode scaled to a largest node
                                * displacement of 1 m (N/m; N m/rad for a rotation mode, see below) */
     int softest_rotational;  /* the lowest mode turns the nodes without moving them (< 1e-3 × rotation × L) */

@@ -32,6 +32,7 @@
 #include "solvers/stability.h"
 #include "supports.h"
 
+#include <complex.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,11 @@ static int lumped_mass(const cr_model *m, double *sm)
  * |ω²| of the block (round-off: cond(A) eps relative to the stiffest mode, far below
  * this for the soft modes looked at) and more negative than its own error bound. */
 #define STABILITY_ZERO 1e-7
+/* A complex pair counts as flutter above this |Im ω²| / |ω²|: the round-off of a
+ * conservative rod's spectrum is ~1e-10 of it, the nonsymmetry of W_c (spec §7.4,
+ * O(element length × curvature)) can split a double eigenvalue into a pair of that
+ * order, and a follower moment's flutter pairs are O(1) (two-helical-segments.json). */
+#define FLUTTER_IMAG 1e-3
 #define STABILITY_ITERATIONS 30
 #define STABILITY_TOL 1e-8
 
@@ -185,7 +191,12 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
             rep->omega2[a] = w2[j];
             rep->omega2_imag_max = fmax(rep->omega2_imag_max, fabs(er.im[j]) / mag2);
             worst = fmax(worst, er.residual[j]);
-            if (w2[j] < -STABILITY_ZERO * big && er.residual[j] < 0.1) rep->unstable_modes++;
+            if (!(er.residual[j] < 0.1)) continue; /* not converged: no verdict */
+            double complex om2 = -1.0 / (er.re[j] + I * er.im[j]), rate = csqrt(-om2);
+            if (creal(om2) < -STABILITY_ZERO * big) rep->unstable_modes++;
+            else if (fabs(cimag(om2)) > FLUTTER_IMAG * cabs(om2)) rep->flutter_modes++;
+            if (creal(om2) < -STABILITY_ZERO * big || fabs(cimag(om2)) > FLUTTER_IMAG * cabs(om2))
+                rep->growth_rate = fmax(rep->growth_rate, fabs(creal(rate)));
         }
         rep->residual = worst;
         rep->iterations = er.iterations;
