@@ -226,4 +226,46 @@ static void test_cantilever(void)
     cr_static_report_free(&r);
 }
 
-CHECK_MAIN(CASE(test_column), CASE(test_greenhill), CASE(test_cantilever))
+/* Two pins without a fork: nothing holds the twist, and an end torque about the axis
+ * has no equilibrium. The failure says what is free and what to hold; a failure with
+ * a regular tangent (too few Newton iterations) says nothing of the kind. */
+static void test_free_twist(void)
+{
+    const int n = 20;
+    cr_section_segment sec = resultants(1e6, 1e6, 1.0, 1.0, 1.0);
+    cr_rod_def d = straight_rod(&sec, 1.0, n);
+    cr_bc_def bc[2] = {cr_bc_default_def(), cr_bc_default_def()};
+    bc[0].type = CR_BC_SUPPORT, bc[0].node = 0, bc[0].hold = CR_HOLD_TRANSLATION;
+    bc[1].type = CR_BC_SUPPORT, bc[1].node = -1, bc[1].hold = CR_HOLD_Y | CR_HOLD_Z;
+    d.bcs = bc;
+    d.bc_count = 2;
+    cr_load_def l[2] = {cr_load_default_def(), cr_load_default_def()};
+    l[0].type = CR_LOAD_FORCE, l[0].node = -1, l[0].value = cr_v3(2.0, 0, 0);
+    l[1].type = CR_LOAD_MOMENT, l[1].node = -1, l[1].value = cr_v3(0.1, 0, 0);
+    d.loads = l;
+    d.load_count = 2;
+    char msg[CR_ERROR_MESSAGE_SIZE];
+    cr_static_report r = {0};
+    cr_status st = solve(&d, 10, &r, NULL, msg);
+    fprintf(stderr, "  free twist: %s\n", msg);
+    CHECK(st != CR_OK);
+    CHECK(strstr(msg, "the tangent is singular") && strstr(msg, "twist") && strstr(msg, "nodes 0..20") &&
+          strstr(msg, "hold rx"));
+    CHECK(!r.stability.checked);
+    cr_static_report_free(&r);
+    /* held twist (a fork): a regular tangent; one Newton iteration per step is too few */
+    bc[0].hold = CR_HOLD_TRANSLATION | CR_HOLD_RX;
+    l[1].value = cr_v3(0, 0.5, 0);
+    cr_error err = {0};
+    cr_model *m = cr_model_create(&d, &err);
+    cr_state *s = cr_state_create(m);
+    cr_static_options o = cr_static_default_options();
+    o.load_steps = 1, o.max_iterations = 1, o.max_halvings = 1;
+    st = cr_static_solve(m, s, &o, NULL, NULL, NULL, &err);
+    fprintf(stderr, "  regular failure: %s\n", err.message);
+    CHECK(st != CR_OK && !strstr(err.message, "singular"));
+    cr_state_destroy(s);
+    cr_model_destroy(m);
+}
+
+CHECK_MAIN(CASE(test_column), CASE(test_greenhill), CASE(test_cantilever), CASE(test_free_twist))

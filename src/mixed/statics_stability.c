@@ -34,6 +34,7 @@
 
 #include <complex.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -232,4 +233,139 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
     free(xi);
     rep->time_s = now() - t0;
     return st;
+}
+
+/* ---- what a singular tangent leaves free ----
+ * A rod that nothing holds in some motion (two pins and no support holding the twist:
+ * every node may turn about the rod's axis) has a singular tangent; Newton then
+ * takes huge steps along the free motion and the load step fails after its halvings.
+ * Two inverse iterations with a slightly shifted tangent (J + σ E, σ = 1e-14 of each
+ * row's norm, so that an exactly zero pivot does not stop the factorization) give the
+ * null vector v; it is judged singular when |J v|, each row divided by its norm, stays
+ * below NULL_RATIO |v|. A free motion gives the shift's 1e-14; the softest real mode
+ * of a rod, e.g. the twist of a rod held at one end, gives (element length / rod
+ * length)², 1e-8 at 1e4 elements. */
+#define NULL_RATIO 1e-10
+
+static const char *axis_name(const double d[3])
+{
+    int k = fabs(d[0]) >= fabs(d[1]) && fabs(d[0]) >= fabs(d[2]) ? 0 : fabs(d[1]) >= fabs(d[2]) ? 1 : 2;
+    return k == 0 ? "x" : k == 1 ? "y" : "z";
+}
+
+int cr_mixed_static_null_mode(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
+                              char *out, size_t size)
+{
+    const int B = m->block, nn = m->nodes;
+    const size_t dim = (size_t)nn * B, n6 = (size_t)nn * 6;
+    stab_ctx c = {.m = m, .at = at, .x = x};
+    cr_blocktri *J0 = m->rigid_count > 0 ? cr_blocktri_create_banded(nn, B) : cr_blocktri_create(nn, B);
+    c.J = m->rigid_count > 0 ? cr_blocktri_create_banded(nn, B) : cr_blocktri_create(nn, B);
+    c.rhs = malloc(dim * sizeof(double));
+    c.zero = calloc(dim, sizeof(double));
+    double *F = malloc(dim * sizeof(double)), *y = malloc(dim * sizeof(double)), *v = malloc(n6 * sizeof(double));
+    int found = 0;
+    if (!J0 || !c.J || !c.rhs || !c.zero || !F || !y || !v) goto done;
+    if (cr_mixed_static_residual(m, at, scale, x, F, J0, NULL) != CR_OK) goto done;
+    /* rows are in mixed units (forces, moments, |p|² − 1): each is measured against its own norm */
+    size_t bb = (size_t)B * B;
+    for (int i = 0; i < nn; ++i)
+        for (int r = 0; r < B; ++r) {
+            double s2 = 0;
+            for (int j = -1; j <= 1; ++j) {
+                if (i + j < 0 || i + j >= nn) continue;
+                const double *blk = (j < 0 ? J0->lower : j == 0 ? J0->diag : J0->upper) + i * bb + (size_t)r * B;
+                for (int k = 0; k < B; ++k) s2 += blk[k] * blk[k];
+            }
+            c.zero[(size_t)i * B + r] = sqrt(s2) > 0 ? sqrt(s2) : 1.0; /* borrowed until S(0) below */
+        }
+    memcpy(c.J->diag, J0->diag, nn * bb * sizeof(double));
+    memcpy(c.J->lower, J0->lower, nn * bb * sizeof(double));
+    memcpy(c.J->upper, J0->upper, nn * bb * sizeof(double));
+    for (int i = 0; i < nn; ++i)
+        for (int r = 0; r < 6; ++r) cr_blocktri_D(c.J, i)[r * B + r] += 1e-14 * c.zero[(size_t)i * B + r];
+    double *rownorm = malloc(dim * sizeof(double));
+    if (!rownorm) goto done;
+    memcpy(rownorm, c.zero, dim * sizeof(double));
+    memset(c.zero, 0, dim * sizeof(double));
+    if (cr_blocktri_factor(c.J, NULL) != CR_OK) {
+        free(rownorm);
+        goto done;
+    }
+    cr_supports_static_rows(m, at, x, c.zero, NULL);
+    unsigned long seed = 12345;
+    for (size_t k = 0; k < n6; ++k) {
+        seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+        v[k] = (double)(seed >> 11) / 9007199254740992.0 - 0.5;
+    }
+    for (int it = 0; it < 2; ++it) {
+        embed(&c, v);
+        cr_blocktri_solve(c.J, c.rhs);
+        memcpy(y, c.rhs, dim * sizeof(double));
+        reduce(m, x, y, v);
+        double s = 0;
+        for (size_t k = 0; k < n6; ++k) s += v[k] * v[k];
+        s = sqrt(s);
+        if (!(s > 0) || !isfinite(s)) {
+            free(rownorm);
+            goto done;
+        }
+        for (size_t k = 0; k < n6; ++k) v[k] /= s;
+        for (size_t k = 0; k < dim; ++k) y[k] /= s;
+    }
+    /* |J y| row by row against the row norms, over |y| (y: the last solution, static layout) */
+    cr_blocktri_matvec(J0, y, F);
+    double jy = 0, ny = 0;
+    for (size_t k = 0; k < dim; ++k) jy += F[k] * F[k] / (rownorm[k] * rownorm[k]), ny += y[k] * y[k];
+    free(rownorm);
+    double ratio = sqrt(jy / ny);
+    if (!(ratio < NULL_RATIO)) goto done;
+    found = 1;
+    /* what moves: translations against rotations times the rod length, and where */
+    double tr = 0, rot = 0, dir_r[3] = {0, 0, 0}, dir_t[3] = {0, 0, 0}, big = 0;
+    for (int i = 0; i < nn; ++i) {
+        const double *o = v + (size_t)i * 6;
+        double a = o[0] * o[0] + o[1] * o[1] + o[2] * o[2], b = o[3] * o[3] + o[4] * o[4] + o[5] * o[5];
+        tr += a, rot += b * m->length * m->length;
+        big = fmax(big, sqrt(a + b * m->length * m->length));
+        for (int k = 0; k < 3; ++k) dir_r[k] += o[k] * o[k], dir_t[k] += o[3 + k] * o[3 + k];
+    }
+    int first = -1, last = -1;
+    for (int i = 0; i < nn; ++i) {
+        const double *o = v + (size_t)i * 6;
+        double a = sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2] +
+                        (o[3] * o[3] + o[4] * o[4] + o[5] * o[5]) * m->length * m->length);
+        if (a > 0.1 * big) {
+            if (first < 0) first = i;
+            last = i;
+        }
+    }
+    const char *what, *hold;
+    char buf[96];
+    if (rot >= tr) {
+        const char *ax = axis_name(dir_t);
+        if (ax[0] == 'x' && dir_t[0] > 0.9 * (dir_t[0] + dir_t[1] + dir_t[2]))
+            what = "rotation about the rod's axis (twist, node axis x)", hold = "rx";
+        else {
+            snprintf(buf, sizeof buf, "rotation about the nodes' %s axis", ax);
+            what = buf, hold = ax[0] == 'y' ? "ry" : "rz";
+        }
+    } else {
+        const char *ax = axis_name(dir_r);
+        snprintf(buf, sizeof buf, "translation along %s", ax);
+        what = buf, hold = ax;
+    }
+    snprintf(out, size,
+             "the tangent is singular (|J v| = %.1e |J| |v|): %s at nodes %d..%d is held by nothing; hold %s at a "
+             "support",
+             ratio, what, first, last, hold);
+done:
+    cr_blocktri_destroy(J0);
+    cr_blocktri_destroy(c.J);
+    free(c.rhs);
+    free(c.zero);
+    free(F);
+    free(y);
+    free(v);
+    return found;
 }
