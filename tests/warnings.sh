@@ -119,17 +119,26 @@ if [ "$code" -ne 0 ] || ! grep -q "\[slender_thick\]" "$tmp/check.err"; then
 else echo "ok     check prints the scenario's warnings, exit 0"; fi
 
 # every example: no warning (the Wilberforce spring's dynamic stage shortened from 20 s
-# to 1 s: the full run takes a minute, and its strains stay small throughout)
+# to 1 s: the full run takes a minute, and its strains stay small throughout), except
+# the paper's two helical segments: a cantilever under a follower end moment, whose
+# equilibrium is unstable by flutter (tests/test_stability.c releases it and watches
+# it move away), and says so
 for ex in "$src"/examples/*.json; do
     name=$(basename "$ex" .json)
     extra=()
+    expected=""
     [ "$name" = wilberforce ] && extra=(--set stages.1.t_end=1)
+    [ "$name" = two-helical-segments ] && expected="unstable_equilibrium stages.0"
     "$cli" run "$ex" -o "$tmp/ex-$name" -q --set output.vtk=false "${extra[@]}" > /dev/null 2> "$tmp/ex-$name.err"
     code=$?
     got=$(warnings_of "$tmp/ex-$name" 2> /dev/null)
+    if [ -n "$expected" ] && [ "$code" -eq 0 ] && [ "$got" = "$expected" ] &&
+        [ "$(grep -c "warning" "$tmp/ex-$name.err")" -eq 1 ]; then
+        continue
+    fi
     if [ "$code" -ne 0 ] || [ -n "$got" ] || grep -q "warning" "$tmp/ex-$name.err"; then
         echo "FAIL example $name: exit $code, warnings: $got $(cat "$tmp/ex-$name.err")"; fail=1
     fi
 done
-[ "$fail" -eq 0 ] && echo "ok     every example runs without warnings"
+[ "$fail" -eq 0 ] && echo "ok     every example runs without warnings (two-helical-segments: unstable_equilibrium, as it is)"
 exit $fail

@@ -17,7 +17,7 @@ typedef struct cr_static_options {
     int max_halvings;    /* how often a failed load step may be halved before giving up (default 10) */
     int max_history;     /* residuals kept per load step in the report (default 64) */
     int stability;       /* 1 (default): estimate the stability of the stage's final state (report.stability); 0: skip */
-    int stability_modes; /* lowest modes estimated (default 6, at most CR_STABILITY_MAX_MODES) */
+    int stability_modes; /* lowest modes estimated (default 4, at most CR_STABILITY_MAX_MODES) */
 } cr_static_options;
 
 cr_static_options cr_static_default_options(void);

@@ -809,8 +809,10 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
             if (t->stability.checked) {
                 const cr_stability_report *sb = &t->stability;
                 cJSON *so = cJSON_AddObjectToObject(o, "stability");
-                cJSON_AddBoolToObject(so, "stable", sb->unstable_modes == 0);
+                cJSON_AddBoolToObject(so, "stable", sb->unstable_modes == 0 && sb->flutter_modes == 0);
                 add_number(so, "unstable_modes", sb->unstable_modes);
+                add_number(so, "flutter_modes", sb->flutter_modes);
+                add_number(so, "growth_rate", sb->growth_rate);
                 cJSON_AddItemToObject(so, "omega2", vec_json(sb->omega2, sb->modes));
                 add_number(so, "omega2_imag_max", sb->omega2_imag_max);
                 add_number(so, "softest_stiffness", sb->softest_stiffness);

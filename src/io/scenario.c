@@ -1809,7 +1809,7 @@ static void default_stage(cr_stage_def *stage)
     stage->statics.max_halvings = 10;
     stage->statics.max_history = 64;
     stage->statics.stability = 1;
-    stage->statics.stability_modes = 6;
+    stage->statics.stability_modes = 4;
     stage->dynamics.t_end = 0;
     stage->dynamics.rtol = 1e-3;
     stage->dynamics.atol = 1e-6;

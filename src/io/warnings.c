@@ -263,7 +263,7 @@ cr_status cr_static_stability_warnings(const cr_sim *sim, const cr_static_report
     snprintf(key, sizeof key, "stages.%d", stage);
     int nn = cr_sim_node_count(sim), node = s->softest_node < nn ? s->softest_node : nn - 1;
     if (s->growth_rate > 0)
-        snprintf(growth, sizeof growth, "; it grows e-fold in %.3g s%s", 1.0 / s->growth_rate,
+        snprintf(growth, sizeof growth, "; the modes found grow e-fold in %.3g s%s", 1.0 / s->growth_rate,
                  s->unit_density ? " at ρA = 1 kg/m (no mass given)" : "");
     if (s->unstable_modes > 0)
         return add(out, "unstable_equilibrium", key,

@@ -80,11 +80,9 @@ cr_status cr_subspace_iteration(const cr_eigen_problem *p, int k, int wanted, in
     cr_status st = CR_OK;
     for (int it = 1;; ++it) {
         orthonormalize(V, k, n, &seed);
-        for (int j = 0; j < k && st == CR_OK; ++j) {
-            st = p->apply(p->ctx, V + (size_t)j * n, W + (size_t)j * n);
-            for (size_t r = 0; st == CR_OK && r < n; ++r)
-                if (!isfinite(W[(size_t)j * n + r])) st = CR_NONFINITE;
-        }
+        st = p->apply(p->ctx, V, W, k);
+        for (size_t r = 0; st == CR_OK && r < (size_t)k * n; ++r)
+            if (!isfinite(W[r])) st = CR_NONFINITE;
         if (st != CR_OK) break;
         out->iterations = it;
         for (int a = 0; a < k; ++a) /* column-major: H(a, b) = v_aᵀ C v_b */

@@ -14,8 +14,9 @@
 typedef struct cr_eigen_problem {
     size_t dim;
     void *ctx;
-    /* y = C x (x, y of length dim, never aliased) */
-    cr_status (*apply)(void *ctx, const double *x, double *y);
+    /* Y = C X for `count` vectors of length dim, one after the other (never aliased):
+     * all of a block at once, so that C can share work between them */
+    cr_status (*apply)(void *ctx, const double *X, double *Y, int count);
 } cr_eigen_problem;
 
 enum { CR_EIGEN_MAX_BLOCK = 16 };
