@@ -467,7 +467,7 @@ CR_INLINE void solve_thomas_many(const cr_blocktri *m, const int b, double *rest
 {
     int n = m->n;
     size_t bb = (size_t)b * b, row = (size_t)b * nrhs;
-    double acc[CR_BLOCKTRI_MAX_B * 16];
+    double acc[16];
     for (int i = 0; i < n; ++i) {
         double *xi = x + (size_t)i * row;
         if (i > 0) {
@@ -495,6 +495,41 @@ CR_INLINE void solve_thomas_many(const cr_blocktri *m, const int b, double *rest
             for (int j = 0; j < nrhs; ++j) xi[r * nrhs + j] = acc[j];
         }
     }
+}
+
+/* the statics' blocks with the stability estimate's default block of 6 vectors (and 8):
+ * constant trip counts, which the compiler unrolls and vectorizes */
+#ifdef CR_DISPATCH_AVX2
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void solve7x6_avx2(const cr_blocktri *m,
+                                                                                            double *x)
+{
+    solve_thomas_many(m, 7, x, 6);
+}
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void solve7x8_avx2(const cr_blocktri *m,
+                                                                                            double *x)
+{
+    solve_thomas_many(m, 7, x, 8);
+}
+#endif
+static void solve7x6(const cr_blocktri *m, double *x)
+{
+#ifdef CR_DISPATCH_AVX2
+    if (have_avx2()) {
+        solve7x6_avx2(m, x);
+        return;
+    }
+#endif
+    solve_thomas_many(m, 7, x, 6);
+}
+static void solve7x8(const cr_blocktri *m, double *x)
+{
+#ifdef CR_DISPATCH_AVX2
+    if (have_avx2()) {
+        solve7x8_avx2(m, x);
+        return;
+    }
+#endif
+    solve_thomas_many(m, 7, x, 8);
 }
 
 void cr_blocktri_solve_many(const cr_blocktri *m, double *x, int nrhs)
@@ -526,6 +561,8 @@ void cr_blocktri_solve_many(const cr_blocktri *m, double *x, int nrhs)
         free(c);
         return;
     }
-    if (m->b == 7) solve_thomas_many(m, 7, x, nrhs);
+    if (m->b == 7 && nrhs == 6) solve7x6(m, x);
+    else if (m->b == 7 && nrhs == 8) solve7x8(m, x);
+    else if (m->b == 7) solve_thomas_many(m, 7, x, nrhs);
     else solve_thomas_many(m, m->b, x, nrhs);
 }
