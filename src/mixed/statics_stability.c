@@ -167,11 +167,13 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
     c.rhs = malloc(dim * sizeof(double));
     c.zero = calloc(dim, sizeof(double));
     c.many = malloc(dim * block * sizeof(double));
-    double *F = malloc(dim * sizeof(double)), *vec = malloc((size_t)block * n6 * sizeof(double));
+    double *F = malloc(dim * sizeof(double)), *vec = malloc((size_t)modes * n6 * sizeof(double));
     double *xi = malloc(n6 * sizeof(double));
     cr_status st = c.J && c.sqrt_mass && c.rhs && c.zero && c.many && F && vec && xi ? CR_OK : CR_NO_MEMORY;
     if (st == CR_OK) st = cr_mixed_static_residual(m, at, scale, x, F, c.J, NULL);
     if (st == CR_OK) st = cr_blocktri_factor(c.J, NULL);
+    free(F); /* the peak is the iteration's: keep it small (the statics' memory estimate, 3 kB per element) */
+    F = NULL;
     cr_eigen_result er = {.vectors = vec};
     if (st == CR_OK) {
         cr_supports_static_rows(m, at, x, c.zero, NULL); /* S(0) */

@@ -110,40 +110,37 @@ cr_status cr_subspace_iteration(const cr_eigen_problem *p, int k, int wanted, in
         memcpy(V, W, (size_t)k * n * sizeof *V);
     }
     if (st == CR_OK) {
-        /* Ritz vectors u = V y (complex: y = Y[:, j] ± i Y[:, j+1]) and residuals |W y − ν V y| / (|ν| |V y|) */
-        double *ur = malloc(4 * n * sizeof *ur);
-        if (!ur) st = CR_NO_MEMORY;
-        for (int jj = 0; st == CR_OK && jj < k; ++jj) {
+        /* Ritz vectors u = V y (complex: y = Y[:, j] ± i Y[:, j+1]) and residuals |W y − ν V y| / (|ν| |V y|),
+         * row by row (no vectors of length dim beyond the `wanted` ones returned) */
+        for (int jj = 0; jj < k; ++jj) {
             int j = order[jj];
             const double *yr, *yi = NULL;
             double sgn = 1;
             if (wi[j] == 0) yr = Y + (size_t)j * k;
             else if (j + 1 < k && wi[j] > 0) yr = Y + (size_t)j * k, yi = Y + (size_t)(j + 1) * k;
             else yr = Y + (size_t)(j - 1) * k, yi = Y + (size_t)j * k, sgn = -1;
-            double *ui = ur + n, *wur = ur + 2 * n, *wui = ur + 3 * n;
-            memset(ur, 0, 4 * n * sizeof *ur);
-            for (int a = 0; a < k; ++a)
-                for (size_t r = 0; r < n; ++r) {
-                    ur[r] += yr[a] * V[(size_t)a * n + r], wur[r] += yr[a] * W[(size_t)a * n + r];
-                    if (yi) ui[r] += sgn * yi[a] * V[(size_t)a * n + r], wui[r] += sgn * yi[a] * W[(size_t)a * n + r];
-                }
-            double res = 0, nu = 0;
+            double *vout = vectors && jj < wanted ? vectors + (size_t)jj * n : NULL;
+            double res = 0, nu = 0, nr = 0;
             for (size_t r = 0; r < n; ++r) {
-                double rr = wur[r] - (wr[j] * ur[r] - wi[j] * ui[r]), ri = wui[r] - (wr[j] * ui[r] + wi[j] * ur[r]);
+                double ur = 0, ui = 0, wur = 0, wui = 0;
+                for (int a = 0; a < k; ++a) {
+                    ur += yr[a] * V[(size_t)a * n + r], wur += yr[a] * W[(size_t)a * n + r];
+                    if (yi) ui += sgn * yi[a] * V[(size_t)a * n + r], wui += sgn * yi[a] * W[(size_t)a * n + r];
+                }
+                double rr = wur - (wr[j] * ur - wi[j] * ui), ri = wui - (wr[j] * ui + wi[j] * ur);
                 res += rr * rr + ri * ri;
-                nu += ur[r] * ur[r] + ui[r] * ui[r];
+                nu += ur * ur + ui * ui;
+                nr += ur * ur;
+                if (vout) vout[r] = ur;
             }
             out->re[jj] = wr[j];
             out->im[jj] = wi[j];
             double mag = hypot(wr[j], wi[j]);
             out->residual[jj] = mag > 0 && nu > 0 ? sqrt(res / nu) / mag : INFINITY;
-            if (vectors) {
-                double s = sqrt(dot(ur, ur, n));
-                for (size_t r = 0; r < n; ++r) vectors[(size_t)jj * n + r] = s > 0 ? ur[r] / s : 0.0;
-            }
+            if (vout)
+                for (size_t r = 0; r < n; ++r) vout[r] = nr > 0 ? vout[r] / sqrt(nr) : 0.0;
         }
-        out->count = st == CR_OK ? k : 0;
-        free(ur);
+        out->count = k;
     }
     free(V);
     free(W);

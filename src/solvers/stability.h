@@ -27,14 +27,15 @@ typedef struct cr_eigen_result {
     double re[CR_EIGEN_MAX_BLOCK];        /* Ritz values, by decreasing magnitude */
     double im[CR_EIGEN_MAX_BLOCK];
     double residual[CR_EIGEN_MAX_BLOCK];  /* |C u − ν u| / |ν| of the (real part of the) Ritz vector */
-    double *vectors;                      /* count × dim unit Ritz vectors (real parts), owned by the caller */
+    double *vectors;                      /* wanted × dim unit Ritz vectors (real parts) of the first `wanted`
+                                           * Ritz values, owned by the caller (may be NULL) */
 } cr_eigen_result;
 
 /* Subspace iteration with `block` vectors (2..CR_EIGEN_MAX_BLOCK) from a fixed
  * pseudo-random start (deterministic), at most max_iterations applications per
  * vector; stops when the `wanted` Ritz values of largest magnitude change by less
  * than tol (relative) between two iterations. out->vectors may be NULL (not
- * returned), else block × dim doubles. CR_NO_MEMORY, CR_NONFINITE (the operator
+ * returned), else wanted × dim doubles. CR_NO_MEMORY, CR_NONFINITE (the operator
  * gave a non-finite vector) or the status of apply; CR_OK otherwise, converged or not
  * (see out->residual). */
 cr_status cr_subspace_iteration(const cr_eigen_problem *p, int block, int wanted, int max_iterations, double tol,
