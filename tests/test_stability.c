@@ -39,6 +39,8 @@ static cr_rod_def straight_rod(const cr_section_segment *sec, double L, int n)
     return d;
 }
 
+static int stability_off; /* cr_static_options.stability = 0 in solve() */
+
 /* Solves d with the given load steps; fills *rep (freed here) and returns the status. */
 static cr_status solve(const cr_rod_def *d, int steps, cr_static_report *rep, double *deflection, char *msg)
 {
@@ -51,6 +53,7 @@ static cr_status solve(const cr_rod_def *d, int steps, cr_static_report *rep, do
     cr_state *s = cr_state_create(m);
     cr_static_options o = cr_static_default_options();
     o.load_steps = steps;
+    o.stability = !stability_off;
     cr_status st = cr_static_solve(m, s, &o, NULL, NULL, rep, &err);
     if (msg) snprintf(msg, CR_ERROR_MESSAGE_SIZE, "%s", err.message);
     if (deflection) {
@@ -143,6 +146,14 @@ static void test_column(void)
     print_stability("column 1.1 P_cr, imperfect", &r3.stability);
     fprintf(stderr, "  column: imperfect at 1.1 P_cr: deflection %.3f L\n", d3);
     CHECK(d3 > 0.1 && r3.stability.checked && r3.stability.unstable_modes == 0 && r3.stability.omega2[0] > 0);
+    /* switched off: not estimated, and the solve is the same */
+    cr_static_report r4 = {0};
+    double d4;
+    stability_off = 1;
+    CHECK(column(1.1 * Pe, 0, n, &r4, &d4) == CR_OK);
+    stability_off = 0;
+    CHECK(!r4.stability.checked && r4.stability.unstable_modes == 0 && r4.total_iterations == r2.total_iterations);
+    cr_static_report_free(&r4);
     cr_static_report_free(&r0);
     cr_static_report_free(&r1);
     cr_static_report_free(&r2);
