@@ -50,10 +50,10 @@ typedef struct stab_ctx {
     const cr_model *m;
     const cr_supports_at *at;
     const double *x;
-    cr_blocktri *J;       /* factored */
-    double *sqrt_mass;    /* 6 per node */
-    double *rhs, *zero;   /* nodes × block */
-    double *many;         /* nodes × block × the block of vectors, interleaved */
+    cr_blocktri *J;     /* factored */
+    double *sqrt_mass;  /* 6 per node */
+    double *rhs, *zero; /* nodes × block */
+    double *many;       /* nodes × block × the block of vectors, interleaved */
 } stab_ctx;
 
 /* rhs (static layout) := the support rows' map of the generalized forces b (6 per node) */
@@ -139,7 +139,8 @@ static int lumped_mass(const cr_model *m, double *sm)
 
 /* An eigenvalue counts as negative when it is below −STABILITY_ZERO times the largest
  * |ω²| of the block (round-off: cond(A) eps relative to the stiffest mode, far below
- * this for the soft modes looked at) and more negative than its own error bound. */
+ * this for the soft modes looked at) and its Ritz pair has converged (relative
+ * residual below 0.1; the reported ones are at 1e-8 to 1e-4). */
 #define STABILITY_ZERO 1e-7
 /* A complex pair counts as flutter above this |Im ω²| / |ω²|: the round-off of a
  * conservative rod's spectrum is ~1e-10 of it, the nonsymmetry of W_c (spec §7.4,
@@ -206,8 +207,10 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
             worst = fmax(worst, er.residual[j]);
             if (!(er.residual[j] < 0.1)) continue; /* not converged: no verdict */
             double complex om2 = -1.0 / (er.re[j] + I * er.im[j]), rate = csqrt(-om2);
-            if (creal(om2) < -STABILITY_ZERO * big) rep->unstable_modes++;
-            else if (fabs(cimag(om2)) > FLUTTER_IMAG * cabs(om2)) rep->flutter_modes++;
+            if (creal(om2) < -STABILITY_ZERO * big)
+                rep->unstable_modes++;
+            else if (fabs(cimag(om2)) > FLUTTER_IMAG * cabs(om2))
+                rep->flutter_modes++;
             if (creal(om2) < -STABILITY_ZERO * big || fabs(cimag(om2)) > FLUTTER_IMAG * cabs(om2))
                 rep->growth_rate = fmax(rep->growth_rate, fabs(creal(rate)));
         }

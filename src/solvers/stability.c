@@ -13,8 +13,8 @@
 #include <string.h>
 
 extern void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a, const int *lda, double *wr,
-                   double *wi, double *vl, const int *ldvl, double *vr, const int *ldvr, double *work,
-                   const int *lwork, int *info);
+                   double *wi, double *vl, const int *ldvl, double *vr, const int *ldvr, double *work, const int *lwork,
+                   int *info);
 
 static double dot(const double *a, const double *b, size_t n)
 {
@@ -116,9 +116,12 @@ cr_status cr_subspace_iteration(const cr_eigen_problem *p, int k, int wanted, in
             int j = order[jj];
             const double *yr, *yi = NULL;
             double sgn = 1;
-            if (wi[j] == 0) yr = Y + (size_t)j * k;
-            else if (j + 1 < k && wi[j] > 0) yr = Y + (size_t)j * k, yi = Y + (size_t)(j + 1) * k;
-            else yr = Y + (size_t)(j - 1) * k, yi = Y + (size_t)j * k, sgn = -1;
+            if (wi[j] == 0)
+                yr = Y + (size_t)j * k;
+            else if (j + 1 < k && wi[j] > 0)
+                yr = Y + (size_t)j * k, yi = Y + (size_t)(j + 1) * k;
+            else
+                yr = Y + (size_t)(j - 1) * k, yi = Y + (size_t)j * k, sgn = -1;
             double *vout = vectors && jj < wanted ? vectors + (size_t)jj * n : NULL;
             double res = 0, nu = 0, nr = 0;
             for (size_t r = 0; r < n; ++r) {

@@ -22,13 +22,13 @@ typedef struct cr_eigen_problem {
 enum { CR_EIGEN_MAX_BLOCK = 16 };
 
 typedef struct cr_eigen_result {
-    int count;                            /* Ritz pairs returned (= block size) */
-    int iterations;                       /* applications of C per vector */
-    double re[CR_EIGEN_MAX_BLOCK];        /* Ritz values, by decreasing magnitude */
+    int count;                     /* Ritz pairs returned (= block size) */
+    int iterations;                /* applications of C per vector */
+    double re[CR_EIGEN_MAX_BLOCK]; /* Ritz values, by decreasing magnitude */
     double im[CR_EIGEN_MAX_BLOCK];
-    double residual[CR_EIGEN_MAX_BLOCK];  /* |C u − ν u| / |ν| of the (real part of the) Ritz vector */
-    double *vectors;                      /* wanted × dim unit Ritz vectors (real parts) of the first `wanted`
-                                           * Ritz values, owned by the caller (may be NULL) */
+    double residual[CR_EIGEN_MAX_BLOCK]; /* |C u − ν u| / |ν| of the (real part of the) Ritz vector */
+    double *vectors;                     /* wanted × dim unit Ritz vectors (real parts) of the first `wanted`
+                                          * Ritz values, owned by the caller (may be NULL) */
 } cr_eigen_result;
 
 /* Subspace iteration with `block` vectors (2..CR_EIGEN_MAX_BLOCK) from a fixed
