@@ -15,7 +15,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -109,14 +108,10 @@ def summary(out):
 
 
 def snapshots(out):
-    """[(t, points (n, 3))] from rod.pvd"""
-    import numpy as np
-    res = []
-    for ds in ET.parse(os.path.join(out, "rod.pvd")).getroot().iter("DataSet"):
-        piece = ET.parse(os.path.join(out, ds.get("file"))).getroot()
-        pts = piece.find(".//Points/DataArray").text.split()
-        res.append((float(ds.get("timestep")), np.array(pts, float).reshape(-1, 3)))
-    return res
+    """[(t, points (n, 3))] from rod.pvd (through the package's reader: binary or ASCII .vtp)"""
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    from cosserat.output import read_pvd
+    return [(s.time, s.points) for s in read_pvd(os.path.join(out, "rod.pvd"))]
 
 
 def tip_final(out):

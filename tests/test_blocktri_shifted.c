@@ -987,7 +987,109 @@ static void test_timing_n800_b19(void)
     free(jxi);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Condensed algebraic unknowns (cr_blocktri_radau_condense)                */
+/* ------------------------------------------------------------------------ */
+
+/* A random Jacobian with the rod's pattern: per block b = CD_B unknowns, the last CD_NC
+ * algebraic with a diagonal J_λλ; block i's λ enter the rows of blocks i and i+1, their
+ * rows depend on blocks i and i+1. `off` (≥ 0) puts one entry outside the pattern into
+ * that block row. */
+#define CD_N 9
+#define CD_BMAX 19
+typedef struct cd_data {
+    uint64_t seed;
+    int off, b, nc;
+    int nan_at; /* ≥ 0: a NaN in that block's first λ row (J_λq) */
+} cd_data;
+
+static cr_status cd_jac(double t, const double *y, const double *fy, cr_blocktri *J, void *user)
+{
+    cd_data *d = user;
+    uint64_t s = d->seed;
+    const int B = d->b, bq = d->b - d->nc;
+    for (int i = 0; i < CD_N; ++i) {
+        double *D = cr_blocktri_D(J, i), *L = i > 0 ? cr_blocktri_L(J, i) : NULL,
+               *U = i < CD_N - 1 ? cr_blocktri_U(J, i) : NULL;
+        for (int r = 0; r < B; ++r)
+            for (int c = 0; c < B; ++c) {
+                int lr = r >= bq, lc = c >= bq;
+                D[r * B + c] = lr && lc ? (r == c ? 1.0 / (1.0 + urand(&s) * urand(&s) + 1.5) : 0.0)
+                                        : urand(&s) + (r == c ? 0.5 * B : 0.0);
+                if (L) L[r * B + c] = lr ? 0.0 : 0.5 * urand(&s); /* λ rows: not on block i−1 */
+                if (U) U[r * B + c] = lc ? 0.0 : 0.5 * urand(&s); /* no row on block i+1's λ */
+            }
+        if (i == d->off && U) U[1 * B + bq] = 0.25; /* row of block i on λ of block i+1 */
+        if (i == d->nan_at) D[bq * B + 1] = NAN;
+    }
+    return CR_OK;
+}
+
+/* b = 5 with 2 condensed (generic kernels), b = 19 with 6 (the dynamics: 13×13 kernels) */
+static void test_condensed_hooks_vs_full(void)
+{
+    static const int cfg[2][2] = {{5, 2}, {19, 6}};
+    for (int z = 0; z < 2; ++z) {
+        const int B = cfg[z][0], NC = cfg[z][1], N = CD_N * B;
+        double mass[CD_N * CD_BMAX], y[CD_N * CD_BMAX] = {0};
+        uint64_t s = 7;
+        for (int i = 0; i < CD_N; ++i)
+            for (int r = 0; r < B; ++r) mass[i * B + r] = r < B - NC ? 0.5 + fabs(urand(&s)) : 0.0;
+        mass[2 * B + 1] = 0.0; /* an algebraic row among the kept ones (a held coordinate) */
+        cd_data d = {.seed = 42, .off = -1, .b = B, .nc = NC, .nan_at = -1};
+        cr_error err = {0};
+        cr_blocktri_radau *full = cr_blocktri_radau_create(CD_N, B, mass, 0, cd_jac, &d, &err);
+        cr_blocktri_radau *cond = cr_blocktri_radau_create(CD_N, B, mass, 0, cd_jac, &d, &err);
+        CHECK(full && cond);
+        if (!full || !cond) return;
+        CHECK(cr_blocktri_radau_condense(cond, NC, &err) == CR_OK);
+        CHECK(cr_blocktri_radau_condense(cond, NC, &err) == CR_BAD_INPUT); /* once */
+        cr_blocktri_radau_set_filled(cond); /* cd_jac writes every block */
+        cr_radau_linsys lf = cr_blocktri_radau_linsys(full), lc = cr_blocktri_radau_linsys(cond);
+        CHECK(lf.jacobian(0, y, y, full) == CR_OK && lc.jacobian(0, y, y, cond) == CR_OK);
+        CHECK(cond->bq == B - NC && cond->real->b == B - NC && cond->cplx->b == B - NC);
+        double worst = 0;
+        for (int rep = 0; rep < 3; ++rep) {
+            double sh = 0.7 + rep, shi = 1.3 * rep - 0.4;
+            CHECK(lf.factor_real(sh, full) == CR_OK && lc.factor_real(sh, cond) == CR_OK);
+            CHECK(lf.factor_complex(sh, shi, full) == CR_OK && lc.factor_complex(sh, shi, cond) == CR_OK);
+            double a[CD_N * CD_BMAX], b[CD_N * CD_BMAX], ar[CD_N * CD_BMAX], ai[CD_N * CD_BMAX],
+                br[CD_N * CD_BMAX], bi[CD_N * CD_BMAX];
+            for (int k = 0; k < N; ++k) a[k] = b[k] = urand(&s), ar[k] = br[k] = urand(&s), ai[k] = bi[k] = urand(&s);
+            CHECK(lf.solve_real(a, full) == CR_OK && lc.solve_real(b, cond) == CR_OK);
+            CHECK(lf.solve_complex(ar, ai, full) == CR_OK && lc.solve_complex(br, bi, cond) == CR_OK);
+            double num = 0, den = 0;
+            for (int k = 0; k < N; ++k) {
+                num = fmax(num, fmax(fabs(a[k] - b[k]), fmax(fabs(ar[k] - br[k]), fabs(ai[k] - bi[k]))));
+                den = fmax(den, fmax(fabs(a[k]), fmax(fabs(ar[k]), fabs(ai[k]))));
+            }
+            worst = fmax(worst, num / den);
+        }
+        printf("    condensed (%d of %d unknowns per block) against full solves: max relative difference %.1e\n", NC, B,
+               worst);
+        CHECK(worst < 1e-12);
+        /* a non-finite J_λq entry is found through J_c; a Jacobian outside the pattern is refused,
+         * naming the block */
+        d.nan_at = 3;
+        CHECK(lc.jacobian(0, y, y, cond) == CR_NONFINITE);
+        d.nan_at = -1;
+        d.off = 4;
+        CHECK(lc.jacobian(0, y, y, cond) == CR_BAD_INPUT);
+        CHECK(cond->bad_block == 4);
+        cr_blocktri_radau_destroy(full);
+        cr_blocktri_radau_destroy(cond);
+        /* refused: a condensed row with mass, nothing left, banded */
+        cr_blocktri_radau *bad = cr_blocktri_radau_create(CD_N, B, mass, 0, cd_jac, &d, &err);
+        CHECK(cr_blocktri_radau_condense(bad, NC + 1, &err) == CR_BAD_INPUT);
+        CHECK(cr_blocktri_radau_condense(bad, B, &err) == CR_BAD_INPUT);
+        cr_blocktri_radau_destroy(bad);
+        bad = cr_blocktri_radau_create(CD_N, B, mass, 1, cd_jac, &d, &err);
+        CHECK(cr_blocktri_radau_condense(bad, NC, &err) == CR_BAD_INPUT);
+        cr_blocktri_radau_destroy(bad);
+    }
+}
+
 CHECK_MAIN(CASE(test_shifted_real_vs_dgesv), CASE(test_shifted_complex_vs_zgesv), CASE(test_complex_general_vs_zgesv),
            CASE(test_pivoting_zero_diagonal), CASE(test_singular_reports_block), CASE(test_banded_when_block_singular),
-           CASE(test_complex_extreme_scaling), CASE(test_radau_hooks_damped_chain), CASE(test_radau_hooks_errors),
+           CASE(test_complex_extreme_scaling), CASE(test_radau_hooks_damped_chain), CASE(test_radau_hooks_errors), CASE(test_condensed_hooks_vs_full),
            CASE(test_timing_n800_b19))

@@ -612,6 +612,31 @@ static void test_statistics(void)
     if (verbose()) printf("    max |err| %.3g, scaled %.3g\n", hs.max_abs_err, hs.max_scaled);
     cr_radau_destroy(s);
     cr_radau_dense_solver_destroy(d);
+
+    /* growth limited by the Newton contraction: the same accuracy, no more Newton failures,
+     * at most a few more steps; out-of-range values are refused */
+    cr_radau_stats st_free = st;
+    memset(&hs, 0, sizeof hs);
+    hs.n = 4;
+    hs.exact = smooth_exact;
+    o.newton_growth_theta = 0.05;
+    s = make_solver(&hs, smooth_rhs, smooth_jac, NULL, o, 0.0, y0, &d);
+    if (!s) { cr_radau_dense_solver_destroy(d); return; }
+    CHECK(cr_radau_integrate(s, 50.0, NULL) == CR_OK);
+    st = cr_radau_get_stats(s);
+    print_stats("smooth [0,50], theta 0.1, growth theta 0.05", s);
+    CHECK(st.newton_failures <= st_free.newton_failures);
+    CHECK(st.steps < 2 * st_free.steps);
+    CHECK(hs.max_scaled < 10.0);
+    cr_radau_destroy(s);
+    for (int k = 0; k < 2; ++k) {
+        o.newton_growth_theta = k ? 1.0 : -0.1;
+        cr_error e = {0};
+        cr_radau_problem pb = {.n = 4, .rhs = smooth_rhs, .linsys = cr_radau_dense_solver_linsys(d), .user = &hs};
+        CHECK(cr_radau_create(&pb, &o, 0.0, y0, &e) == NULL && e.status == CR_BAD_INPUT);
+    }
+    cr_radau_dense_solver_destroy(d);
+    o.newton_growth_theta = 0.0;
     o.jac_reuse_theta = 0.001;
 
     /* a linear problem: J constant, θ tiny, so one Jacobian for the whole run */

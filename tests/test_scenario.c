@@ -157,6 +157,7 @@ static void example_tendon_manipulator(void)
     CHECK(sc->stage_count == 1 && o->load_steps == 8);
     CHECK(o->max_iterations == 25 && o->atol == 1e-10 && o->rtol == 1e-6 && o->max_halvings == 10);
     CHECK(strcmp(sc->output.directory, "out/tendon-manipulator") == 0 && sc->output.vtk == 1);
+    CHECK(sc->output.vtk_format == CR_VTK_BINARY); /* the default */
     cr_scenario_destroy(sc);
 }
 
@@ -175,7 +176,8 @@ static void defaults(void)
     CHECK(sc->rod.bc_count == 0 && sc->rod.load_count == 0);
     CHECK(sc->stage_count == 1);
     const cr_static_options *o = &sc->stages[0].statics;
-    CHECK(o->load_steps == 10 && o->max_iterations == 25 && o->atol == 1e-10 && o->rtol == 1e-6);
+    /* "load_steps": "auto" when absent: a first quarter, then adaptive */
+    CHECK(o->adaptive == 1 && o->load_steps == 4 && o->max_iterations == 25 && o->atol == 1e-10 && o->rtol == 1e-6);
     CHECK(o->max_halvings == 10 && o->max_history == 64);
     CHECK(strcmp(sc->output.directory, "out/scenario") == 0 && sc->output.vtk == 1);
     cr_scenario_destroy(sc);
@@ -243,9 +245,9 @@ static void key_forms(void)
     CHECK(t->xi_start == 0.2 && t->xi_end == 0.8);
     CHECK(sc->stage_count == 2);
     const cr_static_options *o = &sc->stages[0].statics;
-    CHECK(o->load_steps == 4 && o->max_iterations == 7 && o->atol == 1e-8 && o->rtol == 1e-5);
+    CHECK(o->adaptive == 0 && o->load_steps == 4 && o->max_iterations == 7 && o->atol == 1e-8 && o->rtol == 1e-5);
     CHECK(o->max_halvings == 0 && o->max_history == 64);
-    CHECK(sc->stages[1].type == CR_STAGE_STATIC && sc->stages[1].statics.load_steps == 10);
+    CHECK(sc->stages[1].type == CR_STAGE_STATIC && sc->stages[1].statics.adaptive == 1);
     CHECK(strcmp(sc->output.directory, "results/x") == 0);
     cr_scenario_destroy(sc);
 }
@@ -348,6 +350,7 @@ static void overrides(void)
                                "rod.sections.0.radius=[0.02, 0.01]",
                                "name=renamed", /* not JSON: a plain string */
                                "output.vtk=false",
+                               "output.vtk_format=compressed",
                                "output.directory=\"quoted dir\""};
     cr_scenario *sc = NULL;
     cr_error err = {CR_OK, ""};
@@ -364,6 +367,7 @@ static void overrides(void)
         CHECK(sc->rod.sections[0].radius[0] == 0.02 && sc->rod.sections[0].radius[1] == 0.01);
         CHECK(strcmp(sc->name, "renamed") == 0);
         CHECK(sc->output.vtk == 0 && strcmp(sc->output.directory, "quoted dir") == 0);
+        CHECK(sc->output.vtk_format == CR_VTK_COMPRESSED);
     }
     cr_scenario_destroy(sc);
 
@@ -522,6 +526,8 @@ static void bad_elements(void)
                " 'sections': [{'shape': 'circle', 'radius': 1}]}}",
                "rod.elements: must be >= 1, got -4");
     EXPECT_BAD("{" ROD_OK ", 'stages': [{'load_steps': 0}]}", "stages.0.load_steps: must be >= 1, got 0");
+    EXPECT_BAD("{" ROD_OK ", 'stages': [{'load_steps': 'many'}]}",
+               "stages.0.load_steps: expected a whole number >= 1 or \"auto\", got \"many\"");
 }
 
 static void bad_enum(void)
@@ -720,6 +726,15 @@ static void bad_arguments(void)
 
 /* ---- dynamics: stages, rigid bodies, load extensions ---- */
 
+static void auto_load_steps(void)
+{
+    cr_scenario *sc = load_ok("{" ROD_OK ", 'stages': [{'load_steps': 'auto'}, {'load_steps': 1}]}", NULL, 0);
+    if (!sc) return;
+    CHECK(sc->stages[0].statics.adaptive == 1 && sc->stages[0].statics.load_steps == 4);
+    CHECK(sc->stages[1].statics.adaptive == 0 && sc->stages[1].statics.load_steps == 1);
+    cr_scenario_destroy(sc);
+}
+
 static void dynamic_stages(void)
 {
     cr_scenario *sc = load_ok("{" ROD_OK ", 'stages': [{'type': 'static', 'load_steps': 3},"
@@ -732,7 +747,7 @@ static void dynamic_stages(void)
     CHECK(sc->stage_count == 3);
     /* a static stage: statics as given, dynamics all defaults */
     const cr_stage_def *st = &sc->stages[0];
-    CHECK(st->type == CR_STAGE_STATIC && st->statics.load_steps == 3);
+    CHECK(st->type == CR_STAGE_STATIC && st->statics.load_steps == 3 && st->statics.adaptive == 0);
     CHECK(st->dynamics.t_end == 0 && st->dynamics.output_dt == 0);
     CHECK(st->dynamics.rtol == 1e-3 && st->dynamics.atol == 1e-6 && st->dynamics.snapshot_dt == 0);
     CHECK(st->dynamics.h_init == 0 && st->dynamics.h_max == 0 && st->dynamics.max_steps == 10000000);
@@ -744,7 +759,7 @@ static void dynamic_stages(void)
     CHECK(d->t_end == 2.5 && d->output_dt == 0.01 && d->rtol == 1e-3 && d->atol == 1e-6);
     CHECK(d->snapshot_dt == 0 && d->h_init == 0 && d->h_max == 0 && d->max_steps == 10000000);
     CHECK(d->checkpoint_interval == 30);
-    CHECK(st->statics.load_steps == 10 && st->statics.max_iterations == 25 && st->statics.atol == 1e-10);
+    CHECK(st->statics.adaptive == 1 && st->statics.load_steps == 4 && st->statics.max_iterations == 25 && st->statics.atol == 1e-10);
     CHECK(st->statics.rtol == 1e-6 && st->statics.max_halvings == 10 && st->statics.max_history == 64);
     /* every key given */
     d = &sc->stages[2].dynamics;
@@ -1421,6 +1436,6 @@ CHECK_MAIN(CASE(bad_load_magnitudes), CASE(resultant_section_equals_shape), CASE
            CASE(bad_unknown_key), CASE(bad_type), CASE(bad_missing), CASE(bad_nonfinite), CASE(bad_nonphysical),
            CASE(bad_elements), CASE(bad_enum), CASE(bad_node), CASE(bad_sections), CASE(bad_frame),
            CASE(bad_gravity_without_rho), CASE(bad_tendon), CASE(bad_nodes_reference), CASE(bad_json_syntax),
-           CASE(bad_arguments), CASE(dynamic_stages), CASE(rigid_bodies), CASE(load_extensions), CASE(wilberforce),
+           CASE(bad_arguments), CASE(auto_load_steps), CASE(dynamic_stages), CASE(rigid_bodies), CASE(load_extensions), CASE(wilberforce),
            CASE(documented_dynamic_example), CASE(overrides_dynamics), CASE(bad_dynamic), CASE(bad_rigid_bodies),
            CASE(bad_load_extensions))

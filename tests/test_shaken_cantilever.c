@@ -30,8 +30,10 @@
  * n = 40 … 80 for the sine drive (measured: 0.33 % at n = 80 when the same run is given Euler–
  * Bernoulli-like resultants, GA × 1000 and ρI / 1000); Radau's numerical damping of those modes
  * adds a little. The smooth drive excites the high modes with amplitudes ~ (Ω/ω_k)² only and
- * agrees to 0.2 % at n = 40 with tight integrator tolerances (the default atol 1e-7 of the example
- * leaves 0.4 %). So: sine drive ≤ 3 % (n = 20) and ≤ 1.5 % (n = 40) of max |w(L)|, decreasing;
+ * agrees to 0.2 % at n = 40 with tight integrator tolerances (the example's atol 1e-7 left 0.4 %).
+ * The example asks for atol 1e-8: the velocity jump's high modes must be kept from Radau's
+ * numerical damping, which the stress error weights did as a side effect before they were
+ * made consistent with the positions (issue 11; at 1e-7 the tip error at n = 40 became 1.6 %). So: sine drive ≤ 3 % (n = 20) and ≤ 1.5 % (n = 40) of max |w(L)|, decreasing;
  * smooth drive ≤ 1 % and ≤ 0.4 %, momentum and energy ≤ 1.5 % / 0.8 %.
  * The support does work on the rod, which is not in work_external: the energy is not conserved
  * but must equal the support's work ∫ R_y ẏ_b dt = [P_y ẏ_b] − ∫ P_y ÿ_b dt, computed from the
@@ -290,7 +292,7 @@ static void shaken_cantilever_sine(void)
             dbase = fmax(dbase, fabs(at(&r, i, cbx)) + fabs(at(&r, i, cby) - theory(&m, 0, at(&r, i, ctt)).yb) +
                                     fabs(at(&r, i, cbz)));
         printf("    series base_y against Y sin(Omega t): %.1e m\n", dbase);
-        CHECK(dbase < 1e-8 * Y_);
+        CHECK(dbase < 1e-12 * Y_); /* held coordinates on target at output times too */
         CHECK(rows == 2001);
         CHECK_NEAR(P0, P0_expected, 1e-9 * P0_expected);
         CHECK(fabs(at(&r, rows - 1, cw)) == 0); /* the support's work is not a load's */
@@ -302,7 +304,7 @@ static void shaken_cantilever_sine(void)
             double tipbuf[4096];
             track tr = {.m = &m, .tip_node = n, .tip = tipbuf};
             cr_dynamic_options o = cr_dynamic_default_options();
-            o.t_end = 1, o.rtol = 1e-7, o.atol = 1e-7, o.output_dt = 0.0005, o.checkpoint_interval = 0;
+            o.t_end = 1, o.rtol = 1e-7, o.atol = 1e-8, o.output_dt = 0.0005, o.checkpoint_interval = 0;
             cr_dynamic_report rep;
             cr_error err = {0};
             cr_status s = cr_dynamic_solve(model, st, 0, 0, 0, 0, &o, on_output, on_step, &tr, &rep, &err);
@@ -318,10 +320,10 @@ static void shaken_cantilever_sine(void)
             CHECK(tr.rows == rows && tr.steps > 100);
             CHECK(tr.step_pos_err < 1e-18); /* the target, to round-off (|y| <= 1e-3 m) */
             CHECK(tr.step_vel_err < 1e-16); /* |ẏ_b| <= 0.025 m/s */
-            /* between steps the outputs come from the collocation polynomial: held to the integrator's
-             * interpolation error (~1e-9 of Y here), not to round-off */
-            CHECK(tr.pos_err < 1e-8 * Y_);
-            CHECK(tr.vel_err < 1e-8 * Y_ * m.Omega);
+            /* between steps the outputs come from the collocation polynomial, but the held coordinates
+             * and velocities are put on their target there (dynamics_solve.c): round-off too */
+            CHECK(tr.pos_err < 1e-18);
+            CHECK(tr.vel_err < 1e-16);
             CHECK(tr.rot_err < 1e-13);
             CHECK(dtip < 1e-12);
             cr_state_destroy(st);

@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # ParaView output (rod.pvd, rod_NNNN.vtp, bodies_NNNN.vtp) through the CLI, checked with an
 # independent parse (python3 xml.etree) of the files the run wrote:
-#   - every .vtp and the .pvd are well-formed XML; each rod file has exactly one line cell,
+#   - encodings (output.vtk_format): binary (the default; raw appended Float64, decoded here
+#     with struct, not with the package's reader), compressed (zlib blocks) and ascii; the
+#     tendon run in all three has the same arrays in every file, exactly (compressed) or to
+#     the 12 digits of the text (ascii, also the Wilberforce run), and its binary final
+#     snapshot holds nodes.csv's and elements.csv's numbers to the last bit;
+#   - every .vtp (up to its appended section) and the .pvd are well-formed XML; each rod file
+#     has exactly one line cell,
 #     a polyline through all nodes in order (connectivity 0..n-1, one offset n), as many
 #     points as nodes.csv has rows;
 #   - radius: the section radius at each node's s: linear taper of the tendon manipulator's
@@ -44,7 +50,7 @@ run() { # dir, scenario, overrides...
 
 # check.py DIR OPTIONS(JSON): the checks above; prints FAIL lines, exits 1 on any
 cat > "$tmp/check.py" <<'PY'
-import csv, json, math, os, sys
+import csv, json, math, os, struct, sys, zlib
 import xml.etree.ElementTree as ET
 
 d, opt = sys.argv[1], json.loads(sys.argv[2])
@@ -53,33 +59,77 @@ def fail(msg):
     bad.append(msg)
     print("FAIL: %s: %s" % (os.path.basename(d), msg))
 
-def arrays(parent):
+# The binary encodings, decoded here on their own (not with the package's reader): an
+# <AppendedData encoding="raw"> section after the XML, each array at its offset (bytes after
+# the '_') as a UInt64 byte count and the bytes or, with compressor="vtkZLibDataCompressor",
+# UInt64 [#blocks, block size, last partial block size, compressed sizes...] and zlib blocks.
+APP = {"data": None, "zlib": False}
+TYPES = {"Float64": "d", "Int32": "i"}
+
+def appended_values(a):
+    data, off = APP["data"], int(a.get("offset"))
+    u64 = lambda k, at: list(struct.unpack_from("<%dQ" % k, data, at))
+    if APP["zlib"]:
+        blocks, block, last = u64(3, off)
+        sizes = u64(blocks, off + 24)
+        pos, raw = off + 24 + 8 * blocks, b""
+        for k, c in enumerate(sizes):
+            part = zlib.decompress(data[pos:pos + c])
+            if len(part) != (last if k == blocks - 1 and last else block):
+                fail("array %s: block %d of %d bytes" % (a.get("Name"), k, len(part)))
+            raw += part
+            pos += c
+    else:
+        (n,) = u64(1, off)
+        raw = data[off + 8:off + 8 + n]
+    t = TYPES[a.get("type")]
+    return list(struct.unpack("<%d%s" % (len(raw) // struct.calcsize(t), t), raw))
+
+def arrays(parent, tuples=True):
     out = {}
     for a in parent.findall("DataArray"):
         comps = int(a.get("NumberOfComponents", "1"))
-        v = [float(x) for x in (a.text or "").split()]
+        if a.get("format") == "appended":
+            v = appended_values(a)
+            if opt.get("format", "binary") == "ascii":
+                fail("array %s: appended in an ascii file" % a.get("Name"))
+        else:
+            v = [float(x) for x in (a.text or "").split()]
+            if opt.get("format", "binary") != "ascii" and len(v) != 1:
+                fail("array %s: text in a binary file" % a.get("Name"))
         # VTK's reader sizes field data arrays by NumberOfTuples
-        if a.get("NumberOfTuples") is None or int(a.get("NumberOfTuples")) * comps != len(v):
+        if tuples and (a.get("NumberOfTuples") is None or int(a.get("NumberOfTuples")) * comps != len(v)):
             fail("array %s: NumberOfTuples %s for %d values" % (a.get("Name"), a.get("NumberOfTuples"), len(v)))
         out[a.get("Name")] = [v[k:k + comps] for k in range(0, len(v), comps)] if comps > 1 else v
     return out
 
 def read_vtp(path):
-    root = ET.parse(path).getroot()  # raises on malformed XML
+    text = open(path, "rb").read()
+    i = text.find(b"<AppendedData")
+    if i >= 0:  # the raw section is not XML: parse what comes before it
+        if not text[i:].startswith(b'<AppendedData encoding="raw">') or not text.rstrip().endswith(b"</VTKFile>"):
+            fail("%s: appended section" % path)
+        APP["data"] = text[text.index(b"_", i) + 1:]
+        text = text[:i] + b"</VTKFile>"
+    root = ET.fromstring(text)  # raises on malformed XML
+    want = {"binary": (i >= 0, None), "compressed": (i >= 0, "vtkZLibDataCompressor"), "ascii": (i < 0, None)}
+    ok, comp = want[opt.get("format", "binary")]
+    if not ok or root.get("compressor") != comp or (i >= 0 and root.get("header_type") != "UInt64"):
+        fail("%s: not in the %s encoding" % (path, opt.get("format", "binary")))
+    APP["zlib"] = root.get("compressor") == "vtkZLibDataCompressor"
     assert root.get("type") == "PolyData", path
     poly = root.find("PolyData")
     field = arrays(poly.find("FieldData")) if poly.find("FieldData") is not None else {}
     pieces = poly.findall("Piece")
     assert len(pieces) == 1, path
     p = pieces[0]
-    pts = [float(x) for x in p.find("Points/DataArray").text.split()]
-    pts = [pts[k:k + 3] for k in range(0, len(pts), 3)]
+    pts = arrays(p.find("Points"))["position"]
     lines = p.find("Lines")
     verts = p.find("Verts")
     def cells(el):
         if el is None:
             return None
-        a = {x.get("Name"): [int(v) for v in (x.text or "").split()] for x in el.findall("DataArray")}
+        a = {k: [int(x) for x in v] for k, v in arrays(el, tuples=False).items()}
         return a["connectivity"], a["offsets"]
     return dict(n=int(p.get("NumberOfPoints")), lines_n=int(p.get("NumberOfLines", "0")),
                 verts_n=int(p.get("NumberOfVerts", "0")), points=pts, lines=cells(lines), verts=cells(verts),
@@ -197,11 +247,54 @@ for k, row in enumerate(elements):
 if len(last["field"]["sample_s"]) != len(elements):
     fail("%d samples, elements.csv has %d rows" % (len(last["field"]["sample_s"]), len(elements)))
 
+# binary files are exact: the final snapshot holds nodes.csv's and elements.csv's numbers (17
+# significant digits, which round-trip) to the last bit (static runs: a dynamic stage of the
+# mixed rod makes its stresses consistent after the last output)
+if opt.get("exact_final"):
+    for i, row in enumerate(nodes):
+        if last["points"][i] + last["point"]["quaternion"][i] + [last["point"]["s"][i]] != row[1:8] + row[:1]:
+            fail("final snapshot node %d is not nodes.csv's numbers exactly" % i)
+            break
+    for k, row in enumerate(elements):
+        got = [last["field"]["sample_s"][k]] + [v for q in ("gamma", "kappa", "force", "moment")
+                                                for v in last["field"]["sample_" + q][k]]
+        if got != row:
+            fail("final sample %d is not elements.csv's numbers exactly" % k)
+            break
+
+# the same run in another encoding: every array of every file equal, exactly (compressed) or
+# to the 12 significant digits of the text (ascii: |binary - text| <= 5e-12 |binary|)
+def everything(path):
+    v = read_vtp(path)
+    out = {"position": v["points"]}
+    for group in ("point", "field"):
+        for k, x in v[group].items():
+            out[group + ":" + k] = x
+    return {k: [y for r in x for y in (r if isinstance(r, list) else [r])] for k, x in out.items()}
+
+for other, fmt in ((opt.get("ascii_dir"), "ascii"), (opt.get("compressed_dir"), "compressed")):
+    if not other:
+        continue
+    for _, _, f in entries:
+        a = everything(os.path.join(d, f))
+        mine, opt["format"] = opt.get("format", "binary"), fmt
+        b = everything(os.path.join(other, f))
+        opt["format"] = mine
+        if sorted(a) != sorted(b):
+            fail("%s: arrays %s in %s, %s in %s" % (f, sorted(a), fmt, sorted(b), opt.get("format", "binary")))
+            continue
+        for k in a:
+            x, y = a[k], b[k]
+            if len(x) != len(y) or any(p != q if fmt == "compressed" else abs(p - q) > 5.000001e-12 * abs(p)
+                                       for p, q in zip(x, y)):
+                fail("%s: %s differs in the %s encoding" % (f, k, fmt))
+                break
+
 # times
 dyn = [(t, s) for t, s in snaps if s["field"]["stage"][0] in opt.get("dynamic_stages", [])]
 stat = [(t, s) for t, s in snaps if s["field"]["stage"][0] not in opt.get("dynamic_stages", [])]
-for t, s in dyn:
-    if t != s["field"]["time"][0]:
+for t, s in dyn:  # the .pvd has 12 digits, binary files the exact time
+    if not close(t, s["field"]["time"][0], 1e-12 * max(1.0, abs(t))):
         fail("dynamic snapshot at timestep %r but field data time %r" % (t, s["field"]["time"][0]))
 if dyn:
     if dyn[0][0] != 0.0:
@@ -282,11 +375,14 @@ check() { # dir, options
 }
 
 # mixed rod with a rigid body: a static stage of 2 load steps, then a short dynamic stage
-if run wil "$src/examples/wilberforce.json" rod.elements=120 stages.0.load_steps=2 stages.1.t_end=0.0012 \
-        stages.1.output_dt=0.0002 stages.1.snapshot_dt=0.0002; then
+wil_sets=(rod.elements=120 stages.0.load_steps=2 stages.1.t_end=0.0012 stages.1.output_dt=0.0002
+    stages.1.snapshot_dt=0.0002)
+if run wil "$src/examples/wilberforce.json" "${wil_sets[@]}" &&
+    run wil_ascii "$src/examples/wilberforce.json" "${wil_sets[@]}" output.vtk_format=ascii; then
     check wil '{"bodies": true, "mass": 0.5240569245269474, "circle": 0.0005, "dynamic_stages": [1],
                 "first_dynamic": 1, "load_factors": [0.5, 1.0],
-                "timesteps": [-1.5, -1, 0, 0.0002, 0.0004, 0.0006, 0.0008, 0.001, 0.0012]}'
+                "timesteps": [-1.5, -1, 0, 0.0002, 0.0004, 0.0006, 0.0008, 0.001, 0.0012],
+                "ascii_dir": "'"$tmp/wil_ascii"'"}'
 fi
 
 # port-Hamiltonian rod (quadratic elements: 2n + 1 nodes), resultants section, dynamic only
@@ -297,10 +393,25 @@ if run ph "$src/examples/flying-spaghetti.json" rod.elements=4 stages.0.t_end=0.
                "timesteps": [0, 0.005, 0.01, 0.015, 0.02]}'
 fi
 
-# tapered circle, static only: load steps at k + lambda
-if run tendon "$src/examples/tendon-manipulator.json" rod.elements=40 stages.0.load_steps=4; then
+# tapered circle, static only: load steps at k + lambda; in all three encodings (binary, the
+# default, compared with the others array by array)
+tendon_sets=(rod.elements=40 stages.0.load_steps=4)
+if run tendon "$src/examples/tendon-manipulator.json" "${tendon_sets[@]}" &&
+    run tendon_ascii "$src/examples/tendon-manipulator.json" "${tendon_sets[@]}" output.vtk_format=ascii &&
+    run tendon_comp "$src/examples/tendon-manipulator.json" "${tendon_sets[@]}" output.vtk_format=compressed; then
     check tendon '{"taper": [0.01, 0.004], "load_factors": [0.25, 0.5, 0.75, 1.0],
-                   "timesteps": [0.25, 0.5, 0.75, 1.0]}'
+                   "timesteps": [0.25, 0.5, 0.75, 1.0], "exact_final": true,
+                   "ascii_dir": "'"$tmp/tendon_ascii"'", "compressed_dir": "'"$tmp/tendon_comp"'"}'
+    check tendon_ascii '{"format": "ascii", "taper": [0.01, 0.004], "load_factors": [0.25, 0.5, 0.75, 1.0],
+                         "timesteps": [0.25, 0.5, 0.75, 1.0]}'
+    check tendon_comp '{"format": "compressed", "taper": [0.01, 0.004], "load_factors": [0.25, 0.5, 0.75, 1.0],
+                        "timesteps": [0.25, 0.5, 0.75, 1.0], "exact_final": true}'
+fi
+# a bad value is refused naming the key and the choices
+if msg=$("$cli" check "$src/examples/tendon-manipulator.json" --set output.vtk_format=xml 2>&1) ||
+    ! printf '%s' "$msg" | grep -q 'output.vtk_format: expected one of binary, ascii, compressed, got "xml"'; then
+    echo "FAIL: output.vtk_format=xml: $msg"
+    fail=1
 fi
 
 # two segments: a tapered rectangle (its larger side changes within the segment) and
@@ -350,7 +461,7 @@ vtkpy=""
 for py in python3 /usr/bin/python3; do
     if "$py" -c "import vtk" >/dev/null 2>&1; then vtkpy="$py"; break; fi
 done
-if [ -n "$vtkpy" ] && [ -d "$tmp/wil" ] && [ -d "$tmp/ph" ]; then
+if [ -n "$vtkpy" ] && [ -d "$tmp/wil" ] && [ -d "$tmp/ph" ] && [ -d "$tmp/tendon_comp" ]; then
     "$vtkpy" - "$tmp" <<'PY' || fail=1
 import glob, os, sys, vtk
 from vtk.util.numpy_support import vtk_to_numpy as np_of
@@ -360,8 +471,19 @@ def fail(msg):
     bad = 1
     print("FAIL: vtk reader: " + msg)
 out = vtk.vtkOutputWindow()  # reader errors go to stderr and are counted below
-for case in ("wil", "ph"):
+import numpy as np
+for case in ("wil", "ph", "tendon", "tendon_comp", "tendon_ascii"):
     d = os.path.join(sys.argv[1], case)
+    if case.startswith("tendon") and case != "tendon_ascii":  # exact: the final state's numbers
+        last = sorted(glob.glob(d + "/rod_*.vtp"))[-1]
+        r = vtk.vtkXMLPolyDataReader()
+        r.SetFileName(last)
+        r.Update()
+        nodes = np.loadtxt(os.path.join(d, "nodes.csv"), delimiter=",", skiprows=1)
+        o = r.GetOutput()
+        if not (np.array_equal(np_of(o.GetPoints().GetData()), nodes[:, 1:4])
+                and np.array_equal(np_of(o.GetPointData().GetArray("quaternion")), nodes[:, 4:8])):
+            fail("%s: VTK reads other numbers than nodes.csv's" % last)
     for f in sorted(glob.glob(d + "/*.vtp")):
         r = vtk.vtkXMLPolyDataReader()
         r.SetFileName(f)

@@ -3,6 +3,8 @@
  * Files written into the output directory (see docs/outputs in README):
  *   summary.json   run summary (convergence, iterations, residual history, tip pose, reactions)
  *   nodes.csv      s,x,y,z,p0,p1,p2,p3 — one row per node of the final (or last converged) state
+ *                  (CSV numbers here and in elements.csv: the shortest text that reads back as
+ *                  exactly the same double)
  *   elements.csv   s,gamma_*,kappa_*,n_*,m_* — one row per element, element basis
  *   rod.pvd        ParaView collection of rod_NNNN.vtp (and bodies_NNNN.vtp, part 1, when the
  *                  rod has rigid bodies), one per accepted load step and one per snapshot
@@ -33,7 +35,12 @@ extern "C" {
 cr_status cr_write_nodes_csv(const char *path, const cr_sim *sim, cr_error *err);
 /* One row per strain/stress sample point (element midpoints or Gauss points). */
 cr_status cr_write_elements_csv(const char *path, const cr_sim *sim, cr_error *err);
-/* ParaView snapshots (ASCII VTK XML; docs/scenario.md, "Output files"). Every .vtp has field
+/* ParaView snapshots (VTK XML PolyData; docs/scenario.md, "Output files"), in the encoding
+ * `format` for the *_format writers and binary for the others: CR_VTK_BINARY stores every
+ * array as Float64 (Int32 for cells) in a raw <AppendedData> section (VTK file format 1.0,
+ * header_type UInt64: what ParaView reads natively), exact; CR_VTK_COMPRESSED the same in
+ * zlib-compressed blocks (compressor vtkZLibDataCompressor); CR_VTK_ASCII writes the numbers
+ * as text with 12 significant digits. Every .vtp has field
  * data `time` (s, cr_sim_time), `load_factor` (cr_sim_load_factor) and, when stage >= 0,
  * `stage` (the scenario's stage index).
  *
@@ -47,18 +54,24 @@ cr_status cr_write_elements_csv(const char *path, const cr_sim *sim, cr_error *e
  * sample points' own values are field data: sample_s (m) and sample_gamma, sample_kappa,
  * sample_force, sample_moment, one tuple per sample point (element midpoints or Gauss points).
  * `rod` is the scenario's rod definition (may be NULL). */
+cr_status cr_write_rod_vtp_format(const char *path, const cr_sim *sim, const cr_rod_def *rod, int stage,
+                                  cr_vtk_format format, cr_error *err);
 cr_status cr_write_rod_vtp(const char *path, const cr_sim *sim, const cr_rod_def *rod, int stage, cr_error *err);
 /* cr_write_rod_vtp without radius and stage (kept for callers of the former writer). */
 cr_status cr_write_vtp(const char *path, const cr_sim *sim, cr_error *err);
 /* The rigid bodies: one point (vertex cell) per body at its centre (I), in the scenario's
  * order, with point data body (index), mass (kg; only when `rod` is given), quaternion and
  * d1, d2, d3 (the body axes in I). */
+cr_status cr_write_bodies_vtp_format(const char *path, const cr_sim *sim, const cr_rod_def *rod, int stage,
+                                     cr_vtk_format format, cr_error *err);
 cr_status cr_write_bodies_vtp(const char *path, const cr_sim *sim, const cr_rod_def *rod, int stage, cr_error *err);
 /* Radius drawn for the section at ξ in [0, 1] (clamped), m: a circle's radius; half the larger
  * extent of a rectangle (the tube encloses the section); for given resultants the solid circle
  * with the same EI/EA, r = 2 sqrt(max(EI_y, EI_z) / EA). 0 when ξ has no section. */
 double cr_section_vtk_radius(const cr_rod_def *rod, double xi);
 /* Snapshot `index` into `dir`: rod_NNNN.vtp and, when the rod has rigid bodies, bodies_NNNN.vtp. */
+cr_status cr_write_snapshot_format(const char *dir, int index, const cr_sim *sim, const cr_rod_def *rod, int stage,
+                                   cr_vtk_format format, cr_error *err);
 cr_status cr_write_snapshot(const char *dir, int index, const cr_sim *sim, const cr_rod_def *rod, int stage,
                             cr_error *err);
 

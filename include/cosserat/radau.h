@@ -207,6 +207,14 @@ typedef struct cr_radau_options {
                                   * convergence rate θ <= this; default 0.001
                                   * (raise to ~0.1 when J is expensive;
                                   * negative: a new J on every step) */
+    /* Step growth limited by the Newton contraction: after an accepted step whose
+     * Newton iterations contracted at rate θ (two iterations or more), h_new is at
+     * most h·max(1, √(newton_growth_theta/θ)). For problems where Newton, not the
+     * error test, limits h (fast rotations: θ grows like h² or faster), so that the
+     * controller does not keep proposing steps that Newton fails on, each costing
+     * two factorizations. 0 = off (default, as RADAU5); 0 <= value < 1. Uses only θ,
+     * which cr_radau_memory carries. */
+    double newton_growth_theta;
     double keep_h_min;           /* keep h and both factorizations when θ is */
     double keep_h_max;           /* small and keep_h_min <= h_new/h <= keep_h_max;
                                   * defaults 1.0 and 1.2 */

@@ -29,9 +29,17 @@ typedef struct cr_track_def {
     double s;      /* reference arc length (m), in [0, rod.length] */
 } cr_track_def;
 
+/* Encoding of the .vtp snapshots (output.vtk_format). */
+typedef enum cr_vtk_format {
+    CR_VTK_BINARY = 0,    /* "binary": Float64 arrays as raw appended data (exact) */
+    CR_VTK_ASCII = 1,     /* "ascii": the numbers as text with 12 significant digits */
+    CR_VTK_COMPRESSED = 2 /* "compressed": as binary, in zlib-compressed blocks */
+} cr_vtk_format;
+
 typedef struct cr_output_def {
-    char directory[1024]; /* default "out/<name>" */
-    int vtk;              /* write rod.pvd + .vtp files (default 1) */
+    char directory[1024];     /* default "out/<name>" */
+    int vtk;                  /* write rod.pvd + .vtp files (default 1) */
+    cr_vtk_format vtk_format; /* encoding of the .vtp files (default CR_VTK_BINARY) */
     /* recorded points, owned by the scenario; without "track" in the file one point "tip"
      * at the free end (the last node, or the first when only the last one is held);
      * "rod_tip" when a rigid body is called "tip" */

@@ -16,6 +16,12 @@ typedef struct cr_static_options {
     double rtol;         /* relative residual and increment tolerance (default 1e-6) */
     int max_halvings;    /* how often a failed load step may be halved before giving up (default 10) */
     int max_history;     /* residuals kept per load step in the report (default 64) */
+    /* Adaptive load stepping (scenario "load_steps": "auto"): the first increment is
+     * 1/load_steps of the way, later ones double after a step that converged in at most
+     * 3 Newton iterations and halve after one that needed 8 or more, never above
+     * max_increment (0: the whole way). 0 (default): load_steps equal increments. */
+    int adaptive;
+    double max_increment;
     int stability;       /* 1 (default): estimate the stability of the stage's final state (report.stability); 0: skip */
     int stability_modes; /* lowest modes estimated (default 4, at most CR_STABILITY_MAX_MODES) */
 } cr_static_options;

@@ -5,14 +5,18 @@ Pure Python + numpy; does not need the C library. Files (include/cosserat/output
 * ``summary.json``  convergence, Newton iterations, residual history, tip pose, reactions
 * ``nodes.csv``     ``s,x,y,z,p0,p1,p2,p3``, one row per node
 * ``elements.csv``  ``s,gamma_x..z,kappa_x..z,n_x..z,m_x..z``, one row per element
-* ``rod.pvd``       ParaView collection of ``rod_NNNN.vtp`` (ASCII VTK PolyData), one per load step
+* ``rod.pvd``       ParaView collection of ``rod_NNNN.vtp`` (VTK PolyData, binary or ASCII), one per
+                    load step and snapshot time
 * ``series.csv``    (dynamics) one row per time, a ``t`` column and any number of others; each
                     recorded point NAME of ``output.track`` as ``NAME_x..z, NAME_p0..p3``
 """
 
+import base64
 import dataclasses
 import json
 import os
+import struct
+import zlib
 import xml.etree.ElementTree as ET
 from typing import Dict, List, NamedTuple, Optional
 
@@ -34,12 +38,94 @@ def read_csv(path):
     return {name: data[:, k].copy() for k, name in enumerate(names)}
 
 
-def _data_array(el, path):
+_VTK_TYPES = {"Float64": "f8", "Float32": "f4", "Int64": "i8", "Int32": "i4", "Int16": "i2", "Int8": "i1",
+              "UInt64": "u8", "UInt32": "u4", "UInt16": "u2", "UInt8": "u1"}
+
+
+def _b64len(nbytes):
+    return (nbytes + 2) // 3 * 4
+
+
+class _VtkBinary:
+    """How a VTK XML file stores binary data: byte order, header integer type, compression, and
+    its appended section (bytes after the '_', raw or base64 text) when it has one."""
+
+    def __init__(self, root, appended, encoding):
+        self.order = ">" if root.get("byte_order", "LittleEndian") == "BigEndian" else "<"
+        self.header = self.order + ("Q" if root.get("header_type", "UInt32") == "UInt64" else "I")
+        self.hsize = struct.calcsize(self.header)
+        compressor = root.get("compressor", "")
+        if compressor not in ("", "vtkZLibDataCompressor"):
+            raise ValueError(f"compressor '{compressor}' is not supported (only vtkZLibDataCompressor)")
+        self.zlib = compressor == "vtkZLibDataCompressor"
+        self.appended = appended
+        self.encoding = encoding
+
+    def _ints(self, raw, count):
+        return struct.unpack(self.order + self.header[1] * count, raw[: count * self.hsize])
+
+    def decode(self, buf, offset, b64):
+        """The bytes of one array stored at `offset` of `buf`: raw bytes, or base64 text (VTK's
+        writer encodes a compressed array's header apart from its blocks, and an uncompressed
+        array's byte count and data as one text)."""
+        h = self.hsize
+        if not b64:
+            get = lambda start, n: bytes(buf[offset + start: offset + start + n])
+            hdr_len = lambda k: k * h
+        else:
+            get_text = lambda start, n: base64.b64decode(bytes(buf[offset + start: offset + start + _b64len(n)]))
+        if not self.zlib:
+            if not b64:
+                (n,) = self._ints(get(0, h), 1)
+                data = get(h, n)
+            else:
+                (n,) = self._ints(get_text(0, h), 1)
+                if bytes(buf[offset + _b64len(h) - 1: offset + _b64len(h)]) == b"=":  # encoded apart
+                    data = get_text(_b64len(h), n)
+                else:  # VTK's writer encodes the count and the data as one base64 text
+                    data = get_text(0, h + n)[h:]
+            if len(data) != n:
+                raise ValueError("binary data shorter than its header says")
+            return data
+        if not b64:
+            blocks, _, _ = self._ints(get(0, 3 * h), 3)
+            head = self._ints(get(0, hdr_len(3 + blocks)), 3 + blocks)
+            start = hdr_len(3 + blocks)
+            raw = get(start, sum(head[3:]))
+        else:
+            blocks, _, _ = self._ints(get_text(0, 3 * h), 3)
+            head = self._ints(get_text(0, (3 + blocks) * h), 3 + blocks)
+            raw = get_text(_b64len((3 + blocks) * h), sum(head[3:]))
+        out, pos = [], 0
+        for c in head[3:]:
+            out.append(zlib.decompress(raw[pos:pos + c]))
+            pos += c
+        data = b"".join(out)
+        block, last = head[1], head[2]
+        want = (blocks - 1) * block + (last if last else block) if blocks else 0
+        if len(data) != want:
+            raise ValueError(f"compressed data of {len(data)} bytes, the header says {want}")
+        return data
+
+
+def _data_array(el, path, binary=None):
     fmt = el.get("format", "ascii")
-    if fmt != "ascii":
-        raise ValueError(f"{path}: DataArray format '{fmt}' is not supported (only ascii)")
     comps = int(el.get("NumberOfComponents", "1"))
-    values = np.array((el.text or "").split(), dtype=float)
+    if fmt == "ascii":
+        values = np.array((el.text or "").split(), dtype=float)
+    elif fmt in ("appended", "binary"):
+        vtype = el.get("type", "Float64")
+        if vtype not in _VTK_TYPES:
+            raise ValueError(f"{path}: DataArray type '{vtype}' is not supported")
+        if fmt == "appended":
+            if binary is None or binary.appended is None:
+                raise ValueError(f"{path}: DataArray '{el.get('Name', '')}' is appended but there is no AppendedData")
+            raw = binary.decode(binary.appended, int(el.get("offset", "0")), binary.encoding == "base64")
+        else:
+            raw = binary.decode("".join((el.text or "").split()).encode(), 0, True)
+        values = np.frombuffer(raw, dtype=binary.order + _VTK_TYPES[vtype]).astype(float)
+    else:
+        raise ValueError(f"{path}: DataArray format '{fmt}' is not supported (ascii, binary or appended)")
     if comps > 1:
         if values.size % comps:
             raise ValueError(f"{path}: DataArray '{el.get('Name', '')}' length not a multiple of {comps}")
@@ -47,33 +133,61 @@ def _data_array(el, path):
     return values
 
 
+def _parse_vtk_xml(path):
+    """The XML tree of a VTK XML file and how its binary data are stored. An appended section
+    in raw encoding is not XML: the tree is parsed from the text before it."""
+    with open(path, "rb") as f:
+        data = f.read()
+    i = data.find(b"<AppendedData")
+    if i < 0:
+        root = ET.fromstring(data)
+        return root, _VtkBinary(root, None, None)
+    j = data.index(b">", i)
+    tag = ET.fromstring(data[i:j].rstrip(b"/") + b"/>")
+    u = data.index(b"_", j)
+    root = ET.fromstring(data[:i] + b"</VTKFile>")
+    encoding = tag.get("encoding", "raw")
+    if encoding not in ("raw", "base64"):
+        raise ValueError(f"{path}: AppendedData encoding '{encoding}' is not supported")
+    return root, _VtkBinary(root, memoryview(data)[u + 1:], encoding)
+
+
 @dataclasses.dataclass
 class Snapshot:
-    """One VTK PolyData piece: points (N, 3) plus named point and cell arrays."""
+    """One VTK PolyData piece: points (N, 3) plus named point and cell arrays, and the file's
+    field data (``time``, ``load_factor``, ``stage`` as 1-element arrays, ``sample_*``)."""
 
     time: float
     points: np.ndarray
     point_data: Dict[str, np.ndarray]
     cell_data: Dict[str, np.ndarray]
     path: str
+    field_data: Dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
 
 
 def read_vtp(path, time=float("nan")):
-    """Reads an ASCII ``.vtp`` file (the first Piece) into a :class:`Snapshot`."""
-    root = ET.parse(path).getroot()
+    """Reads a ``.vtp`` file (the first Piece) into a :class:`Snapshot`: ASCII, or binary in
+    appended (raw or base64) or inline data, zlib-compressed or not, as VTK writes them."""
+    try:
+        root, binary = _parse_vtk_xml(path)
+    except (ValueError, ET.ParseError) as e:
+        raise ValueError(f"{path}: {e}") from None
     piece = root.find("./PolyData/Piece")
     if piece is None:
         raise ValueError(f"{path}: no PolyData/Piece element")
     pts = piece.find("./Points/DataArray")
     if pts is None:
         raise ValueError(f"{path}: no Points/DataArray element")
-    points = _data_array(pts, path).reshape(-1, 3)
+    arrays = lambda where: {a.get("Name", f"array{k}"): _data_array(a, path, binary)
+                            for k, a in enumerate(where.findall("./DataArray"))} if where is not None else {}
+    points = _data_array(pts, path, binary).reshape(-1, 3)
     n = int(piece.get("NumberOfPoints", len(points)))
     if n != len(points):
         raise ValueError(f"{path}: NumberOfPoints={n} but {len(points)} points")
-    pdata = {a.get("Name", f"array{k}"): _data_array(a, path) for k, a in enumerate(piece.findall("./PointData/DataArray"))}
-    cdata = {a.get("Name", f"array{k}"): _data_array(a, path) for k, a in enumerate(piece.findall("./CellData/DataArray"))}
-    return Snapshot(time, points, pdata, cdata, path)
+    pdata = arrays(piece.find("./PointData"))
+    cdata = arrays(piece.find("./CellData"))
+    fdata = arrays(root.find("./PolyData/FieldData"))
+    return Snapshot(time, points, pdata, cdata, path, fdata)
 
 
 def read_pvd(path):

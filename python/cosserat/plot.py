@@ -143,19 +143,11 @@ def plot_centerline(out, path):
 
 def _field_data(path):
     """The FieldData scalars of a .vtp file (time, load_factor, stage) as {name: float}."""
-    out = {}
     try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError):
-        return out
-    for a in root.findall("./PolyData/FieldData/DataArray"):
-        v = (a.text or "").split()
-        if a.get("Name") and len(v) == 1:
-            try:
-                out[a.get("Name")] = float(v[0])
-            except ValueError:
-                pass
-    return out
+        fd = read_vtp(path).field_data
+    except (OSError, ValueError):
+        return {}
+    return {name: float(v.ravel()[0]) for name, v in fd.items() if v.size == 1}
 
 
 def _state_label(out, fd):

@@ -138,7 +138,8 @@ static int add_snapshot(run_ctx *c, const cr_sim *sim, double time, int dynamic)
     }
     char name[64];
     snprintf(name, sizeof name, "rod_%04d.vtp", c->snapshot_count);
-    c->io_status = cr_write_snapshot(c->dir, c->snapshot_count, sim, &c->scenario->rod, c->stage, &c->io_error);
+    c->io_status = cr_write_snapshot_format(c->dir, c->snapshot_count, sim, &c->scenario->rod, c->stage,
+                                            c->scenario->output.vtk_format, &c->io_error);
     if (c->io_status != CR_OK) return 1;
     if (!(c->files[c->snapshot_count] = strdup(name))) {
         c->io_status = cr_error_set(&c->io_error, CR_NO_MEMORY, "out of memory for snapshots");
@@ -525,6 +526,8 @@ static uint64_t fingerprint(const cr_scenario *sc, const cr_sim *sim)
         h = fnv_bytes(h, ints2, sizeof ints2);
         h = fnv_bytes(h, &t->s, sizeof t->s);
     }
+    /* not output.vtk_format: a run resumed in the other encoding writes its later snapshots
+     * in that one, and a collection of both reads fine (each file names its encoding) */
     return fnv_bytes(h, &sc->output.vtk, sizeof sc->output.vtk);
 }
 

@@ -27,6 +27,9 @@
 
 #define PATH_SIZE 256
 #define VALUE_TEXT_SIZE 96
+/* "load_steps": "auto" starts with a quarter of the way (spec §4: the examples' 8–10 equal
+ * steps converge in 3 iterations each, a sign they could be longer) */
+#define AUTO_FIRST_LOAD_STEPS 4
 
 /* ------------------------------------------------------------------------ */
 /* Storage owned by a scenario (rod definition arrays point into it).        */
@@ -286,7 +289,8 @@ static const char *const STAGE_ANY_KEYS[] = {"type",      "load_steps",  "max_it
                                              "rtol",      "max_halvings", "t_end",         "output_dt",
                                              "snapshot_dt", "h_init",     "h_max",         "max_steps",
                                              "checkpoint_interval", "time_step", "stability", NULL};
-static const char *const OUTPUT_KEYS[] = {"directory", "vtk", "track", NULL};
+static const char *const OUTPUT_KEYS[] = {"directory", "vtk", "vtk_format", "track", NULL};
+static const char *const VTK_FORMAT_CHOICES[] = {"binary", "ascii", "compressed", NULL}; /* cr_vtk_format order */
 static const char *const TRACK_KEYS[] = {"name", "node", "s", NULL};
 
 /* enum choices; index = the C enum value */
@@ -1802,7 +1806,8 @@ static cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storag
 static void default_stage(cr_stage_def *stage)
 {
     stage->type = CR_STAGE_STATIC;
-    stage->statics.load_steps = 10;
+    stage->statics.load_steps = AUTO_FIRST_LOAD_STEPS; /* "auto" */
+    stage->statics.adaptive = 1;
     stage->statics.max_iterations = 25;
     stage->statics.atol = 1e-10;
     stage->statics.rtol = 1e-6;
@@ -1877,7 +1882,20 @@ static cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err)
             if ((s = parse_dynamic_stage(c, path, &stage->dynamics, err))) return s;
             continue;
         }
-        if ((s = get_int(c, path, "load_steps", 0, 10, 1, &o->load_steps, err))) return s;
+        const cJSON *ls = cJSON_GetObjectItemCaseSensitive(c, "load_steps");
+        if (!ls || (cJSON_IsString(ls) && strcmp(ls->valuestring, "auto") == 0)) {
+            /* adaptive: a first quarter of the way, then growing after easy steps (newton.c) */
+            o->adaptive = 1;
+            o->load_steps = AUTO_FIRST_LOAD_STEPS;
+        } else if (cJSON_IsString(ls)) {
+            char where[PATH_SIZE], got[VALUE_TEXT_SIZE];
+            path_key(where, path, "load_steps");
+            describe(ls, got, sizeof got);
+            return fail(err, "%s: expected a whole number >= 1 or \"auto\", got %s", where, got);
+        } else {
+            o->adaptive = 0;
+            if ((s = get_int(c, path, "load_steps", 0, 10, 1, &o->load_steps, err))) return s;
+        }
         if ((s = get_int(c, path, "max_iterations", 0, 25, 1, &o->max_iterations, err))) return s;
         if ((s = get_number(c, path, "atol", 0, 1e-10, POSITIVE, &o->atol, err))) return s;
         if ((s = get_number(c, path, "rtol", 0, 1e-6, POSITIVE, &o->rtol, err))) return s;
@@ -2047,6 +2065,7 @@ static cr_status parse_output(const cJSON *root, cr_scenario *sc, cr_error *err)
     const char *dir = NULL;
     cr_status s;
     sc->output.vtk = 1;
+    sc->output.vtk_format = CR_VTK_BINARY;
     if (v) {
         if ((s = expect_object(v, path, err)) || (s = check_keys(v, path, K_OUTPUT, err))) return s;
         if ((s = get_string(v, path, "directory", NULL, &dir, err))) return s;
@@ -2058,6 +2077,12 @@ static cr_status parse_output(const cJSON *root, cr_scenario *sc, cr_error *err)
                 return fail(err, "output.vtk: expected true or false, got %s", got);
             }
             sc->output.vtk = cJSON_IsTrue(vtk);
+        }
+        const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(v, "vtk_format");
+        int k;
+        if (fmt) {
+            if ((s = read_enum(fmt, "output.vtk_format", VTK_FORMAT_CHOICES, &k, err))) return s;
+            sc->output.vtk_format = (cr_vtk_format)k;
         }
     }
     if ((s = parse_track(v, sc, err))) return s;

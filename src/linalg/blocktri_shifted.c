@@ -188,6 +188,9 @@ CR_INLINE void zrecip(double pr, double pi, double *rr, double *ri)
     }
 }
 
+/* The register-row variants of the kernels below take rows of at most this many entries. */
+#define ZACC_MAX 32
+
 /* Dense LU with partial pivoting by modulus of one b×b complex block, in place
  * (unit lower factor below the diagonal, U on and above it). Writes the
  * reciprocals of U's diagonal to (rr, ri). Returns −1 on a vanishing or
@@ -246,7 +249,40 @@ CR_INLINE void zlu_solve(int b, const double *restrict ar, const double *restric
                 xi[k * nrhs + j] = xi[piv[k] * nrhs + j];
                 xi[piv[k] * nrhs + j] = t;
             }
-    /* branch-free over dense blocks, like blocktri.c: the j loops vectorize */
+    /* branch-free over dense blocks, like blocktri.c: the j loops vectorize, and the row
+     * being eliminated stays in registers (acc) while the rows above are subtracted */
+    if (nrhs <= ZACC_MAX) {
+        double accr[ZACC_MAX], acci[ZACC_MAX];
+        for (int i = 1; i < b; ++i) {
+            for (int j = 0; j < nrhs; ++j) accr[j] = xr[i * nrhs + j], acci[j] = xi[i * nrhs + j];
+            for (int k = 0; k < i; ++k) {
+                double fr = ar[i * b + k], fi = ai[i * b + k];
+                for (int j = 0; j < nrhs; ++j) {
+                    double yr = xr[k * nrhs + j], yi = xi[k * nrhs + j];
+                    accr[j] -= fr * yr - fi * yi;
+                    acci[j] -= fr * yi + fi * yr;
+                }
+            }
+            for (int j = 0; j < nrhs; ++j) xr[i * nrhs + j] = accr[j], xi[i * nrhs + j] = acci[j];
+        }
+        for (int i = b - 1; i >= 0; --i) {
+            for (int j = 0; j < nrhs; ++j) accr[j] = xr[i * nrhs + j], acci[j] = xi[i * nrhs + j];
+            for (int k = i + 1; k < b; ++k) {
+                double fr = ar[i * b + k], fi = ai[i * b + k];
+                for (int j = 0; j < nrhs; ++j) {
+                    double yr = xr[k * nrhs + j], yi = xi[k * nrhs + j];
+                    accr[j] -= fr * yr - fi * yi;
+                    acci[j] -= fr * yi + fi * yr;
+                }
+            }
+            double pr = rr[i], pi = ri[i];
+            for (int j = 0; j < nrhs; ++j) {
+                xr[i * nrhs + j] = accr[j] * pr - acci[j] * pi;
+                xi[i * nrhs + j] = accr[j] * pi + acci[j] * pr;
+            }
+        }
+        return;
+    }
     for (int i = 1; i < b; ++i)
         for (int k = 0; k < i; ++k) {
             double fr = ar[i * b + k], fi = ai[i * b + k];
@@ -279,6 +315,21 @@ CR_INLINE void zlu_solve(int b, const double *restrict ar, const double *restric
 CR_INLINE void zschur_update(int b, int real_l, double *restrict dr, double *restrict di, const double *restrict lr,
                              const double *restrict li, const double *restrict xr, const double *restrict xi)
 {
+    if (real_l && b <= ZACC_MAX) { /* the row of D in registers over the k loop */
+        for (int r = 0; r < b; ++r) {
+            double accr[ZACC_MAX], acci[ZACC_MAX];
+            for (int c = 0; c < b; ++c) accr[c] = dr[r * b + c], acci[c] = di[r * b + c];
+            for (int k = 0; k < b; ++k) {
+                double fr = lr[r * b + k];
+                for (int c = 0; c < b; ++c) {
+                    accr[c] -= fr * xr[k * b + c];
+                    acci[c] -= fr * xi[k * b + c];
+                }
+            }
+            for (int c = 0; c < b; ++c) dr[r * b + c] = accr[c], di[r * b + c] = acci[c];
+        }
+        return;
+    }
     for (int r = 0; r < b; ++r)
         for (int k = 0; k < b; ++k) {
             double fr = lr[r * b + k];
@@ -395,6 +446,25 @@ static cr_status zfactor_banded(cr_blocktri_z *m, int *bad_block)
     return CR_OK;
 }
 
+/* The 13×13 kernels (the condensed dynamics) also in an AVX2 + FMA build, chosen at run
+ * time as blocktri.c does for its 7×7 ones: rows of 13 doubles are three 4-wide fused
+ * multiply-adds and a scalar one instead of six 2-wide multiplies and subtractions
+ * (SSE2, the baseline of x86-64). Results differ from the SSE2 build by round-off. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(COSSERAT_NO_DISPATCH)
+#define BTS_DISPATCH_AVX2 1
+#define BTS_AVX2 __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
+BTS_AVX2 static cr_status zfactor13_avx2(cr_blocktri_z *m, int *bad_block)
+{
+    return zfactor_thomas(m, 13, 1, bad_block);
+}
+BTS_AVX2 static void zsolve13_avx2(const cr_blocktri_z *m, double *re, double *im)
+{
+    zsolve_thomas(m, 13, 1, re, im);
+}
+/* a test of the CPU model data libgcc fills in at load time (no cached static to race on) */
+static int have_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+#endif
+
 /* Shared by the public factor (general L) and the shifted one (real L). */
 static cr_status zfactor(cr_blocktri_z *m, int real_l, int *bad_block)
 {
@@ -402,6 +472,9 @@ static cr_status zfactor(cr_blocktri_z *m, int real_l, int *bad_block)
     m->lower_real = real_l;
     if (m->banded) return zfactor_banded(m, bad_block);
     if (real_l) {
+#ifdef BTS_DISPATCH_AVX2
+        if (m->b == 13 && have_avx2()) return zfactor13_avx2(m, bad_block);
+#endif
         if (m->b == 19) return zfactor_thomas(m, 19, 1, bad_block);
         if (m->b == 13) return zfactor_thomas(m, 13, 1, bad_block);
         return zfactor_thomas(m, m->b, 1, bad_block);
@@ -434,6 +507,12 @@ void cr_blocktri_z_solve(const cr_blocktri_z *m, double *re, double *im)
         return;
     }
     if (m->lower_real) {
+#ifdef BTS_DISPATCH_AVX2
+        if (m->b == 13 && have_avx2()) {
+            zsolve13_avx2(m, re, im);
+            return;
+        }
+#endif
         if (m->b == 19) zsolve_thomas(m, 19, 1, re, im);
         else if (m->b == 13) zsolve_thomas(m, 13, 1, re, im);
         else zsolve_thomas(m, m->b, 1, re, im);
@@ -477,7 +556,8 @@ cr_status cr_blocktri_shifted_factor_complex(const cr_blocktri *J, const double 
     for (size_t k = 0; k < total; ++k) work->lower_re[k] = -J->lower[k];
     for (size_t k = 0; k < total; ++k) work->upper_re[k] = -J->upper[k];
     memset(work->diag_im, 0, total * sizeof(double));
-    memset(work->lower_im, 0, total * sizeof(double));
+    /* the block Thomas kernels skip lower_im (lower_real below); zgbtrf reads it */
+    if (work->banded) memset(work->lower_im, 0, total * sizeof(double));
     memset(work->upper_im, 0, total * sizeof(double));
     for (int i = 0; i < n; ++i)
         for (int r = 0; r < b; ++r) {
@@ -492,6 +572,155 @@ cr_status cr_blocktri_shifted_factor_complex(const cr_blocktri *J, const double 
 }
 
 /* ======================================================================== */
+/* Real 13×13 block Thomas for the condensed systems                        */
+/* ======================================================================== */
+
+/* cr_blocktri_factor / cr_blocktri_solve have fixed-size kernels for b = 3, 7 and 19
+ * only; at b = 13 they run their generic loops, twice as slow as the complex
+ * factorization per flop. These are the same algorithm (partial pivoting inside the
+ * diagonal blocks, X_i = D̃_i⁻¹ U_i over U_i, D̃_{i+1} = D_{i+1} − L_{i+1} X_i) at the
+ * fixed size, with an AVX2 + FMA build, on the storage of a cr_blocktri that only
+ * these two functions read afterwards (m->factored stays 0: cr_blocktri_solve must
+ * not be used on it). Reciprocal pivots go to `rpiv` (n·13). */
+#define RB 13
+CR_INLINE int rlu_factor13(double *restrict a, int *restrict piv, double *restrict rpiv)
+{
+    for (int k = 0; k < RB; ++k) {
+        int p = k;
+        double best = fabs(a[k * RB + k]);
+        for (int i = k + 1; i < RB; ++i)
+            if (fabs(a[i * RB + k]) > best) best = fabs(a[i * RB + k]), p = i;
+        piv[k] = p;
+        if (!(best > 0) || !isfinite(best)) return -1;
+        if (p != k)
+            for (int j = 0; j < RB; ++j) {
+                double t = a[k * RB + j];
+                a[k * RB + j] = a[p * RB + j];
+                a[p * RB + j] = t;
+            }
+        double inv = 1.0 / a[k * RB + k];
+        rpiv[k] = inv;
+        for (int i = k + 1; i < RB; ++i) {
+            double f = a[i * RB + k] *= inv;
+            for (int j = k + 1; j < RB; ++j) a[i * RB + j] -= f * a[k * RB + j];
+        }
+    }
+    return 0;
+}
+
+/* (LU) X = B for nrhs right-hand sides stored row-major as 13×nrhs (nrhs = 1 or 13). */
+CR_INLINE void rlu_solve13(const double *restrict a, const int *restrict piv, const double *restrict rpiv,
+                           double *restrict x, const int nrhs)
+{
+    for (int k = 0; k < RB; ++k)
+        if (piv[k] != k)
+            for (int j = 0; j < nrhs; ++j) {
+                double t = x[k * nrhs + j];
+                x[k * nrhs + j] = x[piv[k] * nrhs + j];
+                x[piv[k] * nrhs + j] = t;
+            }
+    double acc[RB]; /* the row being eliminated, in registers */
+    for (int i = 1; i < RB; ++i) {
+        for (int j = 0; j < nrhs; ++j) acc[j] = x[i * nrhs + j];
+        for (int k = 0; k < i; ++k) {
+            double f = a[i * RB + k];
+            for (int j = 0; j < nrhs; ++j) acc[j] -= f * x[k * nrhs + j];
+        }
+        for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] = acc[j];
+    }
+    for (int i = RB - 1; i >= 0; --i) {
+        for (int j = 0; j < nrhs; ++j) acc[j] = x[i * nrhs + j];
+        for (int k = i + 1; k < RB; ++k) {
+            double f = a[i * RB + k];
+            for (int j = 0; j < nrhs; ++j) acc[j] -= f * x[k * nrhs + j];
+        }
+        for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] = acc[j] * rpiv[i];
+    }
+}
+
+CR_INLINE cr_status rfactor13_k(cr_blocktri *m, double *rpiv, int *bad_block)
+{
+    const int n = m->n;
+    const size_t bb = RB * RB;
+    for (int i = 0; i < n; ++i) {
+        double *restrict D = m->diag + i * bb;
+        if (i > 0) {
+            const double *restrict L = m->lower + i * bb, *restrict X = m->upper + (i - 1) * bb;
+            for (int r = 0; r < RB; ++r) {
+                double acc[RB];
+                for (int c = 0; c < RB; ++c) acc[c] = D[r * RB + c];
+                for (int k = 0; k < RB; ++k) {
+                    double f = L[r * RB + k];
+                    for (int c = 0; c < RB; ++c) acc[c] -= f * X[k * RB + c];
+                }
+                for (int c = 0; c < RB; ++c) D[r * RB + c] = acc[c];
+            }
+        }
+        if (rlu_factor13(D, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB) != 0) {
+            if (bad_block) *bad_block = i;
+            return CR_SINGULAR;
+        }
+        if (i < n - 1) rlu_solve13(D, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB, m->upper + i * bb, RB);
+    }
+    return CR_OK;
+}
+
+CR_INLINE void rsolve13_k(const cr_blocktri *m, const double *rpiv, double *x)
+{
+    const int n = m->n;
+    const size_t bb = RB * RB;
+    for (int i = 0; i < n; ++i) {
+        double *xi = x + (size_t)i * RB;
+        if (i > 0) {
+            const double *L = m->lower + i * bb, *xp = xi - RB;
+            for (int r = 0; r < RB; ++r) {
+                double s = 0;
+                for (int k = 0; k < RB; ++k) s += L[r * RB + k] * xp[k];
+                xi[r] -= s;
+            }
+        }
+        rlu_solve13(m->diag + i * bb, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB, xi, 1);
+    }
+    for (int i = n - 2; i >= 0; --i) {
+        double *xi = x + (size_t)i * RB;
+        const double *X = m->upper + i * bb, *xn = xi + RB;
+        for (int r = 0; r < RB; ++r) {
+            double s = 0;
+            for (int k = 0; k < RB; ++k) s += X[r * RB + k] * xn[k];
+            xi[r] -= s;
+        }
+    }
+}
+
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static cr_status rfactor13_avx2(cr_blocktri *m, double *rpiv, int *bad_block)
+{
+    return rfactor13_k(m, rpiv, bad_block);
+}
+BTS_AVX2 static void rsolve13_avx2(const cr_blocktri *m, const double *rpiv, double *x) { rsolve13_k(m, rpiv, x); }
+#endif
+
+static cr_status rfactor13(cr_blocktri *m, double *rpiv, int *bad_block)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (have_avx2()) return rfactor13_avx2(m, rpiv, bad_block);
+#endif
+    return rfactor13_k(m, rpiv, bad_block);
+}
+
+static void rsolve13(const cr_blocktri *m, const double *rpiv, double *x)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (have_avx2()) {
+        rsolve13_avx2(m, rpiv, x);
+        return;
+    }
+#endif
+    rsolve13_k(m, rpiv, x);
+}
+#undef RB
+
+/* ======================================================================== */
 /* Radau hook adaptor                                                       */
 /* ======================================================================== */
 
@@ -499,6 +728,14 @@ void cr_blocktri_radau_destroy(cr_blocktri_radau *a)
 {
     if (!a) return;
     free(a->mass);
+    cr_blocktri_destroy(a->Jc);
+    free(a->dinv);
+    free(a->gd);
+    free(a->gl);
+    free(a->mass_q);
+    free(a->xr);
+    free(a->xi);
+    free(a->rpiv);
     cr_blocktri_destroy(a->J);
     cr_blocktri_destroy(a->real);
     cr_blocktri_z_destroy(a->cplx);
@@ -551,6 +788,229 @@ cr_blocktri_radau *cr_blocktri_radau_create(int n, int b, const double *mass, in
     return a;
 }
 
+void cr_blocktri_radau_set_filled(cr_blocktri_radau *a)
+{
+    if (a) a->filled = 1;
+}
+
+cr_status cr_blocktri_radau_condense(cr_blocktri_radau *a, int nc, cr_error *err)
+{
+    if (!a) return cr_error_set(err, CR_BAD_INPUT, "blocktri radau: condense without an adaptor");
+    if (nc <= 0 || nc >= a->b || a->Jc || a->cplx->banded)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "blocktri radau: cannot condense %d of %d unknowns per block (once, not banded)", nc, a->b);
+    const int n = a->n, b = a->b, bq = b - nc;
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < nc; ++k)
+            if (a->mass[(size_t)i * b + bq + k] != 0.0)
+                return cr_error_set(err, CR_BAD_INPUT, "blocktri radau: condensed unknown %d of block %d has mass %g",
+                                    bq + k, i, a->mass[(size_t)i * b + bq + k]);
+    size_t nq = (size_t)n * bq, qc = nq * nc;
+    cr_blocktri *Jc = cr_blocktri_create(n, bq), *real = cr_blocktri_create(n, bq);
+    cr_blocktri_z *cplx = cr_blocktri_z_create(n, bq);
+    a->dinv = malloc((size_t)n * nc * sizeof(double));
+    a->gd = calloc(qc, sizeof(double));
+    a->gl = calloc(qc, sizeof(double));
+    a->mass_q = malloc(nq * sizeof(double));
+    a->xr = malloc(nq * sizeof(double));
+    a->xi = malloc(nq * sizeof(double));
+    if (!Jc || !real || !cplx || !a->dinv || !a->gd || !a->gl || !a->mass_q || !a->xr || !a->xi) {
+        cr_blocktri_destroy(Jc);
+        cr_blocktri_destroy(real);
+        cr_blocktri_z_destroy(cplx);
+        return cr_error_set(err, CR_NO_MEMORY, "blocktri radau: out of memory for the condensed blocks");
+    }
+    for (int i = 0; i < n; ++i)
+        for (int r = 0; r < bq; ++r) a->mass_q[(size_t)i * bq + r] = a->mass[(size_t)i * b + r];
+    cr_blocktri_destroy(a->real);
+    cr_blocktri_z_destroy(a->cplx);
+    a->real = real;
+    a->cplx = cplx;
+    a->Jc = Jc;
+    a->nc = nc;
+    a->bq = bq;
+    if (bq == 13 && !(a->rpiv = malloc(nq * sizeof(double))))
+        return cr_error_set(err, CR_NO_MEMORY, "blocktri radau: out of memory for the condensed blocks");
+    a->have_real = a->have_complex = 0;
+    return CR_OK;
+}
+
+/* J_c = J_qq − J_qλ J_λλ⁻¹ J_λq (see cr_blocktri_radau_condense), with the scaled
+ * couplings gd, gl kept for the right-hand sides. CR_BAD_INPUT (*bad = block) when J
+ * leaves the pattern. */
+/* out[c] = row[c] − Σ_k g[k] lam[k·b + c], c < bq (one row of a condensed block). */
+CR_INLINE void cond_row(const int bq, const int nc, const double *restrict row, const double *restrict g,
+                        const double *restrict lam, const int b, double *restrict out)
+{
+    for (int c = 0; c < bq; ++c) {
+        double s = row[c];
+        for (int k = 0; k < nc; ++k) s -= g[k] * lam[(size_t)k * b + c];
+        out[c] = s;
+    }
+}
+
+/* out[c] −= Σ_k g[k] lam[k·b + c], c < bq. */
+CR_INLINE void cond_row_add(const int bq, const int nc, const double *restrict g, const double *restrict lam,
+                            const int b, double *restrict out)
+{
+    for (int c = 0; c < bq; ++c) {
+        double s = out[c];
+        for (int k = 0; k < nc; ++k) s -= g[k] * lam[(size_t)k * b + c];
+        out[c] = s;
+    }
+}
+
+CR_INLINE cr_status condense_k(cr_blocktri_radau *a, const int b, const int nc, int *bad)
+{
+    const cr_blocktri *J = a->J;
+    const int n = a->n, bq = b - nc;
+    const size_t bb = (size_t)b * b, qq = (size_t)bq * bq, qc = (size_t)bq * nc;
+    for (int i = 0; i < n; ++i) {
+        const double *D = J->diag + i * bb;
+        double *dv = a->dinv + (size_t)i * nc;
+        for (int k = 0; k < nc; ++k) {
+            const double *row = D + (size_t)(bq + k) * b + bq;
+            for (int c = 0; c < nc; ++c)
+                if (c != k && row[c] != 0.0) goto off_pattern;
+            double inv = 1.0 / row[k];
+            if (!(row[k] != 0.0) || !isfinite(inv)) goto off_pattern;
+            dv[k] = inv;
+        }
+        if (i > 0) { /* the λ rows depend on their own block and the next one only */
+            const double *L = J->lower + i * bb + (size_t)bq * b;
+            for (size_t k = 0; k < (size_t)nc * b; ++k)
+                if (L[k] != 0.0) goto off_pattern;
+        }
+        if (i < n - 1) { /* no row depends on the next block's λ */
+            const double *U = J->upper + i * bb;
+            for (int r = 0; r < b; ++r)
+                for (int k = 0; k < nc; ++k)
+                    if (U[(size_t)r * b + bq + k] != 0.0) goto off_pattern;
+        }
+        double *gd = a->gd + i * qc, *gl = a->gl + i * qc;
+        for (int r = 0; r < bq; ++r)
+            for (int k = 0; k < nc; ++k) gd[r * nc + k] = D[(size_t)r * b + bq + k] * dv[k];
+        if (i > 0) {
+            const double *L = J->lower + i * bb, *dp = a->dinv + (size_t)(i - 1) * nc;
+            for (int r = 0; r < bq; ++r)
+                for (int k = 0; k < nc; ++k) gl[r * nc + k] = L[(size_t)r * b + bq + k] * dp[k];
+        }
+        continue;
+    off_pattern:
+        if (bad) *bad = i;
+        return CR_BAD_INPUT;
+    }
+    for (int i = 0; i < n; ++i) {
+        const double *D = J->diag + i * bb, *gd = a->gd + i * qc, *gl = a->gl + i * qc;
+        double *Dc = a->Jc->diag + i * qq, *Lc = a->Jc->lower + i * qq, *Uc = a->Jc->upper + i * qq;
+        for (int r = 0; r < bq; ++r) {
+            cond_row(bq, nc, D + (size_t)r * b, gd + r * nc, D + (size_t)bq * b, b, Dc + (size_t)r * bq);
+            if (i > 0) {
+                cond_row_add(bq, nc, gl + r * nc, J->upper + (i - 1) * bb + (size_t)bq * b, b, Dc + (size_t)r * bq);
+                cond_row(bq, nc, J->lower + i * bb + (size_t)r * b, gl + r * nc,
+                         J->diag + (i - 1) * bb + (size_t)bq * b, b, Lc + (size_t)r * bq);
+            }
+            if (i < n - 1)
+                cond_row(bq, nc, J->upper + i * bb + (size_t)r * b, gd + r * nc, J->upper + i * bb + (size_t)bq * b,
+                         b, Uc + (size_t)r * bq);
+        }
+    }
+    return CR_OK;
+}
+
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static cr_status condense19_avx2(cr_blocktri_radau *a, int *bad) { return condense_k(a, 19, 6, bad); }
+#endif
+
+static cr_status condense(cr_blocktri_radau *a, int *bad)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (a->b == 19 && a->nc == 6 && have_avx2()) return condense19_avx2(a, bad);
+#endif
+    if (a->b == 19 && a->nc == 6) return condense_k(a, 19, 6, bad);
+    return condense_k(a, a->b, a->nc, bad);
+}
+
+/* x_q = b_q − J_qλ J_λλ⁻¹ b_λ (n·bq from n·b). Inlined for the dynamics' sizes. */
+CR_INLINE void condense_rhs_k(const cr_blocktri_radau *a, const int b, const int nc, const double *restrict rhs,
+                              double *restrict x)
+{
+    const int n = a->n, bq = b - nc;
+    const size_t qc = (size_t)bq * nc;
+    for (int i = 0; i < n; ++i) {
+        const double *bi = rhs + (size_t)i * b, *gd = a->gd + i * qc, *gl = a->gl + i * qc;
+        double *xi = x + (size_t)i * bq;
+        for (int r = 0; r < bq; ++r) {
+            double s = bi[r];
+            for (int k = 0; k < nc; ++k) s -= gd[r * nc + k] * bi[bq + k];
+            if (i > 0)
+                for (int k = 0; k < nc; ++k) s -= gl[r * nc + k] * bi[bq + k - b];
+            xi[r] = s;
+        }
+    }
+}
+
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static void condense_rhs19_avx2(const cr_blocktri_radau *a, const double *rhs, double *x)
+{
+    condense_rhs_k(a, 19, 6, rhs, x);
+}
+#endif
+
+static void condense_rhs(const cr_blocktri_radau *a, const double *rhs, double *x)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (a->b == 19 && a->nc == 6 && have_avx2()) {
+        condense_rhs19_avx2(a, rhs, x);
+        return;
+    }
+#endif
+    if (a->b == 19 && a->nc == 6) condense_rhs_k(a, 19, 6, rhs, x);
+    else condense_rhs_k(a, a->b, a->nc, rhs, x);
+}
+
+/* rhs := (x_q, x_λ) with x_λ = −J_λλ⁻¹ (b_λ + J_λq x_q), in place over the right-hand side. */
+CR_INLINE void expand_solution_k(const cr_blocktri_radau *a, const int b, const int nc, double *restrict rhs,
+                                 const double *restrict x)
+{
+    const int n = a->n, bq = b - nc;
+    const size_t bb = (size_t)b * b;
+    for (int i = 0; i < n; ++i) {
+        double *bi = rhs + (size_t)i * b;
+        const double *xi = x + (size_t)i * bq, *D = a->J->diag + i * bb, *dv = a->dinv + (size_t)i * nc;
+        for (int k = 0; k < nc; ++k) {
+            const double *rd = D + (size_t)(bq + k) * b;
+            double s = bi[bq + k];
+            for (int c = 0; c < bq; ++c) s += rd[c] * xi[c];
+            if (i < n - 1) {
+                const double *ru = a->J->upper + i * bb + (size_t)(bq + k) * b;
+                for (int c = 0; c < bq; ++c) s += ru[c] * xi[bq + c];
+            }
+            bi[bq + k] = -dv[k] * s;
+        }
+        for (int c = 0; c < bq; ++c) bi[c] = xi[c];
+    }
+}
+
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static void expand_solution19_avx2(const cr_blocktri_radau *a, double *rhs, const double *x)
+{
+    expand_solution_k(a, 19, 6, rhs, x);
+}
+#endif
+
+static void expand_solution(const cr_blocktri_radau *a, double *rhs, const double *x)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (a->b == 19 && a->nc == 6 && have_avx2()) {
+        expand_solution19_avx2(a, rhs, x);
+        return;
+    }
+#endif
+    if (a->b == 19 && a->nc == 6) expand_solution_k(a, 19, 6, rhs, x);
+    else expand_solution_k(a, a->b, a->nc, rhs, x);
+}
+
 /* Checks the blocks the factorizations read (L_0 and U_{n−1} are not). */
 static int jacobian_finite(const cr_blocktri *J)
 {
@@ -574,12 +1034,22 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
     cr_blocktri_radau *a = ctx;
     a->jac_calls++;
     a->have_real = a->have_complex = 0;
-    cr_blocktri_zero(a->J);
+    if (!a->filled) cr_blocktri_zero(a->J);
     cr_status st = a->jacobian(t, y, fy, a->J, a->user);
     if (st != CR_OK) return st;
     /* a NaN would survive the factorization and surface only as a failed
      * Newton iteration; J depends on (t, y) alone, so say so now */
-    return jacobian_finite(a->J) ? CR_OK : CR_NONFINITE;
+    if (!a->nc) return jacobian_finite(a->J) ? CR_OK : CR_NONFINITE;
+    int bad = -1;
+    st = condense(a, &bad);
+    if (st != CR_OK) { /* a NaN where the pattern wants a zero is a NaN first */
+        if (!jacobian_finite(a->J)) return CR_NONFINITE;
+        a->bad_block = bad;
+        return st;
+    }
+    /* every entry of J the solves read enters J_c with a factor (NaN·0 and ∞·0 are NaN),
+     * and J_λλ⁻¹ was checked: J_c, half the size, stands for J */
+    return jacobian_finite(a->Jc) ? CR_OK : CR_NONFINITE;
 }
 
 static cr_status hook_factor_real(double shift, void *ctx)
@@ -587,7 +1057,20 @@ static cr_status hook_factor_real(double shift, void *ctx)
     cr_blocktri_radau *a = ctx;
     a->factor_real_calls++;
     int bad = -1;
-    cr_status st = cr_blocktri_shifted_factor_real(a->J, a->mass, shift, a->real, &bad);
+    cr_status st;
+    if (a->rpiv) { /* condensed to 13: work := shift·M_q − J_c, factored by the fixed-size kernel */
+        cr_blocktri *w = a->real;
+        const size_t qq = (size_t)a->bq * a->bq, total = (size_t)a->n * qq;
+        for (size_t k = 0; k < total; ++k) w->diag[k] = -a->Jc->diag[k];
+        for (size_t k = 0; k < total; ++k) w->lower[k] = -a->Jc->lower[k];
+        for (size_t k = 0; k < total; ++k) w->upper[k] = -a->Jc->upper[k];
+        for (int i = 0; i < a->n; ++i)
+            for (int r = 0; r < a->bq; ++r) w->diag[i * qq + (size_t)r * a->bq + r] += shift * a->mass_q[(size_t)i * a->bq + r];
+        st = rfactor13(w, a->rpiv, &bad);
+    } else {
+        st = a->nc ? cr_blocktri_shifted_factor_real(a->Jc, a->mass_q, shift, a->real, &bad)
+                   : cr_blocktri_shifted_factor_real(a->J, a->mass, shift, a->real, &bad);
+    }
     a->have_real = (st == CR_OK);
     if (st == CR_SINGULAR) a->bad_block = bad;
     return st;
@@ -598,7 +1081,14 @@ static cr_status hook_solve_real(double *b, void *ctx)
     cr_blocktri_radau *a = ctx;
     a->solve_real_calls++;
     if (!a->have_real) return CR_BAD_INPUT;
-    cr_blocktri_solve(a->real, b);
+    if (!a->nc) {
+        cr_blocktri_solve(a->real, b);
+        return CR_OK;
+    }
+    condense_rhs(a, b, a->xr);
+    if (a->rpiv) rsolve13(a->real, a->rpiv, a->xr);
+    else cr_blocktri_solve(a->real, a->xr);
+    expand_solution(a, b, a->xr);
     return CR_OK;
 }
 
@@ -607,7 +1097,8 @@ static cr_status hook_factor_complex(double shift_re, double shift_im, void *ctx
     cr_blocktri_radau *a = ctx;
     a->factor_complex_calls++;
     int bad = -1;
-    cr_status st = cr_blocktri_shifted_factor_complex(a->J, a->mass, shift_re, shift_im, a->cplx, &bad);
+    cr_status st = a->nc ? cr_blocktri_shifted_factor_complex(a->Jc, a->mass_q, shift_re, shift_im, a->cplx, &bad)
+                         : cr_blocktri_shifted_factor_complex(a->J, a->mass, shift_re, shift_im, a->cplx, &bad);
     a->have_complex = (st == CR_OK);
     if (st == CR_SINGULAR) a->bad_block = bad;
     return st;
@@ -618,7 +1109,16 @@ static cr_status hook_solve_complex(double *b_re, double *b_im, void *ctx)
     cr_blocktri_radau *a = ctx;
     a->solve_complex_calls++;
     if (!a->have_complex) return CR_BAD_INPUT;
-    cr_blocktri_z_solve(a->cplx, b_re, b_im);
+    if (!a->nc) {
+        cr_blocktri_z_solve(a->cplx, b_re, b_im);
+        return CR_OK;
+    }
+    /* the elimination is real: it acts on both planes alike */
+    condense_rhs(a, b_re, a->xr);
+    condense_rhs(a, b_im, a->xi);
+    cr_blocktri_z_solve(a->cplx, a->xr, a->xi);
+    expand_solution(a, b_re, a->xr);
+    expand_solution(a, b_im, a->xi);
     return CR_OK;
 }
 

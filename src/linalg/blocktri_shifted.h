@@ -140,6 +140,19 @@ typedef struct cr_blocktri_radau {
     cr_blocktri *real;          /* factored γ̂/h·M − J */
     cr_blocktri_z *cplx;        /* factored (α̂ + iβ̂)/h·M − J */
     int have_real, have_complex;  /* factorization valid for the current J */
+    /* The callback writes every block the factorizations read (D_i, L_i for i > 0,
+     * U_i for i < n−1), so J is not zeroed before it (cr_blocktri_radau_set_filled). */
+    int filled;
+    /* Condensation (cr_blocktri_radau_condense): the last `nc` unknowns of every block
+     * are eliminated, the shifted systems are factored with bq = b − nc. */
+    int nc, bq;
+    cr_blocktri *Jc;            /* condensed Jacobian J_qq − J_qλ J_λλ⁻¹ J_λq (n blocks of bq×bq) */
+    double *dinv;               /* n·nc: 1/(J_λλ)_kk */
+    double *gd, *gl;            /* n·bq·nc: J_qλ(D_i) J_λλ,i⁻¹ and J_qλ(L_i) J_λλ,i−1⁻¹ */
+    double *mass_q;             /* n·bq: the mass of the kept unknowns */
+    double *xr, *xi;            /* n·bq scratch: condensed right-hand sides */
+    double *rpiv;               /* bq = 13: reciprocal pivots of the real factorization, which
+                                 * then uses the fixed-size kernels of blocktri_shifted.c */
     int bad_block;              /* block row of the last singular factorization, −1 if none */
     /* Hook calls, to check that the integrator's counters (cr_radau_stats)
      * really went through this adaptor. */
@@ -157,6 +170,28 @@ cr_blocktri_radau *cr_blocktri_radau_create(int n, int b, const double *mass, in
 
 /* Frees the adaptor (NULL allowed). */
 void cr_blocktri_radau_destroy(cr_blocktri_radau *a);
+
+/* Declares that the Jacobian callback writes every block the factorizations read
+ * (D_i, L_i for i > 0, U_i for i < n−1), so the adaptor does not zero J before
+ * calling it. */
+void cr_blocktri_radau_set_filled(cr_blocktri_radau *a);
+
+/* Condenses the last nc unknowns of every block out of both shifted systems (before the
+ * first Jacobian; not in banded mode). They must be algebraic (mass 0) with a diagonal
+ * J_λλ, and coupled so that the condensed matrix stays block-tridiagonal: the λ
+ * unknowns of block i enter the rows of blocks i (D_i) and i+1 (L_{i+1}) only, and
+ * their rows depend on blocks i (D_i) and i+1 (U_i) only, as the stresses of element i
+ * (stored in node i's block) in the dynamics of the mixed rod. With λ rows
+ * −J_λλ x_λ − J_λq x_q = b_λ, the shifted systems (sM − J) x = b become
+ *     (s M_q − J_c) x_q = b_q − J_qλ J_λλ⁻¹ b_λ,   J_c = J_qq − J_qλ J_λλ⁻¹ J_λq,
+ *     x_λ = −J_λλ⁻¹ (b_λ + J_λq x_q),
+ * with J_c real and computed once per Jacobian (M vanishes on the λ rows, so the shift
+ * does not enter the elimination): both factorizations work on bq×bq blocks,
+ * bq = b − nc. A Jacobian whose structure does not allow this (a nonzero coupling
+ * outside the pattern, a zero or non-finite (J_λλ)_kk) makes the jacobian hook
+ * return CR_BAD_INPUT with bad_block set. Returns CR_OK, CR_BAD_INPUT (0 < nc < b,
+ * mass 0 on those rows, not banded) or CR_NO_MEMORY. */
+cr_status cr_blocktri_radau_condense(cr_blocktri_radau *a, int nc, cr_error *err);
 
 /* The hook table for cr_radau_problem.linsys, with ctx = a:
  *   jacobian        zeroes J, calls the user callback, rejects a non-finite J

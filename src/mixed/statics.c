@@ -200,6 +200,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     if (!starting) ctx.from_pose = NULL;
     int min_steps = (int)ceil(turn / MAX_ROTATION_PER_STEP);
     if (o.load_steps < min_steps) o.load_steps = min_steps;
+    if (o.adaptive && min_steps > 0) o.max_increment = fmin(o.max_increment > 0 ? o.max_increment : 1.0, 1.0 / min_steps);
     cr_nonlinear_problem p = {.blocks = model->nodes, .block_size = model->block,
                               .banded = model->rigid_count > 0, .ctx = &ctx, .eval = eval,
                               .project = normalize_quaternions, .correct = correct_positions,

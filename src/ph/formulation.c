@@ -360,6 +360,10 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
         if (r->residual_history) r->residual_history[0] = res;
         else r->history_count = 0;
         report->final_residual = res;
+        if (o->adaptive) { /* the mixed rod's rule (newton.c): longer after easy steps, shorter after hard */
+            if (its <= 4) dl = fmin(2 * dl, o->max_increment > 0 ? o->max_increment : 1.0);
+            else if (its >= 8) dl *= 0.5;
+        }
         if (cb->on_load_step && cb->on_load_step(sim, r, report->step_count - 1, cb->user)) {
             st = CR_INTERRUPTED;
             break;

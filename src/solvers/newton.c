@@ -54,6 +54,7 @@ typedef struct newton_work {
      * relative increment it kept making, and the residual's round-off scale */
     int stalled;
     double stall_increment, stall_scale;
+    double scale_est; /* the last residual_scale computed in this load stepping (0: none yet) */
 } newton_work;
 
 /* Scale of the round-off in the residual: RMS over the rows of Σ_c |J_rc| |x_c|, the
@@ -97,7 +98,18 @@ static int all_finite(const double *v, size_t n)
  * 4e5-element steel wire spend up to 5 iterations at the floor before an increment
  * passes the test; a quadratically converging solve spends 1–3. */
 #define STALL_ITERATIONS 8
+
+/* residual_scale is a pass over every entry of J (a fifth of an iteration's instructions
+ * once the kernels were tuned) and only matters for a residual near the floor: it is
+ * recomputed when the residual is within this factor of the floor of the last computed
+ * scale, which it never strays far from in one load stepping (J and |x| change by
+ * O(1) factors); farther away the last one stands in. */
+#define SCALE_WINDOW 1e2
 #define STALL_ATTEMPTS 3
+
+/* Adaptive load stepping: iteration counts of an easy and of a hard load step. */
+#define ADAPT_EASY_ITERATIONS 4
+#define ADAPT_HARD_ITERATIONS 8
 
 /* One Newton solve at fixed load factor. Convergence as spec §7.6: RMS residual
  * err = |F|/√dim below atol or below rtol·err₀, and |Δx| < rtol (|x| + 1e-12).
@@ -160,7 +172,9 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
             if (st != CR_OK) return st;
         }
         t0 = now();
-        scale = residual_scale(w->J, x);
+        if (w->scale_est == 0 || err <= SCALE_WINDOW * ROUNDOFF_FLOOR_EPS * DBL_EPSILON * w->scale_est)
+            w->scale_est = residual_scale(w->J, x);
+        scale = w->scale_est;
         w->factor_valid = 0;
         st = cr_blocktri_factor(w->J, &w->bad_block);
         w->factor_valid = st == CR_OK;
@@ -274,11 +288,14 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
         goto done;
     }
     double nominal = (1.0 - *param) / o->load_steps, h = nominal;
+    const double h_max = o->adaptive && o->max_increment > 0 ? fmin(o->max_increment, 1.0) : 1.0;
     int halvings = 0, have_tangent = 0, have_previous = 0, stalls = 0;
     double prev_dl = 1.0;
     while (*param < 1.0 - 1e-14 || r->step_count == 0) {
         double next = *param + h;
         if (next > 1.0 - 1e-12 || nominal <= 0) next = 1.0;
+        /* adaptive: no sliver of a last step, take the rest now if it is within h/2 more */
+        if (o->adaptive && 1.0 - next < 0.5 * h && (1.0 - *param) <= h_max) next = 1.0;
         memcpy(x_saved, x, dim * sizeof(double));
         if (!have_tangent) have_tangent = tangent(p, *param, x, &w) == CR_OK;
         /* Reference residual of the step: the previous state under the new load,
@@ -363,6 +380,14 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
             status = cr_error_set(err, CR_INTERRUPTED, "stopped after load step %d at load factor %.6g",
                                   r->step_count, next);
             goto done;
+        }
+        if (o->adaptive) {
+            /* Newton's iteration count measures how far the predictor landed from the
+             * equilibrium: a step of 3 or fewer iterations could have been twice as long
+             * (the predictor's error grows as the square of the increment), one of 8 or
+             * more was near the edge of Newton's basin. */
+            if (w.iterations <= ADAPT_EASY_ITERATIONS) nominal = fmin(2 * nominal, h_max);
+            else if (w.iterations >= ADAPT_HARD_ITERATIONS) nominal *= 0.5;
         }
         h = fmin(2 * h, nominal); /* back towards the nominal increment after a halving */
         if (next >= 1.0) break;

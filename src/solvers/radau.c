@@ -301,6 +301,7 @@ cr_radau_options cr_radau_default_options(void)
     o.max_newton = 7;
     o.newton_tol = 0.0;
     o.jac_reuse_theta = 0.001;
+    o.newton_growth_theta = 0.0;
     o.keep_h_min = 1.0;
     o.keep_h_max = 1.2;
     o.output = NULL;
@@ -426,6 +427,11 @@ cr_radau *cr_radau_create(const cr_radau_problem *problem, const cr_radau_option
     if (!(o->keep_h_min <= 1.0 && o->keep_h_min > 0.0) || !(o->keep_h_max >= 1.0) ||
         !isfinite(o->jac_reuse_theta)) {
         cr_error_set(err, CR_BAD_INPUT, "radau: need 0 < keep_h_min <= 1 <= keep_h_max");
+        return NULL;
+    }
+    if (!(o->newton_growth_theta >= 0.0 && o->newton_growth_theta < 1.0)) {
+        cr_error_set(err, CR_BAD_INPUT, "radau: newton_growth_theta = %g, need 0 <= newton_growth_theta < 1",
+                     o->newton_growth_theta);
         return NULL;
     }
     if (o->n_output_times < 0 || (o->n_output_times > 0 && !o->output_times) ||
@@ -1086,6 +1092,12 @@ cr_status cr_radau_integrate(cr_radau *s, double t_end, cr_error *err)
                 double quot = fmax(h / hnew, facgus);
                 hnew = h / quot;
             }
+            /* Growth limited by the Newton contraction (newton_growth_theta): θ grows
+             * roughly like h² or faster, so h·√(θ_g/θ) keeps the next θ near θ_g
+             * instead of trying a step that Newton will not converge on. θ was
+             * measured in this step when it took two iterations or more. */
+            if (!o->fixed_step && o->newton_growth_theta > 0.0 && newt >= 2 && s->theta > 0.0)
+                hnew = fmin(hnew, h * fmax(1.0, sqrt(o->newton_growth_theta / s->theta)));
             s->hacc = h;
             s->erracc = fmax(1e-2, errn);
             store_cont(s);
