@@ -319,7 +319,7 @@ static void documented_example(void)
     FILE *f = fopen(COSSERAT_SOURCE_DIR "/docs/scenario.md", "rb");
     CHECK(f != NULL);
     if (!f) return;
-    static char doc[65536];
+    static char doc[262144]; /* docs/scenario.md is past 64 KiB */
     size_t n = fread(doc, 1, sizeof doc - 1, f);
     fclose(f);
     doc[n] = '\0';
@@ -1040,7 +1040,7 @@ static void documented_dynamic_example(void)
     FILE *f = fopen(COSSERAT_SOURCE_DIR "/docs/scenario.md", "rb");
     CHECK(f != NULL);
     if (!f) return;
-    static char doc[65536];
+    static char doc[262144]; /* docs/scenario.md is past 64 KiB */
     size_t n = fread(doc, 1, sizeof doc - 1, f);
     CHECK(feof(f)); /* the whole file was read */
     fclose(f);

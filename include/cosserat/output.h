@@ -108,6 +108,7 @@ typedef struct cr_static_stage_stats {
     double load_factor;    /* reached (1 on success) */
     double final_residual; /* RMS residual of the kept state */
     double wall_time_s;
+    cr_stability_report stability; /* of the stage's end state (statics.h) */
 } cr_static_stage_stats;
 
 /* Result of cr_scenario_run; free with cr_run_result_free. */

@@ -29,6 +29,8 @@ typedef struct cr_static_options {
      * max_increment (0: the whole way). 0 (default): load_steps equal increments. */
     int adaptive;
     double max_increment;
+    int stability;       /* 1 (default): estimate the stability of the stage's final state (report.stability); 0: skip */
+    int stability_modes; /* lowest modes estimated (default 4, at most CR_STABILITY_MAX_MODES) */
 } cr_static_options;
 
 #define CR_STATIC_PARALLEL_MIN_NODES 20000
@@ -43,6 +45,32 @@ typedef struct cr_load_step_report {
     double *residual_history; /* RMS residual before each iteration and at the end (owned by the report) */
 } cr_load_step_report;
 
+enum { CR_STABILITY_MAX_MODES = 12 };
+
+/* Stability of the equilibrium a static stage ended on (docs/theory.md, "Stability of
+ * static equilibria"): the lowest eigenvalues ω² of the linearized dynamics about it,
+ * M ξ̈ = A ξ with ξ = (δr in I, δθ in the node basis) per node, A the static tangent
+ * on the rotation increments and the supports' free directions, M the lumped masses
+ * (eq. 1). ω² < 0 is a mode that grows as e^{√(−ω²) t}: the equilibrium is unstable. */
+typedef struct cr_stability_report {
+    int checked;             /* 1 when estimated (options.stability, converged stages) */
+    int unstable_modes;      /* estimated modes with Re ω² < 0 (divergence: negative stiffness) */
+    int flutter_modes;       /* estimated modes with Re ω² >= 0 but complex ω² (|Im| > 1e-3 |ω²|): they grow
+                              * while oscillating, which nonconservative (follower) loads can cause */
+    int modes;               /* ω² values estimated */
+    double omega2[CR_STABILITY_MAX_MODES]; /* lowest ω² (real parts), ascending (rad²/s²) */
+    double omega2_imag_max;  /* largest |Im ω²| among them (nonzero: nonconservative loads) */
+    double growth_rate;      /* largest Re √(−ω²) among them (1/s): a disturbance grows as e^{rate t} */
+    double softest_stiffness; /* ω² times the modal mass of the lowest mode scaled to a largest node
+                               * displacement of 1 m (N/m; N m/rad for a rotation mode, see below) */
+    int softest_rotational;  /* the lowest mode turns the nodes without moving them (< 1e-3 × rotation × L) */
+    int softest_node;        /* node that moves (or turns) most in the lowest mode */
+    int unit_density;        /* the rod has no mass: ρA = 1 kg/m was used (ω² per kg/m) */
+    int iterations;          /* subspace iterations (one linear solve per mode each) */
+    double residual;         /* largest relative residual of the reported eigenpairs */
+    double time_s;           /* wall time of the estimate (assembly, factorization, iteration) */
+} cr_stability_report;
+
 typedef struct cr_static_report {
     int converged;           /* 1 when the load factor 1 was reached */
     int step_count;          /* accepted load steps */
@@ -55,6 +83,7 @@ typedef struct cr_static_report {
     double wall_time_s;
     double assembly_time_s;  /* time in residual + Jacobian assembly */
     double solve_time_s;     /* time in the block-tridiagonal factorization and solve */
+    cr_stability_report stability; /* of the final state (not counted in wall_time_s) */
 } cr_static_report;
 
 void cr_static_report_free(cr_static_report *report);

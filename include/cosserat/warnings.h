@@ -13,6 +13,7 @@
 #include "cosserat/base.h"
 #include "cosserat/scenario.h"
 #include "cosserat/sim.h"
+#include "cosserat/statics.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,6 +47,12 @@ cr_status cr_scenario_warnings(const cr_scenario *scenario, cr_warning_list *out
  * displacement over 10 rod lengths. At most one warning per check. */
 cr_status cr_sim_result_warnings(const cr_scenario *scenario, const cr_sim *sim, const double *reference, int stage,
                                  cr_warning_list *out);
+/* The stability estimate of a static stage's end state (report->stability, statics.h):
+ * an "unstable_equilibrium" warning (key "stages.K") when it found modes with ω² < 0,
+ * naming the stage, the load factor, the count and the softest mode. Nothing when not
+ * estimated or stable. CR_OK or CR_NO_MEMORY. */
+cr_status cr_static_stability_warnings(const cr_sim *sim, const cr_static_report *report, int stage,
+                                       cr_warning_list *out);
 /* Number of doubles cr_sim_reference_values writes: 6 per sample point + 3 per node. */
 long cr_sim_reference_size(const cr_sim *sim);
 /* The strains at every sample point and the node positions of the sim's current state. */

@@ -142,7 +142,7 @@ class StopRun(Exception):
 class RunWarning(NamedTuple):
     """A sanity warning of a run (docs/scenario.md, Warnings): never changes its status."""
 
-    code: str     # e.g. "slender_thin", "modulus_density", "strain_large"
+    code: str     # e.g. "slender_thin", "modulus_density", "strain_large", "unstable_equilibrium"
     key: str      # the scenario key it is about, e.g. "rod.sections.0.radius"
     message: str  # starts with the key, gives the values and the likely fix
 

@@ -115,9 +115,13 @@ def test_import_works_without_the_library(tmp_path):
 
 def test_warnings_reach_python():
     """A radius typed in millimetres on a metre-scale rod (10 for 0.01 on the 0.2 m tendon rod) gives a
-    thick-rod warning in Result.warnings, naming the key; a clean run has none."""
-    clean = cosserat.run(HELIX, {"rod.elements": 9})
+    thick-rod warning in Result.warnings, naming the key; a clean run has none. The paper's two helical
+    segments end on an equilibrium unstable by flutter (a follower end moment): unstable_equilibrium."""
+    clean = cosserat.run(TENDON, {"rod.elements": 8})
     assert clean.warnings == []
+    helix = cosserat.run(HELIX, {"rod.elements": 9})
+    assert [(w.code, w.key) for w in helix.warnings] == [("unstable_equilibrium", "stages.0")], helix.warnings
+    assert "flutter" in helix.warnings[0].message
     thick = cosserat.run(TENDON, {"rod.elements": 8, "rod.sections.0.radius": [10.0, 10.0], "loads.0.tension": 0.0,
                                   "stages.0.load_steps": 1})
     codes = {w.code: w for w in thick.warnings}

@@ -398,7 +398,7 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
  * version 05, which also packs the load inputs with the state) the statistics of the stages so far: per stage a cr_static_stage_stats
  * and a cr_dynamic_report, the last static stage's report (a checkpoint_report and per
  * load step a checkpoint_step and its residual history) and the stages' result warnings. */
-#define CHECKPOINT_MAGIC "CRCKPT05"
+#define CHECKPOINT_MAGIC "CRCKPT06" /* 06: cr_static_stage_stats has the stability report */
 typedef struct checkpoint_header {
     char magic[8];
     uint64_t fingerprint; /* of the model and the stage types: a checkpoint fits one scenario */
@@ -809,6 +809,23 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
             add_number(o, "newton_iterations", t->newton_iterations);
             add_number(o, "load_factor", t->load_factor);
             add_number(o, "final_residual", t->final_residual);
+            if (t->stability.checked) {
+                const cr_stability_report *sb = &t->stability;
+                cJSON *so = cJSON_AddObjectToObject(o, "stability");
+                cJSON_AddBoolToObject(so, "stable", sb->unstable_modes == 0 && sb->flutter_modes == 0);
+                add_number(so, "unstable_modes", sb->unstable_modes);
+                add_number(so, "flutter_modes", sb->flutter_modes);
+                add_number(so, "growth_rate", sb->growth_rate);
+                cJSON_AddItemToObject(so, "omega2", vec_json(sb->omega2, sb->modes));
+                add_number(so, "omega2_imag_max", sb->omega2_imag_max);
+                add_number(so, "softest_stiffness", sb->softest_stiffness);
+                cJSON_AddStringToObject(so, "softest_stiffness_unit", sb->softest_rotational ? "N m/rad" : "N/m");
+                add_number(so, "softest_node", sb->softest_node);
+                cJSON_AddBoolToObject(so, "unit_density", sb->unit_density);
+                add_number(so, "iterations", sb->iterations);
+                add_number(so, "residual", sb->residual);
+                add_number(so, "time_s", sb->time_s);
+            }
         }
         if (sc->stages[k].type == CR_STAGE_DYNAMIC && r->dynamics) {
             const cr_dynamic_report *d = &r->dynamics[k];
@@ -1081,7 +1098,11 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
             status = form->static_stage(sim, k, &stage->statics, &cb, &r->report, &solve_err);
             const cr_static_report *rep = &r->report;
             r->statics[k] = (cr_static_stage_stats){rep->step_count,  rep->failed_attempts, rep->total_iterations,
-                                                    rep->load_factor, rep->final_residual,  rep->wall_time_s};
+                                                    rep->load_factor, rep->final_residual,  rep->wall_time_s,
+                                                    rep->stability};
+            /* an unstable equilibrium is reported, never passed off as the answer (issue 9) */
+            if (cr_static_stability_warnings(sim, rep, k, &ctx.warnings) != CR_OK && status == CR_OK)
+                status = cr_error_set(&solve_err, CR_NO_MEMORY, "out of memory for the warnings");
         } else {
             const cr_dynamic_options *o = &stage->dynamics;
             int resuming = options->resume && k == first_stage;

@@ -281,14 +281,14 @@ static const char *const TIME_ANY_KEYS[] = {"type",  "t0",     "t1",     "amplit
 static const char *const BODY_KEYS[] = {"name",           "node",        "mass", "center", "inertia",
                                         "inertia_tensor", "orientation", NULL};
 static const char *const STAGE_STATIC_KEYS[] = {"type", "load_steps", "max_iterations", "atol",
-                                                "rtol", "max_halvings", NULL};
+                                                "rtol", "max_halvings", "stability", NULL};
 static const char *const STAGE_DYNAMIC_KEYS[] = {"type",   "t_end", "rtol",      "atol",
                                                  "output_dt", "snapshot_dt", "h_init", "h_max",
                                                  "max_steps", "checkpoint_interval", "time_step", NULL};
 static const char *const STAGE_ANY_KEYS[] = {"type",      "load_steps",  "max_iterations", "atol",
                                              "rtol",      "max_halvings", "t_end",         "output_dt",
                                              "snapshot_dt", "h_init",     "h_max",         "max_steps",
-                                             "checkpoint_interval", "time_step", NULL};
+                                             "checkpoint_interval", "time_step", "stability", NULL};
 static const char *const OUTPUT_KEYS[] = {"directory", "vtk", "vtk_format", "track", NULL};
 static const char *const VTK_FORMAT_CHOICES[] = {"binary", "ascii", "compressed", NULL}; /* cr_vtk_format order */
 static const char *const TRACK_KEYS[] = {"name", "node", "s", NULL};
@@ -1813,6 +1813,8 @@ static void default_stage(cr_stage_def *stage)
     stage->statics.rtol = 1e-6;
     stage->statics.max_halvings = 10;
     stage->statics.max_history = 64;
+    stage->statics.stability = 1;
+    stage->statics.stability_modes = 4;
     stage->dynamics.t_end = 0;
     stage->dynamics.rtol = 1e-3;
     stage->dynamics.atol = 1e-6;
@@ -1898,6 +1900,15 @@ static cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err)
         if ((s = get_number(c, path, "atol", 0, 1e-10, POSITIVE, &o->atol, err))) return s;
         if ((s = get_number(c, path, "rtol", 0, 1e-6, POSITIVE, &o->rtol, err))) return s;
         if ((s = get_int(c, path, "max_halvings", 0, 10, 0, &o->max_halvings, err))) return s;
+        const cJSON *stab = cJSON_GetObjectItemCaseSensitive(c, "stability");
+        if (stab) { /* the stability estimate of the end state (docs/scenario.md) */
+            char got[VALUE_TEXT_SIZE];
+            if (!cJSON_IsBool(stab)) {
+                describe(stab, got, sizeof got);
+                return fail(err, "%s.stability: expected true or false, got %s", path, got);
+            }
+            o->stability = cJSON_IsTrue(stab);
+        }
     }
     return CR_OK;
 }

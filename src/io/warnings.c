@@ -247,3 +247,36 @@ cr_status cr_sim_result_warnings(const cr_scenario *sc, const cr_sim *sim, const
     }
     return st;
 }
+
+/* A static solve can converge on an unstable equilibrium (a straight column above its
+ * buckling load, a shaft twisted beyond Greenhill's critical twist): an equilibrium
+ * nothing pushed the load steps off, which a real rod leaves at the slightest
+ * disturbance. The estimate (statics_stability.c) counts the modes with ω² < 0 of the
+ * linearized dynamics about it; the threshold there is relative round-off, so any
+ * count here is a finding. */
+cr_status cr_static_stability_warnings(const cr_sim *sim, const cr_static_report *rep, int stage,
+                                       cr_warning_list *out)
+{
+    const cr_stability_report *s = &rep->stability;
+    if (!s->checked || (s->unstable_modes <= 0 && s->flutter_modes <= 0)) return CR_OK;
+    char key[CR_WARNING_KEY_SIZE], growth[128] = "";
+    snprintf(key, sizeof key, "stages.%d", stage);
+    int nn = cr_sim_node_count(sim), node = s->softest_node < nn ? s->softest_node : nn - 1;
+    if (s->growth_rate > 0)
+        snprintf(growth, sizeof growth, "; the modes found grow e-fold in %.3g s%s", 1.0 / s->growth_rate,
+                 s->unit_density ? " at ρA = 1 kg/m (no mass given)" : "");
+    if (s->unstable_modes > 0)
+        return add(out, "unstable_equilibrium", key,
+                   "%s: the static stage ended (load factor %.4g) on an unstable equilibrium: %d mode%s with negative stiffness, the "
+                   "softest %.3g %s (ω² = %.3g 1/s², largest at node %d, s = %.4g m)%s; a real rod leaves it. If "
+                   "nothing broke the symmetry (a straight column above its buckling load), a tiny transverse load "
+                   "lets the solve find the stable branch; with follower loads none may exist",
+                   key, rep->load_factor, s->unstable_modes, s->unstable_modes > 1 ? "s" : "", s->softest_stiffness,
+                   s->softest_rotational ? "N m/rad" : "N/m", s->omega2[0], node, cr_sim_node_s(sim, node), growth);
+    return add(out, "unstable_equilibrium", key,
+               "%s: the static stage ended (load factor %.4g) on an equilibrium unstable by flutter: %d mode%s of the linearized "
+               "dynamics grow while oscillating (complex ω², |Im ω²| up to %.3g 1/s²)%s; nonconservative (follower) "
+               "loads cause this, and a real rod does not stay in this state",
+               key, rep->load_factor, s->flutter_modes, s->flutter_modes > 1 ? "s" : "", s->omega2_imag_max,
+               growth);
+}

@@ -459,6 +459,114 @@ void cr_blocktri_solve(const cr_blocktri *m, double *x)
     }
 }
 
+/* ---- several right-hand sides at once (stability estimates: src/mixed/statics_stability.c) ----
+ * The blocks are read once for all of them, which is what makes a block of k solves
+ * cheaper than k single solves: a single solve streams n·3b² doubles of factors
+ * through the cache for 2·3b² flops per block, memory-bound for long rods. */
+CR_INLINE void solve_thomas_many(const cr_blocktri *m, const int b, double *restrict x, int nrhs)
+{
+    int n = m->n;
+    size_t bb = (size_t)b * b, row = (size_t)b * nrhs;
+    double acc[16];
+    for (int i = 0; i < n; ++i) {
+        double *xi = x + (size_t)i * row;
+        if (i > 0) {
+            const double *L = m->lower + i * bb, *xp = xi - row;
+            for (int r = 0; r < b; ++r) {
+                for (int j = 0; j < nrhs; ++j) acc[j] = xi[r * nrhs + j];
+                for (int k = 0; k < b; ++k) {
+                    double f = L[r * b + k];
+                    for (int j = 0; j < nrhs; ++j) acc[j] -= f * xp[k * nrhs + j];
+                }
+                for (int j = 0; j < nrhs; ++j) xi[r * nrhs + j] = acc[j];
+            }
+        }
+        lu_solve(b, m->diag + i * bb, m->pivot + (size_t)i * b, xi, nrhs);
+    }
+    for (int i = n - 2; i >= 0; --i) {
+        double *xi = x + (size_t)i * row;
+        const double *X = m->upper + i * bb, *xn = xi + row;
+        for (int r = 0; r < b; ++r) {
+            for (int j = 0; j < nrhs; ++j) acc[j] = xi[r * nrhs + j];
+            for (int k = 0; k < b; ++k) {
+                double f = X[r * b + k];
+                for (int j = 0; j < nrhs; ++j) acc[j] -= f * xn[k * nrhs + j];
+            }
+            for (int j = 0; j < nrhs; ++j) xi[r * nrhs + j] = acc[j];
+        }
+    }
+}
+
+/* the statics' blocks with the stability estimate's default block of 6 vectors (and 8):
+ * constant trip counts, which the compiler unrolls and vectorizes */
+#ifdef CR_DISPATCH_AVX2
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void solve7x6_avx2(const cr_blocktri *m,
+                                                                                            double *x)
+{
+    solve_thomas_many(m, 7, x, 6);
+}
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void solve7x8_avx2(const cr_blocktri *m,
+                                                                                            double *x)
+{
+    solve_thomas_many(m, 7, x, 8);
+}
+#endif
+static void solve7x6(const cr_blocktri *m, double *x)
+{
+#ifdef CR_DISPATCH_AVX2
+    if (have_avx2()) {
+        solve7x6_avx2(m, x);
+        return;
+    }
+#endif
+    solve_thomas_many(m, 7, x, 6);
+}
+static void solve7x8(const cr_blocktri *m, double *x)
+{
+#ifdef CR_DISPATCH_AVX2
+    if (have_avx2()) {
+        solve7x8_avx2(m, x);
+        return;
+    }
+#endif
+    solve_thomas_many(m, 7, x, 8);
+}
+
+void cr_blocktri_solve_many(const cr_blocktri *m, double *x, int nrhs)
+{
+    const size_t N = (size_t)m->n * m->b;
+    if (nrhs <= 0) return;
+    if (m->banded || nrhs > 16) { /* LAPACK wants the columns one after the other: transpose through a copy */
+        double *c = malloc(N * nrhs * sizeof *c);
+        if (!c) { /* one column at a time, through a single vector */
+            double *v = malloc(N * sizeof *v);
+            for (int j = 0; v && j < nrhs; ++j) {
+                for (size_t r = 0; r < N; ++r) v[r] = x[r * nrhs + j];
+                cr_blocktri_solve(m, v);
+                for (size_t r = 0; r < N; ++r) x[r * nrhs + j] = v[r];
+            }
+            free(v);
+            return;
+        }
+        for (size_t r = 0; r < N; ++r)
+            for (int j = 0; j < nrhs; ++j) c[(size_t)j * N + r] = x[r * nrhs + j];
+        if (m->banded) {
+            int n = (int)N, k = 2 * m->b - 1, ldab = 3 * k + 1, info = 0;
+            dgbtrs_("N", &n, &k, &k, &nrhs, m->band, &ldab, m->band_pivot, c, &n, &info);
+        } else {
+            for (int j = 0; j < nrhs; ++j) cr_blocktri_solve(m, c + (size_t)j * N);
+        }
+        for (size_t r = 0; r < N; ++r)
+            for (int j = 0; j < nrhs; ++j) x[r * nrhs + j] = c[(size_t)j * N + r];
+        free(c);
+        return;
+    }
+    if (m->b == 7 && nrhs == 6) solve7x6(m, x);
+    else if (m->b == 7 && nrhs == 8) solve7x8(m, x);
+    else if (m->b == 7) solve_thomas_many(m, 7, x, nrhs);
+    else solve_thomas_many(m, m->b, x, nrhs);
+}
+
 /* ---- chunk kernels of the partitioned solver (blocktri_partitioned.c) ----
  * Block Thomas on the rows first, first + dir, ..., first + dir (len - 1) of m: dir = +1
  * eliminates top-down as cr_blocktri_factor does, dir = -1 bottom-up (the roles of L and

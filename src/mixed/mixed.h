@@ -43,6 +43,18 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
                                 const cr_static_options *options, cr_static_step_fn on_step, void *user,
                                 cr_static_report *report, cr_error *err);
 
+/* Stability of the equilibrium x (statics_stability.c): the `modes` lowest ω² of the
+ * linearized dynamics about it, with loads and supports as for the residual. The
+ * report is filled on CR_OK (checked = 1); CR_SINGULAR when the tangent is. */
+cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
+                                    int modes, cr_stability_report *report);
+
+/* When the static tangent at x is singular: 1, with a sentence saying which motion
+ * (twist, a rotation, a translation) at which nodes nothing holds and what to hold, in
+ * out; else 0. For the message of a failed solve (cheap: two solves). */
+int cr_mixed_static_null_mode(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
+                              char *out, size_t size);
+
 /* The support active at `node` in `stage`, or -1. */
 int cr_model_support_at(const cr_model *m, int stage, int node);
 

@@ -8,6 +8,7 @@
 #include "linalg/blocktri_partitioned.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,6 +223,19 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     cr_static_report *r = report ? report : &local;
     double lf = 0.0;
     cr_status st = cr_load_stepping_solve(&p, &lf, state->x, &o, r, err);
+    /* the stage's end state: stable, or an equilibrium a real rod would leave (issue 9) */
+    if (st == CR_OK && o.stability) {
+        cr_supports_at at = set_scales(&ctx, lf);
+        cr_mixed_static_stability(model, &at, ctx.scale, state->x, o.stability_modes, &r->stability);
+    } else if (err && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE)) {
+        /* a load step that failed on a tangent with a free motion: say which one */
+        char why[256], msg[CR_ERROR_MESSAGE_SIZE + 260];
+        cr_supports_at at = set_scales(&ctx, lf);
+        if (cr_mixed_static_null_mode(model, &at, ctx.scale, state->x, why, sizeof why)) {
+            snprintf(msg, sizeof msg, "%s; %s", err->message, why);
+            snprintf(err->message, sizeof err->message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);
+        }
+    }
     if (lf <= 0.0) { /* nothing accepted: the state keeps its loads */
         memcpy(state->load_scale, from, nl * sizeof *from);
         state->bc_factor = ctx.bc_from;

@@ -1,0 +1,390 @@
+/* Stability of a static equilibrium of the mixed discrete rod (docs/theory.md,
+ * "Stability of static equilibria").
+ *
+ * The static tangent J (7×7 blocks: r, p per node; rows: force in I, moment in B,
+ * |p|² − 1; supports replace rows) is not symmetric (spec §7.4: W_c is not the
+ * gradient of an energy; follower loads), so neither Sylvester's inertia of an
+ * LDLᵀ nor the sign of det J (it misses the double eigenvalue in which a circular
+ * section buckles) says whether the equilibrium is stable. What does is the
+ * linearized dynamics about it (eqs. 12–13 with u̇ = ξ̈, ξ = (δr, δθ) per node):
+ *
+ *     M ξ̈ = A ξ,   A = P J T,   T = blkdiag(E₃, dExp⁺(p)) (δp = ½ p ⊗ (0, δθ)),
+ *
+ * P keeping the six balance rows. A mode ξ e^{iωt} has ω² = −μ for A ξ = μ M ξ;
+ * ω² < 0 grows exponentially: the equilibrium is unstable. (For a conservative rod
+ * A is the negative Hessian of the energy and ω² < 0 is the structural engineer's
+ * negative eigenvalue; the count does not depend on M.)
+ *
+ * A⁻¹ comes from the LU of J: J y = (b, 0) with a zero right side in the norm rows
+ * forces pᵀδp = 0, i.e. y = T ξ (the quaternion increments tangent to |p| = 1), and
+ * then P J T ξ = b, so ξ = A⁻¹ b with δθ = dExp(p) δp. The norm rows thus produce no
+ * eigenvalues at all. Held coordinates: the support rows are S(F) = T_s F + g(x);
+ * the right side T_s b has zeros in the held rows (S(b) − S(0)), so ξ keeps the
+ * held directions fixed and their reactions take up the held components of b: the
+ * eigenvalues are those of the constrained rod. Rigid strain components' rows get a
+ * zero right side as well (they are constraints).
+ *
+ * The eigenvalues of smallest |μ| are the largest of C = M^{½} A⁻¹ M^{½} (ν = 1/μ),
+ * found by subspace iteration (src/solvers/stability.c); C is symmetric for a
+ * conservative rod (Euclidean Rayleigh–Ritz is then optimal). */
+#define _POSIX_C_SOURCE 199309L
+#include "mixed.h"
+#include "solvers/stability.h"
+#include "supports.h"
+
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+typedef struct stab_ctx {
+    const cr_model *m;
+    const cr_supports_at *at;
+    const double *x;
+    cr_blocktri *J;     /* factored */
+    double *sqrt_mass;  /* 6 per node */
+    double *rhs, *zero; /* nodes × block */
+    double *many;       /* nodes × block × the block of vectors, interleaved */
+} stab_ctx;
+
+/* rhs (static layout) := the support rows' map of the generalized forces b (6 per node) */
+static void embed(const stab_ctx *c, const double *b)
+{
+    const cr_model *m = c->m;
+    const int B = m->block;
+    memset(c->rhs, 0, (size_t)m->nodes * B * sizeof(double));
+    for (int i = 0; i < m->nodes; ++i) memcpy(c->rhs + (size_t)i * B, b + (size_t)i * 6, 6 * sizeof(double));
+    /* S(b) − S(0) = T_s b on the supported nodes (S(0) is in c->zero) */
+    cr_supports_static_rows(m, c->at, c->x, c->rhs, NULL);
+    for (int k = 0; k < m->support_count; ++k) {
+        if (!cr_support_active(&m->supports[k], c->at->stage)) continue;
+        int i = m->supports[k].node;
+        for (int r = 0; r < B; ++r) c->rhs[(size_t)i * B + r] -= c->zero[(size_t)i * B + r];
+    }
+    /* rows past the balance: the norm row and rigid components get 0, except where
+     * a support replaced the norm row (already 0 above) */
+    for (int i = 0; i < m->nodes; ++i)
+        for (int r = 6; r < B; ++r) c->rhs[(size_t)i * B + r] = 0.0;
+}
+
+/* ξ (6 per node) from the solution y of J y = rhs (static layout) */
+static void reduce(const cr_model *m, const double *x, const double *y, double *xi)
+{
+    const int B = m->block;
+    for (int i = 0; i < m->nodes; ++i) {
+        const double *yi = y + (size_t)i * B;
+        double *o = xi + (size_t)i * 6;
+        o[0] = yi[0], o[1] = yi[1], o[2] = yi[2];
+        cr_vec3 dth = cr_q_dexp(cr_x_orientation(m, x, i), cr_q_load(yi + 3));
+        o[3] = dth.x, o[4] = dth.y, o[5] = dth.z;
+    }
+}
+
+/* U ↦ M^{½} A⁻¹ M^{½} U for `count` vectors: one solve with them all (interleaved) */
+static cr_status apply(void *ctx, const double *U, double *out, int count)
+{
+    const stab_ctx *c = ctx;
+    const cr_model *m = c->m;
+    const size_t n6 = (size_t)m->nodes * 6, dim = (size_t)m->nodes * m->block;
+    for (int j = 0; j < count; ++j) {
+        double *o = out + (size_t)j * n6;
+        for (size_t k = 0; k < n6; ++k) o[k] = c->sqrt_mass[k] * U[(size_t)j * n6 + k];
+        embed(c, o);
+        for (size_t r = 0; r < dim; ++r) c->many[r * count + j] = c->rhs[r];
+    }
+    cr_blocktri_solve_many(c->J, c->many, count);
+    for (int j = 0; j < count; ++j) {
+        double *o = out + (size_t)j * n6;
+        for (size_t r = 0; r < dim; ++r) c->rhs[r] = c->many[r * count + j];
+        reduce(m, c->x, c->rhs, o);
+        for (size_t k = 0; k < n6; ++k) o[k] *= c->sqrt_mass[k];
+    }
+    return CR_OK;
+}
+
+/* Lumped masses (eq. 1) with the welded bodies' mass and principal inertias added on
+ * the diagonal; a rod without mass (a static-only scenario) gets ρA = 1 kg/m and no
+ * rotational inertia: the rotations are then condensed statically, which keeps the
+ * count of negative eigenvalues (Haynsworth) as long as the rotations alone, with the
+ * positions held, are stable (shear stiffness: always for a rod). */
+static int lumped_mass(const cr_model *m, double *sm)
+{
+    double total = 0;
+    for (int i = 0; i < m->nodes; ++i) total += m->node_mass[i];
+    int unit = !(total > 0);
+    for (int i = 0; i < m->nodes; ++i) {
+        double *o = sm + (size_t)i * 6;
+        double mi = unit ? m->lumped_length[i] : m->node_mass[i];
+        o[0] = o[1] = o[2] = mi;
+        o[3] = unit ? 0 : m->node_inertia[i].x, o[4] = unit ? 0 : m->node_inertia[i].y;
+        o[5] = unit ? 0 : m->node_inertia[i].z;
+    }
+    for (int j = 0; j < m->body_count; ++j) {
+        const cr_body *b = &m->bodies[j];
+        double *o = sm + (size_t)b->node * 6;
+        for (int a = 0; a < 3; ++a) o[a] += b->mass, o[3 + a] += b->inertia.m[a][a];
+    }
+    for (size_t k = 0; k < (size_t)m->nodes * 6; ++k) sm[k] = sqrt(fmax(sm[k], 0.0));
+    return unit;
+}
+
+/* An eigenvalue counts as negative when it is below −STABILITY_ZERO times the largest
+ * |ω²| of the block (round-off: cond(A) eps relative to the stiffest mode, far below
+ * this for the soft modes looked at) and its Ritz pair has converged (relative
+ * residual below 0.1; the reported ones are at 1e-8 to 1e-4). */
+#define STABILITY_ZERO 1e-7
+/* A complex pair counts as flutter above this |Im ω²| / |ω²|: the round-off of a
+ * conservative rod's spectrum is ~1e-10 of it, the nonsymmetry of W_c (spec §7.4,
+ * O(element length × curvature)) can split a double eigenvalue into a pair of that
+ * order, and a follower moment's flutter pairs are O(1) (two-helical-segments.json). */
+#define FLUTTER_IMAG 1e-3
+#define STABILITY_ITERATIONS 30
+#define STABILITY_TOL 1e-6
+
+cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
+                                    int modes, cr_stability_report *rep)
+{
+    double t0 = now();
+    memset(rep, 0, sizeof *rep);
+    if (modes < 1) modes = 1;
+    if (modes > CR_STABILITY_MAX_MODES) modes = CR_STABILITY_MAX_MODES;
+    const int B = m->block;
+    const size_t dim = (size_t)m->nodes * B, n6 = (size_t)m->nodes * 6;
+    /* two more vectors than wanted: the j-th converges like (ω²_j / ω²_{block+1}) */
+    int block = modes + 2 > CR_EIGEN_MAX_BLOCK ? CR_EIGEN_MAX_BLOCK : modes + 2;
+    if ((size_t)block > n6) block = (int)n6;
+    stab_ctx c = {.m = m, .at = at, .x = x};
+    c.J = m->rigid_count > 0 ? cr_blocktri_create_banded(m->nodes, B) : cr_blocktri_create(m->nodes, B);
+    c.sqrt_mass = malloc(n6 * sizeof(double));
+    c.rhs = malloc(dim * sizeof(double));
+    c.zero = calloc(dim, sizeof(double));
+    c.many = malloc(dim * block * sizeof(double));
+    double *F = malloc(dim * sizeof(double)), *vec = malloc((size_t)modes * n6 * sizeof(double));
+    double *xi = malloc(n6 * sizeof(double));
+    cr_status st = c.J && c.sqrt_mass && c.rhs && c.zero && c.many && F && vec && xi ? CR_OK : CR_NO_MEMORY;
+    if (st == CR_OK) st = cr_mixed_static_residual(m, at, scale, x, F, c.J, NULL);
+    if (st == CR_OK) st = cr_blocktri_factor(c.J, NULL);
+    free(F); /* the peak is the iteration's: keep it small (the statics' memory estimate, 3 kB per element) */
+    F = NULL;
+    cr_eigen_result er = {.vectors = vec};
+    if (st == CR_OK) {
+        cr_supports_static_rows(m, at, x, c.zero, NULL); /* S(0) */
+        rep->unit_density = lumped_mass(m, c.sqrt_mass);
+        cr_eigen_problem p = {.dim = n6, .ctx = &c, .apply = apply};
+        st = cr_subspace_iteration(&p, block, modes, STABILITY_ITERATIONS, STABILITY_TOL, &er);
+    }
+    if (st == CR_OK && er.count > 0) {
+        /* ω² = −1/ν, ν the Ritz values of C by decreasing magnitude: the lowest |ω²| first */
+        int n = er.count < modes ? er.count : modes;
+        double w2[CR_EIGEN_MAX_BLOCK], big = 0, worst = 0;
+        int idx[CR_EIGEN_MAX_BLOCK];
+        for (int j = 0; j < er.count; ++j) {
+            double mag2 = er.re[j] * er.re[j] + er.im[j] * er.im[j];
+            w2[j] = mag2 > 0 ? -er.re[j] / mag2 : INFINITY; /* Re(−1/ν) */
+            if (fabs(w2[j]) > big && isfinite(w2[j])) big = fabs(w2[j]);
+            idx[j] = j;
+        }
+        for (int a = 1; a < n; ++a) /* ascending among the n reported */
+            for (int b = a; b > 0 && w2[idx[b]] < w2[idx[b - 1]]; --b) {
+                int t = idx[b];
+                idx[b] = idx[b - 1], idx[b - 1] = t;
+            }
+        rep->modes = n;
+        for (int a = 0; a < n; ++a) {
+            int j = idx[a];
+            double mag2 = er.re[j] * er.re[j] + er.im[j] * er.im[j];
+            rep->omega2[a] = w2[j];
+            rep->omega2_imag_max = fmax(rep->omega2_imag_max, fabs(er.im[j]) / mag2);
+            worst = fmax(worst, er.residual[j]);
+            if (!(er.residual[j] < 0.1)) continue; /* not converged: no verdict */
+            double complex om2 = -1.0 / (er.re[j] + I * er.im[j]), rate = csqrt(-om2);
+            if (creal(om2) < -STABILITY_ZERO * big)
+                rep->unstable_modes++;
+            else if (fabs(cimag(om2)) > FLUTTER_IMAG * cabs(om2))
+                rep->flutter_modes++;
+            if (creal(om2) < -STABILITY_ZERO * big || fabs(cimag(om2)) > FLUTTER_IMAG * cabs(om2))
+                rep->growth_rate = fmax(rep->growth_rate, fabs(creal(rate)));
+        }
+        rep->residual = worst;
+        rep->iterations = er.iterations;
+        /* the lowest mode in physical units: ξ = A⁻¹ M^{½} u / ν has M^{½} ξ = u, |u| = 1 (modal
+         * mass 1); scaled to a largest node displacement of 1 m its stiffness is ω² / max|δr|² */
+        int j = idx[0];
+        const double *u = vec + (size_t)j * n6;
+        for (size_t k = 0; k < n6; ++k) xi[k] = c.sqrt_mass[k] * u[k];
+        embed(&c, xi);
+        cr_blocktri_solve(c.J, c.rhs);
+        reduce(m, x, c.rhs, xi);
+        double nu = er.re[j], dr = 0, dt = 0;
+        int at_r = 0, at_t = 0;
+        for (int i = 0; i < m->nodes; ++i) {
+            const double *o = xi + (size_t)i * 6;
+            double a = sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]) / fabs(nu);
+            double b = sqrt(o[3] * o[3] + o[4] * o[4] + o[5] * o[5]) / fabs(nu);
+            if (a > dr) dr = a, at_r = i;
+            if (b > dt) dt = b, at_t = i;
+        }
+        rep->softest_rotational = dr < 1e-3 * dt * m->length; /* torsion: the nodes do not move */
+        double amp = rep->softest_rotational ? dt : dr;
+        rep->softest_node = rep->softest_rotational ? at_t : at_r;
+        rep->softest_stiffness = amp > 0 ? rep->omega2[0] / (amp * amp) : NAN;
+        rep->checked = 1;
+    }
+    cr_blocktri_destroy(c.J);
+    free(c.sqrt_mass);
+    free(c.rhs);
+    free(c.zero);
+    free(c.many);
+    free(F);
+    free(vec);
+    free(xi);
+    rep->time_s = now() - t0;
+    return st;
+}
+
+/* ---- what a singular tangent leaves free ----
+ * A rod that nothing holds in some motion (two pins and no support holding the twist:
+ * every node may turn about the rod's axis) has a singular tangent; Newton then
+ * takes huge steps along the free motion and the load step fails after its halvings.
+ * Two inverse iterations with a slightly shifted tangent (J + σ D, D the rows' norms,
+ * σ = 1e-15, so that an exactly zero pivot does not stop the factorization) give the
+ * null vector v; it is judged singular when |J v|, each row divided by its norm,
+ * stays below NULL_RATIO |v|. A free motion gives the shift, 1.0e-15 (the free twist
+ * of tests/test_stability.c); the softest real mode of a rod gives more, and falls
+ * with the element count: the twist of a clamped steel wire (r = 0.5 mm, L = 1 m)
+ * gives 7.6e-5, 1.2e-7, 5.7e-10, 1.0e-10, 6.5e-12, 3.4e-13 at 1e2, 1e3, 1e4, 1e5,
+ * 4e5, 1e6 elements (at 1e6 the solver's stall already says the tangent is too
+ * ill-conditioned for its linear solves). */
+#define NULL_RATIO 1e-13
+
+static const char *axis_name(const double d[3])
+{
+    int k = fabs(d[0]) >= fabs(d[1]) && fabs(d[0]) >= fabs(d[2]) ? 0 : fabs(d[1]) >= fabs(d[2]) ? 1 : 2;
+    return k == 0 ? "x" : k == 1 ? "y" : "z";
+}
+
+int cr_mixed_static_null_mode(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
+                              char *out, size_t size)
+{
+    const int B = m->block, nn = m->nodes;
+    const size_t dim = (size_t)nn * B, n6 = (size_t)nn * 6;
+    stab_ctx c = {.m = m, .at = at, .x = x};
+    cr_blocktri *J0 = m->rigid_count > 0 ? cr_blocktri_create_banded(nn, B) : cr_blocktri_create(nn, B);
+    c.J = m->rigid_count > 0 ? cr_blocktri_create_banded(nn, B) : cr_blocktri_create(nn, B);
+    c.rhs = malloc(dim * sizeof(double));
+    c.zero = calloc(dim, sizeof(double));
+    double *F = malloc(dim * sizeof(double)), *y = malloc(dim * sizeof(double)), *v = malloc(n6 * sizeof(double));
+    int found = 0;
+    if (!J0 || !c.J || !c.rhs || !c.zero || !F || !y || !v) goto done;
+    if (cr_mixed_static_residual(m, at, scale, x, F, J0, NULL) != CR_OK) goto done;
+    /* rows are in mixed units (forces, moments, |p|² − 1): each is measured against its own norm */
+    size_t bb = (size_t)B * B;
+    for (int i = 0; i < nn; ++i)
+        for (int r = 0; r < B; ++r) {
+            double s2 = 0;
+            for (int j = -1; j <= 1; ++j) {
+                if (i + j < 0 || i + j >= nn) continue;
+                const double *blk = (j < 0 ? J0->lower : j == 0 ? J0->diag : J0->upper) + i * bb + (size_t)r * B;
+                for (int k = 0; k < B; ++k) s2 += blk[k] * blk[k];
+            }
+            c.zero[(size_t)i * B + r] = sqrt(s2) > 0 ? sqrt(s2) : 1.0; /* borrowed until S(0) below */
+        }
+    memcpy(c.J->diag, J0->diag, nn * bb * sizeof(double));
+    memcpy(c.J->lower, J0->lower, nn * bb * sizeof(double));
+    memcpy(c.J->upper, J0->upper, nn * bb * sizeof(double));
+    for (int i = 0; i < nn; ++i)
+        for (int r = 0; r < 6; ++r) cr_blocktri_D(c.J, i)[r * B + r] += 1e-15 * c.zero[(size_t)i * B + r];
+    double *rownorm = malloc(dim * sizeof(double));
+    if (!rownorm) goto done;
+    memcpy(rownorm, c.zero, dim * sizeof(double));
+    memset(c.zero, 0, dim * sizeof(double));
+    if (cr_blocktri_factor(c.J, NULL) != CR_OK) {
+        free(rownorm);
+        goto done;
+    }
+    cr_supports_static_rows(m, at, x, c.zero, NULL);
+    unsigned long seed = 12345;
+    for (size_t k = 0; k < n6; ++k) {
+        seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+        v[k] = (double)(seed >> 11) / 9007199254740992.0 - 0.5;
+    }
+    for (int it = 0; it < 2; ++it) {
+        embed(&c, v);
+        cr_blocktri_solve(c.J, c.rhs);
+        memcpy(y, c.rhs, dim * sizeof(double));
+        reduce(m, x, y, v);
+        double s = 0;
+        for (size_t k = 0; k < n6; ++k) s += v[k] * v[k];
+        s = sqrt(s);
+        if (!(s > 0) || !isfinite(s)) {
+            free(rownorm);
+            goto done;
+        }
+        for (size_t k = 0; k < n6; ++k) v[k] /= s;
+        for (size_t k = 0; k < dim; ++k) y[k] /= s;
+    }
+    /* |J y| row by row against the row norms, over |y| (y: the last solution, static layout) */
+    cr_blocktri_matvec(J0, y, F);
+    double jy = 0, ny = 0;
+    for (size_t k = 0; k < dim; ++k) jy += F[k] * F[k] / (rownorm[k] * rownorm[k]), ny += y[k] * y[k];
+    free(rownorm);
+    double ratio = sqrt(jy / ny);
+    if (!(ratio < NULL_RATIO)) goto done;
+    found = 1;
+    /* what moves: translations against rotations times the rod length, and where */
+    double tr = 0, rot = 0, dir_r[3] = {0, 0, 0}, dir_t[3] = {0, 0, 0}, big = 0;
+    for (int i = 0; i < nn; ++i) {
+        const double *o = v + (size_t)i * 6;
+        double a = o[0] * o[0] + o[1] * o[1] + o[2] * o[2], b = o[3] * o[3] + o[4] * o[4] + o[5] * o[5];
+        tr += a, rot += b * m->length * m->length;
+        big = fmax(big, sqrt(a + b * m->length * m->length));
+        for (int k = 0; k < 3; ++k) dir_r[k] += o[k] * o[k], dir_t[k] += o[3 + k] * o[3 + k];
+    }
+    int first = -1, last = -1;
+    for (int i = 0; i < nn; ++i) {
+        const double *o = v + (size_t)i * 6;
+        double a = sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2] +
+                        (o[3] * o[3] + o[4] * o[4] + o[5] * o[5]) * m->length * m->length);
+        if (a > 0.1 * big) {
+            if (first < 0) first = i;
+            last = i;
+        }
+    }
+    const char *what, *hold;
+    char buf[96];
+    if (rot >= tr) {
+        const char *ax = axis_name(dir_t);
+        if (ax[0] == 'x' && dir_t[0] > 0.9 * (dir_t[0] + dir_t[1] + dir_t[2]))
+            what = "rotation about the rod's axis (twist, node axis x)", hold = "rx";
+        else {
+            snprintf(buf, sizeof buf, "rotation about the nodes' %s axis", ax);
+            what = buf, hold = ax[0] == 'y' ? "ry" : "rz";
+        }
+    } else {
+        const char *ax = axis_name(dir_r);
+        snprintf(buf, sizeof buf, "translation along %s", ax);
+        what = buf, hold = ax;
+    }
+    snprintf(out, size,
+             "the tangent is singular (|J v| = %.1e |J| |v|): %s at nodes %d..%d is held by nothing; hold %s at a "
+             "support",
+             ratio, what, first, last, hold);
+done:
+    cr_blocktri_destroy(J0);
+    cr_blocktri_destroy(c.J);
+    free(c.rhs);
+    free(c.zero);
+    free(F);
+    free(y);
+    free(v);
+    return found;
+}

@@ -1,0 +1,325 @@
+/* Stability of static equilibria (issue 9), against independent references:
+ *  - a straight pinned–pinned Euler column held straight (no imperfection): stable
+ *    below P_cr = π²EI/L², unstable above, the lowest ω² crossing zero at P_cr
+ *    (analytic); its lowest eigenvalue is double (two bending planes of a circular
+ *    section); with a small sine imperfection above P_cr the solve finds the stable
+ *    buckled branch;
+ *  - Greenhill's shaft held straight: stable below its critical twist (M_cr L/EI =
+ *    9.7177 at T L²/EI = 5, tests/test_supports.c), unstable above;
+ *  - an unloaded cantilever: ω² of its softest bending mode against Euler–Bernoulli,
+ *    (1.8751)⁴ EI/(ρA L⁴);
+ *  - a rod whose twist nothing holds: the failure names the free motion. */
+#include "check.h"
+#include "cosserat/cosserat.h"
+#include "mixed/mixed.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cr_section_segment resultants(double EA, double GA, double GJ, double EI, double rhoA)
+{
+    cr_section_segment s = cr_section_default_def();
+    s.shape = CR_SECTION_RESULTANTS;
+    for (int k = 0; k < 2; ++k) {
+        s.EA[k] = EA, s.GA_y[k] = s.GA_z[k] = GA, s.GJ[k] = GJ, s.EI_y[k] = s.EI_z[k] = EI;
+        s.rhoA[k] = rhoA, s.rhoI_y[k] = s.rhoI_z[k] = 1e-6 * rhoA;
+    }
+    return s;
+}
+
+static cr_rod_def straight_rod(const cr_section_segment *sec, double L, int n)
+{
+    cr_rod_def d = cr_rod_default_def();
+    d.length = L;
+    d.elements = n;
+    d.sections = sec;
+    d.section_count = 1;
+    d.material = (cr_material){1, 1, 1};
+    return d;
+}
+
+static int stability_off; /* cr_static_options.stability = 0 in solve() */
+
+/* Solves d with the given load steps; fills *rep (freed here) and returns the status. */
+static cr_status solve(const cr_rod_def *d, int steps, cr_static_report *rep, double *deflection, char *msg)
+{
+    cr_error err = {0};
+    cr_model *m = cr_model_create(d, &err);
+    if (!m) {
+        fprintf(stderr, "model: %s\n", err.message);
+        return CR_BAD_INPUT;
+    }
+    cr_state *s = cr_state_create(m);
+    cr_static_options o = cr_static_default_options();
+    o.load_steps = steps;
+    o.stability = !stability_off;
+    cr_status st = cr_static_solve(m, s, &o, NULL, NULL, rep, &err);
+    if (msg) snprintf(msg, CR_ERROR_MESSAGE_SIZE, "%s", err.message);
+    if (deflection) {
+        *deflection = 0;
+        for (int i = 0; i <= d->elements; ++i) {
+            cr_vec3 r = cr_state_position(s, i);
+            *deflection = fmax(*deflection, hypot(r.y, r.z));
+        }
+    }
+    cr_state_destroy(s);
+    cr_model_destroy(m);
+    return st;
+}
+
+/* Pinned–pinned column of length L along x: a fork at the start (translations and
+ * the twist held), a pin sliding along x at the end, dead load −P x at the end and,
+ * when Q > 0, the lateral load Q sin(πx/L) along z (nodal lumping). */
+static cr_status column(double P, double Q, int n, cr_static_report *rep, double *deflection)
+{
+    const double L = 1.0, EI = 2.0;
+    cr_section_segment sec = resultants(1e8, 1e8, EI, EI, 1.0);
+    cr_rod_def d = straight_rod(&sec, L, n);
+    cr_bc_def bc[2] = {cr_bc_default_def(), cr_bc_default_def()};
+    bc[0].type = CR_BC_SUPPORT, bc[0].node = 0, bc[0].hold = CR_HOLD_TRANSLATION | CR_HOLD_RX;
+    bc[1].type = CR_BC_SUPPORT, bc[1].node = -1, bc[1].hold = CR_HOLD_Y | CR_HOLD_Z;
+    d.bcs = bc;
+    d.bc_count = 2;
+    cr_load_def *l = calloc((size_t)n + 2, sizeof *l);
+    int nl = 0;
+    l[nl] = cr_load_default_def();
+    l[nl].type = CR_LOAD_FORCE, l[nl].node = -1, l[nl++].value = cr_v3(-P, 0, 0);
+    for (int i = 1; Q > 0 && i < n; ++i) {
+        l[nl] = cr_load_default_def();
+        l[nl].type = CR_LOAD_FORCE, l[nl].node = i, l[nl++].value = cr_v3(0, 0, Q * sin(M_PI * i / n) * L / n);
+    }
+    d.loads = l;
+    d.load_count = nl;
+    cr_status st = solve(&d, Q > 0 ? 100 : 10, rep, deflection, NULL);
+    free(l);
+    return st;
+}
+
+static void print_stability(const char *what, const cr_stability_report *s)
+{
+    fprintf(stderr, "  %s: checked %d, unstable %d, ω² =", what, s->checked, s->unstable_modes);
+    for (int k = 0; k < s->modes; ++k) fprintf(stderr, " %.6g", s->omega2[k]);
+    fprintf(stderr, " (|Im| %.1e), softest %.4g N/m at node %d, %d iterations, residual %.1e, %.2f ms\n",
+            s->omega2_imag_max, s->softest_stiffness, s->softest_node, s->iterations, s->residual, 1e3 * s->time_s);
+}
+
+static void test_column(void)
+{
+    const int n = 40;
+    const double Pe = M_PI * M_PI * 2.0; /* π² EI / L² */
+    cr_static_report r0 = {0}, r1 = {0}, r2 = {0}, r3 = {0};
+    double d0, d1, d2, d3;
+    CHECK(column(0.0, 0, n, &r0, &d0) == CR_OK);
+    CHECK(column(0.9 * Pe, 0, n, &r1, &d1) == CR_OK);
+    CHECK(column(1.1 * Pe, 0, n, &r2, &d2) == CR_OK);
+    print_stability("column P = 0", &r0.stability);
+    print_stability("column 0.9 P_cr", &r1.stability);
+    print_stability("column 1.1 P_cr, straight", &r2.stability);
+    const cr_stability_report *s0 = &r0.stability, *s1 = &r1.stability, *s2 = &r2.stability;
+    CHECK(s0->checked && s1->checked && s2->checked);
+    CHECK(d2 < 1e-9); /* held straight: nothing breaks the symmetry */
+    CHECK(s0->unstable_modes == 0 && s1->unstable_modes == 0);
+    CHECK(s2->unstable_modes == 2); /* both bending planes */
+    /* unloaded: ω₁² = π⁴ EI/(ρA L⁴), and the modal stiffness at unit midspan deflection
+     * (π²/2L)(P_e − P) = ω₁² ρA L/2 (modal mass of sin(πx/L)) */
+    double w1 = pow(M_PI, 4) * 2.0;
+    fprintf(stderr, "  column: ω₁² %.5g (Euler–Bernoulli %.5g, rel. %.1e), modal stiffness %.5g N/m (%.5g)\n",
+            s0->omega2[0], w1, s0->omega2[0] / w1 - 1, s0->softest_stiffness, w1 / 2);
+    CHECK(fabs(s0->omega2[0] / w1 - 1) < 2e-3);
+    CHECK(fabs(s0->softest_stiffness / (w1 / 2) - 1) < 2e-3);
+    CHECK(!s0->softest_rotational && s0->softest_node == n / 2);
+    /* a circular section buckles in a double eigenvalue (det J keeps its sign) */
+    for (int k = 0; k < 3; ++k) {
+        const cr_stability_report *s = k == 0 ? s0 : k == 1 ? s1 : s2;
+        fprintf(stderr, "  column: lowest pair %.12g %.12g (rel. %.1e)\n", s->omega2[0], s->omega2[1],
+                fabs(s->omega2[1] / s->omega2[0] - 1));
+        CHECK(fabs(s->omega2[1] / s->omega2[0] - 1) < 1e-6);
+    }
+    /* ω₁² is linear in P on the straight branch: its zero is the buckling load */
+    double Pz = 0.9 * Pe + (0.2 * Pe) * s1->omega2[0] / (s1->omega2[0] - s2->omega2[0]);
+    fprintf(stderr, "  column: ω₁² = 0 at P = %.6f N, Euler π²EI/L² = %.6f N (rel. %.1e)\n", Pz, Pe, Pz / Pe - 1);
+    CHECK(fabs(Pz / Pe - 1) < 0.01);
+    CHECK(fabs(Pz / Pe - 1) < 2e-3); /* the O(h²) of 40 elements: (π/40)²/12 = 5e-4 */
+    /* with an imperfection the load steps follow the stable branch: buckled, no unstable mode */
+    CHECK(column(1.1 * Pe, 1e-3 * Pe, n, &r3, &d3) == CR_OK);
+    print_stability("column 1.1 P_cr, imperfect", &r3.stability);
+    fprintf(stderr, "  column: imperfect at 1.1 P_cr: deflection %.3f L\n", d3);
+    CHECK(d3 > 0.1 && r3.stability.checked && r3.stability.unstable_modes == 0 && r3.stability.omega2[0] > 0);
+    /* switched off: not estimated, and the solve is the same */
+    cr_static_report r4 = {0};
+    double d4;
+    stability_off = 1;
+    CHECK(column(1.1 * Pe, 0, n, &r4, &d4) == CR_OK);
+    stability_off = 0;
+    CHECK(!r4.stability.checked && r4.stability.unstable_modes == 0 && r4.total_iterations == r2.total_iterations);
+    cr_static_report_free(&r4);
+    cr_static_report_free(&r0);
+    cr_static_report_free(&r1);
+    cr_static_report_free(&r2);
+    cr_static_report_free(&r3);
+}
+
+/* Greenhill: clamped at the start; the end holds y, z and every rotation, slides
+ * along x, is pulled by T and turned about x by φ (tests/test_supports.c). */
+static cr_status greenhill(double phi, cr_static_report *rep, double *deflection)
+{
+    const double L = 1.0, EI = 1.0, GJ = 0.5, T = 5.0;
+    const int n = 60;
+    cr_section_segment sec = resultants(1e5, 1e5, GJ, EI, 1.0);
+    cr_rod_def d = straight_rod(&sec, L, n);
+    cr_bc_def bc[2] = {cr_bc_default_def(), cr_bc_default_def()};
+    bc[0].type = CR_BC_CLAMP, bc[0].node = 0;
+    bc[1].type = CR_BC_SUPPORT, bc[1].node = -1, bc[1].frame = CR_FRAME_BODY;
+    bc[1].hold = CR_HOLD_ALL & ~(unsigned)CR_HOLD_X;
+    bc[1].rotation_kind = CR_BC_ROTATION_VECTOR, bc[1].rotation = cr_v3(phi, 0, 0);
+    d.bcs = bc;
+    d.bc_count = 2;
+    cr_load_def l = cr_load_default_def();
+    l.type = CR_LOAD_FORCE, l.node = -1, l.value = cr_v3(T, 0, 0);
+    d.loads = &l;
+    d.load_count = 1;
+    return solve(&d, 60, rep, deflection, NULL);
+}
+
+static void test_greenhill(void)
+{
+    /* M_cr L/EI = 9.7177 at T L²/EI = 5 (the linearized equations, tests/test_supports.c) */
+    const double phi_cr = 9.7177 / 0.5;
+    cr_static_report below = {0}, above = {0};
+    double db, da;
+    CHECK(greenhill(0.97 * phi_cr, &below, &db) == CR_OK);
+    CHECK(greenhill(1.03 * phi_cr, &above, &da) == CR_OK);
+    print_stability("Greenhill 0.97 Φ_cr", &below.stability);
+    print_stability("Greenhill 1.03 Φ_cr, straight", &above.stability);
+    CHECK(db < 1e-9 && da < 1e-9);
+    CHECK(below.stability.checked && below.stability.unstable_modes == 0);
+    CHECK(above.stability.checked && above.stability.unstable_modes >= 1);
+    /* the zero of ω₁² between the two twists, against Φ_cr */
+    double wb = below.stability.omega2[0], wa = above.stability.omega2[0];
+    double pz = 0.97 * phi_cr + 0.06 * phi_cr * wb / (wb - wa);
+    fprintf(stderr, "  Greenhill: ω₁² = 0 at Φ = %.4f rad, Φ_cr = %.4f (rel. %.1e)\n", pz, phi_cr, pz / phi_cr - 1);
+    CHECK(fabs(pz / phi_cr - 1) < 0.01);
+    cr_static_report_free(&below);
+    cr_static_report_free(&above);
+}
+
+/* Unloaded cantilever: ω₁² = β⁴ EI/(ρA L⁴), β = 1.8751 (Euler–Bernoulli); loaded by a
+ * large dead tip load (tip rotation about 60°) it stays stable. */
+static void test_cantilever(void)
+{
+    const double EI = 2.0;
+    const int n = 40;
+    cr_section_segment sec = resultants(1e8, 1e8, EI, EI, 1.0);
+    cr_rod_def d = straight_rod(&sec, 1.0, n);
+    cr_bc_def bc = cr_bc_default_def();
+    bc.type = CR_BC_CLAMP, bc.node = 0;
+    d.bcs = &bc;
+    d.bc_count = 1;
+    cr_load_def l = cr_load_default_def();
+    l.type = CR_LOAD_FORCE, l.node = -1, l.value = cr_v3(0, 0, 0);
+    d.loads = &l;
+    d.load_count = 1;
+    cr_static_report r = {0};
+    double dz;
+    CHECK(solve(&d, 1, &r, &dz, NULL) == CR_OK);
+    print_stability("cantilever unloaded", &r.stability);
+    double w1 = pow(1.8751040687, 4) * EI;
+    fprintf(stderr, "  cantilever: ω₁² %.5g, Euler–Bernoulli %.5g (rel. %.1e)\n", r.stability.omega2[0], w1,
+            r.stability.omega2[0] / w1 - 1);
+    CHECK(fabs(r.stability.omega2[0] / w1 - 1) < 2e-3);
+    CHECK(r.stability.unstable_modes == 0 && r.stability.softest_node == n);
+    cr_static_report_free(&r);
+    l.value = cr_v3(0, 0, -10 * EI);
+    CHECK(solve(&d, 10, &r, &dz, NULL) == CR_OK);
+    print_stability("cantilever tip load 10 EI/L²", &r.stability);
+    CHECK(dz > 0.5 && r.stability.checked && r.stability.unstable_modes == 0);
+    cr_static_report_free(&r);
+}
+
+/* Two pins without a fork: nothing holds the twist, and an end torque about the axis
+ * has no equilibrium. The failure says what is free and what to hold; a failure with
+ * a regular tangent (too few Newton iterations) says nothing of the kind. */
+static void test_free_twist(void)
+{
+    const int n = 20;
+    cr_section_segment sec = resultants(1e6, 1e6, 1.0, 1.0, 1.0);
+    cr_rod_def d = straight_rod(&sec, 1.0, n);
+    cr_bc_def bc[2] = {cr_bc_default_def(), cr_bc_default_def()};
+    bc[0].type = CR_BC_SUPPORT, bc[0].node = 0, bc[0].hold = CR_HOLD_TRANSLATION;
+    bc[1].type = CR_BC_SUPPORT, bc[1].node = -1, bc[1].hold = CR_HOLD_Y | CR_HOLD_Z;
+    d.bcs = bc;
+    d.bc_count = 2;
+    cr_load_def l[2] = {cr_load_default_def(), cr_load_default_def()};
+    l[0].type = CR_LOAD_FORCE, l[0].node = -1, l[0].value = cr_v3(2.0, 0, 0);
+    l[1].type = CR_LOAD_MOMENT, l[1].node = -1, l[1].value = cr_v3(0.1, 0, 0);
+    d.loads = l;
+    d.load_count = 2;
+    char msg[CR_ERROR_MESSAGE_SIZE];
+    cr_static_report r = {0};
+    cr_status st = solve(&d, 10, &r, NULL, msg);
+    fprintf(stderr, "  free twist: %s\n", msg);
+    CHECK(st != CR_OK);
+    CHECK(strstr(msg, "the tangent is singular") && strstr(msg, "twist") && strstr(msg, "nodes 0..20") &&
+          strstr(msg, "hold rx"));
+    CHECK(!r.stability.checked);
+    cr_static_report_free(&r);
+    /* held twist (a fork): a regular tangent; one Newton iteration per step is too few */
+    bc[0].hold = CR_HOLD_TRANSLATION | CR_HOLD_RX;
+    l[1].value = cr_v3(0, 0.5, 0);
+    cr_error err = {0};
+    cr_model *m = cr_model_create(&d, &err);
+    cr_state *s = cr_state_create(m);
+    cr_static_options o = cr_static_default_options();
+    o.load_steps = 1, o.max_iterations = 1, o.max_halvings = 1;
+    st = cr_static_solve(m, s, &o, NULL, NULL, NULL, &err);
+    fprintf(stderr, "  regular failure: %s\n", err.message);
+    CHECK(st != CR_OK && !strstr(err.message, "singular"));
+    cr_state_destroy(s);
+    cr_model_destroy(m);
+}
+
+/* The paper's two helical segments (a cantilever under a follower end moment): the
+ * equilibrium is unstable by flutter (complex ω², mesh-independent: |Im ω²| = 6.7e-7
+ * to 7.1e-7 1/s² at 50 to 400 elements), and the dynamics agree: released after a
+ * disturbance of 1e-7 N, the kinetic energy grows by orders of magnitude. */
+static void test_follower_moment(void)
+{
+    const char *sets[] = {
+        "loads=[{\"type\": \"moment\", \"node\": \"end\", \"frame\": \"body\", \"value\": [0.3475829732096974, 0, "
+        "1.0919641151484831]}, {\"type\": \"force\", \"node\": 45, \"value\": [1e-7, 1e-7, 1e-7], \"stages\": [0]}]",
+        "stages=[{\"type\": \"static\", \"load_steps\": 10, \"max_iterations\": 30}, {\"type\": \"dynamic\", "
+        "\"t_end\": 1600, \"output_dt\": 400}]",
+        "output.vtk=false"};
+    cr_scenario *sc = NULL;
+    cr_error err = {0};
+    cr_status st = cr_scenario_load_file(COSSERAT_SOURCE_DIR "/examples/two-helical-segments.json", sets, 3, &sc, &err);
+    if (st != CR_OK) fprintf(stderr, "%s\n", err.message);
+    CHECK(st == CR_OK);
+    if (!sc) return;
+    cr_run_options o = cr_run_default_options();
+    o.output_directory = "";
+    cr_run_result r;
+    CHECK(cr_scenario_run(sc, &o, &r, &err) == CR_OK);
+    const cr_stability_report *s = &r.statics[0].stability;
+    print_stability("two helical segments", s);
+    CHECK(s->checked && s->flutter_modes >= 1 && s->omega2_imag_max > 1e-3 * fabs(s->omega2[0]));
+    int warned = 0;
+    for (int k = 0; k < r.warning_count; ++k) warned |= !strcmp(r.warnings[k].code, "unstable_equilibrium");
+    CHECK(warned);
+    int ke = -1;
+    for (int k = 0; k < r.series_columns; ++k)
+        if (!strcmp(r.series_names[k], "energy_kinetic")) ke = k;
+    CHECK(ke >= 0 && r.series_rows == 5);
+    if (ke >= 0 && r.series_rows == 5) {
+        double e1 = r.series[1 * r.series_columns + ke], e4 = r.series[4 * r.series_columns + ke];
+        fprintf(stderr, "  two helical segments released: kinetic energy %.2e J at t = 400 s, %.2e J at 1600 s\n", e1,
+                e4);
+        CHECK(e4 > 1e6 * e1);
+    }
+    cr_run_result_free(&r);
+    cr_scenario_destroy(sc);
+}
+
+CHECK_MAIN(CASE(test_column), CASE(test_greenhill), CASE(test_cantilever), CASE(test_free_twist),
+           CASE(test_follower_moment))
