@@ -23,6 +23,17 @@ static void norm_rows(const cr_model *m, const double *x, double *F, cr_blocktri
     }
 }
 
+/* Node ranges per thread: more than one, so that a worker the scheduler takes off its core
+ * in the middle of a range holds back only a small share (the caller takes the ranges not
+ * yet claimed); a range costs one extra element evaluation. */
+#define RANGES_PER_THREAD 4
+
+static int ranges_of(const cr_pool *pool, int nodes) /* at least two nodes a range */
+{
+    int r = RANGES_PER_THREAD * cr_pool_threads(pool);
+    return r > nodes / 2 ? nodes / 2 : r;
+}
+
 typedef struct range_job {
     const cr_model *m;
     const double *scale, *x;
@@ -57,7 +68,7 @@ cr_status cr_mixed_static_residual_par(const cr_model *m, const cr_supports_at *
         /* node ranges on the threads (rows 0..5 and J from the pass, row 6 the norm),
          * then the loads not fused into the pass, serially: results bit-identical to
          * the serial assembly */
-        range_job job = {m, scale, x, F, J, cr_pool_threads(pool)};
+        range_job job = {m, scale, x, F, J, ranges_of(pool, nn)};
         cr_pool_run(pool, job.ranges, assemble_range, &job);
         cr_term_rod_static_loads(m, &ly, scale, x, F, J);
         if (node_equilibrium)
@@ -284,7 +295,7 @@ cr_status cr_mixed_force_residual_par(const cr_model *m, const cr_supports_at *a
                                       const double *x, double *F, cr_blocktri *J, cr_pool *pool)
 {
     if (pool && m->nodes >= 2 * cr_pool_threads(pool)) { /* node ranges on the threads: bit-identical */
-        range_job job = {m, scale, x, F, J, cr_pool_threads(pool)};
+        range_job job = {m, scale, x, F, J, ranges_of(pool, m->nodes)};
         cr_pool_run(pool, job.ranges, force_range, &job);
     } else {
         force_pass_any(m, scale, x, F, J, 0, m->nodes);
