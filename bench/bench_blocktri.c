@@ -29,10 +29,14 @@ int main(int argc, char **argv)
 {
     int repeats = 7, threads = 2, b = 7, sizes[16], count = 0;
     for (int k = 1; k < argc; ++k) {
-        if (!strcmp(argv[k], "--repeats") && k + 1 < argc) repeats = atoi(argv[++k]);
-        else if (!strcmp(argv[k], "--threads") && k + 1 < argc) threads = atoi(argv[++k]);
-        else if (!strcmp(argv[k], "--block") && k + 1 < argc) b = atoi(argv[++k]);
-        else if (count < 16) sizes[count++] = atoi(argv[k]);
+        if (!strcmp(argv[k], "--repeats") && k + 1 < argc)
+            repeats = atoi(argv[++k]);
+        else if (!strcmp(argv[k], "--threads") && k + 1 < argc)
+            threads = atoi(argv[++k]);
+        else if (!strcmp(argv[k], "--block") && k + 1 < argc)
+            b = atoi(argv[++k]);
+        else if (count < 16)
+            sizes[count++] = atoi(argv[k]);
     }
     if (count == 0) {
         const int def[] = {1000, 5000, 20000, 100000, 1000000};

@@ -11,12 +11,12 @@
 
 struct cr_blocktri_part {
     int n, b, P;
-    int *sep;         /* P - 1 separator rows */
-    double *G;        /* n b×b blocks, used on the rows of middle chunks (NULL for P <= 2) */
-    double *gh, *zh;  /* per chunk: first row's dependence on the separators (middle chunks) */
-    double *yh;       /* per chunk: first row's ŷ of the current solve */
-    int *fail, *bad;  /* per chunk, of the current factorization */
-    cr_blocktri *R;   /* the separators' system (P - 1 blocks), NULL for P = 1 */
+    int *sep;        /* P - 1 separator rows */
+    double *G;       /* n b×b blocks, used on the rows of middle chunks (NULL for P <= 2) */
+    double *gh, *zh; /* per chunk: first row's dependence on the separators (middle chunks) */
+    double *yh;      /* per chunk: first row's ŷ of the current solve */
+    int *fail, *bad; /* per chunk, of the current factorization */
+    cr_blocktri *R;  /* the separators' system (P - 1 blocks), NULL for P = 1 */
     /* the current job */
     cr_blocktri *m;
     double *x;
@@ -203,8 +203,8 @@ void cr_blocktri_part_solve(cr_blocktri_part *p, const cr_blocktri *m, cr_pool *
             double *rk = r + (size_t)k * b;
             memcpy(rk, x + (size_t)s * b, b * sizeof(double));
             gemv_sub(b, m->lower + (size_t)s * b * b, x + (size_t)(s - 1) * b, rk);
-            gemv_sub(b, m->upper + (size_t)s * b * b, k + 1 == P - 1 ? x + (size_t)(s + 1) * b : p->yh + (size_t)(k + 1) * b,
-                     rk);
+            gemv_sub(b, m->upper + (size_t)s * b * b,
+                     k + 1 == P - 1 ? x + (size_t)(s + 1) * b : p->yh + (size_t)(k + 1) * b, rk);
         }
         cr_blocktri_solve(p->R, r);
         for (int k = 0; k < P - 1; ++k) memcpy(x + (size_t)p->sep[k] * b, r + (size_t)k * b, b * sizeof(double));
