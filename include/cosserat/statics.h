@@ -33,7 +33,7 @@ typedef struct cr_static_options {
     int stability_modes; /* lowest modes estimated (default 4, at most CR_STABILITY_MAX_MODES) */
 } cr_static_options;
 
-#define CR_STATIC_PARALLEL_MIN_NODES 20000
+#define CR_STATIC_PARALLEL_MIN_NODES 10000
 
 cr_static_options cr_static_default_options(void);
 
