@@ -461,6 +461,9 @@ BTS_AVX2 static void zsolve13_avx2(const cr_blocktri_z *m, double *re, double *i
 {
     zsolve_thomas(m, 13, 1, re, im);
 }
+/* 6×6 with complex off-diagonal blocks: the velocities after the kinematic condensation */
+BTS_AVX2 static cr_status zfactor6_avx2(cr_blocktri_z *m, int *bad_block) { return zfactor_thomas(m, 6, 0, bad_block); }
+BTS_AVX2 static void zsolve6_avx2(const cr_blocktri_z *m, double *re, double *im) { zsolve_thomas(m, 6, 0, re, im); }
 /* a test of the CPU model data libgcc fills in at load time (no cached static to race on) */
 static int have_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 #endif
@@ -479,6 +482,10 @@ static cr_status zfactor(cr_blocktri_z *m, int real_l, int *bad_block)
         if (m->b == 13) return zfactor_thomas(m, 13, 1, bad_block);
         return zfactor_thomas(m, m->b, 1, bad_block);
     }
+#ifdef BTS_DISPATCH_AVX2
+    if (m->b == 6 && have_avx2()) return zfactor6_avx2(m, bad_block);
+#endif
+    if (m->b == 6) return zfactor_thomas(m, 6, 0, bad_block);
     if (m->b == 19) return zfactor_thomas(m, 19, 0, bad_block);
     if (m->b == 13) return zfactor_thomas(m, 13, 0, bad_block);
     return zfactor_thomas(m, m->b, 0, bad_block);
@@ -517,7 +524,14 @@ void cr_blocktri_z_solve(const cr_blocktri_z *m, double *re, double *im)
         else if (m->b == 13) zsolve_thomas(m, 13, 1, re, im);
         else zsolve_thomas(m, m->b, 1, re, im);
     } else {
-        if (m->b == 19) zsolve_thomas(m, 19, 0, re, im);
+#ifdef BTS_DISPATCH_AVX2
+        if (m->b == 6 && have_avx2()) {
+            zsolve6_avx2(m, re, im);
+            return;
+        }
+#endif
+        if (m->b == 6) zsolve_thomas(m, 6, 0, re, im);
+        else if (m->b == 19) zsolve_thomas(m, 19, 0, re, im);
         else if (m->b == 13) zsolve_thomas(m, 13, 0, re, im);
         else zsolve_thomas(m, m->b, 0, re, im);
     }
@@ -582,8 +596,8 @@ cr_status cr_blocktri_shifted_factor_complex(const cr_blocktri *J, const double 
  * fixed size, with an AVX2 + FMA build, on the storage of a cr_blocktri that only
  * these two functions read afterwards (m->factored stays 0: cr_blocktri_solve must
  * not be used on it). Reciprocal pivots go to `rpiv` (n·13). */
-#define RB 13
-CR_INLINE int rlu_factor13(double *restrict a, int *restrict piv, double *restrict rpiv)
+#define RB_MAX 13
+CR_INLINE int rlu_factor_b(const int RB, double *restrict a, int *restrict piv, double *restrict rpiv)
 {
     for (int k = 0; k < RB; ++k) {
         int p = k;
@@ -609,7 +623,7 @@ CR_INLINE int rlu_factor13(double *restrict a, int *restrict piv, double *restri
 }
 
 /* (LU) X = B for nrhs right-hand sides stored row-major as 13×nrhs (nrhs = 1 or 13). */
-CR_INLINE void rlu_solve13(const double *restrict a, const int *restrict piv, const double *restrict rpiv,
+CR_INLINE void rlu_solve_b(const int RB, const double *restrict a, const int *restrict piv, const double *restrict rpiv,
                            double *restrict x, const int nrhs)
 {
     for (int k = 0; k < RB; ++k)
@@ -619,7 +633,7 @@ CR_INLINE void rlu_solve13(const double *restrict a, const int *restrict piv, co
                 x[k * nrhs + j] = x[piv[k] * nrhs + j];
                 x[piv[k] * nrhs + j] = t;
             }
-    double acc[RB]; /* the row being eliminated, in registers */
+    double acc[RB_MAX]; /* the row being eliminated, in registers */
     for (int i = 1; i < RB; ++i) {
         for (int j = 0; j < nrhs; ++j) acc[j] = x[i * nrhs + j];
         for (int k = 0; k < i; ++k) {
@@ -638,16 +652,16 @@ CR_INLINE void rlu_solve13(const double *restrict a, const int *restrict piv, co
     }
 }
 
-CR_INLINE cr_status rfactor13_k(cr_blocktri *m, double *rpiv, int *bad_block)
+CR_INLINE cr_status rfactor_k(const int RB, cr_blocktri *m, double *rpiv, int *bad_block)
 {
     const int n = m->n;
-    const size_t bb = RB * RB;
+    const size_t bb = (size_t)RB * RB;
     for (int i = 0; i < n; ++i) {
         double *restrict D = m->diag + i * bb;
         if (i > 0) {
             const double *restrict L = m->lower + i * bb, *restrict X = m->upper + (i - 1) * bb;
             for (int r = 0; r < RB; ++r) {
-                double acc[RB];
+                double acc[RB_MAX];
                 for (int c = 0; c < RB; ++c) acc[c] = D[r * RB + c];
                 for (int k = 0; k < RB; ++k) {
                     double f = L[r * RB + k];
@@ -656,19 +670,19 @@ CR_INLINE cr_status rfactor13_k(cr_blocktri *m, double *rpiv, int *bad_block)
                 for (int c = 0; c < RB; ++c) D[r * RB + c] = acc[c];
             }
         }
-        if (rlu_factor13(D, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB) != 0) {
+        if (rlu_factor_b(RB, D, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB) != 0) {
             if (bad_block) *bad_block = i;
             return CR_SINGULAR;
         }
-        if (i < n - 1) rlu_solve13(D, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB, m->upper + i * bb, RB);
+        if (i < n - 1) rlu_solve_b(RB, D, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB, m->upper + i * bb, RB);
     }
     return CR_OK;
 }
 
-CR_INLINE void rsolve13_k(const cr_blocktri *m, const double *rpiv, double *x)
+CR_INLINE void rsolve_k(const int RB, const cr_blocktri *m, const double *rpiv, double *x)
 {
     const int n = m->n;
-    const size_t bb = RB * RB;
+    const size_t bb = (size_t)RB * RB;
     for (int i = 0; i < n; ++i) {
         double *xi = x + (size_t)i * RB;
         if (i > 0) {
@@ -679,7 +693,7 @@ CR_INLINE void rsolve13_k(const cr_blocktri *m, const double *rpiv, double *x)
                 xi[r] -= s;
             }
         }
-        rlu_solve13(m->diag + i * bb, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB, xi, 1);
+        rlu_solve_b(RB, m->diag + i * bb, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB, xi, 1);
     }
     for (int i = n - 2; i >= 0; --i) {
         double *xi = x + (size_t)i * RB;
@@ -695,9 +709,9 @@ CR_INLINE void rsolve13_k(const cr_blocktri *m, const double *rpiv, double *x)
 #ifdef BTS_DISPATCH_AVX2
 BTS_AVX2 static cr_status rfactor13_avx2(cr_blocktri *m, double *rpiv, int *bad_block)
 {
-    return rfactor13_k(m, rpiv, bad_block);
+    return rfactor_k(13, m, rpiv, bad_block);
 }
-BTS_AVX2 static void rsolve13_avx2(const cr_blocktri *m, const double *rpiv, double *x) { rsolve13_k(m, rpiv, x); }
+BTS_AVX2 static void rsolve13_avx2(const cr_blocktri *m, const double *rpiv, double *x) { rsolve_k(13, m, rpiv, x); }
 #endif
 
 static cr_status rfactor13(cr_blocktri *m, double *rpiv, int *bad_block)
@@ -705,7 +719,7 @@ static cr_status rfactor13(cr_blocktri *m, double *rpiv, int *bad_block)
 #ifdef BTS_DISPATCH_AVX2
     if (have_avx2()) return rfactor13_avx2(m, rpiv, bad_block);
 #endif
-    return rfactor13_k(m, rpiv, bad_block);
+    return rfactor_k(13, m, rpiv, bad_block);
 }
 
 static void rsolve13(const cr_blocktri *m, const double *rpiv, double *x)
@@ -716,9 +730,37 @@ static void rsolve13(const cr_blocktri *m, const double *rpiv, double *x)
         return;
     }
 #endif
-    rsolve13_k(m, rpiv, x);
+    rsolve_k(13, m, rpiv, x);
 }
-#undef RB
+
+/* the same at 6×6 (the velocities after the kinematic condensation) */
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static cr_status rfactor6_avx2(cr_blocktri *m, double *rpiv, int *bad_block)
+{
+    return rfactor_k(6, m, rpiv, bad_block);
+}
+BTS_AVX2 static void rsolve6_avx2(const cr_blocktri *m, const double *rpiv, double *x) { rsolve_k(6, m, rpiv, x); }
+#endif
+
+static cr_status rfactor6(cr_blocktri *m, double *rpiv, int *bad_block)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (have_avx2()) return rfactor6_avx2(m, rpiv, bad_block);
+#endif
+    return rfactor_k(6, m, rpiv, bad_block);
+}
+
+static void rsolve6(const cr_blocktri *m, const double *rpiv, double *x)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (have_avx2()) {
+        rsolve6_avx2(m, rpiv, x);
+        return;
+    }
+#endif
+    rsolve_k(6, m, rpiv, x);
+}
+#undef RB_MAX
 
 /* ======================================================================== */
 /* Radau hook adaptor                                                       */
@@ -736,6 +778,17 @@ void cr_blocktri_radau_destroy(cr_blocktri_radau *a)
     free(a->xr);
     free(a->xi);
     free(a->rpiv);
+    free(a->kpar);
+    free(a->kP);
+    free(a->kH);
+    free(a->kr);
+    free(a->kcr);
+    free(a->kci);
+    free(a->vr);
+    free(a->vi);
+    free(a->rpiv6);
+    cr_blocktri_destroy(a->real6);
+    cr_blocktri_z_destroy(a->cplx6);
     cr_blocktri_destroy(a->J);
     cr_blocktri_destroy(a->real);
     cr_blocktri_z_destroy(a->cplx);
@@ -1011,6 +1064,357 @@ static void expand_solution(const cr_blocktri_radau *a, double *rhs, const doubl
     else expand_solution_k(a, a->b, a->nc, rhs, x);
 }
 
+/* ======================================================================== */
+/* Kinematic condensation (cr_blocktri_radau_condense_kinematics)           */
+/* ======================================================================== */
+
+/* Unknowns of a condensed 13-block: position 0..2, quaternion 3..6, velocities 7..12. */
+#define KQ 13
+#define KV 7
+enum { KP_MX, KP_DX, KP_MP, KP_DP, KP_ROT, KP_W, KP_SIZE = KP_W + 3 };
+
+cr_status cr_blocktri_radau_condense_kinematics(cr_blocktri_radau *a, cr_error *err)
+{
+    if (!a || a->bq != KQ || a->kin)
+        return cr_error_set(err, CR_BAD_INPUT, "blocktri radau: the kinematic condensation needs 13 unknowns per "
+                                               "condensed block (once)");
+    const int n = a->n;
+    a->kpar = malloc((size_t)n * KP_SIZE * sizeof(double));
+    a->kP = calloc((size_t)n * 3 * 4 * 36, sizeof(double));
+    a->kH = malloc((size_t)n * 24 * sizeof(double));
+    a->kr = malloc((size_t)n * 3 * sizeof(double));
+    a->kcr = malloc((size_t)n * 3 * sizeof(double));
+    a->kci = malloc((size_t)n * 3 * sizeof(double));
+    a->vr = malloc((size_t)n * 6 * sizeof(double));
+    a->vi = malloc((size_t)n * 6 * sizeof(double));
+    a->rpiv6 = malloc((size_t)n * 6 * sizeof(double));
+    a->real6 = cr_blocktri_create(n, 6);
+    a->cplx6 = cr_blocktri_z_create(n, 6);
+    if (!a->kpar || !a->kP || !a->kH || !a->kr || !a->kcr || !a->kci || !a->vr || !a->vi || !a->rpiv6 || !a->real6 ||
+        !a->cplx6)
+        return cr_error_set(err, CR_NO_MEMORY, "blocktri radau: out of memory for the 6x6 blocks");
+    a->kin = 1;
+    a->kin_ok = 0;
+    a->have_real = a->have_complex = 0;
+    return CR_OK;
+}
+
+/* Whether J_c and the mass have the kinematic pattern (see the header), with each node's
+ * parameters in kpar. The comparisons are exact: dynamics.c writes A = ½ [[0, −Ωᵀ], [Ω, −Ω~]]
+ * entry by entry, and halving is exact. */
+static int kin_classify(cr_blocktri_radau *a)
+{
+    const int n = a->n;
+    const size_t qq = KQ * KQ;
+    for (int i = 0; i < n; ++i) {
+        const double *D = a->Jc->diag + i * qq, *mq = a->mass_q + (size_t)i * KQ;
+        double *kp = a->kpar + (size_t)i * KP_SIZE;
+        /* no kinematic row depends on a neighbour */
+        for (int s = 0; s < 2; ++s) {
+            const double *O = s == 0 ? (i > 0 ? a->Jc->lower + i * qq : NULL) : (i < n - 1 ? a->Jc->upper + i * qq : NULL);
+            if (O)
+                for (int k = 0; k < KV * KQ; ++k)
+                    if (O[k] != 0.0) return 0;
+        }
+        double mx = mq[0], dx = D[0];
+        for (int r = 0; r < 3; ++r) {
+            if (mq[r] != mx) return 0;
+            for (int c = 0; c < KV; ++c)
+                if (D[r * KQ + c] != (c == r ? dx : 0.0)) return 0;
+        }
+        double mp = mq[3];
+        for (int r = 3; r < KV; ++r) {
+            if (mq[r] != mp) return 0;
+            for (int c = 0; c < 3; ++c)
+                if (D[r * KQ + c] != 0.0) return 0;
+        }
+        const double *A = D + 3 * KQ + 3; /* rows and columns 3..6, stride KQ */
+        double w[3] = {A[1 * KQ], A[2 * KQ], A[3 * KQ]};
+        double sk[3][3] = {{0, -w[2], w[1]}, {w[2], 0, -w[0]}, {-w[1], w[0], 0}};
+        int rot = mp == 1.0 && A[0] == 0.0;
+        for (int c = 0; c < 3 && rot; ++c)
+            if (A[1 + c] != -w[c]) rot = 0;
+        for (int r = 0; r < 3 && rot; ++r)
+            for (int c = 0; c < 3; ++c)
+                if (A[(1 + r) * KQ + 1 + c] != -sk[r][c]) rot = 0;
+        double dp = A[0];
+        if (!rot)
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c)
+                    if (A[r * KQ + c] != (r == c ? dp : 0.0)) return 0;
+        kp[KP_MX] = mx, kp[KP_DX] = dx, kp[KP_MP] = mp, kp[KP_DP] = dp, kp[KP_ROT] = rot;
+        kp[KP_W] = w[0], kp[KP_W + 1] = w[1], kp[KP_W + 2] = w[2];
+    }
+    return 1;
+}
+
+/* Once per Jacobian: H_j = A_j J_c,pv(j), and for every block (row i, column j = i−1, i,
+ * i+1) V = J_c,vv, P_x = J_c,vx J_c,xv(j), P_p = J_c,vp J_c,pv(j), P_a = J_c,vp H_j. */
+CR_INLINE void kin_products_k(cr_blocktri_radau *a)
+{
+    const int n = a->n;
+    const size_t qq = KQ * KQ;
+    for (int j = 0; j < n; ++j) {
+        const double *D = a->Jc->diag + j * qq;
+        double *H = a->kH + (size_t)j * 24;
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 6; ++c) {
+                double s = 0;
+                for (int k = 0; k < 4; ++k) s += D[(3 + r) * KQ + 3 + k] * D[(3 + k) * KQ + KV + c];
+                H[r * 6 + c] = s;
+            }
+    }
+    for (int i = 0; i < n; ++i)
+        for (int blk = 0; blk < 3; ++blk) {
+            int j = i - 1 + blk;
+            if (j < 0 || j >= n) continue;
+            const double *B = blk == 0 ? a->Jc->lower + i * qq : blk == 1 ? a->Jc->diag + i * qq : a->Jc->upper + i * qq;
+            const double *Dj = a->Jc->diag + j * qq, *H = a->kH + (size_t)j * 24;
+            double *P = a->kP + ((size_t)i * 3 + blk) * 4 * 36;
+            for (int r = 0; r < 6; ++r) {
+                const double *br = B + (KV + r) * KQ;
+                for (int c = 0; c < 6; ++c) {
+                    double px = 0, pp = 0, pa = 0;
+                    for (int k = 0; k < 3; ++k) px += br[k] * Dj[k * KQ + KV + c];
+                    for (int k = 0; k < 4; ++k) pp += br[3 + k] * Dj[(3 + k) * KQ + KV + c];
+                    for (int k = 0; k < 4; ++k) pa += br[3 + k] * H[k * 6 + c];
+                    P[r * 6 + c] = br[KV + c];
+                    P[36 + r * 6 + c] = px;
+                    P[72 + r * 6 + c] = pp;
+                    P[108 + r * 6 + c] = pa;
+                }
+            }
+        }
+}
+
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static void kin_products_avx2(cr_blocktri_radau *a) { kin_products_k(a); }
+#endif
+
+static void kin_products(cr_blocktri_radau *a)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (have_avx2()) {
+        kin_products_avx2(a);
+        return;
+    }
+#endif
+    kin_products_k(a);
+}
+
+/* (pr + i pi)/(qr + i qi) (Smith); a zero or non-finite result gives −1. */
+static int kdiv(double pr, double pi, double qr, double qi, double *rr, double *ri)
+{
+    double ir, ii;
+    if (qr == 0.0 && qi == 0.0) return -1;
+    zrecip(qr, qi, &ir, &ii);
+    *rr = pr * ir - pi * ii;
+    *ri = pr * ii + pi * ir;
+    return isfinite(*rr) && isfinite(*ri) ? 0 : -1;
+}
+
+/* α, β, γ of every node for the shift s = sr + i si (K_x⁻¹ = α I, K_p⁻¹ = β I + γ A). */
+static int kin_coefficients(const cr_blocktri_radau *a, double sr, double si, double *cr, double *ci, int *bad)
+{
+    for (int j = 0; j < a->n; ++j) {
+        const double *kp = a->kpar + (size_t)j * KP_SIZE;
+        double *r = cr + 3 * (size_t)j, *m = ci + 3 * (size_t)j;
+        int fail = kdiv(1, 0, sr * kp[KP_MX] - kp[KP_DX], si * kp[KP_MX], &r[0], &m[0]);
+        if (kp[KP_ROT]) {
+            double w2 = kp[KP_W] * kp[KP_W] + kp[KP_W + 1] * kp[KP_W + 1] + kp[KP_W + 2] * kp[KP_W + 2];
+            double qr = sr * sr - si * si + w2, qi = 2 * sr * si;
+            fail |= kdiv(sr, si, qr, qi, &r[1], &m[1]);
+            fail |= kdiv(1, 0, qr, qi, &r[2], &m[2]);
+        } else {
+            fail |= kdiv(1, 0, sr * kp[KP_MP] - kp[KP_DP], si * kp[KP_MP], &r[1], &m[1]);
+            r[2] = m[2] = 0.0;
+        }
+        if (fail) {
+            *bad = j;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The 6×6 blocks for the shift s: δ_ij s M_v − V − α_j P_x − β_j P_p − γ_j P_a, real
+ * (w_im = NULL) or complex. */
+static void kin_assemble(const cr_blocktri_radau *a, double sr, double si, const double *cr, const double *ci,
+                         double *dre, double *dim, double *lre, double *lim, double *ure, double *uim)
+{
+    const int n = a->n;
+    for (int i = 0; i < n; ++i)
+        for (int blk = 0; blk < 3; ++blk) {
+            int j = i - 1 + blk;
+            if (j < 0 || j >= n) continue;
+            const double *P = a->kP + ((size_t)i * 3 + blk) * 4 * 36;
+            double *ore = (blk == 0 ? lre : blk == 1 ? dre : ure) + (size_t)i * 36;
+            double *oim = dim ? (blk == 0 ? lim : blk == 1 ? dim : uim) + (size_t)i * 36 : NULL;
+            double ar = cr[3 * j], br = cr[3 * j + 1], gr = cr[3 * j + 2];
+            for (int k = 0; k < 36; ++k) ore[k] = -P[k] - ar * P[36 + k] - br * P[72 + k] - gr * P[108 + k];
+            if (oim) {
+                double ai = ci[3 * j], bi = ci[3 * j + 1], gi = ci[3 * j + 2];
+                for (int k = 0; k < 36; ++k) oim[k] = -ai * P[36 + k] - bi * P[72 + k] - gi * P[108 + k];
+            }
+            if (blk == 1)
+                for (int r = 0; r < 6; ++r) {
+                    double mv = a->mass_q[(size_t)i * KQ + KV + r];
+                    ore[r * 6 + r] += sr * mv;
+                    if (oim) oim[r * 6 + r] += si * mv;
+                }
+        }
+}
+
+static cr_status kin_factor_real(cr_blocktri_radau *a, double shift, int *bad)
+{
+    if (kin_coefficients(a, shift, 0.0, a->kr, a->vr /* scratch: imaginary parts, all 0 */, bad)) return CR_SINGULAR;
+    cr_blocktri *w = a->real6;
+    kin_assemble(a, shift, 0.0, a->kr, NULL, w->diag, NULL, w->lower, NULL, w->upper, NULL);
+    return rfactor6(w, a->rpiv6, bad);
+}
+
+static cr_status kin_factor_complex(cr_blocktri_radau *a, double sr, double si, int *bad)
+{
+    if (kin_coefficients(a, sr, si, a->kcr, a->kci, bad)) return CR_SINGULAR;
+    cr_blocktri_z *w = a->cplx6;
+    kin_assemble(a, sr, si, a->kcr, a->kci, w->diag_re, w->diag_im, w->lower_re, w->lower_im, w->upper_re,
+                 w->upper_im);
+    return zfactor(w, 0, bad);
+}
+
+/* Over the condensed right-hand side x (n·13, planes xr and xi or xi = NULL for the real
+ * shift): w_a = K⁻¹ b_a in place of b_a, then v = b_v + J_c,va w_a (n·6). */
+CR_INLINE void kin_rhs_k(const cr_blocktri_radau *a, const double *cr, const double *ci, double *xr, double *xi,
+                         double *vr, double *vi)
+{
+    const int n = a->n;
+    const size_t qq = KQ * KQ;
+    for (int j = 0; j < n; ++j) {
+        const double *A = a->Jc->diag + j * qq + 3 * KQ + 3;
+        double *br = xr + (size_t)j * KQ, *bi = xi ? xi + (size_t)j * KQ : NULL;
+        double ar = cr[3 * j], be = cr[3 * j + 1], ga = cr[3 * j + 2];
+        if (!bi) {
+            double t[4];
+            for (int r = 0; r < 4; ++r) t[r] = A[r * KQ] * br[3] + A[r * KQ + 1] * br[4] + A[r * KQ + 2] * br[5] + A[r * KQ + 3] * br[6];
+            for (int k = 0; k < 3; ++k) br[k] *= ar;
+            for (int r = 0; r < 4; ++r) br[3 + r] = be * br[3 + r] + ga * t[r];
+        } else {
+            double ai = ci[3 * j], bei = ci[3 * j + 1], gai = ci[3 * j + 2], tr[4], ti[4];
+            for (int r = 0; r < 4; ++r) {
+                tr[r] = A[r * KQ] * br[3] + A[r * KQ + 1] * br[4] + A[r * KQ + 2] * br[5] + A[r * KQ + 3] * br[6];
+                ti[r] = A[r * KQ] * bi[3] + A[r * KQ + 1] * bi[4] + A[r * KQ + 2] * bi[5] + A[r * KQ + 3] * bi[6];
+            }
+            for (int k = 0; k < 3; ++k) {
+                double u = br[k], v = bi[k];
+                br[k] = ar * u - ai * v, bi[k] = ar * v + ai * u;
+            }
+            for (int r = 0; r < 4; ++r) {
+                double u = br[3 + r], v = bi[3 + r];
+                br[3 + r] = be * u - bei * v + ga * tr[r] - gai * ti[r];
+                bi[3 + r] = be * v + bei * u + ga * ti[r] + gai * tr[r];
+            }
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        double *orr = vr + (size_t)i * 6, *oi = vi ? vi + (size_t)i * 6 : NULL;
+        const double *xq = xr + (size_t)i * KQ, *xqi = xi ? xi + (size_t)i * KQ : NULL;
+        for (int r = 0; r < 6; ++r) orr[r] = xq[KV + r];
+        if (oi)
+            for (int r = 0; r < 6; ++r) oi[r] = xqi[KV + r];
+        for (int blk = 0; blk < 3; ++blk) {
+            int j = i - 1 + blk;
+            if (j < 0 || j >= n) continue;
+            const double *B = blk == 0 ? a->Jc->lower + i * qq : blk == 1 ? a->Jc->diag + i * qq : a->Jc->upper + i * qq;
+            const double *wr = xr + (size_t)j * KQ, *wi = xi ? xi + (size_t)j * KQ : NULL;
+            for (int r = 0; r < 6; ++r) {
+                const double *br = B + (KV + r) * KQ;
+                double s = 0;
+                for (int k = 0; k < KV; ++k) s += br[k] * wr[k];
+                orr[r] += s;
+                if (oi) {
+                    double t = 0;
+                    for (int k = 0; k < KV; ++k) t += br[k] * wi[k];
+                    oi[r] += t;
+                }
+            }
+        }
+    }
+}
+
+/* x_v into the condensed vector and x_a = w_a + K⁻¹ J_c,av x_v. */
+CR_INLINE void kin_back_k(const cr_blocktri_radau *a, const double *cr, const double *ci, double *xr, double *xi,
+                          const double *vr, const double *vi)
+{
+    const int n = a->n;
+    const size_t qq = KQ * KQ;
+    for (int j = 0; j < n; ++j) {
+        const double *D = a->Jc->diag + j * qq, *A = D + 3 * KQ + 3;
+        double *br = xr + (size_t)j * KQ, *bi = xi ? xi + (size_t)j * KQ : NULL;
+        const double *ur = vr + (size_t)j * 6, *ui = vi ? vi + (size_t)j * 6 : NULL;
+        double tr[KV], ti[KV];
+        for (int k = 0; k < KV; ++k) {
+            double s = 0, t = 0;
+            for (int c = 0; c < 6; ++c) s += D[k * KQ + KV + c] * ur[c];
+            if (ui)
+                for (int c = 0; c < 6; ++c) t += D[k * KQ + KV + c] * ui[c];
+            tr[k] = s, ti[k] = t;
+        }
+        double ar = cr[3 * j], be = cr[3 * j + 1], ga = cr[3 * j + 2];
+        double ai = ci ? ci[3 * j] : 0, bei = ci ? ci[3 * j + 1] : 0, gai = ci ? ci[3 * j + 2] : 0;
+        double atr[4], ati[4];
+        for (int r = 0; r < 4; ++r) {
+            atr[r] = A[r * KQ] * tr[3] + A[r * KQ + 1] * tr[4] + A[r * KQ + 2] * tr[5] + A[r * KQ + 3] * tr[6];
+            ati[r] = A[r * KQ] * ti[3] + A[r * KQ + 1] * ti[4] + A[r * KQ + 2] * ti[5] + A[r * KQ + 3] * ti[6];
+        }
+        for (int k = 0; k < 3; ++k) {
+            br[k] += ar * tr[k] - ai * ti[k];
+            if (bi) bi[k] += ar * ti[k] + ai * tr[k];
+        }
+        for (int r = 0; r < 4; ++r) {
+            br[3 + r] += be * tr[3 + r] - bei * ti[3 + r] + ga * atr[r] - gai * ati[r];
+            if (bi) bi[3 + r] += be * ti[3 + r] + bei * tr[3 + r] + ga * ati[r] + gai * atr[r];
+        }
+        for (int c = 0; c < 6; ++c) br[KV + c] = ur[c];
+        if (bi)
+            for (int c = 0; c < 6; ++c) bi[KV + c] = ui[c];
+    }
+}
+
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static void kin_rhs_avx2(const cr_blocktri_radau *a, const double *cr, const double *ci, double *xr,
+                                  double *xi, double *vr, double *vi)
+{
+    kin_rhs_k(a, cr, ci, xr, xi, vr, vi);
+}
+BTS_AVX2 static void kin_back_avx2(const cr_blocktri_radau *a, const double *cr, const double *ci, double *xr,
+                                   double *xi, const double *vr, const double *vi)
+{
+    kin_back_k(a, cr, ci, xr, xi, vr, vi);
+}
+#endif
+
+/* Solves the condensed system (13-blocks, x) through the 6×6 factorization. */
+static void kin_solve(const cr_blocktri_radau *a, int complex_, double *xr, double *xi)
+{
+    const double *cr = complex_ ? a->kcr : a->kr, *ci = complex_ ? a->kci : NULL;
+    double *vi = complex_ ? a->vi : NULL;
+#ifdef BTS_DISPATCH_AVX2
+    int avx = have_avx2();
+    if (avx) kin_rhs_avx2(a, cr, ci, xr, complex_ ? xi : NULL, a->vr, vi);
+    else
+#endif
+        kin_rhs_k(a, cr, ci, xr, complex_ ? xi : NULL, a->vr, vi);
+    if (complex_) cr_blocktri_z_solve(a->cplx6, a->vr, a->vi);
+    else rsolve6(a->real6, a->rpiv6, a->vr);
+#ifdef BTS_DISPATCH_AVX2
+    if (avx) kin_back_avx2(a, cr, ci, xr, complex_ ? xi : NULL, a->vr, vi);
+    else
+#endif
+        kin_back_k(a, cr, ci, xr, complex_ ? xi : NULL, a->vr, vi);
+}
+#undef KQ
+#undef KV
+
 /* Checks the blocks the factorizations read (L_0 and U_{n−1} are not). */
 static int jacobian_finite(const cr_blocktri *J)
 {
@@ -1049,7 +1453,9 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
     }
     /* every entry of J the solves read enters J_c with a factor (NaN·0 and ∞·0 are NaN),
      * and J_λλ⁻¹ was checked: J_c, half the size, stands for J */
-    return jacobian_finite(a->Jc) ? CR_OK : CR_NONFINITE;
+    if (!jacobian_finite(a->Jc)) return CR_NONFINITE;
+    if (a->kin && (a->kin_ok = kin_classify(a))) kin_products(a);
+    return CR_OK;
 }
 
 static cr_status hook_factor_real(double shift, void *ctx)
@@ -1058,7 +1464,10 @@ static cr_status hook_factor_real(double shift, void *ctx)
     a->factor_real_calls++;
     int bad = -1;
     cr_status st;
-    if (a->rpiv) { /* condensed to 13: work := shift·M_q − J_c, factored by the fixed-size kernel */
+    a->real6_used = a->kin && a->kin_ok;
+    if (a->real6_used) {
+        st = kin_factor_real(a, shift, &bad);
+    } else if (a->rpiv) { /* condensed to 13: work := shift·M_q − J_c, factored by the fixed-size kernel */
         cr_blocktri *w = a->real;
         const size_t qq = (size_t)a->bq * a->bq, total = (size_t)a->n * qq;
         for (size_t k = 0; k < total; ++k) w->diag[k] = -a->Jc->diag[k];
@@ -1086,7 +1495,8 @@ static cr_status hook_solve_real(double *b, void *ctx)
         return CR_OK;
     }
     condense_rhs(a, b, a->xr);
-    if (a->rpiv) rsolve13(a->real, a->rpiv, a->xr);
+    if (a->real6_used) kin_solve(a, 0, a->xr, NULL);
+    else if (a->rpiv) rsolve13(a->real, a->rpiv, a->xr);
     else cr_blocktri_solve(a->real, a->xr);
     expand_solution(a, b, a->xr);
     return CR_OK;
@@ -1097,7 +1507,9 @@ static cr_status hook_factor_complex(double shift_re, double shift_im, void *ctx
     cr_blocktri_radau *a = ctx;
     a->factor_complex_calls++;
     int bad = -1;
-    cr_status st = a->nc ? cr_blocktri_shifted_factor_complex(a->Jc, a->mass_q, shift_re, shift_im, a->cplx, &bad)
+    a->cplx6_used = a->kin && a->kin_ok;
+    cr_status st = a->cplx6_used ? kin_factor_complex(a, shift_re, shift_im, &bad)
+                   : a->nc ? cr_blocktri_shifted_factor_complex(a->Jc, a->mass_q, shift_re, shift_im, a->cplx, &bad)
                          : cr_blocktri_shifted_factor_complex(a->J, a->mass, shift_re, shift_im, a->cplx, &bad);
     a->have_complex = (st == CR_OK);
     if (st == CR_SINGULAR) a->bad_block = bad;
@@ -1116,7 +1528,8 @@ static cr_status hook_solve_complex(double *b_re, double *b_im, void *ctx)
     /* the elimination is real: it acts on both planes alike */
     condense_rhs(a, b_re, a->xr);
     condense_rhs(a, b_im, a->xi);
-    cr_blocktri_z_solve(a->cplx, a->xr, a->xi);
+    if (a->cplx6_used) kin_solve(a, 1, a->xr, a->xi);
+    else cr_blocktri_z_solve(a->cplx, a->xr, a->xi);
     expand_solution(a, b_re, a->xr);
     expand_solution(a, b_im, a->xi);
     return CR_OK;

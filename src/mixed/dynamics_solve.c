@@ -450,6 +450,11 @@ cr_status cr_mixed_dynamic_solve(const cr_model *m, cr_state *state, int stage, 
      * the shifted systems, which are then factored in 13×13 blocks instead of 19×19. */
     cr_blocktri_radau_set_filled(lin);
     if ((st = cr_blocktri_radau_condense(lin, 6, err)) != CR_OK) goto done;
+    /* The kinematic rows r' = v, p' = dExp⁺(p) Ω (eqs. 3, 12) of every node involve that
+     * node alone: they are eliminated too, and both shifted systems are factored in 6×6
+     * blocks in the velocities (docs/theory.md, "Linear algebra"; a support the
+     * elimination does not cover falls back to 13×13 for that Jacobian). */
+    if ((st = cr_blocktri_radau_condense_kinematics(lin, err)) != CR_OK) goto done;
     int count = 0;
     for (long k = 0; k < nout; ++k) {
         double tk = t_stage_start + k * o->output_dt;
