@@ -382,3 +382,57 @@ cr_status cr_mixed_dynamic_reaction(const cr_model *m, const cr_state *s, int no
     free(F);
     return st;
 }
+
+void cr_mixed_dynamic_observables(const cr_model *m, const double *y, cr_vec3 gravity, const double *ucoef,
+                                  double *kinetic, double *elastic, double *potential, cr_vec3 *momentum,
+                                  cr_vec3 *angular)
+{
+    const int B = CR_DYN_BLOCK;
+    double T = 0, U = 0, V = 0;
+    cr_vec3 P = cr_v3(0, 0, 0), L = cr_v3(0, 0, 0);
+    for (int i = 0; i < m->nodes; ++i) {
+        const double *yi = y + (size_t)i * B;
+        cr_vec3 r = cr_v3_load(yi), v = cr_v3_load(yi + CR_DYN_V), om = cr_v3_load(yi + CR_DYN_W);
+        cr_mat3 A = cr_q_exp(cr_q_load(yi + 3));
+        double mi = m->node_mass[i];
+        cr_vec3 th_om = cr_v3_mul(m->node_inertia[i], om);
+        T += 0.5 * mi * cr_v3_dot(v, v) + 0.5 * cr_v3_dot(om, th_om);
+        V -= mi * cr_v3_dot(gravity, r);
+        cr_vec3 p = cr_v3_scale(v, mi);
+        P = cr_v3_add(P, p);
+        /* node: r × m v + A Θ Ω (spin of the lumped section inertia, eq. 1) */
+        L = cr_v3_add(L, cr_v3_add(cr_v3_cross(r, p), cr_m3_mulv(A, th_om)));
+        for (int j = 0; j < m->body_count; ++j) {
+            const cr_body *b = &m->bodies[j];
+            if (b->node != i) continue;
+            cr_vec3 vc = cr_v3_add(v, cr_m3_mulv(A, cr_v3_cross(om, b->offset)));
+            cr_vec3 rc = cr_v3_add(r, cr_m3_mulv(A, b->offset));
+            cr_vec3 bo = cr_m3_mulv(b->inertia, om);
+            T += 0.5 * b->mass * cr_v3_dot(vc, vc) + 0.5 * cr_v3_dot(om, bo);
+            V -= b->mass * cr_v3_dot(gravity, rc);
+            cr_vec3 pc = cr_v3_scale(vc, b->mass);
+            P = cr_v3_add(P, pc);
+            L = cr_v3_add(L, cr_v3_add(cr_v3_cross(rc, pc), cr_m3_mulv(A, bo)));
+        }
+    }
+    if (m->kv_tau) {
+        U = cr_mixed_damping_elastic_energy(m, y); /* λ holds a viscous part: use ½ Δεᵀ K Δε */
+    } else {
+        for (int e = 0; e < m->n; ++e) {
+            const double *lam = y + (size_t)e * B + CR_DYN_LAM;
+            if (ucoef) {
+                const double *u = ucoef + 6 * (size_t)e;
+                for (int c = 0; c < 6; ++c) U += u[c] * lam[c] * lam[c];
+            } else {
+                const cr_element *el = &m->el[e];
+                double k[6] = {el->k_force.x, el->k_force.y, el->k_force.z, el->k_moment.x, el->k_moment.y, el->k_moment.z};
+                for (int c = 0; c < 6; ++c) U += 0.5 * el->length * lam[c] * lam[c] / k[c];
+            }
+        }
+    }
+    *kinetic = T;
+    *elastic = U;
+    *potential = V;
+    *momentum = P;
+    *angular = L;
+}
