@@ -781,6 +781,8 @@ void cr_blocktri_radau_destroy(cr_blocktri_radau *a)
     free(a->kpar);
     free(a->kP);
     free(a->kH);
+    free(a->kC);
+    free(a->kG);
     free(a->kr);
     free(a->kcr);
     free(a->kci);
@@ -1082,6 +1084,8 @@ cr_status cr_blocktri_radau_condense_kinematics(cr_blocktri_radau *a, cr_error *
     a->kpar = malloc((size_t)n * KP_SIZE * sizeof(double));
     a->kP = calloc((size_t)n * 3 * 4 * 36, sizeof(double));
     a->kH = malloc((size_t)n * 24 * sizeof(double));
+    a->kC = calloc((size_t)n * 3 * 42, sizeof(double));
+    a->kG = malloc((size_t)n * 42 * sizeof(double));
     a->kr = malloc((size_t)n * 3 * sizeof(double));
     a->kcr = malloc((size_t)n * 3 * sizeof(double));
     a->kci = malloc((size_t)n * 3 * sizeof(double));
@@ -1090,7 +1094,7 @@ cr_status cr_blocktri_radau_condense_kinematics(cr_blocktri_radau *a, cr_error *
     a->rpiv6 = malloc((size_t)n * 6 * sizeof(double));
     a->real6 = cr_blocktri_create(n, 6);
     a->cplx6 = cr_blocktri_z_create(n, 6);
-    if (!a->kpar || !a->kP || !a->kH || !a->kr || !a->kcr || !a->kci || !a->vr || !a->vi || !a->rpiv6 || !a->real6 ||
+    if (!a->kpar || !a->kP || !a->kH || !a->kC || !a->kG || !a->kr || !a->kcr || !a->kci || !a->vr || !a->vi || !a->rpiv6 || !a->real6 ||
         !a->cplx6)
         return cr_error_set(err, CR_NO_MEMORY, "blocktri radau: out of memory for the 6x6 blocks");
     a->kin = 1;
@@ -1156,7 +1160,9 @@ CR_INLINE void kin_products_k(cr_blocktri_radau *a)
     const size_t qq = KQ * KQ;
     for (int j = 0; j < n; ++j) {
         const double *D = a->Jc->diag + j * qq;
-        double *H = a->kH + (size_t)j * 24;
+        double *H = a->kH + (size_t)j * 24, *G = a->kG + (size_t)j * 42;
+        for (int k = 0; k < KV; ++k)
+            for (int c = 0; c < 6; ++c) G[c * KV + k] = D[k * KQ + KV + c];
         for (int r = 0; r < 4; ++r)
             for (int c = 0; c < 6; ++c) {
                 double s = 0;
@@ -1170,9 +1176,10 @@ CR_INLINE void kin_products_k(cr_blocktri_radau *a)
             if (j < 0 || j >= n) continue;
             const double *B = blk == 0 ? a->Jc->lower + i * qq : blk == 1 ? a->Jc->diag + i * qq : a->Jc->upper + i * qq;
             const double *Dj = a->Jc->diag + j * qq, *H = a->kH + (size_t)j * 24;
-            double *P = a->kP + ((size_t)i * 3 + blk) * 4 * 36;
+            double *P = a->kP + ((size_t)i * 3 + blk) * 4 * 36, *C = a->kC + ((size_t)i * 3 + blk) * 42;
             for (int r = 0; r < 6; ++r) {
                 const double *br = B + (KV + r) * KQ;
+                for (int k = 0; k < KV; ++k) C[k * 6 + r] = br[k];
                 for (int c = 0; c < 6; ++c) {
                     double px = 0, pp = 0, pa = 0;
                     for (int k = 0; k < 3; ++k) px += br[k] * Dj[k * KQ + KV + c];
@@ -1282,135 +1289,176 @@ static cr_status kin_factor_complex(cr_blocktri_radau *a, double sr, double si, 
     return zfactor(w, 0, bad);
 }
 
-/* Over the condensed right-hand side x (n·13, planes xr and xi or xi = NULL for the real
- * shift): w_a = K⁻¹ b_a in place of b_a, then v = b_v + J_c,va w_a (n·6). */
-CR_INLINE void kin_rhs_k(const cr_blocktri_radau *a, const double *cr, const double *ci, double *xr, double *xi,
-                         double *vr, double *vi)
+/* Over the condensed right-hand side x (n·13, planes xr and xi; cplx = 0: xr only, for
+ * the real shift): w_a = K⁻¹ b_a in place of b_a, then v = b_v + J_c,va w_a (n·6). */
+CR_INLINE void kin_rhs_k(const cr_blocktri_radau *a, const int cplx, const double *cr, const double *ci,
+                         double *restrict xr, double *restrict xi, double *restrict vr, double *restrict vi)
 {
     const int n = a->n;
     const size_t qq = KQ * KQ;
     for (int j = 0; j < n; ++j) {
         const double *A = a->Jc->diag + j * qq + 3 * KQ + 3;
-        double *br = xr + (size_t)j * KQ, *bi = xi ? xi + (size_t)j * KQ : NULL;
+        double *br = xr + (size_t)j * KQ;
         double ar = cr[3 * j], be = cr[3 * j + 1], ga = cr[3 * j + 2];
-        if (!bi) {
-            double t[4];
-            for (int r = 0; r < 4; ++r) t[r] = A[r * KQ] * br[3] + A[r * KQ + 1] * br[4] + A[r * KQ + 2] * br[5] + A[r * KQ + 3] * br[6];
+        double tr[4];
+        for (int r = 0; r < 4; ++r)
+            tr[r] = A[r * KQ] * br[3] + A[r * KQ + 1] * br[4] + A[r * KQ + 2] * br[5] + A[r * KQ + 3] * br[6];
+        if (!cplx) {
             for (int k = 0; k < 3; ++k) br[k] *= ar;
-            for (int r = 0; r < 4; ++r) br[3 + r] = be * br[3 + r] + ga * t[r];
-        } else {
-            double ai = ci[3 * j], bei = ci[3 * j + 1], gai = ci[3 * j + 2], tr[4], ti[4];
-            for (int r = 0; r < 4; ++r) {
-                tr[r] = A[r * KQ] * br[3] + A[r * KQ + 1] * br[4] + A[r * KQ + 2] * br[5] + A[r * KQ + 3] * br[6];
-                ti[r] = A[r * KQ] * bi[3] + A[r * KQ + 1] * bi[4] + A[r * KQ + 2] * bi[5] + A[r * KQ + 3] * bi[6];
-            }
-            for (int k = 0; k < 3; ++k) {
-                double u = br[k], v = bi[k];
-                br[k] = ar * u - ai * v, bi[k] = ar * v + ai * u;
-            }
-            for (int r = 0; r < 4; ++r) {
-                double u = br[3 + r], v = bi[3 + r];
-                br[3 + r] = be * u - bei * v + ga * tr[r] - gai * ti[r];
-                bi[3 + r] = be * v + bei * u + ga * ti[r] + gai * tr[r];
-            }
+            for (int r = 0; r < 4; ++r) br[3 + r] = be * br[3 + r] + ga * tr[r];
+            continue;
+        }
+        double *bi = xi + (size_t)j * KQ;
+        double ai = ci[3 * j], bei = ci[3 * j + 1], gai = ci[3 * j + 2], ti[4];
+        for (int r = 0; r < 4; ++r)
+            ti[r] = A[r * KQ] * bi[3] + A[r * KQ + 1] * bi[4] + A[r * KQ + 2] * bi[5] + A[r * KQ + 3] * bi[6];
+        for (int k = 0; k < 3; ++k) {
+            double u = br[k], v = bi[k];
+            br[k] = ar * u - ai * v, bi[k] = ar * v + ai * u;
+        }
+        for (int r = 0; r < 4; ++r) {
+            double u = br[3 + r], v = bi[3 + r];
+            br[3 + r] = be * u - bei * v + ga * tr[r] - gai * ti[r];
+            bi[3 + r] = be * v + bei * u + ga * ti[r] + gai * tr[r];
         }
     }
     for (int i = 0; i < n; ++i) {
-        double *orr = vr + (size_t)i * 6, *oi = vi ? vi + (size_t)i * 6 : NULL;
-        const double *xq = xr + (size_t)i * KQ, *xqi = xi ? xi + (size_t)i * KQ : NULL;
-        for (int r = 0; r < 6; ++r) orr[r] = xq[KV + r];
-        if (oi)
-            for (int r = 0; r < 6; ++r) oi[r] = xqi[KV + r];
-        for (int blk = 0; blk < 3; ++blk) {
-            int j = i - 1 + blk;
-            if (j < 0 || j >= n) continue;
-            const double *B = blk == 0 ? a->Jc->lower + i * qq : blk == 1 ? a->Jc->diag + i * qq : a->Jc->upper + i * qq;
-            const double *wr = xr + (size_t)j * KQ, *wi = xi ? xi + (size_t)j * KQ : NULL;
-            for (int r = 0; r < 6; ++r) {
-                const double *br = B + (KV + r) * KQ;
-                double s = 0;
-                for (int k = 0; k < KV; ++k) s += br[k] * wr[k];
-                orr[r] += s;
-                if (oi) {
-                    double t = 0;
-                    for (int k = 0; k < KV; ++k) t += br[k] * wi[k];
-                    oi[r] += t;
+        double accr[6], acci[6];
+        const double *xq = xr + (size_t)i * KQ + KV, *xqi = cplx ? xi + (size_t)i * KQ + KV : NULL;
+        for (int r = 0; r < 6; ++r) accr[r] = xq[r];
+        if (cplx)
+            for (int r = 0; r < 6; ++r) acci[r] = xqi[r];
+        int j0 = i > 0 ? 0 : 1, j1 = i < n - 1 ? 3 : 2;
+        for (int blk = j0; blk < j1; ++blk) { /* columns of J_c,va (rows of C) times w_j */
+            const double *C = a->kC + ((size_t)i * 3 + blk) * 42;
+            const double *wr = xr + (size_t)(i - 1 + blk) * KQ, *wi = cplx ? xi + (size_t)(i - 1 + blk) * KQ : NULL;
+            for (int k = 0; k < KV; ++k) {
+                double fr = wr[k];
+                for (int r = 0; r < 6; ++r) accr[r] += C[k * 6 + r] * fr;
+                if (cplx) {
+                    double fi = wi[k];
+                    for (int r = 0; r < 6; ++r) acci[r] += C[k * 6 + r] * fi;
                 }
             }
         }
+        for (int r = 0; r < 6; ++r) vr[(size_t)i * 6 + r] = accr[r];
+        if (cplx)
+            for (int r = 0; r < 6; ++r) vi[(size_t)i * 6 + r] = acci[r];
     }
 }
 
 /* x_v into the condensed vector and x_a = w_a + K⁻¹ J_c,av x_v. */
-CR_INLINE void kin_back_k(const cr_blocktri_radau *a, const double *cr, const double *ci, double *xr, double *xi,
-                          const double *vr, const double *vi)
+CR_INLINE void kin_back_k(const cr_blocktri_radau *a, const int cplx, const double *cr, const double *ci,
+                          double *restrict xr, double *restrict xi, const double *restrict vr,
+                          const double *restrict vi)
 {
     const int n = a->n;
     const size_t qq = KQ * KQ;
     for (int j = 0; j < n; ++j) {
-        const double *D = a->Jc->diag + j * qq, *A = D + 3 * KQ + 3;
-        double *br = xr + (size_t)j * KQ, *bi = xi ? xi + (size_t)j * KQ : NULL;
-        const double *ur = vr + (size_t)j * 6, *ui = vi ? vi + (size_t)j * 6 : NULL;
-        double tr[KV], ti[KV];
-        for (int k = 0; k < KV; ++k) {
-            double s = 0, t = 0;
-            for (int c = 0; c < 6; ++c) s += D[k * KQ + KV + c] * ur[c];
-            if (ui)
-                for (int c = 0; c < 6; ++c) t += D[k * KQ + KV + c] * ui[c];
-            tr[k] = s, ti[k] = t;
+        const double *A = a->Jc->diag + j * qq + 3 * KQ + 3, *G = a->kG + (size_t)j * 42;
+        double *br = xr + (size_t)j * KQ;
+        const double *ur = vr + (size_t)j * 6;
+        double tr[KV] = {0}, ti[KV] = {0};
+        for (int c = 0; c < 6; ++c) {
+            double f = ur[c];
+            for (int k = 0; k < KV; ++k) tr[k] += G[c * KV + k] * f;
+        }
+        if (cplx) {
+            const double *ui = vi + (size_t)j * 6;
+            for (int c = 0; c < 6; ++c) {
+                double f = ui[c];
+                for (int k = 0; k < KV; ++k) ti[k] += G[c * KV + k] * f;
+            }
         }
         double ar = cr[3 * j], be = cr[3 * j + 1], ga = cr[3 * j + 2];
-        double ai = ci ? ci[3 * j] : 0, bei = ci ? ci[3 * j + 1] : 0, gai = ci ? ci[3 * j + 2] : 0;
-        double atr[4], ati[4];
-        for (int r = 0; r < 4; ++r) {
+        double atr[4];
+        for (int r = 0; r < 4; ++r)
             atr[r] = A[r * KQ] * tr[3] + A[r * KQ + 1] * tr[4] + A[r * KQ + 2] * tr[5] + A[r * KQ + 3] * tr[6];
-            ati[r] = A[r * KQ] * ti[3] + A[r * KQ + 1] * ti[4] + A[r * KQ + 2] * ti[5] + A[r * KQ + 3] * ti[6];
+        if (!cplx) {
+            for (int k = 0; k < 3; ++k) br[k] += ar * tr[k];
+            for (int r = 0; r < 4; ++r) br[3 + r] += be * tr[3 + r] + ga * atr[r];
+            for (int c = 0; c < 6; ++c) br[KV + c] = ur[c];
+            continue;
         }
+        double *bi = xi + (size_t)j * KQ;
+        const double *ui = vi + (size_t)j * 6;
+        double ai = ci[3 * j], bei = ci[3 * j + 1], gai = ci[3 * j + 2], ati[4];
+        for (int r = 0; r < 4; ++r)
+            ati[r] = A[r * KQ] * ti[3] + A[r * KQ + 1] * ti[4] + A[r * KQ + 2] * ti[5] + A[r * KQ + 3] * ti[6];
         for (int k = 0; k < 3; ++k) {
             br[k] += ar * tr[k] - ai * ti[k];
-            if (bi) bi[k] += ar * ti[k] + ai * tr[k];
+            bi[k] += ar * ti[k] + ai * tr[k];
         }
         for (int r = 0; r < 4; ++r) {
             br[3 + r] += be * tr[3 + r] - bei * ti[3 + r] + ga * atr[r] - gai * ati[r];
-            if (bi) bi[3 + r] += be * ti[3 + r] + bei * tr[3 + r] + ga * ati[r] + gai * atr[r];
+            bi[3 + r] += be * ti[3 + r] + bei * tr[3 + r] + ga * ati[r] + gai * atr[r];
         }
-        for (int c = 0; c < 6; ++c) br[KV + c] = ur[c];
-        if (bi)
-            for (int c = 0; c < 6; ++c) bi[KV + c] = ui[c];
+        for (int c = 0; c < 6; ++c) br[KV + c] = ur[c], bi[KV + c] = ui[c];
     }
 }
 
-#ifdef BTS_DISPATCH_AVX2
-BTS_AVX2 static void kin_rhs_avx2(const cr_blocktri_radau *a, const double *cr, const double *ci, double *xr,
-                                  double *xi, double *vr, double *vi)
+static void kin_rhs_real(const cr_blocktri_radau *a, double *xr, double *vr)
 {
-    kin_rhs_k(a, cr, ci, xr, xi, vr, vi);
+    kin_rhs_k(a, 0, a->kr, NULL, xr, NULL, vr, NULL);
 }
-BTS_AVX2 static void kin_back_avx2(const cr_blocktri_radau *a, const double *cr, const double *ci, double *xr,
-                                   double *xi, const double *vr, const double *vi)
+static void kin_rhs_cplx(const cr_blocktri_radau *a, double *xr, double *xi, double *vr, double *vi)
 {
-    kin_back_k(a, cr, ci, xr, xi, vr, vi);
+    kin_rhs_k(a, 1, a->kcr, a->kci, xr, xi, vr, vi);
+}
+static void kin_back_real(const cr_blocktri_radau *a, double *xr, const double *vr)
+{
+    kin_back_k(a, 0, a->kr, NULL, xr, NULL, vr, NULL);
+}
+static void kin_back_cplx(const cr_blocktri_radau *a, double *xr, double *xi, const double *vr, const double *vi)
+{
+    kin_back_k(a, 1, a->kcr, a->kci, xr, xi, vr, vi);
+}
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static void kin_rhs_real_avx2(const cr_blocktri_radau *a, double *xr, double *vr)
+{
+    kin_rhs_k(a, 0, a->kr, NULL, xr, NULL, vr, NULL);
+}
+BTS_AVX2 static void kin_rhs_cplx_avx2(const cr_blocktri_radau *a, double *xr, double *xi, double *vr, double *vi)
+{
+    kin_rhs_k(a, 1, a->kcr, a->kci, xr, xi, vr, vi);
+}
+BTS_AVX2 static void kin_back_real_avx2(const cr_blocktri_radau *a, double *xr, const double *vr)
+{
+    kin_back_k(a, 0, a->kr, NULL, xr, NULL, vr, NULL);
+}
+BTS_AVX2 static void kin_back_cplx_avx2(const cr_blocktri_radau *a, double *xr, double *xi, const double *vr,
+                                        const double *vi)
+{
+    kin_back_k(a, 1, a->kcr, a->kci, xr, xi, vr, vi);
 }
 #endif
 
 /* Solves the condensed system (13-blocks, x) through the 6×6 factorization. */
 static void kin_solve(const cr_blocktri_radau *a, int complex_, double *xr, double *xi)
 {
-    const double *cr = complex_ ? a->kcr : a->kr, *ci = complex_ ? a->kci : NULL;
-    double *vi = complex_ ? a->vi : NULL;
 #ifdef BTS_DISPATCH_AVX2
-    int avx = have_avx2();
-    if (avx) kin_rhs_avx2(a, cr, ci, xr, complex_ ? xi : NULL, a->vr, vi);
-    else
+    if (have_avx2()) {
+        if (complex_) {
+            kin_rhs_cplx_avx2(a, xr, xi, a->vr, a->vi);
+            cr_blocktri_z_solve(a->cplx6, a->vr, a->vi);
+            kin_back_cplx_avx2(a, xr, xi, a->vr, a->vi);
+        } else {
+            kin_rhs_real_avx2(a, xr, a->vr);
+            rsolve6(a->real6, a->rpiv6, a->vr);
+            kin_back_real_avx2(a, xr, a->vr);
+        }
+        return;
+    }
 #endif
-        kin_rhs_k(a, cr, ci, xr, complex_ ? xi : NULL, a->vr, vi);
-    if (complex_) cr_blocktri_z_solve(a->cplx6, a->vr, a->vi);
-    else rsolve6(a->real6, a->rpiv6, a->vr);
-#ifdef BTS_DISPATCH_AVX2
-    if (avx) kin_back_avx2(a, cr, ci, xr, complex_ ? xi : NULL, a->vr, vi);
-    else
-#endif
-        kin_back_k(a, cr, ci, xr, complex_ ? xi : NULL, a->vr, vi);
+    if (complex_) {
+        kin_rhs_cplx(a, xr, xi, a->vr, a->vi);
+        cr_blocktri_z_solve(a->cplx6, a->vr, a->vi);
+        kin_back_cplx(a, xr, xi, a->vr, a->vi);
+    } else {
+        kin_rhs_real(a, xr, a->vr);
+        rsolve6(a->real6, a->rpiv6, a->vr);
+        kin_back_real(a, xr, a->vr);
+    }
 }
 #undef KQ
 #undef KV

@@ -161,6 +161,8 @@ typedef struct cr_blocktri_radau {
     double *kpar;               /* n·8 per node: m_x, d_x, m_p, d_p, rotation flag, w (3) */
     double *kP;                 /* n·3·4·36: per block row, block L, D, U: V, P_x, P_p, P_a (6×6 each) */
     double *kH;                 /* n·24: A_j J_c,pv (4×6) of every node */
+    double *kC;                 /* n·3·42: J_c,va of blocks L, D, U transposed (7×6), for the solves */
+    double *kG;                 /* n·42: J_c,av of D transposed (6×7) */
     double *kr;                 /* n·3: α, β, γ for the real shift */
     double *kcr, *kci;          /* n·3: α, β, γ for the complex shift */
     double *vr, *vi;            /* n·6 scratch: right-hand sides in the velocities */
