@@ -774,6 +774,10 @@ void cr_blocktri_radau_destroy(cr_blocktri_radau *a)
     free(a->dinv);
     free(a->gd);
     free(a->gl);
+    free(a->gdt);
+    free(a->glt);
+    free(a->ldt);
+    free(a->lut);
     free(a->mass_q);
     free(a->xr);
     free(a->xi);
@@ -866,10 +870,14 @@ cr_status cr_blocktri_radau_condense(cr_blocktri_radau *a, int nc, cr_error *err
     a->dinv = malloc((size_t)n * nc * sizeof(double));
     a->gd = calloc(qc, sizeof(double));
     a->gl = calloc(qc, sizeof(double));
+    a->gdt = calloc(qc, sizeof(double));
+    a->glt = calloc(qc, sizeof(double));
+    a->ldt = calloc(qc, sizeof(double));
+    a->lut = calloc(qc, sizeof(double));
     a->mass_q = malloc(nq * sizeof(double));
     a->xr = malloc(nq * sizeof(double));
     a->xi = malloc(nq * sizeof(double));
-    if (!Jc || !real || !cplx || !a->dinv || !a->gd || !a->gl || !a->mass_q || !a->xr || !a->xi) {
+    if (!Jc || !real || !cplx || !a->dinv || !a->gd || !a->gl || !a->gdt || !a->glt || !a->ldt || !a->lut || !a->mass_q || !a->xr || !a->xi) {
         cr_blocktri_destroy(Jc);
         cr_blocktri_destroy(real);
         cr_blocktri_z_destroy(cplx);
@@ -942,14 +950,20 @@ CR_INLINE cr_status condense_k(cr_blocktri_radau *a, const int b, const int nc, 
                 for (int k = 0; k < nc; ++k)
                     if (U[(size_t)r * b + bq + k] != 0.0) goto off_pattern;
         }
-        double *gd = a->gd + i * qc, *gl = a->gl + i * qc;
+        double *gd = a->gd + i * qc, *gl = a->gl + i * qc, *gdt = a->gdt + i * qc, *glt = a->glt + i * qc;
+        double *ldt = a->ldt + i * qc, *lut = a->lut + i * qc;
         for (int r = 0; r < bq; ++r)
-            for (int k = 0; k < nc; ++k) gd[r * nc + k] = D[(size_t)r * b + bq + k] * dv[k];
+            for (int k = 0; k < nc; ++k) gdt[k * bq + r] = gd[r * nc + k] = D[(size_t)r * b + bq + k] * dv[k];
         if (i > 0) {
             const double *L = J->lower + i * bb, *dp = a->dinv + (size_t)(i - 1) * nc;
             for (int r = 0; r < bq; ++r)
-                for (int k = 0; k < nc; ++k) gl[r * nc + k] = L[(size_t)r * b + bq + k] * dp[k];
+                for (int k = 0; k < nc; ++k) glt[k * bq + r] = gl[r * nc + k] = L[(size_t)r * b + bq + k] * dp[k];
         }
+        for (int k = 0; k < nc; ++k)
+            for (int c = 0; c < bq; ++c) {
+                ldt[c * nc + k] = D[(size_t)(bq + k) * b + c];
+                lut[c * nc + k] = i < n - 1 ? J->upper[i * bb + (size_t)(bq + k) * b + c] : 0.0;
+            }
         continue;
     off_pattern:
         if (bad) *bad = i;
@@ -986,22 +1000,40 @@ static cr_status condense(cr_blocktri_radau *a, int *bad)
     return condense_k(a, a->b, a->nc, bad);
 }
 
-/* x_q = b_q − J_qλ J_λλ⁻¹ b_λ (n·bq from n·b). Inlined for the dynamics' sizes. */
+/* x_q = b_q − J_qλ J_λλ⁻¹ b_λ (n·bq from n·b), as column updates with the transposed
+ * couplings. Inlined for the dynamics' sizes. */
+#define COND_MAX 32
 CR_INLINE void condense_rhs_k(const cr_blocktri_radau *a, const int b, const int nc, const double *restrict rhs,
                               double *restrict x)
 {
     const int n = a->n, bq = b - nc;
     const size_t qc = (size_t)bq * nc;
     for (int i = 0; i < n; ++i) {
-        const double *bi = rhs + (size_t)i * b, *gd = a->gd + i * qc, *gl = a->gl + i * qc;
+        const double *bi = rhs + (size_t)i * b, *gdt = a->gdt + i * qc, *glt = a->glt + i * qc;
         double *xi = x + (size_t)i * bq;
-        for (int r = 0; r < bq; ++r) {
-            double s = bi[r];
-            for (int k = 0; k < nc; ++k) s -= gd[r * nc + k] * bi[bq + k];
-            if (i > 0)
-                for (int k = 0; k < nc; ++k) s -= gl[r * nc + k] * bi[bq + k - b];
-            xi[r] = s;
+        if (bq > COND_MAX) { /* not the dynamics: the row form */
+            const double *gd = a->gd + i * qc, *gl = a->gl + i * qc;
+            for (int r = 0; r < bq; ++r) {
+                double s = bi[r];
+                for (int k = 0; k < nc; ++k) s -= gd[r * nc + k] * bi[bq + k];
+                if (i > 0)
+                    for (int k = 0; k < nc; ++k) s -= gl[r * nc + k] * bi[bq + k - b];
+                xi[r] = s;
+            }
+            continue;
         }
+        double acc[COND_MAX];
+        for (int r = 0; r < bq; ++r) acc[r] = bi[r];
+        for (int k = 0; k < nc; ++k) {
+            double f = bi[bq + k];
+            for (int r = 0; r < bq; ++r) acc[r] -= gdt[k * bq + r] * f;
+        }
+        if (i > 0)
+            for (int k = 0; k < nc; ++k) {
+                double f = bi[bq + k - b];
+                for (int r = 0; r < bq; ++r) acc[r] -= glt[k * bq + r] * f;
+            }
+        for (int r = 0; r < bq; ++r) xi[r] = acc[r];
     }
 }
 
@@ -1024,25 +1056,45 @@ static void condense_rhs(const cr_blocktri_radau *a, const double *rhs, double *
     else condense_rhs_k(a, a->b, a->nc, rhs, x);
 }
 
-/* rhs := (x_q, x_λ) with x_λ = −J_λλ⁻¹ (b_λ + J_λq x_q), in place over the right-hand side. */
+/* rhs := (x_q, x_λ) with x_λ = −J_λλ⁻¹ (b_λ + J_λq x_q), in place over the right-hand side
+ * (column updates with the transposed J_λq of D_i and U_i). */
 CR_INLINE void expand_solution_k(const cr_blocktri_radau *a, const int b, const int nc, double *restrict rhs,
                                  const double *restrict x)
 {
     const int n = a->n, bq = b - nc;
-    const size_t bb = (size_t)b * b;
+    const size_t qc = (size_t)bq * nc;
     for (int i = 0; i < n; ++i) {
         double *bi = rhs + (size_t)i * b;
-        const double *xi = x + (size_t)i * bq, *D = a->J->diag + i * bb, *dv = a->dinv + (size_t)i * nc;
-        for (int k = 0; k < nc; ++k) {
-            const double *rd = D + (size_t)(bq + k) * b;
-            double s = bi[bq + k];
-            for (int c = 0; c < bq; ++c) s += rd[c] * xi[c];
-            if (i < n - 1) {
-                const double *ru = a->J->upper + i * bb + (size_t)(bq + k) * b;
-                for (int c = 0; c < bq; ++c) s += ru[c] * xi[bq + c];
+        const double *xi = x + (size_t)i * bq, *dv = a->dinv + (size_t)i * nc;
+        const double *ldt = a->ldt + i * qc, *lut = a->lut + i * qc;
+        double acc[COND_MAX];
+        if (nc > COND_MAX) { /* not the dynamics */
+            const size_t bb = (size_t)b * b;
+            const double *D = a->J->diag + i * bb;
+            for (int k = 0; k < nc; ++k) {
+                const double *rd = D + (size_t)(bq + k) * b;
+                double s = bi[bq + k];
+                for (int c = 0; c < bq; ++c) s += rd[c] * xi[c];
+                if (i < n - 1) {
+                    const double *ru = a->J->upper + i * bb + (size_t)(bq + k) * b;
+                    for (int c = 0; c < bq; ++c) s += ru[c] * xi[bq + c];
+                }
+                bi[bq + k] = -dv[k] * s;
             }
-            bi[bq + k] = -dv[k] * s;
+            for (int c = 0; c < bq; ++c) bi[c] = xi[c];
+            continue;
         }
+        for (int k = 0; k < nc; ++k) acc[k] = bi[bq + k];
+        for (int c = 0; c < bq; ++c) {
+            double f = xi[c];
+            for (int k = 0; k < nc; ++k) acc[k] += ldt[c * nc + k] * f;
+        }
+        if (i < n - 1)
+            for (int c = 0; c < bq; ++c) {
+                double f = xi[bq + c];
+                for (int k = 0; k < nc; ++k) acc[k] += lut[c * nc + k] * f;
+            }
+        for (int k = 0; k < nc; ++k) bi[bq + k] = -dv[k] * acc[k];
         for (int c = 0; c < bq; ++c) bi[c] = xi[c];
     }
 }

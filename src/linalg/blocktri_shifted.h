@@ -149,6 +149,9 @@ typedef struct cr_blocktri_radau {
     cr_blocktri *Jc;            /* condensed Jacobian J_qq − J_qλ J_λλ⁻¹ J_λq (n blocks of bq×bq) */
     double *dinv;               /* n·nc: 1/(J_λλ)_kk */
     double *gd, *gl;            /* n·bq·nc: J_qλ(D_i) J_λλ,i⁻¹ and J_qλ(L_i) J_λλ,i−1⁻¹ */
+    /* the same transposed (nc×bq), and J_λq of D_i and U_i transposed (bq×nc): the
+     * right-hand side condensation and the expansion then run as column updates */
+    double *gdt, *glt, *ldt, *lut;
     double *mass_q;             /* n·bq: the mass of the kept unknowns */
     double *xr, *xi;            /* n·bq scratch: condensed right-hand sides */
     double *rpiv;               /* bq = 13: reciprocal pivots of the real factorization, which
