@@ -739,7 +739,6 @@ BTS_AVX2 static cr_status rfactor6_avx2(cr_blocktri *m, double *rpiv, int *bad_b
 {
     return rfactor_k(6, m, rpiv, bad_block);
 }
-BTS_AVX2 static void rsolve6_avx2(const cr_blocktri *m, const double *rpiv, double *x) { rsolve_k(6, m, rpiv, x); }
 #endif
 
 static cr_status rfactor6(cr_blocktri *m, double *rpiv, int *bad_block)
@@ -750,16 +749,6 @@ static cr_status rfactor6(cr_blocktri *m, double *rpiv, int *bad_block)
     return rfactor_k(6, m, rpiv, bad_block);
 }
 
-static void rsolve6(const cr_blocktri *m, const double *rpiv, double *x)
-{
-#ifdef BTS_DISPATCH_AVX2
-    if (have_avx2()) {
-        rsolve6_avx2(m, rpiv, x);
-        return;
-    }
-#endif
-    rsolve_k(6, m, rpiv, x);
-}
 #undef RB_MAX
 
 /* ======================================================================== */
@@ -793,6 +782,8 @@ void cr_blocktri_radau_destroy(cr_blocktri_radau *a)
     free(a->vr);
     free(a->vi);
     free(a->rpiv6);
+    free(a->k6r);
+    free(a->k6z);
     cr_blocktri_destroy(a->real6);
     cr_blocktri_z_destroy(a->cplx6);
     cr_blocktri_destroy(a->J);
@@ -1144,9 +1135,11 @@ cr_status cr_blocktri_radau_condense_kinematics(cr_blocktri_radau *a, cr_error *
     a->vr = malloc((size_t)n * 6 * sizeof(double));
     a->vi = malloc((size_t)n * 6 * sizeof(double));
     a->rpiv6 = malloc((size_t)n * 6 * sizeof(double));
+    a->k6r = calloc((size_t)n * 3 * 36, sizeof(double));
+    a->k6z = calloc((size_t)n * 3 * 72, sizeof(double));
     a->real6 = cr_blocktri_create(n, 6);
     a->cplx6 = cr_blocktri_z_create(n, 6);
-    if (!a->kpar || !a->kP || !a->kH || !a->kC || !a->kG || !a->kr || !a->kcr || !a->kci || !a->vr || !a->vi || !a->rpiv6 || !a->real6 ||
+    if (!a->kpar || !a->kP || !a->kH || !a->kC || !a->kG || !a->kr || !a->kcr || !a->kci || !a->vr || !a->vi || !a->rpiv6 || !a->k6r || !a->k6z || !a->real6 ||
         !a->cplx6)
         return cr_error_set(err, CR_NO_MEMORY, "blocktri radau: out of memory for the 6x6 blocks");
     a->kin = 1;
@@ -1298,7 +1291,7 @@ static int kin_coefficients(const cr_blocktri_radau *a, double sr, double si, do
 
 /* The 6×6 blocks for the shift s: δ_ij s M_v − V − α_j P_x − β_j P_p − γ_j P_a, real
  * (w_im = NULL) or complex. */
-static void kin_assemble(const cr_blocktri_radau *a, double sr, double si, const double *cr, const double *ci,
+CR_INLINE void kin_assemble_k(const cr_blocktri_radau *a, double sr, double si, const double *cr, const double *ci,
                          double *dre, double *dim, double *lre, double *lim, double *ure, double *uim)
 {
     const int n = a->n;
@@ -1324,12 +1317,92 @@ static void kin_assemble(const cr_blocktri_radau *a, double sr, double si, const
         }
 }
 
+/* out := Mᵀ for a row-major 6×6 block (column-major copy). */
+CR_INLINE void t6(const double *restrict m, double *restrict out)
+{
+    for (int r = 0; r < 6; ++r)
+        for (int c = 0; c < 6; ++c) out[c * 6 + r] = m[r * 6 + c];
+}
+
+/* The transposed L_i, D̃_i⁻¹, X_i of the factored 6×6 systems (see k6r, k6z). */
+CR_INLINE void kin_inverses_real_k(cr_blocktri_radau *a)
+{
+    const cr_blocktri *w = a->real6;
+    for (int i = 0; i < a->n; ++i) {
+        double *o = a->k6r + (size_t)i * 108, inv[36];
+        if (i > 0) t6(w->lower + (size_t)i * 36, o);
+        for (int k = 0; k < 36; ++k) inv[k] = (k % 7 == 0) ? 1.0 : 0.0;
+        rlu_solve_b(6, w->diag + (size_t)i * 36, w->pivot + (size_t)i * 6, a->rpiv6 + (size_t)i * 6, inv, 6);
+        t6(inv, o + 36);
+        if (i < a->n - 1) t6(w->upper + (size_t)i * 36, o + 72);
+    }
+}
+
+CR_INLINE void kin_inverses_complex_k(cr_blocktri_radau *a)
+{
+    const cr_blocktri_z *w = a->cplx6;
+    for (int i = 0; i < a->n; ++i) {
+        double *o = a->k6z + (size_t)i * 216, ir[36], ii[36];
+        size_t at = (size_t)i * 36;
+        if (i > 0) t6(w->lower_re + at, o), t6(w->lower_im + at, o + 36);
+        for (int k = 0; k < 36; ++k) ir[k] = (k % 7 == 0) ? 1.0 : 0.0, ii[k] = 0.0;
+        zlu_solve(6, w->diag_re + at, w->diag_im + at, w->pivot + (size_t)i * 6, w->rpiv_re + (size_t)i * 6,
+                  w->rpiv_im + (size_t)i * 6, ir, ii, 6);
+        t6(ir, o + 72), t6(ii, o + 108);
+        if (i < a->n - 1) t6(w->upper_re + at, o + 144), t6(w->upper_im + at, o + 180);
+    }
+}
+
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static void kin_assemble_avx2(const cr_blocktri_radau *a, double sr, double si, const double *cr,
+                                       const double *ci, double *dre, double *dim, double *lre, double *lim,
+                                       double *ure, double *uim)
+{
+    kin_assemble_k(a, sr, si, cr, ci, dre, dim, lre, lim, ure, uim);
+}
+BTS_AVX2 static void kin_inverses_real_avx2(cr_blocktri_radau *a) { kin_inverses_real_k(a); }
+BTS_AVX2 static void kin_inverses_complex_avx2(cr_blocktri_radau *a) { kin_inverses_complex_k(a); }
+#endif
+static void kin_assemble(const cr_blocktri_radau *a, double sr, double si, const double *cr, const double *ci,
+                         double *dre, double *dim, double *lre, double *lim, double *ure, double *uim)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (have_avx2()) {
+        kin_assemble_avx2(a, sr, si, cr, ci, dre, dim, lre, lim, ure, uim);
+        return;
+    }
+#endif
+    kin_assemble_k(a, sr, si, cr, ci, dre, dim, lre, lim, ure, uim);
+}
+static void kin_inverses_real(cr_blocktri_radau *a)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (have_avx2()) {
+        kin_inverses_real_avx2(a);
+        return;
+    }
+#endif
+    kin_inverses_real_k(a);
+}
+static void kin_inverses_complex(cr_blocktri_radau *a)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (have_avx2()) {
+        kin_inverses_complex_avx2(a);
+        return;
+    }
+#endif
+    kin_inverses_complex_k(a);
+}
+
 static cr_status kin_factor_real(cr_blocktri_radau *a, double shift, int *bad)
 {
     if (kin_coefficients(a, shift, 0.0, a->kr, a->vr /* scratch: imaginary parts, all 0 */, bad)) return CR_SINGULAR;
     cr_blocktri *w = a->real6;
     kin_assemble(a, shift, 0.0, a->kr, NULL, w->diag, NULL, w->lower, NULL, w->upper, NULL);
-    return rfactor6(w, a->rpiv6, bad);
+    cr_status st = rfactor6(w, a->rpiv6, bad);
+    if (st == CR_OK) kin_inverses_real(a);
+    return st;
 }
 
 static cr_status kin_factor_complex(cr_blocktri_radau *a, double sr, double si, int *bad)
@@ -1338,8 +1411,92 @@ static cr_status kin_factor_complex(cr_blocktri_radau *a, double sr, double si, 
     cr_blocktri_z *w = a->cplx6;
     kin_assemble(a, sr, si, a->kcr, a->kci, w->diag_re, w->diag_im, w->lower_re, w->lower_im, w->upper_re,
                  w->upper_im);
-    return zfactor(w, 0, bad);
+    cr_status st = zfactor(w, 0, bad);
+    if (st == CR_OK) kin_inverses_complex(a);
+    return st;
 }
+
+/* Block Thomas solves of the factored 6×6 systems with the transposed blocks:
+ * x_i := D̃_i⁻¹ (x_i − L_i x_{i−1}) forward, x_i −= X_i x_{i+1} backward. */
+CR_INLINE void solve6t_real_k(const cr_blocktri_radau *a, double *restrict x)
+{
+    const int n = a->n;
+    for (int i = 0; i < n; ++i) {
+        const double *o = a->k6r + (size_t)i * 108;
+        double *xi = x + (size_t)i * 6, y[6], z[6] = {0};
+        for (int r = 0; r < 6; ++r) y[r] = xi[r];
+        if (i > 0)
+            for (int k = 0; k < 6; ++k) {
+                double f = xi[k - 6];
+                for (int r = 0; r < 6; ++r) y[r] -= o[k * 6 + r] * f;
+            }
+        for (int k = 0; k < 6; ++k)
+            for (int r = 0; r < 6; ++r) z[r] += o[36 + k * 6 + r] * y[k];
+        for (int r = 0; r < 6; ++r) xi[r] = z[r];
+    }
+    for (int i = n - 2; i >= 0; --i) {
+        const double *o = a->k6r + (size_t)i * 108 + 72;
+        double *xi = x + (size_t)i * 6, y[6];
+        for (int r = 0; r < 6; ++r) y[r] = xi[r];
+        for (int k = 0; k < 6; ++k) {
+            double f = xi[6 + k];
+            for (int r = 0; r < 6; ++r) y[r] -= o[k * 6 + r] * f;
+        }
+        for (int r = 0; r < 6; ++r) xi[r] = y[r];
+    }
+}
+
+CR_INLINE void solve6t_complex_k(const cr_blocktri_radau *a, double *restrict xr, double *restrict xi_)
+{
+    const int n = a->n;
+    for (int i = 0; i < n; ++i) {
+        const double *o = a->k6z + (size_t)i * 216;
+        double *pr = xr + (size_t)i * 6, *pi = xi_ + (size_t)i * 6, yr[6], yi[6], zr[6] = {0}, zi[6] = {0};
+        for (int r = 0; r < 6; ++r) yr[r] = pr[r], yi[r] = pi[r];
+        if (i > 0)
+            for (int k = 0; k < 6; ++k) {
+                double fr = pr[k - 6], fi = pi[k - 6];
+                const double *lr = o + k * 6, *li = o + 36 + k * 6;
+                for (int r = 0; r < 6; ++r) {
+                    yr[r] -= lr[r] * fr - li[r] * fi;
+                    yi[r] -= lr[r] * fi + li[r] * fr;
+                }
+            }
+        for (int k = 0; k < 6; ++k) {
+            const double *dr = o + 72 + k * 6, *di = o + 108 + k * 6;
+            double fr = yr[k], fi = yi[k];
+            for (int r = 0; r < 6; ++r) {
+                zr[r] += dr[r] * fr - di[r] * fi;
+                zi[r] += dr[r] * fi + di[r] * fr;
+            }
+        }
+        for (int r = 0; r < 6; ++r) pr[r] = zr[r], pi[r] = zi[r];
+    }
+    for (int i = n - 2; i >= 0; --i) {
+        const double *o = a->k6z + (size_t)i * 216;
+        double *pr = xr + (size_t)i * 6, *pi = xi_ + (size_t)i * 6, yr[6], yi[6];
+        for (int r = 0; r < 6; ++r) yr[r] = pr[r], yi[r] = pi[r];
+        for (int k = 0; k < 6; ++k) {
+            double fr = pr[6 + k], fi = pi[6 + k];
+            const double *ur = o + 144 + k * 6, *ui = o + 180 + k * 6;
+            for (int r = 0; r < 6; ++r) {
+                yr[r] -= ur[r] * fr - ui[r] * fi;
+                yi[r] -= ur[r] * fi + ui[r] * fr;
+            }
+        }
+        for (int r = 0; r < 6; ++r) pr[r] = yr[r], pi[r] = yi[r];
+    }
+}
+
+static void solve6t_real(const cr_blocktri_radau *a, double *x) { solve6t_real_k(a, x); }
+static void solve6t_complex(const cr_blocktri_radau *a, double *xr, double *xi) { solve6t_complex_k(a, xr, xi); }
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static void solve6t_real_avx2(const cr_blocktri_radau *a, double *x) { solve6t_real_k(a, x); }
+BTS_AVX2 static void solve6t_complex_avx2(const cr_blocktri_radau *a, double *xr, double *xi)
+{
+    solve6t_complex_k(a, xr, xi);
+}
+#endif
 
 /* Over the condensed right-hand side x (n·13, planes xr and xi; cplx = 0: xr only, for
  * the real shift): w_a = K⁻¹ b_a in place of b_a, then v = b_v + J_c,va w_a (n·6). */
@@ -1492,11 +1649,11 @@ static void kin_solve(const cr_blocktri_radau *a, int complex_, double *xr, doub
     if (have_avx2()) {
         if (complex_) {
             kin_rhs_cplx_avx2(a, xr, xi, a->vr, a->vi);
-            cr_blocktri_z_solve(a->cplx6, a->vr, a->vi);
+            solve6t_complex_avx2(a, a->vr, a->vi);
             kin_back_cplx_avx2(a, xr, xi, a->vr, a->vi);
         } else {
             kin_rhs_real_avx2(a, xr, a->vr);
-            rsolve6(a->real6, a->rpiv6, a->vr);
+            solve6t_real_avx2(a, a->vr);
             kin_back_real_avx2(a, xr, a->vr);
         }
         return;
@@ -1504,11 +1661,11 @@ static void kin_solve(const cr_blocktri_radau *a, int complex_, double *xr, doub
 #endif
     if (complex_) {
         kin_rhs_cplx(a, xr, xi, a->vr, a->vi);
-        cr_blocktri_z_solve(a->cplx6, a->vr, a->vi);
+        solve6t_complex(a, a->vr, a->vi);
         kin_back_cplx(a, xr, xi, a->vr, a->vi);
     } else {
         kin_rhs_real(a, xr, a->vr);
-        rsolve6(a->real6, a->rpiv6, a->vr);
+        solve6t_real(a, a->vr);
         kin_back_real(a, xr, a->vr);
     }
 }

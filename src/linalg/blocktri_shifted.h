@@ -172,6 +172,10 @@ typedef struct cr_blocktri_radau {
     cr_blocktri *real6;         /* factored s M_v − S(s), 6×6 blocks (private kernels, rpiv6) */
     cr_blocktri_z *cplx6;
     double *rpiv6;
+    /* After each 6×6 factorization, per block row L_i, D̃_i⁻¹ and X_i = D̃_i⁻¹ U_i
+     * transposed (column-major), so the solves are column updates: n·3·36 real,
+     * n·3·72 complex (re plane, then im plane). */
+    double *k6r, *k6z;
     int real6_used, cplx6_used; /* the current factorization is the 6×6 one */
     int bad_block;              /* block row of the last singular factorization, −1 if none */
     /* Hook calls, to check that the integrator's counters (cr_radau_stats)
