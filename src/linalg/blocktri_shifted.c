@@ -1721,6 +1721,7 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
      * and J_λλ⁻¹ was checked: J_c, half the size, stands for J */
     if (!jacobian_finite(a->Jc)) return CR_NONFINITE;
     if (a->kin && (a->kin_ok = kin_classify(a))) kin_products(a);
+    else if (a->kin) a->kin_fallbacks++;
     return CR_OK;
 }
 

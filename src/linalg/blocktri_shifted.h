@@ -177,6 +177,7 @@ typedef struct cr_blocktri_radau {
      * n·3·72 complex (re plane, then im plane). */
     double *k6r, *k6z;
     int real6_used, cplx6_used; /* the current factorization is the 6×6 one */
+    long kin_fallbacks;         /* Jacobians outside the kinematic pattern (13×13 systems) */
     int bad_block;              /* block row of the last singular factorization, −1 if none */
     /* Hook calls, to check that the integrator's counters (cr_radau_stats)
      * really went through this adaptor. */
