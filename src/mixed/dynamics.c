@@ -394,32 +394,46 @@ void cr_mixed_dynamic_observables(const cr_model *m, const double *y, cr_vec3 gr
 {
     const int B = CR_DYN_BLOCK;
     double T = 0, U = 0, V = 0;
-    cr_vec3 P = cr_v3(0, 0, 0), L = cr_v3(0, 0, 0);
+    double Px = 0, Py = 0, Pz = 0, Lx = 0, Ly = 0, Lz = 0;
+    const double gx = gravity.x, gy = gravity.y, gz = gravity.z;
     for (int i = 0; i < m->nodes; ++i) {
         const double *yi = y + (size_t)i * B;
-        cr_vec3 r = cr_v3_load(yi), v = cr_v3_load(yi + CR_DYN_V), om = cr_v3_load(yi + CR_DYN_W);
-        cr_mat3 A = cr_q_exp(cr_q_load(yi + 3));
-        double mi = m->node_mass[i];
-        cr_vec3 th_om = cr_v3_mul(m->node_inertia[i], om);
-        T += 0.5 * mi * cr_v3_dot(v, v) + 0.5 * cr_v3_dot(om, th_om);
-        V -= mi * cr_v3_dot(gravity, r);
-        cr_vec3 p = cr_v3_scale(v, mi);
-        P = cr_v3_add(P, p);
+        const double rx = yi[0], ry = yi[1], rz = yi[2], w = yi[3], qx = yi[4], qy = yi[5], qz = yi[6];
+        const double vx = yi[CR_DYN_V], vy = yi[CR_DYN_V + 1], vz = yi[CR_DYN_V + 2];
+        const double ox = yi[CR_DYN_W], oy = yi[CR_DYN_W + 1], oz = yi[CR_DYN_W + 2];
+        const double mi = m->node_mass[i];
+        const cr_vec3 In = m->node_inertia[i];
+        const double hx = In.x * ox, hy = In.y * oy, hz = In.z * oz; /* Θ Ω */
+        T += 0.5 * mi * (vx * vx + vy * vy + vz * vz) + 0.5 * (ox * hx + oy * hy + oz * hz);
+        V -= mi * (gx * rx + gy * ry + gz * rz);
+        const double px = mi * vx, py = mi * vy, pz = mi * vz;
+        Px += px, Py += py, Pz += pz;
+        /* A Θ Ω with A = exp(p) = E + s (w q~ + q~ q~), s = 2/|p|² (the quaternion need not
+         * be a unit one), without forming A */
+        const double s2 = 2.0 / (w * w + qx * qx + qy * qy + qz * qz);
+        const double cx = qy * hz - qz * hy, cy = qz * hx - qx * hz, cz = qx * hy - qy * hx; /* q × h */
+        const double dx = qy * cz - qz * cy, dy = qz * cx - qx * cz, dz = qx * cy - qy * cx; /* q × (q × h) */
         /* node: r × m v + A Θ Ω (spin of the lumped section inertia, eq. 1) */
-        L = cr_v3_add(L, cr_v3_add(cr_v3_cross(r, p), cr_m3_mulv(A, th_om)));
+        Lx += (ry * pz - rz * py) + hx + s2 * (w * cx + dx);
+        Ly += (rz * px - rx * pz) + hy + s2 * (w * cy + dy);
+        Lz += (rx * py - ry * px) + hz + s2 * (w * cz + dz);
         for (int j = 0; j < m->body_count; ++j) {
             const cr_body *b = &m->bodies[j];
             if (b->node != i) continue;
+            cr_mat3 A = cr_q_exp(cr_q_load(yi + 3));
+            cr_vec3 r = cr_v3(rx, ry, rz), v = cr_v3(vx, vy, vz), om = cr_v3(ox, oy, oz);
             cr_vec3 vc = cr_v3_add(v, cr_m3_mulv(A, cr_v3_cross(om, b->offset)));
             cr_vec3 rc = cr_v3_add(r, cr_m3_mulv(A, b->offset));
             cr_vec3 bo = cr_m3_mulv(b->inertia, om);
             T += 0.5 * b->mass * cr_v3_dot(vc, vc) + 0.5 * cr_v3_dot(om, bo);
             V -= b->mass * cr_v3_dot(gravity, rc);
             cr_vec3 pc = cr_v3_scale(vc, b->mass);
-            P = cr_v3_add(P, pc);
-            L = cr_v3_add(L, cr_v3_add(cr_v3_cross(rc, pc), cr_m3_mulv(A, bo)));
+            Px += pc.x, Py += pc.y, Pz += pc.z;
+            cr_vec3 lb = cr_v3_add(cr_v3_cross(rc, pc), cr_m3_mulv(A, bo));
+            Lx += lb.x, Ly += lb.y, Lz += lb.z;
         }
     }
+    cr_vec3 P = cr_v3(Px, Py, Pz), L = cr_v3(Lx, Ly, Lz);
     if (m->kv_tau) {
         U = cr_mixed_damping_elastic_energy(m, y); /* λ holds a viscous part: use ½ Δεᵀ K Δε */
     } else {
