@@ -1222,18 +1222,26 @@ CR_INLINE void kin_products_k(cr_blocktri_radau *a)
             const double *B = blk == 0 ? a->Jc->lower + i * qq : blk == 1 ? a->Jc->diag + i * qq : a->Jc->upper + i * qq;
             const double *Dj = a->Jc->diag + j * qq, *H = a->kH + (size_t)j * 24;
             double *P = a->kP + ((size_t)i * 3 + blk) * 4 * 36, *C = a->kC + ((size_t)i * 3 + blk) * 42;
-            for (int r = 0; r < 6; ++r) {
+            for (int r = 0; r < 6; ++r) { /* row r of V, P_x, P_p, P_a: updates vectorized over c */
                 const double *br = B + (KV + r) * KQ;
+                double px[6] = {0}, pp[6] = {0}, pa[6] = {0};
                 for (int k = 0; k < KV; ++k) C[k * 6 + r] = br[k];
+                for (int k = 0; k < 3; ++k) {
+                    double f = br[k];
+                    for (int c = 0; c < 6; ++c) px[c] += f * Dj[k * KQ + KV + c];
+                }
+                for (int k = 0; k < 4; ++k) {
+                    double f = br[3 + k];
+                    for (int c = 0; c < 6; ++c) {
+                        pp[c] += f * Dj[(3 + k) * KQ + KV + c];
+                        pa[c] += f * H[k * 6 + c];
+                    }
+                }
                 for (int c = 0; c < 6; ++c) {
-                    double px = 0, pp = 0, pa = 0;
-                    for (int k = 0; k < 3; ++k) px += br[k] * Dj[k * KQ + KV + c];
-                    for (int k = 0; k < 4; ++k) pp += br[3 + k] * Dj[(3 + k) * KQ + KV + c];
-                    for (int k = 0; k < 4; ++k) pa += br[3 + k] * H[k * 6 + c];
                     P[r * 6 + c] = br[KV + c];
-                    P[36 + r * 6 + c] = px;
-                    P[72 + r * 6 + c] = pp;
-                    P[108 + r * 6 + c] = pa;
+                    P[36 + r * 6 + c] = px[c];
+                    P[72 + r * 6 + c] = pp[c];
+                    P[108 + r * 6 + c] = pa[c];
                 }
             }
         }
