@@ -10,7 +10,6 @@
 #include "terms.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -589,9 +588,6 @@ done:
         report->t_end = state->time;
         report->wall_time_s = c.base_wall + now() - t0;
     }
-    if (lin && getenv("COSSERAT_DEBUG_KIN"))
-        fprintf(stderr, "dynamic stage %d: %ld of %ld Jacobians outside the kinematic pattern (13x13 systems)\n",
-                stage, lin->kin_fallbacks, lin->jac_calls);
     cr_radau_destroy(c.radau);
     cr_blocktri_radau_destroy(lin);
     free(active);
