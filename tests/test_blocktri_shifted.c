@@ -1118,8 +1118,8 @@ static cr_status kd_jac(double t, const double *y, const double *fy, cr_blocktri
             for (int c = 0; c < B; ++c) {
                 int lr = r >= 13, lc = c >= 13, kr = r < 7;
                 D[r * B + c] = lr && lc ? (r == c ? 1.0 / (1.0 + urand(&s) * urand(&s) + 1.5) : 0.0)
-                               : kr ? 0.0
-                                    : urand(&s) + (r == c ? 0.5 * B : 0.0);
+                               : kr     ? 0.0
+                                        : urand(&s) + (r == c ? 0.5 * B : 0.0);
                 if (L) L[r * B + c] = lr || kr ? 0.0 : 0.5 * urand(&s);
                 if (U) U[r * B + c] = lc || kr ? 0.0 : 0.5 * urand(&s);
             }
@@ -1177,8 +1177,7 @@ static void test_kinematic_condensation_vs_full(void)
             CHECK(lf.factor_real(sh, full) == CR_OK && lc.factor_real(sh, cond) == CR_OK);
             CHECK(lf.factor_complex(sh, shi, full) == CR_OK && lc.factor_complex(sh, shi, cond) == CR_OK);
             CHECK(cond->real6_used == !z && cond->cplx6_used == !z);
-            double a[KD_N * KD_B], b[KD_N * KD_B], ar[KD_N * KD_B], ai[KD_N * KD_B], br[KD_N * KD_B],
-                bi[KD_N * KD_B];
+            double a[KD_N * KD_B], b[KD_N * KD_B], ar[KD_N * KD_B], ai[KD_N * KD_B], br[KD_N * KD_B], bi[KD_N * KD_B];
             for (int k = 0; k < N; ++k) a[k] = b[k] = urand(&s), ar[k] = br[k] = urand(&s), ai[k] = bi[k] = urand(&s);
             CHECK(lf.solve_real(a, full) == CR_OK && lc.solve_real(b, cond) == CR_OK);
             CHECK(lf.solve_complex(ar, ai, full) == CR_OK && lc.solve_complex(br, bi, cond) == CR_OK);
@@ -1199,5 +1198,5 @@ static void test_kinematic_condensation_vs_full(void)
 
 CHECK_MAIN(CASE(test_shifted_real_vs_dgesv), CASE(test_shifted_complex_vs_zgesv), CASE(test_complex_general_vs_zgesv),
            CASE(test_pivoting_zero_diagonal), CASE(test_singular_reports_block), CASE(test_banded_when_block_singular),
-           CASE(test_complex_extreme_scaling), CASE(test_radau_hooks_damped_chain), CASE(test_radau_hooks_errors), CASE(test_condensed_hooks_vs_full), CASE(test_kinematic_condensation_vs_full),
-           CASE(test_timing_n800_b19))
+           CASE(test_complex_extreme_scaling), CASE(test_radau_hooks_damped_chain), CASE(test_radau_hooks_errors),
+           CASE(test_condensed_hooks_vs_full), CASE(test_kinematic_condensation_vs_full), CASE(test_timing_n800_b19))

@@ -530,8 +530,10 @@ void cr_blocktri_z_solve(const cr_blocktri_z *m, double *re, double *im)
             return;
         }
 #endif
-        if (m->b == 6) zsolve_thomas(m, 6, 0, re, im);
-        else if (m->b == 19) zsolve_thomas(m, 19, 0, re, im);
+        if (m->b == 6)
+            zsolve_thomas(m, 6, 0, re, im);
+        else if (m->b == 19)
+            zsolve_thomas(m, 19, 0, re, im);
         else if (m->b == 13) zsolve_thomas(m, 13, 0, re, im);
         else zsolve_thomas(m, m->b, 0, re, im);
     }
@@ -868,7 +870,8 @@ cr_status cr_blocktri_radau_condense(cr_blocktri_radau *a, int nc, cr_error *err
     a->mass_q = malloc(nq * sizeof(double));
     a->xr = malloc(nq * sizeof(double));
     a->xi = malloc(nq * sizeof(double));
-    if (!Jc || !real || !cplx || !a->dinv || !a->gd || !a->gl || !a->gdt || !a->glt || !a->ldt || !a->lut || !a->mass_q || !a->xr || !a->xi) {
+    if (!Jc || !real || !cplx || !a->dinv || !a->gd || !a->gl || !a->gdt || !a->glt || !a->ldt || !a->lut ||
+        !a->mass_q || !a->xr || !a->xi) {
         cr_blocktri_destroy(Jc);
         cr_blocktri_destroy(real);
         cr_blocktri_z_destroy(cplx);
@@ -1121,8 +1124,9 @@ enum { KP_MX, KP_DX, KP_MP, KP_DP, KP_ROT, KP_W, KP_SIZE = KP_W + 3 };
 cr_status cr_blocktri_radau_condense_kinematics(cr_blocktri_radau *a, cr_error *err)
 {
     if (!a || a->bq != KQ || a->kin)
-        return cr_error_set(err, CR_BAD_INPUT, "blocktri radau: the kinematic condensation needs 13 unknowns per "
-                                               "condensed block (once)");
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "blocktri radau: the kinematic condensation needs 13 unknowns per "
+                            "condensed block (once)");
     const int n = a->n;
     a->kpar = malloc((size_t)n * KP_SIZE * sizeof(double));
     a->kP = calloc((size_t)n * 3 * 4 * 36, sizeof(double));
@@ -1139,8 +1143,8 @@ cr_status cr_blocktri_radau_condense_kinematics(cr_blocktri_radau *a, cr_error *
     a->k6z = calloc((size_t)n * 3 * 72, sizeof(double));
     a->real6 = cr_blocktri_create(n, 6);
     a->cplx6 = cr_blocktri_z_create(n, 6);
-    if (!a->kpar || !a->kP || !a->kH || !a->kC || !a->kG || !a->kr || !a->kcr || !a->kci || !a->vr || !a->vi || !a->rpiv6 || !a->k6r || !a->k6z || !a->real6 ||
-        !a->cplx6)
+    if (!a->kpar || !a->kP || !a->kH || !a->kC || !a->kG || !a->kr || !a->kcr || !a->kci || !a->vr || !a->vi ||
+        !a->rpiv6 || !a->k6r || !a->k6z || !a->real6 || !a->cplx6)
         return cr_error_set(err, CR_NO_MEMORY, "blocktri radau: out of memory for the 6x6 blocks");
     a->kin = 1;
     a->kin_ok = 0;
@@ -1160,7 +1164,8 @@ static int kin_classify(cr_blocktri_radau *a)
         double *kp = a->kpar + (size_t)i * KP_SIZE;
         /* no kinematic row depends on a neighbour */
         for (int s = 0; s < 2; ++s) {
-            const double *O = s == 0 ? (i > 0 ? a->Jc->lower + i * qq : NULL) : (i < n - 1 ? a->Jc->upper + i * qq : NULL);
+            const double *O =
+                s == 0 ? (i > 0 ? a->Jc->lower + i * qq : NULL) : (i < n - 1 ? a->Jc->upper + i * qq : NULL);
             if (O)
                 for (int k = 0; k < KV * KQ; ++k)
                     if (O[k] != 0.0) return 0;
@@ -1219,7 +1224,9 @@ CR_INLINE void kin_products_k(cr_blocktri_radau *a)
         for (int blk = 0; blk < 3; ++blk) {
             int j = i - 1 + blk;
             if (j < 0 || j >= n) continue;
-            const double *B = blk == 0 ? a->Jc->lower + i * qq : blk == 1 ? a->Jc->diag + i * qq : a->Jc->upper + i * qq;
+            const double *B = blk == 0   ? a->Jc->lower + i * qq
+                              : blk == 1 ? a->Jc->diag + i * qq
+                                         : a->Jc->upper + i * qq;
             const double *Dj = a->Jc->diag + j * qq, *H = a->kH + (size_t)j * 24;
             double *P = a->kP + ((size_t)i * 3 + blk) * 4 * 36, *C = a->kC + ((size_t)i * 3 + blk) * 42;
             for (int r = 0; r < 6; ++r) { /* row r of V, P_x, P_p, P_a: updates vectorized over c */
@@ -1300,7 +1307,7 @@ static int kin_coefficients(const cr_blocktri_radau *a, double sr, double si, do
 /* The 6×6 blocks for the shift s: δ_ij s M_v − V − α_j P_x − β_j P_p − γ_j P_a, real
  * (w_im = NULL) or complex. */
 CR_INLINE void kin_assemble_k(const cr_blocktri_radau *a, double sr, double si, const double *cr, const double *ci,
-                         double *dre, double *dim, double *lre, double *lim, double *ure, double *uim)
+                              double *dre, double *dim, double *lre, double *lim, double *ure, double *uim)
 {
     const int n = a->n;
     for (int i = 0; i < n; ++i)
@@ -1417,8 +1424,7 @@ static cr_status kin_factor_complex(cr_blocktri_radau *a, double sr, double si, 
 {
     if (kin_coefficients(a, sr, si, a->kcr, a->kci, bad)) return CR_SINGULAR;
     cr_blocktri_z *w = a->cplx6;
-    kin_assemble(a, sr, si, a->kcr, a->kci, w->diag_re, w->diag_im, w->lower_re, w->lower_im, w->upper_re,
-                 w->upper_im);
+    kin_assemble(a, sr, si, a->kcr, a->kci, w->diag_re, w->diag_im, w->lower_re, w->lower_im, w->upper_re, w->upper_im);
     cr_status st = zfactor(w, 0, bad);
     if (st == CR_OK) kin_inverses_complex(a);
     return st;
@@ -1728,8 +1734,10 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
     /* every entry of J the solves read enters J_c with a factor (NaN·0 and ∞·0 are NaN),
      * and J_λλ⁻¹ was checked: J_c, half the size, stands for J */
     if (!jacobian_finite(a->Jc)) return CR_NONFINITE;
-    if (a->kin && (a->kin_ok = kin_classify(a))) kin_products(a);
-    else if (a->kin) a->kin_fallbacks++;
+    if (a->kin && (a->kin_ok = kin_classify(a)))
+        kin_products(a);
+    else if (a->kin)
+        a->kin_fallbacks++;
     return CR_OK;
 }
 
@@ -1770,8 +1778,10 @@ static cr_status hook_solve_real(double *b, void *ctx)
         return CR_OK;
     }
     condense_rhs(a, b, a->xr);
-    if (a->real6_used) kin_solve(a, 0, a->xr, NULL);
-    else if (a->rpiv) rsolve13(a->real, a->rpiv, a->xr);
+    if (a->real6_used)
+        kin_solve(a, 0, a->xr, NULL);
+    else if (a->rpiv)
+        rsolve13(a->real, a->rpiv, a->xr);
     else cr_blocktri_solve(a->real, a->xr);
     expand_solution(a, b, a->xr);
     return CR_OK;
@@ -1785,7 +1795,7 @@ static cr_status hook_factor_complex(double shift_re, double shift_im, void *ctx
     a->cplx6_used = a->kin && a->kin_ok;
     cr_status st = a->cplx6_used ? kin_factor_complex(a, shift_re, shift_im, &bad)
                    : a->nc ? cr_blocktri_shifted_factor_complex(a->Jc, a->mass_q, shift_re, shift_im, a->cplx, &bad)
-                         : cr_blocktri_shifted_factor_complex(a->J, a->mass, shift_re, shift_im, a->cplx, &bad);
+                           : cr_blocktri_shifted_factor_complex(a->J, a->mass, shift_re, shift_im, a->cplx, &bad);
     a->have_complex = (st == CR_OK);
     if (st == CR_SINGULAR) a->bad_block = bad;
     return st;
@@ -1803,8 +1813,10 @@ static cr_status hook_solve_complex(double *b_re, double *b_im, void *ctx)
     /* the elimination is real: it acts on both planes alike */
     condense_rhs(a, b_re, a->xr);
     condense_rhs(a, b_im, a->xi);
-    if (a->cplx6_used) kin_solve(a, 1, a->xr, a->xi);
-    else cr_blocktri_z_solve(a->cplx, a->xr, a->xi);
+    if (a->cplx6_used)
+        kin_solve(a, 1, a->xr, a->xi);
+    else
+        cr_blocktri_z_solve(a->cplx, a->xr, a->xi);
     expand_solution(a, b_re, a->xr);
     expand_solution(a, b_im, a->xi);
     return CR_OK;

@@ -161,15 +161,15 @@ typedef struct cr_blocktri_radau {
      * factored in 6×6 blocks in the velocities whenever J_c has the kinematic pattern
      * (kin_ok, checked per Jacobian), in 13×13 blocks otherwise. */
     int kin, kin_ok;
-    double *kpar;               /* n·8 per node: m_x, d_x, m_p, d_p, rotation flag, w (3) */
-    double *kP;                 /* n·3·4·36: per block row, block L, D, U: V, P_x, P_p, P_a (6×6 each) */
-    double *kH;                 /* n·24: A_j J_c,pv (4×6) of every node */
-    double *kC;                 /* n·3·42: J_c,va of blocks L, D, U transposed (7×6), for the solves */
-    double *kG;                 /* n·42: J_c,av of D transposed (6×7) */
-    double *kr;                 /* n·3: α, β, γ for the real shift */
-    double *kcr, *kci;          /* n·3: α, β, γ for the complex shift */
-    double *vr, *vi;            /* n·6 scratch: right-hand sides in the velocities */
-    cr_blocktri *real6;         /* factored s M_v − S(s), 6×6 blocks (private kernels, rpiv6) */
+    double *kpar;       /* n·8 per node: m_x, d_x, m_p, d_p, rotation flag, w (3) */
+    double *kP;         /* n·3·4·36: per block row, block L, D, U: V, P_x, P_p, P_a (6×6 each) */
+    double *kH;         /* n·24: A_j J_c,pv (4×6) of every node */
+    double *kC;         /* n·3·42: J_c,va of blocks L, D, U transposed (7×6), for the solves */
+    double *kG;         /* n·42: J_c,av of D transposed (6×7) */
+    double *kr;         /* n·3: α, β, γ for the real shift */
+    double *kcr, *kci;  /* n·3: α, β, γ for the complex shift */
+    double *vr, *vi;    /* n·6 scratch: right-hand sides in the velocities */
+    cr_blocktri *real6; /* factored s M_v − S(s), 6×6 blocks (private kernels, rpiv6) */
     cr_blocktri_z *cplx6;
     double *rpiv6;
     /* After each 6×6 factorization, per block row L_i, D̃_i⁻¹ and X_i = D̃_i⁻¹ U_i

@@ -444,7 +444,8 @@ void cr_mixed_dynamic_observables(const cr_model *m, const double *y, cr_vec3 gr
                 for (int c = 0; c < 6; ++c) U += u[c] * lam[c] * lam[c];
             } else {
                 const cr_element *el = &m->el[e];
-                double k[6] = {el->k_force.x, el->k_force.y, el->k_force.z, el->k_moment.x, el->k_moment.y, el->k_moment.z};
+                double k[6] = {el->k_force.x,  el->k_force.y,  el->k_force.z,
+                               el->k_moment.x, el->k_moment.y, el->k_moment.z};
                 for (int c = 0; c < 6; ++c) U += 0.5 * el->length * lam[c] * lam[c] / k[c];
             }
         }

@@ -284,8 +284,8 @@ static int output(double t, const double *y_poly, void *user)
     /* the work up to t: trapezoid from the last accepted step (t lies inside the current step) */
     double P = load_power(c, t, y);
     cr_dynamic_sample smp = {.t = t, .work_external = c->work + 0.5 * (P + c->last_power) * (t - c->last_t)};
-    cr_mixed_dynamic_observables(c->m, y, c->gravity, c->ucoef, &smp.kinetic, &smp.elastic, &smp.gravity,
-                                 &smp.momentum, &smp.angular_momentum);
+    cr_mixed_dynamic_observables(c->m, y, c->gravity, c->ucoef, &smp.kinetic, &smp.elastic, &smp.gravity, &smp.momentum,
+                                 &smp.angular_momentum);
     smp.extra_count = 1;
     smp.extra[0] = c->dissipated + dissipation_to(c, t, 0);
     unpack_y(c->m, y, t, c->state);

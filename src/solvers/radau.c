@@ -489,7 +489,8 @@ cr_radau *cr_radau_create(const cr_radau_problem *problem, const cr_radau_option
     s->y = q; q += n;
     s->f0 = q; q += n;
     s->scal = q; q += n;
-    s->rscal = q; q += n;
+    s->rscal = q;
+    q += n;
     for (int k = 0; k < 3; ++k) { s->z[k] = q; q += n; }
     for (int k = 0; k < 3; ++k) { s->w[k] = q; q += n; }
     for (int k = 0; k < 3; ++k) { s->f[k] = q; q += n; }
