@@ -1089,7 +1089,114 @@ static void test_condensed_hooks_vs_full(void)
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* Kinematic condensation (cr_blocktri_radau_condense_kinematics)           */
+/* ------------------------------------------------------------------------ */
+
+/* The dynamics' pattern at b = 19: rows 0..2 ṙ = v (J = I on v), rows 3..6 ṗ = ½ p ⊗ Ω
+ * (J_pp = ½ [[0, −Ωᵀ], [Ω, −Ω~]], J_pΩ a random 4×3), both on the node's own block only;
+ * velocity rows random on the positions, quaternions and velocities of blocks i−1..i+1
+ * and on the stresses of elements i−1 and i; stresses as in cd_jac. Node `held` has
+ * positions and quaternion held (rows −e_r, mass 0), node held_v also its velocities;
+ * partial ≥ 0 holds one quaternion component of that node only (outside the 6×6 pattern). */
+typedef struct kd_data {
+    uint64_t seed;
+    int held, held_v, partial;
+} kd_data;
+
+#define KD_N 9
+#define KD_B 19
+static cr_status kd_jac(double t, const double *y, const double *fy, cr_blocktri *J, void *user)
+{
+    kd_data *d = user;
+    uint64_t s = d->seed;
+    const int B = KD_B;
+    for (int i = 0; i < KD_N; ++i) {
+        double *D = cr_blocktri_D(J, i), *L = i > 0 ? cr_blocktri_L(J, i) : NULL,
+               *U = i < KD_N - 1 ? cr_blocktri_U(J, i) : NULL;
+        for (int r = 0; r < B; ++r)
+            for (int c = 0; c < B; ++c) {
+                int lr = r >= 13, lc = c >= 13, kr = r < 7;
+                D[r * B + c] = lr && lc ? (r == c ? 1.0 / (1.0 + urand(&s) * urand(&s) + 1.5) : 0.0)
+                               : kr     ? 0.0
+                                        : urand(&s) + (r == c ? 0.5 * B : 0.0);
+                if (L) L[r * B + c] = lr || kr ? 0.0 : 0.5 * urand(&s);
+                if (U) U[r * B + c] = lc || kr ? 0.0 : 0.5 * urand(&s);
+            }
+        for (int k = 0; k < 3; ++k) D[k * B + 7 + k] = 1.0;
+        double o[3] = {3 * urand(&s), 3 * urand(&s), 3 * urand(&s)};
+        double ot[3][3] = {{0, -o[2], o[1]}, {o[2], 0, -o[0]}, {-o[1], o[0], 0}};
+        for (int c = 0; c < 3; ++c) {
+            D[3 * B + 4 + c] = -0.5 * o[c];
+            D[(4 + c) * B + 3] = 0.5 * o[c];
+            for (int r = 0; r < 3; ++r) D[(4 + r) * B + 4 + c] = -0.5 * ot[r][c];
+        }
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 3; ++c) D[(3 + r) * B + 10 + c] = 0.5 * urand(&s);
+        int nh = i == d->held || i == d->held_v ? (i == d->held_v ? 13 : 7) : i == d->partial ? 1 : 0;
+        for (int q = 0; q < nh; ++q) {
+            int r = i == d->partial ? 4 : q;
+            for (int c = 0; c < B; ++c) {
+                D[r * B + c] = c == r ? -1.0 : 0.0;
+                if (L) L[r * B + c] = 0.0;
+                if (U) U[r * B + c] = 0.0;
+            }
+        }
+    }
+    return CR_OK;
+}
+
+static void test_kinematic_condensation_vs_full(void)
+{
+    for (int z = 0; z < 2; ++z) {
+        const int B = KD_B, N = KD_N * B;
+        kd_data d = {.seed = 99, .held = 0, .held_v = 5, .partial = z ? 3 : -1};
+        double mass[KD_N * KD_B], y[KD_N * KD_B] = {0};
+        uint64_t s = 11;
+        for (int i = 0; i < KD_N; ++i)
+            for (int r = 0; r < B; ++r) {
+                int held = (i == d.held && r < 7) || (i == d.held_v && r < 13) || (i == d.partial && r == 4);
+                mass[i * B + r] = r >= 13 || held ? 0.0 : r < 7 ? 1.0 : 0.5 + fabs(urand(&s));
+            }
+        cr_error err = {0};
+        cr_blocktri_radau *full = cr_blocktri_radau_create(KD_N, B, mass, 0, kd_jac, &d, &err);
+        cr_blocktri_radau *cond = cr_blocktri_radau_create(KD_N, B, mass, 0, kd_jac, &d, &err);
+        CHECK(full && cond);
+        if (!full || !cond) return;
+        CHECK(cr_blocktri_radau_condense_kinematics(cond, &err) == CR_BAD_INPUT); /* not condensed to 13 yet */
+        CHECK(cr_blocktri_radau_condense(cond, 6, &err) == CR_OK);
+        CHECK(cr_blocktri_radau_condense_kinematics(cond, &err) == CR_OK);
+        CHECK(cr_blocktri_radau_condense_kinematics(cond, &err) == CR_BAD_INPUT); /* once */
+        cr_blocktri_radau_set_filled(cond);
+        cr_radau_linsys lf = cr_blocktri_radau_linsys(full), lc = cr_blocktri_radau_linsys(cond);
+        CHECK(lf.jacobian(0, y, y, full) == CR_OK && lc.jacobian(0, y, y, cond) == CR_OK);
+        CHECK(cond->kin_ok == !z); /* a partly held quaternion: the 13×13 systems */
+        double worst = 0;
+        for (int rep = 0; rep < 4; ++rep) {
+            double sh = 0.3 + 2.0 * rep, shi = 1.7 * rep + 0.2;
+            CHECK(lf.factor_real(sh, full) == CR_OK && lc.factor_real(sh, cond) == CR_OK);
+            CHECK(lf.factor_complex(sh, shi, full) == CR_OK && lc.factor_complex(sh, shi, cond) == CR_OK);
+            CHECK(cond->real6_used == !z && cond->cplx6_used == !z);
+            double a[KD_N * KD_B], b[KD_N * KD_B], ar[KD_N * KD_B], ai[KD_N * KD_B], br[KD_N * KD_B], bi[KD_N * KD_B];
+            for (int k = 0; k < N; ++k) a[k] = b[k] = urand(&s), ar[k] = br[k] = urand(&s), ai[k] = bi[k] = urand(&s);
+            CHECK(lf.solve_real(a, full) == CR_OK && lc.solve_real(b, cond) == CR_OK);
+            CHECK(lf.solve_complex(ar, ai, full) == CR_OK && lc.solve_complex(br, bi, cond) == CR_OK);
+            double num = 0, den = 0;
+            for (int k = 0; k < N; ++k) {
+                num = fmax(num, fmax(fabs(a[k] - b[k]), fmax(fabs(ar[k] - br[k]), fabs(ai[k] - bi[k]))));
+                den = fmax(den, fmax(fabs(a[k]), fmax(fabs(ar[k]), fabs(ai[k]))));
+            }
+            worst = fmax(worst, num / den);
+        }
+        printf("    kinematics condensed (%s) against full solves: max relative difference %.1e\n",
+               z ? "partly held quaternion: 13x13 fallback" : "6x6 in the velocities", worst);
+        CHECK(worst < 1e-11);
+        cr_blocktri_radau_destroy(full);
+        cr_blocktri_radau_destroy(cond);
+    }
+}
+
 CHECK_MAIN(CASE(test_shifted_real_vs_dgesv), CASE(test_shifted_complex_vs_zgesv), CASE(test_complex_general_vs_zgesv),
            CASE(test_pivoting_zero_diagonal), CASE(test_singular_reports_block), CASE(test_banded_when_block_singular),
-           CASE(test_complex_extreme_scaling), CASE(test_radau_hooks_damped_chain), CASE(test_radau_hooks_errors), CASE(test_condensed_hooks_vs_full),
-           CASE(test_timing_n800_b19))
+           CASE(test_complex_extreme_scaling), CASE(test_radau_hooks_damped_chain), CASE(test_radau_hooks_errors),
+           CASE(test_condensed_hooks_vs_full), CASE(test_kinematic_condensation_vs_full), CASE(test_timing_n800_b19))

@@ -461,6 +461,9 @@ BTS_AVX2 static void zsolve13_avx2(const cr_blocktri_z *m, double *re, double *i
 {
     zsolve_thomas(m, 13, 1, re, im);
 }
+/* 6×6 with complex off-diagonal blocks: the velocities after the kinematic condensation */
+BTS_AVX2 static cr_status zfactor6_avx2(cr_blocktri_z *m, int *bad_block) { return zfactor_thomas(m, 6, 0, bad_block); }
+BTS_AVX2 static void zsolve6_avx2(const cr_blocktri_z *m, double *re, double *im) { zsolve_thomas(m, 6, 0, re, im); }
 /* a test of the CPU model data libgcc fills in at load time (no cached static to race on) */
 static int have_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 #endif
@@ -479,6 +482,10 @@ static cr_status zfactor(cr_blocktri_z *m, int real_l, int *bad_block)
         if (m->b == 13) return zfactor_thomas(m, 13, 1, bad_block);
         return zfactor_thomas(m, m->b, 1, bad_block);
     }
+#ifdef BTS_DISPATCH_AVX2
+    if (m->b == 6 && have_avx2()) return zfactor6_avx2(m, bad_block);
+#endif
+    if (m->b == 6) return zfactor_thomas(m, 6, 0, bad_block);
     if (m->b == 19) return zfactor_thomas(m, 19, 0, bad_block);
     if (m->b == 13) return zfactor_thomas(m, 13, 0, bad_block);
     return zfactor_thomas(m, m->b, 0, bad_block);
@@ -517,7 +524,16 @@ void cr_blocktri_z_solve(const cr_blocktri_z *m, double *re, double *im)
         else if (m->b == 13) zsolve_thomas(m, 13, 1, re, im);
         else zsolve_thomas(m, m->b, 1, re, im);
     } else {
-        if (m->b == 19) zsolve_thomas(m, 19, 0, re, im);
+#ifdef BTS_DISPATCH_AVX2
+        if (m->b == 6 && have_avx2()) {
+            zsolve6_avx2(m, re, im);
+            return;
+        }
+#endif
+        if (m->b == 6)
+            zsolve_thomas(m, 6, 0, re, im);
+        else if (m->b == 19)
+            zsolve_thomas(m, 19, 0, re, im);
         else if (m->b == 13) zsolve_thomas(m, 13, 0, re, im);
         else zsolve_thomas(m, m->b, 0, re, im);
     }
@@ -582,8 +598,8 @@ cr_status cr_blocktri_shifted_factor_complex(const cr_blocktri *J, const double 
  * fixed size, with an AVX2 + FMA build, on the storage of a cr_blocktri that only
  * these two functions read afterwards (m->factored stays 0: cr_blocktri_solve must
  * not be used on it). Reciprocal pivots go to `rpiv` (n·13). */
-#define RB 13
-CR_INLINE int rlu_factor13(double *restrict a, int *restrict piv, double *restrict rpiv)
+#define RB_MAX 13
+CR_INLINE int rlu_factor_b(const int RB, double *restrict a, int *restrict piv, double *restrict rpiv)
 {
     for (int k = 0; k < RB; ++k) {
         int p = k;
@@ -609,7 +625,7 @@ CR_INLINE int rlu_factor13(double *restrict a, int *restrict piv, double *restri
 }
 
 /* (LU) X = B for nrhs right-hand sides stored row-major as 13×nrhs (nrhs = 1 or 13). */
-CR_INLINE void rlu_solve13(const double *restrict a, const int *restrict piv, const double *restrict rpiv,
+CR_INLINE void rlu_solve_b(const int RB, const double *restrict a, const int *restrict piv, const double *restrict rpiv,
                            double *restrict x, const int nrhs)
 {
     for (int k = 0; k < RB; ++k)
@@ -619,7 +635,7 @@ CR_INLINE void rlu_solve13(const double *restrict a, const int *restrict piv, co
                 x[k * nrhs + j] = x[piv[k] * nrhs + j];
                 x[piv[k] * nrhs + j] = t;
             }
-    double acc[RB]; /* the row being eliminated, in registers */
+    double acc[RB_MAX]; /* the row being eliminated, in registers */
     for (int i = 1; i < RB; ++i) {
         for (int j = 0; j < nrhs; ++j) acc[j] = x[i * nrhs + j];
         for (int k = 0; k < i; ++k) {
@@ -638,16 +654,16 @@ CR_INLINE void rlu_solve13(const double *restrict a, const int *restrict piv, co
     }
 }
 
-CR_INLINE cr_status rfactor13_k(cr_blocktri *m, double *rpiv, int *bad_block)
+CR_INLINE cr_status rfactor_k(const int RB, cr_blocktri *m, double *rpiv, int *bad_block)
 {
     const int n = m->n;
-    const size_t bb = RB * RB;
+    const size_t bb = (size_t)RB * RB;
     for (int i = 0; i < n; ++i) {
         double *restrict D = m->diag + i * bb;
         if (i > 0) {
             const double *restrict L = m->lower + i * bb, *restrict X = m->upper + (i - 1) * bb;
             for (int r = 0; r < RB; ++r) {
-                double acc[RB];
+                double acc[RB_MAX];
                 for (int c = 0; c < RB; ++c) acc[c] = D[r * RB + c];
                 for (int k = 0; k < RB; ++k) {
                     double f = L[r * RB + k];
@@ -656,19 +672,19 @@ CR_INLINE cr_status rfactor13_k(cr_blocktri *m, double *rpiv, int *bad_block)
                 for (int c = 0; c < RB; ++c) D[r * RB + c] = acc[c];
             }
         }
-        if (rlu_factor13(D, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB) != 0) {
+        if (rlu_factor_b(RB, D, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB) != 0) {
             if (bad_block) *bad_block = i;
             return CR_SINGULAR;
         }
-        if (i < n - 1) rlu_solve13(D, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB, m->upper + i * bb, RB);
+        if (i < n - 1) rlu_solve_b(RB, D, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB, m->upper + i * bb, RB);
     }
     return CR_OK;
 }
 
-CR_INLINE void rsolve13_k(const cr_blocktri *m, const double *rpiv, double *x)
+CR_INLINE void rsolve_k(const int RB, const cr_blocktri *m, const double *rpiv, double *x)
 {
     const int n = m->n;
-    const size_t bb = RB * RB;
+    const size_t bb = (size_t)RB * RB;
     for (int i = 0; i < n; ++i) {
         double *xi = x + (size_t)i * RB;
         if (i > 0) {
@@ -679,7 +695,7 @@ CR_INLINE void rsolve13_k(const cr_blocktri *m, const double *rpiv, double *x)
                 xi[r] -= s;
             }
         }
-        rlu_solve13(m->diag + i * bb, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB, xi, 1);
+        rlu_solve_b(RB, m->diag + i * bb, m->pivot + (size_t)i * RB, rpiv + (size_t)i * RB, xi, 1);
     }
     for (int i = n - 2; i >= 0; --i) {
         double *xi = x + (size_t)i * RB;
@@ -695,9 +711,9 @@ CR_INLINE void rsolve13_k(const cr_blocktri *m, const double *rpiv, double *x)
 #ifdef BTS_DISPATCH_AVX2
 BTS_AVX2 static cr_status rfactor13_avx2(cr_blocktri *m, double *rpiv, int *bad_block)
 {
-    return rfactor13_k(m, rpiv, bad_block);
+    return rfactor_k(13, m, rpiv, bad_block);
 }
-BTS_AVX2 static void rsolve13_avx2(const cr_blocktri *m, const double *rpiv, double *x) { rsolve13_k(m, rpiv, x); }
+BTS_AVX2 static void rsolve13_avx2(const cr_blocktri *m, const double *rpiv, double *x) { rsolve_k(13, m, rpiv, x); }
 #endif
 
 static cr_status rfactor13(cr_blocktri *m, double *rpiv, int *bad_block)
@@ -705,7 +721,7 @@ static cr_status rfactor13(cr_blocktri *m, double *rpiv, int *bad_block)
 #ifdef BTS_DISPATCH_AVX2
     if (have_avx2()) return rfactor13_avx2(m, rpiv, bad_block);
 #endif
-    return rfactor13_k(m, rpiv, bad_block);
+    return rfactor_k(13, m, rpiv, bad_block);
 }
 
 static void rsolve13(const cr_blocktri *m, const double *rpiv, double *x)
@@ -716,9 +732,26 @@ static void rsolve13(const cr_blocktri *m, const double *rpiv, double *x)
         return;
     }
 #endif
-    rsolve13_k(m, rpiv, x);
+    rsolve_k(13, m, rpiv, x);
 }
-#undef RB
+
+/* the same at 6×6 (the velocities after the kinematic condensation) */
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static cr_status rfactor6_avx2(cr_blocktri *m, double *rpiv, int *bad_block)
+{
+    return rfactor_k(6, m, rpiv, bad_block);
+}
+#endif
+
+static cr_status rfactor6(cr_blocktri *m, double *rpiv, int *bad_block)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (have_avx2()) return rfactor6_avx2(m, rpiv, bad_block);
+#endif
+    return rfactor_k(6, m, rpiv, bad_block);
+}
+
+#undef RB_MAX
 
 /* ======================================================================== */
 /* Radau hook adaptor                                                       */
@@ -732,10 +765,29 @@ void cr_blocktri_radau_destroy(cr_blocktri_radau *a)
     free(a->dinv);
     free(a->gd);
     free(a->gl);
+    free(a->gdt);
+    free(a->glt);
+    free(a->ldt);
+    free(a->lut);
     free(a->mass_q);
     free(a->xr);
     free(a->xi);
     free(a->rpiv);
+    free(a->kpar);
+    free(a->kP);
+    free(a->kH);
+    free(a->kC);
+    free(a->kG);
+    free(a->kr);
+    free(a->kcr);
+    free(a->kci);
+    free(a->vr);
+    free(a->vi);
+    free(a->rpiv6);
+    free(a->k6r);
+    free(a->k6z);
+    cr_blocktri_destroy(a->real6);
+    cr_blocktri_z_destroy(a->cplx6);
     cr_blocktri_destroy(a->J);
     cr_blocktri_destroy(a->real);
     cr_blocktri_z_destroy(a->cplx);
@@ -811,10 +863,15 @@ cr_status cr_blocktri_radau_condense(cr_blocktri_radau *a, int nc, cr_error *err
     a->dinv = malloc((size_t)n * nc * sizeof(double));
     a->gd = calloc(qc, sizeof(double));
     a->gl = calloc(qc, sizeof(double));
+    a->gdt = calloc(qc, sizeof(double));
+    a->glt = calloc(qc, sizeof(double));
+    a->ldt = calloc(qc, sizeof(double));
+    a->lut = calloc(qc, sizeof(double));
     a->mass_q = malloc(nq * sizeof(double));
     a->xr = malloc(nq * sizeof(double));
     a->xi = malloc(nq * sizeof(double));
-    if (!Jc || !real || !cplx || !a->dinv || !a->gd || !a->gl || !a->mass_q || !a->xr || !a->xi) {
+    if (!Jc || !real || !cplx || !a->dinv || !a->gd || !a->gl || !a->gdt || !a->glt || !a->ldt || !a->lut ||
+        !a->mass_q || !a->xr || !a->xi) {
         cr_blocktri_destroy(Jc);
         cr_blocktri_destroy(real);
         cr_blocktri_z_destroy(cplx);
@@ -887,14 +944,20 @@ CR_INLINE cr_status condense_k(cr_blocktri_radau *a, const int b, const int nc, 
                 for (int k = 0; k < nc; ++k)
                     if (U[(size_t)r * b + bq + k] != 0.0) goto off_pattern;
         }
-        double *gd = a->gd + i * qc, *gl = a->gl + i * qc;
+        double *gd = a->gd + i * qc, *gl = a->gl + i * qc, *gdt = a->gdt + i * qc, *glt = a->glt + i * qc;
+        double *ldt = a->ldt + i * qc, *lut = a->lut + i * qc;
         for (int r = 0; r < bq; ++r)
-            for (int k = 0; k < nc; ++k) gd[r * nc + k] = D[(size_t)r * b + bq + k] * dv[k];
+            for (int k = 0; k < nc; ++k) gdt[k * bq + r] = gd[r * nc + k] = D[(size_t)r * b + bq + k] * dv[k];
         if (i > 0) {
             const double *L = J->lower + i * bb, *dp = a->dinv + (size_t)(i - 1) * nc;
             for (int r = 0; r < bq; ++r)
-                for (int k = 0; k < nc; ++k) gl[r * nc + k] = L[(size_t)r * b + bq + k] * dp[k];
+                for (int k = 0; k < nc; ++k) glt[k * bq + r] = gl[r * nc + k] = L[(size_t)r * b + bq + k] * dp[k];
         }
+        for (int k = 0; k < nc; ++k)
+            for (int c = 0; c < bq; ++c) {
+                ldt[c * nc + k] = D[(size_t)(bq + k) * b + c];
+                lut[c * nc + k] = i < n - 1 ? J->upper[i * bb + (size_t)(bq + k) * b + c] : 0.0;
+            }
         continue;
     off_pattern:
         if (bad) *bad = i;
@@ -931,22 +994,40 @@ static cr_status condense(cr_blocktri_radau *a, int *bad)
     return condense_k(a, a->b, a->nc, bad);
 }
 
-/* x_q = b_q − J_qλ J_λλ⁻¹ b_λ (n·bq from n·b). Inlined for the dynamics' sizes. */
+/* x_q = b_q − J_qλ J_λλ⁻¹ b_λ (n·bq from n·b), as column updates with the transposed
+ * couplings. Inlined for the dynamics' sizes. */
+#define COND_MAX 32
 CR_INLINE void condense_rhs_k(const cr_blocktri_radau *a, const int b, const int nc, const double *restrict rhs,
                               double *restrict x)
 {
     const int n = a->n, bq = b - nc;
     const size_t qc = (size_t)bq * nc;
     for (int i = 0; i < n; ++i) {
-        const double *bi = rhs + (size_t)i * b, *gd = a->gd + i * qc, *gl = a->gl + i * qc;
+        const double *bi = rhs + (size_t)i * b, *gdt = a->gdt + i * qc, *glt = a->glt + i * qc;
         double *xi = x + (size_t)i * bq;
-        for (int r = 0; r < bq; ++r) {
-            double s = bi[r];
-            for (int k = 0; k < nc; ++k) s -= gd[r * nc + k] * bi[bq + k];
-            if (i > 0)
-                for (int k = 0; k < nc; ++k) s -= gl[r * nc + k] * bi[bq + k - b];
-            xi[r] = s;
+        if (bq > COND_MAX) { /* not the dynamics: the row form */
+            const double *gd = a->gd + i * qc, *gl = a->gl + i * qc;
+            for (int r = 0; r < bq; ++r) {
+                double s = bi[r];
+                for (int k = 0; k < nc; ++k) s -= gd[r * nc + k] * bi[bq + k];
+                if (i > 0)
+                    for (int k = 0; k < nc; ++k) s -= gl[r * nc + k] * bi[bq + k - b];
+                xi[r] = s;
+            }
+            continue;
         }
+        double acc[COND_MAX];
+        for (int r = 0; r < bq; ++r) acc[r] = bi[r];
+        for (int k = 0; k < nc; ++k) {
+            double f = bi[bq + k];
+            for (int r = 0; r < bq; ++r) acc[r] -= gdt[k * bq + r] * f;
+        }
+        if (i > 0)
+            for (int k = 0; k < nc; ++k) {
+                double f = bi[bq + k - b];
+                for (int r = 0; r < bq; ++r) acc[r] -= glt[k * bq + r] * f;
+            }
+        for (int r = 0; r < bq; ++r) xi[r] = acc[r];
     }
 }
 
@@ -969,25 +1050,45 @@ static void condense_rhs(const cr_blocktri_radau *a, const double *rhs, double *
     else condense_rhs_k(a, a->b, a->nc, rhs, x);
 }
 
-/* rhs := (x_q, x_λ) with x_λ = −J_λλ⁻¹ (b_λ + J_λq x_q), in place over the right-hand side. */
+/* rhs := (x_q, x_λ) with x_λ = −J_λλ⁻¹ (b_λ + J_λq x_q), in place over the right-hand side
+ * (column updates with the transposed J_λq of D_i and U_i). */
 CR_INLINE void expand_solution_k(const cr_blocktri_radau *a, const int b, const int nc, double *restrict rhs,
                                  const double *restrict x)
 {
     const int n = a->n, bq = b - nc;
-    const size_t bb = (size_t)b * b;
+    const size_t qc = (size_t)bq * nc;
     for (int i = 0; i < n; ++i) {
         double *bi = rhs + (size_t)i * b;
-        const double *xi = x + (size_t)i * bq, *D = a->J->diag + i * bb, *dv = a->dinv + (size_t)i * nc;
-        for (int k = 0; k < nc; ++k) {
-            const double *rd = D + (size_t)(bq + k) * b;
-            double s = bi[bq + k];
-            for (int c = 0; c < bq; ++c) s += rd[c] * xi[c];
-            if (i < n - 1) {
-                const double *ru = a->J->upper + i * bb + (size_t)(bq + k) * b;
-                for (int c = 0; c < bq; ++c) s += ru[c] * xi[bq + c];
+        const double *xi = x + (size_t)i * bq, *dv = a->dinv + (size_t)i * nc;
+        const double *ldt = a->ldt + i * qc, *lut = a->lut + i * qc;
+        double acc[COND_MAX];
+        if (nc > COND_MAX) { /* not the dynamics */
+            const size_t bb = (size_t)b * b;
+            const double *D = a->J->diag + i * bb;
+            for (int k = 0; k < nc; ++k) {
+                const double *rd = D + (size_t)(bq + k) * b;
+                double s = bi[bq + k];
+                for (int c = 0; c < bq; ++c) s += rd[c] * xi[c];
+                if (i < n - 1) {
+                    const double *ru = a->J->upper + i * bb + (size_t)(bq + k) * b;
+                    for (int c = 0; c < bq; ++c) s += ru[c] * xi[bq + c];
+                }
+                bi[bq + k] = -dv[k] * s;
             }
-            bi[bq + k] = -dv[k] * s;
+            for (int c = 0; c < bq; ++c) bi[c] = xi[c];
+            continue;
         }
+        for (int k = 0; k < nc; ++k) acc[k] = bi[bq + k];
+        for (int c = 0; c < bq; ++c) {
+            double f = xi[c];
+            for (int k = 0; k < nc; ++k) acc[k] += ldt[c * nc + k] * f;
+        }
+        if (i < n - 1)
+            for (int c = 0; c < bq; ++c) {
+                double f = xi[bq + c];
+                for (int k = 0; k < nc; ++k) acc[k] += lut[c * nc + k] * f;
+            }
+        for (int k = 0; k < nc; ++k) bi[bq + k] = -dv[k] * acc[k];
         for (int c = 0; c < bq; ++c) bi[c] = xi[c];
     }
 }
@@ -1011,21 +1112,604 @@ static void expand_solution(const cr_blocktri_radau *a, double *rhs, const doubl
     else expand_solution_k(a, a->b, a->nc, rhs, x);
 }
 
+/* ======================================================================== */
+/* Kinematic condensation (cr_blocktri_radau_condense_kinematics)           */
+/* ======================================================================== */
+
+/* Unknowns of a condensed 13-block: position 0..2, quaternion 3..6, velocities 7..12. */
+#define KQ 13
+#define KV 7
+enum { KP_MX, KP_DX, KP_MP, KP_DP, KP_ROT, KP_W, KP_SIZE = KP_W + 3 };
+
+cr_status cr_blocktri_radau_condense_kinematics(cr_blocktri_radau *a, cr_error *err)
+{
+    if (!a || a->bq != KQ || a->kin)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "blocktri radau: the kinematic condensation needs 13 unknowns per "
+                            "condensed block (once)");
+    const int n = a->n;
+    a->kpar = malloc((size_t)n * KP_SIZE * sizeof(double));
+    a->kP = calloc((size_t)n * 3 * 4 * 36, sizeof(double));
+    a->kH = malloc((size_t)n * 24 * sizeof(double));
+    a->kC = calloc((size_t)n * 3 * 42, sizeof(double));
+    a->kG = malloc((size_t)n * 42 * sizeof(double));
+    a->kr = malloc((size_t)n * 3 * sizeof(double));
+    a->kcr = malloc((size_t)n * 3 * sizeof(double));
+    a->kci = malloc((size_t)n * 3 * sizeof(double));
+    a->vr = malloc((size_t)n * 6 * sizeof(double));
+    a->vi = malloc((size_t)n * 6 * sizeof(double));
+    a->rpiv6 = malloc((size_t)n * 6 * sizeof(double));
+    a->k6r = calloc((size_t)n * 3 * 36, sizeof(double));
+    a->k6z = calloc((size_t)n * 3 * 72, sizeof(double));
+    a->real6 = cr_blocktri_create(n, 6);
+    a->cplx6 = cr_blocktri_z_create(n, 6);
+    if (!a->kpar || !a->kP || !a->kH || !a->kC || !a->kG || !a->kr || !a->kcr || !a->kci || !a->vr || !a->vi ||
+        !a->rpiv6 || !a->k6r || !a->k6z || !a->real6 || !a->cplx6)
+        return cr_error_set(err, CR_NO_MEMORY, "blocktri radau: out of memory for the 6x6 blocks");
+    a->kin = 1;
+    a->kin_ok = 0;
+    a->have_real = a->have_complex = 0;
+    return CR_OK;
+}
+
+/* Whether J_c and the mass have the kinematic pattern (see the header), with each node's
+ * parameters in kpar. The comparisons are exact: dynamics.c writes A = ½ [[0, −Ωᵀ], [Ω, −Ω~]]
+ * entry by entry, and halving is exact. */
+static int kin_classify(cr_blocktri_radau *a)
+{
+    const int n = a->n;
+    const size_t qq = KQ * KQ;
+    for (int i = 0; i < n; ++i) {
+        const double *D = a->Jc->diag + i * qq, *mq = a->mass_q + (size_t)i * KQ;
+        double *kp = a->kpar + (size_t)i * KP_SIZE;
+        /* no kinematic row depends on a neighbour */
+        for (int s = 0; s < 2; ++s) {
+            const double *O =
+                s == 0 ? (i > 0 ? a->Jc->lower + i * qq : NULL) : (i < n - 1 ? a->Jc->upper + i * qq : NULL);
+            if (O)
+                for (int k = 0; k < KV * KQ; ++k)
+                    if (O[k] != 0.0) return 0;
+        }
+        double mx = mq[0], dx = D[0];
+        for (int r = 0; r < 3; ++r) {
+            if (mq[r] != mx) return 0;
+            for (int c = 0; c < KV; ++c)
+                if (D[r * KQ + c] != (c == r ? dx : 0.0)) return 0;
+        }
+        double mp = mq[3];
+        for (int r = 3; r < KV; ++r) {
+            if (mq[r] != mp) return 0;
+            for (int c = 0; c < 3; ++c)
+                if (D[r * KQ + c] != 0.0) return 0;
+        }
+        const double *A = D + 3 * KQ + 3; /* rows and columns 3..6, stride KQ */
+        double w[3] = {A[1 * KQ], A[2 * KQ], A[3 * KQ]};
+        double sk[3][3] = {{0, -w[2], w[1]}, {w[2], 0, -w[0]}, {-w[1], w[0], 0}};
+        int rot = mp == 1.0 && A[0] == 0.0;
+        for (int c = 0; c < 3 && rot; ++c)
+            if (A[1 + c] != -w[c]) rot = 0;
+        for (int r = 0; r < 3 && rot; ++r)
+            for (int c = 0; c < 3; ++c)
+                if (A[(1 + r) * KQ + 1 + c] != -sk[r][c]) rot = 0;
+        double dp = A[0];
+        if (!rot)
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c)
+                    if (A[r * KQ + c] != (r == c ? dp : 0.0)) return 0;
+        kp[KP_MX] = mx, kp[KP_DX] = dx, kp[KP_MP] = mp, kp[KP_DP] = dp, kp[KP_ROT] = rot;
+        kp[KP_W] = w[0], kp[KP_W + 1] = w[1], kp[KP_W + 2] = w[2];
+    }
+    return 1;
+}
+
+/* Once per Jacobian: H_j = A_j J_c,pv(j), and for every block (row i, column j = i−1, i,
+ * i+1) V = J_c,vv, P_x = J_c,vx J_c,xv(j), P_p = J_c,vp J_c,pv(j), P_a = J_c,vp H_j. */
+CR_INLINE void kin_products_k(cr_blocktri_radau *a)
+{
+    const int n = a->n;
+    const size_t qq = KQ * KQ;
+    for (int j = 0; j < n; ++j) {
+        const double *D = a->Jc->diag + j * qq;
+        double *H = a->kH + (size_t)j * 24, *G = a->kG + (size_t)j * 42;
+        for (int k = 0; k < KV; ++k)
+            for (int c = 0; c < 6; ++c) G[c * KV + k] = D[k * KQ + KV + c];
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 6; ++c) {
+                double s = 0;
+                for (int k = 0; k < 4; ++k) s += D[(3 + r) * KQ + 3 + k] * D[(3 + k) * KQ + KV + c];
+                H[r * 6 + c] = s;
+            }
+    }
+    for (int i = 0; i < n; ++i)
+        for (int blk = 0; blk < 3; ++blk) {
+            int j = i - 1 + blk;
+            if (j < 0 || j >= n) continue;
+            const double *B = blk == 0   ? a->Jc->lower + i * qq
+                              : blk == 1 ? a->Jc->diag + i * qq
+                                         : a->Jc->upper + i * qq;
+            const double *Dj = a->Jc->diag + j * qq, *H = a->kH + (size_t)j * 24;
+            double *P = a->kP + ((size_t)i * 3 + blk) * 4 * 36, *C = a->kC + ((size_t)i * 3 + blk) * 42;
+            for (int r = 0; r < 6; ++r) { /* row r of V, P_x, P_p, P_a: updates vectorized over c */
+                const double *br = B + (KV + r) * KQ;
+                double px[6] = {0}, pp[6] = {0}, pa[6] = {0};
+                for (int k = 0; k < KV; ++k) C[k * 6 + r] = br[k];
+                for (int k = 0; k < 3; ++k) {
+                    double f = br[k];
+                    for (int c = 0; c < 6; ++c) px[c] += f * Dj[k * KQ + KV + c];
+                }
+                for (int k = 0; k < 4; ++k) {
+                    double f = br[3 + k];
+                    for (int c = 0; c < 6; ++c) {
+                        pp[c] += f * Dj[(3 + k) * KQ + KV + c];
+                        pa[c] += f * H[k * 6 + c];
+                    }
+                }
+                for (int c = 0; c < 6; ++c) {
+                    P[r * 6 + c] = br[KV + c];
+                    P[36 + r * 6 + c] = px[c];
+                    P[72 + r * 6 + c] = pp[c];
+                    P[108 + r * 6 + c] = pa[c];
+                }
+            }
+        }
+}
+
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static void kin_products_avx2(cr_blocktri_radau *a) { kin_products_k(a); }
+#endif
+
+static void kin_products(cr_blocktri_radau *a)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (have_avx2()) {
+        kin_products_avx2(a);
+        return;
+    }
+#endif
+    kin_products_k(a);
+}
+
+/* (pr + i pi)/(qr + i qi) (Smith); a zero or non-finite result gives −1. */
+static int kdiv(double pr, double pi, double qr, double qi, double *rr, double *ri)
+{
+    double ir, ii;
+    if (qr == 0.0 && qi == 0.0) return -1;
+    zrecip(qr, qi, &ir, &ii);
+    *rr = pr * ir - pi * ii;
+    *ri = pr * ii + pi * ir;
+    return isfinite(*rr) && isfinite(*ri) ? 0 : -1;
+}
+
+/* α, β, γ of every node for the shift s = sr + i si (K_x⁻¹ = α I, K_p⁻¹ = β I + γ A). */
+static int kin_coefficients(const cr_blocktri_radau *a, double sr, double si, double *cr, double *ci, int *bad)
+{
+    for (int j = 0; j < a->n; ++j) {
+        const double *kp = a->kpar + (size_t)j * KP_SIZE;
+        double *r = cr + 3 * (size_t)j, *m = ci + 3 * (size_t)j;
+        int fail = kdiv(1, 0, sr * kp[KP_MX] - kp[KP_DX], si * kp[KP_MX], &r[0], &m[0]);
+        if (kp[KP_ROT]) {
+            double w2 = kp[KP_W] * kp[KP_W] + kp[KP_W + 1] * kp[KP_W + 1] + kp[KP_W + 2] * kp[KP_W + 2];
+            double qr = sr * sr - si * si + w2, qi = 2 * sr * si;
+            fail |= kdiv(sr, si, qr, qi, &r[1], &m[1]);
+            fail |= kdiv(1, 0, qr, qi, &r[2], &m[2]);
+        } else {
+            fail |= kdiv(1, 0, sr * kp[KP_MP] - kp[KP_DP], si * kp[KP_MP], &r[1], &m[1]);
+            r[2] = m[2] = 0.0;
+        }
+        if (fail) {
+            *bad = j;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The 6×6 blocks for the shift s: δ_ij s M_v − V − α_j P_x − β_j P_p − γ_j P_a, real
+ * (w_im = NULL) or complex. */
+CR_INLINE void kin_assemble_k(const cr_blocktri_radau *a, double sr, double si, const double *cr, const double *ci,
+                              double *dre, double *dim, double *lre, double *lim, double *ure, double *uim)
+{
+    const int n = a->n;
+    for (int i = 0; i < n; ++i)
+        for (int blk = 0; blk < 3; ++blk) {
+            int j = i - 1 + blk;
+            if (j < 0 || j >= n) continue;
+            const double *P = a->kP + ((size_t)i * 3 + blk) * 4 * 36;
+            double *ore = (blk == 0 ? lre : blk == 1 ? dre : ure) + (size_t)i * 36;
+            double *oim = dim ? (blk == 0 ? lim : blk == 1 ? dim : uim) + (size_t)i * 36 : NULL;
+            double ar = cr[3 * j], br = cr[3 * j + 1], gr = cr[3 * j + 2];
+            for (int k = 0; k < 36; ++k) ore[k] = -P[k] - ar * P[36 + k] - br * P[72 + k] - gr * P[108 + k];
+            if (oim) {
+                double ai = ci[3 * j], bi = ci[3 * j + 1], gi = ci[3 * j + 2];
+                for (int k = 0; k < 36; ++k) oim[k] = -ai * P[36 + k] - bi * P[72 + k] - gi * P[108 + k];
+            }
+            if (blk == 1)
+                for (int r = 0; r < 6; ++r) {
+                    double mv = a->mass_q[(size_t)i * KQ + KV + r];
+                    ore[r * 6 + r] += sr * mv;
+                    if (oim) oim[r * 6 + r] += si * mv;
+                }
+        }
+}
+
+/* out := Mᵀ for a row-major 6×6 block (column-major copy). */
+CR_INLINE void t6(const double *restrict m, double *restrict out)
+{
+    for (int r = 0; r < 6; ++r)
+        for (int c = 0; c < 6; ++c) out[c * 6 + r] = m[r * 6 + c];
+}
+
+/* The transposed L_i, D̃_i⁻¹, X_i of the factored 6×6 systems (see k6r, k6z). */
+CR_INLINE void kin_inverses_real_k(cr_blocktri_radau *a)
+{
+    const cr_blocktri *w = a->real6;
+    for (int i = 0; i < a->n; ++i) {
+        double *o = a->k6r + (size_t)i * 108, inv[36];
+        if (i > 0) t6(w->lower + (size_t)i * 36, o);
+        for (int k = 0; k < 36; ++k) inv[k] = (k % 7 == 0) ? 1.0 : 0.0;
+        rlu_solve_b(6, w->diag + (size_t)i * 36, w->pivot + (size_t)i * 6, a->rpiv6 + (size_t)i * 6, inv, 6);
+        t6(inv, o + 36);
+        if (i < a->n - 1) t6(w->upper + (size_t)i * 36, o + 72);
+    }
+}
+
+CR_INLINE void kin_inverses_complex_k(cr_blocktri_radau *a)
+{
+    const cr_blocktri_z *w = a->cplx6;
+    for (int i = 0; i < a->n; ++i) {
+        double *o = a->k6z + (size_t)i * 216, ir[36], ii[36];
+        size_t at = (size_t)i * 36;
+        if (i > 0) t6(w->lower_re + at, o), t6(w->lower_im + at, o + 36);
+        for (int k = 0; k < 36; ++k) ir[k] = (k % 7 == 0) ? 1.0 : 0.0, ii[k] = 0.0;
+        zlu_solve(6, w->diag_re + at, w->diag_im + at, w->pivot + (size_t)i * 6, w->rpiv_re + (size_t)i * 6,
+                  w->rpiv_im + (size_t)i * 6, ir, ii, 6);
+        t6(ir, o + 72), t6(ii, o + 108);
+        if (i < a->n - 1) t6(w->upper_re + at, o + 144), t6(w->upper_im + at, o + 180);
+    }
+}
+
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static void kin_assemble_avx2(const cr_blocktri_radau *a, double sr, double si, const double *cr,
+                                       const double *ci, double *dre, double *dim, double *lre, double *lim,
+                                       double *ure, double *uim)
+{
+    kin_assemble_k(a, sr, si, cr, ci, dre, dim, lre, lim, ure, uim);
+}
+BTS_AVX2 static void kin_inverses_real_avx2(cr_blocktri_radau *a) { kin_inverses_real_k(a); }
+BTS_AVX2 static void kin_inverses_complex_avx2(cr_blocktri_radau *a) { kin_inverses_complex_k(a); }
+#endif
+static void kin_assemble(const cr_blocktri_radau *a, double sr, double si, const double *cr, const double *ci,
+                         double *dre, double *dim, double *lre, double *lim, double *ure, double *uim)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (have_avx2()) {
+        kin_assemble_avx2(a, sr, si, cr, ci, dre, dim, lre, lim, ure, uim);
+        return;
+    }
+#endif
+    kin_assemble_k(a, sr, si, cr, ci, dre, dim, lre, lim, ure, uim);
+}
+static void kin_inverses_real(cr_blocktri_radau *a)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (have_avx2()) {
+        kin_inverses_real_avx2(a);
+        return;
+    }
+#endif
+    kin_inverses_real_k(a);
+}
+static void kin_inverses_complex(cr_blocktri_radau *a)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (have_avx2()) {
+        kin_inverses_complex_avx2(a);
+        return;
+    }
+#endif
+    kin_inverses_complex_k(a);
+}
+
+static cr_status kin_factor_real(cr_blocktri_radau *a, double shift, int *bad)
+{
+    if (kin_coefficients(a, shift, 0.0, a->kr, a->vr /* scratch: imaginary parts, all 0 */, bad)) return CR_SINGULAR;
+    cr_blocktri *w = a->real6;
+    kin_assemble(a, shift, 0.0, a->kr, NULL, w->diag, NULL, w->lower, NULL, w->upper, NULL);
+    cr_status st = rfactor6(w, a->rpiv6, bad);
+    if (st == CR_OK) kin_inverses_real(a);
+    return st;
+}
+
+static cr_status kin_factor_complex(cr_blocktri_radau *a, double sr, double si, int *bad)
+{
+    if (kin_coefficients(a, sr, si, a->kcr, a->kci, bad)) return CR_SINGULAR;
+    cr_blocktri_z *w = a->cplx6;
+    kin_assemble(a, sr, si, a->kcr, a->kci, w->diag_re, w->diag_im, w->lower_re, w->lower_im, w->upper_re, w->upper_im);
+    cr_status st = zfactor(w, 0, bad);
+    if (st == CR_OK) kin_inverses_complex(a);
+    return st;
+}
+
+/* Block Thomas solves of the factored 6×6 systems with the transposed blocks:
+ * x_i := D̃_i⁻¹ (x_i − L_i x_{i−1}) forward, x_i −= X_i x_{i+1} backward. */
+CR_INLINE void solve6t_real_k(const cr_blocktri_radau *a, double *restrict x)
+{
+    const int n = a->n;
+    for (int i = 0; i < n; ++i) {
+        const double *o = a->k6r + (size_t)i * 108;
+        double *xi = x + (size_t)i * 6, y[6], z[6] = {0};
+        for (int r = 0; r < 6; ++r) y[r] = xi[r];
+        if (i > 0)
+            for (int k = 0; k < 6; ++k) {
+                double f = xi[k - 6];
+                for (int r = 0; r < 6; ++r) y[r] -= o[k * 6 + r] * f;
+            }
+        for (int k = 0; k < 6; ++k)
+            for (int r = 0; r < 6; ++r) z[r] += o[36 + k * 6 + r] * y[k];
+        for (int r = 0; r < 6; ++r) xi[r] = z[r];
+    }
+    for (int i = n - 2; i >= 0; --i) {
+        const double *o = a->k6r + (size_t)i * 108 + 72;
+        double *xi = x + (size_t)i * 6, y[6];
+        for (int r = 0; r < 6; ++r) y[r] = xi[r];
+        for (int k = 0; k < 6; ++k) {
+            double f = xi[6 + k];
+            for (int r = 0; r < 6; ++r) y[r] -= o[k * 6 + r] * f;
+        }
+        for (int r = 0; r < 6; ++r) xi[r] = y[r];
+    }
+}
+
+CR_INLINE void solve6t_complex_k(const cr_blocktri_radau *a, double *restrict xr, double *restrict xi_)
+{
+    const int n = a->n;
+    for (int i = 0; i < n; ++i) {
+        const double *o = a->k6z + (size_t)i * 216;
+        double *pr = xr + (size_t)i * 6, *pi = xi_ + (size_t)i * 6, yr[6], yi[6], zr[6] = {0}, zi[6] = {0};
+        for (int r = 0; r < 6; ++r) yr[r] = pr[r], yi[r] = pi[r];
+        if (i > 0)
+            for (int k = 0; k < 6; ++k) {
+                double fr = pr[k - 6], fi = pi[k - 6];
+                const double *lr = o + k * 6, *li = o + 36 + k * 6;
+                for (int r = 0; r < 6; ++r) {
+                    yr[r] -= lr[r] * fr - li[r] * fi;
+                    yi[r] -= lr[r] * fi + li[r] * fr;
+                }
+            }
+        for (int k = 0; k < 6; ++k) {
+            const double *dr = o + 72 + k * 6, *di = o + 108 + k * 6;
+            double fr = yr[k], fi = yi[k];
+            for (int r = 0; r < 6; ++r) {
+                zr[r] += dr[r] * fr - di[r] * fi;
+                zi[r] += dr[r] * fi + di[r] * fr;
+            }
+        }
+        for (int r = 0; r < 6; ++r) pr[r] = zr[r], pi[r] = zi[r];
+    }
+    for (int i = n - 2; i >= 0; --i) {
+        const double *o = a->k6z + (size_t)i * 216;
+        double *pr = xr + (size_t)i * 6, *pi = xi_ + (size_t)i * 6, yr[6], yi[6];
+        for (int r = 0; r < 6; ++r) yr[r] = pr[r], yi[r] = pi[r];
+        for (int k = 0; k < 6; ++k) {
+            double fr = pr[6 + k], fi = pi[6 + k];
+            const double *ur = o + 144 + k * 6, *ui = o + 180 + k * 6;
+            for (int r = 0; r < 6; ++r) {
+                yr[r] -= ur[r] * fr - ui[r] * fi;
+                yi[r] -= ur[r] * fi + ui[r] * fr;
+            }
+        }
+        for (int r = 0; r < 6; ++r) pr[r] = yr[r], pi[r] = yi[r];
+    }
+}
+
+static void solve6t_real(const cr_blocktri_radau *a, double *x) { solve6t_real_k(a, x); }
+static void solve6t_complex(const cr_blocktri_radau *a, double *xr, double *xi) { solve6t_complex_k(a, xr, xi); }
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static void solve6t_real_avx2(const cr_blocktri_radau *a, double *x) { solve6t_real_k(a, x); }
+BTS_AVX2 static void solve6t_complex_avx2(const cr_blocktri_radau *a, double *xr, double *xi)
+{
+    solve6t_complex_k(a, xr, xi);
+}
+#endif
+
+/* Over the condensed right-hand side x (n·13, planes xr and xi; cplx = 0: xr only, for
+ * the real shift): w_a = K⁻¹ b_a in place of b_a, then v = b_v + J_c,va w_a (n·6). */
+CR_INLINE void kin_rhs_k(const cr_blocktri_radau *a, const int cplx, const double *cr, const double *ci,
+                         double *restrict xr, double *restrict xi, double *restrict vr, double *restrict vi)
+{
+    const int n = a->n;
+    const size_t qq = KQ * KQ;
+    for (int j = 0; j < n; ++j) {
+        const double *A = a->Jc->diag + j * qq + 3 * KQ + 3;
+        double *br = xr + (size_t)j * KQ;
+        double ar = cr[3 * j], be = cr[3 * j + 1], ga = cr[3 * j + 2];
+        double tr[4];
+        for (int r = 0; r < 4; ++r)
+            tr[r] = A[r * KQ] * br[3] + A[r * KQ + 1] * br[4] + A[r * KQ + 2] * br[5] + A[r * KQ + 3] * br[6];
+        if (!cplx) {
+            for (int k = 0; k < 3; ++k) br[k] *= ar;
+            for (int r = 0; r < 4; ++r) br[3 + r] = be * br[3 + r] + ga * tr[r];
+            continue;
+        }
+        double *bi = xi + (size_t)j * KQ;
+        double ai = ci[3 * j], bei = ci[3 * j + 1], gai = ci[3 * j + 2], ti[4];
+        for (int r = 0; r < 4; ++r)
+            ti[r] = A[r * KQ] * bi[3] + A[r * KQ + 1] * bi[4] + A[r * KQ + 2] * bi[5] + A[r * KQ + 3] * bi[6];
+        for (int k = 0; k < 3; ++k) {
+            double u = br[k], v = bi[k];
+            br[k] = ar * u - ai * v, bi[k] = ar * v + ai * u;
+        }
+        for (int r = 0; r < 4; ++r) {
+            double u = br[3 + r], v = bi[3 + r];
+            br[3 + r] = be * u - bei * v + ga * tr[r] - gai * ti[r];
+            bi[3 + r] = be * v + bei * u + ga * ti[r] + gai * tr[r];
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        double accr[6], acci[6];
+        const double *xq = xr + (size_t)i * KQ + KV, *xqi = cplx ? xi + (size_t)i * KQ + KV : NULL;
+        for (int r = 0; r < 6; ++r) accr[r] = xq[r];
+        if (cplx)
+            for (int r = 0; r < 6; ++r) acci[r] = xqi[r];
+        int j0 = i > 0 ? 0 : 1, j1 = i < n - 1 ? 3 : 2;
+        for (int blk = j0; blk < j1; ++blk) { /* columns of J_c,va (rows of C) times w_j */
+            const double *C = a->kC + ((size_t)i * 3 + blk) * 42;
+            const double *wr = xr + (size_t)(i - 1 + blk) * KQ, *wi = cplx ? xi + (size_t)(i - 1 + blk) * KQ : NULL;
+            for (int k = 0; k < KV; ++k) {
+                double fr = wr[k];
+                for (int r = 0; r < 6; ++r) accr[r] += C[k * 6 + r] * fr;
+                if (cplx) {
+                    double fi = wi[k];
+                    for (int r = 0; r < 6; ++r) acci[r] += C[k * 6 + r] * fi;
+                }
+            }
+        }
+        for (int r = 0; r < 6; ++r) vr[(size_t)i * 6 + r] = accr[r];
+        if (cplx)
+            for (int r = 0; r < 6; ++r) vi[(size_t)i * 6 + r] = acci[r];
+    }
+}
+
+/* x_v into the condensed vector and x_a = w_a + K⁻¹ J_c,av x_v. */
+CR_INLINE void kin_back_k(const cr_blocktri_radau *a, const int cplx, const double *cr, const double *ci,
+                          double *restrict xr, double *restrict xi, const double *restrict vr,
+                          const double *restrict vi)
+{
+    const int n = a->n;
+    const size_t qq = KQ * KQ;
+    for (int j = 0; j < n; ++j) {
+        const double *A = a->Jc->diag + j * qq + 3 * KQ + 3, *G = a->kG + (size_t)j * 42;
+        double *br = xr + (size_t)j * KQ;
+        const double *ur = vr + (size_t)j * 6;
+        double tr[KV] = {0}, ti[KV] = {0};
+        for (int c = 0; c < 6; ++c) {
+            double f = ur[c];
+            for (int k = 0; k < KV; ++k) tr[k] += G[c * KV + k] * f;
+        }
+        if (cplx) {
+            const double *ui = vi + (size_t)j * 6;
+            for (int c = 0; c < 6; ++c) {
+                double f = ui[c];
+                for (int k = 0; k < KV; ++k) ti[k] += G[c * KV + k] * f;
+            }
+        }
+        double ar = cr[3 * j], be = cr[3 * j + 1], ga = cr[3 * j + 2];
+        double atr[4];
+        for (int r = 0; r < 4; ++r)
+            atr[r] = A[r * KQ] * tr[3] + A[r * KQ + 1] * tr[4] + A[r * KQ + 2] * tr[5] + A[r * KQ + 3] * tr[6];
+        if (!cplx) {
+            for (int k = 0; k < 3; ++k) br[k] += ar * tr[k];
+            for (int r = 0; r < 4; ++r) br[3 + r] += be * tr[3 + r] + ga * atr[r];
+            for (int c = 0; c < 6; ++c) br[KV + c] = ur[c];
+            continue;
+        }
+        double *bi = xi + (size_t)j * KQ;
+        const double *ui = vi + (size_t)j * 6;
+        double ai = ci[3 * j], bei = ci[3 * j + 1], gai = ci[3 * j + 2], ati[4];
+        for (int r = 0; r < 4; ++r)
+            ati[r] = A[r * KQ] * ti[3] + A[r * KQ + 1] * ti[4] + A[r * KQ + 2] * ti[5] + A[r * KQ + 3] * ti[6];
+        for (int k = 0; k < 3; ++k) {
+            br[k] += ar * tr[k] - ai * ti[k];
+            bi[k] += ar * ti[k] + ai * tr[k];
+        }
+        for (int r = 0; r < 4; ++r) {
+            br[3 + r] += be * tr[3 + r] - bei * ti[3 + r] + ga * atr[r] - gai * ati[r];
+            bi[3 + r] += be * ti[3 + r] + bei * tr[3 + r] + ga * ati[r] + gai * atr[r];
+        }
+        for (int c = 0; c < 6; ++c) br[KV + c] = ur[c], bi[KV + c] = ui[c];
+    }
+}
+
+static void kin_rhs_real(const cr_blocktri_radau *a, double *xr, double *vr)
+{
+    kin_rhs_k(a, 0, a->kr, NULL, xr, NULL, vr, NULL);
+}
+static void kin_rhs_cplx(const cr_blocktri_radau *a, double *xr, double *xi, double *vr, double *vi)
+{
+    kin_rhs_k(a, 1, a->kcr, a->kci, xr, xi, vr, vi);
+}
+static void kin_back_real(const cr_blocktri_radau *a, double *xr, const double *vr)
+{
+    kin_back_k(a, 0, a->kr, NULL, xr, NULL, vr, NULL);
+}
+static void kin_back_cplx(const cr_blocktri_radau *a, double *xr, double *xi, const double *vr, const double *vi)
+{
+    kin_back_k(a, 1, a->kcr, a->kci, xr, xi, vr, vi);
+}
+#ifdef BTS_DISPATCH_AVX2
+BTS_AVX2 static void kin_rhs_real_avx2(const cr_blocktri_radau *a, double *xr, double *vr)
+{
+    kin_rhs_k(a, 0, a->kr, NULL, xr, NULL, vr, NULL);
+}
+BTS_AVX2 static void kin_rhs_cplx_avx2(const cr_blocktri_radau *a, double *xr, double *xi, double *vr, double *vi)
+{
+    kin_rhs_k(a, 1, a->kcr, a->kci, xr, xi, vr, vi);
+}
+BTS_AVX2 static void kin_back_real_avx2(const cr_blocktri_radau *a, double *xr, const double *vr)
+{
+    kin_back_k(a, 0, a->kr, NULL, xr, NULL, vr, NULL);
+}
+BTS_AVX2 static void kin_back_cplx_avx2(const cr_blocktri_radau *a, double *xr, double *xi, const double *vr,
+                                        const double *vi)
+{
+    kin_back_k(a, 1, a->kcr, a->kci, xr, xi, vr, vi);
+}
+#endif
+
+/* Solves the condensed system (13-blocks, x) through the 6×6 factorization. */
+static void kin_solve(const cr_blocktri_radau *a, int complex_, double *xr, double *xi)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (have_avx2()) {
+        if (complex_) {
+            kin_rhs_cplx_avx2(a, xr, xi, a->vr, a->vi);
+            solve6t_complex_avx2(a, a->vr, a->vi);
+            kin_back_cplx_avx2(a, xr, xi, a->vr, a->vi);
+        } else {
+            kin_rhs_real_avx2(a, xr, a->vr);
+            solve6t_real_avx2(a, a->vr);
+            kin_back_real_avx2(a, xr, a->vr);
+        }
+        return;
+    }
+#endif
+    if (complex_) {
+        kin_rhs_cplx(a, xr, xi, a->vr, a->vi);
+        solve6t_complex(a, a->vr, a->vi);
+        kin_back_cplx(a, xr, xi, a->vr, a->vi);
+    } else {
+        kin_rhs_real(a, xr, a->vr);
+        solve6t_real(a, a->vr);
+        kin_back_real(a, xr, a->vr);
+    }
+}
+#undef KQ
+#undef KV
+
+/* 1 when every entry is finite: Σ v·0 is ±0 then and NaN otherwise (∞·0 = NaN), in four
+ * independent sums with no branch per entry (a branch on isfinite per entry cost as much
+ * as the condensation). */
+static int all_finite_n(const double *v, size_t n)
+{
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        a0 += v[i] * 0.0;
+        a1 += v[i + 1] * 0.0;
+        a2 += v[i + 2] * 0.0;
+        a3 += v[i + 3] * 0.0;
+    }
+    for (; i < n; ++i) a0 += v[i] * 0.0;
+    return (a0 + a1) + (a2 + a3) == 0.0;
+}
+
 /* Checks the blocks the factorizations read (L_0 and U_{n−1} are not). */
 static int jacobian_finite(const cr_blocktri *J)
 {
-    size_t bb = (size_t)J->b * J->b;
-    for (int i = 0; i < J->n; ++i) {
-        const double *d = J->diag + i * bb, *l = J->lower + i * bb, *u = J->upper + i * bb;
-        for (size_t k = 0; k < bb; ++k)
-            if (!isfinite(d[k])) return 0;
-        if (i > 0)
-            for (size_t k = 0; k < bb; ++k)
-                if (!isfinite(l[k])) return 0;
-        if (i < J->n - 1)
-            for (size_t k = 0; k < bb; ++k)
-                if (!isfinite(u[k])) return 0;
-    }
+    size_t bb = (size_t)J->b * J->b, n = (size_t)J->n;
+    if (!all_finite_n(J->diag, n * bb)) return 0;
+    if (n > 1 && !all_finite_n(J->lower + bb, (n - 1) * bb)) return 0;
+    if (n > 1 && !all_finite_n(J->upper, (n - 1) * bb)) return 0;
     return 1;
 }
 
@@ -1049,7 +1733,12 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
     }
     /* every entry of J the solves read enters J_c with a factor (NaN·0 and ∞·0 are NaN),
      * and J_λλ⁻¹ was checked: J_c, half the size, stands for J */
-    return jacobian_finite(a->Jc) ? CR_OK : CR_NONFINITE;
+    if (!jacobian_finite(a->Jc)) return CR_NONFINITE;
+    if (a->kin && (a->kin_ok = kin_classify(a)))
+        kin_products(a);
+    else if (a->kin)
+        a->kin_fallbacks++;
+    return CR_OK;
 }
 
 static cr_status hook_factor_real(double shift, void *ctx)
@@ -1058,7 +1747,10 @@ static cr_status hook_factor_real(double shift, void *ctx)
     a->factor_real_calls++;
     int bad = -1;
     cr_status st;
-    if (a->rpiv) { /* condensed to 13: work := shift·M_q − J_c, factored by the fixed-size kernel */
+    a->real6_used = a->kin && a->kin_ok;
+    if (a->real6_used) {
+        st = kin_factor_real(a, shift, &bad);
+    } else if (a->rpiv) { /* condensed to 13: work := shift·M_q − J_c, factored by the fixed-size kernel */
         cr_blocktri *w = a->real;
         const size_t qq = (size_t)a->bq * a->bq, total = (size_t)a->n * qq;
         for (size_t k = 0; k < total; ++k) w->diag[k] = -a->Jc->diag[k];
@@ -1086,7 +1778,10 @@ static cr_status hook_solve_real(double *b, void *ctx)
         return CR_OK;
     }
     condense_rhs(a, b, a->xr);
-    if (a->rpiv) rsolve13(a->real, a->rpiv, a->xr);
+    if (a->real6_used)
+        kin_solve(a, 0, a->xr, NULL);
+    else if (a->rpiv)
+        rsolve13(a->real, a->rpiv, a->xr);
     else cr_blocktri_solve(a->real, a->xr);
     expand_solution(a, b, a->xr);
     return CR_OK;
@@ -1097,8 +1792,10 @@ static cr_status hook_factor_complex(double shift_re, double shift_im, void *ctx
     cr_blocktri_radau *a = ctx;
     a->factor_complex_calls++;
     int bad = -1;
-    cr_status st = a->nc ? cr_blocktri_shifted_factor_complex(a->Jc, a->mass_q, shift_re, shift_im, a->cplx, &bad)
-                         : cr_blocktri_shifted_factor_complex(a->J, a->mass, shift_re, shift_im, a->cplx, &bad);
+    a->cplx6_used = a->kin && a->kin_ok;
+    cr_status st = a->cplx6_used ? kin_factor_complex(a, shift_re, shift_im, &bad)
+                   : a->nc ? cr_blocktri_shifted_factor_complex(a->Jc, a->mass_q, shift_re, shift_im, a->cplx, &bad)
+                           : cr_blocktri_shifted_factor_complex(a->J, a->mass, shift_re, shift_im, a->cplx, &bad);
     a->have_complex = (st == CR_OK);
     if (st == CR_SINGULAR) a->bad_block = bad;
     return st;
@@ -1116,7 +1813,10 @@ static cr_status hook_solve_complex(double *b_re, double *b_im, void *ctx)
     /* the elimination is real: it acts on both planes alike */
     condense_rhs(a, b_re, a->xr);
     condense_rhs(a, b_im, a->xi);
-    cr_blocktri_z_solve(a->cplx, a->xr, a->xi);
+    if (a->cplx6_used)
+        kin_solve(a, 1, a->xr, a->xi);
+    else
+        cr_blocktri_z_solve(a->cplx, a->xr, a->xi);
     expand_solution(a, b_re, a->xr);
     expand_solution(a, b_im, a->xi);
     return CR_OK;

@@ -149,10 +149,35 @@ typedef struct cr_blocktri_radau {
     cr_blocktri *Jc;            /* condensed Jacobian J_qq − J_qλ J_λλ⁻¹ J_λq (n blocks of bq×bq) */
     double *dinv;               /* n·nc: 1/(J_λλ)_kk */
     double *gd, *gl;            /* n·bq·nc: J_qλ(D_i) J_λλ,i⁻¹ and J_qλ(L_i) J_λλ,i−1⁻¹ */
+    /* the same transposed (nc×bq), and J_λq of D_i and U_i transposed (bq×nc): the
+     * right-hand side condensation and the expansion then run as column updates */
+    double *gdt, *glt, *ldt, *lut;
     double *mass_q;             /* n·bq: the mass of the kept unknowns */
     double *xr, *xi;            /* n·bq scratch: condensed right-hand sides */
     double *rpiv;               /* bq = 13: reciprocal pivots of the real factorization, which
                                  * then uses the fixed-size kernels of blocktri_shifted.c */
+    /* Kinematic condensation (cr_blocktri_radau_condense_kinematics): the 7 kinematic
+     * unknowns of every condensed block are eliminated as well, the shifted systems are
+     * factored in 6×6 blocks in the velocities whenever J_c has the kinematic pattern
+     * (kin_ok, checked per Jacobian), in 13×13 blocks otherwise. */
+    int kin, kin_ok;
+    double *kpar;       /* n·8 per node: m_x, d_x, m_p, d_p, rotation flag, w (3) */
+    double *kP;         /* n·3·4·36: per block row, block L, D, U: V, P_x, P_p, P_a (6×6 each) */
+    double *kH;         /* n·24: A_j J_c,pv (4×6) of every node */
+    double *kC;         /* n·3·42: J_c,va of blocks L, D, U transposed (7×6), for the solves */
+    double *kG;         /* n·42: J_c,av of D transposed (6×7) */
+    double *kr;         /* n·3: α, β, γ for the real shift */
+    double *kcr, *kci;  /* n·3: α, β, γ for the complex shift */
+    double *vr, *vi;    /* n·6 scratch: right-hand sides in the velocities */
+    cr_blocktri *real6; /* factored s M_v − S(s), 6×6 blocks (private kernels, rpiv6) */
+    cr_blocktri_z *cplx6;
+    double *rpiv6;
+    /* After each 6×6 factorization, per block row L_i, D̃_i⁻¹ and X_i = D̃_i⁻¹ U_i
+     * transposed (column-major), so the solves are column updates: n·3·36 real,
+     * n·3·72 complex (re plane, then im plane). */
+    double *k6r, *k6z;
+    int real6_used, cplx6_used; /* the current factorization is the 6×6 one */
+    long kin_fallbacks;         /* Jacobians outside the kinematic pattern (13×13 systems) */
     int bad_block;              /* block row of the last singular factorization, −1 if none */
     /* Hook calls, to check that the integrator's counters (cr_radau_stats)
      * really went through this adaptor. */
@@ -192,6 +217,24 @@ void cr_blocktri_radau_set_filled(cr_blocktri_radau *a);
  * return CR_BAD_INPUT with bad_block set. Returns CR_OK, CR_BAD_INPUT (0 < nc < b,
  * mass 0 on those rows, not banded) or CR_NO_MEMORY. */
 cr_status cr_blocktri_radau_condense(cr_blocktri_radau *a, int nc, cr_error *err);
+
+/* After cr_blocktri_radau_condense(a, nc) with b − nc = 13 (the mixed rod's dynamics):
+ * also eliminates the kinematic rows q̇ = B(q) u of the condensed system (unknowns 0..2:
+ * position r with ṙ = v; 3..6: quaternion p with ṗ = ½ p ⊗ (0, Ω); 7..12: v, Ω). Rows
+ * a = 0..6 of a block depend on the block's own unknowns only, so with
+ * K_j(s) = s M_a − J_c,aa (block diagonal)
+ *     x_a = K⁻¹ (b_a + J_c,av x_v),
+ *     (s M_v − J_c,vv − J_c,va K⁻¹ J_c,av) x_v = b_v + J_c,va K⁻¹ b_a
+ * is exact and block-tridiagonal with 6×6 blocks. K⁻¹ is explicit: on the positions
+ * J_c,rr = d_x I (0, or −1 on held rows) gives α = 1/(s m_x − d_x); on the quaternion
+ * J_c,pp = A = ½ R(Ω) is skew with A² = −|Ω/2|² I, so (sI − A)⁻¹ = (sI + A)/(s² + |Ω/2|²)
+ * = β I + γ A (or, held, A = d_p I: β = 1/(s m_p − d_p), γ = 0). The products
+ * J_c,vx J_c,xv, J_c,vp J_c,pv and J_c,vp A J_c,pv are formed once per Jacobian, so a
+ * factorization costs the 6×6 block Thomas algorithm plus 3 scalar combinations per
+ * entry. A Jacobian without this pattern (other supports, a partly held quaternion)
+ * uses the 13×13 systems. Returns CR_OK, CR_BAD_INPUT (not condensed to 13) or
+ * CR_NO_MEMORY. */
+cr_status cr_blocktri_radau_condense_kinematics(cr_blocktri_radau *a, cr_error *err);
 
 /* The hook table for cr_radau_problem.linsys, with ctx = a:
  *   jacobian        zeroes J, calls the user callback, rejects a non-finite J

@@ -250,8 +250,13 @@ cr_status cr_mixed_dynamic_residual(const cr_model *m, const cr_supports_at *at,
     }
     /* held coordinates and velocities follow their supports (algebraic rows) */
     cr_supports_dynamic_rows(m, at, y, F, J);
-    for (size_t k = 0; k < (size_t)nn * B; ++k)
-        if (!isfinite(F[k])) return CR_NONFINITE;
+    /* Σ F·0 is ±0 when every entry is finite and NaN otherwise (∞·0 = NaN): no branch per entry */
+    double fin[4] = {0, 0, 0, 0};
+    size_t nf = (size_t)nn * B, k = 0;
+    for (; k + 4 <= nf; k += 4)
+        for (int q = 0; q < 4; ++q) fin[q] += F[k + q] * 0.0;
+    for (; k < nf; ++k) fin[0] += F[k] * 0.0;
+    if (!((fin[0] + fin[1]) + (fin[2] + fin[3]) == 0.0)) return CR_NONFINITE;
     return CR_OK;
 }
 
@@ -381,4 +386,73 @@ cr_status cr_mixed_dynamic_reaction(const cr_model *m, const cr_state *s, int no
     free(y);
     free(F);
     return st;
+}
+
+void cr_mixed_dynamic_observables(const cr_model *m, const double *y, cr_vec3 gravity, const double *ucoef,
+                                  double *kinetic, double *elastic, double *potential, cr_vec3 *momentum,
+                                  cr_vec3 *angular)
+{
+    const int B = CR_DYN_BLOCK;
+    double T = 0, U = 0, V = 0;
+    double Px = 0, Py = 0, Pz = 0, Lx = 0, Ly = 0, Lz = 0;
+    const double gx = gravity.x, gy = gravity.y, gz = gravity.z;
+    for (int i = 0; i < m->nodes; ++i) {
+        const double *yi = y + (size_t)i * B;
+        const double rx = yi[0], ry = yi[1], rz = yi[2], w = yi[3], qx = yi[4], qy = yi[5], qz = yi[6];
+        const double vx = yi[CR_DYN_V], vy = yi[CR_DYN_V + 1], vz = yi[CR_DYN_V + 2];
+        const double ox = yi[CR_DYN_W], oy = yi[CR_DYN_W + 1], oz = yi[CR_DYN_W + 2];
+        const double mi = m->node_mass[i];
+        const cr_vec3 In = m->node_inertia[i];
+        const double hx = In.x * ox, hy = In.y * oy, hz = In.z * oz; /* Θ Ω */
+        T += 0.5 * mi * (vx * vx + vy * vy + vz * vz) + 0.5 * (ox * hx + oy * hy + oz * hz);
+        V -= mi * (gx * rx + gy * ry + gz * rz);
+        const double px = mi * vx, py = mi * vy, pz = mi * vz;
+        Px += px, Py += py, Pz += pz;
+        /* A Θ Ω with A = exp(p) = E + s (w q~ + q~ q~), s = 2/|p|² (the quaternion need not
+         * be a unit one), without forming A */
+        const double s2 = 2.0 / (w * w + qx * qx + qy * qy + qz * qz);
+        const double cx = qy * hz - qz * hy, cy = qz * hx - qx * hz, cz = qx * hy - qy * hx; /* q × h */
+        const double dx = qy * cz - qz * cy, dy = qz * cx - qx * cz, dz = qx * cy - qy * cx; /* q × (q × h) */
+        /* node: r × m v + A Θ Ω (spin of the lumped section inertia, eq. 1) */
+        Lx += (ry * pz - rz * py) + hx + s2 * (w * cx + dx);
+        Ly += (rz * px - rx * pz) + hy + s2 * (w * cy + dy);
+        Lz += (rx * py - ry * px) + hz + s2 * (w * cz + dz);
+        for (int j = 0; j < m->body_count; ++j) {
+            const cr_body *b = &m->bodies[j];
+            if (b->node != i) continue;
+            cr_mat3 A = cr_q_exp(cr_q_load(yi + 3));
+            cr_vec3 r = cr_v3(rx, ry, rz), v = cr_v3(vx, vy, vz), om = cr_v3(ox, oy, oz);
+            cr_vec3 vc = cr_v3_add(v, cr_m3_mulv(A, cr_v3_cross(om, b->offset)));
+            cr_vec3 rc = cr_v3_add(r, cr_m3_mulv(A, b->offset));
+            cr_vec3 bo = cr_m3_mulv(b->inertia, om);
+            T += 0.5 * b->mass * cr_v3_dot(vc, vc) + 0.5 * cr_v3_dot(om, bo);
+            V -= b->mass * cr_v3_dot(gravity, rc);
+            cr_vec3 pc = cr_v3_scale(vc, b->mass);
+            Px += pc.x, Py += pc.y, Pz += pc.z;
+            cr_vec3 lb = cr_v3_add(cr_v3_cross(rc, pc), cr_m3_mulv(A, bo));
+            Lx += lb.x, Ly += lb.y, Lz += lb.z;
+        }
+    }
+    cr_vec3 P = cr_v3(Px, Py, Pz), L = cr_v3(Lx, Ly, Lz);
+    if (m->kv_tau) {
+        U = cr_mixed_damping_elastic_energy(m, y); /* λ holds a viscous part: use ½ Δεᵀ K Δε */
+    } else {
+        for (int e = 0; e < m->n; ++e) {
+            const double *lam = y + (size_t)e * B + CR_DYN_LAM;
+            if (ucoef) {
+                const double *u = ucoef + 6 * (size_t)e;
+                for (int c = 0; c < 6; ++c) U += u[c] * lam[c] * lam[c];
+            } else {
+                const cr_element *el = &m->el[e];
+                double k[6] = {el->k_force.x,  el->k_force.y,  el->k_force.z,
+                               el->k_moment.x, el->k_moment.y, el->k_moment.z};
+                for (int c = 0; c < 6; ++c) U += 0.5 * el->length * lam[c] * lam[c] / k[c];
+            }
+        }
+    }
+    *kinetic = T;
+    *elastic = U;
+    *potential = V;
+    *momentum = P;
+    *angular = L;
 }

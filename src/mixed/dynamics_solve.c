@@ -112,6 +112,7 @@ typedef struct dyn_ctx {
     double dissipated;    /* ∫ damping power dt since the stage start, to last_t */
     double *ytmp;         /* scratch (nodes × 19): stage values for the dissipation quadrature */
     double *yout;         /* scratch (nodes × 19): the output state with held coordinates on target */
+    double *ucoef;        /* 6 per element: L_e/(2 k_k), the elastic energy's weights */
     const double *mass;   /* the integrator's mass: 0 on algebraic rows (stresses, held coordinates) */
     cr_dynamic_output_fn on_output;
     cr_dynamic_step_fn on_step;
@@ -193,11 +194,14 @@ static cr_status jacobian(double t, const double *y, const double *fy, cr_blockt
 /* y (dynamic layout) → state (static layout + velocities + stresses). */
 static void unpack_y(const cr_model *m, const double *y, double t, cr_state *s)
 {
+    /* plain loops: three memcpy calls of 7, 6 and 6 doubles per node cost more than the copies */
     for (int i = 0; i < m->nodes; ++i) {
         const double *yi = y + (size_t)i * CR_DYN_BLOCK;
-        memcpy(s->x + (size_t)i * m->block, yi, CR_NODE_DOF * sizeof(double));
-        memcpy(s->velocity + 6 * (size_t)i, yi + CR_DYN_V, 6 * sizeof(double));
-        if (i < m->n) memcpy(s->stress + 6 * (size_t)i, yi + CR_DYN_LAM, 6 * sizeof(double));
+        double *xi = s->x + (size_t)i * m->block, *vi = s->velocity + 6 * (size_t)i;
+        for (int k = 0; k < CR_NODE_DOF; ++k) xi[k] = yi[k];
+        for (int k = 0; k < 6; ++k) vi[k] = yi[CR_DYN_V + k];
+        if (i < m->n)
+            for (int k = 0; k < 6; ++k) s->stress[6 * (size_t)i + k] = yi[CR_DYN_LAM + k];
     }
     s->time = t;
 }
@@ -280,8 +284,8 @@ static int output(double t, const double *y_poly, void *user)
     /* the work up to t: trapezoid from the last accepted step (t lies inside the current step) */
     double P = load_power(c, t, y);
     cr_dynamic_sample smp = {.t = t, .work_external = c->work + 0.5 * (P + c->last_power) * (t - c->last_t)};
-    cr_mixed_dynamic_energies(c->m, y, c->gravity, &smp.kinetic, &smp.elastic, &smp.gravity);
-    cr_mixed_dynamic_momenta(c->m, y, &smp.momentum, &smp.angular_momentum);
+    cr_mixed_dynamic_observables(c->m, y, c->gravity, c->ucoef, &smp.kinetic, &smp.elastic, &smp.gravity, &smp.momentum,
+                                 &smp.angular_momentum);
     smp.extra_count = 1;
     smp.extra[0] = c->dissipated + dissipation_to(c, t, 0);
     unpack_y(c->m, y, t, c->state);
@@ -386,13 +390,20 @@ cr_status cr_mixed_dynamic_solve(const cr_model *m, cr_state *state, int stage, 
     c.F = malloc(N * sizeof(double));
     c.ytmp = malloc(N * sizeof(double));
     c.yout = malloc(N * sizeof(double));
+    c.ucoef = malloc((size_t)(m->n > 0 ? m->n : 1) * 6 * sizeof(double));
+    if (c.ucoef)
+        for (int e = 0; e < m->n; ++e) {
+            const cr_element *el = &m->el[e];
+            double k[6] = {el->k_force.x, el->k_force.y, el->k_force.z, el->k_moment.x, el->k_moment.y, el->k_moment.z};
+            for (int q = 0; q < 6; ++q) c.ucoef[6 * (size_t)e + q] = 0.5 * el->length / k[q];
+        }
     c.mass = mass;
     double nout_d = floor((t_end - t_stage_start) / o->output_dt + 1e-9) + 1;
     if (!(nout_d <= 1e8)) {
         cr_error_set(err, CR_BAD_INPUT, "stages.%d.output_dt: %g s gives %.3g output times (more than 1e8)", stage,
                      o->output_dt, nout_d);
         free(active), free(mass), free(y), free(atol), free(index), free(c.scale), free(c.power_scale), free(c.F);
-        free(c.ytmp), free(c.yout), free(c.input);
+        free(c.ytmp), free(c.yout), free(c.input), free(c.ucoef);
         return CR_BAD_INPUT;
     }
     long nout = (long)nout_d;
@@ -400,7 +411,7 @@ cr_status cr_mixed_dynamic_solve(const cr_model *m, cr_state *state, int stage, 
     cr_blocktri_radau *lin = NULL;
     cr_status st = CR_OK;
     if (!active || !mass || !y || !atol || !index || !c.scale || !c.input || !c.power_scale || !c.F || !c.ytmp ||
-        !c.yout || !times) {
+        !c.yout || !c.ucoef || !times) {
         st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the dynamic stage");
         goto done;
     }
@@ -450,6 +461,11 @@ cr_status cr_mixed_dynamic_solve(const cr_model *m, cr_state *state, int stage, 
      * the shifted systems, which are then factored in 13×13 blocks instead of 19×19. */
     cr_blocktri_radau_set_filled(lin);
     if ((st = cr_blocktri_radau_condense(lin, 6, err)) != CR_OK) goto done;
+    /* The kinematic rows r' = v, p' = dExp⁺(p) Ω (eqs. 3, 12) of every node involve that
+     * node alone: they are eliminated too, and both shifted systems are factored in 6×6
+     * blocks in the velocities (docs/theory.md, "Linear algebra"; a support the
+     * elimination does not cover falls back to 13×13 for that Jacobian). */
+    if ((st = cr_blocktri_radau_condense_kinematics(lin, err)) != CR_OK) goto done;
     int count = 0;
     for (long k = 0; k < nout; ++k) {
         double tk = t_stage_start + k * o->output_dt;
@@ -585,6 +601,7 @@ done:
     free(c.F);
     free(c.ytmp);
     free(c.yout);
+    free(c.ucoef);
     free(times);
     return st;
 }

@@ -107,5 +107,12 @@ void cr_mixed_damping_consistent_stress(const cr_model *m, double *y);
 
 /* Total linear momentum and angular momentum about the origin (nodes and welded bodies). */
 void cr_mixed_dynamic_momenta(const cr_model *m, const double *y, cr_vec3 *momentum, cr_vec3 *angular);
+/* The energies and momenta of one output row in one pass over the nodes (one rotation
+ * matrix per node): the same quantities as cr_mixed_dynamic_energies and
+ * cr_mixed_dynamic_momenta. ucoef (6 per element, may be NULL) holds L_e/(2 k_k), so the
+ * elastic energy Σ ucoef λ² needs no division. */
+void cr_mixed_dynamic_observables(const cr_model *m, const double *y, cr_vec3 gravity, const double *ucoef,
+                                  double *kinetic, double *elastic, double *potential, cr_vec3 *momentum,
+                                  cr_vec3 *angular);
 
 #endif

@@ -258,6 +258,7 @@ struct cr_radau {
     double *y;       /* current state y0 */
     double *f0;      /* F(t, y) when have_f0 */
     double *scal;    /* atol + rtol|y0|: Newton norm weights */
+    double *rscal;   /* 1/scal for the Newton norm (a multiplication per entry and iteration, not a division) */
     double *z[3], *w[3], *f[3];
     double *cont[4]; /* collocation polynomial of the last accepted step */
     double *ytmp, *err, *etmp;
@@ -312,11 +313,20 @@ cr_radau_options cr_radau_default_options(void)
     return o;
 }
 
+/* 1 when every entry is finite: Σ v·0 is ±0 then and NaN otherwise (∞·0 = NaN); four
+ * independent sums, no branch per entry. */
 static int all_finite(const double *v, int n)
 {
-    for (int i = 0; i < n; ++i)
-        if (!isfinite(v[i])) return 0;
-    return 1;
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        a0 += v[i] * 0.0;
+        a1 += v[i + 1] * 0.0;
+        a2 += v[i + 2] * 0.0;
+        a3 += v[i + 3] * 0.0;
+    }
+    for (; i < n; ++i) a0 += v[i] * 0.0;
+    return (a0 + a1) + (a2 + a3) == 0.0;
 }
 
 /* Output-time tolerance: an output time this close beyond a step end counts
@@ -462,9 +472,9 @@ cr_radau *cr_radau_create(const cr_radau_problem *problem, const cr_radau_option
     s->n = n;
     s->prob = *p;
     s->opt = *o;
-    /* one block for all n-vectors: mass, atol, y, f0, scal, z×3, w×3, f×3,
-     * cont×4, ytmp, err, etmp = 21 vectors */
-    double *blk = malloc(sizeof(double) * (size_t)n * 21);
+    /* one block for all n-vectors: mass, atol, y, f0, scal, rscal, z×3, w×3, f×3,
+     * cont×4, ytmp, err, etmp = 22 vectors */
+    double *blk = malloc(sizeof(double) * (size_t)n * 22);
     if (o->n_output_times > 0) s->out_times = malloc(sizeof(double) * (size_t)o->n_output_times);
     if (!blk || (o->n_output_times > 0 && !s->out_times)) {
         free(blk);
@@ -479,6 +489,8 @@ cr_radau *cr_radau_create(const cr_radau_problem *problem, const cr_radau_option
     s->y = q; q += n;
     s->f0 = q; q += n;
     s->scal = q; q += n;
+    s->rscal = q;
+    q += n;
     for (int k = 0; k < 3; ++k) { s->z[k] = q; q += n; }
     for (int k = 0; k < 3; ++k) { s->w[k] = q; q += n; }
     for (int k = 0; k < 3; ++k) { s->f[k] = q; q += n; }
@@ -486,7 +498,7 @@ cr_radau *cr_radau_create(const cr_radau_problem *problem, const cr_radau_option
     s->ytmp = q; q += n;
     s->err = q; q += n;
     s->etmp = q; q += n;
-    memset(blk, 0, sizeof(double) * (size_t)n * 21);
+    memset(blk, 0, sizeof(double) * (size_t)n * 22);
 
     for (int i = 0; i < n; ++i) s->mass[i] = p->mass ? p->mass[i] : 1.0;
     s->prob.mass = s->mass;
@@ -769,7 +781,7 @@ static int newton(cr_radau *s, double h, int *newt_out, double *hfac, int *nonfi
         double sum = 0.0;
         for (int k = 0; k < 3; ++k)
             for (int i = 0; i < n; ++i) {
-                double q = s->f[k][i] / s->scal[i];
+                double q = s->f[k][i] * s->rscal[i];
                 sum += q * q;
             }
         double dyno = sqrt(sum / (3.0 * n));
@@ -870,18 +882,21 @@ static double estimate_error(cr_radau *s, double h, cr_status *fatal)
 static void store_cont(cr_radau *s)
 {
     const double x1 = s->tab.dense_x[1], x2 = s->tab.dense_x[2], x3 = s->tab.dense_x[3];
+    /* the node spacings' reciprocals: multiplications in the loop, not divisions */
+    const double r1 = 1.0 / x1, r21 = 1.0 / (x2 - x1), r32 = 1.0 / (x3 - x2), r2 = 1.0 / x2, r31 = 1.0 / (x3 - x1),
+                 r3 = 1.0 / x3;
     for (int i = 0; i < s->n; ++i) {
         double z0 = s->z[0][i], z1 = s->z[1][i], z2 = s->z[2][i];
         double v1 = z1 - z2, v2 = z0 - z2, v3 = -z2; /* values at x1, x2, x3; 0 at x0 = 0 */
-        double d01 = v1 / x1;
-        double d12 = (v2 - v1) / (x2 - x1);
-        double d23 = (v3 - v2) / (x3 - x2);
-        double d012 = (d12 - d01) / x2;
-        double d123 = (d23 - d12) / (x3 - x1);
+        double d01 = v1 * r1;
+        double d12 = (v2 - v1) * r21;
+        double d23 = (v3 - v2) * r32;
+        double d012 = (d12 - d01) * r2;
+        double d123 = (d23 - d12) * r31;
         s->cont[0][i] = s->y[i] + z2;
         s->cont[1][i] = d01;
         s->cont[2][i] = d012;
-        s->cont[3][i] = (d123 - d012) / x3;
+        s->cont[3][i] = (d123 - d012) * r3;
     }
 }
 
@@ -983,6 +998,7 @@ cr_status cr_radau_integrate(cr_radau *s, double t_end, cr_error *err)
         /* Newton weights */
         for (int i = 0; i < n; ++i) s->scal[i] = s->atol[i] + s->rtol * fabs(s->y[i]);
         scale_by_index(s, h);
+        for (int i = 0; i < n; ++i) s->rscal[i] = 1.0 / s->scal[i];
 
         /* Jacobian and factorizations, reused while allowed */
         if (s->need_jac) {
