@@ -76,6 +76,10 @@ def run_case(scenario, overrides: dict, output_dir: Optional[str] = None, measur
     environment first, for clusters whose workers were started without ``COSSERAT_LIBRARY``."""
     if library and not os.environ.get("COSSERAT_LIBRARY"):
         os.environ["COSSERAT_LIBRARY"] = library
+    # the sweep's parallelism is across cases, one core each: a large case would otherwise start
+    # a thread per CPU of its own and oversubscribe the machine (an explicit setting is kept)
+    if not os.environ.get("COSSERAT_THREADS") and not os.environ.get("OMP_NUM_THREADS"):
+        os.environ["COSSERAT_THREADS"] = "1"
     from ._core import run  # in the worker process
 
     try:
