@@ -5,6 +5,7 @@
  * tangents of the sub-chain 0..i, so pivoting inside the diagonal blocks
  * suffices for a well-posed rod (banded mode covers the rest). */
 #include "blocktri_shifted.h"
+#include "math/finite.h"
 
 #include <float.h>
 #include <limits.h>
@@ -1686,30 +1687,14 @@ static void kin_solve(const cr_blocktri_radau *a, int complex_, double *xr, doub
 #undef KQ
 #undef KV
 
-/* 1 when every entry is finite: Σ v·0 is ±0 then and NaN otherwise (∞·0 = NaN), in four
- * independent sums with no branch per entry (a branch on isfinite per entry cost as much
- * as the condensation). */
-static int all_finite_n(const double *v, size_t n)
-{
-    double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        a0 += v[i] * 0.0;
-        a1 += v[i + 1] * 0.0;
-        a2 += v[i + 2] * 0.0;
-        a3 += v[i + 3] * 0.0;
-    }
-    for (; i < n; ++i) a0 += v[i] * 0.0;
-    return (a0 + a1) + (a2 + a3) == 0.0;
-}
 
 /* Checks the blocks the factorizations read (L_0 and U_{n−1} are not). */
 static int jacobian_finite(const cr_blocktri *J)
 {
     size_t bb = (size_t)J->b * J->b, n = (size_t)J->n;
-    if (!all_finite_n(J->diag, n * bb)) return 0;
-    if (n > 1 && !all_finite_n(J->lower + bb, (n - 1) * bb)) return 0;
-    if (n > 1 && !all_finite_n(J->upper, (n - 1) * bb)) return 0;
+    if (!cr_all_finite(J->diag, n * bb)) return 0;
+    if (n > 1 && !cr_all_finite(J->lower + bb, (n - 1) * bb)) return 0;
+    if (n > 1 && !cr_all_finite(J->upper, (n - 1) * bb)) return 0;
     return 1;
 }
 

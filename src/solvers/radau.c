@@ -8,6 +8,7 @@
  * cr_radau_tableau_compute; no coefficient is typed in.
  */
 #include "cosserat/radau.h"
+#include "math/finite.h"
 
 #include <complex.h>
 #include <float.h>
@@ -313,21 +314,6 @@ cr_radau_options cr_radau_default_options(void)
     return o;
 }
 
-/* 1 when every entry is finite: Σ v·0 is ±0 then and NaN otherwise (∞·0 = NaN); four
- * independent sums, no branch per entry. */
-static int all_finite(const double *v, int n)
-{
-    double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    int i = 0;
-    for (; i + 4 <= n; i += 4) {
-        a0 += v[i] * 0.0;
-        a1 += v[i + 1] * 0.0;
-        a2 += v[i + 2] * 0.0;
-        a3 += v[i + 3] * 0.0;
-    }
-    for (; i < n; ++i) a0 += v[i] * 0.0;
-    return (a0 + a1) + (a2 + a3) == 0.0;
-}
 
 /* Output-time tolerance: an output time this close beyond a step end counts
  * as inside the step (so that t_end itself is never missed by rounding). */
@@ -386,11 +372,11 @@ cr_radau *cr_radau_create(const cr_radau_problem *problem, const cr_radau_option
         cr_error_set(err, CR_BAD_INPUT, "radau: rhs and all five linsys hooks are required");
         return NULL;
     }
-    if (!isfinite(t0) || !all_finite(y0, n)) {
+    if (!isfinite(t0) || !cr_all_finite(y0, n)) {
         cr_error_set(err, CR_BAD_INPUT, "radau: t0 and y0 must be finite");
         return NULL;
     }
-    if (p->mass && !all_finite(p->mass, n)) {
+    if (p->mass && !cr_all_finite(p->mass, n)) {
         cr_error_set(err, CR_BAD_INPUT, "radau: mass must be finite");
         return NULL;
     }
@@ -550,7 +536,7 @@ void cr_radau_destroy(cr_radau *s)
 cr_status cr_radau_reinit(cr_radau *s, double t, const double *y, double h, cr_error *err)
 {
     if (!s || !y) return cr_error_set(err, CR_BAD_INPUT, "radau: reinit with NULL argument");
-    if (!isfinite(t) || !all_finite(y, s->n) || !(h >= 0.0) || !isfinite(h))
+    if (!isfinite(t) || !cr_all_finite(y, s->n) || !(h >= 0.0) || !isfinite(h))
         return cr_error_set(err, CR_BAD_INPUT, "radau: reinit needs finite t, y and h >= 0");
     s->t = t;
     memcpy(s->y, y, sizeof(double) * (size_t)s->n);
@@ -608,7 +594,7 @@ cr_status cr_radau_reinit_memory(cr_radau *s, double t, const double *y, const c
                             "radau: controller memory out of range (h = %g, h_last = %g, err_acc = %g, faccon = %g, "
                             "t_start = %g)",
                             m->h, m->h_last, m->err_acc, m->faccon, m->t_start);
-    if (poly && m->polynomial != 0.0 && (!(m->h_last > 0.0) || !all_finite(poly, 3 * s->n)))
+    if (poly && m->polynomial != 0.0 && (!(m->h_last > 0.0) || !cr_all_finite(poly, 3 * s->n)))
         return cr_error_set(err, CR_BAD_INPUT, "radau: collocation polynomial non-finite or without a last step");
     cr_status st = cr_radau_reinit(s, t, y, m->h, err);
     if (st != CR_OK) return st;
@@ -683,7 +669,7 @@ static cr_status call_rhs(cr_radau *s, double t, const double *y, double *f)
 {
     s->st.rhs_evals++;
     cr_status st = s->prob.rhs(t, y, f, s->prob.user);
-    if (st == CR_OK && !all_finite(f, s->n)) st = CR_NONFINITE;
+    if (st == CR_OK && !cr_all_finite(f, s->n)) st = CR_NONFINITE;
     return st;
 }
 
