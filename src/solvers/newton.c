@@ -138,6 +138,7 @@ static int all_finite(const double *v, size_t n)
  * 4e5-element steel wire spend up to 5 iterations at the floor before an increment
  * passes the test; a quadratically converging solve spends 1–3. */
 #define STALL_ITERATIONS 8
+#define STALL_ATTEMPTS 3
 
 /* residual_scale is a pass over every entry of J (a fifth of an iteration's instructions
  * once the kernels were tuned) and only matters for a residual near the floor: it is
@@ -145,7 +146,6 @@ static int all_finite(const double *v, size_t n)
  * scale, which it never strays far from in one load stepping (J and |x| change by
  * O(1) factors); farther away the last one stands in. */
 #define SCALE_WINDOW 1e2
-#define STALL_ATTEMPTS 3
 
 /* Adaptive load stepping: iteration counts of an easy and of a hard load step. */
 #define ADAPT_EASY_ITERATIONS 4
