@@ -10,6 +10,7 @@
  *    (1.8751)⁴ EI/(ρA L⁴);
  *  - a rod whose twist nothing holds: the failure names the free motion. */
 #include "check.h"
+#include "rod_builders.h"
 #include "cosserat/cosserat.h"
 #include "mixed/mixed.h"
 
@@ -17,27 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static cr_section_segment resultants(double EA, double GA, double GJ, double EI, double rhoA)
-{
-    cr_section_segment s = cr_section_default_def();
-    s.shape = CR_SECTION_RESULTANTS;
-    for (int k = 0; k < 2; ++k) {
-        s.EA[k] = EA, s.GA_y[k] = s.GA_z[k] = GA, s.GJ[k] = GJ, s.EI_y[k] = s.EI_z[k] = EI;
-        s.rhoA[k] = rhoA, s.rhoI_y[k] = s.rhoI_z[k] = 1e-6 * rhoA;
-    }
-    return s;
-}
-
-static cr_rod_def straight_rod(const cr_section_segment *sec, double L, int n)
-{
-    cr_rod_def d = cr_rod_default_def();
-    d.length = L;
-    d.elements = n;
-    d.sections = sec;
-    d.section_count = 1;
-    d.material = (cr_material){1, 1, 1};
-    return d;
-}
 
 static int stability_off; /* cr_static_options.stability = 0 in solve() */
 

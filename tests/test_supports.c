@@ -11,6 +11,7 @@
  *    dynamic reactions close the momentum balance;
  *  - the reactions of partial supports lie along the held directions. */
 #include "check.h"
+#include "rod_builders.h"
 #include "cosserat/cosserat.h"
 #include "mixed/mixed.h"
 
@@ -19,28 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static cr_section_segment resultants(double EA, double GA, double GJ, double EI, double rhoA)
-{
-    cr_section_segment s = cr_section_default_def();
-    s.shape = CR_SECTION_RESULTANTS;
-    for (int k = 0; k < 2; ++k) {
-        s.EA[k] = EA, s.GA_y[k] = s.GA_z[k] = GA, s.GJ[k] = GJ, s.EI_y[k] = s.EI_z[k] = EI;
-        s.rhoA[k] = rhoA, s.rhoI_y[k] = s.rhoI_z[k] = 1e-6 * rhoA;
-    }
-    return s;
-}
-
-/* A straight rod of length L and n elements with one section (material unused). */
-static cr_rod_def straight_rod(const cr_section_segment *sec, double L, int n)
-{
-    cr_rod_def d = cr_rod_default_def();
-    d.length = L;
-    d.elements = n;
-    d.sections = sec;
-    d.section_count = 1;
-    d.material = (cr_material){1, 1, 1};
-    return d;
-}
 
 /* The turns a straight rod carries: the sum of the relative rotation angles of
  * consecutive nodes about their axis (the strain κ_x L = 4 tan(θ/4) is not the angle θ). */

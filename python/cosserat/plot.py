@@ -44,6 +44,21 @@ from .output import read_output, read_vtp
 DPI = 110
 
 
+def _equal_axes_3d(ax, lo, hi, margin):
+    """Equal scaling on the three axes of a 3-D plot around the box [lo, hi]: a cube of half-width
+    margin × the box's largest side (a degenerate box gets 1 m), axes labelled in metres."""
+    centre, half = 0.5 * (lo + hi), margin * float(np.max(hi - lo))
+    if not np.isfinite(half) or half <= 0:
+        half = 1.0
+    ax.set_xlim(centre[0] - half, centre[0] + half)
+    ax.set_ylim(centre[1] - half, centre[1] + half)
+    ax.set_zlim(centre[2] - half, centre[2] + half)
+    ax.set_box_aspect((1, 1, 1))
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+    ax.set_zlabel("z (m)")
+
+
 def _figure(width, height):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -123,17 +138,7 @@ def plot_centerline(out, path):
     ax.scatter(*final[0], color="black", s=25, label="s = 0")
     ax.scatter(*final[-1], color="crimson", s=25, marker="^", label="tip")
     pts = np.vstack(every)
-    centre = 0.5 * (pts.max(axis=0) + pts.min(axis=0))
-    half = 0.5 * float(np.max(pts.max(axis=0) - pts.min(axis=0)))
-    if not np.isfinite(half) or half <= 0:
-        half = 1.0
-    ax.set_xlim(centre[0] - half, centre[0] + half)
-    ax.set_ylim(centre[1] - half, centre[1] + half)
-    ax.set_zlim(centre[2] - half, centre[2] + half)
-    ax.set_box_aspect((1, 1, 1))
-    ax.set_xlabel("x (m)")
-    ax.set_ylabel("y (m)")
-    ax.set_zlabel("z (m)")
+    _equal_axes_3d(ax, pts.min(axis=0), pts.max(axis=0), 0.5)
     n = len(shapes)
     what = "snapshot" if dynamic else "load-step snapshot"
     ax.set_title(f"{_title(out)}\ncenterline, {n} {what}{'s' if n != 1 else ''}", fontsize=10)
@@ -298,16 +303,7 @@ def tube_figure(out):
     # equal scaling on all three axes, the tube's radius included
     lo = np.minimum(allp.min(axis=0), surf.reshape(-1, 3).min(axis=0))
     hi = np.maximum(allp.max(axis=0), surf.reshape(-1, 3).max(axis=0))
-    centre, half = 0.5 * (lo + hi), 0.525 * float(np.max(hi - lo))
-    if not np.isfinite(half) or half <= 0:
-        half = 1.0
-    ax.set_xlim(centre[0] - half, centre[0] + half)
-    ax.set_ylim(centre[1] - half, centre[1] + half)
-    ax.set_zlim(centre[2] - half, centre[2] + half)
-    ax.set_box_aspect((1, 1, 1))
-    ax.set_xlabel("x (m)")
-    ax.set_ylabel("y (m)")
-    ax.set_zlabel("z (m)")
+    _equal_axes_3d(ax, lo, hi, 0.525)
     if rmax <= 0:
         rad = f"radius not in the output: drawn as {0.01 * extent:.3g} m"
     elif k != 1:
