@@ -57,7 +57,11 @@ typedef struct newton_work {
      * relative increment it kept making, and the residual's round-off scale */
     int stalled;
     double stall_increment, stall_scale;
-    double scale_est; /* the last residual_scale computed in this load stepping (0: none yet) */
+    /* residual_scale (0: none yet) and |x| when it was computed. It is a pass over every
+     * entry of J, as costly as the LU, and only matters for a residual near the floor,
+     * where a factor of 2 does not: J changes by O(1) factors in one load stepping, so
+     * one estimate serves its steps until |x| has changed by more than SCALE_X_CHANGE. */
+    double scale_est, scale_x;
 } newton_work;
 
 /* Scale of the round-off in the residual: RMS over the rows of Σ_c |J_rc| |x_c|, the
@@ -140,12 +144,8 @@ static int all_finite(const double *v, size_t n)
 #define STALL_ITERATIONS 8
 #define STALL_ATTEMPTS 3
 
-/* residual_scale is a pass over every entry of J (a fifth of an iteration's instructions
- * once the kernels were tuned) and only matters for a residual near the floor: it is
- * recomputed when the residual is within this factor of the floor of the last computed
- * scale, which it never strays far from in one load stepping (J and |x| change by
- * O(1) factors); farther away the last one stands in. */
-#define SCALE_WINDOW 1e2
+/* newton_work.scale_est is recomputed when |x| has grown or shrunk by this factor */
+#define SCALE_X_CHANGE 2.0
 
 /* Adaptive load stepping: iteration counts of an easy and of a hard load step. */
 #define ADAPT_EASY_ITERATIONS 4
@@ -162,7 +162,7 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
                         double err0, newton_work *w)
 {
     size_t dim = (size_t)p->blocks * p->block_size;
-    double dx_norm = INFINITY, x_norm = 0, err_start = 0, scale = INFINITY;
+    double dx_norm = INFINITY, x_norm = norm2(x, dim), err_start = 0, scale = INFINITY;
     w->history_count = 0;
     w->iterations = 0;
     w->factor_valid = 0;
@@ -212,8 +212,10 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
             if (st != CR_OK) return st;
         }
         t0 = now();
-        if (w->scale_est == 0 || err <= SCALE_WINDOW * ROUNDOFF_FLOOR_EPS * DBL_EPSILON * w->scale_est)
+        if (w->scale_est == 0 || x_norm > SCALE_X_CHANGE * w->scale_x || w->scale_x > SCALE_X_CHANGE * x_norm) {
             w->scale_est = residual_scale(w->J, x, w->pool);
+            w->scale_x = x_norm;
+        }
         scale = w->scale_est;
         w->factor_valid = 0;
         st = factor_J(w);
