@@ -13,6 +13,7 @@
 #include "cosserat/dynamics.h"
 #include "cosserat/statics.h"
 #include "linalg/blocktri.h"
+#include "linalg/blocktri_partitioned.h"
 #include "linalg/pool.h"
 #include "mixed/model_internal.h"
 
@@ -43,11 +44,24 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
                                 const cr_static_options *options, cr_static_step_fn on_step, void *user,
                                 cr_static_report *report, cr_error *err);
 
+/* The static tangent's storage that a caller lends (all optional): J of the static
+ * layout (banded with rigid components); with a pool, part (for the pool's thread count)
+ * factors and solves it on the threads; factored: J already holds the LU (part's when
+ * part is given) of the tangent at x or at a state one converged Newton update from x. */
+typedef struct cr_static_tangent {
+    cr_blocktri *J;
+    cr_blocktri_part *part;
+    cr_pool *pool;
+    int factored;
+} cr_static_tangent;
+
 /* Stability of the equilibrium x (statics_stability.c): the `modes` lowest ω² of the
  * linearized dynamics about it, with loads and supports as for the residual. The
- * report is filled on CR_OK (checked = 1); CR_SINGULAR when the tangent is. */
+ * report is filled on CR_OK (checked = 1); CR_SINGULAR when the tangent is.
+ * tangent (optional): a factored one saves an assembly and a factorization; its
+ * eigenvalues differ from those at x by the last update's relative size (below rtol). */
 cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
-                                    int modes, cr_stability_report *report);
+                                    int modes, const cr_static_tangent *tangent, cr_stability_report *report);
 
 /* When the static tangent at x is singular: 1, with a sentence saying which motion
  * (twist, a rotation, a translation) at which nodes nothing holds and what to hold, in

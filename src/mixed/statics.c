@@ -215,18 +215,29 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
         ctx.pool = cr_pool_create(threads);
         if (ctx.pool) ctx.Jr_part = cr_blocktri_part_create(model->nodes, 3, cr_pool_threads(ctx.pool), NULL);
     }
+    /* the tangent's storage, ours: the stability estimate after the stage reuses it and,
+     * when serial, Newton's last LU */
+    cr_blocktri *J = model->rigid_count > 0 ? cr_blocktri_create_banded(model->nodes, model->block)
+                                            : cr_blocktri_create(model->nodes, model->block);
+    int lu_valid = 0;
+    cr_blocktri_part *part = ctx.pool && J && model->rigid_count == 0
+                                 ? cr_blocktri_part_create(model->nodes, model->block, cr_pool_threads(ctx.pool), NULL)
+                                 : NULL;
     cr_nonlinear_problem p = {.blocks = model->nodes, .block_size = model->block, .pool = ctx.pool,
+                              .J = J, .part = part, .lu_valid = &lu_valid,
                               .banded = model->rigid_count > 0, .ctx = &ctx, .eval = eval,
                               .project = normalize_quaternions, .correct = correct_positions,
                               .dparam = moving ? NULL : dparam, .on_step = step_done};
     cr_static_report local;
     cr_static_report *r = report ? report : &local;
     double lf = 0.0;
-    cr_status st = cr_load_stepping_solve(&p, &lf, state->x, &o, r, err);
+    cr_status st = J ? cr_load_stepping_solve(&p, &lf, state->x, &o, r, err)
+                     : cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
     /* the stage's end state: stable, or an equilibrium a real rod would leave (issue 9) */
     if (st == CR_OK && o.stability) {
         cr_supports_at at = set_scales(&ctx, lf);
-        cr_mixed_static_stability(model, &at, ctx.scale, state->x, o.stability_modes, &r->stability);
+        cr_static_tangent tangent = {.J = J, .part = part, .pool = ctx.pool, .factored = lu_valid};
+        cr_mixed_static_stability(model, &at, ctx.scale, state->x, o.stability_modes, &tangent, &r->stability);
     } else if (err && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE)) {
         /* a load step that failed on a tangent with a free motion: say which one */
         char why[256], msg[CR_ERROR_MESSAGE_SIZE + 260];
@@ -241,6 +252,8 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
         state->bc_factor = ctx.bc_from;
     }
     state->load_factor = lf;
+    cr_blocktri_destroy(J);
+    cr_blocktri_part_destroy(part);
     cr_blocktri_destroy(ctx.Jr);
     cr_blocktri_part_destroy(ctx.Jr_part);
     cr_pool_destroy(ctx.pool);

@@ -51,6 +51,8 @@ typedef struct stab_ctx {
     const cr_supports_at *at;
     const double *x;
     cr_blocktri *J;     /* factored */
+    cr_blocktri_part *part; /* NULL: J factored serially */
+    cr_pool *pool;
     double *sqrt_mass;  /* 6 per node */
     double *rhs, *zero; /* nodes × block */
     double *many;       /* nodes × block × the block of vectors, interleaved */
@@ -89,12 +91,31 @@ static void reduce(const cr_model *m, const double *x, const double *y, double *
     }
 }
 
-/* U ↦ M^{½} A⁻¹ M^{½} U for `count` vectors: one solve with them all (interleaved) */
+/* J y = rhs in place */
+static void solve(const stab_ctx *c, double *rhs)
+{
+    if (c->part) cr_blocktri_part_solve(c->part, c->J, c->pool, rhs);
+    else cr_blocktri_solve(c->J, rhs);
+}
+
+/* U ↦ M^{½} A⁻¹ M^{½} U for `count` vectors: one solve with them all (interleaved), or
+ * one partitioned solve each on the threads */
 static cr_status apply(void *ctx, const double *U, double *out, int count)
 {
     const stab_ctx *c = ctx;
     const cr_model *m = c->m;
     const size_t n6 = (size_t)m->nodes * 6, dim = (size_t)m->nodes * m->block;
+    if (c->part) {
+        for (int j = 0; j < count; ++j) {
+            double *o = out + (size_t)j * n6;
+            for (size_t k = 0; k < n6; ++k) o[k] = c->sqrt_mass[k] * U[(size_t)j * n6 + k];
+            embed(c, o);
+            solve(c, c->rhs);
+            reduce(m, c->x, c->rhs, o);
+            for (size_t k = 0; k < n6; ++k) o[k] *= c->sqrt_mass[k];
+        }
+        return CR_OK;
+    }
     for (int j = 0; j < count; ++j) {
         double *o = out + (size_t)j * n6;
         for (size_t k = 0; k < n6; ++k) o[k] = c->sqrt_mass[k] * U[(size_t)j * n6 + k];
@@ -151,7 +172,7 @@ static int lumped_mass(const cr_model *m, double *sm)
 #define STABILITY_TOL 1e-6
 
 cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
-                                    int modes, cr_stability_report *rep)
+                                    int modes, const cr_static_tangent *tangent, cr_stability_report *rep)
 {
     double t0 = now();
     memset(rep, 0, sizeof *rep);
@@ -163,16 +184,20 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
     int block = modes + 2 > CR_EIGEN_MAX_BLOCK ? CR_EIGEN_MAX_BLOCK : modes + 2;
     if ((size_t)block > n6) block = (int)n6;
     stab_ctx c = {.m = m, .at = at, .x = x};
-    c.J = m->rigid_count > 0 ? cr_blocktri_create_banded(m->nodes, B) : cr_blocktri_create(m->nodes, B);
+    cr_blocktri *J = tangent ? tangent->J : NULL;
+    const int factored = J && tangent->factored;
+    if (J && tangent->part && tangent->pool) c.part = tangent->part, c.pool = tangent->pool;
+    c.J = J ? J : m->rigid_count > 0 ? cr_blocktri_create_banded(m->nodes, B) : cr_blocktri_create(m->nodes, B);
     c.sqrt_mass = malloc(n6 * sizeof(double));
     c.rhs = malloc(dim * sizeof(double));
     c.zero = calloc(dim, sizeof(double));
-    c.many = malloc(dim * block * sizeof(double));
-    double *F = malloc(dim * sizeof(double)), *vec = malloc((size_t)modes * n6 * sizeof(double));
+    c.many = c.part ? c.rhs : malloc(dim * block * sizeof(double)); /* interleaved: the serial solve */
+    double *F = factored ? NULL : malloc(dim * sizeof(double)), *vec = malloc((size_t)modes * n6 * sizeof(double));
     double *xi = malloc(n6 * sizeof(double));
-    cr_status st = c.J && c.sqrt_mass && c.rhs && c.zero && c.many && F && vec && xi ? CR_OK : CR_NO_MEMORY;
-    if (st == CR_OK) st = cr_mixed_static_residual(m, at, scale, x, F, c.J, NULL);
-    if (st == CR_OK) st = cr_blocktri_factor(c.J, NULL);
+    cr_status st = c.J && c.sqrt_mass && c.rhs && c.zero && c.many && (F || factored) && vec && xi ? CR_OK : CR_NO_MEMORY;
+    if (st == CR_OK && !factored) st = cr_mixed_static_residual(m, at, scale, x, F, c.J, NULL);
+    if (st == CR_OK && !factored)
+        st = c.part ? cr_blocktri_part_factor(c.part, c.J, c.pool, NULL) : cr_blocktri_factor(c.J, NULL);
     free(F); /* the peak is the iteration's: keep it small (the statics' memory estimate, 3 kB per element) */
     F = NULL;
     cr_eigen_result er = {.vectors = vec};
@@ -222,7 +247,7 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
         const double *u = vec + (size_t)j * n6;
         for (size_t k = 0; k < n6; ++k) xi[k] = c.sqrt_mass[k] * u[k];
         embed(&c, xi);
-        cr_blocktri_solve(c.J, c.rhs);
+        solve(&c, c.rhs);
         reduce(m, x, c.rhs, xi);
         double nu = er.re[j], dr = 0, dt = 0;
         int at_r = 0, at_t = 0;
@@ -239,11 +264,11 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
         rep->softest_stiffness = amp > 0 ? rep->omega2[0] / (amp * amp) : NAN;
         rep->checked = 1;
     }
-    cr_blocktri_destroy(c.J);
+    if (c.J != J) cr_blocktri_destroy(c.J);
     free(c.sqrt_mass);
     free(c.rhs);
     free(c.zero);
-    free(c.many);
+    if (c.many != c.rhs) free(c.many);
     free(F);
     free(vec);
     free(xi);

@@ -318,10 +318,13 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
     double *x_saved = malloc(dim * sizeof(double));
     w.history_capacity = o->max_history > 0 ? o->max_history : 64;
     w.history = malloc(w.history_capacity * sizeof(double));
-    w.J = p->banded ? cr_blocktri_create_banded(p->blocks, p->block_size) : cr_blocktri_create(p->blocks, p->block_size);
+    if (p->lu_valid) *p->lu_valid = 0;
+    w.J = p->J                ? p->J
+          : p->banded ? cr_blocktri_create_banded(p->blocks, p->block_size)
+                      : cr_blocktri_create(p->blocks, p->block_size);
     if (p->pool && !p->banded && w.J) { /* one chunk per thread; too small a system stays serial */
         w.pool = p->pool;
-        w.part = cr_blocktri_part_create(p->blocks, p->block_size, cr_pool_threads(p->pool), NULL);
+        w.part = p->part ? p->part : cr_blocktri_part_create(p->blocks, p->block_size, cr_pool_threads(p->pool), NULL);
     }
     cr_status status = CR_OK;
     if (!w.F || !w.dx || !w.tangent || !w.tangent_prev || !w.F1 || !w.F2 || !x_saved || !w.history || !w.J) {
@@ -439,6 +442,7 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
         if (next >= 1.0) break;
     }
     r->converged = 1;
+    if (p->lu_valid) *p->lu_valid = w.factor_valid && (!w.part || w.part == p->part); /* one the caller can use */
 done:
     /* final residual of the kept state */
     if (w.F && w.J && status != CR_NO_MEMORY && status != CR_BAD_INPUT) {
@@ -456,7 +460,7 @@ done:
     free(w.F2);
     free(x_saved);
     free(w.history);
-    cr_blocktri_destroy(w.J);
-    cr_blocktri_part_destroy(w.part);
+    if (w.J != p->J) cr_blocktri_destroy(w.J);
+    if (w.part != p->part) cr_blocktri_part_destroy(w.part);
     return status;
 }

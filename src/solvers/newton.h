@@ -6,6 +6,7 @@
 
 #include "cosserat/statics.h"
 #include "linalg/blocktri.h"
+#include "linalg/blocktri_partitioned.h"
 #include "linalg/pool.h"
 
 typedef struct cr_nonlinear_problem {
@@ -24,6 +25,15 @@ typedef struct cr_nonlinear_problem {
     cr_status (*correct)(void *ctx, double param, double *x);
     /* optional: called on a converged state (e.g. quaternion normalization) */
     void (*project)(void *ctx, double *x);
+    /* optional: the Jacobian's storage and, with a pool, its partitioned LU (for
+     * pool's thread count), the caller's (NULL: the solver's own, freed at the end), so
+     * that the caller can use them afterwards; after a converged solve, *lu_valid (when
+     * lu_valid is non-NULL) says whether J holds the LU of the last Newton iteration, one
+     * update away from the solution: cr_blocktri_factor's, or the partitioned one's when
+     * the solver used one (pool, not banded) */
+    cr_blocktri *J;
+    cr_blocktri_part *part;
+    int *lu_valid;
     /* optional: called after each accepted load step; nonzero stops the solve */
     int (*on_step)(void *ctx, double param, const double *x, const cr_load_step_report *step, int index);
 } cr_nonlinear_problem;
