@@ -462,109 +462,110 @@ void cr_blocktri_solve(const cr_blocktri *m, double *x)
 /* ---- several right-hand sides at once (stability estimates: src/mixed/statics_stability.c) ----
  * The blocks are read once for all of them, which is what makes a block of k solves
  * cheaper than k single solves: a single solve streams n·3b² doubles of factors
- * through the cache for 2·3b² flops per block, memory-bound for long rods. */
-CR_INLINE void solve_thomas_many(const cr_blocktri *m, const int b, double *restrict x, int nrhs)
+ * through the cache for 2·3b² flops per block, memory-bound for long rods. The
+ * right-hand sides are columns (LAPACK's layout); each block row of all of them is
+ * gathered into a b×nrhs tile (row-major, so that the loops over the columns
+ * vectorize), solved there and scattered back, the previous row's tile kept. */
+#define SOLVE_MANY_MAX 16
+
+CR_INLINE void solve_thomas_many(const cr_blocktri *m, const int b, double *restrict x, size_t ld, int nrhs)
 {
-    int n = m->n;
-    size_t bb = (size_t)b * b, row = (size_t)b * nrhs;
-    double acc[16];
+    const int n = m->n;
+    const size_t bb = (size_t)b * b;
+    double tiles[2][CR_BLOCKTRI_MAX_B * SOLVE_MANY_MAX], acc[SOLVE_MANY_MAX];
+    int cur = 0;
     for (int i = 0; i < n; ++i) {
-        double *xi = x + (size_t)i * row;
+        double *restrict t = tiles[cur];
+        const double *restrict tp = tiles[1 - cur];
+        for (int r = 0; r < b; ++r)
+            for (int j = 0; j < nrhs; ++j) t[r * nrhs + j] = x[(size_t)j * ld + (size_t)i * b + r];
         if (i > 0) {
-            const double *L = m->lower + i * bb, *xp = xi - row;
+            const double *L = m->lower + i * bb;
             for (int r = 0; r < b; ++r) {
-                for (int j = 0; j < nrhs; ++j) acc[j] = xi[r * nrhs + j];
+                for (int j = 0; j < nrhs; ++j) acc[j] = t[r * nrhs + j];
                 for (int k = 0; k < b; ++k) {
                     double f = L[r * b + k];
-                    for (int j = 0; j < nrhs; ++j) acc[j] -= f * xp[k * nrhs + j];
+                    for (int j = 0; j < nrhs; ++j) acc[j] -= f * tp[k * nrhs + j];
                 }
-                for (int j = 0; j < nrhs; ++j) xi[r * nrhs + j] = acc[j];
+                for (int j = 0; j < nrhs; ++j) t[r * nrhs + j] = acc[j];
             }
         }
-        lu_solve(b, m->diag + i * bb, m->pivot + (size_t)i * b, xi, nrhs);
+        lu_solve(b, m->diag + i * bb, m->pivot + (size_t)i * b, t, nrhs);
+        for (int r = 0; r < b; ++r)
+            for (int j = 0; j < nrhs; ++j) x[(size_t)j * ld + (size_t)i * b + r] = t[r * nrhs + j];
+        cur = 1 - cur;
     }
+    /* tiles[1 - cur] holds the last row's solution */
     for (int i = n - 2; i >= 0; --i) {
-        double *xi = x + (size_t)i * row;
-        const double *X = m->upper + i * bb, *xn = xi + row;
+        double *restrict t = tiles[cur];
+        const double *restrict tn = tiles[1 - cur];
+        const double *X = m->upper + i * bb;
         for (int r = 0; r < b; ++r) {
-            for (int j = 0; j < nrhs; ++j) acc[j] = xi[r * nrhs + j];
+            for (int j = 0; j < nrhs; ++j) acc[j] = x[(size_t)j * ld + (size_t)i * b + r];
             for (int k = 0; k < b; ++k) {
                 double f = X[r * b + k];
-                for (int j = 0; j < nrhs; ++j) acc[j] -= f * xn[k * nrhs + j];
+                for (int j = 0; j < nrhs; ++j) acc[j] -= f * tn[k * nrhs + j];
             }
-            for (int j = 0; j < nrhs; ++j) xi[r * nrhs + j] = acc[j];
+            for (int j = 0; j < nrhs; ++j) t[r * nrhs + j] = acc[j];
         }
+        for (int r = 0; r < b; ++r)
+            for (int j = 0; j < nrhs; ++j) x[(size_t)j * ld + (size_t)i * b + r] = t[r * nrhs + j];
+        cur = 1 - cur;
     }
 }
 
 /* the statics' blocks with the stability estimate's default block of 6 vectors (and 8):
  * constant trip counts, which the compiler unrolls and vectorizes */
 #ifdef CR_DISPATCH_AVX2
-__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void solve7x6_avx2(const cr_blocktri *m,
-                                                                                            double *x)
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void
+solve7x6_avx2(const cr_blocktri *m, double *x, size_t ld)
 {
-    solve_thomas_many(m, 7, x, 6);
+    solve_thomas_many(m, 7, x, ld, 6);
 }
-__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void solve7x8_avx2(const cr_blocktri *m,
-                                                                                            double *x)
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void
+solve7x8_avx2(const cr_blocktri *m, double *x, size_t ld)
 {
-    solve_thomas_many(m, 7, x, 8);
+    solve_thomas_many(m, 7, x, ld, 8);
 }
 #endif
-static void solve7x6(const cr_blocktri *m, double *x)
+static void solve7x6(const cr_blocktri *m, double *x, size_t ld)
 {
 #ifdef CR_DISPATCH_AVX2
     if (have_avx2()) {
-        solve7x6_avx2(m, x);
+        solve7x6_avx2(m, x, ld);
         return;
     }
 #endif
-    solve_thomas_many(m, 7, x, 6);
+    solve_thomas_many(m, 7, x, ld, 6);
 }
-static void solve7x8(const cr_blocktri *m, double *x)
+static void solve7x8(const cr_blocktri *m, double *x, size_t ld)
 {
 #ifdef CR_DISPATCH_AVX2
     if (have_avx2()) {
-        solve7x8_avx2(m, x);
+        solve7x8_avx2(m, x, ld);
         return;
     }
 #endif
-    solve_thomas_many(m, 7, x, 8);
+    solve_thomas_many(m, 7, x, ld, 8);
 }
 
 void cr_blocktri_solve_many(const cr_blocktri *m, double *x, int nrhs)
 {
     const size_t N = (size_t)m->n * m->b;
     if (nrhs <= 0) return;
-    if (m->banded || nrhs > 16) { /* LAPACK wants the columns one after the other: transpose through a copy */
-        double *c = malloc(N * nrhs * sizeof *c);
-        if (!c) { /* one column at a time, through a single vector */
-            double *v = malloc(N * sizeof *v);
-            for (int j = 0; v && j < nrhs; ++j) {
-                for (size_t r = 0; r < N; ++r) v[r] = x[r * nrhs + j];
-                cr_blocktri_solve(m, v);
-                for (size_t r = 0; r < N; ++r) x[r * nrhs + j] = v[r];
-            }
-            free(v);
-            return;
-        }
-        for (size_t r = 0; r < N; ++r)
-            for (int j = 0; j < nrhs; ++j) c[(size_t)j * N + r] = x[r * nrhs + j];
-        if (m->banded) {
-            int n = (int)N, k = 2 * m->b - 1, ldab = 3 * k + 1, info = 0;
-            dgbtrs_("N", &n, &k, &k, &nrhs, m->band, &ldab, m->band_pivot, c, &n, &info);
-        } else {
-            for (int j = 0; j < nrhs; ++j) cr_blocktri_solve(m, c + (size_t)j * N);
-        }
-        for (size_t r = 0; r < N; ++r)
-            for (int j = 0; j < nrhs; ++j) x[r * nrhs + j] = c[(size_t)j * N + r];
-        free(c);
+    if (m->banded) {
+        int n = (int)N, k = 2 * m->b - 1, ldab = 3 * k + 1, info = 0;
+        dgbtrs_("N", &n, &k, &k, &nrhs, m->band, &ldab, m->band_pivot, x, &n, &info);
         return;
     }
-    if (m->b == 7 && nrhs == 6) solve7x6(m, x);
-    else if (m->b == 7 && nrhs == 8) solve7x8(m, x);
-    else if (m->b == 7) solve_thomas_many(m, 7, x, nrhs);
-    else solve_thomas_many(m, m->b, x, nrhs);
+    for (int j0 = 0; j0 < nrhs; j0 += SOLVE_MANY_MAX) { /* tiles of at most SOLVE_MANY_MAX columns */
+        int c = nrhs - j0 < SOLVE_MANY_MAX ? nrhs - j0 : SOLVE_MANY_MAX;
+        double *xj = x + (size_t)j0 * N;
+        if (m->b == 7 && c == 6) solve7x6(m, xj, N);
+        else if (m->b == 7 && c == 8) solve7x8(m, xj, N);
+        else if (m->b == 7) solve_thomas_many(m, 7, xj, N, c);
+        else solve_thomas_many(m, m->b, xj, N, c);
+    }
 }
 
 /* ---- chunk kernels of the partitioned solver (blocktri_partitioned.c) ----

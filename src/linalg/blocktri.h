@@ -49,8 +49,8 @@ cr_status cr_blocktri_factor(cr_blocktri *m, int *bad_block);
 /* Solves M x = rhs in place after cr_blocktri_factor. */
 void cr_blocktri_solve(const cr_blocktri *m, double *rhs);
 
-/* The same for nrhs right-hand sides at once, interleaved: x[r * nrhs + j] is row r
- * of the j-th (the factors are read once for all of them). */
+/* The same for nrhs right-hand sides at once, one after the other (LAPACK's layout:
+ * x[j * n * b + r] is row r of the j-th); the factors are read once for up to 16 of them. */
 void cr_blocktri_solve_many(const cr_blocktri *m, double *x, int nrhs);
 
 #endif

@@ -55,28 +55,33 @@ typedef struct stab_ctx {
     cr_pool *pool;
     double *sqrt_mass;  /* 6 per node */
     double *rhs, *zero; /* nodes × block */
-    double *many;       /* nodes × block × the block of vectors, interleaved */
+    double *many;       /* the block of vectors (static layout), one after the other */
 } stab_ctx;
 
 /* rhs (static layout) := the support rows' map of the generalized forces b (6 per node) */
-static void embed(const stab_ctx *c, const double *b)
+static void embed_into(const stab_ctx *c, const double *b, double *rhs)
 {
     const cr_model *m = c->m;
     const int B = m->block;
-    memset(c->rhs, 0, (size_t)m->nodes * B * sizeof(double));
-    for (int i = 0; i < m->nodes; ++i) memcpy(c->rhs + (size_t)i * B, b + (size_t)i * 6, 6 * sizeof(double));
+    for (int i = 0; i < m->nodes; ++i) {
+        double *ri = rhs + (size_t)i * B;
+        memcpy(ri, b + (size_t)i * 6, 6 * sizeof(double));
+        for (int r = 6; r < B; ++r) ri[r] = 0.0;
+    }
     /* S(b) − S(0) = T_s b on the supported nodes (S(0) is in c->zero) */
-    cr_supports_static_rows(m, c->at, c->x, c->rhs, NULL);
+    cr_supports_static_rows(m, c->at, c->x, rhs, NULL);
     for (int k = 0; k < m->support_count; ++k) {
         if (!cr_support_active(&m->supports[k], c->at->stage)) continue;
         int i = m->supports[k].node;
-        for (int r = 0; r < B; ++r) c->rhs[(size_t)i * B + r] -= c->zero[(size_t)i * B + r];
+        for (int r = 0; r < B; ++r) rhs[(size_t)i * B + r] -= c->zero[(size_t)i * B + r];
     }
     /* rows past the balance: the norm row and rigid components get 0, except where
      * a support replaced the norm row (already 0 above) */
     for (int i = 0; i < m->nodes; ++i)
-        for (int r = 6; r < B; ++r) c->rhs[(size_t)i * B + r] = 0.0;
+        for (int r = 6; r < B; ++r) rhs[(size_t)i * B + r] = 0.0;
 }
+
+static void embed(const stab_ctx *c, const double *b) { embed_into(c, b, c->rhs); }
 
 /* ξ (6 per node) from the solution y of J y = rhs (static layout) */
 static void reduce(const cr_model *m, const double *x, const double *y, double *xi)
@@ -98,8 +103,8 @@ static void solve(const stab_ctx *c, double *rhs)
     else cr_blocktri_solve(c->J, rhs);
 }
 
-/* U ↦ M^{½} A⁻¹ M^{½} U for `count` vectors: one solve with them all (interleaved), or
- * one partitioned solve each on the threads */
+/* U ↦ M^{½} A⁻¹ M^{½} U for `count` vectors: one solve with them all, or one
+ * partitioned solve each on the threads */
 static cr_status apply(void *ctx, const double *U, double *out, int count)
 {
     const stab_ctx *c = ctx;
@@ -119,14 +124,12 @@ static cr_status apply(void *ctx, const double *U, double *out, int count)
     for (int j = 0; j < count; ++j) {
         double *o = out + (size_t)j * n6;
         for (size_t k = 0; k < n6; ++k) o[k] = c->sqrt_mass[k] * U[(size_t)j * n6 + k];
-        embed(c, o);
-        for (size_t r = 0; r < dim; ++r) c->many[r * count + j] = c->rhs[r];
+        embed_into(c, o, c->many + (size_t)j * dim);
     }
     cr_blocktri_solve_many(c->J, c->many, count);
     for (int j = 0; j < count; ++j) {
         double *o = out + (size_t)j * n6;
-        for (size_t r = 0; r < dim; ++r) c->rhs[r] = c->many[r * count + j];
-        reduce(m, c->x, c->rhs, o);
+        reduce(m, c->x, c->many + (size_t)j * dim, o);
         for (size_t k = 0; k < n6; ++k) o[k] *= c->sqrt_mass[k];
     }
     return CR_OK;
@@ -191,7 +194,7 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
     c.sqrt_mass = malloc(n6 * sizeof(double));
     c.rhs = malloc(dim * sizeof(double));
     c.zero = calloc(dim, sizeof(double));
-    c.many = c.part ? c.rhs : malloc(dim * block * sizeof(double)); /* interleaved: the serial solve */
+    c.many = c.part ? c.rhs : malloc(dim * block * sizeof(double)); /* the serial solve's columns */
     double *F = factored ? NULL : malloc(dim * sizeof(double)), *vec = malloc((size_t)modes * n6 * sizeof(double));
     double *xi = malloc(n6 * sizeof(double));
     cr_status st = c.J && c.sqrt_mass && c.rhs && c.zero && c.many && (F || factored) && vec && xi ? CR_OK : CR_NO_MEMORY;

@@ -33,21 +33,41 @@ static double dot(const double *a, const double *b, size_t n)
     return (s0 + s2) + (s1 + s3);
 }
 
-/* Modified Gram–Schmidt, twice (one pass loses orthogonality when C V is nearly
- * rank-deficient, which is what converging subspace iteration makes it). A vector
- * that vanishes is replaced by a fresh pseudo-random one. */
+/* Rows per chunk of the passes over a block of vectors: 16 vectors × 512 rows × 8 bytes
+ * stay in L1/L2 while every vector's part of them is used. */
+#define CHUNK 512
+
+/* c[i] = V_iᵀ v for i < j, in one pass over the rows */
+static void project(const double *V, int j, size_t n, const double *v, double *c)
+{
+    for (int i = 0; i < j; ++i) c[i] = 0;
+    for (size_t r0 = 0; r0 < n; r0 += CHUNK) {
+        size_t len = n - r0 < CHUNK ? n - r0 : CHUNK;
+        for (int i = 0; i < j; ++i) c[i] += dot(V + (size_t)i * n + r0, v + r0, len);
+    }
+}
+
+/* Classical Gram–Schmidt, twice ("twice is enough": Giraud, Langou and Rozložník, 2005;
+ * one pass loses orthogonality when C V is nearly rank-deficient, which is what
+ * converging subspace iteration makes it): the projections of a vector onto all the
+ * earlier ones in one pass over the rows and its update in another, where modified
+ * Gram–Schmidt makes two passes per earlier vector (memory-bound for long rods). A
+ * vector that vanishes is replaced by a fresh pseudo-random one. */
 static void orthonormalize(double *V, int k, size_t n, unsigned long *seed)
 {
+    double c[CR_EIGEN_MAX_BLOCK];
     for (int j = 0; j < k; ++j) {
         double *v = V + (size_t)j * n;
         for (int attempt = 0; attempt < 3; ++attempt) {
             double before = sqrt(dot(v, v, n));
-            for (int pass = 0; pass < 2; ++pass)
-                for (int i = 0; i < j; ++i) {
-                    const double *u = V + (size_t)i * n;
-                    double c = dot(u, v, n);
-                    for (size_t r = 0; r < n; ++r) v[r] -= c * u[r];
+            for (int pass = 0; pass < 2 && j > 0; ++pass) {
+                project(V, j, n, v, c);
+                for (size_t r = 0; r < n; ++r) {
+                    double s = 0;
+                    for (int i = 0; i < j; ++i) s += c[i] * V[(size_t)i * n + r];
+                    v[r] -= s;
                 }
+            }
             double nv = sqrt(dot(v, v, n));
             if (nv > 1e-10 * before && nv > 0) {
                 for (size_t r = 0; r < n; ++r) v[r] /= nv;
@@ -95,8 +115,13 @@ cr_status cr_subspace_iteration(const cr_eigen_problem *p, int k, int wanted, in
             if (!isfinite(W[r])) st = CR_NONFINITE;
         if (st != CR_OK) break;
         out->iterations = it;
-        for (int a = 0; a < k; ++a) /* column-major: H(a, b) = v_aᵀ C v_b */
-            for (int b = 0; b < k; ++b) H[a + b * k] = dot(V + (size_t)a * n, W + (size_t)b * n, n);
+        /* column-major: H(a, b) = v_aᵀ C v_b, all k² of them in one pass over the rows */
+        for (int a = 0; a < k * k; ++a) H[a] = 0;
+        for (size_t r0 = 0; r0 < n; r0 += CHUNK) {
+            size_t len = n - r0 < CHUNK ? n - r0 : CHUNK;
+            for (int a = 0; a < k; ++a)
+                for (int b = 0; b < k; ++b) H[a + b * k] += dot(V + (size_t)a * n + r0, W + (size_t)b * n + r0, len);
+        }
         double dummy;
         dgeev_("N", "V", &k, H, &k, wr, wi, &dummy, &one, Y, &k, work, &lwork, &info);
         if (info != 0) {
