@@ -186,20 +186,37 @@ static void test_greenhill(void)
 
 /* Unloaded cantilever: ω₁² = β⁴ EI/(ρA L⁴), β = 1.8751 (Euler–Bernoulli); loaded by a
  * large dead tip load (tip rotation about 60°) it stays stable. */
+/* A cantilever of unit length (EI = 2, n elements) clamped at node 0 with a dead tip
+ * force (0, 0, fz); the section, support and load live in the caller's variables. */
+typedef struct cantilever {
+    cr_section_segment sec;
+    cr_bc_def bc;
+    cr_load_def load;
+    cr_rod_def d;
+} cantilever;
+
+static void cantilever_init(cantilever *c, int n, double fz)
+{
+    c->sec = resultants(1e8, 1e8, 2.0, 2.0, 1.0);
+    c->d = straight_rod(&c->sec, 1.0, n);
+    c->bc = cr_bc_default_def();
+    c->bc.type = CR_BC_CLAMP, c->bc.node = 0;
+    c->d.bcs = &c->bc;
+    c->d.bc_count = 1;
+    c->load = cr_load_default_def();
+    c->load.type = CR_LOAD_FORCE, c->load.node = -1, c->load.value = cr_v3(0, 0, fz);
+    c->d.loads = &c->load;
+    c->d.load_count = 1;
+}
+
 static void test_cantilever(void)
 {
     const double EI = 2.0;
     const int n = 40;
-    cr_section_segment sec = resultants(1e8, 1e8, EI, EI, 1.0);
-    cr_rod_def d = straight_rod(&sec, 1.0, n);
-    cr_bc_def bc = cr_bc_default_def();
-    bc.type = CR_BC_CLAMP, bc.node = 0;
-    d.bcs = &bc;
-    d.bc_count = 1;
-    cr_load_def l = cr_load_default_def();
-    l.type = CR_LOAD_FORCE, l.node = -1, l.value = cr_v3(0, 0, 0);
-    d.loads = &l;
-    d.load_count = 1;
+    cantilever c;
+    cantilever_init(&c, n, 0.0);
+    cr_rod_def d = c.d;
+    cr_load_def *l = &c.load;
     cr_static_report r = {0};
     double dz;
     CHECK(solve(&d, 1, &r, &dz, NULL) == CR_OK);
@@ -210,7 +227,7 @@ static void test_cantilever(void)
     CHECK(fabs(r.stability.omega2[0] / w1 - 1) < 2e-3);
     CHECK(r.stability.unstable_modes == 0 && r.stability.softest_node == n);
     cr_static_report_free(&r);
-    l.value = cr_v3(0, 0, -10 * EI);
+    l->value = cr_v3(0, 0, -10 * EI);
     CHECK(solve(&d, 10, &r, &dz, NULL) == CR_OK);
     print_stability("cantilever tip load 10 EI/L²", &r.stability);
     CHECK(dz > 0.5 && r.stability.checked && r.stability.unstable_modes == 0);
@@ -222,20 +239,10 @@ static void test_cantilever(void)
  * estimate from a tangent assembled and factored afresh at the end state. */
 static void test_reused_tangent(void)
 {
-    const double EI = 2.0;
-    const int n = 40;
-    cr_section_segment sec = resultants(1e8, 1e8, EI, EI, 1.0);
-    cr_rod_def d = straight_rod(&sec, 1.0, n);
-    cr_bc_def bc = cr_bc_default_def();
-    bc.type = CR_BC_CLAMP, bc.node = 0;
-    d.bcs = &bc;
-    d.bc_count = 1;
-    cr_load_def l = cr_load_default_def();
-    l.type = CR_LOAD_FORCE, l.node = -1, l.value = cr_v3(0, 0, -10 * EI);
-    d.loads = &l;
-    d.load_count = 1;
+    cantilever c;
+    cantilever_init(&c, 40, -20.0); /* tip load 10 EI/L² */
     cr_error err = {0};
-    cr_model *m = cr_model_create(&d, &err);
+    cr_model *m = cr_model_create(&c.d, &err);
     for (int threads = 1; m && threads <= 2; ++threads) {
         cr_state *s = cr_state_create(m);
         cr_static_options o = cr_static_default_options();
