@@ -13,18 +13,12 @@
  * Rotations are unit quaternions (w, v) internally: R^T d, Λ = R_q^T R_{q+1} and the
  * update R <- R F are cheaper than with matrices, and renormalising once per step keeps
  * R in SO(3) to round-off over any number of steps. */
-#define _POSIX_C_SOURCE 200809L /* pthreads, sysconf */
 #include "lgvi/lgvi.h"
 #include "linalg/pool.h"
 
 #include <float.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* The step is one loop over nodes; everything it calls must be inlined into the four
  * (chart, model) specialisations for the constant folding and register allocation to
@@ -70,7 +64,9 @@ struct cr_lgvi {
     double T_last, T_prev;  /* T^k, T^{k-1} (interval kinetic energies) */
     double U_last;          /* U_d^k */
     int threads;            /* 0: automatic (COSSERAT_THREADS, size threshold), >= 1: forced */
-    struct lgvi_pool *pool; /* worker threads, created on the first parallel step */
+    cr_pool *pool;        /* worker threads, created on the first parallel step */
+    struct step_acc *chunk_acc; /* per chunk, with the pool */
+    int *chunk_fail;
 };
 
 /* pack header: steps, work, work_last, T_last, T_prev, U_last, h, t_base, t_prev, steps_base */
@@ -578,129 +574,37 @@ static int step_cay_dil(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f, cons
  * data (double buffer), so the state and the energies are bit-identical for any number
  * of threads and any assignment of chunks to threads (test_threads_bit_identical).
  *
- * The chunks are claimed dynamically (an atomic counter tagged with the step number) by the
- * caller and by persistent workers that sleep on a condition variable between steps. The
- * caller never waits for a worker that has not started: on a loaded machine where the
- * worker is not scheduled in time, the caller simply does every chunk (serial speed, no
- * barrier stall); it only waits for chunks a worker has claimed. The workers only pay above
+ * The chunks are the tasks of one cr_pool_run per step (linalg/pool.h, the statics' pool):
+ * claimed by the caller and by persistent workers that sleep between steps, so the caller
+ * never waits for a worker that has not started (on a loaded machine it simply does every
+ * chunk), only for chunks a worker has claimed. The workers only pay above
  * LGVI_PAR_MIN_NODES nodes (bench_lgvi --threads). */
 #define LGVI_CHUNK 256
 #define LGVI_PAR_MIN_NODES 8192
-#define LGVI_MAX_THREADS 64
+#define LGVI_MAX_THREADS CR_MAX_THREADS
 
-typedef struct lgvi_pool {
-    int workers; /* threads besides the caller */
-    pthread_t tid[LGVI_MAX_THREADS];
-    pthread_mutex_t mu;
-    pthread_cond_t go;
-    long generation; /* under mu: wakes the workers */
-    int quit;
-    _Atomic unsigned long long word; /* (step tag << 32) | next unclaimed chunk */
-    atomic_int completed;            /* chunks finished in the current step */
-    unsigned tag;
-    /* the job, published by the release store of word */
+/* one step's job on the pool (linalg/pool.h): chunk k of the nodes into acc[k] */
+typedef struct step_job {
     const cr_lgvi *s;
     step_fn fn;
     const cr_vec3 *f, *c;
-    int nchunks;
-    step_acc *acc; /* per chunk */
-    int *fail;     /* per chunk */
-} lgvi_pool;
+} step_job;
 
-typedef struct worker_arg {
-    lgvi_pool *pool;
-} worker_arg;
-
-/* next chunk of step `tag`, or -1 when none is left (or the step is over) */
-static int claim_chunk(lgvi_pool *P, unsigned tag)
+static void chunk_task(void *arg, int k)
 {
-    unsigned long long w = atomic_load_explicit(&P->word, memory_order_acquire);
-    for (;;) {
-        if ((unsigned)(w >> 32) != tag || (int)(w & 0xffffffffu) >= P->nchunks) return -1;
-        if (atomic_compare_exchange_weak_explicit(&P->word, &w, w + 1, memory_order_acq_rel, memory_order_acquire))
-            return (int)(w & 0xffffffffu);
-    }
+    const step_job *j = arg;
+    const cr_lgvi *s = j->s;
+    int q0 = k * LGVI_CHUNK, q1 = q0 + LGVI_CHUNK < s->K + 1 ? q0 + LGVI_CHUNK : s->K + 1;
+    s->chunk_acc[k] = (step_acc){0.0, 0.0, 0.0, 0.0, -1, 0};
+    s->chunk_fail[k] = j->fn(s, q0, q1, j->f, j->c, &s->chunk_acc[k]);
 }
 
-static void do_chunk(lgvi_pool *P, int k)
+static void pool_free(cr_lgvi *s)
 {
-    const int N = P->s->K + 1;
-    int q0 = k * LGVI_CHUNK, q1 = q0 + LGVI_CHUNK < N ? q0 + LGVI_CHUNK : N;
-    P->fail[k] = P->fn(P->s, q0, q1, P->f, P->c, &P->acc[k]);
-    atomic_fetch_add_explicit(&P->completed, 1, memory_order_release);
-}
-
-static void *worker_main(void *arg)
-{
-    lgvi_pool *P = ((worker_arg *)arg)->pool;
-    free(arg);
-    long seen = 0;
-    for (;;) {
-        pthread_mutex_lock(&P->mu);
-        while (P->generation == seen && !P->quit) pthread_cond_wait(&P->go, &P->mu);
-        if (P->quit) {
-            pthread_mutex_unlock(&P->mu);
-            return NULL;
-        }
-        seen = P->generation;
-        pthread_mutex_unlock(&P->mu);
-        /* the step in progress now (a late wake-up joins a later step, or finds none left) */
-        unsigned tag = (unsigned)(atomic_load_explicit(&P->word, memory_order_acquire) >> 32);
-        for (int k; (k = claim_chunk(P, tag)) >= 0;) do_chunk(P, k);
-    }
-}
-
-static void pool_destroy(lgvi_pool *P)
-{
-    if (!P) return;
-    pthread_mutex_lock(&P->mu);
-    P->quit = 1;
-    pthread_cond_broadcast(&P->go);
-    pthread_mutex_unlock(&P->mu);
-    for (int i = 0; i < P->workers; ++i) pthread_join(P->tid[i], NULL);
-    pthread_cond_destroy(&P->go);
-    pthread_mutex_destroy(&P->mu);
-    free(P->acc);
-    free(P->fail);
-    free(P);
-}
-
-/* A pool with up to `workers` threads besides the caller (fewer if creation fails);
- * NULL if none could be made. Workers block every signal: the caller's handlers
- * (SIGINT ends a run cleanly) keep running on the caller's thread. */
-static lgvi_pool *pool_create(int workers, int nchunks)
-{
-    lgvi_pool *P = calloc(1, sizeof *P);
-    if (!P) return NULL;
-    P->acc = malloc(sizeof *P->acc * (size_t)nchunks);
-    P->fail = malloc(sizeof *P->fail * (size_t)nchunks);
-    if (!P->acc || !P->fail || pthread_mutex_init(&P->mu, NULL)) {
-        free(P->acc), free(P->fail), free(P);
-        return NULL;
-    }
-    pthread_cond_init(&P->go, NULL);
-    P->nchunks = nchunks;
-    atomic_init(&P->word, 0ull);
-    atomic_init(&P->completed, 0);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    for (int i = 0; i < workers && i < LGVI_MAX_THREADS; ++i) {
-        worker_arg *a = malloc(sizeof *a);
-        if (!a) break;
-        a->pool = P;
-        if (pthread_create(&P->tid[i], NULL, worker_main, a)) {
-            free(a);
-            break;
-        }
-        P->workers++;
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (P->workers == 0) {
-        pool_destroy(P);
-        return NULL;
-    }
-    return P;
+    cr_pool_destroy(s->pool);
+    free(s->chunk_acc);
+    free(s->chunk_fail);
+    s->pool = NULL, s->chunk_acc = NULL, s->chunk_fail = NULL;
 }
 
 /* threads from COSSERAT_THREADS, else OMP_NUM_THREADS, else the online CPUs: the
@@ -733,9 +637,12 @@ static int step_all(cr_lgvi *s, step_fn fn, const cr_vec3 *f, const cr_vec3 *c, 
 {
     const int nc = nchunks_of(s);
     int T = cr_lgvi_threads(s);
-    if (T > 1 && (!s->pool || s->pool->workers != T - 1)) {
-        pool_destroy(s->pool);
-        s->pool = pool_create(T - 1, nc);
+    if (T > 1 && cr_pool_threads(s->pool) != T) {
+        pool_free(s);
+        s->pool = cr_pool_create(T);
+        s->chunk_acc = malloc(sizeof *s->chunk_acc * (size_t)nc);
+        s->chunk_fail = malloc(sizeof *s->chunk_fail * (size_t)nc);
+        if (!s->chunk_acc || !s->chunk_fail) pool_free(s);
     }
     if (T == 1 || !s->pool) {
         /* serial: the same chunks, summed in the same order */
@@ -749,24 +656,12 @@ static int step_all(cr_lgvi *s, step_fn fn, const cr_vec3 *f, const cr_vec3 *c, 
         }
         return fail;
     }
-    lgvi_pool *P = s->pool;
-    for (int k = 0; k < nc; ++k) P->acc[k] = (step_acc){0.0, 0.0, 0.0, 0.0, -1, 0};
-    P->s = s, P->fn = fn, P->f = f, P->c = c;
-    atomic_store_explicit(&P->completed, 0, memory_order_relaxed);
-    unsigned tag = ++P->tag;
-    atomic_store_explicit(&P->word, (unsigned long long)tag << 32, memory_order_release);
-    pthread_mutex_lock(&P->mu);
-    P->generation++;
-    pthread_cond_broadcast(&P->go);
-    pthread_mutex_unlock(&P->mu);
-    for (int k; (k = claim_chunk(P, tag)) >= 0;) do_chunk(P, k);
-    /* only chunks a worker has claimed can be outstanding: a short wait */
-    for (int spin = 0; atomic_load_explicit(&P->completed, memory_order_acquire) < nc; ++spin)
-        if (spin > 100) sched_yield();
+    step_job job = {s, fn, f, c};
+    cr_pool_run(s->pool, nc, chunk_task, &job);
     for (int k = 0; k < nc; ++k) {
-        step_acc *a = &P->acc[k];
+        const step_acc *a = &s->chunk_acc[k];
         acc->U += a->U, acc->T += a->T, acc->W += a->W, acc->chk += a->chk;
-        if (P->fail[k]) {
+        if (s->chunk_fail[k]) {
             acc->fail_node = a->fail_node, acc->fail_nonfinite = a->fail_nonfinite;
             return 1;
         }
@@ -967,7 +862,7 @@ cr_lgvi *cr_lgvi_create(const cr_lgvi_params *p, const cr_vec3 *x0, const cr_mat
 void cr_lgvi_destroy(cr_lgvi *s)
 {
     if (!s) return;
-    pool_destroy(s->pool);
+    pool_free(s);
     free(s->buf[0]);
     free(s->buf[1]);
     free(s->el);
