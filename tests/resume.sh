@@ -8,6 +8,7 @@
 set -u
 cli="$1"
 src="$2"
+. "$src/tests/lib.bash"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ex="$src/examples/wilberforce.json"
@@ -19,16 +20,8 @@ fail=0
 
 for attempt in 1 2 3; do
     rm -rf "$tmp/cut"
-    "$cli" run "$ex" -o "$tmp/cut" "${sets[@]}" > "$tmp/cut.out" 2> "$tmp/cut.err" &
-    pid=$!
     # interrupt inside the dynamic stage: wait for some series rows (any machine speed)
-    for _ in $(seq 1 600); do
-        [ -f "$tmp/cut/series.csv" ] && [ "$(wc -l < "$tmp/cut/series.csv")" -gt 3350 ] && break
-        kill -0 "$pid" 2> /dev/null || break
-        sleep 0.01
-    done
-    kill -INT "$pid" 2> /dev/null
-    wait "$pid"
+    interrupt_run "$tmp/cut" 3350 600 0.01 "$cli" run "$ex" -o "$tmp/cut" "${sets[@]}" > "$tmp/cut.out" 2> "$tmp/cut.err"
     code=$?
     [ "$code" -eq 130 ] && break  # else it finished before the signal: try again
 done

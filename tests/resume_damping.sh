@@ -7,6 +7,7 @@
 set -u
 cli="$1"
 src="$2"
+. "$src/tests/lib.bash"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ex="$src/examples/damped-cantilever.json"
@@ -16,15 +17,7 @@ rows=4000
 code=0
 for attempt in 1 2 3 4; do
     rm -rf "$tmp/cut"
-    "$cli" run "$ex" -o "$tmp/cut" "${sets[@]}" > /dev/null 2>&1 &
-    pid=$!
-    for _ in $(seq 1 1000); do
-        [ -f "$tmp/cut/series.csv" ] && [ "$(wc -l < "$tmp/cut/series.csv")" -gt "$rows" ] && break
-        kill -0 "$pid" 2> /dev/null || break
-        sleep 0.005
-    done
-    kill -INT "$pid" 2> /dev/null
-    wait "$pid"
+    interrupt_run "$tmp/cut" "$rows" 1000 0.005 "$cli" run "$ex" -o "$tmp/cut" "${sets[@]}" > /dev/null 2>&1
     code=$?
     [ "$code" -eq 130 ] && break
     rows=$((rows / 3)) # finished before the interrupt: interrupt earlier

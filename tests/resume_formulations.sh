@@ -4,6 +4,7 @@
 set -u
 cli="$1"
 src="$2"
+. "$src/tests/lib.bash"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -15,15 +16,7 @@ resume_case() { # name file rows-before-interrupt sets...
     local code=0
     for attempt in 1 2 3; do
         rm -rf "$tmp/$name-cut"
-        "$cli" run "$ex" -o "$tmp/$name-cut" "${sets[@]}" > /dev/null 2>&1 &
-        local pid=$!
-        for _ in $(seq 1 400); do
-            [ -f "$tmp/$name-cut/series.csv" ] && [ "$(wc -l < "$tmp/$name-cut/series.csv")" -gt "$rows" ] && break
-            kill -0 "$pid" 2> /dev/null || break
-            sleep 0.02
-        done
-        kill -INT "$pid" 2> /dev/null
-        wait "$pid"
+        interrupt_run "$tmp/$name-cut" "$rows" 400 0.02 "$cli" run "$ex" -o "$tmp/$name-cut" "${sets[@]}" > /dev/null 2>&1
         code=$?
         [ "$code" -eq 130 ] && break
         rows=$((rows / 4)) # finished before the interrupt: interrupt earlier

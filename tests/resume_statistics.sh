@@ -9,6 +9,7 @@
 set -u
 cli="$1"
 src="$2"
+. "$src/tests/lib.bash"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ex="$src/tests/scenarios/resume-stages.json"
@@ -21,15 +22,7 @@ rows=600 # series rows before the interrupt: stage 2 writes 101, stage 3 2000 mo
 code=0
 for attempt in 1 2 3 4; do
     rm -rf "$tmp/cut"
-    "$cli" run "$ex" -o "$tmp/cut" "${sets[@]}" -q > "$tmp/cut.out" 2> "$tmp/cut.err" &
-    pid=$!
-    for _ in $(seq 1 600); do
-        [ -f "$tmp/cut/series.csv" ] && [ "$(wc -l < "$tmp/cut/series.csv")" -gt "$rows" ] && break
-        kill -0 "$pid" 2> /dev/null || break
-        sleep 0.005
-    done
-    kill -INT "$pid" 2> /dev/null
-    wait "$pid"
+    interrupt_run "$tmp/cut" "$rows" 600 0.005 "$cli" run "$ex" -o "$tmp/cut" "${sets[@]}" -q > "$tmp/cut.out" 2> "$tmp/cut.err"
     code=$?
     [ "$code" -eq 130 ] && break
     rows=$((rows / 2 + 60)) # finished before the interrupt: interrupt earlier (still in stage 3)
@@ -111,15 +104,7 @@ for w in json.load(open(sys.argv[1]))["warnings"]:
 rows=500
 for attempt in 1 2 3 4; do
     rm -rf "$tmp/mpa-cut"
-    "$cli" run "$tmp/mpa.json" -o "$tmp/mpa-cut" -q > /dev/null 2>&1 &
-    pid=$!
-    for _ in $(seq 1 600); do
-        [ -f "$tmp/mpa-cut/series.csv" ] && [ "$(wc -l < "$tmp/mpa-cut/series.csv")" -gt "$rows" ] && break
-        kill -0 "$pid" 2> /dev/null || break
-        sleep 0.005
-    done
-    kill -INT "$pid" 2> /dev/null
-    wait "$pid"
+    interrupt_run "$tmp/mpa-cut" "$rows" 600 0.005 "$cli" run "$tmp/mpa.json" -o "$tmp/mpa-cut" -q > /dev/null 2>&1
     code=$?
     [ "$code" -eq 130 ] && break
     rows=$((rows / 2))
