@@ -62,10 +62,12 @@ static void orthonormalize(double *V, int k, size_t n, unsigned long *seed)
             double before = sqrt(dot(v, v, n));
             for (int pass = 0; pass < 2 && j > 0; ++pass) {
                 project(V, j, n, v, c);
-                for (size_t r = 0; r < n; ++r) {
-                    double s = 0;
-                    for (int i = 0; i < j; ++i) s += c[i] * V[(size_t)i * n + r];
-                    v[r] -= s;
+                for (size_t r0 = 0; r0 < n; r0 += CHUNK) { /* v's chunk stays in cache */
+                    size_t len = n - r0 < CHUNK ? n - r0 : CHUNK;
+                    for (int i = 0; i < j; ++i) {
+                        const double *u = V + (size_t)i * n + r0;
+                        for (size_t r = 0; r < len; ++r) v[r0 + r] -= c[i] * u[r];
+                    }
                 }
             }
             double nv = sqrt(dot(v, v, n));
@@ -142,7 +144,8 @@ cr_status cr_subspace_iteration(const cr_eigen_problem *p, int k, int wanted, in
             prev[j] = mag;
         }
         if (done || it >= max_iterations) break;
-        memcpy(V, W, (size_t)k * n * sizeof *V);
+        double *t = V; /* C V is the next V */
+        V = W, W = t;
     }
     if (st == CR_OK) {
         /* Ritz vectors u = V y (complex: y = Y[:, j] ± i Y[:, j+1]) and residuals |W y − ν V y| / (|ν| |V y|),
