@@ -53,13 +53,16 @@ typedef struct cr_static_tangent {
     cr_blocktri_part *part;
     cr_pool *pool;
     int factored;
+    double *work; /* optional scratch of work_size doubles (the Newton solve's, done with) */
+    size_t work_size;
 } cr_static_tangent;
 
 /* Stability of the equilibrium x (statics_stability.c): the `modes` lowest ω² of the
  * linearized dynamics about it, with loads and supports as for the residual. The
  * report is filled on CR_OK (checked = 1); CR_SINGULAR when the tangent is.
  * tangent (optional): a factored one saves an assembly and a factorization; its
- * eigenvalues differ from those at x by the last update's relative size (below rtol). */
+ * eigenvalues differ from those at x by the last update's relative size (below rtol);
+ * its scratch, when large enough, holds the block of vectors of the serial solves. */
 cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
                                     int modes, const cr_static_tangent *tangent, cr_stability_report *report);
 

@@ -194,7 +194,9 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
     c.sqrt_mass = malloc(n6 * sizeof(double));
     c.rhs = malloc(dim * sizeof(double));
     c.zero = calloc(dim, sizeof(double));
-    c.many = c.part ? c.rhs : malloc(dim * block * sizeof(double)); /* the serial solve's columns */
+    /* the serial solve's columns: in the caller's scratch when it is large enough */
+    const int borrowed = tangent && tangent->work && tangent->work_size >= dim * block;
+    c.many = c.part ? c.rhs : borrowed ? tangent->work : malloc(dim * block * sizeof(double));
     double *F = factored ? NULL : malloc(dim * sizeof(double)), *vec = malloc((size_t)modes * n6 * sizeof(double));
     double *xi = malloc(n6 * sizeof(double));
     cr_status st = c.J && c.sqrt_mass && c.rhs && c.zero && c.many && (F || factored) && vec && xi ? CR_OK : CR_NO_MEMORY;
@@ -271,7 +273,7 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
     free(c.sqrt_mass);
     free(c.rhs);
     free(c.zero);
-    if (c.many != c.rhs) free(c.many);
+    if (c.many != c.rhs && !borrowed) free(c.many);
     free(F);
     free(vec);
     free(xi);

@@ -309,13 +309,12 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
     memset(r, 0, sizeof *r);
     newton_work w = {0};
     w.dl = 1e-3;
-    w.F = malloc(dim * sizeof(double));
-    w.dx = malloc(dim * sizeof(double));
-    w.tangent = malloc(dim * sizeof(double));
-    w.tangent_prev = malloc(dim * sizeof(double));
-    w.F1 = malloc(dim * sizeof(double));
-    w.F2 = malloc(dim * sizeof(double));
-    double *x_saved = malloc(dim * sizeof(double));
+    double *own = p->work ? NULL : malloc(CR_NEWTON_WORK_VECTORS * dim * sizeof(double));
+    double *work = p->work ? p->work : own, *x_saved = NULL;
+    if (work) {
+        w.F = work, w.dx = work + dim, w.tangent = work + 2 * dim, w.tangent_prev = work + 3 * dim;
+        w.F1 = work + 4 * dim, w.F2 = work + 5 * dim, x_saved = work + 6 * dim;
+    }
     w.history_capacity = o->max_history > 0 ? o->max_history : 64;
     w.history = malloc(w.history_capacity * sizeof(double));
     if (p->lu_valid) *p->lu_valid = 0;
@@ -452,13 +451,7 @@ done:
     r->assembly_time_s = w.t_assembly;
     r->solve_time_s = w.t_solve;
     r->wall_time_s = now() - t_start;
-    free(w.F);
-    free(w.dx);
-    free(w.tangent);
-    free(w.tangent_prev);
-    free(w.F1);
-    free(w.F2);
-    free(x_saved);
+    free(own);
     free(w.history);
     if (w.J != p->J) cr_blocktri_destroy(w.J);
     if (w.part != p->part) cr_blocktri_part_destroy(w.part);

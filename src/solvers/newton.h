@@ -9,6 +9,9 @@
 #include "linalg/blocktri_partitioned.h"
 #include "linalg/pool.h"
 
+/* work vectors of cr_load_stepping_solve, each of blocks × block_size doubles */
+#define CR_NEWTON_WORK_VECTORS 7
+
 typedef struct cr_nonlinear_problem {
     int blocks, block_size;
     int banded; /* factor with LAPACK's banded LU instead of the block Thomas algorithm */
@@ -34,6 +37,9 @@ typedef struct cr_nonlinear_problem {
     cr_blocktri *J;
     cr_blocktri_part *part;
     int *lu_valid;
+    /* optional: the caller's CR_NEWTON_WORK_VECTORS × blocks × block_size doubles for the
+     * solver's work vectors (NULL: its own), free for the caller's use after the solve */
+    double *work;
     /* optional: called after each accepted load step; nonzero stops the solve */
     int (*on_step)(void *ctx, double param, const double *x, const cr_load_step_report *step, int index);
 } cr_nonlinear_problem;
