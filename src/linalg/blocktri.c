@@ -3,6 +3,7 @@
  * 0..i with node i+1 held fixed, invertible for a well-posed rod, so pivoting
  * within the diagonal blocks suffices (checked against LAPACK dgbsv in tests). */
 #include "blocktri.h"
+#include "bigalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,9 +17,9 @@ cr_blocktri *cr_blocktri_create(int n, int b)
     size_t bb = (size_t)n * b * b;
     m->n = n;
     m->b = b;
-    m->diag = calloc(bb, sizeof(double));
-    m->lower = calloc(bb, sizeof(double));
-    m->upper = calloc(bb, sizeof(double));
+    m->diag = cr_big_calloc(bb);
+    m->lower = cr_big_calloc(bb);
+    m->upper = cr_big_calloc(bb);
     m->pivot = calloc((size_t)n * b, sizeof(int));
     if (!m->diag || !m->lower || !m->upper || !m->pivot) {
         cr_blocktri_destroy(m);

@@ -5,6 +5,7 @@
 #include "supports.h"
 #include "terms.h"
 #include "solvers/newton.h"
+#include "linalg/bigalloc.h"
 #include "linalg/blocktri_partitioned.h"
 
 #include <math.h>
@@ -223,7 +224,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     /* Newton's work vectors, ours: the stability estimate's block of solves reuses them
      * (fresh pages cost a fault each, 3 ms per MB on the development VMs) */
     const size_t work_size = (size_t)CR_NEWTON_WORK_VECTORS * dim;
-    double *work = malloc(work_size * sizeof(double));
+    double *work = cr_big_calloc(work_size);
     cr_blocktri_part *part = ctx.pool && J && model->rigid_count == 0
                                  ? cr_blocktri_part_create(model->nodes, model->block, cr_pool_threads(ctx.pool), NULL)
                                  : NULL;

@@ -29,6 +29,7 @@
  * conservative rod (Euclidean Rayleigh–Ritz is then optimal). */
 #define _POSIX_C_SOURCE 199309L
 #include "mixed.h"
+#include "linalg/bigalloc.h"
 #include "solvers/stability.h"
 #include "supports.h"
 
@@ -191,14 +192,15 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
     const int factored = J && tangent->factored;
     if (J && tangent->part && tangent->pool) c.part = tangent->part, c.pool = tangent->pool;
     c.J = J ? J : m->rigid_count > 0 ? cr_blocktri_create_banded(m->nodes, B) : cr_blocktri_create(m->nodes, B);
-    c.sqrt_mass = malloc(n6 * sizeof(double));
-    c.rhs = malloc(dim * sizeof(double));
-    c.zero = calloc(dim, sizeof(double));
-    /* the serial solve's columns: in the caller's scratch when it is large enough */
-    const int borrowed = tangent && tangent->work && tangent->work_size >= dim * block;
-    c.many = c.part ? c.rhs : borrowed ? tangent->work : malloc(dim * block * sizeof(double));
-    double *F = factored ? NULL : malloc(dim * sizeof(double)), *vec = malloc((size_t)modes * n6 * sizeof(double));
-    double *xi = malloc(n6 * sizeof(double));
+    /* the serial solve's block of columns and one more vector (rhs) in the caller's scratch
+     * when it is large enough (the static solve's work vectors, done with) */
+    const int borrowed = tangent && tangent->work && tangent->work_size >= dim * (block + 1);
+    c.sqrt_mass = cr_big_calloc(n6);
+    c.rhs = borrowed ? tangent->work + dim * block : cr_big_calloc(dim);
+    c.zero = cr_big_calloc(dim);
+    c.many = c.part ? c.rhs : borrowed ? tangent->work : cr_big_calloc(dim * block);
+    double *F = factored ? NULL : cr_big_calloc(dim), *vec = cr_big_calloc((size_t)modes * n6);
+    double *xi = cr_big_calloc(n6);
     cr_status st = c.J && c.sqrt_mass && c.rhs && c.zero && c.many && (F || factored) && vec && xi ? CR_OK : CR_NO_MEMORY;
     if (st == CR_OK && !factored) st = cr_mixed_static_residual(m, at, scale, x, F, c.J, NULL);
     if (st == CR_OK && !factored)
@@ -271,7 +273,7 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
     }
     if (c.J != J) cr_blocktri_destroy(c.J);
     free(c.sqrt_mass);
-    free(c.rhs);
+    if (!borrowed) free(c.rhs);
     free(c.zero);
     if (c.many != c.rhs && !borrowed) free(c.many);
     free(F);

@@ -7,6 +7,7 @@
  * rod are from the stiff ones). C need not be symmetric: dgeev gives the complex
  * Ritz values of a nonsymmetric H. */
 #include "stability.h"
+#include "linalg/bigalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -94,7 +95,7 @@ cr_status cr_subspace_iteration(const cr_eigen_problem *p, int k, int wanted, in
     double *vectors = out->vectors;
     memset(out, 0, sizeof *out);
     out->vectors = vectors;
-    double *V = malloc((size_t)k * n * sizeof *V), *W = malloc((size_t)k * n * sizeof *W);
+    double *V = cr_big_calloc((size_t)k * n), *W = cr_big_calloc((size_t)k * n);
     if (!V || !W) {
         free(V);
         free(W);
