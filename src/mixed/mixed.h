@@ -45,9 +45,10 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
                                 cr_static_report *report, cr_error *err);
 
 /* The static tangent's storage that a caller lends (all optional): J of the static
- * layout (banded with rigid components); with a pool, part (for the pool's thread count)
- * factors and solves it on the threads; factored: J already holds the LU (part's when
- * part is given) of the tangent at x or at a state one converged Newton update from x. */
+ * layout (banded with rigid components); factored: J already holds the LU (part's when
+ * part is given) of the tangent at x or at a state one converged Newton update from x;
+ * part (with pool): solve with that partitioned LU, one vector at a time; pool: assemble
+ * the tangent on its threads when it has to be (factored = 0). */
 typedef struct cr_static_tangent {
     cr_blocktri *J;
     cr_blocktri_part *part;

@@ -202,7 +202,8 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
     double *F = factored ? NULL : cr_big_calloc(dim), *vec = cr_big_calloc((size_t)modes * n6);
     double *xi = cr_big_calloc(n6);
     cr_status st = c.J && c.sqrt_mass && c.rhs && c.zero && c.many && (F || factored) && vec && xi ? CR_OK : CR_NO_MEMORY;
-    if (st == CR_OK && !factored) st = cr_mixed_static_residual(m, at, scale, x, F, c.J, NULL);
+    if (st == CR_OK && !factored)
+        st = cr_mixed_static_residual_par(m, at, scale, x, F, c.J, NULL, tangent ? tangent->pool : NULL);
     if (st == CR_OK && !factored)
         st = c.part ? cr_blocktri_part_factor(c.part, c.J, c.pool, NULL) : cr_blocktri_factor(c.J, NULL);
     free(F); /* the peak is the iteration's: keep it small (the statics' memory estimate, 3 kB per element) */
