@@ -17,11 +17,13 @@ cr_blocktri *cr_blocktri_create(int n, int b)
     size_t bb = (size_t)n * b * b;
     m->n = n;
     m->b = b;
-    m->diag = cr_big_calloc(bb);
-    m->lower = cr_big_calloc(bb);
-    m->upper = cr_big_calloc(bb);
+    /* the three block arrays in one allocation (huge pages for long rods: bigalloc.h);
+     * diag owns it */
+    m->diag = bb <= ((size_t)-1 / sizeof(double)) / 3 ? cr_big_calloc(3 * bb) : NULL;
+    m->lower = m->diag ? m->diag + bb : NULL;
+    m->upper = m->diag ? m->diag + 2 * bb : NULL;
     m->pivot = calloc((size_t)n * b, sizeof(int));
-    if (!m->diag || !m->lower || !m->upper || !m->pivot) {
+    if (!m->diag || !m->pivot) {
         cr_blocktri_destroy(m);
         return NULL;
     }
@@ -80,9 +82,7 @@ void cr_blocktri_destroy(cr_blocktri *m)
     if (!m) return;
     free(m->band);
     free(m->band_pivot);
-    free(m->diag);
-    free(m->lower);
-    free(m->upper);
+    free(m->diag); /* lower and upper too */
     free(m->pivot);
     free(m);
 }
