@@ -2,8 +2,9 @@
  *
  * A fresh 4 kB page costs a fault on its first write: on the development VMs about 12 µs
  * (3 ms per MB), so that faulting in the tangent of a 10⁵-node rod (118 MB) took 0.35 s, a
- * sixth of its static solve, and the faults do not run in parallel; even the 1251-node
- * tendon manipulator spent about a third of its solve in them. Arrays from
+ * sixth of its static solve, and the faults do not run in parallel; the 1251-node tendon
+ * manipulator's solve is 16 % faster with huge pages, its stability estimate twice as
+ * fast (alternating runs of bench_static --tendon-only). Arrays from
  * BIGALLOC_MIN_BYTES (256 kB) on are 2 MB-aligned and advised for huge pages (madvise
  * MADV_HUGEPAGE, which the default "madvise" mode of Linux's transparent huge pages
  * honours): one fault per 2 MB, and fewer TLB misses when the solver streams them.
