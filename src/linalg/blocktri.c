@@ -254,6 +254,12 @@ CR_INLINE cr_status factor7(cr_blocktri *m, int *bad_block)
     for (int i = 0; i < n; ++i) {
         double *restrict D = m->diag + (size_t)i * 49;
         int *piv = m->pivot + (size_t)i * 7;
+        if (i + 2 < n) /* two block rows ahead, as the chunk kernels: long rods stream from memory */
+            for (size_t o = 0; o < 49; o += 8) {
+                __builtin_prefetch(m->diag + (size_t)(i + 2) * 49 + o, 1);
+                __builtin_prefetch(m->lower + (size_t)(i + 2) * 49 + o, 0);
+                __builtin_prefetch(m->upper + (size_t)(i + 2) * 49 + o, 1);
+            }
         if (i > 0) {
             const double *restrict L = m->lower + (size_t)i * 49;
             CR_UNROLL
@@ -368,6 +374,11 @@ CR_INLINE void solve_thomas(const cr_blocktri *m, const int b, double *x)
     size_t bb = (size_t)b * b;
     for (int i = 0; i < n; ++i) {
         double *xi = x + (size_t)i * b;
+        if (i + 2 < n) /* two block rows ahead (long rods stream from memory) */
+            for (size_t o = 0; o < bb; o += 8) {
+                __builtin_prefetch(m->diag + (i + 2) * bb + o, 0);
+                __builtin_prefetch(m->lower + (i + 2) * bb + o, 0);
+            }
         if (i > 0) {
             const double *L = m->lower + i * bb, *xp = xi - b;
             for (int r = 0; r < b; ++r) {
@@ -381,6 +392,8 @@ CR_INLINE void solve_thomas(const cr_blocktri *m, const int b, double *x)
     for (int i = n - 2; i >= 0; --i) {
         double *xi = x + (size_t)i * b;
         const double *X = m->upper + i * bb, *xn = xi + b;
+        if (i >= 2) /* descending rows: the hardware prefetchers follow them poorly */
+            for (size_t o = 0; o < bb; o += 8) __builtin_prefetch(m->upper + (i - 2) * bb + o, 0);
         for (int r = 0; r < b; ++r) {
             double s = 0;
             for (int k = 0; k < b; ++k) s += X[r * b + k] * xn[k];
