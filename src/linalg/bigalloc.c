@@ -18,7 +18,7 @@ double *cr_big_calloc(size_t count)
     if (count > (size_t)-1 / sizeof(double)) return NULL;
     size_t bytes = count * sizeof(double);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (bytes >= BIGALLOC_MIN_BYTES) {
+    if (bytes >= BIGALLOC_MIN_BYTES && bytes <= (size_t)-1 - HUGE_PAGE) {
         size_t rounded = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
         double *p = aligned_alloc(HUGE_PAGE, rounded);
         if (!p) return NULL;

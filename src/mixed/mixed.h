@@ -47,8 +47,9 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
 /* The static tangent's storage that a caller lends (all optional): J of the static
  * layout (banded with rigid components); factored: J already holds the LU (part's when
  * part is given) of the tangent at x or at a state one converged Newton update from x;
- * part (with pool): solve with that partitioned LU, one vector at a time; pool: assemble
- * the tangent on its threads when it has to be (factored = 0). */
+ * part: factor and solve with that partitioned LU (on pool's threads, or on the caller
+ * when pool is NULL), one vector at a time; pool: also assemble the tangent on its
+ * threads when it has to be (factored = 0). */
 typedef struct cr_static_tangent {
     cr_blocktri *J;
     cr_blocktri_part *part;
@@ -62,7 +63,8 @@ typedef struct cr_static_tangent {
  * linearized dynamics about it, with loads and supports as for the residual. The
  * report is filled on CR_OK (checked = 1); CR_SINGULAR when the tangent is.
  * tangent (optional): a factored one saves an assembly and a factorization; its
- * eigenvalues differ from those at x by the last update's relative size (below rtol);
+ * eigenvalues differ from those at x by about the last update's relative size (the
+ * caller's to judge: statics.c reuses Newton's LU only without rigid components);
  * its scratch, when large enough, holds the block of vectors of the serial solves. */
 cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
                                     int modes, const cr_static_tangent *tangent, cr_stability_report *report);

@@ -233,8 +233,9 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
                               .banded = model->rigid_count > 0, .ctx = &ctx, .eval = eval,
                               .project = normalize_quaternions, .correct = correct_positions,
                               .dparam = moving ? NULL : dparam, .on_step = step_done};
-    cr_static_report local;
+    cr_static_report local = {0};
     cr_static_report *r = report ? report : &local;
+    memset(r, 0, sizeof *r); /* also when the solve cannot start (out of memory) */
     double lf = 0.0;
     cr_status st = J && work ? cr_load_stepping_solve(&p, &lf, state->x, &o, r, err)
                      : cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
@@ -244,9 +245,17 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
         /* Newton's LU when it is serial; after a partitioned one, the tangent assembled again on
          * the threads and factored serially: the estimate's block of 6 right sides then reads
          * the factors once per iteration instead of once per vector (at n = 10⁶ on two threads
-         * 8.4 s with 30 partitioned solves) */
-        cr_static_tangent tangent = {.J = J, .pool = ctx.pool, .factored = lu_valid && !part,
-                                     .work = work, .work_size = work_size};
+         * 8.4 s with 30 partitioned solves). Not with rigid strain components: their last
+         * Newton update is not small enough (rigid shear, rtol 1e-6: ω² off by 3e-5). The
+         * correction's matrices and the partitioned LU go first: the estimate's peak memory
+         * stays the solve's. */
+        cr_blocktri_destroy(ctx.Jr);
+        cr_blocktri_part_destroy(ctx.Jr_part);
+        cr_blocktri_part_destroy(part);
+        ctx.Jr = NULL, ctx.Jr_part = NULL;
+        int reuse = lu_valid && !part && model->rigid_count == 0;
+        part = NULL;
+        cr_static_tangent tangent = {.J = J, .pool = ctx.pool, .factored = reuse, .work = work, .work_size = work_size};
         cr_mixed_static_stability(model, &at, ctx.scale, state->x, o.stability_modes, &tangent, &r->stability);
     } else if (err && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE)) {
         /* a load step that failed on a tangent with a free motion: say which one */

@@ -190,7 +190,7 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
     stab_ctx c = {.m = m, .at = at, .x = x};
     cr_blocktri *J = tangent ? tangent->J : NULL;
     const int factored = J && tangent->factored;
-    if (J && tangent->part && tangent->pool) c.part = tangent->part, c.pool = tangent->pool;
+    if (J && tangent->part) c.part = tangent->part, c.pool = tangent->pool; /* a NULL pool: chunks in turn */
     c.J = J ? J : m->rigid_count > 0 ? cr_blocktri_create_banded(m->nodes, B) : cr_blocktri_create(m->nodes, B);
     /* the serial solve's block of columns and one more vector (rhs) in the caller's scratch
      * when it is large enough (the static solve's work vectors, done with) */

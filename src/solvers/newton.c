@@ -185,7 +185,8 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
         if (err0 <= 0 && it == 0) err0 = err;
         if (increment_ok && all_finite(x, dim)) {
             if (err < o->atol || err < o->rtol * err0) return CR_OK;
-            /* the scale is that of the previous iterate, one update below the floor away */
+            /* the scale is that of an earlier iterate of this load stepping (recomputed when |x|
+             * has changed by SCALE_X_CHANGE): round-off scales change little between them */
             if (err <= ROUNDOFF_FLOOR_EPS * DBL_EPSILON * scale && err <= fmax(err_start, err0)) {
                 w->at_floor = 1;
                 return CR_OK;
