@@ -246,7 +246,8 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
          * the threads and factored serially: the estimate's block of 6 right sides then reads
          * the factors once per iteration instead of once per vector (at n = 10⁶ on two threads
          * 8.4 s with 30 partitioned solves). Not with rigid strain components: their last
-         * Newton update is not small enough (rigid shear, rtol 1e-6: ω² off by 3e-5). The
+         * Newton update is not small enough (rigid shear: ω² off by up to 86 % in
+         * test_stability's test_reused_tangent). The
          * correction's matrices and the partitioned LU go first: the estimate's peak memory
          * stays the solve's. */
         cr_blocktri_destroy(ctx.Jr);
