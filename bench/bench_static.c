@@ -21,6 +21,7 @@
  */
 #define _DEFAULT_SOURCE /* getloadavg */
 #include <cosserat/cosserat.h>
+#include "../tests/rod_builders.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,23 +42,6 @@ static cr_model *tendon_model(int n)
     d.length = 0.2, d.elements = n, d.material = (cr_material){7e5, 2e5, 0};
     d.reference.orientation = cr_q_from_matrix(cr_m3_columns(cr_v3(0, 0, 1), cr_v3(1, 0, 0), cr_v3(0, 1, 0)));
     d.sections = &sec, d.section_count = 1, d.loads = &tendon, d.load_count = 1, d.bcs = &clamp, d.bc_count = 1;
-    return cr_model_create(&d, NULL);
-}
-
-/* steel cantilever, 1 m, r = 5 mm, tip force giving a large (~45°) deflection */
-static cr_model *cantilever_model(int n)
-{
-    static cr_section_segment sec;
-    static cr_load_def tip;
-    static cr_bc_def clamp;
-    sec = cr_section_default_def();
-    sec.radius[0] = sec.radius[1] = 0.005;
-    tip = cr_load_default_def();
-    tip.type = CR_LOAD_FORCE, tip.node = -1, tip.value = cr_v3(0, -50, 0);
-    clamp = cr_bc_default_def();
-    cr_rod_def d = cr_rod_default_def();
-    d.length = 1.0, d.elements = n, d.material = (cr_material){2.1e11, 8.1e10, 7850};
-    d.sections = &sec, d.section_count = 1, d.loads = &tip, d.load_count = 1, d.bcs = &clamp, d.bc_count = 1;
     return cr_model_create(&d, NULL);
 }
 
@@ -193,7 +177,7 @@ int main(int argc, char **argv)
         int n = sizes[k];
         char name[64];
         snprintf(name, sizeof name, "cantilever n=%d", n);
-        m = cantilever_model(n);
+        m = steel_cantilever_model(n);
         r = run(name, m, 10, repeats > 0 ? repeats : n <= 10000 ? 5 : 1);
         cr_model_destroy(m);
         if (n == 1000) t[4].value = r.per_node_it_us;
@@ -206,7 +190,7 @@ int main(int argc, char **argv)
     if (!tendon_only && threads_option == 0) {
         double load[3] = {0, 0, 0};
         getloadavg(load, 3);
-        m = cantilever_model(100000);
+        m = steel_cantilever_model(100000);
         double best[2] = {1e30, 1e30}, serial_us = 0;
         for (int k = 0; k < 3; ++k)
             for (int th = 0; th < 2; ++th) {

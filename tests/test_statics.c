@@ -1,6 +1,7 @@
 /* Static acceptance tests of the mixed discrete rod against analytic solutions
  * and the paper's numbers (spec §8.1, §8.2), plus quadratic Newton convergence. */
 #include "check.h"
+#include "rod_builders.h"
 #include "cosserat/scenario.h"
 #include "cosserat/statics.h"
 #include "mixed/mixed.h"
@@ -332,23 +333,6 @@ static void test_rigid_strains_tendon(void)
     }
 }
 
-/* steel cantilever, 1 m, r = 5 mm, tip force giving a ~45° deflection (bench_static's) */
-static cr_model *cantilever_model(int n)
-{
-    static cr_section_segment sec;
-    static cr_load_def tip;
-    static cr_bc_def clamp;
-    sec = cr_section_default_def();
-    sec.radius[0] = sec.radius[1] = 0.005;
-    tip = cr_load_default_def();
-    tip.type = CR_LOAD_FORCE, tip.node = -1, tip.value = cr_v3(0, -50, 0);
-    clamp = cr_bc_default_def();
-    cr_rod_def d = cr_rod_default_def();
-    d.length = 1.0, d.elements = n, d.material = (cr_material){2.1e11, 8.1e10, 7850};
-    d.sections = &sec, d.section_count = 1, d.loads = &tip, d.load_count = 1, d.bcs = &clamp, d.bc_count = 1;
-    return cr_model_create(&d, NULL);
-}
-
 /* The partitioned linear solves on 2 and 3 threads give the serial solution to
  * round-off: the tendon example and a cantilever of 3·10⁴ elements (above the
  * automatic threshold), every node's position within 1e-12 of the rod's size. */
@@ -356,7 +340,7 @@ static void test_threads_equal_serial(void)
 {
     for (int c = 0; c < 2; ++c) {
         cr_static_options o = cr_static_default_options();
-        cr_model *m = c == 0 ? example_model("tendon-manipulator.json", 1250, &o) : cantilever_model(30000);
+        cr_model *m = c == 0 ? example_model("tendon-manipulator.json", 1250, &o) : steel_cantilever_model(30000);
         CHECK(m != NULL);
         if (!m) return;
         const int nn = cr_model_node_count(m);
