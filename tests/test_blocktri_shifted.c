@@ -995,6 +995,26 @@ static void test_timing_n800_b19(void)
  * algebraic with a diagonal J_λλ; block i's λ enter the rows of blocks i and i+1, their
  * rows depend on blocks i and i+1. `off` (≥ 0) puts one entry outside the pattern into
  * that block row. */
+/* Both systems factored at the shift γ (real) and α ± iβ (complex), then solved for the
+ * same random right sides: the largest difference of the solutions relative to their
+ * largest entry. N unknowns (at most 9 × 19). */
+static double solve_difference(const cr_radau_linsys *lf, cr_blocktri_radau *full, const cr_radau_linsys *lc,
+                               cr_blocktri_radau *cond, double sh, double shi, int N, uint64_t *s)
+{
+    double a[9 * 19], b[9 * 19], ar[9 * 19], ai[9 * 19], br[9 * 19], bi[9 * 19];
+    CHECK(lf->factor_real(sh, full) == CR_OK && lc->factor_real(sh, cond) == CR_OK);
+    CHECK(lf->factor_complex(sh, shi, full) == CR_OK && lc->factor_complex(sh, shi, cond) == CR_OK);
+    for (int k = 0; k < N; ++k) a[k] = b[k] = urand(s), ar[k] = br[k] = urand(s), ai[k] = bi[k] = urand(s);
+    CHECK(lf->solve_real(a, full) == CR_OK && lc->solve_real(b, cond) == CR_OK);
+    CHECK(lf->solve_complex(ar, ai, full) == CR_OK && lc->solve_complex(br, bi, cond) == CR_OK);
+    double num = 0, den = 0;
+    for (int k = 0; k < N; ++k) {
+        num = fmax(num, fmax(fabs(a[k] - b[k]), fmax(fabs(ar[k] - br[k]), fabs(ai[k] - bi[k]))));
+        den = fmax(den, fmax(fabs(a[k]), fmax(fabs(ar[k]), fabs(ai[k]))));
+    }
+    return num / den;
+}
+
 #define CD_N 9
 #define CD_BMAX 19
 typedef struct cd_data {
@@ -1050,20 +1070,7 @@ static void test_condensed_hooks_vs_full(void)
         CHECK(cond->bq == B - NC && cond->real->b == B - NC && cond->cplx->b == B - NC);
         double worst = 0;
         for (int rep = 0; rep < 3; ++rep) {
-            double sh = 0.7 + rep, shi = 1.3 * rep - 0.4;
-            CHECK(lf.factor_real(sh, full) == CR_OK && lc.factor_real(sh, cond) == CR_OK);
-            CHECK(lf.factor_complex(sh, shi, full) == CR_OK && lc.factor_complex(sh, shi, cond) == CR_OK);
-            double a[CD_N * CD_BMAX], b[CD_N * CD_BMAX], ar[CD_N * CD_BMAX], ai[CD_N * CD_BMAX],
-                br[CD_N * CD_BMAX], bi[CD_N * CD_BMAX];
-            for (int k = 0; k < N; ++k) a[k] = b[k] = urand(&s), ar[k] = br[k] = urand(&s), ai[k] = bi[k] = urand(&s);
-            CHECK(lf.solve_real(a, full) == CR_OK && lc.solve_real(b, cond) == CR_OK);
-            CHECK(lf.solve_complex(ar, ai, full) == CR_OK && lc.solve_complex(br, bi, cond) == CR_OK);
-            double num = 0, den = 0;
-            for (int k = 0; k < N; ++k) {
-                num = fmax(num, fmax(fabs(a[k] - b[k]), fmax(fabs(ar[k] - br[k]), fabs(ai[k] - bi[k]))));
-                den = fmax(den, fmax(fabs(a[k]), fmax(fabs(ar[k]), fabs(ai[k]))));
-            }
-            worst = fmax(worst, num / den);
+            worst = fmax(worst, solve_difference(&lf, full, &lc, cond, 0.7 + rep, 1.3 * rep - 0.4, N, &s));
         }
         printf("    condensed (%d of %d unknowns per block) against full solves: max relative difference %.1e\n", NC, B,
                worst);
@@ -1173,20 +1180,8 @@ static void test_kinematic_condensation_vs_full(void)
         CHECK(cond->kin_ok == !z); /* a partly held quaternion: the 13×13 systems */
         double worst = 0;
         for (int rep = 0; rep < 4; ++rep) {
-            double sh = 0.3 + 2.0 * rep, shi = 1.7 * rep + 0.2;
-            CHECK(lf.factor_real(sh, full) == CR_OK && lc.factor_real(sh, cond) == CR_OK);
-            CHECK(lf.factor_complex(sh, shi, full) == CR_OK && lc.factor_complex(sh, shi, cond) == CR_OK);
+            worst = fmax(worst, solve_difference(&lf, full, &lc, cond, 0.3 + 2.0 * rep, 1.7 * rep + 0.2, N, &s));
             CHECK(cond->real6_used == !z && cond->cplx6_used == !z);
-            double a[KD_N * KD_B], b[KD_N * KD_B], ar[KD_N * KD_B], ai[KD_N * KD_B], br[KD_N * KD_B], bi[KD_N * KD_B];
-            for (int k = 0; k < N; ++k) a[k] = b[k] = urand(&s), ar[k] = br[k] = urand(&s), ai[k] = bi[k] = urand(&s);
-            CHECK(lf.solve_real(a, full) == CR_OK && lc.solve_real(b, cond) == CR_OK);
-            CHECK(lf.solve_complex(ar, ai, full) == CR_OK && lc.solve_complex(br, bi, cond) == CR_OK);
-            double num = 0, den = 0;
-            for (int k = 0; k < N; ++k) {
-                num = fmax(num, fmax(fabs(a[k] - b[k]), fmax(fabs(ar[k] - br[k]), fabs(ai[k] - bi[k]))));
-                den = fmax(den, fmax(fabs(a[k]), fmax(fabs(ar[k]), fabs(ai[k]))));
-            }
-            worst = fmax(worst, num / den);
         }
         printf("    kinematics condensed (%s) against full solves: max relative difference %.1e\n",
                z ? "partly held quaternion: 13x13 fallback" : "6x6 in the velocities", worst);
