@@ -3,6 +3,7 @@
  * 0..i with node i+1 held fixed, invertible for a well-posed rod, so pivoting
  * within the diagonal blocks suffices (checked against LAPACK dgbsv in tests). */
 #include "blocktri.h"
+#include "dense_lu.h"
 #include "bigalloc.h"
 
 #include <math.h>
@@ -142,32 +143,6 @@ void cr_blocktri_matvec(const cr_blocktri *m, const double *x, double *y)
 #define CR_INLINE static inline
 #endif
 
-/* Dense LU with partial pivoting of one b×b block (row-major, in place). */
-CR_INLINE int lu_factor(int b, double *a, int *piv)
-{
-    /* unrolled for the fixed sizes: every inner loop then has a constant trip count */
-    CR_UNROLL
-    for (int k = 0; k < b; ++k) {
-        int p = k;
-        double best = fabs(a[k * b + k]);
-        for (int i = k + 1; i < b; ++i)
-            if (fabs(a[i * b + k]) > best) best = fabs(a[i * b + k]), p = i;
-        piv[k] = p;
-        if (!(best > 0) || !isfinite(best)) return -1;
-        if (p != k)
-            for (int j = 0; j < b; ++j) {
-                double t = a[k * b + j];
-                a[k * b + j] = a[p * b + j];
-                a[p * b + j] = t;
-            }
-        double inv = 1.0 / a[k * b + k];
-        for (int i = k + 1; i < b; ++i) {
-            double f = a[i * b + k] *= inv;
-            for (int j = k + 1; j < b; ++j) a[i * b + j] -= f * a[k * b + j];
-        }
-    }
-    return 0;
-}
 
 /* Solves (LU) X = B for `nrhs` right-hand sides stored row-major as b×nrhs. */
 CR_INLINE void lu_solve(int b, const double *restrict a, const int *restrict piv, double *restrict x, int nrhs)
@@ -220,7 +195,7 @@ CR_INLINE cr_status factor_thomas(cr_blocktri *m, const int b, int *bad_block)
                 for (int c = 0; c < b; ++c) D[r * b + c] = acc[c];
             }
         }
-        if (lu_factor(b, D, m->pivot + (size_t)i * b) != 0) {
+        if (cr_dense_lu_factor(b, D, m->pivot + (size_t)i * b) != 0) {
             if (bad_block) *bad_block = i;
             return CR_SINGULAR;
         }
@@ -275,7 +250,7 @@ CR_INLINE cr_status factor7(cr_blocktri *m, int *bad_block)
                 V4_STORE(D + r * 7, a0, a1);
             }
         }
-        if (lu_factor(7, D, piv) != 0) {
+        if (cr_dense_lu_factor(7, D, piv) != 0) {
             if (bad_block) *bad_block = i;
             return CR_SINGULAR;
         }
@@ -333,7 +308,7 @@ CR_INLINE cr_status factor3(cr_blocktri *m, int *bad_block)
                 D[r * 3] = a[0], D[r * 3 + 1] = a[1], D[r * 3 + 2] = a[2];
             }
         }
-        if (lu_factor(3, D, piv) != 0) {
+        if (cr_dense_lu_factor(3, D, piv) != 0) {
             if (bad_block) *bad_block = i;
             return CR_SINGULAR;
         }
@@ -632,7 +607,7 @@ CR_INLINE cr_status chunk_factor(cr_blocktri *m, const int b, int first, int len
             }
         }
         if (j > 0) block_mul_sub(b, P, next_blocks + (r - dir) * bb, D); /* D̃ = D - P X_{j-1} */
-        if (lu_factor(b, D, piv) != 0) {
+        if (cr_dense_lu_factor(b, D, piv) != 0) {
             if (bad_block) *bad_block = r;
             return CR_SINGULAR;
         }

@@ -5,6 +5,7 @@
  * tangents of the sub-chain 0..i, so pivoting inside the diagonal blocks
  * suffices for a well-posed rod (banded mode covers the rest). */
 #include "blocktri_shifted.h"
+#include "dense_lu.h"
 #include "math/finite.h"
 
 #include <float.h>
@@ -602,26 +603,8 @@ cr_status cr_blocktri_shifted_factor_complex(const cr_blocktri *J, const double 
 #define RB_MAX 13
 CR_INLINE int rlu_factor_b(const int RB, double *restrict a, int *restrict piv, double *restrict rpiv)
 {
-    for (int k = 0; k < RB; ++k) {
-        int p = k;
-        double best = fabs(a[k * RB + k]);
-        for (int i = k + 1; i < RB; ++i)
-            if (fabs(a[i * RB + k]) > best) best = fabs(a[i * RB + k]), p = i;
-        piv[k] = p;
-        if (!(best > 0) || !isfinite(best)) return -1;
-        if (p != k)
-            for (int j = 0; j < RB; ++j) {
-                double t = a[k * RB + j];
-                a[k * RB + j] = a[p * RB + j];
-                a[p * RB + j] = t;
-            }
-        double inv = 1.0 / a[k * RB + k];
-        rpiv[k] = inv;
-        for (int i = k + 1; i < RB; ++i) {
-            double f = a[i * RB + k] *= inv;
-            for (int j = k + 1; j < RB; ++j) a[i * RB + j] -= f * a[k * RB + j];
-        }
-    }
+    if (cr_dense_lu_factor(RB, a, piv) != 0) return -1;
+    for (int k = 0; k < RB; ++k) rpiv[k] = 1.0 / a[k * RB + k]; /* the same quotient as the elimination's */
     return 0;
 }
 
