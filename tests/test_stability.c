@@ -8,11 +8,15 @@
  *    9.7177 at T L²/EI = 5, tests/test_supports.c), unstable above;
  *  - an unloaded cantilever: ω² of its softest bending mode against Euler–Bernoulli,
  *    (1.8751)⁴ EI/(ρA L⁴);
- *  - a rod whose twist nothing holds: the failure names the free motion. */
+ *  - a rod whose twist nothing holds: the failure names the free motion;
+ *  - the subspace iteration itself on dense matrices against LAPACK's dgeev of the whole
+ *    matrix (symmetric, nonsymmetric with a complex pair, and of a rank below the block,
+ *    where Cholesky QR must hand over to Gram–Schmidt). */
 #include "check.h"
 #include "rod_builders.h"
 #include "cosserat/cosserat.h"
 #include "mixed/mixed.h"
+#include "solvers/stability.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -364,5 +368,137 @@ static void test_follower_moment(void)
     cr_scenario_destroy(sc);
 }
 
-CHECK_MAIN(CASE(test_column), CASE(test_greenhill), CASE(test_cantilever), CASE(test_reused_tangent), CASE(test_free_twist),
+/* ---- the eigen solver alone, on dense matrices ---- */
+
+extern void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a, const int *lda, double *wr,
+                   double *wi, double *vl, const int *ldvl, double *vr, const int *ldvr, double *work, const int *lwork,
+                   int *info);
+
+typedef struct dense_op {
+    int n;
+    const double *C; /* row-major */
+} dense_op;
+
+static cr_status dense_apply(void *ctx, const double *X, double *Y, int count)
+{
+    const dense_op *d = ctx;
+    for (int j = 0; j < count; ++j)
+        for (int i = 0; i < d->n; ++i) {
+            double s = 0;
+            for (int l = 0; l < d->n; ++l) s += d->C[(size_t)i * d->n + l] * X[(size_t)j * d->n + l];
+            Y[(size_t)j * d->n + i] = s;
+        }
+    return CR_OK;
+}
+
+static double uniform(unsigned long *seed)
+{
+    *seed = *seed * 6364136223846793005ul + 1442695040888963407ul;
+    return (double)(*seed >> 11) / 9007199254740992.0 - 0.5;
+}
+
+/* C = Q diag(lam) Qᵀ with Q from Gram–Schmidt of a pseudo-random matrix */
+static double *symmetric_with(int n, const double *lam, unsigned long seed)
+{
+    double *Q = malloc((size_t)n * n * sizeof *Q), *C = calloc((size_t)n * n, sizeof *C);
+    for (int i = 0; i < n * n; ++i) Q[i] = uniform(&seed);
+    for (int j = 0; j < n; ++j) { /* columns j: Q[i*n + j] */
+        for (int pass = 0; pass < 2; ++pass)
+            for (int l = 0; l < j; ++l) {
+                double d = 0;
+                for (int i = 0; i < n; ++i) d += Q[i * n + l] * Q[i * n + j];
+                for (int i = 0; i < n; ++i) Q[i * n + j] -= d * Q[i * n + l];
+            }
+        double nn = 0;
+        for (int i = 0; i < n; ++i) nn += Q[i * n + j] * Q[i * n + j];
+        for (int i = 0; i < n; ++i) Q[i * n + j] /= sqrt(nn);
+    }
+    for (int i = 0; i < n; ++i)
+        for (int l = 0; l < n; ++l)
+            for (int j = 0; j < n; ++j) C[i * n + l] += Q[i * n + j] * lam[j] * Q[l * n + j];
+    free(Q);
+    return C;
+}
+
+/* the `count` eigenvalues of largest magnitude of the whole matrix (dgeev), by decreasing magnitude */
+static void reference_values(int n, const double *C, int count, double *re, double *im)
+{
+    double *A = malloc((size_t)n * n * sizeof *A), *wr = malloc(n * sizeof *wr), *wi = malloc(n * sizeof *wi);
+    int lwork = 8 * n, one = 1, info = 0;
+    double *work = malloc(lwork * sizeof *work), dummy;
+    for (int i = 0; i < n; ++i) /* column-major copy */
+        for (int j = 0; j < n; ++j) A[i + (size_t)j * n] = C[(size_t)i * n + j];
+    dgeev_("N", "N", &n, A, &n, wr, wi, &dummy, &one, &dummy, &one, work, &lwork, &info);
+    CHECK(info == 0);
+    for (int c = 0; c < count; ++c) {
+        int best = -1;
+        for (int i = 0; i < n; ++i)
+            if (best < 0 || hypot(wr[i], wi[i]) > hypot(wr[best], wi[best])) best = i;
+        re[c] = wr[best], im[c] = wi[best];
+        wr[best] = wi[best] = 0;
+    }
+    free(A), free(wr), free(wi), free(work);
+}
+
+static void test_subspace_dense(void)
+{
+    enum { N = 240 };
+    double lam[N], re[6], im[6], u[N], cu[N];
+    /* symmetric, a spectrum like a rod's inverse stiffness: ν_j ~ 1/j⁴ of both signs */
+    for (int j = 0; j < N; ++j) lam[j] = (j % 5 == 3 ? -1.0 : 1.0) / pow(1.0 + 0.7 * j, 4.0);
+    double *C = symmetric_with(N, lam, 7);
+    dense_op op = {N, C};
+    cr_eigen_problem p = {.dim = N, .ctx = &op, .apply = dense_apply};
+    cr_eigen_result r = {0};
+    CHECK(cr_subspace_iteration(&p, 6, 4, 60, 1e-6, &r) == CR_OK && r.basis && r.count == 6);
+    reference_values(N, C, 4, re, im);
+    for (int j = 0; j < 4 && r.basis; ++j) {
+        /* the value to tol; the reported residual is |C u − ν u|/|ν| of the returned unit vector */
+        cr_eigen_ritz_vector(&r, j, u);
+        dense_apply(&op, u, cu, 1);
+        double nu = 0, res = 0;
+        for (int i = 0; i < N; ++i) nu += u[i] * u[i], res += (cu[i] - r.re[j] * u[i]) * (cu[i] - r.re[j] * u[i]);
+        res = sqrt(res) / fabs(r.re[j]);
+        fprintf(stderr, "  dense symmetric: ν%d %.12g (dgeev %.12g), residual %.2e (direct %.2e), %d iterations\n", j,
+                r.re[j], re[j], r.residual[j], res, r.iterations);
+        CHECK(fabs(r.re[j] / re[j] - 1) < 1e-6 && r.im[j] == 0);
+        CHECK_NEAR(sqrt(nu), 1.0, 1e-12);
+        CHECK(fabs(r.residual[j] - res) <= 1e-3 * res + 1e-7);
+    }
+    cr_eigen_result_free(&r);
+
+    /* nonsymmetric, its largest a complex pair: C = S (blocks) S⁻¹ with S = I + small noise,
+     * built as C = B + E with B block-diagonal and E a small random perturbation, and
+     * compared with dgeev of C itself */
+    unsigned long seed = 99;
+    double *D = calloc((size_t)N * N, sizeof *D);
+    for (int i = 0; i < N * N; ++i) D[i] = 1e-3 * uniform(&seed);
+    D[0 * N + 0] = 1.0, D[0 * N + 1] = -0.5, D[1 * N + 0] = 0.5, D[1 * N + 1] = 1.0; /* 1 ± 0.5 i */
+    for (int j = 2; j < N; ++j) D[(size_t)j * N + j] += 0.9 / pow(1.0 + 0.5 * (j - 2), 2.0);
+    op.C = D;
+    CHECK(cr_subspace_iteration(&p, 6, 4, 60, 1e-6, &r) == CR_OK);
+    reference_values(N, D, 4, re, im);
+    for (int j = 0; j < 4; ++j) {
+        fprintf(stderr, "  dense nonsymmetric: ν%d %.10g%+.10gi (dgeev %.10g%+.10gi), residual %.1e\n", j, r.re[j],
+                r.im[j], re[j], im[j], r.residual[j]);
+        CHECK(hypot(r.re[j] - re[j], fabs(r.im[j]) - fabs(im[j])) < 1e-5 * hypot(re[j], im[j]));
+    }
+    CHECK(r.im[0] != 0 && fabs(r.im[0]) == fabs(r.im[1]));
+    cr_eigen_result_free(&r);
+
+    /* rank 3 below a block of 6: C V loses rank, Cholesky QR fails, Gram–Schmidt restarts
+     * the lost vectors; the three nonzero values still come out */
+    for (int j = 0; j < N; ++j) lam[j] = j < 3 ? 1.0 / (j + 1) : 0.0;
+    double *Z = symmetric_with(N, lam, 11);
+    op.C = Z;
+    CHECK(cr_subspace_iteration(&p, 6, 3, 60, 1e-6, &r) == CR_OK);
+    for (int j = 0; j < 3; ++j) {
+        fprintf(stderr, "  dense rank 3: ν%d %.12g (exact %.12g), residual %.1e\n", j, r.re[j], lam[j], r.residual[j]);
+        CHECK(fabs(r.re[j] / lam[j] - 1) < 1e-9);
+    }
+    cr_eigen_result_free(&r);
+    free(C), free(D), free(Z);
+}
+
+CHECK_MAIN(CASE(test_subspace_dense), CASE(test_column), CASE(test_greenhill), CASE(test_cantilever), CASE(test_reused_tangent), CASE(test_free_twist),
            CASE(test_follower_moment))

@@ -55,9 +55,34 @@ typedef struct stab_ctx {
     cr_blocktri_part *part; /* NULL: J factored serially */
     cr_pool *pool;
     double *sqrt_mass;  /* 6 per node */
-    double *rhs, *zero; /* nodes × block */
+    double *rhs;        /* nodes × block */
+    double *zero;       /* S(0): the rows of each support's node, support k from k·block on */
     double *many;       /* the block of vectors (static layout), one after the other */
 } stab_ctx;
+
+/* support k is active and the first active one on its node */
+static int first_active_on_node(const cr_model *m, int stage, int k)
+{
+    if (!cr_support_active(&m->supports[k], stage)) return 0;
+    for (int j = 0; j < k; ++j)
+        if (m->supports[j].node == m->supports[k].node && cr_support_active(&m->supports[j], stage)) return 0;
+    return 1;
+}
+
+/* S(0), the support rows of a zero vector, for each support (its node's rows), through
+ * `scratch` (nodes × block, zero on entry and on return): a few numbers where a vector
+ * of the rod's length was kept (56 MB at 10⁶ nodes, a page fault per 4 kB) */
+static double *support_offsets(const cr_model *m, const cr_supports_at *at, const double *x, double *scratch)
+{
+    const int B = m->block;
+    double *z = malloc(((size_t)m->support_count * B + 1) * sizeof *z);
+    if (!z) return NULL;
+    cr_supports_static_rows(m, at, x, scratch, NULL);
+    for (int k = 0; k < m->support_count; ++k)
+        memcpy(z + (size_t)k * B, scratch + (size_t)m->supports[k].node * B, B * sizeof *z);
+    for (int k = 0; k < m->support_count; ++k) memset(scratch + (size_t)m->supports[k].node * B, 0, B * sizeof *z);
+    return z;
+}
 
 /* rhs (static layout) := the support rows' map of the generalized forces b (6 per node) */
 static void embed_into(const stab_ctx *c, const double *b, double *rhs)
@@ -69,12 +94,12 @@ static void embed_into(const stab_ctx *c, const double *b, double *rhs)
         memcpy(ri, b + (size_t)i * 6, 6 * sizeof(double));
         for (int r = 6; r < B; ++r) ri[r] = 0.0;
     }
-    /* S(b) − S(0) = T_s b on the supported nodes (S(0) is in c->zero) */
+    /* S(b) − S(0) = T_s b on the supported nodes (S(0) is in c->zero), once per node */
     cr_supports_static_rows(m, c->at, c->x, rhs, NULL);
     for (int k = 0; k < m->support_count; ++k) {
-        if (!cr_support_active(&m->supports[k], c->at->stage)) continue;
+        if (!first_active_on_node(m, c->at->stage, k)) continue;
         int i = m->supports[k].node;
-        for (int r = 0; r < B; ++r) rhs[(size_t)i * B + r] -= c->zero[(size_t)i * B + r];
+        for (int r = 0; r < B; ++r) rhs[(size_t)i * B + r] -= c->zero[(size_t)k * B + r];
     }
     /* rows past the balance: the norm row and rigid components get 0, except where
      * a support replaced the norm row (already 0 above) */
@@ -197,20 +222,21 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
     const int borrowed = tangent && tangent->work && tangent->work_size >= dim * (block + 1);
     c.sqrt_mass = cr_big_calloc(n6);
     c.rhs = borrowed ? tangent->work + dim * block : cr_big_calloc(dim);
-    c.zero = cr_big_calloc(dim);
     c.many = c.part ? c.rhs : borrowed ? tangent->work : cr_big_calloc(dim * block);
-    double *F = factored ? NULL : cr_big_calloc(dim), *vec = cr_big_calloc((size_t)modes * n6);
-    double *xi = cr_big_calloc(n6);
-    cr_status st = c.J && c.sqrt_mass && c.rhs && c.zero && c.many && (F || factored) && vec && xi ? CR_OK : CR_NO_MEMORY;
+    double *F = factored ? NULL : cr_big_calloc(dim);
+    if (c.rhs) {
+        memset(c.rhs, 0, dim * sizeof *c.rhs);
+        c.zero = support_offsets(m, at, x, c.rhs);
+    }
+    cr_status st = c.J && c.sqrt_mass && c.rhs && c.zero && c.many && (F || factored) ? CR_OK : CR_NO_MEMORY;
     if (st == CR_OK && !factored)
         st = cr_mixed_static_residual_par(m, at, scale, x, F, c.J, NULL, tangent ? tangent->pool : NULL);
     if (st == CR_OK && !factored)
         st = c.part ? cr_blocktri_part_factor(c.part, c.J, c.pool, NULL) : cr_blocktri_factor(c.J, NULL);
     free(F); /* the peak is the iteration's: keep it small (the statics' memory estimate, 3 kB per element) */
     F = NULL;
-    cr_eigen_result er = {.vectors = vec};
+    cr_eigen_result er = {0};
     if (st == CR_OK) {
-        cr_supports_static_rows(m, at, x, c.zero, NULL); /* S(0) */
         rep->unit_density = lumped_mass(m, c.sqrt_mass);
         cr_eigen_problem p = {.dim = n6, .ctx = &c, .apply = apply};
         st = cr_subspace_iteration(&p, block, modes, STABILITY_ITERATIONS, STABILITY_TOL, &er);
@@ -252,8 +278,14 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
         /* the lowest mode in physical units: ξ = A⁻¹ M^{½} u / ν has M^{½} ξ = u, |u| = 1 (modal
          * mass 1); scaled to a largest node displacement of 1 m its stiffness is ω² / max|δr|² */
         int j = idx[0];
-        const double *u = vec + (size_t)j * n6;
-        for (size_t k = 0; k < n6; ++k) xi[k] = c.sqrt_mass[k] * u[k];
+        /* ξ in the block of columns, done with (or a vector of its own) */
+        double *xi = c.many != c.rhs ? c.many : cr_big_calloc(n6);
+        if (!xi) {
+            st = CR_NO_MEMORY;
+            goto done;
+        }
+        cr_eigen_ritz_vector(&er, j, xi);
+        for (size_t k = 0; k < n6; ++k) xi[k] *= c.sqrt_mass[k];
         embed(&c, xi);
         solve(&c, c.rhs);
         reduce(m, x, c.rhs, xi);
@@ -271,15 +303,16 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
         rep->softest_node = rep->softest_rotational ? at_t : at_r;
         rep->softest_stiffness = amp > 0 ? rep->omega2[0] / (amp * amp) : NAN;
         rep->checked = 1;
+        if (xi != c.many) free(xi);
     }
+done:
+    cr_eigen_result_free(&er);
     if (c.J != J) cr_blocktri_destroy(c.J);
     free(c.sqrt_mass);
     if (!borrowed) free(c.rhs);
     free(c.zero);
     if (c.many != c.rhs && !borrowed) free(c.many);
     free(F);
-    free(vec);
-    free(xi);
     rep->time_s = now() - t0;
     return st;
 }
@@ -314,10 +347,11 @@ int cr_mixed_static_null_mode(const cr_model *m, const cr_supports_at *at, const
     cr_blocktri *J0 = m->rigid_count > 0 ? cr_blocktri_create_banded(nn, B) : cr_blocktri_create(nn, B);
     c.J = m->rigid_count > 0 ? cr_blocktri_create_banded(nn, B) : cr_blocktri_create(nn, B);
     c.rhs = malloc(dim * sizeof(double));
-    c.zero = calloc(dim, sizeof(double));
-    double *F = malloc(dim * sizeof(double)), *y = malloc(dim * sizeof(double)), *v = malloc(n6 * sizeof(double));
+    double *F = malloc(dim * sizeof(double)), *y = calloc(dim, sizeof(double)), *v = malloc(n6 * sizeof(double));
+    double *rownorm = malloc(dim * sizeof(double));
+    c.zero = y ? support_offsets(m, at, x, y) : NULL;
     int found = 0;
-    if (!J0 || !c.J || !c.rhs || !c.zero || !F || !y || !v) goto done;
+    if (!J0 || !c.J || !c.rhs || !c.zero || !F || !y || !v || !rownorm) goto done;
     if (cr_mixed_static_residual(m, at, scale, x, F, J0, NULL) != CR_OK) goto done;
     /* rows are in mixed units (forces, moments, |p|² − 1): each is measured against its own norm */
     size_t bb = (size_t)B * B;
@@ -329,22 +363,14 @@ int cr_mixed_static_null_mode(const cr_model *m, const cr_supports_at *at, const
                 const double *blk = (j < 0 ? J0->lower : j == 0 ? J0->diag : J0->upper) + i * bb + (size_t)r * B;
                 for (int k = 0; k < B; ++k) s2 += blk[k] * blk[k];
             }
-            c.zero[(size_t)i * B + r] = sqrt(s2) > 0 ? sqrt(s2) : 1.0; /* borrowed until S(0) below */
+            rownorm[(size_t)i * B + r] = sqrt(s2) > 0 ? sqrt(s2) : 1.0;
         }
     memcpy(c.J->diag, J0->diag, nn * bb * sizeof(double));
     memcpy(c.J->lower, J0->lower, nn * bb * sizeof(double));
     memcpy(c.J->upper, J0->upper, nn * bb * sizeof(double));
     for (int i = 0; i < nn; ++i)
-        for (int r = 0; r < 6; ++r) cr_blocktri_D(c.J, i)[r * B + r] += 1e-15 * c.zero[(size_t)i * B + r];
-    double *rownorm = malloc(dim * sizeof(double));
-    if (!rownorm) goto done;
-    memcpy(rownorm, c.zero, dim * sizeof(double));
-    memset(c.zero, 0, dim * sizeof(double));
-    if (cr_blocktri_factor(c.J, NULL) != CR_OK) {
-        free(rownorm);
-        goto done;
-    }
-    cr_supports_static_rows(m, at, x, c.zero, NULL);
+        for (int r = 0; r < 6; ++r) cr_blocktri_D(c.J, i)[r * B + r] += 1e-15 * rownorm[(size_t)i * B + r];
+    if (cr_blocktri_factor(c.J, NULL) != CR_OK) goto done;
     unsigned long seed = 12345;
     for (size_t k = 0; k < n6; ++k) {
         seed = seed * 6364136223846793005ul + 1442695040888963407ul;
@@ -358,10 +384,7 @@ int cr_mixed_static_null_mode(const cr_model *m, const cr_supports_at *at, const
         double s = 0;
         for (size_t k = 0; k < n6; ++k) s += v[k] * v[k];
         s = sqrt(s);
-        if (!(s > 0) || !isfinite(s)) {
-            free(rownorm);
-            goto done;
-        }
+        if (!(s > 0) || !isfinite(s)) goto done;
         for (size_t k = 0; k < n6; ++k) v[k] /= s;
         for (size_t k = 0; k < dim; ++k) y[k] /= s;
     }
@@ -369,7 +392,6 @@ int cr_mixed_static_null_mode(const cr_model *m, const cr_supports_at *at, const
     cr_blocktri_matvec(J0, y, F);
     double jy = 0, ny = 0;
     for (size_t k = 0; k < dim; ++k) jy += F[k] * F[k] / (rownorm[k] * rownorm[k]), ny += y[k] * y[k];
-    free(rownorm);
     double ratio = sqrt(jy / ny);
     if (!(ratio < NULL_RATIO)) goto done;
     found = 1;
@@ -416,6 +438,7 @@ done:
     cr_blocktri_destroy(c.J);
     free(c.rhs);
     free(c.zero);
+    free(rownorm);
     free(F);
     free(y);
     free(v);

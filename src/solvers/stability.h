@@ -26,19 +26,27 @@ typedef struct cr_eigen_result {
     int iterations;                /* applications of C per vector */
     double re[CR_EIGEN_MAX_BLOCK]; /* Ritz values, by decreasing magnitude */
     double im[CR_EIGEN_MAX_BLOCK];
-    double residual[CR_EIGEN_MAX_BLOCK]; /* |C u − ν u| / |ν| of the (real part of the) Ritz vector */
-    double *vectors;                     /* wanted × dim unit Ritz vectors (real parts) of the first `wanted`
-                                          * Ritz values, owned by the caller (may be NULL) */
+    double residual[CR_EIGEN_MAX_BLOCK]; /* |C u − ν u| / (|ν| |u|) of the (complex) Ritz vector u */
+    /* The Ritz vectors: the real part of the j-th is basis · coef[:, j] (unit length), basis the
+     * count × dim orthonormal block of the last iteration (owned: cr_eigen_result_free), so that
+     * a caller forms only the vectors it needs (cr_eigen_ritz_vector) */
+    size_t dim;
+    double *basis;
+    double coef[CR_EIGEN_MAX_BLOCK * CR_EIGEN_MAX_BLOCK];
 } cr_eigen_result;
 
 /* Subspace iteration with `block` vectors (2..CR_EIGEN_MAX_BLOCK) from a fixed
  * pseudo-random start (deterministic), at most max_iterations applications per
- * vector; stops when the `wanted` Ritz values of largest magnitude change by less
- * than tol (relative) between two iterations. out->vectors may be NULL (not
- * returned), else wanted × dim doubles. CR_NO_MEMORY, CR_NONFINITE (the operator
- * gave a non-finite vector) or the status of apply; CR_OK otherwise, converged or not
- * (see out->residual). */
+ * vector; stops when each of the `wanted` Ritz values of largest magnitude has changed
+ * by less than tol (relative) since the previous iteration, or by less than √tol with a
+ * relative residual below √tol. CR_NO_MEMORY, CR_NONFINITE (the operator gave a
+ * non-finite vector) or the status of apply; CR_OK otherwise, converged or not (see
+ * out->residual), with out->basis set. */
 cr_status cr_subspace_iteration(const cr_eigen_problem *p, int block, int wanted, int max_iterations, double tol,
                                 cr_eigen_result *out);
+
+/* u (dim) = the unit real part of Ritz vector j (0 <= j < count) */
+void cr_eigen_ritz_vector(const cr_eigen_result *r, int j, double *u);
+void cr_eigen_result_free(cr_eigen_result *r);
 
 #endif
