@@ -91,16 +91,22 @@ expect length_mm 0 "slender_thin rod.sections.0.radius" -- "$tmp/steel.json" --s
 # E and G in MPa (2.1e5, 8.1e4): the steel density gives it away; the results are beyond the model too
 expect e_mpa 0 "modulus_density rod.material.E" "strain_large stages.0" "curvature_large stages.0" -- \
     "$tmp/steel.json" --set rod.material.E=2.1e5 --set rod.material.G=8.1e4
-# E in GPa typed as Pa (210), G in Pa: the solve fails (exit 2, as it would without warnings)
-# and its message starts with "check units"
-expect e_gpa 2 "modulus_low rod.material.E" "shear_ratio rod.material.G" -- "$tmp/steel.json" --set rod.material.E=210
-grep -q "solver failed: check units: rod.material.E" "$tmp/e_gpa.err" || { echo "FAIL e_gpa: the failure does not say check units: $(cat "$tmp/e_gpa.err")"; fail=1; }
-grep -q '"message":[[:space:]]*"check units: rod.material.E' "$tmp/e_gpa/summary.json" || { echo "FAIL e_gpa: summary message lacks check units"; fail=1; }
+# E in GPa typed as Pa (210), G in Pa: the rod is 10⁹ times too soft in bending; the solve
+# converges (on quaternions kept unit after every Newton update; before, it failed) to a rod
+# stretched to 24 times its length, and the results' warnings say so
+expect e_gpa 0 "modulus_low rod.material.E" "shear_ratio rod.material.G" "strain_large stages.0" \
+    "curvature_large stages.0" "displacement_large stages.0" -- "$tmp/steel.json" --set rod.material.E=210
+# the same failing (two Newton iterations a load step, one halving): exit 2 as without
+# warnings, and the message starts with "check units"
+expect e_gpa_fail 2 "modulus_low rod.material.E" "shear_ratio rod.material.G" -- "$tmp/steel.json" \
+    --set rod.material.E=210 --set stages.0.max_iterations=2 --set stages.0.max_halvings=1
+grep -q "solver failed: check units: rod.material.E" "$tmp/e_gpa_fail.err" || { echo "FAIL e_gpa_fail: the failure does not say check units: $(cat "$tmp/e_gpa_fail.err")"; fail=1; }
+grep -q '"message":[[:space:]]*"check units: rod.material.E' "$tmp/e_gpa_fail/summary.json" || { echo "FAIL e_gpa_fail: summary message lacks check units"; fail=1; }
 # the failed solve's printed summary: nothing accepted, no zero residual, the failing step's residual
-if grep -q "residual       0.000e+00" "$tmp/e_gpa.out" || ! grep -q "residual       none accepted; the failing step ended at" "$tmp/e_gpa.out" ||
-   ! grep -q "Newton         [0-9]* iterations, none in an accepted load step" "$tmp/e_gpa.out"; then
-    echo "FAIL failed solve's printed summary:"; cat "$tmp/e_gpa.out"; fail=1
-else echo "ok     failed solve's summary: $(grep -E 'Newton|residual' "$tmp/e_gpa.out" | sed 's/^ *//' | tr '\n' ';')"; fi
+if grep -q "residual       0.000e+00" "$tmp/e_gpa_fail.out" || ! grep -q "residual       none accepted; the failing step ended at" "$tmp/e_gpa_fail.out" ||
+   ! grep -q "Newton         [0-9]* iterations, none in an accepted load step" "$tmp/e_gpa_fail.out"; then
+    echo "FAIL failed solve's printed summary:"; cat "$tmp/e_gpa_fail.out"; fail=1
+else echo "ok     failed solve's summary: $(grep -E 'Newton|residual' "$tmp/e_gpa_fail.out" | sed 's/^ *//' | tr '\n' ';')"; fi
 # density in g/cm³, gravity in mm/s²
 expect rho_gcc 0 "density_range rod.material.rho" -- "$tmp/steel.json" --set rod.material.rho=7.85
 expect g_mm 0 "gravity_units loads.0.value" -- "$tmp/steel.json" --set loads.0.value.2=-9810

@@ -259,12 +259,19 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
         cr_static_tangent tangent = {.J = J, .pool = ctx.pool, .factored = reuse, .work = work, .work_size = work_size};
         cr_mixed_static_stability(model, &at, ctx.scale, state->x, o.stability_modes, &tangent, &r->stability);
     } else if (err && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE)) {
-        /* a load step that failed on a tangent with a free motion: say which one */
+        /* a load step that failed on a tangent with a free motion: say which one, first (the
+         * cause; the solver's account of the failure, which may be long, follows) */
         char why[256], msg[CR_ERROR_MESSAGE_SIZE + 260];
         cr_supports_at at = set_scales(&ctx, lf);
         if (cr_mixed_static_null_mode(model, &at, ctx.scale, state->x, why, sizeof why)) {
-            snprintf(msg, sizeof msg, "%s; %s", err->message, why);
-            snprintf(err->message, sizeof err->message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);
+            snprintf(msg, sizeof msg, "%s; %s", why, err->message);
+            if (strlen(msg) >= sizeof err->message) { /* too long: the state kept still ends it */
+                char tail[80];
+                int nt = snprintf(tail, sizeof tail, " ...; the state at load factor %.6g is kept", lf);
+                msg[sizeof err->message - 1 - (size_t)nt] = '\0';
+                strcat(msg, tail);
+            }
+            snprintf(err->message, sizeof err->message, "%s", msg);
         }
     }
     if (lf <= 0.0) { /* nothing accepted: the state keeps its loads */

@@ -229,15 +229,16 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
         solve_J(w, w->dx);
         w->t_solve += now() - t0;
         for (size_t k = 0; k < dim; ++k) x[k] += w->dx[k];
-        if (p->correct) {
+        if (p->correct || p->project) {
             /* dx becomes the total change of this iteration, the Newton update plus the
-             * correction: dx - x_updated + x_corrected. (Measuring the correction alone
-             * made the increment vanish whenever the hook leaves x unchanged, e.g. with
-             * rigid strain components, and a diverging iteration passed the increment
-             * test.) A failed correction leaves x as the update made it. */
+             * projection and the correction: dx - x_updated + x_corrected. (Measuring the
+             * correction alone made the increment vanish whenever the hook leaves x
+             * unchanged, e.g. with rigid strain components, and a diverging iteration passed
+             * the increment test.) A failed correction leaves x as the update made it. */
             for (size_t k = 0; k < dim; ++k) w->dx[k] -= x[k];
             t0 = now();
-            p->correct(p->ctx, param, x);
+            if (p->project) p->project(p->ctx, x);
+            if (p->correct) p->correct(p->ctx, param, x);
             w->t_assembly += now() - t0;
             for (size_t k = 0; k < dim; ++k) w->dx[k] += x[k];
         }
@@ -369,6 +370,7 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
             for (size_t k = 0; k < dim; ++k)
                 x[k] += dl * w.tangent[k] + (second ? 0.5 * dl * dl * (w.tangent[k] - w.tangent_prev[k]) / prev_dl : 0.0);
         }
+        if (p->project) p->project(p->ctx, x);
         if (p->correct) p->correct(p->ctx, next, x);
         cr_status st = newton(p, next, x, o, err0, &w);
         r->total_iterations += w.iterations;

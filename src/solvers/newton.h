@@ -26,7 +26,9 @@ typedef struct cr_nonlinear_problem {
     /* optional: improves a trial state in place after the predictor and after each
      * Newton update (e.g. re-solving a subset of the equations exactly) */
     cr_status (*correct)(void *ctx, double param, double *x);
-    /* optional: called on a converged state (e.g. quaternion normalization) */
+    /* optional: puts a state back on the constraint manifold the equations leave to the
+     * solver (quaternion normalization): called after the predictor, after each Newton
+     * update (before `correct`) and on a converged state */
     void (*project)(void *ctx, double *x);
     /* optional: the Jacobian's storage and, with a pool, its partitioned LU (for
      * pool's thread count), the caller's (NULL: the solver's own, freed at the end), so
