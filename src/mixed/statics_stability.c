@@ -57,26 +57,31 @@ typedef struct stab_ctx {
     double *sqrt_mass;  /* 6 per node */
     double *rhs;        /* nodes × block */
     double *zero;       /* S(0): the rows of each support's node, support k from k·block on */
+    int *first;         /* support k is active and the first active one on its node */
     double *many;       /* the block of vectors (static layout), one after the other */
 } stab_ctx;
 
-/* support k is active and the first active one on its node */
-static int first_active_on_node(const cr_model *m, int stage, int k)
-{
-    if (!cr_support_active(&m->supports[k], stage)) return 0;
-    for (int j = 0; j < k; ++j)
-        if (m->supports[j].node == m->supports[k].node && cr_support_active(&m->supports[j], stage)) return 0;
-    return 1;
-}
-
 /* S(0), the support rows of a zero vector, for each support (its node's rows), through
  * `scratch` (nodes × block, zero on entry and on return): a few numbers where a vector
- * of the rod's length was kept (56 MB at 10⁶ nodes, a page fault per 4 kB) */
-static double *support_offsets(const cr_model *m, const cr_supports_at *at, const double *x, double *scratch)
+ * of the rod's length was kept (56 MB at 10⁶ nodes, a page fault per 4 kB); and which
+ * supports subtract it (the first active one on each node) */
+static double *support_offsets(const cr_model *m, const cr_supports_at *at, const double *x, double *scratch,
+                               int **first)
 {
-    const int B = m->block;
-    double *z = malloc(((size_t)m->support_count * B + 1) * sizeof *z);
-    if (!z) return NULL;
+    const int B = m->block, ns = m->support_count;
+    double *z = malloc(((size_t)ns * B + 1) * sizeof *z);
+    *first = malloc(((size_t)ns + 1) * sizeof **first);
+    if (!z || !*first) {
+        free(z), free(*first);
+        *first = NULL;
+        return NULL;
+    }
+    for (int k = 0; k < ns; ++k) {
+        (*first)[k] = cr_support_active(&m->supports[k], at->stage);
+        for (int j = 0; j < k && (*first)[k]; ++j)
+            if (m->supports[j].node == m->supports[k].node && cr_support_active(&m->supports[j], at->stage))
+                (*first)[k] = 0;
+    }
     cr_supports_static_rows(m, at, x, scratch, NULL);
     for (int k = 0; k < m->support_count; ++k)
         memcpy(z + (size_t)k * B, scratch + (size_t)m->supports[k].node * B, B * sizeof *z);
@@ -97,7 +102,7 @@ static void embed_into(const stab_ctx *c, const double *b, double *rhs)
     /* S(b) − S(0) = T_s b on the supported nodes (S(0) is in c->zero), once per node */
     cr_supports_static_rows(m, c->at, c->x, rhs, NULL);
     for (int k = 0; k < m->support_count; ++k) {
-        if (!first_active_on_node(m, c->at->stage, k)) continue;
+        if (!c->first[k]) continue;
         int i = m->supports[k].node;
         for (int r = 0; r < B; ++r) rhs[(size_t)i * B + r] -= c->zero[(size_t)k * B + r];
     }
@@ -190,7 +195,7 @@ static int lumped_mass(const cr_model *m, double *sm)
 /* An eigenvalue counts as negative when it is below −STABILITY_ZERO times the largest
  * |ω²| of the block (round-off: cond(A) eps relative to the stiffest mode, far below
  * this for the soft modes looked at) and its Ritz pair has converged (relative
- * residual below 0.1; the reported ones are at 1e-8 to 1e-4). */
+ * residual below 0.1; the reported ones are at 1e-8 to 1e-3). */
 #define STABILITY_ZERO 1e-7
 /* A complex pair counts as flutter above this |Im ω²| / |ω²|: the round-off of a
  * conservative rod's spectrum is ~1e-10 of it, the nonsymmetry of W_c (spec §7.4,
@@ -226,7 +231,7 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
     double *F = factored ? NULL : cr_big_calloc(dim);
     if (c.rhs) {
         memset(c.rhs, 0, dim * sizeof *c.rhs);
-        c.zero = support_offsets(m, at, x, c.rhs);
+        c.zero = support_offsets(m, at, x, c.rhs, &c.first);
     }
     cr_status st = c.J && c.sqrt_mass && c.rhs && c.zero && c.many && (F || factored) ? CR_OK : CR_NO_MEMORY;
     if (st == CR_OK && !factored)
@@ -311,6 +316,7 @@ done:
     free(c.sqrt_mass);
     if (!borrowed) free(c.rhs);
     free(c.zero);
+    free(c.first);
     if (c.many != c.rhs && !borrowed) free(c.many);
     free(F);
     rep->time_s = now() - t0;
@@ -349,7 +355,7 @@ int cr_mixed_static_null_mode(const cr_model *m, const cr_supports_at *at, const
     c.rhs = malloc(dim * sizeof(double));
     double *F = malloc(dim * sizeof(double)), *y = calloc(dim, sizeof(double)), *v = malloc(n6 * sizeof(double));
     double *rownorm = malloc(dim * sizeof(double));
-    c.zero = y ? support_offsets(m, at, x, y) : NULL;
+    c.zero = y ? support_offsets(m, at, x, y, &c.first) : NULL;
     int found = 0;
     if (!J0 || !c.J || !c.rhs || !c.zero || !F || !y || !v || !rownorm) goto done;
     if (cr_mixed_static_residual(m, at, scale, x, F, J0, NULL) != CR_OK) goto done;
@@ -438,6 +444,7 @@ done:
     cr_blocktri_destroy(c.J);
     free(c.rhs);
     free(c.zero);
+    free(c.first);
     free(rownorm);
     free(F);
     free(y);

@@ -38,10 +38,12 @@ typedef struct cr_eigen_result {
 /* Subspace iteration with `block` vectors (2..CR_EIGEN_MAX_BLOCK) from a fixed
  * pseudo-random start (deterministic), at most max_iterations applications per
  * vector; stops when each of the `wanted` Ritz values of largest magnitude has changed
- * by less than tol (relative) since the previous iteration, or by less than √tol with a
- * relative residual below √tol. CR_NO_MEMORY, CR_NONFINITE (the operator gave a
- * non-finite vector) or the status of apply; CR_OK otherwise, converged or not (see
- * out->residual), with out->basis set. */
+ * by less than tol (relative) since the previous iteration, or, when the projected matrix
+ * is symmetric to √tol, by less than √tol with an error estimate r² |ν| / gap below tol
+ * (r the relative residual). CR_NO_MEMORY, CR_NONFINITE (the operator gave a non-finite
+ * vector) or the status of apply; CR_OK otherwise, converged or not (see out->residual),
+ * with out->basis set. *out is overwritten: a basis it held must have been freed
+ * (cr_eigen_result_free). */
 cr_status cr_subspace_iteration(const cr_eigen_problem *p, int block, int wanted, int max_iterations, double tol,
                                 cr_eigen_result *out);
 
