@@ -271,7 +271,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
                 msg[sizeof err->message - 1 - (size_t)nt] = '\0';
                 strcat(msg, tail);
             }
-            snprintf(err->message, sizeof err->message, "%s", msg);
+            snprintf(err->message, sizeof err->message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);
         }
     }
     if (lf <= 0.0) { /* nothing accepted: the state keeps its loads */
