@@ -195,9 +195,9 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
         if (err0 <= 0 && it == 0) err0 = err;
         /* the scale is that of an earlier iterate of this load stepping (recomputed when |x|
          * has changed by SCALE_X_CHANGE): round-off scales change little between them */
-        const int small = err < o->atol || err < o->rtol * err0;
-        const int floor = !small && err <= ROUNDOFF_FLOOR_EPS * DBL_EPSILON * scale && err <= fmax(err_start, err0);
-        if (chord && (small || floor) && all_finite(x, dim)) { /* the last LU's update as the increment */
+        const int small = err < o->atol || err < o->rtol * err0; /* the residual tests */
+        const int at_floor = !small && err <= ROUNDOFF_FLOOR_EPS * DBL_EPSILON * scale && err <= fmax(err_start, err0);
+        if (chord && (small || at_floor) && all_finite(x, dim)) { /* the last LU's update as the increment */
             t0 = now();
             for (size_t k = 0; k < dim; ++k) w->dx[k] = -w->F[k];
             solve_J(w, w->dx);
@@ -212,14 +212,14 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
             /* accepted: with the update, so that the state is as exact as after a full
              * iteration (the tendon manipulator's nodes agree with 3 iterations a step to
              * 4e-14 m) */
-            if (increment_ok && (small || floor)) {
+            if (increment_ok && (small || at_floor)) {
                 for (size_t k = 0; k < dim; ++k) x[k] += w->dx[k];
                 if (p->project) p->project(p->ctx, x);
             }
         }
         if (increment_ok && all_finite(x, dim)) {
             if (small) return CR_OK;
-            if (floor) {
+            if (at_floor) {
                 w->at_floor = 1;
                 return CR_OK;
             }
