@@ -15,14 +15,15 @@ enum { BLOCKS = 3, BSIZE = 2, DIM = BLOCKS * BSIZE };
 
 typedef struct atan_ctx {
     double a;
+    int jacobians;          /* evaluations with J */
     int corrections;        /* calls of the (no-op) correct hook */
     int poison;             /* project() writes a NaN */
 } atan_ctx;
 
 static cr_status atan_eval(void *ctx, double lf, const double *x, double *F, cr_blocktri *J)
 {
-    const atan_ctx *c = ctx;
-    if (J) cr_blocktri_zero(J);
+    atan_ctx *c = ctx;
+    if (J) cr_blocktri_zero(J), c->jacobians++;
     for (int k = 0; k < DIM; ++k) {
         F[k] = atan(x[k]) - lf * c->a;
         if (J) cr_blocktri_D(J, k / BSIZE)[(k % BSIZE) * BSIZE + k % BSIZE] = 1.0 / (1.0 + x[k] * x[k]);
@@ -207,5 +208,33 @@ static void test_stall_at_floor_fails_fast(void)
     cr_static_report_free(&r);
 }
 
+/* A load step's last update confirmed with the previous LU (newton.c): on atan(x) = λ a
+ * the steps that needed a full iteration to confirm their last update no longer do, and
+ * the state is as exact as the confirmation promises (rtol^1.5 |x|, here far better). */
+static void test_chord_confirmation(void)
+{
+    const double a[2] = {0.5, 1.2};
+    for (int t = 0; t < 2; ++t) {
+        atan_ctx c = {.a = a[t]};
+        cr_nonlinear_problem p = atan_problem(&c);
+        cr_static_options o = cr_static_default_options(); /* rtol 1e-6 */
+        o.load_steps = 10;
+        o.atol = 1e-300; /* the residual test relative to the step's first residual */
+        double x[DIM] = {0}, lf = 0, worst = 0;
+        cr_static_report r;
+        cr_error err = {0};
+        CHECK(cr_load_stepping_solve(&p, &lf, x, &o, &r, &err) == CR_OK && lf == 1.0);
+        for (int k = 0; k < DIM; ++k) worst = fmax(worst, fabs(x[k] / tan(a[t]) - 1));
+        printf("  chord confirmation, a = %.1f: %d iterations, %d Jacobians in %d steps, |x/x* - 1| = %.1e\n", a[t],
+               r.total_iterations, c.jacobians, r.step_count, worst);
+        CHECK(r.step_count == 10);
+        /* a = 1.2: 23 iterations; 29 when every step ends with a full iteration (chord off) */
+        if (t == 1) CHECK(r.total_iterations <= 24);
+        CHECK(c.jacobians <= r.total_iterations + 1); /* + the first tangent's */
+        CHECK(worst < 1e-9);                         /* rtol^1.5 */
+        cr_static_report_free(&r);
+    }
+}
+
 CHECK_MAIN(CASE(test_diverging_newton_is_not_accepted), CASE(test_nonfinite_state_is_not_accepted),
-           CASE(test_roundoff_floor), CASE(test_stall_at_floor_fails_fast))
+           CASE(test_roundoff_floor), CASE(test_stall_at_floor_fails_fast), CASE(test_chord_confirmation))
