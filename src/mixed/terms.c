@@ -4,6 +4,7 @@
 #include "terms.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 /* local column layout of a two-node term: q_a (0..6), q_b (7..13), stress unknowns (14..) */
@@ -473,43 +474,45 @@ TERMS_INLINE void element_batch_v4(const cr_model *m, const double *x, int e0, e
 }
 #pragma GCC diagnostic pop
 
-/* lane k of a batch: the blocks are arrays of vectors, lane k every 4th double */
-TERMS_INLINE void element_lane(const elem_blocks_v4 *b4, int k, elem_blocks_d *b, int want_J)
-{
-    const double *src = (const double *)b4;
-    double *dst = (double *)b;
-    const size_t n = want_J ? sizeof *b / sizeof(double) : 9; /* f, S, mo first */
-    for (size_t i = 0; i < n; ++i) dst[i] = src[4 * i + k];
-}
 #endif
 
 /* Element e's rows of node a (Ja, fa) and node b (Jb, fb) from its blocks, written (=),
- * eqs. (19)–(20): forces ±A n, moments S ± m. Ja/Jb only when want_J. */
-TERMS_INLINE void element_rows(const elem_blocks_d *b, rows14 *Ja, rows14 *Jb, double *fa, double *fb, int want_J)
+ * eqs. (19)–(20): forces ±A n, moments S ± m. Ja/Jb only when want_J. The blocks are read
+ * in place: an elem_blocks_d (stride 1) or lane k of an elem_blocks_v4 (base + k, stride 4:
+ * the same fields in the same order, each a vector of 4), so that a batch's lanes are not
+ * copied out first (that copy was a fifth of the pass's instructions). */
+#define BLK(field) (stride * (offsetof(elem_blocks_d, field) / sizeof(double)))
+TERMS_INLINE void element_rows(const double *base, const size_t stride, rows14 *Ja, rows14 *Jb, double *fa, double *fb,
+                               int want_J)
 {
+    const double *f = base + BLK(f), *S = base + BLK(S), *mo = base + BLK(mo);
     for (int i = 0; i < 3; ++i) {
-        fa[i] = b->f[i], fa[3 + i] = b->S[i] + b->mo[i];
-        fb[i] = -b->f[i], fb[3 + i] = b->S[i] - b->mo[i];
+        fa[i] = f[stride * i], fa[3 + i] = S[stride * i] + mo[stride * i];
+        fb[i] = -f[stride * i], fb[3 + i] = S[stride * i] - mo[stride * i];
     }
     if (!want_J) return;
+    const double *Kr = base + BLK(Kr), *Sr = base + BLK(Sr), *Fp = base + BLK(Fp), *Qa = base + BLK(Qa),
+                 *Qb = base + BLK(Qb), *Pa = base + BLK(Pa), *Pb = base + BLK(Pb);
     for (int i = 0; i < 3; ++i) {
         double *fa_r = Ja[i], *ma_r = Ja[3 + i], *fb_r = Jb[i], *mb_r = Jb[3 + i];
         for (int j = 0; j < 3; ++j) {
-            const double kr = b->Kr[i][j], sr = b->Sr[i][j];
+            const double kr = Kr[stride * (3 * i + j)], sr = Sr[stride * (3 * i + j)];
             fa_r[COL_RA + j] = -kr, fa_r[COL_RB + j] = kr;
             fb_r[COL_RA + j] = kr, fb_r[COL_RB + j] = -kr;
             ma_r[COL_RA + j] = mb_r[COL_RA + j] = -sr;
             ma_r[COL_RB + j] = mb_r[COL_RB + j] = sr;
         }
         for (int j = 0; j < 4; ++j) {
-            const double fp = b->Fp[i][j];
+            const size_t o = stride * (4 * i + j);
+            const double fp = Fp[o], qa = Qa[o], qb = Qb[o], pa = Pa[o], pb = Pb[o];
             fa_r[COL_PA + j] = fa_r[COL_PB + j] = fp;
             fb_r[COL_PA + j] = fb_r[COL_PB + j] = -fp;
-            ma_r[COL_PA + j] = b->Qa[i][j] + b->Pa[i][j], ma_r[COL_PB + j] = b->Qb[i][j] + b->Pb[i][j];
-            mb_r[COL_PA + j] = b->Qa[i][j] - b->Pa[i][j], mb_r[COL_PB + j] = b->Qb[i][j] - b->Pb[i][j];
+            ma_r[COL_PA + j] = qa + pa, ma_r[COL_PB + j] = qb + pb;
+            mb_r[COL_PA + j] = qa - pa, mb_r[COL_PB + j] = qb - pb;
         }
     }
 }
+#undef BLK
 
 /* A tendon's attachment point on one node: what the segments on both sides share. */
 typedef struct tendon_point {
@@ -623,15 +626,17 @@ TERMS_INLINE void rod_static_pass(const cr_model *m, const double *x, double *F,
         const double *xa = x + (size_t)e * B;
         if (e < ne) {
             const double *xb = xa + B;
-            elem_blocks_d eb;
 #ifdef TERMS_DISPATCH_AVX2
             if (batched) {
                 if (e >= first + 4) element_batch_v4(m, x, first = e, &batch, want_J);
-                element_lane(&batch, e - first, &eb, want_J);
+                element_rows((const double *)&batch + (e - first), 4, Ja, Jb, fa, fb, want_J);
             } else
 #endif
+            {
+                elem_blocks_d eb;
                 element_blocks_of(m, x, e, &eb, want_J);
-            element_rows(&eb, Ja, Jb, fa, fb, want_J);
+                element_rows((const double *)&eb, 1, Ja, Jb, fa, fb, want_J);
+            }
             cr_mat3 Aa, Ab;
             int have_a = 0, have_b = 0;
             for (int j = 0; j < nt; ++j) {
