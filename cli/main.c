@@ -21,7 +21,8 @@
 /* The process's allocator keeps what it frees for the next allocation. glibc gives blocks
  * from 128 kB on their own mapping and returns them on free, so every snapshot's buffers
  * (0.5 MB for the tendon manipulator's .vtp) were fresh pages again: a page fault each on
- * first write, ~12 us per 4 kB page on the development VMs, 3.2 ms of a 0.7 ms snapshot.
+ * first write, ~12 us per 4 kB page on the development VMs: a snapshot took 3.2 ms, 0.7 ms
+ * since.
  * Blocks up to 32 MB (glibc's largest setting) now come from the heap and stay there; larger
  * ones (the tangent of a long rod) are mapped as before. A library leaves this choice to
  * its application. */
