@@ -242,7 +242,9 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     /* the stage's end state: stable, or an equilibrium a real rod would leave (issue 9) */
     if (st == CR_OK && o.stability) {
         cr_supports_at at = set_scales(&ctx, lf);
-        /* Newton's LU when it is serial; after a partitioned one, the tangent assembled again on
+        /* Newton's LU when it is serial and of the end state (lu_valid: not after a step that
+         * ended with the previous LU's update, newton.c, whose LU is one ~√rtol update away);
+         * otherwise, and after a partitioned one, the tangent assembled again on
          * the threads and factored serially: the estimate's block of 6 right sides then reads
          * the factors once per iteration instead of once per vector (at n = 10⁶ on two threads
          * 8.4 s with 30 partitioned solves). Not with rigid strain components: their last
