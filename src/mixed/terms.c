@@ -430,7 +430,18 @@ typedef double elem_v4 __attribute__((vector_size(32)));
 #undef ELEM_NAME
 #endif
 
-typedef double rows14[14]; /* the 6 rows of one node: columns q_a (0..6), q_b (7..13) */
+/* Element e's Jacobian rows in compact form: the distinct 3×3 and 3×4 blocks of its
+ * contributions to D_a, U_e, L_{e+1} and D_b (a = e, b = e+1), with the tendon segments on
+ * it summed in. Force rows 0..2 and moment rows 3..5, position columns (3) and quaternion
+ * columns (4), eqs. (19)–(20):
+ *              D_a           U_e           L_{e+1}       D_b
+ *   forces    [-Kr | FA ]   [ Kr | FB]    [ Kr | -FA]   [-Kr | -FB ]
+ *   moments   [-SA | MDa]   [ SA | MU]    [-SB | ML ]   [ SB | MDb ]
+ * The pass writes each block of J once from these (no 14-column rows staged first). */
+typedef struct elem_rows {
+    double Kr[3][3], SA[3][3], SB[3][3];
+    double FA[3][4], FB[3][4], MDa[3][4], MU[3][4], ML[3][4], MDb[3][4];
+} elem_rows;
 
 /* Element e's blocks (condensed stresses) from the state x (static layout, 7 per node). */
 TERMS_INLINE void element_blocks_of(const cr_model *m, const double *x, int e, elem_blocks_d *b, int want_J)
@@ -476,13 +487,13 @@ TERMS_INLINE void element_batch_v4(const cr_model *m, const double *x, int e0, e
 
 #endif
 
-/* Element e's rows of node a (Ja, fa) and node b (Jb, fb) from its blocks, written (=),
- * eqs. (19)–(20): forces ±A n, moments S ± m. Ja/Jb only when want_J. The blocks are read
- * in place: an elem_blocks_d (stride 1) or lane k of an elem_blocks_v4 (base + k, stride 4:
- * the same fields in the same order, each a vector of 4), so that a batch's lanes are not
- * copied out first (that copy was a fifth of the pass's instructions). */
+/* Element e's forces on node a (fa) and node b (fb), eqs. (19)–(20): ±A n and S ± m, and
+ * (want_J) its compact rows R, from its blocks. The blocks are read in place: an
+ * elem_blocks_d (stride 1) or lane k of an elem_blocks_v4 (base + k, stride 4: the same
+ * fields in the same order, each a vector of 4), so that a batch's lanes are not copied out
+ * first (that copy was a fifth of the pass's instructions). */
 #define BLK(field) (stride * (offsetof(elem_blocks_d, field) / sizeof(double)))
-TERMS_INLINE void element_rows(const double *base, const size_t stride, rows14 *Ja, rows14 *Jb, double *fa, double *fb,
+TERMS_INLINE void element_rows(const double *base, const size_t stride, elem_rows *R, double *fa, double *fb,
                                int want_J)
 {
     const double *f = base + BLK(f), *S = base + BLK(S), *mo = base + BLK(mo);
@@ -494,21 +505,16 @@ TERMS_INLINE void element_rows(const double *base, const size_t stride, rows14 *
     const double *Kr = base + BLK(Kr), *Sr = base + BLK(Sr), *Fp = base + BLK(Fp), *Qa = base + BLK(Qa),
                  *Qb = base + BLK(Qb), *Pa = base + BLK(Pa), *Pb = base + BLK(Pb);
     for (int i = 0; i < 3; ++i) {
-        double *fa_r = Ja[i], *ma_r = Ja[3 + i], *fb_r = Jb[i], *mb_r = Jb[3 + i];
         for (int j = 0; j < 3; ++j) {
-            const double kr = Kr[stride * (3 * i + j)], sr = Sr[stride * (3 * i + j)];
-            fa_r[COL_RA + j] = -kr, fa_r[COL_RB + j] = kr;
-            fb_r[COL_RA + j] = kr, fb_r[COL_RB + j] = -kr;
-            ma_r[COL_RA + j] = mb_r[COL_RA + j] = -sr;
-            ma_r[COL_RB + j] = mb_r[COL_RB + j] = sr;
+            R->Kr[i][j] = Kr[stride * (3 * i + j)];
+            R->SA[i][j] = R->SB[i][j] = Sr[stride * (3 * i + j)];
         }
         for (int j = 0; j < 4; ++j) {
             const size_t o = stride * (4 * i + j);
-            const double fp = Fp[o], qa = Qa[o], qb = Qb[o], pa = Pa[o], pb = Pb[o];
-            fa_r[COL_PA + j] = fa_r[COL_PB + j] = fp;
-            fb_r[COL_PA + j] = fb_r[COL_PB + j] = -fp;
-            ma_r[COL_PA + j] = qa + pa, ma_r[COL_PB + j] = qb + pb;
-            mb_r[COL_PA + j] = qa - pa, mb_r[COL_PB + j] = qb - pb;
+            const double qa = Qa[o], qb = Qb[o], pa = Pa[o], pb = Pb[o];
+            R->FA[i][j] = R->FB[i][j] = Fp[o];
+            R->MDa[i][j] = qa + pa, R->MU[i][j] = qb + pb;
+            R->ML[i][j] = qa - pa, R->MDb[i][j] = qb - pb;
         }
     }
 }
@@ -541,10 +547,14 @@ TERMS_INLINE void tendon_point_init(tendon_point *c, const cr_tendon *t, int k, 
     }
 }
 
-/* Segment between the points a and b at tension T (spec §8.2): forces ±Tν and the
- * moment rows Md·(force rows) that depend on ν; the moments' own p-derivative at
- * fixed force is added once per node (tendon_point_finish). */
-TERMS_INLINE void tendon_segment_static(tendon_point *a, tendon_point *b, double T, rows14 *Ja, rows14 *Jb, double *fa,
+/* Segment between the points a and b at tension T (spec §8.2): forces ±Tν, and (want_J)
+ * their rows and the moment rows Md·(force rows) that depend on ν, summed into the
+ * element's compact rows; the moments' own p-derivative at fixed force is added once per
+ * node (tendon_point_finish). With G = T (E - ν νᵀ)/|e|, the force rows of node a are
+ * T dν/dq = G [-E | -Dd_a | E | Dd_b] (columns r_a, p_a, r_b, p_b), those of node b their
+ * negative: so G adds to Kr, -G Dd_a to FA, G Dd_b to FB, and Md_a G, Md_b G and their
+ * products with Dd_a, Dd_b to the moment blocks. */
+TERMS_INLINE void tendon_segment_static(tendon_point *a, tendon_point *b, double T, elem_rows *R, double *fa,
                                         double *fb, int want_J)
 {
     cr_vec3 e = cr_v3_sub(b->P, a->P);
@@ -556,34 +566,34 @@ TERMS_INLINE void tendon_segment_static(tendon_point *a, tendon_point *b, double
     a->fsum = cr_v3_add(a->fsum, tf);
     b->fsum = cr_v3_sub(b->fsum, tf);
     if (!want_J) return;
-    /* X = T dν/dq = G [-E | -Dd_a | E | Dd_b], G = T (E - ν νᵀ)/|e| */
     const double nv[3] = {nu.x, nu.y, nu.z}, c = T / len;
-    double X[3][14];
+    double G[3][3], MaG[3][3], MbG[3][3];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) G[i][j] = c * ((i == j) - nv[i] * nv[j]);
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
-            double gij = c * ((i == j) - nv[i] * nv[j]);
-            X[i][COL_RA + j] = -gij, X[i][COL_RB + j] = gij;
+            MaG[i][j] = a->Md.m[i][0] * G[0][j] + a->Md.m[i][1] * G[1][j] + a->Md.m[i][2] * G[2][j];
+            MbG[i][j] = b->Md.m[i][0] * G[0][j] + b->Md.m[i][1] * G[1][j] + b->Md.m[i][2] * G[2][j];
+            R->Kr[i][j] += G[i][j];
+            R->SA[i][j] += MaG[i][j];
+            R->SB[i][j] -= MbG[i][j];
         }
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 4; ++j) {
-            X[i][COL_PA + j] =
-                X[i][COL_RA] * a->Dd[0][j] + X[i][COL_RA + 1] * a->Dd[1][j] + X[i][COL_RA + 2] * a->Dd[2][j];
-            X[i][COL_PB + j] =
-                X[i][COL_RB] * b->Dd[0][j] + X[i][COL_RB + 1] * b->Dd[1][j] + X[i][COL_RB + 2] * b->Dd[2][j];
-        }
-    for (int i = 0; i < 3; ++i)
-        for (int c2 = 0; c2 < 14; ++c2) {
-            double x0 = X[0][c2], x1 = X[1][c2], x2 = X[2][c2];
-            Ja[i][c2] += X[i][c2];
-            Jb[i][c2] -= X[i][c2];
-            Ja[3 + i][c2] += a->Md.m[i][0] * x0 + a->Md.m[i][1] * x1 + a->Md.m[i][2] * x2;
-            Jb[3 + i][c2] -= b->Md.m[i][0] * x0 + b->Md.m[i][1] * x1 + b->Md.m[i][2] * x2;
+            const double da0 = a->Dd[0][j], da1 = a->Dd[1][j], da2 = a->Dd[2][j];
+            const double db0 = b->Dd[0][j], db1 = b->Dd[1][j], db2 = b->Dd[2][j];
+            R->FA[i][j] -= G[i][0] * da0 + G[i][1] * da1 + G[i][2] * da2;
+            R->FB[i][j] += G[i][0] * db0 + G[i][1] * db1 + G[i][2] * db2;
+            R->MDa[i][j] -= MaG[i][0] * da0 + MaG[i][1] * da1 + MaG[i][2] * da2;
+            R->MU[i][j] += MaG[i][0] * db0 + MaG[i][1] * db1 + MaG[i][2] * db2;
+            R->ML[i][j] += MbG[i][0] * da0 + MbG[i][1] * da1 + MbG[i][2] * da2;
+            R->MDb[i][j] -= MbG[i][0] * db0 + MbG[i][1] * db1 + MbG[i][2] * db2;
         }
 }
 
 /* The node's body moment d × (Aᵀ f) of the summed tendon force and its derivative
- * d~ d(Aᵀ f)/dp at fixed f, into the node's own rows (columns 0..6 of `rows`). */
-TERMS_INLINE void tendon_point_finish(const tendon_point *c, rows14 *rows, double *f, int want_J)
+ * d~ d(Aᵀ f)/dp at fixed f, into the node's own moment rows, quaternion columns (M). */
+TERMS_INLINE void tendon_point_finish(const tendon_point *c, double M[3][4], double *f, int want_J)
 {
     cr_vec3 mom = cr_m3_mulv(c->Md, c->fsum);
     f[3] += mom.x, f[4] += mom.y, f[5] += mom.z;
@@ -593,9 +603,9 @@ TERMS_INLINE void tendon_point_finish(const tendon_point *c, rows14 *rows, doubl
     exp_x_dp_d(p, &c->s, fs, -1.0, D);
     const cr_vec3 d = c->d;
     for (int j = 0; j < 4; ++j) { /* d × column j */
-        rows[3][COL_PA + j] += d.y * D[2][j] - d.z * D[1][j];
-        rows[4][COL_PA + j] += d.z * D[0][j] - d.x * D[2][j];
-        rows[5][COL_PA + j] += d.x * D[1][j] - d.y * D[0][j];
+        M[0][j] += d.y * D[2][j] - d.z * D[1][j];
+        M[1][j] += d.z * D[0][j] - d.x * D[2][j];
+        M[2][j] += d.x * D[1][j] - d.y * D[0][j];
     }
 }
 
@@ -614,9 +624,12 @@ TERMS_INLINE void rod_static_pass(const cr_model *m, const double *x, double *F,
 #else
     (void)batched;
 #endif
-    tendon_point tp[FUSED_TENDONS];
-    for (int j = 0; j < nt; ++j) tp[j].node = -1;
-    rows14 Ja[6], Jb[6], carry[6]; /* carry: node e's rows from element e-1, columns 0..6 */
+    /* each tendon's points on nodes e and e+1, in turns: [j][cur[j]] is node e's */
+    tendon_point tp[FUSED_TENDONS][2];
+    int cur[FUSED_TENDONS];
+    for (int j = 0; j < nt; ++j) tp[j][0].node = -1, cur[j] = 0;
+    elem_rows R;
+    double carry[6][CR_NODE_DOF]; /* node e's rows from element e-1 */
     double fa[6], fb[6] = {0, 0, 0, 0, 0, 0}, fcarry[6] = {0, 0, 0, 0, 0, 0};
     if (want_J) {
         memset(carry, 0, sizeof carry);
@@ -624,27 +637,28 @@ TERMS_INLINE void rod_static_pass(const cr_model *m, const double *x, double *F,
     }
     for (int e = e0 > 0 ? e0 - 1 : 0; e < e1; ++e) {
         const double *xa = x + (size_t)e * B;
+        const int write = e >= e0;
         if (e < ne) {
             const double *xb = xa + B;
 #ifdef TERMS_DISPATCH_AVX2
             if (batched) {
                 if (e >= first + 4) element_batch_v4(m, x, first = e, &batch, want_J);
-                element_rows((const double *)&batch + (e - first), 4, Ja, Jb, fa, fb, want_J);
+                element_rows((const double *)&batch + (e - first), 4, &R, fa, fb, want_J);
             } else
 #endif
             {
                 elem_blocks_d eb;
                 element_blocks_of(m, x, e, &eb, want_J);
-                element_rows((const double *)&eb, 1, Ja, Jb, fa, fb, want_J);
+                element_rows((const double *)&eb, 1, &R, fa, fb, want_J);
             }
             cr_mat3 Aa, Ab;
             int have_a = 0, have_b = 0;
             for (int j = 0; j < nt; ++j) {
                 const cr_tendon *t = tt[j];
-                tendon_point *c = &tp[j];
+                tendon_point *c = &tp[j][cur[j]];
                 if (e < t->first || e > t->last) continue;
                 if (e == t->last) { /* node e ends the tendon */
-                    if (c->node == e) tendon_point_finish(c, Ja, fa, want_J);
+                    if (c->node == e) tendon_point_finish(c, R.MDa, fa, want_J);
                     c->node = -1;
                     continue;
                 }
@@ -653,44 +667,73 @@ TERMS_INLINE void rod_static_pass(const cr_model *m, const double *x, double *F,
                     tendon_point_init(c, t, e, xa, &Aa, want_J);
                 }
                 if (!have_b) Ab = cr_q_exp(cr_q_load(xb + 3)), have_b = 1;
-                tendon_point nb;
-                tendon_point_init(&nb, t, e + 1, xb, &Ab, want_J);
-                tendon_segment_static(c, &nb, T[j], Ja, Jb, fa, fb, want_J);
-                tendon_point_finish(c, Ja, fa, want_J);
-                *c = nb;
+                tendon_point *nb = &tp[j][cur[j] ^ 1];
+                tendon_point_init(nb, t, e + 1, xb, &Ab, want_J);
+                tendon_segment_static(c, nb, T[j], &R, fa, fb, want_J);
+                tendon_point_finish(c, R.MDa, fa, want_J);
+                cur[j] ^= 1;
+            }
+            if (want_J && write) { /* D_e: element e-1's share (carry) and element e's */
+                double *D = cr_blocktri_D(J, e);
+                for (int i = 0; i < 3; ++i) {
+                    double *df = D + i * B, *dm = D + (3 + i) * B;
+                    for (int j = 0; j < 3; ++j) {
+                        df[j] = carry[i][j] - R.Kr[i][j];
+                        dm[j] = carry[3 + i][j] - R.SA[i][j];
+                    }
+                    for (int j = 0; j < 4; ++j) {
+                        df[3 + j] = carry[i][3 + j] + R.FA[i][j];
+                        dm[3 + j] = carry[3 + i][3 + j] + R.MDa[i][j];
+                    }
+                }
+                for (int c = 0; c < B; ++c) D[6 * B + c] = 0.0;
             }
         } else { /* the last node: element ne-1's rows and the tendons ending there */
+            double M[3][4] = {{0}};
             memset(fa, 0, sizeof fa);
-            if (want_J) memset(Ja, 0, sizeof Ja);
             for (int j = 0; j < nt; ++j)
-                if (tp[j].node == e) tendon_point_finish(&tp[j], Ja, fa, want_J);
+                if (tp[j][cur[j]].node == e) tendon_point_finish(&tp[j][cur[j]], M, fa, want_J);
+            if (want_J && write) {
+                double *D = cr_blocktri_D(J, e);
+                for (int r = 0; r < 6; ++r)
+                    for (int c = 0; c < B; ++c) D[r * B + c] = carry[r][c] + (r >= 3 && c >= 3 ? M[r - 3][c - 3] : 0.0);
+                for (int c = 0; c < B; ++c) D[6 * B + c] = 0.0;
+            }
         }
         double *Fe = F + (size_t)e * B;
-        const int write = e >= e0;
         if (write)
             for (int r = 0; r < 6; ++r) Fe[r] = fcarry[r] + fa[r];
-        if (want_J && write) {
-            double *D = cr_blocktri_D(J, e);
-            for (int r = 0; r < 6; ++r)
-                for (int c = 0; c < B; ++c) D[r * B + c] = carry[r][c] + Ja[r][c];
-            for (int c = 0; c < B; ++c) D[6 * B + c] = 0.0;
-        }
         if (e == ne) break;
         for (int r = 0; r < 6; ++r) fcarry[r] = fb[r];
         if (!want_J) continue;
-        if (!write) {
-            for (int r = 0; r < 6; ++r)
-                for (int c = 0; c < B; ++c) carry[r][c] = Jb[r][COL_RB + c];
-            continue;
-        }
-        double *U = cr_blocktri_U(J, e), *Lb = cr_blocktri_L(J, e + 1);
-        for (int r = 0; r < 6; ++r)
-            for (int c = 0; c < B; ++c) {
-                U[r * B + c] = Ja[r][COL_RB + c];
-                Lb[r * B + c] = Jb[r][c];
-                carry[r][c] = Jb[r][COL_RB + c];
+        if (write) { /* U_e and L_{e+1}, from element e alone */
+            double *U = cr_blocktri_U(J, e), *Lb = cr_blocktri_L(J, e + 1);
+            for (int i = 0; i < 3; ++i) {
+                double *uf = U + i * B, *um = U + (3 + i) * B, *lf = Lb + i * B, *lm = Lb + (3 + i) * B;
+                for (int j = 0; j < 3; ++j) {
+                    uf[j] = lf[j] = R.Kr[i][j];
+                    um[j] = R.SA[i][j];
+                    lm[j] = -R.SB[i][j];
+                }
+                for (int j = 0; j < 4; ++j) {
+                    uf[3 + j] = R.FB[i][j];
+                    lf[3 + j] = -R.FA[i][j];
+                    um[3 + j] = R.MU[i][j];
+                    lm[3 + j] = R.ML[i][j];
+                }
             }
-        for (int c = 0; c < B; ++c) U[6 * B + c] = Lb[6 * B + c] = 0.0;
+            for (int c = 0; c < B; ++c) U[6 * B + c] = Lb[6 * B + c] = 0.0;
+        }
+        for (int i = 0; i < 3; ++i) { /* element e's share of D_{e+1} */
+            for (int j = 0; j < 3; ++j) {
+                carry[i][j] = -R.Kr[i][j];
+                carry[3 + i][j] = R.SB[i][j];
+            }
+            for (int j = 0; j < 4; ++j) {
+                carry[i][3 + j] = -R.FB[i][j];
+                carry[3 + i][3 + j] = R.MDb[i][j];
+            }
+        }
     }
 }
 
