@@ -148,7 +148,8 @@ void cr_blocktri_matvec(const cr_blocktri *m, const double *x, double *y)
 
 
 /* Solves (LU) X = B for `nrhs` right-hand sides stored row-major as b×nrhs. */
-CR_INLINE void lu_solve(int b, const double *restrict a, const int *restrict piv, double *restrict x, int nrhs)
+CR_INLINE void lu_solve_ex(int b, const double *restrict a, const int *restrict piv, double *restrict x, int nrhs,
+                           int reciprocal)
 {
     for (int k = 0; k < b; ++k)
         if (piv[k] != k)
@@ -175,9 +176,15 @@ CR_INLINE void lu_solve(int b, const double *restrict a, const int *restrict piv
             double f = a[i * b + k];
             for (int j = 0; j < nrhs; ++j) acc[j] -= f * x[k * nrhs + j];
         }
-        double inv = 1.0 / a[i * b + i];
+        double inv = reciprocal ? a[i * b + i] : 1.0 / a[i * b + i];
         for (int j = 0; j < nrhs; ++j) x[i * nrhs + j] = acc[j] * inv;
     }
+}
+
+/* the blocks of cr_dense_lu_factor */
+CR_INLINE void lu_solve(int b, const double *restrict a, const int *restrict piv, double *restrict x, int nrhs)
+{
+    lu_solve_ex(b, a, piv, x, nrhs, 0);
 }
 
 CR_INLINE cr_status factor_thomas(cr_blocktri *m, const int b, int *bad_block)
@@ -219,14 +226,75 @@ CR_INLINE cr_status factor_thomas(cr_blocktri *m, const int b, int *bad_block)
  * only with AVX (the AVX2 build below, or -mavx): lowered to SSE2 they are slower than
  * the scalar loops of factor_thomas. */
 typedef double cr_v4 __attribute__((vector_size(32)));
-#define V4_ROW(lo, hi, p) ((lo) = (cr_v4){(p)[0], (p)[1], (p)[2], (p)[3]}, (hi) = (cr_v4){(p)[4], (p)[5], (p)[6], 0.0})
+/* a row of 7 as columns 0..3 and 4..6 (and a zero), from two loads that stay inside it
+ * (columns 0..3 and 3..6) and a lane rotation: element-wise construction of the vectors
+ * was ~10 instructions a row */
+typedef double cr_v4u __attribute__((vector_size(32), aligned(8)));
+typedef long long cr_v4i __attribute__((vector_size(32)));
+#define V4_ROW(lo, hi, p)                                                                                              \
+    ((lo) = *(const cr_v4u *)(p), (hi) = __builtin_shuffle(*(const cr_v4u *)((p) + 3), (cr_v4i){1, 2, 3, 0}),         \
+     (hi)[3] = 0.0)
 #define V4_STORE(p, lo, hi)                                                                                            \
     ((p)[0] = (lo)[0], (p)[1] = (lo)[1], (p)[2] = (lo)[2], (p)[3] = (lo)[3], (p)[4] = (hi)[0], (p)[5] = (hi)[1],       \
      (p)[6] = (hi)[2])
 
+/* The row order of a factored 7×7 block: row k of P A is row perm[k] of A, from the
+ * sequence of interchanges piv (cr_dense_lu_factor) */
+CR_INLINE void perm7(const int *restrict piv, int *restrict perm)
+{
+    for (int k = 0; k < 7; ++k) perm[k] = k;
+    for (int k = 0; k < 7; ++k) {
+        const int p = piv[k], t = perm[k];
+        perm[k] = perm[p];
+        perm[p] = t;
+    }
+}
+
+/* B ← A⁻¹ B for a factored 7×7 block A (P L U, row order perm) and a 7×7 block B, rows
+ * held as two vectors, gathered in the row order (no interchanges in memory: vector
+ * loads of rows just swapped by scalar stores stall). (GCC 12 takes the rows for
+ * uninitialized once this is inlined, as in terms.c.) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+CR_INLINE void lu7_solve_block(const double *restrict A, const int *restrict perm, double *restrict B)
+{
+    cr_v4 Y0[7], Y1[7];
+    CR_UNROLL
+    for (int r = 0; r < 7; ++r) V4_ROW(Y0[r], Y1[r], B + perm[r] * 7);
+    CR_UNROLL
+    for (int r = 1; r < 7; ++r) /* unit lower triangle */
+        CR_UNROLL
+    for (int k = 0; k < r; ++k) {
+        double f = A[r * 7 + k];
+        Y0[r] -= f * Y0[k];
+        Y1[r] -= f * Y1[k];
+    }
+    CR_UNROLL
+    for (int r = 6; r >= 0; --r) { /* upper triangle */
+        CR_UNROLL
+        for (int k = r + 1; k < 7; ++k) {
+            double f = A[r * 7 + k];
+            Y0[r] -= f * Y0[k];
+            Y1[r] -= f * Y1[k];
+        }
+        const double inv = A[r * 7 + r]; /* the reciprocal pivot */
+        Y0[r] *= inv;
+        Y1[r] *= inv;
+        V4_STORE(B + r * 7, Y0[r], Y1[r]);
+    }
+}
+#pragma GCC diagnostic pop
+
+/* The block Thomas factorization of 7×7 blocks (statics). Besides X_i = D̃_i⁻¹ U_i in
+ * place of U_i it keeps M_i = D̃_i⁻¹ L_i in place of L_i (lower_solved): a forward sweep
+ * then reads y_i = D̃_i⁻¹ r_i - M_i y_{i-1}, whose dependency chain from one row to the
+ * next is one block product; with L_i it was the block's whole pivoted forward and back
+ * substitution, and the sweep ran at a third of the machine's instruction rate. The
+ * solves D̃_i⁻¹ r_i do not depend on each other and overlap. */
 CR_INLINE cr_status factor7(cr_blocktri *m, int *bad_block)
 {
     const int n = m->n;
+    m->lower_solved = 0;
     cr_v4 X0[7], X1[7]; /* rows of X_{i-1} */
     for (int r = 0; r < 7; ++r) X0[r] = X1[r] = (cr_v4){0, 0, 0, 0};
     for (int i = 0; i < n; ++i) {
@@ -253,22 +321,16 @@ CR_INLINE cr_status factor7(cr_blocktri *m, int *bad_block)
                 V4_STORE(D + r * 7, a0, a1);
             }
         }
-        if (cr_dense_lu_factor(7, D, piv) != 0) {
+        if (cr_dense_lu_factor_ex(7, D, piv, 1) != 0) {
             if (bad_block) *bad_block = i;
             return CR_SINGULAR;
         }
         if (i == n - 1) break;
-        double *restrict U = m->upper + (size_t)i * 49, Ub[49];
-        memcpy(Ub, U, sizeof Ub);
-        for (int k = 0; k < 7; ++k) /* the row interchanges of the factorization, in order */
-            if (piv[k] != k)
-                for (int j = 0; j < 7; ++j) {
-                    double t = Ub[k * 7 + j];
-                    Ub[k * 7 + j] = Ub[piv[k] * 7 + j];
-                    Ub[piv[k] * 7 + j] = t;
-                }
+        int perm[7];
+        perm7(piv, perm);
+        double *restrict U = m->upper + (size_t)i * 49;
         CR_UNROLL
-        for (int r = 0; r < 7; ++r) V4_ROW(X0[r], X1[r], Ub + r * 7);
+        for (int r = 0; r < 7; ++r) V4_ROW(X0[r], X1[r], U + perm[r] * 7); /* in the factorization's row order */
         CR_UNROLL
         for (int r = 1; r < 7; ++r) /* unit lower triangle */
             CR_UNROLL
@@ -285,13 +347,21 @@ CR_INLINE cr_status factor7(cr_blocktri *m, int *bad_block)
                 X0[r] -= f * X0[k];
                 X1[r] -= f * X1[k];
             }
-            double inv = 1.0 / D[r * 7 + r];
+            double inv = D[r * 7 + r]; /* the reciprocal pivot */
             X0[r] *= inv;
             X1[r] *= inv;
             V4_STORE(U + r * 7, X0[r], X1[r]);
         }
     }
+    /* M_i = D̃_i⁻¹ L_i in place of L_i: a loop of its own, whose rows do not depend on each
+     * other (inside the elimination's loop, each row's solve queued behind its chain) */
+    for (int i = 1; i < n; ++i) {
+        int perm[7];
+        perm7(m->pivot + (size_t)i * 7, perm);
+        lu7_solve_block(m->diag + (size_t)i * 49, perm, m->lower + (size_t)i * 49);
+    }
     m->factored = 1;
+    m->lower_solved = 1;
     return CR_OK;
 }
 
@@ -357,6 +427,8 @@ CR_INLINE void solve_thomas(const cr_blocktri *m, const int b, double *x)
                 __builtin_prefetch(m->diag + (i + 2) * bb + o, 0);
                 __builtin_prefetch(m->lower + (i + 2) * bb + o, 0);
             }
+        const int lower_solved = m->lower_solved; /* L_i holds D̃_i⁻¹ L_i: solve first, then subtract */
+        if (lower_solved) lu_solve_ex(b, m->diag + i * bb, m->pivot + (size_t)i * b, xi, 1, 1);
         if (i > 0) {
             const double *L = m->lower + i * bb, *xp = xi - b;
             for (int r = 0; r < b; ++r) {
@@ -365,7 +437,7 @@ CR_INLINE void solve_thomas(const cr_blocktri *m, const int b, double *x)
                 xi[r] -= s;
             }
         }
-        lu_solve(b, m->diag + i * bb, m->pivot + (size_t)i * b, xi, 1);
+        if (!lower_solved) lu_solve(b, m->diag + i * bb, m->pivot + (size_t)i * b, xi, 1);
     }
     for (int i = n - 2; i >= 0; --i) {
         double *xi = x + (size_t)i * b;
@@ -423,24 +495,20 @@ sub_matvec7(const double *restrict M, const double *restrict v, double *restrict
     _mm256_storeu_pd(x + 3, _mm256_sub_pd(xhi, s46));
     _mm256_storeu_pd(x, _mm256_sub_pd(xlo, s03));
 }
-/* The forward and back substitution of one factored 7×7 block, (P L U) y = r, with r in
- * two vectors (columns 0..3 and 3..6) and y returned in registers: the row interchanges
- * become a gather (the permutation is built from the pivots without branches, off the
- * critical path), and the next block's product L_{i+1} y needs no reload of y from
- * memory. (lu_solve's swaps in memory, and the vector loads of its scalar stores that
- * the next block made, put store-forwarding stalls on the sweep's dependency chain.) */
+/* y = A⁻¹ r for a factored 7×7 block A (P L U) and r in memory, y returned in two
+ * vectors (columns 0..3 and 3..6, column 3 zeroed in the second): the row interchanges
+ * are a gather (the permutation built from the pivots without branches). */
 __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static inline void
-lu7_solve_reg(const double *restrict a, const int *restrict piv, __m256d rlo, __m256d rhi, double y[7])
+lu7_solve_vec(const double *restrict a, const int *restrict piv, const double *restrict r, __m256d *ylo,
+              __m256d *yhi)
 {
-    double r[8] __attribute__((aligned(32)));
-    _mm256_store_pd(r + 4, _mm256_permute4x64_pd(rhi, 0x39)); /* columns 4..6 (lane 3: column 3 again) */
-    _mm256_store_pd(r, rlo);
     int perm[7] = {0, 1, 2, 3, 4, 5, 6};
     for (int k = 0; k < 7; ++k) {
         const int p = piv[k], t = perm[k];
         perm[k] = perm[p];
         perm[p] = t;
     }
+    double y[7];
     CR_UNROLL
     for (int i = 0; i < 7; ++i) {
         double acc = r[perm[i]];
@@ -450,42 +518,45 @@ lu7_solve_reg(const double *restrict a, const int *restrict piv, __m256d rlo, __
     CR_UNROLL
     for (int i = 6; i >= 0; --i) {
         double acc = y[i];
-        const double inv = 1.0 / a[i * 7 + i]; /* off the dependency chain, unlike acc / a_ii */
         for (int k = i + 1; k < 7; ++k) acc -= a[i * 7 + k] * y[k];
-        y[i] = acc * inv;
+        y[i] = acc * a[i * 7 + i]; /* the reciprocal pivot */
     }
+    *ylo = _mm256_set_pd(y[3], y[2], y[1], y[0]);
+    *yhi = _mm256_set_pd(y[6], y[5], y[4], 0.0);
 }
 
-/* r -= M v for a 7×7 block M, v given as its columns 0..3 and 3..6 (column 3 zeroed) */
-__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static inline void
-matvec7_sub_v(const double *restrict M, __m256d vlo, __m256d vhi, __m256d *rlo, __m256d *rhi)
-{
-    __m256d p[7];
-    for (int r = 0; r < 7; ++r)
-        p[r] = _mm256_fmadd_pd(_mm256_loadu_pd(M + 7 * r + 3), vhi, _mm256_mul_pd(_mm256_loadu_pd(M + 7 * r), vlo));
-    *rlo = _mm256_sub_pd(*rlo, sum4(p[0], p[1], p[2], p[3]));
-    *rhi = _mm256_sub_pd(*rhi, sum4(_mm256_setzero_pd(), p[4], p[5], p[6]));
-}
-
+/* After factor7 (lower_solved): forward y_i = D̃_i⁻¹ r_i - M_i y_{i-1}, each row's chain
+ * one block product in registers, then back x_i = y_i - X_i x_{i+1}. */
 __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void solve7_avx2(const cr_blocktri *m,
                                                                                           double *x)
 {
     const int n = m->n;
+    if (!m->lower_solved) {
+        solve_thomas(m, 7, x);
+        return;
+    }
     __m256d vlo = _mm256_setzero_pd(), vhi = _mm256_setzero_pd(); /* y_{i-1} */
     for (int i = 0; i < n; ++i) {
-        double *xi = x + (size_t)i * 7, y[7];
+        double *xi = x + (size_t)i * 7;
         if (i + 2 < n) /* two block rows ahead (long rods stream from memory) */
             for (size_t o = 0; o < 49; o += 8) {
                 __builtin_prefetch(m->diag + (size_t)(i + 2) * 49 + o, 0);
                 __builtin_prefetch(m->lower + (size_t)(i + 2) * 49 + o, 0);
             }
-        __m256d rlo = _mm256_loadu_pd(xi), rhi = _mm256_loadu_pd(xi + 3);
-        if (i > 0) matvec7_sub_v(m->lower + (size_t)i * 49, vlo, vhi, &rlo, &rhi);
-        lu7_solve_reg(m->diag + (size_t)i * 49, m->pivot + (size_t)i * 7, rlo, rhi, y);
-        vlo = _mm256_set_pd(y[3], y[2], y[1], y[0]);
-        vhi = _mm256_set_pd(y[6], y[5], y[4], 0.0);
-        _mm256_storeu_pd(xi + 3, _mm256_set_pd(y[6], y[5], y[4], y[3]));
-        _mm256_storeu_pd(xi, vlo);
+        __m256d ylo, yhi;
+        lu7_solve_vec(m->diag + (size_t)i * 49, m->pivot + (size_t)i * 7, xi, &ylo, &yhi);
+        if (i > 0) {
+            const double *M = m->lower + (size_t)i * 49;
+            __m256d p[7];
+            for (int r = 0; r < 7; ++r)
+                p[r] = _mm256_fmadd_pd(_mm256_loadu_pd(M + 7 * r + 3), vhi,
+                                       _mm256_mul_pd(_mm256_loadu_pd(M + 7 * r), vlo));
+            ylo = _mm256_sub_pd(ylo, sum4(p[0], p[1], p[2], p[3]));
+            yhi = _mm256_sub_pd(yhi, sum4(_mm256_setzero_pd(), p[4], p[5], p[6]));
+        }
+        _mm256_storeu_pd(xi + 3, yhi); /* its lane 0 (column 3, zero) is overwritten next */
+        _mm256_storeu_pd(xi, ylo);
+        vlo = ylo, vhi = yhi;
     }
     for (int i = n - 2; i >= 0; --i) {
         if (i >= 2) /* descending rows: the hardware prefetchers follow them poorly */
@@ -493,6 +564,7 @@ __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void so
         sub_matvec7(m->upper + (size_t)i * 49, x + (size_t)(i + 1) * 7, x + (size_t)i * 7);
     }
 }
+
 /* a test of the CPU model data libgcc fills in at load time: cheap, and no cached
  * static that concurrent solves would race on */
 static int have_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
@@ -500,6 +572,7 @@ static int have_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_
 
 cr_status cr_blocktri_factor(cr_blocktri *m, int *bad_block)
 {
+    m->lower_solved = 0; /* factor7 sets it */
     if (m->banded) return factor_banded(m, bad_block);
 #ifdef CR_DISPATCH_AVX2
     if (m->b == 7 && have_avx2()) return factor7_avx2(m, bad_block);
@@ -559,6 +632,8 @@ CR_INLINE void solve_thomas_many(const cr_blocktri *m, const int b, double *rest
         const double *restrict tp = tiles[1 - cur];
         for (int r = 0; r < b; ++r)
             for (int j = 0; j < nrhs; ++j) t[r * nrhs + j] = x[(size_t)j * ld + (size_t)i * b + r];
+        if (m->lower_solved) /* L_i: D̃_i⁻¹ L_i, reciprocal pivots */
+            lu_solve_ex(b, m->diag + i * bb, m->pivot + (size_t)i * b, t, nrhs, 1);
         if (i > 0) {
             const double *L = m->lower + i * bb;
             for (int r = 0; r < b; ++r) {
@@ -570,7 +645,7 @@ CR_INLINE void solve_thomas_many(const cr_blocktri *m, const int b, double *rest
                 for (int j = 0; j < nrhs; ++j) t[r * nrhs + j] = acc[j];
             }
         }
-        lu_solve(b, m->diag + i * bb, m->pivot + (size_t)i * b, t, nrhs);
+        if (!m->lower_solved) lu_solve(b, m->diag + i * bb, m->pivot + (size_t)i * b, t, nrhs);
         for (int r = 0; r < b; ++r)
             for (int j = 0; j < nrhs; ++j) x[(size_t)j * ld + (size_t)i * b + r] = t[r * nrhs + j];
         cur = 1 - cur;

@@ -14,8 +14,9 @@
 
 /* Factors the b×b block a = P L U in place (L unit lower, below the diagonal; U on and
  * above it); piv[k] is the row swapped with row k at step k. -1 when a pivot vanishes or
- * is not finite (a is then partly factored), else 0. */
-CR_LU_INLINE int cr_dense_lu_factor(int b, double *a, int *piv)
+ * is not finite (a is then partly factored), else 0. With `reciprocal`, U's diagonal is
+ * left as the reciprocals of the pivots (the divisions the solves then do not repeat). */
+CR_LU_INLINE int cr_dense_lu_factor_ex(int b, double *a, int *piv, int reciprocal)
 {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC unroll 8
@@ -38,8 +39,11 @@ CR_LU_INLINE int cr_dense_lu_factor(int b, double *a, int *piv)
             double f = a[i * b + k] *= inv;
             for (int j = k + 1; j < b; ++j) a[i * b + j] -= f * a[k * b + j];
         }
+        if (reciprocal) a[k * b + k] = inv;
     }
     return 0;
 }
+
+CR_LU_INLINE int cr_dense_lu_factor(int b, double *a, int *piv) { return cr_dense_lu_factor_ex(b, a, piv, 0); }
 
 #endif
