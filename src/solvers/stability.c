@@ -18,21 +18,35 @@ extern void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a
                    int *info);
 extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
 
-/* four partial sums: the compiler may not reorder one sum, and a single accumulator
- * made the dot products (orthonormalization and the projected matrix) half the cost
- * of the estimate */
-static double dot(const double *a, const double *b, size_t n)
+/* The passes over the block of vectors (dot products, Gram matrices, V R⁻¹) are also
+ * built for AVX2 + FMA, chosen at load time (target_clones: an ifunc), as the element
+ * and block kernels are (terms.c, blocktri.c). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(COSSERAT_NO_DISPATCH)
+#define CR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define CR_CLONES
+#endif
+
+typedef double v4d __attribute__((vector_size(32)));
+typedef double v4d_u __attribute__((vector_size(32), aligned(8)));
+
+/* Sixteen partial sums in four vectors: the compiler may not reorder one sum, and a single
+ * accumulator (or one vector of them) is a chain of dependent additions, 4 cycles per
+ * step; four chains keep the adder busy. Inlined into the cloned passes. */
+static inline __attribute__((always_inline)) double dot(const double *a, const double *b, size_t n)
 {
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    v4d s0 = {0, 0, 0, 0}, s1 = s0, s2 = s0, s3 = s0;
     size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        s0 += a[i] * b[i];
-        s1 += a[i + 1] * b[i + 1];
-        s2 += a[i + 2] * b[i + 2];
-        s3 += a[i + 3] * b[i + 3];
+    for (; i + 16 <= n; i += 16) {
+        s0 += *(const v4d_u *)(a + i) * *(const v4d_u *)(b + i);
+        s1 += *(const v4d_u *)(a + i + 4) * *(const v4d_u *)(b + i + 4);
+        s2 += *(const v4d_u *)(a + i + 8) * *(const v4d_u *)(b + i + 8);
+        s3 += *(const v4d_u *)(a + i + 12) * *(const v4d_u *)(b + i + 12);
     }
-    for (; i < n; ++i) s0 += a[i] * b[i];
-    return (s0 + s2) + (s1 + s3);
+    double t = 0;
+    for (; i < n; ++i) t += a[i] * b[i];
+    const v4d s = (s0 + s2) + (s1 + s3);
+    return ((s[0] + s[2]) + (s[1] + s[3])) + t;
 }
 
 /* Rows per chunk of the passes over a block of vectors: 16 vectors × 512 rows × 8 bytes
@@ -40,7 +54,7 @@ static double dot(const double *a, const double *b, size_t n)
 #define CHUNK 512
 
 /* c[i] = V_iᵀ v for i < j, in one pass over the rows */
-static void project(const double *V, int j, size_t n, const double *v, double *c)
+CR_CLONES static void project(const double *V, int j, size_t n, const double *v, double *c)
 {
     for (int i = 0; i < j; ++i) c[i] = 0;
     for (size_t r0 = 0; r0 < n; r0 += CHUNK) {
@@ -52,7 +66,7 @@ static void project(const double *V, int j, size_t n, const double *v, double *c
 /* Classical Gram–Schmidt, twice ("twice is enough": Giraud, Langou and Rozložník, 2005),
  * vector by vector: the fallback of orthonormalize() for a block too close to rank-deficient
  * for Cholesky QR. A vector that vanishes is replaced by a fresh pseudo-random one. */
-static void gram_schmidt(double *V, int k, size_t n, unsigned long *seed)
+CR_CLONES static void gram_schmidt(double *V, int k, size_t n, unsigned long *seed)
 {
     double c[CR_EIGEN_MAX_BLOCK];
     for (int j = 0; j < k; ++j) {
@@ -85,7 +99,7 @@ static void gram_schmidt(double *V, int k, size_t n, unsigned long *seed)
 /* G = AᵀB (k×k, column-major G[a + b k] = a_aᵀ b_b) in one pass over the rows; with
  * A == B only the upper triangle (a ≤ b) is formed. Also H = AᵀB and G = BᵀB together
  * (H non-NULL): the Rayleigh–Ritz matrix and the next Gram matrix from one read of both. */
-static void gram(const double *A, const double *B, int k, size_t n, double *H, double *G)
+CR_CLONES static void gram(const double *A, const double *B, int k, size_t n, double *H, double *G)
 {
     for (int a = 0; a < k * k; ++a) G[a] = 0;
     if (H)
@@ -107,7 +121,7 @@ static void gram(const double *A, const double *B, int k, size_t n, double *H, d
  * (a lower bound of cond(R)), beyond which the
  * orthogonality of one step, eps cond², is no longer small enough for a second step to
  * restore (Cholesky QR2: Fukaya, Nakatsukasa, Yanagisawa and Yamamoto, 2014). */
-static int cholesky_qr_step(double *V, int k, size_t n, const double *G)
+CR_CLONES static int cholesky_qr_step(double *V, int k, size_t n, const double *G)
 {
     double R[CR_EIGEN_MAX_BLOCK * CR_EIGEN_MAX_BLOCK], Ri[CR_EIGEN_MAX_BLOCK * CR_EIGEN_MAX_BLOCK];
     memcpy(R, G, (size_t)k * k * sizeof *R);
