@@ -68,7 +68,7 @@ static cr_status dparam(void *ctx, double lf, const double *x, double *dF)
     const cr_layout ly = cr_layout_static(m);
     for (int k = 0; k < m->load_count; ++k) c->scale[k] = c->to[k] - c->from[k];
     memset(dF, 0, (size_t)m->nodes * m->block * sizeof *dF);
-    cr_term_loads(m, &ly, c->scale, x, dF, NULL);
+    cr_term_loads_forces_only(m, &ly, c->scale, x, dF);
     cr_supports_at at = {.stage = c->stage, .ramp = 1.0, .t = c->state->time, .from = NULL, .from_blend = 1.0};
     cr_supports_static_rows(m, &at, x, dF, NULL);
     cr_supports_static_rows(m, &at, x, c->zero, NULL);

@@ -296,9 +296,11 @@ static void point_moment(const cr_layout *ly, int i, cr_vec3 value, int follower
     add_dp(J, ly, i, ly->eq_row + 3, D, s);
 }
 
+static void tendon_forces(const cr_layout *ly, const cr_tendon *t, double T, const double *x, double *F);
+
 /* Load k at magnitude s (eq. 18), distributed loads lumped with the weights of eq. (1). */
 static void term_load(const cr_model *m, const cr_layout *ly, const cr_model_load *l, double s, const double *x,
-                      double *F, cr_blocktri *J)
+                      double *F, cr_blocktri *J, int carried)
 {
     const cr_mat3 I3 = cr_m3_identity();
     const cr_vec3 zero = cr_v3(0, 0, 0);
@@ -327,7 +329,10 @@ static void term_load(const cr_model *m, const cr_layout *ly, const cr_model_loa
         break;
     case CR_LOAD_TENDON: {
         const cr_tendon *t = &m->tendons[l->tendon];
-        for (int a = t->first; a < t->last; ++a) cr_term_tendon_segment(m, ly, t, a, s * t->tension, x, F, J);
+        if (carried) /* not in residuals: theirs must not depend on whether J is assembled */
+            tendon_forces(ly, t, s * t->tension, x, F);
+        else
+            for (int a = t->first; a < t->last; ++a) cr_term_tendon_segment(m, ly, t, a, s * t->tension, x, F, J);
         break;
     }
     case CR_LOAD_CHAMBER:
@@ -340,7 +345,13 @@ void cr_term_loads(const cr_model *m, const cr_layout *ly, const double *scale, 
                    cr_blocktri *J)
 {
     for (int k = 0; k < m->load_count; ++k)
-        if (scale[k] != 0) term_load(m, ly, &m->loads[k], scale[k], x, F, J);
+        if (scale[k] != 0) term_load(m, ly, &m->loads[k], scale[k], x, F, J, 0);
+}
+
+void cr_term_loads_forces_only(const cr_model *m, const cr_layout *ly, const double *scale, const double *x, double *F)
+{
+    for (int k = 0; k < m->load_count; ++k)
+        if (scale[k] != 0) term_load(m, ly, &m->loads[k], scale[k], x, F, NULL, 1);
 }
 
 /* adds w · f to node i's force rows, f dead (I) or following the node (axes · value in B) */
@@ -609,6 +620,35 @@ TERMS_INLINE void tendon_point_finish(const tendon_point *c, double M[3][4], dou
     }
 }
 
+/* A tendon's forces and moments without Jacobian (the load factor derivative, and tendons
+ * beyond the fused ones in residual-only passes), in any layout: the attachment point of
+ * each node computed once and carried to the next segment (cr_term_tendon_segment, which
+ * the Jacobian needs, computes both of a segment's). */
+static void tendon_forces(const cr_layout *ly, const cr_tendon *t, double T, const double *x, double *F)
+{
+    if (t->last <= t->first) return;
+    tendon_point tp[2];
+    int cur = 0;
+    const double *x0 = x + (size_t)t->first * ly->block;
+    cr_mat3 A = cr_q_exp(cr_q_load(x0 + 3));
+    tendon_point_init(&tp[0], t, t->first, x0, &A, 0);
+    double f[6], fb[6] = {0, 0, 0, 0, 0, 0}; /* fb: the next node's share of the segment */
+    for (int a = t->first; a < t->last; ++a) {
+        const double *xb = x + (size_t)(a + 1) * ly->block;
+        A = cr_q_exp(cr_q_load(xb + 3));
+        tendon_point_init(&tp[cur ^ 1], t, a + 1, xb, &A, 0);
+        memcpy(f, fb, sizeof f);
+        memset(fb, 0, sizeof fb);
+        tendon_segment_static(&tp[cur], &tp[cur ^ 1], T, NULL, f, fb, 0);
+        tendon_point_finish(&tp[cur], NULL, f, 0); /* node a's moment of its summed force */
+        add_node_force(F, ly, a, cr_v3(f[0], f[1], f[2]), cr_v3(f[3], f[4], f[5]));
+        cur ^= 1;
+    }
+    memcpy(f, fb, sizeof f);
+    tendon_point_finish(&tp[cur], NULL, f, 0);
+    add_node_force(F, ly, t->last, cr_v3(f[0], f[1], f[2]), cr_v3(f[3], f[4], f[5]));
+}
+
 #define FUSED_TENDONS 8 /* tendons assembled inside the element pass; more go through cr_term_tendon_segment */
 
 /* the element pass of cr_term_rod_static with nt fused tendons, writing the rows of
@@ -805,6 +845,6 @@ void cr_term_rod_static_loads(const cr_model *m, const cr_layout *ly, const doub
             ++fused;
             continue;
         }
-        term_load(m, ly, &m->loads[k], scale[k], x, F, J);
+        term_load(m, ly, &m->loads[k], scale[k], x, F, J, 0);
     }
 }

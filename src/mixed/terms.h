@@ -39,6 +39,9 @@ void cr_term_tendon_segment(const cr_model *m, const cr_layout *ly, const cr_ten
  * "loads" here: tendons are included, elements are not). */
 void cr_term_loads(const cr_model *m, const cr_layout *ly, const double *scale, const double *x, double *F,
                    cr_blocktri *J);
+/* The same without Jacobian, tendons in one pass that computes each node's attachment
+ * point once (for ∂F/∂λ: its rounding differs from cr_term_loads', which the residuals use). */
+void cr_term_loads_forces_only(const cr_model *m, const cr_layout *ly, const double *scale, const double *x, double *F);
 
 /* F := every element term plus every load (J, if given, overwritten); the caller
  * then adds its node-local rows (norm rows, boundary conditions, inertia). */
