@@ -50,6 +50,11 @@ void cr_blocktri_matvec(const cr_blocktri *m, const double *x, double *y);
  * (may be NULL) vanishes. */
 cr_status cr_blocktri_factor(cr_blocktri *m, int *bad_block);
 
+/* cr_blocktri_factor, then cr_blocktri_solve with one right side x (in place); for 3×3
+ * blocks in one pass, each block row's forward step right after its elimination. x is
+ * unspecified when the factorization fails. */
+cr_status cr_blocktri_factor_solve(cr_blocktri *m, double *x, int *bad_block);
+
 /* Solves M x = rhs in place after cr_blocktri_factor. */
 void cr_blocktri_solve(const cr_blocktri *m, double *rhs);
 

@@ -138,6 +138,15 @@ static void solve_J(newton_work *w, double *x)
     else cr_blocktri_solve(w->J, x);
 }
 
+/* factor_J, then solve_J on x: serially in one pass (cr_blocktri_factor_solve) */
+static cr_status factor_solve_J(newton_work *w, double *x)
+{
+    if (!w->part) return cr_blocktri_factor_solve(w->J, x, &w->bad_block);
+    cr_status st = factor_J(w);
+    if (st == CR_OK) solve_J(w, x);
+    return st;
+}
+
 static int all_finite(const double *v, size_t n)
 {
     for (size_t i = 0; i < n; ++i)
@@ -263,16 +272,12 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
         }
         scale = w->scale_est;
         w->factor_valid = 0;
-        st = factor_J(w);
+        for (size_t k = 0; k < dim; ++k) w->dx[k] = -w->F[k];
+        st = factor_solve_J(w, w->dx);
         w->factor_valid = st == CR_OK;
         w->lu_current = 0;
-        if (st != CR_OK) {
-            w->t_solve += now() - t0;
-            return st;
-        }
-        for (size_t k = 0; k < dim; ++k) w->dx[k] = -w->F[k];
-        solve_J(w, w->dx);
         w->t_solve += now() - t0;
+        if (st != CR_OK) return st;
         for (size_t k = 0; k < dim; ++k) x[k] += w->dx[k];
         if (p->correct || p->project) {
             /* dx becomes the total change of this iteration, the Newton update plus the
