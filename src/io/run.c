@@ -1013,7 +1013,8 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     run_ctx ctx = {.options = options, .dir = dir, .write_vtk = write && sc->output.vtk, .wall_start = now(),
                    .result = r};
     ctx.last_progress = ctx.last_checkpoint = ctx.wall_start;
-    ctx.fingerprint = fingerprint(sc, sim);
+    /* only checkpoints need it (dynamic stages, --resume): a pass over the whole model */
+    ctx.fingerprint = has_dynamic || options->resume ? fingerprint(sc, sim) : 0;
     ctx.yaw = calloc(nb > 0 ? nb : 1, sizeof(double));
     r->stage_count = sc->stage_count;
     r->dynamics = calloc(sc->stage_count > 0 ? sc->stage_count : 1, sizeof *r->dynamics);
