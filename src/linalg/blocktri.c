@@ -243,8 +243,8 @@ typedef long long cr_v4i __attribute__((vector_size(32)));
  * elimination, y_i = D̃_i⁻¹ (x_i - L_i y_{i-1}) (L = NULL for the first row), whose chain from
  * row to row runs beside the elimination's instead of in a sweep of its own afterwards
  * (factor + solve of the tendon manipulator's correction 51 -> 35 ns a block row); then the
- * back substitution x_i = y_i - X_i x_{i+1}. Not for 7×7: factor7's solve with M_i is
- * faster than this scalar step in the elimination's loop (214 against 233 ns a row). */
+ * back substitution x_i = y_i - X_i x_{i+1}. Not for 7×7: factor7 and solve7_avx2 are
+ * faster than this scalar step in the elimination's loop. */
 CR_INLINE void forward_row(const int b, const double *restrict D, const int *restrict piv, const double *restrict L,
                            double *restrict xi)
 {
@@ -285,51 +285,16 @@ CR_INLINE void perm7(const int *restrict piv, int *restrict perm)
     }
 }
 
-/* B ← A⁻¹ B for a factored 7×7 block A (P L U, row order perm) and a 7×7 block B, rows
- * held as two vectors, gathered in the row order (no interchanges in memory: vector
- * loads of rows just swapped by scalar stores stall). (GCC 12 takes the rows for
- * uninitialized once this is inlined, as in terms.c.) */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-CR_INLINE void lu7_solve_block(const double *restrict A, const int *restrict perm, double *restrict B)
-{
-    cr_v4 Y0[7], Y1[7];
-    CR_UNROLL
-    for (int r = 0; r < 7; ++r) V4_ROW(Y0[r], Y1[r], B + perm[r] * 7);
-    CR_UNROLL
-    for (int r = 1; r < 7; ++r) /* unit lower triangle */
-        CR_UNROLL
-    for (int k = 0; k < r; ++k) {
-        double f = A[r * 7 + k];
-        Y0[r] -= f * Y0[k];
-        Y1[r] -= f * Y1[k];
-    }
-    CR_UNROLL
-    for (int r = 6; r >= 0; --r) { /* upper triangle */
-        CR_UNROLL
-        for (int k = r + 1; k < 7; ++k) {
-            double f = A[r * 7 + k];
-            Y0[r] -= f * Y0[k];
-            Y1[r] -= f * Y1[k];
-        }
-        const double inv = A[r * 7 + r]; /* the reciprocal pivot */
-        Y0[r] *= inv;
-        Y1[r] *= inv;
-        V4_STORE(B + r * 7, Y0[r], Y1[r]);
-    }
-}
-#pragma GCC diagnostic pop
-
-/* The block Thomas factorization of 7×7 blocks (statics). Besides X_i = D̃_i⁻¹ U_i in
- * place of U_i it keeps M_i = D̃_i⁻¹ L_i in place of L_i (lower_solved): a forward sweep
- * then reads y_i = D̃_i⁻¹ r_i - M_i y_{i-1}, whose dependency chain from one row to the
- * next is one block product; with L_i it was the block's whole pivoted forward and back
- * substitution, and the sweep ran at a third of the machine's instruction rate. The
- * solves D̃_i⁻¹ r_i do not depend on each other and overlap. */
+/* The block Thomas factorization of 7×7 blocks (statics), X_i = D̃_i⁻¹ U_i in place of U_i,
+ * with the reciprocal pivots kept (reciprocal_pivots). (Keeping M_i = D̃_i⁻¹ L_i in place of
+ * L_i as well made a forward sweep's chain one block product a row, twice as fast, but
+ * the solve was no longer backward stable: the residual of a block row then carries
+ * ε |D̃_i| |M_i| |y|, large where D̃_i is ill-conditioned, and the stability estimate's double
+ * eigenvalue of a column split by 10⁻⁶ instead of 10⁻¹¹: tests/test_stability.c.) */
 CR_INLINE cr_status factor7(cr_blocktri *m, int *bad_block)
 {
     const int n = m->n;
-    m->lower_solved = 0;
+    m->reciprocal_pivots = 0;
     cr_v4 X0[7], X1[7]; /* rows of X_{i-1} */
     for (int r = 0; r < 7; ++r) X0[r] = X1[r] = (cr_v4){0, 0, 0, 0};
     for (int i = 0; i < n; ++i) {
@@ -388,15 +353,8 @@ CR_INLINE cr_status factor7(cr_blocktri *m, int *bad_block)
             V4_STORE(U + r * 7, X0[r], X1[r]);
         }
     }
-    /* M_i = D̃_i⁻¹ L_i in place of L_i: a loop of its own, whose rows do not depend on each
-     * other (inside the elimination's loop, each row's solve queued behind its chain) */
-    for (int i = 1; i < n; ++i) {
-        int perm[7];
-        perm7(m->pivot + (size_t)i * 7, perm);
-        lu7_solve_block(m->diag + (size_t)i * 49, perm, m->lower + (size_t)i * 49);
-    }
     m->factored = 1;
-    m->lower_solved = 1;
+    m->reciprocal_pivots = 1;
     return CR_OK;
 }
 
@@ -466,8 +424,6 @@ CR_INLINE void solve_thomas(const cr_blocktri *m, const int b, double *x)
                 __builtin_prefetch(m->diag + (i + 2) * bb + o, 0);
                 __builtin_prefetch(m->lower + (i + 2) * bb + o, 0);
             }
-        const int lower_solved = m->lower_solved; /* L_i holds D̃_i⁻¹ L_i: solve first, then subtract */
-        if (lower_solved) lu_solve_ex(b, m->diag + i * bb, m->pivot + (size_t)i * b, xi, 1, 1);
         if (i > 0) {
             const double *L = m->lower + i * bb, *xp = xi - b;
             for (int r = 0; r < b; ++r) {
@@ -476,7 +432,7 @@ CR_INLINE void solve_thomas(const cr_blocktri *m, const int b, double *x)
                 xi[r] -= s;
             }
         }
-        if (!lower_solved) lu_solve(b, m->diag + i * bb, m->pivot + (size_t)i * b, xi, 1);
+        lu_solve_ex(b, m->diag + i * bb, m->pivot + (size_t)i * b, xi, 1, m->reciprocal_pivots);
     }
     for (int i = n - 2; i >= 0; --i) {
         double *xi = x + (size_t)i * b;
@@ -539,13 +495,20 @@ sub_matvec7(const double *restrict M, const double *restrict v, double *restrict
     _mm256_storeu_pd(x + 3, _mm256_sub_pd(xhi, s46));
     _mm256_storeu_pd(x, _mm256_sub_pd(xlo, s03));
 }
-/* y = A⁻¹ r for a factored 7×7 block A (P L U) and r in memory, y returned in two
- * vectors (columns 0..3 and 3..6, column 3 zeroed in the second): the row interchanges
- * are a gather (the permutation built from the pivots without branches). */
+/* The substitution of one factored 7×7 block (P L U, reciprocal pivots), (P L U) y = r,
+ * with r in two vectors (columns 0..3 and 3..6) and y returned in two (columns 0..3, and
+ * 3..6 with column 3 zeroed): the row interchanges become a gather (the permutation built
+ * from the pivots without branches, off the critical path), and the next block's product
+ * L_{i+1} y needs no reload of y from memory. (lu_solve's swaps in memory, and the vector
+ * loads of its scalar stores that the next block made, put store-forwarding stalls on the
+ * sweep's dependency chain.) */
 __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static inline void
-lu7_solve_vec(const double *restrict a, const int *restrict piv, const double *restrict r, __m256d *ylo,
+lu7_solve_vec(const double *restrict a, const int *restrict piv, __m256d rlo, __m256d rhi, __m256d *ylo,
               __m256d *yhi)
 {
+    double r[8] __attribute__((aligned(32)));
+    _mm256_store_pd(r + 4, _mm256_permute4x64_pd(rhi, 0x39)); /* columns 4..6 (lane 3: column 3 again) */
+    _mm256_store_pd(r, rlo);
     int perm[7] = {0, 1, 2, 3, 4, 5, 6};
     for (int k = 0; k < 7; ++k) {
         const int p = piv[k], t = perm[k];
@@ -569,13 +532,13 @@ lu7_solve_vec(const double *restrict a, const int *restrict piv, const double *r
     *yhi = _mm256_set_pd(y[6], y[5], y[4], 0.0);
 }
 
-/* After factor7 (lower_solved): forward y_i = D̃_i⁻¹ r_i - M_i y_{i-1}, each row's chain
- * one block product in registers, then back x_i = y_i - X_i x_{i+1}. */
+/* After factor7: forward y_i = D̃_i⁻¹ (r_i - L_i y_{i-1}) with y in registers from one row to
+ * the next, then back x_i = y_i - X_i x_{i+1}. */
 __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void solve7_avx2(const cr_blocktri *m,
                                                                                           double *x)
 {
     const int n = m->n;
-    if (!m->lower_solved) {
+    if (!m->reciprocal_pivots) {
         solve_thomas(m, 7, x);
         return;
     }
@@ -587,20 +550,19 @@ __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void so
                 __builtin_prefetch(m->diag + (size_t)(i + 2) * 49 + o, 0);
                 __builtin_prefetch(m->lower + (size_t)(i + 2) * 49 + o, 0);
             }
-        __m256d ylo, yhi;
-        lu7_solve_vec(m->diag + (size_t)i * 49, m->pivot + (size_t)i * 7, xi, &ylo, &yhi);
+        __m256d rlo = _mm256_loadu_pd(xi), rhi = _mm256_loadu_pd(xi + 3);
         if (i > 0) {
-            const double *M = m->lower + (size_t)i * 49;
+            const double *L = m->lower + (size_t)i * 49;
             __m256d p[7];
             for (int r = 0; r < 7; ++r)
-                p[r] = _mm256_fmadd_pd(_mm256_loadu_pd(M + 7 * r + 3), vhi,
-                                       _mm256_mul_pd(_mm256_loadu_pd(M + 7 * r), vlo));
-            ylo = _mm256_sub_pd(ylo, sum4(p[0], p[1], p[2], p[3]));
-            yhi = _mm256_sub_pd(yhi, sum4(_mm256_setzero_pd(), p[4], p[5], p[6]));
+                p[r] = _mm256_fmadd_pd(_mm256_loadu_pd(L + 7 * r + 3), vhi,
+                                       _mm256_mul_pd(_mm256_loadu_pd(L + 7 * r), vlo));
+            rlo = _mm256_sub_pd(rlo, sum4(p[0], p[1], p[2], p[3]));
+            rhi = _mm256_sub_pd(rhi, sum4(_mm256_setzero_pd(), p[4], p[5], p[6]));
         }
-        _mm256_storeu_pd(xi + 3, yhi); /* its lane 0 (column 3, zero) is overwritten next */
-        _mm256_storeu_pd(xi, ylo);
-        vlo = ylo, vhi = yhi;
+        lu7_solve_vec(m->diag + (size_t)i * 49, m->pivot + (size_t)i * 7, rlo, rhi, &vlo, &vhi);
+        _mm256_storeu_pd(xi + 3, vhi); /* its lane 0 (column 3, zero) is overwritten next */
+        _mm256_storeu_pd(xi, vlo);
     }
     for (int i = n - 2; i >= 0; --i) {
         if (i >= 2) /* descending rows: the hardware prefetchers follow them poorly */
@@ -616,7 +578,7 @@ static int have_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_
 
 cr_status cr_blocktri_factor(cr_blocktri *m, int *bad_block)
 {
-    m->lower_solved = 0; /* factor7 sets it */
+    m->reciprocal_pivots = 0; /* factor7 sets it */
     if (m->banded) return factor_banded(m, bad_block);
 #ifdef CR_DISPATCH_AVX2
     if (m->b == 7 && have_avx2()) return factor7_avx2(m, bad_block);
@@ -631,7 +593,7 @@ cr_status cr_blocktri_factor(cr_blocktri *m, int *bad_block)
 cr_status cr_blocktri_factor_solve(cr_blocktri *m, double *x, int *bad_block)
 {
     if (!m->banded) {
-        m->lower_solved = 0;
+        m->reciprocal_pivots = 0;
 #ifdef CR_DISPATCH_AVX2
         if (m->b == 3 && have_avx2()) return factor3_solve_avx2(m, bad_block, x);
 #endif
@@ -692,8 +654,6 @@ CR_INLINE void solve_thomas_many(const cr_blocktri *m, const int b, double *rest
         const double *restrict tp = tiles[1 - cur];
         for (int r = 0; r < b; ++r)
             for (int j = 0; j < nrhs; ++j) t[r * nrhs + j] = x[(size_t)j * ld + (size_t)i * b + r];
-        if (m->lower_solved) /* L_i: D̃_i⁻¹ L_i, reciprocal pivots */
-            lu_solve_ex(b, m->diag + i * bb, m->pivot + (size_t)i * b, t, nrhs, 1);
         if (i > 0) {
             const double *L = m->lower + i * bb;
             for (int r = 0; r < b; ++r) {
@@ -705,7 +665,7 @@ CR_INLINE void solve_thomas_many(const cr_blocktri *m, const int b, double *rest
                 for (int j = 0; j < nrhs; ++j) t[r * nrhs + j] = acc[j];
             }
         }
-        if (!m->lower_solved) lu_solve(b, m->diag + i * bb, m->pivot + (size_t)i * b, t, nrhs);
+        lu_solve_ex(b, m->diag + i * bb, m->pivot + (size_t)i * b, t, nrhs, m->reciprocal_pivots);
         for (int r = 0; r < b; ++r)
             for (int j = 0; j < nrhs; ++j) x[(size_t)j * ld + (size_t)i * b + r] = t[r * nrhs + j];
         cur = 1 - cur;

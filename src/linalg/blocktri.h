@@ -16,10 +16,9 @@ typedef struct cr_blocktri {
     double *upper;   /* n blocks: U_i couples block row i to column i+1 (U_{n-1} unused) */
     int *pivot;      /* n*b row pivots of the factored diagonal blocks */
     int factored;
-    /* factored with L_i replaced by D̃_i⁻¹ L_i (D̃_i: the eliminated diagonal block), so
-     * that a forward sweep's chain is one block product a row, and with the reciprocals
-     * of the pivots on the diagonals of the D̃_i's U factors (blocktri.c, factor7) */
-    int lower_solved;
+    /* factored with the reciprocals of the pivots on the diagonals of the blocks' U
+     * factors (blocktri.c, factor7: the divisions then are not repeated in every solve) */
+    int reciprocal_pivots;
     /* Banded mode: factor with LAPACK dgbtrf (partial pivoting across blocks).
      * Needed when a diagonal block may be singular on its own, e.g. the saddle-point
      * blocks of rigid strain components next to a free or clamped end. */
