@@ -45,6 +45,19 @@ static double *dense(const cr_blocktri *J)
     return A;
 }
 
+/* LAPACK band storage of the dense N×N matrix A with kl = ku = 2b - 1 (dgbsv's layout, with
+ * room for the fill-in), for the comparisons with LAPACK's banded LU below */
+static double *lapack_band(const double *A, int N, int b, int *ldab)
+{
+    const int k = 2 * b - 1;
+    *ldab = 3 * k + 1;
+    double *ab = calloc((size_t)*ldab * N, sizeof *ab);
+    for (int c = 0; c < N; ++c)
+        for (int r = c - k; r <= c + k; ++r)
+            if (r >= 0 && r < N) ab[(size_t)c * *ldab + 2 * k + r - c] = A[(size_t)r * N + c];
+    return ab;
+}
+
 typedef struct static_fd {
     const cr_model *m;
     double lf;
@@ -436,12 +449,9 @@ static void test_thomas_kernels_vs_lapack(void)
                 }
         double *A = dense(J), *x1 = malloc(N * sizeof *x1), *x2 = malloc(N * sizeof *x2);
         for (int k = 0; k < N; ++k) x1[k] = x2[k] = urand();
-        int kl = 2 * b - 1, ku = 2 * b - 1, ldab = 2 * kl + ku + 1, nrhs = 1, info = 0;
-        double *ab = calloc((size_t)ldab * N, sizeof *ab);
+        int kl = 2 * b - 1, ku = 2 * b - 1, ldab = 0, nrhs = 1, info = 0;
+        double *ab = lapack_band(A, N, b, &ldab);
         int *ipiv = malloc(N * sizeof *ipiv);
-        for (int c = 0; c < N; ++c)
-            for (int r = c - ku; r <= c + kl; ++r)
-                if (r >= 0 && r < N) ab[(size_t)c * ldab + kl + ku + r - c] = A[(size_t)r * N + c];
         /* the same system factored and solved in one pass (the 3×3 and 7×7 kernels' forward
          * sweep runs with the elimination), and its factors then used for the next solve */
         cr_blocktri *Jc = cr_blocktri_create(nb, b);
@@ -593,12 +603,9 @@ static void test_block_thomas_backward_error(void)
     for (int k = 0; k < N * nr; ++k) rhs[k] = urand();
     memcpy(x, rhs, (size_t)N * nr * sizeof *x);
     memcpy(xl, rhs, N * sizeof *xl);
-    int kl = 2 * b - 1, ku = 2 * b - 1, ldab = 2 * kl + ku + 1, one = 1, info = 0;
-    double *ab = calloc((size_t)ldab * N, sizeof *ab);
+    int kl = 2 * b - 1, ku = 2 * b - 1, ldab = 0, one = 1, info = 0;
+    double *ab = lapack_band(A, N, b, &ldab);
     int *ipiv = malloc(N * sizeof *ipiv);
-    for (int c = 0; c < N; ++c)
-        for (int r = c - ku; r <= c + kl; ++r)
-            if (r >= 0 && r < N) ab[(size_t)c * ldab + kl + ku + r - c] = A[(size_t)r * N + c];
     dgbsv_(&N, &kl, &ku, &one, ab, &ldab, ipiv, xl, &N, &info);
     CHECK(info == 0);
     CHECK(cr_blocktri_factor(J, NULL) == CR_OK);
@@ -642,12 +649,9 @@ static void test_blocktri_vs_lapack(void)
     double *F = malloc(N * sizeof *F), *x1 = malloc(N * sizeof *F), *x2 = malloc(N * sizeof *F);
     residual(m, 0.5, s->x, F, J);
     double *A = dense(J);
-    int kl = 2 * b - 1, ku = 2 * b - 1, ldab = 2 * kl + ku + 1, nrhs = 1, info = 0;
-    double *ab = calloc((size_t)ldab * N, sizeof *ab);
+    int kl = 2 * b - 1, ku = 2 * b - 1, ldab = 0, nrhs = 1, info = 0;
+    double *ab = lapack_band(A, N, b, &ldab);
     int *ipiv = malloc(N * sizeof *ipiv);
-    for (int c = 0; c < N; ++c)
-        for (int r = c - ku; r <= c + kl; ++r)
-            if (r >= 0 && r < N) ab[(size_t)c * ldab + kl + ku + r - c] = A[(size_t)r * N + c];
     for (int k = 0; k < N; ++k) x1[k] = x2[k] = F[k];
     dgbsv_(&N, &kl, &ku, &nrhs, ab, &ldab, ipiv, x1, &N, &info);
     CHECK(info == 0);
