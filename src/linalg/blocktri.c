@@ -776,7 +776,7 @@ CR_INLINE void block_gemv_sub(int b, const double *restrict A, const double *res
 }
 
 CR_INLINE cr_status chunk_factor(cr_blocktri *m, const int b, int first, int len, int dir, int has_far, double *G,
-                                 double *gh, double *zh, int *bad_block)
+                                 double *gh, double *zh, int *bad_block, const int recip)
 {
     const size_t bb = (size_t)b * b;
     double *prev_blocks = dir > 0 ? m->lower : m->upper, *next_blocks = dir > 0 ? m->upper : m->lower;
@@ -793,11 +793,11 @@ CR_INLINE cr_status chunk_factor(cr_blocktri *m, const int b, int first, int len
             }
         }
         if (j > 0) block_mul_sub(b, P, next_blocks + (r - dir) * bb, D); /* D̃ = D - P X_{j-1} */
-        if (cr_dense_lu_factor(b, D, piv) != 0) {
+        if (cr_dense_lu_factor_ex(b, D, piv, recip) != 0) {
             if (bad_block) *bad_block = r;
             return CR_SINGULAR;
         }
-        if (j < len - 1 || has_far) lu_solve(b, D, piv, N, b);
+        if (j < len - 1 || has_far) lu_solve_ex(b, D, piv, N, b, recip);
         if (G) {
             double *Gj = G + r * bb;
             if (j == 0) {
@@ -806,7 +806,7 @@ CR_INLINE cr_status chunk_factor(cr_blocktri *m, const int b, int first, int len
                 memset(Gj, 0, bb * sizeof(double));
                 block_mul_sub(b, P, G + (r - dir) * bb, Gj); /* -P G_{j-1} */
             }
-            lu_solve(b, D, piv, Gj, b);
+            lu_solve_ex(b, D, piv, Gj, b, recip);
         }
     }
     if (G) { /* back through the chunk: gh_j = G_j - X_j gh_{j+1}, zh_j = -X_j zh_{j+1} */
@@ -828,13 +828,31 @@ CR_INLINE cr_status chunk_factor(cr_blocktri *m, const int b, int first, int len
     return CR_OK;
 }
 
+/* ŷ of a middle chunk's first row (its solution with both separators zero), after its
+ * forward sweep */
+CR_INLINE void chunk_forward_spike(const cr_blocktri *m, const int b, int first, int len, int dir, const double *x,
+                                   double *yh)
+{
+    const size_t bb = (size_t)b * b;
+    const double *next_blocks = dir > 0 ? m->upper : m->lower;
+    double t[CR_BLOCKTRI_MAX_B];
+    const int last = first + dir * (len - 1);
+    memcpy(yh, x + (size_t)last * b, b * sizeof(double));
+    for (int j = len - 2; j >= 0; --j) {
+        const int r = first + dir * j;
+        memcpy(t, x + (size_t)r * b, b * sizeof(double));
+        block_gemv_sub(b, next_blocks + r * bb, yh, t);
+        memcpy(yh, t, b * sizeof(double));
+    }
+}
+
 /* Forward sweep of a right-hand side over a factored chunk: y in place of x's rows.
  * With G, yh gets ŷ of the first row (the chunk's solution with both separators zero). */
 CR_INLINE void chunk_forward(const cr_blocktri *m, const int b, int first, int len, int dir, const double *G,
                              double *x, double *yh)
 {
     const size_t bb = (size_t)b * b;
-    const double *prev_blocks = dir > 0 ? m->lower : m->upper, *next_blocks = dir > 0 ? m->upper : m->lower;
+    const double *prev_blocks = dir > 0 ? m->lower : m->upper;
     for (int j = 0; j < len; ++j) {
         const int r = first + dir * j;
         double *xi = x + (size_t)r * b;
@@ -848,17 +866,7 @@ CR_INLINE void chunk_forward(const cr_blocktri *m, const int b, int first, int l
         if (j > 0) block_gemv_sub(b, prev_blocks + r * bb, xi - dir * b, xi);
         lu_solve(b, m->diag + r * bb, m->pivot + (size_t)r * b, xi, 1);
     }
-    if (G) {
-        double t[CR_BLOCKTRI_MAX_B];
-        const int last = first + dir * (len - 1);
-        memcpy(yh, x + (size_t)last * b, b * sizeof(double));
-        for (int j = len - 2; j >= 0; --j) {
-            const int r = first + dir * j;
-            memcpy(t, x + (size_t)r * b, b * sizeof(double));
-            block_gemv_sub(b, next_blocks + r * bb, yh, t);
-            memcpy(yh, t, b * sizeof(double));
-        }
-    }
+    if (G) chunk_forward_spike(m, b, first, len, dir, x, yh);
 }
 
 /* Back-substitution over a chunk once its separators are known: x_far (row
@@ -885,11 +893,11 @@ CR_INLINE void chunk_backward(const cr_blocktri *m, const int b, int first, int 
 }
 
 /* one kernel per phase and size; the 7×7 and 3×3 ones also in the AVX2 + FMA build */
-#define CR_CHUNK_KERNELS(suffix, B, attr)                                                                              \
+#define CR_CHUNK_KERNELS(suffix, B, attr, RECIP)                                                                       \
     attr static cr_status chunk_factor_##suffix(cr_blocktri *m, int first, int len, int dir, int has_far, double *G,  \
                                                 double *gh, double *zh, int *bad)                                      \
     {                                                                                                                  \
-        return chunk_factor(m, B, first, len, dir, has_far, G, gh, zh, bad);                                           \
+        return chunk_factor(m, B, first, len, dir, has_far, G, gh, zh, bad, RECIP);                                    \
     }                                                                                                                  \
     attr static void chunk_forward_##suffix(const cr_blocktri *m, int first, int len, int dir, const double *G,       \
                                             double *x, double *yh)                                                     \
@@ -901,13 +909,67 @@ CR_INLINE void chunk_backward(const cr_blocktri *m, const int b, int first, int 
     {                                                                                                                  \
         chunk_backward(m, B, first, len, dir, has_far, G, x);                                                          \
     }
-CR_CHUNK_KERNELS(7, 7, )
-CR_CHUNK_KERNELS(3, 3, )
-CR_CHUNK_KERNELS(any, m->b, )
+CR_CHUNK_KERNELS(7, 7, , 0)
+CR_CHUNK_KERNELS(3, 3, , 0)
+CR_CHUNK_KERNELS(any, m->b, , 0)
 #ifdef CR_DISPATCH_AVX2
 #define CR_AVX2_ATTR __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
-CR_CHUNK_KERNELS(7_avx2, 7, CR_AVX2_ATTR)
-CR_CHUNK_KERNELS(3_avx2, 3, CR_AVX2_ATTR)
+/* 7×7: reciprocal pivots, and the sweeps as solve7_avx2's (y in registers from row to row) */
+CR_CHUNK_KERNELS(3_avx2, 3, CR_AVX2_ATTR, 0)
+CR_AVX2_ATTR static cr_status chunk_factor_7_avx2(cr_blocktri *m, int first, int len, int dir, int has_far, double *G,
+                                                  double *gh, double *zh, int *bad)
+{
+    return chunk_factor(m, 7, first, len, dir, has_far, G, gh, zh, bad, 1);
+}
+CR_AVX2_ATTR static void chunk_forward_7_avx2(const cr_blocktri *m, int first, int len, int dir, const double *G,
+                                              double *x, double *yh)
+{
+    const double *prev_blocks = dir > 0 ? m->lower : m->upper;
+    __m256d vlo = _mm256_setzero_pd(), vhi = _mm256_setzero_pd(); /* y of the previous row */
+    for (int j = 0; j < len; ++j) {
+        const int r = first + dir * j;
+        double *xi = x + (size_t)r * 7;
+        if (j + 2 < len) {
+            const size_t ahead = (size_t)(r + 2 * dir) * 49;
+            for (size_t o = 0; o < 49; o += 8) {
+                __builtin_prefetch(m->diag + ahead + o, 0);
+                __builtin_prefetch(prev_blocks + ahead + o, 0);
+            }
+        }
+        __m256d rlo = _mm256_loadu_pd(xi), rhi = _mm256_loadu_pd(xi + 3);
+        if (j > 0) {
+            const double *P = prev_blocks + (size_t)r * 49;
+            __m256d p[7];
+            for (int q = 0; q < 7; ++q)
+                p[q] = _mm256_fmadd_pd(_mm256_loadu_pd(P + 7 * q + 3), vhi, _mm256_mul_pd(_mm256_loadu_pd(P + 7 * q), vlo));
+            rlo = _mm256_sub_pd(rlo, sum4(p[0], p[1], p[2], p[3]));
+            rhi = _mm256_sub_pd(rhi, sum4(_mm256_setzero_pd(), p[4], p[5], p[6]));
+        }
+        lu7_solve_vec(m->diag + (size_t)r * 49, m->pivot + (size_t)r * 7, rlo, rhi, &vlo, &vhi);
+        _mm256_storeu_pd(xi + 3, vhi); /* its lane 0 (column 3, zero) is overwritten next */
+        _mm256_storeu_pd(xi, vlo);
+    }
+    if (G) chunk_forward_spike(m, 7, first, len, dir, x, yh);
+}
+CR_AVX2_ATTR static void chunk_backward_7_avx2(const cr_blocktri *m, int first, int len, int dir, int has_far,
+                                               const double *G, double *x)
+{
+    const double *next_blocks = dir > 0 ? m->upper : m->lower;
+    const double *xnear = G ? x + (size_t)(first - dir) * 7 : NULL;
+    for (int j = len - 1; j >= 0; --j) {
+        const int r = first + dir * j;
+        double *xi = x + (size_t)r * 7;
+        if (j >= 2) {
+            const size_t ahead = (size_t)(r - 2 * dir) * 49;
+            for (size_t o = 0; o < 49; o += 8) {
+                __builtin_prefetch(next_blocks + ahead + o, 0);
+                if (G) __builtin_prefetch(G + ahead + o, 0);
+            }
+        }
+        if (j < len - 1 || has_far) sub_matvec7(next_blocks + (size_t)r * 49, xi + dir * 7, xi);
+        if (G) sub_matvec7(G + (size_t)r * 49, xnear, xi);
+    }
+}
 #define CR_CHUNK_PICK(name, m)                                                                                         \
     ((m)->b == 7 ? (have_avx2() ? name##_7_avx2 : name##_7)                                                            \
                  : (m)->b == 3 ? (have_avx2() ? name##_3_avx2 : name##_3) : name##_any)

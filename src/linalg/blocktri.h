@@ -16,8 +16,9 @@ typedef struct cr_blocktri {
     double *upper;   /* n blocks: U_i couples block row i to column i+1 (U_{n-1} unused) */
     int *pivot;      /* n*b row pivots of the factored diagonal blocks */
     int factored;
-    /* factored with the reciprocals of the pivots on the diagonals of the blocks' U
-     * factors (blocktri.c, factor7: the divisions then are not repeated in every solve) */
+    /* cr_blocktri_factor left the reciprocals of the pivots on the diagonals of the
+     * blocks' U factors (blocktri.c, factor7: the divisions then are not repeated in every
+     * solve). A partitioned factorization's chunk kernels keep their own convention. */
     int reciprocal_pivots;
     /* Banded mode: factor with LAPACK dgbtrf (partial pivoting across blocks).
      * Needed when a diagonal block may be singular on its own, e.g. the saddle-point

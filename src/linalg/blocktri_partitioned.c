@@ -131,7 +131,6 @@ cr_status cr_blocktri_part_factor(cr_blocktri_part *p, cr_blocktri *m, cr_pool *
     const int P = p->P, b = p->b;
     const size_t bb = (size_t)b * b;
     p->m = m;
-    m->reciprocal_pivots = 0; /* the chunk kernels keep the pivots */
     for (int k = 0; k < P; ++k) p->fail[k] = 0;
     cr_pool_run(pool, P, factor_task, p);
     for (int k = 0; k < P; ++k)
