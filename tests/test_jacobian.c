@@ -310,6 +310,18 @@ static void test_fused_static_pass(void)
         CHECK(worst <= 1e-13 * big);
         CHECK(fworst <= 1e-13 * fbig);
         CHECK(fnoj == 0.0); /* the residual does not depend on whether J is assembled */
+        /* the loads alone without J through the carried-point tendon pass (∂F/∂λ) against the
+         * per-segment terms, whose Jacobian the finite-difference tests check */
+        memset(F2, 0, N * sizeof *F2);
+        memset(F3, 0, N * sizeof *F3);
+        cr_term_loads(m, &ly, scale, s->x, F2, NULL);
+        cr_term_loads_forces_only(m, &ly, scale, s->x, F3);
+        double lworst = 0, lbig = 0;
+        for (int k = 0; k < N; ++k) lworst = fmax(lworst, fabs(F3[k] - F2[k])), lbig = fmax(lbig, fabs(F2[k]));
+        if (!(lworst <= 1e-13 * lbig && lbig > 0))
+            fprintf(stderr, "loads without J: |dF| %.3e (of %.3e)\n", lworst, lbig);
+        CHECK(lbig > 0);
+        CHECK(lworst <= 1e-13 * lbig);
         /* the element pass over node ranges on 2..4 threads (range ends inside the
          * tendons): bit-identical to the serial assembly */
         cr_supports_at at = {.stage = 0, .ramp = 0.7, .t = 0.0, .from = NULL, .from_blend = 1.0};

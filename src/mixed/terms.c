@@ -620,10 +620,11 @@ TERMS_INLINE void tendon_point_finish(const tendon_point *c, double M[3][4], dou
     }
 }
 
-/* A tendon's forces and moments without Jacobian (the load factor derivative, and tendons
- * beyond the fused ones in residual-only passes), in any layout: the attachment point of
- * each node computed once and carried to the next segment (cr_term_tendon_segment, which
- * the Jacobian needs, computes both of a segment's). */
+/* A tendon's forces and moments without Jacobian, for the load factor derivative
+ * (cr_term_loads_forces_only; residuals keep cr_term_tendon_segment, so that theirs do not
+ * depend on whether J is assembled), in any layout: the attachment point of each node
+ * computed once and carried to the next segment (cr_term_tendon_segment computes both of a
+ * segment's). */
 static void tendon_forces(const cr_layout *ly, const cr_tendon *t, double T, const double *x, double *F)
 {
     if (t->last <= t->first) return;
