@@ -238,15 +238,16 @@ static void test_cantilever(void)
     cr_static_report_free(&r);
 }
 
-/* The estimate after a solve: on one thread it reuses Newton's last LU, one converged
- * update away from the end state; after a partitioned solve (two threads) it assembles
- * and factors afresh; with rigid strain components too (their last update is not small
- * enough: reused, ω² were off by 3e-5). And with a partitioned LU lent by the caller (no
+/* The estimate after a solve: Newton's last LU when it is of the end state (one converged
+ * update away), else the tangent there, factored serially on one thread and partitioned on
+ * two (the block of vectors then solved on the chunks together, cr_blocktri_part_solve_many);
+ * with rigid strain components always a fresh one (their last update is not small enough:
+ * reused, ω² were off by 3e-5). And with a partitioned LU lent by the caller (no
  * pool: its chunks in turn). Every variant's ω² must agree with an estimate from a
  * tangent assembled and factored afresh at the end state. */
 static void test_reused_tangent(void)
 {
-    const char *what[4] = {"1 thread (Newton's LU)", "2 threads (fresh serial LU)", "rigid shear (fresh LU)",
+    const char *what[4] = {"1 thread (Newton's LU)", "2 threads (partitioned LU)", "rigid shear (fresh LU)",
                            "partitioned LU, no pool"};
     for (int v = 0; v < 4; ++v) {
         cantilever c;

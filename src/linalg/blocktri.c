@@ -641,50 +641,58 @@ void cr_blocktri_solve(const cr_blocktri *m, double *x)
  * right-hand sides are columns (LAPACK's layout); each block row of all of them is
  * gathered into a b×nrhs tile (row-major, so that the loops over the columns
  * vectorize), solved there and scattered back, the previous row's tile kept. */
-#define SOLVE_MANY_MAX 16
+#define SOLVE_MANY_MAX CR_BLOCKTRI_MANY_MAX
+
+/* block row `row` of nrhs columns (x[j·ld + row·b + r]) into a b×nrhs tile and back */
+CR_INLINE void tile_gather(const int b, const int nrhs, const double *restrict x, size_t ld, int row,
+                           double *restrict t)
+{
+    for (int r = 0; r < b; ++r)
+        for (int j = 0; j < nrhs; ++j) t[r * nrhs + j] = x[(size_t)j * ld + (size_t)row * b + r];
+}
+
+CR_INLINE void tile_scatter(const int b, const int nrhs, const double *restrict t, double *restrict x, size_t ld,
+                            int row)
+{
+    for (int r = 0; r < b; ++r)
+        for (int j = 0; j < nrhs; ++j) x[(size_t)j * ld + (size_t)row * b + r] = t[r * nrhs + j];
+}
+
+/* t -= A u: A b×b row-major, t and u b×nrhs tiles */
+CR_INLINE void tile_mul_sub(const int b, const int nrhs, const double *restrict A, const double *restrict u,
+                            double *restrict t)
+{
+    double acc[SOLVE_MANY_MAX];
+    for (int r = 0; r < b; ++r) {
+        for (int j = 0; j < nrhs; ++j) acc[j] = t[r * nrhs + j];
+        for (int k = 0; k < b; ++k) {
+            double f = A[r * b + k];
+            for (int j = 0; j < nrhs; ++j) acc[j] -= f * u[k * nrhs + j];
+        }
+        for (int j = 0; j < nrhs; ++j) t[r * nrhs + j] = acc[j];
+    }
+}
 
 CR_INLINE void solve_thomas_many(const cr_blocktri *m, const int b, double *restrict x, size_t ld, int nrhs)
 {
     const int n = m->n;
     const size_t bb = (size_t)b * b;
-    double tiles[2][CR_BLOCKTRI_MAX_B * SOLVE_MANY_MAX], acc[SOLVE_MANY_MAX];
+    double tiles[2][CR_BLOCKTRI_MAX_B * SOLVE_MANY_MAX];
     int cur = 0;
     for (int i = 0; i < n; ++i) {
         double *restrict t = tiles[cur];
-        const double *restrict tp = tiles[1 - cur];
-        for (int r = 0; r < b; ++r)
-            for (int j = 0; j < nrhs; ++j) t[r * nrhs + j] = x[(size_t)j * ld + (size_t)i * b + r];
-        if (i > 0) {
-            const double *L = m->lower + i * bb;
-            for (int r = 0; r < b; ++r) {
-                for (int j = 0; j < nrhs; ++j) acc[j] = t[r * nrhs + j];
-                for (int k = 0; k < b; ++k) {
-                    double f = L[r * b + k];
-                    for (int j = 0; j < nrhs; ++j) acc[j] -= f * tp[k * nrhs + j];
-                }
-                for (int j = 0; j < nrhs; ++j) t[r * nrhs + j] = acc[j];
-            }
-        }
+        tile_gather(b, nrhs, x, ld, i, t);
+        if (i > 0) tile_mul_sub(b, nrhs, m->lower + i * bb, tiles[1 - cur], t);
         lu_solve_ex(b, m->diag + i * bb, m->pivot + (size_t)i * b, t, nrhs, m->reciprocal_pivots);
-        for (int r = 0; r < b; ++r)
-            for (int j = 0; j < nrhs; ++j) x[(size_t)j * ld + (size_t)i * b + r] = t[r * nrhs + j];
+        tile_scatter(b, nrhs, t, x, ld, i);
         cur = 1 - cur;
     }
     /* tiles[1 - cur] holds the last row's solution */
     for (int i = n - 2; i >= 0; --i) {
         double *restrict t = tiles[cur];
-        const double *restrict tn = tiles[1 - cur];
-        const double *X = m->upper + i * bb;
-        for (int r = 0; r < b; ++r) {
-            for (int j = 0; j < nrhs; ++j) acc[j] = x[(size_t)j * ld + (size_t)i * b + r];
-            for (int k = 0; k < b; ++k) {
-                double f = X[r * b + k];
-                for (int j = 0; j < nrhs; ++j) acc[j] -= f * tn[k * nrhs + j];
-            }
-            for (int j = 0; j < nrhs; ++j) t[r * nrhs + j] = acc[j];
-        }
-        for (int r = 0; r < b; ++r)
-            for (int j = 0; j < nrhs; ++j) x[(size_t)j * ld + (size_t)i * b + r] = t[r * nrhs + j];
+        tile_gather(b, nrhs, x, ld, i, t);
+        tile_mul_sub(b, nrhs, m->upper + i * bb, tiles[1 - cur], t);
+        tile_scatter(b, nrhs, t, x, ld, i);
         cur = 1 - cur;
     }
 }
@@ -892,6 +900,74 @@ CR_INLINE void chunk_backward(const cr_blocktri *m, const int b, int first, int 
     }
 }
 
+/* The chunk sweeps for nrhs ≤ CR_BLOCKTRI_MANY_MAX right-hand sides at once (column j at
+ * x + j·ld), on solve_thomas_many's tiles: each factor block is read once for all of
+ * them (the stability estimate's block of vectors on the threads). With G, yh gets the
+ * b×nrhs tile (row-major) of ŷ of the first row. */
+CR_INLINE void chunk_forward_many(const cr_blocktri *m, const int b, int first, int len, int dir, const double *G,
+                                  double *restrict x, size_t ld, const int nrhs, double *restrict yh, const int recip)
+{
+    const size_t bb = (size_t)b * b;
+    const double *prev_blocks = dir > 0 ? m->lower : m->upper, *next_blocks = dir > 0 ? m->upper : m->lower;
+    double tiles[2][CR_BLOCKTRI_MAX_B * SOLVE_MANY_MAX];
+    int cur = 0;
+    for (int j = 0; j < len; ++j) {
+        const int r = first + dir * j;
+        double *restrict t = tiles[cur];
+        tile_gather(b, nrhs, x, ld, r, t);
+        if (j > 0) tile_mul_sub(b, nrhs, prev_blocks + r * bb, tiles[1 - cur], t);
+        lu_solve_ex(b, m->diag + r * bb, m->pivot + (size_t)r * b, t, nrhs, recip);
+        tile_scatter(b, nrhs, t, x, ld, r);
+        cur = 1 - cur;
+    }
+    if (!G) return;
+    /* ŷ back through the chunk (chunk_forward_spike), the last row's y in tiles[1 - cur] */
+    for (int j = len - 2; j >= 0; --j) {
+        const int r = first + dir * j;
+        double *restrict t = tiles[cur];
+        tile_gather(b, nrhs, x, ld, r, t);
+        tile_mul_sub(b, nrhs, next_blocks + r * bb, tiles[1 - cur], t);
+        cur = 1 - cur;
+    }
+    memcpy(yh, tiles[1 - cur], (size_t)b * nrhs * sizeof(double));
+}
+
+CR_INLINE void chunk_backward_many(const cr_blocktri *m, const int b, int first, int len, int dir, int has_far,
+                                   const double *G, double *restrict x, size_t ld, const int nrhs)
+{
+    const size_t bb = (size_t)b * b;
+    const double *next_blocks = dir > 0 ? m->upper : m->lower;
+    double tiles[2][CR_BLOCKTRI_MAX_B * SOLVE_MANY_MAX], near[CR_BLOCKTRI_MAX_B * SOLVE_MANY_MAX];
+    int cur = 0;
+    if (G) tile_gather(b, nrhs, x, ld, first - dir, near);
+    if (has_far) tile_gather(b, nrhs, x, ld, first + dir * len, tiles[1 - cur]);
+    for (int j = len - 1; j >= 0; --j) {
+        const int r = first + dir * j;
+        double *restrict t = tiles[cur];
+        tile_gather(b, nrhs, x, ld, r, t);
+        if (j < len - 1 || has_far) tile_mul_sub(b, nrhs, next_blocks + r * bb, tiles[1 - cur], t);
+        if (G) tile_mul_sub(b, nrhs, G + r * bb, near, t);
+        tile_scatter(b, nrhs, t, x, ld, r);
+        cur = 1 - cur;
+    }
+}
+
+/* one instance per size, with the stability estimate's block of 6 vectors as a constant
+ * (unrolled and vectorized like solve7x6); RECIP as the same size's chunk_factor */
+#define CR_CHUNK_MANY_KERNELS(suffix, B, attr, RECIP)                                                                  \
+    attr static void chunk_forward_many_##suffix(const cr_blocktri *m, int first, int len, int dir, const double *G,  \
+                                                 double *x, size_t ld, int nrhs, double *yh)                           \
+    {                                                                                                                  \
+        if (nrhs == 6) chunk_forward_many(m, B, first, len, dir, G, x, ld, 6, yh, RECIP);                              \
+        else chunk_forward_many(m, B, first, len, dir, G, x, ld, nrhs, yh, RECIP);                                     \
+    }                                                                                                                  \
+    attr static void chunk_backward_many_##suffix(const cr_blocktri *m, int first, int len, int dir, int has_far,     \
+                                                  const double *G, double *x, size_t ld, int nrhs)                     \
+    {                                                                                                                  \
+        if (nrhs == 6) chunk_backward_many(m, B, first, len, dir, has_far, G, x, ld, 6);                               \
+        else chunk_backward_many(m, B, first, len, dir, has_far, G, x, ld, nrhs);                                      \
+    }
+
 /* one kernel per phase and size; the 7×7 and 3×3 ones also in the AVX2 + FMA build */
 #define CR_CHUNK_KERNELS(suffix, B, attr, RECIP)                                                                       \
     attr static cr_status chunk_factor_##suffix(cr_blocktri *m, int first, int len, int dir, int has_far, double *G,  \
@@ -912,10 +988,15 @@ CR_INLINE void chunk_backward(const cr_blocktri *m, const int b, int first, int 
 CR_CHUNK_KERNELS(7, 7, , 0)
 CR_CHUNK_KERNELS(3, 3, , 0)
 CR_CHUNK_KERNELS(any, m->b, , 0)
+CR_CHUNK_MANY_KERNELS(7, 7, , 0)
+CR_CHUNK_MANY_KERNELS(3, 3, , 0)
+CR_CHUNK_MANY_KERNELS(any, m->b, , 0)
 #ifdef CR_DISPATCH_AVX2
 #define CR_AVX2_ATTR __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
 /* 7×7: reciprocal pivots, and the sweeps as solve7_avx2's (y in registers from row to row) */
 CR_CHUNK_KERNELS(3_avx2, 3, CR_AVX2_ATTR, 0)
+CR_CHUNK_MANY_KERNELS(3_avx2, 3, CR_AVX2_ATTR, 0)
+CR_CHUNK_MANY_KERNELS(7_avx2, 7, CR_AVX2_ATTR, 1)
 CR_AVX2_ATTR static cr_status chunk_factor_7_avx2(cr_blocktri *m, int first, int len, int dir, int has_far, double *G,
                                                   double *gh, double *zh, int *bad)
 {
@@ -993,4 +1074,16 @@ void cr_blocktri_chunk_backward(const cr_blocktri *m, int first, int len, int di
                                 double *x)
 {
     CR_CHUNK_PICK(chunk_backward, m)(m, first, len, dir, has_far, G, x);
+}
+
+void cr_blocktri_chunk_forward_many(const cr_blocktri *m, int first, int len, int dir, const double *G, double *x,
+                                    size_t ld, int nrhs, double *yh)
+{
+    CR_CHUNK_PICK(chunk_forward_many, m)(m, first, len, dir, G, x, ld, nrhs, yh);
+}
+
+void cr_blocktri_chunk_backward_many(const cr_blocktri *m, int first, int len, int dir, int has_far, const double *G,
+                                     double *x, size_t ld, int nrhs)
+{
+    CR_CHUNK_PICK(chunk_backward_many, m)(m, first, len, dir, has_far, G, x, ld, nrhs);
 }

@@ -59,7 +59,9 @@ cr_status cr_blocktri_factor_solve(cr_blocktri *m, double *x, int *bad_block);
 void cr_blocktri_solve(const cr_blocktri *m, double *rhs);
 
 /* The same for nrhs right-hand sides at once, one after the other (LAPACK's layout:
- * x[j * n * b + r] is row r of the j-th); the factors are read once for up to 16 of them. */
+ * x[j * n * b + r] is row r of the j-th); the factors are read once for up to
+ * CR_BLOCKTRI_MANY_MAX of them. */
+#define CR_BLOCKTRI_MANY_MAX 16
 void cr_blocktri_solve_many(const cr_blocktri *m, double *x, int nrhs);
 
 #endif

@@ -15,11 +15,14 @@ struct cr_blocktri_part {
     double *G;       /* n b×b blocks, used on the rows of middle chunks (NULL for P <= 2) */
     double *gh, *zh; /* per chunk: first row's dependence on the separators (middle chunks) */
     double *yh;      /* per chunk: first row's ŷ of the current solve */
+    double *yh_many; /* per chunk: the b×CR_BLOCKTRI_MANY_MAX tile of ŷ of a solve_many */
     int *fail, *bad; /* per chunk, of the current factorization */
     cr_blocktri *R;  /* the separators' system (P - 1 blocks), NULL for P = 1 */
     /* the current job */
     cr_blocktri *m;
     double *x;
+    size_t ld;
+    int nrhs;
 };
 
 typedef struct chunk {
@@ -42,6 +45,7 @@ void cr_blocktri_part_destroy(cr_blocktri_part *p)
     free(p->gh);
     free(p->zh);
     free(p->yh);
+    free(p->yh_many);
     free(p->fail);
     free(p->bad);
     cr_blocktri_destroy(p->R);
@@ -62,11 +66,12 @@ cr_blocktri_part *cr_blocktri_part_create(int n, int b, int chunks, const int *s
     p->gh = malloc(sizeof(double) * bb * P);
     p->zh = malloc(sizeof(double) * bb * P);
     p->yh = malloc(sizeof(double) * (size_t)b * P);
+    p->yh_many = malloc(sizeof(double) * (size_t)b * CR_BLOCKTRI_MANY_MAX * P);
     p->fail = calloc((size_t)P, sizeof *p->fail);
     p->bad = calloc((size_t)P, sizeof *p->bad);
     if (P > 2) p->G = malloc(sizeof(double) * bb * n);
     if (P > 1) p->R = cr_blocktri_create(P - 1, b);
-    if (!p->sep || !p->gh || !p->zh || !p->yh || !p->fail || !p->bad || (P > 2 && !p->G) || (P > 1 && !p->R)) {
+    if (!p->sep || !p->gh || !p->zh || !p->yh || !p->yh_many || !p->fail || !p->bad || (P > 2 && !p->G) || (P > 1 && !p->R)) {
         cr_blocktri_part_destroy(p);
         return NULL;
     }
@@ -211,4 +216,64 @@ void cr_blocktri_part_solve(cr_blocktri_part *p, const cr_blocktri *m, cr_pool *
         if (r != rr) free(r);
     }
     cr_pool_run(pool, P, backward_task, p);
+}
+
+static void forward_many_task(void *arg, int k)
+{
+    cr_blocktri_part *p = arg;
+    chunk c = chunk_of(p, k);
+    cr_blocktri_chunk_forward_many(p->m, c.first, c.len, c.dir, c.middle ? p->G : NULL, p->x, p->ld, p->nrhs,
+                                   p->yh_many + (size_t)k * p->b * CR_BLOCKTRI_MANY_MAX);
+}
+
+static void backward_many_task(void *arg, int k)
+{
+    cr_blocktri_part *p = arg;
+    chunk c = chunk_of(p, k);
+    cr_blocktri_chunk_backward_many(p->m, c.first, c.len, c.dir, c.has_far, c.middle ? p->G : NULL, p->x, p->ld,
+                                    p->nrhs);
+}
+
+/* cr_blocktri_part_solve's steps on a group of columns; the separators' system gets all
+ * of them in one cr_blocktri_solve_many */
+cr_status cr_blocktri_part_solve_many(cr_blocktri_part *p, const cr_blocktri *m, cr_pool *pool, double *x,
+                                      size_t ld, int nrhs)
+{
+    const int P = p->P, b = p->b;
+    const size_t ns = (size_t)(P - 1) * b; /* the separators' unknowns */
+    double *r = NULL;
+    if (P > 1 && !(r = malloc(sizeof(double) * ns * (nrhs < CR_BLOCKTRI_MANY_MAX ? nrhs : CR_BLOCKTRI_MANY_MAX))))
+        return CR_NO_MEMORY; /* a few kB */
+    p->m = (cr_blocktri *)m; /* only read by the solve tasks */
+    p->ld = ld;
+    for (int j0 = 0; j0 < nrhs; j0 += CR_BLOCKTRI_MANY_MAX) {
+        const int c = nrhs - j0 < CR_BLOCKTRI_MANY_MAX ? nrhs - j0 : CR_BLOCKTRI_MANY_MAX;
+        double *xg = x + (size_t)j0 * ld;
+        p->x = xg;
+        p->nrhs = c;
+        cr_pool_run(pool, P, forward_many_task, p);
+        for (int k = 0; k < P - 1; ++k) {
+            const int s = p->sep[k];
+            const double *Ls = m->lower + (size_t)s * b * b, *Us = m->upper + (size_t)s * b * b;
+            const double *yh = p->yh_many + (size_t)(k + 1) * b * CR_BLOCKTRI_MANY_MAX; /* b×c tile */
+            for (int j = 0; j < c; ++j) {
+                const double *xj = xg + (size_t)j * ld;
+                double *rk = r + (size_t)j * ns + (size_t)k * b, next[64];
+                for (int q = 0; q < b; ++q) next[q] = k + 1 == P - 1 ? xj[(size_t)(s + 1) * b + q] : yh[q * c + j];
+                memcpy(rk, xj + (size_t)s * b, b * sizeof(double));
+                gemv_sub(b, Ls, xj + (size_t)(s - 1) * b, rk);
+                gemv_sub(b, Us, next, rk);
+            }
+        }
+        if (P > 1) {
+            cr_blocktri_solve_many(p->R, r, c);
+            for (int j = 0; j < c; ++j)
+                for (int k = 0; k < P - 1; ++k)
+                    memcpy(xg + (size_t)j * ld + (size_t)p->sep[k] * b, r + (size_t)j * ns + (size_t)k * b,
+                           b * sizeof(double));
+        }
+        cr_pool_run(pool, P, backward_many_task, p);
+    }
+    free(r);
+    return CR_OK;
 }

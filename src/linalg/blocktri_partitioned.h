@@ -44,6 +44,12 @@ cr_status cr_blocktri_part_factor(cr_blocktri_part *p, cr_blocktri *m, cr_pool *
 /* Solves M x = rhs in place after cr_blocktri_part_factor. */
 void cr_blocktri_part_solve(cr_blocktri_part *p, const cr_blocktri *m, cr_pool *pool, double *x);
 
+/* The same for nrhs right-hand sides, column j at x + j·ld (ld >= n b): each chunk's
+ * factors are read once for up to CR_BLOCKTRI_MANY_MAX of them. CR_NO_MEMORY (x
+ * unchanged) when the separators' few kB cannot be allocated. */
+cr_status cr_blocktri_part_solve_many(cr_blocktri_part *p, const cr_blocktri *m, cr_pool *pool, double *x, size_t ld,
+                                      int nrhs);
+
 /* The chunk kernels (blocktri.c), see there. */
 cr_status cr_blocktri_chunk_factor(cr_blocktri *m, int first, int len, int dir, int has_far, double *G, double *gh,
                                    double *zh, int *bad_block);
@@ -51,5 +57,10 @@ void cr_blocktri_chunk_forward(const cr_blocktri *m, int first, int len, int dir
                                double *yh);
 void cr_blocktri_chunk_backward(const cr_blocktri *m, int first, int len, int dir, int has_far, const double *G,
                                 double *x);
+
+void cr_blocktri_chunk_forward_many(const cr_blocktri *m, int first, int len, int dir, const double *G, double *x,
+                                    size_t ld, int nrhs, double *yh);
+void cr_blocktri_chunk_backward_many(const cr_blocktri *m, int first, int len, int dir, int has_far, const double *G,
+                                     double *x, size_t ld, int nrhs);
 
 #endif

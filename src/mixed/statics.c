@@ -244,23 +244,21 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     /* the stage's end state: stable, or an equilibrium a real rod would leave (issue 9) */
     if (st == CR_OK && o.stability) {
         cr_supports_at at = set_scales(&ctx, lf);
-        /* Newton's LU when it is serial and of the end state (lu_valid: not after a step that
-         * ended with the previous LU's update, newton.c, whose LU is one ~√rtol update away);
-         * otherwise, and after a partitioned one, the tangent assembled again on
-         * the threads and factored serially: the estimate's block of 6 right sides then reads
-         * the factors once per iteration instead of once per vector (at n = 10⁶ on two threads
-         * 8.4 s with 30 partitioned solves). Not with rigid strain components: their last
-         * Newton update is not small enough (rigid shear: ω² off by up to 86 % in
-         * test_stability's test_reused_tangent). The
-         * correction's matrices and the partitioned LU go first: the estimate's peak memory
-         * stays the solve's. */
+        /* Newton's LU when it is of the end state (lu_valid: not after a step that ended with
+         * the previous LU's update, newton.c, whose LU is one ~√rtol update away), serial or
+         * partitioned; otherwise the tangent assembled again and factored the same way, on
+         * the threads. The estimate's block of right sides is solved together, each
+         * chunk's factors read once per iteration by its thread. Not with rigid strain
+         * components: their last Newton update is not small enough (rigid shear: ω² off by
+         * up to 86 % in test_stability's test_reused_tangent). The correction's matrices go
+         * first: the estimate's peak memory stays the solve's (with three or more chunks
+         * about 0.3 kB per element above it, for the chunks' fill-in kept for its solves). */
         cr_blocktri_destroy(ctx.Jr);
         cr_blocktri_part_destroy(ctx.Jr_part);
-        cr_blocktri_part_destroy(part);
         ctx.Jr = NULL, ctx.Jr_part = NULL;
-        int reuse = lu_valid && !part && model->rigid_count == 0;
-        part = NULL;
-        cr_static_tangent tangent = {.J = J, .pool = ctx.pool, .factored = reuse, .work = work, .work_size = work_size};
+        int reuse = lu_valid && model->rigid_count == 0;
+        cr_static_tangent tangent = {.J = J, .part = part, .pool = ctx.pool, .factored = reuse, .work = work,
+                                     .work_size = work_size};
         cr_mixed_static_stability(model, &at, ctx.scale, state->x, o.stability_modes, &tangent, &r->stability);
     } else if (err && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE)) {
         /* a load step that failed on a tangent with a free motion: say which one, first (the

@@ -134,30 +134,24 @@ static void solve(const stab_ctx *c, double *rhs)
     else cr_blocktri_solve(c->J, rhs);
 }
 
-/* U ↦ M^{½} A⁻¹ M^{½} U for `count` vectors: one solve with them all, or one
- * partitioned solve each on the threads */
+/* U ↦ M^{½} A⁻¹ M^{½} U for `count` vectors: one solve with them all, which reads the
+ * factors once (on the threads: each chunk's, by its thread) */
 static cr_status apply(void *ctx, const double *U, double *out, int count)
 {
     const stab_ctx *c = ctx;
     const cr_model *m = c->m;
     const size_t n6 = (size_t)m->nodes * 6, dim = (size_t)m->nodes * m->block;
-    if (c->part) {
-        for (int j = 0; j < count; ++j) {
-            double *o = out + (size_t)j * n6;
-            for (size_t k = 0; k < n6; ++k) o[k] = c->sqrt_mass[k] * U[(size_t)j * n6 + k];
-            embed(c, o);
-            solve(c, c->rhs);
-            reduce(m, c->x, c->rhs, o);
-            for (size_t k = 0; k < n6; ++k) o[k] *= c->sqrt_mass[k];
-        }
-        return CR_OK;
-    }
     for (int j = 0; j < count; ++j) {
         double *o = out + (size_t)j * n6;
         for (size_t k = 0; k < n6; ++k) o[k] = c->sqrt_mass[k] * U[(size_t)j * n6 + k];
         embed_into(c, o, c->many + (size_t)j * dim);
     }
-    cr_blocktri_solve_many(c->J, c->many, count);
+    if (c->part) {
+        cr_status st = cr_blocktri_part_solve_many(c->part, c->J, c->pool, c->many, dim, count);
+        if (st != CR_OK) return st;
+    } else {
+        cr_blocktri_solve_many(c->J, c->many, count);
+    }
     for (int j = 0; j < count; ++j) {
         double *o = out + (size_t)j * n6;
         reduce(m, c->x, c->many + (size_t)j * dim, o);
@@ -222,12 +216,12 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
     const int factored = J && tangent->factored;
     if (J && tangent->part) c.part = tangent->part, c.pool = tangent->pool; /* a NULL pool: chunks in turn */
     c.J = J ? J : m->rigid_count > 0 ? cr_blocktri_create_banded(m->nodes, B) : cr_blocktri_create(m->nodes, B);
-    /* the serial solve's block of columns and one more vector (rhs) in the caller's scratch
-     * when it is large enough (the static solve's work vectors, done with) */
+    /* the solves' block of columns and one more vector (rhs) in the caller's scratch when
+     * it is large enough (the static solve's work vectors, done with) */
     const int borrowed = tangent && tangent->work && tangent->work_size >= dim * (block + 1);
     c.sqrt_mass = cr_big_calloc(n6);
     c.rhs = borrowed ? tangent->work + dim * block : cr_big_calloc(dim);
-    c.many = c.part ? c.rhs : borrowed ? tangent->work : cr_big_calloc(dim * block);
+    c.many = borrowed ? tangent->work : cr_big_calloc(dim * block);
     double *F = factored ? NULL : cr_big_calloc(dim);
     if (c.rhs) {
         memset(c.rhs, 0, dim * sizeof *c.rhs);
@@ -283,12 +277,7 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
         /* the lowest mode in physical units: ξ = A⁻¹ M^{½} u / ν has M^{½} ξ = u, |u| = 1 (modal
          * mass 1); scaled to a largest node displacement of 1 m its stiffness is ω² / max|δr|² */
         int j = idx[0];
-        /* ξ in the block of columns, done with (or a vector of its own) */
-        double *xi = c.many != c.rhs ? c.many : cr_big_calloc(n6);
-        if (!xi) {
-            st = CR_NO_MEMORY;
-            goto done;
-        }
+        double *xi = c.many; /* the block of columns, done with */
         cr_eigen_ritz_vector(&er, j, xi);
         for (size_t k = 0; k < n6; ++k) xi[k] *= c.sqrt_mass[k];
         embed(&c, xi);
@@ -308,16 +297,14 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
         rep->softest_node = rep->softest_rotational ? at_t : at_r;
         rep->softest_stiffness = amp > 0 ? rep->omega2[0] / (amp * amp) : NAN;
         rep->checked = 1;
-        if (xi != c.many) free(xi);
     }
-done:
     cr_eigen_result_free(&er);
     if (c.J != J) cr_blocktri_destroy(c.J);
     free(c.sqrt_mass);
     if (!borrowed) free(c.rhs);
     free(c.zero);
     free(c.first);
-    if (c.many != c.rhs && !borrowed) free(c.many);
+    if (!borrowed) free(c.many);
     free(F);
     rep->time_s = now() - t0;
     return st;
