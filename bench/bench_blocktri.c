@@ -2,6 +2,8 @@
  * with 7×7 blocks (statics) or 3×3 (position correction), serial block Thomas against
  * the partitioned LU with 1..T chunks, the chunks run on the caller alone ("seq") and
  * on a pool of as many threads ("par"). Best of R alternating runs, in ns per block row.
+ * Then the same for a solve of 6 right-hand sides with the factors (the stability
+ * estimate's block of vectors: cr_blocktri_solve_many, cr_blocktri_part_solve_many).
  *
  *   build/bench_blocktri [--repeats R] [--threads T] [--block b] [n ...]
  *
@@ -63,6 +65,9 @@ int main(int argc, char **argv)
         for (int c = 0; c < 1 + 2 * threads; ++c) best[c] = 1e30;
         cr_blocktri_part *parts[65] = {0};
         for (int P = 1; P <= threads; ++P) parts[P] = cr_blocktri_part_create(n, b, P, NULL);
+        double best6[1 + 2 * 64];
+        for (int c = 0; c < 1 + 2 * threads; ++c) best6[c] = 1e30;
+        double *x6 = malloc(6 * N * sizeof *x6);
         for (int r = 0; r < repeats; ++r)
             for (int c = 0; c < 1 + 2 * threads; ++c) { /* alternating */
                 int P = (c + 1) / 2;
@@ -82,10 +87,21 @@ int main(int argc, char **argv)
                 }
                 double t = now() - t0;
                 if (t < best[c]) best[c] = t;
+                for (int j = 0; x6 && j < 6; ++j) memcpy(x6 + j * N, rhs, N * sizeof(double));
+                t0 = now();
+                if (!x6) continue;
+                if (c == 0) cr_blocktri_solve_many(W, x6, 6);
+                else cr_blocktri_part_solve_many(parts[P], W, pl, x6, N, 6);
+                t = now() - t0;
+                if (t < best6[c]) best6[c] = t;
             }
         printf("%9d %10.1f", n, 1e9 * best[0] / n);
         for (int c = 1; c < 1 + 2 * threads; ++c) printf(" %12.1f", 1e9 * best[c] / n);
         printf("  %.2f\n", best[0] / best[2 * threads]);
+        printf("%9s %10.1f", "6 rhs", 1e9 * best6[0] / n);
+        for (int c = 1; c < 1 + 2 * threads; ++c) printf(" %12.1f", 1e9 * best6[c] / n);
+        printf("  %.2f\n", best6[0] / best6[2 * threads]);
+        free(x6);
         for (int P = 1; P <= threads; ++P) cr_blocktri_part_destroy(parts[P]);
         cr_blocktri_destroy(A);
         cr_blocktri_destroy(W);
