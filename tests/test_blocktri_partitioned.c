@@ -2,8 +2,9 @@
  * against the serial block Thomas algorithm: random systems whose diagonal blocks need
  * pivoting, for 1..6 chunks with balanced and uneven separators, run on the caller
  * alone and on 2 and 3 threads, with one right-hand side and with groups of them
- * (cr_blocktri_part_solve_many: 1, 6 and 7 columns and 17, more than one group); and
- * the static Jacobian of a deformed rod. */
+ * (cr_blocktri_part_solve_many: 1, 6 and 7 columns and 17, more than one group), and
+ * factored and solved in one pass (cr_blocktri_part_factor_solve, whose factors must then
+ * serve a following solve); and the static Jacobian of a deformed rod. */
 #include "check.h"
 #include "linalg/blocktri_partitioned.h"
 
@@ -59,6 +60,25 @@ static double compare_many(const cr_blocktri *S, cr_blocktri_part *p, const cr_b
     return d / s;
 }
 
+/* the same for cr_blocktri_part_factor_solve of a fresh copy of J, and a solve after it */
+static double compare_factor_solve(const cr_blocktri *J, const cr_blocktri *S, cr_blocktri_part *p, cr_pool *pool)
+{
+    const size_t N = (size_t)J->n * J->b;
+    cr_blocktri *F = copy_of(J);
+    double *xs = malloc(N * sizeof *xs), *xp = malloc(N * sizeof *xp), d = 0, s = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (size_t k = 0; k < N; ++k) xs[k] = xp[k] = urand();
+        cr_blocktri_solve(S, xs);
+        if (pass == 0 && cr_blocktri_part_factor_solve(p, F, pool, xp, NULL) != CR_OK) d = INFINITY;
+        if (pass == 1) cr_blocktri_part_solve(p, F, pool, xp);
+        for (size_t k = 0; k < N; ++k) d = fmax(d, fabs(xp[k] - xs[k])), s = fmax(s, fabs(xs[k]));
+    }
+    cr_blocktri_destroy(F);
+    free(xs);
+    free(xp);
+    return d / s;
+}
+
 /* max |x_part - x_serial| / max |x_serial| for one right-hand side, and for groups */
 static double compare(const cr_blocktri *J, int chunks, const int *sep, cr_pool *pool)
 {
@@ -83,6 +103,7 @@ static double compare(const cr_blocktri *J, int chunks, const int *sep, cr_pool 
         err = d / s;
         const int groups[4] = {1, 6, 7, 17};
         for (int g = 0; g < 4; ++g) err = fmax(err, compare_many(S, p, Pm, pool, groups[g]));
+        err = fmax(err, compare_factor_solve(J, S, p, pool));
     }
     cr_blocktri_part_destroy(p);
     cr_blocktri_destroy(S);
@@ -136,9 +157,14 @@ static void test_singular(void)
         fill_random(J);
         cr_blocktri_reset_rows(J, rows[t], b, 0); /* a zero block row */
         cr_blocktri_part *p = cr_blocktri_part_create(n, b, 3, sep);
-        int bad = -1;
+        cr_blocktri *J2 = copy_of(J);
+        double x[20 * 3] = {0};
+        int bad = -1, bad2 = -1;
         CHECK(cr_blocktri_part_factor(p, J, pool, &bad) == CR_SINGULAR);
         CHECK(bad == rows[t]);
+        CHECK(cr_blocktri_part_factor_solve(p, J2, pool, x, &bad2) == CR_SINGULAR);
+        CHECK(bad2 == rows[t]);
+        cr_blocktri_destroy(J2);
         cr_blocktri_part_destroy(p);
         cr_blocktri_destroy(J);
     }

@@ -240,25 +240,11 @@ typedef long long cr_v4i __attribute__((vector_size(32)));
 
 /* A factorization with one right side (cr_blocktri_factor_solve, 3×3 blocks: the position
  * correction, one solve per factorization): block row i's forward step right after its
- * elimination, y_i = D̃_i⁻¹ (x_i - L_i y_{i-1}) (L = NULL for the first row), whose chain from
- * row to row runs beside the elimination's instead of in a sweep of its own afterwards
- * (factor + solve of the tendon manipulator's correction 51 -> 35 ns a block row); then the
- * back substitution x_i = y_i - X_i x_{i+1}. Not for 7×7: factor7 and solve7_avx2 are
- * faster than this scalar step in the elimination's loop. */
-CR_INLINE void forward_row(const int b, const double *restrict D, const int *restrict piv, const double *restrict L,
-                           double *restrict xi)
-{
-    if (L) {
-        const double *yp = xi - b;
-        for (int r = 0; r < b; ++r) {
-            double s = 0;
-            for (int k = 0; k < b; ++k) s += L[r * b + k] * yp[k];
-            xi[r] -= s;
-        }
-    }
-    lu_solve(b, D, piv, xi, 1);
-}
-
+ * elimination, y_i = D̃_i⁻¹ (x_i - L_i y_{i-1}), whose chain from row to row runs beside the
+ * elimination's instead of in a sweep of its own afterwards (factor + solve of the tendon
+ * manipulator's correction 51 -> 35 ns a block row; chunk_factor3); then the back
+ * substitution x_i = y_i - X_i x_{i+1}. Not for 7×7: factor7 and solve7_avx2 are faster
+ * than this scalar step in the elimination's loop. */
 CR_INLINE void back_sweep(const cr_blocktri *m, const int b, double *restrict x)
 {
     const size_t bb = (size_t)b * b;
@@ -358,16 +344,21 @@ CR_INLINE cr_status factor7(cr_blocktri *m, int *bad_block)
     return CR_OK;
 }
 
-/* The 3×3 factorization (position correction) the same way, a row being one vector. */
-CR_INLINE cr_status factor3(cr_blocktri *m, int *bad_block, double *restrict x)
+/* The 3×3 factorization (position correction) the same way, a row being one vector; on the
+ * rows first, first + dir, ..., first + dir (len - 1) as the chunk kernels (dir = -1: the
+ * roles of L and U swapped; the last row's coupling factored too when has_far), with the
+ * forward steps of x fused in when x is given (factor_solve). */
+CR_INLINE cr_status chunk_factor3(cr_blocktri *m, int first, int len, int dir, int has_far, int *bad_block,
+                                  double *restrict x)
 {
-    const int n = m->n;
-    cr_v4 X[3] = {{0}}; /* rows of X_{i-1} */
-    for (int i = 0; i < n; ++i) {
+    double *prev_blocks = dir > 0 ? m->lower : m->upper, *next_blocks = dir > 0 ? m->upper : m->lower;
+    cr_v4 X[3] = {{0}}; /* rows of X of the previous row */
+    for (int j = 0; j < len; ++j) {
+        const int i = first + dir * j;
         double *restrict D = m->diag + (size_t)i * 9;
         int *piv = m->pivot + (size_t)i * 3;
-        if (i > 0) {
-            const double *restrict L = m->lower + (size_t)i * 9;
+        const double *restrict L = prev_blocks + (size_t)i * 9;
+        if (j > 0) {
             for (int r = 0; r < 3; ++r) {
                 cr_v4 a = (cr_v4){D[r * 3], D[r * 3 + 1], D[r * 3 + 2], 0.0};
                 a -= L[r * 3] * X[0] + L[r * 3 + 1] * X[1] + L[r * 3 + 2] * X[2];
@@ -378,9 +369,16 @@ CR_INLINE cr_status factor3(cr_blocktri *m, int *bad_block, double *restrict x)
             if (bad_block) *bad_block = i;
             return CR_SINGULAR;
         }
-        if (x) forward_row(3, D, piv, i > 0 ? m->lower + (size_t)i * 9 : NULL, x + (size_t)i * 3);
-        if (i == n - 1) break;
-        double *restrict U = m->upper + (size_t)i * 9;
+        if (x) {
+            double *xi = x + (size_t)i * 3;
+            if (j > 0) {
+                const double *yp = xi - dir * 3;
+                for (int r = 0; r < 3; ++r) xi[r] -= L[r * 3] * yp[0] + L[r * 3 + 1] * yp[1] + L[r * 3 + 2] * yp[2];
+            }
+            lu_solve(3, D, piv, xi, 1);
+        }
+        if (j == len - 1 && !has_far) break;
+        double *restrict U = next_blocks + (size_t)i * 9;
         int perm[3] = {0, 1, 2}; /* the rows in the factorization's order, gathered (factor7) */
         for (int k = 0; k < 3; ++k) {
             const int p = piv[k], t = perm[k];
@@ -398,6 +396,13 @@ CR_INLINE cr_status factor3(cr_blocktri *m, int *bad_block, double *restrict x)
         X[0] = (X[0] - D[1] * X[1] - D[2] * X[2]) * (1.0 / D[0]);
         for (int r = 0; r < 3; ++r) U[r * 3] = X[r][0], U[r * 3 + 1] = X[r][1], U[r * 3 + 2] = X[r][2];
     }
+    return CR_OK;
+}
+
+CR_INLINE cr_status factor3(cr_blocktri *m, int *bad_block, double *restrict x)
+{
+    cr_status st = chunk_factor3(m, 0, m->n, 1, 0, bad_block, x);
+    if (st != CR_OK) return st;
     m->factored = 1;
     if (x) back_sweep(m, 3, x);
     return CR_OK;
@@ -836,6 +841,40 @@ CR_INLINE cr_status chunk_factor(cr_blocktri *m, const int b, int first, int len
     return CR_OK;
 }
 
+/* An end chunk's elimination with one right side (cr_blocktri_part_factor_solve: the
+ * position correction on the threads): chunk_factor and chunk_forward in one pass, each
+ * row's forward step right after its elimination, as factor3 does for the serial solve. */
+CR_INLINE cr_status chunk_factor_solve(cr_blocktri *m, const int b, int first, int len, int dir, int has_far,
+                                       double *restrict x, int *bad_block, const int recip)
+{
+    const size_t bb = (size_t)b * b;
+    double *prev_blocks = dir > 0 ? m->lower : m->upper, *next_blocks = dir > 0 ? m->upper : m->lower;
+    for (int j = 0; j < len; ++j) {
+        const int r = first + dir * j;
+        double *D = m->diag + r * bb, *P = prev_blocks + r * bb, *N = next_blocks + r * bb, *xi = x + (size_t)r * b;
+        int *piv = m->pivot + (size_t)r * b;
+        if (j + 2 < len) {
+            const size_t ahead = (size_t)(r + 2 * dir) * bb;
+            for (size_t o = 0; o < bb; o += 8) {
+                __builtin_prefetch(m->diag + ahead + o, 1);
+                __builtin_prefetch(prev_blocks + ahead + o, 0);
+                __builtin_prefetch(next_blocks + ahead + o, 1);
+            }
+        }
+        if (j > 0) {
+            block_mul_sub(b, P, next_blocks + (r - dir) * bb, D); /* D̃ = D - P X_{j-1} */
+            block_gemv_sub(b, P, xi - dir * b, xi);
+        }
+        if (cr_dense_lu_factor_ex(b, D, piv, recip) != 0) {
+            if (bad_block) *bad_block = r;
+            return CR_SINGULAR;
+        }
+        lu_solve_ex(b, D, piv, xi, 1, recip);
+        if (j < len - 1 || has_far) lu_solve_ex(b, D, piv, N, b, recip);
+    }
+    return CR_OK;
+}
+
 /* ŷ of a middle chunk's first row (its solution with both separators zero), after its
  * forward sweep */
 CR_INLINE void chunk_forward_spike(const cr_blocktri *m, const int b, int first, int len, int dir, const double *x,
@@ -991,16 +1030,35 @@ CR_CHUNK_KERNELS(any, m->b, , 0)
 CR_CHUNK_MANY_KERNELS(7, 7, , 0)
 CR_CHUNK_MANY_KERNELS(3, 3, , 0)
 CR_CHUNK_MANY_KERNELS(any, m->b, , 0)
+#define CR_CHUNK_FACTOR_SOLVE(suffix, B)                                                                               \
+    static cr_status chunk_factor_solve_##suffix(cr_blocktri *m, int first, int len, int dir, int has_far, double *x, \
+                                                 int *bad)                                                             \
+    {                                                                                                                  \
+        return chunk_factor_solve(m, B, first, len, dir, has_far, x, bad, 0);                                          \
+    }
+CR_CHUNK_FACTOR_SOLVE(7, 7)
+CR_CHUNK_FACTOR_SOLVE(3, 3)
+CR_CHUNK_FACTOR_SOLVE(any, m->b)
 #ifdef CR_DISPATCH_AVX2
 #define CR_AVX2_ATTR __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
 /* 7×7: reciprocal pivots, and the sweeps as solve7_avx2's (y in registers from row to row) */
 CR_CHUNK_KERNELS(3_avx2, 3, CR_AVX2_ATTR, 0)
 CR_CHUNK_MANY_KERNELS(3_avx2, 3, CR_AVX2_ATTR, 0)
+CR_AVX2_ATTR static cr_status chunk_factor_solve_3_avx2(cr_blocktri *m, int first, int len, int dir, int has_far,
+                                                        double *x, int *bad)
+{
+    return chunk_factor3(m, first, len, dir, has_far, bad, x);
+}
 CR_CHUNK_MANY_KERNELS(7_avx2, 7, CR_AVX2_ATTR, 1)
 CR_AVX2_ATTR static cr_status chunk_factor_7_avx2(cr_blocktri *m, int first, int len, int dir, int has_far, double *G,
                                                   double *gh, double *zh, int *bad)
 {
     return chunk_factor(m, 7, first, len, dir, has_far, G, gh, zh, bad, 1);
+}
+CR_AVX2_ATTR static cr_status chunk_factor_solve_7_avx2(cr_blocktri *m, int first, int len, int dir, int has_far,
+                                                        double *x, int *bad)
+{
+    return chunk_factor_solve(m, 7, first, len, dir, has_far, x, bad, 1);
 }
 CR_AVX2_ATTR static void chunk_forward_7_avx2(const cr_blocktri *m, int first, int len, int dir, const double *G,
                                               double *x, double *yh)
@@ -1086,4 +1144,10 @@ void cr_blocktri_chunk_backward_many(const cr_blocktri *m, int first, int len, i
                                      double *x, size_t ld, int nrhs)
 {
     CR_CHUNK_PICK(chunk_backward_many, m)(m, first, len, dir, has_far, G, x, ld, nrhs);
+}
+
+cr_status cr_blocktri_chunk_factor_solve(cr_blocktri *m, int first, int len, int dir, int has_far, double *x,
+                                         int *bad_block)
+{
+    return CR_CHUNK_PICK(chunk_factor_solve, m)(m, first, len, dir, has_far, x, bad_block);
 }

@@ -131,24 +131,13 @@ static void gemv_sub(int b, const double *A, const double *x, double *y)
     }
 }
 
-cr_status cr_blocktri_part_factor(cr_blocktri_part *p, cr_blocktri *m, cr_pool *pool, int *bad_block)
+/* The separators' block-tridiagonal system, factored, once the chunks are eliminated:
+ * separator k: L_s x_{s-1} + D_s x_s + U_s x_{s+1} = r_s with x_{s-1} and x_{s+1}
+ * expressed through the separators by their chunks' eliminations */
+static cr_status factor_separators(cr_blocktri_part *p, cr_blocktri *m, int *bad_block)
 {
     const int P = p->P, b = p->b;
     const size_t bb = (size_t)b * b;
-    p->m = m;
-    for (int k = 0; k < P; ++k) p->fail[k] = 0;
-    cr_pool_run(pool, P, factor_task, p);
-    for (int k = 0; k < P; ++k)
-        if (p->fail[k]) {
-            if (bad_block) *bad_block = p->bad[k];
-            return CR_SINGULAR;
-        }
-    if (P == 1) {
-        m->factored = 1;
-        return CR_OK;
-    }
-    /* separator k: L_s x_{s-1} + D_s x_s + U_s x_{s+1} = r_s with x_{s-1} and x_{s+1}
-     * expressed through the separators by their chunks' eliminations */
     cr_blocktri *R = p->R;
     cr_blocktri_zero(R);
     for (int k = 0; k < P - 1; ++k) {
@@ -170,12 +159,30 @@ cr_status cr_blocktri_part_factor(cr_blocktri_part *p, cr_blocktri *m, cr_pool *
     }
     int bad = 0;
     cr_status st = cr_blocktri_factor(R, &bad);
-    if (st != CR_OK) {
-        if (bad_block) *bad_block = p->sep[bad];
-        return st;
-    }
-    m->factored = 1;
+    if (st != CR_OK && bad_block) *bad_block = p->sep[bad];
+    return st;
+}
+
+/* the chunks' failures, the first reported */
+static cr_status chunk_failures(const cr_blocktri_part *p, int *bad_block)
+{
+    for (int k = 0; k < p->P; ++k)
+        if (p->fail[k]) {
+            if (bad_block) *bad_block = p->bad[k];
+            return CR_SINGULAR;
+        }
     return CR_OK;
+}
+
+cr_status cr_blocktri_part_factor(cr_blocktri_part *p, cr_blocktri *m, cr_pool *pool, int *bad_block)
+{
+    p->m = m;
+    for (int k = 0; k < p->P; ++k) p->fail[k] = 0;
+    cr_pool_run(pool, p->P, factor_task, p);
+    cr_status st = chunk_failures(p, bad_block);
+    if (st == CR_OK && p->P > 1) st = factor_separators(p, m, bad_block);
+    if (st == CR_OK) m->factored = 1;
+    return st;
 }
 
 static void forward_task(void *arg, int k)
@@ -192,30 +199,63 @@ static void backward_task(void *arg, int k)
     cr_blocktri_chunk_backward(p->m, c.first, c.len, c.dir, c.has_far, c.middle ? p->G : NULL, p->x);
 }
 
-void cr_blocktri_part_solve(cr_blocktri_part *p, const cr_blocktri *m, cr_pool *pool, double *x)
+/* the separators' right-hand sides after the chunks' forward sweeps, solved in place in x's
+ * separator rows */
+static void solve_separators(cr_blocktri_part *p, const cr_blocktri *m, double *x)
 {
     const int P = p->P, b = p->b;
+    double rr[64 * 64];
+    double *r = P - 1 <= 64 * 64 / b ? rr : malloc(sizeof(double) * (size_t)(P - 1) * b);
+    if (!r) return; /* cannot happen for the chunk counts of a pool (<= 64) */
+    for (int k = 0; k < P - 1; ++k) {
+        const int s = p->sep[k];
+        double *rk = r + (size_t)k * b;
+        memcpy(rk, x + (size_t)s * b, b * sizeof(double));
+        gemv_sub(b, m->lower + (size_t)s * b * b, x + (size_t)(s - 1) * b, rk);
+        gemv_sub(b, m->upper + (size_t)s * b * b, k + 1 == P - 1 ? x + (size_t)(s + 1) * b : p->yh + (size_t)(k + 1) * b,
+                 rk);
+    }
+    cr_blocktri_solve(p->R, r);
+    for (int k = 0; k < P - 1; ++k) memcpy(x + (size_t)p->sep[k] * b, r + (size_t)k * b, b * sizeof(double));
+    if (r != rr) free(r);
+}
+
+void cr_blocktri_part_solve(cr_blocktri_part *p, const cr_blocktri *m, cr_pool *pool, double *x)
+{
     p->m = (cr_blocktri *)m; /* only read by the solve tasks */
     p->x = x;
-    cr_pool_run(pool, P, forward_task, p);
-    if (P > 1) {
-        /* the separators' right-hand sides, solved in place in x's separator rows */
-        double rr[64 * 64];
-        double *r = P - 1 <= 64 * 64 / b ? rr : malloc(sizeof(double) * (size_t)(P - 1) * b);
-        if (!r) return; /* cannot happen for the chunk counts of a pool (<= 64) */
-        for (int k = 0; k < P - 1; ++k) {
-            const int s = p->sep[k];
-            double *rk = r + (size_t)k * b;
-            memcpy(rk, x + (size_t)s * b, b * sizeof(double));
-            gemv_sub(b, m->lower + (size_t)s * b * b, x + (size_t)(s - 1) * b, rk);
-            gemv_sub(b, m->upper + (size_t)s * b * b,
-                     k + 1 == P - 1 ? x + (size_t)(s + 1) * b : p->yh + (size_t)(k + 1) * b, rk);
-        }
-        cr_blocktri_solve(p->R, r);
-        for (int k = 0; k < P - 1; ++k) memcpy(x + (size_t)p->sep[k] * b, r + (size_t)k * b, b * sizeof(double));
-        if (r != rr) free(r);
+    cr_pool_run(pool, p->P, forward_task, p);
+    if (p->P > 1) solve_separators(p, m, x);
+    cr_pool_run(pool, p->P, backward_task, p);
+}
+
+/* an end chunk's elimination and forward sweep in one pass; a middle chunk's one after the
+ * other (its fill-in G needs the spike's own sweep anyway) */
+static void factor_solve_task(void *arg, int k)
+{
+    cr_blocktri_part *p = arg;
+    chunk c = chunk_of(p, k);
+    if (!c.middle) {
+        p->fail[k] = cr_blocktri_chunk_factor_solve(p->m, c.first, c.len, c.dir, c.has_far, p->x, &p->bad[k]) != CR_OK;
+        return;
     }
-    cr_pool_run(pool, P, backward_task, p);
+    factor_task(arg, k);
+    if (!p->fail[k]) forward_task(arg, k);
+}
+
+cr_status cr_blocktri_part_factor_solve(cr_blocktri_part *p, cr_blocktri *m, cr_pool *pool, double *x, int *bad_block)
+{
+    p->m = m;
+    p->x = x;
+    for (int k = 0; k < p->P; ++k) p->fail[k] = 0;
+    cr_pool_run(pool, p->P, factor_solve_task, p);
+    cr_status st = chunk_failures(p, bad_block);
+    if (st == CR_OK && p->P > 1) st = factor_separators(p, m, bad_block);
+    if (st != CR_OK) return st;
+    m->factored = 1;
+    if (p->P > 1) solve_separators(p, m, x);
+    cr_pool_run(pool, p->P, backward_task, p);
+    return CR_OK;
 }
 
 static void forward_many_task(void *arg, int k)

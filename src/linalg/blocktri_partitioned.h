@@ -44,6 +44,11 @@ cr_status cr_blocktri_part_factor(cr_blocktri_part *p, cr_blocktri *m, cr_pool *
 /* Solves M x = rhs in place after cr_blocktri_part_factor. */
 void cr_blocktri_part_solve(cr_blocktri_part *p, const cr_blocktri *m, cr_pool *pool, double *x);
 
+/* cr_blocktri_part_factor, then cr_blocktri_part_solve with x (in place), the end chunks'
+ * forward sweeps fused into their eliminations (cr_blocktri_factor_solve's scheme). x is
+ * unspecified when the factorization fails. */
+cr_status cr_blocktri_part_factor_solve(cr_blocktri_part *p, cr_blocktri *m, cr_pool *pool, double *x, int *bad_block);
+
 /* The same for nrhs right-hand sides, column j at x + j·ld (ld >= n b): each chunk's
  * factors are read once for up to CR_BLOCKTRI_MANY_MAX of them. CR_NO_MEMORY (x
  * unchanged) when the separators' few kB cannot be allocated. */
@@ -58,6 +63,8 @@ void cr_blocktri_chunk_forward(const cr_blocktri *m, int first, int len, int dir
 void cr_blocktri_chunk_backward(const cr_blocktri *m, int first, int len, int dir, int has_far, const double *G,
                                 double *x);
 
+cr_status cr_blocktri_chunk_factor_solve(cr_blocktri *m, int first, int len, int dir, int has_far, double *x,
+                                         int *bad_block);
 void cr_blocktri_chunk_forward_many(const cr_blocktri *m, int first, int len, int dir, const double *G, double *x,
                                     size_t ld, int nrhs, double *yh);
 void cr_blocktri_chunk_backward_many(const cr_blocktri *m, int first, int len, int dir, int has_far, const double *G,

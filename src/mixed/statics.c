@@ -94,12 +94,8 @@ static cr_status correct_positions(void *ctx, double lf, double *x)
     if (m->rigid_count > 0) return CR_OK;
     cr_supports_at at = set_scales(c, lf);
     cr_status st = cr_mixed_force_residual_par(m, &at, c->scale, x, c->F, c->Jr, c->pool);
-    if (st == CR_OK && c->Jr_part) {
-        st = cr_blocktri_part_factor(c->Jr_part, c->Jr, c->pool, NULL);
-        if (st == CR_OK) cr_blocktri_part_solve(c->Jr_part, c->Jr, c->pool, c->F);
-    } else if (st == CR_OK) {
-        st = cr_blocktri_factor_solve(c->Jr, c->F, NULL);
-    }
+    if (st == CR_OK && c->Jr_part) st = cr_blocktri_part_factor_solve(c->Jr_part, c->Jr, c->pool, c->F, NULL);
+    else if (st == CR_OK) st = cr_blocktri_factor_solve(c->Jr, c->F, NULL);
     if (st != CR_OK) return st;
     for (int i = 0; i < m->nodes; ++i)
         for (int r = 0; r < 3; ++r) x[(size_t)i * m->block + r] -= c->F[i * 3 + r];
