@@ -373,7 +373,11 @@ CR_INLINE cr_status chunk_factor3(cr_blocktri *m, int first, int len, int dir, i
             double *xi = x + (size_t)i * 3;
             if (j > 0) {
                 const double *yp = xi - dir * 3;
-                for (int r = 0; r < 3; ++r) xi[r] -= L[r * 3] * yp[0] + L[r * 3 + 1] * yp[1] + L[r * 3 + 2] * yp[2];
+                for (int r = 0; r < 3; ++r) {
+                    double t = 0;
+                    for (int k = 0; k < 3; ++k) t += L[r * 3 + k] * yp[k];
+                    xi[r] -= t;
+                }
             }
             lu_solve(3, D, piv, xi, 1);
         }
