@@ -690,6 +690,14 @@ CR_INLINE void solve_thomas_many(const cr_blocktri *m, const int b, double *rest
     int cur = 0;
     for (int i = 0; i < n; ++i) {
         double *restrict t = tiles[cur];
+        if (i + 2 < n) { /* two block rows ahead, as the chunk kernels */
+            const size_t ahead = (size_t)(i + 2) * bb;
+            for (size_t o = 0; o < bb; o += 8) {
+                __builtin_prefetch(m->diag + ahead + o, 0);
+                __builtin_prefetch(m->lower + ahead + o, 0);
+            }
+            for (int q = 0; q < nrhs; ++q) __builtin_prefetch(x + (size_t)q * ld + (size_t)(i + 2) * b, 1);
+        }
         tile_gather(b, nrhs, x, ld, i, t);
         if (i > 0) tile_mul_sub(b, nrhs, m->lower + i * bb, tiles[1 - cur], t);
         lu_solve_ex(b, m->diag + i * bb, m->pivot + (size_t)i * b, t, nrhs, m->reciprocal_pivots);
@@ -699,6 +707,11 @@ CR_INLINE void solve_thomas_many(const cr_blocktri *m, const int b, double *rest
     /* tiles[1 - cur] holds the last row's solution */
     for (int i = n - 2; i >= 0; --i) {
         double *restrict t = tiles[cur];
+        if (i >= 2) { /* descending rows: the hardware prefetchers follow them poorly */
+            const size_t ahead = (size_t)(i - 2) * bb;
+            for (size_t o = 0; o < bb; o += 8) __builtin_prefetch(m->upper + ahead + o, 0);
+            for (int q = 0; q < nrhs; ++q) __builtin_prefetch(x + (size_t)q * ld + (size_t)(i - 2) * b, 1);
+        }
         tile_gather(b, nrhs, x, ld, i, t);
         tile_mul_sub(b, nrhs, m->upper + i * bb, tiles[1 - cur], t);
         tile_scatter(b, nrhs, t, x, ld, i);
@@ -957,6 +970,14 @@ CR_INLINE void chunk_forward_many(const cr_blocktri *m, const int b, int first, 
     for (int j = 0; j < len; ++j) {
         const int r = first + dir * j;
         double *restrict t = tiles[cur];
+        if (j + 2 < len) { /* as chunk_forward: descending rows are prefetched poorly */
+            const size_t ahead = (size_t)(r + 2 * dir) * bb;
+            for (size_t o = 0; o < bb; o += 8) {
+                __builtin_prefetch(m->diag + ahead + o, 0);
+                __builtin_prefetch(prev_blocks + ahead + o, 0);
+            }
+            for (int q = 0; q < nrhs; ++q) __builtin_prefetch(x + (size_t)q * ld + (size_t)(r + 2 * dir) * b, 1);
+        }
         tile_gather(b, nrhs, x, ld, r, t);
         if (j > 0) tile_mul_sub(b, nrhs, prev_blocks + r * bb, tiles[1 - cur], t);
         lu_solve_ex(b, m->diag + r * bb, m->pivot + (size_t)r * b, t, nrhs, recip);
@@ -987,6 +1008,14 @@ CR_INLINE void chunk_backward_many(const cr_blocktri *m, const int b, int first,
     for (int j = len - 1; j >= 0; --j) {
         const int r = first + dir * j;
         double *restrict t = tiles[cur];
+        if (j >= 2) {
+            const size_t ahead = (size_t)(r - 2 * dir) * bb;
+            for (size_t o = 0; o < bb; o += 8) {
+                __builtin_prefetch(next_blocks + ahead + o, 0);
+                if (G) __builtin_prefetch(G + ahead + o, 0);
+            }
+            for (int q = 0; q < nrhs; ++q) __builtin_prefetch(x + (size_t)q * ld + (size_t)(r - 2 * dir) * b, 1);
+        }
         tile_gather(b, nrhs, x, ld, r, t);
         if (j < len - 1 || has_far) tile_mul_sub(b, nrhs, next_blocks + r * bb, tiles[1 - cur], t);
         if (G) tile_mul_sub(b, nrhs, G + r * bb, near, t);
