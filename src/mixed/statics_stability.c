@@ -89,14 +89,19 @@ static double *support_offsets(const cr_model *m, const cr_supports_at *at, cons
     return z;
 }
 
-/* rhs (static layout) := the support rows' map of the generalized forces b (6 per node) */
-static void embed_into(const stab_ctx *c, const double *b, double *rhs)
+/* rhs (static layout) := the support rows' map of the generalized forces b (6 per node),
+ * each multiplied by scale's (NULL: 1) */
+static void embed_into(const stab_ctx *c, const double *b, const double *scale, double *rhs)
 {
     const cr_model *m = c->m;
     const int B = m->block;
     for (int i = 0; i < m->nodes; ++i) {
         double *ri = rhs + (size_t)i * B;
-        memcpy(ri, b + (size_t)i * 6, 6 * sizeof(double));
+        const double *bi = b + (size_t)i * 6;
+        if (scale)
+            for (int r = 0; r < 6; ++r) ri[r] = scale[(size_t)i * 6 + r] * bi[r];
+        else
+            memcpy(ri, bi, 6 * sizeof(double));
         for (int r = 6; r < B; ++r) ri[r] = 0.0;
     }
     /* S(b) − S(0) = T_s b on the supported nodes (S(0) is in c->zero), once per node */
@@ -112,7 +117,7 @@ static void embed_into(const stab_ctx *c, const double *b, double *rhs)
         for (int r = 6; r < B; ++r) rhs[(size_t)i * B + r] = 0.0;
 }
 
-static void embed(const stab_ctx *c, const double *b) { embed_into(c, b, c->rhs); }
+static void embed(const stab_ctx *c, const double *b) { embed_into(c, b, NULL, c->rhs); }
 
 /* ξ (6 per node) from the solution y of J y = rhs (static layout) */
 static void reduce(const cr_model *m, const double *x, const double *y, double *xi)
@@ -139,34 +144,38 @@ typedef struct apply_job {
     const stab_ctx *c;
     const double *U;
     double *out;
+    size_t ld;
 } apply_job;
 
 static void embed_task(void *arg, int j)
 {
     const apply_job *a = arg;
     const size_t n6 = (size_t)a->c->m->nodes * 6, dim = (size_t)a->c->m->nodes * a->c->m->block;
-    double *o = a->out + (size_t)j * n6;
-    for (size_t k = 0; k < n6; ++k) o[k] = a->c->sqrt_mass[k] * a->U[(size_t)j * n6 + k];
-    embed_into(a->c, o, a->c->many + (size_t)j * dim);
+    embed_into(a->c, a->U + (size_t)j * n6, a->c->sqrt_mass, a->c->many + (size_t)j * dim);
 }
 
+/* out's column j may be the solution's own (the iteration's C V kept in the block of
+ * solves, cr_eigen_problem.work): reduce() compacts it front to back, each node's six
+ * written at or before its seven read (6i + r <= 7i + r'), never into another column */
 static void reduce_task(void *arg, int j)
 {
     const apply_job *a = arg;
     const size_t n6 = (size_t)a->c->m->nodes * 6, dim = (size_t)a->c->m->nodes * a->c->m->block;
-    double *o = a->out + (size_t)j * n6;
+    double *o = a->out + (size_t)j * a->ld;
     reduce(a->c->m, a->c->x, a->c->many + (size_t)j * dim, o);
     for (size_t k = 0; k < n6; ++k) o[k] *= a->c->sqrt_mass[k];
 }
 
 /* U ↦ M^{½} A⁻¹ M^{½} U for `count` vectors: one solve with them all, which reads the
  * factors once (on the threads: each chunk's, by its thread); the vectors' maps into
- * and out of the static layout one per task (a third of an apply's time serially) */
-static cr_status apply(void *ctx, const double *U, double *out, int count)
+ * and out of the static layout one per task (a third of an apply's time serially).
+ * Column j of the result at out + j·ld: either apart from the block of solves or, with
+ * ld = its column length, that block itself */
+static cr_status apply(void *ctx, const double *U, double *out, size_t ld, int count)
 {
     const stab_ctx *c = ctx;
     const size_t dim = (size_t)c->m->nodes * c->m->block;
-    apply_job job = {c, U, out};
+    apply_job job = {c, U, out, ld};
     cr_pool_run(c->pool, count, embed_task, &job);
     if (c->part) {
         cr_status st = cr_blocktri_part_solve_many(c->part, c->J, c->pool, c->many, dim, count);
@@ -256,7 +265,7 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
     cr_eigen_result er = {0};
     if (st == CR_OK) {
         rep->unit_density = lumped_mass(m, c.sqrt_mass);
-        cr_eigen_problem p = {.dim = n6, .ctx = &c, .apply = apply};
+        cr_eigen_problem p = {.dim = n6, .ctx = &c, .apply = apply, .work = c.many, .work_ld = dim};
         st = cr_subspace_iteration(&p, block, modes, STABILITY_ITERATIONS, STABILITY_TOL, &er);
     }
     if (st == CR_OK && er.count > 0) {

@@ -14,9 +14,14 @@
 typedef struct cr_eigen_problem {
     size_t dim;
     void *ctx;
-    /* Y = C X for `count` vectors of length dim, one after the other (never aliased):
-     * all of a block at once, so that C can share work between them */
-    cr_status (*apply)(void *ctx, const double *X, double *Y, int count);
+    /* Y = C X for `count` vectors of length dim: X's one after the other, Y's column j at
+     * Y + j·ldy (never aliased with X); all of a block at once, so that C can share work
+     * between them */
+    cr_status (*apply)(void *ctx, const double *X, double *Y, size_t ldy, int count);
+    /* optional: where C V is kept, column j at work + j·work_ld (work_ld >= dim), e.g. memory
+     * apply uses as its own scratch anyway; NULL: a block of the iteration's own */
+    double *work;
+    size_t work_ld;
 } cr_eigen_problem;
 
 enum { CR_EIGEN_MAX_BLOCK = 16 };
