@@ -524,5 +524,46 @@ static void test_subspace_dense(void)
     free(C), free(D), free(Z);
 }
 
-CHECK_MAIN(CASE(test_subspace_dense), CASE(test_column), CASE(test_greenhill), CASE(test_cantilever), CASE(test_reused_tangent), CASE(test_free_twist),
+/* A long block on threads (cr_eigen_problem.pool: the Gram matrices and V R⁻¹ by row
+ * ranges): C = diag(d) with d_i = ±1/(1 + i/3)² in a scrambled order, n = 3·10⁴ (ranges of
+ * whole 512-row chunks); the values are the four largest |d| and agree with the serial run
+ * to round-off */
+static cr_status diag_apply(void *ctx, const double *X, double *Y, size_t ldy, int count)
+{
+    const double *d = ((const double **)ctx)[0];
+    const size_t n = (size_t)((const double **)ctx)[1][0];
+    for (int j = 0; j < count; ++j)
+        for (size_t i = 0; i < n; ++i) Y[(size_t)j * ldy + i] = d[i] * X[(size_t)j * n + i];
+    return CR_OK;
+}
+
+static void test_subspace_threads(void)
+{
+    enum { N = 30000 };
+    double *d = malloc(N * sizeof *d), nd = N;
+    for (int i = 0; i < N; ++i) {
+        int k = (int)(((long)i * 7919) % N); /* 7919 is prime: a permutation */
+        d[k] = (i % 4 == 1 ? -1.0 : 1.0) / ((1.0 + i / 3.0) * (1.0 + i / 3.0));
+    }
+    const double *ctx[2] = {d, &nd};
+    cr_pool *pool = cr_pool_create(2);
+    cr_eigen_result r[2] = {{0}, {0}};
+    for (int v = 0; v < 2; ++v) {
+        cr_eigen_problem p = {.dim = N, .ctx = (void *)ctx, .apply = diag_apply, .pool = v ? pool : NULL};
+        CHECK(cr_subspace_iteration(&p, 6, 4, 60, 1e-6, &r[v]) == CR_OK);
+    }
+    const double exact[4] = {1.0, -1.0 / (4.0 / 3 * 4.0 / 3), 1.0 / (5.0 / 3 * 5.0 / 3), 1.0 / (2.0 * 2.0)};
+    for (int j = 0; j < 4; ++j) {
+        fprintf(stderr, "  diagonal n = %d: ν%d %.12g serial, %.12g on 2 threads (exact %.12g), %d/%d iterations\n", N,
+                j, r[0].re[j], r[1].re[j], exact[j], r[0].iterations, r[1].iterations);
+        CHECK(fabs(r[0].re[j] / exact[j] - 1) < 1e-6);
+        CHECK(fabs(r[1].re[j] / r[0].re[j] - 1) < 1e-12 && r[1].iterations == r[0].iterations);
+    }
+    cr_eigen_result_free(&r[0]);
+    cr_eigen_result_free(&r[1]);
+    cr_pool_destroy(pool);
+    free(d);
+}
+
+CHECK_MAIN(CASE(test_subspace_dense), CASE(test_subspace_threads), CASE(test_column), CASE(test_greenhill), CASE(test_cantilever), CASE(test_reused_tangent), CASE(test_free_twist),
            CASE(test_follower_moment))

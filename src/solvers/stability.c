@@ -117,15 +117,14 @@ CR_CLONES static void gram(const double *A, size_t lda, const double *B, size_t 
     }
 }
 
-/* One step of Cholesky QR: with G = SᵀS = RᵀR (upper triangle of G given), V ← S R⁻¹ in one
- * pass over the rows (S: column j at S + j·lds; S == V, in place). Returns 0 (V untouched) when the block is too close to
- * rank-deficient: R singular to working precision or its diagonal spanning more than 10⁶
- * (a lower bound of cond(R)), beyond which the
- * orthogonality of one step, eps cond², is no longer small enough for a second step to
- * restore (Cholesky QR2: Fukaya, Nakatsukasa, Yanagisawa and Yamamoto, 2014). */
-CR_CLONES static int cholesky_qr_step(double *V, const double *S, size_t lds, int k, size_t n, const double *G)
+/* Cholesky QR's R⁻¹ (upper, column-major) from G = SᵀS = RᵀR (upper triangle of G given).
+ * Returns 0 when the block is too close to rank-deficient: R singular to working
+ * precision or its diagonal spanning more than 10⁶ (a lower bound of cond(R)), beyond
+ * which the orthogonality of one step, eps cond², is no longer small enough for a second
+ * step to restore (Cholesky QR2: Fukaya, Nakatsukasa, Yanagisawa and Yamamoto, 2014). */
+static int cholesky_r_inverse(const double *G, int k, double *Ri)
 {
-    double R[CR_EIGEN_MAX_BLOCK * CR_EIGEN_MAX_BLOCK], Ri[CR_EIGEN_MAX_BLOCK * CR_EIGEN_MAX_BLOCK];
+    double R[CR_EIGEN_MAX_BLOCK * CR_EIGEN_MAX_BLOCK];
     memcpy(R, G, (size_t)k * k * sizeof *R);
     int info = 0;
     dpotrf_("U", &k, R, &k, &info);
@@ -140,10 +139,18 @@ CR_CLONES static int cholesky_qr_step(double *V, const double *S, size_t lds, in
             for (int l = i + 1; l <= j; ++l) s -= R[i + l * k] * Ri[l + j * k];
             Ri[i + j * k] = s / R[i + i * k];
         }
+    return 1;
+}
+
+/* V ← S R⁻¹ on n rows in one pass (V: column j at V + j·ldv; S at S + j·lds; S == V: in
+ * place, column j from columns i <= j not yet overwritten) */
+CR_CLONES static void mul_r_inverse(double *V, size_t ldv, const double *S, size_t lds, int k, size_t n,
+                                    const double *Ri)
+{
     for (size_t r0 = 0; r0 < n; r0 += CHUNK) {
         size_t len = n - r0 < CHUNK ? n - r0 : CHUNK;
-        for (int j = k - 1; j >= 0; --j) { /* column j from columns i <= j, not yet overwritten */
-            double *vj = V + (size_t)j * n + r0;
+        for (int j = k - 1; j >= 0; --j) {
+            double *vj = V + (size_t)j * ldv + r0;
             const double *sj = S + (size_t)j * lds + r0, d = Ri[j + j * k];
             for (size_t r = 0; r < len; ++r) vj[r] = sj[r] * d;
             for (int i = 0; i < j; ++i) {
@@ -152,28 +159,113 @@ CR_CLONES static int cholesky_qr_step(double *V, const double *S, size_t lds, in
             }
         }
     }
-    return 1;
+}
+
+/* ---- the passes over the rows on the threads (cr_eigen_problem.pool) ----
+ * One coarse region per pass, rows cut into ranges of whole CHUNKs, one per thread; a
+ * Gram matrix is the sum of the ranges' in range order (deterministic for a thread count,
+ * equal to the serial one to round-off). */
+#define PASS_MAX_RANGES 8
+
+typedef struct pass_job {
+    const double *A, *B; /* gram: AᵀB (and BᵀB); r_inverse: B = S */
+    size_t lda, ldb, n;
+    double *V;
+    int k, ranges;
+    const double *Ri;
+    double G[PASS_MAX_RANGES][CR_EIGEN_MAX_BLOCK * CR_EIGEN_MAX_BLOCK];
+    double H[PASS_MAX_RANGES][CR_EIGEN_MAX_BLOCK * CR_EIGEN_MAX_BLOCK];
+    int with_h;
+} pass_job;
+
+static void range_of(const pass_job *j, int t, size_t *lo, size_t *len)
+{
+    size_t chunks = (j->n + CHUNK - 1) / CHUNK, a = chunks * t / j->ranges * CHUNK,
+           b = t + 1 == j->ranges ? j->n : chunks * (t + 1) / j->ranges * CHUNK;
+    *lo = a < j->n ? a : j->n;
+    *len = (b < j->n ? b : j->n) - *lo;
+}
+
+static void gram_task(void *arg, int t)
+{
+    pass_job *j = arg;
+    size_t lo, len;
+    range_of(j, t, &lo, &len);
+    gram(j->A + lo, j->lda, j->B + lo, j->ldb, j->k, len, j->with_h ? j->H[t] : NULL, j->G[t]);
+}
+
+static void r_inverse_task(void *arg, int t)
+{
+    pass_job *j = arg;
+    size_t lo, len;
+    range_of(j, t, &lo, &len);
+    mul_r_inverse(j->V + lo, j->n, j->B + lo, j->ldb, j->k, len, j->Ri);
+}
+
+static int pass_ranges(cr_pool *pool, size_t n)
+{
+    int t = cr_pool_threads(pool);
+    if (t > PASS_MAX_RANGES) t = PASS_MAX_RANGES;
+    return n >= (size_t)t * 4 * CHUNK ? t : 1; /* short blocks: one range */
+}
+
+/* gram() on the pool's threads */
+static void gram_on(cr_pool *pool, const double *A, size_t lda, const double *B, size_t ldb, int k, size_t n,
+                    double *H, double *G)
+{
+    const int ranges = pass_ranges(pool, n);
+    if (ranges <= 1) {
+        gram(A, lda, B, ldb, k, n, H, G);
+        return;
+    }
+    pass_job *j = malloc(sizeof *j); /* 33 kB: not on a worker-sized stack */
+    if (!j) {
+        gram(A, lda, B, ldb, k, n, H, G);
+        return;
+    }
+    *j = (pass_job){.A = A, .B = B, .lda = lda, .ldb = ldb, .n = n, .k = k, .ranges = ranges, .with_h = H != NULL};
+    cr_pool_run(pool, ranges, gram_task, j);
+    for (int a = 0; a < k * k; ++a) {
+        double g = 0, h = 0;
+        for (int t = 0; t < ranges; ++t) g += j->G[t][a], h += H ? j->H[t][a] : 0.0;
+        G[a] = g;
+        if (H) H[a] = h;
+    }
+    free(j);
+}
+
+/* V ← S R⁻¹ on the pool's threads */
+static void mul_r_inverse_on(cr_pool *pool, double *V, const double *S, size_t lds, int k, size_t n, const double *Ri)
+{
+    const int ranges = pass_ranges(pool, n);
+    if (ranges <= 1) {
+        mul_r_inverse(V, n, S, lds, k, n, Ri);
+        return;
+    }
+    pass_job j = {.B = S, .ldb = lds, .n = n, .V = V, .k = k, .ranges = ranges, .Ri = Ri};
+    cr_pool_run(pool, ranges, r_inverse_task, &j);
 }
 
 /* V ← an orthonormal basis of the span of S (column j at S + j·lds; S == V: in place).
  * Cholesky QR twice: two passes over the rows per step (its Gram matrix, then S R⁻¹) where
  * Gram–Schmidt makes four per vector, which at 10⁶ nodes read the block ~80 times an
  * iteration. G0: SᵀS when the caller has it (from its own pass), else NULL. Gram–Schmidt
- * when Cholesky QR cannot (see cholesky_qr_step). */
-static void orthonormalize(double *V, const double *S, size_t lds, int k, size_t n, const double *G0,
+ * (serial) when Cholesky QR cannot (see cholesky_r_inverse). */
+static void orthonormalize(cr_pool *pool, double *V, const double *S, size_t lds, int k, size_t n, const double *G0,
                            unsigned long *seed)
 {
-    double G[CR_EIGEN_MAX_BLOCK * CR_EIGEN_MAX_BLOCK];
+    double G[CR_EIGEN_MAX_BLOCK * CR_EIGEN_MAX_BLOCK], Ri[CR_EIGEN_MAX_BLOCK * CR_EIGEN_MAX_BLOCK];
     for (int step = 0; step < 2; ++step) {
         const double *from = step == 0 ? S : V;
         const size_t ld = step == 0 ? lds : n;
-        if (step > 0 || !G0) gram(from, ld, from, ld, k, n, NULL, G);
-        if (!cholesky_qr_step(V, from, ld, k, n, step > 0 || !G0 ? G : G0)) {
+        if (step > 0 || !G0) gram_on(pool, from, ld, from, ld, k, n, NULL, G);
+        if (!cholesky_r_inverse(step > 0 || !G0 ? G : G0, k, Ri)) {
             if (from != V)
                 for (int j = 0; j < k; ++j) memcpy(V + (size_t)j * n, from + (size_t)j * ld, n * sizeof(double));
             gram_schmidt(V, k, n, seed);
             return;
         }
+        mul_r_inverse_on(pool, V, from, ld, k, n, Ri);
     }
 }
 
@@ -242,7 +334,7 @@ cr_status cr_subspace_iteration(const cr_eigen_problem *p, int k, int wanted, in
     double wr[CR_EIGEN_MAX_BLOCK], wi[CR_EIGEN_MAX_BLOCK], prev[CR_EIGEN_MAX_BLOCK], work[64 * CR_EIGEN_MAX_BLOCK];
     int order[CR_EIGEN_MAX_BLOCK], lwork = 64 * CR_EIGEN_MAX_BLOCK, one = 1, info = 0;
     for (int j = 0; j < k; ++j) prev[j] = NAN;
-    orthonormalize(V, V, n, k, n, NULL, &seed);
+    orthonormalize(p->pool, V, V, n, k, n, NULL, &seed);
     cr_status st = CR_OK;
     for (int it = 1;; ++it) {
         st = p->apply(p->ctx, V, W, ldw, k);
@@ -253,7 +345,7 @@ cr_status cr_subspace_iteration(const cr_eigen_problem *p, int k, int wanted, in
         out->iterations = it;
         /* column-major H(a, b) = v_aᵀ C v_b, and G = WᵀW for the residuals and the next
          * orthonormalization, in one pass over the rows */
-        gram(V, n, W, ldw, k, n, H, G);
+        gram_on(p->pool, V, n, W, ldw, k, n, H, G);
         double skew = 0, norm = 0; /* |H − Hᵀ| / |H|: C's departure from symmetry, as far as H sees it */
         for (int a = 0; a < k; ++a)
             for (int b = 0; b < k; ++b) {
@@ -298,7 +390,7 @@ cr_status cr_subspace_iteration(const cr_eigen_problem *p, int k, int wanted, in
             prev[j] = mag;
         }
         if (done || near || it >= max_iterations) break;
-        orthonormalize(V, W, ldw, k, n, G, &seed); /* C V is the next V */
+        orthonormalize(p->pool, V, W, ldw, k, n, G, &seed); /* C V is the next V */
     }
     if (st == CR_OK) {
         /* the Ritz pairs, their residuals, and the real parts of their vectors' coefficients,

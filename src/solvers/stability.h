@@ -8,6 +8,7 @@
 #define COSSERAT_STABILITY_H
 
 #include "cosserat/base.h"
+#include "linalg/pool.h"
 
 #include <stddef.h>
 
@@ -22,6 +23,8 @@ typedef struct cr_eigen_problem {
      * apply uses as its own scratch anyway; NULL: a block of the iteration's own */
     double *work;
     size_t work_ld;
+    /* optional: threads for the passes over the block (Gram matrices, V R⁻¹); NULL: serial */
+    cr_pool *pool;
 } cr_eigen_problem;
 
 enum { CR_EIGEN_MAX_BLOCK = 16 };
