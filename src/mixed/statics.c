@@ -247,8 +247,9 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
          * chunk's factors read once per iteration by its thread. Not with rigid strain
          * components: their last Newton update is not small enough (rigid shear: ω² off by
          * up to 86 % in test_stability's test_reused_tangent). The correction's matrices go
-         * first: the estimate's peak memory stays the solve's (with three or more chunks
-         * about 0.3 kB per element above it, for the chunks' fill-in kept for its solves). */
+         * first: the estimate's peak memory stays about the solve's (its iteration keeps C V
+         * in the block of solves; with three or more chunks the chunks' fill-in, kept for
+         * its solves, takes about what the correction's matrices gave back). */
         cr_blocktri_destroy(ctx.Jr);
         cr_blocktri_part_destroy(ctx.Jr_part);
         ctx.Jr = NULL, ctx.Jr_part = NULL;
