@@ -173,9 +173,7 @@ typedef struct pass_job {
     double *V;
     int k, ranges;
     const double *Ri;
-    double G[PASS_MAX_RANGES][CR_EIGEN_MAX_BLOCK * CR_EIGEN_MAX_BLOCK];
-    double H[PASS_MAX_RANGES][CR_EIGEN_MAX_BLOCK * CR_EIGEN_MAX_BLOCK];
-    int with_h;
+    double *G, *H; /* gram: the ranges' k×k partial sums, one after the other (H: NULL) */
 } pass_job;
 
 static void range_of(const pass_job *j, int t, size_t *lo, size_t *len)
@@ -191,7 +189,8 @@ static void gram_task(void *arg, int t)
     pass_job *j = arg;
     size_t lo, len;
     range_of(j, t, &lo, &len);
-    gram(j->A + lo, j->lda, j->B + lo, j->ldb, j->k, len, j->with_h ? j->H[t] : NULL, j->G[t]);
+    const size_t kk = (size_t)j->k * j->k;
+    gram(j->A + lo, j->lda, j->B + lo, j->ldb, j->k, len, j->H ? j->H + t * kk : NULL, j->G + t * kk);
 }
 
 static void r_inverse_task(void *arg, int t)
@@ -218,20 +217,22 @@ static void gram_on(cr_pool *pool, const double *A, size_t lda, const double *B,
         gram(A, lda, B, ldb, k, n, H, G);
         return;
     }
-    pass_job *j = malloc(sizeof *j); /* 33 kB: not on a worker-sized stack */
-    if (!j) {
+    const size_t kk = (size_t)k * k;
+    double *partial = malloc(2 * ranges * kk * sizeof *partial);
+    if (!partial) {
         gram(A, lda, B, ldb, k, n, H, G);
         return;
     }
-    *j = (pass_job){.A = A, .B = B, .lda = lda, .ldb = ldb, .n = n, .k = k, .ranges = ranges, .with_h = H != NULL};
-    cr_pool_run(pool, ranges, gram_task, j);
-    for (int a = 0; a < k * k; ++a) {
+    pass_job j = {.A = A, .B = B, .lda = lda, .ldb = ldb, .n = n, .k = k, .ranges = ranges, .G = partial,
+                  .H = H ? partial + ranges * kk : NULL};
+    cr_pool_run(pool, ranges, gram_task, &j);
+    for (size_t a = 0; a < kk; ++a) {
         double g = 0, h = 0;
-        for (int t = 0; t < ranges; ++t) g += j->G[t][a], h += H ? j->H[t][a] : 0.0;
+        for (int t = 0; t < ranges; ++t) g += j.G[t * kk + a], h += H ? j.H[t * kk + a] : 0.0;
         G[a] = g;
         if (H) H[a] = h;
     }
-    free(j);
+    free(partial);
 }
 
 /* V ← S R⁻¹ on the pool's threads */
