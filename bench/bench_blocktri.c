@@ -90,8 +90,10 @@ int main(int argc, char **argv)
                 for (int j = 0; x6 && j < 6; ++j) memcpy(x6 + j * N, rhs, N * sizeof(double));
                 t0 = now();
                 if (!x6) continue;
-                if (c == 0) cr_blocktri_solve_many(W, x6, 6);
-                else cr_blocktri_part_solve_many(parts[P], W, pl, x6, N, 6);
+                if (c == 0)
+                    cr_blocktri_solve_many(W, x6, 6);
+                else
+                    cr_blocktri_part_solve_many(parts[P], W, pl, x6, N, 6);
                 t = now() - t0;
                 if (t < best6[c]) best6[c] = t;
             }

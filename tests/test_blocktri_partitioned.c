@@ -52,7 +52,8 @@ static double compare_many(const cr_blocktri *S, cr_blocktri_part *p, const cr_b
     }
     if (cr_blocktri_part_solve_many(p, Pm, pool, xp, ld, nrhs) != CR_OK) d = INFINITY;
     for (int j = 0; j < nrhs; ++j) {
-        for (size_t k = 0; k < N; ++k) d = fmax(d, fabs(xp[j * ld + k] - xs[j * N + k])), s = fmax(s, fabs(xs[j * N + k]));
+        for (size_t k = 0; k < N; ++k)
+            d = fmax(d, fabs(xp[j * ld + k] - xs[j * N + k])), s = fmax(s, fabs(xs[j * N + k]));
         for (size_t k = N; k < ld; ++k) d = fmax(d, xp[j * ld + k] == 1234.5 ? 0.0 : INFINITY);
     }
     free(xs);

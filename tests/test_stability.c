@@ -565,5 +565,5 @@ static void test_subspace_threads(void)
     free(d);
 }
 
-CHECK_MAIN(CASE(test_subspace_dense), CASE(test_subspace_threads), CASE(test_column), CASE(test_greenhill), CASE(test_cantilever), CASE(test_reused_tangent), CASE(test_free_twist),
-           CASE(test_follower_moment))
+CHECK_MAIN(CASE(test_subspace_dense), CASE(test_subspace_threads), CASE(test_column), CASE(test_greenhill),
+           CASE(test_cantilever), CASE(test_reused_tangent), CASE(test_free_twist), CASE(test_follower_moment))

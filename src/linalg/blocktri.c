@@ -1027,17 +1027,21 @@ CR_INLINE void chunk_backward_many(const cr_blocktri *m, const int b, int first,
 /* one instance per size, with the stability estimate's block of 6 vectors as a constant
  * (unrolled and vectorized like solve7x6); RECIP as the same size's chunk_factor */
 #define CR_CHUNK_MANY_KERNELS(suffix, B, attr, RECIP)                                                                  \
-    attr static void chunk_forward_many_##suffix(const cr_blocktri *m, int first, int len, int dir, const double *G,  \
+    attr static void chunk_forward_many_##suffix(const cr_blocktri *m, int first, int len, int dir, const double *G,   \
                                                  double *x, size_t ld, int nrhs, double *yh)                           \
     {                                                                                                                  \
-        if (nrhs == 6) chunk_forward_many(m, B, first, len, dir, G, x, ld, 6, yh, RECIP);                              \
-        else chunk_forward_many(m, B, first, len, dir, G, x, ld, nrhs, yh, RECIP);                                     \
+        if (nrhs == 6)                                                                                                 \
+            chunk_forward_many(m, B, first, len, dir, G, x, ld, 6, yh, RECIP);                                         \
+        else                                                                                                           \
+            chunk_forward_many(m, B, first, len, dir, G, x, ld, nrhs, yh, RECIP);                                      \
     }                                                                                                                  \
-    attr static void chunk_backward_many_##suffix(const cr_blocktri *m, int first, int len, int dir, int has_far,     \
+    attr static void chunk_backward_many_##suffix(const cr_blocktri *m, int first, int len, int dir, int has_far,      \
                                                   const double *G, double *x, size_t ld, int nrhs)                     \
     {                                                                                                                  \
-        if (nrhs == 6) chunk_backward_many(m, B, first, len, dir, has_far, G, x, ld, 6);                               \
-        else chunk_backward_many(m, B, first, len, dir, has_far, G, x, ld, nrhs);                                      \
+        if (nrhs == 6)                                                                                                 \
+            chunk_backward_many(m, B, first, len, dir, has_far, G, x, ld, 6);                                          \
+        else                                                                                                           \
+            chunk_backward_many(m, B, first, len, dir, has_far, G, x, ld, nrhs);                                       \
     }
 
 /* one kernel per phase and size; the 7×7 and 3×3 ones also in the AVX2 + FMA build */
@@ -1064,7 +1068,7 @@ CR_CHUNK_MANY_KERNELS(7, 7, , 0)
 CR_CHUNK_MANY_KERNELS(3, 3, , 0)
 CR_CHUNK_MANY_KERNELS(any, m->b, , 0)
 #define CR_CHUNK_FACTOR_SOLVE(suffix, B)                                                                               \
-    static cr_status chunk_factor_solve_##suffix(cr_blocktri *m, int first, int len, int dir, int has_far, double *x, \
+    static cr_status chunk_factor_solve_##suffix(cr_blocktri *m, int first, int len, int dir, int has_far, double *x,  \
                                                  int *bad)                                                             \
     {                                                                                                                  \
         return chunk_factor_solve(m, B, first, len, dir, has_far, x, bad, 0);                                          \

@@ -71,7 +71,8 @@ cr_blocktri_part *cr_blocktri_part_create(int n, int b, int chunks, const int *s
     p->bad = calloc((size_t)P, sizeof *p->bad);
     if (P > 2) p->G = malloc(sizeof(double) * bb * n);
     if (P > 1) p->R = cr_blocktri_create(P - 1, b);
-    if (!p->sep || !p->gh || !p->zh || !p->yh || !p->yh_many || !p->fail || !p->bad || (P > 2 && !p->G) || (P > 1 && !p->R)) {
+    if (!p->sep || !p->gh || !p->zh || !p->yh || !p->yh_many || !p->fail || !p->bad || (P > 2 && !p->G) ||
+        (P > 1 && !p->R)) {
         cr_blocktri_part_destroy(p);
         return NULL;
     }
@@ -212,8 +213,8 @@ static void solve_separators(cr_blocktri_part *p, const cr_blocktri *m, double *
         double *rk = r + (size_t)k * b;
         memcpy(rk, x + (size_t)s * b, b * sizeof(double));
         gemv_sub(b, m->lower + (size_t)s * b * b, x + (size_t)(s - 1) * b, rk);
-        gemv_sub(b, m->upper + (size_t)s * b * b, k + 1 == P - 1 ? x + (size_t)(s + 1) * b : p->yh + (size_t)(k + 1) * b,
-                 rk);
+        gemv_sub(b, m->upper + (size_t)s * b * b,
+                 k + 1 == P - 1 ? x + (size_t)(s + 1) * b : p->yh + (size_t)(k + 1) * b, rk);
     }
     cr_blocktri_solve(p->R, r);
     for (int k = 0; k < P - 1; ++k) memcpy(x + (size_t)p->sep[k] * b, r + (size_t)k * b, b * sizeof(double));
@@ -276,8 +277,8 @@ static void backward_many_task(void *arg, int k)
 
 /* cr_blocktri_part_solve's steps on a group of columns; the separators' system gets all
  * of them in one cr_blocktri_solve_many */
-cr_status cr_blocktri_part_solve_many(cr_blocktri_part *p, const cr_blocktri *m, cr_pool *pool, double *x,
-                                      size_t ld, int nrhs)
+cr_status cr_blocktri_part_solve_many(cr_blocktri_part *p, const cr_blocktri *m, cr_pool *pool, double *x, size_t ld,
+                                      int nrhs)
 {
     const int P = p->P, b = p->b;
     const size_t ns = (size_t)(P - 1) * b; /* the separators' unknowns */

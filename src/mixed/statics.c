@@ -94,8 +94,10 @@ static cr_status correct_positions(void *ctx, double lf, double *x)
     if (m->rigid_count > 0) return CR_OK;
     cr_supports_at at = set_scales(c, lf);
     cr_status st = cr_mixed_force_residual_par(m, &at, c->scale, x, c->F, c->Jr, c->pool);
-    if (st == CR_OK && c->Jr_part) st = cr_blocktri_part_factor_solve(c->Jr_part, c->Jr, c->pool, c->F, NULL);
-    else if (st == CR_OK) st = cr_blocktri_factor_solve(c->Jr, c->F, NULL);
+    if (st == CR_OK && c->Jr_part)
+        st = cr_blocktri_part_factor_solve(c->Jr_part, c->Jr, c->pool, c->F, NULL);
+    else if (st == CR_OK)
+        st = cr_blocktri_factor_solve(c->Jr, c->F, NULL);
     if (st != CR_OK) return st;
     for (int i = 0; i < m->nodes; ++i)
         for (int r = 0; r < 3; ++r) x[(size_t)i * m->block + r] -= c->F[i * 3 + r];
@@ -254,8 +256,8 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
         cr_blocktri_part_destroy(ctx.Jr_part);
         ctx.Jr = NULL, ctx.Jr_part = NULL;
         int reuse = lu_valid && model->rigid_count == 0;
-        cr_static_tangent tangent = {.J = J, .part = part, .pool = ctx.pool, .factored = reuse, .work = work,
-                                     .work_size = work_size};
+        cr_static_tangent tangent = {
+            .J = J, .part = part, .pool = ctx.pool, .factored = reuse, .work = work, .work_size = work_size};
         cr_mixed_static_stability(model, &at, ctx.scale, state->x, o.stability_modes, &tangent, &r->stability);
     } else if (err && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE)) {
         /* a load step that failed on a tangent with a free motion: say which one, first (the

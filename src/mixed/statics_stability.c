@@ -265,8 +265,7 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
     cr_eigen_result er = {0};
     if (st == CR_OK) {
         rep->unit_density = lumped_mass(m, c.sqrt_mass);
-        cr_eigen_problem p = {.dim = n6, .ctx = &c, .apply = apply, .work = c.many, .work_ld = dim,
-                              .pool = c.pool};
+        cr_eigen_problem p = {.dim = n6, .ctx = &c, .apply = apply, .work = c.many, .work_ld = dim, .pool = c.pool};
         st = cr_subspace_iteration(&p, block, modes, STABILITY_ITERATIONS, STABILITY_TOL, &er);
     }
     if (st == CR_OK && er.count > 0) {

@@ -209,8 +209,8 @@ static int pass_ranges(cr_pool *pool, size_t n)
 }
 
 /* gram() on the pool's threads */
-static void gram_on(cr_pool *pool, const double *A, size_t lda, const double *B, size_t ldb, int k, size_t n,
-                    double *H, double *G)
+static void gram_on(cr_pool *pool, const double *A, size_t lda, const double *B, size_t ldb, int k, size_t n, double *H,
+                    double *G)
 {
     const int ranges = pass_ranges(pool, n);
     if (ranges <= 1) {
@@ -223,7 +223,14 @@ static void gram_on(cr_pool *pool, const double *A, size_t lda, const double *B,
         gram(A, lda, B, ldb, k, n, H, G);
         return;
     }
-    pass_job j = {.A = A, .B = B, .lda = lda, .ldb = ldb, .n = n, .k = k, .ranges = ranges, .G = partial,
+    pass_job j = {.A = A,
+                  .B = B,
+                  .lda = lda,
+                  .ldb = ldb,
+                  .n = n,
+                  .k = k,
+                  .ranges = ranges,
+                  .G = partial,
                   .H = H ? partial + ranges * kk : NULL};
     cr_pool_run(pool, ranges, gram_task, &j);
     for (size_t a = 0; a < kk; ++a) {
