@@ -2,8 +2,10 @@
  * with 7×7 blocks (statics) or 3×3 (position correction), serial block Thomas against
  * the partitioned LU with 1..T chunks, the chunks run on the caller alone ("seq") and
  * on a pool of as many threads ("par"). Best of R alternating runs, in ns per block row.
- * Then the same for a solve of 6 right-hand sides with the factors (the stability
- * estimate's block of vectors: cr_blocktri_solve_many, cr_blocktri_part_solve_many).
+ * Then ("fused") factor and solve in one pass (cr_blocktri_factor_solve,
+ * cr_blocktri_part_factor_solve: the position correction's, 3×3 with --block 3), and a
+ * solve of 6 right-hand sides with the factors (the stability estimate's block of vectors:
+ * cr_blocktri_solve_many, cr_blocktri_part_solve_many).
  *
  *   build/bench_blocktri [--repeats R] [--threads T] [--block b] [n ...]
  *
@@ -65,8 +67,8 @@ int main(int argc, char **argv)
         for (int c = 0; c < 1 + 2 * threads; ++c) best[c] = 1e30;
         cr_blocktri_part *parts[65] = {0};
         for (int P = 1; P <= threads; ++P) parts[P] = cr_blocktri_part_create(n, b, P, NULL);
-        double best6[1 + 2 * 64];
-        for (int c = 0; c < 1 + 2 * threads; ++c) best6[c] = 1e30;
+        double best6[1 + 2 * 64], bestf[1 + 2 * 64];
+        for (int c = 0; c < 1 + 2 * threads; ++c) best6[c] = bestf[c] = 1e30;
         double *x6 = malloc(6 * N * sizeof *x6);
         for (int r = 0; r < repeats; ++r)
             for (int c = 0; c < 1 + 2 * threads; ++c) { /* alternating */
@@ -96,10 +98,24 @@ int main(int argc, char **argv)
                     cr_blocktri_part_solve_many(parts[P], W, pl, x6, N, 6);
                 t = now() - t0;
                 if (t < best6[c]) best6[c] = t;
+                memcpy(W->diag, A->diag, bb * sizeof(double));
+                memcpy(W->lower, A->lower, bb * sizeof(double));
+                memcpy(W->upper, A->upper, bb * sizeof(double));
+                memcpy(x, rhs, N * sizeof(double));
+                t0 = now();
+                if (c == 0)
+                    cr_blocktri_factor_solve(W, x, NULL);
+                else
+                    cr_blocktri_part_factor_solve(parts[P], W, pl, x, NULL);
+                t = now() - t0;
+                if (t < bestf[c]) bestf[c] = t;
             }
         printf("%9d %10.1f", n, 1e9 * best[0] / n);
         for (int c = 1; c < 1 + 2 * threads; ++c) printf(" %12.1f", 1e9 * best[c] / n);
         printf("  %.2f\n", best[0] / best[2 * threads]);
+        printf("%9s %10.1f", "fused", 1e9 * bestf[0] / n);
+        for (int c = 1; c < 1 + 2 * threads; ++c) printf(" %12.1f", 1e9 * bestf[c] / n);
+        printf("  %.2f\n", bestf[0] / bestf[2 * threads]);
         printf("%9s %10.1f", "6 rhs", 1e9 * best6[0] / n);
         for (int c = 1; c < 1 + 2 * threads; ++c) printf(" %12.1f", 1e9 * best6[c] / n);
         printf("  %.2f\n", best6[0] / best6[2 * threads]);
