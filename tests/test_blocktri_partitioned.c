@@ -151,9 +151,11 @@ static void test_singular(void)
 {
     srand(5);
     cr_pool *pool = cr_pool_create(2);
-    const int n = 20, b = 3, rows[2] = {12, 6};
+    /* in the middle chunk, in a separator, in the first and in the last chunk (the fused
+     * end-chunk kernels of cr_blocktri_part_factor_solve) */
+    const int n = 20, b = 3, rows[4] = {12, 6, 2, 17};
     const int sep[2] = {6, 13};
-    for (int t = 0; t < 2; ++t) {
+    for (int t = 0; t < 4; ++t) {
         cr_blocktri *J = cr_blocktri_create(n, b);
         fill_random(J);
         cr_blocktri_reset_rows(J, rows[t], b, 0); /* a zero block row */

@@ -242,14 +242,16 @@ static void test_cantilever(void)
  * update away), else the tangent there, factored serially on one thread and partitioned on
  * two (the block of vectors then solved on the chunks together, cr_blocktri_part_solve_many);
  * with rigid strain components always a fresh one (their last update is not small enough:
- * reused, ω² were off by 3e-5). And with a partitioned LU lent by the caller (no
- * pool: its chunks in turn). Every variant's ω² must agree with an estimate from a
- * tangent assembled and factored afresh at the end state. */
+ * reused, ω² were off by 3e-5). And with a partitioned LU lent by the caller: two
+ * chunks factored inside, with no pool (its chunks in turn); three chunks (a middle one,
+ * with its fill-in) factored by the caller and solved on two threads. Every variant's ω²
+ * must agree with an estimate from a tangent assembled and factored afresh at the end
+ * state. */
 static void test_reused_tangent(void)
 {
-    const char *what[4] = {"1 thread (Newton's LU)", "2 threads (partitioned LU)", "rigid shear (fresh LU)",
-                           "partitioned LU, no pool"};
-    for (int v = 0; v < 4; ++v) {
+    const char *what[5] = {"1 thread (Newton's LU)", "2 threads (partitioned LU)", "rigid shear (fresh LU)",
+                           "partitioned LU, no pool", "3-chunk LU factored by the caller, 2 threads"};
+    for (int v = 0; v < 5; ++v) {
         cantilever c;
         cantilever_init(&c, 40, -20.0); /* tip load 10 EI/L² */
         if (v == 2) c.d.rigid_strains = CR_RIGID_GAMMA_Y | CR_RIGID_GAMMA_Z;
@@ -269,6 +271,21 @@ static void test_reused_tangent(void)
             cr_blocktri_part *part = cr_blocktri_part_create(m->nodes, m->block, 2, NULL);
             cr_static_tangent t = {.J = J, .part = part};
             CHECK(J && part && cr_mixed_static_stability(m, &at, s->load_scale, s->x, o.stability_modes, &t, &got) == CR_OK);
+            cr_blocktri_part_destroy(part);
+            cr_blocktri_destroy(J);
+        }
+        if (v == 4) { /* factored = 1: the estimate only solves with it */
+            cr_blocktri *J = cr_blocktri_create(m->nodes, m->block);
+            cr_blocktri_part *part = cr_blocktri_part_create(m->nodes, m->block, 3, NULL);
+            cr_pool *pool = cr_pool_create(2);
+            double *F = malloc((size_t)m->nodes * m->block * sizeof *F);
+            CHECK(J && part && pool && F);
+            CHECK(cr_mixed_static_residual(m, &at, s->load_scale, s->x, F, J, NULL) == CR_OK);
+            CHECK(cr_blocktri_part_factor(part, J, pool, NULL) == CR_OK);
+            cr_static_tangent t = {.J = J, .part = part, .pool = pool, .factored = 1};
+            CHECK(cr_mixed_static_stability(m, &at, s->load_scale, s->x, o.stability_modes, &t, &got) == CR_OK);
+            free(F);
+            cr_pool_destroy(pool);
             cr_blocktri_part_destroy(part);
             cr_blocktri_destroy(J);
         }
@@ -547,6 +564,7 @@ static void test_subspace_threads(void)
     }
     const double *ctx[2] = {d, &nd};
     cr_pool *pool = cr_pool_create(2);
+    CHECK(pool != NULL); /* else both runs would be serial */
     cr_eigen_result r[2] = {{0}, {0}};
     for (int v = 0; v < 2; ++v) {
         cr_eigen_problem p = {.dim = N, .ctx = (void *)ctx, .apply = diag_apply, .pool = v ? pool : NULL};

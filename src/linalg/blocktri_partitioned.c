@@ -201,13 +201,13 @@ static void backward_task(void *arg, int k)
 }
 
 /* the separators' right-hand sides after the chunks' forward sweeps, solved in place in x's
- * separator rows */
-static void solve_separators(cr_blocktri_part *p, const cr_blocktri *m, double *x)
+ * separator rows; 0 when their scratch cannot be had (more than 4096 / b chunks only) */
+static int solve_separators(cr_blocktri_part *p, const cr_blocktri *m, double *x)
 {
     const int P = p->P, b = p->b;
     double rr[64 * 64];
     double *r = P - 1 <= 64 * 64 / b ? rr : malloc(sizeof(double) * (size_t)(P - 1) * b);
-    if (!r) return; /* cannot happen for the chunk counts of a pool (<= 64) */
+    if (!r) return 0;
     for (int k = 0; k < P - 1; ++k) {
         const int s = p->sep[k];
         double *rk = r + (size_t)k * b;
@@ -219,6 +219,7 @@ static void solve_separators(cr_blocktri_part *p, const cr_blocktri *m, double *
     cr_blocktri_solve(p->R, r);
     for (int k = 0; k < P - 1; ++k) memcpy(x + (size_t)p->sep[k] * b, r + (size_t)k * b, b * sizeof(double));
     if (r != rr) free(r);
+    return 1;
 }
 
 void cr_blocktri_part_solve(cr_blocktri_part *p, const cr_blocktri *m, cr_pool *pool, double *x)
@@ -226,7 +227,7 @@ void cr_blocktri_part_solve(cr_blocktri_part *p, const cr_blocktri *m, cr_pool *
     p->m = (cr_blocktri *)m; /* only read by the solve tasks */
     p->x = x;
     cr_pool_run(pool, p->P, forward_task, p);
-    if (p->P > 1) solve_separators(p, m, x);
+    if (p->P > 1 && !solve_separators(p, m, x)) return; /* cannot happen for a pool's chunk counts (<= 64) */
     cr_pool_run(pool, p->P, backward_task, p);
 }
 
@@ -254,7 +255,7 @@ cr_status cr_blocktri_part_factor_solve(cr_blocktri_part *p, cr_blocktri *m, cr_
     if (st == CR_OK && p->P > 1) st = factor_separators(p, m, bad_block);
     if (st != CR_OK) return st;
     m->factored = 1;
-    if (p->P > 1) solve_separators(p, m, x);
+    if (p->P > 1 && !solve_separators(p, m, x)) return CR_NO_MEMORY;
     cr_pool_run(pool, p->P, backward_task, p);
     return CR_OK;
 }
@@ -283,6 +284,7 @@ cr_status cr_blocktri_part_solve_many(cr_blocktri_part *p, const cr_blocktri *m,
     const int P = p->P, b = p->b;
     const size_t ns = (size_t)(P - 1) * b; /* the separators' unknowns */
     double *r = NULL;
+    if (nrhs <= 0) return CR_OK;
     if (P > 1 && !(r = malloc(sizeof(double) * ns * (nrhs < CR_BLOCKTRI_MANY_MAX ? nrhs : CR_BLOCKTRI_MANY_MAX))))
         return CR_NO_MEMORY; /* a few kB */
     p->m = (cr_blocktri *)m; /* only read by the solve tasks */

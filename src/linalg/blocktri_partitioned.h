@@ -46,7 +46,8 @@ void cr_blocktri_part_solve(cr_blocktri_part *p, const cr_blocktri *m, cr_pool *
 
 /* cr_blocktri_part_factor, then cr_blocktri_part_solve with x (in place), the end chunks'
  * forward sweeps fused into their eliminations (cr_blocktri_factor_solve's scheme). x is
- * unspecified when the factorization fails. */
+ * unspecified when the factorization fails (or CR_NO_MEMORY: the separators' scratch, only
+ * with more than 4096 / b chunks). */
 cr_status cr_blocktri_part_factor_solve(cr_blocktri_part *p, cr_blocktri *m, cr_pool *pool, double *x, int *bad_block);
 
 /* The same for nrhs right-hand sides, column j at x + j·ld (ld >= n b): each chunk's

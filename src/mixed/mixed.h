@@ -48,8 +48,8 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
  * layout (banded with rigid components); factored: J already holds the LU (part's when
  * part is given) of the tangent at x or at a state one converged Newton update from x;
  * part: factor and solve with that partitioned LU (on pool's threads, or on the caller
- * when pool is NULL), one vector at a time; pool: also assemble the tangent on its
- * threads when it has to be (factored = 0). */
+ * when pool is NULL), the estimate's block of vectors together; pool: also assemble the
+ * tangent, map the vectors and run the passes over the block on its threads. */
 typedef struct cr_static_tangent {
     cr_blocktri *J;
     cr_blocktri_part *part;
@@ -65,7 +65,8 @@ typedef struct cr_static_tangent {
  * tangent (optional): a factored one saves an assembly and a factorization; its
  * eigenvalues differ from those at x by about the last update's relative size (the
  * caller's to judge: statics.c reuses Newton's LU only without rigid components);
- * its scratch, when large enough, holds the block of vectors of the serial solves. */
+ * its scratch, when large enough, holds the block of vectors of the solves (and C V of
+ * the subspace iteration). */
 cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
                                     int modes, const cr_static_tangent *tangent, cr_stability_report *report);
 
