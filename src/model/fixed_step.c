@@ -3,6 +3,7 @@
 #include "model/fixed_step.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -107,6 +108,62 @@ cr_load_def *cr_loads_copy(const cr_rod_def *def, cr_error *err)
     return l;
 }
 
+/* The energy balance of a conservative fixed-step scheme, watched at the output times. The
+ * port-Hamiltonian midpoint rule keeps stored - supplied constant to the Newton tolerance, the
+ * LGVI schemes within a bounded band; a drift beyond its band is an answer gone wrong (an
+ * unconverged step, a step beyond the stability limit, a model outside its range), not a result.
+ * The reference scale is the energy that has entered the rod: stored at the watch's start plus
+ * the largest |supplied| since, so that a blow-up cannot widen its own band. */
+typedef struct energy_watch {
+    double band;       /* 0: not watched */
+    double base;       /* stored - supplied at the start */
+    double stored0, supplied0, entered, roundoff0;
+    double t_good;     /* time of the last row within the band, whose state `good` holds */
+    double *good;
+} energy_watch;
+
+static void watch_start(cr_sim *sim, const cr_fixed_step_ops *ops, const cr_dynamic_sample *row, energy_watch *w)
+{
+    memset(w, 0, sizeof *w);
+    if (!ops->energy) return;
+    double stored, supplied;
+    w->band = ops->energy(sim, row, &stored, &supplied, &w->roundoff0);
+    w->base = stored - supplied;
+    w->stored0 = stored, w->supplied0 = supplied;
+    w->t_good = row->t;
+    /* without memory for the last good state the watch still stops the run, keeping the current one */
+    w->good = malloc(sizeof(double) * (size_t)sim->f->packed_size(sim->impl));
+    if (w->good) sim->f->pack(sim->impl, w->good);
+}
+
+/* 1 when the row is within the band (the state is then kept as the last good one) */
+static int watch_row(cr_sim *sim, const cr_fixed_step_ops *ops, const cr_dynamic_sample *row, energy_watch *w,
+                     int stage, cr_error *err)
+{
+    if (!(w->band > 0)) return 1;
+    double stored, supplied, roundoff;
+    ops->energy(sim, row, &stored, &supplied, &roundoff);
+    w->entered = fmax(w->entered, fabs(supplied - w->supplied0));
+    double scale = fabs(w->stored0) + w->entered, drift = stored - supplied - w->base;
+    /* the balance is a difference of sums: its round-off is relative to the terms' size */
+    double floor = 1e-12 * (fabs(stored) + fabs(supplied) + fabs(w->base)) + (roundoff - w->roundoff0);
+    if (fabs(drift) <= w->band * scale + floor) {
+        w->t_good = row->t;
+        if (w->good) sim->f->pack(sim->impl, w->good);
+        return 1;
+    }
+    char why[256] = "";
+    if (ops->explain) ops->explain(sim, why, sizeof why);
+    cr_error_set(err, CR_NOT_CONVERGED,
+                 "stages.%d: the %s model's energy balance left its band at t = %.6g s: stored - supplied energy "
+                 "drifted by %.3g J, %.3g times the energy that entered the rod (%.3g J; allowed %.3g); the state "
+                 "at t = %.6g s is kept. %s",
+                 stage, sim->f->name, row->t, drift, scale > 0 ? fabs(drift) / scale : INFINITY, scale, w->band,
+                 w->good ? w->t_good : row->t, why);
+    if (w->good) sim->f->unpack(sim->impl, w->good);
+    return 0;
+}
+
 cr_status cr_fixed_step_stage(cr_sim *sim, const cr_fixed_step_ops *ops, int stage, double t_stage_start,
                               const cr_dynamic_options *o, const cr_stage_callbacks *cb, cr_dynamic_report *report,
                               cr_error *err)
@@ -124,17 +181,25 @@ cr_status cr_fixed_step_stage(cr_sim *sim, const cr_fixed_step_ops *ops, int sta
     long every = lround(o->output_dt / h);
     if (every < 1) every = 1;
     cr_dynamic_sample smp;
-    if (done == 0 && cb->on_output) {
-        ops->sample(sim, &smp);
-        if (cb->on_output(sim, &smp, cb->user)) return CR_INTERRUPTED;
+    /* a resumed stage watches its balance from the resumed state on */
+    ops->sample(sim, &smp);
+    energy_watch watch;
+    watch_start(sim, ops, &smp, &watch);
+    if (done == 0 && cb->on_output && cb->on_output(sim, &smp, cb->user)) {
+        free(watch.good);
+        return CR_INTERRUPTED;
     }
     for (long n = done; n < total; ++n) {
         if ((st = ops->step(sim, h, report, err)) != CR_OK) break;
         report->steps++;
         int stop = 0;
-        if (((n + 1) % every == 0 || n + 1 == total) && cb->on_output) {
+        if ((n + 1) % every == 0 || n + 1 == total) {
             ops->sample(sim, &smp);
-            stop = cb->on_output(sim, &smp, cb->user);
+            if (!watch_row(sim, ops, &smp, &watch, stage, err)) {
+                st = CR_NOT_CONVERGED;
+                break;
+            }
+            if (cb->on_output) stop = cb->on_output(sim, &smp, cb->user);
         }
         if (cb->on_step) stop |= cb->on_step(sim, h, report->steps, 0.0, cb->user);
         if (stop) {
@@ -142,6 +207,7 @@ cr_status cr_fixed_step_stage(cr_sim *sim, const cr_fixed_step_ops *ops, int sta
             break;
         }
     }
+    free(watch.good);
     report->t_end = sim->f->time(sim->impl);
     report->h_last = h;
     report->wall_time_s = cr_wall_seconds() - wall0;

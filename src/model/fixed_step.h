@@ -7,6 +7,8 @@
 
 #include "model/formulation.h"
 
+#include <stddef.h>
+
 /* The section resultants, which must be the same on every element (the kernels take one set). */
 cr_status cr_rod_uniform_section(const cr_rod_def *def, const char *model, cr_section_resultants *out,
                                  cr_error *err);
@@ -28,11 +30,25 @@ typedef struct cr_fixed_step_ops {
     cr_status (*step)(cr_sim *sim, double h, cr_dynamic_report *report, cr_error *err);
     /* the series row of the current state */
     void (*sample)(const cr_sim *sim, cr_dynamic_sample *out);
+    /* Optional: the energy account the driver watches at every output time. From a series row,
+     * *stored = the energy the rod holds (kinetic + elastic) and *supplied = the net energy the
+     * loads brought in (their work minus what was dissipated); returns the band, the largest
+     * drift of stored - supplied allowed, as a fraction of the energy that has entered the rod
+     * (the energy stored at the stage's start plus the largest |supplied| so far). *roundoff: a
+     * bound on supplied's accumulated rounding error (J, cumulative; its growth since the start
+     * is allowed on top of the band). */
+    double (*energy)(const cr_sim *sim, const cr_dynamic_sample *row, double *stored, double *supplied,
+                     double *roundoff);
+    /* Optional: where and why, in words, when the balance leaves its band (ends the message). */
+    void (*explain)(const cr_sim *sim, char *text, size_t size);
 } cr_fixed_step_ops;
 
 /* A dynamic stage from the current time (> t_stage_start when resuming) to t_stage_start +
  * t_end: a row every output_dt (rounded to whole steps) and at the end, on_step after every
- * step. The kernels keep their work and dissipation in their (checkpointed) state. */
+ * step. The kernels keep their work and dissipation in their (checkpointed) state.
+ * With ops->energy, a row whose energy balance has left its band ends the stage with
+ * CR_NOT_CONVERGED (the row is not reported) and the state of the last row within the band
+ * restored. */
 cr_status cr_fixed_step_stage(cr_sim *sim, const cr_fixed_step_ops *ops, int stage, double t_stage_start,
                               const cr_dynamic_options *o, const cr_stage_callbacks *cb, cr_dynamic_report *report,
                               cr_error *err);

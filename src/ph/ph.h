@@ -111,6 +111,9 @@ typedef struct cr_ph_diag {
     double work_external;               /* cumulative W^ext (+ actuation work) */
     double dissipated;                  /* cumulative D >= 0 */
     double energy_balance;              /* last step's Delta E_n = H_{n+1} - H_n - W_n + D_n (spec §10) */
+    /* a bound on the rounding error of work_external: eps sum |f_k| (|q_k| + |q1_k|) over the steps
+     * since the create (checkpointed) */
+    double work_roundoff;
     cr_vec3 momentum, angular_momentum; /* spec §10 definitions (2-point Gauss mass) */
     cr_vec3 center_of_mass;             /* int rhoA phi / int rhoA (phi averaged if rhoA = 0) */
     double constraint_violation;        /* max over nodes |g(d)| */
@@ -148,7 +151,7 @@ struct cr_ph {
     double *sig_el;      /* ng * 6: elastic branch; rigid components hold the multiplier */
     double *sig_br;      /* ng * nb * 6: viscous branches (Kelvin-Voigt: value at t_{n+1/2}) */
     double *eps0;        /* ng * 6 reference strains */
-    double work_ext, dissipated, energy_balance;
+    double work_ext, dissipated, energy_balance, work_roundoff;
 
     /* unknowns X = (q_{n+1}, lambda) of the free nodes and the rigid stresses, node-major */
     int nx;

@@ -357,6 +357,7 @@ void cr_ph_diagnostics(const cr_ph *s, cr_ph_diag *out)
     out->work_external = s->work_ext;
     out->dissipated = s->dissipated;
     out->energy_balance = s->energy_balance;
+    out->work_roundoff = s->work_roundoff;
     /* momenta with the same 2-point mass as the residual (spec §10) */
     cr_vec3 P = {0}, L = {0}, com = {0};
     double mass = 0;
@@ -392,14 +393,15 @@ void cr_ph_diagnostics(const cr_ph *s, cr_ph_diag *out)
     out->constraint_violation = viol;
 }
 
-/* checkpoint layout: t, work, dissipated, balance | q | v | lambda | sig_el | sig_br | vmid
+/* checkpoint layout: t, work, dissipated, balance, work round-off | q | v | lambda | sig_el | sig_br | vmid
    (vmid only seeds Newton, but restoring it makes a resumed run repeat the iterations exactly) */
-int cr_ph_packed_size(const cr_ph *s) { return 4 + s->nn * 42 + s->ng * 6 * (1 + s->nb); }
+int cr_ph_packed_size(const cr_ph *s) { return 5 + s->nn * 42 + s->ng * 6 * (1 + s->nb); }
 
 void cr_ph_pack(const cr_ph *s, double *out)
 {
     out[0] = s->t, out[1] = s->work_ext, out[2] = s->dissipated, out[3] = s->energy_balance;
-    double *o = out + 4;
+    out[4] = s->work_roundoff;
+    double *o = out + 5;
     memcpy(o, s->q, sizeof(double) * 12 * s->nn), o += 12 * s->nn;
     memcpy(o, s->v, sizeof(double) * 12 * s->nn), o += 12 * s->nn;
     memcpy(o, s->lam, sizeof(double) * 6 * s->nn), o += 6 * s->nn;
@@ -411,7 +413,8 @@ void cr_ph_pack(const cr_ph *s, double *out)
 void cr_ph_unpack(cr_ph *s, const double *in)
 {
     s->t = in[0], s->work_ext = in[1], s->dissipated = in[2], s->energy_balance = in[3];
-    const double *o = in + 4;
+    s->work_roundoff = in[4];
+    const double *o = in + 5;
     memcpy(s->q, o, sizeof(double) * 12 * s->nn), o += 12 * s->nn;
     memcpy(s->v, o, sizeof(double) * 12 * s->nn), o += 12 * s->nn;
     memcpy(s->lam, o, sizeof(double) * 6 * s->nn), o += 6 * s->nn;

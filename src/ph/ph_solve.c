@@ -3,6 +3,7 @@
  * are solved in ph_linear.c. */
 #include "ph/ph.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -120,8 +121,11 @@ cr_status cr_ph_step(cr_ph *s, double h, const cr_ph_loads *loads, int *iteratio
     ph_assemble(s, PH_DYNAMIC, loads, s->X, s->r, 0);
 
     /* W^ext_n = h yhat_{n+1/2}^T uhat_{n+1/2} = f_ext . (q_{n+1} - q_n) (spec §6) */
-    double W = 0;
-    for (int k = 0; k < 12 * s->nn; ++k) W += s->fext[k] * (s->q1[k] - s->q[k]);
+    double W = 0, Wround = 0;
+    for (int k = 0; k < 12 * s->nn; ++k) {
+        W += s->fext[k] * (s->q1[k] - s->q[k]);
+        Wround += fabs(s->fext[k]) * (fabs(s->q1[k]) + fabs(s->q[k]));
+    }
     /* stress update (spec §6 (C), §7) and dissipation D_n = h sum int sigma_mid V^-1 sigma_mid */
     const double *act = loads ? loads->actuation : NULL;
     double D = 0;
@@ -136,7 +140,10 @@ cr_status cr_ph_step(cr_ph *s, double h, const cr_ph_loads *loads, int *iteratio
             ph_strain(q1, q1s, eps1);
             for (int j = 0; j < 6; ++j) {
                 double de = eps1[j] - s->eps_n[6 * gp + j];
-                if (act) W -= s->w * act[j] * de; /* actuation work -int sigma_act . Delta eps (spec §8) */
+                if (act) { /* actuation work -int sigma_act . Delta eps (spec §8) */
+                    W -= s->w * act[j] * de;
+                    Wround += fabs(s->w * act[j]) * (fabs(eps1[j]) + fabs(s->eps_n[6 * gp + j]));
+                }
                 if (s->rigid_slot[j] >= 0) {
                     s->sig_el[6 * gp + j] = s->sig1[gp * s->nr + s->rigid_slot[j]];
                     continue;
@@ -169,6 +176,7 @@ cr_status cr_ph_step(cr_ph *s, double h, const cr_ph_loads *loads, int *iteratio
     s->work_ext += W;
     s->dissipated += D;
     s->energy_balance = H1 - H0 - W + D;
+    s->work_roundoff += DBL_EPSILON * Wround;
     return CR_OK;
 }
 
