@@ -69,6 +69,14 @@ typedef struct cr_stability_report {
     int iterations;          /* subspace iterations (one linear solve per mode each) */
     double residual;         /* largest relative residual of the reported eigenpairs */
     double time_s;           /* wall time of the estimate (assembly, factorization, iteration) */
+    /* The supports and the rigid strain components hold every motion (6 per node, less the held
+     * ones and one per rigid component of each element, is <= 0): no mode to estimate, and the
+     * equilibrium is stable (modes = 0). */
+    int no_free_motion;
+    /* 1: estimated but without a verdict (the lowest mode did not converge, or a value is not
+     * finite): neither stable nor unstable; `unknown_reason` says why */
+    int unknown;
+    char unknown_reason[160];
 } cr_stability_report;
 
 typedef struct cr_static_report {

@@ -812,6 +812,21 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
             if (t->stability.checked) {
                 const cr_stability_report *sb = &t->stability;
                 cJSON *so = cJSON_AddObjectToObject(o, "stability");
+                if (sb->unknown) { /* no verdict: neither stable nor unstable, and no number that is not one */
+                    cJSON_AddNullToObject(so, "stable");
+                    cJSON_AddStringToObject(so, "unknown", sb->unknown_reason);
+                    add_number(so, "iterations", sb->iterations);
+                    if (isfinite(sb->residual)) add_number(so, "residual", sb->residual);
+                    add_number(so, "time_s", sb->time_s);
+                } else if (sb->no_free_motion) {
+                    cJSON_AddBoolToObject(so, "stable", 1);
+                    cJSON_AddBoolToObject(so, "no_free_motion", 1);
+                    add_number(so, "time_s", sb->time_s);
+                }
+            }
+            if (t->stability.checked && !t->stability.unknown && !t->stability.no_free_motion) {
+                const cr_stability_report *sb = &t->stability;
+                cJSON *so = cJSON_GetObjectItem(o, "stability");
                 cJSON_AddBoolToObject(so, "stable", sb->unstable_modes == 0 && sb->flutter_modes == 0);
                 add_number(so, "unstable_modes", sb->unstable_modes);
                 add_number(so, "flutter_modes", sb->flutter_modes);

@@ -258,9 +258,14 @@ cr_status cr_static_stability_warnings(const cr_sim *sim, const cr_static_report
                                        cr_warning_list *out)
 {
     const cr_stability_report *s = &rep->stability;
-    if (!s->checked || (s->unstable_modes <= 0 && s->flutter_modes <= 0)) return CR_OK;
     char key[CR_WARNING_KEY_SIZE], growth[128] = "";
     snprintf(key, sizeof key, "stages.%d", stage);
+    if (s->checked && s->unknown)
+        return add(out, "stability_unknown", key,
+                   "%s: the stability of the equilibrium the static stage ended on (load factor %.4g) is unknown: %s; "
+                   "the estimate says neither stable nor unstable (a dynamic stage shows what the rod does)",
+                   key, rep->load_factor, s->unknown_reason);
+    if (!s->checked || (s->unstable_modes <= 0 && s->flutter_modes <= 0)) return CR_OK;
     int nn = cr_sim_node_count(sim), node = s->softest_node < nn ? s->softest_node : nn - 1;
     if (s->growth_rate > 0)
         snprintf(growth, sizeof growth, "; the modes found grow e-fold in %.3g s%s", 1.0 / s->growth_rate,

@@ -33,6 +33,17 @@ static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
                                 "stages.%d.time_step: the mixed_discrete model steps adaptively (Radau IIA); "
                                 "set rtol/atol/h_max instead",
                                 k);
+    /* rigid components are algebraic constraints on the positions: an index-2 DAE, which the
+     * Radau stage does not handle (cr_mixed_dynamic_solve refuses it too; here the run has not
+     * spent its static stages first) */
+    for (int k = 0; sc->rod.rigid_strains && k < sc->stage_count; ++k)
+        if (sc->stages[k].type == CR_STAGE_DYNAMIC)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "rod.rigid_strains: the mixed_discrete model cannot run dynamic stage %d with rigid "
+                                "strain components (they make the DAE index 2, which its Radau IIA stage does not "
+                                "handle); use the port_hamiltonian model (Kirchhoff rods in dynamics), or large "
+                                "finite stiffnesses instead of rigid components",
+                                k);
     /* supports the DAE cannot hold (partly held rotations and translations in
      * dynamic stages): refused here rather than when the stage starts */
     int special = 0; /* partly held, or moving */

@@ -226,6 +226,34 @@ static int lumped_mass(const cr_model *m, double *sm)
 #define STABILITY_ITERATIONS 30
 #define STABILITY_TOL 1e-6
 
+/* A lower bound on the constrained rod's degrees of freedom: 6 per node, less what the active
+ * supports hold (each held direction counted, at most 6 a node: two supports on one node in
+ * different frames may hold the same motion twice) and one per rigid strain component of each
+ * element. Rigid components are constraints (their rows get a zero right side), so C = M^½ A⁻¹ M^½
+ * has as many nonzero eigenvalues as the rod has free motions, at least this many (more where
+ * constraints are redundant); a block wider than that takes round-off for modes, whose 1/ν are
+ * huge ω² of either sign (the all-rigid tendon manipulator: ω² = −6e20, eigen-residual 0.92). */
+static long free_motions(const cr_model *m, int stage)
+{
+    long held = 0;
+    for (int i = 0; i < m->nodes; ++i) {
+        int h = 0;
+        for (int k = 0; k < m->support_count; ++k)
+            if (m->supports[k].node == i && cr_support_active(&m->supports[k], stage))
+                h += __builtin_popcount(m->supports[k].hold & CR_HOLD_ALL);
+        held += h < 6 ? h : 6;
+    }
+    return 6L * m->nodes - held - (long)m->rigid_count * (m->nodes - 1);
+}
+
+static void unknown(cr_stability_report *rep, const char *why)
+{
+    rep->unknown = 1;
+    rep->unstable_modes = rep->flutter_modes = 0;
+    rep->growth_rate = 0;
+    snprintf(rep->unknown_reason, sizeof rep->unknown_reason, "%s", why);
+}
+
 cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
                                     int modes, const cr_static_tangent *tangent, cr_stability_report *rep)
 {
@@ -238,6 +266,14 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
     /* two more vectors than wanted: the j-th converges like (ω²_j / ω²_{block+1}) */
     int block = modes + 2 > CR_EIGEN_MAX_BLOCK ? CR_EIGEN_MAX_BLOCK : modes + 2;
     if ((size_t)block > n6) block = (int)n6;
+    const long motions = free_motions(m, at->stage);
+    if (motions <= 0) { /* nothing can move: no mode, and no round-off taken for one */
+        rep->checked = rep->no_free_motion = 1;
+        rep->time_s = now() - t0;
+        return CR_OK;
+    }
+    if (block > motions) block = (int)motions;
+    if (modes > block) modes = block;
     stab_ctx c = {.m = m, .at = at, .x = x};
     cr_blocktri *J = tangent ? tangent->J : NULL;
     const int factored = J && tangent->factored;
@@ -325,6 +361,20 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
         rep->softest_node = rep->softest_rotational ? at_t : at_r;
         rep->softest_stiffness = amp > 0 ? rep->omega2[0] / (amp * amp) : NAN;
         rep->checked = 1;
+        /* a verdict needs the lowest mode converged and every reported number finite */
+        int finite = isfinite(rep->residual) && isfinite(rep->softest_stiffness) && isfinite(rep->growth_rate);
+        for (int a = 0; a < n; ++a) finite &= isfinite(rep->omega2[a]);
+        char why[160];
+        if (!finite)
+            unknown(rep, "the eigenvalue estimate is not finite (a singular or ill-conditioned tangent)");
+        else if (!(er.residual[idx[0]] < 0.1)) {
+            snprintf(why, sizeof why, "the lowest mode did not converge in %d subspace iterations (residual %.2g)",
+                     er.iterations, er.residual[idx[0]]);
+            unknown(rep, why);
+        }
+    } else if (st == CR_OK) {
+        rep->checked = 1;
+        unknown(rep, "the subspace iteration found no eigenvalue");
     }
     cr_eigen_result_free(&er);
     if (c.J != J) cr_blocktri_destroy(c.J);
