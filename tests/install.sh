@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317  # the functions handed to check() are called through it
 # An install runs as a user runs it, with no environment variables: every program below is started
 # under `env -i` (no LD_LIBRARY_PATH, PYTHONPATH, PKG_CONFIG_PATH, COSSERAT_LIBRARY; compilers get
 # PATH only), from a directory outside the prefix and the source tree.
@@ -24,7 +25,7 @@ skip() { echo "skip   $1"; }
 python=/usr/bin/python3
 scenario="$src/examples/tendon-manipulator.json"
 mkdir -p "$tmp/elsewhere"
-cd "$tmp/elsewhere"
+cd "$tmp/elsewhere" || exit 1
 
 # the reference: the build tree's CLI, tendon manipulator with 20 elements
 "$cli" run "$scenario" -o "$tmp/ref" --set rod.elements=20 -q > /dev/null || { echo "FAIL the build tree's CLI"; exit 1; }
@@ -99,7 +100,7 @@ if ! command -v dpkg-deb > /dev/null || ! command -v dpkg-shlibdeps > /dev/null;
     exit $fail
 fi
 (cd "$build" && cpack -G DEB -B "$tmp/deb") > "$tmp/cpack.log" 2>&1 || { echo "FAIL cpack"; cat "$tmp/cpack.log"; exit 1; }
-cd "$tmp/deb"
+cd "$tmp/deb" || exit 1
 lib=$(ls libcosserat[0-9]*_*.deb 2> /dev/null)
 dev=$(ls libcosserat-dev_*.deb 2> /dev/null)
 tool=$(ls cosserat_*.deb 2> /dev/null)
