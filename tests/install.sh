@@ -11,7 +11,7 @@
 #   - for /usr and /usr/local the Python directory chosen is one /usr/bin/python3 searches
 #     (asked of packaging/python-dir.cmake, nothing written there).
 #   - the .debs (cpack): runtime and -dev content split, stripped, no RPATH, shlibs and the ldconfig
-#     trigger, installable (apt-get -s), and lintian without errors or warnings (each skipped with a
+#     trigger, Python byte-code compiled and cleaned by the maintainer scripts, installable (apt-get -s), and lintian without errors or warnings (each skipped with a
 #     message where dpkg-deb, apt-get or lintian is missing).
 set -u
 cli="$1"
@@ -124,6 +124,10 @@ check "the library and the CLI are stripped (no .symtab) and the CLI has no RPAT
 check "the library package has a shlibs file and an ldconfig trigger, no maintainer scripts" bash -c "
     grep -q '^libcosserat 0 libcosserat0 (>= ' control/shlibs && grep -qx 'activate-noawait ldconfig' control/triggers &&
     test ! -e control/postinst -a ! -e control/postrm"
+dpkg-deb -e "$py" pycontrol
+check "the Python package byte-compiles on install and cleans up on removal (as dh_python3)" bash -c "
+    grep -q 'py3compile -p python3-cosserat' pycontrol/postinst && grep -q 'py3clean -p python3-cosserat' pycontrol/prerm &&
+    test -x pycontrol/postinst -a -x pycontrol/prerm"
 check "the CLI, -dev and Python packages depend on the library" bash -c "
     for d in $dev $tool $py; do dpkg-deb -f \$d Depends | grep -q 'libcosserat0 (= ' || exit 1; done"
 if command -v apt-get > /dev/null; then
