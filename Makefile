@@ -18,7 +18,9 @@ deps:
 test: deps build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-demo: deps build
+# only what the demo runs: the CLI and the library (the plots load it); not the tests and benchmarks
+demo: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target cosserat_cli
 	bash scripts/demo.sh $(BUILD)
 
 bench: build

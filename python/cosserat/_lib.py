@@ -20,6 +20,9 @@ from ._errors import CosseratError
 
 CR_ERROR_MESSAGE_SIZE = 512
 
+# the library's SONAME: CMakeLists.txt's SOVERSION is the project's major version
+_SONAME = "libcosserat.so.0"
+
 
 class CrError(ctypes.Structure):
     """``cr_error`` (base.h)."""
@@ -160,8 +163,8 @@ def _pkg_config_libdir():
 def library_candidates():
     """The paths (or names) tried, in order, to load the library: COSSERAT_LIBRARY; next to the
     package; the repository's build/; the install prefix the package sits in (PREFIX/lib/python3/
-    dist-packages/cosserat -> PREFIX/lib[/multiarch]/libcosserat.so); pkg-config's libdir; the
-    system's search path."""
+    dist-packages/cosserat or PREFIX/lib/python3.X/site-packages/cosserat ->
+    PREFIX/lib[/multiarch]/libcosserat.so[.0]); pkg-config's libdir; the system's search path."""
     out = []
     env = os.environ.get("COSSERAT_LIBRARY")
     if env:
@@ -174,11 +177,14 @@ def library_candidates():
     if "lib" in parts:
         prefix = os.sep.join(parts[: len(parts) - 1 - parts[::-1].index("lib")]) or os.sep
         libdir = os.path.join(prefix, "lib")
-        out.append(os.path.join(libdir, "libcosserat.so"))
+        dirs = [libdir]
         if os.path.isdir(libdir):
-            for d in sorted(os.listdir(libdir)):
-                if d.endswith("-linux-gnu"):
-                    out.append(os.path.join(libdir, d, "libcosserat.so"))
+            dirs += [os.path.join(libdir, d) for d in sorted(os.listdir(libdir)) if d.endswith("-linux-gnu")]
+        for d in dirs:
+            # the .so link comes with the development files (libcosserat-dev); the runtime
+            # package has only the SONAME
+            out.append(os.path.join(d, "libcosserat.so"))
+            out.append(os.path.join(d, _SONAME))
     pc = _pkg_config_libdir()
     if pc:
         out.append(os.path.join(pc, "libcosserat.so"))
