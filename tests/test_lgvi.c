@@ -327,7 +327,7 @@ static cr_vec3 chart_inv(int chart, cr_mat3 L)
 }
 
 typedef struct fd_model {
-    int K, chart, dil;
+    int K, chart, dil, mid;
     double l;
     cr_vec3 C1, C2;
     cr_vec3 *x0;
@@ -335,13 +335,23 @@ typedef struct fd_model {
     double *e; /* frozen dilatation factors */
 } fd_model;
 
+/* The frame of element q's Γ: R_q (Demoures), or the midpoint R_q exp(½ log(R_q^T R_{q+1}))
+ * with the logarithm from acos/sin (chart_inv) and the exponential by Rodrigues. */
+static cr_mat3 strain_frame(const fd_model *M, const cr_mat3 *R, int q)
+{
+    if (!M->mid) return R[q];
+    cr_vec3 xi = chart_inv(CR_LGVI_CHART_EXP, cr_m3_mul(cr_m3_transpose(R[q]), R[q + 1]));
+    return cr_m3_mul(R[q], rodrigues(cr_v3_scale(xi, 0.5)));
+}
+
 /* U_d (spec §2.2) with matrices, reference strains from (x0, R0), e frozen */
 static double fd_energy(const fd_model *M, const cr_vec3 *x, const cr_mat3 *R)
 {
     double U = 0;
     for (int q = 0; q < M->K; ++q) {
-        cr_vec3 G0 = cr_v3_scale(cr_m3_tmulv(M->R0[q], cr_v3_sub(M->x0[q + 1], M->x0[q])), 1 / M->l);
-        cr_vec3 G = cr_v3_sub(cr_v3_scale(cr_m3_tmulv(R[q], cr_v3_sub(x[q + 1], x[q])), 1 / M->l), G0);
+        cr_mat3 S0 = strain_frame(M, M->R0, q), S = strain_frame(M, R, q);
+        cr_vec3 G0 = cr_v3_scale(cr_m3_tmulv(S0, cr_v3_sub(M->x0[q + 1], M->x0[q])), 1 / M->l);
+        cr_vec3 G = cr_v3_sub(cr_v3_scale(cr_m3_tmulv(S, cr_v3_sub(x[q + 1], x[q])), 1 / M->l), G0);
         cr_vec3 O0 = cr_v3_scale(chart_inv(M->chart, cr_m3_mul(cr_m3_transpose(M->R0[q]), M->R0[q + 1])), 1 / M->l);
         cr_vec3 O =
             cr_v3_sub(cr_v3_scale(chart_inv(M->chart, cr_m3_mul(cr_m3_transpose(R[q]), R[q + 1])), 1 / M->l), O0);
@@ -357,10 +367,10 @@ static cr_vec3 rvec(double a) { return cr_v3(a * urand(), a * urand(), a * urand
 
 /* f_int = -∂U/∂x and M = -∂U/∂η for R exp(η^) (spec §2.3), central differences. amp sets
  * the size of the deformation (large: the atan2 branch of the log, small: the series). */
-static void fd_check(int chart, int dil, int curved, double amp)
+static void fd_check(int chart, int dil, int mid, int curved, double amp)
 {
     const int K = 6;
-    fd_model M = {K, chart, dil, 10.0 / K, cr_v3(1e4, 2e4, 3e4), cr_v3(500, 700, 300), NULL, NULL, NULL};
+    fd_model M = {K, chart, dil, mid, 10.0 / K, cr_v3(1e4, 2e4, 3e4), cr_v3(500, 700, 300), NULL, NULL, NULL};
     cr_vec3 x0[7], x[7];
     cr_mat3 R0[7], R[7];
     double e[6];
@@ -372,7 +382,7 @@ static void fd_check(int chart, int dil, int curved, double amp)
         R0[q] = curved ? cr_m3_mul(rodrigues(cr_v3(0, 0, a)), rodrigues(cr_v3(0.3, 0.1 * q, 0))) : cr_m3_identity();
     }
     cr_lgvi_params p = simo_params(K, 1e-3, dil, chart);
-    p.C1 = M.C1, p.C2 = M.C2;
+    p.C1 = M.C1, p.C2 = M.C2, p.strains = mid;
     cr_error err = {0};
     cr_lgvi *s = cr_lgvi_create(&p, x0, R0, &err);
     CHECK(s != NULL);
@@ -407,9 +417,9 @@ static void fd_check(int chart, int dil, int curved, double amp)
             errm = fmax(errm, fabs(fdm - cr_v3_get(Mt[q], i)));
             sf = fmax(sf, fabs(fdf)), sm = fmax(sm, fabs(fdm));
         }
-    printf("  FD %s %s %s amp %.0e: U %.6e (ref %.6e), |f - fd| %.1e of %.1e, |M - fd| %.1e of %.1e\n",
-           chart ? "Cayley" : "exp", dil ? "modified" : "standard", curved ? "curved" : "straight", amp, U, Uref, errf,
-           sf, errm, sm);
+    printf("  FD %s %s %s %s amp %.0e: U %.6e (ref %.6e), |f - fd| %.1e of %.1e, |M - fd| %.1e of %.1e\n",
+           chart ? "Cayley" : "exp", dil ? "modified" : "standard", mid ? "midpoint" : "left", curved ? "curved" : "straight",
+           amp, U, Uref, errf, sf, errm, sm);
     CHECK_NEAR(U, Uref, 1e-11 * Uref);
     CHECK(errf < 1e-7 * sf);
     CHECK(errm < 1e-7 * sm);
@@ -419,12 +429,13 @@ static void fd_check(int chart, int dil, int curved, double amp)
 static void test_forces_are_energy_gradient(void)
 {
     srand(7);
-    for (int chart = 0; chart < 2; ++chart)
-        for (int dil = 0; dil < 2; ++dil) {
-            fd_check(chart, dil, 1, 0.2);   /* curved reference, element rotations ~0.3 rad */
-            fd_check(chart, dil, 0, 0.004); /* straight, small rotations (series branches) */
-            fd_check(chart, dil, 0, 0.05);  /* element rotations 0.04-0.2 rad: the long log series */
-        }
+    for (int mid = 0; mid < 2; ++mid)
+        for (int chart = 0; chart < 2; ++chart)
+            for (int dil = 0; dil < 2; ++dil) {
+                fd_check(chart, dil, mid, 1, 0.2);   /* curved reference, element rotations ~0.3 rad */
+                fd_check(chart, dil, mid, 0, 0.004); /* straight, small rotations (series branches) */
+                fd_check(chart, dil, mid, 0, 0.05);  /* element rotations 0.04-0.2 rad: the long log series */
+            }
 }
 
 /* ---------- the local rotation solve ---------- */
