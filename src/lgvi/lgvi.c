@@ -1143,6 +1143,33 @@ double cr_lgvi_stable_step(const cr_lgvi_params *p)
     double w2 = 4.0 * C1.z / (rA * l2);
     /* shear along E1 couples with rotation about E2 and vice versa */
     double GA[2] = {C1.x, C1.y}, Jr[2] = {J.y, J.x}, EI[2] = {C2.y, C2.x};
+    if (p->strains == CR_LGVI_STRAINS_MIDPOINT) {
+        /* Midpoint frame: Γ_i of element q couples u_i of nodes q, q+1 with ½(φ_j,q + φ_j,q+1),
+         * symmetric. Interior rows (the coupling entries ±GA/2, mass-normalised by √(ρA l ρJ l)):
+         *   shear i:   4 GA_i/(ρA l²) + GA_i/(l √(ρA ρJ_j))
+         *   bending j: GA_i/ρJ_j + 4 EI_j/(ρJ_j l²) + GA_i/(l √(ρA ρJ_j))
+         * a free end node (half masses, one element), both rows:
+         *   shear i:   (2+√2) GA_i/(ρA l²) + (1 + 1/√2) GA_i/(l √(ρA ρJ_j))
+         *   bending j: (2+√2)/4 GA_i/ρJ_j + (2+√2) EI_j/(ρJ_j l²) + (1 + 1/√2) GA_i/(l √(ρA ρJ_j))
+         * (the coupling rows here are dimensionally l⁻¹, unlike the left frame's l⁻², see below) */
+        int free_end = !p->clamp_start || !p->clamp_end;
+        for (int i = 0; i < 2; ++i) {
+            double cpl = GA[i] / (l * sqrt(rA * Jr[i]));
+            double wt = 4.0 * GA[i] / (rA * l2) + cpl;
+            double wr = GA[i] / Jr[i] + 4.0 * EI[i] / (Jr[i] * l2) + cpl;
+            if (free_end) {
+                double wte = (2.0 + r2) * GA[i] / (rA * l2) + (1.0 + 1.0 / r2) * cpl;
+                double wre = 0.25 * (2.0 + r2) * GA[i] / Jr[i] + (2.0 + r2) * EI[i] / (Jr[i] * l2) + (1.0 + 1.0 / r2) * cpl;
+                if (wte > wt) wt = wte;
+                if (wre > wr) wr = wre;
+            }
+            if (wt > w2) w2 = wt;
+            if (wr > w2) w2 = wr;
+        }
+        double wtw = 4.0 * C2.z / (J.z * l2);
+        if (wtw > w2) w2 = wtw;
+        return LGVI_CFL_SAFETY * 2.0 / sqrt(w2);
+    }
     for (int i = 0; i < 2; ++i) {
         double cpl = 2.0 * GA[i] / (l2 * sqrt(rA * Jr[i]));
         double wt = 4.0 * GA[i] / (rA * l2) + cpl;
