@@ -1030,6 +1030,63 @@ static void test_example_convergence(void)
     printf("  example tip (%.10f, %.10f, %.10f), kernel (%.10f, %.10f, %.10f)\n", a.x, a.y, a.z, b.x, b.y, b.z);
     CHECK(cr_v3_norm(cr_v3_sub(a, b)) < 1e-9);
     cr_run_result_free(&r);
+    /* "strains": "midpoint" reaches the kernel (a different tip: 4 cm from the left frame's at K = 40) */
+    const char *mid[] = {"model.strains=midpoint"};
+    CHECK(run_example("lgvi-convergence.json", mid, 1, &r));
+    a = cr_sim_position(r.sim, cr_sim_node_count(r.sim) - 1);
+    cr_vec3 c = conv_tip(40, 1e-4, 1, CR_LGVI_STRAINS_MIDPOINT);
+    printf("  midpoint: example tip (%.10f, %.10f, %.10f), kernel (%.10f, %.10f, %.10f)\n", a.x, a.y, a.z, c.x, c.y,
+           c.z);
+    CHECK(cr_v3_norm(cr_v3_sub(a, c)) < 1e-9);
+    CHECK(cr_v3_norm(cr_v3_sub(b, c)) > 1e-2);
+    cr_run_result_free(&r);
+}
+
+/* The reported strains of a stress-free ring (helix reference, pitch 0, radius 2 m, K = 20)
+ * against its geometry: in the midpoint frame the chord of each element is along the frame's
+ * tangent, so the stretch vector is (chord/l, 0, 0) exactly, chord = 2R sin(l/2R); in the left
+ * node's frame it is tilted by half the element's angle a = l/2R: (chord/l)(cos a, sin a) (the adapter
+ * reports the reference strains computed in the kernel's frame, formulation.c). */
+static void test_ring_reference_strains(void)
+{
+    const char *json =
+        "{\"model\": {\"type\": \"lgvi\", \"dilatation\": false, \"strains\": \"%s\"},"
+        " \"rod\": {\"length\": %.17g, \"elements\": 20, \"reference\": {\"type\": \"helix\", \"radius\": 2},"
+        " \"sections\": [{\"shape\": \"resultants\", \"EA\": 1e4, \"GA_y\": 1e4, \"GA_z\": 1e4, \"GJ\": 500,"
+        " \"EI_y\": 500, \"EI_z\": 500, \"rhoA\": 1, \"rhoI_y\": 10, \"rhoI_z\": 10}]},"
+        " \"stages\": [{\"type\": \"dynamic\", \"t_end\": 1e-3, \"time_step\": 1e-3, \"output_dt\": 1e-3}]}";
+    const double R = 2, L = 2 * M_PI * R * 0.75, l = L / 20, a = l / (2 * R), chord = 2 * R * sin(a);
+    for (int mid = 0; mid < 2; ++mid) {
+        char text[2048];
+        snprintf(text, sizeof text, json, mid ? "midpoint" : "left", L);
+        cr_error err = {0};
+        cr_scenario *sc = NULL;
+        CHECK(cr_scenario_load_string(text, NULL, 0, &sc, &err) == CR_OK);
+        if (!sc) {
+            fprintf(stderr, "load: %s\n", err.message);
+            return;
+        }
+        cr_run_options o = cr_run_default_options();
+        o.output_directory = "";
+        cr_run_result r;
+        CHECK(cr_scenario_run(sc, &o, &r, &err) == CR_OK);
+        cr_scenario_destroy(sc);
+        double dx = 0, shear = 0;
+        for (int e = 0; e < cr_sim_sample_count(r.sim); ++e) {
+            cr_vec3 g;
+            cr_sim_sample(r.sim, e, &g, NULL, NULL, NULL);
+            dx = fmax(dx, fabs(g.x - chord / l * (mid ? 1.0 : cos(a))));
+            shear = fmax(shear, hypot(g.y, g.z));
+        }
+        printf("  ring, %s frame: max |Gamma_x - expected| %.1e, shear %.6f (left frame: %.6f)\n",
+               mid ? "midpoint" : "left", dx, shear, chord / l * sin(a));
+        CHECK(dx < 1e-12);
+        if (mid)
+            CHECK(shear < 1e-12);
+        else
+            CHECK_NEAR(shear, chord / l * sin(a), 1e-12);
+        cr_run_result_free(&r);
+    }
 }
 
 /* examples/lgvi-bending-stretching.json (§5.3, coarsened to K = 50, h = 2e-4 for speed):
@@ -1147,5 +1204,5 @@ CHECK_MAIN(CASE(test_stretching_5_2), CASE(test_stretching_5_2_cayley), CASE(tes
            CASE(test_forces_are_energy_gradient), CASE(test_rotation_solve_quadratic),
            CASE(test_chart_difference_order), CASE(test_bad_input), CASE(test_too_large_step), CASE(test_cfl_estimate),
            CASE(test_pack_resume_bit_identical), CASE(test_rigid_spin), CASE(test_edge_cases),
-           CASE(test_convergence_5_4), CASE(test_convergence_5_4_midpoint), CASE(test_cantilever_frequency_order), CASE(test_subnormal_wave_front), CASE(test_example_convergence),
+           CASE(test_convergence_5_4), CASE(test_convergence_5_4_midpoint), CASE(test_cantilever_frequency_order), CASE(test_subnormal_wave_front), CASE(test_example_convergence), CASE(test_ring_reference_strains),
            CASE(test_example_bending_stretching), CASE(test_threads_bit_identical))
