@@ -281,8 +281,8 @@ static void free_flight(int dil, int strains)
     }
     printf("  %s, %s frame, 1e5 free steps: H band first/last tenth %.3e / %.3e J, mean drift %.2e J; "
            "|dP| %.2e (scale %.1f), |dJ| %.2e (scale %.1f), R drift %.1e, volume drift %.1e\n",
-           dil ? "modified" : "standard", strains ? "midpoint" : "left", hi[0] - lo[0], hi[1] - lo[1], mean[1] - mean[0], dP, pscale, dLm, lscale, rot,
-           vol);
+           dil ? "modified" : "standard", strains ? "midpoint" : "left", hi[0] - lo[0], hi[1] - lo[1],
+           mean[1] - mean[0], dP, pscale, dLm, lscale, rot, vol);
     if (!dil) {
         /* bounded, no drift: the last tenth's band is no wider and its mean within the band */
         CHECK(hi[1] - lo[1] < 1.5 * (hi[0] - lo[0]) + 1e-9);
@@ -433,8 +433,8 @@ static void fd_check(int chart, int dil, int mid, int curved, double amp)
             sf = fmax(sf, fabs(fdf)), sm = fmax(sm, fabs(fdm));
         }
     printf("  FD %s %s %s %s amp %.0e: U %.6e (ref %.6e), |f - fd| %.1e of %.1e, |M - fd| %.1e of %.1e\n",
-           chart ? "Cayley" : "exp", dil ? "modified" : "standard", mid ? "midpoint" : "left", curved ? "curved" : "straight",
-           amp, U, Uref, errf, sf, errm, sm);
+           chart ? "Cayley" : "exp", dil ? "modified" : "standard", mid ? "midpoint" : "left",
+           curved ? "curved" : "straight", amp, U, Uref, errf, sf, errm, sm);
     CHECK_NEAR(U, Uref, 1e-11 * Uref);
     CHECK(errf < 1e-7 * sf);
     CHECK(errm < 1e-7 * sm);
@@ -1200,9 +1200,9 @@ static void test_threads_bit_identical(void)
 
 CHECK_MAIN(CASE(test_stretching_5_2), CASE(test_stretching_5_2_cayley), CASE(test_flying_beam_5_1),
            CASE(test_work_balance_order), CASE(test_free_flight_standard), CASE(test_free_flight_modified),
-           CASE(test_free_flight_midpoint),
-           CASE(test_forces_are_energy_gradient), CASE(test_rotation_solve_quadratic),
+           CASE(test_free_flight_midpoint), CASE(test_forces_are_energy_gradient), CASE(test_rotation_solve_quadratic),
            CASE(test_chart_difference_order), CASE(test_bad_input), CASE(test_too_large_step), CASE(test_cfl_estimate),
            CASE(test_pack_resume_bit_identical), CASE(test_rigid_spin), CASE(test_edge_cases),
-           CASE(test_convergence_5_4), CASE(test_convergence_5_4_midpoint), CASE(test_cantilever_frequency_order), CASE(test_subnormal_wave_front), CASE(test_example_convergence), CASE(test_ring_reference_strains),
+           CASE(test_convergence_5_4), CASE(test_convergence_5_4_midpoint), CASE(test_cantilever_frequency_order),
+           CASE(test_subnormal_wave_front), CASE(test_example_convergence), CASE(test_ring_reference_strains),
            CASE(test_example_bending_stretching), CASE(test_threads_bit_identical))

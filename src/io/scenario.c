@@ -234,7 +234,7 @@ static const char *const MODEL_MIXED_KEYS[] = {"type", NULL};
 static const char *const MODEL_LGVI_KEYS[] = {"type", "dilatation", "chart", "strains", NULL};
 static const char *const MODEL_PH_KEYS[] = {"type", "viscoelastic", "newton_atol", NULL};
 static const char *const MODEL_ANY_KEYS[] = {"type",         "dilatation",  "chart", "strains",
-                                              "viscoelastic", "newton_atol", NULL};
+                                             "viscoelastic", "newton_atol", NULL};
 static const char *const BRANCH_KEYS[] = {"tau", "fraction", "kelvin_voigt", NULL};
 static const char *const ROD_KEYS[] = {"length",   "elements",      "material", "reference",
                                        "sections", "rigid_strains", "damping",  NULL};

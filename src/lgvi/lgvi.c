@@ -202,7 +202,7 @@ LGVI_INLINE elem_out element(const cr_lgvi *s, const lgvi_node *a, const lgvi_no
      * q+1 (docs/lgvi.md "Second order in space"). For H = I (straight) exactly half each. */
     q4 qs = qa;
     cr_vec3 t = {0, 0, 0};
-    if (mid) {
+    if (mid && (qL.x != 0.0 || qL.y != 0.0 || qL.z != 0.0)) { /* Λ = I: H = I, t = 0 (bending-free problems) */
         double sg = qL.w < 0 ? -1.0 : 1.0, w1 = 1.0 + sg * qL.w, r = 1.0 / sqrt(2.0 * w1), it = sg / w1;
         q4 qH = {w1 * r, sg * qL.x * r, sg * qL.y * r, sg * qL.z * r};
         qs = q_mul(qa, qH);
@@ -573,10 +573,10 @@ LGVI_INLINE int step_loop(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f_ext
 
 /* eight specialisations so the chart, model and strain-frame tests are constant-folded */
 typedef int (*step_fn)(const cr_lgvi *, int, int, const cr_vec3 *, const cr_vec3 *, step_acc *);
-#define LGVI_STEP_FN(name, chart, dil, mid)                                                                          \
-    static int name(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)               \
-    {                                                                                                                \
-        return step_loop(s, q0, q1, f, c, chart, dil, mid, a);                                                       \
+#define LGVI_STEP_FN(name, chart, dil, mid)                                                                            \
+    static int name(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)                 \
+    {                                                                                                                  \
+        return step_loop(s, q0, q1, f, c, chart, dil, mid, a);                                                         \
     }
 LGVI_STEP_FN(step_exp_std, CR_LGVI_CHART_EXP, 0, 0)
 LGVI_STEP_FN(step_exp_dil, CR_LGVI_CHART_EXP, 1, 0)
@@ -748,7 +748,7 @@ cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, c
         const lgvi_node *N = s->buf[s->cur];
         int q = 0;
         for (; q < s->K - 1; ++q)
-            if (!isfinite(element(s, &N[q], &N[q + 1], &s->el[q], s->par.chart, s->par.dilatation != 0, s->par.strains, NULL).U)) break;
+            if (!isfinite(element(s, &N[q], &N[q + 1], &s->el[q], s->par.chart, dil, s->par.strains, NULL).U)) break;
         return cr_error_set(
             err, CR_NONFINITE,
             "lgvi: non-finite strain energy of element %d (node %d to node %d) at t = %.9g s (step %ld)", q, q, q + 1,
@@ -1061,7 +1061,8 @@ void cr_lgvi_diagnostics(const cr_lgvi *s, cr_lgvi_diag *out)
     const int K = s->K, dil = s->par.dilatation != 0;
     if (s->steps == 0) {
         double U = 0.0;
-        for (int q = 0; q < K; ++q) U += element(s, &N[q], &N[q + 1], &s->el[q], s->par.chart, dil, s->par.strains, NULL).U;
+        for (int q = 0; q < K; ++q)
+            U += element(s, &N[q], &N[q + 1], &s->el[q], s->par.chart, dil, s->par.strains, NULL).U;
         out->elastic = U;
         out->kinetic = out->kinetic_interval = initial_kinetic(s);
         out->energy_time = 0.0;
@@ -1159,7 +1160,8 @@ double cr_lgvi_stable_step(const cr_lgvi_params *p)
             double wr = GA[i] / Jr[i] + 4.0 * EI[i] / (Jr[i] * l2) + cpl;
             if (free_end) {
                 double wte = (2.0 + r2) * GA[i] / (rA * l2) + (1.0 + 1.0 / r2) * cpl;
-                double wre = 0.25 * (2.0 + r2) * GA[i] / Jr[i] + (2.0 + r2) * EI[i] / (Jr[i] * l2) + (1.0 + 1.0 / r2) * cpl;
+                double wre =
+                    0.25 * (2.0 + r2) * GA[i] / Jr[i] + (2.0 + r2) * EI[i] / (Jr[i] * l2) + (1.0 + 1.0 / r2) * cpl;
                 if (wte > wt) wt = wte;
                 if (wre > wr) wr = wre;
             }
