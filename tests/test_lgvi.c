@@ -569,6 +569,8 @@ static void test_bad_input(void)
     p = ok, p.C2.x = -5, expect_bad(p, "C2");
     p = ok, p.chart = 7, expect_bad(p, "chart");
     CHECK(cr_lgvi_stable_step(&p) == 0.0);
+    p = ok, p.strains = 2, expect_bad(p, "strains");
+    CHECK(cr_lgvi_stable_step(&p) == 0.0);
     /* not a rotation */
     cr_vec3 x[3] = {{0, 0, 0}, {0, 0, 5}, {0, 0, 10}};
     cr_mat3 R[3] = {cr_m3_identity(), cr_m3_identity(), cr_m3_identity()};
