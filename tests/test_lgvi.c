@@ -1130,10 +1130,10 @@ static void test_example_bending_stretching(void)
  * node moving (initial velocities) under a tip force and moment: after 300 steps the packed
  * state (positions, rotations, momenta) and the energies are bit-identical for 1, 2 and 3
  * threads; a node whose rotation solve has no solution is named the same way. */
-static cr_lgvi *threads_rod(int threads, double h)
+static cr_lgvi *threads_rod(int threads, double h, int strains)
 {
     const int K = 1999;
-    cr_lgvi *s = stretch_rod(K, h, 1, CR_LGVI_CHART_EXP);
+    cr_lgvi *s = stretch_rod_s(K, h, 1, CR_LGVI_CHART_EXP, strains);
     for (int q = 1; q <= K; ++q)
         cr_lgvi_set_velocity(s, q, cr_v3(0.1 * sin(0.01 * q), 0.05 * cos(0.02 * q), 0.02 * sin(0.003 * q)),
                              cr_v3(0.2 * cos(0.05 * q), 0.1 * sin(0.01 * q), 0.3 * cos(0.007 * q)));
@@ -1148,8 +1148,10 @@ static void test_threads_bit_identical(void)
     double *ref = NULL;
     cr_lgvi_diag dref;
     cr_vec3 *f = calloc(K + 1, sizeof *f), *c = calloc(K + 1, sizeof *c);
-    for (int threads = 1; threads <= 3; ++threads) {
-        cr_lgvi *s = threads_rod(threads, h);
+    for (int mt = 0; mt < 6; ++mt) { /* threads 1..3 with the left, then the midpoint strain frame */
+        int threads = 1 + mt % 3, strains = mt / 3;
+        if (threads == 1) free(ref), ref = NULL;
+        cr_lgvi *s = threads_rod(threads, h, strains);
         CHECK(cr_lgvi_threads(s) == threads);
         int ok = 1;
         for (int k = 0; k < n && ok; ++k) {
@@ -1167,8 +1169,8 @@ static void test_threads_bit_identical(void)
             CHECK(d.kinetic > 0 && d.elastic > 0 && d.work_external != 0);
         } else {
             int same = memcmp(ref, buf, sizeof(double) * m) == 0;
-            printf("  %d threads: state %s, H %.17g vs %.17g\n", threads, same ? "bit-identical" : "DIFFERS", d.total,
-                   dref.total);
+            printf("  %s frame, %d threads: state %s, H %.17g vs %.17g\n", strains ? "midpoint" : "left", threads,
+                   same ? "bit-identical" : "DIFFERS", d.total, dref.total);
             CHECK(same);
             CHECK(memcmp(&d.total, &dref.total, sizeof d.total) == 0);
             CHECK(memcmp(&d.work_external, &dref.work_external, sizeof d.total) == 0);
@@ -1180,7 +1182,7 @@ static void test_threads_bit_identical(void)
     /* failure: the same first node, whatever the thread count */
     char msg[2][CR_ERROR_MESSAGE_SIZE];
     for (int t = 0; t < 2; ++t) {
-        cr_lgvi *s = threads_rod(1 + t, h);
+        cr_lgvi *s = threads_rod(1 + t, h, CR_LGVI_STRAINS_LEFT);
         cr_lgvi_set_velocity(s, 1500, cr_v3(0, 0, 0), cr_v3(1e7, 0, 0)); /* sin θ = hω > 1: no rotation F */
         cr_error err = {0};
         cr_status st = CR_OK;
