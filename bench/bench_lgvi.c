@@ -7,12 +7,13 @@
  *   3. scaling: pure stretching with K = 10², 10³, 10⁴, 10⁵ and ~2·10⁷ node-steps each.
  * Cases 1-3 run on one thread (cr_lgvi_set_threads(s, 1)).
  * With --cfl it instead bisects the critical time step of several problems and prints
- * h_crit / cr_lgvi_stable_step (how the CFL safety factor was chosen).
+ * h_crit / cr_lgvi_stable_step (how the CFL safety factor was chosen); --midpoint does it for
+ * the midpoint strain frame (CR_LGVI_STRAINS_MIDPOINT).
  * With --threads it times 1 and 2 threads on a bending problem with every node moving
  * (K = 10³ ... 10⁵, best of 3 runs each, since the machine may be shared) and checks that
  * the final states are bit-identical.
  *
- *   build/bench_lgvi [--quick] [--cfl] [--threads]
+ *   build/bench_lgvi [--quick] [--cfl [--midpoint]] [--threads]
  */
 #include "lgvi/lgvi.h"
 
@@ -32,6 +33,8 @@ static double now(void)
 /* g(t) of spec §3: 80t up to 200 at 2.5 s, back to 0 at 5 s */
 static double gfun(double t) { return t <= 2.5 ? 80 * t : (t <= 5 ? 80 * (5 - t) : 0); }
 
+static int g_strains = CR_LGVI_STRAINS_LEFT; /* --midpoint */
+
 /* Simo–Vu-Quoc constants (spec §3) */
 static cr_lgvi_params base_params(int K, double h, int dil)
 {
@@ -39,7 +42,18 @@ static cr_lgvi_params base_params(int K, double h, int dil)
     memset(&p, 0, sizeof p);
     p.elements = K, p.length = 10, p.rhoA = 1, p.rhoJ = cr_v3(10, 10, 20);
     p.C1 = cr_v3(1e4, 1e4, 1e4), p.C2 = cr_v3(500, 500, 500);
-    p.dilatation = dil, p.chart = CR_LGVI_CHART_EXP, p.h = h;
+    p.dilatation = dil, p.chart = CR_LGVI_CHART_EXP, p.h = h, p.strains = g_strains;
+    return p;
+}
+
+/* the problems of --cfl: kind 0-4 as named in cfl_report; kind 5, a soft cantilever (L = 1 m,
+ * EI = 1 N m², ρA = 1 kg/m, EA = GA = 1e4 N, ρI = 1e-3 kg m: test_formulations' rod) */
+static cr_lgvi_params cfl_params(int kind, int K, double h, int dil)
+{
+    cr_lgvi_params p = base_params(K, h, dil);
+    if (kind == 0 || kind == 2 || kind == 4 || kind == 5) p.clamp_start = 1;
+    if (kind == 3 || kind == 4) p.C1 = cr_v3(1e6, 1e6, 1e4), p.rhoJ = cr_v3(0.1, 0.1, 0.2); /* shear-stiff, thin */
+    if (kind == 5) p.length = 1, p.C2 = cr_v3(1, 1, 1), p.rhoJ = cr_v3(1e-3, 1e-3, 2e-3);
     return p;
 }
 
@@ -108,9 +122,7 @@ static double run(int kind, int K, double h, long steps, int dil, double *emax)
  * loaded maximum. */
 static int stable_at(int kind, int K, double h, double T, int dil)
 {
-    cr_lgvi_params p = base_params(K, h, dil);
-    if (kind == 0 || kind == 2 || kind == 4) p.clamp_start = 1;
-    if (kind >= 3) p.C1 = cr_v3(1e6, 1e6, 1e4), p.rhoJ = cr_v3(0.1, 0.1, 0.2); /* shear-stiff, thin */
+    cr_lgvi_params p = cfl_params(kind, K, h, dil);
     cr_lgvi *s = kind == 1 ? make_rod(&p, cr_v3(6, 0, 0), cr_v3(-0.6, 0, 0.8), flying_frame())
                            : make_rod(&p, cr_v3(0, 0, 0), cr_v3(0, 0, 1), cr_m3_identity());
     for (int q = 1; q <= K; ++q)
@@ -123,7 +135,8 @@ static int stable_at(int kind, int K, double h, double T, int dil)
     int ok = 1;
     for (long k = 0; k < steps && ok; ++k) {
         double g = gfun(k * h * 5.0 / T); /* the load history compressed into [0, T] */
-        if (kind == 0 || kind >= 3) f[K] = cr_v3(0, 0, 6 * g);
+        if (kind == 0 || kind == 3 || kind == 4) f[K] = cr_v3(0, 0, 6 * g);
+        if (kind == 5) f[K] = cr_v3(1e-3 * g, 0, 0.05 * g); /* bent (tip 0.1 L) and stretched */
         if (kind == 1) f[0] = cr_v3(g / 10, 0, 0), c[0] = cr_v3(0, -g / 2, -g);
         if (kind == 2) f[K] = cr_v3(0.5 * g, 0, 0); /* transverse tip force: bending */
         if (cr_lgvi_step(s, f, c, &err) != CR_OK) ok = 0;
@@ -144,17 +157,16 @@ static int stable_at(int kind, int K, double h, double T, int dil)
 
 static void cfl_report(void)
 {
-    static const char *names[] = {"pure stretching", "flying beam", "cantilever bending", "thin rod, free",
-                                  "thin rod, clamped"};
+    static const char *names[] = {"pure stretching", "flying beam",       "cantilever bending",
+                                  "thin rod, free",  "thin rod, clamped", "soft cantilever"};
     static const int Ks[] = {10, 100};
+    printf("strain frame: %s\n", g_strains == CR_LGVI_STRAINS_MIDPOINT ? "midpoint" : "left (Demoures)");
     printf("%-22s %5s %4s %12s %12s %8s\n", "problem", "K", "dil", "h_est", "h_crit", "ratio");
-    for (int kind = 0; kind < 5; ++kind)
+    for (int kind = 0; kind < 6; ++kind)
         for (int ik = 0; ik < 2; ++ik)
             for (int dil = 0; dil < 2; ++dil) {
                 int K = Ks[ik];
-                cr_lgvi_params p = base_params(K, 1, dil);
-                if (kind >= 3) p.C1 = cr_v3(1e6, 1e6, 1e4), p.rhoJ = cr_v3(0.1, 0.1, 0.2);
-                if (kind == 0 || kind == 2 || kind == 4) p.clamp_start = 1;
+                cr_lgvi_params p = cfl_params(kind, K, 1, dil);
                 double he = cr_lgvi_stable_step(&p) / 0.9; /* the bound itself, without safety */
                 double lo = 0.2 * he, hi = 20 * he, T = 2.0;
                 for (int it = 0; it < 30 && hi / lo > 1.002; ++it) {
@@ -234,8 +246,10 @@ static void threads_report(int quick)
 int main(int argc, char **argv)
 {
     int threads = 0, quick = 0;
-    for (int i = 1; i < argc; ++i)
+    for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--threads")) threads = 1;
+        if (!strcmp(argv[i], "--midpoint")) g_strains = CR_LGVI_STRAINS_MIDPOINT;
+    }
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--cfl")) {
             cfl_report();

@@ -30,6 +30,8 @@ typedef struct cr_model_options {
     /* lgvi */
     int dilatation;  /* 1 (default): modified model, element volume conserved; 0: standard (Demoures) */
     int chart;       /* 0 (default): exponential map; 1: Cayley map */
+    int strains;     /* frame of the shear/stretch strain: 0 (default): the element's left node (Demoures,
+                      * first order in the element length); 1: the element midpoint (second order) */
     /* port_hamiltonian: generalized-Maxwell viscoelasticity (its spec §7), branches in parallel with
      * the elastic one; each branch has a relaxation time (s) and a stiffness fraction; a Kelvin–Voigt
      * branch (rigid spring) is a dashpot of viscosity tau·fraction·stiffness. */

@@ -231,9 +231,10 @@ typedef enum node_kind {
 static const char *const ROOT_KEYS[] = {"name",         "description", "model",  "rod", "boundary_conditions",
                                         "rigid_bodies", "loads",       "stages", "output", NULL};
 static const char *const MODEL_MIXED_KEYS[] = {"type", NULL};
-static const char *const MODEL_LGVI_KEYS[] = {"type", "dilatation", "chart", NULL};
+static const char *const MODEL_LGVI_KEYS[] = {"type", "dilatation", "chart", "strains", NULL};
 static const char *const MODEL_PH_KEYS[] = {"type", "viscoelastic", "newton_atol", NULL};
-static const char *const MODEL_ANY_KEYS[] = {"type", "dilatation", "chart", "viscoelastic", "newton_atol", NULL};
+static const char *const MODEL_ANY_KEYS[] = {"type",         "dilatation",  "chart", "strains",
+                                             "viscoelastic", "newton_atol", NULL};
 static const char *const BRANCH_KEYS[] = {"tau", "fraction", "kelvin_voigt", NULL};
 static const char *const ROD_KEYS[] = {"length",   "elements",      "material", "reference",
                                        "sections", "rigid_strains", "damping",  NULL};
@@ -296,6 +297,7 @@ static const char *const TRACK_KEYS[] = {"name", "node", "s", NULL};
 /* enum choices; index = the C enum value */
 static const char *const MODEL_CHOICES[] = {"mixed_discrete", "lgvi", "port_hamiltonian", NULL};
 static const char *const CHART_CHOICES[] = {"exp", "cayley", NULL};
+static const char *const STRAINS_CHOICES[] = {"left", "midpoint", NULL}; /* = CR_LGVI_STRAINS_* */
 static const char *const REF_CHOICES[] = {"straight", "helix", "nodes", NULL};
 static const char *const SHAPE_CHOICES[] = {"circle", "rectangle", "resultants", NULL};
 static const char *const BC_CHOICES[] = {"clamp", "pose", "pin", "support", NULL};
@@ -2129,6 +2131,7 @@ static cr_status parse_model(const cJSON *root, cr_model_options *m, cr_error *e
     }
     if (dil) m->dilatation = cJSON_IsTrue(dil);
     if ((s = get_enum(obj, "model", "chart", CHART_CHOICES, 0, &m->chart, err))) return s;
+    if ((s = get_enum(obj, "model", "strains", STRAINS_CHOICES, 0, &m->strains, err))) return s;
     if ((s = get_number(obj, "model", "newton_atol", 0, 1e-10, POSITIVE, &m->newton_atol, err))) return s;
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(obj, "viscoelastic");
     if (!list) return CR_OK;

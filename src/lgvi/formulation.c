@@ -54,6 +54,7 @@ static cr_status kernel_params(const cr_rod_def *def, const cr_model_options *o,
     p->C2 = to_k(cr_v3(r0.GJ, r0.EI_y, r0.EI_z));
     p->dilatation = o->dilatation;
     p->chart = o->chart;
+    p->strains = o->strains;
     p->h = 1.0; /* set per dynamic stage (time_step) */
     if (!(p->rhoA > 0) || !(r0.rhoI_y > 0) || !(r0.rhoI_z > 0))
         return cr_error_set(err, CR_BAD_INPUT, "rod: the lgvi model integrates the rod's inertia: it needs a mass per "
@@ -121,12 +122,19 @@ static void lgvi_destroy(void *impl)
 }
 
 /* Reference strains of element e in library components (x axial): the same
- * strain measures the kernel uses (spec §2.1), evaluated on the reference. */
+ * strain measures the kernel uses (spec §2.1, or the midpoint frame), evaluated on the reference. */
 static void reference_strains(const lgvi_sim *s, const cr_vec3 *x, const cr_mat3 *R, int e, double l)
 {
     cr_mat3 Rt = cr_m3_transpose(R[e]);
-    cr_vec3 g = cr_v3_scale(cr_m3_mulv(Rt, cr_v3_sub(x[e + 1], x[e])), 1.0 / l);
     cr_mat3 Lam = cr_m3_mul(Rt, R[e + 1]);
+    if (s->p.strains == CR_LGVI_STRAINS_MIDPOINT) {
+        /* Γ in the midpoint frame R_e exp(½ log Λ) (lgvi.h): with Λ's quaternion (w, v), w >= 0,
+         * exp(½ log Λ) is the rotation of the quaternion (1 + w, v) */
+        cr_quat ql = cr_q_from_matrix(Lam);
+        if (ql.w < 0) ql = cr_q_scale(ql, -1.0);
+        Rt = cr_m3_transpose(cr_m3_mul(R[e], cr_q_exp(cr_q(1.0 + ql.w, ql.x, ql.y, ql.z))));
+    }
+    cr_vec3 g = cr_v3_scale(cr_m3_mulv(Rt, cr_v3_sub(x[e + 1], x[e])), 1.0 / l);
     cr_vec3 w; /* τ⁻¹(Λ)/l */
     cr_vec3 skew = cr_v3(0.5 * (Lam.m[2][1] - Lam.m[1][2]), 0.5 * (Lam.m[0][2] - Lam.m[2][0]),
                          0.5 * (Lam.m[1][0] - Lam.m[0][1]));
@@ -429,6 +437,9 @@ static uint64_t fingerprint(const void *impl)
     uint64_t h = 14695981039346656037ull;
     const unsigned char *b = (const unsigned char *)ints;
     for (size_t i = 0; i < sizeof ints; ++i) h = (h ^ b[i]) * 1099511628211ull;
+    /* hashed only when not the default, so checkpoints written before the option existed
+     * still resume */
+    if (p->strains != CR_LGVI_STRAINS_LEFT) h = (h ^ (uint64_t)(p->strains + 0x5a)) * 1099511628211ull;
     b = (const unsigned char *)d;
     for (size_t i = 0; i < sizeof d; ++i) h = (h ^ b[i]) * 1099511628211ull;
     return cr_loads_hash(h, s->loads, s->load_count);

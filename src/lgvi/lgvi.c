@@ -172,9 +172,10 @@ LGVI_INLINE cr_vec3 chart_log(int chart, q4 qL, double *beta)
 /* ---- element quantities at level k (spec §2.3) ---- */
 
 typedef struct elem_out {
-    cr_vec3 Rn; /* R_q n_q, spatial: +to node q, -to node q+1 */
-    cr_vec3 ta; /* l(Γ+E3) × n + w: torque on node q (body q) */
-    cr_vec3 tb; /* Λ^T w: subtracted from the torque on node q+1 (body q+1) */
+    cr_vec3 Rn; /* R_* n_q, spatial: +to node q, -to node q+1 */
+    cr_vec3 ta; /* l(Γ+E3) × n + w (left), its node-q share + w (midpoint): torque on node q (body q) */
+    cr_vec3 tb; /* Λ^T w (left), minus the node-(q+1) shear share (midpoint): subtracted from the torque
+                 * on node q+1 (body q+1) */
     double e;   /* geometric stretch |Δx|/|Δx0| (1 in the standard model's constitutive law) */
     double U;   /* l(½Γ·n + ½Ω·m) */
 } elem_out;
@@ -185,14 +186,30 @@ typedef struct elem_strain {
 } elem_strain;
 
 LGVI_INLINE elem_out element(const cr_lgvi *s, const lgvi_node *a, const lgvi_node *b, const lgvi_elem *E,
-                             const int chart, const int dil, elem_strain *st)
+                             const int chart, const int dil, const int mid, elem_strain *st)
 {
     const cr_lgvi_params *P = &s->par;
     elem_out o;
     q4 qa = q_load(a->q), qb = q_load(b->q);
     cr_vec3 d = {b->x[0] - a->x[0], b->x[1] - a->x[1], b->x[2] - a->x[2]};
-    /* dR = R_q^T Δx = l(Γ + E3), the left node's frame (Demoures) */
-    cr_vec3 dR = q_rotT(qa, d);
+    q4 qL = q_cmul(qa, qb);
+    /* The frame of Γ: the left node's R_q (Demoures), or the midpoint R_q H, H = exp(½ log Λ).
+     * With Λ's quaternion (w, v) taken with w >= 0 (the shortest rotation, as chart_log),
+     * H's is (1 + w, v)/√(2(1 + w)). t = v/(1 + w) = tan(φ/4) u for Λ a rotation by φ about
+     * u, so that (I + H)^{-1} = ½(I - t^): the midpoint frame's variation is
+     * ζ = (I + H)^{-1}(η_q + H η_{q+1}) (from dexp_{ξ/2} dexp_ξ^{-1} = 2(I + H)^{-1}), and the
+     * shear torque l(Γ+E3)×n splits into (I + H^T)^{-1} on node q and (I + H)^{-1} on node
+     * q+1 (docs/lgvi.md "Second order in space"). For H = I (straight) exactly half each. */
+    q4 qs = qa;
+    cr_vec3 t = {0, 0, 0};
+    if (mid && (qL.x != 0.0 || qL.y != 0.0 || qL.z != 0.0)) { /* Λ = I: H = I, t = 0 (bending-free problems) */
+        double sg = qL.w < 0 ? -1.0 : 1.0, w1 = 1.0 + sg * qL.w, r = 1.0 / sqrt(2.0 * w1), it = sg / w1;
+        q4 qH = {w1 * r, sg * qL.x * r, sg * qL.y * r, sg * qL.z * r};
+        qs = q_mul(qa, qH);
+        t = (cr_vec3){it * qL.x, it * qL.y, it * qL.z};
+    }
+    /* dR = R_*^T Δx = l(Γ + E3) */
+    cr_vec3 dR = q_rotT(qs, d);
     cr_vec3 G = {dR.x * s->inv_l - E->gref[0], dR.y * s->inv_l - E->gref[1], dR.z * s->inv_l - 1.0 - E->gref[2]};
     double ie = 1.0, ie3 = 1.0;
     if (dil) {
@@ -204,15 +221,20 @@ LGVI_INLINE elem_out element(const cr_lgvi *s, const lgvi_node *a, const lgvi_no
         o.e = 1.0;
     }
     cr_vec3 n = {P->C1.x * G.x * ie, P->C1.y * G.y * ie, P->C1.z * G.z * ie};
-    q4 qL = q_cmul(qa, qb);
-    o.Rn = q_rot(qa, n);
-    cr_vec3 sh = cross(dR, n);
+    o.Rn = q_rot(qs, n);
+    cr_vec3 sh = cross(dR, n), sha = sh, shb = {0, 0, 0};
+    if (mid) {
+        /* node q gets ½(sh + t×sh), node q+1 ½(sh - t×sh) (tb is subtracted there) */
+        cr_vec3 ts = cross(t, sh);
+        sha = (cr_vec3){0.5 * (sh.x + ts.x), 0.5 * (sh.y + ts.y), 0.5 * (sh.z + ts.z)};
+        shb = (cr_vec3){0.5 * (ts.x - sh.x), 0.5 * (ts.y - sh.y), 0.5 * (ts.z - sh.z)};
+    }
     double Un = dot(G, n);
     if (qL.x == 0.0 && qL.y == 0.0 && qL.z == 0.0 && E->straight) {
         /* Λ = I exactly and Ω_ref = 0: Ω = m = w = 0 exactly (the bending-free problems);
          * the general code below would produce the same zeros */
-        o.ta = sh;
-        o.tb = (cr_vec3){0, 0, 0};
+        o.ta = sha;
+        o.tb = shb;
         o.U = 0.5 * s->l * Un;
         if (st) {
             st->gamma = G, st->omega = (cr_vec3){0, 0, 0}, st->n = n, st->m = (cr_vec3){0, 0, 0};
@@ -234,8 +256,9 @@ LGVI_INLINE elem_out element(const cr_lgvi *s, const lgvi_node *a, const lgvi_no
         wt = (cr_vec3){m.x + 0.5 * xm.x + beta * xxm.x, m.y + 0.5 * xm.y + beta * xxm.y,
                        m.z + 0.5 * xm.z + beta * xxm.z};
     }
-    o.ta = (cr_vec3){sh.x + wt.x, sh.y + wt.y, sh.z + wt.z};
-    o.tb = q_rotT(qL, wt);
+    o.ta = (cr_vec3){sha.x + wt.x, sha.y + wt.y, sha.z + wt.z};
+    cr_vec3 wb = q_rotT(qL, wt);
+    o.tb = (cr_vec3){wb.x + shb.x, wb.y + shb.y, wb.z + shb.z};
     o.U = 0.5 * s->l * (Un + dot(Om, m));
     if (st) {
         st->gamma = G, st->omega = Om, st->n = n, st->m = m;
@@ -516,21 +539,21 @@ LGVI_INLINE int node_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n, 
  * here (the same arithmetic on the same level-k data, so the same bits) but its energy
  * belongs to the previous chunk. */
 LGVI_INLINE int step_loop(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f_ext, const cr_vec3 *c_ext, const int chart,
-                          const int dil, step_acc *acc)
+                          const int dil, const int mid, step_acc *acc)
 {
     const int K = s->K;
     const lgvi_node *O = s->buf[s->cur];
     lgvi_node *Nw = s->buf[1 - s->cur];
     const lgvi_elem *E = s->el;
     const elem_out zero = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 1.0, 0.0};
-    elem_out prev = q0 > 0 ? element(s, &O[q0 - 1], &O[q0], &E[q0 - 1], chart, dil, NULL) : zero, cur;
+    elem_out prev = q0 > 0 ? element(s, &O[q0 - 1], &O[q0], &E[q0 - 1], chart, dil, mid, NULL) : zero, cur;
     const double h = s->h;
     const node_const nci = {h / s->m_int, 0.5 / s->m_int, h / s->c_int, s->c_int / (h * h)};
     const node_const nce = {h / s->m_end, 0.5 / s->m_end, h / s->c_end, s->c_end / (h * h)};
     for (int q = q0; q < q1; ++q) {
         /* element q from level k: nodes q and q+1 are still untouched in O */
         if (q < K) {
-            cur = element(s, &O[q], &O[q + 1], &E[q], chart, dil, NULL);
+            cur = element(s, &O[q], &O[q + 1], &E[q], chart, dil, mid, NULL);
             acc->U += cur.U;
         } else {
             cur = zero;
@@ -548,24 +571,24 @@ LGVI_INLINE int step_loop(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f_ext
     return 0;
 }
 
-/* four specialisations so the chart and model tests are constant-folded */
+/* eight specialisations so the chart, model and strain-frame tests are constant-folded */
 typedef int (*step_fn)(const cr_lgvi *, int, int, const cr_vec3 *, const cr_vec3 *, step_acc *);
-static int step_exp_std(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
-{
-    return step_loop(s, q0, q1, f, c, CR_LGVI_CHART_EXP, 0, a);
-}
-static int step_exp_dil(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
-{
-    return step_loop(s, q0, q1, f, c, CR_LGVI_CHART_EXP, 1, a);
-}
-static int step_cay_std(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
-{
-    return step_loop(s, q0, q1, f, c, CR_LGVI_CHART_CAYLEY, 0, a);
-}
-static int step_cay_dil(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)
-{
-    return step_loop(s, q0, q1, f, c, CR_LGVI_CHART_CAYLEY, 1, a);
-}
+#define LGVI_STEP_FN(name, chart, dil, mid)                                                                            \
+    static int name(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f, const cr_vec3 *c, step_acc *a)                 \
+    {                                                                                                                  \
+        return step_loop(s, q0, q1, f, c, chart, dil, mid, a);                                                         \
+    }
+LGVI_STEP_FN(step_exp_std, CR_LGVI_CHART_EXP, 0, 0)
+LGVI_STEP_FN(step_exp_dil, CR_LGVI_CHART_EXP, 1, 0)
+LGVI_STEP_FN(step_cay_std, CR_LGVI_CHART_CAYLEY, 0, 0)
+LGVI_STEP_FN(step_cay_dil, CR_LGVI_CHART_CAYLEY, 1, 0)
+LGVI_STEP_FN(step_exp_std_mid, CR_LGVI_CHART_EXP, 0, 1)
+LGVI_STEP_FN(step_exp_dil_mid, CR_LGVI_CHART_EXP, 1, 1)
+LGVI_STEP_FN(step_cay_std_mid, CR_LGVI_CHART_CAYLEY, 0, 1)
+LGVI_STEP_FN(step_cay_dil_mid, CR_LGVI_CHART_CAYLEY, 1, 1)
+/* [mid][cayley][dilatation] */
+static const step_fn step_fns[2][2][2] = {{{step_exp_std, step_exp_dil}, {step_cay_std, step_cay_dil}},
+                                          {{step_exp_std_mid, step_exp_dil_mid}, {step_cay_std_mid, step_cay_dil_mid}}};
 
 /* ---- threads ----
  * The node range is cut into fixed chunks of LGVI_CHUNK nodes, whatever the thread count;
@@ -697,7 +720,7 @@ cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, c
     if (s->steps == 0) s->T_last = initial_kinetic(s);
     step_acc acc = {0.0, 0.0, 0.0, 0.0, -1, 0};
     int dil = s->par.dilatation != 0, cay = s->par.chart == CR_LGVI_CHART_CAYLEY;
-    step_fn fn = cay ? (dil ? step_cay_dil : step_cay_std) : (dil ? step_exp_dil : step_exp_std);
+    step_fn fn = step_fns[s->par.strains == CR_LGVI_STRAINS_MIDPOINT][cay][dil];
     int fail = step_all(s, fn, f_ext, c_ext, &acc);
     double t = cr_lgvi_time(s);
     if (fail) {
@@ -725,7 +748,7 @@ cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, c
         const lgvi_node *N = s->buf[s->cur];
         int q = 0;
         for (; q < s->K - 1; ++q)
-            if (!isfinite(element(s, &N[q], &N[q + 1], &s->el[q], s->par.chart, s->par.dilatation != 0, NULL).U)) break;
+            if (!isfinite(element(s, &N[q], &N[q + 1], &s->el[q], s->par.chart, dil, s->par.strains, NULL).U)) break;
         return cr_error_set(
             err, CR_NONFINITE,
             "lgvi: non-finite strain energy of element %d (node %d to node %d) at t = %.9g s (step %ld)", q, q, q + 1,
@@ -767,6 +790,9 @@ static cr_status check_params(const cr_lgvi_params *p, cr_error *err)
     if (p->chart != CR_LGVI_CHART_EXP && p->chart != CR_LGVI_CHART_CAYLEY)
         return cr_error_set(err, CR_BAD_INPUT, "lgvi: chart = %d must be CR_LGVI_CHART_EXP or CR_LGVI_CHART_CAYLEY",
                             p->chart);
+    if (p->strains != CR_LGVI_STRAINS_LEFT && p->strains != CR_LGVI_STRAINS_MIDPOINT)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "lgvi: strains = %d must be CR_LGVI_STRAINS_LEFT or CR_LGVI_STRAINS_MIDPOINT", p->strains);
     if (p->dilatation != 0 && p->dilatation != 1)
         return cr_error_set(err, CR_BAD_INPUT, "lgvi: dilatation = %d must be 0 or 1", p->dilatation);
     return CR_OK;
@@ -847,7 +873,7 @@ cr_lgvi *cr_lgvi_create(const cr_lgvi_params *p, const cr_vec3 *x0, const cr_mat
         cr_vec3 d = cr_v3_sub(x0[q + 1], x0[q]);
         E->inv_l0 = 1.0 / sqrt(dot(d, d));
         elem_strain st;
-        element(s, &N[q], &N[q + 1], E, p->chart, 0, &st);
+        element(s, &N[q], &N[q + 1], E, p->chart, 0, p->strains, &st);
         v_store(st.gamma, E->gref);
         v_store(st.omega, E->oref);
         E->straight = st.omega.x == 0.0 && st.omega.y == 0.0 && st.omega.z == 0.0;
@@ -973,7 +999,7 @@ static elem_strain element_strain(const cr_lgvi *s, int q)
 {
     const lgvi_node *N = s->buf[s->cur];
     elem_strain st;
-    element(s, &N[q], &N[q + 1], &s->el[q], s->par.chart, s->par.dilatation != 0, &st);
+    element(s, &N[q], &N[q + 1], &s->el[q], s->par.chart, s->par.dilatation != 0, s->par.strains, &st);
     return st;
 }
 
@@ -995,7 +1021,7 @@ double cr_lgvi_internal_forces(const cr_lgvi *s, cr_vec3 *f, cr_vec3 *M)
     double U = 0.0;
     for (int q = 0; q <= K; ++q) f[q] = M[q] = cr_v3(0, 0, 0);
     for (int q = 0; q < K; ++q) {
-        elem_out o = element(s, &N[q], &N[q + 1], &s->el[q], s->par.chart, dil, NULL);
+        elem_out o = element(s, &N[q], &N[q + 1], &s->el[q], s->par.chart, dil, s->par.strains, NULL);
         f[q] = cr_v3_add(f[q], o.Rn);
         f[q + 1] = cr_v3_sub(f[q + 1], o.Rn);
         M[q] = cr_v3_add(M[q], o.ta);
@@ -1035,7 +1061,8 @@ void cr_lgvi_diagnostics(const cr_lgvi *s, cr_lgvi_diag *out)
     const int K = s->K, dil = s->par.dilatation != 0;
     if (s->steps == 0) {
         double U = 0.0;
-        for (int q = 0; q < K; ++q) U += element(s, &N[q], &N[q + 1], &s->el[q], s->par.chart, dil, NULL).U;
+        for (int q = 0; q < K; ++q)
+            U += element(s, &N[q], &N[q + 1], &s->el[q], s->par.chart, dil, s->par.strains, NULL).U;
         out->elastic = U;
         out->kinetic = out->kinetic_interval = initial_kinetic(s);
         out->energy_time = 0.0;
@@ -1117,6 +1144,34 @@ double cr_lgvi_stable_step(const cr_lgvi_params *p)
     double w2 = 4.0 * C1.z / (rA * l2);
     /* shear along E1 couples with rotation about E2 and vice versa */
     double GA[2] = {C1.x, C1.y}, Jr[2] = {J.y, J.x}, EI[2] = {C2.y, C2.x};
+    if (p->strains == CR_LGVI_STRAINS_MIDPOINT) {
+        /* Midpoint frame: Γ_i of element q couples u_i of nodes q, q+1 with ½(φ_j,q + φ_j,q+1),
+         * symmetric. Interior rows (the coupling entries ±GA/2, mass-normalised by √(ρA l ρJ l)):
+         *   shear i:   4 GA_i/(ρA l²) + GA_i/(l √(ρA ρJ_j))
+         *   bending j: GA_i/ρJ_j + 4 EI_j/(ρJ_j l²) + GA_i/(l √(ρA ρJ_j))
+         * a free end node (half masses, one element), both rows:
+         *   shear i:   (2+√2) GA_i/(ρA l²) + (1 + 1/√2) GA_i/(l √(ρA ρJ_j))
+         *   bending j: (2+√2)/4 GA_i/ρJ_j + (2+√2) EI_j/(ρJ_j l²) + (1 + 1/√2) GA_i/(l √(ρA ρJ_j))
+         * (the coupling rows here are dimensionally l⁻¹, unlike the left frame's l⁻², see below) */
+        int free_end = !p->clamp_start || !p->clamp_end;
+        for (int i = 0; i < 2; ++i) {
+            double cpl = GA[i] / (l * sqrt(rA * Jr[i]));
+            double wt = 4.0 * GA[i] / (rA * l2) + cpl;
+            double wr = GA[i] / Jr[i] + 4.0 * EI[i] / (Jr[i] * l2) + cpl;
+            if (free_end) {
+                double wte = (2.0 + r2) * GA[i] / (rA * l2) + (1.0 + 1.0 / r2) * cpl;
+                double wre =
+                    0.25 * (2.0 + r2) * GA[i] / Jr[i] + (2.0 + r2) * EI[i] / (Jr[i] * l2) + (1.0 + 1.0 / r2) * cpl;
+                if (wte > wt) wt = wte;
+                if (wre > wr) wr = wre;
+            }
+            if (wt > w2) w2 = wt;
+            if (wr > w2) w2 = wr;
+        }
+        double wtw = 4.0 * C2.z / (J.z * l2);
+        if (wtw > w2) w2 = wtw;
+        return LGVI_CFL_SAFETY * 2.0 / sqrt(w2);
+    }
     for (int i = 0; i < 2; ++i) {
         double cpl = 2.0 * GA[i] / (l2 * sqrt(rA * Jr[i]));
         double wt = 4.0 * GA[i] / (rA * l2) + cpl;

@@ -22,6 +22,14 @@
 #define CR_LGVI_CHART_EXP 0    /* τ = exp: Ω = log(Λ)/l, F = exp(f^) */
 #define CR_LGVI_CHART_CAYLEY 1 /* τ = cay: Ω = 2(Λ-Λ^T)^∨/((1+trΛ) l), F = cay(f) */
 
+/* Frame of the element's translational strain Γ = R_*^T (x_{q+1} - x_q)/l - E3:
+ * LEFT: R_* = R_q, the left node's frame (Demoures, spec §2.1): a one-sided difference,
+ *       first order in l; the paper's numbers are computed with it.
+ * MIDPOINT: R_* = R_q exp(½ log Λ_q), the geodesic midpoint of R_q and R_{q+1}: the strain
+ *       sits where Ω does, a centred difference, second order in l (docs/lgvi.md). */
+#define CR_LGVI_STRAINS_LEFT 0
+#define CR_LGVI_STRAINS_MIDPOINT 1
+
 /* Spec convention: the rod axis is the body E3 axis; R maps body to spatial. */
 typedef struct cr_lgvi_params {
     int elements;               /* K >= 1 */
@@ -32,6 +40,7 @@ typedef struct cr_lgvi_params {
     cr_vec3 C2;                 /* diag(EI1, EI2, GJ) [N m^2] */
     int dilatation;             /* 1: modified model (frozen-e, spec §2.3), 0: standard (e = 1) */
     int chart;                  /* CR_LGVI_CHART_EXP or CR_LGVI_CHART_CAYLEY */
+    int strains;                /* CR_LGVI_STRAINS_LEFT (0, default) or CR_LGVI_STRAINS_MIDPOINT */
     int clamp_start, clamp_end; /* node 0 / node K held at its initial pose */
     double h;                   /* time step > 0 [s] */
 } cr_lgvi_params;
