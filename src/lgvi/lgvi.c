@@ -1117,23 +1117,24 @@ void cr_lgvi_diagnostics(const cr_lgvi *s, cr_lgvi_diag *out)
  * element stiffnesses C1/l, C2/l; the shear Γ_i of element q couples u_i of nodes q, q+1
  * with the rotation φ_j (i ≠ j) of the LEFT node q only, spec §2.1):
  *   axial:                 4 EA/(ρA l²)
- *   shear i, interior:     4 GA_i/(ρA l²) + 2 GA_i/(l² sqrt(ρA ρJ_j))
- *   bending j, interior:   GA_i/ρJ_j + 4 EI_j/(ρJ_j l²) + 2 GA_i/(l² sqrt(ρA ρJ_j))
+ *   shear i, interior:     4 GA_i/(ρA l²) + 2 GA_i/(l sqrt(ρA ρJ_j))
+ *   bending j, interior:   GA_i/ρJ_j + 4 EI_j/(ρJ_j l²) + 2 GA_i/(l sqrt(ρA ρJ_j))
  *   bending j, free node 0 (half inertia, full shear of element 0: the Demoures asymmetry):
- *                          2 GA_i/ρJ_j + (2+√2) EI_j/(ρJ_j l²) + (2+√2) GA_i/(l² sqrt(ρA ρJ_j))
+ *                          2 GA_i/ρJ_j + (2+√2) EI_j/(ρJ_j l²) + (2+√2) GA_i/(l sqrt(ρA ρJ_j))
  *   twist:                 4 GJ/(ρJ_3 l²)
+ * (the coupling of u_i, stiffness GA_i per node, with φ_j, mass-normalised by √(ρA l ρJ_j l):
+ * 1/s² as every row; it was once written with l², too large by 1/l below 1 m elements)
  * Störmer-Verlet is stable for h ω_max < 2, so h_est = SAFETY · 2/ω_bound.
  *
  * SAFETY was determined by bisecting the critical step h_crit (bounded energy over 2 s
  * with all modes seeded; `bench_lgvi --cfl`) for the §5.2 stretching cantilever, the §5.1
- * flying beam, a bent cantilever and a shear-stiff thin rod (GA = 1e6, ρJ = 0.1, the
- * rotational modes dominate), K = 10 and 100, both models, under their loads:
- * h_crit / (2/ω_bound) ranged from 0.99 (thin clamped rod stretched 12 %: tension raises the
- * shear-rotation stiffness by (1+ε)²) over 1.06-1.10 (axial chain, where the bound is exact;
- * end nodes and compressed elements move it a little) to 1.64 (thin rod, K = 100, where the
- * coupling rows of the bound are conservative). With SAFETY = 0.9, h_crit/h_est lies in
- * [1.10, 1.82]: 0.9 h_est is stable and 3 h_est unstable in every case (test_cfl_estimate
- * checks both on two of them). */
+ * flying beam, a bent cantilever, a shear-stiff thin rod (GA = 1e6, ρJ = 0.1, the
+ * rotational modes dominate) and a soft 1 m cantilever, K = 10 and 100, both models, under
+ * their loads: h_crit / (2/ω_bound) ranged from 0.99 (thin clamped rod stretched 12 %: tension
+ * raises the shear-rotation stiffness by (1+ε)²) over 1.006-1.08 (axial chain, where the bound
+ * is exact; end nodes and compressed elements move it a little) to 1.15 (thin free rod,
+ * K = 10). With SAFETY = 0.9, h_crit/h_est lies in [1.10, 1.28]: 0.9 h_est is stable and
+ * 3 h_est unstable in every case (test_cfl_estimate checks both on two of them). */
 #define LGVI_CFL_SAFETY 0.9
 
 double cr_lgvi_stable_step(const cr_lgvi_params *p)
@@ -1173,7 +1174,7 @@ double cr_lgvi_stable_step(const cr_lgvi_params *p)
         return LGVI_CFL_SAFETY * 2.0 / sqrt(w2);
     }
     for (int i = 0; i < 2; ++i) {
-        double cpl = 2.0 * GA[i] / (l2 * sqrt(rA * Jr[i]));
+        double cpl = 2.0 * GA[i] / (l * sqrt(rA * Jr[i]));
         double wt = 4.0 * GA[i] / (rA * l2) + cpl;
         double wr = GA[i] / Jr[i] + 4.0 * EI[i] / (Jr[i] * l2) + cpl;
         if (!p->clamp_start) {
