@@ -28,7 +28,20 @@ typedef struct static_ctx {
     cr_state *state;
     cr_static_step_fn on_step;
     void *user;
+    /* the supports leave rigid-body motions free: a mechanism at zero stress, which
+     * only the loads' geometric stiffness holds (limit_update) */
+    int mechanism;
+    cr_vec3 origin; /* the reference position of node 0: increments are measured from it */
+    int gauge_node;  /* cr_mixed_twist_gauge: the node whose twist is held, or -1 */
+    cr_quat gauge_p; /* ... at its start orientation */
 } static_ctx;
+
+static void set_gauge(const static_ctx *c, cr_supports_at *at)
+{
+    if (c->gauge_node < 0) return;
+    at->gauge = 1, at->gauge_node = c->gauge_node;
+    cr_q_store(c->gauge_p, at->gauge_p);
+}
 
 /* load magnitudes and the supports' motion ramp at load factor lf */
 static cr_supports_at set_scales(const static_ctx *c, double lf)
@@ -36,6 +49,7 @@ static cr_supports_at set_scales(const static_ctx *c, double lf)
     for (int k = 0; k < c->model->load_count; ++k) c->scale[k] = c->from[k] + lf * (c->to[k] - c->from[k]);
     cr_supports_at at = {.stage = c->stage, .ramp = c->bc_from + lf * (1.0 - c->bc_from), .t = c->state->time,
                          .from = c->from_pose, .from_blend = lf};
+    set_gauge(c, &at);
     return at;
 }
 
@@ -70,6 +84,7 @@ static cr_status dparam(void *ctx, double lf, const double *x, double *dF)
     memset(dF, 0, (size_t)m->nodes * m->block * sizeof *dF);
     cr_term_loads_forces_only(m, &ly, c->scale, x, dF);
     cr_supports_at at = {.stage = c->stage, .ramp = 1.0, .t = c->state->time, .from = NULL, .from_blend = 1.0};
+    set_gauge(c, &at);
     cr_supports_static_rows(m, &at, x, dF, NULL);
     cr_supports_static_rows(m, &at, x, c->zero, NULL);
     for (int k = 0; k < m->support_count; ++k) {
@@ -102,6 +117,109 @@ static cr_status correct_positions(void *ctx, double lf, double *x)
     for (int i = 0; i < m->nodes; ++i)
         for (int r = 0; r < 3; ++r) x[(size_t)i * m->block + r] -= c->F[i * 3 + r];
     return CR_OK;
+}
+
+/* Rigid-body motions of the whole rod that the active supports leave free, at the
+ * state's node positions: 6 minus the rank of the supports' constraints on a rigid
+ * motion (v, ω) — a held translation along d at r: dᵀ(v + ω × (r − c)), a held
+ * rotation about a: aᵀω (lengths in units of the rod's length). Zero for a clamp
+ * anywhere; 2 for a pin that also holds rz; 3 for a ball joint (a pin); 1 for two pins
+ * (the rotation about the line through them). */
+static int free_rigid_modes(const cr_model *m, const cr_state *s, int stage)
+{
+    double G[6][6] = {{0}};
+    const double L = m->length > 0 ? m->length : 1.0;
+    const cr_vec3 c = cr_state_position(s, 0);
+    for (int k = 0; k < m->support_count; ++k) {
+        const cr_support *sp = &m->supports[k];
+        if (!cr_support_active(sp, stage)) continue;
+        cr_vec3 r = cr_v3_scale(cr_v3_sub(cr_state_position(s, sp->node), c), 1.0 / L);
+        for (int a = 0; a < 6; ++a) {
+            if (!(sp->hold & (1u << a))) continue;
+            cr_vec3 d = cr_m3_column(sp->axes, a % 3), rd = cr_v3_cross(r, d);
+            double row[6] = {0, 0, 0, 0, 0, 0};
+            if (a < 3) row[0] = d.x, row[1] = d.y, row[2] = d.z, row[3] = rd.x, row[4] = rd.y, row[5] = rd.z;
+            else row[3] = d.x, row[4] = d.y, row[5] = d.z;
+            for (int i = 0; i < 6; ++i)
+                for (int j = 0; j < 6; ++j) G[i][j] += row[i] * row[j];
+        }
+    }
+    /* rank of the Gram matrix: Gaussian elimination with complete pivoting (it is
+     * symmetric positive semidefinite, its pivots are the eigenvalues' scale) */
+    int rank = 0;
+    double top = 0;
+    for (int i = 0; i < 6; ++i) top = fmax(top, G[i][i]);
+    for (int step = 0; step < 6; ++step) {
+        int bi = step;
+        for (int i = step; i < 6; ++i)
+            if (G[i][i] > G[bi][bi]) bi = i;
+        if (!(G[bi][bi] > 1e-10 * top)) break;
+        for (int j = 0; j < 6; ++j) { /* symmetric swap of row/column step and bi */
+            double t = G[step][j];
+            G[step][j] = G[bi][j], G[bi][j] = t;
+        }
+        for (int i = 0; i < 6; ++i) {
+            double t = G[i][step];
+            G[i][step] = G[i][bi], G[i][bi] = t;
+        }
+        for (int i = step + 1; i < 6; ++i) {
+            double f = G[i][step] / G[step][step];
+            for (int j = step; j < 6; ++j) G[i][j] -= f * G[step][j];
+        }
+        ++rank;
+    }
+    return 6 - rank;
+}
+
+/* Largest turn of a node in one Newton update of a mechanism (rad, linearized: twice
+ * the quaternion increment normal to p over |p|). Half a radian, as for a turning
+ * support's load steps: from a rod hanging from a pin, a swing stays within the basin
+ * of the hanging equilibrium (the geometric stiffness of the tension stays positive up
+ * to π/2), so Newton, damped to it, cannot reach the upright one. */
+#define MAX_ROTATION_PER_UPDATE 0.5
+
+/* The trust region of a mechanism (newton.h, limit): at the unloaded reference the
+ * tangent of a rod hanging from a pin is singular in the swing about the pin, which
+ * only the tension will hold, and J⁻¹F swings it by any angle (the hanging rod with a
+ * 1e-4 N side force went upright). Damped to MAX_ROTATION_PER_UPDATE per node, and the
+ * predictor then not used at all (the step starts from the last state, loaded at fixed
+ * orientations by the position correction, which establishes the tension first). Rods
+ * whose supports hold every rigid motion are not limited. */
+static double limit_update(void *ctx, const double *x, const double *dx)
+{
+    const static_ctx *c = ctx;
+    if (!c->mechanism) return 1.0;
+    const cr_model *m = c->model;
+    double worst = 0;
+    for (int i = 0; i < m->nodes; ++i) {
+        const double *p = x + (size_t)i * m->block + 3, *d = dx + (size_t)i * m->block + 3;
+        double pp = p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3];
+        double pd = p[0] * d[0] + p[1] * d[1] + p[2] * d[2] + p[3] * d[3], nn = 0;
+        for (int k = 0; k < 4; ++k) {
+            double t = d[k] - pd / pp * p[k];
+            nn += t * t;
+        }
+        worst = fmax(worst, 2.0 * sqrt(nn / pp));
+    }
+    if (!isfinite(worst)) return 0.0;
+    return worst > MAX_ROTATION_PER_UPDATE ? MAX_ROTATION_PER_UPDATE / worst : 1.0;
+}
+
+/* The size increments are measured against (newton.h, size): |x| with the positions
+ * taken from the reference position of node 0, so that a rod translated by 10⁹ m has
+ * the same test as at the origin (a rod at the origin: the plain |x|). */
+static double state_size(void *ctx, const double *x)
+{
+    const static_ctx *c = ctx;
+    const cr_model *m = c->model;
+    const double o[3] = {c->origin.x, c->origin.y, c->origin.z};
+    double s = 0;
+    for (int i = 0; i < m->nodes; ++i) {
+        const double *xi = x + (size_t)i * m->block;
+        for (int k = 0; k < 3; ++k) s += (xi[k] - o[k]) * (xi[k] - o[k]);
+        for (int k = 3; k < m->block; ++k) s += xi[k] * xi[k];
+    }
+    return sqrt(s);
 }
 
 static int step_done(void *ctx, double lf, const double *x, const cr_load_step_report *step, int index)
@@ -169,6 +287,10 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     }
     memcpy(from, state->load_scale, nl * sizeof *from);
     ctx.from = from;
+    ctx.mechanism = free_rigid_modes(model, state, stage) > 0;
+    ctx.origin = model->ref_r[0];
+    ctx.gauge_node = cr_mixed_twist_gauge(model, stage);
+    if (ctx.gauge_node >= 0) ctx.gauge_p = cr_q_normalize(cr_state_orientation(state, ctx.gauge_node));
     /* supports that start in this stage move their node from where it is; the
      * others ramp their motion factor (once, in the first stage) */
     int moving = 0, starting = 0;
@@ -232,6 +354,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
                               .J = J, .part = part, .lu_valid = &lu_valid, .work = work,
                               .banded = model->rigid_count > 0, .ctx = &ctx, .eval = eval,
                               .project = normalize_quaternions, .correct = correct_positions,
+                              .limit = limit_update, .size = state_size,
                               .dparam = moving ? NULL : dparam, .on_step = step_done};
     cr_static_report local = {0};
     cr_static_report *r = report ? report : &local;
@@ -275,6 +398,8 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
             snprintf(err->message, sizeof err->message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);
         }
     }
+    r->twist_gauge = ctx.gauge_node >= 0;
+    r->gauge_node = ctx.gauge_node >= 0 ? ctx.gauge_node : 0;
     if (lf <= 0.0) { /* nothing accepted: the state keeps its loads */
         memcpy(state->load_scale, from, nl * sizeof *from);
         state->bc_factor = ctx.bc_from;
