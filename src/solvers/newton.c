@@ -207,7 +207,11 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
          * Newton iterations instead of 3: the third only confirmed an update of
          * 10⁻⁵–10⁻⁴ |x| with a residual already at the round-off floor. (Not decided on
          * the residual: at the round-off floor it is noise, and so was the choice.) */
-        int increment_ok = it > 0 && dx_norm < o->rtol * (x_norm + 1e-12);
+        /* An increment at the round-off of the coordinates themselves is as small as one can
+         * be: a rod 10⁹ m from the origin has its positions to 1e-7 m, and the updates of a
+         * converged solve jitter by that much, more than rtol of the rod's own size. */
+        const double dx_floor = ROUNDOFF_FLOOR_EPS * DBL_EPSILON * x_abs;
+        int increment_ok = it > 0 && (dx_norm < o->rtol * (x_norm + 1e-12) || dx_norm < dx_floor);
         int chord = it > 0 && !increment_ok && w->factor_valid && dx_norm < sqrt(o->rtol) * (x_norm + 1e-12);
         double t0 = now();
         cr_status st = p->eval(p->ctx, param, x, w->F, increment_ok || chord ? NULL : w->J);
