@@ -222,6 +222,46 @@ static double state_size(void *ctx, const double *x)
     return sqrt(s);
 }
 
+/* Where a failed step's last residual is largest (newton.h, describe): the force and
+ * moment balances, in their units, at their worst nodes; held nodes' rows name the
+ * support; rigid components the element. Forces are compared with moments over the
+ * rod's length. */
+static void describe_residual(void *ctx, double lf, const double *x, const double *F, char *out, size_t size)
+{
+    (void)lf, (void)x;
+    const static_ctx *c = ctx;
+    const cr_model *m = c->model;
+    const int B = m->block;
+    double worst[4] = {0, 0, 0, 0}; /* force, moment, unit norm, rigid */
+    int at[4] = {0, 0, 0, 0};
+    for (int i = 0; i < m->nodes; ++i) {
+        const double *f = F + (size_t)i * B;
+        double v[4] = {sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]), sqrt(f[3] * f[3] + f[4] * f[4] + f[5] * f[5]),
+                       fabs(f[6]), 0};
+        for (int r = CR_NODE_DOF; r < B; ++r) v[3] = fmax(v[3], fabs(f[r]));
+        for (int k = 0; k < 4; ++k)
+            if (v[k] > worst[k]) worst[k] = v[k], at[k] = i;
+    }
+    const double L = m->length > 0 ? m->length : 1.0;
+    int kind = worst[0] * L >= worst[1] ? 0 : 1;
+    if (worst[3] > 1e-6 && worst[3] * L * 1e6 > worst[kind] * (kind == 0 ? L : 1.0)) kind = 3;
+    const int node = at[kind];
+    const int sp = cr_model_support_at(m, c->stage, node);
+    char who[96];
+    if (kind == 3)
+        snprintf(who, sizeof who, "the rigid strain constraint of element %d (nodes %d..%d)", node, node, node + 1);
+    else if (sp >= 0)
+        snprintf(who, sizeof who, "the %s rows of node %d, held by boundary_conditions.%d", kind ? "moment" : "force",
+                 node, sp);
+    else
+        snprintf(who, sizeof who, "the %s balance of node %d", kind ? "moment" : "force", node);
+    snprintf(out, size,
+             "the residual is largest in %s (s = %.4g): %.3g %s; largest force residual %.3g N at node %d, "
+             "moment residual %.3g N m at node %d",
+             who, m->s[node], worst[kind], kind == 0 ? "N" : kind == 1 ? "N m" : "(strain)", worst[0], at[0], worst[1],
+             at[1]);
+}
+
 static int step_done(void *ctx, double lf, const double *x, const cr_load_step_report *step, int index)
 {
     static_ctx *c = ctx;
@@ -354,7 +394,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
                               .J = J, .part = part, .lu_valid = &lu_valid, .work = work,
                               .banded = model->rigid_count > 0, .ctx = &ctx, .eval = eval,
                               .project = normalize_quaternions, .correct = correct_positions,
-                              .limit = limit_update, .size = state_size,
+                              .limit = limit_update, .size = state_size, .describe = describe_residual,
                               .dparam = moving ? NULL : dparam, .on_step = step_done};
     cr_static_report local = {0};
     cr_static_report *r = report ? report : &local;

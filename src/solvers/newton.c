@@ -474,18 +474,29 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
             goto done;
         }
         if (st != CR_OK) {
+            /* the last attempt's residual, where it is largest (before x goes back) */
+            char place[320] = "";
+            if (halvings + 1 > o->max_halvings && p->describe && st != CR_NONFINITE && all_finite(w.F, dim))
+                p->describe(p->ctx, next, x, w.F, place, sizeof place);
             memcpy(x, x_saved, dim * sizeof(double));
             r->failed_attempts++;
             if (++halvings > o->max_halvings) {
                 const char *why = st == CR_SINGULAR ? "singular tangent" : st == CR_NONFINITE ? "non-finite residual or state"
                                                                                               : "Newton did not converge";
-                char where[64] = "";
+                char where[64] = "", floor_note[96] = "";
                 if (st == CR_SINGULAR) snprintf(where, sizeof where, " at node block %d", w.bad_block);
+                if (w.scale_est > 0)
+                    snprintf(floor_note, sizeof floor_note, ", its round-off floor about %.1e",
+                             ROUNDOFF_FLOOR_EPS * DBL_EPSILON * w.scale_est);
+                /* Every increment from this state failed, down to 2^-halvings of the nominal one: the
+                 * path does not go on from here at any step size (a limit point, where the load
+                 * cannot grow further along the path, or a singular tangent), not a step too long. */
                 status = cr_error_set(err, st,
-                                      "load step %d (load factor %.6g -> %.6g) failed after %d halvings: %s%s "
-                                      "(last residual %.3e); the state at load factor %.6g is kept",
-                                      r->step_count + 1, *param, next, o->max_halvings, why, where, w.final_err,
-                                      *param);
+                                      "load step %d (load factor %.6g -> %.6g, an increment of %.3g after %d halvings) "
+                                      "failed: %s%s (last residual %.3e%s)%s%s; no increment however small went on "
+                                      "from here; the state at load factor %.6g is kept",
+                                      r->step_count + 1, *param, next, next - *param, o->max_halvings, why, where,
+                                      w.final_err, floor_note, place[0] ? "; " : "", place, *param);
                 goto done;
             }
             h *= 0.5;
