@@ -258,9 +258,20 @@ cr_status cr_static_stability_warnings(const cr_sim *sim, const cr_static_report
                                        cr_warning_list *out)
 {
     const cr_stability_report *s = &rep->stability;
-    if (!s->checked || (s->unstable_modes <= 0 && s->flutter_modes <= 0)) return CR_OK;
     char key[CR_WARNING_KEY_SIZE], growth[128] = "";
     snprintf(key, sizeof key, "stages.%d", stage);
+    /* the twist gauge the solver fixed (issue 23): said once, so that a reader of the
+     * body-frame strains knows their y/z split is the gauge's */
+    if (rep->twist_gauge) {
+        cr_status st = add(out, "twist_gauge", key,
+                           "%s: the rod is circular and held only by supports that hold no rotation, so turning every "
+                           "node about its own axis changes nothing physical (a gauge, whose tangent is singular); the "
+                           "solve held the twist of node %d at its start value. Results are unaffected; hold rx at a "
+                           "support to choose the twist yourself",
+                           key, rep->gauge_node);
+        if (st != CR_OK) return st;
+    }
+    if (!s->checked || (s->unstable_modes <= 0 && s->flutter_modes <= 0)) return CR_OK;
     int nn = cr_sim_node_count(sim), node = s->softest_node < nn ? s->softest_node : nn - 1;
     if (s->growth_rate > 0)
         snprintf(growth, sizeof growth, "; the modes found grow e-fold in %.3g s%s", 1.0 / s->growth_rate,
