@@ -465,7 +465,7 @@ static void test_hanging_rod(void)
                        ball ? "ball" : "rz-holding", Es[e], steps[k] + 9, tip.x, tip.y, tip.z, ref,
                        F / (rho * M_PI * r * r * g), rep.total_iterations,
                        rep.stability.checked && rep.stability.unstable_modes == 0, rep.twist_gauge);
-                CHECK(tip.z < -0.99 * L);             /* hangs down */
+                CHECK(tip.z < -0.99 * L);            /* hangs down */
                 CHECK(fabs(tip.x / ref - 1) < 0.03); /* measured 1.8 % at E = 1e6 (40 elements), 0.1 % at 1e11 */
                 CHECK(fabs(tip.y) < 1e-9 * L);
                 CHECK(rep.stability.checked && rep.stability.unstable_modes == 0);
@@ -483,7 +483,8 @@ static void test_hanging_rod(void)
 static void test_cable_pulled(void)
 {
     const double F = 1, w = 1, L = 1, EA = 1000;
-    const double xr = F / w * asinh(w * L / F) + F * L / EA, zr = -((sqrt(F * F + w * w * L * L) - F) / w + w * L * L / (2 * EA));
+    const double xr = F / w * asinh(w * L / F) + F * L / EA,
+                 zr = -((sqrt(F * F + w * w * L * L) - F) / w + w * L * L / (2 * EA));
     const char *steps[4] = {"stages.0.load_steps=\"auto\"", "stages.0.load_steps=1", "stages.0.load_steps=4",
                             "stages.0.load_steps=10"};
     for (int k = 0; k < 4; ++k) {

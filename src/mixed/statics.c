@@ -31,7 +31,7 @@ typedef struct static_ctx {
     /* the supports leave rigid-body motions free: a mechanism at zero stress, which
      * only the loads' geometric stiffness holds (limit_update) */
     int mechanism;
-    cr_vec3 origin; /* the reference position of node 0: increments are measured from it */
+    cr_vec3 origin;  /* the reference position of node 0: increments are measured from it */
     int gauge_node;  /* cr_mixed_twist_gauge: the node whose twist is held, or -1 */
     cr_quat gauge_p; /* ... at its start orientation */
 } static_ctx;
@@ -138,8 +138,10 @@ static int free_rigid_modes(const cr_model *m, const cr_state *s, int stage)
             if (!(sp->hold & (1u << a))) continue;
             cr_vec3 d = cr_m3_column(sp->axes, a % 3), rd = cr_v3_cross(r, d);
             double row[6] = {0, 0, 0, 0, 0, 0};
-            if (a < 3) row[0] = d.x, row[1] = d.y, row[2] = d.z, row[3] = rd.x, row[4] = rd.y, row[5] = rd.z;
-            else row[3] = d.x, row[4] = d.y, row[5] = d.z;
+            if (a < 3)
+                row[0] = d.x, row[1] = d.y, row[2] = d.z, row[3] = rd.x, row[4] = rd.y, row[5] = rd.z;
+            else
+                row[3] = d.x, row[4] = d.y, row[5] = d.z;
             for (int i = 0; i < 6; ++i)
                 for (int j = 0; j < 6; ++j) G[i][j] += row[i] * row[j];
         }
@@ -258,8 +260,11 @@ static void describe_residual(void *ctx, double lf, const double *x, const doubl
     snprintf(out, size,
              "the residual is largest in %s (s = %.4g): %.3g %s; largest force residual %.3g N at node %d, "
              "moment residual %.3g N m at node %d",
-             who, m->s[node], worst[kind], kind == 0 ? "N" : kind == 1 ? "N m" : "(strain)", worst[0], at[0], worst[1],
-             at[1]);
+             who, m->s[node], worst[kind],
+             kind == 0   ? "N"
+             : kind == 1 ? "N m"
+                         : "(strain)",
+             worst[0], at[0], worst[1], at[1]);
 }
 
 static int step_done(void *ctx, double lf, const double *x, const cr_load_step_report *step, int index)
@@ -390,12 +395,23 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     cr_blocktri_part *part = ctx.pool && J && model->rigid_count == 0
                                  ? cr_blocktri_part_create(model->nodes, model->block, cr_pool_threads(ctx.pool), NULL)
                                  : NULL;
-    cr_nonlinear_problem p = {.blocks = model->nodes, .block_size = model->block, .pool = ctx.pool,
-                              .J = J, .part = part, .lu_valid = &lu_valid, .work = work,
-                              .banded = model->rigid_count > 0, .ctx = &ctx, .eval = eval,
-                              .project = normalize_quaternions, .correct = correct_positions,
-                              .limit = limit_update, .size = state_size, .describe = describe_residual,
-                              .dparam = moving ? NULL : dparam, .on_step = step_done};
+    cr_nonlinear_problem p = {.blocks = model->nodes,
+                              .block_size = model->block,
+                              .pool = ctx.pool,
+                              .J = J,
+                              .part = part,
+                              .lu_valid = &lu_valid,
+                              .work = work,
+                              .banded = model->rigid_count > 0,
+                              .ctx = &ctx,
+                              .eval = eval,
+                              .project = normalize_quaternions,
+                              .correct = correct_positions,
+                              .limit = limit_update,
+                              .size = state_size,
+                              .describe = describe_residual,
+                              .dparam = moving ? NULL : dparam,
+                              .on_step = step_done};
     cr_static_report local = {0};
     cr_static_report *r = report ? report : &local;
     memset(r, 0, sizeof *r); /* also when the solve cannot start (out of memory) */

@@ -123,7 +123,8 @@ static void one_axis_rows(const cr_model *m, int i, cr_quat pt, cr_vec3 h, cr_ve
     double *D = cr_blocktri_D(J, i);
     cr_vec3 mu[2] = {cr_v3_cross(mB, u1), cr_v3_cross(mB, u2)};
     for (int j = 0; j < 2; ++j)
-        for (int c = 0; c < 4; ++c) D[(3 + j) * B + 3 + c] += mu[j].x * dc[0][c] + mu[j].y * dc[1][c] + mu[j].z * dc[2][c];
+        for (int c = 0; c < 4; ++c)
+            D[(3 + j) * B + 3 + c] += mu[j].x * dc[0][c] + mu[j].y * dc[1][c] + mu[j].z * dc[2][c];
     clear_row(m, B, i, 5, J);
     for (int c = 0; c < 4; ++c) D[5 * B + 3 + c] = h.x * Q[0][c] + h.y * Q[1][c] + h.z * Q[2][c];
 }
@@ -217,7 +218,8 @@ int cr_mixed_twist_gauge(const cr_model *m, int stage)
         const cr_model_load *ld = &m->loads[k];
         if (ld->body >= 0) return -1;
         if (ld->type == CR_LOAD_GRAVITY) continue;
-        if ((ld->type == CR_LOAD_FORCE || ld->type == CR_LOAD_FORCE_DENSITY) && ld->frame == CR_FRAME_INERTIAL) continue;
+        if ((ld->type == CR_LOAD_FORCE || ld->type == CR_LOAD_FORCE_DENSITY) && ld->frame == CR_FRAME_INERTIAL)
+            continue;
         return -1; /* moments (a torque about the axis has no equilibrium), follower loads, tendons */
     }
     const double tol = 1e-12;

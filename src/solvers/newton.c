@@ -65,7 +65,7 @@ typedef struct newton_work {
     double final_err;
     double t_assembly, t_solve;
     int bad_block;
-    int limited;  /* Newton updates the trust region damped (this load stepping) */
+    int limited;            /* Newton updates the trust region damped (this load stepping) */
     int skipped_predictors; /* predictors beyond the trust region, not used */
     int at_floor; /* the last solve stopped at the round-off floor, not at the tolerance */
     /* the last solve stalled at the round-off floor with increments above rtol: the
@@ -437,7 +437,8 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
             double dl = next - *param;
             int second = have_previous;
             for (size_t k = 0; k < dim; ++k)
-                w.dx[k] = dl * w.tangent[k] + (second ? 0.5 * dl * dl * (w.tangent[k] - w.tangent_prev[k]) / prev_dl : 0.0);
+                w.dx[k] =
+                    dl * w.tangent[k] + (second ? 0.5 * dl * dl * (w.tangent[k] - w.tangent_prev[k]) / prev_dl : 0.0);
             /* beyond the trust region the linearization says nothing (a tangent singular in a
              * mode the loads' geometric stiffness will hold, not yet there): start from the
              * last state instead, which `correct` then loads at fixed orientations */
@@ -492,16 +493,17 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
                  * path does not go on from here at any step size (a limit point, where the load
                  * cannot grow further along the path, or a singular tangent), not a step too long. */
                 const int underflow = next - *param < 1e-9 * (nominal > 0 ? nominal : 1.0);
-                status = cr_error_set(err, st,
-                                      "load step %d (load factor %.6g -> %.6g, an increment of %.3g after %d halvings) "
-                                      "failed: %s%s (last residual %.3e%s)%s%s%s; the state at load factor %.6g is kept",
-                                      r->step_count + 1, *param, next, next - *param, o->max_halvings, why, where,
-                                      w.final_err, floor_note, place[0] ? "; " : "", place,
-                                      underflow ? "; the increments shrank to nothing: the load path does not go on "
-                                                  "from this state at any step size (a limit point, where the load "
-                                                  "cannot grow along the path, or a singular tangent)"
-                                                : "",
-                                      *param);
+                status =
+                    cr_error_set(err, st,
+                                 "load step %d (load factor %.6g -> %.6g, an increment of %.3g after %d halvings) "
+                                 "failed: %s%s (last residual %.3e%s)%s%s%s; the state at load factor %.6g is kept",
+                                 r->step_count + 1, *param, next, next - *param, o->max_halvings, why, where,
+                                 w.final_err, floor_note, place[0] ? "; " : "", place,
+                                 underflow ? "; the increments shrank to nothing: the load path does not go on "
+                                             "from this state at any step size (a limit point, where the load "
+                                             "cannot grow along the path, or a singular tangent)"
+                                           : "",
+                                 *param);
                 goto done;
             }
             h *= 0.5;
