@@ -507,6 +507,48 @@ static void test_cable_pulled(void)
     }
 }
 
+/* A chain pinned at both ends sags by stretching from its straight, unstressed
+ * reference (nothing but the tension holds its sag plane) onto Irvine's extensible
+ * catenary, symmetric, the pins carrying no moment, for any load stepping. The old
+ * solver ended flat (sag 0.006 m) or failed; a gauge as a fork's rows (letting a moment
+ * along the fork's reaction axis through) ended with 4 load steps on a zig-zag of the
+ * frames with a pin moment of 0.15 N m. */
+static void test_pinned_chain(void)
+{
+    const double S = 10, L0 = 10, w = 1, EA = 1000;
+    double a = 1, b = 1000; /* H by bisection of S = H L0/EA + (2H/w) asinh(w L0/(2H)) */
+    for (int k = 0; k < 200; ++k) {
+        double H = 0.5 * (a + b), f = H * L0 / EA + 2 * H / w * asinh(w * L0 / (2 * H)) - S;
+        if (f > 0) b = H;
+        else a = H;
+    }
+    const double H = 0.5 * (a + b), V0 = w * L0 / 2, sag = (sqrt(H * H + V0 * V0) - H) / w + w * L0 * L0 / (8 * EA);
+    const char *steps[4] = {"stages.0.load_steps=\"auto\"", "stages.0.load_steps=1", "stages.0.load_steps=4",
+                            "stages.0.load_steps=10"};
+    for (int k = 0; k < 4; ++k) {
+        cr_static_options o;
+        cr_model *m = scenario_model("tests/scenarios/pinned-chain.json", &steps[k], 1, &o);
+        CHECK(m != NULL);
+        if (!m) return;
+        cr_state *s = cr_state_create(m);
+        cr_static_report rep;
+        solve_opts(m, s, &o, &rep);
+        cr_vec3 mid = cr_state_position(s, m->n / 2), f0, m0, f1, m1;
+        CHECK(cr_state_reaction(m, s, 0, &f0, &m0) == CR_OK && cr_state_reaction(m, s, m->n, &f1, &m1) == CR_OK);
+        printf("  pinned chain, %s: midspan (%.9f, %.1g, %.7f), sag %.6f (Irvine %.6f), H %.5f (%.5f), pin moments "
+               "%.1e %.1e N m, %d iterations\n",
+               steps[k] + 9, mid.x, mid.y, mid.z, -mid.z, sag, -f0.x, H, cr_v3_norm(m0), cr_v3_norm(m1),
+               rep.total_iterations);
+        CHECK(fabs(-mid.z / sag - 1) < 1e-3 && fabs(-f0.x / H - 1) < 1e-3); /* measured 2.1e-4, 2.0e-4 (40 elements) */
+        CHECK(fabs(mid.x - S / 2) < 1e-9 * S);                           /* symmetric */
+        CHECK(cr_v3_norm(m0) < 1e-9 && cr_v3_norm(m1) < 1e-9);          /* pins carry no moment */
+        CHECK(rep.twist_gauge && rep.stability.checked && rep.stability.unstable_modes == 0);
+        cr_static_report_free(&rep);
+        cr_state_destroy(s);
+        cr_model_destroy(m);
+    }
+}
+
 /* The tendon manipulator translated far from the origin has the shape it has at the
  * origin: to 4e-9 of its length at 1e6 m, 1.2e-6 at 1e9 m, the floor of absolute
  * coordinates in doubles (ulp(1e9 m) = 1.2e-7 m, 6e-7 of this 0.2 m rod, whose 0.16 mm
@@ -578,6 +620,6 @@ static void test_failure_message(void)
     cr_model_destroy(m);
 }
 
-CHECK_MAIN(CASE(test_hanging_rod), CASE(test_cable_pulled), CASE(test_translated_tendon), CASE(test_failure_message),
+CHECK_MAIN(CASE(test_hanging_rod), CASE(test_cable_pulled), CASE(test_pinned_chain), CASE(test_translated_tendon), CASE(test_failure_message),
            CASE(test_helix_convergence_and_strains), CASE(test_cantilever_circle), CASE(test_tendon_manipulator),
            CASE(test_quadratic_convergence), CASE(test_rigid_strains_tendon), CASE(test_threads_equal_serial))

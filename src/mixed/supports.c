@@ -191,13 +191,26 @@ void cr_supports_static_rows(const cr_model *m, const cr_supports_at *at, const 
         cr_vec3 u2 = cr_m3_tmulv(At, cr_m3_column(sp->axes, (held_axis + 2) % 3));
         one_axis_rows(m, i, pt, h, u1, u2, p, Fi, J);
     }
-    /* the twist gauge (cr_mixed_twist_gauge): the gauge node's rotation about its own
-     * axis held, as one held axis h = e_x of its start pose */
+    /* The twist gauge (cr_mixed_twist_gauge): the moment balance about the gauge node's
+     * own axis (row 3, body x) becomes g = e_xᵀ vec(p_t* ⊗ p) = 0, no turn about its axis
+     * from its start pose p_t. That balance is implied by the others: by the symmetry the
+     * body-x moment rows of all nodes sum to zero identically (each element adds S ± m to
+     * its two nodes and (γ × n + κ × m)_x = 0 for isotropic stiffnesses; dead forces do not
+     * enter moment rows), so nothing is lost and no reaction is introduced. (A fork's rows,
+     * which let a moment along its reaction axis q_w h + h × q_v through, would let the
+     * pin carry a bending moment once the node has turned.) Along the gauge orbit
+     * p ⊗ (cos φ/2, sin φ/2 e_x), (q_w, q_x) turns by φ/2, so g = 0 is met transversally
+     * unless the node has swung by half a turn. */
     if (at->gauge) {
         const int i = at->gauge_node;
-        cr_quat pt = {at->gauge_p[0], at->gauge_p[1], at->gauge_p[2], at->gauge_p[3]};
-        one_axis_rows(m, i, pt, (cr_vec3){1, 0, 0}, (cr_vec3){0, 1, 0}, (cr_vec3){0, 0, 1},
-                      cr_q_load(x + (size_t)i * B + 3), F + (size_t)i * B, J);
+        const double *pt = at->gauge_p, *p = x + (size_t)i * B + 3;
+        /* e_xᵀ vec(p_t* ⊗ p) = w_t p_x − x_t p_w − (v_t × p_v)_x = row · p */
+        const double row[4] = {-pt[1], pt[0], pt[3], -pt[2]};
+        F[(size_t)i * B + 3] = row[0] * p[0] + row[1] * p[1] + row[2] * p[2] + row[3] * p[3];
+        if (J) {
+            clear_row(m, B, i, 3, J);
+            for (int c = 0; c < 4; ++c) cr_blocktri_D(J, i)[3 * B + 3 + c] = row[c];
+        }
     }
 }
 
