@@ -231,7 +231,8 @@ static void test_twist_gauge(void)
     for (int rect = 0; rect < 2; ++rect) {
         cr_section_segment sec;
         cr_rod_def d = base_def(&sec);
-        if (rect) sec.shape = CR_SECTION_RECTANGLE, sec.width[0] = sec.width[1] = 0.06, sec.height[0] = sec.height[1] = 0.03;
+        if (rect)
+            sec.shape = CR_SECTION_RECTANGLE, sec.width[0] = sec.width[1] = 0.06, sec.height[0] = sec.height[1] = 0.03;
         cr_bc_def bc[2] = {cr_bc_default_def(), cr_bc_default_def()};
         bc[0].type = CR_BC_PIN, bc[0].node = 0;
         bc[1].type = CR_BC_PIN, bc[1].node = -1;
@@ -265,8 +266,10 @@ static void test_twist_gauge(void)
         }
         printf("  %s section: |sum of the body-x moment rows| = %.2e against a largest row of %.2e\n",
                rect ? "rectangular" : "circular", worst, size);
-        if (rect) CHECK(worst > 1e-3 * size); /* the symmetry is the section's */
-        else CHECK(worst < 1e-13 * size);
+        if (rect)
+            CHECK(worst > 1e-3 * size); /* the symmetry is the section's */
+        else
+            CHECK(worst < 1e-13 * size);
         free(F);
         cr_model_destroy(m);
         if (rect) continue;
@@ -798,6 +801,7 @@ static void test_blocktri_vs_lapack(void)
 }
 
 CHECK_MAIN(CASE(test_elements_and_point_loads), CASE(test_helix_reference), CASE(test_tendons),
-           CASE(test_rigid_components_and_pose), CASE(test_partial_supports), CASE(test_twist_gauge), CASE(test_rigid_body_loads), CASE(test_fused_static_pass),
-           CASE(test_force_residual), CASE(test_blocktri_vs_lapack), CASE(test_thomas_kernels_vs_lapack),
-           CASE(test_block_thomas_vs_lapack), CASE(test_block_thomas_backward_error))
+           CASE(test_rigid_components_and_pose), CASE(test_partial_supports), CASE(test_twist_gauge),
+           CASE(test_rigid_body_loads), CASE(test_fused_static_pass), CASE(test_force_residual),
+           CASE(test_blocktri_vs_lapack), CASE(test_thomas_kernels_vs_lapack), CASE(test_block_thomas_vs_lapack),
+           CASE(test_block_thomas_backward_error))

@@ -519,8 +519,10 @@ static void test_pinned_chain(void)
     double a = 1, b = 1000; /* H by bisection of S = H L0/EA + (2H/w) asinh(w L0/(2H)) */
     for (int k = 0; k < 200; ++k) {
         double H = 0.5 * (a + b), f = H * L0 / EA + 2 * H / w * asinh(w * L0 / (2 * H)) - S;
-        if (f > 0) b = H;
-        else a = H;
+        if (f > 0)
+            b = H;
+        else
+            a = H;
     }
     const double H = 0.5 * (a + b), V0 = w * L0 / 2, sag = (sqrt(H * H + V0 * V0) - H) / w + w * L0 * L0 / (8 * EA);
     const char *steps[4] = {"stages.0.load_steps=\"auto\"", "stages.0.load_steps=1", "stages.0.load_steps=4",
@@ -540,8 +542,8 @@ static void test_pinned_chain(void)
                steps[k] + 9, mid.x, mid.y, mid.z, -mid.z, sag, -f0.x, H, cr_v3_norm(m0), cr_v3_norm(m1),
                rep.total_iterations);
         CHECK(fabs(-mid.z / sag - 1) < 1e-3 && fabs(-f0.x / H - 1) < 1e-3); /* measured 2.1e-4, 2.0e-4 (40 elements) */
-        CHECK(fabs(mid.x - S / 2) < 1e-9 * S);                           /* symmetric */
-        CHECK(cr_v3_norm(m0) < 1e-9 && cr_v3_norm(m1) < 1e-9);          /* pins carry no moment */
+        CHECK(fabs(mid.x - S / 2) < 1e-9 * S);                              /* symmetric */
+        CHECK(cr_v3_norm(m0) < 1e-9 && cr_v3_norm(m1) < 1e-9);              /* pins carry no moment */
         CHECK(rep.twist_gauge && rep.stability.checked && rep.stability.unstable_modes == 0);
         cr_static_report_free(&rep);
         cr_state_destroy(s);
@@ -620,6 +622,7 @@ static void test_failure_message(void)
     cr_model_destroy(m);
 }
 
-CHECK_MAIN(CASE(test_hanging_rod), CASE(test_cable_pulled), CASE(test_pinned_chain), CASE(test_translated_tendon), CASE(test_failure_message),
-           CASE(test_helix_convergence_and_strains), CASE(test_cantilever_circle), CASE(test_tendon_manipulator),
-           CASE(test_quadratic_convergence), CASE(test_rigid_strains_tendon), CASE(test_threads_equal_serial))
+CHECK_MAIN(CASE(test_hanging_rod), CASE(test_cable_pulled), CASE(test_pinned_chain), CASE(test_translated_tendon),
+           CASE(test_failure_message), CASE(test_helix_convergence_and_strains), CASE(test_cantilever_circle),
+           CASE(test_tendon_manipulator), CASE(test_quadratic_convergence), CASE(test_rigid_strains_tendon),
+           CASE(test_threads_equal_serial))
