@@ -258,13 +258,45 @@ static void describe_residual(void *ctx, double lf, const double *x, const doubl
     else
         snprintf(who, sizeof who, "the %s balance of node %d", kind ? "moment" : "force", node);
     snprintf(out, size,
-             "the residual is largest in %s (s = %.4g): %.3g %s; largest force residual %.3g N at node %d, "
-             "moment residual %.3g N m at node %d",
+             "the residual is largest in %s (s = %.4g): %.3g %s (largest force %.3g N at node %d, moment "
+             "%.3g N m at node %d)",
              who, m->s[node], worst[kind],
              kind == 0   ? "N"
              : kind == 1 ? "N m"
                          : "(strain)",
              worst[0], at[0], worst[1], at[1]);
+}
+
+/* A tendon segment shorter than this fraction of its element at the last converged state
+ * explains a failure: the rod has curled until the side the tendon runs on is compressed
+ * to almost nothing (κ d → γ_x for an offset d), where the tendon's direction, and its
+ * equilibrium, stop depending smoothly on the poses. */
+#define TENDON_COLLAPSE 0.25
+
+/* When some tendon segment at x is that short: 1 and a sentence saying where. */
+static int tendon_collapse(const cr_model *m, const double *x, char *out, size_t size)
+{
+    double worst = INFINITY;
+    int at = -1, which = -1;
+    for (int t = 0; t < m->tendon_count; ++t) {
+        const cr_tendon *td = &m->tendons[t];
+        cr_vec3 prev = {0, 0, 0};
+        for (int k = td->first; k <= td->last; ++k) {
+            cr_vec3 P = cr_v3_add(cr_x_position(m, x, k),
+                                  cr_m3_mulv(cr_q_exp(cr_x_orientation(m, x, k)), td->offset[k - td->first]));
+            if (k > td->first) {
+                double ratio = cr_v3_norm(cr_v3_sub(P, prev)) / m->el[k - 1].length;
+                if (ratio < worst) worst = ratio, at = k - 1, which = t;
+            }
+            prev = P;
+        }
+    }
+    if (!(worst < TENDON_COLLAPSE)) return 0;
+    snprintf(out, size,
+             "tendon %d's segment on element %d (s = %.4g) has shrunk to %.2g of the element: the rod curled until the "
+             "tendon's side is compressed to nothing, the tendon model's limit (lower the tension)",
+             which, at, m->el[at].s_mid, worst);
+    return 1;
 }
 
 static int step_done(void *ctx, double lf, const double *x, const cr_load_step_report *step, int index)
@@ -441,9 +473,10 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     } else if (err && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE)) {
         /* a load step that failed on a tangent with a free motion: say which one, first (the
          * cause; the solver's account of the failure, which may be long, follows) */
-        char why[256], msg[CR_ERROR_MESSAGE_SIZE + 260];
+        char why[400], msg[CR_ERROR_MESSAGE_SIZE + 420];
         cr_supports_at at = set_scales(&ctx, lf);
-        if (cr_mixed_static_null_mode(model, &at, ctx.scale, state->x, why, sizeof why)) {
+        if (tendon_collapse(model, state->x, why, sizeof why) ||
+            cr_mixed_static_null_mode(model, &at, ctx.scale, state->x, why, sizeof why)) {
             snprintf(msg, sizeof msg, "%s; %s", why, err->message);
             if (strlen(msg) >= sizeof err->message) { /* too long: the state kept still ends it */
                 char tail[80];

@@ -493,17 +493,16 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
                  * path does not go on from here at any step size (a limit point, where the load
                  * cannot grow further along the path, or a singular tangent), not a step too long. */
                 const int underflow = next - *param < 1e-9 * (nominal > 0 ? nominal : 1.0);
-                status =
-                    cr_error_set(err, st,
-                                 "load step %d (load factor %.6g -> %.6g, an increment of %.3g after %d halvings) "
-                                 "failed: %s%s (last residual %.3e%s)%s%s%s; the state at load factor %.6g is kept",
-                                 r->step_count + 1, *param, next, next - *param, o->max_halvings, why, where,
-                                 w.final_err, floor_note, place[0] ? "; " : "", place,
-                                 underflow ? "; the increments shrank to nothing: the load path does not go on "
-                                             "from this state at any step size (a limit point, where the load "
-                                             "cannot grow along the path, or a singular tangent)"
-                                           : "",
-                                 *param);
+                status = cr_error_set(
+                    err, st,
+                    "load step %d (load factor %.6g -> %.6g, an increment of %.3g after %d halvings) "
+                    "failed: %s%s (last residual %.3e%s)%s%s%s; the state at load factor %.6g is kept",
+                    r->step_count + 1, *param, next, next - *param, o->max_halvings, why, where, w.final_err,
+                    floor_note, place[0] ? "; " : "", place,
+                    underflow ? "; the increments shrank to nothing: the path does not go on from this state (a limit "
+                                "point or a singular tangent)"
+                              : "",
+                    *param);
                 goto done;
             }
             h *= 0.5;
