@@ -92,6 +92,11 @@ typedef struct cr_static_report {
     double assembly_time_s;  /* time in residual + Jacobian assembly */
     double solve_time_s;     /* time in the block-tridiagonal factorization and solve */
     cr_stability_report stability; /* of the final state (not counted in wall_time_s) */
+    /* 1: the rod's twist was a gauge (a circular rod held only by pins, dead forces and
+     * gravity: turning every node about its own axis changes nothing physical) and the
+     * solve held it at node gauge_node, whose rotation about its axis kept its start value */
+    int twist_gauge;
+    int gauge_node;
 } cr_static_report;
 
 void cr_static_report_free(cr_static_report *report);

@@ -260,6 +260,17 @@ cr_status cr_static_stability_warnings(const cr_sim *sim, const cr_static_report
     const cr_stability_report *s = &rep->stability;
     char key[CR_WARNING_KEY_SIZE], growth[128] = "";
     snprintf(key, sizeof key, "stages.%d", stage);
+    /* the twist gauge the solver fixed : said once, so that a reader of the
+     * body-frame strains knows their y/z split is the gauge's */
+    if (rep->twist_gauge) {
+        cr_status st = add(out, "twist_gauge", key,
+                           "%s: the rod is circular and held only by supports that hold no rotation, so turning every "
+                           "node about its own axis changes nothing physical (a gauge, whose tangent is singular); the "
+                           "solve held the twist of node %d at its start value. Results are unaffected; hold rx at a "
+                           "support to choose the twist yourself",
+                           key, rep->gauge_node);
+        if (st != CR_OK) return st;
+    }
     if (s->checked && s->unknown)
         return add(out, "stability_unknown", key,
                    "%s: the stability of the equilibrium the static stage ended on (load factor %.4g) is unknown: %s; "

@@ -64,6 +64,11 @@ typedef struct cr_supports_at {
     double t;                /* time for the time functions */
     const double *from;      /* NULL, or 7 per support (r, p); NaN in [0] = none */
     double from_blend;       /* 0: at `from`, 1: at the target */
+    /* statics: hold the twist of node gauge_node about its own axis at gauge_p (its
+     * start orientation), the gauge of a circular rod held only by pins
+     * (cr_mixed_twist_gauge); 0 = none */
+    int gauge, gauge_node;
+    double gauge_p[4];
 } cr_supports_at;
 
 /* A rigid body welded to a node (its pose relative to the node is constant). */

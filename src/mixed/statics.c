@@ -28,7 +28,20 @@ typedef struct static_ctx {
     cr_state *state;
     cr_static_step_fn on_step;
     void *user;
+    /* the supports leave rigid-body motions free: a mechanism at zero stress, which
+     * only the loads' geometric stiffness holds (limit_update) */
+    int mechanism;
+    cr_vec3 origin;  /* the reference position of node 0: increments are measured from it */
+    int gauge_node;  /* cr_mixed_twist_gauge: the node whose twist is held, or -1 */
+    cr_quat gauge_p; /* ... at its start orientation */
 } static_ctx;
+
+static void set_gauge(const static_ctx *c, cr_supports_at *at)
+{
+    if (c->gauge_node < 0) return;
+    at->gauge = 1, at->gauge_node = c->gauge_node;
+    cr_q_store(c->gauge_p, at->gauge_p);
+}
 
 /* load magnitudes and the supports' motion ramp at load factor lf */
 static cr_supports_at set_scales(const static_ctx *c, double lf)
@@ -36,6 +49,7 @@ static cr_supports_at set_scales(const static_ctx *c, double lf)
     for (int k = 0; k < c->model->load_count; ++k) c->scale[k] = c->from[k] + lf * (c->to[k] - c->from[k]);
     cr_supports_at at = {.stage = c->stage, .ramp = c->bc_from + lf * (1.0 - c->bc_from), .t = c->state->time,
                          .from = c->from_pose, .from_blend = lf};
+    set_gauge(c, &at);
     return at;
 }
 
@@ -70,6 +84,7 @@ static cr_status dparam(void *ctx, double lf, const double *x, double *dF)
     memset(dF, 0, (size_t)m->nodes * m->block * sizeof *dF);
     cr_term_loads_forces_only(m, &ly, c->scale, x, dF);
     cr_supports_at at = {.stage = c->stage, .ramp = 1.0, .t = c->state->time, .from = NULL, .from_blend = 1.0};
+    set_gauge(c, &at);
     cr_supports_static_rows(m, &at, x, dF, NULL);
     cr_supports_static_rows(m, &at, x, c->zero, NULL);
     for (int k = 0; k < m->support_count; ++k) {
@@ -102,6 +117,186 @@ static cr_status correct_positions(void *ctx, double lf, double *x)
     for (int i = 0; i < m->nodes; ++i)
         for (int r = 0; r < 3; ++r) x[(size_t)i * m->block + r] -= c->F[i * 3 + r];
     return CR_OK;
+}
+
+/* Rigid-body motions of the whole rod that the active supports leave free, at the
+ * state's node positions: 6 minus the rank of the supports' constraints on a rigid
+ * motion (v, ω) — a held translation along d at r: dᵀ(v + ω × (r − c)), a held
+ * rotation about a: aᵀω (lengths in units of the rod's length). Zero for a clamp
+ * anywhere; 2 for a pin that also holds rz; 3 for a ball joint (a pin); 1 for two pins
+ * (the rotation about the line through them). */
+static int free_rigid_modes(const cr_model *m, const cr_state *s, int stage)
+{
+    double G[6][6] = {{0}};
+    const double L = m->length > 0 ? m->length : 1.0;
+    const cr_vec3 c = cr_state_position(s, 0);
+    for (int k = 0; k < m->support_count; ++k) {
+        const cr_support *sp = &m->supports[k];
+        if (!cr_support_active(sp, stage)) continue;
+        cr_vec3 r = cr_v3_scale(cr_v3_sub(cr_state_position(s, sp->node), c), 1.0 / L);
+        for (int a = 0; a < 6; ++a) {
+            if (!(sp->hold & (1u << a))) continue;
+            cr_vec3 d = cr_m3_column(sp->axes, a % 3), rd = cr_v3_cross(r, d);
+            double row[6] = {0, 0, 0, 0, 0, 0};
+            if (a < 3)
+                row[0] = d.x, row[1] = d.y, row[2] = d.z, row[3] = rd.x, row[4] = rd.y, row[5] = rd.z;
+            else
+                row[3] = d.x, row[4] = d.y, row[5] = d.z;
+            for (int i = 0; i < 6; ++i)
+                for (int j = 0; j < 6; ++j) G[i][j] += row[i] * row[j];
+        }
+    }
+    /* rank of the Gram matrix: Gaussian elimination with complete pivoting (it is
+     * symmetric positive semidefinite, its pivots are the eigenvalues' scale) */
+    int rank = 0;
+    double top = 0;
+    for (int i = 0; i < 6; ++i) top = fmax(top, G[i][i]);
+    for (int step = 0; step < 6; ++step) {
+        int bi = step;
+        for (int i = step; i < 6; ++i)
+            if (G[i][i] > G[bi][bi]) bi = i;
+        if (!(G[bi][bi] > 1e-10 * top)) break;
+        for (int j = 0; j < 6; ++j) { /* symmetric swap of row/column step and bi */
+            double t = G[step][j];
+            G[step][j] = G[bi][j], G[bi][j] = t;
+        }
+        for (int i = 0; i < 6; ++i) {
+            double t = G[i][step];
+            G[i][step] = G[i][bi], G[i][bi] = t;
+        }
+        for (int i = step + 1; i < 6; ++i) {
+            double f = G[i][step] / G[step][step];
+            for (int j = step; j < 6; ++j) G[i][j] -= f * G[step][j];
+        }
+        ++rank;
+    }
+    return 6 - rank;
+}
+
+/* Largest turn of a node in one Newton update of a mechanism (rad, linearized: twice
+ * the quaternion increment normal to p over |p|). Half a radian, as for a turning
+ * support's load steps: from a rod hanging from a pin, a swing stays within the basin
+ * of the hanging equilibrium (the geometric stiffness of the tension stays positive up
+ * to π/2), so Newton, damped to it, cannot reach the upright one. */
+#define MAX_ROTATION_PER_UPDATE 0.5
+
+/* The trust region of a mechanism (newton.h, limit): at the unloaded reference the
+ * tangent of a rod hanging from a pin is singular in the swing about the pin, which
+ * only the tension will hold, and J⁻¹F swings it by any angle (the hanging rod with a
+ * 1e-4 N side force went upright). Damped to MAX_ROTATION_PER_UPDATE per node, and the
+ * predictor then not used at all (the step starts from the last state, loaded at fixed
+ * orientations by the position correction, which establishes the tension first). Rods
+ * whose supports hold every rigid motion are not limited. */
+static double limit_update(void *ctx, const double *x, const double *dx)
+{
+    const static_ctx *c = ctx;
+    if (!c->mechanism) return 1.0;
+    const cr_model *m = c->model;
+    double worst = 0;
+    for (int i = 0; i < m->nodes; ++i) {
+        const double *p = x + (size_t)i * m->block + 3, *d = dx + (size_t)i * m->block + 3;
+        double pp = p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3];
+        double pd = p[0] * d[0] + p[1] * d[1] + p[2] * d[2] + p[3] * d[3], nn = 0;
+        for (int k = 0; k < 4; ++k) {
+            double t = d[k] - pd / pp * p[k];
+            nn += t * t;
+        }
+        worst = fmax(worst, 2.0 * sqrt(nn / pp));
+    }
+    if (!isfinite(worst)) return 0.0;
+    return worst > MAX_ROTATION_PER_UPDATE ? MAX_ROTATION_PER_UPDATE / worst : 1.0;
+}
+
+/* The size increments are measured against (newton.h, size): |x| with the positions
+ * taken from the reference position of node 0, so that a rod translated by 10⁹ m has
+ * the same test as at the origin (a rod at the origin: the plain |x|). */
+static double state_size(void *ctx, const double *x)
+{
+    const static_ctx *c = ctx;
+    const cr_model *m = c->model;
+    const double o[3] = {c->origin.x, c->origin.y, c->origin.z};
+    double s = 0;
+    for (int i = 0; i < m->nodes; ++i) {
+        const double *xi = x + (size_t)i * m->block;
+        for (int k = 0; k < 3; ++k) s += (xi[k] - o[k]) * (xi[k] - o[k]);
+        for (int k = 3; k < m->block; ++k) s += xi[k] * xi[k];
+    }
+    return sqrt(s);
+}
+
+/* Where a failed step's last residual is largest (newton.h, describe): the force and
+ * moment balances, in their units, at their worst nodes; held nodes' rows name the
+ * support; rigid components the element. Forces are compared with moments over the
+ * rod's length. */
+static void describe_residual(void *ctx, double lf, const double *x, const double *F, char *out, size_t size)
+{
+    (void)lf, (void)x;
+    const static_ctx *c = ctx;
+    const cr_model *m = c->model;
+    const int B = m->block;
+    double worst[4] = {0, 0, 0, 0}; /* force, moment, unit norm, rigid */
+    int at[4] = {0, 0, 0, 0};
+    for (int i = 0; i < m->nodes; ++i) {
+        const double *f = F + (size_t)i * B;
+        double v[4] = {sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]), sqrt(f[3] * f[3] + f[4] * f[4] + f[5] * f[5]),
+                       fabs(f[6]), 0};
+        for (int r = CR_NODE_DOF; r < B; ++r) v[3] = fmax(v[3], fabs(f[r]));
+        for (int k = 0; k < 4; ++k)
+            if (v[k] > worst[k]) worst[k] = v[k], at[k] = i;
+    }
+    const double L = m->length > 0 ? m->length : 1.0;
+    int kind = worst[0] * L >= worst[1] ? 0 : 1;
+    if (worst[3] > 1e-6 && worst[3] * L * 1e6 > worst[kind] * (kind == 0 ? L : 1.0)) kind = 3;
+    const int node = at[kind];
+    const int sp = cr_model_support_at(m, c->stage, node);
+    char who[96];
+    if (kind == 3)
+        snprintf(who, sizeof who, "the rigid strain constraint of element %d (nodes %d..%d)", node, node, node + 1);
+    else if (sp >= 0)
+        snprintf(who, sizeof who, "the %s rows of node %d, held by boundary_conditions.%d", kind ? "moment" : "force",
+                 node, sp);
+    else
+        snprintf(who, sizeof who, "the %s balance of node %d", kind ? "moment" : "force", node);
+    snprintf(out, size,
+             "the residual is largest in %s (s = %.4g): %.3g %s (largest force %.3g N at node %d, moment "
+             "%.3g N m at node %d)",
+             who, m->s[node], worst[kind],
+             kind == 0   ? "N"
+             : kind == 1 ? "N m"
+                         : "(strain)",
+             worst[0], at[0], worst[1], at[1]);
+}
+
+/* A tendon segment shorter than this fraction of its element at the last converged state
+ * explains a failure: the rod has curled until the side the tendon runs on is compressed
+ * to almost nothing (κ d → γ_x for an offset d), where the tendon's direction, and its
+ * equilibrium, stop depending smoothly on the poses. */
+#define TENDON_COLLAPSE 0.25
+
+/* When some tendon segment at x is that short: 1 and a sentence saying where. */
+static int tendon_collapse(const cr_model *m, const double *x, char *out, size_t size)
+{
+    double worst = INFINITY;
+    int at = -1, which = -1;
+    for (int t = 0; t < m->tendon_count; ++t) {
+        const cr_tendon *td = &m->tendons[t];
+        cr_vec3 prev = {0, 0, 0};
+        for (int k = td->first; k <= td->last; ++k) {
+            cr_vec3 P = cr_v3_add(cr_x_position(m, x, k),
+                                  cr_m3_mulv(cr_q_exp(cr_x_orientation(m, x, k)), td->offset[k - td->first]));
+            if (k > td->first) {
+                double ratio = cr_v3_norm(cr_v3_sub(P, prev)) / m->el[k - 1].length;
+                if (ratio < worst) worst = ratio, at = k - 1, which = t;
+            }
+            prev = P;
+        }
+    }
+    if (!(worst < TENDON_COLLAPSE)) return 0;
+    snprintf(out, size,
+             "tendon %d's segment on element %d (s = %.4g) has shrunk to %.2g of the element: the rod curled until the "
+             "tendon's side is compressed to nothing, the tendon model's limit (lower the tension)",
+             which, at, m->el[at].s_mid, worst);
+    return 1;
 }
 
 static int step_done(void *ctx, double lf, const double *x, const cr_load_step_report *step, int index)
@@ -169,6 +364,10 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     }
     memcpy(from, state->load_scale, nl * sizeof *from);
     ctx.from = from;
+    ctx.mechanism = free_rigid_modes(model, state, stage) > 0;
+    ctx.origin = model->ref_r[0];
+    ctx.gauge_node = cr_mixed_twist_gauge(model, stage);
+    if (ctx.gauge_node >= 0) ctx.gauge_p = cr_q_normalize(cr_state_orientation(state, ctx.gauge_node));
     /* supports that start in this stage move their node from where it is; the
      * others ramp their motion factor (once, in the first stage) */
     int moving = 0, starting = 0;
@@ -228,11 +427,23 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     cr_blocktri_part *part = ctx.pool && J && model->rigid_count == 0
                                  ? cr_blocktri_part_create(model->nodes, model->block, cr_pool_threads(ctx.pool), NULL)
                                  : NULL;
-    cr_nonlinear_problem p = {.blocks = model->nodes, .block_size = model->block, .pool = ctx.pool,
-                              .J = J, .part = part, .lu_valid = &lu_valid, .work = work,
-                              .banded = model->rigid_count > 0, .ctx = &ctx, .eval = eval,
-                              .project = normalize_quaternions, .correct = correct_positions,
-                              .dparam = moving ? NULL : dparam, .on_step = step_done};
+    cr_nonlinear_problem p = {.blocks = model->nodes,
+                              .block_size = model->block,
+                              .pool = ctx.pool,
+                              .J = J,
+                              .part = part,
+                              .lu_valid = &lu_valid,
+                              .work = work,
+                              .banded = model->rigid_count > 0,
+                              .ctx = &ctx,
+                              .eval = eval,
+                              .project = normalize_quaternions,
+                              .correct = correct_positions,
+                              .limit = limit_update,
+                              .size = state_size,
+                              .describe = describe_residual,
+                              .dparam = moving ? NULL : dparam,
+                              .on_step = step_done};
     cr_static_report local = {0};
     cr_static_report *r = report ? report : &local;
     memset(r, 0, sizeof *r); /* also when the solve cannot start (out of memory) */
@@ -262,9 +473,10 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     } else if (err && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE)) {
         /* a load step that failed on a tangent with a free motion: say which one, first (the
          * cause; the solver's account of the failure, which may be long, follows) */
-        char why[256], msg[CR_ERROR_MESSAGE_SIZE + 260];
+        char why[400], msg[CR_ERROR_MESSAGE_SIZE + 420];
         cr_supports_at at = set_scales(&ctx, lf);
-        if (cr_mixed_static_null_mode(model, &at, ctx.scale, state->x, why, sizeof why)) {
+        if (tendon_collapse(model, state->x, why, sizeof why) ||
+            cr_mixed_static_null_mode(model, &at, ctx.scale, state->x, why, sizeof why)) {
             snprintf(msg, sizeof msg, "%s; %s", why, err->message);
             if (strlen(msg) >= sizeof err->message) { /* too long: the state kept still ends it */
                 char tail[80];
@@ -275,6 +487,8 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
             snprintf(err->message, sizeof err->message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);
         }
     }
+    r->twist_gauge = ctx.gauge_node >= 0;
+    r->gauge_node = ctx.gauge_node >= 0 ? ctx.gauge_node : 0;
     if (lf <= 0.0) { /* nothing accepted: the state keeps its loads */
         memcpy(state->load_scale, from, nl * sizeof *from);
         state->bc_factor = ctx.bc_from;

@@ -84,6 +84,51 @@ void cr_supports_translation_rows(const cr_model *m, const cr_supports_at *at, i
     }
 }
 
+/* One held rotation axis h at node i (target-body components; u1, u2 complete the
+ * frame): g = hᵀ vec(q) = 0 with q = p_t* ⊗ p; its reaction in B is along
+ * c = q_w h + h × q_v (δg = ½ cᵀ δθ), so the balance holds when c × m_B = 0, two rows
+ * u_jᵀ (c × m_B) with u_j ⟂ h fixed. */
+static void one_axis_rows(const cr_model *m, int i, cr_quat pt, cr_vec3 h, cr_vec3 u1, cr_vec3 u2, cr_quat p,
+                          double *Fi, cr_blocktri *J)
+{
+    const int B = m->block;
+    /* vec(p_t* ⊗ p) = Q p and (p_t* ⊗ p)_w = w_q·p: Q = [ -v_t | w_t E - v~_t ], w_q = p_t */
+    cr_vec3 vt = cr_q_vec(pt);
+    cr_mat3 S = cr_m3_skew(vt);
+    double Q[3][4];
+    for (int r = 0; r < 3; ++r) {
+        Q[r][0] = -cr_v3_get(vt, r);
+        for (int c = 0; c < 3; ++c) Q[r][1 + c] = (r == c ? pt.w : 0.0) - S.m[r][c];
+    }
+    const double pv[4] = {p.w, p.x, p.y, p.z}, wq[4] = {pt.w, pt.x, pt.y, pt.z};
+    double qw = 0, qv[3] = {0, 0, 0};
+    for (int c = 0; c < 4; ++c) {
+        qw += wq[c] * pv[c];
+        for (int r = 0; r < 3; ++r) qv[r] += Q[r][c] * pv[c];
+    }
+    cr_vec3 q_v = cr_v3_load(qv), cc = cr_v3_add(cr_v3_scale(h, qw), cr_v3_cross(h, q_v));
+    cr_vec3 mB = cr_v3_load(Fi + 3); /* before the rows change */
+    cr_vec3 w1 = cr_v3_cross(u1, cc), w2 = cr_v3_cross(u2, cc);
+    double T[3][3] = {{w1.x, w1.y, w1.z}, {w2.x, w2.y, w2.z}, {h.x, h.y, h.z}};
+    combine_rows(m, B, i, 3, T, Fi, J);
+    double g = h.x * qv[0] + h.y * qv[1] + h.z * qv[2];
+    Fi[5] = g;
+    if (!J) return;
+    /* dc/dp = h w_qᵀ + h~ Q;  d(u·(c × m))/dp += (m × u)ᵀ dc/dp */
+    cr_mat3 ht = cr_m3_skew(h);
+    double dc[3][4];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 4; ++c)
+            dc[r][c] = cr_v3_get(h, r) * wq[c] + ht.m[r][0] * Q[0][c] + ht.m[r][1] * Q[1][c] + ht.m[r][2] * Q[2][c];
+    double *D = cr_blocktri_D(J, i);
+    cr_vec3 mu[2] = {cr_v3_cross(mB, u1), cr_v3_cross(mB, u2)};
+    for (int j = 0; j < 2; ++j)
+        for (int c = 0; c < 4; ++c)
+            D[(3 + j) * B + 3 + c] += mu[j].x * dc[0][c] + mu[j].y * dc[1][c] + mu[j].z * dc[2][c];
+    clear_row(m, B, i, 5, J);
+    for (int c = 0; c < 4; ++c) D[5 * B + 3 + c] = h.x * Q[0][c] + h.y * Q[1][c] + h.z * Q[2][c];
+}
+
 void cr_supports_static_rows(const cr_model *m, const cr_supports_at *at, const double *x, double *F, cr_blocktri *J)
 {
     const int B = m->block;
@@ -118,7 +163,7 @@ void cr_supports_static_rows(const cr_model *m, const cr_supports_at *at, const 
             Q[r][0] = -cr_v3_get(vt, r);
             for (int c = 0; c < 3; ++c) Q[r][1 + c] = (r == c ? pt.w : 0.0) - S.m[r][c];
         }
-        const double pv[4] = {p.w, p.x, p.y, p.z}, wq[4] = {pt.w, pt.x, pt.y, pt.z};
+        const double pv[4] = {p.w, p.x, p.y, p.z};
         if (nrot == 2) {
             /* hinge: axes in target-body components, the free one first; row 3 = aᵀ m_B stays */
             int free_axis = !(sp->hold & CR_HOLD_RX) ? 0 : !(sp->hold & CR_HOLD_RY) ? 1 : 2;
@@ -139,42 +184,68 @@ void cr_supports_static_rows(const cr_model *m, const cr_supports_at *at, const 
             }
             continue;
         }
-        /* one held axis h: g = hᵀ vec(q) = 0 with q = p_t* ⊗ p; its reaction in B is
-         * along c = q_w h + h × q_v (δg = ½ cᵀ δθ), so the balance holds when
-         * c × m_B = 0, two rows u_jᵀ (c × m_B) with u_j ⟂ h fixed */
+        /* one held axis h (target-body components), u1, u2 the other two */
         int held_axis = (sp->hold & CR_HOLD_RX) ? 0 : (sp->hold & CR_HOLD_RY) ? 1 : 2;
         cr_vec3 h = cr_m3_tmulv(At, cr_m3_column(sp->axes, held_axis));
         cr_vec3 u1 = cr_m3_tmulv(At, cr_m3_column(sp->axes, (held_axis + 1) % 3));
         cr_vec3 u2 = cr_m3_tmulv(At, cr_m3_column(sp->axes, (held_axis + 2) % 3));
-        double qw = 0, qv[3] = {0, 0, 0};
-        for (int c = 0; c < 4; ++c) {
-            qw += wq[c] * pv[c];
-            for (int r = 0; r < 3; ++r) qv[r] += Q[r][c] * pv[c];
-        }
-        cr_vec3 q_v = cr_v3_load(qv), cc = cr_v3_add(cr_v3_scale(h, qw), cr_v3_cross(h, q_v));
-        cr_vec3 mB = cr_v3_load(Fi + 3); /* before the rows change */
-        cr_vec3 w1 = cr_v3_cross(u1, cc), w2 = cr_v3_cross(u2, cc);
-        double T[3][3] = {{w1.x, w1.y, w1.z}, {w2.x, w2.y, w2.z}, {h.x, h.y, h.z}};
-        combine_rows(m, B, i, 3, T, Fi, J);
-        double g = h.x * qv[0] + h.y * qv[1] + h.z * qv[2];
-        Fi[5] = g;
-        if (!J) continue;
-        /* dc/dp = h w_qᵀ + h~ Q;  d(u·(c × m))/dp += (m × u)ᵀ dc/dp */
-        cr_mat3 ht = cr_m3_skew(h);
-        double dc[3][4];
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 4; ++c)
-                dc[r][c] = cr_v3_get(h, r) * wq[c] + ht.m[r][0] * Q[0][c] + ht.m[r][1] * Q[1][c] + ht.m[r][2] * Q[2][c];
-        double *D = cr_blocktri_D(J, i);
-        cr_vec3 mu[2] = {cr_v3_cross(mB, u1), cr_v3_cross(mB, u2)};
-        for (int j = 0; j < 2; ++j)
-            for (int c = 0; c < 4; ++c)
-                D[(3 + j) * B + 3 + c] +=
-                    mu[j].x * dc[0][c] + mu[j].y * dc[1][c] + mu[j].z * dc[2][c];
-        clear_row(m, B, i, 5, J);
-        for (int c = 0; c < 4; ++c)
-            D[5 * B + 3 + c] = h.x * Q[0][c] + h.y * Q[1][c] + h.z * Q[2][c];
+        one_axis_rows(m, i, pt, h, u1, u2, p, Fi, J);
     }
+    /* The twist gauge (cr_mixed_twist_gauge): the moment balance about the gauge node's
+     * own axis (row 3, body x) becomes g = e_xᵀ vec(p_t* ⊗ p) = 0, no turn about its axis
+     * from its start pose p_t. That balance is implied by the others: by the symmetry the
+     * body-x moment rows of all nodes sum to zero identically (each element adds S ± m to
+     * its two nodes and (γ × n + κ × m)_x = 0 for isotropic stiffnesses; dead forces do not
+     * enter moment rows), so nothing is lost and no reaction is introduced. (A fork's rows,
+     * which let a moment along its reaction axis q_w h + h × q_v through, would let the
+     * pin carry a bending moment once the node has turned.) Along the gauge orbit
+     * p ⊗ (cos φ/2, sin φ/2 e_x), (q_w, q_x) turns by φ/2, so g = 0 is met transversally
+     * unless the node has swung by half a turn. */
+    if (at->gauge) {
+        const int i = at->gauge_node;
+        const double *pt = at->gauge_p, *p = x + (size_t)i * B + 3;
+        /* e_xᵀ vec(p_t* ⊗ p) = w_t p_x − x_t p_w − (v_t × p_v)_x = row · p */
+        const double row[4] = {-pt[1], pt[0], pt[3], -pt[2]};
+        F[(size_t)i * B + 3] = row[0] * p[0] + row[1] * p[1] + row[2] * p[2] + row[3] * p[3];
+        if (J) {
+            clear_row(m, B, i, 3, J);
+            for (int c = 0; c < 4; ++c) cr_blocktri_D(J, i)[3 * B + 3 + c] = row[c];
+        }
+    }
+}
+
+int cr_mixed_twist_gauge(const cr_model *m, int stage)
+{
+    int node = -1;
+    for (int k = 0; k < m->support_count; ++k) {
+        const cr_support *sp = &m->supports[k];
+        if (!cr_support_active(sp, stage)) continue;
+        if (sp->hold & CR_HOLD_ROTATION) return -1; /* the user holds a rotation: no gauge to fix */
+        if (node < 0) node = sp->node;
+    }
+    if (node < 0 || m->body_count > 0 || m->tendon_count > 0) return -1;
+    /* rigid components must be symmetric in y and z as well */
+    unsigned rm = m->rigid_mask;
+    if (((rm >> 1) & 1) != ((rm >> 2) & 1) || ((rm >> 4) & 1) != ((rm >> 5) & 1)) return -1;
+    for (int k = 0; k < m->load_count; ++k) {
+        const cr_model_load *ld = &m->loads[k];
+        if (ld->body >= 0) return -1;
+        if (ld->type == CR_LOAD_GRAVITY) continue;
+        if ((ld->type == CR_LOAD_FORCE || ld->type == CR_LOAD_FORCE_DENSITY) && ld->frame == CR_FRAME_INERTIAL)
+            continue;
+        return -1; /* moments (a torque about the axis has no equilibrium), follower loads, tendons */
+    }
+    const double tol = 1e-12;
+    for (int e = 0; e < m->n; ++e) {
+        const cr_element *el = &m->el[e];
+        if (fabs(el->k_force.y - el->k_force.z) > tol * fabs(el->k_force.y) ||
+            fabs(el->k_moment.y - el->k_moment.z) > tol * fabs(el->k_moment.y))
+            return -1;
+        if (fabs(el->gamma0.y) + fabs(el->gamma0.z) > tol * fabs(el->gamma0.x) ||
+            (fabs(el->kappa0.y) + fabs(el->kappa0.z)) * el->length > tol)
+            return -1;
+    }
+    return node;
 }
 
 /* The inertial component that frame axis a of a support lies along (±), or -1. */

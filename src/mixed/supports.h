@@ -13,6 +13,15 @@ void cr_supports_translation_rows(const cr_model *m, const cr_supports_at *at, i
 /* All rows of the active supports in the static layout (translation and rotation). */
 void cr_supports_static_rows(const cr_model *m, const cr_supports_at *at, const double *x, double *F, cr_blocktri *J);
 
+/* The node whose twist statics holds to fix a gauge, or -1. A rod whose every element is
+ * isotropic about its axis (GA_y = GA_z, EI_y = EI_z, no reference shear or bending
+ * curvature), loaded only by dead forces and gravity, and held only by supports that
+ * hold no rotation, has an exact symmetry: every node's frame turned by one angle about
+ * its own axis turns every strain and stress with it and changes nothing else. Its
+ * static tangent is singular in that twist at every state; holding one node's twist
+ * (the first supported node's) removes the null mode and changes no physical result. */
+int cr_mixed_twist_gauge(const cr_model *m, int stage);
+
 /* Dynamics (layout CR_DYN_BLOCK): what the DAE can represent (partly held
  * translations along inertial axes, hinges about body axes, clamps on body nodes). */
 cr_status cr_supports_dynamic_check(const cr_model *m, int stage, cr_error *err);

@@ -65,6 +65,8 @@ typedef struct newton_work {
     double final_err;
     double t_assembly, t_solve;
     int bad_block;
+    int limited;            /* Newton updates the trust region damped (this load stepping) */
+    int skipped_predictors; /* predictors beyond the trust region, not used */
     int at_floor; /* the last solve stopped at the round-off floor, not at the tolerance */
     /* the last solve stalled at the round-off floor with increments above rtol: the
      * relative increment it kept making, and the residual's round-off scale */
@@ -184,7 +186,10 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
                         double err0, newton_work *w)
 {
     size_t dim = (size_t)p->blocks * p->block_size;
-    double dx_norm = INFINITY, x_norm = norm2(x, dim), err_start = 0, scale = INFINITY;
+    /* x_norm: the size increments are measured against (the problem's, e.g. positions
+     * relative to the rod's own origin); x_abs: the plain norm, which sets the round-off */
+    double dx_norm = INFINITY, x_abs = norm2(x, dim), err_start = 0, scale = INFINITY;
+    double x_norm = p->size ? p->size(p->ctx, x) : x_abs;
     w->history_count = 0;
     w->iterations = 0;
     w->factor_valid = 0;
@@ -202,7 +207,11 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
          * Newton iterations instead of 3: the third only confirmed an update of
          * 10⁻⁵–10⁻⁴ |x| with a residual already at the round-off floor. (Not decided on
          * the residual: at the round-off floor it is noise, and so was the choice.) */
-        int increment_ok = it > 0 && dx_norm < o->rtol * (x_norm + 1e-12);
+        /* An increment at the round-off of the coordinates themselves is as small as one can
+         * be: a rod 10⁹ m from the origin has its positions to 1e-7 m, and the updates of a
+         * converged solve jitter by that much, more than rtol of the rod's own size. */
+        const double dx_floor = ROUNDOFF_FLOOR_EPS * DBL_EPSILON * x_abs;
+        int increment_ok = it > 0 && (dx_norm < o->rtol * (x_norm + 1e-12) || dx_norm < dx_floor);
         int chord = it > 0 && !increment_ok && w->factor_valid && dx_norm < sqrt(o->rtol) * (x_norm + 1e-12);
         double t0 = now();
         cr_status st = p->eval(p->ctx, param, x, w->F, increment_ok || chord ? NULL : w->J);
@@ -266,9 +275,9 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
             if (st != CR_OK) return st;
         }
         t0 = now();
-        if (w->scale_est == 0 || x_norm > SCALE_X_CHANGE * w->scale_x || w->scale_x > SCALE_X_CHANGE * x_norm) {
+        if (w->scale_est == 0 || x_abs > SCALE_X_CHANGE * w->scale_x || w->scale_x > SCALE_X_CHANGE * x_abs) {
             w->scale_est = residual_scale(w->J, x, w->pool);
-            w->scale_x = x_norm;
+            w->scale_x = x_abs;
         }
         scale = w->scale_est;
         w->factor_valid = 0;
@@ -278,6 +287,12 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
         w->lu_current = 0;
         w->t_solve += now() - t0;
         if (st != CR_OK) return st;
+        /* the trust region: a damped update keeps Newton's direction */
+        double alpha = p->limit ? p->limit(p->ctx, x, w->dx) : 1.0;
+        if (alpha < 1.0) {
+            for (size_t k = 0; k < dim; ++k) w->dx[k] *= alpha;
+            w->limited++;
+        }
         for (size_t k = 0; k < dim; ++k) x[k] += w->dx[k];
         if (p->correct || p->project) {
             /* dx becomes the total change of this iteration, the Newton update plus the
@@ -293,7 +308,10 @@ static cr_status newton(const cr_nonlinear_problem *p, double param, double *x, 
             for (size_t k = 0; k < dim; ++k) w->dx[k] += x[k];
         }
         dx_norm = norm2(w->dx, dim);
-        x_norm = norm2(x, dim);
+        x_abs = norm2(x, dim);
+        x_norm = p->size ? p->size(p->ctx, x) : x_abs;
+        /* a damped update is not small, whatever its size: not converged */
+        if (alpha < 1.0) dx_norm = fmax(dx_norm, o->rtol * (x_norm + 1e-12) / sqrt(o->rtol));
         w->lu_current = dx_norm < o->rtol * (x_norm + 1e-12); /* the LU one tiny update away */
         w->iterations++;
     }
@@ -419,7 +437,15 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
             double dl = next - *param;
             int second = have_previous;
             for (size_t k = 0; k < dim; ++k)
-                x[k] += dl * w.tangent[k] + (second ? 0.5 * dl * dl * (w.tangent[k] - w.tangent_prev[k]) / prev_dl : 0.0);
+                w.dx[k] =
+                    dl * w.tangent[k] + (second ? 0.5 * dl * dl * (w.tangent[k] - w.tangent_prev[k]) / prev_dl : 0.0);
+            /* beyond the trust region the linearization says nothing (a tangent singular in a
+             * mode the loads' geometric stiffness will hold, not yet there): start from the
+             * last state instead, which `correct` then loads at fixed orientations */
+            if (!p->limit || p->limit(p->ctx, x, w.dx) >= 1.0)
+                for (size_t k = 0; k < dim; ++k) x[k] += w.dx[k];
+            else
+                w.skipped_predictors++;
         }
         if (p->project) p->project(p->ctx, x);
         if (p->correct) p->correct(p->ctx, next, x);
@@ -449,18 +475,34 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
             goto done;
         }
         if (st != CR_OK) {
+            /* the last attempt's residual, where it is largest (before x goes back) */
+            char place[320] = "";
+            if (halvings + 1 > o->max_halvings && p->describe && st != CR_NONFINITE && all_finite(w.F, dim))
+                p->describe(p->ctx, next, x, w.F, place, sizeof place);
             memcpy(x, x_saved, dim * sizeof(double));
             r->failed_attempts++;
             if (++halvings > o->max_halvings) {
                 const char *why = st == CR_SINGULAR ? "singular tangent" : st == CR_NONFINITE ? "non-finite residual or state"
                                                                                               : "Newton did not converge";
-                char where[64] = "";
+                char where[64] = "", floor_note[96] = "";
                 if (st == CR_SINGULAR) snprintf(where, sizeof where, " at node block %d", w.bad_block);
-                status = cr_error_set(err, st,
-                                      "load step %d (load factor %.6g -> %.6g) failed after %d halvings: %s%s "
-                                      "(last residual %.3e); the state at load factor %.6g is kept",
-                                      r->step_count + 1, *param, next, o->max_halvings, why, where, w.final_err,
-                                      *param);
+                if (w.scale_est > 0)
+                    snprintf(floor_note, sizeof floor_note, ", its round-off floor about %.1e",
+                             ROUNDOFF_FLOOR_EPS * DBL_EPSILON * w.scale_est);
+                /* Every increment from this state failed, down to 2^-halvings of the nominal one: the
+                 * path does not go on from here at any step size (a limit point, where the load
+                 * cannot grow further along the path, or a singular tangent), not a step too long. */
+                const int underflow = next - *param < 1e-9 * (nominal > 0 ? nominal : 1.0);
+                status = cr_error_set(
+                    err, st,
+                    "load step %d (load factor %.6g -> %.6g, an increment of %.3g after %d halvings) "
+                    "failed: %s%s (last residual %.3e%s)%s%s%s; the state at load factor %.6g is kept",
+                    r->step_count + 1, *param, next, next - *param, o->max_halvings, why, where, w.final_err,
+                    floor_note, place[0] ? "; " : "", place,
+                    underflow ? "; the increments shrank to nothing: the path does not go on from this state (a limit "
+                                "point or a singular tangent)"
+                              : "",
+                    *param);
                 goto done;
             }
             h *= 0.5;

@@ -30,6 +30,21 @@ typedef struct cr_nonlinear_problem {
      * solver (quaternion normalization): called after the predictor, after each Newton
      * update (before `correct`) and on a converged state */
     void (*project)(void *ctx, double *x);
+    /* optional: a trust region for updates. The largest factor α in (0, 1] by which the
+     * update dx may be applied at x (1: no limit). A predictor that would need α < 1 is
+     * not used (the step starts from the last converged state, then `correct`); a Newton
+     * update is scaled by α. For problems whose tangent can be singular in a mode that
+     * only the loads' geometric stiffness holds (a rod hanging from a pin at its
+     * unloaded reference), where J⁻¹F swings that mode by an arbitrary angle. */
+    double (*limit)(void *ctx, const double *x, const double *dx);
+    /* optional: the size |x| that increments are measured against (default: the
+     * Euclidean norm of x). A problem in absolute coordinates far from the origin gives
+     * the size of its unknowns relative to a point of its own, so that the increment
+     * test does not pass because of where it sits. */
+    double (*size)(void *ctx, const double *x);
+    /* optional: on a failed load step, writes a sentence saying which equation (and
+     * where) the last residual F at x is largest in, into out */
+    void (*describe)(void *ctx, double param, const double *x, const double *F, char *out, size_t size);
     /* optional: the Jacobian's storage and, with a pool, its partitioned LU (for
      * pool's thread count), the caller's (NULL: the solver's own, freed at the end), so
      * that the caller can use them afterwards; after a converged solve, *lu_valid (when
