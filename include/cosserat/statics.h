@@ -31,6 +31,16 @@ typedef struct cr_static_options {
     double max_increment;
     int stability;       /* 1 (default): estimate the stability of the stage's final state (report.stability); 0: skip */
     int stability_modes; /* lowest modes estimated (default 4, at most CR_STABILITY_MAX_MODES) */
+    /* Arc-length continuation (scenario "path": "arc_length", docs/theory.md): load factor
+     * and state advance together along the equilibrium path, through limit points. 0
+     * (default): load stepping as above. The path ends where the load factor first reaches
+     * arc_max_load_factor (the step is cut to land on it) or after arc_steps steps,
+     * wherever it is then (report.load_factor). arc_initial: the first step's load-factor
+     * increment (the arc length is measured so that it is the step's arc length). */
+    int arc_length;
+    int arc_steps;              /* most steps (default 100) */
+    double arc_initial;         /* default 0.05 */
+    double arc_max_load_factor; /* default 1 */
 } cr_static_options;
 
 #define CR_STATIC_PARALLEL_MIN_NODES 10000

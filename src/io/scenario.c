@@ -281,15 +281,18 @@ static const char *const TIME_ANY_KEYS[] = {"type",  "t0",     "t1",     "amplit
                                             "phase", "offset", "points", NULL};
 static const char *const BODY_KEYS[] = {"name",           "node",        "mass", "center", "inertia",
                                         "inertia_tensor", "orientation", NULL};
-static const char *const STAGE_STATIC_KEYS[] = {"type", "load_steps", "max_iterations", "atol",
-                                                "rtol", "max_halvings", "stability", NULL};
+static const char *const STAGE_STATIC_KEYS[] = {"type", "load_steps", "max_iterations", "atol", "rtol",
+                                                "max_halvings", "stability", "path", "arc_length", NULL};
+static const char *const PATH_CHOICES[] = {"load_steps", "arc_length", NULL}; /* = cr_static_options.arc_length */
+static const char *const ARC_LENGTH_KEYS[] = {"steps", "initial", "max_load_factor", NULL};
 static const char *const STAGE_DYNAMIC_KEYS[] = {"type",   "t_end", "rtol",      "atol",
                                                  "output_dt", "snapshot_dt", "h_init", "h_max",
                                                  "max_steps", "checkpoint_interval", "time_step", NULL};
 static const char *const STAGE_ANY_KEYS[] = {"type",      "load_steps",  "max_iterations", "atol",
                                              "rtol",      "max_halvings", "t_end",         "output_dt",
                                              "snapshot_dt", "h_init",     "h_max",         "max_steps",
-                                             "checkpoint_interval", "time_step", "stability", NULL};
+                                             "checkpoint_interval", "time_step", "stability", "path", "arc_length",
+                                             NULL};
 static const char *const OUTPUT_KEYS[] = {"directory", "vtk", "vtk_format", "track", NULL};
 static const char *const VTK_FORMAT_CHOICES[] = {"binary", "ascii", "compressed", NULL}; /* cr_vtk_format order */
 static const char *const TRACK_KEYS[] = {"name", "node", "s", NULL};
@@ -1802,6 +1805,27 @@ static cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storag
     return CR_OK;
 }
 
+/* A static stage's "path" and its "arc_length" object (docs/scenario.md). */
+static cr_status parse_arc_length(const cJSON *c, const char *path, cr_static_options *o, cr_error *err)
+{
+    cr_status s;
+    char where[PATH_SIZE], list[256];
+    if ((s = get_enum(c, path, "path", PATH_CHOICES, 0, &o->arc_length, err))) return s;
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(c, "arc_length");
+    path_key(where, path, "arc_length");
+    if (a && !o->arc_length) return fail(err, "%s: given, but the stage's path is not \"arc_length\"", where);
+    if (!a) return CR_OK;
+    if ((s = expect_object(a, where, err))) return s;
+    for (const cJSON *k = a->child; k; k = k->next)
+        if (list_index(ARC_LENGTH_KEYS, k->string ? k->string : "") < 0) {
+            list_join(ARC_LENGTH_KEYS, list, sizeof list);
+            return fail(err, "%s.%s: unknown key (expected one of %s)", where, k->string ? k->string : "", list);
+        }
+    if ((s = get_int(a, where, "steps", 0, 100, 1, &o->arc_steps, err))) return s;
+    if ((s = get_number(a, where, "initial", 0, 0.05, POSITIVE, &o->arc_initial, err))) return s;
+    return get_number(a, where, "max_load_factor", 0, 1.0, POSITIVE, &o->arc_max_load_factor, err);
+}
+
 /* Both option sets are filled for every stage, so the struct is fully defined
  * whatever its type. t_end and output_dt have no default (a dynamic stage must
  * give them); they stay 0 in static stages. */
@@ -1817,6 +1841,9 @@ static void default_stage(cr_stage_def *stage)
     stage->statics.max_history = 64;
     stage->statics.stability = 1;
     stage->statics.stability_modes = 4;
+    stage->statics.arc_steps = 100;
+    stage->statics.arc_initial = 0.05;
+    stage->statics.arc_max_load_factor = 1.0;
     stage->dynamics.t_end = 0;
     stage->dynamics.rtol = 1e-3;
     stage->dynamics.atol = 1e-6;
@@ -1911,6 +1938,7 @@ static cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err)
             }
             o->stability = cJSON_IsTrue(stab);
         }
+        if ((s = parse_arc_length(c, path, o, err))) return s;
     }
     return CR_OK;
 }

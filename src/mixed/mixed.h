@@ -44,6 +44,15 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
                                 const cr_static_options *options, cr_static_step_fn on_step, void *user,
                                 cr_static_report *report, cr_error *err);
 
+/* Arc-length continuation of a static problem from (*param, x) (statics_arclength.c):
+ * options' arc_* fields; weights (block_size of them) weigh the unknowns of a block in
+ * the step's length; max_dparam > 0 bounds the load-factor increment of one step. The
+ * report and the status as cr_load_stepping_solve's. */
+struct cr_nonlinear_problem;
+cr_status cr_arc_length_solve(const struct cr_nonlinear_problem *p, const double *weights, double max_dparam,
+                              double *param, double *x, const cr_static_options *o, cr_static_report *r,
+                              cr_error *err);
+
 /* The static tangent's storage that a caller lends (all optional): J of the static
  * layout (banded with rigid components); factored: J already holds the LU (part's when
  * part is given) of the tangent at x or at a state one converged Newton update from x;

@@ -448,8 +448,17 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     cr_static_report *r = report ? report : &local;
     memset(r, 0, sizeof *r); /* also when the solve cannot start (out of memory) */
     double lf = 0.0;
-    cr_status st = J && work ? cr_load_stepping_solve(&p, &lf, state->x, &o, r, err)
-                     : cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
+    cr_status st;
+    if (!J || !work) {
+        st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
+    } else if (o.arc_length) { /* a step's length: positions over the rod's length, the quaternions */
+        double w[CR_NODE_DOF + 16] = {0};
+        const double L = model->length > 0 ? model->length : 1.0;
+        for (int k = 0; k < CR_NODE_DOF; ++k) w[k] = k < 3 ? 1.0 / (L * L) : 1.0;
+        st = cr_arc_length_solve(&p, w, min_steps > 0 ? 1.0 / min_steps : 0.0, &lf, state->x, &o, r, err);
+    } else {
+        st = cr_load_stepping_solve(&p, &lf, state->x, &o, r, err);
+    }
     /* the stage's end state: stable, or an equilibrium a real rod would leave (issue 9) */
     if (st == CR_OK && o.stability) {
         cr_supports_at at = set_scales(&ctx, lf);
@@ -489,7 +498,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     }
     r->twist_gauge = ctx.gauge_node >= 0;
     r->gauge_node = ctx.gauge_node >= 0 ? ctx.gauge_node : 0;
-    if (lf <= 0.0) { /* nothing accepted: the state keeps its loads */
+    if (r->step_count == 0) { /* nothing accepted: the state keeps its loads */
         memcpy(state->load_scale, from, nl * sizeof *from);
         state->bc_factor = ctx.bc_from;
     }
