@@ -162,7 +162,11 @@ static int on_load_step(cr_sim *sim, const cr_load_step_report *step, int index,
 {
     run_ctx *c = user;
     record_load_step(c, sim);
-    if (add_snapshot(c, sim, c->snapshot_time_offset + cr_sim_load_factor(sim), 0)) return 1;
+    /* an arc-length path's load factor goes back and forth: its snapshots are timed by
+     * the path step instead (the load factor is in each snapshot's field data) */
+    const cr_static_options *so = &c->scenario->stages[c->stage].statics;
+    double at = so->arc_length ? (index + 1.0) / so->arc_steps : cr_sim_load_factor(sim);
+    if (add_snapshot(c, sim, c->snapshot_time_offset + at, 0)) return 1;
     if (c->options->on_step && c->options->on_step(sim, step, index, c->options->user)) return 1;
     return stop_requested(c);
 }

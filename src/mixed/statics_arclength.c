@@ -21,7 +21,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +30,9 @@
 #define DESIRED_ITERATIONS 5.0
 #define GROWTH 2.0
 #define MAX_GROWTH 4.0
+
+/* An update below this many eps of |x| is at the round-off of the coordinates. */
+#define ROUNDOFF_EPS 1000.0
 
 typedef struct arc_work {
     const cr_nonlinear_problem *p;
@@ -124,11 +126,17 @@ static cr_status corrector(arc_work *w, double lf0, double *lf, double *x, doubl
         const double xs = p->size ? p->size(p->ctx, x) : sqrt(dot_w(w, x, x));
         /* converged: a small residual after a small update of both x and λ (an update at
          * the round-off of the coordinates counts as small) */
-        const int small_update = it > 0 && (dx_norm < o->rtol * (xs + 1e-12) ||
-                                            dx_norm < 1e3 * DBL_EPSILON * sqrt(dot_w(w, x, x))) &&
-                                 fabs(dl) < o->rtol * (fabs(*lf) + ds);
-        if (getenv("ARC_DEBUG")) fprintf(stderr, "it %d lf %.6g err %.3e ref %.3e dx %.3e dl %.3e\n", it, *lf, err, err_ref, dx_norm, dl);
+        const int small_update = it > 0 && dx_norm < o->rtol * (xs + 1e-12) && fabs(dl) < o->rtol * (fabs(*lf) + ds);
         if (small_update && (err < o->atol || err < o->rtol * err_ref)) return CR_OK;
+        /* the round-off floor: a full update that no longer moves x or λ beyond the
+         * rounding of their own digits leaves the residual where it is (noise of the terms
+         * summed into each row, EA |r|/L for a stiff rod far from the origin), and more
+         * iterations cannot lower it; accepted when no larger than the step's reference */
+        double x_abs = 0;
+        for (size_t k = 0; k < dim; ++k) x_abs += x[k] * x[k];
+        if (it > 0 && dx_norm < ROUNDOFF_EPS * DBL_EPSILON * sqrt(x_abs) &&
+            fabs(dl) < ROUNDOFF_EPS * DBL_EPSILON * (fabs(*lf) + ds) && err <= err_ref)
+            return CR_OK;
         if (it >= o->max_iterations) return CR_NOT_CONVERGED;
         if (it > 0 && err > 1e8 * (err_ref + o->atol)) return CR_NOT_CONVERGED;
         double d_lf = 0;
@@ -256,6 +264,15 @@ cr_status cr_arc_length_solve(const struct cr_nonlinear_problem *p, const double
             st = corrector(&w, lf0, &lf, x, ds_step, 0, err_ref, o);
             r->total_iterations += w.iterations;
             if (st == CR_OK && !finite_all(x, dim)) st = CR_NONFINITE;
+            if (st == CR_OK && have_previous) {
+                /* The sphere meets the path behind as well as ahead: where the path turns
+                 * sharply within a step, the corrector can land on the point it came from
+                 * and the path would be retraced (the deep arch on 160 elements did, at a
+                 * sharp bend past its limit point). A step that turns back from the
+                 * previous one, by more than a right angle, is retried shorter. */
+                for (size_t k = 0; k < dim; ++k) w.tmp[k] = x[k] - w.x0[k];
+                if (w.psi2inv * dot_w(&w, w.tmp, w.dxp) + (lf - lf0) * dlp <= 0) st = CR_NOT_CONVERGED;
+            }
             if (st == CR_OK && lf >= lf_end && lf0 < lf_end) {
                 /* crossed the end of the path: land on it, at fixed λ from the point between */
                 const double f = (lf_end - lf0) / (lf - lf0);
