@@ -1814,6 +1814,8 @@ static cr_status parse_arc_length(const cJSON *c, const char *path, cr_static_op
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(c, "arc_length");
     path_key(where, path, "arc_length");
     if (a && !o->arc_length) return fail(err, "%s: given, but the stage's path is not \"arc_length\"", where);
+    if (o->arc_length && cJSON_GetObjectItemCaseSensitive(c, "load_steps"))
+        return fail(err, "%s.load_steps: not used on an arc-length path (its steps are arc_length.steps)", path);
     if (!a) return CR_OK;
     if ((s = expect_object(a, where, err))) return s;
     for (const cJSON *k = a->child; k; k = k->next)

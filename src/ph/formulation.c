@@ -112,6 +112,11 @@ static cr_status ph_check(const cr_scenario *sc, cr_error *err)
             if (!p.clamp_start && !p.clamp_end)
                 return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions: statics needs a clamp (a free rod has "
                                                        "rigid-body modes)");
+            if (s->statics.arc_length)
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "stages.%d.path: \"arc_length\" is the mixed_discrete model's; the "
+                                    "port_hamiltonian model's statics step the load (\"path\": \"load_steps\")",
+                                    k);
             continue;
         }
         if ((st = cr_fixed_step_stage_check(sc, k, "port_hamiltonian", err)) != CR_OK) return st;
