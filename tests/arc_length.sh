@@ -3,7 +3,7 @@
 #   1. DaDeppo & Schmidt's deep circular arch (J. Appl. Mech. 42 (1975) 894-896): opening
 #      angle 215 deg, clamped at one end, hinged at the other, a vertical point load at the
 #      apex; its limit load is P R^2/EI = 8.97 (quoted as 897 for EI = 1e6, R = 100 by Simo &
-#      Vu-Quoc, Comput. Methods Appl. Mech. Eng. 58 (1986) 79-116). The limit load found on
+#      Vu-Quoc, Comput. Methods Appl. Mech. Eng. 58 (1986) 79-116, among others). The limit load found on
 #      20, 40, 80, 160 elements converges at second order, its Richardson extrapolation agrees
 #      with 8.97 to 0.1 %, and the path goes on past it (the load falls, the arch snaps
 #      through and ends at the full load with the apex below the supports); every path point
