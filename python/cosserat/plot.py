@@ -16,6 +16,9 @@ OUTDIR (default DIR), whichever of these the folder has data for, and prints the
                        within each element for the port-Hamiltonian rod
 * ``stresses.png``     n and m components along s (elements.csv), the same way
 * ``convergence.png``  RMS residual per Newton iteration of every load step, log scale (summary.json)
+* ``load_path.png``    load factor against the coordinates of the tracked points (output.track) along
+                       every arc-length path (summary.json's track_load_steps), one panel per
+                       coordinate that moves (at most four), limit points marked with their load factor
 * ``tube.png``         3-D view of the final snapshot of rod.pvd drawn as a tube (the .vtp's
                        radius: a circle's, half the larger side of a rectangle, the equivalent
                        circle of "resultants"; around the nodes' cross-section axes d2, d3)
@@ -418,6 +421,59 @@ def plot_convergence(out, path):
     return _save(fig, path)
 
 
+def plot_load_path(out, path):
+    """Load factor against the coordinates of the tracked points along every arc-length path
+    (summary.json: stages[k].track_load_steps), one panel per coordinate that moves; the
+    stage's start (the previous stage's end, or the first point) marked, limit points (local
+    extremes of the load factor) circled."""
+    stages = (out.summary or {}).get("stages") or []
+    paths = [(k, st["track_load_steps"]) for k, st in enumerate(stages)
+             if st.get("path") == "arc_length" and len(st.get("track_load_steps") or []) >= 2]
+    if not paths:
+        return None
+    # the coordinates that move anywhere on the paths: (point name, axis index)
+    names = sorted({name for _, steps in paths for name in steps[0]["track"]})
+    coords = []
+    for name in names:
+        for a in range(3):
+            v = [e["track"][name]["position"][a] for _, steps in paths for e in steps if name in e["track"]]
+            span = max(v) - min(v) if v else 0.0
+            if span > 1e-9 * max(1.0, max(abs(x) for x in v)):
+                coords.append((name, a, span))
+    coords.sort(key=lambda c: -c[2])
+    coords = coords[:4]
+    if not coords:
+        return None
+    fig = _figure(4.6 * len(coords), 4.4)
+    axes = fig.subplots(1, len(coords), squeeze=False)[0]
+    colors = ["C0", "C1", "C2", "C3", "C4"]
+    for ax, (name, a, _) in zip(axes, coords):
+        for j, (k, steps) in enumerate(paths):
+            lf = np.array([e["load_factor"] for e in steps])
+            x = np.array([e["track"][name]["position"][a] for e in steps])
+            start = (stages[k - 1].get("track") or {}).get(name) if k > 0 else None
+            if start:  # the path starts where the previous stage ended, at load factor 0
+                lf, x = np.r_[0.0, lf], np.r_[start["position"][a], x]
+            c = colors[j % len(colors)]
+            ax.plot(x, lf, "-", color=c, lw=1.3, label=f"stage {k}")
+            ax.plot(x, lf, ".", color=c, ms=3)
+            ax.plot(x[:1], lf[:1], "o", color=c, mfc="none", ms=7)
+            ext = [i for i in range(1, len(lf) - 1) if (lf[i] - lf[i - 1]) * (lf[i + 1] - lf[i]) < 0]
+            if ext:
+                ax.plot(x[ext], lf[ext], "s", color="k", mfc="none", ms=7,
+                        label="limit points" if j == 0 and ax is axes[0] else None)
+                for i in ext[:3]:
+                    ax.annotate(f"{lf[i]:.4g}", (x[i], lf[i]), textcoords="offset points", xytext=(5, 5), fontsize=8)
+        ax.axhline(0.0, color="0.6", lw=0.6)
+        ax.set_xlabel(f"{name} {'xyz'[a]} (m)")
+        ax.set_ylabel("load factor")
+        ax.grid(True, alpha=0.3)
+    axes[0].legend(fontsize=8, loc="best")
+    fig.suptitle(f"{_title(out)}: arc-length path (circle: where it starts)", fontsize=11)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
 def series_unit(name):
     """The unit of a series.csv column (by its name)."""
     if name == "t":
@@ -493,6 +549,7 @@ PLOTS = [
     ("strains.png", plot_strains),
     ("stresses.png", plot_stresses),
     ("convergence.png", plot_convergence),
+    ("load_path.png", plot_load_path),
     ("tube.png", plot_tube),
     ("series.png", plot_series),
 ]

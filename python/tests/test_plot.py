@@ -141,3 +141,41 @@ def test_tube_geometry_follows_the_frames_and_exaggerates_thin_rods():
     pd["radius"] = np.full(n, 1e-4)  # 0.01 % of the length: drawn ×50 (0.5 %)
     surf, keep, k, rmax = tube_geometry(Snapshot(0.0, x, pd, {}, "mem"))
     assert k == 50 and np.allclose(np.linalg.norm(surf[..., 1:], axis=-1), 5e-3)
+
+
+def test_plot_draws_an_arc_length_path(tmp_path):
+    """A strip clamped at both ends, bent up by a force at its middle (stage 0), its end moved in
+    by a tenth of its length (stage 1, an arc-length path), the force taken away (stage 2), its
+    end turned (stage 3, an arc-length path through the snap):
+    load_path.png is written, and only for the arc-length stage's path."""
+    import json
+
+    section = {"shape": "resultants", "EA": 1e7, "GA_y": 1e7, "GA_z": 1e7, "GJ": 100.0, "EI_y": 100.0, "EI_z": 1.0}
+    scenario = {
+        "name": "snapping-strip",
+        "rod": {"length": 1.0, "elements": 20, "sections": [section]},
+        "boundary_conditions": [
+            {"type": "clamp", "node": "start"},
+            {"type": "clamp", "node": "end", "stages": [0]},
+            {"type": "clamp", "node": "end", "position": [0.9, 0, 0], "stages": [1, 2]},
+            {"type": "clamp", "node": "end", "position": [0.9, 0, 0], "rotation": [0, 0, 1.0], "stages": [3]},
+        ],
+        "loads": [{"type": "force", "node": 10, "value": [0, 20.0, 0], "stages": [0, 1]}],
+        "stages": [
+            {"type": "static", "stability": False},
+            {"type": "static", "stability": False, "path": "arc_length", "arc_length": {"initial": 0.1}},
+            {"type": "static", "stability": False},
+            {"type": "static", "stability": False, "path": "arc_length", "arc_length": {"steps": 30}},
+        ],
+        "output": {"vtk": False, "track": [{"name": "mid", "node": 10}]},
+    }
+    path = tmp_path / "strip.json"
+    path.write_text(json.dumps(scenario))
+    run_cli(str(path), tmp_path / "run")
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert [st["path"] for st in summary["stages"]] == ["load_steps", "arc_length", "load_steps", "arc_length"]
+    lf = [e["load_factor"] for e in summary["stages"][3]["track_load_steps"]]
+    assert len(lf) == 30 and max(lf) > lf[-1] + 0.1  # it went past the snap
+    printed = plot(tmp_path / "run", "--out", str(tmp_path / "png"))
+    assert str(tmp_path / "png" / "load_path.png") in printed
+    check_png(tmp_path / "png" / "load_path.png")

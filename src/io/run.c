@@ -808,6 +808,7 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
         }
         if (sc->stages[k].type == CR_STAGE_STATIC && r->statics && k <= r->last_stage) {
             const cr_static_stage_stats *t = &r->statics[k];
+            cJSON_AddStringToObject(o, "path", sc->stages[k].statics.arc_length ? "arc_length" : "load_steps");
             add_number(o, "load_steps", t->load_steps);
             add_number(o, "failed_load_steps", t->failed_load_steps);
             add_number(o, "newton_iterations", t->newton_iterations);
