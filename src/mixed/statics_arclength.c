@@ -209,16 +209,18 @@ cr_status cr_arc_length_solve(const struct cr_nonlinear_problem *p, const double
     memset(r, 0, sizeof *r);
     if (o->arc_steps < 1 || !(o->arc_initial > 0) || !(o->arc_max_load_factor > *param) || o->max_iterations < 1 ||
         !(o->atol > 0) || !(o->rtol > 0) || o->max_halvings < 0)
-        return cr_error_set(err, CR_BAD_INPUT, "arc_length: need steps >= 1, initial > 0, max_load_factor > %g, "
-                                               "max_iterations >= 1, atol > 0, rtol > 0, max_halvings >= 0",
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "arc_length: need steps >= 1, initial > 0, max_load_factor > %g, "
+                            "max_iterations >= 1, atol > 0, rtol > 0, max_halvings >= 0",
                             *param);
     arc_work w = {.p = p, .weights = weights, .dim = (size_t)p->blocks * p->block_size};
     const size_t dim = w.dim;
     double *mem = malloc(8 * dim * sizeof(double));
     w.history_capacity = o->max_history > 0 ? o->max_history : 64;
     w.history = malloc(w.history_capacity * sizeof(double));
-    w.J = p->J ? p->J : p->banded ? cr_blocktri_create_banded(p->blocks, p->block_size)
-                                  : cr_blocktri_create(p->blocks, p->block_size);
+    w.J = p->J        ? p->J
+          : p->banded ? cr_blocktri_create_banded(p->blocks, p->block_size)
+                      : cr_blocktri_create(p->blocks, p->block_size);
     if (p->pool && !p->banded && w.J) w.part = p->part;
     cr_status status = CR_OK;
     if (!mem || !w.history || !w.J) {
@@ -252,7 +254,8 @@ cr_status cr_arc_length_solve(const struct cr_nonlinear_problem *p, const double
             dl = ds / sqrt(w.psi2inv * dot_w(&w, w.b, w.b) + 1.0);
             if (have_previous && w.psi2inv * dot_w(&w, w.b, w.dxp) + dlp < 0) dl = -dl;
             double ds_step = ds; /* a turning support's steps stay below max_dparam */
-            if (max_dparam > 0 && fabs(dl) > max_dparam) ds_step *= max_dparam / fabs(dl), dl = copysign(max_dparam, dl);
+            if (max_dparam > 0 && fabs(dl) > max_dparam)
+                ds_step *= max_dparam / fabs(dl), dl = copysign(max_dparam, dl);
             for (size_t k = 0; k < dim; ++k) w.tmp[k] = dl * w.b[k], x[k] = w.x0[k] + w.tmp[k];
             double lf = lf0 + dl;
             /* beyond a mechanism's trust region the linearization says nothing (statics.c) */
@@ -312,12 +315,14 @@ cr_status cr_arc_length_solve(const struct cr_nonlinear_problem *p, const double
         memcpy(x, w.x0, dim * sizeof *x);
         r->failed_attempts++;
         if (++halvings > o->max_halvings) {
-            status = cr_error_set(err, st == CR_SINGULAR ? CR_SINGULAR : st == CR_NONFINITE ? CR_NONFINITE
-                                                                                          : CR_NOT_CONVERGED,
+            status = cr_error_set(err,
+                                  st == CR_SINGULAR    ? CR_SINGULAR
+                                  : st == CR_NONFINITE ? CR_NONFINITE
+                                                       : CR_NOT_CONVERGED,
                                   "arc-length step %d from load factor %.6g failed after %d halvings of its arc "
                                   "length (to %.3g): %s (last residual %.3e); the state at load factor %.6g is kept",
                                   r->step_count + 1, lf0, o->max_halvings, ds,
-                                  st == CR_SINGULAR ? "singular tangent"
+                                  st == CR_SINGULAR    ? "singular tangent"
                                   : st == CR_NONFINITE ? "non-finite residual or state"
                                                        : "Newton did not converge",
                                   w.final_err, lf0);
