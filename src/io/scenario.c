@@ -281,18 +281,17 @@ static const char *const TIME_ANY_KEYS[] = {"type",  "t0",     "t1",     "amplit
                                             "phase", "offset", "points", NULL};
 static const char *const BODY_KEYS[] = {"name",           "node",        "mass", "center", "inertia",
                                         "inertia_tensor", "orientation", NULL};
-static const char *const STAGE_STATIC_KEYS[] = {"type", "load_steps", "max_iterations", "atol", "rtol",
-                                                "max_halvings", "stability", "path", "arc_length", NULL};
+static const char *const STAGE_STATIC_KEYS[] = {"type",         "load_steps", "max_iterations", "atol",       "rtol",
+                                                "max_halvings", "stability",  "path",           "arc_length", NULL};
 static const char *const PATH_CHOICES[] = {"load_steps", "arc_length", NULL}; /* = cr_static_options.arc_length */
 static const char *const ARC_LENGTH_KEYS[] = {"steps", "initial", "max_load_factor", NULL};
 static const char *const STAGE_DYNAMIC_KEYS[] = {"type",   "t_end", "rtol",      "atol",
                                                  "output_dt", "snapshot_dt", "h_init", "h_max",
                                                  "max_steps", "checkpoint_interval", "time_step", NULL};
-static const char *const STAGE_ANY_KEYS[] = {"type",      "load_steps",  "max_iterations", "atol",
-                                             "rtol",      "max_halvings", "t_end",         "output_dt",
-                                             "snapshot_dt", "h_init",     "h_max",         "max_steps",
-                                             "checkpoint_interval", "time_step", "stability", "path", "arc_length",
-                                             NULL};
+static const char *const STAGE_ANY_KEYS[] = {
+    "type",      "load_steps",  "max_iterations", "atol",  "rtol",      "max_halvings",        "t_end",
+    "output_dt", "snapshot_dt", "h_init",         "h_max", "max_steps", "checkpoint_interval", "time_step",
+    "stability", "path",        "arc_length",     NULL};
 static const char *const OUTPUT_KEYS[] = {"directory", "vtk", "vtk_format", "track", NULL};
 static const char *const VTK_FORMAT_CHOICES[] = {"binary", "ascii", "compressed", NULL}; /* cr_vtk_format order */
 static const char *const TRACK_KEYS[] = {"name", "node", "s", NULL};

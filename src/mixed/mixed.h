@@ -50,8 +50,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
  * report and the status as cr_load_stepping_solve's. */
 struct cr_nonlinear_problem;
 cr_status cr_arc_length_solve(const struct cr_nonlinear_problem *p, const double *weights, double max_dparam,
-                              double *param, double *x, const cr_static_options *o, cr_static_report *r,
-                              cr_error *err);
+                              double *param, double *x, const cr_static_options *o, cr_static_report *r, cr_error *err);
 
 /* The static tangent's storage that a caller lends (all optional): J of the static
  * layout (banded with rigid components); factored: J already holds the LU (part's when
