@@ -306,6 +306,155 @@ static void test_joint_jacobians(void)
     }
 }
 
+/* ---- a statically determinate three-hinged arch ---- */
+/* Two straight rods, "left" from the support A = (0, 0) to the crown C = (1, 1) and
+ * "right" from C to the support B = (2, 0), in the x–y plane; hinges about z at A and B
+ * (supports holding the translations and the rotations about x and y) and at C (a joint).
+ * A force F = (0, −P) at the left rod's midpoint node. Equilibrium in the deformed
+ * configuration (A, B fixed; C and the load point X where the solve puts them):
+ *   whole arch, moments about A:   2 B_y + (X − A) × F = 0        → B_y = P X_x / 2
+ *   right rod, moments about C:    (B − C) × R_B = 0                → B_x = −(2 − C_x) B_y / C_y
+ *   forces:                         A_x = −B_x,  A_y = P − B_y
+ *   the hinge on the left rod:      R_B (the right rod is a two-force member)
+ * In the reference geometry (X = (0.5, 0.5), C = (1, 1)): B = (−P/4, P/4), A = (P/4, 3P/4).
+ * Three reactions exact whatever the stiffness: the rods' EI differ by 1e4, both ways. */
+static void test_three_hinged_arch(void)
+{
+    const double P = 1.0;
+    for (int c = 0; c < 2; ++c) {
+        const double EI[2] = {c == 0 ? 1.0 : 1e4, c == 0 ? 1e4 : 1.0};
+        cr_section_segment sec[2] = {resultants(1e3 * EI[0], 1e3 * EI[0], EI[0], EI[0], 1),
+                                     resultants(1e3 * EI[1], 1e3 * EI[1], EI[1], EI[1], 1)};
+        cr_bc_def hinge = cr_bc_default_def();
+        hinge.type = CR_BC_SUPPORT, hinge.hold = CR_HOLD_TRANSLATION | CR_HOLD_RX | CR_HOLD_RY;
+        cr_bc_def hinge_end = hinge;
+        hinge_end.node = -1;
+        cr_load_def load = cr_load_default_def();
+        load.type = CR_LOAD_FORCE, load.node = 5, load.value = cr_v3(0, -P, 0);
+        cr_rod_def L = straight_rod(&sec[0], sqrt(2.0), 10), R = straight_rod(&sec[1], sqrt(2.0), 10);
+        L.reference.orientation = cr_q_axis_angle(cr_v3(0, 0, 1), PI / 4);
+        L.bcs = &hinge, L.bc_count = 1, L.loads = &load, L.load_count = 1;
+        R.reference.origin = cr_v3(1, 1, 0), R.reference.orientation = cr_q_axis_angle(cr_v3(0, 0, 1), -PI / 4);
+        R.bcs = &hinge_end, R.bc_count = 1;
+        cr_assembly_rod_def rods[2] = {named("left", L), named("right", R)};
+        cr_joint_def crown = joint(CR_JOINT_HINGE, 0, -1, 1, 0);
+        crown.axis = cr_v3(0, 0, 1); /* z in the left rod's body frame (turned about z) */
+        cr_assembly_def def = {.rod_count = 2, .rods = rods, .joint_count = 1, .joints = &crown};
+        cr_error err = {0};
+        cr_assembly *a = cr_assembly_create(&def, &err);
+        cr_assembly_state *s = cr_assembly_state_create(a);
+        cr_static_options o = tight();
+        cr_status st = cr_assembly_static_solve(a, s, &o, NULL, &err);
+        CHECK(st == CR_OK);
+        if (st != CR_OK) fprintf(stderr, "%s\n", err.message);
+        cr_vec3 X = cr_state_position(cr_assembly_state_rod(s, 0), 5), C = cr_state_position(cr_assembly_state_rod(s, 1), 0);
+        double By = P * X.x / 2, Bx = -(2 - C.x) * By / C.y;
+        cr_vec3 RA, RB, fh, mh;
+        CHECK(cr_state_reaction(cr_assembly_rod_model(a, 0), cr_assembly_state_rod(s, 0), 0, &RA, NULL) == CR_OK);
+        CHECK(cr_state_reaction(cr_assembly_rod_model(a, 1), cr_assembly_state_rod(s, 1), -1, &RB, NULL) == CR_OK);
+        CHECK(cr_assembly_joint_reaction(a, s, 0, &fh, &mh) == CR_OK);
+        printf("arch EI %g/%g: C (%.6f, %.6f), X (%.6f, %.6f); B (%.12f, %.12f) vs (%.12f, %.12f); A (%.12f, %.12f); "
+               "hinge (%.12f, %.12f), moment (%.3g, %.3g, %.3g)\n",
+               EI[0], EI[1], C.x, C.y, X.x, X.y, RB.x, RB.y, Bx, By, RA.x, RA.y, fh.x, fh.y, mh.x, mh.y, mh.z);
+        const double tol = 2e-9 * P; /* round-off: EA ε ≈ 2e-9 N with EA = 1e7 N */
+        CHECK_NEAR(RB.x, Bx, tol);
+        CHECK_NEAR(RB.y, By, tol);
+        CHECK_NEAR(RA.x, -Bx, tol);
+        CHECK_NEAR(RA.y, P - By, tol);
+        CHECK_NEAR(fh.x, Bx, tol);
+        CHECK_NEAR(fh.y, By, tol);
+        /* no moment about the hinge's axis (its direction in I: the left rod's end frame's z) */
+        cr_vec3 axis = cr_m3_column(cr_q_exp(cr_state_orientation(cr_assembly_state_rod(s, 0), 10)), 2);
+        CHECK(fabs(cr_v3_dot(mh, axis)) < 1e-12 * P);
+        /* near the reference geometry's values (the arch deflects little) */
+        CHECK(fabs(RB.x + P / 4) < 0.02 && fabs(RB.y - P / 4) < 0.02);
+        cr_assembly_state_destroy(s);
+        cr_assembly_destroy(a);
+    }
+}
+
+/* ---- a thin ring welded end to end ---- */
+/* A ring of radius R (one rod on a helix of pitch 0, its ends welded at the top) pressed
+ * by two opposite forces P along the vertical diameter (at the top node and the bottom
+ * node). Thin-ring theory (inextensible, no shear): the diameter along the load line
+ * shortens by δ = (P R³/EI)(π/4 − 2/π) (Roark's Formulas for Stress and Strain, 7th ed.,
+ * Table 9.2 case 1: ΔD_V = −0.1488 P R³/EI; Timoshenko, Strength of Materials I, §83),
+ * and the section at a load point carries the moment P R/π and the shear P/2 (no normal
+ * force). Supports: a statically determinate set (bottom node: three translations; the
+ * side nodes: y, z and z) that only stops the rigid motions, so the loads, in
+ * equilibrium, leave it without reactions. EA = GA = 1e6 EI/R² and P R²/EI = 1e-4: the
+ * extensible, shear-compliant, geometrically nonlinear rod's differences from the theory
+ * are about 1e-5 relative, far below the discretization's O(h²). */
+static void ring(int n, double *delta, double *moment, double *shear, double *normal)
+{
+    const double R = 1.0, EI = 1.0, P = 1e-4;
+    cr_section_segment sec = resultants(1e6, 1e6, 0.8, EI, 1);
+    cr_rod_def d = straight_rod(&sec, 2 * PI * R, n);
+    d.reference.type = CR_REFERENCE_HELIX, d.reference.helix_radius = R, d.reference.helix_pitch = 0;
+    /* node 0 (α = 0) at (0, R, 0), node n/2 at (0, −R, 0), n/4 at (−R, 0, 0), 3n/4 at (R, 0, 0) */
+    cr_bc_def bc[3] = {cr_bc_default_def(), cr_bc_default_def(), cr_bc_default_def()};
+    for (int k = 0; k < 3; ++k) bc[k].type = CR_BC_SUPPORT;
+    bc[0].node = n / 2, bc[0].hold = CR_HOLD_TRANSLATION;
+    bc[1].node = n / 4, bc[1].hold = CR_HOLD_Y | CR_HOLD_Z;
+    bc[2].node = 3 * n / 4, bc[2].hold = CR_HOLD_Z;
+    cr_load_def f[2] = {cr_load_default_def(), cr_load_default_def()};
+    f[0].type = f[1].type = CR_LOAD_FORCE;
+    f[0].node = 0, f[0].value = cr_v3(0, -P, 0);
+    f[1].node = n / 2, f[1].value = cr_v3(0, P, 0);
+    d.bcs = bc, d.bc_count = 3, d.loads = f, d.load_count = 2;
+    cr_assembly_rod_def rod = named("ring", d);
+    cr_joint_def w = joint(CR_JOINT_WELD, 0, 0, 0, -1);
+    cr_assembly_def def = {.rod_count = 1, .rods = &rod, .joint_count = 1, .joints = &w};
+    cr_error err = {0};
+    cr_assembly *a = cr_assembly_create(&def, &err);
+    CHECK(a != NULL);
+    if (!a) {
+        fprintf(stderr, "%s\n", err.message);
+        return;
+    }
+    cr_assembly_state *s = cr_assembly_state_create(a);
+    cr_static_options o = tight();
+    o.load_steps = 1;
+    CHECK(cr_assembly_static_solve(a, s, &o, NULL, &err) == CR_OK);
+    cr_state *st = cr_assembly_state_rod(s, 0);
+    *delta = 2 * R - cr_v3_norm(cr_v3_sub(cr_state_position(st, 0), cr_state_position(st, n / 2)));
+    cr_vec3 force, mom;
+    cr_assembly_joint_reaction(a, s, 0, &force, &mom);
+    *moment = cr_v3_norm(mom) / (P * R), *shear = fabs(force.y) / P, *normal = fabs(force.x) / P;
+    for (int k = 0; k < 3; ++k) { /* the supports stay without reactions */
+        cr_vec3 r;
+        cr_state_reaction(cr_assembly_rod_model(a, 0), st, bc[k].node, &r, NULL);
+        CHECK(cr_v3_norm(r) < 1e-4 * P); /* round-off: EA ε ≈ 1e-5 P */
+    }
+    *delta /= P * R * R * R / EI;
+    cr_assembly_state_destroy(s);
+    cr_assembly_destroy(a);
+}
+
+static void test_ring(void)
+{
+    const double theory = PI / 4 - 2 / PI;
+    double e[3], m[3];
+    for (int k = 0; k < 3; ++k) {
+        int n = 16 << k;
+        double delta, moment, shear, normal;
+        ring(n, &delta, &moment, &shear, &normal);
+        e[k] = fabs(delta / theory - 1);
+        m[k] = fabs(moment * PI - 1);
+        printf("ring n = %d: delta EI/(P R^3) = %.9f (theory %.9f, rel. error %.3g); weld moment %.9f P R (theory "
+               "1/pi, rel. error %.3g), shear %.9f P, normal %.2g P\n",
+               n, delta, theory, e[k], moment, m[k], shear, normal);
+        CHECK_NEAR(shear, 0.5, 1e-4); /* geometric nonlinearity: P R²/EI = 1e-4 */
+        CHECK(normal < 1e-4);
+    }
+    /* second order in the element length */
+    for (int k = 0; k < 2; ++k) {
+        CHECK(e[k] / e[k + 1] > 3.5 && e[k] / e[k + 1] < 4.5);
+        CHECK(m[k] / m[k + 1] > 3.5 && m[k] / m[k + 1] < 4.5);
+    }
+    CHECK(e[2] < 1e-2 && m[2] < 1e-2);
+}
+
 /* ---- redundant joints ---- */
 /* Three cantilevers (along x, y, z, clamped at their far ends) meeting at the origin. */
 static void three_arms(cr_section_segment *sec, cr_bc_def *clamp, cr_load_def *load, cr_assembly_rod_def *rods)
@@ -429,4 +578,5 @@ static void test_bad_references(void)
 }
 
 CHECK_MAIN(CASE(test_weld_equals_one_rod), CASE(test_weld_rotation), CASE(test_weld_kink), CASE(test_joint_jacobians),
+           CASE(test_three_hinged_arch), CASE(test_ring),
            CASE(test_redundant_joints), CASE(test_bad_references))
