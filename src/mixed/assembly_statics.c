@@ -49,10 +49,14 @@ static double now(void)
 
 typedef struct rod_work {
     cr_blocktri *J;
-    double *F, *eq, *X, *x_saved;
+    double *F, *eq, *X, *x_saved, *x_prev; /* x_prev: the converged state of the step before */
     double *from, *to, *scale; /* load magnitudes: at the solve's start, the stage's, the current ones */
     double bc_from;
     double *erow; /* per interface node of the rod: its 6 released balance rows, 3 blocks of 6 × B */
+    /* the position correction's: force rows (3 per node), their position Jacobian, the
+     * right sides (1 + 3m) and the interface nodes' released rows (3 blocks of 3 × 3) */
+    cr_blocktri *Jf;
+    double *Ff, *Xf, *erowf;
     int ncols, m;
     size_t dim;
 } rod_work;
@@ -63,7 +67,7 @@ typedef struct asm_work {
     rod_work *rw;
     double *E;         /* released balance rows of the interface nodes (6 each) */
     double *g, *C, *H; /* per joint: rows, rows × 12, 12 × 12 (at the joint's offsets) */
-    double *A, *rhs, *lambda_saved;
+    double *A, *rhs, *lambda_saved, *lambda_prev;
     int *ipiv;
     int N;
     double joint_from, joint_f;
@@ -76,11 +80,13 @@ static void free_work(asm_work *w)
         for (int r = 0; r < w->a->rod_count; ++r) {
             rod_work *rw = &w->rw[r];
             cr_blocktri_destroy(rw->J);
-            free(rw->F), free(rw->eq), free(rw->X), free(rw->x_saved), free(rw->from), free(rw->to), free(rw->scale);
+            free(rw->F), free(rw->eq), free(rw->X), free(rw->x_saved), free(rw->x_prev), free(rw->from), free(rw->to), free(rw->scale);
             free(rw->erow);
+            cr_blocktri_destroy(rw->Jf);
+            free(rw->Ff), free(rw->Xf), free(rw->erowf);
         }
     free(w->rw);
-    free(w->E), free(w->g), free(w->C), free(w->H), free(w->A), free(w->rhs), free(w->lambda_saved), free(w->ipiv);
+    free(w->E), free(w->g), free(w->C), free(w->H), free(w->A), free(w->rhs), free(w->lambda_saved), free(w->lambda_prev), free(w->ipiv);
 }
 
 static int alloc_work(asm_work *w)
@@ -97,8 +103,9 @@ static int alloc_work(asm_work *w)
     w->A = calloc((size_t)N * N, sizeof *w->A);
     w->rhs = calloc(N, sizeof *w->rhs);
     w->lambda_saved = calloc(rows, sizeof *w->lambda_saved);
+    w->lambda_prev = calloc(rows, sizeof *w->lambda_prev);
     w->ipiv = calloc(N, sizeof *w->ipiv);
-    if (!w->rw || !w->E || !w->g || !w->C || !w->H || !w->A || !w->rhs || !w->lambda_saved || !w->ipiv) return 0;
+    if (!w->rw || !w->E || !w->g || !w->C || !w->H || !w->A || !w->rhs || !w->lambda_saved || !w->lambda_prev || !w->ipiv) return 0;
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
         rod_work *rw = &w->rw[r];
@@ -112,11 +119,17 @@ static int alloc_work(asm_work *w)
         rw->eq = malloc((size_t)m->nodes * 6 * sizeof *rw->eq);
         rw->X = malloc(rw->dim * rw->ncols * sizeof *rw->X);
         rw->x_saved = malloc(rw->dim * sizeof *rw->x_saved);
+        rw->x_prev = malloc(rw->dim * sizeof *rw->x_prev);
         rw->from = malloc(nl * sizeof *rw->from);
         rw->to = malloc(nl * sizeof *rw->to);
         rw->scale = malloc(nl * sizeof *rw->scale);
         rw->erow = calloc((size_t)(rw->m > 0 ? rw->m : 1) * 3 * 6 * m->block, sizeof *rw->erow);
-        if (!rw->J || !rw->F || !rw->eq || !rw->X || !rw->x_saved || !rw->from || !rw->to || !rw->scale || !rw->erow)
+        rw->Jf = cr_blocktri_create(m->nodes, 3);
+        rw->Ff = malloc((size_t)m->nodes * 3 * sizeof *rw->Ff);
+        rw->Xf = malloc((size_t)m->nodes * 3 * (1 + 3 * rw->m) * sizeof *rw->Xf);
+        rw->erowf = calloc((size_t)(rw->m > 0 ? rw->m : 1) * 27, sizeof *rw->erowf);
+        if (!rw->Jf || !rw->Ff || !rw->Xf || !rw->erowf) return 0;
+        if (!rw->J || !rw->F || !rw->eq || !rw->X || !rw->x_saved || !rw->x_prev || !rw->from || !rw->to || !rw->scale || !rw->erow)
             return 0;
     }
     return 1;
@@ -228,7 +241,9 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
                     for (int c = 0; c < 4; ++c) col[3 + c] = Xi[c][k - 3];
             }
         }
-        cr_blocktri_solve_many(rw->J, rw->X, rw->ncols);
+        /* one column, then six per interface node: the 7 × 6 kernel of solve_many */
+        cr_blocktri_solve(rw->J, rw->X);
+        for (int q = 0; q < rw->m; ++q) cr_blocktri_solve_many(rw->J, rw->X + rw->dim * (1 + 6 * q), 6);
         /* Ê_i times every column: the interface rows of the dense system */
         for (int q = 0; q < rw->m; ++q) {
             int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
@@ -313,15 +328,123 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
     return CR_OK;
 }
 
+/* The position correction of cr_static_solve (statics.c, correct_positions) for the
+ * assembly: a linearized Newton update moves positions along the tangents of the
+ * rotations and stretches every element by O(Δθ²), an axial residual (EA L²/EI ~ 1e4 times
+ * the bending one) that the iteration then has to undo. With the orientations fixed, the
+ * force rows of every rod and the joints' position rows r_b − r_a are linear in the
+ * positions (tendons aside), so they are solved for the positions after each update: the
+ * same substructuring with three unknowns per interface node and the joints' position
+ * multipliers (the dot rows do not depend on positions and give no forces). Skipped with
+ * rigid strain components, as in statics.c. */
+static cr_status correct_positions(asm_work *w, double lf)
+{
+    const cr_assembly *a = w->a;
+    for (int r = 0; r < a->rod_count; ++r)
+        if (a->models[r]->rigid_count > 0) return CR_OK;
+    const int ni = a->iface_count, N = 3 * ni + 3 * a->joint_count;
+    double t0 = now();
+    memset(w->A, 0, (size_t)N * N * sizeof *w->A);
+#define A_(row, col) w->A[(size_t)(col) * N + (row)]
+    for (int r = 0; r < a->rod_count; ++r) {
+        const cr_model *m = a->models[r];
+        rod_work *rw = &w->rw[r];
+        cr_state *st = w->s->rods[r];
+        for (int k = 0; k < m->load_count; ++k) rw->scale[k] = rw->from[k] + lf * (rw->to[k] - rw->from[k]);
+        cr_supports_at at = {.stage = 0, .ramp = rw->bc_from + lf * (1.0 - rw->bc_from), .t = st->time,
+                             .from = NULL, .from_blend = 1.0};
+        cr_status s = cr_mixed_force_residual(m, &at, rw->scale, st->x, rw->Ff, rw->Jf);
+        if (s != CR_OK) return s;
+        const size_t dim = (size_t)m->nodes * 3;
+        const int nc = 1 + 3 * rw->m;
+        for (int q = 0; q < rw->m; ++q) {
+            int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
+            double *er = rw->erowf + (size_t)q * 27;
+            for (int b = 0; b < 3; ++b) {
+                int nb = n - 1 + b;
+                if (nb < 0 || nb >= m->nodes) continue;
+                memcpy(er + 9 * b, b == 0 ? cr_blocktri_L(rw->Jf, n) : b == 1 ? cr_blocktri_D(rw->Jf, n) : cr_blocktri_U(rw->Jf, n),
+                       9 * sizeof(double));
+            }
+            for (int c = 0; c < 3; ++c) w->rhs[3 * i + c] = rw->Ff[3 * n + c]; /* E^f, for now */
+            cr_blocktri_reset_rows(rw->Jf, n, 3, 1);
+            for (int c = 0; c < 3; ++c) rw->Ff[3 * n + c] = 0.0;
+        }
+        memset(rw->Xf, 0, dim * nc * sizeof *rw->Xf);
+        memcpy(rw->Xf, rw->Ff, dim * sizeof *rw->Xf);
+        for (int q = 0; q < rw->m; ++q) {
+            int n = a->iface[a->rod_iface[a->rod_iface_start[r] + q]].node;
+            for (int c = 0; c < 3; ++c) rw->Xf[dim * (1 + 3 * q + c) + (size_t)3 * n + c] = 1.0;
+        }
+        s = cr_blocktri_factor(rw->Jf, NULL);
+        if (s != CR_OK) return s;
+        for (int col = 0; col < nc; ++col) cr_blocktri_solve(rw->Jf, rw->Xf + dim * col); /* the 3 × 3 kernel */
+        for (int q = 0; q < rw->m; ++q) {
+            int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
+            const double *er = rw->erowf + (size_t)q * 27;
+            for (int col = 0; col < nc; ++col) {
+                const double *xc = rw->Xf + dim * col;
+                double v[3] = {0, 0, 0};
+                for (int b = 0; b < 3; ++b) {
+                    int nb = n - 1 + b;
+                    if (nb < 0 || nb >= m->nodes) continue;
+                    for (int row = 0; row < 3; ++row)
+                        for (int c = 0; c < 3; ++c) v[row] += er[9 * b + 3 * row + c] * xc[3 * nb + c];
+                }
+                if (col == 0)
+                    for (int row = 0; row < 3; ++row) w->rhs[3 * i + row] = -(w->rhs[3 * i + row] - v[row]);
+                else {
+                    int ic = a->rod_iface[a->rod_iface_start[r] + (col - 1) / 3];
+                    for (int row = 0; row < 3; ++row) A_(3 * i + row, 3 * ic + (col - 1) % 3) += v[row];
+                }
+            }
+        }
+    }
+    for (int k = 0; k < a->joint_count; ++k) { /* position rows r_b − r_a: C = [−E, E] */
+        const cr_asm_joint *j = &a->joints[k];
+        const int row = 3 * ni + 3 * k;
+        cr_vec3 d = cr_v3_sub(iface_r(w, j->iface[1]), iface_r(w, j->iface[0]));
+        for (int c = 0; c < 3; ++c) {
+            A_(3 * j->iface[0] + c, row + c) -= 1.0, A_(3 * j->iface[1] + c, row + c) += 1.0;
+            A_(row + c, 3 * j->iface[0] + c) -= 1.0, A_(row + c, 3 * j->iface[1] + c) += 1.0;
+            w->rhs[row + c] = -cr_v3_get(d, c);
+        }
+    }
+#undef A_
+    int info = 0, one = 1;
+    if (N > 0) dgesv_(&N, &one, w->A, &N, w->ipiv, w->rhs, &N, &info);
+    if (info != 0) return CR_SINGULAR; /* the full update's solve names the cause */
+    for (int r = 0; r < a->rod_count; ++r) {
+        const cr_model *m = a->models[r];
+        rod_work *rw = &w->rw[r];
+        const size_t dim = (size_t)m->nodes * 3;
+        double *x = w->s->rods[r]->x;
+        for (int i = 0; i < m->nodes; ++i)
+            for (int c = 0; c < 3; ++c) {
+                size_t k = (size_t)3 * i + c;
+                double d = -rw->Xf[k];
+                for (int q = 0; q < rw->m; ++q) {
+                    int ii = a->rod_iface[a->rod_iface_start[r] + q];
+                    for (int e = 0; e < 3; ++e) d += rw->Xf[dim * (1 + 3 * q + e) + k] * w->rhs[3 * ii + e];
+                }
+                x[(size_t)i * m->block + c] += d;
+            }
+    }
+    for (int k = 0; k < a->joint_count; ++k) /* the position multipliers that go with the positions */
+        for (int c = 0; c < 3; ++c) w->s->lambda[a->joints[k].row0 + c] = w->rhs[3 * ni + 3 * k + c];
+    w->t_solve += now() - t0;
+    return CR_OK;
+}
+
 /* Newton at load factor lf from the state in w->s (in place); CR_NOT_CONVERGED after
  * max_iterations. Convergence as cr_static_solve's (spec §7.6): RMS residual below atol
- * or rtol times the step's first one, and an update below rtol |x|; or an update at the
- * round-off floor (nothing left to gain). */
+ * or rtol times the step's first one, and an update below rtol |x|; or such an update with
+ * the residual at its round-off floor. */
 static cr_status newton(asm_work *w, double lf, const cr_static_options *o, int *iterations, double *history,
                         int *history_count, double *final_err, cr_error *err)
 {
     w->joint_f = w->joint_from + lf * (1.0 - w->joint_from);
-    double err0 = 0, dx2 = INFINITY, x2 = 0;
+    double err0 = 0, e_prev = INFINITY, dx2 = INFINITY, x2 = 0;
     *history_count = 0;
     for (int it = 0;; ++it) {
         double ss;
@@ -333,7 +456,11 @@ static cr_status newton(asm_work *w, double lf, const cr_static_options *o, int 
         if (*history_count < o->max_history) history[(*history_count)++] = e;
         *final_err = e;
         double dx = sqrt(dx2), xn = sqrt(x2);
-        if (it > 0 && (e <= o->atol || e <= o->rtol * err0 || dx <= 1e-13 * xn) && dx <= o->rtol * (xn + 1e-12)) {
+        /* at the residual's round-off floor (stiff rods: EA ε |x| per row) the residual stops
+         * falling while the updates are already below rtol: nothing left to gain */
+        int floor = dx <= 1e-13 * xn || (it > 1 && e >= 0.5 * e_prev);
+        e_prev = e;
+        if (it > 0 && (e <= o->atol || e <= o->rtol * err0 || floor) && dx <= o->rtol * (xn + 1e-12)) {
             *iterations = it;
             return CR_OK;
         }
@@ -344,11 +471,32 @@ static cr_status newton(asm_work *w, double lf, const cr_static_options *o, int 
                                 o->max_iterations, lf, e);
         }
         st = update(w, &dx2, &x2, err);
+        if (st == CR_OK && (st = correct_positions(w, lf)) != CR_OK)
+            cr_error_set(err, st, "the position correction failed at load factor %g (%s)", lf, cr_status_string(st));
         if (st != CR_OK) {
             *iterations = it + 1;
             return st;
         }
     }
+}
+
+/* x ← x + c (x − x_prev), λ alike, quaternions normalized: the warm start of a load step */
+static void predict(asm_work *w, double c)
+{
+    const cr_assembly *a = w->a;
+    for (int r = 0; r < a->rod_count; ++r) {
+        const cr_model *m = a->models[r];
+        double *x = w->s->rods[r]->x;
+        const double *xp = w->rw[r].x_prev;
+        for (size_t k = 0; k < w->rw[r].dim; ++k) x[k] += c * (x[k] - xp[k]);
+        for (int i = 0; i < m->nodes; ++i) {
+            double *p = x + (size_t)i * m->block + 3, n = 0;
+            for (int k = 0; k < 4; ++k) n += p[k] * p[k];
+            n = 1.0 / sqrt(n);
+            for (int k = 0; k < 4; ++k) p[k] *= n;
+        }
+    }
+    for (int k = 0; k < a->rows; ++k) w->s->lambda[k] += c * (w->s->lambda[k] - w->lambda_prev[k]);
 }
 
 cr_status cr_assembly_static_solve(const cr_assembly *a, cr_assembly_state *s, const cr_static_options *options,
@@ -377,18 +525,24 @@ cr_status cr_assembly_static_solve(const cr_assembly *a, cr_assembly_state *s, c
         w.rw[r].bc_from = st->bc_factor;
     }
     cr_status st = cr_asm_check_redundant(a, s, s->joint_factor, err);
-    double lf = 0.0, dl = 1.0 / o.load_steps;
+    double lf = 0.0, dl = 1.0 / o.load_steps, lf_prev = -1.0;
     int halvings = 0;
     while (st == CR_OK && lf < 1.0) {
         double target = lf + dl > 1.0 - 1e-12 ? 1.0 : lf + dl;
         for (int r = 0; r < a->rod_count; ++r) memcpy(w.rw[r].x_saved, s->rods[r]->x, w.rw[r].dim * sizeof(double));
         memcpy(w.lambda_saved, s->lambda, (size_t)a->rows * sizeof(double));
+        if (lf_prev >= 0) /* secant predictor through the last two converged steps */
+            predict(&w, (target - lf) / (lf - lf_prev));
+        correct_positions(&w, target); /* a failure here shows in the Newton solve */
         int iters = 0, hc = 0;
         double fe = 0;
         cr_error e = {0};
         cr_status sn = newton(&w, target, &o, &iters, history, &hc, &fe, &e);
         rep->total_iterations += iters;
         if (sn == CR_OK) {
+            for (int r = 0; r < a->rod_count; ++r) memcpy(w.rw[r].x_prev, w.rw[r].x_saved, w.rw[r].dim * sizeof(double));
+            memcpy(w.lambda_prev, w.lambda_saved, (size_t)a->rows * sizeof(double));
+            lf_prev = lf;
             lf = target;
             if (rep->step_count == rep->step_capacity) {
                 int cap = rep->step_capacity ? 2 * rep->step_capacity : 16;
