@@ -7,9 +7,9 @@
  *
  *   build/bench_assembly [--repeats R] [--elements n]   (n per rod, default 250; one rod: 6 n)
  */
+#include "../tests/rod_builders.h"
 #include <cosserat/assembly.h>
 #include <cosserat/cosserat.h>
-#include "../tests/rod_builders.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -29,8 +29,10 @@ int main(int argc, char **argv)
 {
     int repeats = 5, n = 250;
     for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--elements") && i + 1 < argc) n = atoi(argv[++i]);
+        if (!strcmp(argv[i], "--repeats") && i + 1 < argc)
+            repeats = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--elements") && i + 1 < argc)
+            n = atoi(argv[++i]);
     }
     /* one rod of 6n elements */
     double best_one = INFINITY, total_one = INFINITY, total_asm = INFINITY;

@@ -87,8 +87,8 @@ static void test_weld_equals_one_rod(void)
         dq = fmax(dq, qdist(cr_state_orientation(h, k), cr_state_orientation(s1, i)));
     }
     cr_vec3 tip_r = cr_state_position(cr_assembly_state_rod(s, 1), N);
-    printf("weld: tip (%.12f, %.12f, %.12f); max |r - r_one| %.3g m, |q - q_one|^2 %.3g\n", tip_r.x, tip_r.y,
-           tip_r.z, dr, dq);
+    printf("weld: tip (%.12f, %.12f, %.12f); max |r - r_one| %.3g m, |q - q_one|^2 %.3g\n", tip_r.x, tip_r.y, tip_r.z,
+           dr, dq);
     CHECK(dr < 1e-10);
     CHECK(dq < 1e-20);
     CHECK(tip_r.y < -0.3); /* a large deflection indeed */
@@ -183,7 +183,8 @@ static void test_weld_rotation(void)
     CHECK(cr_v3_norm(cr_v3_sub(t1, t2)) < 1e-10);
     CHECK(fabs(t1.y - 0.5) < 0.05 && t1.z < -0.1); /* turned to y, bent down */
     /* the relative rotation of the welded nodes is the given one */
-    cr_quat pa = cr_state_orientation(cr_assembly_state_rod(s1, 0), N), pb = cr_state_orientation(cr_assembly_state_rod(s1, 1), 0);
+    cr_quat pa = cr_state_orientation(cr_assembly_state_rod(s1, 0), N),
+            pb = cr_state_orientation(cr_assembly_state_rod(s1, 1), 0);
     CHECK(qdist(cr_q_mul(cr_q_conj(pa), pb), w.rotation) < 1e-20);
     cr_assembly_state_destroy(s1);
     cr_assembly_destroy(a1);
@@ -283,8 +284,10 @@ static void test_joint_jacobians(void)
             cr_vec3 ra[2] = {ra0, ra0}, rb[2] = {rb0, rb0};
             cr_quat pa[2] = {pa0, pa0}, pb[2] = {pb0, pb0};
             for (int sgn = 0; sgn < 2; ++sgn) {
-                if (k < 6) perturb(&ra[sgn], &pa[sgn], k, sgn ? -h : h);
-                else perturb(&rb[sgn], &pb[sgn], k - 6, sgn ? -h : h);
+                if (k < 6)
+                    perturb(&ra[sgn], &pa[sgn], k, sgn ? -h : h);
+                else
+                    perturb(&rb[sgn], &pb[sgn], k - 6, sgn ? -h : h);
             }
             cr_asm_joint_eval(j, f, ra[0], pa[0], rb[0], pb[0], lambda, gp, Cp, dummy);
             cr_asm_joint_eval(j, f, ra[1], pa[1], rb[1], pb[1], lambda, gm, Cm, dummy);
@@ -347,7 +350,8 @@ static void test_three_hinged_arch(void)
         cr_status st = cr_assembly_static_solve(a, s, &o, NULL, &err);
         CHECK(st == CR_OK);
         if (st != CR_OK) fprintf(stderr, "%s\n", err.message);
-        cr_vec3 X = cr_state_position(cr_assembly_state_rod(s, 0), 5), C = cr_state_position(cr_assembly_state_rod(s, 1), 0);
+        cr_vec3 X = cr_state_position(cr_assembly_state_rod(s, 0), 5),
+                C = cr_state_position(cr_assembly_state_rod(s, 1), 0);
         double By = P * X.x / 2, Bx = -(2 - C.x) * By / C.y;
         cr_vec3 RA, RB, fh, mh;
         CHECK(cr_state_reaction(cr_assembly_rod_model(a, 0), cr_assembly_state_rod(s, 0), 0, &RA, NULL) == CR_OK);
@@ -558,7 +562,8 @@ static void test_bad_references(void)
     expect_error(&def, "joints.0.b.node: node -6");
     j.b.node = 1; /* s = 0.25 of the finger: 0.25 m from the arm's end */
     strcpy(j.name, "wrist");
-    expect_error(&def, "joints.0 ('wrist'): its points (node 4 of rod 'arm' and node 1 of rod 'finger') are 0.25 m apart");
+    expect_error(&def,
+                 "joints.0 ('wrist'): its points (node 4 of rod 'arm' and node 1 of rod 'finger') are 0.25 m apart");
     j.b.node = 0, j.a.node = 0;
     expect_error(&def, "joints.0 ('wrist').a: node 0 of rod 'arm' also carries rods.0.boundary_conditions.0");
     j.a.node = -1;
@@ -578,5 +583,4 @@ static void test_bad_references(void)
 }
 
 CHECK_MAIN(CASE(test_weld_equals_one_rod), CASE(test_weld_rotation), CASE(test_weld_kink), CASE(test_joint_jacobians),
-           CASE(test_three_hinged_arch), CASE(test_ring),
-           CASE(test_redundant_joints), CASE(test_bad_references))
+           CASE(test_three_hinged_arch), CASE(test_ring), CASE(test_redundant_joints), CASE(test_bad_references))

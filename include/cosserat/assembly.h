@@ -19,9 +19,9 @@ extern "C" {
 #endif
 
 typedef enum cr_joint_type {
-    CR_JOINT_WELD = 0,  /* all six relative degrees of freedom held: A_b = A_a R, r_b = r_a */
-    CR_JOINT_BALL = 1,  /* the relative translation held (spherical joint) */
-    CR_JOINT_HINGE = 2  /* ball + the two relative rotations normal to `axis` (revolute joint) */
+    CR_JOINT_WELD = 0, /* all six relative degrees of freedom held: A_b = A_a R, r_b = r_a */
+    CR_JOINT_BALL = 1, /* the relative translation held (spherical joint) */
+    CR_JOINT_HINGE = 2 /* ball + the two relative rotations normal to `axis` (revolute joint) */
 } cr_joint_type;
 
 /* A node of a rod: rod index into cr_assembly_def.rods, node index (negative counts
@@ -32,9 +32,9 @@ typedef struct cr_rod_node {
 } cr_rod_node;
 
 typedef struct cr_joint_def {
-    char name[64];        /* optional, for messages ("" = joints.K) */
+    char name[64]; /* optional, for messages ("" = joints.K) */
     cr_joint_type type;
-    cr_rod_node a, b;     /* the two joined nodes ("first" = a) */
+    cr_rod_node a, b; /* the two joined nodes ("first" = a) */
     /* weld: 0 = keep the relative rotation R = A_a,refᵀ A_b,ref of the reference; 1 = R is
      * `rotation` (unit quaternion, a's body frame). A rotation that differs from the
      * reference's is reached through the load steps of the solve (the joint closes). */

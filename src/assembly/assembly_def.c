@@ -61,9 +61,10 @@ static cr_status check_end(const cr_assembly_def *def, int k, const char *which,
                             which, e.rod, def->rod_count, def->rod_count == 1 ? "" : "s", def->rod_count - 1);
     const cr_rod_def *r = &def->rods[e.rod].rod;
     if (cr_assembly_node_index(r, e.node) < 0)
-        return cr_error_set(err, CR_BAD_INPUT,
-                            "%s.%s.node: node %d is out of range for rod '%s' (%d nodes: 0..%d, or -%d..-1 from the end)",
-                            lb, which, e.node, def->rods[e.rod].name, r->elements + 1, r->elements, r->elements + 1);
+        return cr_error_set(
+            err, CR_BAD_INPUT,
+            "%s.%s.node: node %d is out of range for rod '%s' (%d nodes: 0..%d, or -%d..-1 from the end)", lb, which,
+            e.node, def->rods[e.rod].name, r->elements + 1, r->elements, r->elements + 1);
     for (int c = 0; c < r->bc_count; ++c)
         if (cr_assembly_node_index(r, r->bcs[c].node) == cr_assembly_node_index(r, e.node))
             return cr_error_set(err, CR_BAD_INPUT,
@@ -88,8 +89,7 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
                                 (int)sizeof r->name - 1);
         for (int j = 0; j < i; ++j)
             if (strcmp(def->rods[j].name, r->name) == 0)
-                return cr_error_set(err, CR_BAD_INPUT, "rods.%d.name: '%s' is also the name of rods.%d", i, r->name,
-                                    j);
+                return cr_error_set(err, CR_BAD_INPUT, "rods.%d.name: '%s' is also the name of rods.%d", i, r->name, j);
         cr_error e = {0};
         if (cr_rod_validate(&r->rod, &e) != CR_OK)
             return cr_error_set(err, CR_BAD_INPUT, "rods.%d ('%s'): %s", i, r->name, e.message);
@@ -140,7 +140,8 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
     }
     for (int i = 0; i < def->rod_count; ++i) {
         int held = def->rods[i].rod.bc_count > 0;
-        for (int k = 0; k < def->joint_count && !held; ++k) held = def->joints[k].a.rod == i || def->joints[k].b.rod == i;
+        for (int k = 0; k < def->joint_count && !held; ++k)
+            held = def->joints[k].a.rod == i || def->joints[k].b.rod == i;
         if (!held)
             return cr_error_set(err, CR_BAD_INPUT,
                                 "rods.%d ('%s'): neither a support nor a joint holds it (a free rod has rigid-body "

@@ -42,9 +42,9 @@ struct cr_assembly {
 struct cr_assembly_state {
     const cr_assembly *assembly;
     cr_state **rods;
-    double *lambda;        /* the joints' multipliers (assembly->rows) */
+    double *lambda; /* the joints' multipliers (assembly->rows) */
     double load_factor;
-    double joint_factor;   /* how far the welds' rotations have closed (0 reference ... 1 given) */
+    double joint_factor; /* how far the welds' rotations have closed (0 reference ... 1 given) */
 };
 
 /* The constraint rows of joint j between the poses (ra, pa) and (rb, pb) with the welds'

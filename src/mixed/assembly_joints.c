@@ -57,7 +57,8 @@ void cr_asm_joint_eval(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, 
         g[3 + k] = cr_v3_dot(s, va);
         cr_vec3 ca = cr_v3_cross(s, va), cb = cr_v3_cross(t, vb); /* δg = ca·δθ_a + cb·δθ_b */
         if (C)
-            for (int c = 0; c < 3; ++c) C[(3 + k) * 12 + 3 + c] = cr_v3_get(ca, c), C[(3 + k) * 12 + 9 + c] = cr_v3_get(cb, c);
+            for (int c = 0; c < 3; ++c)
+                C[(3 + k) * 12 + 3 + c] = cr_v3_get(ca, c), C[(3 + k) * 12 + 9 + c] = cr_v3_get(cb, c);
         if (!H || !lambda) continue;
         /* moments λ s × (A_aᵀA_b t) on a and λ t × (A_bᵀA_a s) on b, varied with
          * A ← A (E + δθ~): ∂M_a/∂θ_a = λ s~ va~, ∂M_a/∂θ_b = −λ s~ A_aᵀA_b t~, and b's alike */

@@ -164,7 +164,8 @@ cr_status cr_assembly_joint_reaction(const cr_assembly *a, const cr_assembly_sta
     const cr_asm_joint *j = &a->joints[joint];
     const cr_asm_iface *ia = &a->iface[j->iface[0]], *ib = &a->iface[j->iface[1]];
     cr_vec3 ra = cr_state_position(s->rods[ia->rod], ia->node), rb = cr_state_position(s->rods[ib->rod], ib->node);
-    cr_quat pa = cr_state_orientation(s->rods[ia->rod], ia->node), pb = cr_state_orientation(s->rods[ib->rod], ib->node);
+    cr_quat pa = cr_state_orientation(s->rods[ia->rod], ia->node),
+            pb = cr_state_orientation(s->rods[ib->rod], ib->node);
     double g[6], C[6 * 12];
     cr_asm_joint_eval(j, s->joint_factor, ra, pa, rb, pb, NULL, g, C, NULL);
     /* Cᵀλ on a's six increments: the force in I, the moment in a's basis */

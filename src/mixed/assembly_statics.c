@@ -50,7 +50,7 @@ static double now(void)
 typedef struct rod_work {
     cr_blocktri *J;
     double *F, *eq, *X, *x_saved, *x_prev; /* x_prev: the converged state of the step before */
-    double *from, *to, *scale; /* load magnitudes: at the solve's start, the stage's, the current ones */
+    double *from, *to, *scale;             /* load magnitudes: at the solve's start, the stage's, the current ones */
     double bc_from;
     double *erow; /* per interface node of the rod: its 6 released balance rows, 3 blocks of 6 × B */
     /* the position correction's: force rows (3 per node), their position Jacobian, the
@@ -80,13 +80,15 @@ static void free_work(asm_work *w)
         for (int r = 0; r < w->a->rod_count; ++r) {
             rod_work *rw = &w->rw[r];
             cr_blocktri_destroy(rw->J);
-            free(rw->F), free(rw->eq), free(rw->X), free(rw->x_saved), free(rw->x_prev), free(rw->from), free(rw->to), free(rw->scale);
+            free(rw->F), free(rw->eq), free(rw->X), free(rw->x_saved), free(rw->x_prev), free(rw->from), free(rw->to),
+                free(rw->scale);
             free(rw->erow);
             cr_blocktri_destroy(rw->Jf);
             free(rw->Ff), free(rw->Xf), free(rw->erowf);
         }
     free(w->rw);
-    free(w->E), free(w->g), free(w->C), free(w->H), free(w->A), free(w->rhs), free(w->lambda_saved), free(w->lambda_prev), free(w->ipiv);
+    free(w->E), free(w->g), free(w->C), free(w->H), free(w->A), free(w->rhs), free(w->lambda_saved),
+        free(w->lambda_prev), free(w->ipiv);
 }
 
 static int alloc_work(asm_work *w)
@@ -105,7 +107,9 @@ static int alloc_work(asm_work *w)
     w->lambda_saved = calloc(rows, sizeof *w->lambda_saved);
     w->lambda_prev = calloc(rows, sizeof *w->lambda_prev);
     w->ipiv = calloc(N, sizeof *w->ipiv);
-    if (!w->rw || !w->E || !w->g || !w->C || !w->H || !w->A || !w->rhs || !w->lambda_saved || !w->lambda_prev || !w->ipiv) return 0;
+    if (!w->rw || !w->E || !w->g || !w->C || !w->H || !w->A || !w->rhs || !w->lambda_saved || !w->lambda_prev ||
+        !w->ipiv)
+        return 0;
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
         rod_work *rw = &w->rw[r];
@@ -113,8 +117,8 @@ static int alloc_work(asm_work *w)
         rw->m = a->rod_iface_start[r + 1] - a->rod_iface_start[r];
         rw->ncols = 1 + 6 * rw->m;
         rw->dim = (size_t)m->nodes * m->block;
-        rw->J = m->rigid_count > 0 ? cr_blocktri_create_banded(m->nodes, m->block)
-                                   : cr_blocktri_create(m->nodes, m->block);
+        rw->J =
+            m->rigid_count > 0 ? cr_blocktri_create_banded(m->nodes, m->block) : cr_blocktri_create(m->nodes, m->block);
         rw->F = malloc(rw->dim * sizeof *rw->F);
         rw->eq = malloc((size_t)m->nodes * 6 * sizeof *rw->eq);
         rw->X = malloc(rw->dim * rw->ncols * sizeof *rw->X);
@@ -129,7 +133,8 @@ static int alloc_work(asm_work *w)
         rw->Xf = malloc((size_t)m->nodes * 3 * (1 + 3 * rw->m) * sizeof *rw->Xf);
         rw->erowf = calloc((size_t)(rw->m > 0 ? rw->m : 1) * 27, sizeof *rw->erowf);
         if (!rw->Jf || !rw->Ff || !rw->Xf || !rw->erowf) return 0;
-        if (!rw->J || !rw->F || !rw->eq || !rw->X || !rw->x_saved || !rw->x_prev || !rw->from || !rw->to || !rw->scale || !rw->erow)
+        if (!rw->J || !rw->F || !rw->eq || !rw->X || !rw->x_saved || !rw->x_prev || !rw->from || !rw->to ||
+            !rw->scale || !rw->erow)
             return 0;
     }
     return 1;
@@ -160,8 +165,8 @@ static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
         const int B = m->block;
         for (int k = 0; k < m->load_count; ++k) rw->scale[k] = rw->from[k] + lf * (rw->to[k] - rw->from[k]);
         cr_state *st = w->s->rods[r];
-        cr_supports_at at = {.stage = 0, .ramp = rw->bc_from + lf * (1.0 - rw->bc_from), .t = st->time,
-                             .from = NULL, .from_blend = 1.0};
+        cr_supports_at at = {
+            .stage = 0, .ramp = rw->bc_from + lf * (1.0 - rw->bc_from), .t = st->time, .from = NULL, .from_blend = 1.0};
         cr_status s = cr_mixed_static_residual(m, &at, rw->scale, st->x, rw->F, rw->J, rw->eq);
         if (s != CR_OK) return s;
         for (int q = 0; q < rw->m; ++q) {
@@ -173,7 +178,9 @@ static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
             for (int b = 0; b < 3; ++b) {
                 int nb = n - 1 + b;
                 if (nb < 0 || nb >= m->nodes) continue;
-                double *blk = b == 0 ? cr_blocktri_L(rw->J, n) : b == 1 ? cr_blocktri_D(rw->J, n) : cr_blocktri_U(rw->J, n);
+                double *blk = b == 0   ? cr_blocktri_L(rw->J, n)
+                              : b == 1 ? cr_blocktri_D(rw->J, n)
+                                       : cr_blocktri_U(rw->J, n);
                 memcpy(er + (size_t)b * 6 * B, blk, (size_t)6 * B * sizeof(double));
             }
             cr_blocktri_reset_rows(rw->J, n, CR_NODE_DOF, 1);
@@ -212,7 +219,7 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
     const int N = w->N;
     double t0 = now();
     memset(w->A, 0, (size_t)N * N * sizeof *w->A);
-#define A_(row, col) w->A[(size_t)(col) * N + (row)] /* column-major for LAPACK */
+#define A_(row, col) w->A[(size_t)(col)*N + (row)] /* column-major for LAPACK */
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
         rod_work *rw = &w->rw[r];
@@ -278,7 +285,8 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
             int ie = j->iface[e];
             for (int f = 0; f < 2; ++f)
                 for (int rr = 0; rr < 6; ++rr)
-                    for (int cc = 0; cc < 6; ++cc) A_(6 * ie + rr, 6 * j->iface[f] + cc) += H[(6 * e + rr) * 12 + 6 * f + cc];
+                    for (int cc = 0; cc < 6; ++cc)
+                        A_(6 * ie + rr, 6 * j->iface[f] + cc) += H[(6 * e + rr) * 12 + 6 * f + cc];
             for (int r = 0; r < j->rows; ++r)
                 for (int c = 0; c < 6; ++c) {
                     A_(6 * ie + c, off + j->row0 + r) += C[r * 12 + 6 * e + c]; /* Cᵀ */
@@ -345,14 +353,14 @@ static cr_status correct_positions(asm_work *w, double lf)
     const int ni = a->iface_count, N = 3 * ni + 3 * a->joint_count;
     double t0 = now();
     memset(w->A, 0, (size_t)N * N * sizeof *w->A);
-#define A_(row, col) w->A[(size_t)(col) * N + (row)]
+#define A_(row, col) w->A[(size_t)(col)*N + (row)]
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
         rod_work *rw = &w->rw[r];
         cr_state *st = w->s->rods[r];
         for (int k = 0; k < m->load_count; ++k) rw->scale[k] = rw->from[k] + lf * (rw->to[k] - rw->from[k]);
-        cr_supports_at at = {.stage = 0, .ramp = rw->bc_from + lf * (1.0 - rw->bc_from), .t = st->time,
-                             .from = NULL, .from_blend = 1.0};
+        cr_supports_at at = {
+            .stage = 0, .ramp = rw->bc_from + lf * (1.0 - rw->bc_from), .t = st->time, .from = NULL, .from_blend = 1.0};
         cr_status s = cr_mixed_force_residual(m, &at, rw->scale, st->x, rw->Ff, rw->Jf);
         if (s != CR_OK) return s;
         const size_t dim = (size_t)m->nodes * 3;
@@ -363,7 +371,10 @@ static cr_status correct_positions(asm_work *w, double lf)
             for (int b = 0; b < 3; ++b) {
                 int nb = n - 1 + b;
                 if (nb < 0 || nb >= m->nodes) continue;
-                memcpy(er + 9 * b, b == 0 ? cr_blocktri_L(rw->Jf, n) : b == 1 ? cr_blocktri_D(rw->Jf, n) : cr_blocktri_U(rw->Jf, n),
+                memcpy(er + 9 * b,
+                       b == 0   ? cr_blocktri_L(rw->Jf, n)
+                       : b == 1 ? cr_blocktri_D(rw->Jf, n)
+                                : cr_blocktri_U(rw->Jf, n),
                        9 * sizeof(double));
             }
             for (int c = 0; c < 3; ++c) w->rhs[3 * i + c] = rw->Ff[3 * n + c]; /* E^f, for now */
@@ -540,7 +551,8 @@ cr_status cr_assembly_static_solve(const cr_assembly *a, cr_assembly_state *s, c
         cr_status sn = newton(&w, target, &o, &iters, history, &hc, &fe, &e);
         rep->total_iterations += iters;
         if (sn == CR_OK) {
-            for (int r = 0; r < a->rod_count; ++r) memcpy(w.rw[r].x_prev, w.rw[r].x_saved, w.rw[r].dim * sizeof(double));
+            for (int r = 0; r < a->rod_count; ++r)
+                memcpy(w.rw[r].x_prev, w.rw[r].x_saved, w.rw[r].dim * sizeof(double));
             memcpy(w.lambda_prev, w.lambda_saved, (size_t)a->rows * sizeof(double));
             lf_prev = lf;
             lf = target;
@@ -556,8 +568,10 @@ cr_status cr_assembly_static_solve(const cr_assembly *a, cr_assembly_state *s, c
             cr_load_step_report *sr = &rep->steps[rep->step_count++];
             sr->load_factor = lf, sr->iterations = iters, sr->history_count = hc;
             sr->residual_history = malloc((size_t)(hc > 0 ? hc : 1) * sizeof(double));
-            if (sr->residual_history) memcpy(sr->residual_history, history, (size_t)hc * sizeof(double));
-            else sr->history_count = 0;
+            if (sr->residual_history)
+                memcpy(sr->residual_history, history, (size_t)hc * sizeof(double));
+            else
+                sr->history_count = 0;
             rep->final_residual = fe;
             continue;
         }
@@ -575,7 +589,8 @@ cr_status cr_assembly_static_solve(const cr_assembly *a, cr_assembly_state *s, c
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
         cr_state *sr = s->rods[r];
-        for (int k = 0; k < m->load_count; ++k) sr->load_scale[k] = w.rw[r].from[k] + lf * (w.rw[r].to[k] - w.rw[r].from[k]);
+        for (int k = 0; k < m->load_count; ++k)
+            sr->load_scale[k] = w.rw[r].from[k] + lf * (w.rw[r].to[k] - w.rw[r].from[k]);
         sr->bc_factor = w.rw[r].bc_from + lf * (1.0 - w.rw[r].bc_from);
         sr->load_factor = lf;
     }
