@@ -5,7 +5,12 @@
  * the repeats), and the ratio (target: within 1.3×), then the whole solves' times. Both on
  * one thread, no stability estimate. BENCH_HISTORY=1 prints the assembly's residuals.
  *
- *   build/bench_assembly [--repeats R] [--elements n]   (n per rod, default 250; one rod: 6 n)
+ *   build/bench_assembly [--repeats R] [--elements n] [--only-one | --only-assembly]
+ *
+ * (n per rod, default 250; one rod: 6 n). On a busy machine the wall times scatter by ±30 %;
+ * the instruction counts of one case at a time do not (divide the inclusive count of
+ * cr_static_solve or cr_assembly_static_solve by the iterations printed):
+ *   valgrind --tool=callgrind build/bench_assembly --repeats 1 --only-one   (and --only-assembly)
  */
 #include "../tests/rod_builders.h"
 #include <cosserat/assembly.h>
@@ -27,17 +32,21 @@ static cr_static_options options(void)
 
 int main(int argc, char **argv)
 {
-    int repeats = 5, n = 250;
+    int repeats = 5, n = 250, only = 0; /* --only-one 1, --only-assembly 2 (for callgrind) */
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--repeats") && i + 1 < argc)
             repeats = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--elements") && i + 1 < argc)
             n = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--only-one"))
+            only = 1;
+        else if (!strcmp(argv[i], "--only-assembly"))
+            only = 2;
     }
     /* one rod of 6n elements */
     double best_one = INFINITY, total_one = INFINITY, total_asm = INFINITY;
     int it_one = 0;
-    for (int r = 0; r < repeats; ++r) {
+    for (int r = 0; r < (only == 2 ? 0 : repeats); ++r) {
         cr_model *m = steel_cantilever_model(RODS * n);
         cr_state *s = cr_state_create(m);
         cr_static_options o = options();
@@ -79,7 +88,7 @@ int main(int argc, char **argv)
     double best_asm = INFINITY, best_asm_assembly = INFINITY;
     int it_asm = 0;
     cr_vec3 hub_r = cr_v3(0, 0, 0);
-    for (int r = 0; r < repeats; ++r) {
+    for (int r = 0; r < (only == 1 ? 0 : repeats); ++r) {
         cr_error err = {0};
         cr_assembly *a = cr_assembly_create(&def, &err);
         if (!a) {

@@ -58,8 +58,25 @@ typedef struct rod_work {
     cr_blocktri *Jf;
     double *Ff, *Xf, *erowf;
     int ncols, m;
+    /* the rod's one interface node is its last node and the LU is block Thomas: V is needed
+     * only at the last two block rows (see tail_view), the update takes one more solve */
+    int tail;
+    double Vt[6 * 2 * CR_MAX_BLOCK];
     size_t dim;
 } rod_work;
+
+/* The last two block rows of a factored block-tridiagonal J as a 2-block matrix of its
+ * own: a right side that is zero above the last block row stays zero through the forward
+ * sweep of the block LU (each row's y depends only on the rows above), so solving the view
+ * gives the solution's last two block rows exactly, in O(1) instead of O(n). */
+static int tail_view(const cr_blocktri *J, cr_blocktri *v)
+{
+    if (J->banded || J->n < 2 || !J->factored) return 0;
+    *v = *J;
+    const size_t o = (size_t)(J->n - 2) * J->b * J->b;
+    v->n = 2, v->diag += o, v->lower += o, v->upper += o, v->pivot += (size_t)(J->n - 2) * J->b;
+    return 1;
+}
 
 typedef struct asm_work {
     const cr_assembly *a;
@@ -116,6 +133,9 @@ static int alloc_work(asm_work *w)
         int nl = m->load_count > 0 ? m->load_count : 1;
         rw->m = a->rod_iface_start[r + 1] - a->rod_iface_start[r];
         rw->ncols = 1 + 6 * rw->m;
+        rw->tail = rw->m == 1 && m->rigid_count == 0 && m->nodes >= 2 &&
+                   a->iface[a->rod_iface[a->rod_iface_start[r]]].node == m->nodes - 1;
+        if (rw->tail) rw->ncols = 2; /* u, then the update's right side */
         rw->dim = (size_t)m->nodes * m->block;
         rw->J =
             m->rigid_count > 0 ? cr_blocktri_create_banded(m->nodes, m->block) : cr_blocktri_create(m->nodes, m->block);
@@ -212,6 +232,14 @@ static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
     return isfinite(sum) ? CR_OK : CR_NONFINITE;
 }
 
+/* Ξ(p) = ½ [−p_vᵀ; p0 E + p_v~]: δp = Ξ δθ for p ← p ⊗ exp(δθ/2) */
+static void xi_matrix(cr_quat p, double Xi[4][3])
+{
+    const double v[4][3] = {{-p.x, -p.y, -p.z}, {p.w, -p.z, p.y}, {p.z, p.w, -p.x}, {-p.y, p.x, p.w}};
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 3; ++c) Xi[r][c] = 0.5 * v[r][c];
+}
+
 /* Steps 2–4: the Newton update; *dx2, *x2: squared norms of the update and of the state. */
 static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
 {
@@ -230,33 +258,39 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
                                 "rods.%d ('%s'): singular tangent at node %d: the rod, held at its supports and "
                                 "joint nodes, has a free motion",
                                 r, a->names[r], bad);
-        memset(rw->X, 0, rw->dim * rw->ncols * sizeof *rw->X);
+        memset(rw->X, 0, rw->dim * (rw->tail ? 1 : rw->ncols) * sizeof *rw->X);
         memcpy(rw->X, rw->F, rw->dim * sizeof *rw->X);
+        cr_blocktri view;
+        const int tail = rw->tail && tail_view(rw->J, &view);
+        if (tail) memset(rw->Vt, 0, (size_t)6 * 2 * B * sizeof(double));
         for (int q = 0; q < rw->m; ++q) {
             int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
-            cr_quat p = iface_p(w, i);
-            /* Ξ(p) = ½ [−p_vᵀ; p0 E + p_v~]: δp = Ξ δθ for p ← p ⊗ exp(δθ/2) */
-            const double Xi[4][3] = {{-0.5 * p.x, -0.5 * p.y, -0.5 * p.z},
-                                     {0.5 * p.w, -0.5 * p.z, 0.5 * p.y},
-                                     {0.5 * p.z, 0.5 * p.w, -0.5 * p.x},
-                                     {-0.5 * p.y, 0.5 * p.x, 0.5 * p.w}};
+            double Xi[4][3];
+            xi_matrix(iface_p(w, i), Xi);
             for (int k = 0; k < 6; ++k) {
-                double *col = rw->X + rw->dim * (1 + 6 * q + k) + (size_t)n * B;
+                double *col = tail ? rw->Vt + (size_t)2 * B * k + B : rw->X + rw->dim * (1 + 6 * q + k) + (size_t)n * B;
                 if (k < 3)
                     col[k] = 1.0;
                 else
                     for (int c = 0; c < 4; ++c) col[3 + c] = Xi[c][k - 3];
             }
         }
-        /* one column, then six per interface node: the 7 × 6 kernel of solve_many */
+        /* one column, then six per interface node: the 7 × 6 kernel of solve_many (on the
+         * last two block rows only when that is where the interface node is) */
         cr_blocktri_solve(rw->J, rw->X);
-        for (int q = 0; q < rw->m; ++q) cr_blocktri_solve_many(rw->J, rw->X + rw->dim * (1 + 6 * q), 6);
+        if (tail)
+            cr_blocktri_solve_many(&view, rw->Vt, 6);
+        else
+            for (int q = 0; q < rw->m; ++q) cr_blocktri_solve_many(rw->J, rw->X + rw->dim * (1 + 6 * q), 6);
         /* Ê_i times every column: the interface rows of the dense system */
+        const int ncols = 1 + 6 * rw->m;
         for (int q = 0; q < rw->m; ++q) {
             int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
             const double *er = rw->erow + (size_t)q * 3 * 6 * B;
-            for (int col = 0; col < rw->ncols; ++col) {
-                const double *xc = rw->X + rw->dim * col;
+            for (int col = 0; col < ncols; ++col) {
+                /* column col's block rows: X's, or the view's (its rows n-1 and n) */
+                const double *xc = col == 0 || !tail ? rw->X + rw->dim * col : rw->Vt + (size_t)2 * B * (col - 1);
+                const int shift = col == 0 || !tail ? 0 : m->nodes - 2;
                 double v[6] = {0};
                 for (int b = 0; b < 3; ++b) {
                     int nb = n - 1 + b;
@@ -264,7 +298,7 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
                     for (int row = 0; row < 6; ++row) {
                         const double *e = er + ((size_t)b * 6 + row) * B;
                         double sacc = 0;
-                        for (int c = 0; c < B; ++c) sacc += e[c] * xc[(size_t)nb * B + c];
+                        for (int c = 0; c < B; ++c) sacc += e[c] * xc[(size_t)(nb - shift) * B + c];
                         v[row] += sacc;
                     }
                 }
@@ -311,15 +345,31 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
         const cr_model *m = a->models[r];
         rod_work *rw = &w->rw[r];
         double *x = w->s->rods[r]->x;
-        for (size_t k = 0; k < rw->dim; ++k) {
-            double d = -rw->X[k];
-            for (int q = 0; q < rw->m; ++q) {
-                int i = a->rod_iface[a->rod_iface_start[r] + q];
-                for (int c = 0; c < 6; ++c) d += rw->X[rw->dim * (1 + 6 * q + c) + k] * w->rhs[6 * i + c];
+        if (rw->tail) { /* V δy = K⁻¹ (P Ξ δy): one more solve */
+            double *x1 = rw->X + rw->dim, Xi[4][3];
+            int i = a->rod_iface[a->rod_iface_start[r]], n = a->iface[i].node;
+            const double *dy = w->rhs + 6 * i;
+            xi_matrix(iface_p(w, i), Xi);
+            memset(x1, 0, rw->dim * sizeof *x1);
+            for (int c = 0; c < 3; ++c) x1[(size_t)n * m->block + c] = dy[c];
+            for (int c = 0; c < 4; ++c)
+                x1[(size_t)n * m->block + 3 + c] = Xi[c][0] * dy[3] + Xi[c][1] * dy[4] + Xi[c][2] * dy[5];
+            cr_blocktri_solve(rw->J, x1);
+            for (size_t k = 0; k < rw->dim; ++k) {
+                double d = x1[k] - rw->X[k];
+                x[k] += d;
+                d2 += d * d;
             }
-            x[k] += d;
-            d2 += d * d;
-        }
+        } else
+            for (size_t k = 0; k < rw->dim; ++k) {
+                double d = -rw->X[k];
+                for (int q = 0; q < rw->m; ++q) {
+                    int i = a->rod_iface[a->rod_iface_start[r] + q];
+                    for (int c = 0; c < 6; ++c) d += rw->X[rw->dim * (1 + 6 * q + c) + k] * w->rhs[6 * i + c];
+                }
+                x[k] += d;
+                d2 += d * d;
+            }
         /* interface nodes moved by (δr, Ξ δθ) like the rest (the held rows of X), then
          * every quaternion normalized: p ⊗ exp(δθ/2) to second order */
         for (int i = 0; i < m->nodes; ++i) {
@@ -451,11 +501,11 @@ static cr_status correct_positions(asm_work *w, double lf)
  * max_iterations. Convergence as cr_static_solve's (spec §7.6): RMS residual below atol
  * or rtol times the step's first one, and an update below rtol |x|; or such an update with
  * the residual at its round-off floor. */
-static cr_status newton(asm_work *w, double lf, const cr_static_options *o, int *iterations, double *history,
-                        int *history_count, double *final_err, cr_error *err)
+static cr_status newton(asm_work *w, double lf, double err0, const cr_static_options *o, int *iterations,
+                        double *history, int *history_count, double *final_err, cr_error *err)
 {
     w->joint_f = w->joint_from + lf * (1.0 - w->joint_from);
-    double err0 = 0, e_prev = INFINITY, dx2 = INFINITY, x2 = 0;
+    double e_prev = INFINITY, dx2 = INFINITY, x2 = 0;
     *history_count = 0;
     for (int it = 0;; ++it) {
         double ss;
@@ -463,7 +513,7 @@ static cr_status newton(asm_work *w, double lf, const cr_static_options *o, int 
         cr_status st = evaluate(w, lf, &ss, &cnt);
         if (st != CR_OK) return cr_error_set(err, st, "the residual is not finite at load factor %g", lf);
         double e = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
-        if (it == 0) err0 = e;
+        if (it == 0) err0 = fmax(err0, e);
         if (*history_count < o->max_history) history[(*history_count)++] = e;
         *final_err = e;
         double dx = sqrt(dx2), xn = sqrt(x2);
@@ -542,13 +592,19 @@ cr_status cr_assembly_static_solve(const cr_assembly *a, cr_assembly_state *s, c
         double target = lf + dl > 1.0 - 1e-12 ? 1.0 : lf + dl;
         for (int r = 0; r < a->rod_count; ++r) memcpy(w.rw[r].x_saved, s->rods[r]->x, w.rw[r].dim * sizeof(double));
         memcpy(w.lambda_saved, s->lambda, (size_t)a->rows * sizeof(double));
+        /* the step's reference residual, as cr_static_solve's: the last state under the new
+         * loads (the predictor's residual would make rtol stricter than for one rod) */
+        double ss, err0 = 0;
+        size_t cnt;
+        w.joint_f = w.joint_from + target * (1.0 - w.joint_from);
+        if (evaluate(&w, target, &ss, &cnt) == CR_OK) err0 = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
         if (lf_prev >= 0) /* secant predictor through the last two converged steps */
             predict(&w, (target - lf) / (lf - lf_prev));
         correct_positions(&w, target); /* a failure here shows in the Newton solve */
         int iters = 0, hc = 0;
         double fe = 0;
         cr_error e = {0};
-        cr_status sn = newton(&w, target, &o, &iters, history, &hc, &fe, &e);
+        cr_status sn = newton(&w, target, err0, &o, &iters, history, &hc, &fe, &e);
         rep->total_iterations += iters;
         if (sn == CR_OK) {
             for (int r = 0; r < a->rod_count; ++r)
