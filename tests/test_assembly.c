@@ -377,6 +377,91 @@ static void test_three_hinged_arch(void)
     }
 }
 
+/* ---- a ball joint: a propped cantilever ---- */
+/* Cantilever A (x from 0 to L, clamped at 0) propped at its tip by a vertical strut B (from
+ * the tip down to (L, 0, −L_B)) through a ball joint; B's foot holds its translations and its
+ * twist (rotation about z), so B is a two-force member. A small tip force P down: A's tip and
+ * B's top move together, the load splits in proportion to the stiffnesses, the strut takes
+ *   N = P k_B / (k_A + k_B),  k_A = 1/(L³/(3 EI) + L/GA) (Timoshenko),  k_B = EA_B/L_B
+ * (linear theory: P is small enough that the geometric nonlinearity is 1e-7; B's constant
+ * axial strain is exact in the discrete rod, A's tip compliance has an O(h²) error, so k_A
+ * is also taken from a solve of A alone). The ball transmits no moment (exactly, it has no
+ * rotation rows) and no horizontal force. */
+static void test_ball_prop(void)
+{
+    const double L = 1.0, LB = 0.5, EI = 2.0, GA = 1e4, EAB = 300.0, P = 1e-4;
+    cr_section_segment sa = resultants(1e4, GA, 1.5, EI, 1), sb = resultants(EAB, 1e4, 1, 1, 1);
+    cr_bc_def clamp = cr_bc_default_def(), foot = cr_bc_default_def();
+    foot.type = CR_BC_SUPPORT, foot.node = -1, foot.hold = CR_HOLD_TRANSLATION | CR_HOLD_RZ;
+    cr_load_def tip = cr_load_default_def();
+    tip.type = CR_LOAD_FORCE, tip.node = -1, tip.value = cr_v3(0, 0, -P);
+    cr_rod_def A = straight_rod(&sa, L, 16), B = straight_rod(&sb, LB, 8);
+    A.bcs = &clamp, A.bc_count = 1, A.loads = &tip, A.load_count = 1;
+    B.reference.origin = cr_v3(L, 0, 0), B.reference.orientation = cr_q_axis_angle(cr_v3(0, 1, 0), PI / 2);
+    B.bcs = &foot, B.bc_count = 1;
+    cr_assembly_rod_def rods[2] = {named("beam", A), named("strut", B)};
+    cr_joint_def j = joint(CR_JOINT_BALL, 0, -1, 1, 0);
+    cr_assembly_def def = {.rod_count = 2, .rods = rods, .joint_count = 1, .joints = &j};
+    cr_error err = {0};
+    cr_assembly *a = cr_assembly_create(&def, &err);
+    cr_assembly_state *s = cr_assembly_state_create(a);
+    cr_static_options o = tight();
+    cr_status st = cr_assembly_static_solve(a, s, &o, NULL, &err);
+    CHECK(st == CR_OK);
+    if (st != CR_OK) fprintf(stderr, "%s\n", err.message);
+    cr_vec3 f, m, rb;
+    cr_assembly_joint_reaction(a, s, 0, &f, &m);
+    cr_state_reaction(cr_assembly_rod_model(a, 1), cr_assembly_state_rod(s, 1), -1, &rb, NULL);
+    /* k_A of the discrete cantilever (n = 16): its tip deflection alone under P (a one-rod
+     * solve); Timoshenko's k_A differs from it by the discretization, 1e-3 */
+    cr_model *ma = cr_model_create(&A, NULL);
+    cr_state *sa1 = cr_state_create(ma);
+    CHECK(cr_static_solve(ma, sa1, &o, NULL, NULL, NULL, NULL) == CR_OK);
+    const double kA_discrete = P / -cr_state_position(sa1, 16).z;
+    cr_state_destroy(sa1);
+    cr_model_destroy(ma);
+    const double kA = 1 / (L * L * L / (3 * EI) + L / GA), kB = EAB / LB, N = P * kB / (kA_discrete + kB),
+                 N_theory = P * kB / (kA + kB);
+    printf("ball: strut force %.10g (split with the discrete k_A %.10g: rel. error %.2g; Timoshenko's k_A: %.2g), "
+           "foot reaction %.10g, ball moment %.2g, horizontal %.2g\n",
+           f.z, N, fabs(f.z / N - 1), fabs(f.z / N_theory - 1), rb.z, cr_v3_norm(m), hypot(f.x, f.y));
+    CHECK(fabs(f.z / N - 1) < 1e-6);
+    CHECK(fabs(f.z / N_theory - 1) < 3e-5);
+    CHECK(fabs(rb.z - f.z) < 1e-9 * N); /* the strut carries it to its foot */
+    CHECK(cr_v3_norm(m) == 0.0);
+    CHECK(hypot(f.x, f.y) < 1e-6 * N);
+    cr_assembly_state_destroy(s);
+    cr_assembly_destroy(a);
+}
+
+/* A ball between the two halves of a cantilever leaves the tip half free to turn about it
+ * (about its own axis whatever the load): a mechanism, reported as such with the free
+ * motion named, at load factor 0 (before the scaled pivot check, the LU's round-off pivots
+ * let Newton wander for 25 iterations to an inverted equilibrium and fail at 0.62). */
+static void test_mechanism(void)
+{
+    cr_section_segment sec = resultants(1e4, 1e4, 1, 1, 1);
+    cr_bc_def clamp = cr_bc_default_def();
+    cr_load_def tip = cr_load_default_def();
+    tip.type = CR_LOAD_FORCE, tip.node = -1, tip.value = cr_v3(0, -1, 0);
+    cr_rod_def A = straight_rod(&sec, 0.5, 4), B = straight_rod(&sec, 0.5, 4);
+    A.bcs = &clamp, A.bc_count = 1;
+    B.reference.origin = cr_v3(0.5, 0, 0), B.loads = &tip, B.load_count = 1;
+    cr_assembly_rod_def rods[2] = {named("root", A), named("tip", B)};
+    cr_joint_def j = joint(CR_JOINT_BALL, 0, -1, 1, 0);
+    cr_assembly_def def = {.rod_count = 2, .rods = rods, .joint_count = 1, .joints = &j};
+    cr_error err = {0};
+    cr_assembly *a = cr_assembly_create(&def, &err);
+    cr_assembly_state *s = cr_assembly_state_create(a);
+    cr_status st = cr_assembly_static_solve(a, s, NULL, NULL, &err);
+    printf("mechanism: %s\n", err.message);
+    CHECK(st == CR_SINGULAR);
+    CHECK(strstr(err.message, "mechanism: nothing holds the rotation about its body x of node 0 of rod 'tip'") != NULL);
+    CHECK(cr_assembly_state_load_factor(s) == 0.0); /* the reference state is kept */
+    cr_assembly_state_destroy(s);
+    cr_assembly_destroy(a);
+}
+
 /* ---- a thin ring welded end to end ---- */
 /* A ring of radius R (one rod on a helix of pitch 0, its ends welded at the top) pressed
  * by two opposite forces P along the vertical diameter (at the top node and the bottom
@@ -583,4 +668,5 @@ static void test_bad_references(void)
 }
 
 CHECK_MAIN(CASE(test_weld_equals_one_rod), CASE(test_weld_rotation), CASE(test_weld_kink), CASE(test_joint_jacobians),
-           CASE(test_three_hinged_arch), CASE(test_ring), CASE(test_redundant_joints), CASE(test_bad_references))
+           CASE(test_three_hinged_arch), CASE(test_ball_prop), CASE(test_mechanism), CASE(test_ring),
+           CASE(test_redundant_joints), CASE(test_bad_references))

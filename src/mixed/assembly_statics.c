@@ -86,6 +86,7 @@ typedef struct asm_work {
     double *g, *C, *H; /* per joint: rows, rows × 12, 12 × 12 (at the joint's offsets) */
     double *A, *rhs, *lambda_saved, *lambda_prev;
     int *ipiv;
+    double *sc; /* the dense system's row and column scales (2N) */
     int N;
     double joint_from, joint_f;
     double t_assembly, t_solve;
@@ -105,7 +106,7 @@ static void free_work(asm_work *w)
         }
     free(w->rw);
     free(w->E), free(w->g), free(w->C), free(w->H), free(w->A), free(w->rhs), free(w->lambda_saved),
-        free(w->lambda_prev), free(w->ipiv);
+        free(w->lambda_prev), free(w->ipiv), free(w->sc);
 }
 
 static int alloc_work(asm_work *w)
@@ -124,6 +125,7 @@ static int alloc_work(asm_work *w)
     w->lambda_saved = calloc(rows, sizeof *w->lambda_saved);
     w->lambda_prev = calloc(rows, sizeof *w->lambda_prev);
     w->ipiv = calloc(N, sizeof *w->ipiv);
+    w->sc = calloc(2 * (size_t)N, sizeof *w->sc);
     if (!w->rw || !w->E || !w->g || !w->C || !w->H || !w->A || !w->rhs || !w->lambda_saved || !w->lambda_prev ||
         !w->ipiv)
         return 0;
@@ -232,6 +234,44 @@ static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
     return isfinite(sum) ? CR_OK : CR_NONFINITE;
 }
 
+/* Solves the dense system A x = b (column-major, N × N) in place of b. Its unknowns and
+ * rows mix units (m and rad, N and N m, stiffnesses from EA/L to EI/L), so the rows and
+ * then the columns are scaled to a largest entry of 1 before the LU (dgesv); a row below
+ * 1e-12 of the largest, a column or a pivot below 1e-12 after the scaling count as
+ * singular: partial pivoting alone rarely meets an exact zero in floating point, and a
+ * mechanism (a free twist, a free rotation) would then be solved to an arbitrary finite
+ * state. Returns -1, or when singular the unknown (or row) found without support. */
+static int dense_solve(int N, double *A, double *b, int *ipiv, double *sc)
+{
+    if (N == 0) return -1;
+    double *rs = sc, *cs = sc + N;
+    for (int i = 0; i < N; ++i) rs[i] = 0.0;
+    for (int j = 0; j < N; ++j)
+        for (int i = 0; i < N; ++i) rs[i] = fmax(rs[i], fabs(A[(size_t)j * N + i]));
+    double big = 0;
+    for (int i = 0; i < N; ++i) big = fmax(big, rs[i]);
+    for (int i = 0; i < N; ++i) {
+        /* a row of round-off only (a moment that nothing in the system resists) */
+        if (!(rs[i] >= 1e-12 * big) || !isfinite(rs[i])) return i;
+        rs[i] = 1.0 / rs[i];
+    }
+    for (int j = 0; j < N; ++j) {
+        double mx = 0;
+        for (int i = 0; i < N; ++i) mx = fmax(mx, fabs(A[(size_t)j * N + i] *= rs[i]));
+        if (!(mx >= 1e-12)) return j; /* an unknown that no row feels (beyond round-off) */
+        cs[j] = 1.0 / mx;
+        for (int i = 0; i < N; ++i) A[(size_t)j * N + i] *= cs[j];
+    }
+    for (int i = 0; i < N; ++i) b[i] *= rs[i];
+    int info = 0, one = 1;
+    dgesv_(&N, &one, A, &N, ipiv, b, &N, &info);
+    for (int k = 0; k < N; ++k) /* row pivoting only: column k is unknown k */
+        if (!(fabs(A[(size_t)k * N + k]) >= 1e-12)) return k;
+    if (info != 0) return info - 1;
+    for (int j = 0; j < N; ++j) b[j] *= cs[j];
+    return -1;
+}
+
 /* Ξ(p) = ½ [−p_vᵀ; p0 E + p_v~]: δp = Ξ δθ for p ← p ⊗ exp(δθ/2) */
 static void xi_matrix(cr_quat p, double Xi[4][3])
 {
@@ -330,11 +370,21 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
         for (int r = 0; r < j->rows; ++r) w->rhs[off + j->row0 + r] = -w->g[j->row0 + r];
     }
 #undef A_
-    int info = 0, one = 1;
-    if (N > 0) dgesv_(&N, &one, w->A, &N, w->ipiv, w->rhs, &N, &info);
-    if (info != 0) {
+    const int bad = dense_solve(N, w->A, w->rhs, w->ipiv, w->sc);
+    if (bad >= 0) {
         cr_status st = cr_asm_check_redundant(a, w->s, w->joint_f, err);
         if (st != CR_OK) return st;
+        if (bad < off) {
+            static const char *what[6] = {"translation along x",       "translation along y",
+                                          "translation along z",       "rotation about its body x",
+                                          "rotation about its body y", "rotation about its body z"};
+            const cr_asm_iface *f = &a->iface[bad / 6];
+            return cr_error_set(err, CR_SINGULAR,
+                                "the assembly is a mechanism: nothing holds the %s of node %d of rod '%s' (a joint "
+                                "node; its rod turns or slides about its joints), or only in combination with "
+                                "others",
+                                what[bad % 6], f->node, a->names[f->rod]);
+        }
         return cr_error_set(err, CR_SINGULAR,
                             "the joints' coupled system is singular: the assembly is a mechanism (a rod or group "
                             "of rods turns or slides about its joints with nothing to hold it)");
@@ -472,9 +522,8 @@ static cr_status correct_positions(asm_work *w, double lf)
         }
     }
 #undef A_
-    int info = 0, one = 1;
-    if (N > 0) dgesv_(&N, &one, w->A, &N, w->ipiv, w->rhs, &N, &info);
-    if (info != 0) return CR_SINGULAR; /* the full update's solve names the cause */
+    if (dense_solve(N, w->A, w->rhs, w->ipiv, w->sc) >= 0)
+        return CR_SINGULAR; /* the full update's solve names the cause */
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
         rod_work *rw = &w->rw[r];
