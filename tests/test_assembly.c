@@ -45,6 +45,7 @@ static cr_joint_def joint(cr_joint_type type, int rod_a, int node_a, int rod_b, 
  * (0, -2, 1) N: a large 3-D deflection (P L²/EI = 2.2, bending and twist). */
 static void test_weld_equals_one_rod(void)
 {
+    const unsigned rigid = 0;
     const int N = 10;
     cr_section_segment sec = resultants(1e4, 1e4, 0.7, 1.0, 1.0);
     cr_bc_def clamp = cr_bc_default_def();
@@ -53,13 +54,13 @@ static void test_weld_equals_one_rod(void)
     cr_static_options o = tight();
     /* the reference: one rod of 2N elements */
     cr_rod_def one = straight_rod(&sec, 1.0, 2 * N);
-    one.bcs = &clamp, one.bc_count = 1, one.loads = &tip, one.load_count = 1;
+    one.bcs = &clamp, one.bc_count = 1, one.loads = &tip, one.load_count = 1, one.rigid_strains = rigid;
     cr_model *m1 = cr_model_create(&one, NULL);
     cr_state *s1 = cr_state_create(m1);
     CHECK(cr_static_solve(m1, s1, &o, NULL, NULL, NULL, NULL) == CR_OK);
     /* the assembly: two halves welded at s = 0.5 */
     cr_rod_def A = straight_rod(&sec, 0.5, N), B = straight_rod(&sec, 0.5, N);
-    A.bcs = &clamp, A.bc_count = 1;
+    A.bcs = &clamp, A.bc_count = 1, A.rigid_strains = B.rigid_strains = rigid;
     B.reference.origin = cr_v3(0.5, 0, 0), B.loads = &tip, B.load_count = 1;
     cr_assembly_rod_def rods[2] = {named("root", A), named("tip", B)};
     cr_joint_def w = joint(CR_JOINT_WELD, 0, -1, 1, 0);
@@ -102,7 +103,7 @@ static void test_weld_equals_one_rod(void)
     cr_bc_def both[2] = {cr_bc_default_def(), cr_bc_default_def()};
     both[1].node = -1;
     cr_rod_def half = straight_rod(&sec, 0.5, N);
-    half.bcs = both, half.bc_count = 2;
+    half.bcs = both, half.bc_count = 2, half.rigid_strains = rigid;
     cr_model *mh = cr_model_create(&half, NULL);
     cr_state *sh = cr_state_create(mh);
     for (int i = 0; i <= N; ++i) cr_state_set_pose(sh, i, cr_state_position(s1, i), cr_state_orientation(s1, i));
@@ -124,6 +125,54 @@ static void test_weld_equals_one_rod(void)
     cr_assembly_destroy(a);
     cr_state_destroy(s1);
     cr_model_destroy(m1);
+}
+
+/* Rigid strain components (their multipliers in the node blocks, LAPACK's banded LU, no
+ * position correction): an inextensible, unshearable tip half welded to a flexible root.
+ * The tip half's strains stay exactly (1, 0, 0), the weld carries the tip load (equilibrium of
+ * the tip half), and the root's end moves as the flexible one rod's node N would only to the
+ * tip half's compliance (not compared). A rigid root, held at its clamp and at the joint, is
+ * refused (over-constrained on its own in the substructuring). */
+static void test_weld_rigid_strains(void)
+{
+    const unsigned kirchhoff = CR_RIGID_GAMMA_X | CR_RIGID_GAMMA_Y | CR_RIGID_GAMMA_Z;
+    cr_section_segment sec = resultants(1e4, 1e4, 0.7, 1.0, 1.0);
+    cr_bc_def clamp = cr_bc_default_def();
+    cr_load_def tip = cr_load_default_def();
+    tip.type = CR_LOAD_FORCE, tip.node = -1, tip.value = cr_v3(0, -2, 1);
+    cr_rod_def A = straight_rod(&sec, 0.5, 10), B = straight_rod(&sec, 0.5, 10);
+    A.bcs = &clamp, A.bc_count = 1, B.rigid_strains = kirchhoff;
+    B.reference.origin = cr_v3(0.5, 0, 0), B.loads = &tip, B.load_count = 1;
+    cr_assembly_rod_def rods[2] = {named("root", A), named("tip", B)};
+    cr_joint_def w = joint(CR_JOINT_WELD, 0, -1, 1, 0);
+    cr_assembly_def def = {.rod_count = 2, .rods = rods, .joint_count = 1, .joints = &w};
+    cr_error err = {0};
+    cr_assembly *a = cr_assembly_create(&def, &err);
+    cr_assembly_state *s = cr_assembly_state_create(a);
+    cr_static_options o = tight();
+    cr_status st = cr_assembly_static_solve(a, s, &o, NULL, &err);
+    CHECK(st == CR_OK);
+    if (st != CR_OK) fprintf(stderr, "%s\n", err.message);
+    cr_vec3 f, g, k;
+    cr_assembly_joint_reaction(a, s, 0, &f, NULL);
+    double strain = 0;
+    for (int e = 0; e < 10; ++e) {
+        cr_state_element(cr_assembly_rod_model(a, 1), cr_assembly_state_rod(s, 1), e, &g, &k, NULL, NULL);
+        strain = fmax(strain, cr_v3_norm(cr_v3_sub(g, cr_v3(1, 0, 0))));
+    }
+    cr_vec3 t = cr_state_position(cr_assembly_state_rod(s, 1), 10);
+    printf("rigid tip half: tip (%.6f, %.6f, %.6f), |gamma - (1,0,0)| %.2g, weld force (%.12f, %.12f, %.12f)\n", t.x,
+           t.y, t.z, strain, f.x, f.y, f.z);
+    CHECK(strain < 1e-12);
+    CHECK(cr_v3_norm(cr_v3_sub(f, tip.value)) < 1e-10);
+    CHECK(t.y < -0.3);
+    cr_assembly_state_destroy(s);
+    cr_assembly_destroy(a);
+    rods[0].rod.rigid_strains = kirchhoff;
+    a = cr_assembly_create(&def, &err);
+    CHECK(a == NULL && err.status == CR_UNSUPPORTED);
+    CHECK(strstr(err.message, "rods.0 ('root').rigid_strains: a rod with rigid strain components held at two") != NULL);
+    cr_assembly_destroy(a);
 }
 
 /* ---- a weld with a relative rotation ---- */
@@ -667,6 +716,6 @@ static void test_bad_references(void)
     expect_error(&def, "rods.1 ('finger'): ");
 }
 
-CHECK_MAIN(CASE(test_weld_equals_one_rod), CASE(test_weld_rotation), CASE(test_weld_kink), CASE(test_joint_jacobians),
-           CASE(test_three_hinged_arch), CASE(test_ball_prop), CASE(test_mechanism), CASE(test_ring),
-           CASE(test_redundant_joints), CASE(test_bad_references))
+CHECK_MAIN(CASE(test_weld_equals_one_rod), CASE(test_weld_rigid_strains), CASE(test_weld_rotation),
+           CASE(test_weld_kink), CASE(test_joint_jacobians), CASE(test_three_hinged_arch), CASE(test_ball_prop),
+           CASE(test_mechanism), CASE(test_ring), CASE(test_redundant_joints), CASE(test_bad_references))

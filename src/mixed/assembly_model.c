@@ -98,6 +98,31 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
         }
     }
     a->rows = row;
+    /* Every node a joint touches is held by its rod during the solve (assembly_statics.c). A
+     * rod with rigid strain components held at two nodes is then over-constrained on its own
+     * (an inextensible rod between two held points: its axial force is not determined by the
+     * rod), although the assembly is not: not supported yet. */
+    for (int r = 0; r < def->rod_count; ++r) {
+        const cr_rod_def *rd = &def->rods[r].rod;
+        if (!rd->rigid_strains) continue;
+        int held = 0, first = -1;
+        for (int n = 0; n <= rd->elements && held < 2; ++n) {
+            int h = 0;
+            for (int c = 0; c < rd->bc_count && !h; ++c) h = cr_assembly_node_index(rd, rd->bcs[c].node) == n;
+            for (int i = 0; i < a->iface_count && !h; ++i) h = a->iface[i].rod == r && a->iface[i].node == n;
+            if (h) held++, first = first < 0 ? n : first;
+        }
+        if (held >= 2) {
+            cr_assembly_destroy(a);
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "rods.%d ('%s').rigid_strains: a rod with rigid strain components held at two or "
+                                "more nodes (supports and joint nodes) is not supported in assemblies yet (the "
+                                "solver holds each joint node, and such a rod is then over-constrained on its "
+                                "own); give its strains a finite stiffness",
+                                r, def->rods[r].name),
+                   NULL;
+        }
+    }
     /* each rod's interface nodes, rod by rod */
     int at = 0;
     for (int r = 0; r < a->rod_count; ++r) {
