@@ -298,6 +298,62 @@ static void test_weld_kink(void)
     CHECK(diff[1] < diff[0] / 5);
 }
 
+/* ---- a T: a joint at an interior node ---- */
+/* Rod A (x from 0 to 1, 2N elements, clamped at 0) with rod B (from A's middle along y)
+ * welded at A's interior node N, against the same T built from three rods meeting at
+ * (0.5, 0, 0) (A split into two halves, two welds at end nodes). The discrete equations are
+ * the same (the middle node's balance: A's two elements and B's first, or three rods' end
+ * elements tied by two welds), so the equilibria agree to round-off; tip loads on A and B
+ * bend and twist all three. */
+static void test_interior_joint(void)
+{
+    enum { N = 8 };
+    cr_section_segment sec = resultants(1e4, 1e4, 0.7, 1.0, 1.0);
+    cr_bc_def clamp = cr_bc_default_def();
+    cr_load_def la = cr_load_default_def(), lb = cr_load_default_def();
+    la.type = lb.type = CR_LOAD_FORCE, la.node = lb.node = -1;
+    la.value = cr_v3(0, 0, -1), lb.value = cr_v3(0.3, 0, -0.5);
+    const cr_quat q90 = cr_q_axis_angle(cr_v3(0, 0, 1), PI / 2);
+    cr_rod_def A = straight_rod(&sec, 1.0, 2 * N), B = straight_rod(&sec, 0.5, N);
+    A.bcs = &clamp, A.bc_count = 1, A.loads = &la, A.load_count = 1;
+    B.reference.origin = cr_v3(0.5, 0, 0), B.reference.orientation = q90, B.loads = &lb, B.load_count = 1;
+    cr_assembly_rod_def t1[2] = {named("A", A), named("B", B)};
+    cr_joint_def j1 = joint(CR_JOINT_WELD, 0, N, 1, 0);
+    cr_assembly_def d1 = {.rod_count = 2, .rods = t1, .joint_count = 1, .joints = &j1};
+    cr_rod_def A1 = straight_rod(&sec, 0.5, N), A2 = straight_rod(&sec, 0.5, N);
+    A1.bcs = &clamp, A1.bc_count = 1;
+    A2.reference.origin = cr_v3(0.5, 0, 0), A2.loads = &la, A2.load_count = 1;
+    cr_assembly_rod_def t2[3] = {named("A1", A1), named("A2", A2), named("B", B)};
+    cr_joint_def j2[2] = {joint(CR_JOINT_WELD, 0, -1, 1, 0), joint(CR_JOINT_WELD, 0, -1, 2, 0)};
+    cr_assembly_def d2 = {.rod_count = 3, .rods = t2, .joint_count = 2, .joints = j2};
+    cr_error err = {0};
+    cr_assembly *a1 = cr_assembly_create(&d1, &err), *a2 = cr_assembly_create(&d2, &err);
+    cr_assembly_state *s1 = cr_assembly_state_create(a1), *s2 = cr_assembly_state_create(a2);
+    cr_static_options o = tight();
+    CHECK(cr_assembly_static_solve(a1, s1, &o, NULL, &err) == CR_OK);
+    CHECK(cr_assembly_static_solve(a2, s2, &o, NULL, &err) == CR_OK);
+    double d = 0;
+    for (int i = 0; i <= 2 * N; ++i) {
+        cr_vec3 r = cr_state_position(cr_assembly_state_rod(s2, i <= N ? 0 : 1), i <= N ? i : i - N);
+        d = fmax(d, cr_v3_norm(cr_v3_sub(cr_state_position(cr_assembly_state_rod(s1, 0), i), r)));
+    }
+    for (int i = 0; i <= N; ++i)
+        d = fmax(d, cr_v3_norm(cr_v3_sub(cr_state_position(cr_assembly_state_rod(s1, 1), i),
+                                         cr_state_position(cr_assembly_state_rod(s2, 2), i))));
+    cr_vec3 tb = cr_state_position(cr_assembly_state_rod(s1, 1), N);
+    printf("T: B's tip (%.10f, %.10f, %.10f); interior joint vs three rods: max |dr| %.2g m\n", tb.x, tb.y, tb.z, d);
+    CHECK(d < 1e-10);
+    CHECK(tb.z < -0.1);
+    /* the interior joint passes B's load on to A (equilibrium of B) */
+    cr_vec3 f;
+    cr_assembly_joint_reaction(a1, s1, 0, &f, NULL);
+    CHECK(cr_v3_norm(cr_v3_sub(f, lb.value)) < 1e-10);
+    cr_assembly_state_destroy(s1);
+    cr_assembly_state_destroy(s2);
+    cr_assembly_destroy(a1);
+    cr_assembly_destroy(a2);
+}
+
 /* ---- the joints' Jacobians against finite differences ---- */
 static void perturb(cr_vec3 *r, cr_quat *p, int k, double h) /* increment k of (δr, δθ) */
 {
@@ -717,5 +773,6 @@ static void test_bad_references(void)
 }
 
 CHECK_MAIN(CASE(test_weld_equals_one_rod), CASE(test_weld_rigid_strains), CASE(test_weld_rotation),
-           CASE(test_weld_kink), CASE(test_joint_jacobians), CASE(test_three_hinged_arch), CASE(test_ball_prop),
-           CASE(test_mechanism), CASE(test_ring), CASE(test_redundant_joints), CASE(test_bad_references))
+           CASE(test_weld_kink), CASE(test_interior_joint), CASE(test_joint_jacobians), CASE(test_three_hinged_arch),
+           CASE(test_ball_prop), CASE(test_mechanism), CASE(test_ring), CASE(test_redundant_joints),
+           CASE(test_bad_references))
