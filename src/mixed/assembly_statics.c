@@ -132,7 +132,7 @@ static int alloc_work(asm_work *w)
     w->ipiv = calloc(N, sizeof *w->ipiv);
     w->sc = calloc(2 * (size_t)N, sizeof *w->sc);
     if (!w->rw || !w->E || !w->g || !w->C || !w->H || !w->A || !w->rhs || !w->lambda_saved || !w->lambda_prev ||
-        !w->lambda_prev2 || !w->ipiv)
+        !w->lambda_prev2 || !w->ipiv || !w->sc)
         return 0;
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
