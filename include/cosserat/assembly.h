@@ -8,7 +8,8 @@
  *
  * This version: the mixed discrete rod's statics (cr_assembly_static_solve). Joints
  * join nodes whose reference positions coincide; a node that carries a joint carries no
- * support of its own rod (support the other rod's node instead). */
+ * support of its own rod (support the other rod's node instead); a rod with rigid strain
+ * components may be held (by supports and joints) at one node only. */
 #ifndef COSSERAT_ASSEMBLY_H
 #define COSSERAT_ASSEMBLY_H
 
@@ -72,7 +73,8 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err);
 /* ---- the discretized assembly (mixed discrete rods) ---- */
 typedef struct cr_assembly cr_assembly;
 
-/* Validates and discretizes; NULL and err filled on bad input. */
+/* Validates and discretizes; NULL and err filled on bad input (CR_BAD_INPUT), or
+ * CR_UNSUPPORTED for a rod with rigid strain components held at two or more nodes. */
 cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err);
 void cr_assembly_destroy(cr_assembly *assembly);
 
