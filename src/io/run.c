@@ -376,6 +376,17 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
         memcpy(col + ne + 6 * j, b, sizeof b);
     }
     c->yaw_valid = 1;
+    /* a row is an answer: an overflowing value (a dissipation integral of a huge damping)
+     * fails the stage at the last finite row rather than be written and called converged */
+    for (int k = 0; k < r->series_columns; ++k)
+        if (!isfinite(row[k])) {
+            r->series_rows--;
+            c->io_status = cr_error_set(&c->io_error, CR_NONFINITE,
+                                        "series.csv: %s is %g at t = %.10g s: the result is not finite (the solution "
+                                        "overflows; check the loads, rod.damping and the time step)",
+                                        r->series_names[k], row[k], smp->t);
+            return 1;
+        }
     if (c->series) {
         for (int k = 0; k < r->series_columns; ++k) fprintf(c->series, "%s%.10g", k ? "," : "", row[k]);
         fprintf(c->series, "\n");
@@ -988,6 +999,28 @@ cr_status cr_scenario_check(const cr_scenario *sc, cr_error *err)
     return st;
 }
 
+/* NULL when every value of the state's outputs (nodes.csv, elements.csv) is finite, else
+ * which one is not. */
+static const char *final_state_finite(const cr_sim *sim)
+{
+    int nn = cr_sim_node_count(sim), ns = cr_sim_sample_count(sim);
+    size_t cap = (size_t)(4 * nn > 12 * ns ? 4 * nn : 12 * ns);
+    double *v = malloc((cap > 0 ? cap : 1) * sizeof *v);
+    const char *bad = NULL;
+    if (!v) return NULL; /* nothing to judge with: the writers print what there is */
+    cr_sim_get_positions(sim, v);
+    for (size_t k = 0; k < (size_t)3 * nn && !bad; ++k)
+        if (!isfinite(v[k])) bad = "a node position";
+    cr_sim_get_orientations(sim, v);
+    for (size_t k = 0; k < (size_t)4 * nn && !bad; ++k)
+        if (!isfinite(v[k])) bad = "a node orientation";
+    cr_sim_get_samples(sim, v);
+    for (size_t k = 0; k < (size_t)12 * ns && !bad; ++k)
+        if (!isfinite(v[k])) bad = "a strain or stress resultant";
+    free(v);
+    return bad;
+}
+
 cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, cr_run_result *result, cr_error *err)
 {
     double t0 = now();
@@ -1192,6 +1225,17 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     r->status = status;
     snprintf(r->message, sizeof r->message, "%s", status == CR_OK ? "" : solve_err.message);
     r->wall_time_s = now() - t0;
+    /* exit 0 only for a finite answer: the state nodes.csv and elements.csv are written from */
+    if (status == CR_OK) {
+        const char *bad = final_state_finite(sim);
+        if (bad) {
+            status = cr_error_set(&solve_err, CR_NONFINITE,
+                                  "the final state is not finite (%s): the solution overflows; check the loads and "
+                                  "rod.damping", bad);
+            r->status = status;
+            snprintf(r->message, sizeof r->message, "%s", solve_err.message);
+        }
+    }
     /* Outputs are written on failure as well: the last converged state is not lost. */
     cr_status io = CR_OK;
     cr_error io_err = {0};

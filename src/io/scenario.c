@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -2200,6 +2201,56 @@ static const char *json_type_name(const cJSON *v)
 /* Applies one "PATH=VALUE" to the tree. Every PATH component but the last must
  * exist; the last may be missing only when the schema allows that key there,
  * so a typo is reported instead of silently adding an ignored key. */
+/* cJSON reads a number as the longest run of [0-9+-.eE] and hands it to strtod, so it also
+ * takes 0125, 125., -.5 and 1.e5, which JSON (RFC 8259) refuses: a strict parser must, or a
+ * file that other tools reject (or read as octal) would pass `check`. Returns the start of
+ * the first number outside strings that is not -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?,
+ * or NULL; *length gets the length of its run. */
+static const char *bad_json_number(const char *json, size_t *length)
+{
+    const char *p = json;
+    while (*p) {
+        if (*p == '"') { /* skip a string, escapes included */
+            for (++p; *p && *p != '"'; ++p)
+                if (*p == '\\' && p[1]) ++p;
+            if (*p) ++p;
+            continue;
+        }
+        if (isalpha((unsigned char)*p)) { /* true, false, null (or a syntax error cJSON reported) */
+            while (isalnum((unsigned char)*p)) ++p;
+            continue;
+        }
+        if (*p != '-' && !isdigit((unsigned char)*p)) {
+            ++p;
+            continue;
+        }
+        const char *start = p, *q = p;
+        size_t n = strspn(p, "0123456789+-.eE");
+        if (*q == '-') ++q;
+        int ok = 1;
+        if (*q == '0') ++q;
+        else if (isdigit((unsigned char)*q)) while (isdigit((unsigned char)*q)) ++q;
+        else ok = 0;
+        if (ok && *q == '.') {
+            ++q;
+            if (!isdigit((unsigned char)*q)) ok = 0;
+            while (isdigit((unsigned char)*q)) ++q;
+        }
+        if (ok && (*q == 'e' || *q == 'E')) {
+            ++q;
+            if (*q == '+' || *q == '-') ++q;
+            if (!isdigit((unsigned char)*q)) ok = 0;
+            while (isdigit((unsigned char)*q)) ++q;
+        }
+        if (!ok || q != start + n) {
+            *length = n;
+            return start;
+        }
+        p = start + n;
+    }
+    return NULL;
+}
+
 static cr_status apply_override(cJSON *root, const char *text, cr_error *err)
 {
     char path[PATH_SIZE], walked[PATH_SIZE], here[PATH_SIZE], list[256];
@@ -2272,7 +2323,8 @@ static cr_status apply_override(cJSON *root, const char *text, cr_error *err)
             }
             /* VALUE is JSON when it parses (numbers, booleans, arrays, quoted
              * strings), else the raw text, so `name=foo` needs no quotes. */
-            cJSON *v = cJSON_ParseWithOpts(value, NULL, 1);
+            size_t bad_length;
+            cJSON *v = bad_json_number(value, &bad_length) ? NULL : cJSON_ParseWithOpts(value, NULL, 1);
             if (!v) v = cJSON_CreateString(value);
             if (!v) return no_memory(err);
             cJSON_bool ok;
@@ -2297,6 +2349,20 @@ static cr_status apply_override(cJSON *root, const char *text, cr_error *err)
 
 /* ------------------------------------------------------------------------ */
 /* Entry points.                                                              */
+
+/* Line and column (from 1) of offset off in text. */
+static void line_column(const char *text, size_t off, int *line, int *col)
+{
+    *line = 1, *col = 1;
+    for (size_t i = 0; i < off && text[i]; ++i) {
+        if (text[i] == '\n') {
+            ++*line;
+            *col = 1;
+        } else {
+            ++*col;
+        }
+    }
+}
 
 static cr_status load(const char *json, const char *source, const char *default_name, const char *const *overrides,
                       int override_count, cr_scenario **out, cr_error *err)
@@ -2349,6 +2415,16 @@ static cr_status load(const char *json, const char *source, const char *default_
         if (k)
             return fail(err, "%s: JSON syntax error at line %d, column %d (near \"%s\")", source, line, col, near);
         return fail(err, "%s: JSON syntax error at line %d, column %d (at the end of the input)", source, line, col);
+    }
+    size_t bad_length = 0;
+    const char *bad = bad_json_number(json, &bad_length);
+    if (bad) {
+        int line, col;
+        line_column(json, (size_t)(bad - json), &line, &col);
+        cJSON_Delete(root);
+        return fail(err, "%s: JSON syntax error at line %d, column %d: \"%.*s\" is not a JSON number (no leading "
+                         "zeros, digits on both sides of the decimal point)", source, line, col,
+                    (int)(bad_length < 24 ? bad_length : 24), bad);
     }
     if (!cJSON_IsObject(root)) {
         char got[VALUE_TEXT_SIZE];
