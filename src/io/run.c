@@ -393,7 +393,10 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
     }
     if (smp->t >= c->next_snapshot - 1e-9 * c->snapshot_dt) {
         if (add_snapshot(c, sim, smp->t, 1)) return 1;
-        while (c->next_snapshot <= smp->t + 1e-9 * c->snapshot_dt) c->next_snapshot += c->snapshot_dt;
+        /* the next multiple past t in one step: a loop of additions never ends when
+         * snapshot_dt is below the resolution of t (a 1e-30 hung at t = 0) */
+        double behind = smp->t + 1e-9 * c->snapshot_dt - c->next_snapshot;
+        if (behind >= 0) c->next_snapshot += (floor(behind / c->snapshot_dt) + 1) * c->snapshot_dt;
     }
     /* the caller's hook (it may set load inputs for the next interval); a stop request
      * is honoured at the end of the step (on_dyn_step), where every output up to the

@@ -1853,6 +1853,35 @@ static cr_status parse_dynamic_stage(const cJSON *c, const char *path, cr_dynami
     return CR_OK;
 }
 
+/* The output counts of a dynamic stage ending at time t_stop (docs/scenario.md, "dynamic"):
+ * rows and snapshots are bounded, and their interval is far above the resolution of the
+ * times, so that no output loop can run (near) forever: a snapshot_dt of 1e-30 looped at
+ * t = 0 without end, an output_dt of 1e-308 asked for 9e308 rows. */
+#define MAX_OUTPUTS_PER_STAGE 1e8
+#define MIN_OUTPUT_DT_REL 1e-12
+static cr_status check_output_counts(const cr_dynamic_options *d, const char *path, double t_stop, cr_error *err)
+{
+    char a[32], b[32];
+    if (!isfinite(t_stop)) return fail(err, "%s.t_end: the dynamic stages end at t = inf (their sum overflows)", path);
+    const char *keys[2] = {"output_dt", "snapshot_dt"};
+    const double dt[2] = {d->output_dt, d->snapshot_dt};
+    for (int k = 0; k < 2; ++k) {
+        if (k == 1 && dt[k] == 0) continue; /* the default: every output, at most 500 */
+        format_number(dt[k], a, sizeof a);
+        format_number(d->t_end, b, sizeof b);
+        double count = d->t_end / dt[k];
+        if (!(count <= MAX_OUTPUTS_PER_STAGE))
+            return fail(err, "%s.%s: %s s gives %.3g %s over t_end = %s s, more than %g per stage", path, keys[k], a,
+                        count, k ? "snapshots" : "rows of series.csv", b, MAX_OUTPUTS_PER_STAGE);
+        if (!(dt[k] >= MIN_OUTPUT_DT_REL * t_stop)) {
+            format_number(t_stop, b, sizeof b);
+            return fail(err, "%s.%s: %s s is below %g times the stage's end time t = %s s: the output times could not "
+                             "be told apart", path, keys[k], a, MIN_OUTPUT_DT_REL, b);
+        }
+    }
+    return CR_OK;
+}
+
 static cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err)
 {
     const cJSON *list;
@@ -1869,6 +1898,7 @@ static cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err)
         return CR_OK;
     }
     int i = 0;
+    double t_now = 0; /* the time dynamic stages have reached (static stages do not advance it) */
     for (const cJSON *c = list->child; c; c = c->next, ++i) {
         cr_stage_def *stage = &sc->stages[i];
         cr_static_options *o = &stage->statics;
@@ -1881,6 +1911,8 @@ static cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err)
         stage->type = (cr_stage_type)type;
         if (type == CR_STAGE_DYNAMIC) {
             if ((s = parse_dynamic_stage(c, path, &stage->dynamics, err))) return s;
+            t_now += stage->dynamics.t_end;
+            if ((s = check_output_counts(&stage->dynamics, path, t_now, err))) return s;
             continue;
         }
         const cJSON *ls = cJSON_GetObjectItemCaseSensitive(c, "load_steps");
