@@ -14,7 +14,7 @@ bad() { echo "FAIL   $*"; fail=1; }
 expect_error() {
     local code="$1" key="$2"
     shift 2
-    timeout 60 "$cli" "$@" > "$tmp/out" 2> "$tmp/err"
+    timeout -k 5 60 "$cli" "$@" > "$tmp/out" 2> "$tmp/err"
     local got=$?
     if [ "$got" -ne "$code" ] || ! grep -qF -- "$key" "$tmp/err"; then
         bad "$* -> exit $got (want $code naming '$key'): $(head -c 300 "$tmp/err")"
@@ -46,7 +46,7 @@ expect_error 1 "rod.damping.drag.1" check "$tmp/driven.json" --set 'rod.damping=
 expect_error 1 "rod.damping.relaxation_time.4: gives the EI_y damping coefficient 1e+151" \
     check "$tmp/driven.json" --set 'rod.damping={"relaxation_time":[0,0,0,0,1e151,0]}'
 # the largest drag in range runs to a finite, converged answer
-timeout 60 "$cli" run "$tmp/driven.json" -o "$tmp/d3ok" -q --set rod.damping.rotational_drag=1e150 > /dev/null 2>&1
+timeout -k 5 60 "$cli" run "$tmp/driven.json" -o "$tmp/d3ok" -q --set rod.damping.rotational_drag=1e150 > /dev/null 2>&1
 code=$?
 if [ "$code" -eq 0 ] && all_finite "$tmp/d3ok" && grep -q '"converged":[[:space:]]*true' "$tmp/d3ok/summary.json"; then
     ok "rotational_drag 1e150: exit 0, every output finite (energy_dissipated $(tail -1 "$tmp/d3ok/series.csv" | awk -F, '{print $NF}'))"
@@ -60,12 +60,104 @@ for v in 0125 125. -.5 1.e5 -01 00; do
 done
 for v in 0.5 1e-1 1E+0 0e0 -0.0e-0; do # valid JSON numbers still parse (t_end > 0 decides)
     sed "s/\"t_end\": 0.1/\"t_end\": $v/" "$tmp/driven.json" | sed 's/1e308/1/' > "$tmp/num.json"
-    timeout 60 "$cli" check "$tmp/num.json" > /dev/null 2> "$tmp/err"
+    timeout -k 5 60 "$cli" check "$tmp/num.json" > /dev/null 2> "$tmp/err"
     if [ $? -eq 0 ] || grep -q "stages.0.t_end: must be > 0" "$tmp/err"; then ok "JSON number $v parses"
     else bad "JSON number $v: $(cat "$tmp/err")"; fi
 done
 # an override that is not strict JSON is a string, refused as such
 expect_error 1 'stages.0.t_end: expected a number, got "0125"' check "$tmp/driven.json" \
     --set rod.damping.rotational_drag=1 --set stages.0.t_end=0125
+
+# ---- item 4: two runs into one output folder mixed their files, both exit 0. A run holds a
+# lock on the folder; a second one is refused (exit 1) naming the first's PID, and the first
+# run's files stay its own.
+wil="$ex/wilberforce.json"
+"$cli" run "$wil" -o "$tmp/shared" -q --set output.vtk=false > /dev/null 2>&1 &
+first=$!
+for _ in $(seq 100); do [ -s "$tmp/shared/.cosserat.lock" ] && break; sleep 0.05; done
+timeout -k 5 60 "$cli" run "$ex/damped-cantilever.json" -o "$tmp/shared" -q > /dev/null 2> "$tmp/err"
+code=$?
+kill -TERM "$first" 2> /dev/null
+wait "$first"
+fcode=$?
+if [ "$code" -eq 1 ] && grep -qF "another run (PID $first) is writing into this output directory" "$tmp/err"; then
+    ok "a second run into a busy folder: exit 1 naming PID $first"
+else bad "a second run into a busy folder: exit $code: $(head -c 300 "$tmp/err")"; fi
+# the first run (interrupted, exit 143) wrote its own files only: one width of series rows
+widths=$(awk -F, '{print NF}' "$tmp/shared/series.csv" | sort -u | wc -l)
+if [ "$fcode" -eq 143 ] && [ "$widths" -eq 1 ] && grep -q '"scenario":[[:space:]]*"wilberforce"' "$tmp/shared/summary.json" &&
+    [ ! -e "$tmp/shared/.cosserat.lock" ]; then
+    ok "the first run's files are its own (exit $fcode, one row width, its summary, lock removed)"
+else bad "the folder after the refused run: first exit $fcode, $widths row widths, $(grep '"scenario"' "$tmp/shared/summary.json")"; fi
+# the lock file a killed run leaves behind does not hold: the kernel dropped its lock
+echo 999999999 > "$tmp/shared/.cosserat.lock"
+timeout -k 5 60 "$cli" run "$ex/damped-cantilever.json" -o "$tmp/shared" -q --set stages.1.t_end=0.05 > /dev/null 2>&1 &&
+    ok "a stale lock file (a killed run's) is taken over" || bad "a stale lock file blocks the folder"
+
+# ---- item 5: series.csv is streamed: after kill -9 it ended mid-line (7 of 7 kills). Every
+# row is written whole (one write(2)): whatever the moment of the kill, the file holds whole
+# rows of the header's width.
+for delay in 0.25 0.45 0.65 0.85; do
+    rm -rf "$tmp/k9"
+    "$cli" run "$wil" -o "$tmp/k9" -q --set output.vtk=false > /dev/null 2>&1 &
+    pid=$!
+    sleep "$delay"
+    kill -KILL "$pid" 2> /dev/null
+    wait "$pid" 2> /dev/null
+    f="$tmp/k9/series.csv"
+    rows=$(($(wc -l < "$f") - 1))
+    last=$(tail -c 1 "$f" | od -An -c | tr -d ' ')
+    w=$(awk -F, '{print NF}' "$f" | sort -u | wc -l)
+    if [ "$last" = '\n' ] && [ "$w" -eq 1 ]; then ok "kill -9 after $delay s: $rows whole rows"
+    else bad "kill -9 after $delay s: series.csv ends with '$last', $w row widths"; fi
+done
+
+# ---- item 7: a tiny snapshot_dt looped forever at t = 0 (every formulation, deaf to SIGTERM):
+# output counts are bounded at `check`; max_steps binds the fixed-step rods; a collapsed step
+# size fails fast.
+for v in 1e-30 5e-324; do
+    expect_error 1 "stages.0.snapshot_dt: " check "$ex/shaken-cantilever.json" --set stages.0.snapshot_dt=$v
+    expect_error 1 "stages.0.snapshot_dt: " check "$ex/lgvi-convergence.json" --set stages.0.snapshot_dt=$v
+    expect_error 1 "stages.0.snapshot_dt: " check "$ex/cantilever-kirchhoff.json" --set stages.0.snapshot_dt=$v
+done
+expect_error 1 "stages.0.snapshot_dt: 1e-30 s gives 1e+30 snapshots" run "$ex/shaken-cantilever.json" \
+    -o "$tmp/s7" -q --set stages.0.snapshot_dt=1e-30
+# intervals below 1e-12 of the time reached are refused (t + dt would equal t)
+expect_error 1 "stages.1.output_dt: 1e-07 s is below 1e-12 times the stage's end time t = 1000000 s" check \
+    "$ex/damped-cantilever.json" --set 'stages.1={"type":"dynamic","t_end":1,"output_dt":1e-7}' \
+    --set 'stages.0={"type":"dynamic","t_end":999999,"output_dt":1000}'
+# the largest counts in range are accepted
+timeout -k 5 60 "$cli" check "$ex/shaken-cantilever.json" --set stages.0.snapshot_dt=1e-8 --set stages.0.output_dt=1e-8 \
+    > /dev/null 2>&1 && ok "1e8 rows and snapshots per stage pass check" || bad "1e8 rows and snapshots refused"
+expect_error 1 "stages.0.max_steps: t_end / time_step = 20000 steps of the lgvi model, more than max_steps = 100" \
+    check "$ex/lgvi-convergence.json" --set stages.0.max_steps=100
+expect_error 1 "stages.0.max_steps: t_end / time_step = 300 steps of the port_hamiltonian model" \
+    run "$ex/cantilever-kirchhoff.json" -o "$tmp/ph7" -q --set stages.0.max_steps=100
+timeout -k 5 60 "$cli" run "$ex/cantilever-kirchhoff.json" -o "$tmp/ph7" -q --set stages.0.max_steps=300 \
+    --set output.vtk=false > /dev/null 2>&1 && ok "port_hamiltonian: max_steps = t_end/time_step runs" ||
+    bad "port_hamiltonian: max_steps = t_end/time_step refused"
+# a 1e12 N tip load on the shaken cantilever: 2e-11 s steps; it took 138 s (about 1e6 steps)
+# to reach "step size too small", now it ends after the first window of 1000 steps
+timeout -k 5 60 "$cli" run "$ex/shaken-cantilever.json" -o "$tmp/s12" -q \
+    --set 'loads=[{"type":"force","node":"end","value":[0,1e12,0]}]' > /dev/null 2> "$tmp/err"
+code=$?
+steps=$(grep -m1 '"steps"' "$tmp/s12/summary.json" 2> /dev/null | tr -dc 0-9)
+if [ "$code" -eq 2 ] && grep -q "step size collapsed" "$tmp/err" && [ "${steps:-99999999}" -le 2000 ] &&
+    grep -q '"converged":[[:space:]]*false' "$tmp/s12/summary.json" && all_finite "$tmp/s12"; then
+    ok "1e12 N load: exit 2 after $steps steps: $(grep -o 'step size collapsed.*' "$tmp/err" | head -c 160)"
+else bad "1e12 N load: exit $code after ${steps:-?} steps: $(tail -c 300 "$tmp/err")"; fi
+
+# ---- item 8: `check` said ok where `run` failed with exit 1 after the earlier stages
+expect_error 1 "stages.1.output_dt: 1e-308 s gives inf rows of series.csv" check "$ex/damped-cantilever.json" \
+    --set stages.1.output_dt=1e-308
+expect_error 1 "rod.sections.0.rhoA: dynamic stage 1 needs a mass at every node" check "$ex/damped-cantilever.json" \
+    --set rod.sections.0.rhoA=0
+expect_error 1 "rod.material.rho: dynamic stage 0 needs a mass at every node" check "$ex/shaken-cantilever.json" \
+    --set rod.material.rho=0
+expect_error 1 "rod.damping.coefficients.3: gives the GJ damping coefficient 1.7e+308" check \
+    "$ex/damped-cantilever.json" --set 'rod.damping={"coefficients":[0,0,0,1.7e308,0,0]}'
+# a static-only scenario needs no mass
+timeout -k 5 60 "$cli" check "$ex/damped-cantilever.json" --set rod.sections.0.rhoA=0 --set 'stages=[{"type":"static"}]' \
+    > /dev/null 2>&1 && ok "a static stage needs no mass" || bad "a static-only scenario without mass refused"
 
 exit $fail

@@ -981,7 +981,7 @@ cr_status cr_radau_integrate(cr_radau *s, double t_end, cr_error *err)
             if (rem > budget * fmax(mean, s->h))
                 return cr_error_set(err, CR_NOT_CONVERGED,
                                     "radau: step size collapsed at t = %.17g: h = %.3g, the mean of the last %d "
-                                    "steps %.3g; the remaining %.3g would take more than 10 x the %.3g steps "
+                                    "steps %.3g; the remaining interval %.3g would take more than 10 x the %.3g steps "
                                     "max_steps leaves; the state is the last accepted step",
                                     s->t, s->h, COLLAPSE_WINDOW, mean, rem, (double)(o->max_steps - nstep));
         }
