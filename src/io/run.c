@@ -95,6 +95,7 @@ typedef struct run_ctx {
     int series_open, series_fd;
     char *row_text;
     size_t row_capacity;
+    unsigned char *nan_ok; /* per column of the row being written: NaN is its documented "none" */
     int64_t series_bytes;
     double next_snapshot, snapshot_dt;
     double *yaw;                 /* last unwrapped yaw per body (degrees) */
@@ -379,6 +380,10 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
         r->series = p;
         r->series_capacity = cap;
     }
+    if (!c->nan_ok && !(c->nan_ok = calloc((size_t)r->series_columns, 1))) {
+        c->io_status = cr_error_set(&c->io_error, CR_NO_MEMORY, "out of memory for the time series");
+        return 1;
+    }
     double *row = r->series + (size_t)r->series_rows++ * r->series_columns;
     cr_vec3 P = smp->momentum, L = smp->angular_momentum;
     double head[SERIES_HEAD] = {smp->t,       smp->kinetic, smp->elastic, smp->gravity,
@@ -394,8 +399,9 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
         if (!track_reaction(c->scenario, sim, c->track_node[k])) continue;
         cr_vec3 f, m;
         double rv[REACTION_COLUMNS] = {NAN, NAN, NAN, NAN, NAN, NAN};
-        if (cr_sim_reaction(sim, c->track_node[k], &f, &m) == CR_OK)
-            rv[0] = f.x, rv[1] = f.y, rv[2] = f.z, rv[3] = m.x, rv[4] = m.y, rv[5] = m.z;
+        int none = cr_sim_reaction(sim, c->track_node[k], &f, &m) != CR_OK; /* no support active: NaN */
+        if (!none) rv[0] = f.x, rv[1] = f.y, rv[2] = f.z, rv[3] = m.x, rv[4] = m.y, rv[5] = m.z;
+        memset(c->nan_ok + (col + TRACK_COLUMNS - row), none, REACTION_COLUMNS);
         memcpy(col + TRACK_COLUMNS, rv, sizeof rv);
         col += REACTION_COLUMNS;
     }
@@ -403,7 +409,10 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
     col += SERIES_MOMENTA;
     int base = (int)(col - row);
     int ne = r->series_columns - base - 6 * cr_sim_body_count(sim);
-    for (int k = 0; k < ne; ++k) col[k] = k < smp->extra_count ? smp->extra[k] : NAN;
+    for (int k = 0; k < ne; ++k) {
+        col[k] = k < smp->extra_count ? smp->extra[k] : NAN;
+        c->nan_ok[col + k - row] = k >= smp->extra_count;
+    }
     for (int j = 0; j < cr_sim_body_count(sim); ++j) {
         cr_vec3 x;
         cr_mat3 R;
@@ -424,7 +433,7 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
     /* a row is an answer: an overflowing value (a dissipation integral of a huge damping)
      * fails the stage at the last finite row rather than be written and called converged */
     for (int k = 0; k < r->series_columns; ++k)
-        if (!isfinite(row[k])) {
+        if (!isfinite(row[k]) && !(isnan(row[k]) && c->nan_ok[k])) {
             r->series_rows--;
             c->io_status = cr_error_set(&c->io_error, CR_NONFINITE,
                                         "series.csv: %s is %g at t = %.10g s: the result is not finite (the solution "
@@ -1335,6 +1344,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     if (ctx.series_open && close(ctx.series_fd) != 0 && status == CR_OK)
         status = cr_error_set(&solve_err, CR_IO, "%s/series.csv: cannot write (%s)", dir, strerror(errno));
     free(ctx.row_text);
+    free(ctx.nan_ok);
     free(ctx.yaw);
     /* a solver failure on a scenario that looked like a unit slip says so first */
     if (status > 0 && status != CR_INTERRUPTED && ctx.input_warnings > 0) {
