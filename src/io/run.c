@@ -1126,7 +1126,7 @@ static void unlock_directory(const char *dir, int fd)
 static const char *final_state_finite(const cr_sim *sim)
 {
     int nn = cr_sim_node_count(sim), ns = cr_sim_sample_count(sim);
-    size_t cap = (size_t)(4 * nn > 12 * ns ? 4 * nn : 12 * ns);
+    size_t cap = 4 * (size_t)nn > 12 * (size_t)ns ? 4 * (size_t)nn : 12 * (size_t)ns;
     double *v = malloc((cap > 0 ? cap : 1) * sizeof *v);
     const char *bad = NULL;
     if (!v) return NULL; /* nothing to judge with: the writers print what there is */
