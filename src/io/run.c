@@ -7,16 +7,16 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 cr_run_options cr_run_default_options(void)
 {
@@ -613,9 +613,15 @@ static cr_status write_checkpoint(run_ctx *c, const cr_sim *sim, cr_error *err)
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     /* the rows the checkpoint counts reach the disk before it does */
     if (c->series_open) fsync(c->series_fd);
-    checkpoint_header h = {.fingerprint = c->fingerprint, .stage = c->stage, .packed = sim->f->packed_size(sim->impl), .bodies = cr_sim_body_count(sim),
-                           .snapshots = c->snapshot_count, .t_stage_start = c->t_stage_start, .h = c->last_h,
-                           .work = c->work, .next_snapshot = c->next_snapshot,
+    checkpoint_header h = {.fingerprint = c->fingerprint,
+                           .stage = c->stage,
+                           .packed = sim->f->packed_size(sim->impl),
+                           .bodies = cr_sim_body_count(sim),
+                           .snapshots = c->snapshot_count,
+                           .t_stage_start = c->t_stage_start,
+                           .h = c->last_h,
+                           .work = c->work,
+                           .next_snapshot = c->next_snapshot,
                            .series_bytes = c->series_open ? c->series_bytes : 0,
                            .stage_count = c->result->stage_count,
                            .warnings = c->warnings.count - c->input_warnings};
@@ -1094,7 +1100,8 @@ static int lock_directory(const char *dir, cr_error *err)
             pid[strcspn(pid, "\n")] = '\0';
             cr_error_set(err, CR_IO,
                          "%s: another run (PID %s) is writing into this output directory; wait for it to end or "
-                         "choose another one (-o DIR)", dir, pid[0] ? pid : "unknown");
+                         "choose another one (-o DIR)",
+                         dir, pid[0] ? pid : "unknown");
             return -1;
         }
         struct stat held, named;
@@ -1367,7 +1374,8 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
         if (bad) {
             status = cr_error_set(&solve_err, CR_NONFINITE,
                                   "the final state is not finite (%s): the solution overflows; check the loads and "
-                                  "rod.damping", bad);
+                                  "rod.damping",
+                                  bad);
             r->status = status;
             snprintf(r->message, sizeof r->message, "%s", solve_err.message);
         }

@@ -1875,8 +1875,10 @@ static cr_status check_output_counts(const cr_dynamic_options *d, const char *pa
                         count, k ? "snapshots" : "rows of series.csv", b, MAX_OUTPUTS_PER_STAGE);
         if (!(dt[k] >= MIN_OUTPUT_DT_REL * t_stop)) {
             format_number(t_stop, b, sizeof b);
-            return fail(err, "%s.%s: %s s is below %g times the stage's end time t = %s s: the output times could not "
-                             "be told apart", path, keys[k], a, MIN_OUTPUT_DT_REL, b);
+            return fail(err,
+                        "%s.%s: %s s is below %g times the stage's end time t = %s s: the output times could not "
+                        "be told apart",
+                        path, keys[k], a, MIN_OUTPUT_DT_REL, b);
         }
     }
     return CR_OK;
@@ -2260,9 +2262,12 @@ static const char *bad_json_number(const char *json, size_t *length)
         size_t n = strspn(p, "0123456789+-.eE");
         if (*q == '-') ++q;
         int ok = 1;
-        if (*q == '0') ++q;
-        else if (isdigit((unsigned char)*q)) while (isdigit((unsigned char)*q)) ++q;
-        else ok = 0;
+        if (*q == '0')
+            ++q;
+        else if (isdigit((unsigned char)*q))
+            while (isdigit((unsigned char)*q)) ++q;
+        else
+            ok = 0;
         if (ok && *q == '.') {
             ++q;
             if (!isdigit((unsigned char)*q)) ok = 0;
@@ -2454,9 +2459,10 @@ static cr_status load(const char *json, const char *source, const char *default_
         int line, col;
         line_column(json, (size_t)(bad - json), &line, &col);
         cJSON_Delete(root);
-        return fail(err, "%s: JSON syntax error at line %d, column %d: \"%.*s\" is not a JSON number (no leading "
-                         "zeros, digits on both sides of the decimal point)", source, line, col,
-                    (int)(bad_length < 24 ? bad_length : 24), bad);
+        return fail(err,
+                    "%s: JSON syntax error at line %d, column %d: \"%.*s\" is not a JSON number (no leading "
+                    "zeros, digits on both sides of the decimal point)",
+                    source, line, col, (int)(bad_length < 24 ? bad_length : 24), bad);
     }
     if (!cJSON_IsObject(root)) {
         char got[VALUE_TEXT_SIZE];

@@ -413,7 +413,8 @@ cr_status cr_mixed_check_node_masses(const cr_rod_def *def, int stage, cr_error 
     for (int i = 0; i <= n; ++i) {
         if (ref->type == CR_REFERENCE_NODES)
             s += i > 0 ? cr_v3_norm(cr_v3_sub(ref->node_positions[i], ref->node_positions[i - 1])) : 0;
-        else s = L * i / n;
+        else
+            s = L * i / n;
         if (!(L > 0) || def->section_count < 1) return CR_OK; /* cr_rod_validate reports it */
         cr_section_resultants sr;
         cr_section_resultants_eval(def, s / L, &sr);

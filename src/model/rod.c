@@ -337,7 +337,8 @@ static cr_status validate_derived(const cr_rod_def *d, cr_error *err)
             if (!(c[j] == 0 || in_range(c[j], RES_MIN, RES_MAX)))
                 return cr_error_set(err, CR_BAD_INPUT,
                                     "rod.damping.%s.%d: must be 0 or in [%g, %g] (the range of section resultants), "
-                                    "got %g", j ? "rotational_drag" : "drag", q, RES_MIN, RES_MAX, c[j]);
+                                    "got %g",
+                                    j ? "rotational_drag" : "drag", q, RES_MIN, RES_MAX, c[j]);
     }
     return CR_OK;
 }

@@ -975,7 +975,8 @@ cr_status cr_radau_integrate(cr_radau *s, double t_end, cr_error *err)
          * Both sizes must be that small, so a step cut by an event, or a stiff transient
          * whose steps grow geometrically (the current h dominates), is never stopped. */
         if (nstep - n_window >= COLLAPSE_WINDOW && !o->fixed_step) {
-            double mean = (s->t - t_window) / (double)(nstep - n_window), budget = 10.0 * (double)(o->max_steps - nstep);
+            double mean = (s->t - t_window) / (double)(nstep - n_window),
+                   budget = 10.0 * (double)(o->max_steps - nstep);
             t_window = s->t;
             n_window = nstep;
             if (rem > budget * fmax(mean, s->h))
