@@ -82,7 +82,8 @@ expect_error 1 'stages.0.t_end: expected a number, got "0125"' check "$tmp/drive
 wil="$ex/wilberforce.json"
 "$cli" run "$wil" -o "$tmp/shared" -q --set output.vtk=false > /dev/null 2>&1 &
 first=$!
-for _ in $(seq 600); do [ -s "$tmp/shared/.cosserat.lock" ] && break; sleep 0.05; done
+# (the second run comes once the first writes series rows, whatever the machine's load)
+for _ in $(seq 1200); do [ "$(cat "$tmp/shared/series.csv" 2> /dev/null | wc -l)" -gt 2 ] && break; sleep 0.05; done
 timeout -k 5 60 "$cli" run "$ex/damped-cantilever.json" -o "$tmp/shared" -q > /dev/null 2> "$tmp/err"
 code=$?
 kill -TERM "$first" 2> /dev/null
@@ -110,7 +111,7 @@ for delay in 0.05 0.15 0.25 0.35; do
     "$cli" run "$wil" -o "$tmp/k9" -q --set output.vtk=false > /dev/null 2>&1 &
     pid=$!
     # (the kill lands in the dynamic stage, whatever the machine's load: after the first rows)
-    for _ in $(seq 600); do [ "$(cat "$tmp/k9/series.csv" 2> /dev/null | wc -l)" -gt 2 ] && break; sleep 0.05; done
+    for _ in $(seq 1200); do [ "$(cat "$tmp/k9/series.csv" 2> /dev/null | wc -l)" -gt 2 ] && break; sleep 0.05; done
     sleep "$delay"
     kill -KILL "$pid" 2> /dev/null
     wait "$pid" 2> /dev/null
