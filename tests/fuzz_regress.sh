@@ -19,10 +19,10 @@ while IFS=$'\t' read -r file want regex; do
     count=$((count + 1))
     f="$dir/$file"
     [ -f "$f" ] || { echo "FAIL $file: missing"; fail=1; continue; }
-    timeout 60 "$cli" run "$f" -o "$tmp/$file" -q > "$tmp/out" 2> "$tmp/err"
+    timeout -k 5 60 "$cli" run "$f" -o "$tmp/$file" -q > "$tmp/out" 2> "$tmp/err"
     code=$?
     msg=$(tr -d '\r' < "$tmp/err" | head -c 2000)
-    timeout 60 "$cli" check "$f" > /dev/null 2> "$tmp/cerr"
+    timeout -k 5 60 "$cli" check "$f" > /dev/null 2> "$tmp/cerr"
     ccode=$?
     if [ "$code" -ne "$want" ]; then
         echo "FAIL $file: exit $code (want $want): $msg"; fail=1; continue

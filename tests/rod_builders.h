@@ -5,6 +5,8 @@
 
 #include "cosserat/mixed.h"
 
+#include <stddef.h>
+
 /* Constant section resultants (EI_y = EI_z, GA_y = GA_z) with rotary inertia 1e-6 ρA. */
 static inline cr_section_segment resultants(double EA, double GA, double GJ, double EI, double rhoA)
 {

@@ -8,6 +8,7 @@
 #include "cosserat/sim.h"
 #include "cosserat/dynamics.h"
 #include "cosserat/statics.h"
+#include "cosserat/assembly.h"
 #include "cosserat/scenario.h"
 #include "cosserat/output.h"
 #include "cosserat/warnings.h"

@@ -180,7 +180,10 @@ typedef struct cr_radau_options {
      * covered, so the initial transient right after create/reinit may take steps
      * of any size; a feature much faster than the time already integrated (a load
      * switched on within microseconds after seconds of motion) needs a smaller
-     * h_min_rel. An automatic first step below h_floor is raised to it. */
+     * h_min_rel. An automatic first step below h_floor is raised to it.
+     * Independently, every 1000 attempted steps the call stops with CR_NOT_CONVERGED
+     * ("step size collapsed") when t_end − t > 10·(max_steps − steps so far)·max(h,
+     * mean step of those 1000): it would stop at max_steps anyway (docs/radau.md). */
     double h_min;                /* absolute floor; default 0 */
     double h_min_rel;            /* relative to t − t0; default 1e-7, 0 = off */
     long max_steps;              /* attempted steps (accepted, rejected and
@@ -278,7 +281,7 @@ void cr_radau_destroy(cr_radau *solver);
  *   CR_OK            t_end reached;
  *   CR_INTERRUPTED   a callback asked to stop; (t, y) = last accepted step;
  *   CR_NOT_CONVERGED max_steps reached, step size too small (below h_min /
- *                    h_min_rel, see cr_radau_options), or (fixed_step)
+ *                    h_min_rel, see cr_radau_options) or collapsed, or (fixed_step)
  *                    Newton failed; the state is the last accepted step and
  *                    the call may be repeated (after "step size too small" it
  *                    stops again unless the caller changes the problem, e.g.

@@ -24,6 +24,7 @@ Command line (writes the same table as CSV)::
 
 import argparse
 import concurrent.futures
+import contextlib
 import csv
 import itertools
 import json
@@ -176,6 +177,8 @@ def sweep(scenario, cases, *, output_root: Optional[str] = None, measure: Option
         cases:       ``{PATH: [values]}`` for a full grid (:func:`grid`), or a list of override
                      dicts ``[{PATH: value, ...}, ...]``.
         output_root: write each case's files into ``output_root/case_NNNN`` (default: no files).
+                     The sweep locks the folder: a second sweep (or ``cosserat run``) into it
+                     meanwhile raises :class:`CosseratError` naming this process's PID.
         measure:     a picklable function ``Result -> dict`` of extra scalars for the row.
         client:      a Dask ``distributed.Client``: the cases run on its cluster. Default: a
                      process pool on this machine.
@@ -189,10 +192,13 @@ def sweep(scenario, cases, *, output_root: Optional[str] = None, measure: Option
     library = _library_path()
     outdirs = [None if output_root is None else os.path.join(output_root, f"case_{k:04d}") for k in range(len(cases))]
     args = [(scenario, c, d, measure, library) for c, d in zip(cases, outdirs)]
-    if client is not None:
-        rows = _run_dask(client, args)
-    else:
-        rows = _run_local(args, workers)
+    # one sweep per output root at a time (a second one is refused, naming the first's PID)
+    lock = _FolderLock(output_root) if output_root is not None else contextlib.nullcontext()
+    with lock:
+        if client is not None:
+            rows = _run_dask(client, args)
+        else:
+            rows = _run_local(args, workers)
     table = []
     for k, (c, d, row) in enumerate(zip(cases, outdirs, rows)):
         full = {"case": k, **c, **row}
@@ -200,6 +206,65 @@ def sweep(scenario, cases, *, output_root: Optional[str] = None, measure: Option
             full["output_dir"] = d
         table.append(full)
     return SweepTable(table)
+
+
+#: the lock file of an output folder; the library's runs take the same one (src/io/run.c)
+_LOCK_NAME = ".cosserat.lock"
+
+
+class _FolderLock:
+    """An flock on ``folder/.cosserat.lock`` (holding this process's PID) for the time of a sweep.
+
+    Two sweeps (or a sweep and ``cosserat run -o``) writing into one output root would mix
+    their cases' files; the second is refused with a :class:`CosseratError` naming the
+    first's PID. The lock is the library's: the kernel drops it with the process, and the
+    file is removed while still locked, so whoever opened it just before checks after locking
+    that it locked the file the path names.
+    """
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.fd = None
+
+    def __enter__(self):
+        import fcntl
+
+        os.makedirs(self.folder, exist_ok=True)
+        path = os.path.join(self.folder, _LOCK_NAME)
+        for _ in range(100):
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                pid = os.pread(fd, 31, 0).decode(errors="replace").strip() or "unknown"
+                os.close(fd)
+                raise CosseratError(f"{self.folder}: another run (PID {pid}) is writing into this output directory; "
+                                    "wait for it to end or choose another output_root", Status.IO) from None
+            except OSError:  # a file system without flock: unlocked, as the library does
+                os.close(fd)
+                return self
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+                self.fd = fd
+                return self
+            os.close(fd)  # removed by the run that held it: lock the new one
+        raise CosseratError(f"{self.folder}: cannot lock the output directory (the lock file keeps changing)",
+                            Status.IO)
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            try:
+                os.unlink(os.path.join(self.folder, _LOCK_NAME))
+            except OSError:
+                pass
+            os.close(self.fd)
+            self.fd = None
+        return False
 
 
 def _run_local(args, workers):

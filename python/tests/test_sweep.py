@@ -52,6 +52,40 @@ def test_local_pool_and_failed_cases(tmp_path):
     assert len(t.failed) == 2
 
 
+def test_output_root_locked(tmp_path):
+    """Two sweeps into one output root would mix their cases' files: the second is refused,
+    naming the PID that holds the folder (here another process holding the library's lock)."""
+    root = tmp_path / "runs"
+    root.mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, os, sys, time\n"
+         "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
+         "fcntl.flock(fd, fcntl.LOCK_EX)\nos.write(fd, b'%d\\n' % os.getpid())\n"
+         "print('locked', flush=True)\ntime.sleep(60)", str(root / ".cosserat.lock")],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(cosserat.CosseratError) as e:
+            cosserat.sweep(TENDON, [{"rod.elements": 10}], workers=1, output_root=str(root))
+        assert f"another run (PID {holder.pid}) is writing into this output directory" in str(e.value)
+        assert not (root / "case_0000").exists()
+        # a run of the library into a case folder the sweep would write is refused the same way
+        (root / "case_0000").mkdir()
+        os.link(root / ".cosserat.lock", root / "case_0000" / ".cosserat.lock")
+        with pytest.raises(cosserat.CosseratError) as e:
+            cosserat.run(TENDON, {"rod.elements": 10}, output_dir=str(root / "case_0000"))
+        assert f"PID {holder.pid}" in str(e.value)
+    finally:
+        holder.kill()
+        holder.wait()
+    os.unlink(root / "case_0000" / ".cosserat.lock")  # (a second name of the root's lock file)
+    # the holder is gone (its lock with it): the sweep runs and leaves no lock behind
+    table = cosserat.sweep(TENDON, [{"rod.elements": 10}], workers=1, output_root=str(root))
+    assert table[0]["status"] == "ok"
+    assert os.path.exists(os.path.join(table[0]["output_dir"], "summary.json"))
+    assert not (root / ".cosserat.lock").exists()
+
+
 def test_dask_local_cluster():
     distributed = pytest.importorskip("distributed")
     ref = reference()

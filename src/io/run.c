@@ -1,19 +1,22 @@
 /* cr_scenario_run: scenario → model → stages → outputs. The CLI and the Python
  * package are thin layers over this function. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* flock */
 #include "cosserat/output.h"
 #include "model/formulation.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 cr_run_options cr_run_default_options(void)
 {
@@ -87,7 +90,13 @@ typedef struct run_ctx {
     cr_status io_status;
     cr_error io_error;
     /* dynamic stages */
-    FILE *series;
+    /* series.csv: open when series_open; every row goes out whole in one write(2) (row: its
+     * text), series_bytes is the file's length (the checkpoint's truncation point) */
+    int series_open, series_fd;
+    char *row_text;
+    size_t row_capacity;
+    unsigned char *nan_ok; /* per column of the row being written: NaN is its documented "none" */
+    int64_t series_bytes;
     double next_snapshot, snapshot_dt;
     double *yaw;                 /* last unwrapped yaw per body (degrees) */
     int yaw_valid;
@@ -318,10 +327,47 @@ static cr_status series_columns(cr_run_result *r, const cr_scenario *sc, const c
     return series_names(sc, sim, &r->series_names, &r->series_columns, NULL);
 }
 
-static void series_header(FILE *f, const cr_run_result *r)
+/* Appends text to series.csv with write(2) calls (one unless the kernel writes less), so a
+ * reader of the growing file never meets a row cut at a stdio buffer boundary. */
+static int series_write(run_ctx *c, const char *text, size_t len)
 {
-    for (int k = 0; k < r->series_columns; ++k) fprintf(f, "%s%s", k ? "," : "", r->series_names[k]);
-    fprintf(f, "\n");
+    while (len > 0) {
+        ssize_t n = write(c->series_fd, text, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            c->io_status = cr_error_set(&c->io_error, CR_IO, "%s/series.csv: cannot write (%s)", c->dir,
+                                        n < 0 ? strerror(errno) : "no space");
+            return 1;
+        }
+        text += n, len -= (size_t)n;
+        c->series_bytes += n;
+    }
+    return 0;
+}
+
+/* room for len more characters in the row text */
+static int row_reserve(run_ctx *c, size_t len)
+{
+    if (len <= c->row_capacity) return 0;
+    char *p = realloc(c->row_text, len);
+    if (!p) {
+        c->io_status = cr_error_set(&c->io_error, CR_NO_MEMORY, "out of memory for the time series");
+        return 1;
+    }
+    c->row_text = p;
+    c->row_capacity = len;
+    return 0;
+}
+
+static int series_header(run_ctx *c, const cr_run_result *r)
+{
+    size_t len = 0, need = 2;
+    for (int k = 0; k < r->series_columns; ++k) need += strlen(r->series_names[k]) + 1;
+    if (row_reserve(c, need)) return 1;
+    for (int k = 0; k < r->series_columns; ++k)
+        len += (size_t)snprintf(c->row_text + len, need - len, "%s%s", k ? "," : "", r->series_names[k]);
+    c->row_text[len++] = '\n';
+    return series_write(c, c->row_text, len);
 }
 
 static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
@@ -338,6 +384,10 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
         r->series = p;
         r->series_capacity = cap;
     }
+    if (!c->nan_ok && !(c->nan_ok = calloc((size_t)r->series_columns, 1))) {
+        c->io_status = cr_error_set(&c->io_error, CR_NO_MEMORY, "out of memory for the time series");
+        return 1;
+    }
     double *row = r->series + (size_t)r->series_rows++ * r->series_columns;
     cr_vec3 P = smp->momentum, L = smp->angular_momentum;
     double head[SERIES_HEAD] = {smp->t,       smp->kinetic, smp->elastic, smp->gravity,
@@ -353,8 +403,9 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
         if (!track_reaction(c->scenario, sim, c->track_node[k])) continue;
         cr_vec3 f, m;
         double rv[REACTION_COLUMNS] = {NAN, NAN, NAN, NAN, NAN, NAN};
-        if (cr_sim_reaction(sim, c->track_node[k], &f, &m) == CR_OK)
-            rv[0] = f.x, rv[1] = f.y, rv[2] = f.z, rv[3] = m.x, rv[4] = m.y, rv[5] = m.z;
+        int none = cr_sim_reaction(sim, c->track_node[k], &f, &m) != CR_OK; /* no support active: NaN */
+        if (!none) rv[0] = f.x, rv[1] = f.y, rv[2] = f.z, rv[3] = m.x, rv[4] = m.y, rv[5] = m.z;
+        memset(c->nan_ok + (col + TRACK_COLUMNS - row), none, REACTION_COLUMNS);
         memcpy(col + TRACK_COLUMNS, rv, sizeof rv);
         col += REACTION_COLUMNS;
     }
@@ -362,7 +413,10 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
     col += SERIES_MOMENTA;
     int base = (int)(col - row);
     int ne = r->series_columns - base - 6 * cr_sim_body_count(sim);
-    for (int k = 0; k < ne; ++k) col[k] = k < smp->extra_count ? smp->extra[k] : NAN;
+    for (int k = 0; k < ne; ++k) {
+        col[k] = k < smp->extra_count ? smp->extra[k] : NAN;
+        c->nan_ok[col + k - row] = k >= smp->extra_count;
+    }
     for (int j = 0; j < cr_sim_body_count(sim); ++j) {
         cr_vec3 x;
         cr_mat3 R;
@@ -380,13 +434,32 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
         memcpy(col + ne + 6 * j, b, sizeof b);
     }
     c->yaw_valid = 1;
-    if (c->series) {
-        for (int k = 0; k < r->series_columns; ++k) fprintf(c->series, "%s%.10g", k ? "," : "", row[k]);
-        fprintf(c->series, "\n");
+    /* a row is an answer: an overflowing value (a dissipation integral of a huge damping)
+     * fails the stage at the last finite row rather than be written and called converged */
+    for (int k = 0; k < r->series_columns; ++k)
+        if (!isfinite(row[k]) && !(isnan(row[k]) && c->nan_ok[k])) {
+            r->series_rows--;
+            c->io_status = cr_error_set(&c->io_error, CR_NONFINITE,
+                                        "series.csv: %s is %g at t = %.10g s: the result is not finite (the solution "
+                                        "overflows; check the loads, rod.damping and the time step)",
+                                        r->series_names[k], row[k], smp->t);
+            return 1;
+        }
+    if (c->series_open) {
+        /* %.10g with a comma: at most 1 + 17 + 5 + 1 characters a number */
+        size_t need = (size_t)r->series_columns * 32 + 2, len = 0;
+        if (row_reserve(c, need)) return 1;
+        for (int k = 0; k < r->series_columns; ++k)
+            len += (size_t)snprintf(c->row_text + len, need - len, "%s%.10g", k ? "," : "", row[k]);
+        c->row_text[len++] = '\n';
+        if (series_write(c, c->row_text, len)) return 1;
     }
     if (smp->t >= c->next_snapshot - 1e-9 * c->snapshot_dt) {
         if (add_snapshot(c, sim, smp->t, 1)) return 1;
-        while (c->next_snapshot <= smp->t + 1e-9 * c->snapshot_dt) c->next_snapshot += c->snapshot_dt;
+        /* the next multiple past t in one step: a loop of additions never ends when
+         * snapshot_dt is below the resolution of t (a 1e-30 hung at t = 0) */
+        double behind = smp->t + 1e-9 * c->snapshot_dt - c->next_snapshot;
+        if (behind >= 0) c->next_snapshot += (floor(behind / c->snapshot_dt) + 1) * c->snapshot_dt;
     }
     /* the caller's hook (it may set load inputs for the next interval); a stop request
      * is honoured at the end of the step (on_dyn_step), where every output up to the
@@ -542,11 +615,18 @@ static cr_status write_checkpoint(run_ctx *c, const cr_sim *sim, cr_error *err)
     cr_status st = join(path, sizeof path, c->dir, "checkpoint.bin", err);
     if (st != CR_OK) return st;
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    if (c->series) fflush(c->series);
-    checkpoint_header h = {.fingerprint = c->fingerprint, .stage = c->stage, .packed = sim->f->packed_size(sim->impl), .bodies = cr_sim_body_count(sim),
-                           .snapshots = c->snapshot_count, .t_stage_start = c->t_stage_start, .h = c->last_h,
-                           .work = c->work, .next_snapshot = c->next_snapshot,
-                           .series_bytes = c->series ? (int64_t)ftell(c->series) : 0,
+    /* the rows the checkpoint counts reach the disk before it does */
+    if (c->series_open) fsync(c->series_fd);
+    checkpoint_header h = {.fingerprint = c->fingerprint,
+                           .stage = c->stage,
+                           .packed = sim->f->packed_size(sim->impl),
+                           .bodies = cr_sim_body_count(sim),
+                           .snapshots = c->snapshot_count,
+                           .t_stage_start = c->t_stage_start,
+                           .h = c->last_h,
+                           .work = c->work,
+                           .next_snapshot = c->next_snapshot,
+                           .series_bytes = c->series_open ? c->series_bytes : 0,
                            .stage_count = c->result->stage_count,
                            .warnings = c->warnings.count - c->input_warnings};
     memcpy(h.magic, CHECKPOINT_MAGIC, 8);
@@ -1008,6 +1088,88 @@ cr_status cr_scenario_check(const cr_scenario *sc, cr_error *err)
     return st;
 }
 
+/* ---- one run per output directory ----
+ * Two runs writing into one directory would mix their files (the summary of one, the series
+ * of the other) and both exit 0. A run holds an flock on DIR/.cosserat.lock (which holds its
+ * PID) from before it removes the previous run's files until its last file is written; a
+ * second run is refused, naming the first's PID. The kernel drops the lock with the process,
+ * so a run killed with SIGKILL leaves no stale lock (only the file, reused). On release the
+ * file is removed while still locked; a run that opened it just before checks after locking
+ * that it locked the file the path names, else it tries again. */
+#define LOCK_NAME ".cosserat.lock"
+
+/* The lock's descriptor, -2 when the file system has no flock (the run goes on unlocked),
+ * or -1 with err set when another run holds it or the file cannot be made. */
+static int lock_directory(const char *dir, cr_error *err)
+{
+    char path[4096];
+    if (join(path, sizeof path, dir, LOCK_NAME, err) != CR_OK) return -1;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            cr_error_set(err, CR_IO, "%s: cannot create the lock file (%s)", path, strerror(errno));
+            return -1;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            int e = errno;
+            char pid[32] = "";
+            ssize_t got = e == EWOULDBLOCK ? pread(fd, pid, sizeof pid - 1, 0) : -1;
+            close(fd);
+            if (e != EWOULDBLOCK) return -2;
+            pid[got > 0 ? got : 0] = '\0';
+            pid[strcspn(pid, "\n")] = '\0';
+            cr_error_set(err, CR_IO,
+                         "%s: another run (PID %s) is writing into this output directory; wait for it to end or "
+                         "choose another one (-o DIR)",
+                         dir, pid[0] ? pid : "unknown");
+            return -1;
+        }
+        struct stat held, named;
+        if (fstat(fd, &held) == 0 && stat(path, &named) == 0 && held.st_dev == named.st_dev &&
+            held.st_ino == named.st_ino) {
+            char pid[32];
+            int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+            if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)len, 0) != len) {
+                /* the PID is only for the message: the lock itself holds */
+            }
+            return fd;
+        }
+        close(fd); /* removed by the run that held it: lock the new one */
+    }
+    cr_error_set(err, CR_IO, "%s: cannot lock the output directory (the lock file keeps changing)", dir);
+    return -1;
+}
+
+static void unlock_directory(const char *dir, int fd)
+{
+    char path[4096];
+    if (fd < 0) return;
+    if (join(path, sizeof path, dir, LOCK_NAME, NULL) == CR_OK) unlink(path);
+    close(fd);
+}
+
+/* NULL when every value of the state's outputs (nodes.csv, elements.csv) is finite, else
+ * which one is not. */
+static const char *final_state_finite(const cr_sim *sim)
+{
+    int nn = cr_sim_node_count(sim), ns = cr_sim_sample_count(sim);
+    size_t cap = 4 * (size_t)nn > 12 * (size_t)ns ? 4 * (size_t)nn : 12 * (size_t)ns;
+    double *v = malloc((cap > 0 ? cap : 1) * sizeof *v);
+    const char *bad = NULL;
+    if (!v) return NULL; /* nothing to judge with: the writers print what there is */
+    cr_sim_get_positions(sim, v);
+    for (size_t k = 0; k < (size_t)3 * nn && !bad; ++k)
+        if (!isfinite(v[k])) bad = "a node position";
+    cr_sim_get_orientations(sim, v);
+    for (size_t k = 0; k < (size_t)4 * nn && !bad; ++k)
+        if (!isfinite(v[k])) bad = "a node orientation";
+    cr_sim_get_samples(sim, v);
+    for (size_t k = 0; k < (size_t)12 * ns && !bad; ++k)
+        if (!isfinite(v[k])) bad = "a strain or stress resultant";
+    free(v);
+    return bad;
+}
+
 cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, cr_run_result *result, cr_error *err)
 {
     double t0 = now();
@@ -1057,8 +1219,10 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
         if (!result) cr_run_result_free(r);
         return cr_error_set(err, CR_NO_MEMORY, "out of memory");
     }
+    int lock = -2;
     if (write) {
         cr_status st = cr_make_directory(dir, err);
+        if (st == CR_OK && (lock = lock_directory(dir, err)) == -1) st = err ? err->status : CR_IO;
         if (st != CR_OK) {
             free_track(&ctx);
             free(ctx.yaw);
@@ -1074,6 +1238,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
                 char path[4096];
                 if (join(path, sizeof path, dir, stale[k], NULL) == CR_OK && remove(path) != 0 && errno != ENOENT) {
                     cr_error_set(err, CR_IO, "%s: cannot remove the previous run's file (%s)", path, strerror(errno));
+                    unlock_directory(dir, lock);
                     free_track(&ctx);
                     free(ctx.yaw);
                     if (!result) cr_run_result_free(r);
@@ -1090,6 +1255,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
         else status = read_checkpoint(&ctx, sc, sim, &solve_err);
         if (status != CR_OK) {
             cr_error_set(err, status, "%s", solve_err.message);
+            unlock_directory(dir, lock);
             for (int k = 0; ctx.files && k < ctx.snapshot_count; ++k) free(ctx.files[k]);
             free(ctx.files);
             free(ctx.times);
@@ -1145,20 +1311,27 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
                 status = cr_error_set(&solve_err, CR_NO_MEMORY, "out of memory");
                 break;
             }
-            if (write && !ctx.series) {
+            if (write && !ctx.series_open) {
                 char path[4096];
                 if ((status = join(path, sizeof path, dir, "series.csv", &solve_err)) != CR_OK) break;
                 int append = resuming;
-                ctx.series = fopen(path, append ? "a" : "w");
-                if (!ctx.series) {
+                ctx.series_fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+                ctx.series_open = ctx.series_fd >= 0;
+                if (ctx.series_open && append) {
+                    off_t end = lseek(ctx.series_fd, 0, SEEK_END);
+                    ctx.series_bytes = end > 0 ? (int64_t)end : 0;
+                }
+                if (!ctx.series_open) {
                     status = cr_error_set(&solve_err, CR_IO, "%s: cannot write", path);
                     break;
                 }
-                if (!append) series_header(ctx.series, r);
+                if (!append && series_header(&ctx, r)) {
+                    status = ctx.io_status, solve_err = ctx.io_error;
+                    break;
+                }
             }
             status = form->dynamic_stage(sim, k, ctx.t_stage_start, ctx.last_h, ctx.work, o, &cb, &r->dynamics[k],
                                          &solve_err);
-            if (ctx.series) fflush(ctx.series);
             checkpointed = 0;
             if (write && (status == CR_INTERRUPTED || (status != CR_OK && status > 0))) {
                 cr_error e = {0};
@@ -1195,7 +1368,10 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
             snprintf(solve_err.message, sizeof solve_err.message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);
         }
     }
-    if (ctx.series) fclose(ctx.series);
+    if (ctx.series_open && close(ctx.series_fd) != 0 && status == CR_OK)
+        status = cr_error_set(&solve_err, CR_IO, "%s/series.csv: cannot write (%s)", dir, strerror(errno));
+    free(ctx.row_text);
+    free(ctx.nan_ok);
     free(ctx.yaw);
     /* a solver failure on a scenario that looked like a unit slip says so first */
     if (status > 0 && status != CR_INTERRUPTED && ctx.input_warnings > 0) {
@@ -1212,6 +1388,18 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     r->status = status;
     snprintf(r->message, sizeof r->message, "%s", status == CR_OK ? "" : solve_err.message);
     r->wall_time_s = now() - t0;
+    /* exit 0 only for a finite answer: the state nodes.csv and elements.csv are written from */
+    if (status == CR_OK) {
+        const char *bad = final_state_finite(sim);
+        if (bad) {
+            status = cr_error_set(&solve_err, CR_NONFINITE,
+                                  "the final state is not finite (%s): the solution overflows; check the loads and "
+                                  "rod.damping",
+                                  bad);
+            r->status = status;
+            snprintf(r->message, sizeof r->message, "%s", solve_err.message);
+        }
+    }
     /* Outputs are written on failure as well: the last converged state is not lost. */
     cr_status io = CR_OK;
     cr_error io_err = {0};
@@ -1226,6 +1414,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
         if (io == CR_OK && (io = join(path, sizeof path, dir, "summary.json", &io_err)) == CR_OK)
             io = write_summary(path, dir, sc, r, &ctx, &io_err);
     }
+    unlock_directory(dir, lock);
     for (int k = 0; k < ctx.snapshot_count; ++k) free(ctx.files[k]);
     free(ctx.files);
     free(ctx.times);

@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -1882,6 +1883,37 @@ static cr_status parse_dynamic_stage(const cJSON *c, const char *path, cr_dynami
     return CR_OK;
 }
 
+/* The output counts of a dynamic stage ending at time t_stop (docs/scenario.md, "dynamic"):
+ * rows and snapshots are bounded, and their interval is far above the resolution of the
+ * times, so that no output loop can run (near) forever: a snapshot_dt of 1e-30 looped at
+ * t = 0 without end, an output_dt of 1e-308 asked for 9e308 rows. */
+#define MAX_OUTPUTS_PER_STAGE 1e8
+#define MIN_OUTPUT_DT_REL 1e-12
+static cr_status check_output_counts(const cr_dynamic_options *d, const char *path, double t_stop, cr_error *err)
+{
+    char a[32], b[32];
+    if (!isfinite(t_stop)) return fail(err, "%s.t_end: the dynamic stages end at t = inf (their sum overflows)", path);
+    const char *keys[2] = {"output_dt", "snapshot_dt"};
+    const double dt[2] = {d->output_dt, d->snapshot_dt};
+    for (int k = 0; k < 2; ++k) {
+        if (k == 1 && dt[k] == 0) continue; /* the default: every output, at most 500 */
+        format_number(dt[k], a, sizeof a);
+        format_number(d->t_end, b, sizeof b);
+        double count = d->t_end / dt[k];
+        if (!(count <= MAX_OUTPUTS_PER_STAGE))
+            return fail(err, "%s.%s: %s s gives %.3g %s over t_end = %s s, more than %g per stage", path, keys[k], a,
+                        count, k ? "snapshots" : "rows of series.csv", b, MAX_OUTPUTS_PER_STAGE);
+        if (!(dt[k] >= MIN_OUTPUT_DT_REL * t_stop)) {
+            format_number(t_stop, b, sizeof b);
+            return fail(err,
+                        "%s.%s: %s s is below %g times the stage's end time t = %s s: the output times could not "
+                        "be told apart",
+                        path, keys[k], a, MIN_OUTPUT_DT_REL, b);
+        }
+    }
+    return CR_OK;
+}
+
 static cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err)
 {
     const cJSON *list;
@@ -1898,6 +1930,7 @@ static cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err)
         return CR_OK;
     }
     int i = 0;
+    double t_now = 0; /* the time dynamic stages have reached (static stages do not advance it) */
     for (const cJSON *c = list->child; c; c = c->next, ++i) {
         cr_stage_def *stage = &sc->stages[i];
         cr_static_options *o = &stage->statics;
@@ -1910,6 +1943,8 @@ static cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err)
         stage->type = (cr_stage_type)type;
         if (type == CR_STAGE_DYNAMIC) {
             if ((s = parse_dynamic_stage(c, path, &stage->dynamics, err))) return s;
+            t_now += stage->dynamics.t_end;
+            if ((s = check_output_counts(&stage->dynamics, path, t_now, err))) return s;
             continue;
         }
         const cJSON *ls = cJSON_GetObjectItemCaseSensitive(c, "load_steps");
@@ -2232,6 +2267,59 @@ static const char *json_type_name(const cJSON *v)
 /* Applies one "PATH=VALUE" to the tree. Every PATH component but the last must
  * exist; the last may be missing only when the schema allows that key there,
  * so a typo is reported instead of silently adding an ignored key. */
+/* cJSON reads a number as the longest run of [0-9+-.eE] and hands it to strtod, so it also
+ * takes 0125, 125., -.5 and 1.e5, which JSON (RFC 8259) refuses: a strict parser must, or a
+ * file that other tools reject (or read as octal) would pass `check`. Returns the start of
+ * the first number outside strings that is not -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?,
+ * or NULL; *length gets the length of its run. */
+static const char *bad_json_number(const char *json, size_t *length)
+{
+    const char *p = json;
+    while (*p) {
+        if (*p == '"') { /* skip a string, escapes included */
+            for (++p; *p && *p != '"'; ++p)
+                if (*p == '\\' && p[1]) ++p;
+            if (*p) ++p;
+            continue;
+        }
+        if (isalpha((unsigned char)*p)) { /* true, false, null (or a syntax error cJSON reported) */
+            while (isalnum((unsigned char)*p)) ++p;
+            continue;
+        }
+        if (*p != '-' && !isdigit((unsigned char)*p)) {
+            ++p;
+            continue;
+        }
+        const char *start = p, *q = p;
+        size_t n = strspn(p, "0123456789+-.eE");
+        if (*q == '-') ++q;
+        int ok = 1;
+        if (*q == '0')
+            ++q;
+        else if (isdigit((unsigned char)*q))
+            while (isdigit((unsigned char)*q)) ++q;
+        else
+            ok = 0;
+        if (ok && *q == '.') {
+            ++q;
+            if (!isdigit((unsigned char)*q)) ok = 0;
+            while (isdigit((unsigned char)*q)) ++q;
+        }
+        if (ok && (*q == 'e' || *q == 'E')) {
+            ++q;
+            if (*q == '+' || *q == '-') ++q;
+            if (!isdigit((unsigned char)*q)) ok = 0;
+            while (isdigit((unsigned char)*q)) ++q;
+        }
+        if (!ok || q != start + n) {
+            *length = n;
+            return start;
+        }
+        p = start + n;
+    }
+    return NULL;
+}
+
 static cr_status apply_override(cJSON *root, const char *text, cr_error *err)
 {
     char path[PATH_SIZE], walked[PATH_SIZE], here[PATH_SIZE], list[256];
@@ -2304,7 +2392,8 @@ static cr_status apply_override(cJSON *root, const char *text, cr_error *err)
             }
             /* VALUE is JSON when it parses (numbers, booleans, arrays, quoted
              * strings), else the raw text, so `name=foo` needs no quotes. */
-            cJSON *v = cJSON_ParseWithOpts(value, NULL, 1);
+            size_t bad_length;
+            cJSON *v = bad_json_number(value, &bad_length) ? NULL : cJSON_ParseWithOpts(value, NULL, 1);
             if (!v) v = cJSON_CreateString(value);
             if (!v) return no_memory(err);
             cJSON_bool ok;
@@ -2329,6 +2418,20 @@ static cr_status apply_override(cJSON *root, const char *text, cr_error *err)
 
 /* ------------------------------------------------------------------------ */
 /* Entry points.                                                              */
+
+/* Line and column (from 1) of offset off in text. */
+static void line_column(const char *text, size_t off, int *line, int *col)
+{
+    *line = 1, *col = 1;
+    for (size_t i = 0; i < off && text[i]; ++i) {
+        if (text[i] == '\n') {
+            ++*line;
+            *col = 1;
+        } else {
+            ++*col;
+        }
+    }
+}
 
 static cr_status load(const char *json, const char *source, const char *default_name, const char *const *overrides,
                       int override_count, cr_scenario **out, cr_error *err)
@@ -2381,6 +2484,17 @@ static cr_status load(const char *json, const char *source, const char *default_
         if (k)
             return fail(err, "%s: JSON syntax error at line %d, column %d (near \"%s\")", source, line, col, near);
         return fail(err, "%s: JSON syntax error at line %d, column %d (at the end of the input)", source, line, col);
+    }
+    size_t bad_length = 0;
+    const char *bad = bad_json_number(json, &bad_length);
+    if (bad) {
+        int line, col;
+        line_column(json, (size_t)(bad - json), &line, &col);
+        cJSON_Delete(root);
+        return fail(err,
+                    "%s: JSON syntax error at line %d, column %d: \"%.*s\" is not a JSON number (no leading "
+                    "zeros, digits on both sides of the decimal point)",
+                    source, line, col, (int)(bad_length < 24 ? bad_length : 24), bad);
     }
     if (!cJSON_IsObject(root)) {
         char got[VALUE_TEXT_SIZE];

@@ -44,6 +44,12 @@ static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
                                 "handle); use the port_hamiltonian model (Kirchhoff rods in dynamics), or large "
                                 "finite stiffnesses instead of rigid components",
                                 k);
+    for (int k = 0; k < sc->stage_count; ++k)
+        if (sc->stages[k].type == CR_STAGE_DYNAMIC) {
+            cr_status st = cr_mixed_check_node_masses(&sc->rod, k, err);
+            if (st != CR_OK) return st;
+            break;
+        }
     /* supports the DAE cannot hold (partly held rotations and translations in
      * dynamic stages): refused here rather than when the stage starts */
     int special = 0; /* partly held, or moving */

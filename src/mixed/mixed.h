@@ -98,6 +98,10 @@ int cr_model_support_at(const cr_model *m, int stage, int node);
 
 /* Diagonal of the integrator's mass matrix (nodes × 19). */
 void cr_mixed_dynamic_mass(const cr_model *m, int stage, double *mass);
+
+/* CR_BAD_INPUT, naming the key (rod.sections.K.rhoA or rod.material.rho), when a node of
+ * the rod def would have no mass: a dynamic stage cannot run then (its `check`). */
+cr_status cr_mixed_check_node_masses(const cr_rod_def *def, int stage, cr_error *err);
 /* F(y) with load k scaled by scale[k] and the supports where `at` says; J = dF/dy when non-NULL. */
 cr_status cr_mixed_dynamic_residual(const cr_model *m, const cr_supports_at *at, const double *scale, const double *y,
                                     double *F, cr_blocktri *J);

@@ -397,6 +397,42 @@ int cr_model_node_count(const cr_model *m) { return m->nodes; }
 int cr_model_element_count(const cr_model *m) { return m->n; }
 double cr_model_length(const cr_model *m) { return m->length; }
 double cr_model_node_s(const cr_model *m, int i) { return m->s[i]; }
+
+cr_status cr_mixed_check_node_masses(const cr_rod_def *def, int stage, cr_error *err)
+{
+    /* the nodes' arc lengths as cr_model_create places them; the mass is lumped, w rhoA(s_i) */
+    const cr_reference_def *ref = &def->reference;
+    int n = def->elements;
+    double L = def->length, s = 0;
+    if (ref->type == CR_REFERENCE_NODES && (ref->node_count != n + 1 || !ref->node_positions))
+        return CR_OK; /* cr_rod_validate reports it */
+    if (ref->type == CR_REFERENCE_NODES) {
+        L = 0;
+        for (int i = 1; i <= n; ++i) L += cr_v3_norm(cr_v3_sub(ref->node_positions[i], ref->node_positions[i - 1]));
+    }
+    for (int i = 0; i <= n; ++i) {
+        if (ref->type == CR_REFERENCE_NODES)
+            s += i > 0 ? cr_v3_norm(cr_v3_sub(ref->node_positions[i], ref->node_positions[i - 1])) : 0;
+        else
+            s = L * i / n;
+        if (!(L > 0) || def->section_count < 1) return CR_OK; /* cr_rod_validate reports it */
+        cr_section_resultants sr;
+        cr_section_resultants_eval(def, s / L, &sr);
+        if (sr.rhoA > 0) continue;
+        int k = 0;
+        while (k < def->section_count - 1 && s / L > def->sections[k].xi_end) ++k;
+        if (def->sections[k].shape == CR_SECTION_RESULTANTS)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "rod.sections.%d.rhoA: dynamic stage %d needs a mass at every node, but node %d "
+                                "(s = %g) has rhoA = %g",
+                                k, stage, i, s, sr.rhoA);
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "rod.material.rho: dynamic stage %d needs a mass at every node, but node %d (s = %g) has "
+                            "none (rho = %g)",
+                            stage, i, s, def->material.rho);
+    }
+    return CR_OK;
+}
 double cr_model_element_s(const cr_model *m, int e) { return m->el[e].s_mid; }
 cr_vec3 cr_model_reference_position(const cr_model *m, int i) { return m->ref_r[i]; }
 cr_quat cr_model_reference_orientation(const cr_model *m, int i) { return m->ref_p[i]; }

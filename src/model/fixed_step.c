@@ -77,6 +77,13 @@ cr_status cr_fixed_step_stage_check(const cr_scenario *sc, int k, const char *mo
         return cr_error_set(err, CR_BAD_INPUT,
                             "stages.%d.t_end: %g s is not a whole number of time steps of %g s (%s steps are fixed)",
                             k, o->t_end, o->time_step, model);
+    /* the steps are known in advance: a stage that cannot end within max_steps is refused
+     * here, not after max_steps of work */
+    if (nearbyint(n) > o->max_steps)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "stages.%d.max_steps: t_end / time_step = %.0f steps of the %s model, more than max_steps "
+                            "= %ld",
+                            k, nearbyint(n), model, (long)o->max_steps);
     return CR_OK;
 }
 
@@ -178,7 +185,9 @@ cr_status cr_fixed_step_stage(cr_sim *sim, const cr_fixed_step_ops *ops, int sta
     long total = lround(o->t_end / h);
     long done = lround((sim->f->time(sim->impl) - t_stage_start) / h); /* > 0 when resuming inside the stage */
     report->steps = done; /* a resumed stage counts the steps taken before the interruption too */
-    long every = lround(o->output_dt / h);
+    /* (an output_dt beyond the stage is one row at its end; lround of it could overflow) */
+    double every_d = o->output_dt / h;
+    long every = every_d >= (double)total ? total : lround(every_d);
     if (every < 1) every = 1;
     cr_dynamic_sample smp;
     /* a resumed stage watches its balance from the resumed state on */
@@ -190,6 +199,13 @@ cr_status cr_fixed_step_stage(cr_sim *sim, const cr_fixed_step_ops *ops, int sta
         return CR_INTERRUPTED;
     }
     for (long n = done; n < total; ++n) {
+        /* (the stage check refuses t_end / time_step > max_steps; a caller's options may not
+         * have been checked) */
+        if (n >= o->max_steps) {
+            st = cr_error_set(err, CR_NOT_CONVERGED, "stages.%d.max_steps: %ld steps reached at t = %.6g s", stage,
+                              (long)o->max_steps, sim->f->time(sim->impl));
+            break;
+        }
         if ((st = ops->step(sim, h, report, err)) != CR_OK) break;
         report->steps++;
         int stop = 0;

@@ -314,7 +314,31 @@ static cr_status validate_derived(const cr_rod_def *d, cr_error *err)
                                         "section resultants; check the dimensions and rod.material)",
                                         k, names[q], v[q], xi, RES_MIN, RES_MAX);
             }
+            /* the damping coefficients the element stresses use, C_k = K_k tau_k or given: a
+             * coefficient of 1e308 turns any rate into an infinite stress or dissipation */
+            const cr_damping_def *dm = &d->damping;
+            for (int q = 0; q < 6; ++q) {
+                int given = dm->coefficients[q] != 0;
+                double c = given ? dm->coefficients[q] : v[q] * dm->relaxation_time[q];
+                if (!(c == 0 || in_range(c, RES_MIN, RES_MAX)))
+                    return cr_error_set(err, CR_BAD_INPUT,
+                                        "rod.damping.%s.%d: gives the %s damping coefficient %g at xi = %g "
+                                        "(rod.sections.%d), outside 0 or [%g, %g] (the range of section resultants)",
+                                        given ? "coefficients" : "relaxation_time", q, names[q], c, xi, k, RES_MIN,
+                                        RES_MAX);
+            }
         }
+    }
+    /* drag per unit length: 0 or in the range of the resultants (times a lumped length <=
+     * 1e12 and a rate, still finite) */
+    for (int q = 0; q < 3; ++q) {
+        double c[2] = {cr_v3_get(d->damping.drag, q), cr_v3_get(d->damping.rotational_drag, q)};
+        for (int j = 0; j < 2; ++j)
+            if (!(c[j] == 0 || in_range(c[j], RES_MIN, RES_MAX)))
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "rod.damping.%s.%d: must be 0 or in [%g, %g] (the range of section resultants), "
+                                    "got %g",
+                                    j ? "rotational_drag" : "drag", q, RES_MIN, RES_MAX, c[j]);
     }
     return CR_OK;
 }

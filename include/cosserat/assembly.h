@@ -1,0 +1,116 @@
+/* cosserat — assemblies: several rods joined by exact joints (docs/theory.md, "Assemblies").
+ *
+ * A cr_assembly_def lists named rods, each a cr_rod_def as for one rod (its own
+ * supports, loads and rigid bodies), and joints between two rod nodes. A joint is an
+ * ideal constraint with Lagrange multipliers (not a spring): its reaction wrench is
+ * reported. The definition's arrays stay owned by the caller; cr_assembly_create copies
+ * what it needs.
+ *
+ * This version: the mixed discrete rod's statics (cr_assembly_static_solve). Joints
+ * join nodes whose reference positions coincide; a node that carries a joint carries no
+ * support of its own rod (support the other rod's node instead); a rod with rigid strain
+ * components may be held (by supports and joints) at one node only. */
+#ifndef COSSERAT_ASSEMBLY_H
+#define COSSERAT_ASSEMBLY_H
+
+#include "cosserat/statics.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cr_joint_type {
+    CR_JOINT_WELD = 0, /* all six relative degrees of freedom held: A_b = A_a R, r_b = r_a */
+    CR_JOINT_BALL = 1, /* the relative translation held (spherical joint) */
+    CR_JOINT_HINGE = 2 /* ball + the two relative rotations normal to `axis` (revolute joint) */
+} cr_joint_type;
+
+/* A node of a rod: rod index into cr_assembly_def.rods, node index (negative counts
+ * from the end: -1 = last node). */
+typedef struct cr_rod_node {
+    int rod;
+    int node;
+} cr_rod_node;
+
+typedef struct cr_joint_def {
+    char name[64]; /* optional, for messages ("" = joints.K) */
+    cr_joint_type type;
+    cr_rod_node a, b; /* the two joined nodes ("first" = a) */
+    /* weld: 0 = keep the relative rotation R = A_a,refᵀ A_b,ref of the reference; 1 = R is
+     * `rotation` (unit quaternion, a's body frame). A rotation that differs from the
+     * reference's is reached through the load steps of the solve (the joint closes). */
+    int has_rotation;
+    cr_quat rotation;
+    /* hinge: the axis in a's reference body frame (nonzero; normalized). */
+    cr_vec3 axis;
+} cr_joint_def;
+
+typedef struct cr_assembly_rod_def {
+    char name[64]; /* unique, nonempty */
+    cr_rod_def rod;
+} cr_assembly_rod_def;
+
+typedef struct cr_assembly_def {
+    int rod_count; /* >= 1 */
+    const cr_assembly_rod_def *rods;
+    int joint_count;
+    const cr_joint_def *joints;
+} cr_assembly_def;
+
+cr_assembly_def cr_assembly_default_def(void);
+/* A weld (reference rotation kept) with both nodes 0 of rod 0: set type, a, b. */
+cr_joint_def cr_joint_default_def(void);
+
+/* Largest distance (m) between the reference positions of a joint's two points,
+ * relative to the longest rod: CR_JOINT_GAP_TOL × that length. */
+#define CR_JOINT_GAP_TOL 1e-9
+
+/* Checks a definition (every rod as cr_rod_validate, names, joint references, coincident
+ * reference points, joint nodes without supports) and returns CR_BAD_INPUT with a message
+ * naming the field (rods.K.FIELD, joints.K.FIELD) on the first problem. */
+cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err);
+
+/* ---- the discretized assembly (mixed discrete rods) ---- */
+typedef struct cr_assembly cr_assembly;
+
+/* Validates and discretizes; NULL and err filled on bad input (CR_BAD_INPUT), or
+ * CR_UNSUPPORTED for a rod with rigid strain components held at two or more nodes. */
+cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err);
+void cr_assembly_destroy(cr_assembly *assembly);
+
+int cr_assembly_rod_count(const cr_assembly *assembly);
+int cr_assembly_joint_count(const cr_assembly *assembly);
+/* Index of the rod named `name`, or -1. */
+int cr_assembly_rod_index(const cr_assembly *assembly, const char *name);
+/* The mixed model of rod i (owned by the assembly). */
+const cr_model *cr_assembly_rod_model(const cr_assembly *assembly, int rod);
+
+/* ---- state: one cr_state per rod and the joints' multipliers ---- */
+typedef struct cr_assembly_state cr_assembly_state;
+
+/* The reference configuration (load factor 0). */
+cr_assembly_state *cr_assembly_state_create(const cr_assembly *assembly);
+void cr_assembly_state_destroy(cr_assembly_state *state);
+/* Rod i's state (owned by the assembly state; read it with the cr_state_* functions). */
+cr_state *cr_assembly_state_rod(cr_assembly_state *state, int rod);
+double cr_assembly_state_load_factor(const cr_assembly_state *state);
+
+/* The wrench joint j applies on its first node a in the last solved state: force in I,
+ * moment in I about that node (its second node b receives the opposite). */
+cr_status cr_assembly_joint_reaction(const cr_assembly *assembly, const cr_assembly_state *state, int joint,
+                                     cr_vec3 *force, cr_vec3 *moment);
+
+/* Static equilibrium of the assembly under the loads and supports of stage 0 of every
+ * rod, from `state` (warm start) to load factor 1: Newton with load steps as
+ * cr_static_solve (options: load_steps, max_iterations, atol, rtol, max_halvings; the
+ * others are ignored). Statuses as cr_static_solve; CR_BAD_INPUT naming the joints when
+ * their constraints are redundant (an over-constrained loop of joints), CR_SINGULAR
+ * when the assembly is a mechanism. `report` (optional) as cr_static_solve's (no
+ * stability estimate); free it with cr_static_report_free. */
+cr_status cr_assembly_static_solve(const cr_assembly *assembly, cr_assembly_state *state,
+                                   const cr_static_options *options, cr_static_report *report, cr_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

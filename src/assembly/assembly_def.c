@@ -1,0 +1,152 @@
+/* The assembly's definition: defaults and validation (shared by the formulations). */
+#include "assembly/assembly_def.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+cr_assembly_def cr_assembly_default_def(void)
+{
+    cr_assembly_def d;
+    memset(&d, 0, sizeof d);
+    return d;
+}
+
+cr_joint_def cr_joint_default_def(void)
+{
+    cr_joint_def j;
+    memset(&j, 0, sizeof j);
+    j.type = CR_JOINT_WELD;
+    j.rotation = cr_q_identity();
+    j.axis = cr_v3(0, 0, 1);
+    return j;
+}
+
+int cr_assembly_node_index(const cr_rod_def *rod, int node)
+{
+    int nn = rod->elements + 1;
+    if (node < 0) node += nn;
+    return node >= 0 && node < nn ? node : -1;
+}
+
+void cr_assembly_node_reference_pose(const cr_rod_def *rod, int i, cr_vec3 *position, cr_quat *orientation)
+{
+    if (rod->reference.type == CR_REFERENCE_NODES) {
+        *position = rod->reference.node_positions[i];
+        *orientation = cr_q_normalize(rod->reference.node_orientations[i]);
+        return;
+    }
+    cr_rod_reference_pose(rod, rod->length * i / rod->elements, position, orientation);
+}
+
+const char *cr_joint_label(const cr_assembly_def *def, int k, char *buf, size_t size)
+{
+    const char *name = def->joints[k].name;
+    if (memchr(name, '\0', sizeof def->joints[k].name) && name[0])
+        snprintf(buf, size, "joints.%d ('%s')", k, name);
+    else
+        snprintf(buf, size, "joints.%d", k);
+    return buf;
+}
+
+static int name_ok(const char *name, size_t size) { return memchr(name, '\0', size) && name[0]; }
+
+/* one end of joint k: its rod and node in range */
+static cr_status check_end(const cr_assembly_def *def, int k, const char *which, cr_rod_node e, cr_error *err)
+{
+    char lb[96];
+    cr_joint_label(def, k, lb, sizeof lb);
+    if (e.rod < 0 || e.rod >= def->rod_count)
+        return cr_error_set(err, CR_BAD_INPUT, "%s.%s.rod: unknown rod %d (the assembly has %d rod%s, 0..%d)", lb,
+                            which, e.rod, def->rod_count, def->rod_count == 1 ? "" : "s", def->rod_count - 1);
+    const cr_rod_def *r = &def->rods[e.rod].rod;
+    if (cr_assembly_node_index(r, e.node) < 0)
+        return cr_error_set(
+            err, CR_BAD_INPUT,
+            "%s.%s.node: node %d is out of range for rod '%s' (%d nodes: 0..%d, or -%d..-1 from the end)", lb, which,
+            e.node, def->rods[e.rod].name, r->elements + 1, r->elements, r->elements + 1);
+    for (int c = 0; c < r->bc_count; ++c)
+        if (cr_assembly_node_index(r, r->bcs[c].node) == cr_assembly_node_index(r, e.node))
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "%s.%s: node %d of rod '%s' also carries rods.%d.boundary_conditions.%d; a joint node "
+                                "cannot carry a support of its own rod in this version (hold the rod at another "
+                                "node, or give the other rod the support)",
+                                lb, which, cr_assembly_node_index(r, e.node), def->rods[e.rod].name, e.rod, c);
+    return CR_OK;
+}
+
+cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
+{
+    if (!def || def->rod_count < 1 || !def->rods)
+        return cr_error_set(err, CR_BAD_INPUT, "rods: an assembly needs at least one rod");
+    if (def->joint_count < 0 || (def->joint_count > 0 && !def->joints))
+        return cr_error_set(err, CR_BAD_INPUT, "joints: %d joints given without their definitions", def->joint_count);
+    double longest = 0.0;
+    for (int i = 0; i < def->rod_count; ++i) {
+        const cr_assembly_rod_def *r = &def->rods[i];
+        if (!name_ok(r->name, sizeof r->name))
+            return cr_error_set(err, CR_BAD_INPUT, "rods.%d.name: a rod needs a name (1 to %d characters)", i,
+                                (int)sizeof r->name - 1);
+        for (int j = 0; j < i; ++j)
+            if (strcmp(def->rods[j].name, r->name) == 0)
+                return cr_error_set(err, CR_BAD_INPUT, "rods.%d.name: '%s' is also the name of rods.%d", i, r->name, j);
+        cr_error e = {0};
+        if (cr_rod_validate(&r->rod, &e) != CR_OK)
+            return cr_error_set(err, CR_BAD_INPUT, "rods.%d ('%s'): %s", i, r->name, e.message);
+        double L = r->rod.length;
+        if (r->rod.reference.type == CR_REFERENCE_NODES) {
+            L = 0.0;
+            for (int k = 1; k <= r->rod.elements; ++k)
+                L += cr_v3_norm(cr_v3_sub(r->rod.reference.node_positions[k], r->rod.reference.node_positions[k - 1]));
+        }
+        longest = fmax(longest, L);
+    }
+    for (int k = 0; k < def->joint_count; ++k) {
+        const cr_joint_def *j = &def->joints[k];
+        char lb[96];
+        cr_joint_label(def, k, lb, sizeof lb);
+        if (j->type < CR_JOINT_WELD || j->type > CR_JOINT_HINGE)
+            return cr_error_set(err, CR_BAD_INPUT, "%s.type: unknown joint type %d (weld 0, ball 1, hinge 2)", lb,
+                                (int)j->type);
+        cr_status st = check_end(def, k, "a", j->a, err);
+        if (st == CR_OK) st = check_end(def, k, "b", j->b, err);
+        if (st != CR_OK) return st;
+        const cr_rod_def *ra = &def->rods[j->a.rod].rod, *rb = &def->rods[j->b.rod].rod;
+        int na = cr_assembly_node_index(ra, j->a.node), nb = cr_assembly_node_index(rb, j->b.node);
+        if (j->a.rod == j->b.rod && na == nb)
+            return cr_error_set(err, CR_BAD_INPUT, "%s.b: joins node %d of rod '%s' to itself", lb, na,
+                                def->rods[j->a.rod].name);
+        if (j->type == CR_JOINT_HINGE) {
+            double n = cr_v3_norm(j->axis);
+            if (!(n > 0) || !isfinite(n))
+                return cr_error_set(err, CR_BAD_INPUT, "%s.axis: a hinge needs a finite nonzero axis (got %g, %g, %g)",
+                                    lb, j->axis.x, j->axis.y, j->axis.z);
+        }
+        if (j->type == CR_JOINT_WELD && j->has_rotation) {
+            double n = sqrt(cr_q_norm2(j->rotation));
+            if (!(n > 0) || !isfinite(n))
+                return cr_error_set(err, CR_BAD_INPUT, "%s.rotation: a finite nonzero quaternion is needed", lb);
+        }
+        cr_vec3 pa, pb;
+        cr_quat qa, qb;
+        cr_assembly_node_reference_pose(ra, na, &pa, &qa);
+        cr_assembly_node_reference_pose(rb, nb, &pb, &qb);
+        double gap = cr_v3_norm(cr_v3_sub(pa, pb));
+        if (!(gap <= CR_JOINT_GAP_TOL * longest))
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "%s: its points (node %d of rod '%s' and node %d of rod '%s') are %.6g m apart in the "
+                                "reference; a joint joins points that coincide in the reference configuration",
+                                lb, na, def->rods[j->a.rod].name, nb, def->rods[j->b.rod].name, gap);
+    }
+    for (int i = 0; i < def->rod_count; ++i) {
+        int held = def->rods[i].rod.bc_count > 0;
+        for (int k = 0; k < def->joint_count && !held; ++k)
+            held = def->joints[k].a.rod == i || def->joints[k].b.rod == i;
+        if (!held)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "rods.%d ('%s'): neither a support nor a joint holds it (a free rod has rigid-body "
+                                "modes in statics)",
+                                i, def->rods[i].name);
+    }
+    return CR_OK;
+}

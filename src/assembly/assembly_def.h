@@ -1,0 +1,20 @@
+/* The assembly layer shared by the formulations: the definition's defaults, its
+ * validation and the reference poses of rod nodes (assembly_def.c). */
+#ifndef COSSERAT_ASSEMBLY_DEF_H
+#define COSSERAT_ASSEMBLY_DEF_H
+
+#include "cosserat/assembly.h"
+
+#include <stddef.h>
+
+/* Node index `node` of rod def (negative from the end) as 0..elements, or -1 when out of range. */
+int cr_assembly_node_index(const cr_rod_def *rod, int node);
+
+/* Reference pose of node i (0..elements) of a rod definition, as every formulation
+ * places it: the given nodes, else s = L i / n on the straight or helical reference. */
+void cr_assembly_node_reference_pose(const cr_rod_def *rod, int i, cr_vec3 *position, cr_quat *orientation);
+
+/* "joints.K" or "joints.K ('name')" into buf, for messages. */
+const char *cr_joint_label(const cr_assembly_def *def, int k, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,67 @@
+/* Assemblies of mixed discrete rods (assembly_model.c, assembly_joints.c,
+ * assembly_statics.c): the discretized assembly, its state, the joints' constraints. */
+#ifndef COSSERAT_MIXED_ASSEMBLY_INTERNAL_H
+#define COSSERAT_MIXED_ASSEMBLY_INTERNAL_H
+
+#include "cosserat/assembly.h"
+#include "mixed/model_internal.h"
+
+#include <stddef.h>
+
+/* A joint between interface nodes ia and ib. Its constraint rows g = 0: the three
+ * position rows r_b − r_a, then "dot" rows (A_a s_k)·(A_b t_k) = 0 with constant body
+ * vectors s_k (a's frame) and t_k (b's frame): a weld's three with (s, t) = (R e2, e3),
+ * (R e3, e1), (R e1, e2), a hinge's two with (u1, h_b), (u2, h_b). */
+typedef struct cr_asm_joint {
+    cr_joint_type type;
+    int iface[2];    /* interface nodes of a and b */
+    int rows, row0;  /* constraint rows, their offset in the multipliers */
+    cr_quat rel_ref; /* weld: the reference relative rotation A_a,refᵀ A_b,ref */
+    cr_vec3 phi;     /* weld: R(f) = rel_ref Exp(f φ) (φ in b's frame); zero: R = rel_ref */
+    cr_vec3 u1, u2;  /* hinge: unit vectors normal to the axis (a's frame) */
+    cr_vec3 axis_b;  /* hinge: the axis in b's frame */
+    char label[96];
+} cr_asm_joint;
+
+/* A node that some joint holds: its pose is an unknown of the small coupled system. */
+typedef struct cr_asm_iface {
+    int rod, node;
+} cr_asm_iface;
+
+struct cr_assembly {
+    int rod_count, joint_count, iface_count, rows;
+    char (*names)[64];
+    cr_model **models;
+    cr_asm_joint *joints;
+    cr_asm_iface *iface;
+    int *rod_iface_start; /* rod r's interface nodes: rod_iface[rod_iface_start[r] .. start[r+1]) */
+    int *rod_iface;
+    double scale_length; /* longest rod */
+};
+
+struct cr_assembly_state {
+    const cr_assembly *assembly;
+    cr_state **rods;
+    double *lambda; /* the joints' multipliers (assembly->rows) */
+    double load_factor;
+    double joint_factor; /* how far the welds' rotations have closed (0 reference ... 1 given) */
+};
+
+/* The constraint rows of joint j between the poses (ra, pa) and (rb, pb) with the welds'
+ * closing factor f: g (rows); C (optional, rows × 12) = ∂g/∂(δr_a, δθ_a, δr_b, δθ_b) with δr
+ * in I and δθ body rotation increments (p ← p ⊗ exp(δθ/2)); H (optional, 12 × 12) =
+ * ∂(Cᵀλ)/∂(the same increments) with the multipliers `lambda` fixed: the joint's geometric
+ * stiffness. Cᵀλ is the joint's wrench on the two nodes (forces in I, moments in the node
+ * bases), in the rows' layout of the rods' balance equations. */
+void cr_asm_joint_eval(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, cr_vec3 rb, cr_quat pb,
+                       const double *lambda, double *g, double *C, double *H);
+
+/* The target relative rotation of a weld at closing factor f. */
+cr_quat cr_asm_weld_rotation(const cr_asm_joint *j, double f);
+
+/* Checks the joints' constraint rows at the state for redundancy (rank-revealing Gram–
+ * Schmidt in the joints' order): CR_BAD_INPUT naming the first joint whose rows repeat
+ * earlier ones, else CR_OK. */
+cr_status cr_asm_check_redundant(const cr_assembly *a, const cr_assembly_state *s, double f, cr_error *err);
+
+#endif

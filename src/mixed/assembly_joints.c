@@ -1,0 +1,72 @@
+/* The joints' constraints of an assembly (docs/theory.md, "Assemblies"): every joint is
+ * three position rows and some "dot" rows (A_a s)·(A_b t) = 0, so one derivation gives
+ * the constraint Jacobian and the geometric stiffness of every joint type. */
+#include "mixed/assembly_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+cr_quat cr_asm_weld_rotation(const cr_asm_joint *j, double f)
+{
+    double a = cr_v3_norm(j->phi) * f;
+    if (a == 0.0) return j->rel_ref;
+    return cr_q_mul(j->rel_ref, cr_q_axis_angle(cr_v3_normalize(j->phi), a));
+}
+
+/* the (s, t) pair of dot row k (a's frame, b's frame) */
+static void dot_pair(const cr_asm_joint *j, double f, int k, cr_vec3 *s, cr_vec3 *t)
+{
+    if (j->type == CR_JOINT_HINGE) {
+        *s = k == 0 ? j->u1 : j->u2;
+        *t = j->axis_b;
+        return;
+    }
+    /* weld: (R e2, e3), (R e3, e1), (R e1, e2); at A_aᵀA_b = R each is e_i·e_j = 0 and the
+     * linearization there is (R e_k)·δθ_a − e_k·δθ_b: the three relative rotations */
+    cr_mat3 R = cr_q_exp(cr_asm_weld_rotation(j, f));
+    static const int si[3] = {1, 2, 0}, ti[3] = {2, 0, 1};
+    *s = cr_m3_column(R, si[k]);
+    *t = cr_v3(ti[k] == 0, ti[k] == 1, ti[k] == 2);
+}
+
+static void put3(double *M, int ld, int r0, int c0, cr_mat3 A, double w)
+{
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) M[(r0 + r) * ld + c0 + c] += w * A.m[r][c];
+}
+
+void cr_asm_joint_eval(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, cr_vec3 rb, cr_quat pb,
+                       const double *lambda, double *g, double *C, double *H)
+{
+    const int rows = j->rows;
+    if (C) memset(C, 0, (size_t)rows * 12 * sizeof *C);
+    if (H) memset(H, 0, 144 * sizeof *H);
+    /* position rows r_b − r_a: C = [−E 0 E 0], no geometric stiffness */
+    cr_vec3 d = cr_v3_sub(rb, ra);
+    for (int r = 0; r < 3; ++r) {
+        g[r] = cr_v3_get(d, r);
+        if (C) C[r * 12 + r] = -1.0, C[r * 12 + 6 + r] = 1.0;
+    }
+    if (rows == 3) return;
+    cr_mat3 Aa = cr_q_exp(pa), Ab = cr_q_exp(pb), AaTAb = cr_m3_mul(cr_m3_transpose(Aa), Ab);
+    cr_mat3 AbTAa = cr_m3_transpose(AaTAb);
+    for (int k = 0; k + 3 < rows; ++k) {
+        cr_vec3 s, t;
+        dot_pair(j, f, k, &s, &t);
+        cr_vec3 va = cr_m3_mulv(AaTAb, t), vb = cr_m3_mulv(AbTAa, s); /* A_aᵀ A_b t, A_bᵀ A_a s */
+        g[3 + k] = cr_v3_dot(s, va);
+        cr_vec3 ca = cr_v3_cross(s, va), cb = cr_v3_cross(t, vb); /* δg = ca·δθ_a + cb·δθ_b */
+        if (C)
+            for (int c = 0; c < 3; ++c)
+                C[(3 + k) * 12 + 3 + c] = cr_v3_get(ca, c), C[(3 + k) * 12 + 9 + c] = cr_v3_get(cb, c);
+        if (!H || !lambda) continue;
+        /* moments λ s × (A_aᵀA_b t) on a and λ t × (A_bᵀA_a s) on b, varied with
+         * A ← A (E + δθ~): ∂M_a/∂θ_a = λ s~ va~, ∂M_a/∂θ_b = −λ s~ A_aᵀA_b t~, and b's alike */
+        double l = lambda[3 + k];
+        cr_mat3 S = cr_m3_skew(s), T = cr_m3_skew(t);
+        put3(H, 12, 3, 3, cr_m3_mul(S, cr_m3_skew(va)), l);
+        put3(H, 12, 3, 9, cr_m3_mul(cr_m3_mul(S, AaTAb), T), -l);
+        put3(H, 12, 9, 9, cr_m3_mul(T, cr_m3_skew(vb)), l);
+        put3(H, 12, 9, 3, cr_m3_mul(cr_m3_mul(T, AbTAa), S), -l);
+    }
+}

@@ -1,0 +1,283 @@
+/* An assembly of mixed discrete rods: discretization of the definition, its state, the
+ * joints' reactions and the redundancy check of the joints' constraints. */
+#include "assembly/assembly_def.h"
+#include "mixed/assembly_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cr_assembly_destroy(cr_assembly *a)
+{
+    if (!a) return;
+    if (a->models)
+        for (int i = 0; i < a->rod_count; ++i) cr_model_destroy(a->models[i]);
+    free(a->models);
+    free(a->names);
+    free(a->joints);
+    free(a->iface);
+    free(a->rod_iface_start);
+    free(a->rod_iface);
+    free(a);
+}
+
+static int iface_of(cr_assembly *a, int rod, int node)
+{
+    for (int i = 0; i < a->iface_count; ++i)
+        if (a->iface[i].rod == rod && a->iface[i].node == node) return i;
+    a->iface[a->iface_count] = (cr_asm_iface){rod, node};
+    return a->iface_count++;
+}
+
+/* a unit vector normal to h */
+static cr_vec3 normal_to(cr_vec3 h)
+{
+    cr_vec3 e = fabs(h.x) < 0.6 ? cr_v3(1, 0, 0) : cr_v3(0, 1, 0);
+    return cr_v3_normalize(cr_v3_sub(e, cr_v3_scale(h, cr_v3_dot(e, h))));
+}
+
+cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
+{
+    if (cr_assembly_validate(def, err) != CR_OK) return NULL;
+    cr_assembly *a = calloc(1, sizeof *a);
+    if (!a) return cr_error_set(err, CR_NO_MEMORY, "out of memory creating the assembly"), NULL;
+    a->rod_count = def->rod_count, a->joint_count = def->joint_count;
+    int nj = def->joint_count > 0 ? def->joint_count : 1;
+    a->models = calloc(def->rod_count, sizeof *a->models);
+    a->names = calloc(def->rod_count, sizeof *a->names);
+    a->joints = calloc(nj, sizeof *a->joints);
+    a->iface = calloc(2 * nj, sizeof *a->iface);
+    a->rod_iface_start = calloc(def->rod_count + 1, sizeof *a->rod_iface_start);
+    a->rod_iface = calloc(2 * nj, sizeof *a->rod_iface);
+    if (!a->models || !a->names || !a->joints || !a->iface || !a->rod_iface_start || !a->rod_iface) {
+        cr_assembly_destroy(a);
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory creating the assembly"), NULL;
+    }
+    for (int i = 0; i < def->rod_count; ++i) {
+        memcpy(a->names[i], def->rods[i].name, sizeof a->names[i]);
+        cr_error e = {0};
+        a->models[i] = cr_model_create(&def->rods[i].rod, &e);
+        if (!a->models[i]) {
+            cr_assembly_destroy(a);
+            return cr_error_set(err, e.status ? e.status : CR_BAD_INPUT, "rods.%d ('%s'): %s", i, def->rods[i].name,
+                                e.message),
+                   NULL;
+        }
+        a->scale_length = fmax(a->scale_length, cr_model_length(a->models[i]));
+    }
+    int row = 0;
+    for (int k = 0; k < def->joint_count; ++k) {
+        const cr_joint_def *jd = &def->joints[k];
+        cr_asm_joint *j = &a->joints[k];
+        j->type = jd->type;
+        cr_joint_label(def, k, j->label, sizeof j->label);
+        int na = cr_assembly_node_index(&def->rods[jd->a.rod].rod, jd->a.node);
+        int nb = cr_assembly_node_index(&def->rods[jd->b.rod].rod, jd->b.node);
+        j->iface[0] = iface_of(a, jd->a.rod, na);
+        j->iface[1] = iface_of(a, jd->b.rod, nb);
+        j->rows = jd->type == CR_JOINT_WELD ? 6 : jd->type == CR_JOINT_BALL ? 3 : 5;
+        j->row0 = row;
+        row += j->rows;
+        cr_quat qa = cr_model_reference_orientation(a->models[jd->a.rod], na);
+        cr_quat qb = cr_model_reference_orientation(a->models[jd->b.rod], nb);
+        j->rel_ref = cr_q_normalize(cr_q_mul(cr_q_conj(qa), qb));
+        if (jd->type == CR_JOINT_WELD && jd->has_rotation) {
+            /* the rotation vector (b's frame) from the reference's relative rotation to the given one */
+            cr_quat q = cr_q_mul(cr_q_conj(j->rel_ref), cr_q_normalize(jd->rotation));
+            if (q.w < 0) q = cr_q_scale(q, -1.0);
+            cr_vec3 v = cr_q_vec(q);
+            double s = cr_v3_norm(v);
+            j->phi = s > 0 ? cr_v3_scale(v, 2.0 * atan2(s, q.w) / s) : cr_v3(0, 0, 0);
+        }
+        if (jd->type == CR_JOINT_HINGE) {
+            cr_vec3 h = cr_v3_normalize(jd->axis);
+            j->u1 = normal_to(h);
+            j->u2 = cr_v3_cross(h, j->u1);
+            j->axis_b = cr_m3_tmulv(cr_q_exp(j->rel_ref), h);
+        }
+    }
+    a->rows = row;
+    /* Every node a joint touches is held by its rod during the solve (assembly_statics.c). A
+     * rod with rigid strain components held at two nodes is then over-constrained on its own
+     * (an inextensible rod between two held points: its axial force is not determined by the
+     * rod), although the assembly is not: not supported yet. */
+    for (int r = 0; r < def->rod_count; ++r) {
+        const cr_rod_def *rd = &def->rods[r].rod;
+        if (!rd->rigid_strains) continue;
+        int held = 0, first = -1;
+        for (int n = 0; n <= rd->elements && held < 2; ++n) {
+            int h = 0;
+            for (int c = 0; c < rd->bc_count && !h; ++c) h = cr_assembly_node_index(rd, rd->bcs[c].node) == n;
+            for (int i = 0; i < a->iface_count && !h; ++i) h = a->iface[i].rod == r && a->iface[i].node == n;
+            if (h) held++, first = first < 0 ? n : first;
+        }
+        if (held >= 2) {
+            cr_assembly_destroy(a);
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "rods.%d ('%s').rigid_strains: a rod with rigid strain components held at two or "
+                                "more nodes (supports and joint nodes) is not supported in assemblies yet (the "
+                                "solver holds each joint node, and such a rod is then over-constrained on its "
+                                "own); give its strains a finite stiffness",
+                                r, def->rods[r].name),
+                   NULL;
+        }
+    }
+    /* each rod's interface nodes, rod by rod */
+    int at = 0;
+    for (int r = 0; r < a->rod_count; ++r) {
+        a->rod_iface_start[r] = at;
+        for (int i = 0; i < a->iface_count; ++i)
+            if (a->iface[i].rod == r) a->rod_iface[at++] = i;
+    }
+    a->rod_iface_start[a->rod_count] = at;
+    return a;
+}
+
+int cr_assembly_rod_count(const cr_assembly *a) { return a->rod_count; }
+int cr_assembly_joint_count(const cr_assembly *a) { return a->joint_count; }
+const cr_model *cr_assembly_rod_model(const cr_assembly *a, int rod)
+{
+    return rod >= 0 && rod < a->rod_count ? a->models[rod] : NULL;
+}
+int cr_assembly_rod_index(const cr_assembly *a, const char *name)
+{
+    for (int i = 0; i < a->rod_count; ++i)
+        if (strcmp(a->names[i], name) == 0) return i;
+    return -1;
+}
+
+void cr_assembly_state_destroy(cr_assembly_state *s)
+{
+    if (!s) return;
+    if (s->rods)
+        for (int i = 0; i < s->assembly->rod_count; ++i) cr_state_destroy(s->rods[i]);
+    free(s->rods);
+    free(s->lambda);
+    free(s);
+}
+
+cr_assembly_state *cr_assembly_state_create(const cr_assembly *a)
+{
+    cr_assembly_state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->assembly = a;
+    s->rods = calloc(a->rod_count, sizeof *s->rods);
+    s->lambda = calloc(a->rows > 0 ? a->rows : 1, sizeof *s->lambda);
+    if (!s->rods || !s->lambda) {
+        cr_assembly_state_destroy(s);
+        return NULL;
+    }
+    for (int i = 0; i < a->rod_count; ++i)
+        if (!(s->rods[i] = cr_state_create(a->models[i]))) {
+            cr_assembly_state_destroy(s);
+            return NULL;
+        }
+    return s;
+}
+
+cr_state *cr_assembly_state_rod(cr_assembly_state *s, int rod)
+{
+    return rod >= 0 && rod < s->assembly->rod_count ? s->rods[rod] : NULL;
+}
+double cr_assembly_state_load_factor(const cr_assembly_state *s) { return s->load_factor; }
+
+cr_status cr_assembly_joint_reaction(const cr_assembly *a, const cr_assembly_state *s, int joint, cr_vec3 *force,
+                                     cr_vec3 *moment)
+{
+    if (joint < 0 || joint >= a->joint_count) return CR_BAD_INPUT;
+    const cr_asm_joint *j = &a->joints[joint];
+    const cr_asm_iface *ia = &a->iface[j->iface[0]], *ib = &a->iface[j->iface[1]];
+    cr_vec3 ra = cr_state_position(s->rods[ia->rod], ia->node), rb = cr_state_position(s->rods[ib->rod], ib->node);
+    cr_quat pa = cr_state_orientation(s->rods[ia->rod], ia->node),
+            pb = cr_state_orientation(s->rods[ib->rod], ib->node);
+    double g[6], C[6 * 12];
+    cr_asm_joint_eval(j, s->joint_factor, ra, pa, rb, pb, NULL, g, C, NULL);
+    /* Cᵀλ on a's six increments: the force in I, the moment in a's basis */
+    const double *l = s->lambda + j->row0;
+    double w[6] = {0};
+    for (int r = 0; r < j->rows; ++r)
+        for (int c = 0; c < 6; ++c) w[c] += C[r * 12 + c] * l[r];
+    if (force) *force = cr_v3_load(w);
+    if (moment) *moment = cr_m3_mulv(cr_q_exp(pa), cr_v3_load(w + 3));
+    return CR_OK;
+}
+
+/* which of a joint's rows row k is, for messages */
+static const char *row_name(const cr_asm_joint *j, int k)
+{
+    static const char *pos[3] = {"translation along x", "translation along y", "translation along z"};
+    if (k < 3) return pos[k];
+    return j->type == CR_JOINT_HINGE ? "a rotation normal to its axis" : "a rotation";
+}
+
+cr_status cr_asm_check_redundant(const cr_assembly *a, const cr_assembly_state *s, double f, cr_error *err)
+{
+    const int nr = a->rows, nc = 6 * a->iface_count;
+    if (nr == 0) return CR_OK;
+    /* Q: orthonormalized rows; T: Q = T · (original rows), kept to name the joints a dependent row repeats */
+    double *Q = calloc((size_t)nr * nc, sizeof *Q), *T = calloc((size_t)nr * nr, sizeof *T);
+    double *C = malloc(6 * 12 * sizeof *C), g[6];
+    if (!Q || !T || !C) {
+        free(Q), free(T), free(C);
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory checking the joints");
+    }
+    for (int k = 0; k < a->joint_count; ++k) {
+        const cr_asm_joint *j = &a->joints[k];
+        const cr_asm_iface *ia = &a->iface[j->iface[0]], *ib = &a->iface[j->iface[1]];
+        cr_asm_joint_eval(j, f, cr_state_position(s->rods[ia->rod], ia->node),
+                          cr_state_orientation(s->rods[ia->rod], ia->node),
+                          cr_state_position(s->rods[ib->rod], ib->node),
+                          cr_state_orientation(s->rods[ib->rod], ib->node), NULL, g, C, NULL);
+        for (int r = 0; r < j->rows; ++r)
+            for (int c = 0; c < 6; ++c) {
+                Q[(size_t)(j->row0 + r) * nc + 6 * j->iface[0] + c] += C[r * 12 + c];
+                Q[(size_t)(j->row0 + r) * nc + 6 * j->iface[1] + c] += C[r * 12 + 6 + c];
+            }
+    }
+    cr_status st = CR_OK;
+    for (int k = 0; k < a->joint_count && st == CR_OK; ++k) {
+        const cr_asm_joint *j = &a->joints[k];
+        for (int r = j->row0; r < j->row0 + j->rows && st == CR_OK; ++r) {
+            double *q = Q + (size_t)r * nc, *t = T + (size_t)r * nr, n0 = 0, n1 = 0;
+            t[r] = 1.0;
+            for (int c = 0; c < nc; ++c) n0 += q[c] * q[c];
+            for (int pass = 0; pass < 2; ++pass) /* twice: Gram–Schmidt's orthogonality kept to round-off */
+                for (int l = 0; l < r; ++l) {
+                    const double *ql = Q + (size_t)l * nc;
+                    double dot = 0;
+                    for (int c = 0; c < nc; ++c) dot += ql[c] * q[c];
+                    for (int c = 0; c < nc; ++c) q[c] -= dot * ql[c];
+                    for (int m = 0; m <= l; ++m) t[m] -= dot * T[(size_t)l * nr + m];
+                }
+            for (int c = 0; c < nc; ++c) n1 += q[c] * q[c];
+            if (n1 <= 1e-20 * n0) {
+                /* q ≈ 0 = Σ t_m row_m: the joints with a weight in t are the loop */
+                char others[256] = "";
+                size_t len = 0;
+                int prev = -1;
+                for (int m = 0; m < r; ++m) {
+                    if (!(fabs(t[m]) > 1e-8)) continue;
+                    int jm = 0;
+                    while (jm + 1 < a->joint_count && a->joints[jm + 1].row0 <= m) ++jm;
+                    if (jm == prev || jm == k) continue;
+                    prev = jm;
+                    if (len < sizeof others - 100)
+                        len += (size_t)snprintf(others + len, sizeof others - len, "%s%s", len ? ", " : "",
+                                                a->joints[jm].label);
+                }
+                st = cr_error_set(err, CR_BAD_INPUT,
+                                  "%s: its constraint on %s repeats the constraints of %s: the joints close a loop "
+                                  "with no rod in it (over-constrained, the reactions are not determined); remove the "
+                                  "joint, or make it hold fewer directions",
+                                  j->label, row_name(j, r - j->row0), len ? others : "earlier joints");
+                break;
+            }
+            double inv = 1.0 / sqrt(n1);
+            for (int c = 0; c < nc; ++c) q[c] *= inv;
+            for (int m = 0; m <= r; ++m) t[m] *= inv;
+        }
+    }
+    free(Q), free(T), free(C);
+    return st;
+}

@@ -1,0 +1,754 @@
+/* Statics of an assembly of mixed discrete rods (docs/theory.md, "Assemblies").
+ *
+ * Why substructuring with the joint nodes' poses as unknowns, and not the rods' own
+ * tangents bordered by the joints' multipliers: a rod held only through joints (the
+ * second half of a welded cantilever, a finger on a palm) has rigid-body modes, so its
+ * tangent alone is singular and cannot be factored to build a Schur complement on the
+ * multipliers. Here every node that a joint touches (an interface node) is held by its
+ * rod like a clamp at a pose y_i that is an unknown of the coupled system; a rod's
+ * tangent with its interface nodes held is regular whenever the rod is held somewhere
+ * (cr_assembly_validate refuses a rod held by nothing). Per Newton iteration:
+ *
+ *   1. each rod assembles its residual F_r and block-tridiagonal tangent K_r with the
+ *      interface nodes' rows replaced by identity rows (held), keeping the released
+ *      balance rows E_i (6 per interface node) and their Jacobian rows Ê_i;
+ *   2. each rod factors K_r once and solves it for 1 + 6 m_r right sides (m_r of its
+ *      nodes at joints): u_r = K_r⁻¹F_r and V_r = K_r⁻¹(P Ξ), the response of the rod to
+ *      moving each interface node along each of its six increments: O(n_r m_r);
+ *   3. the small dense system on the interface increments δy (6 per interface node) and
+ *      the joints' multipliers λ (their constraint rows C, k in all):
+ *          [ Ê V + H   Cᵀ ] [ δy ]     [ E − Ê u ]
+ *          [ C         0  ] [ λ  ] = − [ g       ]
+ *      (H = ∂(Cᵀλ)/∂y, the joints' geometric stiffness), solved by LU (dgesv):
+ *      O((6 m + k)³) with m, k the interface nodes and joint rows, independent of n;
+ *   4. x_r ← x_r − u_r + V_r δy_r, interface nodes by the exponential map.
+ *
+ * This is Newton's method on the whole system (rods, interface equilibrium E_i + C_iᵀλ =
+ * 0, constraints g = 0) with its exact Jacobian, eliminated in O(Σ n_r m_r + (6m + k)³).
+ * A redundant set of joints (rows of C dependent: a loop closed by joints alone) makes
+ * the dense matrix singular; it is named before the solve (cr_asm_check_redundant). */
+#define _POSIX_C_SOURCE 199309L
+#include "mixed/assembly_internal.h"
+#include "mixed/mixed.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+extern void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b, const int *ldb,
+                   int *info);
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+typedef struct rod_work {
+    cr_blocktri *J;
+    double *F, *eq, *X, *x_saved, *x_prev, *x_prev2; /* the converged states of the two steps before */
+    double *from, *to, *scale; /* load magnitudes: at the solve's start, the stage's, the current ones */
+    double bc_from;
+    double *erow; /* per interface node of the rod: its 6 released balance rows, 3 blocks of 6 × B */
+    /* the position correction's: force rows (3 per node), their position Jacobian, the
+     * right sides (1 + 3m) and the interface nodes' released rows (3 blocks of 3 × 3) */
+    cr_blocktri *Jf;
+    double *Ff, *Xf, *erowf;
+    int ncols, m;
+    /* the rod's one interface node is its last node and the LU is block Thomas: V is needed
+     * only at the last two block rows (see tail_view), the update takes one more solve */
+    int tail;
+    double Vt[6 * 2 * CR_MAX_BLOCK];
+    size_t dim;
+} rod_work;
+
+/* The last two block rows of a factored block-tridiagonal J as a 2-block matrix of its
+ * own: a right side that is zero above the last block row stays zero through the forward
+ * sweep of the block LU (each row's y depends only on the rows above), so solving the view
+ * gives the solution's last two block rows exactly, in O(1) instead of O(n). */
+static int tail_view(const cr_blocktri *J, cr_blocktri *v)
+{
+    if (J->banded || J->n < 2 || !J->factored) return 0;
+    *v = *J;
+    const size_t o = (size_t)(J->n - 2) * J->b * J->b;
+    v->n = 2, v->diag += o, v->lower += o, v->upper += o, v->pivot += (size_t)(J->n - 2) * J->b;
+    return 1;
+}
+
+typedef struct asm_work {
+    const cr_assembly *a;
+    cr_assembly_state *s;
+    rod_work *rw;
+    double *E;         /* released balance rows of the interface nodes (6 each) */
+    double *g, *C, *H; /* per joint: rows, rows × 12, 12 × 12 (at the joint's offsets) */
+    double *A, *rhs, *lambda_saved, *lambda_prev, *lambda_prev2;
+    int *ipiv;
+    double *sc; /* the dense system's row and column scales (2N) */
+    int N;
+    double joint_from, joint_f;
+    /* round-off scale of the residual: RMS over the rods' rows of Σ_c |J_rc| |x_c| (as
+     * newton.c's residual_scale), from the first evaluation of a solve; 0 = not yet */
+    double roundoff_scale;
+    double t_assembly, t_solve;
+} asm_work;
+
+static void free_work(asm_work *w)
+{
+    if (w->rw)
+        for (int r = 0; r < w->a->rod_count; ++r) {
+            rod_work *rw = &w->rw[r];
+            cr_blocktri_destroy(rw->J);
+            free(rw->F), free(rw->eq), free(rw->X), free(rw->x_saved), free(rw->x_prev), free(rw->x_prev2),
+                free(rw->from), free(rw->to), free(rw->scale);
+            free(rw->erow);
+            cr_blocktri_destroy(rw->Jf);
+            free(rw->Ff), free(rw->Xf), free(rw->erowf);
+        }
+    free(w->rw);
+    free(w->E), free(w->g), free(w->C), free(w->H), free(w->A), free(w->rhs), free(w->lambda_saved),
+        free(w->lambda_prev), free(w->lambda_prev2), free(w->ipiv), free(w->sc);
+}
+
+static int alloc_work(asm_work *w)
+{
+    const cr_assembly *a = w->a;
+    w->rw = calloc(a->rod_count, sizeof *w->rw);
+    int ni = a->iface_count, nj = a->joint_count > 0 ? a->joint_count : 1, rows = a->rows > 0 ? a->rows : 1;
+    w->N = 6 * ni + a->rows;
+    int N = w->N > 0 ? w->N : 1;
+    w->E = calloc((size_t)6 * (ni > 0 ? ni : 1), sizeof *w->E);
+    w->g = calloc(rows, sizeof *w->g);
+    w->C = calloc((size_t)rows * 12, sizeof *w->C);
+    w->H = calloc((size_t)nj * 144, sizeof *w->H);
+    w->A = calloc((size_t)N * N, sizeof *w->A);
+    w->rhs = calloc(N, sizeof *w->rhs);
+    w->lambda_saved = calloc(rows, sizeof *w->lambda_saved);
+    w->lambda_prev = calloc(rows, sizeof *w->lambda_prev);
+    w->lambda_prev2 = calloc(rows, sizeof *w->lambda_prev2);
+    w->ipiv = calloc(N, sizeof *w->ipiv);
+    w->sc = calloc(2 * (size_t)N, sizeof *w->sc);
+    if (!w->rw || !w->E || !w->g || !w->C || !w->H || !w->A || !w->rhs || !w->lambda_saved || !w->lambda_prev ||
+        !w->lambda_prev2 || !w->ipiv || !w->sc)
+        return 0;
+    for (int r = 0; r < a->rod_count; ++r) {
+        const cr_model *m = a->models[r];
+        rod_work *rw = &w->rw[r];
+        int nl = m->load_count > 0 ? m->load_count : 1;
+        rw->m = a->rod_iface_start[r + 1] - a->rod_iface_start[r];
+        rw->ncols = 1 + 6 * rw->m;
+        rw->tail = rw->m == 1 && m->rigid_count == 0 && m->nodes >= 2 &&
+                   a->iface[a->rod_iface[a->rod_iface_start[r]]].node == m->nodes - 1;
+        if (rw->tail) rw->ncols = 2; /* u, then the update's right side */
+        rw->dim = (size_t)m->nodes * m->block;
+        rw->J =
+            m->rigid_count > 0 ? cr_blocktri_create_banded(m->nodes, m->block) : cr_blocktri_create(m->nodes, m->block);
+        rw->F = malloc(rw->dim * sizeof *rw->F);
+        rw->eq = malloc((size_t)m->nodes * 6 * sizeof *rw->eq);
+        rw->X = malloc(rw->dim * rw->ncols * sizeof *rw->X);
+        rw->x_saved = malloc(rw->dim * sizeof *rw->x_saved);
+        rw->x_prev = malloc(rw->dim * sizeof *rw->x_prev);
+        rw->x_prev2 = malloc(rw->dim * sizeof *rw->x_prev2);
+        rw->from = malloc(nl * sizeof *rw->from);
+        rw->to = malloc(nl * sizeof *rw->to);
+        rw->scale = malloc(nl * sizeof *rw->scale);
+        rw->erow = calloc((size_t)(rw->m > 0 ? rw->m : 1) * 3 * 6 * m->block, sizeof *rw->erow);
+        rw->Jf = cr_blocktri_create(m->nodes, 3);
+        rw->Ff = malloc((size_t)m->nodes * 3 * sizeof *rw->Ff);
+        rw->Xf = malloc((size_t)m->nodes * 3 * (1 + 3 * rw->m) * sizeof *rw->Xf);
+        rw->erowf = calloc((size_t)(rw->m > 0 ? rw->m : 1) * 27, sizeof *rw->erowf);
+        if (!rw->Jf || !rw->Ff || !rw->Xf || !rw->erowf) return 0;
+        if (!rw->J || !rw->F || !rw->eq || !rw->X || !rw->x_saved || !rw->x_prev || !rw->x_prev2 || !rw->from ||
+            !rw->to || !rw->scale || !rw->erow)
+            return 0;
+    }
+    return 1;
+}
+
+/* the pose of interface node i */
+static cr_vec3 iface_r(const asm_work *w, int i)
+{
+    const cr_asm_iface *f = &w->a->iface[i];
+    return cr_state_position(w->s->rods[f->rod], f->node);
+}
+static cr_quat iface_p(const asm_work *w, int i)
+{
+    const cr_asm_iface *f = &w->a->iface[i];
+    return cr_state_orientation(w->s->rods[f->rod], f->node);
+}
+
+/* Residuals and tangents at load factor lf (step 1 and the joints' rows); returns the sum
+ * of squares of the whole residual (rods, interface equilibrium, constraints) in *ss. */
+static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
+{
+    const cr_assembly *a = w->a;
+    double t0 = now(), sum = 0, scale_sum = 0;
+    size_t cnt = 0, scale_count = 0;
+    for (int r = 0; r < a->rod_count; ++r) {
+        const cr_model *m = a->models[r];
+        rod_work *rw = &w->rw[r];
+        const int B = m->block;
+        for (int k = 0; k < m->load_count; ++k) rw->scale[k] = rw->from[k] + lf * (rw->to[k] - rw->from[k]);
+        cr_state *st = w->s->rods[r];
+        cr_supports_at at = {
+            .stage = 0, .ramp = rw->bc_from + lf * (1.0 - rw->bc_from), .t = st->time, .from = NULL, .from_blend = 1.0};
+        cr_status s = cr_mixed_static_residual(m, &at, rw->scale, st->x, rw->F, rw->J, rw->eq);
+        if (s != CR_OK) return s;
+        if (w->roundoff_scale == 0) /* a pass over J, as costly as its LU: once per solve */
+            for (int i = 0; i < m->nodes; ++i)
+                for (int row = 0; row < B; ++row) {
+                    double t = 0;
+                    for (int b = 0; b < 3; ++b) {
+                        int nb = i - 1 + b;
+                        if (nb < 0 || nb >= m->nodes) continue;
+                        const double *M = (b == 0   ? cr_blocktri_L(rw->J, i)
+                                           : b == 1 ? cr_blocktri_D(rw->J, i)
+                                                    : cr_blocktri_U(rw->J, i)) +
+                                          (size_t)row * B;
+                        for (int c = 0; c < B; ++c) t += fabs(M[c]) * fabs(st->x[(size_t)nb * B + c]);
+                    }
+                    scale_sum += t * t, ++scale_count;
+                }
+        for (int q = 0; q < rw->m; ++q) {
+            int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
+            memcpy(w->E + 6 * i, rw->eq + (size_t)6 * n, 6 * sizeof(double));
+            /* keep the released rows 0..5 (their Jacobian: the interface equilibrium's), then
+             * hold the node: identity rows 0..6 (r and p are the interface unknowns) */
+            double *er = rw->erow + (size_t)q * 3 * 6 * B;
+            for (int b = 0; b < 3; ++b) {
+                int nb = n - 1 + b;
+                if (nb < 0 || nb >= m->nodes) continue;
+                double *blk = b == 0   ? cr_blocktri_L(rw->J, n)
+                              : b == 1 ? cr_blocktri_D(rw->J, n)
+                                       : cr_blocktri_U(rw->J, n);
+                memcpy(er + (size_t)b * 6 * B, blk, (size_t)6 * B * sizeof(double));
+            }
+            cr_blocktri_reset_rows(rw->J, n, CR_NODE_DOF, 1);
+            for (int c = 0; c < CR_NODE_DOF; ++c) rw->F[(size_t)n * B + c] = 0.0;
+        }
+        for (size_t k = 0; k < rw->dim; ++k) sum += rw->F[k] * rw->F[k];
+        cnt += rw->dim - (size_t)CR_NODE_DOF * rw->m;
+    }
+    /* joints: g, C, H; interface equilibrium E_i + (Cᵀλ)_i */
+    double R[6 * 64], *Rv = a->iface_count <= 64 ? R : calloc((size_t)6 * a->iface_count, sizeof *Rv);
+    if (!Rv) return CR_NO_MEMORY;
+    memcpy(Rv, w->E, (size_t)6 * a->iface_count * sizeof *Rv);
+    for (int k = 0; k < a->joint_count; ++k) {
+        const cr_asm_joint *j = &a->joints[k];
+        double *C = w->C + (size_t)j->row0 * 12, *l = w->s->lambda + j->row0;
+        cr_asm_joint_eval(j, w->joint_f, iface_r(w, j->iface[0]), iface_p(w, j->iface[0]), iface_r(w, j->iface[1]),
+                          iface_p(w, j->iface[1]), l, w->g + j->row0, C, w->H + (size_t)k * 144);
+        for (int e = 0; e < 2; ++e)
+            for (int c = 0; c < 6; ++c)
+                for (int r = 0; r < j->rows; ++r) Rv[6 * j->iface[e] + c] += C[r * 12 + 6 * e + c] * l[r];
+        for (int r = 0; r < j->rows; ++r) sum += w->g[j->row0 + r] * w->g[j->row0 + r];
+        cnt += j->rows;
+    }
+    for (int k = 0; k < 6 * a->iface_count; ++k) sum += Rv[k] * Rv[k];
+    cnt += (size_t)6 * a->iface_count;
+    if (Rv != R) free(Rv);
+    if (w->roundoff_scale == 0 && scale_count > 0)
+        w->roundoff_scale = fmax(sqrt(scale_sum / (double)scale_count), DBL_MIN);
+    w->t_assembly += now() - t0;
+    *ss = sum, *count = cnt;
+    return isfinite(sum) ? CR_OK : CR_NONFINITE;
+}
+
+/* Solves the dense system A x = b (column-major, N × N) in place of b. Its unknowns and
+ * rows mix units (m and rad, N and N m, stiffnesses from EA/L to EI/L), so the rows and
+ * then the columns are scaled to a largest entry of 1 before the LU (dgesv); a row below
+ * 1e-12 of the largest, a column or a pivot below 1e-12 after the scaling count as
+ * singular: partial pivoting alone rarely meets an exact zero in floating point, and a
+ * mechanism (a free twist, a free rotation) would then be solved to an arbitrary finite
+ * state. Returns -1, or when singular the unknown (or row) found without support. */
+static int dense_solve(int N, double *A, double *b, int *ipiv, double *sc)
+{
+    if (N == 0) return -1;
+    double *rs = sc, *cs = sc + N;
+    for (int i = 0; i < N; ++i) rs[i] = 0.0;
+    for (int j = 0; j < N; ++j)
+        for (int i = 0; i < N; ++i) rs[i] = fmax(rs[i], fabs(A[(size_t)j * N + i]));
+    double big = 0;
+    for (int i = 0; i < N; ++i) big = fmax(big, rs[i]);
+    for (int i = 0; i < N; ++i) {
+        /* a row of round-off only (a moment that nothing in the system resists) */
+        if (!(rs[i] >= 1e-12 * big) || !isfinite(rs[i])) return i;
+        rs[i] = 1.0 / rs[i];
+    }
+    for (int j = 0; j < N; ++j) {
+        double mx = 0;
+        for (int i = 0; i < N; ++i) mx = fmax(mx, fabs(A[(size_t)j * N + i] *= rs[i]));
+        if (!(mx >= 1e-12)) return j; /* an unknown that no row feels (beyond round-off) */
+        cs[j] = 1.0 / mx;
+        for (int i = 0; i < N; ++i) A[(size_t)j * N + i] *= cs[j];
+    }
+    for (int i = 0; i < N; ++i) b[i] *= rs[i];
+    int info = 0, one = 1;
+    dgesv_(&N, &one, A, &N, ipiv, b, &N, &info);
+    for (int k = 0; k < N; ++k) /* row pivoting only: column k is unknown k */
+        if (!(fabs(A[(size_t)k * N + k]) >= 1e-12)) return k;
+    if (info != 0) return info - 1;
+    for (int j = 0; j < N; ++j) b[j] *= cs[j];
+    return -1;
+}
+
+/* Ξ(p) = ½ [−p_vᵀ; p0 E + p_v~]: δp = Ξ δθ for p ← p ⊗ exp(δθ/2) */
+static void xi_matrix(cr_quat p, double Xi[4][3])
+{
+    const double v[4][3] = {{-p.x, -p.y, -p.z}, {p.w, -p.z, p.y}, {p.z, p.w, -p.x}, {-p.y, p.x, p.w}};
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 3; ++c) Xi[r][c] = 0.5 * v[r][c];
+}
+
+/* Steps 2–4: the Newton update; *dx2, *x2: squared norms of the update and of the state. */
+static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
+{
+    const cr_assembly *a = w->a;
+    const int N = w->N;
+    double t0 = now();
+    memset(w->A, 0, (size_t)N * N * sizeof *w->A);
+#define A_(row, col) w->A[(size_t)(col)*N + (row)] /* column-major for LAPACK */
+    for (int r = 0; r < a->rod_count; ++r) {
+        const cr_model *m = a->models[r];
+        rod_work *rw = &w->rw[r];
+        const int B = m->block;
+        int bad = -1;
+        if (cr_blocktri_factor(rw->J, &bad) != CR_OK)
+            return cr_error_set(err, CR_SINGULAR,
+                                "rods.%d ('%s'): singular tangent at node %d: the rod, held at its supports and "
+                                "joint nodes, has a free motion",
+                                r, a->names[r], bad);
+        memset(rw->X, 0, rw->dim * (rw->tail ? 1 : rw->ncols) * sizeof *rw->X);
+        memcpy(rw->X, rw->F, rw->dim * sizeof *rw->X);
+        cr_blocktri view;
+        const int tail = rw->tail && tail_view(rw->J, &view);
+        if (tail) memset(rw->Vt, 0, (size_t)6 * 2 * B * sizeof(double));
+        for (int q = 0; q < rw->m; ++q) {
+            int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
+            double Xi[4][3];
+            xi_matrix(iface_p(w, i), Xi);
+            for (int k = 0; k < 6; ++k) {
+                double *col = tail ? rw->Vt + (size_t)2 * B * k + B : rw->X + rw->dim * (1 + 6 * q + k) + (size_t)n * B;
+                if (k < 3)
+                    col[k] = 1.0;
+                else
+                    for (int c = 0; c < 4; ++c) col[3 + c] = Xi[c][k - 3];
+            }
+        }
+        /* one column, then six per interface node: the 7 × 6 kernel of solve_many (on the
+         * last two block rows only when that is where the interface node is) */
+        cr_blocktri_solve(rw->J, rw->X);
+        if (tail)
+            cr_blocktri_solve_many(&view, rw->Vt, 6);
+        else
+            for (int q = 0; q < rw->m; ++q) cr_blocktri_solve_many(rw->J, rw->X + rw->dim * (1 + 6 * q), 6);
+        /* Ê_i times every column: the interface rows of the dense system */
+        const int ncols = 1 + 6 * rw->m;
+        for (int q = 0; q < rw->m; ++q) {
+            int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
+            const double *er = rw->erow + (size_t)q * 3 * 6 * B;
+            for (int col = 0; col < ncols; ++col) {
+                /* column col's block rows: X's, or the view's (its rows n-1 and n) */
+                const double *xc = col == 0 || !tail ? rw->X + rw->dim * col : rw->Vt + (size_t)2 * B * (col - 1);
+                const int shift = col == 0 || !tail ? 0 : m->nodes - 2;
+                double v[6] = {0};
+                for (int b = 0; b < 3; ++b) {
+                    int nb = n - 1 + b;
+                    if (nb < 0 || nb >= m->nodes) continue;
+                    for (int row = 0; row < 6; ++row) {
+                        const double *e = er + ((size_t)b * 6 + row) * B;
+                        double sacc = 0;
+                        for (int c = 0; c < B; ++c) sacc += e[c] * xc[(size_t)(nb - shift) * B + c];
+                        v[row] += sacc;
+                    }
+                }
+                if (col == 0)
+                    for (int row = 0; row < 6; ++row) w->rhs[6 * i + row] = -(w->E[6 * i + row] - v[row]);
+                else {
+                    int qc = (col - 1) / 6, kc = (col - 1) % 6, ic = a->rod_iface[a->rod_iface_start[r] + qc];
+                    for (int row = 0; row < 6; ++row) A_(6 * i + row, 6 * ic + kc) += v[row];
+                }
+            }
+        }
+    }
+    const int off = 6 * a->iface_count;
+    for (int k = 0; k < a->joint_count; ++k) {
+        const cr_asm_joint *j = &a->joints[k];
+        const double *C = w->C + (size_t)j->row0 * 12, *H = w->H + (size_t)k * 144;
+        for (int e = 0; e < 2; ++e) {
+            int ie = j->iface[e];
+            for (int f = 0; f < 2; ++f)
+                for (int rr = 0; rr < 6; ++rr)
+                    for (int cc = 0; cc < 6; ++cc)
+                        A_(6 * ie + rr, 6 * j->iface[f] + cc) += H[(6 * e + rr) * 12 + 6 * f + cc];
+            for (int r = 0; r < j->rows; ++r)
+                for (int c = 0; c < 6; ++c) {
+                    A_(6 * ie + c, off + j->row0 + r) += C[r * 12 + 6 * e + c]; /* Cᵀ */
+                    A_(off + j->row0 + r, 6 * ie + c) += C[r * 12 + 6 * e + c]; /* C */
+                }
+        }
+        for (int r = 0; r < j->rows; ++r) w->rhs[off + j->row0 + r] = -w->g[j->row0 + r];
+    }
+#undef A_
+    const int bad = dense_solve(N, w->A, w->rhs, w->ipiv, w->sc);
+    if (bad >= 0) {
+        cr_status st = cr_asm_check_redundant(a, w->s, w->joint_f, err);
+        if (st != CR_OK) return st;
+        if (bad < off) {
+            static const char *what[6] = {"translation along x",       "translation along y",
+                                          "translation along z",       "rotation about its body x",
+                                          "rotation about its body y", "rotation about its body z"};
+            const cr_asm_iface *f = &a->iface[bad / 6];
+            return cr_error_set(err, CR_SINGULAR,
+                                "the assembly is a mechanism: nothing holds the %s of node %d of rod '%s' (a joint "
+                                "node; its rod turns or slides about its joints), or only in combination with "
+                                "others",
+                                what[bad % 6], f->node, a->names[f->rod]);
+        }
+        return cr_error_set(err, CR_SINGULAR,
+                            "the joints' coupled system is singular: the assembly is a mechanism (a rod or group "
+                            "of rods turns or slides about its joints with nothing to hold it)");
+    }
+    /* step 4 */
+    double d2 = 0, n2 = 0;
+    for (int r = 0; r < a->rod_count; ++r) {
+        const cr_model *m = a->models[r];
+        rod_work *rw = &w->rw[r];
+        double *x = w->s->rods[r]->x;
+        if (rw->tail) { /* V δy = K⁻¹ (P Ξ δy): one more solve */
+            double *x1 = rw->X + rw->dim, Xi[4][3];
+            int i = a->rod_iface[a->rod_iface_start[r]], n = a->iface[i].node;
+            const double *dy = w->rhs + 6 * i;
+            xi_matrix(iface_p(w, i), Xi);
+            memset(x1, 0, rw->dim * sizeof *x1);
+            for (int c = 0; c < 3; ++c) x1[(size_t)n * m->block + c] = dy[c];
+            for (int c = 0; c < 4; ++c)
+                x1[(size_t)n * m->block + 3 + c] = Xi[c][0] * dy[3] + Xi[c][1] * dy[4] + Xi[c][2] * dy[5];
+            cr_blocktri_solve(rw->J, x1);
+            for (size_t k = 0; k < rw->dim; ++k) {
+                double d = x1[k] - rw->X[k];
+                x[k] += d;
+                d2 += d * d;
+            }
+        } else
+            for (size_t k = 0; k < rw->dim; ++k) {
+                double d = -rw->X[k];
+                for (int q = 0; q < rw->m; ++q) {
+                    int i = a->rod_iface[a->rod_iface_start[r] + q];
+                    for (int c = 0; c < 6; ++c) d += rw->X[rw->dim * (1 + 6 * q + c) + k] * w->rhs[6 * i + c];
+                }
+                x[k] += d;
+                d2 += d * d;
+            }
+        /* interface nodes moved by (δr, Ξ δθ) like the rest (the held rows of X), then
+         * every quaternion normalized: p ⊗ exp(δθ/2) to second order */
+        for (int i = 0; i < m->nodes; ++i) {
+            double *p = x + (size_t)i * m->block + 3, s = 0;
+            for (int c = 0; c < 4; ++c) s += p[c] * p[c];
+            s = 1.0 / sqrt(s);
+            for (int c = 0; c < 4; ++c) p[c] *= s;
+        }
+        for (size_t k = 0; k < rw->dim; ++k) n2 += x[k] * x[k];
+    }
+    memcpy(w->s->lambda, w->rhs + off, (size_t)a->rows * sizeof(double));
+    w->t_solve += now() - t0;
+    *dx2 = d2, *x2 = n2;
+    return CR_OK;
+}
+
+/* The position correction of cr_static_solve (statics.c, correct_positions) for the
+ * assembly: a linearized Newton update moves positions along the tangents of the
+ * rotations and stretches every element by O(Δθ²), an axial residual (EA L²/EI ~ 1e4 times
+ * the bending one) that the iteration then has to undo. With the orientations fixed, the
+ * force rows of every rod and the joints' position rows r_b − r_a are linear in the
+ * positions (tendons aside), so they are solved for the positions after each update: the
+ * same substructuring with three unknowns per interface node and the joints' position
+ * multipliers (the dot rows do not depend on positions and give no forces). Skipped with
+ * rigid strain components, as in statics.c. */
+static cr_status correct_positions(asm_work *w, double lf)
+{
+    const cr_assembly *a = w->a;
+    for (int r = 0; r < a->rod_count; ++r)
+        if (a->models[r]->rigid_count > 0) return CR_OK;
+    const int ni = a->iface_count, N = 3 * ni + 3 * a->joint_count;
+    double t0 = now();
+    memset(w->A, 0, (size_t)N * N * sizeof *w->A);
+#define A_(row, col) w->A[(size_t)(col)*N + (row)]
+    for (int r = 0; r < a->rod_count; ++r) {
+        const cr_model *m = a->models[r];
+        rod_work *rw = &w->rw[r];
+        cr_state *st = w->s->rods[r];
+        for (int k = 0; k < m->load_count; ++k) rw->scale[k] = rw->from[k] + lf * (rw->to[k] - rw->from[k]);
+        cr_supports_at at = {
+            .stage = 0, .ramp = rw->bc_from + lf * (1.0 - rw->bc_from), .t = st->time, .from = NULL, .from_blend = 1.0};
+        cr_status s = cr_mixed_force_residual(m, &at, rw->scale, st->x, rw->Ff, rw->Jf);
+        if (s != CR_OK) return s;
+        const size_t dim = (size_t)m->nodes * 3;
+        const int nc = 1 + 3 * rw->m;
+        for (int q = 0; q < rw->m; ++q) {
+            int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
+            double *er = rw->erowf + (size_t)q * 27;
+            for (int b = 0; b < 3; ++b) {
+                int nb = n - 1 + b;
+                if (nb < 0 || nb >= m->nodes) continue;
+                memcpy(er + 9 * b,
+                       b == 0   ? cr_blocktri_L(rw->Jf, n)
+                       : b == 1 ? cr_blocktri_D(rw->Jf, n)
+                                : cr_blocktri_U(rw->Jf, n),
+                       9 * sizeof(double));
+            }
+            for (int c = 0; c < 3; ++c) w->rhs[3 * i + c] = rw->Ff[3 * n + c]; /* E^f, for now */
+            cr_blocktri_reset_rows(rw->Jf, n, 3, 1);
+            for (int c = 0; c < 3; ++c) rw->Ff[3 * n + c] = 0.0;
+        }
+        memset(rw->Xf, 0, dim * nc * sizeof *rw->Xf);
+        memcpy(rw->Xf, rw->Ff, dim * sizeof *rw->Xf);
+        for (int q = 0; q < rw->m; ++q) {
+            int n = a->iface[a->rod_iface[a->rod_iface_start[r] + q]].node;
+            for (int c = 0; c < 3; ++c) rw->Xf[dim * (1 + 3 * q + c) + (size_t)3 * n + c] = 1.0;
+        }
+        s = cr_blocktri_factor(rw->Jf, NULL);
+        if (s != CR_OK) return s;
+        for (int col = 0; col < nc; ++col) cr_blocktri_solve(rw->Jf, rw->Xf + dim * col); /* the 3 × 3 kernel */
+        for (int q = 0; q < rw->m; ++q) {
+            int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
+            const double *er = rw->erowf + (size_t)q * 27;
+            for (int col = 0; col < nc; ++col) {
+                const double *xc = rw->Xf + dim * col;
+                double v[3] = {0, 0, 0};
+                for (int b = 0; b < 3; ++b) {
+                    int nb = n - 1 + b;
+                    if (nb < 0 || nb >= m->nodes) continue;
+                    for (int row = 0; row < 3; ++row)
+                        for (int c = 0; c < 3; ++c) v[row] += er[9 * b + 3 * row + c] * xc[3 * nb + c];
+                }
+                if (col == 0)
+                    for (int row = 0; row < 3; ++row) w->rhs[3 * i + row] = -(w->rhs[3 * i + row] - v[row]);
+                else {
+                    int ic = a->rod_iface[a->rod_iface_start[r] + (col - 1) / 3];
+                    for (int row = 0; row < 3; ++row) A_(3 * i + row, 3 * ic + (col - 1) % 3) += v[row];
+                }
+            }
+        }
+    }
+    for (int k = 0; k < a->joint_count; ++k) { /* position rows r_b − r_a: C = [−E, E] */
+        const cr_asm_joint *j = &a->joints[k];
+        const int row = 3 * ni + 3 * k;
+        cr_vec3 d = cr_v3_sub(iface_r(w, j->iface[1]), iface_r(w, j->iface[0]));
+        for (int c = 0; c < 3; ++c) {
+            A_(3 * j->iface[0] + c, row + c) -= 1.0, A_(3 * j->iface[1] + c, row + c) += 1.0;
+            A_(row + c, 3 * j->iface[0] + c) -= 1.0, A_(row + c, 3 * j->iface[1] + c) += 1.0;
+            w->rhs[row + c] = -cr_v3_get(d, c);
+        }
+    }
+#undef A_
+    if (dense_solve(N, w->A, w->rhs, w->ipiv, w->sc) >= 0)
+        return CR_SINGULAR; /* the full update's solve names the cause */
+    for (int r = 0; r < a->rod_count; ++r) {
+        const cr_model *m = a->models[r];
+        rod_work *rw = &w->rw[r];
+        const size_t dim = (size_t)m->nodes * 3;
+        double *x = w->s->rods[r]->x;
+        for (int i = 0; i < m->nodes; ++i)
+            for (int c = 0; c < 3; ++c) {
+                size_t k = (size_t)3 * i + c;
+                double d = -rw->Xf[k];
+                for (int q = 0; q < rw->m; ++q) {
+                    int ii = a->rod_iface[a->rod_iface_start[r] + q];
+                    for (int e = 0; e < 3; ++e) d += rw->Xf[dim * (1 + 3 * q + e) + k] * w->rhs[3 * ii + e];
+                }
+                x[(size_t)i * m->block + c] += d;
+            }
+    }
+    for (int k = 0; k < a->joint_count; ++k) /* the position multipliers that go with the positions */
+        for (int c = 0; c < 3; ++c) w->s->lambda[a->joints[k].row0 + c] = w->rhs[3 * ni + 3 * k + c];
+    w->t_solve += now() - t0;
+    return CR_OK;
+}
+
+/* Newton at load factor lf from the state in w->s (in place); CR_NOT_CONVERGED after
+ * max_iterations. Convergence as cr_static_solve's (spec §7.6): RMS residual below atol
+ * or rtol times the step's first one, and an update below rtol |x|; or such an update with
+ * the residual at its round-off floor. */
+static cr_status newton(asm_work *w, double lf, double err0, const cr_static_options *o, int *iterations,
+                        double *history, int *history_count, double *final_err, cr_error *err)
+{
+    w->joint_f = w->joint_from + lf * (1.0 - w->joint_from);
+    double e_prev = INFINITY, dx2 = INFINITY, x2 = 0;
+    *history_count = 0;
+    for (int it = 0;; ++it) {
+        double ss;
+        size_t cnt;
+        cr_status st = evaluate(w, lf, &ss, &cnt);
+        if (st != CR_OK) return cr_error_set(err, st, "the residual is not finite at load factor %g", lf);
+        double e = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
+        if (it == 0) err0 = fmax(err0, e);
+        if (*history_count < o->max_history) history[(*history_count)++] = e;
+        *final_err = e;
+        double dx = sqrt(dx2), xn = sqrt(x2);
+        /* at the residual's round-off floor (stiff rods: EA ε |x| per row) the residual stops
+         * falling while the updates are already below rtol: nothing left to gain. Only within
+         * 1000 ε of the round-off scale of its terms: a residual that stagnates above it is
+         * not an equilibrium, whatever the size of the updates */
+        int floor = e <= 1e3 * DBL_EPSILON * w->roundoff_scale && (dx <= 1e-13 * xn || (it > 1 && e >= 0.5 * e_prev));
+        e_prev = e;
+        if (it > 0 && (e <= o->atol || e <= o->rtol * err0 || floor) && dx <= o->rtol * (xn + 1e-12)) {
+            *iterations = it;
+            return CR_OK;
+        }
+        if (it >= o->max_iterations) {
+            *iterations = it;
+            return cr_error_set(err, CR_NOT_CONVERGED,
+                                "Newton did not converge in %d iterations at load factor %g (RMS residual %.3g)",
+                                o->max_iterations, lf, e);
+        }
+        st = update(w, &dx2, &x2, err);
+        if (st == CR_OK && (st = correct_positions(w, lf)) != CR_OK)
+            cr_error_set(err, st, "the position correction failed at load factor %g (%s)", lf, cr_status_string(st));
+        if (st != CR_OK) {
+            *iterations = it + 1;
+            return st;
+        }
+    }
+}
+
+/* The warm start of a load step to lf: the polynomial through the converged states at lf0
+ * (x), lf1 (x_prev) and, when lf2 >= 0, lf2 (x_prev2), evaluated at lf; λ alike, quaternions
+ * normalized. Quadratic, like the curvature term of cr_static_solve's tangent predictor: a
+ * secant alone left 2.7 iterations per load step on the welded hub of bench_assembly. */
+static void predict(asm_work *w, double lf, double lf0, double lf1, double lf2)
+{
+    const cr_assembly *a = w->a;
+    double c0, c1, c2 = 0.0;
+    if (lf2 < 0) { /* linear through two */
+        c0 = (lf - lf1) / (lf0 - lf1), c1 = (lf - lf0) / (lf1 - lf0);
+    } else {
+        c0 = (lf - lf1) * (lf - lf2) / ((lf0 - lf1) * (lf0 - lf2));
+        c1 = (lf - lf0) * (lf - lf2) / ((lf1 - lf0) * (lf1 - lf2));
+        c2 = (lf - lf0) * (lf - lf1) / ((lf2 - lf0) * (lf2 - lf1));
+    }
+    for (int r = 0; r < a->rod_count; ++r) {
+        const cr_model *m = a->models[r];
+        double *x = w->s->rods[r]->x;
+        const double *x1 = w->rw[r].x_prev, *x2 = w->rw[r].x_prev2;
+        for (size_t k = 0; k < w->rw[r].dim; ++k) x[k] = c0 * x[k] + c1 * x1[k] + (c2 != 0.0 ? c2 * x2[k] : 0.0);
+        for (int i = 0; i < m->nodes; ++i) {
+            double *p = x + (size_t)i * m->block + 3, n = 0;
+            for (int k = 0; k < 4; ++k) n += p[k] * p[k];
+            n = 1.0 / sqrt(n);
+            for (int k = 0; k < 4; ++k) p[k] *= n;
+        }
+    }
+    for (int k = 0; k < a->rows; ++k)
+        w->s->lambda[k] = c0 * w->s->lambda[k] + c1 * w->lambda_prev[k] + (c2 != 0.0 ? c2 * w->lambda_prev2[k] : 0.0);
+}
+
+cr_status cr_assembly_static_solve(const cr_assembly *a, cr_assembly_state *s, const cr_static_options *options,
+                                   cr_static_report *report, cr_error *err)
+{
+    cr_static_options o = options ? *options : cr_static_default_options();
+    if (o.load_steps < 1) o.load_steps = 1;
+    if (o.max_history < 1) o.max_history = 1;
+    cr_static_report local = {0};
+    cr_static_report *rep = report ? report : &local;
+    memset(rep, 0, sizeof *rep);
+    double t_start = now();
+    asm_work w = {.a = a, .s = s, .joint_from = s->joint_factor};
+    double *history = malloc((size_t)o.max_history * sizeof *history);
+    if (!history || !alloc_work(&w)) {
+        free(history);
+        free_work(&w);
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's static solver");
+    }
+    for (int r = 0; r < a->rod_count; ++r) {
+        const cr_model *m = a->models[r];
+        cr_state *st = s->rods[r];
+        st->stage = 0, st->dynamic = 0;
+        memcpy(w.rw[r].from, st->load_scale, (m->load_count > 0 ? m->load_count : 1) * sizeof(double));
+        if (m->load_count > 0) cr_model_stage_load_factors(m, 0, w.rw[r].to);
+        w.rw[r].bc_from = st->bc_factor;
+    }
+    cr_status st = cr_asm_check_redundant(a, s, s->joint_factor, err);
+    double lf = 0.0, dl = 1.0 / o.load_steps, lf_prev = -1.0, lf_prev2 = -1.0;
+    int halvings = 0;
+    while (st == CR_OK && lf < 1.0) {
+        double target = lf + dl > 1.0 - 1e-12 ? 1.0 : lf + dl;
+        for (int r = 0; r < a->rod_count; ++r) memcpy(w.rw[r].x_saved, s->rods[r]->x, w.rw[r].dim * sizeof(double));
+        memcpy(w.lambda_saved, s->lambda, (size_t)a->rows * sizeof(double));
+        /* the step's reference residual, as cr_static_solve's: the last state under the new
+         * loads (the predictor's residual would make rtol stricter than for one rod) */
+        double ss, err0 = 0;
+        size_t cnt;
+        w.joint_f = w.joint_from + target * (1.0 - w.joint_from);
+        if (evaluate(&w, target, &ss, &cnt) == CR_OK) err0 = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
+        if (lf_prev >= 0) /* through the last two or three converged steps */
+            predict(&w, target, lf, lf_prev, lf_prev2);
+        correct_positions(&w, target); /* a failure here shows in the Newton solve */
+        int iters = 0, hc = 0;
+        double fe = 0;
+        cr_error e = {0};
+        cr_status sn = newton(&w, target, err0, &o, &iters, history, &hc, &fe, &e);
+        rep->total_iterations += iters;
+        if (sn == CR_OK) {
+            for (int r = 0; r < a->rod_count; ++r) {
+                memcpy(w.rw[r].x_prev2, w.rw[r].x_prev, w.rw[r].dim * sizeof(double));
+                memcpy(w.rw[r].x_prev, w.rw[r].x_saved, w.rw[r].dim * sizeof(double));
+            }
+            memcpy(w.lambda_prev2, w.lambda_prev, (size_t)a->rows * sizeof(double));
+            memcpy(w.lambda_prev, w.lambda_saved, (size_t)a->rows * sizeof(double));
+            lf_prev2 = lf_prev;
+            lf_prev = lf;
+            lf = target;
+            if (rep->step_count == rep->step_capacity) {
+                int cap = rep->step_capacity ? 2 * rep->step_capacity : 16;
+                cr_load_step_report *ns = realloc(rep->steps, (size_t)cap * sizeof *ns);
+                if (!ns) {
+                    st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's static solver");
+                    break;
+                }
+                rep->steps = ns, rep->step_capacity = cap;
+            }
+            cr_load_step_report *sr = &rep->steps[rep->step_count++];
+            sr->load_factor = lf, sr->iterations = iters, sr->history_count = hc;
+            sr->residual_history = malloc((size_t)(hc > 0 ? hc : 1) * sizeof(double));
+            if (sr->residual_history)
+                memcpy(sr->residual_history, history, (size_t)hc * sizeof(double));
+            else
+                sr->history_count = 0;
+            rep->final_residual = fe;
+            continue;
+        }
+        /* restore the last converged state; a bad definition or no memory ends the solve */
+        for (int r = 0; r < a->rod_count; ++r) memcpy(s->rods[r]->x, w.rw[r].x_saved, w.rw[r].dim * sizeof(double));
+        memcpy(s->lambda, w.lambda_saved, (size_t)a->rows * sizeof(double));
+        if (sn < 0 || halvings >= o.max_halvings) {
+            st = cr_error_set(err, sn, "%s; the state at load factor %.6g is kept", e.message, lf);
+            break;
+        }
+        ++halvings, ++rep->failed_attempts;
+        dl *= 0.5;
+    }
+    /* the state's loads, supports and welds where the last accepted step left them */
+    for (int r = 0; r < a->rod_count; ++r) {
+        const cr_model *m = a->models[r];
+        cr_state *sr = s->rods[r];
+        for (int k = 0; k < m->load_count; ++k)
+            sr->load_scale[k] = w.rw[r].from[k] + lf * (w.rw[r].to[k] - w.rw[r].from[k]);
+        sr->bc_factor = w.rw[r].bc_from + lf * (1.0 - w.rw[r].bc_from);
+        sr->load_factor = lf;
+    }
+    s->joint_factor = w.joint_from + lf * (1.0 - w.joint_from);
+    s->load_factor = lf;
+    rep->load_factor = lf;
+    rep->converged = st == CR_OK;
+    rep->assembly_time_s = w.t_assembly;
+    rep->solve_time_s = w.t_solve;
+    rep->wall_time_s = now() - t_start;
+    free(history);
+    free_work(&w);
+    if (!report) cr_static_report_free(&local);
+    return st;
+}
