@@ -38,7 +38,7 @@ static double norm2(const double *v, size_t n) { return sqrt(sum_squares(v, n));
 cr_static_options cr_static_default_options(void)
 {
     return (cr_static_options){.load_steps = 10, .max_iterations = 25, .atol = 1e-10, .rtol = 1e-6,
-                               .max_halvings = 10, .max_history = 64, .stability = 1,
+                               .max_halvings = 10, .max_history = 64, .stability = CR_STABILITY_LEAVE,
                                .stability_modes = 4};
 }
 
