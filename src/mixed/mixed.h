@@ -73,10 +73,12 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
 /* The same, and the lowest mode ξ (6 per node: δr in I, δθ in the node basis) in `mode` (the
  * caller's nodes × 6 doubles; NULL: not wanted), scaled to a largest node displacement of 1 m
  * (for a rotational mode, softest_rotational, a largest rotation of 1 rad / the rod's length);
- * its sign is arbitrary. Written when the report is checked and has modes > 0. */
+ * its sign is arbitrary. Written when the report is checked and has modes > 0. `divergence`
+ * (optional): 1 when that mode is converged, real (|Im ω²| <= 1e-3 |ω²|) and unstable (a
+ * divergence, which a push along it makes grow without oscillating), else 0. */
 cr_status cr_mixed_static_stability_mode(const cr_model *m, const cr_supports_at *at, const double *scale,
                                          const double *x, int modes, const cr_static_tangent *tangent,
-                                         cr_stability_report *report, double *mode);
+                                         cr_stability_report *report, double *mode, int *divergence);
 
 /* Leaves the unstable equilibrium x of a static stage (statics_leave.c, docs/theory.md "Leaving an
  * unstable equilibrium"): pushed along `mode` (cr_mixed_static_stability_mode's), relaxed by

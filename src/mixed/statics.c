@@ -470,12 +470,14 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
         cr_static_tangent tangent = {
             .J = J, .part = part, .pool = ctx.pool, .factored = reuse, .work = work, .work_size = work_size};
         double *mode = o.stability == CR_STABILITY_LEAVE ? malloc((size_t)model->nodes * 6 * sizeof *mode) : NULL;
+        int divergence = 0;
         cr_mixed_static_stability_mode(model, &at, ctx.scale, state->x, o.stability_modes, &tangent, &r->stability,
-                                       mode);
+                                       mode, &divergence);
         /* an equilibrium unstable by divergence is left for the stable one a real rod reaches
-         * (statics_leave.c); failing that, the stage fails with the reason */
+         * (statics_leave.c); failing that, the stage fails with the reason. Complex unstable
+         * modes (follower loads) grow while oscillating: kept with the warning, as flutter */
         const cr_stability_report *sb = &r->stability;
-        if (o.stability == CR_STABILITY_LEAVE && sb->checked && !sb->unknown && sb->unstable_modes > 0) {
+        if (o.stability == CR_STABILITY_LEAVE && sb->checked && !sb->unknown && sb->unstable_modes > 0 && divergence) {
             tangent.factored = 0;
             st = mode ? cr_mixed_static_leave(model, &p, &at, ctx.scale, &o, &tangent, state->x, mode, &r->stability,
                                               err)

@@ -149,8 +149,8 @@ typedef struct relax_work {
  * statics.c, for the same artefact in Newton's updates). So, as there, the positions are
  * re-solved at the new orientations from the force rows of the pseudo-time step itself,
  * F_r(x) − D_r (r − r_k)/Δτ = 0 (linear in r at fixed orientations, tendons aside). */
-static cr_status correct(const cr_model *m, const cr_supports_at *at, const double *scale, const double *D,
-                         double dtau, const double *x_prev, double *x, relax_work *w)
+static cr_status correct(const cr_model *m, const cr_supports_at *at, const double *scale, const double *D, double dtau,
+                         const double *x_prev, double *x, relax_work *w)
 {
     if (!w->Jr) return CR_OK;
     const int B = m->block;
@@ -177,7 +177,8 @@ static double distance(const cr_model *m, const double *a, const double *b)
     double d = 0;
     for (int i = 0; i < m->nodes; ++i) {
         const double *u = a + (size_t)i * m->block, *v = b + (size_t)i * m->block;
-        d = fmax(d, sqrt((u[0] - v[0]) * (u[0] - v[0]) + (u[1] - v[1]) * (u[1] - v[1]) + (u[2] - v[2]) * (u[2] - v[2])));
+        d = fmax(d,
+                 sqrt((u[0] - v[0]) * (u[0] - v[0]) + (u[1] - v[1]) * (u[1] - v[1]) + (u[2] - v[2]) * (u[2] - v[2])));
     }
     return d;
 }
@@ -218,8 +219,7 @@ static cr_status g_eval(const cr_model *m, const cr_nonlinear_problem *p, const 
  * LEAVE_INNER_TOL of |F(x_k)| or the update is at round-off. CR_OK with x the step's end;
  * otherwise x is x_k again. */
 static cr_status pseudo_step(const cr_model *m, const cr_nonlinear_problem *p, const cr_supports_at *at,
-                             const double *scale, const double *D, double dtau, double r_k, double *x,
-                             relax_work *w)
+                             const double *scale, const double *D, double dtau, double r_k, double *x, relax_work *w)
 {
     const size_t dim = (size_t)m->nodes * m->block;
     const double L = m->length > 0 ? m->length : 1.0;
@@ -253,9 +253,8 @@ static cr_status pseudo_step(const cr_model *m, const cr_nonlinear_problem *p, c
 
 /* One relaxation from x (pushed): pseudo-transient continuation until the residual has
  * settled (LEAVE_SETTLED). CR_OK, or why not in `why`. */
-static cr_status relax(const cr_model *m, const cr_nonlinear_problem *p, const cr_supports_at *at,
-                       const double *scale, const double *D, double dtau0, double *x, relax_work *w, int *steps,
-                       char *why, size_t size)
+static cr_status relax(const cr_model *m, const cr_nonlinear_problem *p, const cr_supports_at *at, const double *scale,
+                       const double *D, double dtau0, double *x, relax_work *w, int *steps, char *why, size_t size)
 {
     const size_t dim = (size_t)m->nodes * m->block;
     const double L = m->length > 0 ? m->length : 1.0;
@@ -270,14 +269,7 @@ static cr_status relax(const cr_model *m, const cr_nonlinear_problem *p, const c
         /* the pushed state's residual is no measure: the push along the linearized mode
          * stretches the elements to second order (EA θ²/2), which the first step removes */
         if (k > 0) r_peak = fmax(r_peak, r);
-        if (getenv("LEAVE_DEBUG")) {
-            double ymax = 0, zmax = 0;
-            for (int i = 0; i < m->nodes; ++i)
-                ymax = fmax(ymax, fabs(x[(size_t)i * m->block + 1])), zmax = fmax(zmax, fabs(x[(size_t)i * m->block + 2]));
-            fprintf(stderr, "leave %d: r %.3e dtau %.3e y %.3e z %.3e\n", k, r, dtau, ymax, zmax);
-        }
-        if (k > 1 && (r <= LEAVE_SETTLED * r_peak || (r <= 1e-3 * r_peak && moved < LEAVE_STILL * L)))
-            return CR_OK;
+        if (k > 1 && (r <= LEAVE_SETTLED * r_peak || (r <= 1e-3 * r_peak && moved < LEAVE_STILL * L))) return CR_OK;
         /* switched evolution relaxation, never below the start value */
         if (r_prev > 0) dtau = fmax(floor_, dtau * fmin(LEAVE_GROWTH, fmax(1.0 / LEAVE_GROWTH, r_prev / r)));
         r_prev = r;
@@ -306,7 +298,9 @@ cr_status cr_mixed_static_leave(const cr_model *m, const cr_nonlinear_problem *p
     const double L = m->length > 0 ? m->length : 1.0;
     double *x0 = malloc(dim * sizeof *x0), *F = malloc(dim * sizeof *F), *dx = malloc(dim * sizeof *dx);
     double *x_prev = malloc(dim * sizeof *x_prev), *D = malloc(n6 * sizeof *D), *mode0 = malloc(n6 * sizeof *mode0);
-    relax_work w = {.F = F, .dx = dx, .x_prev = malloc(dim * sizeof(double)),
+    relax_work w = {.F = F,
+                    .dx = dx,
+                    .x_prev = malloc(dim * sizeof(double)),
                     .Fr = malloc((size_t)m->nodes * 3 * sizeof(double)),
                     .Jr = m->rigid_count > 0 ? NULL : cr_blocktri_create(m->nodes, 3)};
     cr_status st = CR_OK;
@@ -352,7 +346,8 @@ cr_status cr_mixed_static_leave(const cr_model *m, const cr_nonlinear_problem *p
         /* the estimate again, its scales those of load factor 1 (eval set them) */
         p->eval(p->ctx, 1.0, x, F, NULL);
         cr_stability_report est;
-        st = cr_mixed_static_stability_mode(m, at, scale, x, o->stability_modes, tangent, &est, mode);
+        int divergence = 0;
+        st = cr_mixed_static_stability_mode(m, at, scale, x, o->stability_modes, tangent, &est, mode, &divergence);
         if (st != CR_OK) {
             snprintf(why, sizeof why, "the stability estimate of the state reached failed");
             break;
@@ -362,7 +357,8 @@ cr_status cr_mixed_static_leave(const cr_model *m, const cr_nonlinear_problem *p
             st = CR_NOT_CONVERGED;
             break;
         }
-        if (est.unstable_modes == 0) { /* stable, or unstable by flutter alone: kept with the warning */
+        if (est.unstable_modes == 0 || !divergence) { /* stable, or unstable by flutter alone or by complex
+                                                       * modes (follower loads): kept with the warning */
             now = est;
             break;
         }
