@@ -151,6 +151,11 @@ l = s["left_unstable"]
 assert s["stable"] and s["unstable_modes"] == 0 and s["omega2"][0] > 0, s
 assert l["from_unstable_modes"] == 2 and l["from_omega2"] < 0 and l["attempts"] == 1, l' \
     "$tmp/column_left/summary.json" || { echo "FAIL column_left: stability numbers"; fail=1; }
+# on the elastica: midspan deflection k/K(k) L = 0.39425 L at P/P_cr = 1.4996 (the example's 0.02 N
+# imperfection adds little; computed in tests/test_statics.c's elastica())
+python3 -c 'import csv, math, sys
+d = max(math.hypot(float(r["y"]), float(r["z"])) for r in csv.DictReader(open(sys.argv[1])))
+assert abs(d / 0.39425 - 1) < 2e-3, d' "$tmp/column_left/nodes.csv" || { echo "FAIL column_left: deflection"; fail=1; }
 "$cli" run "$src/examples/euler-column.json" -o "$tmp/column_left2" --set 'loads.0.value=[-29.6, 0, 0]' \
     --set stages.0.load_steps=10 --set output.vtk=false 2> /dev/null | grep -q "left an unstable equilibrium" ||
     { echo "FAIL column_left: no line in the CLI summary"; fail=1; }
