@@ -8,7 +8,7 @@
  * pseudo-transient continuation (Kelley & Keyes, SIAM J. Numer. Anal. 35 (1998) 508-523):
  * implicit Euler steps of the gradient-like flow D ẋ = F(x),
  *
- *     (J(x_k) − D/Δτ_k) Δx = −F(x_k),   x_{k+1} = x_k + Δx,
+ *     F(x_{k+1}) − D (x_{k+1} − x_k)/Δτ_k = 0   (Newton, Jacobian J − D/Δτ_k),
  *
  * D the lumped masses of the stability estimate (so its ω² are the flow's rates: the
  * unstable mode grows as 1/(1 + Δτ ω²) per step, which stays above 1 for Δτ < 1/|ω²|),
@@ -19,10 +19,11 @@
  * an equilibrium the flow is attracted to, i.e. a stable one for a conservative rod. D/Δτ
  * adds only to the diagonal blocks of the block-tridiagonal tangent. The state reached is
  * converged by the stage's own Newton solve (the same tests as a load step) and estimated
- * again; a state still unstable is pushed along its own mode. Flutter (complex ω² under
- * follower loads) is not left: the first-order flow is attracted back to such a state (its
- * rates −ω² have negative real parts), and no static state is what a real rod reaches then
- * (it oscillates): the state is kept with the warning. */
+ * again; a state still unstable is pushed along its own mode. Only a real unstable mode (a
+ * divergence) is left (statics.c decides): flutter and complex unstable modes under follower
+ * loads grow while oscillating, the first-order flow is attracted back to such a state or
+ * leaves it by 0.3 % a step, and no static state is what a real rod reaches then (it
+ * oscillates): those are kept with the warning. */
 #include "mixed.h"
 #include "supports.h"
 
