@@ -301,6 +301,13 @@ int main(int argc, char **argv)
                        "residual %.3e, %.3f s\n",
                        k, t->load_steps, t->failed_load_steps, t->newton_iterations, t->load_factor,
                        t->final_residual, t->wall_time_s);
+            if (t && k <= res.last_stage && t->stability.left) /* said in any run: the state is not the load path's */
+                printf("  stage %d       left an unstable equilibrium (ω² = %.4g 1/s², %d mode%s): pushed %.3g m along "
+                       "its mode, %d pseudo-time steps, %d Newton iterations; the end state is %s\n",
+                       k, t->stability.left_from_omega2, t->stability.left_from_unstable_modes,
+                       t->stability.left_from_unstable_modes > 1 ? "s" : "", t->stability.left_push,
+                       t->stability.left_steps, t->stability.left_iterations,
+                       t->stability.flutter_modes > 0 ? "unstable by flutter only" : "stable");
             continue;
         }
         if (d->steps == 0) continue;

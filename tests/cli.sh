@@ -54,6 +54,7 @@ expect_error 1 "rod.elements" check "$ex/tendon-manipulator.json" --set 'rod.ele
 expect_error 1 "loads.0.tension" check "$ex/tendon-manipulator.json" --set loads.0.tension=1e999
 expect_error 1 "stages.0.load_steps" check "$ex/two-helical-segments.json" --set stages.0.load_steps=0
 expect_error 1 "loads.0.frame" check "$ex/two-helical-segments.json" --set loads.0.frame=sideways
+expect_error 1 'stages.0.stability: expected true, false or "keep"' check "$ex/euler-column.json" --set stages.0.stability=maybe
 printf '{"rod": {"length": 1, "elements": 4, "material": {"E": 1, "G": 1}, "sections": [{"shape": "circle", "radius": 0.1}], "colour": 3}}' > "$tmp/unknown.json"
 expect_error 1 "rod.colour" check "$tmp/unknown.json"
 printf '{"rod": {"length": 1, "elements": 4, "material": {"G": 1}, "sections": [{"shape": "circle", "radius": 0.1}]}}' > "$tmp/missing.json"

@@ -598,6 +598,155 @@ static void test_translated_tendon(void)
     cr_model_destroy(m0);
 }
 
+/* ---- an unstable end state is left (issue 23): the perfect column and Greenhill's shaft ---- */
+
+/* K(k) and E(k), complete elliptic integrals of modulus k, by the arithmetic-geometric mean */
+static void elliptic_KE(double k, double *K, double *E)
+{
+    double a = 1.0, b = sqrt(1.0 - k * k), c, sum = 0.5 * k * k, pw = 1.0;
+    for (int i = 0; i < 40; ++i) {
+        c = 0.5 * (a - b);
+        double an = 0.5 * (a + b);
+        b = sqrt(a * b), a = an, pw *= 2.0, sum += 0.5 * pw * c * c;
+    }
+    *K = M_PI / (2.0 * a), *E = *K * (1.0 - sum);
+}
+
+/* The pinned-pinned elastica under P = ratio·π²EI/L²: θ' ' + (P/EI) sin θ = 0 gives
+ * L = 2K(k)/λ, λ² = P/EI, so K(k) = (π/2)√ratio; the midspan deflection is 2k/λ = k L/K(k)
+ * and the chord (2E(k)/K(k) − 1) L (Timoshenko & Gere, §2.7). */
+static void elastica(double ratio, double *deflection, double *chord)
+{
+    const double target = 0.5 * M_PI * sqrt(ratio);
+    double lo = 0, hi = 0.999999, K, E;
+    for (int i = 0; i < 200; ++i) {
+        double mid = 0.5 * (lo + hi);
+        elliptic_KE(mid, &K, &E);
+        if (K < target)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    elliptic_KE(lo, &K, &E);
+    *deflection = lo / K, *chord = 2.0 * E / K - 1.0;
+}
+
+/* The perfect Euler column of examples/euler-column.json (imperfection load zeroed) at
+ * P = 21 N = 1.0639 P_cr: the load path stays straight (nothing breaks the symmetry) and
+ * ends on an equilibrium with two modes of negative stiffness; by default the stage leaves
+ * it and ends buckled, on the elastica (second order in the element length); "keep" keeps
+ * the straight one. */
+static void test_unstable_column_left(void)
+{
+    double d_ref, c_ref;
+    elastica(21.0 / (M_PI * M_PI * 2.0), &d_ref, &c_ref);
+    printf("  elastica at P/P_cr = %.6f: midspan deflection %.6f L, chord %.6f L\n", 21.0 / (M_PI * M_PI * 2.0), d_ref,
+           c_ref);
+    CHECK(fabs(d_ref - 0.2114) < 1e-4 && fabs(c_ref - 0.8808) < 1e-4); /* the example's description */
+    double err[2];
+    for (int k = 0; k < 2; ++k) {
+        const int n = 40 << k;
+        char el[32];
+        snprintf(el, sizeof el, "rod.elements=%d", n);
+        const char *sets[2] = {el, "loads.1.value=[0, 0, 0]"};
+        cr_static_options o;
+        cr_model *m = scenario_model("examples/euler-column.json", sets, 2, &o);
+        CHECK(m != NULL);
+        if (!m) return;
+        CHECK(o.stability == CR_STABILITY_LEAVE); /* the default */
+        for (int keep = 0; keep < (k == 0 ? 2 : 1); ++keep) {
+            o.stability = keep ? CR_STABILITY_KEEP : CR_STABILITY_LEAVE;
+            cr_state *s = cr_state_create(m);
+            cr_static_report r;
+            solve_opts(m, s, &o, &r);
+            double d = 0;
+            for (int i = 0; i <= n; ++i) {
+                cr_vec3 q = cr_state_position(s, i);
+                d = fmax(d, hypot(q.y, q.z));
+            }
+            const double chord = cr_state_position(s, n).x;
+            const cr_stability_report *sb = &r.stability;
+            printf("  perfect column n=%d (%s): deflection %.6f L (elastica %+.2e), chord %.6f L (%+.2e), "
+                   "unstable modes %d, ω² %.4g %.4g; left %d from ω² %.4g in %d pseudo-time steps + %d Newton "
+                   "iterations\n",
+                   n, keep ? "keep" : "default", d, d / d_ref - 1, chord, chord / c_ref - 1, sb->unstable_modes,
+                   sb->omega2[0], sb->omega2[1], sb->left, sb->left_from_omega2, sb->left_steps, sb->left_iterations);
+            CHECK(sb->checked && !sb->unknown);
+            if (keep) { /* straight, with both bending modes unstable */
+                CHECK(d < 1e-9 && sb->unstable_modes == 2 && !sb->left);
+            } else {
+                CHECK(sb->left && sb->left_from_unstable_modes == 2 && sb->left_from_omega2 < 0);
+                CHECK(sb->unstable_modes == 0 && sb->flutter_modes == 0);
+                /* the lowest mode is the buckled shape turning about the chord: neutral for a
+                 * circular section (ω² at round-off against the next, 18 1/s²) */
+                CHECK(fabs(sb->omega2[0]) < 1e-3 * sb->omega2[1]);
+                err[k] = d / d_ref - 1;
+                CHECK(fabs(err[k]) < (k == 0 ? 1e-2 : 3e-3));
+                CHECK(fabs(chord / c_ref - 1) < (k == 0 ? 3e-3 : 1e-3));
+            }
+            cr_static_report_free(&r);
+            cr_state_destroy(s);
+        }
+        cr_model_destroy(m);
+    }
+    const double order = log(err[0] / err[1]) / log(2.0);
+    printf("  perfect column: deflection error order %.3f from 40 to 80 elements\n", order);
+    CHECK(order > 1.8 && order < 2.2);
+}
+
+/* Greenhill's shaft of examples/greenhill.json (imperfection zeroed) twisted by 3.3 turns,
+ * beyond the critical 3.093 under its dead tension: the straight twisted state is unstable
+ * and the buckling is subcritical (no buckled equilibrium nearby). The rod has no
+ * self-contact, so the loop it snaps into closes through itself: the end state is straight
+ * again with the linking number, and so the twist, two turns lower (a self-crossing changes the
+ * writhe by 2), 1.3 turns, below the critical twist: κ_x = 2π·1.3/L along the whole rod,
+ * stable. */
+static void test_unstable_greenhill_left(void)
+{
+    const char *sets[2] = {"loads.1.value=[0, 0, 0]", "boundary_conditions.1.turns=3.3"};
+    cr_static_options o;
+    cr_model *m = scenario_model("examples/greenhill.json", sets, 2, &o);
+    CHECK(m != NULL);
+    if (!m) return;
+    for (int keep = 0; keep < 2; ++keep) {
+        o.stability = keep ? CR_STABILITY_KEEP : CR_STABILITY_LEAVE;
+        cr_state *s = cr_state_create(m);
+        cr_static_report r;
+        solve_opts(m, s, &o, &r);
+        const int n = cr_model_element_count(m);
+        double kx_lo = INFINITY, kx_hi = -INFINITY, d = 0;
+        for (int e = 0; e < n; ++e) {
+            cr_vec3 g, kap, nn, mm;
+            cr_state_element(m, s, e, &g, &kap, &nn, &mm);
+            kx_lo = fmin(kx_lo, kap.x), kx_hi = fmax(kx_hi, kap.x);
+        }
+        for (int i = 0; i <= n; ++i) {
+            cr_vec3 q = cr_state_position(s, i);
+            d = fmax(d, hypot(q.y, q.z));
+        }
+        const cr_stability_report *sb = &r.stability;
+        /* the discrete twist of an element turned by φ about its axis is (4/l) tan(φ/4) (the
+         * quaternion difference's measure, 1 + φ²/48 of φ/l) */
+        const double turns = keep ? 3.3 : 1.3, phi = 2 * M_PI * turns / n;
+        const double kx_ref = 4.0 / (cr_model_length(m) / n) * tan(phi / 4);
+        printf("  Greenhill 3.3 turns (%s): twist %.7f..%.7f of (4/l) tan(φ/4) for %.1f turns, deflection %.2e, "
+               "unstable %d, "
+               "ω² %.4g; left %d from ω² %.4g, %d pseudo-time steps, %d attempts\n",
+               keep ? "keep" : "default", kx_lo / kx_ref, kx_hi / kx_ref, turns, d, sb->unstable_modes, sb->omega2[0],
+               sb->left, sb->left_from_omega2, sb->left_steps, sb->left_attempts);
+        CHECK(fabs(kx_lo / kx_ref - 1) < 1e-6 && fabs(kx_hi / kx_ref - 1) < 1e-6);
+        CHECK(d < 1e-6);
+        if (keep) {
+            CHECK(sb->unstable_modes >= 1 && !sb->left);
+        } else {
+            CHECK(sb->left && sb->left_from_unstable_modes >= 1 && sb->unstable_modes == 0 && sb->omega2[0] > 0);
+        }
+        cr_static_report_free(&r);
+        cr_state_destroy(s);
+    }
+    cr_model_destroy(m);
+}
+
 /* A load step that fails says why and where: its increment, the residual's round-off
  * floor and the node whose balance is worst; and, for the tendon manipulator at twice its
  * tension (50 elements), the cause: at 7.97 N (7.05 N at 1250 elements) the tip has curled until the tendon's
@@ -634,4 +783,4 @@ static void test_failure_message(void)
 CHECK_MAIN(CASE(test_hanging_rod), CASE(test_cable_pulled), CASE(test_pinned_chain), CASE(test_translated_tendon),
            CASE(test_failure_message), CASE(test_helix_convergence_and_strains), CASE(test_cantilever_circle),
            CASE(test_tendon_manipulator), CASE(test_quadratic_convergence), CASE(test_rigid_strains_tendon),
-           CASE(test_threads_equal_serial))
+           CASE(test_threads_equal_serial), CASE(test_unstable_column_left), CASE(test_unstable_greenhill_left))

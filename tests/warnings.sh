@@ -125,9 +125,11 @@ if [ "$code" -ne 0 ] || ! grep -q "\[slender_thick\]" "$tmp/check.err"; then
 else echo "ok     check prints the scenario's warnings, exit 0"; fi
 
 # the Euler column loaded to 1.5 P_cr in 10 load steps stays straight: an unstable equilibrium
-# (issue 9), with its numbers in summary.json; "stability": false turns the estimate off
+# (issue 9), with its numbers in summary.json, when "stability": "keep" keeps it (by default the
+# stage leaves it: below); "stability": false turns the estimate off
 expect straight_column 0 "unstable_equilibrium stages.0" -- "$src/examples/euler-column.json" \
-    --set 'loads.0.value=[-29.6, 0, 0]' --set stages.0.load_steps=10 --set output.vtk=false
+    --set 'loads.0.value=[-29.6, 0, 0]' --set stages.0.load_steps=10 --set output.vtk=false \
+    --set stages.0.stability=keep
 python3 -c 'import json, sys
 s = json.load(open(sys.argv[1]))["stages"][0]["stability"]
 assert not s["stable"] and s["unstable_modes"] == 2 and s["omega2"][0] < 0 < s["omega2"][2], s' \
@@ -137,6 +139,26 @@ assert not s["stable"] and s["unstable_modes"] == 2 and s["omega2"][0] < 0 < s["
 if [ -n "$(warnings_of "$tmp/straight_off")" ] || grep -q '"stability"' "$tmp/straight_off/summary.json"; then
     echo "FAIL straight_off: stability false still estimated"; fail=1
 else echo "ok     straight_off: stages.0.stability=false skips the estimate"; fi
+
+# by default the stage leaves that equilibrium for the buckled one (issue 23): no warning, stable,
+# the left state's numbers in summary.json and a line in the CLI summary
+expect column_left 0 -- "$src/examples/euler-column.json" \
+    --set 'loads.0.value=[-29.6, 0, 0]' --set stages.0.load_steps=10 --set output.vtk=false
+[ -z "$(warnings_of "$tmp/column_left")" ] || { echo "FAIL column_left: warnings"; fail=1; }
+python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["stages"][0]["stability"]
+l = s["left_unstable"]
+assert s["stable"] and s["unstable_modes"] == 0 and s["omega2"][0] > 0, s
+assert l["from_unstable_modes"] == 2 and l["from_omega2"] < 0 and l["attempts"] == 1, l' \
+    "$tmp/column_left/summary.json" || { echo "FAIL column_left: stability numbers"; fail=1; }
+# on the elastica: midspan deflection k/K(k) L = 0.39425 L at P/P_cr = 1.4996 (the example's 0.02 N
+# imperfection adds little; computed in tests/test_statics.c's elastica())
+python3 -c 'import csv, math, sys
+d = max(math.hypot(float(r["y"]), float(r["z"])) for r in csv.DictReader(open(sys.argv[1])))
+assert abs(d / 0.39425 - 1) < 2e-3, d' "$tmp/column_left/nodes.csv" || { echo "FAIL column_left: deflection"; fail=1; }
+"$cli" run "$src/examples/euler-column.json" -o "$tmp/column_left2" --set 'loads.0.value=[-29.6, 0, 0]' \
+    --set stages.0.load_steps=10 --set output.vtk=false 2> /dev/null | grep -q "left an unstable equilibrium" ||
+    { echo "FAIL column_left: no line in the CLI summary"; fail=1; }
 
 # every example: no warning (the Wilberforce spring's dynamic stage shortened from 20 s
 # to 1 s: the full run takes a minute, and its strains stay small throughout), except

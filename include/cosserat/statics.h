@@ -29,7 +29,13 @@ typedef struct cr_static_options {
      * max_increment (0: the whole way). 0 (default): load_steps equal increments. */
     int adaptive;
     double max_increment;
-    int stability;       /* 1 (default): estimate the stability of the stage's final state (report.stability); 0: skip */
+    /* The stability estimate of the stage's final state (report.stability): CR_STABILITY_LEAVE
+     * (default) estimates it and, when the state is unstable by divergence (a straight column
+     * above its buckling load), leaves it along its unstable mode for the stable equilibrium a
+     * real rod reaches (docs/theory.md, "Leaving an unstable equilibrium"); CR_STABILITY_KEEP
+     * (1) estimates it and keeps the state whatever it is (bifurcation studies);
+     * CR_STABILITY_OFF (0) skips the estimate. */
+    int stability;
     int stability_modes; /* lowest modes estimated (default 4, at most CR_STABILITY_MAX_MODES) */
     /* Arc-length continuation (scenario "path": "arc_length", docs/theory.md): load factor
      * and state advance together along the equilibrium path, through limit points. 0
@@ -44,6 +50,9 @@ typedef struct cr_static_options {
 } cr_static_options;
 
 #define CR_STATIC_PARALLEL_MIN_NODES 10000
+
+/* cr_static_options.stability */
+enum { CR_STABILITY_OFF = 0, CR_STABILITY_KEEP = 1, CR_STABILITY_LEAVE = 2 };
 
 cr_static_options cr_static_default_options(void);
 
@@ -87,6 +96,17 @@ typedef struct cr_stability_report {
      * finite): neither stable nor unstable; `unknown_reason` says why */
     int unknown;
     char unknown_reason[160];
+    /* The stage's load path ended on an equilibrium unstable by divergence and the solve left it
+     * (CR_STABILITY_LEAVE): pushed along its lowest mode, relaxed in pseudo-time to an
+     * equilibrium and that one estimated (the numbers above are the new state's). */
+    int left;                     /* 1: left; the state is the one reached */
+    double left_from_omega2;      /* lowest ω² of the equilibrium left (rad²/s²) */
+    int left_from_unstable_modes; /* its modes with negative stiffness */
+    double left_push;             /* the push: largest node displacement (m; for a rotational mode the
+                                   * largest rotation in rad times the rod's length) */
+    int left_steps;               /* pseudo-time steps of the relaxation (all attempts) */
+    int left_iterations;          /* Newton iterations that then converged it (all attempts) */
+    int left_attempts;            /* pushes (a state reached unstable again is pushed along its mode) */
 } cr_stability_report;
 
 typedef struct cr_static_report {

@@ -475,7 +475,7 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
  * version 05, which also packs the load inputs with the state) the statistics of the stages so far: per stage a cr_static_stage_stats
  * and a cr_dynamic_report, the last static stage's report (a checkpoint_report and per
  * load step a checkpoint_step and its residual history) and the stages' result warnings. */
-#define CHECKPOINT_MAGIC "CRCKPT06" /* 06: cr_static_stage_stats has the stability report */
+#define CHECKPOINT_MAGIC "CRCKPT07" /* 07: the stability report says whether an unstable state was left */
 typedef struct checkpoint_header {
     char magic[8];
     uint64_t fingerprint; /* of the model and the stage types: a checkpoint fits one scenario */
@@ -925,6 +925,16 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
                 add_number(so, "iterations", sb->iterations);
                 add_number(so, "residual", sb->residual);
                 add_number(so, "time_s", sb->time_s);
+            }
+            if (t->stability.checked && t->stability.left) { /* the load path's end state was left */
+                const cr_stability_report *sb = &t->stability;
+                cJSON *lo = cJSON_AddObjectToObject(cJSON_GetObjectItem(o, "stability"), "left_unstable");
+                add_number(lo, "from_omega2", sb->left_from_omega2);
+                add_number(lo, "from_unstable_modes", sb->left_from_unstable_modes);
+                add_number(lo, "push", sb->left_push);
+                add_number(lo, "pseudo_time_steps", sb->left_steps);
+                add_number(lo, "iterations", sb->left_iterations);
+                add_number(lo, "attempts", sb->left_attempts);
             }
         }
         if (sc->stages[k].type == CR_STAGE_DYNAMIC && r->dynamics) {

@@ -1841,7 +1841,7 @@ static void default_stage(cr_stage_def *stage)
     stage->statics.rtol = 1e-6;
     stage->statics.max_halvings = 10;
     stage->statics.max_history = 64;
-    stage->statics.stability = 1;
+    stage->statics.stability = CR_STABILITY_LEAVE;
     stage->statics.stability_modes = 4;
     stage->statics.arc_steps = 100;
     stage->statics.arc_initial = 0.05;
@@ -1968,11 +1968,14 @@ static cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err)
         const cJSON *stab = cJSON_GetObjectItemCaseSensitive(c, "stability");
         if (stab) { /* the stability estimate of the end state (docs/scenario.md) */
             char got[VALUE_TEXT_SIZE];
-            if (!cJSON_IsBool(stab)) {
+            if (cJSON_IsString(stab) && !strcmp(stab->valuestring, "keep")) {
+                o->stability = CR_STABILITY_KEEP; /* estimated, and an unstable end state kept */
+            } else if (!cJSON_IsBool(stab)) {
                 describe(stab, got, sizeof got);
-                return fail(err, "%s.stability: expected true or false, got %s", path, got);
+                return fail(err, "%s.stability: expected true, false or \"keep\", got %s", path, got);
+            } else {
+                o->stability = cJSON_IsTrue(stab) ? CR_STABILITY_LEAVE : CR_STABILITY_OFF;
             }
-            o->stability = cJSON_IsTrue(stab);
         }
         if ((s = parse_arc_length(c, path, o, err))) return s;
     }

@@ -283,10 +283,11 @@ cr_status cr_static_stability_warnings(const cr_sim *sim, const cr_static_report
                  s->unit_density ? " at ρA = 1 kg/m (no mass given)" : "");
     if (s->unstable_modes > 0)
         return add(out, "unstable_equilibrium", key,
-                   "%s: the static stage ended (load factor %.4g) on an unstable equilibrium: %d mode%s with negative stiffness, the "
-                   "softest %.3g %s (ω² = %.3g 1/s², largest at node %d, s = %.4g m)%s; a real rod leaves it. If "
-                   "nothing broke the symmetry (a straight column above its buckling load), a tiny transverse load "
-                   "lets the solve find the stable branch; with follower loads none may exist",
+                   "%s: the static stage ended (load factor %.4g) on an unstable equilibrium: %d mode%s with negative "
+                   "stiffness, the softest %.3g %s (ω² = %.3g 1/s², largest at node %d, s = %.4g m)%s; a real rod leaves it. It was "
+                   "kept: \"stability\": \"keep\" (the default leaves it for a stable one along its mode), or its "
+                   "lowest mode is complex, growing while it oscillates (follower loads; none may be stable), or no "
+                   "stable one was found from it (the stage's error says why)",
                    key, rep->load_factor, s->unstable_modes, s->unstable_modes > 1 ? "s" : "", s->softest_stiffness,
                    s->softest_rotational ? "N m/rad" : "N/m", s->omega2[0], node, cr_sim_node_s(sim, node), growth);
     return add(out, "unstable_equilibrium", key,

@@ -16,6 +16,7 @@
 #include "linalg/blocktri_partitioned.h"
 #include "linalg/pool.h"
 #include "mixed/model_internal.h"
+#include "solvers/newton.h"
 
 /* F = residual with load k scaled by scale[k] and the supports where `at` says
  * (supports.c); J (optional) = dF/dx. Held coordinates of supported nodes replace
@@ -77,6 +78,26 @@ typedef struct cr_static_tangent {
  * the subspace iteration). */
 cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
                                     int modes, const cr_static_tangent *tangent, cr_stability_report *report);
+/* The same, and the lowest mode ξ (6 per node: δr in I, δθ in the node basis) in `mode` (the
+ * caller's nodes × 6 doubles; NULL: not wanted), scaled to a largest node displacement of 1 m
+ * (for a rotational mode, softest_rotational, a largest rotation of 1 rad / the rod's length);
+ * its sign is arbitrary. Written when the report is checked and has modes > 0. `divergence`
+ * (optional): 1 when that mode is converged, real (|Im ω²| <= 1e-3 |ω²|) and unstable (a
+ * divergence, which a push along it makes grow without oscillating), else 0. */
+cr_status cr_mixed_static_stability_mode(const cr_model *m, const cr_supports_at *at, const double *scale,
+                                         const double *x, int modes, const cr_static_tangent *tangent,
+                                         cr_stability_report *report, double *mode, int *divergence);
+
+/* Leaves the unstable equilibrium x of a static stage (statics_leave.c, docs/theory.md "Leaving an
+ * unstable equilibrium"): pushed along `mode` (cr_mixed_static_stability_mode's), relaxed by
+ * pseudo-transient continuation on p's residual at load factor 1 to an equilibrium, converged there
+ * by cr_load_stepping_solve, and estimated again (with at, scale, as for x); a state unstable again
+ * is pushed along its own mode, up to a few times. On CR_OK x is a stable (or flutter-only
+ * unstable) equilibrium and report says so (left = 1 and how); otherwise x and report are as
+ * they came and err says why no stable state was found. `mode` is scratch for the later modes. */
+cr_status cr_mixed_static_leave(const cr_model *m, const cr_nonlinear_problem *p, const cr_supports_at *at,
+                                const double *scale, const cr_static_options *o, const cr_static_tangent *tangent,
+                                double *x, double *mode, cr_stability_report *report, cr_error *err);
 
 /* When the static tangent at x is singular: 1, with a sentence saying which motion
  * (twist, a rotation, a translation) at which nodes nothing holds and what to hold, in

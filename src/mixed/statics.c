@@ -478,7 +478,21 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
         int reuse = lu_valid && model->rigid_count == 0;
         cr_static_tangent tangent = {
             .J = J, .part = part, .pool = ctx.pool, .factored = reuse, .work = work, .work_size = work_size};
-        cr_mixed_static_stability(model, &at, ctx.scale, state->x, o.stability_modes, &tangent, &r->stability);
+        double *mode = o.stability == CR_STABILITY_LEAVE ? malloc((size_t)model->nodes * 6 * sizeof *mode) : NULL;
+        int divergence = 0;
+        cr_mixed_static_stability_mode(model, &at, ctx.scale, state->x, o.stability_modes, &tangent, &r->stability,
+                                       mode, &divergence);
+        /* an equilibrium unstable by divergence is left for the stable one a real rod reaches
+         * (statics_leave.c); failing that, the stage fails with the reason. Complex unstable
+         * modes (follower loads) grow while oscillating: kept with the warning, as flutter */
+        const cr_stability_report *sb = &r->stability;
+        if (o.stability == CR_STABILITY_LEAVE && sb->checked && !sb->unknown && sb->unstable_modes > 0 && divergence) {
+            tangent.factored = 0;
+            st = mode ? cr_mixed_static_leave(model, &p, &at, ctx.scale, &o, &tangent, state->x, mode, &r->stability,
+                                              err)
+                      : cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
+        }
+        free(mode);
     } else if (err && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE)) {
         /* a load step that failed on a tangent with a free motion: say which one, first (the
          * cause; the solver's account of the failure, which may be long, follows) */

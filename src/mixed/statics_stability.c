@@ -257,6 +257,14 @@ static void unknown(cr_stability_report *rep, const char *why)
 cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
                                     int modes, const cr_static_tangent *tangent, cr_stability_report *rep)
 {
+    return cr_mixed_static_stability_mode(m, at, scale, x, modes, tangent, rep, NULL, NULL);
+}
+
+cr_status cr_mixed_static_stability_mode(const cr_model *m, const cr_supports_at *at, const double *scale,
+                                         const double *x, int modes, const cr_static_tangent *tangent,
+                                         cr_stability_report *rep, double *mode, int *divergence)
+{
+    if (divergence) *divergence = 0;
     double t0 = now();
     memset(rep, 0, sizeof *rep);
     if (modes < 1) modes = 1;
@@ -358,6 +366,15 @@ cr_status cr_mixed_static_stability(const cr_model *m, const cr_supports_at *at,
         }
         rep->softest_rotational = dr < 1e-3 * dt * m->length; /* torsion: the nodes do not move */
         double amp = rep->softest_rotational ? dt : dr;
+        if (divergence) { /* the lowest mode real and negative: a static push along it grows */
+            double mag2 = er.re[j] * er.re[j] + er.im[j] * er.im[j], re = -er.re[j] / mag2, im = er.im[j] / mag2;
+            *divergence =
+                er.residual[j] < 0.1 && re < -STABILITY_ZERO * big && fabs(im) <= FLUTTER_IMAG * hypot(re, im);
+        }
+        if (mode) { /* scaled to a largest node displacement of 1 (rotation × length when rotational) */
+            const double a = (rep->softest_rotational ? dt * m->length : dr) * fabs(nu);
+            for (size_t k = 0; k < n6; ++k) mode[k] = a > 0 ? xi[k] / a : 0.0;
+        }
         rep->softest_node = rep->softest_rotational ? at_t : at_r;
         rep->softest_stiffness = amp > 0 ? rep->omega2[0] / (amp * amp) : NAN;
         rep->checked = 1;

@@ -43,7 +43,7 @@ cr_static_options cr_static_default_options(void)
                                .rtol = 1e-6,
                                .max_halvings = 10,
                                .max_history = 64,
-                               .stability = 1,
+                               .stability = CR_STABILITY_LEAVE,
                                .stability_modes = 4,
                                .arc_steps = 100,
                                .arc_initial = 0.05,
