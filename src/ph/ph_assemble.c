@@ -96,6 +96,7 @@ void ph_constraint_jacobian(const double *d, double G[6][9])
 void ph_begin(cr_ph *s, int mode, double h)
 {
     s->h = h;
+    const int inertia = s->mass[0] > 0 || s->mass[1] > 0 || s->mass[2] > 0;
     for (int e = 0; e < s->ne; ++e)
         for (int g = 0; g < 2; ++g) {
             double qg[12] = {0}, qs[12] = {0};
@@ -108,9 +109,15 @@ void ph_begin(cr_ph *s, int mode, double h)
     for (int I = 0; I < s->nn; ++I) {
         int o = s->node_off[I];
         if (o < 0) continue;
-        /* predictor q_n + h v_{n-1/2} (constant velocity; exact for rigid translation). Only the
-           initial guess: spec §6 allows any, the converged step does not depend on it. */
-        for (int k = 0; k < 12; ++k) s->X[o + k] = s->q[12 * I + k] + (mode == PH_DYNAMIC ? h * s->vmid[12 * I + k] : 0);
+        /* predictor q_n + h (2 v_n - v_{n-1/2}): v_{n+1/2} extrapolated with the acceleration
+           2 (v_n - v_{n-1/2}) / h, second order (the flying spaghetti's first residual drops from ~1e2
+           to ~1e1 and its steps from 4 to 3 iterations). Without inertia v_n is the midpoint rule's
+           undamped alternating mode, not a velocity: q_n + h v_{n-1/2} then. Only the initial guess:
+           spec §6 allows any, the converged step does not depend on it. */
+        for (int k = 0; k < 12; ++k)
+            s->X[o + k] = s->q[12 * I + k] + (mode != PH_DYNAMIC ? 0
+                                              : inertia   ? h * (2 * s->v[12 * I + k] - s->vmid[12 * I + k])
+                                                          : h * s->vmid[12 * I + k]);
         memcpy(s->X + o + 12, s->lam + 6 * I, sizeof(double) * 6);
     }
     for (int e = 0; e < s->ne; ++e)
