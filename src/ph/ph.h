@@ -172,6 +172,8 @@ struct cr_ph {
     int *node_roff, *sig_roff;
     double *rband, *rrhs, *dqp, *kdq;
     int *ripiv;
+    int *rlast;            /* nred: last row (= column) a reduced unknown is coupled to (its element block's
+                              end + the next end node), the sparsity the frontal LU of ph_direct.c follows */
     double *Pm, *Pn;       /* nn * 27: null-space bases P(d_{n+1/2}), P(d_{n+1}) of the factored Jacobian */
     double *gramm, *gram1; /* nn * 36: Cholesky factors of G G^T for G_d(d_{n+1/2}), G_d(d_{n+1}) */
     int fact_ok;           /* the factors above belong to the Jacobian blocks stored (ph_linear_factor) */

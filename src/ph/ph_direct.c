@@ -65,6 +65,7 @@ typedef struct front {
     int n, kl, ku, kv, ldab;
     double *ab, *b;
     int *ipiv;
+    const int *last; /* per row/column: last coupled index (cr_ph.rlast) */
     int next, ju, zeroed;
 } front;
 
@@ -84,11 +85,13 @@ static int eliminate(front *f, int end)
     if (end > f->n) end = f->n;
     if (end <= f->next) return 0;
     zero_upto(f, end + f->kv + 1);
-    const int n = f->n, kl = f->kl, ku = f->ku, kv = f->kv, ldab = f->ldab;
+    const int kv = f->kv, ldab = f->ldab;
     double *b = f->b;
     for (int j = f->next; j < end; ++j) {
         double *cj = f->ab + (size_t)j * ldab + kv;
-        int km = kl < n - 1 - j ? kl : n - 1 - j, p = 0;
+        /* column j is nonzero down to last[j] only (fill comes from earlier columns, whose last is
+           not larger); the pivot row's entries reach last[j + p] (fill: the running ju) */
+        int km = f->last[j] - j, p = 0;
         double best = fabs(cj[0]);
         for (int i = 1; i <= km; ++i)
             if (fabs(cj[i]) > best) best = fabs(cj[i]), p = i;
@@ -97,7 +100,7 @@ static int eliminate(front *f, int end)
             f->next = j;
             return j + 1;
         }
-        int last = j + ku + p < n - 1 ? j + ku + p : n - 1;
+        int last = f->last[j + p];
         if (last > f->ju) f->ju = last;
         const int ju = f->ju;
         if (p) {
@@ -239,7 +242,7 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
     s->fac = fac;
     double *kred = s->kdq; /* 6 per node: T_m^T K dq_p, reduced */
     memset(kred, 0, sizeof(double) * 6 * nn);
-    front F = {s->nred, s->rkl, s->rku, s->rkl + s->rku, s->rldab, s->rband, s->rrhs, s->ripiv, 0, 0, 0};
+    front F = {s->nred, s->rkl, s->rku, s->rkl + s->rku, s->rldab, s->rband, s->rrhs, s->ripiv, s->rlast, 0, 0, 0};
     if (bad) *bad = -1;
 
     /* nodes: constraint rows, G_d blocks and their Gram factors, the particular increment dq_p */
