@@ -21,6 +21,8 @@
 #include "cosserat/base.h"
 #include "cosserat/math.h"
 
+#include <stddef.h>
+
 enum { CR_PH_MAX_BRANCHES = 8 };
 
 typedef struct cr_ph_params {
@@ -172,6 +174,11 @@ struct cr_ph {
     int *node_roff, *sig_roff;
     double *rband, *rrhs, *dqp, *kdq;
     int *ripiv;
+    /* ph_direct.c's frontal LU: the active columns in a ring of rW (a power of 2) band columns, the
+       finished columns' U parts (rows from their first nonzero to the diagonal) in ustore at uoff */
+    int rW;
+    double *ring, *ustore;
+    size_t *uoff;
     int *rlast;            /* nred: last row (= column) a reduced unknown is coupled to (its element block's
                               end + the next end node), the sparsity the frontal LU of ph_direct.c follows */
     double *Pm, *Pn;       /* nn * 27: null-space bases P(d_{n+1/2}), P(d_{n+1}) of the factored Jacobian */

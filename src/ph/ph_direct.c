@@ -60,35 +60,38 @@ static void add_pmp(double R[6][6], double c, const double *a, const double M[3]
         }
 }
 
-/* frontal banded LU (the algorithm of ph_linear.c band_lu, LAPACK layout) on s->rband */
+/* Frontal banded LU (the algorithm of ph_linear.c band_lu in LAPACK's column layout) over a ring of
+ * band columns: a column is zeroed when it enters the window, assembled, eliminated (with the forward
+ * substitution) once its rows are complete, and its U part copied out; only those copies are read
+ * again (back substitution). The working set is the window, whatever the number of elements. */
 typedef struct front {
-    int n, kl, ku, kv, ldab;
-    double *ab, *b;
+    int n, kl, ku, kv, ldab, mask;
+    double *ring, *b, *U;
+    size_t *uoff;
     int *ipiv;
     const int *last; /* per row/column: last coupled index (cr_ph.rlast) */
     int next, ju, zeroed;
 } front;
 
-static inline double *band_at(front *f, int i, int j) { return f->ab + (size_t)j * f->ldab + f->kv + i - j; }
+static inline double *colp(front *f, int j) { return f->ring + (size_t)(j & f->mask) * f->ldab; }
+static inline double *band_at(front *f, int i, int j) { return colp(f, j) + f->kv + i - j; }
 
 static void zero_upto(front *f, int c)
 {
     if (c > f->n) c = f->n;
-    if (c <= f->zeroed) return;
-    memset(f->ab + (size_t)f->zeroed * f->ldab, 0, sizeof(double) * (size_t)(c - f->zeroed) * f->ldab);
-    f->zeroed = c;
+    for (; f->zeroed < c; ++f->zeroed) memset(colp(f, f->zeroed), 0, sizeof(double) * f->ldab);
 }
 
-/* eliminates columns next..end-1 (rows up to end - 1 + kl complete) and applies them to b */
+/* eliminates columns next..end-1 (rows up to last[j] complete) and applies them to b */
 static int eliminate(front *f, int end)
 {
     if (end > f->n) end = f->n;
     if (end <= f->next) return 0;
     zero_upto(f, end + f->kv + 1);
-    const int kv = f->kv, ldab = f->ldab;
+    const int kv = f->kv;
     double *b = f->b;
     for (int j = f->next; j < end; ++j) {
-        double *cj = f->ab + (size_t)j * ldab + kv;
+        double *cj = colp(f, j) + kv;
         /* column j is nonzero down to last[j] only (fill comes from earlier columns, whose last is
            not larger); the pivot row's entries reach last[j + p] (fill: the running ju) */
         int km = f->last[j] - j, p = 0;
@@ -105,17 +108,26 @@ static int eliminate(front *f, int end)
         const int ju = f->ju;
         if (p) {
             for (int c = j; c <= ju; ++c) {
-                double *col = f->ab + (size_t)c * ldab + kv + j - c;
+                double *col = colp(f, c) + kv + j - c;
                 double t = col[0];
                 col[0] = col[p], col[p] = t;
             }
             double t = b[j];
             b[j] = b[j + p], b[j + p] = t;
         }
+        /* U(i, j), i <= j, is final: copy from the first nonzero row */
+        {
+            const double *u = cj - (j < kv ? j : kv);
+            int cnt = (j < kv ? j : kv) + 1, k = 0;
+            while (k < cnt - 1 && u[k] == 0) ++k;
+            size_t o = f->uoff[j];
+            memcpy(f->U + o, u + k, sizeof(double) * (cnt - k));
+            f->uoff[j + 1] = o + (cnt - k);
+        }
         double inv = 1.0 / cj[0];
         for (int i = 1; i <= km; ++i) cj[i] *= inv;
         for (int c = j + 1; c <= ju; ++c) {
-            double *col = f->ab + (size_t)c * ldab + kv + j - c;
+            double *col = colp(f, c) + kv + j - c;
             double a = col[0];
             if (a == 0) continue;
             for (int i = 1; i <= km; ++i) col[i] -= cj[i] * a;
@@ -130,15 +142,14 @@ static int eliminate(front *f, int end)
 
 static void back_substitute(front *f)
 {
-    const int kv = f->kv;
     double *b = f->b;
     for (int j = f->n - 1; j >= 0; --j) {
-        const double *cj = f->ab + (size_t)j * f->ldab + kv - j; /* cj[i] = U(i, j) */
-        double bj = b[j] / cj[j];
+        const double *u = f->U + f->uoff[j];
+        int cnt = (int)(f->uoff[j + 1] - f->uoff[j]), top = j - cnt + 1;
+        double bj = b[j] / u[cnt - 1];
         b[j] = bj;
-        int i0 = j - kv > 0 ? j - kv : 0;
         if (bj != 0)
-            for (int i = i0; i < j; ++i) b[i] -= cj[i] * bj;
+            for (int k = 0; k < cnt - 1; ++k) b[top + k] -= u[k] * bj;
     }
 }
 
@@ -242,7 +253,9 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
     s->fac = fac;
     double *kred = s->kdq; /* 6 per node: T_m^T K dq_p, reduced */
     memset(kred, 0, sizeof(double) * 6 * nn);
-    front F = {s->nred, s->rkl, s->rku, s->rkl + s->rku, s->rldab, s->rband, s->rrhs, s->ripiv, s->rlast, 0, 0, 0};
+    front F = {s->nred, s->rkl, s->rku, s->rkl + s->rku, s->rldab, s->rW - 1, s->ring, s->rrhs, s->ustore, s->uoff,
+               s->ripiv, s->rlast, 0, 0, 0};
+    s->uoff[0] = 0;
     if (bad) *bad = -1;
 
     /* nodes: constraint rows, G_d blocks and their Gram factors, the particular increment dq_p */

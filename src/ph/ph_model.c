@@ -214,6 +214,13 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
     s->rrhs = zalloc((size_t)s->nred, sizeof(double), &fail);
     s->ripiv = zalloc((size_t)s->nred, sizeof(int), &fail);
     s->rlast = zalloc((size_t)s->nred, sizeof(int), &fail);
+    /* the window of ph_direct.c: columns from the oldest uneliminated to the fill's reach (kl + kv plus
+       two element blocks), doubled */
+    s->rW = 1;
+    while (s->rW < 2 * (3 * s->rkl + s->rku + 2 * (12 + 2 * s->nr))) s->rW *= 2;
+    s->ring = zalloc((size_t)s->rW * s->rldab, sizeof(double), &fail);
+    s->ustore = zalloc((size_t)s->nred * (s->rkl + s->rku + 1), sizeof(double), &fail);
+    s->uoff = zalloc((size_t)s->nred + 1, sizeof(size_t), &fail);
     s->Pm = zalloc((size_t)nn * 27, sizeof(double), &fail);
     s->Pn = zalloc((size_t)nn * 27, sizeof(double), &fail);
     s->gramm = zalloc((size_t)nn * 36, sizeof(double), &fail);
@@ -268,7 +275,7 @@ void cr_ph_destroy(cr_ph *s)
     free(s->q), free(s->v), free(s->lam), free(s->vmid), free(s->sig_el), free(s->sig_br), free(s->eps0);
     free(s->node_off), free(s->sig_off), free(s->X), free(s->dX), free(s->r);
     free(s->Ke), free(s->Bc), free(s->Br), free(s->Kn), free(s->Gm), free(s->G1);
-    free(s->node_roff), free(s->sig_roff), free(s->rband), free(s->rrhs), free(s->ripiv), free(s->rlast), free(s->Pm), free(s->Pn), free(s->gramm), free(s->gram1), free(s->dqp), free(s->kdq);
+    free(s->node_roff), free(s->sig_roff), free(s->rband), free(s->rrhs), free(s->ripiv), free(s->rlast), free(s->ring), free(s->ustore), free(s->uoff), free(s->Pm), free(s->Pn), free(s->gramm), free(s->gram1), free(s->dqp), free(s->kdq);
     free(s->q1), free(s->lam1), free(s->sig1), free(s->eps_n), free(s->g0), free(s->fext);
     free(s);
 }
