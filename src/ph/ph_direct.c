@@ -164,8 +164,13 @@ static inline void add_block(front *f, int ri, int ci, const double R[6][6])
 
 /* node I complete (all its elements assembled): point loads, least-squares multipliers, the
    multiplier and point-moment blocks and the node's reduced right side */
+/* per-node G_d blocks and Gram factors, kept for the few nodes in flight (slot I & 7) */
+typedef struct node_ring {
+    double G1[8][54], Gm[8][54], gram1[8][36], gramm[8][36];
+} node_ring;
+
 static void finish_node(cr_ph *s, int I, int dyn, double fac, double gam, const cr_ph_loads *loads, double *X, double *r,
-                        front *f, double *kred)
+                        front *f, double *kred, node_ring *nr_)
 {
     const double *d1 = s->q1 + 12 * I + 3, *d0 = s->q + 12 * I + 3;
     double dm[9];
@@ -189,14 +194,14 @@ static void finish_node(cr_ph *s, int I, int dyn, double fac, double gam, const 
     double *ro_ = r + o;
     for (int k = 0; k < 12; ++k) ro_[k] -= fac * fe[k];
     /* lambda = -(Gm Gm^T)^-1 Gm f_d / fac */
-    const double *Gm = s->Gm + 54 * I;
+    const double *Gm = nr_->Gm[I & 7];
     double lam[6];
     for (int k = 0; k < 6; ++k) {
         double v = 0;
         for (int c = 0; c < 9; ++c) v += Gm[9 * k + c] * ro_[3 + c];
         lam[k] = -v / fac;
     }
-    ph_gram_apply(s->gramm + 36 * I, lam);
+    ph_gram_apply(nr_->gramm[I & 7], lam);
     memcpy(X + o + 12, lam, sizeof lam);
     memcpy(s->lam1 + 6 * I, lam, sizeof lam);
     for (int c = 0; c < 9; ++c) {
@@ -243,6 +248,57 @@ static void finish_node(cr_ph *s, int I, int dyn, double fac, double gam, const 
     for (int c = 0; c < 3; ++c) f->b[ro + 3 + c] = -(pr[c] + kr[3 + c]);
 }
 
+/* ph_gram_factor of G_d(d) from the directors' six dot products (G G^T in closed form) */
+static int gram_factor_dirs(const double *d, double Lc[36])
+{
+    const double *a = d, *b = d + 3, *c = d + 6;
+    double aa = dot3(a, a), bb = dot3(b, b), cc = dot3(c, c), ab = dot3(a, b), ac = dot3(a, c), bc = dot3(b, c);
+    const double A[6][6] = {{aa, 0, 0, ab, ac, 0},           {0, bb, 0, ab, 0, bc},
+                            {0, 0, cc, 0, ac, bc},           {ab, ab, 0, aa + bb, bc, ac},
+                            {ac, 0, ac, bc, aa + cc, ab},    {0, bc, bc, ac, ab, bb + cc}};
+    for (int i = 0; i < 6; ++i)
+        for (int j = 0; j <= i; ++j) {
+            double v = A[i][j];
+            for (int k = 0; k < j; ++k) v -= Lc[6 * i + k] * Lc[6 * j + k];
+            if (i == j) {
+                if (!(v > 0)) return 0;
+                Lc[6 * i + i] = 1.0 / sqrt(v);
+            } else {
+                Lc[6 * i + j] = v * Lc[6 * j + j];
+            }
+        }
+    return 1;
+}
+
+/* node I: constraint rows, G_d blocks and their Gram factors, the particular increment dq_p */
+static int prep_node(cr_ph *s, int I, int dyn, double *r, node_ring *nr_)
+{
+    int o = s->node_off[I];
+    double *dqp = s->dqp + 12 * I;
+    memset(dqp, 0, sizeof(double) * 12);
+    if (o < 0) return 1;
+    const double *d1 = s->q1 + 12 * I + 3, *d0 = s->q + 12 * I + 3;
+    double dm[9], g1[6];
+    for (int k = 0; k < 9; ++k) dm[k] = dyn ? 0.5 * (d0[k] + d1[k]) : d1[k];
+    double *G1 = nr_->G1[I & 7], *Gm = nr_->Gm[I & 7];
+    ph_constraint_jacobian(d1, (double(*)[9])G1);
+    ph_constraint_jacobian(dm, (double(*)[9])Gm);
+    if (!gram_factor_dirs(d1, nr_->gram1[I & 7]) || !gram_factor_dirs(dm, nr_->gramm[I & 7])) return 0;
+    ph_constraint(d1, g1);
+    double b[6];
+    for (int k = 0; k < 6; ++k) {
+        r[o + 12 + k] = g1[k] - s->g0[6 * I + k];
+        b[k] = -r[o + 12 + k];
+    }
+    ph_gram_apply(nr_->gram1[I & 7], b);
+    for (int c = 0; c < 9; ++c) {
+        double v = 0;
+        for (int k = 0; k < 6; ++k) v += G1[9 * k + c] * b[k];
+        dqp[3 + c] = v;
+    }
+    return 1;
+}
+
 cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX, int *bad)
 {
     const int dyn = mode == PH_DYNAMIC, nr = s->nr, n2 = 2 * nr, nn = s->nn;
@@ -258,36 +314,8 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
     s->uoff[0] = 0;
     if (bad) *bad = -1;
 
-    /* nodes: constraint rows, G_d blocks and their Gram factors, the particular increment dq_p */
-    for (int I = 0; I < nn; ++I) {
-        int o = s->node_off[I];
-        double *dqp = s->dqp + 12 * I;
-        memset(dqp, 0, sizeof(double) * 12);
-        if (o < 0) continue;
-        const double *d1 = s->q1 + 12 * I + 3, *d0 = s->q + 12 * I + 3;
-        double dm[9], g1[6];
-        for (int k = 0; k < 9; ++k) dm[k] = dyn ? 0.5 * (d0[k] + d1[k]) : d1[k];
-        double *G1 = s->G1 + 54 * I, *Gm = s->Gm + 54 * I;
-        ph_constraint_jacobian(d1, (double(*)[9])G1);
-        ph_constraint_jacobian(dm, (double(*)[9])Gm);
-        if (!ph_gram_factor(G1, s->gram1 + 36 * I) || !ph_gram_factor(Gm, s->gramm + 36 * I)) {
-            if (bad) *bad = o + 12;
-            return CR_SINGULAR;
-        }
-        ph_constraint(d1, g1);
-        double b[6];
-        for (int k = 0; k < 6; ++k) {
-            r[o + 12 + k] = g1[k] - s->g0[6 * I + k];
-            b[k] = -r[o + 12 + k];
-        }
-        ph_gram_apply(s->gram1 + 36 * I, b);
-        for (int c = 0; c < 9; ++c) {
-            double v = 0;
-            for (int k = 0; k < 6; ++k) v += G1[9 * k + c] * b[k];
-            dqp[3 + c] = v;
-        }
-    }
-
+    node_ring ring;
+    int prepped = 0;
     const double *act = loads ? loads->actuation : NULL;
     cr_vec3 nbar = loads ? loads->force_density : cr_v3(0, 0, 0);
     cr_vec3 mbar = loads ? loads->moment_density : cr_v3(0, 0, 0);
@@ -295,6 +323,11 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
     const double MB[3][3] = {{0, -mbar.z, mbar.y}, {mbar.z, 0, -mbar.x}, {-mbar.y, mbar.x, 0}};
 
     for (int e = 0; e < s->ne; ++e) {
+        for (; prepped <= 2 * e + 2; ++prepped)
+            if (!prep_node(s, prepped, dyn, r, &ring)) {
+                if (bad) *bad = s->node_off[prepped] + 12;
+                return CR_SINGULAR;
+            }
         int off[3], ro[3];
         const double *d1n[3], *dmn[3];
         double dmbuf[3][9];
@@ -477,10 +510,10 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
             for (int b = 0; b < 3; ++b)
                 if (ro[b] >= 0) add_block(&F, ro[a], ro[b], Rb[a][b]);
         }
-        finish_node(s, 2 * e, dyn, fac, gam, loads, X, r, &F, kred);
-        finish_node(s, 2 * e + 1, dyn, fac, gam, loads, X, r, &F, kred);
+        finish_node(s, 2 * e, dyn, fac, gam, loads, X, r, &F, kred, &ring);
+        finish_node(s, 2 * e + 1, dyn, fac, gam, loads, X, r, &F, kred, &ring);
         int last = e == s->ne - 1;
-        if (last) finish_node(s, 2 * e + 2, dyn, fac, gam, loads, X, r, &F, kred);
+        if (last) finish_node(s, 2 * e + 2, dyn, fac, gam, loads, X, r, &F, kred, &ring);
         int info = eliminate(&F, last ? F.n : R_e - F.kl);
         if (info) {
             if (bad) *bad = info - 1;
