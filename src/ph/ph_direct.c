@@ -25,6 +25,14 @@
 #include <math.h>
 #include <string.h>
 
+/* The elimination and the element pass are also built for AVX2 + FMA, chosen at load time
+   (target_clones: an ifunc), as the mixed rod's kernels are (solvers/stability.c, blocktri.c). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(COSSERAT_NO_DISPATCH)
+#define PH_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define PH_CLONES
+#endif
+
 double ph_mid_stress(const cr_ph *s, int gp, int j, double de, double h, double *kappa);
 
 static inline void cross(const double *a, const double *b, double *c)
@@ -83,7 +91,7 @@ static void zero_upto(front *f, int c)
 }
 
 /* eliminates columns next..end-1 (rows up to last[j] complete) and applies them to b */
-static int eliminate(front *f, int end)
+PH_CLONES static int eliminate(front *f, int end)
 {
     if (end > f->n) end = f->n;
     if (end <= f->next) return 0;
@@ -140,7 +148,7 @@ static int eliminate(front *f, int end)
     return 0;
 }
 
-static void back_substitute(front *f)
+PH_CLONES static void back_substitute(front *f)
 {
     double *b = f->b;
     for (int j = f->n - 1; j >= 0; --j) {
