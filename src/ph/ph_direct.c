@@ -389,7 +389,8 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
             double Bm[3][6][12], B1[3][6][12], Tm[3][6][6], T1[3][6][6], dep[6] = {0};
             for (int a = 0; a < 3; ++a) {
                 ph_strain_jacobian(qm, qms, s->N[g][a], s->dN[g][a], Bm[a]);
-                ph_strain_jacobian(q1, q1s, s->N[g][a], s->dN[g][a], B1[a]);
+                if (dyn) ph_strain_jacobian(q1, q1s, s->N[g][a], s->dN[g][a], B1[a]);
+                else memcpy(B1[a], Bm[a], sizeof B1[a]); /* statics: q_{n+1/2} is q_{n+1} */
                 const double *dqp = s->dqp + 12 * (2 * e + a);
                 for (int j = 0; j < 6; ++j) {
                     for (int c = 0; c < 3; ++c) Tm[a][j][c] = Bm[a][j][c], T1[a][j][c] = B1[a][j][c];
@@ -401,11 +402,13 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
                         /* a^T P(d) w = w . (d x a) */
                         cross(dmn[a] + 3 * (fld - 1), &Bm[a][j][3 * fld], t);
                         for (int c = 0; c < 3; ++c) tm[c] += t[c];
-                        cross(d1n[a] + 3 * (fld - 1), &B1[a][j][3 * fld], t);
-                        for (int c = 0; c < 3; ++c) t1[c] += t[c];
+                        if (dyn) {
+                            cross(d1n[a] + 3 * (fld - 1), &B1[a][j][3 * fld], t);
+                            for (int c = 0; c < 3; ++c) t1[c] += t[c];
+                        }
                         dep[j] += dot3(&B1[a][j][3 * fld], dqp + 3 * fld);
                     }
-                    for (int c = 0; c < 3; ++c) Tm[a][j][3 + c] = tm[c], T1[a][j][3 + c] = t1[c];
+                    for (int c = 0; c < 3; ++c) Tm[a][j][3 + c] = tm[c], T1[a][j][3 + c] = dyn ? t1[c] : tm[c];
                 }
             }
             /* residual: internal forces, inertia, distributed loads */

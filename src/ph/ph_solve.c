@@ -28,7 +28,8 @@ static int all_finite(const double *x, int n)
  * pass the test with its other unknowns unconverged): positions against the rod's extent (its
  * length: not |x|, which grows with a rigid translation while the strains do not), directors
  * against 1, rigid stresses against the largest stress of the rod (elastic or rigid, at least
- * newton_atol). The multipliers are not iterated (ph_direct.c). */
+ * newton_atol, and at least the stress whose 1e-8 moves the momentum rows by newton_atol). The
+ * multipliers are not iterated (ph_direct.c). */
 static double scaled_increment(const cr_ph *s, const double *X, const double *dX)
 {
     double dpos = 0, ddir = 0, dsig = 0, sig = s->p.newton_atol;
@@ -44,6 +45,13 @@ static double scaled_increment(const cr_ph *s, const double *X, const double *dX
             sig = fmax(sig, fabs(X[s->sig_off[e] + k]));
         }
     for (int k = 0; k < 6 * s->ng; ++k) sig = fmax(sig, fabs(s->sig_el[k]));
+    /* a stress increment moves the momentum rows by up to fac w |N'| dsigma: one that moves them by
+       less than 1e-8 of newton_atol per 1e-8 of the scale is converged too (a rod at rest under a tiny
+       load has tiny stresses whose last digits the rows cannot resolve) */
+    double dn = 0;
+    for (int g = 0; g < 2; ++g)
+        for (int a = 0; a < 3; ++a) dn = fmax(dn, fabs(s->dN[g][a]));
+    sig = fmax(sig, 1e8 * s->p.newton_atol / (s->fac * s->w * dn));
     return fmax(fmax(dpos / s->p.length, ddir), dsig / sig);
 }
 
@@ -54,8 +62,10 @@ static double scaled_increment(const cr_ph *s, const double *X, const double *dX
  * Convergence (spec §6 "Convergence test"): |r| <= atol, then one more update (from the same pass: it
  * takes the iterate from ~atol to round-off, as the exact discrete energy balance and constraints need);
  * or an update whose increment, block by block (scaled_increment), is below 1e-8 and whose quadratic
- * extrapolation d_k (d_k / d_{k-1})^2 predicts the next below 1e-15: the iterate is then at round-off
- * without another pass. Otherwise the step fails after max_iterations (the caller halves it). */
+ * extrapolation d_k (d_k / d_{k-1})^2 predicts the next below 1e-15 (the iterate is then at round-off
+ * without another pass), or that stopped shrinking (d_k >= d_{k-1} / 2: the round-off floor of the
+ * linear solve, which fine meshes reach above 1e-15). Otherwise the step fails after max_iterations
+ * (the caller halves it). */
 #define PH_INCREMENT 1e-8
 #define PH_NEXT 1e-15
 #define PH_MAX_TURN 0.5
@@ -107,7 +117,9 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
             return cr_error_set(err, CR_NONFINITE, "ph: Newton iterate not finite at t = %g, residual %.3e", s->t, rn);
         double dn = scaled_increment(s, s->X, s->dX);
         if (rn <= s->p.newton_atol) break;
-        if (dn <= PH_INCREMENT && dn * (dn / dprev) * (dn / dprev) <= PH_NEXT) break;
+        /* below 1e-8 of the scale and either predicted to reach 1e-15 or no longer shrinking (the
+           increments sit at the round-off floor of the linear solve, cond * eps: fine meshes) */
+        if (dn <= PH_INCREMENT && (dn * (dn / dprev) * (dn / dprev) <= PH_NEXT || dn >= 0.5 * dprev)) break;
         dprev = dn;
     }
     /* the state's residual (reported by statics) with the multipliers of the final iterate */
