@@ -91,7 +91,8 @@ __attribute__((noinline)) void measured_region(work *w)
         w->loads(w->s, w->L, n);
         int it = 0;
         cr_error err = {0};
-        cr_status st = w->kind ? cr_ph_solve_static(w->s, w->L, &it, NULL, &err) : cr_ph_step(w->s, w->h, w->L, &it, &err);
+        cr_status st =
+            w->kind ? cr_ph_solve_static(w->s, w->L, &it, NULL, &err) : cr_ph_step(w->s, w->h, w->L, &it, &err);
         if (st != CR_OK) {
             w->r->ok = 0;
             fprintf(stderr, "%s\n", err.message);
@@ -133,7 +134,9 @@ enum { SPAGHETTI, CANTILEVER, STATICS };
 
 static result run(int which, int ne, int steps)
 {
-    cr_ph_params p = which == SPAGHETTI ? cr_ph_default_params() : which == CANTILEVER ? cantilever(ne) : quasistatic(ne);
+    cr_ph_params p = which == SPAGHETTI    ? cr_ph_default_params()
+                     : which == CANTILEVER ? cantilever(ne)
+                                           : quasistatic(ne);
     /* the scaling runs of the §9.2 cantilever take h = 1e-3 s * 100 / n_e beyond 100 elements: the
        Newton matrix's conditioning, the bending stiffness EI / l_e^4 against the inertia rho A / h^2,
        then grows as n_e^2 instead of n_e^4 (at 10^5 elements and h = 1e-3 it is ~10^15 and the
@@ -156,8 +159,9 @@ static result run(int which, int ne, int steps)
     int nn = cr_ph_node_count(s);
     cr_vec3 *F = calloc(nn, sizeof *F), *M = calloc(nn, sizeof *M);
     cr_ph_loads L = {F, M, {0, 0, 0}, {0, 0, 0}, NULL};
-    work w = {s, &L, which == STATICS, steps, p.h,
-              which == SPAGHETTI ? spaghetti_loads : which == CANTILEVER ? cantilever_loads : static_loads, &r};
+    work w = {s,     &L,  which == STATICS,
+              steps, p.h, which == SPAGHETTI ? spaghetti_loads : which == CANTILEVER ? cantilever_loads : static_loads,
+              &r};
     double t0 = now();
     measured_region(&w);
     r.seconds = now() - t0;
@@ -257,8 +261,8 @@ int main(int argc, char **argv)
         }
         printf("%8d | %9.2f %7.2f %12.2f %11.0f | %9.2f %7.2f %12.2f %11.0f%s\n", ne, (double)st.iterations / ss,
                (double)st.jacobians / ss, 1e6 * st.seconds / ((double)st.iterations * ne),
-               ist > 0 ? ist / ((double)st.iterations * ne) : 0.0, (double)dy.iterations / ds, (double)dy.jacobians / ds,
-               1e6 * dy.seconds / ((double)ds * ne), idy > 0 ? idy / ((double)ds * ne) : 0.0,
+               ist > 0 ? ist / ((double)st.iterations * ne) : 0.0, (double)dy.iterations / ds,
+               (double)dy.jacobians / ds, 1e6 * dy.seconds / ((double)ds * ne), idy > 0 ? idy / ((double)ds * ne) : 0.0,
                st.ok && dy.ok ? "" : "  FAILED");
         fflush(stdout);
     }

@@ -126,7 +126,8 @@ static void jacobian_case(unsigned rigid, int clamp0, int clamp1, int branches, 
         ph_jacobian_dense(s, J);
         for (int i = 0; i < n; ++i)
             for (int j = 0; j < n; ++j) Jt[(size_t)j * n + i] = J[(size_t)i * n + j];
-        for (int i = 0; i < n; ++i) x[i] = -s->r[i], mr = fmax(mr, fabs(rd[i] - s->r[i])), mrr = fmax(mrr, fabs(s->r[i]));
+        for (int i = 0; i < n; ++i)
+            x[i] = -s->r[i], mr = fmax(mr, fabs(rd[i] - s->r[i])), mrr = fmax(mrr, fabs(s->r[i]));
         dgesv_(&n, &one, Jt, &n, piv, x, &n, &info);
         for (int I = 0; I < nn; ++I) {
             int o = s->node_off[I];

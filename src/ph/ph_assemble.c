@@ -116,8 +116,8 @@ void ph_begin(cr_ph *s, int mode, double h)
            spec §6 allows any, the converged step does not depend on it. */
         for (int k = 0; k < 12; ++k)
             s->X[o + k] = s->q[12 * I + k] + (mode != PH_DYNAMIC ? 0
-                                              : inertia   ? h * (2 * s->v[12 * I + k] - s->vmid[12 * I + k])
-                                                          : h * s->vmid[12 * I + k]);
+                                              : inertia          ? h * (2 * s->v[12 * I + k] - s->vmid[12 * I + k])
+                                                                 : h * s->vmid[12 * I + k]);
         memcpy(s->X + o + 12, s->lam + 6 * I, sizeof(double) * 6);
     }
     for (int e = 0; e < s->ne; ++e)

@@ -177,8 +177,8 @@ typedef struct node_ring {
     double G1[8][54], Gm[8][54], gram1[8][36], gramm[8][36];
 } node_ring;
 
-static void finish_node(cr_ph *s, int I, int dyn, double fac, double gam, const cr_ph_loads *loads, double *X, double *r,
-                        front *f, double *kred, node_ring *nr_)
+static void finish_node(cr_ph *s, int I, int dyn, double fac, double gam, const cr_ph_loads *loads, double *X,
+                        double *r, front *f, double *kred, node_ring *nr_)
 {
     const double *d1 = s->q1 + 12 * I + 3, *d0 = s->q + 12 * I + 3;
     double dm[9];
@@ -261,9 +261,8 @@ static int gram_factor_dirs(const double *d, double Lc[36])
 {
     const double *a = d, *b = d + 3, *c = d + 6;
     double aa = dot3(a, a), bb = dot3(b, b), cc = dot3(c, c), ab = dot3(a, b), ac = dot3(a, c), bc = dot3(b, c);
-    const double A[6][6] = {{aa, 0, 0, ab, ac, 0},           {0, bb, 0, ab, 0, bc},
-                            {0, 0, cc, 0, ac, bc},           {ab, ab, 0, aa + bb, bc, ac},
-                            {ac, 0, ac, bc, aa + cc, ab},    {0, bc, bc, ac, ab, bb + cc}};
+    const double A[6][6] = {{aa, 0, 0, ab, ac, 0},        {0, bb, 0, ab, 0, bc},        {0, 0, cc, 0, ac, bc},
+                            {ab, ab, 0, aa + bb, bc, ac}, {ac, 0, ac, bc, aa + cc, ab}, {0, bc, bc, ac, ab, bb + cc}};
     for (int i = 0; i < 6; ++i)
         for (int j = 0; j <= i; ++j) {
             double v = A[i][j];
@@ -317,8 +316,8 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
     s->fac = fac;
     double *kred = s->kdq; /* 6 per node: T_m^T K dq_p, reduced */
     memset(kred, 0, sizeof(double) * 6 * nn);
-    front F = {s->nred, s->rkl, s->rku, s->rkl + s->rku, s->rldab, s->rW - 1, s->ring, s->rrhs, s->ustore, s->uoff,
-               s->ripiv, s->rlast, 0, 0, 0};
+    front F = {s->nred,   s->rkl,  s->rku,   s->rkl + s->rku, s->rldab, s->rW - 1, s->ring, s->rrhs,
+               s->ustore, s->uoff, s->ripiv, s->rlast,        0,        0,         0};
     s->uoff[0] = 0;
     if (bad) *bad = -1;
 
@@ -389,8 +388,10 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
             double Bm[3][6][12], B1[3][6][12], Tm[3][6][6], T1[3][6][6], dep[6] = {0};
             for (int a = 0; a < 3; ++a) {
                 ph_strain_jacobian(qm, qms, s->N[g][a], s->dN[g][a], Bm[a]);
-                if (dyn) ph_strain_jacobian(q1, q1s, s->N[g][a], s->dN[g][a], B1[a]);
-                else memcpy(B1[a], Bm[a], sizeof B1[a]); /* statics: q_{n+1/2} is q_{n+1} */
+                if (dyn)
+                    ph_strain_jacobian(q1, q1s, s->N[g][a], s->dN[g][a], B1[a]);
+                else
+                    memcpy(B1[a], Bm[a], sizeof B1[a]); /* statics: q_{n+1/2} is q_{n+1} */
                 const double *dqp = s->dqp + 12 * (2 * e + a);
                 for (int j = 0; j < 6; ++j) {
                     for (int c = 0; c < 3; ++c) Tm[a][j][c] = Bm[a][j][c], T1[a][j][c] = B1[a][j][c];
@@ -460,7 +461,8 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
                     double nb = s->N[g][b], nsb = s->dN[g][b];
                     double hv[4][4];
                     for (int x = 0; x < 4; ++x)
-                        for (int y = 0; y < 4; ++y) hv[x][y] = (cc[x][y] * na * nsb + cc[y][x] * nsa * nb) * fac * w * gam;
+                        for (int y = 0; y < 4; ++y)
+                            hv[x][y] = (cc[x][y] * na * nsb + cc[y][x] * nsa * nb) * fac * w * gam;
                     if (dyn)
                         for (int fl = 0; fl < 3; ++fl) hv[fl][fl] += 2.0 / h * w * s->mass[fl] * na * nb;
                     double(*R)[6] = Rb[a][b];
@@ -484,7 +486,8 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
                         for (int y = 1; y < 4; ++y) {
                             double c = hv[x][y];
                             if (c == 0) continue;
-                            for (int k = 0; k < 3; ++k) vx[k] += c * d1n[b][3 * (y - 1) + k], wx[k] += c * dqp[3 * y + k];
+                            for (int k = 0; k < 3; ++k)
+                                vx[k] += c * d1n[b][3 * (y - 1) + k], wx[k] += c * dqp[3 * y + k];
                         }
                         const double *dx = dmn[a] + 3 * (x - 1);
                         add_pp(R, 1.0, dx, vx);

@@ -275,7 +275,9 @@ void cr_ph_destroy(cr_ph *s)
     free(s->q), free(s->v), free(s->lam), free(s->vmid), free(s->sig_el), free(s->sig_br), free(s->eps0);
     free(s->node_off), free(s->sig_off), free(s->X), free(s->dX), free(s->r);
     free(s->Ke), free(s->Bc), free(s->Br), free(s->Kn), free(s->Gm), free(s->G1);
-    free(s->node_roff), free(s->sig_roff), free(s->rband), free(s->rrhs), free(s->ripiv), free(s->rlast), free(s->ring), free(s->ustore), free(s->uoff), free(s->Pm), free(s->Pn), free(s->gramm), free(s->gram1), free(s->dqp), free(s->kdq);
+    free(s->node_roff), free(s->sig_roff), free(s->rband), free(s->rrhs), free(s->ripiv), free(s->rlast), free(s->ring),
+        free(s->ustore), free(s->uoff), free(s->Pm), free(s->Pn), free(s->gramm), free(s->gram1), free(s->dqp),
+        free(s->kdq);
     free(s->q1), free(s->lam1), free(s->sig1), free(s->eps_n), free(s->g0), free(s->fext);
     free(s);
 }
