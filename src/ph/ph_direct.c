@@ -79,6 +79,8 @@ typedef struct front {
     int *ipiv;
     const int *last; /* per row/column: last coupled index (cr_ph.rlast) */
     int next, ju, zeroed;
+    int utop; /* first row whose U entries may reach the column being eliminated */
+    int *ext; /* ring (mask): ju after the step of row i, the last column row i of U reaches */
 } front;
 
 static inline double *colp(front *f, int j) { return f->ring + (size_t)(j & f->mask) * f->ldab; }
@@ -123,14 +125,16 @@ PH_CLONES static int eliminate(front *f, int end)
             double t = b[j];
             b[j] = b[j + p], b[j + p] = t;
         }
-        /* U(i, j), i <= j, is final: copy from the first nonzero row */
+        /* U(i, j), i <= j, is final: copy from the first row reaching column j (the rows' reach, the
+           running ju after their steps, grows with i) */
         {
-            const double *u = cj - (j < kv ? j : kv);
-            int cnt = (j < kv ? j : kv) + 1, k = 0;
-            while (k < cnt - 1 && u[k] == 0) ++k;
+            if (f->utop < j - kv) f->utop = j - kv;
+            while (f->utop < j && f->ext[f->utop & f->mask] < j) ++f->utop;
+            f->ext[j & f->mask] = ju;
+            int cnt = j - f->utop + 1;
             size_t o = f->uoff[j];
-            memcpy(f->U + o, u + k, sizeof(double) * (cnt - k));
-            f->uoff[j + 1] = o + (cnt - k);
+            memcpy(f->U + o, cj - (cnt - 1), sizeof(double) * cnt);
+            f->uoff[j + 1] = o + cnt;
         }
         double inv = 1.0 / cj[0];
         for (int i = 1; i <= km; ++i) cj[i] *= inv;
@@ -316,8 +320,9 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
     s->fac = fac;
     double *kred = s->kdq; /* 6 per node: T_m^T K dq_p, reduced */
     memset(kred, 0, sizeof(double) * 6 * nn);
-    front F = {s->nred,   s->rkl,  s->rku,   s->rkl + s->rku, s->rldab, s->rW - 1, s->ring, s->rrhs,
-               s->ustore, s->uoff, s->ripiv, s->rlast,        0,        0,         0};
+    int ext[s->rW];
+    front F = {s->nred,  s->rkl,   s->rku,  s->rkl + s->rku, s->rldab, s->rW - 1, s->ring, s->rrhs, s->ustore,
+               s->uoff, s->ripiv, s->rlast, 0,               0,        0,         0,       ext};
     s->uoff[0] = 0;
     if (bad) *bad = -1;
 
