@@ -697,6 +697,15 @@ static void ph_bad_input(void)
         CHECK(strstr(err.message, "h") != NULL);
         CHECK(cr_ph_step(s, 0.1, NULL, NULL, &err) == CR_OK); /* unloaded, at rest: stays at rest */
         CHECK_NEAR(cr_ph_position(s, 2).x, 1, 1e-15);
+        /* statics of the free rod: singular, but at rest and unloaded already in equilibrium (0 updates);
+           loaded, the singular matrix is reported */
+        int it = -1;
+        double res = -1;
+        CHECK(cr_ph_solve_static(s, NULL, &it, &res, &err) == CR_OK);
+        CHECK(it == 0 && res <= p.newton_atol);
+        cr_vec3 F[3] = {{0, 0, 0}, {0, 0, 0}, {0, 1, 0}};
+        cr_ph_loads L = {F, NULL, {0, 0, 0}, {0, 0, 0}, NULL};
+        CHECK(cr_ph_solve_static(s, &L, NULL, NULL, &err) == CR_SINGULAR);
     }
     cr_ph_destroy(s);
 }

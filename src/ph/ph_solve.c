@@ -89,6 +89,15 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
         if (!isfinite(rn))
             return cr_error_set(err, CR_NONFINITE, "ph: residual not finite at t = %g after %d Newton iterations",
                                 s->t, it);
+        if (st != CR_OK && it == 0) {
+            /* the pass stopped at the singular pivot, its residual incomplete: an initial iterate that
+               already satisfies the equations needs no solve (a free rod at rest in statics) */
+            ph_assemble(s, mode, loads, s->X, s->r, 0);
+            refresh_multipliers(s, mode, s->X, s->r);
+            rn = norm2(s->r, n);
+            if (residual) *residual = rn;
+            if (rn <= s->p.newton_atol) return CR_OK;
+        }
         if (st != CR_OK)
             return cr_error_set(err, CR_SINGULAR,
                                 "ph: singular Newton matrix at t = %g (unknown %d), residual %.3e; a free rod needs "
