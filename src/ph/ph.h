@@ -21,6 +21,8 @@
 #include "cosserat/base.h"
 #include "cosserat/math.h"
 
+#include <stddef.h>
+
 enum { CR_PH_MAX_BRANCHES = 8 };
 
 typedef struct cr_ph_params {
@@ -172,6 +174,13 @@ struct cr_ph {
     int *node_roff, *sig_roff;
     double *rband, *rrhs, *dqp, *kdq;
     int *ripiv;
+    /* ph_direct.c's frontal LU: the active columns in a ring of rW (a power of 2) band columns, the
+       finished columns' U parts (rows from their first nonzero to the diagonal) in ustore at uoff */
+    int rW;
+    double *ring, *ustore;
+    size_t *uoff;
+    int *rlast;            /* nred: last row (= column) a reduced unknown is coupled to (its element block's
+                              end + the next end node), the sparsity the frontal LU of ph_direct.c follows */
     double *Pm, *Pn;       /* nn * 27: null-space bases P(d_{n+1/2}), P(d_{n+1}) of the factored Jacobian */
     double *gramm, *gram1; /* nn * 36: Cholesky factors of G G^T for G_d(d_{n+1/2}), G_d(d_{n+1}) */
     int fact_ok;           /* the factors above belong to the Jacobian blocks stored (ph_linear_factor) */
@@ -199,6 +208,18 @@ cr_status ph_linear_solve(cr_ph *s, const double *r, double *dX, int *bad);
    with it for any residual (modified Newton reuses one factorization for several residuals). */
 cr_status ph_linear_factor(cr_ph *s, int *bad);
 void ph_linear_apply(cr_ph *s, const double *r, double *dX);
+/* One Newton iteration in one pass (ph_direct.c): sets the multipliers in X to the least-squares
+   solution of the director rows at X, returns the residual r at that X and the increment dX of q and
+   the rigid stresses (zero in lambda) of the Newton system there. CR_SINGULAR with *bad the unknown. */
+cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX, int *bad);
+/* pieces shared by ph_assemble.c, ph_linear.c and ph_direct.c */
+void ph_unpack(cr_ph *s, const double *X);
+void ph_strain_jacobian(const double *q, const double *qs, double n, double ns, double B[6][12]);
+extern const int ph_row_field[6][2];
+void ph_stress_coupling(const double sig[6], double c[4][4]);
+void ph_constraint_jacobian(const double *d, double G[6][9]);
+int ph_gram_factor(const double *G, double Lc[36]);
+void ph_gram_apply(const double Lc[36], double b[6]);
 /* orthonormality constraints g(d) of spec §1, d = (d1, d2, d3) */
 void ph_constraint(const double *d, double g[6]);
 /* eps = (Gamma, K) of spec §1 from q and q_s at a point (bilinear). */

@@ -101,7 +101,7 @@ static void nullspace(const double d[9], double P[9][3])
 
 /* Cholesky factor (lower, row-major 6 x 6, reciprocal diagonal) of G G^T for G 6 x 9 (full rank: the
    directors are linearly independent); returns 0 when not positive definite */
-static int gram_factor(const double *G, double Lc[36])
+int ph_gram_factor(const double *G, double Lc[36])
 {
     for (int i = 0; i < 6; ++i)
         for (int j = 0; j <= i; ++j) {
@@ -119,7 +119,7 @@ static int gram_factor(const double *G, double Lc[36])
 }
 
 /* b = (G G^T)^-1 b from the factor of gram_factor */
-static void gram_apply(const double Lc[36], double b[6])
+void ph_gram_apply(const double Lc[36], double b[6])
 {
     for (int i = 0; i < 6; ++i) {
         double v = b[i];
@@ -176,7 +176,7 @@ cr_status ph_linear_factor(cr_ph *s, int *bad)
     s->fact_ok = 0;
     for (int I = 0; I < nn; ++I) {
         if (s->node_off[I] < 0) continue;
-        if (!gram_factor(s->G1 + 54 * I, s->gram1 + 36 * I) || !gram_factor(s->Gm + 54 * I, s->gramm + 36 * I)) {
+        if (!ph_gram_factor(s->G1 + 54 * I, s->gram1 + 36 * I) || !ph_gram_factor(s->Gm + 54 * I, s->gramm + 36 * I)) {
             if (bad) *bad = s->node_off[I] + 12;
             return CR_SINGULAR;
         }
@@ -281,7 +281,7 @@ void ph_linear_apply(cr_ph *s, const double *r, double *dX)
         const double *G1 = s->G1 + 54 * I;
         double b[6];
         for (int k = 0; k < 6; ++k) b[k] = -r[o + 12 + k];
-        gram_apply(s->gram1 + 36 * I, b);
+        ph_gram_apply(s->gram1 + 36 * I, b);
         for (int c = 0; c < 9; ++c) {
             double v = 0;
             for (int k = 0; k < 6; ++k) v += G1[9 * k + c] * b[k];
@@ -349,7 +349,7 @@ void ph_linear_apply(cr_ph *s, const double *r, double *dX)
             for (int c = 0; c < 9; ++c) v += Gm[9 * k + c] * sd[c];
             b[k] = v / s->fac;
         }
-        gram_apply(s->gramm + 36 * I, b);
+        ph_gram_apply(s->gramm + 36 * I, b);
         memcpy(dX + o + 12, b, sizeof(double) * 6);
     }
 }

@@ -213,6 +213,14 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
     s->rband = zalloc((size_t)s->rldab * s->nred, sizeof(double), &fail);
     s->rrhs = zalloc((size_t)s->nred, sizeof(double), &fail);
     s->ripiv = zalloc((size_t)s->nred, sizeof(int), &fail);
+    s->rlast = zalloc((size_t)s->nred, sizeof(int), &fail);
+    /* the window of ph_direct.c: columns from the oldest uneliminated to the fill's reach (kl + kv plus
+       two element blocks), doubled */
+    s->rW = 1;
+    while (s->rW < 2 * (3 * s->rkl + s->rku + 2 * (12 + 2 * s->nr))) s->rW *= 2;
+    s->ring = zalloc((size_t)s->rW * s->rldab, sizeof(double), &fail);
+    s->ustore = zalloc((size_t)s->nred * (s->rkl + s->rku + 1), sizeof(double), &fail);
+    s->uoff = zalloc((size_t)s->nred + 1, sizeof(size_t), &fail);
     s->Pm = zalloc((size_t)nn * 27, sizeof(double), &fail);
     s->Pn = zalloc((size_t)nn * 27, sizeof(double), &fail);
     s->gramm = zalloc((size_t)nn * 36, sizeof(double), &fail);
@@ -221,6 +229,15 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
     s->kdq = zalloc((size_t)nn * 12, sizeof(double), &fail);
     if (fail) goto nomem;
 
+    /* element e's block [end of e-1's, end of its rigid stresses) is coupled to rows up to its next end
+       node's last (the last node's block to the end) */
+    for (int e = 0, lo = 0; e < s->ne; ++e) {
+        int end = s->sig_roff[e] + 2 * s->nr, last = end + 5 < s->nred - 1 ? end + 5 : s->nred - 1;
+        for (int j = lo; j < end; ++j) s->rlast[j] = last;
+        lo = end;
+        if (e == s->ne - 1)
+            for (int j = end; j < s->nred; ++j) s->rlast[j] = s->nred - 1;
+    }
     for (int I = 0; I < nn; ++I) {
         double *q = s->q + 12 * I;
         cr_v3_store(x0[I], q);
@@ -258,7 +275,9 @@ void cr_ph_destroy(cr_ph *s)
     free(s->q), free(s->v), free(s->lam), free(s->vmid), free(s->sig_el), free(s->sig_br), free(s->eps0);
     free(s->node_off), free(s->sig_off), free(s->X), free(s->dX), free(s->r);
     free(s->Ke), free(s->Bc), free(s->Br), free(s->Kn), free(s->Gm), free(s->G1);
-    free(s->node_roff), free(s->sig_roff), free(s->rband), free(s->rrhs), free(s->ripiv), free(s->Pm), free(s->Pn), free(s->gramm), free(s->gram1), free(s->dqp), free(s->kdq);
+    free(s->node_roff), free(s->sig_roff), free(s->rband), free(s->rrhs), free(s->ripiv), free(s->rlast), free(s->ring),
+        free(s->ustore), free(s->uoff), free(s->Pm), free(s->Pn), free(s->gramm), free(s->gram1), free(s->dqp),
+        free(s->kdq);
     free(s->q1), free(s->lam1), free(s->sig1), free(s->eps_n), free(s->g0), free(s->fext);
     free(s);
 }

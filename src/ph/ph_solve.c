@@ -23,90 +23,146 @@ static int all_finite(const double *x, int n)
     return 1;
 }
 
-/* Newton from s->X (set by ph_begin), modified where that pays: the factorization of the last Jacobian
- * is kept while it contracts the residual by at least PH_CONTRACTION per iteration; otherwise (and at
- * the first iterate of every step or static solve) the Jacobian is assembled and factored afresh at the
- * current iterate, after undoing an update that increased the residual.
+/* The increment of one Newton update measured block by block against each block's own scale
+ * (issue 26: one norm over positions, directors and stresses let a far-away rod or a large stress
+ * pass the test with its other unknowns unconverged): positions against the rod's extent (its
+ * length: not |x|, which grows with a rigid translation while the strains do not), directors
+ * against 1, rigid stresses against the largest stress of the rod (elastic or rigid, at least
+ * newton_atol, and at least the stress whose 1e-8 moves the momentum rows by newton_atol). The
+ * multipliers are not iterated (ph_direct.c). */
+static double scaled_increment(const cr_ph *s, const double *X, const double *dX)
+{
+    double dpos = 0, ddir = 0, dsig = 0, sig = s->p.newton_atol;
+    for (int I = 0; I < s->nn; ++I) {
+        int o = s->node_off[I];
+        if (o < 0) continue;
+        for (int c = 0; c < 3; ++c) dpos = fmax(dpos, fabs(dX[o + c]));
+        for (int c = 3; c < 12; ++c) ddir = fmax(ddir, fabs(dX[o + c]));
+    }
+    for (int e = 0; e < s->ne; ++e)
+        for (int k = 0; k < 2 * s->nr; ++k) {
+            dsig = fmax(dsig, fabs(dX[s->sig_off[e] + k]));
+            sig = fmax(sig, fabs(X[s->sig_off[e] + k]));
+        }
+    for (int k = 0; k < 6 * s->ng; ++k) sig = fmax(sig, fabs(s->sig_el[k]));
+    /* a stress increment moves the momentum rows by up to fac w |N'| dsigma: one that moves them by
+       less than 1e-8 of newton_atol per 1e-8 of the scale is converged too (a rod at rest under a tiny
+       load has tiny stresses whose last digits the rows cannot resolve) */
+    double dn = 0;
+    for (int g = 0; g < 2; ++g)
+        for (int a = 0; a < 3; ++a) dn = fmax(dn, fabs(s->dN[g][a]));
+    sig = fmax(sig, 1e8 * s->p.newton_atol / (s->fac * s->w * dn));
+    return fmax(fmax(dpos / s->p.length, ddir), dsig / sig);
+}
+
+/* Newton from s->X (set by ph_begin) with the exact Jacobian at every iterate (ph_direct.c: one pass
+ * assembles, factors and solves; keeping an old factorization only contracts linearly, and a fresh one
+ * costs about as much as the residual and solve it would save, bench_ph).
  *
- * Convergence (spec §6 "Convergence test"): |r| <= atol, or an increment |dX| <= 1e-8 (1 + |X|) (the
- * residual's round-off floor can sit above atol). After that the iteration goes on to round-off, as a
- * converged solution must for the exact discrete energy balance and constraints: an update made with a
- * Jacobian assembled at that iterate takes it from ~atol to round-off (quadratic convergence) and ends
- * the iteration; an update with a kept factorization only contracts, so those continue until the
- * increment is at round-off (|dX| <= 1e-14 (1 + |X|), the next one ~1e-15) or stops shrinking. Without these last updates the
- * orthonormality and inextensibility errors of a step would sit at ~atol instead of ~1e-15. */
-#define PH_CONTRACTION 0.1 /* a fresh Jacobian costs ~8 kept-factorization iterations (bench_ph) */
-#define PH_TAIL 1e-14       /* |dX| / (1 + |X|) at which the contracting tail stops (the next is ~1e-15) */
+ * Convergence (spec §6 "Convergence test"): |r| <= atol, then one more update (from the same pass: it
+ * takes the iterate from ~atol to round-off, as the exact discrete energy balance and constraints need);
+ * or an update whose increment, block by block (scaled_increment), is below 1e-8 and whose quadratic
+ * extrapolation d_k (d_k / d_{k-1})^2 predicts the next below 1e-15 (the iterate is then at round-off
+ * without another pass), or that stopped shrinking (d_k >= d_{k-1} / 2: the round-off floor of the
+ * linear solve, which fine meshes reach above 1e-15). Otherwise the step fails after max_iterations
+ * (the caller halves it). */
+#define PH_INCREMENT 1e-8
+#define PH_NEXT 1e-15
+#define PH_MAX_TURN 0.5
+
+static void refresh_multipliers(cr_ph *s, int mode, double *X, double *r);
 
 static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *iterations, double *residual,
                         cr_error *err)
 {
     const int n = s->nx;
-    int it = 0, near = 0, kept = 0; /* kept: the last update used a factorization from an earlier iterate */
-    double rn = 0, rprev = INFINITY, dprev = INFINITY;
-    s->fact_ok = 0; /* every step starts from a fresh Jacobian: a resumed run repeats the original bit for bit */
+    int it = 0;
+    double rn = 0, dprev = 1;
     for (;;) {
-        int jac = !s->fact_ok;
-        ph_assemble(s, mode, loads, s->X, s->r, jac);
+        int bad = -1;
+        cr_status st = ph_direct_iteration(s, mode, loads, s->X, s->r, s->dX, &bad);
+        s->jacobians++;
+        s->factorizations++;
         rn = norm2(s->r, n);
-        if (!jac && !near && !(rn <= PH_CONTRACTION * rprev)) {
-            /* the kept factorization contracts too slowly (or the update went uphill): a fresh Jacobian */
-            if (kept && !(rn <= rprev))
-                for (int i = 0; i < n; ++i) s->X[i] -= s->dX[i];
-            jac = 1;
-            ph_assemble(s, mode, loads, s->X, s->r, 1);
-            rn = norm2(s->r, n);
-        }
-        if (!isfinite(rn)) {
-            if (iterations) *iterations = it;
-            if (residual) *residual = rn;
+        if (iterations) *iterations = it;
+        if (residual) *residual = rn;
+        if (!isfinite(rn))
             return cr_error_set(err, CR_NONFINITE, "ph: residual not finite at t = %g after %d Newton iterations",
                                 s->t, it);
-        }
-        if (rn <= s->p.newton_atol) {
-            if (it == 0) break;
-            near = 1;
-        } else if (it >= s->p.max_iterations) {
-            if (iterations) *iterations = it;
+        if (st != CR_OK && it == 0) {
+            /* the pass stopped at the singular pivot, its residual incomplete: an initial iterate that
+               already satisfies the equations needs no solve (a free rod at rest in statics) */
+            ph_assemble(s, mode, loads, s->X, s->r, 0);
+            refresh_multipliers(s, mode, s->X, s->r);
+            rn = norm2(s->r, n);
             if (residual) *residual = rn;
+            if (rn <= s->p.newton_atol) return CR_OK;
+        }
+        if (st != CR_OK)
+            return cr_error_set(err, CR_SINGULAR,
+                                "ph: singular Newton matrix at t = %g (unknown %d), residual %.3e; a free rod needs "
+                                "inertia, a static solve a clamp",
+                                s->t, bad, rn);
+        if (rn <= s->p.newton_atol && it == 0) return CR_OK;
+        if (it >= s->p.max_iterations)
             return cr_error_set(err, CR_NOT_CONVERGED,
                                 "ph: Newton did not converge at t = %g (h = %g) in %d iterations, residual %.3e > "
-                                "newton_atol %.3e",
-                                s->t, s->h, it, rn, s->p.newton_atol);
-        }
-        if (jac) {
-            int bad = 0;
-            s->jacobians++;
-            if (ph_linear_factor(s, &bad) != CR_OK) {
-                if (iterations) *iterations = it;
-                if (residual) *residual = rn;
-                return cr_error_set(err, CR_SINGULAR,
-                                    "ph: singular Newton matrix at t = %g (unknown %d), residual %.3e; a free rod needs "
-                                    "inertia, a static solve a clamp",
-                                    s->t, bad, rn);
-            }
-            s->factorizations++;
-        }
-        ph_linear_apply(s, s->r, s->dX);
-        kept = !jac;
+                                "newton_atol %.3e, last increment %.2e of its scale",
+                                s->t, s->h, it, rn, s->p.newton_atol, dprev);
+        /* Far from the solution (a large load step from rest) a full update can turn the directors by a
+           radian or more and land in another equilibrium's basin; the update is shortened so that no
+           director moves by more than PH_MAX_TURN (near the solution this never binds). */
+        double turn = 0;
+        for (int I = 0; I < s->nn; ++I)
+            if (s->node_off[I] >= 0)
+                for (int c = 3; c < 12; ++c) turn = fmax(turn, fabs(s->dX[s->node_off[I] + c]));
+        if (turn > PH_MAX_TURN)
+            for (int i = 0; i < n; ++i) s->dX[i] *= PH_MAX_TURN / turn;
         for (int i = 0; i < n; ++i) s->X[i] += s->dX[i];
         ++it;
         s->iterations++;
-        if (!all_finite(s->X, n)) {
-            if (iterations) *iterations = it;
-            if (residual) *residual = rn;
+        if (iterations) *iterations = it;
+        if (!all_finite(s->X, n))
             return cr_error_set(err, CR_NONFINITE, "ph: Newton iterate not finite at t = %g, residual %.3e", s->t, rn);
-        }
-        double dn = norm2(s->dX, n), xn = norm2(s->X, n);
-        if (near && (jac || dn <= PH_TAIL * (1 + xn) || dn > 0.5 * dprev)) break;
-        if (near && it >= s->p.max_iterations + 10) break; /* converged already; round-off does not settle */
-        near |= dn <= 1e-8 * (1 + xn);
-        rprev = rn;
+        double dn = scaled_increment(s, s->X, s->dX);
+        if (rn <= s->p.newton_atol) break;
+        /* below 1e-8 of the scale and either predicted to reach 1e-15 or no longer shrinking (the
+           increments sit at the round-off floor of the linear solve, cond * eps: fine meshes) */
+        if (dn <= PH_INCREMENT && (dn * (dn / dprev) * (dn / dprev) <= PH_NEXT || dn >= 0.5 * dprev)) break;
         dprev = dn;
     }
-    if (iterations) *iterations = it;
-    if (residual) *residual = rn;
+    /* the state's residual (reported by statics) with the multipliers of the final iterate */
+    ph_assemble(s, mode, loads, s->X, s->r, 0);
+    refresh_multipliers(s, mode, s->X, s->r);
+    if (residual) *residual = norm2(s->r, n);
     return CR_OK;
+}
+
+/* lambda of every free node to the least squares solution of its director rows at X (as ph_direct.c),
+   after ph_assemble(X) left r: lambda += -(G_m G_m^T)^-1 G_m r_d / fac, r_d += fac G_m^T dlambda */
+static void refresh_multipliers(cr_ph *s, int mode, double *X, double *r)
+{
+    const int dyn = mode == PH_DYNAMIC;
+    for (int I = 0; I < s->nn; ++I) {
+        int o = s->node_off[I];
+        if (o < 0) continue;
+        double dm[9], G[6][9], Lc[36], b[6];
+        for (int k = 0; k < 9; ++k) dm[k] = dyn ? 0.5 * (s->q[12 * I + 3 + k] + X[o + 3 + k]) : X[o + 3 + k];
+        ph_constraint_jacobian(dm, G);
+        if (!ph_gram_factor(&G[0][0], Lc)) continue;
+        for (int k = 0; k < 6; ++k) {
+            double v = 0;
+            for (int c = 0; c < 9; ++c) v += G[k][c] * r[o + 3 + c];
+            b[k] = -v / s->fac;
+        }
+        ph_gram_apply(Lc, b);
+        for (int k = 0; k < 6; ++k) X[o + 12 + k] += b[k], s->lam1[6 * I + k] = X[o + 12 + k];
+        for (int c = 0; c < 9; ++c) {
+            double v = 0;
+            for (int k = 0; k < 6; ++k) v += G[k][c] * b[k];
+            r[o + 3 + c] += s->fac * v;
+        }
+    }
 }
 
 cr_status cr_ph_step(cr_ph *s, double h, const cr_ph_loads *loads, int *iterations, cr_error *err)
@@ -117,8 +173,7 @@ cr_status cr_ph_step(cr_ph *s, double h, const cr_ph_loads *loads, int *iteratio
     ph_begin(s, PH_DYNAMIC, h);
     cr_status st = newton(s, PH_DYNAMIC, loads, iterations, NULL, err);
     if (st != CR_OK) return st;
-    /* final unpack and external forces at the converged X */
-    ph_assemble(s, PH_DYNAMIC, loads, s->X, s->r, 0);
+    /* (newton left the unpacked iterate and the external forces of the converged X) */
 
     /* W^ext_n = h yhat_{n+1/2}^T uhat_{n+1/2} = f_ext . (q_{n+1} - q_n) (spec §6) */
     double W = 0, Wround = 0;
@@ -188,8 +243,6 @@ cr_status cr_ph_solve_static(cr_ph *s, const cr_ph_loads *loads, int *iterations
     cr_status st = newton(s, PH_STATIC, loads, iterations, &rn, err);
     if (residual) *residual = rn;
     if (st != CR_OK) return st;
-    ph_assemble(s, PH_STATIC, loads, s->X, s->r, 0);
-    if (residual) *residual = norm2(s->r, s->nx);
     memcpy(s->q, s->q1, sizeof(double) * 12 * s->nn);
     memcpy(s->lam, s->lam1, sizeof(double) * 6 * s->nn);
     memset(s->v, 0, sizeof(double) * 12 * s->nn);

@@ -1,0 +1,561 @@
+/* Port-Hamiltonian rod: one Newton iteration in a single pass over the elements (the path
+ * Newton takes; ph_assemble + ph_linear_* stay as the reference the tests compare with).
+ *
+ * Why a single pass. The reduced system of ph_linear.c (per free node (dphi, dtheta), the
+ * rigid stresses) is what gets factored; forming the 36 x 36 element blocks first, storing
+ * them (10 kB per element) and reducing them afterwards made the cost per element grow
+ * 3-4x from 10^2 to 10^4 elements: the blocks left the caches and were streamed three
+ * times per iteration. Here every element's contribution goes straight into the reduced
+ * matrix T_m^T K T_1 (the strain Jacobians are reduced first, B T, 6 x 6 per node, and the
+ * geometric, mass and multiplier terms have closed forms in the directors), and the banded
+ * LU eliminates each column (with the forward substitution) as soon as its rows are complete,
+ * a few elements behind the assembly: only the band's upper factor is kept for the back
+ * substitution.
+ *
+ * The multipliers are not Newton unknowns here: at every iterate lambda is the least-squares
+ * solution of the director rows, lambda = -(G_m G_m^T)^-1 G_m f_d / fac, so the director rows
+ * are the projection of f_d onto the null space of G_m (the same equations: at the solution
+ * f_d lies in the range of G_m^T). The q and rigid-stress increments are those of the full
+ * Newton system at (q, lambda(q)) (the reduction does not need dlambda), and the Jacobian with
+ * lambda(q) in place of the Newton iterate differs from the exact one by O(residual): the
+ * iteration stays quadratic. The particular director increment dq_p (G_d(d_{n+1}) dq_p = -r_g)
+ * enters the reduced right side through K dq_p, accumulated in the same pass. */
+#include "ph/ph.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The elimination and the element pass are also built for AVX2 + FMA, chosen at load time
+   (target_clones: an ifunc), as the mixed rod's kernels are (solvers/stability.c, blocktri.c). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(COSSERAT_NO_DISPATCH)
+#define PH_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define PH_CLONES
+#endif
+
+double ph_mid_stress(const cr_ph *s, int gp, int j, double de, double h, double *kappa);
+
+static inline void cross(const double *a, const double *b, double *c)
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+static inline double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* R (6 x 6 reduced block, theta-theta part at R[3..5][3..5]) += c ((a . b) I - b a^T), i.e.
+   c skew(a) (-skew(b)) = c P(a)^T P(b) restricted to one director */
+static inline void add_pp(double R[6][6], double c, const double *a, const double *b)
+{
+    double ab = c * dot3(a, b);
+    for (int i = 0; i < 3; ++i) {
+        for (int l = 0; l < 3; ++l) R[3 + i][3 + l] -= c * b[i] * a[l];
+        R[3 + i][3 + i] += ab;
+    }
+}
+
+/* R += c skew(a) M (-skew(b)) for a 3x3 M (distributed and point moments) */
+static void add_pmp(double R[6][6], double c, const double *a, const double M[3][3], const double *b)
+{
+    double SA[3][3] = {{0, -a[2], a[1]}, {a[2], 0, -a[0]}, {-a[1], a[0], 0}};
+    double SB[3][3] = {{0, -b[2], b[1]}, {b[2], 0, -b[0]}, {-b[1], b[0], 0}};
+    for (int i = 0; i < 3; ++i)
+        for (int l = 0; l < 3; ++l) {
+            double v = 0;
+            for (int m = 0; m < 3; ++m)
+                for (int k = 0; k < 3; ++k) v += SA[i][m] * M[m][k] * SB[k][l];
+            R[3 + i][3 + l] -= c * v;
+        }
+}
+
+/* Frontal banded LU (the algorithm of ph_linear.c band_lu in LAPACK's column layout) over a ring of
+ * band columns: a column is zeroed when it enters the window, assembled, eliminated (with the forward
+ * substitution) once its rows are complete, and its U part copied out; only those copies are read
+ * again (back substitution). The working set is the window, whatever the number of elements. */
+typedef struct front {
+    int n, kl, ku, kv, ldab, mask;
+    double *ring, *b, *U;
+    size_t *uoff;
+    int *ipiv;
+    const int *last; /* per row/column: last coupled index (cr_ph.rlast) */
+    int next, ju, zeroed;
+    int utop; /* first row whose U entries may reach the column being eliminated */
+    int *ext; /* ring (mask): ju after the step of row i, the last column row i of U reaches */
+} front;
+
+static inline double *colp(front *f, int j) { return f->ring + (size_t)(j & f->mask) * f->ldab; }
+static inline double *band_at(front *f, int i, int j) { return colp(f, j) + f->kv + i - j; }
+
+static void zero_upto(front *f, int c)
+{
+    if (c > f->n) c = f->n;
+    for (; f->zeroed < c; ++f->zeroed) memset(colp(f, f->zeroed), 0, sizeof(double) * f->ldab);
+}
+
+/* eliminates columns next..end-1 (rows up to last[j] complete) and applies them to b */
+PH_CLONES static int eliminate(front *f, int end)
+{
+    if (end > f->n) end = f->n;
+    if (end <= f->next) return 0;
+    zero_upto(f, end + f->kv + 1);
+    const int kv = f->kv;
+    double *b = f->b;
+    for (int j = f->next; j < end; ++j) {
+        double *cj = colp(f, j) + kv;
+        /* column j is nonzero down to last[j] only (fill comes from earlier columns, whose last is
+           not larger); the pivot row's entries reach last[j + p] (fill: the running ju) */
+        int km = f->last[j] - j, p = 0;
+        double best = fabs(cj[0]);
+        for (int i = 1; i <= km; ++i)
+            if (fabs(cj[i]) > best) best = fabs(cj[i]), p = i;
+        f->ipiv[j] = j + p;
+        if (best == 0) {
+            f->next = j;
+            return j + 1;
+        }
+        int last = f->last[j + p];
+        if (last > f->ju) f->ju = last;
+        const int ju = f->ju;
+        if (p) {
+            for (int c = j; c <= ju; ++c) {
+                double *col = colp(f, c) + kv + j - c;
+                double t = col[0];
+                col[0] = col[p], col[p] = t;
+            }
+            double t = b[j];
+            b[j] = b[j + p], b[j + p] = t;
+        }
+        /* U(i, j), i <= j, is final: copy from the first row reaching column j (the rows' reach, the
+           running ju after their steps, grows with i) */
+        {
+            if (f->utop < j - kv) f->utop = j - kv;
+            while (f->utop < j && f->ext[f->utop & f->mask] < j) ++f->utop;
+            f->ext[j & f->mask] = ju;
+            int cnt = j - f->utop + 1;
+            size_t o = f->uoff[j];
+            memcpy(f->U + o, cj - (cnt - 1), sizeof(double) * cnt);
+            f->uoff[j + 1] = o + cnt;
+        }
+        double inv = 1.0 / cj[0];
+        for (int i = 1; i <= km; ++i) cj[i] *= inv;
+        for (int c = j + 1; c <= ju; ++c) {
+            double *col = colp(f, c) + kv + j - c;
+            double a = col[0];
+            if (a == 0) continue;
+            for (int i = 1; i <= km; ++i) col[i] -= cj[i] * a;
+        }
+        double bj = b[j];
+        if (bj != 0)
+            for (int i = 1; i <= km; ++i) b[j + i] -= cj[i] * bj;
+    }
+    f->next = end;
+    return 0;
+}
+
+PH_CLONES static void back_substitute(front *f)
+{
+    double *b = f->b;
+    for (int j = f->n - 1; j >= 0; --j) {
+        const double *u = f->U + f->uoff[j];
+        int cnt = (int)(f->uoff[j + 1] - f->uoff[j]), top = j - cnt + 1;
+        double bj = b[j] / u[cnt - 1];
+        b[j] = bj;
+        if (bj != 0)
+            for (int k = 0; k < cnt - 1; ++k) b[top + k] -= u[k] * bj;
+    }
+}
+
+/* adds the 6 x 6 block R at reduced (ri, ci) */
+static inline void add_block(front *f, int ri, int ci, const double R[6][6])
+{
+    for (int l = 0; l < 6; ++l) {
+        double *col = band_at(f, ri, ci + l);
+        for (int i = 0; i < 6; ++i) col[i] += R[i][l];
+    }
+}
+
+/* node I complete (all its elements assembled): point loads, least-squares multipliers, the
+   multiplier and point-moment blocks and the node's reduced right side */
+/* per-node G_d blocks and Gram factors, kept for the few nodes in flight (slot I & 7) */
+typedef struct node_ring {
+    double G1[8][54], Gm[8][54], gram1[8][36], gramm[8][36];
+} node_ring;
+
+static void finish_node(cr_ph *s, int I, int dyn, double fac, double gam, const cr_ph_loads *loads, double *X,
+                        double *r, front *f, double *kred, node_ring *nr_)
+{
+    const double *d1 = s->q1 + 12 * I + 3, *d0 = s->q + 12 * I + 3;
+    double dm[9];
+    for (int k = 0; k < 9; ++k) dm[k] = dyn ? 0.5 * (d0[k] + d1[k]) : d1[k];
+    double *fe = s->fext + 12 * I;
+    double mu[3] = {0, 0, 0};
+    if (loads && loads->node_force) {
+        cr_vec3 nu = loads->node_force[I];
+        fe[0] += nu.x, fe[1] += nu.y, fe[2] += nu.z;
+    }
+    if (loads && loads->node_moment) {
+        cr_v3_store(loads->node_moment[I], mu);
+        for (int k = 0; k < 3; ++k) {
+            double t[3];
+            cross(mu, dm + 3 * k, t); /* T(d_{n+1/2}) mu (spec §6, §12.3) */
+            for (int c = 0; c < 3; ++c) fe[3 + 3 * k + c] += 0.5 * t[c];
+        }
+    }
+    int o = s->node_off[I], ro = s->node_roff[I];
+    if (o < 0) return;
+    double *ro_ = r + o;
+    for (int k = 0; k < 12; ++k) ro_[k] -= fac * fe[k];
+    /* lambda = -(Gm Gm^T)^-1 Gm f_d / fac */
+    const double *Gm = nr_->Gm[I & 7];
+    double lam[6];
+    for (int k = 0; k < 6; ++k) {
+        double v = 0;
+        for (int c = 0; c < 9; ++c) v += Gm[9 * k + c] * ro_[3 + c];
+        lam[k] = -v / fac;
+    }
+    ph_gram_apply(nr_->gramm[I & 7], lam);
+    memcpy(X + o + 12, lam, sizeof lam);
+    memcpy(s->lam1 + 6 * I, lam, sizeof lam);
+    for (int c = 0; c < 9; ++c) {
+        double v = 0;
+        for (int k = 0; k < 6; ++k) v += Gm[9 * k + c] * lam[k];
+        ro_[3 + c] += fac * v;
+    }
+    /* d (G(d_m)^T lambda) / d d_{n+1} = gam Lambda (x) I3, reduced; and the point moment's term */
+    const double Lm[3][3] = {{lam[0], lam[3], lam[4]}, {lam[3], lam[1], lam[5]}, {lam[4], lam[5], lam[2]}};
+    const double *dqp = s->dqp + 12 * I + 3;
+    double R[6][6] = {{0}}, *kr = kred + 6 * I;
+    for (int a = 0; a < 3; ++a) {
+        double w[3] = {0, 0, 0};
+        for (int b = 0; b < 3; ++b) {
+            double c = fac * gam * Lm[a][b];
+            if (c == 0) continue;
+            add_pp(R, c, dm + 3 * a, d1 + 3 * b);
+            for (int k = 0; k < 3; ++k) w[k] += c * dqp[3 * b + k];
+        }
+        double t[3];
+        cross(dm + 3 * a, w, t);
+        for (int k = 0; k < 3; ++k) kr[3 + k] += t[k];
+    }
+    if (mu[0] != 0 || mu[1] != 0 || mu[2] != 0) {
+        const double M[3][3] = {{0, -mu[2], mu[1]}, {mu[2], 0, -mu[0]}, {-mu[1], mu[0], 0}};
+        double c = -fac * gam * 0.5;
+        for (int k = 0; k < 3; ++k) {
+            add_pmp(R, c, dm + 3 * k, M, d1 + 3 * k);
+            double w[3], t[3];
+            for (int i = 0; i < 3; ++i) w[i] = c * dot3(M[i], dqp + 3 * k);
+            cross(dm + 3 * k, w, t);
+            for (int i = 0; i < 3; ++i) kr[3 + i] += t[i];
+        }
+    }
+    add_block(f, ro, ro, R);
+    /* reduced right side -(T_m^T (r + K dq_p)) */
+    for (int c = 0; c < 3; ++c) f->b[ro + c] = -(ro_[c] + kr[c]);
+    double pr[3] = {0, 0, 0};
+    for (int k = 0; k < 3; ++k) {
+        double t[3];
+        cross(dm + 3 * k, ro_ + 3 + 3 * k, t);
+        for (int c = 0; c < 3; ++c) pr[c] += t[c];
+    }
+    for (int c = 0; c < 3; ++c) f->b[ro + 3 + c] = -(pr[c] + kr[3 + c]);
+}
+
+/* ph_gram_factor of G_d(d) from the directors' six dot products (G G^T in closed form) */
+static int gram_factor_dirs(const double *d, double Lc[36])
+{
+    const double *a = d, *b = d + 3, *c = d + 6;
+    double aa = dot3(a, a), bb = dot3(b, b), cc = dot3(c, c), ab = dot3(a, b), ac = dot3(a, c), bc = dot3(b, c);
+    const double A[6][6] = {{aa, 0, 0, ab, ac, 0},        {0, bb, 0, ab, 0, bc},        {0, 0, cc, 0, ac, bc},
+                            {ab, ab, 0, aa + bb, bc, ac}, {ac, 0, ac, bc, aa + cc, ab}, {0, bc, bc, ac, ab, bb + cc}};
+    for (int i = 0; i < 6; ++i)
+        for (int j = 0; j <= i; ++j) {
+            double v = A[i][j];
+            for (int k = 0; k < j; ++k) v -= Lc[6 * i + k] * Lc[6 * j + k];
+            if (i == j) {
+                if (!(v > 0)) return 0;
+                Lc[6 * i + i] = 1.0 / sqrt(v);
+            } else {
+                Lc[6 * i + j] = v * Lc[6 * j + j];
+            }
+        }
+    return 1;
+}
+
+/* node I: constraint rows, G_d blocks and their Gram factors, the particular increment dq_p */
+static int prep_node(cr_ph *s, int I, int dyn, double *r, node_ring *nr_)
+{
+    int o = s->node_off[I];
+    double *dqp = s->dqp + 12 * I;
+    memset(dqp, 0, sizeof(double) * 12);
+    if (o < 0) return 1;
+    const double *d1 = s->q1 + 12 * I + 3, *d0 = s->q + 12 * I + 3;
+    double dm[9], g1[6];
+    for (int k = 0; k < 9; ++k) dm[k] = dyn ? 0.5 * (d0[k] + d1[k]) : d1[k];
+    double *G1 = nr_->G1[I & 7], *Gm = nr_->Gm[I & 7];
+    ph_constraint_jacobian(d1, (double(*)[9])G1);
+    ph_constraint_jacobian(dm, (double(*)[9])Gm);
+    if (!gram_factor_dirs(d1, nr_->gram1[I & 7]) || !gram_factor_dirs(dm, nr_->gramm[I & 7])) return 0;
+    ph_constraint(d1, g1);
+    double b[6];
+    for (int k = 0; k < 6; ++k) {
+        r[o + 12 + k] = g1[k] - s->g0[6 * I + k];
+        b[k] = -r[o + 12 + k];
+    }
+    ph_gram_apply(nr_->gram1[I & 7], b);
+    for (int c = 0; c < 9; ++c) {
+        double v = 0;
+        for (int k = 0; k < 6; ++k) v += G1[9 * k + c] * b[k];
+        dqp[3 + c] = v;
+    }
+    return 1;
+}
+
+cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX, int *bad)
+{
+    const int dyn = mode == PH_DYNAMIC, nr = s->nr, n2 = 2 * nr, nn = s->nn;
+    const double h = s->h, fac = dyn ? h : 1.0, gam = dyn ? 0.5 : 1.0, w = s->w;
+    ph_unpack(s, X);
+    memset(r, 0, sizeof(double) * s->nx);
+    memset(s->fext, 0, sizeof(double) * 12 * nn);
+    s->fac = fac;
+    double *kred = s->kdq; /* 6 per node: T_m^T K dq_p, reduced */
+    memset(kred, 0, sizeof(double) * 6 * nn);
+    int ext[s->rW];
+    front F = {s->nred,  s->rkl,   s->rku,  s->rkl + s->rku, s->rldab, s->rW - 1, s->ring, s->rrhs, s->ustore,
+               s->uoff, s->ripiv, s->rlast, 0,               0,        0,         0,       ext};
+    s->uoff[0] = 0;
+    if (bad) *bad = -1;
+
+    node_ring ring;
+    int prepped = 0;
+    const double *act = loads ? loads->actuation : NULL;
+    cr_vec3 nbar = loads ? loads->force_density : cr_v3(0, 0, 0);
+    cr_vec3 mbar = loads ? loads->moment_density : cr_v3(0, 0, 0);
+    int has_mbar = mbar.x != 0 || mbar.y != 0 || mbar.z != 0;
+    const double MB[3][3] = {{0, -mbar.z, mbar.y}, {mbar.z, 0, -mbar.x}, {-mbar.y, mbar.x, 0}};
+
+    for (int e = 0; e < s->ne; ++e) {
+        for (; prepped <= 2 * e + 2; ++prepped)
+            if (!prep_node(s, prepped, dyn, r, &ring)) {
+                if (bad) *bad = s->node_off[prepped] + 12;
+                return CR_SINGULAR;
+            }
+        int off[3], ro[3];
+        const double *d1n[3], *dmn[3];
+        double dmbuf[3][9];
+        for (int a = 0; a < 3; ++a) {
+            int I = 2 * e + a;
+            off[a] = s->node_off[I];
+            ro[a] = s->node_roff[I];
+            d1n[a] = s->q1 + 12 * I + 3;
+            for (int k = 0; k < 9; ++k) dmbuf[a][k] = dyn ? 0.5 * (s->q[12 * I + 3 + k] + d1n[a][k]) : d1n[a][k];
+            dmn[a] = dmbuf[a];
+        }
+        const int rs = s->sig_roff[e], R_e = rs + n2;
+        zero_upto(&F, R_e + 6 + 1);
+        double Rb[3][3][6][6];
+        memset(Rb, 0, sizeof Rb);
+        for (int g = 0; g < 2; ++g) {
+            const int gp = 2 * e + g;
+            double q1[12] = {0}, q1s[12] = {0}, q0[12] = {0}, q0s[12] = {0}, v0[12] = {0};
+            for (int a = 0; a < 3; ++a) {
+                const double *qa = s->q1 + 12 * (2 * e + a), *pa = s->q + 12 * (2 * e + a),
+                             *va = s->v + 12 * (2 * e + a);
+                double n = s->N[g][a], ns = s->dN[g][a];
+                for (int k = 0; k < 12; ++k) {
+                    q1[k] += n * qa[k], q1s[k] += ns * qa[k];
+                    if (dyn) q0[k] += n * pa[k], q0s[k] += ns * pa[k], v0[k] += n * va[k];
+                }
+            }
+            double qm[12], qms[12];
+            for (int k = 0; k < 12; ++k) {
+                qm[k] = dyn ? 0.5 * (q0[k] + q1[k]) : q1[k];
+                qms[k] = dyn ? 0.5 * (q0s[k] + q1s[k]) : q1s[k];
+            }
+            double eps1[6], sig[6], kap[6];
+            ph_strain(q1, q1s, eps1);
+            for (int j = 0; j < 6; ++j) {
+                double de = eps1[j] - (dyn ? s->eps_n[6 * gp + j] : s->eps0[6 * gp + j]);
+                int sl = s->rigid_slot[j];
+                if (sl >= 0) {
+                    sig[j] = s->sig1[gp * nr + sl];
+                    kap[j] = 0;
+                    r[s->sig_off[e] + g * nr + sl] = eps1[j] - s->eps0[6 * gp + j]; /* see ph_assemble */
+                } else if (dyn) {
+                    sig[j] = ph_mid_stress(s, gp, j, de, h, &kap[j]);
+                } else {
+                    sig[j] = s->k_el[j] * de;
+                    kap[j] = s->k_el[j];
+                }
+                if (act) sig[j] += act[j];
+            }
+            /* strain Jacobians (6 x 12) and their reductions (6 x 6: dphi, dtheta) */
+            double Bm[3][6][12], B1[3][6][12], Tm[3][6][6], T1[3][6][6], dep[6] = {0};
+            for (int a = 0; a < 3; ++a) {
+                ph_strain_jacobian(qm, qms, s->N[g][a], s->dN[g][a], Bm[a]);
+                if (dyn)
+                    ph_strain_jacobian(q1, q1s, s->N[g][a], s->dN[g][a], B1[a]);
+                else
+                    memcpy(B1[a], Bm[a], sizeof B1[a]); /* statics: q_{n+1/2} is q_{n+1} */
+                const double *dqp = s->dqp + 12 * (2 * e + a);
+                for (int j = 0; j < 6; ++j) {
+                    for (int c = 0; c < 3; ++c) Tm[a][j][c] = Bm[a][j][c], T1[a][j][c] = B1[a][j][c];
+                    double tm[3] = {0, 0, 0}, t1[3] = {0, 0, 0};
+                    for (int u = 0; u < 2; ++u) {
+                        int fld = ph_row_field[j][u];
+                        if (fld == 0) continue;
+                        double t[3];
+                        /* a^T P(d) w = w . (d x a) */
+                        cross(dmn[a] + 3 * (fld - 1), &Bm[a][j][3 * fld], t);
+                        for (int c = 0; c < 3; ++c) tm[c] += t[c];
+                        if (dyn) {
+                            cross(d1n[a] + 3 * (fld - 1), &B1[a][j][3 * fld], t);
+                            for (int c = 0; c < 3; ++c) t1[c] += t[c];
+                        }
+                        dep[j] += dot3(&B1[a][j][3 * fld], dqp + 3 * fld);
+                    }
+                    for (int c = 0; c < 3; ++c) Tm[a][j][3 + c] = tm[c], T1[a][j][3 + c] = dyn ? t1[c] : tm[c];
+                }
+            }
+            /* residual: internal forces, inertia, distributed loads */
+            for (int a = 0; a < 3; ++a) {
+                double n = w * s->N[g][a];
+                double *fe = s->fext + 12 * (2 * e + a);
+                fe[0] += n * nbar.x, fe[1] += n * nbar.y, fe[2] += n * nbar.z;
+                if (has_mbar)
+                    for (int k = 0; k < 3; ++k) {
+                        cr_vec3 t = cr_v3_scale(cr_v3_cross(mbar, cr_v3_load(qm + 3 + 3 * k)), 0.5 * n);
+                        fe[3 + 3 * k] += t.x, fe[4 + 3 * k] += t.y, fe[5 + 3 * k] += t.z;
+                    }
+                if (off[a] < 0) continue;
+                double *ra = r + off[a];
+                for (int c = 0; c < 12; ++c) {
+                    double fsum = 0;
+                    for (int j = 0; j < 6; ++j) fsum += Bm[a][j][c] * sig[j];
+                    ra[c] += fac * w * fsum;
+                }
+                if (dyn)
+                    for (int fl = 0; fl < 3; ++fl) {
+                        double m = s->mass[fl];
+                        if (m == 0) continue;
+                        for (int c = 0; c < 3; ++c) {
+                            int k = 3 * fl + c;
+                            ra[k] += w * m * s->N[g][a] * (2 * (q1[k] - q0[k]) / h - 2 * v0[k]);
+                        }
+                    }
+            }
+            double cc[4][4];
+            ph_stress_coupling(sig, cc);
+            for (int a = 0; a < 3; ++a) {
+                if (ro[a] < 0) continue;
+                double *kr = kred + 6 * (2 * e + a);
+                /* material part Tm_a^T kappa (T1_b, and B1 dq_p) */
+                for (int j = 0; j < 6; ++j) {
+                    if (kap[j] == 0) continue;
+                    double kf = fac * w * kap[j];
+                    for (int i = 0; i < 6; ++i) {
+                        double ti = kf * Tm[a][j][i];
+                        if (ti == 0) continue;
+                        kr[i] += ti * dep[j];
+                        for (int b = 0; b < 3; ++b)
+                            for (int l = 0; l < 6; ++l) Rb[a][b][i][l] += ti * T1[b][j][l];
+                    }
+                }
+                double na = s->N[g][a], nsa = s->dN[g][a];
+                for (int b = 0; b < 3; ++b) {
+                    double nb = s->N[g][b], nsb = s->dN[g][b];
+                    double hv[4][4];
+                    for (int x = 0; x < 4; ++x)
+                        for (int y = 0; y < 4; ++y)
+                            hv[x][y] = (cc[x][y] * na * nsb + cc[y][x] * nsa * nb) * fac * w * gam;
+                    if (dyn)
+                        for (int fl = 0; fl < 3; ++fl) hv[fl][fl] += 2.0 / h * w * s->mass[fl] * na * nb;
+                    double(*R)[6] = Rb[a][b];
+                    const double *dqp = s->dqp + 12 * (2 * e + b);
+                    /* geometric and mass terms hv(x, y) I3 between fields x (rows) and y (columns) */
+                    for (int c = 0; c < 3; ++c) R[c][c] += hv[0][0];
+                    double v0v[3] = {0, 0, 0}, u0[3] = {0, 0, 0};
+                    for (int y = 1; y < 4; ++y)
+                        for (int c = 0; c < 3; ++c) {
+                            v0v[c] += hv[0][y] * d1n[b][3 * (y - 1) + c];
+                            u0[c] += hv[y][0] * dmn[a][3 * (y - 1) + c];
+                            kr[c] += hv[0][y] * dqp[3 * y + c];
+                        }
+                    /* (phi, theta) = -skew(v0), (theta, phi) = skew(u0) */
+                    R[0][4] += v0v[2], R[0][5] -= v0v[1], R[1][3] -= v0v[2], R[1][5] += v0v[0], R[2][3] += v0v[1],
+                        R[2][4] -= v0v[0];
+                    R[3][1] -= u0[2], R[3][2] += u0[1], R[4][0] += u0[2], R[4][2] -= u0[0], R[5][0] -= u0[1],
+                        R[5][1] += u0[0];
+                    for (int x = 1; x < 4; ++x) {
+                        double vx[3] = {0, 0, 0}, wx[3] = {0, 0, 0};
+                        for (int y = 1; y < 4; ++y) {
+                            double c = hv[x][y];
+                            if (c == 0) continue;
+                            for (int k = 0; k < 3; ++k)
+                                vx[k] += c * d1n[b][3 * (y - 1) + k], wx[k] += c * dqp[3 * y + k];
+                        }
+                        const double *dx = dmn[a] + 3 * (x - 1);
+                        add_pp(R, 1.0, dx, vx);
+                        double t[3];
+                        cross(dx, wx, t);
+                        for (int k = 0; k < 3; ++k) kr[3 + k] += t[k];
+                    }
+                    if (has_mbar) {
+                        double c = -fac * gam * 0.5 * w * na * nb;
+                        for (int k = 0; k < 3; ++k) {
+                            add_pmp(R, c, dmn[a] + 3 * k, MB, d1n[b] + 3 * k);
+                            double wv[3], t[3];
+                            for (int i = 0; i < 3; ++i) wv[i] = c * dot3(MB[i], dqp + 3 + 3 * k);
+                            cross(dmn[a] + 3 * k, wv, t);
+                            for (int i = 0; i < 3; ++i) kr[3 + i] += t[i];
+                        }
+                    }
+                }
+                /* rigid stresses: momentum-row columns and constraint rows */
+                for (int sl = 0; sl < nr; ++sl) {
+                    int j = s->rigid_comp[sl], col = rs + g * nr + sl;
+                    double *cb = band_at(&F, ro[a], col);
+                    for (int i = 0; i < 6; ++i) cb[i] += fac * w * Tm[a][j][i];
+                    for (int l = 0; l < 6; ++l) *band_at(&F, col, ro[a] + l) += T1[a][j][l];
+                }
+            }
+            for (int sl = 0; sl < nr; ++sl) {
+                int j = s->rigid_comp[sl];
+                F.b[rs + g * nr + sl] = -(r[s->sig_off[e] + g * nr + sl] + dep[j]);
+            }
+        }
+        for (int a = 0; a < 3; ++a) {
+            if (ro[a] < 0) continue;
+            for (int b = 0; b < 3; ++b)
+                if (ro[b] >= 0) add_block(&F, ro[a], ro[b], Rb[a][b]);
+        }
+        finish_node(s, 2 * e, dyn, fac, gam, loads, X, r, &F, kred, &ring);
+        finish_node(s, 2 * e + 1, dyn, fac, gam, loads, X, r, &F, kred, &ring);
+        int last = e == s->ne - 1;
+        if (last) finish_node(s, 2 * e + 2, dyn, fac, gam, loads, X, r, &F, kred, &ring);
+        int info = eliminate(&F, last ? F.n : R_e - F.kl);
+        if (info) {
+            if (bad) *bad = info - 1;
+            return CR_SINGULAR;
+        }
+    }
+    if (s->ne == 0) return CR_OK;
+    back_substitute(&F);
+
+    /* full increments: dq = (dphi, dq_p + P(d_{n+1}) dtheta), rigid stresses; lambda is set, not updated */
+    memset(dX, 0, sizeof(double) * s->nx);
+    for (int I = 0; I < nn; ++I) {
+        int o = s->node_off[I], rr = s->node_roff[I];
+        if (o < 0) continue;
+        const double *x = F.b + rr, *d1 = s->q1 + 12 * I + 3, *dqp = s->dqp + 12 * I + 3;
+        for (int c = 0; c < 3; ++c) dX[o + c] = x[c];
+        for (int k = 0; k < 3; ++k) {
+            double t[3];
+            cross(x + 3, d1 + 3 * k, t);
+            for (int c = 0; c < 3; ++c) dX[o + 3 + 3 * k + c] = dqp[3 * k + c] + t[c];
+        }
+    }
+    for (int e = 0; e < s->ne; ++e)
+        for (int col = 0; col < n2; ++col) dX[s->sig_off[e] + col] = F.b[s->sig_roff[e] + col];
+    return CR_OK;
+}
