@@ -5,12 +5,14 @@
 #
 # The accepted keys come from two independent places:
 #   1. the source: the string literals of the schema arrays `static const char *const
-#      XXX_KEYS[] = {...};` in src/io/scenario.c (and the enum value lists XXX_CHOICES[]);
+#      XXX_KEYS[] = {...};` in the parser's files src/io/scenario*.c (the key tables are in
+#      scenario_schema.c; the enum value lists XXX_CHOICES[] with the section that reads them);
 #   2. the running parser: `cosserat check` on a small scenario with an unknown key injected
 #      into every kind of object (and every `type` variant; the objects are otherwise valid)
 #      prints "unknown key (expected one of ...)", the list the parser really uses there.
 # Checks:
-#   - the extraction is not vacuous (> 40 keys from the source, every probe answered);
+#   - the extraction is not vacuous (the parser's files found, the key tables among them,
+#     > 40 keys and > 30 enum values from the source, every probe answered);
 #   - the probed keys are a subset of the extracted ones (the extraction sees the schema);
 #   - every key (and every enum value) appears backticked, as `key`, in docs/scenario.md;
 #   - loosely the other way: every key in the first column of a "| key |" table of
@@ -24,9 +26,10 @@ if [ $# -ne 2 ]; then
 fi
 CLI=$1
 SRC=$2
-PARSER="$SRC/src/io/scenario.c"
+PARSER="$SRC/src/io/scenario*.c" # for messages; the files themselves are in PARSER_FILES
+PARSER_FILES=("$SRC"/src/io/scenario*.c)
 DOC="$SRC/docs/scenario.md"
-for f in "$CLI" "$PARSER" "$DOC"; do
+for f in "$CLI" "$SRC/src/io/scenario.c" "$SRC/src/io/scenario_schema.c" "$DOC"; do
     if [ ! -e "$f" ]; then
         echo "doc_keys: $f not found" >&2
         exit 1
@@ -61,13 +64,23 @@ schema_strings() { # $1 = KEYS | CHOICES
         }
         /static[ \t]+const[ \t]+char[ \t]*\*[ \t]*const[ \t]+[A-Za-z0-9_]+[ \t]*\[[ \t]*\][ \t]*=/ { decl = $0; if ($0 ~ /;/) flush(); next }
         decl != "" { decl = decl " " $0; if ($0 ~ /;/) flush() }
-    ' "$PARSER" | sort -u
+    ' "${PARSER_FILES[@]}" | sort -u
 }
 schema_strings KEYS >"$TMP/source_keys"
 schema_strings CHOICES >"$TMP/source_choices"
 n_source=$(wc -l <"$TMP/source_keys")
 n_choices=$(wc -l <"$TMP/source_choices")
-echo "doc_keys: $n_source distinct keys and $n_choices enum values in the schema arrays of src/io/scenario.c"
+echo "doc_keys: $n_source distinct keys and $n_choices enum values in the schema arrays of" \
+    "${#PARSER_FILES[@]} files src/io/scenario*.c"
+if [ "${#PARSER_FILES[@]}" -lt 2 ]; then
+    echo "FAIL: expected the parser split into several files src/io/scenario*.c, found ${#PARSER_FILES[@]}" >&2
+    fail=1
+fi
+if [ "$n_choices" -le 30 ]; then
+    echo "FAIL: only $n_choices enum values extracted from $PARSER (expected > 30): the value lists" \
+        "(static const char *const XXX_CHOICES[] = {...};) were not found" >&2
+    fail=1
+fi
 if [ "$n_source" -le 40 ]; then
     echo "FAIL: only $n_source keys extracted from $PARSER (expected > 40): the schema arrays" \
         "(static const char *const XXX_KEYS[] = {...};) were not found" >&2
