@@ -1340,8 +1340,15 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
                     break;
                 }
             }
+            long first_row = r->series_rows;
             status = form->dynamic_stage(sim, k, ctx.t_stage_start, ctx.last_h, ctx.work, o, &cb, &r->dynamics[k],
                                          &solve_err);
+            /* the stage's energy balance over its rows (a resumed stage: those since the resume) */
+            if (status == CR_OK &&
+                cr_series_energy_warnings(sc, (const char *const *)r->series_names,
+                                          r->series + first_row * r->series_columns, r->series_columns,
+                                          r->series_rows - first_row, k, &ctx.warnings) != CR_OK)
+                status = cr_error_set(&solve_err, CR_NO_MEMORY, "out of memory for the warnings");
             checkpointed = 0;
             if (write && (status == CR_INTERRUPTED || (status != CR_OK && status > 0))) {
                 cr_error e = {0};
