@@ -268,8 +268,10 @@ int main(int argc, char **argv)
         if (have_last) printf("; the failing step ended at %.3e", last_residual);
         printf("\n");
     }
-    cr_vec3 tp = cr_sim_position(res.sim, cr_sim_node_count(res.sim) - 1);
-    printf("  tip position   (%.9g, %.9g, %.9g)\n", tp.x, tp.y, tp.z);
+    int tipn = cr_scenario_tip_node(sc, res.sim);
+    cr_vec3 tp = cr_sim_position(res.sim, tipn);
+    printf("  tip position   (%.9g, %.9g, %.9g) (node %d, s = %.6g m)\n", tp.x, tp.y, tp.z, tipn,
+           cr_sim_node_s(res.sim, tipn));
     if (has_static)
         printf("  wall time      %.4f s (assembly %.4f s, linear solves %.4f s)\n", res.wall_time_s,
                r->assembly_time_s, r->solve_time_s);

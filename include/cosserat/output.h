@@ -197,6 +197,11 @@ int cr_run_result_failed_load_steps(const cr_run_result *result);
 /* The time series of dynamic stages (the columns of series.csv). */
 int cr_run_result_series_columns(const cr_run_result *result);
 long cr_run_result_series_rows(const cr_run_result *result);
+/* The node of `sim` (0 .. cr_sim_node_count - 1) that summaries call the tip: the
+ * output.track point named "tip" when there is one, else the free end (the last node,
+ * unless it is held by a support and the first one is not: a rod clamped at its last
+ * node, like the Wilberforce spring, has its tip at node 0). */
+int cr_scenario_tip_node(const cr_scenario *scenario, const cr_sim *sim);
 const char *cr_run_result_series_name(const cr_run_result *result, int column);
 const double *cr_run_result_series_data(const cr_run_result *result);
 /* residual history of a load step; *count receives its length */

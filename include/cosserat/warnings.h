@@ -47,6 +47,17 @@ cr_status cr_scenario_warnings(const cr_scenario *scenario, cr_warning_list *out
  * displacement over 10 rod lengths. At most one warning per check. */
 cr_status cr_sim_result_warnings(const cr_scenario *scenario, const cr_sim *sim, const double *reference, int stage,
                                  cr_warning_list *out);
+/* The energy balance of a dynamic stage's series rows (`rows` rows of `columns` values,
+ * row-major, named by `names` as series.csv's columns: energy_kinetic, energy_elastic,
+ * energy_gravity, work_external and, when there, energy_dissipated): an "energy_drift"
+ * warning (key "stages.K") when kinetic + elastic + gravity - work + dissipated moves from
+ * its value in the first row by more than 0.05 of the energy in motion (the largest kinetic
+ * energy plus the largest |work| and dissipated energy since the first row). An adaptive
+ * integrator's numerical damping shows here (docs/scenario.md, "Warnings"). Fewer than two
+ * rows, columns missing, a non-finite row or a support moved in the stage (its work is in no
+ * column) give none. */
+cr_status cr_series_energy_warnings(const cr_scenario *scenario, const char *const *names, const double *rows,
+                                    int columns, long rows_count, int stage, cr_warning_list *out);
 /* The stability estimate of a static stage's end state (report->stability, statics.h):
  * an "unstable_equilibrium" warning (key "stages.K") when it found modes with ω² < 0,
  * naming the stage, the load factor, the count and the softest mode. Nothing when not

@@ -224,16 +224,17 @@ class Sample:
         self.energy = {"kinetic": smp.kinetic, "elastic": smp.elastic, "gravity": smp.gravity,
                        "work_external": smp.work_external}
         self.inputs = np.array([L.cr_sim_load_input(sim, k) for k in range(L.cr_sim_load_count(sim))])
+        self.tip_node = -1  # set by run(): the free end (node 0 of a rod clamped at its last node only)
 
     @property
     def tip_position(self):
-        """(3,) position of the last node."""
-        return self.positions[-1]
+        """(3,) position of the tip node (the free end, as summary.json's tip)."""
+        return self.positions[self.tip_node]
 
     @property
     def tip_velocity(self):
-        """(3,) velocity of the last node."""
-        return self.velocities[-1]
+        """(3,) velocity of the tip node."""
+        return self.velocities[self.tip_node]
 
     def set_input(self, load, value):
         """Sets the input factor of `load` (an index, ``"loads.N"``, or a load type such as
@@ -292,6 +293,8 @@ class Result:
         stage_count: the number of stages of the scenario.
         warnings:    the run's sanity warnings (docs/scenario.md, Warnings) as :class:`RunWarning`
                      tuples (code, key, message); empty when there are none.
+        tip_node:    the node summary.json calls the tip: the free end (node 0 of a rod clamped
+                     at its last node only), or the ``output.track`` point named ``tip``.
 
     The state is the equilibrium when converged, else the last converged load step.
     """
@@ -322,6 +325,7 @@ class Result:
     inputs: np.ndarray = None
     stage_count: int = 1
     warnings: List["RunWarning"] = dataclasses.field(default_factory=list)
+    tip_node: int = -1
 
     @property
     def node_count(self):
@@ -335,13 +339,13 @@ class Result:
 
     @property
     def tip_position(self):
-        """(3,) position of the last node."""
-        return self.positions[-1]
+        """(3,) position of the tip node (:attr:`tip_node`: the free end), as summary.json's tip."""
+        return self.positions[self.tip_node]
 
     @property
     def tip_quaternion(self):
-        """(4,) orientation of the last node."""
-        return self.quaternions[-1]
+        """(4,) orientation of the tip node (:attr:`tip_node`)."""
+        return self.quaternions[self.tip_node]
 
     @property
     def track(self):
@@ -407,7 +411,7 @@ def _ptr(a):
     return a.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
 
 
-def _extract(L, res, status, message, wall, snapshots=None):
+def _extract(L, res, status, message, wall, snapshots=None, tip_node=-1):
     """Copies everything out of a cr_run_result (which the caller frees afterwards)."""
     sim = L.cr_run_result_sim(res)
     nn = L.cr_sim_node_count(sim)
@@ -464,6 +468,7 @@ def _extract(L, res, status, message, wall, snapshots=None):
         inputs=np.array([L.cr_sim_load_input(sim, k) for k in range(L.cr_sim_load_count(sim))]),
         stage_count=int(L.cr_run_result_stage_count(res)),
         warnings=_warnings(L, res),
+        tip_node=tip_node,
     )
 
 
@@ -626,6 +631,7 @@ def run(
                     if on_sample is None:
                         return 0
                     sample = Sample(L, sim, smp.contents)
+                    sample.tip_node = int(L.cr_scenario_tip_node(sc, sim))
                     try:
                         stop_now = on_sample(sample)
                     finally:
@@ -662,7 +668,8 @@ def run(
                 np.array(snaps["positions"]).reshape(-1, nn, 3),
                 np.array(snaps["quaternions"]).reshape(-1, nn, 4),
             )
-        result = _extract(L, res, st, message, wall, snapshots)
+        tip_node = int(L.cr_scenario_tip_node(sc, L.cr_run_result_sim(res)))
+        result = _extract(L, res, st, message, wall, snapshots, tip_node)
         if stop.value and st == Status.INTERRUPTED:
             raise RunInterrupted(message, result)
         if st < 0:  # fatal after the solve (e.g. the output directory is not writable)

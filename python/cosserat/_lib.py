@@ -126,6 +126,7 @@ _PROTOTYPES = {
     "cr_run_result_failed_load_steps": (_I, [_P]),
     "cr_run_result_series_columns": (_I, [_P]),
     "cr_run_result_series_rows": (ctypes.c_long, [_P]),
+    "cr_scenario_tip_node": (_I, [_P, _P]),
     "cr_run_result_series_name": (ctypes.c_char_p, [_P, _I]),
     "cr_run_result_series_data": (_DP, [_P]),
     "cr_sim_formulation": (ctypes.c_char_p, [_P]),

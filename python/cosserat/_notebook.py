@@ -93,7 +93,8 @@ def plot_result(r, path=None, *, times=8, ax=None, equal=True, plane=None):
         what = "final shape"
     final = r.positions
     draw(final, color="crimson", lw=2.0 if dynamic else 2.4, ls="--" if dynamic else "-", label="final state")
-    ends = final[[0, -1]][:, axes] if axes is not None else final[[0, -1]]
+    tip = getattr(r, "tip_node", -1)  # the free end, as summary.json's tip
+    ends = final[[0, tip]][:, axes] if axes is not None else final[[0, tip]]
     ax.scatter(*ends[0], color="black", s=20, zorder=3, label="s = 0")
     ax.scatter(*ends[1], color="crimson", s=25, marker="^", zorder=3, label="tip")
     every = np.vstack([pts, final])
@@ -149,17 +150,18 @@ def _animation(r, fps, max_frames, plane=None):
     cols = axes if axes is not None else [0, 1, 2]
     p0 = snaps.positions[rows[0]]
     (line,) = ax.plot(*[p0[:, c] for c in cols], color="tab:blue", lw=2.0)
-    (tip,) = ax.plot(*[p0[-1:, c] for c in cols], "^", color="crimson")
+    k = getattr(r, "tip_node", -1) % len(p0)  # the free end, as summary.json's tip
+    (tip,) = ax.plot(*[p0[k : k + 1, c] for c in cols], "^", color="crimson")
     title = ax.set_title("", fontsize=10)
 
     def draw(j):
         p = snaps.positions[rows[j]]
         if axes is None:
             line.set_data_3d(p[:, 0], p[:, 1], p[:, 2])
-            tip.set_data_3d(p[-1:, 0], p[-1:, 1], p[-1:, 2])
+            tip.set_data_3d(p[k : k + 1, 0], p[k : k + 1, 1], p[k : k + 1, 2])
         else:
             line.set_data(p[:, cols[0]], p[:, cols[1]])
-            tip.set_data(p[-1:, cols[0]], p[-1:, cols[1]])
+            tip.set_data(p[k : k + 1, cols[0]], p[k : k + 1, cols[1]])
         title.set_text(f"{_title(r)}\nt = {snaps.t[rows[j]]:.4g} s")
         return line, tip, title
 

@@ -105,6 +105,13 @@ def _model(out):
     return (out.summary or {}).get("model", "mixed_discrete")
 
 
+def _tip_index(out, count):
+    """The node summary.json calls the tip: the free end (a rod clamped at its last node has
+    it at node 0), or the tracked point named "tip"; the last node for older summaries."""
+    node = ((out.summary or {}).get("tip") or {}).get("node")
+    return int(node) if isinstance(node, (int, float)) and 0 <= node < count else count - 1
+
+
 def plot_centerline(out, path):
     """3-D centerline of the snapshots (a few chosen times for dynamic runs); the final one highlighted."""
     from matplotlib import cm, colors
@@ -139,7 +146,7 @@ def plot_centerline(out, path):
         fig.colorbar(sm, ax=ax, shrink=0.6, pad=0.1, label="time of the snapshot (s)" if dynamic else "load factor of the snapshot")
     ax.plot(final[:, 0], final[:, 1], final[:, 2], color="crimson", lw=2.6, label="final state")
     ax.scatter(*final[0], color="black", s=25, label="s = 0")
-    ax.scatter(*final[-1], color="crimson", s=25, marker="^", label="tip")
+    ax.scatter(*final[_tip_index(out, len(final))], color="crimson", s=25, marker="^", label="tip")
     pts = np.vstack(every)
     _equal_axes_3d(ax, pts.min(axis=0), pts.max(axis=0), 0.5)
     n = len(shapes)

@@ -208,6 +208,21 @@ static cr_status track_nodes(const cr_scenario *sc, const cr_sim *sim, int *out,
     return CR_OK;
 }
 
+int cr_scenario_tip_node(const cr_scenario *sc, const cr_sim *sim)
+{
+    int nn = cr_sim_node_count(sim), ne = sc->rod.elements, held_first = 0, held_last = 0;
+    int nodes[CR_TRACK_MAX];
+    if (sc->output.track_count <= CR_TRACK_MAX && track_nodes(sc, sim, nodes, NULL) == CR_OK)
+        for (int k = 0; k < sc->output.track_count; ++k)
+            if (!strcmp(sc->output.track[k].name, "tip")) return nodes[k];
+    for (int k = 0; k < sc->rod.bc_count; ++k) {
+        int node = sc->rod.bcs[k].node < 0 ? sc->rod.bcs[k].node + ne + 1 : sc->rod.bcs[k].node;
+        held_first |= node == 0;
+        held_last |= node == ne;
+    }
+    return held_last && !held_first ? 0 : nn - 1;
+}
+
 /* Per tracked point: position (3) and quaternion (4), and at a node that has a
  * support (in some stage) of a formulation that reports reactions, the reaction
  * force (I) and moment (node basis): NaN while the support is not active. */
@@ -851,11 +866,12 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
     add_number(root, "wall_time_s", r->wall_time_s);
     add_number(root, "assembly_time_s", rep->assembly_time_s);
     add_number(root, "linear_solve_time_s", rep->solve_time_s);
-    int tipn = cr_sim_node_count(sim) - 1;
+    int tipn = cr_scenario_tip_node(sc, sim), nn = cr_sim_node_count(sim);
     cr_vec3 tr = cr_sim_position(sim, tipn);
     cr_quat tq = cr_sim_orientation(sim, tipn);
     double rv[3] = {tr.x, tr.y, tr.z}, qv[4] = {tq.w, tq.x, tq.y, tq.z};
     cJSON *tip = cJSON_AddObjectToObject(root, "tip");
+    add_number(tip, "node", tipn); /* the free end (or the tracked point "tip"), not always the last node */
     add_number(tip, "s", cr_sim_node_s(sim, tipn));
     cJSON_AddItemToObject(tip, "position", vec_json(rv, 3));
     cJSON_AddItemToObject(tip, "quaternion", vec_json(qv, 4));
@@ -863,7 +879,7 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
     cJSON *track = c->track_node ? track_json(sc, sim, c->track_node, 1) : NULL;
     if (track) cJSON_AddItemToObject(root, "track", track);
     cJSON *reac = cJSON_AddArrayToObject(root, "reactions");
-    for (int i = 0; i <= tipn; ++i) {
+    for (int i = 0; i < nn; ++i) {
         cr_vec3 f, mo;
         if (cr_sim_reaction(sim, i, &f, &mo) != CR_OK) continue;
         double fv[3] = {f.x, f.y, f.z}, mv[3] = {mo.x, mo.y, mo.z};
@@ -1340,8 +1356,15 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
                     break;
                 }
             }
+            long first_row = r->series_rows;
             status = form->dynamic_stage(sim, k, ctx.t_stage_start, ctx.last_h, ctx.work, o, &cb, &r->dynamics[k],
                                          &solve_err);
+            /* the stage's energy balance over its rows (a resumed stage: those since the resume) */
+            if (status == CR_OK &&
+                cr_series_energy_warnings(sc, (const char *const *)r->series_names,
+                                          r->series + first_row * r->series_columns, r->series_columns,
+                                          r->series_rows - first_row, k, &ctx.warnings) != CR_OK)
+                status = cr_error_set(&solve_err, CR_NO_MEMORY, "out of memory for the warnings");
             checkpointed = 0;
             if (write && (status == CR_INTERRUPTED || (status != CR_OK && status > 0))) {
                 cr_error e = {0};

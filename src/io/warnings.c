@@ -29,6 +29,7 @@
 #define STRAIN_MAX 0.2         /* |Δγ| */
 #define SURFACE_STRAIN_MAX 0.5 /* |Δκ| ρ */
 #define DISPLACEMENT_MAX 10.0  /* rod lengths */
+#define ENERGY_DRIFT_MAX 0.05  /* of the energy in motion (docs/scenario.md: the table next to rtol) */
 
 void cr_warning_list_free(cr_warning_list *list)
 {
@@ -296,4 +297,67 @@ cr_status cr_static_stability_warnings(const cr_sim *sim, const cr_static_report
                "loads cause this, and a real rod does not stay in this state",
                key, rep->load_factor, s->flutter_modes, s->flutter_modes > 1 ? "s" : "", s->omega2_imag_max,
                growth);
+}
+
+/* An adaptive integrator at a loose tolerance damps an undamped rod numerically: Radau IIA
+ * is L-stable, so every step takes a little of the motion's energy, and over hundreds of
+ * periods the loss adds up (docs/scenario.md, the table next to `rtol`). The balance comes
+ * from the series rows alone, so every formulation is judged the same way (the fixed-step
+ * ones also watch their own balance against a band and end the stage beyond it). The scale
+ * is the energy in motion, not the energy total: gravity's and a prestress's energies are
+ * large, and constant, in a rod that hardly moves. */
+static int column(const char *const *names, int columns, const char *name)
+{
+    for (int k = 0; k < columns; ++k)
+        if (names[k] && !strcmp(names[k], name)) return k;
+    return -1;
+}
+
+/* A support moved by a time function or a motion table does work on the rod that no
+ * series column holds (its reaction's power), so such a stage's balance is not formed. */
+static int stage_driven(const cr_rod_def *rod, int stage)
+{
+    for (int k = 0; k < rod->bc_count; ++k) {
+        const cr_bc_def *b = &rod->bcs[k];
+        int active = b->stages == 0 || (stage < 32 && (b->stages >> stage & 1u));
+        if (active && (b->motion_count > 0 || b->time.type != CR_TIME_CONSTANT)) return 1;
+    }
+    return 0;
+}
+
+cr_status cr_series_energy_warnings(const cr_scenario *sc, const char *const *names, const double *rows, int columns,
+                                    long rows_count, int stage, cr_warning_list *out)
+{
+    int kin = column(names, columns, "energy_kinetic"), ela = column(names, columns, "energy_elastic"),
+        gra = column(names, columns, "energy_gravity"), wor = column(names, columns, "work_external"),
+        dis = column(names, columns, "energy_dissipated");
+    if (rows_count < 2 || kin < 0 || ela < 0 || gra < 0 || wor < 0 || stage_driven(&sc->rod, stage)) return CR_OK;
+    const double *r0 = rows;
+    double d0 = dis >= 0 ? r0[dis] : 0, base = r0[kin] + r0[ela] + r0[gra] - r0[wor] + d0;
+    double kin_max = 0, work_max = 0, dis_max = 0, worst = 0, t_worst = 0, end = 0;
+    for (long i = 0; i < rows_count; ++i) {
+        const double *r = rows + i * columns;
+        double d = dis >= 0 ? r[dis] : 0, b = r[kin] + r[ela] + r[gra] - r[wor] + d - base;
+        if (!isfinite(b)) return CR_OK; /* a stage that failed on a non-finite state says so itself */
+        kin_max = fmax(kin_max, r[kin]);
+        work_max = fmax(work_max, fabs(r[wor] - r0[wor]));
+        dis_max = fmax(dis_max, fabs(d - d0));
+        if (fabs(b) > fabs(worst)) worst = b, t_worst = r[0];
+        end = b;
+    }
+    double scale = kin_max + work_max + dis_max;
+    if (!(scale > 0) || fabs(worst) <= ENERGY_DRIFT_MAX * scale) return CR_OK;
+    const double *last = rows + (rows_count - 1) * columns;
+    const cr_dynamic_options *o = stage >= 0 && stage < sc->stage_count ? &sc->stages[stage].dynamics : NULL;
+    double rtol = o ? o->rtol : 0, atol = o ? o->atol : 0;
+    char key[CR_WARNING_KEY_SIZE];
+    snprintf(key, sizeof key, "stages.%d", stage);
+    return add(out, "energy_drift", key,
+               "%s: the energy balance (kinetic + elastic + gravity - work + dissipated) %s %.4g J by t = %.6g s "
+               "(%+.4g J at t = %.6g s), %.3g of the energy in motion (%.4g J), above %g: energy no load or damper "
+               "accounts for (an undamped rod damped numerically?). Tighten %s.atol (now %g) and rtol (now %g; "
+               "time_step for a fixed-step model), see docs/scenario.md, or use the port_hamiltonian model, which "
+               "conserves it",
+               key, worst < 0 ? "lost" : "gained", fabs(worst), t_worst, end, last[0], fabs(worst) / scale, scale,
+               ENERGY_DRIFT_MAX, key, atol, rtol);
 }
