@@ -56,6 +56,19 @@ expect_ok check "$lg" --set 'loads.0.time={"type":"sine","amplitude":200,"freque
 expect_ok check "$fs" --set 'loads.0.time={"type":"ramp","t0":1,"t1":1.01}'
 expect_ok check "$fs" \
     --set 'loads.0.time={"type":"table","points":[[0,0],[1,0],[1.001,200],[15,200]]}'
+# without loads, a step longer than the slowest vibration period resolves nothing of the rod's
+# motion (the midpoint rule is stable and energy-conserving at any step, so it ran to exit 0).
+# The flying spaghetti's slowest elastic mode is its free-free twist: a half wave,
+# omega = (pi / L) sqrt(GJ / (M11 + M22)) = (pi / 10) sqrt(1e3 / 20) = 2.221 rad/s, T = 2.828 s
+# (its bending: 4.730^2 sqrt(EI / (rhoA L^4)) = 7.075 rad/s, T = 0.888 s; stretch: 31.4 rad/s)
+expect_error 1 "stages.0.time_step: 3 s is longer than the period of the rod's slowest elastic mode, about 2.83 s" \
+    check "$fs" --set 'loads=[]' --set stages.0.time_step=3
+expect_ok check "$fs" --set 'loads=[]' --set stages.0.time_step=2.5
+# clamped at one end: a quarter wave, T = 4 L / sqrt(GJ / (M11 + M22)) = 40 / 7.071 = 5.657 s
+expect_error 1 "slowest elastic mode, about 5.66 s" check "$fs" --set 'loads=[]' --set stages.0.time_step=7.5 \
+    --set 'boundary_conditions=[{"type":"clamp","node":"start"}]'
+expect_ok check "$fs" --set 'loads=[]' --set stages.0.time_step=5 \
+    --set 'boundary_conditions=[{"type":"clamp","node":"start"}]'
 # the papers' examples are all accepted
 for f in "$ex"/*.json; do
     if ! "$cli" check "$f" > /dev/null 2> "$tmp/err"; then bad "$(basename "$f"): $(cat "$tmp/err")"; fi
