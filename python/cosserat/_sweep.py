@@ -4,11 +4,12 @@ cores or, unchanged, on a Dask cluster.
 Example::
 
     import cosserat
-    table = cosserat.sweep("examples/tendon-manipulator.json",
-                           {"loads.0.tension": [1, 2, 4, 8], "rod.elements": [50, 250]})
-    for row in table:
-        print(row["loads.0.tension"], row["rod.elements"], row["status"], row["tip_x"])
-    table.to_csv("sweep.csv")
+    if __name__ == "__main__":  # in a script: the workers import it again (see _reimport_guard)
+        table = cosserat.sweep("examples/tendon-manipulator.json",
+                               {"loads.0.tension": [1, 2, 4, 8], "rod.elements": [50, 250]})
+        for row in table:
+            print(row["loads.0.tension"], row["rod.elements"], row["status"], row["tip_x"])
+        table.to_csv("sweep.csv")
 
     from distributed import Client          # the same sweep on a cluster
     table = cosserat.sweep("examples/tendon-manipulator.json", cases, client=Client("tcp://scheduler:8786"))
@@ -184,6 +185,8 @@ def sweep(scenario, cases, *, output_root: Optional[str] = None, measure: Option
                      process pool on this machine.
         workers:     size of the local process pool (default: the number of cores).
     """
+    if client is None:
+        _reimport_guard()
     if isinstance(cases, Mapping):
         cases = grid(cases)
     cases = [dict(c) for c in cases]
@@ -267,7 +270,66 @@ class _FolderLock:
         return False
 
 
+#: set for the local pool's workers: the file a worker writes into when it finds the sweep
+#: called again while it imports the main script (see _reimport_guard)
+_REIMPORT_ENV = "COSSERAT_SWEEP_REIMPORT_FILE"
+
+
+def _reimport_guard():
+    """In a worker that is still starting, raises: the sweep was called again by the import of
+    the main script, which the ``spawn`` start method re-imports in every worker.
+
+    A script that calls :func:`sweep` at its top level, without ``if __name__ == "__main__":``,
+    starts the sweep again in each worker as it imports the script there; multiprocessing then
+    kills the worker ("An attempt has been made to start a new process before the current
+    process has finished its bootstrapping phase"), and every case came back as "worker died",
+    which hid the cause. The worker leaves a note for the parent, which says so."""
+    import multiprocessing.process
+
+    if not getattr(multiprocessing.process.current_process(), "_inheriting", False):
+        return
+    note = os.environ.get(_REIMPORT_ENV)
+    if note:
+        with contextlib.suppress(OSError), open(note, "w") as f:
+            f.write("re-import")
+    raise CosseratError("cosserat.sweep called while a worker process imports the main script: put the sweep "
+                        "under if __name__ == \"__main__\":", Status.BAD_INPUT)
+
+
+def _reimport_error():
+    main = sys.modules.get("__main__")
+    where = getattr(main, "__file__", None) or "the main script"
+    return CosseratError(f"cosserat.sweep: every worker process imports {where} again (the 'spawn' start method) "
+                         "and that import calls sweep again, which stops the worker; put the code that runs the "
+                         "sweep under if __name__ == \"__main__\": (see docs/python.md, Sweeps)", Status.BAD_INPUT)
+
+
 def _run_local(args, workers):
+    import tempfile
+
+    fd, note = tempfile.mkstemp(prefix="cosserat-sweep-")
+    os.close(fd)
+    before = os.environ.get(_REIMPORT_ENV)
+    os.environ[_REIMPORT_ENV] = note  # inherited by the workers, which are started from here
+    try:
+        return _run_pools(args, workers, note)
+    finally:
+        if before is None:
+            os.environ.pop(_REIMPORT_ENV, None)
+        else:
+            os.environ[_REIMPORT_ENV] = before
+        with contextlib.suppress(OSError):
+            os.unlink(note)
+
+
+def _reimported(note):
+    try:
+        return os.path.getsize(note) > 0
+    except OSError:
+        return False
+
+
+def _run_pools(args, workers, note):
     import multiprocessing
 
     ctx = multiprocessing.get_context("spawn")  # a fresh interpreter per worker: no inherited state
@@ -277,8 +339,12 @@ def _run_local(args, workers):
         # a worker that dies (a crash in a case) breaks the pool: the cases it had are recorded as
         # such and the rest run in a new pool
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers or os.cpu_count(), mp_context=ctx) as pool:
-            futures = {pool.submit(run_case, *args[k]): k for k in pending}
-            broken = []
+            futures, broken = {}, []
+            for k in pending:
+                try:
+                    futures[pool.submit(run_case, *args[k])] = k
+                except concurrent.futures.process.BrokenProcessPool:  # broken while submitting
+                    broken.append(k)
             for f in concurrent.futures.as_completed(futures):
                 k = futures[f]
                 try:
@@ -287,6 +353,8 @@ def _run_local(args, workers):
                     broken.append(k)
                 except Exception as e:  # noqa: BLE001
                     rows[k] = {"status": "error", "message": f"{type(e).__name__}: {e}", "converged": False}
+        if broken and _reimported(note):
+            raise _reimport_error()
         if len(broken) == len(pending):
             # nothing finished: run them one per pool to find the crashing ones
             for k in broken:

@@ -106,3 +106,36 @@ def test_command_line(tmp_path):
     assert [r["status"] for r in rows] == ["ok", "bad input"]
     assert float(rows[0]["tip_x"]) == pytest.approx(cosserat.run(TENDON, {"rod.elements": 10, "stages.0.load_steps": 3}).positions[-1][0], rel=1e-15)
     assert "case 1: bad input" in p.stderr
+
+
+SCRIPT = """import cosserat
+import sys
+{body}
+"""
+SWEEP = """table = cosserat.sweep({tendon!r}, {{"rod.elements": [10, 12]}}, workers=2)
+print([(r["status"], r["tip_x"]) for r in table])"""
+
+
+def test_script_without_main_guard(tmp_path):
+    """The documented snippet saved as a script without ``if __name__ == "__main__":``: every
+    spawned worker imports the script again, which calls sweep again and stops the worker.
+    Every case came back as "worker died", hiding why; the sweep now says so. With the guard
+    the same script gives the numbers of direct runs."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(SOURCE_DIR, "python"))
+    bare = tmp_path / "bare.py"
+    bare.write_text(SCRIPT.format(body=SWEEP.format(tendon=TENDON)))
+    p = subprocess.run([sys.executable, str(bare)], capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 1 and "worker died" not in p.stdout, p.stdout
+    # (the line of the parent's error: the pool's threads may print after it as it ends)
+    said = [line for line in p.stderr.splitlines()
+            if line.startswith("cosserat.CosseratError: cosserat.sweep: every worker process imports ")]
+    assert said, p.stderr
+    assert str(bare) in said[0] and 'if __name__ == "__main__":' in said[0]
+    guarded = tmp_path / "guarded.py"
+    body = "if __name__ == '__main__':\n" + "".join("    " + line + "\n" for line in SWEEP.format(tendon=TENDON).splitlines())
+    guarded.write_text(SCRIPT.format(body=body))
+    p = subprocess.run([sys.executable, str(guarded)], capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 0, p.stderr
+    got = eval(p.stdout.strip().splitlines()[-1])  # noqa: S307 — our own script's printout
+    want = [float(cosserat.run(TENDON, {"rod.elements": n}).positions[-1][0]) for n in (10, 12)]
+    assert got == [("ok", w) for w in want]

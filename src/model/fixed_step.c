@@ -66,6 +66,123 @@ cr_status cr_rod_end_clamps(const cr_rod_def *def, const char *model, int *start
     return CR_OK;
 }
 
+/* A fixed step samples a load's time function once per step (the port-Hamiltonian midpoint
+ * at t_{n+1/2}, the LGVI rectangle rule at t_n) and the scheme sees nothing in between: a
+ * pulse of a time table narrower than a step can fall between two samples and be stepped over
+ * entirely (the flying spaghetti with a 15 s step samples its 0-5 s load table at 7.5 s only,
+ * where it is 0, and the rod never moves), and a sine sampled less than twice a period aliases.
+ * Either is an answer that looks converged. A table row inside the stage that lies outside
+ * the range of the two samples around it by more than a quarter of the table's range is such
+ * a skipped pulse (a finely tabulated smooth function, or a steep monotone ramp, stays within
+ * its samples' range: delayed by at most a step, not lost). `offset` places the samples: t_n +
+ * offset h. Returns the row, or -1; *excess is its distance from the samples' range. */
+static int table_skipped_row(const cr_time_function *f, double ta, double tb, double h, double offset, double *excess)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < f->point_count; ++i) lo = fmin(lo, f->points[i].value), hi = fmax(hi, f->points[i].value);
+    for (int i = 0; i < f->point_count; ++i) {
+        double t = f->points[i].t;
+        if (!(t > ta && t < tb)) continue;
+        double n = floor((t - ta) / h - offset);
+        double s0 = ta + (n + offset) * h, s1 = s0 + h;
+        double v0 = cr_time_function_eval(f, fmax(s0, ta)), v1 = cr_time_function_eval(f, fmin(s1, tb));
+        double v = f->points[i].value, d = fmax(v - fmax(v0, v1), fmin(v0, v1) - v);
+        if (d > 0.25 * (hi - lo)) {
+            *excess = d;
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* ∫_{t_0}^{t} f of a table (t_0 its first row; constant outside its rows) */
+static double table_integral(const cr_time_function *f, double t)
+{
+    const cr_time_point *p = f->points;
+    int n = f->point_count;
+    if (t <= p[0].t) return p[0].value * (t - p[0].t);
+    int lo = 0, hi = n - 1; /* the last row at or before t */
+    if (t >= p[hi].t)
+        lo = hi;
+    else
+        while (hi - lo > 1) {
+            int mid = (lo + hi) / 2;
+            if (p[mid].t <= t)
+                lo = mid;
+            else
+                hi = mid;
+        }
+    double cum = 0;
+    /* the rows before lo (a sum per call: the tables are short next to the steps, and this
+     * runs once per stage at check) */
+    for (int i = 0; i < lo; ++i) cum += 0.5 * (p[i].value + p[i + 1].value) * (p[i + 1].t - p[i].t);
+    if (lo == n - 1) return cum + p[lo].value * (t - p[lo].t);
+    double v = cr_time_function_eval(f, t);
+    return cum + 0.5 * (p[lo].value + v) * (t - p[lo].t);
+}
+
+/* The impulse the samples give a table's load over the stage against the table's own, both
+ * over the steps that overlap its rows: a step that samples a pulse at its peak (the flying
+ * spaghetti with a 5 s step: 200 over the whole 0-5 s pulse, twice its impulse) or off it
+ * is wrong by a large fraction. Returns the relative error. */
+static double table_impulse_error(const cr_time_function *f, double ta, double tb, double h, double offset)
+{
+    const cr_time_point *p = f->points;
+    double t0 = fmax(ta, p[0].t), t1 = fmin(tb, p[f->point_count - 1].t);
+    if (!(t1 > t0)) return 0;
+    long n0 = (long)floor((t0 - ta) / h), n1 = (long)ceil((t1 - ta) / h), total = lround((tb - ta) / h);
+    if (n1 > total) n1 = total;
+    double sampled = 0, exact = 0, scale = 0;
+    for (long n = n0; n < n1; ++n) {
+        double s0 = ta + n * h;
+        sampled += h * cr_time_function_eval(f, s0 + offset * h);
+        exact += table_integral(f, s0 + h) - table_integral(f, s0);
+    }
+    for (int i = 0; i + 1 < f->point_count; ++i) {
+        double u0 = fmax(p[i].t, t0), u1 = fmin(p[i + 1].t, t1);
+        if (u1 > u0) scale += 0.5 * (fabs(p[i].value) + fabs(p[i + 1].value)) * (u1 - u0);
+    }
+    return scale > 0 ? fabs(sampled - exact) / scale : 0;
+}
+
+static cr_status load_time_check(const cr_scenario *sc, int k, const char *model, cr_error *err)
+{
+    double ta = 0; /* time is measured from the start of the first dynamic stage */
+    for (int j = 0; j < k; ++j)
+        if (sc->stages[j].type == CR_STAGE_DYNAMIC) ta += sc->stages[j].dynamics.t_end;
+    const cr_dynamic_options *o = &sc->stages[k].dynamics;
+    double h = o->time_step, tb = ta + o->t_end;
+    double offset = strcmp(model, "port_hamiltonian") == 0 ? 0.5 : 0.0;
+    for (int i = 0; i < sc->rod.load_count; ++i) {
+        const cr_load_def *l = &sc->rod.loads[i];
+        const cr_time_function *f = &l->time;
+        if (l->stages && !(k < 32 && (l->stages & (1u << k)))) continue;
+        double excess = 0;
+        int row = f->type == CR_TIME_TABLE ? table_skipped_row(f, ta, tb, h, offset, &excess) : -1;
+        if (row >= 0)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "stages.%d.time_step: %g s steps over loads.%d.time.points.%d (t = %g s, value %g): "
+                                "the %s model samples the load once per step and its samples around that row miss "
+                                "it by %g; use a step no longer than the table's rows are apart there",
+                                k, h, i, row, f->points[row].t, f->points[row].value, model, excess);
+        double impulse = f->type == CR_TIME_TABLE ? table_impulse_error(f, ta, tb, h, offset) : 0;
+        if (impulse > 0.25)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "stages.%d.time_step: %g s is too coarse for loads.%d.time: the %s model samples the "
+                                "load once per step, and its samples give the load's table an impulse %.0f %% off; "
+                                "use a step no longer than the table's rows are apart",
+                                k, h, i, model, 100 * impulse);
+        if (f->type == CR_TIME_SINE && f->amplitude != 0 && f->frequency > 0 && h > 0.5 / f->frequency &&
+            (!(f->t1 > f->t0) || (f->t1 > ta && f->t0 < tb)))
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "stages.%d.time_step: %g s is longer than half the period of loads.%d.time (a sine "
+                                "of %g Hz: %g s); the %s model samples the load once per step and would alias it: "
+                                "use a step of at most %g s",
+                                k, h, i, f->frequency, 0.5 / f->frequency, model, 0.5 / f->frequency);
+    }
+    return CR_OK;
+}
+
 cr_status cr_fixed_step_stage_check(const cr_scenario *sc, int k, const char *model, cr_error *err)
 {
     const cr_dynamic_options *o = &sc->stages[k].dynamics;
@@ -84,7 +201,7 @@ cr_status cr_fixed_step_stage_check(const cr_scenario *sc, int k, const char *mo
                             "stages.%d.max_steps: t_end / time_step = %.0f steps of the %s model, more than max_steps "
                             "= %ld",
                             k, nearbyint(n), model, (long)o->max_steps);
-    return CR_OK;
+    return load_time_check(sc, k, model, err);
 }
 
 void cr_loads_free(cr_load_def *loads, int count)

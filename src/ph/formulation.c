@@ -71,6 +71,27 @@ static cr_status kernel_params(const cr_rod_def *def, const cr_model_options *o,
     return CR_OK;
 }
 
+/* The period (s) of the rod's slowest elastic mode: the fundamental bending (Euler-Bernoulli,
+ * beta L = 1.875 with one end clamped, 4.730 free-free or clamped-clamped), torsional and axial
+ * modes (a quarter or a half wave), the longest of those the rod has; 0 without inertia or
+ * without a compliant component. Shear and rotary inertia lengthen the true period, so a step
+ * longer than this estimate is also longer than the true one. */
+static double slowest_period(const cr_ph_params *p)
+{
+    if (!(p->rhoA > 0)) return 0;
+    int one_clamp = p->clamp_start != p->clamp_end;
+    double L = p->length, w = INFINITY;
+    double beta = one_clamp ? 1.8751040687 : 4.7300407449, wave = one_clamp ? 0.5 * M_PI : M_PI;
+    for (int b = 3; b <= 4; ++b) /* kb1, kb2: bending */
+        if (!(p->rigid & (1u << b)) && p->stiffness[b] > 0)
+            w = fmin(w, beta * beta * sqrt(p->stiffness[b] / (p->rhoA * L * L * L * L)));
+    if (!(p->rigid & (1u << 5)) && p->stiffness[5] > 0 && p->M11 + p->M22 > 0) /* kt: twist */
+        w = fmin(w, wave / L * sqrt(p->stiffness[5] / (p->M11 + p->M22)));
+    if (!(p->rigid & (1u << 2)) && p->stiffness[2] > 0) /* ke: stretch */
+        w = fmin(w, wave / L * sqrt(p->stiffness[2] / p->rhoA));
+    return isfinite(w) && w > 0 ? 2 * M_PI / w : 0;
+}
+
 static cr_status ph_check(const cr_scenario *sc, cr_error *err)
 {
     const cr_rod_def *d = &sc->rod;
@@ -120,6 +141,17 @@ static cr_status ph_check(const cr_scenario *sc, cr_error *err)
             continue;
         }
         if ((st = cr_fixed_step_stage_check(sc, k, "port_hamiltonian", err)) != CR_OK) return st;
+        /* The midpoint rule is stable at any step, and energy-conserving: a step longer than
+         * even the slowest vibration period runs to a converged, balanced answer that resolves
+         * none of the rod's motion (each mode turns by more than 2.5 rad per step). */
+        double T = slowest_period(&p);
+        if (T > 0 && s->dynamics.time_step > T)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "stages.%d.time_step: %g s is longer than the period of the rod's slowest elastic "
+                                "mode, about %.3g s (its fundamental bending, twist or stretch mode); the "
+                                "port_hamiltonian midpoint rule would resolve none of its vibration: use a step of "
+                                "at most %.3g s (a tenth of it)",
+                                k, s->dynamics.time_step, T, 0.1 * T);
     }
     return CR_OK;
 }
