@@ -186,21 +186,7 @@ static cr_status corrector(arc_work *w, double lf0, double *lf, double *x, doubl
 
 static cr_status record(cr_static_report *r, double lf, const arc_work *w)
 {
-    if (r->step_count == r->step_capacity) {
-        int cap = r->step_capacity ? 2 * r->step_capacity : 16;
-        cr_load_step_report *s = realloc(r->steps, cap * sizeof *s);
-        if (!s) return CR_NO_MEMORY;
-        r->steps = s, r->step_capacity = cap;
-    }
-    cr_load_step_report *s = &r->steps[r->step_count];
-    s->load_factor = lf;
-    s->iterations = w->iterations;
-    s->history_count = w->history_count;
-    s->residual_history = malloc((w->history_count ? w->history_count : 1) * sizeof(double));
-    if (!s->residual_history) return CR_NO_MEMORY;
-    memcpy(s->residual_history, w->history, w->history_count * sizeof(double));
-    r->step_count++;
-    return CR_OK;
+    return cr_static_report_append(r, lf, w->iterations, w->history, w->history_count);
 }
 
 cr_status cr_arc_length_solve(const struct cr_nonlinear_problem *p, const double *weights, double max_dparam,

@@ -360,7 +360,8 @@ static cr_status tangent(const cr_nonlinear_problem *p, double param, const doub
     return st;
 }
 
-static cr_status record_step(cr_static_report *r, double param, const newton_work *w)
+cr_status cr_static_report_append(cr_static_report *r, double load_factor, int iterations, const double *history,
+                                  int history_count)
 {
     if (r->step_count == r->step_capacity) {
         int cap = r->step_capacity ? 2 * r->step_capacity : 16;
@@ -370,14 +371,19 @@ static cr_status record_step(cr_static_report *r, double param, const newton_wor
         r->step_capacity = cap;
     }
     cr_load_step_report *s = &r->steps[r->step_count];
-    s->load_factor = param;
-    s->iterations = w->iterations;
-    s->history_count = w->history_count;
-    s->residual_history = malloc((w->history_count ? w->history_count : 1) * sizeof(double));
+    s->load_factor = load_factor;
+    s->iterations = iterations;
+    s->history_count = history_count;
+    s->residual_history = malloc((history_count ? history_count : 1) * sizeof(double));
     if (!s->residual_history) return CR_NO_MEMORY;
-    memcpy(s->residual_history, w->history, w->history_count * sizeof(double));
+    memcpy(s->residual_history, history, history_count * sizeof(double));
     r->step_count++;
     return CR_OK;
+}
+
+static cr_status record_step(cr_static_report *r, double param, const newton_work *w)
+{
+    return cr_static_report_append(r, param, w->iterations, w->history, w->history_count);
 }
 
 cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, double *x, const cr_static_options *o,

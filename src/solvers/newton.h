@@ -66,4 +66,10 @@ typedef struct cr_nonlinear_problem {
 cr_status cr_load_stepping_solve(const cr_nonlinear_problem *problem, double *param, double *x,
                                  const cr_static_options *options, cr_static_report *report, cr_error *err);
 
+/* Appends an accepted step (load factor, Newton iterations, a copy of the residual history)
+ * to report->steps, growing it; CR_NO_MEMORY leaves the report as it was. Shared by the load
+ * stepping above and the arc-length path (src/mixed/statics_arclength.c). */
+cr_status cr_static_report_append(cr_static_report *r, double load_factor, int iterations, const double *history,
+                                  int history_count);
+
 #endif
