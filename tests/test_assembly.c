@@ -465,7 +465,9 @@ static void test_three_hinged_arch(void)
         printf("arch EI %g/%g: C (%.6f, %.6f), X (%.6f, %.6f); B (%.12f, %.12f) vs (%.12f, %.12f); A (%.12f, %.12f); "
                "hinge (%.12f, %.12f), moment (%.3g, %.3g, %.3g)\n",
                EI[0], EI[1], C.x, C.y, X.x, X.y, RB.x, RB.y, Bx, By, RA.x, RA.y, fh.x, fh.y, mh.x, mh.y, mh.z);
-        const double tol = 2e-9 * P; /* round-off: EA ε ≈ 2e-9 N with EA = 1e7 N */
+        /* round-off: EA ε ≈ 2e-9 N with EA = 1e7 N; measured 2e-9 (Release) and 4.7e-9 (the Debug
+         * ASan build, other operation order): a few EA ε */
+        const double tol = 1e-8 * P;
         CHECK_NEAR(RB.x, Bx, tol);
         CHECK_NEAR(RB.y, By, tol);
         CHECK_NEAR(RA.x, -Bx, tol);
