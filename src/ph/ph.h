@@ -228,4 +228,26 @@ void ph_strain(const double *q, const double *qs, double eps[6]);
 double ph_elastic_energy(const cr_ph *s, const double *sig_el, const double *sig_br);
 double ph_kinetic_energy(const cr_ph *s, const double *v);
 
+/* The coordinates at Gauss point g of element e (2-point Gauss, quadratic shape functions): q1,
+ * q1s = q_{n+1} and its s-derivative; in dynamics (dyn) also q0, q0s = q_n, v0 = v_n and the
+ * midpoint values qm, qms (spec §6); in statics qm, qms = q1, q1s and q0, q0s, v0 are zero.
+ * Shared by the assembly (ph_assemble.c) and the one-pass iteration (ph_direct.c). */
+static inline void ph_gauss_point(const cr_ph *s, int e, int g, int dyn, double q1[12], double q1s[12],
+                                  double q0[12], double q0s[12], double v0[12], double qm[12], double qms[12])
+{
+    for (int k = 0; k < 12; ++k) q1[k] = q1s[k] = q0[k] = q0s[k] = v0[k] = 0.0;
+    for (int a = 0; a < 3; ++a) {
+        const double *qa = s->q1 + 12 * (2 * e + a), *pa = s->q + 12 * (2 * e + a), *va = s->v + 12 * (2 * e + a);
+        double n = s->N[g][a], ns = s->dN[g][a];
+        for (int k = 0; k < 12; ++k) {
+            q1[k] += n * qa[k], q1s[k] += ns * qa[k];
+            if (dyn) q0[k] += n * pa[k], q0s[k] += ns * pa[k], v0[k] += n * va[k];
+        }
+    }
+    for (int k = 0; k < 12; ++k) {
+        qm[k] = dyn ? 0.5 * (q0[k] + q1[k]) : q1[k];
+        qms[k] = dyn ? 0.5 * (q0s[k] + q1s[k]) : q1s[k];
+    }
+}
+
 #endif

@@ -195,21 +195,8 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
         for (int a = 0; a < 3; ++a) off[a] = s->node_off[2 * e + a];
         for (int g = 0; g < 2; ++g) {
             const int gp = 2 * e + g;
-            double q1[12] = {0}, q1s[12] = {0}, q0[12] = {0}, q0s[12] = {0}, v0[12] = {0};
-            for (int a = 0; a < 3; ++a) {
-                const double *qa = s->q1 + 12 * (2 * e + a), *pa = s->q + 12 * (2 * e + a),
-                             *va = s->v + 12 * (2 * e + a);
-                double n = s->N[g][a], ns = s->dN[g][a];
-                for (int k = 0; k < 12; ++k) {
-                    q1[k] += n * qa[k], q1s[k] += ns * qa[k];
-                    if (dyn) q0[k] += n * pa[k], q0s[k] += ns * pa[k], v0[k] += n * va[k];
-                }
-            }
-            double qm[12], qms[12];
-            for (int k = 0; k < 12; ++k) {
-                qm[k] = dyn ? 0.5 * (q0[k] + q1[k]) : q1[k];
-                qms[k] = dyn ? 0.5 * (q0s[k] + q1s[k]) : q1s[k];
-            }
+            double q1[12], q1s[12], q0[12], q0s[12], v0[12], qm[12], qms[12];
+            ph_gauss_point(s, e, g, dyn, q1, q1s, q0, q0s, v0, qm, qms);
             double eps1[6], de[6], sig[6], kap[6];
             ph_strain(q1, q1s, eps1);
             for (int j = 0; j < 6; ++j) {
