@@ -8,20 +8,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ex="$src/examples"
 fail=0
-ok() { echo "ok     $*"; }
-bad() { echo "FAIL   $*"; fail=1; }
-# expect_error CODE KEY-FRAGMENT [cosserat args...]: exit code and message naming the key
-expect_error() {
-    local code="$1" key="$2"
-    shift 2
-    timeout -k 5 60 "$cli" "$@" > "$tmp/out" 2> "$tmp/err"
-    local got=$?
-    if [ "$got" -ne "$code" ] || ! grep -qF -- "$key" "$tmp/err"; then
-        bad "$* -> exit $got (want $code naming '$key'): $(head -c 300 "$tmp/err")"
-    else
-        ok "exit $code naming '$key': $(head -c 200 "$tmp/err")"
-    fi
-}
+. "$src/tests/lib.bash" # ok, bad, expect_error
 # every number of a converged run's outputs is finite
 all_finite() { ! grep -qiE '(^|[,[:space:]:])-?(nan|inf)' "$1"/*.csv "$1"/summary.json; }
 

@@ -8,20 +8,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ex="$src/examples"
 fail=0
-ok() { echo "ok     $*"; }
-bad() { echo "FAIL   $*"; fail=1; }
-# expect_error CODE KEY-FRAGMENT [cosserat args...]: exit code and message naming the key
-expect_error() {
-    local code="$1" key="$2"
-    shift 2
-    timeout -k 5 60 "$cli" "$@" > "$tmp/out" 2> "$tmp/err"
-    local got=$?
-    if [ "$got" -ne "$code" ] || ! grep -qF -- "$key" "$tmp/err"; then
-        bad "$* -> exit $got (want $code naming '$key'): $(head -c 300 "$tmp/err")"
-    else
-        ok "exit $code naming '$key': $(head -c 200 "$tmp/err")"
-    fi
-}
+. "$src/tests/lib.bash" # ok, bad, expect_error
 # expect_ok [cosserat args...]: exit 0
 expect_ok() {
     if timeout -k 5 60 "$cli" "$@" > /dev/null 2> "$tmp/err"; then ok "exit 0: $*"

@@ -18,3 +18,21 @@ interrupt_run() {
     kill -INT "$pid" 2> /dev/null
     wait "$pid"
 }
+
+# ok / bad MESSAGE: a check's line (bad sets the caller's fail=1).
+# expect_error CODE KEY-FRAGMENT [cosserat args...]: runs "$cli" with the arguments (60 s at
+# most) and checks its exit code and that stderr names the key; uses the caller's $cli and $tmp.
+ok() { echo "ok     $*"; }
+bad() { echo "FAIL   $*"; fail=1; }
+# expect_error CODE KEY-FRAGMENT [cosserat args...]: exit code and message naming the key
+expect_error() {
+    local code="$1" key="$2"
+    shift 2
+    timeout -k 5 60 "$cli" "$@" > "$tmp/out" 2> "$tmp/err"
+    local got=$?
+    if [ "$got" -ne "$code" ] || ! grep -qF -- "$key" "$tmp/err"; then
+        bad "$* -> exit $got (want $code naming '$key'): $(head -c 300 "$tmp/err")"
+    else
+        ok "exit $code naming '$key': $(head -c 200 "$tmp/err")"
+    fi
+}
