@@ -85,6 +85,10 @@ unset COSSERAT_MAX_MEMORY
         check "$ex/lgvi-convergence.json" --set rod.elements=4000000 --max-memory 100M
     expect_error 1 "rod.elements: 4000000 elements need about 80 GB (20 kB per element for the port_hamiltonian" \
         check "$ex/flying-spaghetti.json" --set rod.elements=4000000 --max-memory 100M
+    # the rows of series.csv the run keeps in memory: 1e8 rows of 30-odd columns were not
+    # counted (10 s at output_dt 1e-7 s would need ~30 GB)
+    expect_error 1 "stages.1.output_dt: the rows of series.csv, which the run keeps in memory, need about 29.5 GB" \
+        check "$ex/damped-cantilever.json" --set stages.1.output_dt=1e-7 --max-memory 1G
     exit $fail
 ) || fail=1
 

@@ -64,7 +64,8 @@ typedef struct cr_scenario {
 } cr_scenario;
 
 /* Estimated peak memory (bytes) of running `scenario`: elements × the measured bytes
- * per element of its formulation for its kinds of stages (docs/scenario.md). */
+ * per element of its formulation for its kinds of stages, plus the rows of series.csv
+ * the run keeps in memory (docs/scenario.md, "Memory limit"). */
 double cr_scenario_memory_estimate(const cr_scenario *scenario);
 
 /* Parses a memory size: a number of bytes with an optional suffix k, M, G or T

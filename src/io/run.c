@@ -1038,9 +1038,34 @@ static double bytes_per_element(const cr_scenario *sc)
     return b > 0 ? b : stat;
 }
 
+/* The rows of series.csv the run keeps in memory (the result holds every row for the
+ * summary and the bindings): rows × an upper bound on the columns × 8 bytes. The output
+ * counts are bounded at check (1e8 rows per stage), which alone would be 24 GB at 30
+ * columns, so they are part of the estimate. *stage_out: the dynamic stage with the most rows. */
+static double series_bytes(const cr_scenario *sc, int *stage_out)
+{
+    double rows = 0, most = -1;
+    for (int k = 0; k < sc->stage_count; ++k) {
+        const cr_stage_def *st = &sc->stages[k];
+        double n = st->type == CR_STAGE_DYNAMIC && st->dynamics.output_dt > 0 ? st->dynamics.t_end / st->dynamics.output_dt + 1
+                                                                               : 1;
+        rows += n;
+        if (st->type == CR_STAGE_DYNAMIC && n > most) {
+            most = n;
+            if (stage_out) *stage_out = k;
+        }
+    }
+    /* head, momenta and the formulations' extra columns (at most 16), tracked points with
+     * their reactions, and 6 per rigid body */
+    double columns = SERIES_HEAD + SERIES_MOMENTA + 16 + sc->output.track_count * (TRACK_COLUMNS + REACTION_COLUMNS) +
+                     6.0 * sc->rod.rigid_body_count;
+    return rows * columns * sizeof(double);
+}
+
 double cr_scenario_memory_estimate(const cr_scenario *sc)
 {
-    return bytes_per_element(sc) * ((double)sc->rod.elements + 1) + 16e6; /* + the program itself */
+    /* + the program itself */
+    return bytes_per_element(sc) * ((double)sc->rod.elements + 1) + series_bytes(sc, NULL) + 16e6;
 }
 
 cr_status cr_memory_size_parse(const char *text, double *bytes)
@@ -1081,6 +1106,14 @@ static cr_status check_memory(const cr_scenario *sc, cr_error *err)
         }
     }
     double need = cr_scenario_memory_estimate(sc);
+    int stage = -1;
+    double rows = series_bytes(sc, &stage);
+    if (need > limit && stage >= 0 && rows > 0.5 * need)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "stages.%d.output_dt: the rows of series.csv, which the run keeps in memory, need about "
+                            "%.3g GB (%.3g GB in all), more than the limit of %.3g GB (%s); use a larger output_dt, or "
+                            "raise the limit with --max-memory SIZE or COSSERAT_MAX_MEMORY=SIZE",
+                            stage, rows / 1e9, need / 1e9, limit / 1e9, source);
     if (need > limit)
         return cr_error_set(err, CR_BAD_INPUT,
                             "rod.elements: %d elements need about %.3g GB (%.3g kB per element for the %s model with "
