@@ -7,22 +7,27 @@ Usage::
 DIR is what ``cosserat run -o DIR`` (or ``cosserat.run(..., output_dir=DIR)``) wrote. Writes, into
 OUTDIR (default DIR), whichever of these the folder has data for, and prints their paths:
 
-* ``centerline.png``   3-D centerline of the load-step snapshots of a static run, or of at most
-                       eight evenly spaced snapshot times of a dynamic run (colour: load factor
-                       or time in s), from rod.pvd + .vtp (nodes.csv when there are none), equal
-                       axis scaling, the final state highlighted
-* ``strains.png``      γ and κ components along s (elements.csv): steps per element where the
-                       formulation's strains are constant per element, Gauss-point values joined
-                       within each element for the port-Hamiltonian rod
+* ``centerline.png``   3-D centerline from rod.pvd + .vtp (nodes.csv when there are none), equal
+                       axis scaling, the final state highlighted: static load steps in oranges
+                       with a load-factor colour bar (all of a static run, at most four before a
+                       dynamic stage), at most eight evenly spaced dynamic snapshots in viridis
+                       with a colour bar of their time (s); told apart by the .vtp field data
+* ``strains.png``      γ and κ components along s (elements.csv) of the final state, its time or
+                       load factor in the title: steps per element where the formulation's
+                       strains are constant per element, Gauss-point values joined within each
+                       element for the port-Hamiltonian rod
 * ``stresses.png``     n and m components along s (elements.csv), the same way
-* ``convergence.png``  RMS residual per Newton iteration of every load step, log scale (summary.json)
+* ``convergence.png``  RMS residual per Newton iteration of every load step, log scale, integer
+                       load-step ticks (summary.json)
 * ``load_path.png``    load factor against the coordinates of the tracked points (output.track) along
                        every arc-length path (summary.json's track_load_steps), one panel per
                        coordinate that moves (at most four), limit points marked with their load factor
 * ``tube.png``         3-D view of the final snapshot of rod.pvd drawn as a tube (the .vtp's
                        radius: a circle's, half the larger side of a rectangle, the equivalent
                        circle of "resultants"; around the nodes' cross-section axes d2, d3)
-                       coloured by |m| (N m), the first snapshot as a dashed grey centerline,
+                       coloured by |m| (N m, over its range along the rod; "constant |m| = …"
+                       in the title when it does not vary), the first snapshot as a dashed grey
+                       centerline (legend inside the axes),
                        rigid bodies (rod.pvd part 1) as a marker with arrows along d1..d3; equal
                        axis scaling; a radius too thin to see (< 0.5 % of the drawing's extent)
                        is drawn ×k and the title says so
