@@ -214,7 +214,8 @@ def plot_centerline(out, path):
         shown = f"{len(sta)} of {n_static}" if len(sta) < n_static else f"{len(sta)}"
         what.append(f"{shown} load step{'s' if n_static != 1 else ''}")
     if dyn:
-        what.append(f"{len(dyn)} time{'s' if len(dyn) != 1 else ''} of the dynamic stage{'s' if len({k for _, k, _ in dyn}) > 1 else ''}")
+        stages = "s" if len({k for _, k, _ in dyn}) > 1 else ""
+        what.append(f"{len(dyn)} time{'s' if len(dyn) != 1 else ''} of the dynamic stage{stages}")
     ax.set_title(f"{_title(out)}\ncenterline at {' and '.join(what) or 'the final state'}", fontsize=10)
     ax.legend(loc="upper left", fontsize=8)
     return _save(fig, path)

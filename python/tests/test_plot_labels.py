@@ -121,7 +121,8 @@ def test_tube_legend_belongs_to_its_axes(wilberforce_run):
     legend = ax.get_legend()
     assert legend is not None and not fig.legends
     bb, inside = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
-    assert bb.x0 >= inside.x0 - 1 and bb.x1 <= inside.x1 + 1 and bb.y0 >= inside.y0 - 1 and bb.y1 <= inside.y1 + 1, (bb, inside)
+    assert inside.x0 - 1 <= bb.x0 and bb.x1 <= inside.x1 + 1, (bb, inside)
+    assert inside.y0 - 1 <= bb.y0 and bb.y1 <= inside.y1 + 1, (bb, inside)
     title = ax.title.get_window_extent(renderer)
     assert title.x0 >= 0 and title.x1 <= fig.bbox.x1 and title.y1 <= fig.bbox.y1, (title, fig.bbox)
 
