@@ -380,9 +380,12 @@ class Result:
 
     def animate(self, path=None, *, fps=20, max_frames=200, plane=None):
         """A matplotlib animation of :attr:`snapshots` (at most `max_frames` frames, evenly spaced).
-        `path` ``.mp4`` or ``.gif``: written with ffmpeg when installed (a ``.gif`` with Pillow
-        otherwise); ``.html``, or no ffmpeg for an ``.mp4``: an HTML page with the animation
-        (``to_jshtml``) next to it, ``PATH.html``. Returns the path written, or, without `path`,
+        `path` ``.gif``: written with ffmpeg when installed, else with Pillow; a video (``.mp4``,
+        ``.mov``, ``.mkv``, ``.avi``, ``.webm``, ``.m4v``): with ffmpeg, and without it a ``.gif``
+        of the same name with Pillow and a UserWarning naming the file written; ``.html``: a page
+        with the animation (``to_jshtml``). The writer is checked before any frame is drawn: no
+        writer for the file raises RuntimeError, another extension ValueError. Returns the path
+        written, or, without `path`,
         an object that a notebook shows as the animation (``str()`` gives the HTML). `plane`
         ("xz", ...) animates the projection on that plane in 2-D, as in :meth:`plot`."""
         from ._notebook import animate_result

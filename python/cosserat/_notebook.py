@@ -169,25 +169,56 @@ def _animation(r, fps, max_frames, plane=None):
     return animation.FuncAnimation(fig, draw, frames=len(rows), interval=1000.0 / fps, blit=False)
 
 
-def animate_result(r, path=None, *, fps=20, max_frames=200, plane=None):
+VIDEO = (".mp4", ".m4v", ".mov", ".mkv", ".avi", ".webm")  # what ffmpeg writes
+
+
+def _writer(path):
+    """(writer name, path to write, note) for an animation file, chosen before any frame is
+    drawn: ffmpeg for a video (a GIF with Pillow beside it when ffmpeg is missing, the note says
+    so), ffmpeg or Pillow for .gif, matplotlib's HTML for .html. Raises RuntimeError when no
+    writer can make the file, ValueError for another extension."""
     from matplotlib import animation
 
-    anim = _animation(r, fps, max_frames, plane)
+    root, ext = os.path.splitext(path)
+    ext = ext.lower()
+    ffmpeg = shutil.which("ffmpeg") is not None and animation.writers.is_available("ffmpeg")
+    pillow = animation.writers.is_available("pillow")
+    if ext == ".html":
+        return "html", path, None
+    if ext in VIDEO:
+        if ffmpeg:
+            return "ffmpeg", path, None
+        if pillow:
+            gif = root + ".gif"
+            return "pillow", gif, f"animate: ffmpeg not found, wrote {gif} (a GIF, Pillow) instead of {path}"
+        raise RuntimeError(f"animate: {path} needs ffmpeg (Debian: apt-get install ffmpeg), and Pillow "
+                           "(python3-pil) for a .gif is missing too")
+    if ext == ".gif":
+        if ffmpeg:
+            return "ffmpeg", path, None
+        if pillow:
+            return "pillow", path, None
+        raise RuntimeError(f"animate: {path} needs Pillow (Debian: python3-pil) or ffmpeg")
+    raise ValueError(f"animate: {path}: extension '{ext}' is not one of .gif, .html, {', '.join(VIDEO)}")
+
+
+def animate_result(r, path=None, *, fps=20, max_frames=200, plane=None):
+    import warnings
+
+    from matplotlib import animation
+
     if path is None:
-        return AnimationHTML(anim.to_jshtml(fps=fps))
-    path = os.fspath(path)
-    ext = os.path.splitext(path)[1].lower()
-    have_ffmpeg = shutil.which("ffmpeg") is not None and animation.writers.is_available("ffmpeg")
-    if ext in (".mp4", ".gif") and have_ffmpeg:
-        anim.save(path, writer=animation.FFMpegWriter(fps=fps), dpi=DPI)
-        return path
-    if ext == ".gif" and animation.writers.is_available("pillow"):
-        anim.save(path, writer=animation.PillowWriter(fps=fps), dpi=DPI)
-        return path
-    if ext != ".html":
-        path += ".html"
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(anim.to_jshtml(fps=fps))
+        return AnimationHTML(_animation(r, fps, max_frames, plane).to_jshtml(fps=fps))
+    writer, path, note = _writer(os.fspath(path))
+    anim = _animation(r, fps, max_frames, plane)
+    if writer == "html":
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(anim.to_jshtml(fps=fps))
+    else:
+        make = animation.FFMpegWriter if writer == "ffmpeg" else animation.PillowWriter
+        anim.save(path, writer=make(fps=fps), dpi=DPI)
+    if note:
+        warnings.warn(note, UserWarning, stacklevel=3)
     return path
 
 

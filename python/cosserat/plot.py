@@ -7,22 +7,27 @@ Usage::
 DIR is what ``cosserat run -o DIR`` (or ``cosserat.run(..., output_dir=DIR)``) wrote. Writes, into
 OUTDIR (default DIR), whichever of these the folder has data for, and prints their paths:
 
-* ``centerline.png``   3-D centerline of the load-step snapshots of a static run, or of at most
-                       eight evenly spaced snapshot times of a dynamic run (colour: load factor
-                       or time in s), from rod.pvd + .vtp (nodes.csv when there are none), equal
-                       axis scaling, the final state highlighted
-* ``strains.png``      γ and κ components along s (elements.csv): steps per element where the
-                       formulation's strains are constant per element, Gauss-point values joined
-                       within each element for the port-Hamiltonian rod
+* ``centerline.png``   3-D centerline from rod.pvd + .vtp (nodes.csv when there are none), equal
+                       axis scaling, the final state highlighted: static load steps in oranges
+                       with a load-factor colour bar (all of a static run, at most four before a
+                       dynamic stage), at most eight evenly spaced dynamic snapshots in viridis
+                       with a colour bar of their time (s); told apart by the .vtp field data
+* ``strains.png``      γ and κ components along s (elements.csv) of the final state, its time or
+                       load factor in the title: steps per element where the formulation's
+                       strains are constant per element, Gauss-point values joined within each
+                       element for the port-Hamiltonian rod
 * ``stresses.png``     n and m components along s (elements.csv), the same way
-* ``convergence.png``  RMS residual per Newton iteration of every load step, log scale (summary.json)
+* ``convergence.png``  RMS residual per Newton iteration of every load step, log scale, integer
+                       load-step ticks (summary.json)
 * ``load_path.png``    load factor against the coordinates of the tracked points (output.track) along
                        every arc-length path (summary.json's track_load_steps), one panel per
                        coordinate that moves (at most four), limit points marked with their load factor
 * ``tube.png``         3-D view of the final snapshot of rod.pvd drawn as a tube (the .vtp's
                        radius: a circle's, half the larger side of a rectangle, the equivalent
                        circle of "resultants"; around the nodes' cross-section axes d2, d3)
-                       coloured by |m| (N m), the first snapshot as a dashed grey centerline,
+                       coloured by |m| (N m, over its range along the rod; "constant |m| = …"
+                       in the title when it does not vary), the first snapshot as a dashed grey
+                       centerline (legend inside the axes),
                        rigid bodies (rod.pvd part 1) as a marker with arrows along d1..d3; equal
                        axis scaling; a radius too thin to see (< 0.5 % of the drawing's extent)
                        is drawn ×k and the title says so
@@ -57,6 +62,8 @@ def _equal_axes_3d(ax, lo, hi, margin):
     ax.set_ylim(centre[1] - half, centre[1] + half)
     ax.set_zlim(centre[2] - half, centre[2] + half)
     ax.set_box_aspect((1, 1, 1))
+    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):  # more numbers overlap on a cube's foreshortened sides
+        axis.get_major_locator().set_params(nbins=7)
     ax.set_xlabel("x (m)")
     ax.set_ylabel("y (m)")
     ax.set_zlabel("z (m)")
@@ -112,46 +119,104 @@ def _tip_index(out, count):
     return int(node) if isinstance(node, (int, float)) and 0 <= node < count else count - 1
 
 
-def plot_centerline(out, path):
-    """3-D centerline of the snapshots (a few chosen times for dynamic runs); the final one highlighted."""
-    from matplotlib import cm, colors
+def _snapshot_kind(out, snap):
+    """("static", stage, load factor) or ("dynamic", stage, time in s) of a rod snapshot, from its
+    field data (stage, load_factor, time) and summary.json's stage types. Without field data:
+    static when the pvd time is negative (load steps before a dynamic stage) or the run had no
+    dynamic stage, dynamic otherwise."""
+    fd = {k: float(np.ravel(v)[0]) for k, v in (snap.field_data or {}).items() if np.size(v) == 1}
+    stages = (out.summary or {}).get("stages") or []
+    k = int(fd["stage"]) if np.isfinite(fd.get("stage", np.nan)) else -1
+    if 0 <= k < len(stages) and stages[k].get("type") in ("static", "dynamic"):
+        kind = stages[k]["type"]
+    else:
+        kind = "dynamic" if _dynamic(out) and not snap.time < 0 else "static"
+    if kind == "dynamic":
+        return kind, k, fd.get("time", snap.time)
+    lf = fd.get("load_factor", snap.time if not _dynamic(out) else np.nan)
+    return kind, k, lf
 
-    shapes = [(snap.time, snap.points) for snap in out.snapshots]
-    dynamic = _dynamic(out)
-    if dynamic and len(shapes) > 8:
-        # a few evenly spaced times read better than hundreds of overlaid curves
-        pick = np.unique(np.round(np.linspace(0, len(shapes) - 1, 8)).astype(int))
-        shapes = [shapes[k] for k in pick]
+
+def _spaced(items, count):
+    """At most `count` of `items`, evenly spaced, the first and the last included."""
+    if len(items) <= count:
+        return list(items)
+    pick = np.unique(np.round(np.linspace(0, len(items) - 1, count)).astype(int))
+    return [items[k] for k in pick]
+
+
+def plot_centerline(out, path):
+    """3-D centerline of the snapshots, the final state highlighted. Static load steps and
+    dynamic frames are drawn apart: load steps in shades of orange with a load-factor colour bar
+    (every one in a static run, at most four before a dynamic stage), dynamic frames (at most
+    eight, evenly spaced) in viridis with a colour bar of their time from the dynamic stage's
+    start; never a time for a load step (rod.pvd stores those before t = 0)."""
+    from matplotlib import cm, colors, ticker
+
+    kinds = [(snap, *_snapshot_kind(out, snap)) for snap in out.snapshots]
+    dyn = [(s, k, t) for s, kind, k, t in kinds if kind == "dynamic"]
+    sta = [(s, k, lf) for s, kind, k, lf in kinds if kind == "static"]
+    # a few evenly spaced times read better than hundreds of overlaid curves
+    n_static = len(sta)
+    dyn = _spaced(dyn, 8)
+    if dyn:
+        sta = _spaced(sta, 4)
     final = None
     if out.nodes is not None:
         final = np.column_stack([out.nodes[c] for c in "xyz"])
-    elif shapes:
-        final = shapes[-1][1]
+    elif out.snapshots:
+        final = out.snapshots[-1].points
     if final is None:
         return None
-    fig = _figure(7.5, 6.5)
+    fig = _figure(8.5 if (dyn and sta) else 7.5, 6.5)
     ax = fig.add_subplot(projection="3d")
-    every = [final] + [p for _, p in shapes]
-    cmap = _cmap("viridis")
-    if shapes:
-        times = np.array([t for t, _ in shapes], dtype=float)
-        finite = np.isfinite(times)
-        lo, hi = (times[finite].min(), times[finite].max()) if finite.any() else (0.0, 1.0)
-        norm = colors.Normalize(vmin=min(lo, 0.0), vmax=hi if hi > lo else lo + 1.0)
-        for k, (t, p) in enumerate(shapes):
-            c = cmap(norm(t if np.isfinite(t) else hi))
-            ax.plot(p[:, 0], p[:, 1], p[:, 2], color=c, lw=1.0, alpha=0.75)
+    every = [final] + [s.points for s, _, _ in sta + dyn]
+    if sta:
+        # several static stages each run their load factor from 0 to 1: colour by stage + λ then
+        several = len({k for _, k, _ in sta}) > 1
+        val = np.array([(max(k, 0) if several else 0) + lf for _, k, lf in sta], dtype=float)
+        ok = np.isfinite(val)
+        lo = min(0.0, float(val[ok].min())) if ok.any() else 0.0
+        hi = float(val[ok].max()) if ok.any() else 1.0
+        norm = colors.Normalize(vmin=lo, vmax=hi if hi > lo else lo + 1.0)
+        base = _cmap("Oranges")
+        shade = lambda v: base(0.3 + 0.7 * norm(v))  # the palest oranges vanish on white
+        for (s, _, _), v in zip(sta, val):
+            p = s.points
+            ax.plot(p[:, 0], p[:, 1], p[:, 2], color=shade(v if np.isfinite(v) else hi), lw=1.0, alpha=0.8)
+        cmap = colors.ListedColormap(base(np.linspace(0.3, 1.0, 256)))
         sm = cm.ScalarMappable(norm=norm, cmap=cmap)
         sm.set_array([])
-        fig.colorbar(sm, ax=ax, shrink=0.6, pad=0.1, label="time of the snapshot (s)" if dynamic else "load factor of the snapshot")
+        label = "static stage + load factor" if several else "load factor (static load steps)"
+        cb = fig.colorbar(sm, ax=ax, shrink=0.55, pad=0.02 if dyn else 0.1, label=label)
+        if several:
+            cb.locator = ticker.MaxNLocator(integer=True)
+            cb.update_ticks()
+    if dyn:
+        t = np.array([t for _, _, t in dyn], dtype=float)
+        ok = np.isfinite(t)
+        lo, hi = (float(t[ok].min()), float(t[ok].max())) if ok.any() else (0.0, 1.0)
+        norm = colors.Normalize(vmin=lo, vmax=hi if hi > lo else lo + 1.0)
+        cmap = _cmap("viridis")
+        for (s, _, _), tk in zip(dyn, t):
+            p = s.points
+            ax.plot(p[:, 0], p[:, 1], p[:, 2], color=cmap(norm(tk if np.isfinite(tk) else hi)), lw=1.0, alpha=0.75)
+        sm = cm.ScalarMappable(norm=norm, cmap=cmap)
+        sm.set_array([])
+        fig.colorbar(sm, ax=ax, shrink=0.55, pad=0.1, label="time t of the dynamic snapshot (s)")
     ax.plot(final[:, 0], final[:, 1], final[:, 2], color="crimson", lw=2.6, label="final state")
     ax.scatter(*final[0], color="black", s=25, label="s = 0")
     ax.scatter(*final[_tip_index(out, len(final))], color="crimson", s=25, marker="^", label="tip")
     pts = np.vstack(every)
     _equal_axes_3d(ax, pts.min(axis=0), pts.max(axis=0), 0.5)
-    n = len(shapes)
-    what = "snapshot" if dynamic else "load-step snapshot"
-    ax.set_title(f"{_title(out)}\ncenterline, {n} {what}{'s' if n != 1 else ''}", fontsize=10)
+    what = []
+    if sta:
+        shown = f"{len(sta)} of {n_static}" if len(sta) < n_static else f"{len(sta)}"
+        what.append(f"{shown} load step{'s' if n_static != 1 else ''}")
+    if dyn:
+        stages = "s" if len({k for _, k, _ in dyn}) > 1 else ""
+        what.append(f"{len(dyn)} time{'s' if len(dyn) != 1 else ''} of the dynamic stage{stages}")
+    ax.set_title(f"{_title(out)}\ncenterline at {' and '.join(what) or 'the final state'}", fontsize=10)
     ax.legend(loc="upper left", fontsize=8)
     return _save(fig, path)
 
@@ -177,6 +242,41 @@ def _state_label(out, fd):
     if "time" in fd:
         return f"t = {fd['time']:.4g} s"
     return "?"
+
+
+def _final_state(out):
+    """When the final state (nodes.csv, elements.csv) is: "t = 0.5 s" after a dynamic stage,
+    "load factor 1" after a static one ("stage k, ..." when the run had several stages); from
+    the last snapshot's field data, else summary.json's last stage that ran; None if unknown."""
+    summary = out.summary or {}
+    stages = summary.get("stages") or []
+    fd = _field_data(out.snapshots[-1].path) if out.snapshots else {}
+    if fd:
+        label = _state_label(out, fd)
+        k = int(fd["stage"]) if np.isfinite(fd.get("stage", np.nan)) else -1
+    else:
+        ran = [k for k, st in enumerate(stages) if st.get("ran", True)]
+        k = ran[-1] if ran else -1
+        st = stages[k] if ran else {}
+        if st.get("type") == "dynamic" and "t_end" in st:
+            label = f"t = {st['t_end']:.4g} s"
+        elif "load_factor" in st or "load_factor" in summary:
+            label = f"load factor {st.get('load_factor', summary.get('load_factor')):.4g}"
+        else:
+            return None
+    return f"stage {k}, {label}" if len(stages) > 1 and k >= 0 else label
+
+
+def _layout(fig, bottom=0.0):
+    """tight_layout above `bottom` (a figure fraction, room for a note) and below the suptitle.
+    tight_layout leaves room for the suptitle's height but not for the gap above it, 2 % of the
+    figure's height by default (half an inch on a tall series.png, enough to overlap the top
+    row): the suptitle is moved to a fixed 0.08 in below the top edge first."""
+    st = getattr(fig, "_suptitle", None)
+    if st is not None:
+        st.set_y(1.0 - 0.08 / fig.get_figheight())
+        st.set_verticalalignment("top")
+    fig.tight_layout(rect=(0, bottom, 1, 1))
 
 
 def _body_snapshots(directory):
@@ -276,8 +376,11 @@ def tube_figure(out):
         mag = np.linalg.norm(np.asarray(m).reshape(-1, 3), axis=1)[keep]
     else:
         mag = None
-    if mag is not None and float(np.max(mag)) > 0:
-        norm = colors.Normalize(vmin=0.0, vmax=float(np.max(mag)))
+    lo, hi = (float(np.min(mag)), float(np.max(mag))) if mag is not None else (0.0, 0.0)
+    if hi > 0 and hi - lo > 1e-3 * hi:
+        # the colours span the values along the rod (a helix's nearly constant |m| included);
+        # the colour bar gives the numbers
+        norm = colors.Normalize(vmin=lo, vmax=hi)
         # one colour per facet: the mean of its two nodes, the same all around
         fc = cmap(norm(0.5 * (mag[:-1] + mag[1:])))
         face = np.repeat(fc[:, None, :], TUBE_SIDES, axis=1)
@@ -288,11 +391,16 @@ def tube_figure(out):
         sm = cm.ScalarMappable(norm=norm, cmap=cmap)
         sm.set_array([])
         fig.colorbar(sm, ax=ax, shrink=0.6, pad=0.12, label="|m| bending and twisting moment (N m)")
-        colour = "|m|"
+        colour = f"|m| from {lo:.3g} to {hi:.3g} N m"
     else:
         ax.plot_surface(surf[..., 0], surf[..., 1], surf[..., 2], color="tab:blue", rstride=1, cstride=1,
                         linewidth=0, antialiased=False, shade=True, zorder=1)
-        colour = "|m| = 0" if mag is not None else "no moment data"
+        if mag is None:
+            colour = "no moment data"
+        elif hi > 0:  # one colour says nothing by itself: say the value
+            colour = f"constant |m| = {0.5 * (lo + hi):.4g} N m"
+        else:
+            colour = "|m| = 0"
     fd_final, fd_first = _field_data(final.path), _field_data(first.path)
     if first is not final:
         p = first.points
@@ -321,9 +429,9 @@ def tube_figure(out):
     else:
         rad = "radius to scale"
     ax.set_title(f"{_title(out)}, {_model(out)}\nfinal snapshot ({_state_label(out, fd_final)}) as a tube, "
-                 f"{rad}, colour {colour}", fontsize=9)
+                 f"{rad}\ncolour: {colour}", fontsize=9)
     if ax.get_legend_handles_labels()[0]:
-        fig.legend(*ax.get_legend_handles_labels(), loc="lower left", fontsize=8, ncol=2)
+        ax.legend(loc="upper left", fontsize=7)
     return fig
 
 
@@ -381,8 +489,10 @@ def _component_grid(out, path, rows, heading):
                     ax.set_ylim(mid - half, mid + half)
             if r == len(rows) - 1:
                 ax.set_xlabel("s (m)")
-    fig.suptitle(f"{_title(out)}: {heading} (body basis, x along the rod)", fontsize=11)
-    fig.tight_layout()
+    state = _final_state(out)
+    when = f" at {state}" if state else ""
+    fig.suptitle(f"{_title(out)}: {heading}{when} (final state; body basis, x along the rod)", fontsize=11)
+    _layout(fig)
     return _save(fig, path)
 
 
@@ -410,13 +520,20 @@ def plot_convergence(out, path):
         ax.text(0.5, 0.5, "no accepted load step", ha="center", transform=ax.transAxes)
     else:
         cmap = _cmap("plasma")
-        norm = colors.Normalize(vmin=1, vmax=max(len(steps), 2))
+        n = len(steps)
+        if n <= 20:  # a band of colour per load step, its number at its middle
+            norm = colors.BoundaryNorm(np.arange(0.5, n + 1), cmap.N)
+        else:
+            norm = colors.Normalize(vmin=1, vmax=n)
         for k, h in enumerate(steps):
             h = np.where(h > 0, h, np.nan)  # exact zeros have no place on a log axis
             ax.semilogy(np.arange(len(h)), h, "o-", color=cmap(norm(k + 1)), ms=3.5, lw=1.2)
         sm = cm.ScalarMappable(norm=norm, cmap=cmap)
         sm.set_array([])
-        fig.colorbar(sm, ax=ax, label="load step")
+        from matplotlib import ticker
+
+        # load steps are counted: no tick between two of them
+        fig.colorbar(sm, ax=ax, label="load step", ticks=ticker.MaxNLocator(integer=True, min_n_ticks=1))
         ax.xaxis.get_major_locator().set_params(integer=True)
     its = (out.summary or {}).get("newton_iterations")
     extra = f", Newton iterations {sum(its)} ({' '.join(str(i) for i in its)})" if its else ""
@@ -477,7 +594,7 @@ def plot_load_path(out, path):
         ax.grid(True, alpha=0.3)
     axes[0].legend(fontsize=8, loc="best")
     fig.suptitle(f"{_title(out)}: arc-length path (circle: where it starts)", fontsize=11)
-    fig.tight_layout()
+    _layout(fig)
     return _save(fig, path)
 
 
@@ -544,10 +661,12 @@ def plot_series(out, path):
     fig.suptitle(f"{_title(out)}: series.csv", fontsize=11)
     if constant:
         text = ", ".join(f"{c} = {series[c][0]:.6g} {series_unit(c)}" for c in constant)
-        fig.text(0.5, 0.005, f"constant: {text}", ha="center", va="bottom", fontsize=8, wrap=True)
-        fig.tight_layout(rect=(0, 0.03, 1, 1))
+        note = fig.text(0.5, 0.005, f"constant: {text}", ha="center", va="bottom", fontsize=8, wrap=True)
+        bb = note.get_window_extent(fig.canvas.get_renderer())
+        lines = math.ceil(bb.width / (0.95 * fig.bbox.width))  # it wraps only when drawn
+        _layout(fig, bottom=(bb.y0 + lines * bb.height + 6.0) / fig.bbox.height)
     else:
-        fig.tight_layout()
+        _layout(fig)
     return _save(fig, path)
 
 

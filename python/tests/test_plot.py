@@ -84,7 +84,7 @@ def tube_title_and_legend(directory):
     out = read_output(str(directory))
     fig = tube_figure(out)
     ax = fig.axes[0]
-    legend = [t.get_text() for lg in fig.legends for t in lg.get_texts()]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
     return out, ax, legend
 
 
