@@ -95,6 +95,8 @@ static double slowest_period(const cr_ph_params *p)
 static cr_status ph_check(const cr_scenario *sc, cr_error *err)
 {
     const cr_rod_def *d = &sc->rod;
+    cr_status fst = cr_foreign_options_check(sc, "port_hamiltonian", err);
+    if (fst != CR_OK) return fst;
     if (cr_damping_active(&d->damping))
         return cr_error_set(err, CR_BAD_INPUT, "rod.damping: not supported by the port_hamiltonian model (its material "
                                                "damping is model.viscoelastic: generalized-Maxwell branches, a "
