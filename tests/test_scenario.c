@@ -1471,8 +1471,7 @@ static void user_inputs(void)
 
     /* the switch keeps the options: viscoelastic under the mixed rod is refused, naming it */
     static const char *const to_mixed[] = {"model=mixed_discrete"};
-    EXPECT_BAD_OV("{'model': {'type': 'port_hamiltonian', 'viscoelastic': [{'tau': 0.1, 'fraction': 0.5}]}," ROD_OK
-                  "}",
+    EXPECT_BAD_OV("{'model': {'type': 'port_hamiltonian', 'viscoelastic': [{'tau': 0.1, 'fraction': 0.5}]}," ROD_OK "}",
                   to_mixed, "model.viscoelastic: an option of the port_hamiltonian model; the mixed_discrete model");
     static const char *const to_lgvi[] = {"model=lgvi"}; /* lgvi's own option survives its own switch */
     sc = load_ok("{'model': {'type': 'lgvi', 'chart': 'cayley'}," ROD_OK "}", to_lgvi, 1);

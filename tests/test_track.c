@@ -56,9 +56,10 @@ static void expect_bad(int line, const char *json, const char *needle)
 static void parsed(void)
 {
     cr_error err = {CR_OK, ""};
-    cr_scenario *sc = load("{" CLAMPED ", 'output': {'track': [{'name': 'a', 'node': 'start'}, {'name': 'B_2', 'node': -3},"
-                           " {'name': 'c', 's': 0.7}, {'name': 'd', 'node': 'end'}, {'name': 'e', 's': 2}]}}",
-                           &err);
+    cr_scenario *sc =
+        load("{" CLAMPED ", 'output': {'track': [{'name': 'a', 'node': 'start'}, {'name': 'B_2', 'node': -3},"
+             " {'name': 'c', 's': 0.7}, {'name': 'd', 'node': 'end'}, {'name': 'e', 's': 2}]}}",
+             &err);
     CHECK(sc != NULL);
     if (!sc) {
         fprintf(stderr, "  %s\n", err.message);
@@ -106,8 +107,10 @@ static void default_tip(void)
         cr_scenario_destroy(sc);
     }
     /* a rigid body called tip has the columns tip_x, ...: the default point is rod_tip */
-    cr_scenario *sc = load("{" CLAMPED ", 'rigid_bodies': [{'name': 'tip', 'node': 'end', 'mass': 1, 'center': [2, 0, 0],"
-                           " 'inertia': [1, 1, 1]}]}", &err);
+    cr_scenario *sc =
+        load("{" CLAMPED ", 'rigid_bodies': [{'name': 'tip', 'node': 'end', 'mass': 1, 'center': [2, 0, 0],"
+             " 'inertia': [1, 1, 1]}]}",
+             &err);
     CHECK(sc != NULL && sc->output.track_count == 1 && !strcmp(sc->output.track[0].name, "rod_tip"));
     CHECK(sc && cr_scenario_check(sc, &err) == CR_OK);
     cr_scenario_destroy(sc);
