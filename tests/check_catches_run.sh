@@ -66,6 +66,11 @@ while read -r name; do
     checked=$((checked + 1))
     if ! timeout -k 5 120 "$cli" check "$f" > /dev/null 2> "$tmp/check.err"; then
         refused=$((refused + 1))
+        # a refusal says what to do: the formulation that can, or the key to change
+        model=$(echo "$name" | cut -d. -f2)
+        msg=$(grep -v 'warning:' "$tmp/check.err" | sed 's/^cosserat: [^ ]*: //')
+        others=$(printf '%s\n' mixed_discrete port_hamiltonian lgvi | grep -v "^$model\$" | paste -sd'|')
+        echo "$msg" | grep -Eq "$others|use |remove|add a|give " || bad "$name: a refusal without a remedy: $msg"
         continue
     fi
     ran=$((ran + 1))
