@@ -52,6 +52,7 @@ static void usage(FILE *out)
             "                       dotted with array indices, e.g. rod.elements=250,\n"
             "                       loads.0.value.2=-1.5; VALUE is JSON or a plain string\n"
             "  --resume             continue an interrupted dynamic stage from DIR/checkpoint.bin\n"
+            "                       (a run DIR holds complete: says so and exits 0)\n"
             "  --max-memory SIZE    refuse a model whose estimated memory exceeds SIZE (bytes,\n"
             "                       or with k/M/G/T: 64G; none = no limit); default: the\n"
             "                       environment variable COSSERAT_MAX_MEMORY, else 80 %% of RAM\n"
