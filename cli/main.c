@@ -52,6 +52,7 @@ static void usage(FILE *out)
             "                       dotted with array indices, e.g. rod.elements=250,\n"
             "                       loads.0.value.2=-1.5; VALUE is JSON or a plain string\n"
             "  --resume             continue an interrupted dynamic stage from DIR/checkpoint.bin\n"
+            "                       (a run DIR holds complete: says so and exits 0)\n"
             "  --max-memory SIZE    refuse a model whose estimated memory exceeds SIZE (bytes,\n"
             "                       or with k/M/G/T: 64G; none = no limit); default: the\n"
             "                       environment variable COSSERAT_MAX_MEMORY, else 80 %% of RAM\n"
@@ -104,6 +105,32 @@ static void on_progress(double t, double t_end, long steps, double wall, void *u
 static void print_warnings(const cr_warning *w, int from, int count)
 {
     for (int k = from; k < count; ++k) fprintf(stderr, "cosserat: warning: %s [%s]\n", w[k].message, w[k].code);
+}
+
+/* Up to this many load steps the summary lists each one's Newton iterations; a longer run
+ * (the Greenhill and Euler examples take 400) gets a histogram: summary.json keeps the list. */
+#define PER_STEP_MAX 12
+
+/* ": 12 load steps took 3, 380 took 4, 8 took 5": how many accepted load steps took
+ * each number of Newton iterations, in increasing order of iterations. */
+static void print_iteration_histogram(const cr_static_report *r)
+{
+    int lo = r->steps[0].iterations, hi = lo;
+    for (int k = 1; k < r->step_count; ++k) {
+        if (r->steps[k].iterations < lo) lo = r->steps[k].iterations;
+        if (r->steps[k].iterations > hi) hi = r->steps[k].iterations;
+    }
+    printf(":");
+    int first = 1;
+    for (int it = lo; it <= hi; ++it) {
+        int count = 0;
+        for (int k = 0; k < r->step_count; ++k) count += r->steps[k].iterations == it;
+        if (count)
+            printf("%s %d%s took %d", first ? "" : ",", count, first ? (count == 1 ? " load step" : " load steps") : "",
+                   it);
+        if (count) first = 0;
+    }
+    printf(" (each in summary.json)\n");
 }
 
 int main(int argc, char **argv)
@@ -235,6 +262,12 @@ int main(int argc, char **argv)
         cr_scenario_destroy(sc);
         return 1;
     }
+    if (res.complete) { /* --resume of a finished run: its outputs stay as they are */
+        printf("cosserat: %s\n", res.message);
+        cr_run_result_free(&res);
+        cr_scenario_destroy(sc);
+        return 0;
+    }
     const cr_static_report *r = &res.report;
     printf("cosserat %s — %s\n", COSSERAT_VERSION, sc->name);
     printf("  model          %s, %d elements, %d nodes\n", cr_sim_formulation(res.sim), sc->rod.elements,
@@ -246,10 +279,12 @@ int main(int argc, char **argv)
         printf("  load steps     %d accepted, %d halved, load factor %.6g\n", r->step_count, r->failed_attempts,
                r->load_factor);
         printf("  Newton         %d iterations", r->total_iterations);
-        if (r->step_count > 0) {
+        if (r->step_count > 0 && r->step_count <= PER_STEP_MAX) {
             printf(":");
             for (int k = 0; k < r->step_count; ++k) printf(" %d", r->steps[k].iterations);
             printf("\n");
+        } else if (r->step_count > 0) {
+            print_iteration_histogram(r);
         } else {
             printf(", none in an accepted load step\n");
         }

@@ -187,7 +187,7 @@ def fig_quasistatic(cli, tmp, outdir, plt):
         o = run(cli, "quasistatic-cantilever.json", os.path.join(tmp, "qss%d" % n), "rod.elements=%d" % n, st, "output.vtk=false")
         t = tip_final(o); rows["PH static stage"].append(math.hypot(t[0] - QS_TIP[0], t[1] - QS_TIP[1]))
         o = run(cli, "quasistatic-cantilever.json", os.path.join(tmp, "qsm%d" % n), "rod.elements=%d" % (2 * n),
-                "model=mixed_discrete", st, "output.vtk=false")
+                'model={"type": "mixed_discrete"}', st, "output.vtk=false")
         t = tip_final(o); rows["mixed rod, static stage (n elements)"].append(math.hypot(t[0] - QS_TIP[0], t[1] - QS_TIP[1]))
     fig, ax = plt.subplots(1, 2, figsize=(12, 4.2))
     for (lab, err), m in zip(rows.items(), "osd"):
@@ -254,7 +254,7 @@ def fig_soft_arm(cli, tmp, outdir, plt):
 
 def fig_cross(cli, tmp, outdir, plt):
     import numpy as np
-    mixed = run(cli, "flying-spaghetti.json", os.path.join(tmp, "fsm"), "model=mixed_discrete",
+    mixed = run(cli, "flying-spaghetti.json", os.path.join(tmp, "fsm"), 'model={"type": "mixed_discrete"}',
                 "stages.0.time_step=null", "stages.0.rtol=1e-6", "rod.elements=40", "output.vtk=false")
     ph1 = run(cli, "flying-spaghetti.json", os.path.join(tmp, "fsp1"), "rod.elements=40", "stages.0.time_step=0.01",
               "output.vtk=false")

@@ -310,7 +310,7 @@ static void ph_kirchhoff_cantilever(void)
  * by adaptive Radau IIA, the port-Hamiltonian rod by the midpoint rule, both refined. */
 static void spaghetti_ph_vs_mixed(void)
 {
-    const char *mixed[] = {"model=mixed_discrete", "stages.0.time_step=null", "stages.0.rtol=1e-6",
+    const char *mixed[] = {"model={\"type\": \"mixed_discrete\"}", "stages.0.time_step=null", "stages.0.rtol=1e-6",
                            "rod.elements=40", "output.vtk=false"};
     const char *ph[] = {"rod.elements=40", "stages.0.time_step=0.02", "output.vtk=false"};
     cr_run_result a, b;

@@ -839,7 +839,7 @@ static void example_quasistatic_cantilever(void)
        equilibrium (static stage, same mesh), which agrees with the mixed discrete rod's (an independent
        formulation) */
     const char *pstat[] = {"rod.rigid_strains=[]", "rod.elements=32", "stages=[{\"type\": \"static\", \"load_steps\": 10}]"};
-    const char *mixed[] = {"rod.rigid_strains=[]", "model=mixed_discrete", "rod.elements=64",
+    const char *mixed[] = {"rod.rigid_strains=[]", "model={\"type\": \"mixed_discrete\"}", "rod.elements=64",
                            "stages=[{\"type\": \"static\", \"load_steps\": 10}]"};
     CHECK(run_example("quasistatic-cantilever.json", pstat, 3, &r));
     if (!r.sim) return;

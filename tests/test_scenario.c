@@ -389,8 +389,9 @@ static void overrides(void)
     EXPECT_BAD_OV("{" ROD_OK "}", not_index, "rod.sections.first");
     static const char *const no_eq[] = {"rod.elements"};
     EXPECT_BAD_OV("{" ROD_OK "}", no_eq, "expected PATH=VALUE");
-    static const char *const missing_parent[] = {"output.vtk=false"};
-    EXPECT_BAD_OV("{" ROD_OK "}", missing_parent, "output does not exist");
+    /* a missing object on the way is created (output_created below), a missing list is not */
+    static const char *const missing_parent[] = {"loads.0.node=1"};
+    EXPECT_BAD_OV("{" ROD_OK "}", missing_parent, "loads does not exist");
     static const char *const into_leaf[] = {"rod.elements.x=1"};
     EXPECT_BAD_OV("{" ROD_OK "}", into_leaf, "rod.elements.x");
     static const char *const other_variant[] = {"rod.sections.0.width=1"}; /* a circle has no width */
@@ -412,7 +413,7 @@ static void bad_unknown_key(void)
 {
     EXPECT_MESSAGE("{'rod': {'length': 1, 'elements': 2, 'material': {'E': 1, 'G': 1, 'Youngs': 3},"
                    " 'sections': [{'shape': 'circle', 'radius': 1}]}}",
-                   "rod.material.Youngs: unknown key (expected one of E, G, rho)");
+                   "rod.material.Youngs: unknown key (expected one of E, G, rho, nu)");
     EXPECT_BAD("{'nmae': 'x'," ROD_OK "}", "nmae: unknown key");
     EXPECT_BAD("{" ROD_OK ", 'loads': [{'type': 'gravity', 'value': [0, 0, -1], 'frame': 'body'}]}",
                "loads.0.frame: unknown key for a gravity load");
@@ -547,7 +548,7 @@ static void bad_enum(void)
     EXPECT_BAD("{'model': {'type': 'lgvi', 'chart': 'rodrigues'}," ROD_OK "}",
                "model.chart: expected one of exp, cayley, got \"rodrigues\"");
     EXPECT_BAD("{'model': {'type': 'mixed_discrete', 'chart': 'exp'}," ROD_OK "}",
-               "model.chart: unknown key for the mixed_discrete model");
+               "model.chart: an option of the lgvi model; the mixed_discrete model has no chart");
     EXPECT_BAD("{'model': {'dilatation': true}," ROD_OK "}", "model.type: missing");
     EXPECT_BAD("{'model': {'type': 'lgvi', 'dilatation': 1}," ROD_OK "}", "model.dilatation: expected true or false");
     EXPECT_BAD("{" ROD_OK ", 'stages': [{'type': 'modal'}]}", "stages.0.type: expected one of static, dynamic");
@@ -1114,7 +1115,7 @@ static void overrides_dynamics(void)
                   time_key, "loads.0.time.frequency: unknown key for a ramp time function");
     static const char *const no_time[] = {"loads.0.time.frequency=3"};
     EXPECT_BAD_OV("{" ROD_OK ", 'loads': [{'type': 'force', 'node': 0, 'value': [1, 0, 0]}]}", no_time,
-                  "loads.0.time does not exist");
+                  "loads.0.time.type: missing");
     static const char *const bad_stage[] = {"loads.0.stages=[2]"};
     EXPECT_BAD_OV("{" ROD_OK ", " TWO_STAGES ", 'loads': [{'type': 'force', 'node': 0, 'value': [1, 0, 0]}]}",
                   bad_stage, "loads.0.stages.0: no such stage");
@@ -1430,7 +1431,59 @@ static void bad_load_magnitudes(void)
     }
 }
 
-CHECK_MAIN(CASE(bad_load_magnitudes), CASE(resultant_section_equals_shape), CASE(example_two_helical_segments), CASE(example_tendon_manipulator), CASE(defaults), CASE(key_forms),
+/* What a user hit: a missing object on an override's way is created; Poisson's ratio instead
+ * of G (G = E / (2 (1 + nu)), the isotropic relation); --set model=NAME keeps the options so
+ * another formulation's are refused by name, not dropped with the object. */
+static void user_inputs(void)
+{
+    /* output.vtk=false on a scenario without "output": {"output": {"vtk": false}} */
+    static const char *const vtk_off[] = {"output.vtk=false"};
+    cr_scenario *sc = load_ok("{" ROD_OK "}", vtk_off, 1);
+    if (sc) CHECK(sc->output.vtk == 0);
+    cr_scenario_destroy(sc);
+    sc = load_ok("{" ROD_OK "}", NULL, 0); /* the default it overrides */
+    if (sc) CHECK(sc->output.vtk == 1);
+    cr_scenario_destroy(sc);
+    static const char *const deep[] = {"rod.damping.relaxation_time=0.01"}; /* two levels, one created */
+    sc = load_ok("{" ROD_OK "}", deep, 1);
+    if (sc) CHECK_NEAR(sc->rod.damping.relaxation_time[3], 0.01, 0);
+    cr_scenario_destroy(sc);
+
+    /* nu: steel E = 210 GPa, nu = 0.3 gives G = 80.769 GPa; 0.5 (incompressible) gives E/3 */
+    const double E = 2.1e11;
+    static const char *const nu03[] = {"rod.material={\"E\": 2.1e11, \"nu\": 0.3}"};
+    sc = load_ok("{" ROD_OK "}", nu03, 1);
+    if (sc) CHECK_NEAR(sc->rod.material.G, E / 2.6, 1e-15 * E);
+    if (sc) CHECK_NEAR(sc->rod.material.G, 80.76923076923077e9, 1e-6);
+    cr_scenario_destroy(sc);
+    static const char *const nu05[] = {"rod.material={\"E\": 2.1e11, \"nu\": 0.5}"};
+    sc = load_ok("{" ROD_OK "}", nu05, 1);
+    if (sc) CHECK_NEAR(sc->rod.material.G, E / 3, 1e-15 * E);
+    cr_scenario_destroy(sc);
+    static const char *const both[] = {"rod.material.nu=0.3"};
+    EXPECT_BAD_OV("{" ROD_OK "}", both, "rod.material.G, rod.material.nu: give one of them, not both");
+    static const char *const nu_big[] = {"rod.material={\"E\": 1e9, \"nu\": 0.51}"};
+    EXPECT_BAD_OV("{" ROD_OK "}", nu_big, "rod.material.nu: Poisson's ratio must be in (-1, 0.5], got 0.51");
+    static const char *const nu_low[] = {"rod.material={\"E\": 1e9, \"nu\": -1}"};
+    EXPECT_BAD_OV("{" ROD_OK "}", nu_low, "rod.material.nu: Poisson's ratio must be in (-1, 0.5], got -1");
+    static const char *const neither[] = {"rod.material={\"E\": 1e9}"};
+    EXPECT_BAD_OV("{" ROD_OK "}", neither, "rod.material.G: missing (the shear modulus; or give Poisson's ratio");
+
+    /* the switch keeps the options: viscoelastic under the mixed rod is refused, naming it */
+    static const char *const to_mixed[] = {"model=mixed_discrete"};
+    EXPECT_BAD_OV("{'model': {'type': 'port_hamiltonian', 'viscoelastic': [{'tau': 0.1, 'fraction': 0.5}]}," ROD_OK "}",
+                  to_mixed, "model.viscoelastic: an option of the port_hamiltonian model; the mixed_discrete model");
+    static const char *const to_lgvi[] = {"model=lgvi"}; /* lgvi's own option survives its own switch */
+    sc = load_ok("{'model': {'type': 'lgvi', 'chart': 'cayley'}," ROD_OK "}", to_lgvi, 1);
+    if (sc) CHECK(sc->model.chart == 1 && !strcmp(sc->model.type, "lgvi"));
+    cr_scenario_destroy(sc);
+    static const char *const replace[] = {"model={\"type\": \"mixed_discrete\"}"}; /* the object replaced */
+    sc = load_ok("{'model': {'type': 'port_hamiltonian', 'newton_atol': 1e-12}," ROD_OK "}", replace, 1);
+    if (sc) CHECK(!strcmp(sc->model.type, "mixed_discrete") && sc->model.newton_atol == 1e-10);
+    cr_scenario_destroy(sc);
+}
+
+CHECK_MAIN(CASE(user_inputs), CASE(bad_load_magnitudes), CASE(resultant_section_equals_shape), CASE(example_two_helical_segments), CASE(example_tendon_manipulator), CASE(defaults), CASE(key_forms),
            CASE(helix_and_nodes_references), CASE(file_default_name_and_io_error), CASE(documented_example),
            CASE(overrides),
            CASE(bad_unknown_key), CASE(bad_type), CASE(bad_missing), CASE(bad_nonfinite), CASE(bad_nonphysical),

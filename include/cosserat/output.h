@@ -133,6 +133,10 @@ typedef struct cr_run_result {
     /* sanity warnings (warnings.h): the scenario's, then each stage's results' */
     int warning_count;
     cr_warning *warnings;           /* owned */
+    /* 1 when a resumed run found its output directory complete (summary.json of this scenario
+     * with status ok): nothing ran and no file was written; message says so, and sim holds the
+     * reference state, not the run's (its results are in the directory) */
+    int complete;
 } cr_run_result;
 
 /* Progress of a dynamic stage: simulated time, its end, accepted steps, wall time. */

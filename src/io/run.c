@@ -6,6 +6,7 @@
 #include "model/formulation.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -971,6 +972,11 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
         cJSON_AddItemToArray(stages, o);
     }
     if (r->resumed) cJSON_AddBoolToObject(root, "resumed", 1);
+    /* the scenario this summary belongs to (the checkpoints' hash): --resume of a complete run
+     * says so instead of integrating again */
+    char hash[32];
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)c->fingerprint);
+    cJSON_AddStringToObject(root, "fingerprint", hash);
     cJSON *warnings = cJSON_AddArrayToObject(root, "warnings");
     for (int k = 0; k < r->warning_count; ++k) {
         cJSON *o = cJSON_CreateObject();
@@ -1233,6 +1239,67 @@ static const char *final_state_finite(const cr_sim *sim)
     return bad;
 }
 
+/* Whether name is a snapshot this library writes: rod_NNNN.vtp or bodies_NNNN.vtp (at least
+ * four digits). Only those are removed from a folder that may hold the user's own files. */
+static int is_snapshot_name(const char *name)
+{
+    const char *p = !strncmp(name, "rod_", 4) ? name + 4 : !strncmp(name, "bodies_", 7) ? name + 7 : NULL;
+    if (!p) return 0;
+    size_t digits = strspn(p, "0123456789");
+    return digits >= 4 && !strcmp(p + digits, ".vtp");
+}
+
+/* A fresh run starts from a clean slate: the previous run's files in dir that this one might
+ * not write again go, so that none of them speaks for this run (its summary if it dies, its
+ * checkpoint resumed into this run's files, a snapshot beyond this run's last one still
+ * listed by ParaView's file series, its series.csv after a static-only rerun). */
+static cr_status remove_previous_run(const char *dir, cr_error *err)
+{
+    static const char *stale[] = {"summary.json", "checkpoint.bin", "checkpoint.bin.tmp", "rod.pvd", "series.csv"};
+    char path[4096];
+    for (size_t k = 0; k < sizeof stale / sizeof stale[0]; ++k)
+        if (join(path, sizeof path, dir, stale[k], NULL) == CR_OK && remove(path) != 0 && errno != ENOENT)
+            return cr_error_set(err, CR_IO, "%s: cannot remove the previous run's file (%s)", path, strerror(errno));
+    DIR *d = opendir(dir);
+    if (!d) return cr_error_set(err, CR_IO, "%s: cannot list the output directory (%s)", dir, strerror(errno));
+    cr_status st = CR_OK;
+    for (struct dirent *e; st == CR_OK && (e = readdir(d));) {
+        struct stat sb;
+        if (!is_snapshot_name(e->d_name) || join(path, sizeof path, dir, e->d_name, NULL) != CR_OK ||
+            lstat(path, &sb) != 0 || S_ISDIR(sb.st_mode))
+            continue;
+        if (unlink(path) != 0 && errno != ENOENT)
+            st = cr_error_set(err, CR_IO, "%s: cannot remove the previous run's snapshot (%s)", path, strerror(errno));
+    }
+    closedir(d);
+    return st;
+}
+
+/* Whether dir/summary.json is that of a complete run (status ok): 1 of the scenario whose
+ * fingerprint is given, 2 of another one (or of a version without fingerprints), else 0. */
+static int previous_run_complete(const char *dir, uint64_t fp)
+{
+    char path[4096], hash[32];
+    if (join(path, sizeof path, dir, "summary.json", NULL) != CR_OK) return 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    char *text = NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n > 0 && n < (1L << 30) && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1)))
+        text[fread(text, 1, (size_t)n, f)] = '\0';
+    fclose(f);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)fp);
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(root, "status");
+    const cJSON *hashed = cJSON_GetObjectItemCaseSensitive(root, "fingerprint");
+    int complete = !(cJSON_IsString(status) && !strcmp(status->valuestring, "ok")) ? 0
+                   : cJSON_IsString(hashed) && !strcmp(hashed->valuestring, hash)  ? 1
+                                                                                   : 2;
+    cJSON_Delete(root);
+    return complete;
+}
+
 cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, cr_run_result *result, cr_error *err)
 {
     double t0 = now();
@@ -1258,8 +1325,9 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     run_ctx ctx = {.options = options, .dir = dir, .write_vtk = write && sc->output.vtk, .wall_start = now(),
                    .result = r};
     ctx.last_progress = ctx.last_checkpoint = ctx.wall_start;
-    /* only checkpoints need it (dynamic stages, --resume): a pass over the whole model */
-    ctx.fingerprint = has_dynamic || options->resume ? fingerprint(sc, sim) : 0;
+    /* checkpoints and summary.json need it (a complete run is recognized by it): a pass over
+     * the whole model */
+    ctx.fingerprint = has_dynamic || write ? fingerprint(sc, sim) : 0;
     ctx.yaw = calloc(nb > 0 ? nb : 1, sizeof(double));
     r->stage_count = sc->stage_count;
     r->dynamics = calloc(sc->stage_count > 0 ? sc->stage_count : 1, sizeof *r->dynamics);
@@ -1295,27 +1363,42 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
         /* A fresh run starts from a clean slate: an earlier run's summary must not
          * speak for this one if it dies, and its checkpoint must never be resumed
          * into this run's files. */
-        if (!options->resume) {
-            static const char *stale[] = {"summary.json", "checkpoint.bin"};
-            for (int k = 0; k < 2; ++k) {
-                char path[4096];
-                if (join(path, sizeof path, dir, stale[k], NULL) == CR_OK && remove(path) != 0 && errno != ENOENT) {
-                    cr_error_set(err, CR_IO, "%s: cannot remove the previous run's file (%s)", path, strerror(errno));
-                    unlock_directory(dir, lock);
-                    free_track(&ctx);
-                    free(ctx.yaw);
-                    if (!result) cr_run_result_free(r);
-                    return CR_IO;
-                }
-            }
+        if (!options->resume && remove_previous_run(dir, err) != CR_OK) {
+            unlock_directory(dir, lock);
+            free_track(&ctx);
+            free(ctx.yaw);
+            if (!result) cr_run_result_free(r);
+            return CR_IO;
         }
     }
     cr_error solve_err = {0};
     cr_status status = CR_OK;
     int first_stage = 0;
+    int previous = options->resume && write ? previous_run_complete(dir, ctx.fingerprint) : 0;
+    if (previous == 1) {
+        /* nothing to integrate: the outputs in dir are this scenario's, complete; they stay as
+         * they are (the sim holds the reference state, not the run's) */
+        r->complete = 1;
+        r->resumed = 1;
+        snprintf(r->message, sizeof r->message,
+                 "%.300s holds a complete run of this scenario (summary.json: status ok): nothing to resume; run "
+                 "without --resume to compute it again",
+                 dir);
+        unlock_directory(dir, lock);
+        free_track(&ctx);
+        free(ctx.yaw);
+        r->wall_time_s = now() - t0;
+        if (!result) cr_run_result_free(r);
+        return CR_OK;
+    }
     if (options->resume) {
         if (!write) status = cr_error_set(&solve_err, CR_BAD_INPUT, "--resume needs an output directory");
         else status = read_checkpoint(&ctx, sc, sim, &solve_err);
+        if (status != CR_OK && previous == 2 && strstr(solve_err.message, "no checkpoint"))
+            status = cr_error_set(&solve_err, CR_BAD_INPUT,
+                                  "--resume: %.300s holds a complete run of another scenario (or other settings) "
+                                  "and no checkpoint: nothing to resume; run without --resume",
+                                  dir);
         if (status != CR_OK) {
             cr_error_set(err, status, "%s", solve_err.message);
             unlock_directory(dir, lock);
@@ -1475,6 +1558,10 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     cr_error io_err = {0};
     if (write) {
         char path[4096];
+        /* a periodic checkpoint of a run that has ended resumes nothing that is not done: a
+         * --resume of it would integrate the finished stage's tail again (summary.json says the
+         * run is complete instead) */
+        if (status == CR_OK && join(path, sizeof path, dir, "checkpoint.bin", NULL) == CR_OK) remove(path);
         if (io == CR_OK && (io = join(path, sizeof path, dir, "nodes.csv", &io_err)) == CR_OK)
             io = cr_write_nodes_csv(path, sim, &io_err);
         if (io == CR_OK && (io = join(path, sizeof path, dir, "elements.csv", &io_err)) == CR_OK)

@@ -174,10 +174,26 @@ static cr_status apply_override(cJSON *root, const char *text, cr_error *err)
             if (!child) {
                 const char *what;
                 const char *const *allowed = allowed_keys(kind, node, &what);
-                if (!last || !allowed || list_index(allowed, comp) < 0) {
-                    if (!last && allowed && list_index(allowed, comp) >= 0)
-                        return fail(err, "override \"%s\": %s does not exist in the scenario (set the whole "
-                                         "value instead, e.g. %s={...})", text, here, here);
+                /* a missing object on the way is created (output.vtk=false on a scenario without
+                 * "output"); a missing list is not: which entry would the index name? */
+                if (!last && allowed && list_index(allowed, comp) >= 0) {
+                    node_kind ck = child_kind(kind, comp);
+                    const char *cwhat;
+                    cJSON *made = cJSON_CreateObject();
+                    if (!made) return no_memory(err);
+                    if (!allowed_keys(ck, made, &cwhat)) {
+                        cJSON_Delete(made);
+                        return fail(err,
+                                    "override \"%s\": %s does not exist in the scenario (set the whole "
+                                    "value instead, e.g. %s=%s)",
+                                    text, here, here, ck == K_LEAF ? "..." : "[...]");
+                    }
+                    if (!cJSON_AddItemToObject(node, comp, made)) {
+                        cJSON_Delete(made);
+                        return no_memory(err);
+                    }
+                    child = made;
+                } else if (!last || !allowed || list_index(allowed, comp) < 0) {
                     if (allowed) {
                         list_join(allowed, list, sizeof list);
                         return fail(err, "override \"%s\": %s: unknown key%s%s (expected one of %s)", text, here,
@@ -220,6 +236,14 @@ static cr_status apply_override(cJSON *root, const char *text, cr_error *err)
             cJSON *v = bad_json_number(value, &bad_length) ? NULL : cJSON_ParseWithOpts(value, NULL, 1);
             if (!v) v = cJSON_CreateString(value);
             if (!v) return no_memory(err);
+            /* model=NAME on a model object switches its type and keeps its options, so that an
+             * option the new formulation does not have is refused, naming it, instead of being
+             * dropped with the object (replace the whole object with model={"type": NAME}) */
+            if (kind == K_ROOT && !strcmp(comp, "model") && cJSON_IsObject(child) && cJSON_IsString(v)) {
+                node = child;
+                child = cJSON_GetObjectItemCaseSensitive(node, "type");
+                strcpy(comp, "type");
+            }
             cJSON_bool ok;
             if (index >= 0)
                 ok = cJSON_ReplaceItemInArray(node, index, v);

@@ -3,11 +3,17 @@
 #include "scenario_internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* enum choices; index = the C enum value */
 static const char *const MODEL_CHOICES[] = {"mixed_discrete", "lgvi", "port_hamiltonian", NULL};
 static const char *const CHART_CHOICES[] = {"exp", "cayley", NULL};
 static const char *const STRAINS_CHOICES[] = {"left", "midpoint", NULL}; /* = CR_LGVI_STRAINS_* */
+/* each formulation's own options, in the order of MODEL_CHOICES (the keys of scenario_schema.c) */
+static const char *const MIXED_OPTIONS[] = {NULL};
+static const char *const LGVI_OPTIONS[] = {"dilatation", "chart", "strains", NULL};
+static const char *const PH_OPTIONS[] = {"viscoelastic", "newton_atol", NULL};
+static const char *const *const MODEL_OPTIONS[] = {MIXED_OPTIONS, LGVI_OPTIONS, PH_OPTIONS};
 
 /* "model": a formulation name, or an object {"type": name, options...}; the
  * plain string means the formulation's defaults. */
@@ -31,6 +37,22 @@ cr_status parse_model(const cJSON *root, cr_model_options *m, cr_error *err)
         snprintf(m->type, sizeof m->type, "%s", MODEL_CHOICES[k]);
     }
     if (!obj) return CR_OK;
+    /* an option of another formulation (left behind by a switch such as --set model=lgvi) is
+     * named with its owner rather than as an unknown key */
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        const char *key = c->string ? c->string : "", *owner = NULL;
+        for (int f = 0; f < 3 && !owner; ++f)
+            for (int i = 0; MODEL_OPTIONS[f][i] && !owner; ++i)
+                if (!strcmp(MODEL_OPTIONS[f][i], key) && strcmp(MODEL_CHOICES[f], m->type)) owner = MODEL_CHOICES[f];
+        if (owner)
+            return fail(err,
+                        "model.%s: an option of the %s model; the %s model has no %s: remove it (--set "
+                        "model.%s=null) or choose the %s model%s",
+                        key, owner, m->type, key, key, owner,
+                        !strcmp(key, "viscoelastic") && !strcmp(m->type, "mixed_discrete")
+                            ? " (the mixed_discrete model's material damping is rod.damping)"
+                            : "");
+    }
     if ((s = check_keys(obj, "model", K_MODEL, err))) return s;
     const cJSON *dil = cJSON_GetObjectItemCaseSensitive(obj, "dilatation");
     if (dil && !cJSON_IsBool(dil)) {

@@ -31,7 +31,30 @@ static cr_status parse_material(const cJSON *rod, cr_material *m, cr_error *err)
     if (!v) return fail(err, "%s: missing (or give every section as shape \"resultants\")", path);
     if ((s = expect_object(v, path, err)) || (s = check_keys(v, path, K_MATERIAL, err))) return s;
     if ((s = get_number(v, path, "E", 1, 0, POSITIVE, &m->E, err))) return s;
-    if ((s = get_number(v, path, "G", 1, 0, POSITIVE, &m->G, err))) return s;
+    /* the shear modulus, or Poisson's ratio for an isotropic material: G = E / (2 (1 + nu)) */
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(v, "G"), *nu = cJSON_GetObjectItemCaseSensitive(v, "nu");
+    if (g && nu)
+        return fail(err, "rod.material.G, rod.material.nu: give one of them, not both (G = E / (2 (1 + nu)) for an "
+                         "isotropic material)");
+    if (!g && !nu)
+        return fail(err, "rod.material.G: missing (the shear modulus; or give Poisson's ratio rod.material.nu, and "
+                         "G = E / (2 (1 + nu)))");
+    if (g) {
+        if ((s = get_number(v, path, "G", 1, 0, POSITIVE, &m->G, err))) return s;
+    } else {
+        double n;
+        if ((s = get_number(v, path, "nu", 1, 0, ANY, &n, err))) return s;
+        /* nu <= -1 makes G infinite or negative. nu = 0.5 is allowed: an incompressible solid
+         * (rubber, the silicone of soft robots) has G = E/3, finite; the isotropic bound
+         * nu < 0.5 comes from the bulk modulus E / (3 (1 - 2 nu)), which the rod's resultants
+         * (EA, GA, EI, GJ) never use. Above 0.5 that modulus is negative: no stable solid. */
+        if (!(n > -1 && n <= 0.5)) {
+            char got[32];
+            format_number(n, got, sizeof got);
+            return fail(err, "rod.material.nu: Poisson's ratio must be in (-1, 0.5], got %s", got);
+        }
+        m->G = m->E / (2 * (1 + n));
+    }
     return get_number(v, path, "rho", 0, 0.0, NONNEGATIVE, &m->rho, err);
 }
 

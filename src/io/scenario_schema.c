@@ -18,7 +18,7 @@ static const char *const MODEL_ANY_KEYS[] = {"type",         "dilatation",  "cha
 static const char *const BRANCH_KEYS[] = {"tau", "fraction", "kelvin_voigt", NULL};
 static const char *const ROD_KEYS[] = {"length",   "elements",      "material", "reference",
                                        "sections", "rigid_strains", "damping",  NULL};
-static const char *const MATERIAL_KEYS[] = {"E", "G", "rho", NULL};
+static const char *const MATERIAL_KEYS[] = {"E", "G", "rho", "nu", NULL};
 static const char *const DAMPING_KEYS[] = {"relaxation_time", "coefficients", "drag", "rotational_drag", NULL};
 static const char *const REF_STRAIGHT_KEYS[] = {"type", "origin", "frame", "quaternion", NULL};
 static const char *const REF_HELIX_KEYS[] = {"type", "origin", "radius", "pitch", NULL};

@@ -66,18 +66,27 @@ static cr_status kernel_params(const cr_rod_def *def, const cr_model_options *o,
 static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
 {
     const cr_rod_def *d = &sc->rod;
+    cr_status fst = cr_foreign_options_check(sc, "lgvi", err);
+    if (fst != CR_OK) return fst;
     if (cr_damping_active(&d->damping))
         return cr_error_set(err, CR_BAD_INPUT, "rod.damping: not supported by the lgvi model (its explicit symplectic "
                                                "step has no dissipation; use the mixed_discrete model)");
     if (d->rigid_strains)
-        return cr_error_set(err, CR_BAD_INPUT, "rod.rigid_strains: the lgvi model has no rigid strain components "
-                                               "(its explicit step needs every compliance finite)");
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "rod.rigid_strains: the lgvi model has no rigid strain components "
+                            "(its explicit step needs every compliance finite); use the "
+                            "port_hamiltonian model (rigid strains in statics and dynamics) or "
+                            "the mixed_discrete model (statics)");
     if (d->rigid_body_count > 0)
-        return cr_error_set(err, CR_BAD_INPUT, "rigid_bodies: not supported by the lgvi model");
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "rigid_bodies: not supported by the lgvi model (use the "
+                            "mixed_discrete model)");
     for (int k = 0; k < d->load_count; ++k)
         if (d->loads[k].type == CR_LOAD_TENDON || d->loads[k].type == CR_LOAD_CHAMBER)
-            return cr_error_set(err, CR_BAD_INPUT, "loads.%d.type: %s loads are not supported by the lgvi model", k,
-                                d->loads[k].type == CR_LOAD_TENDON ? "tendon" : "chamber");
+            return cr_error_set(err, CR_BAD_INPUT, "loads.%d.type: %s loads are not supported by the lgvi model (%s)",
+                                k, d->loads[k].type == CR_LOAD_TENDON ? "tendon" : "chamber",
+                                d->loads[k].type == CR_LOAD_TENDON ? "use the mixed_discrete or port_hamiltonian model"
+                                                                   : "use the port_hamiltonian model");
     cr_lgvi_params p = {0};
     cr_status st = kernel_params(d, &sc->model, &p, err);
     if (st != CR_OK) return st;

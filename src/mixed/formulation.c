@@ -21,6 +21,25 @@ typedef struct mixed_sim {
 
 static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
 {
+    cr_status fst = cr_foreign_options_check(sc, "mixed_discrete", err);
+    if (fst != CR_OK) return fst;
+    /* the rod's own values first (a load beyond its range says more than what follows) */
+    if ((fst = cr_rod_validate(&sc->rod, err)) != CR_OK) return fst;
+    /* a static stage solves K u = f: with no support active in it a free rod has six
+     * rigid-body modes and no equilibrium (cr_static_solve_stage refuses it too, but only
+     * after the stages before it have run) */
+    for (int k = 0; k < sc->stage_count; ++k) {
+        if (sc->stages[k].type != CR_STAGE_STATIC) continue;
+        int held = 0;
+        for (int j = 0; j < sc->rod.bc_count; ++j)
+            held |= sc->rod.bcs[j].stages == 0 || (k < 32 && ((sc->rod.bcs[j].stages >> k) & 1u));
+        if (!held)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "boundary_conditions: static stage %d has no support active in it (a free rod has "
+                                "rigid-body modes and no equilibrium); add a support, include stage %d in a "
+                                "support's stages, or make the stage dynamic",
+                                k, k);
+    }
     for (int k = 0; k < sc->rod.load_count; ++k)
         if (sc->rod.loads[k].type == CR_LOAD_CHAMBER)
             return cr_error_set(err, CR_BAD_INPUT,

@@ -187,8 +187,10 @@ cr_status cr_fixed_step_stage_check(const cr_scenario *sc, int k, const char *mo
 {
     const cr_dynamic_options *o = &sc->stages[k].dynamics;
     if (!(o->time_step > 0))
-        return cr_error_set(err, CR_BAD_INPUT, "stages.%d.time_step: required by the %s model (a fixed step, s)", k,
-                            model);
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "stages.%d.time_step: required by the %s model (a fixed step, s): give one, or use the "
+                            "mixed_discrete model (adaptive steps)",
+                            k, model);
     double n = o->t_end / o->time_step;
     if (fabs(n - nearbyint(n)) > 1e-6 * fmax(1.0, n) || nearbyint(n) < 1)
         return cr_error_set(err, CR_BAD_INPUT,

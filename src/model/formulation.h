@@ -86,6 +86,12 @@ const cr_formulation *cr_formulation_find(const char *name);
 /* "a, b, c": the names of the built-in formulations, for messages. */
 const char *cr_formulation_names(void);
 
+/* The check ops' common part: options of another formulation that the scenario sets (model
+ * options, and stage options other than their defaults) are refused, naming the key and the
+ * formulation they belong to. `model` ignores them, and a scenario switched to it must not
+ * lose them without a word. */
+cr_status cr_foreign_options_check(const cr_scenario *sc, const char *model, cr_error *err);
+
 extern const cr_formulation cr_mixed_formulation;
 extern const cr_formulation cr_lgvi_formulation;
 extern const cr_formulation cr_ph_formulation;

@@ -201,3 +201,77 @@ double cr_sim_load_input(const cr_sim *sim, int load)
     if (load < 0 || load >= sim->load_count) return NAN;
     return sim->f->load_input(sim->impl)[load];
 }
+
+/* ---- options of one formulation under another (formulation.h) ---- */
+static int is_model(const char *model, const char *name) { return strcmp(model, name) == 0; }
+
+cr_status cr_foreign_options_check(const cr_scenario *sc, const char *model, cr_error *err)
+{
+    const cr_model_options *o = &sc->model, d = cr_model_default_options();
+    const char *remove = "remove the key or choose that model";
+    if (!is_model(model, "lgvi")) {
+        const char *key = o->dilatation != d.dilatation ? "dilatation"
+                          : o->chart != d.chart         ? "chart"
+                          : o->strains != d.strains     ? "strains"
+                                                        : NULL;
+        if (key)
+            return cr_error_set(err, CR_BAD_INPUT, "model.%s: an option of the lgvi model; the %s model has no %s (%s)",
+                                key, model, key, remove);
+    }
+    if (!is_model(model, "port_hamiltonian")) {
+        if (o->branch_count > 0)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "model.viscoelastic: generalized-Maxwell branches are an option of the "
+                                "port_hamiltonian model; the %s model has none (%s)%s",
+                                model, remove,
+                                is_model(model, "mixed_discrete")
+                                    ? "; the mixed_discrete model's material damping is rod.damping (Kelvin-Voigt)"
+                                    : "");
+        if (o->newton_atol != d.newton_atol)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "model.newton_atol: an option of the port_hamiltonian model (the tolerance of its "
+                                "midpoint steps); the %s model has none (%s)",
+                                model, remove);
+    }
+    /* stage options: compared with their defaults, which every formulation's stage starts from */
+    const cr_dynamic_options dd = cr_dynamic_default_options();
+    const cr_static_options sd = cr_static_default_options();
+    for (int k = 0; k < sc->stage_count; ++k) {
+        const cr_stage_def *s = &sc->stages[k];
+        const char *key = NULL;
+        if (s->type == CR_STAGE_DYNAMIC && !is_model(model, "mixed_discrete")) {
+            const cr_dynamic_options *y = &s->dynamics;
+            key = y->rtol != dd.rtol       ? "rtol"
+                  : y->atol != dd.atol     ? "atol"
+                  : y->h_init != dd.h_init ? "h_init"
+                  : y->h_max != dd.h_max   ? "h_max"
+                                           : NULL;
+            if (key)
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "stages.%d.%s: an option of the mixed_discrete model's adaptive (Radau IIA) "
+                                    "dynamic stages; the %s model steps with a fixed time_step and has no %s: remove "
+                                    "the key (the step size is time_step) or choose the mixed_discrete model",
+                                    k, key, model, key);
+        }
+        if (s->type == CR_STAGE_STATIC && is_model(model, "port_hamiltonian")) {
+            const cr_static_options *y = &s->statics;
+            key = y->max_iterations != sd.max_iterations ? "max_iterations"
+                  : y->atol != sd.atol                   ? "atol"
+                  : y->rtol != sd.rtol                   ? "rtol"
+                                                         : NULL;
+            if (key)
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "stages.%d.%s: an option of the mixed_discrete model's static Newton iteration; "
+                                    "the port_hamiltonian model's static steps converge to model.newton_atol and have "
+                                    "no %s: remove the key or choose the mixed_discrete model",
+                                    k, key, key);
+            if (y->stability != sd.stability)
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "stages.%d.stability: the stability estimate of static equilibria is the "
+                                    "mixed_discrete model's; the port_hamiltonian model does not estimate it: remove "
+                                    "the key or choose the mixed_discrete model",
+                                    k);
+        }
+    }
+    return CR_OK;
+}

@@ -95,32 +95,41 @@ static double slowest_period(const cr_ph_params *p)
 static cr_status ph_check(const cr_scenario *sc, cr_error *err)
 {
     const cr_rod_def *d = &sc->rod;
+    cr_status fst = cr_foreign_options_check(sc, "port_hamiltonian", err);
+    if (fst != CR_OK) return fst;
     if (cr_damping_active(&d->damping))
-        return cr_error_set(err, CR_BAD_INPUT, "rod.damping: not supported by the port_hamiltonian model (its material "
-                                               "damping is model.viscoelastic: generalized-Maxwell branches, a "
-                                               "branch with kelvin_voigt for Kelvin-Voigt)");
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "rod.damping: not supported by the port_hamiltonian model (its material "
+                            "damping is model.viscoelastic: generalized-Maxwell branches, a "
+                            "branch with kelvin_voigt for Kelvin-Voigt; or use the "
+                            "mixed_discrete model)");
     if (d->rigid_body_count > 0)
-        return cr_error_set(err, CR_BAD_INPUT, "rigid_bodies: not supported by the port_hamiltonian model");
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "rigid_bodies: not supported by the port_hamiltonian model (use the mixed_discrete model)");
     if (d->reference.type == CR_REFERENCE_NODES)
-        return cr_error_set(err, CR_BAD_INPUT, "rod.reference.type: the port_hamiltonian model needs a straight or "
-                                               "helix reference (its quadratic elements have midside nodes)");
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "rod.reference.type: the port_hamiltonian model needs a straight or "
+                            "helix reference (its quadratic elements have midside nodes); the "
+                            "mixed_discrete and lgvi models take a nodes reference");
     for (int k = 0; k < d->load_count; ++k) {
         const cr_load_def *l = &d->loads[k];
         if (l->frame == CR_FRAME_BODY && l->type != CR_LOAD_TENDON && l->type != CR_LOAD_CHAMBER)
             return cr_error_set(err, CR_BAD_INPUT,
                                 "loads.%d.frame: the port_hamiltonian model takes dead (inertial) loads only; a "
-                                "follower load would break its exact energy balance",
+                                "follower load would break its exact energy balance (follower loads: the "
+                                "mixed_discrete or lgvi model)",
                                 k);
         if (l->type == CR_LOAD_TENDON || l->type == CR_LOAD_CHAMBER) {
             if (l->offset.type != CR_OFFSET_CONSTANT)
                 return cr_error_set(err, CR_BAD_INPUT,
                                     "loads.%d.offset: the port_hamiltonian model routes tendons and chambers "
-                                    "straight along the rod: give the offset as {y, z}",
+                                    "straight along the rod: give the offset as {y, z} (routed tendons: the "
+                                    "mixed_discrete model)",
                                     k);
             if (l->type == CR_LOAD_TENDON && (l->xi_start > 0 || l->xi_end < 1))
                 return cr_error_set(err, CR_BAD_INPUT,
                                     "loads.%d.xi_start/xi_end: the port_hamiltonian model takes tendons over the "
-                                    "whole rod",
+                                    "whole rod (a tendon over part of it: the mixed_discrete model)",
                                     k);
         }
     }
@@ -131,8 +140,10 @@ static cr_status ph_check(const cr_scenario *sc, cr_error *err)
         const cr_stage_def *s = &sc->stages[k];
         if (s->type == CR_STAGE_STATIC) {
             if (!p.clamp_start && !p.clamp_end)
-                return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions: statics needs a clamp (a free rod has "
-                                                       "rigid-body modes)");
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "boundary_conditions: statics needs a clamp (a free rod has rigid-body modes): "
+                                    "add a clamp at an end, or make stage %d dynamic",
+                                    k);
             if (s->statics.arc_length)
                 return cr_error_set(err, CR_BAD_INPUT,
                                     "stages.%d.path: \"arc_length\" is the mixed_discrete model's; the "
