@@ -21,6 +21,7 @@ typedef struct mixed_sim {
 
 static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
 {
+    if (cr_scenario_is_assembly(sc)) return cr_mixed_assembly_formulation.check(sc, err);
     for (int k = 0; k < sc->rod.load_count; ++k)
         if (sc->rod.loads[k].type == CR_LOAD_CHAMBER)
             return cr_error_set(err, CR_BAD_INPUT,
@@ -242,7 +243,8 @@ static uint64_t fingerprint(const void *impl) { return cr_model_fingerprint(((co
 
 const cr_formulation cr_mixed_formulation = {
     .name = "mixed_discrete",
-    /* measured 2.2 kB static; 39 kB dynamic: the Radau stage vectors and the real and complex block factorizations, plus 25 % */
+    /* measured 2.2 kB static; 39 kB dynamic: the Radau stage vectors and the real and complex block factorizations,
+       plus 25 % */
     .bytes_per_element_static = 3e3,
     .bytes_per_element_dynamic = 5e4,
     .check = mixed_check,
@@ -269,6 +271,7 @@ const cr_formulation cr_mixed_formulation = {
     .pack = pack,
     .unpack = unpack,
     .fingerprint = fingerprint,
+    .assembly = &cr_mixed_assembly_formulation,
 };
 
 const cr_model *cr_sim_mixed_model(const cr_sim *sim)
