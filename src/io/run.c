@@ -147,8 +147,9 @@ static int add_snapshot(run_ctx *c, const cr_sim *sim, double time, int dynamic)
     }
     char name[64];
     snprintf(name, sizeof name, "rod_%04d.vtp", c->snapshot_count);
-    c->io_status = cr_write_snapshot_format(c->dir, c->snapshot_count, sim, &c->scenario->rod, c->stage,
-                                            c->scenario->output.vtk_format, &c->io_error);
+    c->io_status = cr_write_snapshot_rods(c->dir, c->snapshot_count, sim, &c->scenario->rod,
+                                          cr_scenario_is_assembly(c->scenario) ? c->scenario->rods : NULL, c->stage,
+                                          c->scenario->output.vtk_format, &c->io_error);
     if (c->io_status != CR_OK) return 1;
     if (!(c->files[c->snapshot_count] = strdup(name))) {
         c->io_status = cr_error_set(&c->io_error, CR_NO_MEMORY, "out of memory for snapshots");
