@@ -620,7 +620,7 @@ static cr_status write_rod_vtp(const char *path, const cr_sim *sim, const cr_rod
     out_fmt(o,
             "    </FieldData>\n    <Piece NumberOfPoints=\"%d\" NumberOfVerts=\"0\" NumberOfLines=\"%d\" "
             "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n      <Points>\n",
-            nn, nn > 1 ? 1 : 0);
+            nn, nn > 1 ? (R > 1 ? R : 1) : 0);
     cr_sim_get_positions(sim, tmp);
     out_array(o, "        ", "position", 3, tmp, nn);
     out_str(o, "      </Points>\n");

@@ -28,6 +28,12 @@ typedef struct asm_sim {
 
 static cr_status asm_check(const cr_scenario *sc, cr_error *err)
 {
+    for (int k = 0; k < sc->stage_count; ++k)
+        if (sc->stages[k].type == CR_STAGE_DYNAMIC)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "%s: dynamics of assemblies are not available yet in model mixed_discrete (stage %d "
+                                "is dynamic; assemblies run static stages)",
+                                sc->joint_count > 0 ? "joints" : "rods", k);
     /* every rod as a one-rod scenario of the mixed rod (loads, supports, options) */
     for (int r = 0; r < sc->rod_count; ++r) {
         cr_scenario one = *sc;
@@ -44,12 +50,6 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
             return st;
         }
     }
-    for (int k = 0; k < sc->stage_count; ++k)
-        if (sc->stages[k].type == CR_STAGE_DYNAMIC)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "%s: dynamics of assemblies are not available yet in model mixed_discrete (stage %d "
-                                "is dynamic; assemblies run static stages)",
-                                sc->joint_count > 0 ? "joints" : "rods", k);
     for (int k = 0; k < sc->stage_count; ++k)
         if (sc->stages[k].statics.arc_length)
             return cr_error_set(err, CR_BAD_INPUT,
