@@ -112,6 +112,13 @@ def _tip_index(out, count):
     return int(node) if isinstance(node, (int, float)) and 0 <= node < count else count - 1
 
 
+def _rod_slices(out, count):
+    """Each rod's slice of the nodes (summary.json's ``rods`` of an assembly; one rod: all)."""
+    rods = (out.summary or {}).get("rods") or []
+    sl = [slice(int(r["first_node"]), int(r["first_node"]) + int(r["nodes"])) for r in rods]
+    return sl if sl and sl[-1].stop == count else [slice(0, count)]
+
+
 def plot_centerline(out, path):
     """3-D centerline of the snapshots (a few chosen times for dynamic runs); the final one highlighted."""
     from matplotlib import cm, colors
@@ -140,11 +147,13 @@ def plot_centerline(out, path):
         norm = colors.Normalize(vmin=min(lo, 0.0), vmax=hi if hi > lo else lo + 1.0)
         for k, (t, p) in enumerate(shapes):
             c = cmap(norm(t if np.isfinite(t) else hi))
-            ax.plot(p[:, 0], p[:, 1], p[:, 2], color=c, lw=1.0, alpha=0.75)
+            for r in _rod_slices(out, len(p)):  # every rod of an assembly
+                ax.plot(p[r, 0], p[r, 1], p[r, 2], color=c, lw=1.0, alpha=0.75)
         sm = cm.ScalarMappable(norm=norm, cmap=cmap)
         sm.set_array([])
         fig.colorbar(sm, ax=ax, shrink=0.6, pad=0.1, label="time of the snapshot (s)" if dynamic else "load factor of the snapshot")
-    ax.plot(final[:, 0], final[:, 1], final[:, 2], color="crimson", lw=2.6, label="final state")
+    for k, r in enumerate(_rod_slices(out, len(final))):
+        ax.plot(final[r, 0], final[r, 1], final[r, 2], color="crimson", lw=2.6, label="final state" if k == 0 else None)
     ax.scatter(*final[0], color="black", s=25, label="s = 0")
     ax.scatter(*final[_tip_index(out, len(final))], color="crimson", s=25, marker="^", label="tip")
     pts = np.vstack(every)
@@ -280,6 +289,10 @@ def tube_figure(out):
         norm = colors.Normalize(vmin=0.0, vmax=float(np.max(mag)))
         # one colour per facet: the mean of its two nodes, the same all around
         fc = cmap(norm(0.5 * (mag[:-1] + mag[1:])))
+        rod = np.zeros(len(final.points), dtype=int)  # an assembly: no facet between two rods
+        for j, r in enumerate(_rod_slices(out, len(final.points))):
+            rod[r] = j
+        fc[rod[keep][:-1] != rod[keep][1:], 3] = 0.0
         face = np.repeat(fc[:, None, :], TUBE_SIDES, axis=1)
         face = np.concatenate([face, face[-1:]], axis=0)  # (rows, cols) like the vertices
         face = np.concatenate([face, face[:, -1:]], axis=1)
