@@ -65,8 +65,39 @@ cat > "$tmp/two.json" <<'JSON'
  "output": {"track": [{"name": "tip", "node": "b:end"}, {"name": "mid", "rod": "a", "s": 0.5}]},
  "stages": [{"type": "static", "load_steps": 5}]}
 JSON
+# the same with the distributed loads and a rigid body split over the rods: gravity on every rod,
+# a tendon over the second half (one rod: xi_start 0.5; two rods: all of rod b), force densities
+# and a force on the body in a second static stage only
+cat > "$tmp/one2.json" <<'JSON'
+{"rod": {"length": 1.0, "elements": 20, "material": {"E": 1e7, "G": 4e6, "rho": 1000}, "sections": [{"shape": "circle", "radius": 0.01}]},
+ "boundary_conditions": [{"type": "clamp", "node": "start"}],
+ "rigid_bodies": [{"name": "bob", "node": "end", "mass": 0.05, "center": [1.0, 0, 0.02], "inertia": [1e-5, 1e-5, 1e-5]}],
+ "loads": [{"type": "gravity", "value": [0, 0, -9.81]},
+           {"type": "tendon", "tension": 0.5, "xi_start": 0.5, "offset": {"y": 0.005, "z": 0.003}},
+           {"type": "force_density", "value": [0, 0.05, 0], "stages": [1]},
+           {"type": "force", "body": "bob", "value": [0, 0.1, 0], "stages": [1]}],
+ "stages": [{"type": "static", "load_steps": 4}, {"type": "static", "load_steps": 4}]}
+JSON
+cat > "$tmp/two2.json" <<'JSON'
+{"rods": [
+   {"name": "a", "length": 0.5, "elements": 10, "material": {"E": 1e7, "G": 4e6, "rho": 1000}, "sections": [{"shape": "circle", "radius": 0.01}]},
+   {"name": "b", "length": 0.5, "elements": 10, "material": {"E": 1e7, "G": 4e6, "rho": 1000}, "sections": [{"shape": "circle", "radius": 0.01}],
+    "reference": {"origin": [0.5, 0, 0]}}],
+ "joints": [{"type": "weld", "a": "a:end", "b": "b:start"}],
+ "boundary_conditions": [{"type": "clamp", "node": "a:start"}],
+ "rigid_bodies": [{"name": "bob", "node": "b:end", "mass": 0.05, "center": [1.0, 0, 0.02], "inertia": [1e-5, 1e-5, 1e-5]}],
+ "loads": [{"type": "gravity", "value": [0, 0, -9.81]},
+           {"type": "tendon", "rod": "b", "tension": 0.5, "offset": {"y": 0.005, "z": 0.003}},
+           {"type": "force_density", "rod": "a", "value": [0, 0.05, 0], "stages": [1]},
+           {"type": "force_density", "rod": "b", "value": [0, 0.05, 0], "stages": [1]},
+           {"type": "force", "body": "bob", "value": [0, 0.1, 0], "stages": [1]}],
+ "output": {"track": [{"name": "tip", "node": "b:end"}]},
+ "stages": [{"type": "static", "load_steps": 4}, {"type": "static", "load_steps": 4}]}
+JSON
 run one "$tmp/one.json"
 run two "$tmp/two.json"
+run one2 "$tmp/one2.json"
+run two2 "$tmp/two2.json"
 
 [ $fail = 0 ] || exit 1
 $py - "$tmp" <<'PY' || fail=1
@@ -166,6 +197,18 @@ rb = b["reactions"][0]["force"]
 check(max(abs(ra[i] - rb[i]) for i in range(3)) < 1e-9, "the clamp's reaction equals the one rod's")
 jf = b["joints"][0]["force"]
 check(max(abs(jf[i] - (0.1, -0.3, 0.2)[i]) for i in range(3)) < 1e-9, f"the weld transmits the tip force: {jf}")
+a2, b2 = summary("one2"), summary("two2")
+for k in (0, 1):
+    e = max(abs(a2["stages"][k]["track"]["tip"]["position"][i] - b2["stages"][k]["track"]["tip"]["position"][i])
+            for i in range(3))
+    check(e < 1e-10, f"gravity, a tendon, force densities and a body's load split over two welded rods = one rod, "
+          f"stage {k}: |tip difference| {e:.1e} m")
+# the weld carries what acts beyond it: rod b's weight (rho A g L/2), the body's, the tendon's
+# (self-equilibrated on rod b: nothing) and in stage 1 the density on b and the body's force
+w = 1000 * math.pi * 0.01**2 * 9.81 * 0.5 + 0.05 * 9.81
+jf = b2["joints"][0]["force"]
+check(abs(jf[2] + w) < 1e-9 and abs(jf[1] - (0.05 * 0.5 + 0.1)) < 1e-9 and abs(jf[0]) < 1e-9,
+      f"the weld carries the weight {w:.9f} N and the side loads 0.125 N beyond it: {jf}")
 mid = b["track"]["mid"]["position"]
 rows = list(csv.reader(open(f"{d}/one/nodes.csv")))
 e = max(abs(float(rows[1 + 10][1 + i]) - mid[i]) for i in range(3))
