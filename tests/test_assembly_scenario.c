@@ -33,7 +33,8 @@ static void numbering(void)
     if (sim) {
         CHECK(cr_sim_rod_count(sim) == 2 && cr_sim_node_count(sim) == 42 && cr_sim_sample_count(sim) == 40);
         CHECK(cr_sim_rod_first_node(sim, 1) == 21 && cr_sim_rod_first_sample(sim, 1) == 20);
-        CHECK(!strcmp(cr_sim_rod_name(sim, 1), "right") && cr_sim_node_rod(sim, 21) == 1 && cr_sim_node_rod(sim, 20) == 0);
+        CHECK(!strcmp(cr_sim_rod_name(sim, 1), "right") && cr_sim_node_rod(sim, 21) == 1 &&
+              cr_sim_node_rod(sim, 20) == 0);
         CHECK(!strcmp(cr_sim_joint_name(sim, 0), "crown") && cr_sim_joint_count(sim) == 1);
         /* rod by rod: node 21 is the right rod's start, at the crown of the reference */
         cr_vec3 c = cr_sim_position(sim, 21);
