@@ -237,4 +237,9 @@ expect_error 1 'joints: the port_hamiltonian model has no joints' check "$src/ex
 expect_error 1 'rods: the lgvi model takes one rod' check "$arch" --set model=lgvi
 expect_error 1 'joints: dynamics of assemblies are not available yet in model mixed_discrete' check "$arch" \
     --set 'stages=[{"type": "dynamic", "t_end": 0.1, "output_dt": 0.01}]'
+expect_error 1 'joints.1: its constraint on translation along x repeats the constraints of joints.0' check "$arch" \
+    --set 'joints=[{"type": "hinge", "a": "left:end", "b": "right:start", "axis": [0, 1, 0]}, {"type": "weld", "a": "left:end", "b": "right:start"}]'
+expect_error 1 'joints.0.b: its node also carries boundary_conditions.1' check "$arch" --set boundary_conditions.1.node=right:start
+expect_error 1 "joints.0 ('crown'): its points (node 20 of rod 'left' and node 0 of rod 'right') are 0.05 m apart" \
+    check "$arch" --set 'rods.1.reference.origin=[1, 0, 0.8]'
 exit $fail

@@ -50,6 +50,16 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
             return st;
         }
     }
+    /* redundant joints (an over-constrained loop), at the reference: named before a run */
+    cr_assembly_def def = {
+        .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints};
+    cr_assembly *a = cr_assembly_create(&def, err);
+    if (!a) return err ? err->status : CR_BAD_INPUT;
+    cr_assembly_state *s = cr_assembly_state_create(a);
+    cr_status st = s ? cr_asm_check_redundant(a, s, 0.0, err) : cr_error_set(err, CR_NO_MEMORY, "out of memory");
+    cr_assembly_state_destroy(s);
+    cr_assembly_destroy(a);
+    if (st != CR_OK) return st;
     for (int k = 0; k < sc->stage_count; ++k)
         if (sc->stages[k].statics.arc_length)
             return cr_error_set(err, CR_BAD_INPUT,
