@@ -242,4 +242,9 @@ expect_error 1 'joints.1: its constraint on translation along x repeats the cons
 expect_error 1 'joints.0.b: its node also carries boundary_conditions.1' check "$arch" --set boundary_conditions.1.node=right:start
 expect_error 1 "joints.0 ('crown'): its points (node 20 of rod 'left' and node 0 of rod 'right') are 0.05 m apart" \
     check "$arch" --set 'rods.1.reference.origin=[1, 0, 0.8]'
+# the scenario's sanity warnings look at every rod, named rods.K (a gravity load on every rod once)
+expect_error 0 'warning: rods.1.material.G: G/E = 8e+12 / 2e+11' check "$arch" --set rods.1.material.G=8e12
+expect_error 0 'warning: loads: |g| = 981' check "$arch" --set 'loads=[{"type": "gravity", "value": [0, 0, -981]}]' \
+    --set rods.0.material.rho=7800 --set rods.1.material.rho=7800
+if [ "$(grep -c gravity_units "$tmp/err")" != 1 ]; then bad "gravity_units said $(grep -c gravity_units "$tmp/err") times"; fi
 exit $fail
