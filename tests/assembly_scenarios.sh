@@ -96,6 +96,7 @@ cat > "$tmp/two2.json" <<'JSON'
 JSON
 run one "$tmp/one.json"
 run two "$tmp/two.json"
+run two_nt "$tmp/two.json" --set output=null
 run one2 "$tmp/one2.json"
 run two2 "$tmp/two2.json"
 
@@ -192,6 +193,9 @@ check(abs(jf[1] / 1.5 - 0.5) < 1e-8 and abs(jf[0]) < 1e-7, f"ring.json: the clos
 a, b = summary("one"), summary("two")
 e = max(abs(a["tip"]["position"][i] - b["track"]["tip"]["position"][i]) for i in range(3))
 check(e < 1e-10, f"two rods welded end to end = one rod: tip {b['track']['tip']['position']}, |difference| {e:.1e} m")
+t = summary("two_nt")["tip"]
+check(max(abs(t["position"][i] - a["tip"]["position"][i]) for i in range(3)) < 1e-10 and t["node"] == 21,
+      "without output.track the summary's tip is the free end of the welded pair (rod b's end, node 21)")
 ra = a["reactions"][0]["force"]
 rb = b["reactions"][0]["force"]
 check(max(abs(ra[i] - rb[i]) for i in range(3)) < 1e-9, "the clamp's reaction equals the one rod's")

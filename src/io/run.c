@@ -221,6 +221,28 @@ int cr_scenario_tip_node(const cr_scenario *sc, const cr_sim *sim)
     if (sc->output.track_count <= CR_TRACK_MAX && track_nodes(sc, sim, nodes, NULL) == CR_OK)
         for (int k = 0; k < sc->output.track_count; ++k)
             if (!strcmp(sc->output.track[k].name, "tip")) return nodes[k];
+    if (cr_scenario_is_assembly(sc) && cr_sim_rod_count(sim) == sc->rod_count) {
+        /* an assembly: the last end, of the last rod first, that no support and no joint holds;
+         * else the last node */
+        for (int r = sc->rod_count - 1; r >= 0; --r) {
+            const cr_rod_def *d = &sc->rods[r].rod;
+            for (int end = 1; end >= 0; --end) {
+                int node = end ? d->elements : 0, held = 0;
+                for (int k = 0; k < d->bc_count; ++k)
+                    held |= (d->bcs[k].node < 0 ? d->bcs[k].node + d->elements + 1 : d->bcs[k].node) == node;
+                for (int j = 0; j < sc->joint_count; ++j) {
+                    const cr_rod_node *jn[2] = {&sc->joints[j].a, &sc->joints[j].b};
+                    for (int e = 0; e < 2; ++e)
+                        held |=
+                            jn[e]->rod == r && (jn[e]->node < 0 ? jn[e]->node + d->elements + 1 : jn[e]->node) == node;
+                }
+                int first = cr_sim_rod_first_node(sim, r),
+                    per = (cr_sim_rod_first_node(sim, r + 1) - first - 1) / d->elements;
+                if (!held) return first + node * per;
+            }
+        }
+        return cr_sim_node_count(sim) - 1;
+    }
     for (int k = 0; k < sc->rod.bc_count; ++k) {
         int node = sc->rod.bcs[k].node < 0 ? sc->rod.bcs[k].node + ne + 1 : sc->rod.bcs[k].node;
         held_first |= node == 0;
