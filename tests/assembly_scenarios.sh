@@ -97,6 +97,10 @@ JSON
 run one "$tmp/one.json"
 run two "$tmp/two.json"
 run two_nt "$tmp/two.json" --set output=null
+# a weld with a relative rotation, unloaded: rod b turns rigidly about z at the weld (as a
+# rotation vector and as a quaternion)
+run kink_v "$tmp/two.json" --set 'loads=[]' --set 'joints.0.rotation=[0, 0, 0.3]'
+run kink_q "$tmp/two.json" --set 'loads=[]' --set 'joints.0.rotation=[0.9887710779360422, 0, 0, 0.14943813247359922]'
 run one2 "$tmp/one2.json"
 run two2 "$tmp/two2.json"
 
@@ -196,6 +200,11 @@ check(e < 1e-10, f"two rods welded end to end = one rod: tip {b['track']['tip'][
 t = summary("two_nt")["tip"]
 check(max(abs(t["position"][i] - a["tip"]["position"][i]) for i in range(3)) < 1e-10 and t["node"] == 21,
       "without output.track the summary's tip is the free end of the welded pair (rod b's end, node 21)")
+for name in ("kink_v", "kink_q"):
+    t = summary(name)["track"]["tip"]["position"]
+    ref = (0.5 + 0.5 * math.cos(0.3), 0.5 * math.sin(0.3), 0.0)
+    e = max(abs(t[i] - ref[i]) for i in range(3))
+    check(e < 1e-10, f"{name}: a weld rotated 0.3 rad about z turns the unloaded rod b rigidly: tip {t} ({e:.1e} m)")
 ra = a["reactions"][0]["force"]
 rb = b["reactions"][0]["force"]
 check(max(abs(ra[i] - rb[i]) for i in range(3)) < 1e-9, "the clamp's reaction equals the one rod's")
