@@ -235,8 +235,14 @@ int main(int argc, char **argv)
             cr_scenario_destroy(sc);
             return 1;
         }
-        printf("%s: ok (%s, %d elements, %d stage%s)\n", file, sc->model.type, sc->rod.elements, sc->stage_count,
-               sc->stage_count == 1 ? "" : "s");
+        int elements = 0;
+        for (int k = 0; k < sc->rod_count; ++k) elements += sc->rods[k].rod.elements;
+        if (sc->rod_count > 1)
+            printf("%s: ok (%s, %d rods, %d joints, %d elements, %d stage%s)\n", file, sc->model.type, sc->rod_count,
+                   sc->joint_count, elements, sc->stage_count, sc->stage_count == 1 ? "" : "s");
+        else
+            printf("%s: ok (%s, %d elements, %d stage%s)\n", file, sc->model.type, sc->rod.elements, sc->stage_count,
+                   sc->stage_count == 1 ? "" : "s");
         cr_scenario_destroy(sc);
         return 0;
     }
@@ -270,8 +276,15 @@ int main(int argc, char **argv)
     }
     const cr_static_report *r = &res.report;
     printf("cosserat %s — %s\n", COSSERAT_VERSION, sc->name);
-    printf("  model          %s, %d elements, %d nodes\n", cr_sim_formulation(res.sim), sc->rod.elements,
-           cr_sim_node_count(res.sim));
+    if (cr_sim_rod_count(res.sim) > 1) {
+        int elements = 0;
+        for (int k = 0; k < sc->rod_count; ++k) elements += sc->rods[k].rod.elements;
+        printf("  model          %s, %d rods, %d elements, %d nodes\n", cr_sim_formulation(res.sim),
+               cr_sim_rod_count(res.sim), elements, cr_sim_node_count(res.sim));
+    } else {
+        printf("  model          %s, %d elements, %d nodes\n", cr_sim_formulation(res.sim), sc->rod.elements,
+               cr_sim_node_count(res.sim));
+    }
     int has_static = 0;
     for (int k = 0; k < sc->stage_count; ++k) has_static |= sc->stages[k].type == CR_STAGE_STATIC;
     int failed = st != CR_OK && !(st == CR_INTERRUPTED && interrupted);
@@ -305,8 +318,19 @@ int main(int argc, char **argv)
     }
     int tipn = cr_scenario_tip_node(sc, res.sim);
     cr_vec3 tp = cr_sim_position(res.sim, tipn);
-    printf("  tip position   (%.9g, %.9g, %.9g) (node %d, s = %.6g m)\n", tp.x, tp.y, tp.z, tipn,
-           cr_sim_node_s(res.sim, tipn));
+    if (cr_sim_rod_count(res.sim) > 1)
+        printf("  tip position   (%.9g, %.9g, %.9g) (rod %s, node %d, s = %.6g m)\n", tp.x, tp.y, tp.z,
+               cr_sim_rod_name(res.sim, cr_sim_node_rod(res.sim, tipn)),
+               tipn - cr_sim_rod_first_node(res.sim, cr_sim_node_rod(res.sim, tipn)), cr_sim_node_s(res.sim, tipn));
+    else
+        printf("  tip position   (%.9g, %.9g, %.9g) (node %d, s = %.6g m)\n", tp.x, tp.y, tp.z, tipn,
+               cr_sim_node_s(res.sim, tipn));
+    for (int j = 0; j < cr_sim_joint_count(res.sim); ++j) { /* an assembly's joints: the reaction on node a */
+        cr_vec3 jf, jm;
+        if (cr_sim_joint_reaction(res.sim, j, &jf, &jm) != CR_OK) continue;
+        printf("  joint %-8s force (%.6g, %.6g, %.6g) N, moment (%.6g, %.6g, %.6g) N m (on its node a)\n",
+               cr_sim_joint_name(res.sim, j), jf.x, jf.y, jf.z, jm.x, jm.y, jm.z);
+    }
     if (has_static)
         printf("  wall time      %.4f s (assembly %.4f s, linear solves %.4f s)\n", res.wall_time_s,
                r->assembly_time_s, r->solve_time_s);

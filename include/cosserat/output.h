@@ -74,6 +74,12 @@ cr_status cr_write_snapshot_format(const char *dir, int index, const cr_sim *sim
                                    cr_vtk_format format, cr_error *err);
 cr_status cr_write_snapshot(const char *dir, int index, const cr_sim *sim, const cr_rod_def *rod, int stage,
                             cr_error *err);
+/* The same for an assembly (cr_sim_rod_count > 1): `rods` (NULL, or the cr_sim_rod_count
+ * rods' definitions, in order) give the radii and masses. The .vtp has one VTK_POLY_LINE per
+ * rod (its nodes, in order) and the cell data `rod` (the rod's index); nodes.csv and
+ * elements.csv of an assembly start with a column `rod` (its name). */
+cr_status cr_write_snapshot_rods(const char *dir, int index, const cr_sim *sim, const cr_rod_def *rod,
+                                 const cr_assembly_rod_def *rods, int stage, cr_vtk_format format, cr_error *err);
 
 /* One DataSet of a ParaView collection: the time value, the part (datasets of the same
  * timestep with different parts are shown together), the file (relative to the .pvd) and an

@@ -2,8 +2,9 @@
 #ifndef COSSERAT_SCENARIO_H
 #define COSSERAT_SCENARIO_H
 
-#include "cosserat/model.h"
+#include "cosserat/assembly.h"
 #include "cosserat/dynamics.h"
+#include "cosserat/model.h"
 #include "cosserat/sim.h"
 #include "cosserat/statics.h"
 
@@ -27,6 +28,7 @@ typedef struct cr_track_def {
     int by_s;      /* 0: `node`; 1: the formulation's node nearest to the arc length `s` */
     int node;      /* node of the rod definition (elements + 1 nodes); negative counts from the end */
     double s;      /* reference arc length (m), in [0, rod.length] */
+    int rod;       /* the rod (index into cr_scenario.rods) of `node` or `s`; 0 for one rod */
 } cr_track_def;
 
 /* Encoding of the .vtp snapshots (output.vtk_format). */
@@ -61,7 +63,18 @@ typedef struct cr_scenario {
      * else 80 % of the physical memory; INFINITY: no limit. Not part of the file. */
     double max_memory;
     void *internal;       /* parser-owned storage */
+    /* An assembly ("rods" and "joints", docs/scenario.md): the named rods, each with its own
+     * supports, loads and rigid bodies (a gravity load without "rod" is on every rod), and the
+     * joints between their nodes. With "rod" alone: one rod named "rod" (rods[0].rod == rod)
+     * and no joints. `rod` is always rods[0].rod. Owned by the scenario. */
+    int rod_count;
+    cr_assembly_rod_def *rods;
+    int joint_count;
+    cr_joint_def *joints;
 } cr_scenario;
+
+/* 1 when the scenario is an assembly: several rods, or joints. */
+int cr_scenario_is_assembly(const cr_scenario *scenario);
 
 /* Estimated peak memory (bytes) of running `scenario`: elements × the measured bytes
  * per element of its formulation for its kinds of stages, plus the rows of series.csv

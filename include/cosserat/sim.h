@@ -92,6 +92,19 @@ void cr_sim_get_samples(const cr_sim *sim, double *out);
 /* Per node the 6 values v (I) and Ω (body basis); zeros in statics. */
 void cr_sim_get_velocities(const cr_sim *sim, double *out);
 
+/* Assemblies (several rods joined by joints; docs/scenario.md "rods"): the nodes, samples
+ * and bodies of all rods are numbered rod by rod; a single rod is rod 0, named "rod". */
+int cr_sim_rod_count(const cr_sim *sim);
+const char *cr_sim_rod_name(const cr_sim *sim, int rod); /* NULL when out of range */
+int cr_sim_rod_first_node(const cr_sim *sim, int rod);   /* rod = rod count: the node count */
+int cr_sim_rod_first_sample(const cr_sim *sim, int rod); /* rod = rod count: the sample count */
+int cr_sim_node_rod(const cr_sim *sim, int node);        /* the rod of a node */
+int cr_sim_joint_count(const cr_sim *sim);
+const char *cr_sim_joint_name(const cr_sim *sim, int joint); /* "joints.K" when the joint has no name */
+/* The wrench joint `joint` applies on its first node a (force in I, moment in I about that
+ * node; node b receives the opposite) in the current state. CR_BAD_INPUT out of range. */
+cr_status cr_sim_joint_reaction(const cr_sim *sim, int joint, cr_vec3 *force, cr_vec3 *moment);
+
 /* Actuator inputs: one factor per load of the definition (default 1) multiplying the
  * load's magnitude in dynamic stages, on top of its stage activity and time function
  * (a tendon's tension, a chamber's pressure, a force's value, ...); static stages ignore

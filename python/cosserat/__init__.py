@@ -25,7 +25,9 @@ See docs/python.md.
 """
 
 from ._core import (
+    JointReaction,
     Reaction,
+    Rod,
     Result,
     RunInterrupted,
     RunWarning,
@@ -45,13 +47,15 @@ from ._sweep import SweepTable, grid, sweep
 __version__ = "0.1.0"
 
 # Public names show as cosserat.X in reprs and tracebacks, not as the private module they live in.
-for _obj in (CosseratError, Status, Result, Reaction, RunInterrupted, RunWarning, Sample, Snapshots, Step, StopRun, RunOutput, SweepTable):
+for _obj in (CosseratError, Status, Result, Reaction, JointReaction, Rod, RunInterrupted, RunWarning, Sample, Snapshots, Step, StopRun, RunOutput, SweepTable):
     _obj.__module__ = __name__
 del _obj
 
 __all__ = [
     "CosseratError",
+    "JointReaction",
     "Reaction",
+    "Rod",
     "Result",
     "RunInterrupted",
     "RunOutput",

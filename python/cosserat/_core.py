@@ -119,6 +119,33 @@ class Reaction(NamedTuple):
     moment_body: np.ndarray
 
 
+class JointReaction(NamedTuple):
+    """The wrench a joint of an assembly applies on its node ``a`` (``b`` receives the opposite):
+    force and moment about that node, both in inertial components."""
+
+    name: str
+    force: np.ndarray
+    moment: np.ndarray
+
+
+class Rod(NamedTuple):
+    """One rod of a :class:`Result` (``Result.rods[NAME]``): its slice of the nodes and samples
+    (arrays as :class:`Result`'s, ``s`` the rod's own arc length), and ``nodes`` (a slice
+    into :attr:`Result.positions` etc.)."""
+
+    name: str
+    nodes: slice
+    elements: slice
+    s: np.ndarray
+    positions: np.ndarray
+    quaternions: np.ndarray
+    element_s: np.ndarray
+    gamma: np.ndarray
+    kappa: np.ndarray
+    n: np.ndarray
+    m: np.ndarray
+
+
 class Step(NamedTuple):
     """What a ``run(..., on_step=f)`` callback receives after each accepted load step.
 
@@ -295,6 +322,10 @@ class Result:
                      tuples (code, key, message); empty when there are none.
         tip_node:    the node summary.json calls the tip: the free end (node 0 of a rod clamped
                      at its last node only), or the ``output.track`` point named ``tip``.
+        rod_names:   the rods' names (``["rod"]`` for one rod); an assembly's nodes and samples
+                     are numbered rod by rod (:attr:`rods` gives each rod's part).
+        rod_first_node, rod_first_element: (rods + 1) lists: where each rod's nodes and samples start.
+        joints:      an assembly's joints' reactions, as :class:`JointReaction` (empty for one rod).
 
     The state is the equilibrium when converged, else the last converged load step.
     """
@@ -326,6 +357,22 @@ class Result:
     stage_count: int = 1
     warnings: List["RunWarning"] = dataclasses.field(default_factory=list)
     tip_node: int = -1
+    rod_names: List[str] = dataclasses.field(default_factory=lambda: ["rod"])
+    rod_first_node: List[int] = None
+    rod_first_element: List[int] = None
+    joints: List[JointReaction] = dataclasses.field(default_factory=list)
+
+    @property
+    def rods(self):
+        """``{NAME: Rod}``: each rod's nodes and samples (one entry ``"rod"`` for one rod)."""
+        fn = self.rod_first_node or [0, len(self.s)]
+        fe = self.rod_first_element or [0, len(self.element_s)]
+        out = {}
+        for k, name in enumerate(self.rod_names):
+            a, b = slice(fn[k], fn[k + 1]), slice(fe[k], fe[k + 1])
+            out[name] = Rod(name, a, b, self.s[a], self.positions[a], self.quaternions[a], self.element_s[b],
+                            self.gamma[b], self.kappa[b], self.n[b], self.m[b])
+        return out
 
     @property
     def node_count(self):
@@ -444,6 +491,12 @@ def _extract(L, res, status, message, wall, snapshots=None, tip_node=-1):
     for i in range(nn):
         if L.cr_sim_reaction(sim, i, ctypes.byref(f), ctypes.byref(mo)) == Status.OK:
             reactions.append(Reaction(i, np.array([f.x, f.y, f.z]), np.array([mo.x, mo.y, mo.z])))
+    nr = L.cr_sim_rod_count(sim)
+    joints = []
+    for j in range(L.cr_sim_joint_count(sim)):
+        if L.cr_sim_joint_reaction(sim, j, ctypes.byref(f), ctypes.byref(mo)) == Status.OK:
+            joints.append(JointReaction(L.cr_sim_joint_name(sim, j).decode(), np.array([f.x, f.y, f.z]),
+                                        np.array([mo.x, mo.y, mo.z])))
     return Result(
         s=s,
         positions=pos,
@@ -472,6 +525,10 @@ def _extract(L, res, status, message, wall, snapshots=None, tip_node=-1):
         stage_count=int(L.cr_run_result_stage_count(res)),
         warnings=_warnings(L, res),
         tip_node=tip_node,
+        rod_names=[L.cr_sim_rod_name(sim, r).decode() for r in range(nr)],
+        rod_first_node=[int(L.cr_sim_rod_first_node(sim, r)) for r in range(nr + 1)],
+        rod_first_element=[int(L.cr_sim_rod_first_sample(sim, r)) for r in range(nr + 1)],
+        joints=joints,
     )
 
 

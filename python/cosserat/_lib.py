@@ -145,6 +145,13 @@ _PROTOTYPES = {
     "cr_sim_load_type": (ctypes.c_char_p, [_P, _I]),
     "cr_sim_set_load_input": (_I, [_P, _I, _D]),
     "cr_sim_load_input": (_D, [_P, _I]),
+    "cr_sim_rod_count": (_I, [_P]),
+    "cr_sim_rod_name": (ctypes.c_char_p, [_P, _I]),
+    "cr_sim_rod_first_node": (_I, [_P, _I]),
+    "cr_sim_rod_first_sample": (_I, [_P, _I]),
+    "cr_sim_joint_count": (_I, [_P]),
+    "cr_sim_joint_name": (ctypes.c_char_p, [_P, _I]),
+    "cr_sim_joint_reaction": (_I, [_P, _I, ctypes.POINTER(CrVec3), ctypes.POINTER(CrVec3)]),
 }
 
 _lock = threading.Lock()

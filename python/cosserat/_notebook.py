@@ -69,9 +69,15 @@ def plot_result(r, path=None, *, times=8, ax=None, equal=True, plane=None):
     else:
         fig = ax.figure
 
-    def draw(p, **kw):
-        cols = [p[:, j] for j in (axes if axes is not None else range(3))]
-        return ax.plot(*cols, **kw)
+    fn = getattr(r, "rod_first_node", None) or [0, len(r.positions)]
+
+    def draw(p, **kw):  # one line per rod of an assembly (its nodes are numbered rod by rod)
+        for k in range(len(fn) - 1):
+            q = p[fn[k]:fn[k + 1]]
+            cols = [q[:, j] for j in (axes if axes is not None else range(3))]
+            line = ax.plot(*cols, **kw)
+            kw.pop("label", None)
+        return line
 
     snaps = r.snapshots
     dynamic = snaps is not None and len(snaps.t) > 0

@@ -30,6 +30,11 @@ def read_csv(path):
         if not header:
             raise ValueError(f"{path}: empty file (no header line)")
         names = [h.strip() for h in header.split(",")]
+        if names and names[0] == "rod":  # an assembly's nodes.csv / elements.csv: the rod's name first
+            rows = [line.rstrip("\n").split(",", 1) for line in f if line.strip()]
+            rod = np.array([r[0] for r in rows], dtype=str)
+            data = np.array([[float(v) for v in r[1].split(",")] for r in rows]).reshape(len(rows), len(names) - 1)
+            return {"rod": rod, **{name: data[:, k].copy() for k, name in enumerate(names[1:])}}
         data = np.loadtxt(f, delimiter=",", ndmin=2)
     if data.size == 0:
         data = np.zeros((0, len(names)))

@@ -119,6 +119,13 @@ def _tip_index(out, count):
     return int(node) if isinstance(node, (int, float)) and 0 <= node < count else count - 1
 
 
+def _rod_slices(out, count):
+    """Each rod's slice of the nodes (summary.json's ``rods`` of an assembly; one rod: all)."""
+    rods = (out.summary or {}).get("rods") or []
+    sl = [slice(int(r["first_node"]), int(r["first_node"]) + int(r["nodes"])) for r in rods]
+    return sl if sl and sl[-1].stop == count else [slice(0, count)]
+
+
 def _snapshot_kind(out, snap):
     """("static", stage, load factor) or ("dynamic", stage, time in s) of a rod snapshot, from its
     field data (stage, load_factor, time) and summary.json's stage types. Without field data:
@@ -183,7 +190,8 @@ def plot_centerline(out, path):
         shade = lambda v: base(0.3 + 0.7 * norm(v))  # the palest oranges vanish on white
         for (s, _, _), v in zip(sta, val):
             p = s.points
-            ax.plot(p[:, 0], p[:, 1], p[:, 2], color=shade(v if np.isfinite(v) else hi), lw=1.0, alpha=0.8)
+            for r in _rod_slices(out, len(p)):  # every rod of an assembly
+                ax.plot(p[r, 0], p[r, 1], p[r, 2], color=shade(v if np.isfinite(v) else hi), lw=1.0, alpha=0.8)
         cmap = colors.ListedColormap(base(np.linspace(0.3, 1.0, 256)))
         sm = cm.ScalarMappable(norm=norm, cmap=cmap)
         sm.set_array([])
@@ -200,11 +208,13 @@ def plot_centerline(out, path):
         cmap = _cmap("viridis")
         for (s, _, _), tk in zip(dyn, t):
             p = s.points
-            ax.plot(p[:, 0], p[:, 1], p[:, 2], color=cmap(norm(tk if np.isfinite(tk) else hi)), lw=1.0, alpha=0.75)
+            for r in _rod_slices(out, len(p)):
+                ax.plot(p[r, 0], p[r, 1], p[r, 2], color=cmap(norm(tk if np.isfinite(tk) else hi)), lw=1.0, alpha=0.75)
         sm = cm.ScalarMappable(norm=norm, cmap=cmap)
         sm.set_array([])
         fig.colorbar(sm, ax=ax, shrink=0.55, pad=0.1, label="time t of the dynamic snapshot (s)")
-    ax.plot(final[:, 0], final[:, 1], final[:, 2], color="crimson", lw=2.6, label="final state")
+    for k, r in enumerate(_rod_slices(out, len(final))):
+        ax.plot(final[r, 0], final[r, 1], final[r, 2], color="crimson", lw=2.6, label="final state" if k == 0 else None)
     ax.scatter(*final[0], color="black", s=25, label="s = 0")
     ax.scatter(*final[_tip_index(out, len(final))], color="crimson", s=25, marker="^", label="tip")
     pts = np.vstack(every)
@@ -383,6 +393,10 @@ def tube_figure(out):
         norm = colors.Normalize(vmin=lo, vmax=hi)
         # one colour per facet: the mean of its two nodes, the same all around
         fc = cmap(norm(0.5 * (mag[:-1] + mag[1:])))
+        rod = np.zeros(len(final.points), dtype=int)  # an assembly: no facet between two rods
+        for j, r in enumerate(_rod_slices(out, len(final.points))):
+            rod[r] = j
+        fc[rod[keep][:-1] != rod[keep][1:], 3] = 0.0
         face = np.repeat(fc[:, None, :], TUBE_SIDES, axis=1)
         face = np.concatenate([face, face[-1:]], axis=0)  # (rows, cols) like the vertices
         face = np.concatenate([face, face[:, -1:]], axis=1)

@@ -87,11 +87,14 @@ cr_status cr_write_nodes_csv(const char *path, const cr_sim *sim, cr_error *err)
 {
     FILE *f = open_for_writing(path, err);
     if (!f) return CR_IO;
-    fprintf(f, "s,x,y,z,p0,p1,p2,p3\n");
+    /* an assembly: a first column `rod` with the rod's name (the rows rod by rod) */
+    int R = cr_sim_rod_count(sim);
+    fprintf(f, R > 1 ? "rod,s,x,y,z,p0,p1,p2,p3\n" : "s,x,y,z,p0,p1,p2,p3\n");
     for (int i = 0; i < cr_sim_node_count(sim); ++i) {
         cr_vec3 r = cr_sim_position(sim, i);
         cr_quat p = cr_sim_orientation(sim, i);
         double row[8] = {cr_sim_node_s(sim, i), r.x, r.y, r.z, p.w, p.x, p.y, p.z};
+        if (R > 1) fprintf(f, "%s,", cr_sim_rod_name(sim, cr_sim_node_rod(sim, i)));
         csv_row(f, row, 8);
     }
     return close_file(f, path, err);
@@ -101,11 +104,14 @@ cr_status cr_write_elements_csv(const char *path, const cr_sim *sim, cr_error *e
 {
     FILE *f = open_for_writing(path, err);
     if (!f) return CR_IO;
-    fprintf(f, "s,gamma_x,gamma_y,gamma_z,kappa_x,kappa_y,kappa_z,n_x,n_y,n_z,m_x,m_y,m_z\n");
+    int R = cr_sim_rod_count(sim), r = 0;
+    fprintf(f, "%ss,gamma_x,gamma_y,gamma_z,kappa_x,kappa_y,kappa_z,n_x,n_y,n_z,m_x,m_y,m_z\n", R > 1 ? "rod," : "");
     for (int e = 0; e < cr_sim_sample_count(sim); ++e) {
         cr_vec3 g, k, n, mo;
         cr_sim_sample(sim, e, &g, &k, &n, &mo);
         double row[13] = {cr_sim_sample_s(sim, e), g.x, g.y, g.z, k.x, k.y, k.z, n.x, n.y, n.z, mo.x, mo.y, mo.z};
+        while (r + 1 < R && e >= cr_sim_rod_first_sample(sim, r + 1)) ++r;
+        if (R > 1) fprintf(f, "%s,", cr_sim_rod_name(sim, r));
         csv_row(f, row, 13);
     }
     return close_file(f, path, err);
@@ -522,11 +528,66 @@ static void split12(const double *all, int count, int which, double *out)
     for (int k = 0; k < count; ++k) memcpy(out + 3 * k, all + 12 * k + 3 * which, 3 * sizeof(double));
 }
 
+/* The polylines: one through the nodes of each rod (one rod: all nodes) and the CellData
+ * "rod" (the rod's index) when there are several. */
+static void out_rod_lines(vtk_out *o, const cr_sim *sim, double *tmp)
+{
+    int R = cr_sim_rod_count(sim), nn = cr_sim_node_count(sim);
+    if (R <= 1) {
+        if (nn > 1) out_cells(o, "Lines", 1, nn); /* one VTK_POLY_LINE through every node, in order */
+        return;
+    }
+    if (o->binary) {
+        int32_t *ids = malloc((size_t)(nn > R ? nn : R) * sizeof *ids);
+        size_t at[2] = {(size_t)-1, (size_t)-1};
+        if (!ids) {
+            o->status = CR_NO_MEMORY;
+        } else {
+            for (int i = 0; i < nn; ++i) ids[i] = i;
+            at[0] = vtk_append(o, ids, (size_t)nn * sizeof *ids);
+            for (int r = 0; r < R; ++r) ids[r] = cr_sim_rod_first_node(sim, r + 1);
+            at[1] = vtk_append(o, ids, (size_t)R * sizeof *ids);
+            free(ids);
+        }
+        out_str(o, "      <Lines>\n");
+        out_appended_tag(o, "        ", "Int32", "connectivity", 1, nn, at[0]);
+        out_appended_tag(o, "        ", "Int32", "offsets", 1, R, at[1]);
+        out_str(o, "      </Lines>\n");
+    } else {
+        out_str(o, "      <Lines>\n        <DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n");
+        for (int i = 0; i < nn; ++i) out_fmt(o, i % 16 == 15 || i == nn - 1 ? "%d\n" : "%d ", i);
+        out_str(o, "        </DataArray>\n        <DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n");
+        for (int r = 0; r < R; ++r)
+            out_fmt(o, r % 16 == 15 || r == R - 1 ? "%d\n" : "%d ", cr_sim_rod_first_node(sim, r + 1));
+        out_str(o, "        </DataArray>\n      </Lines>\n");
+    }
+    out_str(o, "      <CellData Scalars=\"rod\">\n");
+    for (int r = 0; r < R; ++r) tmp[r] = r;
+    out_array(o, "        ", "rod", 1, tmp, R);
+    out_str(o, "      </CellData>\n");
+}
+
+/* The definition of rod r: of an assembly's `rods` when given, else `rod` for rod 0. */
+static const cr_rod_def *def_of(const cr_rod_def *rod, const cr_assembly_rod_def *rods, int r)
+{
+    return rods ? &rods[r].rod : r == 0 ? rod : NULL;
+}
+
+static cr_status write_rod_vtp(const char *path, const cr_sim *sim, const cr_rod_def *rod,
+                               const cr_assembly_rod_def *rods, int stage, cr_vtk_format format, cr_error *err);
+
 cr_status cr_write_rod_vtp_format(const char *path, const cr_sim *sim, const cr_rod_def *rod, int stage,
                                   cr_vtk_format format, cr_error *err)
 {
+    return write_rod_vtp(path, sim, rod, NULL, stage, format, err);
+}
+
+static cr_status write_rod_vtp(const char *path, const cr_sim *sim, const cr_rod_def *rod,
+                               const cr_assembly_rod_def *rods, int stage, cr_vtk_format format, cr_error *err)
+{
+    int R = cr_sim_rod_count(sim);
     int nn = cr_sim_node_count(sim), ns = cr_sim_sample_count(sim);
-    size_t big = (size_t)(nn > ns ? nn : ns) + 1;
+    size_t big = (size_t)(nn > ns ? nn : ns) + (size_t)R + 1;
     double *node_s = malloc((size_t)(nn + 1) * sizeof(double));
     double *sample_s = malloc((size_t)(ns + 1) * sizeof(double));
     double *samples = malloc((size_t)(ns + 1) * 12 * sizeof(double));
@@ -559,17 +620,22 @@ cr_status cr_write_rod_vtp_format(const char *path, const cr_sim *sim, const cr_
     out_fmt(o,
             "    </FieldData>\n    <Piece NumberOfPoints=\"%d\" NumberOfVerts=\"0\" NumberOfLines=\"%d\" "
             "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n      <Points>\n",
-            nn, nn > 1 ? 1 : 0);
+            nn, nn > 1 ? (R > 1 ? R : 1) : 0);
     cr_sim_get_positions(sim, tmp);
     out_array(o, "        ", "position", 3, tmp, nn);
     out_str(o, "      </Points>\n");
-    if (nn > 1) out_cells(o, "Lines", 1, nn); /* one VTK_POLY_LINE through every node, in order */
-    out_str(o, rod ? "      <PointData Scalars=\"radius\" Vectors=\"velocity\">\n"
-                   : "      <PointData Scalars=\"s\" Vectors=\"velocity\">\n");
+    out_rod_lines(o, sim, tmp);
+    if (R > 1 && !rods) rod = NULL; /* an assembly's radii need every rod's definition */
+    out_str(o, rod || rods ? "      <PointData Scalars=\"radius\" Vectors=\"velocity\">\n"
+                           : "      <PointData Scalars=\"s\" Vectors=\"velocity\">\n");
     out_array(o, "        ", "s", 1, node_s, nn);
-    if (rod) {
-        double L = nn > 1 ? node_s[nn - 1] : 1.0;
-        for (int i = 0; i < nn; ++i) tmp[i] = cr_section_vtk_radius(rod, L > 0 ? node_s[i] / L : 0.0);
+    if (rod || rods) {
+        for (int r = 0; r < R; ++r) { /* per rod: s/L of its own nodes */
+            int a = cr_sim_rod_first_node(sim, r), b = cr_sim_rod_first_node(sim, r + 1);
+            double L = b - a > 1 ? node_s[b - 1] : 1.0;
+            for (int i = a; i < b; ++i)
+                tmp[i] = cr_section_vtk_radius(def_of(rod, rods, r), L > 0 ? node_s[i] / L : 0.0);
+        }
         out_array(o, "        ", "radius", 1, tmp, nn);
     }
     cr_sim_get_orientations(sim, tmp);
@@ -589,7 +655,12 @@ cr_status cr_write_rod_vtp_format(const char *path, const cr_sim *sim, const cr_
     for (int i = 0; i < nn; ++i) cr_v3_store(cr_m3_mulv(frame[i], cr_sim_angular_velocity(sim, i)), tmp + 3 * i);
     out_array(o, "        ", "angular_velocity", 3, tmp, nn);
     if (ns > 0) {
-        samples_at_nodes(node_s, nn, sample_s, samples, ns, at_nodes);
+        for (int r = 0; r < R; ++r) { /* within each rod */
+            int a = cr_sim_rod_first_node(sim, r), b = cr_sim_rod_first_node(sim, r + 1);
+            int sa = cr_sim_rod_first_sample(sim, r), sb = cr_sim_rod_first_sample(sim, r + 1);
+            if (sb > sa)
+                samples_at_nodes(node_s + a, b - a, sample_s + sa, samples + 12 * sa, sb - sa, at_nodes + 12 * a);
+        }
         for (int q = 0; q < 4; ++q) {
             split12(at_nodes, nn, q, tmp);
             out_array(o, "        ", names[q], 3, tmp, nn);
@@ -611,8 +682,17 @@ cr_status cr_write_vtp(const char *path, const cr_sim *sim, cr_error *err)
     return cr_write_rod_vtp(path, sim, NULL, -1, err);
 }
 
+static cr_status write_bodies_vtp(const char *path, const cr_sim *sim, const cr_rod_def *rod,
+                                  const cr_assembly_rod_def *rods, int stage, cr_vtk_format format, cr_error *err);
+
 cr_status cr_write_bodies_vtp_format(const char *path, const cr_sim *sim, const cr_rod_def *rod, int stage,
                                      cr_vtk_format format, cr_error *err)
+{
+    return write_bodies_vtp(path, sim, rod, NULL, stage, format, err);
+}
+
+static cr_status write_bodies_vtp(const char *path, const cr_sim *sim, const cr_rod_def *rod,
+                                  const cr_assembly_rod_def *rods, int stage, cr_vtk_format format, cr_error *err)
 {
     int nb = cr_sim_body_count(sim);
     double *tmp = malloc((size_t)(nb + 1) * 4 * sizeof(double));
@@ -639,8 +719,13 @@ cr_status cr_write_bodies_vtp_format(const char *path, const cr_sim *sim, const 
     out_str(o, "      <PointData Scalars=\"mass\">\n");
     for (int j = 0; j < nb; ++j) tmp[j] = j;
     out_array(o, "        ", "body", 1, tmp, nb);
-    for (int j = 0; j < nb; ++j) tmp[j] = rod && j < rod->rigid_body_count ? rod->rigid_bodies[j].mass : 0.0;
-    if (rod) out_array(o, "        ", "mass", 1, tmp, nb);
+    if (rods) /* an assembly's bodies, rod by rod */
+        for (int r = 0, j = 0; r < cr_sim_rod_count(sim); ++r)
+            for (int k = 0; k < rods[r].rod.rigid_body_count && j < nb; ++k)
+                tmp[j++] = rods[r].rod.rigid_bodies[k].mass;
+    else
+        for (int j = 0; j < nb; ++j) tmp[j] = rod && j < rod->rigid_body_count ? rod->rigid_bodies[j].mass : 0.0;
+    if (rod || rods) out_array(o, "        ", "mass", 1, tmp, nb);
     for (int j = 0; j < nb; ++j) {
         cr_vec3 x;
         cr_mat3 R;
@@ -678,14 +763,20 @@ cr_status cr_write_snapshot(const char *dir, int index, const cr_sim *sim, const
 cr_status cr_write_snapshot_format(const char *dir, int index, const cr_sim *sim, const cr_rod_def *rod, int stage,
                                    cr_vtk_format format, cr_error *err)
 {
+    return cr_write_snapshot_rods(dir, index, sim, rod, NULL, stage, format, err);
+}
+
+cr_status cr_write_snapshot_rods(const char *dir, int index, const cr_sim *sim, const cr_rod_def *rod,
+                                 const cr_assembly_rod_def *rods, int stage, cr_vtk_format format, cr_error *err)
+{
     char path[4096];
     if (snprintf(path, sizeof path, "%s/rod_%04d.vtp", dir, index) >= (int)sizeof path)
         return cr_error_set(err, CR_IO, "%s: path too long", dir);
-    cr_status st = cr_write_rod_vtp_format(path, sim, rod, stage, format, err);
+    cr_status st = write_rod_vtp(path, sim, rod, rods, stage, format, err);
     if (st != CR_OK || cr_sim_body_count(sim) == 0) return st;
     if (snprintf(path, sizeof path, "%s/bodies_%04d.vtp", dir, index) >= (int)sizeof path)
         return cr_error_set(err, CR_IO, "%s: path too long", dir);
-    return cr_write_bodies_vtp_format(path, sim, rod, stage, format, err);
+    return write_bodies_vtp(path, sim, rod, rods, stage, format, err);
 }
 
 static void out_xml_text(vtk_out *o, const char *s)

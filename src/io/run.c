@@ -148,8 +148,9 @@ static int add_snapshot(run_ctx *c, const cr_sim *sim, double time, int dynamic)
     }
     char name[64];
     snprintf(name, sizeof name, "rod_%04d.vtp", c->snapshot_count);
-    c->io_status = cr_write_snapshot_format(c->dir, c->snapshot_count, sim, &c->scenario->rod, c->stage,
-                                            c->scenario->output.vtk_format, &c->io_error);
+    c->io_status = cr_write_snapshot_rods(c->dir, c->snapshot_count, sim, &c->scenario->rod,
+                                          cr_scenario_is_assembly(c->scenario) ? c->scenario->rods : NULL, c->stage,
+                                          c->scenario->output.vtk_format, &c->io_error);
     if (c->io_status != CR_OK) return 1;
     if (!(c->files[c->snapshot_count] = strdup(name))) {
         c->io_status = cr_error_set(&c->io_error, CR_NO_MEMORY, "out of memory for snapshots");
@@ -189,14 +190,18 @@ static int on_load_step(cr_sim *sim, const cr_load_step_report *step, int index,
  * first of two equally near. */
 static cr_status track_nodes(const cr_scenario *sc, const cr_sim *sim, int *out, cr_error *err)
 {
-    int nn = cr_sim_node_count(sim), ne = sc->rod.elements;
     for (int k = 0; k < sc->output.track_count; ++k) {
         const cr_track_def *t = &sc->output.track[k];
+        /* the nodes of the point's rod (of an assembly: numbered rod by rod) */
+        int r = t->rod < cr_sim_rod_count(sim) ? t->rod : 0, first = cr_sim_rod_first_node(sim, r);
+        int nn = cr_sim_rod_first_node(sim, r + 1) - first,
+            ne = sc->rod_count > r ? sc->rods[r].rod.elements : sc->rod.elements;
         if (t->by_s) {
             int best = 0;
             for (int i = 1; i < nn; ++i)
-                if (fabs(cr_sim_node_s(sim, i) - t->s) < fabs(cr_sim_node_s(sim, best) - t->s)) best = i;
-            out[k] = best;
+                if (fabs(cr_sim_node_s(sim, first + i) - t->s) < fabs(cr_sim_node_s(sim, first + best) - t->s))
+                    best = i;
+            out[k] = first + best;
             continue;
         }
         int i = t->node < 0 ? t->node + ne + 1 : t->node;
@@ -204,18 +209,41 @@ static cr_status track_nodes(const cr_scenario *sc, const cr_sim *sim, int *out,
             return cr_error_set(err, CR_BAD_INPUT,
                                 "output.track.%d.node: node %d does not map onto the %s model's %d nodes "
                                 "(%d elements)", k, t->node, cr_sim_formulation(sim), nn, ne);
-        out[k] = i * ((nn - 1) / ne);
+        out[k] = first + i * ((nn - 1) / ne);
     }
     return CR_OK;
 }
 
 int cr_scenario_tip_node(const cr_scenario *sc, const cr_sim *sim)
 {
-    int nn = cr_sim_node_count(sim), ne = sc->rod.elements, held_first = 0, held_last = 0;
+    /* (of an assembly: the free end of its first rod) */
+    int nn = cr_sim_rod_first_node(sim, 1), ne = sc->rod.elements, held_first = 0, held_last = 0;
     int nodes[CR_TRACK_MAX];
     if (sc->output.track_count <= CR_TRACK_MAX && track_nodes(sc, sim, nodes, NULL) == CR_OK)
         for (int k = 0; k < sc->output.track_count; ++k)
             if (!strcmp(sc->output.track[k].name, "tip")) return nodes[k];
+    if (cr_scenario_is_assembly(sc) && cr_sim_rod_count(sim) == sc->rod_count) {
+        /* an assembly: the last end, of the last rod first, that no support and no joint holds;
+         * else the last node */
+        for (int r = sc->rod_count - 1; r >= 0; --r) {
+            const cr_rod_def *d = &sc->rods[r].rod;
+            for (int end = 1; end >= 0; --end) {
+                int node = end ? d->elements : 0, held = 0;
+                for (int k = 0; k < d->bc_count; ++k)
+                    held |= (d->bcs[k].node < 0 ? d->bcs[k].node + d->elements + 1 : d->bcs[k].node) == node;
+                for (int j = 0; j < sc->joint_count; ++j) {
+                    const cr_rod_node *jn[2] = {&sc->joints[j].a, &sc->joints[j].b};
+                    for (int e = 0; e < 2; ++e)
+                        held |=
+                            jn[e]->rod == r && (jn[e]->node < 0 ? jn[e]->node + d->elements + 1 : jn[e]->node) == node;
+                }
+                int first = cr_sim_rod_first_node(sim, r),
+                    per = (cr_sim_rod_first_node(sim, r + 1) - first - 1) / d->elements;
+                if (!held) return first + node * per;
+            }
+        }
+        return cr_sim_node_count(sim) - 1;
+    }
     for (int k = 0; k < sc->rod.bc_count; ++k) {
         int node = sc->rod.bcs[k].node < 0 ? sc->rod.bcs[k].node + ne + 1 : sc->rod.bcs[k].node;
         held_first |= node == 0;
@@ -234,10 +262,12 @@ static const char *const reaction_suffix[REACTION_COLUMNS] = {"fx", "fy", "fz", 
 static int track_reaction(const cr_scenario *sc, const cr_sim *sim, int node)
 {
     if (!sim->f->reaction) return 0;
-    int ne = sc->rod.elements, per = ne > 0 ? (cr_sim_node_count(sim) - 1) / ne : 1;
-    for (int k = 0; k < sc->rod.bc_count; ++k) {
-        int b = sc->rod.bcs[k].node < 0 ? sc->rod.bcs[k].node + ne + 1 : sc->rod.bcs[k].node;
-        if (b * per == node) return 1;
+    int r = cr_sim_node_rod(sim, node), first = cr_sim_rod_first_node(sim, r);
+    const cr_rod_def *d = sc->rod_count > r ? &sc->rods[r].rod : &sc->rod;
+    int ne = d->elements, per = ne > 0 ? (cr_sim_rod_first_node(sim, r + 1) - first - 1) / ne : 1;
+    for (int k = 0; k < d->bc_count; ++k) {
+        int b = d->bcs[k].node < 0 ? d->bcs[k].node + ne + 1 : d->bcs[k].node;
+        if (first + b * per == node) return 1;
     }
     return 0;
 }
@@ -852,7 +882,9 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
     cJSON_AddStringToObject(root, "scenario", sc->name);
     cJSON_AddStringToObject(root, "model", cr_sim_formulation(sim));
     add_number(root, "nodes", cr_sim_node_count(sim));
-    add_number(root, "elements", sc->rod.elements);
+    int elements = 0;
+    for (int k = 0; k < sc->rod_count; ++k) elements += sc->rods[k].rod.elements;
+    add_number(root, "elements", sc->rod_count > 0 ? elements : sc->rod.elements);
     add_number(root, "load_steps", rep->step_count);
     add_number(root, "load_factor", rep->load_factor);
     add_number(root, "failed_load_steps", rep->failed_attempts);
@@ -888,7 +920,39 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
         add_number(o, "node", i);
         cJSON_AddItemToObject(o, "force", vec_json(fv, 3));
         cJSON_AddItemToObject(o, "moment_body", vec_json(mv, 3));
+        if (cr_sim_rod_count(sim) > 1) { /* an assembly: the rod and its own node too */
+            int rod = cr_sim_node_rod(sim, i);
+            cJSON_AddStringToObject(o, "rod", cr_sim_rod_name(sim, rod));
+            add_number(o, "rod_node", i - cr_sim_rod_first_node(sim, rod));
+        }
         cJSON_AddItemToArray(reac, o);
+    }
+    if (cr_scenario_is_assembly(sc)) { /* the rods' node and sample ranges, the joints' reactions */
+        cJSON *rods = cJSON_AddArrayToObject(root, "rods");
+        for (int k = 0; k < cr_sim_rod_count(sim); ++k) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "name", cr_sim_rod_name(sim, k));
+            add_number(o, "first_node", cr_sim_rod_first_node(sim, k));
+            add_number(o, "nodes", cr_sim_rod_first_node(sim, k + 1) - cr_sim_rod_first_node(sim, k));
+            add_number(o, "first_element", cr_sim_rod_first_sample(sim, k));
+            add_number(o, "elements", cr_sim_rod_first_sample(sim, k + 1) - cr_sim_rod_first_sample(sim, k));
+            cJSON_AddItemToArray(rods, o);
+        }
+        cJSON *joints = cJSON_AddArrayToObject(root, "joints");
+        static const char *const types[] = {"weld", "ball", "hinge"};
+        for (int j = 0; j < cr_sim_joint_count(sim); ++j) {
+            cr_vec3 f, mo;
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "name", cr_sim_joint_name(sim, j));
+            if (j < sc->joint_count && (int)sc->joints[j].type >= 0 && (int)sc->joints[j].type < 3)
+                cJSON_AddStringToObject(o, "type", types[sc->joints[j].type]);
+            if (cr_sim_joint_reaction(sim, j, &f, &mo) == CR_OK) {
+                double fv[3] = {f.x, f.y, f.z}, mv[3] = {mo.x, mo.y, mo.z};
+                cJSON_AddItemToObject(o, "force", vec_json(fv, 3));
+                cJSON_AddItemToObject(o, "moment", vec_json(mv, 3));
+            }
+            cJSON_AddItemToArray(joints, o);
+        }
     }
     cJSON *stages = cJSON_AddArrayToObject(root, "stages");
     for (int k = 0; k < sc->stage_count; ++k) {
@@ -1070,8 +1134,9 @@ static double series_bytes(const cr_scenario *sc, int *stage_out)
 
 double cr_scenario_memory_estimate(const cr_scenario *sc)
 {
-    /* + the program itself */
-    return bytes_per_element(sc) * ((double)sc->rod.elements + 1) + series_bytes(sc, NULL) + 16e6;
+    double nodes = sc->rod.elements + 1.0;
+    for (int r = 1; r < sc->rod_count; ++r) nodes += sc->rods[r].rod.elements + 1.0; /* an assembly's other rods */
+    return bytes_per_element(sc) * nodes + series_bytes(sc, NULL) + 16e6;           /* + the program itself */
 }
 
 cr_status cr_memory_size_parse(const char *text, double *bytes)
@@ -1150,7 +1215,7 @@ static const cr_formulation *checked_formulation(const cr_scenario *sc, cr_error
 cr_status cr_scenario_check(const cr_scenario *sc, cr_error *err)
 {
     if (!checked_formulation(sc, err)) return err ? err->status : CR_BAD_INPUT;
-    cr_sim *sim = cr_sim_create(&sc->rod, &sc->model, err);
+    cr_sim *sim = cr_sim_create_scenario(sc, err);
     if (!sim) return err ? err->status : CR_BAD_INPUT;
     cr_status st = check_track(sc, sim, err);
     cr_sim_destroy(sim);
@@ -1310,7 +1375,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     memset(r, 0, sizeof *r);
     const cr_formulation *form = checked_formulation(sc, err);
     if (!form) return err ? err->status : CR_BAD_INPUT;
-    r->sim = cr_sim_create(&sc->rod, &sc->model, err);
+    r->sim = cr_sim_create_scenario(sc, err);
     if (!r->sim) return err ? err->status : CR_BAD_INPUT;
     cr_sim *sim = r->sim;
     cr_status track_status = check_track(sc, sim, err);
@@ -1428,7 +1493,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
             while (d < sc->stage_count && sc->stages[d].type != CR_STAGE_DYNAMIC) ++d;
             ctx.snapshot_time_offset = !has_dynamic ? (double)k : k < d ? (double)(k - d - 1) : cr_sim_time(sim) - 1.0;
             cr_static_report_free(&r->report);
-            status = form->static_stage(sim, k, &stage->statics, &cb, &r->report, &solve_err);
+            status = sim->f->static_stage(sim, k, &stage->statics, &cb, &r->report, &solve_err);
             const cr_static_report *rep = &r->report;
             r->statics[k] = (cr_static_stage_stats){rep->step_count,  rep->failed_attempts, rep->total_iterations,
                                                     rep->load_factor, rep->final_residual,  rep->wall_time_s,
@@ -1477,8 +1542,8 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
                 }
             }
             long first_row = r->series_rows;
-            status = form->dynamic_stage(sim, k, ctx.t_stage_start, ctx.last_h, ctx.work, o, &cb, &r->dynamics[k],
-                                         &solve_err);
+            status = sim->f->dynamic_stage(sim, k, ctx.t_stage_start, ctx.last_h, ctx.work, o, &cb, &r->dynamics[k],
+                                           &solve_err);
             /* the stage's energy balance over its rows (a resumed stage: those since the resume) */
             if (status == CR_OK &&
                 cr_series_energy_warnings(sc, (const char *const *)r->series_names,

@@ -33,20 +33,7 @@ void cr_scenario_destroy(cr_scenario *scenario)
     if (!scenario) return;
     scenario_storage *st = scenario->internal;
     if (st) {
-        free(st->sections);
-        free(st->bcs);
-        free(st->loads);
-        for (int i = 0; i < st->table_count; ++i) free(st->tables[i]);
-        free(st->tables);
-        free(st->positions);
-        free(st->orientations);
-        free(st->bodies);
-        for (int i = 0; i < st->time_table_count; ++i) free(st->time_tables[i]);
-        free(st->time_tables);
-        for (int i = 0; i < st->bc_time_table_count; ++i) free(st->bc_time_tables[i]);
-        free(st->bc_time_tables);
-        for (int i = 0; st->bc_motions && i < st->bc_time_table_count; ++i) free(st->bc_motions[i]);
-        free(st->bc_motions);
+        storage_free(st); /* the rods and joints too (scenario_rods.c) */
         free(st);
     }
     free(scenario->stages);
@@ -67,12 +54,19 @@ static cr_status parse_root(const cJSON *root, const char *default_name, cr_scen
     memcpy(sc->name, name, strlen(name) + 1);
     if ((s = get_string(root, "", "description", "", &desc, err))) return s;
     if ((s = parse_model(root, &sc->model, err))) return s;
-    if ((s = parse_rod(root, &sc->rod, st, err))) return s;
+    if ((s = parse_rods(root, sc, st, err))) return s; /* "rod", or "rods" (scenario_rods.c) */
     if ((s = parse_bcs(root, &sc->rod, st, err))) return s;
     if ((s = parse_rigid_bodies(root, &sc->rod, st, err))) return s;
     if ((s = parse_loads(root, &sc->rod, st, err))) return s;
     if ((s = parse_stages(root, sc, err))) return s;
     if ((s = parse_stage_masks(root, sc, st, err))) return s;
+    if ((s = parse_joints(root, sc, st, err))) return s;
+    if ((s = finish_rods(sc, st, err))) return s;
+    if (cr_scenario_is_assembly(sc)) { /* names, references, coincident points (rods.K..., joints.K...) */
+        cr_assembly_def a = {
+            .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints};
+        if ((s = cr_assembly_validate(&a, err))) return s;
+    }
     return parse_output(root, sc, err);
 }
 

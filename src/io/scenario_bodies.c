@@ -128,7 +128,8 @@ cr_status parse_rigid_bodies(const cJSON *root, cr_rod_def *def, scenario_storag
     int n = cJSON_GetArraySize(list);
     if (n == 0) return CR_OK;
     st->bodies = calloc((size_t)n, sizeof *st->bodies);
-    if (!st->bodies) return no_memory(err);
+    st->body_rod = calloc((size_t)n, sizeof *st->body_rod);
+    if (!st->bodies || !st->body_rod) return no_memory(err);
     int i = 0;
     for (const cJSON *c = list->child; c; c = c->next, ++i) {
         cr_rigid_body_def *b = &st->bodies[i];
@@ -159,7 +160,10 @@ cr_status parse_rigid_bodies(const cJSON *root, cr_rod_def *def, scenario_storag
             }
         memcpy(b->name, name, strlen(name) + 1);
 
-        if ((s = get_node(c, path, def->elements, &b->node, err))) return s;
+        node_ref ref;
+        if ((s = get_rod_node(c, path, "node", def, st, &ref, err))) return s;
+        b->node = ref.node;
+        st->body_rod[i] = ref.rod;
         if ((s = get_number(c, path, "mass", 1, 0, POSITIVE, &b->mass, err))) return s;
         if ((s = get_vector(c, path, "center", 3, NULL, v, err))) return s;
         b->center = cr_v3_load(v);

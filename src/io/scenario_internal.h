@@ -36,6 +36,18 @@ typedef struct scenario_storage {
     cr_time_point **bc_time_tables; /* one per boundary condition (idem) */
     int bc_time_table_count;
     cr_bc_motion_point **bc_motions; /* one per boundary condition (NULL without a table of poses) */
+    /* an assembly ("rods", scenario_rods.c): the rods, each with its own storage (sections,
+     * reference nodes); the rod of each entry of the top-level lists (loads: -1 = every rod);
+     * the lists split rod by rod; the joints (scenario_joints.c) */
+    int multi; /* 1: the scenario gives "rods" (node references must name the rod) */
+    int rod_count;
+    cr_assembly_rod_def *rods;
+    struct scenario_storage *rod_storage;
+    int *bc_rod, *load_rod, *body_rod;
+    cr_bc_def *rod_bcs;
+    cr_load_def *rod_loads;
+    cr_rigid_body_def *rod_bodies;
+    cr_joint_def *joints;
 } scenario_storage;
 
 /* The kinds of object in the tree (the schema, scenario_schema.c). */
@@ -64,7 +76,11 @@ typedef enum node_kind {
     K_STAGE,
     K_OUTPUT,
     K_TRACK_LIST,
-    K_TRACK
+    K_TRACK,
+    K_ROD_LIST,
+    K_ROD_ITEM,
+    K_JOINT_LIST,
+    K_JOINT
 } node_kind;
 
 /* The sign rule of a number read by the typed readers. */
@@ -122,6 +138,30 @@ cr_status parse_model(const cJSON *root, cr_model_options *m, cr_error *err);
 
 /* scenario_rod.c */
 cr_status parse_rod(const cJSON *root, cr_rod_def *def, scenario_storage *st, cr_error *err);
+
+cr_status parse_rod_object(const cJSON *rod, const char *path, cr_rod_def *def, scenario_storage *st, cr_error *err);
+
+/* scenario_rods.c: "rods", node references naming the rod, the split of the lists rod by rod */
+typedef struct node_ref {
+    int rod;  /* index into the scenario's rods (0 for one rod) */
+    int node; /* node of that rod; negative counts from the end */
+    int by_s; /* 1: given as {"rod", "s"}: `node` is the node nearest to `s` */
+    double s;
+} node_ref;
+void storage_free(scenario_storage *st);
+cr_status parse_rods(const cJSON *root, cr_scenario *sc, scenario_storage *st, cr_error *err);
+/* The rod definition of rod `rod` while parsing (the scenario's `rod` for one rod). */
+const cr_rod_def *rod_def_of(const cr_rod_def *def, const scenario_storage *st, int rod);
+/* obj[key] as a node reference (docs/scenario.md "Node references"); a missing key is an error. */
+cr_status get_rod_node(const cJSON *obj, const char *parent, const char *key, const cr_rod_def *def,
+                       const scenario_storage *st, node_ref *out, cr_error *err);
+/* obj["rod"]: the name of a rod, as its index; *out = dflt when absent. */
+cr_status get_rod_name(const cJSON *obj, const char *parent, const scenario_storage *st, int dflt, int *out,
+                       cr_error *err);
+cr_status finish_rods(cr_scenario *sc, scenario_storage *st, cr_error *err);
+
+/* scenario_joints.c */
+cr_status parse_joints(const cJSON *root, cr_scenario *sc, scenario_storage *st, cr_error *err);
 
 /* scenario_supports.c */
 cr_status parse_bcs(const cJSON *root, cr_rod_def *def, scenario_storage *st, cr_error *err);

@@ -200,6 +200,7 @@ cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storage *st, 
     if (!st->loads || !st->tables || !st->time_tables) return no_memory(err);
     st->table_count = n;
     st->time_table_count = n;
+    if (!(st->load_rod = calloc((size_t)n, sizeof *st->load_rod))) return no_memory(err);
     int i = 0;
     for (const cJSON *c = list->child; c; c = c->next, ++i) {
         cr_load_def *ld = &st->loads[i];
@@ -220,6 +221,15 @@ cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storage *st, 
         ld->offset = (cr_tendon_offset){CR_OFFSET_CONSTANT, 0, 0, 0, 0, 0, NULL};
         ld->xi_start = 0;
         ld->xi_end = 1;
+        /* a distributed load's rod: "rod" (required with several rods but for gravity, which
+         * without it acts on every rod) */
+        if (type != CR_LOAD_FORCE && type != CR_LOAD_MOMENT) {
+            int dflt = st->multi ? (type == CR_LOAD_GRAVITY ? -1 : -2) : 0;
+            if ((s = get_rod_name(c, path, st, dflt, &st->load_rod[i], err))) return s;
+            if (st->load_rod[i] == -2)
+                return fail(err, "%s.rod: missing (the name of the rod this load acts on)", path);
+        }
+        const cr_rod_def *on = st->load_rod[i] >= 0 ? rod_def_of(def, st, st->load_rod[i]) : def;
         switch (type) {
         case CR_LOAD_FORCE:
         case CR_LOAD_MOMENT: {
@@ -232,8 +242,12 @@ cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storage *st, 
                 return fail(err, "%s.node: missing (give node, or body: the name of a rigid body)", path);
             if (has_body) {
                 if ((s = get_body(c, path, def, &ld->body, err))) return s;
+                st->load_rod[i] = st->body_rod ? st->body_rod[ld->body] : 0;
             } else {
-                if ((s = get_node(c, path, def->elements, &ld->node, err))) return s;
+                node_ref ref;
+                if ((s = get_rod_node(c, path, "node", def, st, &ref, err))) return s;
+                ld->node = ref.node;
+                st->load_rod[i] = ref.rod;
             }
         }
             /* fall through - a point load also has a value and a frame */
@@ -247,12 +261,13 @@ cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storage *st, 
         case CR_LOAD_GRAVITY:
             if ((s = get_vector(c, path, "value", 3, NULL, val, err))) return s;
             ld->value = cr_v3_load(val);
-            {
+            for (int r = 0; r < (st->load_rod[i] < 0 ? st->rod_count : 1); ++r) {
+                const cr_rod_def *g = st->load_rod[i] < 0 ? rod_def_of(def, st, r) : on;
                 cr_section_resultants sr;
-                cr_section_resultants_eval(def, 0.5, &sr);
+                cr_section_resultants_eval(g, 0.5, &sr);
                 if (!(sr.rhoA > 0)) {
-                    format_number(def->material.rho, got, sizeof got);
-                    if (def->material.rho > 0) /* the area underflows (e.g. a radius of 5e-324) */
+                    format_number(g->material.rho, got, sizeof got);
+                    if (g->material.rho > 0) /* the area underflows (e.g. a radius of 5e-324) */
                         return fail(err, "%s: a gravity load needs a mass per length, but rod.material.rho = %s "
                                          "and the section at xi = 0.5 give rhoA = %g (check the dimensions in "
                                          "rod.sections)", path, got, sr.rhoA);

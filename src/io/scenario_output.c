@@ -18,6 +18,7 @@ static cr_status parse_track(const cJSON *output, cr_scenario *sc, cr_error *err
     const cJSON *list = output ? cJSON_GetObjectItemCaseSensitive(output, "track") : NULL;
     const cr_rod_def *rod = &sc->rod;
     cr_status s;
+    if (!list && cr_scenario_is_assembly(sc)) return CR_OK; /* several rods: no default point (docs) */
     if (!list) {
         /* the free end: the last node, unless it is held and the first one is not */
         int held_first = 0, held_last = 0;
@@ -65,15 +66,26 @@ static cr_status parse_track(const cJSON *output, cr_scenario *sc, cr_error *err
         if (node && sv) return fail(err, "%s: give either node or s, not both", item);
         if (!node && !sv) return fail(err, "%s: missing node or s (a node reference, or an arc length in m)", item);
         if (node) {
-            if ((s = get_node(c, item, rod->elements, &t->node, err))) return s;
+            node_ref ref;
+            if ((s = get_rod_node(c, item, "node", rod, sc->internal, &ref, err))) return s;
+            t->rod = ref.rod, t->node = ref.node, t->by_s = ref.by_s, t->s = ref.s;
+            if (cJSON_GetObjectItemCaseSensitive(c, "rod"))
+                return fail(err, "%s.rod: the node reference names the rod", item);
             continue;
         }
+        if ((s = get_rod_name(c, item, sc->internal, 0, &t->rod, err))) return s;
+        if (cr_scenario_is_assembly(sc) && sc->rod_count > 1 && !cJSON_GetObjectItemCaseSensitive(c, "rod"))
+            return fail(err, "%s.rod: missing (the rod of the arc length s)", item);
+        rod = &sc->rods[t->rod].rod;
         path_key(key, item, "s");
         if ((s = read_number(sv, key, NONNEGATIVE, &t->s, err))) return s;
         if (t->s > rod->length) {
             char len_text[32];
             format_number(rod->length, len_text, sizeof len_text);
             describe(sv, got, sizeof got);
+            if (sc->rod_count > 1)
+                return fail(err, "%s: must be in [0, %s] (the length of rod \"%s\"), got %s", key, len_text,
+                            sc->rods[t->rod].name, got);
             return fail(err, "%s: must be in [0, %s] (rod.length), got %s", key, len_text, got);
         }
         t->by_s = 1;

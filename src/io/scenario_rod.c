@@ -22,9 +22,10 @@ static int sections_all_resultants(const cJSON *rod)
     return 1;
 }
 
-static cr_status parse_material(const cJSON *rod, cr_material *m, cr_error *err)
+static cr_status parse_material(const cJSON *rod, const char *rp, cr_material *m, cr_error *err)
 {
-    const char *path = "rod.material";
+    char path[PATH_SIZE];
+    path_key(path, rp, "material");
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(rod, "material");
     cr_status s;
     if (!v && sections_all_resultants(rod)) return CR_OK;
@@ -87,10 +88,14 @@ static cr_status parse_frame(const cJSON *ref, const char *parent, cr_quat *out,
     return CR_OK;
 }
 
-static cr_status parse_reference(const cJSON *rod, cr_rod_def *def, scenario_storage *st, cr_error *err)
+static cr_status parse_reference(const cJSON *rod, const char *rp, cr_rod_def *def, scenario_storage *st, cr_error *err)
 {
     static const double zero3[3] = {0, 0, 0};
-    const char *path = "rod.reference";
+    char path[PATH_SIZE], qpath[PATH_SIZE], ppath[PATH_SIZE], elements[PATH_SIZE];
+    path_key(path, rp, "reference");
+    path_key(qpath, path, "quaternions");
+    path_key(ppath, path, "positions");
+    path_key(elements, rp, "elements");
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(rod, "reference");
     cr_reference_def *ref = &def->reference;
     double o[3];
@@ -120,7 +125,11 @@ static cr_status parse_reference(const cJSON *rod, cr_rod_def *def, scenario_sto
         if (frame && quat)
             return fail(err, "%s: give the orientation either as frame or as quaternion, not both", path);
         if (frame) return parse_frame(v, path, &ref->orientation, err);
-        if (quat) return read_unit_quat(quat, "rod.reference.quaternion", &ref->orientation, err);
+        if (quat) {
+            char one[PATH_SIZE];
+            path_key(one, path, "quaternion");
+            return read_unit_quat(quat, one, &ref->orientation, err);
+        }
         return CR_OK;
     }
     if (type == CR_REFERENCE_HELIX) {
@@ -137,27 +146,25 @@ static cr_status parse_reference(const cJSON *rod, cr_rod_def *def, scenario_sto
     if ((s = get_array(v, path, "positions", 1, &pos, err))) return s;
     if ((s = get_array(v, path, "quaternions", 1, &quats, err))) return s;
     if (cJSON_GetArraySize(pos) != n)
-        return fail(err, "rod.reference.positions: expected %d entries (rod.elements + 1), got %d", n,
-                    cJSON_GetArraySize(pos));
+        return fail(err, "%s: expected %d entries (%s + 1), got %d", ppath, n, elements, cJSON_GetArraySize(pos));
     if (cJSON_GetArraySize(quats) != n)
-        return fail(err, "rod.reference.quaternions: expected %d entries (rod.elements + 1), got %d", n,
-                    cJSON_GetArraySize(quats));
+        return fail(err, "%s: expected %d entries (%s + 1), got %d", qpath, n, elements, cJSON_GetArraySize(quats));
     st->positions = malloc((size_t)n * sizeof *st->positions);
     st->orientations = malloc((size_t)n * sizeof *st->orientations);
     if (!st->positions || !st->orientations) return no_memory(err);
     int i = 0;
     for (const cJSON *c = pos->child; c; c = c->next, ++i) {
-        path_index(item, "rod.reference.positions", i);
+        path_index(item, ppath, i);
         if ((s = read_vector(c, item, 3, o, err))) return s;
         st->positions[i] = cr_v3_load(o);
         if (i > 0 && cr_v3_norm(cr_v3_sub(st->positions[i], st->positions[i - 1])) == 0) {
-            path_index(prev, "rod.reference.positions", i - 1);
+            path_index(prev, ppath, i - 1);
             return fail(err, "%s: coincides with %s (a zero-length element)", item, prev);
         }
     }
     i = 0;
     for (const cJSON *c = quats->child; c; c = c->next, ++i) {
-        path_index(item, "rod.reference.quaternions", i);
+        path_index(item, qpath, i);
         if ((s = read_unit_quat(c, item, &st->orientations[i], err))) return s;
     }
     ref->node_count = n;
@@ -249,23 +256,26 @@ static cr_status get_components(const cJSON *obj, const char *parent, const char
 
 /* rod.damping (docs/scenario.md "Damping"): Kelvin–Voigt relaxation times or viscous
  * coefficients of the six strain components, and drag per unit length. */
-static cr_status parse_damping(const cJSON *rod, cr_damping_def *d, cr_error *err)
+static cr_status parse_damping(const cJSON *rod, const char *rp, cr_damping_def *d, cr_error *err)
 {
-    const char *path = "rod.damping";
+    char path[PATH_SIZE];
+    path_key(path, rp, "damping");
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(rod, "damping");
     cr_status s;
     memset(d, 0, sizeof *d);
     if (!v) return CR_OK;
     if ((s = expect_object(v, path, err)) || (s = check_keys(v, path, K_DAMPING, err))) return s;
     if (cJSON_GetObjectItemCaseSensitive(v, "relaxation_time") && cJSON_GetObjectItemCaseSensitive(v, "coefficients"))
-        return fail(err, "rod.damping.coefficients: give either rod.damping.relaxation_time or "
-                         "rod.damping.coefficients, not both");
+        return fail(err, "%s.coefficients: give either %s.relaxation_time or %s.coefficients, not both", path, path,
+                    path);
     const cJSON *coef = cJSON_GetObjectItemCaseSensitive(v, "coefficients");
     if (coef && !cJSON_IsArray(coef)) {
         char got[VALUE_TEXT_SIZE];
         describe(coef, got, sizeof got);
-        return fail(err, "rod.damping.coefficients: expected an array of 6 numbers (N s for the forces, N m^2 s for "
-                         "the moments), got %s", got);
+        return fail(err,
+                    "%s.coefficients: expected an array of 6 numbers (N s for the forces, N m^2 s for "
+                    "the moments), got %s",
+                    path, got);
     }
     double drag[3], rot[3];
     if ((s = get_components(v, path, "relaxation_time", 6, d->relaxation_time, err)) ||
@@ -278,14 +288,15 @@ static cr_status parse_damping(const cJSON *rod, cr_damping_def *d, cr_error *er
     return CR_OK;
 }
 
-static cr_status parse_sections(const cJSON *rod, cr_rod_def *def, scenario_storage *st, cr_error *err)
+static cr_status parse_sections(const cJSON *rod, const char *rp, cr_rod_def *def, scenario_storage *st, cr_error *err)
 {
     const cJSON *list;
-    char path[PATH_SIZE], end_path[PATH_SIZE], got[VALUE_TEXT_SIZE], prev_text[32];
+    char path[PATH_SIZE], end_path[PATH_SIZE], got[VALUE_TEXT_SIZE], prev_text[32], spath[PATH_SIZE];
     cr_status s;
-    if ((s = get_array(rod, "rod", "sections", 1, &list, err))) return s;
+    path_key(spath, rp, "sections");
+    if ((s = get_array(rod, rp, "sections", 1, &list, err))) return s;
     int n = cJSON_GetArraySize(list);
-    if (n < 1) return fail(err, "rod.sections: expected at least 1 section, got []");
+    if (n < 1) return fail(err, "%s: expected at least 1 section, got []", spath);
     st->sections = calloc((size_t)n, sizeof *st->sections);
     if (!st->sections) return no_memory(err);
     double prev = 0;
@@ -293,7 +304,7 @@ static cr_status parse_sections(const cJSON *rod, cr_rod_def *def, scenario_stor
     for (const cJSON *c = list->child; c; c = c->next, ++i) {
         cr_section_segment *seg = &st->sections[i];
         int shape, last = (i == n - 1);
-        path_index(path, "rod.sections", i);
+        path_index(path, spath, i);
         if ((s = expect_object(c, path, err))) return s;
         if ((s = get_enum(c, path, "shape", SHAPE_CHOICES, -1, &shape, err))) return s;
         if ((s = parse_shear_coefficient(c, path, shape, &seg->shear_coefficient, err))) return s;
@@ -307,8 +318,8 @@ static cr_status parse_sections(const cJSON *rod, cr_rod_def *def, scenario_stor
         if (!(seg->xi_end > prev)) {
             if (i == 0) return fail(err, "%s: must be > 0, got %s", end_path, got);
             format_number(prev, prev_text, sizeof prev_text);
-            return fail(err, "%s: must be > rod.sections.%d.end = %s (ends strictly increase), got %s", end_path,
-                        i - 1, prev_text, got);
+            return fail(err, "%s: must be > %s.%d.end = %s (ends strictly increase), got %s", end_path, spath, i - 1,
+                        prev_text, got);
         }
         if (seg->xi_end > 1) return fail(err, "%s: must be <= 1, got %s", end_path, got);
         if (last && seg->xi_end != 1)
@@ -339,23 +350,24 @@ static cr_status parse_sections(const cJSON *rod, cr_rod_def *def, scenario_stor
     return CR_OK;
 }
 
-static cr_status parse_rigid(const cJSON *rod, unsigned *mask, cr_error *err)
+static cr_status parse_rigid(const cJSON *rod, const char *rp, unsigned *mask, cr_error *err)
 {
     const cJSON *list;
-    char item[PATH_SIZE], prev[PATH_SIZE];
+    char item[PATH_SIZE], prev[PATH_SIZE], lpath[PATH_SIZE];
     cr_status s;
     *mask = 0;
-    if ((s = get_array(rod, "rod", "rigid_strains", 0, &list, err)) || !list) return s;
+    path_key(lpath, rp, "rigid_strains");
+    if ((s = get_array(rod, rp, "rigid_strains", 0, &list, err)) || !list) return s;
     int i = 0;
     for (const cJSON *c = list->child; c; c = c->next, ++i) {
         int k = 0;
-        path_index(item, "rod.rigid_strains", i);
+        path_index(item, lpath, i);
         if ((s = read_enum(c, item, RIGID_CHOICES, &k, err))) return s;
         if (*mask & (1u << k)) {
             int j = 0;
             for (const cJSON *d = list->child; d != c; d = d->next, ++j)
                 if (!strcmp(d->valuestring, c->valuestring)) break;
-            path_index(prev, "rod.rigid_strains", j);
+            path_index(prev, lpath, j);
             return fail(err, "%s: duplicate \"%s\" (already given as %s)", item, c->valuestring, prev);
         }
         *mask |= 1u << k;
@@ -365,14 +377,19 @@ static cr_status parse_rigid(const cJSON *rod, unsigned *mask, cr_error *err)
 
 cr_status parse_rod(const cJSON *root, cr_rod_def *def, scenario_storage *st, cr_error *err)
 {
-    const char *path = "rod";
     const cJSON *rod = cJSON_GetObjectItemCaseSensitive(root, "rod");
     cr_status s;
     if (!rod) return fail(err, "rod: missing");
-    if ((s = expect_object(rod, path, err)) || (s = check_keys(rod, path, K_ROD, err))) return s;
+    if ((s = expect_object(rod, "rod", err)) || (s = check_keys(rod, "rod", K_ROD, err))) return s;
+    return parse_rod_object(rod, "rod", def, st, err);
+}
+
+cr_status parse_rod_object(const cJSON *rod, const char *path, cr_rod_def *def, scenario_storage *st, cr_error *err)
+{
+    cr_status s;
     if ((s = get_int(rod, path, "elements", 1, 0, 1, &def->elements, err))) return s;
-    if ((s = parse_material(rod, &def->material, err))) return s;
-    if ((s = parse_reference(rod, def, st, err))) return s;
+    if ((s = parse_material(rod, path, &def->material, err))) return s;
+    if ((s = parse_reference(rod, path, def, st, err))) return s;
 
     if (def->reference.type != CR_REFERENCE_NODES) {
         if ((s = get_number(rod, path, "length", 1, 0, POSITIVE, &def->length, err))) return s;
@@ -387,12 +404,14 @@ cr_status parse_rod(const cJSON *root, cr_rod_def *def, scenario_storage *st, cr
             char a[32], b[32];
             format_number(given, a, sizeof a);
             format_number(chords, b, sizeof b);
-            return fail(err, "rod.length: %s disagrees with the chord length %s of rod.reference.positions "
-                             "(omit rod.length for a nodes reference)", a, b);
+            return fail(err,
+                        "%s.length: %s disagrees with the chord length %s of %s.reference.positions "
+                        "(omit %s.length for a nodes reference)",
+                        path, a, b, path, path);
         }
         def->length = chords;
     }
-    if ((s = parse_sections(rod, def, st, err))) return s;
-    if ((s = parse_damping(rod, &def->damping, err))) return s;
-    return parse_rigid(rod, &def->rigid_strains, err);
+    if ((s = parse_sections(rod, path, def, st, err))) return s;
+    if ((s = parse_damping(rod, path, &def->damping, err))) return s;
+    return parse_rigid(rod, path, &def->rigid_strains, err);
 }

@@ -8,8 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const ROOT_KEYS[] = {"name",         "description", "model",  "rod", "boundary_conditions",
-                                        "rigid_bodies", "loads",       "stages", "output", NULL};
+static const char *const ROOT_KEYS[] = {"name",         "description", "model",  "rod",    "boundary_conditions",
+                                        "rigid_bodies", "loads",       "stages", "output", "rods",
+                                        "joints",       NULL};
 static const char *const MODEL_MIXED_KEYS[] = {"type", NULL};
 static const char *const MODEL_LGVI_KEYS[] = {"type", "dilatation", "chart", "strains", NULL};
 static const char *const MODEL_PH_KEYS[] = {"type", "viscoelastic", "newton_atol", NULL};
@@ -18,6 +19,10 @@ static const char *const MODEL_ANY_KEYS[] = {"type",         "dilatation",  "cha
 static const char *const BRANCH_KEYS[] = {"tau", "fraction", "kelvin_voigt", NULL};
 static const char *const ROD_KEYS[] = {"length",   "elements",      "material", "reference",
                                        "sections", "rigid_strains", "damping",  NULL};
+/* an entry of "rods": a rod and its name */
+static const char *const ROD_ITEM_KEYS[] = {"name",     "length",        "elements", "material", "reference",
+                                            "sections", "rigid_strains", "damping",  NULL};
+static const char *const JOINT_KEYS[] = {"type", "name", "a", "b", "axis", "rotation", NULL};
 static const char *const MATERIAL_KEYS[] = {"E", "G", "rho", "nu", NULL};
 static const char *const DAMPING_KEYS[] = {"relaxation_time", "coefficients", "drag", "rotational_drag", NULL};
 static const char *const REF_STRAIGHT_KEYS[] = {"type", "origin", "frame", "quaternion", NULL};
@@ -42,14 +47,14 @@ static const char *const BC_PIN_KEYS[] = {"type", "node", "position", "time", "s
 static const char *const BC_POSE_KEYS[] = {"type", "node", "position", "quaternion", "time", "stages", NULL};
 /* "time" and "stages" are common to every load type */
 static const char *const LOAD_POINT_KEYS[] = {"type", "node", "body", "value", "frame", "time", "stages", NULL};
-static const char *const LOAD_DENSITY_KEYS[] = {"type", "value", "frame", "time", "stages", NULL};
-static const char *const LOAD_GRAVITY_KEYS[] = {"type", "value", "time", "stages", NULL};
-static const char *const LOAD_TENDON_KEYS[] = {"type",   "tension", "offset", "xi_start",
-                                               "xi_end", "time",    "stages", NULL};
-static const char *const LOAD_CHAMBER_KEYS[] = {"type", "pressure", "area", "offset", "time", "stages", NULL};
-static const char *const LOAD_ANY_KEYS[] = {"type",     "node",   "body",     "value",  "frame",
-                                            "tension",  "offset", "xi_start", "xi_end", "time",
-                                            "stages",   "pressure", "area",   NULL};
+static const char *const LOAD_DENSITY_KEYS[] = {"type", "value", "frame", "time", "stages", "rod", NULL};
+static const char *const LOAD_GRAVITY_KEYS[] = {"type", "value", "time", "stages", "rod", NULL};
+static const char *const LOAD_TENDON_KEYS[] = {"type", "tension", "offset", "xi_start", "xi_end",
+                                               "time", "stages",  "rod",    NULL};
+static const char *const LOAD_CHAMBER_KEYS[] = {"type", "pressure", "area", "offset", "time", "stages", "rod", NULL};
+static const char *const LOAD_ANY_KEYS[] = {"type",    "node",     "body",     "value",  "frame",
+                                            "tension", "offset",   "xi_start", "xi_end", "time",
+                                            "stages",  "pressure", "area",     "rod",    NULL};
 static const char *const OFFSET_KEYS[] = {"y", "z", "radius_fraction", "angle_deg", "table", NULL};
 static const char *const TIME_CONSTANT_KEYS[] = {"type", NULL};
 static const char *const TIME_STEP_KEYS[] = {"type", "t0", "t1", NULL}; /* ramp, smooth_step */
@@ -69,7 +74,7 @@ static const char *const STAGE_ANY_KEYS[] = {
     "output_dt", "snapshot_dt", "h_init",         "h_max", "max_steps", "checkpoint_interval", "time_step",
     "stability", "path",        "arc_length",     NULL};
 static const char *const OUTPUT_KEYS[] = {"directory", "vtk", "vtk_format", "track", NULL};
-static const char *const TRACK_KEYS[] = {"name", "node", "s", NULL};
+static const char *const TRACK_KEYS[] = {"name", "node", "s", "rod", NULL};
 
 int list_index(const char *const *list, const char *s)
 {
@@ -125,6 +130,10 @@ const char *const *allowed_keys(node_kind k, const cJSON *obj, const char **what
         return MODEL_ANY_KEYS;
     case K_BRANCH: return BRANCH_KEYS;
     case K_ROD: return ROD_KEYS;
+    case K_ROD_ITEM:
+        return ROD_ITEM_KEYS;
+    case K_JOINT:
+        return JOINT_KEYS;
     case K_MATERIAL: return MATERIAL_KEYS;
     case K_DAMPING: return DAMPING_KEYS;
     case K_FRAME: return FRAME_KEYS;
@@ -250,7 +259,10 @@ node_kind child_kind(node_kind k, const char *key)
         if (!strcmp(key, "loads")) return K_LOAD_LIST;
         if (!strcmp(key, "stages")) return K_STAGE_LIST;
         if (!strcmp(key, "output")) return K_OUTPUT;
+        if (!strcmp(key, "rods")) return K_ROD_LIST;
+        if (!strcmp(key, "joints")) return K_JOINT_LIST;
         return K_LEAF;
+    case K_ROD_ITEM:
     case K_ROD:
         if (!strcmp(key, "material")) return K_MATERIAL;
         if (!strcmp(key, "damping")) return K_DAMPING;
@@ -272,6 +284,10 @@ node_kind child_kind(node_kind k, const char *key)
     case K_STAGE_LIST: return key ? K_LEAF : K_STAGE;
     case K_OUTPUT: return key && !strcmp(key, "track") ? K_TRACK_LIST : K_LEAF;
     case K_TRACK_LIST: return key ? K_LEAF : K_TRACK;
+    case K_ROD_LIST:
+        return key ? K_LEAF : K_ROD_ITEM;
+    case K_JOINT_LIST:
+        return key ? K_LEAF : K_JOINT;
     default: return K_LEAF;
     }
 }

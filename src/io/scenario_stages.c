@@ -247,12 +247,14 @@ cr_status parse_stage_masks(const cJSON *root, const cr_scenario *sc, scenario_s
     }
     list = cJSON_GetObjectItemCaseSensitive(root, "boundary_conditions");
     i = 0;
-    const int nodes = sc->rod.elements + 1;
     for (const cJSON *c = list && sc->rod.bc_count > 0 ? list->child : NULL; c; c = c->next, ++i) {
         path_index(path, "boundary_conditions", i);
         if ((s = parse_stage_mask(c, path, sc, &st->bcs[i].stages, err))) return s;
+        /* with several rods, supports of one rod (st->bc_rod) */
+        const int rod = st->multi ? st->bc_rod[i] : 0, nodes = rod_def_of(&sc->rod, st, rod)->elements + 1;
         int node = st->bcs[i].node < 0 ? st->bcs[i].node + nodes : st->bcs[i].node;
         for (int j = 0; j < i; ++j) {
+            if (st->multi && st->bc_rod[j] != rod) continue;
             int other_node = st->bcs[j].node < 0 ? st->bcs[j].node + nodes : st->bcs[j].node;
             unsigned a = st->bcs[j].stages, b = st->bcs[i].stages;
             if (other_node == node && (a == 0 || b == 0 || (a & b))) {

@@ -121,6 +121,7 @@ cr_status parse_bcs(const cJSON *root, cr_rod_def *def, scenario_storage *st, cr
     st->bc_motions = calloc((size_t)n, sizeof *st->bc_motions);
     if (!st->bcs || !st->bc_time_tables || !st->bc_motions) return no_memory(err);
     st->bc_time_table_count = n;
+    if (!(st->bc_rod = calloc((size_t)n, sizeof *st->bc_rod))) return no_memory(err);
     int i = 0;
     for (const cJSON *c = list->child; c; c = c->next, ++i) {
         cr_bc_def *bc = &st->bcs[i];
@@ -131,7 +132,10 @@ cr_status parse_bcs(const cJSON *root, cr_rod_def *def, scenario_storage *st, cr
         if ((s = get_enum(c, path, "type", BC_CHOICES, -1, &type, err))) return s;
         if ((s = check_keys(c, path, K_BC, err))) return s;
         bc->type = (cr_bc_type)type;
-        if ((s = get_node(c, path, def->elements, &bc->node, err))) return s;
+        node_ref ref;
+        if ((s = get_rod_node(c, path, "node", def, st, &ref, err))) return s;
+        bc->node = ref.node;
+        st->bc_rod[i] = ref.rod;
         if ((s = get_enum(c, path, "frame", BC_FRAME_CHOICES, 0, &frame, err))) return s;
         bc->frame = frame ? CR_FRAME_BODY : CR_FRAME_INERTIAL;
         if (type == CR_BC_SUPPORT) {

@@ -7,6 +7,7 @@
  * trips them, and narrow enough that a factor of 1000 does. */
 #include "cosserat/warnings.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,7 +88,66 @@ static cr_status check_dimension(cr_warning_list *out, int seg, const char *name
     return CR_OK;
 }
 
+static cr_status rod_warnings(const cr_scenario *sc, cr_warning_list *out);
+
+/* In text, "rod.KEY" (a key path of the one-rod form) as "PREFIX.KEY" (an assembly's rod). */
+static void reprefix(char *text, size_t size, const char *prefix)
+{
+    char buf[CR_ERROR_MESSAGE_SIZE];
+    size_t k = 0;
+    for (const char *p = text; *p && k + 1 < sizeof buf; ++p) {
+        int word_start = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.');
+        if (word_start && !strncmp(p, "rod.", 4) && islower((unsigned char)p[4])) {
+            int w = snprintf(buf + k, sizeof buf - k, "%s.", prefix);
+            k = w > 0 && (size_t)w < sizeof buf - k ? k + (size_t)w : sizeof buf - 1;
+            p += 3;
+            continue;
+        }
+        buf[k++] = *p;
+    }
+    buf[k < sizeof buf ? k : sizeof buf - 1] = '\0';
+    size_t n = strlen(buf) < size ? strlen(buf) : size - 1; /* (truncated as the warnings' own texts) */
+    memcpy(text, buf, n);
+    text[n] = '\0';
+}
+
 cr_status cr_scenario_warnings(const cr_scenario *sc, cr_warning_list *out)
+{
+    if (!cr_scenario_is_assembly(sc) || sc->rod_count < 1) return rod_warnings(sc, out);
+    /* an assembly: each rod as one rod, its keys named rods.K (a gravity load on every rod
+     * is said once, under "loads": the rods' lists are split from the file's) */
+    for (int r = 0; r < sc->rod_count; ++r) {
+        cr_scenario one = *sc;
+        one.rod = sc->rods[r].rod;
+        one.rod_count = 1, one.joint_count = 0;
+        int before = out->count;
+        cr_status st = rod_warnings(&one, out);
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "rods.%d", r);
+        for (int i = before; i < out->count; ++i) {
+            cr_warning *w = &out->items[i];
+            if (!strncmp(w->key, "loads.", 6)) {
+                int seen = 0;
+                for (int j = 0; j < before; ++j) seen |= !strcmp(out->items[j].code, w->code);
+                size_t n = strlen(w->key);
+                if (!strncmp(w->message, w->key, n)) /* the message starts with the key: "loads" too */
+                    memmove(w->message + 5, w->message + n, strlen(w->message + n) + 1);
+                snprintf(w->key, sizeof w->key, "loads");
+                if (seen) { /* said for an earlier rod */
+                    memmove(w, w + 1, (size_t)(out->count - i - 1) * sizeof *w);
+                    --out->count, --i;
+                    continue;
+                }
+            }
+            reprefix(w->key, sizeof w->key, prefix);
+            reprefix(w->message, sizeof w->message, prefix);
+        }
+        if (st != CR_OK) return st;
+    }
+    return CR_OK;
+}
+
+static cr_status rod_warnings(const cr_scenario *sc, cr_warning_list *out)
 {
     const cr_rod_def *rod = &sc->rod;
     double L = rod->length;

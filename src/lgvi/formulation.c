@@ -65,6 +65,8 @@ static cr_status kernel_params(const cr_rod_def *def, const cr_model_options *o,
 
 static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
 {
+    /* assemblies: the mixed rod's only, for now (formulation.h, `assembly`) */
+    if (cr_scenario_is_assembly(sc)) return cr_formulation_refuse_assembly(sc, "lgvi", err);
     const cr_rod_def *d = &sc->rod;
     cr_status fst = cr_foreign_options_check(sc, "lgvi", err);
     if (fst != CR_OK) return fst;

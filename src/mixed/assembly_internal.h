@@ -64,4 +64,13 @@ cr_quat cr_asm_weld_rotation(const cr_asm_joint *j, double f);
  * earlier ones, else CR_OK. */
 cr_status cr_asm_check_redundant(const cr_assembly *a, const cr_assembly_state *s, double f, cr_error *err);
 
+/* After each accepted load step of a static solve; nonzero stops it (CR_INTERRUPTED). */
+typedef int (*cr_asm_step_fn)(const cr_assembly *a, const cr_assembly_state *s, const cr_load_step_report *step,
+                              int index, void *user);
+/* cr_assembly_static_solve under the loads and supports of stage `stage` of every rod (their
+ * magnitudes ramp from the state's to the stage's), reporting each accepted step. */
+cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, int stage,
+                                    const cr_static_options *options, cr_asm_step_fn on_step, void *user,
+                                    cr_static_report *report, cr_error *err);
+
 #endif

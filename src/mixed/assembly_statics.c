@@ -94,6 +94,7 @@ typedef struct asm_work {
      * newton.c's residual_scale), from the first evaluation of a solve; 0 = not yet */
     double roundoff_scale;
     double t_assembly, t_solve;
+    int stage; /* the rods' loads and supports of this stage */
 } asm_work;
 
 static void free_work(asm_work *w)
@@ -193,8 +194,11 @@ static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
         const int B = m->block;
         for (int k = 0; k < m->load_count; ++k) rw->scale[k] = rw->from[k] + lf * (rw->to[k] - rw->from[k]);
         cr_state *st = w->s->rods[r];
-        cr_supports_at at = {
-            .stage = 0, .ramp = rw->bc_from + lf * (1.0 - rw->bc_from), .t = st->time, .from = NULL, .from_blend = 1.0};
+        cr_supports_at at = {.stage = w->stage,
+                             .ramp = rw->bc_from + lf * (1.0 - rw->bc_from),
+                             .t = st->time,
+                             .from = NULL,
+                             .from_blend = 1.0};
         cr_status s = cr_mixed_static_residual(m, &at, rw->scale, st->x, rw->F, rw->J, rw->eq);
         if (s != CR_OK) return s;
         if (w->roundoff_scale == 0) /* a pass over J, as costly as its LU: once per solve */
@@ -482,8 +486,11 @@ static cr_status correct_positions(asm_work *w, double lf)
         rod_work *rw = &w->rw[r];
         cr_state *st = w->s->rods[r];
         for (int k = 0; k < m->load_count; ++k) rw->scale[k] = rw->from[k] + lf * (rw->to[k] - rw->from[k]);
-        cr_supports_at at = {
-            .stage = 0, .ramp = rw->bc_from + lf * (1.0 - rw->bc_from), .t = st->time, .from = NULL, .from_blend = 1.0};
+        cr_supports_at at = {.stage = w->stage,
+                             .ramp = rw->bc_from + lf * (1.0 - rw->bc_from),
+                             .t = st->time,
+                             .from = NULL,
+                             .from_blend = 1.0};
         cr_status s = cr_mixed_force_residual(m, &at, rw->scale, st->x, rw->Ff, rw->Jf);
         if (s != CR_OK) return s;
         const size_t dim = (size_t)m->nodes * 3;
@@ -649,6 +656,13 @@ static void predict(asm_work *w, double lf, double lf0, double lf1, double lf2)
 cr_status cr_assembly_static_solve(const cr_assembly *a, cr_assembly_state *s, const cr_static_options *options,
                                    cr_static_report *report, cr_error *err)
 {
+    return cr_asm_static_solve_stage(a, s, 0, options, NULL, NULL, report, err);
+}
+
+cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, int stage,
+                                    const cr_static_options *options, cr_asm_step_fn on_step, void *user,
+                                    cr_static_report *report, cr_error *err)
+{
     cr_static_options o = options ? *options : cr_static_default_options();
     if (o.load_steps < 1) o.load_steps = 1;
     if (o.max_history < 1) o.max_history = 1;
@@ -656,7 +670,7 @@ cr_status cr_assembly_static_solve(const cr_assembly *a, cr_assembly_state *s, c
     cr_static_report *rep = report ? report : &local;
     memset(rep, 0, sizeof *rep);
     double t_start = now();
-    asm_work w = {.a = a, .s = s, .joint_from = s->joint_factor};
+    asm_work w = {.a = a, .s = s, .joint_from = s->joint_factor, .stage = stage};
     double *history = malloc((size_t)o.max_history * sizeof *history);
     if (!history || !alloc_work(&w)) {
         free(history);
@@ -666,9 +680,9 @@ cr_status cr_assembly_static_solve(const cr_assembly *a, cr_assembly_state *s, c
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
         cr_state *st = s->rods[r];
-        st->stage = 0, st->dynamic = 0;
+        st->stage = stage, st->dynamic = 0;
         memcpy(w.rw[r].from, st->load_scale, (m->load_count > 0 ? m->load_count : 1) * sizeof(double));
-        if (m->load_count > 0) cr_model_stage_load_factors(m, 0, w.rw[r].to);
+        if (m->load_count > 0) cr_model_stage_load_factors(m, stage, w.rw[r].to);
         w.rw[r].bc_from = st->bc_factor;
     }
     cr_status st = cr_asm_check_redundant(a, s, s->joint_factor, err);
@@ -719,6 +733,19 @@ cr_status cr_assembly_static_solve(const cr_assembly *a, cr_assembly_state *s, c
             else
                 sr->history_count = 0;
             rep->final_residual = fe;
+            if (on_step) { /* the state at lf as the end of the solve leaves it: loads, supports, welds */
+                for (int r = 0; r < a->rod_count; ++r) {
+                    cr_state *rs = s->rods[r];
+                    for (int k = 0; k < a->models[r]->load_count; ++k)
+                        rs->load_scale[k] = w.rw[r].from[k] + lf * (w.rw[r].to[k] - w.rw[r].from[k]);
+                    rs->load_factor = lf;
+                }
+                s->load_factor = lf;
+                if (on_step(a, s, sr, rep->step_count - 1, user)) {
+                    st = cr_error_set(err, CR_INTERRUPTED, "interrupted at load factor %.6g", lf);
+                    break;
+                }
+            }
             continue;
         }
         /* restore the last converged state; a bad definition or no memory ends the solve */

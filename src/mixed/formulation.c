@@ -23,6 +23,7 @@ static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
 {
     cr_status fst = cr_foreign_options_check(sc, "mixed_discrete", err);
     if (fst != CR_OK) return fst;
+    if (cr_scenario_is_assembly(sc)) return cr_mixed_assembly_formulation.check(sc, err);
     /* the rod's own values first (a load beyond its range says more than what follows) */
     if ((fst = cr_rod_validate(&sc->rod, err)) != CR_OK) return fst;
     /* a static stage solves K u = f: with no support active in it a free rod has six
@@ -261,7 +262,8 @@ static uint64_t fingerprint(const void *impl) { return cr_model_fingerprint(((co
 
 const cr_formulation cr_mixed_formulation = {
     .name = "mixed_discrete",
-    /* measured 2.2 kB static; 39 kB dynamic: the Radau stage vectors and the real and complex block factorizations, plus 25 % */
+    /* measured 2.2 kB static; 39 kB dynamic: the Radau stage vectors and the real and complex block factorizations,
+       plus 25 % */
     .bytes_per_element_static = 3e3,
     .bytes_per_element_dynamic = 5e4,
     .check = mixed_check,
@@ -288,6 +290,7 @@ const cr_formulation cr_mixed_formulation = {
     .pack = pack,
     .unpack = unpack,
     .fingerprint = fingerprint,
+    .assembly = &cr_mixed_assembly_formulation,
 };
 
 const cr_model *cr_sim_mixed_model(const cr_sim *sim)

@@ -71,6 +71,21 @@ typedef struct cr_formulation {
     void (*pack)(const void *impl, double *out);
     void (*unpack)(void *impl, const double *in);
     uint64_t (*fingerprint)(const void *impl);
+    /* ---- assemblies (cr_scenario_is_assembly: several rods, or joints) ----
+     * The table that runs this formulation's assemblies (NULL: none; its check refuses them).
+     * That table's create_assembly replaces create; its accessors number the nodes, samples
+     * and bodies of all rods rod by rod, and the loads rod by rod as in the rods' definitions.
+     * In a one-rod table the functions below are NULL (one rod "rod", no joints). */
+    const struct cr_formulation *assembly;
+    void *(*create_assembly)(const cr_assembly_def *def, const cr_model_options *options, cr_error *err);
+    int (*rod_count)(const void *impl);
+    const char *(*rod_name)(const void *impl, int rod);
+    int (*rod_first_node)(const void *impl, int rod);   /* rod = rod_count: node_count */
+    int (*rod_first_sample)(const void *impl, int rod); /* rod = rod_count: sample_count */
+    int (*joint_count)(const void *impl);
+    const char *(*joint_name)(const void *impl, int joint);
+    /* the wrench joint j applies on its first node (force in I, moment in I about that node) */
+    cr_status (*joint_reaction)(const void *impl, int joint, cr_vec3 *force, cr_vec3 *moment);
 } cr_formulation;
 
 struct cr_sim {
@@ -95,5 +110,13 @@ cr_status cr_foreign_options_check(const cr_scenario *sc, const char *model, cr_
 extern const cr_formulation cr_mixed_formulation;
 extern const cr_formulation cr_lgvi_formulation;
 extern const cr_formulation cr_ph_formulation;
+extern const cr_formulation cr_mixed_assembly_formulation;
+
+/* The scenario's rod or assembly discretized by its formulation (the assembly table for an
+ * assembly); NULL with err filled as cr_sim_create. */
+cr_sim *cr_sim_create_scenario(const cr_scenario *scenario, cr_error *err);
+/* The check of an assembly's scenario that every formulation without an assembly table
+ * gives: the key (rods or joints) and the formulation named. */
+cr_status cr_formulation_refuse_assembly(const cr_scenario *scenario, const char *formulation, cr_error *err);
 
 #endif

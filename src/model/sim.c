@@ -71,6 +71,52 @@ cr_sim *cr_sim_create(const cr_rod_def *def, const cr_model_options *options, cr
     return sim;
 }
 
+cr_sim *cr_sim_create_scenario(const cr_scenario *sc, cr_error *err)
+{
+    if (!cr_scenario_is_assembly(sc)) return cr_sim_create(&sc->rod, &sc->model, err);
+    const cr_formulation *f = cr_formulation_find(sc->model.type);
+    if (!f) return cr_sim_create(&sc->rod, &sc->model, err); /* its message */
+    if (!f->assembly) {
+        cr_formulation_refuse_assembly(sc, f->name, err);
+        return NULL;
+    }
+    cr_sim *sim = calloc(1, sizeof *sim);
+    int loads = 0;
+    for (int r = 0; r < sc->rod_count; ++r) loads += sc->rods[r].rod.load_count;
+    if (sim) sim->load_type = malloc((loads > 0 ? loads : 1) * sizeof *sim->load_type);
+    if (!sim || !sim->load_type) {
+        free(sim);
+        cr_error_set(err, CR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    sim->f = f->assembly;
+    sim->options = sc->model;
+    for (int r = 0; r < sc->rod_count; ++r) /* rod by rod, as the rods' definitions list them */
+        for (int k = 0; k < sc->rods[r].rod.load_count; ++k)
+            sim->load_type[sim->load_count++] = sc->rods[r].rod.loads[k].type;
+    cr_assembly_def def = {
+        .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints};
+    sim->impl = sim->f->create_assembly(&def, &sc->model, err);
+    if (!sim->impl) {
+        free(sim->load_type);
+        free(sim);
+        return NULL;
+    }
+    return sim;
+}
+
+cr_status cr_formulation_refuse_assembly(const cr_scenario *sc, const char *formulation, cr_error *err)
+{
+    if (sc->rod_count > 1)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "rods: the %s model takes one rod; assemblies of several rods are available in model "
+                            "mixed_discrete (statics)",
+                            formulation);
+    return cr_error_set(err, CR_BAD_INPUT,
+                        "joints: the %s model has no joints; joints are available in model mixed_discrete (statics)",
+                        formulation);
+}
+
 void cr_sim_destroy(cr_sim *sim)
 {
     if (!sim) return;
@@ -175,6 +221,48 @@ void cr_sim_get_velocities(const cr_sim *sim, double *out)
         cr_v3_store(v, out + 6 * i);
         cr_v3_store(w, out + 6 * i + 3);
     }
+}
+
+/* ---- assemblies: one rod "rod" and no joints for a one-rod table ---- */
+int cr_sim_rod_count(const cr_sim *sim) { return sim->f->rod_count ? sim->f->rod_count(sim->impl) : 1; }
+
+const char *cr_sim_rod_name(const cr_sim *sim, int rod)
+{
+    if (rod < 0 || rod >= cr_sim_rod_count(sim)) return NULL;
+    return sim->f->rod_name ? sim->f->rod_name(sim->impl, rod) : "rod";
+}
+
+int cr_sim_rod_first_node(const cr_sim *sim, int rod)
+{
+    if (sim->f->rod_first_node) return sim->f->rod_first_node(sim->impl, rod);
+    return rod <= 0 ? 0 : cr_sim_node_count(sim);
+}
+
+int cr_sim_rod_first_sample(const cr_sim *sim, int rod)
+{
+    if (sim->f->rod_first_sample) return sim->f->rod_first_sample(sim->impl, rod);
+    return rod <= 0 ? 0 : cr_sim_sample_count(sim);
+}
+
+int cr_sim_node_rod(const cr_sim *sim, int node)
+{
+    int r = 0, n = cr_sim_rod_count(sim);
+    while (r + 1 < n && node >= cr_sim_rod_first_node(sim, r + 1)) ++r;
+    return r;
+}
+
+int cr_sim_joint_count(const cr_sim *sim) { return sim->f->joint_count ? sim->f->joint_count(sim->impl) : 0; }
+
+const char *cr_sim_joint_name(const cr_sim *sim, int joint)
+{
+    if (joint < 0 || joint >= cr_sim_joint_count(sim)) return NULL;
+    return sim->f->joint_name(sim->impl, joint);
+}
+
+cr_status cr_sim_joint_reaction(const cr_sim *sim, int joint, cr_vec3 *force, cr_vec3 *moment)
+{
+    if (joint < 0 || joint >= cr_sim_joint_count(sim)) return CR_BAD_INPUT;
+    return sim->f->joint_reaction(sim->impl, joint, force, moment);
 }
 
 /* ---- actuator inputs ---- */

@@ -94,6 +94,8 @@ static double slowest_period(const cr_ph_params *p)
 
 static cr_status ph_check(const cr_scenario *sc, cr_error *err)
 {
+    /* assemblies: the mixed rod's only, for now (formulation.h, `assembly`) */
+    if (cr_scenario_is_assembly(sc)) return cr_formulation_refuse_assembly(sc, "port_hamiltonian", err);
     const cr_rod_def *d = &sc->rod;
     cr_status fst = cr_foreign_options_check(sc, "port_hamiltonian", err);
     if (fst != CR_OK) return fst;

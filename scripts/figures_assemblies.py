@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Figures of the assembly examples (docs/examples.md "Assemblies").
+
+    /usr/bin/python3 scripts/figures_assemblies.py --build build --out docs/figures
+
+Writes into --out:
+
+    assembly_arch.png   three-hinged arch (examples/three-hinged-arch.json): shapes at three
+                        stiffnesses, and the reactions' and hinge force's distance from the
+                        equilibrium of the deformed arch over E = 2e9 ... 2e11 Pa
+    assembly_ring.png   welded ring under two opposite forces (examples/ring.json): shapes at
+                        three loads, and the errors of the two diameters and of the moment at the
+                        load against thin-ring theory vs n = 8 ... 128 with n^-2
+
+and prints the measured numbers (the ones docs/examples.md quotes). Every solve goes through the
+Python package (cosserat.run with overrides) on BUILD/libcosserat.so. Exits with 1 when a number
+leaves its tolerance.
+"""
+
+import argparse
+import math
+import os
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from figlib import savefig, setup  # noqa: E402
+
+EXAMPLES = os.path.join(ROOT, "examples")
+FAILED = []
+
+
+def expect(cond, what):
+    if not cond:
+        FAILED.append(what)
+        print(f"FAILED: {what}")
+
+
+def arch_equilibrium(r, P):
+    """The reactions at A, B and the hinge force on the left rod from the deformed geometry: the
+    unloaded right rod is a two-force member (R_B along C - B), moments about A fix its size."""
+    left, right = r.rods["left"], r.rods["right"]
+    A, C, B, L = left.positions[0], left.positions[-1], right.positions[-1], left.positions[10]
+    F = np.array([0.0, 0.0, -P])
+    cy = lambda a, f: a[2] * f[0] - a[0] * f[2]
+    k = -cy(L - A, F) / cy(B - A, C - B)
+    RB = k * (C - B)
+    return -F - RB, RB, RB
+
+
+def arch(out):
+    import cosserat
+    import matplotlib.pyplot as plt
+
+    path = os.path.join(EXAMPLES, "three-hinged-arch.json")
+    P = 20000.0
+    fig, (a0, a1) = plt.subplots(1, 2, figsize=(11.5, 4.6), gridspec_kw={"width_ratios": [1.25, 1]})
+    # below about E = 3e10 Pa the arch snaps through (its crown ends below the springings)
+    Es = [4e10, 6e10, 1e11, 2e11, 5e11, 1e12, 1e13]
+    errs, moments = [], []
+    for E in Es:
+        # Newton to its round-off floor: the reactions are the equilibrium's up to the residual
+        sets = [f"rods.{i}.material.{k}={v:g}" for i in (0, 1) for k, v in (("E", E), ("G", 0.4 * E))]
+        sets += ["stages.0.rtol=1e-14", "stages.0.atol=1e-13"]
+        r = cosserat.run(path, overrides=sets)
+        expect(r.converged, f"arch at E = {E:g} converged")
+        RA, RB, RC = arch_equilibrium(r, P)
+        got = {x.node: x.force for x in r.reactions}
+        e = max(np.max(np.abs(got[0] - RA)), np.max(np.abs(got[r.rod_first_node[2] - 1] - RB)),
+                np.max(np.abs(r.joints[0].force - RC))) / P
+        errs.append(e)
+        moments.append(np.max(np.abs(r.joints[0].moment)) / (P * 1.25))
+        if E in (2e11, 6e10, 4e10):
+            for name, rod in r.rods.items():
+                lab = f"E = {E:.3g} Pa" if name == "left" else None
+                a0.plot(rod.positions[:, 0], rod.positions[:, 2], lw=2.0, label=lab,
+                        color={2e11: "crimson", 6e10: "tab:orange", 4e10: "tab:blue"}[E])
+        print(f"arch E = {E:.3g} Pa: crown z {r.rods['left'].positions[-1][2]:.5f} m, reactions and hinge "
+              f"force vs the deformed arch's equilibrium {e:.1e} P, hinge moment {moments[-1]:.1e} P L")
+    expect(max(errs) < 1e-9, "arch reactions = equilibrium to 1e-9 P")
+    # reference shape, supports, hinge, load
+    a0.plot([0, 1, 2], [0, 0.75, 0], color="0.5", ls="--", lw=1.0, label="reference")
+    a0.plot([0, 2], [0, 0], "^", color="black", ms=10, label="supports (turn about y)")
+    a0.plot([1], [0.75], "o", mfc="white", mec="black", ms=8, label="hinge (crown)")
+    a0.annotate("P", xy=(0.5, 0.375), xytext=(0.5, 0.62), ha="center",
+                arrowprops=dict(arrowstyle="-|>", color="black", lw=1.5))
+    a0.set_aspect("equal")
+    a0.set_xlabel("x (m)")
+    a0.set_ylabel("z (m)")
+    a0.set_title("three-hinged arch, P = 20 kN at the left rod's middle", fontsize=10)
+    a0.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.24), ncol=3)
+    a1.loglog(Es, np.maximum(errs, 1e-17), "o-", label="reactions A, B and hinge force vs equilibrium (/P)")
+    a1.loglog(Es, np.maximum(moments, 1e-17), "s--", label="hinge moment (/P L)")
+    a1.set_ylim(1e-17, 1e-6)
+    a1.set_xlabel("Young's modulus E (Pa)")
+    a1.set_ylabel("relative error")
+    a1.set_title("statically determinate: exact whatever the stiffness\n(0 drawn as 1e-17)", fontsize=10)
+    a1.legend(fontsize=8)
+    fig.tight_layout()
+    savefig(fig, out, "assembly_arch.png")
+
+
+def ring_overrides(n, P):
+    q, h, t = n // 4, n // 2, 3 * n // 4
+    return [f"rods.0.elements={n}", f"boundary_conditions.0.node=ring:{q}", f"boundary_conditions.1.node=ring:{t}",
+            f"loads.1.node=ring:{h}", f"loads.0.value=[0,{P:g},0]", f"loads.1.value=[0,{-P:g},0]",
+            f"output.track.1.node=ring:{h}", f"output.track.2.node=ring:{q}", f"output.track.3.node=ring:{t}"]
+
+
+def ring(out):
+    import cosserat
+    import matplotlib.pyplot as plt
+
+    path = os.path.join(EXAMPLES, "ring.json")
+    fig, (a0, a1) = plt.subplots(1, 2, figsize=(11.5, 4.8))
+    th = np.linspace(0, 2 * np.pi, 200)
+    a0.plot(np.cos(th), np.sin(th), color="0.5", ls="--", lw=1.0, label="reference")
+    for P, c in ((0.5, "tab:blue"), (1.5, "crimson"), (3.0, "tab:orange")):
+        r = cosserat.run(path, overrides=[f"loads.0.value=[0,{P:g},0]", f"loads.1.value=[0,{-P:g},0]",
+                                          "stages.0.load_steps=8"])
+        expect(r.converged, f"ring at P = {P:g} converged")
+        x = r.positions.copy()
+        x[:, 0] -= 0.5 * (x[16, 0] + x[48, 0])  # centred (the supports let the ring slide along x)
+        a0.plot(np.append(x[:, 0], x[0, 0]), np.append(x[:, 1], x[0, 1]), color=c, lw=2.0,
+                label=f"P R²/EI = {P:g}" + (" (ring.json)" if P == 1.5 else ""))
+    a0.annotate("", xy=(0, 1.65), xytext=(0, 1.2), arrowprops=dict(arrowstyle="-|>", color="black", lw=1.5))
+    a0.annotate("", xy=(0, -1.65), xytext=(0, -1.2), arrowprops=dict(arrowstyle="-|>", color="black", lw=1.5))
+    a0.text(0.08, 1.4, "P", fontsize=11)
+    a0.text(0.08, -1.5, "P", fontsize=11)
+    a0.set_xlim(-1.8, 1.8)
+    a0.set_ylim(-1.8, 1.8)
+    a0.set_aspect("equal")
+    a0.set_xlabel("x (m)")
+    a0.set_ylabel("y (m)")
+    a0.set_title("welded ring (R = 1 m, EI = 1 N m²) pulled apart (drawn centred)", fontsize=10)
+    a0.legend(fontsize=8, loc="center")
+    P, R, EI = 1e-5, 1.0, 1.0
+    along, across, M = (math.pi / 4 - 2 / math.pi) * P * R**3 / EI, -(2 / math.pi - 0.5) * P * R**3 / EI, P * R / math.pi
+    ns = [8, 16, 32, 64, 128]
+    e = []
+    for n in ns:
+        r = cosserat.run(path, overrides=ring_overrides(n, P))
+        x = r.positions
+        da = x[0, 1] - x[n // 2, 1] - 2 * R
+        dc = x[3 * n // 4, 0] - x[n // 4, 0] - 2 * R
+        m = abs(r.joints[0].moment[2])
+        e.append((abs(da / along - 1), abs(dc / across - 1), abs(m / M - 1)))
+        print(f"ring n = {n}: dD along {da / (P * R**3 / EI):.6f} P R^3/EI (theory {along / P:.6f}), across "
+              f"{dc / (P * R**3 / EI):.6f} (theory {across / P:.6f}), moment at the load {m / (P * R):.6f} P R "
+              f"(theory {1 / math.pi:.6f}): errors {e[-1][0]:.2e}, {e[-1][1]:.2e}, {e[-1][2]:.2e}")
+    e = np.array(e)
+    expect(e[-1, 0] < 2e-3 and e[-1, 1] < 2e-3, "ring diameters to 2e-3 at n = 128")
+    for k, lab in enumerate(("ΔD along the load", "ΔD across", "moment at the load (P R/π)")):
+        a1.loglog(ns, e[:, k], "o-", label=lab)
+    a1.loglog(ns, e[0, 0] * (np.array(ns) / ns[0]) ** -2.0, "k:", label="n⁻²")
+    a1.set_xlabel("elements n")
+    a1.set_ylabel("relative error vs thin-ring theory")
+    a1.set_title("P R²/EI = 1e-5: (π/4 − 2/π), −(2/π − 1/2) P R³/EI, P R/π", fontsize=10)
+    a1.legend(fontsize=8)
+    fig.tight_layout()
+    savefig(fig, out, "assembly_ring.png")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--build", default="build")
+    p.add_argument("--out", default=os.path.join("docs", "figures"))
+    a = p.parse_args(argv)
+    setup(a.build, "figures_assemblies.py")
+    os.makedirs(a.out, exist_ok=True)
+    arch(a.out)
+    ring(a.out)
+    if FAILED:
+        print("figures_assemblies.py: out of tolerance: " + "; ".join(FAILED))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

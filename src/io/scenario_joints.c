@@ -1,0 +1,113 @@
+/* cosserat — scenario files, the "joints" section: ideal joints (weld, ball, hinge) between two
+ * rod nodes, given by node references (docs/scenario.md "joints"). The assembly's own checks
+ * (coincident points, joint nodes without supports, redundant joints) are the library's
+ * (cr_assembly_validate), run once the lists are split rod by rod.
+ * (Part of the scenario parser: see scenario.c and scenario_internal.h.) */
+#include "scenario_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* enum choices; index = the C enum value */
+static const char *const JOINT_TYPE_CHOICES[] = {"weld", "ball", "hinge", NULL}; /* = cr_joint_type */
+
+static cr_status joint_node(const cJSON *c, const char *path, const char *key, const cr_scenario *sc,
+                            const scenario_storage *st, cr_rod_node *out, cr_error *err)
+{
+    node_ref ref;
+    cr_status s = get_rod_node(c, path, key, &sc->rod, st, &ref, err);
+    out->rod = ref.rod;
+    out->node = ref.node;
+    return s;
+}
+
+cr_status parse_joints(const cJSON *root, cr_scenario *sc, scenario_storage *st, cr_error *err)
+{
+    const cJSON *list;
+    cr_status s;
+    sc->joint_count = 0;
+    sc->joints = NULL;
+    if ((s = get_array(root, "", "joints", 0, &list, err)) || !list) return s;
+    int n = cJSON_GetArraySize(list);
+    if (n == 0) return CR_OK;
+    if (!(st->joints = calloc((size_t)n, sizeof *st->joints))) return no_memory(err);
+    int i = 0;
+    for (const cJSON *c = list->child; c; c = c->next, ++i) {
+        char path[PATH_SIZE], key[PATH_SIZE], got[VALUE_TEXT_SIZE];
+        cr_joint_def *j = &st->joints[i];
+        int type;
+        const char *name;
+        *j = cr_joint_default_def();
+        path_index(path, "joints", i);
+        if ((s = expect_object(c, path, err))) return s;
+        if ((s = get_enum(c, path, "type", JOINT_TYPE_CHOICES, -1, &type, err))) return s;
+        if ((s = check_keys(c, path, K_JOINT, err))) return s;
+        j->type = (cr_joint_type)type;
+        if ((s = get_string(c, path, "name", "", &name, err))) return s;
+        path_key(key, path, "name");
+        if (strlen(name) >= sizeof j->name)
+            return fail(err, "%s: longer than %d characters", key, (int)sizeof j->name - 1);
+        for (int k = 0; *name && k < i; ++k)
+            if (!strcmp(st->joints[k].name, name))
+                return fail(err, "%s: \"%s\" is already the name of joints.%d", key, name, k);
+        memcpy(j->name, name, strlen(name) + 1);
+        if ((s = joint_node(c, path, "a", sc, st, &j->a, err))) return s;
+        if ((s = joint_node(c, path, "b", sc, st, &j->b, err))) return s;
+        const cJSON *axis = cJSON_GetObjectItemCaseSensitive(c, "axis");
+        path_key(key, path, "axis");
+        if (type == CR_JOINT_HINGE) {
+            double v[3];
+            if (!axis) return fail(err, "%s: missing (a hinge turns about an axis, in a's reference body frame)", key);
+            if ((s = read_vector(axis, key, 3, v, err))) return s;
+            if ((s = normalize(v, 3, key, axis, err))) return s;
+            j->axis = cr_v3_load(v);
+        } else if (axis) {
+            return fail(err, "%s: only a hinge has an axis", key);
+        }
+        const cJSON *rot = cJSON_GetObjectItemCaseSensitive(c, "rotation");
+        path_key(key, path, "rotation");
+        if (rot && type != CR_JOINT_WELD) return fail(err, "%s: only a weld has a rotation", key);
+        if (rot) {
+            /* a rotation vector (rad, a's body frame) or a unit quaternion */
+            int len = cJSON_IsArray(rot) ? cJSON_GetArraySize(rot) : 0;
+            if (len == 4) {
+                if ((s = read_unit_quat(rot, key, &j->rotation, err))) return s;
+            } else {
+                double v[3];
+                if (len != 3) {
+                    describe(rot, got, sizeof got);
+                    return fail(err,
+                                "%s: expected a rotation vector [rx, ry, rz] (rad) or a unit quaternion [p0, "
+                                "p1, p2, p3], got %s",
+                                key, got);
+                }
+                if ((s = read_vector(rot, key, 3, v, err))) return s;
+                cr_vec3 w = cr_v3_load(v);
+                double angle = cr_v3_norm(w);
+                j->rotation = angle > 0 ? cr_q_axis_angle(cr_v3_scale(w, 1.0 / angle), angle) : cr_q_identity();
+            }
+            j->has_rotation = 1;
+        }
+    }
+    /* a joint node carries no support of its own rod (the assembly's restriction, which
+     * cr_assembly_validate names by the split lists' indices: named here by the file's) */
+    for (int k = 0; k < n; ++k)
+        for (int e = 0; e < 2; ++e) {
+            const cr_rod_node *jn = e ? &st->joints[k].b : &st->joints[k].a;
+            int nodes = rod_def_of(&sc->rod, st, jn->rod)->elements + 1;
+            int node = jn->node < 0 ? jn->node + nodes : jn->node;
+            for (int b = 0; b < sc->rod.bc_count; ++b) {
+                int bn = st->bcs[b].node < 0 ? st->bcs[b].node + nodes : st->bcs[b].node;
+                if ((st->bc_rod ? st->bc_rod[b] : 0) == jn->rod && bn == node)
+                    return fail(err,
+                                "joints.%d.%s: its node also carries boundary_conditions.%d; a joint node cannot "
+                                "carry a support of its own rod in this version (hold the rod at another node, or "
+                                "give the support to the other rod's node)",
+                                k, e ? "b" : "a", b);
+            }
+        }
+    sc->joint_count = n;
+    sc->joints = st->joints;
+    return CR_OK;
+}

@@ -1,0 +1,358 @@
+/* Assemblies of mixed discrete rods behind the formulation table (model/formulation.h): the
+ * scenario's rods and joints as a cr_assembly, static stages by cr_asm_static_solve_stage,
+ * and the formulation-neutral accessors with the nodes, samples, bodies and loads of all
+ * rods numbered rod by rod. The runner reaches this table through
+ * cr_mixed_formulation.assembly; it never branches on it.
+ *
+ * Dynamic stages are refused at check (the assembly's DAE is not built here); the table's
+ * dynamic_stage is the one place to plug them in. */
+#include "mixed/assembly_internal.h"
+#include "mixed/mixed.h"
+#include "model/formulation.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct asm_sim {
+    cr_assembly *a;
+    cr_assembly_state *s;
+    int rods;
+    int *first_node, *first_sample, *first_body, *first_load; /* rods + 1 each */
+    double *inputs;                                           /* the loads' actuator inputs, rod by rod */
+    char (*joint_names)[96];
+    /* during a stage: where the callbacks go */
+    cr_sim *sim;
+    const cr_stage_callbacks *cb;
+} asm_sim;
+
+static cr_status asm_check(const cr_scenario *sc, cr_error *err)
+{
+    for (int k = 0; k < sc->stage_count; ++k)
+        if (sc->stages[k].type == CR_STAGE_DYNAMIC)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "%s: dynamics of assemblies are not available yet in model mixed_discrete (stage %d "
+                                "is dynamic; assemblies run static stages)",
+                                sc->joint_count > 0 ? "joints" : "rods", k);
+    /* every rod as a one-rod scenario of the mixed rod (loads, supports, options) */
+    for (int r = 0; r < sc->rod_count; ++r) {
+        cr_scenario one = *sc;
+        one.rod = sc->rods[r].rod;
+        one.rod_count = 1, one.joint_count = 0;
+        one.rods = NULL, one.joints = NULL;
+        cr_status st = cr_mixed_formulation.check(&one, err);
+        if (st != CR_OK) {
+            if (err && sc->rod_count > 1) { /* say which rod */
+                char msg[sizeof err->message];
+                snprintf(msg, sizeof msg, "%s", err->message);
+                cr_error_set(err, st, "rods.%d ('%s'): %s", r, sc->rods[r].name, msg);
+            }
+            return st;
+        }
+    }
+    /* redundant joints (an over-constrained loop), at the reference: named before a run */
+    cr_assembly_def def = {
+        .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints};
+    cr_assembly *a = cr_assembly_create(&def, err);
+    if (!a) return err ? err->status : CR_BAD_INPUT;
+    cr_assembly_state *s = cr_assembly_state_create(a);
+    cr_status st = s ? cr_asm_check_redundant(a, s, 0.0, err) : cr_error_set(err, CR_NO_MEMORY, "out of memory");
+    cr_assembly_state_destroy(s);
+    cr_assembly_destroy(a);
+    if (st != CR_OK) return st;
+    for (int k = 0; k < sc->stage_count; ++k)
+        if (sc->stages[k].statics.arc_length)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "stages.%d.path: arc-length continuation is not available for assemblies (use "
+                                "load_steps)",
+                                k);
+    return CR_OK;
+}
+
+static void asm_destroy(void *impl)
+{
+    asm_sim *s = impl;
+    if (!s) return;
+    cr_assembly_state_destroy(s->s);
+    cr_assembly_destroy(s->a);
+    free(s->first_node);
+    free(s->first_sample);
+    free(s->first_body);
+    free(s->first_load);
+    free(s->inputs);
+    free(s->joint_names);
+    free(s);
+}
+
+static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, cr_error *err)
+{
+    (void)o;
+    asm_sim *s = calloc(1, sizeof *s);
+    if (!s) return cr_error_set(err, CR_NO_MEMORY, "out of memory"), NULL;
+    s->a = cr_assembly_create(def, err);
+    if (!s->a) {
+        free(s);
+        return NULL;
+    }
+    s->rods = def->rod_count;
+    s->s = cr_assembly_state_create(s->a);
+    s->first_node = calloc((size_t)s->rods + 1, sizeof(int));
+    s->first_sample = calloc((size_t)s->rods + 1, sizeof(int));
+    s->first_body = calloc((size_t)s->rods + 1, sizeof(int));
+    s->first_load = calloc((size_t)s->rods + 1, sizeof(int));
+    s->joint_names = calloc((size_t)(def->joint_count > 0 ? def->joint_count : 1), sizeof *s->joint_names);
+    if (!s->s || !s->first_node || !s->first_sample || !s->first_body || !s->first_load || !s->joint_names) {
+        asm_destroy(s);
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory"), NULL;
+    }
+    for (int r = 0; r < s->rods; ++r) {
+        const cr_model *m = s->a->models[r];
+        s->first_node[r + 1] = s->first_node[r] + m->nodes;
+        s->first_sample[r + 1] = s->first_sample[r] + m->n;
+        s->first_body[r + 1] = s->first_body[r] + m->body_count;
+        s->first_load[r + 1] = s->first_load[r] + m->load_count;
+    }
+    for (int j = 0; j < def->joint_count; ++j)
+        if (def->joints[j].name[0])
+            snprintf(s->joint_names[j], sizeof s->joint_names[j], "%s", def->joints[j].name);
+        else
+            snprintf(s->joint_names[j], sizeof s->joint_names[j], "joints.%d", j);
+    s->inputs = malloc((size_t)(s->first_load[s->rods] > 0 ? s->first_load[s->rods] : 1) * sizeof(double));
+    if (!s->inputs) {
+        asm_destroy(s);
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory"), NULL;
+    }
+    for (int k = 0; k < s->first_load[s->rods]; ++k) s->inputs[k] = 1.0;
+    return s;
+}
+
+/* the rod of a node / sample / body of the whole numbering, and its index there */
+static int rod_of(const int *first, int rods, int *i)
+{
+    int r = 0;
+    while (r + 1 < rods && *i >= first[r + 1]) ++r;
+    *i -= first[r];
+    return r;
+}
+
+/* ---- stages ---- */
+static int load_step(const cr_assembly *a, const cr_assembly_state *st, const cr_load_step_report *step, int index,
+                     void *user)
+{
+    (void)a, (void)st;
+    asm_sim *s = user;
+    return s->cb->on_load_step ? s->cb->on_load_step(s->sim, step, index, s->cb->user) : 0;
+}
+
+static cr_status asm_static(cr_sim *sim, int stage, const cr_static_options *o, const cr_stage_callbacks *cb,
+                            cr_static_report *report, cr_error *err)
+{
+    asm_sim *s = sim->impl;
+    for (int r = 0; r < s->rods; ++r) /* a static stage finds equilibrium: the rods end at rest */
+        for (int i = 0; i < s->a->models[r]->nodes; ++i)
+            cr_state_set_velocity(s->s->rods[r], i, cr_v3(0, 0, 0), cr_v3(0, 0, 0));
+    s->sim = sim;
+    s->cb = cb;
+    return cr_asm_static_solve_stage(s->a, s->s, stage, o, load_step, s, report, err);
+}
+
+static cr_status asm_dynamic(cr_sim *sim, int stage, double t_stage_start, double h0, double work,
+                             const cr_dynamic_options *o, const cr_stage_callbacks *cb, cr_dynamic_report *report,
+                             cr_error *err)
+{
+    (void)sim, (void)t_stage_start, (void)h0, (void)work, (void)o, (void)cb, (void)report;
+    return cr_error_set(err, CR_UNSUPPORTED,
+                        "joints: dynamics of assemblies are not available yet in model mixed_discrete (stage %d)",
+                        stage);
+}
+
+/* ---- accessors ---- */
+static int node_count(const void *impl)
+{
+    const asm_sim *s = impl;
+    return s->first_node[s->rods];
+}
+
+static double node_s(const void *impl, int i)
+{
+    const asm_sim *s = impl;
+    int r = rod_of(s->first_node, s->rods, &i);
+    return s->a->models[r]->s[i];
+}
+
+static void node_pose(const void *impl, int i, cr_vec3 *x, cr_quat *q)
+{
+    const asm_sim *s = impl;
+    int r = rod_of(s->first_node, s->rods, &i);
+    *x = cr_state_position(s->s->rods[r], i);
+    *q = cr_q_normalize(cr_state_orientation(s->s->rods[r], i));
+}
+
+static void node_velocity(const void *impl, int i, cr_vec3 *v, cr_vec3 *w)
+{
+    const asm_sim *s = impl;
+    int r = rod_of(s->first_node, s->rods, &i);
+    *v = cr_state_velocity(s->s->rods[r], i);
+    *w = cr_state_angular_velocity(s->s->rods[r], i);
+}
+
+static int sample_count(const void *impl)
+{
+    const asm_sim *s = impl;
+    return s->first_sample[s->rods];
+}
+
+static double sample_s(const void *impl, int e)
+{
+    const asm_sim *s = impl;
+    int r = rod_of(s->first_sample, s->rods, &e);
+    return s->a->models[r]->el[e].s_mid;
+}
+
+static void sample(const void *impl, int e, cr_vec3 *g, cr_vec3 *k, cr_vec3 *n, cr_vec3 *m)
+{
+    const asm_sim *s = impl;
+    int r = rod_of(s->first_sample, s->rods, &e);
+    cr_state_element(s->a->models[r], s->s->rods[r], e, g, k, n, m);
+}
+
+static double time_of(const void *impl) { return cr_state_time(((const asm_sim *)impl)->s->rods[0]); }
+static double load_factor(const void *impl) { return cr_assembly_state_load_factor(((const asm_sim *)impl)->s); }
+
+static cr_status reaction(const void *impl, int i, cr_vec3 *f, cr_vec3 *m)
+{
+    const asm_sim *s = impl;
+    int r = rod_of(s->first_node, s->rods, &i);
+    return cr_state_reaction(s->a->models[r], s->s->rods[r], i, f, m);
+}
+
+static int body_count(const void *impl)
+{
+    const asm_sim *s = impl;
+    return s->first_body[s->rods];
+}
+
+static const char *body_name(const void *impl, int j)
+{
+    const asm_sim *s = impl;
+    int r = rod_of(s->first_body, s->rods, &j);
+    return s->a->models[r]->bodies[j].name;
+}
+
+static void body_pose(const void *impl, int j, cr_vec3 *c, cr_mat3 *axes)
+{
+    const asm_sim *s = impl;
+    int r = rod_of(s->first_body, s->rods, &j);
+    cr_state_body_pose(s->a->models[r], s->s->rods[r], j, c, axes);
+}
+
+static int series_extra(const void *impl, const char *const **names)
+{
+    (void)impl;
+    *names = NULL;
+    return 0;
+}
+
+static double *load_input(void *impl) { return ((asm_sim *)impl)->inputs; }
+
+/* checkpoints: every rod's state, the joints' multipliers, the load and closing factors, the inputs */
+static int packed_size(const void *impl)
+{
+    const asm_sim *s = impl;
+    int n = 2 + s->a->rows + s->first_load[s->rods];
+    for (int r = 0; r < s->rods; ++r) n += cr_state_packed_size(s->a->models[r]);
+    return n;
+}
+
+static void pack(const void *impl, double *out)
+{
+    const asm_sim *s = impl;
+    for (int r = 0; r < s->rods; ++r) {
+        cr_state_pack(s->s->rods[r], out);
+        out += cr_state_packed_size(s->a->models[r]);
+    }
+    memcpy(out, s->s->lambda, (size_t)s->a->rows * sizeof(double));
+    out += s->a->rows;
+    *out++ = s->s->load_factor;
+    *out++ = s->s->joint_factor;
+    memcpy(out, s->inputs, (size_t)s->first_load[s->rods] * sizeof(double));
+}
+
+static void unpack(void *impl, const double *in)
+{
+    asm_sim *s = impl;
+    for (int r = 0; r < s->rods; ++r) {
+        cr_state_unpack(s->s->rods[r], in);
+        in += cr_state_packed_size(s->a->models[r]);
+    }
+    memcpy(s->s->lambda, in, (size_t)s->a->rows * sizeof(double));
+    in += s->a->rows;
+    s->s->load_factor = *in++;
+    s->s->joint_factor = *in++;
+    memcpy(s->inputs, in, (size_t)s->first_load[s->rods] * sizeof(double));
+}
+
+static uint64_t fingerprint(const void *impl)
+{
+    const asm_sim *s = impl;
+    uint64_t h = 1469598103934665603ULL;
+    for (int r = 0; r < s->rods; ++r) h = (h ^ cr_model_fingerprint(s->a->models[r])) * 1099511628211ULL;
+    for (int j = 0; j < s->a->joint_count; ++j) {
+        const cr_asm_joint *jt = &s->a->joints[j];
+        h = (h ^ (uint64_t)(jt->type * 131 + jt->iface[0] * 7 + jt->iface[1])) * 1099511628211ULL;
+    }
+    return h;
+}
+
+static int rod_count(const void *impl) { return ((const asm_sim *)impl)->rods; }
+static const char *rod_name(const void *impl, int r) { return ((const asm_sim *)impl)->a->names[r]; }
+static int rod_first_node(const void *impl, int r) { return ((const asm_sim *)impl)->first_node[r]; }
+static int rod_first_sample(const void *impl, int r) { return ((const asm_sim *)impl)->first_sample[r]; }
+static int joint_count(const void *impl) { return ((const asm_sim *)impl)->a->joint_count; }
+static const char *joint_name(const void *impl, int j) { return ((const asm_sim *)impl)->joint_names[j]; }
+
+static cr_status joint_reaction(const void *impl, int j, cr_vec3 *f, cr_vec3 *m)
+{
+    const asm_sim *s = impl;
+    return cr_assembly_joint_reaction(s->a, s->s, j, f, m);
+}
+
+const cr_formulation cr_mixed_assembly_formulation = {
+    .name = "mixed_discrete",
+    /* as the one-rod table's: an assembly costs what its rods cost (+ a small dense system) */
+    .bytes_per_element_static = 3e3,
+    .bytes_per_element_dynamic = 5e4,
+    .check = asm_check,
+    .create = NULL, /* create_assembly */
+    .destroy = asm_destroy,
+    .static_stage = asm_static,
+    .dynamic_stage = asm_dynamic,
+    .node_count = node_count,
+    .node_s = node_s,
+    .node_pose = node_pose,
+    .node_velocity = node_velocity,
+    .sample_count = sample_count,
+    .sample_s = sample_s,
+    .sample = sample,
+    .time = time_of,
+    .load_factor = load_factor,
+    .reaction = reaction,
+    .body_count = body_count,
+    .body_name = body_name,
+    .body_pose = body_pose,
+    .series_extra = series_extra,
+    .load_input = load_input,
+    .packed_size = packed_size,
+    .pack = pack,
+    .unpack = unpack,
+    .fingerprint = fingerprint,
+    .assembly = &cr_mixed_assembly_formulation,
+    .create_assembly = asm_create,
+    .rod_count = rod_count,
+    .rod_name = rod_name,
+    .rod_first_node = rod_first_node,
+    .rod_first_sample = rod_first_sample,
+    .joint_count = joint_count,
+    .joint_name = joint_name,
+    .joint_reaction = joint_reaction,
+};

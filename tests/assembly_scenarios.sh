@@ -1,0 +1,269 @@
+#!/bin/bash
+# Assemblies in scenario files ("rods", "joints"; docs/scenario.md) through the CLI, against
+# independent references:
+#   three-hinged-arch.json  the support and hinge reactions equal the equilibrium of the
+#                           deformed arch (statically determinate: exact whatever the
+#                           stiffness; checked at two stiffnesses), the hinge transmits no moment
+#   ring.json               the change of the two diameters against thin-ring theory
+#                           (inextensible Euler-Bernoulli ring), converging at second order
+#   a weld                  two rods welded end to end = one continuous rod (to round-off)
+#   outputs                 nodes.csv's rod column, one polyline per rod in the .vtp
+#   bad input               unknown rod, node out of range, both rod and rods, formulations
+#                           and stages that cannot run an assembly: the message names the key
+# Usage: assembly_scenarios.sh CLI SOURCE_DIR
+set -u
+cli=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+. "$src/tests/lib.bash"
+py=/usr/bin/python3
+
+run() { # NAME SCENARIO [--set ...]
+    local name=$1 file=$2
+    shift 2
+    if ! timeout -k 5 120 "$cli" run "$file" -q -o "$tmp/$name" "$@" > "$tmp/$name.log" 2>&1; then
+        bad "$name: the run failed: $(head -c 400 "$tmp/$name.log")"
+    fi
+}
+
+# ---- the three-hinged arch, at its stiffness, 5 and 100 times softer ----
+# (Newton to its round-off floor: the reactions are the equilibrium's up to the residual)
+tight=(--set stages.0.rtol=1e-14 --set stages.0.atol=1e-13)
+run arch "$src/examples/three-hinged-arch.json" "${tight[@]}"
+run arch_soft "$src/examples/three-hinged-arch.json" "${tight[@]}" --set rods.0.material.E=2e9 --set rods.1.material.E=2e9 \
+    --set rods.0.material.G=8e8 --set rods.1.material.G=8e8
+# a ball at the crown: the supports hold rx and rz, so the rods cannot spin and the arch is the
+# same (the hinge's moment rows carry nothing in this planar problem)
+run arch_ball "$src/examples/three-hinged-arch.json" "${tight[@]}" --set joints.0.type=ball --set joints.0.axis=null
+run arch_5x "$src/examples/three-hinged-arch.json" "${tight[@]}" --set rods.0.material.E=4e10 --set rods.1.material.E=4e10 \
+    --set rods.0.material.G=1.6e10 --set rods.1.material.G=1.6e10
+
+# ---- the ring at a small load (geometrically linear: P R^2/EI = 1e-5) ----
+for n in 16 32 64; do
+    q=$((n / 4)) h=$((n / 2)) t=$((3 * n / 4))
+    run "ring$n" "$src/examples/ring.json" --set rods.0.elements=$n --set boundary_conditions.0.node=ring:$q \
+        --set boundary_conditions.1.node=ring:$t --set loads.1.node=ring:$h --set 'loads.0.value=[0,1e-5,0]' \
+        --set 'loads.1.value=[0,-1e-5,0]' --set output.track.1.node=ring:$h --set output.track.2.node=ring:$q \
+        --set output.track.3.node=ring:$t
+done
+run ring "$src/examples/ring.json"
+
+# ---- a cantilever under a tip force and moment: one rod, and two halves welded ----
+cat > "$tmp/one.json" <<'JSON'
+{"rod": {"length": 1.0, "elements": 20, "material": {"E": 1e7, "G": 4e6}, "sections": [{"shape": "circle", "radius": 0.01}]},
+ "boundary_conditions": [{"type": "clamp", "node": "start"}],
+ "loads": [{"type": "force", "node": "end", "value": [0.1, -0.3, 0.2]}, {"type": "moment", "node": "end", "value": [0.01, 0, 0]}],
+ "stages": [{"type": "static", "load_steps": 5}]}
+JSON
+cat > "$tmp/two.json" <<'JSON'
+{"rods": [
+   {"name": "a", "length": 0.5, "elements": 10, "material": {"E": 1e7, "G": 4e6}, "sections": [{"shape": "circle", "radius": 0.01}]},
+   {"name": "b", "length": 0.5, "elements": 10, "material": {"E": 1e7, "G": 4e6}, "sections": [{"shape": "circle", "radius": 0.01}],
+    "reference": {"origin": [0.5, 0, 0]}}],
+ "joints": [{"type": "weld", "a": "a:end", "b": "b:start"}],
+ "boundary_conditions": [{"type": "clamp", "node": "a:start"}],
+ "loads": [{"type": "force", "node": "b:end", "value": [0.1, -0.3, 0.2]}, {"type": "moment", "node": {"rod": "b", "s": 0.5}, "value": [0.01, 0, 0]}],
+ "output": {"track": [{"name": "tip", "node": "b:end"}, {"name": "mid", "rod": "a", "s": 0.5}]},
+ "stages": [{"type": "static", "load_steps": 5}]}
+JSON
+# the same with the distributed loads and a rigid body split over the rods: gravity on every rod,
+# a tendon over the second half (one rod: xi_start 0.5; two rods: all of rod b), force densities
+# and a force on the body in a second static stage only
+cat > "$tmp/one2.json" <<'JSON'
+{"rod": {"length": 1.0, "elements": 20, "material": {"E": 1e7, "G": 4e6, "rho": 1000}, "sections": [{"shape": "circle", "radius": 0.01}]},
+ "boundary_conditions": [{"type": "clamp", "node": "start"}],
+ "rigid_bodies": [{"name": "bob", "node": "end", "mass": 0.05, "center": [1.0, 0, 0.02], "inertia": [1e-5, 1e-5, 1e-5]}],
+ "loads": [{"type": "gravity", "value": [0, 0, -9.81]},
+           {"type": "tendon", "tension": 0.5, "xi_start": 0.5, "offset": {"y": 0.005, "z": 0.003}},
+           {"type": "force_density", "value": [0, 0.05, 0], "stages": [1]},
+           {"type": "force", "body": "bob", "value": [0, 0.1, 0], "stages": [1]}],
+ "stages": [{"type": "static", "load_steps": 4}, {"type": "static", "load_steps": 4}]}
+JSON
+cat > "$tmp/two2.json" <<'JSON'
+{"rods": [
+   {"name": "a", "length": 0.5, "elements": 10, "material": {"E": 1e7, "G": 4e6, "rho": 1000}, "sections": [{"shape": "circle", "radius": 0.01}]},
+   {"name": "b", "length": 0.5, "elements": 10, "material": {"E": 1e7, "G": 4e6, "rho": 1000}, "sections": [{"shape": "circle", "radius": 0.01}],
+    "reference": {"origin": [0.5, 0, 0]}}],
+ "joints": [{"type": "weld", "a": "a:end", "b": "b:start"}],
+ "boundary_conditions": [{"type": "clamp", "node": "a:start"}],
+ "rigid_bodies": [{"name": "bob", "node": "b:end", "mass": 0.05, "center": [1.0, 0, 0.02], "inertia": [1e-5, 1e-5, 1e-5]}],
+ "loads": [{"type": "gravity", "value": [0, 0, -9.81]},
+           {"type": "tendon", "rod": "b", "tension": 0.5, "offset": {"y": 0.005, "z": 0.003}},
+           {"type": "force_density", "rod": "a", "value": [0, 0.05, 0], "stages": [1]},
+           {"type": "force_density", "rod": "b", "value": [0, 0.05, 0], "stages": [1]},
+           {"type": "force", "body": "bob", "value": [0, 0.1, 0], "stages": [1]}],
+ "output": {"track": [{"name": "tip", "node": "b:end"}]},
+ "stages": [{"type": "static", "load_steps": 4}, {"type": "static", "load_steps": 4}]}
+JSON
+run one "$tmp/one.json"
+run two "$tmp/two.json"
+run two_nt "$tmp/two.json" --set output=null
+# a weld with a relative rotation, unloaded: rod b turns rigidly about z at the weld (as a
+# rotation vector and as a quaternion)
+run kink_v "$tmp/two.json" --set 'loads=[]' --set 'joints.0.rotation=[0, 0, 0.3]'
+run kink_q "$tmp/two.json" --set 'loads=[]' --set 'joints.0.rotation=[0.9887710779360422, 0, 0, 0.14943813247359922]'
+run one2 "$tmp/one2.json"
+run two2 "$tmp/two2.json"
+
+[ $fail = 0 ] || exit 1
+$py - "$tmp" <<'PY' || fail=1
+import csv, json, math, sys
+d = sys.argv[1]
+ok = True
+
+def check(cond, text):
+    global ok
+    print(("ok     " if cond else "FAIL   ") + text)
+    ok = ok and cond
+
+def summary(name):
+    return json.load(open(f"{d}/{name}/summary.json"))
+
+# -- three-hinged arch: A (left:start) and B (right:end) turn about I_y only, the crown C is a
+# hinge about I_y, the load F = (0, 0, -P) acts at the left rod's node 10. The right rod carries
+# no load and no moment at either end (hinge, support free about I_y): the force on it at B is
+# along the chord, R_B = k (C - B), with C, B deformed. Moments about A of the whole arch (y):
+#   (B - A) x R_B + (L - A) x F = 0  ->  -k [(B-A)_x (C-B)_z - (B-A)_z (C-B)_x] + (L-A)_x P ... (solved below)
+# R_A = -F - R_B; the hinge's force on the left rod at C is R_B (the right rod's on it).
+P = 20000.0
+# (arch_soft, E 100 times smaller, snaps through: its crown ends near the springings' level)
+for name in ("arch", "arch_5x", "arch_soft"):
+    s = summary(name)
+    t = s["track"]
+    A, B, C, L = (t[k]["position"] for k in ("A", "B", "crown", "load_point"))
+    F = (0.0, 0.0, -P)
+    cross_y = lambda r, f: r[2] * f[0] - r[0] * f[2]
+    BA = [B[i] - A[i] for i in range(3)]
+    CB = [C[i] - B[i] for i in range(3)]
+    LA = [L[i] - A[i] for i in range(3)]
+    k = -cross_y(LA, F) / cross_y(BA, CB)
+    RB = [k * c for c in CB]
+    RA = [-F[i] - RB[i] for i in range(3)]
+    got = {r["rod"] + ":" + str(r["rod_node"]): r for r in s["reactions"]}
+    eA = max(abs(got["left:0"]["force"][i] - RA[i]) for i in range(3)) / P
+    eB = max(abs(got["right:20"]["force"][i] - RB[i]) for i in range(3)) / P
+    j = s["joints"][0]
+    eC = max(abs(j["force"][i] - RB[i]) for i in range(3)) / P
+    mC = max(abs(v) for v in j["moment"]) / (P * 1.25)
+    mS = max(abs(got["left:0"]["moment_body"][1]), abs(got["right:20"]["moment_body"][1])) / (P * 1.25)
+    sag = C[2] - 0.75
+    check(eA < 1e-9 and eB < 1e-9 and eC < 1e-9,
+          f"{name}: reactions A {got['left:0']['force'][0]:.6g}, {got['left:0']['force'][2]:.6g} N, B "
+          f"{got['right:20']['force'][0]:.6g}, {got['right:20']['force'][2]:.6g} N, hinge {j['force'][0]:.6g}, "
+          f"{j['force'][2]:.6g} N = the equilibrium of the deformed arch (crown moved {sag:.3g} m): rel. errors "
+          f"{eA:.1e}, {eB:.1e}, {eC:.1e}")
+    check(mC < 1e-9 and mS < 1e-9, f"{name}: hinge moment {mC:.1e} P L, support moments about y {mS:.1e} P L")
+j1, j2 = summary("arch")["joints"][0], summary("arch_ball")["joints"][0]
+e = max(abs(j1["force"][i] - j2["force"][i]) for i in range(3)) / P
+check(e < 1e-9 and j2["type"] == "ball", f"arch with a ball at the crown = with the hinge: force {j2['force']} ({e:.1e} P)")
+# the undeformed statics (V_A = 3P/4, V_B = P/4, H = P a / 4h = P/3) at the stiff arch within its small deformation
+s = summary("arch")
+got = {r["rod"] + ":" + str(r["rod_node"]): r for r in s["reactions"]}
+check(abs(got["left:0"]["force"][2] / P - 0.75) < 0.02 and abs(got["right:20"]["force"][2] / P - 0.25) < 0.02,
+      f"arch: V_A = {got['left:0']['force'][2] / P:.4f} P, V_B = {got['right:20']['force'][2] / P:.4f} P "
+      "(undeformed 0.75 P, 0.25 P)")
+
+# -- ring: thin-ring theory, P = 1e-5 N, R = 1 m, EI = 1 N m^2
+P, R, EI = 1e-5, 1.0, 1.0
+along, across = (math.pi / 4 - 2 / math.pi) * P * R**3 / EI, -(2 / math.pi - 0.5) * P * R**3 / EI
+errs = []
+for n in (16, 32, 64):
+    t = summary(f"ring{n}")["track"]
+    da = t["top"]["position"][1] - t["bottom"]["position"][1] - 2 * R
+    dc = t["right"]["position"][0] - t["left"]["position"][0] - 2 * R
+    # the closure weld sits at a load point: it carries half the load and the bending moment
+    # there, P R / pi (Roark, the same case)
+    j = summary(f"ring{n}")["joints"][0]
+    e = (da / along - 1, dc / across - 1, abs(j["moment"][2]) / (P * R / math.pi) - 1)
+    errs.append(e)
+    print(f"       ring n = {n}: dD along {da:.6e} m (theory {along:.6e}), across {dc:.6e} m (theory {across:.6e}), "
+          f"moment at the load {abs(j['moment'][2]):.6e} N m (theory {P * R / math.pi:.6e}): rel. errors "
+          f"{e[0]:.2e}, {e[1]:.2e}, {e[2]:.2e}; closure force {j['force'][1] / P:.12f} P")
+    # (to the residual's round-off, EA eps ~ 2e-9 N = 2e-4 P)
+    check(abs(j["force"][1] / P - 0.5) < 1e-3, f"ring n = {n}: the closure weld carries P/2 (symmetry)")
+for k in (0, 1):
+    r1, r2 = errs[0][k] / errs[1][k], errs[1][k] / errs[2][k]
+    check(3.5 < r1 < 4.5 and 3.5 < r2 < 4.5 and abs(errs[2][k]) < 0.01,
+          f"ring: {('along', 'across')[k]} the load, error ratios {r1:.2f}, {r2:.2f} (second order), {abs(errs[2][k]):.1e} at n = 64")
+check(abs(errs[0][2]) > abs(errs[1][2]) > abs(errs[2][2]) and abs(errs[2][2]) < 2e-3,
+      f"ring: the moment at the load converges to P R / pi: {abs(errs[2][2]):.1e} at n = 64")
+s = summary("ring")
+check(s["converged"] and s["joints"][0]["name"] == "closure", f"ring.json (P R^2/EI = 1.5) converged; closure force "
+      f"{s['joints'][0]['force']}")
+# the supports react to nothing (symmetric loads): at the residual's round-off (EA eps ~ 2e-9 N)
+s = summary("ring")
+rmax = max(max(abs(v) for v in r["force"]) for r in s["reactions"]) / 1.5
+check(rmax < 1e-7, f"ring.json: the supports' reactions {rmax:.1e} P (they only remove the rigid motions)")
+jf = s["joints"][0]["force"]
+check(abs(jf[1] / 1.5 - 0.5) < 1e-8 and abs(jf[0]) < 1e-7, f"ring.json: the closure weld carries P/2 at large deflection: {jf}")
+
+# -- weld = one rod
+a, b = summary("one"), summary("two")
+e = max(abs(a["tip"]["position"][i] - b["track"]["tip"]["position"][i]) for i in range(3))
+check(e < 1e-10, f"two rods welded end to end = one rod: tip {b['track']['tip']['position']}, |difference| {e:.1e} m")
+t = summary("two_nt")["tip"]
+check(max(abs(t["position"][i] - a["tip"]["position"][i]) for i in range(3)) < 1e-10 and t["node"] == 21,
+      "without output.track the summary's tip is the free end of the welded pair (rod b's end, node 21)")
+for name in ("kink_v", "kink_q"):
+    t = summary(name)["track"]["tip"]["position"]
+    ref = (0.5 + 0.5 * math.cos(0.3), 0.5 * math.sin(0.3), 0.0)
+    e = max(abs(t[i] - ref[i]) for i in range(3))
+    check(e < 1e-10, f"{name}: a weld rotated 0.3 rad about z turns the unloaded rod b rigidly: tip {t} ({e:.1e} m)")
+ra = a["reactions"][0]["force"]
+rb = b["reactions"][0]["force"]
+check(max(abs(ra[i] - rb[i]) for i in range(3)) < 1e-9, "the clamp's reaction equals the one rod's")
+jf = b["joints"][0]["force"]
+check(max(abs(jf[i] - (0.1, -0.3, 0.2)[i]) for i in range(3)) < 1e-9, f"the weld transmits the tip force: {jf}")
+a2, b2 = summary("one2"), summary("two2")
+for k in (0, 1):
+    e = max(abs(a2["stages"][k]["track"]["tip"]["position"][i] - b2["stages"][k]["track"]["tip"]["position"][i])
+            for i in range(3))
+    check(e < 1e-10, f"gravity, a tendon, force densities and a body's load split over two welded rods = one rod, "
+          f"stage {k}: |tip difference| {e:.1e} m")
+# the weld carries what acts beyond it: rod b's weight (rho A g L/2), the body's, the tendon's
+# (self-equilibrated on rod b: nothing) and in stage 1 the density on b and the body's force
+w = 1000 * math.pi * 0.01**2 * 9.81 * 0.5 + 0.05 * 9.81
+jf = b2["joints"][0]["force"]
+check(abs(jf[2] + w) < 1e-9 and abs(jf[1] - (0.05 * 0.5 + 0.1)) < 1e-9 and abs(jf[0]) < 1e-9,
+      f"the weld carries the weight {w:.9f} N and the side loads 0.125 N beyond it: {jf}")
+mid = b["track"]["mid"]["position"]
+rows = list(csv.reader(open(f"{d}/one/nodes.csv")))
+e = max(abs(float(rows[1 + 10][1 + i]) - mid[i]) for i in range(3))
+check(e < 1e-10, f"the tracked point {{rod a, s 0.5}} = the one rod's node 10 ({e:.1e} m)")
+
+# -- outputs of an assembly
+rows = list(csv.reader(open(f"{d}/two/nodes.csv")))
+check(rows[0][0] == "rod" and [r[0] for r in rows[1:]] == ["a"] * 11 + ["b"] * 11, "nodes.csv: a rod column, 11 + 11 rows")
+rows = list(csv.reader(open(f"{d}/two/elements.csv")))
+check(rows[0][0] == "rod" and len(rows) == 21, "elements.csv: a rod column, 20 rows")
+vtp = open(f"{d}/arch/rod_0001.vtp", "rb").read()
+check(b'NumberOfLines="2"' in vtp and b'<CellData Scalars="rod">' in vtp, "rod_0001.vtp: two polylines, the cell data rod")
+sys.exit(0 if ok else 1)
+PY
+
+# ---- bad input names the key ----
+arch="$src/examples/three-hinged-arch.json"
+expect_error 1 'joints.0.a: unknown rod "lft"' check "$arch" --set joints.0.a=lft:end
+expect_error 1 'boundary_conditions.1.node: node index must be in [-21, 20] (rod "right" has 21 nodes)' check "$arch" --set boundary_conditions.1.node=right:21
+expect_error 1 'loads.0.node: name the rod' check "$arch" --set loads.0.node=end
+expect_error 1 'rods: give either rod' check "$src/examples/ring.json" --set 'rod={"length": 1, "elements": 2}'
+expect_error 1 'rods.1.name: "left" is already' check "$arch" --set rods.1.name=left
+expect_error 1 'joints.0.axis: missing' check "$arch" --set joints.0.axis=null
+expect_error 1 'output.track.0.node.s: must be in [0, 1.25]' check "$arch" --set 'output.track.0.node={"rod": "left", "s": 2}'
+expect_error 1 'joints: the port_hamiltonian model has no joints' check "$src/examples/ring.json" --set model=port_hamiltonian
+expect_error 1 'rods: the lgvi model takes one rod' check "$arch" --set model=lgvi
+expect_error 1 'joints: dynamics of assemblies are not available yet in model mixed_discrete' check "$arch" \
+    --set 'stages=[{"type": "dynamic", "t_end": 0.1, "output_dt": 0.01}]'
+expect_error 1 'joints.1: its constraint on translation along x repeats the constraints of joints.0' check "$arch" \
+    --set 'joints=[{"type": "hinge", "a": "left:end", "b": "right:start", "axis": [0, 1, 0]}, {"type": "weld", "a": "left:end", "b": "right:start"}]'
+expect_error 1 'joints.0.b: its node also carries boundary_conditions.1' check "$arch" --set boundary_conditions.1.node=right:start
+expect_error 1 "joints.0 ('crown'): its points (node 20 of rod 'left' and node 0 of rod 'right') are 0.05 m apart" \
+    check "$arch" --set 'rods.1.reference.origin=[1, 0, 0.8]'
+# the scenario's sanity warnings look at every rod, named rods.K (a gravity load on every rod once)
+expect_error 0 'warning: rods.1.material.G: G/E = 8e+12 / 2e+11' check "$arch" --set rods.1.material.G=8e12
+expect_error 0 'warning: loads: |g| = 981' check "$arch" --set 'loads=[{"type": "gravity", "value": [0, 0, -981]}]' \
+    --set rods.0.material.rho=7800 --set rods.1.material.rho=7800
+if [ "$(grep -c gravity_units "$tmp/err")" != 1 ]; then bad "gravity_units said $(grep -c gravity_units "$tmp/err") times"; fi
+exit $fail
