@@ -40,7 +40,7 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
         one.rod = sc->rods[r].rod;
         one.rod_count = 1, one.joint_count = 0;
         one.rods = NULL, one.joints = NULL;
-        cr_status st = cr_mixed_formulation.check(&one, err);
+        cr_status st = cr_mixed_check_rod(&one, err);
         if (st != CR_OK) {
             if (err && sc->rod_count > 1) { /* say which rod */
                 char msg[sizeof err->message];

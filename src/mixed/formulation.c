@@ -19,28 +19,38 @@ typedef struct mixed_sim {
     const cr_stage_callbacks *cb;
 } mixed_sim;
 
-static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
+/* A static stage solves K u = f: with no support active in it, a free rod (or a free
+ * assembly) has six rigid-body modes and no equilibrium (the stage solver refuses it too,
+ * but only after the stages before it have run). An assembly's rods are held through its
+ * joints, so there any rod's support counts. */
+cr_status cr_mixed_check_static_supports(const cr_scenario *sc, cr_error *err)
 {
-    cr_status fst = cr_foreign_options_check(sc, "mixed_discrete", err);
-    if (fst != CR_OK) return fst;
-    if (cr_scenario_is_assembly(sc)) return cr_mixed_assembly_formulation.check(sc, err);
-    /* the rod's own values first (a load beyond its range says more than what follows) */
-    if ((fst = cr_rod_validate(&sc->rod, err)) != CR_OK) return fst;
-    /* a static stage solves K u = f: with no support active in it a free rod has six
-     * rigid-body modes and no equilibrium (cr_static_solve_stage refuses it too, but only
-     * after the stages before it have run) */
+    int rods = cr_scenario_is_assembly(sc) ? sc->rod_count : 1;
     for (int k = 0; k < sc->stage_count; ++k) {
         if (sc->stages[k].type != CR_STAGE_STATIC) continue;
         int held = 0;
-        for (int j = 0; j < sc->rod.bc_count; ++j)
-            held |= sc->rod.bcs[j].stages == 0 || (k < 32 && ((sc->rod.bcs[j].stages >> k) & 1u));
+        for (int r = 0; r < rods; ++r) {
+            const cr_rod_def *rod = rods > 1 ? &sc->rods[r].rod : &sc->rod;
+            for (int j = 0; j < rod->bc_count; ++j)
+                held |= rod->bcs[j].stages == 0 || (k < 32 && ((rod->bcs[j].stages >> k) & 1u));
+        }
         if (!held)
             return cr_error_set(err, CR_BAD_INPUT,
-                                "boundary_conditions: static stage %d has no support active in it (a free rod has "
+                                "boundary_conditions: static stage %d has no support active in it (a free %s has "
                                 "rigid-body modes and no equilibrium); add a support, include stage %d in a "
                                 "support's stages, or make the stage dynamic",
-                                k, k);
+                                k, rods > 1 ? "assembly" : "rod", k);
     }
+    return CR_OK;
+}
+
+/* The checks of one rod (an assembly checks each of its rods through it, see
+ * assembly_formulation.c), without the supports of static stages. */
+cr_status cr_mixed_check_rod(const cr_scenario *sc, cr_error *err)
+{
+    cr_status fst;
+    /* the rod's own values first (a load beyond its range says more than what follows) */
+    if ((fst = cr_rod_validate(&sc->rod, err)) != CR_OK) return fst;
     for (int k = 0; k < sc->rod.load_count; ++k)
         if (sc->rod.loads[k].type == CR_LOAD_CHAMBER)
             return cr_error_set(err, CR_BAD_INPUT,
@@ -99,6 +109,14 @@ static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
         return st;
     }
     return CR_OK;
+}
+
+static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
+{
+    cr_status st = cr_foreign_options_check(sc, "mixed_discrete", err);
+    if (st == CR_OK)
+        st = cr_scenario_is_assembly(sc) ? cr_mixed_assembly_formulation.check(sc, err) : cr_mixed_check_rod(sc, err);
+    return st == CR_OK ? cr_mixed_check_static_supports(sc, err) : st;
 }
 
 static void mixed_destroy(void *impl)

@@ -111,6 +111,10 @@ extern const cr_formulation cr_mixed_formulation;
 extern const cr_formulation cr_lgvi_formulation;
 extern const cr_formulation cr_ph_formulation;
 extern const cr_formulation cr_mixed_assembly_formulation;
+/* The mixed rod's checks (src/mixed/formulation.c), shared with its assemblies: one rod's,
+ * and that every static stage has a support active in it (any rod's for an assembly). */
+cr_status cr_mixed_check_rod(const cr_scenario *sc, cr_error *err);
+cr_status cr_mixed_check_static_supports(const cr_scenario *sc, cr_error *err);
 
 /* The scenario's rod or assembly discretized by its formulation (the assembly table for an
  * assembly); NULL with err filled as cr_sim_create. */
