@@ -84,9 +84,9 @@ typedef struct rod_dyn {
     cr_radau_linsys ls;
     double *active, *input, *scale, *F;
     cr_vec3 gravity;
-    int ncol;              /* joint rows acting on the rod: the columns of W */
-    int *colmap;           /* global joint row → column of W, or −1 */
-    double *W, *Wre, *Wim; /* dim × ncol each: K⁻¹ P Cᵀ for the real and the complex shift */
+    int m_iface;           /* the rod's joint nodes (interface nodes) */
+    const int *iface;      /* their indices into cr_assembly.iface */
+    double *V, *Vre, *Vim; /* dim × 6 m_iface each: K⁻¹ P for the real and the complex shift */
 } rod_dyn;
 
 typedef struct asm_dyn {
@@ -104,6 +104,7 @@ typedef struct asm_dyn {
     double *G;      /* per joint: 2 sides × rows × NB (at the joint's row offset: k × 2 × NB) */
     double *Gmu;    /* k × k (row-major) */
     double *S, *Sz; /* factored Schur complements: k × k and 2k × 2k (column-major) */
+    double *tmpS;   /* 2 k × k: the complements before the LU (row-major) */
     int *piv, *pivz;
     double *mu, *muz; /* scratch: 2k */
     double *tmp;      /* scratch: max dim × 2 */
@@ -373,14 +374,85 @@ static int joint_of_row(const cr_assembly *a, int row)
     return jk;
 }
 
-/* W_r columns: K_r⁻¹ of the wrench of one unit multiplier on the rod's joint nodes */
-static void fill_wrench(const asm_dyn *d, const rod_dyn *rd, int row, double *x)
+/* V_r: the rod's response K_r⁻¹ P_r to a unit force or moment component on each of its
+ * joint nodes (6 columns per joint node, whatever the number of joints there) */
+static cr_status response_columns(const asm_dyn *d, const rod_dyn *rd, double *Vr, double *Vi)
 {
-    memset(x, 0, rd->dim * sizeof *x);
-    for (int e = 0; e < d->ni; ++e) {
-        const cr_asm_iface *f = &d->a->iface[e];
-        if (f->rod != rd->r) continue;
-        for (int q = 0; q < 6; ++q) x[(size_t)f->node * B + CR_DYN_V + q] += d->Ct[((size_t)e * 6 + q) * d->k + row];
+    for (int q = 0; q < rd->m_iface; ++q) {
+        const int n = d->a->iface[rd->iface[q]].node;
+        for (int c = 0; c < 6; ++c) {
+            double *x = Vr + rd->dim * (6 * q + c);
+            memset(x, 0, rd->dim * sizeof *x);
+            x[(size_t)n * B + CR_DYN_V + c] = 1.0;
+            cr_status st;
+            if (Vi) {
+                double *xi = Vi + rd->dim * (6 * q + c);
+                memset(xi, 0, rd->dim * sizeof *xi);
+                st = rd->ls.solve_complex(x, xi, rd->ls.ctx);
+            } else
+                st = rd->ls.solve_real(x, rd->ls.ctx);
+            if (st != CR_OK) return st;
+        }
+    }
+    return CR_OK;
+}
+
+/* S = G_μ + Σ_r G_r V_r Cᵀ (re) and Σ G_r V_r,im Cᵀ (im, when Vi): G_r V_r is O(1) per
+ * column (G reads three node blocks) */
+static void schur(asm_dyn *d, int complex_, double *Sre, double *Sim)
+{
+    const int k = d->k;
+    for (int i = 0; i < k; ++i) {
+        const int jk = joint_of_row(d->a, i);
+        const cr_asm_joint *j = &d->a->joints[jk];
+        for (int c = 0; c < k; ++c) Sre[(size_t)i * k + c] = d->Gmu[(size_t)i * k + c];
+        if (complex_)
+            for (int c = 0; c < k; ++c) Sim[(size_t)i * k + c] = 0.0;
+        const int r0 = d->a->iface[j->iface[0]].rod, r1 = d->a->iface[j->iface[1]].rod;
+        for (int pass = 0; pass < (r1 != r0 ? 2 : 1); ++pass) {
+            const rod_dyn *rd = &d->rd[pass ? r1 : r0];
+            for (int q = 0; q < rd->m_iface; ++q) {
+                const int e = rd->iface[q];
+                for (int c6 = 0; c6 < 6; ++c6) {
+                    const size_t col = rd->dim * (6 * q + c6);
+                    const double gr = g_dot(d, i, jk, NULL, rd->r, (complex_ ? rd->Vre : rd->V) + col, 0);
+                    const double gi = complex_ ? g_dot(d, i, jk, NULL, rd->r, rd->Vim + col, 0) : 0.0;
+                    const double *ct = d->Ct + ((size_t)e * 6 + c6) * k;
+                    for (int c = 0; c < k; ++c) {
+                        if (ct[c] == 0.0) continue;
+                        Sre[(size_t)i * k + c] += gr * ct[c];
+                        if (complex_) Sim[(size_t)i * k + c] += gi * ct[c];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* x_r += V_r (Cᵀμ) over the rod's joint nodes (complex when xi, Vi) */
+static void add_response(const asm_dyn *d, const rod_dyn *rd, const double *mr, const double *mi, double *xr,
+                         double *xi)
+{
+    const int k = d->k;
+    for (int q = 0; q < rd->m_iface; ++q) {
+        const int e = rd->iface[q];
+        for (int c6 = 0; c6 < 6; ++c6) {
+            const double *ct = d->Ct + ((size_t)e * 6 + c6) * k;
+            double wr = 0, wi = 0;
+            for (int c = 0; c < k; ++c) wr += ct[c] * mr[c], wi += mi ? ct[c] * mi[c] : 0.0;
+            const size_t col = rd->dim * (6 * q + c6);
+            if (!xi) {
+                if (wr == 0.0) continue;
+                const double *v = rd->V + col;
+                for (size_t t = 0; t < rd->dim; ++t) xr[t] += v[t] * wr;
+            } else {
+                const double *vr = rd->Vre + col, *vi = rd->Vim + col;
+                for (size_t t = 0; t < rd->dim; ++t) {
+                    xr[t] += vr[t] * wr - vi[t] * wi;
+                    xi[t] += vr[t] * wi + vi[t] * wr;
+                }
+            }
+        }
     }
 }
 
@@ -391,28 +463,15 @@ static cr_status hook_factor_real(double shift, void *ctx)
     for (int r = 0; r < d->nr; ++r) {
         rod_dyn *rd = &d->rd[r];
         cr_status st = rd->ls.factor_real(shift, rd->ls.ctx);
+        if (st == CR_OK && k > 0) st = response_columns(d, rd, rd->V, NULL);
         if (st != CR_OK) return st;
-        for (int row = 0; row < k; ++row) {
-            int c = rd->colmap[row];
-            if (c < 0) continue;
-            double *w = rd->W + rd->dim * c;
-            fill_wrench(d, rd, row, w);
-            if ((st = rd->ls.solve_real(w, rd->ls.ctx)) != CR_OK) return st;
-        }
     }
-    for (int i = 0; i < k; ++i) {
-        int jk = joint_of_row(d->a, i);
-        for (int c = 0; c < k; ++c) {
-            double v = d->Gmu[(size_t)i * k + c];
-            for (int r = 0; r < d->nr; ++r) {
-                const rod_dyn *rd = &d->rd[r];
-                if (rd->colmap[c] >= 0) v += g_dot(d, i, jk, NULL, r, rd->W + rd->dim * rd->colmap[c], 0);
-            }
-            d->S[(size_t)c * k + i] = v;
-        }
-    }
+    if (k == 0) return CR_OK;
+    schur(d, 0, d->tmpS, NULL);
+    for (int i = 0; i < k; ++i) /* column-major for LAPACK */
+        for (int c = 0; c < k; ++c) d->S[(size_t)c * k + i] = d->tmpS[(size_t)i * k + c];
     int info = 0;
-    if (k > 0) dgetrf_(&k, &k, d->S, &k, d->piv, &info);
+    dgetrf_(&k, &k, d->S, &k, d->piv, &info);
     return info == 0 ? CR_OK : CR_SINGULAR;
 }
 
@@ -428,16 +487,7 @@ static cr_status hook_solve_real(double *b, void *ctx)
     for (int i = 0; i < k; ++i) d->mu[i] = -(b[d->mu_off + i] + g_dot(d, i, joint_of_row(d->a, i), b, -1, NULL, 0));
     int info = 0, one = 1;
     dgetrs_("N", &k, &one, d->S, &k, d->piv, d->mu, &k, &info);
-    for (int r = 0; r < d->nr; ++r) {
-        const rod_dyn *rd = &d->rd[r];
-        double *x = b + rd->off;
-        for (int row = 0; row < k; ++row) {
-            int c = rd->colmap[row];
-            if (c < 0) continue;
-            const double *w = rd->W + rd->dim * c, m = d->mu[row];
-            for (size_t q = 0; q < rd->dim; ++q) x[q] += w[q] * m;
-        }
-    }
+    for (int r = 0; r < d->nr; ++r) add_response(d, &d->rd[r], d->mu, NULL, b + d->rd[r].off, NULL);
     memcpy(b + d->mu_off, d->mu, (size_t)k * sizeof *b);
     return CR_OK;
 }
@@ -449,33 +499,20 @@ static cr_status hook_factor_complex(double sr, double si, void *ctx)
     for (int r = 0; r < d->nr; ++r) {
         rod_dyn *rd = &d->rd[r];
         cr_status st = rd->ls.factor_complex(sr, si, rd->ls.ctx);
+        if (st == CR_OK && k > 0) st = response_columns(d, rd, rd->Vre, rd->Vim);
         if (st != CR_OK) return st;
-        for (int row = 0; row < k; ++row) {
-            int c = rd->colmap[row];
-            if (c < 0) continue;
-            double *wr = rd->Wre + rd->dim * c, *wi = rd->Wim + rd->dim * c;
-            fill_wrench(d, rd, row, wr);
-            memset(wi, 0, rd->dim * sizeof *wi);
-            if ((st = rd->ls.solve_complex(wr, wi, rd->ls.ctx)) != CR_OK) return st;
-        }
     }
-    /* S = G_μ + Σ G W (complex) as the real 2k system [[S_re, −S_im], [S_im, S_re]] */
-    for (int i = 0; i < k; ++i) {
-        int jk = joint_of_row(d->a, i);
+    if (k == 0) return CR_OK;
+    /* S complex, as the real 2k system [[S_re, −S_im], [S_im, S_re]] */
+    schur(d, 1, d->tmpS, d->tmpS + (size_t)k * k);
+    for (int i = 0; i < k; ++i)
         for (int c = 0; c < k; ++c) {
-            double vr = d->Gmu[(size_t)i * k + c], vi = 0;
-            for (int r = 0; r < d->nr; ++r) {
-                const rod_dyn *rd = &d->rd[r];
-                if (rd->colmap[c] < 0) continue;
-                vr += g_dot(d, i, jk, NULL, r, rd->Wre + rd->dim * rd->colmap[c], 0);
-                vi += g_dot(d, i, jk, NULL, r, rd->Wim + rd->dim * rd->colmap[c], 0);
-            }
+            const double vr = d->tmpS[(size_t)i * k + c], vi = d->tmpS[(size_t)k * k + (size_t)i * k + c];
             d->Sz[(size_t)c * k2 + i] = vr, d->Sz[(size_t)(c + k) * k2 + i + k] = vr;
             d->Sz[(size_t)c * k2 + i + k] = vi, d->Sz[(size_t)(c + k) * k2 + i] = -vi;
         }
-    }
     int info = 0;
-    if (k > 0) dgetrf_(&k2, &k2, d->Sz, &k2, d->pivz, &info);
+    dgetrf_(&k2, &k2, d->Sz, &k2, d->pivz, &info);
     return info == 0 ? CR_OK : CR_SINGULAR;
 }
 
@@ -495,20 +532,8 @@ static cr_status hook_solve_complex(double *bre, double *bim, void *ctx)
     }
     int info = 0, one = 1;
     dgetrs_("N", &k2, &one, d->Sz, &k2, d->pivz, d->muz, &k2, &info);
-    for (int r = 0; r < d->nr; ++r) {
-        const rod_dyn *rd = &d->rd[r];
-        double *xr = bre + rd->off, *xi = bim + rd->off;
-        for (int row = 0; row < k; ++row) {
-            int c = rd->colmap[row];
-            if (c < 0) continue;
-            const double *wr = rd->Wre + rd->dim * c, *wi = rd->Wim + rd->dim * c;
-            const double mr = d->muz[row], mi = d->muz[row + k];
-            for (size_t q = 0; q < rd->dim; ++q) {
-                xr[q] += wr[q] * mr - wi[q] * mi;
-                xi[q] += wr[q] * mi + wi[q] * mr;
-            }
-        }
-    }
+    for (int r = 0; r < d->nr; ++r)
+        add_response(d, &d->rd[r], d->muz, d->muz + k, bre + d->rd[r].off, bim + d->rd[r].off);
     for (int i = 0; i < k; ++i) bre[d->mu_off + i] = d->muz[i], bim[d->mu_off + i] = d->muz[i + k];
     return CR_OK;
 }
@@ -571,12 +596,12 @@ static void free_dyn(asm_dyn *d)
         for (int r = 0; r < d->nr; ++r) {
             rod_dyn *rd = &d->rd[r];
             cr_blocktri_radau_destroy(rd->lin);
-            free(rd->active), free(rd->input), free(rd->scale), free(rd->F), free(rd->colmap);
-            free(rd->W), free(rd->Wre), free(rd->Wim);
+            free(rd->active), free(rd->input), free(rd->scale), free(rd->F);
+            free(rd->V), free(rd->Vre), free(rd->Vim);
         }
     free(d->rd);
     free(d->imass), free(d->omega), free(d->Ct), free(d->A), free(d->G), free(d->Gmu), free(d->S), free(d->Sz);
-    free(d->piv), free(d->pivz), free(d->mu), free(d->muz), free(d->tmp), free(d->yjac);
+    free(d->tmpS), free(d->piv), free(d->pivz), free(d->mu), free(d->muz), free(d->tmp), free(d->yjac);
 }
 
 /* The element next to node i (for the error weights and ω) */
@@ -646,6 +671,7 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
     d.Gmu = calloc((size_t)k1 * k1, sizeof *d.Gmu);
     d.S = calloc((size_t)k1 * k1, sizeof *d.S);
     d.Sz = calloc((size_t)4 * k1 * k1, sizeof *d.Sz);
+    d.tmpS = calloc((size_t)2 * k1 * k1, sizeof *d.tmpS);
     d.piv = calloc(k1, sizeof *d.piv);
     d.pivz = calloc(2 * (size_t)k1, sizeof *d.pivz);
     d.mu = calloc(k1, sizeof *d.mu);
@@ -655,8 +681,8 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
     y = calloc(d.N, sizeof *y), mass = calloc(d.N, sizeof *mass), atol = calloc(d.N, sizeof *atol);
     F0 = calloc(d.N, sizeof *F0);
     index = calloc(d.N, sizeof *index);
-    if (!d.imass || !d.omega || !d.Ct || !d.A || !d.G || !d.Gmu || !d.S || !d.Sz || !d.piv || !d.pivz || !d.mu ||
-        !d.muz || !d.tmp || !d.yjac || !y || !mass || !atol || !F0 || !index) {
+    if (!d.imass || !d.omega || !d.Ct || !d.A || !d.G || !d.Gmu || !d.S || !d.Sz || !d.tmpS || !d.piv || !d.pivz ||
+        !d.mu || !d.muz || !d.tmp || !d.yjac || !y || !mass || !atol || !F0 || !index) {
         st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
         goto done;
     }
@@ -681,8 +707,7 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
         int nl = m->load_count > 0 ? m->load_count : 1;
         rd->active = calloc(nl, sizeof(double)), rd->input = calloc(nl, sizeof(double));
         rd->scale = calloc(nl, sizeof(double)), rd->F = calloc(rd->dim, sizeof(double));
-        rd->colmap = malloc((size_t)k1 * sizeof(int));
-        if (!rd->active || !rd->input || !rd->scale || !rd->F || !rd->colmap) {
+        if (!rd->active || !rd->input || !rd->scale || !rd->F) {
             st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
             break;
         }
@@ -727,17 +752,13 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
         if ((st = cr_blocktri_radau_condense(rd->lin, 6, err)) != CR_OK) break;
         if ((st = cr_blocktri_radau_condense_kinematics(rd->lin, err)) != CR_OK) break;
         rd->ls = cr_blocktri_radau_linsys(rd->lin);
-        /* the joint rows whose wrench acts on this rod: the columns of W */
-        rd->ncol = 0;
-        for (int row = 0; row < d.k; ++row) {
-            const cr_asm_joint *j = &a->joints[joint_of_row(a, row)];
-            int on = a->iface[j->iface[0]].rod == r || a->iface[j->iface[1]].rod == r;
-            rd->colmap[row] = on ? rd->ncol++ : -1;
-        }
-        size_t wn = rd->dim * (size_t)(rd->ncol > 0 ? rd->ncol : 1);
-        rd->W = malloc(wn * sizeof(double)), rd->Wre = malloc(wn * sizeof(double)),
-        rd->Wim = malloc(wn * sizeof(double));
-        if (!rd->W || !rd->Wre || !rd->Wim)
+        /* the rod's joint nodes: 6 columns of V each */
+        rd->m_iface = a->rod_iface_start[r + 1] - a->rod_iface_start[r];
+        rd->iface = a->rod_iface + a->rod_iface_start[r];
+        size_t wn = rd->dim * (size_t)(rd->m_iface > 0 ? 6 * rd->m_iface : 1);
+        rd->V = malloc(wn * sizeof(double)), rd->Vre = malloc(wn * sizeof(double)),
+        rd->Vim = malloc(wn * sizeof(double));
+        if (!rd->V || !rd->Vre || !rd->Vim)
             st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
     }
     if (st != CR_OK) goto done;
