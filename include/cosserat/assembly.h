@@ -6,10 +6,12 @@
  * reported. The definition's arrays stay owned by the caller; cr_assembly_create copies
  * what it needs.
  *
- * This version: the mixed discrete rod's statics (cr_assembly_static_solve). Joints
- * join nodes whose reference positions coincide; a node that carries a joint carries no
- * support of its own rod (support the other rod's node instead); a rod with rigid strain
- * components may be held (by supports and joints) at one node only. */
+ * This version: the mixed discrete rod's statics (cr_assembly_static_solve) and dynamics
+ * (cr_assembly_dynamic_solve: the joints stay exact, their multipliers index-1 algebraic
+ * unknowns of the rods' Radau IIA DAE). Joints join nodes whose reference positions
+ * coincide; a node that carries a joint carries no support of its own rod (support the
+ * other rod's node instead), and in dynamics no rigid body; a rod with rigid strain
+ * components may be held (by supports and joints) at one node only, and has no dynamics. */
 #ifndef COSSERAT_ASSEMBLY_H
 #define COSSERAT_ASSEMBLY_H
 
