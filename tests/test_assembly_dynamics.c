@@ -139,6 +139,78 @@ static void test_jacobian_fd(void)
     }
 }
 
+/* ---- the structured shifted solves (rods' factorizations, the Schur complement on the
+ * multipliers, the rods' last-block shortcuts) against a dense LU of s M − J ---- */
+extern void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b, const int *ldb,
+                   int *info);
+
+static void test_shifted_solves(void)
+{
+    for (int type = 0; type < 3; ++type) {
+        cr_section_segment sec = section(1e3, 2, 1.5);
+        cr_bc_def clamp = cr_bc_default_def();
+        cr_assembly_rod_def rods[3] = {named("a", straight_rod(&sec, 1, 5)), named("b", straight_rod(&sec, 1, 4)),
+                                       named("c", straight_rod(&sec, 1, 3))};
+        rods[0].rod.bcs = &clamp, rods[0].rod.bc_count = 1;
+        rods[1].rod.reference.origin = cr_v3(1, 0, 0);
+        rods[2].rod.reference.origin = cr_v3(2, 0, 0);
+        /* a's joint node is its last (the last-block shortcut), b's are its first and last
+         * (full response columns), c's its first */
+        cr_joint_def j[2] = {joint((cr_joint_type)type, 0, -1, 1, 0), joint(CR_JOINT_WELD, 1, -1, 2, 0)};
+        j[0].axis = cr_v3(0.2, 0.1, 1);
+        cr_assembly_def def = cr_assembly_default_def();
+        def.rod_count = 3, def.rods = rods, def.joint_count = 2, def.joints = j;
+        cr_assembly *a = cr_assembly_create(&def, NULL);
+        cr_assembly_state *s = cr_assembly_state_create(a);
+        const int N = cr_asm_dynamic_size(a), N2 = 2 * N;
+        double *y = malloc(N * sizeof *y), *F = malloc(N * sizeof *F), *J = malloc((size_t)N * N * sizeof *J);
+        double *M = malloc(N * sizeof *M), *b = malloc(N2 * sizeof *b), *x = malloc(N2 * sizeof *x);
+        double *E = malloc((size_t)N2 * N2 * sizeof *E);
+        int *piv = malloc(N2 * sizeof *piv);
+        CHECK(cr_asm_dynamic_probe(a, s, 0, NULL, y, F, NULL, NULL) == CR_OK);
+        srand(11 + type);
+        for (int k = 0; k < N - a->rows; ++k) {
+            double u = (double)rand() / RAND_MAX - 0.5;
+            int c = k % CR_DYN_BLOCK;
+            y[k] += c < 3 ? 0.05 * u : c < 7 ? 0.1 * u : c < 13 ? 2 * u : 5 * u;
+        }
+        CHECK(cr_asm_dynamic_probe(a, s, 0, y, y, F, J, NULL) == CR_OK);
+        for (int cplx = 0; cplx < 2; ++cplx) {
+            const double sr = 37.0, si = cplx ? 21.0 : 0.0;
+            for (int k = 0; k < N2; ++k) b[k] = x[k] = (double)rand() / RAND_MAX - 0.5;
+            int tail = 0;
+            CHECK(cr_asm_dynamic_probe_solve(a, s, 0, y, sr, si, x, cplx ? x + N : NULL, M, &tail, NULL) == CR_OK);
+            CHECK(tail == 1); /* rod a's */
+            /* the dense reference: [[sr M − J, −si M], [si M, sr M − J]] (column-major) */
+            const int n = cplx ? N2 : N;
+            memset(E, 0, (size_t)N2 * N2 * sizeof *E);
+            for (int r = 0; r < N; ++r)
+                for (int c = 0; c < N; ++c) {
+                    double v = (r == c ? sr * M[r] : 0.0) - J[(size_t)r * N + c];
+                    E[(size_t)c * n + r] = v;
+                    if (cplx) E[(size_t)(c + N) * n + r + N] = v;
+                }
+            if (cplx)
+                for (int r = 0; r < N; ++r)
+                    E[(size_t)(r + N) * n + r] = -si * M[r], E[(size_t)r * n + r + N] = si * M[r];
+            int info = 0, one = 1;
+            dgesv_(&n, &one, E, &n, piv, b, &n, &info);
+            CHECK(info == 0);
+            double err = 0, big = 0;
+            for (int k = 0; k < n; ++k) err = fmax(err, fabs(x[k] - b[k])), big = fmax(big, fabs(b[k]));
+            printf("shifted solve (%s, %s): %.2e relative\n",
+                   type == 0   ? "weld"
+                   : type == 1 ? "ball"
+                               : "hinge",
+                   cplx ? "complex" : "real", err / big);
+            CHECK(err < 1e-9 * big);
+        }
+        free(y), free(F), free(J), free(M), free(b), free(x), free(E), free(piv);
+        cr_assembly_state_destroy(s);
+        cr_assembly_destroy(a);
+    }
+}
+
 /* ---- a weld equals one continuous rod in dynamics ---- */
 typedef struct track {
     int count, cap, rod, node;
@@ -414,5 +486,5 @@ static void test_free_flying(void)
     cr_assembly_destroy(a);
 }
 
-CHECK_MAIN(CASE(test_joint_bias), CASE(test_jacobian_fd), CASE(test_weld_equals_one_rod), CASE(test_double_pendulum),
-           CASE(test_free_flying))
+CHECK_MAIN(CASE(test_joint_bias), CASE(test_jacobian_fd), CASE(test_shifted_solves), CASE(test_weld_equals_one_rod),
+           CASE(test_double_pendulum), CASE(test_free_flying))

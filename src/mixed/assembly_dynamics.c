@@ -87,6 +87,13 @@ typedef struct rod_dyn {
     int m_iface;           /* the rod's joint nodes (interface nodes) */
     const int *iface;      /* their indices into cr_assembly.iface */
     double *V, *Vre, *Vim; /* dim × 6 m_iface each: K⁻¹ P for the real and the complex shift */
+    /* the rod's one joint node is its last node: V is needed only at the last two blocks
+     * (cr_blocktri_radau_solve_tail), and a solve ends with the rod's response to the joint's
+     * load on that node (cr_blocktri_radau_solve_last: the back substitutions only) instead of
+     * the update V w; tail_real, tail_cplx: the current factorizations allow it */
+    int tail, tail_real, tail_cplx;
+    double Vt[2][6 * 2 * CR_DYN_BLOCK]; /* re, im: 6 columns of the last two blocks */
+    double *bsave;                      /* 2 dim: scratch for that response (re, im) */
 } rod_dyn;
 
 typedef struct asm_dyn {
@@ -346,7 +353,7 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
 
 /* G_i x over the nodes around joint row i's two nodes (x: a global vector, or a rod's W
  * column when `col` >= 0 — then only the sides on that rod). */
-static double g_dot(const asm_dyn *d, int row, int jk, const double *x, int rod_only, const double *xrod, size_t ld)
+static double g_dot(const asm_dyn *d, int row, int jk, const double *x, int rod_only, const double *xrod, int first)
 {
     const cr_asm_joint *j = &d->a->joints[jk];
     const double *Gj = d->G + (size_t)row * 2 * NB;
@@ -359,11 +366,10 @@ static double g_dot(const asm_dyn *d, int row, int jk, const double *x, int rod_
         for (int b = 0; b < 3; ++b) {
             int nb = f->node - 1 + b;
             if (nb < 0 || nb >= rd->m->nodes) continue;
-            const double *xv = rod_only >= 0 ? xrod + (size_t)nb * B : x + rd->off + (size_t)nb * B;
+            const double *xv = rod_only >= 0 ? xrod + (size_t)(nb - first) * B : x + rd->off + (size_t)nb * B;
             for (int c = 0; c < B; ++c) v += g[b * B + c] * xv[c];
         }
     }
-    (void)ld;
     return v;
 }
 
@@ -376,8 +382,23 @@ static int joint_of_row(const cr_assembly *a, int row)
 
 /* V_r: the rod's response K_r⁻¹ P_r to a unit force or moment component on each of its
  * joint nodes (6 columns per joint node, whatever the number of joints there) */
-static cr_status response_columns(const asm_dyn *d, const rod_dyn *rd, double *Vr, double *Vi)
+static cr_status response_columns(const asm_dyn *d, rod_dyn *rd, double *Vr, double *Vi)
 {
+    if (rd->tail) {
+        int *on = Vi ? &rd->tail_cplx : &rd->tail_real;
+        *on = 1;
+        for (int c = 0; c < 6 && *on; ++c) {
+            double *x = rd->Vt[0] + 2 * B * c, *xi = rd->Vt[1] + 2 * B * c;
+            memset(x, 0, 2 * B * sizeof *x), memset(xi, 0, 2 * B * sizeof *xi);
+            x[B + CR_DYN_V + c] = 1.0;
+            cr_status st = cr_blocktri_radau_solve_tail(rd->lin, Vi != NULL, x, xi);
+            if (st == CR_UNSUPPORTED)
+                *on = 0; /* a factorization outside the 6×6 path: the full columns */
+            else if (st != CR_OK)
+                return st;
+        }
+        if (*on) return CR_OK;
+    }
     for (int q = 0; q < rd->m_iface; ++q) {
         const int n = d->a->iface[rd->iface[q]].node;
         for (int c = 0; c < 6; ++c) {
@@ -415,8 +436,11 @@ static void schur(asm_dyn *d, int complex_, double *Sre, double *Sim)
                 const int e = rd->iface[q];
                 for (int c6 = 0; c6 < 6; ++c6) {
                     const size_t col = rd->dim * (6 * q + c6);
-                    const double gr = g_dot(d, i, jk, NULL, rd->r, (complex_ ? rd->Vre : rd->V) + col, 0);
-                    const double gi = complex_ ? g_dot(d, i, jk, NULL, rd->r, rd->Vim + col, 0) : 0.0;
+                    const int tail = complex_ ? rd->tail_cplx : rd->tail_real, first = tail ? rd->m->nodes - 2 : 0;
+                    const double *vr = tail ? rd->Vt[0] + 2 * B * c6 : (complex_ ? rd->Vre : rd->V) + col;
+                    const double *vi = tail ? rd->Vt[1] + 2 * B * c6 : rd->Vim + col;
+                    const double gr = g_dot(d, i, jk, NULL, rd->r, vr, first);
+                    const double gi = complex_ ? g_dot(d, i, jk, NULL, rd->r, vi, first) : 0.0;
                     const double *ct = d->Ct + ((size_t)e * 6 + c6) * k;
                     for (int c = 0; c < k; ++c) {
                         if (ct[c] == 0.0) continue;
@@ -430,10 +454,36 @@ static void schur(asm_dyn *d, int complex_, double *Sre, double *Sim)
 }
 
 /* x_r += V_r (Cᵀμ) over the rod's joint nodes (complex when xi, Vi) */
-static void add_response(const asm_dyn *d, const rod_dyn *rd, const double *mr, const double *mi, double *xr,
-                         double *xi)
+static cr_status add_response(const asm_dyn *d, const rod_dyn *rd, const double *mr, const double *mi, double *xr,
+                              double *xi)
 {
     const int k = d->k;
+    if (xi ? rd->tail_cplx : rd->tail_real) { /* x += K⁻¹(P Cᵀμ): a load on the last node only */
+        const int e = rd->iface[0];
+        double *zr = rd->bsave, *zi = rd->bsave + rd->dim;
+        /* zero where the solve reads: the stresses' rows (the expansion) and the last block */
+        for (int i = 0; i + 1 < rd->m->nodes; ++i)
+            for (int c = CR_DYN_LAM; c < B; ++c) {
+                zr[(size_t)i * B + c] = 0.0;
+                if (xi) zi[(size_t)i * B + c] = 0.0;
+            }
+        memset(zr + rd->dim - B, 0, B * sizeof *zr);
+        if (xi) memset(zi + rd->dim - B, 0, B * sizeof *zi);
+        for (int c6 = 0; c6 < 6; ++c6) {
+            const double *ct = d->Ct + ((size_t)e * 6 + c6) * k;
+            double wr = 0, wi = 0;
+            for (int c = 0; c < k; ++c) wr += ct[c] * mr[c], wi += mi ? ct[c] * mi[c] : 0.0;
+            const size_t at = (size_t)d->a->iface[e].node * B + CR_DYN_V + c6;
+            zr[at] = wr;
+            if (xi) zi[at] = wi;
+        }
+        cr_status st = cr_blocktri_radau_solve_last(rd->lin, xi != NULL, zr, zi);
+        if (st != CR_OK) return st;
+        for (size_t t = 0; t < rd->dim; ++t) xr[t] += zr[t];
+        if (xi)
+            for (size_t t = 0; t < rd->dim; ++t) xi[t] += zi[t];
+        return CR_OK;
+    }
     for (int q = 0; q < rd->m_iface; ++q) {
         const int e = rd->iface[q];
         for (int c6 = 0; c6 < 6; ++c6) {
@@ -454,6 +504,7 @@ static void add_response(const asm_dyn *d, const rod_dyn *rd, const double *mr, 
             }
         }
     }
+    return CR_OK;
 }
 
 static cr_status hook_factor_real(double shift, void *ctx)
@@ -487,7 +538,10 @@ static cr_status hook_solve_real(double *b, void *ctx)
     for (int i = 0; i < k; ++i) d->mu[i] = -(b[d->mu_off + i] + g_dot(d, i, joint_of_row(d->a, i), b, -1, NULL, 0));
     int info = 0, one = 1;
     dgetrs_("N", &k, &one, d->S, &k, d->piv, d->mu, &k, &info);
-    for (int r = 0; r < d->nr; ++r) add_response(d, &d->rd[r], d->mu, NULL, b + d->rd[r].off, NULL);
+    for (int r = 0; r < d->nr; ++r) {
+        cr_status st = add_response(d, &d->rd[r], d->mu, NULL, b + d->rd[r].off, NULL);
+        if (st != CR_OK) return st;
+    }
     memcpy(b + d->mu_off, d->mu, (size_t)k * sizeof *b);
     return CR_OK;
 }
@@ -521,7 +575,8 @@ static cr_status hook_solve_complex(double *bre, double *bim, void *ctx)
     asm_dyn *d = ctx;
     const int k = d->k, k2 = 2 * k;
     for (int r = 0; r < d->nr; ++r) {
-        cr_status st = d->rd[r].ls.solve_complex(bre + d->rd[r].off, bim + d->rd[r].off, d->rd[r].ls.ctx);
+        const rod_dyn *rd = &d->rd[r];
+        cr_status st = rd->ls.solve_complex(bre + rd->off, bim + rd->off, rd->ls.ctx);
         if (st != CR_OK) return st;
     }
     if (k == 0) return CR_OK;
@@ -532,8 +587,10 @@ static cr_status hook_solve_complex(double *bre, double *bim, void *ctx)
     }
     int info = 0, one = 1;
     dgetrs_("N", &k2, &one, d->Sz, &k2, d->pivz, d->muz, &k2, &info);
-    for (int r = 0; r < d->nr; ++r)
-        add_response(d, &d->rd[r], d->muz, d->muz + k, bre + d->rd[r].off, bim + d->rd[r].off);
+    for (int r = 0; r < d->nr; ++r) {
+        cr_status st = add_response(d, &d->rd[r], d->muz, d->muz + k, bre + d->rd[r].off, bim + d->rd[r].off);
+        if (st != CR_OK) return st;
+    }
     for (int i = 0; i < k; ++i) bre[d->mu_off + i] = d->muz[i], bim[d->mu_off + i] = d->muz[i + k];
     return CR_OK;
 }
@@ -597,7 +654,7 @@ static void free_dyn(asm_dyn *d)
             rod_dyn *rd = &d->rd[r];
             cr_blocktri_radau_destroy(rd->lin);
             free(rd->active), free(rd->input), free(rd->scale), free(rd->F);
-            free(rd->V), free(rd->Vre), free(rd->Vim);
+            free(rd->V), free(rd->Vre), free(rd->Vim), free(rd->bsave);
         }
     free(d->rd);
     free(d->imass), free(d->omega), free(d->Ct), free(d->A), free(d->G), free(d->Gmu), free(d->S), free(d->Sz);
@@ -755,10 +812,12 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
         /* the rod's joint nodes: 6 columns of V each */
         rd->m_iface = a->rod_iface_start[r + 1] - a->rod_iface_start[r];
         rd->iface = a->rod_iface + a->rod_iface_start[r];
+        rd->tail = rd->m_iface == 1 && m->nodes >= 2 && a->iface[rd->iface[0]].node == m->nodes - 1;
+        rd->bsave = malloc(2 * rd->dim * sizeof(double));
         size_t wn = rd->dim * (size_t)(rd->m_iface > 0 ? 6 * rd->m_iface : 1);
         rd->V = malloc(wn * sizeof(double)), rd->Vre = malloc(wn * sizeof(double)),
         rd->Vim = malloc(wn * sizeof(double));
-        if (!rd->V || !rd->Vre || !rd->Vim)
+        if (!rd->V || !rd->Vre || !rd->Vim || !rd->bsave)
             st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
     }
     if (st != CR_OK) goto done;
@@ -947,6 +1006,37 @@ cr_status cr_asm_dynamic_probe(const cr_assembly *a, cr_assembly_state *s, int s
             for (int c = 0; c < d.k; ++c) J[(d.mu_off + i) * N + d.mu_off + c] = d.Gmu[(size_t)i * d.k + c];
         }
     }
+    free_dyn(&d);
+    free_setup(&u);
+    return st;
+}
+
+cr_status cr_asm_dynamic_probe_solve(const cr_assembly *a, cr_assembly_state *s, int stage, const double *y_in,
+                                     double shift_re, double shift_im, double *b_re, double *b_im, double *mass,
+                                     int *tail_used, cr_error *err)
+{
+    cr_dynamic_options o = cr_dynamic_default_options();
+    asm_dyn d = {0};
+    setup_out u = {0};
+    cr_status st = setup(&d, a, s, stage, &o, &u, err);
+    double *F = st == CR_OK ? malloc(d.N * sizeof *F) : NULL;
+    if (st == CR_OK && !F) st = CR_NO_MEMORY;
+    if (st == CR_OK) {
+        if (y_in) memcpy(u.y, y_in, d.N * sizeof *u.y);
+        if (mass) memcpy(mass, u.mass, d.N * sizeof *mass);
+        st = residual(&d, u.tb, u.y, F);
+    }
+    if (st == CR_OK) st = hook_jacobian(u.tb, u.y, F, &d);
+    if (st == CR_OK && shift_im == 0.0) {
+        if ((st = hook_factor_real(shift_re, &d)) == CR_OK) st = hook_solve_real(b_re, &d);
+    } else if (st == CR_OK) {
+        if ((st = hook_factor_complex(shift_re, shift_im, &d)) == CR_OK) st = hook_solve_complex(b_re, b_im, &d);
+    }
+    if (tail_used) {
+        *tail_used = 0;
+        for (int r = 0; r < d.nr; ++r) *tail_used += shift_im == 0.0 ? d.rd[r].tail_real : d.rd[r].tail_cplx;
+    }
+    free(F);
     free_dyn(&d);
     free_setup(&u);
     return st;

@@ -78,5 +78,12 @@ cr_status cr_asm_check_redundant(const cr_assembly *a, const cr_assembly_state *
 int cr_asm_dynamic_size(const cr_assembly *a);
 cr_status cr_asm_dynamic_probe(const cr_assembly *a, cr_assembly_state *s, int stage, const double *y_in, double *y,
                                double *F, double *J, cr_error *err);
+/* For tests: the structured solve of (s M − J) x = b at the DAE's state y_in (NULL: the
+ * initial one), s = shift_re (+ i shift_im when nonzero; b_im then the imaginary part),
+ * in place; mass (N, optional) receives M; *tail_used (optional) the rods solved through
+ * their last two blocks. */
+cr_status cr_asm_dynamic_probe_solve(const cr_assembly *a, cr_assembly_state *s, int stage, const double *y_in,
+                                     double shift_re, double shift_im, double *b_re, double *b_im, double *mass,
+                                     int *tail_used, cr_error *err);
 
 #endif
