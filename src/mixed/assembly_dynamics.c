@@ -30,11 +30,14 @@
  *
  * The mass makes every K_r regular on its own (a rod held only through joints included),
  * so the multipliers are the coupling unknowns: per factorization each rod solves
- * W_r = K_r⁻¹ P_r Cᵀ (one column per joint row acting on it), the dense Schur complement
- * S = G_μ + Σ G_r W_r (k × k, k the joint rows) is factored by LU, and a solve is
- * u_r = K_r⁻¹b_r, S μ = −(b_μ + Σ G_r u_r), x_r = u_r + W_r μ: O(Σ n_r k_r + k³). G_r
- * reads the rows of J at a joint node and its two neighbours (a = M⁻¹R), so G_r u_r and
- * G_r W_r cost O(1) each.
+ * V_r = K_r⁻¹ P_r (six columns per joint node: a unit force or moment component there), the
+ * dense Schur complement S = G_μ + Σ G_r V_r Cᵀ (k × k, k the joint rows) is factored by LU,
+ * and a solve is u_r = K_r⁻¹b_r, S μ = −(b_μ + Σ G_r u_r), x_r = u_r + V_r Cᵀμ:
+ * O(Σ n_r m_r + k³). G_r reads the rows of J at a joint node and its two neighbours
+ * (a = M⁻¹R), so G_r u_r and G_r V_r cost O(1) each. A rod whose one joint node is its last
+ * node needs V_r only at its last two blocks (cr_blocktri_radau_solve_tail, O(1)) and
+ * replaces the update by the back substitutions of K_r⁻¹(P_r Cᵀμ)
+ * (cr_blocktri_radau_solve_last).
  *
  * The Jacobian. The rods' blocks are the exact ones of dynamics.c plus the joint's geometric
  * stiffness H = ∂(Cᵀμ)/∂θ on each node's own moment rows (assembly_joints.c, exact). Two
