@@ -146,7 +146,7 @@ extern void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int
 
 static void test_shifted_solves(void)
 {
-    for (int type = 0; type < 3; ++type) {
+    for (int type = 0; type < 4; ++type) {
         cr_section_segment sec = section(1e3, 2, 1.5);
         cr_bc_def clamp = cr_bc_default_def();
         cr_assembly_rod_def rods[3] = {named("a", straight_rod(&sec, 1, 5)), named("b", straight_rod(&sec, 1, 4)),
@@ -156,8 +156,13 @@ static void test_shifted_solves(void)
         rods[2].rod.reference.origin = cr_v3(2, 0, 0);
         /* a's joint node is its last (the last-block shortcut), b's are its first and last
          * (full response columns), c's its first */
-        cr_joint_def j[2] = {joint((cr_joint_type)type, 0, -1, 1, 0), joint(CR_JOINT_WELD, 1, -1, 2, 0)};
+        cr_joint_def j[2] = {joint((cr_joint_type)(type % 3), 0, -1, 1, 0), joint(CR_JOINT_WELD, 1, -1, 2, 0)};
         j[0].axis = cr_v3(0.2, 0.1, 1);
+        if (type == 3) { /* a T: c on a ball at b's interior node 2, along y */
+            rods[2].rod.reference.origin = cr_v3(1.5, 0, 0);
+            rods[2].rod.reference.orientation = cr_q_axis_angle(cr_v3(0, 0, 1), PI / 2);
+            j[1] = joint(CR_JOINT_BALL, 1, 2, 2, 0);
+        }
         cr_assembly_def def = cr_assembly_default_def();
         def.rod_count = 3, def.rods = rods, def.joint_count = 2, def.joints = j;
         cr_assembly *a = cr_assembly_create(&def, NULL);
@@ -198,11 +203,8 @@ static void test_shifted_solves(void)
             CHECK(info == 0);
             double err = 0, big = 0;
             for (int k = 0; k < n; ++k) err = fmax(err, fabs(x[k] - b[k])), big = fmax(big, fabs(b[k]));
-            printf("shifted solve (%s, %s): %.2e relative\n",
-                   type == 0   ? "weld"
-                   : type == 1 ? "ball"
-                               : "hinge",
-                   cplx ? "complex" : "real", err / big);
+            static const char *what[4] = {"weld", "ball", "hinge", "hinge and a T on a ball"};
+            printf("shifted solve (%s, %s): %.2e relative\n", what[type], cplx ? "complex" : "real", err / big);
             CHECK(err < 1e-9 * big);
         }
         free(y), free(F), free(J), free(M), free(b), free(x), free(E), free(piv);
