@@ -203,7 +203,7 @@ static void test_shifted_solves(void)
             CHECK(info == 0);
             double err = 0, big = 0;
             for (int k = 0; k < n; ++k) err = fmax(err, fabs(x[k] - b[k])), big = fmax(big, fabs(b[k]));
-            static const char *what[4] = {"weld", "ball", "hinge", "hinge and a T on a ball"};
+            static const char *what[4] = {"weld", "ball", "hinge", "weld and a T on a ball"};
             printf("shifted solve (%s, %s): %.2e relative\n", what[type], cplx ? "complex" : "real", err / big);
             CHECK(err < 1e-9 * big);
         }
