@@ -1,4 +1,4 @@
-/* Assembly statics benchmark (not a test; issue 21's speed target): six steel rods of 250
+/* Assembly statics and dynamics benchmark (not a test; issue 21's speed target): six steel rods of 250
  * elements, each clamped at its outer end and welded at a common hub (a star in the x–y
  * plane, five welds to the first rod's inner end), loaded at the hub, against one steel
  * cantilever of 1500 elements under a tip load: wall time per Newton iteration (best of
@@ -11,6 +11,11 @@
  * the instruction counts of one case at a time do not (divide the inclusive count of
  * cr_static_solve or cr_assembly_static_solve by the iterations printed):
  *   valgrind --tool=callgrind build/bench_assembly --repeats 1 --only-one   (and --only-assembly)
+ *
+ * --dynamics: the same two structures released from rest under their loads (a step), with
+ * the adaptive Radau IIA (rtol 1e-3, atol 1e-6) over --t-end seconds (default 0.02): time
+ * per step; the instruction counts per step are the inclusive counts of cr_dynamic_solve
+ * and cr_assembly_dynamic_solve divided by the steps printed.
  */
 #include "../tests/rod_builders.h"
 #include <cosserat/assembly.h>
@@ -30,10 +35,87 @@ static cr_static_options options(void)
     return o;
 }
 
+/* the star of the statics case: rod k from (cos θ_k, sin θ_k, 0) to the origin, θ_k = 60° k,
+ * clamped outside, welded at the hub, loaded at the hub */
+static void star(int n, cr_section_segment *sec, cr_bc_def *clamp, cr_load_def *hub, cr_assembly_rod_def *rods,
+                 cr_joint_def *joints)
+{
+    *sec = cr_section_default_def();
+    sec->radius[0] = sec->radius[1] = 0.005;
+    *clamp = cr_bc_default_def();
+    *hub = cr_load_default_def();
+    hub->type = CR_LOAD_FORCE, hub->node = -1, hub->value = cr_v3(20, -30, -300);
+    for (int k = 0; k < RODS; ++k) {
+        double th = k * 3.14159265358979323846 / 3;
+        cr_rod_def d = cr_rod_default_def();
+        d.length = 1.0, d.elements = n, d.material = (cr_material){2.1e11, 8.1e10, 7850};
+        d.sections = sec, d.section_count = 1, d.bcs = clamp, d.bc_count = 1;
+        d.reference.origin = cr_v3(cos(th), sin(th), 0);
+        d.reference.orientation = cr_q_axis_angle(cr_v3(0, 0, 1), th + 3.14159265358979323846);
+        if (k == 0) d.loads = hub, d.load_count = 1;
+        memset(&rods[k], 0, sizeof rods[k]);
+        snprintf(rods[k].name, sizeof rods[k].name, "arm%d", k);
+        rods[k].rod = d;
+        if (k > 0) {
+            joints[k - 1] = cr_joint_default_def();
+            joints[k - 1].a = (cr_rod_node){0, -1}, joints[k - 1].b = (cr_rod_node){k, -1};
+        }
+    }
+}
+
+static int run_dynamics(int repeats, int n, int only, double t_end)
+{
+    cr_dynamic_options o = cr_dynamic_default_options();
+    o.t_end = t_end, o.output_dt = t_end;
+    double best_one = INFINITY, best_asm = INFINITY;
+    cr_dynamic_report r1 = {0}, r2 = {0};
+    for (int r = 0; r < (only == 2 ? 0 : repeats); ++r) {
+        cr_model *m = steel_cantilever_model(RODS * n);
+        cr_state *s = cr_state_create(m);
+        cr_error err = {0};
+        if (cr_dynamic_solve(m, s, 0, 0.0, 0.0, 0.0, &o, NULL, NULL, NULL, &r1, &err) != CR_OK)
+            fprintf(stderr, "one rod: %s\n", err.message);
+        best_one = fmin(best_one, r1.wall_time_s / r1.steps);
+        cr_state_destroy(s);
+        cr_model_destroy(m);
+    }
+    cr_section_segment sec;
+    cr_bc_def clamp;
+    cr_load_def hub;
+    cr_assembly_rod_def rods[RODS];
+    cr_joint_def joints[RODS - 1];
+    star(n, &sec, &clamp, &hub, rods, joints);
+    cr_assembly_def def = {.rod_count = RODS, .rods = rods, .joint_count = RODS - 1, .joints = joints};
+    for (int r = 0; r < (only == 1 ? 0 : repeats); ++r) {
+        cr_error err = {0};
+        cr_assembly *a = cr_assembly_create(&def, &err);
+        cr_assembly_state *s = a ? cr_assembly_state_create(a) : NULL;
+        if (!s || cr_assembly_dynamic_solve(a, s, 0, &o, NULL, NULL, &r2, &err) != CR_OK)
+            fprintf(stderr, "assembly: %s\n", err.message);
+        best_asm = fmin(best_asm, r2.wall_time_s / r2.steps);
+        cr_assembly_state_destroy(s);
+        cr_assembly_destroy(a);
+    }
+    printf("dynamics over %g s: one rod of %d elements: %ld steps, %ld Newton, %ld+%ld LU, %8.1f us per step\n", t_end,
+           RODS * n, r1.steps, r1.newton_iterations, r1.lu_real, r1.lu_complex, 1e6 * best_one);
+    printf("%d rods of %d elements, 5 welds: %ld steps, %ld Newton, %ld+%ld LU, %8.1f us per step; ratio %.2f\n", RODS,
+           n, r2.steps, r2.newton_iterations, r2.lu_real, r2.lu_complex, 1e6 * best_asm, best_asm / best_one);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    int repeats = 5, n = 250, only = 0; /* --only-one 1, --only-assembly 2 (for callgrind) */
+    int repeats = 5, n = 250, only = 0, dynamics = 0; /* --only-one 1, --only-assembly 2 (for callgrind) */
+    double t_end = 0.02;
     for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--dynamics")) {
+            dynamics = 1;
+            continue;
+        }
+        if (!strcmp(argv[i], "--t-end") && i + 1 < argc) {
+            t_end = atof(argv[++i]);
+            continue;
+        }
         if (!strcmp(argv[i], "--repeats") && i + 1 < argc)
             repeats = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--elements") && i + 1 < argc)
@@ -43,6 +125,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--only-assembly"))
             only = 2;
     }
+    if (dynamics) return run_dynamics(repeats, n, only, t_end);
     /* one rod of 6n elements */
     double best_one = INFINITY, total_one = INFINITY, total_asm = INFINITY;
     int it_one = 0;

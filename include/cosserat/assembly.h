@@ -6,13 +6,16 @@
  * reported. The definition's arrays stay owned by the caller; cr_assembly_create copies
  * what it needs.
  *
- * This version: the mixed discrete rod's statics (cr_assembly_static_solve). Joints
- * join nodes whose reference positions coincide; a node that carries a joint carries no
- * support of its own rod (support the other rod's node instead); a rod with rigid strain
- * components may be held (by supports and joints) at one node only. */
+ * This version: the mixed discrete rod's statics (cr_assembly_static_solve) and dynamics
+ * (cr_assembly_dynamic_solve: the joints stay exact, their multipliers index-1 algebraic
+ * unknowns of the rods' Radau IIA DAE). Joints join nodes whose reference positions
+ * coincide; a node that carries a joint carries no support of its own rod (support the
+ * other rod's node instead), and in dynamics no rigid body; a rod with rigid strain
+ * components may be held (by supports and joints) at one node only, and has no dynamics. */
 #ifndef COSSERAT_ASSEMBLY_H
 #define COSSERAT_ASSEMBLY_H
 
+#include "cosserat/dynamics.h"
 #include "cosserat/statics.h"
 
 #ifdef __cplusplus
@@ -109,6 +112,30 @@ cr_status cr_assembly_joint_reaction(const cr_assembly *assembly, const cr_assem
  * stability estimate); free it with cr_static_report_free. */
 cr_status cr_assembly_static_solve(const cr_assembly *assembly, cr_assembly_state *state,
                                    const cr_static_options *options, cr_static_report *report, cr_error *err);
+
+/* ---- dynamics ---- */
+
+/* Called at every output time with the state there (every rod's poses, velocities and
+ * stresses; the joints' multipliers, so cr_assembly_joint_reaction gives the joints'
+ * wrenches) and the sums over the rods of the energies and momenta (work_external is not
+ * accumulated: 0). Return nonzero to stop (CR_INTERRUPTED). */
+typedef int (*cr_assembly_output_fn)(const cr_assembly *assembly, const cr_assembly_state *state,
+                                     const cr_dynamic_sample *sample, void *user);
+
+/* A dynamic stage of the assembly: every rod's loads and supports of stage `stage`
+ * (their time functions), integrated from the state's time (rod 0's) over options->t_end
+ * from the state's poses and velocities (cr_state_set_velocity on the rods' states; they
+ * should satisfy the joints, C u = 0, as a rigid motion of the assembly does) by the
+ * adaptive Radau IIA of one rod (options: t_end, rtol, atol, output_dt, h_init, h_max,
+ * max_steps). Outputs at t_start + k output_dt. The joints stay exact constraints with
+ * their multipliers as index-1 algebraic unknowns (docs/theory.md, "Assemblies": the
+ * constraint's second derivative with Baumgarte's terms); the linear solves are the rods'
+ * block-tridiagonal ones coupled through the multipliers. Not yet: rigid bodies on joint
+ * nodes, rigid strain components (CR_UNSUPPORTED), checkpoints. On return the state is the
+ * last accepted step. Statuses as cr_dynamic_solve. */
+cr_status cr_assembly_dynamic_solve(const cr_assembly *assembly, cr_assembly_state *state, int stage,
+                                    const cr_dynamic_options *options, cr_assembly_output_fn on_output, void *user,
+                                    cr_dynamic_report *report, cr_error *err);
 
 #ifdef __cplusplus
 }

@@ -1801,3 +1801,99 @@ cr_radau_linsys cr_blocktri_radau_linsys(cr_blocktri_radau *a)
     ls.ctx = a;
     return ls;
 }
+
+/* The view of block rows [o, o + m) of a factored adaptor (6×6 kinematic path), scratch
+ * included: what cr_blocktri_radau_solve_tail and _solve_last run the solve's stages on. */
+static void view_blocks(const cr_blocktri_radau *a, size_t o, int m, cr_blocktri_radau *v, cr_blocktri *jc)
+{
+    const size_t qc = (size_t)a->bq * a->nc, qq = (size_t)a->bq * a->bq;
+    *v = *a;
+    *jc = *a->Jc;
+    jc->n = m, jc->diag += o * qq, jc->lower += o * qq, jc->upper += o * qq;
+    v->Jc = jc;
+    v->n = m;
+    v->mass += o * a->b, v->mass_q += o * a->bq, v->dinv += o * a->nc;
+    v->gd += o * qc, v->gl += o * qc, v->gdt += o * qc, v->glt += o * qc, v->ldt += o * qc, v->lut += o * qc;
+    v->kpar += o * KP_SIZE, v->kP += o * 3 * 4 * 36, v->kH += o * 24, v->kC += o * 3 * 42, v->kG += o * 42;
+    v->kr += o * 3, v->kcr += o * 3, v->kci += o * 3, v->k6r += o * 3 * 36, v->k6z += o * 3 * 72;
+    v->xr += o * a->bq, v->xi += o * a->bq, v->vr += o * 6, v->vi += o * 6;
+}
+
+/* The last two block rows of the factored adaptor as an adaptor of two blocks: a right-hand
+ * side that is zero above the last block stays zero through the condensation of the
+ * stresses (block i reads b_λ of blocks i and i − 1), the kinematic one (block-local) and
+ * the forward sweep of the 6×6 factorization (each row's y depends only on the rows above);
+ * so solving with the view gives the solution's last two blocks exactly, in O(1) (the back
+ * substitution and the expansion of those two blocks read nothing below them). */
+cr_status cr_blocktri_radau_solve_tail(const cr_blocktri_radau *a, int complex_, double *xr, double *xi)
+{
+    if (!a || a->b != 19 || a->nc != 6 || !a->kin || a->n < 2) return CR_UNSUPPORTED;
+    if (complex_ ? !(a->have_complex && a->cplx6_used) : !(a->have_real && a->real6_used)) return CR_UNSUPPORTED;
+    cr_blocktri_radau v;
+    cr_blocktri jc;
+    view_blocks(a, (size_t)a->n - 2, 2, &v, &jc);
+    v.xr = a->xr, v.xi = a->xi, v.vr = a->vr, v.vi = a->vi; /* the scratch from its start */
+    return complex_ ? hook_solve_complex(xr, xi, &v) : hook_solve_real(xr, &v);
+}
+
+/* K⁻¹ z for z zero above its last block (full length, in place): the stresses' and the
+ * kinematics' condensation and the forward sweep touch the last block only (the rows above
+ * stay zero), then the back substitution, the kinematic back substitution and the expansion
+ * run over the whole rod. A full solve less those three stages. */
+cr_status cr_blocktri_radau_solve_last(cr_blocktri_radau *a, int complex_, double *zr, double *zi)
+{
+    if (!a || a->b != 19 || a->nc != 6 || !a->kin || a->n < 2) return CR_UNSUPPORTED;
+    if (complex_ ? !(a->have_complex && a->cplx6_used) : !(a->have_real && a->real6_used)) return CR_UNSUPPORTED;
+    const int n = a->n;
+    const size_t o = (size_t)n - 1;
+    cr_blocktri_radau v;
+    cr_blocktri jc;
+    view_blocks(a, o, 1, &v, &jc);
+    memset(a->xr, 0, o * a->bq * sizeof(double)), memset(a->vr, 0, o * 6 * sizeof(double));
+    condense_rhs(&v, zr + o * a->b, v.xr);
+    if (complex_) {
+        memset(a->xi, 0, o * a->bq * sizeof(double)), memset(a->vi, 0, o * 6 * sizeof(double));
+        condense_rhs(&v, zi + o * a->b, v.xi);
+        kin_rhs_cplx(&v, v.xr, v.xi, v.vr, v.vi);
+        solve6t_complex(&v, v.vr, v.vi); /* one block: y = D̃⁻¹ v */
+        for (int i = n - 2; i >= 0; --i) {
+            const double *ob = a->k6z + (size_t)i * 216;
+            double *pr = a->vr + (size_t)i * 6, *pi = a->vi + (size_t)i * 6;
+            for (int k = 0; k < 6; ++k) {
+                double fr = pr[6 + k], fi = pi[6 + k];
+                const double *ur = ob + 144 + k * 6, *ui = ob + 180 + k * 6;
+                for (int r = 0; r < 6; ++r) {
+                    pr[r] -= ur[r] * fr - ui[r] * fi;
+                    pi[r] -= ur[r] * fi + ui[r] * fr;
+                }
+            }
+        }
+#ifdef BTS_DISPATCH_AVX2
+        if (have_avx2())
+            kin_back_cplx_avx2(a, a->xr, a->xi, a->vr, a->vi);
+        else
+#endif
+            kin_back_cplx(a, a->xr, a->xi, a->vr, a->vi);
+        expand_solution(a, zr, a->xr);
+        expand_solution(a, zi, a->xi);
+    } else {
+        kin_rhs_real(&v, v.xr, v.vr);
+        solve6t_real(&v, v.vr);
+        for (int i = n - 2; i >= 0; --i) {
+            const double *ob = a->k6r + (size_t)i * 108 + 72;
+            double *p = a->vr + (size_t)i * 6;
+            for (int k = 0; k < 6; ++k) {
+                double f = p[6 + k];
+                for (int r = 0; r < 6; ++r) p[r] -= ob[k * 6 + r] * f;
+            }
+        }
+#ifdef BTS_DISPATCH_AVX2
+        if (have_avx2())
+            kin_back_real_avx2(a, a->xr, a->vr);
+        else
+#endif
+            kin_back_real(a, a->xr, a->vr);
+        expand_solution(a, zr, a->xr);
+    }
+    return CR_OK;
+}

@@ -246,4 +246,19 @@ cr_status cr_blocktri_radau_condense_kinematics(cr_blocktri_radau *a, cr_error *
  *                   factorization. */
 cr_radau_linsys cr_blocktri_radau_linsys(cr_blocktri_radau *a);
 
+/* After a factorization through the 6×6 kinematic path (b = 19, condensed by 6 and by the
+ * kinematics; real when complex_ = 0, else complex): solves for a right-hand side that is
+ * zero except in the last block, given as the last two blocks (xr, and xi when complex_;
+ * 2·19 each, in place), and returns the solution's last two blocks, in O(1) (assemblies: a
+ * rod's response to a load on its last node, next to that node). CR_UNSUPPORTED when the
+ * factorization is another one (or n < 2): solve in full then. */
+cr_status cr_blocktri_radau_solve_tail(const cr_blocktri_radau *a, int complex_, double *xr, double *xi);
+
+/* The same path: z := K⁻¹ z (full length, re and im planes when complex_, in place) for a
+ * z that is zero except in the last block, skipping the stages that would only carry zeros
+ * (the condensations and the forward sweep above the last block): a rod's response to a
+ * load on its last node, in the whole rod. Uses the adaptor's scratch. CR_UNSUPPORTED as
+ * cr_blocktri_radau_solve_tail. */
+cr_status cr_blocktri_radau_solve_last(cr_blocktri_radau *a, int complex_, double *zr, double *zi);
+
 #endif

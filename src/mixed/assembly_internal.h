@@ -56,6 +56,13 @@ struct cr_assembly_state {
 void cr_asm_joint_eval(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, cr_vec3 rb, cr_quat pb,
                        const double *lambda, double *g, double *C, double *H);
 
+/* The velocity-squared part of the joint's second time derivative: with the nodes turning
+ * at body angular velocities wa, wb (and moving at any velocity),
+ *     g̈ = C (v̇_a, Ω̇_a, v̇_b, Ω̇_b) + bias,
+ * bias = 0 on the position rows, s·(R(Ω_b×(Ω_b×t)) − Ω_a×(dRt/dt) − Ω_a×R(Ω_b×t)) on a dot
+ * row (R = A_aᵀA_b, dRt/dt = −Ω_a×Rt + R(Ω_b×t)). Used by the dynamics' index-1 rows. */
+void cr_asm_joint_bias(const cr_asm_joint *j, double f, cr_quat pa, cr_vec3 wa, cr_quat pb, cr_vec3 wb, double *bias);
+
 /* The target relative rotation of a weld at closing factor f. */
 cr_quat cr_asm_weld_rotation(const cr_asm_joint *j, double f);
 
@@ -72,5 +79,19 @@ typedef int (*cr_asm_step_fn)(const cr_assembly *a, const cr_assembly_state *s, 
 cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, int stage,
                                     const cr_static_options *options, cr_asm_step_fn on_step, void *user,
                                     cr_static_report *report, cr_error *err);
+/* For tests (assembly_dynamics.c): the number of unknowns of the assembly's dynamic DAE
+ * (19 per node of every rod, then the joints' multipliers), and the DAE at a state:
+ * y (initial values as cr_assembly_dynamic_solve makes them, or y_in when given), F(y),
+ * and when J is given the Jacobian (N × N, row-major) as the linear solves use it. */
+int cr_asm_dynamic_size(const cr_assembly *a);
+cr_status cr_asm_dynamic_probe(const cr_assembly *a, cr_assembly_state *s, int stage, const double *y_in, double *y,
+                               double *F, double *J, cr_error *err);
+/* For tests: the structured solve of (s M − J) x = b at the DAE's state y_in (NULL: the
+ * initial one), s = shift_re (+ i shift_im when nonzero; b_im then the imaginary part),
+ * in place; mass (N, optional) receives M; *tail_used (optional) the rods solved through
+ * their last two blocks. */
+cr_status cr_asm_dynamic_probe_solve(const cr_assembly *a, cr_assembly_state *s, int stage, const double *y_in,
+                                     double shift_re, double shift_im, double *b_re, double *b_im, double *mass,
+                                     int *tail_used, cr_error *err);
 
 #endif

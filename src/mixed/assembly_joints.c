@@ -70,3 +70,21 @@ void cr_asm_joint_eval(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, 
         put3(H, 12, 9, 3, cr_m3_mul(cr_m3_mul(T, AbTAa), S), -l);
     }
 }
+
+void cr_asm_joint_bias(const cr_asm_joint *j, double f, cr_quat pa, cr_vec3 wa, cr_quat pb, cr_vec3 wb, double *bias)
+{
+    for (int r = 0; r < 3; ++r) bias[r] = 0.0; /* r_b − r_a: g̈ = v̇_b − v̇_a, no velocity term */
+    if (j->rows == 3) return;
+    cr_mat3 R = cr_m3_mul(cr_m3_transpose(cr_q_exp(pa)), cr_q_exp(pb)); /* A_aᵀ A_b */
+    for (int k = 0; k + 3 < j->rows; ++k) {
+        cr_vec3 s, t;
+        dot_pair(j, f, k, &s, &t);
+        /* g = s·(R t), Ṙ = −Ω̃_a R + R Ω̃_b: with w = R (Ω_b × t), d(Rt)/dt = −Ω_a × Rt + w and
+         * d²(Rt)/dt² = C-part (Ω̇) − Ω_a × d(Rt)/dt − Ω_a × w + R (Ω_b × (Ω_b × t)) */
+        cr_vec3 va = cr_m3_mulv(R, t), w = cr_m3_mulv(R, cr_v3_cross(wb, t));
+        cr_vec3 dva = cr_v3_add(cr_v3_scale(cr_v3_cross(wa, va), -1.0), w);
+        cr_vec3 dd = cr_v3_sub(cr_v3_sub(cr_m3_mulv(R, cr_v3_cross(wb, cr_v3_cross(wb, t))), cr_v3_cross(wa, dva)),
+                               cr_v3_cross(wa, w));
+        bias[3 + k] = cr_v3_dot(s, dd);
+    }
+}

@@ -1,0 +1,1046 @@
+/* Dynamics of an assembly of mixed discrete rods (docs/theory.md, "Assemblies").
+ *
+ * The DAE. Every rod keeps its own index-1 DAE (dynamics.c: q' = B(q)u, M u' = R(q, u, λ),
+ * 0 = K_c⁻¹λ − l(q)). A joint j between nodes a and b adds its multipliers μ_j as algebraic
+ * unknowns: the wrench Cᵀμ on the two nodes' momentum rows (forces in I, moments in the node
+ * bases, as in the statics), and its constraint g(q) = 0 (assembly_joints.c) enters
+ * differentiated twice, with Baumgarte's stabilization:
+ *
+ *     0 = g̈ + 2ω ġ + ω² g = C a + b(q, u) + 2ω C u + ω² g,   a = M⁻¹(R + Cᵀμ)   (J)
+ *
+ * (a: the accelerations (v̇, Ω̇) of the joint's two nodes, b: the velocity-squared part of g̈,
+ * cr_asm_joint_bias). Why this form: the position constraint g = 0 with μ as its
+ * multiplier would make the DAE index 3 (μ appears only after differentiating g twice),
+ * the velocity form C u = 0 index 2; a compliance 0 = g − εμ would make the joint a spring.
+ * (J) contains μ through a with ∂(J)/∂μ = C M⁻¹ Cᵀ, regular whenever the joints' rows are
+ * independent (cr_asm_check_redundant): index 1, like the rods' stresses, and the joint
+ * stays exact. What is lost is the invariance of g = 0 and ġ = 0 themselves (the
+ * integration error would drift them): the 2ωġ + ω²g terms vanish on the exact solution
+ * and make any drift decay like a critically damped oscillator of frequency ω. We take
+ * ω = √(EA/(L_e m)) of the joint's element and node (the element's own axial frequency):
+ * the drift is then as stiff as the rod's fastest waves, which the L-stable method damps
+ * within a step, and g stays at the integration error (the tests measure it).
+ *
+ * The linear solve. The shifted systems E = sM − J of the whole DAE are, rod by rod, the
+ * rods' own block-tridiagonal ones (their adaptors: stresses and kinematics condensed, 6×6
+ * blocks), bordered by the joints:
+ *
+ *     [ K_r        −P_r Cᵀ ] [x_r]   [b_r]      P_r: the momentum rows of rod r's joint nodes
+ *     [ −G_r       −G_μ    ] [ μ ] = [b_μ]      G_r = ∂(J)/∂y_r, G_μ = C M⁻¹ Cᵀ
+ *
+ * The mass makes every K_r regular on its own (a rod held only through joints included),
+ * so the multipliers are the coupling unknowns: per factorization each rod solves
+ * V_r = K_r⁻¹ P_r (six columns per joint node: a unit force or moment component there), the
+ * dense Schur complement S = G_μ + Σ G_r V_r Cᵀ (k × k, k the joint rows) is factored by LU,
+ * and a solve is u_r = K_r⁻¹b_r, S μ = −(b_μ + Σ G_r u_r), x_r = u_r + V_r Cᵀμ:
+ * O(Σ n_r m_r + k³). G_r reads the rows of J at a joint node and its two neighbours
+ * (a = M⁻¹R), so G_r u_r and G_r V_r cost O(1) each. A rod whose one joint node is its last
+ * node needs V_r only at its last two blocks (cr_blocktri_radau_solve_tail, O(1)) and
+ * replaces the update by the back substitutions of K_r⁻¹(P_r Cᵀμ)
+ * (cr_blocktri_radau_solve_last).
+ *
+ * The Jacobian. The rods' blocks are the exact ones of dynamics.c plus the joint's geometric
+ * stiffness H = ∂(Cᵀμ)/∂θ on each node's own moment rows (assembly_joints.c, exact). Two
+ * parts are not exact, which simplified Newton tolerates (Radau IIA needs J only to
+ * converge, its result is the DAE's): H's blocks between the two nodes of a joint are
+ * left out (they are O(μ), against the rods' O(EI/L_e) rotational stiffness: a relative
+ * size of the strain of an element), and the derivatives of (J) with respect to the
+ * joint's own two nodes' (r, p, v, Ω) at fixed a are central differences (26 evaluations
+ * of a few joint rows per Jacobian, relative accuracy ~1e-10). tests/test_assembly_dynamics.c
+ * compares the joint rows' Jacobian with central differences of the whole residual. */
+#define _POSIX_C_SOURCE 199309L
+#include "cosserat/assembly.h"
+#include "cosserat/dynamics.h"
+#include "cosserat/radau.h"
+#include "linalg/blocktri_shifted.h"
+#include "mixed/assembly_internal.h"
+#include "mixed/mixed.h"
+#include "mixed/supports.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda, const int *ipiv,
+                    double *b, const int *ldb, int *info);
+
+enum { B = CR_DYN_BLOCK, NB = 3 * CR_DYN_BLOCK };
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+struct asm_dyn;
+
+typedef struct rod_dyn {
+    struct asm_dyn *d;
+    int r;
+    const cr_model *m;
+    size_t off, dim; /* the rod's unknowns in the global y: [off, off + dim) */
+    cr_blocktri_radau *lin;
+    cr_radau_linsys ls;
+    double *active, *input, *scale, *F;
+    cr_vec3 gravity;
+    int m_iface;           /* the rod's joint nodes (interface nodes) */
+    const int *iface;      /* their indices into cr_assembly.iface */
+    double *V, *Vre, *Vim; /* dim × 6 m_iface each: K⁻¹ P for the real and the complex shift */
+    /* the rod's one joint node is its last node: V is needed only at the last two blocks
+     * (cr_blocktri_radau_solve_tail), and a solve ends with the rod's response to the joint's
+     * load on that node (cr_blocktri_radau_solve_last: the back substitutions only) instead of
+     * the update V w; tail_real, tail_cplx: the current factorizations allow it */
+    int tail, tail_real, tail_cplx;
+    double Vt[2][6 * 2 * CR_DYN_BLOCK]; /* re, im: 6 columns of the last two blocks */
+    double *bsave;                      /* 2 dim: scratch for that response (re, im) */
+} rod_dyn;
+
+typedef struct asm_dyn {
+    const cr_assembly *a;
+    cr_assembly_state *s;
+    int stage;
+    double f; /* the welds' closing factor (constant during the stage) */
+    rod_dyn *rd;
+    int nr, ni, k; /* rods, interface nodes, joint rows */
+    size_t N, mu_off;
+    double *imass;  /* ni × 6: 1/(m, m, m, Θx, Θy, Θz) of the interface nodes */
+    double *omega;  /* per joint: Baumgarte's ω */
+    double *Ct;     /* ni × 6 × k: the wrench on interface node e per unit multiplier */
+    double *A;      /* ni × 6 × NB: ∂F_u/∂y of interface node e (its block row, columns of nodes e−1, e, e+1) */
+    double *G;      /* per joint: 2 sides × rows × NB (at the joint's row offset: k × 2 × NB) */
+    double *Gmu;    /* k × k (row-major) */
+    double *S, *Sz; /* factored Schur complements: k × k and 2k × 2k (column-major) */
+    double *tmpS;   /* 2 k × k: the complements before the LU (row-major) */
+    int *piv, *pivz;
+    double *mu, *muz; /* scratch: 2k */
+    double *tmp;      /* scratch: max dim × 2 */
+    double *yjac;     /* the global y at the last Jacobian (the rods' Jacobian callback reads μ) */
+    double t_jac;
+    cr_radau *radau;
+    cr_assembly_output_fn on_output;
+    void *user;
+    int stopped;
+} asm_dyn;
+
+static const double *node_y(const asm_dyn *d, const double *y, int e)
+{
+    const cr_asm_iface *f = &d->a->iface[e];
+    return y + d->rd[f->rod].off + (size_t)f->node * B;
+}
+
+static void set_scales(rod_dyn *rd, double t)
+{
+    for (int k = 0; k < rd->m->load_count; ++k)
+        rd->scale[k] = rd->active[k] == 0 || rd->input[k] == 0
+                           ? 0.0
+                           : rd->active[k] * rd->input[k] * cr_time_function_eval(&rd->m->loads[k].time, t);
+}
+
+/* Joint j's rows (J) at its two nodes' dynamic unknowns ya, yb (r, p, v, Ω: 13 each) with
+ * the accelerations acc (v̇_a, Ω̇_a, v̇_b, Ω̇_b); C (optional, rows × 12) as cr_asm_joint_eval. */
+static void joint_rows(const asm_dyn *d, int jk, const double *ya, const double *yb, const double *acc, double *out,
+                       double *C)
+{
+    const cr_asm_joint *j = &d->a->joints[jk];
+    double g[6], Cl[72], bias[6], u[12];
+    double *Cm = C ? C : Cl;
+    cr_quat pa = cr_q_load(ya + 3), pb = cr_q_load(yb + 3);
+    cr_asm_joint_eval(j, d->f, cr_v3_load(ya), pa, cr_v3_load(yb), pb, NULL, g, Cm, NULL);
+    cr_asm_joint_bias(j, d->f, pa, cr_v3_load(ya + CR_DYN_W), pb, cr_v3_load(yb + CR_DYN_W), bias);
+    for (int c = 0; c < 6; ++c) u[c] = ya[CR_DYN_V + c], u[6 + c] = yb[CR_DYN_V + c];
+    const double w = d->omega[jk];
+    for (int r = 0; r < j->rows; ++r) {
+        double ca = 0, cu = 0;
+        for (int c = 0; c < 12; ++c) ca += Cm[r * 12 + c] * acc[c], cu += Cm[r * 12 + c] * u[c];
+        out[r] = ca + bias[r] + 2.0 * w * cu + w * w * g[r];
+    }
+}
+
+/* The whole residual F(y): the rods' own, the joints' wrenches Cᵀμ on their nodes'
+ * momentum rows, and the joints' rows (J). */
+static cr_status residual(asm_dyn *d, double t, const double *y, double *F)
+{
+    const cr_assembly *a = d->a;
+    for (int r = 0; r < d->nr; ++r) {
+        rod_dyn *rd = &d->rd[r];
+        set_scales(rd, t);
+        cr_supports_at at = {.stage = d->stage, .ramp = 1.0, .t = t, .from = NULL, .from_blend = 1.0};
+        cr_status st = cr_mixed_dynamic_residual(rd->m, &at, rd->scale, y + rd->off, F + rd->off, NULL);
+        if (st != CR_OK) return st;
+    }
+    const double *mu = y + d->mu_off;
+    for (int jk = 0; jk < a->joint_count; ++jk) {
+        const cr_asm_joint *j = &a->joints[jk];
+        double g[6], C[72];
+        const double *ya = node_y(d, y, j->iface[0]), *yb = node_y(d, y, j->iface[1]);
+        cr_asm_joint_eval(j, d->f, cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), NULL, g, C,
+                          NULL);
+        for (int side = 0; side < 2; ++side) {
+            double *Fe = F + (node_y(d, y, j->iface[side]) - y) + CR_DYN_V;
+            for (int c = 0; c < 6; ++c)
+                for (int r = 0; r < j->rows; ++r) Fe[c] += C[r * 12 + 6 * side + c] * mu[j->row0 + r];
+        }
+    }
+    for (int jk = 0; jk < a->joint_count; ++jk) {
+        const cr_asm_joint *j = &a->joints[jk];
+        double acc[12];
+        for (int side = 0; side < 2; ++side) {
+            int e = j->iface[side];
+            const double *Fe = F + (node_y(d, y, e) - y) + CR_DYN_V;
+            for (int c = 0; c < 6; ++c) acc[6 * side + c] = Fe[c] * d->imass[6 * e + c];
+        }
+        joint_rows(d, jk, node_y(d, y, j->iface[0]), node_y(d, y, j->iface[1]), acc, F + d->mu_off + j->row0, NULL);
+    }
+    for (size_t k = d->mu_off; k < d->N; ++k)
+        if (!isfinite(F[k])) return CR_NONFINITE;
+    return CR_OK;
+}
+
+static cr_status rhs(double t, const double *y, double *f, void *user) { return residual(user, t, y, f); }
+
+/* A rod's Jacobian (the rod adaptor's callback): dynamics.c's, plus the joints' geometric
+ * stiffness on the rod's joint nodes' own moment rows (in the quaternion's columns:
+ * ∂/∂p = ∂/∂θ dExp(p)). */
+static cr_status rod_jacobian(double t, const double *y, const double *fy, cr_blocktri *J, void *user)
+{
+    (void)fy;
+    rod_dyn *rd = user;
+    asm_dyn *d = rd->d;
+    set_scales(rd, t);
+    cr_supports_at at = {.stage = d->stage, .ramp = 1.0, .t = t, .from = NULL, .from_blend = 1.0};
+    cr_status st = cr_mixed_dynamic_residual(rd->m, &at, rd->scale, y, rd->F, J);
+    if (st != CR_OK) return st;
+    const cr_assembly *a = d->a;
+    const double *mu = d->yjac + d->mu_off;
+    for (int jk = 0; jk < a->joint_count; ++jk) {
+        const cr_asm_joint *j = &a->joints[jk];
+        if (j->rows == 3) continue; /* position rows only: no geometric stiffness */
+        if (a->iface[j->iface[0]].rod != rd->r && a->iface[j->iface[1]].rod != rd->r) continue;
+        const double *ya = node_y(d, d->yjac, j->iface[0]), *yb = node_y(d, d->yjac, j->iface[1]);
+        double g[6], H[144];
+        cr_asm_joint_eval(j, d->f, cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), mu + j->row0,
+                          g, NULL, H);
+        for (int side = 0; side < 2; ++side) {
+            const cr_asm_iface *f = &a->iface[j->iface[side]];
+            if (f->rod != rd->r) continue;
+            double dE[3][4], *D = cr_blocktri_D(J, f->node);
+            cr_q_dexp_matrix(cr_q_load(y + (size_t)f->node * B + 3), dE);
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 4; ++c) {
+                    double v = 0;
+                    for (int k = 0; k < 3; ++k) v += H[(6 * side + 3 + r) * 12 + 6 * side + 3 + k] * dE[k][c];
+                    D[(CR_DYN_W + r) * B + 3 + c] += v;
+                }
+        }
+    }
+    return CR_OK;
+}
+
+/* ---- the linear-algebra hooks of the whole system ---- */
+
+static cr_status hook_jacobian(double t, const double *y, const double *fy, void *ctx)
+{
+    asm_dyn *d = ctx;
+    const cr_assembly *a = d->a;
+    memcpy(d->yjac, y, d->N * sizeof *y);
+    d->t_jac = t;
+    for (int r = 0; r < d->nr; ++r) {
+        rod_dyn *rd = &d->rd[r];
+        cr_status st = rd->ls.jacobian(t, y + rd->off, fy + rd->off, rd->ls.ctx);
+        if (st != CR_OK) return st;
+    }
+    /* the joint nodes' momentum rows of J (with H): a = M⁻¹(R + Cᵀμ) varies with them */
+    for (int e = 0; e < d->ni; ++e) {
+        const cr_asm_iface *f = &a->iface[e];
+        cr_blocktri *J = d->rd[f->rod].lin->J;
+        double *Ae = d->A + (size_t)e * 6 * NB;
+        for (int b = 0; b < 3; ++b) {
+            int nb = f->node - 1 + b;
+            const int ok = nb >= 0 && nb < J->n;
+            const double *blk = !ok      ? NULL
+                                : b == 0 ? cr_blocktri_L(J, f->node)
+                                : b == 1 ? cr_blocktri_D(J, f->node)
+                                         : cr_blocktri_U(J, f->node);
+            for (int row = 0; row < 6; ++row)
+                for (int c = 0; c < B; ++c) Ae[row * NB + b * B + c] = ok ? blk[(CR_DYN_V + row) * B + c] : 0.0;
+        }
+    }
+    /* C of every joint (Ct), G_μ and G */
+    memset(d->Ct, 0, (size_t)d->ni * 6 * d->k * sizeof *d->Ct);
+    for (int jk = 0; jk < a->joint_count; ++jk) {
+        const cr_asm_joint *j = &a->joints[jk];
+        const double *ya = node_y(d, y, j->iface[0]), *yb = node_y(d, y, j->iface[1]);
+        double g[6], C[72];
+        cr_asm_joint_eval(j, d->f, cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), NULL, g, C,
+                          NULL);
+        for (int side = 0; side < 2; ++side)
+            for (int c = 0; c < 6; ++c)
+                for (int r = 0; r < j->rows; ++r)
+                    d->Ct[((size_t)j->iface[side] * 6 + c) * d->k + j->row0 + r] += C[r * 12 + 6 * side + c];
+    }
+    for (int i = 0; i < d->k; ++i)
+        for (int c = 0; c < d->k; ++c) {
+            double v = 0;
+            for (int e = 0; e < d->ni; ++e)
+                for (int q = 0; q < 6; ++q)
+                    v += d->Ct[((size_t)e * 6 + q) * d->k + i] * d->imass[6 * e + q] *
+                         d->Ct[((size_t)e * 6 + q) * d->k + c];
+            d->Gmu[(size_t)i * d->k + c] = v;
+        }
+    for (int jk = 0; jk < a->joint_count; ++jk) {
+        const cr_asm_joint *j = &a->joints[jk];
+        double *Gj = d->G + (size_t)j->row0 * 2 * NB;
+        memset(Gj, 0, (size_t)j->rows * 2 * NB * sizeof *Gj);
+        double acc[12], yl[2][13];
+        for (int side = 0; side < 2; ++side) {
+            int e = j->iface[side];
+            const double *Fe = fy + (node_y(d, y, e) - y) + CR_DYN_V;
+            for (int c = 0; c < 6; ++c) acc[6 * side + c] = Fe[c] * d->imass[6 * e + c];
+            memcpy(yl[side], node_y(d, y, e), 13 * sizeof(double));
+        }
+        /* through a: C M⁻¹ (the rows of J at the node) */
+        for (int side = 0; side < 2; ++side) {
+            int e = j->iface[side];
+            const double *Ae = d->A + (size_t)e * 6 * NB;
+            for (int r = 0; r < j->rows; ++r) {
+                double *g = Gj + ((size_t)r * 2 + side) * NB;
+                for (int q = 0; q < 6; ++q) {
+                    double w = d->Ct[((size_t)e * 6 + q) * d->k + j->row0 + r] * d->imass[6 * e + q];
+                    if (w != 0.0)
+                        for (int c = 0; c < NB; ++c) g[c] += w * Ae[q * NB + c];
+                }
+            }
+        }
+        /* the joint's own geometric stiffness between its two nodes, through a: the rods'
+         * rows leave it out (see the top), the joint's rows need not */
+        if (j->rows > 3) {
+            double g[6], H[144], dE[2][3][4];
+            cr_asm_joint_eval(j, d->f, cr_v3_load(yl[0]), cr_q_load(yl[0] + 3), cr_v3_load(yl[1]), cr_q_load(yl[1] + 3),
+                              y + d->mu_off + j->row0, g, NULL, H);
+            for (int side = 0; side < 2; ++side) cr_q_dexp_matrix(cr_q_load(yl[side] + 3), dE[side]);
+            for (int side = 0; side < 2; ++side) {
+                const int o = 1 - side, e = j->iface[side];
+                for (int r = 0; r < j->rows; ++r)
+                    for (int q = 0; q < 3; ++q) {
+                        double w = d->Ct[((size_t)e * 6 + 3 + q) * d->k + j->row0 + r] * d->imass[6 * e + 3 + q];
+                        if (w == 0.0) continue;
+                        for (int c = 0; c < 4; ++c) {
+                            double v = 0;
+                            for (int kk = 0; kk < 3; ++kk)
+                                v += H[(6 * side + 3 + q) * 12 + 6 * o + 3 + kk] * dE[o][kk][c];
+                            Gj[((size_t)r * 2 + o) * NB + B + 3 + c] += w * v;
+                        }
+                    }
+            }
+        }
+        /* at fixed a: central differences in the two nodes' (r, p, v, Ω) */
+        const double scale_r = d->a->scale_length;
+        for (int side = 0; side < 2; ++side)
+            for (int c = 0; c < 13; ++c) {
+                double x0 = yl[side][c], base = c < 3 ? scale_r : c < 7 ? 1.0 : 1.0;
+                double h = 1e-6 * fmax(fabs(x0), base), fp[6], fm[6];
+                yl[side][c] = x0 + h;
+                joint_rows(d, jk, yl[0], yl[1], acc, fp, NULL);
+                yl[side][c] = x0 - h;
+                joint_rows(d, jk, yl[0], yl[1], acc, fm, NULL);
+                yl[side][c] = x0;
+                for (int r = 0; r < j->rows; ++r) Gj[((size_t)r * 2 + side) * NB + B + c] += (fp[r] - fm[r]) / (2 * h);
+            }
+    }
+    return CR_OK;
+}
+
+/* G_i x over the nodes around joint row i's two nodes (x: a global vector, or a rod's W
+ * column when `col` >= 0 — then only the sides on that rod). */
+static double g_dot(const asm_dyn *d, int row, int jk, const double *x, int rod_only, const double *xrod, int first)
+{
+    const cr_asm_joint *j = &d->a->joints[jk];
+    const double *Gj = d->G + (size_t)row * 2 * NB;
+    double v = 0;
+    for (int side = 0; side < 2; ++side) {
+        const cr_asm_iface *f = &d->a->iface[j->iface[side]];
+        if (rod_only >= 0 && f->rod != rod_only) continue;
+        const rod_dyn *rd = &d->rd[f->rod];
+        const double *g = Gj + (size_t)side * NB;
+        for (int b = 0; b < 3; ++b) {
+            int nb = f->node - 1 + b;
+            if (nb < 0 || nb >= rd->m->nodes) continue;
+            const double *xv = rod_only >= 0 ? xrod + (size_t)(nb - first) * B : x + rd->off + (size_t)nb * B;
+            for (int c = 0; c < B; ++c) v += g[b * B + c] * xv[c];
+        }
+    }
+    return v;
+}
+
+static int joint_of_row(const cr_assembly *a, int row)
+{
+    int jk = 0;
+    while (jk + 1 < a->joint_count && a->joints[jk + 1].row0 <= row) ++jk;
+    return jk;
+}
+
+/* V_r: the rod's response K_r⁻¹ P_r to a unit force or moment component on each of its
+ * joint nodes (6 columns per joint node, whatever the number of joints there) */
+static cr_status response_columns(const asm_dyn *d, rod_dyn *rd, double *Vr, double *Vi)
+{
+    if (rd->tail) {
+        int *on = Vi ? &rd->tail_cplx : &rd->tail_real;
+        *on = 1;
+        for (int c = 0; c < 6 && *on; ++c) {
+            double *x = rd->Vt[0] + 2 * B * c, *xi = rd->Vt[1] + 2 * B * c;
+            memset(x, 0, 2 * B * sizeof *x), memset(xi, 0, 2 * B * sizeof *xi);
+            x[B + CR_DYN_V + c] = 1.0;
+            cr_status st = cr_blocktri_radau_solve_tail(rd->lin, Vi != NULL, x, xi);
+            if (st == CR_UNSUPPORTED)
+                *on = 0; /* a factorization outside the 6×6 path: the full columns */
+            else if (st != CR_OK)
+                return st;
+        }
+        if (*on) return CR_OK;
+    }
+    for (int q = 0; q < rd->m_iface; ++q) {
+        const int n = d->a->iface[rd->iface[q]].node;
+        for (int c = 0; c < 6; ++c) {
+            double *x = Vr + rd->dim * (6 * q + c);
+            memset(x, 0, rd->dim * sizeof *x);
+            x[(size_t)n * B + CR_DYN_V + c] = 1.0;
+            cr_status st;
+            if (Vi) {
+                double *xi = Vi + rd->dim * (6 * q + c);
+                memset(xi, 0, rd->dim * sizeof *xi);
+                st = rd->ls.solve_complex(x, xi, rd->ls.ctx);
+            } else
+                st = rd->ls.solve_real(x, rd->ls.ctx);
+            if (st != CR_OK) return st;
+        }
+    }
+    return CR_OK;
+}
+
+/* S = G_μ + Σ_r G_r V_r Cᵀ (re) and Σ G_r V_r,im Cᵀ (im, when Vi): G_r V_r is O(1) per
+ * column (G reads three node blocks) */
+static void schur(asm_dyn *d, int complex_, double *Sre, double *Sim)
+{
+    const int k = d->k;
+    for (int i = 0; i < k; ++i) {
+        const int jk = joint_of_row(d->a, i);
+        const cr_asm_joint *j = &d->a->joints[jk];
+        for (int c = 0; c < k; ++c) Sre[(size_t)i * k + c] = d->Gmu[(size_t)i * k + c];
+        if (complex_)
+            for (int c = 0; c < k; ++c) Sim[(size_t)i * k + c] = 0.0;
+        const int r0 = d->a->iface[j->iface[0]].rod, r1 = d->a->iface[j->iface[1]].rod;
+        for (int pass = 0; pass < (r1 != r0 ? 2 : 1); ++pass) {
+            const rod_dyn *rd = &d->rd[pass ? r1 : r0];
+            for (int q = 0; q < rd->m_iface; ++q) {
+                const int e = rd->iface[q];
+                for (int c6 = 0; c6 < 6; ++c6) {
+                    const size_t col = rd->dim * (6 * q + c6);
+                    const int tail = complex_ ? rd->tail_cplx : rd->tail_real, first = tail ? rd->m->nodes - 2 : 0;
+                    const double *vr = tail ? rd->Vt[0] + 2 * B * c6 : (complex_ ? rd->Vre : rd->V) + col;
+                    const double *vi = tail ? rd->Vt[1] + 2 * B * c6 : rd->Vim + col;
+                    const double gr = g_dot(d, i, jk, NULL, rd->r, vr, first);
+                    const double gi = complex_ ? g_dot(d, i, jk, NULL, rd->r, vi, first) : 0.0;
+                    const double *ct = d->Ct + ((size_t)e * 6 + c6) * k;
+                    for (int c = 0; c < k; ++c) {
+                        if (ct[c] == 0.0) continue;
+                        Sre[(size_t)i * k + c] += gr * ct[c];
+                        if (complex_) Sim[(size_t)i * k + c] += gi * ct[c];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* x_r += V_r (Cᵀμ) over the rod's joint nodes (complex when xi, Vi) */
+static cr_status add_response(const asm_dyn *d, const rod_dyn *rd, const double *mr, const double *mi, double *xr,
+                              double *xi)
+{
+    const int k = d->k;
+    if (xi ? rd->tail_cplx : rd->tail_real) { /* x += K⁻¹(P Cᵀμ): a load on the last node only */
+        const int e = rd->iface[0];
+        double *zr = rd->bsave, *zi = rd->bsave + rd->dim;
+        /* zero where the solve reads: the stresses' rows (the expansion) and the last block */
+        for (int i = 0; i + 1 < rd->m->nodes; ++i)
+            for (int c = CR_DYN_LAM; c < B; ++c) {
+                zr[(size_t)i * B + c] = 0.0;
+                if (xi) zi[(size_t)i * B + c] = 0.0;
+            }
+        memset(zr + rd->dim - B, 0, B * sizeof *zr);
+        if (xi) memset(zi + rd->dim - B, 0, B * sizeof *zi);
+        for (int c6 = 0; c6 < 6; ++c6) {
+            const double *ct = d->Ct + ((size_t)e * 6 + c6) * k;
+            double wr = 0, wi = 0;
+            for (int c = 0; c < k; ++c) wr += ct[c] * mr[c], wi += mi ? ct[c] * mi[c] : 0.0;
+            const size_t at = (size_t)d->a->iface[e].node * B + CR_DYN_V + c6;
+            zr[at] = wr;
+            if (xi) zi[at] = wi;
+        }
+        cr_status st = cr_blocktri_radau_solve_last(rd->lin, xi != NULL, zr, zi);
+        if (st != CR_OK) return st;
+        for (size_t t = 0; t < rd->dim; ++t) xr[t] += zr[t];
+        if (xi)
+            for (size_t t = 0; t < rd->dim; ++t) xi[t] += zi[t];
+        return CR_OK;
+    }
+    for (int q = 0; q < rd->m_iface; ++q) {
+        const int e = rd->iface[q];
+        for (int c6 = 0; c6 < 6; ++c6) {
+            const double *ct = d->Ct + ((size_t)e * 6 + c6) * k;
+            double wr = 0, wi = 0;
+            for (int c = 0; c < k; ++c) wr += ct[c] * mr[c], wi += mi ? ct[c] * mi[c] : 0.0;
+            const size_t col = rd->dim * (6 * q + c6);
+            if (!xi) {
+                if (wr == 0.0) continue;
+                const double *v = rd->V + col;
+                for (size_t t = 0; t < rd->dim; ++t) xr[t] += v[t] * wr;
+            } else {
+                const double *vr = rd->Vre + col, *vi = rd->Vim + col;
+                for (size_t t = 0; t < rd->dim; ++t) {
+                    xr[t] += vr[t] * wr - vi[t] * wi;
+                    xi[t] += vr[t] * wi + vi[t] * wr;
+                }
+            }
+        }
+    }
+    return CR_OK;
+}
+
+static cr_status hook_factor_real(double shift, void *ctx)
+{
+    asm_dyn *d = ctx;
+    const int k = d->k;
+    for (int r = 0; r < d->nr; ++r) {
+        rod_dyn *rd = &d->rd[r];
+        cr_status st = rd->ls.factor_real(shift, rd->ls.ctx);
+        if (st == CR_OK && k > 0) st = response_columns(d, rd, rd->V, NULL);
+        if (st != CR_OK) return st;
+    }
+    if (k == 0) return CR_OK;
+    schur(d, 0, d->tmpS, NULL);
+    for (int i = 0; i < k; ++i) /* column-major for LAPACK */
+        for (int c = 0; c < k; ++c) d->S[(size_t)c * k + i] = d->tmpS[(size_t)i * k + c];
+    int info = 0;
+    dgetrf_(&k, &k, d->S, &k, d->piv, &info);
+    return info == 0 ? CR_OK : CR_SINGULAR;
+}
+
+static cr_status hook_solve_real(double *b, void *ctx)
+{
+    asm_dyn *d = ctx;
+    const int k = d->k;
+    for (int r = 0; r < d->nr; ++r) {
+        cr_status st = d->rd[r].ls.solve_real(b + d->rd[r].off, d->rd[r].ls.ctx);
+        if (st != CR_OK) return st;
+    }
+    if (k == 0) return CR_OK;
+    for (int i = 0; i < k; ++i) d->mu[i] = -(b[d->mu_off + i] + g_dot(d, i, joint_of_row(d->a, i), b, -1, NULL, 0));
+    int info = 0, one = 1;
+    dgetrs_("N", &k, &one, d->S, &k, d->piv, d->mu, &k, &info);
+    for (int r = 0; r < d->nr; ++r) {
+        cr_status st = add_response(d, &d->rd[r], d->mu, NULL, b + d->rd[r].off, NULL);
+        if (st != CR_OK) return st;
+    }
+    memcpy(b + d->mu_off, d->mu, (size_t)k * sizeof *b);
+    return CR_OK;
+}
+
+static cr_status hook_factor_complex(double sr, double si, void *ctx)
+{
+    asm_dyn *d = ctx;
+    const int k = d->k, k2 = 2 * k;
+    for (int r = 0; r < d->nr; ++r) {
+        rod_dyn *rd = &d->rd[r];
+        cr_status st = rd->ls.factor_complex(sr, si, rd->ls.ctx);
+        if (st == CR_OK && k > 0) st = response_columns(d, rd, rd->Vre, rd->Vim);
+        if (st != CR_OK) return st;
+    }
+    if (k == 0) return CR_OK;
+    /* S complex, as the real 2k system [[S_re, −S_im], [S_im, S_re]] */
+    schur(d, 1, d->tmpS, d->tmpS + (size_t)k * k);
+    for (int i = 0; i < k; ++i)
+        for (int c = 0; c < k; ++c) {
+            const double vr = d->tmpS[(size_t)i * k + c], vi = d->tmpS[(size_t)k * k + (size_t)i * k + c];
+            d->Sz[(size_t)c * k2 + i] = vr, d->Sz[(size_t)(c + k) * k2 + i + k] = vr;
+            d->Sz[(size_t)c * k2 + i + k] = vi, d->Sz[(size_t)(c + k) * k2 + i] = -vi;
+        }
+    int info = 0;
+    dgetrf_(&k2, &k2, d->Sz, &k2, d->pivz, &info);
+    return info == 0 ? CR_OK : CR_SINGULAR;
+}
+
+static cr_status hook_solve_complex(double *bre, double *bim, void *ctx)
+{
+    asm_dyn *d = ctx;
+    const int k = d->k, k2 = 2 * k;
+    for (int r = 0; r < d->nr; ++r) {
+        const rod_dyn *rd = &d->rd[r];
+        cr_status st = rd->ls.solve_complex(bre + rd->off, bim + rd->off, rd->ls.ctx);
+        if (st != CR_OK) return st;
+    }
+    if (k == 0) return CR_OK;
+    for (int i = 0; i < k; ++i) {
+        int jk = joint_of_row(d->a, i);
+        d->muz[i] = -(bre[d->mu_off + i] + g_dot(d, i, jk, bre, -1, NULL, 0));
+        d->muz[i + k] = -(bim[d->mu_off + i] + g_dot(d, i, jk, bim, -1, NULL, 0));
+    }
+    int info = 0, one = 1;
+    dgetrs_("N", &k2, &one, d->Sz, &k2, d->pivz, d->muz, &k2, &info);
+    for (int r = 0; r < d->nr; ++r) {
+        cr_status st = add_response(d, &d->rd[r], d->muz, d->muz + k, bre + d->rd[r].off, bim + d->rd[r].off);
+        if (st != CR_OK) return st;
+    }
+    for (int i = 0; i < k; ++i) bre[d->mu_off + i] = d->muz[i], bim[d->mu_off + i] = d->muz[i + k];
+    return CR_OK;
+}
+
+/* ---- state, outputs, steps ---- */
+
+static void unpack(asm_dyn *d, const double *y, double t)
+{
+    for (int r = 0; r < d->nr; ++r) {
+        const rod_dyn *rd = &d->rd[r];
+        const cr_model *m = rd->m;
+        cr_state *s = d->s->rods[r];
+        for (int i = 0; i < m->nodes; ++i) {
+            const double *yi = y + rd->off + (size_t)i * B;
+            for (int c = 0; c < CR_NODE_DOF; ++c) s->x[(size_t)i * m->block + c] = yi[c];
+            for (int c = 0; c < 6; ++c) s->velocity[6 * (size_t)i + c] = yi[CR_DYN_V + c];
+            if (i < m->n)
+                for (int c = 0; c < 6; ++c) s->stress[6 * (size_t)i + c] = yi[CR_DYN_LAM + c];
+        }
+        s->time = t;
+    }
+    memcpy(d->s->lambda, y + d->mu_off, (size_t)d->k * sizeof *y);
+}
+
+static int output(double t, const double *y, void *user)
+{
+    asm_dyn *d = user;
+    if (!d->on_output) return 0;
+    cr_dynamic_sample smp = {.t = t};
+    for (int r = 0; r < d->nr; ++r) {
+        double T, U, V;
+        cr_vec3 P, L;
+        cr_mixed_dynamic_observables(d->rd[r].m, y + d->rd[r].off, d->rd[r].gravity, NULL, &T, &U, &V, &P, &L);
+        smp.kinetic += T, smp.elastic += U, smp.gravity += V;
+        smp.momentum = cr_v3_add(smp.momentum, P), smp.angular_momentum = cr_v3_add(smp.angular_momentum, L);
+    }
+    unpack(d, y, t);
+    int stop = d->on_output(d->a, d->s, &smp, d->user);
+    if (stop) d->stopped = 1;
+    return stop;
+}
+
+/* quaternions renormalized after every accepted step, as for one rod */
+static int step_done(double t, double *y, void *user)
+{
+    (void)t;
+    asm_dyn *d = user;
+    for (int r = 0; r < d->nr; ++r)
+        for (int i = 0; i < d->rd[r].m->nodes; ++i) {
+            double *p = y + d->rd[r].off + (size_t)i * B + 3;
+            double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
+            for (int c = 0; c < 4; ++c) p[c] *= s;
+        }
+    return 0;
+}
+
+static void free_dyn(asm_dyn *d)
+{
+    if (d->rd)
+        for (int r = 0; r < d->nr; ++r) {
+            rod_dyn *rd = &d->rd[r];
+            cr_blocktri_radau_destroy(rd->lin);
+            free(rd->active), free(rd->input), free(rd->scale), free(rd->F);
+            free(rd->V), free(rd->Vre), free(rd->Vim), free(rd->bsave);
+        }
+    free(d->rd);
+    free(d->imass), free(d->omega), free(d->Ct), free(d->A), free(d->G), free(d->Gmu), free(d->S), free(d->Sz);
+    free(d->tmpS), free(d->piv), free(d->pivz), free(d->mu), free(d->muz), free(d->tmp), free(d->yjac);
+}
+
+/* The element next to node i (for the error weights and ω) */
+static const cr_element *element_at(const cr_model *m, int i) { return &m->el[i < m->n ? i : m->n - 1]; }
+
+/* Everything before the integration: checks, the rods' adaptors, the mass, the error
+ * weights and consistent initial values y (stresses from the compliance law, multipliers
+ * from (J)). On failure the caller still frees with free_dyn and free_setup. */
+typedef struct setup_out {
+    double *y, *mass, *atol, *F0;
+    int *index;
+    double tb;
+} setup_out;
+
+static void free_setup(setup_out *u) { free(u->y), free(u->mass), free(u->atol), free(u->F0), free(u->index); }
+
+static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, int stage, const cr_dynamic_options *op,
+                       setup_out *out, cr_error *err)
+{
+    const cr_dynamic_options o = *op;
+    double tb = s->rods[0]->time;
+    for (int r = 0; r < a->rod_count; ++r) {
+        const cr_model *m = a->models[r];
+        if (m->rigid_count > 0)
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "rods.%d ('%s').rigid_strains: rigid strain components make the DAE index 2, which "
+                                "the Radau stage does not handle",
+                                r, a->names[r]);
+        for (int i = 0; i < m->nodes; ++i)
+            if (!(m->node_mass[i] > 0))
+                return cr_error_set(err, CR_BAD_INPUT, "rods.%d ('%s'): node %d has no mass: set its rho > 0", r,
+                                    a->names[r], i);
+        for (int jb = 0; jb < m->body_count; ++jb)
+            for (int e = 0; e < a->iface_count; ++e)
+                if (a->iface[e].rod == r && a->iface[e].node == m->bodies[jb].node)
+                    return cr_error_set(err, CR_UNSUPPORTED,
+                                        "rods.%d ('%s').rigid_bodies.%d: a rigid body on a joint node is not supported "
+                                        "in the assembly's dynamics yet (its node's mass matrix is not diagonal); "
+                                        "weld it to another node",
+                                        r, a->names[r], jb);
+    }
+    asm_dyn d = *dd;
+    d.a = a, d.s = s, d.stage = stage, d.f = s->joint_factor, d.nr = a->rod_count, d.ni = a->iface_count, d.k = a->rows;
+    cr_status st = CR_OK;
+    double *y = NULL, *mass = NULL, *atol = NULL, *F0 = NULL;
+    int *index = NULL;
+    d.rd = calloc(d.nr > 0 ? (size_t)d.nr : 1, sizeof *d.rd);
+    if (!d.rd) {
+        *dd = d;
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
+    }
+    size_t off = 0, maxdim = 0;
+    for (int r = 0; r < d.nr; ++r) {
+        rod_dyn *rd = &d.rd[r];
+        rd->d = dd, rd->r = r, rd->m = a->models[r];
+        rd->off = off, rd->dim = (size_t)rd->m->nodes * B;
+        off += rd->dim;
+        maxdim = rd->dim > maxdim ? rd->dim : maxdim;
+    }
+    d.mu_off = off, d.N = off + (size_t)d.k;
+    const int k1 = d.k > 0 ? d.k : 1, ni1 = d.ni > 0 ? d.ni : 1;
+    d.imass = calloc((size_t)6 * ni1, sizeof *d.imass);
+    d.omega = calloc(a->joint_count > 0 ? a->joint_count : 1, sizeof *d.omega);
+    d.Ct = calloc((size_t)ni1 * 6 * k1, sizeof *d.Ct);
+    d.A = calloc((size_t)ni1 * 6 * NB, sizeof *d.A);
+    d.G = calloc((size_t)k1 * 2 * NB, sizeof *d.G);
+    d.Gmu = calloc((size_t)k1 * k1, sizeof *d.Gmu);
+    d.S = calloc((size_t)k1 * k1, sizeof *d.S);
+    d.Sz = calloc((size_t)4 * k1 * k1, sizeof *d.Sz);
+    d.tmpS = calloc((size_t)2 * k1 * k1, sizeof *d.tmpS);
+    d.piv = calloc(k1, sizeof *d.piv);
+    d.pivz = calloc(2 * (size_t)k1, sizeof *d.pivz);
+    d.mu = calloc(k1, sizeof *d.mu);
+    d.muz = calloc(2 * (size_t)k1, sizeof *d.muz);
+    d.tmp = calloc(2 * maxdim, sizeof *d.tmp);
+    d.yjac = calloc(d.N, sizeof *d.yjac);
+    y = calloc(d.N, sizeof *y), mass = calloc(d.N, sizeof *mass), atol = calloc(d.N, sizeof *atol);
+    F0 = calloc(d.N, sizeof *F0);
+    index = calloc(d.N, sizeof *index);
+    if (!d.imass || !d.omega || !d.Ct || !d.A || !d.G || !d.Gmu || !d.S || !d.Sz || !d.tmpS || !d.piv || !d.pivz ||
+        !d.mu || !d.muz || !d.tmp || !d.yjac || !y || !mass || !atol || !F0 || !index) {
+        st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
+        goto done;
+    }
+    for (int e = 0; e < d.ni; ++e) {
+        const cr_model *m = a->models[a->iface[e].rod];
+        int n = a->iface[e].node;
+        double mm[6] = {m->node_mass[n],      m->node_mass[n],      m->node_mass[n],
+                        m->node_inertia[n].x, m->node_inertia[n].y, m->node_inertia[n].z};
+        for (int c = 0; c < 6; ++c) d.imass[6 * e + c] = 1.0 / mm[c];
+    }
+    for (int jk = 0; jk < a->joint_count; ++jk) {
+        const cr_asm_iface *f = &a->iface[a->joints[jk].iface[0]];
+        const cr_model *m = a->models[f->rod];
+        const cr_element *el = element_at(m, f->node);
+        d.omega[jk] = sqrt(el->k_force.x / el->length / m->node_mass[f->node]);
+    }
+    /* every rod: its loads, initial values, mass, error weights and its adaptor */
+    for (int r = 0; r < d.nr && st == CR_OK; ++r) {
+        rod_dyn *rd = &d.rd[r];
+        const cr_model *m = rd->m;
+        cr_state *rs = s->rods[r];
+        int nl = m->load_count > 0 ? m->load_count : 1;
+        rd->active = calloc(nl, sizeof(double)), rd->input = calloc(nl, sizeof(double));
+        rd->scale = calloc(nl, sizeof(double)), rd->F = calloc(rd->dim, sizeof(double));
+        if (!rd->active || !rd->input || !rd->scale || !rd->F) {
+            st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
+            break;
+        }
+        cr_model_stage_load_factors(m, stage, rd->active);
+        memcpy(rd->input, rs->load_input, nl * sizeof(double));
+        for (int q = 0; q < m->load_count; ++q)
+            if (m->loads[q].type == CR_LOAD_GRAVITY && m->loads[q].time.type == CR_TIME_CONSTANT && rd->active[q] != 0)
+                rd->gravity = cr_v3_madd(rd->gravity, rd->active[q], m->loads[q].value);
+        double *yr = y + rd->off;
+        for (int i = 0; i < m->nodes; ++i) {
+            double *yi = yr + (size_t)i * B;
+            memcpy(yi, rs->x + (size_t)i * m->block, CR_NODE_DOF * sizeof(double));
+            memcpy(yi + CR_DYN_V, rs->velocity + 6 * (size_t)i, 6 * sizeof(double));
+            if (i < m->n) {
+                cr_vec3 n, mo;
+                cr_state_element(m, rs, i, NULL, NULL, &n, &mo);
+                cr_v3_store(n, yi + CR_DYN_LAM);
+                cr_v3_store(mo, yi + CR_DYN_LAM + 3);
+            }
+        }
+        rs->stage = stage, rs->bc_factor = 1.0, rs->dynamic = 1;
+        if ((st = cr_supports_dynamic_check(m, stage, err)) != CR_OK) break;
+        if ((st = cr_supports_dynamic_start(m, stage, tb, yr, err)) != CR_OK) break;
+        cr_mixed_damping_consistent_stress(m, yr);
+        cr_mixed_dynamic_mass(m, stage, mass + rd->off);
+        for (int i = 0; i < m->nodes; ++i) { /* as dynamics_solve.c */
+            const cr_element *el = element_at(m, i);
+            double kk[6] = {el->k_force.x,  el->k_force.y,  el->k_force.z,
+                            el->k_moment.x, el->k_moment.y, el->k_moment.z};
+            for (int c = 0; c < B; ++c) {
+                size_t q = rd->off + (size_t)i * B + c;
+                atol[q] = c < CR_DYN_LAM ? o.atol : i < m->n ? o.atol * kk[c - CR_DYN_LAM] / el->length : o.atol;
+                index[q] = c >= CR_DYN_V && c < CR_DYN_LAM ? 2 : 1;
+            }
+        }
+        rd->lin = cr_blocktri_radau_create(m->nodes, B, mass + rd->off, 0, rod_jacobian, rd, err);
+        if (!rd->lin) {
+            st = err ? err->status : CR_NO_MEMORY;
+            break;
+        }
+        cr_blocktri_radau_set_filled(rd->lin);
+        if ((st = cr_blocktri_radau_condense(rd->lin, 6, err)) != CR_OK) break;
+        if ((st = cr_blocktri_radau_condense_kinematics(rd->lin, err)) != CR_OK) break;
+        rd->ls = cr_blocktri_radau_linsys(rd->lin);
+        /* the rod's joint nodes: 6 columns of V each */
+        rd->m_iface = a->rod_iface_start[r + 1] - a->rod_iface_start[r];
+        rd->iface = a->rod_iface + a->rod_iface_start[r];
+        rd->tail = rd->m_iface == 1 && m->nodes >= 2 && a->iface[rd->iface[0]].node == m->nodes - 1;
+        rd->bsave = malloc(2 * rd->dim * sizeof(double));
+        size_t wn = rd->dim * (size_t)(rd->m_iface > 0 ? 6 * rd->m_iface : 1);
+        rd->V = malloc(wn * sizeof(double)), rd->Vre = malloc(wn * sizeof(double)),
+        rd->Vim = malloc(wn * sizeof(double));
+        if (!rd->V || !rd->Vre || !rd->Vim || !rd->bsave)
+            st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
+    }
+    if (st != CR_OK) goto done;
+    /* the joints' rows: mass 0 (algebraic), and an error weight like the stresses': a force
+     * error δμ is balanced by the joint element's stress, a relative displacement δμ L_e/k */
+    for (int jk = 0; jk < a->joint_count; ++jk) {
+        const cr_asm_joint *j = &a->joints[jk];
+        const cr_asm_iface *f = &a->iface[j->iface[0]];
+        const cr_element *el = element_at(a->models[f->rod], f->node);
+        for (int r = 0; r < j->rows; ++r) {
+            size_t q = d.mu_off + j->row0 + r;
+            atol[q] = o.atol * (r < 3 ? el->k_force.x : el->k_moment.y) / el->length;
+            index[q] = 1;
+        }
+    }
+    if ((st = cr_asm_check_redundant(a, s, d.f, err)) != CR_OK) goto done;
+    /* consistent multipliers: (J) is linear in μ, (J)(μ) = (J)(0) + G_μ μ */
+    if (d.k > 0) {
+        if ((st = residual(&d, tb, y, F0)) != CR_OK) {
+            cr_error_set(err, st, "the assembly's initial state gives a non-finite residual");
+            goto done;
+        }
+        memcpy(d.yjac, y, d.N * sizeof *y);
+        /* G_μ from C at the initial state (hook_jacobian's first part, without the rods) */
+        memset(d.Ct, 0, (size_t)d.ni * 6 * d.k * sizeof *d.Ct);
+        for (int jk = 0; jk < a->joint_count; ++jk) {
+            const cr_asm_joint *j = &a->joints[jk];
+            const double *ya = node_y(&d, y, j->iface[0]), *yb = node_y(&d, y, j->iface[1]);
+            double g[6], C[72];
+            cr_asm_joint_eval(j, d.f, cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), NULL, g, C,
+                              NULL);
+            for (int side = 0; side < 2; ++side)
+                for (int c = 0; c < 6; ++c)
+                    for (int r = 0; r < j->rows; ++r)
+                        d.Ct[((size_t)j->iface[side] * 6 + c) * d.k + j->row0 + r] += C[r * 12 + 6 * side + c];
+        }
+        for (int i = 0; i < d.k; ++i) {
+            for (int c = 0; c < d.k; ++c) {
+                double v = 0;
+                for (int e = 0; e < d.ni; ++e)
+                    for (int q = 0; q < 6; ++q)
+                        v += d.Ct[((size_t)e * 6 + q) * d.k + i] * d.imass[6 * e + q] *
+                             d.Ct[((size_t)e * 6 + q) * d.k + c];
+                d.S[(size_t)c * d.k + i] = v;
+            }
+            d.mu[i] = -F0[d.mu_off + i];
+        }
+        int info = 0, one = 1;
+        dgetrf_(&d.k, &d.k, d.S, &d.k, d.piv, &info);
+        if (info != 0) {
+            st = cr_error_set(err, CR_SINGULAR, "the joints' constraints are dependent at the initial state");
+            goto done;
+        }
+        dgetrs_("N", &d.k, &one, d.S, &d.k, d.piv, d.mu, &d.k, &info);
+        memcpy(y + d.mu_off, d.mu, (size_t)d.k * sizeof *y);
+    }
+done:
+    *dd = d;
+    out->y = y, out->mass = mass, out->atol = atol, out->F0 = F0, out->index = index, out->tb = tb;
+    return st;
+}
+
+cr_status cr_assembly_dynamic_solve(const cr_assembly *a, cr_assembly_state *s, int stage,
+                                    const cr_dynamic_options *options, cr_assembly_output_fn on_output, void *user,
+                                    cr_dynamic_report *report, cr_error *err)
+{
+    double t0 = now();
+    cr_dynamic_options o = options ? *options : cr_dynamic_default_options();
+    if (report) memset(report, 0, sizeof *report);
+    if (!(o.t_end > 0) || !(o.output_dt > 0) || !(o.rtol > 0) || !(o.atol > 0))
+        return cr_error_set(err, CR_BAD_INPUT, "dynamic stage %d: t_end, output_dt, rtol and atol must be > 0", stage);
+    asm_dyn d = {.on_output = on_output, .user = user};
+    setup_out u = {0};
+    double *times = NULL;
+    cr_status st = setup(&d, a, s, stage, &o, &u, err);
+    double *y = u.y, *mass = u.mass, *atol = u.atol, tb = u.tb;
+    int *index = u.index;
+    if (st != CR_OK) goto done;
+    double t_end = tb + o.t_end;
+    long nout = (long)floor(o.t_end / o.output_dt + 1e-9) + 1;
+    times = malloc((size_t)nout * sizeof *times);
+    if (!times) {
+        st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
+        goto done;
+    }
+    for (long q = 0; q < nout; ++q) times[q] = fmin(tb + q * o.output_dt, t_end);
+    cr_radau_options ro = cr_radau_default_options();
+    ro.rtol = o.rtol, ro.atol = o.atol, ro.atol_vec = atol, ro.error_index = index;
+    ro.h_init = o.h_init, ro.h_max = o.h_max, ro.max_steps = o.max_steps;
+    ro.output = output, ro.output_times = times, ro.n_output_times = (int)nout;
+    ro.step_callback = step_done;
+    ro.jac_reuse_theta = 0.1, ro.newton_growth_theta = 0.2; /* as one rod's (dynamics_solve.c) */
+    cr_radau_linsys ls = {.jacobian = hook_jacobian,
+                          .factor_real = hook_factor_real,
+                          .solve_real = hook_solve_real,
+                          .factor_complex = hook_factor_complex,
+                          .solve_complex = hook_solve_complex,
+                          .ctx = &d};
+    cr_radau_problem prob = {.n = (int)d.N, .mass = mass, .rhs = rhs, .linsys = ls, .user = &d};
+    d.radau = cr_radau_create(&prob, &ro, tb, y, err);
+    if (!d.radau) {
+        st = err ? err->status : CR_NO_MEMORY;
+        goto done;
+    }
+    st = cr_radau_integrate(d.radau, t_end, err);
+    unpack(&d, cr_radau_y(d.radau), cr_radau_t(d.radau));
+    for (int r = 0; r < d.nr; ++r) {
+        set_scales(&d.rd[r], cr_radau_t(d.radau));
+        memcpy(s->rods[r]->load_scale, d.rd[r].scale,
+               (d.rd[r].m->load_count > 0 ? d.rd[r].m->load_count : 1) * sizeof(double));
+    }
+    if (st == CR_INTERRUPTED && d.stopped) cr_error_set(err, st, "stopped at t = %.6g s", cr_radau_t(d.radau));
+    if (report) {
+        cr_radau_stats rs = cr_radau_get_stats(d.radau);
+        report->steps = rs.steps, report->rejected = rs.rejected, report->newton_iterations = rs.newton_iterations;
+        report->rhs_evals = rs.rhs_evals, report->jacobians = rs.jac_evals, report->lu_real = rs.lu_real;
+        report->lu_complex = rs.lu_complex, report->h_last = rs.h_last;
+        report->t_start = tb, report->t_end = cr_radau_t(d.radau);
+    }
+done:
+    if (report) report->wall_time_s = now() - t0;
+    cr_radau_destroy(d.radau);
+    free_dyn(&d);
+    free_setup(&u);
+    free(times);
+    return st;
+}
+
+int cr_asm_dynamic_size(const cr_assembly *a)
+{
+    int n = a->rows;
+    for (int r = 0; r < a->rod_count; ++r) n += a->models[r]->nodes * B;
+    return n;
+}
+
+cr_status cr_asm_dynamic_probe(const cr_assembly *a, cr_assembly_state *s, int stage, const double *y_in, double *y,
+                               double *F, double *J, cr_error *err)
+{
+    cr_dynamic_options o = cr_dynamic_default_options();
+    asm_dyn d = {0};
+    setup_out u = {0};
+    cr_status st = setup(&d, a, s, stage, &o, &u, err);
+    if (st == CR_OK) {
+        if (y_in) memcpy(u.y, y_in, d.N * sizeof *y);
+        memcpy(y, u.y, d.N * sizeof *y);
+        st = residual(&d, u.tb, y, F);
+    }
+    if (st == CR_OK && J) {
+        st = hook_jacobian(u.tb, y, F, &d);
+        const size_t N = d.N;
+        memset(J, 0, N * N * sizeof *J);
+        for (int r = 0; st == CR_OK && r < d.nr; ++r) {
+            rod_dyn *rd = &d.rd[r];
+            for (int i = 0; i < rd->m->nodes; ++i)
+                for (int b = 0; b < 3; ++b) {
+                    int nb = i - 1 + b;
+                    if (nb < 0 || nb >= rd->m->nodes) continue;
+                    const double *blk = b == 0   ? cr_blocktri_L(rd->lin->J, i)
+                                        : b == 1 ? cr_blocktri_D(rd->lin->J, i)
+                                                 : cr_blocktri_U(rd->lin->J, i);
+                    for (int row = 0; row < B; ++row)
+                        for (int c = 0; c < B; ++c)
+                            J[(rd->off + (size_t)i * B + row) * N + rd->off + (size_t)nb * B + c] = blk[row * B + c];
+                }
+        }
+        for (int e = 0; e < d.ni; ++e) {
+            const cr_asm_iface *f = &a->iface[e];
+            for (int q = 0; q < 6; ++q)
+                for (int i = 0; i < d.k; ++i)
+                    J[(d.rd[f->rod].off + (size_t)f->node * B + CR_DYN_V + q) * N + d.mu_off + i] +=
+                        d.Ct[((size_t)e * 6 + q) * d.k + i];
+        }
+        for (int i = 0; i < d.k; ++i) {
+            const cr_asm_joint *j = &a->joints[joint_of_row(a, i)];
+            for (int side = 0; side < 2; ++side) {
+                const cr_asm_iface *f = &a->iface[j->iface[side]];
+                const rod_dyn *rd = &d.rd[f->rod];
+                for (int b = 0; b < 3; ++b) {
+                    int nb = f->node - 1 + b;
+                    if (nb < 0 || nb >= rd->m->nodes) continue;
+                    for (int c = 0; c < B; ++c)
+                        J[(d.mu_off + i) * N + rd->off + (size_t)nb * B + c] +=
+                            d.G[((size_t)i * 2 + side) * NB + b * B + c];
+                }
+            }
+            for (int c = 0; c < d.k; ++c) J[(d.mu_off + i) * N + d.mu_off + c] = d.Gmu[(size_t)i * d.k + c];
+        }
+    }
+    free_dyn(&d);
+    free_setup(&u);
+    return st;
+}
+
+cr_status cr_asm_dynamic_probe_solve(const cr_assembly *a, cr_assembly_state *s, int stage, const double *y_in,
+                                     double shift_re, double shift_im, double *b_re, double *b_im, double *mass,
+                                     int *tail_used, cr_error *err)
+{
+    cr_dynamic_options o = cr_dynamic_default_options();
+    asm_dyn d = {0};
+    setup_out u = {0};
+    cr_status st = setup(&d, a, s, stage, &o, &u, err);
+    double *F = st == CR_OK ? malloc(d.N * sizeof *F) : NULL;
+    if (st == CR_OK && !F) st = CR_NO_MEMORY;
+    if (st == CR_OK) {
+        if (y_in) memcpy(u.y, y_in, d.N * sizeof *u.y);
+        if (mass) memcpy(mass, u.mass, d.N * sizeof *mass);
+        st = residual(&d, u.tb, u.y, F);
+    }
+    if (st == CR_OK) st = hook_jacobian(u.tb, u.y, F, &d);
+    if (st == CR_OK && shift_im == 0.0) {
+        if ((st = hook_factor_real(shift_re, &d)) == CR_OK) st = hook_solve_real(b_re, &d);
+    } else if (st == CR_OK) {
+        if ((st = hook_factor_complex(shift_re, shift_im, &d)) == CR_OK) st = hook_solve_complex(b_re, b_im, &d);
+    }
+    if (tail_used) {
+        *tail_used = 0;
+        for (int r = 0; r < d.nr; ++r) *tail_used += shift_im == 0.0 ? d.rd[r].tail_real : d.rd[r].tail_cplx;
+    }
+    free(F);
+    free_dyn(&d);
+    free_setup(&u);
+    return st;
+}
