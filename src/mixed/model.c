@@ -2,6 +2,7 @@
  * model (spec §1, §2, §7): nodes, reference poses, element chords, midpoint
  * stiffnesses, reference strains, lumped lengths, loads resolved to nodes and
  * boundary conditions; and its state. */
+#include "contact/contact.h"
 #include "mixed/mixed.h"
 #include "mixed/model_internal.h"
 #include "model/rod_internal.h"
@@ -23,6 +24,7 @@ void cr_element_strains(const cr_element *e, cr_vec3 ra, cr_quat pa, cr_vec3 rb,
 void cr_model_destroy(cr_model *m)
 {
     if (!m) return;
+    cr_contact_destroy(m->contact);
     free(m->s);
     free(m->lumped_length);
     free(m->rho_area);
@@ -141,6 +143,42 @@ static cr_vec3 left_jacobian_mulv(cr_vec3 phi, cr_vec3 x)
     else a = (1 - cos(th)) / (th * th), b = (th - sin(th)) / (th * th * th);
     cr_vec3 px = cr_v3_cross(phi, x);
     return cr_v3_add(cr_v3_add(x, cr_v3_scale(px, a)), cr_v3_scale(cr_v3_cross(phi, px), b));
+}
+
+/* The contact of the rod with def's obstacles: the contact radius of each node (contact.radius,
+ * else the section's: a circle's radius, a rectangle's larger half side), the augmentation
+ * parameter (contact.stiffness, else 100 × the largest EA/L_el: stiff enough that the
+ * multiplier updates converge in a few steps, soft enough to keep Newton's matrix well
+ * conditioned) and the tolerance (contact.tolerance, else 1e-4 × the smallest radius). */
+static cr_status model_contact(cr_model *m, const cr_rod_def *def, cr_error *err)
+{
+    double *radius = malloc((size_t)m->nodes * sizeof *radius);
+    if (!radius) return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the model");
+    double amin = INFINITY, kmax = 0;
+    for (int i = 0; i < m->nodes; ++i) {
+        double a = def->contact.radius;
+        if (!(a > 0)) {
+            cr_section_props sp;
+            cr_section_eval(def, m->length > 0 ? fmin(1.0, m->s[i] / m->length) : 0.0, &sp);
+            a = fmax(sp.extent_y, sp.extent_z);
+        }
+        if (!(a > 0) || !isfinite(a)) {
+            free(radius);
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "contact.radius: the section at node %d has no geometry (given by its resultants): "
+                                "give the contact radius",
+                                i);
+        }
+        radius[i] = a, amin = fmin(amin, a);
+    }
+    for (int e = 0; e < m->n; ++e) kmax = fmax(kmax, m->el[e].k_force.x / m->el[e].length);
+    double eps = def->contact.stiffness > 0 ? def->contact.stiffness : 100.0 * kmax;
+    double tol = def->contact.tolerance > 0 ? def->contact.tolerance : 1e-4 * amin;
+    int updates = def->contact.max_updates > 0 ? def->contact.max_updates : 50;
+    m->contact = cr_contact_create(m->nodes, radius, def->obstacle_count, def->obstacles, eps, tol, updates);
+    free(radius);
+    if (!m->contact) return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the model");
+    return CR_OK;
 }
 
 cr_model *cr_model_create(const cr_rod_def *def, cr_error *err)
@@ -331,6 +369,10 @@ cr_model *cr_model_create(const cr_rod_def *def, cr_error *err)
             if (motion_spline(sp, b) != CR_OK) goto oom;
             sp->driven = 1;
         }
+    }
+    if (def->obstacle_count > 0 && model_contact(m, def, err) != CR_OK) {
+        cr_model_destroy(m);
+        return NULL;
     }
     return m;
 oom:

@@ -1,6 +1,7 @@
 /* cr_static_solve for the mixed discrete rod: binds the residual of
  * statics_residual.c to the generic load-stepping Newton solver. */
 #include "cosserat/statics.h"
+#include "contact/contact.h"
 #include "mixed.h"
 #include "supports.h"
 #include "terms.h"
@@ -326,6 +327,49 @@ cr_status cr_static_solve_to(const cr_model *model, cr_state *state, const doubl
     return cr_static_solve_stage(model, state, state->stage, target, options, on_step, user, report, err);
 }
 
+/* The augmented Lagrangian's multiplier updates (docs/theory.md "Contact with obstacles"):
+ * after the load steps, λ ← the contact forces, and Newton again at the full loads, until no
+ * contact opens or closes and every penetration and stick drift is within the tolerance. */
+static cr_status contact_updates(static_ctx *c, const cr_nonlinear_problem *p, double *lf, double *x,
+                                 const cr_static_options *o, cr_static_report *r, cr_error *err)
+{
+    cr_contact *ct = c->model->contact;
+    double *from = (double *)c->from; /* ours: the load factors the stage started from */
+    double pen = 0, drift = 0;
+    for (int k = 0; k < ct->max_updates; ++k) {
+        if (cr_contact_update(ct, x, c->model->block, &pen, &drift)) return CR_OK;
+        /* the loads stay at the stage's target: a solve from factor 0 to 1 that moves nothing */
+        for (int j = 0; j < c->model->load_count; ++j) from[j] = c->to[j];
+        c->bc_from = 1.0, c->from_pose = NULL;
+        cr_static_options one = *o;
+        one.load_steps = 1;
+        *lf = 0.0;
+        cr_status st = cr_load_stepping_solve(p, lf, x, &one, r, err);
+        if (st != CR_OK) return st;
+    }
+    return cr_error_set(err, CR_NOT_CONVERGED,
+                        "contact: %d multiplier updates left a penetration of %.3g m and a stick drift of %.3g m "
+                        "above contact.tolerance = %.3g m (raise contact.max_updates or contact.stiffness)",
+                        ct->max_updates, pen, drift, ct->tol);
+}
+
+/* A failed static stage with contact: when friction is at its limit somewhere, say so first
+ * (a load friction cannot hold has no equilibrium: the rod slides). */
+static void friction_failure(const cr_model *m, const double *x, cr_error *err)
+{
+    cr_contact_totals t;
+    cr_contact_totals_at(m->contact, x, m->block, &t);
+    if (t.active == 0 || t.worst_ratio < 0.99) return;
+    char msg[CR_ERROR_MESSAGE_SIZE + 300];
+    snprintf(msg, sizeof msg,
+             "friction: no static equilibrium, the tangential load exceeds what Coulomb friction holds (mu_static N): "
+             "at the last equilibrium %d of %d contacts are at the limit (nodes %d..%d), the rod slides there (a "
+             "dynamic stage follows sliding); %s",
+             t.slipping, t.active, t.slipping ? t.first_slip : t.worst_node, t.slipping ? t.last_slip : t.worst_node,
+             err->message);
+    snprintf(err->message, sizeof err->message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);
+}
+
 /* Largest rotation of a support's target in one load step: the node's quaternion
  * and its neighbours follow the target continuously, so turns are counted (a whole
  * turn in one step would land on the same quaternion with the twist lost). */
@@ -340,7 +384,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     state->dynamic = 0;
     int held = 0;
     for (int k = 0; k < model->support_count; ++k) held |= cr_support_active(&model->supports[k], stage);
-    if (!held) /* six rigid-body modes: the static tangent is singular */
+    if (!held && !model->contact) /* six rigid-body modes: the static tangent is singular */
         return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions: static stage %d needs at least one support "
                                                "(a free rod has rigid-body modes)", stage);
     int nl = model->load_count > 0 ? model->load_count : 1;
@@ -457,8 +501,12 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
         for (int k = 0; k < CR_NODE_DOF; ++k) w[k] = k < 3 ? 1.0 / (L * L) : 1.0;
         st = cr_arc_length_solve(&p, w, min_steps > 0 ? 1.0 / min_steps : 0.0, &lf, state->x, &o, r, err);
     } else {
+        if (model->contact) cr_contact_begin(model->contact, state->x, model->block);
         st = cr_load_stepping_solve(&p, &lf, state->x, &o, r, err);
+        if (st == CR_OK && model->contact) st = contact_updates(&ctx, &p, &lf, state->x, &o, r, err);
     }
+    if (model->contact && err && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE))
+        friction_failure(model, state->x, err);
     /* the stage's end state: stable, or an equilibrium a real rod would leave (issue 9) */
     if (st == CR_OK && o.stability) {
         cr_supports_at at = set_scales(&ctx, lf);
