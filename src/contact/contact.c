@@ -10,28 +10,32 @@
  * The multipliers λ are constant during a Newton solve and updated after it (λ_N ← N,
  * λ_T ← f_T): at the fixed point of the updates g = 0 wherever N > 0 and g_T = 0 wherever the
  * node sticks, exactly (Alart & Curnier's augmented Lagrangian, solved by Uzawa's iteration).
- * Statics uses the static coefficient for the limit; the kinetic one is for sliding in time. */
+ * Statics uses the static coefficient for the limit; the kinetic one is for sliding in time.
+ * ε is a stiffness per unit length times the node's lumped length (weight): a uniformly loaded
+ * rod then moves uniformly under the springs, so no node takes more than its share. */
 #include "contact.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-cr_contact *cr_contact_create(int nodes, const double *radius, int obstacle_count, const cr_obstacle_def *obstacles,
-                              double eps, double tol, int max_updates)
+cr_contact *cr_contact_create(int nodes, const double *radius, const double *weight, int obstacle_count,
+                              const cr_obstacle_def *obstacles, double eps, double tol, int max_updates)
 {
     cr_contact *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->nodes = nodes, c->obstacle_count = obstacle_count, c->eps = eps, c->tol = tol, c->max_updates = max_updates;
     c->obstacles = malloc((size_t)(obstacle_count > 0 ? obstacle_count : 1) * sizeof *c->obstacles);
     c->radius = malloc((size_t)nodes * sizeof *c->radius);
+    c->weight = malloc((size_t)nodes * sizeof *c->weight);
     c->pair = calloc((size_t)nodes * (obstacle_count > 0 ? obstacle_count : 1), sizeof *c->pair);
-    if (!c->obstacles || !c->radius || !c->pair) {
+    if (!c->obstacles || !c->radius || !c->weight || !c->pair) {
         cr_contact_destroy(c);
         return NULL;
     }
     memcpy(c->obstacles, obstacles, (size_t)obstacle_count * sizeof *obstacles);
     memcpy(c->radius, radius, (size_t)nodes * sizeof *radius);
+    for (int i = 0; i < nodes; ++i) c->weight[i] = weight ? weight[i] : 1.0;
     return c;
 }
 
@@ -40,6 +44,7 @@ void cr_contact_destroy(cr_contact *c)
     if (!c) return;
     free(c->obstacles);
     free(c->radius);
+    free(c->weight);
     free(c->pair);
     free(c);
 }
@@ -75,12 +80,17 @@ static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, cr_vec3 *f, 
         *gap = INFINITY;
         return 0;
     }
-    const double g = phi - c->radius[i], eps = c->eps;
+    const double g = phi - c->radius[i], eps = c->eps * c->weight[i];
     *gap = g;
-    /* N = 0 at g = 0 counts as pressing: its stiffness is what holds a rod laid exactly on a
-     * surface at the first Newton iteration (the semi-smooth Newton's choice at the kink) */
-    const double N = pr->lambda_n - eps * g;
-    if (!(N >= 0)) return 0;
+    /* N = 0 at the kink g = λ_N/ε counts as pressing (the semi-smooth Newton's choice of the
+     * active branch there), and so does an anchored pair within the tolerance of touching
+     * (force 0, the active branch's stiffness): what holds a rod laid on a surface, whose node
+     * centres sit at the contact radius to round-off, at the first Newton iteration */
+    double N = pr->lambda_n - eps * g;
+    if (!(N >= 0)) {
+        if (!(pr->anchored && pr->lambda_n == 0 && g <= c->tol)) return 0;
+        N = 0;
+    }
     *N_out = N;
     *f = cr_v3_scale(n, N);
     if (K) {

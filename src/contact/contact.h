@@ -20,6 +20,7 @@ typedef struct cr_contact {
     cr_obstacle_def *obstacles;
     int nodes;
     double *radius; /* contact radius per node */
+    double *weight; /* the node's share of ε: its lumped length over the mean element length */
     double eps;     /* augmentation parameter ε (N/m) */
     double tol;     /* penetration and drift tolerance (m) */
     int max_updates;
@@ -35,9 +36,10 @@ typedef struct cr_contact_info {
     double ratio;  /* largest |f_t| / (μ_s N) of the frictional ones (0 without) */
 } cr_contact_info;
 
-/* Creates the contact of a rod with `radius[i]` per node (copied); NULL when out of memory. */
-cr_contact *cr_contact_create(int nodes, const double *radius, int obstacle_count, const cr_obstacle_def *obstacles,
-                              double eps, double tol, int max_updates);
+/* Creates the contact of a rod with `radius[i]` and `weight[i]` (NULL: 1) per node (copied); NULL
+ * when out of memory. */
+cr_contact *cr_contact_create(int nodes, const double *radius, const double *weight, int obstacle_count,
+                              const cr_obstacle_def *obstacles, double eps, double tol, int max_updates);
 void cr_contact_destroy(cr_contact *c);
 
 /* The contact force f (I) on node i at position r, and K = ∂f/∂r (optional); info optional. */

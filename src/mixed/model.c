@@ -147,9 +147,11 @@ static cr_vec3 left_jacobian_mulv(cr_vec3 phi, cr_vec3 x)
 
 /* The contact of the rod with def's obstacles: the contact radius of each node (contact.radius,
  * else the section's: a circle's radius, a rectangle's larger half side), the augmentation
- * parameter (contact.stiffness, else 100 × the largest EA/L_el: stiff enough that the
- * multiplier updates converge in a few steps, soft enough to keep Newton's matrix well
- * conditioned) and the tolerance (contact.tolerance, else 1e-4 × the smallest radius). */
+ * parameter ε (contact.stiffness, else the largest over the elements of min(EA/L_el,
+ * 12 EI/L_el³), the stiffness of one element against a push at its end: about the rod's own
+ * local stiffness, so the multiplier updates converge in a few steps, while a stiffer ε makes
+ * Newton's matrix ill-conditioned and lets round-off decide between stick and slip) and the
+ * tolerance (contact.tolerance, else 1e-4 × the smallest radius). */
 static cr_status model_contact(cr_model *m, const cr_rod_def *def, cr_error *err)
 {
     double *radius = malloc((size_t)m->nodes * sizeof *radius);
@@ -171,12 +173,23 @@ static cr_status model_contact(cr_model *m, const cr_rod_def *def, cr_error *err
         }
         radius[i] = a, amin = fmin(amin, a);
     }
-    for (int e = 0; e < m->n; ++e) kmax = fmax(kmax, m->el[e].k_force.x / m->el[e].length);
-    double eps = def->contact.stiffness > 0 ? def->contact.stiffness : 100.0 * kmax;
+    for (int e = 0; e < m->n; ++e) {
+        const cr_element *el = &m->el[e];
+        double Le = el->length, EI = fmin(el->k_moment.y, el->k_moment.z);
+        kmax = fmax(kmax, fmin(el->k_force.x / Le, 12.0 * EI / (Le * Le * Le)));
+    }
+    double eps = def->contact.stiffness > 0 ? def->contact.stiffness : kmax;
     double tol = def->contact.tolerance > 0 ? def->contact.tolerance : 1e-4 * amin;
     int updates = def->contact.max_updates > 0 ? def->contact.max_updates : 50;
-    m->contact = cr_contact_create(m->nodes, radius, def->obstacle_count, def->obstacles, eps, tol, updates);
+    double *weight = malloc((size_t)m->nodes * sizeof *weight);
+    if (!weight) {
+        free(radius);
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the model");
+    }
+    for (int i = 0; i < m->nodes; ++i) weight[i] = m->lumped_length[i] * m->n / m->length;
+    m->contact = cr_contact_create(m->nodes, radius, weight, def->obstacle_count, def->obstacles, eps, tol, updates);
     free(radius);
+    free(weight);
     if (!m->contact) return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the model");
     return CR_OK;
 }

@@ -353,20 +353,27 @@ static cr_status contact_updates(static_ctx *c, const cr_nonlinear_problem *p, d
                         ct->max_updates, pen, drift, ct->tol);
 }
 
-/* A failed static stage with contact: when friction is at its limit somewhere, say so first
- * (a load friction cannot hold has no equilibrium: the rod slides). */
-static void friction_failure(const cr_model *m, const double *x, cr_error *err)
+/* A failed static stage while the rod touches obstacles with friction: say so first. A
+ * tangential load beyond what Coulomb friction holds has no equilibrium (the rod slides), which
+ * Newton meets as a tangent singular along the slide or as a stall; the last equilibrium says
+ * how close to the limit friction was. */
+static void friction_failure(const cr_model *m, const double *x, double lf, cr_error *err)
 {
+    const cr_contact *c = m->contact;
+    int touching = 0;
+    for (int i = 0; i < c->nodes; ++i)
+        for (int k = 0; k < c->obstacle_count; ++k)
+            touching += c->pair[(size_t)i * c->obstacle_count + k].anchored && c->obstacles[k].mu_static > 0;
+    if (touching == 0) return;
     cr_contact_totals t;
-    cr_contact_totals_at(m->contact, x, m->block, &t);
-    if (t.active == 0 || t.worst_ratio < 0.99) return;
-    char msg[CR_ERROR_MESSAGE_SIZE + 300];
+    cr_contact_totals_at(c, x, m->block, &t);
+    char msg[CR_ERROR_MESSAGE_SIZE + 600];
     snprintf(msg, sizeof msg,
-             "friction: no static equilibrium, the tangential load exceeds what Coulomb friction holds (mu_static N): "
-             "at the last equilibrium %d of %d contacts are at the limit (nodes %d..%d), the rod slides there (a "
-             "dynamic stage follows sliding); %s",
-             t.slipping, t.active, t.slipping ? t.first_slip : t.worst_node, t.slipping ? t.last_slip : t.worst_node,
-             err->message);
+             "friction: no static equilibrium found while %d nodes touch obstacles with friction: a tangential load "
+             "beyond what Coulomb friction holds (mu_static times the normal force) has none, the rod slides (a "
+             "dynamic stage follows sliding); at the last equilibrium (load factor %.4g) friction was at %.3g of its "
+             "limit, %d contacts sliding; %s",
+             touching, lf, t.worst_ratio, t.slipping, err->message);
     snprintf(err->message, sizeof err->message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);
 }
 
@@ -506,7 +513,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
         if (st == CR_OK && model->contact) st = contact_updates(&ctx, &p, &lf, state->x, &o, r, err);
     }
     if (model->contact && err && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE))
-        friction_failure(model, state->x, err);
+        friction_failure(model, state->x, lf, err);
     /* the stage's end state: stable, or an equilibrium a real rod would leave (issue 9) */
     if (st == CR_OK && o.stability) {
         cr_supports_at at = set_scales(&ctx, lf);
