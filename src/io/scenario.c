@@ -47,6 +47,7 @@ void cr_scenario_destroy(cr_scenario *scenario)
         free(st->bc_time_tables);
         for (int i = 0; st->bc_motions && i < st->bc_time_table_count; ++i) free(st->bc_motions[i]);
         free(st->bc_motions);
+        free(st->obstacles);
         free(st);
     }
     free(scenario->stages);
@@ -71,6 +72,7 @@ static cr_status parse_root(const cJSON *root, const char *default_name, cr_scen
     if ((s = parse_bcs(root, &sc->rod, st, err))) return s;
     if ((s = parse_rigid_bodies(root, &sc->rod, st, err))) return s;
     if ((s = parse_loads(root, &sc->rod, st, err))) return s;
+    if ((s = parse_obstacles(root, &sc->rod, st, err))) return s;
     if ((s = parse_stages(root, sc, err))) return s;
     if ((s = parse_stage_masks(root, sc, st, err))) return s;
     return parse_output(root, sc, err);

@@ -36,6 +36,7 @@ typedef struct scenario_storage {
     cr_time_point **bc_time_tables; /* one per boundary condition (idem) */
     int bc_time_table_count;
     cr_bc_motion_point **bc_motions; /* one per boundary condition (NULL without a table of poses) */
+    cr_obstacle_def *obstacles;
 } scenario_storage;
 
 /* The kinds of object in the tree (the schema, scenario_schema.c). */
@@ -64,7 +65,11 @@ typedef enum node_kind {
     K_STAGE,
     K_OUTPUT,
     K_TRACK_LIST,
-    K_TRACK
+    K_TRACK,
+    K_OBSTACLE_LIST,
+    K_OBSTACLE,
+    K_FRICTION,
+    K_CONTACT
 } node_kind;
 
 /* The sign rule of a number read by the typed readers. */
@@ -139,6 +144,9 @@ cr_status parse_stage_masks(const cJSON *root, const cr_scenario *sc, scenario_s
 
 /* scenario_output.c */
 cr_status parse_output(const cJSON *root, cr_scenario *sc, cr_error *err);
+
+/* scenario_obstacles.c: "obstacles" and "contact" */
+cr_status parse_obstacles(const cJSON *root, cr_rod_def *def, scenario_storage *st, cr_error *err);
 
 #pragma GCC visibility pop
 

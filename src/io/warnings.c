@@ -246,6 +246,20 @@ cr_status cr_sim_result_warnings(const cr_scenario *sc, const cr_sim *sim, const
                      "%g m), more than %g for a supported rod; check the loads' magnitudes and the stiffness units",
                      key, at, cr_sim_node_s(sim, at), worst, worst / L, L, DISPLACEMENT_MAX);
     }
+    cr_contact_sample cs;
+    if (st == CR_OK && cr_sim_contact(sim, 0, &cs)) { /* a node deeper in an obstacle than the tolerance */
+        double worst = 0;
+        int at = -1;
+        for (int i = 0; i < nn; ++i) {
+            cr_sim_contact(sim, i, &cs);
+            if (-cs.gap > worst) worst = -cs.gap, at = i;
+        }
+        if (at >= 0 && worst > cs.tolerance)
+            st = add(out, "contact_penetration", key,
+                     "%s: at the stage's end node %d (s = %.4g m) is %.3g m inside an obstacle, more than "
+                     "contact.tolerance = %.3g m; lower contact.tolerance or raise contact.max_updates",
+                     key, at, cr_sim_node_s(sim, at), worst, cs.tolerance);
+    }
     return st;
 }
 

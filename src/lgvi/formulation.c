@@ -66,6 +66,9 @@ static cr_status kernel_params(const cr_rod_def *def, const cr_model_options *o,
 static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
 {
     const cr_rod_def *d = &sc->rod;
+    if (d->obstacle_count > 0)
+        return cr_error_set(err, CR_BAD_INPUT, "obstacles: contact is not implemented in the lgvi model (only in the "
+                                               "mixed_discrete model's static stages)");
     if (cr_damping_active(&d->damping))
         return cr_error_set(err, CR_BAD_INPUT, "rod.damping: not supported by the lgvi model (its explicit symplectic "
                                                "step has no dissipation; use the mixed_discrete model)");

@@ -1,6 +1,7 @@
 /* The mixed discrete rod behind the formulation table (model/formulation.h):
  * its model and state, static stages by Newton with load steps, dynamic stages by
  * Radau IIA, and the formulation-neutral accessors. */
+#include "contact/contact.h"
 #include "mixed/mixed.h"
 #include "mixed/supports.h"
 #include "model/formulation.h"
@@ -19,8 +20,46 @@ typedef struct mixed_sim {
     const cr_stage_callbacks *cb;
 } mixed_sim;
 
+/* Obstacles: static stages only (no arc-length path), and no node starting inside one by more
+ * than the contact tolerance (named with its depth). */
+static cr_status contact_check(const cr_scenario *sc, cr_error *err)
+{
+    for (int k = 0; k < sc->stage_count; ++k) {
+        if (sc->stages[k].type == CR_STAGE_DYNAMIC)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "obstacles: contact is implemented for static stages only, stage %d is dynamic", k);
+        if (sc->stages[k].statics.arc_length)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "stages.%d.path: the arc-length path does not handle obstacles (use load steps)", k);
+    }
+    cr_model *m = cr_model_create(&sc->rod, err);
+    if (!m) return err ? err->status : CR_BAD_INPUT;
+    const cr_contact *c = m->contact;
+    cr_status st = CR_OK;
+    for (int i = 0; st == CR_OK && i < m->nodes; ++i)
+        for (int k = 0; k < c->obstacle_count; ++k) {
+            double phi;
+            if (!cr_obstacle_distance(&c->obstacles[k], m->ref_r[i], &phi, NULL, NULL)) continue;
+            const double depth = c->radius[i] - phi;
+            if (depth > c->tol) {
+                st = cr_error_set(err, CR_BAD_INPUT,
+                                  "obstacles.%d: the rod starts inside obstacle \"%s\": node %d (s = %.6g m) is %.6g m "
+                                  "deep (its contact radius %.6g m included; tolerance %.3g m); move the rod or the "
+                                  "obstacle",
+                                  k, c->obstacles[k].name, i, m->s[i], depth, c->radius[i], c->tol);
+                break;
+            }
+        }
+    cr_model_destroy(m);
+    return st;
+}
+
 static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
 {
+    if (sc->rod.obstacle_count > 0) {
+        cr_status st = contact_check(sc, err);
+        if (st != CR_OK) return st;
+    }
     for (int k = 0; k < sc->rod.load_count; ++k)
         if (sc->rod.loads[k].type == CR_LOAD_CHAMBER)
             return cr_error_set(err, CR_BAD_INPUT,
@@ -197,6 +236,17 @@ static cr_status reaction(const void *impl, int i, cr_vec3 *f, cr_vec3 *m)
     return cr_state_reaction(s->model, s->state, i, f, m);
 }
 
+static int contact(const void *impl, int node, cr_contact_sample *out)
+{
+    const mixed_sim *s = impl;
+    const cr_contact *c = s->model->contact;
+    if (!c) return 0;
+    cr_contact_info in;
+    cr_contact_node_force(c, node, cr_state_position(s->state, node), &out->force, NULL, &in);
+    out->normal = in.normal, out->gap = in.gap, out->state = in.active ? (in.slipping ? 2 : 1) : 0, out->tolerance = c->tol;
+    return 1;
+}
+
 static int body_count(const void *impl) { return ((const mixed_sim *)impl)->model->body_count; }
 static const char *body_name(const void *impl, int j) { return ((const mixed_sim *)impl)->model->bodies[j].name; }
 
@@ -260,6 +310,7 @@ const cr_formulation cr_mixed_formulation = {
     .time = time_of,
     .load_factor = load_factor,
     .reaction = reaction,
+    .contact = contact,
     .body_count = body_count,
     .body_name = body_name,
     .body_pose = body_pose,

@@ -344,7 +344,15 @@ static cr_status contact_updates(static_ctx *c, const cr_nonlinear_problem *p, d
         cr_static_options one = *o;
         one.load_steps = 1;
         *lf = 0.0;
-        cr_status st = cr_load_stepping_solve(p, lf, x, &one, r, err);
+        cr_static_report u = {0}; /* the update's solve, appended to the stage's report */
+        cr_status st = cr_load_stepping_solve(p, lf, x, &one, &u, err);
+        for (int j = 0; j < u.step_count; ++j)
+            cr_static_report_append(r, 1.0, u.steps[j].iterations, u.steps[j].residual_history,
+                                    u.steps[j].history_count);
+        r->failed_attempts += u.failed_attempts, r->total_iterations += u.total_iterations;
+        r->assembly_time_s += u.assembly_time_s, r->solve_time_s += u.solve_time_s, r->wall_time_s += u.wall_time_s;
+        r->final_residual = u.final_residual, r->converged = u.converged, r->load_factor = u.load_factor;
+        cr_static_report_free(&u);
         if (st != CR_OK) return st;
     }
     return cr_error_set(err, CR_NOT_CONVERGED,

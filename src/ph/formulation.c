@@ -95,6 +95,9 @@ static double slowest_period(const cr_ph_params *p)
 static cr_status ph_check(const cr_scenario *sc, cr_error *err)
 {
     const cr_rod_def *d = &sc->rod;
+    if (d->obstacle_count > 0)
+        return cr_error_set(err, CR_BAD_INPUT, "obstacles: contact is not implemented in the port_hamiltonian model "
+                                               "(only in the mixed_discrete model's static stages)");
     if (cr_damping_active(&d->damping))
         return cr_error_set(err, CR_BAD_INPUT, "rod.damping: not supported by the port_hamiltonian model (its material "
                                                "damping is model.viscoelastic: generalized-Maxwell branches, a "
