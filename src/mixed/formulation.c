@@ -36,20 +36,19 @@ static cr_status contact_check(const cr_scenario *sc, cr_error *err)
     if (!m) return err ? err->status : CR_BAD_INPUT;
     const cr_contact *c = m->contact;
     cr_status st = CR_OK;
-    for (int i = 0; st == CR_OK && i < m->nodes; ++i)
+    double worst = 0;
+    int wi = -1, wk = -1;
+    for (int i = 0; i < m->nodes; ++i)
         for (int k = 0; k < c->obstacle_count; ++k) {
             double phi;
             if (!cr_obstacle_distance(&c->obstacles[k], m->ref_r[i], &phi, NULL, NULL)) continue;
-            const double depth = c->radius[i] - phi;
-            if (depth > c->tol) {
-                st = cr_error_set(err, CR_BAD_INPUT,
-                                  "obstacles.%d: the rod starts inside obstacle \"%s\": node %d (s = %.6g m) is %.6g m "
-                                  "deep (its contact radius %.6g m included; tolerance %.3g m); move the rod or the "
-                                  "obstacle",
-                                  k, c->obstacles[k].name, i, m->s[i], depth, c->radius[i], c->tol);
-                break;
-            }
+            if (c->radius[i] - phi > worst) worst = c->radius[i] - phi, wi = i, wk = k;
         }
+    if (wi >= 0 && worst > c->tol) /* the deepest node */
+        st = cr_error_set(err, CR_BAD_INPUT,
+                          "obstacles.%d: the rod starts inside obstacle \"%s\": node %d (s = %.6g m) is %.6g m deep "
+                          "(its contact radius %.6g m included; tolerance %.3g m); move the rod or the obstacle",
+                          wk, c->obstacles[wk].name, wi, m->s[wi], worst, c->radius[wi], c->tol);
     cr_model_destroy(m);
     return st;
 }
