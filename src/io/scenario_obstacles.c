@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const OBSTACLE_TYPES[] = {"plane", "sphere", "cylinder", "capsule", "box", NULL};
+static const char *const OBSTACLE_TYPE_CHOICES[] = {"plane", "sphere", "cylinder", "capsule", "box", NULL};
 
 /* Orthonormal axes with column 2 along the unit vector a, column 0 along the part of `hint`
  * normal to a (or any normal when hint is parallel to a or absent). */
@@ -51,7 +51,7 @@ static cr_status parse_obstacle(const cJSON *o, const char *path, int index, cr_
     char tp[PATH_SIZE];
     path_key(tp, path, "type");
     if (!cJSON_GetObjectItemCaseSensitive(o, "type")) return fail(err, "%s: missing", tp);
-    if ((s = get_enum(o, path, "type", OBSTACLE_TYPES, 0, &type, err))) return s;
+    if ((s = get_enum(o, path, "type", OBSTACLE_TYPE_CHOICES, 0, &type, err))) return s;
     memset(ob, 0, sizeof *ob);
     ob->type = (cr_obstacle_type)type;
     const char *name = NULL;
