@@ -45,6 +45,7 @@ void cr_contact_destroy(cr_contact *c)
     free(c->obstacles);
     free(c->radius);
     free(c->weight);
+    free(c->damping);
     free(c->pair);
     free(c);
 }
@@ -65,8 +66,8 @@ static void m3_add(cr_mat3 *a, double s, cr_mat3 b)
 
 /* The force of one pair, K += ∂f/∂r; returns 1 when pressing. *t_out: the trial friction
  * force, *lim: μ_s N (both when frictional and anchored). */
-static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, cr_vec3 *f, cr_mat3 *K, double *gap, cr_vec3 *t_out,
-                      double *lim, double *N_out, cr_vec3 *gT_out)
+static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
+                      cr_mat3 *Kv, double *gap, cr_vec3 *t_out, double *lim, double *N_out, cr_vec3 *gT_out)
 {
     const cr_obstacle_def *o = &c->obstacles[k];
     const cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
@@ -91,14 +92,25 @@ static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, cr_vec3 *f, 
         if (!(pr->anchored && pr->lambda_n == 0 && g <= c->tol)) return 0;
         N = 0;
     }
+    /* dynamics: a dashpot in parallel, c_d = 2 sqrt(ε_i m_i) (critical for the node on its
+     * spring), N = max(0, N − c_d n·v): it pushes, never pulls */
+    const double cd = v && c->damping ? c->damping[i] : 0.0;
+    cr_vec3 dN = cr_v3_scale(n, -eps); /* ∂N/∂r */
+    if (cd > 0) {
+        N -= cd * cr_v3_dot(n, *v);
+        if (!(N > 0)) return 0; /* separating faster than the spring pushes */
+        dN = cr_v3_madd(dN, -cd, cr_m3_mulv(H, *v));
+        if (Kv) m3_add(Kv, -cd, outer(n, n));
+    }
     *N_out = N;
     *f = cr_v3_scale(n, N);
     if (K) {
-        m3_add(K, -eps, outer(n, n));
+        m3_add(K, 1.0, outer(n, dN));
         m3_add(K, N, H);
     }
-    const double mu = o->mu_static;
-    if (!(mu > 0) || !pr->anchored) return 1;
+    /* the limit: μ_s, or μ_k for a pair sliding in a dynamic stage */
+    const double mu = c->dynamic && pr->sliding ? o->mu_kinetic : o->mu_static;
+    if (!(o->mu_static > 0) || !pr->anchored) return 1;
     const cr_vec3 d = cr_v3_sub(r, pr->anchor), Hd = cr_m3_mulv(H, d), Hl = cr_m3_mulv(H, pr->lambda_t);
     const double dn = cr_v3_dot(n, d), ln = cr_v3_dot(n, pr->lambda_t);
     const cr_vec3 gT = cr_v3_madd(d, -dn, n);
@@ -125,7 +137,8 @@ static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, cr_vec3 *f, 
     const cr_vec3 th = cr_v3_scale(t, 1.0 / tn); /* slip at the limit */
     *f = cr_v3_madd(*f, L, th);
     if (K) {
-        m3_add(K, -mu * eps, outer(th, n)); /* ∂(μN)/∂r = −μ ε nᵀ */
+        m3_add(K, mu, outer(th, dN)); /* ∂(μN)/∂r */
+        if (Kv && cd > 0) m3_add(Kv, -mu * cd, outer(th, n));
         cr_mat3 Pt = cr_m3_identity();
         m3_add(&Pt, -1.0, outer(th, th));
         m3_add(K, L / tn, cr_m3_mul(Pt, T));
@@ -135,13 +148,20 @@ static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, cr_vec3 *f, 
 
 void cr_contact_node_force(const cr_contact *c, int i, cr_vec3 r, cr_vec3 *f, cr_mat3 *K, cr_contact_info *info)
 {
+    cr_contact_node_force_v(c, i, r, NULL, f, K, NULL, info);
+}
+
+void cr_contact_node_force_v(const cr_contact *c, int i, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
+                             cr_mat3 *Kv, cr_contact_info *info)
+{
     *f = cr_v3(0, 0, 0);
     if (K) *K = cr_m3_zero();
+    if (Kv) *Kv = cr_m3_zero();
     cr_contact_info in = {0, 0, INFINITY, 0, 0};
     for (int k = 0; k < c->obstacle_count; ++k) {
         cr_vec3 fk, t, gT;
         double gap, lim, N;
-        int on = pair_force(c, i, k, r, &fk, K, &gap, &t, &lim, &N, &gT);
+        int on = pair_force(c, i, k, r, v, &fk, K, Kv, &gap, &t, &lim, &N, &gT);
         *f = cr_v3_add(*f, fk);
         in.gap = fmin(in.gap, gap);
         if (!on) continue;
@@ -190,7 +210,7 @@ static int update_pass(cr_contact *c, const double *x, int stride, double *penet
             if (!apply) pr = &scratch; /* the test alone: pair_force reads the real one */
             cr_vec3 f, t, gT;
             double gap, lim, N;
-            int on = pair_force(c, i, k, r, &f, NULL, &gap, &t, &lim, &N, &gT);
+            int on = pair_force(c, i, k, r, NULL, &f, NULL, NULL, &gap, &t, &lim, &N, &gT);
             if (!on) {
                 if (pr->anchored || pr->lambda_n != 0) converged = 0;
                 pr->lambda_n = 0, pr->lambda_t = cr_v3(0, 0, 0), pr->anchored = 0;
@@ -237,4 +257,69 @@ void cr_contact_totals_at(const cr_contact *c, const double *x, int stride, cr_c
             t->last_slip = i;
         }
     }
+}
+
+void cr_contact_dynamic_begin(cr_contact *c, const double *y, int stride)
+{
+    cr_contact_begin(c, y, stride);
+    for (int i = 0; i < c->nodes; ++i) {
+        const cr_vec3 r = cr_v3_load(y + (size_t)i * stride);
+        for (int k = 0; k < c->obstacle_count; ++k) {
+            cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
+            double phi;
+            cr_vec3 n;
+            pr->lambda_n = 0, pr->sliding = 0;
+            if (pr->anchored && cr_obstacle_distance(&c->obstacles[k], r, &phi, &n, NULL)) {
+                /* t = P λ_T − ε P (r − X) = −ε P (r − X') with X' = X + P λ_T/ε */
+                cr_vec3 lt = cr_v3_madd(pr->lambda_t, -cr_v3_dot(n, pr->lambda_t), n);
+                pr->anchor = cr_v3_madd(pr->anchor, 1.0 / (c->eps * c->weight[i]), lt);
+            }
+            pr->lambda_t = cr_v3(0, 0, 0);
+        }
+    }
+    c->dynamic = 1;
+}
+
+void cr_contact_dynamic_step(cr_contact *c, const double *y, int stride)
+{
+    for (int i = 0; i < c->nodes; ++i) {
+        const cr_vec3 r = cr_v3_load(y + (size_t)i * stride);
+        const double eps = c->eps * c->weight[i];
+        for (int k = 0; k < c->obstacle_count; ++k) {
+            cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
+            const cr_obstacle_def *o = &c->obstacles[k];
+            cr_vec3 f, t, gT;
+            double gap, lim, N;
+            int on = pair_force(c, i, k, r, NULL, &f, NULL, NULL, &gap, &t, &lim, &N, &gT);
+            if (!on) {
+                pr->anchored = 0, pr->sliding = 0;
+                continue;
+            }
+            if (!(o->mu_static > 0)) continue;
+            if (!pr->anchored) { /* touched in this step: sticks from here (a continuous force: 0) */
+                pr->anchored = 1, pr->sliding = 0, pr->anchor = r;
+                continue;
+            }
+            const double tn = cr_v3_norm(t), Nk = o->mu_kinetic * N;
+            if (!pr->sliding && tn > o->mu_static * N)
+                pr->sliding = 1;               /* broke loose */
+            else if (pr->sliding && tn < Nk) { /* came to rest: sticks */
+                pr->sliding = 0;
+                continue;
+            }
+            if (pr->sliding && tn > 0) { /* the anchor trails the node: |t| = μ_k N, along t */
+                cr_vec3 th = cr_v3_scale(t, 1.0 / tn);
+                double phi;
+                cr_vec3 n;
+                cr_obstacle_distance(o, r, &phi, &n, NULL);
+                pr->anchor = cr_v3_madd(cr_v3_madd(r, -cr_v3_dot(n, cr_v3_sub(r, pr->anchor)), n), Nk / eps, th);
+            }
+        }
+    }
+}
+
+void cr_contact_dynamic_end(cr_contact *c)
+{
+    c->dynamic = 0;
+    for (int k = 0; k < c->nodes * c->obstacle_count; ++k) c->pair[k].sliding = 0;
 }

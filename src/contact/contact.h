@@ -13,6 +13,7 @@ typedef struct cr_contact_pair {
     cr_vec3 lambda_t; /* tangential multiplier (N, in I) */
     cr_vec3 anchor;   /* stick anchor (I): where the node stuck, moved along when it slides */
     int anchored;     /* in contact since the last update: friction is measured from the anchor */
+    int sliding;      /* dynamics: sliding since the last accepted step (limit μ_k N instead of μ_s N) */
 } cr_contact_pair;
 
 typedef struct cr_contact {
@@ -25,6 +26,8 @@ typedef struct cr_contact {
     double tol;     /* penetration and drift tolerance (m) */
     int max_updates;
     cr_contact_pair *pair; /* nodes × obstacle_count */
+    int dynamic;           /* 1 inside a dynamic stage (cr_contact_dynamic_begin/_end) */
+    double *damping;       /* dynamics: the normal dashpot per node, 2 sqrt(ε_i m_i) (NULL: none) */
 } cr_contact;
 
 /* What one node's contacts do at a position. */
@@ -45,6 +48,11 @@ void cr_contact_destroy(cr_contact *c);
 /* The contact force f (I) on node i at position r, and K = ∂f/∂r (optional); info optional. */
 void cr_contact_node_force(const cr_contact *c, int i, cr_vec3 r, cr_vec3 *f, cr_mat3 *K, cr_contact_info *info);
 
+/* The same with the node's velocity v (dynamics: the normal dashpot acts; NULL: none) and
+ * Kv = ∂f/∂v (optional). */
+void cr_contact_node_force_v(const cr_contact *c, int i, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
+                             cr_mat3 *Kv, cr_contact_info *info);
+
 /* Anchors the pairs touching (gap <= tol) at the positions r (3 doubles every `stride`) that are
  * not anchored yet: the start of a static stage. */
 void cr_contact_begin(cr_contact *c, const double *x, int stride);
@@ -54,6 +62,15 @@ void cr_contact_begin(cr_contact *c, const double *x, int stride);
  * the state was already converged: no new or released contact, every penetration and every
  * tangential drift from the anchors at most tol. *penetration and *drift (optional): the largest. */
 int cr_contact_update(cr_contact *c, const double *x, int stride, double *penetration, double *drift);
+
+/* Dynamics (docs/theory.md "Contact with obstacles", dynamics): the start of a dynamic stage at
+ * the state y (positions every `stride` doubles): λ_N ← 0 (a penalty), the tangential
+ * multipliers moved into the anchors (the same force at y), touching pairs anchored. After each
+ * accepted step: releases opened pairs, anchors new ones, and moves the anchors of sliding pairs
+ * (stick → slide when |t| > μ_s N, slide → stick when |t| < μ_k N). The end: statics again. */
+void cr_contact_dynamic_begin(cr_contact *c, const double *y, int stride);
+void cr_contact_dynamic_step(cr_contact *c, const double *y, int stride);
+void cr_contact_dynamic_end(cr_contact *c);
 
 /* Totals at x: active contacts, slipping ones, largest penetration (m, >= 0), total normal
  * force (N), and the node range of the slipping ones (first > last: none). */
