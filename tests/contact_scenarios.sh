@@ -64,6 +64,20 @@ else
     bad "rod on a plane: the run failed: $(head -c 400 "$tmp/plane.log")"
 fi
 
+# the multiplier updates cut short (a soft augmentation, one update): the stage fails naming
+# contact, and the contact_penetration warning names the deepest node
+"$cli" run "$ex" -q -o "$tmp/short" --set 'contact={"stiffness":1000,"max_updates":1}' > "$tmp/short.log" 2>&1
+code=$?
+if [ $code = 2 ] && grep -q "contact: 1 multiplier updates left a penetration" "$tmp/short.log" &&
+    python3 -c "
+import json, sys
+w = json.load(open('$tmp/short/summary.json'))['warnings']
+assert any(x['code'] == 'contact_penetration' and 'node 33' in x['message'] for x in w), w" 2> /dev/null; then
+    ok "updates cut short: exit 2 naming contact, contact_penetration warning"
+else
+    bad "updates cut short: exit $code: $(head -c 300 "$tmp/short.log")"
+fi
+
 # refusals, each naming the key
 expect_error 1 "obstacles: contact is not implemented in the port_hamiltonian model" check "$ex" \
     --set model=port_hamiltonian

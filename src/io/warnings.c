@@ -247,7 +247,10 @@ cr_status cr_sim_result_warnings(const cr_scenario *sc, const cr_sim *sim, const
                      key, at, cr_sim_node_s(sim, at), worst, worst / L, L, DISPLACEMENT_MAX);
     }
     cr_contact_sample cs;
-    if (st == CR_OK && cr_sim_contact(sim, 0, &cs)) { /* a node deeper in an obstacle than the tolerance */
+    /* a node deeper in an obstacle than the tolerance after a static stage (a dynamic stage's
+     * contact is a penalty spring whose penetration N/ε is not held to it) */
+    if (st == CR_OK && stage >= 0 && stage < sc->stage_count && sc->stages[stage].type == CR_STAGE_STATIC &&
+        cr_sim_contact(sim, 0, &cs)) {
         double worst = 0;
         int at = -1;
         for (int i = 0; i < nn; ++i) {
@@ -257,7 +260,7 @@ cr_status cr_sim_result_warnings(const cr_scenario *sc, const cr_sim *sim, const
         if (at >= 0 && worst > cs.tolerance)
             st = add(out, "contact_penetration", key,
                      "%s: at the stage's end node %d (s = %.4g m) is %.3g m inside an obstacle, more than "
-                     "contact.tolerance = %.3g m; lower contact.tolerance or raise contact.max_updates",
+                     "contact.tolerance = %.3g m; raise contact.max_updates or contact.stiffness",
                      key, at, cr_sim_node_s(sim, at), worst, cs.tolerance);
     }
     return st;
@@ -278,7 +281,8 @@ cr_status cr_static_stability_warnings(const cr_sim *sim, const cr_static_report
      * body-frame strains knows their y/z split is the gauge's */
     if (rep->twist_gauge) {
         cr_status st = add(out, "twist_gauge", key,
-                           "%s: the rod is circular and held only by supports that hold no rotation, so turning every "
+                           "%s: the rod is circular and held only by supports that hold no rotation (or by obstacles, "
+                           "whose contact forces act at the centreline), so turning every "
                            "node about its own axis changes nothing physical (a gauge, whose tangent is singular); the "
                            "solve held the twist of node %d at its start value. Results are unaffected; hold rx at a "
                            "support to choose the twist yourself",

@@ -2,12 +2,12 @@
  * statics_residual.c to the generic load-stepping Newton solver. */
 #include "cosserat/statics.h"
 #include "contact/contact.h"
-#include "mixed.h"
-#include "supports.h"
-#include "terms.h"
-#include "solvers/newton.h"
 #include "linalg/bigalloc.h"
 #include "linalg/blocktri_partitioned.h"
+#include "mixed.h"
+#include "solvers/newton.h"
+#include "supports.h"
+#include "terms.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,10 +20,10 @@ typedef struct static_ctx {
     double *scale;           /* the current ones */
     double bc_from;
     int stage;
-    double *from_pose; /* 7 per support: where a support that starts in this stage finds its node; NaN = none */
-    double *zero;      /* scratch for dparam (kept zero) */
-    cr_blocktri *Jr; /* position Jacobian of the force rows, for the correction */
-    cr_pool *pool;            /* worker threads of the linear solves (NULL: one thread) */
+    double *from_pose;         /* 7 per support: where a support that starts in this stage finds its node; NaN = none */
+    double *zero;              /* scratch for dparam (kept zero) */
+    cr_blocktri *Jr;           /* position Jacobian of the force rows, for the correction */
+    cr_pool *pool;             /* worker threads of the linear solves (NULL: one thread) */
     cr_blocktri_part *Jr_part; /* partitioned LU of Jr on them */
     double *F;
     cr_state *state;
@@ -32,9 +32,10 @@ typedef struct static_ctx {
     /* the supports leave rigid-body motions free: a mechanism at zero stress, which
      * only the loads' geometric stiffness holds (limit_update) */
     int mechanism;
-    cr_vec3 origin;  /* the reference position of node 0: increments are measured from it */
-    int gauge_node;  /* cr_mixed_twist_gauge: the node whose twist is held, or -1 */
-    cr_quat gauge_p; /* ... at its start orientation */
+    cr_vec3 origin;     /* the reference position of node 0: increments are measured from it */
+    int gauge_node;     /* cr_mixed_twist_gauge: the node whose twist is held, or -1 */
+    cr_quat gauge_p;    /* ... at its start orientation */
+    int contact_failed; /* the contact's multiplier updates ran out (contact_updates) */
 } static_ctx;
 
 static void set_gauge(const static_ctx *c, cr_supports_at *at)
@@ -48,8 +49,11 @@ static void set_gauge(const static_ctx *c, cr_supports_at *at)
 static cr_supports_at set_scales(const static_ctx *c, double lf)
 {
     for (int k = 0; k < c->model->load_count; ++k) c->scale[k] = c->from[k] + lf * (c->to[k] - c->from[k]);
-    cr_supports_at at = {.stage = c->stage, .ramp = c->bc_from + lf * (1.0 - c->bc_from), .t = c->state->time,
-                         .from = c->from_pose, .from_blend = lf};
+    cr_supports_at at = {.stage = c->stage,
+                         .ramp = c->bc_from + lf * (1.0 - c->bc_from),
+                         .t = c->state->time,
+                         .from = c->from_pose,
+                         .from_blend = lf};
     set_gauge(c, &at);
     return at;
 }
@@ -336,8 +340,9 @@ static cr_status contact_updates(static_ctx *c, const cr_nonlinear_problem *p, d
     cr_contact *ct = c->model->contact;
     double *from = (double *)c->from; /* ours: the load factors the stage started from */
     double pen = 0, drift = 0;
-    for (int k = 0; k < ct->max_updates; ++k) {
+    for (int k = 0;; ++k) { /* max_updates solves, each followed by the test */
         if (cr_contact_update(ct, x, c->model->block, &pen, &drift)) return CR_OK;
+        if (k == ct->max_updates) break;
         /* the loads stay at the stage's target: a solve from factor 0 to 1 that moves nothing */
         for (int j = 0; j < c->model->load_count; ++j) from[j] = c->to[j];
         c->bc_from = 1.0, c->from_pose = NULL;
@@ -355,6 +360,7 @@ static cr_status contact_updates(static_ctx *c, const cr_nonlinear_problem *p, d
         cr_static_report_free(&u);
         if (st != CR_OK) return st;
     }
+    c->contact_failed = 1; /* not friction's doing: no "friction:" preface */
     return cr_error_set(err, CR_NOT_CONVERGED,
                         "contact: %d multiplier updates left a penetration of %.3g m and a stick drift of %.3g m "
                         "above contact.tolerance = %.3g m (raise contact.max_updates or contact.stiffness)",
@@ -400,11 +406,18 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     int held = 0;
     for (int k = 0; k < model->support_count; ++k) held |= cr_support_active(&model->supports[k], stage);
     if (!held && !model->contact) /* six rigid-body modes: the static tangent is singular */
-        return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions: static stage %d needs at least one support "
-                                               "(a free rod has rigid-body modes)", stage);
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "boundary_conditions: static stage %d needs at least one support "
+                            "(a free rod has rigid-body modes)",
+                            stage);
     int nl = model->load_count > 0 ? model->load_count : 1;
-    static_ctx ctx = {.model = model, .state = state, .on_step = on_step, .user = user, .to = target,
-                      .bc_from = state->bc_factor, .stage = stage};
+    static_ctx ctx = {.model = model,
+                      .state = state,
+                      .on_step = on_step,
+                      .user = user,
+                      .to = target,
+                      .bc_from = state->bc_factor,
+                      .stage = stage};
     size_t dim = (size_t)model->nodes * model->block;
     double *from = malloc(nl * sizeof *from);
     ctx.scale = malloc(nl * sizeof *ctx.scale);
@@ -464,11 +477,11 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     if (!starting) ctx.from_pose = NULL;
     int min_steps = (int)ceil(turn / MAX_ROTATION_PER_STEP);
     if (o.load_steps < min_steps) o.load_steps = min_steps;
-    if (o.adaptive && min_steps > 0) o.max_increment = fmin(o.max_increment > 0 ? o.max_increment : 1.0, 1.0 / min_steps);
+    if (o.adaptive && min_steps > 0)
+        o.max_increment = fmin(o.max_increment > 0 ? o.max_increment : 1.0, 1.0 / min_steps);
     /* threads: created once per solve, for the partitioned LU of the Jacobian and of
      * the correction's position Jacobian (rigid components: banded LU, serial) */
-    int threads = o.threads > 0 ? o.threads
-                                : (model->nodes >= CR_STATIC_PARALLEL_MIN_NODES ? cr_threads_default() : 1);
+    int threads = o.threads > 0 ? o.threads : (model->nodes >= CR_STATIC_PARALLEL_MIN_NODES ? cr_threads_default() : 1);
     if (threads > model->nodes / 2) threads = model->nodes / 2; /* two nodes a range at least */
     if (threads > 1 && model->rigid_count == 0) {
         ctx.pool = cr_pool_create(threads);
@@ -520,7 +533,8 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
         st = cr_load_stepping_solve(&p, &lf, state->x, &o, r, err);
         if (st == CR_OK && model->contact) st = contact_updates(&ctx, &p, &lf, state->x, &o, r, err);
     }
-    if (model->contact && err && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE))
+    if (model->contact && err && !ctx.contact_failed &&
+        (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE))
         friction_failure(model, state->x, lf, err);
     /* the stage's end state: stable, or an equilibrium a real rod would leave (issue 9) */
     if (st == CR_OK && o.stability) {
