@@ -591,6 +591,63 @@ static void test_dynamic_slide(void)
     }
 }
 
+typedef struct dyn_fd {
+    const cr_model *m;
+} dyn_fd;
+
+static void dynamic_residual(void *ctx, const double *y, double *F, cr_blocktri *J)
+{
+    const dyn_fd *c = ctx;
+    double scale[4] = {1, 1, 1, 1};
+    cr_supports_at at = {.stage = 0, .ramp = 1.0, .t = 0.0, .from = NULL, .from_blend = 1.0};
+    cr_mixed_dynamic_residual(c->m, &at, scale, y, F, J);
+}
+
+/* The dynamic residual's Jacobian with contact (sticking pairs and pairs sliding at μ_k) against
+ * central differences. */
+static void test_dynamic_jacobian_fd(void)
+{
+    cr_rod_def d = rod_on_plane(10, 0.5);
+    obst[1] = obstacle(CR_OBSTACLE_CYLINDER);
+    obst[1].center = cr_v3(0.5, 0, -0.2), obst[1].radius = 0.2, obst[1].mu_static = 0.4, obst[1].mu_kinetic = 0.3;
+    obst[1].axes = cr_m3_columns(cr_v3(1, 0, 0), cr_v3(0, 0, -1), cr_v3(0, 1, 0));
+    d.obstacle_count = 2, d.contact.stiffness = 50.0;
+    loads[0] = cr_load_default_def();
+    loads[0].type = CR_LOAD_GRAVITY, loads[0].value = cr_v3(0, 0, -G);
+    d.loads = loads, d.load_count = 1;
+    cr_model *m = cr_model_create(&d, NULL);
+    const int B = CR_DYN_BLOCK, N = m->nodes * B;
+    double *y = calloc((size_t)N, sizeof *y);
+    srand(5);
+    for (int i = 0; i < m->nodes; ++i) {
+        cr_v3_store(cr_v3_add(m->ref_r[i], cr_v3(0.003 * urand(), 0.003 * urand(), -0.002 + 0.003 * urand())),
+                    y + (size_t)i * B);
+        cr_q_store(cr_q_normalize(cr_q_add(m->ref_p[i], cr_q(0.05 * urand(), 0.05 * urand(), 0.05 * urand(), 0))),
+                   y + (size_t)i * B + 3);
+        for (int k = CR_DYN_V; k < B; ++k) y[(size_t)i * B + k] = 0.01 * urand();
+    }
+    cr_contact *c = m->contact;
+    c->dynamic = 1;
+    for (int i = 0; i < m->nodes; ++i)
+        for (int k = 0; k < 2; ++k) {
+            cr_contact_pair *pr = &c->pair[i * 2 + k];
+            pr->anchored = 1, pr->sliding = (i + k) % 2;
+            pr->anchor = cr_v3_add(cr_v3_load(y + (size_t)i * B), cr_v3(0.001 * urand(), 0.001 * urand(), 0));
+        }
+    cr_contact_totals t;
+    cr_contact_totals_at(c, y, B, &t);
+    CHECK(t.active > 5 && t.slipping > 0 && t.slipping < t.active);
+    if (!(t.active > 5 && t.slipping > 0 && t.slipping < t.active))
+        fprintf(stderr, "dynamic Jacobian case: %d active, %d sliding\n", t.active, t.slipping);
+    dyn_fd ctx = {m};
+    double e = fd_jacobian_error(m->nodes, B, dynamic_residual, &ctx, y);
+    CHECK(e < 1e-6);
+    if (!(e < 1e-6)) fprintf(stderr, "dynamic Jacobian with contact vs differences: %.3g\n", e);
+    free(y);
+    cr_model_destroy(m);
+}
+
 CHECK_MAIN(CASE(test_geometry_fd), CASE(test_force_jacobian_fd), CASE(test_residual_jacobian_fd),
            CASE(test_rod_on_plane), CASE(test_slope), CASE(test_end_pull), CASE(test_capstan),
-           CASE(test_cantilever_on_cylinder), CASE(test_dynamic_stick), CASE(test_dynamic_slide))
+           CASE(test_cantilever_on_cylinder), CASE(test_dynamic_jacobian_fd), CASE(test_dynamic_stick),
+           CASE(test_dynamic_slide))
