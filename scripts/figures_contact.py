@@ -6,7 +6,10 @@ examples/tentacle-on-cylinder.json through the CLI.
 
 Writes contact_tentacle.png: the tentacle draped over the drum by its weight (stage 0) and
 wrapped further by the tip pull (stage 1), with the contact force on every node (arrows,
-sliding nodes in red), and prints the measured equilibrium numbers docs/examples.md quotes.
+sliding nodes in red); and contact_cable.png: examples/cable-on-ground.json, a cord on rough
+ground dragged by a ramped end force (dynamics): the force, the cord's momentum against
+(F - mu_k m g) once it slides, and the sliding nodes. Prints the measured numbers
+docs/examples.md quotes.
 """
 
 import argparse
@@ -34,6 +37,56 @@ def run(cli, tmp, name, overrides):
     with open(os.path.join(out, "summary.json")) as f:
         summary = json.load(f)
     return rows, summary
+
+
+def cable(cli, out):
+    import matplotlib.pyplot as plt
+
+    with open(os.path.join(ROOT, "examples", "cable-on-ground.json")) as f:
+        sc = json.load(f)
+    r = sc["rod"]
+    m = r["material"]["rho"] * math.pi * r["sections"][0]["radius"] ** 2 * r["length"]
+    g = 9.81
+    fr = sc["obstacles"][0]["friction"]
+    F1, t1 = sc["loads"][1]["value"][0], sc["loads"][1]["time"]["t1"]
+    with tempfile.TemporaryDirectory() as tmp:
+        o = os.path.join(tmp, "cable")
+        subprocess.run([cli, "run", os.path.join(ROOT, "examples", "cable-on-ground.json"), "-o", o], check=True,
+                       stdout=subprocess.DEVNULL)
+        with open(os.path.join(o, "series.csv")) as f:
+            rows = [{k: float(v) for k, v in x.items()} for x in csv.DictReader(f)]
+    t = [x["t"] for x in rows]
+    F = [F1 * min(1.0, ti / t1) for ti in t]
+    P = [x["momentum_x"] for x in rows]
+    sel = [i for i in range(len(t)) if t[i] >= 2.5]
+    n = len(sel)
+    mt, mp = sum(t[i] for i in sel) / n, sum(P[i] for i in sel) / n
+    slope = sum((t[i] - mt) * (P[i] - mp) for i in sel) / sum((t[i] - mt) ** 2 for i in sel)
+    ref = F1 - fr["kinetic"] * m * g
+    W = max(abs(x["contact_normal_force"] / (m * g) - 1) for x in rows)
+    full = next(ti for ti, x in zip(t, rows) if x["contact_sliding"] == len([0] * int(x["contact_active"])))
+    print(f"cable: dP/dt over t >= 2.5 s = {slope:.8g} N against F - mu_k m g = {ref:.8g} N "
+          f"({abs(slope / ref - 1):.1e}); normal force = weight to {W:.1e}; every node slides from t = {full:.2f} s "
+          f"(F = {F1 * min(1, full / t1) / (m * g):.3f} m g; mu_s m g at t = {fr['static'] * m * g / F1 * t1:.3f} s, "
+          f"mu_k m g at {fr['kinetic'] * m * g / F1 * t1:.3f} s)")
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(6.4, 5.6), sharex=True)
+    a1.plot(t, [f / (m * g) for f in F], color="tab:blue", label="end force F / (m g)")
+    a1.axhline(fr["static"], color="tab:blue", ls=":", label="mu_s")
+    a1.axhline(fr["kinetic"], color="tab:blue", ls="--", label="mu_k")
+    a1.set_ylabel("F / (m g)")
+    b1 = a1.twinx()
+    b1.plot(t, P, color="tab:red", label="momentum (computed)")
+    b1.plot([t[sel[0]], t[-1]], [P[sel[0]], P[sel[0]] + ref * (t[-1] - t[sel[0]])], color="k", ls="--", lw=1,
+            label="slope F - mu_k m g")
+    b1.set_ylabel("momentum x (kg m/s)")
+    h1, l1 = a1.get_legend_handles_labels()
+    h2, l2 = b1.get_legend_handles_labels()
+    a1.legend(h1 + h2, l1 + l2, fontsize=8, loc="upper left")
+    a1.set_title("Cord on rough ground dragged by its end (dynamics)")
+    a2.plot(t, [x["contact_sliding"] for x in rows], color="tab:green")
+    a2.set_ylabel("sliding nodes (of 41)")
+    a2.set_xlabel("t (s)")
+    savefig(fig, out, "contact_cable.png")
 
 
 def main(argv):
@@ -85,6 +138,7 @@ def main(argv):
     ax.set_xlim(-0.05, 0.35)
     ax.set_ylim(-0.3, 0.15)
     savefig(fig, a.out, "contact_tentacle.png")
+    cable(cli, a.out)
 
 
 if __name__ == "__main__":

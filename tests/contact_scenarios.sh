@@ -42,6 +42,28 @@ done
 grep -q 'Name="contact_force"' "$tmp"/wrapped/rod_*.vtp 2> /dev/null && ok "VTK has contact_force" ||
     bad "no contact_force array in the .vtp files"
 
+# examples/cable-on-ground.json (static then dynamic): once every node slides, the cord's momentum
+# grows at F - mu_k m g (Newton's law with Coulomb's kinetic friction on the whole weight); the
+# ground carries the weight at every output; nothing slides at t <= 0.1 s (F < 0.07 m g) and every
+# node slides after F passed mu_s m g (t > 1.34 s)
+if "$cli" run "$src/examples/cable-on-ground.json" -q -o "$tmp/cable" > "$tmp/cable.log" 2>&1; then
+    python3 - "$tmp/cable" <<'PY' && ok "cable dragged: dP/dt = F - mu_k m g, weight carried, stick then slide" || bad "cable dragged"
+import csv, math, sys
+rows = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(open(sys.argv[1] + "/series.csv"))]
+m, g, F = 1100 * math.pi * 0.005**2 * 2, 9.81, 1.5255
+sel = [r for r in rows if r["t"] >= 2.5]
+mt = sum(r["t"] for r in sel) / len(sel)
+mp = sum(r["momentum_x"] for r in sel) / len(sel)
+slope = sum((r["t"] - mt) * (r["momentum_x"] - mp) for r in sel) / sum((r["t"] - mt) ** 2 for r in sel)
+assert abs(slope / (F - 0.4 * m * g) - 1) < 1e-5, slope
+assert all(abs(r["contact_normal_force"] / (m * g) - 1) < 1e-6 for r in rows)
+assert all(r["contact_sliding"] == 0 for r in rows if r["t"] <= 0.1)
+assert all(r["contact_sliding"] == 41 for r in rows if r["t"] > 1.34)
+PY
+else
+    bad "cable dragged: the run failed: $(head -c 400 "$tmp/cable.log")"
+fi
+
 # a rod lying on the plane z = 0 under gravity: the contact holds exactly its weight
 cat > "$tmp/plane.json" <<'JSON'
 { "name": "rod-on-plane",

@@ -268,7 +268,7 @@ void cr_contact_dynamic_begin(cr_contact *c, const double *y, int stride)
             cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
             double phi;
             cr_vec3 n;
-            pr->lambda_n = 0, pr->sliding = 0;
+            pr->sliding = 0; /* λ_N kept: the preload of the static equilibrium while the pair touches */
             if (pr->anchored && cr_obstacle_distance(&c->obstacles[k], r, &phi, &n, NULL)) {
                 /* t = P λ_T − ε P (r − X) = −ε P (r − X') with X' = X + P λ_T/ε */
                 cr_vec3 lt = cr_v3_madd(pr->lambda_t, -cr_v3_dot(n, pr->lambda_t), n);
@@ -291,8 +291,8 @@ void cr_contact_dynamic_step(cr_contact *c, const double *y, int stride)
             cr_vec3 f, t, gT;
             double gap, lim, N;
             int on = pair_force(c, i, k, r, NULL, &f, NULL, NULL, &gap, &t, &lim, &N, &gT);
-            if (!on) {
-                pr->anchored = 0, pr->sliding = 0;
+            if (!on) { /* lifted off: released, and its preload with it */
+                pr->anchored = 0, pr->sliding = 0, pr->lambda_n = 0;
                 continue;
             }
             if (!(o->mu_static > 0)) continue;
