@@ -587,7 +587,9 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
             snprintf(err->message, sizeof err->message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);
         }
     }
-    r->twist_gauge = ctx.gauge_node >= 0;
+    /* a rod held by obstacles alone: its twist is always such a gauge (contact forces act at the
+     * centreline), not a choice of supports to point out */
+    r->twist_gauge = ctx.gauge_node >= 0 && held;
     r->gauge_node = ctx.gauge_node >= 0 ? ctx.gauge_node : 0;
     if (r->step_count == 0) { /* nothing accepted: the state keeps its loads */
         memcpy(state->load_scale, from, nl * sizeof *from);
