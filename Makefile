@@ -40,6 +40,7 @@ figures: deps build
 	/usr/bin/python3 scripts/figures_supports.py --build $(BUILD) --out docs/figures
 	/usr/bin/python3 scripts/figures_supports_dynamic.py --build $(BUILD) --out docs/figures
 	/usr/bin/python3 scripts/figures_assemblies.py --build $(BUILD) --out docs/figures
+	/usr/bin/python3 scripts/figures_contact.py --build $(BUILD) --out docs/figures
 
 sanitize:
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCOSSERAT_SANITIZE=ON

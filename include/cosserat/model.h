@@ -14,6 +14,7 @@
 #define COSSERAT_MODEL_H
 
 #include "cosserat/base.h"
+#include "cosserat/contact.h"
 #include "cosserat/math.h"
 
 #ifdef __cplusplus
@@ -282,6 +283,10 @@ typedef struct cr_rod_def {
     int rigid_body_count;
     const cr_rigid_body_def *rigid_bodies;
     cr_damping_def damping; /* zero: undamped */
+    /* rigid obstacles the rod touches (cosserat/contact.h; mixed_discrete statics only) */
+    int obstacle_count;
+    const cr_obstacle_def *obstacles;
+    cr_contact_def contact; /* zeros: the defaults */
 } cr_rod_def;
 
 /* A definition with everything empty/zero and sensible defaults (identity frame,

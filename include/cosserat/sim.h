@@ -76,6 +76,20 @@ double cr_sim_load_factor(const cr_sim *sim); /* of the last static stage */
  * CR_BAD_INPUT when the node is free or the formulation does not report one. */
 cr_status cr_sim_reaction(const cr_sim *sim, int node, cr_vec3 *force, cr_vec3 *moment);
 
+/* Contact of a node with the obstacles (cosserat/contact.h): the total contact force on it
+ * (N, in I), the sum of its normal forces (N), its smallest gap φ − a over the obstacles (m; negative: penetration; INFINITY
+ * when none is near), its state (0: free, 1: sticking or frictionless, 2: sliding at the
+ * Coulomb limit) and the contact tolerance (m). */
+typedef struct cr_contact_sample {
+    cr_vec3 force;
+    double normal;
+    double gap;
+    int state;
+    double tolerance;
+} cr_contact_sample;
+/* 1 and *out when the sim has obstacles, else 0. */
+int cr_sim_contact(const cr_sim *sim, int node, cr_contact_sample *out);
+
 /* Rigid bodies welded to nodes. */
 int cr_sim_body_count(const cr_sim *sim);
 const char *cr_sim_body_name(const cr_sim *sim, int body);

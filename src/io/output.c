@@ -89,13 +89,22 @@ cr_status cr_write_nodes_csv(const char *path, const cr_sim *sim, cr_error *err)
     if (!f) return CR_IO;
     /* an assembly: a first column `rod` with the rod's name (the rows rod by rod) */
     int R = cr_sim_rod_count(sim);
-    fprintf(f, R > 1 ? "rod,s,x,y,z,p0,p1,p2,p3\n" : "s,x,y,z,p0,p1,p2,p3\n");
+    cr_contact_sample cs;
+    const int contact = cr_sim_contact(sim, 0, &cs); /* obstacles: the contact columns too */
+    fprintf(f, "%ss,x,y,z,p0,p1,p2,p3%s\n", R > 1 ? "rod," : "",
+            contact ? ",contact_fx,contact_fy,contact_fz,contact_gap,contact_state" : "");
     for (int i = 0; i < cr_sim_node_count(sim); ++i) {
         cr_vec3 r = cr_sim_position(sim, i);
         cr_quat p = cr_sim_orientation(sim, i);
-        double row[8] = {cr_sim_node_s(sim, i), r.x, r.y, r.z, p.w, p.x, p.y, p.z};
+        double row[13] = {cr_sim_node_s(sim, i), r.x, r.y, r.z, p.w, p.x, p.y, p.z};
+        if (contact) {
+            cr_sim_contact(sim, i, &cs);
+            row[8] = cs.force.x, row[9] = cs.force.y, row[10] = cs.force.z;
+            row[11] = isfinite(cs.gap) ? cs.gap : 0.0; /* no obstacle near: 0 with state 0 */
+            row[12] = cs.state;
+        }
         if (R > 1) fprintf(f, "%s,", cr_sim_rod_name(sim, cr_sim_node_rod(sim, i)));
-        csv_row(f, row, 8);
+        csv_row(f, row, contact ? 13 : 8);
     }
     return close_file(f, path, err);
 }
@@ -665,6 +674,13 @@ static cr_status write_rod_vtp(const char *path, const cr_sim *sim, const cr_rod
             split12(at_nodes, nn, q, tmp);
             out_array(o, "        ", names[q], 3, tmp, nn);
         }
+    }
+    cr_contact_sample cs;
+    if (cr_sim_contact(sim, 0, &cs)) { /* obstacles: the contact force and state of every node */
+        for (int i = 0; i < nn; ++i) cr_sim_contact(sim, i, &cs), cr_v3_store(cs.force, tmp + 3 * i);
+        out_array(o, "        ", "contact_force", 3, tmp, nn);
+        for (int i = 0; i < nn; ++i) cr_sim_contact(sim, i, &cs), tmp[i] = cs.state;
+        out_array(o, "        ", "contact_state", 1, tmp, nn);
     }
     out_str(o, "      </PointData>\n    </Piece>\n");
     out_end(o);

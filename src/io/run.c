@@ -954,6 +954,27 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
             cJSON_AddItemToArray(joints, o);
         }
     }
+    cr_contact_sample cs;
+    if (cr_sim_contact(sim, 0, &cs)) { /* obstacles: the contacts of the final state */
+        int active = 0, sliding = 0, worst = -1;
+        double pen = 0, normal = 0, ft[3] = {0, 0, 0};
+        for (int i = 0; i < nn; ++i) {
+            cr_sim_contact(sim, i, &cs);
+            if (!cs.state) continue;
+            active++, sliding += cs.state == 2, normal += cs.normal;
+            ft[0] += cs.force.x, ft[1] += cs.force.y, ft[2] += cs.force.z;
+            if (-cs.gap > pen) pen = -cs.gap, worst = i;
+        }
+        cJSON *co = cJSON_AddObjectToObject(root, "contact");
+        add_number(co, "active", active);
+        add_number(co, "sticking", active - sliding);
+        add_number(co, "sliding", sliding);
+        add_number(co, "normal_force", normal);
+        cJSON_AddItemToObject(co, "force", vec_json(ft, 3));
+        add_number(co, "largest_penetration", pen);
+        if (worst >= 0) add_number(co, "largest_penetration_node", worst);
+        add_number(co, "tolerance", cs.tolerance);
+    }
     cJSON *stages = cJSON_AddArrayToObject(root, "stages");
     for (int k = 0; k < sc->stage_count; ++k) {
         cJSON *o = cJSON_CreateObject();

@@ -58,6 +58,7 @@ static cr_status parse_root(const cJSON *root, const char *default_name, cr_scen
     if ((s = parse_bcs(root, &sc->rod, st, err))) return s;
     if ((s = parse_rigid_bodies(root, &sc->rod, st, err))) return s;
     if ((s = parse_loads(root, &sc->rod, st, err))) return s;
+    if ((s = parse_obstacles(root, &sc->rod, st, err))) return s;
     if ((s = parse_stages(root, sc, err))) return s;
     if ((s = parse_stage_masks(root, sc, st, err))) return s;
     if ((s = parse_joints(root, sc, st, err))) return s;

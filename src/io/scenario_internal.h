@@ -48,6 +48,7 @@ typedef struct scenario_storage {
     cr_load_def *rod_loads;
     cr_rigid_body_def *rod_bodies;
     cr_joint_def *joints;
+    cr_obstacle_def *obstacles;
 } scenario_storage;
 
 /* The kinds of object in the tree (the schema, scenario_schema.c). */
@@ -80,7 +81,11 @@ typedef enum node_kind {
     K_ROD_LIST,
     K_ROD_ITEM,
     K_JOINT_LIST,
-    K_JOINT
+    K_JOINT,
+    K_OBSTACLE_LIST,
+    K_OBSTACLE,
+    K_FRICTION,
+    K_CONTACT
 } node_kind;
 
 /* The sign rule of a number read by the typed readers. */
@@ -179,6 +184,9 @@ cr_status parse_stage_masks(const cJSON *root, const cr_scenario *sc, scenario_s
 
 /* scenario_output.c */
 cr_status parse_output(const cJSON *root, cr_scenario *sc, cr_error *err);
+
+/* scenario_obstacles.c: "obstacles" and "contact" */
+cr_status parse_obstacles(const cJSON *root, cr_rod_def *def, scenario_storage *st, cr_error *err);
 
 #pragma GCC visibility pop
 

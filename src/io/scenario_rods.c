@@ -31,6 +31,7 @@ void storage_free(scenario_storage *st)
     free(st->bc_time_tables);
     for (int i = 0; st->bc_motions && i < st->bc_time_table_count; ++i) free(st->bc_motions[i]);
     free(st->bc_motions);
+    free(st->obstacles);
     for (int r = 0; st->rod_storage && r < st->rod_count; ++r) storage_free(&st->rod_storage[r]);
     free(st->rod_storage);
     free(st->rods);

@@ -10,7 +10,7 @@
 
 static const char *const ROOT_KEYS[] = {"name",         "description", "model",  "rod",    "boundary_conditions",
                                         "rigid_bodies", "loads",       "stages", "output", "rods",
-                                        "joints",       NULL};
+                                        "joints",       "obstacles",   "contact", NULL};
 static const char *const MODEL_MIXED_KEYS[] = {"type", NULL};
 static const char *const MODEL_LGVI_KEYS[] = {"type", "dilatation", "chart", "strains", NULL};
 static const char *const MODEL_PH_KEYS[] = {"type", "viscoelastic", "newton_atol", NULL};
@@ -75,6 +75,16 @@ static const char *const STAGE_ANY_KEYS[] = {
     "stability", "path",        "arc_length",     NULL};
 static const char *const OUTPUT_KEYS[] = {"directory", "vtk", "vtk_format", "track", NULL};
 static const char *const TRACK_KEYS[] = {"name", "node", "s", "rod", NULL};
+/* obstacles (scenario_obstacles.c) */
+static const char *const OBST_PLANE_KEYS[] = {"type", "name", "point", "normal", "e_x", "half_extents", "friction", NULL};
+static const char *const OBST_SPHERE_KEYS[] = {"type", "name", "center", "radius", "friction", NULL};
+static const char *const OBST_CYLINDER_KEYS[] = {"type", "name", "center", "axis", "radius", "length", "friction", NULL};
+static const char *const OBST_BOX_KEYS[] = {"type", "name", "center", "half_extents", "quaternion", "friction", NULL};
+static const char *const OBST_ANY_KEYS[] = {"type",   "name",   "point",        "normal",     "e_x",      "center",
+                                            "radius", "axis",   "length",       "half_extents", "quaternion", "friction",
+                                            NULL};
+static const char *const FRICTION_KEYS[] = {"static", "kinetic", NULL};
+static const char *const CONTACT_KEYS[] = {"radius", "tolerance", "stiffness", "max_updates", NULL};
 
 int list_index(const char *const *list, const char *s)
 {
@@ -243,6 +253,27 @@ const char *const *allowed_keys(node_kind k, const cJSON *obj, const char **what
             return TIME_TABLE_KEYS;
         }
         return TIME_ANY_KEYS;
+    case K_OBSTACLE:
+        t = type_string(obj, "type");
+        if (type_is(t, "plane")) {
+            *what = "a plane obstacle";
+            return OBST_PLANE_KEYS;
+        }
+        if (type_is(t, "sphere")) {
+            *what = "a sphere obstacle";
+            return OBST_SPHERE_KEYS;
+        }
+        if (type_is(t, "cylinder") || type_is(t, "capsule")) {
+            *what = type_is(t, "cylinder") ? "a cylinder obstacle" : "a capsule obstacle";
+            return OBST_CYLINDER_KEYS;
+        }
+        if (type_is(t, "box")) {
+            *what = "a box obstacle";
+            return OBST_BOX_KEYS;
+        }
+        return OBST_ANY_KEYS;
+    case K_FRICTION: return FRICTION_KEYS;
+    case K_CONTACT: return CONTACT_KEYS;
     default: return NULL; /* lists and leaves have no keys */
     }
 }
@@ -261,6 +292,8 @@ node_kind child_kind(node_kind k, const char *key)
         if (!strcmp(key, "output")) return K_OUTPUT;
         if (!strcmp(key, "rods")) return K_ROD_LIST;
         if (!strcmp(key, "joints")) return K_JOINT_LIST;
+        if (!strcmp(key, "obstacles")) return K_OBSTACLE_LIST;
+        if (!strcmp(key, "contact")) return K_CONTACT;
         return K_LEAF;
     case K_ROD_ITEM:
     case K_ROD:
@@ -288,6 +321,8 @@ node_kind child_kind(node_kind k, const char *key)
         return key ? K_LEAF : K_ROD_ITEM;
     case K_JOINT_LIST:
         return key ? K_LEAF : K_JOINT;
+    case K_OBSTACLE_LIST: return key ? K_LEAF : K_OBSTACLE;
+    case K_OBSTACLE: return key && !strcmp(key, "friction") ? K_FRICTION : K_LEAF;
     default: return K_LEAF;
     }
 }

@@ -306,6 +306,23 @@ cr_status cr_sim_result_warnings(const cr_scenario *sc, const cr_sim *sim, const
                      "%g m), more than %g for a supported rod; check the loads' magnitudes and the stiffness units",
                      key, at, cr_sim_node_s(sim, at), worst, worst / L, L, DISPLACEMENT_MAX);
     }
+    cr_contact_sample cs;
+    /* a node deeper in an obstacle than the tolerance after a static stage (a dynamic stage's
+     * contact is a penalty spring whose penetration N/ε is not held to it) */
+    if (st == CR_OK && stage >= 0 && stage < sc->stage_count && sc->stages[stage].type == CR_STAGE_STATIC &&
+        cr_sim_contact(sim, 0, &cs)) {
+        double worst = 0;
+        int at = -1;
+        for (int i = 0; i < nn; ++i) {
+            cr_sim_contact(sim, i, &cs);
+            if (-cs.gap > worst) worst = -cs.gap, at = i;
+        }
+        if (at >= 0 && worst > cs.tolerance)
+            st = add(out, "contact_penetration", key,
+                     "%s: at the stage's end node %d (s = %.4g m) is %.3g m inside an obstacle, more than "
+                     "contact.tolerance = %.3g m; raise contact.max_updates or contact.stiffness",
+                     key, at, cr_sim_node_s(sim, at), worst, cs.tolerance);
+    }
     return st;
 }
 
@@ -315,8 +332,7 @@ cr_status cr_sim_result_warnings(const cr_scenario *sc, const cr_sim *sim, const
  * disturbance. The estimate (statics_stability.c) counts the modes with ω² < 0 of the
  * linearized dynamics about it; the threshold there is relative round-off, so any
  * count here is a finding. */
-cr_status cr_static_stability_warnings(const cr_sim *sim, const cr_static_report *rep, int stage,
-                                       cr_warning_list *out)
+cr_status cr_static_stability_warnings(const cr_sim *sim, const cr_static_report *rep, int stage, cr_warning_list *out)
 {
     const cr_stability_report *s = &rep->stability;
     char key[CR_WARNING_KEY_SIZE], growth[128] = "";
@@ -325,7 +341,8 @@ cr_status cr_static_stability_warnings(const cr_sim *sim, const cr_static_report
      * body-frame strains knows their y/z split is the gauge's */
     if (rep->twist_gauge) {
         cr_status st = add(out, "twist_gauge", key,
-                           "%s: the rod is circular and held only by supports that hold no rotation, so turning every "
+                           "%s: the rod is circular and held only by supports that hold no rotation (or by obstacles, "
+                           "whose contact forces act at the centreline), so turning every "
                            "node about its own axis changes nothing physical (a gauge, whose tangent is singular); the "
                            "solve held the twist of node %d at its start value. Results are unaffected; hold rx at a "
                            "support to choose the twist yourself",
@@ -345,18 +362,19 @@ cr_status cr_static_stability_warnings(const cr_sim *sim, const cr_static_report
     if (s->unstable_modes > 0)
         return add(out, "unstable_equilibrium", key,
                    "%s: the static stage ended (load factor %.4g) on an unstable equilibrium: %d mode%s with negative "
-                   "stiffness, the softest %.3g %s (ω² = %.3g 1/s², largest at node %d, s = %.4g m)%s; a real rod leaves it. It was "
+                   "stiffness, the softest %.3g %s (ω² = %.3g 1/s², largest at node %d, s = %.4g m)%s; a real rod "
+                   "leaves it. It was "
                    "kept: \"stability\": \"keep\" (the default leaves it for a stable one along its mode), or its "
                    "lowest mode is complex, growing while it oscillates (follower loads; none may be stable), or no "
                    "stable one was found from it (the stage's error says why)",
                    key, rep->load_factor, s->unstable_modes, s->unstable_modes > 1 ? "s" : "", s->softest_stiffness,
                    s->softest_rotational ? "N m/rad" : "N/m", s->omega2[0], node, cr_sim_node_s(sim, node), growth);
     return add(out, "unstable_equilibrium", key,
-               "%s: the static stage ended (load factor %.4g) on an equilibrium unstable by flutter: %d mode%s of the linearized "
+               "%s: the static stage ended (load factor %.4g) on an equilibrium unstable by flutter: %d mode%s of the "
+               "linearized "
                "dynamics grow while oscillating (complex ω², |Im ω²| up to %.3g 1/s²)%s; nonconservative (follower) "
                "loads cause this, and a real rod does not stay in this state",
-               key, rep->load_factor, s->flutter_modes, s->flutter_modes > 1 ? "s" : "", s->omega2_imag_max,
-               growth);
+               key, rep->load_factor, s->flutter_modes, s->flutter_modes > 1 ? "s" : "", s->omega2_imag_max, growth);
 }
 
 /* An adaptive integrator at a loose tolerance damps an undamped rod numerically: Radau IIA
@@ -391,7 +409,10 @@ cr_status cr_series_energy_warnings(const cr_scenario *sc, const char *const *na
     int kin = column(names, columns, "energy_kinetic"), ela = column(names, columns, "energy_elastic"),
         gra = column(names, columns, "energy_gravity"), wor = column(names, columns, "work_external"),
         dis = column(names, columns, "energy_dissipated");
-    if (rows_count < 2 || kin < 0 || ela < 0 || gra < 0 || wor < 0 || stage_driven(&sc->rod, stage)) return CR_OK;
+    /* obstacles: the contact springs' energy and the friction's dissipation are in no column */
+    if (rows_count < 2 || kin < 0 || ela < 0 || gra < 0 || wor < 0 || stage_driven(&sc->rod, stage) ||
+        sc->rod.obstacle_count > 0)
+        return CR_OK;
     const double *r0 = rows;
     double d0 = dis >= 0 ? r0[dis] : 0, base = r0[kin] + r0[ela] + r0[gra] - r0[wor] + d0;
     double kin_max = 0, work_max = 0, dis_max = 0, worst = 0, t_worst = 0, end = 0;

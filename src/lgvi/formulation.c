@@ -70,6 +70,8 @@ static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
     const cr_rod_def *d = &sc->rod;
     cr_status fst = cr_foreign_options_check(sc, "lgvi", err);
     if (fst != CR_OK) return fst;
+    if (d->obstacle_count > 0)
+        return cr_error_set(err, CR_BAD_INPUT, "obstacles: contact is not implemented in the lgvi model (use the mixed_discrete model)");
     if (cr_damping_active(&d->damping))
         return cr_error_set(err, CR_BAD_INPUT, "rod.damping: not supported by the lgvi model (its explicit symplectic "
                                                "step has no dissipation; use the mixed_discrete model)");

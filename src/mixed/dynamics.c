@@ -7,6 +7,7 @@
  * matrix M_i(q) (the body's centre is offset from the node). Their momentum rows
  * are solved locally, u' = M_i(q)⁻¹ R, so that the integrator's mass stays
  * constant and diagonal (identity on those rows). */
+#include "contact/contact.h"
 #include "mixed.h"
 #include "supports.h"
 #include "terms.h"
@@ -17,8 +18,8 @@
 
 cr_layout cr_layout_dynamic(void)
 {
-    cr_layout ly = {.block = CR_DYN_BLOCK, .eq_row = CR_DYN_V, .lam_base = CR_DYN_LAM, .stress_unknowns = 6,
-                    .rigid_unknowns = 0};
+    cr_layout ly = {
+        .block = CR_DYN_BLOCK, .eq_row = CR_DYN_V, .lam_base = CR_DYN_LAM, .stress_unknowns = 6, .rigid_unknowns = 0};
     for (int k = 0; k < 6; ++k) ly.slot[k] = k;
     return ly;
 }
@@ -128,8 +129,8 @@ static int solve6(double M[6][6], double *X, int nrhs)
 
 /* Gyroscopic and centripetal terms of node i's momentum rows (in R, before M⁻¹):
  * R_v -= A (S~ ... ) via Σ m_b A (Ω×(Ω×c_b)), R_Ω -= Ω×ΘΩ + Σ m_b c_b×(Ω×(Ω×c_b)). */
-static void inertial_terms(const cr_model *m, int i, cr_quat p, cr_mat3 A, cr_vec3 om,
-                           double *R, double *Jd /* row-major block or NULL */)
+static void inertial_terms(const cr_model *m, int i, cr_quat p, cr_mat3 A, cr_vec3 om, double *R,
+                           double *Jd /* row-major block or NULL */)
 {
     const int B = CR_DYN_BLOCK;
     cr_mat3 Th = cr_m3_zero(); /* Θ_i + Σ Θ_C about the centres (the offsets enter via the mass matrix) */
@@ -164,7 +165,8 @@ static void inertial_terms(const cr_model *m, int i, cr_quat p, cr_mat3 A, cr_ve
         double oc = cr_v3_dot(om, c);
         for (int r = 0; r < 3; ++r)
             for (int q = 0; q < 3; ++q)
-                dw.m[r][q] = (r == q ? oc : 0.0) + cr_v3_get(om, r) * cr_v3_get(c, q) - 2 * cr_v3_get(c, r) * cr_v3_get(om, q);
+                dw.m[r][q] =
+                    (r == q ? oc : 0.0) + cr_v3_get(om, r) * cr_v3_get(c, q) - 2 * cr_v3_get(c, r) * cr_v3_get(om, q);
         cr_mat3 Adw = cr_m3_mul(A, dw), cdw = cr_m3_mul(cr_m3_skew(c), dw);
         double D[3][4];
         cr_q_exp_mulv_dp(p, w, D);
@@ -185,6 +187,22 @@ cr_status cr_mixed_dynamic_residual(const cr_model *m, const cr_supports_at *at,
     const cr_layout ly = cr_layout_dynamic();
     cr_term_rod(m, &ly, scale, y, F, J);
     cr_mixed_damping_terms(m, y, F, J); /* Kelvin–Voigt stress rows, drag (damping.c) */
+    if (m->contact) /* obstacles: node-local forces on the momentum rows, ∂f/∂r in the diagonal blocks */
+        for (int i = 0; i < nn; ++i) {
+            cr_vec3 f, v = cr_v3_load(y + (size_t)i * B + CR_DYN_V);
+            cr_mat3 K, Kv;
+            cr_contact_node_force_v(m->contact, i, cr_v3_load(y + (size_t)i * B), &v, &f, J ? &K : NULL, J ? &Kv : NULL,
+                                    NULL);
+            double *Fi = F + (size_t)i * B;
+            Fi[CR_DYN_V] += f.x, Fi[CR_DYN_V + 1] += f.y, Fi[CR_DYN_V + 2] += f.z;
+            if (!J) continue;
+            double *Di = cr_blocktri_D(J, i);
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c) {
+                    Di[(CR_DYN_V + r) * B + c] += K.m[r][c];
+                    Di[(CR_DYN_V + r) * B + CR_DYN_V + c] += Kv.m[r][c];
+                }
+        }
     for (int i = 0; i < nn; ++i) {
         const double *yi = y + (size_t)i * B;
         double *Fi = F + (size_t)i * B;
@@ -236,8 +254,7 @@ cr_status cr_mixed_dynamic_residual(const cr_model *m, const cr_supports_at *at,
         for (int r = 0; r < 3; ++r)
             for (int q = 0; q < 4; ++q) {
                 Di[(CR_DYN_V + r) * B + 3 + q] += D1[r][q]; /* - (-d(A S~ a_Ω)) */
-                Di[(CR_DYN_W + r) * B + 3 + q] -=
-                    St.m[r][0] * D2[0][q] + St.m[r][1] * D2[1][q] + St.m[r][2] * D2[2][q];
+                Di[(CR_DYN_W + r) * B + 3 + q] -= St.m[r][0] * D2[0][q] + St.m[r][1] * D2[1][q] + St.m[r][2] * D2[2][q];
             }
         double *blocks[3] = {Di, i > 0 ? cr_blocktri_L(J, i) : NULL, i < nn - 1 ? cr_blocktri_U(J, i) : NULL};
         for (int k = 0; k < 3; ++k) {
@@ -270,8 +287,7 @@ void cr_mixed_dynamic_energies(const cr_model *m, const double *y, cr_vec3 gravi
         const double *yi = y + (size_t)i * B;
         cr_vec3 r = cr_v3_load(yi), v = cr_v3_load(yi + CR_DYN_V), om = cr_v3_load(yi + CR_DYN_W);
         cr_mat3 A = cr_q_exp(cr_q_load(yi + 3));
-        T += 0.5 * m->node_mass[i] * cr_v3_dot(v, v) +
-             0.5 * cr_v3_dot(om, cr_v3_mul(m->node_inertia[i], om));
+        T += 0.5 * m->node_mass[i] * cr_v3_dot(v, v) + 0.5 * cr_v3_dot(om, cr_v3_mul(m->node_inertia[i], om));
         V -= m->node_mass[i] * cr_v3_dot(gravity, r);
         for (int j = 0; j < m->body_count; ++j) {
             const cr_body *b = &m->bodies[j];
@@ -337,8 +353,10 @@ cr_status cr_mixed_dynamic_reaction(const cr_model *m, const cr_state *s, int no
         double *yi = y + (size_t)i * B;
         memcpy(yi, s->x + (size_t)i * m->block, CR_NODE_DOF * sizeof(double));
         memcpy(yi + CR_DYN_V, s->velocity + 6 * (size_t)i, 6 * sizeof(double));
-        if (i < m->n) memcpy(yi + CR_DYN_LAM, s->stress + 6 * (size_t)i, 6 * sizeof(double));
-        else memset(yi + CR_DYN_LAM, 0, 6 * sizeof(double));
+        if (i < m->n)
+            memcpy(yi + CR_DYN_LAM, s->stress + 6 * (size_t)i, 6 * sizeof(double));
+        else
+            memset(yi + CR_DYN_LAM, 0, 6 * sizeof(double));
     }
     /* the loads of the state's stage at its time (the state's load_scale is only
      * updated at the end of a dynamic stage) */
@@ -374,7 +392,7 @@ cr_status cr_mixed_dynamic_reaction(const cr_model *m, const cr_state *s, int no
                 for (int c = 0; c < 6; ++c) out[r] += M[r][c] * d[c];
             }
         } else {
-            const double mass[6] = {m->node_mass[node],     m->node_mass[node],     m->node_mass[node],
+            const double mass[6] = {m->node_mass[node],      m->node_mass[node],      m->node_mass[node],
                                     m->node_inertia[node].x, m->node_inertia[node].y, m->node_inertia[node].z};
             for (int r = 0; r < 6; ++r) out[r] = mass[r] * acc[r] - Fi[CR_DYN_V + r];
         }

@@ -2,6 +2,7 @@
  * the adaptive Radau IIA solver through the block-tridiagonal shifted solves
  * (O(n) per factorization and per solve). */
 #define _POSIX_C_SOURCE 199309L
+#include "contact/contact.h"
 #include "cosserat/dynamics.h"
 #include "cosserat/radau.h"
 #include "linalg/blocktri_shifted.h"
@@ -16,7 +17,11 @@
 
 cr_dynamic_options cr_dynamic_default_options(void)
 {
-    return (cr_dynamic_options){.t_end = 1.0, .rtol = 1e-3, .atol = 1e-6, .output_dt = 1e-2, .max_steps = 10000000,
+    return (cr_dynamic_options){.t_end = 1.0,
+                                .rtol = 1e-3,
+                                .atol = 1e-6,
+                                .output_dt = 1e-2,
+                                .max_steps = 10000000,
                                 .checkpoint_interval = 30.0};
 }
 
@@ -56,7 +61,8 @@ void cr_state_pack(const cr_state *s, double *out)
 {
     const cr_model *m = s->model;
     int nl = m->load_count > 0 ? m->load_count : 1;
-    out[0] = s->load_factor, out[1] = s->bc_factor, out[2] = s->time, out[3] = nl, out[4] = s->stage, out[5] = s->dynamic;
+    out[0] = s->load_factor, out[1] = s->bc_factor, out[2] = s->time, out[3] = nl, out[4] = s->stage,
+    out[5] = s->dynamic;
     memcpy(out + 6, s->load_scale, nl * sizeof(double));
     memcpy(out + 6 + nl, s->load_input, nl * sizeof(double));
     out += 6 + 2 * nl;
@@ -84,14 +90,14 @@ void cr_state_unpack(cr_state *s, const double *in)
 
 /* Layout of the integrator memory (cr_dynamic_memory_size doubles). */
 enum {
-    MEM_VALID,         /* 1: holds an accepted step */
-    MEM_STAGE,         /* stage index */
-    MEM_T_STAGE_START, /* the stage's start time */
-    MEM_T,             /* time of the state it belongs to */
-    MEM_COUNTERS,      /* steps, rejected, newton_iterations, rhs_evals, jacobians, lu_real, lu_complex */
+    MEM_VALID,                   /* 1: holds an accepted step */
+    MEM_STAGE,                   /* stage index */
+    MEM_T_STAGE_START,           /* the stage's start time */
+    MEM_T,                       /* time of the state it belongs to */
+    MEM_COUNTERS,                /* steps, rejected, newton_iterations, rhs_evals, jacobians, lu_real, lu_complex */
     MEM_WALL = MEM_COUNTERS + 7, /* wall time of the stage so far (s) */
-    MEM_DISSIPATED,    /* energy dissipated by damping in the stage so far (J) */
-    MEM_RADAU,         /* cr_radau_memory, then the 3N doubles of the collocation polynomial */
+    MEM_DISSIPATED,              /* energy dissipated by damping in the stage so far (J) */
+    MEM_RADAU,                   /* cr_radau_memory, then the 3N doubles of the collocation polynomial */
 };
 
 int cr_dynamic_memory_size(const cr_model *m)
@@ -109,11 +115,11 @@ typedef struct dyn_ctx {
     double *power_scale;  /* scales without gravity, for the external work */
     cr_vec3 gravity;      /* total active gravity acceleration (for the potential) */
     double work, last_power, last_t;
-    double dissipated;    /* ∫ damping power dt since the stage start, to last_t */
-    double *ytmp;         /* scratch (nodes × 19): stage values for the dissipation quadrature */
-    double *yout;         /* scratch (nodes × 19): the output state with held coordinates on target */
-    double *ucoef;        /* 6 per element: L_e/(2 k_k), the elastic energy's weights */
-    const double *mass;   /* the integrator's mass: 0 on algebraic rows (stresses, held coordinates) */
+    double dissipated;  /* ∫ damping power dt since the stage start, to last_t */
+    double *ytmp;       /* scratch (nodes × 19): stage values for the dissipation quadrature */
+    double *yout;       /* scratch (nodes × 19): the output state with held coordinates on target */
+    double *ucoef;      /* 6 per element: L_e/(2 k_k), the elastic energy's weights */
+    const double *mass; /* the integrator's mass: 0 on algebraic rows (stresses, held coordinates) */
     cr_dynamic_output_fn on_output;
     cr_dynamic_step_fn on_step;
     cr_radau *radau;
@@ -288,6 +294,12 @@ static int output(double t, const double *y_poly, void *user)
                                  &smp.angular_momentum);
     smp.extra_count = 1;
     smp.extra[0] = c->dissipated + dissipation_to(c, t, 0);
+    if (c->m->contact) { /* series.csv's contact columns (formulation.c, series_extra) */
+        cr_contact_totals ct;
+        cr_contact_totals_at(c->m->contact, y, CR_DYN_BLOCK, &ct);
+        smp.extra_count = 5;
+        smp.extra[1] = ct.active, smp.extra[2] = ct.slipping, smp.extra[3] = ct.normal, smp.extra[4] = ct.penetration;
+    }
     unpack_y(c->m, y, t, c->state);
     int stop = c->on_output(c->m, c->state, &smp, c->user);
     if (stop && c->segmented) { /* t ends the step: finish its bookkeeping first (step_done) */
@@ -309,6 +321,7 @@ static int step_done(double t, double *y, void *user)
         double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
         for (int k = 0; k < 4; ++k) p[k] *= s;
     }
+    if (m->contact) cr_contact_dynamic_step(m->contact, y, CR_DYN_BLOCK); /* stick, slide, anchors */
     double P = load_power(c, t, y);
     c->work += 0.5 * (P + c->last_power) * (t - c->last_t);
     c->dissipated += dissipation_to(c, t, 1);
@@ -331,8 +344,8 @@ cr_status cr_dynamic_solve(const cr_model *m, cr_state *state, int stage, double
                            double work_external, const cr_dynamic_options *o, cr_dynamic_output_fn on_output,
                            cr_dynamic_step_fn on_step, void *user, cr_dynamic_report *report, cr_error *err)
 {
-    return cr_dynamic_solve_memory(m, state, stage, t_stage_start, h0, work_external, o, on_output, on_step, user,
-                                   NULL, report, err);
+    return cr_dynamic_solve_memory(m, state, stage, t_stage_start, h0, work_external, o, on_output, on_step, user, NULL,
+                                   report, err);
 }
 
 cr_status cr_dynamic_solve_memory(const cr_model *m, cr_state *state, int stage, double t_stage_start, double h0,
@@ -358,8 +371,10 @@ cr_status cr_mixed_dynamic_solve(const cr_model *m, cr_state *state, int stage, 
     double t0 = now();
     if (report) memset(report, 0, sizeof *report);
     if (m->rigid_count > 0)
-        return cr_error_set(err, CR_UNSUPPORTED, "dynamic stage %d: rigid strain components (rod.rigid_strains) make "
-                                                 "the DAE index 2, which the Radau stage does not handle", stage);
+        return cr_error_set(err, CR_UNSUPPORTED,
+                            "dynamic stage %d: rigid strain components (rod.rigid_strains) make "
+                            "the DAE index 2, which the Radau stage does not handle",
+                            stage);
     for (int i = 0; i < m->nodes; ++i)
         if (!(m->node_mass[i] > 0))
             return cr_error_set(err, CR_BAD_INPUT, "dynamic stage %d: node %d has no mass: set rod.material.rho > 0",
@@ -368,9 +383,18 @@ cr_status cr_mixed_dynamic_solve(const cr_model *m, cr_state *state, int stage, 
         return cr_error_set(err, CR_BAD_INPUT, "dynamic stage %d: t_end, output_dt, rtol and atol must be > 0", stage);
     const int B = CR_DYN_BLOCK, nn = m->nodes, N = nn * B, nl = m->load_count > 0 ? m->load_count : 1;
     double t_end = t_stage_start + o->t_end, t_begin = state->time;
-    dyn_ctx c = {.m = m, .state = state, .on_output = on_output, .on_step = on_step, .user = user,
-                 .work = work_external, .last_t = t_begin, .memory = memory, .stage = stage,
-                 .t_stage_start = t_stage_start, .wall_start = t0, .segmented = segmented};
+    dyn_ctx c = {.m = m,
+                 .state = state,
+                 .on_output = on_output,
+                 .on_step = on_step,
+                 .user = user,
+                 .work = work_external,
+                 .last_t = t_begin,
+                 .memory = memory,
+                 .stage = stage,
+                 .t_stage_start = t_stage_start,
+                 .wall_start = t0,
+                 .segmented = segmented};
     /* a memory of this stage taken at this state: the run continues a checkpointed one */
     int resume = memory && memory[MEM_VALID] == 1.0 && memory[MEM_STAGE] == stage &&
                  memory[MEM_T_STAGE_START] == t_stage_start && memory[MEM_T] == t_begin;
@@ -504,7 +528,8 @@ cr_status cr_mixed_dynamic_solve(const cr_model *m, cr_state *state, int stage, 
             double stiff = 1.0;
             if (i < m->n) {
                 const cr_element *el = &m->el[i];
-                double kk[6] = {el->k_force.x, el->k_force.y, el->k_force.z, el->k_moment.x, el->k_moment.y, el->k_moment.z};
+                double kk[6] = {el->k_force.x,  el->k_force.y,  el->k_force.z,
+                                el->k_moment.x, el->k_moment.y, el->k_moment.z};
                 stiff = kk[k] / el->length;
             }
             ai[CR_DYN_LAM + k] = o->atol * stiff;
@@ -535,6 +560,7 @@ cr_status cr_mixed_dynamic_solve(const cr_model *m, cr_state *state, int stage, 
      * 10 % fewer factorizations and 13 % fewer Newton iterations for 3 % more steps) */
     ro.newton_growth_theta = 0.2;
     cr_radau_problem prob = {.n = N, .mass = mass, .rhs = rhs, .linsys = cr_blocktri_radau_linsys(lin), .user = &c};
+    if (m->contact) cr_contact_dynamic_begin(m->contact, y, CR_DYN_BLOCK); /* penalty, friction by anchors */
     c.radau = cr_radau_create(&prob, &ro, t_begin, y, err);
     if (!c.radau) {
         st = err ? err->status : CR_NO_MEMORY;
@@ -588,6 +614,7 @@ done:
         report->t_end = state->time;
         report->wall_time_s = c.base_wall + now() - t0;
     }
+    if (m->contact) cr_contact_dynamic_end(m->contact);
     cr_radau_destroy(c.radau);
     cr_blocktri_radau_destroy(lin);
     free(active);

@@ -1,9 +1,10 @@
 /* The mixed discrete rod behind the formulation table (model/formulation.h):
  * its model and state, static stages by Newton with load steps, dynamic stages by
  * Radau IIA, and the formulation-neutral accessors. */
+#include "model/formulation.h"
+#include "contact/contact.h"
 #include "mixed/mixed.h"
 #include "mixed/supports.h"
-#include "model/formulation.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,45 @@ typedef struct mixed_sim {
     cr_sim *sim;
     const cr_stage_callbacks *cb;
 } mixed_sim;
+
+/* Obstacles: static stages only (no arc-length path), and no node starting inside one by more
+ * than the contact tolerance (named with its depth). */
+static cr_status contact_check(const cr_scenario *sc, cr_error *err)
+{
+    for (int k = 0; k < sc->stage_count; ++k) {
+        /* the contact's kinks (touching, sliding) defeat Radau's error estimate at looser
+         * tolerances: a rod laid on a plane bounced 2.5 cm at rtol 1e-3 (docs/theory.md §11) */
+        if (sc->stages[k].type == CR_STAGE_DYNAMIC &&
+            (sc->stages[k].dynamics.rtol > 1e-5 || sc->stages[k].dynamics.atol > 1e-8))
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "stages.%d.rtol: a dynamic stage with obstacles needs rtol <= 1e-5 and atol <= 1e-8 "
+                                "(got %g, %g): at looser tolerances the integrator steps over the contact's kinks "
+                                "(touching, sticking, sliding) and the rod gains energy",
+                                k, sc->stages[k].dynamics.rtol, sc->stages[k].dynamics.atol);
+        if (sc->stages[k].statics.arc_length)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "stages.%d.path: the arc-length path does not handle obstacles (use load steps)", k);
+    }
+    cr_model *m = cr_model_create(&sc->rod, err);
+    if (!m) return err ? err->status : CR_BAD_INPUT;
+    const cr_contact *c = m->contact;
+    cr_status st = CR_OK;
+    double worst = 0;
+    int wi = -1, wk = -1;
+    for (int i = 0; i < m->nodes; ++i)
+        for (int k = 0; k < c->obstacle_count; ++k) {
+            double phi;
+            if (!cr_obstacle_distance(&c->obstacles[k], m->ref_r[i], &phi, NULL, NULL)) continue;
+            if (c->radius[i] - phi > worst) worst = c->radius[i] - phi, wi = i, wk = k;
+        }
+    if (wi >= 0 && worst > c->tol) /* the deepest node */
+        st = cr_error_set(err, CR_BAD_INPUT,
+                          "obstacles.%d: the rod starts inside obstacle \"%s\": node %d (s = %.6g m) is %.6g m deep "
+                          "(its contact radius %.6g m included; tolerance %.3g m); move the rod or the obstacle",
+                          wk, c->obstacles[wk].name, wi, m->s[wi], worst, c->radius[wi], c->tol);
+    cr_model_destroy(m);
+    return st;
+}
 
 /* A static stage solves K u = f: with no support active in it, a free rod (or a free
  * assembly) has six rigid-body modes and no equilibrium (the stage solver refuses it too,
@@ -51,6 +91,7 @@ cr_status cr_mixed_check_rod(const cr_scenario *sc, cr_error *err)
     cr_status fst;
     /* the rod's own values first (a load beyond its range says more than what follows) */
     if ((fst = cr_rod_validate(&sc->rod, err)) != CR_OK) return fst;
+    if (sc->rod.obstacle_count > 0 && (fst = contact_check(sc, err)) != CR_OK) return fst;
     for (int k = 0; k < sc->rod.load_count; ++k)
         if (sc->rod.loads[k].type == CR_LOAD_CHAMBER)
             return cr_error_set(err, CR_BAD_INPUT,
@@ -114,6 +155,14 @@ cr_status cr_mixed_check_rod(const cr_scenario *sc, cr_error *err)
 static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
 {
     cr_status st = cr_foreign_options_check(sc, "mixed_discrete", err);
+    if (st == CR_OK && cr_scenario_is_assembly(sc)) {
+        int obstacles = sc->rod.obstacle_count;
+        for (int r = 0; r < sc->rod_count; ++r) obstacles += sc->rods[r].rod.obstacle_count;
+        if (obstacles > 0)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "obstacles: contact of assemblies (rods, joints) is not available yet; obstacles "
+                                "work with a single rod");
+    }
     if (st == CR_OK)
         st = cr_scenario_is_assembly(sc) ? cr_mixed_assembly_formulation.check(sc, err) : cr_mixed_check_rod(sc, err);
     return st == CR_OK ? cr_mixed_check_static_supports(sc, err) : st;
@@ -235,6 +284,18 @@ static cr_status reaction(const void *impl, int i, cr_vec3 *f, cr_vec3 *m)
     return cr_state_reaction(s->model, s->state, i, f, m);
 }
 
+static int contact(const void *impl, int node, cr_contact_sample *out)
+{
+    const mixed_sim *s = impl;
+    const cr_contact *c = s->model->contact;
+    if (!c) return 0;
+    cr_contact_info in;
+    cr_contact_node_force(c, node, cr_state_position(s->state, node), &out->force, NULL, &in);
+    out->normal = in.normal, out->gap = in.gap, out->state = in.active ? (in.slipping ? 2 : 1) : 0,
+    out->tolerance = c->tol;
+    return 1;
+}
+
 static int body_count(const void *impl) { return ((const mixed_sim *)impl)->model->body_count; }
 static const char *body_name(const void *impl, int j) { return ((const mixed_sim *)impl)->model->bodies[j].name; }
 
@@ -246,12 +307,15 @@ static void body_pose(const void *impl, int j, cr_vec3 *c, cr_mat3 *axes)
 
 /* the energy dissipated by damping in the stage so far (rod.damping; 0 without),
  * the same name and meaning as the port-Hamiltonian rod's column */
-static const char *const extra_names[] = {"energy_dissipated"};
+static const char *const extra_names[] = {"energy_dissipated", "contact_active", "contact_sliding",
+                                          "contact_normal_force", "contact_penetration"};
 
+/* with obstacles, the contacts too: touching nodes, sliding ones, the sum of the normal forces
+ * (N), the largest penetration (m) */
 static int series_extra(const void *impl, const char *const **names)
 {
     *names = extra_names;
-    return 1;
+    return ((const mixed_sim *)impl)->model->contact ? 5 : 1;
 }
 
 static double *load_input(void *impl) { return ((mixed_sim *)impl)->state->load_input; }
@@ -299,6 +363,7 @@ const cr_formulation cr_mixed_formulation = {
     .time = time_of,
     .load_factor = load_factor,
     .reaction = reaction,
+    .contact = contact,
     .body_count = body_count,
     .body_name = body_name,
     .body_pose = body_pose,

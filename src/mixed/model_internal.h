@@ -114,6 +114,9 @@ struct cr_model {
     int support_count;
     cr_support *supports;
     cr_material material;
+    /* contact with obstacles (src/contact/contact.h), NULL without: its multipliers and
+     * stick anchors are the static solve's working state, updated between Newton solves */
+    struct cr_contact *contact;
 };
 
 struct cr_state {

@@ -1,12 +1,13 @@
 /* cr_static_solve for the mixed discrete rod: binds the residual of
  * statics_residual.c to the generic load-stepping Newton solver. */
 #include "cosserat/statics.h"
-#include "mixed.h"
-#include "supports.h"
-#include "terms.h"
-#include "solvers/newton.h"
+#include "contact/contact.h"
 #include "linalg/bigalloc.h"
 #include "linalg/blocktri_partitioned.h"
+#include "mixed.h"
+#include "solvers/newton.h"
+#include "supports.h"
+#include "terms.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,10 +20,10 @@ typedef struct static_ctx {
     double *scale;           /* the current ones */
     double bc_from;
     int stage;
-    double *from_pose; /* 7 per support: where a support that starts in this stage finds its node; NaN = none */
-    double *zero;      /* scratch for dparam (kept zero) */
-    cr_blocktri *Jr; /* position Jacobian of the force rows, for the correction */
-    cr_pool *pool;            /* worker threads of the linear solves (NULL: one thread) */
+    double *from_pose;         /* 7 per support: where a support that starts in this stage finds its node; NaN = none */
+    double *zero;              /* scratch for dparam (kept zero) */
+    cr_blocktri *Jr;           /* position Jacobian of the force rows, for the correction */
+    cr_pool *pool;             /* worker threads of the linear solves (NULL: one thread) */
     cr_blocktri_part *Jr_part; /* partitioned LU of Jr on them */
     double *F;
     cr_state *state;
@@ -31,9 +32,10 @@ typedef struct static_ctx {
     /* the supports leave rigid-body motions free: a mechanism at zero stress, which
      * only the loads' geometric stiffness holds (limit_update) */
     int mechanism;
-    cr_vec3 origin;  /* the reference position of node 0: increments are measured from it */
-    int gauge_node;  /* cr_mixed_twist_gauge: the node whose twist is held, or -1 */
-    cr_quat gauge_p; /* ... at its start orientation */
+    cr_vec3 origin;     /* the reference position of node 0: increments are measured from it */
+    int gauge_node;     /* cr_mixed_twist_gauge: the node whose twist is held, or -1 */
+    cr_quat gauge_p;    /* ... at its start orientation */
+    int contact_failed; /* the contact's multiplier updates ran out (contact_updates) */
 } static_ctx;
 
 static void set_gauge(const static_ctx *c, cr_supports_at *at)
@@ -47,8 +49,11 @@ static void set_gauge(const static_ctx *c, cr_supports_at *at)
 static cr_supports_at set_scales(const static_ctx *c, double lf)
 {
     for (int k = 0; k < c->model->load_count; ++k) c->scale[k] = c->from[k] + lf * (c->to[k] - c->from[k]);
-    cr_supports_at at = {.stage = c->stage, .ramp = c->bc_from + lf * (1.0 - c->bc_from), .t = c->state->time,
-                         .from = c->from_pose, .from_blend = lf};
+    cr_supports_at at = {.stage = c->stage,
+                         .ramp = c->bc_from + lf * (1.0 - c->bc_from),
+                         .t = c->state->time,
+                         .from = c->from_pose,
+                         .from_blend = lf};
     set_gauge(c, &at);
     return at;
 }
@@ -326,6 +331,66 @@ cr_status cr_static_solve_to(const cr_model *model, cr_state *state, const doubl
     return cr_static_solve_stage(model, state, state->stage, target, options, on_step, user, report, err);
 }
 
+/* The augmented Lagrangian's multiplier updates (docs/theory.md "Contact with obstacles"):
+ * after the load steps, λ ← the contact forces, and Newton again at the full loads, until no
+ * contact opens or closes and every penetration and stick drift is within the tolerance. */
+static cr_status contact_updates(static_ctx *c, const cr_nonlinear_problem *p, double *lf, double *x,
+                                 const cr_static_options *o, cr_static_report *r, cr_error *err)
+{
+    cr_contact *ct = c->model->contact;
+    double *from = (double *)c->from; /* ours: the load factors the stage started from */
+    double pen = 0, drift = 0;
+    for (int k = 0;; ++k) { /* max_updates solves, each followed by the test */
+        if (cr_contact_update(ct, x, c->model->block, &pen, &drift)) return CR_OK;
+        if (k == ct->max_updates) break;
+        /* the loads stay at the stage's target: a solve from factor 0 to 1 that moves nothing */
+        for (int j = 0; j < c->model->load_count; ++j) from[j] = c->to[j];
+        c->bc_from = 1.0, c->from_pose = NULL;
+        cr_static_options one = *o;
+        one.load_steps = 1;
+        *lf = 0.0;
+        cr_static_report u = {0}; /* the update's solve, appended to the stage's report */
+        cr_status st = cr_load_stepping_solve(p, lf, x, &one, &u, err);
+        for (int j = 0; j < u.step_count; ++j)
+            cr_static_report_append(r, 1.0, u.steps[j].iterations, u.steps[j].residual_history,
+                                    u.steps[j].history_count);
+        r->failed_attempts += u.failed_attempts, r->total_iterations += u.total_iterations;
+        r->assembly_time_s += u.assembly_time_s, r->solve_time_s += u.solve_time_s, r->wall_time_s += u.wall_time_s;
+        r->final_residual = u.final_residual, r->converged = u.converged, r->load_factor = u.load_factor;
+        cr_static_report_free(&u);
+        if (st != CR_OK) return st;
+    }
+    c->contact_failed = 1; /* not friction's doing: no "friction:" preface */
+    return cr_error_set(err, CR_NOT_CONVERGED,
+                        "contact: %d multiplier updates left a penetration of %.3g m and a stick drift of %.3g m "
+                        "above contact.tolerance = %.3g m (raise contact.max_updates or contact.stiffness)",
+                        ct->max_updates, pen, drift, ct->tol);
+}
+
+/* A failed static stage while the rod touches obstacles with friction: say so first. A
+ * tangential load beyond what Coulomb friction holds has no equilibrium (the rod slides), which
+ * Newton meets as a tangent singular along the slide or as a stall; the last equilibrium says
+ * how close to the limit friction was. */
+static void friction_failure(const cr_model *m, const double *x, double lf, cr_error *err)
+{
+    const cr_contact *c = m->contact;
+    int touching = 0;
+    for (int i = 0; i < c->nodes; ++i)
+        for (int k = 0; k < c->obstacle_count; ++k)
+            touching += c->pair[(size_t)i * c->obstacle_count + k].anchored && c->obstacles[k].mu_static > 0;
+    if (touching == 0) return;
+    cr_contact_totals t;
+    cr_contact_totals_at(c, x, m->block, &t);
+    char msg[CR_ERROR_MESSAGE_SIZE + 600];
+    snprintf(msg, sizeof msg,
+             "friction: no static equilibrium found while %d nodes touch obstacles with friction: a tangential load "
+             "beyond what Coulomb friction holds (mu_static times the normal force) has none, the rod slides (a "
+             "dynamic stage follows sliding); at the last equilibrium (load factor %.4g) friction was at %.3g of its "
+             "limit, %d contacts sliding; %s",
+             touching, lf, t.worst_ratio, t.slipping, err->message);
+    snprintf(err->message, sizeof err->message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);
+}
+
 /* Largest rotation of a support's target in one load step: the node's quaternion
  * and its neighbours follow the target continuously, so turns are counted (a whole
  * turn in one step would land on the same quaternion with the twist lost). */
@@ -340,12 +405,19 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     state->dynamic = 0;
     int held = 0;
     for (int k = 0; k < model->support_count; ++k) held |= cr_support_active(&model->supports[k], stage);
-    if (!held) /* six rigid-body modes: the static tangent is singular */
-        return cr_error_set(err, CR_BAD_INPUT, "boundary_conditions: static stage %d needs at least one support "
-                                               "(a free rod has rigid-body modes)", stage);
+    if (!held && !model->contact) /* six rigid-body modes: the static tangent is singular */
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "boundary_conditions: static stage %d needs at least one support "
+                            "(a free rod has rigid-body modes)",
+                            stage);
     int nl = model->load_count > 0 ? model->load_count : 1;
-    static_ctx ctx = {.model = model, .state = state, .on_step = on_step, .user = user, .to = target,
-                      .bc_from = state->bc_factor, .stage = stage};
+    static_ctx ctx = {.model = model,
+                      .state = state,
+                      .on_step = on_step,
+                      .user = user,
+                      .to = target,
+                      .bc_from = state->bc_factor,
+                      .stage = stage};
     size_t dim = (size_t)model->nodes * model->block;
     double *from = malloc(nl * sizeof *from);
     ctx.scale = malloc(nl * sizeof *ctx.scale);
@@ -405,11 +477,11 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
     if (!starting) ctx.from_pose = NULL;
     int min_steps = (int)ceil(turn / MAX_ROTATION_PER_STEP);
     if (o.load_steps < min_steps) o.load_steps = min_steps;
-    if (o.adaptive && min_steps > 0) o.max_increment = fmin(o.max_increment > 0 ? o.max_increment : 1.0, 1.0 / min_steps);
+    if (o.adaptive && min_steps > 0)
+        o.max_increment = fmin(o.max_increment > 0 ? o.max_increment : 1.0, 1.0 / min_steps);
     /* threads: created once per solve, for the partitioned LU of the Jacobian and of
      * the correction's position Jacobian (rigid components: banded LU, serial) */
-    int threads = o.threads > 0 ? o.threads
-                                : (model->nodes >= CR_STATIC_PARALLEL_MIN_NODES ? cr_threads_default() : 1);
+    int threads = o.threads > 0 ? o.threads : (model->nodes >= CR_STATIC_PARALLEL_MIN_NODES ? cr_threads_default() : 1);
     if (threads > model->nodes / 2) threads = model->nodes / 2; /* two nodes a range at least */
     if (threads > 1 && model->rigid_count == 0) {
         ctx.pool = cr_pool_create(threads);
@@ -457,8 +529,13 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
         for (int k = 0; k < CR_NODE_DOF; ++k) w[k] = k < 3 ? 1.0 / (L * L) : 1.0;
         st = cr_arc_length_solve(&p, w, min_steps > 0 ? 1.0 / min_steps : 0.0, &lf, state->x, &o, r, err);
     } else {
+        if (model->contact) cr_contact_begin(model->contact, state->x, model->block);
         st = cr_load_stepping_solve(&p, &lf, state->x, &o, r, err);
+        if (st == CR_OK && model->contact) st = contact_updates(&ctx, &p, &lf, state->x, &o, r, err);
     }
+    if (model->contact && err && !ctx.contact_failed &&
+        (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE))
+        friction_failure(model, state->x, lf, err);
     /* the stage's end state: stable, or an equilibrium a real rod would leave (issue 9) */
     if (st == CR_OK && o.stability) {
         cr_supports_at at = set_scales(&ctx, lf);
@@ -510,7 +587,9 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
             snprintf(err->message, sizeof err->message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);
         }
     }
-    r->twist_gauge = ctx.gauge_node >= 0;
+    /* a rod held by obstacles alone: its twist is always such a gauge (contact forces act at the
+     * centreline), not a choice of supports to point out */
+    r->twist_gauge = ctx.gauge_node >= 0 && held;
     r->gauge_node = ctx.gauge_node >= 0 ? ctx.gauge_node : 0;
     if (r->step_count == 0) { /* nothing accepted: the state keeps its loads */
         memcpy(state->load_scale, from, nl * sizeof *from);

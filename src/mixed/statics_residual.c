@@ -1,6 +1,7 @@
 /* Static residual and exact Jacobian of the mixed discrete rod (eqs. 7, 9, 18–24).
  * Every term is local to one element or one tendon segment (two nodes), so the
  * assembly is one pass over elements plus one over nodes: O(n). */
+#include "contact/contact.h"
 #include "mixed.h"
 #include "supports.h"
 #include "terms.h"
@@ -8,6 +9,24 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The obstacles' contact forces on the force rows (stride `B` unknowns a node, rows and columns
+ * 0..2: r), with their 3×3 position Jacobians in the diagonal blocks (node-local). */
+static void contact_rows(const cr_model *m, const double *x, double *F, cr_blocktri *J, int B)
+{
+    if (!m->contact) return;
+    for (int i = 0; i < m->nodes; ++i) {
+        cr_vec3 f;
+        cr_mat3 K;
+        cr_contact_node_force(m->contact, i, cr_x_position(m, x, i), &f, J ? &K : NULL, NULL);
+        double *Fi = F + (size_t)i * B;
+        Fi[0] += f.x, Fi[1] += f.y, Fi[2] += f.z;
+        if (!J) continue;
+        double *D = cr_blocktri_D(J, i);
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) D[r * B + c] += K.m[r][c];
+    }
+}
 
 /* unit-norm rows of nodes first..end-1 */
 static void norm_rows(const cr_model *m, const double *x, double *F, cr_blocktri *J, int first, int end)
@@ -71,6 +90,7 @@ cr_status cr_mixed_static_residual_par(const cr_model *m, const cr_supports_at *
         range_job job = {m, scale, x, F, J, ranges_of(pool, nn)};
         cr_pool_run(pool, job.ranges, assemble_range, &job);
         cr_term_rod_static_loads(m, &ly, scale, x, F, J);
+        contact_rows(m, x, F, J, B);
         if (node_equilibrium)
             for (int i = 0; i < nn; ++i) memcpy(node_equilibrium + (size_t)i * 6, F + (size_t)i * B, 6 * sizeof *F);
         cr_supports_static_rows(m, at, x, F, J);
@@ -82,6 +102,7 @@ cr_status cr_mixed_static_residual_par(const cr_model *m, const cr_supports_at *
         cr_term_rod_static(m, &ly, scale, x, F, J); /* writes F rows 0..5 and all of J */
     else
         cr_term_rod(m, &ly, scale, x, F, J);
+    contact_rows(m, x, F, J, B);
     for (int i = 0; i < nn; ++i) {
         const double *xi = x + (size_t)i * B;
         double *Fi = F + (size_t)i * B;
@@ -243,6 +264,18 @@ static cr_status force_tail(const cr_model *m, const cr_supports_at *at, const d
         }
     }
     cr_term_load_forces(m, scale, x, F);
+    if (m->contact) { /* the contact forces, at the state's positions (x has the static layout) */
+        for (int i = 0; i < nn; ++i) {
+            cr_vec3 f;
+            cr_mat3 K;
+            cr_contact_node_force(m->contact, i, cr_x_position(m, x, i), &f, J ? &K : NULL, NULL);
+            F[3 * i] += f.x, F[3 * i + 1] += f.y, F[3 * i + 2] += f.z;
+            if (!J) continue;
+            double *D = cr_blocktri_D(J, i);
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c) D[r * 3 + c] += K.m[r][c];
+        }
+    }
     cr_supports_translation_rows(m, at, 3, x, F, J);
     for (size_t k = 0; k < (size_t)nn * 3; ++k)
         if (!isfinite(F[k])) return CR_NONFINITE;

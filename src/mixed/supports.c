@@ -223,6 +223,7 @@ int cr_mixed_twist_gauge(const cr_model *m, int stage)
         if (sp->hold & CR_HOLD_ROTATION) return -1; /* the user holds a rotation: no gauge to fix */
         if (node < 0) node = sp->node;
     }
+    if (node < 0 && m->contact) node = 0; /* a rod held by obstacles alone (contact forces act on no moment row) */
     if (node < 0 || m->body_count > 0 || m->tendon_count > 0) return -1;
     /* rigid components must be symmetric in y and z as well */
     unsigned rm = m->rigid_mask;

@@ -61,6 +61,8 @@ typedef struct cr_formulation {
     int (*body_count)(const void *impl);
     const char *(*body_name)(const void *impl, int body);
     void (*body_pose)(const void *impl, int body, cr_vec3 *center, cr_mat3 *axes);
+    /* optional: contact of a node with obstacles (cr_sim_contact): 1 and *out, or 0 without */
+    int (*contact)(const void *impl, int node, cr_contact_sample *out);
     /* names of the formulation's extra series columns (cr_dynamic_sample.extra); returns the count */
     int (*series_extra)(const void *impl, const char *const **names);
     /* the actuator input of each load (the definition's load_count doubles, 1 at create): a

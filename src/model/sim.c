@@ -176,6 +176,12 @@ cr_status cr_sim_reaction(const cr_sim *sim, int node, cr_vec3 *force, cr_vec3 *
     return sim->f->reaction ? sim->f->reaction(sim->impl, node, force, moment) : CR_BAD_INPUT;
 }
 
+int cr_sim_contact(const cr_sim *sim, int node, cr_contact_sample *out)
+{
+    if (node < 0 || node >= cr_sim_node_count(sim) || !sim->f->contact) return 0;
+    return sim->f->contact(sim->impl, node, out);
+}
+
 int cr_sim_body_count(const cr_sim *sim) { return sim->f->body_count ? sim->f->body_count(sim->impl) : 0; }
 const char *cr_sim_body_name(const cr_sim *sim, int body) { return sim->f->body_name(sim->impl, body); }
 

@@ -1,0 +1,58 @@
+/* cosserat — obstacles and contact of a rod with them (docs/theory.md "Contact with
+ * obstacles", docs/scenario.md `obstacles`, `contact`).
+ *
+ * Obstacles are rigid and fixed in the inertial basis I. A node of the rod touches an
+ * obstacle when its centre comes within the contact radius a of the obstacle's surface
+ * (gap g = φ(r) − a ≤ 0, φ the signed distance, positive outside). Lengths in m, forces in N. */
+#ifndef COSSERAT_CONTACT_H
+#define COSSERAT_CONTACT_H
+
+#include "cosserat/math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cr_obstacle_type {
+    CR_OBSTACLE_PLANE = 0, /* the half-space below a plane; finite: a rectangle of it */
+    CR_OBSTACLE_SPHERE,
+    CR_OBSTACLE_CYLINDER, /* infinite, or capped (a finite length) */
+    CR_OBSTACLE_CAPSULE,  /* the points within `radius` of a segment */
+    CR_OBSTACLE_BOX
+} cr_obstacle_type;
+
+typedef struct cr_obstacle_def {
+    char name[64];
+    cr_obstacle_type type;
+    cr_vec3 center; /* plane: a point of it; others: the centre */
+    /* the obstacle's axes (columns, in I, orthonormal, right-handed): plane: column 2 is the
+     * normal (pointing to the free side), columns 0 and 1 span it; cylinder and capsule:
+     * column 2 is the axis; box: its edges */
+    cr_mat3 axes;
+    double radius;                /* sphere, cylinder, capsule */
+    double length;                /* cylinder: full length (INFINITY: infinite); capsule: the segment's length */
+    cr_vec3 half_extents;         /* box: half edges along its axes; plane: x, y half sizes (INFINITY: unbounded) */
+    double mu_static, mu_kinetic; /* Coulomb coefficients (0: frictionless); kinetic <= static */
+} cr_obstacle_def;
+
+/* The contact options of a rod (zeros: the defaults). */
+typedef struct cr_contact_def {
+    double radius;    /* contact radius (m); 0: the section's (circle: its radius; rectangle: the larger
+                         half side) at each node */
+    double tolerance; /* largest penetration and stick drift a converged static stage leaves (m);
+                         0: 1e-4 × the smallest contact radius */
+    double stiffness; /* augmentation parameter ε (N/m) of the augmented Lagrangian; 0: 100 × the
+                         largest axial element stiffness EA/L_el */
+    int max_updates;  /* multiplier updates of a static stage; 0: 50 */
+} cr_contact_def;
+
+/* Signed distance φ from x to the obstacle's surface (negative inside), its gradient n
+ * (unit: the outward normal at the closest point) and the Hessian H = ∂n/∂x (symmetric;
+ * zero on flat faces). A finite plane gives φ = INFINITY (no contact) where x projects
+ * outside its rectangle. Returns 0 when φ is finite. */
+int cr_obstacle_distance(const cr_obstacle_def *o, cr_vec3 x, double *phi, cr_vec3 *n, cr_mat3 *H);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

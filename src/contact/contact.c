@@ -1,0 +1,325 @@
+/* Rod–obstacle contact: the augmented-Lagrangian contact force of a node and its exact
+ * Jacobian, and the multiplier updates (docs/theory.md "Contact with obstacles").
+ *
+ * For a node at r with contact radius a, an obstacle of signed distance φ, normal n and
+ * Hessian H (obstacle.c), gap g = φ(r) − a:
+ *   normal force  N = max(0, λ_N − ε g),                         f_N = N n
+ *   friction      t = P λ_T − ε g_T,  g_T = P (r − X),  P = E − n nᵀ (X the stick anchor)
+ *                 f_T = t                 when |t| <= μ_s N (stick)
+ *                 f_T = μ_s N t/|t|       otherwise (slip, at the Coulomb limit).
+ * The multipliers λ are constant during a Newton solve and updated after it (λ_N ← N,
+ * λ_T ← f_T): at the fixed point of the updates g = 0 wherever N > 0 and g_T = 0 wherever the
+ * node sticks, exactly (Alart & Curnier's augmented Lagrangian, solved by Uzawa's iteration).
+ * Statics uses the static coefficient for the limit; the kinetic one is for sliding in time.
+ * ε is a stiffness per unit length times the node's lumped length (weight): a uniformly loaded
+ * rod then moves uniformly under the springs, so no node takes more than its share. */
+#include "contact.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+cr_contact *cr_contact_create(int nodes, const double *radius, const double *weight, int obstacle_count,
+                              const cr_obstacle_def *obstacles, double eps, double tol, int max_updates)
+{
+    cr_contact *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->nodes = nodes, c->obstacle_count = obstacle_count, c->eps = eps, c->tol = tol, c->max_updates = max_updates;
+    c->obstacles = malloc((size_t)(obstacle_count > 0 ? obstacle_count : 1) * sizeof *c->obstacles);
+    c->radius = malloc((size_t)nodes * sizeof *c->radius);
+    c->weight = malloc((size_t)nodes * sizeof *c->weight);
+    c->pair = calloc((size_t)nodes * (obstacle_count > 0 ? obstacle_count : 1), sizeof *c->pair);
+    if (!c->obstacles || !c->radius || !c->weight || !c->pair) {
+        cr_contact_destroy(c);
+        return NULL;
+    }
+    memcpy(c->obstacles, obstacles, (size_t)obstacle_count * sizeof *obstacles);
+    memcpy(c->radius, radius, (size_t)nodes * sizeof *radius);
+    for (int i = 0; i < nodes; ++i) c->weight[i] = weight ? weight[i] : 1.0;
+    return c;
+}
+
+void cr_contact_destroy(cr_contact *c)
+{
+    if (!c) return;
+    free(c->obstacles);
+    free(c->radius);
+    free(c->weight);
+    free(c->damping);
+    free(c->pair);
+    free(c);
+}
+
+static cr_mat3 outer(cr_vec3 a, cr_vec3 b)
+{
+    cr_mat3 M;
+    for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k) M.m[r][k] = cr_v3_get(a, r) * cr_v3_get(b, k);
+    return M;
+}
+
+static void m3_add(cr_mat3 *a, double s, cr_mat3 b)
+{
+    for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k) a->m[r][k] += s * b.m[r][k];
+}
+
+/* The force of one pair, K += ∂f/∂r; returns 1 when pressing. *t_out: the trial friction
+ * force, *lim: μ_s N (both when frictional and anchored). */
+static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
+                      cr_mat3 *Kv, double *gap, cr_vec3 *t_out, double *lim, double *N_out, cr_vec3 *gT_out)
+{
+    const cr_obstacle_def *o = &c->obstacles[k];
+    const cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
+    double phi;
+    cr_vec3 n;
+    cr_mat3 H;
+    *f = cr_v3(0, 0, 0);
+    *lim = 0, *N_out = 0;
+    *t_out = cr_v3(0, 0, 0), *gT_out = cr_v3(0, 0, 0);
+    if (!cr_obstacle_distance(o, r, &phi, &n, &H)) {
+        *gap = INFINITY;
+        return 0;
+    }
+    const double g = phi - c->radius[i], eps = c->eps * c->weight[i];
+    *gap = g;
+    /* N = 0 at the kink g = λ_N/ε counts as pressing (the semi-smooth Newton's choice of the
+     * active branch there), and so does an anchored pair within the tolerance of touching
+     * (force 0, the active branch's stiffness): what holds a rod laid on a surface, whose node
+     * centres sit at the contact radius to round-off, at the first Newton iteration */
+    double N = pr->lambda_n - eps * g;
+    if (!(N >= 0)) {
+        if (!(pr->anchored && pr->lambda_n == 0 && g <= c->tol)) return 0;
+        N = 0;
+    }
+    /* dynamics: a dashpot in parallel, c_d = 2 sqrt(ε_i m_i) (critical for the node on its
+     * spring), N = max(0, N − c_d n·v): it pushes, never pulls */
+    const double cd = v && c->damping ? c->damping[i] : 0.0;
+    cr_vec3 dN = cr_v3_scale(n, -eps); /* ∂N/∂r */
+    if (cd > 0) {
+        N -= cd * cr_v3_dot(n, *v);
+        if (!(N > 0)) return 0; /* separating faster than the spring pushes */
+        dN = cr_v3_madd(dN, -cd, cr_m3_mulv(H, *v));
+        if (Kv) m3_add(Kv, -cd, outer(n, n));
+    }
+    *N_out = N;
+    *f = cr_v3_scale(n, N);
+    if (K) {
+        m3_add(K, 1.0, outer(n, dN));
+        m3_add(K, N, H);
+    }
+    /* the limit: μ_s, or μ_k for a pair sliding in a dynamic stage */
+    const double mu = c->dynamic && pr->sliding ? o->mu_kinetic : o->mu_static;
+    if (!(o->mu_static > 0) || !pr->anchored) return 1;
+    const cr_vec3 d = cr_v3_sub(r, pr->anchor), Hd = cr_m3_mulv(H, d), Hl = cr_m3_mulv(H, pr->lambda_t);
+    const double dn = cr_v3_dot(n, d), ln = cr_v3_dot(n, pr->lambda_t);
+    const cr_vec3 gT = cr_v3_madd(d, -dn, n);
+    const cr_vec3 lt = cr_v3_madd(pr->lambda_t, -ln, n);
+    const cr_vec3 t = cr_v3_madd(lt, -eps, gT);
+    *t_out = t, *gT_out = gT;
+    /* T = ∂t/∂r = −(n (Hλ)ᵀ + (n·λ) H) − ε (P − (n·d) H − n (Hd)ᵀ) */
+    cr_mat3 T = cr_m3_zero();
+    if (K) {
+        m3_add(&T, -1.0, outer(n, Hl));
+        m3_add(&T, -ln, H);
+        m3_add(&T, -eps, cr_m3_identity());
+        m3_add(&T, eps, outer(n, n));
+        m3_add(&T, eps * dn, H);
+        m3_add(&T, eps, outer(n, Hd));
+    }
+    const double L = mu * N, tn = cr_v3_norm(t);
+    *lim = L;
+    if (tn <= L) { /* stick */
+        *f = cr_v3_add(*f, t);
+        if (K) m3_add(K, 1.0, T);
+        return 1;
+    }
+    const cr_vec3 th = cr_v3_scale(t, 1.0 / tn); /* slip at the limit */
+    *f = cr_v3_madd(*f, L, th);
+    if (K) {
+        m3_add(K, mu, outer(th, dN)); /* ∂(μN)/∂r */
+        if (Kv && cd > 0) m3_add(Kv, -mu * cd, outer(th, n));
+        cr_mat3 Pt = cr_m3_identity();
+        m3_add(&Pt, -1.0, outer(th, th));
+        m3_add(K, L / tn, cr_m3_mul(Pt, T));
+    }
+    return 1;
+}
+
+void cr_contact_node_force(const cr_contact *c, int i, cr_vec3 r, cr_vec3 *f, cr_mat3 *K, cr_contact_info *info)
+{
+    cr_contact_node_force_v(c, i, r, NULL, f, K, NULL, info);
+}
+
+void cr_contact_node_force_v(const cr_contact *c, int i, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
+                             cr_mat3 *Kv, cr_contact_info *info)
+{
+    *f = cr_v3(0, 0, 0);
+    if (K) *K = cr_m3_zero();
+    if (Kv) *Kv = cr_m3_zero();
+    cr_contact_info in = {0, 0, INFINITY, 0, 0};
+    for (int k = 0; k < c->obstacle_count; ++k) {
+        cr_vec3 fk, t, gT;
+        double gap, lim, N;
+        int on = pair_force(c, i, k, r, v, &fk, K, Kv, &gap, &t, &lim, &N, &gT);
+        *f = cr_v3_add(*f, fk);
+        in.gap = fmin(in.gap, gap);
+        if (!on) continue;
+        in.active++, in.normal += N;
+        if (lim > 0) {
+            double ratio = cr_v3_norm(t) / lim;
+            in.ratio = fmax(in.ratio, fmin(ratio, 1.0));
+            if (ratio > 1.0) in.slipping++;
+        }
+    }
+    if (info) *info = in;
+}
+
+void cr_contact_begin(cr_contact *c, const double *x, int stride)
+{
+    for (int i = 0; i < c->nodes; ++i) {
+        const cr_vec3 r = cr_v3_load(x + (size_t)i * stride);
+        for (int k = 0; k < c->obstacle_count; ++k) {
+            cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
+            double phi;
+            if (pr->anchored || !cr_obstacle_distance(&c->obstacles[k], r, &phi, NULL, NULL)) continue;
+            if (phi - c->radius[i] <= c->tol) pr->anchored = 1, pr->anchor = r, pr->lambda_t = cr_v3(0, 0, 0);
+        }
+    }
+}
+
+/* One pass over the pairs: the convergence test, and with apply the updates. */
+static int update_pass(cr_contact *c, const double *x, int stride, double *penetration, double *drift, int apply);
+
+int cr_contact_update(cr_contact *c, const double *x, int stride, double *penetration, double *drift)
+{
+    /* a converged state keeps its multipliers: the forces at x are then the equilibrium's */
+    if (update_pass(c, x, stride, penetration, drift, 0)) return 1;
+    update_pass(c, x, stride, penetration, drift, 1);
+    return 0;
+}
+
+static int update_pass(cr_contact *c, const double *x, int stride, double *penetration, double *drift, int apply)
+{
+    int converged = 1;
+    double pen = 0, dr = 0;
+    for (int i = 0; i < c->nodes; ++i) {
+        const cr_vec3 r = cr_v3_load(x + (size_t)i * stride);
+        for (int k = 0; k < c->obstacle_count; ++k) {
+            cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k], scratch = *pr;
+            if (!apply) pr = &scratch; /* the test alone: pair_force reads the real one */
+            cr_vec3 f, t, gT;
+            double gap, lim, N;
+            int on = pair_force(c, i, k, r, NULL, &f, NULL, NULL, &gap, &t, &lim, &N, &gT);
+            if (!on) {
+                if (pr->anchored || pr->lambda_n != 0) converged = 0;
+                pr->lambda_n = 0, pr->lambda_t = cr_v3(0, 0, 0), pr->anchored = 0;
+                continue;
+            }
+            pen = fmax(pen, -gap);
+            pr->lambda_n = N;
+            if (!(c->obstacles[k].mu_static > 0)) continue;
+            if (!pr->anchored) { /* a new contact: friction from here on */
+                pr->anchored = 1, pr->anchor = r, pr->lambda_t = cr_v3(0, 0, 0);
+                converged = 0;
+                continue;
+            }
+            dr = fmax(dr, cr_v3_norm(gT));
+            const double tn = cr_v3_norm(t);
+            if (tn <= lim) {
+                pr->lambda_t = t;
+            } else { /* sliding: the force at the limit, the anchor where the node got to */
+                pr->lambda_t = cr_v3_scale(t, lim / tn);
+                pr->anchor = r;
+            }
+        }
+    }
+    if (pen > c->tol || dr > c->tol) converged = 0;
+    if (penetration) *penetration = pen;
+    if (drift) *drift = dr;
+    return converged;
+}
+
+void cr_contact_totals_at(const cr_contact *c, const double *x, int stride, cr_contact_totals *t)
+{
+    memset(t, 0, sizeof *t);
+    t->first_slip = c->nodes, t->last_slip = -1;
+    for (int i = 0; i < c->nodes; ++i) {
+        cr_vec3 f;
+        cr_contact_info in;
+        cr_contact_node_force(c, i, cr_v3_load(x + (size_t)i * stride), &f, NULL, &in);
+        if (!in.active) continue;
+        t->active += in.active, t->slipping += in.slipping, t->normal += in.normal;
+        if (-in.gap > t->penetration) t->penetration = -in.gap, t->worst_node = i;
+        if (in.ratio > t->worst_ratio) t->worst_ratio = in.ratio;
+        if (in.slipping) {
+            if (i < t->first_slip) t->first_slip = i;
+            t->last_slip = i;
+        }
+    }
+}
+
+void cr_contact_dynamic_begin(cr_contact *c, const double *y, int stride)
+{
+    cr_contact_begin(c, y, stride);
+    for (int i = 0; i < c->nodes; ++i) {
+        const cr_vec3 r = cr_v3_load(y + (size_t)i * stride);
+        for (int k = 0; k < c->obstacle_count; ++k) {
+            cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
+            double phi;
+            cr_vec3 n;
+            pr->sliding = 0; /* λ_N kept: the preload of the static equilibrium while the pair touches */
+            if (pr->anchored && cr_obstacle_distance(&c->obstacles[k], r, &phi, &n, NULL)) {
+                /* t = P λ_T − ε P (r − X) = −ε P (r − X') with X' = X + P λ_T/ε */
+                cr_vec3 lt = cr_v3_madd(pr->lambda_t, -cr_v3_dot(n, pr->lambda_t), n);
+                pr->anchor = cr_v3_madd(pr->anchor, 1.0 / (c->eps * c->weight[i]), lt);
+            }
+            pr->lambda_t = cr_v3(0, 0, 0);
+        }
+    }
+    c->dynamic = 1;
+}
+
+void cr_contact_dynamic_step(cr_contact *c, const double *y, int stride)
+{
+    for (int i = 0; i < c->nodes; ++i) {
+        const cr_vec3 r = cr_v3_load(y + (size_t)i * stride);
+        const double eps = c->eps * c->weight[i];
+        for (int k = 0; k < c->obstacle_count; ++k) {
+            cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
+            const cr_obstacle_def *o = &c->obstacles[k];
+            cr_vec3 f, t, gT;
+            double gap, lim, N;
+            int on = pair_force(c, i, k, r, NULL, &f, NULL, NULL, &gap, &t, &lim, &N, &gT);
+            if (!on) { /* lifted off: released, and its preload with it */
+                pr->anchored = 0, pr->sliding = 0, pr->lambda_n = 0;
+                continue;
+            }
+            if (!(o->mu_static > 0)) continue;
+            if (!pr->anchored) { /* touched in this step: sticks from here (a continuous force: 0) */
+                pr->anchored = 1, pr->sliding = 0, pr->anchor = r;
+                continue;
+            }
+            const double tn = cr_v3_norm(t), Nk = o->mu_kinetic * N;
+            if (!pr->sliding && tn > o->mu_static * N)
+                pr->sliding = 1;               /* broke loose */
+            else if (pr->sliding && tn < Nk) { /* came to rest: sticks */
+                pr->sliding = 0;
+                continue;
+            }
+            if (pr->sliding && tn > 0) { /* the anchor trails the node: |t| = μ_k N, along t */
+                cr_vec3 th = cr_v3_scale(t, 1.0 / tn);
+                double phi;
+                cr_vec3 n;
+                cr_obstacle_distance(o, r, &phi, &n, NULL);
+                pr->anchor = cr_v3_madd(cr_v3_madd(r, -cr_v3_dot(n, cr_v3_sub(r, pr->anchor)), n), Nk / eps, th);
+            }
+        }
+    }
+}
+
+void cr_contact_dynamic_end(cr_contact *c)
+{
+    c->dynamic = 0;
+    for (int k = 0; k < c->nodes * c->obstacle_count; ++k) c->pair[k].sliding = 0;
+}

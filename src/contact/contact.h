@@ -1,0 +1,84 @@
+/* Rod–obstacle contact of the mixed discrete rod: the node-local contact force with its exact
+ * Jacobian, and the augmented-Lagrangian multiplier updates of the static solve
+ * (docs/theory.md "Contact with obstacles"). Internal. */
+#ifndef COSSERAT_CONTACT_INTERNAL_H
+#define COSSERAT_CONTACT_INTERNAL_H
+
+#include "cosserat/base.h"
+#include "cosserat/contact.h"
+
+/* The working state of one (node, obstacle) pair. */
+typedef struct cr_contact_pair {
+    double lambda_n;  /* normal multiplier (N, >= 0) */
+    cr_vec3 lambda_t; /* tangential multiplier (N, in I) */
+    cr_vec3 anchor;   /* stick anchor (I): where the node stuck, moved along when it slides */
+    int anchored;     /* in contact since the last update: friction is measured from the anchor */
+    int sliding;      /* dynamics: sliding since the last accepted step (limit μ_k N instead of μ_s N) */
+} cr_contact_pair;
+
+typedef struct cr_contact {
+    int obstacle_count;
+    cr_obstacle_def *obstacles;
+    int nodes;
+    double *radius; /* contact radius per node */
+    double *weight; /* the node's share of ε: its lumped length over the mean element length */
+    double eps;     /* augmentation parameter ε (N/m) */
+    double tol;     /* penetration and drift tolerance (m) */
+    int max_updates;
+    cr_contact_pair *pair; /* nodes × obstacle_count */
+    int dynamic;           /* 1 inside a dynamic stage (cr_contact_dynamic_begin/_end) */
+    double *damping;       /* dynamics: the normal dashpot per node, 2 sqrt(ε_i m_i) (NULL: none) */
+} cr_contact;
+
+/* What one node's contacts do at a position. */
+typedef struct cr_contact_info {
+    int active;    /* obstacles pressing on the node */
+    int slipping;  /* ... of them at the Coulomb limit */
+    double gap;    /* smallest gap φ − a over the obstacles (m; negative: penetration) */
+    double normal; /* sum of the normal forces (N) */
+    double ratio;  /* largest |f_t| / (μ_s N) of the frictional ones (0 without) */
+} cr_contact_info;
+
+/* Creates the contact of a rod with `radius[i]` and `weight[i]` (NULL: 1) per node (copied); NULL
+ * when out of memory. */
+cr_contact *cr_contact_create(int nodes, const double *radius, const double *weight, int obstacle_count,
+                              const cr_obstacle_def *obstacles, double eps, double tol, int max_updates);
+void cr_contact_destroy(cr_contact *c);
+
+/* The contact force f (I) on node i at position r, and K = ∂f/∂r (optional); info optional. */
+void cr_contact_node_force(const cr_contact *c, int i, cr_vec3 r, cr_vec3 *f, cr_mat3 *K, cr_contact_info *info);
+
+/* The same with the node's velocity v (dynamics: the normal dashpot acts; NULL: none) and
+ * Kv = ∂f/∂v (optional). */
+void cr_contact_node_force_v(const cr_contact *c, int i, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
+                             cr_mat3 *Kv, cr_contact_info *info);
+
+/* Anchors the pairs touching (gap <= tol) at the positions r (3 doubles every `stride`) that are
+ * not anchored yet: the start of a static stage. */
+void cr_contact_begin(cr_contact *c, const double *x, int stride);
+
+/* One multiplier update at an equilibrium x (Uzawa): λ_N ← N, λ_T ← f_t, anchors of sliding
+ * pairs moved to the node, pairs that opened released, new contacts anchored. Returns 1 when
+ * the state was already converged: no new or released contact, every penetration and every
+ * tangential drift from the anchors at most tol. *penetration and *drift (optional): the largest. */
+int cr_contact_update(cr_contact *c, const double *x, int stride, double *penetration, double *drift);
+
+/* Dynamics (docs/theory.md "Contact with obstacles", dynamics): the start of a dynamic stage at
+ * the state y (positions every `stride` doubles): λ_N ← 0 (a penalty), the tangential
+ * multipliers moved into the anchors (the same force at y), touching pairs anchored. After each
+ * accepted step: releases opened pairs, anchors new ones, and moves the anchors of sliding pairs
+ * (stick → slide when |t| > μ_s N, slide → stick when |t| < μ_k N). The end: statics again. */
+void cr_contact_dynamic_begin(cr_contact *c, const double *y, int stride);
+void cr_contact_dynamic_step(cr_contact *c, const double *y, int stride);
+void cr_contact_dynamic_end(cr_contact *c);
+
+/* Totals at x: active contacts, slipping ones, largest penetration (m, >= 0), total normal
+ * force (N), and the node range of the slipping ones (first > last: none). */
+typedef struct cr_contact_totals {
+    int active, slipping, first_slip, last_slip;
+    double penetration, normal, worst_ratio;
+    int worst_node; /* node of the largest penetration */
+} cr_contact_totals;
+void cr_contact_totals_at(const cr_contact *c, const double *x, int stride, cr_contact_totals *t);
+
+#endif

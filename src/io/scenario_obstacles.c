@@ -1,0 +1,164 @@
+/* cosserat — scenario files, the "obstacles" and "contact" sections (cosserat/contact.h,
+ * docs/scenario.md). Geometry is checked here, each problem named by its key: radii and
+ * lengths positive, directions non-zero, friction finite, non-negative, kinetic <= static.
+ * (Part of the scenario parser: see scenario.c and scenario_internal.h.) */
+#include "scenario_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const OBSTACLE_TYPE_CHOICES[] = {"plane", "sphere", "cylinder", "capsule", "box", NULL};
+
+/* Orthonormal axes with column 2 along the unit vector a, column 0 along the part of `hint`
+ * normal to a (or any normal when hint is parallel to a or absent). */
+static cr_mat3 axes_about(cr_vec3 a, const double *hint)
+{
+    cr_vec3 u = hint ? cr_v3(hint[0], hint[1], hint[2]) : cr_v3(0, 0, 0);
+    u = cr_v3_madd(u, -cr_v3_dot(u, a), a);
+    if (!(cr_v3_norm(u) > 1e-9)) { /* the basis vector least aligned with a */
+        cr_vec3 e = fabs(a.x) < 0.9 ? cr_v3(1, 0, 0) : cr_v3(0, 1, 0);
+        u = cr_v3_madd(e, -cr_v3_dot(e, a), a);
+    }
+    u = cr_v3_normalize(u);
+    return cr_m3_columns(u, cr_v3_cross(a, u), a);
+}
+
+static cr_status parse_friction(const cJSON *o, const char *parent, cr_obstacle_def *ob, cr_error *err)
+{
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, "friction");
+    if (!f) return CR_OK; /* frictionless */
+    char path[PATH_SIZE];
+    path_key(path, parent, "friction");
+    cr_status s;
+    if ((s = expect_object(f, path, err))) return s;
+    if ((s = check_keys(f, path, K_FRICTION, err))) return s;
+    if ((s = get_number(f, path, "static", 1, 0, NONNEGATIVE, &ob->mu_static, err))) return s;
+    if ((s = get_number(f, path, "kinetic", 0, ob->mu_static, NONNEGATIVE, &ob->mu_kinetic, err))) return s;
+    if (ob->mu_kinetic > ob->mu_static)
+        return fail(err, "%s.kinetic: %g is above the static coefficient %g (sliding cannot hold more than sticking)",
+                    path, ob->mu_kinetic, ob->mu_static);
+    return CR_OK;
+}
+
+static cr_status parse_obstacle(const cJSON *o, const char *path, int index, cr_obstacle_def *ob, cr_error *err)
+{
+    cr_status s;
+    int type = 0;
+    if ((s = expect_object(o, path, err))) return s;
+    if ((s = check_keys(o, path, K_OBSTACLE, err))) return s;
+    char tp[PATH_SIZE];
+    path_key(tp, path, "type");
+    if (!cJSON_GetObjectItemCaseSensitive(o, "type")) return fail(err, "%s: missing", tp);
+    if ((s = get_enum(o, path, "type", OBSTACLE_TYPE_CHOICES, 0, &type, err))) return s;
+    memset(ob, 0, sizeof *ob);
+    ob->type = (cr_obstacle_type)type;
+    const char *name = NULL;
+    if ((s = get_string(o, path, "name", NULL, &name, err))) return s;
+    if (name && (!*name || strlen(name) >= sizeof ob->name))
+        return fail(err, "%s.name: must have 1 to %d characters", path, (int)sizeof ob->name - 1);
+    if (name)
+        snprintf(ob->name, sizeof ob->name, "%s", name);
+    else
+        snprintf(ob->name, sizeof ob->name, "obstacle%d", index);
+    double v[3], hint[3];
+    const double zero[3] = {0, 0, 0};
+    ob->length = INFINITY;
+    ob->half_extents = cr_v3(INFINITY, INFINITY, INFINITY);
+    ob->axes = cr_m3_identity();
+    char p[PATH_SIZE];
+    switch (ob->type) {
+    case CR_OBSTACLE_PLANE: {
+        if ((s = get_vector(o, path, "point", 3, zero, v, err))) return s;
+        ob->center = cr_v3_load(v);
+        path_key(p, path, "normal");
+        if ((s = get_vector(o, path, "normal", 3, NULL, v, err))) return s;
+        if ((s = normalize(v, 3, p, cJSON_GetObjectItemCaseSensitive(o, "normal"), err))) return s;
+        const int has_hint = cJSON_GetObjectItemCaseSensitive(o, "e_x") != NULL;
+        if (has_hint) {
+            path_key(p, path, "e_x");
+            if ((s = get_vector(o, path, "e_x", 3, NULL, hint, err))) return s;
+            cr_vec3 h = cr_v3_load(hint), n = cr_v3_load(v);
+            if (!(cr_v3_norm(cr_v3_cross(h, n)) > 1e-9 * cr_v3_norm(h)))
+                return fail(err, "%s: must not be parallel to the normal", p);
+        }
+        ob->axes = axes_about(cr_v3_load(v), has_hint ? hint : NULL);
+        if (cJSON_GetObjectItemCaseSensitive(o, "half_extents")) {
+            path_key(p, path, "half_extents");
+            double h[2];
+            if ((s = read_vector_rule(cJSON_GetObjectItemCaseSensitive(o, "half_extents"), p, 2, POSITIVE, h, err)))
+                return s;
+            ob->half_extents = cr_v3(h[0], h[1], 0);
+        }
+        break;
+    }
+    case CR_OBSTACLE_SPHERE:
+        if ((s = get_vector(o, path, "center", 3, NULL, v, err))) return s;
+        ob->center = cr_v3_load(v);
+        if ((s = get_number(o, path, "radius", 1, 0, POSITIVE, &ob->radius, err))) return s;
+        break;
+    case CR_OBSTACLE_CYLINDER:
+    case CR_OBSTACLE_CAPSULE:
+        if ((s = get_vector(o, path, "center", 3, NULL, v, err))) return s;
+        ob->center = cr_v3_load(v);
+        path_key(p, path, "axis");
+        if ((s = get_vector(o, path, "axis", 3, NULL, v, err))) return s;
+        if ((s = normalize(v, 3, p, cJSON_GetObjectItemCaseSensitive(o, "axis"), err))) return s;
+        ob->axes = axes_about(cr_v3_load(v), NULL);
+        if ((s = get_number(o, path, "radius", 1, 0, POSITIVE, &ob->radius, err))) return s;
+        if ((s = get_number(o, path, "length", ob->type == CR_OBSTACLE_CAPSULE, INFINITY, POSITIVE, &ob->length, err)))
+            return s;
+        break;
+    case CR_OBSTACLE_BOX: {
+        if ((s = get_vector(o, path, "center", 3, NULL, v, err))) return s;
+        ob->center = cr_v3_load(v);
+        path_key(p, path, "half_extents");
+        const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "half_extents");
+        if (!h) return fail(err, "%s: missing", p);
+        if ((s = read_vector_rule(h, p, 3, POSITIVE, v, err))) return s;
+        ob->half_extents = cr_v3_load(v);
+        if (cJSON_GetObjectItemCaseSensitive(o, "quaternion")) {
+            cr_quat q;
+            if ((s = get_unit_quat(o, path, "quaternion", &q, err))) return s;
+            ob->axes = cr_q_exp(q);
+        }
+        break;
+    }
+    }
+    return parse_friction(o, path, ob, err);
+}
+
+cr_status parse_obstacles(const cJSON *root, cr_rod_def *def, scenario_storage *st, cr_error *err)
+{
+    const cJSON *list;
+    cr_status s;
+    if ((s = get_array(root, "", "obstacles", 0, &list, err))) return s;
+    const int n = list ? cJSON_GetArraySize(list) : 0;
+    if (n > 0) {
+        st->obstacles = calloc((size_t)n, sizeof *st->obstacles);
+        if (!st->obstacles) return no_memory(err);
+        char path[PATH_SIZE];
+        int i = 0;
+        for (const cJSON *o = list->child; o; o = o->next, ++i) {
+            path_index(path, "obstacles", i);
+            if ((s = parse_obstacle(o, path, i, &st->obstacles[i], err))) return s;
+            for (int j = 0; j < i; ++j)
+                if (!strcmp(st->obstacles[j].name, st->obstacles[i].name))
+                    return fail(err, "%s.name: \"%s\" is also the name of obstacles.%d", path, st->obstacles[i].name,
+                                j);
+        }
+        def->obstacles = st->obstacles, def->obstacle_count = n;
+    }
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "contact");
+    if (!c) return CR_OK;
+    if ((s = expect_object(c, "contact", err))) return s;
+    if ((s = check_keys(c, "contact", K_CONTACT, err))) return s;
+    if (n == 0) return fail(err, "contact: given without obstacles (there is nothing to touch)");
+    cr_contact_def *cd = &def->contact;
+    if ((s = get_number(c, "contact", "radius", 0, 0, POSITIVE, &cd->radius, err))) return s;
+    if ((s = get_number(c, "contact", "tolerance", 0, 0, POSITIVE, &cd->tolerance, err))) return s;
+    if ((s = get_number(c, "contact", "stiffness", 0, 0, POSITIVE, &cd->stiffness, err))) return s;
+    if ((s = get_int(c, "contact", "max_updates", 0, 0, 1, &cd->max_updates, err))) return s;
+    return CR_OK;
+}
