@@ -59,8 +59,8 @@ static cr_status contact_check(const cr_scenario *sc, cr_error *err)
     return st;
 }
 
-/* A static stage solves K u = f: with no support active in it, a free rod (or a free
- * assembly) has six rigid-body modes and no equilibrium (the stage solver refuses it too,
+/* A static stage solves K u = f: with no support (nor obstacle) active in it, a free rod
+ * (or a free assembly) has six rigid-body modes and no equilibrium (the stage solver refuses it too,
  * but only after the stages before it have run). An assembly's rods are held through its
  * joints, so there any rod's support counts. */
 cr_status cr_mixed_check_static_supports(const cr_scenario *sc, cr_error *err)
@@ -68,7 +68,9 @@ cr_status cr_mixed_check_static_supports(const cr_scenario *sc, cr_error *err)
     int rods = cr_scenario_is_assembly(sc) ? sc->rod_count : 1;
     for (int k = 0; k < sc->stage_count; ++k) {
         if (sc->stages[k].type != CR_STAGE_STATIC) continue;
-        int held = 0;
+        /* obstacles with friction can hold a rod (a cord on the ground); without it the
+         * stage fails naming friction */
+        int held = sc->rod.obstacle_count > 0;
         for (int r = 0; r < rods; ++r) {
             const cr_rod_def *rod = rods > 1 ? &sc->rods[r].rod : &sc->rod;
             for (int j = 0; j < rod->bc_count; ++j)
