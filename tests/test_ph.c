@@ -168,6 +168,9 @@ static void ph_jacobian(void)
         jacobian_case(0x7, 1, 0, 1, mode, "clamped Kirchhoff (rigid N), viscous");
         jacobian_case(0x24, 0, 1, 0, mode, "rigid N3 and M3, clamped end");
         jacobian_case(0x3f, 1, 0, 0, mode, "all rigid");
+        /* both ends clamped: node-block fronts (elastic) and the band LU (rigid components, ph_direct.c) */
+        jacobian_case(0, 1, 1, 0, mode, "clamped both ends, elastic");
+        jacobian_case(0x7, 1, 1, 0, mode, "clamped both ends, Kirchhoff");
     }
 }
 

@@ -219,7 +219,11 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
     s->rW = 1;
     while (s->rW < 2 * (3 * s->rkl + s->rku + 2 * (12 + 2 * s->nr))) s->rW *= 2;
     s->ring = zalloc((size_t)s->rW * s->rldab, sizeof(double), &fail);
-    s->ustore = zalloc((size_t)s->nred * (s->rkl + s->rku + 1), sizeof(double), &fail);
+    {
+        /* the band LU's U columns, or the node-block fronts' U rows (ph_direct.c) */
+        size_t band_u = (size_t)s->nred * (s->rkl + s->rku + 1), front_u = (size_t)s->ne * ph_front_stride(s);
+        s->ustore = zalloc(band_u > front_u ? band_u : front_u, sizeof(double), &fail);
+    }
     s->uoff = zalloc((size_t)s->nred + 1, sizeof(size_t), &fail);
     s->Pm = zalloc((size_t)nn * 27, sizeof(double), &fail);
     s->Pn = zalloc((size_t)nn * 27, sizeof(double), &fail);
