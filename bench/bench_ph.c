@@ -126,6 +126,7 @@ static void static_loads(cr_ph *s, cr_ph_loads *L, int n)
 {
     int nn = cr_ph_node_count(s);
     double P = 5.0 / (M_PI * M_PI), t = (n + 1) / 10.0;
+    if (n > 0) cr_ph_static_predictor(s, 1.0); /* equal load steps: the last change again */
     ((cr_vec3 *)L->node_force)[nn - 1] = cr_v3(0, -t * P, 0);
     ((cr_vec3 *)L->node_moment)[nn - 1] = cr_v3(0, 0, 2.5 * t * P);
 }

@@ -95,6 +95,13 @@ cr_status cr_ph_step(cr_ph *s, double h, const cr_ph_loads *loads, int *iteratio
 cr_status cr_ph_solve_static(cr_ph *s, const cr_ph_loads *loads, int *iterations, double *residual,
                              cr_error *err);
 
+/* Predictor of the next cr_ph_solve_static: the state plus `ratio` times the last static solve's change
+   (q and the rigid stresses), e.g. the ratio of the next load increment to the last one when the caller
+   ramps the loads; 0 (the default) starts from the state. Used once; forgotten after a midpoint step or
+   an unpack, and ignored when the last call was not a static solve. Only the initial guess: the
+   equilibrium found does not depend on it. */
+void cr_ph_static_predictor(cr_ph *s, double ratio);
+
 double cr_ph_time(const cr_ph *s);
 int cr_ph_node_count(const cr_ph *s); /* 2 n_e + 1 */
 double cr_ph_node_s(const cr_ph *s, int node);
@@ -173,6 +180,12 @@ struct cr_ph {
     int nred, rkl, rku, rldab;
     int *node_roff, *sig_roff;
     double *rband, *rrhs, *dqp, *kdq;
+    double *dq_static, *dsig_static; /* nn * 12, ng * nr: the last static solve's change (predictor) */
+    int have_static;                 /* they belong to the state (the last call was a static solve) */
+    double static_ratio;             /* cr_ph_static_predictor */
+    /* nn * 3: the rotation increment dtheta of each free node's directors in the last
+       ph_direct_iteration (newton completes the update to second order in it) */
+    double *theta;
     int *ripiv;
     /* ph_direct.c's frontal LU: the active columns in a ring of rW (a power of 2) band columns, the
        finished columns' U parts (rows from their first nonzero to the diagonal) in ustore at uoff */

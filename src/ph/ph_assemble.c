@@ -124,6 +124,19 @@ void ph_begin(cr_ph *s, int mode, double h)
         for (int g = 0; g < 2; ++g)
             for (int sl = 0; sl < s->nr; ++sl)
                 s->X[s->sig_off[e] + g * s->nr + sl] = s->sig_el[6 * (2 * e + g) + s->rigid_comp[sl]];
+    /* statics along a load path: the last change extrapolated (cr_ph_static_predictor) */
+    if (mode == PH_STATIC && s->have_static && s->static_ratio != 0) {
+        const double c = s->static_ratio;
+        for (int I = 0; I < s->nn; ++I) {
+            int o = s->node_off[I];
+            if (o < 0) continue;
+            for (int k = 0; k < 12; ++k) s->X[o + k] += c * s->dq_static[12 * I + k];
+        }
+        for (int e = 0; e < s->ne; ++e)
+            for (int col = 0; col < 2 * s->nr; ++col)
+                s->X[s->sig_off[e] + col] += c * s->dsig_static[2 * e * s->nr + col];
+    }
+    s->static_ratio = 0;
 }
 
 void ph_unpack(cr_ph *s, const double *X)

@@ -731,7 +731,7 @@ static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *loads, doubl
         int o = s->node_off[I], rr = s->node_roff[I];
         if (o < 0) continue;
         const double *x = F.b + rr, *d1 = s->q1 + 12 * I + 3, *dqp = s->dqp + 12 * I + 3;
-        for (int c = 0; c < 3; ++c) dX[o + c] = x[c];
+        for (int c = 0; c < 3; ++c) dX[o + c] = x[c], s->theta[3 * I + c] = x[3 + c];
         for (int k = 0; k < 3; ++k) {
             double t[3];
             cross(x + 3, d1 + 3 * k, t);
