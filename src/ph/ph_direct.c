@@ -28,6 +28,8 @@
 /* The elimination and the element pass are also built for AVX2 + FMA, chosen at load time
    (target_clones: an ifunc), as the mixed rod's kernels are (solvers/stability.c, blocktri.c). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(COSSERAT_NO_DISPATCH)
+/* a * b + c as one fused multiply-add where the clone has FMA (ISO C mode leaves them separate) */
+#pragma GCC optimize("fp-contract=fast")
 #define PH_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define PH_CLONES
@@ -317,7 +319,7 @@ typedef struct node_ring {
     double G1[8][54], Gm[8][54], gram1[8][36], gramm[8][36];
 } node_ring;
 
-static void finish_node(cr_ph *s, int I, int dyn, double fac, double gam, const cr_ph_loads *loads, double *X,
+PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double gam, const cr_ph_loads *loads, double *X,
                         double *r, front *f, double *kred, node_ring *nr_)
 {
     const double *d1 = s->q1 + 12 * I + 3, *d0 = s->q + 12 * I + 3;
@@ -397,7 +399,7 @@ static void finish_node(cr_ph *s, int I, int dyn, double fac, double gam, const 
 }
 
 /* ph_gram_factor of G_d(d) from the directors' six dot products (G G^T in closed form) */
-static int gram_factor_dirs(const double *d, double Lc[36])
+PH_CLONES static int gram_factor_dirs(const double *d, double Lc[36])
 {
     const double *a = d, *b = d + 3, *c = d + 6;
     double aa = dot3(a, a), bb = dot3(b, b), cc = dot3(c, c), ab = dot3(a, b), ac = dot3(a, c), bc = dot3(b, c);
@@ -418,7 +420,7 @@ static int gram_factor_dirs(const double *d, double Lc[36])
 }
 
 /* node I: constraint rows, G_d blocks and their Gram factors, the particular increment dq_p */
-static int prep_node(cr_ph *s, int I, int dyn, double *r, node_ring *nr_)
+PH_CLONES static int prep_node(cr_ph *s, int I, int dyn, double *r, node_ring *nr_)
 {
     int o = s->node_off[I];
     double *dqp = s->dqp + 12 * I;
@@ -454,7 +456,7 @@ static int prep_node(cr_ph *s, int I, int dyn, double *r, node_ring *nr_)
 
 /* the element pass with the band LU (blk 0) or the node-block fronts (blk 1, rev: last element first);
    CR_NOT_CONVERGED when a front's pivot was too small (the caller repeats with the band LU) */
-static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX, int *bad,
+PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX, int *bad,
                              int blk, int rev)
 {
     const int dyn = mode == PH_DYNAMIC, nr = s->nr, n2 = 2 * nr, nn = s->nn;
