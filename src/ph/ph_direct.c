@@ -320,7 +320,7 @@ typedef struct node_ring {
 } node_ring;
 
 PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double gam, const cr_ph_loads *loads, double *X,
-                        double *r, front *f, double *kred, node_ring *nr_)
+                                  double *r, front *f, double *kred, node_ring *nr_)
 {
     const double *d1 = s->q1 + 12 * I + 3, *d0 = s->q + 12 * I + 3;
     double dm[9];
@@ -456,8 +456,8 @@ PH_CLONES static int prep_node(cr_ph *s, int I, int dyn, double *r, node_ring *n
 
 /* the element pass with the band LU (blk 0) or the node-block fronts (blk 1, rev: last element first);
    CR_NOT_CONVERGED when a front's pivot was too small (the caller repeats with the band LU) */
-PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX, int *bad,
-                             int blk, int rev)
+PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX,
+                                       int *bad, int blk, int rev)
 {
     const int dyn = mode == PH_DYNAMIC, nr = s->nr, n2 = 2 * nr, nn = s->nn;
     const double h = s->h, fac = dyn ? h : 1.0, gam = dyn ? 0.5 : 1.0, w = s->w;
