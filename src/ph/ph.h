@@ -22,6 +22,7 @@
 #include "cosserat/math.h"
 
 #include <stddef.h>
+#include <string.h>
 
 enum { CR_PH_MAX_BRANCHES = 8 };
 
@@ -229,7 +230,27 @@ static inline size_t ph_front_stride(const cr_ph *s) { return (size_t)(18 + 2 * 
 cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX, int *bad);
 /* pieces shared by ph_assemble.c, ph_linear.c and ph_direct.c */
 void ph_unpack(cr_ph *s, const double *X);
-void ph_strain_jacobian(const double *q, const double *qs, double n, double ns, double B[6][12]);
+/* B_a = d eps / d q_a (6 x 12, row-major) at the point (q, q_s) for a node with shape value n
+ * and derivative ns (spec §1 strain rates). Inline: the
+ * one-pass iteration's AVX2 clone (ph_direct.c) inlines it. Row Gamma_k: phi block ns d_k, d_k block n phi_s.
+ * Row K_i with (i, j, k) cyclic, K_i = 1/2 (d_k . d_j,s - d_j . d_k,s):
+ *   d_j block 1/2 (ns d_k - n d_k,s), d_k block 1/2 (n d_j,s - ns d_j). */
+static inline void ph_strain_jacobian(const double *q, const double *qs, double n, double ns, double B[6][12])
+{
+    memset(B, 0, sizeof(double) * 72);
+    for (int k = 0; k < 3; ++k)
+        for (int c = 0; c < 3; ++c) {
+            B[k][c] = ns * q[3 + 3 * k + c];
+            B[k][3 + 3 * k + c] = n * qs[c];
+        }
+    for (int i = 0; i < 3; ++i) {
+        int j = (i + 1) % 3, k = (i + 2) % 3;
+        for (int c = 0; c < 3; ++c) {
+            B[3 + i][3 + 3 * j + c] = 0.5 * (ns * q[3 + 3 * k + c] - n * qs[3 + 3 * k + c]);
+            B[3 + i][3 + 3 * k + c] = 0.5 * (n * qs[3 + 3 * j + c] - ns * q[3 + 3 * j + c]);
+        }
+    }
+}
 extern const int ph_row_field[6][2];
 void ph_stress_coupling(const double sig[6], double c[4][4]);
 void ph_constraint_jacobian(const double *d, double G[6][9]);
