@@ -28,8 +28,6 @@
 /* The elimination and the element pass are also built for AVX2 + FMA, chosen at load time
    (target_clones: an ifunc), as the mixed rod's kernels are (solvers/stability.c, blocktri.c). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(COSSERAT_NO_DISPATCH)
-/* a * b + c as one fused multiply-add where the clone has FMA (ISO C mode leaves them separate) */
-#pragma GCC optimize("fp-contract=fast")
 #define PH_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define PH_CLONES
