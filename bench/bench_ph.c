@@ -230,8 +230,9 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--one") && i + 2 < argc) { /* the callgrind child */
             int statics = !strcmp(argv[i + 1], "statics"), ne = atoi(argv[i + 2]);
             /* "spaghetti N": the flying spaghetti's N steps (n_e = 10) */
-            result r = !strcmp(argv[i + 1], "spaghetti") ? run(SPAGHETTI, 10, ne)
-                                                         : run(statics ? STATICS : CANTILEVER, ne, steps_for(ne, statics));
+            result r = !strcmp(argv[i + 1], "spaghetti")
+                           ? run(SPAGHETTI, 10, ne)
+                           : run(statics ? STATICS : CANTILEVER, ne, steps_for(ne, statics));
             printf("%d %ld\n", r.iterations, r.jacobians);
             return r.ok ? 0 : 1;
         } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
