@@ -7,10 +7,10 @@
  * 3-4x from 10^2 to 10^4 elements: the blocks left the caches and were streamed three
  * times per iteration. Here every element's contribution goes straight into the reduced
  * matrix T_m^T K T_1 (the strain Jacobians are reduced first, B T, 6 x 6 per node, and the
- * geometric, mass and multiplier terms have closed forms in the directors), and the banded
- * LU eliminates each column (with the forward substitution) as soon as its rows are complete,
- * a few elements behind the assembly: only the band's upper factor is kept for the back
- * substitution.
+ * geometric, mass and multiplier terms have closed forms in the directors), and each element's
+ * block is eliminated (with the forward substitution) as soon as its rows are complete, in a
+ * dense node-block front (block_eliminate; the banded LU where the fronts cannot start from a
+ * free end): only the upper factor is kept for the back substitution.
  *
  * The multipliers are not Newton unknowns here: at every iterate lambda is the least-squares
  * solution of the director rows, lambda = -(G_m G_m^T)^-1 G_m f_d / fac, so the director rows
