@@ -22,6 +22,7 @@
 #include "cosserat/math.h"
 
 #include <stddef.h>
+#include <string.h>
 
 enum { CR_PH_MAX_BRANCHES = 8 };
 
@@ -94,6 +95,13 @@ cr_status cr_ph_step(cr_ph *s, double h, const cr_ph_loads *loads, int *iteratio
    is unchanged. Needs at least one clamped end (a free rod has rigid-body modes). */
 cr_status cr_ph_solve_static(cr_ph *s, const cr_ph_loads *loads, int *iterations, double *residual,
                              cr_error *err);
+
+/* Predictor of the next cr_ph_solve_static: the state plus `ratio` times the last static solve's change
+   (q and the rigid stresses), e.g. the ratio of the next load increment to the last one when the caller
+   ramps the loads; 0 (the default) starts from the state. Used once; forgotten after a midpoint step or
+   an unpack, and ignored when the last call was not a static solve. Only the initial guess: the
+   equilibrium found does not depend on it. */
+void cr_ph_static_predictor(cr_ph *s, double ratio);
 
 double cr_ph_time(const cr_ph *s);
 int cr_ph_node_count(const cr_ph *s); /* 2 n_e + 1 */
@@ -173,6 +181,12 @@ struct cr_ph {
     int nred, rkl, rku, rldab;
     int *node_roff, *sig_roff;
     double *rband, *rrhs, *dqp, *kdq;
+    double *dq_static, *dsig_static; /* nn * 12, ng * nr: the last static solve's change (predictor) */
+    int have_static;                 /* they belong to the state (the last call was a static solve) */
+    double static_ratio;             /* cr_ph_static_predictor */
+    /* nn * 3: the rotation increment dtheta of each free node's directors in the last
+       ph_direct_iteration (newton completes the update to second order in it) */
+    double *theta;
     int *ripiv;
     /* ph_direct.c's frontal LU: the active columns in a ring of rW (a power of 2) band columns, the
        finished columns' U parts (rows from their first nonzero to the diagonal) in ustore at uoff */
@@ -208,13 +222,35 @@ cr_status ph_linear_solve(cr_ph *s, const double *r, double *dX, int *bad);
    with it for any residual (modified Newton reuses one factorization for several residuals). */
 cr_status ph_linear_factor(cr_ph *s, int *bad);
 void ph_linear_apply(cr_ph *s, const double *r, double *dX);
+/* doubles of U kept per element by ph_direct.c's node-block fronts (the upper triangle of the largest) */
+static inline size_t ph_front_stride(const cr_ph *s) { return (size_t)(18 + 2 * s->nr) * (19 + 2 * s->nr) / 2; }
 /* One Newton iteration in one pass (ph_direct.c): sets the multipliers in X to the least-squares
    solution of the director rows at X, returns the residual r at that X and the increment dX of q and
    the rigid stresses (zero in lambda) of the Newton system there. CR_SINGULAR with *bad the unknown. */
 cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX, int *bad);
 /* pieces shared by ph_assemble.c, ph_linear.c and ph_direct.c */
 void ph_unpack(cr_ph *s, const double *X);
-void ph_strain_jacobian(const double *q, const double *qs, double n, double ns, double B[6][12]);
+/* B_a = d eps / d q_a (6 x 12, row-major) at the point (q, q_s) for a node with shape value n
+ * and derivative ns (spec §1 strain rates). Inline: the
+ * one-pass iteration's AVX2 clone (ph_direct.c) inlines it. Row Gamma_k: phi block ns d_k, d_k block n phi_s.
+ * Row K_i with (i, j, k) cyclic, K_i = 1/2 (d_k . d_j,s - d_j . d_k,s):
+ *   d_j block 1/2 (ns d_k - n d_k,s), d_k block 1/2 (n d_j,s - ns d_j). */
+static inline void ph_strain_jacobian(const double *q, const double *qs, double n, double ns, double B[6][12])
+{
+    memset(B, 0, sizeof(double) * 72);
+    for (int k = 0; k < 3; ++k)
+        for (int c = 0; c < 3; ++c) {
+            B[k][c] = ns * q[3 + 3 * k + c];
+            B[k][3 + 3 * k + c] = n * qs[c];
+        }
+    for (int i = 0; i < 3; ++i) {
+        int j = (i + 1) % 3, k = (i + 2) % 3;
+        for (int c = 0; c < 3; ++c) {
+            B[3 + i][3 + 3 * j + c] = 0.5 * (ns * q[3 + 3 * k + c] - n * qs[3 + 3 * k + c]);
+            B[3 + i][3 + 3 * k + c] = 0.5 * (n * qs[3 + 3 * j + c] - ns * q[3 + 3 * j + c]);
+        }
+    }
+}
 extern const int ph_row_field[6][2];
 void ph_stress_coupling(const double sig[6], double c[4][4]);
 void ph_constraint_jacobian(const double *d, double G[6][9]);

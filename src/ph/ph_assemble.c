@@ -32,27 +32,6 @@ void ph_strain(const double *q, const double *qs, double eps[6])
 #undef DOT
 }
 
-/* B_a = d eps / d q_a (6 x 12, row-major) at the point (q, q_s) for a node with shape value n
- * and derivative ns (spec §1 strain rates). Row Gamma_k: phi block ns d_k, d_k block n phi_s.
- * Row K_i with (i, j, k) cyclic, K_i = 1/2 (d_k . d_j,s - d_j . d_k,s):
- *   d_j block 1/2 (ns d_k - n d_k,s), d_k block 1/2 (n d_j,s - ns d_j). */
-void ph_strain_jacobian(const double *q, const double *qs, double n, double ns, double B[6][12])
-{
-    memset(B, 0, sizeof(double) * 72);
-    for (int k = 0; k < 3; ++k)
-        for (int c = 0; c < 3; ++c) {
-            B[k][c] = ns * q[3 + 3 * k + c];
-            B[k][3 + 3 * k + c] = n * qs[c];
-        }
-    for (int i = 0; i < 3; ++i) {
-        int j = (i + 1) % 3, k = (i + 2) % 3;
-        for (int c = 0; c < 3; ++c) {
-            B[3 + i][3 + 3 * j + c] = 0.5 * (ns * q[3 + 3 * k + c] - n * qs[3 + 3 * k + c]);
-            B[3 + i][3 + 3 * k + c] = 0.5 * (n * qs[3 + 3 * j + c] - ns * q[3 + 3 * j + c]);
-        }
-    }
-}
-
 /* the two fields (0 = phi, 1..3 = d1..d3) in which row j of B is nonzero (see strain_jacobian) */
 const int ph_row_field[6][2] = {{0, 1}, {0, 2}, {0, 3}, {2, 3}, {3, 1}, {1, 2}};
 
@@ -124,6 +103,19 @@ void ph_begin(cr_ph *s, int mode, double h)
         for (int g = 0; g < 2; ++g)
             for (int sl = 0; sl < s->nr; ++sl)
                 s->X[s->sig_off[e] + g * s->nr + sl] = s->sig_el[6 * (2 * e + g) + s->rigid_comp[sl]];
+    /* statics along a load path: the last change extrapolated (cr_ph_static_predictor) */
+    if (mode == PH_STATIC && s->have_static && s->static_ratio != 0) {
+        const double c = s->static_ratio;
+        for (int I = 0; I < s->nn; ++I) {
+            int o = s->node_off[I];
+            if (o < 0) continue;
+            for (int k = 0; k < 12; ++k) s->X[o + k] += c * s->dq_static[12 * I + k];
+        }
+        for (int e = 0; e < s->ne; ++e)
+            for (int col = 0; col < 2 * s->nr; ++col)
+                s->X[s->sig_off[e] + col] += c * s->dsig_static[2 * e * s->nr + col];
+    }
+    s->static_ratio = 0;
 }
 
 void ph_unpack(cr_ph *s, const double *X)

@@ -7,10 +7,10 @@
  * 3-4x from 10^2 to 10^4 elements: the blocks left the caches and were streamed three
  * times per iteration. Here every element's contribution goes straight into the reduced
  * matrix T_m^T K T_1 (the strain Jacobians are reduced first, B T, 6 x 6 per node, and the
- * geometric, mass and multiplier terms have closed forms in the directors), and the banded
- * LU eliminates each column (with the forward substitution) as soon as its rows are complete,
- * a few elements behind the assembly: only the band's upper factor is kept for the back
- * substitution.
+ * geometric, mass and multiplier terms have closed forms in the directors), and each element's
+ * block is eliminated (with the forward substitution) as soon as its rows are complete, in a
+ * dense node-block front (block_eliminate; the banded LU where the fronts cannot start from a
+ * free end): only the upper factor is kept for the back substitution.
  *
  * The multipliers are not Newton unknowns here: at every iterate lambda is the least-squares
  * solution of the director rows, lambda = -(G_m G_m^T)^-1 G_m f_d / fac, so the director rows
@@ -81,10 +81,44 @@ typedef struct front {
     int next, ju, zeroed;
     int utop; /* first row whose U entries may reach the column being eliminated */
     int *ext; /* ring (mask): ju after the step of row i, the last column row i of U reaches */
+    /* the node-block front (block_eliminate) instead of the band, when blk: the element in the front,
+       its first reduced index (node 2e's, else the middle node's) and sizes of node 2e (L0), node 2e + 2
+       (L2), middle node + rigid stresses (ms); rev: elements from the last to the first */
+    int blk, rev, base, L0, L2, ms;
+    double *M, *bl; /* BLD x BLD row-major, local order: lead node, middle node, stresses, tail node */
 } front;
+
+enum { BLD = 32 }; /* the largest front: 6 + 6 + 2 * 6 stresses + 6 */
+#if defined(__GNUC__)
+typedef double v4d __attribute__((vector_size(32), aligned(32)));
+#endif
 
 static inline double *colp(front *f, int j) { return f->ring + (size_t)(j & f->mask) * f->ldab; }
 static inline double *band_at(front *f, int i, int j) { return colp(f, j) + f->kv + i - j; }
+
+/* reduced index g of the element in the front -> its place in the front (lead node first: node 2e, or
+   node 2e + 2 when rev) */
+static inline int loc(const front *f, int g)
+{
+    int r = g - f->base;
+    if (!f->rev) return r;
+    if (r >= f->L0 + f->ms) return r - f->L0 - f->ms;
+    if (r >= f->L0) return r - f->L0 + 6;
+    return 6 + f->ms + r;
+}
+/* the inverse: place k of the front -> reduced index */
+static inline int glob(const front *f, int k)
+{
+    if (!f->rev) return f->base + k;
+    if (k < 6) return f->base + f->L0 + f->ms + k;
+    if (k < 6 + f->ms) return f->base + f->L0 + k - 6;
+    return f->base + k - 6 - f->ms;
+}
+static inline double *at(front *f, int i, int j)
+{
+    return f->blk ? f->M + loc(f, i) * BLD + loc(f, j) : band_at(f, i, j);
+}
+static inline double *rhs(front *f, int i) { return f->blk ? f->bl + loc(f, i) : f->b + i; }
 
 static void zero_upto(front *f, int c)
 {
@@ -165,9 +199,111 @@ PH_CLONES static void back_substitute(front *f)
     }
 }
 
+/* The node-block front. The reduced unknowns of element e (node 2e, its middle node, its rigid
+ * stresses) couple only with the next element's through the shared end node 2e + 2: the reduced matrix is
+ * block tridiagonal in element blocks of 12 + 2 nr, and its LU is a sequence of dense fronts of the element
+ * block and the next end node (18 + 2 nr, at most BLD). Each front eliminates the element block with
+ * partial pivoting among its own rows (they are complete; the end node's are not) and hands the end node's
+ * Schur complement and right side to the next front, where that node leads. The band LU's pivots could
+ * reach the next node's rows, and its fill made it 3-4x more arithmetic in short scalar loops; here the
+ * rank-one updates run along rows of up to 29 contiguous entries.
+ *
+ * Pivoting inside the block needs every leading block to be nonsingular: the rod cut at node 2e + 2 with
+ * that node held. With a rigid extension (or shear) the tension of a segment held at both ends is not
+ * determined (the two Gauss points' rows of an element are proportional in its middle node): so the
+ * elimination starts at a free end (rev: from the last element when only the first node is clamped), and a
+ * rod clamped at both ends with rigid components keeps the band LU. A pivot below 1e-12 of its column in
+ * the front (the tail rows included) hands the iteration to the band LU as well.
+ *
+ * Returns 0, k + 1 for a zero column k, -(k + 1) for a pivot too small at k. U's rows (k..d-1) are
+ * appended at U; the forward-substituted right side stays in bl. */
+PH_CLONES static int block_eliminate(front *f, int m, int d, double *U)
+{
+    double *M = f->M, *bl = f->bl;
+    for (int k = 0; k < m; ++k) {
+        double *rk = M + k * BLD;
+        int p = k;
+        double best = fabs(rk[k]), cmax = best;
+        for (int i = k + 1; i < d; ++i) {
+            double v = fabs(M[i * BLD + k]);
+            if (i < m && v > best) best = v, p = i;
+            if (v > cmax) cmax = v;
+        }
+        if (!(best > 1e-12 * cmax)) return cmax == 0 ? k + 1 : -(k + 1);
+        if (p != k) {
+            double *rp = M + p * BLD;
+            for (int j = k; j < d; ++j) {
+                double t = rk[j];
+                rk[j] = rp[j], rp[j] = t;
+            }
+            double t = bl[k];
+            bl[k] = bl[p], bl[p] = t;
+        }
+        memcpy(U, rk + k, sizeof(double) * (d - k));
+        U += d - k;
+        const double inv = 1.0 / rk[k], bk = bl[k];
+        /* whole aligned groups of 4 from the one holding column k + 1: the columns left of it are
+           finished (never read again) and those right of d are zero in the pivot row */
+        const int j0 = (k + 1) & ~3;
+        for (int i = k + 1; i < d; ++i) {
+            double *ri = M + i * BLD, l = ri[k] * inv;
+            if (l == 0) continue;
+#if defined(__GNUC__)
+            const v4d lv = {l, l, l, l};
+            for (int j = j0; j < d; j += 4) *(v4d *)(ri + j) -= lv * *(const v4d *)(rk + j);
+#else
+            for (int j = j0; j < d; ++j) ri[j] -= l * rk[j];
+#endif
+            bl[i] -= l * bk;
+        }
+    }
+    return 0;
+}
+
+/* element e in the front: its reduced offsets; *m the rows it eliminates, *d the front's size */
+static void block_set(front *f, const cr_ph *s, int e, int *m, int *d)
+{
+    int a = s->node_roff[2 * e], c = s->node_roff[2 * e + 2];
+    f->L0 = a >= 0 ? 6 : 0, f->L2 = c >= 0 ? 6 : 0;
+    f->base = a >= 0 ? a : s->node_roff[2 * e + 1];
+    f->ms = 6 + 2 * s->nr;
+    int lead = f->rev ? f->L2 : f->L0, tail = f->rev ? f->L0 : f->L2;
+    int last = f->rev ? e == 0 : e == s->ne - 1;
+    *d = lead + f->ms + tail;
+    *m = last ? *d : lead + f->ms;
+}
+
+/* back substitution of the node-block fronts, in the opposite order of the elimination */
+PH_CLONES static void block_back(front *f, const cr_ph *s, size_t stride)
+{
+    double *b = f->b;
+    for (int t = s->ne - 1; t >= 0; --t) {
+        int e = f->rev ? s->ne - 1 - t : t, m, d, gl[BLD];
+        block_set(f, s, e, &m, &d);
+        for (int k = 0; k < d; ++k) gl[k] = glob(f, k);
+        const double *U = f->U + (size_t)e * stride;
+        double x[BLD];
+        for (int k = m; k < d; ++k) x[k] = b[gl[k]];
+        /* rows k..d-1 of U start at offset sum_{i<k} (d - i) */
+        for (int k = m - 1; k >= 0; --k) {
+            const double *u = U + (size_t)k * d - (size_t)k * (k - 1) / 2;
+            double v = b[gl[k]];
+            for (int j = k + 1; j < d; ++j) v -= u[j - k] * x[j];
+            x[k] = v / u[0];
+            b[gl[k]] = x[k];
+        }
+    }
+}
+
 /* adds the 6 x 6 block R at reduced (ri, ci) */
 static inline void add_block(front *f, int ri, int ci, const double R[6][6])
 {
+    if (f->blk) {
+        double *M = f->M + loc(f, ri) * BLD + loc(f, ci);
+        for (int i = 0; i < 6; ++i)
+            for (int l = 0; l < 6; ++l) M[i * BLD + l] += R[i][l];
+        return;
+    }
     for (int l = 0; l < 6; ++l) {
         double *col = band_at(f, ri, ci + l);
         for (int i = 0; i < 6; ++i) col[i] += R[i][l];
@@ -181,8 +317,8 @@ typedef struct node_ring {
     double G1[8][54], Gm[8][54], gram1[8][36], gramm[8][36];
 } node_ring;
 
-static void finish_node(cr_ph *s, int I, int dyn, double fac, double gam, const cr_ph_loads *loads, double *X,
-                        double *r, front *f, double *kred, node_ring *nr_)
+PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double gam, const cr_ph_loads *loads, double *X,
+                                  double *r, front *f, double *kred, node_ring *nr_)
 {
     const double *d1 = s->q1 + 12 * I + 3, *d0 = s->q + 12 * I + 3;
     double dm[9];
@@ -250,18 +386,18 @@ static void finish_node(cr_ph *s, int I, int dyn, double fac, double gam, const 
     }
     add_block(f, ro, ro, R);
     /* reduced right side -(T_m^T (r + K dq_p)) */
-    for (int c = 0; c < 3; ++c) f->b[ro + c] = -(ro_[c] + kr[c]);
+    for (int c = 0; c < 3; ++c) *rhs(f, ro + c) -= ro_[c] + kr[c];
     double pr[3] = {0, 0, 0};
     for (int k = 0; k < 3; ++k) {
         double t[3];
         cross(dm + 3 * k, ro_ + 3 + 3 * k, t);
         for (int c = 0; c < 3; ++c) pr[c] += t[c];
     }
-    for (int c = 0; c < 3; ++c) f->b[ro + 3 + c] = -(pr[c] + kr[3 + c]);
+    for (int c = 0; c < 3; ++c) *rhs(f, ro + 3 + c) -= pr[c] + kr[3 + c];
 }
 
 /* ph_gram_factor of G_d(d) from the directors' six dot products (G G^T in closed form) */
-static int gram_factor_dirs(const double *d, double Lc[36])
+PH_CLONES static int gram_factor_dirs(const double *d, double Lc[36])
 {
     const double *a = d, *b = d + 3, *c = d + 6;
     double aa = dot3(a, a), bb = dot3(b, b), cc = dot3(c, c), ab = dot3(a, b), ac = dot3(a, c), bc = dot3(b, c);
@@ -282,7 +418,7 @@ static int gram_factor_dirs(const double *d, double Lc[36])
 }
 
 /* node I: constraint rows, G_d blocks and their Gram factors, the particular increment dq_p */
-static int prep_node(cr_ph *s, int I, int dyn, double *r, node_ring *nr_)
+PH_CLONES static int prep_node(cr_ph *s, int I, int dyn, double *r, node_ring *nr_)
 {
     int o = s->node_off[I];
     double *dqp = s->dqp + 12 * I;
@@ -293,8 +429,14 @@ static int prep_node(cr_ph *s, int I, int dyn, double *r, node_ring *nr_)
     for (int k = 0; k < 9; ++k) dm[k] = dyn ? 0.5 * (d0[k] + d1[k]) : d1[k];
     double *G1 = nr_->G1[I & 7], *Gm = nr_->Gm[I & 7];
     ph_constraint_jacobian(d1, (double(*)[9])G1);
-    ph_constraint_jacobian(dm, (double(*)[9])Gm);
-    if (!gram_factor_dirs(d1, nr_->gram1[I & 7]) || !gram_factor_dirs(dm, nr_->gramm[I & 7])) return 0;
+    if (!gram_factor_dirs(d1, nr_->gram1[I & 7])) return 0;
+    if (dyn) {
+        ph_constraint_jacobian(dm, (double(*)[9])Gm);
+        if (!gram_factor_dirs(dm, nr_->gramm[I & 7])) return 0;
+    } else { /* statics: d_{n+1/2} is d_{n+1} */
+        memcpy(Gm, G1, sizeof(double) * 54);
+        memcpy(nr_->gramm[I & 7], nr_->gram1[I & 7], sizeof(double) * 36);
+    }
     ph_constraint(d1, g1);
     double b[6];
     for (int k = 0; k < 6; ++k) {
@@ -310,7 +452,10 @@ static int prep_node(cr_ph *s, int I, int dyn, double *r, node_ring *nr_)
     return 1;
 }
 
-cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX, int *bad)
+/* the element pass with the band LU (blk 0) or the node-block fronts (blk 1, rev: last element first);
+   CR_NOT_CONVERGED when a front's pivot was too small (the caller repeats with the band LU) */
+PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX,
+                                       int *bad, int blk, int rev)
 {
     const int dyn = mode == PH_DYNAMIC, nr = s->nr, n2 = 2 * nr, nn = s->nn;
     const double h = s->h, fac = dyn ? h : 1.0, gam = dyn ? 0.5 : 1.0, w = s->w;
@@ -321,10 +466,26 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
     double *kred = s->kdq; /* 6 per node: T_m^T K dq_p, reduced */
     memset(kred, 0, sizeof(double) * 6 * nn);
     int ext[s->rW];
-    front F = {s->nred,  s->rkl,   s->rku,  s->rkl + s->rku, s->rldab, s->rW - 1, s->ring, s->rrhs, s->ustore,
-               s->uoff, s->ripiv, s->rlast, 0,               0,        0,         0,       ext};
+    front F = {s->nred,   s->rkl,    s->rku,   s->rkl + s->rku,
+               s->rldab,  s->rW - 1, s->ring,  s->rrhs,
+               s->ustore, s->uoff,   s->ripiv, s->rlast,
+               0,         0,         0,        0,
+               ext,       0,         0,        0,
+               0,         0,         0,        NULL,
+               NULL};
     s->uoff[0] = 0;
     if (bad) *bad = -1;
+    /* the right side is accumulated (finish_node, the stress rows) */
+    _Alignas(32) double Mfront[BLD * BLD];
+    double bfront[BLD];
+    const size_t ustride = ph_front_stride(s);
+    F.blk = blk, F.rev = rev, F.M = Mfront, F.bl = bfront;
+    if (blk) {
+        memset(Mfront, 0, sizeof Mfront);
+        memset(bfront, 0, sizeof bfront);
+    } else {
+        memset(s->rrhs, 0, sizeof(double) * s->nred);
+    }
 
     node_ring ring;
     int prepped = 0;
@@ -334,12 +495,16 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
     int has_mbar = mbar.x != 0 || mbar.y != 0 || mbar.z != 0;
     const double MB[3][3] = {{0, -mbar.z, mbar.y}, {mbar.z, 0, -mbar.x}, {-mbar.y, mbar.x, 0}};
 
-    for (int e = 0; e < s->ne; ++e) {
-        for (; prepped <= 2 * e + 2; ++prepped)
+    if (rev) prepped = nn - 1;
+    for (int et = 0; et < s->ne; ++et) {
+        const int e = rev ? s->ne - 1 - et : et;
+        for (; rev ? prepped >= 2 * e : prepped <= 2 * e + 2; prepped += rev ? -1 : 1)
             if (!prep_node(s, prepped, dyn, r, &ring)) {
                 if (bad) *bad = s->node_off[prepped] + 12;
                 return CR_SINGULAR;
             }
+        int fm = 0, fd = 0;
+        if (blk) block_set(&F, s, e, &fm, &fd);
         int off[3], ro[3];
         const double *d1n[3], *dmn[3];
         double dmbuf[3][9];
@@ -352,7 +517,7 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
             dmn[a] = dmbuf[a];
         }
         const int rs = s->sig_roff[e], R_e = rs + n2;
-        zero_upto(&F, R_e + 6 + 1);
+        if (!blk) zero_upto(&F, R_e + 6 + 1);
         double Rb[3][3][6][6];
         memset(Rb, 0, sizeof Rb);
         for (int g = 0; g < 2; ++g) {
@@ -451,10 +616,9 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
                 double na = s->N[g][a], nsa = s->dN[g][a];
                 for (int b = 0; b < 3; ++b) {
                     double nb = s->N[g][b], nsb = s->dN[g][b];
-                    double hv[4][4];
+                    double hv[4][4], c1 = na * nsb * fac * w * gam, c2 = nsa * nb * fac * w * gam;
                     for (int x = 0; x < 4; ++x)
-                        for (int y = 0; y < 4; ++y)
-                            hv[x][y] = (cc[x][y] * na * nsb + cc[y][x] * nsa * nb) * fac * w * gam;
+                        for (int y = 0; y < 4; ++y) hv[x][y] = cc[x][y] * c1 + cc[y][x] * c2;
                     if (dyn)
                         for (int fl = 0; fl < 3; ++fl) hv[fl][fl] += 2.0 / h * w * s->mass[fl] * na * nb;
                     double(*R)[6] = Rb[a][b];
@@ -501,14 +665,20 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
                 /* rigid stresses: momentum-row columns and constraint rows */
                 for (int sl = 0; sl < nr; ++sl) {
                     int j = s->rigid_comp[sl], col = rs + g * nr + sl;
-                    double *cb = band_at(&F, ro[a], col);
-                    for (int i = 0; i < 6; ++i) cb[i] += fac * w * Tm[a][j][i];
-                    for (int l = 0; l < 6; ++l) *band_at(&F, col, ro[a] + l) += T1[a][j][l];
+                    if (blk) {
+                        double *M = F.M + loc(&F, ro[a]) * BLD + loc(&F, col),
+                               *Mt = F.M + loc(&F, col) * BLD + loc(&F, ro[a]);
+                        for (int i = 0; i < 6; ++i) M[i * BLD] += fac * w * Tm[a][j][i];
+                        for (int l = 0; l < 6; ++l) Mt[l] += T1[a][j][l];
+                    } else {
+                        for (int i = 0; i < 6; ++i) *at(&F, ro[a] + i, col) += fac * w * Tm[a][j][i];
+                        for (int l = 0; l < 6; ++l) *at(&F, col, ro[a] + l) += T1[a][j][l];
+                    }
                 }
             }
             for (int sl = 0; sl < nr; ++sl) {
                 int j = s->rigid_comp[sl];
-                F.b[rs + g * nr + sl] = -(r[s->sig_off[e] + g * nr + sl] + dep[j]);
+                *rhs(&F, rs + g * nr + sl) -= r[s->sig_off[e] + g * nr + sl] + dep[j];
             }
         }
         for (int a = 0; a < 3; ++a) {
@@ -516,18 +686,44 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
             for (int b = 0; b < 3; ++b)
                 if (ro[b] >= 0) add_block(&F, ro[a], ro[b], Rb[a][b]);
         }
-        finish_node(s, 2 * e, dyn, fac, gam, loads, X, r, &F, kred, &ring);
+        const int last = et == s->ne - 1;
+        finish_node(s, rev ? 2 * e + 2 : 2 * e, dyn, fac, gam, loads, X, r, &F, kred, &ring);
         finish_node(s, 2 * e + 1, dyn, fac, gam, loads, X, r, &F, kred, &ring);
-        int last = e == s->ne - 1;
-        if (last) finish_node(s, 2 * e + 2, dyn, fac, gam, loads, X, r, &F, kred, &ring);
-        int info = eliminate(&F, last ? F.n : R_e - F.kl);
-        if (info) {
-            if (bad) *bad = info - 1;
-            return CR_SINGULAR;
+        if (last) finish_node(s, rev ? 2 * e : 2 * e + 2, dyn, fac, gam, loads, X, r, &F, kred, &ring);
+        if (blk) {
+            int info = block_eliminate(&F, fm, fd, s->ustore + (size_t)e * ustride);
+            if (info < 0) return CR_NOT_CONVERGED;
+            if (info) {
+                if (bad) *bad = glob(&F, info - 1);
+                return CR_SINGULAR;
+            }
+            for (int k = 0; k < fm; ++k) F.b[glob(&F, k)] = bfront[k];
+            /* the tail node's Schur complement and right side lead the next front */
+            double tail[6][6], tb[6];
+            const int nt = fd - fm;
+            for (int i = 0; i < nt; ++i) {
+                tb[i] = bfront[fm + i];
+                for (int j = 0; j < nt; ++j) tail[i][j] = Mfront[(fm + i) * BLD + fm + j];
+            }
+            for (int i = 0; i < fd; ++i) memset(Mfront + i * BLD, 0, sizeof(double) * BLD);
+            memset(bfront, 0, sizeof bfront);
+            for (int i = 0; i < nt; ++i) {
+                bfront[i] = tb[i];
+                for (int j = 0; j < nt; ++j) Mfront[i * BLD + j] = tail[i][j];
+            }
+        } else {
+            int info = eliminate(&F, last ? F.n : R_e - F.kl);
+            if (info) {
+                if (bad) *bad = info - 1;
+                return CR_SINGULAR;
+            }
         }
     }
     if (s->ne == 0) return CR_OK;
-    back_substitute(&F);
+    if (blk)
+        block_back(&F, s, ustride);
+    else
+        back_substitute(&F);
 
     /* full increments: dq = (dphi, dq_p + P(d_{n+1}) dtheta), rigid stresses; lambda is set, not updated */
     memset(dX, 0, sizeof(double) * s->nx);
@@ -535,7 +731,7 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
         int o = s->node_off[I], rr = s->node_roff[I];
         if (o < 0) continue;
         const double *x = F.b + rr, *d1 = s->q1 + 12 * I + 3, *dqp = s->dqp + 12 * I + 3;
-        for (int c = 0; c < 3; ++c) dX[o + c] = x[c];
+        for (int c = 0; c < 3; ++c) dX[o + c] = x[c], s->theta[3 * I + c] = x[3 + c];
         for (int k = 0; k < 3; ++k) {
             double t[3];
             cross(x + 3, d1 + 3 * k, t);
@@ -545,4 +741,15 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
     for (int e = 0; e < s->ne; ++e)
         for (int col = 0; col < n2; ++col) dX[s->sig_off[e] + col] = F.b[s->sig_roff[e] + col];
     return CR_OK;
+}
+
+cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX, int *bad)
+{
+    /* the node-block fronts need a free end to start from (block_eliminate) */
+    int clamps = s->p.clamp_start && s->p.clamp_end;
+    if (!(clamps && s->nr > 0)) {
+        cr_status st = direct_pass(s, mode, loads, X, r, dX, bad, 1, s->p.clamp_start && !s->p.clamp_end);
+        if (st != CR_NOT_CONVERGED) return st;
+    }
+    return direct_pass(s, mode, loads, X, r, dX, bad, 0, 0);
 }

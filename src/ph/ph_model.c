@@ -219,7 +219,11 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
     s->rW = 1;
     while (s->rW < 2 * (3 * s->rkl + s->rku + 2 * (12 + 2 * s->nr))) s->rW *= 2;
     s->ring = zalloc((size_t)s->rW * s->rldab, sizeof(double), &fail);
-    s->ustore = zalloc((size_t)s->nred * (s->rkl + s->rku + 1), sizeof(double), &fail);
+    {
+        /* the band LU's U columns, or the node-block fronts' U rows (ph_direct.c) */
+        size_t band_u = (size_t)s->nred * (s->rkl + s->rku + 1), front_u = (size_t)s->ne * ph_front_stride(s);
+        s->ustore = zalloc(band_u > front_u ? band_u : front_u, sizeof(double), &fail);
+    }
     s->uoff = zalloc((size_t)s->nred + 1, sizeof(size_t), &fail);
     s->Pm = zalloc((size_t)nn * 27, sizeof(double), &fail);
     s->Pn = zalloc((size_t)nn * 27, sizeof(double), &fail);
@@ -227,6 +231,9 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
     s->gram1 = zalloc((size_t)nn * 36, sizeof(double), &fail);
     s->dqp = zalloc((size_t)nn * 12, sizeof(double), &fail);
     s->kdq = zalloc((size_t)nn * 12, sizeof(double), &fail);
+    s->theta = zalloc((size_t)nn * 3, sizeof(double), &fail);
+    s->dq_static = zalloc((size_t)nn * 12, sizeof(double), &fail);
+    s->dsig_static = zalloc((size_t)s->ng * (s->nr ? s->nr : 1), sizeof(double), &fail);
     if (fail) goto nomem;
 
     /* element e's block [end of e-1's, end of its rigid stresses) is coupled to rows up to its next end
@@ -277,7 +284,7 @@ void cr_ph_destroy(cr_ph *s)
     free(s->Ke), free(s->Bc), free(s->Br), free(s->Kn), free(s->Gm), free(s->G1);
     free(s->node_roff), free(s->sig_roff), free(s->rband), free(s->rrhs), free(s->ripiv), free(s->rlast), free(s->ring),
         free(s->ustore), free(s->uoff), free(s->Pm), free(s->Pn), free(s->gramm), free(s->gram1), free(s->dqp),
-        free(s->kdq);
+        free(s->kdq), free(s->theta), free(s->dq_static), free(s->dsig_static);
     free(s->q1), free(s->lam1), free(s->sig1), free(s->eps_n), free(s->g0), free(s->fext);
     free(s);
 }
@@ -431,6 +438,7 @@ void cr_ph_pack(const cr_ph *s, double *out)
 
 void cr_ph_unpack(cr_ph *s, const double *in)
 {
+    s->have_static = 0;
     s->t = in[0], s->work_ext = in[1], s->dissipated = in[2], s->energy_balance = in[3];
     s->work_roundoff = in[4];
     const double *o = in + 5;

@@ -119,6 +119,26 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
         if (turn > PH_MAX_TURN)
             for (int i = 0; i < n; ++i) s->dX[i] *= PH_MAX_TURN / turn;
         for (int i = 0; i < n; ++i) s->X[i] += s->dX[i];
+        /* the directors' increment theta x d is the rotation's first order: its second-order term
+           theta x (theta x d) / 2 keeps the update on the rotations to O(theta^3) (the linear one moves
+           |d|^2 to 1 + |theta|^2, and the next residual is O(theta^2) whatever the Jacobian: the first
+           update of a static load step from the last equilibrium turned the directors by ~0.3 and
+           barely reduced the residual). Near the solution it is O(dX^2) and leaves the quadratic
+           convergence as it was. */
+        const double tsc = turn > PH_MAX_TURN ? PH_MAX_TURN / turn : 1.0;
+        for (int I = 0; I < s->nn; ++I) {
+            int o = s->node_off[I];
+            if (o < 0) continue;
+            double th[3] = {tsc * s->theta[3 * I], tsc * s->theta[3 * I + 1], tsc * s->theta[3 * I + 2]};
+            for (int k = 0; k < 3; ++k) {
+                const double *d = s->q1 + 12 * I + 3 + 3 * k;
+                double a[3] = {th[1] * d[2] - th[2] * d[1], th[2] * d[0] - th[0] * d[2], th[0] * d[1] - th[1] * d[0]};
+                double *x = s->X + o + 3 + 3 * k;
+                x[0] += 0.5 * (th[1] * a[2] - th[2] * a[1]);
+                x[1] += 0.5 * (th[2] * a[0] - th[0] * a[2]);
+                x[2] += 0.5 * (th[0] * a[1] - th[1] * a[0]);
+            }
+        }
         ++it;
         s->iterations++;
         if (iterations) *iterations = it;
@@ -173,6 +193,7 @@ cr_status cr_ph_step(cr_ph *s, double h, const cr_ph_loads *loads, int *iteratio
     ph_begin(s, PH_DYNAMIC, h);
     cr_status st = newton(s, PH_DYNAMIC, loads, iterations, NULL, err);
     if (st != CR_OK) return st;
+    s->have_static = 0;
     /* (newton left the unpacked iterate and the external forces of the converged X) */
 
     /* W^ext_n = h yhat_{n+1/2}^T uhat_{n+1/2} = f_ext . (q_{n+1} - q_n) (spec §6) */
@@ -243,6 +264,13 @@ cr_status cr_ph_solve_static(cr_ph *s, const cr_ph_loads *loads, int *iterations
     cr_status st = newton(s, PH_STATIC, loads, iterations, &rn, err);
     if (residual) *residual = rn;
     if (st != CR_OK) return st;
+    /* the change of this solve, for the next one's predictor (rigid stresses: the previous ones are
+       sig_el's rigid components, overwritten below) */
+    for (int k = 0; k < 12 * s->nn; ++k) s->dq_static[k] = s->q1[k] - s->q[k];
+    for (int gp = 0; gp < s->ng; ++gp)
+        for (int sl = 0; sl < s->nr; ++sl)
+            s->dsig_static[gp * s->nr + sl] = s->sig1[gp * s->nr + sl] - s->sig_el[6 * gp + s->rigid_comp[sl]];
+    s->have_static = 1;
     memcpy(s->q, s->q1, sizeof(double) * 12 * s->nn);
     memcpy(s->lam, s->lam1, sizeof(double) * 6 * s->nn);
     memset(s->v, 0, sizeof(double) * 12 * s->nn);
@@ -263,3 +291,5 @@ cr_status cr_ph_solve_static(cr_ph *s, const cr_ph_loads *loads, int *iterations
         }
     return CR_OK;
 }
+
+void cr_ph_static_predictor(cr_ph *s, double ratio) { s->static_ratio = ratio; }
