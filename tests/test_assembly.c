@@ -369,18 +369,24 @@ static void perturb(cr_vec3 *r, cr_quat *p, int k, double h) /* increment k of (
 
 static void test_joint_jacobians(void)
 {
-    cr_asm_joint js[4];
+    cr_asm_joint js[7];
     memset(js, 0, sizeof js);
     js[0].type = CR_JOINT_WELD, js[0].rows = 6, js[0].rel_ref = cr_q_normalize(cr_q(0.9, 0.2, -0.3, 0.1));
+    js[0].pos_rows = 3;
     js[1] = js[0], js[1].phi = cr_v3(0.4, -0.2, 0.7); /* a weld closing a rotation */
-    js[2].type = CR_JOINT_BALL, js[2].rows = 3;
-    js[3].type = CR_JOINT_HINGE, js[3].rows = 5;
+    js[2].type = CR_JOINT_BALL, js[2].rows = 3, js[2].pos_rows = 3;
+    js[3].type = CR_JOINT_HINGE, js[3].rows = 5, js[3].pos_rows = 3;
     js[3].u1 = cr_v3_normalize(cr_v3(1, 1, 0)), js[3].u2 = cr_v3_normalize(cr_v3(-1, 1, 1));
     js[3].axis_b = cr_v3_normalize(cr_v3(0.3, -0.5, 0.8));
+    /* the sliders' position rows depend on a's rotation: their H has force–rotation blocks */
+    js[4] = js[0], js[4].type = CR_JOINT_PRISMATIC, js[4].rows = 5, js[4].pos_rows = 2;
+    js[4].u1 = js[3].u1, js[4].u2 = js[3].u2;
+    js[5] = js[3], js[5].type = CR_JOINT_CYLINDRICAL, js[5].rows = 4, js[5].pos_rows = 2;
+    js[6] = js[3], js[6].type = CR_JOINT_UNIVERSAL, js[6].rows = 4, js[6].pos_rows = 3;
     const cr_vec3 ra0 = cr_v3(0.1, 0.2, -0.3), rb0 = cr_v3(0.15, 0.1, -0.2);
     const cr_quat pa0 = cr_q_normalize(cr_q(0.7, 0.1, 0.5, -0.2)), pb0 = cr_q_normalize(cr_q(0.3, -0.6, 0.2, 0.4));
     const double lambda[6] = {0.7, -1.3, 0.4, 2.1, -0.8, 1.7}, h = 1e-6, f = 0.6;
-    for (int t = 0; t < 4; ++t) {
+    for (int t = 0; t < 7; ++t) {
         const cr_asm_joint *j = &js[t];
         double g[6], C[72], H[144], gp[6], gm[6], Cp[72], Cm[72], dummy[144];
         cr_asm_joint_eval(j, f, ra0, pa0, rb0, pb0, lambda, g, C, H);

@@ -40,12 +40,13 @@ static cr_section_segment section(double EA, double EI, double rhoA)
 /* ---- the joint's g̈ bias: second differences along a motion at constant velocities ---- */
 static void test_joint_bias(void)
 {
-    for (int type = 0; type < 3; ++type) {
+    for (int type = 0; type <= CR_JOINT_UNIVERSAL; ++type) {
         cr_section_segment sec = section(1e3, 1, 1);
         cr_assembly_rod_def rods[2] = {named("a", straight_rod(&sec, 1, 2)), named("b", straight_rod(&sec, 1, 2))};
         rods[1].rod.reference.origin = cr_v3(1, 0, 0);
         cr_joint_def j = joint((cr_joint_type)type, 0, -1, 1, 0);
         j.axis = cr_v3(0.3, 0.2, 1);
+        j.axis_b = cr_v3_cross(j.axis, cr_v3(1, -2, 0.5));
         j.has_rotation = type == CR_JOINT_WELD;
         j.rotation = cr_q_axis_angle(cr_v3_normalize(cr_v3(1, 2, 3)), 0.4);
         cr_assembly_def def = cr_assembly_default_def();
@@ -58,18 +59,21 @@ static void test_joint_bias(void)
         cr_quat pa = cr_q_axis_angle(cr_v3_normalize(cr_v3(0.2, -1, 0.4)), 0.7);
         cr_quat pb = cr_q_axis_angle(cr_v3_normalize(cr_v3(-0.5, 0.3, 1)), 1.3);
         cr_vec3 wa = cr_v3(0.8, -1.1, 0.5), wb = cr_v3(-0.3, 0.9, 1.7);
+        cr_vec3 ra = cr_v3(0.1, 0.4, -0.3), rb = cr_v3(0.6, -0.2, 0.5), va = cr_v3(1.2, -0.4, 0.3),
+                vb = cr_v3(-0.7, 0.8, 1.1);
         double bias[6], g0[6], gp[6], gm[6];
-        cr_asm_joint_bias(aj, 1.0, pa, wa, pb, wb, bias);
+        cr_asm_joint_bias(aj, 1.0, ra, pa, va, wa, rb, pb, vb, wb, bias);
         const double h = 1e-4;
-        /* p(τ) = p ⊗ exp(Ω τ/2): constant body angular velocity, Ω̇ = 0, so g̈ = bias */
-        cr_asm_joint_eval(aj, 1.0, cr_v3(0, 0, 0), pa, cr_v3(0, 0, 0), pb, NULL, g0, NULL, NULL);
-        cr_asm_joint_eval(aj, 1.0, cr_v3(0, 0, 0),
-                          cr_q_mul(pa, cr_q_axis_angle(cr_v3_normalize(wa), h * cr_v3_norm(wa))), cr_v3(0, 0, 0),
+        /* r(τ) = r + v τ, p(τ) = p ⊗ exp(Ω τ/2): constant velocities, v̇ = Ω̇ = 0, so g̈ = bias */
+        cr_asm_joint_eval(aj, 1.0, ra, pa, rb, pb, NULL, g0, NULL, NULL);
+        cr_asm_joint_eval(aj, 1.0, cr_v3_add(ra, cr_v3_scale(va, h)),
+                          cr_q_mul(pa, cr_q_axis_angle(cr_v3_normalize(wa), h * cr_v3_norm(wa))),
+                          cr_v3_add(rb, cr_v3_scale(vb, h)),
                           cr_q_mul(pb, cr_q_axis_angle(cr_v3_normalize(wb), h * cr_v3_norm(wb))), NULL, gp, NULL, NULL);
-        cr_asm_joint_eval(aj, 1.0, cr_v3(0, 0, 0),
-                          cr_q_mul(pa, cr_q_axis_angle(cr_v3_normalize(wa), -h * cr_v3_norm(wa))), cr_v3(0, 0, 0),
-                          cr_q_mul(pb, cr_q_axis_angle(cr_v3_normalize(wb), -h * cr_v3_norm(wb))), NULL, gm, NULL,
-                          NULL);
+        cr_asm_joint_eval(
+            aj, 1.0, cr_v3_add(ra, cr_v3_scale(va, -h)),
+            cr_q_mul(pa, cr_q_axis_angle(cr_v3_normalize(wa), -h * cr_v3_norm(wa))), cr_v3_add(rb, cr_v3_scale(vb, -h)),
+            cr_q_mul(pb, cr_q_axis_angle(cr_v3_normalize(wb), -h * cr_v3_norm(wb))), NULL, gm, NULL, NULL);
         for (int r = 0; r < aj->rows; ++r) CHECK_NEAR(bias[r], (gp[r] - 2 * g0[r] + gm[r]) / (h * h), 1e-6);
         cr_assembly_destroy(a);
     }

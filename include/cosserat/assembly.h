@@ -10,7 +10,8 @@
  * (cr_assembly_dynamic_solve: the joints stay exact, their multipliers index-1 algebraic
  * unknowns of the rods' Radau IIA DAE). Joints join nodes whose reference positions
  * coincide; a node that carries a joint carries no support of its own rod (support the
- * other rod's node instead), and in dynamics no rigid body; a rod with rigid strain
+ * other rod's node instead), and in dynamics no rigid body (a prismatic or cylindrical
+ * joint's points then slide apart along its axis); a rod with rigid strain
  * components may be held (by supports and joints) at one node only, and has no dynamics. */
 #ifndef COSSERAT_ASSEMBLY_H
 #define COSSERAT_ASSEMBLY_H
@@ -23,9 +24,19 @@ extern "C" {
 #endif
 
 typedef enum cr_joint_type {
-    CR_JOINT_WELD = 0, /* all six relative degrees of freedom held: A_b = A_a R, r_b = r_a */
-    CR_JOINT_BALL = 1, /* the relative translation held (spherical joint) */
-    CR_JOINT_HINGE = 2 /* ball + the two relative rotations normal to `axis` (revolute joint) */
+    CR_JOINT_WELD = 0,  /* all six relative degrees of freedom held: A_b = A_a R, r_b = r_a */
+    CR_JOINT_BALL = 1,  /* the relative translation held (spherical joint) */
+    CR_JOINT_HINGE = 2, /* ball + the two relative rotations normal to `axis` (revolute joint) */
+    /* the relative rotation held, the relative translation only along `axis` (a's body frame,
+     * turning with a): b's point stays on the line through a's point along that axis */
+    CR_JOINT_PRISMATIC = 3,
+    /* the relative translation only along `axis` and the rotation only about it: a
+     * prismatic joint that also turns about its axis (a hinge that slides along it) */
+    CR_JOINT_CYLINDRICAL = 4,
+    /* ball + the relative rotation about the common normal of two body-fixed axes held:
+     * `axis` fixed to a and `axis_b` fixed to b stay perpendicular, (A_a h_a)·(A_b h_b) = 0
+     * (a Cardan joint: b turns freely about h_a and about h_b, not about h_a × h_b) */
+    CR_JOINT_UNIVERSAL = 5
 } cr_joint_type;
 
 /* A node of a rod: rod index into cr_assembly_def.rods, node index (negative counts
@@ -44,8 +55,12 @@ typedef struct cr_joint_def {
      * reference's is reached through the load steps of the solve (the joint closes). */
     int has_rotation;
     cr_quat rotation;
-    /* hinge: the axis in a's reference body frame (nonzero; normalized). */
+    /* hinge, prismatic, cylindrical, universal: the axis in a's reference body frame
+     * (nonzero; normalized). */
     cr_vec3 axis;
+    /* universal: b's axis, given in a's reference body frame (as `axis`; fixed to b from
+     * the reference on), perpendicular to `axis` (within 1e-6 rad) */
+    cr_vec3 axis_b;
 } cr_joint_def;
 
 typedef struct cr_assembly_rod_def {

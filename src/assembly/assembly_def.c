@@ -19,7 +19,14 @@ cr_joint_def cr_joint_default_def(void)
     j.type = CR_JOINT_WELD;
     j.rotation = cr_q_identity();
     j.axis = cr_v3(0, 0, 1);
+    j.axis_b = cr_v3(1, 0, 0);
     return j;
+}
+
+static const char *cr_joint_type_name(cr_joint_type t)
+{
+    static const char *names[] = {"weld", "ball", "hinge", "prismatic", "cylindrical", "universal"};
+    return t >= CR_JOINT_WELD && t <= CR_JOINT_UNIVERSAL ? names[t] : "?";
 }
 
 int cr_assembly_node_index(const cr_rod_def *rod, int node)
@@ -105,9 +112,11 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
         const cr_joint_def *j = &def->joints[k];
         char lb[96];
         cr_joint_label(def, k, lb, sizeof lb);
-        if (j->type < CR_JOINT_WELD || j->type > CR_JOINT_HINGE)
-            return cr_error_set(err, CR_BAD_INPUT, "%s.type: unknown joint type %d (weld 0, ball 1, hinge 2)", lb,
-                                (int)j->type);
+        if (j->type < CR_JOINT_WELD || j->type > CR_JOINT_UNIVERSAL)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "%s.type: unknown joint type %d (weld 0, ball 1, hinge 2, prismatic 3, cylindrical "
+                                "4, universal 5)",
+                                lb, (int)j->type);
         cr_status st = check_end(def, k, "a", j->a, err);
         if (st == CR_OK) st = check_end(def, k, "b", j->b, err);
         if (st != CR_OK) return st;
@@ -116,11 +125,25 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
         if (j->a.rod == j->b.rod && na == nb)
             return cr_error_set(err, CR_BAD_INPUT, "%s.b: joins node %d of rod '%s' to itself", lb, na,
                                 def->rods[j->a.rod].name);
-        if (j->type == CR_JOINT_HINGE) {
+        if (j->type != CR_JOINT_WELD && j->type != CR_JOINT_BALL) {
             double n = cr_v3_norm(j->axis);
             if (!(n > 0) || !isfinite(n))
-                return cr_error_set(err, CR_BAD_INPUT, "%s.axis: a hinge needs a finite nonzero axis (got %g, %g, %g)",
-                                    lb, j->axis.x, j->axis.y, j->axis.z);
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "%s.axis: a %s joint needs a finite nonzero axis (got %g, %g, %g)", lb,
+                                    cr_joint_type_name(j->type), j->axis.x, j->axis.y, j->axis.z);
+        }
+        if (j->type == CR_JOINT_UNIVERSAL) {
+            double n = cr_v3_norm(j->axis_b);
+            if (!(n > 0) || !isfinite(n))
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "%s.axis_b: a universal joint needs a finite nonzero axis_b (got %g, %g, %g)", lb,
+                                    j->axis_b.x, j->axis_b.y, j->axis_b.z);
+            double c = cr_v3_dot(j->axis, j->axis_b) / (n * cr_v3_norm(j->axis));
+            if (!(fabs(c) <= 1e-6))
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "%s.axis_b: must be perpendicular to axis (the two axes of a universal joint stay "
+                                    "perpendicular; their angle is %.9g deg)",
+                                    lb, acos(fmax(-1.0, fmin(1.0, c))) * 180.0 / M_PI);
         }
         if (j->type == CR_JOINT_WELD && j->has_rotation) {
             double n = sqrt(cr_q_norm2(j->rotation));

@@ -1,4 +1,5 @@
-/* cosserat — scenario files, the "joints" section: ideal joints (weld, ball, hinge) between two
+/* cosserat — scenario files, the "joints" section: ideal joints (weld, ball, hinge, prismatic,
+ * cylindrical, universal) between two
  * rod nodes, given by node references (docs/scenario.md "joints"). The assembly's own checks
  * (coincident points, joint nodes without supports, redundant joints) are the library's
  * (cr_assembly_validate), run once the lists are split rod by rod.
@@ -10,7 +11,8 @@
 #include <string.h>
 
 /* enum choices; index = the C enum value */
-static const char *const JOINT_TYPE_CHOICES[] = {"weld", "ball", "hinge", NULL}; /* = cr_joint_type */
+static const char *const JOINT_TYPE_CHOICES[] = {"weld",        "ball",      "hinge", "prismatic",
+                                                 "cylindrical", "universal", NULL}; /* = cr_joint_type */
 
 static cr_status joint_node(const cJSON *c, const char *path, const char *key, const cr_scenario *sc,
                             const scenario_storage *st, cr_rod_node *out, cr_error *err)
@@ -56,14 +58,36 @@ cr_status parse_joints(const cJSON *root, cr_scenario *sc, scenario_storage *st,
         if ((s = joint_node(c, path, "b", sc, st, &j->b, err))) return s;
         const cJSON *axis = cJSON_GetObjectItemCaseSensitive(c, "axis");
         path_key(key, path, "axis");
-        if (type == CR_JOINT_HINGE) {
+        if (type != CR_JOINT_WELD && type != CR_JOINT_BALL) {
             double v[3];
-            if (!axis) return fail(err, "%s: missing (a hinge turns about an axis, in a's reference body frame)", key);
+            if (!axis)
+                return fail(err, "%s: missing (a %s joint has an axis, in a's reference body frame)", key,
+                            JOINT_TYPE_CHOICES[type]);
             if ((s = read_vector(axis, key, 3, v, err))) return s;
             if ((s = normalize(v, 3, key, axis, err))) return s;
             j->axis = cr_v3_load(v);
         } else if (axis) {
-            return fail(err, "%s: only a hinge has an axis", key);
+            return fail(err, "%s: only a hinge, prismatic, cylindrical or universal joint has an axis", key);
+        }
+        const cJSON *axis_b = cJSON_GetObjectItemCaseSensitive(c, "axis_b");
+        path_key(key, path, "axis_b");
+        if (type == CR_JOINT_UNIVERSAL) {
+            double v[3];
+            if (!axis_b)
+                return fail(err,
+                            "%s: missing (a universal joint's axis fixed to b, in a's reference body frame, "
+                            "perpendicular to axis)",
+                            key);
+            if ((s = read_vector(axis_b, key, 3, v, err))) return s;
+            if ((s = normalize(v, 3, key, axis_b, err))) return s;
+            j->axis_b = cr_v3_load(v);
+            if (!(fabs(cr_v3_dot(j->axis, j->axis_b)) <= 1e-6))
+                return fail(err,
+                            "%s: must be perpendicular to axis (the two axes of a universal joint stay "
+                            "perpendicular)",
+                            key);
+        } else if (axis_b) {
+            return fail(err, "%s: only a universal joint has an axis_b", key);
         }
         const cJSON *rot = cJSON_GetObjectItemCaseSensitive(c, "rotation");
         path_key(key, path, "rotation");

@@ -150,7 +150,8 @@ static void joint_rows(const asm_dyn *d, int jk, const double *ya, const double 
     double *Cm = C ? C : Cl;
     cr_quat pa = cr_q_load(ya + 3), pb = cr_q_load(yb + 3);
     cr_asm_joint_eval(j, d->f, cr_v3_load(ya), pa, cr_v3_load(yb), pb, NULL, g, Cm, NULL);
-    cr_asm_joint_bias(j, d->f, pa, cr_v3_load(ya + CR_DYN_W), pb, cr_v3_load(yb + CR_DYN_W), bias);
+    cr_asm_joint_bias(j, d->f, cr_v3_load(ya), pa, cr_v3_load(ya + CR_DYN_V), cr_v3_load(ya + CR_DYN_W), cr_v3_load(yb),
+                      pb, cr_v3_load(yb + CR_DYN_V), cr_v3_load(yb + CR_DYN_W), bias);
     for (int c = 0; c < 6; ++c) u[c] = ya[CR_DYN_V + c], u[6 + c] = yb[CR_DYN_V + c];
     const double w = d->omega[jk];
     for (int r = 0; r < j->rows; ++r) {
@@ -218,7 +219,7 @@ static cr_status rod_jacobian(double t, const double *y, const double *fy, cr_bl
     const double *mu = d->yjac + d->mu_off;
     for (int jk = 0; jk < a->joint_count; ++jk) {
         const cr_asm_joint *j = &a->joints[jk];
-        if (j->rows == 3) continue; /* position rows only: no geometric stiffness */
+        if (j->type == CR_JOINT_BALL) continue; /* position rows r_b − r_a only: no geometric stiffness */
         if (a->iface[j->iface[0]].rod != rd->r && a->iface[j->iface[1]].rod != rd->r) continue;
         const double *ya = node_y(d, d->yjac, j->iface[0]), *yb = node_y(d, d->yjac, j->iface[1]);
         double g[6], H[144];
@@ -235,6 +236,16 @@ static cr_status rod_jacobian(double t, const double *y, const double *fy, cr_bl
                     for (int k = 0; k < 3; ++k) v += H[(6 * side + 3 + r) * 12 + 6 * side + 3 + k] * dE[k][c];
                     D[(CR_DYN_W + r) * B + 3 + c] += v;
                 }
+            if (j->pos_rows == 3) continue;
+            /* a slider's force turns with a's node and its moment grows with the slide */
+            for (int r = 0; r < 3; ++r) {
+                for (int c = 0; c < 4; ++c) {
+                    double v = 0;
+                    for (int k = 0; k < 3; ++k) v += H[(6 * side + r) * 12 + 6 * side + 3 + k] * dE[k][c];
+                    D[(CR_DYN_V + r) * B + 3 + c] += v;
+                }
+                for (int c = 0; c < 3; ++c) D[(CR_DYN_W + r) * B + c] += H[(6 * side + 3 + r) * 12 + 6 * side + c];
+            }
         }
     }
     return CR_OK;
@@ -317,7 +328,7 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
         }
         /* the joint's own geometric stiffness between its two nodes, through a: the rods'
          * rows leave it out (see the top), the joint's rows need not */
-        if (j->rows > 3) {
+        if (j->type != CR_JOINT_BALL) {
             double g[6], H[144], dE[2][3][4];
             cr_asm_joint_eval(j, d->f, cr_v3_load(yl[0]), cr_q_load(yl[0] + 3), cr_v3_load(yl[1]), cr_q_load(yl[1] + 3),
                               y + d->mu_off + j->row0, g, NULL, H);

@@ -8,18 +8,22 @@
 
 #include <stddef.h>
 
-/* A joint between interface nodes ia and ib. Its constraint rows g = 0: the three
- * position rows r_b − r_a, then "dot" rows (A_a s_k)·(A_b t_k) = 0 with constant body
- * vectors s_k (a's frame) and t_k (b's frame): a weld's three with (s, t) = (R e2, e3),
- * (R e3, e1), (R e1, e2), a hinge's two with (u1, h_b), (u2, h_b). */
+/* A joint between interface nodes ia and ib. Its constraint rows g = 0: position rows,
+ * then "dot" rows (A_a s_k)·(A_b t_k) = 0 with constant body vectors s_k (a's frame) and
+ * t_k (b's frame). Position rows: the three r_b − r_a (weld, ball, hinge, universal), or the
+ * two (A_a u_k)·(r_b − r_a) of a slider (prismatic, cylindrical: b's point on a's axis
+ * line). Dot rows: a weld's and a prismatic joint's three with (s, t) = (R e2, e3), (R e3,
+ * e1), (R e1, e2), a hinge's and a cylindrical joint's two with (u1, h_b), (u2, h_b), a
+ * universal joint's one (u1 = h_a, h_b). */
 typedef struct cr_asm_joint {
     cr_joint_type type;
     int iface[2];    /* interface nodes of a and b */
     int rows, row0;  /* constraint rows, their offset in the multipliers */
+    int pos_rows;    /* the position rows among them (first): 3, or 2 for a slider */
     cr_quat rel_ref; /* weld: the reference relative rotation A_a,refᵀ A_b,ref */
     cr_vec3 phi;     /* weld: R(f) = rel_ref Exp(f φ) (φ in b's frame); zero: R = rel_ref */
-    cr_vec3 u1, u2;  /* hinge: unit vectors normal to the axis (a's frame) */
-    cr_vec3 axis_b;  /* hinge: the axis in b's frame */
+    cr_vec3 u1, u2;  /* hinge, sliders: unit vectors normal to the axis (a's frame); universal: u1 = h_a */
+    cr_vec3 axis_b;  /* hinge, cylindrical: the axis in b's frame; universal: b's axis h_b there */
     char label[96];
 } cr_asm_joint;
 
@@ -56,12 +60,14 @@ struct cr_assembly_state {
 void cr_asm_joint_eval(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, cr_vec3 rb, cr_quat pb,
                        const double *lambda, double *g, double *C, double *H);
 
-/* The velocity-squared part of the joint's second time derivative: with the nodes turning
- * at body angular velocities wa, wb (and moving at any velocity),
+/* The velocity-squared part of the joint's second time derivative: with the nodes moving
+ * at velocities va, vb (in I) and turning at body angular velocities wa, wb,
  *     g̈ = C (v̇_a, Ω̇_a, v̇_b, Ω̇_b) + bias,
- * bias = 0 on the position rows, s·(R(Ω_b×(Ω_b×t)) − Ω_a×(dRt/dt) − Ω_a×R(Ω_b×t)) on a dot
- * row (R = A_aᵀA_b, dRt/dt = −Ω_a×Rt + R(Ω_b×t)). Used by the dynamics' index-1 rows. */
-void cr_asm_joint_bias(const cr_asm_joint *j, double f, cr_quat pa, cr_vec3 wa, cr_quat pb, cr_vec3 wb, double *bias);
+ * bias = 0 on the position rows r_b − r_a; (A_a(Ω_a×(Ω_a×u)))·d + 2 (A_a(Ω_a×u))·ḋ on a
+ * slider's (d = r_b − r_a); s·(R(Ω_b×(Ω_b×t)) − Ω_a×(dRt/dt) − Ω_a×R(Ω_b×t)) on a dot row
+ * (R = A_aᵀA_b, dRt/dt = −Ω_a×Rt + R(Ω_b×t)). Used by the dynamics' index-1 rows. */
+void cr_asm_joint_bias(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, cr_vec3 va, cr_vec3 wa, cr_vec3 rb,
+                       cr_quat pb, cr_vec3 vb, cr_vec3 wb, double *bias);
 
 /* The target relative rotation of a weld at closing factor f. */
 cr_quat cr_asm_weld_rotation(const cr_asm_joint *j, double f);

@@ -1,6 +1,7 @@
 /* The joints' constraints of an assembly (docs/theory.md, "Assemblies"): every joint is
- * three position rows and some "dot" rows (A_a s)·(A_b t) = 0, so one derivation gives
- * the constraint Jacobian and the geometric stiffness of every joint type. */
+ * position rows (r_b − r_a, or a slider's two (A_a u)·(r_b − r_a)) and some "dot" rows
+ * (A_a s)·(A_b t) = 0, so a few derivations give the constraint Jacobian and the
+ * geometric stiffness of every joint type. */
 #include "mixed/assembly_internal.h"
 
 #include <math.h>
@@ -16,13 +17,13 @@ cr_quat cr_asm_weld_rotation(const cr_asm_joint *j, double f)
 /* the (s, t) pair of dot row k (a's frame, b's frame) */
 static void dot_pair(const cr_asm_joint *j, double f, int k, cr_vec3 *s, cr_vec3 *t)
 {
-    if (j->type == CR_JOINT_HINGE) {
-        *s = k == 0 ? j->u1 : j->u2;
+    if (j->type == CR_JOINT_HINGE || j->type == CR_JOINT_CYLINDRICAL || j->type == CR_JOINT_UNIVERSAL) {
+        *s = k == 0 ? j->u1 : j->u2; /* universal: one row, (h_a, h_b) */
         *t = j->axis_b;
         return;
     }
-    /* weld: (R e2, e3), (R e3, e1), (R e1, e2); at A_aᵀA_b = R each is e_i·e_j = 0 and the
-     * linearization there is (R e_k)·δθ_a − e_k·δθ_b: the three relative rotations */
+    /* weld, prismatic (R = the reference's): (R e2, e3), (R e3, e1), (R e1, e2); at A_aᵀA_b = R each is e_i·e_j = 0 and
+     * the linearization there is (R e_k)·δθ_a − e_k·δθ_b: the three relative rotations */
     cr_mat3 R = cr_q_exp(cr_asm_weld_rotation(j, f));
     static const int si[3] = {1, 2, 0}, ti[3] = {2, 0, 1};
     *s = cr_m3_column(R, si[k]);
@@ -41,28 +42,50 @@ void cr_asm_joint_eval(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, 
     const int rows = j->rows;
     if (C) memset(C, 0, (size_t)rows * 12 * sizeof *C);
     if (H) memset(H, 0, 144 * sizeof *H);
-    /* position rows r_b − r_a: C = [−E 0 E 0], no geometric stiffness */
+    const int np = j->pos_rows;
     cr_vec3 d = cr_v3_sub(rb, ra);
-    for (int r = 0; r < 3; ++r) {
-        g[r] = cr_v3_get(d, r);
-        if (C) C[r * 12 + r] = -1.0, C[r * 12 + 6 + r] = 1.0;
-    }
-    if (rows == 3) return;
-    cr_mat3 Aa = cr_q_exp(pa), Ab = cr_q_exp(pb), AaTAb = cr_m3_mul(cr_m3_transpose(Aa), Ab);
+    cr_mat3 Aa = cr_q_exp(pa);
+    if (np == 3) /* position rows r_b − r_a: C = [−E 0 E 0], no geometric stiffness */
+        for (int r = 0; r < 3; ++r) {
+            g[r] = cr_v3_get(d, r);
+            if (C) C[r * 12 + r] = -1.0, C[r * 12 + 6 + r] = 1.0;
+        }
+    else /* a slider's (A_a u)·d: δg = n·(δr_b − δr_a) + δθ_a·(u × A_aᵀd), n = A_a u */
+        for (int r = 0; r < 2; ++r) {
+            cr_vec3 u = r == 0 ? j->u1 : j->u2, n = cr_m3_mulv(Aa, u), dl = cr_m3_tmulv(Aa, d);
+            cr_vec3 cu = cr_v3_cross(u, dl);
+            g[r] = cr_v3_dot(n, d);
+            if (C)
+                for (int c = 0; c < 3; ++c)
+                    C[r * 12 + c] = -cr_v3_get(n, c), C[r * 12 + 3 + c] = cr_v3_get(cu, c),
+                               C[r * 12 + 6 + c] = cr_v3_get(n, c);
+            if (!H || !lambda) continue;
+            /* wrench: forces ∓λ n on a and b, moment λ u × (A_aᵀ d) on a; with δn = −A_a ũ δθ_a
+             * and δ(A_aᵀd) = A_aᵀ(δr_b − δr_a) + (A_aᵀd)~ δθ_a */
+            double l = lambda[r];
+            cr_mat3 U = cr_m3_skew(u), AU = cr_m3_mul(Aa, U), UAt = cr_m3_mul(U, cr_m3_transpose(Aa));
+            put3(H, 12, 0, 3, AU, l);
+            put3(H, 12, 6, 3, AU, -l);
+            put3(H, 12, 3, 0, UAt, -l);
+            put3(H, 12, 3, 6, UAt, l);
+            put3(H, 12, 3, 3, cr_m3_mul(U, cr_m3_skew(dl)), l);
+        }
+    if (rows == np) return;
+    cr_mat3 Ab = cr_q_exp(pb), AaTAb = cr_m3_mul(cr_m3_transpose(Aa), Ab);
     cr_mat3 AbTAa = cr_m3_transpose(AaTAb);
-    for (int k = 0; k + 3 < rows; ++k) {
+    for (int k = 0; k + np < rows; ++k) {
         cr_vec3 s, t;
         dot_pair(j, f, k, &s, &t);
         cr_vec3 va = cr_m3_mulv(AaTAb, t), vb = cr_m3_mulv(AbTAa, s); /* A_aᵀ A_b t, A_bᵀ A_a s */
-        g[3 + k] = cr_v3_dot(s, va);
+        g[np + k] = cr_v3_dot(s, va);
         cr_vec3 ca = cr_v3_cross(s, va), cb = cr_v3_cross(t, vb); /* δg = ca·δθ_a + cb·δθ_b */
         if (C)
             for (int c = 0; c < 3; ++c)
-                C[(3 + k) * 12 + 3 + c] = cr_v3_get(ca, c), C[(3 + k) * 12 + 9 + c] = cr_v3_get(cb, c);
+                C[(np + k) * 12 + 3 + c] = cr_v3_get(ca, c), C[(np + k) * 12 + 9 + c] = cr_v3_get(cb, c);
         if (!H || !lambda) continue;
         /* moments λ s × (A_aᵀA_b t) on a and λ t × (A_bᵀA_a s) on b, varied with
          * A ← A (E + δθ~): ∂M_a/∂θ_a = λ s~ va~, ∂M_a/∂θ_b = −λ s~ A_aᵀA_b t~, and b's alike */
-        double l = lambda[3 + k];
+        double l = lambda[np + k];
         cr_mat3 S = cr_m3_skew(s), T = cr_m3_skew(t);
         put3(H, 12, 3, 3, cr_m3_mul(S, cr_m3_skew(va)), l);
         put3(H, 12, 3, 9, cr_m3_mul(cr_m3_mul(S, AaTAb), T), -l);
@@ -71,12 +94,24 @@ void cr_asm_joint_eval(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, 
     }
 }
 
-void cr_asm_joint_bias(const cr_asm_joint *j, double f, cr_quat pa, cr_vec3 wa, cr_quat pb, cr_vec3 wb, double *bias)
+void cr_asm_joint_bias(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, cr_vec3 va_, cr_vec3 wa, cr_vec3 rb,
+                       cr_quat pb, cr_vec3 vb_, cr_vec3 wb, double *bias)
 {
-    for (int r = 0; r < 3; ++r) bias[r] = 0.0; /* r_b − r_a: g̈ = v̇_b − v̇_a, no velocity term */
-    if (j->rows == 3) return;
+    const int np = j->pos_rows;
+    if (np == 3)
+        for (int r = 0; r < 3; ++r) bias[r] = 0.0; /* r_b − r_a: g̈ = v̇_b − v̇_a, no velocity term */
+    else {
+        /* g = (A_a u)·d, d/dt(A_a u) = A_a(Ω_a × u): g̈ = C-part + (A_a(Ω_a×(Ω_a×u)))·d + 2 (A_a(Ω_a×u))·ḋ */
+        cr_mat3 Aa = cr_q_exp(pa);
+        cr_vec3 d = cr_v3_sub(rb, ra), dd = cr_v3_sub(vb_, va_);
+        for (int r = 0; r < 2; ++r) {
+            cr_vec3 u = r == 0 ? j->u1 : j->u2, wu = cr_v3_cross(wa, u);
+            bias[r] = cr_v3_dot(cr_m3_mulv(Aa, cr_v3_cross(wa, wu)), d) + 2.0 * cr_v3_dot(cr_m3_mulv(Aa, wu), dd);
+        }
+    }
+    if (j->rows == np) return;
     cr_mat3 R = cr_m3_mul(cr_m3_transpose(cr_q_exp(pa)), cr_q_exp(pb)); /* A_aᵀ A_b */
-    for (int k = 0; k + 3 < j->rows; ++k) {
+    for (int k = 0; k + np < j->rows; ++k) {
         cr_vec3 s, t;
         dot_pair(j, f, k, &s, &t);
         /* g = s·(R t), Ṙ = −Ω̃_a R + R Ω̃_b: with w = R (Ω_b × t), d(Rt)/dt = −Ω_a × Rt + w and
@@ -85,6 +120,6 @@ void cr_asm_joint_bias(const cr_asm_joint *j, double f, cr_quat pa, cr_vec3 wa, 
         cr_vec3 dva = cr_v3_add(cr_v3_scale(cr_v3_cross(wa, va), -1.0), w);
         cr_vec3 dd = cr_v3_sub(cr_v3_sub(cr_m3_mulv(R, cr_v3_cross(wb, cr_v3_cross(wb, t))), cr_v3_cross(wa, dva)),
                                cr_v3_cross(wa, w));
-        bias[3 + k] = cr_v3_dot(s, dd);
+        bias[np + k] = cr_v3_dot(s, dd);
     }
 }

@@ -76,7 +76,8 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
         int nb = cr_assembly_node_index(&def->rods[jd->b.rod].rod, jd->b.node);
         j->iface[0] = iface_of(a, jd->a.rod, na);
         j->iface[1] = iface_of(a, jd->b.rod, nb);
-        j->rows = jd->type == CR_JOINT_WELD ? 6 : jd->type == CR_JOINT_BALL ? 3 : 5;
+        static const int rows_of[6] = {6, 3, 5, 5, 4, 4}, pos_rows_of[6] = {3, 3, 3, 2, 2, 3}; /* by type */
+        j->rows = rows_of[jd->type], j->pos_rows = pos_rows_of[jd->type];
         j->row0 = row;
         row += j->rows;
         cr_quat qa = cr_model_reference_orientation(a->models[jd->a.rod], na);
@@ -90,11 +91,18 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
             double s = cr_v3_norm(v);
             j->phi = s > 0 ? cr_v3_scale(v, 2.0 * atan2(s, q.w) / s) : cr_v3(0, 0, 0);
         }
-        if (jd->type == CR_JOINT_HINGE) {
+        if (jd->type == CR_JOINT_HINGE || jd->type == CR_JOINT_PRISMATIC || jd->type == CR_JOINT_CYLINDRICAL) {
             cr_vec3 h = cr_v3_normalize(jd->axis);
             j->u1 = normal_to(h);
             j->u2 = cr_v3_cross(h, j->u1);
             j->axis_b = cr_m3_tmulv(cr_q_exp(j->rel_ref), h);
+        }
+        if (jd->type == CR_JOINT_UNIVERSAL) {
+            /* h_b made exactly normal to h_a (validated to 1e-6 rad) so that g = 0 in the reference */
+            cr_vec3 ha = cr_v3_normalize(jd->axis), hb = cr_v3_normalize(jd->axis_b);
+            hb = cr_v3_normalize(cr_v3_sub(hb, cr_v3_scale(ha, cr_v3_dot(ha, hb))));
+            j->u1 = ha;
+            j->axis_b = cr_m3_tmulv(cr_q_exp(j->rel_ref), hb);
         }
     }
     a->rows = row;
@@ -207,8 +215,10 @@ cr_status cr_assembly_joint_reaction(const cr_assembly *a, const cr_assembly_sta
 static const char *row_name(const cr_asm_joint *j, int k)
 {
     static const char *pos[3] = {"translation along x", "translation along y", "translation along z"};
-    if (k < 3) return pos[k];
-    return j->type == CR_JOINT_HINGE ? "a rotation normal to its axis" : "a rotation";
+    if (k < j->pos_rows) return j->pos_rows == 3 ? pos[k] : "a translation normal to its axis";
+    if (j->type == CR_JOINT_UNIVERSAL) return "the rotation about the common normal of its two axes";
+    return j->type == CR_JOINT_HINGE || j->type == CR_JOINT_CYLINDRICAL ? "a rotation normal to its axis"
+                                                                        : "a rotation";
 }
 
 cr_status cr_asm_check_redundant(const cr_assembly *a, const cr_assembly_state *s, double f, cr_error *err)

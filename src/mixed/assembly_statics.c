@@ -467,7 +467,8 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
  * assembly: a linearized Newton update moves positions along the tangents of the
  * rotations and stretches every element by O(Δθ²), an axial residual (EA L²/EI ~ 1e4 times
  * the bending one) that the iteration then has to undo. With the orientations fixed, the
- * force rows of every rod and the joints' position rows r_b − r_a are linear in the
+ * force rows of every rod and the joints' position rows (r_b − r_a, a slider's (A_a u)·(r_b −
+ * r_a)) are linear in the
  * positions (tendons aside), so they are solved for the positions after each update: the
  * same substructuring with three unknowns per interface node and the joints' position
  * multipliers (the dot rows do not depend on positions and give no forces). Skipped with
@@ -477,7 +478,9 @@ static cr_status correct_positions(asm_work *w, double lf)
     const cr_assembly *a = w->a;
     for (int r = 0; r < a->rod_count; ++r)
         if (a->models[r]->rigid_count > 0) return CR_OK;
-    const int ni = a->iface_count, N = 3 * ni + 3 * a->joint_count;
+    int np = 0;
+    for (int k = 0; k < a->joint_count; ++k) np += a->joints[k].pos_rows;
+    const int ni = a->iface_count, N = 3 * ni + np;
     double t0 = now();
     memset(w->A, 0, (size_t)N * N * sizeof *w->A);
 #define A_(row, col) w->A[(size_t)(col)*N + (row)]
@@ -541,14 +544,18 @@ static cr_status correct_positions(asm_work *w, double lf)
             }
         }
     }
-    for (int k = 0; k < a->joint_count; ++k) { /* position rows r_b − r_a: C = [−E, E] */
+    for (int k = 0, row = 3 * ni; k < a->joint_count; ++k) { /* position rows: C = [−n, 0, n, 0] at fixed A_a */
         const cr_asm_joint *j = &a->joints[k];
-        const int row = 3 * ni + 3 * k;
-        cr_vec3 d = cr_v3_sub(iface_r(w, j->iface[1]), iface_r(w, j->iface[0]));
-        for (int c = 0; c < 3; ++c) {
-            A_(3 * j->iface[0] + c, row + c) -= 1.0, A_(3 * j->iface[1] + c, row + c) += 1.0;
-            A_(row + c, 3 * j->iface[0] + c) -= 1.0, A_(row + c, 3 * j->iface[1] + c) += 1.0;
-            w->rhs[row + c] = -cr_v3_get(d, c);
+        double g[6], C[72];
+        cr_asm_joint_eval(j, w->joint_f, iface_r(w, j->iface[0]), iface_p(w, j->iface[0]), iface_r(w, j->iface[1]),
+                          iface_p(w, j->iface[1]), NULL, g, C, NULL);
+        for (int r = 0; r < j->pos_rows; ++r, ++row) {
+            for (int c = 0; c < 3; ++c) {
+                const double n = C[r * 12 + 6 + c];
+                A_(3 * j->iface[0] + c, row) -= n, A_(3 * j->iface[1] + c, row) += n;
+                A_(row, 3 * j->iface[0] + c) -= n, A_(row, 3 * j->iface[1] + c) += n;
+            }
+            w->rhs[row] = -g[r];
         }
     }
 #undef A_
@@ -570,8 +577,8 @@ static cr_status correct_positions(asm_work *w, double lf)
                 x[(size_t)i * m->block + c] += d;
             }
     }
-    for (int k = 0; k < a->joint_count; ++k) /* the position multipliers that go with the positions */
-        for (int c = 0; c < 3; ++c) w->s->lambda[a->joints[k].row0 + c] = w->rhs[3 * ni + 3 * k + c];
+    for (int k = 0, row = 3 * ni; k < a->joint_count; ++k) /* the position multipliers that go with the positions */
+        for (int c = 0; c < a->joints[k].pos_rows; ++c) w->s->lambda[a->joints[k].row0 + c] = w->rhs[row++];
     w->t_solve += now() - t0;
     return CR_OK;
 }
