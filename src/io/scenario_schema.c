@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const ROOT_KEYS[] = {"name",         "description", "model",   "rod",    "boundary_conditions",
-                                        "rigid_bodies", "loads",       "stages",  "output", "rods",
+static const char *const ROOT_KEYS[] = {"name",         "description", "model",  "rod",    "boundary_conditions",
+                                        "rigid_bodies", "loads",       "stages", "output", "rods",
                                         "joints",       "obstacles",   "contact", NULL};
 static const char *const MODEL_MIXED_KEYS[] = {"type", NULL};
 static const char *const MODEL_LGVI_KEYS[] = {"type", "dilatation", "chart", "strains", NULL};
@@ -28,34 +28,21 @@ static const char *const DAMPING_KEYS[] = {"relaxation_time", "coefficients", "d
 static const char *const REF_STRAIGHT_KEYS[] = {"type", "origin", "frame", "quaternion", NULL};
 static const char *const REF_HELIX_KEYS[] = {"type", "origin", "radius", "pitch", NULL};
 static const char *const REF_NODES_KEYS[] = {"type", "positions", "quaternions", NULL};
-static const char *const REF_ANY_KEYS[] = {"type",  "origin",    "frame",       "quaternion", "radius",
+static const char *const REF_ANY_KEYS[] = {"type",   "origin", "frame",     "quaternion", "radius",
                                            "pitch", "positions", "quaternions", NULL};
 static const char *const FRAME_KEYS[] = {"e_x", "e_y", NULL};
 static const char *const SECTION_CIRCLE_KEYS[] = {"shape", "end", "radius", "shear_coefficient", NULL};
 static const char *const SECTION_RECT_KEYS[] = {"shape", "end", "width", "height", "shear_coefficient", NULL};
-static const char *const SECTION_RESULTANT_KEYS[] = {"shape", "end",  "EA",   "GA_y",   "GA_z",   "GJ",
+static const char *const SECTION_RESULTANT_KEYS[] = {"shape", "end", "EA",   "GA_y",   "GA_z",  "GJ",
                                                      "EI_y",  "EI_z", "rhoA", "rhoI_y", "rhoI_z", NULL};
 static const char *const SECTION_ANY_KEYS[] = {"shear_coefficient",
-                                               "shape",
-                                               "end",
-                                               "radius",
-                                               "width",
-                                               "height",
-                                               "EA",
-                                               "GA_y",
-                                               "GA_z",
-                                               "GJ",
-                                               "EI_y",
-                                               "EI_z",
-                                               "rhoA",
-                                               "rhoI_y",
-                                               "rhoI_z",
-                                               NULL};
+                                               "shape", "end",  "radius", "width", "height", "EA",     "GA_y",
+                                               "GA_z",  "GJ",   "EI_y",   "EI_z",  "rhoA",   "rhoI_y", "rhoI_z", NULL};
 /* supports: what they hold, where their target is, when they act */
 static const char *const BC_CLAMP_KEYS[] = {"type",  "node",  "frame", "position", "quaternion", "rotation", "axis",
                                             "angle", "turns", "time",  "stages",   "motion",     NULL};
-static const char *const BC_SUPPORT_KEYS[] = {"type", "node",  "hold",  "frame", "position", "quaternion", "rotation",
-                                              "axis", "angle", "turns", "time",  "stages",   "motion",     NULL};
+static const char *const BC_SUPPORT_KEYS[] = {"type",  "node",  "hold", "frame",  "position", "quaternion", "rotation",
+                                              "axis",  "angle", "turns", "time",  "stages",   "motion",     NULL};
 static const char *const BC_PIN_KEYS[] = {"type", "node", "position", "time", "stages", "motion", NULL};
 static const char *const BC_POSE_KEYS[] = {"type", "node", "position", "quaternion", "time", "stages", NULL};
 /* "time" and "stages" are common to every load type */
@@ -75,13 +62,13 @@ static const char *const TIME_SINE_KEYS[] = {"type", "amplitude", "frequency", "
 static const char *const TIME_TABLE_KEYS[] = {"type", "points", NULL};
 static const char *const TIME_ANY_KEYS[] = {"type",  "t0",     "t1",     "amplitude", "frequency",
                                             "phase", "offset", "points", NULL};
-static const char *const BODY_KEYS[] = {"name",    "node",           "mass",        "center",
-                                        "inertia", "inertia_tensor", "orientation", NULL};
+static const char *const BODY_KEYS[] = {"name",           "node",        "mass", "center", "inertia",
+                                        "inertia_tensor", "orientation", NULL};
 static const char *const STAGE_STATIC_KEYS[] = {"type",         "load_steps", "max_iterations", "atol",       "rtol",
                                                 "max_halvings", "stability",  "path",           "arc_length", NULL};
-static const char *const STAGE_DYNAMIC_KEYS[] = {"type",        "t_end",  "rtol",  "atol",      "output_dt",
-                                                 "snapshot_dt", "h_init", "h_max", "max_steps", "checkpoint_interval",
-                                                 "time_step",   NULL};
+static const char *const STAGE_DYNAMIC_KEYS[] = {"type",   "t_end", "rtol",      "atol",
+                                                 "output_dt", "snapshot_dt", "h_init", "h_max",
+                                                 "max_steps", "checkpoint_interval", "time_step", NULL};
 static const char *const STAGE_ANY_KEYS[] = {
     "type",      "load_steps",  "max_iterations", "atol",  "rtol",      "max_halvings",        "t_end",
     "output_dt", "snapshot_dt", "h_init",         "h_max", "max_steps", "checkpoint_interval", "time_step",
@@ -89,15 +76,13 @@ static const char *const STAGE_ANY_KEYS[] = {
 static const char *const OUTPUT_KEYS[] = {"directory", "vtk", "vtk_format", "track", NULL};
 static const char *const TRACK_KEYS[] = {"name", "node", "s", "rod", NULL};
 /* obstacles (scenario_obstacles.c) */
-static const char *const OBST_PLANE_KEYS[] = {"type", "name",         "point",    "normal",
-                                              "e_x",  "half_extents", "friction", NULL};
+static const char *const OBST_PLANE_KEYS[] = {"type", "name", "point", "normal", "e_x", "half_extents", "friction", NULL};
 static const char *const OBST_SPHERE_KEYS[] = {"type", "name", "center", "radius", "friction", NULL};
-static const char *const OBST_CYLINDER_KEYS[] = {"type",   "name",   "center",   "axis",
-                                                 "radius", "length", "friction", NULL};
+static const char *const OBST_CYLINDER_KEYS[] = {"type", "name", "center", "axis", "radius", "length", "friction", NULL};
 static const char *const OBST_BOX_KEYS[] = {"type", "name", "center", "half_extents", "quaternion", "friction", NULL};
-static const char *const OBST_ANY_KEYS[] = {"type",       "name",     "point", "normal", "e_x",
-                                            "center",     "radius",   "axis",  "length", "half_extents",
-                                            "quaternion", "friction", NULL};
+static const char *const OBST_ANY_KEYS[] = {"type",   "name",   "point",        "normal",     "e_x",      "center",
+                                            "radius", "axis",   "length",       "half_extents", "quaternion", "friction",
+                                            NULL};
 static const char *const FRICTION_KEYS[] = {"static", "kinetic", NULL};
 static const char *const CONTACT_KEYS[] = {"radius", "tolerance", "stiffness", "max_updates", NULL};
 
@@ -137,8 +122,7 @@ const char *const *allowed_keys(node_kind k, const cJSON *obj, const char **what
     const char *t;
     *what = NULL;
     switch (k) {
-    case K_ROOT:
-        return ROOT_KEYS;
+    case K_ROOT: return ROOT_KEYS;
     case K_MODEL:
         t = type_string(obj, "type");
         if (type_is(t, "mixed_discrete")) {
@@ -154,28 +138,19 @@ const char *const *allowed_keys(node_kind k, const cJSON *obj, const char **what
             return MODEL_PH_KEYS;
         }
         return MODEL_ANY_KEYS;
-    case K_BRANCH:
-        return BRANCH_KEYS;
-    case K_ROD:
-        return ROD_KEYS;
+    case K_BRANCH: return BRANCH_KEYS;
+    case K_ROD: return ROD_KEYS;
     case K_ROD_ITEM:
         return ROD_ITEM_KEYS;
     case K_JOINT:
         return JOINT_KEYS;
-    case K_MATERIAL:
-        return MATERIAL_KEYS;
-    case K_DAMPING:
-        return DAMPING_KEYS;
-    case K_FRAME:
-        return FRAME_KEYS;
-    case K_OFFSET:
-        return OFFSET_KEYS;
-    case K_OUTPUT:
-        return OUTPUT_KEYS;
-    case K_TRACK:
-        return TRACK_KEYS;
-    case K_BODY:
-        return BODY_KEYS;
+    case K_MATERIAL: return MATERIAL_KEYS;
+    case K_DAMPING: return DAMPING_KEYS;
+    case K_FRAME: return FRAME_KEYS;
+    case K_OFFSET: return OFFSET_KEYS;
+    case K_OUTPUT: return OUTPUT_KEYS;
+    case K_TRACK: return TRACK_KEYS;
+    case K_BODY: return BODY_KEYS;
     case K_REFERENCE:
         t = type_string(obj, "type");
         if (!cJSON_GetObjectItemCaseSensitive(obj, "type") || type_is(t, "straight")) {
@@ -297,12 +272,9 @@ const char *const *allowed_keys(node_kind k, const cJSON *obj, const char **what
             return OBST_BOX_KEYS;
         }
         return OBST_ANY_KEYS;
-    case K_FRICTION:
-        return FRICTION_KEYS;
-    case K_CONTACT:
-        return CONTACT_KEYS;
-    default:
-        return NULL; /* lists and leaves have no keys */
+    case K_FRICTION: return FRICTION_KEYS;
+    case K_CONTACT: return CONTACT_KEYS;
+    default: return NULL; /* lists and leaves have no keys */
     }
 }
 
@@ -330,42 +302,28 @@ node_kind child_kind(node_kind k, const char *key)
         if (!strcmp(key, "reference")) return K_REFERENCE;
         if (!strcmp(key, "sections")) return K_SECTION_LIST;
         return K_LEAF;
-    case K_REFERENCE:
-        return key && !strcmp(key, "frame") ? K_FRAME : K_LEAF;
+    case K_REFERENCE: return key && !strcmp(key, "frame") ? K_FRAME : K_LEAF;
     case K_LOAD:
         if (key && !strcmp(key, "offset")) return K_OFFSET;
         if (key && !strcmp(key, "time")) return K_TIME;
         return K_LEAF;
-    case K_BC:
-        return key && !strcmp(key, "time") ? K_TIME : K_LEAF;
-    case K_MODEL:
-        return key && !strcmp(key, "viscoelastic") ? K_BRANCH_LIST : K_LEAF;
-    case K_BRANCH_LIST:
-        return key ? K_LEAF : K_BRANCH;
-    case K_SECTION_LIST:
-        return key ? K_LEAF : K_SECTION;
-    case K_BC_LIST:
-        return key ? K_LEAF : K_BC;
-    case K_LOAD_LIST:
-        return key ? K_LEAF : K_LOAD;
-    case K_BODY_LIST:
-        return key ? K_LEAF : K_BODY;
-    case K_STAGE_LIST:
-        return key ? K_LEAF : K_STAGE;
-    case K_OUTPUT:
-        return key && !strcmp(key, "track") ? K_TRACK_LIST : K_LEAF;
-    case K_TRACK_LIST:
-        return key ? K_LEAF : K_TRACK;
+    case K_BC: return key && !strcmp(key, "time") ? K_TIME : K_LEAF;
+    case K_MODEL: return key && !strcmp(key, "viscoelastic") ? K_BRANCH_LIST : K_LEAF;
+    case K_BRANCH_LIST: return key ? K_LEAF : K_BRANCH;
+    case K_SECTION_LIST: return key ? K_LEAF : K_SECTION;
+    case K_BC_LIST: return key ? K_LEAF : K_BC;
+    case K_LOAD_LIST: return key ? K_LEAF : K_LOAD;
+    case K_BODY_LIST: return key ? K_LEAF : K_BODY;
+    case K_STAGE_LIST: return key ? K_LEAF : K_STAGE;
+    case K_OUTPUT: return key && !strcmp(key, "track") ? K_TRACK_LIST : K_LEAF;
+    case K_TRACK_LIST: return key ? K_LEAF : K_TRACK;
     case K_ROD_LIST:
         return key ? K_LEAF : K_ROD_ITEM;
     case K_JOINT_LIST:
         return key ? K_LEAF : K_JOINT;
-    case K_OBSTACLE_LIST:
-        return key ? K_LEAF : K_OBSTACLE;
-    case K_OBSTACLE:
-        return key && !strcmp(key, "friction") ? K_FRICTION : K_LEAF;
-    default:
-        return K_LEAF;
+    case K_OBSTACLE_LIST: return key ? K_LEAF : K_OBSTACLE;
+    case K_OBSTACLE: return key && !strcmp(key, "friction") ? K_FRICTION : K_LEAF;
+    default: return K_LEAF;
     }
 }
 
@@ -382,8 +340,8 @@ cr_status check_keys(const cJSON *obj, const char *path, node_kind k, cr_error *
         path_key(child, path, key);
         if (list_index(allowed, key) < 0) {
             list_join(allowed, list, sizeof list);
-            return fail(err, "%s: unknown key%s%s (expected one of %s)", child, what ? " for " : "", what ? what : "",
-                        list);
+            return fail(err, "%s: unknown key%s%s (expected one of %s)", child, what ? " for " : "",
+                        what ? what : "", list);
         }
         for (const cJSON *d = obj->child; d != c; d = d->next)
             if (d->string && strcmp(d->string, key) == 0) return fail(err, "%s: duplicate key", child);
