@@ -723,6 +723,275 @@ static void test_redundant_joints(void)
     cr_assembly_destroy(a);
 }
 
+/* ---- prismatic, cylindrical and universal joints: what they transmit ---- */
+/* Two rods along x, "root" [0, 0.5] clamped at 0 and "tip" [0.5, 1] (N elements each,
+ * EI = 1, GJ = 0.7, EA = GA = 1e4), joined at x = 0.5 by `type` with axis x (a's body
+ * frame; the universal's axis y and axis_b z, so its held rotation is about x, the rods'
+ * axis). The
+ * tip rod is held by a support at its node `bnode` (inertial components `hold`) and
+ * loaded at node `lnode` by a force or moment `value` (inertial). */
+typedef struct slide_case {
+    cr_section_segment sec;
+    cr_bc_def clamp, hold;
+    cr_load_def load;
+    cr_assembly_rod_def rods[2];
+    cr_joint_def j;
+    cr_assembly *a;
+    cr_assembly_state *s;
+} slide_case;
+
+enum { SLIDE_N = 8 };
+
+static int slide_solve(slide_case *c, cr_joint_type type, int bnode, unsigned hold, cr_load_type lt, int lnode,
+                       cr_vec3 value)
+{
+    memset(c, 0, sizeof *c);
+    c->sec = resultants(1e4, 1e4, 0.7, 1.0, 1.0);
+    c->clamp = cr_bc_default_def();
+    c->hold = cr_bc_default_def();
+    c->hold.type = CR_BC_SUPPORT, c->hold.node = bnode, c->hold.hold = hold, c->hold.frame = CR_FRAME_INERTIAL;
+    c->load = cr_load_default_def();
+    c->load.type = lt, c->load.node = lnode, c->load.value = value;
+    cr_rod_def A = straight_rod(&c->sec, 0.5, SLIDE_N), B = straight_rod(&c->sec, 0.5, SLIDE_N);
+    A.bcs = &c->clamp, A.bc_count = 1;
+    B.reference.origin = cr_v3(0.5, 0, 0), B.bcs = &c->hold, B.bc_count = 1, B.loads = &c->load, B.load_count = 1;
+    c->rods[0] = named("root", A), c->rods[1] = named("tip", B);
+    c->j = joint(type, 0, -1, 1, 0);
+    c->j.axis = type == CR_JOINT_UNIVERSAL ? cr_v3(0, 1, 0) : cr_v3(1, 0, 0), c->j.axis_b = cr_v3(0, 0, 1);
+    cr_assembly_def def = {.rod_count = 2, .rods = c->rods, .joint_count = 1, .joints = &c->j};
+    cr_error err = {0};
+    c->a = cr_assembly_create(&def, &err);
+    if (!c->a) return fprintf(stderr, "%s\n", err.message), 0;
+    c->s = cr_assembly_state_create(c->a);
+    cr_static_options o = tight();
+    cr_status st = cr_assembly_static_solve(c->a, c->s, &o, NULL, &err);
+    if (st != CR_OK) fprintf(stderr, "%s\n", err.message);
+    return st == CR_OK;
+}
+
+static void slide_free(slide_case *c)
+{
+    cr_assembly_state_destroy(c->s);
+    cr_assembly_destroy(c->a);
+}
+
+/* the largest |pose − reference| of the root rod, and its largest |n|, |m| components c */
+static double root_moved(slide_case *c)
+{
+    cr_state *r = cr_assembly_state_rod(c->s, 0);
+    double d = 0;
+    for (int i = 0; i <= SLIDE_N; ++i) {
+        d = fmax(d, cr_v3_norm(cr_v3_sub(cr_state_position(r, i), cr_v3(0.5 * i / SLIDE_N, 0, 0))));
+        d = fmax(d, sqrt(qdist(cr_state_orientation(r, i), cr_q_identity())));
+    }
+    return d;
+}
+
+static double root_resultant(slide_case *c, int moment, int comp)
+{
+    double mx = 0;
+    for (int e = 0; e < SLIDE_N; ++e) {
+        cr_vec3 n, m;
+        cr_state_element(cr_assembly_rod_model(c->a, 0), cr_assembly_state_rod(c->s, 0), e, NULL, NULL, &n, &m);
+        mx = fmax(mx, fabs(cr_v3_get(moment ? m : n, comp)));
+    }
+    return mx;
+}
+
+/* Prismatic joint along the rods' axis.
+ * (1) Axial tip force P = 2 N, the tip rod held along x at its middle node: the joint
+ *     transmits no axial force, so the root stays in its reference (no force, no moment
+ *     at all reach it) and the joint's reaction is zero; the tip rod's half beyond the
+ *     support stretches by P (L/4)/EA exactly (uniform axial strain of a straight rod).
+ * (2) A pure tip moment M = 1 N m about z (EI = 1: a 1 rad arc), the tip rod held along x
+ *     at its tip: a continuous cantilever under an end moment has no internal force
+ *     anywhere, so the joint's normal force is zero and it carries the moment M; the tip
+ *     rod slides along the joint's axis t (the root's end tangent) until its tip is back at
+ *     x = 1: the root's poses are the continuous rod's first half, the tip rod's its
+ *     second half shifted by s t, s = (1 − x_tip,one)/t_x, all to round-off at a large
+ *     deflection.
+ * (3) A small transverse tip force F = 1e-4 N, held along x at the tip: carried as by one
+ *     rod; the slide and the support's reaction R_x = −F tan θ (θ ~ F L²/EI the end slope)
+ *     change the tip's deflection only at O(θ²) relative: |Δy| ≤ 1e-7 |y|. */
+/* The twist angle at the end of a rod of length L (n elements, as the slide cases' section)
+ * clamped at 0 under an end torque T about its axis: the discrete rod's own twist law
+ * (close to T L/GJ; the reference of the twist transmitted or not by the joints). */
+static double twisted_rod(double L, int n, double T)
+{
+    cr_section_segment sec = resultants(1e4, 1e4, 0.7, 1.0, 1.0);
+    cr_bc_def clamp = cr_bc_default_def();
+    cr_load_def mom = cr_load_default_def();
+    mom.type = CR_LOAD_MOMENT, mom.node = -1, mom.value = cr_v3(T, 0, 0);
+    cr_rod_def d = straight_rod(&sec, L, n);
+    d.bcs = &clamp, d.bc_count = 1, d.loads = &mom, d.load_count = 1;
+    cr_model *m = cr_model_create(&d, NULL);
+    cr_state *s = cr_state_create(m);
+    cr_static_options o = tight();
+    CHECK(cr_static_solve(m, s, &o, NULL, NULL, NULL, NULL) == CR_OK);
+    cr_quat q = cr_state_orientation(s, n);
+    cr_state_destroy(s);
+    cr_model_destroy(m);
+    return 2.0 * atan2(q.x, q.w);
+}
+
+static void test_prismatic(void)
+{
+    slide_case c;
+    const double P = 2.0, EA = 1e4;
+    CHECK(slide_solve(&c, CR_JOINT_PRISMATIC, SLIDE_N / 2, CR_HOLD_X, CR_LOAD_FORCE, -1, cr_v3(P, 0, 0)));
+    if (c.s) {
+        cr_vec3 f, m;
+        cr_assembly_joint_reaction(c.a, c.s, 0, &f, &m);
+        double tip = cr_state_position(cr_assembly_state_rod(c.s, 1), SLIDE_N).x, moved = root_moved(&c);
+        printf("prismatic, axial P: root moved %.2g, root |n1| max %.2g N, joint force %.2g, moment %.2g; tip x - 1 = "
+               "%.12e (P L/4 EA = %.12e)\n",
+               moved, root_resultant(&c, 0, 0), cr_v3_norm(f), cr_v3_norm(m), tip - 1.0, P * 0.25 / EA);
+        CHECK(moved < 1e-12);
+        CHECK(root_resultant(&c, 0, 0) < 1e-10 * P);
+        CHECK(cr_v3_norm(f) < 1e-10 * P && cr_v3_norm(m) < 1e-10 * P);
+        CHECK_NEAR(tip - 1.0, P * 0.25 / EA, 1e-13);
+    }
+    slide_free(&c);
+    /* (2) against one continuous rod under the end moment */
+    const double M = 1.0;
+    cr_section_segment sec = resultants(1e4, 1e4, 0.7, 1.0, 1.0);
+    cr_bc_def clamp = cr_bc_default_def();
+    cr_load_def mom = cr_load_default_def();
+    mom.type = CR_LOAD_MOMENT, mom.node = -1, mom.value = cr_v3(0, 0, M);
+    cr_rod_def one = straight_rod(&sec, 1.0, 2 * SLIDE_N);
+    one.bcs = &clamp, one.bc_count = 1, one.loads = &mom, one.load_count = 1;
+    cr_model *m1 = cr_model_create(&one, NULL);
+    cr_state *s1 = cr_state_create(m1);
+    cr_static_options o = tight();
+    CHECK(cr_static_solve(m1, s1, &o, NULL, NULL, NULL, NULL) == CR_OK);
+    CHECK(slide_solve(&c, CR_JOINT_PRISMATIC, -1, CR_HOLD_X, CR_LOAD_MOMENT, -1, cr_v3(0, 0, M)));
+    if (c.s) {
+        cr_vec3 t = cr_m3_column(cr_q_exp(cr_state_orientation(s1, SLIDE_N)), 0);
+        double sl = (1.0 - cr_state_position(s1, 2 * SLIDE_N).x) / t.x, dr = 0, dq = 0;
+        for (int i = 0; i <= 2 * SLIDE_N; ++i) {
+            cr_state *h = cr_assembly_state_rod(c.s, i < SLIDE_N ? 0 : 1);
+            int k = i < SLIDE_N ? i : i - SLIDE_N;
+            cr_vec3 ref = cr_state_position(s1, i);
+            if (i >= SLIDE_N) ref = cr_v3_add(ref, cr_v3_scale(t, sl));
+            dr = fmax(dr, cr_v3_norm(cr_v3_sub(cr_state_position(h, k), ref)));
+            dq = fmax(dq, qdist(cr_state_orientation(h, k), cr_state_orientation(s1, i)));
+        }
+        cr_vec3 f, m;
+        cr_assembly_joint_reaction(c.a, c.s, 0, &f, &m);
+        printf("prismatic, end moment: slide %.10f m along (%.6f, %.6f, %.6f); max |r - r_one shifted| %.2g m, |q - "
+               "q_one|^2 %.2g; joint force %.2g, moment (%.12f, %.12f, %.12f)\n",
+               sl, t.x, t.y, t.z, dr, dq, cr_v3_norm(f), m.x, m.y, m.z);
+        CHECK(sl > 0.05); /* a large slide indeed */
+        CHECK(dr < 1e-10);
+        CHECK(dq < 1e-20);
+        CHECK(cr_v3_norm(f) < 1e-10);
+        CHECK(cr_v3_norm(cr_v3_sub(m, cr_v3(0, 0, M))) < 1e-10);
+    }
+    slide_free(&c);
+    cr_state_destroy(s1);
+    cr_model_destroy(m1);
+    /* (3) a small transverse force, against one rod */
+    const double F = 1e-4;
+    cr_load_def tf = cr_load_default_def();
+    tf.type = CR_LOAD_FORCE, tf.node = -1, tf.value = cr_v3(0, F, 0);
+    one.loads = &tf;
+    m1 = cr_model_create(&one, NULL);
+    s1 = cr_state_create(m1);
+    CHECK(cr_static_solve(m1, s1, &o, NULL, NULL, NULL, NULL) == CR_OK);
+    CHECK(slide_solve(&c, CR_JOINT_PRISMATIC, -1, CR_HOLD_X, CR_LOAD_FORCE, -1, cr_v3(0, F, 0)));
+    if (c.s) {
+        double y1 = cr_state_position(s1, 2 * SLIDE_N).y,
+               y = cr_state_position(cr_assembly_state_rod(c.s, 1), SLIDE_N).y;
+        printf("prismatic, transverse F: tip y %.12e, one rod's %.12e (rel. difference %.2g; F/3EI + F/GA = %.12e)\n",
+               y, y1, fabs(y - y1) / y1, F / 3.0 + F / 1e4);
+        CHECK(fabs(y - y1) <= 1e-7 * fabs(y1));
+        CHECK(fabs(y1 - (F / 3.0 + F / 1e4)) < 1e-3 * y1); /* the one rod is the cantilever indeed */
+    }
+    slide_free(&c);
+    cr_state_destroy(s1);
+    cr_model_destroy(m1);
+}
+
+/* Cylindrical joint along the rods' axis: a torque T = 0.5 N m about x at the tip, the tip
+ * rod held along x and about x at its middle node. The joint transmits no twist (nor
+ * axial force): the root stays in its reference, carries no twist moment, the joint's
+ * reaction is zero, and the tip turns about x as the end of a rod of length L/4 clamped
+ * at the support (≈ T (L/4)/GJ), to round-off. A moment
+ * about z instead is carried (the joint's reaction moment is M e_z, the root bends). */
+static void test_cylindrical(void)
+{
+    slide_case c;
+    const double T = 0.5, GJ = 0.7;
+    CHECK(
+        slide_solve(&c, CR_JOINT_CYLINDRICAL, SLIDE_N / 2, CR_HOLD_X | CR_HOLD_RX, CR_LOAD_MOMENT, -1, cr_v3(T, 0, 0)));
+    if (c.s) {
+        cr_vec3 f, m;
+        cr_assembly_joint_reaction(c.a, c.s, 0, &f, &m);
+        cr_quat q = cr_state_orientation(cr_assembly_state_rod(c.s, 1), SLIDE_N);
+        double phi = 2.0 * atan2(q.x, q.w), moved = root_moved(&c), ref = twisted_rod(0.25, SLIDE_N / 2, T);
+        printf("cylindrical, torque: root moved %.2g, root |m1| max %.2g, joint force %.2g, moment %.2g; tip twist "
+               "%.12f rad (a rod of L/4: %.12f; T L/4 GJ = %.12f)\n",
+               moved, root_resultant(&c, 1, 0), cr_v3_norm(f), cr_v3_norm(m), phi, ref, T * 0.25 / GJ);
+        CHECK(moved < 1e-12);
+        CHECK(root_resultant(&c, 1, 0) < 1e-10 * T);
+        CHECK(cr_v3_norm(f) < 1e-10 && cr_v3_norm(m) < 1e-10);
+        CHECK_NEAR(phi, ref, 1e-12);
+    }
+    slide_free(&c);
+    CHECK(slide_solve(&c, CR_JOINT_CYLINDRICAL, SLIDE_N / 2, CR_HOLD_X | CR_HOLD_RX, CR_LOAD_MOMENT, -1,
+                      cr_v3(0, 0, 0.3)));
+    if (c.s) {
+        cr_vec3 f, m;
+        cr_assembly_joint_reaction(c.a, c.s, 0, &f, &m);
+        printf("cylindrical, bending moment 0.3: joint force %.2g, moment (%.12f, %.12f, %.12f); root |m3| max %.12f\n",
+               cr_v3_norm(f), m.x, m.y, m.z, root_resultant(&c, 1, 2));
+        CHECK(cr_v3_norm(f) < 1e-10);
+        CHECK(cr_v3_norm(cr_v3_sub(m, cr_v3(0, 0, 0.3))) < 1e-10);
+        CHECK_NEAR(root_resultant(&c, 1, 2), 0.3, 1e-10);
+    }
+    slide_free(&c);
+}
+
+/* Universal joint, axis y on the root's side and axis_b z on the tip rod's: it holds the
+ * rotation about x (a Cardan shaft). Moments T = 0.5 N m at the tip rod's middle node, the
+ * tip rod held about y and z at its tip. About x: transmitted whole (the joint's reaction
+ * moment is T e_x, the root's twist moment T, its end twisted as node N of a rod of length
+ * 3L/4 clamped at 0 with the torque at its end, ≈ T (L/2)/GJ). About y or
+ * z: the tip rod turns about the joint's free axis, the support takes the moment, the
+ * root stays in its reference and the joint's reaction is zero. */
+static void test_universal(void)
+{
+    slide_case c;
+    const double T = 0.5, GJ = 0.7;
+    for (int axis = 0; axis < 3; ++axis) {
+        cr_vec3 v = cr_v3(axis == 0 ? T : 0, axis == 1 ? T : 0, axis == 2 ? T : 0);
+        CHECK(slide_solve(&c, CR_JOINT_UNIVERSAL, -1, CR_HOLD_RY | CR_HOLD_RZ, CR_LOAD_MOMENT, SLIDE_N / 2, v));
+        if (!c.s) {
+            slide_free(&c);
+            continue;
+        }
+        cr_vec3 f, m;
+        cr_assembly_joint_reaction(c.a, c.s, 0, &f, &m);
+        cr_quat q = cr_state_orientation(cr_assembly_state_rod(c.s, 0), SLIDE_N);
+        double phi = 2.0 * atan2(q.x, q.w), moved = root_moved(&c);
+        /* a torque over a rod twists it uniformly: the rod of 3L/4's node N is at 2/3 of its end's twist */
+        double ref = axis == 0 ? twisted_rod(0.75, 3 * SLIDE_N / 2, T) * 2.0 / 3.0 : 0.0;
+        printf("universal, moment about %c: joint force %.2g, moment (%.12f, %.12f, %.12f); root moved %.3g, twist "
+               "moment max %.12f, end twist %.12f (rod of 3L/4: %.12f; T L/2 GJ = %.12f)\n",
+               "xyz"[axis], cr_v3_norm(f), m.x, m.y, m.z, moved, root_resultant(&c, 1, 0), phi, ref, T * 0.5 / GJ);
+        CHECK(cr_v3_norm(f) < 1e-10);
+        if (axis == 0) {
+            CHECK(cr_v3_norm(cr_v3_sub(m, v)) < 1e-10);
+            CHECK_NEAR(root_resultant(&c, 1, 0), T, 1e-10);
+            CHECK_NEAR(phi, ref, 1e-12);
+        } else {
+            CHECK(cr_v3_norm(m) < 1e-10);
+            CHECK(moved < 1e-12);
+        }
+        slide_free(&c);
+    }
+}
+
 /* ---- validation ---- */
 static void expect_error(const cr_assembly_def *def, const char *needle)
 {
@@ -783,4 +1052,4 @@ static void test_bad_references(void)
 CHECK_MAIN(CASE(test_weld_equals_one_rod), CASE(test_weld_rigid_strains), CASE(test_weld_rotation),
            CASE(test_weld_kink), CASE(test_interior_joint), CASE(test_joint_jacobians), CASE(test_three_hinged_arch),
            CASE(test_ball_prop), CASE(test_mechanism), CASE(test_ring), CASE(test_redundant_joints),
-           CASE(test_bad_references))
+           CASE(test_bad_references), CASE(test_prismatic), CASE(test_cylindrical), CASE(test_universal))
