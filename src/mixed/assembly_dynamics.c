@@ -40,7 +40,7 @@
  * (cr_blocktri_radau_solve_last).
  *
  * The Jacobian. The rods' blocks are the exact ones of dynamics.c plus the joint's geometric
- * stiffness H = ∂(Cᵀμ)/∂θ on each node's own moment rows (assembly_joints.c, exact). Two
+ * stiffness H = ∂(Cᵀμ)/∂(r, θ) on each node's own momentum rows (assembly_joints.c, exact). Two
  * parts are not exact, which simplified Newton tolerates (Radau IIA needs J only to
  * converge, its result is the DAE's): H's blocks between the two nodes of a joint are
  * left out (they are O(μ), against the rods' O(EI/L_e) rotational stiffness: a relative
@@ -335,16 +335,19 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
             for (int side = 0; side < 2; ++side) cr_q_dexp_matrix(cr_q_load(yl[side] + 3), dE[side]);
             for (int side = 0; side < 2; ++side) {
                 const int o = 1 - side, e = j->iface[side];
+                /* the wrench on e in the other node's rotation (and, for a slider, its
+                 * force in a's rotation and a's moment in b's position) */
                 for (int r = 0; r < j->rows; ++r)
-                    for (int q = 0; q < 3; ++q) {
-                        double w = d->Ct[((size_t)e * 6 + 3 + q) * d->k + j->row0 + r] * d->imass[6 * e + 3 + q];
+                    for (int q = 0; q < 6; ++q) {
+                        double w = d->Ct[((size_t)e * 6 + q) * d->k + j->row0 + r] * d->imass[6 * e + q];
                         if (w == 0.0) continue;
                         for (int c = 0; c < 4; ++c) {
                             double v = 0;
-                            for (int kk = 0; kk < 3; ++kk)
-                                v += H[(6 * side + 3 + q) * 12 + 6 * o + 3 + kk] * dE[o][kk][c];
+                            for (int kk = 0; kk < 3; ++kk) v += H[(6 * side + q) * 12 + 6 * o + 3 + kk] * dE[o][kk][c];
                             Gj[((size_t)r * 2 + o) * NB + B + 3 + c] += w * v;
                         }
+                        for (int c = 0; c < 3; ++c)
+                            Gj[((size_t)r * 2 + o) * NB + B + c] += w * H[(6 * side + q) * 12 + 6 * o + c];
                     }
             }
         }
