@@ -706,6 +706,29 @@ static void test_redundant_joints(void)
     CHECK(strstr(err.message, "joints.1: its constraint on translation along x repeats the constraints of joints.0"));
     cr_assembly_state_destroy(s);
     cr_assembly_destroy(a);
+    /* a cylindrical joint on top of a prismatic one along the same axis: its slide rows repeat */
+    j[0] = joint(CR_JOINT_PRISMATIC, 0, -1, 1, -1), j[1] = joint(CR_JOINT_CYLINDRICAL, 0, -1, 1, -1);
+    j[0].axis = j[1].axis = cr_v3(1, 0, 0);
+    a = cr_assembly_create(&def, &err);
+    s = cr_assembly_state_create(a);
+    CHECK(cr_assembly_static_solve(a, s, NULL, NULL, &err) == CR_BAD_INPUT);
+    printf("prismatic + cylindrical: %s\n", err.message);
+    CHECK(strstr(err.message, "joints.1: its constraint on a translation normal to its axis repeats the constraints "
+                              "of joints.0"));
+    cr_assembly_state_destroy(s);
+    cr_assembly_destroy(a);
+    /* a universal joint on top of a cylindrical one along x: its translation along x (the
+     * cylindrical's slide) is new, along y it repeats the cylindrical's normal rows */
+    j[0] = joint(CR_JOINT_CYLINDRICAL, 0, -1, 1, -1), j[1] = joint(CR_JOINT_UNIVERSAL, 0, -1, 1, -1);
+    j[0].axis = cr_v3(1, 0, 0), j[1].axis = cr_v3(0, 1, 0), j[1].axis_b = cr_v3(0, 0, 1);
+    a = cr_assembly_create(&def, &err);
+    s = cr_assembly_state_create(a);
+    CHECK(cr_assembly_static_solve(a, s, NULL, NULL, &err) == CR_BAD_INPUT);
+    printf("cylindrical + universal: %s\n", err.message);
+    CHECK(strstr(err.message, "joints.1: its constraint on translation along"));
+    cr_assembly_state_destroy(s);
+    cr_assembly_destroy(a);
+    j[0] = joint(CR_JOINT_WELD, 0, -1, 1, -1);
     /* the tree of two welds: solved, and the three clamps balance the load (global equilibrium) */
     def.joint_count = 2, j[1] = joint(CR_JOINT_WELD, 1, -1, 2, -1);
     a = cr_assembly_create(&def, &err);
@@ -1036,6 +1059,12 @@ static void test_bad_references(void)
     j.a.node = -1;
     j.type = CR_JOINT_HINGE, j.axis = cr_v3(0, 0, 0);
     expect_error(&def, "joints.0 ('wrist').axis");
+    j.type = CR_JOINT_PRISMATIC;
+    expect_error(&def, "joints.0 ('wrist').axis: a prismatic joint needs a finite nonzero axis");
+    j.type = CR_JOINT_UNIVERSAL, j.axis = cr_v3(0, 1, 0), j.axis_b = cr_v3(0, 0.1, 1);
+    expect_error(&def, "joints.0 ('wrist').axis_b: must be perpendicular to axis");
+    j.axis_b = cr_v3(0, 0, 0);
+    expect_error(&def, "joints.0 ('wrist').axis_b: a universal joint needs a finite nonzero axis_b");
     j.type = CR_JOINT_WELD;
     strcpy(rods[1].name, "arm");
     expect_error(&def, "rods.1.name: 'arm' is also the name of rods.0");
