@@ -7,6 +7,8 @@
 #   ring.json               the change of the two diameters against thin-ring theory
 #                           (inextensible Euler-Bernoulli ring), converging at second order
 #   a weld                  two rods welded end to end = one continuous rod (to round-off)
+#   the other joints        prismatic, cylindrical: no axial force, no torque passed; universal:
+#                           the torque about its held axis passed whole, about a free axis not
 #   outputs                 nodes.csv's rod column, one polyline per rod in the .vtp
 #   bad input               unknown rod, node out of range, both rod and rods, formulations
 #                           and stages that cannot run an assembly: the message names the key
@@ -106,6 +108,19 @@ run kink_v "$tmp/two.json" --set 'loads=[]' --set 'joints.0.rotation=[0, 0, 0.3]
 run kink_q "$tmp/two.json" --set 'loads=[]' --set 'joints.0.rotation=[0.9887710779360422, 0, 0, 0.14943813247359922]'
 run one2 "$tmp/one2.json"
 run two2 "$tmp/two2.json"
+# the other joints on the two halves: a prismatic and a cylindrical joint along x (b held along x,
+# and about x, at its middle) pass neither the axial force nor the torque at b's end to rod a; a
+# universal joint (axis y on a, axis_b z on b: holds the rotation about x; b held about y and z
+# at its end) passes a torque about x at b's middle whole, and one about y not at all
+slide=(--set 'boundary_conditions=[{"type": "clamp", "node": "a:start"}, {"type": "support", "node": {"rod": "b", "s": 0.25}, "hold": ["x", "rx"]}]')
+run prismatic "$tmp/two.json" --set joints.0.type=prismatic --set 'joints.0.axis=[1, 0, 0]' "${slide[@]}" \
+    --set 'boundary_conditions.1.hold=["x"]' --set 'loads=[{"type": "force", "node": "b:end", "value": [0.1, 0, 0]}]'
+run cylindrical "$tmp/two.json" --set joints.0.type=cylindrical --set 'joints.0.axis=[1, 0, 0]' "${slide[@]}" \
+    --set 'loads=[{"type": "moment", "node": "b:end", "value": [0.01, 0, 0]}]'
+uni=(--set joints.0.type=universal --set 'joints.0.axis=[0, 1, 0]' --set 'joints.0.axis_b=[0, 0, 1]'
+    --set 'boundary_conditions=[{"type": "clamp", "node": "a:start"}, {"type": "support", "node": "b:end", "hold": ["ry", "rz"]}]')
+run universal_x "$tmp/two.json" "${uni[@]}" --set 'loads=[{"type": "moment", "node": {"rod": "b", "s": 0.25}, "value": [0.01, 0, 0]}]'
+run universal_y "$tmp/two.json" "${uni[@]}" --set 'loads=[{"type": "moment", "node": {"rod": "b", "s": 0.25}, "value": [0, 0.01, 0]}]'
 
 [ $fail = 0 ] || exit 1
 $py - "$tmp" <<'PY' || fail=1
@@ -238,6 +253,18 @@ rows = list(csv.reader(open(f"{d}/two/nodes.csv")))
 check(rows[0][0] == "rod" and [r[0] for r in rows[1:]] == ["a"] * 11 + ["b"] * 11, "nodes.csv: a rod column, 11 + 11 rows")
 rows = list(csv.reader(open(f"{d}/two/elements.csv")))
 check(rows[0][0] == "rod" and len(rows) == 21, "elements.csv: a rod column, 20 rows")
+# the new joints: what they pass to rod a (the joint's wrench on a), and where rod a's end is
+for name, force, moment in (("prismatic", 0, 0), ("cylindrical", 0, 0), ("universal_x", 0, (0.01, 0, 0)),
+                            ("universal_y", 0, 0)):
+    s = summary(name)
+    j = s["joints"][0]
+    m = moment if moment else (0, 0, 0)
+    ef = max(abs(v) for v in j["force"])
+    em = max(abs(j["moment"][i] - m[i]) for i in range(3))
+    mid = s["track"]["mid"]["position"]
+    moved = max(abs(mid[i] - (0.5, 0, 0)[i]) for i in range(3))  # a's end (s = 0.5 m)
+    check(ef < 1e-9 and em < 1e-11 and (moment or moved < 1e-12),
+          f"{name}: joint force {ef:.1e} N, moment {j['moment']} (expected {list(m)}), a's end moved {moved:.1e} m")
 vtp = open(f"{d}/arch/rod_0001.vtp", "rb").read()
 check(b'NumberOfLines="2"' in vtp and b'<CellData Scalars="rod">' in vtp, "rod_0001.vtp: two polylines, the cell data rod")
 sys.exit(0 if ok else 1)
@@ -259,6 +286,11 @@ expect_error 1 'joints: dynamics of assemblies are not available yet in model mi
 expect_error 1 'joints.1: its constraint on translation along x repeats the constraints of joints.0' check "$arch" \
     --set 'joints=[{"type": "hinge", "a": "left:end", "b": "right:start", "axis": [0, 1, 0]}, {"type": "weld", "a": "left:end", "b": "right:start"}]'
 expect_error 1 'joints.0.b: its node also carries boundary_conditions.1' check "$arch" --set boundary_conditions.1.node=right:start
+expect_error 1 'joints.0.axis: missing (a prismatic joint has an axis' check "$arch" --set joints.0.type=prismatic --set joints.0.axis=null
+expect_error 1 'joints.0.axis_b: missing' check "$arch" --set joints.0.type=universal
+expect_error 1 'joints.0.axis_b: must be perpendicular to axis' check "$arch" --set joints.0.type=universal --set 'joints.0.axis_b=[0, 1, 1]'
+expect_error 1 'joints.0.axis_b: only a universal joint has an axis_b' check "$arch" --set 'joints.0.axis_b=[1, 0, 0]'
+expect_error 1 'joints.0.type: ' check "$arch" --set joints.0.type=slider
 expect_error 1 "joints.0 ('crown'): its points (node 20 of rod 'left' and node 0 of rod 'right') are 0.05 m apart" \
     check "$arch" --set 'rods.1.reference.origin=[1, 0, 0.8]'
 # the scenario's sanity warnings look at every rod, named rods.K (a gravity load on every rod once)
