@@ -82,9 +82,9 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
 /* A dynamic stage as cr_assembly_dynamic_solve, for the scenario runner (assembly_formulation.c):
  * the stage started at t_stage_start (its output grid; the state's time may be later when
  * resumed), h0 > 0 the first step (a checkpoint's), work_external the external work so far;
- * the samples carry the work of the rods' non-gravity loads from there (trapezoid over the
- * accepted steps, as one rod's). on_step (optional) after every accepted step with the state
- * there; nonzero stops (CR_INTERRUPTED). memory (optional, cr_asm_dynamic_memory_size
+ * the samples carry the work of the rods' non-gravity loads from there (the Radau quadrature
+ * of every accepted step on its collocation polynomial). on_step (optional) after every
+ * accepted step with the state there; nonzero stops (CR_INTERRUPTED). memory (optional, cr_asm_dynamic_memory_size
  * doubles): the integrator's memory, saved after every accepted step; a memory of this stage
  * at the state's time resumes from it (the state's stresses and multipliers as they were, the
  * step-size controller's state), so a run continued from a checkpoint steps as the
