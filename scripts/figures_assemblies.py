@@ -11,6 +11,12 @@ Writes into --out:
     assembly_ring.png   welded ring under two opposite forces (examples/ring.json): shapes at
                         three loads, and the errors of the two diameters and of the moment at the
                         load against thin-ring theory vs n = 8 ... 128 with n^-2
+    assembly_double_pendulum.png
+                        double pendulum of two stiff rods joined by a hinge
+                        (examples/double-pendulum.json, a dynamic stage): the paths of the elbow
+                        and the tip against the rigid double pendulum of two uniform bars
+                        (integrated here by RK4), the angles vs t, and the angles' difference
+                        and the energy balance energy_total - work_external vs t
 
 and prints the measured numbers (the ones docs/examples.md quotes). Every solve goes through the
 Python package (cosserat.run with overrides) on BUILD/libcosserat.so. Exits with 1 when a number
@@ -163,6 +169,97 @@ def ring(out):
     savefig(fig, out, "assembly_ring.png")
 
 
+def rigid_double_pendulum(m, L, I, g, x0, times, h=2e-4):
+    """Angles (from the downward vertical) of two uniform bars (mass m, length L, inertia I about
+    the centre), the first pinned at its top end: Lagrange's equations, classical RK4."""
+
+    def rhs(x):
+        c, s, mL2 = math.cos(x[0] - x[1]), math.sin(x[0] - x[1]), m * L * L
+        M11, M12, M22 = mL2 / 4 + I + mL2, mL2 / 2 * c, mL2 / 4 + I
+        f1 = -mL2 / 2 * s * x[3] ** 2 - 1.5 * m * g * L * math.sin(x[0])
+        f2 = mL2 / 2 * s * x[2] ** 2 - 0.5 * m * g * L * math.sin(x[1])
+        det = M11 * M22 - M12 * M12
+        return np.array([x[2], x[3], (M22 * f1 - M12 * f2) / det, (M11 * f2 - M12 * f1) / det])
+
+    x, t, out = np.array(x0, dtype=float), times[0], []
+    for tk in times:
+        k = max(1, int(math.ceil((tk - t) / h - 1e-9)))
+        hh = (tk - t) / k
+        for _ in range(k if tk > t else 0):
+            k1 = rhs(x)
+            k2 = rhs(x + 0.5 * hh * k1)
+            k3 = rhs(x + 0.5 * hh * k2)
+            k4 = rhs(x + hh * k3)
+            x = x + hh / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        t = tk
+        out.append(x[:2].copy())
+    return np.array(out)
+
+
+def double_pendulum(out):
+    import cosserat
+    import matplotlib.pyplot as plt
+
+    r = cosserat.run(os.path.join(EXAMPLES, "double-pendulum.json"), overrides=["output.vtk=false"])
+    expect(r.converged, "double pendulum ran")
+    s = r.series
+    t = s["t"]
+    # the rigid bars with the rods' lumped inertia: m L^2/12 (1 + 2/n^2) from the nodes' masses,
+    # plus the sections' rotary inertia rho I L (circle of radius 2 cm, steel)
+    L, n, rad, rho, g = 0.5, 8, 0.02, 7800.0, 9.81
+    m = rho * math.pi * rad**2 * L
+    I = m * L**2 / 12 * (1 + 2.0 / n**2) + rho * math.pi * rad**4 / 4 * L
+    th = rigid_double_pendulum(m, L, I, g, [math.pi / 2, math.pi / 2, 0, 0], t)
+    a1 = np.arctan2(s["elbow_x"], -s["elbow_z"])
+    a2 = np.arctan2(s["tip_x"] - s["elbow_x"], -(s["tip_z"] - s["elbow_z"]))
+    d1 = np.abs(np.remainder(a1 - th[:, 0] + np.pi, 2 * np.pi) - np.pi)
+    d2 = np.abs(np.remainder(a2 - th[:, 1] + np.pi, 2 * np.pi) - np.pi)
+    bal = s["energy_total"] - s["work_external"]
+    dE = np.abs(bal - bal[0]) / (2 * m * g * L)
+    print(f"double pendulum: {len(t)} rows to t = {t[-1]:g} s; angles vs the rigid double pendulum: "
+          f"{max(d1.max(), d2.max()):.2e} rad (at t <= 1.5 s: {max(d1[t <= 1.5].max(), d2[t <= 1.5].max()):.2e}); "
+          f"energy balance {dE.max():.1e} of 2 m g L = {2 * m * g * L:.3f} J; hinge force at the end "
+          f"{np.linalg.norm(r.joints[0].force):.3f} N")
+    expect(max(d1.max(), d2.max()) < 2e-3, "double pendulum angles to 2e-3 rad")
+    expect(dE.max() < 1e-5, "double pendulum energy to 1e-5 of 2 m g L")
+
+    fig, ax = plt.subplots(1, 3, figsize=(14, 4.6), gridspec_kw={"width_ratios": [1.1, 1, 1]})
+    ex, ez = L * np.sin(th[:, 0]), -L * np.cos(th[:, 0])
+    tx, tz = ex + L * np.sin(th[:, 1]), ez - L * np.cos(th[:, 1])
+    ax[0].plot(s["tip_x"], s["tip_z"], color="crimson", lw=1.4, label="tip (rods)")
+    ax[0].plot(tx, tz, color="black", ls=":", lw=1.2, label="tip (rigid bars, RK4)")
+    ax[0].plot(s["elbow_x"], s["elbow_z"], color="tab:blue", lw=1.4, label="elbow (rods)")
+    for k in (0, 50, 100):  # the rods at t = 0, 0.5, 1 s (their end nodes)
+        ax[0].plot([0, s["elbow_x"][k], s["tip_x"][k]], [0, s["elbow_z"][k], s["tip_z"][k]], "o-", color="0.4",
+                   lw=2.5, ms=4)
+        ax[0].annotate(f"t = {t[k]:.1f} s", (s["tip_x"][k], s["tip_z"][k]), textcoords="offset points",
+                       xytext=(4, 6), fontsize=8)
+    ax[0].plot([0], [0], "^", color="black", ms=10)
+    ax[0].set_aspect("equal")
+    ax[0].set_xlabel("x (m)")
+    ax[0].set_ylabel("z (m)")
+    ax[0].set_title("paths over 3 s (released at rest, horizontal)", fontsize=10)
+    ax[0].legend(fontsize=8, loc="lower left")
+    ax[1].plot(t, np.unwrap(a1), color="tab:blue", lw=1.6, label="θ₁ upper rod")
+    ax[1].plot(t, np.unwrap(a2), color="crimson", lw=1.6, label="θ₂ lower rod")
+    ax[1].plot(t, np.unwrap(th[:, 0]), "k:", lw=1.2, label="rigid bars (RK4)")
+    ax[1].plot(t, np.unwrap(th[:, 1]), "k:", lw=1.2)
+    ax[1].set_xlabel("t (s)")
+    ax[1].set_ylabel("angle from the downward vertical (rad)")
+    ax[1].set_title("angles", fontsize=10)
+    ax[1].legend(fontsize=8)
+    ax[2].semilogy(t[1:], np.maximum(d1[1:], 1e-12), color="tab:blue", label="|θ₁ − θ₁,rigid| (rad)")
+    ax[2].semilogy(t[1:], np.maximum(d2[1:], 1e-12), color="crimson", label="|θ₂ − θ₂,rigid| (rad)")
+    ax[2].semilogy(t[1:], np.maximum(dE[1:], 1e-12), color="0.4", ls="--",
+                   label="|ΔE − W| / (2 m g L) (energy balance)")
+    ax[2].set_xlabel("t (s)")
+    ax[2].set_ylabel("difference (rad; relative for the energy)")
+    ax[2].set_title("steel rods, EI = 2.5e4 N m², 8 elements each; rtol 1e-8", fontsize=10)
+    ax[2].legend(fontsize=8)
+    fig.tight_layout()
+    savefig(fig, out, "assembly_double_pendulum.png")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--build", default="build")
@@ -172,6 +269,7 @@ def main(argv=None):
     os.makedirs(a.out, exist_ok=True)
     arch(a.out)
     ring(a.out)
+    double_pendulum(a.out)
     if FAILED:
         print("figures_assemblies.py: out of tolerance: " + "; ".join(FAILED))
         return 1

@@ -281,8 +281,13 @@ expect_error 1 'joints.0.axis: missing' check "$arch" --set joints.0.axis=null
 expect_error 1 'output.track.0.node.s: must be in [0, 1.25]' check "$arch" --set 'output.track.0.node={"rod": "left", "s": 2}'
 expect_error 1 'joints: the port_hamiltonian model has no joints' check "$src/examples/ring.json" --set model=port_hamiltonian
 expect_error 1 'rods: the lgvi model takes one rod' check "$arch" --set model=lgvi
-expect_error 1 'joints: dynamics of assemblies are not available yet in model mixed_discrete' check "$arch" \
-    --set 'stages=[{"type": "dynamic", "t_end": 0.1, "output_dt": 0.01}]'
+# what the assemblies' dynamics refuse (their dynamic stages: tests/assembly_dynamics_scenarios.sh)
+dyn=(--set 'stages=[{"type": "dynamic", "t_end": 0.1, "output_dt": 0.01}]' --set rods.0.material.rho=7800
+    --set rods.1.material.rho=7800)
+expect_error 1 "rods.1 ('right').rigid_strains: an assembly with rigid strain components cannot run dynamic stage 0" \
+    check "$arch" "${dyn[@]}" --set 'rods.1.rigid_strains=["gamma_x"]'
+expect_error 1 "rods.0 ('left').rigid_bodies.0: a rigid body on a joint's node (joints.0)" check "$arch" "${dyn[@]}" \
+    --set 'rigid_bodies=[{"name": "m", "node": "left:end", "mass": 1, "center": [1, 0, 0.75], "inertia": [1e-3, 1e-3, 1e-3]}]'
 expect_error 1 'joints.1: its constraint on translation along x repeats the constraints of joints.0' check "$arch" \
     --set 'joints=[{"type": "hinge", "a": "left:end", "b": "right:start", "axis": [0, 1, 0]}, {"type": "weld", "a": "left:end", "b": "right:start"}]'
 expect_error 1 'joints.0.b: its node also carries boundary_conditions.1' check "$arch" --set boundary_conditions.1.node=right:start

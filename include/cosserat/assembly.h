@@ -132,8 +132,9 @@ cr_status cr_assembly_static_solve(const cr_assembly *assembly, cr_assembly_stat
 
 /* Called at every output time with the state there (every rod's poses, velocities and
  * stresses; the joints' multipliers, so cr_assembly_joint_reaction gives the joints'
- * wrenches) and the sums over the rods of the energies and momenta (work_external is not
- * accumulated: 0). Return nonzero to stop (CR_INTERRUPTED). */
+ * wrenches) and the sums over the rods of the energies, momenta and the work of the loads
+ * since the stage's start (the ideal joints do none; constant gravity is in the potential).
+ * Return nonzero to stop (CR_INTERRUPTED). */
 typedef int (*cr_assembly_output_fn)(const cr_assembly *assembly, const cr_assembly_state *state,
                                      const cr_dynamic_sample *sample, void *user);
 
@@ -146,7 +147,7 @@ typedef int (*cr_assembly_output_fn)(const cr_assembly *assembly, const cr_assem
  * their multipliers as index-1 algebraic unknowns (docs/theory.md, "Assemblies": the
  * constraint's second derivative with Baumgarte's terms); the linear solves are the rods'
  * block-tridiagonal ones coupled through the multipliers. Not yet: rigid bodies on joint
- * nodes, rigid strain components (CR_UNSUPPORTED), checkpoints. On return the state is the
+ * nodes, rigid strain components (CR_UNSUPPORTED). On return the state is the
  * last accepted step. Statuses as cr_dynamic_solve. */
 cr_status cr_assembly_dynamic_solve(const cr_assembly *assembly, cr_assembly_state *state, int stage,
                                     const cr_dynamic_options *options, cr_assembly_output_fn on_output, void *user,

@@ -56,6 +56,7 @@
 #include "mixed/assembly_internal.h"
 #include "mixed/mixed.h"
 #include "mixed/supports.h"
+#include "mixed/terms.h"
 
 #include <float.h>
 #include <math.h>
@@ -122,9 +123,30 @@ typedef struct asm_dyn {
     double t_jac;
     cr_radau *radau;
     cr_assembly_output_fn on_output;
+    cr_asm_dynamic_step_fn on_step;
     void *user;
     int stopped;
+    /* the external work of the non-gravity loads (the joints, ideal, do none) up to last_t,
+     * the last accepted step's end; ywork: scratch (N) for its quadrature */
+    double work, last_t;
+    double *ywork;
+    /* integrator memory for checkpoints (NULL: none), and what a resumed run's
+     * predecessor contributed to the stage's counters and wall time */
+    double *memory;
+    double t_stage_start, wall_start, base_wall;
+    long base[7];
 } asm_dyn;
+
+/* Layout of the integrator memory (cr_asm_dynamic_memory_size doubles), as one rod's. */
+enum {
+    AM_VALID,         /* 1: holds an accepted step */
+    AM_STAGE,         /* stage index */
+    AM_T_STAGE_START, /* the stage's start time */
+    AM_T,             /* time of the state it belongs to */
+    AM_COUNTERS,      /* steps, rejected, newton_iterations, rhs_evals, jacobians, lu_real, lu_complex */
+    AM_WALL = AM_COUNTERS + 7,
+    AM_RADAU /* cr_radau_memory, then the 3N doubles of the collocation polynomial */
+};
 
 static const double *node_y(const asm_dyn *d, const double *y, int e)
 {
@@ -632,11 +654,59 @@ static void unpack(asm_dyn *d, const double *y, double t)
     memcpy(d->s->lambda, y + d->mu_off, (size_t)d->k * sizeof *y);
 }
 
+/* Power of the non-gravity loads of every rod, Σ f·v + μ·Ω (constant gravity is in the
+ * potential; gravity with a time function does work), as one rod's (dynamics_solve.c). */
+static double load_power(asm_dyn *d, double t, const double *y)
+{
+    double P = 0;
+    cr_layout ly = cr_layout_dynamic();
+    for (int r = 0; r < d->nr; ++r) {
+        rod_dyn *rd = &d->rd[r];
+        const cr_model *m = rd->m;
+        set_scales(rd, t);
+        int any = 0;
+        for (int k = 0; k < m->load_count; ++k) {
+            if (m->loads[k].type == CR_LOAD_GRAVITY && m->loads[k].time.type == CR_TIME_CONSTANT) rd->scale[k] = 0.0;
+            any |= rd->scale[k] != 0;
+        }
+        if (!any) continue;
+        const double *yr = y + rd->off;
+        memset(rd->F, 0, rd->dim * sizeof *rd->F);
+        cr_term_loads(m, &ly, rd->scale, yr, rd->F, NULL);
+        for (int i = 0; i < m->nodes; ++i)
+            for (int k = 0; k < 6; ++k) P += rd->F[(size_t)i * B + CR_DYN_V + k] * yr[(size_t)i * B + CR_DYN_V + k];
+    }
+    return P;
+}
+
+/* The work of the loads from the last accepted step (last_t) to t within the step being
+ * accepted, on its collocation polynomial with the integrator's order: at the step's end the
+ * Radau IIA quadrature h Σ b_j P(Y_j) on its stage values, inside it (output times) 3-point
+ * Gauss–Legendre over [last_t, t] (as one rod's dissipated energy, dynamics_solve.c). The
+ * trapezoid on the steps' ends would be second order only: its error, ~h³P''/12 per step,
+ * showed in the energy balance of a driven double pendulum as 1e-4 of the work done. */
+static double work_to(asm_dyn *d, double t, int step_end)
+{
+    const double h = t - d->last_t;
+    if (!(h > 0)) return 0.0;
+    const cr_radau_tableau *tab = cr_radau_get_tableau(d->radau);
+    static const double gx[3] = {0.11270166537925831148, 0.5, 0.88729833462074168852}; /* (1 ∓ √(3/5))/2, 1/2 */
+    static const double gw[3] = {5.0 / 18.0, 8.0 / 18.0, 5.0 / 18.0};
+    double W = 0;
+    for (int j = 0; j < 3; ++j) {
+        const double tj = d->last_t + (step_end ? tab->c[j] : gx[j]) * h;
+        if (cr_radau_interpolate(d->radau, tj, d->ywork, NULL) != CR_OK) return 0.0;
+        W += (step_end ? tab->b[j] : gw[j]) * load_power(d, tj, d->ywork);
+    }
+    return h * W;
+}
+
 static int output(double t, const double *y, void *user)
 {
     asm_dyn *d = user;
     if (!d->on_output) return 0;
-    cr_dynamic_sample smp = {.t = t};
+    /* the work up to t (t lies inside the step being accepted) */
+    cr_dynamic_sample smp = {.t = t, .work_external = d->work + work_to(d, t, 0)};
     for (int r = 0; r < d->nr; ++r) {
         double T, U, V;
         cr_vec3 P, L;
@@ -650,10 +720,19 @@ static int output(double t, const double *y, void *user)
     return stop;
 }
 
-/* quaternions renormalized after every accepted step, as for one rod */
+/* The counters of the whole stage: this run's plus the resumed run's. */
+static void stage_counters(const asm_dyn *d, long out[7])
+{
+    cr_radau_stats rs = cr_radau_get_stats(d->radau);
+    long now_[7] = {rs.steps, rs.rejected, rs.newton_iterations, rs.rhs_evals, rs.jac_evals, rs.lu_real, rs.lu_complex};
+    for (int k = 0; k < 7; ++k) out[k] = d->base[k] + now_[k];
+}
+
+/* After every accepted step: the quaternions renormalized, the external work accumulated,
+ * the integrator memory saved, and the caller told (progress, checkpoints, stop), as for
+ * one rod. */
 static int step_done(double t, double *y, void *user)
 {
-    (void)t;
     asm_dyn *d = user;
     for (int r = 0; r < d->nr; ++r)
         for (int i = 0; i < d->rd[r].m->nodes; ++i) {
@@ -661,7 +740,24 @@ static int step_done(double t, double *y, void *user)
             double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
             for (int c = 0; c < 4; ++c) p[c] *= s;
         }
-    return 0;
+    d->work += work_to(d, t, 1);
+    d->last_t = t;
+    long cnt[7];
+    stage_counters(d, cnt);
+    if (d->memory) {
+        double *mem = d->memory;
+        mem[AM_VALID] = 1.0, mem[AM_STAGE] = d->stage, mem[AM_T_STAGE_START] = d->t_stage_start, mem[AM_T] = t;
+        for (int k = 0; k < 7; ++k) mem[AM_COUNTERS + k] = (double)cnt[k];
+        mem[AM_WALL] = d->base_wall + (now() - d->wall_start);
+        cr_radau_memory rm;
+        cr_radau_get_memory(d->radau, &rm, mem + AM_RADAU + CR_RADAU_MEMORY_DOUBLES);
+        memcpy(mem + AM_RADAU, &rm, sizeof rm);
+    }
+    if (!d->on_step) return 0;
+    unpack(d, y, t);
+    int stop = d->on_step(d->a, d->s, cr_radau_h(d->radau), cnt[0], d->work, d->user);
+    if (stop) d->stopped = 1;
+    return stop;
 }
 
 static void free_dyn(asm_dyn *d)
@@ -693,7 +789,7 @@ typedef struct setup_out {
 static void free_setup(setup_out *u) { free(u->y), free(u->mass), free(u->atol), free(u->F0), free(u->index); }
 
 static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, int stage, const cr_dynamic_options *op,
-                       setup_out *out, cr_error *err)
+                       int resume, setup_out *out, cr_error *err)
 {
     const cr_dynamic_options o = *op;
     double tb = s->rods[0]->time;
@@ -795,7 +891,9 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
             double *yi = yr + (size_t)i * B;
             memcpy(yi, rs->x + (size_t)i * m->block, CR_NODE_DOF * sizeof(double));
             memcpy(yi + CR_DYN_V, rs->velocity + 6 * (size_t)i, 6 * sizeof(double));
-            if (i < m->n) {
+            if (i < m->n && resume) { /* the integrator's stresses, not the compliance law's: the same y */
+                memcpy(yi + CR_DYN_LAM, rs->stress + 6 * (size_t)i, 6 * sizeof(double));
+            } else if (i < m->n) {
                 cr_vec3 n, mo;
                 cr_state_element(m, rs, i, NULL, NULL, &n, &mo);
                 cr_v3_store(n, yi + CR_DYN_LAM);
@@ -804,8 +902,8 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
         }
         rs->stage = stage, rs->bc_factor = 1.0, rs->dynamic = 1;
         if ((st = cr_supports_dynamic_check(m, stage, err)) != CR_OK) break;
-        if ((st = cr_supports_dynamic_start(m, stage, tb, yr, err)) != CR_OK) break;
-        cr_mixed_damping_consistent_stress(m, yr);
+        if (!resume && (st = cr_supports_dynamic_start(m, stage, tb, yr, err)) != CR_OK) break;
+        if (!resume) cr_mixed_damping_consistent_stress(m, yr);
         cr_mixed_dynamic_mass(m, stage, mass + rd->off);
         for (int i = 0; i < m->nodes; ++i) { /* as dynamics_solve.c */
             const cr_element *el = element_at(m, i);
@@ -851,8 +949,11 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
         }
     }
     if ((st = cr_asm_check_redundant(a, s, d.f, err)) != CR_OK) goto done;
-    /* consistent multipliers: (J) is linear in μ, (J)(μ) = (J)(0) + G_μ μ */
-    if (d.k > 0) {
+    /* consistent multipliers: (J) is linear in μ, (J)(μ) = (J)(0) + G_μ μ (resumed: the
+     * integrator's own, as it left them) */
+    if (d.k > 0 && resume) {
+        memcpy(y + d.mu_off, s->lambda, (size_t)d.k * sizeof *y);
+    } else if (d.k > 0) {
         if ((st = residual(&d, tb, y, F0)) != CR_OK) {
             cr_error_set(err, st, "the assembly's initial state gives a non-finite residual");
             goto done;
@@ -897,34 +998,81 @@ done:
     return st;
 }
 
+int cr_asm_dynamic_memory_size(const cr_assembly *a)
+{
+    return AM_RADAU + CR_RADAU_MEMORY_DOUBLES + 3 * cr_asm_dynamic_size(a);
+}
+
 cr_status cr_assembly_dynamic_solve(const cr_assembly *a, cr_assembly_state *s, int stage,
                                     const cr_dynamic_options *options, cr_assembly_output_fn on_output, void *user,
                                     cr_dynamic_report *report, cr_error *err)
 {
-    double t0 = now();
     cr_dynamic_options o = options ? *options : cr_dynamic_default_options();
+    return cr_asm_dynamic_solve_stage(a, s, stage, s->rods[0]->time, 0.0, 0.0, &o, on_output, NULL, user, NULL, report,
+                                      err);
+}
+
+cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s, int stage, double t_stage_start,
+                                     double h0, double work_external, const cr_dynamic_options *options,
+                                     cr_assembly_output_fn on_output, cr_asm_dynamic_step_fn on_step, void *user,
+                                     double *memory, cr_dynamic_report *report, cr_error *err)
+{
+    double t0 = now();
+    const cr_dynamic_options o = *options;
     if (report) memset(report, 0, sizeof *report);
     if (!(o.t_end > 0) || !(o.output_dt > 0) || !(o.rtol > 0) || !(o.atol > 0))
         return cr_error_set(err, CR_BAD_INPUT, "dynamic stage %d: t_end, output_dt, rtol and atol must be > 0", stage);
-    asm_dyn d = {.on_output = on_output, .user = user};
+    const double t_begin = s->rods[0]->time, t_end = t_stage_start + o.t_end;
+    /* a memory of this stage taken at this state: the run continues a checkpointed one */
+    const int resume = memory && memory[AM_VALID] == 1.0 && memory[AM_STAGE] == stage &&
+                       memory[AM_T_STAGE_START] == t_stage_start && memory[AM_T] == t_begin;
+    asm_dyn d = {.on_output = on_output,
+                 .on_step = on_step,
+                 .user = user,
+                 .work = work_external,
+                 .last_t = t_begin,
+                 .memory = memory,
+                 .t_stage_start = t_stage_start,
+                 .wall_start = t0};
+    if (resume) {
+        for (int k = 0; k < 7; ++k) d.base[k] = (long)memory[AM_COUNTERS + k];
+        d.base_wall = memory[AM_WALL];
+    } else if (memory) {
+        memset(memory, 0, (size_t)cr_asm_dynamic_memory_size(a) * sizeof *memory);
+    }
     setup_out u = {0};
     double *times = NULL;
-    cr_status st = setup(&d, a, s, stage, &o, &u, err);
-    double *y = u.y, *mass = u.mass, *atol = u.atol, tb = u.tb;
+    cr_status st = setup(&d, a, s, stage, &o, resume, &u, err);
+    double *y = u.y, *mass = u.mass, *atol = u.atol;
     int *index = u.index;
     if (st != CR_OK) goto done;
-    double t_end = tb + o.t_end;
-    long nout = (long)floor(o.t_end / o.output_dt + 1e-9) + 1;
+    double nout_d = floor(o.t_end / o.output_dt + 1e-9) + 1;
+    if (!(nout_d <= 1e8)) {
+        st = cr_error_set(err, CR_BAD_INPUT, "stages.%d.output_dt: %g s gives %.3g output times (more than 1e8)", stage,
+                          o.output_dt, nout_d);
+        goto done;
+    }
+    long nout = (long)nout_d, count = 0;
     times = malloc((size_t)nout * sizeof *times);
     if (!times) {
         st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
         goto done;
     }
-    for (long q = 0; q < nout; ++q) times[q] = fmin(tb + q * o.output_dt, t_end);
+    for (long q = 0; q < nout; ++q) { /* the stage's output grid from its start; a resumed stage wrote those to t */
+        double tq = t_stage_start + q * o.output_dt;
+        if (tq > t_end + 1e-12 * o.output_dt) break;
+        if (tq < t_begin - 1e-12 * o.output_dt) continue;
+        if (tq <= t_begin && t_begin > t_stage_start) continue;
+        times[count++] = fmin(tq, t_end);
+    }
+    if (!(d.ywork = malloc(d.N * sizeof *d.ywork))) {
+        st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
+        goto done;
+    }
     cr_radau_options ro = cr_radau_default_options();
     ro.rtol = o.rtol, ro.atol = o.atol, ro.atol_vec = atol, ro.error_index = index;
-    ro.h_init = o.h_init, ro.h_max = o.h_max, ro.max_steps = o.max_steps;
-    ro.output = output, ro.output_times = times, ro.n_output_times = (int)nout;
+    ro.h_init = h0 > 0 ? h0 : o.h_init, ro.h_max = o.h_max, ro.max_steps = o.max_steps;
+    ro.output = output, ro.output_times = times, ro.n_output_times = (int)count;
     ro.step_callback = step_done;
     ro.jac_reuse_theta = 0.1, ro.newton_growth_theta = 0.2; /* as one rod's (dynamics_solve.c) */
     cr_radau_linsys ls = {.jacobian = hook_jacobian,
@@ -934,32 +1082,44 @@ cr_status cr_assembly_dynamic_solve(const cr_assembly *a, cr_assembly_state *s, 
                           .solve_complex = hook_solve_complex,
                           .ctx = &d};
     cr_radau_problem prob = {.n = (int)d.N, .mass = mass, .rhs = rhs, .linsys = ls, .user = &d};
-    d.radau = cr_radau_create(&prob, &ro, tb, y, err);
+    d.radau = cr_radau_create(&prob, &ro, t_begin, y, err);
     if (!d.radau) {
         st = err ? err->status : CR_NO_MEMORY;
         goto done;
     }
+    if (resume) {
+        cr_radau_memory rm;
+        memcpy(&rm, memory + AM_RADAU, sizeof rm);
+        st = cr_radau_reinit_memory(d.radau, t_begin, y, &rm, memory + AM_RADAU + CR_RADAU_MEMORY_DOUBLES, err);
+        if (st != CR_OK) {
+            cr_error_set(err, st, "dynamic stage %d: the checkpoint's integrator memory is unusable: %.200s", stage,
+                         err ? err->message : "");
+            goto done;
+        }
+    }
     st = cr_radau_integrate(d.radau, t_end, err);
     unpack(&d, cr_radau_y(d.radau), cr_radau_t(d.radau));
-    for (int r = 0; r < d.nr; ++r) {
+    for (int r = 0; r < d.nr; ++r) { /* the loads the state now carries: a following static stage ramps from these */
         set_scales(&d.rd[r], cr_radau_t(d.radau));
         memcpy(s->rods[r]->load_scale, d.rd[r].scale,
                (d.rd[r].m->load_count > 0 ? d.rd[r].m->load_count : 1) * sizeof(double));
     }
     if (st == CR_INTERRUPTED && d.stopped) cr_error_set(err, st, "stopped at t = %.6g s", cr_radau_t(d.radau));
     if (report) {
-        cr_radau_stats rs = cr_radau_get_stats(d.radau);
-        report->steps = rs.steps, report->rejected = rs.rejected, report->newton_iterations = rs.newton_iterations;
-        report->rhs_evals = rs.rhs_evals, report->jacobians = rs.jac_evals, report->lu_real = rs.lu_real;
-        report->lu_complex = rs.lu_complex, report->h_last = rs.h_last;
-        report->t_start = tb, report->t_end = cr_radau_t(d.radau);
+        long cnt[7];
+        stage_counters(&d, cnt);
+        report->steps = cnt[0], report->rejected = cnt[1], report->newton_iterations = cnt[2];
+        report->rhs_evals = cnt[3], report->jacobians = cnt[4], report->lu_real = cnt[5];
+        report->lu_complex = cnt[6], report->h_last = cr_radau_h(d.radau);
+        report->t_start = resume ? t_stage_start : t_begin, report->t_end = cr_radau_t(d.radau);
     }
 done:
-    if (report) report->wall_time_s = now() - t0;
+    if (report) report->wall_time_s = d.base_wall + now() - t0;
     cr_radau_destroy(d.radau);
     free_dyn(&d);
     free_setup(&u);
     free(times);
+    free(d.ywork);
     return st;
 }
 
@@ -976,7 +1136,7 @@ cr_status cr_asm_dynamic_probe(const cr_assembly *a, cr_assembly_state *s, int s
     cr_dynamic_options o = cr_dynamic_default_options();
     asm_dyn d = {0};
     setup_out u = {0};
-    cr_status st = setup(&d, a, s, stage, &o, &u, err);
+    cr_status st = setup(&d, a, s, stage, &o, 0, &u, err);
     if (st == CR_OK) {
         if (y_in) memcpy(u.y, y_in, d.N * sizeof *y);
         memcpy(y, u.y, d.N * sizeof *y);
@@ -1035,7 +1195,7 @@ cr_status cr_asm_dynamic_probe_solve(const cr_assembly *a, cr_assembly_state *s,
     cr_dynamic_options o = cr_dynamic_default_options();
     asm_dyn d = {0};
     setup_out u = {0};
-    cr_status st = setup(&d, a, s, stage, &o, &u, err);
+    cr_status st = setup(&d, a, s, stage, &o, 0, &u, err);
     double *F = st == CR_OK ? malloc(d.N * sizeof *F) : NULL;
     if (st == CR_OK && !F) st = CR_NO_MEMORY;
     if (st == CR_OK) {

@@ -4,8 +4,9 @@
  * rods numbered rod by rod. The runner reaches this table through
  * cr_mixed_formulation.assembly; it never branches on it.
  *
- * Dynamic stages are refused at check (the assembly's DAE is not built here); the table's
- * dynamic_stage is the one place to plug them in. */
+ * and dynamic stages by cr_asm_dynamic_solve_stage (the joints' index-1 DAE, assembly_dynamics.c),
+ * whose integrator memory is packed with the state so a resumed stage steps as the
+ * uninterrupted one. */
 #include "mixed/assembly_internal.h"
 #include "mixed/mixed.h"
 #include "model/formulation.h"
@@ -21,19 +22,50 @@ typedef struct asm_sim {
     int *first_node, *first_sample, *first_body, *first_load; /* rods + 1 each */
     double *inputs;                                           /* the loads' actuator inputs, rod by rod */
     char (*joint_names)[96];
+    double *memory; /* the dynamic stage's integrator memory (cr_asm_dynamic_memory_size doubles) */
     /* during a stage: where the callbacks go */
     cr_sim *sim;
     const cr_stage_callbacks *cb;
 } asm_sim;
 
+/* A node index as the rods' definitions give it (negative counts from the end). */
+static int node_index(int node, int elements) { return node < 0 ? node + elements + 1 : node; }
+
+/* What the assembly's dynamics refuse (cr_asm_dynamic_solve_stage), named before a run. */
+static cr_status asm_check_dynamics(const cr_scenario *sc, cr_error *err)
+{
+    int k = 0;
+    while (k < sc->stage_count && sc->stages[k].type != CR_STAGE_DYNAMIC) ++k;
+    if (k == sc->stage_count) return CR_OK;
+    for (int r = 0; r < sc->rod_count; ++r) {
+        const cr_rod_def *d = &sc->rods[r].rod;
+        if (d->rigid_strains)
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "rods.%d ('%s').rigid_strains: an assembly with rigid strain components cannot run "
+                                "dynamic stage %d in model mixed_discrete (they make the DAE index 2, which its Radau "
+                                "stage does not handle); use large stiffnesses instead",
+                                r, sc->rods[r].name, k);
+        for (int b = 0; b < d->rigid_body_count; ++b)
+            for (int j = 0; j < sc->joint_count; ++j) {
+                const cr_rod_node *jn[2] = {&sc->joints[j].a, &sc->joints[j].b};
+                for (int side = 0; side < 2; ++side)
+                    if (jn[side]->rod == r &&
+                        node_index(jn[side]->node, d->elements) == node_index(d->rigid_bodies[b].node, d->elements))
+                        return cr_error_set(
+                            err, CR_UNSUPPORTED,
+                            "rods.%d ('%s').rigid_bodies.%d: a rigid body on a joint's node (joints.%d) "
+                            "is not supported in the dynamics of assemblies (dynamic stage %d); weld "
+                            "it to another node",
+                            r, sc->rods[r].name, b, j, k);
+            }
+    }
+    return CR_OK;
+}
+
 static cr_status asm_check(const cr_scenario *sc, cr_error *err)
 {
-    for (int k = 0; k < sc->stage_count; ++k)
-        if (sc->stages[k].type == CR_STAGE_DYNAMIC)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "%s: dynamics of assemblies are not available yet in model mixed_discrete (stage %d "
-                                "is dynamic; assemblies run static stages)",
-                                sc->joint_count > 0 ? "joints" : "rods", k);
+    cr_status st0 = asm_check_dynamics(sc, err);
+    if (st0 != CR_OK) return st0;
     /* every rod as a one-rod scenario of the mixed rod (loads, supports, options) */
     for (int r = 0; r < sc->rod_count; ++r) {
         cr_scenario one = *sc;
@@ -81,6 +113,7 @@ static void asm_destroy(void *impl)
     free(s->first_load);
     free(s->inputs);
     free(s->joint_names);
+    free(s->memory);
     free(s);
 }
 
@@ -118,7 +151,8 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
         else
             snprintf(s->joint_names[j], sizeof s->joint_names[j], "joints.%d", j);
     s->inputs = malloc((size_t)(s->first_load[s->rods] > 0 ? s->first_load[s->rods] : 1) * sizeof(double));
-    if (!s->inputs) {
+    s->memory = calloc((size_t)cr_asm_dynamic_memory_size(s->a), sizeof(double));
+    if (!s->inputs || !s->memory) {
         asm_destroy(s);
         return cr_error_set(err, CR_NO_MEMORY, "out of memory"), NULL;
     }
@@ -156,14 +190,36 @@ static cr_status asm_static(cr_sim *sim, int stage, const cr_static_options *o, 
     return cr_asm_static_solve_stage(s->a, s->s, stage, o, load_step, s, report, err);
 }
 
+static int dyn_output(const cr_assembly *a, const cr_assembly_state *st, const cr_dynamic_sample *smp, void *user)
+{
+    (void)a, (void)st;
+    asm_sim *s = user;
+    return s->cb->on_output ? s->cb->on_output(s->sim, smp, s->cb->user) : 0;
+}
+
+static int dyn_step(const cr_assembly *a, const cr_assembly_state *st, double h, long steps, double work, void *user)
+{
+    (void)a, (void)st;
+    asm_sim *s = user;
+    return s->cb->on_step ? s->cb->on_step(s->sim, h, steps, work, s->cb->user) : 0;
+}
+
+/* The load inputs hold over the whole stage: those set at its start (cr_sim_set_load_input
+ * in an output callback changes the next stage's, not this one's: the assembly integrates
+ * the stage in one piece). */
 static cr_status asm_dynamic(cr_sim *sim, int stage, double t_stage_start, double h0, double work,
                              const cr_dynamic_options *o, const cr_stage_callbacks *cb, cr_dynamic_report *report,
                              cr_error *err)
 {
-    (void)sim, (void)t_stage_start, (void)h0, (void)work, (void)o, (void)cb, (void)report;
-    return cr_error_set(err, CR_UNSUPPORTED,
-                        "joints: dynamics of assemblies are not available yet in model mixed_discrete (stage %d)",
-                        stage);
+    asm_sim *s = sim->impl;
+    for (int r = 0; r < s->rods; ++r) {
+        const int nl = s->a->models[r]->load_count;
+        if (nl > 0) memcpy(s->s->rods[r]->load_input, s->inputs + s->first_load[r], (size_t)nl * sizeof(double));
+    }
+    s->sim = sim;
+    s->cb = cb;
+    return cr_asm_dynamic_solve_stage(s->a, s->s, stage, t_stage_start, h0, work, o, dyn_output, dyn_step, s, s->memory,
+                                      report, err);
 }
 
 /* ---- accessors ---- */
@@ -255,11 +311,12 @@ static int series_extra(const void *impl, const char *const **names)
 
 static double *load_input(void *impl) { return ((asm_sim *)impl)->inputs; }
 
-/* checkpoints: every rod's state, the joints' multipliers, the load and closing factors, the inputs */
+/* checkpoints: every rod's state (poses, velocities, stresses), the joints' multipliers, the
+ * load and closing factors, the inputs, then the dynamic stage's integrator memory */
 static int packed_size(const void *impl)
 {
     const asm_sim *s = impl;
-    int n = 2 + s->a->rows + s->first_load[s->rods];
+    int n = 2 + s->a->rows + s->first_load[s->rods] + cr_asm_dynamic_memory_size(s->a);
     for (int r = 0; r < s->rods; ++r) n += cr_state_packed_size(s->a->models[r]);
     return n;
 }
@@ -276,6 +333,8 @@ static void pack(const void *impl, double *out)
     *out++ = s->s->load_factor;
     *out++ = s->s->joint_factor;
     memcpy(out, s->inputs, (size_t)s->first_load[s->rods] * sizeof(double));
+    out += s->first_load[s->rods];
+    memcpy(out, s->memory, (size_t)cr_asm_dynamic_memory_size(s->a) * sizeof(double));
 }
 
 static void unpack(void *impl, const double *in)
@@ -290,6 +349,8 @@ static void unpack(void *impl, const double *in)
     s->s->load_factor = *in++;
     s->s->joint_factor = *in++;
     memcpy(s->inputs, in, (size_t)s->first_load[s->rods] * sizeof(double));
+    in += s->first_load[s->rods];
+    memcpy(s->memory, in, (size_t)cr_asm_dynamic_memory_size(s->a) * sizeof(double));
 }
 
 static uint64_t fingerprint(const void *impl)

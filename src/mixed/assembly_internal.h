@@ -85,6 +85,23 @@ typedef int (*cr_asm_step_fn)(const cr_assembly *a, const cr_assembly_state *s, 
 cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, int stage,
                                     const cr_static_options *options, cr_asm_step_fn on_step, void *user,
                                     cr_static_report *report, cr_error *err);
+/* A dynamic stage as cr_assembly_dynamic_solve, for the scenario runner (assembly_formulation.c):
+ * the stage started at t_stage_start (its output grid; the state's time may be later when
+ * resumed), h0 > 0 the first step (a checkpoint's), work_external the external work so far;
+ * the samples carry the work of the rods' non-gravity loads from there (the Radau quadrature
+ * of every accepted step on its collocation polynomial). on_step (optional) after every
+ * accepted step with the state there; nonzero stops (CR_INTERRUPTED). memory (optional, cr_asm_dynamic_memory_size
+ * doubles): the integrator's memory, saved after every accepted step; a memory of this stage
+ * at the state's time resumes from it (the state's stresses and multipliers as they were, the
+ * step-size controller's state), so a run continued from a checkpoint steps as the
+ * uninterrupted one. */
+typedef int (*cr_asm_dynamic_step_fn)(const cr_assembly *a, const cr_assembly_state *s, double h, long steps,
+                                      double work_external, void *user);
+int cr_asm_dynamic_memory_size(const cr_assembly *a);
+cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s, int stage, double t_stage_start,
+                                     double h0, double work_external, const cr_dynamic_options *options,
+                                     cr_assembly_output_fn on_output, cr_asm_dynamic_step_fn on_step, void *user,
+                                     double *memory, cr_dynamic_report *report, cr_error *err);
 /* For tests (assembly_dynamics.c): the number of unknowns of the assembly's dynamic DAE
  * (19 per node of every rod, then the joints' multipliers), and the DAE at a state:
  * y (initial values as cr_assembly_dynamic_solve makes them, or y_in when given), F(y),
