@@ -8,6 +8,7 @@
 #   a weld                a cantilever of two rods welded end to end swings as the one rod,
 #                         from rest and after a static stage (released from its equilibrium)
 #   --resume              a run interrupted (SIGINT) and resumed ends where the uninterrupted one does
+#   a prismatic slider    falls freely along the joint's axis (x0 + g_x t^2/2)
 # Usage: assembly_dynamics_scenarios.sh CLI SOURCE_DIR
 set -u
 cli=$1
@@ -80,6 +81,21 @@ else
     "$cli" run "$dp" -o "$tmp/cut" "${fine[@]}" --resume > "$tmp/resume.log" 2>&1 ||
         bad "resume: the resumed run failed: $(head -c 400 "$tmp/resume.log")"
 fi
+
+# ---- a prismatic slider: a rod joined to the end of a stiff rail by a prismatic joint along the
+# rail, gravity on the slider only, tilted along the axis: it falls freely along the axis ----
+cat > "$tmp/slider.json" <<'JSON'
+{"rods": [
+   {"name": "rail", "length": 0.5, "elements": 6, "material": {"E": 2e11, "G": 8e10, "rho": 7800}, "sections": [{"shape": "circle", "radius": 0.1}]},
+   {"name": "slider", "length": 0.5, "elements": 6, "material": {"E": 2e11, "G": 8e10, "rho": 7800}, "sections": [{"shape": "circle", "radius": 0.02}],
+    "reference": {"origin": [0.5, 0, 0]}}],
+ "joints": [{"type": "prismatic", "a": "rail:end", "b": "slider:start", "axis": [1, 0, 0]}],
+ "boundary_conditions": [{"type": "clamp", "node": "rail:start"}],
+ "loads": [{"type": "gravity", "rod": "slider", "value": [2, 0, -9.81]}],
+ "output": {"track": [{"name": "tip", "node": "slider:end"}, {"name": "foot", "node": "slider:start"}]},
+ "stages": [{"type": "dynamic", "t_end": 0.5, "output_dt": 0.05, "rtol": 1e-8, "atol": 1e-10}]}
+JSON
+run slider "$tmp/slider.json"
 
 [ $fail = 0 ] || exit 1
 $py - "$tmp" "$cut_rows" <<'PY' || fail=1
@@ -175,6 +191,16 @@ check(0 < cut_rows < len(full["t"]) - 1 and same_t and dser < 1e-5 and dpos < 1e
       abs(steps(sc) - steps(sf)) <= steps(sf) / 20 + 3,
       f"--resume after an interrupt at row {cut_rows} of {len(full['t'])}: the points differ by {dser:.1e} m over all "
       f"rows, {dpos:.1e} m at the end; steps in all {steps(sc)} (uninterrupted {steps(sf)})")
+# -- the prismatic slider: the joint's force is normal to the axis, so every point of the slider
+# falls along x as x0 + g_x t^2/2 (g_x = 2); the reference holds up to the rail's end slope θ under
+# the slider's weight W = 48 N (W L^2/2EI + W (L/2) L/EI ~ 8e-7 rad, twice that at the swings'
+# peaks): an axial force ~ θ 2W on the 4.9 kg slider, ~4e-6 m over 0.5 s at most
+s = series("slider")
+ex = max(np.max(np.abs(s["tip_x"] - (1.0 + s["t"] ** 2))), np.max(np.abs(s["foot_x"] - (0.5 + s["t"] ** 2))))
+ez = np.max(np.abs(s["foot_z"]))
+check(len(s["t"]) == 11 and abs(s["t"][-1] - 0.5) < 1e-12 and ex < 1e-5 and ez < 1e-5,
+      f"prismatic slider: slid {s['tip_x'][-1] - 1.0:.6f} m in 0.5 s (x0 + g_x t^2/2: 0.25 m), max |x - x0 - g_x t^2/2| "
+      f"{ex:.1e} m; its foot drops with the rail's end by {ez:.1e} m")
 sys.exit(0 if ok else 1)
 PY
 exit $fail
