@@ -9,10 +9,10 @@
  * This version: the mixed discrete rod's statics (cr_assembly_static_solve) and dynamics
  * (cr_assembly_dynamic_solve: the joints stay exact, their multipliers index-1 algebraic
  * unknowns of the rods' Radau IIA DAE). Joints join nodes whose reference positions
- * coincide; a node that carries a joint carries no support of its own rod (support the
- * other rod's node instead), and in dynamics no rigid body (a prismatic or cylindrical
- * joint's points then slide apart along its axis); a rod with rigid strain
- * components may be held (by supports and joints) at one node only, and has no dynamics. */
+ * coincide (a prismatic or cylindrical joint's then slide apart along its axis); a node
+ * that carries a joint carries no support of its own rod (support the other rod's node
+ * instead), and in dynamics no rigid body; a rod with rigid strain components may be held
+ * (by supports and joints) at one node only, and has no dynamics. */
 #ifndef COSSERAT_ASSEMBLY_H
 #define COSSERAT_ASSEMBLY_H
 
