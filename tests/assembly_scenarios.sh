@@ -265,6 +265,7 @@ for name, force, moment in (("prismatic", 0, 0), ("cylindrical", 0, 0), ("univer
     moved = max(abs(mid[i] - (0.5, 0, 0)[i]) for i in range(3))  # a's end (s = 0.5 m)
     check(ef < 1e-9 and em < 1e-11 and (moment or moved < 1e-12),
           f"{name}: joint force {ef:.1e} N, moment {j['moment']} (expected {list(m)}), a's end moved {moved:.1e} m")
+    check(j.get("type") == name.split("_")[0], f"{name}: summary.json names the joint's type ({j.get('type')})")
 vtp = open(f"{d}/arch/rod_0001.vtp", "rb").read()
 check(b'NumberOfLines="2"' in vtp and b'<CellData Scalars="rod">' in vtp, "rod_0001.vtp: two polylines, the cell data rod")
 sys.exit(0 if ok else 1)

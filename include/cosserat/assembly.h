@@ -78,6 +78,8 @@ typedef struct cr_assembly_def {
 cr_assembly_def cr_assembly_default_def(void);
 /* A weld (reference rotation kept) with both nodes 0 of rod 0: set type, a, b. */
 cr_joint_def cr_joint_default_def(void);
+/* "weld", "ball", "hinge", "prismatic", "cylindrical", "universal" ("?" out of range). */
+const char *cr_joint_type_name(cr_joint_type type);
 
 /* Largest distance (m) between the reference positions of a joint's two points,
  * relative to the longest rod: CR_JOINT_GAP_TOL × that length. */

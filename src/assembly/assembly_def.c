@@ -23,7 +23,7 @@ cr_joint_def cr_joint_default_def(void)
     return j;
 }
 
-static const char *joint_type_name(cr_joint_type t)
+const char *cr_joint_type_name(cr_joint_type t)
 {
     static const char *names[] = {"weld", "ball", "hinge", "prismatic", "cylindrical", "universal"};
     return t >= CR_JOINT_WELD && t <= CR_JOINT_UNIVERSAL ? names[t] : "?";
@@ -130,7 +130,7 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
             if (!(n > 0) || !isfinite(n))
                 return cr_error_set(err, CR_BAD_INPUT,
                                     "%s.axis: a %s joint needs a finite nonzero axis (got %g, %g, %g)", lb,
-                                    joint_type_name(j->type), j->axis.x, j->axis.y, j->axis.z);
+                                    cr_joint_type_name(j->type), j->axis.x, j->axis.y, j->axis.z);
         }
         if (j->type == CR_JOINT_UNIVERSAL) {
             double n = cr_v3_norm(j->axis_b);

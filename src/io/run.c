@@ -939,13 +939,11 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
             cJSON_AddItemToArray(rods, o);
         }
         cJSON *joints = cJSON_AddArrayToObject(root, "joints");
-        static const char *const types[] = {"weld", "ball", "hinge"};
         for (int j = 0; j < cr_sim_joint_count(sim); ++j) {
             cr_vec3 f, mo;
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "name", cr_sim_joint_name(sim, j));
-            if (j < sc->joint_count && (int)sc->joints[j].type >= 0 && (int)sc->joints[j].type < 3)
-                cJSON_AddStringToObject(o, "type", types[sc->joints[j].type]);
+            if (j < sc->joint_count) cJSON_AddStringToObject(o, "type", cr_joint_type_name(sc->joints[j].type));
             if (cr_sim_joint_reaction(sim, j, &f, &mo) == CR_OK) {
                 double fv[3] = {f.x, f.y, f.z}, mv[3] = {mo.x, mo.y, mo.z};
                 cJSON_AddItemToObject(o, "force", vec_json(fv, 3));

@@ -361,6 +361,15 @@ static uint64_t fingerprint(const void *impl)
     for (int j = 0; j < s->a->joint_count; ++j) {
         const cr_asm_joint *jt = &s->a->joints[j];
         h = (h ^ (uint64_t)(jt->type * 131 + jt->iface[0] * 7 + jt->iface[1])) * 1099511628211ULL;
+        /* the joint's geometry too: a resumed run must not change an axis or a weld's rotation */
+        const double geo[] = {jt->rel_ref.w, jt->rel_ref.x, jt->rel_ref.y, jt->rel_ref.z, jt->phi.x, jt->phi.y,
+                              jt->phi.z,     jt->u1.x,      jt->u1.y,      jt->u1.z,      jt->u2.x,  jt->u2.y,
+                              jt->u2.z,      jt->axis_b.x,  jt->axis_b.y,  jt->axis_b.z};
+        for (size_t k = 0; k < sizeof geo / sizeof geo[0]; ++k) {
+            uint64_t bits;
+            memcpy(&bits, &geo[k], sizeof bits);
+            h = (h ^ bits) * 1099511628211ULL;
+        }
     }
     return h;
 }
