@@ -155,9 +155,9 @@ static void resting_rod_contact_force_is_weight(void)
 {
     const double d0 = RHO_A * LEL * G / KC, W = RHO_A * 1.0 * G;
     cr_run_result r;
-    int ok = run(scenario(-0.01 + d0, "'contact': {'tolerance': 1e-4},",
-                          "'t_end': 2, 'output_dt': 1e-3, 'time_step': 5e-5"),
-                 &r);
+    int ok =
+        run(scenario(-0.01 + d0, "'contact': {'tolerance': 1e-4},", "'t_end': 2, 'output_dt': 1e-3, 'time_step': 5e-5"),
+            &r);
     CHECK(ok);
     if (!ok) return;
     int cn = column(&r, "contact_normal_force"), cz = column(&r, "tip_z"), ca = column(&r, "contact_active");
