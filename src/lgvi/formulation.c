@@ -641,6 +641,19 @@ static uint64_t fingerprint(const void *impl)
     if (p->strains != CR_LGVI_STRAINS_LEFT) h = (h ^ (uint64_t)(p->strains + 0x5a)) * 1099511628211ull;
     b = (const unsigned char *)d;
     for (size_t i = 0; i < sizeof d; ++i) h = (h ^ b[i]) * 1099511628211ull;
+    /* with obstacles only (checkpoints without them still resume): the springs' stiffness and
+     * the obstacles, whose state the checkpoint's contact energy and work belong to */
+    if (s->contact) {
+        b = (const unsigned char *)&p->contact_stiffness;
+        for (size_t i = 0; i < sizeof p->contact_stiffness; ++i) h = (h ^ b[i]) * 1099511628211ull;
+        for (int k = 0; k < s->contact->obstacle_count; ++k) {
+            const cr_obstacle_def *o = &s->contact->obstacles[k];
+            double g[8] = {o->type, o->center.x, o->center.y, o->center.z, o->radius, o->length,
+                           o->axes.m[0][2], o->axes.m[2][2]};
+            b = (const unsigned char *)g;
+            for (size_t i = 0; i < sizeof g; ++i) h = (h ^ b[i]) * 1099511628211ull;
+        }
+    }
     return cr_loads_hash(h, s->loads, s->load_count);
 }
 
