@@ -6,6 +6,7 @@
  * Frames. The kernel follows the paper: the rod axis is the body E3 axis. The
  * library's body basis has x along the rod. With Q = [e_y e_z e_x] (columns),
  * R_lgvi = A Q, so body components map as (E1, E2, E3) = (y, z, x). */
+#include "contact/contact.h"
 #include "lgvi/lgvi.h"
 #include "model/fixed_step.h"
 #include "model/rod_internal.h"
@@ -21,15 +22,21 @@ typedef struct lgvi_sim {
     cr_lgvi *k;
     cr_lgvi_params p;
     int nodes;
-    double *s;              /* node arc lengths */
-    double *s_mid;          /* element midpoints */
+    double *s;                /* node arc lengths */
+    double *s_mid;            /* element midpoints */
     cr_vec3 *gamma0, *kappa0; /* reference strains in the library's components (x axial) */
-    double *lumped;         /* lumped length per node (half of each adjacent element) */
+    double *lumped;           /* lumped length per node (half of each adjacent element) */
     int load_count;
-    cr_load_def *loads;     /* copies (time tables owned) */
-    cr_vec3 *f, *c;         /* per-step nodal loads (spatial) */
-    double *stage_factor;   /* per load: 1 if active in the running stage */
-    double *input;          /* per load: actuator input (default 1), a factor on its magnitude */
+    cr_load_def *loads;   /* copies (time tables owned) */
+    cr_vec3 *f, *c;       /* per-step nodal loads (spatial) */
+    double *stage_factor; /* per load: 1 if active in the running stage */
+    double *input;        /* per load: actuator input (default 1), a factor on its magnitude */
+    /* obstacles (NULL without): frictionless penalty springs, their forces at t_k passed to the
+     * kernel with the loads (explicit, as every force of the scheme) */
+    cr_contact *contact;
+    cr_vec3 *fc;                            /* contact forces of the step (spatial) */
+    double contact_energy;                  /* ½ Σ k_i min(0, g)² at the energies' level t_k */
+    double contact_work, contact_work_last; /* the kernel's discrete work of fc, Σ w_j and w_k */
 } lgvi_sim;
 
 /* library body components (x axial, y, z) from/to the kernel's (E1, E2, E3 = axis) */
@@ -56,11 +63,55 @@ static cr_status kernel_params(const cr_rod_def *def, const cr_model_options *o,
     p->chart = o->chart;
     p->strains = o->strains;
     p->h = 1.0; /* set per dynamic stage (time_step) */
+    /* the contact springs (docs/lgvi.md "Contact"): contact.stiffness, else the mixed rod's
+     * default min(EA/l, 12 EI/l³), the stiffness of one element against a push at its end */
+    p->contact_stiffness = 0;
+    if (def->obstacle_count > 0) {
+        double l = def->length / def->elements, EI = fmin(p->C2.x, p->C2.y);
+        p->contact_stiffness =
+            def->contact.stiffness > 0 ? def->contact.stiffness : fmin(p->C1.z / l, 12.0 * EI / (l * l * l));
+    }
     if (!(p->rhoA > 0) || !(r0.rhoI_y > 0) || !(r0.rhoI_z > 0))
-        return cr_error_set(err, CR_BAD_INPUT, "rod: the lgvi model integrates the rod's inertia: it needs a mass per "
-                                               "length and rotational inertias > 0 (rod.material.rho, or rhoA, "
-                                               "rhoI_y, rhoI_z of a resultants section)");
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "rod: the lgvi model integrates the rod's inertia: it needs a mass per "
+                            "length and rotational inertias > 0 (rod.material.rho, or rhoA, "
+                            "rhoI_y, rhoI_z of a resultants section)");
     return CR_OK;
+}
+
+static void *lgvi_create(const cr_rod_def *def, const cr_model_options *o, cr_error *err);
+static void lgvi_destroy(void *impl);
+
+/* Obstacles: frictionless only, and no node starting inside one deeper than contact.tolerance
+ * (named with its depth, as the mixed rod does). */
+static cr_status contact_check(const cr_scenario *sc, cr_error *err)
+{
+    const cr_rod_def *d = &sc->rod;
+    for (int k = 0; k < d->obstacle_count; ++k)
+        if (d->obstacles[k].mu_static > 0)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "obstacles.%d.friction: the lgvi model's contact is frictionless (a normal "
+                                "penalty spring); remove the friction or use the mixed_discrete model",
+                                k);
+    lgvi_sim *s = lgvi_create(d, &sc->model, err);
+    if (!s) return err ? err->status : CR_BAD_INPUT;
+    const cr_contact *c = s->contact;
+    double worst = 0;
+    int wi = -1, wk = -1;
+    for (int i = 0; i < s->nodes; ++i)
+        for (int k = 0; k < c->obstacle_count; ++k) {
+            double phi;
+            if (!cr_obstacle_distance(&c->obstacles[k], cr_lgvi_position(s->k, i), &phi, NULL, NULL)) continue;
+            if (c->radius[i] - phi > worst) worst = c->radius[i] - phi, wi = i, wk = k;
+        }
+    cr_status st = CR_OK;
+    if (wi >= 0 && worst > c->tol)
+        st = cr_error_set(err, CR_BAD_INPUT,
+                          "obstacles.%d: the rod starts inside obstacle \"%s\": node %d (s = %.6g m) is %.6g m deep "
+                          "(its contact radius %.6g m included; tolerance %.3g m); move the rod or the obstacle",
+                          wk, c->obstacles[wk].name, wi, s->s[wi], worst, c->radius[wi], c->tol);
+    lgvi_destroy(s);
+    return st;
 }
 
 static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
@@ -70,11 +121,10 @@ static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
     const cr_rod_def *d = &sc->rod;
     cr_status fst = cr_foreign_options_check(sc, "lgvi", err);
     if (fst != CR_OK) return fst;
-    if (d->obstacle_count > 0)
-        return cr_error_set(err, CR_BAD_INPUT, "obstacles: contact is not implemented in the lgvi model (use the mixed_discrete model)");
     if (cr_damping_active(&d->damping))
-        return cr_error_set(err, CR_BAD_INPUT, "rod.damping: not supported by the lgvi model (its explicit symplectic "
-                                               "step has no dissipation; use the mixed_discrete model)");
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "rod.damping: not supported by the lgvi model (its explicit symplectic "
+                            "step has no dissipation; use the mixed_discrete model)");
     if (d->rigid_strains)
         return cr_error_set(err, CR_BAD_INPUT,
                             "rod.rigid_strains: the lgvi model has no rigid strain components "
@@ -94,6 +144,7 @@ static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
     cr_lgvi_params p = {0};
     cr_status st = kernel_params(d, &sc->model, &p, err);
     if (st != CR_OK) return st;
+    if (d->obstacle_count > 0 && (st = contact_check(sc, err)) != CR_OK) return st;
     for (int k = 0; k < sc->stage_count; ++k) {
         const cr_stage_def *s = &sc->stages[k];
         if (s->type == CR_STAGE_STATIC)
@@ -105,6 +156,15 @@ static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
         if ((st = cr_fixed_step_stage_check(sc, k, "lgvi", err)) != CR_OK) return st;
         p.h = o->time_step;
         double hmax = cr_lgvi_stable_step(&p);
+        if (o->time_step > hmax && p.contact_stiffness > 0) {
+            const double l = p.length / p.elements;
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "stages.%d.time_step: %g s exceeds the stable step of the explicit lgvi scheme with "
+                                "contact, about %.3g s: the rod's waves together with the obstacles' contact springs "
+                                "(contact.stiffness k_c = %.4g N/m per element, ω_c = sqrt(k_c/m_node) = %.4g "
+                                "rad/s); use a smaller step or a smaller contact.stiffness",
+                                k, o->time_step, hmax, p.contact_stiffness, sqrt(p.contact_stiffness / (p.rhoA * l)));
+        }
         if (o->time_step > hmax)
             return cr_error_set(err, CR_BAD_INPUT,
                                 "stages.%d.time_step: %g s exceeds the stable step of the explicit lgvi scheme, about "
@@ -121,6 +181,8 @@ static void lgvi_destroy(void *impl)
     lgvi_sim *s = impl;
     if (!s) return;
     cr_lgvi_destroy(s->k);
+    cr_contact_destroy(s->contact);
+    free(s->fc);
     cr_loads_free(s->loads, s->load_count);
     free(s->s);
     free(s->s_mid);
@@ -149,8 +211,8 @@ static void reference_strains(const lgvi_sim *s, const cr_vec3 *x, const cr_mat3
     }
     cr_vec3 g = cr_v3_scale(cr_m3_mulv(Rt, cr_v3_sub(x[e + 1], x[e])), 1.0 / l);
     cr_vec3 w; /* τ⁻¹(Λ)/l */
-    cr_vec3 skew = cr_v3(0.5 * (Lam.m[2][1] - Lam.m[1][2]), 0.5 * (Lam.m[0][2] - Lam.m[2][0]),
-                         0.5 * (Lam.m[1][0] - Lam.m[0][1]));
+    cr_vec3 skew =
+        cr_v3(0.5 * (Lam.m[2][1] - Lam.m[1][2]), 0.5 * (Lam.m[0][2] - Lam.m[2][0]), 0.5 * (Lam.m[1][0] - Lam.m[0][1]));
     double tr = Lam.m[0][0] + Lam.m[1][1] + Lam.m[2][2];
     if (s->p.chart == CR_LGVI_CHART_CAYLEY) {
         w = cr_v3_scale(skew, 4.0 / (1 + tr)); /* 2(Λ−Λᵀ)^∨/(1+trΛ) */
@@ -161,6 +223,42 @@ static void reference_strains(const lgvi_sim *s, const cr_vec3 *x, const cr_mat3
     /* the kernel's reference Γ is relative to E3: the library reports the full stretch vector */
     s->gamma0[e] = from_k(g);
     s->kappa0[e] = from_k(cr_v3_scale(w, 1.0 / l));
+}
+
+/* The contact of the rod (docs/lgvi.md "Contact"): the contact radius of each node
+ * (contact.radius, else the section's: a circle's radius, a rectangle's larger half side), the
+ * spring k_c w_i of node i (w_i its lumped length over l: a uniformly loaded rod sinks
+ * uniformly, and every node's ω_c² = k_c/(ρA l)), the tolerance of the start check
+ * (contact.tolerance, else 1e-4 × the smallest radius). The pairs are never anchored nor given
+ * multipliers: cr_contact_node_force is then the plain frictionless penalty k_i max(0, −g) n. */
+static cr_status create_contact(lgvi_sim *s, const cr_rod_def *def, cr_error *err)
+{
+    double *radius = malloc(s->nodes * sizeof *radius), *weight = malloc(s->nodes * sizeof *weight);
+    s->fc = calloc(s->nodes, sizeof *s->fc);
+    cr_status st = CR_OK;
+    double amin = INFINITY, l = s->p.length / s->p.elements;
+    if (!radius || !weight || !s->fc) {
+        st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
+        goto done;
+    }
+    cr_section_props sp;
+    cr_section_eval(def, 0.0, &sp); /* the section is uniform (kernel_params) */
+    double a = def->contact.radius > 0 ? def->contact.radius : fmax(sp.extent_y, sp.extent_z);
+    if (!(a > 0) || !isfinite(a)) {
+        st = cr_error_set(err, CR_BAD_INPUT,
+                          "contact.radius: the section has no geometry (given by its resultants): give the contact "
+                          "radius");
+        goto done;
+    }
+    for (int i = 0; i < s->nodes; ++i) radius[i] = a, amin = fmin(amin, a), weight[i] = s->lumped[i] / l;
+    s->contact =
+        cr_contact_create(s->nodes, radius, weight, def->obstacle_count, def->obstacles, s->p.contact_stiffness,
+                          def->contact.tolerance > 0 ? def->contact.tolerance : 1e-4 * amin, 1);
+    if (!s->contact) st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
+done:
+    free(radius);
+    free(weight);
+    return st;
 }
 
 static void *lgvi_create(const cr_rod_def *def, const cr_model_options *o, cr_error *err)
@@ -215,6 +313,7 @@ static void *lgvi_create(const cr_rod_def *def, const cr_model_options *o, cr_er
         if (s->loads[k].node < 0) s->loads[k].node += nn;
     s->k = cr_lgvi_create(&s->p, x0, R0, err);
     if (!s->k) goto fail;
+    if (def->obstacle_count > 0 && create_contact(s, def, err) != CR_OK) goto fail;
     free(x0);
     free(R0);
     return s;
@@ -260,13 +359,41 @@ static void sample_loads(lgvi_sim *s, double t)
         case CR_LOAD_GRAVITY:
             for (int i = 0; i < s->nodes; ++i) s->f[i] = cr_v3_madd(s->f[i], cr_lgvi_node_mass(s->k, i), v);
             break;
-        default: break; /* tendons are rejected by lgvi_check */
+        default:
+            break; /* tendons are rejected by lgvi_check */
         }
     }
 }
 
-static const char *const extra_names[] = {"length", "dilatation_min", "dilatation_max", "volume_drift",
-                                          "rotation_drift"};
+/* The contact forces at the current positions x^k into fc (NULL: not wanted), and the springs'
+ * energy V_c = Σ ½ k_i min(0, g)² (g = φ(x) − a; f = −∂V_c/∂x = k_i max(0, −g) n). */
+static double contact_forces(const lgvi_sim *s, cr_vec3 *fc)
+{
+    const cr_contact *c = s->contact;
+    double V = 0;
+    for (int i = 0; i < s->nodes; ++i) {
+        const cr_vec3 r = cr_lgvi_position(s->k, i);
+        const double ki = c->eps * c->weight[i];
+        cr_vec3 f = cr_v3(0, 0, 0);
+        for (int k = 0; k < c->obstacle_count; ++k) {
+            double phi;
+            cr_vec3 n;
+            if (!cr_obstacle_distance(&c->obstacles[k], r, &phi, &n, NULL)) continue;
+            const double g = phi - c->radius[i];
+            if (!(g < 0)) continue;
+            f = cr_v3_madd(f, -ki * g, n);
+            V += 0.5 * ki * g * g;
+        }
+        if (fc) fc[i] = f;
+    }
+    return V;
+}
+
+/* with obstacles: touching nodes, the sum of the normal forces (N), the largest penetration (m),
+ * the mixed rod's names (its contact_sliding is always 0 here: frictionless) */
+static const char *const extra_names[] = {
+    "length",         "dilatation_min", "dilatation_max",       "volume_drift",
+    "rotation_drift", "contact_active", "contact_normal_force", "contact_penetration"};
 
 static void fill_sample(const lgvi_sim *s, cr_dynamic_sample *smp)
 {
@@ -278,11 +405,32 @@ static void fill_sample(const lgvi_sim *s, cr_dynamic_sample *smp)
     smp->elastic = d.elastic;
     smp->gravity = 0; /* gravity's work is in work_external (a force like the others in this explicit scheme) */
     smp->work_external = d.work_external;
+    if (s->contact) {
+        /* the contact springs are a potential of the rod, like its strain energy: their energy at
+         * the energies' level t_k joins the elastic one, and their work leaves the external work
+         * (the kernel counted it there with the loads, with the same W(t_k) = Σ_{j<k} w_j + ½ w_k) */
+        double V = cr_lgvi_steps(s->k) > 0 ? s->contact_energy : contact_forces(s, NULL);
+        smp->elastic += V;
+        smp->work_external -= s->contact_work - 0.5 * s->contact_work_last;
+    }
     smp->momentum = d.momentum;
     smp->angular_momentum = d.angular_momentum;
     smp->extra_count = 5;
     double e[5] = {d.length, d.dilatation_min, d.dilatation_max, d.volume_drift, d.rotation_drift};
     memcpy(smp->extra, e, sizeof e);
+    if (s->contact) {
+        cr_contact_totals t;
+        double *x = malloc(3 * s->nodes * sizeof *x);
+        if (x) {
+            for (int i = 0; i < s->nodes; ++i) cr_v3_store(cr_lgvi_position(s->k, i), x + 3 * i);
+            cr_contact_totals_at(s->contact, x, 3, &t);
+            smp->extra[5] = t.active, smp->extra[6] = t.normal, smp->extra[7] = t.penetration;
+        } else {
+            smp->extra[5] = smp->extra[6] = smp->extra[7] = NAN;
+        }
+        free(x);
+        smp->extra_count = 8;
+    }
 }
 
 static cr_status lgvi_static(cr_sim *sim, int stage, const cr_static_options *o, const cr_stage_callbacks *cb,
@@ -303,8 +451,26 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
 {
     lgvi_sim *s = sim->impl;
     sample_loads(s, cr_lgvi_time(s->k));
+    double V = 0, wc = 0;
+    if (s->contact) {
+        /* the contact forces at x^k with the loads (the rectangle rule of the scheme): an
+         * explicit force from a potential, so the step stays variational (the springs join the
+         * discrete Lagrangian's potential) and its stable step includes them (lgvi_check) */
+        V = contact_forces(s, s->fc);
+        for (int i = 0; i < s->nodes; ++i) {
+            s->f[i] = cr_v3_add(s->f[i], s->fc[i]);
+            wc += cr_v3_dot(s->fc[i], cr_lgvi_velocity(s->k, i)); /* with v^{k-1}; v^k below */
+        }
+    }
     cr_status st = cr_lgvi_step(s->k, s->f, s->c, err);
     report->rhs_evals++;
+    if (s->contact && st == CR_OK) {
+        /* the kernel's discrete work of the step's forces, w_k = f·(x^{k+1} − x^{k−1})/2 =
+         * (h/2) f·(v^{k−1} + v^k), for the contact's share; V belongs to t_k, the energies' level */
+        for (int i = 0; i < s->nodes; ++i) wc += cr_v3_dot(s->fc[i], cr_lgvi_velocity(s->k, i));
+        wc *= 0.5 * h;
+        s->contact_energy = V, s->contact_work += wc, s->contact_work_last = wc;
+    }
     if (st == CR_NONFINITE || st == CR_NOT_CONVERGED) {
         char msg[CR_ERROR_MESSAGE_SIZE];
         snprintf(msg, sizeof msg, "%.400s (the explicit lgvi step is CFL-limited: try a smaller time_step)",
@@ -329,8 +495,8 @@ static double energy(const cr_sim *sim, const cr_dynamic_sample *row, double *st
 {
     *roundoff = 0; /* far below the bands */
     const lgvi_sim *s = sim->impl;
-    *stored = row->kinetic + row->elastic;
-    *supplied = row->work_external; /* gravity included; the scheme dissipates nothing */
+    *stored = row->kinetic + row->elastic; /* the contact springs' energy is in elastic (fill_sample) */
+    *supplied = row->work_external;        /* gravity included; the scheme dissipates nothing */
     return s->p.dilatation ? LGVI_BAND_MODIFIED : LGVI_BAND_STANDARD;
 }
 
@@ -360,8 +526,9 @@ static void explain(const cr_sim *sim, char *text, size_t size)
                  "has no equilibrium (use dilatation: false, or smaller loads).",
                  s->p.C1.z);
     else
-        snprintf(text + n, size - n, ": beyond the range of the stable step estimated at check; try a smaller "
-                                     "time_step or smaller loads.");
+        snprintf(text + n, size - n,
+                 ": beyond the range of the stable step estimated at check; try a smaller "
+                 "time_step or smaller loads.");
 }
 
 static const cr_fixed_step_ops lgvi_ops = {
@@ -413,16 +580,27 @@ static double load_factor(const void *impl) { return 0.0; }
 static int series_extra(const void *impl, const char *const **names)
 {
     *names = extra_names;
-    return (int)(sizeof extra_names / sizeof extra_names[0]);
+    return ((const lgvi_sim *)impl)->contact ? 8 : 5;
+}
+
+static int contact(const void *impl, int node, cr_contact_sample *out)
+{
+    const lgvi_sim *s = impl;
+    if (!s->contact) return 0;
+    cr_contact_info in;
+    cr_contact_node_force(s->contact, node, cr_lgvi_position(s->k, node), &out->force, NULL, &in);
+    out->normal = in.normal, out->gap = in.gap, out->state = in.active ? 1 : 0, out->tolerance = s->contact->tol;
+    return 1;
 }
 
 static double *load_input(void *impl) { return ((lgvi_sim *)impl)->input; }
 
-/* checkpoint: the kernel's state (time, step and work included), then the load inputs */
+/* checkpoint: the kernel's state (time, step and work included), the load inputs, and with
+ * obstacles the contact's energy and work */
 static int packed_size(const void *impl)
 {
     const lgvi_sim *s = impl;
-    return cr_lgvi_packed_size(s->k) + s->load_count;
+    return cr_lgvi_packed_size(s->k) + s->load_count + (s->contact ? 3 : 0);
 }
 
 static void pack(const void *impl, double *out)
@@ -430,6 +608,10 @@ static void pack(const void *impl, double *out)
     const lgvi_sim *s = impl;
     cr_lgvi_pack(s->k, out);
     memcpy(out + cr_lgvi_packed_size(s->k), s->input, s->load_count * sizeof(double));
+    if (s->contact) {
+        double *c = out + cr_lgvi_packed_size(s->k) + s->load_count;
+        c[0] = s->contact_energy, c[1] = s->contact_work, c[2] = s->contact_work_last;
+    }
 }
 
 static void unpack(void *impl, const double *in)
@@ -437,6 +619,10 @@ static void unpack(void *impl, const double *in)
     lgvi_sim *s = impl;
     cr_lgvi_unpack(s->k, in);
     memcpy(s->input, in + cr_lgvi_packed_size(s->k), s->load_count * sizeof(double));
+    if (s->contact) {
+        const double *c = in + cr_lgvi_packed_size(s->k) + s->load_count;
+        s->contact_energy = c[0], s->contact_work = c[1], s->contact_work_last = c[2];
+    }
 }
 
 /* field by field (struct padding is not guaranteed to be zero); the step belongs to the stage */
@@ -445,8 +631,8 @@ static uint64_t fingerprint(const void *impl)
     const lgvi_sim *s = impl;
     const cr_lgvi_params *p = &s->p;
     int ints[5] = {p->elements, p->dilatation, p->chart, p->clamp_start, p->clamp_end};
-    double d[11] = {p->length, p->rhoA, p->rhoJ.x, p->rhoJ.y, p->rhoJ.z, p->C1.x, p->C1.y, p->C1.z,
-                    p->C2.x, p->C2.y, p->C2.z};
+    double d[11] = {p->length, p->rhoA, p->rhoJ.x, p->rhoJ.y, p->rhoJ.z, p->C1.x,
+                    p->C1.y,   p->C1.z, p->C2.x,   p->C2.y,   p->C2.z};
     uint64_t h = 14695981039346656037ull;
     const unsigned char *b = (const unsigned char *)ints;
     for (size_t i = 0; i < sizeof ints; ++i) h = (h ^ b[i]) * 1099511628211ull;
@@ -455,6 +641,19 @@ static uint64_t fingerprint(const void *impl)
     if (p->strains != CR_LGVI_STRAINS_LEFT) h = (h ^ (uint64_t)(p->strains + 0x5a)) * 1099511628211ull;
     b = (const unsigned char *)d;
     for (size_t i = 0; i < sizeof d; ++i) h = (h ^ b[i]) * 1099511628211ull;
+    /* with obstacles only (checkpoints without them still resume): the springs' stiffness and
+     * the obstacles, whose state the checkpoint's contact energy and work belong to */
+    if (s->contact) {
+        b = (const unsigned char *)&p->contact_stiffness;
+        for (size_t i = 0; i < sizeof p->contact_stiffness; ++i) h = (h ^ b[i]) * 1099511628211ull;
+        for (int k = 0; k < s->contact->obstacle_count; ++k) {
+            const cr_obstacle_def *o = &s->contact->obstacles[k];
+            double g[8] = {o->type, o->center.x, o->center.y, o->center.z, o->radius, o->length,
+                           o->axes.m[0][2], o->axes.m[2][2]};
+            b = (const unsigned char *)g;
+            for (size_t i = 0; i < sizeof g; ++i) h = (h ^ b[i]) * 1099511628211ull;
+        }
+    }
     return cr_loads_hash(h, s->loads, s->load_count);
 }
 
@@ -478,6 +677,7 @@ const cr_formulation cr_lgvi_formulation = {
     .time = time_of,
     .load_factor = load_factor,
     .reaction = NULL,
+    .contact = contact,
     .body_count = NULL,
     .series_extra = series_extra,
     .load_input = load_input,

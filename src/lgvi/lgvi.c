@@ -1143,6 +1143,10 @@ double cr_lgvi_stable_step(const cr_lgvi_params *p)
     double l = p->length / p->elements, l2 = l * l, rA = p->rhoA, r2 = sqrt(2.0);
     cr_vec3 J = p->rhoJ, C1 = p->C1, C2 = p->C2;
     double w2 = 4.0 * C1.z / (rA * l2);
+    /* an obstacle's contact spring adds k_c/(ρA l) to the diagonal of a node's translational
+     * rows (its spring over its mass, the same for the half end nodes: both are halved); added
+     * to the largest row, an upper bound whichever row that is */
+    const double wc2 = p->contact_stiffness > 0 ? p->contact_stiffness / (rA * l) : 0.0;
     /* shear along E1 couples with rotation about E2 and vice versa */
     double GA[2] = {C1.x, C1.y}, Jr[2] = {J.y, J.x}, EI[2] = {C2.y, C2.x};
     if (p->strains == CR_LGVI_STRAINS_MIDPOINT) {
@@ -1171,7 +1175,7 @@ double cr_lgvi_stable_step(const cr_lgvi_params *p)
         }
         double wtw = 4.0 * C2.z / (J.z * l2);
         if (wtw > w2) w2 = wtw;
-        return LGVI_CFL_SAFETY * 2.0 / sqrt(w2);
+        return LGVI_CFL_SAFETY * 2.0 / sqrt(w2 + wc2);
     }
     for (int i = 0; i < 2; ++i) {
         double cpl = 2.0 * GA[i] / (l * sqrt(rA * Jr[i]));
@@ -1186,7 +1190,7 @@ double cr_lgvi_stable_step(const cr_lgvi_params *p)
     }
     double wtw = 4.0 * C2.z / (J.z * l2);
     if (wtw > w2) w2 = wtw;
-    return LGVI_CFL_SAFETY * 2.0 / sqrt(w2);
+    return LGVI_CFL_SAFETY * 2.0 / sqrt(w2 + wc2);
 }
 
 /* ---- checkpoints ---- */

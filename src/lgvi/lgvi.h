@@ -43,6 +43,11 @@ typedef struct cr_lgvi_params {
     int strains;                /* CR_LGVI_STRAINS_LEFT (0, default) or CR_LGVI_STRAINS_MIDPOINT */
     int clamp_start, clamp_end; /* node 0 / node K held at its initial pose */
     double h;                   /* time step > 0 [s] */
+    /* penalty stiffness of the obstacles' contact springs per element length l (N/m; a node's
+     * spring is this times its mass share, so ω_c² = k_c/(ρA l) at every node); 0: no contact.
+     * The kernel does not apply the contact (the caller passes its forces as loads); only
+     * cr_lgvi_stable_step reads it. */
+    double contact_stiffness;
 } cr_lgvi_params;
 
 typedef struct cr_lgvi cr_lgvi; /* model + state, opaque */
@@ -127,7 +132,8 @@ void cr_lgvi_energies(const cr_lgvi *s, double *kinetic_interval, double *kineti
 
 /* CFL-type largest stable step estimate [s] (0 for invalid parameters). It is
  * safety * 2/ω_max with ω_max a Gershgorin bound of the lumped chain (axial, shear,
- * bending and twist, with the shear-rotation coupling), see lgvi.c for the factor. */
+ * bending and twist, with the shear-rotation coupling, plus the contact springs'
+ * ω_c² = contact_stiffness/(ρA l)), see lgvi.c for the factor. */
 double cr_lgvi_stable_step(const cr_lgvi_params *p);
 
 /* state (de)serialization for checkpoints: flat doubles (the unpacked state continues
