@@ -318,8 +318,64 @@ void cr_contact_dynamic_step(cr_contact *c, const double *y, int stride)
     }
 }
 
-void cr_contact_dynamic_end(cr_contact *c)
+/* the sliding flags stay: they count only inside a dynamic stage (cr_contact_dynamic_begin
+ * clears them), and an interrupted stage's checkpoint is packed after its end */
+void cr_contact_dynamic_end(cr_contact *c) { c->dynamic = 0; }
+
+void cr_contact_dynamic_resume(cr_contact *c) { c->dynamic = 1; }
+
+enum { PAIR_DOUBLES = 9 }; /* λ_N, λ_T, anchor, anchored, sliding */
+
+int cr_contact_packed_size(const cr_contact *c) { return c ? c->nodes * c->obstacle_count * PAIR_DOUBLES : 0; }
+
+void cr_contact_pack(const cr_contact *c, double *out)
 {
-    c->dynamic = 0;
-    for (int k = 0; k < c->nodes * c->obstacle_count; ++k) c->pair[k].sliding = 0;
+    for (int k = 0; c && k < c->nodes * c->obstacle_count; ++k, out += PAIR_DOUBLES) {
+        const cr_contact_pair *p = &c->pair[k];
+        out[0] = p->lambda_n;
+        cr_v3_store(p->lambda_t, out + 1);
+        cr_v3_store(p->anchor, out + 4);
+        out[7] = p->anchored, out[8] = p->sliding;
+    }
+}
+
+void cr_contact_unpack(cr_contact *c, const double *in)
+{
+    for (int k = 0; c && k < c->nodes * c->obstacle_count; ++k, in += PAIR_DOUBLES) {
+        cr_contact_pair *p = &c->pair[k];
+        p->lambda_n = in[0];
+        p->lambda_t = cr_v3_load(in + 1);
+        p->anchor = cr_v3_load(in + 4);
+        p->anchored = in[7] != 0, p->sliding = in[8] != 0;
+    }
+}
+
+static unsigned long long fnv(unsigned long long h, const void *data, size_t size)
+{
+    const unsigned char *b = data;
+    for (size_t i = 0; i < size; ++i) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+unsigned long long cr_contact_hash(const cr_contact *c, unsigned long long h)
+{
+    if (!c) return h;
+    /* field by field: the structs have padding and the names bytes past their end */
+    int head[3] = {c->nodes, c->obstacle_count, c->max_updates};
+    double opt[2] = {c->eps, c->tol};
+    h = fnv(h, head, sizeof head);
+    h = fnv(h, opt, sizeof opt);
+    h = fnv(h, c->radius, (size_t)c->nodes * sizeof *c->radius);
+    h = fnv(h, c->weight, (size_t)c->nodes * sizeof *c->weight);
+    for (int k = 0; k < c->obstacle_count; ++k) {
+        const cr_obstacle_def *o = &c->obstacles[k];
+        int type = (int)o->type;
+        double v[4] = {o->radius, o->length, o->mu_static, o->mu_kinetic};
+        h = fnv(h, &type, sizeof type);
+        h = fnv(h, &o->center, sizeof o->center);
+        h = fnv(h, &o->axes, sizeof o->axes);
+        h = fnv(h, &o->half_extents, sizeof o->half_extents);
+        h = fnv(h, v, sizeof v);
+    }
+    return h;
 }

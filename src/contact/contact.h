@@ -72,6 +72,20 @@ void cr_contact_dynamic_begin(cr_contact *c, const double *y, int stride);
 void cr_contact_dynamic_step(cr_contact *c, const double *y, int stride);
 void cr_contact_dynamic_end(cr_contact *c);
 
+/* A dynamic stage continued from a checkpoint: the pairs were restored as they were after the
+ * last accepted step (cr_contact_unpack), so they are taken as they are (no re-anchoring). */
+void cr_contact_dynamic_resume(cr_contact *c);
+
+/* Checkpoints: the pairs' multipliers, anchors and stick/slide states, which the next static
+ * update or dynamic step depends on (0 doubles for NULL). */
+int cr_contact_packed_size(const cr_contact *c);
+void cr_contact_pack(const cr_contact *c, double *out);
+void cr_contact_unpack(cr_contact *c, const double *in);
+
+/* Folds the obstacles and the contact options into the FNV-1a hash h (a checkpoint fits one
+ * set of obstacles). */
+unsigned long long cr_contact_hash(const cr_contact *c, unsigned long long h);
+
 /* Totals at x: active contacts, slipping ones, largest penetration (m, >= 0), total normal
  * force (N), and the node range of the slipping ones (first > last: none). */
 typedef struct cr_contact_totals {

@@ -560,7 +560,11 @@ cr_status cr_mixed_dynamic_solve(const cr_model *m, cr_state *state, int stage, 
      * 10 % fewer factorizations and 13 % fewer Newton iterations for 3 % more steps) */
     ro.newton_growth_theta = 0.2;
     cr_radau_problem prob = {.n = N, .mass = mass, .rhs = rhs, .linsys = cr_blocktri_radau_linsys(lin), .user = &c};
-    if (m->contact) cr_contact_dynamic_begin(m->contact, y, CR_DYN_BLOCK); /* penalty, friction by anchors */
+    /* penalty, friction by anchors; a resumed stage has its anchors from the checkpoint */
+    if (m->contact && resume)
+        cr_contact_dynamic_resume(m->contact);
+    else if (m->contact)
+        cr_contact_dynamic_begin(m->contact, y, CR_DYN_BLOCK);
     c.radau = cr_radau_create(&prob, &ro, t_begin, y, err);
     if (!c.radau) {
         st = err ? err->status : CR_NO_MEMORY;
