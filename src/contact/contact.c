@@ -169,7 +169,9 @@ void cr_contact_node_force_v(const cr_contact *c, int i, cr_vec3 r, const cr_vec
         if (lim > 0) {
             double ratio = cr_v3_norm(t) / lim;
             in.ratio = fmax(in.ratio, fmin(ratio, 1.0));
-            if (ratio > 1.0) in.slipping++;
+            /* a pair sliding in a dynamic stage sits at |t| = μ_k N after each step (its anchor
+             * trails it): its flag says it slides, also in the state a dynamic stage ended in */
+            if (ratio > 1.0 || c->pair[(size_t)i * c->obstacle_count + k].sliding) in.slipping++;
         }
     }
     if (info) *info = in;
@@ -182,6 +184,7 @@ void cr_contact_begin(cr_contact *c, const double *x, int stride)
         for (int k = 0; k < c->obstacle_count; ++k) {
             cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
             double phi;
+            pr->sliding = 0; /* what a dynamic stage before left: statics slides by the trial force */
             if (pr->anchored || !cr_obstacle_distance(&c->obstacles[k], r, &phi, NULL, NULL)) continue;
             if (phi - c->radius[i] <= c->tol) pr->anchored = 1, pr->anchor = r, pr->lambda_t = cr_v3(0, 0, 0);
         }
@@ -318,8 +321,9 @@ void cr_contact_dynamic_step(cr_contact *c, const double *y, int stride)
     }
 }
 
-/* the sliding flags stay: they count only inside a dynamic stage (cr_contact_dynamic_begin
- * clears them), and an interrupted stage's checkpoint is packed after its end */
+/* the sliding flags stay: the final state reports them (a pair at the kinetic limit is not
+ * above the static one), an interrupted stage's checkpoint is packed after its end, and the
+ * next stage's begin clears them */
 void cr_contact_dynamic_end(cr_contact *c) { c->dynamic = 0; }
 
 void cr_contact_dynamic_resume(cr_contact *c) { c->dynamic = 1; }
