@@ -50,6 +50,17 @@ void cr_contact_destroy(cr_contact *c)
     free(c);
 }
 
+void cr_contact_set_time(cr_contact *c, double t) { c->time = t; }
+
+/* A node's position in obstacle k's frame (translated by v t + a t²/2): distances, normals and the
+ * stick anchors are measured there. */
+static cr_vec3 local(const cr_contact *c, int k, cr_vec3 r)
+{
+    const cr_obstacle_def *o = &c->obstacles[k];
+    const double t = c->time;
+    return cr_v3_sub(r, cr_v3_madd(cr_v3_scale(o->velocity, t), 0.5 * t * t, o->acceleration));
+}
+
 static cr_mat3 outer(cr_vec3 a, cr_vec3 b)
 {
     cr_mat3 M;
@@ -74,6 +85,9 @@ static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec
     double phi;
     cr_vec3 n;
     cr_mat3 H;
+    r = local(c, k, r); /* a translation: ∂/∂r unchanged */
+    cr_vec3 vrel;       /* the dashpot acts on the velocity relative to the obstacle */
+    if (v) vrel = cr_v3_sub(*v, cr_v3_madd(o->velocity, c->time, o->acceleration)), v = &vrel;
     *f = cr_v3(0, 0, 0);
     *lim = 0, *N_out = 0;
     *t_out = cr_v3(0, 0, 0), *gT_out = cr_v3(0, 0, 0);
@@ -184,9 +198,10 @@ void cr_contact_begin(cr_contact *c, const double *x, int stride)
         for (int k = 0; k < c->obstacle_count; ++k) {
             cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
             double phi;
+            const cr_vec3 rl = local(c, k, r);
             pr->sliding = 0; /* what a dynamic stage before left: statics slides by the trial force */
-            if (pr->anchored || !cr_obstacle_distance(&c->obstacles[k], r, &phi, NULL, NULL)) continue;
-            if (phi - c->radius[i] <= c->tol) pr->anchored = 1, pr->anchor = r, pr->lambda_t = cr_v3(0, 0, 0);
+            if (pr->anchored || !cr_obstacle_distance(&c->obstacles[k], rl, &phi, NULL, NULL)) continue;
+            if (phi - c->radius[i] <= c->tol) pr->anchored = 1, pr->anchor = rl, pr->lambda_t = cr_v3(0, 0, 0);
         }
     }
 }
@@ -223,7 +238,7 @@ static int update_pass(cr_contact *c, const double *x, int stride, double *penet
             pr->lambda_n = N;
             if (!(c->obstacles[k].mu_static > 0)) continue;
             if (!pr->anchored) { /* a new contact: friction from here on */
-                pr->anchored = 1, pr->anchor = r, pr->lambda_t = cr_v3(0, 0, 0);
+                pr->anchored = 1, pr->anchor = local(c, k, r), pr->lambda_t = cr_v3(0, 0, 0);
                 converged = 0;
                 continue;
             }
@@ -233,7 +248,7 @@ static int update_pass(cr_contact *c, const double *x, int stride, double *penet
                 pr->lambda_t = t;
             } else { /* sliding: the force at the limit, the anchor where the node got to */
                 pr->lambda_t = cr_v3_scale(t, lim / tn);
-                pr->anchor = r;
+                pr->anchor = local(c, k, r);
             }
         }
     }
@@ -272,7 +287,7 @@ void cr_contact_dynamic_begin(cr_contact *c, const double *y, int stride)
             double phi;
             cr_vec3 n;
             pr->sliding = 0; /* λ_N kept: the preload of the static equilibrium while the pair touches */
-            if (pr->anchored && cr_obstacle_distance(&c->obstacles[k], r, &phi, &n, NULL)) {
+            if (pr->anchored && cr_obstacle_distance(&c->obstacles[k], local(c, k, r), &phi, &n, NULL)) {
                 /* t = P λ_T − ε P (r − X) = −ε P (r − X') with X' = X + P λ_T/ε */
                 cr_vec3 lt = cr_v3_madd(pr->lambda_t, -cr_v3_dot(n, pr->lambda_t), n);
                 pr->anchor = cr_v3_madd(pr->anchor, 1.0 / (c->eps * c->weight[i]), lt);
@@ -299,8 +314,9 @@ void cr_contact_dynamic_step(cr_contact *c, const double *y, int stride)
                 continue;
             }
             if (!(o->mu_static > 0)) continue;
+            const cr_vec3 rl = local(c, k, r);
             if (!pr->anchored) { /* touched in this step: sticks from here (a continuous force: 0) */
-                pr->anchored = 1, pr->sliding = 0, pr->anchor = r;
+                pr->anchored = 1, pr->sliding = 0, pr->anchor = rl;
                 continue;
             }
             const double tn = cr_v3_norm(t), Nk = o->mu_kinetic * N;
@@ -314,8 +330,8 @@ void cr_contact_dynamic_step(cr_contact *c, const double *y, int stride)
                 cr_vec3 th = cr_v3_scale(t, 1.0 / tn);
                 double phi;
                 cr_vec3 n;
-                cr_obstacle_distance(o, r, &phi, &n, NULL);
-                pr->anchor = cr_v3_madd(cr_v3_madd(r, -cr_v3_dot(n, cr_v3_sub(r, pr->anchor)), n), Nk / eps, th);
+                cr_obstacle_distance(o, rl, &phi, &n, NULL);
+                pr->anchor = cr_v3_madd(cr_v3_madd(rl, -cr_v3_dot(n, cr_v3_sub(rl, pr->anchor)), n), Nk / eps, th);
             }
         }
     }
@@ -374,7 +390,8 @@ unsigned long long cr_contact_hash(const cr_contact *c, unsigned long long h)
     for (int k = 0; k < c->obstacle_count; ++k) {
         const cr_obstacle_def *o = &c->obstacles[k];
         int type = (int)o->type;
-        double v[4] = {o->radius, o->length, o->mu_static, o->mu_kinetic};
+        double v[10] = {o->radius,     o->length,     o->mu_static,      o->mu_kinetic,     o->velocity.x,
+                        o->velocity.y, o->velocity.z, o->acceleration.x, o->acceleration.y, o->acceleration.z};
         h = fnv(h, &type, sizeof type);
         h = fnv(h, &o->center, sizeof o->center);
         h = fnv(h, &o->axes, sizeof o->axes);

@@ -28,6 +28,7 @@ typedef struct cr_contact {
     cr_contact_pair *pair; /* nodes × obstacle_count */
     int dynamic;           /* 1 inside a dynamic stage (cr_contact_dynamic_begin/_end) */
     double *damping;       /* dynamics: the normal dashpot per node, 2 sqrt(ε_i m_i) (NULL: none) */
+    double time;           /* the time the moving obstacles are at (s) */
 } cr_contact;
 
 /* What one node's contacts do at a position. */
@@ -44,6 +45,11 @@ typedef struct cr_contact_info {
 cr_contact *cr_contact_create(int nodes, const double *radius, const double *weight, int obstacle_count,
                               const cr_obstacle_def *obstacles, double eps, double tol, int max_updates);
 void cr_contact_destroy(cr_contact *c);
+
+/* Places the moving obstacles at time t (the forces and updates below use it). Anchors are kept
+ * in each obstacle's own frame: they move with it, so a node sticking to a moving obstacle is
+ * carried along. */
+void cr_contact_set_time(cr_contact *c, double t);
 
 /* The contact force f (I) on node i at position r, and K = ∂f/∂r (optional); info optional. */
 void cr_contact_node_force(const cr_contact *c, int i, cr_vec3 r, cr_vec3 *f, cr_mat3 *K, cr_contact_info *info);

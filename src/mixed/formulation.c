@@ -292,6 +292,7 @@ static int contact(const void *impl, int node, cr_contact_sample *out)
     const cr_contact *c = s->model->contact;
     if (!c) return 0;
     cr_contact_info in;
+    cr_contact_set_time(s->model->contact, cr_state_time(s->state)); /* moving obstacles */
     cr_contact_node_force(c, node, cr_state_position(s->state, node), &out->force, NULL, &in);
     out->normal = in.normal, out->gap = in.gap, out->state = in.active ? (in.slipping ? 2 : 1) : 0,
     out->tolerance = c->tol;
