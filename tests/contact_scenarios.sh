@@ -104,6 +104,8 @@ fi
 expect_error 1 "obstacles: contact is not implemented in the port_hamiltonian model" check "$ex" \
     --set model=port_hamiltonian
 expect_error 1 "obstacles.0.friction: the lgvi model's contact is frictionless" check "$ex" --set model=lgvi
+expect_error 1 "obstacles.0.velocity: the lgvi model's obstacles are fixed" check "$ex" --set model=lgvi \
+    --set obstacles.0.friction=null --set 'obstacles.0.velocity=[0, 0, 1]'
 expect_error 1 "stages.0.rtol: a dynamic stage with obstacles needs rtol <= 1e-5 and atol <= 1e-8" check \
     "$tmp/plane.json" --set 'stages=[{"type":"dynamic","t_end":1,"output_dt":0.1}]'
 # a dynamic stage: the rod dropped 1 mm onto the plane lands and bounces (an elastic contact: no

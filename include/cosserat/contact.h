@@ -1,9 +1,9 @@
 /* cosserat — obstacles and contact of a rod with them (docs/theory.md "Contact with
  * obstacles", docs/scenario.md `obstacles`, `contact`).
  *
- * Obstacles are rigid and fixed in the inertial basis I. A node of the rod touches an
- * obstacle when its centre comes within the contact radius a of the obstacle's surface
- * (gap g = φ(r) − a ≤ 0, φ the signed distance, positive outside). Lengths in m, forces in N. */
+ * Obstacles are rigid, fixed in the inertial basis I or translating at a constant acceleration. A node of the rod
+ * touches an obstacle when its centre comes within the contact radius a of the obstacle's surface (gap g = φ(r) − a ≤
+ * 0, φ the signed distance, positive outside). Lengths in m, forces in N. */
 #ifndef COSSERAT_CONTACT_H
 #define COSSERAT_CONTACT_H
 
@@ -33,6 +33,8 @@ typedef struct cr_obstacle_def {
     double length;                /* cylinder: full length (INFINITY: infinite); capsule: the segment's length */
     cr_vec3 half_extents;         /* box: half edges along its axes; plane: x, y half sizes (INFINITY: unbounded) */
     double mu_static, mu_kinetic; /* Coulomb coefficients (0: frictionless); kinetic <= static */
+    /* a moving obstacle translates by v t + a t²/2 at the run's time t (m/s, m/s²; zeros: fixed) */
+    cr_vec3 velocity, acceleration;
 } cr_obstacle_def;
 
 /* The contact options of a rod (zeros: the defaults). */

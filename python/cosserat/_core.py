@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _lib
 from ._errors import CosseratError, Status
+from .output import Contact
 
 # ---------------------------------------------------------------------------------------------
 # small helpers
@@ -326,6 +327,9 @@ class Result:
                      are numbered rod by rod (:attr:`rods` gives each rod's part).
         rod_first_node, rod_first_element: (rods + 1) lists: where each rod's nodes and samples start.
         joints:      an assembly's joints' reactions, as :class:`JointReaction` (empty for one rod).
+        contact:     with obstacles, the final state's :class:`Contact` (per node the contact force,
+                     normal force, gap and stick/slide state; the totals of summary.json's
+                     ``contact``); None without. The series' contact columns are in :attr:`series`.
 
     The state is the equilibrium when converged, else the last converged load step.
     """
@@ -361,6 +365,7 @@ class Result:
     rod_first_node: List[int] = None
     rod_first_element: List[int] = None
     joints: List[JointReaction] = dataclasses.field(default_factory=list)
+    contact: Optional["Contact"] = None
 
     @property
     def rods(self):
@@ -497,6 +502,15 @@ def _extract(L, res, status, message, wall, snapshots=None, tip_node=-1):
         if L.cr_sim_joint_reaction(sim, j, ctypes.byref(f), ctypes.byref(mo)) == Status.OK:
             joints.append(JointReaction(L.cr_sim_joint_name(sim, j).decode(), np.array([f.x, f.y, f.z]),
                                         np.array([mo.x, mo.y, mo.z])))
+    contact = None
+    cs = _lib.CrContactSample()
+    if L.cr_sim_contact(sim, 0, ctypes.byref(cs)):
+        cf, cn, cg, cst = _array(nn, 3), _array(nn), _array(nn), np.zeros(nn, dtype=int)
+        for i in range(nn):
+            L.cr_sim_contact(sim, i, ctypes.byref(cs))
+            cf[i] = (cs.force.x, cs.force.y, cs.force.z)
+            cn[i], cg[i], cst[i] = cs.normal, cs.gap, cs.state
+        contact = Contact(cf, cn, cg, cst, float(cs.tolerance))
     return Result(
         s=s,
         positions=pos,
@@ -529,6 +543,7 @@ def _extract(L, res, status, message, wall, snapshots=None, tip_node=-1):
         rod_first_node=[int(L.cr_sim_rod_first_node(sim, r)) for r in range(nr + 1)],
         rod_first_element=[int(L.cr_sim_rod_first_sample(sim, r)) for r in range(nr + 1)],
         joints=joints,
+        contact=contact,
     )
 
 

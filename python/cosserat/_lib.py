@@ -39,6 +39,13 @@ class CrVec3(ctypes.Structure):
     _fields_ = [("x", ctypes.c_double), ("y", ctypes.c_double), ("z", ctypes.c_double)]
 
 
+class CrContactSample(ctypes.Structure):
+    """``cr_contact_sample`` (sim.h)."""
+
+    _fields_ = [("force", CrVec3), ("normal", ctypes.c_double), ("gap", ctypes.c_double), ("state", ctypes.c_int),
+                ("tolerance", ctypes.c_double)]
+
+
 class CrLoadStepReport(ctypes.Structure):
     """``cr_load_step_report`` (statics.h)."""
 
@@ -139,6 +146,7 @@ _PROTOTYPES = {
     "cr_sim_get_orientations": (None, [_P, _DP]),
     "cr_sim_get_samples": (None, [_P, _DP]),
     "cr_sim_reaction": (_I, [_P, _I, ctypes.POINTER(CrVec3), ctypes.POINTER(CrVec3)]),
+    "cr_sim_contact": (_I, [_P, _I, ctypes.POINTER(CrContactSample)]),
     "cr_sim_time": (_D, [_P]),
     "cr_sim_get_velocities": (None, [_P, _DP]),
     "cr_sim_load_count": (_I, [_P]),

@@ -243,6 +243,68 @@ def tracks(series):
     return out
 
 
+@dataclasses.dataclass(repr=False, eq=False)
+class Contact:
+    """The rod's contact with the obstacles in the final state (docs/scenario.md ``obstacles``).
+
+    Per node (N rows): ``force`` (N, 3) the total contact force on it (N, inertial),
+    ``normal`` (N,) the sum of its normal forces (N; None when read from files: nodes.csv has no
+    such column, and :attr:`normal_force` is then summary.json's), ``gap`` (N,) its smallest gap φ − a to an
+    obstacle (m; negative: penetration; ``inf`` when none is near), ``state`` (N,) 0 free,
+    1 sticking (or frictionless), 2 sliding at the Coulomb limit; ``tolerance`` the contact
+    tolerance (m). The totals are summary.json's ``contact``."""
+
+    force: np.ndarray
+    normal: np.ndarray
+    gap: np.ndarray
+    state: np.ndarray
+    tolerance: float
+    summary_normal_force: Optional[float] = None  # from files: summary.json's contact.normal_force
+
+    @property
+    def active(self):
+        """Nodes touching an obstacle."""
+        return int(np.count_nonzero(self.state))
+
+    @property
+    def sliding(self):
+        """Touching nodes sliding at the Coulomb limit."""
+        return int(np.count_nonzero(self.state == 2))
+
+    @property
+    def sticking(self):
+        """Touching nodes that stick (or touch a frictionless obstacle)."""
+        return self.active - self.sliding
+
+    @property
+    def normal_force(self):
+        """The sum of the normal forces of the touching nodes (N)."""
+        if self.normal is None:
+            return float("nan") if self.summary_normal_force is None else self.summary_normal_force
+        return float(np.sum(self.normal[self.state != 0]))
+
+    @property
+    def total_force(self):
+        """(3,) the sum of the contact forces (N, inertial)."""
+        return self.force[self.state != 0].sum(axis=0) if self.active else np.zeros(3)
+
+    @property
+    def largest_penetration(self):
+        """The largest penetration of a touching node (m, >= 0)."""
+        return float(max(0.0, np.max(-self.gap[self.state != 0]))) if self.active else 0.0
+
+    @property
+    def largest_penetration_node(self):
+        """The node of :attr:`largest_penetration` (None when nothing penetrates)."""
+        pen = np.where(self.state != 0, -self.gap, 0.0)
+        return int(np.argmax(pen)) if self.active and np.max(pen) > 0 else None
+
+    def __repr__(self):
+        return (f"<cosserat.Contact {self.active} of {len(self.state)} nodes touching ({self.sliding} sliding), "
+                f"normal force {self.normal_force:.6g} N, largest penetration {self.largest_penetration:.3g} m>")
+
+
+
 @dataclasses.dataclass
 class RunOutput:
     """Everything found in an output folder; entries that are absent are ``None``/empty."""
@@ -259,6 +321,24 @@ class RunOutput:
         """``{NAME: Track}``: the recorded points of ``series.csv`` (dynamic runs; ``{}`` otherwise).
         The points at the end of each stage are in ``summary["stages"][k]["track"]``."""
         return tracks(self.series)
+
+    @property
+    def contact(self):
+        """The final state's :class:`Contact` from ``nodes.csv``'s contact columns (gap as
+        written: 10 significant digits; ``tolerance`` from ``summary.json``); None without
+        obstacles."""
+        t = self.nodes
+        if not t or "contact_state" not in t:
+            return None
+        tol, total = float("nan"), None
+        if self.summary and isinstance(self.summary.get("contact"), dict):
+            tol = float(self.summary["contact"].get("tolerance", tol))
+            total = self.summary["contact"].get("normal_force")
+        force = np.column_stack([t[f"contact_f{c}"] for c in "xyz"])
+        state = t["contact_state"].astype(int)
+        gap = np.where((state == 0) & (t["contact_gap"] == 0), np.inf, t["contact_gap"])  # nodes.csv: 0 for none near
+        return Contact(force, None, gap, state, tol,
+                       None if total is None else float(total))
 
     def vector(self, table, prefix):
         """(rows, 3) array from the ``prefix_x, prefix_y, prefix_z`` columns of ``nodes``/``elements``."""

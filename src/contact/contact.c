@@ -50,6 +50,17 @@ void cr_contact_destroy(cr_contact *c)
     free(c);
 }
 
+void cr_contact_set_time(cr_contact *c, double t) { c->time = t; }
+
+/* A node's position in obstacle k's frame (translated by v t + a t²/2): distances, normals and the
+ * stick anchors are measured there. */
+static cr_vec3 local(const cr_contact *c, int k, cr_vec3 r)
+{
+    const cr_obstacle_def *o = &c->obstacles[k];
+    const double t = c->time;
+    return cr_v3_sub(r, cr_v3_madd(cr_v3_scale(o->velocity, t), 0.5 * t * t, o->acceleration));
+}
+
 static cr_mat3 outer(cr_vec3 a, cr_vec3 b)
 {
     cr_mat3 M;
@@ -74,6 +85,9 @@ static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec
     double phi;
     cr_vec3 n;
     cr_mat3 H;
+    r = local(c, k, r); /* a translation: ∂/∂r unchanged */
+    cr_vec3 vrel;       /* the dashpot acts on the velocity relative to the obstacle */
+    if (v) vrel = cr_v3_sub(*v, cr_v3_madd(o->velocity, c->time, o->acceleration)), v = &vrel;
     *f = cr_v3(0, 0, 0);
     *lim = 0, *N_out = 0;
     *t_out = cr_v3(0, 0, 0), *gT_out = cr_v3(0, 0, 0);
@@ -169,7 +183,9 @@ void cr_contact_node_force_v(const cr_contact *c, int i, cr_vec3 r, const cr_vec
         if (lim > 0) {
             double ratio = cr_v3_norm(t) / lim;
             in.ratio = fmax(in.ratio, fmin(ratio, 1.0));
-            if (ratio > 1.0) in.slipping++;
+            /* a pair sliding in a dynamic stage sits at |t| = μ_k N after each step (its anchor
+             * trails it): its flag says it slides, also in the state a dynamic stage ended in */
+            if (ratio > 1.0 || c->pair[(size_t)i * c->obstacle_count + k].sliding) in.slipping++;
         }
     }
     if (info) *info = in;
@@ -182,8 +198,10 @@ void cr_contact_begin(cr_contact *c, const double *x, int stride)
         for (int k = 0; k < c->obstacle_count; ++k) {
             cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
             double phi;
-            if (pr->anchored || !cr_obstacle_distance(&c->obstacles[k], r, &phi, NULL, NULL)) continue;
-            if (phi - c->radius[i] <= c->tol) pr->anchored = 1, pr->anchor = r, pr->lambda_t = cr_v3(0, 0, 0);
+            const cr_vec3 rl = local(c, k, r);
+            pr->sliding = 0; /* what a dynamic stage before left: statics slides by the trial force */
+            if (pr->anchored || !cr_obstacle_distance(&c->obstacles[k], rl, &phi, NULL, NULL)) continue;
+            if (phi - c->radius[i] <= c->tol) pr->anchored = 1, pr->anchor = rl, pr->lambda_t = cr_v3(0, 0, 0);
         }
     }
 }
@@ -220,7 +238,7 @@ static int update_pass(cr_contact *c, const double *x, int stride, double *penet
             pr->lambda_n = N;
             if (!(c->obstacles[k].mu_static > 0)) continue;
             if (!pr->anchored) { /* a new contact: friction from here on */
-                pr->anchored = 1, pr->anchor = r, pr->lambda_t = cr_v3(0, 0, 0);
+                pr->anchored = 1, pr->anchor = local(c, k, r), pr->lambda_t = cr_v3(0, 0, 0);
                 converged = 0;
                 continue;
             }
@@ -230,7 +248,7 @@ static int update_pass(cr_contact *c, const double *x, int stride, double *penet
                 pr->lambda_t = t;
             } else { /* sliding: the force at the limit, the anchor where the node got to */
                 pr->lambda_t = cr_v3_scale(t, lim / tn);
-                pr->anchor = r;
+                pr->anchor = local(c, k, r);
             }
         }
     }
@@ -269,7 +287,7 @@ void cr_contact_dynamic_begin(cr_contact *c, const double *y, int stride)
             double phi;
             cr_vec3 n;
             pr->sliding = 0; /* λ_N kept: the preload of the static equilibrium while the pair touches */
-            if (pr->anchored && cr_obstacle_distance(&c->obstacles[k], r, &phi, &n, NULL)) {
+            if (pr->anchored && cr_obstacle_distance(&c->obstacles[k], local(c, k, r), &phi, &n, NULL)) {
                 /* t = P λ_T − ε P (r − X) = −ε P (r − X') with X' = X + P λ_T/ε */
                 cr_vec3 lt = cr_v3_madd(pr->lambda_t, -cr_v3_dot(n, pr->lambda_t), n);
                 pr->anchor = cr_v3_madd(pr->anchor, 1.0 / (c->eps * c->weight[i]), lt);
@@ -296,8 +314,9 @@ void cr_contact_dynamic_step(cr_contact *c, const double *y, int stride)
                 continue;
             }
             if (!(o->mu_static > 0)) continue;
+            const cr_vec3 rl = local(c, k, r);
             if (!pr->anchored) { /* touched in this step: sticks from here (a continuous force: 0) */
-                pr->anchored = 1, pr->sliding = 0, pr->anchor = r;
+                pr->anchored = 1, pr->sliding = 0, pr->anchor = rl;
                 continue;
             }
             const double tn = cr_v3_norm(t), Nk = o->mu_kinetic * N;
@@ -311,15 +330,73 @@ void cr_contact_dynamic_step(cr_contact *c, const double *y, int stride)
                 cr_vec3 th = cr_v3_scale(t, 1.0 / tn);
                 double phi;
                 cr_vec3 n;
-                cr_obstacle_distance(o, r, &phi, &n, NULL);
-                pr->anchor = cr_v3_madd(cr_v3_madd(r, -cr_v3_dot(n, cr_v3_sub(r, pr->anchor)), n), Nk / eps, th);
+                cr_obstacle_distance(o, rl, &phi, &n, NULL);
+                pr->anchor = cr_v3_madd(cr_v3_madd(rl, -cr_v3_dot(n, cr_v3_sub(rl, pr->anchor)), n), Nk / eps, th);
             }
         }
     }
 }
 
-void cr_contact_dynamic_end(cr_contact *c)
+/* the sliding flags stay: the final state reports them (a pair at the kinetic limit is not
+ * above the static one), an interrupted stage's checkpoint is packed after its end, and the
+ * next stage's begin clears them */
+void cr_contact_dynamic_end(cr_contact *c) { c->dynamic = 0; }
+
+void cr_contact_dynamic_resume(cr_contact *c) { c->dynamic = 1; }
+
+enum { PAIR_DOUBLES = 9 }; /* λ_N, λ_T, anchor, anchored, sliding */
+
+int cr_contact_packed_size(const cr_contact *c) { return c ? c->nodes * c->obstacle_count * PAIR_DOUBLES : 0; }
+
+void cr_contact_pack(const cr_contact *c, double *out)
 {
-    c->dynamic = 0;
-    for (int k = 0; k < c->nodes * c->obstacle_count; ++k) c->pair[k].sliding = 0;
+    for (int k = 0; c && k < c->nodes * c->obstacle_count; ++k, out += PAIR_DOUBLES) {
+        const cr_contact_pair *p = &c->pair[k];
+        out[0] = p->lambda_n;
+        cr_v3_store(p->lambda_t, out + 1);
+        cr_v3_store(p->anchor, out + 4);
+        out[7] = p->anchored, out[8] = p->sliding;
+    }
+}
+
+void cr_contact_unpack(cr_contact *c, const double *in)
+{
+    for (int k = 0; c && k < c->nodes * c->obstacle_count; ++k, in += PAIR_DOUBLES) {
+        cr_contact_pair *p = &c->pair[k];
+        p->lambda_n = in[0];
+        p->lambda_t = cr_v3_load(in + 1);
+        p->anchor = cr_v3_load(in + 4);
+        p->anchored = in[7] != 0, p->sliding = in[8] != 0;
+    }
+}
+
+static unsigned long long fnv(unsigned long long h, const void *data, size_t size)
+{
+    const unsigned char *b = data;
+    for (size_t i = 0; i < size; ++i) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+unsigned long long cr_contact_hash(const cr_contact *c, unsigned long long h)
+{
+    if (!c) return h;
+    /* field by field: the structs have padding and the names bytes past their end */
+    int head[3] = {c->nodes, c->obstacle_count, c->max_updates};
+    double opt[2] = {c->eps, c->tol};
+    h = fnv(h, head, sizeof head);
+    h = fnv(h, opt, sizeof opt);
+    h = fnv(h, c->radius, (size_t)c->nodes * sizeof *c->radius);
+    h = fnv(h, c->weight, (size_t)c->nodes * sizeof *c->weight);
+    for (int k = 0; k < c->obstacle_count; ++k) {
+        const cr_obstacle_def *o = &c->obstacles[k];
+        int type = (int)o->type;
+        double v[10] = {o->radius,     o->length,     o->mu_static,      o->mu_kinetic,     o->velocity.x,
+                        o->velocity.y, o->velocity.z, o->acceleration.x, o->acceleration.y, o->acceleration.z};
+        h = fnv(h, &type, sizeof type);
+        h = fnv(h, &o->center, sizeof o->center);
+        h = fnv(h, &o->axes, sizeof o->axes);
+        h = fnv(h, &o->half_extents, sizeof o->half_extents);
+        h = fnv(h, v, sizeof v);
+    }
+    return h;
 }

@@ -28,6 +28,7 @@ typedef struct cr_contact {
     cr_contact_pair *pair; /* nodes × obstacle_count */
     int dynamic;           /* 1 inside a dynamic stage (cr_contact_dynamic_begin/_end) */
     double *damping;       /* dynamics: the normal dashpot per node, 2 sqrt(ε_i m_i) (NULL: none) */
+    double time;           /* the time the moving obstacles are at (s) */
 } cr_contact;
 
 /* What one node's contacts do at a position. */
@@ -44,6 +45,11 @@ typedef struct cr_contact_info {
 cr_contact *cr_contact_create(int nodes, const double *radius, const double *weight, int obstacle_count,
                               const cr_obstacle_def *obstacles, double eps, double tol, int max_updates);
 void cr_contact_destroy(cr_contact *c);
+
+/* Places the moving obstacles at time t (the forces and updates below use it). Anchors are kept
+ * in each obstacle's own frame: they move with it, so a node sticking to a moving obstacle is
+ * carried along. */
+void cr_contact_set_time(cr_contact *c, double t);
 
 /* The contact force f (I) on node i at position r, and K = ∂f/∂r (optional); info optional. */
 void cr_contact_node_force(const cr_contact *c, int i, cr_vec3 r, cr_vec3 *f, cr_mat3 *K, cr_contact_info *info);
@@ -71,6 +77,20 @@ int cr_contact_update(cr_contact *c, const double *x, int stride, double *penetr
 void cr_contact_dynamic_begin(cr_contact *c, const double *y, int stride);
 void cr_contact_dynamic_step(cr_contact *c, const double *y, int stride);
 void cr_contact_dynamic_end(cr_contact *c);
+
+/* A dynamic stage continued from a checkpoint: the pairs were restored as they were after the
+ * last accepted step (cr_contact_unpack), so they are taken as they are (no re-anchoring). */
+void cr_contact_dynamic_resume(cr_contact *c);
+
+/* Checkpoints: the pairs' multipliers, anchors and stick/slide states, which the next static
+ * update or dynamic step depends on (0 doubles for NULL). */
+int cr_contact_packed_size(const cr_contact *c);
+void cr_contact_pack(const cr_contact *c, double *out);
+void cr_contact_unpack(cr_contact *c, const double *in);
+
+/* Folds the obstacles and the contact options into the FNV-1a hash h (a checkpoint fits one
+ * set of obstacles). */
+unsigned long long cr_contact_hash(const cr_contact *c, unsigned long long h);
 
 /* Totals at x: active contacts, slipping ones, largest penetration (m, >= 0), total normal
  * force (N), and the node range of the slipping ones (first > last: none). */

@@ -126,6 +126,11 @@ static cr_status parse_obstacle(const cJSON *o, const char *path, int index, cr_
         break;
     }
     }
+    /* a moving obstacle: v t + a t²/2 at the run's time */
+    if ((s = get_vector(o, path, "velocity", 3, zero, v, err))) return s;
+    ob->velocity = cr_v3_load(v);
+    if ((s = get_vector(o, path, "acceleration", 3, zero, v, err))) return s;
+    ob->acceleration = cr_v3_load(v);
     return parse_friction(o, path, ob, err);
 }
 

@@ -187,6 +187,7 @@ cr_status cr_mixed_dynamic_residual(const cr_model *m, const cr_supports_at *at,
     const cr_layout ly = cr_layout_dynamic();
     cr_term_rod(m, &ly, scale, y, F, J);
     cr_mixed_damping_terms(m, y, F, J); /* Kelvin–Voigt stress rows, drag (damping.c) */
+    if (m->contact) cr_contact_set_time(m->contact, at->t); /* moving obstacles */
     if (m->contact) /* obstacles: node-local forces on the momentum rows, ∂f/∂r in the diagonal blocks */
         for (int i = 0; i < nn; ++i) {
             cr_vec3 f, v = cr_v3_load(y + (size_t)i * B + CR_DYN_V);

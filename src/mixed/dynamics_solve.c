@@ -296,6 +296,7 @@ static int output(double t, const double *y_poly, void *user)
     smp.extra[0] = c->dissipated + dissipation_to(c, t, 0);
     if (c->m->contact) { /* series.csv's contact columns (formulation.c, series_extra) */
         cr_contact_totals ct;
+        cr_contact_set_time(c->m->contact, t);
         cr_contact_totals_at(c->m->contact, y, CR_DYN_BLOCK, &ct);
         smp.extra_count = 5;
         smp.extra[1] = ct.active, smp.extra[2] = ct.slipping, smp.extra[3] = ct.normal, smp.extra[4] = ct.penetration;
@@ -321,7 +322,7 @@ static int step_done(double t, double *y, void *user)
         double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
         for (int k = 0; k < 4; ++k) p[k] *= s;
     }
-    if (m->contact) cr_contact_dynamic_step(m->contact, y, CR_DYN_BLOCK); /* stick, slide, anchors */
+    if (m->contact) cr_contact_set_time(m->contact, t), cr_contact_dynamic_step(m->contact, y, CR_DYN_BLOCK);
     double P = load_power(c, t, y);
     c->work += 0.5 * (P + c->last_power) * (t - c->last_t);
     c->dissipated += dissipation_to(c, t, 1);
@@ -560,7 +561,12 @@ cr_status cr_mixed_dynamic_solve(const cr_model *m, cr_state *state, int stage, 
      * 10 % fewer factorizations and 13 % fewer Newton iterations for 3 % more steps) */
     ro.newton_growth_theta = 0.2;
     cr_radau_problem prob = {.n = N, .mass = mass, .rhs = rhs, .linsys = cr_blocktri_radau_linsys(lin), .user = &c};
-    if (m->contact) cr_contact_dynamic_begin(m->contact, y, CR_DYN_BLOCK); /* penalty, friction by anchors */
+    /* penalty, friction by anchors; a resumed stage has its anchors from the checkpoint */
+    if (m->contact) cr_contact_set_time(m->contact, t_begin);
+    if (m->contact && resume)
+        cr_contact_dynamic_resume(m->contact);
+    else if (m->contact)
+        cr_contact_dynamic_begin(m->contact, y, CR_DYN_BLOCK);
     c.radau = cr_radau_create(&prob, &ro, t_begin, y, err);
     if (!c.radau) {
         st = err ? err->status : CR_NO_MEMORY;

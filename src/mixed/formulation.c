@@ -292,6 +292,7 @@ static int contact(const void *impl, int node, cr_contact_sample *out)
     const cr_contact *c = s->model->contact;
     if (!c) return 0;
     cr_contact_info in;
+    cr_contact_set_time(s->model->contact, cr_state_time(s->state)); /* moving obstacles */
     cr_contact_node_force(c, node, cr_state_position(s->state, node), &out->force, NULL, &in);
     out->normal = in.normal, out->gap = in.gap, out->state = in.active ? (in.slipping ? 2 : 1) : 0,
     out->tolerance = c->tol;
@@ -322,25 +323,32 @@ static int series_extra(const void *impl, const char *const **names)
 
 static double *load_input(void *impl) { return ((mixed_sim *)impl)->state->load_input; }
 
-/* checkpoints: the state (load inputs included), then the integrator memory */
+/* checkpoints: the state (load inputs included), the integrator memory, then the contact's
+ * multipliers, anchors and stick/slide states (re-anchored at the resumed state, a rod that
+ * was sliding would stick again and one that was sticking would lose its stored friction) */
 static int packed_size(const void *impl)
 {
     const mixed_sim *s = impl;
-    return cr_state_packed_size(s->model) + cr_dynamic_memory_size(s->model);
+    return cr_state_packed_size(s->model) + cr_dynamic_memory_size(s->model) +
+           cr_contact_packed_size(s->model->contact);
 }
 
 static void pack(const void *impl, double *out)
 {
     const mixed_sim *s = impl;
+    const int ns = cr_state_packed_size(s->model), nm = cr_dynamic_memory_size(s->model);
     cr_state_pack(s->state, out);
-    memcpy(out + cr_state_packed_size(s->model), s->memory, (size_t)cr_dynamic_memory_size(s->model) * sizeof(double));
+    memcpy(out + ns, s->memory, (size_t)nm * sizeof(double));
+    cr_contact_pack(s->model->contact, out + ns + nm);
 }
 
 static void unpack(void *impl, const double *in)
 {
     mixed_sim *s = impl;
+    const int ns = cr_state_packed_size(s->model), nm = cr_dynamic_memory_size(s->model);
     cr_state_unpack(s->state, in);
-    memcpy(s->memory, in + cr_state_packed_size(s->model), (size_t)cr_dynamic_memory_size(s->model) * sizeof(double));
+    memcpy(s->memory, in + ns, (size_t)nm * sizeof(double));
+    cr_contact_unpack(s->model->contact, in + ns + nm);
 }
 static uint64_t fingerprint(const void *impl) { return cr_model_fingerprint(((const mixed_sim *)impl)->model); }
 

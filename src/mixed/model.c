@@ -673,5 +673,6 @@ unsigned long long cr_model_fingerprint(const cr_model *m)
         h = fnv(h, &b->relative, sizeof b->relative);
     }
     h = cr_mixed_damping_hash(m, h);
+    h = cr_contact_hash(m->contact, h);
     return h;
 }

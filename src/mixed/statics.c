@@ -529,7 +529,10 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
         for (int k = 0; k < CR_NODE_DOF; ++k) w[k] = k < 3 ? 1.0 / (L * L) : 1.0;
         st = cr_arc_length_solve(&p, w, min_steps > 0 ? 1.0 / min_steps : 0.0, &lf, state->x, &o, r, err);
     } else {
-        if (model->contact) cr_contact_begin(model->contact, state->x, model->block);
+        if (model->contact) { /* moving obstacles: where they are at the state's time */
+            cr_contact_set_time(model->contact, state->time);
+            cr_contact_begin(model->contact, state->x, model->block);
+        }
         st = cr_load_stepping_solve(&p, &lf, state->x, &o, r, err);
         if (st == CR_OK && model->contact) st = contact_updates(&ctx, &p, &lf, state->x, &o, r, err);
     }
