@@ -369,7 +369,7 @@ static void perturb(cr_vec3 *r, cr_quat *p, int k, double h) /* increment k of (
 
 static void test_joint_jacobians(void)
 {
-    cr_asm_joint js[7];
+    cr_asm_joint js[9];
     memset(js, 0, sizeof js);
     js[0].type = CR_JOINT_WELD, js[0].rows = 6, js[0].rel_ref = cr_q_normalize(cr_q(0.9, 0.2, -0.3, 0.1));
     js[0].pos_rows = 3;
@@ -383,13 +383,19 @@ static void test_joint_jacobians(void)
     js[4].u1 = js[3].u1, js[4].u2 = js[3].u2;
     js[5] = js[3], js[5].type = CR_JOINT_CYLINDRICAL, js[5].rows = 4, js[5].pos_rows = 2;
     js[6] = js[3], js[6].type = CR_JOINT_UNIVERSAL, js[6].rows = 4, js[6].pos_rows = 3;
+    /* a driven hinge: its sixth row's s turns with θ = drive_angle f (several turns) or the given θ */
+    js[7] = js[3], js[7].rows = 6, js[7].drive = 1, js[7].drive_angle = 17.3;
+    js[7].rel_ref = cr_q_normalize(cr_q(0.6, -0.3, 0.2, 0.5));
+    js[8] = js[7];
+    const double drive8[3] = {-23.9, 4.0, 7.0};
     const cr_vec3 ra0 = cr_v3(0.1, 0.2, -0.3), rb0 = cr_v3(0.15, 0.1, -0.2);
     const cr_quat pa0 = cr_q_normalize(cr_q(0.7, 0.1, 0.5, -0.2)), pb0 = cr_q_normalize(cr_q(0.3, -0.6, 0.2, 0.4));
     const double lambda[6] = {0.7, -1.3, 0.4, 2.1, -0.8, 1.7}, h = 1e-6, f = 0.6;
-    for (int t = 0; t < 7; ++t) {
+    for (int t = 0; t < 9; ++t) {
         const cr_asm_joint *j = &js[t];
+        const double *dv = t == 8 ? drive8 : NULL;
         double g[6], C[72], H[144], gp[6], gm[6], Cp[72], Cm[72], dummy[144];
-        cr_asm_joint_eval(j, f, ra0, pa0, rb0, pb0, lambda, g, C, H);
+        cr_asm_joint_eval(j, f, dv, ra0, pa0, rb0, pb0, lambda, g, C, H);
         double errC = 0, maxC = 0, errH = 0, maxH = 0;
         for (int k = 0; k < 12; ++k) {
             cr_vec3 ra[2] = {ra0, ra0}, rb[2] = {rb0, rb0};
@@ -400,8 +406,8 @@ static void test_joint_jacobians(void)
                 else
                     perturb(&rb[sgn], &pb[sgn], k - 6, sgn ? -h : h);
             }
-            cr_asm_joint_eval(j, f, ra[0], pa[0], rb[0], pb[0], lambda, gp, Cp, dummy);
-            cr_asm_joint_eval(j, f, ra[1], pa[1], rb[1], pb[1], lambda, gm, Cm, dummy);
+            cr_asm_joint_eval(j, f, dv, ra[0], pa[0], rb[0], pb[0], lambda, gp, Cp, dummy);
+            cr_asm_joint_eval(j, f, dv, ra[1], pa[1], rb[1], pb[1], lambda, gm, Cm, dummy);
             for (int r = 0; r < j->rows; ++r) {
                 errC = fmax(errC, fabs((gp[r] - gm[r]) / (2 * h) - C[r * 12 + k]));
                 maxC = fmax(maxC, fabs(C[r * 12 + k]));

@@ -145,6 +145,13 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
                                     "perpendicular; their angle is %.9g deg)",
                                     lb, acos(fmax(-1.0, fmin(1.0, c))) * 180.0 / M_PI);
         }
+        if (j->has_drive && j->type != CR_JOINT_HINGE)
+            return cr_error_set(err, CR_BAD_INPUT, "%s.drive: only a hinge has a drive (this joint is a %s)", lb,
+                                cr_joint_type_name(j->type));
+        if (j->has_drive && !isfinite(j->drive_angle))
+            return cr_error_set(err, CR_BAD_INPUT, "%s.drive.angle: must be finite (got %g)", lb, j->drive_angle);
+        if (j->has_drive && j->drive_time.type == CR_TIME_TABLE && (j->drive_time.point_count < 2 || !j->drive_time.points))
+            return cr_error_set(err, CR_BAD_INPUT, "%s.drive.time: a table needs at least 2 points", lb);
         if (j->type == CR_JOINT_WELD && j->has_rotation) {
             double n = sqrt(cr_q_norm2(j->rotation));
             if (!(n > 0) || !isfinite(n))

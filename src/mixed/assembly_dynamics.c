@@ -105,6 +105,8 @@ typedef struct asm_dyn {
     cr_assembly_state *s;
     int stage;
     double f; /* the welds' closing factor (constant during the stage) */
+    /* per joint: a hinge drive's (θ, θ̇, θ̈) at the time of the last residual or Jacobian (set_drive) */
+    double *drive;
     rod_dyn *rd;
     int nr, ni, k; /* rods, interface nodes, joint rows */
     size_t N, mu_off;
@@ -162,24 +164,40 @@ static void set_scales(rod_dyn *rd, double t)
                            : rd->active[k] * rd->input[k] * cr_time_function_eval(&rd->m->loads[k].time, t);
 }
 
+static void set_drive(asm_dyn *d, double t)
+{
+    for (int jk = 0; jk < d->a->joint_count; ++jk) {
+        const cr_asm_joint *j = &d->a->joints[jk];
+        double *v = d->drive + 3 * jk;
+        if (!j->drive) {
+            v[0] = v[1] = v[2] = 0.0;
+            continue;
+        }
+        cr_time_function_eval_d(&j->drive_time, t, &v[0], &v[1], &v[2]);
+        for (int c = 0; c < 3; ++c) v[c] *= j->drive_angle;
+    }
+}
+
+static const double *drv(const asm_dyn *d, const cr_asm_joint *j) { return d->drive + 3 * (j - d->a->joints); }
+
 /* Joint j's rows (J) at its two nodes' dynamic unknowns ya, yb (r, p, v, Ω: 13 each) with
  * the accelerations acc (v̇_a, Ω̇_a, v̇_b, Ω̇_b); C (optional, rows × 12) as cr_asm_joint_eval. */
 static void joint_rows(const asm_dyn *d, int jk, const double *ya, const double *yb, const double *acc, double *out,
                        double *C)
 {
     const cr_asm_joint *j = &d->a->joints[jk];
-    double g[6], Cl[72], bias[6], u[12];
+    double g[6], Cl[72], bias[6], gt[6], u[12];
     double *Cm = C ? C : Cl;
     cr_quat pa = cr_q_load(ya + 3), pb = cr_q_load(yb + 3);
-    cr_asm_joint_eval(j, d->f, cr_v3_load(ya), pa, cr_v3_load(yb), pb, NULL, g, Cm, NULL);
-    cr_asm_joint_bias(j, d->f, cr_v3_load(ya), pa, cr_v3_load(ya + CR_DYN_V), cr_v3_load(ya + CR_DYN_W), cr_v3_load(yb),
-                      pb, cr_v3_load(yb + CR_DYN_V), cr_v3_load(yb + CR_DYN_W), bias);
+    cr_asm_joint_eval(j, d->f, drv(d, j), cr_v3_load(ya), pa, cr_v3_load(yb), pb, NULL, g, Cm, NULL);
+    cr_asm_joint_bias(j, d->f, drv(d, j), cr_v3_load(ya), pa, cr_v3_load(ya + CR_DYN_V), cr_v3_load(ya + CR_DYN_W),
+                      cr_v3_load(yb), pb, cr_v3_load(yb + CR_DYN_V), cr_v3_load(yb + CR_DYN_W), bias, gt);
     for (int c = 0; c < 6; ++c) u[c] = ya[CR_DYN_V + c], u[6 + c] = yb[CR_DYN_V + c];
     const double w = d->omega[jk];
     for (int r = 0; r < j->rows; ++r) {
         double ca = 0, cu = 0;
         for (int c = 0; c < 12; ++c) ca += Cm[r * 12 + c] * acc[c], cu += Cm[r * 12 + c] * u[c];
-        out[r] = ca + bias[r] + 2.0 * w * cu + w * w * g[r];
+        out[r] = ca + bias[r] + 2.0 * w * (cu + gt[r]) + w * w * g[r];
     }
 }
 
@@ -188,6 +206,7 @@ static void joint_rows(const asm_dyn *d, int jk, const double *ya, const double 
 static cr_status residual(asm_dyn *d, double t, const double *y, double *F)
 {
     const cr_assembly *a = d->a;
+    set_drive(d, t);
     for (int r = 0; r < d->nr; ++r) {
         rod_dyn *rd = &d->rd[r];
         set_scales(rd, t);
@@ -200,7 +219,7 @@ static cr_status residual(asm_dyn *d, double t, const double *y, double *F)
         const cr_asm_joint *j = &a->joints[jk];
         double g[6], C[72];
         const double *ya = node_y(d, y, j->iface[0]), *yb = node_y(d, y, j->iface[1]);
-        cr_asm_joint_eval(j, d->f, cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), NULL, g, C,
+        cr_asm_joint_eval(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), NULL, g, C,
                           NULL);
         for (int side = 0; side < 2; ++side) {
             double *Fe = F + (node_y(d, y, j->iface[side]) - y) + CR_DYN_V;
@@ -245,7 +264,7 @@ static cr_status rod_jacobian(double t, const double *y, const double *fy, cr_bl
         if (a->iface[j->iface[0]].rod != rd->r && a->iface[j->iface[1]].rod != rd->r) continue;
         const double *ya = node_y(d, d->yjac, j->iface[0]), *yb = node_y(d, d->yjac, j->iface[1]);
         double g[6], H[144];
-        cr_asm_joint_eval(j, d->f, cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), mu + j->row0,
+        cr_asm_joint_eval(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), mu + j->row0,
                           g, NULL, H);
         for (int side = 0; side < 2; ++side) {
             const cr_asm_iface *f = &a->iface[j->iface[side]];
@@ -281,6 +300,7 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
     const cr_assembly *a = d->a;
     memcpy(d->yjac, y, d->N * sizeof *y);
     d->t_jac = t;
+    set_drive(d, t);
     for (int r = 0; r < d->nr; ++r) {
         rod_dyn *rd = &d->rd[r];
         cr_status st = rd->ls.jacobian(t, y + rd->off, fy + rd->off, rd->ls.ctx);
@@ -308,7 +328,7 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
         const cr_asm_joint *j = &a->joints[jk];
         const double *ya = node_y(d, y, j->iface[0]), *yb = node_y(d, y, j->iface[1]);
         double g[6], C[72];
-        cr_asm_joint_eval(j, d->f, cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), NULL, g, C,
+        cr_asm_joint_eval(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), NULL, g, C,
                           NULL);
         for (int side = 0; side < 2; ++side)
             for (int c = 0; c < 6; ++c)
@@ -352,7 +372,7 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
          * rows leave it out (see the top), the joint's rows need not */
         if (j->type != CR_JOINT_BALL) {
             double g[6], H[144], dE[2][3][4];
-            cr_asm_joint_eval(j, d->f, cr_v3_load(yl[0]), cr_q_load(yl[0] + 3), cr_v3_load(yl[1]), cr_q_load(yl[1] + 3),
+            cr_asm_joint_eval(j, d->f, drv(d, j), cr_v3_load(yl[0]), cr_q_load(yl[0] + 3), cr_v3_load(yl[1]), cr_q_load(yl[1] + 3),
                               y + d->mu_off + j->row0, g, NULL, H);
             for (int side = 0; side < 2; ++side) cr_q_dexp_matrix(cr_q_load(yl[side] + 3), dE[side]);
             for (int side = 0; side < 2; ++side) {
@@ -770,7 +790,7 @@ static void free_dyn(asm_dyn *d)
             free(rd->V), free(rd->Vre), free(rd->Vim), free(rd->bsave);
         }
     free(d->rd);
-    free(d->imass), free(d->omega), free(d->Ct), free(d->A), free(d->G), free(d->Gmu), free(d->S), free(d->Sz);
+    free(d->imass), free(d->omega), free(d->drive), free(d->Ct), free(d->A), free(d->G), free(d->Gmu), free(d->S), free(d->Sz);
     free(d->tmpS), free(d->piv), free(d->pivz), free(d->mu), free(d->muz), free(d->tmp), free(d->yjac);
 }
 
@@ -835,6 +855,7 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
     const int k1 = d.k > 0 ? d.k : 1, ni1 = d.ni > 0 ? d.ni : 1;
     d.imass = calloc((size_t)6 * ni1, sizeof *d.imass);
     d.omega = calloc(a->joint_count > 0 ? a->joint_count : 1, sizeof *d.omega);
+    d.drive = calloc(3 * (size_t)(a->joint_count > 0 ? a->joint_count : 1), sizeof *d.drive);
     d.Ct = calloc((size_t)ni1 * 6 * k1, sizeof *d.Ct);
     d.A = calloc((size_t)ni1 * 6 * NB, sizeof *d.A);
     d.G = calloc((size_t)k1 * 2 * NB, sizeof *d.G);
@@ -851,7 +872,7 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
     y = calloc(d.N, sizeof *y), mass = calloc(d.N, sizeof *mass), atol = calloc(d.N, sizeof *atol);
     F0 = calloc(d.N, sizeof *F0);
     index = calloc(d.N, sizeof *index);
-    if (!d.imass || !d.omega || !d.Ct || !d.A || !d.G || !d.Gmu || !d.S || !d.Sz || !d.tmpS || !d.piv || !d.pivz ||
+    if (!d.imass || !d.omega || !d.drive || !d.Ct || !d.A || !d.G || !d.Gmu || !d.S || !d.Sz || !d.tmpS || !d.piv || !d.pivz ||
         !d.mu || !d.muz || !d.tmp || !d.yjac || !y || !mass || !atol || !F0 || !index) {
         st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
         goto done;
@@ -965,7 +986,7 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
             const cr_asm_joint *j = &a->joints[jk];
             const double *ya = node_y(&d, y, j->iface[0]), *yb = node_y(&d, y, j->iface[1]);
             double g[6], C[72];
-            cr_asm_joint_eval(j, d.f, cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), NULL, g, C,
+            cr_asm_joint_eval(j, d.f, drv(&d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), NULL, g, C,
                               NULL);
             for (int side = 0; side < 2; ++side)
                 for (int c = 0; c < 6; ++c)

@@ -24,6 +24,12 @@ typedef struct cr_asm_joint {
     cr_vec3 phi;     /* weld: R(f) = rel_ref Exp(f φ) (φ in b's frame); zero: R = rel_ref */
     cr_vec3 u1, u2;  /* hinge, sliders: unit vectors normal to the axis (a's frame); universal: u1 = h_a */
     cr_vec3 axis_b;  /* hinge, cylindrical: the axis in b's frame; universal: b's axis h_b there */
+    /* hinge with a drive: θ = drive_angle · f (statics) or · drive_time(t) (dynamics); a sixth
+     * row with (s, t) = (Rot(h, θ) u2, R_refᵀ u1) (assembly_joints.c); drive_time's table
+     * points owned by the assembly */
+    int drive;
+    double drive_angle;
+    cr_time_function drive_time;
     char label[96];
 } cr_asm_joint;
 
@@ -52,12 +58,12 @@ struct cr_assembly_state {
 };
 
 /* The constraint rows of joint j between the poses (ra, pa) and (rb, pb) with the welds'
- * closing factor f: g (rows); C (optional, rows × 12) = ∂g/∂(δr_a, δθ_a, δr_b, δθ_b) with δr
+ * closing factor f and a drive's (θ, θ̇, θ̈) (NULL: θ = drive_angle · f, at rest): g (rows); C (optional, rows × 12) = ∂g/∂(δr_a, δθ_a, δr_b, δθ_b) with δr
  * in I and δθ body rotation increments (p ← p ⊗ exp(δθ/2)); H (optional, 12 × 12) =
  * ∂(Cᵀλ)/∂(the same increments) with the multipliers `lambda` fixed: the joint's geometric
  * stiffness. Cᵀλ is the joint's wrench on the two nodes (forces in I, moments in the node
  * bases), in the rows' layout of the rods' balance equations. */
-void cr_asm_joint_eval(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, cr_vec3 rb, cr_quat pb,
+void cr_asm_joint_eval(const cr_asm_joint *j, double f, const double *drive, cr_vec3 ra, cr_quat pa, cr_vec3 rb, cr_quat pb,
                        const double *lambda, double *g, double *C, double *H);
 
 /* The velocity-squared part of the joint's second time derivative: with the nodes moving
@@ -65,9 +71,11 @@ void cr_asm_joint_eval(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, 
  *     g̈ = C (v̇_a, Ω̇_a, v̇_b, Ω̇_b) + bias,
  * bias = 0 on the position rows r_b − r_a; (A_a(Ω_a×(Ω_a×u)))·d + 2 (A_a(Ω_a×u))·ḋ on a
  * slider's (d = r_b − r_a); s·(R(Ω_b×(Ω_b×t)) − Ω_a×(dRt/dt) − Ω_a×R(Ω_b×t)) on a dot row
- * (R = A_aᵀA_b, dRt/dt = −Ω_a×Rt + R(Ω_b×t)). Used by the dynamics' index-1 rows. */
-void cr_asm_joint_bias(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, cr_vec3 va, cr_vec3 wa, cr_vec3 rb,
-                       cr_quat pb, cr_vec3 vb, cr_vec3 wb, double *bias);
+ * (R = A_aᵀA_b, dRt/dt = −Ω_a×Rt + R(Ω_b×t)); a drive row's s(t) adds s̈·Rt + 2ṡ·dRt/dt.
+ * gt (optional, rows): ∂g/∂t at fixed poses (ġ = C u + gt; nonzero on a drive row only).
+ * Used by the dynamics' index-1 rows. */
+void cr_asm_joint_bias(const cr_asm_joint *j, double f, const double *drive, cr_vec3 ra, cr_quat pa, cr_vec3 va,
+                       cr_vec3 wa, cr_vec3 rb, cr_quat pb, cr_vec3 vb, cr_vec3 wb, double *bias, double *gt);
 
 /* The target relative rotation of a weld at closing factor f. */
 cr_quat cr_asm_weld_rotation(const cr_asm_joint *j, double f);

@@ -14,9 +14,32 @@ cr_quat cr_asm_weld_rotation(const cr_asm_joint *j, double f)
     return cr_q_mul(j->rel_ref, cr_q_axis_angle(cr_v3_normalize(j->phi), a));
 }
 
-/* the (s, t) pair of dot row k (a's frame, b's frame) */
-static void dot_pair(const cr_asm_joint *j, double f, int k, cr_vec3 *s, cr_vec3 *t)
+/* A hinge's drive row. With the hinge's two dot rows held, R = A_aᵀA_b = Rot(h, φ) R_ref
+ * (h = u1 × u2 in a's frame, φ the relative rotation from the reference, any number of
+ * turns). The row is the dot row with s = Rot(h, θ) u2 (a's frame) and t = R_refᵀ u1 (b's):
+ *     g = s·(R t) = (Rot(h, θ) u2)·(Rot(h, φ) u1) = u2·Rot(h, φ − θ) u1 = sin(φ − θ).
+ * It measures the difference between the actual and the prescribed rotation, never an angle,
+ * so it has no 2π branch: θ(t) is an absolute (unwrapped) angle and the solution follows it
+ * through any number of turns (g = 0 with ∂g/∂φ = cos(φ − θ) = 1 there; the other zero
+ * φ = θ + π is a different, flipped, motion that a continuous solve never jumps to). */
+static cr_vec3 drive_s(const cr_asm_joint *j, double theta)
 {
+    return cr_v3_add(cr_v3_scale(j->u2, cos(theta)), cr_v3_scale(j->u1, -sin(theta))); /* h × u2 = −u1 */
+}
+
+static double drive_theta(const cr_asm_joint *j, double f, const double *drive)
+{
+    return drive ? drive[0] : j->drive_angle * f;
+}
+
+/* the (s, t) pair of dot row k (a's frame, b's frame) */
+static void dot_pair(const cr_asm_joint *j, double f, const double *drive, int k, cr_vec3 *s, cr_vec3 *t)
+{
+    if (j->drive && k == 2) {
+        *s = drive_s(j, drive_theta(j, f, drive));
+        *t = cr_m3_tmulv(cr_q_exp(j->rel_ref), j->u1);
+        return;
+    }
     if (j->type == CR_JOINT_HINGE || j->type == CR_JOINT_CYLINDRICAL || j->type == CR_JOINT_UNIVERSAL) {
         *s = k == 0 ? j->u1 : j->u2; /* universal: one row, (h_a, h_b) */
         *t = j->axis_b;
@@ -36,7 +59,7 @@ static void put3(double *M, int ld, int r0, int c0, cr_mat3 A, double w)
         for (int c = 0; c < 3; ++c) M[(r0 + r) * ld + c0 + c] += w * A.m[r][c];
 }
 
-void cr_asm_joint_eval(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, cr_vec3 rb, cr_quat pb,
+void cr_asm_joint_eval(const cr_asm_joint *j, double f, const double *drive, cr_vec3 ra, cr_quat pa, cr_vec3 rb, cr_quat pb,
                        const double *lambda, double *g, double *C, double *H)
 {
     const int rows = j->rows;
@@ -75,7 +98,7 @@ void cr_asm_joint_eval(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, 
     cr_mat3 AbTAa = cr_m3_transpose(AaTAb);
     for (int k = 0; k + np < rows; ++k) {
         cr_vec3 s, t;
-        dot_pair(j, f, k, &s, &t);
+        dot_pair(j, f, drive, k, &s, &t);
         cr_vec3 va = cr_m3_mulv(AaTAb, t), vb = cr_m3_mulv(AbTAa, s); /* A_aᵀ A_b t, A_bᵀ A_a s */
         g[np + k] = cr_v3_dot(s, va);
         cr_vec3 ca = cr_v3_cross(s, va), cb = cr_v3_cross(t, vb); /* δg = ca·δθ_a + cb·δθ_b */
@@ -94,10 +117,12 @@ void cr_asm_joint_eval(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, 
     }
 }
 
-void cr_asm_joint_bias(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, cr_vec3 va_, cr_vec3 wa, cr_vec3 rb,
-                       cr_quat pb, cr_vec3 vb_, cr_vec3 wb, double *bias)
+void cr_asm_joint_bias(const cr_asm_joint *j, double f, const double *drive, cr_vec3 ra, cr_quat pa, cr_vec3 va_,
+                       cr_vec3 wa, cr_vec3 rb, cr_quat pb, cr_vec3 vb_, cr_vec3 wb, double *bias, double *gt)
 {
     const int np = j->pos_rows;
+    if (gt)
+        for (int r = 0; r < j->rows; ++r) gt[r] = 0.0;
     if (np == 3)
         for (int r = 0; r < 3; ++r) bias[r] = 0.0; /* r_b − r_a: g̈ = v̇_b − v̇_a, no velocity term */
     else {
@@ -113,7 +138,7 @@ void cr_asm_joint_bias(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, 
     cr_mat3 R = cr_m3_mul(cr_m3_transpose(cr_q_exp(pa)), cr_q_exp(pb)); /* A_aᵀ A_b */
     for (int k = 0; k + np < j->rows; ++k) {
         cr_vec3 s, t;
-        dot_pair(j, f, k, &s, &t);
+        dot_pair(j, f, drive, k, &s, &t);
         /* g = s·(R t), Ṙ = −Ω̃_a R + R Ω̃_b: with w = R (Ω_b × t), d(Rt)/dt = −Ω_a × Rt + w and
          * d²(Rt)/dt² = C-part (Ω̇) − Ω_a × d(Rt)/dt − Ω_a × w + R (Ω_b × (Ω_b × t)) */
         cr_vec3 va = cr_m3_mulv(R, t), w = cr_m3_mulv(R, cr_v3_cross(wb, t));
@@ -121,5 +146,14 @@ void cr_asm_joint_bias(const cr_asm_joint *j, double f, cr_vec3 ra, cr_quat pa, 
         cr_vec3 dd = cr_v3_sub(cr_v3_sub(cr_m3_mulv(R, cr_v3_cross(wb, cr_v3_cross(wb, t))), cr_v3_cross(wa, dva)),
                                cr_v3_cross(wa, w));
         bias[np + k] = cr_v3_dot(s, dd);
+        if (j->drive && k == 2 && drive) {
+            /* s(t) = Rot(h, θ(t)) u2 turns about h: ṡ = θ̇ h × s, s̈ = θ̈ h × s − θ̇² s (s ⊥ h), so
+             * ġ = C u + ṡ·Rt and g̈ = C u̇ + bias + s̈·Rt + 2 ṡ·d(Rt)/dt */
+            cr_vec3 h = cr_v3_cross(j->u1, j->u2), hs = cr_v3_cross(h, s);
+            cr_vec3 sd = cr_v3_scale(hs, drive[1]);
+            cr_vec3 sdd = cr_v3_sub(cr_v3_scale(hs, drive[2]), cr_v3_scale(s, drive[1] * drive[1]));
+            bias[np + k] += cr_v3_dot(sdd, va) + 2.0 * cr_v3_dot(sd, dva);
+            if (gt) gt[np + k] = cr_v3_dot(sd, va);
+        }
     }
 }

@@ -15,6 +15,8 @@ void cr_assembly_destroy(cr_assembly *a)
         for (int i = 0; i < a->rod_count; ++i) cr_model_destroy(a->models[i]);
     free(a->models);
     free(a->names);
+    if (a->joints)
+        for (int k = 0; k < a->joint_count; ++k) free((void *)a->joints[k].drive_time.points);
     free(a->joints);
     free(a->iface);
     free(a->rod_iface_start);
@@ -96,6 +98,21 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
             j->u1 = normal_to(h);
             j->u2 = cr_v3_cross(h, j->u1);
             j->axis_b = cr_m3_tmulv(cr_q_exp(j->rel_ref), h);
+        }
+        if (jd->type == CR_JOINT_HINGE && jd->has_drive) {
+            j->drive = 1, j->rows += 1, row += 1;
+            j->drive_angle = jd->drive_angle;
+            j->drive_time = jd->drive_time;
+            j->drive_time.points = NULL;
+            if (jd->drive_time.type == CR_TIME_TABLE && jd->drive_time.point_count > 0) {
+                cr_time_point *pt = malloc((size_t)jd->drive_time.point_count * sizeof *pt);
+                if (!pt) {
+                    cr_assembly_destroy(a);
+                    return cr_error_set(err, CR_NO_MEMORY, "out of memory creating the assembly"), NULL;
+                }
+                memcpy(pt, jd->drive_time.points, (size_t)jd->drive_time.point_count * sizeof *pt);
+                j->drive_time.points = pt;
+            }
         }
         if (jd->type == CR_JOINT_UNIVERSAL) {
             /* h_b made exactly normal to h_a (validated to 1e-6 rad) so that g = 0 in the reference */
@@ -200,7 +217,15 @@ cr_status cr_assembly_joint_reaction(const cr_assembly *a, const cr_assembly_sta
     cr_quat pa = cr_state_orientation(s->rods[ia->rod], ia->node),
             pb = cr_state_orientation(s->rods[ib->rod], ib->node);
     double g[6], C[6 * 12];
-    cr_asm_joint_eval(j, s->joint_factor, ra, pa, rb, pb, NULL, g, C, NULL);
+    /* a drive row's wrench direction at the measured angle φ: at g = 0 (φ = θ) the row's
+     * moment is −λ h whatever θ is, so the state need not know the stage's time */
+    double drv[3] = {0, 0, 0};
+    if (j->drive) {
+        cr_mat3 R = cr_m3_mul(cr_m3_transpose(cr_q_exp(pa)), cr_q_exp(pb));
+        cr_vec3 t = cr_m3_tmulv(cr_q_exp(j->rel_ref), j->u1), v = cr_m3_mulv(R, t); /* Rot(h, φ) u1 */
+        drv[0] = atan2(cr_v3_dot(v, j->u2), cr_v3_dot(v, j->u1));
+    }
+    cr_asm_joint_eval(j, s->joint_factor, j->drive ? drv : NULL, ra, pa, rb, pb, NULL, g, C, NULL);
     /* Cᵀλ on a's six increments: the force in I, the moment in a's basis */
     const double *l = s->lambda + j->row0;
     double w[6] = {0};
@@ -216,6 +241,7 @@ static const char *row_name(const cr_asm_joint *j, int k)
 {
     static const char *pos[3] = {"translation along x", "translation along y", "translation along z"};
     if (k < j->pos_rows) return j->pos_rows == 3 ? pos[k] : "a translation normal to its axis";
+    if (j->drive && k == j->rows - 1) return "its drive (the rotation about its axis)";
     if (j->type == CR_JOINT_UNIVERSAL) return "the rotation about the common normal of its two axes";
     return j->type == CR_JOINT_HINGE || j->type == CR_JOINT_CYLINDRICAL ? "a rotation normal to its axis"
                                                                         : "a rotation";
@@ -235,7 +261,7 @@ cr_status cr_asm_check_redundant(const cr_assembly *a, const cr_assembly_state *
     for (int k = 0; k < a->joint_count; ++k) {
         const cr_asm_joint *j = &a->joints[k];
         const cr_asm_iface *ia = &a->iface[j->iface[0]], *ib = &a->iface[j->iface[1]];
-        cr_asm_joint_eval(j, f, cr_state_position(s->rods[ia->rod], ia->node),
+        cr_asm_joint_eval(j, f, NULL, cr_state_position(s->rods[ia->rod], ia->node),
                           cr_state_orientation(s->rods[ia->rod], ia->node),
                           cr_state_position(s->rods[ib->rod], ib->node),
                           cr_state_orientation(s->rods[ib->rod], ib->node), NULL, g, C, NULL);

@@ -243,7 +243,7 @@ static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
     for (int k = 0; k < a->joint_count; ++k) {
         const cr_asm_joint *j = &a->joints[k];
         double *C = w->C + (size_t)j->row0 * 12, *l = w->s->lambda + j->row0;
-        cr_asm_joint_eval(j, w->joint_f, iface_r(w, j->iface[0]), iface_p(w, j->iface[0]), iface_r(w, j->iface[1]),
+        cr_asm_joint_eval(j, w->joint_f, NULL, iface_r(w, j->iface[0]), iface_p(w, j->iface[0]), iface_r(w, j->iface[1]),
                           iface_p(w, j->iface[1]), l, w->g + j->row0, C, w->H + (size_t)k * 144);
         for (int e = 0; e < 2; ++e)
             for (int c = 0; c < 6; ++c)
@@ -547,7 +547,7 @@ static cr_status correct_positions(asm_work *w, double lf)
     for (int k = 0, row = 3 * ni; k < a->joint_count; ++k) { /* position rows: C = [−n, 0, n, 0] at fixed A_a */
         const cr_asm_joint *j = &a->joints[k];
         double g[6], C[72];
-        cr_asm_joint_eval(j, w->joint_f, iface_r(w, j->iface[0]), iface_p(w, j->iface[0]), iface_r(w, j->iface[1]),
+        cr_asm_joint_eval(j, w->joint_f, NULL, iface_r(w, j->iface[0]), iface_p(w, j->iface[0]), iface_r(w, j->iface[1]),
                           iface_p(w, j->iface[1]), NULL, g, C, NULL);
         for (int r = 0; r < j->pos_rows; ++r, ++row) {
             for (int c = 0; c < 3; ++c) {
