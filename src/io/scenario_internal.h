@@ -48,6 +48,8 @@ typedef struct scenario_storage {
     cr_load_def *rod_loads;
     cr_rigid_body_def *rod_bodies;
     cr_joint_def *joints;
+    cr_time_point **joint_time_tables; /* one per joint: its drive's time table (or NULL) */
+    int joint_count_alloc;
     cr_obstacle_def *obstacles;
 } scenario_storage;
 
@@ -85,7 +87,8 @@ typedef enum node_kind {
     K_OBSTACLE_LIST,
     K_OBSTACLE,
     K_FRICTION,
-    K_CONTACT
+    K_CONTACT,
+    K_JOINT_DRIVE
 } node_kind;
 
 /* The sign rule of a number read by the typed readers. */

@@ -34,6 +34,8 @@ cr_status parse_joints(const cJSON *root, cr_scenario *sc, scenario_storage *st,
     int n = cJSON_GetArraySize(list);
     if (n == 0) return CR_OK;
     if (!(st->joints = calloc((size_t)n, sizeof *st->joints))) return no_memory(err);
+    if (!(st->joint_time_tables = calloc((size_t)n, sizeof *st->joint_time_tables))) return no_memory(err);
+    st->joint_count_alloc = n;
     int i = 0;
     for (const cJSON *c = list->child; c; c = c->next, ++i) {
         char path[PATH_SIZE], key[PATH_SIZE], got[VALUE_TEXT_SIZE];
@@ -112,6 +114,18 @@ cr_status parse_joints(const cJSON *root, cr_scenario *sc, scenario_storage *st,
                 j->rotation = angle > 0 ? cr_q_axis_angle(cr_v3_scale(w, 1.0 / angle), angle) : cr_q_identity();
             }
             j->has_rotation = 1;
+        }
+        /* a hinge's drive: the relative rotation about its axis at angle · f, f the load
+         * factor in statics and `time` in dynamic stages (as a support's motion) */
+        const cJSON *drive = cJSON_GetObjectItemCaseSensitive(c, "drive");
+        path_key(key, path, "drive");
+        if (drive && type != CR_JOINT_HINGE) return fail(err, "%s: only a hinge has a drive", key);
+        if (drive) {
+            if ((s = expect_object(drive, key, err))) return s;
+            if ((s = check_keys(drive, key, K_JOINT_DRIVE, err))) return s;
+            if ((s = get_number(drive, key, "angle", 1, 0, ANY, &j->drive_angle, err))) return s;
+            if ((s = parse_time(drive, key, &j->drive_time, &st->joint_time_tables[i], err))) return s;
+            j->has_drive = 1;
         }
     }
     /* a joint node carries no support of its own rod (the assembly's restriction, which

@@ -41,6 +41,9 @@ void storage_free(scenario_storage *st)
     free(st->rod_bcs);
     free(st->rod_loads);
     free(st->rod_bodies);
+    if (st->joint_time_tables)
+        for (int i = 0; i < st->joint_count_alloc; ++i) free(st->joint_time_tables[i]);
+    free(st->joint_time_tables);
     free(st->joints);
 }
 

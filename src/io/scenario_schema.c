@@ -22,7 +22,8 @@ static const char *const ROD_KEYS[] = {"length",   "elements",      "material", 
 /* an entry of "rods": a rod and its name */
 static const char *const ROD_ITEM_KEYS[] = {"name",     "length",        "elements", "material", "reference",
                                             "sections", "rigid_strains", "damping",  NULL};
-static const char *const JOINT_KEYS[] = {"type", "name", "a", "b", "axis", "rotation", "axis_b", NULL};
+static const char *const JOINT_KEYS[] = {"type", "name", "a", "b", "axis", "rotation", "axis_b", "drive", NULL};
+static const char *const JOINT_DRIVE_KEYS[] = {"angle", "time", NULL};
 static const char *const MATERIAL_KEYS[] = {"E", "G", "rho", "nu", NULL};
 static const char *const DAMPING_KEYS[] = {"relaxation_time", "coefficients", "drag", "rotational_drag", NULL};
 static const char *const REF_STRAIGHT_KEYS[] = {"type", "origin", "frame", "quaternion", NULL};
@@ -278,6 +279,7 @@ const char *const *allowed_keys(node_kind k, const cJSON *obj, const char **what
         return OBST_ANY_KEYS;
     case K_FRICTION: return FRICTION_KEYS;
     case K_CONTACT: return CONTACT_KEYS;
+    case K_JOINT_DRIVE: return JOINT_DRIVE_KEYS;
     default: return NULL; /* lists and leaves have no keys */
     }
 }
@@ -325,6 +327,8 @@ node_kind child_kind(node_kind k, const char *key)
         return key ? K_LEAF : K_ROD_ITEM;
     case K_JOINT_LIST:
         return key ? K_LEAF : K_JOINT;
+    case K_JOINT: return key && !strcmp(key, "drive") ? K_JOINT_DRIVE : K_LEAF;
+    case K_JOINT_DRIVE: return key && !strcmp(key, "time") ? K_TIME : K_LEAF;
     case K_OBSTACLE_LIST: return key ? K_LEAF : K_OBSTACLE;
     case K_OBSTACLE: return key && !strcmp(key, "friction") ? K_FRICTION : K_LEAF;
     default: return K_LEAF;

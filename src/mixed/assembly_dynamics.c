@@ -9,7 +9,8 @@
  *     0 = g̈ + 2ω ġ + ω² g = C a + b(q, u) + 2ω C u + ω² g,   a = M⁻¹(R + Cᵀμ)   (J)
  *
  * (a: the accelerations (v̇, Ω̇) of the joint's two nodes, b: the velocity-squared part of g̈,
- * cr_asm_joint_bias). Why this form: the position constraint g = 0 with μ as its
+ * cr_asm_joint_bias; a hinge drive's row also depends on t explicitly: its ġ = C u + g_t and b
+ * carries its time terms, with θ(t) set per residual and Jacobian by set_drive). Why this form: the position constraint g = 0 with μ as its
  * multiplier would make the DAE index 3 (μ appears only after differentiating g twice),
  * the velocity form C u = 0 index 2; a compliance 0 = g − εμ would make the joint a spring.
  * (J) contains μ through a with ∂(J)/∂μ = C M⁻¹ Cᵀ, regular whenever the joints' rows are
