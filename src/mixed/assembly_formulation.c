@@ -370,6 +370,19 @@ static uint64_t fingerprint(const void *impl)
             memcpy(&bits, &geo[k], sizeof bits);
             h = (h ^ bits) * 1099511628211ULL;
         }
+        if (!jt->drive) continue; /* (unchanged without drives) */
+        /* a drive's angle and time function: a resumed run must turn the hinge as the first did */
+        const cr_time_function *tf = &jt->drive_time;
+        double dv[8 + 2 * 64] = {jt->drive_angle, (double)tf->type, tf->t0,    tf->t1,
+                                 tf->amplitude,   tf->frequency,    tf->phase, tf->offset};
+        int nd = 8;
+        for (int k = 0; k < tf->point_count && tf->points && k < 64; ++k)
+            dv[nd++] = tf->points[k].t, dv[nd++] = tf->points[k].value;
+        for (int k = 0; k < nd; ++k) {
+            uint64_t bits;
+            memcpy(&bits, &dv[k], sizeof bits);
+            h = (h ^ bits) * 1099511628211ULL;
+        }
     }
     return h;
 }
