@@ -403,6 +403,18 @@ static int stage_driven(const cr_rod_def *rod, int stage)
     return 0;
 }
 
+/* The same for every rod of an assembly, and a joint's drive (a motor), whose work is in no
+ * column either. */
+static int scenario_driven(const cr_scenario *sc, int stage)
+{
+    if (stage_driven(&sc->rod, stage)) return 1;
+    for (int r = 0; cr_scenario_is_assembly(sc) && r < sc->rod_count; ++r)
+        if (stage_driven(&sc->rods[r].rod, stage)) return 1;
+    for (int j = 0; j < sc->joint_count; ++j)
+        if (sc->joints[j].has_drive) return 1;
+    return 0;
+}
+
 cr_status cr_series_energy_warnings(const cr_scenario *sc, const char *const *names, const double *rows, int columns,
                                     long rows_count, int stage, cr_warning_list *out)
 {
@@ -410,7 +422,7 @@ cr_status cr_series_energy_warnings(const cr_scenario *sc, const char *const *na
         gra = column(names, columns, "energy_gravity"), wor = column(names, columns, "work_external"),
         dis = column(names, columns, "energy_dissipated");
     /* obstacles: the contact springs' energy and the friction's dissipation are in no column */
-    if (rows_count < 2 || kin < 0 || ela < 0 || gra < 0 || wor < 0 || stage_driven(&sc->rod, stage) ||
+    if (rows_count < 2 || kin < 0 || ela < 0 || gra < 0 || wor < 0 || scenario_driven(sc, stage) ||
         sc->rod.obstacle_count > 0)
         return CR_OK;
     const double *r0 = rows;
