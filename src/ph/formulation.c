@@ -92,6 +92,9 @@ static double slowest_period(const cr_ph_params *p)
     return isfinite(w) && w > 0 ? 2 * M_PI / w : 0;
 }
 
+static void ph_destroy(void *impl);
+static void *ph_create(const cr_rod_def *def, const cr_model_options *o, cr_error *err);
+
 static cr_status ph_check(const cr_scenario *sc, cr_error *err)
 {
     /* assemblies: the mixed rod's only, for now (formulation.h, `assembly`) */
@@ -99,8 +102,26 @@ static cr_status ph_check(const cr_scenario *sc, cr_error *err)
     const cr_rod_def *d = &sc->rod;
     cr_status fst = cr_foreign_options_check(sc, "port_hamiltonian", err);
     if (fst != CR_OK) return fst;
-    if (d->obstacle_count > 0)
-        return cr_error_set(err, CR_BAD_INPUT, "obstacles: contact is not implemented in the port_hamiltonian model (use the mixed_discrete model)");
+    for (int k = 0; k < d->obstacle_count; ++k) {
+        const cr_obstacle_def *o = &d->obstacles[k];
+        if (o->type != CR_OBSTACLE_PLANE || isfinite(o->half_extents.x) || isfinite(o->half_extents.y))
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "obstacles.%d.%s: the port_hamiltonian model's obstacles are infinite planes "
+                                "(its contact enters the midpoint rule through an exact discrete gradient, "
+                                "docs/port-hamiltonian.md); other shapes and finite planes: the mixed_discrete "
+                                "or lgvi model",
+                                k, o->type != CR_OBSTACLE_PLANE ? "type" : "half_extents");
+        if (o->mu_static > 0)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "obstacles.%d.friction: the port_hamiltonian model's contact is frictionless; "
+                                "remove the friction or use the mixed_discrete model",
+                                k);
+        if (cr_v3_norm(o->velocity) > 0 || cr_v3_norm(o->acceleration) > 0)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "obstacles.%d.%s: the port_hamiltonian model's obstacles are fixed; moving "
+                                "obstacles are the mixed_discrete model's",
+                                k, cr_v3_norm(o->velocity) > 0 ? "velocity" : "acceleration");
+    }
     if (cr_damping_active(&d->damping))
         return cr_error_set(err, CR_BAD_INPUT,
                             "rod.damping: not supported by the port_hamiltonian model (its material "
@@ -168,6 +189,11 @@ static cr_status ph_check(const cr_scenario *sc, cr_error *err)
                                 "at most %.3g s (a tenth of it)",
                                 k, s->dynamics.time_step, T, 0.1 * T);
     }
+    if (d->obstacle_count > 0) { /* the contact radius and no node starting inside a plane (set_contact) */
+        void *sim = ph_create(d, &sc->model, err);
+        if (!sim) return err ? err->status : CR_BAD_INPUT;
+        ph_destroy(sim);
+    }
     return CR_OK;
 }
 
@@ -184,6 +210,56 @@ static void ph_destroy(void *impl)
     free(s->f);
     free(s->c);
     free(s);
+}
+
+/* Contact with infinite planes (docs/port-hamiltonian.md "Contact"): the contact radius
+ * (contact.radius, else the section's: a circle's radius, a rectangle's larger half side), the
+ * spring k_c w_I of FE node I (w_I its Simpson weight over the node spacing l = L / 2n: 4/3 at a
+ * midside node, 2/3 at an element end, 1/3 at a rod end; the row sums of the quadratic elements'
+ * mass are in the same ratio, so every node's omega_c^2 = k_c / (rhoA l) and a uniformly loaded rod
+ * sinks uniformly) with k_c = contact.stiffness, else min(EA/l, 12 EI/l^3) as the mixed rod's default.
+ * A node starting deeper than contact.tolerance (else 1e-4 a) inside a plane is refused. */
+static cr_status set_contact(ph_sim *s, const cr_rod_def *def, cr_error *err)
+{
+    int nn = s->nodes, np = def->obstacle_count;
+    cr_section_props sp;
+    cr_section_eval(def, 0.0, &sp); /* the section is uniform (kernel_params) */
+    double a = def->contact.radius > 0 ? def->contact.radius : fmax(sp.extent_y, sp.extent_z);
+    if (!(a > 0) || !isfinite(a))
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "contact.radius: the section has no geometry (given by its resultants): give the contact "
+                            "radius");
+    double l = def->length / (nn - 1), EI = fmin(s->p.stiffness[3], s->p.stiffness[4]);
+    double kc =
+        def->contact.stiffness > 0 ? def->contact.stiffness : fmin(s->p.stiffness[2] / l, 12.0 * EI / (l * l * l));
+    double tol = def->contact.tolerance > 0 ? def->contact.tolerance : 1e-4 * a;
+    double *radius = malloc(nn * sizeof *radius), *k = malloc(nn * sizeof *k);
+    cr_vec3 *n = malloc(np * sizeof *n), *p = malloc(np * sizeof *p);
+    cr_status st = CR_OK;
+    if (!radius || !k || !n || !p) {
+        st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the port_hamiltonian model");
+        goto done;
+    }
+    for (int i = 0; i < nn; ++i) /* Simpson weights of the quadratic elements over l: 1/3, 4/3 (midside), 2/3 */
+        radius[i] = a, k[i] = kc * (i % 2 ? 4.0 / 3.0 : i == 0 || i == nn - 1 ? 1.0 / 3.0 : 2.0 / 3.0);
+    for (int j = 0; j < np; ++j) {
+        n[j] = cr_m3_column(def->obstacles[j].axes, 2), p[j] = def->obstacles[j].center;
+        for (int i = 0; i < nn; ++i) {
+            double g = cr_v3_dot(n[j], cr_v3_sub(cr_ph_position(s->k, i), p[j])) - a;
+            if (g < -tol) {
+                st = cr_error_set(err, CR_BAD_INPUT,
+                                  "obstacles.%d: the rod starts inside obstacle \"%s\": node %d (s = %.6g m) is %.6g m "
+                                  "deep (its contact radius %.6g m included; tolerance %.3g m); move the rod or the "
+                                  "obstacle",
+                                  j, def->obstacles[j].name, i, cr_ph_node_s(s->k, i), -g, a, tol);
+                goto done;
+            }
+        }
+    }
+    st = cr_ph_set_contact(s->k, np, n, p, radius, k, err);
+done:
+    free(radius), free(k), free(n), free(p);
+    return st;
 }
 
 static void *ph_create(const cr_rod_def *def, const cr_model_options *o, cr_error *err)
@@ -224,6 +300,7 @@ static void *ph_create(const cr_rod_def *def, const cr_model_options *o, cr_erro
     }
     s->k = cr_ph_create(&s->p, x0, R0, err);
     if (!s->k) goto fail;
+    if (def->obstacle_count > 0 && set_contact(s, def, err) != CR_OK) goto fail;
     free(x0);
     free(R0);
     return s;
@@ -289,7 +366,7 @@ static void fill_sample(const ph_sim *s, cr_dynamic_sample *smp)
     memset(smp, 0, sizeof *smp);
     smp->t = cr_ph_time(s->k);
     smp->kinetic = d.kinetic;
-    smp->elastic = d.elastic;
+    smp->elastic = d.elastic + d.contact; /* the contact springs are a potential of the rod, like its strain */
     smp->gravity = 0; /* gravity is a distributed load here: its work is in work_external */
     smp->work_external = d.work_external;
     smp->momentum = d.momentum;
