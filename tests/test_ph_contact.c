@@ -8,8 +8,9 @@
  *    Newton tolerance, see below; a midpoint evaluation V'(g_mid) of the contact force breaks this by orders
  *    of magnitude: it is exact only while a node stays on one side of g = 0);
  *  - the Jacobian with contact (nodes entering, leaving and inside) against central differences;
- *  - the scenario: the energy columns (the contact springs' energy in energy_elastic) close, and
- *    check refuses what the contact does not do, naming the key. */
+ *  - the scenario: the energy columns (the contact springs' energy in energy_elastic) close; a rod
+ *    resting at the depth where every node's spring holds its weight stays, its contact normal
+ *    force the weight; check refuses what the contact does not do, naming the key. */
 #include "check.h"
 #include "cosserat/cosserat.h"
 #include "ph/ph.h"
@@ -231,6 +232,55 @@ static void ph_contact_scenario(void)
     cr_run_result_free(&r);
 }
 
+/* a rod resting on the plane at the depth delta = rhoA l g / k_c where every node's spring
+ * k_c w_I holds its share rhoA g l w_I of the weight (the same Simpson weights): it stays, and the
+ * contact_normal_force column equals the weight rhoA L g; k_c = 12 EI/l^3 (l = L/2n = 0.1 m) */
+static void ph_contact_resting_rod(void)
+{
+    const double rhoA = 1000 * M_PI * 1e-4, l = 0.1, kc = 12 * 1e7 * (M_PI * 1e-8 / 4) / (l * l * l);
+    const double delta = rhoA * G * l / kc;
+    char obstacle[256], *json;
+    snprintf(obstacle, sizeof obstacle, "'type': 'plane', 'point': [0, 0, %.17g], 'normal': [0, 0, 1]", delta - 0.01);
+    json = strdup(scenario(obstacle, "'t_end': 0.2, 'output_dt': 0.01, 'time_step': 1e-3"));
+    char *tail = strstr(json, "\"loads\"");
+    char *text = malloc(strlen(json) + 64);
+    snprintf(text, strlen(json) + 64, "%.*s\"contact\": {\"tolerance\": 1e-3}, %s", (int)(tail - json), json, tail);
+    cr_error err = {0};
+    cr_scenario *sc = load(text, &err);
+    free(json), free(text);
+    CHECK(sc != NULL);
+    if (!sc) return;
+    cr_run_options o = cr_run_default_options();
+    o.output_directory = "";
+    cr_run_result r;
+    memset(&r, 0, sizeof r);
+    cr_status st = cr_scenario_run(sc, &o, &r, &err);
+    if (st != CR_OK) fprintf(stderr, "run: %s\n", err.message);
+    CHECK(st == CR_OK);
+    cr_scenario_destroy(sc);
+    if (st != CR_OK) return;
+    int cn = column(&r, "contact_normal_force"), ca = column(&r, "contact_active"),
+        cp = column(&r, "contact_penetration"), cz = column(&r, "tip_z");
+    if (cn < 0 || ca < 0 || cp < 0 || cz < 0) return;
+    int nc = cr_run_result_series_columns(&r);
+    const double *D = cr_run_result_series_data(&r);
+    double W = rhoA * 1.0 * G, ferr = 0, perr = 0, zerr = 0, amin = 1e9;
+    for (long i = 0; i < cr_run_result_series_rows(&r); ++i) {
+        const double *row = D + i * nc;
+        ferr = fmax(ferr, fabs(row[cn] - W)), perr = fmax(perr, fabs(row[cp] - delta)),
+        zerr = fmax(zerr, fabs(row[cz]));
+        amin = fmin(amin, row[ca]);
+    }
+    printf("  resting rod: contact_normal_force - weight %.3g N (weight %.4g N), penetration - delta %.3g m "
+           "(delta %.3g m), |tip z| <= %.3g m, nodes touching >= %g\n",
+           ferr, W, perr, delta, zerr, amin);
+    CHECK(ferr < 1e-9 * W);
+    CHECK(perr < 1e-9 * delta);
+    CHECK(zerr < 1e-12);
+    CHECK(amin == 11);
+    cr_run_result_free(&r);
+}
+
 static void ph_contact_refusals(void)
 {
     static const struct {
@@ -259,4 +309,4 @@ static void ph_contact_refusals(void)
 }
 
 CHECK_MAIN(CASE(ph_contact_bouncing_conserves_energy), CASE(ph_contact_jacobian), CASE(ph_contact_scenario),
-           CASE(ph_contact_refusals))
+           CASE(ph_contact_resting_rod), CASE(ph_contact_refusals))

@@ -27,6 +27,8 @@ typedef struct ph_sim {
     double *input;          /* per load: actuator input (default 1), a factor in dynamic stages */
     cr_vec3 *f, *c;         /* per-step nodal point loads (spatial) */
     double load_factor;     /* of the last static stage */
+    int contact;            /* obstacles (planes) present */
+    double contact_tol;     /* contact.tolerance, else 1e-4 a */
 } ph_sim;
 
 static cr_vec3 from_k(cr_vec3 v) { return cr_v3(v.z, v.x, v.y); }
@@ -257,6 +259,7 @@ static cr_status set_contact(ph_sim *s, const cr_rod_def *def, cr_error *err)
         }
     }
     st = cr_ph_set_contact(s->k, np, n, p, radius, k, err);
+    s->contact = st == CR_OK, s->contact_tol = tol;
 done:
     free(radius), free(k), free(n), free(p);
     return st;
@@ -357,7 +360,10 @@ static void dynamic_magnitudes(ph_sim *s, double t)
         s->scale[k] = s->stage_factor[k] * s->input[k] * cr_time_function_eval(&s->loads[k].time, t);
 }
 
-static const char *const extra_names[] = {"energy_dissipated", "energy_balance", "constraint_violation"};
+/* with obstacles: touching nodes, the sum of the springs' normal forces (N) and the largest
+ * penetration (m) at the output time, the lgvi rod's names */
+static const char *const extra_names[] = {"energy_dissipated",   "energy_balance",       "constraint_violation",
+                                          "contact_active",      "contact_normal_force", "contact_penetration"};
 
 static void fill_sample(const ph_sim *s, cr_dynamic_sample *smp)
 {
@@ -375,6 +381,16 @@ static void fill_sample(const ph_sim *s, cr_dynamic_sample *smp)
     smp->extra[0] = d.dissipated;
     smp->extra[1] = d.energy_balance;
     smp->extra[2] = d.constraint_violation;
+    if (s->contact) {
+        double active = 0, normal = 0, pen = 0;
+        for (int i = 0; i < s->nodes; ++i) {
+            cr_vec3 f;
+            double g;
+            if (cr_ph_contact_node(s->k, i, &f, &g)) active += 1, normal += cr_v3_norm(f), pen = fmax(pen, -g);
+        }
+        smp->extra[3] = active, smp->extra[4] = normal, smp->extra[5] = pen;
+        smp->extra_count = 6;
+    }
 }
 
 /* One step of h from the current time; a step whose Newton iteration fails is
@@ -585,7 +601,17 @@ static double load_factor(const void *impl) { return ((const ph_sim *)impl)->loa
 static int series_extra(const void *impl, const char *const **names)
 {
     *names = extra_names;
-    return (int)(sizeof extra_names / sizeof extra_names[0]);
+    return ((const ph_sim *)impl)->contact ? 6 : 3;
+}
+
+static int contact(const void *impl, int node, cr_contact_sample *out)
+{
+    const ph_sim *s = impl;
+    if (!s->contact) return 0;
+    double g;
+    out->state = cr_ph_contact_node(s->k, node, &out->force, &g);
+    out->normal = cr_v3_norm(out->force), out->gap = g, out->tolerance = s->contact_tol;
+    return 1;
 }
 
 static double *load_input(void *impl) { return ((ph_sim *)impl)->input; }
@@ -643,6 +669,7 @@ const cr_formulation cr_ph_formulation = {
     .bytes_per_element_static = 2.6e4,
     .bytes_per_element_dynamic = 2e4,
     .check = ph_check,
+    .contact = contact,
     .create = ph_create,
     .destroy = ph_destroy,
     .static_stage = ph_static,
