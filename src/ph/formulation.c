@@ -362,8 +362,8 @@ static void dynamic_magnitudes(ph_sim *s, double t)
 
 /* with obstacles: touching nodes, the sum of the springs' normal forces (N) and the largest
  * penetration (m) at the output time, the lgvi rod's names */
-static const char *const extra_names[] = {"energy_dissipated",   "energy_balance",       "constraint_violation",
-                                          "contact_active",      "contact_normal_force", "contact_penetration"};
+static const char *const extra_names[] = {"energy_dissipated", "energy_balance",       "constraint_violation",
+                                          "contact_active",    "contact_normal_force", "contact_penetration"};
 
 static void fill_sample(const ph_sim *s, cr_dynamic_sample *smp)
 {
