@@ -660,6 +660,14 @@ static uint64_t fingerprint(const void *impl)
     h = hash_bytes(h, p->branch_tau, sizeof p->branch_tau);
     h = hash_bytes(h, p->branch_fraction, sizeof p->branch_fraction);
     h = hash_bytes(h, p->branch_rigid_spring, sizeof p->branch_rigid_spring);
+    /* with obstacles only (checkpoints without them still resume): the planes and springs, whose
+     * energy V_c is part of the H the checkpoint's work balances */
+    const cr_ph *k = ((const ph_sim *)impl)->k;
+    if (k->ncp > 0) {
+        h = hash_bytes(h, k->cp, sizeof(double) * 4 * k->ncp);
+        h = hash_bytes(h, k->ck, sizeof(double) * k->nn);
+        h = hash_bytes(h, k->ca, sizeof(double) * k->nn);
+    }
     return cr_loads_hash(h, ((const ph_sim *)impl)->loads, ((const ph_sim *)impl)->load_count);
 }
 
