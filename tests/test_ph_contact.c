@@ -281,6 +281,50 @@ static void ph_contact_resting_rod(void)
     cr_run_result_free(&r);
 }
 
+/* statics: a cantilever (clamped at s = 0, gravity) sagging onto a floor 5 cm below lies on it;
+ * where it lies straight (its last nodes: no bending, so no shear), each node's spring holds
+ * exactly its share of the weight, rhoA g l w_I (w_I = 4/3 midside, 2/3, 1/3 at the tip), and sinks
+ * rhoA g l / k_c (k_c = 12 EI/l^3, l = L/2n) */
+static void ph_contact_static_cantilever(void)
+{
+    const char *json = "{\"model\": {\"type\": \"port_hamiltonian\"}, \"rod\": {\"length\": 1, \"elements\": 10, "
+                       "\"material\": {\"E\": 1e7, \"G\": 4e6, \"rho\": 1000}, \"sections\": [{\"shape\": \"circle\", "
+                       "\"radius\": 0.01}]}, \"boundary_conditions\": [{\"type\": \"clamp\", \"node\": 0}], "
+                       "\"obstacles\": [{\"type\": \"plane\", \"point\": [0, 0, -0.05], \"normal\": [0, 0, 1]}], "
+                       "\"loads\": [{\"type\": \"gravity\", \"value\": [0, 0, -9.81]}], "
+                       "\"stages\": [{\"type\": \"static\", \"load_steps\": 5}]}";
+    cr_error err = {0};
+    cr_scenario *sc = load(json, &err);
+    CHECK(sc != NULL);
+    if (!sc) return;
+    cr_run_options o = cr_run_default_options();
+    o.output_directory = "";
+    cr_run_result r;
+    memset(&r, 0, sizeof r);
+    cr_status st = cr_scenario_run(sc, &o, &r, &err);
+    if (st != CR_OK) fprintf(stderr, "run: %s\n", err.message);
+    CHECK(st == CR_OK);
+    cr_scenario_destroy(sc);
+    if (st != CR_OK) return;
+    const cr_sim *sim = cr_run_result_sim(&r);
+    int nn = cr_sim_node_count(sim);
+    const double share = 1000 * M_PI * 1e-4 * G * (1.0 / (nn - 1)), w[3] = {2.0 / 3, 4.0 / 3, 1.0 / 3};
+    const double l = 1.0 / (nn - 1), kc = 12 * 1e7 * (M_PI * 1e-8 / 4) / (l * l * l); /* 12 EI/l^3 < EA/l */
+    double worst = 0;
+    for (int k = 0; k < 3; ++k) {
+        cr_contact_sample c;
+        CHECK(cr_sim_contact(sim, nn - 3 + k, &c) == 1 && c.state == 1);
+        worst = fmax(worst, fabs(c.force.z - share * w[k]) / (share * w[k]));
+        worst = fmax(worst, fabs(c.gap + share / kc) / (share / kc)); /* the spring k_c w_I sinks share / k_c */
+    }
+    printf(
+        "  static cantilever on the floor: last 3 nodes' contact forces = their weight shares, depths = rhoA g l/k_c, "
+        "within %.2g\n",
+        worst);
+    CHECK(worst < 1e-3);
+    cr_run_result_free(&r);
+}
+
 static void ph_contact_refusals(void)
 {
     static const struct {
@@ -309,4 +353,4 @@ static void ph_contact_refusals(void)
 }
 
 CHECK_MAIN(CASE(ph_contact_bouncing_conserves_energy), CASE(ph_contact_jacobian), CASE(ph_contact_scenario),
-           CASE(ph_contact_resting_rod), CASE(ph_contact_refusals))
+           CASE(ph_contact_resting_rod), CASE(ph_contact_static_cantilever), CASE(ph_contact_refusals))
