@@ -6,7 +6,8 @@
 #   a rod lying on a plane: the contact force equals the weight (1e-9 relative);
 #   refusals at check naming the key: a cylinder in the port_hamiltonian model (it takes infinite
 #     planes), friction and motion in the lgvi model, loose tolerances in a dynamic stage, a rod
-#     starting inside an obstacle (node and depth), bad friction (negative, kinetic above static), an unknown obstacle type, contact without obstacles.
+#     starting inside an obstacle (node and depth), bad friction (negative, kinetic above static),
+#     an unknown obstacle type, contact without obstacles.
 # Usage: contact_scenarios.sh CLI SOURCE_DIR
 set -u
 cli=$1
