@@ -27,6 +27,8 @@ typedef struct ph_sim {
     double *input;          /* per load: actuator input (default 1), a factor in dynamic stages */
     cr_vec3 *f, *c;         /* per-step nodal point loads (spatial) */
     double load_factor;     /* of the last static stage */
+    int contact;            /* obstacles (planes) present */
+    double contact_tol;     /* contact.tolerance, else 1e-4 a */
 } ph_sim;
 
 static cr_vec3 from_k(cr_vec3 v) { return cr_v3(v.z, v.x, v.y); }
@@ -92,6 +94,9 @@ static double slowest_period(const cr_ph_params *p)
     return isfinite(w) && w > 0 ? 2 * M_PI / w : 0;
 }
 
+static void ph_destroy(void *impl);
+static void *ph_create(const cr_rod_def *def, const cr_model_options *o, cr_error *err);
+
 static cr_status ph_check(const cr_scenario *sc, cr_error *err)
 {
     /* assemblies: the mixed rod's only, for now (formulation.h, `assembly`) */
@@ -99,8 +104,26 @@ static cr_status ph_check(const cr_scenario *sc, cr_error *err)
     const cr_rod_def *d = &sc->rod;
     cr_status fst = cr_foreign_options_check(sc, "port_hamiltonian", err);
     if (fst != CR_OK) return fst;
-    if (d->obstacle_count > 0)
-        return cr_error_set(err, CR_BAD_INPUT, "obstacles: contact is not implemented in the port_hamiltonian model (use the mixed_discrete model)");
+    for (int k = 0; k < d->obstacle_count; ++k) {
+        const cr_obstacle_def *o = &d->obstacles[k];
+        if (o->type != CR_OBSTACLE_PLANE || isfinite(o->half_extents.x) || isfinite(o->half_extents.y))
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "obstacles.%d.%s: the port_hamiltonian model's obstacles are infinite planes "
+                                "(its contact enters the midpoint rule through an exact discrete gradient, "
+                                "docs/port-hamiltonian.md); other shapes and finite planes: the mixed_discrete "
+                                "or lgvi model",
+                                k, o->type != CR_OBSTACLE_PLANE ? "type" : "half_extents");
+        if (o->mu_static > 0)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "obstacles.%d.friction: the port_hamiltonian model's contact is frictionless; "
+                                "remove the friction or use the mixed_discrete model",
+                                k);
+        if (cr_v3_norm(o->velocity) > 0 || cr_v3_norm(o->acceleration) > 0)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "obstacles.%d.%s: the port_hamiltonian model's obstacles are fixed; moving "
+                                "obstacles are the mixed_discrete model's",
+                                k, cr_v3_norm(o->velocity) > 0 ? "velocity" : "acceleration");
+    }
     if (cr_damping_active(&d->damping))
         return cr_error_set(err, CR_BAD_INPUT,
                             "rod.damping: not supported by the port_hamiltonian model (its material "
@@ -168,6 +191,11 @@ static cr_status ph_check(const cr_scenario *sc, cr_error *err)
                                 "at most %.3g s (a tenth of it)",
                                 k, s->dynamics.time_step, T, 0.1 * T);
     }
+    if (d->obstacle_count > 0) { /* the contact radius and no node starting inside a plane (set_contact) */
+        void *sim = ph_create(d, &sc->model, err);
+        if (!sim) return err ? err->status : CR_BAD_INPUT;
+        ph_destroy(sim);
+    }
     return CR_OK;
 }
 
@@ -184,6 +212,57 @@ static void ph_destroy(void *impl)
     free(s->f);
     free(s->c);
     free(s);
+}
+
+/* Contact with infinite planes (docs/port-hamiltonian.md "Contact"): the contact radius
+ * (contact.radius, else the section's: a circle's radius, a rectangle's larger half side), the
+ * spring k_c w_I of FE node I (w_I its Simpson weight over the node spacing l = L / 2n: 4/3 at a
+ * midside node, 2/3 at an element end, 1/3 at a rod end; the row sums of the quadratic elements'
+ * mass are in the same ratio, so every node's omega_c^2 = k_c / (rhoA l) and a uniformly loaded rod
+ * sinks uniformly) with k_c = contact.stiffness, else min(EA/l, 12 EI/l^3) as the mixed rod's default.
+ * A node starting deeper than contact.tolerance (else 1e-4 a) inside a plane is refused. */
+static cr_status set_contact(ph_sim *s, const cr_rod_def *def, cr_error *err)
+{
+    int nn = s->nodes, np = def->obstacle_count;
+    cr_section_props sp;
+    cr_section_eval(def, 0.0, &sp); /* the section is uniform (kernel_params) */
+    double a = def->contact.radius > 0 ? def->contact.radius : fmax(sp.extent_y, sp.extent_z);
+    if (!(a > 0) || !isfinite(a))
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "contact.radius: the section has no geometry (given by its resultants): give the contact "
+                            "radius");
+    double l = def->length / (nn - 1), EI = fmin(s->p.stiffness[3], s->p.stiffness[4]);
+    double kc =
+        def->contact.stiffness > 0 ? def->contact.stiffness : fmin(s->p.stiffness[2] / l, 12.0 * EI / (l * l * l));
+    double tol = def->contact.tolerance > 0 ? def->contact.tolerance : 1e-4 * a;
+    double *radius = malloc(nn * sizeof *radius), *k = malloc(nn * sizeof *k);
+    cr_vec3 *n = malloc(np * sizeof *n), *p = malloc(np * sizeof *p);
+    cr_status st = CR_OK;
+    if (!radius || !k || !n || !p) {
+        st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the port_hamiltonian model");
+        goto done;
+    }
+    for (int i = 0; i < nn; ++i) /* Simpson weights of the quadratic elements over l: 1/3, 4/3 (midside), 2/3 */
+        radius[i] = a, k[i] = kc * (i % 2 ? 4.0 / 3.0 : i == 0 || i == nn - 1 ? 1.0 / 3.0 : 2.0 / 3.0);
+    for (int j = 0; j < np; ++j) {
+        n[j] = cr_m3_column(def->obstacles[j].axes, 2), p[j] = def->obstacles[j].center;
+        for (int i = 0; i < nn; ++i) {
+            double g = cr_v3_dot(n[j], cr_v3_sub(cr_ph_position(s->k, i), p[j])) - a;
+            if (g < -tol) {
+                st = cr_error_set(err, CR_BAD_INPUT,
+                                  "obstacles.%d: the rod starts inside obstacle \"%s\": node %d (s = %.6g m) is %.6g m "
+                                  "deep (its contact radius %.6g m included; tolerance %.3g m); move the rod or the "
+                                  "obstacle",
+                                  j, def->obstacles[j].name, i, cr_ph_node_s(s->k, i), -g, a, tol);
+                goto done;
+            }
+        }
+    }
+    st = cr_ph_set_contact(s->k, np, n, p, radius, k, err);
+    s->contact = st == CR_OK, s->contact_tol = tol;
+done:
+    free(radius), free(k), free(n), free(p);
+    return st;
 }
 
 static void *ph_create(const cr_rod_def *def, const cr_model_options *o, cr_error *err)
@@ -224,6 +303,7 @@ static void *ph_create(const cr_rod_def *def, const cr_model_options *o, cr_erro
     }
     s->k = cr_ph_create(&s->p, x0, R0, err);
     if (!s->k) goto fail;
+    if (def->obstacle_count > 0 && set_contact(s, def, err) != CR_OK) goto fail;
     free(x0);
     free(R0);
     return s;
@@ -280,7 +360,10 @@ static void dynamic_magnitudes(ph_sim *s, double t)
         s->scale[k] = s->stage_factor[k] * s->input[k] * cr_time_function_eval(&s->loads[k].time, t);
 }
 
-static const char *const extra_names[] = {"energy_dissipated", "energy_balance", "constraint_violation"};
+/* with obstacles: touching nodes, the sum of the springs' normal forces (N) and the largest
+ * penetration (m) at the output time, the lgvi rod's names */
+static const char *const extra_names[] = {"energy_dissipated", "energy_balance",       "constraint_violation",
+                                          "contact_active",    "contact_normal_force", "contact_penetration"};
 
 static void fill_sample(const ph_sim *s, cr_dynamic_sample *smp)
 {
@@ -289,7 +372,7 @@ static void fill_sample(const ph_sim *s, cr_dynamic_sample *smp)
     memset(smp, 0, sizeof *smp);
     smp->t = cr_ph_time(s->k);
     smp->kinetic = d.kinetic;
-    smp->elastic = d.elastic;
+    smp->elastic = d.elastic + d.contact; /* the contact springs are a potential of the rod, like its strain */
     smp->gravity = 0; /* gravity is a distributed load here: its work is in work_external */
     smp->work_external = d.work_external;
     smp->momentum = d.momentum;
@@ -298,6 +381,16 @@ static void fill_sample(const ph_sim *s, cr_dynamic_sample *smp)
     smp->extra[0] = d.dissipated;
     smp->extra[1] = d.energy_balance;
     smp->extra[2] = d.constraint_violation;
+    if (s->contact) {
+        double active = 0, normal = 0, pen = 0;
+        for (int i = 0; i < s->nodes; ++i) {
+            cr_vec3 f;
+            double g;
+            if (cr_ph_contact_node(s->k, i, &f, &g)) active += 1, normal += cr_v3_norm(f), pen = fmax(pen, -g);
+        }
+        smp->extra[3] = active, smp->extra[4] = normal, smp->extra[5] = pen;
+        smp->extra_count = 6;
+    }
 }
 
 /* One step of h from the current time; a step whose Newton iteration fails is
@@ -508,7 +601,17 @@ static double load_factor(const void *impl) { return ((const ph_sim *)impl)->loa
 static int series_extra(const void *impl, const char *const **names)
 {
     *names = extra_names;
-    return (int)(sizeof extra_names / sizeof extra_names[0]);
+    return ((const ph_sim *)impl)->contact ? 6 : 3;
+}
+
+static int contact(const void *impl, int node, cr_contact_sample *out)
+{
+    const ph_sim *s = impl;
+    if (!s->contact) return 0;
+    double g;
+    out->state = cr_ph_contact_node(s->k, node, &out->force, &g);
+    out->normal = cr_v3_norm(out->force), out->gap = g, out->tolerance = s->contact_tol;
+    return 1;
 }
 
 static double *load_input(void *impl) { return ((ph_sim *)impl)->input; }
@@ -557,6 +660,14 @@ static uint64_t fingerprint(const void *impl)
     h = hash_bytes(h, p->branch_tau, sizeof p->branch_tau);
     h = hash_bytes(h, p->branch_fraction, sizeof p->branch_fraction);
     h = hash_bytes(h, p->branch_rigid_spring, sizeof p->branch_rigid_spring);
+    /* with obstacles only (checkpoints without them still resume): the planes and springs, whose
+     * energy V_c is part of the H the checkpoint's work balances */
+    const cr_ph *k = ((const ph_sim *)impl)->k;
+    if (k->ncp > 0) {
+        h = hash_bytes(h, k->cp, sizeof(double) * 4 * k->ncp);
+        h = hash_bytes(h, k->ck, sizeof(double) * k->nn);
+        h = hash_bytes(h, k->ca, sizeof(double) * k->nn);
+    }
     return cr_loads_hash(h, ((const ph_sim *)impl)->loads, ((const ph_sim *)impl)->load_count);
 }
 
@@ -566,6 +677,7 @@ const cr_formulation cr_ph_formulation = {
     .bytes_per_element_static = 2.6e4,
     .bytes_per_element_dynamic = 2e4,
     .check = ph_check,
+    .contact = contact,
     .create = ph_create,
     .destroy = ph_destroy,
     .static_stage = ph_static,

@@ -116,8 +116,20 @@ double cr_ph_sample_s(const cr_ph *s, int g);
    stress sigma_act is a load and is not included. */
 void cr_ph_sample(const cr_ph *s, int g, cr_vec3 *gamma, cr_vec3 *kappa, cr_vec3 *N, cr_vec3 *M);
 
+/* Frictionless contact of the nodes with fixed infinite planes (docs/port-hamiltonian.md "Contact"):
+   the penalty potential V_c = sum_I sum_planes 1/2 k_I min(0, g)^2, g = n . phi_I - n . p - a_I (n the
+   unit normal, pointing to the free side; p a point of the plane). It enters the midpoint rule through
+   its discrete gradient, so the energy balance stays exact; V_c is part of H. stiffness and radius:
+   nn values (k_I >= 0, a_I >= 0). Replaces any earlier contact; planes = 0 removes it. */
+cr_status cr_ph_set_contact(cr_ph *s, int planes, const cr_vec3 *normal, const cr_vec3 *point, const double *radius,
+                            const double *stiffness, cr_error *err);
+/* the contact state of node I against all planes: its force (spatial, at t_n), deepest gap (m; +INFINITY
+   without planes), and whether it touches (g < 0) */
+int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *gap);
+
 typedef struct cr_ph_diag {
-    double kinetic, elastic, total;     /* H = kinetic + elastic (spec §10, same quadrature) */
+    double kinetic, elastic, total;     /* H = kinetic + elastic + contact (spec §10, same quadrature) */
+    double contact;                     /* the contact springs' energy V_c (cr_ph_set_contact) */
     double work_external;               /* cumulative W^ext (+ actuation work) */
     double dissipated;                  /* cumulative D >= 0 */
     double energy_balance;              /* last step's Delta E_n = H_{n+1} - H_n - W_n + D_n (spec §10) */
@@ -206,6 +218,11 @@ struct cr_ph {
     double *eps_n;       /* eps(q_n) at Gauss points (ng*6) */
     double *g0;          /* g(d_0) at the nodes (nn*6), the constraint values kept (spec §6 (G)) */
     double *fext;        /* nn * 12 generalized external forces of the last assembly (no h) */
+
+    /* frictionless contact with planes (cr_ph_set_contact): g_I = n . phi_I - o - a_I per plane (n, o) */
+    int ncp;
+    double *cp;      /* ncp * 4: unit normal n, offset o */
+    double *ck, *ca; /* nn: spring k_I and contact radius a_I of each node */
 };
 
 /* Prepares a step (mode PH_DYNAMIC, step h) or a static solve: strains and constraints of the
@@ -285,5 +302,49 @@ static inline void ph_gauss_point(const cr_ph *s, int e, int g, int dyn, double 
         qms[k] = dyn ? 0.5 * (q0s[k] + q1s[k]) : q1s[k];
     }
 }
+
+/* The contact force term of node I (cr_ph_set_contact) for the momentum rows: dg[3] = the discrete
+ * gradient of V_c between phi_n and phi_{n+1} (dyn) or its gradient at phi_{n+1} (statics), and
+ * Kc = d dg / d phi_{n+1} (3 x 3). For a plane g is linear in phi and V(g) = 1/2 k min(0, g)^2 is
+ * piecewise quadratic, so the Gonzalez discrete gradient (V(g1) - V(g0)) / (g1 - g0) n (Gonzalez 1996)
+ * has a closed form without cancellation: 1/2 k (g0 + g1) when both gaps are negative (the midpoint
+ * gradient, exact for a quadratic), 0 when neither is, and the quotient itself when the step enters or
+ * leaves contact (g0 and g1 of opposite signs, so g1 - g0 is never small against the negative one).
+ * Its product with phi_{n+1} - phi_n is V(g1) - V(g0) exactly: the energy balance holds. Returns 0
+ * when the node touches no plane at either end of the step (dg and Kc zero). */
+static inline int ph_contact_gradient(const cr_ph *s, int I, int dyn, double dg[3], double Kc[9])
+{
+    int any = 0;
+    for (int k = 0; k < 3; ++k) dg[k] = 0;
+    for (int k = 0; k < 9; ++k) Kc[k] = 0;
+    const double *x1 = s->q1 + 12 * I, *x0 = s->q + 12 * I;
+    const double kI = s->ck[I];
+    for (int p = 0; p < s->ncp; ++p) {
+        const double *n = s->cp + 4 * p;
+        double g1 = n[0] * x1[0] + n[1] * x1[1] + n[2] * x1[2] - n[3] - s->ca[I];
+        double g0 = dyn ? n[0] * x0[0] + n[1] * x0[1] + n[2] * x0[2] - n[3] - s->ca[I] : g1;
+        double D, dD; /* the discrete derivative dV/dg and its derivative in g1 */
+        if (!(g0 < 0) && !(g1 < 0)) continue;
+        if (!dyn) {
+            D = kI * g1, dD = kI;
+        } else if (g0 < 0 && g1 < 0) {
+            D = 0.5 * kI * (g0 + g1), dD = 0.5 * kI;
+        } else if (g1 < 0) { /* entering: V0 = 0 */
+            double e = g1 - g0;
+            D = 0.5 * kI * g1 * g1 / e, dD = 0.5 * kI * g1 * (g1 - 2 * g0) / (e * e);
+        } else { /* leaving: V1 = 0 */
+            double e = g1 - g0;
+            D = -0.5 * kI * g0 * g0 / e, dD = 0.5 * kI * g0 * g0 / (e * e);
+        }
+        any = 1;
+        for (int c = 0; c < 3; ++c) {
+            dg[c] += D * n[c];
+            for (int d = 0; d < 3; ++d) Kc[3 * c + d] += dD * n[c] * n[d];
+        }
+    }
+    return any;
+}
+/* V_c at positions q (nn * 12) */
+double ph_contact_energy(const cr_ph *s, const double *q);
 
 #endif

@@ -337,7 +337,18 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
            and g(d_n) = g(d_0) by induction: residual g(d_{n+1}) - g(d_0), so round-off cannot accumulate */
         for (int k = 0; k < 6; ++k) r[o + 12 + k] = g1[k] - s->g0[6 * I + k];
         for (int k = 0; k < 12; ++k) r[o + k] -= fac * fe[k];
+        /* contact: the discrete gradient of V_c, an internal force like the stresses' */
+        double dgc[3], Kc[9];
+        int touch = s->ncp > 0 && ph_contact_gradient(s, I, dyn, dgc, Kc);
+        if (touch)
+            for (int c = 0; c < 3; ++c) r[o + c] += fac * dgc[c];
         if (!want_jacobian) continue;
+        if (touch) { /* node-local: the phi-phi block of the node, kept in an element block holding it */
+            int e = I / 2 < s->ne ? I / 2 : s->ne - 1, a = I - 2 * e;
+            double *Ke = s->Ke + (size_t)e * 1296;
+            for (int c = 0; c < 3; ++c)
+                for (int d = 0; d < 3; ++d) Ke[(12 * a + c) * 36 + 12 * a + d] += fac * Kc[3 * c + d];
+        }
         double *Kn = s->Kn + 81 * I, *Gms = s->Gm + 54 * I, *G1s = s->G1 + 54 * I;
         memset(Kn, 0, sizeof(double) * 81);
         ph_constraint_jacobian(d1, G1);

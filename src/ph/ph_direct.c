@@ -341,6 +341,11 @@ PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double g
     if (o < 0) return;
     double *ro_ = r + o;
     for (int k = 0; k < 12; ++k) ro_[k] -= fac * fe[k];
+    /* contact: the discrete gradient of V_c (an internal force) and its phi-phi block */
+    double dgc[3], Kc[9];
+    int touch = s->ncp > 0 && ph_contact_gradient(s, I, dyn, dgc, Kc);
+    if (touch)
+        for (int c = 0; c < 3; ++c) ro_[c] += fac * dgc[c];
     /* lambda = -(Gm Gm^T)^-1 Gm f_d / fac */
     const double *Gm = nr_->Gm[I & 7];
     double lam[6];
@@ -384,6 +389,9 @@ PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double g
             for (int i = 0; i < 3; ++i) kr[3 + i] += t[i];
         }
     }
+    if (touch)
+        for (int c = 0; c < 3; ++c)
+            for (int d = 0; d < 3; ++d) R[c][d] += fac * Kc[3 * c + d];
     add_block(f, ro, ro, R);
     /* reduced right side -(T_m^T (r + K dq_p)) */
     for (int c = 0; c < 3; ++c) *rhs(f, ro + c) -= ro_[c] + kr[c];

@@ -286,6 +286,7 @@ void cr_ph_destroy(cr_ph *s)
         free(s->ustore), free(s->uoff), free(s->Pm), free(s->Pn), free(s->gramm), free(s->gram1), free(s->dqp),
         free(s->kdq), free(s->theta), free(s->dq_static), free(s->dsig_static);
     free(s->q1), free(s->lam1), free(s->sig1), free(s->eps_n), free(s->g0), free(s->fext);
+    free(s->cp), free(s->ck), free(s->ca);
     free(s);
 }
 
@@ -379,7 +380,8 @@ void cr_ph_diagnostics(const cr_ph *s, cr_ph_diag *out)
     memset(out, 0, sizeof *out);
     out->kinetic = ph_kinetic_energy(s, s->v);
     out->elastic = ph_elastic_energy(s, s->sig_el, s->sig_br);
-    out->total = out->kinetic + out->elastic;
+    out->contact = ph_contact_energy(s, s->q);
+    out->total = out->kinetic + out->elastic + out->contact;
     out->work_external = s->work_ext;
     out->dissipated = s->dissipated;
     out->energy_balance = s->energy_balance;
@@ -448,4 +450,60 @@ void cr_ph_unpack(cr_ph *s, const double *in)
     memcpy(s->sig_el, o, sizeof(double) * 6 * s->ng), o += 6 * s->ng;
     memcpy(s->sig_br, o, sizeof(double) * 6 * s->ng * s->nb), o += 6 * s->ng * s->nb;
     memcpy(s->vmid, o, sizeof(double) * 12 * s->nn);
+}
+
+cr_status cr_ph_set_contact(cr_ph *s, int planes, const cr_vec3 *normal, const cr_vec3 *point, const double *radius,
+                            const double *stiffness, cr_error *err)
+{
+    if (planes < 0) return cr_error_set(err, CR_BAD_INPUT, "ph contact: %d planes", planes);
+    for (int p = 0; p < planes; ++p) {
+        double nn = cr_v3_norm(normal[p]);
+        if (!(nn > 0) || !isfinite(nn) || !isfinite(cr_v3_dot(normal[p], point[p])))
+            return cr_error_set(err, CR_BAD_INPUT, "ph contact: plane %d has no finite normal and point", p);
+    }
+    for (int I = 0; planes > 0 && I < s->nn; ++I)
+        if (!(radius[I] >= 0) || !isfinite(radius[I]) || !(stiffness[I] >= 0) || !isfinite(stiffness[I]))
+            return cr_error_set(err, CR_BAD_INPUT, "ph contact: node %d: radius %g, stiffness %g (need finite >= 0)", I,
+                                radius[I], stiffness[I]);
+    double *cp = planes ? malloc(sizeof(double) * 4 * planes) : NULL;
+    double *ck = planes ? malloc(sizeof(double) * s->nn) : NULL, *ca = planes ? malloc(sizeof(double) * s->nn) : NULL;
+    if (planes && (!cp || !ck || !ca)) {
+        free(cp), free(ck), free(ca);
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the ph contact");
+    }
+    for (int p = 0; p < planes; ++p) {
+        cr_vec3 n = cr_v3_scale(normal[p], 1.0 / cr_v3_norm(normal[p]));
+        cp[4 * p] = n.x, cp[4 * p + 1] = n.y, cp[4 * p + 2] = n.z, cp[4 * p + 3] = cr_v3_dot(n, point[p]);
+    }
+    if (planes) memcpy(ck, stiffness, sizeof(double) * s->nn), memcpy(ca, radius, sizeof(double) * s->nn);
+    free(s->cp), free(s->ck), free(s->ca);
+    s->ncp = planes, s->cp = cp, s->ck = ck, s->ca = ca;
+    return CR_OK;
+}
+
+double ph_contact_energy(const cr_ph *s, const double *q)
+{
+    double V = 0;
+    for (int I = 0; I < s->nn; ++I)
+        for (int p = 0; p < s->ncp; ++p) {
+            const double *n = s->cp + 4 * p, *x = q + 12 * I;
+            double g = n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - n[3] - s->ca[I];
+            if (g < 0) V += 0.5 * s->ck[I] * g * g;
+        }
+    return V;
+}
+
+int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *gap)
+{
+    cr_vec3 f = cr_v3(0, 0, 0);
+    double gmin = INFINITY;
+    for (int p = 0; p < s->ncp; ++p) {
+        const double *n = s->cp + 4 * p, *x = s->q + 12 * node;
+        double g = n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - n[3] - s->ca[node];
+        gmin = fmin(gmin, g);
+        if (g < 0) f = cr_v3_madd(f, -s->ck[node] * g, cr_v3(n[0], n[1], n[2]));
+    }
+    if (force) *force = f;
+    if (gap) *gap = gmin;
+    return gmin < 0;
 }

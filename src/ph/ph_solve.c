@@ -189,7 +189,8 @@ cr_status cr_ph_step(cr_ph *s, double h, const cr_ph_loads *loads, int *iteratio
 {
     if (iterations) *iterations = 0;
     if (!(h > 0) || !isfinite(h)) return cr_error_set(err, CR_BAD_INPUT, "ph: step h = %g must be > 0", h);
-    const double H0 = ph_kinetic_energy(s, s->v) + ph_elastic_energy(s, s->sig_el, s->sig_br);
+    const double H0 =
+        ph_kinetic_energy(s, s->v) + ph_elastic_energy(s, s->sig_el, s->sig_br) + ph_contact_energy(s, s->q);
     ph_begin(s, PH_DYNAMIC, h);
     cr_status st = newton(s, PH_DYNAMIC, loads, iterations, NULL, err);
     if (st != CR_OK) return st;
@@ -248,7 +249,8 @@ cr_status cr_ph_step(cr_ph *s, double h, const cr_ph_loads *loads, int *iteratio
     }
     memcpy(s->lam, s->lam1, sizeof(double) * 6 * s->nn);
     s->t += h;
-    const double H1 = ph_kinetic_energy(s, s->v) + ph_elastic_energy(s, s->sig_el, s->sig_br);
+    const double H1 =
+        ph_kinetic_energy(s, s->v) + ph_elastic_energy(s, s->sig_el, s->sig_br) + ph_contact_energy(s, s->q);
     s->work_ext += W;
     s->dissipated += D;
     s->energy_balance = H1 - H0 - W + D;
