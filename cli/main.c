@@ -238,8 +238,9 @@ int main(int argc, char **argv)
         int elements = 0;
         for (int k = 0; k < sc->rod_count; ++k) elements += sc->rods[k].rod.elements;
         if (sc->rod_count > 1)
-            printf("%s: ok (%s, %d rods, %d joints, %d elements, %d stage%s)\n", file, sc->model.type, sc->rod_count,
-                   sc->joint_count, elements, sc->stage_count, sc->stage_count == 1 ? "" : "s");
+            printf("%s: ok (%s, %d rods, %d joint%s, %d elements, %d stage%s)\n", file, sc->model.type, sc->rod_count,
+                   sc->joint_count, sc->joint_count == 1 ? "" : "s", elements, sc->stage_count,
+                   sc->stage_count == 1 ? "" : "s");
         else
             printf("%s: ok (%s, %d elements, %d stage%s)\n", file, sc->model.type, sc->rod.elements, sc->stage_count,
                    sc->stage_count == 1 ? "" : "s");
