@@ -400,3 +400,21 @@ unsigned long long cr_contact_hash(const cr_contact *c, unsigned long long h)
     }
     return h;
 }
+
+cr_status cr_contact_check_start(const cr_contact *c, cr_vec3 (*position)(const void *user, int node),
+                                 const void *user, const double *s, cr_error *err)
+{
+    double worst = 0;
+    int wi = -1, wk = -1;
+    for (int i = 0; i < c->nodes; ++i)
+        for (int k = 0; k < c->obstacle_count; ++k) {
+            double phi;
+            if (!cr_obstacle_distance(&c->obstacles[k], position(user, i), &phi, NULL, NULL)) continue;
+            if (c->radius[i] - phi > worst) worst = c->radius[i] - phi, wi = i, wk = k;
+        }
+    if (wi < 0 || worst <= c->tol) return CR_OK;
+    return cr_error_set(err, CR_BAD_INPUT,
+                        "obstacles.%d: the rod starts inside obstacle \"%s\": node %d (s = %.6g m) is %.6g m deep "
+                        "(its contact radius %.6g m included; tolerance %.3g m); move the rod or the obstacle",
+                        wk, c->obstacles[wk].name, wi, s[wi], worst, c->radius[wi], c->tol);
+}

@@ -46,6 +46,12 @@ cr_contact *cr_contact_create(int nodes, const double *radius, const double *wei
                               const cr_obstacle_def *obstacles, double eps, double tol, int max_updates);
 void cr_contact_destroy(cr_contact *c);
 
+/* A rod must not start inside an obstacle: the deepest node (its contact radius included) deeper
+ * than the tolerance is refused, naming obstacles.K, the node, its arc length s[i] and the depth.
+ * position(user, i) gives node i's position. */
+cr_status cr_contact_check_start(const cr_contact *c, cr_vec3 (*position)(const void *user, int node),
+                                 const void *user, const double *s, cr_error *err);
+
 /* Places the moving obstacles at time t (the forces and updates below use it). Anchors are kept
  * in each obstacle's own frame: they move with it, so a node sticking to a moving obstacle is
  * carried along. */

@@ -82,6 +82,8 @@ static cr_status kernel_params(const cr_rod_def *def, const cr_model_options *o,
 static void *lgvi_create(const cr_rod_def *def, const cr_model_options *o, cr_error *err);
 static void lgvi_destroy(void *impl);
 
+static cr_vec3 lgvi_node_position(const void *s, int i) { return cr_lgvi_position(((const lgvi_sim *)s)->k, i); }
+
 /* Obstacles: frictionless only, and no node starting inside one deeper than contact.tolerance
  * (named with its depth, as the mixed rod does). */
 static cr_status contact_check(const cr_scenario *sc, cr_error *err)
@@ -103,21 +105,7 @@ static cr_status contact_check(const cr_scenario *sc, cr_error *err)
     }
     lgvi_sim *s = lgvi_create(d, &sc->model, err);
     if (!s) return err ? err->status : CR_BAD_INPUT;
-    const cr_contact *c = s->contact;
-    double worst = 0;
-    int wi = -1, wk = -1;
-    for (int i = 0; i < s->nodes; ++i)
-        for (int k = 0; k < c->obstacle_count; ++k) {
-            double phi;
-            if (!cr_obstacle_distance(&c->obstacles[k], cr_lgvi_position(s->k, i), &phi, NULL, NULL)) continue;
-            if (c->radius[i] - phi > worst) worst = c->radius[i] - phi, wi = i, wk = k;
-        }
-    cr_status st = CR_OK;
-    if (wi >= 0 && worst > c->tol)
-        st = cr_error_set(err, CR_BAD_INPUT,
-                          "obstacles.%d: the rod starts inside obstacle \"%s\": node %d (s = %.6g m) is %.6g m deep "
-                          "(its contact radius %.6g m included; tolerance %.3g m); move the rod or the obstacle",
-                          wk, c->obstacles[wk].name, wi, s->s[wi], worst, c->radius[wi], c->tol);
+    cr_status st = cr_contact_check_start(s->contact, lgvi_node_position, s, s->s, err);
     lgvi_destroy(s);
     return st;
 }

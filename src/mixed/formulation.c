@@ -20,6 +20,8 @@ typedef struct mixed_sim {
     const cr_stage_callbacks *cb;
 } mixed_sim;
 
+static cr_vec3 model_ref_position(const void *m, int i) { return ((const cr_model *)m)->ref_r[i]; }
+
 /* Obstacles: static stages only (no arc-length path), and no node starting inside one by more
  * than the contact tolerance (named with its depth). */
 static cr_status contact_check(const cr_scenario *sc, cr_error *err)
@@ -40,21 +42,7 @@ static cr_status contact_check(const cr_scenario *sc, cr_error *err)
     }
     cr_model *m = cr_model_create(&sc->rod, err);
     if (!m) return err ? err->status : CR_BAD_INPUT;
-    const cr_contact *c = m->contact;
-    cr_status st = CR_OK;
-    double worst = 0;
-    int wi = -1, wk = -1;
-    for (int i = 0; i < m->nodes; ++i)
-        for (int k = 0; k < c->obstacle_count; ++k) {
-            double phi;
-            if (!cr_obstacle_distance(&c->obstacles[k], m->ref_r[i], &phi, NULL, NULL)) continue;
-            if (c->radius[i] - phi > worst) worst = c->radius[i] - phi, wi = i, wk = k;
-        }
-    if (wi >= 0 && worst > c->tol) /* the deepest node */
-        st = cr_error_set(err, CR_BAD_INPUT,
-                          "obstacles.%d: the rod starts inside obstacle \"%s\": node %d (s = %.6g m) is %.6g m deep "
-                          "(its contact radius %.6g m included; tolerance %.3g m); move the rod or the obstacle",
-                          wk, c->obstacles[wk].name, wi, m->s[wi], worst, c->radius[wi], c->tol);
+    cr_status st = cr_contact_check_start(m->contact, model_ref_position, m, m->s, err);
     cr_model_destroy(m);
     return st;
 }
