@@ -75,10 +75,14 @@ rows_full=$(($(wc -l < "$tmp/full/series.csv") - 1))
 rows_res=$(($(wc -l < "$tmp/cut/series.csv") - 1))
 echo "ok     resumed after $rows_cut of $rows_full rows"
 [ "$rows_res" -eq "$rows_full" ] || { echo "FAIL resumed series has $rows_res rows, uninterrupted $rows_full"; fail=1; }
-# the summary counts the whole stage, and the resumed stage took the uninterrupted one's steps
+# the summary counts the whole stage, and the resumed stage took about the uninterrupted
+# one's steps. "About": the Jacobian-reuse and Newton-rate history of the step in flight is
+# not restored, so rejections can differ; in the release build a cut anywhere gives 210-218
+# steps against 210, in the sanitizer build (other rounding) 213 against 230. A lost
+# controller memory costs 30x, counting only the resumed part halves the number.
 s_full=$(steps_of "$tmp/full") s_res=$(steps_of "$tmp/cut")
-if [ -z "$s_full" ] || [ -z "$s_res" ] || [ $((s_res - s_full)) -gt $((s_full / 20 + 3)) ] ||
-   [ $((s_full - s_res)) -gt $((s_full / 20 + 3)) ]; then
+if [ -z "$s_full" ] || [ -z "$s_res" ] || [ $((s_res - s_full)) -gt $((s_full / 6 + 3)) ] ||
+   [ $((s_full - s_res)) -gt $((s_full / 6 + 3)) ]; then
     echo "FAIL resumed stage took ${s_res:-?} steps in all, uninterrupted ${s_full:-?}"; fail=1
 else echo "ok     resumed stage: $s_res steps in all, uninterrupted $s_full"; fi
 # same times in every row, same final bob position to the integrator tolerance
