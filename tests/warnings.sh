@@ -107,6 +107,13 @@ if grep -q "residual       0.000e+00" "$tmp/e_gpa_fail.out" || ! grep -q "residu
    ! grep -q "Newton         [0-9]* iterations, none in an accepted load step" "$tmp/e_gpa_fail.out"; then
     echo "FAIL failed solve's printed summary:"; cat "$tmp/e_gpa_fail.out"; fail=1
 else echo "ok     failed solve's summary: $(grep -E 'Newton|residual' "$tmp/e_gpa_fail.out" | sed 's/^ *//' | tr '\n' ';')"; fi
+# an assembly's rods are judged each by its own sections and length, and the warning names the
+# rod: the three-hinged arch with its unloaded right rod 2·10⁴ times softer (E = 1e7 Pa) carries
+# the crown thrust (about 20 kN) on EA = 1.3e4 N: strain above 1 in the right rod only
+expect arch_soft_right 0 "strain_large stages.0" -- "$src/examples/three-hinged-arch.json" \
+    --set rods.1.material.E=1e7 --set rods.1.material.G=4e6
+grep -q "strain_large" "$tmp/arch_soft_right.err" && ! grep -q "sample [0-9]*, rod right)" "$tmp/arch_soft_right.err" &&
+    { echo "FAIL arch_soft_right: the warning does not name rod right: $(cat "$tmp/arch_soft_right.err")"; fail=1; }
 # density in g/cm³, gravity in mm/s²
 expect rho_gcc 0 "density_range rod.material.rho" -- "$tmp/steel.json" --set rod.material.rho=7.85
 expect g_mm 0 "gravity_units loads.0.value" -- "$tmp/steel.json" --set loads.0.value.2=-9810

@@ -256,55 +256,79 @@ static double dist3(const double *a, const double *b)
     return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
 }
 
+/* "" for one rod; ", rod NAME" in an assembly: the place a result warning names. */
+static void rod_place(const cr_scenario *sc, int r, char *buf, size_t size)
+{
+    if (sc->rod_count > 1 && r < sc->rod_count)
+        snprintf(buf, size, ", rod %s", sc->rods[r].name);
+    else
+        buf[0] = 0;
+}
+
 cr_status cr_sim_result_warnings(const cr_scenario *sc, const cr_sim *sim, const double *ref, int stage,
                                  cr_warning_list *out)
 {
-    int ns = cr_sim_sample_count(sim), nn = cr_sim_node_count(sim);
-    double L = nn > 0 ? cr_sim_node_s(sim, nn - 1) - cr_sim_node_s(sim, 0) : 0;
-    if (!(L > 0)) L = sc->rod.length;
-    char key[CR_WARNING_KEY_SIZE];
+    int ns = cr_sim_sample_count(sim), nn = cr_sim_node_count(sim), nr = cr_sim_rod_count(sim);
+    char key[CR_WARNING_KEY_SIZE], place[80];
     snprintf(key, sizeof key, "stages.%d", stage);
-    double worst_g = 0, worst_k = 0, worst_kr = 0;
-    int at_g = -1, at_k = -1;
-    for (int k = 0; k < ns; ++k) {
-        cr_vec3 g, kap;
-        cr_sim_sample(sim, k, &g, &kap, NULL, NULL);
-        const double *r = ref + 6 * k;
-        double dg = sqrt((g.x - r[0]) * (g.x - r[0]) + (g.y - r[1]) * (g.y - r[1]) + (g.z - r[2]) * (g.z - r[2]));
-        double dk =
-            sqrt((kap.x - r[3]) * (kap.x - r[3]) + (kap.y - r[4]) * (kap.y - r[4]) + (kap.z - r[5]) * (kap.z - r[5]));
-        double s = cr_sim_sample_s(sim, k), reach = section_reach(&sc->rod, L > 0 ? s / L : 0);
-        if (!(dg <= worst_g)) worst_g = dg, at_g = k; /* NaN counts as the worst */
-        if (!(dk * reach <= worst_kr)) worst_kr = dk * reach, worst_k = dk, at_k = k;
-    }
+    /* An assembly's rods are judged each by its own sections and length; a rod counts as
+     * supported when any rod of the assembly is (the joints carry the support over). */
+    int supported = 0;
+    for (int r = 0; r < sc->rod_count; ++r) supported |= stage_supported(&sc->rods[r].rod, stage);
+    if (sc->rod_count <= 1) supported = stage_supported(&sc->rod, stage);
     cr_status st = CR_OK;
-    if (at_g >= 0 && !(worst_g <= STRAIN_MAX))
-        st = add(out, "strain_large", key,
-                 "%s: at the stage's end the axial/shear strain |γ - γ_ref| reaches %.3g at s = %.4g m (sample %d), "
-                 "above %g: beyond the small strains the rod's linear elastic law is meant for; check the loads' "
-                 "magnitudes and that the stiffness is in SI units (rod.material.E in Pa, or EA in N)",
-                 key, worst_g, cr_sim_sample_s(sim, at_g), at_g, STRAIN_MAX);
-    if (st == CR_OK && at_k >= 0 && !(worst_kr <= SURFACE_STRAIN_MAX)) {
-        double s = cr_sim_sample_s(sim, at_k);
-        st = add(out, "curvature_large", key,
-                 "%s: at the stage's end the curvature change |κ - κ_ref| = %.3g 1/m at s = %.4g m (sample %d) times "
-                 "the section's half extent %.3g m is %.3g, above %g: the section strains far beyond the rod model's "
-                 "range; check the loads' magnitudes, the section size (rod.sections, in m) and the stiffness units",
-                 key, worst_k, s, at_k, section_reach(&sc->rod, L > 0 ? s / L : 0), worst_kr, SURFACE_STRAIN_MAX);
-    }
-    if (st == CR_OK && stage_supported(&sc->rod, stage) && L > 0) {
-        double worst = 0;
-        int at = -1;
-        for (int i = 0; i < nn; ++i) {
-            cr_vec3 x = cr_sim_position(sim, i);
-            double v[3] = {x.x, x.y, x.z}, d = dist3(v, ref + 6 * ns + 3 * i);
-            if (!(d <= worst)) worst = d, at = i;
+    for (int r = 0; r < nr && st == CR_OK; ++r) {
+        const cr_rod_def *rod = r < sc->rod_count ? &sc->rods[r].rod : &sc->rod;
+        int n0 = cr_sim_rod_first_node(sim, r), n1 = cr_sim_rod_first_node(sim, r + 1);
+        int k0 = cr_sim_rod_first_sample(sim, r), k1 = cr_sim_rod_first_sample(sim, r + 1);
+        double L = n1 > n0 ? cr_sim_node_s(sim, n1 - 1) - cr_sim_node_s(sim, n0) : 0;
+        if (!(L > 0)) L = rod->length;
+        double s0 = n1 > n0 ? cr_sim_node_s(sim, n0) : 0;
+        rod_place(sc, r, place, sizeof place);
+        double worst_g = 0, worst_k = 0, worst_kr = 0;
+        int at_g = -1, at_k = -1;
+        for (int k = k0; k < k1; ++k) {
+            cr_vec3 g, kap;
+            cr_sim_sample(sim, k, &g, &kap, NULL, NULL);
+            const double *q = ref + 6 * k;
+            double dg = sqrt((g.x - q[0]) * (g.x - q[0]) + (g.y - q[1]) * (g.y - q[1]) + (g.z - q[2]) * (g.z - q[2]));
+            double dk = sqrt((kap.x - q[3]) * (kap.x - q[3]) + (kap.y - q[4]) * (kap.y - q[4]) +
+                             (kap.z - q[5]) * (kap.z - q[5]));
+            double s = cr_sim_sample_s(sim, k) - s0, reach = section_reach(rod, L > 0 ? s / L : 0);
+            if (!(dg <= worst_g)) worst_g = dg, at_g = k; /* NaN counts as the worst */
+            if (!(dk * reach <= worst_kr)) worst_kr = dk * reach, worst_k = dk, at_k = k;
         }
-        if (at >= 0 && !(worst <= DISPLACEMENT_MAX * L))
-            st = add(out, "displacement_large", key,
-                     "%s: at the stage's end node %d (s = %.4g m) has moved %.4g m, %.3g rod lengths (rod.length = "
-                     "%g m), more than %g for a supported rod; check the loads' magnitudes and the stiffness units",
-                     key, at, cr_sim_node_s(sim, at), worst, worst / L, L, DISPLACEMENT_MAX);
+        if (at_g >= 0 && !(worst_g <= STRAIN_MAX))
+            st = add(out, "strain_large", key,
+                     "%s: at the stage's end the axial/shear strain |γ - γ_ref| reaches %.3g at s = %.4g m (sample "
+                     "%d%s), above %g: beyond the small strains the rod's linear elastic law is meant for; check the "
+                     "loads' magnitudes and that the stiffness is in SI units (rod.material.E in Pa, or EA in N)",
+                     key, worst_g, cr_sim_sample_s(sim, at_g), at_g, place, STRAIN_MAX);
+        if (st == CR_OK && at_k >= 0 && !(worst_kr <= SURFACE_STRAIN_MAX)) {
+            double s = cr_sim_sample_s(sim, at_k);
+            st = add(out, "curvature_large", key,
+                     "%s: at the stage's end the curvature change |κ - κ_ref| = %.3g 1/m at s = %.4g m (sample %d%s) "
+                     "times the section's half extent %.3g m is %.3g, above %g: the section strains far beyond the "
+                     "rod model's range; check the loads' magnitudes, the section size (rod.sections, in m) and the "
+                     "stiffness units",
+                     key, worst_k, s, at_k, place, section_reach(rod, L > 0 ? (s - s0) / L : 0), worst_kr,
+                     SURFACE_STRAIN_MAX);
+        }
+        if (st == CR_OK && supported && L > 0) {
+            double worst = 0;
+            int at = -1;
+            for (int i = n0; i < n1; ++i) {
+                cr_vec3 x = cr_sim_position(sim, i);
+                double v[3] = {x.x, x.y, x.z}, d = dist3(v, ref + 6 * ns + 3 * i);
+                if (!(d <= worst)) worst = d, at = i;
+            }
+            if (at >= 0 && !(worst <= DISPLACEMENT_MAX * L))
+                st = add(out, "displacement_large", key,
+                         "%s: at the stage's end node %d (s = %.4g m%s) has moved %.4g m, %.3g rod lengths "
+                         "(rod.length = %g m), more than %g for a supported rod; check the loads' magnitudes and the "
+                         "stiffness units",
+                         key, at, cr_sim_node_s(sim, at), place, worst, worst / L, L, DISPLACEMENT_MAX);
+        }
     }
     cr_contact_sample cs;
     /* a node deeper in an obstacle than the tolerance after a static stage (a dynamic stage's
