@@ -8,7 +8,9 @@ Writes contact_tentacle.png: the tentacle draped over the drum by its weight (st
 wrapped further by the tip pull (stage 1), with the contact force on every node (arrows,
 sliding nodes in red); and contact_cable.png: examples/cable-on-ground.json, a cord on rough
 ground dragged by a ramped end force (dynamics): the force, the cord's momentum against
-(F - mu_k m g) once it slides, and the sliding nodes. Prints the measured numbers
+(F - mu_k m g) once it slides, and the sliding nodes; and contact_pulley.png:
+examples/rope-over-pulley.json, a rope over a rough pulley holding, then sliding at the
+Euler-Eytelwein acceleration. Prints the measured numbers
 docs/examples.md quotes.
 """
 
@@ -89,6 +91,57 @@ def cable(cli, out):
     savefig(fig, out, "contact_cable.png")
 
 
+def pulley(cli, out):
+    """examples/rope-over-pulley.json: the masses' heights (hold, then slide) against the
+    Euler-Eytelwein acceleration with mu_k, and the sliding nodes."""
+    import matplotlib.pyplot as plt
+
+    with open(os.path.join(ROOT, "examples", "rope-over-pulley.json")) as f:
+        sc = json.load(f)
+    g = 9.81
+    fr = sc["obstacles"][0]["friction"]
+    m1, m2 = (b["mass"] for b in sc["rigid_bodies"])
+    F2 = -sc["loads"][2]["value"][2]
+    pos = sc["rod"]["reference"]["positions"]
+    m_rope = sc["rod"]["sections"][0]["rhoA"] * sum(math.dist(a, b) for a, b in zip(pos, pos[1:]))
+    ek = math.exp(fr["kinetic"] * math.pi)
+    a_ref = (m2 * g + F2 - m1 * g * ek) / (m2 + m1 * ek + m_rope)
+    t1 = sc["stages"][1]["t_end"]
+    with tempfile.TemporaryDirectory() as tmp:
+        o = os.path.join(tmp, "pulley")
+        subprocess.run([cli, "run", os.path.join(ROOT, "examples", "rope-over-pulley.json"), "-o", o], check=True,
+                       stdout=subprocess.DEVNULL)
+        with open(os.path.join(o, "series.csv")) as f:
+            rows = [{k: float(v) for k, v in x.items()} for x in csv.DictReader(f)]
+    t = [x["t"] for x in rows]
+    # the slip coordinate: how far the rope has run over the pulley (mm)
+    slip = [500.0 * ((x["left_z"] - x["right_z"]) - (rows[0]["left_z"] - rows[0]["right_z"])) for x in rows]
+    # the reference: from the computed slip and speed 0.05 s into the slide, accelerating at a_ref
+    i0 = next(i for i, ti in enumerate(t) if ti >= t1 + 0.05)
+    v0 = (slip[i0 + 1] - slip[i0 - 1]) / (t[i0 + 1] - t[i0 - 1])
+    tr = [ti for ti in t if ti >= t[i0]]
+    ref = [slip[i0] + v0 * (ti - t[i0]) + 500.0 * a_ref * (ti - t[i0]) ** 2 for ti in tr]
+    hold = [v for ti, v in zip(t, slip) if 0.5 * t1 <= ti <= t1]
+    print(f"pulley: stage 1 (T2/T1 = {(m2 * g - sc['loads'][1]['value'][2]) / (m1 * g):.3f}) holds: the slip "
+          f"coordinate stays within {max(hold) - min(hold):.1e} mm over its second half; stage 2 slides, "
+          f"Euler-Eytelwein a = {a_ref:.4f} m/s^2")
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(6.4, 5.6), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+    a1.plot(t, slip, color="tab:blue", label="rope run over the pulley (computed)")
+    a1.plot(tr, ref, color="k", ls="--", lw=1, label="a = (W2 - m1 g e^(mu_k pi)) / (m2 + m1 e^(mu_k pi) + m_rope)")
+    a1.axvline(t1, color="0.6", ls=":", lw=1)
+    a1.text(0.5 * t1, 0.3 * max(slip), "stage 1: T2/T1 = 1.70\nbelow e^(mu_k pi): holds", ha="center", fontsize=8)
+    a1.text(t1 + 0.01, 0.45 * max(slip), "stage 2: T2/T1 = 3\nabove e^(mu_s pi): slides", fontsize=8)
+    a1.set_ylabel("slip (mm)")
+    a1.set_title("Rope over a rough pulley, 0.1 kg on each end (dynamics)")
+    a1.legend(fontsize=8, loc="upper left")
+    a2.plot(t, [x["contact_sliding"] for x in rows], color="tab:green", label="sliding")
+    a2.plot(t, [x["contact_active"] for x in rows], color="0.5", ls="--", label="touching")
+    a2.set_ylabel("nodes")
+    a2.set_xlabel("t (s)")
+    a2.legend(fontsize=8, loc="center right")
+    savefig(fig, out, "contact_pulley.png")
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--build", default="build")
@@ -139,6 +192,7 @@ def main(argv):
     ax.set_ylim(-0.3, 0.15)
     savefig(fig, a.out, "contact_tentacle.png")
     cable(cli, a.out)
+    pulley(cli, a.out)
 
 
 if __name__ == "__main__":
