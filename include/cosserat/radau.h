@@ -143,6 +143,12 @@ typedef int (*cr_radau_step_fn)(double t, double *y, void *user);
  * that step are reported first by the next cr_radau_integrate). */
 typedef int (*cr_radau_output_fn)(double t, const double *y, void *user);
 
+/* The largest step the problem allows from the accepted state (t, y): a bound the error
+ * test cannot see, such as a thin obstacle a long step would carry the state through
+ * (its error estimate is small on both sides). Called before every attempt; a value
+ * <= 0, INFINITY or NaN sets no bound. */
+typedef double (*cr_radau_step_limit_fn)(double t, const double *y, void *user);
+
 /* ---------------------------------------------------------------------------
  * Options
  * ------------------------------------------------------------------------- */
@@ -233,6 +239,7 @@ typedef struct cr_radau_options {
     double output_interval;      /* > 0 enables the grid when output_times is NULL */
 
     cr_radau_step_fn step_callback;  /* default NULL */
+    cr_radau_step_limit_fn step_limit; /* default NULL: no bound but h_max */
 } cr_radau_options;
 
 /* Defaults as documented field by field above. */

@@ -418,3 +418,26 @@ cr_status cr_contact_check_start(const cr_contact *c, cr_vec3 (*position)(const 
                         "(its contact radius %.6g m included; tolerance %.3g m); move the rod or the obstacle",
                         wk, c->obstacles[wk].name, wi, s[wi], worst, c->radius[wi], c->tol);
 }
+
+double cr_contact_step_limit(const cr_contact *c, double t, const double *y, int stride, int v_offset)
+{
+    double limit = INFINITY;
+    for (int k = 0; k < c->obstacle_count; ++k) {
+        const cr_obstacle_def *o = &c->obstacles[k];
+        const double thick = cr_obstacle_thickness(o);
+        if (!isfinite(thick)) continue;
+        const cr_vec3 shift = cr_v3_madd(cr_v3_scale(o->velocity, t), 0.5 * t * t, o->acceleration);
+        const cr_vec3 vo = cr_v3_madd(o->velocity, t, o->acceleration);
+        for (int i = 0; i < c->nodes; ++i) {
+            const double *p = y + (size_t)i * stride;
+            double phi;
+            if (!cr_obstacle_distance(o, cr_v3_sub(cr_v3_load(p), shift), &phi, NULL, NULL)) continue;
+            /* the full relative speed, not only its normal part: a node passing a small sphere
+             * sideways must not skip it either */
+            const double v = cr_v3_norm(cr_v3_sub(cr_v3_load(p + v_offset), vo));
+            const double room = phi + thick;
+            if (room > 0 && v * limit > 0.5 * room) limit = 0.5 * room / v;
+        }
+    }
+    return limit;
+}

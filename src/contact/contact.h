@@ -88,6 +88,19 @@ void cr_contact_dynamic_end(cr_contact *c);
  * last accepted step (cr_contact_unpack), so they are taken as they are (no re-anchoring). */
 void cr_contact_dynamic_resume(cr_contact *c);
 
+/* The depth below an obstacle's surface at which the nearest surface point jumps to the far
+ * side (its medial surface): a sphere's or capsule's radius, a box's smallest half edge; a plane
+ * is a half-space (INFINITY). A node carried past it in one step is pushed out of the wrong side. */
+double cr_obstacle_thickness(const cr_obstacle_def *o);
+
+/* The longest time step from time t and the state y (positions every `stride` doubles,
+ * velocities `v_offset` doubles after them) in which no node, moving at its velocity relative
+ * to an obstacle, travels more than half its distance to that obstacle's medial surface
+ * (φ + thickness): no node is carried through a thin obstacle between two steps (tunnelling),
+ * and the approach is resolved in a few steps (conservative advancement). INFINITY when no
+ * node moves towards anything thin. */
+double cr_contact_step_limit(const cr_contact *c, double t, const double *y, int stride, int v_offset);
+
 /* Checkpoints: the pairs' multipliers, anchors and stick/slide states, which the next static
  * update or dynamic step depends on (0 doubles for NULL). */
 int cr_contact_packed_size(const cr_contact *c);

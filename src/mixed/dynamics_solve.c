@@ -311,6 +311,14 @@ static int output(double t, const double *y_poly, void *user)
     return stop;
 }
 
+/* No step may carry a node through a thin obstacle (tunnelling): the error test sees a
+ * smooth motion on both sides of it (docs/theory.md, "Contact with obstacles"). */
+static double contact_step_limit(double t, const double *y, void *user)
+{
+    const dyn_ctx *c = user;
+    return cr_contact_step_limit(c->m->contact, t, y, CR_DYN_BLOCK, CR_DYN_V);
+}
+
 /* After each accepted step: renormalize the quaternions (spec §7.7), accumulate the
  * external work, and let the caller see the state (progress, checkpoints, stop). */
 static int step_done(double t, double *y, void *user)
@@ -554,6 +562,7 @@ cr_status cr_mixed_dynamic_solve(const cr_model *m, cr_state *state, int stage, 
     ro.output_times = times + first_time;
     ro.n_output_times = count - first_time;
     ro.step_callback = step_done;
+    if (m->contact) ro.step_limit = contact_step_limit;
     /* the Jacobian is the expensive part here: keep it while Newton converges well */
     ro.jac_reuse_theta = 0.1;
     /* with fast rotations (the Wilberforce bob turns ~1 rad per step) Newton's contraction,

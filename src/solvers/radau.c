@@ -311,6 +311,7 @@ cr_radau_options cr_radau_default_options(void)
     o.n_output_times = 0;
     o.output_interval = 0.0;
     o.step_callback = NULL;
+    o.step_limit = NULL;
     return o;
 }
 
@@ -965,6 +966,13 @@ cr_status cr_radau_integrate(cr_radau *s, double t_end, cr_error *err)
         }
         if (s->first && !s->reject && s->h < h_floor) s->h = h_floor; /* a given h_init below h_min */
         if (o->h_max > 0.0 && s->h > o->h_max && !o->fixed_step) s->h = o->h_max;
+        if (o->step_limit && !o->fixed_step) {
+            double hl = o->step_limit(s->t, s->y, s->prob.user);
+            if (hl > 0.0 && s->h > hl) {
+                s->h = hl;
+                last_cut = " (the problem's step limit)";
+            }
+        }
         if (nstep >= o->max_steps)
             return cr_error_set(err, CR_NOT_CONVERGED,
                                 "radau: max_steps = %ld reached at t = %.17g", o->max_steps, s->t);
