@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* library body components (x axial, y, z) from/to the kernel's (E1, E2, E3 = axis) */
 static cr_vec3 from_k(cr_vec3 v) { return cr_v3(v.z, v.x, v.y); }
 static cr_vec3 to_k(cr_vec3 v) { return cr_v3(v.y, v.z, v.x); }

@@ -553,8 +553,8 @@ LGVI_INLINE int node_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n, 
  * force and torque sums of node_update are left in the ext_* arrays and the level-k state
  * is copied; the other part is updated as node_update does (the same arithmetic). */
 static int ext_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n, int q, const elem_out *prev,
-                      const elem_out *cur, double eps, const node_const *nc, const cr_vec3 *f_ext,
-                      const cr_vec3 *c_ext, const int chart, step_acc *acc)
+                      const elem_out *cur, double eps, const node_const *nc, const cr_vec3 *f_ext, const cr_vec3 *c_ext,
+                      const int chart, step_acc *acc)
 {
     const int fl = s->ext[q];
     const double h = s->h;
@@ -637,8 +637,8 @@ LGVI_INLINE int step_loop(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f_ext
         if ((q == 0 && s->par.clamp_start) || (q == K && s->par.clamp_end)) {
             Nw[q] = O[q]; /* clamped: pose fixed, p = ν = f = 0 */
         } else if (s->ext && s->ext[q]) {
-            if (ext_update(s, &O[q], &Nw[q], q, &prev, &cur, node_eps(&prev, &cur, q, K, dil), end ? &nce : &nci,
-                           f_ext, c_ext, chart, acc))
+            if (ext_update(s, &O[q], &Nw[q], q, &prev, &cur, node_eps(&prev, &cur, q, K, dil), end ? &nce : &nci, f_ext,
+                           c_ext, chart, acc))
                 return 1;
         } else {
             double eps = node_eps(&prev, &cur, q, K, dil);
@@ -865,8 +865,7 @@ cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, c
 
 cr_status cr_lgvi_set_external(cr_lgvi *s, int node, int flags)
 {
-    if (!s || node < 0 || node > s->K || flags < 0 || flags > 3)
-        return CR_BAD_INPUT;
+    if (!s || node < 0 || node > s->K || flags < 0 || flags > 3) return CR_BAD_INPUT;
     if (!s->ext) {
         const size_t n = (size_t)s->K + 1;
         s->ext = calloc(n, 1);
