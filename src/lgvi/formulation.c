@@ -7,6 +7,7 @@
  * library's body basis has x along the rod. With Q = [e_y e_z e_x] (columns),
  * R_lgvi = A Q, so body components map as (E1, E2, E3) = (y, z, x). */
 #include "contact/contact.h"
+#include "lgvi/formulation_internal.h"
 #include "lgvi/lgvi.h"
 #include "model/fixed_step.h"
 #include "model/rod_internal.h"
@@ -17,27 +18,6 @@
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct lgvi_sim {
-    cr_lgvi *k;
-    cr_lgvi_params p;
-    int nodes;
-    double *s;                /* node arc lengths */
-    double *s_mid;            /* element midpoints */
-    cr_vec3 *gamma0, *kappa0; /* reference strains in the library's components (x axial) */
-    double *lumped;           /* lumped length per node (half of each adjacent element) */
-    int load_count;
-    cr_load_def *loads;   /* copies (time tables owned) */
-    cr_vec3 *f, *c;       /* per-step nodal loads (spatial) */
-    double *stage_factor; /* per load: 1 if active in the running stage */
-    double *input;        /* per load: actuator input (default 1), a factor on its magnitude */
-    /* obstacles (NULL without): frictionless penalty springs, their forces at t_k passed to the
-     * kernel with the loads (explicit, as every force of the scheme) */
-    cr_contact *contact;
-    cr_vec3 *fc;                            /* contact forces of the step (spatial) */
-    double contact_energy;                  /* ½ Σ k_i min(0, g)² at the energies' level t_k */
-    double contact_work, contact_work_last; /* the kernel's discrete work of fc, Σ w_j and w_k */
-} lgvi_sim;
 
 /* library body components (x axial, y, z) from/to the kernel's (E1, E2, E3 = axis) */
 static cr_vec3 from_k(cr_vec3 v) { return cr_v3(v.z, v.x, v.y); }
@@ -112,8 +92,8 @@ static cr_status contact_check(const cr_scenario *sc, cr_error *err)
 
 static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
 {
-    /* assemblies: the mixed rod's only, for now (formulation.h, `assembly`) */
-    if (cr_scenario_is_assembly(sc)) return cr_formulation_refuse_assembly(sc, "lgvi", err);
+    /* assemblies: their own table (assembly.c), which checks every rod through this function */
+    if (cr_scenario_is_assembly(sc)) return cr_lgvi_assembly_formulation.check(sc, err);
     const cr_rod_def *d = &sc->rod;
     cr_status fst = cr_foreign_options_check(sc, "lgvi", err);
     if (fst != CR_OK) return fst;
@@ -681,4 +661,9 @@ const cr_formulation cr_lgvi_formulation = {
     .pack = pack,
     .unpack = unpack,
     .fingerprint = fingerprint,
+    .assembly = &cr_lgvi_assembly_formulation,
 };
+
+/* for the assemblies (formulation_internal.h) */
+void cr_lgvi_sim_sample_loads(lgvi_sim *s, double t) { sample_loads(s, t); }
+void cr_lgvi_sim_fill_sample(const lgvi_sim *s, cr_dynamic_sample *smp) { fill_sample(s, smp); }

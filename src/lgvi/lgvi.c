@@ -67,7 +67,20 @@ struct cr_lgvi {
     cr_pool *pool;        /* worker threads, created on the first parallel step */
     struct step_acc *chunk_acc; /* per chunk, with the pool */
     int *chunk_fail;
+    /* Nodes whose update the caller does (cr_lgvi_set_external; NULL: none): per node
+     * CR_LGVI_EXTERNAL_* flags, and what cr_lgvi_step_begin leaves there for the caller */
+    unsigned char *ext;
+    cr_vec3 *ext_force;  /* internal + external force at t_k (spatial) */
+    cr_vec3 *ext_fload;  /* the external force alone (for the work) */
+    cr_vec3 *ext_torque; /* internal torque + R^T c_ext (body) */
+    cr_vec3 *ext_cb;     /* R^T c_ext alone (for the work) */
+    double *ext_eps;     /* ε_q of the node's inertia */
+    int pending;         /* 1 between a successful cr_lgvi_step_begin and cr_lgvi_step_end */
+    double pend_t;       /* the step's start time */
+    double pend_U, pend_T, pend_W;
 };
+
+static void ext_free(cr_lgvi *s);
 
 /* pack header: steps, work, work_last, T_last, T_prev, U_last, h, t_base, t_prev, steps_base */
 #define PACK_HEADER 10
@@ -535,6 +548,68 @@ LGVI_INLINE int node_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n, 
     return 0;
 }
 
+/* A node whose translation (CR_LGVI_EXTERNAL_TRANSLATION) and/or rotation
+ * (CR_LGVI_EXTERNAL_ROTATION) the caller updates (a joint's shared node): the level-k
+ * force and torque sums of node_update are left in the ext_* arrays and the level-k state
+ * is copied; the other part is updated as node_update does (the same arithmetic). */
+static int ext_update(const cr_lgvi *s, const lgvi_node *o, lgvi_node *n, int q, const elem_out *prev,
+                      const elem_out *cur, double eps, const node_const *nc, const cr_vec3 *f_ext, const cr_vec3 *c_ext,
+                      const int chart, step_acc *acc)
+{
+    const int fl = s->ext[q];
+    const double h = s->h;
+    const cr_vec3 J = s->par.rhoJ;
+    *n = *o;
+    cr_vec3 F = {cur->Rn.x - prev->Rn.x, cur->Rn.y - prev->Rn.y, cur->Rn.z - prev->Rn.z};
+    cr_vec3 fl_ext = f_ext ? f_ext[q] : (cr_vec3){0, 0, 0};
+    F.x += fl_ext.x, F.y += fl_ext.y, F.z += fl_ext.z;
+    if (fl & CR_LGVI_EXTERNAL_TRANSLATION) {
+        s->ext_force[q] = F;
+        s->ext_fload[q] = fl_ext;
+    } else {
+        cr_vec3 pold = v_load(o->p), p = {pold.x + h * F.x, pold.y + h * F.y, pold.z + h * F.z};
+        n->x[0] = o->x[0] + nc->hm * p.x, n->x[1] = o->x[1] + nc->hm * p.y, n->x[2] = o->x[2] + nc->hm * p.z;
+        v_store(p, n->p);
+        acc->T += nc->half_im * dot(p, p);
+        acc->W += 0.5 * nc->hm * dot(fl_ext, (cr_vec3){pold.x + p.x, pold.y + p.y, pold.z + p.z});
+    }
+    q4 qo = q_load(o->q);
+    cr_vec3 M = {cur->ta.x - prev->tb.x, cur->ta.y - prev->tb.y, cur->ta.z - prev->tb.z};
+    cr_vec3 cb = c_ext ? q_rotT(qo, c_ext[q]) : (cr_vec3){0, 0, 0};
+    M.x += cb.x, M.y += cb.y, M.z += cb.z;
+    if (fl & CR_LGVI_EXTERNAL_ROTATION) {
+        s->ext_torque[q] = M;
+        s->ext_cb[q] = cb;
+        s->ext_eps[q] = eps;
+        return 0;
+    }
+    cr_vec3 nu = v_load(o->nu), mu = {nu.x + h * M.x, nu.y + h * M.y, nu.z + h * M.z};
+    double gk = nc->hc * eps;
+    cr_vec3 g = {gk * mu.x, gk * mu.y, gk * mu.z}, fold = v_load(o->f), f = fold;
+    if (g.x == 0.0 && g.y == 0.0 && g.z == 0.0) {
+        f = (cr_vec3){0, 0, 0};
+        v_store(mu, n->nu);
+    } else {
+        if (rot_newton(chart, J, g, &f, NULL, NULL)) {
+            acc->fail_node = q;
+            acc->fail_nonfinite = !isfinite(g.x + g.y + g.z) ? 2 : 0;
+            return 1;
+        }
+        double qw, qs;
+        chart_quat(chart, f, &qw, &qs);
+        q4 qF = {qw, qs * f.x, qs * f.y, qs * f.z}, qn = q_mul(qo, qF);
+        double nn = qn.w * qn.w + qn.x * qn.x + qn.y * qn.y + qn.z * qn.z, sc = 1.5 - 0.5 * nn;
+        qn.w *= sc, qn.x *= sc, qn.y *= sc, qn.z *= sc;
+        q_store(qn, n->q);
+        v_store(q_rotT(qF, mu), n->nu);
+        acc->T += nc->c_h2 / eps * 2.0 * qs * qs * (J.x * f.x * f.x + J.y * f.y * f.y + J.z * f.z * f.z);
+    }
+    v_store(f, n->f);
+    acc->W += 0.5 * dot(cb, (cr_vec3){fold.x + f.x, fold.y + f.y, fold.z + f.z});
+    acc->chk += 0.0 * (n->x[0] + n->x[1] + n->x[2] + n->nu[0] + n->nu[1] + n->nu[2]);
+    return 0;
+}
+
 /* Nodes q0..q1-1 of a step. The fused loop needs element q0-1 as "prev": it is recomputed
  * here (the same arithmetic on the same level-k data, so the same bits) but its energy
  * belongs to the previous chunk. */
@@ -561,6 +636,10 @@ LGVI_INLINE int step_loop(const cr_lgvi *s, int q0, int q1, const cr_vec3 *f_ext
         int end = q == 0 || q == K;
         if ((q == 0 && s->par.clamp_start) || (q == K && s->par.clamp_end)) {
             Nw[q] = O[q]; /* clamped: pose fixed, p = ν = f = 0 */
+        } else if (s->ext && s->ext[q]) {
+            if (ext_update(s, &O[q], &Nw[q], q, &prev, &cur, node_eps(&prev, &cur, q, K, dil), end ? &nce : &nci, f_ext,
+                           c_ext, chart, acc))
+                return 1;
         } else {
             double eps = node_eps(&prev, &cur, q, K, dil);
             if (node_update(s, &O[q], &Nw[q], q, &prev, &cur, eps, end ? &nce : &nci, f_ext, c_ext, chart, acc))
@@ -714,9 +793,10 @@ static int first_nonfinite(const lgvi_node *N, int K, const char **what)
     return -1;
 }
 
-cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, cr_error *err)
+cr_status cr_lgvi_step_begin(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, cr_error *err)
 {
     if (!s) return cr_error_set(err, CR_BAD_INPUT, "lgvi: step on a NULL model");
+    s->pending = 0;
     if (s->steps == 0) s->T_last = initial_kinetic(s);
     step_acc acc = {0.0, 0.0, 0.0, 0.0, -1, 0};
     int dil = s->par.dilatation != 0, cay = s->par.chart == CR_LGVI_CHART_CAYLEY;
@@ -754,15 +834,119 @@ cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, c
             "lgvi: non-finite strain energy of element %d (node %d to node %d) at t = %.9g s (step %ld)", q, q, q + 1,
             t, s->steps);
     }
+    s->pending = 1;
+    s->pend_t = t;
+    s->pend_U = acc.U, s->pend_T = acc.T, s->pend_W = acc.W;
+    return CR_OK;
+}
+
+void cr_lgvi_step_end(cr_lgvi *s)
+{
+    if (!s || !s->pending) return;
+    s->pending = 0;
     s->cur = 1 - s->cur;
-    s->t_prev = t;
+    s->t_prev = s->pend_t;
     s->steps++;
     s->T_prev = s->T_last;
-    s->T_last = acc.T;
-    s->U_last = acc.U;
-    s->work += acc.W;
-    s->work_last = acc.W;
+    s->T_last = s->pend_T;
+    s->U_last = s->pend_U;
+    s->work += s->pend_W;
+    s->work_last = s->pend_W;
+}
+
+cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, cr_error *err)
+{
+    cr_status st = cr_lgvi_step_begin(s, f_ext, c_ext, err);
+    if (st == CR_OK) cr_lgvi_step_end(s);
+    return st;
+}
+
+/* ---- nodes updated by the caller ---- */
+
+cr_status cr_lgvi_set_external(cr_lgvi *s, int node, int flags)
+{
+    if (!s || node < 0 || node > s->K || flags < 0 || flags > 3) return CR_BAD_INPUT;
+    if (!s->ext) {
+        const size_t n = (size_t)s->K + 1;
+        s->ext = calloc(n, 1);
+        s->ext_force = calloc(n, sizeof *s->ext_force);
+        s->ext_fload = calloc(n, sizeof *s->ext_fload);
+        s->ext_torque = calloc(n, sizeof *s->ext_torque);
+        s->ext_cb = calloc(n, sizeof *s->ext_cb);
+        s->ext_eps = calloc(n, sizeof *s->ext_eps);
+        if (!s->ext || !s->ext_force || !s->ext_fload || !s->ext_torque || !s->ext_cb || !s->ext_eps) {
+            ext_free(s);
+            return CR_NO_MEMORY;
+        }
+    }
+    s->ext[node] = (unsigned char)flags;
     return CR_OK;
+}
+
+void cr_lgvi_external_loads(const cr_lgvi *s, int node, cr_vec3 *force, cr_vec3 *torque, double *eps)
+{
+    if (force) *force = s->ext_force[node];
+    if (torque) *torque = s->ext_torque[node];
+    if (eps) *eps = s->ext_eps[node];
+}
+
+void cr_lgvi_node_momenta(const cr_lgvi *s, int node, cr_vec3 *p, cr_vec3 *nu, cr_vec3 *f)
+{
+    const lgvi_node *a = &s->buf[s->cur][node];
+    if (p) *p = v_load(a->p);
+    if (nu) *nu = v_load(a->nu);
+    if (f) *f = v_load(a->f);
+}
+
+cr_quat cr_lgvi_node_quat(const cr_lgvi *s, int node)
+{
+    q4 a = q_load(s->buf[s->cur][node].q);
+    return cr_q(a.w, a.x, a.y, a.z);
+}
+
+cr_vec3 cr_lgvi_node_inertia(const cr_lgvi *s, int node)
+{
+    double c = node == 0 || node == s->K ? s->c_end : s->c_int;
+    return cr_v3_scale(s->par.rhoJ, c);
+}
+
+void cr_lgvi_external_set_translation(cr_lgvi *s, int node, cr_vec3 x, cr_vec3 p)
+{
+    lgvi_node *n = &s->buf[1 - s->cur][node];
+    const lgvi_node *o = &s->buf[s->cur][node];
+    const double m = cr_lgvi_node_mass(s, node);
+    cr_vec3 pold = v_load(o->p), fl = s->ext_fload[node];
+    v_store(x, n->x);
+    v_store(p, n->p);
+    /* the kernel's own accounts (node_update): ½|p|²/m and f·(x^{k+1} − x^{k−1})/2 */
+    s->pend_T += 0.5 / m * dot(p, p);
+    s->pend_W += 0.5 * s->h / m * dot(fl, (cr_vec3){pold.x + p.x, pold.y + p.y, pold.z + p.z});
+}
+
+cr_vec3 cr_lgvi_external_set_rotation(cr_lgvi *s, int node, cr_vec3 f)
+{
+    lgvi_node *n = &s->buf[1 - s->cur][node];
+    const lgvi_node *o = &s->buf[s->cur][node];
+    const int chart = s->par.chart;
+    const cr_vec3 J = s->par.rhoJ;
+    const double c = node == 0 || node == s->K ? s->c_end : s->c_int, eps = s->ext_eps[node];
+    cr_vec3 fold = v_load(o->f), cb = s->ext_cb[node];
+    double qw, qs;
+    chart_quat(chart, f, &qw, &qs);
+    q4 qF = {qw, qs * f.x, qs * f.y, qs * f.z}, qn = q_mul(q_load(o->q), qF);
+    double nn = qn.w * qn.w + qn.x * qn.x + qn.y * qn.y + qn.z * qn.z, sc = 1.5 - 0.5 * nn;
+    qn.w *= sc, qn.x *= sc, qn.y *= sc, qn.z *= sc;
+    q_store(qn, n->q);
+    /* this node's share of the angular momentum, μ = (c/hε)(F J_d − J_d Fᵀ)^∨ (linear in the
+     * inertia, so the shares of a welded node add up to the node's μ), transported: ν = Fᵀμ */
+    cr_vec3 G = rot_residual(chart, J, (cr_vec3){0, 0, 0}, f, NULL);
+    double k = c / (s->h * eps) / (chart == CR_LGVI_CHART_CAYLEY ? 1.0 + 0.25 * dot(f, f) : 1.0);
+    cr_vec3 mu = cr_v3_scale(G, k);
+    v_store(q_rotT(qF, mu), n->nu);
+    v_store(f, n->f);
+    s->pend_T += c / (s->h * s->h) / eps * 2.0 * qs * qs * (J.x * f.x * f.x + J.y * f.y * f.y + J.z * f.z * f.z);
+    s->pend_W += 0.5 * dot(cb, (cr_vec3){fold.x + f.x, fold.y + f.y, fold.z + f.z});
+    return mu;
 }
 
 /* ---- creation ---- */
@@ -885,10 +1069,22 @@ cr_lgvi *cr_lgvi_create(const cr_lgvi_params *p, const cr_vec3 *x0, const cr_mat
     return s;
 }
 
+static void ext_free(cr_lgvi *s)
+{
+    free(s->ext);
+    free(s->ext_force);
+    free(s->ext_fload);
+    free(s->ext_torque);
+    free(s->ext_cb);
+    free(s->ext_eps);
+    s->ext = NULL, s->ext_force = s->ext_fload = s->ext_torque = s->ext_cb = NULL, s->ext_eps = NULL;
+}
+
 void cr_lgvi_destroy(cr_lgvi *s)
 {
     if (!s) return;
     pool_free(s);
+    ext_free(s);
     free(s->buf[0]);
     free(s->buf[1]);
     free(s->el);

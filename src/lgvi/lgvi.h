@@ -143,6 +143,39 @@ int cr_lgvi_packed_size(const cr_lgvi *s);
 void cr_lgvi_pack(const cr_lgvi *s, double *out);
 void cr_lgvi_unpack(cr_lgvi *s, const double *in);
 
+/* ---- nodes updated by the caller: the shared nodes of an assembly's joints ----
+ * A joint that shares a node's degrees of freedom between rods (src/lgvi/assembly.c) makes
+ * that node's update a sum over the rods: the step is split so the caller can do it.
+ * cr_lgvi_step_begin computes every other node's new state (nothing visible changes, so a
+ * failure anywhere leaves every rod at t_k), leaves the level-k force and torque sums of
+ * the external nodes for the caller (cr_lgvi_external_loads), the caller gives their new
+ * state (cr_lgvi_external_set_*), and cr_lgvi_step_end makes the new level current. An
+ * external part that the caller does not set stays where it was. cr_lgvi_step is begin +
+ * end. */
+#define CR_LGVI_EXTERNAL_TRANSLATION 1 /* position and linear momentum */
+#define CR_LGVI_EXTERNAL_ROTATION 2    /* rotation and angular momentum */
+/* flags: 0 (the kernel's own update again) or a combination of the two; CR_BAD_INPUT for a
+ * bad node or flags, CR_NO_MEMORY. Meant for before the first step, on unclamped nodes. */
+cr_status cr_lgvi_set_external(cr_lgvi *s, int node, int flags);
+cr_status cr_lgvi_step_begin(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, cr_error *err);
+/* After a successful begin, at an external node: the internal plus external force at t_k
+ * (spatial) [N], the internal torque plus R^T c_ext (the node's kernel body frame) [N m],
+ * and the node's ε (the dilatation factor dividing its rotational inertia; 1 standard). */
+void cr_lgvi_external_loads(const cr_lgvi *s, int node, cr_vec3 *force, cr_vec3 *torque, double *eps);
+/* The new position x^{k+1} and linear momentum p^k (= m v of this node's mass share). */
+void cr_lgvi_external_set_translation(cr_lgvi *s, int node, cr_vec3 x, cr_vec3 p);
+/* The rotation increment f = τ^{-1}(F^k) in the node's body frame: R^{k+1} = R^k τ(f), and
+ * this node's share of the angular momentum from F^k (its own inertia and ε), μ^k (body
+ * frame of R^k), which it returns. */
+cr_vec3 cr_lgvi_external_set_rotation(cr_lgvi *s, int node, cr_vec3 f);
+void cr_lgvi_step_end(cr_lgvi *s);
+/* The current level's linear momentum p, transported angular momentum ν (body, see the node
+ * state in lgvi.c) and last rotation increment f of a node; its rotation as a unit
+ * quaternion (kernel frames); its lumped rotational inertia c_q ρJ (diagonal, body). */
+void cr_lgvi_node_momenta(const cr_lgvi *s, int node, cr_vec3 *p, cr_vec3 *nu, cr_vec3 *f);
+cr_quat cr_lgvi_node_quat(const cr_lgvi *s, int node);
+cr_vec3 cr_lgvi_node_inertia(const cr_lgvi *s, int node);
+
 /* ---- internals exposed for tests ---- */
 
 /* Overwrites the pose of a node (no validation; R is projected onto SO(3)). Used to put

@@ -1,0 +1,707 @@
+/* Assemblies of LGVI rods behind the formulation table (model/formulation.h), reached through
+ * cr_lgvi_formulation.assembly (docs/lgvi.md "Assemblies").
+ *
+ * A joint makes its two nodes one node of the discrete mechanism: a ball shares the position
+ * (the rods' nodes are one point mass, their masses and forces summed), a weld also the
+ * rotation, with the reference's relative rotation Q kept (R_b = R_a Q: one rigid node whose
+ * inertia is the sum of the members', turned into a common frame). This is the same discrete
+ * Lagrangian as the rods' with fewer variables, so the step stays the rods' variational
+ * integrator: the momentum update of a shared node is the sum of its members' (Störmer-Verlet
+ * for the position), its rotation update one local 3x3 solve with the summed inertia, and the
+ * discrete Noether momenta Σ p and Σ (x × p + R μ) are exact for a free assembly. Joints
+ * joined to joints (a node shared by three rods, chains of welds, loops) merge into one group.
+ *
+ * Each rod keeps its own kernel (lgvi.c) and its own mass share of a shared node's momenta,
+ * so the rods' velocities, energies and momenta read as for one rod; the kernel's step is
+ * split (cr_lgvi_step_begin / _end) for the shared nodes' update in between. */
+#include "assembly/assembly_def.h"
+#include "lgvi/formulation_internal.h"
+#include "model/fixed_step.h"
+#include "model/rod_internal.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct member {
+    int rod, node;
+    cr_mat3 Q; /* R_member = R_root Q (kernel frames, from the reference) */
+    /* the constraint's share on this node in the last step: force (spatial) and moment
+     * (spatial, about the node) the other members apply on it */
+    cr_vec3 lf, lm;
+} member;
+
+typedef struct group {
+    int first, count; /* its members */
+} group;
+
+typedef struct asm_sim {
+    int rods;
+    lgvi_sim **r;
+    int *first_node, *first_sample, *first_load; /* rods + 1 each */
+    double *inputs;                              /* the loads' actuator inputs, rod by rod */
+    int joints;
+    cr_joint_type *jtype;
+    int *jmember; /* per joint: its a and b members (2 each, indices into mem) */
+    char (*jname)[96];
+    member *mem; /* translation groups' members, then rotation groups' members */
+    group *tg, *rg;
+    int ntg, nrg;
+    int dilatation;
+    char (*rname)[64];
+} asm_sim;
+
+/* ---- what the shared nodes can represent: checked before anything runs ---- */
+
+/* A weld's given rotation must be the reference's relative rotation (the LGVI has no static
+ * stage to close the joint through): the angle between the two, in rad. */
+static double weld_mismatch(const cr_scenario *sc, const cr_joint_def *j)
+{
+    if (!j->has_rotation) return 0.0;
+    const cr_rod_def *ra = &sc->rods[j->a.rod].rod, *rb = &sc->rods[j->b.rod].rod;
+    cr_vec3 pa, pb;
+    cr_quat qa, qb;
+    cr_assembly_node_reference_pose(ra, cr_assembly_node_index(ra, j->a.node), &pa, &qa);
+    cr_assembly_node_reference_pose(rb, cr_assembly_node_index(rb, j->b.node), &pb, &qb);
+    cr_quat rel = cr_q_mul(cr_q_conj(qa), qb), want = cr_q_normalize(j->rotation);
+    double c = fabs(cr_q_dot(cr_q_normalize(rel), want));
+    return 2.0 * acos(fmin(1.0, c));
+}
+
+static cr_status asm_check(const cr_scenario *sc, cr_error *err)
+{
+    for (int k = 0; k < sc->joint_count; ++k) {
+        const cr_joint_def *j = &sc->joints[k];
+        char lb[96];
+        cr_assembly_def def = {
+            .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints};
+        cr_joint_label(&def, k, lb, sizeof lb);
+        if (j->type != CR_JOINT_WELD && j->type != CR_JOINT_BALL)
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "%s.type: a %s joint is not available in model lgvi, whose joints share the joint "
+                                "node between the rods (weld: position and rotation; ball: position); use model "
+                                "mixed_discrete for %s joints",
+                                lb, cr_joint_type_name(j->type), cr_joint_type_name(j->type));
+        double d = weld_mismatch(sc, j);
+        if (d > 1e-9)
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "%s.rotation: differs from the relative rotation of the two nodes in the reference by "
+                                "%.6g rad; model lgvi has no static stage to close the weld through, so its rotation "
+                                "must be the reference's (drop `rotation`, turn the rods' references, or use model "
+                                "mixed_discrete)",
+                                lb, d);
+    }
+    for (int r = 0; r < sc->rod_count; ++r)
+        if (sc->rods[r].rod.obstacle_count > 0 || sc->rod.obstacle_count > 0)
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "obstacles: model lgvi has no contact for assemblies of several rods (its contact is "
+                                "one rod's); use model mixed_discrete, or one rod");
+    /* every rod as a one-rod scenario of the lgvi rod (sections, clamps, loads, stages, step) */
+    for (int r = 0; r < sc->rod_count; ++r) {
+        cr_scenario one = *sc;
+        one.rod = sc->rods[r].rod;
+        one.rod_count = 1, one.joint_count = 0;
+        one.rods = NULL, one.joints = NULL;
+        cr_status st = cr_lgvi_formulation.check(&one, err);
+        if (st != CR_OK) {
+            if (err) {
+                char msg[sizeof err->message];
+                snprintf(msg, sizeof msg, "%s", err->message);
+                cr_error_set(err, st, "rods.%d ('%s'): %s", r, sc->rods[r].name, msg);
+            }
+            return st;
+        }
+    }
+    return CR_OK;
+}
+
+/* ---- create / destroy ---- */
+
+static void asm_destroy(void *impl)
+{
+    asm_sim *s = impl;
+    if (!s) return;
+    for (int r = 0; s->r && r < s->rods; ++r) cr_lgvi_formulation.destroy(s->r[r]);
+    free(s->r);
+    free(s->first_node);
+    free(s->first_sample);
+    free(s->first_load);
+    free(s->inputs);
+    free(s->jtype);
+    free(s->jmember);
+    free(s->jname);
+    free(s->mem);
+    free(s->tg);
+    free(s->rg);
+    free(s->rname);
+    free(s);
+}
+
+static int find(int *parent, int i)
+{
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+static void unite(int *parent, int a, int b)
+{
+    a = find(parent, a), b = find(parent, b);
+    if (a < b)
+        parent[b] = a;
+    else if (b < a)
+        parent[a] = b; /* the smallest global node is the root: the group's member 0 */
+}
+
+/* the rod of global node g, and its index there */
+static int rod_of(const int *first, int rods, int *i)
+{
+    int r = 0;
+    while (r + 1 < rods && *i >= first[r + 1]) ++r;
+    *i -= first[r];
+    return r;
+}
+
+/* The groups of the union-find `parent` with two or more nodes into s->mem from *nm on, and
+ * their member ranges into *groups (count in *ng). */
+static int collect(asm_sim *s, int *parent, int total, int *nm, group **groups, int *ng)
+{
+    int *size = calloc((size_t)total, sizeof *size);
+    *groups = calloc((size_t)total, sizeof **groups);
+    if (!size || !*groups) return free(size), 0;
+    for (int g = 0; g < total; ++g) size[find(parent, g)]++;
+    *ng = 0;
+    for (int root = 0; root < total; ++root) {
+        if (find(parent, root) != root || size[root] < 2) continue;
+        group *G = &(*groups)[(*ng)++];
+        G->first = *nm, G->count = 0;
+        for (int g = root; g < total; ++g)
+            if (find(parent, g) == root) {
+                member *m = &s->mem[(*nm)++];
+                int i = g;
+                m->rod = rod_of(s->first_node, s->rods, &i);
+                m->node = i;
+                G->count++;
+            }
+    }
+    free(size);
+    return 1;
+}
+
+static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, cr_error *err)
+{
+    if (cr_assembly_validate(def, err) != CR_OK) return NULL;
+    asm_sim *s = calloc(1, sizeof *s);
+    if (!s) return cr_error_set(err, CR_NO_MEMORY, "out of memory"), NULL;
+    s->rods = def->rod_count;
+    s->joints = def->joint_count;
+    s->dilatation = o->dilatation;
+    s->r = calloc((size_t)s->rods, sizeof *s->r);
+    s->first_node = calloc((size_t)s->rods + 1, sizeof(int));
+    s->first_sample = calloc((size_t)s->rods + 1, sizeof(int));
+    s->first_load = calloc((size_t)s->rods + 1, sizeof(int));
+    s->jtype = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *s->jtype);
+    s->jmember = calloc((size_t)(s->joints > 0 ? 4 * s->joints : 1), sizeof *s->jmember);
+    s->jname = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *s->jname);
+    s->rname = calloc((size_t)s->rods, sizeof *s->rname);
+    if (!s->rname || !s->r || !s->first_node || !s->first_sample || !s->first_load || !s->jtype || !s->jmember ||
+        !s->jname)
+        goto oom;
+    for (int r = 0; r < s->rods; ++r) {
+        snprintf(s->rname[r], sizeof s->rname[r], "%s", def->rods[r].name);
+        s->r[r] = cr_lgvi_formulation.create(&def->rods[r].rod, o, err);
+        if (!s->r[r]) {
+            if (err) {
+                char msg[sizeof err->message];
+                snprintf(msg, sizeof msg, "%s", err->message);
+                cr_error_set(err, err->status, "rods.%d ('%s'): %s", r, def->rods[r].name, msg);
+            }
+            asm_destroy(s);
+            return NULL;
+        }
+        s->first_node[r + 1] = s->first_node[r] + s->r[r]->nodes;
+        s->first_sample[r + 1] = s->first_sample[r] + s->r[r]->nodes - 1;
+        s->first_load[r + 1] = s->first_load[r] + s->r[r]->load_count;
+    }
+    const int total = s->first_node[s->rods];
+    s->inputs = malloc((size_t)(s->first_load[s->rods] > 0 ? s->first_load[s->rods] : 1) * sizeof(double));
+    int *pt = malloc((size_t)total * sizeof *pt), *pr = malloc((size_t)total * sizeof *pr);
+    s->mem = calloc((size_t)2 * total, sizeof *s->mem);
+    if (!s->inputs || !pt || !pr || !s->mem) {
+        free(pt), free(pr);
+        goto oom;
+    }
+    for (int k = 0; k < s->first_load[s->rods]; ++k) s->inputs[k] = 1.0;
+    for (int g = 0; g < total; ++g) pt[g] = pr[g] = g;
+    for (int j = 0; j < s->joints; ++j) {
+        const cr_joint_def *J = &def->joints[j];
+        int ga = s->first_node[J->a.rod] + cr_assembly_node_index(&def->rods[J->a.rod].rod, J->a.node);
+        int gb = s->first_node[J->b.rod] + cr_assembly_node_index(&def->rods[J->b.rod].rod, J->b.node);
+        s->jtype[j] = J->type;
+        s->jmember[4 * j] = ga, s->jmember[4 * j + 1] = gb; /* global nodes, made members below */
+        unite(pt, ga, gb);
+        if (J->type == CR_JOINT_WELD) unite(pr, ga, gb);
+        if (J->name[0])
+            snprintf(s->jname[j], sizeof s->jname[j], "%s", J->name);
+        else
+            snprintf(s->jname[j], sizeof s->jname[j], "joints.%d", j);
+    }
+    int nm = 0, ok = collect(s, pt, total, &nm, &s->tg, &s->ntg);
+    const int ntm = nm;
+    ok = ok && collect(s, pr, total, &nm, &s->rg, &s->nrg);
+    free(pt), free(pr);
+    if (!ok) goto oom;
+    /* the joints' members: for the reactions, the translational member of each end, and the
+     * rotational one of a weld's */
+    for (int j = 0; j < s->joints; ++j)
+        for (int side = 0; side < 2; ++side) {
+            int g = s->jmember[4 * j + side], t = -1, w = -1;
+            for (int m = 0; m < nm; ++m) {
+                int i = g, r = rod_of(s->first_node, s->rods, &i);
+                if (s->mem[m].rod == r && s->mem[m].node == i) {
+                    if (m < ntm)
+                        t = m;
+                    else
+                        w = m;
+                }
+            }
+            s->jmember[4 * j + side] = t, s->jmember[4 * j + 2 + side] = w;
+        }
+    for (int g = 0; g < s->ntg; ++g) {
+        const group *G = &s->tg[g];
+        const member *root = &s->mem[G->first];
+        /* one point: every member at the root's reference position (they coincide to
+         * CR_JOINT_GAP_TOL; snapping makes them the same bits, which the shared update keeps) */
+        cr_vec3 x = cr_lgvi_position(s->r[root->rod]->k, root->node);
+        for (int m = G->first; m < G->first + G->count; ++m) {
+            cr_lgvi *k = s->r[s->mem[m].rod]->k;
+            const cr_lgvi_params *p = cr_lgvi_get_params(k);
+            int nd = s->mem[m].node;
+            if ((nd == 0 && p->clamp_start) || (nd == p->elements && p->clamp_end)) {
+                cr_error_set(err, CR_BAD_INPUT, "rods.%d ('%s'): node %d carries both a clamp and a joint",
+                             s->mem[m].rod, def->rods[s->mem[m].rod].name, nd);
+                asm_destroy(s);
+                return NULL;
+            }
+            cr_lgvi_set_pose(k, nd, x, cr_lgvi_rotation(k, nd));
+            if (cr_lgvi_set_external(k, nd, CR_LGVI_EXTERNAL_TRANSLATION) != CR_OK) goto oom;
+        }
+    }
+    for (int g = 0; g < s->nrg; ++g) {
+        const group *G = &s->rg[g];
+        const member *root = &s->mem[G->first];
+        cr_mat3 Rt = cr_m3_transpose(cr_lgvi_rotation(s->r[root->rod]->k, root->node));
+        for (int m = G->first; m < G->first + G->count; ++m) {
+            cr_lgvi *k = s->r[s->mem[m].rod]->k;
+            s->mem[m].Q = m == G->first ? cr_m3_identity() : cr_m3_mul(Rt, cr_lgvi_rotation(k, s->mem[m].node));
+            if (cr_lgvi_set_external(k, s->mem[m].node, CR_LGVI_EXTERNAL_TRANSLATION | CR_LGVI_EXTERNAL_ROTATION) !=
+                CR_OK)
+                goto oom;
+        }
+    }
+    return s;
+oom:
+    cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi assembly");
+    asm_destroy(s);
+    return NULL;
+}
+
+/* ---- the step ---- */
+
+/* Eigenvectors of a symmetric 3x3 matrix A = P diag(d) Pᵀ by cyclic Jacobi rotations: P is a
+ * product of plane rotations, a proper rotation; a diagonal A gives P = I exactly. */
+static void sym_eigen(cr_mat3 A, cr_mat3 *P, cr_vec3 *d)
+{
+    cr_mat3 V = cr_m3_identity();
+    for (int sweep = 0; sweep < 50; ++sweep) {
+        double off = fabs(A.m[0][1]) + fabs(A.m[0][2]) + fabs(A.m[1][2]);
+        double diag = fabs(A.m[0][0]) + fabs(A.m[1][1]) + fabs(A.m[2][2]);
+        if (!(off > 1e-17 * diag)) break;
+        for (int p = 0; p < 2; ++p)
+            for (int q = p + 1; q < 3; ++q) {
+                double apq = A.m[p][q];
+                if (apq == 0.0) continue;
+                double theta = 0.5 * (A.m[q][q] - A.m[p][p]) / apq;
+                double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+                double c = 1.0 / sqrt(t * t + 1.0), sn = t * c;
+                for (int k = 0; k < 3; ++k) { /* A <- Jᵀ A J, J the rotation in the (p, q) plane */
+                    double akp = A.m[k][p], akq = A.m[k][q];
+                    A.m[k][p] = c * akp - sn * akq, A.m[k][q] = sn * akp + c * akq;
+                }
+                for (int k = 0; k < 3; ++k) {
+                    double apk = A.m[p][k], aqk = A.m[q][k];
+                    A.m[p][k] = c * apk - sn * aqk, A.m[q][k] = sn * apk + c * aqk;
+                }
+                for (int k = 0; k < 3; ++k) {
+                    double vkp = V.m[k][p], vkq = V.m[k][q];
+                    V.m[k][p] = c * vkp - sn * vkq, V.m[k][q] = sn * vkp + c * vkq;
+                }
+            }
+    }
+    *P = V;
+    *d = cr_v3(A.m[0][0], A.m[1][1], A.m[2][2]);
+}
+
+static cr_mat3 diag_rotated(cr_mat3 Q, cr_vec3 d) /* Q diag(d) Qᵀ */
+{
+    cr_mat3 out;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            out.m[i][j] = Q.m[i][0] * d.x * Q.m[j][0] + Q.m[i][1] * d.y * Q.m[j][1] + Q.m[i][2] * d.z * Q.m[j][2];
+    return out;
+}
+
+static const char *joint_of_group(const asm_sim *s, int first_member, int rotational)
+{
+    for (int j = 0; j < s->joints; ++j)
+        for (int side = 0; side < 2; ++side) {
+            int m = s->jmember[4 * j + 2 * rotational + side];
+            if (m >= 0 && s->mem[m].rod == s->mem[first_member].rod && s->mem[m].node == s->mem[first_member].node)
+                return s->jname[j];
+        }
+    return "?";
+}
+
+static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error *err)
+{
+    asm_sim *s = sim->impl;
+    const double t = cr_lgvi_time(s->r[0]->k);
+    for (int r = 0; r < s->rods; ++r) {
+        lgvi_sim *R = s->r[r];
+        if (R->load_count > 0) memcpy(R->input, s->inputs + s->first_load[r], (size_t)R->load_count * sizeof(double));
+        cr_lgvi_sim_sample_loads(R, t);
+        cr_status st = cr_lgvi_step_begin(R->k, R->f, R->c, err);
+        if (st != CR_OK) { /* nothing has changed yet in any rod */
+            char msg[CR_ERROR_MESSAGE_SIZE];
+            snprintf(msg, sizeof msg, "rod %d: %.400s (the explicit lgvi step is CFL-limited: try a smaller time_step)",
+                     r, err ? err->message : "");
+            return cr_error_set(err, st, "%s", msg);
+        }
+    }
+    report->rhs_evals++;
+    /* shared positions: one point mass M = Σ m_i under F = Σ F_i (Störmer-Verlet as the
+     * kernel's nodes); each member keeps its mass share of the momentum */
+    for (int g = 0; g < s->ntg; ++g) {
+        const group *G = &s->tg[g];
+        double M = 0;
+        cr_vec3 F = cr_v3(0, 0, 0), P = cr_v3(0, 0, 0);
+        for (int m = G->first; m < G->first + G->count; ++m) {
+            const cr_lgvi *k = s->r[s->mem[m].rod]->k;
+            cr_vec3 Fi, pi;
+            cr_lgvi_external_loads(k, s->mem[m].node, &Fi, NULL, NULL);
+            cr_lgvi_node_momenta(k, s->mem[m].node, &pi, NULL, NULL);
+            M += cr_lgvi_node_mass(k, s->mem[m].node), F = cr_v3_add(F, Fi), P = cr_v3_add(P, pi);
+        }
+        cr_vec3 v = cr_v3_scale(cr_v3_madd(P, h, F), 1.0 / M);
+        const member *root = &s->mem[G->first];
+        cr_vec3 x = cr_v3_madd(cr_lgvi_position(s->r[root->rod]->k, root->node), h, v);
+        if (!isfinite(x.x + x.y + x.z))
+            return cr_error_set(err, CR_NONFINITE,
+                                "lgvi: non-finite position of the joint node of %s in the step from t = %.9g s (the "
+                                "explicit lgvi step is CFL-limited: try a smaller time_step)",
+                                joint_of_group(s, G->first, 0), t);
+        for (int m = G->first; m < G->first + G->count; ++m) {
+            member *me = &s->mem[m];
+            cr_lgvi *k = s->r[me->rod]->k;
+            const double mi = cr_lgvi_node_mass(k, me->node);
+            cr_vec3 Fi, pold, pi = cr_v3_scale(v, mi);
+            cr_lgvi_external_loads(k, me->node, &Fi, NULL, NULL);
+            cr_lgvi_node_momenta(k, me->node, &pold, NULL, NULL);
+            cr_lgvi_external_set_translation(k, me->node, x, pi);
+            /* p_i^k = p_i^{k-1} + h (F_i + λ_i): the joint's force on this member */
+            me->lf = cr_v3_sub(cr_v3_scale(cr_v3_sub(pi, pold), 1.0 / h), Fi);
+        }
+    }
+    /* shared rotations: μ = Σ Q_i μ_i in the root's frame, the inertia Σ (c_i/ε_i) Q_i J Q_iᵀ
+     * turned to its principal axes for the kernel's diagonal rotation solve */
+    for (int g = 0; g < s->nrg; ++g) {
+        const group *G = &s->rg[g];
+        const member *root = &s->mem[G->first];
+        const cr_lgvi *k0 = s->r[root->rod]->k;
+        const cr_lgvi_params *p0 = cr_lgvi_get_params(k0);
+        cr_vec3 Mt = cr_v3(0, 0, 0), nu = cr_v3(0, 0, 0), f0;
+        cr_mat3 J = cr_m3_zero();
+        for (int m = G->first; m < G->first + G->count; ++m) {
+            const member *me = &s->mem[m];
+            const cr_lgvi *k = s->r[me->rod]->k;
+            cr_vec3 Mi, nui;
+            double eps;
+            cr_lgvi_external_loads(k, me->node, NULL, &Mi, &eps);
+            cr_lgvi_node_momenta(k, me->node, NULL, &nui, NULL);
+            Mt = cr_v3_add(Mt, cr_m3_mulv(me->Q, Mi));
+            nu = cr_v3_add(nu, cr_m3_mulv(me->Q, nui));
+            cr_mat3 Ji = diag_rotated(me->Q, cr_v3_scale(cr_lgvi_node_inertia(k, me->node), 1.0 / eps));
+            for (int a = 0; a < 3; ++a)
+                for (int b = 0; b < 3; ++b) J.m[a][b] += Ji.m[a][b];
+        }
+        cr_lgvi_node_momenta(k0, root->node, NULL, NULL, &f0);
+        cr_vec3 gvec = cr_v3_scale(cr_v3_madd(nu, h, Mt), h), f = cr_v3(0, 0, 0);
+        if (gvec.x != 0.0 || gvec.y != 0.0 || gvec.z != 0.0) {
+            cr_mat3 P;
+            cr_vec3 D;
+            sym_eigen(J, &P, &D);
+            cr_mat3 Pt = cr_m3_transpose(P);
+            cr_vec3 fp = cr_m3_mulv(Pt, f0);
+            cr_status st = cr_lgvi_rotation_solve(p0->chart, D, cr_m3_mulv(Pt, gvec), &fp, NULL, NULL);
+            if (st != CR_OK)
+                return cr_error_set(err, st,
+                                    "lgvi: rotation solve of the welded node of %s %s in the step from t = %.9g s: "
+                                    "angular momentum too large for the time step (try a smaller time_step)",
+                                    joint_of_group(s, G->first, 1),
+                                    st == CR_NONFINITE ? "is not finite" : "did not converge", t);
+            f = cr_m3_mulv(P, fp);
+        }
+        for (int m = G->first; m < G->first + G->count; ++m) {
+            member *me = &s->mem[m];
+            cr_lgvi *k = s->r[me->rod]->k;
+            cr_vec3 Mi, nui;
+            cr_lgvi_external_loads(k, me->node, NULL, &Mi, NULL);
+            cr_lgvi_node_momenta(k, me->node, NULL, &nui, NULL);
+            cr_vec3 mu = cr_lgvi_external_set_rotation(k, me->node, cr_m3_mulv(cr_m3_transpose(me->Q), f));
+            /* μ_i^k = ν_i^{k-1} + h (M_i + λ_i), body frame of R^k: the joint's moment */
+            cr_vec3 lb = cr_v3_sub(cr_v3_scale(cr_v3_sub(mu, nui), 1.0 / h), Mi);
+            me->lm = cr_m3_mulv(cr_lgvi_rotation(k, me->node), lb); /* spatial (R^k) */
+        }
+    }
+    for (int r = 0; r < s->rods; ++r) cr_lgvi_step_end(s->r[r]->k);
+    return CR_OK;
+}
+
+static cr_status begin_stage(cr_sim *sim, int stage, double h, cr_error *err)
+{
+    asm_sim *s = sim->impl;
+    for (int r = 0; r < s->rods; ++r) {
+        lgvi_sim *R = s->r[r];
+        cr_rod_def loads_only = {.load_count = R->load_count, .loads = R->loads};
+        cr_rod_stage_load_factors(&loads_only, stage, R->stage_factor);
+        if (cr_lgvi_set_step(R->k, h) != CR_OK) return cr_error_set(err, CR_BAD_INPUT, "time_step: %g", h);
+    }
+    return CR_OK;
+}
+
+/* the rods' rows summed: energies, work, momenta (about the origin) */
+static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp)
+{
+    const asm_sim *s = sim->impl;
+    memset(smp, 0, sizeof *smp);
+    for (int r = 0; r < s->rods; ++r) {
+        cr_dynamic_sample one;
+        cr_lgvi_sim_fill_sample(s->r[r], &one);
+        smp->t = one.t;
+        smp->kinetic += one.kinetic, smp->elastic += one.elastic, smp->work_external += one.work_external;
+        smp->momentum = cr_v3_add(smp->momentum, one.momentum);
+        smp->angular_momentum = cr_v3_add(smp->angular_momentum, one.angular_momentum);
+    }
+    smp->extra_count = 0;
+}
+
+/* the one rod's bands (formulation.c): the shared nodes add no dissipation nor drift */
+static double energy(const cr_sim *sim, const cr_dynamic_sample *row, double *stored, double *supplied,
+                     double *roundoff)
+{
+    const asm_sim *s = sim->impl;
+    *roundoff = 0;
+    *stored = row->kinetic + row->elastic;
+    *supplied = row->work_external;
+    return s->dilatation ? 0.5 : 0.05;
+}
+
+static const cr_fixed_step_ops asm_ops = {.begin = begin_stage, .step = step, .sample = sample_row, .energy = energy};
+
+static cr_status asm_static(cr_sim *sim, int stage, const cr_static_options *o, const cr_stage_callbacks *cb,
+                            cr_static_report *report, cr_error *err)
+{
+    (void)sim, (void)o, (void)cb, (void)report;
+    return cr_error_set(err, CR_BAD_INPUT, "stages.%d.type: the lgvi model has no static stages", stage);
+}
+
+static cr_status asm_dynamic(cr_sim *sim, int stage, double t_stage_start, double h0, double work,
+                             const cr_dynamic_options *o, const cr_stage_callbacks *cb, cr_dynamic_report *report,
+                             cr_error *err)
+{
+    (void)h0, (void)work;
+    return cr_fixed_step_stage(sim, &asm_ops, stage, t_stage_start, o, cb, report, err);
+}
+
+/* ---- accessors: the rods' nodes and elements rod by rod ---- */
+static int node_count(const void *impl)
+{
+    const asm_sim *s = impl;
+    return s->first_node[s->rods];
+}
+
+static double node_s(const void *impl, int i)
+{
+    const asm_sim *s = impl;
+    int r = rod_of(s->first_node, s->rods, &i);
+    return cr_lgvi_formulation.node_s(s->r[r], i);
+}
+
+static void node_pose(const void *impl, int i, cr_vec3 *x, cr_quat *q)
+{
+    const asm_sim *s = impl;
+    int r = rod_of(s->first_node, s->rods, &i);
+    cr_lgvi_formulation.node_pose(s->r[r], i, x, q);
+}
+
+static void node_velocity(const void *impl, int i, cr_vec3 *v, cr_vec3 *w)
+{
+    const asm_sim *s = impl;
+    int r = rod_of(s->first_node, s->rods, &i);
+    cr_lgvi_formulation.node_velocity(s->r[r], i, v, w);
+}
+
+static int sample_count(const void *impl)
+{
+    const asm_sim *s = impl;
+    return s->first_sample[s->rods];
+}
+
+static double sample_s(const void *impl, int e)
+{
+    const asm_sim *s = impl;
+    int r = rod_of(s->first_sample, s->rods, &e);
+    return cr_lgvi_formulation.sample_s(s->r[r], e);
+}
+
+static void sample(const void *impl, int e, cr_vec3 *g, cr_vec3 *k, cr_vec3 *n, cr_vec3 *m)
+{
+    const asm_sim *s = impl;
+    int r = rod_of(s->first_sample, s->rods, &e);
+    cr_lgvi_formulation.sample(s->r[r], e, g, k, n, m);
+}
+
+static double time_of(const void *impl) { return cr_lgvi_time(((const asm_sim *)impl)->r[0]->k); }
+static double load_factor(const void *impl)
+{
+    (void)impl;
+    return 0.0;
+}
+
+static int series_extra(const void *impl, const char *const **names)
+{
+    (void)impl;
+    *names = NULL;
+    return 0;
+}
+
+static double *load_input(void *impl) { return ((asm_sim *)impl)->inputs; }
+
+/* checkpoints: every rod's state, the inputs, the joints' last reactions */
+static int members(const asm_sim *s)
+{
+    if (s->nrg > 0) return s->rg[s->nrg - 1].first + s->rg[s->nrg - 1].count;
+    return s->ntg > 0 ? s->tg[s->ntg - 1].first + s->tg[s->ntg - 1].count : 0;
+}
+
+static int packed_size(const void *impl)
+{
+    const asm_sim *s = impl;
+    int n = s->first_load[s->rods] + 6 * members(s);
+    for (int r = 0; r < s->rods; ++r) n += cr_lgvi_formulation.packed_size(s->r[r]);
+    return n;
+}
+
+static void pack(const void *impl, double *out)
+{
+    const asm_sim *s = impl;
+    for (int r = 0; r < s->rods; ++r) {
+        cr_lgvi_formulation.pack(s->r[r], out);
+        out += cr_lgvi_formulation.packed_size(s->r[r]);
+    }
+    memcpy(out, s->inputs, (size_t)s->first_load[s->rods] * sizeof(double));
+    out += s->first_load[s->rods];
+    for (int m = 0; m < members(s); ++m, out += 6) {
+        cr_v3_store(s->mem[m].lf, out);
+        cr_v3_store(s->mem[m].lm, out + 3);
+    }
+}
+
+static void unpack(void *impl, const double *in)
+{
+    asm_sim *s = impl;
+    for (int r = 0; r < s->rods; ++r) {
+        cr_lgvi_formulation.unpack(s->r[r], in);
+        in += cr_lgvi_formulation.packed_size(s->r[r]);
+    }
+    memcpy(s->inputs, in, (size_t)s->first_load[s->rods] * sizeof(double));
+    in += s->first_load[s->rods];
+    for (int m = 0; m < members(s); ++m, in += 6) s->mem[m].lf = cr_v3_load(in), s->mem[m].lm = cr_v3_load(in + 3);
+}
+
+static uint64_t fingerprint(const void *impl)
+{
+    const asm_sim *s = impl;
+    uint64_t h = 1469598103934665603ULL;
+    for (int r = 0; r < s->rods; ++r) h = (h ^ cr_lgvi_formulation.fingerprint(s->r[r])) * 1099511628211ULL;
+    for (int j = 0; j < s->joints; ++j)
+        for (int k = 0; k < 4; ++k)
+            h = (h ^ (uint64_t)(s->jtype[j] * 131 + k * 7 + s->jmember[4 * j + k] + 1)) * 1099511628211ULL;
+    return h;
+}
+
+static int rod_count(const void *impl) { return ((const asm_sim *)impl)->rods; }
+static int rod_first_node(const void *impl, int r) { return ((const asm_sim *)impl)->first_node[r]; }
+static int rod_first_sample(const void *impl, int r) { return ((const asm_sim *)impl)->first_sample[r]; }
+static int joint_count(const void *impl) { return ((const asm_sim *)impl)->joints; }
+static const char *joint_name(const void *impl, int j) { return ((const asm_sim *)impl)->jname[j]; }
+
+static const char *rod_name(const void *impl, int r) { return ((const asm_sim *)impl)->rname[r]; }
+
+/* The wrench the joint applies on its first node in the last step: the other members' share
+ * on that node (λ from the member's momentum update). A node shared by more than two rods
+ * carries several joints whose individual reactions the shared update does not separate:
+ * CR_UNSUPPORTED there (the summary then omits them). */
+static cr_status joint_reaction(const void *impl, int j, cr_vec3 *f, cr_vec3 *m)
+{
+    const asm_sim *s = impl;
+    int a = s->jmember[4 * j];
+    for (int g = 0; g < s->ntg; ++g)
+        if (a >= s->tg[g].first && a < s->tg[g].first + s->tg[g].count && s->tg[g].count != 2) return CR_UNSUPPORTED;
+    int w = s->jmember[4 * j + 2];
+    for (int g = 0; w >= 0 && g < s->nrg; ++g)
+        if (w >= s->rg[g].first && w < s->rg[g].first + s->rg[g].count && s->rg[g].count != 2) return CR_UNSUPPORTED;
+    if (a < 0) return CR_UNSUPPORTED;
+    *f = s->mem[a].lf;
+    *m = w >= 0 ? s->mem[w].lm : cr_v3(0, 0, 0); /* a ball transmits no moment */
+    return CR_OK;
+}
+
+const cr_formulation cr_lgvi_assembly_formulation = {
+    .name = "lgvi",
+    .bytes_per_element_static = 1e3,
+    .bytes_per_element_dynamic = 1e3,
+    .check = asm_check,
+    .create = NULL, /* create_assembly */
+    .destroy = asm_destroy,
+    .static_stage = asm_static,
+    .dynamic_stage = asm_dynamic,
+    .node_count = node_count,
+    .node_s = node_s,
+    .node_pose = node_pose,
+    .node_velocity = node_velocity,
+    .sample_count = sample_count,
+    .sample_s = sample_s,
+    .sample = sample,
+    .time = time_of,
+    .load_factor = load_factor,
+    .reaction = NULL,
+    .contact = NULL,
+    .body_count = NULL,
+    .series_extra = series_extra,
+    .load_input = load_input,
+    .packed_size = packed_size,
+    .pack = pack,
+    .unpack = unpack,
+    .fingerprint = fingerprint,
+    .assembly = &cr_lgvi_assembly_formulation,
+    .create_assembly = asm_create,
+    .rod_count = rod_count,
+    .rod_name = rod_name,
+    .rod_first_node = rod_first_node,
+    .rod_first_sample = rod_first_sample,
+    .joint_count = joint_count,
+    .joint_name = joint_name,
+    .joint_reaction = joint_reaction,
+};
