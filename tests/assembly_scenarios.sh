@@ -278,6 +278,8 @@ expect_error 1 'boundary_conditions.1.node: node index must be in [-21, 20] (rod
 expect_error 1 'loads.0.node: name the rod' check "$arch" --set loads.0.node=end
 expect_error 1 'rods: give either rod' check "$src/examples/ring.json" --set 'rod={"length": 1, "elements": 2}'
 expect_error 1 'rods.1.name: "left" is already' check "$arch" --set rods.1.name=left
+# obstacles are not passed to the rods of an assembly: refused, not silently dropped (before: check said ok)
+expect_error 1 "obstacles: not available with several rods" check "$arch" --set 'obstacles=[{"type": "plane", "normal": [0, 0, 1], "point": [0, 0, 0.5]}]'
 expect_error 1 'joints.0.axis: missing' check "$arch" --set joints.0.axis=null
 expect_error 1 'output.track.0.node.s: must be in [0, 1.25]' check "$arch" --set 'output.track.0.node={"rod": "left", "s": 2}'
 expect_error 1 'joints: the port_hamiltonian model has no joints' check "$src/examples/ring.json" --set model=port_hamiltonian

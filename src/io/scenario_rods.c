@@ -274,6 +274,11 @@ cr_status finish_rods(cr_scenario *sc, scenario_storage *st, cr_error *err)
         return CR_OK;
     }
     const cr_rod_def *all = &sc->rod; /* the whole lists, as parsed */
+    /* the rods' contact is per rod and node-local; an assembly's rods do not take part in it yet,
+     * and an obstacle silently passed through would be a wrong answer */
+    if (all->obstacle_count > 0)
+        return fail(err, "obstacles: not available with several rods (rods) in this version (contact acts on one "
+                         "rod without joints); remove obstacles or model one rod");
     int nb = all->bc_count, nl = all->load_count, nr = all->rigid_body_count, R = st->rod_count;
     st->rod_bcs = calloc((size_t)(nb > 0 ? nb : 1), sizeof *st->rod_bcs);
     st->rod_loads = calloc((size_t)(nl > 0 ? nl * R : 1), sizeof *st->rod_loads);
