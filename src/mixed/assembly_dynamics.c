@@ -814,6 +814,9 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
 {
     const cr_dynamic_options o = *op;
     double tb = s->rods[0]->time;
+    if (a->body_count > 0)
+        return cr_error_set(err, CR_UNSUPPORTED,
+                            "bodies: free rigid bodies are not supported in the dynamics of assemblies yet");
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
         if (m->rigid_count > 0)

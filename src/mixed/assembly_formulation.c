@@ -48,8 +48,9 @@ static cr_status asm_check_dynamics(const cr_scenario *sc, cr_error *err)
         for (int b = 0; b < d->rigid_body_count; ++b)
             for (int j = 0; j < sc->joint_count; ++j) {
                 const cr_rod_node *jn[2] = {&sc->joints[j].a, &sc->joints[j].b};
+                const int on_body[2] = {sc->joints[j].body_a, sc->joints[j].body_b};
                 for (int side = 0; side < 2; ++side)
-                    if (jn[side]->rod == r &&
+                    if (!on_body[side] && jn[side]->rod == r &&
                         node_index(jn[side]->node, d->elements) == node_index(d->rigid_bodies[b].node, d->elements))
                         return cr_error_set(
                             err, CR_UNSUPPORTED,
