@@ -1,7 +1,8 @@
 /* cosserat — assemblies: several rods joined by exact joints (docs/theory.md, "Assemblies").
  *
  * A cr_assembly_def lists named rods, each a cr_rod_def as for one rod (its own
- * supports, loads and rigid bodies), and joints between two rod nodes. A joint is an
+ * supports, loads and rigid bodies), free rigid bodies, and joints between two rod nodes or
+ * points of free bodies. A joint is an
  * ideal constraint with Lagrange multipliers (not a spring): its reaction wrench is
  * reported. The definition's arrays stay owned by the caller; cr_assembly_create copies
  * what it needs.
