@@ -382,8 +382,8 @@ static int flyer_create(flyer *f)
     f->joints[1] = cr_joint_default_def();
     f->joints[1].type = CR_JOINT_HINGE, f->joints[1].axis = cr_v3(0, 0, 1);
     f->joints[1].body_a = 1, f->joints[1].point_a = cr_v3(0.1, 0, 0), f->joints[1].b = (cr_rod_node){1, 0};
-    cr_assembly_def def = {.rod_count = 2, .rods = f->rods, .joint_count = 2, .joints = f->joints, .body_count = 1,
-                           .bodies = &f->body};
+    cr_assembly_def def = {
+        .rod_count = 2, .rods = f->rods, .joint_count = 2, .joints = f->joints, .body_count = 1, .bodies = &f->body};
     cr_error err = {0};
     f->a = cr_assembly_create(&def, &err);
     CHECK(f->a != NULL);
@@ -578,8 +578,14 @@ static void test_body_pendulum(void)
     cr_load_def grav = cr_load_default_def();
     grav.type = CR_LOAD_GRAVITY, grav.value = cr_v3(0, 0, -g);
     rods[0].rod.loads = &grav, rods[0].rod.load_count = 1;
-    cr_assembly_def def = {.rod_count = 1, .rods = rods, .joint_count = 1, .joints = &jt, .body_count = 1,
-                           .bodies = &body, .body_load_count = 1, .body_loads = &grav};
+    cr_assembly_def def = {.rod_count = 1,
+                           .rods = rods,
+                           .joint_count = 1,
+                           .joints = &jt,
+                           .body_count = 1,
+                           .bodies = &body,
+                           .body_load_count = 1,
+                           .body_loads = &grav};
     cr_error err = {0};
     cr_assembly *as = cr_assembly_create(&def, &err);
     CHECK(as != NULL);

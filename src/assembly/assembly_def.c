@@ -70,8 +70,8 @@ static cr_status check_end(const cr_assembly_def *def, int k, const char *which,
         double x[3] = {e.point.x, e.point.y, e.point.z};
         for (int c = 0; c < 3; ++c)
             if (!isfinite(x[c]))
-                return cr_error_set(err, CR_BAD_INPUT, "%s.%s.point: must be finite (got %g, %g, %g)", lb, which,
-                                    x[0], x[1], x[2]);
+                return cr_error_set(err, CR_BAD_INPUT, "%s.%s.point: must be finite (got %g, %g, %g)", lb, which, x[0],
+                                    x[1], x[2]);
         return CR_OK;
     }
     if (e.rod < 0 || e.rod >= def->rod_count)
@@ -139,22 +139,22 @@ static cr_status check_bodies(const cr_assembly_def *def, cr_error *err)
                                 (int)sizeof b->name - 1);
         for (int j = 0; j < i; ++j)
             if (strcmp(def->bodies[j].name, b->name) == 0)
-                return cr_error_set(err, CR_BAD_INPUT, "bodies.%d.name: '%s' is also the name of bodies.%d", i,
-                                    b->name, j);
+                return cr_error_set(err, CR_BAD_INPUT, "bodies.%d.name: '%s' is also the name of bodies.%d", i, b->name,
+                                    j);
         if (!(b->mass > 0) || !isfinite(b->mass))
             return cr_error_set(err, CR_BAD_INPUT, "bodies.%d ('%s').mass: must be positive and finite (got %g)", i,
                                 b->name, b->mass);
         const cr_mat3 *J = &b->inertia;
-        double d0 = J->m[0][0], d1 = d0 * J->m[1][1] - J->m[0][1] * J->m[1][0], d2 = J->m[0][0] * (J->m[1][1] * J->m[2][2] - J->m[1][2] * J->m[2][1]) -
-                                                             J->m[0][1] * (J->m[1][0] * J->m[2][2] - J->m[1][2] * J->m[2][0]) +
-                                                             J->m[0][2] * (J->m[1][0] * J->m[2][1] - J->m[1][1] * J->m[2][0]);
+        double d0 = J->m[0][0], d1 = d0 * J->m[1][1] - J->m[0][1] * J->m[1][0],
+               d2 = J->m[0][0] * (J->m[1][1] * J->m[2][2] - J->m[1][2] * J->m[2][1]) -
+                    J->m[0][1] * (J->m[1][0] * J->m[2][2] - J->m[1][2] * J->m[2][0]) +
+                    J->m[0][2] * (J->m[1][0] * J->m[2][1] - J->m[1][1] * J->m[2][0]);
         if (!(d0 > 0 && d1 > 0 && d2 > 0) || !isfinite(d2))
-            return cr_error_set(err, CR_BAD_INPUT, "bodies.%d ('%s').inertia: must be positive definite", i,
-                                b->name);
+            return cr_error_set(err, CR_BAD_INPUT, "bodies.%d ('%s').inertia: must be positive definite", i, b->name);
         double qn = sqrt(cr_q_norm2(b->orientation));
         if (!(qn > 0) || !isfinite(qn))
-            return cr_error_set(err, CR_BAD_INPUT, "bodies.%d ('%s').orientation: a finite nonzero quaternion is needed",
-                                i, b->name);
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "bodies.%d ('%s').orientation: a finite nonzero quaternion is needed", i, b->name);
         int held = 0;
         for (int k = 0; k < def->joint_count && !held; ++k)
             held = def->joints[k].body_a == i + 1 || def->joints[k].body_b == i + 1;

@@ -24,7 +24,8 @@ cr_joint_end cr_joint_end_of(const cr_joint_def *j, int e);
 
 /* Reference pose of a joint's end: a rod node's, or a free body's point (its position, the
  * body's orientation). */
-void cr_assembly_end_reference_pose(const cr_assembly_def *def, cr_joint_end e, cr_vec3 *position, cr_quat *orientation);
+void cr_assembly_end_reference_pose(const cr_assembly_def *def, cr_joint_end e, cr_vec3 *position,
+                                    cr_quat *orientation);
 
 /* "joints.K" or "joints.K ('name')" into buf, for messages. */
 const char *cr_joint_label(const cr_assembly_def *def, int k, char *buf, size_t size);

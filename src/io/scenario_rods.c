@@ -281,7 +281,8 @@ static cr_status split_free_bodies(cr_scenario *sc, scenario_storage *st, cr_err
     st->free_loads = calloc((size_t)(nl > 0 ? nl : 1), sizeof *st->free_loads);
     st->kept_loads = calloc((size_t)(nl > 0 ? nl : 1), sizeof *st->kept_loads);
     int *load_rod = calloc((size_t)(nl > 0 ? nl : 1), sizeof *load_rod);
-    if (!index || !rod_of || !st->free_bodies || !st->welded_bodies || !st->free_loads || !st->kept_loads || !load_rod) {
+    if (!index || !rod_of || !st->free_bodies || !st->welded_bodies || !st->free_loads || !st->kept_loads ||
+        !load_rod) {
         free(index), free(rod_of), free(load_rod);
         return no_memory(err);
     }

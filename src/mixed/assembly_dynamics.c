@@ -109,10 +109,10 @@ typedef struct rod_dyn {
 typedef struct body_dyn {
     int iface;
     size_t off;
-    double M[13];             /* the DAE's mass of its rows */
-    double J[13 * 13];        /* ∂F/∂y of its rows at fixed μ (row-major) */
-    double Kr[13 * 13];       /* sM − J, LU (column-major) */
-    double Kz[26 * 26];       /* (s_re + i s_im)M − J as the real [[Re, −Im], [Im, Re]], LU */
+    double M[13];       /* the DAE's mass of its rows */
+    double J[13 * 13];  /* ∂F/∂y of its rows at fixed μ (row-major) */
+    double Kr[13 * 13]; /* sM − J, LU (column-major) */
+    double Kz[26 * 26]; /* (s_re + i s_im)M − J as the real [[Re, −Im], [Im, Re]], LU */
     int pr[13], pz[26];
     double V[6][13], Vre[6][13], Vim[6][13];
 } body_dyn;
@@ -323,8 +323,9 @@ static void joint_rows(const asm_dyn *d, int jk, const double *ya, const double 
     double *Cm = C ? C : Cl;
     cr_quat pa = cr_q_load(ya + 3), pb = cr_q_load(yb + 3);
     cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), pa, cr_v3_load(yb), pb, NULL, g, Cm, NULL);
-    cr_asm_joint_bias_iface(j, d->f, drv(d, j), cr_v3_load(ya), pa, cr_v3_load(ya + CR_DYN_V), cr_v3_load(ya + CR_DYN_W),
-                      cr_v3_load(yb), pb, cr_v3_load(yb + CR_DYN_V), cr_v3_load(yb + CR_DYN_W), bias, gt);
+    cr_asm_joint_bias_iface(j, d->f, drv(d, j), cr_v3_load(ya), pa, cr_v3_load(ya + CR_DYN_V),
+                            cr_v3_load(ya + CR_DYN_W), cr_v3_load(yb), pb, cr_v3_load(yb + CR_DYN_V),
+                            cr_v3_load(yb + CR_DYN_W), bias, gt);
     for (int c = 0; c < 6; ++c) u[c] = ya[CR_DYN_V + c], u[6 + c] = yb[CR_DYN_V + c];
     const double w = d->omega[jk];
     for (int r = 0; r < j->rows; ++r) {
@@ -354,8 +355,8 @@ static cr_status residual(asm_dyn *d, double t, const double *y, double *F)
         const cr_asm_joint *j = &a->joints[jk];
         double g[6], C[72];
         const double *ya = node_y(d, y, j->iface[0]), *yb = node_y(d, y, j->iface[1]);
-        cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), NULL, g, C,
-                          NULL);
+        cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
+                                cr_q_load(yb + 3), NULL, g, C, NULL);
         for (int side = 0; side < 2; ++side) {
             double *Fe = F + (node_y(d, y, j->iface[side]) - y) + CR_DYN_V;
             for (int c = 0; c < 6; ++c)
@@ -399,8 +400,8 @@ static cr_status rod_jacobian(double t, const double *y, const double *fy, cr_bl
         if (a->iface[j->iface[0]].rod != rd->r && a->iface[j->iface[1]].rod != rd->r) continue;
         const double *ya = node_y(d, d->yjac, j->iface[0]), *yb = node_y(d, d->yjac, j->iface[1]);
         double g[6], H[144];
-        cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), mu + j->row0,
-                          g, NULL, H);
+        cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
+                                cr_q_load(yb + 3), mu + j->row0, g, NULL, H);
         for (int side = 0; side < 2; ++side) {
             const cr_asm_iface *f = &a->iface[j->iface[side]];
             if (f->rod != rd->r) continue;
@@ -471,8 +472,8 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
         const cr_asm_joint *j = &a->joints[jk];
         const double *ya = node_y(d, y, j->iface[0]), *yb = node_y(d, y, j->iface[1]);
         double g[6], C[72];
-        cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), NULL, g, C,
-                          NULL);
+        cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
+                                cr_q_load(yb + 3), NULL, g, C, NULL);
         for (int side = 0; side < 2; ++side)
             for (int c = 0; c < 6; ++c)
                 for (int r = 0; r < j->rows; ++r)
@@ -515,8 +516,8 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
          * rows leave it out (see the top), the joint's rows need not */
         if (j->type != CR_JOINT_BALL) {
             double g[6], H[144], dE[2][3][4];
-            cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(yl[0]), cr_q_load(yl[0] + 3), cr_v3_load(yl[1]), cr_q_load(yl[1] + 3),
-                              y + d->mu_off + j->row0, g, NULL, H);
+            cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(yl[0]), cr_q_load(yl[0] + 3), cr_v3_load(yl[1]),
+                                    cr_q_load(yl[1] + 3), y + d->mu_off + j->row0, g, NULL, H);
             for (int side = 0; side < 2; ++side) cr_q_dexp_matrix(cr_q_load(yl[side] + 3), dE[side]);
             for (int side = 0; side < 2; ++side) {
                 const int o = 1 - side, e = j->iface[side];
@@ -644,7 +645,8 @@ static void schur(asm_dyn *d, int complex_, double *Sre, double *Sim)
             for (int c6 = 0; c6 < 6; ++c6) {
                 double gr = 0, gi = 0;
                 for (int q = 0; q < 13; ++q)
-                    gr += g[q] * (complex_ ? bd->Vre[c6][q] : bd->V[c6][q]), gi += complex_ ? g[q] * bd->Vim[c6][q] : 0.0;
+                    gr += g[q] * (complex_ ? bd->Vre[c6][q] : bd->V[c6][q]),
+                        gi += complex_ ? g[q] * bd->Vim[c6][q] : 0.0;
                 const double *ct = d->Ct + ((size_t)bd->iface * 6 + c6) * k;
                 for (int c = 0; c < k; ++c) {
                     if (ct[c] == 0.0) continue;
@@ -958,8 +960,8 @@ static int output(double t, const double *y, void *user)
                 smp.gravity -= d->bactive[k] * o->mass * cr_v3_dot(l->value, r);
         }
         smp.momentum = cr_v3_add(smp.momentum, P);
-        smp.angular_momentum = cr_v3_add(smp.angular_momentum,
-                                         cr_v3_add(cr_v3_cross(r, P), cr_m3_mulv(cr_q_exp(cr_q_load(yb + 3)), Jw)));
+        smp.angular_momentum =
+            cr_v3_add(smp.angular_momentum, cr_v3_add(cr_v3_cross(r, P), cr_m3_mulv(cr_q_exp(cr_q_load(yb + 3)), Jw)));
     }
     unpack(d, y, t);
     int stop = d->on_output(d->a, d->s, &smp, d->user);
@@ -1270,8 +1272,8 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
             const cr_asm_joint *j = &a->joints[jk];
             const double *ya = node_y(&d, y, j->iface[0]), *yb = node_y(&d, y, j->iface[1]);
             double g[6], C[72];
-            cr_asm_joint_eval_iface(j, d.f, drv(&d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), NULL, g, C,
-                              NULL);
+            cr_asm_joint_eval_iface(j, d.f, drv(&d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
+                                    cr_q_load(yb + 3), NULL, g, C, NULL);
             for (int side = 0; side < 2; ++side)
                 for (int c = 0; c < 6; ++c)
                     for (int r = 0; r < j->rows; ++r)
@@ -1474,7 +1476,8 @@ cr_status cr_asm_dynamic_probe(const cr_assembly *a, cr_assembly_state *s, int s
             const cr_asm_iface *f = &a->iface[e];
             const size_t at = f->rod < 0 ? d.bd[f->node].off : d.rd[f->rod].off + (size_t)f->node * B;
             for (int q = 0; q < 6; ++q)
-                for (int i = 0; i < d.k; ++i) J[(at + CR_DYN_V + q) * N + d.mu_off + i] += d.Ct[((size_t)e * 6 + q) * d.k + i];
+                for (int i = 0; i < d.k; ++i)
+                    J[(at + CR_DYN_V + q) * N + d.mu_off + i] += d.Ct[((size_t)e * 6 + q) * d.k + i];
         }
         for (int i = 0; i < d.k; ++i) {
             const cr_asm_joint *j = &a->joints[joint_of_row(a, i)];

@@ -84,10 +84,14 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
         }
     }
     /* redundant joints (an over-constrained loop), at the reference: named before a run */
-    cr_assembly_def def = {
-        .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints,
-        .body_count = sc->body_count, .bodies = sc->bodies, .body_load_count = sc->body_load_count,
-        .body_loads = sc->body_loads};
+    cr_assembly_def def = {.rod_count = sc->rod_count,
+                           .rods = sc->rods,
+                           .joint_count = sc->joint_count,
+                           .joints = sc->joints,
+                           .body_count = sc->body_count,
+                           .bodies = sc->bodies,
+                           .body_load_count = sc->body_load_count,
+                           .body_loads = sc->body_loads};
     cr_assembly *a = cr_assembly_create(&def, err);
     if (!a) return err ? err->status : CR_BAD_INPUT;
     cr_assembly_state *s = cr_assembly_state_create(a);

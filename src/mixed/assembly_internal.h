@@ -78,7 +78,7 @@ struct cr_assembly_state {
     double *lambda; /* the joints' multipliers (assembly->rows) */
     double load_factor;
     double joint_factor; /* how far the welds' rotations have closed (0 reference ... 1 given) */
-    double *body;            /* CR_ASM_BODY_DOF per free body */
+    double *body;        /* CR_ASM_BODY_DOF per free body */
     double *body_load_scale; /* the free bodies' loads' magnitude factors (statics: ramped) */
 };
 

@@ -723,7 +723,8 @@ static void predict(asm_work *w, double lf, double lf0, double lf1, double lf2)
         w->s->lambda[k] = c0 * w->s->lambda[k] + c1 * w->lambda_prev[k] + (c2 != 0.0 ? c2 * w->lambda_prev2[k] : 0.0);
     for (int b = 0; b < a->body_count; ++b) {
         double *y = w->s->body + (size_t)CR_ASM_BODY_DOF * b;
-        const double *y1 = w->body_prev + (size_t)CR_ASM_BODY_DOF * b, *y2 = w->body_prev2 + (size_t)CR_ASM_BODY_DOF * b;
+        const double *y1 = w->body_prev + (size_t)CR_ASM_BODY_DOF * b,
+                     *y2 = w->body_prev2 + (size_t)CR_ASM_BODY_DOF * b;
         for (int c = 0; c < 7; ++c) y[c] = c0 * y[c] + c1 * y1[c] + (c2 != 0.0 ? c2 * y2[c] : 0.0);
         cr_q_store(cr_q_normalize(cr_q_load(y + 3)), y + 3);
     }
