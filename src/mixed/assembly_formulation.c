@@ -402,6 +402,15 @@ static uint64_t fingerprint(const void *impl)
             memcpy(&bits, &geo[k], sizeof bits);
             h = (h ^ bits) * 1099511628211ULL;
         }
+        if (jt->on_body[0] || jt->on_body[1]) { /* a body's point (unchanged without free bodies) */
+            const double pt[] = {jt->point[0].x, jt->point[0].y, jt->point[0].z,
+                                 jt->point[1].x, jt->point[1].y, jt->point[1].z};
+            for (size_t k = 0; k < sizeof pt / sizeof pt[0]; ++k) {
+                uint64_t bits;
+                memcpy(&bits, &pt[k], sizeof bits);
+                h = (h ^ bits) * 1099511628211ULL;
+            }
+        }
         if (!jt->drive) continue; /* (unchanged without drives) */
         /* a drive's angle and time function: a resumed run must turn the hinge as the first did */
         const cr_time_function *tf = &jt->drive_time;
@@ -413,6 +422,15 @@ static uint64_t fingerprint(const void *impl)
         for (int k = 0; k < nd; ++k) {
             uint64_t bits;
             memcpy(&bits, &dv[k], sizeof bits);
+            h = (h ^ bits) * 1099511628211ULL;
+        }
+    }
+    for (int b = 0; b < s->a->body_count; ++b) { /* the free bodies' masses and inertias */
+        const cr_asm_body *o = &s->a->bodies[b];
+        const double v[] = {o->mass, o->inertia.m[0][0], o->inertia.m[1][1], o->inertia.m[2][2]};
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+            uint64_t bits;
+            memcpy(&bits, &v[k], sizeof bits);
             h = (h ^ bits) * 1099511628211ULL;
         }
     }
