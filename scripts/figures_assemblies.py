@@ -11,6 +11,10 @@ Writes into --out:
     assembly_ring.png   welded ring under two opposite forces (examples/ring.json): shapes at
                         three loads, and the errors of the two diameters and of the moment at the
                         load against thin-ring theory vs n = 8 ... 128 with n^-2
+    assembly_parallel_robot.png
+                        parallel continuum robot (examples/parallel-robot.json): three legs welded
+                        to a free platform, reference and deformed under the file's loads; and
+                        the platform's sink under a central axial load P against (P/3) L/EA
     assembly_double_pendulum.png
                         double pendulum of two stiff rods joined by a hinge
                         (examples/double-pendulum.json, a dynamic stage): the paths of the elbow
@@ -260,6 +264,80 @@ def double_pendulum(out):
     savefig(fig, out, "assembly_double_pendulum.png")
 
 
+def _cli_run(build, path, sets, out_dir):
+    import json
+    import subprocess
+
+    cmd = [os.path.join(build, "cosserat"), "run", path, "-o", out_dir]
+    for x in sets:
+        cmd += ["--set", x]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(out_dir, "summary.json")) as f:
+        summ = json.load(f)
+    rows = np.genfromtxt(os.path.join(out_dir, "nodes.csv"), delimiter=",", names=True, dtype=None, encoding="utf-8")
+    return summ, rows
+
+
+def parallel_robot(out, build):
+    import tempfile
+
+    import matplotlib.pyplot as plt
+
+    path = os.path.join(EXAMPLES, "parallel-robot.json")
+    with open(path) as f:
+        import json
+
+        sc = json.load(f)
+    L, r = sc["rods"][0]["length"], sc["rods"][0]["sections"][0]["radius"]
+    EA = sc["rods"][0]["material"]["E"] * math.pi * r * r
+    fig = plt.figure(figsize=(11.5, 4.8))
+    a0 = fig.add_subplot(1, 2, 1, projection="3d")
+    a1 = fig.add_subplot(1, 2, 2)
+    with tempfile.TemporaryDirectory() as tmp:
+        summ, rows = _cli_run(build, path, [], tmp)
+        expect(summ["converged"], "parallel robot converged")
+        tops = []
+        for k, rd in enumerate(sc["rods"]):
+            x = np.array([[q["x"], q["y"], q["z"]] for q in rows if q["rod"] == rd["name"]])
+            o = np.array(rd["reference"]["origin"])
+            a0.plot([o[0], o[0]], [o[1], o[1]], [0, L], color="0.5", ls="--", lw=1.0,
+                    label="reference" if k == 0 else None)
+            a0.plot(x[:, 0], x[:, 1], x[:, 2], color="crimson", lw=2.0, label="legs (loaded)" if k == 0 else None)
+            tops.append(x[-1])
+        tops.append(tops[0])
+        tops = np.array(tops)
+        a0.plot(tops[:, 0], tops[:, 1], tops[:, 2], color="black", lw=1.5, label="platform (free body)")
+        b = summ["bodies"][0]["center"]
+        a0.plot([b[0]], [b[1]], [b[2]], "ks", ms=6)
+        print(f"parallel robot: platform centre ({b[0]:.5f}, {b[1]:.5f}, {b[2]:.5f}) m under the file's loads")
+        a0.set_xlabel("x (m)")
+        a0.set_ylabel("y (m)")
+        a0.set_zlabel("z (m)")
+        a0.set_xlim(-0.1, 0.1)
+        a0.set_ylim(-0.1, 0.1)
+        a0.set_zlim(0, 0.4)
+        a0.set_title("three nitinol legs welded to a free platform:\ngravity, (0.4, 0.2, −0.5) N and 0.02 N m on it",
+                     fontsize=10)
+        a0.legend(fontsize=8, loc="upper left")
+        Ps, sinks = [0.5, 1, 2, 4, 8], []
+        for P in Ps:
+            sets = ["loads.0.value=[0,0,0]", f"loads.1.value=[0,0,{-P}]", "loads.2.value=[0,0,0]"]
+            summ, rows = _cli_run(build, path, sets, tmp)
+            sinks.append(L - summ["bodies"][0]["center"][2])
+        ref = np.array(Ps) / 3 * L / EA
+        err = np.max(np.abs(np.array(sinks) - ref) / ref)
+        print(f"parallel robot: axial sink vs (P/3) L/EA, largest relative difference {err:.1e}")
+        expect(err < 1e-9, "parallel robot axial sink = (P/3) L/EA to 1e-9")
+    a1.loglog(Ps, np.array(sinks) * 1e6, "o", ms=8, label="platform sink (cosserat)")
+    a1.loglog(Ps, ref * 1e6, "k-", lw=1.0, label="(P/3) L / EA")
+    a1.set_xlabel("central axial load P (N)")
+    a1.set_ylabel("sink of the platform (µm)")
+    a1.set_title(f"each leg carries P/3: exact (largest difference {err:.0e})", fontsize=10)
+    a1.legend(fontsize=8)
+    fig.tight_layout()
+    savefig(fig, out, "assembly_parallel_robot.png")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--build", default="build")
@@ -270,6 +348,7 @@ def main(argv=None):
     arch(a.out)
     ring(a.out)
     double_pendulum(a.out)
+    parallel_robot(a.out, a.build)
     if FAILED:
         print("figures_assemblies.py: out of tolerance: " + "; ".join(FAILED))
         return 1

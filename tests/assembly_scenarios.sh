@@ -10,6 +10,11 @@
 #   the other joints        prismatic, cylindrical: no axial force, no torque passed; universal:
 #                           the torque about its held axis passed whole, about a free axis not
 #   outputs                 nodes.csv's rod column, one polyline per rod in the .vtp
+#   parallel-robot.json     three legs welded to a free platform (rigid_bodies without node):
+#                           the supports' forces balance the platform's loads (exact), a
+#                           central axial load P sinks it by (P/3) L/EA (exact: straight legs),
+#                           the platform in summary.json and bodies_0000.vtp; a pendulum's body
+#                           on a ball joint in a dynamic stage keeps its point on the rod's end
 #   bad input               unknown rod, node out of range, both rod and rods, formulations
 #                           and stages that cannot run an assembly: the message names the key
 # Usage: assembly_scenarios.sh CLI SOURCE_DIR
@@ -306,4 +311,81 @@ expect_error 0 'warning: rods.1.material.G: G/E = 8e+12 / 2e+11' check "$arch" -
 expect_error 0 'warning: loads: |g| = 981' check "$arch" --set 'loads=[{"type": "gravity", "value": [0, 0, -981]}]' \
     --set rods.0.material.rho=7800 --set rods.1.material.rho=7800
 if [ "$(grep -c gravity_units "$tmp/err")" != 1 ]; then bad "gravity_units said $(grep -c gravity_units "$tmp/err") times"; fi
+# ---- a parallel robot: three legs welded to a free platform ----
+robot="$src/examples/parallel-robot.json"
+run robot "$robot"
+run robot_axial "$robot" --set 'loads.0.value=[0,0,0]' --set 'loads.1.value=[0,0,-2]' --set 'loads.2.value=[0,0,0]'
+# ball-jointed legs sway (a limit load) under the file's loads: a tenth of them
+run robot_ball "$robot" --set joints.0.type=ball --set joints.1.type=ball --set joints.2.type=ball \
+    --set 'loads.1.value=[0.04, 0.02, -0.05]' --set 'loads.2.value=[0, 0, 0.002]'
+# a body hanging on a ball joint from a clamped leg's end, swinging: a dynamic stage from rest,
+# tilted by a sideways force on the body for its first 0.05 s
+cat > "$tmp/hang.json" <<'JSON'
+{"rods": [{"name": "leg", "length": 0.4, "elements": 12, "material": {"E": 5.5e10, "G": 2.1e10, "rho": 6450},
+           "sections": [{"shape": "circle", "radius": 0.002}], "reference": {"frame": {"e_x": [0, 0, -1], "e_y": [1, 0, 0]}}}],
+ "boundary_conditions": [{"type": "clamp", "node": "leg:start"}],
+ "rigid_bodies": [{"name": "bob", "mass": 0.05, "center": [0, 0, -0.5], "inertia": [2.5e-5, 2.5e-5, 5e-5]}],
+ "joints": [{"type": "ball", "a": "leg:end", "b": {"body": "bob", "point": [0, 0, 0.1]}}],
+ "loads": [{"type": "gravity", "value": [0, 0, -9.81]},
+           {"type": "force", "body": "bob", "value": [0.05, 0.02, 0], "time": {"type": "table", "points": [[0, 1], [0.05, 1], [0.051, 0], [1, 0]]}}],
+ "stages": [{"type": "dynamic", "t_end": 0.3, "output_dt": 0.01, "rtol": 1e-7, "atol": 1e-10}]}
+JSON
+run robot_dyn "$tmp/hang.json"
+$py - "$tmp" "$robot" <<'PY' || fail=1
+import json, math, sys
+tmp, path = sys.argv[1], sys.argv[2]
+sc = json.load(open(path))
+bad = []
+for name in ("robot", "robot_ball"):
+    s = json.load(open(f"{tmp}/{name}/summary.json"))
+    m = sc["rigid_bodies"][0]["mass"]
+    F = sc["loads"][1]["value"] if name == "robot" else [0.04, 0.02, -0.05]
+    # the platform's load and weight, and the legs' weight (rho A L g each)
+    r0 = sc["rods"][0]
+    mr = 3 * r0["material"]["rho"] * math.pi * r0["sections"][0]["radius"] ** 2 * r0["length"]
+    W = [F[k] + (m + mr) * sc["loads"][0]["value"][k] for k in range(3)]
+    Wp = [F[k] + m * sc["loads"][0]["value"][k] for k in range(3)]
+    tot = [W[k] + sum(r["force"][k] for r in s["reactions"]) for k in range(3)]
+    e = math.sqrt(sum(x * x for x in tot)) / math.sqrt(sum(x * x for x in W))
+    print(f"{name}: supports' forces + platform loads = {e:.2e} (relative)")
+    if not e < 1e-9: bad.append(f"{name} force balance {e:.2e}")
+    # the platform's balance through its joints' reactions (forces on the legs' tips)
+    tj = [Wp[k] - sum(j["force"][k] for j in s["joints"]) for k in range(3)]
+    ej = math.sqrt(sum(x * x for x in tj)) / math.sqrt(sum(x * x for x in Wp))
+    if not ej < 1e-9: bad.append(f"{name} platform balance {ej:.2e}")
+    if s["bodies"][0]["name"] != "platform": bad.append(f"{name}: summary.json bodies {s['bodies']}")
+s = json.load(open(f"{tmp}/robot_axial/summary.json"))
+L, r = sc["rods"][0]["length"], sc["rods"][0]["sections"][0]["radius"]
+EA = sc["rods"][0]["material"]["E"] * math.pi * r * r
+sink, ref = L - s["bodies"][0]["center"][2], 2.0 / 3 * L / EA
+print(f"robot_axial: sink {sink:.12e} m, (P/3) L/EA = {ref:.12e} m")
+if not abs(sink - ref) < 1e-8 * ref: bad.append(f"axial sink {sink} vs {ref}")
+vtp = open(f"{tmp}/robot/bodies_0003.vtp", "rb").read()
+if b'NumberOfPoints="1"' not in vtp: bad.append("bodies_0003.vtp: not one body")
+# the dynamic run: the joint's point stays on the leg's end (the constraint held)
+s = json.load(open(f"{tmp}/robot_dyn/summary.json"))
+c, q = s["bodies"][0]["center"], s["bodies"][0]["quaternion"]
+w, x, y, z = q
+R = [[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]
+X = [0, 0, 0.1]
+pt = [c[i] + sum(R[i][k] * X[k] for k in range(3)) for i in range(3)]
+import csv
+tip = list(csv.DictReader(open(f"{tmp}/robot_dyn/nodes.csv")))[-1]
+gap = math.dist(pt, [float(tip["x"]), float(tip["y"]), float(tip["z"])])
+swing = math.dist(c, [0, 0, -0.5])
+print(f"robot_dyn: platform moved {swing:.3e} m, its joint point {gap:.2e} m from the leg's end")
+if not (gap < 1e-6 * 0.4 and swing > 1e-3): bad.append(f"dynamic platform: gap {gap}, moved {swing}")
+if bad:
+    print("parallel robot: " + "; ".join(bad))
+    sys.exit(1)
+PY
+expect_error 1 'rigid_bodies.0.node: missing (give node to weld the body to a rod, or name the body in a joint' \
+    check "$robot" --set 'joints=[]'
+expect_error 1 'joints.0.b.body: unknown rigid body "plate"' check "$robot" --set joints.0.b.body=plate
+expect_error 1 'joints.0.b.point.2: ' check "$robot" --set 'joints.0.b.point=[0, 0.06, "x"]'
+expect_error 1 "joints.0 ('top0'): its points (node 24 of rod 'leg0' and point (0, 0.07, 0) of body 'platform') are" \
+    check "$robot" --set 'joints.0.b.point=[0, 0.07, 0]'
+expect_error 1 'joints.0.b.body: rigid body "platform" is welded to a node' check "$robot" --set rigid_bodies.0.node=leg1:end
 exit $fail

@@ -1,7 +1,8 @@
 /* cosserat — assemblies: several rods joined by exact joints (docs/theory.md, "Assemblies").
  *
  * A cr_assembly_def lists named rods, each a cr_rod_def as for one rod (its own
- * supports, loads and rigid bodies), and joints between two rod nodes. A joint is an
+ * supports, loads and rigid bodies), free rigid bodies, and joints between two rod nodes or
+ * points of free bodies. A joint is an
  * ideal constraint with Lagrange multipliers (not a spring): its reaction wrench is
  * reported. The definition's arrays stay owned by the caller; cr_assembly_create copies
  * what it needs.
@@ -50,6 +51,12 @@ typedef struct cr_joint_def {
     char name[64]; /* optional, for messages ("" = joints.K) */
     cr_joint_type type;
     cr_rod_node a, b; /* the two joined nodes ("first" = a) */
+    /* or an end on a free rigid body (cr_assembly_def.bodies) instead of the node a (b):
+     * body_a (body_b) = that body's index + 1 (0: the node), point_a (point_b) = the joint's
+     * point in the body's coordinates (from its centre, along its axes). The joint's frame at
+     * a body is the body's frame (its axes in the reference: the body's orientation). */
+    int body_a, body_b;
+    cr_vec3 point_a, point_b;
     /* weld: 0 = keep the relative rotation R = A_a,refᵀ A_b,ref of the reference; 1 = R is
      * `rotation` (unit quaternion, a's body frame). A rotation that differs from the
      * reference's is reached through the load steps of the solve (the joint closes). */
@@ -81,6 +88,18 @@ typedef struct cr_assembly_def {
     const cr_assembly_rod_def *rods;
     int joint_count;
     const cr_joint_def *joints;
+    /* Free rigid bodies (6 degrees of freedom each: the position of the centre of mass and
+     * the rotation), held only by the joints that name them (node is ignored; orientation:
+     * the body's axes in the reference, in which a joint's point and a body-frame load are
+     * given; inertia about the centre in I components). In dynamics the inertia must be
+     * diagonal in the body's axes (give the principal moments with the axes as orientation). */
+    int body_count;
+    const cr_rigid_body_def *bodies;
+    /* Their loads: CR_LOAD_FORCE (at the centre) and CR_LOAD_MOMENT with `body` the index
+     * into bodies (frame: INERTIAL fixed in I, BODY turning with the body), and
+     * CR_LOAD_GRAVITY (on every free body, its `body` ignored); time, stages as a rod's loads. */
+    int body_load_count;
+    const cr_load_def *body_loads;
 } cr_assembly_def;
 
 cr_assembly_def cr_assembly_default_def(void);
@@ -123,8 +142,21 @@ void cr_assembly_state_destroy(cr_assembly_state *state);
 cr_state *cr_assembly_state_rod(cr_assembly_state *state, int rod);
 double cr_assembly_state_load_factor(const cr_assembly_state *state);
 
+/* Free bodies: their number, the index of the one named `name` (or -1), its name. */
+int cr_assembly_body_count(const cr_assembly *assembly);
+int cr_assembly_body_index(const cr_assembly *assembly, const char *name);
+const char *cr_assembly_body_name(const cr_assembly *assembly, int body);
+/* Free body `body` in a state: centre (I), orientation (body axes), velocity of the centre
+ * (I), angular velocity (body axes); any output may be NULL. CR_BAD_INPUT out of range. */
+cr_status cr_assembly_state_body(const cr_assembly_state *state, int body, cr_vec3 *center, cr_quat *orientation,
+                                 cr_vec3 *velocity, cr_vec3 *angular_velocity);
+/* Sets its velocities (as cr_state_set_velocity for a node) for a dynamic stage. */
+cr_status cr_assembly_state_set_body_velocity(cr_assembly_state *state, int body, cr_vec3 velocity,
+                                              cr_vec3 angular_velocity);
+
 /* The wrench joint j applies on its first node a in the last solved state: force in I,
- * moment in I about that node (its second node b receives the opposite). */
+ * moment in I about that node, or about the joint's point of a body (its second node b
+ * receives the opposite). */
 cr_status cr_assembly_joint_reaction(const cr_assembly *assembly, const cr_assembly_state *state, int joint,
                                      cr_vec3 *force, cr_vec3 *moment);
 

@@ -71,6 +71,13 @@ typedef struct cr_scenario {
     cr_assembly_rod_def *rods;
     int joint_count;
     cr_joint_def *joints;
+    /* The free rigid bodies (entries of "rigid_bodies" without "node", held by joints) and
+     * their loads (forces and moments naming them, and every gravity load), as
+     * cr_assembly_def's bodies and body_loads. Owned by the scenario. */
+    int body_count;
+    cr_rigid_body_def *bodies;
+    int body_load_count;
+    cr_load_def *body_loads;
 } cr_scenario;
 
 /* 1 when the scenario is an assembly: several rods, or joints. */

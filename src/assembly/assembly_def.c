@@ -58,11 +58,22 @@ const char *cr_joint_label(const cr_assembly_def *def, int k, char *buf, size_t 
 
 static int name_ok(const char *name, size_t size) { return memchr(name, '\0', size) && name[0]; }
 
-/* one end of joint k: its rod and node in range */
-static cr_status check_end(const cr_assembly_def *def, int k, const char *which, cr_rod_node e, cr_error *err)
+/* one end of joint k: its rod and node in range, or its free body */
+static cr_status check_end(const cr_assembly_def *def, int k, const char *which, cr_joint_end e, cr_error *err)
 {
     char lb[96];
     cr_joint_label(def, k, lb, sizeof lb);
+    if (e.body != 0) {
+        if (e.body < 1 || e.body > def->body_count)
+            return cr_error_set(err, CR_BAD_INPUT, "%s.%s.body: unknown free body %d (the assembly has %d, 1..%d)", lb,
+                                which, e.body, def->body_count, def->body_count);
+        double x[3] = {e.point.x, e.point.y, e.point.z};
+        for (int c = 0; c < 3; ++c)
+            if (!isfinite(x[c]))
+                return cr_error_set(err, CR_BAD_INPUT, "%s.%s.point: must be finite (got %g, %g, %g)", lb, which, x[0],
+                                    x[1], x[2]);
+        return CR_OK;
+    }
     if (e.rod < 0 || e.rod >= def->rod_count)
         return cr_error_set(err, CR_BAD_INPUT, "%s.%s.rod: unknown rod %d (the assembly has %d rod%s, 0..%d)", lb,
                             which, e.rod, def->rod_count, def->rod_count == 1 ? "" : "s", def->rod_count - 1);
@@ -79,6 +90,89 @@ static cr_status check_end(const cr_assembly_def *def, int k, const char *which,
                                 "cannot carry a support of its own rod in this version (hold the rod at another "
                                 "node, or give the other rod the support)",
                                 lb, which, cr_assembly_node_index(r, e.node), def->rods[e.rod].name, e.rod, c);
+    return CR_OK;
+}
+
+cr_joint_end cr_joint_end_of(const cr_joint_def *j, int e)
+{
+    cr_joint_end o = {e ? j->b.rod : j->a.rod, e ? j->b.node : j->a.node, e ? j->body_b : j->body_a,
+                      e ? j->point_b : j->point_a};
+    return o;
+}
+
+void cr_assembly_end_reference_pose(const cr_assembly_def *def, cr_joint_end e, cr_vec3 *position, cr_quat *orientation)
+{
+    if (e.body != 0) {
+        const cr_rigid_body_def *b = &def->bodies[e.body - 1];
+        *orientation = cr_q_normalize(b->orientation);
+        *position = cr_v3_add(b->center, cr_m3_mulv(cr_q_exp(*orientation), e.point));
+        return;
+    }
+    const cr_rod_def *r = &def->rods[e.rod].rod;
+    cr_assembly_node_reference_pose(r, cr_assembly_node_index(r, e.node), position, orientation);
+}
+
+/* "node N of rod 'R'" or "point (x, y, z) of body 'B'" */
+static const char *end_text(const cr_assembly_def *def, cr_joint_end e, char *buf, size_t size)
+{
+    if (e.body != 0)
+        snprintf(buf, size, "point (%g, %g, %g) of body '%s'", e.point.x, e.point.y, e.point.z,
+                 def->bodies[e.body - 1].name);
+    else
+        snprintf(buf, size, "node %d of rod '%s'", cr_assembly_node_index(&def->rods[e.rod].rod, e.node),
+                 def->rods[e.rod].name);
+    return buf;
+}
+
+static cr_status check_bodies(const cr_assembly_def *def, cr_error *err)
+{
+    if (def->body_count < 0 || (def->body_count > 0 && !def->bodies))
+        return cr_error_set(err, CR_BAD_INPUT, "bodies: %d free bodies given without their definitions",
+                            def->body_count);
+    if (def->body_load_count < 0 || (def->body_load_count > 0 && !def->body_loads))
+        return cr_error_set(err, CR_BAD_INPUT, "body_loads: %d loads given without their definitions",
+                            def->body_load_count);
+    for (int i = 0; i < def->body_count; ++i) {
+        const cr_rigid_body_def *b = &def->bodies[i];
+        if (!name_ok(b->name, sizeof b->name))
+            return cr_error_set(err, CR_BAD_INPUT, "bodies.%d.name: a free body needs a name (1 to %d characters)", i,
+                                (int)sizeof b->name - 1);
+        for (int j = 0; j < i; ++j)
+            if (strcmp(def->bodies[j].name, b->name) == 0)
+                return cr_error_set(err, CR_BAD_INPUT, "bodies.%d.name: '%s' is also the name of bodies.%d", i, b->name,
+                                    j);
+        if (!(b->mass > 0) || !isfinite(b->mass))
+            return cr_error_set(err, CR_BAD_INPUT, "bodies.%d ('%s').mass: must be positive and finite (got %g)", i,
+                                b->name, b->mass);
+        const cr_mat3 *J = &b->inertia;
+        double d0 = J->m[0][0], d1 = d0 * J->m[1][1] - J->m[0][1] * J->m[1][0],
+               d2 = J->m[0][0] * (J->m[1][1] * J->m[2][2] - J->m[1][2] * J->m[2][1]) -
+                    J->m[0][1] * (J->m[1][0] * J->m[2][2] - J->m[1][2] * J->m[2][0]) +
+                    J->m[0][2] * (J->m[1][0] * J->m[2][1] - J->m[1][1] * J->m[2][0]);
+        if (!(d0 > 0 && d1 > 0 && d2 > 0) || !isfinite(d2))
+            return cr_error_set(err, CR_BAD_INPUT, "bodies.%d ('%s').inertia: must be positive definite", i, b->name);
+        double qn = sqrt(cr_q_norm2(b->orientation));
+        if (!(qn > 0) || !isfinite(qn))
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "bodies.%d ('%s').orientation: a finite nonzero quaternion is needed", i, b->name);
+        int held = 0;
+        for (int k = 0; k < def->joint_count && !held; ++k)
+            held = def->joints[k].body_a == i + 1 || def->joints[k].body_b == i + 1;
+        if (!held)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "bodies.%d ('%s'): no joint holds it (a free body needs at least one joint to a rod "
+                                "or to another body)",
+                                i, b->name);
+    }
+    for (int k = 0; k < def->body_load_count; ++k) {
+        const cr_load_def *l = &def->body_loads[k];
+        if (l->type != CR_LOAD_FORCE && l->type != CR_LOAD_MOMENT && l->type != CR_LOAD_GRAVITY)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "body_loads.%d.type: a free body carries forces, moments and gravity only", k);
+        if (l->type != CR_LOAD_GRAVITY && (l->body < 0 || l->body >= def->body_count))
+            return cr_error_set(err, CR_BAD_INPUT, "body_loads.%d.body: unknown free body %d (0..%d)", k, l->body,
+                                def->body_count - 1);
+    }
     return CR_OK;
 }
 
@@ -117,14 +211,18 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
                                 "%s.type: unknown joint type %d (weld 0, ball 1, hinge 2, prismatic 3, cylindrical "
                                 "4, universal 5)",
                                 lb, (int)j->type);
-        cr_status st = check_end(def, k, "a", j->a, err);
-        if (st == CR_OK) st = check_end(def, k, "b", j->b, err);
+        const cr_joint_end ea = cr_joint_end_of(j, 0), eb = cr_joint_end_of(j, 1);
+        cr_status st = check_end(def, k, "a", ea, err);
+        if (st == CR_OK) st = check_end(def, k, "b", eb, err);
         if (st != CR_OK) return st;
-        const cr_rod_def *ra = &def->rods[j->a.rod].rod, *rb = &def->rods[j->b.rod].rod;
-        int na = cr_assembly_node_index(ra, j->a.node), nb = cr_assembly_node_index(rb, j->b.node);
-        if (j->a.rod == j->b.rod && na == nb)
-            return cr_error_set(err, CR_BAD_INPUT, "%s.b: joins node %d of rod '%s' to itself", lb, na,
-                                def->rods[j->a.rod].name);
+        char ta[128], tb[128];
+        end_text(def, ea, ta, sizeof ta), end_text(def, eb, tb, sizeof tb);
+        if (ea.body != 0 ? ea.body == eb.body
+                         : eb.body == 0 && ea.rod == eb.rod &&
+                               cr_assembly_node_index(&def->rods[ea.rod].rod, ea.node) ==
+                                   cr_assembly_node_index(&def->rods[eb.rod].rod, eb.node))
+            return cr_error_set(err, CR_BAD_INPUT, "%s.b: joins %s to %s", lb, ta,
+                                ea.body != 0 ? "its own body" : "itself");
         if (j->type != CR_JOINT_WELD && j->type != CR_JOINT_BALL) {
             double n = cr_v3_norm(j->axis);
             if (!(n > 0) || !isfinite(n))
@@ -159,19 +257,22 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
         }
         cr_vec3 pa, pb;
         cr_quat qa, qb;
-        cr_assembly_node_reference_pose(ra, na, &pa, &qa);
-        cr_assembly_node_reference_pose(rb, nb, &pb, &qb);
+        cr_assembly_end_reference_pose(def, ea, &pa, &qa);
+        cr_assembly_end_reference_pose(def, eb, &pb, &qb);
         double gap = cr_v3_norm(cr_v3_sub(pa, pb));
         if (!(gap <= CR_JOINT_GAP_TOL * longest))
             return cr_error_set(err, CR_BAD_INPUT,
-                                "%s: its points (node %d of rod '%s' and node %d of rod '%s') are %.6g m apart in the "
-                                "reference; a joint joins points that coincide in the reference configuration",
-                                lb, na, def->rods[j->a.rod].name, nb, def->rods[j->b.rod].name, gap);
+                                "%s: its points (%s and %s) are %.6g m apart in the reference; a joint joins points "
+                                "that coincide in the reference configuration",
+                                lb, ta, tb, gap);
     }
+    cr_status sb = check_bodies(def, err);
+    if (sb != CR_OK) return sb;
     for (int i = 0; i < def->rod_count; ++i) {
         int held = def->rods[i].rod.bc_count > 0;
         for (int k = 0; k < def->joint_count && !held; ++k)
-            held = def->joints[k].a.rod == i || def->joints[k].b.rod == i;
+            held = (def->joints[k].body_a == 0 && def->joints[k].a.rod == i) ||
+                   (def->joints[k].body_b == 0 && def->joints[k].b.rod == i);
         if (!held)
             return cr_error_set(err, CR_BAD_INPUT,
                                 "rods.%d ('%s'): neither a support nor a joint holds it (a free rod has rigid-body "

@@ -14,6 +14,19 @@ int cr_assembly_node_index(const cr_rod_def *rod, int node);
  * places it: the given nodes, else s = L i / n on the straight or helical reference. */
 void cr_assembly_node_reference_pose(const cr_rod_def *rod, int i, cr_vec3 *position, cr_quat *orientation);
 
+/* One end of a joint: a rod node (body 0), or a point of free body body − 1. */
+typedef struct cr_joint_end {
+    int rod, node, body;
+    cr_vec3 point;
+} cr_joint_end;
+/* End e (0: a, 1: b) of a joint. */
+cr_joint_end cr_joint_end_of(const cr_joint_def *j, int e);
+
+/* Reference pose of a joint's end: a rod node's, or a free body's point (its position, the
+ * body's orientation). */
+void cr_assembly_end_reference_pose(const cr_assembly_def *def, cr_joint_end e, cr_vec3 *position,
+                                    cr_quat *orientation);
+
 /* "joints.K" or "joints.K ('name')" into buf, for messages. */
 const char *cr_joint_label(const cr_assembly_def *def, int k, char *buf, size_t size);
 

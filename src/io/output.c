@@ -741,6 +741,8 @@ static cr_status write_bodies_vtp(const char *path, const cr_sim *sim, const cr_
                 tmp[j++] = rods[r].rod.rigid_bodies[k].mass;
     else
         for (int j = 0; j < nb; ++j) tmp[j] = rod && j < rod->rigid_body_count ? rod->rigid_bodies[j].mass : 0.0;
+    for (int j = 0; j < nb; ++j) /* the model's own (an assembly's free bodies) */
+        if (isfinite(cr_sim_body_mass(sim, j))) tmp[j] = cr_sim_body_mass(sim, j);
     if (rod || rods) out_array(o, "        ", "mass", 1, tmp, nb);
     for (int j = 0; j < nb; ++j) {
         cr_vec3 x;

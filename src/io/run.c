@@ -951,6 +951,20 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
             }
             cJSON_AddItemToArray(joints, o);
         }
+        /* the rigid bodies' final poses (welded ones rod by rod, then the free ones) */
+        cJSON *bodies = cr_sim_body_count(sim) > 0 ? cJSON_AddArrayToObject(root, "bodies") : NULL;
+        for (int j = 0; bodies && j < cr_sim_body_count(sim); ++j) {
+            cr_vec3 x;
+            cr_mat3 R;
+            cr_sim_body_pose(sim, j, &x, &R);
+            cr_quat qn = cr_q_from_matrix(R);
+            double xb[3] = {x.x, x.y, x.z}, qb[4] = {qn.w, qn.x, qn.y, qn.z};
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "name", cr_sim_body_name(sim, j));
+            cJSON_AddItemToObject(o, "center", vec_json(xb, 3));
+            cJSON_AddItemToObject(o, "quaternion", vec_json(qb, 4));
+            cJSON_AddItemToArray(bodies, o);
+        }
     }
     cr_contact_sample cs;
     if (cr_sim_contact(sim, 0, &cs)) { /* obstacles: the contacts of the final state */

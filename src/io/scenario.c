@@ -64,8 +64,14 @@ static cr_status parse_root(const cJSON *root, const char *default_name, cr_scen
     if ((s = parse_joints(root, sc, st, err))) return s;
     if ((s = finish_rods(sc, st, err))) return s;
     if (cr_scenario_is_assembly(sc)) { /* names, references, coincident points (rods.K..., joints.K...) */
-        cr_assembly_def a = {
-            .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints};
+        cr_assembly_def a = {.rod_count = sc->rod_count,
+                             .rods = sc->rods,
+                             .joint_count = sc->joint_count,
+                             .joints = sc->joints,
+                             .body_count = sc->body_count,
+                             .bodies = sc->bodies,
+                             .body_load_count = sc->body_load_count,
+                             .body_loads = sc->body_loads};
         if ((s = cr_assembly_validate(&a, err))) return s;
     }
     return parse_output(root, sc, err);

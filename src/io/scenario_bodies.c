@@ -160,9 +160,11 @@ cr_status parse_rigid_bodies(const cJSON *root, cr_rod_def *def, scenario_storag
             }
         memcpy(b->name, name, strlen(name) + 1);
 
-        node_ref ref;
-        if ((s = get_rod_node(c, path, "node", def, st, &ref, err))) return s;
-        b->node = ref.node;
+        /* without node: a free body, held by the joints that name it (finish_rods) */
+        node_ref ref = {.rod = -1};
+        if (cJSON_GetObjectItemCaseSensitive(c, "node") && (s = get_rod_node(c, path, "node", def, st, &ref, err)))
+            return s;
+        b->node = ref.rod >= 0 ? ref.node : 0;
         st->body_rod[i] = ref.rod;
         if ((s = get_number(c, path, "mass", 1, 0, POSITIVE, &b->mass, err))) return s;
         if ((s = get_vector(c, path, "center", 3, NULL, v, err))) return s;

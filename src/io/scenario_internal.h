@@ -51,6 +51,9 @@ typedef struct scenario_storage {
     cr_time_point **joint_time_tables; /* one per joint: its drive's time table (or NULL) */
     int joint_count_alloc;
     cr_obstacle_def *obstacles;
+    /* free bodies (body_rod −1; their loads' load_rod −3), split out by finish_rods */
+    cr_rigid_body_def *free_bodies, *welded_bodies;
+    cr_load_def *free_loads, *kept_loads;
 } scenario_storage;
 
 /* The kinds of object in the tree (the schema, scenario_schema.c). */

@@ -14,6 +14,38 @@
 static const char *const JOINT_TYPE_CHOICES[] = {"weld",        "ball",      "hinge", "prismatic",
                                                  "cylindrical", "universal", NULL}; /* = cr_joint_type */
 
+/* A joint's end on a free body: {"body": NAME, "point": [x, y, z]} (point in the body's
+ * coordinates, default its centre); *body = the index in rigid_bodies + 1 (finish_rods
+ * renumbers it among the free bodies). */
+static cr_status joint_body(const cJSON *v, const char *path, const cr_scenario *sc, const scenario_storage *st,
+                            int *body, cr_vec3 *point, cr_error *err)
+{
+    char sub[PATH_SIZE], got[VALUE_TEXT_SIZE];
+    cr_status s;
+    for (const cJSON *c = v->child; c; c = c->next)
+        if (strcmp(c->string, "body") && strcmp(c->string, "point")) {
+            path_key(sub, path, c->string);
+            return fail(err, "%s: unknown key for a point of a body (expected one of body, point)", sub);
+        }
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(v, "body");
+    path_key(sub, path, "body");
+    describe(b, got, sizeof got);
+    if (!cJSON_IsString(b)) return fail(err, "%s: expected the name of a rigid body (a string), got %s", sub, got);
+    int k = 0;
+    while (k < sc->rod.rigid_body_count && strcmp(sc->rod.rigid_bodies[k].name, b->valuestring)) ++k;
+    if (k == sc->rod.rigid_body_count) return fail(err, "%s: unknown rigid body %s", sub, got);
+    if (st->body_rod[k] != -1)
+        return fail(err,
+                    "%s: rigid body %s is welded to a node (rigid_bodies.%d.node); a joint holds a free body (one "
+                    "without node)",
+                    sub, got, k);
+    double x[3] = {0, 0, 0};
+    if ((s = get_vector(v, path, "point", 3, x, x, err))) return s;
+    *body = k + 1;
+    *point = cr_v3_load(x);
+    return CR_OK;
+}
+
 static cr_status joint_node(const cJSON *c, const char *path, const char *key, const cr_scenario *sc,
                             const scenario_storage *st, cr_rod_node *out, cr_error *err)
 {
@@ -56,8 +88,16 @@ cr_status parse_joints(const cJSON *root, cr_scenario *sc, scenario_storage *st,
             if (!strcmp(st->joints[k].name, name))
                 return fail(err, "%s: \"%s\" is already the name of joints.%d", key, name, k);
         memcpy(j->name, name, strlen(name) + 1);
-        if ((s = joint_node(c, path, "a", sc, st, &j->a, err))) return s;
-        if ((s = joint_node(c, path, "b", sc, st, &j->b, err))) return s;
+        for (int e = 0; e < 2; ++e) { /* a rod node, or {"body": NAME, "point": [x, y, z]} */
+            const char *ek = e ? "b" : "a";
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, ek);
+            path_key(key, path, ek);
+            if (cJSON_IsObject(v) && cJSON_GetObjectItemCaseSensitive(v, "body"))
+                s = joint_body(v, key, sc, st, e ? &j->body_b : &j->body_a, e ? &j->point_b : &j->point_a, err);
+            else
+                s = joint_node(c, path, ek, sc, st, e ? &j->b : &j->a, err);
+            if (s) return s;
+        }
         const cJSON *axis = cJSON_GetObjectItemCaseSensitive(c, "axis");
         path_key(key, path, "axis");
         if (type != CR_JOINT_WELD && type != CR_JOINT_BALL) {
@@ -133,6 +173,7 @@ cr_status parse_joints(const cJSON *root, cr_scenario *sc, scenario_storage *st,
     for (int k = 0; k < n; ++k)
         for (int e = 0; e < 2; ++e) {
             const cr_rod_node *jn = e ? &st->joints[k].b : &st->joints[k].a;
+            if (e ? st->joints[k].body_b : st->joints[k].body_a) continue;
             int nodes = rod_def_of(&sc->rod, st, jn->rod)->elements + 1;
             int node = jn->node < 0 ? jn->node + nodes : jn->node;
             for (int b = 0; b < sc->rod.bc_count; ++b) {

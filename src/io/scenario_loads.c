@@ -243,6 +243,7 @@ cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storage *st, 
             if (has_body) {
                 if ((s = get_body(c, path, def, &ld->body, err))) return s;
                 st->load_rod[i] = st->body_rod ? st->body_rod[ld->body] : 0;
+                if (st->load_rod[i] == -1) st->load_rod[i] = -3; /* a free body's (finish_rods) */
             } else {
                 node_ref ref;
                 if ((s = get_rod_node(c, path, "node", def, st, &ref, err))) return s;

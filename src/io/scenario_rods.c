@@ -41,6 +41,7 @@ void storage_free(scenario_storage *st)
     free(st->rod_bcs);
     free(st->rod_loads);
     free(st->rod_bodies);
+    free(st->free_bodies), free(st->welded_bodies), free(st->free_loads), free(st->kept_loads);
     if (st->joint_time_tables)
         for (int i = 0; i < st->joint_count_alloc; ++i) free(st->joint_time_tables[i]);
     free(st->joint_time_tables);
@@ -263,8 +264,78 @@ cr_status parse_rods(const cJSON *root, cr_scenario *sc, scenario_storage *st, c
 /* Splits the parsed lists rod by rod (a gravity load without "rod" goes to every rod; a load
  * on a rigid body to that body's rod, with the body's index in its rod), and fills the
  * scenario's rods and joints. */
+/* The free bodies (rigid_bodies without node) out of the parsed lists: into the scenario's
+ * bodies, their loads and every gravity load into its body_loads (body: the free body's
+ * index), the welded bodies and the rods' loads kept in the lists (bodies renumbered). */
+static cr_status split_free_bodies(cr_scenario *sc, scenario_storage *st, cr_error *err)
+{
+    cr_rod_def *all = &sc->rod;
+    const int nb = all->rigid_body_count, nl = all->load_count;
+    int nfree = 0;
+    for (int i = 0; i < nb; ++i) nfree += st->body_rod[i] == -1;
+    sc->body_count = 0, sc->bodies = NULL, sc->body_load_count = 0, sc->body_loads = NULL;
+    if (nfree == 0) return CR_OK;
+    int *index = calloc((size_t)nb, sizeof *index), *rod_of = calloc((size_t)nb, sizeof *rod_of);
+    st->free_bodies = calloc((size_t)nfree, sizeof *st->free_bodies);
+    st->welded_bodies = calloc((size_t)nb, sizeof *st->welded_bodies);
+    st->free_loads = calloc((size_t)(nl > 0 ? nl : 1), sizeof *st->free_loads);
+    st->kept_loads = calloc((size_t)(nl > 0 ? nl : 1), sizeof *st->kept_loads);
+    int *load_rod = calloc((size_t)(nl > 0 ? nl : 1), sizeof *load_rod);
+    if (!index || !rod_of || !st->free_bodies || !st->welded_bodies || !st->free_loads || !st->kept_loads ||
+        !load_rod) {
+        free(index), free(rod_of), free(load_rod);
+        return no_memory(err);
+    }
+    int nf = 0, nw = 0;
+    for (int i = 0; i < nb; ++i) {
+        if (st->body_rod[i] == -1) {
+            int held = 0;
+            for (int k = 0; k < sc->joint_count && !held; ++k)
+                held = sc->joints[k].body_a == i + 1 || sc->joints[k].body_b == i + 1;
+            if (!held) {
+                free(index), free(rod_of), free(load_rod);
+                return fail(err,
+                            "rigid_bodies.%d.node: missing (give node to weld the body to a rod, or name the body "
+                            "in a joint to make it a free body)",
+                            i);
+            }
+            index[i] = nf, st->free_bodies[nf++] = all->rigid_bodies[i];
+        } else
+            index[i] = nw, rod_of[nw] = st->body_rod[i], st->welded_bodies[nw++] = all->rigid_bodies[i];
+    }
+    /* the joints' ends: the free body's index + 1 */
+    for (int k = 0; k < sc->joint_count; ++k) {
+        if (sc->joints[k].body_a) sc->joints[k].body_a = index[sc->joints[k].body_a - 1] + 1;
+        if (sc->joints[k].body_b) sc->joints[k].body_b = index[sc->joints[k].body_b - 1] + 1;
+    }
+    int kf = 0, kk = 0;
+    for (int i = 0; i < nl; ++i) {
+        cr_load_def ld = all->loads[i];
+        const int on_free = ld.body >= 0 && st->body_rod[ld.body] == -1;
+        if (on_free || (ld.type == CR_LOAD_GRAVITY && (!st->multi || st->load_rod[i] == -1))) {
+            cr_load_def fl = ld;
+            fl.body = on_free ? index[ld.body] : -1;
+            st->free_loads[kf++] = fl;
+        }
+        if (on_free) continue;
+        if (ld.body >= 0) ld.body = index[ld.body];
+        load_rod[kk] = st->load_rod[i];
+        st->kept_loads[kk++] = ld;
+    }
+    memcpy(st->load_rod, load_rod, (size_t)kk * sizeof *load_rod);
+    memcpy(st->body_rod, rod_of, (size_t)nw * sizeof *rod_of);
+    free(index), free(rod_of), free(load_rod);
+    all->rigid_body_count = nw, all->rigid_bodies = nw ? st->welded_bodies : NULL;
+    all->load_count = kk, all->loads = kk ? st->kept_loads : NULL;
+    sc->body_count = nf, sc->bodies = st->free_bodies;
+    sc->body_load_count = kf, sc->body_loads = kf ? st->free_loads : NULL;
+    return CR_OK;
+}
+
 cr_status finish_rods(cr_scenario *sc, scenario_storage *st, cr_error *err)
 {
+    cr_status sf = split_free_bodies(sc, st, err);
+    if (sf != CR_OK) return sf;
     if (!st->multi) {
         if (!(sc->rods = calloc(1, sizeof *sc->rods))) return no_memory(err);
         snprintf(sc->rods[0].name, sizeof sc->rods[0].name, "rod");
@@ -304,7 +375,7 @@ cr_status finish_rods(cr_scenario *sc, scenario_storage *st, cr_error *err)
         d->rigid_body_count = (int)(st->rod_bodies + kr - d->rigid_bodies);
         d->loads = st->rod_loads + kl;
         for (int i = 0; i < nl; ++i)
-            if (st->load_rod[i] == r || st->load_rod[i] < 0) {
+            if (st->load_rod[i] == r || st->load_rod[i] == -1) {
                 cr_load_def ld = all->loads[i];
                 if (ld.body >= 0) ld.body = body_index[ld.body];
                 st->rod_loads[kl++] = ld;

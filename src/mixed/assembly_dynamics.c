@@ -101,6 +101,22 @@ typedef struct rod_dyn {
     double *bsave;                      /* 2 dim: scratch for that response (re, im) */
 } rod_dyn;
 
+/* A free body (assembly_bodies.c): its 13 unknowns (r, p, v, Ω) at off in y, with the DAE
+ *     r' = v,  p' = ½ p ⊗ (0, Ω),  m v' = f + Σ Cᵀμ,  Θ Ω' = m − Ω × ΘΩ + Σ Cᵀμ
+ * (Θ diagonal in the body's frame: a diagonal mass, as the rods' nodes have). Its block of
+ * the shifted systems is dense 13 × 13, factored by LU; like a rod it answers a unit force
+ * or moment on itself (V: 6 columns), which is all the Schur complement needs. */
+typedef struct body_dyn {
+    int iface;
+    size_t off;
+    double M[13];       /* the DAE's mass of its rows */
+    double J[13 * 13];  /* ∂F/∂y of its rows at fixed μ (row-major) */
+    double Kr[13 * 13]; /* sM − J, LU (column-major) */
+    double Kz[26 * 26]; /* (s_re + i s_im)M − J as the real [[Re, −Im], [Im, Re]], LU */
+    int pr[13], pz[26];
+    double V[6][13], Vre[6][13], Vim[6][13];
+} body_dyn;
+
 typedef struct asm_dyn {
     const cr_assembly *a;
     cr_assembly_state *s;
@@ -138,6 +154,9 @@ typedef struct asm_dyn {
     double *memory;
     double t_stage_start, wall_start, base_wall;
     long base[7];
+    int nb; /* free bodies */
+    body_dyn *bd;
+    double *bactive, *bscale; /* their loads' stage factors and current factors */
 } asm_dyn;
 
 /* Layout of the integrator memory (cr_asm_dynamic_memory_size doubles), as one rod's. */
@@ -154,7 +173,120 @@ enum {
 static const double *node_y(const asm_dyn *d, const double *y, int e)
 {
     const cr_asm_iface *f = &d->a->iface[e];
+    if (f->rod < 0) return y + d->bd[f->node].off; /* a free body: the same first 13 entries */
     return y + d->rd[f->rod].off + (size_t)f->node * B;
+}
+
+/* ---- free bodies ---- */
+
+static void set_body_scales(asm_dyn *d, double t)
+{
+    for (int k = 0; k < d->a->body_load_count; ++k)
+        d->bscale[k] = d->bactive[k] == 0 ? 0.0 : d->bactive[k] * cr_time_function_eval(&d->a->body_loads[k].time, t);
+}
+
+/* body b's rows at its unknowns yb without the joints: v, ½ p ⊗ (0, Ω), f, m − Ω × ΘΩ */
+static void body_own(const asm_dyn *d, int b, const double *yb, double *F)
+{
+    const cr_asm_body *o = &d->a->bodies[b];
+    cr_quat p = cr_q_load(yb + 3);
+    cr_vec3 w = cr_v3_load(yb + CR_DYN_W);
+    for (int c = 0; c < 3; ++c) F[c] = yb[CR_DYN_V + c];
+    cr_q_store(cr_q_scale(cr_q_mul(p, cr_q(0, w.x, w.y, w.z)), 0.5), F + 3);
+    double wr[6];
+    cr_asm_body_wrench(d->a, b, yb, d->bscale, wr, NULL);
+    cr_vec3 Jw = cr_m3_mulv(o->inertia, w), gyro = cr_v3_cross(w, Jw);
+    for (int c = 0; c < 3; ++c) F[CR_DYN_V + c] = wr[c], F[CR_DYN_W + c] = wr[3 + c] - cr_v3_get(gyro, c);
+}
+
+/* body b's rows with its joints' wrenches at the multipliers mu, its own unknowns yb and the
+ * other ends' in y */
+static void body_rows(const asm_dyn *d, int b, const double *y, const double *yb, const double *mu, double *F)
+{
+    body_own(d, b, yb, F);
+    const int e0 = d->bd[b].iface;
+    for (int jk = 0; jk < d->a->joint_count; ++jk) {
+        const cr_asm_joint *j = &d->a->joints[jk];
+        if (j->iface[0] != e0 && j->iface[1] != e0) continue;
+        const double *ya = j->iface[0] == e0 ? yb : node_y(d, y, j->iface[0]);
+        const double *yo = j->iface[1] == e0 ? yb : node_y(d, y, j->iface[1]);
+        double g[6], C[72];
+        cr_asm_joint_eval_iface(j, d->f, d->drive + 3 * jk, cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yo),
+                                cr_q_load(yo + 3), NULL, g, C, NULL);
+        for (int side = 0; side < 2; ++side) {
+            if (j->iface[side] != e0) continue;
+            for (int c = 0; c < 6; ++c)
+                for (int r = 0; r < j->rows; ++r) F[CR_DYN_V + c] += C[r * 12 + 6 * side + c] * mu[j->row0 + r];
+        }
+    }
+}
+
+/* J of body b's rows in its own 13 unknowns at fixed μ and fixed other ends: central
+ * differences (13 columns of a few joint evaluations: cheap, and accurate to ~1e-9, which
+ * the simplified Newton of Radau IIA tolerates as it does the joints' rows') */
+static void body_jacobian(asm_dyn *d, int b, const double *y)
+{
+    body_dyn *bd = &d->bd[b];
+    double yl[13], fp[13], fm[13];
+    const double *mu = y + d->mu_off;
+    memcpy(yl, y + bd->off, sizeof yl);
+    for (int c = 0; c < 13; ++c) {
+        const double x0 = yl[c], h = 1e-7 * fmax(fabs(x0), c < 3 ? d->a->scale_length : 1.0);
+        yl[c] = x0 + h;
+        body_rows(d, b, y, yl, mu, fp);
+        yl[c] = x0 - h;
+        body_rows(d, b, y, yl, mu, fm);
+        yl[c] = x0;
+        for (int r = 0; r < 13; ++r) bd->J[r * 13 + c] = (fp[r] - fm[r]) / (2 * h);
+    }
+}
+
+static cr_status body_factor(body_dyn *bd, double sr, double si, int complex_)
+{
+    int info = 0;
+    if (!complex_) {
+        for (int r = 0; r < 13; ++r)
+            for (int c = 0; c < 13; ++c) bd->Kr[c * 13 + r] = (r == c ? sr * bd->M[r] : 0.0) - bd->J[r * 13 + c];
+        const int n = 13;
+        dgetrf_(&n, &n, bd->Kr, &n, bd->pr, &info);
+    } else {
+        const int n = 26;
+        for (int r = 0; r < 13; ++r)
+            for (int c = 0; c < 13; ++c) {
+                const double re = (r == c ? sr * bd->M[r] : 0.0) - bd->J[r * 13 + c], im = r == c ? si * bd->M[r] : 0.0;
+                bd->Kz[c * 26 + r] = re, bd->Kz[(c + 13) * 26 + r + 13] = re;
+                bd->Kz[c * 26 + r + 13] = im, bd->Kz[(c + 13) * 26 + r] = -im;
+            }
+        dgetrf_(&n, &n, bd->Kz, &n, bd->pz, &info);
+    }
+    return info == 0 ? CR_OK : CR_SINGULAR;
+}
+
+static void body_solve(const body_dyn *bd, double *xr, double *xi)
+{
+    int info = 0, one = 1;
+    if (!xi) {
+        const int n = 13;
+        dgetrs_("N", &n, &one, bd->Kr, &n, bd->pr, xr, &n, &info);
+        return;
+    }
+    double z[26];
+    memcpy(z, xr, 13 * sizeof *z), memcpy(z + 13, xi, 13 * sizeof *z);
+    const int n = 26;
+    dgetrs_("N", &n, &one, bd->Kz, &n, bd->pz, z, &n, &info);
+    memcpy(xr, z, 13 * sizeof *z), memcpy(xi, z + 13, 13 * sizeof *z);
+}
+
+/* V of body b: its answer to a unit force or moment component on itself */
+static void body_response(body_dyn *bd, int complex_)
+{
+    for (int c6 = 0; c6 < 6; ++c6) {
+        double *x = complex_ ? bd->Vre[c6] : bd->V[c6], *xi = complex_ ? bd->Vim[c6] : NULL;
+        memset(x, 0, 13 * sizeof *x);
+        if (xi) memset(xi, 0, 13 * sizeof *xi);
+        x[CR_DYN_V + c6] = 1.0;
+        body_solve(bd, x, xi);
+    }
 }
 
 static void set_scales(rod_dyn *rd, double t)
@@ -190,9 +322,10 @@ static void joint_rows(const asm_dyn *d, int jk, const double *ya, const double 
     double g[6], Cl[72], bias[6], gt[6], u[12];
     double *Cm = C ? C : Cl;
     cr_quat pa = cr_q_load(ya + 3), pb = cr_q_load(yb + 3);
-    cr_asm_joint_eval(j, d->f, drv(d, j), cr_v3_load(ya), pa, cr_v3_load(yb), pb, NULL, g, Cm, NULL);
-    cr_asm_joint_bias(j, d->f, drv(d, j), cr_v3_load(ya), pa, cr_v3_load(ya + CR_DYN_V), cr_v3_load(ya + CR_DYN_W),
-                      cr_v3_load(yb), pb, cr_v3_load(yb + CR_DYN_V), cr_v3_load(yb + CR_DYN_W), bias, gt);
+    cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), pa, cr_v3_load(yb), pb, NULL, g, Cm, NULL);
+    cr_asm_joint_bias_iface(j, d->f, drv(d, j), cr_v3_load(ya), pa, cr_v3_load(ya + CR_DYN_V),
+                            cr_v3_load(ya + CR_DYN_W), cr_v3_load(yb), pb, cr_v3_load(yb + CR_DYN_V),
+                            cr_v3_load(yb + CR_DYN_W), bias, gt);
     for (int c = 0; c < 6; ++c) u[c] = ya[CR_DYN_V + c], u[6 + c] = yb[CR_DYN_V + c];
     const double w = d->omega[jk];
     for (int r = 0; r < j->rows; ++r) {
@@ -215,13 +348,15 @@ static cr_status residual(asm_dyn *d, double t, const double *y, double *F)
         cr_status st = cr_mixed_dynamic_residual(rd->m, &at, rd->scale, y + rd->off, F + rd->off, NULL);
         if (st != CR_OK) return st;
     }
+    set_body_scales(d, t);
+    for (int b = 0; b < d->nb; ++b) body_own(d, b, y + d->bd[b].off, F + d->bd[b].off); /* joints below */
     const double *mu = y + d->mu_off;
     for (int jk = 0; jk < a->joint_count; ++jk) {
         const cr_asm_joint *j = &a->joints[jk];
         double g[6], C[72];
         const double *ya = node_y(d, y, j->iface[0]), *yb = node_y(d, y, j->iface[1]);
-        cr_asm_joint_eval(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), NULL, g, C,
-                          NULL);
+        cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
+                                cr_q_load(yb + 3), NULL, g, C, NULL);
         for (int side = 0; side < 2; ++side) {
             double *Fe = F + (node_y(d, y, j->iface[side]) - y) + CR_DYN_V;
             for (int c = 0; c < 6; ++c)
@@ -265,8 +400,8 @@ static cr_status rod_jacobian(double t, const double *y, const double *fy, cr_bl
         if (a->iface[j->iface[0]].rod != rd->r && a->iface[j->iface[1]].rod != rd->r) continue;
         const double *ya = node_y(d, d->yjac, j->iface[0]), *yb = node_y(d, d->yjac, j->iface[1]);
         double g[6], H[144];
-        cr_asm_joint_eval(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), mu + j->row0,
-                          g, NULL, H);
+        cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
+                                cr_q_load(yb + 3), mu + j->row0, g, NULL, H);
         for (int side = 0; side < 2; ++side) {
             const cr_asm_iface *f = &a->iface[j->iface[side]];
             if (f->rod != rd->r) continue;
@@ -307,11 +442,19 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
         cr_status st = rd->ls.jacobian(t, y + rd->off, fy + rd->off, rd->ls.ctx);
         if (st != CR_OK) return st;
     }
+    set_body_scales(d, t);
+    for (int b = 0; b < d->nb; ++b) body_jacobian(d, b, y);
     /* the joint nodes' momentum rows of J (with H): a = M⁻¹(R + Cᵀμ) varies with them */
     for (int e = 0; e < d->ni; ++e) {
         const cr_asm_iface *f = &a->iface[e];
-        cr_blocktri *J = d->rd[f->rod].lin->J;
         double *Ae = d->A + (size_t)e * 6 * NB;
+        if (f->rod < 0) { /* a body: its own 13 columns, in the middle block */
+            memset(Ae, 0, (size_t)6 * NB * sizeof *Ae);
+            for (int row = 0; row < 6; ++row)
+                for (int c = 0; c < 13; ++c) Ae[row * NB + B + c] = d->bd[f->node].J[(CR_DYN_V + row) * 13 + c];
+            continue;
+        }
+        cr_blocktri *J = d->rd[f->rod].lin->J;
         for (int b = 0; b < 3; ++b) {
             int nb = f->node - 1 + b;
             const int ok = nb >= 0 && nb < J->n;
@@ -329,8 +472,8 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
         const cr_asm_joint *j = &a->joints[jk];
         const double *ya = node_y(d, y, j->iface[0]), *yb = node_y(d, y, j->iface[1]);
         double g[6], C[72];
-        cr_asm_joint_eval(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), NULL, g, C,
-                          NULL);
+        cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
+                                cr_q_load(yb + 3), NULL, g, C, NULL);
         for (int side = 0; side < 2; ++side)
             for (int c = 0; c < 6; ++c)
                 for (int r = 0; r < j->rows; ++r)
@@ -373,8 +516,8 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
          * rows leave it out (see the top), the joint's rows need not */
         if (j->type != CR_JOINT_BALL) {
             double g[6], H[144], dE[2][3][4];
-            cr_asm_joint_eval(j, d->f, drv(d, j), cr_v3_load(yl[0]), cr_q_load(yl[0] + 3), cr_v3_load(yl[1]), cr_q_load(yl[1] + 3),
-                              y + d->mu_off + j->row0, g, NULL, H);
+            cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(yl[0]), cr_q_load(yl[0] + 3), cr_v3_load(yl[1]),
+                                    cr_q_load(yl[1] + 3), y + d->mu_off + j->row0, g, NULL, H);
             for (int side = 0; side < 2; ++side) cr_q_dexp_matrix(cr_q_load(yl[side] + 3), dE[side]);
             for (int side = 0; side < 2; ++side) {
                 const int o = 1 - side, e = j->iface[side];
@@ -421,6 +564,11 @@ static double g_dot(const asm_dyn *d, int row, int jk, const double *x, int rod_
     for (int side = 0; side < 2; ++side) {
         const cr_asm_iface *f = &d->a->iface[j->iface[side]];
         if (rod_only >= 0 && f->rod != rod_only) continue;
+        if (f->rod < 0) { /* a body: its 13 unknowns in the middle block */
+            const double *g = Gj + (size_t)side * NB + B, *xv = x + d->bd[f->node].off;
+            for (int c = 0; c < 13; ++c) v += g[c] * xv[c];
+            continue;
+        }
         const rod_dyn *rd = &d->rd[f->rod];
         const double *g = Gj + (size_t)side * NB;
         for (int b = 0; b < 3; ++b) {
@@ -489,8 +637,28 @@ static void schur(asm_dyn *d, int complex_, double *Sre, double *Sim)
         for (int c = 0; c < k; ++c) Sre[(size_t)i * k + c] = d->Gmu[(size_t)i * k + c];
         if (complex_)
             for (int c = 0; c < k; ++c) Sim[(size_t)i * k + c] = 0.0;
-        const int r0 = d->a->iface[j->iface[0]].rod, r1 = d->a->iface[j->iface[1]].rod;
-        for (int pass = 0; pass < (r1 != r0 ? 2 : 1); ++pass) {
+        for (int side = 0; side < 2; ++side) { /* a body side: its six V columns */
+            const cr_asm_iface *f = &d->a->iface[j->iface[side]];
+            if (f->rod >= 0) continue;
+            const body_dyn *bd = &d->bd[f->node];
+            const double *g = d->G + ((size_t)i * 2 + side) * NB + B;
+            for (int c6 = 0; c6 < 6; ++c6) {
+                double gr = 0, gi = 0;
+                for (int q = 0; q < 13; ++q)
+                    gr += g[q] * (complex_ ? bd->Vre[c6][q] : bd->V[c6][q]),
+                        gi += complex_ ? g[q] * bd->Vim[c6][q] : 0.0;
+                const double *ct = d->Ct + ((size_t)bd->iface * 6 + c6) * k;
+                for (int c = 0; c < k; ++c) {
+                    if (ct[c] == 0.0) continue;
+                    Sre[(size_t)i * k + c] += gr * ct[c];
+                    if (complex_) Sim[(size_t)i * k + c] += gi * ct[c];
+                }
+            }
+        }
+        int r0 = d->a->iface[j->iface[0]].rod, r1 = d->a->iface[j->iface[1]].rod;
+        if (r0 < 0) r0 = r1, r1 = -1; /* the rods among the two sides */
+        if (r1 < 0) r1 = r0;
+        for (int pass = 0; r0 >= 0 && pass < (r1 != r0 ? 2 : 1); ++pass) {
             const rod_dyn *rd = &d->rd[pass ? r1 : r0];
             for (int q = 0; q < rd->m_iface; ++q) {
                 const int e = rd->iface[q];
@@ -567,6 +735,28 @@ static cr_status add_response(const asm_dyn *d, const rod_dyn *rd, const double 
     return CR_OK;
 }
 
+/* x_b += V_b (Cᵀμ) for every body (complex when xi) */
+static void add_body_response(const asm_dyn *d, const double *mr, const double *mi, double *xr, double *xi)
+{
+    const int k = d->k;
+    for (int b = 0; b < d->nb; ++b) {
+        const body_dyn *bd = &d->bd[b];
+        for (int c6 = 0; c6 < 6; ++c6) {
+            const double *ct = d->Ct + ((size_t)bd->iface * 6 + c6) * k;
+            double wr = 0, wi = 0;
+            for (int c = 0; c < k; ++c) wr += ct[c] * mr[c], wi += mi ? ct[c] * mi[c] : 0.0;
+            for (int q = 0; q < 13; ++q) {
+                if (!xi)
+                    xr[bd->off + q] += bd->V[c6][q] * wr;
+                else {
+                    xr[bd->off + q] += bd->Vre[c6][q] * wr - bd->Vim[c6][q] * wi;
+                    xi[bd->off + q] += bd->Vre[c6][q] * wi + bd->Vim[c6][q] * wr;
+                }
+            }
+        }
+    }
+}
+
 static cr_status hook_factor_real(double shift, void *ctx)
 {
     asm_dyn *d = ctx;
@@ -576,6 +766,10 @@ static cr_status hook_factor_real(double shift, void *ctx)
         cr_status st = rd->ls.factor_real(shift, rd->ls.ctx);
         if (st == CR_OK && k > 0) st = response_columns(d, rd, rd->V, NULL);
         if (st != CR_OK) return st;
+    }
+    for (int b = 0; b < d->nb; ++b) {
+        if (body_factor(&d->bd[b], shift, 0, 0) != CR_OK) return CR_SINGULAR;
+        body_response(&d->bd[b], 0);
     }
     if (k == 0) return CR_OK;
     schur(d, 0, d->tmpS, NULL);
@@ -594,6 +788,7 @@ static cr_status hook_solve_real(double *b, void *ctx)
         cr_status st = d->rd[r].ls.solve_real(b + d->rd[r].off, d->rd[r].ls.ctx);
         if (st != CR_OK) return st;
     }
+    for (int q = 0; q < d->nb; ++q) body_solve(&d->bd[q], b + d->bd[q].off, NULL);
     if (k == 0) return CR_OK;
     for (int i = 0; i < k; ++i) d->mu[i] = -(b[d->mu_off + i] + g_dot(d, i, joint_of_row(d->a, i), b, -1, NULL, 0));
     int info = 0, one = 1;
@@ -602,6 +797,7 @@ static cr_status hook_solve_real(double *b, void *ctx)
         cr_status st = add_response(d, &d->rd[r], d->mu, NULL, b + d->rd[r].off, NULL);
         if (st != CR_OK) return st;
     }
+    add_body_response(d, d->mu, NULL, b, NULL);
     memcpy(b + d->mu_off, d->mu, (size_t)k * sizeof *b);
     return CR_OK;
 }
@@ -615,6 +811,10 @@ static cr_status hook_factor_complex(double sr, double si, void *ctx)
         cr_status st = rd->ls.factor_complex(sr, si, rd->ls.ctx);
         if (st == CR_OK && k > 0) st = response_columns(d, rd, rd->Vre, rd->Vim);
         if (st != CR_OK) return st;
+    }
+    for (int b = 0; b < d->nb; ++b) {
+        if (body_factor(&d->bd[b], sr, si, 1) != CR_OK) return CR_SINGULAR;
+        body_response(&d->bd[b], 1);
     }
     if (k == 0) return CR_OK;
     /* S complex, as the real 2k system [[S_re, −S_im], [S_im, S_re]] */
@@ -639,6 +839,7 @@ static cr_status hook_solve_complex(double *bre, double *bim, void *ctx)
         cr_status st = rd->ls.solve_complex(bre + rd->off, bim + rd->off, rd->ls.ctx);
         if (st != CR_OK) return st;
     }
+    for (int q = 0; q < d->nb; ++q) body_solve(&d->bd[q], bre + d->bd[q].off, bim + d->bd[q].off);
     if (k == 0) return CR_OK;
     for (int i = 0; i < k; ++i) {
         int jk = joint_of_row(d->a, i);
@@ -651,6 +852,7 @@ static cr_status hook_solve_complex(double *bre, double *bim, void *ctx)
         cr_status st = add_response(d, &d->rd[r], d->muz, d->muz + k, bre + d->rd[r].off, bim + d->rd[r].off);
         if (st != CR_OK) return st;
     }
+    add_body_response(d, d->muz, d->muz + k, bre, bim);
     for (int i = 0; i < k; ++i) bre[d->mu_off + i] = d->muz[i], bim[d->mu_off + i] = d->muz[i + k];
     return CR_OK;
 }
@@ -673,6 +875,7 @@ static void unpack(asm_dyn *d, const double *y, double t)
         s->time = t;
     }
     memcpy(d->s->lambda, y + d->mu_off, (size_t)d->k * sizeof *y);
+    for (int b = 0; b < d->nb; ++b) memcpy(d->s->body + (size_t)CR_ASM_BODY_DOF * b, y + d->bd[b].off, 13 * sizeof *y);
 }
 
 /* Power of the non-gravity loads of every rod, Σ f·v + μ·Ω (constant gravity is in the
@@ -696,6 +899,16 @@ static double load_power(asm_dyn *d, double t, const double *y)
         cr_term_loads(m, &ly, rd->scale, yr, rd->F, NULL);
         for (int i = 0; i < m->nodes; ++i)
             for (int k = 0; k < 6; ++k) P += rd->F[(size_t)i * B + CR_DYN_V + k] * yr[(size_t)i * B + CR_DYN_V + k];
+    }
+    set_body_scales(d, t);
+    for (int k = 0; k < d->a->body_load_count; ++k) /* constant gravity: in the potential */
+        if (d->a->body_loads[k].type == CR_LOAD_GRAVITY && d->a->body_loads[k].time.type == CR_TIME_CONSTANT)
+            d->bscale[k] = 0.0;
+    for (int b = 0; b < d->nb; ++b) {
+        const double *yb = y + d->bd[b].off;
+        double w[6];
+        cr_asm_body_wrench(d->a, b, yb, d->bscale, w, NULL);
+        for (int k = 0; k < 6; ++k) P += w[k] * yb[CR_DYN_V + k];
     }
     return P;
 }
@@ -735,6 +948,21 @@ static int output(double t, const double *y, void *user)
         smp.kinetic += T, smp.elastic += U, smp.gravity += V;
         smp.momentum = cr_v3_add(smp.momentum, P), smp.angular_momentum = cr_v3_add(smp.angular_momentum, L);
     }
+    for (int b = 0; b < d->nb; ++b) { /* a body: ½ m v² + ½ ΩᵀΘΩ, −m g·r, m v, r × m v + A Θ Ω */
+        const cr_asm_body *o = &d->a->bodies[b];
+        const double *yb = y + d->bd[b].off;
+        cr_vec3 r = cr_v3_load(yb), v = cr_v3_load(yb + CR_DYN_V), w = cr_v3_load(yb + CR_DYN_W);
+        cr_vec3 Jw = cr_m3_mulv(o->inertia, w), P = cr_v3_scale(v, o->mass);
+        smp.kinetic += 0.5 * o->mass * cr_v3_dot(v, v) + 0.5 * cr_v3_dot(w, Jw);
+        for (int k = 0; k < d->a->body_load_count; ++k) {
+            const cr_load_def *l = &d->a->body_loads[k];
+            if (l->type == CR_LOAD_GRAVITY && l->time.type == CR_TIME_CONSTANT && d->bactive[k] != 0)
+                smp.gravity -= d->bactive[k] * o->mass * cr_v3_dot(l->value, r);
+        }
+        smp.momentum = cr_v3_add(smp.momentum, P);
+        smp.angular_momentum =
+            cr_v3_add(smp.angular_momentum, cr_v3_add(cr_v3_cross(r, P), cr_m3_mulv(cr_q_exp(cr_q_load(yb + 3)), Jw)));
+    }
     unpack(d, y, t);
     int stop = d->on_output(d->a, d->s, &smp, d->user);
     if (stop) d->stopped = 1;
@@ -761,6 +989,11 @@ static int step_done(double t, double *y, void *user)
             double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
             for (int c = 0; c < 4; ++c) p[c] *= s;
         }
+    for (int b = 0; b < d->nb; ++b) {
+        double *p = y + d->bd[b].off + 3;
+        double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
+        for (int c = 0; c < 4; ++c) p[c] *= s;
+    }
     d->work += work_to(d, t, 1);
     d->last_t = t;
     long cnt[7];
@@ -793,6 +1026,7 @@ static void free_dyn(asm_dyn *d)
     free(d->rd);
     free(d->imass), free(d->omega), free(d->drive), free(d->Ct), free(d->A), free(d->G), free(d->Gmu), free(d->S), free(d->Sz);
     free(d->tmpS), free(d->piv), free(d->pivz), free(d->mu), free(d->muz), free(d->tmp), free(d->yjac);
+    free(d->bd), free(d->bactive), free(d->bscale);
 }
 
 /* The element next to node i (for the error weights and ω) */
@@ -814,6 +1048,16 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
 {
     const cr_dynamic_options o = *op;
     double tb = s->rods[0]->time;
+    for (int b = 0; b < a->body_count; ++b) {
+        const cr_mat3 *J = &a->bodies[b].inertia;
+        const double tr = J->m[0][0] + J->m[1][1] + J->m[2][2];
+        if (!(fabs(J->m[0][1]) <= 1e-12 * tr && fabs(J->m[0][2]) <= 1e-12 * tr && fabs(J->m[1][2]) <= 1e-12 * tr))
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "bodies.%d ('%s').inertia: in dynamics a free body's inertia must be diagonal in its "
+                                "axes (give the principal moments, inertia, with the principal axes as its "
+                                "orientation)",
+                                b, a->bodies[b].name);
+    }
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
         if (m->rigid_count > 0)
@@ -852,6 +1096,23 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
         off += rd->dim;
         maxdim = rd->dim > maxdim ? rd->dim : maxdim;
     }
+    d.nb = a->body_count;
+    d.bd = calloc(d.nb > 0 ? (size_t)d.nb : 1, sizeof *d.bd);
+    d.bactive = calloc(a->body_load_count > 0 ? (size_t)a->body_load_count : 1, sizeof *d.bactive);
+    d.bscale = calloc(a->body_load_count > 0 ? (size_t)a->body_load_count : 1, sizeof *d.bscale);
+    if (!d.bd || !d.bactive || !d.bscale) {
+        *dd = d;
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
+    }
+    cr_asm_body_stage_factors(a, stage, d.bactive);
+    for (int b = 0; b < d.nb; ++b) {
+        body_dyn *bd = &d.bd[b];
+        const cr_asm_body *ob = &a->bodies[b];
+        bd->iface = ob->iface, bd->off = off;
+        off += 13;
+        for (int c = 0; c < 7; ++c) bd->M[c] = 1.0;
+        for (int c = 0; c < 3; ++c) bd->M[CR_DYN_V + c] = ob->mass, bd->M[CR_DYN_W + c] = ob->inertia.m[c][c];
+    }
     d.mu_off = off, d.N = off + (size_t)d.k;
     const int k1 = d.k > 0 ? d.k : 1, ni1 = d.ni > 0 ? d.ni : 1;
     d.imass = calloc((size_t)6 * ni1, sizeof *d.imass);
@@ -879,6 +1140,11 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
         goto done;
     }
     for (int e = 0; e < d.ni; ++e) {
+        if (a->iface[e].rod < 0) { /* a free body: 1/m, 1/Θ_ii */
+            const body_dyn *bd = &d.bd[a->iface[e].node];
+            for (int c = 0; c < 6; ++c) d.imass[6 * e + c] = 1.0 / bd->M[CR_DYN_V + c];
+            continue;
+        }
         const cr_model *m = a->models[a->iface[e].rod];
         int n = a->iface[e].node;
         double mm[6] = {m->node_mass[n],      m->node_mass[n],      m->node_mass[n],
@@ -887,6 +1153,15 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
     }
     for (int jk = 0; jk < a->joint_count; ++jk) {
         const cr_asm_iface *f = &a->iface[a->joints[jk].iface[0]];
+        if (f->rod < 0) f = &a->iface[a->joints[jk].iface[1]]; /* the rod's end of a body's joint */
+        if (f->rod < 0) { /* two bodies: their drift decays at the slowest of the rods' rates */
+            d.omega[jk] = INFINITY;
+            for (int r = 0; r < a->rod_count; ++r) {
+                const cr_element *el = element_at(a->models[r], 0);
+                d.omega[jk] = fmin(d.omega[jk], sqrt(el->k_force.x / el->length / a->models[r]->node_mass[0]));
+            }
+            continue;
+        }
         const cr_model *m = a->models[f->rod];
         const cr_element *el = element_at(m, f->node);
         d.omega[jk] = sqrt(el->k_force.x / el->length / m->node_mass[f->node]);
@@ -958,11 +1233,21 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
             st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
     }
     if (st != CR_OK) goto done;
+    for (int b = 0; b < d.nb; ++b) { /* bodies: their state, mass, error weights */
+        const body_dyn *bd = &d.bd[b];
+        memcpy(y + bd->off, s->body + (size_t)CR_ASM_BODY_DOF * b, 13 * sizeof *y);
+        for (int c = 0; c < 13; ++c) {
+            mass[bd->off + c] = bd->M[c];
+            atol[bd->off + c] = o.atol;
+            index[bd->off + c] = c >= CR_DYN_V ? 2 : 1;
+        }
+    }
     /* the joints' rows: mass 0 (algebraic), and an error weight like the stresses': a force
      * error δμ is balanced by the joint element's stress, a relative displacement δμ L_e/k */
     for (int jk = 0; jk < a->joint_count; ++jk) {
         const cr_asm_joint *j = &a->joints[jk];
-        const cr_asm_iface *f = &a->iface[j->iface[0]];
+        const cr_asm_iface *f = &a->iface[j->iface[a->iface[j->iface[0]].rod < 0 ? 1 : 0]];
+        if (f->rod < 0) f = &a->iface[a->rod_iface[0]]; /* two bodies: any rod's joint node */
         const cr_element *el = element_at(a->models[f->rod], f->node);
         for (int r = 0; r < j->rows; ++r) {
             size_t q = d.mu_off + j->row0 + r;
@@ -987,8 +1272,8 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
             const cr_asm_joint *j = &a->joints[jk];
             const double *ya = node_y(&d, y, j->iface[0]), *yb = node_y(&d, y, j->iface[1]);
             double g[6], C[72];
-            cr_asm_joint_eval(j, d.f, drv(&d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3), NULL, g, C,
-                              NULL);
+            cr_asm_joint_eval_iface(j, d.f, drv(&d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
+                                    cr_q_load(yb + 3), NULL, g, C, NULL);
             for (int side = 0; side < 2; ++side)
                 for (int c = 0; c < 6; ++c)
                     for (int r = 0; r < j->rows; ++r)
@@ -1126,6 +1411,8 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
         memcpy(s->rods[r]->load_scale, d.rd[r].scale,
                (d.rd[r].m->load_count > 0 ? d.rd[r].m->load_count : 1) * sizeof(double));
     }
+    set_body_scales(&d, cr_radau_t(d.radau));
+    memcpy(s->body_load_scale, d.bscale, (size_t)a->body_load_count * sizeof(double));
     if (st == CR_INTERRUPTED && d.stopped) cr_error_set(err, st, "stopped at t = %.6g s", cr_radau_t(d.radau));
     if (report) {
         long cnt[7];
@@ -1147,7 +1434,7 @@ done:
 
 int cr_asm_dynamic_size(const cr_assembly *a)
 {
-    int n = a->rows;
+    int n = a->rows + 13 * a->body_count;
     for (int r = 0; r < a->rod_count; ++r) n += a->models[r]->nodes * B;
     return n;
 }
@@ -1182,17 +1469,25 @@ cr_status cr_asm_dynamic_probe(const cr_assembly *a, cr_assembly_state *s, int s
                             J[(rd->off + (size_t)i * B + row) * N + rd->off + (size_t)nb * B + c] = blk[row * B + c];
                 }
         }
+        for (int b = 0; b < d.nb; ++b) /* a body's own block */
+            for (int row = 0; row < 13; ++row)
+                for (int c = 0; c < 13; ++c) J[(d.bd[b].off + row) * N + d.bd[b].off + c] = d.bd[b].J[row * 13 + c];
         for (int e = 0; e < d.ni; ++e) {
             const cr_asm_iface *f = &a->iface[e];
+            const size_t at = f->rod < 0 ? d.bd[f->node].off : d.rd[f->rod].off + (size_t)f->node * B;
             for (int q = 0; q < 6; ++q)
                 for (int i = 0; i < d.k; ++i)
-                    J[(d.rd[f->rod].off + (size_t)f->node * B + CR_DYN_V + q) * N + d.mu_off + i] +=
-                        d.Ct[((size_t)e * 6 + q) * d.k + i];
+                    J[(at + CR_DYN_V + q) * N + d.mu_off + i] += d.Ct[((size_t)e * 6 + q) * d.k + i];
         }
         for (int i = 0; i < d.k; ++i) {
             const cr_asm_joint *j = &a->joints[joint_of_row(a, i)];
             for (int side = 0; side < 2; ++side) {
                 const cr_asm_iface *f = &a->iface[j->iface[side]];
+                if (f->rod < 0) {
+                    for (int c = 0; c < 13; ++c)
+                        J[(d.mu_off + i) * N + d.bd[f->node].off + c] += d.G[((size_t)i * 2 + side) * NB + B + c];
+                    continue;
+                }
                 const rod_dyn *rd = &d.rd[f->rod];
                 for (int b = 0; b < 3; ++b) {
                     int nb = f->node - 1 + b;

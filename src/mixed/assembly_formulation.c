@@ -48,8 +48,9 @@ static cr_status asm_check_dynamics(const cr_scenario *sc, cr_error *err)
         for (int b = 0; b < d->rigid_body_count; ++b)
             for (int j = 0; j < sc->joint_count; ++j) {
                 const cr_rod_node *jn[2] = {&sc->joints[j].a, &sc->joints[j].b};
+                const int on_body[2] = {sc->joints[j].body_a, sc->joints[j].body_b};
                 for (int side = 0; side < 2; ++side)
-                    if (jn[side]->rod == r &&
+                    if (!on_body[side] && jn[side]->rod == r &&
                         node_index(jn[side]->node, d->elements) == node_index(d->rigid_bodies[b].node, d->elements))
                         return cr_error_set(
                             err, CR_UNSUPPORTED,
@@ -89,8 +90,14 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
         }
     }
     /* redundant joints (an over-constrained loop), at the reference: named before a run */
-    cr_assembly_def def = {
-        .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints};
+    cr_assembly_def def = {.rod_count = sc->rod_count,
+                           .rods = sc->rods,
+                           .joint_count = sc->joint_count,
+                           .joints = sc->joints,
+                           .body_count = sc->body_count,
+                           .bodies = sc->bodies,
+                           .body_load_count = sc->body_load_count,
+                           .body_loads = sc->body_loads};
     cr_assembly *a = cr_assembly_create(&def, err);
     if (!a) return err ? err->status : CR_BAD_INPUT;
     cr_assembly_state *s = cr_assembly_state_create(a);
@@ -288,15 +295,17 @@ static cr_status reaction(const void *impl, int i, cr_vec3 *f, cr_vec3 *m)
     return cr_state_reaction(s->a->models[r], s->s->rods[r], i, f, m);
 }
 
+/* the bodies welded to the rods' nodes, rod by rod, then the free bodies */
 static int body_count(const void *impl)
 {
     const asm_sim *s = impl;
-    return s->first_body[s->rods];
+    return s->first_body[s->rods] + s->a->body_count;
 }
 
 static const char *body_name(const void *impl, int j)
 {
     const asm_sim *s = impl;
+    if (j >= s->first_body[s->rods]) return s->a->bodies[j - s->first_body[s->rods]].name;
     int r = rod_of(s->first_body, s->rods, &j);
     return s->a->models[r]->bodies[j].name;
 }
@@ -304,8 +313,22 @@ static const char *body_name(const void *impl, int j)
 static void body_pose(const void *impl, int j, cr_vec3 *c, cr_mat3 *axes)
 {
     const asm_sim *s = impl;
+    if (j >= s->first_body[s->rods]) {
+        cr_quat q;
+        cr_assembly_state_body(s->s, j - s->first_body[s->rods], c, &q, NULL, NULL);
+        *axes = cr_q_exp(q);
+        return;
+    }
     int r = rod_of(s->first_body, s->rods, &j);
     cr_state_body_pose(s->a->models[r], s->s->rods[r], j, c, axes);
+}
+
+static double body_mass(const void *impl, int j)
+{
+    const asm_sim *s = impl;
+    if (j >= s->first_body[s->rods]) return s->a->bodies[j - s->first_body[s->rods]].mass;
+    int r = rod_of(s->first_body, s->rods, &j);
+    return s->a->models[r]->bodies[j].mass;
 }
 
 static int series_extra(const void *impl, const char *const **names)
@@ -322,7 +345,8 @@ static double *load_input(void *impl) { return ((asm_sim *)impl)->inputs; }
 static int packed_size(const void *impl)
 {
     const asm_sim *s = impl;
-    int n = 2 + s->a->rows + s->first_load[s->rods] + cr_asm_dynamic_memory_size(s->a);
+    int n = 2 + s->a->rows + s->first_load[s->rods] + cr_asm_dynamic_memory_size(s->a) +
+            CR_ASM_BODY_DOF * s->a->body_count + s->a->body_load_count;
     for (int r = 0; r < s->rods; ++r) n += cr_state_packed_size(s->a->models[r]);
     return n;
 }
@@ -341,6 +365,10 @@ static void pack(const void *impl, double *out)
     memcpy(out, s->inputs, (size_t)s->first_load[s->rods] * sizeof(double));
     out += s->first_load[s->rods];
     memcpy(out, s->memory, (size_t)cr_asm_dynamic_memory_size(s->a) * sizeof(double));
+    out += cr_asm_dynamic_memory_size(s->a);
+    memcpy(out, s->s->body, (size_t)CR_ASM_BODY_DOF * s->a->body_count * sizeof(double));
+    out += CR_ASM_BODY_DOF * s->a->body_count;
+    memcpy(out, s->s->body_load_scale, (size_t)s->a->body_load_count * sizeof(double));
 }
 
 static void unpack(void *impl, const double *in)
@@ -357,6 +385,10 @@ static void unpack(void *impl, const double *in)
     memcpy(s->inputs, in, (size_t)s->first_load[s->rods] * sizeof(double));
     in += s->first_load[s->rods];
     memcpy(s->memory, in, (size_t)cr_asm_dynamic_memory_size(s->a) * sizeof(double));
+    in += cr_asm_dynamic_memory_size(s->a);
+    memcpy(s->s->body, in, (size_t)CR_ASM_BODY_DOF * s->a->body_count * sizeof(double));
+    in += CR_ASM_BODY_DOF * s->a->body_count;
+    memcpy(s->s->body_load_scale, in, (size_t)s->a->body_load_count * sizeof(double));
 }
 
 static uint64_t fingerprint(const void *impl)
@@ -376,6 +408,15 @@ static uint64_t fingerprint(const void *impl)
             memcpy(&bits, &geo[k], sizeof bits);
             h = (h ^ bits) * 1099511628211ULL;
         }
+        if (jt->on_body[0] || jt->on_body[1]) { /* a body's point (unchanged without free bodies) */
+            const double pt[] = {jt->point[0].x, jt->point[0].y, jt->point[0].z,
+                                 jt->point[1].x, jt->point[1].y, jt->point[1].z};
+            for (size_t k = 0; k < sizeof pt / sizeof pt[0]; ++k) {
+                uint64_t bits;
+                memcpy(&bits, &pt[k], sizeof bits);
+                h = (h ^ bits) * 1099511628211ULL;
+            }
+        }
         if (!jt->drive) continue; /* (unchanged without drives) */
         /* a drive's angle and time function: a resumed run must turn the hinge as the first did */
         const cr_time_function *tf = &jt->drive_time;
@@ -387,6 +428,15 @@ static uint64_t fingerprint(const void *impl)
         for (int k = 0; k < nd; ++k) {
             uint64_t bits;
             memcpy(&bits, &dv[k], sizeof bits);
+            h = (h ^ bits) * 1099511628211ULL;
+        }
+    }
+    for (int b = 0; b < s->a->body_count; ++b) { /* the free bodies' masses and inertias */
+        const cr_asm_body *o = &s->a->bodies[b];
+        const double v[] = {o->mass, o->inertia.m[0][0], o->inertia.m[1][1], o->inertia.m[2][2]};
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+            uint64_t bits;
+            memcpy(&bits, &v[k], sizeof bits);
             h = (h ^ bits) * 1099511628211ULL;
         }
     }
@@ -444,4 +494,5 @@ const cr_formulation cr_mixed_assembly_formulation = {
     .joint_count = joint_count,
     .joint_name = joint_name,
     .joint_reaction = joint_reaction,
+    .body_mass = body_mass,
 };

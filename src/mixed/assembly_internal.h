@@ -31,12 +31,32 @@ typedef struct cr_asm_joint {
     double drive_angle;
     cr_time_function drive_time;
     char label[96];
+    /* an end on a free body (assembly_bodies.c): on_body[e] = 1, point[e] its point in the
+     * body's frame; iface[e] is then the body's interface (rod −1) */
+    int on_body[2];
+    cr_vec3 point[2];
 } cr_asm_joint;
 
-/* A node that some joint holds: its pose is an unknown of the small coupled system. */
+/* A node that some joint holds: its pose is an unknown of the small coupled system. A free
+ * body is one too, with rod −1 and node its index into the assembly's bodies. */
 typedef struct cr_asm_iface {
     int rod, node;
 } cr_asm_iface;
+
+/* A free rigid body (assembly_bodies.c): its state is 13 numbers in the assembly state
+ * (r, p, v, Ω as a node's dynamic unknowns: centre in I, orientation, velocity in I,
+ * angular velocity in the body frame). */
+typedef struct cr_asm_body {
+    char name[64];
+    double mass;
+    cr_mat3 inertia; /* about the centre, in the body frame */
+    cr_vec3 r0;      /* reference centre */
+    cr_quat p0;      /* reference orientation (the body's axes) */
+    int iface;
+} cr_asm_body;
+
+/* per free body in the assembly state */
+enum { CR_ASM_BODY_DOF = 13 };
 
 struct cr_assembly {
     int rod_count, joint_count, iface_count, rows;
@@ -47,6 +67,9 @@ struct cr_assembly {
     int *rod_iface_start; /* rod r's interface nodes: rod_iface[rod_iface_start[r] .. start[r+1]) */
     int *rod_iface;
     double scale_length; /* longest rod */
+    int body_count, body_load_count;
+    cr_asm_body *bodies;
+    cr_load_def *body_loads; /* time tables owned */
 };
 
 struct cr_assembly_state {
@@ -55,6 +78,8 @@ struct cr_assembly_state {
     double *lambda; /* the joints' multipliers (assembly->rows) */
     double load_factor;
     double joint_factor; /* how far the welds' rotations have closed (0 reference ... 1 given) */
+    double *body;        /* CR_ASM_BODY_DOF per free body */
+    double *body_load_scale; /* the free bodies' loads' magnitude factors (statics: ramped) */
 };
 
 /* The constraint rows of joint j between the poses (ra, pa) and (rb, pb) with the welds'
@@ -76,6 +101,36 @@ void cr_asm_joint_eval(const cr_asm_joint *j, double f, const double *drive, cr_
  * Used by the dynamics' index-1 rows. */
 void cr_asm_joint_bias(const cr_asm_joint *j, double f, const double *drive, cr_vec3 ra, cr_quat pa, cr_vec3 va,
                        cr_vec3 wa, cr_vec3 rb, cr_quat pb, cr_vec3 vb, cr_vec3 wb, double *bias, double *gt);
+
+/* ---- free bodies (assembly_bodies.c) ---- */
+
+/* The pose of interface i: a rod node's, or a free body's centre and orientation. */
+void cr_asm_iface_pose(const cr_assembly *a, const cr_assembly_state *s, int i, cr_vec3 *r, cr_quat *p);
+
+/* cr_asm_joint_eval with the poses of the joint's interfaces (ra, pa), (rb, pb): a body end
+ * is moved to its point (r + A X), and C and H are taken to the body's own increments
+ * (δr of its centre, δθ of its frame): with T = [E −A X~; 0 E] (δr_point = δr − A X~ δθ),
+ * C ← C T, H ← Tᵀ H T + [0 0; 0 X~ (Aᵀf)~] (f the force of Cᵀλ on the point: the lever
+ * X × (Aᵀ f) turns with the body). Without body ends it is cr_asm_joint_eval. */
+void cr_asm_joint_eval_iface(const cr_asm_joint *j, double f, const double *drive, cr_vec3 ra, cr_quat pa, cr_vec3 rb,
+                             cr_quat pb, const double *lambda, double *g, double *C, double *H);
+
+/* cr_asm_joint_bias at the interfaces' poses and velocities, with C in the interfaces'
+ * increments (as cr_asm_joint_eval_iface): a body point's acceleration adds A(Ω×(Ω×X)). */
+void cr_asm_joint_bias_iface(const cr_asm_joint *j, double f, const double *drive, cr_vec3 ra, cr_quat pa, cr_vec3 va,
+                             cr_vec3 wa, cr_vec3 rb, cr_quat pb, cr_vec3 vb, cr_vec3 wb, double *bias, double *gt);
+
+/* The external wrench on free body b at its state y (13 numbers) with the loads' factors
+ * `scale` (body_load_count): force in I, moment in the body frame, in w[6]; dw (optional,
+ * 6 × 6 row-major) = ∂w/∂(δr, δθ). */
+void cr_asm_body_wrench(const cr_assembly *a, int b, const double *y, const double *scale, double *w, double *dw);
+
+/* Each body load's factor in stage `stage` (1 active, 0 not), as cr_model_stage_load_factors. */
+void cr_asm_body_stage_factors(const cr_assembly *a, int stage, double *out);
+
+/* Builds the free bodies and their loads of a definition into a (after the joints); binds
+ * the joints' body ends. CR_OK or CR_NO_MEMORY. */
+cr_status cr_asm_bodies_create(cr_assembly *a, const cr_assembly_def *def, cr_error *err);
 
 /* The target relative rotation of a weld at closing factor f. */
 cr_quat cr_asm_weld_rotation(const cr_asm_joint *j, double f);

@@ -21,6 +21,10 @@ void cr_assembly_destroy(cr_assembly *a)
     free(a->iface);
     free(a->rod_iface_start);
     free(a->rod_iface);
+    if (a->body_loads)
+        for (int k = 0; k < a->body_load_count; ++k) free((void *)a->body_loads[k].time.points);
+    free(a->body_loads);
+    free(a->bodies);
     free(a);
 }
 
@@ -74,17 +78,23 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
         cr_asm_joint *j = &a->joints[k];
         j->type = jd->type;
         cr_joint_label(def, k, j->label, sizeof j->label);
-        int na = cr_assembly_node_index(&def->rods[jd->a.rod].rod, jd->a.node);
-        int nb = cr_assembly_node_index(&def->rods[jd->b.rod].rod, jd->b.node);
-        j->iface[0] = iface_of(a, jd->a.rod, na);
-        j->iface[1] = iface_of(a, jd->b.rod, nb);
+        /* an end on a free body: the body's interface (rod −1), its point */
+        cr_quat qe[2];
+        for (int e = 0; e < 2; ++e) {
+            const cr_joint_end end = cr_joint_end_of(jd, e);
+            cr_vec3 pe;
+            cr_assembly_end_reference_pose(def, end, &pe, &qe[e]);
+            j->on_body[e] = end.body != 0;
+            j->point[e] = j->on_body[e] ? end.point : cr_v3(0, 0, 0);
+            j->iface[e] = j->on_body[e]
+                              ? iface_of(a, -1, end.body - 1)
+                              : iface_of(a, end.rod, cr_assembly_node_index(&def->rods[end.rod].rod, end.node));
+        }
         static const int rows_of[6] = {6, 3, 5, 5, 4, 4}, pos_rows_of[6] = {3, 3, 3, 2, 2, 3}; /* by type */
         j->rows = rows_of[jd->type], j->pos_rows = pos_rows_of[jd->type];
         j->row0 = row;
         row += j->rows;
-        cr_quat qa = cr_model_reference_orientation(a->models[jd->a.rod], na);
-        cr_quat qb = cr_model_reference_orientation(a->models[jd->b.rod], nb);
-        j->rel_ref = cr_q_normalize(cr_q_mul(cr_q_conj(qa), qb));
+        j->rel_ref = cr_q_normalize(cr_q_mul(cr_q_conj(qe[0]), qe[1]));
         if (jd->type == CR_JOINT_WELD && jd->has_rotation) {
             /* the rotation vector (b's frame) from the reference's relative rotation to the given one */
             cr_quat q = cr_q_mul(cr_q_conj(j->rel_ref), cr_q_normalize(jd->rotation));
@@ -123,6 +133,10 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
         }
     }
     a->rows = row;
+    if (cr_asm_bodies_create(a, def, err) != CR_OK) {
+        cr_assembly_destroy(a);
+        return NULL;
+    }
     /* Every node a joint touches is held by its rod during the solve (assembly_statics.c). A
      * rod with rigid strain components held at two nodes is then over-constrained on its own
      * (an inextensible rod between two held points: its axial force is not determined by the
@@ -179,6 +193,8 @@ void cr_assembly_state_destroy(cr_assembly_state *s)
         for (int i = 0; i < s->assembly->rod_count; ++i) cr_state_destroy(s->rods[i]);
     free(s->rods);
     free(s->lambda);
+    free(s->body);
+    free(s->body_load_scale);
     free(s);
 }
 
@@ -189,7 +205,9 @@ cr_assembly_state *cr_assembly_state_create(const cr_assembly *a)
     s->assembly = a;
     s->rods = calloc(a->rod_count, sizeof *s->rods);
     s->lambda = calloc(a->rows > 0 ? a->rows : 1, sizeof *s->lambda);
-    if (!s->rods || !s->lambda) {
+    s->body = calloc((size_t)CR_ASM_BODY_DOF * (a->body_count > 0 ? a->body_count : 1), sizeof *s->body);
+    s->body_load_scale = calloc(a->body_load_count > 0 ? a->body_load_count : 1, sizeof *s->body_load_scale);
+    if (!s->rods || !s->lambda || !s->body || !s->body_load_scale) {
         cr_assembly_state_destroy(s);
         return NULL;
     }
@@ -198,6 +216,10 @@ cr_assembly_state *cr_assembly_state_create(const cr_assembly *a)
             cr_assembly_state_destroy(s);
             return NULL;
         }
+    for (int b = 0; b < a->body_count; ++b) { /* the reference pose, at rest */
+        cr_v3_store(a->bodies[b].r0, s->body + (size_t)CR_ASM_BODY_DOF * b);
+        cr_q_store(a->bodies[b].p0, s->body + (size_t)CR_ASM_BODY_DOF * b + 3);
+    }
     return s;
 }
 
@@ -212,10 +234,13 @@ cr_status cr_assembly_joint_reaction(const cr_assembly *a, const cr_assembly_sta
 {
     if (joint < 0 || joint >= a->joint_count) return CR_BAD_INPUT;
     const cr_asm_joint *j = &a->joints[joint];
-    const cr_asm_iface *ia = &a->iface[j->iface[0]], *ib = &a->iface[j->iface[1]];
-    cr_vec3 ra = cr_state_position(s->rods[ia->rod], ia->node), rb = cr_state_position(s->rods[ib->rod], ib->node);
-    cr_quat pa = cr_state_orientation(s->rods[ia->rod], ia->node),
-            pb = cr_state_orientation(s->rods[ib->rod], ib->node);
+    cr_vec3 ra, rb;
+    cr_quat pa, pb;
+    cr_asm_iface_pose(a, s, j->iface[0], &ra, &pa);
+    cr_asm_iface_pose(a, s, j->iface[1], &rb, &pb);
+    /* at a body's point: the wrench about that point */
+    if (j->on_body[0]) ra = cr_v3_add(ra, cr_m3_mulv(cr_q_exp(pa), j->point[0]));
+    if (j->on_body[1]) rb = cr_v3_add(rb, cr_m3_mulv(cr_q_exp(pb), j->point[1]));
     double g[6], C[6 * 12];
     /* a drive row's wrench direction at the measured angle φ: at g = 0 (φ = θ) the row's
      * moment is −λ h whatever θ is, so the state need not know the stage's time */
@@ -260,11 +285,11 @@ cr_status cr_asm_check_redundant(const cr_assembly *a, const cr_assembly_state *
     }
     for (int k = 0; k < a->joint_count; ++k) {
         const cr_asm_joint *j = &a->joints[k];
-        const cr_asm_iface *ia = &a->iface[j->iface[0]], *ib = &a->iface[j->iface[1]];
-        cr_asm_joint_eval(j, f, NULL, cr_state_position(s->rods[ia->rod], ia->node),
-                          cr_state_orientation(s->rods[ia->rod], ia->node),
-                          cr_state_position(s->rods[ib->rod], ib->node),
-                          cr_state_orientation(s->rods[ib->rod], ib->node), NULL, g, C, NULL);
+        cr_vec3 ra, rb;
+        cr_quat pa, pb;
+        cr_asm_iface_pose(a, s, j->iface[0], &ra, &pa);
+        cr_asm_iface_pose(a, s, j->iface[1], &rb, &pb);
+        cr_asm_joint_eval_iface(j, f, NULL, ra, pa, rb, pb, NULL, g, C, NULL);
         for (int r = 0; r < j->rows; ++r)
             for (int c = 0; c < 6; ++c) {
                 Q[(size_t)(j->row0 + r) * nc + 6 * j->iface[0] + c] += C[r * 12 + c];

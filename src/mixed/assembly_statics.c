@@ -95,6 +95,10 @@ typedef struct asm_work {
     double roundoff_scale;
     double t_assembly, t_solve;
     int stage; /* the rods' loads and supports of this stage */
+    /* free bodies (assembly_bodies.c): their loads' factors (at the solve's start, the
+     * stage's, the current ones), the Jacobians of their wrenches (36 per body), their states
+     * before the step and at the two converged steps before (13 per body) */
+    double *bfrom, *bto, *bscale, *dEb, *body_saved, *body_prev, *body_prev2;
 } asm_work;
 
 static void free_work(asm_work *w)
@@ -110,6 +114,8 @@ static void free_work(asm_work *w)
             free(rw->Ff), free(rw->Xf), free(rw->erowf);
         }
     free(w->rw);
+    free(w->bfrom), free(w->bto), free(w->bscale), free(w->dEb), free(w->body_saved), free(w->body_prev),
+        free(w->body_prev2);
     free(w->E), free(w->g), free(w->C), free(w->H), free(w->A), free(w->rhs), free(w->lambda_saved),
         free(w->lambda_prev), free(w->lambda_prev2), free(w->ipiv), free(w->sc);
 }
@@ -135,6 +141,17 @@ static int alloc_work(asm_work *w)
     if (!w->rw || !w->E || !w->g || !w->C || !w->H || !w->A || !w->rhs || !w->lambda_saved || !w->lambda_prev ||
         !w->lambda_prev2 || !w->ipiv || !w->sc)
         return 0;
+    {
+        const size_t nbl = a->body_load_count > 0 ? (size_t)a->body_load_count : 1,
+                     nb = a->body_count > 0 ? (size_t)a->body_count : 1;
+        w->bfrom = calloc(nbl, sizeof(double)), w->bto = calloc(nbl, sizeof(double));
+        w->bscale = calloc(nbl, sizeof(double)), w->dEb = calloc(36 * nb, sizeof(double));
+        w->body_saved = calloc(CR_ASM_BODY_DOF * nb, sizeof(double));
+        w->body_prev = calloc(CR_ASM_BODY_DOF * nb, sizeof(double));
+        w->body_prev2 = calloc(CR_ASM_BODY_DOF * nb, sizeof(double));
+        if (!w->bfrom || !w->bto || !w->bscale || !w->dEb || !w->body_saved || !w->body_prev || !w->body_prev2)
+            return 0;
+    }
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
         rod_work *rw = &w->rw[r];
@@ -169,17 +186,24 @@ static int alloc_work(asm_work *w)
     return 1;
 }
 
-/* the pose of interface node i */
+/* the pose of interface node i (a free body's: its centre and frame) */
 static cr_vec3 iface_r(const asm_work *w, int i)
 {
-    const cr_asm_iface *f = &w->a->iface[i];
-    return cr_state_position(w->s->rods[f->rod], f->node);
+    cr_vec3 r;
+    cr_quat p;
+    cr_asm_iface_pose(w->a, w->s, i, &r, &p);
+    return r;
 }
 static cr_quat iface_p(const asm_work *w, int i)
 {
-    const cr_asm_iface *f = &w->a->iface[i];
-    return cr_state_orientation(w->s->rods[f->rod], f->node);
+    cr_vec3 r;
+    cr_quat p;
+    cr_asm_iface_pose(w->a, w->s, i, &r, &p);
+    return p;
 }
+
+/* the bodies' size of their state (13 each) */
+static size_t body_bytes(const cr_assembly *a) { return (size_t)CR_ASM_BODY_DOF * a->body_count * sizeof(double); }
 
 /* Residuals and tangents at load factor lf (step 1 and the joints' rows); returns the sum
  * of squares of the whole residual (rods, interface equilibrium, constraints) in *ss. */
@@ -236,6 +260,11 @@ static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
         for (size_t k = 0; k < rw->dim; ++k) sum += rw->F[k] * rw->F[k];
         cnt += rw->dim - (size_t)CR_NODE_DOF * rw->m;
     }
+    /* free bodies: their loads' wrench and its Jacobian are their interface rows */
+    for (int k = 0; k < a->body_load_count; ++k) w->bscale[k] = w->bfrom[k] + lf * (w->bto[k] - w->bfrom[k]);
+    for (int b = 0; b < a->body_count; ++b)
+        cr_asm_body_wrench(a, b, w->s->body + (size_t)CR_ASM_BODY_DOF * b, w->bscale, w->E + 6 * a->bodies[b].iface,
+                           w->dEb + 36 * b);
     /* joints: g, C, H; interface equilibrium E_i + (Cᵀλ)_i */
     double R[6 * 64], *Rv = a->iface_count <= 64 ? R : calloc((size_t)6 * a->iface_count, sizeof *Rv);
     if (!Rv) return CR_NO_MEMORY;
@@ -243,8 +272,9 @@ static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
     for (int k = 0; k < a->joint_count; ++k) {
         const cr_asm_joint *j = &a->joints[k];
         double *C = w->C + (size_t)j->row0 * 12, *l = w->s->lambda + j->row0;
-        cr_asm_joint_eval(j, w->joint_f, NULL, iface_r(w, j->iface[0]), iface_p(w, j->iface[0]), iface_r(w, j->iface[1]),
-                          iface_p(w, j->iface[1]), l, w->g + j->row0, C, w->H + (size_t)k * 144);
+        cr_asm_joint_eval_iface(j, w->joint_f, NULL, iface_r(w, j->iface[0]), iface_p(w, j->iface[0]),
+                                iface_r(w, j->iface[1]), iface_p(w, j->iface[1]), l, w->g + j->row0, C,
+                                w->H + (size_t)k * 144);
         for (int e = 0; e < 2; ++e)
             for (int c = 0; c < 6; ++c)
                 for (int r = 0; r < j->rows; ++r) Rv[6 * j->iface[e] + c] += C[r * 12 + 6 * e + c] * l[r];
@@ -379,6 +409,13 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
         }
     }
     const int off = 6 * a->iface_count;
+    for (int b = 0; b < a->body_count; ++b) { /* a body's rows: E_b + ∂E_b/∂y δy (no rod behind it) */
+        const int i = a->bodies[b].iface;
+        for (int rr = 0; rr < 6; ++rr) {
+            w->rhs[6 * i + rr] = -w->E[6 * i + rr];
+            for (int cc = 0; cc < 6; ++cc) A_(6 * i + rr, 6 * i + cc) += w->dEb[36 * b + 6 * rr + cc];
+        }
+    }
     for (int k = 0; k < a->joint_count; ++k) {
         const cr_asm_joint *j = &a->joints[k];
         const double *C = w->C + (size_t)j->row0 * 12, *H = w->H + (size_t)k * 144;
@@ -406,6 +443,11 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
                                           "translation along z",       "rotation about its body x",
                                           "rotation about its body y", "rotation about its body z"};
             const cr_asm_iface *f = &a->iface[bad / 6];
+            if (f->rod < 0)
+                return cr_error_set(err, CR_SINGULAR,
+                                    "the assembly is a mechanism: nothing holds the %s of body '%s' (its joints let it "
+                                    "move), or only in combination with others",
+                                    what[bad % 6], a->bodies[f->node].name);
             return cr_error_set(err, CR_SINGULAR,
                                 "the assembly is a mechanism: nothing holds the %s of node %d of rod '%s' (a joint "
                                 "node; its rod turns or slides about its joints), or only in combination with "
@@ -456,6 +498,18 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
             for (int c = 0; c < 4; ++c) p[c] *= s;
         }
         for (size_t k = 0; k < rw->dim; ++k) n2 += x[k] * x[k];
+    }
+    for (int b = 0; b < a->body_count; ++b) { /* r += δr, p ← p ⊗ exp(δθ/2) */
+        double *y = w->s->body + (size_t)CR_ASM_BODY_DOF * b;
+        const double *dy = w->rhs + 6 * a->bodies[b].iface;
+        cr_vec3 th = cr_v3_load(dy + 3);
+        double ang = cr_v3_norm(th);
+        cr_quat p = cr_q_load(y + 3), e = ang > 0 ? cr_q_axis_angle(cr_v3_scale(th, 1.0 / ang), ang) : cr_q_identity();
+        for (int c = 0; c < 3; ++c) y[c] += dy[c];
+        cr_q_store(cr_q_normalize(cr_q_mul(p, e)), y + 3);
+        /* as a node's entries: positions, and the quaternion's change |δp| = |δθ|/2 */
+        for (int c = 0; c < 6; ++c) d2 += dy[c] * dy[c] * (c < 3 ? 1.0 : 0.25);
+        for (int c = 0; c < 7; ++c) n2 += y[c] * y[c];
     }
     memcpy(w->s->lambda, w->rhs + off, (size_t)a->rows * sizeof(double));
     w->t_solve += now() - t0;
@@ -544,11 +598,18 @@ static cr_status correct_positions(asm_work *w, double lf)
             }
         }
     }
+    for (int b = 0; b < a->body_count; ++b) { /* a body's force rows: its loads', independent of its position */
+        const int i = a->bodies[b].iface;
+        double wr[6];
+        for (int k = 0; k < a->body_load_count; ++k) w->bscale[k] = w->bfrom[k] + lf * (w->bto[k] - w->bfrom[k]);
+        cr_asm_body_wrench(a, b, w->s->body + (size_t)CR_ASM_BODY_DOF * b, w->bscale, wr, NULL);
+        for (int c = 0; c < 3; ++c) w->rhs[3 * i + c] = -wr[c];
+    }
     for (int k = 0, row = 3 * ni; k < a->joint_count; ++k) { /* position rows: C = [−n, 0, n, 0] at fixed A_a */
         const cr_asm_joint *j = &a->joints[k];
         double g[6], C[72];
-        cr_asm_joint_eval(j, w->joint_f, NULL, iface_r(w, j->iface[0]), iface_p(w, j->iface[0]), iface_r(w, j->iface[1]),
-                          iface_p(w, j->iface[1]), NULL, g, C, NULL);
+        cr_asm_joint_eval_iface(j, w->joint_f, NULL, iface_r(w, j->iface[0]), iface_p(w, j->iface[0]),
+                                iface_r(w, j->iface[1]), iface_p(w, j->iface[1]), NULL, g, C, NULL);
         for (int r = 0; r < j->pos_rows; ++r, ++row) {
             for (int c = 0; c < 3; ++c) {
                 const double n = C[r * 12 + 6 + c];
@@ -577,6 +638,8 @@ static cr_status correct_positions(asm_work *w, double lf)
                 x[(size_t)i * m->block + c] += d;
             }
     }
+    for (int b = 0; b < a->body_count; ++b)
+        for (int c = 0; c < 3; ++c) w->s->body[(size_t)CR_ASM_BODY_DOF * b + c] += w->rhs[3 * a->bodies[b].iface + c];
     for (int k = 0, row = 3 * ni; k < a->joint_count; ++k) /* the position multipliers that go with the positions */
         for (int c = 0; c < a->joints[k].pos_rows; ++c) w->s->lambda[a->joints[k].row0 + c] = w->rhs[row++];
     w->t_solve += now() - t0;
@@ -658,6 +721,13 @@ static void predict(asm_work *w, double lf, double lf0, double lf1, double lf2)
     }
     for (int k = 0; k < a->rows; ++k)
         w->s->lambda[k] = c0 * w->s->lambda[k] + c1 * w->lambda_prev[k] + (c2 != 0.0 ? c2 * w->lambda_prev2[k] : 0.0);
+    for (int b = 0; b < a->body_count; ++b) {
+        double *y = w->s->body + (size_t)CR_ASM_BODY_DOF * b;
+        const double *y1 = w->body_prev + (size_t)CR_ASM_BODY_DOF * b,
+                     *y2 = w->body_prev2 + (size_t)CR_ASM_BODY_DOF * b;
+        for (int c = 0; c < 7; ++c) y[c] = c0 * y[c] + c1 * y1[c] + (c2 != 0.0 ? c2 * y2[c] : 0.0);
+        cr_q_store(cr_q_normalize(cr_q_load(y + 3)), y + 3);
+    }
 }
 
 cr_status cr_assembly_static_solve(const cr_assembly *a, cr_assembly_state *s, const cr_static_options *options,
@@ -692,6 +762,8 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
         if (m->load_count > 0) cr_model_stage_load_factors(m, stage, w.rw[r].to);
         w.rw[r].bc_from = st->bc_factor;
     }
+    memcpy(w.bfrom, s->body_load_scale, (size_t)a->body_load_count * sizeof(double));
+    cr_asm_body_stage_factors(a, stage, w.bto);
     cr_status st = cr_asm_check_redundant(a, s, s->joint_factor, err);
     double lf = 0.0, dl = 1.0 / o.load_steps, lf_prev = -1.0, lf_prev2 = -1.0;
     int halvings = 0;
@@ -699,6 +771,7 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
         double target = lf + dl > 1.0 - 1e-12 ? 1.0 : lf + dl;
         for (int r = 0; r < a->rod_count; ++r) memcpy(w.rw[r].x_saved, s->rods[r]->x, w.rw[r].dim * sizeof(double));
         memcpy(w.lambda_saved, s->lambda, (size_t)a->rows * sizeof(double));
+        memcpy(w.body_saved, s->body, body_bytes(a));
         /* the step's reference residual, as cr_static_solve's: the last state under the new
          * loads (the predictor's residual would make rtol stricter than for one rod) */
         double ss, err0 = 0;
@@ -720,6 +793,8 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
             }
             memcpy(w.lambda_prev2, w.lambda_prev, (size_t)a->rows * sizeof(double));
             memcpy(w.lambda_prev, w.lambda_saved, (size_t)a->rows * sizeof(double));
+            memcpy(w.body_prev2, w.body_prev, body_bytes(a));
+            memcpy(w.body_prev, w.body_saved, body_bytes(a));
             lf_prev2 = lf_prev;
             lf_prev = lf;
             lf = target;
@@ -748,6 +823,8 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
                     rs->load_factor = lf;
                 }
                 s->load_factor = lf;
+                for (int k = 0; k < a->body_load_count; ++k)
+                    s->body_load_scale[k] = w.bfrom[k] + lf * (w.bto[k] - w.bfrom[k]);
                 if (on_step(a, s, sr, rep->step_count - 1, user)) {
                     st = cr_error_set(err, CR_INTERRUPTED, "interrupted at load factor %.6g", lf);
                     break;
@@ -758,6 +835,7 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
         /* restore the last converged state; a bad definition or no memory ends the solve */
         for (int r = 0; r < a->rod_count; ++r) memcpy(s->rods[r]->x, w.rw[r].x_saved, w.rw[r].dim * sizeof(double));
         memcpy(s->lambda, w.lambda_saved, (size_t)a->rows * sizeof(double));
+        memcpy(s->body, w.body_saved, body_bytes(a));
         if (sn < 0 || halvings >= o.max_halvings) {
             st = cr_error_set(err, sn, "%s; the state at load factor %.6g is kept", e.message, lf);
             break;
@@ -776,6 +854,9 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
     }
     s->joint_factor = w.joint_from + lf * (1.0 - w.joint_from);
     s->load_factor = lf;
+    for (int k = 0; k < a->body_load_count; ++k) s->body_load_scale[k] = w.bfrom[k] + lf * (w.bto[k] - w.bfrom[k]);
+    for (int b = 0; b < a->body_count; ++b) /* at rest */
+        for (int c = 7; c < CR_ASM_BODY_DOF; ++c) s->body[(size_t)CR_ASM_BODY_DOF * b + c] = 0.0;
     rep->load_factor = lf;
     rep->converged = st == CR_OK;
     rep->assembly_time_s = w.t_assembly;

@@ -94,8 +94,14 @@ cr_sim *cr_sim_create_scenario(const cr_scenario *sc, cr_error *err)
     for (int r = 0; r < sc->rod_count; ++r) /* rod by rod, as the rods' definitions list them */
         for (int k = 0; k < sc->rods[r].rod.load_count; ++k)
             sim->load_type[sim->load_count++] = sc->rods[r].rod.loads[k].type;
-    cr_assembly_def def = {
-        .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints};
+    cr_assembly_def def = {.rod_count = sc->rod_count,
+                           .rods = sc->rods,
+                           .joint_count = sc->joint_count,
+                           .joints = sc->joints,
+                           .body_count = sc->body_count,
+                           .bodies = sc->bodies,
+                           .body_load_count = sc->body_load_count,
+                           .body_loads = sc->body_loads};
     sim->impl = sim->f->create_assembly(&def, &sc->model, err);
     if (!sim->impl) {
         free(sim->load_type);
@@ -270,6 +276,11 @@ cr_status cr_sim_joint_reaction(const cr_sim *sim, int joint, cr_vec3 *force, cr
 {
     if (joint < 0 || joint >= cr_sim_joint_count(sim)) return CR_BAD_INPUT;
     return sim->f->joint_reaction(sim->impl, joint, force, moment);
+}
+
+double cr_sim_body_mass(const cr_sim *sim, int body)
+{
+    return sim->f->body_mass && body >= 0 && body < cr_sim_body_count(sim) ? sim->f->body_mass(sim->impl, body) : NAN;
 }
 
 /* ---- actuator inputs ---- */
