@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+
 static cr_vec3 from_k(cr_vec3 v) { return cr_v3(v.z, v.x, v.y); }
 static cr_mat3 Q(void) { return cr_m3_columns(cr_v3(0, 1, 0), cr_v3(0, 0, 1), cr_v3(1, 0, 0)); }
 /* library rigid bits (γx γy γz κx κy κz) -> kernel bits (N1 N2 N3 M1 M2 M3) */
@@ -260,9 +261,8 @@ static void *ph_create(const cr_rod_def *def, const cr_model_options *o, cr_erro
 {
     if (cr_rod_validate(def, err) != CR_OK) return NULL;
     if (def->reference.type == CR_REFERENCE_NODES) {
-        cr_error_set(err, CR_BAD_INPUT,
-                     "rod.reference.type: the port_hamiltonian model needs a straight or helix "
-                     "reference");
+        cr_error_set(err, CR_BAD_INPUT, "rod.reference.type: the port_hamiltonian model needs a straight or helix "
+                                        "reference");
         return NULL;
     }
     int nn = 2 * def->elements + 1;
@@ -324,21 +324,11 @@ static void build_loads(ph_sim *s, const double *magnitude, cr_ph_loads *L, doub
         /* material offset in the (d1, d2) plane: the library's (y, z) */
         double rx = l->offset.y, ry = l->offset.z;
         switch (l->type) {
-        case CR_LOAD_FORCE:
-            s->f[l->node] = cr_v3_add(s->f[l->node], v);
-            break;
-        case CR_LOAD_MOMENT:
-            s->c[l->node] = cr_v3_add(s->c[l->node], v);
-            break;
-        case CR_LOAD_FORCE_DENSITY:
-            L->force_density = cr_v3_add(L->force_density, v);
-            break;
-        case CR_LOAD_MOMENT_DENSITY:
-            L->moment_density = cr_v3_add(L->moment_density, v);
-            break;
-        case CR_LOAD_GRAVITY:
-            L->force_density = cr_v3_madd(L->force_density, s->p.rhoA, v);
-            break;
+        case CR_LOAD_FORCE: s->f[l->node] = cr_v3_add(s->f[l->node], v); break;
+        case CR_LOAD_MOMENT: s->c[l->node] = cr_v3_add(s->c[l->node], v); break;
+        case CR_LOAD_FORCE_DENSITY: L->force_density = cr_v3_add(L->force_density, v); break;
+        case CR_LOAD_MOMENT_DENSITY: L->moment_density = cr_v3_add(L->moment_density, v); break;
+        case CR_LOAD_GRAVITY: L->force_density = cr_v3_madd(L->force_density, s->p.rhoA, v); break;
         case CR_LOAD_TENDON:
             cr_ph_actuation_tendon(a * l->tension, rx, ry, act);
             actuated = 1;
@@ -375,7 +365,7 @@ static void fill_sample(const ph_sim *s, cr_dynamic_sample *smp)
     smp->t = cr_ph_time(s->k);
     smp->kinetic = d.kinetic;
     smp->elastic = d.elastic + d.contact; /* the contact springs are a potential of the rod, like its strain */
-    smp->gravity = 0;                     /* gravity is a distributed load here: its work is in work_external */
+    smp->gravity = 0; /* gravity is a distributed load here: its work is in work_external */
     smp->work_external = d.work_external;
     smp->momentum = d.momentum;
     smp->angular_momentum = d.angular_momentum;
@@ -509,7 +499,8 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
         report->total_iterations += its;
         if (st != CR_OK) {
             if (st < 0 || ++halvings > o->max_halvings) {
-                cr_error_set(err, st, "port_hamiltonian statics: load step to factor %.6g failed: %s", next, e.message);
+                cr_error_set(err, st, "port_hamiltonian statics: load step to factor %.6g failed: %s", next,
+                             e.message);
                 break;
             }
             report->failed_attempts++;
@@ -536,16 +527,12 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
         r->iterations = its;
         r->history_count = 1;
         r->residual_history = malloc(sizeof(double));
-        if (r->residual_history)
-            r->residual_history[0] = res;
-        else
-            r->history_count = 0;
+        if (r->residual_history) r->residual_history[0] = res;
+        else r->history_count = 0;
         report->final_residual = res;
         if (o->adaptive) { /* the mixed rod's rule (newton.c): longer after easy steps, shorter after hard */
-            if (its <= 4)
-                dl = fmin(2 * dl, o->max_increment > 0 ? o->max_increment : 1.0);
-            else if (its >= 8)
-                dl *= 0.5;
+            if (its <= 4) dl = fmin(2 * dl, o->max_increment > 0 ? o->max_increment : 1.0);
+            else if (its >= 8) dl *= 0.5;
         }
         if (cb->on_load_step && cb->on_load_step(sim, r, report->step_count - 1, cb->user)) {
             st = CR_INTERRUPTED;
@@ -708,10 +695,7 @@ const cr_formulation cr_ph_formulation = {
 };
 
 /* the one-rod adapter's pieces that the assemblies reuse (ph_sim.h) */
-void *cr_ph_sim_create(const cr_rod_def *def, const cr_model_options *o, cr_error *err)
-{
-    return ph_create(def, o, err);
-}
+void *cr_ph_sim_create(const cr_rod_def *def, const cr_model_options *o, cr_error *err) { return ph_create(def, o, err); }
 void cr_ph_sim_destroy(void *impl) { ph_destroy(impl); }
 void cr_ph_sim_loads(ph_sim *s, const double *magnitude, cr_ph_loads *L, double act[6])
 {

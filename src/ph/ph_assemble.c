@@ -162,7 +162,7 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
 {
     const int dyn = mode == PH_DYNAMIC, nr = s->nr;
     const double h = s->h;
-    const double fac = dyn ? h : 1.0;   /* momentum rows: M (v_{n+1} - v_n) + h (...), not divided by h */
+    const double fac = dyn ? h : 1.0; /* momentum rows: M (v_{n+1} - v_n) + h (...), not divided by h */
     const double gam = dyn ? 0.5 : 1.0; /* d q_{n+1/2} / d q_{n+1} */
     const double w = s->w;
     ph_unpack(s, X);
@@ -255,7 +255,7 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
                     if (off[b] < 0) continue;
                     /* K = d r_a / d q_b, accumulated straight into the element block */
                     double *K0 = Ke + (12 * a) * 36 + 12 * b;
-#define K(i, k) K0[(i)*36 + (k)]
+#define K(i, k) K0[(i) * 36 + (k)]
                     double na = s->N[g][a], nsa = s->dN[g][a], nb = s->N[g][b], nsb = s->dN[g][b];
                     /* material part: Bm_a^T kappa B1_b; row j of B is nonzero in two fields only */
                     for (int j = 0; j < 6; ++j) {
@@ -373,8 +373,7 @@ void ph_jacobian_dense(const cr_ph *s, double *J)
     const int n = s->nx, nr = s->nr;
     memset(J, 0, sizeof(double) * (size_t)n * n);
     for (int e = 0; e < s->ne; ++e) {
-        const double *Ke = s->Ke + (size_t)e * 1296, *Bc = s->Bc + (size_t)e * 72 * nr,
-                     *Br = s->Br + (size_t)e * 72 * nr;
+        const double *Ke = s->Ke + (size_t)e * 1296, *Bc = s->Bc + (size_t)e * 72 * nr, *Br = s->Br + (size_t)e * 72 * nr;
         for (int a = 0; a < 3; ++a) {
             int oa = s->node_off[2 * e + a];
             if (oa < 0) continue;

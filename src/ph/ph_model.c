@@ -43,14 +43,12 @@ static cr_status check_params(const cr_ph_params *p, cr_error *err)
     if (p->elements < 1) return cr_error_set(err, CR_BAD_INPUT, "ph: elements = %d must be >= 1", p->elements);
     if (!(p->length > 0) || !isfinite(p->length))
         return cr_error_set(err, CR_BAD_INPUT, "ph: length = %g must be > 0", p->length);
-    if (!(p->rhoA >= 0) || !isfinite(p->rhoA))
-        return cr_error_set(err, CR_BAD_INPUT, "ph: rhoA = %g must be >= 0", p->rhoA);
-    if (!(p->M11 >= 0) || !isfinite(p->M11))
-        return cr_error_set(err, CR_BAD_INPUT, "ph: M11 = %g must be >= 0", p->M11);
-    if (!(p->M22 >= 0) || !isfinite(p->M22))
-        return cr_error_set(err, CR_BAD_INPUT, "ph: M22 = %g must be >= 0", p->M22);
+    if (!(p->rhoA >= 0) || !isfinite(p->rhoA)) return cr_error_set(err, CR_BAD_INPUT, "ph: rhoA = %g must be >= 0", p->rhoA);
+    if (!(p->M11 >= 0) || !isfinite(p->M11)) return cr_error_set(err, CR_BAD_INPUT, "ph: M11 = %g must be >= 0", p->M11);
+    if (!(p->M22 >= 0) || !isfinite(p->M22)) return cr_error_set(err, CR_BAD_INPUT, "ph: M22 = %g must be >= 0", p->M22);
     if (p->rigid & ~0x3fu)
-        return cr_error_set(err, CR_BAD_INPUT, "ph: rigid = 0x%x has bits beyond the 6 stiffness components", p->rigid);
+        return cr_error_set(err, CR_BAD_INPUT, "ph: rigid = 0x%x has bits beyond the 6 stiffness components",
+                            p->rigid);
     for (int j = 0; j < 6; ++j) {
         if (p->rigid & (1u << j)) continue;
         if (!(p->stiffness[j] > 0) || !isfinite(p->stiffness[j]))
@@ -72,8 +70,7 @@ static cr_status check_params(const cr_ph_params *p, cr_error *err)
     if (sum > 1 + 1e-12)
         return cr_error_set(err, CR_BAD_INPUT, "ph: branch_fraction of the Maxwell branches sums to %g > 1", sum);
     if (!(p->h > 0) || !isfinite(p->h)) return cr_error_set(err, CR_BAD_INPUT, "ph: h = %g must be > 0", p->h);
-    if (!(p->newton_atol > 0))
-        return cr_error_set(err, CR_BAD_INPUT, "ph: newton_atol = %g must be > 0", p->newton_atol);
+    if (!(p->newton_atol > 0)) return cr_error_set(err, CR_BAD_INPUT, "ph: newton_atol = %g must be > 0", p->newton_atol);
     if (p->max_iterations < 1)
         return cr_error_set(err, CR_BAD_INPUT, "ph: max_iterations = %d must be >= 1", p->max_iterations);
     return CR_OK;
@@ -372,9 +369,8 @@ double ph_kinetic_energy(const cr_ph *s, const double *v)
         for (int g = 0; g < 2; ++g) {
             double vg[12];
             interp(s, v, e, g, vg, NULL);
-            for (int f = 0; f < 3; ++f)
-                T += s->mass[f] *
-                     (vg[3 * f] * vg[3 * f] + vg[3 * f + 1] * vg[3 * f + 1] + vg[3 * f + 2] * vg[3 * f + 2]);
+            for (int f = 0; f < 3; ++f) T += s->mass[f] * (vg[3 * f] * vg[3 * f] + vg[3 * f + 1] * vg[3 * f + 1] +
+                                                           vg[3 * f + 2] * vg[3 * f + 2]);
         }
     return 0.5 * s->w * T;
 }

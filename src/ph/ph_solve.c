@@ -72,7 +72,8 @@ static double scaled_increment(const cr_ph *s, const double *X, const double *dX
 
 static void refresh_multipliers(cr_ph *s, int mode, double *X, double *r);
 
-static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *iterations, double *residual, cr_error *err)
+static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *iterations, double *residual,
+                        cr_error *err)
 {
     const int n = s->nx;
     int it = 0;
@@ -86,8 +87,8 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
         if (iterations) *iterations = it;
         if (residual) *residual = rn;
         if (!isfinite(rn))
-            return cr_error_set(err, CR_NONFINITE, "ph: residual not finite at t = %g after %d Newton iterations", s->t,
-                                it);
+            return cr_error_set(err, CR_NONFINITE, "ph: residual not finite at t = %g after %d Newton iterations",
+                                s->t, it);
         if (st != CR_OK && it == 0) {
             /* the pass stopped at the singular pivot, its residual incomplete: an initial iterate that
                already satisfies the equations needs no solve (a free rod at rest in statics) */
