@@ -15,7 +15,8 @@
 #                  by what that error does to the swing, which falls as 1/n^2: measured 1.9e-2 m at
 #                  n = 8 and 1.2e-3 m at n = 32; checked: below 3e-3 m at n = 32 and a ratio of
 #                  10..25 between n = 8 and n = 32 (16 for 1/n^2)
-#   refusals       a driven hinge, a prismatic joint: named at check with the model
+#   --resume       a run interrupted and resumed ends where the uninterrupted one does
+#   refusals       a driven hinge, a universal joint: named at check with the model
 # Usage: ph_assembly_scenarios.sh CLI SOURCE_DIR
 set -u
 cli=$1
@@ -76,6 +77,31 @@ run dp "$tmp/dp.json"
 mixed=(--set model=mixed_discrete --set 'stages=[{"type": "dynamic", "t_end": 1.0, "output_dt": 0.01, "rtol": 1e-8, "atol": 1e-10}]')
 run mixed8 "$tmp/dp.json" "${mixed[@]}" --set rods.1.elements=8 --set rods.2.elements=8
 run mixed32 "$tmp/dp.json" "${mixed[@]}" --set rods.1.elements=32 --set rods.2.elements=32
+
+# ---- --resume: interrupted (SIGINT) and resumed, the double pendulum ends where the uninterrupted run
+# does, digit for digit (the checkpoint holds every rod and the joints' multipliers) ----
+long=(--set stages.0.t_end=2 --set stages.0.checkpoint_interval=0.05 --set rods.1.elements=8 --set rods.2.elements=8 -q)
+"$cli" run "$tmp/dp.json" -o "$tmp/full" "${long[@]}" > "$tmp/full.log" 2>&1 || bad "resume: the uninterrupted run failed"
+rows=60 code=0
+for attempt in 1 2 3; do
+    rm -rf "$tmp/cut"
+    interrupt_run "$tmp/cut" "$rows" 600 0.02 "$cli" run "$tmp/dp.json" -o "$tmp/cut" "${long[@]}" > "$tmp/cut.log" 2>&1
+    code=$?
+    [ "$code" -eq 130 ] && break
+    rows=$((rows / 4)) # it finished before the interrupt: interrupt earlier
+done
+if [ "$code" -ne 130 ]; then
+    bad "resume: could not interrupt the run (exit $code)"
+else
+    cut_rows=$(($(wc -l < "$tmp/cut/series.csv") - 1))
+    "$cli" run "$tmp/dp.json" -o "$tmp/cut" "${long[@]}" --resume > "$tmp/resume.log" 2>&1 ||
+        bad "resume: the resumed run failed: $(head -c 400 "$tmp/resume.log")"
+    if cmp -s <(tail -1 "$tmp/full/series.csv") <(tail -1 "$tmp/cut/series.csv"); then
+        ok "resume: interrupted after $cut_rows rows and resumed, the last row equals the uninterrupted run's"
+    else
+        bad "resume: the resumed run ends elsewhere: $(tail -1 "$tmp/cut/series.csv" | head -c 200) vs $(tail -1 "$tmp/full/series.csv" | head -c 200)"
+    fi
+fi
 
 # ---- refusals ----
 expect_error 1 "joints.1 ('elbow').drive: driven hinges are not available in the port_hamiltonian model" check \
