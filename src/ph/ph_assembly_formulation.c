@@ -33,6 +33,12 @@ static void to_kernel(cr_vec3 v, double out[3]) { out[0] = v.y, out[1] = v.z, ou
 static cr_status pha_check(const cr_scenario *sc, cr_error *err)
 {
     char label[128];
+    int obstacles = sc->rod.obstacle_count;
+    for (int r = 0; r < sc->rod_count; ++r) obstacles += sc->rods[r].rod.obstacle_count;
+    if (obstacles > 0) /* (as the mixed rod's assemblies) */
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "obstacles: contact of assemblies (rods, joints) is not available yet in the "
+                            "port_hamiltonian model; obstacles work with a single rod");
     for (int j = 0; j < sc->joint_count; ++j) {
         const cr_joint_def *J = &sc->joints[j];
         cr_assembly_def def = {
