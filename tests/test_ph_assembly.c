@@ -96,6 +96,14 @@ static void test_weld_statics(void)
     }
     fprintf(stderr, "weld statics: max |q_one - q_two| = %.3e, %d iterations\n", d, its);
     CHECK(d < 1e-12);
+    /* the weld's wrench on rod a: rod b's equilibrium, the tip loads moved to the weld's node */
+    cr_vec3 f, m, xt = cr_ph_position(rb, 8), xj = cr_ph_position(rb, 0);
+    cr_ph_asm_joint_reaction(a, 0, &f, &m);
+    cr_vec3 mref = cr_v3_add(mb[8], cr_v3_cross(cr_v3_sub(xt, xj), fb[8]));
+    double ef = cr_v3_norm(cr_v3_sub(f, fb[8])), em = cr_v3_norm(cr_v3_sub(m, mref));
+    fprintf(stderr, "weld statics: wrench (%.6g, %.6g, %.6g) N, (%.6g, %.6g, %.6g) N m; off by %.2e N, %.2e N m\n", f.x,
+            f.y, f.z, m.x, m.y, m.z, ef, em);
+    CHECK(ef < 1e-10 * cr_v3_norm(fb[8]) && em < 1e-10 * cr_v3_norm(mref));
     cr_ph_asm_destroy(a);
     cr_ph_destroy(one), cr_ph_destroy(ra), cr_ph_destroy(rb);
 }
