@@ -544,11 +544,18 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
         dprev = dn;
     }
     /* the converged iterate unpacked, with its external forces (the work), as ph_solve.c's newton */
+    double r2 = 0;
     for (int r = 0; r < a->nrod; ++r) {
         cr_ph *s = a->rod[r];
         ph_assemble(s, mode, loads ? loads[r] : NULL, s->X, s->r, 0);
         s->jacobians++, s->factorizations++;
     }
+    for (int r = 0; r < a->nrod; ++r) { /* the final residual, reported by statics (Ke is not used again) */
+        cr_ph *s = a->rod[r];
+        r2 += 0.5 * add_joint_terms(a, r);
+        for (int i = 0; i < s->nx; ++i) r2 += s->r[i] * s->r[i];
+    }
+    if (residual) *residual = sqrt(r2);
     return CR_OK;
 }
 
