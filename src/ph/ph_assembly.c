@@ -62,7 +62,9 @@ struct cr_ph_asm {
     double *mu_save, *z_save; /* restored when a solve fails */
     double *A, *rhs, *cscale; /* 2K x 2K dense system, its right side, its column scaling */
     int *piv;
-    double *Y;    /* max nx: one column of a rod's solve */
+    double *Y;    /* max nx: the right side of a rod's solve */
+    double *cols; /* max nred x (joint rows on a rod): the reduced joint columns of a rod */
+    int *ipiv1;   /* max nred: the band factor's pivots, 1-based for LAPACK */
     double *dX0;  /* sum nx: each rod's increment without joint corrections */
     size_t *xoff; /* rod -> offset in dX0 */
 };
@@ -177,8 +179,9 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
     a->j = calloc((size_t)(joints > 0 ? joints : 1), sizeof *a->j);
     a->xoff = calloc((size_t)rods + 1, sizeof *a->xoff);
     if (!a->rod || !a->j || !a->xoff) goto oom;
-    int maxnx = 1;
+    int maxnx = 1, maxred = 1;
     for (int r = 0; r < rods; ++r) {
+        if (kernels[r]->nred > maxred) maxred = kernels[r]->nred;
         a->rod[r] = kernels[r];
         a->xoff[r + 1] = a->xoff[r] + (size_t)kernels[r]->nx;
         if (kernels[r]->nx > maxnx) maxnx = kernels[r]->nx;
@@ -236,8 +239,18 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
     a->cscale = malloc(sizeof(double) * 2 * (size_t)K);
     a->piv = malloc(sizeof(int) * 2 * (size_t)K);
     a->Y = malloc(sizeof(double) * (size_t)maxnx);
+    int maxcols = 1;
+    for (int r = 0; r < rods; ++r) {
+        int c = 0;
+        for (int jj = 0; jj < joints; ++jj)
+            for (int side = 0; side < 2; ++side) c += a->j[jj].rod[side] == r ? a->j[jj].k : 0;
+        if (c > maxcols) maxcols = c;
+    }
+    a->cols = malloc(sizeof(double) * (size_t)maxred * (size_t)maxcols);
+    a->ipiv1 = malloc(sizeof(int) * (size_t)maxred);
     a->dX0 = malloc(sizeof(double) * (a->xoff[rods] > 0 ? a->xoff[rods] : 1));
-    if (!a->mu || !a->z || !a->mu_save || !a->z_save || !a->A || !a->rhs || !a->cscale || !a->piv || !a->Y || !a->dX0)
+    if (!a->mu || !a->z || !a->mu_save || !a->z_save || !a->A || !a->rhs || !a->cscale || !a->piv || !a->Y || !a->dX0 ||
+        !a->cols || !a->ipiv1)
         goto oom;
     rows_begin(a);
     return a;
@@ -252,7 +265,7 @@ void cr_ph_asm_destroy(cr_ph_asm *a)
 {
     if (!a) return;
     free(a->rod), free(a->j), free(a->xoff), free(a->mu), free(a->z), free(a->mu_save), free(a->z_save);
-    free(a->A), free(a->rhs), free(a->cscale), free(a->piv), free(a->Y), free(a->dX0);
+    free(a->A), free(a->rhs), free(a->cscale), free(a->piv), free(a->Y), free(a->dX0), free(a->cols), free(a->ipiv1);
     free(a);
 }
 
@@ -349,6 +362,77 @@ static void rod_solve(cr_ph_asm *a, int r, const double *dmu, const double *dz, 
     ph_linear_apply(s, b, dX);
 }
 
+extern void dgbtrs_(const char *trans, const int *n, const int *kl, const int *ku, const int *nrhs, const double *ab,
+                    const int *ldab, const int *ipiv, double *b, const int *ldb, int *info);
+
+/* The joint columns of rod r in the dense system: for each row m of each side on the rod, the
+ * rod's response Y = -J^-1 v_m to v_m = -fac D_m (nonzero in its node's q rows only), read by the
+ * rows D of every side on the rod. The right side has no constraint-row part, so the null-space
+ * reduction of ph_linear_apply reduces to the node's reduced rows (phi, and P_m^T on the
+ * directors) and the answer to (dphi, P_n dtheta) at each node (ph_linear.c): all the columns go
+ * through the rod's band factor (ph_linear_factor, LAPACK's layout) in one dgbtrs call instead of
+ * a ph_linear_apply per column (its multipliers and K dq_p products are not needed here). */
+static void joint_columns(cr_ph_asm *a, int r, int n2)
+{
+    cr_ph *s = a->rod[r];
+    const int nred = s->nred;
+    int nc = 0;
+    for (int jc = 0; jc < a->njoint; ++jc) { /* the right sides */
+        const ph_joint *Jc = &a->j[jc];
+        for (int sc = 0; sc < 2; ++sc) {
+            const int I = Jc->node[sc], ro = s->node_roff[I];
+            if (Jc->rod[sc] != r || ro < 0) continue;
+            const double(*Pm)[3] = (const double(*)[3])(s->Pm + 27 * I);
+            for (int m = 0; m < Jc->k; ++m, ++nc) {
+                double *b = a->cols + (size_t)nc * nred, v[12];
+                memset(b, 0, sizeof(double) * (size_t)nred);
+                for (int c = 0; c < 12; ++c) v[c] = -s->fac * Jc->D[sc][m][c];
+                for (int c = 0; c < 3; ++c) b[ro + c] = -v[c];
+                for (int p = 0; p < 3; ++p) {
+                    double w = 0;
+                    for (int c = 0; c < 9; ++c) w += Pm[c][p] * v[3 + c];
+                    b[ro + 3 + p] = -w;
+                }
+            }
+        }
+    }
+    if (nc == 0) return;
+    for (int i = 0; i < nred; ++i) a->ipiv1[i] = s->ripiv[i] + 1;
+    const int kl = s->rkl, ku = s->rku, ldab = s->rldab;
+    int info = 0;
+    dgbtrs_("N", &nred, &kl, &ku, &nc, s->rband, &ldab, a->ipiv1, a->cols, &nred, &info);
+    nc = 0;
+    for (int jc = 0; jc < a->njoint; ++jc) { /* D_s Y of every side s on the rod */
+        const ph_joint *Jc = &a->j[jc];
+        for (int sc = 0; sc < 2; ++sc) {
+            if (Jc->rod[sc] != r || s->node_roff[Jc->node[sc]] < 0) continue;
+            const double sg = sc ? -1.0 : 1.0;
+            for (int m = 0; m < Jc->k; ++m, ++nc) {
+                const double *x = a->cols + (size_t)nc * nred;
+                for (int jr = 0; jr < a->njoint; ++jr) {
+                    const ph_joint *Jr = &a->j[jr];
+                    for (int sr = 0; sr < 2; ++sr) {
+                        const int I = Jr->node[sr], ro = s->node_roff[I];
+                        if (Jr->rod[sr] != r || ro < 0) continue;
+                        const double(*Pn)[3] = (const double(*)[3])(s->Pn + 27 * I);
+                        double y[12];
+                        for (int c = 0; c < 3; ++c) y[c] = x[ro + c];
+                        for (int k = 0; k < 9; ++k)
+                            y[3 + k] = Pn[k][0] * x[ro + 3] + Pn[k][1] * x[ro + 4] + Pn[k][2] * x[ro + 5];
+                        for (int mr = 0; mr < Jr->k; ++mr) {
+                            double dy = 0;
+                            for (int c = 0; c < 12; ++c) dy += Jr->D[sr][mr][c] * y[c];
+                            double *row = a->A + (size_t)(2 * Jr->row0 + sr * Jr->k + mr) * n2;
+                            row[2 * Jc->row0 + m] += sg * dy;
+                            row[2 * Jc->row0 + Jc->k + m] += Jc->rho[sc][m] * dy;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /* The scaled increment of ph_solve.c (positions against the rod's length, directors against 1) */
 static double increment(const cr_ph *s, const double *dX)
 {
@@ -439,34 +523,7 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
                     }
                 }
             }
-            for (int jc = 0; jc < a->njoint; ++jc) { /* columns of the sides on this rod */
-                const ph_joint *Jc = &a->j[jc];
-                for (int sc = 0; sc < 2; ++sc) {
-                    const int oc = s->node_off[Jc->node[sc]];
-                    if (Jc->rod[sc] != r || oc < 0) continue;
-                    const double sg = sc ? -1.0 : 1.0;
-                    for (int m = 0; m < Jc->k; ++m) {
-                        double *v = s->dX; /* the column's right side v_m = -fac D_m, then Y = -J^-1 v_m */
-                        memset(v, 0, sizeof(double) * (size_t)s->nx);
-                        for (int c = 0; c < 12; ++c) v[oc + c] = -s->fac * Jc->D[sc][m][c];
-                        ph_linear_apply(s, v, a->Y);
-                        for (int jr = 0; jr < a->njoint; ++jr) {
-                            const ph_joint *Jr = &a->j[jr];
-                            for (int sr = 0; sr < 2; ++sr) {
-                                const int orr = s->node_off[Jr->node[sr]];
-                                if (Jr->rod[sr] != r || orr < 0) continue;
-                                for (int mr = 0; mr < Jr->k; ++mr) {
-                                    double dy = 0;
-                                    for (int c = 0; c < 12; ++c) dy += Jr->D[sr][mr][c] * a->Y[orr + c];
-                                    double *row = a->A + (size_t)(2 * Jr->row0 + sr * Jr->k + mr) * n2;
-                                    row[2 * Jc->row0 + m] += sg * dy;
-                                    row[2 * Jc->row0 + Jc->k + m] += Jc->rho[sc][m] * dy;
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+            joint_columns(a, r, n2);
         }
         /* the dense system, equilibrated (rows: positions and directions; columns: the multipliers'
            D J^-1 D^T is the rods' compliance, 1e-12 for steel, against the -1 of dz) */
