@@ -237,6 +237,11 @@ static void test_free_flight(void)
     CHECK(dH < 1e-10 * H0);
     CHECK(viol < 1e-12);
     CHECK(elastic > 1e-6 * H0); /* (the assembly deforms: not a rigid motion) */
+    /* the hinge transmits no moment about its axis (B's d2 there) */
+    cr_vec3 f, m, u = cr_m3_column(cr_ph_directors(B, 8), 1);
+    cr_ph_asm_joint_reaction(a, 1, &f, &m);
+    fprintf(stderr, "free flight: hinge moment %.3e N m, about its axis %.3e N m\n", cr_v3_norm(m), cr_v3_dot(m, u));
+    CHECK(cr_v3_norm(m) > 0 && fabs(cr_v3_dot(m, u)) < 1e-12 * cr_v3_norm(m));
     cr_ph_asm_destroy(a);
     for (int r = 0; r < 4; ++r) cr_ph_destroy(k[r]);
 }
