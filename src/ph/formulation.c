@@ -695,7 +695,10 @@ const cr_formulation cr_ph_formulation = {
 };
 
 /* the one-rod adapter's pieces that the assemblies reuse (ph_sim.h) */
-void *cr_ph_sim_create(const cr_rod_def *def, const cr_model_options *o, cr_error *err) { return ph_create(def, o, err); }
+void *cr_ph_sim_create(const cr_rod_def *def, const cr_model_options *o, cr_error *err)
+{
+    return ph_create(def, o, err);
+}
 void cr_ph_sim_destroy(void *impl) { ph_destroy(impl); }
 void cr_ph_sim_loads(ph_sim *s, const double *magnitude, cr_ph_loads *L, double act[6])
 {
