@@ -3,7 +3,8 @@
 #   a weld         a cantilever of two rods welded end to end, statics: every node where the one
 #                  rod's is (the same discrete equations: to round-off, 1e-12 m); the outputs of
 #                  an assembly (nodes.csv's rod column, one polyline per rod in the .vtp)
-#   double pendulum  a stub clamped at the pivot, two steel bars (0.5 m, r = 2 cm) on hinges about
+#   double pendulum  examples/ph-double-pendulum.json (4 elements per bar, 1 s): a stub clamped at
+#                  the pivot, two steel bars (0.5 m, r = 2 cm) on hinges about
 #                  y, released horizontal under gravity for 1 s: (1) the discrete energy balance:
 #                  energy_total - work_external constant and every step's balance at the Newton
 #                  tolerance; (2) the tip against the rigid double pendulum of two uniform bars
@@ -58,21 +59,18 @@ run one "$tmp/one.json"
 run two "$tmp/two.json"
 
 # ---- the double pendulum ----
-cat > "$tmp/dp.json" <<'JSON'
-{"model": "port_hamiltonian",
- "rods": [
-   {"name": "post", "length": 0.2, "elements": 2, "material": {"E": 2e11, "G": 8e10, "rho": 7800}, "sections": [{"shape": "circle", "radius": 0.02}],
-    "reference": {"origin": [-0.2, 0, 0]}},
-   {"name": "upper", "length": 0.5, "elements": 4, "material": {"E": 2e11, "G": 8e10, "rho": 7800}, "sections": [{"shape": "circle", "radius": 0.02}]},
-   {"name": "lower", "length": 0.5, "elements": 4, "material": {"E": 2e11, "G": 8e10, "rho": 7800}, "sections": [{"shape": "circle", "radius": 0.02}],
-    "reference": {"origin": [0.5, 0, 0]}}],
- "joints": [{"type": "hinge", "name": "pivot", "a": "post:end", "b": "upper:start", "axis": [0, 1, 0]},
-            {"type": "hinge", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [0, 1, 0]}],
- "boundary_conditions": [{"type": "clamp", "node": "post:start"}],
- "loads": [{"type": "gravity", "value": [0, 0, -9.81]}],
- "output": {"vtk": false, "track": [{"name": "elbow", "node": "upper:end"}, {"name": "tip", "node": "lower:end"}]},
- "stages": [{"type": "dynamic", "t_end": 1.0, "output_dt": 0.01, "time_step": 1e-3}]}
-JSON
+# examples/ph-double-pendulum.json with 4 elements per bar, for 1 s
+cp "$src/examples/ph-double-pendulum.json" "$tmp/ex.json"
+"$cli" run "$tmp/ex.json" -q -o "$tmp/exrun" --set output.vtk=false --set stages.0.t_end=0.01 > /dev/null 2>&1 ||
+    bad "examples/ph-double-pendulum.json does not run"
+$py - "$tmp/ex.json" "$tmp/dp.json" <<'PY'
+import json, sys
+sc = json.load(open(sys.argv[1]))
+sc["rods"][1]["elements"] = sc["rods"][2]["elements"] = 4
+sc["stages"][0]["t_end"] = 1.0
+sc["output"]["vtk"] = False
+json.dump(sc, open(sys.argv[2], "w"))
+PY
 run dp "$tmp/dp.json"
 mixed=(--set model=mixed_discrete --set 'stages=[{"type": "dynamic", "t_end": 1.0, "output_dt": 0.01, "rtol": 1e-8, "atol": 1e-10}]')
 run mixed8 "$tmp/dp.json" "${mixed[@]}" --set rods.1.elements=8 --set rods.2.elements=8
