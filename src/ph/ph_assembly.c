@@ -40,6 +40,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -741,4 +742,37 @@ void cr_ph_asm_unpack(cr_ph_asm *a, const double *in)
     memcpy(a->mu, in, sizeof(double) * (size_t)a->K);
     memcpy(a->z, in + a->K, sizeof(double) * (size_t)a->K);
     rows_begin(a);
+}
+
+uint64_t cr_ph_asm_fingerprint(const cr_ph_asm *a, uint64_t h)
+{
+    for (int jj = 0; jj < a->njoint; ++jj) {
+        const ph_joint *J = &a->j[jj];
+        const double v[] = {(double)J->type,
+                            (double)J->rod[0],
+                            (double)J->node[0],
+                            (double)J->rod[1],
+                            (double)J->node[1],
+                            J->W[0],
+                            J->W[1],
+                            J->W[2],
+                            J->W[3],
+                            J->W[4],
+                            J->W[5],
+                            J->W[6],
+                            J->W[7],
+                            J->W[8],
+                            J->ha[0],
+                            J->ha[1],
+                            J->ha[2],
+                            J->hb[0],
+                            J->hb[1],
+                            J->hb[2]};
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+            uint64_t bits;
+            memcpy(&bits, &v[k], sizeof bits);
+            h = (h ^ bits) * 1099511628211ULL;
+        }
+    }
+    return h;
 }

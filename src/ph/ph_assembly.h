@@ -9,6 +9,8 @@
 #include "cosserat/assembly.h"
 #include "ph/ph.h"
 
+#include <stdint.h>
+
 /* One joint between FE node node[0] of kernel rod[0] (side a) and node[1] of rod[1] (side b). */
 typedef struct cr_ph_joint_def {
     cr_joint_type type; /* CR_JOINT_WELD, CR_JOINT_BALL or CR_JOINT_HINGE */
@@ -36,7 +38,9 @@ void cr_ph_asm_joint_reaction(const cr_ph_asm *a, int j, cr_vec3 *force, cr_vec3
 /* Largest |D_a q_a - D_b q_b| of the joints' rows (positions in m, directors) in the current state. */
 double cr_ph_asm_joint_violation(const cr_ph_asm *a);
 
-/* checkpoints: the joints' multipliers and interface values */
+/* checkpoints: the joints' multipliers and interface values; h mixed with the joints' geometry (a
+ * resumed run must hold the same joints) */
+uint64_t cr_ph_asm_fingerprint(const cr_ph_asm *a, uint64_t h);
 int cr_ph_asm_packed_size(const cr_ph_asm *a);
 void cr_ph_asm_pack(const cr_ph_asm *a, double *out);
 void cr_ph_asm_unpack(cr_ph_asm *a, const double *in);

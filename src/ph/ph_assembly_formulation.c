@@ -502,7 +502,7 @@ static uint64_t fingerprint(const void *impl)
     uint64_t h = 1469598103934665603ULL;
     for (int r = 0; r < s->rods; ++r) h = (h ^ cr_ph_formulation.fingerprint(s->rod[r])) * 1099511628211ULL;
     h = (h ^ (uint64_t)cr_ph_asm_packed_size(s->a)) * 1099511628211ULL;
-    return h;
+    return cr_ph_asm_fingerprint(s->a, h);
 }
 
 static int rod_count(const void *impl) { return ((const pha_sim *)impl)->rods; }
