@@ -92,7 +92,8 @@ cr_status cr_mixed_check_rod(const cr_scenario *sc, cr_error *err)
         if (sc->stages[k].type == CR_STAGE_DYNAMIC && sc->stages[k].dynamics.time_step > 0)
             return cr_error_set(err, CR_BAD_INPUT,
                                 "stages.%d.time_step: the mixed_discrete model steps adaptively (Radau IIA); "
-                                "remove time_step and set rtol/atol/h_max instead",
+                                "remove time_step and set rtol/atol/h_max instead (a fixed step is the lgvi and "
+                                "port_hamiltonian models')",
                                 k);
     /* rigid components are algebraic constraints on the positions: an index-2 DAE, which the
      * Radau stage does not handle (cr_mixed_dynamic_solve refuses it too; here the run has not

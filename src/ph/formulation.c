@@ -10,26 +10,13 @@
 #include "model/fixed_step.h"
 #include "model/rod_internal.h"
 #include "ph/ph.h"
+#include "ph/ph_sim.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct ph_sim {
-    cr_ph *k;
-    cr_ph_params p;
-    int nodes;              /* 2n + 1 */
-    int load_count;
-    cr_load_def *loads;     /* copies, time tables owned */
-    double *scale;          /* per load: magnitude the state is in equilibrium with (static stages) */
-    double *stage_factor;   /* per load: 1 if active in the running stage */
-    double *input;          /* per load: actuator input (default 1), a factor in dynamic stages */
-    cr_vec3 *f, *c;         /* per-step nodal point loads (spatial) */
-    double load_factor;     /* of the last static stage */
-    int contact;            /* obstacles (planes) present */
-    double contact_tol;     /* contact.tolerance, else 1e-4 a */
-} ph_sim;
 
 static cr_vec3 from_k(cr_vec3 v) { return cr_v3(v.z, v.x, v.y); }
 static cr_mat3 Q(void) { return cr_m3_columns(cr_v3(0, 1, 0), cr_v3(0, 0, 1), cr_v3(1, 0, 0)); }
@@ -99,8 +86,13 @@ static void *ph_create(const cr_rod_def *def, const cr_model_options *o, cr_erro
 
 static cr_status ph_check(const cr_scenario *sc, cr_error *err)
 {
-    /* assemblies: the mixed rod's only, for now (formulation.h, `assembly`) */
-    if (cr_scenario_is_assembly(sc)) return cr_formulation_refuse_assembly(sc, "port_hamiltonian", err);
+    /* assemblies: the joints and every rod (ph_assembly_formulation.c) */
+    if (cr_scenario_is_assembly(sc)) return cr_ph_assembly_formulation.check(sc, err);
+    return cr_ph_sim_check_rod(sc, 0, err);
+}
+
+cr_status cr_ph_sim_check_rod(const cr_scenario *sc, int in_assembly, cr_error *err)
+{
     const cr_rod_def *d = &sc->rod;
     cr_status fst = cr_foreign_options_check(sc, "port_hamiltonian", err);
     if (fst != CR_OK) return fst;
@@ -166,7 +158,7 @@ static cr_status ph_check(const cr_scenario *sc, cr_error *err)
     for (int k = 0; k < sc->stage_count; ++k) {
         const cr_stage_def *s = &sc->stages[k];
         if (s->type == CR_STAGE_STATIC) {
-            if (!p.clamp_start && !p.clamp_end)
+            if (!p.clamp_start && !p.clamp_end && !in_assembly) /* (an assembly: any rod's clamp) */
                 return cr_error_set(err, CR_BAD_INPUT,
                                     "boundary_conditions: statics needs a clamp (a free rod has rigid-body modes): "
                                     "add a clamp at an end, or make stage %d dynamic",
@@ -182,7 +174,7 @@ static cr_status ph_check(const cr_scenario *sc, cr_error *err)
         /* The midpoint rule is stable at any step, and energy-conserving: a step longer than
          * even the slowest vibration period runs to a converged, balanced answer that resolves
          * none of the rod's motion (each mode turns by more than 2.5 rad per step). */
-        double T = slowest_period(&p);
+        double T = in_assembly ? 0 : slowest_period(&p); /* (an assembly's slowest mode is not a rod's) */
         if (T > 0 && s->dynamics.time_step > T)
             return cr_error_set(err, CR_BAD_INPUT,
                                 "stages.%d.time_step: %g s is longer than the period of the rod's slowest elastic "
@@ -699,4 +691,17 @@ const cr_formulation cr_ph_formulation = {
     .pack = pack,
     .unpack = unpack,
     .fingerprint = fingerprint,
+    .assembly = &cr_ph_assembly_formulation, /* several rods and joints: ph_assembly_formulation.c */
 };
+
+/* the one-rod adapter's pieces that the assemblies reuse (ph_sim.h) */
+void *cr_ph_sim_create(const cr_rod_def *def, const cr_model_options *o, cr_error *err)
+{
+    return ph_create(def, o, err);
+}
+void cr_ph_sim_destroy(void *impl) { ph_destroy(impl); }
+void cr_ph_sim_loads(ph_sim *s, const double *magnitude, cr_ph_loads *L, double act[6])
+{
+    build_loads(s, magnitude, L, act);
+}
+void cr_ph_sim_dynamic_magnitudes(ph_sim *s, double t) { dynamic_magnitudes(s, t); }

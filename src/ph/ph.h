@@ -245,6 +245,12 @@ static inline size_t ph_front_stride(const cr_ph *s) { return (size_t)(18 + 2 * 
    solution of the director rows at X, returns the residual r at that X and the increment dX of q and
    the rigid stresses (zero in lambda) of the Newton system there. CR_SINGULAR with *bad the unknown. */
 cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX, int *bad);
+/* The parts of cr_ph_step and cr_ph_solve_static after Newton converged (with s->X unpacked and the
+ * external forces of the converged iterate in s->fext), shared with the assemblies (ph_assembly.c):
+ * stresses, velocities, energy account (H0 = ph_energy before the step) / the static state. */
+void ph_step_finish(cr_ph *s, double h, const cr_ph_loads *loads, double H0);
+void ph_static_finish(cr_ph *s);
+double ph_energy(const cr_ph *s); /* H = kinetic + elastic + contact of the state at t_n */
 /* pieces shared by ph_assemble.c, ph_linear.c and ph_direct.c */
 void ph_unpack(cr_ph *s, const double *X);
 /* B_a = d eps / d q_a (6 x 12, row-major) at the point (q, q_s) for a node with shape value n

@@ -194,6 +194,17 @@ cr_status cr_ph_step(cr_ph *s, double h, const cr_ph_loads *loads, int *iteratio
     ph_begin(s, PH_DYNAMIC, h);
     cr_status st = newton(s, PH_DYNAMIC, loads, iterations, NULL, err);
     if (st != CR_OK) return st;
+    ph_step_finish(s, h, loads, H0);
+    return CR_OK;
+}
+
+double ph_energy(const cr_ph *s)
+{
+    return ph_kinetic_energy(s, s->v) + ph_elastic_energy(s, s->sig_el, s->sig_br) + ph_contact_energy(s, s->q);
+}
+
+void ph_step_finish(cr_ph *s, double h, const cr_ph_loads *loads, double H0)
+{
     s->have_static = 0;
     /* (newton left the unpacked iterate and the external forces of the converged X) */
 
@@ -255,7 +266,6 @@ cr_status cr_ph_step(cr_ph *s, double h, const cr_ph_loads *loads, int *iteratio
     s->dissipated += D;
     s->energy_balance = H1 - H0 - W + D;
     s->work_roundoff += DBL_EPSILON * Wround;
-    return CR_OK;
 }
 
 cr_status cr_ph_solve_static(cr_ph *s, const cr_ph_loads *loads, int *iterations, double *residual, cr_error *err)
@@ -266,6 +276,12 @@ cr_status cr_ph_solve_static(cr_ph *s, const cr_ph_loads *loads, int *iterations
     cr_status st = newton(s, PH_STATIC, loads, iterations, &rn, err);
     if (residual) *residual = rn;
     if (st != CR_OK) return st;
+    ph_static_finish(s);
+    return CR_OK;
+}
+
+void ph_static_finish(cr_ph *s)
+{
     /* the change of this solve, for the next one's predictor (rigid stresses: the previous ones are
        sig_el's rigid components, overwritten below) */
     for (int k = 0; k < 12 * s->nn; ++k) s->dq_static[k] = s->q1[k] - s->q[k];
@@ -291,7 +307,6 @@ cr_status cr_ph_solve_static(cr_ph *s, const cr_ph_loads *loads, int *iterations
                 s->sig_el[6 * gp + j] = s->rigid_slot[j] >= 0 ? s->sig1[gp * s->nr + s->rigid_slot[j]]
                                                               : s->k_el[j] * (eps1[j] - s->eps0[6 * gp + j]);
         }
-    return CR_OK;
 }
 
 void cr_ph_static_predictor(cr_ph *s, double ratio) { s->static_ratio = ratio; }

@@ -1,0 +1,778 @@
+/* Assemblies of port-Hamiltonian director rods: weld, ball and hinge joints as constraints that
+ * are linear in the rods' coordinates over each step, solved with Lagrange multipliers coupled
+ * to every rod's own Newton system (docs/port-hamiltonian.md, "Assemblies").
+ *
+ * The joint rows. A joint holds D_a q_a = D_b q_b between the coordinates q = (phi, d1, d2, d3) of
+ * its two nodes, with constant matrices D over a step (built from the state at t_n):
+ *   ball   phi_a = phi_b (3 rows);
+ *   weld   the ball's rows and 1/2 sum_i e_i x (d_i,a - sum_j W_ij d_j,b) = 0 (3 rows), W_ij the
+ *          reference's d_i,a . d_j,b (so d_i,a = sum_j W_ij d_j,b whenever the weld holds) and
+ *          e_i = d_i,a at t_n: with orthonormal directors these three rows give the whole weld
+ *          (1/2 sum e_i x (Q e_i) = sin(angle) axis of a rotation Q vanishes only for Q = I near
+ *          it), where the nine linear rows d_i,a = sum W_ij d_j,b would be six times redundant;
+ *   hinge  the ball's rows and p_k . (u_a - u_b) = 0, k = 1, 2, for the axis u_a = sum ha_i d_i,a
+ *          and u_b = sum hb_j d_j,b (the same material line, hb_j = u_ref . d_j,b,ref) and p_1,
+ *          p_2 normal to u_a at t_n (two rows: |u_a| = |u_b| = 1 leaves two).
+ * Why this keeps the midpoint rule's properties exactly: the rows are linear with constant
+ * matrices and hold at t_n and t_{n+1}, so the joint forces D^T mu do no work over the step,
+ * mu . (D_a (q_a1 - q_a0) - D_b (q_b1 - q_b0)) = 0 (the discrete energy balance of every rod
+ * sums to the assembly's with no joint term), and they are equal and opposite on coincident
+ * points and directions (phi_a = phi_b, u_a = u_b, d_a = W d_b at t_{n+1/2}), so they add no
+ * net force and no net moment (linear and angular momentum stay exact).
+ *
+ * Why multipliers and not shared coordinates: welding two kernels' nodes into one would mean a
+ * new kernel topology (the node-block fronts of ph_direct.c and the band of ph_linear.c assume
+ * one chain); with multipliers every rod keeps its own factorization, used as a black box
+ * (ph_assemble + ph_linear_factor + ph_linear_apply: the full Newton system, multipliers of the
+ * orthonormality constraints included, solved for any right side), and the joints couple the
+ * rods through a small dense system: O(n) per rod plus O(k^3) for k joint rows.
+ *
+ * Why the interface values z and the augmentation. A rod held only by joints (a free rod welded
+ * to a clamped one) has a singular static Jacobian of its own: the black-box solve of a
+ * multiplier (dual Schur) method would fail on it. Each side is instead held to an interface
+ * value, D_s q_s = z (both sides of a joint share z), with its own multiplier (mu on a, -mu on b:
+ * the joint's balance), and its momentum rows carry the augmented-Lagrangian term
+ * rho D_s^T (D_s q_s - z), which vanishes at the solution (the equations and the solution are
+ * unchanged) but adds rho D_s^T D_s to the rod's Jacobian: the node is anchored to z like a
+ * spring, and the rod's own factorization exists whenever the joint holds it. The small system
+ * is in (dmu, dz), 2 k unknowns. */
+#include "ph/ph_assembly.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ph_joint {
+    cr_joint_type type;
+    int rod[2], node[2];
+    int k;               /* rows: 3 ball, 5 hinge, 6 weld */
+    int row0;            /* first row in mu and z */
+    double W[9];         /* weld: d_i,a = sum_j W[3 i + j] d_j,b */
+    double ha[3], hb[3]; /* hinge: the axis' components in a's and b's directors */
+    double D[2][6][12];  /* the rows of side a and side b (constant over a step) */
+    double rho[2][6];    /* augmentation per side and row, divided by fac */
+} ph_joint;
+
+struct cr_ph_asm {
+    int nrod, njoint, K;
+    cr_ph **rod;
+    ph_joint *j;
+    double *mu, *z;           /* K each: the joints' multipliers (on side a) and interface values */
+    double *mu_save, *z_save; /* restored when a solve fails */
+    double *A, *rhs, *cscale; /* 2K x 2K dense system, its right side, its column scaling */
+    int *piv;
+    double *Y;    /* max nx: the right side of a rod's solve */
+    double *cols; /* max nred x (joint rows on a rod): the reduced joint columns of a rod */
+    int *ipiv1;   /* max nred: the band factor's pivots, 1-based for LAPACK */
+    double *dX0;  /* sum nx: each rod's increment without joint corrections */
+    size_t *xoff; /* rod -> offset in dX0 */
+};
+
+static inline void skew_row(const double *e, int c, double out[3]) /* row c of [e]_x (e x v = [e]_x v) */
+{
+    const double M[3][3] = {{0, -e[2], e[1]}, {e[2], 0, -e[0]}, {-e[1], e[0], 0}};
+    memcpy(out, M[c], sizeof(double) * 3);
+}
+
+/* the element and local node (0, 1, 2) whose Ke diagonal block is FE node I's */
+static void node_block(const cr_ph *s, int I, int *e, int *a)
+{
+    if (I == s->nn - 1)
+        *e = s->ne - 1, *a = 2;
+    else if (I % 2 == 0)
+        *e = I / 2, *a = 0;
+    else
+        *e = (I - 1) / 2, *a = 1;
+}
+
+/* the rows D of both sides from the state at t_n (module comment) */
+static void rows_begin(cr_ph_asm *a)
+{
+    for (int jj = 0; jj < a->njoint; ++jj) {
+        ph_joint *J = &a->j[jj];
+        memset(J->D, 0, sizeof J->D);
+        const double *qa = a->rod[J->rod[0]]->q + 12 * J->node[0];
+        for (int side = 0; side < 2; ++side)
+            for (int c = 0; c < 3; ++c) J->D[side][c][c] = 1.0;
+        if (J->type == CR_JOINT_WELD)
+            for (int c = 0; c < 3; ++c)
+                for (int i = 0; i < 3; ++i) {
+                    double row[3];
+                    skew_row(qa + 3 + 3 * i, c, row);
+                    for (int d = 0; d < 3; ++d) {
+                        J->D[0][3 + c][3 + 3 * i + d] = 0.5 * row[d];
+                        for (int m = 0; m < 3; ++m) J->D[1][3 + c][3 + 3 * m + d] += 0.5 * J->W[3 * i + m] * row[d];
+                    }
+                }
+        if (J->type == CR_JOINT_HINGE) {
+            double u[3] = {0, 0, 0};
+            for (int i = 0; i < 3; ++i)
+                for (int c = 0; c < 3; ++c) u[c] += J->ha[i] * qa[3 + 3 * i + c];
+            double nu = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+            for (int c = 0; c < 3; ++c) u[c] /= nu;
+            /* p1 normal to u (from the axis farthest from it), p2 = u x p1 */
+            int m = fabs(u[0]) < fabs(u[1]) ? (fabs(u[0]) < fabs(u[2]) ? 0 : 2) : (fabs(u[1]) < fabs(u[2]) ? 1 : 2);
+            double p1[3] = {0, 0, 0}, p2[3];
+            p1[m] = 1;
+            double du = p1[0] * u[0] + p1[1] * u[1] + p1[2] * u[2];
+            for (int c = 0; c < 3; ++c) p1[c] -= du * u[c];
+            double n1 = sqrt(p1[0] * p1[0] + p1[1] * p1[1] + p1[2] * p1[2]);
+            for (int c = 0; c < 3; ++c) p1[c] /= n1;
+            p2[0] = u[1] * p1[2] - u[2] * p1[1], p2[1] = u[2] * p1[0] - u[0] * p1[2],
+            p2[2] = u[0] * p1[1] - u[1] * p1[0];
+            const double *p[2] = {p1, p2};
+            for (int k = 0; k < 2; ++k)
+                for (int i = 0; i < 3; ++i)
+                    for (int c = 0; c < 3; ++c) {
+                        J->D[0][3 + k][3 + 3 * i + c] = J->ha[i] * p[k][c];
+                        J->D[1][3 + k][3 + 3 * i + c] = J->hb[i] * p[k][c];
+                    }
+        }
+    }
+}
+
+/* the node's coordinates in the current iterate (q1 after ph_assemble's unpack) */
+static const double *side_q(const cr_ph_asm *a, const ph_joint *J, int side)
+{
+    return a->rod[J->rod[side]]->q1 + 12 * J->node[side];
+}
+
+static void side_gap(const cr_ph_asm *a, const ph_joint *J, int side, double g[6])
+{
+    const double *q = side_q(a, J, side);
+    for (int m = 0; m < J->k; ++m) {
+        double v = -a->z[J->row0 + m];
+        for (int c = 0; c < 12; ++c) v += J->D[side][m][c] * q[c];
+        g[m] = v;
+    }
+}
+
+/* The augmentation rho (per row, / fac) of each side: the node's diagonal of the rod's Jacobian,
+ * positions and directors apart (their units differ), so that rho D^T D is as stiff as the rod
+ * there: large enough to anchor a free rod, not so large that it swamps the rod's own terms. */
+static void set_rho(cr_ph_asm *a)
+{
+    for (int jj = 0; jj < a->njoint; ++jj) {
+        ph_joint *J = &a->j[jj];
+        for (int side = 0; side < 2; ++side) {
+            const cr_ph *s = a->rod[J->rod[side]];
+            int e, loc;
+            node_block(s, J->node[side], &e, &loc);
+            const double *Ke = s->Ke + (size_t)e * 1296;
+            double dp = 0, dd = 0;
+            for (int c = 0; c < 3; ++c) dp += fabs(Ke[(12 * loc + c) * 36 + 12 * loc + c]) / 3;
+            for (int c = 3; c < 12; ++c) dd += fabs(Ke[(12 * loc + c) * 36 + 12 * loc + c]) / 9;
+            if (!(dp > 0)) dp = dd > 0 ? dd : 1;
+            if (!(dd > 0)) dd = dp;
+            for (int m = 0; m < J->k; ++m) J->rho[side][m] = (m < 3 ? dp : 2 * dd) / s->fac;
+        }
+    }
+}
+
+cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const cr_ph_joint_def *defs, cr_error *err)
+{
+    cr_ph_asm *a = calloc(1, sizeof *a);
+    if (!a) return cr_error_set(err, CR_NO_MEMORY, "out of memory"), NULL;
+    a->nrod = rods, a->njoint = joints;
+    a->rod = malloc(sizeof *a->rod * (size_t)rods);
+    a->j = calloc((size_t)(joints > 0 ? joints : 1), sizeof *a->j);
+    a->xoff = calloc((size_t)rods + 1, sizeof *a->xoff);
+    if (!a->rod || !a->j || !a->xoff) goto oom;
+    int maxnx = 1, maxred = 1;
+    for (int r = 0; r < rods; ++r) {
+        if (kernels[r]->nred > maxred) maxred = kernels[r]->nred;
+        a->rod[r] = kernels[r];
+        a->xoff[r + 1] = a->xoff[r] + (size_t)kernels[r]->nx;
+        if (kernels[r]->nx > maxnx) maxnx = kernels[r]->nx;
+    }
+    for (int jj = 0; jj < joints; ++jj) {
+        const cr_ph_joint_def *d = &defs[jj];
+        ph_joint *J = &a->j[jj];
+        J->type = d->type;
+        for (int side = 0; side < 2; ++side) {
+            if (d->rod[side] < 0 || d->rod[side] >= rods || d->node[side] < 0 ||
+                d->node[side] >= kernels[d->rod[side]]->nn) {
+                cr_error_set(err, CR_BAD_INPUT, "joints.%d.%s: no such rod node", jj, side ? "b" : "a");
+                goto fail;
+            }
+            J->rod[side] = d->rod[side], J->node[side] = d->node[side];
+        }
+        J->k = d->type == CR_JOINT_BALL ? 3 : d->type == CR_JOINT_HINGE ? 5 : d->type == CR_JOINT_WELD ? 6 : 0;
+        if (!J->k) {
+            cr_error_set(err, CR_UNSUPPORTED,
+                         "joints.%d.type: the port_hamiltonian model takes weld, ball and hinge "
+                         "joints",
+                         jj);
+            goto fail;
+        }
+        J->row0 = a->K;
+        a->K += J->k;
+        /* the reference relation of the two nodes (their states now) */
+        const double *qa = kernels[J->rod[0]]->q + 12 * J->node[0], *qb = kernels[J->rod[1]]->q + 12 * J->node[1];
+        for (int i = 0; i < 3; ++i)
+            for (int m = 0; m < 3; ++m) {
+                double v = 0;
+                for (int c = 0; c < 3; ++c) v += qa[3 + 3 * i + c] * qb[3 + 3 * m + c];
+                J->W[3 * i + m] = v;
+            }
+        if (d->type == CR_JOINT_HINGE) {
+            double n = sqrt(d->axis[0] * d->axis[0] + d->axis[1] * d->axis[1] + d->axis[2] * d->axis[2]);
+            if (!(n > 0)) {
+                cr_error_set(err, CR_BAD_INPUT, "joints.%d.axis: must be nonzero", jj);
+                goto fail;
+            }
+            for (int i = 0; i < 3; ++i) J->ha[i] = d->axis[i] / n;
+            for (int m = 0; m < 3; ++m) { /* hb_m = u_ref . d_m,b = sum_i ha_i W_im */
+                J->hb[m] = 0;
+                for (int i = 0; i < 3; ++i) J->hb[m] += J->ha[i] * J->W[3 * i + m];
+            }
+        }
+    }
+    int K = a->K > 0 ? a->K : 1;
+    a->mu = calloc((size_t)K, sizeof(double));
+    a->z = calloc((size_t)K, sizeof(double));
+    a->mu_save = calloc((size_t)K, sizeof(double));
+    a->z_save = calloc((size_t)K, sizeof(double));
+    a->A = malloc(sizeof(double) * 4 * (size_t)K * (size_t)K);
+    a->rhs = malloc(sizeof(double) * 2 * (size_t)K);
+    a->cscale = malloc(sizeof(double) * 2 * (size_t)K);
+    a->piv = malloc(sizeof(int) * 2 * (size_t)K);
+    a->Y = malloc(sizeof(double) * (size_t)maxnx);
+    int maxcols = 1;
+    for (int r = 0; r < rods; ++r) {
+        int c = 0;
+        for (int jj = 0; jj < joints; ++jj)
+            for (int side = 0; side < 2; ++side) c += a->j[jj].rod[side] == r ? a->j[jj].k : 0;
+        if (c > maxcols) maxcols = c;
+    }
+    a->cols = malloc(sizeof(double) * (size_t)maxred * (size_t)maxcols);
+    a->ipiv1 = malloc(sizeof(int) * (size_t)maxred);
+    a->dX0 = malloc(sizeof(double) * (a->xoff[rods] > 0 ? a->xoff[rods] : 1));
+    if (!a->mu || !a->z || !a->mu_save || !a->z_save || !a->A || !a->rhs || !a->cscale || !a->piv || !a->Y || !a->dX0 ||
+        !a->cols || !a->ipiv1)
+        goto oom;
+    rows_begin(a);
+    return a;
+oom:
+    cr_error_set(err, CR_NO_MEMORY, "out of memory");
+fail:
+    cr_ph_asm_destroy(a);
+    return NULL;
+}
+
+void cr_ph_asm_destroy(cr_ph_asm *a)
+{
+    if (!a) return;
+    free(a->rod), free(a->j), free(a->xoff), free(a->mu), free(a->z), free(a->mu_save), free(a->z_save);
+    free(a->A), free(a->rhs), free(a->cscale), free(a->piv), free(a->Y), free(a->dX0), free(a->cols), free(a->ipiv1);
+    free(a);
+}
+
+/* LU with partial pivoting of the n x n row-major A; 0 when singular (pivot below tol) */
+static int dense_lu(int n, double *A, int *piv, double tol)
+{
+    for (int k = 0; k < n; ++k) {
+        int p = k;
+        for (int i = k + 1; i < n; ++i)
+            if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
+        piv[k] = p;
+        if (!(fabs(A[p * n + k]) > tol)) return 0;
+        if (p != k)
+            for (int c = 0; c < n; ++c) {
+                double t = A[k * n + c];
+                A[k * n + c] = A[p * n + c], A[p * n + c] = t;
+            }
+        for (int i = k + 1; i < n; ++i) {
+            double l = A[i * n + k] /= A[k * n + k];
+            for (int c = k + 1; c < n; ++c) A[i * n + c] -= l * A[k * n + c];
+        }
+    }
+    return 1;
+}
+
+static void dense_solve(int n, const double *A, const int *piv, double *b)
+{
+    for (int k = 0; k < n; ++k) { /* (dense_lu swapped whole rows, its multipliers too: P first) */
+        double t = b[piv[k]];
+        b[piv[k]] = b[k], b[k] = t;
+    }
+    for (int k = 0; k < n; ++k)
+        for (int i = k + 1; i < n; ++i) b[i] -= A[i * n + k] * b[k];
+    for (int k = n - 1; k >= 0; --k) {
+        for (int c = k + 1; c < n; ++c) b[k] -= A[k * n + c] * b[c];
+        b[k] /= A[k * n + k];
+    }
+}
+
+/* the joint terms of rod r's residual (mu and the augmentation at the iterate, module comment) and
+ * rho D^T D in its Jacobian; returns |g|^2 of its sides */
+static double add_joint_terms(cr_ph_asm *a, int r)
+{
+    cr_ph *s = a->rod[r];
+    double g2 = 0;
+    for (int jj = 0; jj < a->njoint; ++jj) {
+        const ph_joint *J = &a->j[jj];
+        for (int side = 0; side < 2; ++side) {
+            if (J->rod[side] != r) continue;
+            const int I = J->node[side], o = s->node_off[I];
+            double g[6];
+            side_gap(a, J, side, g);
+            for (int m = 0; m < J->k; ++m) g2 += g[m] * g[m];
+            if (o < 0) continue;
+            const double sg = side ? -1.0 : 1.0;
+            int e, loc;
+            node_block(s, I, &e, &loc);
+            double *Ke = s->Ke + (size_t)e * 1296;
+            for (int m = 0; m < J->k; ++m) {
+                const double w = s->fac * (J->rho[side][m] * g[m] - sg * a->mu[J->row0 + m]);
+                const double kr = s->fac * J->rho[side][m];
+                for (int c = 0; c < 12; ++c) {
+                    const double dc = J->D[side][m][c];
+                    if (dc == 0) continue;
+                    s->r[o + c] += w * dc;
+                    for (int d = 0; d < 12; ++d) Ke[(12 * loc + c) * 36 + 12 * loc + d] += kr * dc * J->D[side][m][d];
+                }
+            }
+        }
+    }
+    return g2;
+}
+
+/* dX of rod r for the right side r + sum over its sides of v_m w_m, v_m = -fac D_m (the derivative
+ * of its rows in mu and z), w_m = sigma dmu_m + rho_m dz_m; with dmu = dz = NULL: r alone */
+static void rod_solve(cr_ph_asm *a, int r, const double *dmu, const double *dz, double *dX)
+{
+    cr_ph *s = a->rod[r];
+    double *b = a->Y; /* (scratch; the caller's columns are done) */
+    memcpy(b, s->r, sizeof(double) * (size_t)s->nx);
+    if (dmu)
+        for (int jj = 0; jj < a->njoint; ++jj) {
+            const ph_joint *J = &a->j[jj];
+            for (int side = 0; side < 2; ++side) {
+                const int o = s->node_off[J->node[side]];
+                if (J->rod[side] != r || o < 0) continue;
+                const double sg = side ? -1.0 : 1.0;
+                for (int m = 0; m < J->k; ++m) {
+                    double w = sg * dmu[J->row0 + m] + J->rho[side][m] * dz[J->row0 + m];
+                    for (int c = 0; c < 12; ++c) b[o + c] -= s->fac * J->D[side][m][c] * w;
+                }
+            }
+        }
+    ph_linear_apply(s, b, dX);
+}
+
+extern void dgbtrs_(const char *trans, const int *n, const int *kl, const int *ku, const int *nrhs, const double *ab,
+                    const int *ldab, const int *ipiv, double *b, const int *ldb, int *info);
+
+/* The joint columns of rod r in the dense system: for each row m of each side on the rod, the
+ * rod's response Y = -J^-1 v_m to v_m = -fac D_m (nonzero in its node's q rows only), read by the
+ * rows D of every side on the rod. The right side has no constraint-row part, so the null-space
+ * reduction of ph_linear_apply reduces to the node's reduced rows (phi, and P_m^T on the
+ * directors) and the answer to (dphi, P_n dtheta) at each node (ph_linear.c): all the columns go
+ * through the rod's band factor (ph_linear_factor, LAPACK's layout) in one dgbtrs call instead of
+ * a ph_linear_apply per column (its multipliers and K dq_p products are not needed here). */
+static void joint_columns(cr_ph_asm *a, int r, int n2)
+{
+    cr_ph *s = a->rod[r];
+    const int nred = s->nred;
+    int nc = 0;
+    for (int jc = 0; jc < a->njoint; ++jc) { /* the right sides */
+        const ph_joint *Jc = &a->j[jc];
+        for (int sc = 0; sc < 2; ++sc) {
+            const int I = Jc->node[sc], ro = s->node_roff[I];
+            if (Jc->rod[sc] != r || ro < 0) continue;
+            const double(*Pm)[3] = (const double(*)[3])(s->Pm + 27 * I);
+            for (int m = 0; m < Jc->k; ++m, ++nc) {
+                double *b = a->cols + (size_t)nc * nred, v[12];
+                memset(b, 0, sizeof(double) * (size_t)nred);
+                for (int c = 0; c < 12; ++c) v[c] = -s->fac * Jc->D[sc][m][c];
+                for (int c = 0; c < 3; ++c) b[ro + c] = -v[c];
+                for (int p = 0; p < 3; ++p) {
+                    double w = 0;
+                    for (int c = 0; c < 9; ++c) w += Pm[c][p] * v[3 + c];
+                    b[ro + 3 + p] = -w;
+                }
+            }
+        }
+    }
+    if (nc == 0) return;
+    for (int i = 0; i < nred; ++i) a->ipiv1[i] = s->ripiv[i] + 1;
+    const int kl = s->rkl, ku = s->rku, ldab = s->rldab;
+    int info = 0;
+    dgbtrs_("N", &nred, &kl, &ku, &nc, s->rband, &ldab, a->ipiv1, a->cols, &nred, &info);
+    nc = 0;
+    for (int jc = 0; jc < a->njoint; ++jc) { /* D_s Y of every side s on the rod */
+        const ph_joint *Jc = &a->j[jc];
+        for (int sc = 0; sc < 2; ++sc) {
+            if (Jc->rod[sc] != r || s->node_roff[Jc->node[sc]] < 0) continue;
+            const double sg = sc ? -1.0 : 1.0;
+            for (int m = 0; m < Jc->k; ++m, ++nc) {
+                const double *x = a->cols + (size_t)nc * nred;
+                for (int jr = 0; jr < a->njoint; ++jr) {
+                    const ph_joint *Jr = &a->j[jr];
+                    for (int sr = 0; sr < 2; ++sr) {
+                        const int I = Jr->node[sr], ro = s->node_roff[I];
+                        if (Jr->rod[sr] != r || ro < 0) continue;
+                        const double(*Pn)[3] = (const double(*)[3])(s->Pn + 27 * I);
+                        double y[12];
+                        for (int c = 0; c < 3; ++c) y[c] = x[ro + c];
+                        for (int k = 0; k < 9; ++k)
+                            y[3 + k] = Pn[k][0] * x[ro + 3] + Pn[k][1] * x[ro + 4] + Pn[k][2] * x[ro + 5];
+                        for (int mr = 0; mr < Jr->k; ++mr) {
+                            double dy = 0;
+                            for (int c = 0; c < 12; ++c) dy += Jr->D[sr][mr][c] * y[c];
+                            double *row = a->A + (size_t)(2 * Jr->row0 + sr * Jr->k + mr) * n2;
+                            row[2 * Jc->row0 + m] += sg * dy;
+                            row[2 * Jc->row0 + Jc->k + m] += Jc->rho[sc][m] * dy;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* The scaled increment of ph_solve.c (positions against the rod's length, directors against 1) */
+static double increment(const cr_ph *s, const double *dX)
+{
+    double dpos = 0, ddir = 0;
+    for (int I = 0; I < s->nn; ++I) {
+        int o = s->node_off[I];
+        if (o < 0) continue;
+        for (int c = 0; c < 3; ++c) dpos = fmax(dpos, fabs(dX[o + c]));
+        for (int c = 3; c < 12; ++c) ddir = fmax(ddir, fabs(dX[o + c]));
+    }
+    return fmax(dpos / s->p.length, ddir);
+}
+
+#define PH_ASM_INCREMENT 1e-8
+#define PH_ASM_NEXT 1e-15
+#define PH_ASM_MAX_TURN 0.5
+
+/* Newton on every rod's X, the joints' mu and z, from ph_begin's guesses (ph_solve.c's convergence
+ * test: |r| <= atol then one more update, or an increment below 1e-8 predicted to reach 1e-15 or no
+ * longer shrinking). Leaves each rod's q1/fext of the converged X (ph_assemble). */
+static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads, int *iterations, double *residual,
+                        cr_error *err)
+{
+    const int n2 = 2 * a->K;
+    const double atol = a->rod[0]->p.newton_atol;
+    int maxit = a->rod[0]->p.max_iterations;
+    double dprev = 1, rn = 0;
+    int it = 0;
+    for (;;) {
+        double r2 = 0;
+        for (int r = 0; r < a->nrod; ++r) {
+            cr_ph *s = a->rod[r];
+            ph_assemble(s, mode, loads ? loads[r] : NULL, s->X, s->r, 1);
+        }
+        if (it == 0) set_rho(a);
+        for (int r = 0; r < a->nrod; ++r) {
+            cr_ph *s = a->rod[r];
+            double g2 = add_joint_terms(a, r);
+            for (int i = 0; i < s->nx; ++i) r2 += s->r[i] * s->r[i];
+            r2 += 0.5 * g2; /* (each joint's rows counted once per side) */
+        }
+        rn = sqrt(r2);
+        if (iterations) *iterations = it;
+        if (residual) *residual = rn;
+        if (!isfinite(rn))
+            return cr_error_set(err, CR_NONFINITE, "ph assembly: residual not finite at t = %g after %d iterations",
+                                a->rod[0]->t, it);
+        if (rn <= atol && it == 0) break;
+        if (it >= maxit)
+            return cr_error_set(err, CR_NOT_CONVERGED,
+                                "ph assembly: Newton did not converge at t = %g in %d iterations, residual %.3e > "
+                                "newton_atol %.3e, last increment %.2e",
+                                a->rod[0]->t, it, rn, atol, dprev);
+        /* each rod: factor, its own increment dX0 and the joint columns; the dense system's rows
+           D_s dq_s - dz = -g_s, dq_s = dX0 + sum Y (sigma dmu + rho dz) */
+        memset(a->A, 0, sizeof(double) * (size_t)n2 * (size_t)n2);
+        for (int jj = 0; jj < a->njoint; ++jj) {
+            const ph_joint *J = &a->j[jj];
+            for (int side = 0; side < 2; ++side) {
+                double g[6];
+                side_gap(a, J, side, g);
+                for (int m = 0; m < J->k; ++m) {
+                    a->rhs[2 * J->row0 + side * J->k + m] = -g[m];
+                    a->A[(size_t)(2 * J->row0 + side * J->k + m) * n2 + 2 * J->row0 + J->k + m] = -1.0;
+                }
+            }
+        }
+        for (int r = 0; r < a->nrod; ++r) {
+            cr_ph *s = a->rod[r];
+            int bad = -1;
+            cr_status st = ph_linear_factor(s, &bad);
+            if (st != CR_OK)
+                return cr_error_set(err, CR_SINGULAR,
+                                    "ph assembly: singular Newton matrix of rods.%d at t = %g (unknown %d), residual "
+                                    "%.3e: a rod needs a clamp or a joint that holds it (statics), or inertia",
+                                    r, s->t, bad, rn);
+            double *dX0 = a->dX0 + a->xoff[r];
+            rod_solve(a, r, NULL, NULL, dX0);
+            for (int jj = 0; jj < a->njoint; ++jj) { /* D_s dX0 on the right */
+                const ph_joint *J = &a->j[jj];
+                for (int side = 0; side < 2; ++side) {
+                    const int o = s->node_off[J->node[side]];
+                    if (J->rod[side] != r || o < 0) continue;
+                    for (int m = 0; m < J->k; ++m) {
+                        double v = 0;
+                        for (int c = 0; c < 12; ++c) v += J->D[side][m][c] * dX0[o + c];
+                        a->rhs[2 * J->row0 + side * J->k + m] -= v;
+                    }
+                }
+            }
+            joint_columns(a, r, n2);
+        }
+        /* the dense system, equilibrated (rows: positions and directions; columns: the multipliers'
+           D J^-1 D^T is the rods' compliance, 1e-12 for steel, against the -1 of dz) */
+        for (int i = 0; i < n2; ++i) {
+            double m = 0;
+            for (int c = 0; c < n2; ++c) m = fmax(m, fabs(a->A[(size_t)i * n2 + c]));
+            m = m > 0 ? 1 / m : 1;
+            for (int c = 0; c < n2; ++c) a->A[(size_t)i * n2 + c] *= m;
+            a->rhs[i] *= m;
+        }
+        for (int c = 0; c < n2; ++c) {
+            double m = 0;
+            for (int i = 0; i < n2; ++i) m = fmax(m, fabs(a->A[(size_t)i * n2 + c]));
+            a->cscale[c] = m > 0 ? 1 / m : 1;
+            for (int i = 0; i < n2; ++i) a->A[(size_t)i * n2 + c] *= a->cscale[c];
+        }
+        if (n2 > 0 && !dense_lu(n2, a->A, a->piv, 1e-12)) {
+            return cr_error_set(err, CR_SINGULAR,
+                                "ph assembly: the joints' system is singular at t = %g (a mechanism in statics, or "
+                                "redundant joints)",
+                                a->rod[0]->t);
+        }
+        double *dmu = a->rhs; /* solved in place: dmu_j at 2 row0, dz_j at 2 row0 + k */
+        if (n2 > 0) dense_solve(n2, a->A, a->piv, a->rhs);
+        for (int c = 0; c < n2; ++c) a->rhs[c] *= a->cscale[c];
+        double *dm = a->A, *dzv = a->A + a->K; /* (A is free now) */
+        for (int jj = 0; jj < a->njoint; ++jj) {
+            const ph_joint *J = &a->j[jj];
+            for (int m = 0; m < J->k; ++m) {
+                dm[J->row0 + m] = dmu[2 * J->row0 + m];
+                dzv[J->row0 + m] = dmu[2 * J->row0 + J->k + m];
+            }
+        }
+        double turn = 0, dn = 0;
+        for (int r = 0; r < a->nrod; ++r) {
+            cr_ph *s = a->rod[r];
+            rod_solve(a, r, dm, dzv, s->dX);
+            for (int I = 0; I < s->nn; ++I)
+                if (s->node_off[I] >= 0)
+                    for (int c = 3; c < 12; ++c) turn = fmax(turn, fabs(s->dX[s->node_off[I] + c]));
+        }
+        /* far from the solution: no director moves by more than PH_ASM_MAX_TURN (as ph_solve.c) */
+        const double sc = turn > PH_ASM_MAX_TURN ? PH_ASM_MAX_TURN / turn : 1.0;
+        for (int r = 0; r < a->nrod; ++r) {
+            cr_ph *s = a->rod[r];
+            for (int i = 0; i < s->nx; ++i) s->X[i] += sc * s->dX[i];
+            dn = fmax(dn, sc * increment(s, s->dX));
+        }
+        for (int k = 0; k < a->K; ++k) a->mu[k] += sc * dm[k], a->z[k] += sc * dzv[k];
+        /* the directors' increment theta x d (theta: the reduced solve's rotation, ph_linear.c) to second
+           order, theta x (theta x d) / 2, as ph_solve.c's newton: the linear update alone leaves an
+           O(theta^2) residual whatever the Jacobian */
+        for (int r = 0; r < a->nrod; ++r) {
+            cr_ph *s = a->rod[r];
+            for (int I = 0; I < s->nn; ++I) {
+                const int o = s->node_off[I], ro = s->node_roff[I];
+                if (o < 0) continue;
+                const double th[3] = {sc * s->rrhs[ro + 3], sc * s->rrhs[ro + 4], sc * s->rrhs[ro + 5]};
+                for (int k = 0; k < 3; ++k) {
+                    const double *d = s->q1 + 12 * I + 3 + 3 * k;
+                    double u[3] = {th[1] * d[2] - th[2] * d[1], th[2] * d[0] - th[0] * d[2],
+                                   th[0] * d[1] - th[1] * d[0]};
+                    double *x = s->X + o + 3 + 3 * k;
+                    x[0] += 0.5 * (th[1] * u[2] - th[2] * u[1]);
+                    x[1] += 0.5 * (th[2] * u[0] - th[0] * u[2]);
+                    x[2] += 0.5 * (th[0] * u[1] - th[1] * u[0]);
+                }
+            }
+        }
+        ++it;
+        for (int r = 0; r < a->nrod; ++r) a->rod[r]->iterations++;
+        if (iterations) *iterations = it;
+        if (rn <= atol) break;
+        if (dn <= PH_ASM_INCREMENT && (dn * (dn / dprev) * (dn / dprev) <= PH_ASM_NEXT || dn >= 0.5 * dprev)) break;
+        dprev = dn;
+    }
+    /* the converged iterate unpacked, with its external forces (the work), as ph_solve.c's newton */
+    double r2 = 0;
+    for (int r = 0; r < a->nrod; ++r) {
+        cr_ph *s = a->rod[r];
+        ph_assemble(s, mode, loads ? loads[r] : NULL, s->X, s->r, 0);
+        s->jacobians++, s->factorizations++;
+    }
+    for (int r = 0; r < a->nrod; ++r) { /* the final residual, reported by statics (Ke is not used again) */
+        cr_ph *s = a->rod[r];
+        r2 += 0.5 * add_joint_terms(a, r);
+        for (int i = 0; i < s->nx; ++i) r2 += s->r[i] * s->r[i];
+    }
+    if (residual) *residual = sqrt(r2);
+    return CR_OK;
+}
+
+static void save(cr_ph_asm *a)
+{
+    memcpy(a->mu_save, a->mu, sizeof(double) * (size_t)a->K);
+    memcpy(a->z_save, a->z, sizeof(double) * (size_t)a->K);
+}
+
+static void restore(cr_ph_asm *a)
+{
+    memcpy(a->mu, a->mu_save, sizeof(double) * (size_t)a->K);
+    memcpy(a->z, a->z_save, sizeof(double) * (size_t)a->K);
+    rows_begin(a);
+}
+
+/* z = D_a q_a of the state (the rows hold there) */
+static void z_begin(cr_ph_asm *a)
+{
+    for (int jj = 0; jj < a->njoint; ++jj) {
+        const ph_joint *J = &a->j[jj];
+        const double *q = a->rod[J->rod[0]]->q + 12 * J->node[0];
+        for (int m = 0; m < J->k; ++m) {
+            double v = 0;
+            for (int c = 0; c < 12; ++c) v += J->D[0][m][c] * q[c];
+            a->z[J->row0 + m] = v;
+        }
+    }
+}
+
+cr_status cr_ph_asm_step(cr_ph_asm *a, double h, const cr_ph_loads *const *loads, int *iterations, cr_error *err)
+{
+    if (iterations) *iterations = 0;
+    if (!(h > 0) || !isfinite(h)) return cr_error_set(err, CR_BAD_INPUT, "ph assembly: step h = %g must be > 0", h);
+    save(a);
+    rows_begin(a);
+    z_begin(a);
+    double H0s[64], *H0v = a->nrod <= 64 ? H0s : malloc(sizeof(double) * (size_t)a->nrod);
+    if (!H0v) return cr_error_set(err, CR_NO_MEMORY, "out of memory");
+    for (int r = 0; r < a->nrod; ++r) {
+        H0v[r] = ph_energy(a->rod[r]);
+        ph_begin(a->rod[r], PH_DYNAMIC, h);
+    }
+    cr_status st = newton(a, PH_DYNAMIC, loads, iterations, NULL, err);
+    if (st == CR_OK)
+        for (int r = 0; r < a->nrod; ++r) ph_step_finish(a->rod[r], h, loads ? loads[r] : NULL, H0v[r]);
+    else
+        restore(a);
+    if (H0v != H0s) free(H0v);
+    return st;
+}
+
+cr_status cr_ph_asm_solve_static(cr_ph_asm *a, const cr_ph_loads *const *loads, int *iterations, double *residual,
+                                 cr_error *err)
+{
+    if (iterations) *iterations = 0;
+    save(a);
+    rows_begin(a);
+    z_begin(a);
+    for (int r = 0; r < a->nrod; ++r) ph_begin(a->rod[r], PH_STATIC, a->rod[r]->p.h);
+    /* ph_begin's predictor moved the rods: z follows side a's predicted node */
+    for (int jj = 0; jj < a->njoint; ++jj) {
+        const ph_joint *J = &a->j[jj];
+        const cr_ph *s = a->rod[J->rod[0]];
+        const int o = s->node_off[J->node[0]];
+        if (o < 0) continue;
+        for (int m = 0; m < J->k; ++m) {
+            double v = 0;
+            for (int c = 0; c < 12; ++c) v += J->D[0][m][c] * s->X[o + c];
+            a->z[J->row0 + m] = v;
+        }
+    }
+    cr_status st = newton(a, PH_STATIC, loads, iterations, residual, err);
+    if (st == CR_OK)
+        for (int r = 0; r < a->nrod; ++r) ph_static_finish(a->rod[r]);
+    else
+        restore(a);
+    return st;
+}
+
+void cr_ph_asm_joint_reaction(const cr_ph_asm *a, int j, cr_vec3 *force, cr_vec3 *moment)
+{
+    const ph_joint *J = &a->j[j];
+    const double *q = a->rod[J->rod[0]]->q + 12 * J->node[0];
+    double f[12] = {0};
+    for (int m = 0; m < J->k; ++m)
+        for (int c = 0; c < 12; ++c) f[c] += J->D[0][m][c] * a->mu[J->row0 + m];
+    *force = cr_v3(f[0], f[1], f[2]);
+    cr_vec3 M = cr_v3(0, 0, 0);
+    for (int i = 0; i < 3; ++i) M = cr_v3_add(M, cr_v3_cross(cr_v3_load(q + 3 + 3 * i), cr_v3_load(f + 3 + 3 * i)));
+    *moment = M;
+}
+
+double cr_ph_asm_joint_violation(const cr_ph_asm *a)
+{
+    double v = 0;
+    for (int jj = 0; jj < a->njoint; ++jj) {
+        const ph_joint *J = &a->j[jj];
+        const double *qa = a->rod[J->rod[0]]->q + 12 * J->node[0], *qb = a->rod[J->rod[1]]->q + 12 * J->node[1];
+        for (int c = 0; c < 3; ++c) v = fmax(v, fabs(qa[c] - qb[c]));
+        if (J->type == CR_JOINT_WELD)
+            for (int i = 0; i < 3; ++i)
+                for (int c = 0; c < 3; ++c) {
+                    double x = qa[3 + 3 * i + c];
+                    for (int m = 0; m < 3; ++m) x -= J->W[3 * i + m] * qb[3 + 3 * m + c];
+                    v = fmax(v, fabs(x));
+                }
+        if (J->type == CR_JOINT_HINGE)
+            for (int c = 0; c < 3; ++c) {
+                double x = 0;
+                for (int i = 0; i < 3; ++i) x += J->ha[i] * qa[3 + 3 * i + c] - J->hb[i] * qb[3 + 3 * i + c];
+                v = fmax(v, fabs(x));
+            }
+    }
+    return v;
+}
+
+int cr_ph_asm_packed_size(const cr_ph_asm *a) { return 2 * a->K; }
+void cr_ph_asm_pack(const cr_ph_asm *a, double *out)
+{
+    memcpy(out, a->mu, sizeof(double) * (size_t)a->K);
+    memcpy(out + a->K, a->z, sizeof(double) * (size_t)a->K);
+}
+void cr_ph_asm_unpack(cr_ph_asm *a, const double *in)
+{
+    memcpy(a->mu, in, sizeof(double) * (size_t)a->K);
+    memcpy(a->z, in + a->K, sizeof(double) * (size_t)a->K);
+    rows_begin(a);
+}
+
+uint64_t cr_ph_asm_fingerprint(const cr_ph_asm *a, uint64_t h)
+{
+    for (int jj = 0; jj < a->njoint; ++jj) {
+        const ph_joint *J = &a->j[jj];
+        const double v[] = {(double)J->type,
+                            (double)J->rod[0],
+                            (double)J->node[0],
+                            (double)J->rod[1],
+                            (double)J->node[1],
+                            J->W[0],
+                            J->W[1],
+                            J->W[2],
+                            J->W[3],
+                            J->W[4],
+                            J->W[5],
+                            J->W[6],
+                            J->W[7],
+                            J->W[8],
+                            J->ha[0],
+                            J->ha[1],
+                            J->ha[2],
+                            J->hb[0],
+                            J->hb[1],
+                            J->hb[2]};
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+            uint64_t bits;
+            memcpy(&bits, &v[k], sizeof bits);
+            h = (h ^ bits) * 1099511628211ULL;
+        }
+    }
+    return h;
+}

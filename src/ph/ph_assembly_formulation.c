@@ -1,0 +1,556 @@
+/* Assemblies of port-Hamiltonian rods behind the formulation table (model/formulation.h): every
+ * rod discretized as the one-rod adapter does it (formulation.c, through ph_sim.h), the joints as
+ * a cr_ph_asm (ph_assembly.c), static stages with load steps, dynamic stages by the fixed-step
+ * driver, and the formulation-neutral accessors with the nodes, samples and loads of all rods
+ * numbered rod by rod (the one-rod table's accessors on each rod). The runner reaches this table
+ * through cr_ph_formulation.assembly; it never branches on it. */
+#include "assembly/assembly_def.h"
+#include "model/fixed_step.h"
+#include "ph/ph_assembly.h"
+#include "ph/ph_sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PHA_MAX_RODS_STACK 64 /* (the loads of a step are on the stack) */
+
+typedef struct pha_sim {
+    int rods, joints;
+    ph_sim **rod;
+    char (*names)[64];
+    char (*joint_names)[96];
+    cr_ph_asm *a;
+    int *first_node, *first_sample, *first_load; /* rods + 1 each */
+    double *inputs;                              /* the loads' actuator inputs, rod by rod */
+    double load_factor;
+} pha_sim;
+
+/* library body axes (x, y, z) -> kernel directors (d3, d1, d2): components (y, z, x) */
+static void to_kernel(cr_vec3 v, double out[3]) { out[0] = v.y, out[1] = v.z, out[2] = v.x; }
+
+static cr_status pha_check(const cr_scenario *sc, cr_error *err)
+{
+    char label[128];
+    int obstacles = sc->rod.obstacle_count;
+    for (int r = 0; r < sc->rod_count; ++r) obstacles += sc->rods[r].rod.obstacle_count;
+    if (obstacles > 0) /* (as the mixed rod's assemblies) */
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "obstacles: contact of assemblies (rods, joints) is not available yet in the "
+                            "port_hamiltonian model; obstacles work with a single rod");
+    for (int j = 0; j < sc->joint_count; ++j) {
+        const cr_joint_def *J = &sc->joints[j];
+        cr_assembly_def def = {
+            .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints};
+        cr_joint_label(&def, j, label, sizeof label);
+        if (J->type != CR_JOINT_WELD && J->type != CR_JOINT_BALL && J->type != CR_JOINT_HINGE)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "%s.type: a %s joint is not available in the port_hamiltonian model (it takes weld, "
+                                "ball and hinge joints, whose constraints are linear in its director coordinates); "
+                                "use the mixed_discrete model",
+                                label, cr_joint_type_name(J->type));
+        if (J->type == CR_JOINT_HINGE && J->has_drive)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "%s.drive: driven hinges are not available in the port_hamiltonian model (a drive "
+                                "is a rheonomic constraint, not linear in its coordinates); use the mixed_discrete "
+                                "model",
+                                label);
+        if (J->type == CR_JOINT_WELD && J->has_rotation) {
+            /* the weld keeps the reference's relative rotation (its rows are linear in it): one that
+               differs would have to be closed through load steps */
+            const cr_joint_def *d = J;
+            cr_vec3 xa, xb;
+            cr_quat qa, qb;
+            int ia = cr_assembly_node_index(&sc->rods[d->a.rod].rod, d->a.node);
+            int ib = cr_assembly_node_index(&sc->rods[d->b.rod].rod, d->b.node);
+            cr_assembly_node_reference_pose(&sc->rods[d->a.rod].rod, ia, &xa, &qa);
+            cr_assembly_node_reference_pose(&sc->rods[d->b.rod].rod, ib, &xb, &qb);
+            cr_quat rel = cr_q_mul(cr_q_conj(qa), qb), R = cr_q_normalize(d->rotation);
+            double dot = fabs(rel.w * R.w + rel.x * R.x + rel.y * R.y + rel.z * R.z);
+            if (!(dot > 1 - 1e-12))
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "%s.rotation: the port_hamiltonian model's welds keep the reference's relative "
+                                    "rotation of the two nodes (give the rods the kinked reference instead, or use "
+                                    "the mixed_discrete model, which closes the weld through load steps)",
+                                    label);
+        }
+    }
+    int clamped = 0;
+    for (int r = 0; r < sc->rod_count; ++r) {
+        cr_scenario one = *sc;
+        one.rod = sc->rods[r].rod;
+        one.rod_count = 1, one.joint_count = 0;
+        one.rods = NULL, one.joints = NULL;
+        cr_status st = cr_ph_sim_check_rod(&one, 1, err);
+        if (st != CR_OK) {
+            if (err) { /* say which rod */
+                char msg[sizeof err->message];
+                snprintf(msg, sizeof msg, "%s", err->message);
+                cr_error_set(err, st, "rods.%d ('%s'): %s", r, sc->rods[r].name, msg);
+            }
+            return st;
+        }
+        int start = 0, end = 0;
+        if (cr_rod_end_clamps(&sc->rods[r].rod, "port_hamiltonian", &start, &end, err) != CR_OK) return err->status;
+        clamped |= start || end;
+    }
+    for (int k = 0; k < sc->stage_count; ++k)
+        if (sc->stages[k].type == CR_STAGE_STATIC && !clamped)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "boundary_conditions: statics needs a clamp (a free assembly has rigid-body modes): "
+                                "clamp an end of one of the rods, or make stage %d dynamic",
+                                k);
+    return CR_OK;
+}
+
+static void pha_destroy(void *impl)
+{
+    pha_sim *s = impl;
+    if (!s) return;
+    cr_ph_asm_destroy(s->a);
+    for (int r = 0; r < s->rods && s->rod; ++r) cr_ph_sim_destroy(s->rod[r]);
+    free(s->rod), free(s->names), free(s->joint_names), free(s->first_node), free(s->first_sample);
+    free(s->first_load), free(s->inputs);
+    free(s);
+}
+
+static void *pha_create(const cr_assembly_def *def, const cr_model_options *o, cr_error *err)
+{
+    if (cr_assembly_validate(def, err) != CR_OK) return NULL;
+    if (def->rod_count > PHA_MAX_RODS_STACK)
+        return cr_error_set(err, CR_UNSUPPORTED, "rods: at most %d rods in a port_hamiltonian assembly",
+                            PHA_MAX_RODS_STACK),
+               NULL;
+    pha_sim *s = calloc(1, sizeof *s);
+    if (!s) return cr_error_set(err, CR_NO_MEMORY, "out of memory"), NULL;
+    s->rods = def->rod_count, s->joints = def->joint_count;
+    s->rod = calloc((size_t)s->rods, sizeof *s->rod);
+    s->names = calloc((size_t)s->rods, sizeof *s->names);
+    s->joint_names = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *s->joint_names);
+    s->first_node = calloc((size_t)s->rods + 1, sizeof(int));
+    s->first_sample = calloc((size_t)s->rods + 1, sizeof(int));
+    s->first_load = calloc((size_t)s->rods + 1, sizeof(int));
+    cr_ph **k = calloc((size_t)s->rods, sizeof *k);
+    cr_ph_joint_def *jd = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *jd);
+    if (!s->rod || !s->names || !s->joint_names || !s->first_node || !s->first_sample || !s->first_load || !k || !jd) {
+        cr_error_set(err, CR_NO_MEMORY, "out of memory");
+        goto fail;
+    }
+    for (int r = 0; r < s->rods; ++r) {
+        s->rod[r] = cr_ph_sim_create(&def->rods[r].rod, o, err);
+        if (!s->rod[r]) {
+            if (err) {
+                char msg[sizeof err->message];
+                snprintf(msg, sizeof msg, "%s", err->message);
+                cr_error_set(err, err->status, "rods.%d ('%s'): %s", r, def->rods[r].name, msg);
+            }
+            goto fail;
+        }
+        snprintf(s->names[r], sizeof s->names[r], "%s", def->rods[r].name);
+        k[r] = s->rod[r]->k;
+        s->first_node[r + 1] = s->first_node[r] + s->rod[r]->nodes;
+        s->first_sample[r + 1] = s->first_sample[r] + cr_ph_sample_count(k[r]);
+        s->first_load[r + 1] = s->first_load[r] + s->rod[r]->load_count;
+    }
+    for (int j = 0; j < s->joints; ++j) {
+        const cr_joint_def *J = &def->joints[j];
+        cr_joint_label(def, j, s->joint_names[j], sizeof s->joint_names[j]);
+        if (J->name[0]) snprintf(s->joint_names[j], sizeof s->joint_names[j], "%s", J->name);
+        jd[j].type = J->type;
+        const cr_rod_node *n[2] = {&J->a, &J->b};
+        for (int side = 0; side < 2; ++side) {
+            jd[j].rod[side] = n[side]->rod;
+            /* the definition's node i (of elements + 1) is finite-element node 2i */
+            jd[j].node[side] = 2 * cr_assembly_node_index(&def->rods[n[side]->rod].rod, n[side]->node);
+        }
+        to_kernel(J->axis, jd[j].axis);
+    }
+    s->a = cr_ph_asm_create(s->rods, k, s->joints, jd, err);
+    if (!s->a) goto fail;
+    s->inputs = malloc(sizeof(double) * (size_t)(s->first_load[s->rods] > 0 ? s->first_load[s->rods] : 1));
+    if (!s->inputs) {
+        cr_error_set(err, CR_NO_MEMORY, "out of memory");
+        goto fail;
+    }
+    for (int i = 0; i < s->first_load[s->rods]; ++i) s->inputs[i] = 1.0;
+    free(k), free(jd);
+    return s;
+fail:
+    free(k), free(jd);
+    pha_destroy(s);
+    return NULL;
+}
+
+/* the rod of a node / sample of the whole numbering, and its index there */
+static int rod_of(const int *first, int rods, int *i)
+{
+    int r = 0;
+    while (r + 1 < rods && *i >= first[r + 1]) ++r;
+    *i -= first[r];
+    return r;
+}
+
+/* the runner's actuator inputs (rod by rod) into the rods' own */
+static void sync_inputs(pha_sim *s)
+{
+    for (int r = 0; r < s->rods; ++r)
+        if (s->rod[r]->load_count > 0)
+            memcpy(s->rod[r]->input, s->inputs + s->first_load[r], sizeof(double) * (size_t)s->rod[r]->load_count);
+}
+
+/* ---- dynamic stages: the fixed-step driver, a step retried as two halves on failure (as one rod) ---- */
+static cr_status advance(pha_sim *s, double h, int depth, cr_dynamic_report *report, cr_error *err)
+{
+    const cr_ph_loads *Lp[PHA_MAX_RODS_STACK];
+    cr_ph_loads L[PHA_MAX_RODS_STACK];
+    double act[PHA_MAX_RODS_STACK][6];
+    const double t = cr_ph_time(s->rod[0]->k);
+    for (int r = 0; r < s->rods; ++r) {
+        cr_ph_sim_dynamic_magnitudes(s->rod[r], t + 0.5 * h); /* loads at t_{n+1/2} */
+        cr_ph_sim_loads(s->rod[r], s->rod[r]->scale, &L[r], act[r]);
+        Lp[r] = &L[r];
+    }
+    int its = 0;
+    cr_status st = cr_ph_asm_step(s->a, h, Lp, &its, err);
+    report->newton_iterations += its;
+    report->jacobians += its + 1;
+    report->lu_real += its;
+    if (st == CR_OK || st < 0 || depth >= 10) return st;
+    report->rejected++;
+    if ((st = advance(s, 0.5 * h, depth + 1, report, err)) != CR_OK) return st;
+    return advance(s, 0.5 * h, depth + 1, report, err);
+}
+
+static cr_status begin_stage(cr_sim *sim, int stage, double h, cr_error *err)
+{
+    (void)h, (void)err;
+    pha_sim *s = sim->impl;
+    for (int r = 0; r < s->rods; ++r) {
+        cr_rod_def loads_only = {.load_count = s->rod[r]->load_count, .loads = s->rod[r]->loads};
+        cr_rod_stage_load_factors(&loads_only, stage, s->rod[r]->stage_factor);
+    }
+    return CR_OK;
+}
+
+static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error *err)
+{
+    pha_sim *s = sim->impl;
+    cr_error e = {0};
+    double t0 = cr_ph_time(s->rod[0]->k);
+    sync_inputs(s);
+    cr_status st = advance(s, h, 0, report, &e);
+    if (st != CR_OK)
+        cr_error_set(err, st, "port_hamiltonian assembly step from t = %.9g s failed even at h/1024: %.400s", t0,
+                     e.message);
+    return st;
+}
+
+static const char *const extra_names[] = {"energy_dissipated", "energy_balance", "constraint_violation",
+                                          "joint_violation"};
+
+/* the sums over the rods (the joints do no work and add no momentum: ph_assembly.c) */
+static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp)
+{
+    const pha_sim *s = sim->impl;
+    memset(smp, 0, sizeof *smp);
+    smp->t = cr_ph_time(s->rod[0]->k);
+    for (int r = 0; r < s->rods; ++r) {
+        cr_ph_diag d;
+        cr_ph_diagnostics(s->rod[r]->k, &d);
+        smp->kinetic += d.kinetic;
+        smp->elastic += d.elastic + d.contact;
+        smp->work_external += d.work_external;
+        smp->momentum = cr_v3_add(smp->momentum, d.momentum);
+        smp->angular_momentum = cr_v3_add(smp->angular_momentum, d.angular_momentum);
+        smp->extra[0] += d.dissipated;
+        smp->extra[1] += d.energy_balance;
+        smp->extra[2] = fmax(smp->extra[2], d.constraint_violation);
+    }
+    smp->extra[3] = cr_ph_asm_joint_violation(s->a);
+    smp->extra_count = 4;
+}
+
+#define PHA_BAND 1e-6 /* as one rod's (formulation.c) */
+
+static double energy(const cr_sim *sim, const cr_dynamic_sample *row, double *stored, double *supplied,
+                     double *roundoff)
+{
+    const pha_sim *s = sim->impl;
+    *roundoff = 0;
+    for (int r = 0; r < s->rods; ++r) {
+        cr_ph_diag d;
+        cr_ph_diagnostics(s->rod[r]->k, &d);
+        *roundoff += d.work_roundoff;
+    }
+    *stored = row->kinetic + row->elastic;
+    *supplied = row->work_external - row->extra[0];
+    return PHA_BAND;
+}
+
+static void explain(const cr_sim *sim, char *text, size_t size)
+{
+    cr_dynamic_sample row;
+    sample_row(sim, &row);
+    snprintf(text, size,
+             "The last step's own balance is off by %.3g J: its Newton iteration stopped before the energy was "
+             "resolved; try a smaller time_step.",
+             row.extra[1]);
+}
+
+static const cr_fixed_step_ops pha_ops = {
+    .begin = begin_stage, .step = step, .sample = sample_row, .energy = energy, .explain = explain};
+
+static cr_status pha_dynamic(cr_sim *sim, int stage, double t_stage_start, double h0, double work,
+                             const cr_dynamic_options *o, const cr_stage_callbacks *cb, cr_dynamic_report *report,
+                             cr_error *err)
+{
+    (void)h0, (void)work;
+    return cr_fixed_step_stage(sim, &pha_ops, stage, t_stage_start, o, cb, report, err);
+}
+
+/* ---- static stages: every rod's magnitudes linearly from the state's to the stage's, a failed
+ * load step halved (as one rod's, formulation.c) ---- */
+static cr_status pha_static(cr_sim *sim, int stage, const cr_static_options *o, const cr_stage_callbacks *cb,
+                            cr_static_report *report, cr_error *err)
+{
+    pha_sim *s = sim->impl;
+    if (s->rods > PHA_MAX_RODS_STACK)
+        return cr_error_set(err, CR_UNSUPPORTED, "rods: at most %d rods in a port_hamiltonian assembly",
+                            PHA_MAX_RODS_STACK);
+    double wall0 = cr_wall_seconds();
+    int nl = s->first_load[s->rods] > 0 ? s->first_load[s->rods] : 1;
+    double *from = malloc(nl * sizeof *from), *target = malloc(nl * sizeof *target), *mag = malloc(nl * sizeof *mag);
+    if (!from || !target || !mag) {
+        free(from), free(target), free(mag);
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory");
+    }
+    for (int r = 0; r < s->rods; ++r) {
+        const int f = s->first_load[r], n = s->rod[r]->load_count;
+        if (n > 0) memcpy(from + f, s->rod[r]->scale, n * sizeof *from);
+        cr_rod_def loads_only = {.load_count = n, .loads = s->rod[r]->loads};
+        if (n > 0) cr_rod_stage_load_factors(&loads_only, stage, target + f);
+    }
+    memset(report, 0, sizeof *report);
+    double lf = 0, dl = 1.0 / o->load_steps;
+    int halvings = 0;
+    cr_status st = CR_OK;
+    const cr_ph_loads *Lp[PHA_MAX_RODS_STACK];
+    cr_ph_loads L[PHA_MAX_RODS_STACK];
+    double act[PHA_MAX_RODS_STACK][6];
+    while (lf < 1 - 1e-12) {
+        double next = fmin(1.0, lf + dl);
+        for (int k = 0; k < s->first_load[s->rods]; ++k) mag[k] = from[k] + next * (target[k] - from[k]);
+        for (int r = 0; r < s->rods; ++r) {
+            cr_ph_sim_loads(s->rod[r], mag + s->first_load[r], &L[r], act[r]);
+            Lp[r] = &L[r];
+        }
+        double res = 0;
+        int its = 0;
+        cr_error e = {0};
+        st = cr_ph_asm_solve_static(s->a, Lp, &its, &res, &e);
+        report->total_iterations += its;
+        if (st != CR_OK) {
+            if (st < 0 || ++halvings > o->max_halvings) {
+                cr_error_set(err, st, "port_hamiltonian assembly statics: load step to factor %.6g failed: %s", next,
+                             e.message);
+                break;
+            }
+            report->failed_attempts++;
+            dl *= 0.5;
+            st = CR_OK;
+            continue;
+        }
+        lf = next;
+        for (int r = 0; r < s->rods; ++r) {
+            if (s->rod[r]->load_count > 0)
+                memcpy(s->rod[r]->scale, mag + s->first_load[r], s->rod[r]->load_count * sizeof *mag);
+            s->rod[r]->load_factor = lf;
+        }
+        s->load_factor = lf;
+        if (report->step_count == report->step_capacity) {
+            int cap = report->step_capacity ? 2 * report->step_capacity : 16;
+            cr_load_step_report *rr = realloc(report->steps, cap * sizeof *rr);
+            if (!rr) {
+                st = cr_error_set(err, CR_NO_MEMORY, "out of memory");
+                break;
+            }
+            report->steps = rr;
+            report->step_capacity = cap;
+        }
+        cr_load_step_report *rr = &report->steps[report->step_count++];
+        rr->load_factor = lf;
+        rr->iterations = its;
+        rr->history_count = 1;
+        rr->residual_history = malloc(sizeof(double));
+        if (rr->residual_history)
+            rr->residual_history[0] = res;
+        else
+            rr->history_count = 0;
+        report->final_residual = res;
+        if (o->adaptive) {
+            if (its <= 4)
+                dl = fmin(2 * dl, o->max_increment > 0 ? o->max_increment : 1.0);
+            else if (its >= 8)
+                dl *= 0.5;
+        }
+        if (cb->on_load_step && cb->on_load_step(sim, rr, report->step_count - 1, cb->user)) {
+            st = CR_INTERRUPTED;
+            break;
+        }
+    }
+    report->converged = st == CR_OK;
+    report->load_factor = lf;
+    report->wall_time_s = cr_wall_seconds() - wall0;
+    free(from), free(target), free(mag);
+    return st;
+}
+
+/* ---- accessors: the one-rod table's on the rod of the index ---- */
+static int node_count(const void *impl)
+{
+    const pha_sim *s = impl;
+    return s->first_node[s->rods];
+}
+static double node_s(const void *impl, int i)
+{
+    const pha_sim *s = impl;
+    int r = rod_of(s->first_node, s->rods, &i);
+    return cr_ph_formulation.node_s(s->rod[r], i);
+}
+static void node_pose(const void *impl, int i, cr_vec3 *x, cr_quat *q)
+{
+    const pha_sim *s = impl;
+    int r = rod_of(s->first_node, s->rods, &i);
+    cr_ph_formulation.node_pose(s->rod[r], i, x, q);
+}
+static void node_velocity(const void *impl, int i, cr_vec3 *v, cr_vec3 *w)
+{
+    const pha_sim *s = impl;
+    int r = rod_of(s->first_node, s->rods, &i);
+    cr_ph_formulation.node_velocity(s->rod[r], i, v, w);
+}
+static int sample_count(const void *impl)
+{
+    const pha_sim *s = impl;
+    return s->first_sample[s->rods];
+}
+static double sample_s(const void *impl, int g)
+{
+    const pha_sim *s = impl;
+    int r = rod_of(s->first_sample, s->rods, &g);
+    return cr_ph_formulation.sample_s(s->rod[r], g);
+}
+static void sample(const void *impl, int g, cr_vec3 *gamma, cr_vec3 *kappa, cr_vec3 *n, cr_vec3 *m)
+{
+    const pha_sim *s = impl;
+    int r = rod_of(s->first_sample, s->rods, &g);
+    cr_ph_formulation.sample(s->rod[r], g, gamma, kappa, n, m);
+}
+static int contact(const void *impl, int i, cr_contact_sample *out)
+{
+    const pha_sim *s = impl;
+    int r = rod_of(s->first_node, s->rods, &i);
+    return cr_ph_formulation.contact(s->rod[r], i, out);
+}
+static double time_of(const void *impl) { return cr_ph_time(((const pha_sim *)impl)->rod[0]->k); }
+static double load_factor(const void *impl) { return ((const pha_sim *)impl)->load_factor; }
+static int series_extra(const void *impl, const char *const **names)
+{
+    (void)impl;
+    *names = extra_names;
+    return 4;
+}
+static double *load_input(void *impl) { return ((pha_sim *)impl)->inputs; }
+
+/* checkpoints: every rod's (its load factor, magnitudes, inputs, kernel), the joints' multipliers
+ * and interface values, the assembly's load factor and inputs */
+static int packed_size(const void *impl)
+{
+    const pha_sim *s = impl;
+    int n = 1 + s->first_load[s->rods] + cr_ph_asm_packed_size(s->a);
+    for (int r = 0; r < s->rods; ++r) n += cr_ph_formulation.packed_size(s->rod[r]);
+    return n;
+}
+static void pack(const void *impl, double *out)
+{
+    const pha_sim *s = impl;
+    for (int r = 0; r < s->rods; ++r) {
+        cr_ph_formulation.pack(s->rod[r], out);
+        out += cr_ph_formulation.packed_size(s->rod[r]);
+    }
+    cr_ph_asm_pack(s->a, out);
+    out += cr_ph_asm_packed_size(s->a);
+    *out++ = s->load_factor;
+    memcpy(out, s->inputs, sizeof(double) * (size_t)s->first_load[s->rods]);
+}
+static void unpack(void *impl, const double *in)
+{
+    pha_sim *s = impl;
+    for (int r = 0; r < s->rods; ++r) {
+        cr_ph_formulation.unpack(s->rod[r], in);
+        in += cr_ph_formulation.packed_size(s->rod[r]);
+    }
+    cr_ph_asm_unpack(s->a, in);
+    in += cr_ph_asm_packed_size(s->a);
+    s->load_factor = *in++;
+    memcpy(s->inputs, in, sizeof(double) * (size_t)s->first_load[s->rods]);
+}
+static uint64_t fingerprint(const void *impl)
+{
+    const pha_sim *s = impl;
+    uint64_t h = 1469598103934665603ULL;
+    for (int r = 0; r < s->rods; ++r) h = (h ^ cr_ph_formulation.fingerprint(s->rod[r])) * 1099511628211ULL;
+    h = (h ^ (uint64_t)cr_ph_asm_packed_size(s->a)) * 1099511628211ULL;
+    return cr_ph_asm_fingerprint(s->a, h);
+}
+
+static int rod_count(const void *impl) { return ((const pha_sim *)impl)->rods; }
+static const char *rod_name(const void *impl, int r) { return ((const pha_sim *)impl)->names[r]; }
+static int rod_first_node(const void *impl, int r) { return ((const pha_sim *)impl)->first_node[r]; }
+static int rod_first_sample(const void *impl, int r) { return ((const pha_sim *)impl)->first_sample[r]; }
+static int joint_count(const void *impl) { return ((const pha_sim *)impl)->joints; }
+static const char *joint_name(const void *impl, int j) { return ((const pha_sim *)impl)->joint_names[j]; }
+static cr_status joint_reaction(const void *impl, int j, cr_vec3 *f, cr_vec3 *m)
+{
+    cr_ph_asm_joint_reaction(((const pha_sim *)impl)->a, j, f, m);
+    return CR_OK;
+}
+
+const cr_formulation cr_ph_assembly_formulation = {
+    .name = "port_hamiltonian",
+    .bytes_per_element_static = 2.6e4, /* as one rod's: an assembly costs what its rods cost */
+    .bytes_per_element_dynamic = 2e4,
+    .check = pha_check,
+    .create = NULL, /* create_assembly */
+    .destroy = pha_destroy,
+    .static_stage = pha_static,
+    .dynamic_stage = pha_dynamic,
+    .node_count = node_count,
+    .node_s = node_s,
+    .node_pose = node_pose,
+    .node_velocity = node_velocity,
+    .sample_count = sample_count,
+    .sample_s = sample_s,
+    .sample = sample,
+    .time = time_of,
+    .load_factor = load_factor,
+    .reaction = NULL,
+    .body_count = NULL,
+    .contact = contact,
+    .series_extra = series_extra,
+    .load_input = load_input,
+    .packed_size = packed_size,
+    .pack = pack,
+    .unpack = unpack,
+    .fingerprint = fingerprint,
+    .assembly = &cr_ph_assembly_formulation,
+    .create_assembly = pha_create,
+    .rod_count = rod_count,
+    .rod_name = rod_name,
+    .rod_first_node = rod_first_node,
+    .rod_first_sample = rod_first_sample,
+    .joint_count = joint_count,
+    .joint_name = joint_name,
+    .joint_reaction = joint_reaction,
+};
