@@ -426,6 +426,88 @@ static void test_joint_jacobians(void)
     }
 }
 
+/* The spring rows (hinge angle, slide, a ball's and a universal joint's rotation) and a
+ * slider's drive row: C and H = ∂(Cᵀλ)/∂ against central differences of g and of Cᵀλ. */
+static void test_spring_jacobians(void)
+{
+    cr_asm_joint js[6];
+    memset(js, 0, sizeof js);
+    const cr_vec3 u1 = cr_v3_normalize(cr_v3(1, 1, 0)), u2 = cr_v3_normalize(cr_v3(-1, 1, 1));
+    const cr_vec3 h = cr_v3_cross(u1, u2);
+    const cr_quat rref = cr_q_normalize(cr_q(0.6, -0.3, 0.2, 0.5));
+    for (int t = 0; t < 6; ++t) js[t].rel_ref = rref, js[t].u1 = u1, js[t].u2 = u2, js[t].h = h;
+    /* a hinge with a spring about its axis (φ = atan2 of two dot rows) */
+    js[0].type = CR_JOINT_HINGE, js[0].pos_rows = 3, js[0].rows = 6, js[0].springs = 1;
+    js[0].spring_kind[0] = CR_SPRING_ANGLE;
+    js[0].axis_b = cr_m3_tmulv(cr_q_exp(rref), h);
+    /* a prismatic joint with a drive and a spring along its axis */
+    js[1].type = CR_JOINT_PRISMATIC, js[1].pos_rows = 2, js[1].rows = 7, js[1].slide_drive = 1, js[1].springs = 1;
+    js[1].spring_kind[0] = CR_SPRING_SLIDE, js[1].drive_position = 0.3;
+    /* a cylindrical joint: an angle drive, both springs */
+    js[2] = js[0], js[2].type = CR_JOINT_CYLINDRICAL, js[2].pos_rows = 2, js[2].rows = 7, js[2].drive = 1;
+    js[2].drive_angle = 2.1, js[2].springs = 2, js[2].spring_kind[1] = CR_SPRING_SLIDE;
+    /* a cylindrical joint driven along its axis */
+    js[3] = js[2], js[3].drive = 0, js[3].slide_drive = 1, js[3].drive_position = -0.2;
+    /* ball and universal: the three rotation rows */
+    js[4].type = CR_JOINT_BALL, js[4].pos_rows = 3, js[4].rows = 6, js[4].springs = 3;
+    js[5].type = CR_JOINT_UNIVERSAL, js[5].pos_rows = 3, js[5].rows = 7, js[5].springs = 3;
+    js[5].u1 = h, js[5].axis_b = cr_m3_tmulv(cr_q_exp(rref), u1);
+    for (int t = 4; t < 6; ++t)
+        for (int q = 0; q < 3; ++q) js[t].spring_kind[q] = CR_SPRING_ROT + q;
+    const cr_vec3 ra0 = cr_v3(0.1, 0.2, -0.3), rb0 = cr_v3(0.15, 0.1, -0.2);
+    const cr_quat pa0 = cr_q_normalize(cr_q(0.7, 0.1, 0.5, -0.2)), pb0 = cr_q_normalize(cr_q(0.3, -0.6, 0.2, 0.4));
+    const double lambda[8] = {0.7, -1.3, 0.4, 2.1, -0.8, 1.7, -2.4, 0.9}, hh = 1e-6, f = 0.6;
+    for (int t = 0; t < 6; ++t) {
+        const cr_asm_joint *j = &js[t];
+        double g[8], C[96], H[144], gp[8], gm[8], Cp[96], Cm[96], dummy[144];
+        CHECK(j->rows <= CR_ASM_MAX_ROWS);
+        cr_asm_joint_eval(j, f, NULL, ra0, pa0, rb0, pb0, lambda, g, C, H);
+        double errC = 0, maxC = 0, errH = 0, maxH = 0;
+        for (int k = 0; k < 12; ++k) {
+            cr_vec3 ra[2] = {ra0, ra0}, rb[2] = {rb0, rb0};
+            cr_quat pa[2] = {pa0, pa0}, pb[2] = {pb0, pb0};
+            for (int sgn = 0; sgn < 2; ++sgn) {
+                if (k < 6)
+                    perturb(&ra[sgn], &pa[sgn], k, sgn ? -hh : hh);
+                else
+                    perturb(&rb[sgn], &pb[sgn], k - 6, sgn ? -hh : hh);
+            }
+            cr_asm_joint_eval(j, f, NULL, ra[0], pa[0], rb[0], pb[0], lambda, gp, Cp, dummy);
+            cr_asm_joint_eval(j, f, NULL, ra[1], pa[1], rb[1], pb[1], lambda, gm, Cm, dummy);
+            for (int r = 0; r < j->rows; ++r) {
+                errC = fmax(errC, fabs((gp[r] - gm[r]) / (2 * hh) - C[r * 12 + k]));
+                maxC = fmax(maxC, fabs(C[r * 12 + k]));
+            }
+            for (int c = 0; c < 12; ++c) {
+                double fp = 0, fm = 0;
+                for (int r = 0; r < j->rows; ++r) fp += Cp[r * 12 + c] * lambda[r], fm += Cm[r * 12 + c] * lambda[r];
+                errH = fmax(errH, fabs((fp - fm) / (2 * hh) - H[c * 12 + k]));
+                maxH = fmax(maxH, fabs(H[c * 12 + k]));
+            }
+        }
+        printf("spring joint %d (type %d, %d rows): |C - C_fd| %.2g of %.2g, |H - H_fd| %.2g of %.2g\n", t, j->type,
+               j->rows, errC, maxC, errH, maxH);
+        CHECK(errC < 1e-8 * maxC);
+        CHECK(errH < 1e-8 * maxH);
+    }
+    /* the values: at the reference relative pose turned by 0.4 rad about h, the hinge's angle
+     * row reads 0.4 and a ball's rotation rows sin(0.4) h (a's frame); a slide of 0.25 along
+     * h reads 0.25 on the slider's spring row and 0.25 − X on its drive row */
+    {
+        double g[8];
+        const cr_quat pb = cr_q_mul(cr_q_mul(pa0, cr_q_axis_angle(h, 0.4)), rref);
+        const cr_vec3 rb = cr_v3_add(ra0, cr_v3_scale(cr_m3_mulv(cr_q_exp(pa0), h), 0.25));
+        cr_asm_joint_eval(&js[0], f, NULL, ra0, pa0, ra0, pb, NULL, g, NULL, NULL);
+        CHECK_NEAR(g[5], 0.4, 1e-14);
+        cr_asm_joint_eval(&js[4], f, NULL, ra0, pa0, ra0, pb, NULL, g, NULL, NULL);
+        for (int q = 0; q < 3; ++q) CHECK_NEAR(g[3 + q], sin(0.4) * cr_v3_get(h, q), 1e-14);
+        cr_asm_joint_eval(&js[1], f, NULL, ra0, pa0, rb, cr_q_mul(pa0, rref), NULL, g, NULL, NULL);
+        CHECK_NEAR(g[5], 0.25 - 0.3 * f, 1e-14);
+        CHECK_NEAR(g[6], 0.25, 1e-14);
+        for (int r = 0; r < 5; ++r) CHECK_NEAR(g[r], 0.0, 1e-14);
+    }
+}
+
 /* ---- a statically determinate three-hinged arch ---- */
 /* Two straight rods, "left" from the support A = (0, 0) to the crown C = (1, 1) and
  * "right" from C to the support B = (2, 0), in the x–y plane; hinges about z at A and B
@@ -1085,6 +1167,6 @@ static void test_bad_references(void)
 }
 
 CHECK_MAIN(CASE(test_weld_equals_one_rod), CASE(test_weld_rigid_strains), CASE(test_weld_rotation),
-           CASE(test_weld_kink), CASE(test_interior_joint), CASE(test_joint_jacobians), CASE(test_three_hinged_arch),
+           CASE(test_weld_kink), CASE(test_interior_joint), CASE(test_joint_jacobians), CASE(test_spring_jacobians), CASE(test_three_hinged_arch),
            CASE(test_ball_prop), CASE(test_mechanism), CASE(test_ring), CASE(test_redundant_joints),
            CASE(test_bad_references), CASE(test_prismatic), CASE(test_cylindrical), CASE(test_universal))

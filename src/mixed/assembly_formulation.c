@@ -302,11 +302,13 @@ static void body_pose(const void *impl, int j, cr_vec3 *c, cr_mat3 *axes)
     cr_state_body_pose(s->a->models[r], s->s->rods[r], j, c, axes);
 }
 
+/* with springs, dampers or drives on the joints: their energy columns (assembly_dynamics.c) */
 static int series_extra(const void *impl, const char *const **names)
 {
-    (void)impl;
-    *names = NULL;
-    return 0;
+    static const char *const joint_names[] = {"energy_dissipated_joints", "work_drives"};
+    const asm_sim *s = impl;
+    *names = joint_names;
+    return s && s->a && cr_asm_joint_columns(s->a) ? 2 : 0;
 }
 
 static double *load_input(void *impl) { return ((asm_sim *)impl)->inputs; }

@@ -31,7 +31,43 @@ typedef struct cr_asm_joint {
     double drive_angle;
     cr_time_function drive_time;
     char label[96];
+    /* a slider's drive (prismatic, cylindrical): one row (A_a h)·(r_b − r_a) − X after the dot
+     * rows, X = drive_position · f or drive[0] (drive_time's (X, Ẋ, Ẍ) in dynamics) */
+    int slide_drive;
+    double drive_position;
+    cr_vec3 h; /* the axis in a's frame (sliders' drive and spring rows) */
+    /* spring rows (the last `springs` rows, compliant: 0 = k g + c ġ + λ): their kind, k, c */
+    int springs;
+    int spring_kind[3];
+    double k[3], c[3];
+    unsigned stages; /* bit s: acts in stage s; 0 = every stage */
 } cr_asm_joint;
+
+/* The most rows of one joint (a driven cylindrical joint with both springs: 2 + 2 + 1 + 2). */
+#define CR_ASM_MAX_ROWS 8
+
+/* The kinds of spring rows: the angle about a hinge axis atan2(u2·Rt, u1·Rt) with
+ * t = R_refᵀu1; the slide (A_a h)·(r_b − r_a); a component of the axial vector of D − Dᵀ
+ * over 2 (D = A_aᵀA_b R_refᵀ, a's frame): sin ψ n_i. */
+enum { CR_SPRING_ANGLE = 1, CR_SPRING_SLIDE = 2, CR_SPRING_ROT = 3 /* + component 0..2 */ };
+
+/* Joint j acts in stage `stage` (its stage mask). */
+static inline int cr_asm_joint_active(const cr_asm_joint *j, int stage)
+{
+    return j->stages == 0 || (stage >= 0 && stage < 32 && (j->stages >> stage & 1u));
+}
+/* The joint's dot rows (after its position rows; a hinge drive's included). */
+static inline int cr_asm_joint_dots(const cr_asm_joint *j) { return j->rows - j->pos_rows - j->slide_drive - j->springs; }
+/* Row r of joint j in stage `stage` is compliant, 0 = k g + c ġ + λ (its spring rows; every
+ * row of a joint that does not act in the stage, with k = c = 0: λ = 0), else a constraint
+ * g = 0. *k, *c (optional): the row's. */
+static inline int cr_asm_row_compliant(const cr_asm_joint *j, int stage, int r, double *k, double *c)
+{
+    const int active = cr_asm_joint_active(j, stage), spring = r >= j->rows - j->springs;
+    if (k) *k = active && spring ? j->k[r - (j->rows - j->springs)] : 0.0;
+    if (c) *c = active && spring ? j->c[r - (j->rows - j->springs)] : 0.0;
+    return !active || spring;
+}
 
 /* A node that some joint holds: its pose is an unknown of the small coupled system. */
 typedef struct cr_asm_iface {
@@ -55,6 +91,7 @@ struct cr_assembly_state {
     double *lambda; /* the joints' multipliers (assembly->rows) */
     double load_factor;
     double joint_factor; /* how far the welds' rotations have closed (0 reference ... 1 given) */
+    int stage;           /* the stage of the last solve (which joints act) */
 };
 
 /* The constraint rows of joint j between the poses (ra, pa) and (rb, pb) with the welds'
@@ -110,6 +147,12 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
                                      double h0, double work_external, const cr_dynamic_options *options,
                                      cr_assembly_output_fn on_output, cr_asm_dynamic_step_fn on_step, void *user,
                                      double *memory, cr_dynamic_report *report, cr_error *err);
+/* 1 when some joint has a spring, a damper or a drive: the dynamic samples then carry two
+ * extra series columns, energy_dissipated_joints (the joints' dampers' Σ ∫ c ġ² dt) and work_drives
+ * (the drives' Σ ∫ μ ġ_C dt, their rows' power on the nodes), both from the stage's start;
+ * the springs' ½ k g² is in the samples' elastic energy. */
+int cr_asm_joint_columns(const cr_assembly *a);
+
 /* For tests (assembly_dynamics.c): the number of unknowns of the assembly's dynamic DAE
  * (19 per node of every rod, then the joints' multipliers), and the DAE at a state:
  * y (initial values as cr_assembly_dynamic_solve makes them, or y_in when given), F(y),
