@@ -508,6 +508,138 @@ static void test_spring_jacobians(void)
     }
 }
 
+/* ---- springs and drives on joints, statics ---- */
+/* Two rods along x, "root" [0, 0.5] clamped at 0 and "tip" [0.5, 1] (8 elements each,
+ * resultants EA = GA = ea, GJ = 0.7 ei, EI = ei), joined at x = 0.5 by `j` (its nodes set
+ * here); the tip rod carries only the joint and a load at its end: whatever its free
+ * directions, the joint's spring (or drive) holds it. */
+typedef struct spring_case {
+    cr_section_segment sec;
+    cr_bc_def clamp;
+    cr_load_def load[2];
+    cr_assembly_rod_def rods[2];
+    cr_assembly *a;
+    cr_assembly_state *s;
+    cr_vec3 ra, rb, tip; /* the joint's two points and the tip rod's end */
+    cr_quat pa, pb;      /* the joint's two nodes' orientations */
+} spring_case;
+
+static int spring_solve(spring_case *c, cr_joint_def j, double ea, double ei, int loads, const cr_load_def *load)
+{
+    memset(c, 0, sizeof *c);
+    c->sec = resultants(ea, ea, 0.7 * ei, ei, 1.0);
+    c->clamp = cr_bc_default_def();
+    for (int k = 0; k < loads; ++k) c->load[k] = load[k];
+    cr_rod_def A = straight_rod(&c->sec, 0.5, 8), B = straight_rod(&c->sec, 0.5, 8);
+    A.bcs = &c->clamp, A.bc_count = 1;
+    B.reference.origin = cr_v3(0.5, 0, 0), B.loads = c->load, B.load_count = loads;
+    c->rods[0] = named("root", A), c->rods[1] = named("tip", B);
+    j.a = (cr_rod_node){0, -1}, j.b = (cr_rod_node){1, 0};
+    cr_assembly_def def = {.rod_count = 2, .rods = c->rods, .joint_count = 1, .joints = &j};
+    cr_error err = {0};
+    c->a = cr_assembly_create(&def, &err);
+    if (!c->a) return fprintf(stderr, "%s\n", err.message), 0;
+    c->s = cr_assembly_state_create(c->a);
+    cr_static_options o = tight();
+    o.load_steps = 4;
+    cr_status st = cr_assembly_static_solve(c->a, c->s, &o, NULL, &err);
+    if (st != CR_OK) fprintf(stderr, "%s\n", err.message);
+    cr_state *r0 = cr_assembly_state_rod(c->s, 0), *r1 = cr_assembly_state_rod(c->s, 1);
+    c->ra = cr_state_position(r0, 8), c->rb = cr_state_position(r1, 0), c->tip = cr_state_position(r1, 8);
+    c->pa = cr_state_orientation(r0, 8), c->pb = cr_state_orientation(r1, 0);
+    return st == CR_OK;
+}
+
+static void spring_free(spring_case *c)
+{
+    cr_assembly_state_destroy(c->s);
+    cr_assembly_destroy(c->a);
+}
+
+/* the relative rotation A_aᵀA_b of the case's joint as (angle, unit axis in a's frame) */
+static double relative_angle(const spring_case *c, cr_vec3 *axis)
+{
+    cr_quat q = cr_q_mul(cr_q_conj(c->pa), c->pb);
+    if (q.w < 0) q = cr_q_scale(q, -1.0);
+    cr_vec3 v = cr_q_vec(q);
+    double s = cr_v3_norm(v);
+    if (axis) *axis = s > 0 ? cr_v3_scale(v, 1.0 / s) : cr_v3(0, 0, 1);
+    return 2.0 * atan2(s, q.w);
+}
+
+static void test_joint_springs_static(void)
+{
+    /* a hinge about z with a torsional spring k, the tip rod under a force (0, −P, 0) at its
+     * end. Exactly (any stiffness of the rods): the tip rod's moment balance about the hinge,
+     * k φ = ((r_tip − r_hinge) × F)_z. For rigid rods (EI = 1e7 here, PL²/EI = 2.5e-8) the
+     * closed form k φ = −P L cos φ (φ < 0), solved below by Newton. */
+    const double k = 1.0, P = 1.0, L = 0.5;
+    cr_load_def f = cr_load_default_def();
+    f.type = CR_LOAD_FORCE, f.node = -1, f.value = cr_v3(0, -P, 0);
+    cr_joint_def j = cr_joint_default_def();
+    j.type = CR_JOINT_HINGE, j.axis = cr_v3(0, 0, 1), j.stiffness = k;
+    spring_case c;
+    CHECK(spring_solve(&c, j, 1e9, 1e7, 1, &f));
+    cr_vec3 ax;
+    double phi = relative_angle(&c, &ax) * (ax.z < 0 ? -1.0 : 1.0);
+    double moment = cr_v3_cross(cr_v3_sub(c.tip, c.ra), f.value).z;
+    double ref = -0.4;
+    for (int it = 0; it < 50; ++it) ref -= (k * ref + P * L * cos(ref)) / (k - P * L * sin(ref));
+    printf("hinge spring: phi %.12f rad, k phi %.3e vs moment about the hinge %.3e; rigid closed form %.12f\n", phi,
+           k * phi, moment, ref);
+    CHECK(fabs(k * phi - moment) < 1e-10);
+    CHECK(fabs(phi - ref) < 1e-6);
+    CHECK(cr_v3_norm(cr_v3_sub(c.ra, c.rb)) < 1e-12);
+    spring_free(&c);
+
+    /* a prismatic joint along x with a spring k_s, an axial force P at the tip: the slide is
+     * P/k_s exactly (the spring alone carries P), the rods' EA = 1e4 aside */
+    f.value = cr_v3(0.3, 0, 0);
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_PRISMATIC, j.axis = cr_v3(1, 0, 0), j.stiffness = 2.0;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 1, &f));
+    double slide = cr_v3_dot(cr_m3_mulv(cr_q_exp(c.pa), cr_v3(1, 0, 0)), cr_v3_sub(c.rb, c.ra));
+    printf("prismatic spring: slide %.15f m (P/k = %.15f)\n", slide, 0.3 / 2.0);
+    CHECK_NEAR(slide, 0.15, 1e-12);
+    spring_free(&c);
+
+    /* a cylindrical joint along x with both springs: a torque T about x and an axial force P
+     * give φ = T/k_r and x = P/k_s exactly */
+    cr_load_def fm[2] = {f, cr_load_default_def()};
+    fm[1].type = CR_LOAD_MOMENT, fm[1].node = -1, fm[1].value = cr_v3(0.2, 0, 0);
+    j.type = CR_JOINT_CYLINDRICAL, j.stiffness = 0.5, j.slide_stiffness = 2.0;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 2, fm));
+    slide = cr_v3_dot(cr_m3_mulv(cr_q_exp(c.pa), cr_v3(1, 0, 0)), cr_v3_sub(c.rb, c.ra));
+    phi = relative_angle(&c, &ax);
+    printf("cylindrical springs: twist %.15f rad (T/k %.15f), slide %.15f m (P/k %.15f)\n", phi, 0.4, slide, 0.15);
+    CHECK_NEAR(phi, 0.4, 1e-12);
+    CHECK(ax.x > 1 - 1e-12);
+    CHECK_NEAR(slide, 0.15, 1e-12);
+    spring_free(&c);
+
+    /* a ball joint with the isotropic spring: a moment T about z at the tip, balanced by the
+     * spring's k sin ψ cos ψ about the rotation axis (energy ½ k sin²ψ): sin 2ψ = 2T/k */
+    f.type = CR_LOAD_MOMENT, f.value = cr_v3(0, 0, 0.3);
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_BALL, j.stiffness = 1.0;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 1, &f));
+    double psi = relative_angle(&c, &ax);
+    printf("ball spring: psi %.15f rad about (%.3g, %.3g, %.3g) (asin(0.6)/2 = %.15f)\n", psi, ax.x, ax.y, ax.z,
+           0.5 * asin(0.6));
+    CHECK_NEAR(psi, 0.5 * asin(0.6), 1e-12);
+    CHECK(ax.z > 1 - 1e-12);
+    spring_free(&c);
+
+    /* a prismatic drive: with no load, the tip rod slides rigidly by X along the axis */
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_PRISMATIC, j.axis = cr_v3(1, 0, 0), j.has_drive = 1, j.drive_slide = 1, j.drive_position = 0.2;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 0, NULL));
+    printf("prismatic drive: tip at x = %.15f (1.2)\n", c.tip.x);
+    CHECK_NEAR(c.tip.x, 1.2, 1e-12);
+    CHECK_NEAR(c.rb.x - c.ra.x, 0.2, 1e-12);
+    spring_free(&c);
+}
+
 /* ---- a statically determinate three-hinged arch ---- */
 /* Two straight rods, "left" from the support A = (0, 0) to the crown C = (1, 1) and
  * "right" from C to the support B = (2, 0), in the x–y plane; hinges about z at A and B
@@ -1167,6 +1299,6 @@ static void test_bad_references(void)
 }
 
 CHECK_MAIN(CASE(test_weld_equals_one_rod), CASE(test_weld_rigid_strains), CASE(test_weld_rotation),
-           CASE(test_weld_kink), CASE(test_interior_joint), CASE(test_joint_jacobians), CASE(test_spring_jacobians), CASE(test_three_hinged_arch),
+           CASE(test_weld_kink), CASE(test_interior_joint), CASE(test_joint_jacobians), CASE(test_spring_jacobians), CASE(test_joint_springs_static), CASE(test_three_hinged_arch),
            CASE(test_ball_prop), CASE(test_mechanism), CASE(test_ring), CASE(test_redundant_joints),
            CASE(test_bad_references), CASE(test_prismatic), CASE(test_cylindrical), CASE(test_universal))
