@@ -270,7 +270,7 @@ static cr_status rod_jacobian(double t, const double *y, const double *fy, cr_bl
     const double *mu = d->yjac + d->mu_off;
     for (int jk = 0; jk < a->joint_count; ++jk) {
         const cr_asm_joint *j = &a->joints[jk];
-        if (j->type == CR_JOINT_BALL) continue; /* position rows r_b − r_a only: no geometric stiffness */
+        if (j->type == CR_JOINT_BALL && !j->springs) continue; /* r_b − r_a only: no geometric stiffness */
         if (a->iface[j->iface[0]].rod != rd->r && a->iface[j->iface[1]].rod != rd->r) continue;
         const double *ya = node_y(d, d->yjac, j->iface[0]), *yb = node_y(d, d->yjac, j->iface[1]);
         double g[CR_ASM_MAX_ROWS], H[144];
@@ -395,7 +395,7 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
         }
         /* the joint's own geometric stiffness between its two nodes, through a: the rods'
          * rows leave it out (see the top), the joint's rows need not */
-        if (j->type != CR_JOINT_BALL) {
+        if (j->type != CR_JOINT_BALL || j->springs) {
             double g[CR_ASM_MAX_ROWS], H[144], dE[2][3][4];
             cr_asm_joint_eval(j, d->f, drv(d, j), cr_v3_load(yl[0]), cr_q_load(yl[0] + 3), cr_v3_load(yl[1]), cr_q_load(yl[1] + 3),
                               y + d->mu_off + j->row0, g, NULL, H);
