@@ -1299,6 +1299,7 @@ static void test_bad_references(void)
 }
 
 CHECK_MAIN(CASE(test_weld_equals_one_rod), CASE(test_weld_rigid_strains), CASE(test_weld_rotation),
-           CASE(test_weld_kink), CASE(test_interior_joint), CASE(test_joint_jacobians), CASE(test_spring_jacobians), CASE(test_joint_springs_static), CASE(test_three_hinged_arch),
-           CASE(test_ball_prop), CASE(test_mechanism), CASE(test_ring), CASE(test_redundant_joints),
-           CASE(test_bad_references), CASE(test_prismatic), CASE(test_cylindrical), CASE(test_universal))
+           CASE(test_weld_kink), CASE(test_interior_joint), CASE(test_joint_jacobians), CASE(test_spring_jacobians),
+           CASE(test_joint_springs_static), CASE(test_three_hinged_arch), CASE(test_ball_prop), CASE(test_mechanism),
+           CASE(test_ring), CASE(test_redundant_joints), CASE(test_bad_references), CASE(test_prismatic),
+           CASE(test_cylindrical), CASE(test_universal))

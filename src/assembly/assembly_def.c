@@ -154,7 +154,8 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
                                 lb, cr_joint_type_name(j->type));
         if (j->has_drive && !isfinite(j->drive_slide ? j->drive_position : j->drive_angle))
             return cr_error_set(err, CR_BAD_INPUT, "%s.drive.%s: must be finite (got %g)", lb,
-                                j->drive_slide ? "position" : "angle", j->drive_slide ? j->drive_position : j->drive_angle);
+                                j->drive_slide ? "position" : "angle",
+                                j->drive_slide ? j->drive_position : j->drive_angle);
         const double kd[4] = {j->stiffness, j->damping, j->slide_stiffness, j->slide_damping};
         static const char *kn[4] = {"stiffness", "damping", "slide_stiffness", "slide_damping"};
         for (int q = 0; q < 4; ++q) {

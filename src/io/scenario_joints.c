@@ -66,8 +66,10 @@ static cr_status parse_joint_spring(const cJSON *c, const char *path, int type, 
         if (!cJSON_GetObjectItemCaseSensitive(c, names[q])) continue;
         path_key(key, path, names[q]);
         if (type == CR_JOINT_WELD)
-            return fail(err, "%s: a weld has no free direction for a spring or damper (use a hinge, prismatic, "
-                             "cylindrical, ball or universal joint)", key);
+            return fail(err,
+                        "%s: a weld has no free direction for a spring or damper (use a hinge, prismatic, "
+                        "cylindrical, ball or universal joint)",
+                        key);
         if (q >= 2 && type != CR_JOINT_CYLINDRICAL)
             return fail(err, "%s: only a cylindrical joint has %s (a %s joint's %s is `%s`)", key, names[q],
                         JOINT_TYPE_CHOICES[type], q == 2 ? "spring" : "damper", names[q - 2]);

@@ -150,9 +150,9 @@ enum {
     AM_T,             /* time of the state it belongs to */
     AM_COUNTERS,      /* steps, rejected, newton_iterations, rhs_evals, jacobians, lu_real, lu_complex */
     AM_WALL = AM_COUNTERS + 7,
-    AM_DISSIPATED, /* the joints' dampers' dissipated energy */
+    AM_DISSIPATED,  /* the joints' dampers' dissipated energy */
     AM_WORK_DRIVES, /* the joints' drives' work */
-    AM_RADAU /* cr_radau_memory, then the 3N doubles of the collocation polynomial */
+    AM_RADAU        /* cr_radau_memory, then the 3N doubles of the collocation polynomial */
 };
 
 static const double *node_y(const asm_dyn *d, const double *y, int e)
@@ -748,7 +748,8 @@ static void joint_power(const asm_dyn *d, const double *y, double pw[2], double 
         for (int c = 0; c < 6; ++c) u[c] = ya[CR_DYN_V + c], u[6 + c] = yb[CR_DYN_V + c];
         for (int r = 0; r < j->rows; ++r) {
             double kr, cr, cu = 0;
-            const int drive_row = (j->drive && r == j->pos_rows + 2) || (j->slide_drive && r == j->rows - j->springs - 1);
+            const int drive_row =
+                (j->drive && r == j->pos_rows + 2) || (j->slide_drive && r == j->rows - j->springs - 1);
             const int comp = cr_asm_row_compliant(j, d->stage, r, &kr, &cr);
             if (!comp && !drive_row) continue;
             for (int c = 0; c < 12; ++c) cu += C[r * 12 + c] * u[c];

@@ -57,7 +57,10 @@ static inline int cr_asm_joint_active(const cr_asm_joint *j, int stage)
     return j->stages == 0 || (stage >= 0 && stage < 32 && (j->stages >> stage & 1u));
 }
 /* The joint's dot rows (after its position rows; a hinge drive's included). */
-static inline int cr_asm_joint_dots(const cr_asm_joint *j) { return j->rows - j->pos_rows - j->slide_drive - j->springs; }
+static inline int cr_asm_joint_dots(const cr_asm_joint *j)
+{
+    return j->rows - j->pos_rows - j->slide_drive - j->springs;
+}
 /* Row r of joint j in stage `stage` is compliant, 0 = k g + c ġ + λ (its spring rows; every
  * row of a joint that does not act in the stage, with k = c = 0: λ = 0), else a constraint
  * g = 0. *k, *c (optional): the row's. */

@@ -103,8 +103,8 @@ static double dot_term(cr_vec3 s, cr_vec3 t, cr_mat3 AaTAb, double wc, double *C
 
 /* A spring row (cr_asm_joint.spring_kind): its value, its C row (Crow, 12, added) and l times
  * its geometric stiffness (added to H). */
-static double spring_term(const cr_asm_joint *j, int kind, cr_mat3 Aa, cr_mat3 AaTAb, cr_vec3 d, double *Crow,
-                          double l, double *H)
+static double spring_term(const cr_asm_joint *j, int kind, cr_mat3 Aa, cr_mat3 AaTAb, cr_vec3 d, double *Crow, double l,
+                          double *H)
 {
     if (kind == CR_SPRING_SLIDE) return slide_term(j->h, Aa, d, 1.0, Crow, l, H);
     cr_mat3 Rr = cr_q_exp(j->rel_ref);
@@ -160,8 +160,8 @@ void cr_asm_joint_eval(const cr_asm_joint *j, double f, const double *drive, cr_
     for (int k = 0; k < nd; ++k) {
         cr_vec3 s, t;
         dot_pair(j, f, drive, k, &s, &t);
-        g[np + k] = dot_term(s, t, AaTAb, 1.0, C ? C + (np + k) * 12 : NULL, lambda ? lambda[np + k] : 0.0,
-                             lambda ? H : NULL);
+        g[np + k] =
+            dot_term(s, t, AaTAb, 1.0, C ? C + (np + k) * 12 : NULL, lambda ? lambda[np + k] : 0.0, lambda ? H : NULL);
     }
     int r = np + nd;
     if (j->slide_drive) { /* (A_a h)·d − X */
