@@ -61,8 +61,8 @@ typedef struct cr_joint_def {
     /* universal: b's axis, given in a's reference body frame (as `axis`; fixed to b from
      * the reference on), perpendicular to `axis` (within 1e-6 rad) */
     cr_vec3 axis_b;
-    /* hinge: a drive (has_drive = 1) holds the relative rotation about `axis` (right-handed,
-     * from the reference) at θ = drive_angle · f, f the load factor in statics and
+    /* hinge, cylindrical (drive_slide = 0): a drive (has_drive = 1) holds the relative rotation
+     * about `axis` (right-handed, from the reference) at θ = drive_angle · f, f the load factor in statics and
      * drive_time(t) in dynamic stages: one more constraint row (the motor), whose moment
      * cr_assembly_joint_reaction includes. Any number of turns (the row measures the
      * difference between the actual and the prescribed rotation, never the angle itself). */
