@@ -372,10 +372,20 @@ static uint64_t fingerprint(const void *impl)
             memcpy(&bits, &geo[k], sizeof bits);
             h = (h ^ bits) * 1099511628211ULL;
         }
-        if (!jt->drive) continue; /* (unchanged without drives) */
-        /* a drive's angle and time function: a resumed run must turn the hinge as the first did */
+        if (jt->springs || jt->slide_drive || jt->stages) { /* (unchanged without them) */
+            /* its springs, dampers and stages: a resumed run must not change them either */
+            const double sp[] = {jt->k[0], jt->k[1], jt->k[2], jt->c[0], jt->c[1], jt->c[2], (double)jt->springs,
+                                 (double)jt->slide_drive, (double)jt->stages, jt->h.x, jt->h.y, jt->h.z};
+            for (size_t k = 0; k < sizeof sp / sizeof sp[0]; ++k) {
+                uint64_t bits;
+                memcpy(&bits, &sp[k], sizeof bits);
+                h = (h ^ bits) * 1099511628211ULL;
+            }
+        }
+        if (!jt->drive && !jt->slide_drive) continue; /* (unchanged without drives) */
+        /* a drive's angle (position) and time function: a resumed run must drive as the first did */
         const cr_time_function *tf = &jt->drive_time;
-        double dv[8 + 2 * 64] = {jt->drive_angle, (double)tf->type, tf->t0,    tf->t1,
+        double dv[8 + 2 * 64] = {jt->drive ? jt->drive_angle : jt->drive_position, (double)tf->type, tf->t0,    tf->t1,
                                  tf->amplitude,   tf->frequency,    tf->phase, tf->offset};
         int nd = 8;
         for (int k = 0; k < tf->point_count && tf->points && k < 64; ++k)
