@@ -9,6 +9,8 @@
 #                         (c/2J)^2), K = m g L/2 (the linear damped oscillator)
 #   energy                kinetic + elastic (with the springs' 1/2 k phi^2) + gravity - work_external
 #                         + energy_dissipated_joints - work_drives stays constant in all of them
+#   a hinge motor         five turns: work_drives = the arm's kinetic energy 1/2 J theta'^2 at
+#                         the fastest instant, and the balance with it closed
 #   a prismatic drive     a slider lifted by drive.position = 0.3 m against gravity: it ends 0.3 m
 #                         up, and work_drives = m g 0.3 (it ends at rest)
 #   stages                a weld acting in stage 0 only: in the dynamic stage 1 the second rod,
@@ -70,6 +72,12 @@ run lift "$tmp/lift.json"
 # at the default tolerances the energy_drift judgement now forms the driven stage's balance
 "$cli" run "$tmp/lift.json" -q -o "$tmp/lift_default" --set output.vtk=false --set stages.0.rtol=1e-6 \
     --set stages.0.atol=1e-8 > "$tmp/lift_default.log" 2>&1 || bad "lift_default: the run failed"
+
+# a hinge motor turning the arm of spring.json (its spring off) five turns by a quintic step over
+# 2 s: the motor's work, all of it kinetic at the middle of the motion, nothing at its end
+run motor "$tmp/spring.json" --set 'joints.0={"type": "hinge", "a": "base:end", "b": "arm:start", "axis": [0, 0, 1],
+    "drive": {"angle": 31.41592653589793, "time": {"type": "smooth_step", "t0": 0, "t1": 2}}}' --set 'loads=[]' \
+    --set 'stages=[{"type": "dynamic", "t_end": 2, "output_dt": 0.01, "rtol": 1e-8, "atol": 1e-10}]'
 
 # ---- two rods welded end to end, the weld acting in stage 0 only; gravity in stage 1 ----
 cat > "$tmp/release.json" <<'JSON'
@@ -177,6 +185,18 @@ check(abs(s["work_drives"][-1] - W) < 1e-6 * W and np.max(np.abs(b - b[0])) < 1e
 summ = json.load(open(f"{d}/lift_default/summary.json"))
 codes = [w.get("code") for w in summ.get("warnings", [])]
 check("energy_drift" not in codes, f"prismatic drive at rtol 1e-6: no energy_drift warning (warnings: {codes})")
+
+# -- the hinge motor: work_drives = the kinetic energy of the turning arm, 1/2 J theta'^2 with
+# theta'(1 s) = 10 pi * 15/8 / (2 s) (the quintic step's largest rate; the stiff arm's vibrations
+# change its kinetic energy by ~1e-3), and the balance closed
+s = series("motor")
+J, b = inertia(1.0, 10, 0.04, 7800), balance(s)
+i = int(np.argmin(np.abs(s["t"] - 1.0)))
+Tref = 0.5 * J * (10 * math.pi * 15 / 8 / 2) ** 2
+check(abs(s["work_drives"][i] / Tref - 1) < 3e-3 and abs(s["energy_kinetic"][i] / Tref - 1) < 3e-3 and
+      np.max(np.abs(b - b[0])) < 1e-6 * Tref,
+      f"hinge motor: work_drives {s['work_drives'][i]:.4f} J, kinetic {s['energy_kinetic'][i]:.4f} J at t = 1 s "
+      f"(1/2 J theta'^2 = {Tref:.4f} J); balance constant to {np.max(np.abs(b - b[0])):.1e} J")
 
 # -- stages: the released rod falls freely; kept, it hangs
 s, k = series("release"), series("kept")
