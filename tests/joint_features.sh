@@ -101,6 +101,8 @@ expect_error 1 "joints.0.damping: a weld has no free direction" check "$tmp/rele
 expect_error 1 "joints.0.drive: only a hinge, prismatic or cylindrical joint has a drive" check "$tmp/release.json" \
     --set 'joints.0.drive={"angle": 1}'
 expect_error 1 "joints.0.stages.0: no such stage" check "$tmp/release.json" --set 'joints.0.stages=[2]'
+expect_error 1 "joints.0.stages: static stage 1 has nothing holding rods.1 ('b')" check "$tmp/release.json" \
+    --set 'stages=[{"type": "static"}, {"type": "static"}]'
 expect_error 1 "joints.0.slide_stiffness: only a cylindrical joint" check "$tmp/spring.json" --set joints.0.slide_stiffness=1
 expect_error 1 "joints.0.drive.angle: a prismatic joint does not turn" check "$tmp/lift.json" \
     --set 'joints.0.drive={"angle": 1}'
