@@ -97,8 +97,9 @@ struct cr_assembly_state {
     int stage;           /* the stage of the last solve (which joints act) */
 };
 
-/* The constraint rows of joint j between the poses (ra, pa) and (rb, pb) with the welds'
- * closing factor f and a drive's (θ, θ̇, θ̈) (NULL: θ = drive_angle · f, at rest): g (rows); C (optional, rows × 12) = ∂g/∂(δr_a, δθ_a, δr_b, δθ_b) with δr
+/* The rows of joint j between the poses (ra, pa) and (rb, pb) with the welds' closing factor
+ * f and a drive's (θ, θ̇, θ̈) (a slider drive's (X, Ẋ, Ẍ); NULL: θ = drive_angle · f or X =
+ * drive_position · f, at rest): g (rows; a spring row's g is its measure, cr_asm_row_compliant); C (optional, rows × 12) = ∂g/∂(δr_a, δθ_a, δr_b, δθ_b) with δr
  * in I and δθ body rotation increments (p ← p ⊗ exp(δθ/2)); H (optional, 12 × 12) =
  * ∂(Cᵀλ)/∂(the same increments) with the multipliers `lambda` fixed: the joint's geometric
  * stiffness. Cᵀλ is the joint's wrench on the two nodes (forces in I, moments in the node

@@ -1,7 +1,9 @@
 /* The joints' constraints of an assembly (docs/theory.md, "Assemblies"): every joint is
  * position rows (r_b − r_a, or a slider's two (A_a u)·(r_b − r_a)) and some "dot" rows
  * (A_a s)·(A_b t) = 0, so a few derivations give the constraint Jacobian and the
- * geometric stiffness of every joint type. */
+ * geometric stiffness of every joint type. A slider's drive is one more slider row (along
+ * the axis, minus X); the spring rows' measures (the angle about a hinge axis, the slide, a
+ * ball's rotation) are built from the same two kinds of rows (slide_term, dot_term). */
 #include "mixed/assembly_internal.h"
 
 #include <math.h>

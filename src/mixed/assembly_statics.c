@@ -26,7 +26,9 @@
  * This is Newton's method on the whole system (rods, interface equilibrium E_i + C_iᵀλ =
  * 0, constraints g = 0) with its exact Jacobian, eliminated in O(Σ n_r m_r + (6m + k)³).
  * A redundant set of joints (rows of C dependent: a loop closed by joints alone) makes
- * the dense matrix singular; it is named before the solve (cr_asm_check_redundant). */
+ * the dense matrix singular; it is named before the solve (cr_asm_check_redundant). A
+ * compliant row (a joint's spring, or any row of a joint not acting in the stage) is
+ * k g + λ = 0 instead of g = 0: its row of the dense system is [k C, 1 in λ's column]. */
 #define _POSIX_C_SOURCE 199309L
 #include "mixed/assembly_internal.h"
 #include "mixed/mixed.h"
