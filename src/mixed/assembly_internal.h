@@ -99,11 +99,11 @@ struct cr_assembly_state {
 
 /* The rows of joint j between the poses (ra, pa) and (rb, pb) with the welds' closing factor
  * f and a drive's (θ, θ̇, θ̈) (a slider drive's (X, Ẋ, Ẍ); NULL: θ = drive_angle · f or X =
- * drive_position · f, at rest): g (rows; a spring row's g is its measure, cr_asm_row_compliant); C (optional, rows × 12) = ∂g/∂(δr_a, δθ_a, δr_b, δθ_b) with δr
- * in I and δθ body rotation increments (p ← p ⊗ exp(δθ/2)); H (optional, 12 × 12) =
- * ∂(Cᵀλ)/∂(the same increments) with the multipliers `lambda` fixed: the joint's geometric
- * stiffness. Cᵀλ is the joint's wrench on the two nodes (forces in I, moments in the node
- * bases), in the rows' layout of the rods' balance equations. */
+ * drive_position · f, at rest): g (rows; a spring row's g is its measure, cr_asm_row_compliant); C (optional, rows ×
+ * 12) = ∂g/∂(δr_a, δθ_a, δr_b, δθ_b) with δr in I and δθ body rotation increments (p ← p ⊗ exp(δθ/2)); H (optional, 12
+ * × 12) = ∂(Cᵀλ)/∂(the same increments) with the multipliers `lambda` fixed: the joint's geometric stiffness. Cᵀλ is
+ * the joint's wrench on the two nodes (forces in I, moments in the node bases), in the rows' layout of the rods'
+ * balance equations. */
 void cr_asm_joint_eval(const cr_asm_joint *j, double f, const double *drive, cr_vec3 ra, cr_quat pa, cr_vec3 rb, cr_quat pb,
                        const double *lambda, double *g, double *C, double *H);
 
