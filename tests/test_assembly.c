@@ -630,6 +630,36 @@ static void test_joint_springs_static(void)
     CHECK(ax.z > 1 - 1e-12);
     spring_free(&c);
 
+    /* a universal joint (axis y on a, axis_b z on b) with the isotropic spring: a moment T about
+     * y turns b about y (the constraint holds, y·Rot(y, ψ) z = 0), sin 2ψ = 2T/k as the ball's */
+    f.value = cr_v3(0, 0.3, 0);
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_UNIVERSAL, j.axis = cr_v3(0, 1, 0), j.axis_b = cr_v3(0, 0, 1), j.stiffness = 1.0;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 1, &f));
+    psi = relative_angle(&c, &ax);
+    printf("universal spring: psi %.15f rad about (%.3g, %.3g, %.3g) (asin(0.6)/2 = %.15f)\n", psi, ax.x, ax.y, ax.z,
+           0.5 * asin(0.6));
+    CHECK_NEAR(psi, 0.5 * asin(0.6), 1e-12);
+    CHECK(ax.y > 1 - 1e-12);
+    spring_free(&c);
+
+    /* a cylindrical joint driven to an angle θ, with a slide spring under an axial force: b
+     * turned by θ about x exactly and slid by P/k_s */
+    cr_load_def ax_force = cr_load_default_def();
+    ax_force.type = CR_LOAD_FORCE, ax_force.node = -1, ax_force.value = cr_v3(0.3, 0, 0);
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_CYLINDRICAL, j.axis = cr_v3(1, 0, 0), j.slide_stiffness = 2.0;
+    j.has_drive = 1, j.drive_angle = 2.5;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 1, &ax_force));
+    phi = relative_angle(&c, &ax);
+    slide = cr_v3_dot(cr_m3_mulv(cr_q_exp(c.pa), cr_v3(1, 0, 0)), cr_v3_sub(c.rb, c.ra));
+    printf("cylindrical drive: turned %.15f rad about (%.3g, %.3g, %.3g) (2.5), slide %.15f m (0.15)\n", phi, ax.x,
+           ax.y, ax.z, slide);
+    CHECK_NEAR(phi, 2.5, 1e-12);
+    CHECK(ax.x > 1 - 1e-12);
+    CHECK_NEAR(slide, 0.15, 1e-12);
+    spring_free(&c);
+
     /* a prismatic drive: with no load, the tip rod slides rigidly by X along the axis */
     j = cr_joint_default_def();
     j.type = CR_JOINT_PRISMATIC, j.axis = cr_v3(1, 0, 0), j.has_drive = 1, j.drive_slide = 1, j.drive_position = 0.2;
