@@ -15,7 +15,7 @@
 #                         up, and work_drives = m g 0.3 (it ends at rest)
 #   stages                a weld acting in stage 0 only: in the dynamic stage 1 the second rod,
 #                         released, falls freely (every node at -g t^2/2, exactly)
-#   errors                bad keys are named
+#   errors                bad keys are named (the rest positions: tests/test_assembly.c)
 # Usage: joint_features.sh CLI SOURCE_DIR
 set -u
 cli=$1
@@ -103,6 +103,10 @@ expect_error 1 "joints.0.drive: only a hinge, prismatic or cylindrical joint has
 expect_error 1 "joints.0.stages.0: no such stage" check "$tmp/release.json" --set 'joints.0.stages=[2]'
 expect_error 1 "joints.0.stages: static stage 1 has nothing holding rods.1 ('b')" check "$tmp/release.json" \
     --set 'stages=[{"type": "static"}, {"type": "static"}]'
+expect_error 1 "joints.0.rest: a spring's rest is reached through the load steps of a static stage" check \
+    "$tmp/lift.json" --set joints.0.rest=0.1
+expect_error 1 "joints.0.rest: a ball joint's spring rests at the reference" check "$tmp/spring.json" \
+    --set 'joints.0={"type": "ball", "a": "base:end", "b": "arm:start", "stiffness": 1, "rest": 0.1}'
 expect_error 1 "joints.0.slide_stiffness: only a cylindrical joint" check "$tmp/spring.json" --set joints.0.slide_stiffness=1
 expect_error 1 "joints.0.drive.angle: a prismatic joint does not turn" check "$tmp/lift.json" \
     --set 'joints.0.drive={"angle": 1}'

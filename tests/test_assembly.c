@@ -438,14 +438,14 @@ static void test_spring_jacobians(void)
     for (int t = 0; t < 6; ++t) js[t].rel_ref = rref, js[t].u1 = u1, js[t].u2 = u2, js[t].h = h;
     /* a hinge with a spring about its axis (φ = atan2 of two dot rows) */
     js[0].type = CR_JOINT_HINGE, js[0].pos_rows = 3, js[0].rows = 6, js[0].springs = 1;
-    js[0].spring_kind[0] = CR_SPRING_ANGLE;
+    js[0].spring_kind[0] = CR_SPRING_ANGLE, js[0].rest[0] = 0.9; /* a rest angle (× f) */
     js[0].axis_b = cr_m3_tmulv(cr_q_exp(rref), h);
     /* a prismatic joint with a drive and a spring along its axis */
     js[1].type = CR_JOINT_PRISMATIC, js[1].pos_rows = 2, js[1].rows = 7, js[1].slide_drive = 1, js[1].springs = 1;
     js[1].spring_kind[0] = CR_SPRING_SLIDE, js[1].drive_position = 0.3;
     /* a cylindrical joint: an angle drive, both springs */
     js[2] = js[0], js[2].type = CR_JOINT_CYLINDRICAL, js[2].pos_rows = 2, js[2].rows = 7, js[2].drive = 1;
-    js[2].drive_angle = 2.1, js[2].springs = 2, js[2].spring_kind[1] = CR_SPRING_SLIDE;
+    js[2].drive_angle = 2.1, js[2].springs = 2, js[2].spring_kind[1] = CR_SPRING_SLIDE, js[2].rest[1] = -0.3;
     /* a cylindrical joint driven along its axis */
     js[3] = js[2], js[3].drive = 0, js[3].slide_drive = 1, js[3].drive_position = -0.2;
     /* ball and universal: the three rotation rows */
@@ -498,7 +498,7 @@ static void test_spring_jacobians(void)
         const cr_quat pb = cr_q_mul(cr_q_mul(pa0, cr_q_axis_angle(h, 0.4)), rref);
         const cr_vec3 rb = cr_v3_add(ra0, cr_v3_scale(cr_m3_mulv(cr_q_exp(pa0), h), 0.25));
         cr_asm_joint_eval(&js[0], f, NULL, ra0, pa0, ra0, pb, NULL, g, NULL, NULL);
-        CHECK_NEAR(g[5], 0.4, 1e-14);
+        CHECK_NEAR(g[5], 0.4 - 0.9 * f, 1e-14);
         cr_asm_joint_eval(&js[4], f, NULL, ra0, pa0, ra0, pb, NULL, g, NULL, NULL);
         for (int q = 0; q < 3; ++q) CHECK_NEAR(g[3 + q], sin(0.4) * cr_v3_get(h, q), 1e-14);
         cr_asm_joint_eval(&js[1], f, NULL, ra0, pa0, rb, cr_q_mul(pa0, rref), NULL, g, NULL, NULL);
@@ -658,6 +658,28 @@ static void test_joint_springs_static(void)
     CHECK_NEAR(phi, 2.5, 1e-12);
     CHECK(ax.x > 1 - 1e-12);
     CHECK_NEAR(slide, 0.15, 1e-12);
+    spring_free(&c);
+
+    /* rest positions: unloaded, a hinge spring turns b to φ0 and a prismatic one slides it to x0
+     * (through the load steps); a torque T then adds T/k to φ0 */
+    f.type = CR_LOAD_MOMENT, f.value = cr_v3(0, 0, 0.1);
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_HINGE, j.axis = cr_v3(0, 0, 1), j.stiffness = 0.5, j.rest = 1.2;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 0, NULL));
+    phi = relative_angle(&c, &ax) * (ax.z < 0 ? -1.0 : 1.0);
+    printf("hinge spring at rest 1.2: %.15f rad\n", phi);
+    CHECK_NEAR(phi, 1.2, 1e-12);
+    spring_free(&c);
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 1, &f));
+    phi = relative_angle(&c, &ax) * (ax.z < 0 ? -1.0 : 1.0);
+    printf("hinge spring at rest 1.2, torque 0.1: %.15f rad (1.4)\n", phi);
+    CHECK_NEAR(phi, 1.4, 1e-12);
+    spring_free(&c);
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_PRISMATIC, j.axis = cr_v3(1, 0, 0), j.stiffness = 2.0, j.rest = -0.1;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 0, NULL));
+    printf("prismatic spring at rest -0.1: tip at x = %.15f (0.9)\n", c.tip.x);
+    CHECK_NEAR(c.tip.x, 0.9, 1e-12);
     spring_free(&c);
 
     /* a prismatic drive: with no load, the tip rod slides rigidly by X along the axis */

@@ -80,6 +80,11 @@ typedef struct cr_joint_def {
      * 0 = k g + c ġ + λ with λ its multiplier (exact Jacobian, energy ½ k g²). */
     double stiffness, damping;
     double slide_stiffness, slide_damping;
+    /* the springs' rest position (0: the reference): `rest` the angle φ0 (rad) of a hinge's or
+     * cylindrical joint's spring, or the slide x0 (m) of a prismatic joint's; `slide_rest` a
+     * cylindrical joint's x0. The spring acts on φ − φ0 (in (−π, π]) or x − x0; the rest is
+     * reached through the load steps of the solve, as a weld's rotation (rest · f). */
+    double rest, slide_rest;
     /* prismatic, cylindrical: drive_slide = 1 makes the drive hold the slide along `axis` at
      * X = drive_position · f (m; f as for the angle) instead of a rotation (a cylindrical
      * joint's drive is either) */

@@ -167,6 +167,9 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
                                     "prismatic, cylindrical, ball, universal; slide_*: cylindrical)",
                                     lb, kn[q], cr_joint_type_name(j->type));
         }
+        if (!isfinite(j->rest) || !isfinite(j->slide_rest))
+            return cr_error_set(err, CR_BAD_INPUT, "%s.%s: must be finite (got %g)", lb,
+                                isfinite(j->rest) ? "slide_rest" : "rest", isfinite(j->rest) ? j->slide_rest : j->rest);
         if (j->has_drive && j->drive_time.type == CR_TIME_TABLE && (j->drive_time.point_count < 2 || !j->drive_time.points))
             return cr_error_set(err, CR_BAD_INPUT, "%s.drive.time: a table needs at least 2 points", lb);
         if (j->type == CR_JOINT_WELD && j->has_rotation) {

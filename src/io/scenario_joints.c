@@ -58,11 +58,12 @@ static cr_status parse_joint_drive(const cJSON *drive, const char *key, int type
 /* A joint's spring and damper along its free directions. */
 static cr_status parse_joint_spring(const cJSON *c, const char *path, int type, cr_joint_def *j, cr_error *err)
 {
-    static const char *const names[4] = {"stiffness", "damping", "slide_stiffness", "slide_damping"};
-    double *out[4] = {&j->stiffness, &j->damping, &j->slide_stiffness, &j->slide_damping};
+    static const char *const names[6] = {"stiffness",     "damping", "slide_stiffness",
+                                         "slide_damping", "rest",    "slide_rest"};
+    double *out[6] = {&j->stiffness, &j->damping, &j->slide_stiffness, &j->slide_damping, &j->rest, &j->slide_rest};
     char key[PATH_SIZE];
     cr_status s;
-    for (int q = 0; q < 4; ++q) {
+    for (int q = 0; q < 6; ++q) {
         if (!cJSON_GetObjectItemCaseSensitive(c, names[q])) continue;
         path_key(key, path, names[q]);
         if (type == CR_JOINT_WELD)
@@ -70,10 +71,13 @@ static cr_status parse_joint_spring(const cJSON *c, const char *path, int type, 
                         "%s: a weld has no free direction for a spring or damper (use a hinge, prismatic, "
                         "cylindrical, ball or universal joint)",
                         key);
-        if (q >= 2 && type != CR_JOINT_CYLINDRICAL)
-            return fail(err, "%s: only a cylindrical joint has %s (a %s joint's %s is `%s`)", key, names[q],
-                        JOINT_TYPE_CHOICES[type], q == 2 ? "spring" : "damper", names[q - 2]);
-        if ((s = get_number(c, path, names[q], 0, 0, NONNEGATIVE, out[q], err))) return s;
+        if ((q == 2 || q == 3 || q == 5) && type != CR_JOINT_CYLINDRICAL)
+            return fail(err, "%s: only a cylindrical joint has %s (a %s joint's is `%s`)", key, names[q],
+                        JOINT_TYPE_CHOICES[type], q == 5 ? "rest" : names[q - 2]);
+        if (q == 4 && (type == CR_JOINT_BALL || type == CR_JOINT_UNIVERSAL))
+            return fail(err, "%s: a %s joint's spring rests at the reference (no rest rotation in this version)", key,
+                        JOINT_TYPE_CHOICES[type]);
+        if ((s = get_number(c, path, names[q], 0, 0, q >= 4 ? ANY : NONNEGATIVE, out[q], err))) return s;
     }
     return CR_OK;
 }

@@ -35,6 +35,8 @@ static const char *const JOINT_KEYS[] = {"type",
                                          "slide_stiffness",
                                          "slide_damping",
                                          "stages",
+                                         "rest",
+                                         "slide_rest",
                                          NULL};
 static const char *const JOINT_DRIVE_KEYS[] = {"angle", "time", "position", NULL};
 static const char *const MATERIAL_KEYS[] = {"E", "G", "rho", "nu", NULL};

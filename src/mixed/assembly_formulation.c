@@ -125,6 +125,14 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
     }
     cr_assembly_state_destroy(s);
     if (st == CR_OK) st = asm_check_held(sc, err);
+    /* a spring's rest, as a weld's rotation, is reached through a static stage's load steps */
+    for (int j = 0; st == CR_OK && sc->stage_count > 0 && sc->stages[0].type == CR_STAGE_DYNAMIC && j < sc->joint_count;
+         ++j)
+        if (sc->joints[j].rest != 0 || sc->joints[j].slide_rest != 0)
+            st = cr_error_set(err, CR_BAD_INPUT,
+                              "joints.%d.%s: a spring's rest is reached through the load steps of a static stage "
+                              "(as a weld's rotation), and stage 0 is dynamic: add a static stage first",
+                              j, sc->joints[j].rest != 0 ? "rest" : "slide_rest");
     cr_assembly_destroy(a);
     if (st != CR_OK) return st;
     for (int k = 0; k < sc->stage_count; ++k)

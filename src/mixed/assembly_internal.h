@@ -40,6 +40,7 @@ typedef struct cr_asm_joint {
     int springs;
     int spring_kind[3];
     double k[3], c[3];
+    double rest[3];  /* the spring rows' rest measure at closing factor 1 (rest · f) */
     unsigned stages; /* bit s: acts in stage s; 0 = every stage */
 } cr_asm_joint;
 

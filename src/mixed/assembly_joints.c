@@ -105,10 +105,10 @@ static double dot_term(cr_vec3 s, cr_vec3 t, cr_mat3 AaTAb, double wc, double *C
 
 /* A spring row (cr_asm_joint.spring_kind): its value, its C row (Crow, 12, added) and l times
  * its geometric stiffness (added to H). */
-static double spring_term(const cr_asm_joint *j, int kind, cr_mat3 Aa, cr_mat3 AaTAb, cr_vec3 d, double *Crow, double l,
-                          double *H)
+static double spring_term(const cr_asm_joint *j, int kind, double rest, cr_mat3 Aa, cr_mat3 AaTAb, cr_vec3 d,
+                          double *Crow, double l, double *H)
 {
-    if (kind == CR_SPRING_SLIDE) return slide_term(j->h, Aa, d, 1.0, Crow, l, H);
+    if (kind == CR_SPRING_SLIDE) return slide_term(j->h, Aa, d, 1.0, Crow, l, H) - rest;
     cr_mat3 Rr = cr_q_exp(j->rel_ref);
     if (kind >= CR_SPRING_ROT) {
         /* sin ψ n_i = ½ (e_k·D e_j − e_j·D e_k), (i, j, k) cyclic, D e_m = A_aᵀA_b (R_refᵀ e_m) */
@@ -117,13 +117,17 @@ static double spring_term(const cr_asm_joint *j, int kind, cr_mat3 Aa, cr_mat3 A
         return 0.5 * (dot_term(ek, cr_m3_tmulv(Rr, ej), AaTAb, 0.5, Crow, 0.5 * l, H) -
                       dot_term(ej, cr_m3_tmulv(Rr, ek), AaTAb, -0.5, Crow, -0.5 * l, H));
     }
-    /* the angle φ = atan2(y, x), x = u1·Rt = cos φ, y = u2·Rt = sin φ (t = R_refᵀu1): with
+    /* the angle from the rest φ0, φ − φ0 = atan2(y, x) with x = s1·Rt = cos(φ − φ0), y = s2·Rt =
+     * sin(φ − φ0) (t = R_refᵀu1, s1 = Rot(h, φ0) u1, s2 = Rot(h, φ0) u2): with
      * ρ² = x² + y², C_φ = (x C_y − y C_x)/ρ² and, differentiating C_φᵀ λ once more,
      * H_φ = λ [(x H_y − y H_x) + C_y ⊗ C_x − C_x ⊗ C_y − C_φ ⊗ (2x C_x + 2y C_y)] / ρ² */
     cr_vec3 t = cr_m3_tmulv(Rr, j->u1);
     double Cx[12] = {0}, Cy[12] = {0}, Hx[144] = {0}, Hy[144] = {0};
-    const double x = dot_term(j->u1, t, AaTAb, 1.0, Cx, 1.0, H ? Hx : NULL);
-    const double y = dot_term(j->u2, t, AaTAb, 1.0, Cy, 1.0, H ? Hy : NULL);
+    const double c0 = cos(rest), s0 = sin(rest);
+    const cr_vec3 s1 = cr_v3_add(cr_v3_scale(j->u1, c0), cr_v3_scale(j->u2, s0));
+    const cr_vec3 s2 = cr_v3_sub(cr_v3_scale(j->u2, c0), cr_v3_scale(j->u1, s0));
+    const double x = dot_term(s1, t, AaTAb, 1.0, Cx, 1.0, H ? Hx : NULL);
+    const double y = dot_term(s2, t, AaTAb, 1.0, Cy, 1.0, H ? Hy : NULL);
     const double r2 = x * x + y * y;
     double Cp[12];
     for (int c = 0; c < 12; ++c) Cp[c] = (x * Cy[c] - y * Cx[c]) / r2;
@@ -172,8 +176,8 @@ void cr_asm_joint_eval(const cr_asm_joint *j, double f, const double *drive, cr_
         ++r;
     }
     for (int q = 0; q < j->springs; ++q, ++r)
-        g[r] = spring_term(j, j->spring_kind[q], Aa, AaTAb, d, C ? C + r * 12 : NULL, lambda ? lambda[r] : 0.0,
-                           lambda ? H : NULL);
+        g[r] = spring_term(j, j->spring_kind[q], j->rest[q] * f, Aa, AaTAb, d, C ? C + r * 12 : NULL,
+                           lambda ? lambda[r] : 0.0, lambda ? H : NULL);
 }
 
 void cr_asm_joint_bias(const cr_asm_joint *j, double f, const double *drive, cr_vec3 ra, cr_quat pa, cr_vec3 va_,

@@ -124,16 +124,18 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
         /* the spring rows (last): a rotation's, then a slide's */
         const double kr = jd->stiffness, cr = jd->damping;
         if ((kr > 0 || cr > 0) && (jd->type == CR_JOINT_HINGE || jd->type == CR_JOINT_CYLINDRICAL)) {
-            j->spring_kind[j->springs] = CR_SPRING_ANGLE, j->k[j->springs] = kr, j->c[j->springs++] = cr;
+            j->spring_kind[j->springs] = CR_SPRING_ANGLE, j->k[j->springs] = kr, j->rest[j->springs] = jd->rest,
+            j->c[j->springs++] = cr;
         } else if ((kr > 0 || cr > 0) && (jd->type == CR_JOINT_BALL || jd->type == CR_JOINT_UNIVERSAL)) {
             for (int i = 0; i < 3; ++i)
                 j->spring_kind[j->springs] = CR_SPRING_ROT + i, j->k[j->springs] = kr, j->c[j->springs++] = cr;
         } else if ((kr > 0 || cr > 0) && jd->type == CR_JOINT_PRISMATIC) {
-            j->spring_kind[j->springs] = CR_SPRING_SLIDE, j->k[j->springs] = kr, j->c[j->springs++] = cr;
+            j->spring_kind[j->springs] = CR_SPRING_SLIDE, j->k[j->springs] = kr, j->rest[j->springs] = jd->rest,
+            j->c[j->springs++] = cr;
         }
         if ((jd->slide_stiffness > 0 || jd->slide_damping > 0) && jd->type == CR_JOINT_CYLINDRICAL)
             j->spring_kind[j->springs] = CR_SPRING_SLIDE, j->k[j->springs] = jd->slide_stiffness,
-            j->c[j->springs++] = jd->slide_damping;
+            j->rest[j->springs] = jd->slide_rest, j->c[j->springs++] = jd->slide_damping;
         j->rows += j->springs, row += j->springs;
         if (jd->type == CR_JOINT_UNIVERSAL) {
             /* h_b made exactly normal to h_a (validated to 1e-6 rad) so that g = 0 in the reference */
