@@ -428,7 +428,10 @@ static uint64_t fingerprint(const void *impl)
                                  (double)jt->stages,
                                  jt->h.x,
                                  jt->h.y,
-                                 jt->h.z};
+                                 jt->h.z,
+                                 jt->rest[0],
+                                 jt->rest[1],
+                                 jt->rest[2]};
             for (size_t k = 0; k < sizeof sp / sizeof sp[0]; ++k) {
                 uint64_t bits;
                 memcpy(&bits, &sp[k], sizeof bits);
