@@ -426,6 +426,272 @@ static void test_joint_jacobians(void)
     }
 }
 
+/* The spring rows (hinge angle, slide, a ball's and a universal joint's rotation) and a
+ * slider's drive row: C and H = ∂(Cᵀλ)/∂ against central differences of g and of Cᵀλ. */
+static void test_spring_jacobians(void)
+{
+    cr_asm_joint js[6];
+    memset(js, 0, sizeof js);
+    const cr_vec3 u1 = cr_v3_normalize(cr_v3(1, 1, 0)), u2 = cr_v3_normalize(cr_v3(-1, 1, 1));
+    const cr_vec3 h = cr_v3_cross(u1, u2);
+    const cr_quat rref = cr_q_normalize(cr_q(0.6, -0.3, 0.2, 0.5));
+    for (int t = 0; t < 6; ++t) js[t].rel_ref = rref, js[t].u1 = u1, js[t].u2 = u2, js[t].h = h;
+    /* a hinge with a spring about its axis (φ = atan2 of two dot rows) */
+    js[0].type = CR_JOINT_HINGE, js[0].pos_rows = 3, js[0].rows = 6, js[0].springs = 1;
+    js[0].spring_kind[0] = CR_SPRING_ANGLE, js[0].rest[0] = 0.9; /* a rest angle (× f) */
+    js[0].axis_b = cr_m3_tmulv(cr_q_exp(rref), h);
+    /* a prismatic joint with a drive and a spring along its axis */
+    js[1].type = CR_JOINT_PRISMATIC, js[1].pos_rows = 2, js[1].rows = 7, js[1].slide_drive = 1, js[1].springs = 1;
+    js[1].spring_kind[0] = CR_SPRING_SLIDE, js[1].drive_position = 0.3;
+    /* a cylindrical joint: an angle drive, both springs */
+    js[2] = js[0], js[2].type = CR_JOINT_CYLINDRICAL, js[2].pos_rows = 2, js[2].rows = 7, js[2].drive = 1;
+    js[2].drive_angle = 2.1, js[2].springs = 2, js[2].spring_kind[1] = CR_SPRING_SLIDE, js[2].rest[1] = -0.3;
+    /* a cylindrical joint driven along its axis */
+    js[3] = js[2], js[3].drive = 0, js[3].slide_drive = 1, js[3].drive_position = -0.2;
+    /* ball and universal: the three rotation rows */
+    js[4].type = CR_JOINT_BALL, js[4].pos_rows = 3, js[4].rows = 6, js[4].springs = 3;
+    js[5].type = CR_JOINT_UNIVERSAL, js[5].pos_rows = 3, js[5].rows = 7, js[5].springs = 3;
+    js[5].u1 = h, js[5].axis_b = cr_m3_tmulv(cr_q_exp(rref), u1);
+    for (int t = 4; t < 6; ++t)
+        for (int q = 0; q < 3; ++q) js[t].spring_kind[q] = CR_SPRING_ROT + q;
+    const cr_vec3 ra0 = cr_v3(0.1, 0.2, -0.3), rb0 = cr_v3(0.15, 0.1, -0.2);
+    const cr_quat pa0 = cr_q_normalize(cr_q(0.7, 0.1, 0.5, -0.2)), pb0 = cr_q_normalize(cr_q(0.3, -0.6, 0.2, 0.4));
+    const double lambda[8] = {0.7, -1.3, 0.4, 2.1, -0.8, 1.7, -2.4, 0.9}, hh = 1e-6, f = 0.6;
+    for (int t = 0; t < 6; ++t) {
+        const cr_asm_joint *j = &js[t];
+        double g[8], C[96], H[144], gp[8], gm[8], Cp[96], Cm[96], dummy[144];
+        CHECK(j->rows <= CR_ASM_MAX_ROWS);
+        cr_asm_joint_eval(j, f, NULL, ra0, pa0, rb0, pb0, lambda, g, C, H);
+        double errC = 0, maxC = 0, errH = 0, maxH = 0;
+        for (int k = 0; k < 12; ++k) {
+            cr_vec3 ra[2] = {ra0, ra0}, rb[2] = {rb0, rb0};
+            cr_quat pa[2] = {pa0, pa0}, pb[2] = {pb0, pb0};
+            for (int sgn = 0; sgn < 2; ++sgn) {
+                if (k < 6)
+                    perturb(&ra[sgn], &pa[sgn], k, sgn ? -hh : hh);
+                else
+                    perturb(&rb[sgn], &pb[sgn], k - 6, sgn ? -hh : hh);
+            }
+            cr_asm_joint_eval(j, f, NULL, ra[0], pa[0], rb[0], pb[0], lambda, gp, Cp, dummy);
+            cr_asm_joint_eval(j, f, NULL, ra[1], pa[1], rb[1], pb[1], lambda, gm, Cm, dummy);
+            for (int r = 0; r < j->rows; ++r) {
+                errC = fmax(errC, fabs((gp[r] - gm[r]) / (2 * hh) - C[r * 12 + k]));
+                maxC = fmax(maxC, fabs(C[r * 12 + k]));
+            }
+            for (int c = 0; c < 12; ++c) {
+                double fp = 0, fm = 0;
+                for (int r = 0; r < j->rows; ++r) fp += Cp[r * 12 + c] * lambda[r], fm += Cm[r * 12 + c] * lambda[r];
+                errH = fmax(errH, fabs((fp - fm) / (2 * hh) - H[c * 12 + k]));
+                maxH = fmax(maxH, fabs(H[c * 12 + k]));
+            }
+        }
+        printf("spring joint %d (type %d, %d rows): |C - C_fd| %.2g of %.2g, |H - H_fd| %.2g of %.2g\n", t, j->type,
+               j->rows, errC, maxC, errH, maxH);
+        CHECK(errC < 1e-8 * maxC);
+        CHECK(errH < 1e-8 * maxH);
+    }
+    /* the values: at the reference relative pose turned by 0.4 rad about h, the hinge's angle
+     * row reads 0.4 and a ball's rotation rows sin(0.4) h (a's frame); a slide of 0.25 along
+     * h reads 0.25 on the slider's spring row and 0.25 − X on its drive row */
+    {
+        double g[8];
+        const cr_quat pb = cr_q_mul(cr_q_mul(pa0, cr_q_axis_angle(h, 0.4)), rref);
+        const cr_vec3 rb = cr_v3_add(ra0, cr_v3_scale(cr_m3_mulv(cr_q_exp(pa0), h), 0.25));
+        cr_asm_joint_eval(&js[0], f, NULL, ra0, pa0, ra0, pb, NULL, g, NULL, NULL);
+        CHECK_NEAR(g[5], 0.4 - 0.9 * f, 1e-14);
+        cr_asm_joint_eval(&js[4], f, NULL, ra0, pa0, ra0, pb, NULL, g, NULL, NULL);
+        for (int q = 0; q < 3; ++q) CHECK_NEAR(g[3 + q], sin(0.4) * cr_v3_get(h, q), 1e-14);
+        cr_asm_joint_eval(&js[1], f, NULL, ra0, pa0, rb, cr_q_mul(pa0, rref), NULL, g, NULL, NULL);
+        CHECK_NEAR(g[5], 0.25 - 0.3 * f, 1e-14);
+        CHECK_NEAR(g[6], 0.25, 1e-14);
+        for (int r = 0; r < 5; ++r) CHECK_NEAR(g[r], 0.0, 1e-14);
+    }
+}
+
+/* ---- springs and drives on joints, statics ---- */
+/* Two rods along x, "root" [0, 0.5] clamped at 0 and "tip" [0.5, 1] (8 elements each,
+ * resultants EA = GA = ea, GJ = 0.7 ei, EI = ei), joined at x = 0.5 by `j` (its nodes set
+ * here); the tip rod carries only the joint and a load at its end: whatever its free
+ * directions, the joint's spring (or drive) holds it. */
+typedef struct spring_case {
+    cr_section_segment sec;
+    cr_bc_def clamp;
+    cr_load_def load[2];
+    cr_assembly_rod_def rods[2];
+    cr_assembly *a;
+    cr_assembly_state *s;
+    cr_vec3 ra, rb, tip; /* the joint's two points and the tip rod's end */
+    cr_quat pa, pb;      /* the joint's two nodes' orientations */
+} spring_case;
+
+static int spring_solve(spring_case *c, cr_joint_def j, double ea, double ei, int loads, const cr_load_def *load)
+{
+    memset(c, 0, sizeof *c);
+    c->sec = resultants(ea, ea, 0.7 * ei, ei, 1.0);
+    c->clamp = cr_bc_default_def();
+    for (int k = 0; k < loads; ++k) c->load[k] = load[k];
+    cr_rod_def A = straight_rod(&c->sec, 0.5, 8), B = straight_rod(&c->sec, 0.5, 8);
+    A.bcs = &c->clamp, A.bc_count = 1;
+    B.reference.origin = cr_v3(0.5, 0, 0), B.loads = c->load, B.load_count = loads;
+    c->rods[0] = named("root", A), c->rods[1] = named("tip", B);
+    j.a = (cr_rod_node){0, -1}, j.b = (cr_rod_node){1, 0};
+    cr_assembly_def def = {.rod_count = 2, .rods = c->rods, .joint_count = 1, .joints = &j};
+    cr_error err = {0};
+    c->a = cr_assembly_create(&def, &err);
+    if (!c->a) return fprintf(stderr, "%s\n", err.message), 0;
+    c->s = cr_assembly_state_create(c->a);
+    cr_static_options o = tight();
+    o.load_steps = 4;
+    cr_status st = cr_assembly_static_solve(c->a, c->s, &o, NULL, &err);
+    if (st != CR_OK) fprintf(stderr, "%s\n", err.message);
+    cr_state *r0 = cr_assembly_state_rod(c->s, 0), *r1 = cr_assembly_state_rod(c->s, 1);
+    c->ra = cr_state_position(r0, 8), c->rb = cr_state_position(r1, 0), c->tip = cr_state_position(r1, 8);
+    c->pa = cr_state_orientation(r0, 8), c->pb = cr_state_orientation(r1, 0);
+    return st == CR_OK;
+}
+
+static void spring_free(spring_case *c)
+{
+    cr_assembly_state_destroy(c->s);
+    cr_assembly_destroy(c->a);
+}
+
+/* the relative rotation A_aᵀA_b of the case's joint as (angle, unit axis in a's frame) */
+static double relative_angle(const spring_case *c, cr_vec3 *axis)
+{
+    cr_quat q = cr_q_mul(cr_q_conj(c->pa), c->pb);
+    if (q.w < 0) q = cr_q_scale(q, -1.0);
+    cr_vec3 v = cr_q_vec(q);
+    double s = cr_v3_norm(v);
+    if (axis) *axis = s > 0 ? cr_v3_scale(v, 1.0 / s) : cr_v3(0, 0, 1);
+    return 2.0 * atan2(s, q.w);
+}
+
+static void test_joint_springs_static(void)
+{
+    /* a hinge about z with a torsional spring k, the tip rod under a force (0, −P, 0) at its
+     * end. Exactly (any stiffness of the rods): the tip rod's moment balance about the hinge,
+     * k φ = ((r_tip − r_hinge) × F)_z. For rigid rods (EI = 1e7 here, PL²/EI = 2.5e-8) the
+     * closed form k φ = −P L cos φ (φ < 0), solved below by Newton. */
+    const double k = 1.0, P = 1.0, L = 0.5;
+    cr_load_def f = cr_load_default_def();
+    f.type = CR_LOAD_FORCE, f.node = -1, f.value = cr_v3(0, -P, 0);
+    cr_joint_def j = cr_joint_default_def();
+    j.type = CR_JOINT_HINGE, j.axis = cr_v3(0, 0, 1), j.stiffness = k;
+    spring_case c;
+    CHECK(spring_solve(&c, j, 1e9, 1e7, 1, &f));
+    cr_vec3 ax;
+    double phi = relative_angle(&c, &ax) * (ax.z < 0 ? -1.0 : 1.0);
+    double moment = cr_v3_cross(cr_v3_sub(c.tip, c.ra), f.value).z;
+    double ref = -0.4;
+    for (int it = 0; it < 50; ++it) ref -= (k * ref + P * L * cos(ref)) / (k - P * L * sin(ref));
+    printf("hinge spring: phi %.12f rad, k phi %.3e vs moment about the hinge %.3e; rigid closed form %.12f\n", phi,
+           k * phi, moment, ref);
+    CHECK(fabs(k * phi - moment) < 1e-10);
+    CHECK(fabs(phi - ref) < 1e-6);
+    CHECK(cr_v3_norm(cr_v3_sub(c.ra, c.rb)) < 1e-12);
+    spring_free(&c);
+
+    /* a prismatic joint along x with a spring k_s, an axial force P at the tip: the slide is
+     * P/k_s exactly (the spring alone carries P), the rods' EA = 1e4 aside */
+    f.value = cr_v3(0.3, 0, 0);
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_PRISMATIC, j.axis = cr_v3(1, 0, 0), j.stiffness = 2.0;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 1, &f));
+    double slide = cr_v3_dot(cr_m3_mulv(cr_q_exp(c.pa), cr_v3(1, 0, 0)), cr_v3_sub(c.rb, c.ra));
+    printf("prismatic spring: slide %.15f m (P/k = %.15f)\n", slide, 0.3 / 2.0);
+    CHECK_NEAR(slide, 0.15, 1e-12);
+    spring_free(&c);
+
+    /* a cylindrical joint along x with both springs: a torque T about x and an axial force P
+     * give φ = T/k_r and x = P/k_s exactly */
+    cr_load_def fm[2] = {f, cr_load_default_def()};
+    fm[1].type = CR_LOAD_MOMENT, fm[1].node = -1, fm[1].value = cr_v3(0.2, 0, 0);
+    j.type = CR_JOINT_CYLINDRICAL, j.stiffness = 0.5, j.slide_stiffness = 2.0;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 2, fm));
+    slide = cr_v3_dot(cr_m3_mulv(cr_q_exp(c.pa), cr_v3(1, 0, 0)), cr_v3_sub(c.rb, c.ra));
+    phi = relative_angle(&c, &ax);
+    printf("cylindrical springs: twist %.15f rad (T/k %.15f), slide %.15f m (P/k %.15f)\n", phi, 0.4, slide, 0.15);
+    CHECK_NEAR(phi, 0.4, 1e-12);
+    CHECK(ax.x > 1 - 1e-12);
+    CHECK_NEAR(slide, 0.15, 1e-12);
+    spring_free(&c);
+
+    /* a ball joint with the isotropic spring: a moment T about z at the tip, balanced by the
+     * spring's k sin ψ cos ψ about the rotation axis (energy ½ k sin²ψ): sin 2ψ = 2T/k */
+    f.type = CR_LOAD_MOMENT, f.value = cr_v3(0, 0, 0.3);
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_BALL, j.stiffness = 1.0;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 1, &f));
+    double psi = relative_angle(&c, &ax);
+    printf("ball spring: psi %.15f rad about (%.3g, %.3g, %.3g) (asin(0.6)/2 = %.15f)\n", psi, ax.x, ax.y, ax.z,
+           0.5 * asin(0.6));
+    CHECK_NEAR(psi, 0.5 * asin(0.6), 1e-12);
+    CHECK(ax.z > 1 - 1e-12);
+    spring_free(&c);
+
+    /* a universal joint (axis y on a, axis_b z on b) with the isotropic spring: a moment T about
+     * y turns b about y (the constraint holds, y·Rot(y, ψ) z = 0), sin 2ψ = 2T/k as the ball's */
+    f.value = cr_v3(0, 0.3, 0);
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_UNIVERSAL, j.axis = cr_v3(0, 1, 0), j.axis_b = cr_v3(0, 0, 1), j.stiffness = 1.0;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 1, &f));
+    psi = relative_angle(&c, &ax);
+    printf("universal spring: psi %.15f rad about (%.3g, %.3g, %.3g) (asin(0.6)/2 = %.15f)\n", psi, ax.x, ax.y, ax.z,
+           0.5 * asin(0.6));
+    CHECK_NEAR(psi, 0.5 * asin(0.6), 1e-12);
+    CHECK(ax.y > 1 - 1e-12);
+    spring_free(&c);
+
+    /* a cylindrical joint driven to an angle θ, with a slide spring under an axial force: b
+     * turned by θ about x exactly and slid by P/k_s */
+    cr_load_def ax_force = cr_load_default_def();
+    ax_force.type = CR_LOAD_FORCE, ax_force.node = -1, ax_force.value = cr_v3(0.3, 0, 0);
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_CYLINDRICAL, j.axis = cr_v3(1, 0, 0), j.slide_stiffness = 2.0;
+    j.has_drive = 1, j.drive_angle = 2.5;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 1, &ax_force));
+    phi = relative_angle(&c, &ax);
+    slide = cr_v3_dot(cr_m3_mulv(cr_q_exp(c.pa), cr_v3(1, 0, 0)), cr_v3_sub(c.rb, c.ra));
+    printf("cylindrical drive: turned %.15f rad about (%.3g, %.3g, %.3g) (2.5), slide %.15f m (0.15)\n", phi, ax.x,
+           ax.y, ax.z, slide);
+    CHECK_NEAR(phi, 2.5, 1e-12);
+    CHECK(ax.x > 1 - 1e-12);
+    CHECK_NEAR(slide, 0.15, 1e-12);
+    spring_free(&c);
+
+    /* rest positions: unloaded, a hinge spring turns b to φ0 and a prismatic one slides it to x0
+     * (through the load steps); a torque T then adds T/k to φ0 */
+    f.type = CR_LOAD_MOMENT, f.value = cr_v3(0, 0, 0.1);
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_HINGE, j.axis = cr_v3(0, 0, 1), j.stiffness = 0.5, j.rest = 1.2;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 0, NULL));
+    phi = relative_angle(&c, &ax) * (ax.z < 0 ? -1.0 : 1.0);
+    printf("hinge spring at rest 1.2: %.15f rad\n", phi);
+    CHECK_NEAR(phi, 1.2, 1e-12);
+    spring_free(&c);
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 1, &f));
+    phi = relative_angle(&c, &ax) * (ax.z < 0 ? -1.0 : 1.0);
+    printf("hinge spring at rest 1.2, torque 0.1: %.15f rad (1.4)\n", phi);
+    CHECK_NEAR(phi, 1.4, 1e-12);
+    spring_free(&c);
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_PRISMATIC, j.axis = cr_v3(1, 0, 0), j.stiffness = 2.0, j.rest = -0.1;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 0, NULL));
+    printf("prismatic spring at rest -0.1: tip at x = %.15f (0.9)\n", c.tip.x);
+    CHECK_NEAR(c.tip.x, 0.9, 1e-12);
+    spring_free(&c);
+
+    /* a prismatic drive: with no load, the tip rod slides rigidly by X along the axis */
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_PRISMATIC, j.axis = cr_v3(1, 0, 0), j.has_drive = 1, j.drive_slide = 1, j.drive_position = 0.2;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 0, NULL));
+    printf("prismatic drive: tip at x = %.15f (1.2)\n", c.tip.x);
+    CHECK_NEAR(c.tip.x, 1.2, 1e-12);
+    CHECK_NEAR(c.rb.x - c.ra.x, 0.2, 1e-12);
+    spring_free(&c);
+}
+
 /* ---- a statically determinate three-hinged arch ---- */
 /* Two straight rods, "left" from the support A = (0, 0) to the crown C = (1, 1) and
  * "right" from C to the support B = (2, 0), in the x–y plane; hinges about z at A and B
@@ -1085,6 +1351,7 @@ static void test_bad_references(void)
 }
 
 CHECK_MAIN(CASE(test_weld_equals_one_rod), CASE(test_weld_rigid_strains), CASE(test_weld_rotation),
-           CASE(test_weld_kink), CASE(test_interior_joint), CASE(test_joint_jacobians), CASE(test_three_hinged_arch),
-           CASE(test_ball_prop), CASE(test_mechanism), CASE(test_ring), CASE(test_redundant_joints),
-           CASE(test_bad_references), CASE(test_prismatic), CASE(test_cylindrical), CASE(test_universal))
+           CASE(test_weld_kink), CASE(test_interior_joint), CASE(test_joint_jacobians), CASE(test_spring_jacobians),
+           CASE(test_joint_springs_static), CASE(test_three_hinged_arch), CASE(test_ball_prop), CASE(test_mechanism),
+           CASE(test_ring), CASE(test_redundant_joints), CASE(test_bad_references), CASE(test_prismatic),
+           CASE(test_cylindrical), CASE(test_universal))

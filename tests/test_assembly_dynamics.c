@@ -82,7 +82,12 @@ static void test_joint_bias(void)
 /* ---- the DAE's Jacobian (as the linear solves use it) against central differences ---- */
 static void test_jacobian_fd(void)
 {
-    for (int type = 0; type <= CR_JOINT_UNIVERSAL; ++type) {
+    /* the six joint types, then with springs, dampers, drives (6: hinge, 7: prismatic with a
+     * slider drive, 8: cylindrical with an angle drive and both springs, 9: ball, 10:
+     * universal) and a weld that does not act in the stage (11) */
+    static const cr_joint_type variant[6] = {CR_JOINT_HINGE, CR_JOINT_PRISMATIC, CR_JOINT_CYLINDRICAL,
+                                             CR_JOINT_BALL,  CR_JOINT_UNIVERSAL, CR_JOINT_WELD};
+    for (int type = 0; type <= CR_JOINT_UNIVERSAL + 6; ++type) {
         cr_section_segment sec = section(1e3, 2, 1.5);
         cr_bc_def clamp = cr_bc_default_def();
         cr_load_def grav = cr_load_default_def();
@@ -90,12 +95,22 @@ static void test_jacobian_fd(void)
         cr_assembly_rod_def rods[2] = {named("a", straight_rod(&sec, 1, 3)), named("b", straight_rod(&sec, 1, 4))};
         rods[0].rod.bcs = &clamp, rods[0].rod.bc_count = 1, rods[0].rod.loads = &grav, rods[0].rod.load_count = 1;
         rods[1].rod.reference.origin = cr_v3(1, 0, 0), rods[1].rod.loads = &grav, rods[1].rod.load_count = 1;
-        cr_joint_def j = joint((cr_joint_type)type, 0, -1, 1, 0);
+        cr_joint_def j = joint(type <= CR_JOINT_UNIVERSAL ? (cr_joint_type)type : variant[type - 6], 0, -1, 1, 0);
         j.axis = cr_v3(0.2, 0.1, 1);
         j.axis_b = cr_v3_cross(j.axis, cr_v3(0.3, 1, 0));
+        if (type > CR_JOINT_UNIVERSAL && type < CR_JOINT_UNIVERSAL + 6)
+            j.stiffness = 3.0, j.damping = 0.7, j.slide_stiffness = type == 8 ? 40.0 : 0.0,
+            j.slide_damping = type == 8 ? 2.0 : 0.0;
+        if (type == 7 || type == 8)
+            j.has_drive = 1, j.drive_slide = type == 7, j.drive_position = 0.1, j.drive_angle = 0.3;
+        if (type == 11) j.stages = 2u; /* stage 1 only: not in the probed stage 0 */
         cr_assembly_def def = cr_assembly_default_def();
         def.rod_count = 2, def.rods = rods, def.joint_count = 1, def.joints = &j;
-        cr_assembly *a = cr_assembly_create(&def, NULL);
+        cr_error aerr = {0};
+        cr_assembly *a = cr_assembly_create(&def, &aerr);
+        if (!a) printf("%s\n", aerr.message);
+        CHECK(a != NULL);
+        if (!a) continue;
         cr_assembly_state *s = cr_assembly_state_create(a);
         const int N = cr_asm_dynamic_size(a);
         double *y = malloc(N * sizeof *y), *F = malloc(N * sizeof *F), *J = malloc((size_t)N * N * sizeof *J);
@@ -135,7 +150,18 @@ static void test_jacobian_fd(void)
                     printf("  row %d col %d: J %.6e fd %.6e\n", r, c, J[(size_t)r * N + c], fd);
             }
         }
-        static const char *names[] = {"weld", "ball", "hinge", "prismatic", "cylindrical", "universal"};
+        static const char *names[] = {"weld",
+                                      "ball",
+                                      "hinge",
+                                      "prismatic",
+                                      "cylindrical",
+                                      "universal",
+                                      "hinge with spring and damper",
+                                      "prismatic with slider drive, spring and damper",
+                                      "cylindrical with angle drive and both springs and dampers",
+                                      "ball with spring and damper",
+                                      "universal with spring and damper",
+                                      "weld not acting in the stage"};
         printf("jacobian %s: worst relative difference %.2e\n", names[type], worst);
         CHECK(worst < 1e-6);
         free(y), free(F), free(J), free(yp), free(Fp), free(Fm), free(y0);

@@ -174,4 +174,50 @@ static void energy_drift(void)
     CHECK(drift_warnings(0, 0, 0.5, 0, &frac));
 }
 
-CHECK_MAIN(CASE(thresholds), CASE(moduli), CASE(run_result), CASE(energy_drift))
+/* energy_drift with an assembly's joint columns: a motor feeding `drive` J (work_drives) and
+ * joint dampers taking `damped` J (energy_dissipated_joints) close the balance; a driven joint
+ * without the work_drives column leaves the stage unjudged, as a joint driven in other stages
+ * does not. */
+static int joint_drift_warnings(double lost, double drive, double damped, int columns, unsigned drive_stages)
+{
+    static const char *const names[] = {"t",
+                                        "energy_kinetic",
+                                        "energy_elastic",
+                                        "energy_gravity",
+                                        "energy_total",
+                                        "work_external",
+                                        "energy_dissipated_joints",
+                                        "work_drives"};
+    enum { N = 101, C = 8 };
+    double rows[N * C];
+    for (int i = 0; i < N; ++i) {
+        double t = 0.1 * i, f = (double)i / (N - 1), ph = 2 * 3.141592653589793 * t;
+        double kin = 0.5 * (1 - cos(ph)) * (1 - damped * f), ela = 3 + 0.5 * (1 + cos(ph)) * (1 - damped * f);
+        double gra = -50 + drive * f - lost * f;
+        double v[C] = {t, kin, ela, gra, kin + ela + gra, 0.0, damped * f, drive * f};
+        memcpy(rows + i * C, v, sizeof v);
+    }
+    cr_scenario *sc = cantilever(0.005, 2.1e11, 8.1e10, 1.0);
+    cr_joint_def j = cr_joint_default_def();
+    j.type = CR_JOINT_HINGE, j.has_drive = 1, j.stages = drive_stages;
+    sc->joint_count = 1, sc->joints = &j;
+    cr_warning_list l = {0};
+    CHECK(cr_series_energy_warnings(sc, names, rows, columns ? C : C - 2, N, 1, &l) == CR_OK);
+    int found = l.count == 1 && has(&l, "energy_drift", "stages.1");
+    cr_warning_list_free(&l);
+    sc->joint_count = 0, sc->joints = NULL;
+    cr_scenario_destroy(sc);
+    return found;
+}
+
+static void energy_drift_joints(void)
+{
+    CHECK(!joint_drift_warnings(0, 2, 0.5, 1, 0));   /* motor and dampers accounted */
+    CHECK(!joint_drift_warnings(0.145, 2, 0, 1, 0)); /* below 0.05 of 1 + 2 J */
+    CHECK(joint_drift_warnings(0.155, 2, 0, 1, 0));  /* above: the driven stage is judged */
+    CHECK(joint_drift_warnings(0.5, 0, 0, 1, 0));    /* a loss no column accounts for */
+    CHECK(!joint_drift_warnings(0.5, 0, 0, 0, 0));   /* driven, no work_drives column: not judged */
+    CHECK(joint_drift_warnings(0.5, 0, 0, 0, 1u));   /* driven in stage 0 only: stage 1 judged */
+}
+
+CHECK_MAIN(CASE(thresholds), CASE(moduli), CASE(run_result), CASE(energy_drift), CASE(energy_drift_joints))

@@ -68,14 +68,38 @@ typedef struct cr_joint_def {
     /* universal: b's axis, given in a's reference body frame (as `axis`; fixed to b from
      * the reference on), perpendicular to `axis` (within 1e-6 rad) */
     cr_vec3 axis_b;
-    /* hinge: a drive (has_drive = 1) holds the relative rotation about `axis` (right-handed,
-     * from the reference) at θ = drive_angle · f, f the load factor in statics and
+    /* hinge, cylindrical (drive_slide = 0): a drive (has_drive = 1) holds the relative rotation
+     * about `axis` (right-handed, from the reference) at θ = drive_angle · f, f the load factor in statics and
      * drive_time(t) in dynamic stages: one more constraint row (the motor), whose moment
      * cr_assembly_joint_reaction includes. Any number of turns (the row measures the
      * difference between the actual and the prescribed rotation, never the angle itself). */
     int has_drive;
     double drive_angle; /* rad */
     cr_time_function drive_time;
+    /* A spring and a damper along the joint's free directions, about the reference
+     * configuration (0 = none; >= 0, finite). `stiffness`, `damping`: about a hinge's or a
+     * cylindrical joint's axis (N m/rad, N m s/rad: moment −k φ − c φ̇, φ the relative rotation
+     * about the axis, measured in (−π, π]), along a prismatic joint's axis (N/m, N s/m: force
+     * −k x − c ẋ on b, x the slide), or isotropic about a ball or universal joint's relative
+     * rotation D = Rot(n, ψ) from the reference (N m/rad: energy ½ k sin²ψ, moment k sin ψ cos ψ
+     * about n, i.e. k ψ for small ψ; the damper's c acts on the rate of sin ψ n). `slide_*`: a
+     * cylindrical joint's along its axis (N/m, N s/m). Each spring is one compliant row
+     * 0 = k g + c ġ + λ with λ its multiplier (exact Jacobian, energy ½ k g²). */
+    double stiffness, damping;
+    double slide_stiffness, slide_damping;
+    /* the springs' rest position (0: the reference): `rest` the angle φ0 (rad) of a hinge's or
+     * cylindrical joint's spring, or the slide x0 (m) of a prismatic joint's; `slide_rest` a
+     * cylindrical joint's x0. The spring acts on φ − φ0 (in (−π, π]) or x − x0; the rest is
+     * reached through the load steps of the solve, as a weld's rotation (rest · f). */
+    double rest, slide_rest;
+    /* prismatic, cylindrical: drive_slide = 1 makes the drive hold the slide along `axis` at
+     * X = drive_position · f (m; f as for the angle) instead of a rotation (a cylindrical
+     * joint's drive is either) */
+    int drive_slide;
+    double drive_position;
+    /* bit k set: the joint acts in stage k; 0 = in every stage. In a stage where it does not
+     * act, its multipliers are 0 (its nodes move apart freely: a released weld). */
+    unsigned stages;
 } cr_joint_def;
 
 typedef struct cr_assembly_rod_def {

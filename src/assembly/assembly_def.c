@@ -243,11 +243,31 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
                                     "perpendicular; their angle is %.9g deg)",
                                     lb, acos(fmax(-1.0, fmin(1.0, c))) * 180.0 / M_PI);
         }
-        if (j->has_drive && j->type != CR_JOINT_HINGE)
-            return cr_error_set(err, CR_BAD_INPUT, "%s.drive: only a hinge has a drive (this joint is a %s)", lb,
-                                cr_joint_type_name(j->type));
-        if (j->has_drive && !isfinite(j->drive_angle))
-            return cr_error_set(err, CR_BAD_INPUT, "%s.drive.angle: must be finite (got %g)", lb, j->drive_angle);
+        const int turns = j->type == CR_JOINT_HINGE || j->type == CR_JOINT_CYLINDRICAL;
+        const int slides = j->type == CR_JOINT_PRISMATIC || j->type == CR_JOINT_CYLINDRICAL;
+        if (j->has_drive && !(j->drive_slide ? slides : turns))
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "%s.drive: a drive turns a hinge or cylindrical joint (angle) or slides a prismatic or "
+                                "cylindrical joint (position); this joint is a %s",
+                                lb, cr_joint_type_name(j->type));
+        if (j->has_drive && !isfinite(j->drive_slide ? j->drive_position : j->drive_angle))
+            return cr_error_set(err, CR_BAD_INPUT, "%s.drive.%s: must be finite (got %g)", lb,
+                                j->drive_slide ? "position" : "angle",
+                                j->drive_slide ? j->drive_position : j->drive_angle);
+        const double kd[4] = {j->stiffness, j->damping, j->slide_stiffness, j->slide_damping};
+        static const char *kn[4] = {"stiffness", "damping", "slide_stiffness", "slide_damping"};
+        for (int q = 0; q < 4; ++q) {
+            if (!(kd[q] >= 0) || !isfinite(kd[q]))
+                return cr_error_set(err, CR_BAD_INPUT, "%s.%s: must be finite and >= 0 (got %g)", lb, kn[q], kd[q]);
+            if (kd[q] > 0 && (j->type == CR_JOINT_WELD || (q >= 2 && j->type != CR_JOINT_CYLINDRICAL)))
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "%s.%s: a %s joint has no free direction for it (stiffness and damping: hinge, "
+                                    "prismatic, cylindrical, ball, universal; slide_*: cylindrical)",
+                                    lb, kn[q], cr_joint_type_name(j->type));
+        }
+        if (!isfinite(j->rest) || !isfinite(j->slide_rest))
+            return cr_error_set(err, CR_BAD_INPUT, "%s.%s: must be finite (got %g)", lb,
+                                isfinite(j->rest) ? "slide_rest" : "rest", isfinite(j->rest) ? j->slide_rest : j->rest);
         if (j->has_drive && j->drive_time.type == CR_TIME_TABLE && (j->drive_time.point_count < 2 || !j->drive_time.points))
             return cr_error_set(err, CR_BAD_INPUT, "%s.drive.time: a table needs at least 2 points", lb);
         if (j->type == CR_JOINT_WELD && j->has_rotation) {

@@ -187,6 +187,8 @@ cr_status parse_loads(const cJSON *root, cr_rod_def *def, scenario_storage *st, 
 /* scenario_stages.c */
 cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err);
 cr_status parse_stage_masks(const cJSON *root, const cr_scenario *sc, scenario_storage *st, cr_error *err);
+/* obj's "stages" (a list of stage indices, after parse_stages) as a mask; 0 when absent. */
+cr_status parse_stage_mask(const cJSON *obj, const char *parent, const cr_scenario *sc, unsigned *out, cr_error *err);
 
 /* scenario_output.c */
 cr_status parse_output(const cJSON *root, cr_scenario *sc, cr_error *err);

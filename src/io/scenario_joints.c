@@ -56,6 +56,64 @@ static cr_status joint_node(const cJSON *c, const char *path, const char *key, c
     return s;
 }
 
+/* A joint's drive: hinge {angle, time}, prismatic {position, time}, cylindrical either. */
+static cr_status parse_joint_drive(const cJSON *drive, const char *key, int type, cr_joint_def *j,
+                                   cr_time_point **table, cr_error *err)
+{
+    cr_status s;
+    if ((s = expect_object(drive, key, err))) return s;
+    if ((s = check_keys(drive, key, K_JOINT_DRIVE, err))) return s;
+    const int has_angle = cJSON_GetObjectItemCaseSensitive(drive, "angle") != NULL;
+    const int has_position = cJSON_GetObjectItemCaseSensitive(drive, "position") != NULL;
+    char sub[PATH_SIZE];
+    if (has_angle && has_position)
+        return fail(err, "%s: give angle (a rotation about the axis) or position (a slide along it), not both", key);
+    if (type == CR_JOINT_HINGE && has_position) {
+        path_key(sub, key, "position");
+        return fail(err, "%s: a hinge does not slide; its drive has an angle (rad)", sub);
+    }
+    if (type == CR_JOINT_PRISMATIC && has_angle) {
+        path_key(sub, key, "angle");
+        return fail(err, "%s: a prismatic joint does not turn; its drive has a position (m)", sub);
+    }
+    j->drive_slide = type == CR_JOINT_PRISMATIC || (type == CR_JOINT_CYLINDRICAL && has_position);
+    if (j->drive_slide) {
+        if ((s = get_number(drive, key, "position", 1, 0, ANY, &j->drive_position, err))) return s;
+    } else if ((s = get_number(drive, key, "angle", 1, 0, ANY, &j->drive_angle, err))) {
+        return s;
+    }
+    if ((s = parse_time(drive, key, &j->drive_time, table, err))) return s;
+    j->has_drive = 1;
+    return CR_OK;
+}
+
+/* A joint's spring and damper along its free directions. */
+static cr_status parse_joint_spring(const cJSON *c, const char *path, int type, cr_joint_def *j, cr_error *err)
+{
+    static const char *const names[6] = {"stiffness",     "damping", "slide_stiffness",
+                                         "slide_damping", "rest",    "slide_rest"};
+    double *out[6] = {&j->stiffness, &j->damping, &j->slide_stiffness, &j->slide_damping, &j->rest, &j->slide_rest};
+    char key[PATH_SIZE];
+    cr_status s;
+    for (int q = 0; q < 6; ++q) {
+        if (!cJSON_GetObjectItemCaseSensitive(c, names[q])) continue;
+        path_key(key, path, names[q]);
+        if (type == CR_JOINT_WELD)
+            return fail(err,
+                        "%s: a weld has no free direction for a spring or damper (use a hinge, prismatic, "
+                        "cylindrical, ball or universal joint)",
+                        key);
+        if ((q == 2 || q == 3 || q == 5) && type != CR_JOINT_CYLINDRICAL)
+            return fail(err, "%s: only a cylindrical joint has %s (a %s joint's is `%s`)", key, names[q],
+                        JOINT_TYPE_CHOICES[type], q == 5 ? "rest" : names[q - 2]);
+        if (q == 4 && (type == CR_JOINT_BALL || type == CR_JOINT_UNIVERSAL))
+            return fail(err, "%s: a %s joint's spring rests at the reference (no rest rotation in this version)", key,
+                        JOINT_TYPE_CHOICES[type]);
+        if ((s = get_number(c, path, names[q], 0, 0, q >= 4 ? ANY : NONNEGATIVE, out[q], err))) return s;
+    }
+    return CR_OK;
+}
+
 cr_status parse_joints(const cJSON *root, cr_scenario *sc, scenario_storage *st, cr_error *err)
 {
     const cJSON *list;
@@ -155,18 +213,19 @@ cr_status parse_joints(const cJSON *root, cr_scenario *sc, scenario_storage *st,
             }
             j->has_rotation = 1;
         }
-        /* a hinge's drive: the relative rotation about its axis at angle · f, f the load
-         * factor in statics and `time` in dynamic stages (as a support's motion) */
+        /* a drive: the relative rotation about the axis at angle · f (hinge, cylindrical) or
+         * the slide along it at position · f (prismatic, cylindrical), f the load factor in
+         * statics and `time` in dynamic stages (as a support's motion) */
         const cJSON *drive = cJSON_GetObjectItemCaseSensitive(c, "drive");
         path_key(key, path, "drive");
-        if (drive && type != CR_JOINT_HINGE) return fail(err, "%s: only a hinge has a drive", key);
         if (drive) {
-            if ((s = expect_object(drive, key, err))) return s;
-            if ((s = check_keys(drive, key, K_JOINT_DRIVE, err))) return s;
-            if ((s = get_number(drive, key, "angle", 1, 0, ANY, &j->drive_angle, err))) return s;
-            if ((s = parse_time(drive, key, &j->drive_time, &st->joint_time_tables[i], err))) return s;
-            j->has_drive = 1;
+            if (type != CR_JOINT_HINGE && type != CR_JOINT_PRISMATIC && type != CR_JOINT_CYLINDRICAL)
+                return fail(err, "%s: only a hinge, prismatic or cylindrical joint has a drive (this joint is a %s)",
+                            key, JOINT_TYPE_CHOICES[type]);
+            if ((s = parse_joint_drive(drive, key, type, j, &st->joint_time_tables[i], err))) return s;
         }
+        if ((s = parse_joint_spring(c, path, type, j, err))) return s;
+        if ((s = parse_stage_mask(c, path, sc, &j->stages, err))) return s;
     }
     /* a joint node carries no support of its own rod (the assembly's restriction, which
      * cr_assembly_validate names by the split lists' indices: named here by the file's) */

@@ -22,8 +22,23 @@ static const char *const ROD_KEYS[] = {"length",   "elements",      "material", 
 /* an entry of "rods": a rod and its name */
 static const char *const ROD_ITEM_KEYS[] = {"name",     "length",        "elements", "material", "reference",
                                             "sections", "rigid_strains", "damping",  NULL};
-static const char *const JOINT_KEYS[] = {"type", "name", "a", "b", "axis", "rotation", "axis_b", "drive", NULL};
-static const char *const JOINT_DRIVE_KEYS[] = {"angle", "time", NULL};
+static const char *const JOINT_KEYS[] = {"type",
+                                         "name",
+                                         "a",
+                                         "b",
+                                         "axis",
+                                         "rotation",
+                                         "axis_b",
+                                         "drive",
+                                         "stiffness",
+                                         "damping",
+                                         "slide_stiffness",
+                                         "slide_damping",
+                                         "stages",
+                                         "rest",
+                                         "slide_rest",
+                                         NULL};
+static const char *const JOINT_DRIVE_KEYS[] = {"angle", "time", "position", NULL};
 static const char *const MATERIAL_KEYS[] = {"E", "G", "rho", "nu", NULL};
 static const char *const DAMPING_KEYS[] = {"relaxation_time", "coefficients", "drag", "rotational_drag", NULL};
 static const char *const REF_STRAIGHT_KEYS[] = {"type", "origin", "frame", "quaternion", NULL};

@@ -195,8 +195,7 @@ cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err)
 
 /* loads.k.stages → bit masks; needs the stage count, so it runs after parse_stages(). */
 /* The "stages" array of obj at path → a bit mask (absent: 0 = every stage). */
-static cr_status parse_stage_mask(const cJSON *obj, const char *parent, const cr_scenario *sc, unsigned *out,
-                                  cr_error *err)
+cr_status parse_stage_mask(const cJSON *obj, const char *parent, const cr_scenario *sc, unsigned *out, cr_error *err)
 {
     char path[PATH_SIZE], item[PATH_SIZE], prev[PATH_SIZE], got[VALUE_TEXT_SIZE];
     const int bits = (int)(sizeof(unsigned) * CHAR_BIT);

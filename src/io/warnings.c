@@ -427,15 +427,17 @@ static int stage_driven(const cr_rod_def *rod, int stage)
     return 0;
 }
 
-/* The same for every rod of an assembly, and a joint's drive (a motor), whose work is in no
- * column either. */
-static int scenario_driven(const cr_scenario *sc, int stage)
+/* The same for every rod of an assembly, and a joint's drive (a motor) acting in the stage
+ * when no column holds its work (drive_column: the series has work_drives). */
+static int scenario_driven(const cr_scenario *sc, int stage, int drive_column)
 {
     if (stage_driven(&sc->rod, stage)) return 1;
     for (int r = 0; cr_scenario_is_assembly(sc) && r < sc->rod_count; ++r)
         if (stage_driven(&sc->rods[r].rod, stage)) return 1;
-    for (int j = 0; j < sc->joint_count; ++j)
-        if (sc->joints[j].has_drive) return 1;
+    for (int j = 0; j < sc->joint_count && !drive_column; ++j) {
+        unsigned m = sc->joints[j].stages;
+        if (sc->joints[j].has_drive && (m == 0 || (stage >= 0 && stage < 32 && (m >> stage & 1u)))) return 1;
+    }
     return 0;
 }
 
@@ -444,24 +446,28 @@ cr_status cr_series_energy_warnings(const cr_scenario *sc, const char *const *na
 {
     int kin = column(names, columns, "energy_kinetic"), ela = column(names, columns, "energy_elastic"),
         gra = column(names, columns, "energy_gravity"), wor = column(names, columns, "work_external"),
-        dis = column(names, columns, "energy_dissipated");
+        dis = column(names, columns, "energy_dissipated"),
+        /* an assembly's joints: their dampers' dissipation and their drives' work */
+        djo = column(names, columns, "energy_dissipated_joints"), wdr = column(names, columns, "work_drives");
     /* obstacles: the contact springs' energy and the friction's dissipation are in no column */
-    if (rows_count < 2 || kin < 0 || ela < 0 || gra < 0 || wor < 0 || scenario_driven(sc, stage) ||
+    if (rows_count < 2 || kin < 0 || ela < 0 || gra < 0 || wor < 0 || scenario_driven(sc, stage, wdr >= 0) ||
         sc->rod.obstacle_count > 0)
         return CR_OK;
     const double *r0 = rows;
-    double d0 = dis >= 0 ? r0[dis] : 0, base = r0[kin] + r0[ela] + r0[gra] - r0[wor] + d0;
+#define JOINTS(r) ((djo >= 0 ? (r)[djo] : 0.0) - (wdr >= 0 ? (r)[wdr] : 0.0))
+    double d0 = dis >= 0 ? r0[dis] : 0, base = r0[kin] + r0[ela] + r0[gra] - r0[wor] + d0 + JOINTS(r0);
     double kin_max = 0, work_max = 0, dis_max = 0, worst = 0, t_worst = 0, end = 0;
     for (long i = 0; i < rows_count; ++i) {
         const double *r = rows + i * columns;
-        double d = dis >= 0 ? r[dis] : 0, b = r[kin] + r[ela] + r[gra] - r[wor] + d - base;
+        double d = dis >= 0 ? r[dis] : 0, b = r[kin] + r[ela] + r[gra] - r[wor] + d + JOINTS(r) - base;
         if (!isfinite(b)) return CR_OK; /* a stage that failed on a non-finite state says so itself */
         kin_max = fmax(kin_max, r[kin]);
-        work_max = fmax(work_max, fabs(r[wor] - r0[wor]));
-        dis_max = fmax(dis_max, fabs(d - d0));
+        work_max = fmax(work_max, fabs(r[wor] - r0[wor]) + (wdr >= 0 ? fabs(r[wdr] - r0[wdr]) : 0.0));
+        dis_max = fmax(dis_max, fabs(d - d0) + (djo >= 0 ? fabs(r[djo] - r0[djo]) : 0.0));
         if (fabs(b) > fabs(worst)) worst = b, t_worst = r[0];
         end = b;
     }
+#undef JOINTS
     double scale = kin_max + work_max + dis_max;
     if (!(scale > 0) || fabs(worst) <= ENERGY_DRIFT_MAX * scale) return CR_OK;
     const double *last = rows + (rows_count - 1) * columns;

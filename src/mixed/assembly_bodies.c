@@ -93,7 +93,7 @@ void cr_asm_joint_eval_iface(const cr_asm_joint *j, double f, const double *driv
         A[e] = cr_q_exp(p[e]);
         if (j->on_body[e]) r[e] = cr_v3_add(r[e], cr_m3_mulv(A[e], j->point[e]));
     }
-    double Cl[72];
+    double Cl[CR_ASM_MAX_ROWS * 12];
     double *Cm = C ? C : Cl;
     const int wantH = H && lambda;
     cr_asm_joint_eval(j, f, drive, r[0], p[0], r[1], p[1], lambda, g, (C || wantH) ? Cm : NULL, H);
@@ -161,7 +161,7 @@ void cr_asm_joint_bias_iface(const cr_asm_joint *j, double f, const double *driv
         acc[e] = cr_m3_mulv(A, cr_v3_cross(w[e], wX)); /* the point's centripetal acceleration */
     }
     cr_asm_joint_bias(j, f, drive, r[0], p[0], v[0], w[0], r[1], p[1], v[1], w[1], bias, gt);
-    double g[6], C[72];
+    double g[CR_ASM_MAX_ROWS], C[CR_ASM_MAX_ROWS * 12];
     cr_asm_joint_eval(j, f, drive, r[0], p[0], r[1], p[1], NULL, g, C, NULL);
     for (int row = 0; row < j->rows; ++row)
         for (int e = 0; e < 2; ++e)

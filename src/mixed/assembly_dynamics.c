@@ -149,6 +149,8 @@ typedef struct asm_dyn {
      * the last accepted step's end; ywork: scratch (N) for its quadrature */
     double work, last_t;
     double *ywork;
+    /* the joints' dampers' dissipated energy and the drives' work up to last_t */
+    double dissipated, work_drives;
     /* integrator memory for checkpoints (NULL: none), and what a resumed run's
      * predecessor contributed to the stage's counters and wall time */
     double *memory;
@@ -167,7 +169,9 @@ enum {
     AM_T,             /* time of the state it belongs to */
     AM_COUNTERS,      /* steps, rejected, newton_iterations, rhs_evals, jacobians, lu_real, lu_complex */
     AM_WALL = AM_COUNTERS + 7,
-    AM_RADAU /* cr_radau_memory, then the 3N doubles of the collocation polynomial */
+    AM_DISSIPATED,  /* the joints' dampers' dissipated energy */
+    AM_WORK_DRIVES, /* the joints' drives' work */
+    AM_RADAU        /* cr_radau_memory, then the 3N doubles of the collocation polynomial */
 };
 
 static const double *node_y(const asm_dyn *d, const double *y, int e)
@@ -210,7 +214,7 @@ static void body_rows(const asm_dyn *d, int b, const double *y, const double *yb
         if (j->iface[0] != e0 && j->iface[1] != e0) continue;
         const double *ya = j->iface[0] == e0 ? yb : node_y(d, y, j->iface[0]);
         const double *yo = j->iface[1] == e0 ? yb : node_y(d, y, j->iface[1]);
-        double g[6], C[72];
+        double g[CR_ASM_MAX_ROWS], C[CR_ASM_MAX_ROWS * 12];
         cr_asm_joint_eval_iface(j, d->f, d->drive + 3 * jk, cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yo),
                                 cr_q_load(yo + 3), NULL, g, C, NULL);
         for (int side = 0; side < 2; ++side) {
@@ -302,12 +306,12 @@ static void set_drive(asm_dyn *d, double t)
     for (int jk = 0; jk < d->a->joint_count; ++jk) {
         const cr_asm_joint *j = &d->a->joints[jk];
         double *v = d->drive + 3 * jk;
-        if (!j->drive) {
+        if (!j->drive && !j->slide_drive) {
             v[0] = v[1] = v[2] = 0.0;
             continue;
         }
         cr_time_function_eval_d(&j->drive_time, t, &v[0], &v[1], &v[2]);
-        for (int c = 0; c < 3; ++c) v[c] *= j->drive_angle;
+        for (int c = 0; c < 3; ++c) v[c] *= j->drive ? j->drive_angle : j->drive_position;
     }
 }
 
@@ -319,7 +323,7 @@ static void joint_rows(const asm_dyn *d, int jk, const double *ya, const double 
                        double *C)
 {
     const cr_asm_joint *j = &d->a->joints[jk];
-    double g[6], Cl[72], bias[6], gt[6], u[12];
+    double g[CR_ASM_MAX_ROWS], Cl[CR_ASM_MAX_ROWS * 12], bias[CR_ASM_MAX_ROWS], gt[CR_ASM_MAX_ROWS], u[12];
     double *Cm = C ? C : Cl;
     cr_quat pa = cr_q_load(ya + 3), pb = cr_q_load(yb + 3);
     cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), pa, cr_v3_load(yb), pb, NULL, g, Cm, NULL);
@@ -329,9 +333,12 @@ static void joint_rows(const asm_dyn *d, int jk, const double *ya, const double 
     for (int c = 0; c < 6; ++c) u[c] = ya[CR_DYN_V + c], u[6 + c] = yb[CR_DYN_V + c];
     const double w = d->omega[jk];
     for (int r = 0; r < j->rows; ++r) {
-        double ca = 0, cu = 0;
+        double ca = 0, cu = 0, kr, cr;
         for (int c = 0; c < 12; ++c) ca += Cm[r * 12 + c] * acc[c], cu += Cm[r * 12 + c] * u[c];
-        out[r] = ca + bias[r] + 2.0 * w * (cu + gt[r]) + w * w * g[r];
+        if (cr_asm_row_compliant(j, d->stage, r, &kr, &cr)) /* k g + c ġ, + μ by the caller */
+            out[r] = kr * g[r] + cr * cu;
+        else
+            out[r] = ca + bias[r] + 2.0 * w * (cu + gt[r]) + w * w * g[r];
     }
 }
 
@@ -353,7 +360,7 @@ static cr_status residual(asm_dyn *d, double t, const double *y, double *F)
     const double *mu = y + d->mu_off;
     for (int jk = 0; jk < a->joint_count; ++jk) {
         const cr_asm_joint *j = &a->joints[jk];
-        double g[6], C[72];
+        double g[CR_ASM_MAX_ROWS], C[CR_ASM_MAX_ROWS * 12];
         const double *ya = node_y(d, y, j->iface[0]), *yb = node_y(d, y, j->iface[1]);
         cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
                                 cr_q_load(yb + 3), NULL, g, C, NULL);
@@ -372,6 +379,8 @@ static cr_status residual(asm_dyn *d, double t, const double *y, double *F)
             for (int c = 0; c < 6; ++c) acc[6 * side + c] = Fe[c] * d->imass[6 * e + c];
         }
         joint_rows(d, jk, node_y(d, y, j->iface[0]), node_y(d, y, j->iface[1]), acc, F + d->mu_off + j->row0, NULL);
+        for (int r = 0; r < j->rows; ++r) /* a compliant row: 0 = k g + c ġ + μ */
+            if (cr_asm_row_compliant(j, d->stage, r, NULL, NULL)) F[d->mu_off + j->row0 + r] += mu[j->row0 + r];
     }
     for (size_t k = d->mu_off; k < d->N; ++k)
         if (!isfinite(F[k])) return CR_NONFINITE;
@@ -396,10 +405,10 @@ static cr_status rod_jacobian(double t, const double *y, const double *fy, cr_bl
     const double *mu = d->yjac + d->mu_off;
     for (int jk = 0; jk < a->joint_count; ++jk) {
         const cr_asm_joint *j = &a->joints[jk];
-        if (j->type == CR_JOINT_BALL) continue; /* position rows r_b − r_a only: no geometric stiffness */
+        if (j->type == CR_JOINT_BALL && !j->springs) continue; /* r_b − r_a only: no geometric stiffness */
         if (a->iface[j->iface[0]].rod != rd->r && a->iface[j->iface[1]].rod != rd->r) continue;
         const double *ya = node_y(d, d->yjac, j->iface[0]), *yb = node_y(d, d->yjac, j->iface[1]);
-        double g[6], H[144];
+        double g[CR_ASM_MAX_ROWS], H[144];
         cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
                                 cr_q_load(yb + 3), mu + j->row0, g, NULL, H);
         for (int side = 0; side < 2; ++side) {
@@ -429,6 +438,19 @@ static cr_status rod_jacobian(double t, const double *y, const double *fy, cr_bl
 }
 
 /* ---- the linear-algebra hooks of the whole system ---- */
+
+/* ∂(rows)/∂μ (k × k, row-major) on the compliant rows: the identity (0 = k g + c ġ + μ) */
+static void compliant_rows_identity(const asm_dyn *d, double *M)
+{
+    for (int jk = 0; jk < d->a->joint_count; ++jk) {
+        const cr_asm_joint *j = &d->a->joints[jk];
+        for (int r = 0; r < j->rows; ++r) {
+            if (!cr_asm_row_compliant(j, d->stage, r, NULL, NULL)) continue;
+            const int i = j->row0 + r;
+            for (int c = 0; c < d->k; ++c) M[(size_t)i * d->k + c] = c == i;
+        }
+    }
+}
 
 static cr_status hook_jacobian(double t, const double *y, const double *fy, void *ctx)
 {
@@ -471,7 +493,7 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
     for (int jk = 0; jk < a->joint_count; ++jk) {
         const cr_asm_joint *j = &a->joints[jk];
         const double *ya = node_y(d, y, j->iface[0]), *yb = node_y(d, y, j->iface[1]);
-        double g[6], C[72];
+        double g[CR_ASM_MAX_ROWS], C[CR_ASM_MAX_ROWS * 12];
         cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
                                 cr_q_load(yb + 3), NULL, g, C, NULL);
         for (int side = 0; side < 2; ++side)
@@ -488,6 +510,7 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
                          d->Ct[((size_t)e * 6 + q) * d->k + c];
             d->Gmu[(size_t)i * d->k + c] = v;
         }
+    compliant_rows_identity(d, d->Gmu);
     for (int jk = 0; jk < a->joint_count; ++jk) {
         const cr_asm_joint *j = &a->joints[jk];
         double *Gj = d->G + (size_t)j->row0 * 2 * NB;
@@ -504,6 +527,7 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
             int e = j->iface[side];
             const double *Ae = d->A + (size_t)e * 6 * NB;
             for (int r = 0; r < j->rows; ++r) {
+                if (cr_asm_row_compliant(j, d->stage, r, NULL, NULL)) continue; /* no a in a compliant row */
                 double *g = Gj + ((size_t)r * 2 + side) * NB;
                 for (int q = 0; q < 6; ++q) {
                     double w = d->Ct[((size_t)e * 6 + q) * d->k + j->row0 + r] * d->imass[6 * e + q];
@@ -514,8 +538,8 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
         }
         /* the joint's own geometric stiffness between its two nodes, through a: the rods'
          * rows leave it out (see the top), the joint's rows need not */
-        if (j->type != CR_JOINT_BALL) {
-            double g[6], H[144], dE[2][3][4];
+        if (j->type != CR_JOINT_BALL || j->springs) {
+            double g[CR_ASM_MAX_ROWS], H[144], dE[2][3][4];
             cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(yl[0]), cr_q_load(yl[0] + 3), cr_v3_load(yl[1]),
                                     cr_q_load(yl[1] + 3), y + d->mu_off + j->row0, g, NULL, H);
             for (int side = 0; side < 2; ++side) cr_q_dexp_matrix(cr_q_load(yl[side] + 3), dE[side]);
@@ -525,6 +549,7 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
                  * force in a's rotation and a's moment in b's position) */
                 for (int r = 0; r < j->rows; ++r)
                     for (int q = 0; q < 6; ++q) {
+                        if (cr_asm_row_compliant(j, d->stage, r, NULL, NULL)) break;
                         double w = d->Ct[((size_t)e * 6 + q) * d->k + j->row0 + r] * d->imass[6 * e + q];
                         if (w == 0.0) continue;
                         for (int c = 0; c < 4; ++c) {
@@ -542,7 +567,7 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
         for (int side = 0; side < 2; ++side)
             for (int c = 0; c < 13; ++c) {
                 double x0 = yl[side][c], base = c < 3 ? scale_r : c < 7 ? 1.0 : 1.0;
-                double h = 1e-6 * fmax(fabs(x0), base), fp[6], fm[6];
+                double h = 1e-6 * fmax(fabs(x0), base), fp[CR_ASM_MAX_ROWS], fm[CR_ASM_MAX_ROWS];
                 yl[side][c] = x0 + h;
                 joint_rows(d, jk, yl[0], yl[1], acc, fp, NULL);
                 yl[side][c] = x0 - h;
@@ -919,9 +944,42 @@ static double load_power(asm_dyn *d, double t, const double *y)
  * Gauss–Legendre over [last_t, t] (as one rod's dissipated energy, dynamics_solve.c). The
  * trapezoid on the steps' ends would be second order only: its error, ~h³P''/12 per step,
  * showed in the energy balance of a driven double pendulum as 1e-4 of the work done. */
-static double work_to(asm_dyn *d, double t, int step_end)
+/* The joints' power at y: pw[0] the dampers' dissipation Σ c ġ², pw[1] the drives' power
+ * μ·(C u) (their rows' wrench on the moving nodes). With *elastic (optional): the springs'
+ * energy Σ ½ k g². Joints that do not act in the stage count nothing. */
+static void joint_power(const asm_dyn *d, const double *y, double pw[2], double *elastic)
+{
+    pw[0] = pw[1] = 0.0;
+    if (elastic) *elastic = 0.0;
+    for (int jk = 0; jk < d->a->joint_count; ++jk) {
+        const cr_asm_joint *j = &d->a->joints[jk];
+        if (!cr_asm_joint_active(j, d->stage) || (!j->springs && !j->drive && !j->slide_drive)) continue;
+        const double *ya = node_y(d, y, j->iface[0]), *yb = node_y(d, y, j->iface[1]);
+        double g[CR_ASM_MAX_ROWS], C[CR_ASM_MAX_ROWS * 12], u[12];
+        cr_asm_joint_eval(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb), cr_q_load(yb + 3),
+                          NULL, g, C, NULL);
+        for (int c = 0; c < 6; ++c) u[c] = ya[CR_DYN_V + c], u[6 + c] = yb[CR_DYN_V + c];
+        for (int r = 0; r < j->rows; ++r) {
+            double kr, cr, cu = 0;
+            const int drive_row =
+                (j->drive && r == j->pos_rows + 2) || (j->slide_drive && r == j->rows - j->springs - 1);
+            const int comp = cr_asm_row_compliant(j, d->stage, r, &kr, &cr);
+            if (!comp && !drive_row) continue;
+            for (int c = 0; c < 12; ++c) cu += C[r * 12 + c] * u[c];
+            if (comp) {
+                pw[0] += cr * cu * cu;
+                if (elastic) *elastic += 0.5 * kr * g[r] * g[r];
+            } else {
+                pw[1] += y[d->mu_off + j->row0 + r] * cu;
+            }
+        }
+    }
+}
+
+static double work_to(asm_dyn *d, double t, int step_end, double jw[2])
 {
     const double h = t - d->last_t;
+    jw[0] = jw[1] = 0.0;
     if (!(h > 0)) return 0.0;
     const cr_radau_tableau *tab = cr_radau_get_tableau(d->radau);
     static const double gx[3] = {0.11270166537925831148, 0.5, 0.88729833462074168852}; /* (1 ∓ √(3/5))/2, 1/2 */
@@ -930,7 +988,12 @@ static double work_to(asm_dyn *d, double t, int step_end)
     for (int j = 0; j < 3; ++j) {
         const double tj = d->last_t + (step_end ? tab->c[j] : gx[j]) * h;
         if (cr_radau_interpolate(d->radau, tj, d->ywork, NULL) != CR_OK) return 0.0;
-        W += (step_end ? tab->b[j] : gw[j]) * load_power(d, tj, d->ywork);
+        const double wq = step_end ? tab->b[j] : gw[j];
+        W += wq * load_power(d, tj, d->ywork);
+        double pw[2];
+        set_drive(d, tj);
+        joint_power(d, d->ywork, pw, NULL);
+        jw[0] += h * wq * pw[0], jw[1] += h * wq * pw[1];
     }
     return h * W;
 }
@@ -940,7 +1003,15 @@ static int output(double t, const double *y, void *user)
     asm_dyn *d = user;
     if (!d->on_output) return 0;
     /* the work up to t (t lies inside the step being accepted) */
-    cr_dynamic_sample smp = {.t = t, .work_external = d->work + work_to(d, t, 0)};
+    double jw[2], pw[2], spring = 0.0;
+    cr_dynamic_sample smp = {.t = t, .work_external = d->work + work_to(d, t, 0, jw)};
+    set_drive(d, t);
+    joint_power(d, y, pw, &spring);
+    smp.elastic = spring;
+    if (cr_asm_joint_columns(d->a)) { /* series.csv's joint columns (assembly_formulation.c, series_extra) */
+        smp.extra_count = 2;
+        smp.extra[0] = d->dissipated + jw[0], smp.extra[1] = d->work_drives + jw[1];
+    }
     for (int r = 0; r < d->nr; ++r) {
         double T, U, V;
         cr_vec3 P, L;
@@ -969,6 +1040,13 @@ static int output(double t, const double *y, void *user)
     return stop;
 }
 
+int cr_asm_joint_columns(const cr_assembly *a)
+{
+    for (int k = 0; k < a->joint_count; ++k)
+        if (a->joints[k].springs || a->joints[k].drive || a->joints[k].slide_drive) return 1;
+    return 0;
+}
+
 /* The counters of the whole stage: this run's plus the resumed run's. */
 static void stage_counters(const asm_dyn *d, long out[7])
 {
@@ -994,7 +1072,9 @@ static int step_done(double t, double *y, void *user)
         double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
         for (int c = 0; c < 4; ++c) p[c] *= s;
     }
-    d->work += work_to(d, t, 1);
+    double jw[2];
+    d->work += work_to(d, t, 1, jw);
+    d->dissipated += jw[0], d->work_drives += jw[1];
     d->last_t = t;
     long cnt[7];
     stage_counters(d, cnt);
@@ -1003,6 +1083,7 @@ static int step_done(double t, double *y, void *user)
         mem[AM_VALID] = 1.0, mem[AM_STAGE] = d->stage, mem[AM_T_STAGE_START] = d->t_stage_start, mem[AM_T] = t;
         for (int k = 0; k < 7; ++k) mem[AM_COUNTERS + k] = (double)cnt[k];
         mem[AM_WALL] = d->base_wall + (now() - d->wall_start);
+        mem[AM_DISSIPATED] = d->dissipated, mem[AM_WORK_DRIVES] = d->work_drives;
         cr_radau_memory rm;
         cr_radau_get_memory(d->radau, &rm, mem + AM_RADAU + CR_RADAU_MEMORY_DOUBLES);
         memcpy(mem + AM_RADAU, &rm, sizeof rm);
@@ -1080,6 +1161,7 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
     }
     asm_dyn d = *dd;
     d.a = a, d.s = s, d.stage = stage, d.f = s->joint_factor, d.nr = a->rod_count, d.ni = a->iface_count, d.k = a->rows;
+    s->stage = stage;
     cr_status st = CR_OK;
     double *y = NULL, *mass = NULL, *atol = NULL, *F0 = NULL;
     int *index = NULL;
@@ -1271,7 +1353,7 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
         for (int jk = 0; jk < a->joint_count; ++jk) {
             const cr_asm_joint *j = &a->joints[jk];
             const double *ya = node_y(&d, y, j->iface[0]), *yb = node_y(&d, y, j->iface[1]);
-            double g[6], C[72];
+            double g[CR_ASM_MAX_ROWS], C[CR_ASM_MAX_ROWS * 12];
             cr_asm_joint_eval_iface(j, d.f, drv(&d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
                                     cr_q_load(yb + 3), NULL, g, C, NULL);
             for (int side = 0; side < 2; ++side)
@@ -1289,6 +1371,13 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
                 d.S[(size_t)c * d.k + i] = v;
             }
             d.mu[i] = -F0[d.mu_off + i];
+        }
+        /* compliant rows: μ = −(k g + c ġ) (column-major here: the transpose of the identity rows) */
+        for (int jk = 0; jk < a->joint_count; ++jk) {
+            const cr_asm_joint *j = &a->joints[jk];
+            for (int r = 0; r < j->rows; ++r)
+                if (cr_asm_row_compliant(j, stage, r, NULL, NULL))
+                    for (int c = 0; c < d.k; ++c) d.S[(size_t)c * d.k + j->row0 + r] = c == j->row0 + r;
         }
         int info = 0, one = 1;
         dgetrf_(&d.k, &d.k, d.S, &d.k, d.piv, &info);
@@ -1344,6 +1433,7 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
     if (resume) {
         for (int k = 0; k < 7; ++k) d.base[k] = (long)memory[AM_COUNTERS + k];
         d.base_wall = memory[AM_WALL];
+        d.dissipated = memory[AM_DISSIPATED], d.work_drives = memory[AM_WORK_DRIVES];
     } else if (memory) {
         memset(memory, 0, (size_t)cr_asm_dynamic_memory_size(a) * sizeof *memory);
     }

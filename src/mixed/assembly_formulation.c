@@ -63,6 +63,36 @@ static cr_status asm_check_dynamics(const cr_scenario *sc, cr_error *err)
     return CR_OK;
 }
 
+static int acts_in(unsigned stages, int k) { return stages == 0 || (k < 32 && (stages >> k & 1u)); }
+
+/* A static stage needs every rod held by a support or a joint acting in it (joints' `stages`):
+ * the definition's check (cr_assembly_validate) counts them whatever their stages. */
+static cr_status asm_check_held(const cr_scenario *sc, cr_error *err)
+{
+    for (int k = 0; k < sc->stage_count; ++k) {
+        if (sc->stages[k].type != CR_STAGE_STATIC) continue;
+        for (int r = 0; r < sc->rod_count; ++r) {
+            const cr_rod_def *d = &sc->rods[r].rod;
+            int held = 0, idle = -1;
+            for (int b = 0; b < d->bc_count && !held; ++b) held = acts_in(d->bcs[b].stages, k);
+            for (int j = 0; j < sc->joint_count && !held; ++j) {
+                if (sc->joints[j].a.rod != r && sc->joints[j].b.rod != r) continue;
+                if (acts_in(sc->joints[j].stages, k))
+                    held = 1;
+                else if (idle < 0)
+                    idle = j;
+            }
+            if (!held && idle >= 0)
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "joints.%d.stages: static stage %d has nothing holding rods.%d ('%s') (its joints "
+                                    "act in other stages; a free rod has rigid-body modes in statics): let a joint or "
+                                    "a support act in stage %d, or make the stage dynamic",
+                                    idle, k, r, sc->rods[r].name, k);
+        }
+    }
+    return CR_OK;
+}
+
 static cr_status asm_check(const cr_scenario *sc, cr_error *err)
 {
     cr_status st0 = asm_check_dynamics(sc, err);
@@ -102,7 +132,20 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
     if (!a) return err ? err->status : CR_BAD_INPUT;
     cr_assembly_state *s = cr_assembly_state_create(a);
     cr_status st = s ? cr_asm_check_redundant(a, s, 0.0, err) : cr_error_set(err, CR_NO_MEMORY, "out of memory");
+    for (int k = 1; s && st == CR_OK && k < sc->stage_count; ++k) { /* joints acting in some stages only */
+        s->stage = k;
+        st = cr_asm_check_redundant(a, s, 0.0, err);
+    }
     cr_assembly_state_destroy(s);
+    if (st == CR_OK) st = asm_check_held(sc, err);
+    /* a spring's rest, as a weld's rotation, is reached through a static stage's load steps */
+    for (int j = 0; st == CR_OK && sc->stage_count > 0 && sc->stages[0].type == CR_STAGE_DYNAMIC && j < sc->joint_count;
+         ++j)
+        if (sc->joints[j].rest != 0 || sc->joints[j].slide_rest != 0)
+            st = cr_error_set(err, CR_BAD_INPUT,
+                              "joints.%d.%s: a spring's rest is reached through the load steps of a static stage "
+                              "(as a weld's rotation), and stage 0 is dynamic: add a static stage first",
+                              j, sc->joints[j].rest != 0 ? "rest" : "slide_rest");
     cr_assembly_destroy(a);
     if (st != CR_OK) return st;
     for (int k = 0; k < sc->stage_count; ++k)
@@ -331,11 +374,13 @@ static double body_mass(const void *impl, int j)
     return s->a->models[r]->bodies[j].mass;
 }
 
+/* with springs, dampers or drives on the joints: their energy columns (assembly_dynamics.c) */
 static int series_extra(const void *impl, const char *const **names)
 {
-    (void)impl;
-    *names = NULL;
-    return 0;
+    static const char *const joint_names[] = {"energy_dissipated_joints", "work_drives"};
+    const asm_sim *s = impl;
+    *names = joint_names;
+    return s && s->a && cr_asm_joint_columns(s->a) ? 2 : 0;
 }
 
 static double *load_input(void *impl) { return ((asm_sim *)impl)->inputs; }
@@ -417,11 +462,40 @@ static uint64_t fingerprint(const void *impl)
                 h = (h ^ bits) * 1099511628211ULL;
             }
         }
-        if (!jt->drive) continue; /* (unchanged without drives) */
-        /* a drive's angle and time function: a resumed run must turn the hinge as the first did */
+        if (jt->springs || jt->slide_drive || jt->stages) { /* (unchanged without them) */
+            /* its springs, dampers and stages: a resumed run must not change them either */
+            const double sp[] = {jt->k[0],
+                                 jt->k[1],
+                                 jt->k[2],
+                                 jt->c[0],
+                                 jt->c[1],
+                                 jt->c[2],
+                                 (double)jt->springs,
+                                 (double)jt->slide_drive,
+                                 (double)jt->stages,
+                                 jt->h.x,
+                                 jt->h.y,
+                                 jt->h.z,
+                                 jt->rest[0],
+                                 jt->rest[1],
+                                 jt->rest[2]};
+            for (size_t k = 0; k < sizeof sp / sizeof sp[0]; ++k) {
+                uint64_t bits;
+                memcpy(&bits, &sp[k], sizeof bits);
+                h = (h ^ bits) * 1099511628211ULL;
+            }
+        }
+        if (!jt->drive && !jt->slide_drive) continue; /* (unchanged without drives) */
+        /* a drive's angle (position) and time function: a resumed run must drive as the first did */
         const cr_time_function *tf = &jt->drive_time;
-        double dv[8 + 2 * 64] = {jt->drive_angle, (double)tf->type, tf->t0,    tf->t1,
-                                 tf->amplitude,   tf->frequency,    tf->phase, tf->offset};
+        double dv[8 + 2 * 64] = {jt->drive ? jt->drive_angle : jt->drive_position,
+                                 (double)tf->type,
+                                 tf->t0,
+                                 tf->t1,
+                                 tf->amplitude,
+                                 tf->frequency,
+                                 tf->phase,
+                                 tf->offset};
         int nd = 8;
         for (int k = 0; k < tf->point_count && tf->points && k < 64; ++k)
             dv[nd++] = tf->points[k].t, dv[nd++] = tf->points[k].value;

@@ -35,7 +35,47 @@ typedef struct cr_asm_joint {
      * body's frame; iface[e] is then the body's interface (rod −1) */
     int on_body[2];
     cr_vec3 point[2];
+    /* a slider's drive (prismatic, cylindrical): one row (A_a h)·(r_b − r_a) − X after the dot
+     * rows, X = drive_position · f or drive[0] (drive_time's (X, Ẋ, Ẍ) in dynamics) */
+    int slide_drive;
+    double drive_position;
+    cr_vec3 h; /* the axis in a's frame (sliders' drive and spring rows) */
+    /* spring rows (the last `springs` rows, compliant: 0 = k g + c ġ + λ): their kind, k, c */
+    int springs;
+    int spring_kind[3];
+    double k[3], c[3];
+    double rest[3];  /* the spring rows' rest measure at closing factor 1 (rest · f) */
+    unsigned stages; /* bit s: acts in stage s; 0 = every stage */
 } cr_asm_joint;
+
+/* The most rows of one joint (a driven cylindrical joint with both springs: 2 + 2 + 1 + 2). */
+#define CR_ASM_MAX_ROWS 8
+
+/* The kinds of spring rows: the angle about a hinge axis atan2(u2·Rt, u1·Rt) with
+ * t = R_refᵀu1; the slide (A_a h)·(r_b − r_a); a component of the axial vector of D − Dᵀ
+ * over 2 (D = A_aᵀA_b R_refᵀ, a's frame): sin ψ n_i. */
+enum { CR_SPRING_ANGLE = 1, CR_SPRING_SLIDE = 2, CR_SPRING_ROT = 3 /* + component 0..2 */ };
+
+/* Joint j acts in stage `stage` (its stage mask). */
+static inline int cr_asm_joint_active(const cr_asm_joint *j, int stage)
+{
+    return j->stages == 0 || (stage >= 0 && stage < 32 && (j->stages >> stage & 1u));
+}
+/* The joint's dot rows (after its position rows; a hinge drive's included). */
+static inline int cr_asm_joint_dots(const cr_asm_joint *j)
+{
+    return j->rows - j->pos_rows - j->slide_drive - j->springs;
+}
+/* Row r of joint j in stage `stage` is compliant, 0 = k g + c ġ + λ (its spring rows; every
+ * row of a joint that does not act in the stage, with k = c = 0: λ = 0), else a constraint
+ * g = 0. *k, *c (optional): the row's. */
+static inline int cr_asm_row_compliant(const cr_asm_joint *j, int stage, int r, double *k, double *c)
+{
+    const int active = cr_asm_joint_active(j, stage), spring = r >= j->rows - j->springs;
+    if (k) *k = active && spring ? j->k[r - (j->rows - j->springs)] : 0.0;
+    if (c) *c = active && spring ? j->c[r - (j->rows - j->springs)] : 0.0;
+    return !active || spring;
+}
 
 /* A node that some joint holds: its pose is an unknown of the small coupled system. A free
  * body is one too, with rod −1 and node its index into the assembly's bodies. */
@@ -80,14 +120,16 @@ struct cr_assembly_state {
     double joint_factor; /* how far the welds' rotations have closed (0 reference ... 1 given) */
     double *body;        /* CR_ASM_BODY_DOF per free body */
     double *body_load_scale; /* the free bodies' loads' magnitude factors (statics: ramped) */
+    int stage;           /* the stage of the last solve (which joints act) */
 };
 
-/* The constraint rows of joint j between the poses (ra, pa) and (rb, pb) with the welds'
- * closing factor f and a drive's (θ, θ̇, θ̈) (NULL: θ = drive_angle · f, at rest): g (rows); C (optional, rows × 12) = ∂g/∂(δr_a, δθ_a, δr_b, δθ_b) with δr
- * in I and δθ body rotation increments (p ← p ⊗ exp(δθ/2)); H (optional, 12 × 12) =
- * ∂(Cᵀλ)/∂(the same increments) with the multipliers `lambda` fixed: the joint's geometric
- * stiffness. Cᵀλ is the joint's wrench on the two nodes (forces in I, moments in the node
- * bases), in the rows' layout of the rods' balance equations. */
+/* The rows of joint j between the poses (ra, pa) and (rb, pb) with the welds' closing factor
+ * f and a drive's (θ, θ̇, θ̈) (a slider drive's (X, Ẋ, Ẍ); NULL: θ = drive_angle · f or X =
+ * drive_position · f, at rest): g (rows; a spring row's g is its measure, cr_asm_row_compliant); C (optional, rows ×
+ * 12) = ∂g/∂(δr_a, δθ_a, δr_b, δθ_b) with δr in I and δθ body rotation increments (p ← p ⊗ exp(δθ/2)); H (optional, 12
+ * × 12) = ∂(Cᵀλ)/∂(the same increments) with the multipliers `lambda` fixed: the joint's geometric stiffness. Cᵀλ is
+ * the joint's wrench on the two nodes (forces in I, moments in the node bases), in the rows' layout of the rods'
+ * balance equations. */
 void cr_asm_joint_eval(const cr_asm_joint *j, double f, const double *drive, cr_vec3 ra, cr_quat pa, cr_vec3 rb, cr_quat pb,
                        const double *lambda, double *g, double *C, double *H);
 
@@ -165,6 +207,12 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
                                      double h0, double work_external, const cr_dynamic_options *options,
                                      cr_assembly_output_fn on_output, cr_asm_dynamic_step_fn on_step, void *user,
                                      double *memory, cr_dynamic_report *report, cr_error *err);
+/* 1 when some joint has a spring, a damper or a drive: the dynamic samples then carry two
+ * extra series columns, energy_dissipated_joints (the joints' dampers' Σ ∫ c ġ² dt) and work_drives
+ * (the drives' Σ ∫ μ ġ_C dt, their rows' power on the nodes), both from the stage's start;
+ * the springs' ½ k g² is in the samples' elastic energy. */
+int cr_asm_joint_columns(const cr_assembly *a);
+
 /* For tests (assembly_dynamics.c): the number of unknowns of the assembly's dynamic DAE
  * (19 per node of every rod, then the joints' multipliers), and the DAE at a state:
  * y (initial values as cr_assembly_dynamic_solve makes them, or y_in when given), F(y),

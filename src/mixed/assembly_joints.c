@@ -1,7 +1,9 @@
 /* The joints' constraints of an assembly (docs/theory.md, "Assemblies"): every joint is
  * position rows (r_b − r_a, or a slider's two (A_a u)·(r_b − r_a)) and some "dot" rows
  * (A_a s)·(A_b t) = 0, so a few derivations give the constraint Jacobian and the
- * geometric stiffness of every joint type. */
+ * geometric stiffness of every joint type. A slider's drive is one more slider row (along
+ * the axis, minus X); the spring rows' measures (the angle about a hinge axis, the slide, a
+ * ball's rotation) are built from the same two kinds of rows (slide_term, dot_term). */
 #include "mixed/assembly_internal.h"
 
 #include <math.h>
@@ -59,13 +61,95 @@ static void put3(double *M, int ld, int r0, int c0, cr_mat3 A, double w)
         for (int c = 0; c < 3; ++c) M[(r0 + r) * ld + c0 + c] += w * A.m[r][c];
 }
 
+/* A slider row g = (A_a u)·d (d = r_b − r_a): its value, wc times its C row added to Crow
+ * and wh times its geometric stiffness added to H. δg = n·(δr_b − δr_a) + δθ_a·(u × A_aᵀd),
+ * n = A_a u. */
+static double slide_term(cr_vec3 u, cr_mat3 Aa, cr_vec3 d, double wc, double *Crow, double wh, double *H)
+{
+    cr_vec3 n = cr_m3_mulv(Aa, u), dl = cr_m3_tmulv(Aa, d), cu = cr_v3_cross(u, dl);
+    if (Crow)
+        for (int c = 0; c < 3; ++c)
+            Crow[c] -= wc * cr_v3_get(n, c), Crow[3 + c] += wc * cr_v3_get(cu, c), Crow[6 + c] += wc * cr_v3_get(n, c);
+    if (H && wh != 0.0) {
+        /* wrench: forces ∓λ n on a and b, moment λ u × (A_aᵀ d) on a; with δn = −A_a ũ δθ_a
+         * and δ(A_aᵀd) = A_aᵀ(δr_b − δr_a) + (A_aᵀd)~ δθ_a */
+        cr_mat3 U = cr_m3_skew(u), AU = cr_m3_mul(Aa, U), UAt = cr_m3_mul(U, cr_m3_transpose(Aa));
+        put3(H, 12, 0, 3, AU, wh);
+        put3(H, 12, 6, 3, AU, -wh);
+        put3(H, 12, 3, 0, UAt, -wh);
+        put3(H, 12, 3, 6, UAt, wh);
+        put3(H, 12, 3, 3, cr_m3_mul(U, cr_m3_skew(dl)), wh);
+    }
+    return cr_v3_dot(n, d);
+}
+
+/* A dot row g = s·(A_aᵀA_b t): its value, wc times its C row added to Crow and wh times its
+ * geometric stiffness added to H. */
+static double dot_term(cr_vec3 s, cr_vec3 t, cr_mat3 AaTAb, double wc, double *Crow, double wh, double *H)
+{
+    cr_vec3 va = cr_m3_mulv(AaTAb, t), vb = cr_m3_tmulv(AaTAb, s); /* A_aᵀ A_b t, A_bᵀ A_a s */
+    cr_vec3 ca = cr_v3_cross(s, va), cb = cr_v3_cross(t, vb);      /* δg = ca·δθ_a + cb·δθ_b */
+    if (Crow)
+        for (int c = 0; c < 3; ++c) Crow[3 + c] += wc * cr_v3_get(ca, c), Crow[9 + c] += wc * cr_v3_get(cb, c);
+    if (H && wh != 0.0) {
+        /* moments λ s × (A_aᵀA_b t) on a and λ t × (A_bᵀA_a s) on b, varied with
+         * A ← A (E + δθ~): ∂M_a/∂θ_a = λ s~ va~, ∂M_a/∂θ_b = −λ s~ A_aᵀA_b t~, and b's alike */
+        cr_mat3 S = cr_m3_skew(s), T = cr_m3_skew(t);
+        put3(H, 12, 3, 3, cr_m3_mul(S, cr_m3_skew(va)), wh);
+        put3(H, 12, 3, 9, cr_m3_mul(cr_m3_mul(S, AaTAb), T), -wh);
+        put3(H, 12, 9, 9, cr_m3_mul(T, cr_m3_skew(vb)), wh);
+        put3(H, 12, 9, 3, cr_m3_mul(cr_m3_mul(T, cr_m3_transpose(AaTAb)), S), -wh);
+    }
+    return cr_v3_dot(s, va);
+}
+
+/* A spring row (cr_asm_joint.spring_kind): its value, its C row (Crow, 12, added) and l times
+ * its geometric stiffness (added to H). */
+static double spring_term(const cr_asm_joint *j, int kind, double rest, cr_mat3 Aa, cr_mat3 AaTAb, cr_vec3 d,
+                          double *Crow, double l, double *H)
+{
+    if (kind == CR_SPRING_SLIDE) return slide_term(j->h, Aa, d, 1.0, Crow, l, H) - rest;
+    cr_mat3 Rr = cr_q_exp(j->rel_ref);
+    if (kind >= CR_SPRING_ROT) {
+        /* sin ψ n_i = ½ (e_k·D e_j − e_j·D e_k), (i, j, k) cyclic, D e_m = A_aᵀA_b (R_refᵀ e_m) */
+        const int i = kind - CR_SPRING_ROT, jj = (i + 1) % 3, kk = (i + 2) % 3;
+        cr_vec3 ej = cr_v3(jj == 0, jj == 1, jj == 2), ek = cr_v3(kk == 0, kk == 1, kk == 2);
+        return 0.5 * (dot_term(ek, cr_m3_tmulv(Rr, ej), AaTAb, 0.5, Crow, 0.5 * l, H) -
+                      dot_term(ej, cr_m3_tmulv(Rr, ek), AaTAb, -0.5, Crow, -0.5 * l, H));
+    }
+    /* the angle from the rest φ0, φ − φ0 = atan2(y, x) with x = s1·Rt = cos(φ − φ0), y = s2·Rt =
+     * sin(φ − φ0) (t = R_refᵀu1, s1 = Rot(h, φ0) u1, s2 = Rot(h, φ0) u2): with
+     * ρ² = x² + y², C_φ = (x C_y − y C_x)/ρ² and, differentiating C_φᵀ λ once more,
+     * H_φ = λ [(x H_y − y H_x) + C_y ⊗ C_x − C_x ⊗ C_y − C_φ ⊗ (2x C_x + 2y C_y)] / ρ² */
+    cr_vec3 t = cr_m3_tmulv(Rr, j->u1);
+    double Cx[12] = {0}, Cy[12] = {0}, Hx[144] = {0}, Hy[144] = {0};
+    const double c0 = cos(rest), s0 = sin(rest);
+    const cr_vec3 s1 = cr_v3_add(cr_v3_scale(j->u1, c0), cr_v3_scale(j->u2, s0));
+    const cr_vec3 s2 = cr_v3_sub(cr_v3_scale(j->u2, c0), cr_v3_scale(j->u1, s0));
+    const double x = dot_term(s1, t, AaTAb, 1.0, Cx, 1.0, H ? Hx : NULL);
+    const double y = dot_term(s2, t, AaTAb, 1.0, Cy, 1.0, H ? Hy : NULL);
+    const double r2 = x * x + y * y;
+    double Cp[12];
+    for (int c = 0; c < 12; ++c) Cp[c] = (x * Cy[c] - y * Cx[c]) / r2;
+    if (Crow)
+        for (int c = 0; c < 12; ++c) Crow[c] += Cp[c];
+    if (H && l != 0.0)
+        for (int r = 0; r < 12; ++r)
+            for (int c = 0; c < 12; ++c)
+                H[r * 12 + c] += l *
+                                 (x * Hy[r * 12 + c] - y * Hx[r * 12 + c] + Cy[r] * Cx[c] - Cx[r] * Cy[c] -
+                                  Cp[r] * (2.0 * x * Cx[c] + 2.0 * y * Cy[c])) /
+                                 r2;
+    return atan2(y, x);
+}
+
 void cr_asm_joint_eval(const cr_asm_joint *j, double f, const double *drive, cr_vec3 ra, cr_quat pa, cr_vec3 rb, cr_quat pb,
                        const double *lambda, double *g, double *C, double *H)
 {
     const int rows = j->rows;
     if (C) memset(C, 0, (size_t)rows * 12 * sizeof *C);
     if (H) memset(H, 0, 144 * sizeof *H);
-    const int np = j->pos_rows;
+    const int np = j->pos_rows, nd = cr_asm_joint_dots(j);
     cr_vec3 d = cr_v3_sub(rb, ra);
     cr_mat3 Aa = cr_q_exp(pa);
     if (np == 3) /* position rows r_b − r_a: C = [−E 0 E 0], no geometric stiffness */
@@ -73,48 +157,27 @@ void cr_asm_joint_eval(const cr_asm_joint *j, double f, const double *drive, cr_
             g[r] = cr_v3_get(d, r);
             if (C) C[r * 12 + r] = -1.0, C[r * 12 + 6 + r] = 1.0;
         }
-    else /* a slider's (A_a u)·d: δg = n·(δr_b − δr_a) + δθ_a·(u × A_aᵀd), n = A_a u */
-        for (int r = 0; r < 2; ++r) {
-            cr_vec3 u = r == 0 ? j->u1 : j->u2, n = cr_m3_mulv(Aa, u), dl = cr_m3_tmulv(Aa, d);
-            cr_vec3 cu = cr_v3_cross(u, dl);
-            g[r] = cr_v3_dot(n, d);
-            if (C)
-                for (int c = 0; c < 3; ++c)
-                    C[r * 12 + c] = -cr_v3_get(n, c), C[r * 12 + 3 + c] = cr_v3_get(cu, c),
-                               C[r * 12 + 6 + c] = cr_v3_get(n, c);
-            if (!H || !lambda) continue;
-            /* wrench: forces ∓λ n on a and b, moment λ u × (A_aᵀ d) on a; with δn = −A_a ũ δθ_a
-             * and δ(A_aᵀd) = A_aᵀ(δr_b − δr_a) + (A_aᵀd)~ δθ_a */
-            double l = lambda[r];
-            cr_mat3 U = cr_m3_skew(u), AU = cr_m3_mul(Aa, U), UAt = cr_m3_mul(U, cr_m3_transpose(Aa));
-            put3(H, 12, 0, 3, AU, l);
-            put3(H, 12, 6, 3, AU, -l);
-            put3(H, 12, 3, 0, UAt, -l);
-            put3(H, 12, 3, 6, UAt, l);
-            put3(H, 12, 3, 3, cr_m3_mul(U, cr_m3_skew(dl)), l);
-        }
+    else /* a slider's (A_a u)·d */
+        for (int r = 0; r < 2; ++r)
+            g[r] = slide_term(r == 0 ? j->u1 : j->u2, Aa, d, 1.0, C ? C + r * 12 : NULL, lambda ? lambda[r] : 0.0,
+                              lambda ? H : NULL);
     if (rows == np) return;
     cr_mat3 Ab = cr_q_exp(pb), AaTAb = cr_m3_mul(cr_m3_transpose(Aa), Ab);
-    cr_mat3 AbTAa = cr_m3_transpose(AaTAb);
-    for (int k = 0; k + np < rows; ++k) {
+    for (int k = 0; k < nd; ++k) {
         cr_vec3 s, t;
         dot_pair(j, f, drive, k, &s, &t);
-        cr_vec3 va = cr_m3_mulv(AaTAb, t), vb = cr_m3_mulv(AbTAa, s); /* A_aᵀ A_b t, A_bᵀ A_a s */
-        g[np + k] = cr_v3_dot(s, va);
-        cr_vec3 ca = cr_v3_cross(s, va), cb = cr_v3_cross(t, vb); /* δg = ca·δθ_a + cb·δθ_b */
-        if (C)
-            for (int c = 0; c < 3; ++c)
-                C[(np + k) * 12 + 3 + c] = cr_v3_get(ca, c), C[(np + k) * 12 + 9 + c] = cr_v3_get(cb, c);
-        if (!H || !lambda) continue;
-        /* moments λ s × (A_aᵀA_b t) on a and λ t × (A_bᵀA_a s) on b, varied with
-         * A ← A (E + δθ~): ∂M_a/∂θ_a = λ s~ va~, ∂M_a/∂θ_b = −λ s~ A_aᵀA_b t~, and b's alike */
-        double l = lambda[np + k];
-        cr_mat3 S = cr_m3_skew(s), T = cr_m3_skew(t);
-        put3(H, 12, 3, 3, cr_m3_mul(S, cr_m3_skew(va)), l);
-        put3(H, 12, 3, 9, cr_m3_mul(cr_m3_mul(S, AaTAb), T), -l);
-        put3(H, 12, 9, 9, cr_m3_mul(T, cr_m3_skew(vb)), l);
-        put3(H, 12, 9, 3, cr_m3_mul(cr_m3_mul(T, AbTAa), S), -l);
+        g[np + k] =
+            dot_term(s, t, AaTAb, 1.0, C ? C + (np + k) * 12 : NULL, lambda ? lambda[np + k] : 0.0, lambda ? H : NULL);
     }
+    int r = np + nd;
+    if (j->slide_drive) { /* (A_a h)·d − X */
+        const double X = drive ? drive[0] : j->drive_position * f;
+        g[r] = slide_term(j->h, Aa, d, 1.0, C ? C + r * 12 : NULL, lambda ? lambda[r] : 0.0, lambda ? H : NULL) - X;
+        ++r;
+    }
+    for (int q = 0; q < j->springs; ++q, ++r)
+        g[r] = spring_term(j, j->spring_kind[q], j->rest[q] * f, Aa, AaTAb, d, C ? C + r * 12 : NULL,
+                           lambda ? lambda[r] : 0.0, lambda ? H : NULL);
 }
 
 void cr_asm_joint_bias(const cr_asm_joint *j, double f, const double *drive, cr_vec3 ra, cr_quat pa, cr_vec3 va_,
@@ -134,9 +197,19 @@ void cr_asm_joint_bias(const cr_asm_joint *j, double f, const double *drive, cr_
             bias[r] = cr_v3_dot(cr_m3_mulv(Aa, cr_v3_cross(wa, wu)), d) + 2.0 * cr_v3_dot(cr_m3_mulv(Aa, wu), dd);
         }
     }
-    if (j->rows == np) return;
+    const int nd = cr_asm_joint_dots(j);
+    for (int r = np + nd; r < j->rows; ++r) bias[r] = 0.0; /* spring rows: not differentiated twice */
+    if (j->slide_drive) {
+        /* the slider row along h minus X(t): g̈ gets −Ẍ and ġ = C u − Ẋ */
+        cr_mat3 Aa = cr_q_exp(pa);
+        cr_vec3 d = cr_v3_sub(rb, ra), dd = cr_v3_sub(vb_, va_), wu = cr_v3_cross(wa, j->h);
+        bias[np + nd] = cr_v3_dot(cr_m3_mulv(Aa, cr_v3_cross(wa, wu)), d) + 2.0 * cr_v3_dot(cr_m3_mulv(Aa, wu), dd) -
+                        (drive ? drive[2] : 0.0);
+        if (gt) gt[np + nd] = drive ? -drive[1] : 0.0;
+    }
+    if (nd == 0) return;
     cr_mat3 R = cr_m3_mul(cr_m3_transpose(cr_q_exp(pa)), cr_q_exp(pb)); /* A_aᵀ A_b */
-    for (int k = 0; k + np < j->rows; ++k) {
+    for (int k = 0; k < nd; ++k) {
         cr_vec3 s, t;
         dot_pair(j, f, drive, k, &s, &t);
         /* g = s·(R t), Ṙ = −Ω̃_a R + R Ω̃_b: with w = R (Ω_b × t), d(Rt)/dt = −Ω_a × Rt + w and

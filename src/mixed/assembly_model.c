@@ -109,9 +109,16 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
             j->u2 = cr_v3_cross(h, j->u1);
             j->axis_b = cr_m3_tmulv(cr_q_exp(j->rel_ref), h);
         }
-        if (jd->type == CR_JOINT_HINGE && jd->has_drive) {
+        if (jd->type == CR_JOINT_PRISMATIC || jd->type == CR_JOINT_CYLINDRICAL) j->h = cr_v3_normalize(jd->axis);
+        j->stages = jd->stages;
+        if (jd->has_drive && jd->drive_slide) {
+            j->slide_drive = 1, j->rows += 1, row += 1;
+            j->drive_position = jd->drive_position;
+        } else if (jd->has_drive) {
             j->drive = 1, j->rows += 1, row += 1;
             j->drive_angle = jd->drive_angle;
+        }
+        if (jd->has_drive) {
             j->drive_time = jd->drive_time;
             j->drive_time.points = NULL;
             if (jd->drive_time.type == CR_TIME_TABLE && jd->drive_time.point_count > 0) {
@@ -124,6 +131,22 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
                 j->drive_time.points = pt;
             }
         }
+        /* the spring rows (last): a rotation's, then a slide's */
+        const double kr = jd->stiffness, cr = jd->damping;
+        if ((kr > 0 || cr > 0) && (jd->type == CR_JOINT_HINGE || jd->type == CR_JOINT_CYLINDRICAL)) {
+            j->spring_kind[j->springs] = CR_SPRING_ANGLE, j->k[j->springs] = kr, j->rest[j->springs] = jd->rest,
+            j->c[j->springs++] = cr;
+        } else if ((kr > 0 || cr > 0) && (jd->type == CR_JOINT_BALL || jd->type == CR_JOINT_UNIVERSAL)) {
+            for (int i = 0; i < 3; ++i)
+                j->spring_kind[j->springs] = CR_SPRING_ROT + i, j->k[j->springs] = kr, j->c[j->springs++] = cr;
+        } else if ((kr > 0 || cr > 0) && jd->type == CR_JOINT_PRISMATIC) {
+            j->spring_kind[j->springs] = CR_SPRING_SLIDE, j->k[j->springs] = kr, j->rest[j->springs] = jd->rest,
+            j->c[j->springs++] = cr;
+        }
+        if ((jd->slide_stiffness > 0 || jd->slide_damping > 0) && jd->type == CR_JOINT_CYLINDRICAL)
+            j->spring_kind[j->springs] = CR_SPRING_SLIDE, j->k[j->springs] = jd->slide_stiffness,
+            j->rest[j->springs] = jd->slide_rest, j->c[j->springs++] = jd->slide_damping;
+        j->rows += j->springs, row += j->springs;
         if (jd->type == CR_JOINT_UNIVERSAL) {
             /* h_b made exactly normal to h_a (validated to 1e-6 rad) so that g = 0 in the reference */
             cr_vec3 ha = cr_v3_normalize(jd->axis), hb = cr_v3_normalize(jd->axis_b);
@@ -241,7 +264,7 @@ cr_status cr_assembly_joint_reaction(const cr_assembly *a, const cr_assembly_sta
     /* at a body's point: the wrench about that point */
     if (j->on_body[0]) ra = cr_v3_add(ra, cr_m3_mulv(cr_q_exp(pa), j->point[0]));
     if (j->on_body[1]) rb = cr_v3_add(rb, cr_m3_mulv(cr_q_exp(pb), j->point[1]));
-    double g[6], C[6 * 12];
+    double g[CR_ASM_MAX_ROWS], C[CR_ASM_MAX_ROWS * 12];
     /* a drive row's wrench direction at the measured angle φ: at g = 0 (φ = θ) the row's
      * moment is −λ h whatever θ is, so the state need not know the stage's time */
     double drv[3] = {0, 0, 0};
@@ -266,7 +289,9 @@ static const char *row_name(const cr_asm_joint *j, int k)
 {
     static const char *pos[3] = {"translation along x", "translation along y", "translation along z"};
     if (k < j->pos_rows) return j->pos_rows == 3 ? pos[k] : "a translation normal to its axis";
-    if (j->drive && k == j->rows - 1) return "its drive (the rotation about its axis)";
+    if (k >= j->rows - j->springs) return "its spring";
+    if (j->slide_drive && k == j->rows - j->springs - 1) return "its drive (the slide along its axis)";
+    if (j->drive && k == j->pos_rows + 2) return "its drive (the rotation about its axis)";
     if (j->type == CR_JOINT_UNIVERSAL) return "the rotation about the common normal of its two axes";
     return j->type == CR_JOINT_HINGE || j->type == CR_JOINT_CYLINDRICAL ? "a rotation normal to its axis"
                                                                         : "a rotation";
@@ -278,7 +303,7 @@ cr_status cr_asm_check_redundant(const cr_assembly *a, const cr_assembly_state *
     if (nr == 0) return CR_OK;
     /* Q: orthonormalized rows; T: Q = T · (original rows), kept to name the joints a dependent row repeats */
     double *Q = calloc((size_t)nr * nc, sizeof *Q), *T = calloc((size_t)nr * nr, sizeof *T);
-    double *C = malloc(6 * 12 * sizeof *C), g[6];
+    double *C = malloc(CR_ASM_MAX_ROWS * 12 * sizeof *C), g[CR_ASM_MAX_ROWS];
     if (!Q || !T || !C) {
         free(Q), free(T), free(C);
         return cr_error_set(err, CR_NO_MEMORY, "out of memory checking the joints");
@@ -301,6 +326,10 @@ cr_status cr_asm_check_redundant(const cr_assembly *a, const cr_assembly_state *
         const cr_asm_joint *j = &a->joints[k];
         for (int r = j->row0; r < j->row0 + j->rows && st == CR_OK; ++r) {
             double *q = Q + (size_t)r * nc, *t = T + (size_t)r * nr, n0 = 0, n1 = 0;
+            if (cr_asm_row_compliant(j, s->stage, r - j->row0, NULL, NULL)) { /* a spring, or not acting */
+                memset(q, 0, (size_t)nc * sizeof *q);
+                continue;
+            }
             t[r] = 1.0;
             for (int c = 0; c < nc; ++c) n0 += q[c] * q[c];
             for (int pass = 0; pass < 2; ++pass) /* twice: Gram–Schmidt's orthogonality kept to round-off */

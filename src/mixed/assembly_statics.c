@@ -26,7 +26,9 @@
  * This is Newton's method on the whole system (rods, interface equilibrium E_i + C_iᵀλ =
  * 0, constraints g = 0) with its exact Jacobian, eliminated in O(Σ n_r m_r + (6m + k)³).
  * A redundant set of joints (rows of C dependent: a loop closed by joints alone) makes
- * the dense matrix singular; it is named before the solve (cr_asm_check_redundant). */
+ * the dense matrix singular; it is named before the solve (cr_asm_check_redundant). A
+ * compliant row (a joint's spring, or any row of a joint not acting in the stage) is
+ * k g + λ = 0 instead of g = 0: its row of the dense system is [k C, 1 in λ's column]. */
 #define _POSIX_C_SOURCE 199309L
 #include "mixed/assembly_internal.h"
 #include "mixed/mixed.h"
@@ -205,6 +207,17 @@ static cr_quat iface_p(const asm_work *w, int i)
 /* the bodies' size of their state (13 each) */
 static size_t body_bytes(const cr_assembly *a) { return (size_t)CR_ASM_BODY_DOF * a->body_count * sizeof(double); }
 
+static double sq(double v) { return v * v; }
+
+/* Row r of joint j's equation at the last evaluation: g, or a compliant row's k g + λ (a
+ * spring's, statics: no rates; a joint not acting in the stage: λ). */
+static double joint_row_residual(const asm_work *w, const cr_asm_joint *j, int r)
+{
+    double k;
+    if (cr_asm_row_compliant(j, w->stage, r, &k, NULL)) return k * w->g[j->row0 + r] + w->s->lambda[j->row0 + r];
+    return w->g[j->row0 + r];
+}
+
 /* Residuals and tangents at load factor lf (step 1 and the joints' rows); returns the sum
  * of squares of the whole residual (rods, interface equilibrium, constraints) in *ss. */
 static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
@@ -278,7 +291,7 @@ static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
         for (int e = 0; e < 2; ++e)
             for (int c = 0; c < 6; ++c)
                 for (int r = 0; r < j->rows; ++r) Rv[6 * j->iface[e] + c] += C[r * 12 + 6 * e + c] * l[r];
-        for (int r = 0; r < j->rows; ++r) sum += w->g[j->row0 + r] * w->g[j->row0 + r];
+        for (int r = 0; r < j->rows; ++r) sum += sq(joint_row_residual(w, j, r));
         cnt += j->rows;
     }
     for (int k = 0; k < 6 * a->iface_count; ++k) sum += Rv[k] * Rv[k];
@@ -425,13 +438,25 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
                 for (int rr = 0; rr < 6; ++rr)
                     for (int cc = 0; cc < 6; ++cc)
                         A_(6 * ie + rr, 6 * j->iface[f] + cc) += H[(6 * e + rr) * 12 + 6 * f + cc];
-            for (int r = 0; r < j->rows; ++r)
+            for (int r = 0; r < j->rows; ++r) {
+                /* a compliant row k g + λ = 0: k C δy + λ = −k g (λ is the unknown itself) */
+                double kr;
+                if (!cr_asm_row_compliant(j, w->stage, r, &kr, NULL))
+                    kr = 1.0;
+                else if (!cr_asm_joint_active(j, w->stage))
+                    continue;
                 for (int c = 0; c < 6; ++c) {
-                    A_(6 * ie + c, off + j->row0 + r) += C[r * 12 + 6 * e + c]; /* Cᵀ */
-                    A_(off + j->row0 + r, 6 * ie + c) += C[r * 12 + 6 * e + c]; /* C */
+                    A_(6 * ie + c, off + j->row0 + r) += C[r * 12 + 6 * e + c];      /* Cᵀ */
+                    A_(off + j->row0 + r, 6 * ie + c) += kr * C[r * 12 + 6 * e + c]; /* C */
                 }
+            }
         }
-        for (int r = 0; r < j->rows; ++r) w->rhs[off + j->row0 + r] = -w->g[j->row0 + r];
+        for (int r = 0; r < j->rows; ++r) {
+            double kr;
+            const int comp = cr_asm_row_compliant(j, w->stage, r, &kr, NULL);
+            if (comp) A_(off + j->row0 + r, off + j->row0 + r) += 1.0;
+            w->rhs[off + j->row0 + r] = -(comp ? kr : 1.0) * w->g[j->row0 + r];
+        }
     }
 #undef A_
     const int bad = dense_solve(N, w->A, w->rhs, w->ipiv, w->sc);
@@ -527,13 +552,31 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
  * same substructuring with three unknowns per interface node and the joints' position
  * multipliers (the dot rows do not depend on positions and give no forces). Skipped with
  * rigid strain components, as in statics.c. */
+/* The rows of joint j that are linear in the positions at fixed orientations: the position
+ * rows, a slider's drive and spring rows (none when the joint does not act in the stage);
+ * their indices into which[] (optional). */
+static int position_rows(const cr_asm_joint *j, int stage, int *which)
+{
+    if (!cr_asm_joint_active(j, stage)) return 0;
+    int n = 0;
+    for (int r = 0; r < j->rows; ++r) {
+        const int spring = r >= j->rows - j->springs;
+        const int slide = r < j->pos_rows || (j->slide_drive && r == j->rows - j->springs - 1) ||
+                          (spring && j->spring_kind[r - (j->rows - j->springs)] == CR_SPRING_SLIDE);
+        if (!slide) continue;
+        if (which) which[n] = r;
+        ++n;
+    }
+    return n;
+}
+
 static cr_status correct_positions(asm_work *w, double lf)
 {
     const cr_assembly *a = w->a;
     for (int r = 0; r < a->rod_count; ++r)
         if (a->models[r]->rigid_count > 0) return CR_OK;
     int np = 0;
-    for (int k = 0; k < a->joint_count; ++k) np += a->joints[k].pos_rows;
+    for (int k = 0; k < a->joint_count; ++k) np += position_rows(a->joints + k, w->stage, NULL);
     const int ni = a->iface_count, N = 3 * ni + np;
     double t0 = now();
     memset(w->A, 0, (size_t)N * N * sizeof *w->A);
@@ -607,16 +650,24 @@ static cr_status correct_positions(asm_work *w, double lf)
     }
     for (int k = 0, row = 3 * ni; k < a->joint_count; ++k) { /* position rows: C = [−n, 0, n, 0] at fixed A_a */
         const cr_asm_joint *j = &a->joints[k];
-        double g[6], C[72];
+        double g[CR_ASM_MAX_ROWS], C[CR_ASM_MAX_ROWS * 12];
+        int which[CR_ASM_MAX_ROWS];
+        const int nw = position_rows(j, w->stage, which);
+        if (nw == 0) continue;
         cr_asm_joint_eval_iface(j, w->joint_f, NULL, iface_r(w, j->iface[0]), iface_p(w, j->iface[0]),
                                 iface_r(w, j->iface[1]), iface_p(w, j->iface[1]), NULL, g, C, NULL);
-        for (int r = 0; r < j->pos_rows; ++r, ++row) {
+        for (int q = 0; q < nw; ++q, ++row) {
+            const int r = which[q];
+            double kr; /* a slider's spring row k g + λ = 0: k n·(δr_b − δr_a) + λ = −k g */
+            const int comp = cr_asm_row_compliant(j, w->stage, r, &kr, NULL);
+            if (!comp) kr = 1.0;
             for (int c = 0; c < 3; ++c) {
                 const double n = C[r * 12 + 6 + c];
                 A_(3 * j->iface[0] + c, row) -= n, A_(3 * j->iface[1] + c, row) += n;
-                A_(row, 3 * j->iface[0] + c) -= n, A_(row, 3 * j->iface[1] + c) += n;
+                A_(row, 3 * j->iface[0] + c) -= kr * n, A_(row, 3 * j->iface[1] + c) += kr * n;
             }
-            w->rhs[row] = -g[r];
+            if (comp) A_(row, row) += 1.0;
+            w->rhs[row] = -kr * g[r];
         }
     }
 #undef A_
@@ -640,8 +691,11 @@ static cr_status correct_positions(asm_work *w, double lf)
     }
     for (int b = 0; b < a->body_count; ++b)
         for (int c = 0; c < 3; ++c) w->s->body[(size_t)CR_ASM_BODY_DOF * b + c] += w->rhs[3 * a->bodies[b].iface + c];
-    for (int k = 0, row = 3 * ni; k < a->joint_count; ++k) /* the position multipliers that go with the positions */
-        for (int c = 0; c < a->joints[k].pos_rows; ++c) w->s->lambda[a->joints[k].row0 + c] = w->rhs[row++];
+    for (int k = 0, row = 3 * ni; k < a->joint_count; ++k) { /* the position multipliers that go with the positions */
+        int which[CR_ASM_MAX_ROWS];
+        const int nw = position_rows(a->joints + k, w->stage, which);
+        for (int q = 0; q < nw; ++q) w->s->lambda[a->joints[k].row0 + which[q]] = w->rhs[row++];
+    }
     w->t_solve += now() - t0;
     return CR_OK;
 }
@@ -764,6 +818,10 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
     }
     memcpy(w.bfrom, s->body_load_scale, (size_t)a->body_load_count * sizeof(double));
     cr_asm_body_stage_factors(a, stage, w.bto);
+    s->stage = stage;
+    for (int k = 0; k < a->joint_count; ++k) /* a joint that does not act in the stage carries nothing */
+        if (!cr_asm_joint_active(a->joints + k, stage))
+            for (int r = 0; r < a->joints[k].rows; ++r) s->lambda[a->joints[k].row0 + r] = 0.0;
     cr_status st = cr_asm_check_redundant(a, s, s->joint_factor, err);
     double lf = 0.0, dl = 1.0 / o.load_steps, lf_prev = -1.0, lf_prev2 = -1.0;
     int halvings = 0;
