@@ -245,6 +245,10 @@ static inline size_t ph_front_stride(const cr_ph *s) { return (size_t)(18 + 2 * 
    solution of the director rows at X, returns the residual r at that X and the increment dX of q and
    the rigid stresses (zero in lambda) of the Newton system there. CR_SINGULAR with *bad the unknown. */
 cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX, int *bad);
+/* The same pass without the Jacobian: the multipliers in X to the least-squares solution of the
+   director rows at X and the residual r there (ph_assemble + the multipliers' refresh in one pass).
+   CR_SINGULAR when a node's constraint Gram matrix is (its directors are degenerate). */
+cr_status ph_direct_residual(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r);
 /* pieces shared by ph_assemble.c, ph_linear.c and ph_direct.c */
 void ph_unpack(cr_ph *s, const double *X);
 /* B_a = d eps / d q_a (6 x 12, row-major) at the point (q, q_s) for a node with shape value n

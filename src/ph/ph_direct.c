@@ -91,6 +91,9 @@ typedef struct front {
 enum { BLD = 32 }; /* the largest front: 6 + 6 + 2 * 6 stresses + 6 */
 #if defined(__GNUC__)
 typedef double v4d __attribute__((vector_size(32), aligned(32)));
+/* unaligned (the element's node blocks sit at any column of the front) */
+typedef double v4du __attribute__((vector_size(32), aligned(8)));
+typedef double v2du __attribute__((vector_size(16), aligned(8)));
 #endif
 
 static inline double *colp(front *f, int j) { return f->ring + (size_t)(j & f->mask) * f->ldab; }
@@ -356,7 +359,7 @@ static inline void gram_solve(const double Lc[36], double b[6])
 }
 
 PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double gam, const cr_ph_loads *loads, double *X,
-                                  double *r, front *f, double *kred, node_ring *nr_)
+                                  double *r, front *f, double *kred, node_ring *nr_, int jac)
 {
     const double *d1 = s->q1 + 12 * I + 3, *d0 = s->q + 12 * I + 3;
     double dm[9];
@@ -393,6 +396,7 @@ PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double g
     memcpy(s->lam1 + 6 * I, lam, sizeof lam);
     gt_apply(dm, lam, gl);
     for (int c = 0; c < 9; ++c) ro_[3 + c] += fac * gl[c];
+    if (!jac) return;
     /* d (G(d_m)^T lambda) / d d_{n+1} = gam Lambda (x) I3, reduced; and the point moment's term */
     const double Lm[3][3] = {{lam[0], lam[3], lam[4]}, {lam[3], lam[1], lam[5]}, {lam[4], lam[5], lam[2]}};
     const double *dqp = s->dqp + 12 * I + 3;
@@ -573,7 +577,16 @@ static inline void material_rank1(double *Mb, int ld, const int pos[3], const do
                 if (pos[b] < 0) continue;
                 double *rr = row + pos[b];
                 const double *tb = T1[b][j];
+#if defined(__GNUC__)
+                /* all six columns as 4 + 2 (the curvature rows' dphi part is zero: adding it is exact) */
+                (void)i0;
+                const v4du t4 = {ti, ti, ti, ti};
+                const v2du t2 = {ti, ti};
+                *(v4du *)rr += t4 * *(const v4du *)tb;
+                *(v2du *)(rr + 4) += t2 * *(const v2du *)(tb + 4);
+#else
                 for (int l = i0; l < 6; ++l) rr[l] += ti * tb[l];
+#endif
             }
         }
     }
@@ -582,7 +595,7 @@ static inline void material_rank1(double *Mb, int ld, const int pos[3], const do
 /* the element pass with the band LU (blk 0) or the node-block fronts (blk 1, rev: last element first);
    CR_NOT_CONVERGED when a front's pivot was too small (the caller repeats with the band LU) */
 PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX,
-                                       int *bad, int blk, int rev)
+                                       int *bad, int blk, int rev, int jac)
 {
     const int dyn = mode == PH_DYNAMIC, nr = s->nr, n2 = 2 * nr, nn = s->nn;
     const double h = s->h, fac = dyn ? h : 1.0, gam = dyn ? 0.5 : 1.0, w = s->w;
@@ -697,7 +710,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             double Tm[3][6][6], T1b[3][6][6];
             double(*T1)[6][6] = dyn ? T1b : Tm;
             for (int a = 0; a < 3; ++a) {
-                if (ro[a] < 0) continue;
+                if (ro[a] < 0 || !jac) continue;
                 reduce_node(&Pm, s->N[g][a], s->dN[g][a], dmn[a], Tm[a]);
                 if (dyn) reduce_node(P1, s->N[g][a], s->dN[g][a], d1n[a], T1b[a]);
             }
@@ -728,14 +741,14 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             /* material part T_m^T kappa T_1 (and T_m^T kappa B_1 dq_p); the curvature rows have no dphi
                part */
             for (int j = 0; j < 6; ++j) {
-                if (kap[j] == 0) continue;
+                if (kap[j] == 0 || !jac) continue;
                 if (j < 3)
                     material_rank1(Mb, ld, pos, Tm, T1, j, 0, fac * w * kap[j], dep[j], kred + 6 * 2 * e);
                 else
                     material_rank1(Mb, ld, pos, Tm, T1, j, 3, fac * w * kap[j], dep[j], kred + 6 * 2 * e);
             }
             /* rigid stresses: momentum-row columns and constraint rows */
-            for (int sl = 0; sl < nr; ++sl) {
+            for (int sl = 0; sl < nr && jac; ++sl) {
                 const int j = s->rigid_comp[sl], col = rs + g * nr + sl;
                 for (int a = 0; a < 3; ++a) {
                     if (ro[a] < 0) continue;
@@ -757,7 +770,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
            c1 = N_a N_b', c2 = N_a' N_b (ph_stress_coupling's C). C has no phi row, its phi column is
            the force N and its director block is antisymmetric (the moment M), so H_0y = sum c2 N,
            H_x0 = sum c1 N and the director block is sum (c1 - c2) C_dd; the mass adds to the diagonal. */
-        {
+        if (jac) {
             const double cg = fac * w * gam;
             for (int a = 0; a < 3; ++a) {
                 if (pos[a] < 0) continue;
@@ -829,7 +842,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                 }
             }
         }
-        if (!blk)
+        if (jac && !blk)
             for (int a = 0; a < 3; ++a) {
                 if (ro[a] < 0) continue;
                 for (int b = 0; b < 3; ++b) {
@@ -841,9 +854,10 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                 }
             }
         const int last = et == s->ne - 1;
-        finish_node(s, rev ? 2 * e + 2 : 2 * e, dyn, fac, gam, loads, X, r, &F, kred, &ring);
-        finish_node(s, 2 * e + 1, dyn, fac, gam, loads, X, r, &F, kred, &ring);
-        if (last) finish_node(s, rev ? 2 * e : 2 * e + 2, dyn, fac, gam, loads, X, r, &F, kred, &ring);
+        finish_node(s, rev ? 2 * e + 2 : 2 * e, dyn, fac, gam, loads, X, r, &F, kred, &ring, jac);
+        finish_node(s, 2 * e + 1, dyn, fac, gam, loads, X, r, &F, kred, &ring, jac);
+        if (last) finish_node(s, rev ? 2 * e : 2 * e + 2, dyn, fac, gam, loads, X, r, &F, kred, &ring, jac);
+        if (!jac) continue;
         if (blk) {
             int info = block_eliminate(&F, fm, fd, s->ustore + (size_t)e * ustride);
             if (info < 0) return CR_NOT_CONVERGED;
@@ -876,7 +890,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             }
         }
     }
-    if (s->ne == 0) return CR_OK;
+    if (s->ne == 0 || !jac) return CR_OK;
     if (blk)
         block_back(&F, s, ustride);
     else
@@ -905,8 +919,13 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
     /* the node-block fronts need a free end to start from (block_eliminate) */
     int clamps = s->p.clamp_start && s->p.clamp_end;
     if (!(clamps && s->nr > 0)) {
-        cr_status st = direct_pass(s, mode, loads, X, r, dX, bad, 1, s->p.clamp_start && !s->p.clamp_end);
+        cr_status st = direct_pass(s, mode, loads, X, r, dX, bad, 1, s->p.clamp_start && !s->p.clamp_end, 1);
         if (st != CR_NOT_CONVERGED) return st;
     }
-    return direct_pass(s, mode, loads, X, r, dX, bad, 0, 0);
+    return direct_pass(s, mode, loads, X, r, dX, bad, 0, 0, 1);
+}
+
+cr_status ph_direct_residual(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r)
+{
+    return direct_pass(s, mode, loads, X, r, NULL, NULL, 1, 0, 0);
 }

@@ -151,9 +151,12 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
         if (dn <= PH_INCREMENT && (dn * (dn / dprev) * (dn / dprev) <= PH_NEXT || dn >= 0.5 * dprev)) break;
         dprev = dn;
     }
-    /* the state's residual (reported by statics) with the multipliers of the final iterate */
-    ph_assemble(s, mode, loads, s->X, s->r, 0);
-    refresh_multipliers(s, mode, s->X, s->r);
+    /* the state's residual (reported by statics) with the multipliers of the final iterate (one pass
+       without the Jacobian; the assembly's path if a node's directors are degenerate) */
+    if (ph_direct_residual(s, mode, loads, s->X, s->r) != CR_OK) {
+        ph_assemble(s, mode, loads, s->X, s->r, 0);
+        refresh_multipliers(s, mode, s->X, s->r);
+    }
     if (residual) *residual = norm2(s->r, n);
     return CR_OK;
 }
