@@ -294,8 +294,13 @@ PH_CLONES static void block_back(front *f, const cr_ph *s, size_t stride)
         /* rows k..d-1 of U start at offset sum_{i<k} (d - i) */
         for (int k = m - 1; k >= 0; --k) {
             const double *u = U + (size_t)k * d - (size_t)k * (k - 1) / 2;
-            double v = b[gl[k]];
-            for (int j = k + 1; j < d; ++j) v -= u[j - k] * x[j];
+            /* four partial sums (vectorizable; a single sum is a serial chain) */
+            double v4[4] = {0, 0, 0, 0};
+            int j = k + 1;
+            for (; j + 3 < d; j += 4)
+                for (int q = 0; q < 4; ++q) v4[q] += u[j + q - k] * x[j + q];
+            for (; j < d; ++j) v4[0] += u[j - k] * x[j];
+            const double v = b[gl[k]] - ((v4[0] + v4[1]) + (v4[2] + v4[3]));
             x[k] = v / u[0];
             b[gl[k]] = x[k];
         }
@@ -469,7 +474,12 @@ PH_CLONES static int prep_node(cr_ph *s, int I, int dyn, double *r, node_ring *n
     int o = s->node_off[I];
     double *dqp = s->dqp + 12 * I;
     memset(dqp, 0, sizeof(double) * 12);
+    /* the node's accumulators start here, not in a pass over the whole rod before the elements: one
+       sweep of memory less at large n_e */
+    memset(s->fext + 12 * I, 0, sizeof(double) * 12);
+    memset(s->kdq + 6 * I, 0, sizeof(double) * 6);
     if (o < 0) return 1;
+    memset(r + o, 0, sizeof(double) * 12);
     const double *d1 = s->q1 + 12 * I + 3, *d0 = s->q + 12 * I + 3;
     double dm[9], g1[6];
     for (int k = 0; k < 9; ++k) dm[k] = dyn ? 0.5 * (d0[k] + d1[k]) : d1[k];
@@ -592,6 +602,16 @@ static inline void material_rank1(double *Mb, int ld, const int pos[3], const do
     }
 }
 
+/* a pass stopped early: the rows it did not reach are zero (as a residual assembled up to there), not
+   the last pass's (the nodes from `prepped` on in the pass's order, the elements from the et-th) */
+static void unvisited_zero(cr_ph *s, double *r, int prepped, int rev, int et)
+{
+    for (int I = prepped; rev ? I >= 0 : I < s->nn; I += rev ? -1 : 1)
+        if (s->node_off[I] >= 0) memset(r + s->node_off[I], 0, sizeof(double) * 18);
+    for (int t = et; t < s->ne; ++t)
+        memset(r + s->sig_off[rev ? s->ne - 1 - t : t], 0, sizeof(double) * 2 * s->nr);
+}
+
 /* the element pass with the band LU (blk 0) or the node-block fronts (blk 1, rev: last element first);
    CR_NOT_CONVERGED when a front's pivot was too small (the caller repeats with the band LU) */
 PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX,
@@ -600,11 +620,9 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
     const int dyn = mode == PH_DYNAMIC, nr = s->nr, n2 = 2 * nr, nn = s->nn;
     const double h = s->h, fac = dyn ? h : 1.0, gam = dyn ? 0.5 : 1.0, w = s->w;
     ph_unpack(s, X);
-    memset(r, 0, sizeof(double) * s->nx);
-    memset(s->fext, 0, sizeof(double) * 12 * nn);
+    /* r, fext and kred are zeroed node by node (prep_node); the stress rows are set by their element */
     s->fac = fac;
     double *kred = s->kdq; /* 6 per node: T_m^T K dq_p, reduced */
-    memset(kred, 0, sizeof(double) * 6 * nn);
     int ext[s->rW];
     front F = {s->nred,   s->rkl,    s->rku,   s->rkl + s->rku,
                s->rldab,  s->rW - 1, s->ring,  s->rrhs,
@@ -641,6 +659,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
         for (; rev ? prepped >= 2 * e : prepped <= 2 * e + 2; prepped += rev ? -1 : 1)
             if (!prep_node(s, prepped, dyn, r, &ring)) {
                 if (bad) *bad = s->node_off[prepped] + 12;
+                unvisited_zero(s, r, prepped, rev, et);
                 return CR_SINGULAR;
             }
         int fm = 0, fd = 0;
@@ -860,9 +879,10 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
         if (!jac) continue;
         if (blk) {
             int info = block_eliminate(&F, fm, fd, s->ustore + (size_t)e * ustride);
-            if (info < 0) return CR_NOT_CONVERGED;
+            if (info < 0) return CR_NOT_CONVERGED; /* repeated with the band LU */
             if (info) {
                 if (bad) *bad = glob(&F, info - 1);
+                unvisited_zero(s, r, prepped, rev, et + 1);
                 return CR_SINGULAR;
             }
             for (int k = 0; k < fm; ++k) F.b[glob(&F, k)] = bfront[k];
@@ -886,6 +906,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             int info = eliminate(&F, last ? F.n : R_e - F.kl);
             if (info) {
                 if (bad) *bad = info - 1;
+                unvisited_zero(s, r, prepped, rev, et + 1);
                 return CR_SINGULAR;
             }
         }
