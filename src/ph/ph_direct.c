@@ -223,19 +223,22 @@ PH_CLONES static void back_substitute(front *f)
 PH_CLONES static int block_eliminate(front *f, int m, int d, double *U)
 {
     double *M = f->M, *bl = f->bl;
+    /* the pivot search of column k: the largest |M(i, k)| among the block's rows i >= k (best, at p) and
+       among the tail rows (tail: they count in the pivot's scale, not as pivots). Column 0's here; each
+       later column's in the previous step's row updates, which have its entries at hand. */
+    int p = 0;
+    double best = -1, tail = 0;
+    for (int i = 0; i < m; ++i) {
+        double v = fabs(M[i * BLD]);
+        if (v > best) best = v, p = i;
+    }
+    for (int i = m; i < d; ++i) {
+        double v = fabs(M[i * BLD]);
+        if (v > tail) tail = v;
+    }
     for (int k = 0; k < m; ++k) {
         double *rk = M + k * BLD;
-        int p = k;
-        double best = fabs(rk[k]);
-        for (int i = k + 1; i < m; ++i) {
-            double v = fabs(M[i * BLD + k]);
-            if (v > best) best = v, p = i;
-        }
-        double cmax = best; /* the tail rows count in the pivot's scale, not as pivots */
-        for (int i = m; i < d; ++i) {
-            double v = fabs(M[i * BLD + k]);
-            if (v > cmax) cmax = v;
-        }
+        const double cmax = tail > best ? tail : best;
         if (!(best > 1e-12 * cmax)) return cmax == 0 ? k + 1 : -(k + 1);
         if (p != k) {
             double *rp = M + p * BLD;
@@ -251,17 +254,25 @@ PH_CLONES static int block_eliminate(front *f, int m, int d, double *U)
         const double inv = 1.0 / rk[k], bk = bl[k];
         /* whole aligned groups of 4 from the one holding column k + 1: the columns left of it are
            finished (never read again) and those right of d are zero in the pivot row */
-        const int j0 = (k + 1) & ~3;
+        const int j0 = (k + 1) & ~3, k1 = k + 1;
+        best = -1, tail = 0, p = k1;
         for (int i = k + 1; i < d; ++i) {
             double *ri = M + i * BLD, l = ri[k] * inv;
-            if (l == 0) continue;
+            if (l != 0) {
 #if defined(__GNUC__)
-            const v4d lv = {l, l, l, l};
-            for (int j = j0; j < d; j += 4) *(v4d *)(ri + j) -= lv * *(const v4d *)(rk + j);
+                const v4d lv = {l, l, l, l};
+                for (int j = j0; j < d; j += 4) *(v4d *)(ri + j) -= lv * *(const v4d *)(rk + j);
 #else
-            for (int j = j0; j < d; ++j) ri[j] -= l * rk[j];
+                for (int j = j0; j < d; ++j) ri[j] -= l * rk[j];
 #endif
-            bl[i] -= l * bk;
+                bl[i] -= l * bk;
+            }
+            const double v = fabs(ri[k1]);
+            if (i < m) {
+                if (v > best) best = v, p = i;
+            } else if (v > tail) {
+                tail = v;
+            }
         }
     }
     return 0;
