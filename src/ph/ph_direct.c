@@ -619,8 +619,7 @@ static void unvisited_zero(cr_ph *s, double *r, int prepped, int rev, int et)
 {
     for (int I = prepped; rev ? I >= 0 : I < s->nn; I += rev ? -1 : 1)
         if (s->node_off[I] >= 0) memset(r + s->node_off[I], 0, sizeof(double) * 18);
-    for (int t = et; t < s->ne; ++t)
-        memset(r + s->sig_off[rev ? s->ne - 1 - t : t], 0, sizeof(double) * 2 * s->nr);
+    for (int t = et; t < s->ne; ++t) memset(r + s->sig_off[rev ? s->ne - 1 - t : t], 0, sizeof(double) * 2 * s->nr);
 }
 
 /* the element pass with the band LU (blk 0) or the node-block fronts (blk 1, rev: last element first);
