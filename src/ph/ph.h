@@ -251,6 +251,10 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
 void ph_step_finish(cr_ph *s, double h, const cr_ph_loads *loads, double H0);
 void ph_static_finish(cr_ph *s);
 double ph_energy(const cr_ph *s); /* H = kinetic + elastic + contact of the state at t_n */
+/* The same pass without the Jacobian: the multipliers in X to the least-squares solution of the
+   director rows at X and the residual r there (ph_assemble + the multipliers' refresh in one pass).
+   CR_SINGULAR when a node's constraint Gram matrix is (its directors are degenerate). */
+cr_status ph_direct_residual(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r);
 /* pieces shared by ph_assemble.c, ph_linear.c and ph_direct.c */
 void ph_unpack(cr_ph *s, const double *X);
 /* B_a = d eps / d q_a (6 x 12, row-major) at the point (q, q_s) for a node with shape value n

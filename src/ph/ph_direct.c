@@ -54,8 +54,8 @@ static inline void add_pp(double R[6][6], double c, const double *a, const doubl
     }
 }
 
-/* R += c skew(a) M (-skew(b)) for a 3x3 M (distributed and point moments) */
-static void add_pmp(double R[6][6], double c, const double *a, const double M[3][3], const double *b)
+/* R += c skew(a) M (-skew(b)) for a 3x3 M (distributed and point moments); R(i, l) at R[i * ld + l] */
+static void add_pmp(double *R, int ld, double c, const double *a, const double M[3][3], const double *b)
 {
     double SA[3][3] = {{0, -a[2], a[1]}, {a[2], 0, -a[0]}, {-a[1], a[0], 0}};
     double SB[3][3] = {{0, -b[2], b[1]}, {b[2], 0, -b[0]}, {-b[1], b[0], 0}};
@@ -64,7 +64,7 @@ static void add_pmp(double R[6][6], double c, const double *a, const double M[3]
             double v = 0;
             for (int m = 0; m < 3; ++m)
                 for (int k = 0; k < 3; ++k) v += SA[i][m] * M[m][k] * SB[k][l];
-            R[3 + i][3 + l] -= c * v;
+            R[(3 + i) * ld + 3 + l] -= c * v;
         }
 }
 
@@ -91,6 +91,9 @@ typedef struct front {
 enum { BLD = 32 }; /* the largest front: 6 + 6 + 2 * 6 stresses + 6 */
 #if defined(__GNUC__)
 typedef double v4d __attribute__((vector_size(32), aligned(32)));
+/* unaligned (the element's node blocks sit at any column of the front) */
+typedef double v4du __attribute__((vector_size(32), aligned(8)));
+typedef double v2du __attribute__((vector_size(16), aligned(8)));
 #endif
 
 static inline double *colp(front *f, int j) { return f->ring + (size_t)(j & f->mask) * f->ldab; }
@@ -220,15 +223,22 @@ PH_CLONES static void back_substitute(front *f)
 PH_CLONES static int block_eliminate(front *f, int m, int d, double *U)
 {
     double *M = f->M, *bl = f->bl;
+    /* the pivot search of column k: the largest |M(i, k)| among the block's rows i >= k (best, at p) and
+       among the tail rows (tail: they count in the pivot's scale, not as pivots). Column 0's here; each
+       later column's in the previous step's row updates, which have its entries at hand. */
+    int p = 0;
+    double best = -1, tail = 0;
+    for (int i = 0; i < m; ++i) {
+        double v = fabs(M[i * BLD]);
+        if (v > best) best = v, p = i;
+    }
+    for (int i = m; i < d; ++i) {
+        double v = fabs(M[i * BLD]);
+        if (v > tail) tail = v;
+    }
     for (int k = 0; k < m; ++k) {
         double *rk = M + k * BLD;
-        int p = k;
-        double best = fabs(rk[k]), cmax = best;
-        for (int i = k + 1; i < d; ++i) {
-            double v = fabs(M[i * BLD + k]);
-            if (i < m && v > best) best = v, p = i;
-            if (v > cmax) cmax = v;
-        }
+        const double cmax = tail > best ? tail : best;
         if (!(best > 1e-12 * cmax)) return cmax == 0 ? k + 1 : -(k + 1);
         if (p != k) {
             double *rp = M + p * BLD;
@@ -244,17 +254,25 @@ PH_CLONES static int block_eliminate(front *f, int m, int d, double *U)
         const double inv = 1.0 / rk[k], bk = bl[k];
         /* whole aligned groups of 4 from the one holding column k + 1: the columns left of it are
            finished (never read again) and those right of d are zero in the pivot row */
-        const int j0 = (k + 1) & ~3;
+        const int j0 = (k + 1) & ~3, k1 = k + 1;
+        best = -1, tail = 0, p = k1;
         for (int i = k + 1; i < d; ++i) {
             double *ri = M + i * BLD, l = ri[k] * inv;
-            if (l == 0) continue;
+            if (l != 0) {
 #if defined(__GNUC__)
-            const v4d lv = {l, l, l, l};
-            for (int j = j0; j < d; j += 4) *(v4d *)(ri + j) -= lv * *(const v4d *)(rk + j);
+                const v4d lv = {l, l, l, l};
+                for (int j = j0; j < d; j += 4) *(v4d *)(ri + j) -= lv * *(const v4d *)(rk + j);
 #else
-            for (int j = j0; j < d; ++j) ri[j] -= l * rk[j];
+                for (int j = j0; j < d; ++j) ri[j] -= l * rk[j];
 #endif
-            bl[i] -= l * bk;
+                bl[i] -= l * bk;
+            }
+            const double v = fabs(ri[k1]);
+            if (i < m) {
+                if (v > best) best = v, p = i;
+            } else if (v > tail) {
+                tail = v;
+            }
         }
     }
     return 0;
@@ -287,8 +305,13 @@ PH_CLONES static void block_back(front *f, const cr_ph *s, size_t stride)
         /* rows k..d-1 of U start at offset sum_{i<k} (d - i) */
         for (int k = m - 1; k >= 0; --k) {
             const double *u = U + (size_t)k * d - (size_t)k * (k - 1) / 2;
-            double v = b[gl[k]];
-            for (int j = k + 1; j < d; ++j) v -= u[j - k] * x[j];
+            /* four partial sums (vectorizable; a single sum is a serial chain) */
+            double v4[4] = {0, 0, 0, 0};
+            int j = k + 1;
+            for (; j + 3 < d; j += 4)
+                for (int q = 0; q < 4; ++q) v4[q] += u[j + q - k] * x[j + q];
+            for (; j < d; ++j) v4[0] += u[j - k] * x[j];
+            const double v = b[gl[k]] - ((v4[0] + v4[1]) + (v4[2] + v4[3]));
             x[k] = v / u[0];
             b[gl[k]] = x[k];
         }
@@ -314,11 +337,45 @@ static inline void add_block(front *f, int ri, int ci, const double R[6][6])
    multiplier and point-moment blocks and the node's reduced right side */
 /* per-node G_d blocks and Gram factors, kept for the few nodes in flight (slot I & 7) */
 typedef struct node_ring {
-    double G1[8][54], Gm[8][54], gram1[8][36], gramm[8][36];
+    double gram1[8][36], gramm[8][36];
 } node_ring;
 
+/* y = G_d(d) x (6) and x = G_d(d)^T l (9) in closed form (the rows of G_d are the gradients of
+   g(d) = (|d1|^2/2, |d2|^2/2, |d3|^2/2, d1.d2, d1.d3, d2.d3), spec §1): no 6 x 9 matrix is formed */
+static inline void g_apply(const double *d, const double *x, double y[6])
+{
+    const double *a = d, *b = d + 3, *c = d + 6;
+    y[0] = dot3(a, x), y[1] = dot3(b, x + 3), y[2] = dot3(c, x + 6);
+    y[3] = dot3(b, x) + dot3(a, x + 3), y[4] = dot3(c, x) + dot3(a, x + 6), y[5] = dot3(c, x + 3) + dot3(b, x + 6);
+}
+static inline void gt_apply(const double *d, const double l[6], double x[9])
+{
+    const double L[3][3] = {{l[0], l[3], l[4]}, {l[3], l[1], l[5]}, {l[4], l[5], l[2]}};
+    for (int k = 0; k < 3; ++k)
+        for (int c = 0; c < 3; ++c) x[3 * k + c] = L[k][0] * d[c] + L[k][1] * d[3 + c] + L[k][2] * d[6 + c];
+}
+
+/* ph_gram_apply (ph_linear.c) unrolled: the Cholesky solve with the factor of gram_factor_dirs */
+static inline void gram_solve(const double Lc[36], double b[6])
+{
+#pragma GCC unroll 6
+    for (int i = 0; i < 6; ++i) {
+        double v = b[i];
+#pragma GCC unroll 6
+        for (int k = 0; k < i; ++k) v -= Lc[6 * i + k] * b[k];
+        b[i] = v * Lc[6 * i + i];
+    }
+#pragma GCC unroll 6
+    for (int i = 5; i >= 0; --i) {
+        double v = b[i];
+#pragma GCC unroll 6
+        for (int k = i + 1; k < 6; ++k) v -= Lc[6 * k + i] * b[k];
+        b[i] = v * Lc[6 * i + i];
+    }
+}
+
 PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double gam, const cr_ph_loads *loads, double *X,
-                                  double *r, front *f, double *kred, node_ring *nr_)
+                                  double *r, front *f, double *kred, node_ring *nr_, int jac)
 {
     const double *d1 = s->q1 + 12 * I + 3, *d0 = s->q + 12 * I + 3;
     double dm[9];
@@ -347,21 +404,15 @@ PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double g
     if (touch)
         for (int c = 0; c < 3; ++c) ro_[c] += fac * dgc[c];
     /* lambda = -(Gm Gm^T)^-1 Gm f_d / fac */
-    const double *Gm = nr_->Gm[I & 7];
-    double lam[6];
-    for (int k = 0; k < 6; ++k) {
-        double v = 0;
-        for (int c = 0; c < 9; ++c) v += Gm[9 * k + c] * ro_[3 + c];
-        lam[k] = -v / fac;
-    }
-    ph_gram_apply(nr_->gramm[I & 7], lam);
+    double lam[6], gl[9];
+    g_apply(dm, ro_ + 3, lam);
+    for (int k = 0; k < 6; ++k) lam[k] = -lam[k] / fac;
+    gram_solve(dyn ? nr_->gramm[I & 7] : nr_->gram1[I & 7], lam);
     memcpy(X + o + 12, lam, sizeof lam);
     memcpy(s->lam1 + 6 * I, lam, sizeof lam);
-    for (int c = 0; c < 9; ++c) {
-        double v = 0;
-        for (int k = 0; k < 6; ++k) v += Gm[9 * k + c] * lam[k];
-        ro_[3 + c] += fac * v;
-    }
+    gt_apply(dm, lam, gl);
+    for (int c = 0; c < 9; ++c) ro_[3 + c] += fac * gl[c];
+    if (!jac) return;
     /* d (G(d_m)^T lambda) / d d_{n+1} = gam Lambda (x) I3, reduced; and the point moment's term */
     const double Lm[3][3] = {{lam[0], lam[3], lam[4]}, {lam[3], lam[1], lam[5]}, {lam[4], lam[5], lam[2]}};
     const double *dqp = s->dqp + 12 * I + 3;
@@ -382,7 +433,7 @@ PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double g
         const double M[3][3] = {{0, -mu[2], mu[1]}, {mu[2], 0, -mu[0]}, {-mu[1], mu[0], 0}};
         double c = -fac * gam * 0.5;
         for (int k = 0; k < 3; ++k) {
-            add_pmp(R, c, dm + 3 * k, M, d1 + 3 * k);
+            add_pmp(&R[0][0], 6, c, dm + 3 * k, M, d1 + 3 * k);
             double w[3], t[3];
             for (int i = 0; i < 3; ++i) w[i] = c * dot3(M[i], dqp + 3 * k);
             cross(dm + 3 * k, w, t);
@@ -411,9 +462,12 @@ PH_CLONES static int gram_factor_dirs(const double *d, double Lc[36])
     double aa = dot3(a, a), bb = dot3(b, b), cc = dot3(c, c), ab = dot3(a, b), ac = dot3(a, c), bc = dot3(b, c);
     const double A[6][6] = {{aa, 0, 0, ab, ac, 0},        {0, bb, 0, ab, 0, bc},        {0, 0, cc, 0, ac, bc},
                             {ab, ab, 0, aa + bb, bc, ac}, {ac, 0, ac, bc, aa + cc, ab}, {0, bc, bc, ac, ab, bb + cc}};
+#pragma GCC unroll 6
     for (int i = 0; i < 6; ++i)
+#pragma GCC unroll 6
         for (int j = 0; j <= i; ++j) {
             double v = A[i][j];
+#pragma GCC unroll 6
             for (int k = 0; k < j; ++k) v -= Lc[6 * i + k] * Lc[6 * j + k];
             if (i == j) {
                 if (!(v > 0)) return 0;
@@ -431,48 +485,154 @@ PH_CLONES static int prep_node(cr_ph *s, int I, int dyn, double *r, node_ring *n
     int o = s->node_off[I];
     double *dqp = s->dqp + 12 * I;
     memset(dqp, 0, sizeof(double) * 12);
+    /* the node's accumulators start here, not in a pass over the whole rod before the elements: one
+       sweep of memory less at large n_e */
+    memset(s->fext + 12 * I, 0, sizeof(double) * 12);
+    memset(s->kdq + 6 * I, 0, sizeof(double) * 6);
     if (o < 0) return 1;
+    memset(r + o, 0, sizeof(double) * 12);
     const double *d1 = s->q1 + 12 * I + 3, *d0 = s->q + 12 * I + 3;
     double dm[9], g1[6];
     for (int k = 0; k < 9; ++k) dm[k] = dyn ? 0.5 * (d0[k] + d1[k]) : d1[k];
-    double *G1 = nr_->G1[I & 7], *Gm = nr_->Gm[I & 7];
-    ph_constraint_jacobian(d1, (double(*)[9])G1);
     if (!gram_factor_dirs(d1, nr_->gram1[I & 7])) return 0;
-    if (dyn) {
-        ph_constraint_jacobian(dm, (double(*)[9])Gm);
-        if (!gram_factor_dirs(dm, nr_->gramm[I & 7])) return 0;
-    } else { /* statics: d_{n+1/2} is d_{n+1} */
-        memcpy(Gm, G1, sizeof(double) * 54);
-        memcpy(nr_->gramm[I & 7], nr_->gram1[I & 7], sizeof(double) * 36);
-    }
+    /* statics: d_{n+1/2} is d_{n+1} (finish_node reads gram1) */
+    if (dyn && !gram_factor_dirs(dm, nr_->gramm[I & 7])) return 0;
     ph_constraint(d1, g1);
     double b[6];
     for (int k = 0; k < 6; ++k) {
         r[o + 12 + k] = g1[k] - s->g0[6 * I + k];
         b[k] = -r[o + 12 + k];
     }
-    ph_gram_apply(nr_->gram1[I & 7], b);
-    for (int c = 0; c < 9; ++c) {
-        double v = 0;
-        for (int k = 0; k < 6; ++k) v += G1[9 * k + c] * b[k];
-        dqp[3 + c] = v;
-    }
+    gram_solve(nr_->gram1[I & 7], b);
+    gt_apply(d1, b, dqp + 3);
     return 1;
+}
+
+/* The strain Jacobian of a node at a point is linear in its shape value n and derivative ns:
+ * B_a = n BN + ns BS (ph_strain_jacobian). Row j is nonzero in the two fields rf[j][u] (0 = phi,
+ * 1..3 = d1..d3), where BN and BS hold the 3-vectors N[j][u] and S[j][u]. They are written once per
+ * point; each node's reduced Jacobian, the internal force and B dq_p follow from them, without the
+ * 6 x 12 matrices (mostly zeros) per node. */
+static const int rf[6][2] = {{0, 1}, {0, 2}, {0, 3}, {2, 3}, {3, 1}, {1, 2}};
+typedef struct strain_parts {
+    double N[6][2][3], S[6][2][3];
+} strain_parts;
+
+static inline void strain_parts_at(const double *q, const double *qs, strain_parts *P)
+{
+    for (int k = 0; k < 3; ++k)
+        for (int c = 0; c < 3; ++c) {
+            P->N[k][0][c] = 0, P->N[k][1][c] = qs[c];
+            P->S[k][0][c] = q[3 + 3 * k + c], P->S[k][1][c] = 0;
+        }
+    for (int i = 0; i < 3; ++i) {
+        const int j = (i + 1) % 3, k = (i + 2) % 3;
+        for (int c = 0; c < 3; ++c) {
+            P->N[3 + i][0][c] = -0.5 * qs[3 + 3 * k + c], P->N[3 + i][1][c] = 0.5 * qs[3 + 3 * j + c];
+            P->S[3 + i][0][c] = 0.5 * q[3 + 3 * k + c], P->S[3 + i][1][c] = -0.5 * q[3 + 3 * j + c];
+        }
+    }
+}
+
+/* FN = BN^T sigma, FS = BS^T sigma (12 each) */
+static inline void strain_force(const strain_parts *P, const double sig[6], double FN[12], double FS[12])
+{
+    for (int c = 0; c < 12; ++c) FN[c] = FS[c] = 0;
+    for (int k = 0; k < 3; ++k)
+        for (int c = 0; c < 3; ++c) FS[c] += sig[k] * P->S[k][0][c], FN[3 + 3 * k + c] = sig[k] * P->N[k][1][c];
+#pragma GCC unroll 3
+    for (int j = 3; j < 6; ++j)
+#pragma GCC unroll 2
+        for (int u = 0; u < 2; ++u) {
+            const int f = 3 * rf[j][u];
+            for (int c = 0; c < 3; ++c) FN[f + c] += sig[j] * P->N[j][u][c], FS[f + c] += sig[j] * P->S[j][u][c];
+        }
+}
+
+/* dep = sum_a B_a x_a for director-only x_a (phi part zero), from xN = sum_a n_a x_a and xS = sum_a ns_a x_a */
+static inline void strain_apply(const strain_parts *P, const double xN[12], const double xS[12], double dep[6])
+{
+    for (int k = 0; k < 3; ++k) dep[k] = dot3(P->N[k][1], xN + 3 + 3 * k);
+#pragma GCC unroll 3
+    for (int j = 3; j < 6; ++j) {
+        const int f0 = 3 * rf[j][0], f1 = 3 * rf[j][1];
+        dep[j] = dot3(P->N[j][0], xN + f0) + dot3(P->S[j][0], xS + f0) + dot3(P->N[j][1], xN + f1) +
+                 dot3(P->S[j][1], xS + f1);
+    }
+}
+
+/* T = B_a P(D) (6 x 6: dphi, dtheta columns; a^T P(d) w = w . (d x a)) for the node of shape value n and
+   derivative ns with directors D */
+static inline void reduce_node(const strain_parts *P, double n, double ns, const double *D, double T[6][6])
+{
+    for (int k = 0; k < 3; ++k) {
+        double b[3], t[3];
+        for (int c = 0; c < 3; ++c) T[k][c] = ns * P->S[k][0][c], b[c] = n * P->N[k][1][c];
+        cross(D + 3 * k, b, t);
+        for (int c = 0; c < 3; ++c) T[k][3 + c] = t[c];
+    }
+#pragma GCC unroll 3
+    for (int j = 3; j < 6; ++j) {
+        double b0[3], b1[3], t0[3], t1[3];
+        for (int c = 0; c < 3; ++c)
+            b0[c] = n * P->N[j][0][c] + ns * P->S[j][0][c], b1[c] = n * P->N[j][1][c] + ns * P->S[j][1][c];
+        cross(D + 3 * (rf[j][0] - 1), b0, t0);
+        cross(D + 3 * (rf[j][1] - 1), b1, t1);
+        for (int c = 0; c < 3; ++c) T[j][c] = 0, T[j][3 + c] = t0[c] + t1[c];
+    }
+}
+
+/* the material term of strain row j, kf T_m(:, j) T_1(:, j)^T over the element's free nodes, and
+   kf T_m(:, j) (B_1 dq_p)_j into kr; i0 = 3 for the curvature rows (no dphi part: a constant after
+   inlining, so the loops have fixed lengths) */
+static inline void material_rank1(double *Mb, int ld, const int pos[3], const double Tm[3][6][6],
+                                  const double T1[3][6][6], int j, const int i0, double kf, double dep, double *kr)
+{
+    for (int a = 0; a < 3; ++a) {
+        if (pos[a] < 0) continue;
+        for (int i = i0; i < 6; ++i) {
+            const double ti = kf * Tm[a][j][i];
+            kr[6 * a + i] += ti * dep;
+            double *row = Mb + (size_t)(pos[a] + i) * ld;
+            for (int b = 0; b < 3; ++b) {
+                if (pos[b] < 0) continue;
+                double *rr = row + pos[b];
+                const double *tb = T1[b][j];
+#if defined(__GNUC__)
+                /* all six columns as 4 + 2 (the curvature rows' dphi part is zero: adding it is exact) */
+                (void)i0;
+                const v4du t4 = {ti, ti, ti, ti};
+                const v2du t2 = {ti, ti};
+                *(v4du *)rr += t4 * *(const v4du *)tb;
+                *(v2du *)(rr + 4) += t2 * *(const v2du *)(tb + 4);
+#else
+                for (int l = i0; l < 6; ++l) rr[l] += ti * tb[l];
+#endif
+            }
+        }
+    }
+}
+
+/* a pass stopped early: the rows it did not reach are zero (as a residual assembled up to there), not
+   the last pass's (the nodes from `prepped` on in the pass's order, the elements from the et-th) */
+static void unvisited_zero(cr_ph *s, double *r, int prepped, int rev, int et)
+{
+    for (int I = prepped; rev ? I >= 0 : I < s->nn; I += rev ? -1 : 1)
+        if (s->node_off[I] >= 0) memset(r + s->node_off[I], 0, sizeof(double) * 18);
+    for (int t = et; t < s->ne; ++t) memset(r + s->sig_off[rev ? s->ne - 1 - t : t], 0, sizeof(double) * 2 * s->nr);
 }
 
 /* the element pass with the band LU (blk 0) or the node-block fronts (blk 1, rev: last element first);
    CR_NOT_CONVERGED when a front's pivot was too small (the caller repeats with the band LU) */
 PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX,
-                                       int *bad, int blk, int rev)
+                                       int *bad, int blk, int rev, int jac)
 {
     const int dyn = mode == PH_DYNAMIC, nr = s->nr, n2 = 2 * nr, nn = s->nn;
     const double h = s->h, fac = dyn ? h : 1.0, gam = dyn ? 0.5 : 1.0, w = s->w;
     ph_unpack(s, X);
-    memset(r, 0, sizeof(double) * s->nx);
-    memset(s->fext, 0, sizeof(double) * 12 * nn);
+    /* r, fext and kred are zeroed node by node (prep_node); the stress rows are set by their element */
     s->fac = fac;
     double *kred = s->kdq; /* 6 per node: T_m^T K dq_p, reduced */
-    memset(kred, 0, sizeof(double) * 6 * nn);
     int ext[s->rW];
     front F = {s->nred,   s->rkl,    s->rku,   s->rkl + s->rku,
                s->rldab,  s->rW - 1, s->ring,  s->rrhs,
@@ -509,6 +669,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
         for (; rev ? prepped >= 2 * e : prepped <= 2 * e + 2; prepped += rev ? -1 : 1)
             if (!prep_node(s, prepped, dyn, r, &ring)) {
                 if (bad) *bad = s->node_off[prepped] + 12;
+                unvisited_zero(s, r, prepped, rev, et);
                 return CR_SINGULAR;
             }
         int fm = 0, fd = 0;
@@ -526,13 +687,25 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
         }
         const int rs = s->sig_roff[e], R_e = rs + n2;
         if (!blk) zero_upto(&F, R_e + 6 + 1);
-        double Rb[3][3][6][6];
-        memset(Rb, 0, sizeof Rb);
+        /* the element's reduced rows and columns: node a at pos[a] (-1 clamped) of the front (blk) or
+           of the element matrix E (band LU: added to the band at the end) */
+        _Alignas(32) double E[18 * 18];
+        double *Mb;
+        int ld, pos[3];
+        if (blk) {
+            Mb = F.M, ld = BLD;
+            for (int a = 0; a < 3; ++a) pos[a] = ro[a] >= 0 ? loc(&F, ro[a]) : -1;
+        } else {
+            memset(E, 0, sizeof E);
+            Mb = E, ld = 18;
+            for (int a = 0; a < 3; ++a) pos[a] = ro[a] >= 0 ? 6 * a : -1;
+        }
+        double sgp[2][6]; /* the points' stresses, for the geometric terms (summed over the points) */
         for (int g = 0; g < 2; ++g) {
             const int gp = 2 * e + g;
             double q1[12], q1s[12], q0[12], q0s[12], v0[12], qm[12], qms[12];
             ph_gauss_point(s, e, g, dyn, q1, q1s, q0, q0s, v0, qm, qms);
-            double eps1[6], sig[6], kap[6];
+            double eps1[6], kap[6], *sig = sgp[g];
             ph_strain(q1, q1s, eps1);
             for (int j = 0; j < 6; ++j) {
                 double de = eps1[j] - (dyn ? s->eps_n[6 * gp + j] : s->eps0[6 * gp + j]);
@@ -549,33 +722,26 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                 }
                 if (act) sig[j] += act[j];
             }
-            /* strain Jacobians (6 x 12) and their reductions (6 x 6: dphi, dtheta) */
-            double Bm[3][6][12], B1[3][6][12], Tm[3][6][6], T1[3][6][6], dep[6] = {0};
+            /* the point's strain Jacobian parts (B_a = n BN + ns BS) at q_{n+1/2} and q_{n+1} */
+            strain_parts Pm, P1b;
+            strain_parts_at(qm, qms, &Pm);
+            const strain_parts *P1 = &Pm; /* statics: q_{n+1/2} is q_{n+1} */
+            if (dyn) strain_parts_at(q1, q1s, &P1b), P1 = &P1b;
+            /* internal force B_a(q_{n+1/2})^T sigma = n FN + ns FS; B(q_{n+1}) dq_p from dq_p interpolated */
+            double FN[12], FS[12], dqN[12] = {0}, dqS[12] = {0}, dep[6];
+            strain_force(&Pm, sig, FN, FS);
             for (int a = 0; a < 3; ++a) {
-                ph_strain_jacobian(qm, qms, s->N[g][a], s->dN[g][a], Bm[a]);
-                if (dyn)
-                    ph_strain_jacobian(q1, q1s, s->N[g][a], s->dN[g][a], B1[a]);
-                else
-                    memcpy(B1[a], Bm[a], sizeof B1[a]); /* statics: q_{n+1/2} is q_{n+1} */
-                const double *dqp = s->dqp + 12 * (2 * e + a);
-                for (int j = 0; j < 6; ++j) {
-                    for (int c = 0; c < 3; ++c) Tm[a][j][c] = Bm[a][j][c], T1[a][j][c] = B1[a][j][c];
-                    double tm[3] = {0, 0, 0}, t1[3] = {0, 0, 0};
-                    for (int u = 0; u < 2; ++u) {
-                        int fld = ph_row_field[j][u];
-                        if (fld == 0) continue;
-                        double t[3];
-                        /* a^T P(d) w = w . (d x a) */
-                        cross(dmn[a] + 3 * (fld - 1), &Bm[a][j][3 * fld], t);
-                        for (int c = 0; c < 3; ++c) tm[c] += t[c];
-                        if (dyn) {
-                            cross(d1n[a] + 3 * (fld - 1), &B1[a][j][3 * fld], t);
-                            for (int c = 0; c < 3; ++c) t1[c] += t[c];
-                        }
-                        dep[j] += dot3(&B1[a][j][3 * fld], dqp + 3 * fld);
-                    }
-                    for (int c = 0; c < 3; ++c) Tm[a][j][3 + c] = tm[c], T1[a][j][3 + c] = dyn ? t1[c] : tm[c];
-                }
+                const double *dqp = s->dqp + 12 * (2 * e + a), n = s->N[g][a], ns = s->dN[g][a];
+                for (int k = 3; k < 12; ++k) dqN[k] += n * dqp[k], dqS[k] += ns * dqp[k];
+            }
+            strain_apply(P1, dqN, dqS, dep);
+            /* reduced strain Jacobians T = B P(d) per free node (6 x 6: dphi, dtheta) */
+            double Tm[3][6][6], T1b[3][6][6];
+            double(*T1)[6][6] = dyn ? T1b : Tm;
+            for (int a = 0; a < 3; ++a) {
+                if (ro[a] < 0 || !jac) continue;
+                reduce_node(&Pm, s->N[g][a], s->dN[g][a], dmn[a], Tm[a]);
+                if (dyn) reduce_node(P1, s->N[g][a], s->dN[g][a], d1n[a], T1b[a]);
             }
             /* residual: internal forces, inertia, distributed loads */
             for (int a = 0; a < 3; ++a) {
@@ -589,11 +755,8 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                     }
                 if (off[a] < 0) continue;
                 double *ra = r + off[a];
-                for (int c = 0; c < 12; ++c) {
-                    double fsum = 0;
-                    for (int j = 0; j < 6; ++j) fsum += Bm[a][j][c] * sig[j];
-                    ra[c] += fac * w * fsum;
-                }
+                const double cn = s->N[g][a], cs = s->dN[g][a];
+                for (int c = 0; c < 12; ++c) ra[c] += fac * w * (cn * FN[c] + cs * FS[c]);
                 if (dyn)
                     for (int fl = 0; fl < 3; ++fl) {
                         double m = s->mass[fl];
@@ -604,78 +767,23 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                         }
                     }
             }
-            double cc[4][4];
-            ph_stress_coupling(sig, cc);
-            for (int a = 0; a < 3; ++a) {
-                if (ro[a] < 0) continue;
-                double *kr = kred + 6 * (2 * e + a);
-                /* material part Tm_a^T kappa (T1_b, and B1 dq_p) */
-                for (int j = 0; j < 6; ++j) {
-                    if (kap[j] == 0) continue;
-                    double kf = fac * w * kap[j];
-                    for (int i = 0; i < 6; ++i) {
-                        double ti = kf * Tm[a][j][i];
-                        if (ti == 0) continue;
-                        kr[i] += ti * dep[j];
-                        for (int b = 0; b < 3; ++b)
-                            for (int l = 0; l < 6; ++l) Rb[a][b][i][l] += ti * T1[b][j][l];
-                    }
-                }
-                double na = s->N[g][a], nsa = s->dN[g][a];
-                for (int b = 0; b < 3; ++b) {
-                    double nb = s->N[g][b], nsb = s->dN[g][b];
-                    double hv[4][4], c1 = na * nsb * fac * w * gam, c2 = nsa * nb * fac * w * gam;
-                    for (int x = 0; x < 4; ++x)
-                        for (int y = 0; y < 4; ++y) hv[x][y] = cc[x][y] * c1 + cc[y][x] * c2;
-                    if (dyn)
-                        for (int fl = 0; fl < 3; ++fl) hv[fl][fl] += 2.0 / h * w * s->mass[fl] * na * nb;
-                    double(*R)[6] = Rb[a][b];
-                    const double *dqp = s->dqp + 12 * (2 * e + b);
-                    /* geometric and mass terms hv(x, y) I3 between fields x (rows) and y (columns) */
-                    for (int c = 0; c < 3; ++c) R[c][c] += hv[0][0];
-                    double v0v[3] = {0, 0, 0}, u0[3] = {0, 0, 0};
-                    for (int y = 1; y < 4; ++y)
-                        for (int c = 0; c < 3; ++c) {
-                            v0v[c] += hv[0][y] * d1n[b][3 * (y - 1) + c];
-                            u0[c] += hv[y][0] * dmn[a][3 * (y - 1) + c];
-                            kr[c] += hv[0][y] * dqp[3 * y + c];
-                        }
-                    /* (phi, theta) = -skew(v0), (theta, phi) = skew(u0) */
-                    R[0][4] += v0v[2], R[0][5] -= v0v[1], R[1][3] -= v0v[2], R[1][5] += v0v[0], R[2][3] += v0v[1],
-                        R[2][4] -= v0v[0];
-                    R[3][1] -= u0[2], R[3][2] += u0[1], R[4][0] += u0[2], R[4][2] -= u0[0], R[5][0] -= u0[1],
-                        R[5][1] += u0[0];
-                    for (int x = 1; x < 4; ++x) {
-                        double vx[3] = {0, 0, 0}, wx[3] = {0, 0, 0};
-                        for (int y = 1; y < 4; ++y) {
-                            double c = hv[x][y];
-                            if (c == 0) continue;
-                            for (int k = 0; k < 3; ++k)
-                                vx[k] += c * d1n[b][3 * (y - 1) + k], wx[k] += c * dqp[3 * y + k];
-                        }
-                        const double *dx = dmn[a] + 3 * (x - 1);
-                        add_pp(R, 1.0, dx, vx);
-                        double t[3];
-                        cross(dx, wx, t);
-                        for (int k = 0; k < 3; ++k) kr[3 + k] += t[k];
-                    }
-                    if (has_mbar) {
-                        double c = -fac * gam * 0.5 * w * na * nb;
-                        for (int k = 0; k < 3; ++k) {
-                            add_pmp(R, c, dmn[a] + 3 * k, MB, d1n[b] + 3 * k);
-                            double wv[3], t[3];
-                            for (int i = 0; i < 3; ++i) wv[i] = c * dot3(MB[i], dqp + 3 + 3 * k);
-                            cross(dmn[a] + 3 * k, wv, t);
-                            for (int i = 0; i < 3; ++i) kr[3 + i] += t[i];
-                        }
-                    }
-                }
-                /* rigid stresses: momentum-row columns and constraint rows */
-                for (int sl = 0; sl < nr; ++sl) {
-                    int j = s->rigid_comp[sl], col = rs + g * nr + sl;
+            /* material part T_m^T kappa T_1 (and T_m^T kappa B_1 dq_p); the curvature rows have no dphi
+               part */
+            for (int j = 0; j < 6; ++j) {
+                if (kap[j] == 0 || !jac) continue;
+                if (j < 3)
+                    material_rank1(Mb, ld, pos, Tm, T1, j, 0, fac * w * kap[j], dep[j], kred + 6 * 2 * e);
+                else
+                    material_rank1(Mb, ld, pos, Tm, T1, j, 3, fac * w * kap[j], dep[j], kred + 6 * 2 * e);
+            }
+            /* rigid stresses: momentum-row columns and constraint rows */
+            for (int sl = 0; sl < nr && jac; ++sl) {
+                const int j = s->rigid_comp[sl], col = rs + g * nr + sl;
+                for (int a = 0; a < 3; ++a) {
+                    if (ro[a] < 0) continue;
                     if (blk) {
-                        double *M = F.M + loc(&F, ro[a]) * BLD + loc(&F, col),
-                               *Mt = F.M + loc(&F, col) * BLD + loc(&F, ro[a]);
+                        const int cp = loc(&F, col);
+                        double *M = F.M + (size_t)pos[a] * BLD + cp, *Mt = F.M + (size_t)cp * BLD + pos[a];
                         for (int i = 0; i < 6; ++i) M[i * BLD] += fac * w * Tm[a][j][i];
                         for (int l = 0; l < 6; ++l) Mt[l] += T1[a][j][l];
                     } else {
@@ -683,26 +791,108 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                         for (int l = 0; l < 6; ++l) *at(&F, col, ro[a] + l) += T1[a][j][l];
                     }
                 }
-            }
-            for (int sl = 0; sl < nr; ++sl) {
-                int j = s->rigid_comp[sl];
-                *rhs(&F, rs + g * nr + sl) -= r[s->sig_off[e] + g * nr + sl] + dep[j];
+                *rhs(&F, col) -= r[s->sig_off[e] + g * nr + sl] + dep[j];
             }
         }
-        for (int a = 0; a < 3; ++a) {
-            if (ro[a] < 0) continue;
-            for (int b = 0; b < 3; ++b)
-                if (ro[b] >= 0) add_block(&F, ro[a], ro[b], Rb[a][b]);
+        /* geometric and mass terms, both points at once: between nodes a and b the Hessian of
+           sigma . eps is H (x) I3 over the fields (phi, d1, d2, d3), H = sum_g c1 C_g + c2 C_g^T with
+           c1 = N_a N_b', c2 = N_a' N_b (ph_stress_coupling's C). C has no phi row, its phi column is
+           the force N and its director block is antisymmetric (the moment M), so H_0y = sum c2 N,
+           H_x0 = sum c1 N and the director block is sum (c1 - c2) C_dd; the mass adds to the diagonal. */
+        if (jac) {
+            const double cg = fac * w * gam;
+            for (int a = 0; a < 3; ++a) {
+                if (pos[a] < 0) continue;
+                double *kr = kred + 6 * (2 * e + a);
+                const double *Da = dmn[a];
+                for (int b = 0; b < 3; ++b) {
+                    if (pos[b] < 0) continue;
+                    const double *Db = d1n[b], *qb = s->dqp + 12 * (2 * e + b);
+                    double h0[3] = {0, 0, 0}, hx[3] = {0, 0, 0}, A[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, nn2 = 0;
+                    for (int g = 0; g < 2; ++g) {
+                        const double na = s->N[g][a], nb = s->N[g][b], c1 = na * s->dN[g][b] * cg,
+                                     c2 = s->dN[g][a] * nb * cg, cd = 0.5 * (c1 - c2), *sg = sgp[g];
+                        for (int k = 0; k < 3; ++k) h0[k] += c2 * sg[k], hx[k] += c1 * sg[k];
+                        for (int i = 0; i < 3; ++i) {
+                            const int j = (i + 1) % 3, k = (i + 2) % 3;
+                            A[k][j] += cd * sg[3 + i], A[j][k] -= cd * sg[3 + i];
+                        }
+                        nn2 += na * nb;
+                    }
+                    double *R = Mb + (size_t)pos[a] * ld + pos[b];
+                    if (dyn) {
+                        const double cm = 2.0 / h * w * nn2;
+                        for (int c = 0; c < 3; ++c) R[c * ld + c] += cm * s->mass[0];
+                        A[0][0] += cm * s->mass[1], A[1][1] += cm * s->mass[2];
+                    }
+                    double v0v[3], u0[3];
+                    for (int c = 0; c < 3; ++c) {
+                        v0v[c] = h0[0] * Db[c] + h0[1] * Db[3 + c] + h0[2] * Db[6 + c];
+                        u0[c] = hx[0] * Da[c] + hx[1] * Da[3 + c] + hx[2] * Da[6 + c];
+                        kr[c] += h0[0] * qb[3 + c] + h0[1] * qb[6 + c] + h0[2] * qb[9 + c];
+                    }
+                    /* (phi, theta) = -skew(v0), (theta, phi) = skew(u0) */
+                    R[4] += v0v[2], R[5] -= v0v[1], R[ld + 3] -= v0v[2], R[ld + 5] += v0v[0], R[2 * ld + 3] += v0v[1],
+                        R[2 * ld + 4] -= v0v[0];
+                    R[3 * ld + 1] -= u0[2], R[3 * ld + 2] += u0[1], R[4 * ld] += u0[2], R[4 * ld + 2] -= u0[0],
+                        R[5 * ld] -= u0[1], R[5 * ld + 1] += u0[0];
+                    /* (theta, theta) = sum_x,y A_xy P(da_x)^T P(db_y) = tr(W) I - W, W = sum_x v_x da_x^T,
+                       v_x = sum_y A_xy db_y (add_pp) */
+                    double W[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, tr = 0, kt[3] = {0, 0, 0};
+                    for (int x = 0; x < 3; ++x) {
+                        double vx[3], wx[3], t[3];
+                        const double *dx = Da + 3 * x;
+                        for (int c = 0; c < 3; ++c) {
+                            vx[c] = A[x][0] * Db[c] + A[x][1] * Db[3 + c] + A[x][2] * Db[6 + c];
+                            wx[c] = A[x][0] * qb[3 + c] + A[x][1] * qb[6 + c] + A[x][2] * qb[9 + c];
+                        }
+                        for (int i = 0; i < 3; ++i)
+                            for (int l = 0; l < 3; ++l) W[i][l] += vx[i] * dx[l];
+                        tr += dot3(dx, vx);
+                        cross(dx, wx, t);
+                        for (int k = 0; k < 3; ++k) kt[k] += t[k];
+                    }
+                    for (int i = 0; i < 3; ++i) {
+                        double *Ri = R + (size_t)(3 + i) * ld + 3;
+                        for (int l = 0; l < 3; ++l) Ri[l] -= W[i][l];
+                        Ri[i] += tr;
+                        kr[3 + i] += kt[i];
+                    }
+                    if (has_mbar) {
+                        double c = -fac * gam * 0.5 * w * nn2;
+                        for (int k = 0; k < 3; ++k) {
+                            add_pmp(R, ld, c, Da + 3 * k, MB, Db + 3 * k);
+                            double wv[3], t[3];
+                            for (int i = 0; i < 3; ++i) wv[i] = c * dot3(MB[i], qb + 3 + 3 * k);
+                            cross(Da + 3 * k, wv, t);
+                            for (int i = 0; i < 3; ++i) kr[3 + i] += t[i];
+                        }
+                    }
+                }
+            }
         }
+        if (jac && !blk)
+            for (int a = 0; a < 3; ++a) {
+                if (ro[a] < 0) continue;
+                for (int b = 0; b < 3; ++b) {
+                    if (ro[b] < 0) continue;
+                    double R6[6][6];
+                    for (int i = 0; i < 6; ++i)
+                        for (int l = 0; l < 6; ++l) R6[i][l] = E[(6 * a + i) * 18 + 6 * b + l];
+                    add_block(&F, ro[a], ro[b], R6);
+                }
+            }
         const int last = et == s->ne - 1;
-        finish_node(s, rev ? 2 * e + 2 : 2 * e, dyn, fac, gam, loads, X, r, &F, kred, &ring);
-        finish_node(s, 2 * e + 1, dyn, fac, gam, loads, X, r, &F, kred, &ring);
-        if (last) finish_node(s, rev ? 2 * e : 2 * e + 2, dyn, fac, gam, loads, X, r, &F, kred, &ring);
+        finish_node(s, rev ? 2 * e + 2 : 2 * e, dyn, fac, gam, loads, X, r, &F, kred, &ring, jac);
+        finish_node(s, 2 * e + 1, dyn, fac, gam, loads, X, r, &F, kred, &ring, jac);
+        if (last) finish_node(s, rev ? 2 * e : 2 * e + 2, dyn, fac, gam, loads, X, r, &F, kred, &ring, jac);
+        if (!jac) continue;
         if (blk) {
             int info = block_eliminate(&F, fm, fd, s->ustore + (size_t)e * ustride);
-            if (info < 0) return CR_NOT_CONVERGED;
+            if (info < 0) return CR_NOT_CONVERGED; /* repeated with the band LU */
             if (info) {
                 if (bad) *bad = glob(&F, info - 1);
+                unvisited_zero(s, r, prepped, rev, et + 1);
                 return CR_SINGULAR;
             }
             for (int k = 0; k < fm; ++k) F.b[glob(&F, k)] = bfront[k];
@@ -713,7 +903,10 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                 tb[i] = bfront[fm + i];
                 for (int j = 0; j < nt; ++j) tail[i][j] = Mfront[(fm + i) * BLD + fm + j];
             }
-            for (int i = 0; i < fd; ++i) memset(Mfront + i * BLD, 0, sizeof(double) * BLD);
+            /* only the front's columns (to a group of 4, as block_eliminate writes them): a memset of the
+               whole rows costs more than the elimination's row updates */
+            const int fw = (fd + 3) & ~3;
+            for (int i = 0; i < fd; ++i) memset(Mfront + i * BLD, 0, sizeof(double) * fw);
             memset(bfront, 0, sizeof bfront);
             for (int i = 0; i < nt; ++i) {
                 bfront[i] = tb[i];
@@ -723,11 +916,12 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             int info = eliminate(&F, last ? F.n : R_e - F.kl);
             if (info) {
                 if (bad) *bad = info - 1;
+                unvisited_zero(s, r, prepped, rev, et + 1);
                 return CR_SINGULAR;
             }
         }
     }
-    if (s->ne == 0) return CR_OK;
+    if (s->ne == 0 || !jac) return CR_OK;
     if (blk)
         block_back(&F, s, ustride);
     else
@@ -756,8 +950,13 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
     /* the node-block fronts need a free end to start from (block_eliminate) */
     int clamps = s->p.clamp_start && s->p.clamp_end;
     if (!(clamps && s->nr > 0)) {
-        cr_status st = direct_pass(s, mode, loads, X, r, dX, bad, 1, s->p.clamp_start && !s->p.clamp_end);
+        cr_status st = direct_pass(s, mode, loads, X, r, dX, bad, 1, s->p.clamp_start && !s->p.clamp_end, 1);
         if (st != CR_NOT_CONVERGED) return st;
     }
-    return direct_pass(s, mode, loads, X, r, dX, bad, 0, 0);
+    return direct_pass(s, mode, loads, X, r, dX, bad, 0, 0, 1);
+}
+
+cr_status ph_direct_residual(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r)
+{
+    return direct_pass(s, mode, loads, X, r, NULL, NULL, 1, 0, 0);
 }
