@@ -42,7 +42,7 @@ def quat(t):  # a frame with its x axis along t (t never along z here)
     return [w, (R[2][1] - R[1][2]) / (4 * w), (R[0][2] - R[2][0]) / (4 * w), (R[1][0] - R[0][1]) / (4 * w)]
 
 
-def write(out, n1, n2, P, gap=0.0):
+def write(out, n1, n2, P, gap=0.0, dynamic=False):
     nc = 4
     pts = lin([-L1 / 2, 0, 0], [L1 / 2, 0, 0], n1, True)
     pts += lin([L1 / 2, 0, 0], [L1 / 2 + c, 0, 0], nc, False)
@@ -61,6 +61,13 @@ def write(out, n1, n2, P, gap=0.0):
           "loads": [{"type": "force", "node": mid2, "value": [0, 0, -P]}],
           "contact": {"self": True, "tolerance": 1e-10},
           "stages": [{"type": "static", "load_steps": 4}]}
+    if dynamic:  # beam 2 a cantilever from its start, dropped onto beam 1 by a tip force and gravity
+        sc["rod"]["material"]["rho"] = 1000
+        sc["boundary_conditions"] = sc["boundary_conditions"][:3]
+        sc["loads"] = [{"type": "force", "node": b2 + n2, "value": [0, 0, -P]},
+                       {"type": "gravity", "value": [0, 0, -9.81]}]
+        del sc["contact"]["tolerance"]
+        sc["stages"] = [{"type": "dynamic", "t_end": 0.4, "output_dt": 0.001, "rtol": 1e-6, "atol": 1e-9}]
     json.dump(sc, open(out, "w"))
     print(n1, mid2)
 
@@ -83,4 +90,4 @@ if __name__ == "__main__":
         check(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]) if len(sys.argv) > 5 else 0.014)
     else:
         write(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]) if len(sys.argv) > 4 else 0.014,
-              float(sys.argv[5]) if len(sys.argv) > 5 else 0.0)
+              float(sys.argv[5]) if len(sys.argv) > 5 else 0.0, len(sys.argv) > 6 and sys.argv[6] == "dynamic")

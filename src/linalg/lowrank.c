@@ -222,3 +222,14 @@ cr_status cr_lowrank_correct(cr_lowrank *lr, void (*solve)(void *ctx, double *v)
     if (st == CR_OK) cr_lowrank_apply(lr, x);
     return st;
 }
+
+cr_status cr_lowrank_copy(cr_lowrank *dst, const cr_lowrank *src)
+{
+    cr_lowrank_clear(dst);
+    if (grow(dst, src->m) != CR_OK) return CR_NO_MEMORY;
+    const size_t ld = 3 * (size_t)dst->cap, ls = 3 * (size_t)src->cap, k = 3 * (size_t)src->m;
+    for (int j = 0; j < src->m; ++j) dst->node[j] = src->node[j], dst->slot[src->node[j]] = j;
+    dst->m = src->m;
+    for (size_t r = 0; r < k; ++r) memcpy(dst->C + r * ld, src->C + r * ls, k * sizeof *dst->C);
+    return CR_OK;
+}

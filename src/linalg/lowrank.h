@@ -47,6 +47,9 @@ cr_status cr_lowrank_prepare_complex(cr_lowrank *lr, double sigma, void (*solve_
 void cr_lowrank_apply(const cr_lowrank *lr, double *x);
 void cr_lowrank_apply_complex(const cr_lowrank *lr, double *re, double *im);
 
+/* dst ← src's blocks and C (not its preparation). CR_NO_MEMORY. */
+cr_status cr_lowrank_copy(cr_lowrank *dst, const cr_lowrank *src);
+
 /* cr_lowrank_prepare (σ = +1), then cr_lowrank_apply on x: one solve of the statics. */
 cr_status cr_lowrank_correct(cr_lowrank *lr, void (*solve)(void *ctx, double *v), void *ctx, double *x);
 

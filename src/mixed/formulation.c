@@ -49,8 +49,11 @@ static cr_status contact_check(const cr_scenario *sc, cr_error *err)
 }
 
 /* Self-contact: static stages on load steps (Newton with the far-node coupling as a low-rank
- * term; the dynamic stages and the arc-length path do not carry it yet), and a rod that does not
- * start inside itself. */
+ * term; the arc-length path does not carry it yet), and a rod that does not start inside itself.
+ * Dynamic stages are refused: the terms are there (selfcontact.c, a penalty with its exact
+ * Jacobian, Woodbury in Radau's shifted solves), but a beam dropped onto another chattered on
+ * and off contact at the penalty's frequency, Radau's steps fell to 1e-8 s and an undamped run
+ * failed (docs/theory.md §12). */
 static cr_status selfcontact_check(const cr_scenario *sc, cr_error *err)
 {
     for (int k = 0; k < sc->stage_count; ++k) {
@@ -332,8 +335,17 @@ static const char *const extra_names[] = {"energy_dissipated", "contact_active",
  * (N), the largest penetration (m) */
 static int series_extra(const void *impl, const char *const **names)
 {
+    const cr_model *m = ((const mixed_sim *)impl)->model;
+    if (m->selfcontact) { /* self-contact: the pairs pressing, the smallest gap of the pairs within reach */
+        static const char *const self_only[] = {"energy_dissipated", "self_contact_pairs", "self_contact_gap"};
+        static const char *const both[] = {"energy_dissipated",   "contact_active",     "contact_sliding",
+                                           "contact_normal_force", "contact_penetration", "self_contact_pairs",
+                                           "self_contact_gap"};
+        *names = m->contact ? both : self_only;
+        return m->contact ? 7 : 3;
+    }
     *names = extra_names;
-    return ((const mixed_sim *)impl)->model->contact ? 5 : 1;
+    return m->contact ? 5 : 1;
 }
 
 static double *load_input(void *impl) { return ((mixed_sim *)impl)->state->load_input; }

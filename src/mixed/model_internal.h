@@ -121,6 +121,7 @@ struct cr_model {
      * multipliers, and the far-node coupling of the last Jacobian (a low-rank term) */
     struct cr_rodcontact *selfcontact;
     struct cr_lowrank *couple;
+    struct cr_lowrank *couple_dyn; /* dynamics: momentum rows × position columns */
 };
 
 struct cr_state {
