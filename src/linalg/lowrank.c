@@ -23,7 +23,7 @@ cr_lowrank *cr_lowrank_create(int n, int b, int roff, int coff)
 void cr_lowrank_destroy(cr_lowrank *lr)
 {
     if (!lr) return;
-    free(lr->node), free(lr->slot), free(lr->C), free(lr->Z), free(lr->S), free(lr->piv), free(lr->y);
+    free(lr->node), free(lr->slot), free(lr->C), free(lr->Z), free(lr->S), free(lr->VZ), free(lr->piv), free(lr->y);
     free(lr);
 }
 
@@ -44,16 +44,16 @@ static cr_status grow(cr_lowrank *lr, int need)
     int *node = realloc(lr->node, (size_t)cap * sizeof *node);
     if (node) lr->node = node;
     double *C = calloc(ld * ld, sizeof *C);
-    double *Z = malloc(2 * ld * (size_t)lr->n * lr->b * sizeof *Z), *S = malloc(2 * ld * ld * sizeof *S),
-           *y = malloc(2 * ld * sizeof *y);
+    double *Z = malloc(2 * (size_t)lr->n * lr->b * sizeof *Z), *S = malloc(2 * ld * ld * sizeof *S),
+           *VZ = malloc(2 * ld * ld * sizeof *VZ), *y = malloc(2 * ld * sizeof *y);
     int *piv = malloc(ld * sizeof *piv);
-    if (!node || !C || !Z || !S || !y || !piv) {
-        free(C), free(Z), free(S), free(y), free(piv);
+    if (!node || !C || !Z || !S || !VZ || !y || !piv) {
+        free(C), free(Z), free(S), free(VZ), free(y), free(piv);
         return CR_NO_MEMORY;
     }
     for (size_t r = 0; r < 3 * (size_t)lr->m; ++r) memcpy(C + r * ld, lr->C + r * old, 3 * (size_t)lr->m * sizeof *C);
-    free(lr->C), free(lr->Z), free(lr->S), free(lr->y), free(lr->piv);
-    lr->C = C, lr->Z = Z, lr->S = S, lr->y = y, lr->piv = piv, lr->cap = cap;
+    free(lr->C), free(lr->Z), free(lr->S), free(lr->VZ), free(lr->y), free(lr->piv);
+    lr->C = C, lr->Z = Z, lr->S = S, lr->VZ = VZ, lr->y = y, lr->piv = piv, lr->cap = cap;
     return CR_OK;
 }
 
@@ -127,20 +127,20 @@ static void solve_complex(int k, const double complex *S, const int *piv, double
 cr_status cr_lowrank_prepare(cr_lowrank *lr, double sigma, void (*solve)(void *ctx, double *v), void *ctx)
 {
     const int k = 3 * lr->m;
-    lr->prepared = 0, lr->complex_ = 0, lr->sigma = sigma;
+    lr->prepared = 0, lr->complex_ = 0, lr->sigma = sigma, lr->solve = solve, lr->ctx = ctx;
     if (k == 0) return CR_OK;
     const size_t dim = (size_t)lr->n * lr->b, ld = 3 * (size_t)lr->cap;
-    for (int j = 0; j < k; ++j) { /* Z = A⁻¹ U: one solve a coupled row */
-        double *z = lr->Z + (size_t)j * dim;
+    double *z = lr->Z, *VZ = lr->VZ; /* one column of A⁻¹ U at a time: only Vᵀ Z is kept (k × k) */
+    for (int j = 0; j < k; ++j) {
         memset(z, 0, dim * sizeof *z);
         z[urow(lr, j)] = 1.0;
         solve(ctx, z);
+        for (int q = 0; q < k; ++q) VZ[(size_t)q * k + j] = z[vcol(lr, q)];
     }
     for (int r = 0; r < k; ++r) /* S = I + σ C Vᵀ Z */
         for (int c = 0; c < k; ++c) {
-            const double *z = lr->Z + (size_t)c * dim;
             double s = 0;
-            for (int q = 0; q < k; ++q) s += lr->C[r * ld + q] * z[vcol(lr, q)];
+            for (int q = 0; q < k; ++q) s += lr->C[r * ld + q] * VZ[(size_t)q * k + c];
             lr->S[(size_t)r * k + c] = (r == c ? 1.0 : 0.0) + sigma * s;
         }
     cr_status st = lu_real(k, lr->S, lr->piv);
@@ -160,35 +160,34 @@ void cr_lowrank_apply(const cr_lowrank *lr, double *x)
         y[r] = s;
     }
     solve_real(k, lr->S, lr->piv, y);
-    for (int c = 0; c < k; ++c) { /* x ← x − σ Z y */
-        const double *z = lr->Z + (size_t)c * dim, yc = lr->sigma * y[c];
-        if (yc != 0)
-            for (size_t r = 0; r < dim; ++r) x[r] -= yc * z[r];
-    }
+    /* x ← x − σ Z y = x − A⁻¹ (σ U y): one more solve instead of storing Z (k × n) */
+    double *u = lr->Z;
+    memset(u, 0, dim * sizeof *u);
+    for (int c = 0; c < k; ++c) u[urow(lr, c)] += lr->sigma * y[c];
+    lr->solve(lr->ctx, u);
+    for (size_t r = 0; r < dim; ++r) x[r] -= u[r];
 }
 
 cr_status cr_lowrank_prepare_complex(cr_lowrank *lr, double sigma, void (*solve_c)(void *ctx, double *re, double *im),
                                      void *ctx)
 {
     const int k = 3 * lr->m;
-    lr->prepared = 0, lr->complex_ = 1, lr->sigma = sigma;
+    lr->prepared = 0, lr->complex_ = 1, lr->sigma = sigma, lr->solve_c = solve_c, lr->ctx = ctx;
     if (k == 0) return CR_OK;
     const size_t dim = (size_t)lr->n * lr->b, ld = 3 * (size_t)lr->cap;
-    double *Zr = lr->Z, *Zi = lr->Z + (size_t)k * dim;
+    double *zr = lr->Z, *zi = lr->Z + dim;
+    double complex *VZ = (double complex *)lr->VZ, *S = (double complex *)lr->S;
     for (int j = 0; j < k; ++j) {
-        double *zr = Zr + (size_t)j * dim, *zi = Zi + (size_t)j * dim;
         memset(zr, 0, dim * sizeof *zr), memset(zi, 0, dim * sizeof *zi);
         zr[urow(lr, j)] = 1.0;
         solve_c(ctx, zr, zi);
+        for (int q = 0; q < k; ++q) VZ[(size_t)q * k + j] = zr[vcol(lr, q)] + I * zi[vcol(lr, q)];
     }
-    double complex *S = (double complex *)lr->S;
     for (int r = 0; r < k; ++r)
         for (int c = 0; c < k; ++c) {
-            const double *zr = Zr + (size_t)c * dim, *zi = Zi + (size_t)c * dim;
-            double sr = 0, si = 0;
-            for (int q = 0; q < k; ++q)
-                sr += lr->C[r * ld + q] * zr[vcol(lr, q)], si += lr->C[r * ld + q] * zi[vcol(lr, q)];
-            S[(size_t)r * k + c] = (r == c ? 1.0 : 0.0) + sigma * (sr + I * si);
+            double complex s = 0;
+            for (int q = 0; q < k; ++q) s += lr->C[r * ld + q] * VZ[(size_t)q * k + c];
+            S[(size_t)r * k + c] = (r == c ? 1.0 : 0.0) + sigma * s;
         }
     cr_status st = lu_complex(k, S, lr->piv);
     lr->prepared = st == CR_OK;
@@ -200,7 +199,6 @@ void cr_lowrank_apply_complex(const cr_lowrank *lr, double *re, double *im)
     const int k = 3 * lr->m;
     if (k == 0 || !lr->prepared || !lr->complex_) return;
     const size_t dim = (size_t)lr->n * lr->b, ld = 3 * (size_t)lr->cap;
-    const double *Zr = lr->Z, *Zi = lr->Z + (size_t)k * dim;
     double complex *y = (double complex *)lr->y;
     for (int r = 0; r < k; ++r) {
         double complex s = 0;
@@ -208,12 +206,11 @@ void cr_lowrank_apply_complex(const cr_lowrank *lr, double *re, double *im)
         y[r] = s;
     }
     solve_complex(k, (const double complex *)lr->S, lr->piv, y);
-    for (int c = 0; c < k; ++c) { /* x ← x − σ Z y, complex */
-        const double *zr = Zr + (size_t)c * dim, *zi = Zi + (size_t)c * dim;
-        const double yr = lr->sigma * creal(y[c]), yi = lr->sigma * cimag(y[c]);
-        if (yr == 0 && yi == 0) continue;
-        for (size_t r = 0; r < dim; ++r) re[r] -= yr * zr[r] - yi * zi[r], im[r] -= yr * zi[r] + yi * zr[r];
-    }
+    double *ur = lr->Z, *ui = lr->Z + dim; /* x ← x − A⁻¹ (σ U y) */
+    memset(ur, 0, dim * sizeof *ur), memset(ui, 0, dim * sizeof *ui);
+    for (int c = 0; c < k; ++c) ur[urow(lr, c)] += lr->sigma * creal(y[c]), ui[urow(lr, c)] += lr->sigma * cimag(y[c]);
+    lr->solve_c(lr->ctx, ur, ui);
+    for (size_t r = 0; r < dim; ++r) re[r] -= ur[r], im[r] -= ui[r];
 }
 
 cr_status cr_lowrank_correct(cr_lowrank *lr, void (*solve)(void *ctx, double *v), void *ctx, double *x)

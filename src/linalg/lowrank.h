@@ -5,7 +5,8 @@
  * nodes; entering it here keeps A's factorization as it is and adds 3m solves and one dense
  * 3m × 3m LU, instead of a general sparse factorization whose fill depends on the contact
  * pattern. C need not be invertible: x = y − σ Z (I + σ C Vᵀ Z)⁻¹ C Vᵀ y with y = A⁻¹ r,
- * Z = A⁻¹ U. Internal. */
+ * Z = A⁻¹ U. Memory: 2 n·b + O(m²) doubles; time: 3m solves to prepare, one more
+ * per solve, and O(m³) for the LU. Internal. */
 #ifndef COSSERAT_LOWRANK_H
 #define COSSERAT_LOWRANK_H
 
@@ -18,12 +19,16 @@ typedef struct cr_lowrank {
     int *node;      /* their indices */
     int *slot;      /* n entries: a block's place in node[], −1 when not coupled */
     double *C;      /* 3m × 3m, row-major, leading dimension 3·cap */
-    /* the prepared correction (cr_lowrank_prepare*): Z = A⁻¹ U (3m columns of n·b; complex: the
-     * real parts then the imaginary ones), the LU of the capacitance matrix I + σ C Vᵀ Z */
-    double *Z, *S, *y;
+    /* the prepared correction (cr_lowrank_prepare*): Vᵀ Z (3m × 3m, Z = A⁻¹ U, complex: as
+     * double complex) and the LU of the capacitance matrix I + σ C Vᵀ Z; Z itself is not kept (3m
+     * columns of n·b): the update A⁻¹ (σ U y) is one more solve. Z: work vectors (2 n·b). */
+    double *Z, *VZ, *S, *y;
     int *piv;
     int prepared, complex_;
     double sigma;
+    void (*solve)(void *ctx, double *v); /* A⁻¹ of the preparation */
+    void (*solve_c)(void *ctx, double *re, double *im);
+    void *ctx;
 } cr_lowrank;
 
 cr_lowrank *cr_lowrank_create(int n, int b, int roff, int coff);
@@ -43,7 +48,8 @@ cr_status cr_lowrank_prepare(cr_lowrank *lr, double sigma, void (*solve)(void *c
 cr_status cr_lowrank_prepare_complex(cr_lowrank *lr, double sigma, void (*solve_c)(void *ctx, double *re, double *im),
                                      void *ctx);
 
-/* x ← (A + σ U C Vᵀ)⁻¹ r given x = A⁻¹ r on entry, with the prepared correction. */
+/* x ← (A + σ U C Vᵀ)⁻¹ r given x = A⁻¹ r on entry, with the prepared correction (its solve
+ * callback and A's factors must still be valid). */
 void cr_lowrank_apply(const cr_lowrank *lr, double *x);
 void cr_lowrank_apply_complex(const cr_lowrank *lr, double *re, double *im);
 
