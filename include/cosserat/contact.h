@@ -46,6 +46,7 @@ typedef struct cr_contact_def {
     double stiffness; /* augmentation parameter ε (N/m) of the augmented Lagrangian; 0: 100 × the
                          largest axial element stiffness EA/L_el */
     int max_updates;  /* multiplier updates of a static stage; 0: 50 */
+    int self;         /* 1: contact of the rod with itself (segment–segment, mixed_discrete statics) */
 } cr_contact_def;
 
 /* Signed distance φ from x to the obstacle's surface (negative inside), its gradient n

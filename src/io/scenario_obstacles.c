@@ -159,7 +159,11 @@ cr_status parse_obstacles(const cJSON *root, cr_rod_def *def, scenario_storage *
     if (!c) return CR_OK;
     if ((s = expect_object(c, "contact", err))) return s;
     if ((s = check_keys(c, "contact", K_CONTACT, err))) return s;
-    if (n == 0) return fail(err, "contact: given without obstacles (there is nothing to touch)");
+    const cJSON *self = cJSON_GetObjectItemCaseSensitive(c, "self");
+    if (self && !cJSON_IsBool(self)) return fail(err, "contact.self: must be true or false");
+    def->contact.self = cJSON_IsTrue(self);
+    if (n == 0 && !def->contact.self)
+        return fail(err, "contact: given without obstacles and without \"self\": true (there is nothing to touch)");
     cr_contact_def *cd = &def->contact;
     if ((s = get_number(c, "contact", "radius", 0, 0, POSITIVE, &cd->radius, err))) return s;
     if ((s = get_number(c, "contact", "tolerance", 0, 0, POSITIVE, &cd->tolerance, err))) return s;

@@ -8,6 +8,7 @@
  * are solved locally, u' = M_i(q)⁻¹ R, so that the integrator's mass stays
  * constant and diagonal (identity on those rows). */
 #include "contact/contact.h"
+#include "selfcontact.h"
 #include "mixed.h"
 #include "supports.h"
 #include "terms.h"
@@ -204,6 +205,7 @@ cr_status cr_mixed_dynamic_residual(const cr_model *m, const cr_supports_at *at,
                     Di[(CR_DYN_V + r) * B + CR_DYN_V + c] += Kv.m[r][c];
                 }
         }
+    if (m->selfcontact) cr_mixed_selfcontact_dynamic_rows(m, at, y, F, J); /* penalty, far nodes low-rank */
     for (int i = 0; i < nn; ++i) {
         const double *yi = y + (size_t)i * B;
         double *Fi = F + (size_t)i * B;

@@ -3,6 +3,8 @@
  * (O(n) per factorization and per solve). */
 #define _POSIX_C_SOURCE 199309L
 #include "contact/contact.h"
+#include "contact/rodcontact.h"
+#include "selfcontact.h"
 #include "cosserat/dynamics.h"
 #include "cosserat/radau.h"
 #include "linalg/blocktri_shifted.h"
@@ -301,6 +303,11 @@ static int output(double t, const double *y_poly, void *user)
         smp.extra_count = 5;
         smp.extra[1] = ct.active, smp.extra[2] = ct.slipping, smp.extra[3] = ct.normal, smp.extra[4] = ct.penetration;
     }
+    if (c->m->selfcontact) { /* formulation.c, series_extra: pairs pressing, the smallest gap (m) */
+        smp.extra[smp.extra_count] = cr_rodcontact_find(c->m->selfcontact, y, CR_DYN_BLOCK);
+        smp.extra[smp.extra_count + 1] = cr_rodcontact_min_gap(c->m->selfcontact, y, CR_DYN_BLOCK, NULL, NULL);
+        smp.extra_count += 2;
+    }
     unpack_y(c->m, y, t, c->state);
     int stop = c->on_output(c->m, c->state, &smp, c->user);
     if (stop && c->segmented) { /* t ends the step: finish its bookkeeping first (step_done) */
@@ -442,6 +449,7 @@ cr_status cr_mixed_dynamic_solve(const cr_model *m, cr_state *state, int stage, 
     long nout = (long)nout_d;
     double *times = malloc((nout > 0 ? nout : 1) * sizeof(double));
     cr_blocktri_radau *lin = NULL;
+    void *self_linsys = NULL; /* the self-contact's wrapper of lin's solves */
     cr_status st = CR_OK;
     if (!active || !mass || !y || !atol || !index || !c.scale || !c.input || !c.power_scale || !c.F || !c.ytmp ||
         !c.yout || !c.ucoef || !times) {
@@ -570,6 +578,13 @@ cr_status cr_mixed_dynamic_solve(const cr_model *m, cr_state *state, int stage, 
      * 10 % fewer factorizations and 13 % fewer Newton iterations for 3 % more steps) */
     ro.newton_growth_theta = 0.2;
     cr_radau_problem prob = {.n = N, .mass = mass, .rhs = rhs, .linsys = cr_blocktri_radau_linsys(lin), .user = &c};
+    if (m->selfcontact) { /* a penalty; its far-node coupling by Woodbury in every shifted solve */
+        cr_rodcontact_reset(m->selfcontact);
+        if (cr_mixed_selfcontact_linsys(m, prob.linsys, &prob.linsys, &self_linsys) != CR_OK) {
+            st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the dynamic stage");
+            goto done;
+        }
+    }
     /* penalty, friction by anchors; a resumed stage has its anchors from the checkpoint */
     if (m->contact) cr_contact_set_time(m->contact, t_begin);
     if (m->contact && resume)
@@ -632,6 +647,7 @@ done:
     if (m->contact) cr_contact_dynamic_end(m->contact);
     cr_radau_destroy(c.radau);
     cr_blocktri_radau_destroy(lin);
+    cr_mixed_selfcontact_linsys_free(self_linsys);
     free(active);
     free(mass);
     free(atol);

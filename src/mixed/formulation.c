@@ -3,6 +3,7 @@
  * Radau IIA, and the formulation-neutral accessors. */
 #include "model/formulation.h"
 #include "contact/contact.h"
+#include "selfcontact.h"
 #include "mixed/mixed.h"
 #include "mixed/supports.h"
 
@@ -47,6 +48,30 @@ static cr_status contact_check(const cr_scenario *sc, cr_error *err)
     return st;
 }
 
+/* Self-contact: static stages on load steps (Newton with the far-node coupling as a low-rank
+ * term; the arc-length path does not carry it yet), and a rod that does not start inside itself.
+ * Dynamic stages are refused: the terms are there (selfcontact.c, a penalty with its exact
+ * Jacobian, Woodbury in Radau's shifted solves), but a beam dropped onto another chattered on
+ * and off contact at the penalty's frequency, Radau's steps fell to 1e-8 s and an undamped run
+ * failed (docs/theory.md §12). */
+static cr_status selfcontact_check(const cr_scenario *sc, cr_error *err)
+{
+    for (int k = 0; k < sc->stage_count; ++k) {
+        if (sc->stages[k].type == CR_STAGE_DYNAMIC)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "contact.self: self-contact is available in static stages only (stage %d is dynamic)",
+                                k);
+        if (sc->stages[k].statics.arc_length)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "stages.%d.path: the arc-length path does not handle contact.self (use load steps)", k);
+    }
+    cr_model *m = cr_model_create(&sc->rod, err);
+    if (!m) return err ? err->status : CR_BAD_INPUT;
+    cr_status st = cr_mixed_selfcontact_check_start(m, err);
+    cr_model_destroy(m);
+    return st;
+}
+
 /* A static stage solves K u = f: with no support (nor obstacle) active in it, a free rod
  * (or a free assembly) has six rigid-body modes and no equilibrium (the stage solver refuses it too,
  * but only after the stages before it have run). An assembly's rods are held through its
@@ -82,6 +107,7 @@ cr_status cr_mixed_check_rod(const cr_scenario *sc, cr_error *err)
     /* the rod's own values first (a load beyond its range says more than what follows) */
     if ((fst = cr_rod_validate(&sc->rod, err)) != CR_OK) return fst;
     if (sc->rod.obstacle_count > 0 && (fst = contact_check(sc, err)) != CR_OK) return fst;
+    if (sc->rod.contact.self && (fst = selfcontact_check(sc, err)) != CR_OK) return fst;
     for (int k = 0; k < sc->rod.load_count; ++k)
         if (sc->rod.loads[k].type == CR_LOAD_CHAMBER)
             return cr_error_set(err, CR_BAD_INPUT,
@@ -153,6 +179,10 @@ static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
             return cr_error_set(err, CR_BAD_INPUT,
                                 "obstacles: contact of assemblies (rods, joints) is not available yet; obstacles "
                                 "work with a single rod");
+        if (sc->rod.contact.self)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "contact.self: contact between the rods of an assembly is not available yet; "
+                                "self-contact works with a single rod");
     }
     if (st == CR_OK)
         st = cr_scenario_is_assembly(sc) ? cr_mixed_assembly_formulation.check(sc, err) : cr_mixed_check_rod(sc, err);
@@ -306,8 +336,17 @@ static const char *const extra_names[] = {"energy_dissipated", "contact_active",
  * (N), the largest penetration (m) */
 static int series_extra(const void *impl, const char *const **names)
 {
+    const cr_model *m = ((const mixed_sim *)impl)->model;
+    if (m->selfcontact) { /* self-contact: the pairs pressing, the smallest gap of the pairs within reach */
+        static const char *const self_only[] = {"energy_dissipated", "self_contact_pairs", "self_contact_gap"};
+        static const char *const both[] = {"energy_dissipated",   "contact_active",     "contact_sliding",
+                                           "contact_normal_force", "contact_penetration", "self_contact_pairs",
+                                           "self_contact_gap"};
+        *names = m->contact ? both : self_only;
+        return m->contact ? 7 : 3;
+    }
     *names = extra_names;
-    return ((const mixed_sim *)impl)->model->contact ? 5 : 1;
+    return m->contact ? 5 : 1;
 }
 
 static double *load_input(void *impl) { return ((mixed_sim *)impl)->state->load_input; }

@@ -3,6 +3,7 @@
  * stiffnesses, reference strains, lumped lengths, loads resolved to nodes and
  * boundary conditions; and its state. */
 #include "contact/contact.h"
+#include "selfcontact.h"
 #include "mixed/mixed.h"
 #include "mixed/model_internal.h"
 #include "model/rod_internal.h"
@@ -25,6 +26,7 @@ void cr_model_destroy(cr_model *m)
 {
     if (!m) return;
     cr_contact_destroy(m->contact);
+    cr_mixed_selfcontact_destroy(m);
     free(m->s);
     free(m->lumped_length);
     free(m->rho_area);
@@ -394,6 +396,10 @@ cr_model *cr_model_create(const cr_rod_def *def, cr_error *err)
         }
     }
     if (def->obstacle_count > 0 && model_contact(m, def, err) != CR_OK) {
+        cr_model_destroy(m);
+        return NULL;
+    }
+    if (def->contact.self && cr_mixed_selfcontact_create(m, def, err) != CR_OK) {
         cr_model_destroy(m);
         return NULL;
     }

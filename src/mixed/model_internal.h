@@ -117,6 +117,11 @@ struct cr_model {
     /* contact with obstacles (src/contact/contact.h), NULL without: its multipliers and
      * stick anchors are the static solve's working state, updated between Newton solves */
     struct cr_contact *contact;
+    /* contact of the rod with itself (src/mixed/selfcontact.c), NULL without: the pairs, their
+     * multipliers, and the far-node coupling of the last Jacobian (a low-rank term) */
+    struct cr_rodcontact *selfcontact;
+    struct cr_lowrank *couple;
+    struct cr_lowrank *couple_dyn; /* dynamics: momentum rows × position columns */
 };
 
 struct cr_state {

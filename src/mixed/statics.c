@@ -2,6 +2,8 @@
  * statics_residual.c to the generic load-stepping Newton solver. */
 #include "cosserat/statics.h"
 #include "contact/contact.h"
+#include "contact/rodcontact.h"
+#include "selfcontact.h"
 #include "linalg/bigalloc.h"
 #include "linalg/blocktri_partitioned.h"
 #include "mixed.h"
@@ -65,6 +67,13 @@ static cr_status eval(void *ctx, double lf, const double *x, double *F, cr_block
     return cr_mixed_static_residual_par(c->model, &at, c->scale, x, F, J, NULL, c->pool);
 }
 
+/* self-contact: the far-node coupling of the Jacobian the last eval with J filled */
+static cr_lowrank *coupling(void *ctx)
+{
+    const static_ctx *c = ctx;
+    return c->model->couple;
+}
+
 /* Quaternions normalized after each converged load step (spec §7.6). */
 static void normalize_quaternions(void *ctx, double *x)
 {
@@ -112,6 +121,9 @@ static cr_status correct_positions(void *ctx, double lf, double *x)
     static_ctx *c = ctx;
     const cr_model *m = c->model;
     if (m->rigid_count > 0) return CR_OK;
+    /* self-contact couples far nodes' positions: the elimination's block-tridiagonal solve
+     * would drop it (and undo the contact each update); Newton goes without it */
+    if (m->selfcontact) return CR_OK;
     cr_supports_at at = set_scales(c, lf);
     cr_status st = cr_mixed_force_residual_par(m, &at, c->scale, x, c->F, c->Jr, c->pool);
     if (st == CR_OK && c->Jr_part)
@@ -338,11 +350,19 @@ static cr_status contact_updates(static_ctx *c, const cr_nonlinear_problem *p, d
                                  const cr_static_options *o, cr_static_report *r, cr_error *err)
 {
     cr_contact *ct = c->model->contact;
+    cr_rodcontact *sc = c->model->selfcontact;
     double *from = (double *)c->from; /* ours: the load factors the stage started from */
-    double pen = 0, drift = 0;
+    double pen = 0, drift = 0, self_pen = 0;
+    const int max_updates = ct ? ct->max_updates : 50;
     for (int k = 0;; ++k) { /* max_updates solves, each followed by the test */
-        if (cr_contact_update(ct, x, c->model->block, &pen, &drift)) return CR_OK;
-        if (k == ct->max_updates) break;
+        int done = ct ? cr_contact_update(ct, x, c->model->block, &pen, &drift) : 1;
+        if (sc) { /* self-contact: its multipliers updated alongside the obstacles' */
+            int sd = cr_rodcontact_update(sc, x, c->model->block, &self_pen);
+            if (sd < 0) return cr_error_set(err, CR_NO_MEMORY, "out of memory in the self-contact");
+            done = done && sd;
+        }
+        if (done) return CR_OK;
+        if (k == max_updates) break;
         /* the loads stay at the stage's target: a solve from factor 0 to 1 that moves nothing */
         for (int j = 0; j < c->model->load_count; ++j) from[j] = c->to[j];
         c->bc_from = 1.0, c->from_pose = NULL;
@@ -361,6 +381,11 @@ static cr_status contact_updates(static_ctx *c, const cr_nonlinear_problem *p, d
         if (st != CR_OK) return st;
     }
     c->contact_failed = 1; /* not friction's doing: no "friction:" preface */
+    if (!ct)
+        return cr_error_set(err, CR_NOT_CONVERGED,
+                            "contact.self: %d multiplier updates left a penetration of %.3g m above "
+                            "contact.tolerance = %.3g m (raise contact.max_updates or contact.stiffness)",
+                            max_updates, self_pen, sc->tol);
     return cr_error_set(err, CR_NOT_CONVERGED,
                         "contact: %d multiplier updates left a penetration of %.3g m and a stick drift of %.3g m "
                         "above contact.tolerance = %.3g m (raise contact.max_updates or contact.stiffness)",
@@ -515,6 +540,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
                               .size = state_size,
                               .describe = describe_residual,
                               .dparam = moving ? NULL : dparam,
+                              .coupling = model->selfcontact ? coupling : NULL,
                               .on_step = step_done};
     cr_static_report local = {0};
     cr_static_report *r = report ? report : &local;
@@ -533,8 +559,10 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
             cr_contact_set_time(model->contact, state->time);
             cr_contact_begin(model->contact, state->x, model->block);
         }
+        if (model->selfcontact) cr_rodcontact_reset(model->selfcontact); /* a penalty through the load steps */
         st = cr_load_stepping_solve(&p, &lf, state->x, &o, r, err);
-        if (st == CR_OK && model->contact) st = contact_updates(&ctx, &p, &lf, state->x, &o, r, err);
+        if (st == CR_OK && (model->contact || model->selfcontact))
+            st = contact_updates(&ctx, &p, &lf, state->x, &o, r, err);
     }
     if (model->contact && err && !ctx.contact_failed &&
         (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE))

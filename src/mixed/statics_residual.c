@@ -2,6 +2,7 @@
  * Every term is local to one element or one tendon segment (two nodes), so the
  * assembly is one pass over elements plus one over nodes: O(n). */
 #include "contact/contact.h"
+#include "selfcontact.h"
 #include "mixed.h"
 #include "supports.h"
 #include "terms.h"
@@ -91,9 +92,11 @@ cr_status cr_mixed_static_residual_par(const cr_model *m, const cr_supports_at *
         cr_pool_run(pool, job.ranges, assemble_range, &job);
         cr_term_rod_static_loads(m, &ly, scale, x, F, J);
         contact_rows(m, x, F, J, B);
+        if (m->selfcontact) cr_mixed_selfcontact_rows(m, x, F, J);
         if (node_equilibrium)
             for (int i = 0; i < nn; ++i) memcpy(node_equilibrium + (size_t)i * 6, F + (size_t)i * B, 6 * sizeof *F);
         cr_supports_static_rows(m, at, x, F, J);
+        if (m->selfcontact && J) cr_mixed_selfcontact_supports(m, at);
         for (size_t k = 0; k < (size_t)nn * B; ++k)
             if (!isfinite(F[k])) return CR_NONFINITE;
         return CR_OK;
@@ -103,6 +106,7 @@ cr_status cr_mixed_static_residual_par(const cr_model *m, const cr_supports_at *
     else
         cr_term_rod(m, &ly, scale, x, F, J);
     contact_rows(m, x, F, J, B);
+    if (m->selfcontact) cr_mixed_selfcontact_rows(m, x, F, J);
     for (int i = 0; i < nn; ++i) {
         const double *xi = x + (size_t)i * B;
         double *Fi = F + (size_t)i * B;
@@ -123,6 +127,7 @@ cr_status cr_mixed_static_residual_par(const cr_model *m, const cr_supports_at *
     /* supported nodes: held coordinates replace their balance rows; the balance
      * rows saved above are the negative reactions */
     cr_supports_static_rows(m, at, x, F, J);
+    if (m->selfcontact && J) cr_mixed_selfcontact_supports(m, at);
     for (size_t k = 0; k < (size_t)nn * B; ++k)
         if (!isfinite(F[k])) return CR_NONFINITE;
     return CR_OK;

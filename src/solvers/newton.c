@@ -59,6 +59,7 @@ void cr_static_report_free(cr_static_report *r)
 }
 
 typedef struct newton_work {
+    const cr_nonlinear_problem *p;
     double *F, *dx;
     cr_blocktri *J;
     cr_blocktri_part *part; /* partitioned LU of J on p->pool (NULL: serial) */
@@ -142,18 +143,36 @@ static cr_status factor_J(newton_work *w)
                    : cr_blocktri_factor(w->J, &w->bad_block);
 }
 
-static void solve_J(newton_work *w, double *x)
+static void solve_bt(void *ctx, double *x)
 {
+    newton_work *w = ctx;
     if (w->part) cr_blocktri_part_solve(w->part, w->J, w->pool, x);
     else cr_blocktri_solve(w->J, x);
+}
+
+/* the problem's low-rank term (contact between far nodes) on top of J's solve: Woodbury */
+static cr_status couple_J(newton_work *w, double *x)
+{
+    cr_lowrank *lr = w->p && w->p->coupling ? w->p->coupling(w->p->ctx) : NULL;
+    if (!lr || lr->m == 0) return CR_OK;
+    cr_status st = cr_lowrank_correct(lr, solve_bt, w, x);
+    if (st != CR_OK) /* no update: the callers' finiteness tests stop the solve */
+        for (size_t k = 0; k < (size_t)w->J->n * w->J->b; ++k) x[k] = NAN;
+    return st;
+}
+
+static void solve_J(newton_work *w, double *x)
+{
+    solve_bt(w, x);
+    couple_J(w, x);
 }
 
 /* factor_J, then solve_J on x: serially in one pass (cr_blocktri_factor_solve) */
 static cr_status factor_solve_J(newton_work *w, double *x)
 {
-    if (!w->part) return cr_blocktri_factor_solve(w->J, x, &w->bad_block);
-    cr_status st = factor_J(w);
-    if (st == CR_OK) solve_J(w, x);
+    cr_status st = w->part ? factor_J(w) : cr_blocktri_factor_solve(w->J, x, &w->bad_block);
+    if (st == CR_OK && w->part) solve_bt(w, x);
+    if (st == CR_OK) st = couple_J(w, x);
     return st;
 }
 
@@ -393,6 +412,7 @@ cr_status cr_load_stepping_solve(const cr_nonlinear_problem *p, double *param, d
     size_t dim = (size_t)p->blocks * p->block_size;
     memset(r, 0, sizeof *r);
     newton_work w = {0};
+    w.p = p;
     w.dl = 1e-3;
     double *own = p->work ? NULL : malloc(CR_NEWTON_WORK_VECTORS * dim * sizeof(double));
     double *work = p->work ? p->work : own, *x_saved = NULL;

@@ -7,6 +7,7 @@
 #include "cosserat/statics.h"
 #include "linalg/blocktri.h"
 #include "linalg/blocktri_partitioned.h"
+#include "linalg/lowrank.h"
 #include "linalg/pool.h"
 
 /* work vectors of cr_load_stepping_solve, each of blocks × block_size doubles */
@@ -57,6 +58,10 @@ typedef struct cr_nonlinear_problem {
     /* optional: the caller's CR_NEWTON_WORK_VECTORS × blocks × block_size doubles for the
      * solver's work vectors (NULL: its own), free for the caller's use after the solve */
     double *work;
+    /* optional: a low-rank term U C Uᵀ of the Jacobian beyond its block-tridiagonal part (the
+     * coupling of far nodes by contact), the one of the last eval that filled J (NULL or empty:
+     * none); every solve with J then includes it (Woodbury, linalg/lowrank.h) */
+    cr_lowrank *(*coupling)(void *ctx);
     /* optional: called after each accepted load step; nonzero stops the solve */
     int (*on_step)(void *ctx, double param, const double *x, const cr_load_step_report *step, int index);
 } cr_nonlinear_problem;

@@ -1,0 +1,196 @@
+/* Contact between the segments of a rod (rodcontact.h). */
+#include "rodcontact.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+cr_rodcontact *cr_rodcontact_create(int nodes, const double *radius, const double *s, double eps, double tol)
+{
+    cr_rodcontact *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->nodes = nodes, c->eps = eps, c->tol = tol;
+    c->radius = malloc((size_t)nodes * sizeof *c->radius);
+    c->s = malloc((size_t)nodes * sizeof *c->s);
+    c->lo = malloc((size_t)nodes * 3 * sizeof *c->lo);
+    c->hi = malloc((size_t)nodes * 3 * sizeof *c->hi);
+    if (!c->radius || !c->s || !c->lo || !c->hi) {
+        cr_rodcontact_destroy(c);
+        return NULL;
+    }
+    memcpy(c->radius, radius, (size_t)nodes * sizeof *radius);
+    memcpy(c->s, s, (size_t)nodes * sizeof *s);
+    return c;
+}
+
+void cr_rodcontact_destroy(cr_rodcontact *c)
+{
+    if (!c) return;
+    free(c->radius), free(c->s), free(c->lo), free(c->hi), free(c->cand), free(c->pair), free(c->mult);
+    free(c);
+}
+
+static double seg_radius(const cr_rodcontact *c, int a) { return 0.5 * (c->radius[a] + c->radius[a + 1]); }
+
+int cr_rodcontact_excluded(const cr_rodcontact *c, int a, int b)
+{
+    if (a > b) {
+        int t = a;
+        a = b, b = t;
+    }
+    if (b <= a + 1) return 1;
+    const double arc = c->s[b] - c->s[a + 1];
+    return arc < 0.5 * M_PI * (seg_radius(c, a) + seg_radius(c, b));
+}
+
+static cr_vec3 node_at(const double *x, int stride, int i) { return cr_v3_load(x + (size_t)i * stride); }
+
+static double mult_of(const cr_rodcontact *c, int a, int b)
+{
+    int lo = 0, hi = c->mult_count - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        const cr_rodmult *m = &c->mult[mid];
+        if (m->a == a && m->b == b) return m->lambda;
+        if (m->a < a || (m->a == a && m->b < b))
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return 0;
+}
+
+/* A closest point at a segment's end node is also its neighbour's: the pair is kept once. At the
+ * start node (s = 0) the neighbour before holds it (as its end), unless that neighbour pair is
+ * excluded; at the end node (s = 1) the pair is dropped when the distance decreases onto the
+ * next segment (the closest point lies there, not at the node). */
+static int counted_once(const cr_rodcontact *c, int a, int b, const cr_seg_closest *cp, const double *x, int stride)
+{
+    const int last = c->nodes - 2; /* the last segment */
+    const cr_vec3 d = cr_v3_sub(cp->pa, cp->pb);
+    /* parallel segments that meet only at an end: their neighbours' overlapping pairs hold it */
+    if (cp->parallel &&
+        ((cp->s <= 0 && a > 0) || (cp->s >= 1 && a < last) || (cp->t <= 0 && b > 0) || (cp->t >= 1 && b < last)))
+        return 0;
+    if (!cp->s_free && cp->s <= 0 && a > 0 && !cr_rodcontact_excluded(c, a - 1, b)) return 0;
+    if (!cp->t_free && cp->t <= 0 && b > 0 && b - 1 != a && !cr_rodcontact_excluded(c, a, b - 1)) return 0;
+    if (!cp->s_free && cp->s >= 1 && a < last && a + 1 != b && !cr_rodcontact_excluded(c, a + 1, b) &&
+        cr_v3_dot(d, cr_v3_sub(node_at(x, stride, a + 2), node_at(x, stride, a + 1))) < 0)
+        return 0;
+    if (!cp->t_free && cp->t >= 1 && b < last &&
+        cr_v3_dot(d, cr_v3_sub(node_at(x, stride, b + 2), node_at(x, stride, b + 1))) > 0)
+        return 0;
+    return 1;
+}
+
+/* candidate pairs whose boxes, each widened by its radius + reach/2, overlap */
+static int candidates(cr_rodcontact *c, const double *x, int stride, double reach)
+{
+    const int segs = c->nodes - 1;
+    for (int a = 0; a < segs; ++a) {
+        const double *p = x + (size_t)a * stride, *q = p + stride, w = seg_radius(c, a) + 0.5 * reach;
+        for (int k = 0; k < 3; ++k) c->lo[3 * a + k] = fmin(p[k], q[k]) - w, c->hi[3 * a + k] = fmax(p[k], q[k]) + w;
+    }
+    return cr_broad_phase(segs, c->lo, c->hi, &c->cand, &c->cand_cap);
+}
+
+static int push(cr_rodcontact *c, int a, int b, double lambda, const cr_seg_closest *cp)
+{
+    if (c->pair_count == c->pair_cap) {
+        int nc = c->pair_cap ? 2 * c->pair_cap : 16;
+        cr_rodpair *p = realloc(c->pair, (size_t)nc * sizeof *p);
+        if (!p) return -1;
+        c->pair = p, c->pair_cap = nc;
+    }
+    c->pair[c->pair_count++] = (cr_rodpair){a, b, lambda, *cp};
+    return 0;
+}
+
+static int pair_cmp(const void *pa, const void *pb)
+{
+    const cr_rodpair *a = pa, *b = pb;
+    if (a->a != b->a) return a->a < b->a ? -1 : 1;
+    return (a->b > b->b) - (a->b < b->b);
+}
+
+int cr_rodcontact_find(cr_rodcontact *c, const double *x, int stride)
+{
+    double lmax = 0;
+    for (int k = 0; k < c->mult_count; ++k) lmax = fmax(lmax, c->mult[k].lambda);
+    const int n = candidates(c, x, stride, lmax / c->eps + c->tol);
+    if (n < 0) return -1;
+    c->pair_count = 0;
+    for (int k = 0; k < n; ++k) {
+        const int a = c->cand[2 * k], b = c->cand[2 * k + 1];
+        if (cr_rodcontact_excluded(c, a, b)) continue;
+        cr_seg_closest cp;
+        cr_segment_closest(node_at(x, stride, a), node_at(x, stride, a + 1), node_at(x, stride, b),
+                           node_at(x, stride, b + 1), &cp);
+        const double lambda = mult_of(c, a, b), g = cp.dist - seg_radius(c, a) - seg_radius(c, b);
+        if (!(lambda - c->eps * g > 0) || !counted_once(c, a, b, &cp, x, stride)) continue;
+        if (push(c, a, b, lambda, &cp)) return -1;
+    }
+    /* in segment order: the sums over pairs do not depend on the hash's cell order */
+    qsort(c->pair, (size_t)c->pair_count, sizeof *c->pair, pair_cmp);
+    return c->pair_count;
+}
+
+void cr_rodcontact_pair_force(const cr_rodcontact *c, int k, const double *x, int stride, double *f, double *K)
+{
+    const cr_rodpair *p = &c->pair[k];
+    const cr_vec3 X[4] = {node_at(x, stride, p->a), node_at(x, stride, p->a + 1), node_at(x, stride, p->b),
+                          node_at(x, stride, p->b + 1)};
+    cr_segpair_force(X, seg_radius(c, p->a) + seg_radius(c, p->b), p->lambda, c->eps, &p->cp, f, K);
+}
+
+double cr_rodcontact_min_gap(cr_rodcontact *c, const double *x, int stride, int *seg_a, int *seg_b)
+{
+    double rmax = 0;
+    for (int i = 0; i < c->nodes; ++i) rmax = fmax(rmax, c->radius[i]);
+    const int n = candidates(c, x, stride, 2 * rmax);
+    double best = INFINITY;
+    for (int k = 0; k < n; ++k) {
+        const int a = c->cand[2 * k], b = c->cand[2 * k + 1];
+        if (cr_rodcontact_excluded(c, a, b)) continue;
+        cr_seg_closest cp;
+        cr_segment_closest(node_at(x, stride, a), node_at(x, stride, a + 1), node_at(x, stride, b),
+                           node_at(x, stride, b + 1), &cp);
+        const double g = cp.dist - seg_radius(c, a) - seg_radius(c, b);
+        if (g < best) {
+            best = g;
+            if (seg_a) *seg_a = a;
+            if (seg_b) *seg_b = b;
+        }
+    }
+    return best;
+}
+
+void cr_rodcontact_reset(cr_rodcontact *c) { c->mult_count = 0; }
+
+int cr_rodcontact_update(cr_rodcontact *c, const double *x, int stride, double *penetration)
+{
+    const int old_count = c->mult_count;
+    if (cr_rodcontact_find(c, x, stride) < 0) return -1;
+    double pen = 0;
+    int opened = 0;
+    for (int k = 0; k < old_count; ++k) { /* a pair that carried a multiplier and no longer presses */
+        const cr_rodpair key = {.a = c->mult[k].a, .b = c->mult[k].b};
+        opened += c->mult[k].lambda > 0 && !bsearch(&key, c->pair, (size_t)c->pair_count, sizeof key, pair_cmp);
+    }
+    if (c->pair_count > c->mult_cap) {
+        cr_rodmult *m = realloc(c->mult, (size_t)c->pair_count * sizeof *m);
+        if (!m) return -1;
+        c->mult = m, c->mult_cap = c->pair_count;
+    }
+    int fresh = 0;
+    for (int k = 0; k < c->pair_count; ++k) {
+        const cr_rodpair *p = &c->pair[k];
+        const double g = p->cp.dist - seg_radius(c, p->a) - seg_radius(c, p->b);
+        pen = fmax(pen, -g);
+        fresh += p->lambda == 0;
+        c->mult[k] = (cr_rodmult){p->a, p->b, p->lambda - c->eps * g};
+    }
+    c->mult_count = c->pair_count; /* sorted: c->pair is */
+    if (penetration) *penetration = pen;
+    return pen <= c->tol && !opened && !fresh;
+}

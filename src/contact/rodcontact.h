@@ -1,0 +1,66 @@
+/* Contact between the segments of rods (self-contact of one rod; docs/theory.md "Contact
+ * between rods"): the active pairs at a configuration (broad phase, closest points, the pairs of
+ * one rod too close along its arc excluded, each contact point counted once), their normal
+ * forces with the augmented Lagrangian's multipliers in statics (a penalty in dynamics), and the
+ * coupling of far nodes they add to the Jacobian as a low-rank term (linalg/lowrank.h).
+ * Internal. */
+#ifndef COSSERAT_CONTACT_RODCONTACT_H
+#define COSSERAT_CONTACT_RODCONTACT_H
+
+#include "contact/segments.h"
+
+typedef struct cr_rodpair {
+    int a, b;      /* segments (a < b): nodes a, a + 1 and b, b + 1 */
+    double lambda; /* the multiplier it was evaluated with (N) */
+    cr_seg_closest cp;
+} cr_rodpair;
+
+typedef struct cr_rodmult { /* a statics multiplier, kept between the updates */
+    int a, b;
+    double lambda;
+} cr_rodmult;
+
+typedef struct cr_rodcontact {
+    int nodes;       /* one rod: segments i = 0 .. nodes − 2 */
+    double *radius;  /* per node (m); a segment's is its nodes' mean */
+    double *s;       /* reference arc length per node (m) */
+    double eps, tol; /* penalty / augmentation ε (N/m), penetration tolerance (m) */
+    /* working storage of cr_rodcontact_find */
+    double *lo, *hi;
+    int *cand, cand_cap;
+    cr_rodpair *pair;
+    int pair_count, pair_cap;
+    cr_rodmult *mult;
+    int mult_count, mult_cap;
+} cr_rodcontact;
+
+cr_rodcontact *cr_rodcontact_create(int nodes, const double *radius, const double *s, double eps, double tol);
+void cr_rodcontact_destroy(cr_rodcontact *c);
+
+/* Segments a < b of one rod are never in contact when the arc between them is shorter than
+ * π (r_a + r_b)/2: a rod folded back onto itself needs at least a half turn about a radius of
+ * its own thickness, so closer pairs are neighbours through the rod's material, not contacts
+ * (adjacent segments share a node and are always excluded). */
+int cr_rodcontact_excluded(const cr_rodcontact *c, int a, int b);
+
+/* Finds the pairs pressing at the node positions x (3 doubles every `stride`): those with
+ * N = max(0, λ − ε g) > 0, λ the stored multiplier. Returns their number (c->pair), −1 when
+ * out of memory. */
+int cr_rodcontact_find(cr_rodcontact *c, const double *x, int stride);
+
+/* The pair k's forces f[12] on nodes (a, a+1, b, b+1) and K = ∂f/∂x (12×12, optional). */
+void cr_rodcontact_pair_force(const cr_rodcontact *c, int k, const double *x, int stride, double *f, double *K);
+
+/* Smallest gap d − (r_a + r_b) over the non-excluded pairs within reach at x (m; +INFINITY when
+ * none), and the segments of it (optional). */
+double cr_rodcontact_min_gap(cr_rodcontact *c, const double *x, int stride, int *seg_a, int *seg_b);
+
+/* Statics: starts a stage with no multipliers (λ = 0). */
+void cr_rodcontact_reset(cr_rodcontact *c);
+
+/* One Uzawa update at an equilibrium x: λ ← N for the pressing pairs. Returns 1 (nothing
+ * changed that matters) when every pressing pair's penetration is within tol and no pair
+ * that carried a multiplier opened; −1 out of memory; *penetration the largest. */
+int cr_rodcontact_update(cr_rodcontact *c, const double *x, int stride, double *penetration);
+
+#endif

@@ -1,0 +1,188 @@
+/* Segment–segment contact geometry (segments.h). */
+#include "segments.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static double clamp01(double v) { return v < 0 ? 0 : (v > 1 ? 1 : v); }
+
+/* Ericson, Real-Time Collision Detection (2005) §5.1.9: the unconstrained closest pair of the
+ * two lines clamped to the first segment, the second parameter recomputed and clamped, and the
+ * first recomputed once more from that point. Parallel segments (a e − b² tiny against a e) have
+ * an interval of closest pairs, any of which is exact: s is taken in the middle of the overlap, so
+ * that a pair of side-by-side segments is not counted at a node it shares with its neighbour. */
+void cr_segment_closest(cr_vec3 a0, cr_vec3 a1, cr_vec3 b0, cr_vec3 b1, cr_seg_closest *out)
+{
+    const cr_vec3 d1 = cr_v3_sub(a1, a0), d2 = cr_v3_sub(b1, b0), r = cr_v3_sub(a0, b0);
+    const double a = cr_v3_dot(d1, d1), e = cr_v3_dot(d2, d2), f = cr_v3_dot(d2, r);
+    const double tiny = 1e-300;
+    double s = 0, t = 0;
+    int s_free = 0, t_free = 0, parallel = 0;
+    if (a <= tiny && e <= tiny) {
+        s = t = 0;
+    } else if (a <= tiny) {
+        t = clamp01(f / e), t_free = t > 0 && t < 1;
+    } else {
+        const double c = cr_v3_dot(d1, r);
+        if (e <= tiny) {
+            s = clamp01(-c / a), s_free = s > 0 && s < 1;
+        } else {
+            const double b = cr_v3_dot(d1, d2), denom = a * e - b * b;
+            parallel = !(denom > 1e-12 * a * e);
+            if (parallel) { /* the middle of the overlap of b's projection on a (else a's end nearest b) */
+                double u0 = -c / a, u1 = (b - c) / a, lo = fmax(0, fmin(u0, u1)), hi = fmin(1, fmax(u0, u1));
+                s = lo <= hi ? 0.5 * (lo + hi) : clamp01(0.5 * (u0 + u1));
+            } else {
+                s = clamp01((b * f - c * e) / denom);
+            }
+            s_free = !parallel && s > 0 && s < 1;
+            t = (b * s + f) / e;
+            t_free = 1;
+            if (t <= 0) {
+                t = 0, t_free = 0, s = clamp01(-c / a), s_free = s > 0 && s < 1;
+            } else if (t >= 1) {
+                t = 1, t_free = 0, s = clamp01((b - c) / a), s_free = s > 0 && s < 1;
+            }
+        }
+    }
+    out->s = s, out->t = t, out->s_free = s_free, out->t_free = t_free, out->parallel = parallel;
+    out->pa = cr_v3_madd(a0, s, d1);
+    out->pb = cr_v3_madd(b0, t, d2);
+    out->dist = cr_v3_norm(cr_v3_sub(out->pa, out->pb));
+}
+
+/* ---- broad phase ---------------------------------------------------------------------------- */
+
+typedef struct cell_entry {
+    long long c[3];
+    int box;
+} cell_entry;
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+    const cell_entry *a = pa, *b = pb;
+    for (int k = 0; k < 3; ++k)
+        if (a->c[k] != b->c[k]) return a->c[k] < b->c[k] ? -1 : 1;
+    return (a->box > b->box) - (a->box < b->box);
+}
+
+static int push_pair(int **pairs, int *cap, int n, int a, int b)
+{
+    if (n >= *cap) {
+        int nc = *cap > 0 ? 2 * *cap : 64;
+        int *p = realloc(*pairs, (size_t)nc * 2 * sizeof *p);
+        if (!p) return -1;
+        *pairs = p, *cap = nc;
+    }
+    (*pairs)[2 * n] = a < b ? a : b, (*pairs)[2 * n + 1] = a < b ? b : a;
+    return n + 1;
+}
+
+int cr_broad_phase(int count, const double *lo, const double *hi, int **pairs, int *cap)
+{
+    if (count < 2) return 0;
+    double h = 0;
+    for (int i = 0; i < count; ++i)
+        for (int k = 0; k < 3; ++k) h = fmax(h, hi[3 * i + k] - lo[3 * i + k]);
+    if (!(h > 0)) h = 1; /* points: any cell size separates the distinct ones */
+    /* a box no wider than a cell meets at most 2 cells a direction */
+    cell_entry *e = malloc((size_t)count * 8 * sizeof *e);
+    if (!e) return -1;
+    int m = 0;
+    for (int i = 0; i < count; ++i) {
+        long long c0[3], c1[3];
+        for (int k = 0; k < 3; ++k)
+            c0[k] = (long long)floor(lo[3 * i + k] / h), c1[k] = (long long)floor(hi[3 * i + k] / h);
+        for (long long x = c0[0]; x <= c1[0]; ++x)
+            for (long long y = c0[1]; y <= c1[1]; ++y)
+                for (long long z = c0[2]; z <= c1[2]; ++z) e[m++] = (cell_entry){{x, y, z}, i};
+    }
+    qsort(e, (size_t)m, sizeof *e, entry_cmp);
+    int n = 0;
+    for (int g = 0; g < m;) {
+        int end = g + 1;
+        while (end < m && e[end].c[0] == e[g].c[0] && e[end].c[1] == e[g].c[1] && e[end].c[2] == e[g].c[2]) ++end;
+        for (int p = g; p < end; ++p)
+            for (int q = p + 1; q < end; ++q) {
+                const int a = e[p].box, b = e[q].box;
+                int overlap = 1, here = 1;
+                for (int k = 0; k < 3 && overlap; ++k) {
+                    double l = fmax(lo[3 * a + k], lo[3 * b + k]), u = fmin(hi[3 * a + k], hi[3 * b + k]);
+                    overlap = l <= u;
+                    here = here && (long long)floor(l / h) == e[g].c[k];
+                }
+                if (overlap && here && (n = push_pair(pairs, cap, n, a, b)) < 0) {
+                    free(e);
+                    return -1;
+                }
+            }
+        g = end;
+    }
+    free(e);
+    return n;
+}
+
+/* ---- the pair's force and its exact Jacobian ------------------------------------------------ */
+
+double cr_segpair_force(const cr_vec3 x[4], double R, double lambda, double eps, const cr_seg_closest *cp, double *f,
+                        double *K)
+{
+    const cr_vec3 d = cr_v3_sub(cp->pa, cp->pb);
+    const double D = cp->dist, g = D - R, N = lambda - eps * g;
+    if (f)
+        for (int k = 0; k < 12; ++k) f[k] = 0;
+    if (K)
+        for (int k = 0; k < 144; ++k) K[k] = 0;
+    if (!(N > 0) || !(D > 0)) return 0;
+    const double w[4] = {1 - cp->s, cp->s, -(1 - cp->t), -cp->t};
+    const double n[3] = {d.x / D, d.y / D, d.z / D}, dv[3] = {d.x, d.y, d.z};
+    double gD[12]; /* ∇d = Wᵀ n (the envelope theorem: the closest points' motion does not enter) */
+    for (int k = 0; k < 4; ++k)
+        for (int c = 0; c < 3; ++c) gD[3 * k + c] = w[k] * n[c];
+    if (f)
+        for (int k = 0; k < 12; ++k) f[k] = N * gD[k];
+    if (!K) return N;
+    /* ∇²d = (Wᵀ P W − G A⁻¹ Gᵀ)/d, P = I − n nᵀ, over the free parameters θ_j of the closest
+     * points: a_j = ∂(p_a − p_b)/∂θ_j, A_ij = a_i·a_j, G_j = Wᵀ a_j + B_jᵀ (p_a − p_b) with
+     * B_j = ∂W/∂θ_j (the implicit derivative of the optimality d·a_j = 0). */
+    double G[2][12];
+    double a[2][3];
+    int nf = 0;
+    if (cp->s_free) {
+        cr_vec3 as = cr_v3_sub(x[1], x[0]);
+        a[nf][0] = as.x, a[nf][1] = as.y, a[nf][2] = as.z;
+        for (int k = 0; k < 4; ++k)
+            for (int c = 0; c < 3; ++c) G[nf][3 * k + c] = w[k] * a[nf][c];
+        for (int c = 0; c < 3; ++c) G[nf][c] -= dv[c], G[nf][3 + c] += dv[c];
+        ++nf;
+    }
+    if (cp->t_free) {
+        cr_vec3 at = cr_v3_sub(x[2], x[3]);
+        a[nf][0] = at.x, a[nf][1] = at.y, a[nf][2] = at.z;
+        for (int k = 0; k < 4; ++k)
+            for (int c = 0; c < 3; ++c) G[nf][3 * k + c] = w[k] * a[nf][c];
+        for (int c = 0; c < 3; ++c) G[nf][6 + c] += dv[c], G[nf][9 + c] -= dv[c];
+        ++nf;
+    }
+    double Ainv[2][2] = {{0, 0}, {0, 0}};
+    if (nf == 1) {
+        double A = a[0][0] * a[0][0] + a[0][1] * a[0][1] + a[0][2] * a[0][2];
+        Ainv[0][0] = A > 0 ? 1 / A : 0;
+    } else if (nf == 2) {
+        double A00 = 0, A01 = 0, A11 = 0;
+        for (int c = 0; c < 3; ++c) A00 += a[0][c] * a[0][c], A01 += a[0][c] * a[1][c], A11 += a[1][c] * a[1][c];
+        double det = A00 * A11 - A01 * A01;
+        if (det > 0) Ainv[0][0] = A11 / det, Ainv[0][1] = Ainv[1][0] = -A01 / det, Ainv[1][1] = A00 / det;
+    }
+    const double cN = N / D;
+    for (int r = 0; r < 12; ++r)
+        for (int c = 0; c < 12; ++c) {
+            const int kr = r / 3, cr = r % 3, kc = c / 3, cc = c % 3;
+            double P = (cr == cc ? 1.0 : 0.0) - n[cr] * n[cc];
+            double h = w[kr] * w[kc] * P;
+            for (int i = 0; i < nf; ++i)
+                for (int j = 0; j < nf; ++j) h -= G[i][r] * Ainv[i][j] * G[j][c];
+            K[12 * r + c] = cN * h - eps * gD[r] * gD[c];
+        }
+    return N;
+}
