@@ -301,3 +301,38 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
     }
     return CR_OK;
 }
+
+cr_status cr_assembly_refuse_mixed_only(const cr_assembly_def *def, const char *model, cr_error *err)
+{
+    if (def->body_count > 0)
+        return cr_error_set(err, CR_UNSUPPORTED,
+                            "rigid_bodies: a free rigid body (an entry without node, '%s') is not available in model "
+                            "%s; use model mixed_discrete",
+                            def->bodies[0].name, model);
+    for (int k = 0; k < def->joint_count; ++k) {
+        const cr_joint_def *j = &def->joints[k];
+        char lb[96];
+        cr_joint_label(def, k, lb, sizeof lb);
+        const char *key = j->body_a || j->body_b ? (j->body_a ? "a" : "b")
+                          : j->stiffness != 0    ? "stiffness"
+                          : j->damping != 0      ? "damping"
+                          : j->slide_stiffness != 0 ? "slide_stiffness"
+                          : j->slide_damping != 0   ? "slide_damping"
+                          : j->rest != 0            ? "rest"
+                          : j->slide_rest != 0      ? "slide_rest"
+                          : j->drive_slide          ? "drive"
+                          : j->stages != 0          ? "stages"
+                                                    : NULL;
+        if (key)
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "%s.%s: %s is not available in model %s (its joints are exact constraints that act "
+                                "in every stage); use model mixed_discrete",
+                                lb, key,
+                                j->body_a || j->body_b ? "a joint end on a free rigid body"
+                                : !strcmp(key, "drive") ? "a slider drive"
+                                : !strcmp(key, "stages") ? "a joint limited to stages"
+                                                         : "a joint spring or damper",
+                                model);
+    }
+    return CR_OK;
+}

@@ -72,6 +72,14 @@ static double weld_mismatch(const cr_scenario *sc, const cr_joint_def *j)
 
 static cr_status asm_check(const cr_scenario *sc, cr_error *err)
 {
+    const cr_assembly_def all = {.rod_count = sc->rod_count,
+                                 .rods = sc->rods,
+                                 .joint_count = sc->joint_count,
+                                 .joints = sc->joints,
+                                 .body_count = sc->body_count,
+                                 .bodies = sc->bodies};
+    cr_status st0 = cr_assembly_refuse_mixed_only(&all, "lgvi", err);
+    if (st0 != CR_OK) return st0;
     for (int k = 0; k < sc->joint_count; ++k) {
         const cr_joint_def *j = &sc->joints[k];
         char lb[96];

@@ -116,11 +116,11 @@ cr_status cr_formulation_refuse_assembly(const cr_scenario *sc, const char *form
     if (sc->rod_count > 1)
         return cr_error_set(err, CR_BAD_INPUT,
                             "rods: the %s model takes one rod; assemblies of several rods are available in models "
-                            "mixed_discrete and port_hamiltonian (statics and dynamics)",
+                            "mixed_discrete and port_hamiltonian (statics and dynamics) and lgvi (dynamics)",
                             formulation);
     return cr_error_set(err, CR_BAD_INPUT,
                         "joints: the %s model has no joints; joints are available in models mixed_discrete and "
-                        "port_hamiltonian (statics and dynamics)",
+                        "port_hamiltonian (statics and dynamics) and lgvi (dynamics)",
                         formulation);
 }
 

@@ -33,6 +33,14 @@ static void to_kernel(cr_vec3 v, double out[3]) { out[0] = v.y, out[1] = v.z, ou
 static cr_status pha_check(const cr_scenario *sc, cr_error *err)
 {
     char label[128];
+    const cr_assembly_def all = {.rod_count = sc->rod_count,
+                                 .rods = sc->rods,
+                                 .joint_count = sc->joint_count,
+                                 .joints = sc->joints,
+                                 .body_count = sc->body_count,
+                                 .bodies = sc->bodies};
+    cr_status st0 = cr_assembly_refuse_mixed_only(&all, "port_hamiltonian", err);
+    if (st0 != CR_OK) return st0;
     int obstacles = sc->rod.obstacle_count;
     for (int r = 0; r < sc->rod_count; ++r) obstacles += sc->rods[r].rod.obstacle_count;
     if (obstacles > 0) /* (as the mixed rod's assemblies) */
