@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figures of the static support examples (issue 10, docs/examples.md "Supports") and the
+"""Figures of the static support examples (docs/examples.md "Supports") and the
 generator of examples/catenary.json.
 
     /usr/bin/python3 scripts/figures_supports.py --build build --out docs/figures
@@ -138,7 +138,7 @@ def catenary_scenario(n):
     return {
         "name": "catenary",
         "description": (
-            "Supports (issue 10): an elastic cable hanging between two pins at the same height, span S = 10 m, "
+            "Supports: an elastic cable hanging between two pins at the same height, span S = 10 m, "
             "unstretched length L0 = 10.5 m, weight w = 1 N/m (rhoA = w/g), EA = 1000 N; bending and torsion "
             "stiffness 1e-4 N m^2 (EI/(H S^2) ~ 1e-8: a cable). The stress-free reference is the inextensible "
             "catenary through the pins (nodes at equal arc length, body x along the tangent); gravity in 4 load "
