@@ -118,8 +118,8 @@ const char *cr_sim_joint_name(const cr_sim *sim, int joint); /* "joints.K" when 
 /* The wrench joint `joint` applies on its first node a (force in I, moment in I about that
  * node; node b receives the opposite) in the current state. CR_BAD_INPUT out of range. */
 cr_status cr_sim_joint_reaction(const cr_sim *sim, int joint, cr_vec3 *force, cr_vec3 *moment);
-/* The mass of body `body` as the model holds it (an assembly's free bodies included), or NAN
- * when the formulation does not say (then the rods' definitions give it). */
+/* The mass of body `body` (kg): as the model holds it (an assembly's free bodies included), else
+ * as the rods' definitions give it; NAN out of range. */
 double cr_sim_body_mass(const cr_sim *sim, int body);
 
 /* Actuator inputs: one factor per load of the definition (default 1) multiplying the

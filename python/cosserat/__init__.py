@@ -41,17 +41,19 @@ from ._core import (
     run,
 )
 from ._errors import CosseratError, Status
-from .output import Contact, RunOutput, Track, read_output
+from .output import Body, BodyHistory, Contact, RunOutput, Track, read_output
 from ._sweep import SweepTable, grid, sweep
 
 __version__ = "0.1.0"
 
 # Public names show as cosserat.X in reprs and tracebacks, not as the private module they live in.
-for _obj in (CosseratError, Status, Result, Reaction, JointReaction, Rod, RunInterrupted, RunWarning, Sample, Snapshots, Step, StopRun, RunOutput, SweepTable, Contact):
+for _obj in (Body, BodyHistory, CosseratError, Status, Result, Reaction, JointReaction, Rod, RunInterrupted, RunWarning, Sample, Snapshots, Step, StopRun, RunOutput, SweepTable, Contact):
     _obj.__module__ = __name__
 del _obj
 
 __all__ = [
+    "Body",
+    "BodyHistory",
     "Contact",
     "CosseratError",
     "JointReaction",

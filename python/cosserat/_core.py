@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _lib
 from ._errors import CosseratError, Status
-from .output import Contact
+from .output import Body, Contact, body_history, matrix_to_quat
 
 # ---------------------------------------------------------------------------------------------
 # small helpers
@@ -327,6 +327,10 @@ class Result:
                      are numbered rod by rod (:attr:`rods` gives each rod's part).
         rod_first_node, rod_first_element: (rods + 1) lists: where each rod's nodes and samples start.
         joints:      an assembly's joints' reactions, as :class:`JointReaction` (empty for one rod).
+        bodies:      ``{NAME: Body}``: the rigid bodies (welded to nodes, and an assembly's free
+                     bodies) with their centre, quaternion, rotation matrix and mass in the returned
+                     state, and over the dynamic stages their :class:`BodyHistory` (from
+                     :attr:`series`); ``{}`` without bodies.
         contact:     with obstacles, the final state's :class:`Contact` (per node the contact force,
                      normal force, gap and stick/slide state; the totals of summary.json's
                      ``contact``); None without. The series' contact columns are in :attr:`series`.
@@ -366,6 +370,7 @@ class Result:
     rod_first_element: List[int] = None
     joints: List[JointReaction] = dataclasses.field(default_factory=list)
     contact: Optional["Contact"] = None
+    bodies: dict = dataclasses.field(default_factory=dict)
 
     @property
     def rods(self):
@@ -502,6 +507,14 @@ def _extract(L, res, status, message, wall, snapshots=None, tip_node=-1):
         if L.cr_sim_joint_reaction(sim, j, ctypes.byref(f), ctypes.byref(mo)) == Status.OK:
             joints.append(JointReaction(L.cr_sim_joint_name(sim, j).decode(), np.array([f.x, f.y, f.z]),
                                         np.array([mo.x, mo.y, mo.z])))
+    bodies = {}
+    R = _lib.CrMat3()
+    for j in range(L.cr_sim_body_count(sim)):
+        L.cr_sim_body_pose(sim, j, ctypes.byref(f), ctypes.byref(R))
+        name = L.cr_sim_body_name(sim, j).decode()
+        rot = np.array([[R.m[i][k] for k in range(3)] for i in range(3)])
+        bodies[name] = Body(name, np.array([f.x, f.y, f.z]), matrix_to_quat(rot), rot,
+                            float(L.cr_sim_body_mass(sim, j)), body_history(series, name))
     contact = None
     cs = _lib.CrContactSample()
     if L.cr_sim_contact(sim, 0, ctypes.byref(cs)):
@@ -544,6 +557,7 @@ def _extract(L, res, status, message, wall, snapshots=None, tip_node=-1):
         rod_first_element=[int(L.cr_sim_rod_first_sample(sim, r)) for r in range(nr + 1)],
         joints=joints,
         contact=contact,
+        bodies=bodies,
     )
 
 

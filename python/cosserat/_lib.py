@@ -39,6 +39,12 @@ class CrVec3(ctypes.Structure):
     _fields_ = [("x", ctypes.c_double), ("y", ctypes.c_double), ("z", ctypes.c_double)]
 
 
+class CrMat3(ctypes.Structure):
+    """``cr_mat3`` (m[row][col])."""
+
+    _fields_ = [("m", (ctypes.c_double * 3) * 3)]
+
+
 class CrContactSample(ctypes.Structure):
     """``cr_contact_sample`` (sim.h)."""
 
@@ -160,6 +166,10 @@ _PROTOTYPES = {
     "cr_sim_joint_count": (_I, [_P]),
     "cr_sim_joint_name": (ctypes.c_char_p, [_P, _I]),
     "cr_sim_joint_reaction": (_I, [_P, _I, ctypes.POINTER(CrVec3), ctypes.POINTER(CrVec3)]),
+    "cr_sim_body_count": (_I, [_P]),
+    "cr_sim_body_name": (ctypes.c_char_p, [_P, _I]),
+    "cr_sim_body_pose": (None, [_P, _I, ctypes.POINTER(CrVec3), ctypes.POINTER(CrMat3)]),
+    "cr_sim_body_mass": (_D, [_P, _I]),
 }
 
 _lock = threading.Lock()

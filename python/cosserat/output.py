@@ -14,6 +14,7 @@ Pure Python + numpy; does not need the C library. Files (include/cosserat/output
 import base64
 import dataclasses
 import json
+import math
 import os
 import struct
 import zlib
@@ -243,6 +244,75 @@ def tracks(series):
     return out
 
 
+class BodyHistory(NamedTuple):
+    """A rigid body over the rows of ``series.csv`` (dynamic stages): ``t`` (rows,), ``center``
+    (rows, 3) its centre of mass (inertial), and its Z-Y-X angles in degrees, each (rows,):
+    ``yaw`` about I_z (unwrapped), then ``pitch``, then ``roll`` (the series' columns
+    ``NAME_x, NAME_y, NAME_z, NAME_yaw, NAME_pitch, NAME_roll``)."""
+
+    t: np.ndarray
+    center: np.ndarray
+    yaw: np.ndarray
+    pitch: np.ndarray
+    roll: np.ndarray
+
+
+class Body(NamedTuple):
+    """A rigid body (``rigid_bodies``: welded to a node, or an assembly's free body) in the final
+    state: ``center`` (3,) its centre of mass (inertial), ``quaternion`` (4,) its axes (scalar
+    first, ``p0 >= 0``, as summary.json's), ``rotation`` (3, 3) the same axes as columns in
+    inertial components, ``mass`` (kg; NaN when not known, e.g. an output folder without
+    ``bodies_NNNN.vtp``), and ``history`` (:class:`BodyHistory`) over the dynamic stages' output
+    times, or None for static runs. Velocities are not reported (the library has no accessor for
+    a body's velocity)."""
+
+    name: str
+    center: np.ndarray
+    quaternion: np.ndarray
+    rotation: np.ndarray
+    mass: float
+    history: Optional[BodyHistory] = None
+
+
+def matrix_to_quat(a):
+    """The unit quaternion (p0, p1, p2, p3), p0 >= 0, of a rotation matrix ``a`` (3, 3) — the
+    library's conversion (Shepperd's method), so the values match summary.json's to round-off."""
+    a = np.asarray(a, dtype=float)
+    tr = a[0, 0] + a[1, 1] + a[2, 2]
+    c = [1 + tr, 1 + 2 * a[0, 0] - tr, 1 + 2 * a[1, 1] - tr, 1 + 2 * a[2, 2] - tr]
+    k = int(np.argmax(c))
+    s = 0.5 * math.sqrt(c[k])
+    f = 0.25 / s
+    if k == 0:
+        q = [s, (a[2, 1] - a[1, 2]) * f, (a[0, 2] - a[2, 0]) * f, (a[1, 0] - a[0, 1]) * f]
+    elif k == 1:
+        q = [(a[2, 1] - a[1, 2]) * f, s, (a[0, 1] + a[1, 0]) * f, (a[0, 2] + a[2, 0]) * f]
+    elif k == 2:
+        q = [(a[0, 2] - a[2, 0]) * f, (a[0, 1] + a[1, 0]) * f, s, (a[1, 2] + a[2, 1]) * f]
+    else:
+        q = [(a[1, 0] - a[0, 1]) * f, (a[0, 2] + a[2, 0]) * f, (a[1, 2] + a[2, 1]) * f, s]
+    q = np.array(q)
+    if q[0] < 0:
+        q = -q
+    return q / np.linalg.norm(q)
+
+
+def _quat_matrix(q):
+    p0, p1, p2, p3 = q / np.linalg.norm(q)
+    return np.array([[1 - 2 * (p2 * p2 + p3 * p3), 2 * (p1 * p2 - p0 * p3), 2 * (p1 * p3 + p0 * p2)],
+                     [2 * (p1 * p2 + p0 * p3), 1 - 2 * (p1 * p1 + p3 * p3), 2 * (p2 * p3 - p0 * p1)],
+                     [2 * (p1 * p3 - p0 * p2), 2 * (p2 * p3 + p0 * p1), 1 - 2 * (p1 * p1 + p2 * p2)]])
+
+
+def body_history(series, name):
+    """:class:`BodyHistory` of body ``name`` from a series table, or None when it has no columns."""
+    cols = [f"{name}_{c}" for c in ("x", "y", "z", "yaw", "pitch", "roll")]
+    if not series or "t" not in series or not all(c in series for c in cols):
+        return None
+    return BodyHistory(np.asarray(series["t"]), np.column_stack([series[c] for c in cols[:3]]),
+                       *(np.asarray(series[c]) for c in cols[3:]))
+
+
 @dataclasses.dataclass(repr=False, eq=False)
 class Contact:
     """The rod's contact with the obstacles in the final state (docs/scenario.md ``obstacles``).
@@ -339,6 +409,33 @@ class RunOutput:
         gap = np.where((state == 0) & (t["contact_gap"] == 0), np.inf, t["contact_gap"])  # nodes.csv: 0 for none near
         return Contact(force, None, gap, state, tol,
                        None if total is None else float(total))
+
+    @property
+    def bodies(self):
+        """``{NAME: Body}``: the rigid bodies in the final state. Pose from ``summary.json``'s
+        ``bodies`` (assemblies; %.17g), else from the last ``bodies_NNNN.vtp`` (one rod: the last
+        snapshot's, float64); mass from the last ``bodies_NNNN.vtp`` (NaN without one);
+        :attr:`Body.history` from ``series.csv``. One rod's bodies are named by the body columns
+        of ``series.csv`` (dynamic runs); a static one-rod folder does not name them, and its
+        keys are the bodies' indices 0, 1, ... ``{}`` without bodies."""
+        listed = (self.summary or {}).get("bodies") or []
+        vtps = sorted(f for f in os.listdir(self.directory) if f.startswith("bodies_") and f.endswith(".vtp"))
+        snap = read_vtp(os.path.join(self.directory, vtps[-1])) if vtps else None
+        if not listed and snap is not None and "quaternion" in snap.point_data:
+            names = [c[:-4] for c in (self.series or {}) if c.endswith("_yaw")]
+            if len(names) != len(snap.points):
+                names = list(range(len(snap.points)))
+            listed = [{"name": n, "center": x, "quaternion": q}
+                      for n, x, q in zip(names, snap.points, snap.point_data["quaternion"])]
+        masses = snap.point_data.get("mass") if snap is not None else None
+        out = {}
+        for k, b in enumerate(listed):
+            q = np.asarray(b["quaternion"], dtype=float)
+            m = float(masses[k]) if masses is not None and len(masses) == len(listed) else float("nan")
+            name = b["name"]
+            out[name] = Body(name, np.asarray(b["center"], dtype=float), q, _quat_matrix(q), m,
+                             body_history(self.series, name) if isinstance(name, str) else None)
+        return out
 
     def vector(self, table, prefix):
         """(rows, 3) array from the ``prefix_x, prefix_y, prefix_z`` columns of ``nodes``/``elements``."""

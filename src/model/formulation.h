@@ -98,6 +98,8 @@ struct cr_sim {
     cr_model_options options;
     int load_count;
     cr_load_type *load_type; /* per load, for names in bindings */
+    int body_def_count;      /* the welded bodies' masses from the rods' definitions, rod by rod, */
+    double *body_def_mass;   /* for cr_sim_body_mass when the formulation does not report one */
 };
 
 /* The formulation called `name`, or NULL. */

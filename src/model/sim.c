@@ -62,8 +62,17 @@ cr_sim *cr_sim_create(const cr_rod_def *def, const cr_model_options *options, cr
         return NULL;
     }
     for (int k = 0; k < def->load_count; ++k) sim->load_type[k] = def->loads[k].type;
+    if (def->rigid_body_count > 0 && !(sim->body_def_mass = malloc(def->rigid_body_count * sizeof(double)))) {
+        free(sim->load_type);
+        free(sim);
+        cr_error_set(err, CR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    for (int k = 0; k < def->rigid_body_count; ++k)
+        sim->body_def_mass[sim->body_def_count++] = def->rigid_bodies[k].mass;
     sim->impl = f->create(def, options, err);
     if (!sim->impl) {
+        free(sim->body_def_mass);
         free(sim->load_type);
         free(sim);
         return NULL;
@@ -91,6 +100,17 @@ cr_sim *cr_sim_create_scenario(const cr_scenario *sc, cr_error *err)
     }
     sim->f = f->assembly;
     sim->options = sc->model;
+    int welded = 0;
+    for (int r = 0; r < sc->rod_count; ++r) welded += sc->rods[r].rod.rigid_body_count;
+    if (welded > 0 && !(sim->body_def_mass = malloc(welded * sizeof(double)))) {
+        free(sim->load_type);
+        free(sim);
+        cr_error_set(err, CR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    for (int r = 0; r < sc->rod_count; ++r) /* numbered as the bodies: welded ones rod by rod first */
+        for (int k = 0; k < sc->rods[r].rod.rigid_body_count; ++k)
+            sim->body_def_mass[sim->body_def_count++] = sc->rods[r].rod.rigid_bodies[k].mass;
     for (int r = 0; r < sc->rod_count; ++r) /* rod by rod, as the rods' definitions list them */
         for (int k = 0; k < sc->rods[r].rod.load_count; ++k)
             sim->load_type[sim->load_count++] = sc->rods[r].rod.loads[k].type;
@@ -104,6 +124,7 @@ cr_sim *cr_sim_create_scenario(const cr_scenario *sc, cr_error *err)
                            .body_loads = sc->body_loads};
     sim->impl = sim->f->create_assembly(&def, &sc->model, err);
     if (!sim->impl) {
+        free(sim->body_def_mass);
         free(sim->load_type);
         free(sim);
         return NULL;
@@ -128,6 +149,7 @@ void cr_sim_destroy(cr_sim *sim)
 {
     if (!sim) return;
     sim->f->destroy(sim->impl);
+    free(sim->body_def_mass);
     free(sim->load_type);
     free(sim);
 }
@@ -280,7 +302,9 @@ cr_status cr_sim_joint_reaction(const cr_sim *sim, int joint, cr_vec3 *force, cr
 
 double cr_sim_body_mass(const cr_sim *sim, int body)
 {
-    return sim->f->body_mass && body >= 0 && body < cr_sim_body_count(sim) ? sim->f->body_mass(sim->impl, body) : NAN;
+    if (body < 0 || body >= cr_sim_body_count(sim)) return NAN;
+    double m = sim->f->body_mass ? sim->f->body_mass(sim->impl, body) : NAN;
+    return isfinite(m) || body >= sim->body_def_count ? m : sim->body_def_mass[body];
 }
 
 /* ---- actuator inputs ---- */
