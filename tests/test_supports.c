@@ -633,12 +633,12 @@ static void test_table_of_poses(void)
 /* Global balance of a clamped cantilever (1 m, E = 1e7, G = 4e6, circle r = 0.01) under a
  * dead tip force F = (0.01, 0.02, −0.03) N and a dead tip moment M = (0, 0.05, 0.03) N m.
  * The clamp's reaction force balances F to the Newton residual (the element forces cancel
- * pairwise).
- * Its reaction moment balances M + r_tip × F only up to O(h²), because the element moments
- * of (20) act on the two nodes in their own bases and do not cancel the moment of the element
- * forces exactly (docs/theory.md §8, "Global moment balance in statics"): the defect equals minus the sum of the
- * element torques to round-off, falls as n⁻² (1.98e-6, 4.95e-7, 1.24e-7 N m at n = 8, 16,
- * 32), and vanishes for a deformation in a plane (only F, or only M: round-off). */
+ * pairwise). Its reaction moment balances M + r_tip × F only up to O(h²), because the
+ * element moments of (20) act on the two nodes in their own bases and do not cancel the
+ * moment of the element forces exactly (docs/theory.md §8, "Global moment balance in
+ * statics"): the defect equals minus the sum of the element torques to the Newton residual,
+ * falls as n⁻² (1.98e-6, 4.95e-7, 1.24e-7 N m at n = 8, 16, 32), and vanishes for a
+ * deformation in a plane (only F, or only M: round-off). */
 static cr_vec3 element_torque_sum(const cr_model *m, const cr_state *s)
 {
     cr_vec3 tau = cr_v3(0, 0, 0);
