@@ -49,18 +49,11 @@ static cr_status contact_check(const cr_scenario *sc, cr_error *err)
 }
 
 /* Self-contact: static stages on load steps (Newton with the far-node coupling as a low-rank
- * term; the arc-length path does not carry it yet), and a rod that does not start inside itself.
- * Dynamic stages are refused: the terms are there (selfcontact.c, a penalty with its exact
- * Jacobian, Woodbury in Radau's shifted solves), but a beam dropped onto another chattered on
- * and off contact at the penalty's frequency, Radau's steps fell to 1e-8 s and an undamped run
- * failed (docs/theory.md §12). */
+ * term; the arc-length path does not carry it yet) and dynamic stages (a penalty, Woodbury in
+ * Radau's shifted solves), and a rod that does not start inside itself. */
 static cr_status selfcontact_check(const cr_scenario *sc, cr_error *err)
 {
     for (int k = 0; k < sc->stage_count; ++k) {
-        if (sc->stages[k].type == CR_STAGE_DYNAMIC)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "contact.self: self-contact is available in static stages only (stage %d is dynamic)",
-                                k);
         if (sc->stages[k].statics.arc_length)
             return cr_error_set(err, CR_BAD_INPUT,
                                 "stages.%d.path: the arc-length path does not handle contact.self (use load steps)", k);
