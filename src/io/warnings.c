@@ -31,6 +31,7 @@
 #define SURFACE_STRAIN_MAX 0.5 /* |Δκ| ρ */
 #define DISPLACEMENT_MAX 10.0  /* rod lengths */
 #define ENERGY_DRIFT_MAX 0.05  /* of the energy in motion (docs/scenario.md: the table next to rtol) */
+#define TURN_MAX 120.0         /* degrees: one element's reference turn that the mixed rod's dynamics stand */
 
 void cr_warning_list_free(cr_warning_list *list)
 {
@@ -89,6 +90,7 @@ static cr_status check_dimension(cr_warning_list *out, int seg, const char *name
 }
 
 static cr_status rod_warnings(const cr_scenario *sc, cr_warning_list *out);
+static cr_status turn_warning(const cr_scenario *sc, cr_warning_list *out);
 
 /* In text, "rod.KEY" (a key path of the one-rod form) as "PREFIX.KEY" (an assembly's rod). */
 static void reprefix(char *text, size_t size, const char *prefix)
@@ -213,7 +215,45 @@ static cr_status rod_warnings(const cr_scenario *sc, cr_warning_list *out)
                 break;
             }
     }
+    if (st == CR_OK) st = turn_warning(sc, out);
     return st;
+}
+
+/* The mixed rod's element moments (theory.md §4, eqs. 19–20: the midpoint rule with linearly
+ * interpolated virtual rotations) are the gradient of its elastic energy only to first order in
+ * the element's turn: the stiffness of a turned element is not symmetric (by 22 % at 120°, 32 %
+ * at 139° of the norm), and in dynamic stages the circulatory part makes the rod flutter and blow
+ * up (docs/theory.md §12: a clamped 8-element rod with one corner runs at 120° and blows up from
+ * 124°). Statics are not affected. */
+static cr_status turn_warning(const cr_scenario *sc, cr_warning_list *out)
+{
+    const cr_rod_def *rod = &sc->rod;
+    const cr_reference_def *ref = &rod->reference;
+    if (!strcmp(sc->model.type, "lgvi") || !strcmp(sc->model.type, "port_hamiltonian")) return CR_OK;
+    if (ref->type != CR_REFERENCE_NODES || !ref->node_orientations || ref->node_count < 2) return CR_OK;
+    int dynamic = 0;
+    for (int k = 0; k < sc->stage_count; ++k) dynamic |= sc->stages[k].type == CR_STAGE_DYNAMIC;
+    if (!dynamic) return CR_OK;
+    int worst = -1, count = 0;
+    double worst_deg = 0;
+    for (int e = 0; e + 1 < ref->node_count; ++e) {
+        cr_quat a = ref->node_orientations[e], b = ref->node_orientations[e + 1];
+        double na = sqrt(a.w * a.w + a.x * a.x + a.y * a.y + a.z * a.z);
+        double nb = sqrt(b.w * b.w + b.x * b.x + b.y * b.y + b.z * b.z);
+        if (!(na > 0 && nb > 0)) continue;
+        double d = fabs(a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z) / (na * nb); /* ±q: one rotation */
+        double deg = 2.0 * acos(fmin(1.0, d)) * 180.0 / acos(-1.0);
+        if (deg <= TURN_MAX) continue;
+        ++count;
+        if (deg > worst_deg) worst_deg = deg, worst = e;
+    }
+    if (worst < 0) return CR_OK;
+    return add(out, "reference_turn", "rod.reference.quaternions",
+               "rod.reference.quaternions: the frames of nodes %d and %d differ by %.1f° (%d element%s of the "
+               "reference turn%s by more than %g°): the mixed rod's dynamics are not conservative for such a turn "
+               "within one element and can blow up (a clamped rod with one such corner does from 124°); give the "
+               "corner node the frame halfway between its neighbours', or more nodes",
+               worst, worst + 1, worst_deg, count, count > 1 ? "s" : "", count > 1 ? "" : "s", TURN_MAX);
 }
 
 long cr_sim_reference_size(const cr_sim *sim) { return 6L * cr_sim_sample_count(sim) + 3L * cr_sim_node_count(sim); }
