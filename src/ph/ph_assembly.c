@@ -351,8 +351,9 @@ static void rod_solve(cr_ph_asm *a, int r, const double *dmu, const double *dz, 
         for (int jj = 0; jj < a->njoint; ++jj) {
             const ph_joint *J = &a->j[jj];
             for (int side = 0; side < 2; ++side) {
+                if (J->rod[side] != r) continue; /* (J's node indexes its own rod) */
                 const int o = s->node_off[J->node[side]];
-                if (J->rod[side] != r || o < 0) continue;
+                if (o < 0) continue;
                 const double sg = side ? -1.0 : 1.0;
                 for (int m = 0; m < J->k; ++m) {
                     double w = sg * dmu[J->row0 + m] + J->rho[side][m] * dz[J->row0 + m];
@@ -515,8 +516,9 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
             for (int jj = 0; jj < a->njoint; ++jj) { /* D_s dX0 on the right */
                 const ph_joint *J = &a->j[jj];
                 for (int side = 0; side < 2; ++side) {
+                    if (J->rod[side] != r) continue; /* (J's node indexes its own rod) */
                     const int o = s->node_off[J->node[side]];
-                    if (J->rod[side] != r || o < 0) continue;
+                    if (o < 0) continue;
                     for (int m = 0; m < J->k; ++m) {
                         double v = 0;
                         for (int c = 0; c < 12; ++c) v += J->D[side][m][c] * dX0[o + c];
