@@ -382,8 +382,9 @@ static void joint_columns(cr_ph_asm *a, int r, int n2)
     for (int jc = 0; jc < a->njoint; ++jc) { /* the right sides */
         const ph_joint *Jc = &a->j[jc];
         for (int sc = 0; sc < 2; ++sc) {
+            if (Jc->rod[sc] != r) continue; /* (Jc's node indexes its own rod) */
             const int I = Jc->node[sc], ro = s->node_roff[I];
-            if (Jc->rod[sc] != r || ro < 0) continue;
+            if (ro < 0) continue;
             const double(*Pm)[3] = (const double(*)[3])(s->Pm + 27 * I);
             for (int m = 0; m < Jc->k; ++m, ++nc) {
                 double *b = a->cols + (size_t)nc * nred, v[12];
@@ -414,8 +415,9 @@ static void joint_columns(cr_ph_asm *a, int r, int n2)
                 for (int jr = 0; jr < a->njoint; ++jr) {
                     const ph_joint *Jr = &a->j[jr];
                     for (int sr = 0; sr < 2; ++sr) {
+                        if (Jr->rod[sr] != r) continue;
                         const int I = Jr->node[sr], ro = s->node_roff[I];
-                        if (Jr->rod[sr] != r || ro < 0) continue;
+                        if (ro < 0) continue;
                         const double(*Pn)[3] = (const double(*)[3])(s->Pn + 27 * I);
                         double y[12];
                         for (int c = 0; c < 3; ++c) y[c] = x[ro + c];
