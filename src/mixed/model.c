@@ -161,10 +161,9 @@ static cr_vec3 left_jacobian_mulv(cr_vec3 phi, cr_vec3 x)
  * local stiffness, so the multiplier updates converge in a few steps, while a stiffer ε makes
  * Newton's matrix ill-conditioned and lets round-off decide between stick and slip) and the
  * tolerance (contact.tolerance, else 1e-4 × the smallest radius). */
-static cr_status model_contact(cr_model *m, const cr_rod_def *def, cr_error *err)
+cr_status cr_mixed_contact_params(const cr_model *m, const cr_rod_def *def, const char *remedy, double *radius,
+                                  double *eps, double *tol, cr_error *err)
 {
-    double *radius = malloc((size_t)m->nodes * sizeof *radius);
-    if (!radius) return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the model");
     double amin = INFINITY, kmax = 0;
     for (int i = 0; i < m->nodes; ++i) {
         double a = def->contact.radius;
@@ -173,13 +172,11 @@ static cr_status model_contact(cr_model *m, const cr_rod_def *def, cr_error *err
             cr_section_eval(def, m->length > 0 ? fmin(1.0, m->s[i] / m->length) : 0.0, &sp);
             a = fmax(sp.extent_y, sp.extent_z);
         }
-        if (!(a > 0) || !isfinite(a)) {
-            free(radius);
+        if (!(a > 0) || !isfinite(a))
             return cr_error_set(err, CR_BAD_INPUT,
                                 "contact.radius: the section at node %d has no geometry (given by its resultants): "
-                                "give the contact radius",
-                                i);
-        }
+                                "%s",
+                                i, remedy);
         radius[i] = a, amin = fmin(amin, a);
     }
     for (int e = 0; e < m->n; ++e) {
@@ -187,8 +184,21 @@ static cr_status model_contact(cr_model *m, const cr_rod_def *def, cr_error *err
         double Le = el->length, EI = fmin(el->k_moment.y, el->k_moment.z);
         kmax = fmax(kmax, fmin(el->k_force.x / Le, 12.0 * EI / (Le * Le * Le)));
     }
-    double eps = def->contact.stiffness > 0 ? def->contact.stiffness : kmax;
-    double tol = def->contact.tolerance > 0 ? def->contact.tolerance : 1e-4 * amin;
+    *eps = def->contact.stiffness > 0 ? def->contact.stiffness : kmax;
+    *tol = def->contact.tolerance > 0 ? def->contact.tolerance : 1e-4 * amin;
+    return CR_OK;
+}
+
+static cr_status model_contact(cr_model *m, const cr_rod_def *def, cr_error *err)
+{
+    double *radius = malloc((size_t)m->nodes * sizeof *radius);
+    if (!radius) return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the model");
+    double eps, tol;
+    cr_status st = cr_mixed_contact_params(m, def, "give the contact radius", radius, &eps, &tol, err);
+    if (st != CR_OK) {
+        free(radius);
+        return st;
+    }
     int updates = def->contact.max_updates > 0 ? def->contact.max_updates : 50;
     double *weight = malloc((size_t)m->nodes * sizeof *weight);
     if (!weight) {

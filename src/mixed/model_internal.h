@@ -177,4 +177,12 @@ void cr_support_target(const cr_model *m, int k, const cr_supports_at *at, cr_ve
 void cr_element_strains(const cr_element *e, cr_vec3 ra, cr_quat pa, cr_vec3 rb, cr_quat pb,
                         cr_vec3 *gamma, cr_vec3 *kappa);
 
+/* The contact parameters of the mixed rod (obstacles and self-contact alike): each node's
+ * contact radius (contact.radius, else the section's: a circle's radius, a rectangle's larger
+ * half side; none for a resultants section: CR_BAD_INPUT naming contact.radius and `remedy`),
+ * ε (contact.stiffness, else the largest element min(EA/L_el, 12 EI/L_el³)) and the
+ * tolerance (contact.tolerance, else 1e-4 × the smallest radius). radius: m->nodes doubles. */
+cr_status cr_mixed_contact_params(const cr_model *m, const cr_rod_def *def, const char *remedy, double *radius,
+                                  double *eps, double *tol, cr_error *err);
+
 #endif

@@ -12,31 +12,13 @@ cr_status cr_mixed_selfcontact_create(cr_model *m, const cr_rod_def *def, cr_err
 {
     double *radius = malloc((size_t)m->nodes * sizeof *radius);
     if (!radius) return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the model");
-    double amin = INFINITY, kmax = 0;
-    for (int i = 0; i < m->nodes; ++i) {
-        double a = def->contact.radius;
-        if (!(a > 0)) {
-            cr_section_props sp;
-            cr_section_eval(def, m->length > 0 ? fmin(1.0, m->s[i] / m->length) : 0.0, &sp);
-            a = fmax(sp.extent_y, sp.extent_z);
-        }
-        if (!(a > 0) || !isfinite(a)) {
-            free(radius);
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "contact.radius: the section at node %d has no geometry (given by its resultants): "
-                                "give the contact radius for contact.self",
-                                i);
-        }
-        radius[i] = a, amin = fmin(amin, a);
+    /* radius, ε and tolerance as the obstacles' (model.c) */
+    double eps, tol;
+    cr_status st = cr_mixed_contact_params(m, def, "give the contact radius for contact.self", radius, &eps, &tol, err);
+    if (st != CR_OK) {
+        free(radius);
+        return st;
     }
-    /* ε as the obstacles': about one element's own stiffness (model.c, model_contact) */
-    for (int e = 0; e < m->n; ++e) {
-        const cr_element *el = &m->el[e];
-        double Le = el->length, EI = fmin(el->k_moment.y, el->k_moment.z);
-        kmax = fmax(kmax, fmin(el->k_force.x / Le, 12.0 * EI / (Le * Le * Le)));
-    }
-    const double eps = def->contact.stiffness > 0 ? def->contact.stiffness : kmax;
-    const double tol = def->contact.tolerance > 0 ? def->contact.tolerance : 1e-4 * amin;
     m->selfcontact = cr_rodcontact_create(m->nodes, radius, m->s, eps, tol);
     m->couple = cr_lowrank_create(m->nodes, m->block, 0, 0);
     m->couple_dyn = cr_lowrank_create(m->nodes, CR_DYN_BLOCK, CR_DYN_V, 0);
