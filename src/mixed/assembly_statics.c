@@ -32,6 +32,7 @@
 #define _POSIX_C_SOURCE 199309L
 #include "mixed/assembly_internal.h"
 #include "mixed/mixed.h"
+#include "solvers/newton.h"
 
 #include <float.h>
 #include <math.h>
@@ -856,22 +857,10 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
             lf_prev2 = lf_prev;
             lf_prev = lf;
             lf = target;
-            if (rep->step_count == rep->step_capacity) {
-                int cap = rep->step_capacity ? 2 * rep->step_capacity : 16;
-                cr_load_step_report *ns = realloc(rep->steps, (size_t)cap * sizeof *ns);
-                if (!ns) {
-                    st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's static solver");
-                    break;
-                }
-                rep->steps = ns, rep->step_capacity = cap;
+            if (cr_static_report_append(rep, lf, iters, history, hc) != CR_OK) {
+                st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's static solver");
+                break;
             }
-            cr_load_step_report *sr = &rep->steps[rep->step_count++];
-            sr->load_factor = lf, sr->iterations = iters, sr->history_count = hc;
-            sr->residual_history = malloc((size_t)(hc > 0 ? hc : 1) * sizeof(double));
-            if (sr->residual_history)
-                memcpy(sr->residual_history, history, (size_t)hc * sizeof(double));
-            else
-                sr->history_count = 0;
             rep->final_residual = fe;
             if (on_step) { /* the state at lf as the end of the solve leaves it: loads, supports, welds */
                 for (int r = 0; r < a->rod_count; ++r) {
@@ -883,7 +872,7 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
                 s->load_factor = lf;
                 for (int k = 0; k < a->body_load_count; ++k)
                     s->body_load_scale[k] = w.bfrom[k] + lf * (w.bto[k] - w.bfrom[k]);
-                if (on_step(a, s, sr, rep->step_count - 1, user)) {
+                if (on_step(a, s, &rep->steps[rep->step_count - 1], rep->step_count - 1, user)) {
                     st = cr_error_set(err, CR_INTERRUPTED, "interrupted at load factor %.6g", lf);
                     break;
                 }

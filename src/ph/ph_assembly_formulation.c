@@ -5,6 +5,7 @@
  * numbered rod by rod (the one-rod table's accessors on each rod). The runner reaches this table
  * through cr_ph_formulation.assembly; it never branches on it. */
 #include "assembly/assembly_def.h"
+#include "solvers/newton.h"
 #include "model/fixed_step.h"
 #include "ph/ph_assembly.h"
 #include "ph/ph_sim.h"
@@ -376,25 +377,10 @@ static cr_status pha_static(cr_sim *sim, int stage, const cr_static_options *o, 
             s->rod[r]->load_factor = lf;
         }
         s->load_factor = lf;
-        if (report->step_count == report->step_capacity) {
-            int cap = report->step_capacity ? 2 * report->step_capacity : 16;
-            cr_load_step_report *rr = realloc(report->steps, cap * sizeof *rr);
-            if (!rr) {
-                st = cr_error_set(err, CR_NO_MEMORY, "out of memory");
-                break;
-            }
-            report->steps = rr;
-            report->step_capacity = cap;
+        if (cr_static_report_append(report, lf, its, &res, 1) != CR_OK) {
+            st = cr_error_set(err, CR_NO_MEMORY, "out of memory");
+            break;
         }
-        cr_load_step_report *rr = &report->steps[report->step_count++];
-        rr->load_factor = lf;
-        rr->iterations = its;
-        rr->history_count = 1;
-        rr->residual_history = malloc(sizeof(double));
-        if (rr->residual_history)
-            rr->residual_history[0] = res;
-        else
-            rr->history_count = 0;
         report->final_residual = res;
         if (o->adaptive) {
             if (its <= 4)
@@ -402,7 +388,8 @@ static cr_status pha_static(cr_sim *sim, int stage, const cr_static_options *o, 
             else if (its >= 8)
                 dl *= 0.5;
         }
-        if (cb->on_load_step && cb->on_load_step(sim, rr, report->step_count - 1, cb->user)) {
+        const int k = report->step_count - 1;
+        if (cb->on_load_step && cb->on_load_step(sim, &report->steps[k], k, cb->user)) {
             st = CR_INTERRUPTED;
             break;
         }
