@@ -103,13 +103,111 @@ static int run_dynamics(int repeats, int n, int only, double t_end)
     return 0;
 }
 
+/* --brush R: R rods of 50 elements (a brush, hair, a bundle: 0.2 m nylon-like rods of radius
+ * 1 mm, E = 3 GPa, clamped upright on a square grid of 1 cm pitch, each under its own tip load
+ * (0.01, 0.005, 0) N), solved as one assembly, against one rod of 50 R elements under a tip load
+ * (the same nodes): statics per Newton iteration and per node. With --joined the rods' tips are
+ * also welded to one free rigid platform (10 g) loaded by (0.01 R, 0, 0) N: a parallel
+ * structure of R legs. */
+static int run_brush(int R, int joined, int only)
+{
+    const int n = 50;
+    cr_section_segment sec = cr_section_default_def();
+    sec.radius[0] = sec.radius[1] = 0.001;
+    cr_bc_def clamp = cr_bc_default_def();
+    cr_load_def tip = cr_load_default_def();
+    tip.type = CR_LOAD_FORCE, tip.node = -1, tip.value = cr_v3(0.01, 0.005, 0);
+    double best_one = INFINITY;
+    int it_one = 0;
+    for (int rep = 0; rep < (only == 2 ? 0 : 1); ++rep) {
+        cr_rod_def d = cr_rod_default_def();
+        d.length = 0.2 * R, d.elements = n * R, d.material = (cr_material){3e9, 1.1e9, 1150};
+        d.sections = &sec, d.section_count = 1, d.bcs = &clamp, d.bc_count = 1;
+        cr_load_def big = tip;
+        big.value = cr_v3(0.01 / R, 0.005 / R, 0);
+        d.loads = &big, d.load_count = 1;
+        cr_model *m = cr_model_create(&d, NULL);
+        cr_state *s = cr_state_create(m);
+        cr_static_options o = options();
+        cr_static_report r;
+        cr_error err = {0};
+        if (cr_static_solve(m, s, &o, NULL, NULL, &r, &err) != CR_OK) fprintf(stderr, "one rod: %s\n", err.message);
+        it_one = r.total_iterations;
+        best_one = r.wall_time_s / r.total_iterations;
+        cr_static_report_free(&r);
+        cr_state_destroy(s);
+        cr_model_destroy(m);
+    }
+    cr_assembly_rod_def *rods = calloc((size_t)R, sizeof *rods);
+    cr_joint_def *joints = calloc((size_t)R, sizeof *joints);
+    if (!rods || !joints) return 1;
+    int side = (int)ceil(sqrt((double)R));
+    double pitch = 0.01, cx = 0, cy = 0;
+    for (int k = 0; k < R; ++k) {
+        cr_rod_def d = cr_rod_default_def();
+        d.length = 0.2, d.elements = n, d.material = (cr_material){3e9, 1.1e9, 1150};
+        d.sections = &sec, d.section_count = 1, d.bcs = &clamp, d.bc_count = 1;
+        if (!joined) d.loads = &tip, d.load_count = 1;
+        d.reference.origin = cr_v3(pitch * (k % side), pitch * (k / side), 0);
+        d.reference.orientation = cr_q_axis_angle(cr_v3(0, 1, 0), -3.14159265358979323846 / 2); /* along +z */
+        cx += d.reference.origin.x / R, cy += d.reference.origin.y / R;
+        snprintf(rods[k].name, sizeof rods[k].name, "hair%d", k);
+        rods[k].rod = d;
+    }
+    cr_rigid_body_def body = {.name = "platform", .mass = 0.01, .center = cr_v3(cx, cy, 0.2)};
+    body.inertia = (cr_mat3){{{1e-6, 0, 0}, {0, 1e-6, 0}, {0, 0, 1e-6}}};
+    body.orientation = cr_q_identity();
+    cr_load_def push = cr_load_default_def();
+    push.type = CR_LOAD_FORCE, push.body = 0, push.value = cr_v3(0.01 * R, 0, 0);
+    for (int k = 0; k < R && joined; ++k) {
+        joints[k] = cr_joint_default_def();
+        joints[k].a = (cr_rod_node){k, -1};
+        joints[k].body_b = 1;
+        joints[k].point_b = cr_v3(rods[k].rod.reference.origin.x - cx, rods[k].rod.reference.origin.y - cy, 0);
+    }
+    cr_assembly_def def = {.rod_count = R, .rods = rods, .joint_count = joined ? R : 0, .joints = joints};
+    if (joined) def.body_count = 1, def.bodies = &body, def.body_load_count = 1, def.body_loads = &push;
+    double best_asm = INFINITY;
+    int it_asm = 0;
+    for (int rep = 0; rep < (only == 1 ? 0 : 1); ++rep) {
+        cr_error err = {0};
+        cr_assembly *a = cr_assembly_create(&def, &err);
+        cr_assembly_state *s = a ? cr_assembly_state_create(a) : NULL;
+        cr_static_options o = options();
+        cr_static_report r = {0};
+        if (!s || cr_assembly_static_solve(a, s, &o, &r, &err) != CR_OK) fprintf(stderr, "assembly: %s\n", err.message);
+        it_asm = r.total_iterations;
+        if (it_asm > 0) best_asm = r.wall_time_s / it_asm;
+        cr_static_report_free(&r);
+        cr_assembly_state_destroy(s);
+        cr_assembly_destroy(a);
+    }
+    double nodes = (double)R * (n + 1);
+    printf("one rod of %d elements: %3d Newton iterations, %8.2f us per node per iteration\n", n * R, it_one,
+           1e6 * best_one / (n * R + 1));
+    printf("%d rods of %d elements%s: %3d Newton iterations, %8.2f us per node per iteration; ratio %.2f\n", R, n,
+           joined ? " welded to a platform" : ", independent", it_asm, 1e6 * best_asm / nodes,
+           (best_asm / nodes) / (best_one / (n * R + 1)));
+    free(rods);
+    free(joints);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    int repeats = 5, n = 250, only = 0, dynamics = 0; /* --only-one 1, --only-assembly 2 (for callgrind) */
+    int repeats = 5, n = 250, only = 0, dynamics = 0, brush = 0, joined = 0; /* --only-one 1, --only-assembly 2 */
     double t_end = 0.02;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--dynamics")) {
             dynamics = 1;
+            continue;
+        }
+        if (!strcmp(argv[i], "--brush") && i + 1 < argc) {
+            brush = atoi(argv[++i]);
+            continue;
+        }
+        if (!strcmp(argv[i], "--joined")) {
+            joined = 1;
             continue;
         }
         if (!strcmp(argv[i], "--t-end") && i + 1 < argc) {
@@ -125,6 +223,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--only-assembly"))
             only = 2;
     }
+    if (brush > 0) return run_brush(brush, joined, only);
     if (dynamics) return run_dynamics(repeats, n, only, t_end);
     /* one rod of 6n elements */
     double best_one = INFINITY, total_one = INFINITY, total_asm = INFINITY;
