@@ -178,7 +178,7 @@ class Robot:
         nl = len(self.legs)
         X = np.zeros(6 * nl + 6)
         X[6 * nl:6 * nl + 3] = self.c0
-        lam, dlam = 0.0, 0.25
+        lam, dlam = 0.0, 0.5
         while lam < 1:
             target = min(1.0, lam + dlam)
             Y, ok = X.copy(), False
