@@ -121,6 +121,12 @@ cr_status cr_sim_joint_reaction(const cr_sim *sim, int joint, cr_vec3 *force, cr
 /* The mass of body `body` (kg): as the model holds it (an assembly's free bodies included), else
  * as the rods' definitions give it; NAN out of range. */
 double cr_sim_body_mass(const cr_sim *sim, int body);
+/* The velocity of body `body`'s centre of mass (inertial components, m/s) and its angular
+ * velocity (in the body's axes, rad/s; as cr_sim_angular_velocity for a node); zeros in
+ * statics. A body welded to a node moves rigidly with it: v + ω × (c − r), ω = A Ω. A free body
+ * of an assembly: as its formulation reports it, or NaN and CR_UNSUPPORTED when it reports none.
+ * NaN and CR_BAD_INPUT out of range. */
+cr_status cr_sim_body_velocity(const cr_sim *sim, int body, cr_vec3 *velocity, cr_vec3 *angular_velocity);
 
 /* Actuator inputs: one factor per load of the definition (default 1) multiplying the
  * load's magnitude in dynamic stages, on top of its stage activity and time function

@@ -328,9 +328,9 @@ class Result:
         rod_first_node, rod_first_element: (rods + 1) lists: where each rod's nodes and samples start.
         joints:      an assembly's joints' reactions, as :class:`JointReaction` (empty for one rod).
         bodies:      ``{NAME: Body}``: the rigid bodies (welded to nodes, and an assembly's free
-                     bodies) with their centre, quaternion, rotation matrix and mass in the returned
-                     state, and over the dynamic stages their :class:`BodyHistory` (from
-                     :attr:`series`); ``{}`` without bodies.
+                     bodies) with their centre, quaternion, rotation matrix, mass, velocity and
+                     angular velocity (its axes) in the returned state, and over the dynamic stages
+                     their :class:`BodyHistory` (from :attr:`series`); ``{}`` without bodies.
         contact:     with obstacles, the final state's :class:`Contact` (per node the contact force,
                      normal force, gap and stick/slide state; the totals of summary.json's
                      ``contact``); None without. The series' contact columns are in :attr:`series`.
@@ -513,8 +513,11 @@ def _extract(L, res, status, message, wall, snapshots=None, tip_node=-1):
         L.cr_sim_body_pose(sim, j, ctypes.byref(f), ctypes.byref(R))
         name = L.cr_sim_body_name(sim, j).decode()
         rot = np.array([[R.m[i][k] for k in range(3)] for i in range(3)])
+        v, w = _lib.CrVec3(), _lib.CrVec3()
+        L.cr_sim_body_velocity(sim, j, ctypes.byref(v), ctypes.byref(w))
         bodies[name] = Body(name, np.array([f.x, f.y, f.z]), matrix_to_quat(rot), rot,
-                            float(L.cr_sim_body_mass(sim, j)), body_history(series, name))
+                            float(L.cr_sim_body_mass(sim, j)), body_history(series, name),
+                            np.array([v.x, v.y, v.z]), np.array([w.x, w.y, w.z]))
     contact = None
     cs = _lib.CrContactSample()
     if L.cr_sim_contact(sim, 0, ctypes.byref(cs)):

@@ -170,6 +170,7 @@ _PROTOTYPES = {
     "cr_sim_body_name": (ctypes.c_char_p, [_P, _I]),
     "cr_sim_body_pose": (None, [_P, _I, ctypes.POINTER(CrVec3), ctypes.POINTER(CrMat3)]),
     "cr_sim_body_mass": (_D, [_P, _I]),
+    "cr_sim_body_velocity": (_I, [_P, _I, ctypes.POINTER(CrVec3), ctypes.POINTER(CrVec3)]),
 }
 
 _lock = threading.Lock()

@@ -262,9 +262,12 @@ class Body(NamedTuple):
     state: ``center`` (3,) its centre of mass (inertial), ``quaternion`` (4,) its axes (scalar
     first, ``p0 >= 0``, as summary.json's), ``rotation`` (3, 3) the same axes as columns in
     inertial components, ``mass`` (kg; NaN when not known, e.g. an output folder without
-    ``bodies_NNNN.vtp``), and ``history`` (:class:`BodyHistory`) over the dynamic stages' output
-    times, or None for static runs. Velocities are not reported (the library has no accessor for
-    a body's velocity)."""
+    ``bodies_NNNN.vtp``), ``history`` (:class:`BodyHistory`) over the dynamic stages' output
+    times, or None for static runs; ``velocity`` (3,) its centre's velocity (inertial, m/s) and
+    ``angular_velocity`` (3,) its angular velocity in its own axes (rad/s; as a node's), zeros in
+    statics: a welded body moves rigidly with its node; a free body's are NaN when its
+    formulation does not report them (the mixed assemblies' free bodies in this version), and
+    both are None when not known (an output folder without ``bodies_NNNN.vtp`` velocities)."""
 
     name: str
     center: np.ndarray
@@ -272,6 +275,8 @@ class Body(NamedTuple):
     rotation: np.ndarray
     mass: float
     history: Optional[BodyHistory] = None
+    velocity: Optional[np.ndarray] = None
+    angular_velocity: Optional[np.ndarray] = None
 
 
 def matrix_to_quat(a):
@@ -428,13 +433,19 @@ class RunOutput:
             listed = [{"name": n, "center": x, "quaternion": q}
                       for n, x, q in zip(names, snap.points, snap.point_data["quaternion"])]
         masses = snap.point_data.get("mass") if snap is not None else None
+        vel = snap.point_data.get("velocity") if snap is not None else None
+        omega = snap.point_data.get("angular_velocity") if snap is not None else None
         out = {}
         for k, b in enumerate(listed):
             q = np.asarray(b["quaternion"], dtype=float)
             m = float(masses[k]) if masses is not None and len(masses) == len(listed) else float("nan")
             name = b["name"]
-            out[name] = Body(name, np.asarray(b["center"], dtype=float), q, _quat_matrix(q), m,
-                             body_history(self.series, name) if isinstance(name, str) else None)
+            R = _quat_matrix(q)
+            v = np.asarray(vel[k], dtype=float) if vel is not None and len(vel) == len(listed) else None
+            # the VTK file holds the angular velocity in inertial components (as the nodes')
+            w = R.T @ np.asarray(omega[k], dtype=float) if omega is not None and len(omega) == len(listed) else None
+            out[name] = Body(name, np.asarray(b["center"], dtype=float), q, R, m,
+                             body_history(self.series, name) if isinstance(name, str) else None, v, w)
         return out
 
     def vector(self, table, prefix):

@@ -761,6 +761,22 @@ static cr_status write_bodies_vtp(const char *path, const cr_sim *sim, const cr_
         char name[4] = {'d', (char)('1' + a), 0, 0};
         out_array(o, "        ", name, 3, tmp, nb);
     }
+    /* velocities as the nodes' (velocity, and angular_velocity in inertial components); NaN for
+     * a body whose formulation does not report them */
+    for (int j = 0; j < nb; ++j) {
+        cr_vec3 v;
+        cr_sim_body_velocity(sim, j, &v, NULL);
+        cr_v3_store(v, tmp + 3 * j);
+    }
+    out_array(o, "        ", "velocity", 3, tmp, nb);
+    for (int j = 0; j < nb; ++j) {
+        cr_vec3 x, w;
+        cr_mat3 R;
+        cr_sim_body_pose(sim, j, &x, &R);
+        cr_sim_body_velocity(sim, j, NULL, &w);
+        cr_v3_store(cr_m3_mulv(R, w), tmp + 3 * j);
+    }
+    out_array(o, "        ", "angular_velocity", 3, tmp, nb);
     out_str(o, "      </PointData>\n    </Piece>\n");
     out_end(o);
     free(tmp);

@@ -90,6 +90,10 @@ typedef struct cr_formulation {
     cr_status (*joint_reaction)(const void *impl, int joint, cr_vec3 *force, cr_vec3 *moment);
     /* optional: the mass of body j (NULL: the rods' definitions give it) */
     double (*body_mass)(const void *impl, int body);
+    /* optional: the velocity of free body j's centre (I) and its angular velocity (its axes);
+     * NULL: cr_sim_body_velocity reports a free body's as unavailable (welded bodies move with
+     * their nodes and need no hook) */
+    void (*body_velocity)(const void *impl, int body, cr_vec3 *v, cr_vec3 *w);
 } cr_formulation;
 
 struct cr_sim {
@@ -100,6 +104,7 @@ struct cr_sim {
     cr_load_type *load_type; /* per load, for names in bindings */
     int body_def_count;      /* the welded bodies' masses from the rods' definitions, rod by rod, */
     double *body_def_mass;   /* for cr_sim_body_mass when the formulation does not report one */
+    int *body_def_node;      /* the welded bodies' nodes in the sim's numbering (cr_sim_body_velocity) */
 };
 
 /* The formulation called `name`, or NULL. */

@@ -62,16 +62,22 @@ cr_sim *cr_sim_create(const cr_rod_def *def, const cr_model_options *options, cr
         return NULL;
     }
     for (int k = 0; k < def->load_count; ++k) sim->load_type[k] = def->loads[k].type;
-    if (def->rigid_body_count > 0 && !(sim->body_def_mass = malloc(def->rigid_body_count * sizeof(double)))) {
+    if (def->rigid_body_count > 0 && (!(sim->body_def_mass = malloc(def->rigid_body_count * sizeof(double))) ||
+                                      !(sim->body_def_node = malloc(def->rigid_body_count * sizeof(int))))) {
+        free(sim->body_def_mass);
         free(sim->load_type);
         free(sim);
         cr_error_set(err, CR_NO_MEMORY, "out of memory");
         return NULL;
     }
-    for (int k = 0; k < def->rigid_body_count; ++k)
+    for (int k = 0; k < def->rigid_body_count; ++k) {
+        const int node = def->rigid_bodies[k].node; /* negative: from the end, as the model reads it */
+        sim->body_def_node[sim->body_def_count] = node < 0 ? node + def->elements + 1 : node;
         sim->body_def_mass[sim->body_def_count++] = def->rigid_bodies[k].mass;
+    }
     sim->impl = f->create(def, options, err);
     if (!sim->impl) {
+        free(sim->body_def_node);
         free(sim->body_def_mass);
         free(sim->load_type);
         free(sim);
@@ -102,7 +108,9 @@ cr_sim *cr_sim_create_scenario(const cr_scenario *sc, cr_error *err)
     sim->options = sc->model;
     int welded = 0;
     for (int r = 0; r < sc->rod_count; ++r) welded += sc->rods[r].rod.rigid_body_count;
-    if (welded > 0 && !(sim->body_def_mass = malloc(welded * sizeof(double)))) {
+    if (welded > 0 && (!(sim->body_def_mass = malloc(welded * sizeof(double))) ||
+                       !(sim->body_def_node = malloc(welded * sizeof(int))))) {
+        free(sim->body_def_mass);
         free(sim->load_type);
         free(sim);
         cr_error_set(err, CR_NO_MEMORY, "out of memory");
@@ -123,7 +131,15 @@ cr_sim *cr_sim_create_scenario(const cr_scenario *sc, cr_error *err)
                            .body_load_count = sc->body_load_count,
                            .body_loads = sc->body_loads};
     sim->impl = sim->f->create_assembly(&def, &sc->model, err);
+    if (sim->impl) /* the welded bodies' nodes, numbered as the sim numbers the nodes: rod by rod */
+        for (int r = 0, j = 0; r < sc->rod_count; ++r)
+            for (int k = 0; k < sc->rods[r].rod.rigid_body_count; ++k, ++j) {
+                const int node = sc->rods[r].rod.rigid_bodies[k].node;
+                sim->body_def_node[j] =
+                    cr_sim_rod_first_node(sim, r) + (node < 0 ? node + sc->rods[r].rod.elements + 1 : node);
+            }
     if (!sim->impl) {
+        free(sim->body_def_node);
         free(sim->body_def_mass);
         free(sim->load_type);
         free(sim);
@@ -149,6 +165,7 @@ void cr_sim_destroy(cr_sim *sim)
 {
     if (!sim) return;
     sim->f->destroy(sim->impl);
+    free(sim->body_def_node);
     free(sim->body_def_mass);
     free(sim->load_type);
     free(sim);
@@ -305,6 +322,33 @@ double cr_sim_body_mass(const cr_sim *sim, int body)
     if (body < 0 || body >= cr_sim_body_count(sim)) return NAN;
     double m = sim->f->body_mass ? sim->f->body_mass(sim->impl, body) : NAN;
     return isfinite(m) || body >= sim->body_def_count ? m : sim->body_def_mass[body];
+}
+
+cr_status cr_sim_body_velocity(const cr_sim *sim, int body, cr_vec3 *velocity, cr_vec3 *angular_velocity)
+{
+    const cr_vec3 nan3 = {NAN, NAN, NAN};
+    cr_vec3 v = nan3, w = nan3;
+    cr_status st = CR_OK;
+    if (body < 0 || body >= cr_sim_body_count(sim)) {
+        st = CR_BAD_INPUT;
+    } else if (body < sim->body_def_count) {
+        /* welded: the body moves rigidly with its node, v_c = v + ω × (c − r), ω = A Ω */
+        const int node = sim->body_def_node[body];
+        cr_vec3 c;
+        cr_mat3 R;
+        cr_sim_body_pose(sim, body, &c, &R);
+        const cr_mat3 A = cr_q_exp(cr_sim_orientation(sim, node));
+        const cr_vec3 wi = cr_m3_mulv(A, cr_sim_angular_velocity(sim, node));
+        v = cr_v3_add(cr_sim_velocity(sim, node), cr_v3_cross(wi, cr_v3_sub(c, cr_sim_position(sim, node))));
+        w = cr_m3_mulv(cr_m3_transpose(R), wi);
+    } else if (sim->f->body_velocity) {
+        sim->f->body_velocity(sim->impl, body, &v, &w);
+    } else {
+        st = CR_UNSUPPORTED;
+    }
+    if (velocity) *velocity = v;
+    if (angular_velocity) *angular_velocity = w;
+    return st;
 }
 
 /* ---- actuator inputs ---- */
