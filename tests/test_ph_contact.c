@@ -81,7 +81,7 @@ static double bounce(double tilt, double t_end, double h, int *liftoffs, double 
         int touch = 0;
         for (int I = 0; I < cr_ph_node_count(s); ++I) {
             double g;
-            touch |= cr_ph_contact_node(s, I, NULL, &g);
+            touch |= cr_ph_contact_node(s, I, NULL, NULL, &g);
             depth = fmax(depth, -g);
         }
         if (was && !touch) ++lifts;
@@ -333,8 +333,6 @@ static void ph_contact_refusals(void)
         {"'type': 'sphere', 'center': [0.5, 0, -1], 'radius': 0.9", "obstacles.0.type"},
         {"'type': 'plane', 'point': [0, 0, -0.02], 'normal': [0, 0, 1], 'half_extents': [1, 1]",
          "obstacles.0.half_extents"},
-        {"'type': 'plane', 'point': [0, 0, -0.02], 'normal': [0, 0, 1], 'friction': {'static': 0.5}",
-         "obstacles.0.friction"},
         {"'type': 'plane', 'point': [0, 0, -0.02], 'normal': [0, 0, 1], 'velocity': [1, 0, 0]", "obstacles.0.velocity"},
         {"'type': 'plane', 'name': 'floor', 'point': [0, 0, -0.005], 'normal': [0, 0, 1]",
          "obstacles.0: the rod starts inside obstacle \"floor\""},

@@ -337,9 +337,9 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
            and g(d_n) = g(d_0) by induction: residual g(d_{n+1}) - g(d_0), so round-off cannot accumulate */
         for (int k = 0; k < 6; ++k) r[o + 12 + k] = g1[k] - s->g0[6 * I + k];
         for (int k = 0; k < 12; ++k) r[o + k] -= fac * fe[k];
-        /* contact: the discrete gradient of V_c, an internal force like the stresses' */
+        /* contact: the discrete gradient of V_c, an internal force like the stresses', and the friction */
         double dgc[3], Kc[9];
-        int touch = s->ncp > 0 && ph_contact_gradient(s, I, dyn, dgc, Kc);
+        int touch = s->ncp > 0 && ph_contact_force(s, I, dyn, dgc, Kc, NULL);
         if (touch)
             for (int c = 0; c < 3; ++c) r[o + c] += fac * dgc[c];
         if (!want_jacobian) continue;
