@@ -467,5 +467,5 @@ static void ph_contact_refusals(void)
 }
 
 CHECK_MAIN(CASE(ph_contact_bouncing_conserves_energy), CASE(ph_contact_jacobian), CASE(ph_contact_friction_jacobian),
-           CASE(ph_contact_friction_dissipates), CASE(ph_contact_scenario),
-           CASE(ph_contact_resting_rod), CASE(ph_contact_static_cantilever), CASE(ph_contact_refusals))
+           CASE(ph_contact_friction_dissipates), CASE(ph_contact_scenario), CASE(ph_contact_resting_rod),
+           CASE(ph_contact_static_cantilever), CASE(ph_contact_refusals))
