@@ -220,10 +220,10 @@ static void ph_contact_friction_jacobian(void)
 
 /* The drop of ph_contact_bouncing_conserves_energy on a rough plane (mu_s 0.5, mu_k 0.3), the rod
  * thrown sideways at 0.3 m/s, for 2 s: step by step the balance H_{n+1} - H_n = W_n - D_n closes with
- * the friction's dissipation in D_n, and E = H - W never rises: the friction only takes energy. The
- * balance's bound is the frictionless drop's, 3x: Newton's increment test (measured: one step in 8000
- * at 1.1e-9 m g z0, where the contact set changed in the last iterations, the others below 1e-10).
- * It keeps bouncing (the normal springs are elastic) while friction takes the sideways 0.3 m/s. */
+ * the friction's dissipation in D_n within the frictionless drop's bound (Newton's increment test;
+ * measured 2.9e-10 m g z0), and E = H - W never rises: the friction only takes energy. It keeps
+ * bouncing (the normal springs are elastic) while friction takes the sideways 0.3 m/s (but for
+ * 1.3e-4 m/s of rocking). */
 static void ph_contact_friction_dissipates(void)
 {
     const double z0 = 0.005, h = 2.5e-4, mgz = 0.1 * G * z0, ms = 0.5, mk = 0.3;
@@ -264,11 +264,11 @@ static void ph_contact_friction_dissipates(void)
            "v_y(2 s) = %.3g m/s\n",
            lifts, d.dissipated / mgz, 0.5 * 0.09 / (G * z0), bal / mgz, sum / mgz, rise / mgz, vy);
     CHECK(slid);
-    CHECK(bal < 3e-9 * mgz);
+    CHECK(bal < 1e-9 * mgz);
     CHECK(sum < 1e-8 * mgz);
     CHECK(rise < 1e-11 * mgz);
     CHECK(d.dissipated > 0.5 * 0.1 * 0.09); /* at least the throw's kinetic energy 1/2 m v^2 (m = 0.1 kg) */
-    CHECK(fabs(vy) < 1e-3 * 0.3);
+    CHECK(fabs(vy) < 1e-3);
     cr_ph_destroy(s);
 }
 

@@ -355,8 +355,8 @@ cr_status cr_foreign_options_check(const cr_scenario *sc, const char *model, cr_
                             model, remove);
     if (!is_model(model, "port_hamiltonian") && sc->rod.contact.stick_speed > 0)
         return cr_error_set(err, CR_BAD_INPUT,
-                            "contact.stick_speed: the regularization of the port_hamiltonian model's friction; the "
-                            "%s model's friction sticks without one (%s)",
+                            "contact.stick_speed: the regularization speed of the port_hamiltonian model's "
+                            "friction; the %s model has none (%s)",
                             model, remove);
     if (!is_model(model, "port_hamiltonian")) {
         if (o->branch_count > 0)
