@@ -5,7 +5,8 @@
 #     deeper than the tolerance, and nodes.csv's contact columns add up to summary's total;
 #   a rod lying on a plane: the contact force equals the weight (1e-9 relative);
 #   refusals at check naming the key: a cylinder in the port_hamiltonian model (it takes infinite
-#     planes), friction and motion in the lgvi model, loose tolerances in a dynamic stage, a rod
+#     planes), motion in the lgvi model, contact.stick_speed in the mixed rod (the port-Hamiltonian
+#     rod's friction regularization), loose tolerances in a dynamic stage, a rod
 #     starting inside an obstacle (node and depth), bad friction (negative, kinetic above static),
 #     an unknown obstacle type, contact without obstacles.
 # Usage: contact_scenarios.sh CLI SOURCE_DIR
@@ -104,7 +105,8 @@ fi
 # refusals, each naming the key
 expect_error 1 "obstacles.0.type: the port_hamiltonian model's obstacles are infinite planes" check "$ex" \
     --set model=port_hamiltonian
-expect_error 1 "obstacles.0.friction: the lgvi model's contact is frictionless" check "$ex" --set model=lgvi
+expect_error 1 "contact.stick_speed: the regularization speed of the port_hamiltonian model's friction" check \
+    "$ex" --set contact.stick_speed=1e-4
 expect_error 1 "obstacles.0.velocity: the lgvi model's obstacles are fixed" check "$ex" --set model=lgvi \
     --set obstacles.0.friction=null --set 'obstacles.0.velocity=[0, 0, 1]'
 expect_error 1 "stages.0.rtol: a dynamic stage with obstacles needs rtol <= 1e-5 and atol <= 1e-8" check \

@@ -248,7 +248,7 @@ static void refusals(void)
             cr_scenario_destroy(sc);
         }
     }
-    /* friction: refused naming the obstacle's key */
+    /* friction: accepted (an explicit Coulomb force, docs/lgvi.md "Friction"; tests/test_lgvi_friction.c) */
     char *json = strdup(scenario(-0.02, "", "'t_end': 1, 'output_dt': 0.1, 'time_step': 1e-5"));
     char *n = strstr(json, "\"normal\"");
     char *text = malloc(strlen(json) + 64);
@@ -258,7 +258,8 @@ static void refusals(void)
     CHECK(sc != NULL);
     if (sc) {
         cr_status st = cr_scenario_check(sc, &err);
-        CHECK(st == CR_BAD_INPUT && strstr(err.message, "obstacles.0.friction"));
+        if (st != CR_OK) fprintf(stderr, "  friction: %s\n", err.message);
+        CHECK(st == CR_OK);
         cr_scenario_destroy(sc);
     }
     free(json);

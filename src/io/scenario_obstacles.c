@@ -169,5 +169,6 @@ cr_status parse_obstacles(const cJSON *root, cr_rod_def *def, scenario_storage *
     if ((s = get_number(c, "contact", "tolerance", 0, 0, POSITIVE, &cd->tolerance, err))) return s;
     if ((s = get_number(c, "contact", "stiffness", 0, 0, POSITIVE, &cd->stiffness, err))) return s;
     if ((s = get_int(c, "contact", "max_updates", 0, 0, 1, &cd->max_updates, err))) return s;
+    if ((s = get_number(c, "contact", "stick_speed", 0, 0, POSITIVE, &cd->stick_speed, err))) return s;
     return CR_OK;
 }

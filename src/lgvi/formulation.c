@@ -64,17 +64,11 @@ static void lgvi_destroy(void *impl);
 
 static cr_vec3 lgvi_node_position(const void *s, int i) { return cr_lgvi_position(((const lgvi_sim *)s)->k, i); }
 
-/* Obstacles: frictionless only, and no node starting inside one deeper than contact.tolerance
+/* Obstacles: fixed, and no node starting inside one deeper than contact.tolerance
  * (named with its depth, as the mixed rod does). */
 static cr_status contact_check(const cr_scenario *sc, cr_error *err)
 {
     const cr_rod_def *d = &sc->rod;
-    for (int k = 0; k < d->obstacle_count; ++k)
-        if (d->obstacles[k].mu_static > 0)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "obstacles.%d.friction: the lgvi model's contact is frictionless (a normal "
-                                "penalty spring); remove the friction or use the mixed_discrete model",
-                                k);
     for (int k = 0; k < d->obstacle_count; ++k) {
         const cr_obstacle_def *o = &d->obstacles[k];
         if (cr_v3_norm(o->velocity) > 0 || cr_v3_norm(o->acceleration) > 0)
@@ -158,7 +152,7 @@ static void lgvi_destroy(void *impl)
     if (!s) return;
     cr_lgvi_destroy(s->k);
     cr_contact_destroy(s->contact);
-    free(s->fc);
+    free(s->fc), free(s->fint), free(s->mint), free(s->sliding);
     cr_loads_free(s->loads, s->load_count);
     free(s->s);
     free(s->s_mid);
@@ -231,6 +225,14 @@ static cr_status create_contact(lgvi_sim *s, const cr_rod_def *def, cr_error *er
         cr_contact_create(s->nodes, radius, weight, def->obstacle_count, def->obstacles, s->p.contact_stiffness,
                           def->contact.tolerance > 0 ? def->contact.tolerance : 1e-4 * amin, 1);
     if (!s->contact) st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
+    int friction = 0;
+    for (int k = 0; k < def->obstacle_count; ++k) friction |= def->obstacles[k].mu_static > 0;
+    if (st == CR_OK && friction) {
+        s->fint = malloc(s->nodes * sizeof *s->fint), s->mint = malloc(s->nodes * sizeof *s->mint);
+        s->sliding = calloc(s->nodes, 1);
+        if (!s->fint || !s->mint || !s->sliding)
+            st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
+    }
 done:
     free(radius);
     free(weight);
@@ -365,6 +367,43 @@ static double contact_forces(const lgvi_sim *s, cr_vec3 *fc)
     return V;
 }
 
+/* Coulomb friction (docs/lgvi.md "Friction"): the explicit step's new momentum of node i is
+ * p^k = p^{k-1} + h (f_int + f), f its loads and contact springs at t_k, so the friction force that
+ * stops its tangential momentum within the step is known before the step: the tangential part p_t of
+ * the trial p^{k-1} + h (f_int + f) against each obstacle touched with friction (normal force N, normal
+ * n). If |p_t| <= h mu_s N the node sticks: the friction -p_t / h, exactly its tangential momentum
+ * (no creep, no anchor). Otherwise it slides: -mu_k N p_t / |p_t|. Added to f, it is a load of the
+ * step like the springs (its work, <= 0 while it slides, is in work_external). */
+static void friction_forces(lgvi_sim *s, double h)
+{
+    const cr_contact *c = s->contact;
+    cr_lgvi_internal_forces(s->k, s->fint, s->mint);
+    for (int i = 0; i < s->nodes; ++i) {
+        const cr_vec3 r = cr_lgvi_position(s->k, i);
+        const double ki = c->eps * c->weight[i];
+        cr_vec3 p;
+        cr_lgvi_node_momenta(s->k, i, &p, NULL, NULL);
+        cr_vec3 trial = cr_v3_madd(p, h, cr_v3_add(s->fint[i], s->f[i]));
+        s->sliding[i] = 0;
+        for (int k = 0; k < c->obstacle_count; ++k) {
+            const cr_obstacle_def *o = &c->obstacles[k];
+            double phi;
+            cr_vec3 n;
+            if (!(o->mu_static > 0) || !cr_obstacle_distance(o, r, &phi, &n, NULL)) continue;
+            const double g = phi - c->radius[i];
+            if (!(g < 0)) continue;
+            const double N = -ki * g;
+            cr_vec3 pt = cr_v3_madd(trial, -cr_v3_dot(trial, n), n);
+            double ut = cr_v3_norm(pt);
+            cr_vec3 ff =
+                ut <= h * o->mu_static * N ? cr_v3_scale(pt, -1.0 / h) : cr_v3_scale(pt, -o->mu_kinetic * N / ut);
+            s->sliding[i] |= ut > h * o->mu_static * N;
+            s->f[i] = cr_v3_add(s->f[i], ff);
+            trial = cr_v3_madd(trial, h, ff);
+        }
+    }
+}
+
 /* with obstacles: touching nodes, the sum of the normal forces (N), the largest penetration (m),
  * the mixed rod's names (its contact_sliding is always 0 here: frictionless) */
 static const char *const extra_names[] = {
@@ -437,6 +476,7 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
             s->f[i] = cr_v3_add(s->f[i], s->fc[i]);
             wc += cr_v3_dot(s->fc[i], cr_lgvi_velocity(s->k, i)); /* with v^{k-1}; v^k below */
         }
+        if (s->fint) friction_forces(s, h); /* after the springs: their normal forces hold it */
     }
     cr_status st = cr_lgvi_step(s->k, s->f, s->c, err);
     report->rhs_evals++;
@@ -565,7 +605,8 @@ static int contact(const void *impl, int node, cr_contact_sample *out)
     if (!s->contact) return 0;
     cr_contact_info in;
     cr_contact_node_force(s->contact, node, cr_lgvi_position(s->k, node), &out->force, NULL, &in);
-    out->normal = in.normal, out->gap = in.gap, out->state = in.active ? 1 : 0, out->tolerance = s->contact->tol;
+    out->normal = in.normal, out->gap = in.gap, out->state = in.active ? 1 + (s->sliding && s->sliding[node]) : 0,
+    out->tolerance = s->contact->tol;
     return 1;
 }
 

@@ -397,6 +397,11 @@ cr_status cr_foreign_options_check(const cr_scenario *sc, const char *model, cr_
                             "contact.self: contact of a rod with itself is the mixed_discrete model's; the %s model "
                             "has none (%s)",
                             model, remove);
+    if (!is_model(model, "port_hamiltonian") && sc->rod.contact.stick_speed > 0)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "contact.stick_speed: the regularization speed of the port_hamiltonian model's "
+                            "friction; the %s model has none (%s)",
+                            model, remove);
     if (!is_model(model, "port_hamiltonian")) {
         if (o->branch_count > 0)
             return cr_error_set(err, CR_BAD_INPUT,

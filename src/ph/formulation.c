@@ -105,11 +105,6 @@ cr_status cr_ph_sim_check_rod(const cr_scenario *sc, int in_assembly, cr_error *
                                 "docs/port-hamiltonian.md); other shapes and finite planes: the mixed_discrete "
                                 "or lgvi model",
                                 k, o->type != CR_OBSTACLE_PLANE ? "type" : "half_extents");
-        if (o->mu_static > 0)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "obstacles.%d.friction: the port_hamiltonian model's contact is frictionless; "
-                                "remove the friction or use the mixed_discrete model",
-                                k);
         if (cr_v3_norm(o->velocity) > 0 || cr_v3_norm(o->acceleration) > 0)
             return cr_error_set(err, CR_BAD_INPUT,
                                 "obstacles.%d.%s: the port_hamiltonian model's obstacles are fixed; moving "
@@ -206,6 +201,10 @@ static void ph_destroy(void *impl)
     free(s);
 }
 
+/* the default contact.stick_speed (m/s): a node loaded at a fraction r < 1 of mu_s N creeps at r times
+   it (docs/port-hamiltonian.md "Friction") */
+#define PH_STICK_SPEED 1e-5
+
 /* Contact with infinite planes (docs/port-hamiltonian.md "Contact"): the contact radius
  * (contact.radius, else the section's: a circle's radius, a rectangle's larger half side), the
  * spring k_c w_I of FE node I (w_I its Simpson weight over the node spacing l = L / 2n: 4/3 at a
@@ -252,6 +251,20 @@ static cr_status set_contact(ph_sim *s, const cr_rod_def *def, cr_error *err)
     }
     st = cr_ph_set_contact(s->k, np, n, p, radius, k, err);
     s->contact = st == CR_OK, s->contact_tol = tol;
+    if (st != CR_OK) goto done;
+    /* Coulomb friction per plane (docs/port-hamiltonian.md "Friction"), regularized below stick_speed */
+    for (int j = 0; j < np; ++j) s->friction |= def->obstacles[j].mu_static > 0;
+    if (s->friction) {
+        double *ms = malloc(np * sizeof *ms), *mk = malloc(np * sizeof *mk);
+        if (!ms || !mk) {
+            st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the port_hamiltonian model");
+        } else {
+            for (int j = 0; j < np; ++j) ms[j] = def->obstacles[j].mu_static, mk[j] = def->obstacles[j].mu_kinetic;
+            double v = def->contact.stick_speed > 0 ? def->contact.stick_speed : PH_STICK_SPEED;
+            st = cr_ph_set_friction(s->k, ms, mk, v, err);
+        }
+        free(ms), free(mk);
+    }
 done:
     free(radius), free(k), free(n), free(p);
     return st;
@@ -353,9 +366,11 @@ static void dynamic_magnitudes(ph_sim *s, double t)
 }
 
 /* with obstacles: touching nodes, the sum of the springs' normal forces (N) and the largest
- * penetration (m) at the output time, the lgvi rod's names */
+ * penetration (m) at the output time, the lgvi rod's names; with friction also the sliding nodes
+ * (the mixed rod's name) */
 static const char *const extra_names[] = {"energy_dissipated", "energy_balance",       "constraint_violation",
-                                          "contact_active",    "contact_normal_force", "contact_penetration"};
+                                          "contact_active",    "contact_normal_force", "contact_penetration",
+                                          "contact_sliding"};
 
 static void fill_sample(const ph_sim *s, cr_dynamic_sample *smp)
 {
@@ -374,14 +389,14 @@ static void fill_sample(const ph_sim *s, cr_dynamic_sample *smp)
     smp->extra[1] = d.energy_balance;
     smp->extra[2] = d.constraint_violation;
     if (s->contact) {
-        double active = 0, normal = 0, pen = 0;
+        double active = 0, normal = 0, pen = 0, sliding = 0;
         for (int i = 0; i < s->nodes; ++i) {
-            cr_vec3 f;
-            double g;
-            if (cr_ph_contact_node(s->k, i, &f, &g)) active += 1, normal += cr_v3_norm(f), pen = fmax(pen, -g);
+            double N, g;
+            int state = cr_ph_contact_node(s->k, i, NULL, &N, &g);
+            if (state) active += 1, normal += N, pen = fmax(pen, -g), sliding += state == 2;
         }
-        smp->extra[3] = active, smp->extra[4] = normal, smp->extra[5] = pen;
-        smp->extra_count = 6;
+        smp->extra[3] = active, smp->extra[4] = normal, smp->extra[5] = pen, smp->extra[6] = sliding;
+        smp->extra_count = s->friction ? 7 : 6;
     }
 }
 
@@ -593,16 +608,16 @@ static double load_factor(const void *impl) { return ((const ph_sim *)impl)->loa
 static int series_extra(const void *impl, const char *const **names)
 {
     *names = extra_names;
-    return ((const ph_sim *)impl)->contact ? 6 : 3;
+    const ph_sim *s = impl;
+    return s->contact ? (s->friction ? 7 : 6) : 3;
 }
 
 static int contact(const void *impl, int node, cr_contact_sample *out)
 {
     const ph_sim *s = impl;
     if (!s->contact) return 0;
-    double g;
-    out->state = cr_ph_contact_node(s->k, node, &out->force, &g);
-    out->normal = cr_v3_norm(out->force), out->gap = g, out->tolerance = s->contact_tol;
+    out->state = cr_ph_contact_node(s->k, node, &out->force, &out->normal, &out->gap);
+    out->tolerance = s->contact_tol;
     return 1;
 }
 
@@ -659,6 +674,10 @@ static uint64_t fingerprint(const void *impl)
         h = hash_bytes(h, k->cp, sizeof(double) * 4 * k->ncp);
         h = hash_bytes(h, k->ck, sizeof(double) * k->nn);
         h = hash_bytes(h, k->ca, sizeof(double) * k->nn);
+        if (k->cmu) { /* with friction only (frictionless checkpoints still resume) */
+            h = hash_bytes(h, k->cmu, sizeof(double) * 2 * k->ncp);
+            h = hash_bytes(h, &k->stick_speed, sizeof k->stick_speed);
+        }
     }
     return cr_loads_hash(h, ((const ph_sim *)impl)->loads, ((const ph_sim *)impl)->load_count);
 }

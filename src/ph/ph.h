@@ -123,9 +123,22 @@ void cr_ph_sample(const cr_ph *s, int g, cr_vec3 *gamma, cr_vec3 *kappa, cr_vec3
    nn values (k_I >= 0, a_I >= 0). Replaces any earlier contact; planes = 0 removes it. */
 cr_status cr_ph_set_contact(cr_ph *s, int planes, const cr_vec3 *normal, const cr_vec3 *point, const double *radius,
                             const double *stiffness, cr_error *err);
-/* the contact state of node I against all planes: its force (spatial, at t_n), deepest gap (m; +INFINITY
-   without planes), and whether it touches (g < 0) */
-int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *gap);
+/* Coulomb friction of the planes of cr_ph_set_contact (docs/port-hamiltonian.md "Friction"), per plane
+   mu_static >= mu_kinetic >= 0 (0: frictionless), regularized below the speed stick_speed > 0 (m/s). In
+   a midpoint step a node touching plane p (its normal force N > 0 from the discrete gradient of V_c)
+   carries F = -mu N v_t / max(|v_t|, stick_speed), v_t the tangential part of (phi_{n+1} - phi_n) / h:
+   the midpoint velocity. mu = mu_kinetic when the node's previous step slid (|v_t| of the last
+   midpoint velocity above stick_speed), else mu_static. F . (phi_{n+1} - phi_n) <= 0: friction is a
+   dissipation D_n >= 0 in the energy balance. Statics are frictionless. Call after cr_ph_set_contact
+   (which removes the friction); mu may be NULL (frictionless). */
+cr_status cr_ph_set_friction(cr_ph *s, const double *mu_static, const double *mu_kinetic, double stick_speed,
+                             cr_error *err);
+/* the contact state of node I against all planes: its force (spatial: the springs' at t_n plus the
+   friction of the last step), the sum of the springs' normal forces (N), its deepest gap (m; +INFINITY
+   without planes), and 0 (no plane touched, g >= 0), 1 (touching, sticking or frictionless) or 2
+   (touching a plane with friction and sliding: its last step's tangential speed above stick_speed).
+   Any pointer may be NULL. */
+int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *normal, double *gap);
 
 typedef struct cr_ph_diag {
     double kinetic, elastic, total;     /* H = kinetic + elastic + contact (spec §10, same quadrature) */
@@ -223,6 +236,9 @@ struct cr_ph {
     int ncp;
     double *cp;      /* ncp * 4: unit normal n, offset o */
     double *ck, *ca; /* nn: spring k_I and contact radius a_I of each node */
+    /* friction (cr_ph_set_friction): ncp * 2 coefficients mu_s, mu_k per plane (NULL: frictionless),
+       the regularization speed, and nn * 3 each node's friction force of the last step (output) */
+    double *cmu, stick_speed, *cf;
 };
 
 /* Prepares a step (mode PH_DYNAMIC, step h) or a static solve: strains and constraints of the
@@ -320,13 +336,20 @@ static inline void ph_gauss_point(const cr_ph *s, int e, int g, int dyn, double 
  * has a closed form without cancellation: 1/2 k (g0 + g1) when both gaps are negative (the midpoint
  * gradient, exact for a quadratic), 0 when neither is, and the quotient itself when the step enters or
  * leaves contact (g0 and g1 of opposite signs, so g1 - g0 is never small against the negative one).
- * Its product with phi_{n+1} - phi_n is V(g1) - V(g0) exactly: the energy balance holds. Returns 0
- * when the node touches no plane at either end of the step (dg and Kc zero). */
-static inline int ph_contact_gradient(const cr_ph *s, int I, int dyn, double dg[3], double Kc[9])
+ * Its product with phi_{n+1} - phi_n is V(g1) - V(g0) exactly: the energy balance holds.
+ *
+ * With friction (cr_ph_set_friction; dynamics only) dg also holds -F, the friction force of the step
+ * (dg is then no gradient), and ff (may be NULL) receives F alone. F = -mu N c v_t with N = -D the
+ * normal force of the discrete gradient, v_t = P (phi_{n+1} - phi_n) / h (P = I - n n^T) and
+ * c = 1 / max(|v_t|, eps): a function of phi_{n+1} of the node alone, so its Jacobian joins the
+ * spring's node-local block (not symmetric: the LU pivots). Returns 0 when the node touches no plane
+ * at either end of the step (dg and Kc zero). */
+static inline int ph_contact_force(const cr_ph *s, int I, int dyn, double dg[3], double Kc[9], double ff[3])
 {
     int any = 0;
     for (int k = 0; k < 3; ++k) dg[k] = 0;
     for (int k = 0; k < 9; ++k) Kc[k] = 0;
+    if (ff) ff[0] = ff[1] = ff[2] = 0;
     const double *x1 = s->q1 + 12 * I, *x0 = s->q + 12 * I;
     const double kI = s->ck[I];
     for (int p = 0; p < s->ncp; ++p) {
@@ -350,6 +373,32 @@ static inline int ph_contact_gradient(const cr_ph *s, int I, int dyn, double dg[
         for (int c = 0; c < 3; ++c) {
             dg[c] += D * n[c];
             for (int d = 0; d < 3; ++d) Kc[3 * c + d] += dD * n[c] * n[d];
+        }
+        if (!dyn || !s->cmu || !(s->cmu[2 * p] > 0) || !(D < 0)) continue;
+        /* friction at the midpoint velocity: the tangential increment dt = P (phi_{n+1} - phi_n) = h v_t;
+           the coefficient mu_k after a sliding step (the last midpoint velocity's tangential part
+           faster than eps), else mu_s */
+        const double h = s->h, eps = s->stick_speed, *vm = s->vmid + 12 * I;
+        double dt[3], vt[3], dn = 0, vn = 0;
+        for (int c = 0; c < 3; ++c) dn += n[c] * (x1[c] - x0[c]), vn += n[c] * vm[c];
+        double u2 = 0, w2 = 0;
+        for (int c = 0; c < 3; ++c) {
+            dt[c] = x1[c] - x0[c] - dn * n[c], vt[c] = vm[c] - vn * n[c];
+            u2 += dt[c] * dt[c], w2 += vt[c] * vt[c];
+        }
+        const double mu = w2 > eps * eps ? s->cmu[2 * p + 1] : s->cmu[2 * p];
+        const double u = sqrt(u2) / h, N = -D, cN = mu * N / (fmax(u, eps) * h);
+        /* dg += cN dt (the force -cN dt); d/dphi_{n+1}: -mu dD / (max(u, eps) h) dt n^T (N's change)
+           + cN P, and where u > eps also -cN t t^T (|F| = mu N is then constant along t) */
+        const double cD = -mu * dD / (fmax(u, eps) * h);
+        for (int c = 0; c < 3; ++c) {
+            dg[c] += cN * dt[c];
+            if (ff) ff[c] -= cN * dt[c];
+            for (int d = 0; d < 3; ++d) {
+                double t = cD * dt[c] * n[d] + cN * ((c == d) - n[c] * n[d]);
+                if (u > eps) t -= cN * dt[c] * dt[d] / u2;
+                Kc[3 * c + d] += t;
+            }
         }
     }
     return any;

@@ -398,9 +398,9 @@ PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double g
     if (o < 0) return;
     double *ro_ = r + o;
     for (int k = 0; k < 12; ++k) ro_[k] -= fac * fe[k];
-    /* contact: the discrete gradient of V_c (an internal force) and its phi-phi block */
+    /* contact: the discrete gradient of V_c (an internal force), the friction and their phi-phi block */
     double dgc[3], Kc[9];
-    int touch = s->ncp > 0 && ph_contact_gradient(s, I, dyn, dgc, Kc);
+    int touch = s->ncp > 0 && ph_contact_force(s, I, dyn, dgc, Kc, NULL);
     if (touch)
         for (int c = 0; c < 3; ++c) ro_[c] += fac * dgc[c];
     /* lambda = -(Gm Gm^T)^-1 Gm f_d / fac */

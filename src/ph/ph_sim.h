@@ -19,6 +19,7 @@ typedef struct ph_sim {
     double load_factor;   /* of the last static stage */
     int contact;          /* obstacles (planes) present */
     double contact_tol;   /* contact.tolerance, else 1e-4 a */
+    int friction;         /* a plane has friction (the series get contact_sliding) */
 } ph_sim;
 
 /* ph_create / ph_destroy of the one-rod table */

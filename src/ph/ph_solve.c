@@ -80,6 +80,46 @@ static double scaled_increment(const cr_ph *s, const double *X, const double *dX
 
 static void refresh_multipliers(cr_ph *s, int mode, double *X, double *r);
 
+/* Newton's safeguard for friction (cr_ph_set_friction). The friction force -mu N v_t / max(|v_t|, eps) is
+ * a steep ramp of slope mu N / eps across |v_t| < eps and flat outside: from a tangential velocity above
+ * eps the linear model sees no friction change and may jump to the far side of the ramp, and from there
+ * back (a cycle: a node sticking under 0.9 mu_s N, whose step started from the predictor 2.7 eps, went
+ * to -22 eps and back). An update that turns a touching node's tangential midpoint velocity around
+ * (v_t,old . v_t,new < 0) with both outside the ramp puts it at v_t = 0 instead, on the ramp, where the
+ * linear model holds the friction's slope: the next update lands on the ramp's root (the node sticks)
+ * or beyond it on the side the forces push to (it slides), never back. Returns whether it changed X. */
+static int friction_reversals(cr_ph *s, double *X, const double *dX)
+{
+    int any = 0;
+    const double e = s->stick_speed * s->h;
+    for (int I = 0; I < s->nn; ++I) {
+        int o = s->node_off[I];
+        if (o < 0) continue;
+        const double *x0 = s->q + 12 * I;
+        double *x1 = X + o;
+        for (int p = 0; p < s->ncp; ++p) {
+            const double *n = s->cp + 4 * p;
+            if (!(s->cmu[2 * p] > 0)) continue;
+            double g0 = n[0] * x0[0] + n[1] * x0[1] + n[2] * x0[2] - n[3] - s->ca[I];
+            double g1 = n[0] * x1[0] + n[1] * x1[1] + n[2] * x1[2] - n[3] - s->ca[I];
+            double dg1 = n[0] * dX[o] + n[1] * dX[o + 1] + n[2] * dX[o + 2];
+            if (!(g0 < 0) && !(g1 < 0) && !(g1 - dg1 < 0)) continue; /* no friction at either iterate */
+            double tn[3], to[3], dn = 0, ddn = dg1, an = 0, ao = 0, dot = 0;
+            for (int c = 0; c < 3; ++c) dn += n[c] * (x1[c] - x0[c]);
+            for (int c = 0; c < 3; ++c) {
+                tn[c] = x1[c] - x0[c] - dn * n[c];
+                to[c] = tn[c] - (dX[o + c] - ddn * n[c]);
+                an += tn[c] * tn[c], ao += to[c] * to[c], dot += tn[c] * to[c];
+            }
+            if (dot < 0 && an > e * e && ao > e * e) {
+                for (int c = 0; c < 3; ++c) x1[c] -= tn[c];
+                any = 1;
+            }
+        }
+    }
+    return any;
+}
+
 static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *iterations, double *residual,
                         cr_error *err)
 {
@@ -127,6 +167,7 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
         if (turn > PH_MAX_TURN)
             for (int i = 0; i < n; ++i) s->dX[i] *= PH_MAX_TURN / turn;
         for (int i = 0; i < n; ++i) s->X[i] += s->dX[i];
+        const int clipped = mode == PH_DYNAMIC && s->cmu && friction_reversals(s, s->X, s->dX);
         /* the directors' increment theta x d is the rotation's first order: its second-order term
            theta x (theta x d) / 2 keeps the update on the rotations to O(theta^3) (the linear one moves
            |d|^2 to 1 + |theta|^2, and the next residual is O(theta^2) whatever the Jacobian: the first
@@ -153,6 +194,7 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
         if (!all_finite(s->X, n))
             return cr_error_set(err, CR_NONFINITE, "ph: Newton iterate not finite at t = %g, residual %.3e", s->t, rn);
         double dn = scaled_increment(s, s->X, s->dX);
+        if (clipped) continue; /* not Newton's update: no convergence test on it */
         if (rn <= s->p.newton_atol) break;
         /* below 1e-8 of the scale and either predicted to reach 1e-15 or no longer shrinking (the
            increments sit at the round-off floor of the linear solve, cond * eps: fine meshes) */
@@ -262,6 +304,15 @@ void ph_step_finish(cr_ph *s, double h, const cr_ph_loads *loads, double H0)
                     D += h * s->w * mid * mid / s->eta_br[i][j];
                 }
             }
+        }
+    /* friction (cr_ph_set_friction): its work F . (phi_{n+1} - phi_n) = -h mu N |v_t|^2 / max(|v_t|, eps)
+       <= 0 is dissipated, D_n += -F . dphi, with the force of the converged iterate (before vmid, which
+       chose mu, moves on) */
+    if (s->cmu)
+        for (int I = 0; I < s->nn; ++I) {
+            double dg[3], Kc[9], *ff = s->cf + 3 * I;
+            ph_contact_force(s, I, 1, dg, Kc, ff);
+            for (int c = 0; c < 3; ++c) D -= ff[c] * (s->q1[12 * I + c] - s->q[12 * I + c]);
         }
     /* v_{n+1} = 2 v_{n+1/2} - v_n with v_{n+1/2} = (q_{n+1} - q_n) / h (spec §6) */
     for (int k = 0; k < 12 * s->nn; ++k) {
