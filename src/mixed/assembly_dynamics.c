@@ -50,6 +50,7 @@
  * of a few joint rows per Jacobian, relative accuracy ~1e-10). tests/test_assembly_dynamics.c
  * compares the joint rows' Jacobian with central differences of the whole residual. */
 #define _POSIX_C_SOURCE 199309L
+#include "contact/contact.h"
 #include "cosserat/assembly.h"
 #include "cosserat/dynamics.h"
 #include "cosserat/radau.h"
@@ -998,6 +999,52 @@ static double work_to(asm_dyn *d, double t, int step_end, double jw[2])
     return h * W;
 }
 
+int cr_asm_contact(const cr_assembly *a)
+{
+    for (int r = 0; r < a->rod_count; ++r)
+        if (a->models[r]->contact) return 1;
+    return 0;
+}
+
+/* series.csv's contact columns with obstacles (assembly_formulation.c, series_extra), as one
+ * rod's over all the rods: touching nodes, sliding ones, the sum of the normal forces (N),
+ * the largest penetration (m); 4, or 0 without obstacles */
+static int contact_columns(const asm_dyn *d, double t, const double *y, double *out)
+{
+    if (!cr_asm_contact(d->a)) return 0;
+    out[0] = out[1] = out[2] = out[3] = 0.0;
+    for (int r = 0; r < d->nr; ++r) {
+        cr_contact *c = d->rd[r].m->contact;
+        if (!c) continue;
+        cr_contact_totals ct;
+        cr_contact_set_time(c, t);
+        cr_contact_totals_at(c, y + d->rd[r].off, B, &ct);
+        out[0] += ct.active, out[1] += ct.slipping, out[2] += ct.normal, out[3] = fmax(out[3], ct.penetration);
+    }
+    return 4;
+}
+
+/* No step may carry a node of any rod through a thin obstacle (dynamics_solve.c) */
+static double contact_step_limit(double t, const double *y, void *user)
+{
+    const asm_dyn *d = user;
+    double h = INFINITY;
+    for (int r = 0; r < d->nr; ++r)
+        if (d->rd[r].m->contact)
+            h = fmin(h, cr_contact_step_limit(d->rd[r].m->contact, t, y + d->rd[r].off, B, CR_DYN_V));
+    return h;
+}
+
+/* After each accepted step: the rods' contact pairs stick or slide, their anchors follow
+ * (cr_contact_dynamic_step) */
+static void contact_step(const asm_dyn *d, double t, const double *y)
+{
+    for (int r = 0; r < d->nr; ++r) {
+        cr_contact *c = d->rd[r].m->contact;
+        if (c) cr_contact_set_time(c, t), cr_contact_dynamic_step(c, y + d->rd[r].off, B);
+    }
+}
+
 static int output(double t, const double *y, void *user)
 {
     asm_dyn *d = user;
@@ -1012,6 +1059,7 @@ static int output(double t, const double *y, void *user)
         smp.extra_count = 2;
         smp.extra[0] = d->dissipated + jw[0], smp.extra[1] = d->work_drives + jw[1];
     }
+    smp.extra_count += contact_columns(d, t, y, smp.extra + smp.extra_count);
     for (int r = 0; r < d->nr; ++r) {
         double T, U, V;
         cr_vec3 P, L;
@@ -1072,6 +1120,7 @@ static int step_done(double t, double *y, void *user)
         double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
         for (int c = 0; c < 4; ++c) p[c] *= s;
     }
+    contact_step(d, t, y);
     double jw[2];
     d->work += work_to(d, t, 1, jw);
     d->dissipated += jw[0], d->work_drives += jw[1];
@@ -1439,6 +1488,17 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
     }
     setup_out u = {0};
     double *times = NULL;
+    /* the obstacles' penalty and anchors from the stage's start (a resumed stage has its
+     * pairs from the checkpoint), before the initial values the contact forces enter */
+    for (int r = 0; r < a->rod_count; ++r) {
+        cr_contact *c = a->models[r]->contact;
+        if (!c) continue;
+        cr_contact_set_time(c, t_begin);
+        if (resume)
+            cr_contact_dynamic_resume(c);
+        else
+            cr_contact_dynamic_begin(c, s->rods[r]->x, a->models[r]->block);
+    }
     cr_status st = setup(&d, a, s, stage, &o, resume, &u, err);
     double *y = u.y, *mass = u.mass, *atol = u.atol;
     int *index = u.index;
@@ -1472,6 +1532,7 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
     ro.output = output, ro.output_times = times, ro.n_output_times = (int)count;
     ro.step_callback = step_done;
     ro.jac_reuse_theta = 0.1, ro.newton_growth_theta = 0.2; /* as one rod's (dynamics_solve.c) */
+    if (cr_asm_contact(a)) ro.step_limit = contact_step_limit;
     cr_radau_linsys ls = {.jacobian = hook_jacobian,
                           .factor_real = hook_factor_real,
                           .solve_real = hook_solve_real,
@@ -1513,6 +1574,8 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
         report->t_start = resume ? t_stage_start : t_begin, report->t_end = cr_radau_t(d.radau);
     }
 done:
+    for (int r = 0; r < a->rod_count; ++r) /* the static stages' contact again */
+        if (a->models[r]->contact) cr_contact_dynamic_end(a->models[r]->contact);
     if (report) report->wall_time_s = d.base_wall + now() - t0;
     cr_radau_destroy(d.radau);
     free_dyn(&d);

@@ -7,10 +7,12 @@
  * and dynamic stages by cr_asm_dynamic_solve_stage (the joints' index-1 DAE, assembly_dynamics.c),
  * whose integrator memory is packed with the state so a resumed stage steps as the
  * uninterrupted one. */
+#include "contact/contact.h"
 #include "mixed/assembly_internal.h"
 #include "mixed/mixed.h"
 #include "model/formulation.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,12 +99,6 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
 {
     cr_status st0 = asm_check_dynamics(sc, err);
     if (st0 != CR_OK) return st0;
-    /* the assembly's residuals hold no contact terms: an obstacle would be passed through */
-    for (int r = 0; r < sc->rod_count; ++r)
-        if (sc->rods[r].rod.obstacle_count > 0)
-            return cr_error_set(err, CR_UNSUPPORTED,
-                                "obstacles: not available with joints in model mixed_discrete in this version "
-                                "(contact acts on one rod without joints); remove obstacles or joints");
     /* every rod as a one-rod scenario of the mixed rod (loads, supports, options) */
     for (int r = 0; r < sc->rod_count; ++r) {
         cr_scenario one = *sc;
@@ -374,13 +370,37 @@ static double body_mass(const void *impl, int j)
     return s->a->models[r]->bodies[j].mass;
 }
 
-/* with springs, dampers or drives on the joints: their energy columns (assembly_dynamics.c) */
+/* with springs, dampers or drives on the joints: their energy columns; with obstacles the
+ * contact columns after them, summed over the rods (assembly_dynamics.c) */
 static int series_extra(const void *impl, const char *const **names)
 {
     static const char *const joint_names[] = {"energy_dissipated_joints", "work_drives"};
+    static const char *const both[] = {"energy_dissipated_joints", "work_drives",          "contact_active",
+                                       "contact_sliding",          "contact_normal_force", "contact_penetration"};
     const asm_sim *s = impl;
-    *names = joint_names;
-    return s && s->a && cr_asm_joint_columns(s->a) ? 2 : 0;
+    const int joints = s && s->a && cr_asm_joint_columns(s->a), contact = s && s->a && cr_asm_contact(s->a);
+    *names = contact && !joints ? both + 2 : joints && contact ? both : joint_names;
+    return (joints ? 2 : 0) + (contact ? 4 : 0);
+}
+
+/* a node's contact with the obstacles (nodes.csv, summary.json, VTK), as one rod's */
+static int contact(const void *impl, int node, cr_contact_sample *out)
+{
+    const asm_sim *s = impl;
+    if (!cr_asm_contact(s->a)) return 0;
+    int r = rod_of(s->first_node, s->rods, &node);
+    const cr_model *m = s->a->models[r];
+    if (!m->contact) { /* (every rod has the obstacles; kept for safety) */
+        memset(out, 0, sizeof *out);
+        out->gap = INFINITY;
+        return 1;
+    }
+    cr_contact_info in;
+    cr_contact_set_time(m->contact, cr_state_time(s->s->rods[r])); /* moving obstacles */
+    cr_contact_node_force(m->contact, node, cr_state_position(s->s->rods[r], node), &out->force, NULL, &in);
+    out->normal = in.normal, out->gap = in.gap, out->state = in.active ? (in.slipping ? 2 : 1) : 0,
+    out->tolerance = m->contact->tol;
+    return 1;
 }
 
 static double *load_input(void *impl) { return ((asm_sim *)impl)->inputs; }
@@ -392,7 +412,8 @@ static int packed_size(const void *impl)
     const asm_sim *s = impl;
     int n = 2 + s->a->rows + s->first_load[s->rods] + cr_asm_dynamic_memory_size(s->a) +
             CR_ASM_BODY_DOF * s->a->body_count + s->a->body_load_count;
-    for (int r = 0; r < s->rods; ++r) n += cr_state_packed_size(s->a->models[r]);
+    for (int r = 0; r < s->rods; ++r)
+        n += cr_state_packed_size(s->a->models[r]) + cr_contact_packed_size(s->a->models[r]->contact);
     return n;
 }
 
@@ -414,6 +435,12 @@ static void pack(const void *impl, double *out)
     memcpy(out, s->s->body, (size_t)CR_ASM_BODY_DOF * s->a->body_count * sizeof(double));
     out += CR_ASM_BODY_DOF * s->a->body_count;
     memcpy(out, s->s->body_load_scale, (size_t)s->a->body_load_count * sizeof(double));
+    out += s->a->body_load_count;
+    /* obstacles: every rod's contact pairs (multipliers, anchors, stick or slide) */
+    for (int r = 0; r < s->rods; ++r) {
+        cr_contact_pack(s->a->models[r]->contact, out);
+        out += cr_contact_packed_size(s->a->models[r]->contact);
+    }
 }
 
 static void unpack(void *impl, const double *in)
@@ -434,6 +461,11 @@ static void unpack(void *impl, const double *in)
     memcpy(s->s->body, in, (size_t)CR_ASM_BODY_DOF * s->a->body_count * sizeof(double));
     in += CR_ASM_BODY_DOF * s->a->body_count;
     memcpy(s->s->body_load_scale, in, (size_t)s->a->body_load_count * sizeof(double));
+    in += s->a->body_load_count;
+    for (int r = 0; r < s->rods; ++r) {
+        cr_contact_unpack(s->a->models[r]->contact, in);
+        in += cr_contact_packed_size(s->a->models[r]->contact);
+    }
 }
 
 static uint64_t fingerprint(const void *impl)
@@ -550,6 +582,7 @@ const cr_formulation cr_mixed_assembly_formulation = {
     .time = time_of,
     .load_factor = load_factor,
     .reaction = reaction,
+    .contact = contact,
     .body_count = body_count,
     .body_name = body_name,
     .body_pose = body_pose,

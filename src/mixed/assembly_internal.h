@@ -228,4 +228,9 @@ cr_status cr_asm_dynamic_probe_solve(const cr_assembly *a, cr_assembly_state *s,
                                      double shift_re, double shift_im, double *b_re, double *b_im, double *mass,
                                      int *tail_used, cr_error *err);
 
+/* 1 when some rod of the assembly touches obstacles (its model has a contact): the dynamic
+ * samples then carry four more series columns (contact_active, contact_sliding,
+ * contact_normal_force, contact_penetration) after the joints' (assembly_dynamics.c). */
+int cr_asm_contact(const cr_assembly *a);
+
 #endif

@@ -30,6 +30,7 @@
  * compliant row (a joint's spring, or any row of a joint not acting in the stage) is
  * k g + λ = 0 instead of g = 0: its row of the dense system is [k C, 1 in λ's column]. */
 #define _POSIX_C_SOURCE 199309L
+#include "contact/contact.h"
 #include "mixed/assembly_internal.h"
 #include "mixed/mixed.h"
 #include "solvers/newton.h"
@@ -785,6 +786,78 @@ static void predict(asm_work *w, double lf, double lf0, double lf1, double lf2)
     }
 }
 
+/* Obstacles (docs/theory.md "Contact with obstacles"): the rods' contact forces are
+ * node-local, so they are in each rod's residual and tangent (statics_residual.c) and the
+ * substructuring above carries them unchanged. What the assembly adds is the stage's
+ * start (moving obstacles placed, touching pairs anchored) ... */
+static void contact_begin(const cr_assembly *a, cr_assembly_state *s)
+{
+    for (int r = 0; r < a->rod_count; ++r) {
+        cr_contact *c = a->models[r]->contact;
+        if (!c) continue;
+        cr_contact_set_time(c, s->rods[r]->time);
+        cr_contact_begin(c, s->rods[r]->x, a->models[r]->block);
+    }
+}
+
+/* ... and the augmented Lagrangian's multiplier updates after the load steps, as one rod's
+ * (statics.c, contact_updates): every rod's multipliers updated, then Newton again at the
+ * full loads (the loads, supports and welds held at the stage's target), until no rod's
+ * contact opens or closes and every penetration and stick drift is within its tolerance. */
+static cr_status contact_updates(asm_work *w, const cr_static_options *o, cr_static_report *rep, double *history,
+                                 cr_error *err)
+{
+    const cr_assembly *a = w->a;
+    int any = 0, max_updates = 0, worst = 0;
+    for (int r = 0; r < a->rod_count; ++r)
+        if (a->models[r]->contact) {
+            any = 1;
+            if (a->models[r]->contact->max_updates > max_updates) max_updates = a->models[r]->contact->max_updates;
+        }
+    if (!any) return CR_OK;
+    double pen = 0, drift = 0;
+    for (int k = 0;; ++k) {
+        int done = 1;
+        pen = 0, drift = 0;
+        for (int r = 0; r < a->rod_count; ++r) {
+            cr_contact *c = a->models[r]->contact;
+            if (!c) continue;
+            double pr = 0, dr = 0;
+            done &= cr_contact_update(c, w->s->rods[r]->x, a->models[r]->block, &pr, &dr);
+            if (pr > pen || dr > drift) worst = r;
+            pen = fmax(pen, pr), drift = fmax(drift, dr);
+        }
+        if (done) return CR_OK;
+        if (k == max_updates) break;
+        /* the stage's target held: factor 1 of everything, a solve that moves nothing */
+        for (int r = 0; r < a->rod_count; ++r) {
+            rod_work *rw = &w->rw[r];
+            for (int j = 0; j < a->models[r]->load_count; ++j) rw->from[j] = rw->to[j];
+            rw->bc_from = 1.0;
+        }
+        for (int j = 0; j < a->body_load_count; ++j) w->bfrom[j] = w->bto[j];
+        w->joint_from = 1.0;
+        double ss, err0 = 0;
+        size_t cnt;
+        w->joint_f = 1.0;
+        if (evaluate(w, 1.0, &ss, &cnt) == CR_OK) err0 = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
+        int iters = 0, hc = 0;
+        double fe = 0;
+        cr_status sn = newton(w, 1.0, err0, o, &iters, history, &hc, &fe, err);
+        rep->total_iterations += iters;
+        if (sn != CR_OK) return sn;
+        if (cr_static_report_append(rep, 1.0, iters, history, hc) != CR_OK)
+            return cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's static solver");
+        rep->final_residual = fe;
+    }
+    const cr_contact *c = a->models[worst]->contact;
+    return cr_error_set(err, CR_NOT_CONVERGED,
+                        "contact: %d multiplier updates left a penetration of %.3g m and a stick drift of %.3g m "
+                        "above contact.tolerance = %.3g m (rods.%d ('%s') the worst; raise contact.max_updates or "
+                        "contact.stiffness)",
+                        max_updates, pen, drift, c->tol, worst, a->names[worst]);
+}
+
 cr_status cr_assembly_static_solve(const cr_assembly *a, cr_assembly_state *s, const cr_static_options *options,
                                    cr_static_report *report, cr_error *err)
 {
@@ -824,6 +897,7 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
         if (!cr_asm_joint_active(a->joints + k, stage))
             for (int r = 0; r < a->joints[k].rows; ++r) s->lambda[a->joints[k].row0 + r] = 0.0;
     cr_status st = cr_asm_check_redundant(a, s, s->joint_factor, err);
+    if (st == CR_OK) contact_begin(a, s);
     double lf = 0.0, dl = 1.0 / o.load_steps, lf_prev = -1.0, lf_prev2 = -1.0;
     int halvings = 0;
     while (st == CR_OK && lf < 1.0) {
@@ -890,6 +964,7 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
         ++halvings, ++rep->failed_attempts;
         dl *= 0.5;
     }
+    if (st == CR_OK && lf >= 1.0) st = contact_updates(&w, &o, rep, history, err);
     /* the state's loads, supports and welds where the last accepted step left them */
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
