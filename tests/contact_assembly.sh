@@ -12,7 +12,8 @@
 #             friction on the whole weight), as the continuous rod's (1e-5); with tan a = 0.3 <
 #             mu_s it sticks: no node slides, and no node creeps further than the tangential
 #             penalty spring allows, tan a times the largest penetration (the normal spring's
-#             compression under the same node's weight share, overshoot included);
+#             compression under the same node's weight share, overshoot included); on a ground
+#             accelerating below mu_s g it is carried, within 2 m_i a/eps_i of a t^2/2;
 #   outputs   nodes.csv's contact columns add up to summary.json's totals, the penetration
 #             names its rod;
 #   refusals  the port_hamiltonian and lgvi assemblies refuse obstacles at check naming the key
@@ -136,6 +137,20 @@ pen = max(r["contact_penetration"] for r in ser)
 nodes = list(csv.DictReader(open(d + "/nodes.csv")))
 creep = max(abs(float(r["x"]) - float(r["s"]) - (0.5 if r["rod"] == "b" else 0.0)) for r in nodes)
 assert 0 < creep <= 0.3 * pen, (creep, 0.3 * pen)
+PY
+
+# a moving obstacle: the ground accelerating at 1 m/s^2 < mu_s g under the chain carries it along;
+# each node lags a t^2/2 by at most 2 m_i a/eps_i = 2 (a/g) x its penetration under its weight
+run conveyor "$tmp/chain.json" --set 'loads.0.value=[0,0,-9.81]' --set 'obstacles.0.acceleration=[1,0,0]' &&
+    $py - "$tmp/conveyor" <<'PY' && ok "hinged chain on an accelerating ground: carried within 2 m_i a/eps_i of a t^2/2" || bad "chain carried"
+import csv, sys
+d = sys.argv[1]
+ser = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(open(d + "/series.csv"))]
+assert all(r["contact_sliding"] == 0 for r in ser), ser[-1]
+bound = 2 * 1.0 * max(r["contact_penetration"] for r in ser) / 9.81
+nodes = list(csv.DictReader(open(d + "/nodes.csv")))
+lag = max(abs(float(r["x"]) - float(r["s"]) - (0.5 if r["rod"] == "b" else 0.0) - 0.5 * 0.5**2) for r in nodes)
+assert lag <= bound, (lag, bound)
 PY
 
 # ---- refusals ----
