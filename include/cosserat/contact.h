@@ -47,6 +47,8 @@ typedef struct cr_contact_def {
                          largest axial element stiffness EA/L_el */
     int max_updates;  /* multiplier updates of a static stage; 0: 50 */
     int self;         /* 1: contact of the rod with itself (segment–segment, mixed_discrete statics) */
+    int rods;         /* 1: contact between the different rods of an assembly (segment–segment,
+                         frictionless, mixed_discrete static stages) */
 } cr_contact_def;
 
 /* Signed distance φ from x to the obstacle's surface (negative inside), its gradient n

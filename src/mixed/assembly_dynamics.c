@@ -999,7 +999,7 @@ static double work_to(asm_dyn *d, double t, int step_end, double jw[2])
     return h * W;
 }
 
-int cr_asm_contact(const cr_assembly *a)
+int cr_asm_obstacles(const cr_assembly *a)
 {
     for (int r = 0; r < a->rod_count; ++r)
         if (a->models[r]->contact) return 1;
@@ -1011,7 +1011,7 @@ int cr_asm_contact(const cr_assembly *a)
  * the largest penetration (m); 4, or 0 without obstacles */
 static int contact_columns(const asm_dyn *d, double t, const double *y, double *out)
 {
-    if (!cr_asm_contact(d->a)) return 0;
+    if (!cr_asm_obstacles(d->a)) return 0;
     out[0] = out[1] = out[2] = out[3] = 0.0;
     for (int r = 0; r < d->nr; ++r) {
         cr_contact *c = d->rd[r].m->contact;
@@ -1532,7 +1532,7 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
     ro.output = output, ro.output_times = times, ro.n_output_times = (int)count;
     ro.step_callback = step_done;
     ro.jac_reuse_theta = 0.1, ro.newton_growth_theta = 0.2; /* as one rod's (dynamics_solve.c) */
-    if (cr_asm_contact(a)) ro.step_limit = contact_step_limit;
+    if (cr_asm_obstacles(a)) ro.step_limit = contact_step_limit;
     cr_radau_linsys ls = {.jacobian = hook_jacobian,
                           .factor_real = hook_factor_real,
                           .solve_real = hook_solve_real,

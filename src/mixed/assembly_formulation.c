@@ -95,6 +95,31 @@ static cr_status asm_check_held(const cr_scenario *sc, cr_error *err)
     return CR_OK;
 }
 
+/* contact.rods: static stages on load steps (the dynamic stages and the arc-length path do not
+ * carry the coupling between the rods yet), and no rod starting inside another (at the
+ * reference, the state s): named by both segments' nodes and the depth. */
+static cr_status asm_check_rods_contact(const cr_scenario *sc, const cr_assembly *a, cr_assembly_state *s,
+                                        cr_error *err)
+{
+    for (int k = 0; k < sc->stage_count; ++k)
+        if (sc->stages[k].type == CR_STAGE_DYNAMIC)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "stages.%d.type: contact.rods (contact between the rods) is available in static "
+                                "stages only in this version; make the stage static or remove contact.rods",
+                                k);
+    s->stage = 0;
+    cr_asm_contact_gather(a->contact, a, s);
+    int ga = -1, gb = -1, na = 0, nb = 0;
+    const double g = cr_asm_contact_min_gap(a->contact, &ga, &gb);
+    if (!(g < -cr_asm_contact_tolerance(a->contact))) return CR_OK;
+    const int ra = cr_asm_contact_rod_of(a->contact, ga, &na), rb = cr_asm_contact_rod_of(a->contact, gb, &nb);
+    return cr_error_set(err, CR_BAD_INPUT,
+                        "contact.rods: rod '%s' starts inside rod '%s': the segment of its nodes %d–%d and that of "
+                        "nodes %d–%d of '%s' overlap by %.3g m (more than the tolerance %.3g m); move the rods apart",
+                        a->names[ra], a->names[rb], na, na + 1, nb, nb + 1, a->names[rb], -g,
+                        cr_asm_contact_tolerance(a->contact));
+}
+
 static cr_status asm_check(const cr_scenario *sc, cr_error *err)
 {
     cr_status st0 = asm_check_dynamics(sc, err);
@@ -132,6 +157,7 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
         s->stage = k;
         st = cr_asm_check_redundant(a, s, 0.0, err);
     }
+    if (s && st == CR_OK && a->contact) st = asm_check_rods_contact(sc, a, s, err);
     cr_assembly_state_destroy(s);
     if (st == CR_OK) st = asm_check_held(sc, err);
     /* a spring's rest, as a weld's rotation, is reached through a static stage's load steps */
@@ -378,7 +404,7 @@ static int series_extra(const void *impl, const char *const **names)
     static const char *const both[] = {"energy_dissipated_joints", "work_drives",          "contact_active",
                                        "contact_sliding",          "contact_normal_force", "contact_penetration"};
     const asm_sim *s = impl;
-    const int joints = s && s->a && cr_asm_joint_columns(s->a), contact = s && s->a && cr_asm_contact(s->a);
+    const int joints = s && s->a && cr_asm_joint_columns(s->a), contact = s && s->a && cr_asm_obstacles(s->a);
     *names = contact && !joints ? both + 2 : joints && contact ? both : joint_names;
     return (joints ? 2 : 0) + (contact ? 4 : 0);
 }
@@ -387,7 +413,7 @@ static int series_extra(const void *impl, const char *const **names)
 static int contact(const void *impl, int node, cr_contact_sample *out)
 {
     const asm_sim *s = impl;
-    if (!cr_asm_contact(s->a)) return 0;
+    if (!cr_asm_obstacles(s->a)) return 0;
     int r = rod_of(s->first_node, s->rods, &node);
     const cr_model *m = s->a->models[r];
     if (!m->contact) { /* (every rod has the obstacles; kept for safety) */

@@ -353,6 +353,11 @@ cr_status cr_foreign_options_check(const cr_scenario *sc, const char *model, cr_
                             "contact.self: contact of a rod with itself is the mixed_discrete model's; the %s model "
                             "has none (%s)",
                             model, remove);
+    if (!is_model(model, "mixed_discrete") && sc->rod.contact.rods)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "contact.rods: contact between the rods of an assembly is the mixed_discrete model's; the "
+                            "%s model has none (%s)",
+                            model, remove);
     if (!is_model(model, "port_hamiltonian")) {
         if (o->branch_count > 0)
             return cr_error_set(err, CR_BAD_INPUT,
