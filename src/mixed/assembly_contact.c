@@ -222,8 +222,8 @@ int cr_asm_contact_update(cr_asm_contact *c, double *penetration)
     if (cr_asm_contact_find(c, NULL) < 0) return -1;
     int opened = 0, fresh = 0;
     for (int k = 0; k < old_count; ++k) /* a pair that carried a multiplier and no longer presses */
-        opened += c->mult[k].lambda > 0 &&
-                  !bsearch(&c->mult[k], c->pair, (size_t)c->pair_count, sizeof *c->pair, pair_cmp);
+        opened +=
+            c->mult[k].lambda > 0 && !bsearch(&c->mult[k], c->pair, (size_t)c->pair_count, sizeof *c->pair, pair_cmp);
     if (c->pair_count > c->mult_cap) {
         cr_asm_rodpair *m = realloc(c->mult, (size_t)c->pair_count * sizeof *m);
         if (!m) return -1;

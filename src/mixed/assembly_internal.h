@@ -3,8 +3,8 @@
 #ifndef COSSERAT_MIXED_ASSEMBLY_INTERNAL_H
 #define COSSERAT_MIXED_ASSEMBLY_INTERNAL_H
 
-#include "cosserat/assembly.h"
 #include "contact/segments.h"
+#include "cosserat/assembly.h"
 #include "mixed/model_internal.h"
 
 #include <stddef.h>

@@ -259,8 +259,8 @@ static cr_status contact_eval(asm_work *w)
         int *cgl = realloc(w->cgl, (size_t)cap * sizeof *cgl), *cif = realloc(w->ciface, (size_t)cap * sizeof *cif);
         if (cgl) w->cgl = cgl;
         if (cif) w->ciface = cif;
-        double *Cc = realloc(w->Cc, (size_t)9 * cap * cap * sizeof *Cc), *fc = realloc(w->fc, (size_t)3 * cap * sizeof *fc),
-               *Pn = realloc(w->Pn, (size_t)9 * cap * sizeof *Pn);
+        double *Cc = realloc(w->Cc, (size_t)9 * cap * cap * sizeof *Cc),
+               *fc = realloc(w->fc, (size_t)3 * cap * sizeof *fc), *Pn = realloc(w->Pn, (size_t)9 * cap * sizeof *Pn);
         if (Cc) w->Cc = Cc;
         if (fc) w->fc = fc;
         if (Pn) w->Pn = Pn;
@@ -285,7 +285,8 @@ static cr_status contact_eval(asm_work *w)
                 w->fc[3 * sq + r] += f[3 * q + r];
                 for (int p = 0; p < 4; ++p)
                     for (int e = 0; e < 3; ++e)
-                        w->Cc[(size_t)(3 * sq + r) * k3 + 3 * w->cslot[nodes[p]] + e] += K[(3 * q + r) * 12 + 3 * p + e];
+                        w->Cc[(size_t)(3 * sq + r) * k3 + 3 * w->cslot[nodes[p]] + e] +=
+                            K[(3 * q + r) * 12 + 3 * p + e];
             }
         }
     }
@@ -544,7 +545,8 @@ static void contact_dense_rows(asm_work *w, double *A, double *rhs, int N)
             for (int jj = 0; jj < k3; ++jj) A[(size_t)(w->N + jj) * N + R] += cjl * rw->Wc[rw->dim * jj + k];
             for (int qq = 0; qq < rw->m; ++qq) {
                 const int i = a->rod_iface[a->rod_iface_start[r] + qq];
-                for (int kc = 0; kc < 6; ++kc) A[(size_t)(6 * i + kc) * N + R] -= cjl * rw->X[rw->dim * (1 + 6 * qq + kc) + k];
+                for (int kc = 0; kc < 6; ++kc)
+                    A[(size_t)(6 * i + kc) * N + R] -= cjl * rw->X[rw->dim * (1 + 6 * qq + kc) + k];
             }
         }
     }
