@@ -88,6 +88,11 @@ void cr_asm_contact_gather(cr_asm_contact *c, const cr_assembly *a, const cr_ass
             cr_v3_store(cr_state_position(s->rods[r], i), c->X + 3 * (size_t)(c->node0[r] + i));
 }
 
+void cr_asm_contact_gather_y(cr_asm_contact *c, const double *y, int stride)
+{
+    for (int g = 0; g < c->nodes; ++g) memcpy(c->X + 3 * (size_t)g, y + (size_t)g * stride, 3 * sizeof(double));
+}
+
 static cr_vec3 X_at(const cr_asm_contact *c, int g) { return cr_v3_load(c->X + 3 * (size_t)g); }
 static double seg_radius(const cr_asm_contact *c, int k)
 {
@@ -211,7 +216,7 @@ double cr_asm_contact_min_gap(cr_asm_contact *c, int *node_a, int *node_b)
             if (node_b) *node_b = c->seg_node[kb];
         }
     }
-    return best;
+    return fmin(best, 2 * rmax); /* none within reach: the reach */
 }
 
 void cr_asm_contact_reset(cr_asm_contact *c) { c->mult_count = 0; }

@@ -28,6 +28,7 @@ typedef struct asm_sim {
     /* during a stage: where the callbacks go */
     cr_sim *sim;
     const cr_stage_callbacks *cb;
+    const char *series_names[8]; /* series_extra's columns */
 } asm_sim;
 
 /* A node index as the rods' definitions give it (negative counts from the end). */
@@ -95,18 +96,11 @@ static cr_status asm_check_held(const cr_scenario *sc, cr_error *err)
     return CR_OK;
 }
 
-/* contact.rods: static stages on load steps (the dynamic stages and the arc-length path do not
- * carry the coupling between the rods yet), and no rod starting inside another (at the
- * reference, the state s): named by both segments' nodes and the depth. */
+/* contact.rods: no rod starting inside another (at the reference, the state s), named by both
+ * segments' nodes and the depth (the arc-length path is refused for every assembly). */
 static cr_status asm_check_rods_contact(const cr_scenario *sc, const cr_assembly *a, cr_assembly_state *s,
                                         cr_error *err)
 {
-    for (int k = 0; k < sc->stage_count; ++k)
-        if (sc->stages[k].type == CR_STAGE_DYNAMIC)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "stages.%d.type: contact.rods (contact between the rods) is available in static "
-                                "stages only in this version; make the stage static or remove contact.rods",
-                                k);
     s->stage = 0;
     cr_asm_contact_gather(a->contact, a, s);
     int ga = -1, gb = -1, na = 0, nb = 0;
@@ -400,13 +394,17 @@ static double body_mass(const void *impl, int j)
  * contact columns after them, summed over the rods (assembly_dynamics.c) */
 static int series_extra(const void *impl, const char *const **names)
 {
-    static const char *const joint_names[] = {"energy_dissipated_joints", "work_drives"};
-    static const char *const both[] = {"energy_dissipated_joints", "work_drives",          "contact_active",
-                                       "contact_sliding",          "contact_normal_force", "contact_penetration"};
-    const asm_sim *s = impl;
-    const int joints = s && s->a && cr_asm_joint_columns(s->a), contact = s && s->a && cr_asm_obstacles(s->a);
-    *names = contact && !joints ? both + 2 : joints && contact ? both : joint_names;
-    return (joints ? 2 : 0) + (contact ? 4 : 0);
+    static const char *const all[] = {"energy_dissipated_joints", "work_drives",          "contact_active",
+                                      "contact_sliding",          "contact_normal_force", "contact_penetration",
+                                      "rods_contact_pairs",       "rods_contact_gap"};
+    asm_sim *s = (asm_sim *)impl; /* (its column list, filled here) */
+    const int joints = s && s->a && cr_asm_joint_columns(s->a), contact = s && s->a && cr_asm_obstacles(s->a),
+              rods = s && s->a && s->a->contact;
+    int n = 0;
+    for (int k = 0; k < 8 && s; ++k)
+        if ((k < 2 && joints) || (k >= 2 && k < 6 && contact) || (k >= 6 && rods)) s->series_names[n++] = all[k];
+    *names = s ? s->series_names : all;
+    return n;
 }
 
 /* a node's contact with the obstacles (nodes.csv, summary.json, VTK), as one rod's */

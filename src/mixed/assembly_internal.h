@@ -255,13 +255,17 @@ double cr_asm_contact_tolerance(const cr_asm_contact *c);
 int cr_asm_contact_max_updates(const cr_asm_contact *c); /* contact.max_updates (50 by default) */
 /* Takes the rods' node positions from the state (the forces below are at them). */
 void cr_asm_contact_gather(cr_asm_contact *c, const cr_assembly *a, const cr_assembly_state *s);
+/* The same from a vector with the rods' nodes one after the other, `stride` doubles a node
+ * (the dynamic stage's unknowns: positions first). */
+void cr_asm_contact_gather_y(cr_asm_contact *c, const double *y, int stride);
 /* The pairs pressing (N = max(0, λ − ε g) > 0; λ the stored multiplier) at the gathered
  * positions, sorted; their number, −1 out of memory. */
 int cr_asm_contact_find(cr_asm_contact *c, const cr_asm_rodpair **pairs);
 /* Pair k's four global nodes, the forces f[12] on them (I) and K = ∂f/∂x (12 × 12, optional). */
 void cr_asm_contact_pair_force(const cr_asm_contact *c, int k, int nodes[4], double *f, double *K);
-/* The smallest gap of segments of different rods within reach (+INFINITY: none) and the
- * first global nodes of the two segments. */
+/* The smallest gap of segments of different rods within reach (2 × the largest contact
+ * radius; the reach when none is closer) and the first global nodes of the two segments
+ * (unchanged when none). */
 double cr_asm_contact_min_gap(cr_asm_contact *c, int *node_a, int *node_b);
 /* Statics: no multipliers (a penalty through the load steps); one Uzawa update at an
  * equilibrium (1: converged, every penetration within the tolerance and no pair opened or
