@@ -9,7 +9,9 @@
 #       at second order (elements 11/10 .. 41/40: the lower rod is touched between two nodes,
 #       its load shared by them), the deflections equal to the penetration tolerance;
 #       Newton converges quadratically with the coupling between the rods (the Jacobian's
-#       low-rank terms are exact); in dynamics the upper rod struck onto the lower one by a force
+#       low-rank terms are exact); with the lower rod as two halves welded where the contact is,
+#       the same equilibrium (the contact on the joint's nodes; welded rods do not touch at their
+#       joint); in dynamics the upper rod struck onto the lower one by a force
 #       pulse bounces off elastically: after the contact the energy equals the pulse's work;
 #   refusals at check: a rod starting inside another (both rods' nodes and the depth), one rod,
 #       another model.
@@ -67,6 +69,39 @@ assert s["converged"], s["message"]
 quad = [(a, b) for h in s["residual_history"] for a, b in zip(h, h[1:]) if 1e-7 < a < 1e-3]
 assert quad and all(b < 1e2 * a * a + 1e-9 for a, b in quad), s["residual_history"]
 PY
+
+# the lower rod as two halves welded where the upper one presses (the contact on the joint's
+# nodes, which go to the joints' coupled system; the welded halves do not touch each other at
+# their joint): the same equilibrium as the continuous rod, to round-off
+$py - "$ex" "$tmp" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["rods"][0]["elements"] = 20
+json.dump(s, open(sys.argv[2] + "/whole.json", "w"))
+low = s["rods"][0]
+a = dict(low, name="la", length=0.5, elements=10)
+b = dict(low, name="lb", length=0.5, elements=10, reference={"origin": [0.5, 0, 0]})
+s["rods"] = [a, b, s["rods"][1]]
+s["joints"] = [{"type": "weld", "a": "la:end", "b": "lb:start"}]
+s["boundary_conditions"][0]["node"], s["boundary_conditions"][1]["node"] = "la:start", "lb:end"
+json.dump(s, open(sys.argv[2] + "/halves.json", "w"))
+PY
+if "$cli" run "$tmp/whole.json" -q -o "$tmp/whole" --set contact.tolerance=1e-9 > /dev/null 2>&1 &&
+    "$cli" run "$tmp/halves.json" -q -o "$tmp/halves" --set contact.tolerance=1e-9 > "$tmp/halves.log" 2>&1; then
+    $py - "$tmp" <<'PY' && ok "contact on a weld's node: two welded halves = the continuous rod (1e-13 m)" || bad "contact on a weld's node"
+import csv, sys
+d = sys.argv[1]
+A = list(csv.DictReader(open(d + "/whole/nodes.csv")))
+B = list(csv.DictReader(open(d + "/halves/nodes.csv")))
+one = [r for r in A if r["rod"] == "lower"] + [r for r in A if r["rod"] == "upper"]
+two = [r for r in B if r["rod"] == "la"] + [r for r in B if r["rod"] == "lb"][1:] + [r for r in B if r["rod"] == "upper"]
+assert len(one) == len(two) == 62
+dx = max(abs(float(p[k]) - float(q[k])) for p, q in zip(one, two) for k in "xyz")
+assert dx < 1e-13 and min(float(r["z"]) for r in one) < -8e-4, dx
+PY
+else
+    bad "contact on a weld's node: a run failed: $(head -c 400 "$tmp/halves.log")"
+fi
 
 # dynamics: the upper rod, pinned at its ends like the lower one and 1 cm above it, struck down
 # by a force pulse; the penalty between the rods is elastic (frictionless, no dashpot), so once

@@ -27,6 +27,9 @@ struct cr_asm_contact {
     int pair_count, pair_cap;
     cr_asm_rodpair *mult; /* the multipliers kept between the updates (sorted by a, b) */
     int mult_count, mult_cap;
+    double *s; /* nodes: the reference arc length in its rod */
+    int *link; /* 2 global nodes per joint between two rods' nodes */
+    int links;
 };
 
 void cr_asm_contact_destroy(cr_asm_contact *c)
@@ -34,6 +37,7 @@ void cr_asm_contact_destroy(cr_asm_contact *c)
     if (!c) return;
     free(c->node0), free(c->seg_node), free(c->rod_of), free(c->radius), free(c->eps), free(c->X);
     free(c->lo), free(c->hi), free(c->cand), free(c->pair), free(c->mult);
+    free(c->s), free(c->link);
     free(c);
 }
 
@@ -56,6 +60,17 @@ cr_status cr_asm_contact_create(cr_assembly *a, const cr_assembly_def *def, cr_e
     c->hi = malloc((size_t)c->segs * 3 * sizeof *c->hi);
     if (!c->seg_node || !c->rod_of || !c->radius || !c->X || !c->lo || !c->hi)
         return cr_error_set(err, CR_NO_MEMORY, "out of memory creating the assembly");
+    c->s = malloc((size_t)c->nodes * sizeof *c->s);
+    c->link = malloc((size_t)2 * (a->joint_count > 0 ? a->joint_count : 1) * sizeof *c->link);
+    if (!c->s || !c->link) return cr_error_set(err, CR_NO_MEMORY, "out of memory creating the assembly");
+    for (int r = 0; r < a->rod_count; ++r)
+        memcpy(c->s + c->node0[r], a->models[r]->s, (size_t)a->models[r]->nodes * sizeof *c->s);
+    for (int k = 0; k < a->joint_count; ++k) { /* joints between rod nodes (not free bodies) */
+        const cr_asm_iface *ia = &a->iface[a->joints[k].iface[0]], *ib = &a->iface[a->joints[k].iface[1]];
+        if (ia->rod < 0 || ib->rod < 0) continue;
+        c->link[2 * c->links] = c->node0[ia->rod] + ia->node, c->link[2 * c->links + 1] = c->node0[ib->rod] + ib->node;
+        ++c->links;
+    }
     c->tol = INFINITY;
     c->max_updates = def->rods[0].rod.contact.max_updates > 0 ? def->rods[0].rod.contact.max_updates : 50;
     for (int r = 0, k = 0; r < a->rod_count; ++r) {
@@ -106,6 +121,28 @@ static int last_seg(const cr_asm_contact *c, int k)
 static double pair_eps(const cr_asm_contact *c, int ka, int kb)
 {
     return fmin(c->eps[c->rod_of[c->seg_node[ka]]], c->eps[c->rod_of[c->seg_node[kb]]]);
+}
+
+/* Rods joined by a joint are neighbours through it, as a rod's own segments are through its
+ * material (rodcontact.h): two segments whose arc to the joint's nodes, summed over the two
+ * rods, is below π (r_a + r_b)/2 never touch (a joint's two rods would otherwise press on each
+ * other at the joint itself). */
+static double arc_to(const cr_asm_contact *c, int k, int node)
+{
+    const int i = c->seg_node[k];
+    if (c->rod_of[node] != c->rod_of[i]) return INFINITY;
+    if (node == i || node == i + 1) return 0.0;
+    return fmin(fabs(c->s[node] - c->s[i]), fabs(c->s[node] - c->s[i + 1]));
+}
+
+static int joined(const cr_asm_contact *c, int ka, int kb)
+{
+    const double reach = 0.5 * M_PI * (seg_radius(c, ka) + seg_radius(c, kb));
+    for (int j = 0; j < c->links; ++j) {
+        const int na = c->link[2 * j], nb = c->link[2 * j + 1];
+        if (arc_to(c, ka, na) + arc_to(c, kb, nb) < reach || arc_to(c, ka, nb) + arc_to(c, kb, na) < reach) return 1;
+    }
+    return 0;
 }
 
 /* A closest point at a segment's end node is also its neighbour's (in the same rod): the pair
@@ -168,6 +205,7 @@ int cr_asm_contact_find(cr_asm_contact *c, const cr_asm_rodpair **pairs)
     for (int k = 0; k < n; ++k) {
         int ka = c->cand[2 * k], kb = c->cand[2 * k + 1];
         if (c->rod_of[c->seg_node[ka]] == c->rod_of[c->seg_node[kb]]) continue; /* the rods' pairs only */
+        if (joined(c, ka, kb)) continue;
         if (ka > kb) {
             const int t = ka;
             ka = kb, kb = t;
@@ -206,7 +244,7 @@ double cr_asm_contact_min_gap(cr_asm_contact *c, int *node_a, int *node_b)
     double best = INFINITY;
     for (int k = 0; k < n; ++k) {
         const int ka = c->cand[2 * k], kb = c->cand[2 * k + 1];
-        if (c->rod_of[c->seg_node[ka]] == c->rod_of[c->seg_node[kb]]) continue;
+        if (c->rod_of[c->seg_node[ka]] == c->rod_of[c->seg_node[kb]] || joined(c, ka, kb)) continue;
         cr_seg_closest cp;
         closest(c, ka, kb, &cp);
         const double g = cp.dist - seg_radius(c, ka) - seg_radius(c, kb);
