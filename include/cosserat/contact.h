@@ -49,6 +49,8 @@ typedef struct cr_contact_def {
     int self;         /* 1: contact of the rod with itself (segment–segment, mixed_discrete statics) */
     double stick_speed; /* port_hamiltonian friction: the regularization speed (m/s) below which a node
                            sticks; 0: 1e-5 m/s */
+    int rods;         /* 1: contact between the different rods of an assembly (segment–segment,
+                         frictionless, mixed_discrete static stages) */
 } cr_contact_def;
 
 /* Signed distance φ from x to the obstacle's surface (negative inside), its gradient n

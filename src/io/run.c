@@ -984,7 +984,12 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
         add_number(co, "normal_force", normal);
         cJSON_AddItemToObject(co, "force", vec_json(ft, 3));
         add_number(co, "largest_penetration", pen);
-        if (worst >= 0) add_number(co, "largest_penetration_node", worst);
+        if (worst >= 0 && cr_sim_rod_count(sim) > 1) { /* an assembly: the rod, and the node in its numbering */
+            const int rr = cr_sim_node_rod(sim, worst);
+            cJSON_AddStringToObject(co, "largest_penetration_rod", cr_sim_rod_name(sim, rr));
+            add_number(co, "largest_penetration_node", worst - cr_sim_rod_first_node(sim, rr));
+        } else if (worst >= 0)
+            add_number(co, "largest_penetration_node", worst);
         add_number(co, "tolerance", cs.tolerance);
     }
     cJSON *stages = cJSON_AddArrayToObject(root, "stages");

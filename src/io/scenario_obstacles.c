@@ -162,8 +162,13 @@ cr_status parse_obstacles(const cJSON *root, cr_rod_def *def, scenario_storage *
     const cJSON *self = cJSON_GetObjectItemCaseSensitive(c, "self");
     if (self && !cJSON_IsBool(self)) return fail(err, "contact.self: must be true or false");
     def->contact.self = cJSON_IsTrue(self);
-    if (n == 0 && !def->contact.self)
-        return fail(err, "contact: given without obstacles and without \"self\": true (there is nothing to touch)");
+    /* contact between the rods of an assembly (assembly_contact.c) */
+    const cJSON *rods = cJSON_GetObjectItemCaseSensitive(c, "rods");
+    if (rods && !cJSON_IsBool(rods)) return fail(err, "contact.rods: must be true or false");
+    def->contact.rods = cJSON_IsTrue(rods);
+    if (n == 0 && !def->contact.self && !def->contact.rods)
+        return fail(err, "contact: given without obstacles and without \"self\" or \"rods\": true (there is "
+                         "nothing to touch)");
     cr_contact_def *cd = &def->contact;
     if ((s = get_number(c, "contact", "radius", 0, 0, POSITIVE, &cd->radius, err))) return s;
     if ((s = get_number(c, "contact", "tolerance", 0, 0, POSITIVE, &cd->tolerance, err))) return s;

@@ -345,11 +345,6 @@ cr_status finish_rods(cr_scenario *sc, scenario_storage *st, cr_error *err)
         return CR_OK;
     }
     const cr_rod_def *all = &sc->rod; /* the whole lists, as parsed */
-    /* the rods' contact is per rod and node-local; an assembly's rods do not take part in it yet,
-     * and an obstacle silently passed through would be a wrong answer */
-    if (all->obstacle_count > 0)
-        return fail(err, "obstacles: not available with several rods (rods) in this version (contact acts on one "
-                         "rod without joints); remove obstacles or model one rod");
     int nb = all->bc_count, nl = all->load_count, nr = all->rigid_body_count, R = st->rod_count;
     st->rod_bcs = calloc((size_t)(nb > 0 ? nb : 1), sizeof *st->rod_bcs);
     st->rod_loads = calloc((size_t)(nl > 0 ? nl * R : 1), sizeof *st->rod_loads);
@@ -384,6 +379,11 @@ cr_status finish_rods(cr_scenario *sc, scenario_storage *st, cr_error *err)
         if (d->bc_count == 0) d->bcs = NULL;
         if (d->load_count == 0) d->loads = NULL;
         if (d->rigid_body_count == 0) d->rigid_bodies = NULL;
+        /* the obstacles act on every rod (contact is node-local: each rod touches them on its
+         * own), with the one contact section; a model that has no contact for assemblies
+         * refuses them at check */
+        d->obstacles = all->obstacles, d->obstacle_count = all->obstacle_count;
+        d->contact = all->contact;
     }
     free(body_index);
     sc->rods = st->rods;

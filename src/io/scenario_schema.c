@@ -104,8 +104,8 @@ static const char *const OBST_ANY_KEYS[] = {"type",       "name",     "point",  
                                             "center",     "radius",   "axis",     "length",       "half_extents",
                                             "quaternion", "friction", "velocity", "acceleration", NULL};
 static const char *const FRICTION_KEYS[] = {"static", "kinetic", NULL};
-static const char *const CONTACT_KEYS[] = {"radius", "tolerance",   "stiffness", "max_updates",
-                                           "self",   "stick_speed", NULL};
+static const char *const CONTACT_KEYS[] = {"radius", "tolerance", "stiffness",   "max_updates",
+                                           "self",   "rods",      "stick_speed", NULL};
 
 int list_index(const char *const *list, const char *s)
 {

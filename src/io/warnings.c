@@ -381,11 +381,15 @@ cr_status cr_sim_result_warnings(const cr_scenario *sc, const cr_sim *sim, const
             cr_sim_contact(sim, i, &cs);
             if (-cs.gap > worst) worst = -cs.gap, at = i;
         }
-        if (at >= 0 && worst > cs.tolerance)
+        if (at >= 0 && worst > cs.tolerance) {
+            /* an assembly: the node in its own rod's numbering, and the rod named */
+            int r = nr > 1 ? cr_sim_node_rod(sim, at) : 0, node = at - (nr > 1 ? cr_sim_rod_first_node(sim, r) : 0);
+            rod_place(sc, nr > 1 ? r : sc->rod_count, place, sizeof place);
             st = add(out, "contact_penetration", key,
-                     "%s: at the stage's end node %d (s = %.4g m) is %.3g m inside an obstacle, more than "
+                     "%s: at the stage's end node %d (s = %.4g m%s) is %.3g m inside an obstacle, more than "
                      "contact.tolerance = %.3g m; raise contact.max_updates or contact.stiffness",
-                     key, at, cr_sim_node_s(sim, at), worst, cs.tolerance);
+                     key, node, cr_sim_node_s(sim, at), place, worst, cs.tolerance);
+        }
     }
     return st;
 }
@@ -489,9 +493,10 @@ cr_status cr_series_energy_warnings(const cr_scenario *sc, const char *const *na
         dis = column(names, columns, "energy_dissipated"),
         /* an assembly's joints: their dampers' dissipation and their drives' work */
         djo = column(names, columns, "energy_dissipated_joints"), wdr = column(names, columns, "work_drives");
-    /* obstacles: the contact springs' energy and the friction's dissipation are in no column */
+    /* obstacles: the contact springs' energy and the friction's dissipation are in no column;
+     * nor is the penalty's between the rods of an assembly (contact.rods) */
     if (rows_count < 2 || kin < 0 || ela < 0 || gra < 0 || wor < 0 || scenario_driven(sc, stage, wdr >= 0) ||
-        sc->rod.obstacle_count > 0)
+        sc->rod.obstacle_count > 0 || sc->rod.contact.rods)
         return CR_OK;
     const double *r0 = rows;
 #define JOINTS(r) ((djo >= 0 ? (r)[djo] : 0.0) - (wdr >= 0 ? (r)[wdr] : 0.0))

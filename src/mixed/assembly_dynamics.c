@@ -50,10 +50,12 @@
  * of a few joint rows per Jacobian, relative accuracy ~1e-10). tests/test_assembly_dynamics.c
  * compares the joint rows' Jacobian with central differences of the whole residual. */
 #define _POSIX_C_SOURCE 199309L
+#include "contact/contact.h"
 #include "cosserat/assembly.h"
 #include "cosserat/dynamics.h"
 #include "cosserat/radau.h"
 #include "linalg/blocktri_shifted.h"
+#include "linalg/lowrank.h"
 #include "mixed/assembly_internal.h"
 #include "mixed/mixed.h"
 #include "mixed/supports.h"
@@ -159,6 +161,11 @@ typedef struct asm_dyn {
     int nb; /* free bodies */
     body_dyn *bd;
     double *bactive, *bscale; /* their loads' stage factors and current factors */
+    /* contact.rods: the pairs' stiffness between the rods at the last Jacobian (over the whole
+     * y, blocks of B: a rod node's block is its global number) and its prepared copies for
+     * the real and the complex shifted systems (Woodbury), a scratch residual */
+    cr_lowrank *lr, *lr_re, *lr_im;
+    double *cscratch;
 } asm_dyn;
 
 /* Layout of the integrator memory (cr_asm_dynamic_memory_size doubles), as one rod's. */
@@ -344,6 +351,57 @@ static void joint_rows(const asm_dyn *d, int jk, const double *ya, const double 
 
 /* The whole residual F(y): the rods' own, the joints' wrenches Cᵀμ on their nodes'
  * momentum rows, and the joints' rows (J). */
+/* contact.rods in a dynamic stage: the pairs' penalty forces N = max(0, −ε g) on the momentum
+ * rows of the rods' nodes (not on a velocity a support holds: its row is the support's), and
+ * when lr is given their stiffness as its low-rank term, the held rows dropped (as one rod's
+ * self-contact, selfcontact.c) */
+static void rods_contact(asm_dyn *d, double t, const double *y, double *F, cr_lowrank *lr)
+{
+    cr_asm_contact *c = d->a->contact;
+    cr_asm_contact_gather_y(c, y, B);
+    const int np = cr_asm_contact_find(c, NULL);
+    if (lr) cr_lowrank_clear(lr);
+    if (np < 0) { /* out of memory: a residual that is not finite stops the step */
+        F[CR_DYN_V] = NAN;
+        return;
+    }
+    for (int k = 0; k < np; ++k) {
+        int nodes[4];
+        double f[12], K[144];
+        cr_asm_contact_pair_force(c, k, nodes, f, lr ? K : NULL);
+        for (int q = 0; q < 4; ++q)
+            for (int r = 0; r < 3; ++r) F[(size_t)nodes[q] * B + CR_DYN_V + r] += f[3 * q + r];
+        if (lr && cr_lowrank_add(lr, nodes, 4, K) != CR_OK) F[CR_DYN_V] = NAN;
+    }
+    if (np == 0) return;
+    const cr_supports_at at = {.stage = d->stage, .ramp = 1.0, .t = t, .from = NULL, .from_blend = 1.0};
+    for (int r = 0; r < d->nr; ++r) {
+        const cr_model *m = d->rd[r].m;
+        const int g0 = (int)(d->rd[r].off / B);
+        for (int k = 0; k < m->support_count; ++k) {
+            const cr_support *sp = &m->supports[k];
+            if (!cr_support_active(sp, d->stage)) continue;
+            int rows[13];
+            cr_supports_dynamic_held(m, sp, &at, k, rows);
+            const int g = g0 + sp->node;
+            for (int e = 0; e < 3; ++e) {
+                if (!rows[CR_DYN_V + e]) continue;
+                /* the forces went in above: take them out of the held row again */
+                for (int kk = 0; kk < np; ++kk) {
+                    int nodes[4];
+                    double f[12];
+                    cr_asm_contact_pair_force(c, kk, nodes, f, NULL);
+                    for (int q = 0; q < 4; ++q)
+                        if (nodes[q] == g) F[(size_t)g * B + CR_DYN_V + e] -= f[3 * q + e];
+                }
+                if (lr && lr->slot[g] >= 0)
+                    for (int col = 0; col < 3 * lr->m; ++col)
+                        lr->C[(3 * (size_t)lr->slot[g] + e) * 3 * (size_t)lr->cap + col] = 0.0;
+            }
+        }
+    }
+}
+
 static cr_status residual(asm_dyn *d, double t, const double *y, double *F)
 {
     const cr_assembly *a = d->a;
@@ -355,6 +413,7 @@ static cr_status residual(asm_dyn *d, double t, const double *y, double *F)
         cr_status st = cr_mixed_dynamic_residual(rd->m, &at, rd->scale, y + rd->off, F + rd->off, NULL);
         if (st != CR_OK) return st;
     }
+    if (a->contact) rods_contact(d, t, y, F, NULL); /* before the joints' rows read the accelerations */
     set_body_scales(d, t);
     for (int b = 0; b < d->nb; ++b) body_own(d, b, y + d->bd[b].off, F + d->bd[b].off); /* joints below */
     const double *mu = y + d->mu_off;
@@ -884,6 +943,54 @@ static cr_status hook_solve_complex(double *bre, double *bim, void *ctx)
 
 /* ---- state, outputs, steps ---- */
 
+/* contact.rods: the shifted systems with the pairs' coupling between the rods, sM − (J + U C Vᵀ),
+ * by Woodbury (linalg/lowrank.h) around the assembly's own solves: the real and the complex
+ * system each keep their prepared correction of the last Jacobian's C (σ = −1) */
+static void inner_real(void *ctx, double *v) { hook_solve_real(v, ctx); }
+static void inner_complex(void *ctx, double *re, double *im) { hook_solve_complex(re, im, ctx); }
+
+static cr_status rc_jacobian(double t, const double *y, const double *fy, void *ctx)
+{
+    asm_dyn *d = ctx;
+    cr_status st = hook_jacobian(t, y, fy, ctx);
+    if (st != CR_OK) return st;
+    memset(d->cscratch, 0, (size_t)d->lr->n * B * sizeof *d->cscratch);
+    rods_contact(d, t, y, d->cscratch, d->lr);
+    if (!isfinite(d->cscratch[CR_DYN_V])) return CR_NO_MEMORY;
+    st = cr_lowrank_copy(d->lr_re, d->lr);
+    return st == CR_OK ? cr_lowrank_copy(d->lr_im, d->lr) : st;
+}
+
+static cr_status rc_factor_real(double shift, void *ctx)
+{
+    asm_dyn *d = ctx;
+    cr_status st = hook_factor_real(shift, ctx);
+    return st == CR_OK ? cr_lowrank_prepare(d->lr_re, -1.0, inner_real, ctx) : st;
+}
+
+static cr_status rc_solve_real(double *b, void *ctx)
+{
+    asm_dyn *d = ctx;
+    cr_status st = hook_solve_real(b, ctx);
+    if (st == CR_OK) cr_lowrank_apply(d->lr_re, b);
+    return st;
+}
+
+static cr_status rc_factor_complex(double sr, double si, void *ctx)
+{
+    asm_dyn *d = ctx;
+    cr_status st = hook_factor_complex(sr, si, ctx);
+    return st == CR_OK ? cr_lowrank_prepare_complex(d->lr_im, -1.0, inner_complex, ctx) : st;
+}
+
+static cr_status rc_solve_complex(double *re, double *im, void *ctx)
+{
+    asm_dyn *d = ctx;
+    cr_status st = hook_solve_complex(re, im, ctx);
+    if (st == CR_OK) cr_lowrank_apply_complex(d->lr_im, re, im);
+    return st;
+}
+
 static void unpack(asm_dyn *d, const double *y, double t)
 {
     for (int r = 0; r < d->nr; ++r) {
@@ -998,6 +1105,52 @@ static double work_to(asm_dyn *d, double t, int step_end, double jw[2])
     return h * W;
 }
 
+int cr_asm_obstacles(const cr_assembly *a)
+{
+    for (int r = 0; r < a->rod_count; ++r)
+        if (a->models[r]->contact) return 1;
+    return 0;
+}
+
+/* series.csv's contact columns with obstacles (assembly_formulation.c, series_extra), as one
+ * rod's over all the rods: touching nodes, sliding ones, the sum of the normal forces (N),
+ * the largest penetration (m); 4, or 0 without obstacles */
+static int contact_columns(const asm_dyn *d, double t, const double *y, double *out)
+{
+    if (!cr_asm_obstacles(d->a)) return 0;
+    out[0] = out[1] = out[2] = out[3] = 0.0;
+    for (int r = 0; r < d->nr; ++r) {
+        cr_contact *c = d->rd[r].m->contact;
+        if (!c) continue;
+        cr_contact_totals ct;
+        cr_contact_set_time(c, t);
+        cr_contact_totals_at(c, y + d->rd[r].off, B, &ct);
+        out[0] += ct.active, out[1] += ct.slipping, out[2] += ct.normal, out[3] = fmax(out[3], ct.penetration);
+    }
+    return 4;
+}
+
+/* No step may carry a node of any rod through a thin obstacle (dynamics_solve.c) */
+static double contact_step_limit(double t, const double *y, void *user)
+{
+    const asm_dyn *d = user;
+    double h = INFINITY;
+    for (int r = 0; r < d->nr; ++r)
+        if (d->rd[r].m->contact)
+            h = fmin(h, cr_contact_step_limit(d->rd[r].m->contact, t, y + d->rd[r].off, B, CR_DYN_V));
+    return h;
+}
+
+/* After each accepted step: the rods' contact pairs stick or slide, their anchors follow
+ * (cr_contact_dynamic_step) */
+static void contact_step(const asm_dyn *d, double t, const double *y)
+{
+    for (int r = 0; r < d->nr; ++r) {
+        cr_contact *c = d->rd[r].m->contact;
+        if (c) cr_contact_set_time(c, t), cr_contact_dynamic_step(c, y + d->rd[r].off, B);
+    }
+}
+
 static int output(double t, const double *y, void *user)
 {
     asm_dyn *d = user;
@@ -1011,6 +1164,13 @@ static int output(double t, const double *y, void *user)
     if (cr_asm_joint_columns(d->a)) { /* series.csv's joint columns (assembly_formulation.c, series_extra) */
         smp.extra_count = 2;
         smp.extra[0] = d->dissipated + jw[0], smp.extra[1] = d->work_drives + jw[1];
+    }
+    smp.extra_count += contact_columns(d, t, y, smp.extra + smp.extra_count);
+    if (d->a->contact) { /* contact.rods: the pairs pressing, the smallest gap between the rods (m) */
+        cr_asm_contact_gather_y(d->a->contact, y, B);
+        smp.extra[smp.extra_count] = cr_asm_contact_find(d->a->contact, NULL);
+        smp.extra[smp.extra_count + 1] = cr_asm_contact_min_gap(d->a->contact, NULL, NULL);
+        smp.extra_count += 2;
     }
     for (int r = 0; r < d->nr; ++r) {
         double T, U, V;
@@ -1072,6 +1232,7 @@ static int step_done(double t, double *y, void *user)
         double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
         for (int c = 0; c < 4; ++c) p[c] *= s;
     }
+    contact_step(d, t, y);
     double jw[2];
     d->work += work_to(d, t, 1, jw);
     d->dissipated += jw[0], d->work_drives += jw[1];
@@ -1108,6 +1269,8 @@ static void free_dyn(asm_dyn *d)
     free(d->imass), free(d->omega), free(d->drive), free(d->Ct), free(d->A), free(d->G), free(d->Gmu), free(d->S), free(d->Sz);
     free(d->tmpS), free(d->piv), free(d->pivz), free(d->mu), free(d->muz), free(d->tmp), free(d->yjac);
     free(d->bd), free(d->bactive), free(d->bscale);
+    cr_lowrank_destroy(d->lr), cr_lowrank_destroy(d->lr_re), cr_lowrank_destroy(d->lr_im);
+    free(d->cscratch);
 }
 
 /* The element next to node i (for the error weights and ω) */
@@ -1439,6 +1602,18 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
     }
     setup_out u = {0};
     double *times = NULL;
+    /* the obstacles' penalty and anchors from the stage's start (a resumed stage has its
+     * pairs from the checkpoint), before the initial values the contact forces enter */
+    if (a->contact) cr_asm_contact_reset(a->contact);
+    for (int r = 0; r < a->rod_count; ++r) {
+        cr_contact *c = a->models[r]->contact;
+        if (!c) continue;
+        cr_contact_set_time(c, t_begin);
+        if (resume)
+            cr_contact_dynamic_resume(c);
+        else
+            cr_contact_dynamic_begin(c, s->rods[r]->x, a->models[r]->block);
+    }
     cr_status st = setup(&d, a, s, stage, &o, resume, &u, err);
     double *y = u.y, *mass = u.mass, *atol = u.atol;
     int *index = u.index;
@@ -1472,12 +1647,29 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
     ro.output = output, ro.output_times = times, ro.n_output_times = (int)count;
     ro.step_callback = step_done;
     ro.jac_reuse_theta = 0.1, ro.newton_growth_theta = 0.2; /* as one rod's (dynamics_solve.c) */
+    if (cr_asm_obstacles(a)) ro.step_limit = contact_step_limit;
     cr_radau_linsys ls = {.jacobian = hook_jacobian,
                           .factor_real = hook_factor_real,
                           .solve_real = hook_solve_real,
                           .factor_complex = hook_factor_complex,
                           .solve_complex = hook_solve_complex,
                           .ctx = &d};
+    if (a->contact) { /* contact.rods: a penalty (no multipliers), coupled by Woodbury */
+        const int blocks = (int)((d.N + B - 1) / B);
+        d.lr = cr_lowrank_create(blocks, B, CR_DYN_V, 0), d.lr_re = cr_lowrank_create(blocks, B, CR_DYN_V, 0);
+        d.lr_im = cr_lowrank_create(blocks, B, CR_DYN_V, 0);
+        d.cscratch = calloc((size_t)blocks * B, sizeof *d.cscratch);
+        if (!d.lr || !d.lr_re || !d.lr_im || !d.cscratch) {
+            st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
+            goto done;
+        }
+        ls = (cr_radau_linsys){.jacobian = rc_jacobian,
+                               .factor_real = rc_factor_real,
+                               .solve_real = rc_solve_real,
+                               .factor_complex = rc_factor_complex,
+                               .solve_complex = rc_solve_complex,
+                               .ctx = &d};
+    }
     cr_radau_problem prob = {.n = (int)d.N, .mass = mass, .rhs = rhs, .linsys = ls, .user = &d};
     d.radau = cr_radau_create(&prob, &ro, t_begin, y, err);
     if (!d.radau) {
@@ -1513,6 +1705,8 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
         report->t_start = resume ? t_stage_start : t_begin, report->t_end = cr_radau_t(d.radau);
     }
 done:
+    for (int r = 0; r < a->rod_count; ++r) /* the static stages' contact again */
+        if (a->models[r]->contact) cr_contact_dynamic_end(a->models[r]->contact);
     if (report) report->wall_time_s = d.base_wall + now() - t0;
     cr_radau_destroy(d.radau);
     free_dyn(&d);

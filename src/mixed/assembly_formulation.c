@@ -7,10 +7,12 @@
  * and dynamic stages by cr_asm_dynamic_solve_stage (the joints' index-1 DAE, assembly_dynamics.c),
  * whose integrator memory is packed with the state so a resumed stage steps as the
  * uninterrupted one. */
+#include "contact/contact.h"
 #include "mixed/assembly_internal.h"
 #include "mixed/mixed.h"
 #include "model/formulation.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,7 @@ typedef struct asm_sim {
     /* during a stage: where the callbacks go */
     cr_sim *sim;
     const cr_stage_callbacks *cb;
+    const char *series_names[8]; /* series_extra's columns */
 } asm_sim;
 
 /* A node index as the rods' definitions give it (negative counts from the end). */
@@ -93,16 +96,28 @@ static cr_status asm_check_held(const cr_scenario *sc, cr_error *err)
     return CR_OK;
 }
 
+/* contact.rods: no rod starting inside another (at the reference, the state s), named by both
+ * segments' nodes and the depth (the arc-length path is refused for every assembly). */
+static cr_status asm_check_rods_contact(const cr_scenario *sc, const cr_assembly *a, cr_assembly_state *s,
+                                        cr_error *err)
+{
+    s->stage = 0;
+    cr_asm_contact_gather(a->contact, a, s);
+    int ga = -1, gb = -1, na = 0, nb = 0;
+    const double g = cr_asm_contact_min_gap(a->contact, &ga, &gb);
+    if (!(g < -cr_asm_contact_tolerance(a->contact))) return CR_OK;
+    const int ra = cr_asm_contact_rod_of(a->contact, ga, &na), rb = cr_asm_contact_rod_of(a->contact, gb, &nb);
+    return cr_error_set(err, CR_BAD_INPUT,
+                        "contact.rods: rod '%s' starts inside rod '%s': the segment of its nodes %d–%d and that of "
+                        "nodes %d–%d of '%s' overlap by %.3g m (more than the tolerance %.3g m); move the rods apart",
+                        a->names[ra], a->names[rb], na, na + 1, nb, nb + 1, a->names[rb], -g,
+                        cr_asm_contact_tolerance(a->contact));
+}
+
 static cr_status asm_check(const cr_scenario *sc, cr_error *err)
 {
     cr_status st0 = asm_check_dynamics(sc, err);
     if (st0 != CR_OK) return st0;
-    /* the assembly's residuals hold no contact terms: an obstacle would be passed through */
-    for (int r = 0; r < sc->rod_count; ++r)
-        if (sc->rods[r].rod.obstacle_count > 0)
-            return cr_error_set(err, CR_UNSUPPORTED,
-                                "obstacles: not available with joints in model mixed_discrete in this version "
-                                "(contact acts on one rod without joints); remove obstacles or joints");
     /* every rod as a one-rod scenario of the mixed rod (loads, supports, options) */
     for (int r = 0; r < sc->rod_count; ++r) {
         cr_scenario one = *sc;
@@ -136,6 +151,7 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
         s->stage = k;
         st = cr_asm_check_redundant(a, s, 0.0, err);
     }
+    if (s && st == CR_OK && a->contact) st = asm_check_rods_contact(sc, a, s, err);
     cr_assembly_state_destroy(s);
     if (st == CR_OK) st = asm_check_held(sc, err);
     /* a spring's rest, as a weld's rotation, is reached through a static stage's load steps */
@@ -374,13 +390,41 @@ static double body_mass(const void *impl, int j)
     return s->a->models[r]->bodies[j].mass;
 }
 
-/* with springs, dampers or drives on the joints: their energy columns (assembly_dynamics.c) */
+/* with springs, dampers or drives on the joints: their energy columns; with obstacles the
+ * contact columns after them, summed over the rods (assembly_dynamics.c) */
 static int series_extra(const void *impl, const char *const **names)
 {
-    static const char *const joint_names[] = {"energy_dissipated_joints", "work_drives"};
+    static const char *const all[] = {"energy_dissipated_joints", "work_drives",          "contact_active",
+                                      "contact_sliding",          "contact_normal_force", "contact_penetration",
+                                      "rods_contact_pairs",       "rods_contact_gap"};
+    asm_sim *s = (asm_sim *)impl; /* (its column list, filled here) */
+    const int joints = s && s->a && cr_asm_joint_columns(s->a), contact = s && s->a && cr_asm_obstacles(s->a),
+              rods = s && s->a && s->a->contact;
+    int n = 0;
+    for (int k = 0; k < 8 && s; ++k)
+        if ((k < 2 && joints) || (k >= 2 && k < 6 && contact) || (k >= 6 && rods)) s->series_names[n++] = all[k];
+    *names = s ? s->series_names : all;
+    return n;
+}
+
+/* a node's contact with the obstacles (nodes.csv, summary.json, VTK), as one rod's */
+static int contact(const void *impl, int node, cr_contact_sample *out)
+{
     const asm_sim *s = impl;
-    *names = joint_names;
-    return s && s->a && cr_asm_joint_columns(s->a) ? 2 : 0;
+    if (!cr_asm_obstacles(s->a)) return 0;
+    int r = rod_of(s->first_node, s->rods, &node);
+    const cr_model *m = s->a->models[r];
+    if (!m->contact) { /* (every rod has the obstacles; kept for safety) */
+        memset(out, 0, sizeof *out);
+        out->gap = INFINITY;
+        return 1;
+    }
+    cr_contact_info in;
+    cr_contact_set_time(m->contact, cr_state_time(s->s->rods[r])); /* moving obstacles */
+    cr_contact_node_force(m->contact, node, cr_state_position(s->s->rods[r], node), &out->force, NULL, &in);
+    out->normal = in.normal, out->gap = in.gap, out->state = in.active ? (in.slipping ? 2 : 1) : 0,
+    out->tolerance = m->contact->tol;
+    return 1;
 }
 
 static double *load_input(void *impl) { return ((asm_sim *)impl)->inputs; }
@@ -392,7 +436,8 @@ static int packed_size(const void *impl)
     const asm_sim *s = impl;
     int n = 2 + s->a->rows + s->first_load[s->rods] + cr_asm_dynamic_memory_size(s->a) +
             CR_ASM_BODY_DOF * s->a->body_count + s->a->body_load_count;
-    for (int r = 0; r < s->rods; ++r) n += cr_state_packed_size(s->a->models[r]);
+    for (int r = 0; r < s->rods; ++r)
+        n += cr_state_packed_size(s->a->models[r]) + cr_contact_packed_size(s->a->models[r]->contact);
     return n;
 }
 
@@ -414,6 +459,12 @@ static void pack(const void *impl, double *out)
     memcpy(out, s->s->body, (size_t)CR_ASM_BODY_DOF * s->a->body_count * sizeof(double));
     out += CR_ASM_BODY_DOF * s->a->body_count;
     memcpy(out, s->s->body_load_scale, (size_t)s->a->body_load_count * sizeof(double));
+    out += s->a->body_load_count;
+    /* obstacles: every rod's contact pairs (multipliers, anchors, stick or slide) */
+    for (int r = 0; r < s->rods; ++r) {
+        cr_contact_pack(s->a->models[r]->contact, out);
+        out += cr_contact_packed_size(s->a->models[r]->contact);
+    }
 }
 
 static void unpack(void *impl, const double *in)
@@ -434,6 +485,11 @@ static void unpack(void *impl, const double *in)
     memcpy(s->s->body, in, (size_t)CR_ASM_BODY_DOF * s->a->body_count * sizeof(double));
     in += CR_ASM_BODY_DOF * s->a->body_count;
     memcpy(s->s->body_load_scale, in, (size_t)s->a->body_load_count * sizeof(double));
+    in += s->a->body_load_count;
+    for (int r = 0; r < s->rods; ++r) {
+        cr_contact_unpack(s->a->models[r]->contact, in);
+        in += cr_contact_packed_size(s->a->models[r]->contact);
+    }
 }
 
 static uint64_t fingerprint(const void *impl)
@@ -505,6 +561,8 @@ static uint64_t fingerprint(const void *impl)
             h = (h ^ bits) * 1099511628211ULL;
         }
     }
+    if (s->a->contact) /* contact.rods (unchanged without it): a resumed run must touch as the first did */
+        h = (h ^ 0x726f6473ULL) * 1099511628211ULL;
     for (int b = 0; b < s->a->body_count; ++b) { /* the free bodies' masses and inertias */
         const cr_asm_body *o = &s->a->bodies[b];
         const double v[] = {o->mass, o->inertia.m[0][0], o->inertia.m[1][1], o->inertia.m[2][2]};
@@ -550,6 +608,7 @@ const cr_formulation cr_mixed_assembly_formulation = {
     .time = time_of,
     .load_factor = load_factor,
     .reaction = reaction,
+    .contact = contact,
     .body_count = body_count,
     .body_name = body_name,
     .body_pose = body_pose,

@@ -3,6 +3,7 @@
 #ifndef COSSERAT_MIXED_ASSEMBLY_INTERNAL_H
 #define COSSERAT_MIXED_ASSEMBLY_INTERNAL_H
 
+#include "contact/segments.h"
 #include "cosserat/assembly.h"
 #include "mixed/model_internal.h"
 
@@ -110,6 +111,7 @@ struct cr_assembly {
     int body_count, body_load_count;
     cr_asm_body *bodies;
     cr_load_def *body_loads; /* time tables owned */
+    struct cr_asm_contact *contact; /* contact.rods: contact between the rods (assembly_contact.c), or NULL */
 };
 
 struct cr_assembly_state {
@@ -227,5 +229,48 @@ cr_status cr_asm_dynamic_probe(const cr_assembly *a, cr_assembly_state *s, int s
 cr_status cr_asm_dynamic_probe_solve(const cr_assembly *a, cr_assembly_state *s, int stage, const double *y_in,
                                      double shift_re, double shift_im, double *b_re, double *b_im, double *mass,
                                      int *tail_used, cr_error *err);
+
+/* 1 when some rod of the assembly touches obstacles (its model has a contact): the dynamic
+ * samples then carry four more series columns (contact_active, contact_sliding,
+ * contact_normal_force, contact_penetration) after the joints' (assembly_dynamics.c). */
+int cr_asm_obstacles(const cr_assembly *a);
+
+/* ---- contact between the rods (contact.rods; assembly_contact.c) ----
+ * The nodes are numbered globally, rod after rod; a segment k joins its first node
+ * seg_node[k] to the next, and segments are numbered alike (rod after rod). */
+typedef struct cr_asm_rodpair {
+    int a, b;      /* segments a < b, of different rods */
+    double lambda; /* the multiplier it was evaluated with (N) */
+    cr_seg_closest cp;
+} cr_asm_rodpair;
+typedef struct cr_asm_contact cr_asm_contact;
+/* Builds a->contact (radius, ε, tolerance per rod as for obstacles). CR_OK, CR_NO_MEMORY,
+ * CR_BAD_INPUT (a section without geometry). */
+cr_status cr_asm_contact_create(cr_assembly *a, const cr_assembly_def *def, cr_error *err);
+void cr_asm_contact_destroy(cr_asm_contact *c);
+int cr_asm_contact_nodes(const cr_asm_contact *c);
+/* The rod of global node `node`, and its index there in *local. */
+int cr_asm_contact_rod_of(const cr_asm_contact *c, int node, int *local);
+double cr_asm_contact_tolerance(const cr_asm_contact *c);
+int cr_asm_contact_max_updates(const cr_asm_contact *c); /* contact.max_updates (50 by default) */
+/* Takes the rods' node positions from the state (the forces below are at them). */
+void cr_asm_contact_gather(cr_asm_contact *c, const cr_assembly *a, const cr_assembly_state *s);
+/* The same from a vector with the rods' nodes one after the other, `stride` doubles a node
+ * (the dynamic stage's unknowns: positions first). */
+void cr_asm_contact_gather_y(cr_asm_contact *c, const double *y, int stride);
+/* The pairs pressing (N = max(0, λ − ε g) > 0; λ the stored multiplier) at the gathered
+ * positions, sorted; their number, −1 out of memory. */
+int cr_asm_contact_find(cr_asm_contact *c, const cr_asm_rodpair **pairs);
+/* Pair k's four global nodes, the forces f[12] on them (I) and K = ∂f/∂x (12 × 12, optional). */
+void cr_asm_contact_pair_force(const cr_asm_contact *c, int k, int nodes[4], double *f, double *K);
+/* The smallest gap of segments of different rods within reach (2 × the largest contact
+ * radius; the reach when none is closer) and the first global nodes of the two segments
+ * (unchanged when none). */
+double cr_asm_contact_min_gap(cr_asm_contact *c, int *node_a, int *node_b);
+/* Statics: no multipliers (a penalty through the load steps); one Uzawa update at an
+ * equilibrium (1: converged, every penetration within the tolerance and no pair opened or
+ * new; −1 out of memory; *penetration the largest). */
+void cr_asm_contact_reset(cr_asm_contact *c);
+int cr_asm_contact_update(cr_asm_contact *c, double *penetration);
 
 #endif

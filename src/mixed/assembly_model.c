@@ -25,6 +25,7 @@ void cr_assembly_destroy(cr_assembly *a)
         for (int k = 0; k < a->body_load_count; ++k) free((void *)a->body_loads[k].time.points);
     free(a->body_loads);
     free(a->bodies);
+    cr_asm_contact_destroy(a->contact);
     free(a);
 }
 
@@ -72,6 +73,7 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
         }
         a->scale_length = fmax(a->scale_length, cr_model_length(a->models[i]));
     }
+
     int row = 0;
     for (int k = 0; k < def->joint_count; ++k) {
         const cr_joint_def *jd = &def->joints[k];
@@ -193,6 +195,11 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
             if (a->iface[i].rod == r) a->rod_iface[at++] = i;
     }
     a->rod_iface_start[a->rod_count] = at;
+    /* contact.rods: after the joints, whose nodes' neighbourhoods do not touch */
+    if (def->rod_count > 1 && def->rods[0].rod.contact.rods && cr_asm_contact_create(a, def, err) != CR_OK) {
+        cr_assembly_destroy(a);
+        return NULL;
+    }
     return a;
 }
 

@@ -30,6 +30,7 @@
  * compliant row (a joint's spring, or any row of a joint not acting in the stage) is
  * k g + λ = 0 instead of g = 0: its row of the dense system is [k C, 1 in λ's column]. */
 #define _POSIX_C_SOURCE 199309L
+#include "contact/contact.h"
 #include "mixed/assembly_internal.h"
 #include "mixed/mixed.h"
 #include "solvers/newton.h"
@@ -67,6 +68,8 @@ typedef struct rod_work {
     int tail;
     double Vt[6 * 2 * CR_MAX_BLOCK];
     size_t dim;
+    double *Wc; /* contact.rods: K⁻¹ U for every contact column (dim × 3 cm; zero for other rods') */
+    size_t wc_cap;
 } rod_work;
 
 /* The last two block rows of a factored block-tridiagonal J as a 2-block matrix of its
@@ -102,6 +105,15 @@ typedef struct asm_work {
      * stage's, the current ones), the Jacobians of their wrenches (36 per body), their states
      * before the step and at the two converged steps before (13 per body) */
     double *bfrom, *bto, *bscale, *dEb, *body_saved, *body_prev, *body_prev2;
+    /* contact.rods (assembly_contact.c): the nodes the pressing pairs touch (cm, their global
+     * numbers cgl, slots cslot per global node), the pairs' forces (3 per node, I), their
+     * stiffness C (3cm × 3cm, row-major) coupling the nodes' positions across the rods, the
+     * row map Pn (3 × 3 per node: the rows of its rod the force enters, a support's free
+     * directions) and the node's interface (−1: none); the dense system grows by the 3cm
+     * force increments w = C δx (capacity ncap unknowns) */
+    int cm, cm_cap, ncap;
+    int *cgl, *cslot, *ciface;
+    double *Cc, *fc, *Pn;
 } asm_work;
 
 static void free_work(asm_work *w)
@@ -121,6 +133,9 @@ static void free_work(asm_work *w)
         free(w->body_prev2);
     free(w->E), free(w->g), free(w->C), free(w->H), free(w->A), free(w->rhs), free(w->lambda_saved),
         free(w->lambda_prev), free(w->lambda_prev2), free(w->ipiv), free(w->sc);
+    if (w->rw)
+        for (int r = 0; r < w->a->rod_count; ++r) free(w->rw[r].Wc);
+    free(w->cgl), free(w->cslot), free(w->ciface), free(w->Cc), free(w->fc), free(w->Pn);
 }
 
 static int alloc_work(asm_work *w)
@@ -130,6 +145,12 @@ static int alloc_work(asm_work *w)
     int ni = a->iface_count, nj = a->joint_count > 0 ? a->joint_count : 1, rows = a->rows > 0 ? a->rows : 1;
     w->N = 6 * ni + a->rows;
     int N = w->N > 0 ? w->N : 1;
+    w->ncap = N;
+    if (a->contact) {
+        w->cslot = malloc((size_t)cr_asm_contact_nodes(a->contact) * sizeof *w->cslot);
+        if (!w->cslot) return 0;
+        for (int i = 0; i < cr_asm_contact_nodes(a->contact); ++i) w->cslot[i] = -1;
+    }
     w->E = calloc((size_t)6 * (ni > 0 ? ni : 1), sizeof *w->E);
     w->g = calloc(rows, sizeof *w->g);
     w->C = calloc((size_t)rows * 12, sizeof *w->C);
@@ -161,7 +182,8 @@ static int alloc_work(asm_work *w)
         int nl = m->load_count > 0 ? m->load_count : 1;
         rw->m = a->rod_iface_start[r + 1] - a->rod_iface_start[r];
         rw->ncols = 1 + 6 * rw->m;
-        rw->tail = rw->m == 1 && m->rigid_count == 0 && m->nodes >= 2 &&
+        /* (contact.rods: the contact columns need V at the contact nodes too) */
+        rw->tail = rw->m == 1 && m->rigid_count == 0 && m->nodes >= 2 && !a->contact &&
                    a->iface[a->rod_iface[a->rod_iface_start[r]]].node == m->nodes - 1;
         if (rw->tail) rw->ncols = 2; /* u, then the update's right side */
         rw->dim = (size_t)m->nodes * m->block;
@@ -219,6 +241,113 @@ static double joint_row_residual(const asm_work *w, const cr_asm_joint *j, int r
     return w->g[j->row0 + r];
 }
 
+/* contact.rods: the pairs pressing at the state, their forces and stiffness gathered on the
+ * nodes they touch (asm_work's contact fields); the dense system's capacity grown to hold the
+ * contact unknowns. CR_NO_MEMORY. */
+static cr_status contact_eval(asm_work *w)
+{
+    const cr_assembly *a = w->a;
+    cr_asm_contact *c = a->contact;
+    for (int q = 0; q < w->cm; ++q) w->cslot[w->cgl[q]] = -1;
+    w->cm = 0;
+    if (!c) return CR_OK;
+    cr_asm_contact_gather(c, a, w->s);
+    const int np = cr_asm_contact_find(c, NULL);
+    if (np < 0) return CR_NO_MEMORY;
+    if (4 * np > w->cm_cap) {
+        const int cap = 4 * np;
+        int *cgl = realloc(w->cgl, (size_t)cap * sizeof *cgl), *cif = realloc(w->ciface, (size_t)cap * sizeof *cif);
+        if (cgl) w->cgl = cgl;
+        if (cif) w->ciface = cif;
+        double *Cc = realloc(w->Cc, (size_t)9 * cap * cap * sizeof *Cc),
+               *fc = realloc(w->fc, (size_t)3 * cap * sizeof *fc), *Pn = realloc(w->Pn, (size_t)9 * cap * sizeof *Pn);
+        if (Cc) w->Cc = Cc;
+        if (fc) w->fc = fc;
+        if (Pn) w->Pn = Pn;
+        if (!cgl || !cif || !Cc || !fc || !Pn) return CR_NO_MEMORY;
+        w->cm_cap = cap;
+    }
+    int nodes[4];
+    for (int k = 0; k < np; ++k) { /* the slots first: C's leading dimension is 3 cm */
+        cr_asm_contact_pair_force(c, k, nodes, NULL, NULL);
+        for (int q = 0; q < 4; ++q)
+            if (w->cslot[nodes[q]] < 0) w->cslot[nodes[q]] = w->cm, w->cgl[w->cm++] = nodes[q];
+    }
+    const int k3 = 3 * w->cm;
+    memset(w->Cc, 0, (size_t)k3 * k3 * sizeof *w->Cc);
+    memset(w->fc, 0, (size_t)k3 * sizeof *w->fc);
+    for (int k = 0; k < np; ++k) {
+        double f[12], K[144];
+        cr_asm_contact_pair_force(c, k, nodes, f, K);
+        for (int q = 0; q < 4; ++q) {
+            const int sq = w->cslot[nodes[q]];
+            for (int r = 0; r < 3; ++r) {
+                w->fc[3 * sq + r] += f[3 * q + r];
+                for (int p = 0; p < 4; ++p)
+                    for (int e = 0; e < 3; ++e)
+                        w->Cc[(size_t)(3 * sq + r) * k3 + 3 * w->cslot[nodes[p]] + e] +=
+                            K[(3 * q + r) * 12 + 3 * p + e];
+            }
+        }
+    }
+    /* a node's row map: identity; a support's held directions drop out (their rows are the
+     * constraint's), its free ones are the rows d_aᵀ (statics_residual.c, the supports' rows);
+     * an interface node's force goes to its released balance rows instead (ciface) */
+    for (int q = 0; q < w->cm; ++q) {
+        int n;
+        const int r = cr_asm_contact_rod_of(c, w->cgl[q], &n);
+        const cr_model *m = a->models[r];
+        double *P = w->Pn + 9 * q;
+        for (int e = 0; e < 9; ++e) P[e] = e % 4 == 0 ? 1.0 : 0.0;
+        w->ciface[q] = -1;
+        for (int j = a->rod_iface_start[r]; j < a->rod_iface_start[r + 1]; ++j)
+            if (a->iface[a->rod_iface[j]].node == n) w->ciface[q] = a->rod_iface[j];
+        for (int k = 0; k < m->support_count; ++k) {
+            const cr_support *sp = &m->supports[k];
+            const unsigned h = sp->hold & CR_HOLD_TRANSLATION;
+            if (sp->node != n || !h || !cr_support_active(sp, w->stage)) continue;
+            for (int row = 0; row < 3; ++row)
+                for (int e = 0; e < 3; ++e) P[3 * row + e] = h & (1u << row) ? 0.0 : sp->axes.m[e][row];
+        }
+    }
+    const int need = w->N + k3;
+    if (need > w->ncap) { /* the dense system with the contact unknowns */
+        free(w->A), free(w->rhs), free(w->ipiv), free(w->sc);
+        w->A = calloc((size_t)need * need, sizeof *w->A);
+        w->rhs = calloc((size_t)need, sizeof *w->rhs);
+        w->ipiv = calloc((size_t)need, sizeof *w->ipiv);
+        w->sc = calloc(2 * (size_t)need, sizeof *w->sc);
+        if (!w->A || !w->rhs || !w->ipiv || !w->sc) return CR_NO_MEMORY;
+        w->ncap = need;
+    }
+    for (int r = 0; r < a->rod_count; ++r) {
+        rod_work *rw = &w->rw[r];
+        const size_t size = rw->dim * (size_t)(k3 > 0 ? k3 : 1);
+        if (size > rw->wc_cap) {
+            free(rw->Wc);
+            if (!(rw->Wc = malloc(size * sizeof *rw->Wc))) return CR_NO_MEMORY;
+            rw->wc_cap = size;
+        }
+    }
+    return CR_OK;
+}
+
+/* contact.rods: the contact forces on rod r's rows F (through the row map) and its balance
+ * rows eq (an interface node's released rows, the reactions' rows) */
+static void contact_rows(const asm_work *w, int r, double *F, double *eq)
+{
+    const int B = w->a->models[r]->block;
+    for (int q = 0; q < w->cm; ++q) {
+        int n;
+        if (cr_asm_contact_rod_of(w->a->contact, w->cgl[q], &n) != r) continue;
+        const double *f = w->fc + 3 * q, *P = w->Pn + 9 * q;
+        for (int row = 0; row < 3; ++row) {
+            eq[(size_t)6 * n + row] += f[row];
+            F[(size_t)n * B + row] += P[3 * row] * f[0] + P[3 * row + 1] * f[1] + P[3 * row + 2] * f[2];
+        }
+    }
+}
+
 /* Residuals and tangents at load factor lf (step 1 and the joints' rows); returns the sum
  * of squares of the whole residual (rods, interface equilibrium, constraints) in *ss. */
 static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
@@ -226,6 +355,7 @@ static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
     const cr_assembly *a = w->a;
     double t0 = now(), sum = 0, scale_sum = 0;
     size_t cnt = 0, scale_count = 0;
+    if (contact_eval(w) != CR_OK) return CR_NO_MEMORY;
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
         rod_work *rw = &w->rw[r];
@@ -239,6 +369,7 @@ static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
                              .from_blend = 1.0};
         cr_status s = cr_mixed_static_residual(m, &at, rw->scale, st->x, rw->F, rw->J, rw->eq);
         if (s != CR_OK) return s;
+        if (w->cm > 0) contact_rows(w, r, rw->F, rw->eq);
         if (w->roundoff_scale == 0) /* a pass over J, as costly as its LU: once per solve */
             for (int i = 0; i < m->nodes; ++i)
                 for (int row = 0; row < B; ++row) {
@@ -351,11 +482,90 @@ static void xi_matrix(cr_quat p, double Xi[4][3])
         for (int c = 0; c < 3; ++c) Xi[r][c] = 0.5 * v[r][c];
 }
 
+/* contact.rods, in step 2 and 3: the columns W = K_r⁻¹ U of rod r (U: a unit force on a
+ * contact node's rows, through its row map; zero at an interface node, whose force goes to its
+ * released rows) and their part in the interface rows, −Ê W + U (the force increments w = C δx
+ * are unknowns of the dense system A, N × N column-major, after the joints' multipliers) */
+static void contact_columns(asm_work *w, int r, double *A, int N)
+{
+    const cr_assembly *a = w->a;
+    const cr_model *m = a->models[r];
+    rod_work *rw = &w->rw[r];
+    const int B = m->block, k3 = 3 * w->cm;
+    memset(rw->Wc, 0, rw->dim * k3 * sizeof *rw->Wc);
+    for (int q = 0; q < w->cm; ++q) {
+        int n;
+        if (cr_asm_contact_rod_of(a->contact, w->cgl[q], &n) != r || w->ciface[q] >= 0) continue;
+        for (int c = 0; c < 3; ++c) {
+            double *col = rw->Wc + rw->dim * (3 * q + c);
+            for (int row = 0; row < 3; ++row) col[(size_t)n * B + row] = w->Pn[9 * q + 3 * row + c];
+            cr_blocktri_solve(rw->J, col);
+        }
+    }
+    for (int qq = 0; qq < rw->m; ++qq) {
+        const int i = a->rod_iface[a->rod_iface_start[r] + qq], n = a->iface[i].node;
+        const double *er = rw->erow + (size_t)qq * 3 * 6 * B;
+        for (int j = 0; j < k3; ++j) {
+            const double *xc = rw->Wc + rw->dim * j;
+            for (int b = 0; b < 3; ++b) {
+                const int nb = n - 1 + b;
+                if (nb < 0 || nb >= m->nodes) continue;
+                for (int row = 0; row < 6; ++row) {
+                    const double *e = er + ((size_t)b * 6 + row) * B;
+                    double v = 0;
+                    for (int c = 0; c < B; ++c) v += e[c] * xc[(size_t)nb * B + c];
+                    A[(size_t)(w->N + j) * N + 6 * i + row] -= v;
+                }
+            }
+        }
+    }
+    for (int q = 0; q < w->cm; ++q)
+        if (w->ciface[q] >= 0 && a->iface[w->ciface[q]].rod == r)
+            for (int c = 0; c < 3; ++c) A[(size_t)(w->N + 3 * q + c) * N + 6 * w->ciface[q] + c] += 1.0;
+}
+
+/* contact.rods, the contact rows of the dense system: w = C δx at the contact nodes with
+ * δx = −u + V δy − W w (step 4), i.e. (E + C W) w − C V δy = −C u */
+static void contact_dense_rows(asm_work *w, double *A, double *rhs, int N)
+{
+    const cr_assembly *a = w->a;
+    const int k3 = 3 * w->cm;
+    for (int j = 0; j < k3; ++j) {
+        const int R = w->N + j;
+        A[(size_t)R * N + R] += 1.0;
+        rhs[R] = 0.0;
+        for (int l = 0; l < k3; ++l) {
+            const double cjl = w->Cc[(size_t)j * k3 + l];
+            if (cjl == 0.0) continue;
+            int n;
+            const int r = cr_asm_contact_rod_of(a->contact, w->cgl[l / 3], &n);
+            const rod_work *rw = &w->rw[r];
+            const size_t k = (size_t)n * a->models[r]->block + l % 3;
+            rhs[R] -= cjl * rw->X[k];
+            for (int jj = 0; jj < k3; ++jj) A[(size_t)(w->N + jj) * N + R] += cjl * rw->Wc[rw->dim * jj + k];
+            for (int qq = 0; qq < rw->m; ++qq) {
+                const int i = a->rod_iface[a->rod_iface_start[r] + qq];
+                for (int kc = 0; kc < 6; ++kc)
+                    A[(size_t)(6 * i + kc) * N + R] -= cjl * rw->X[rw->dim * (1 + 6 * qq + kc) + k];
+            }
+        }
+    }
+}
+
+/* contact.rods, step 4: rod r's share −W w of the update of its unknown k */
+static double contact_step(const asm_work *w, int r, size_t k)
+{
+    double d = 0;
+    const rod_work *rw = &w->rw[r];
+    for (int j = 0; j < 3 * w->cm; ++j) d += rw->Wc[rw->dim * j + k] * w->rhs[w->N + j];
+    return d;
+}
+
 /* Steps 2–4: the Newton update; *dx2, *x2: squared norms of the update and of the state. */
 static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
 {
     const cr_assembly *a = w->a;
-    const int N = w->N;
+    const int N = w->N + 3 * w->cm; /* contact.rods: the force increments after the multipliers */
     double t0 = now();
     memset(w->A, 0, (size_t)N * N * sizeof *w->A);
 #define A_(row, col) w->A[(size_t)(col)*N + (row)] /* column-major for LAPACK */
@@ -422,6 +632,7 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
             }
         }
     }
+    for (int r = 0; r < a->rod_count && w->cm > 0; ++r) contact_columns(w, r, w->A, N);
     const int off = 6 * a->iface_count;
     for (int b = 0; b < a->body_count; ++b) { /* a body's rows: E_b + ∂E_b/∂y δy (no rod behind it) */
         const int i = a->bodies[b].iface;
@@ -460,6 +671,7 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
         }
     }
 #undef A_
+    if (w->cm > 0) contact_dense_rows(w, w->A, w->rhs, N);
     const int bad = dense_solve(N, w->A, w->rhs, w->ipiv, w->sc);
     if (bad >= 0) {
         cr_status st = cr_asm_check_redundant(a, w->s, w->joint_f, err);
@@ -512,6 +724,7 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
                     int i = a->rod_iface[a->rod_iface_start[r] + q];
                     for (int c = 0; c < 6; ++c) d += rw->X[rw->dim * (1 + 6 * q + c) + k] * w->rhs[6 * i + c];
                 }
+                if (w->cm > 0) d -= contact_step(w, r, k);
                 x[k] += d;
                 d2 += d * d;
             }
@@ -574,6 +787,9 @@ static int position_rows(const cr_asm_joint *j, int stage, int *which)
 static cr_status correct_positions(asm_work *w, double lf)
 {
     const cr_assembly *a = w->a;
+    /* contact between the rods couples their positions: the correction's solve would drop it
+     * (and undo the contact each update, as for one rod's self-contact); Newton goes without */
+    if (a->contact) return CR_OK;
     for (int r = 0; r < a->rod_count; ++r)
         if (a->models[r]->rigid_count > 0) return CR_OK;
     int np = 0;
@@ -785,6 +1001,95 @@ static void predict(asm_work *w, double lf, double lf0, double lf1, double lf2)
     }
 }
 
+/* Obstacles (docs/theory.md "Contact with obstacles"): the rods' contact forces are
+ * node-local, so they are in each rod's residual and tangent (statics_residual.c) and the
+ * substructuring above carries them unchanged. What the assembly adds is the stage's
+ * start (moving obstacles placed, touching pairs anchored) ... */
+static void contact_begin(const cr_assembly *a, cr_assembly_state *s)
+{
+    if (a->contact) cr_asm_contact_reset(a->contact); /* between the rods: a penalty through the load steps */
+    for (int r = 0; r < a->rod_count; ++r) {
+        cr_contact *c = a->models[r]->contact;
+        if (!c) continue;
+        cr_contact_set_time(c, s->rods[r]->time);
+        cr_contact_begin(c, s->rods[r]->x, a->models[r]->block);
+    }
+}
+
+/* ... and the augmented Lagrangian's multiplier updates after the load steps, as one rod's
+ * (statics.c, contact_updates): every rod's multipliers updated, then Newton again at the
+ * full loads (the loads, supports and welds held at the stage's target), until no rod's
+ * contact opens or closes and every penetration and stick drift is within its tolerance. */
+static cr_status contact_updates(asm_work *w, const cr_static_options *o, cr_static_report *rep, double *history,
+                                 cr_error *err)
+{
+    const cr_assembly *a = w->a;
+    int any = a->contact != NULL, max_updates = a->contact ? cr_asm_contact_max_updates(a->contact) : 0, worst = 0;
+    for (int r = 0; r < a->rod_count; ++r)
+        if (a->models[r]->contact) {
+            any = 1;
+            if (a->models[r]->contact->max_updates > max_updates) max_updates = a->models[r]->contact->max_updates;
+        }
+    if (!any) return CR_OK;
+    double pen = 0, drift = 0, rods_pen = 0;
+    for (int k = 0;; ++k) {
+        int done = 1;
+        pen = 0, drift = 0;
+        if (a->contact) { /* between the rods: their multipliers alongside the obstacles' */
+            cr_asm_contact_gather(a->contact, a, w->s);
+            const int dr = cr_asm_contact_update(a->contact, &rods_pen);
+            if (dr < 0) return cr_error_set(err, CR_NO_MEMORY, "out of memory in the contact between the rods");
+            done &= dr;
+        }
+        for (int r = 0; r < a->rod_count; ++r) {
+            cr_contact *c = a->models[r]->contact;
+            if (!c) continue;
+            double pr = 0, dr = 0;
+            done &= cr_contact_update(c, w->s->rods[r]->x, a->models[r]->block, &pr, &dr);
+            if (pr > pen || dr > drift) worst = r;
+            pen = fmax(pen, pr), drift = fmax(drift, dr);
+        }
+        if (done) return CR_OK;
+        if (k == max_updates) break;
+        /* the stage's target held: factor 1 of everything, a solve that moves nothing */
+        for (int r = 0; r < a->rod_count; ++r) {
+            rod_work *rw = &w->rw[r];
+            for (int j = 0; j < a->models[r]->load_count; ++j) rw->from[j] = rw->to[j];
+            rw->bc_from = 1.0;
+        }
+        for (int j = 0; j < a->body_load_count; ++j) w->bfrom[j] = w->bto[j];
+        w->joint_from = 1.0;
+        double ss, err0 = 0;
+        size_t cnt;
+        w->joint_f = 1.0;
+        if (evaluate(w, 1.0, &ss, &cnt) == CR_OK) err0 = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
+        int iters = 0, hc = 0;
+        double fe = 0;
+        cr_status sn = newton(w, 1.0, err0, o, &iters, history, &hc, &fe, err);
+        rep->total_iterations += iters;
+        if (sn != CR_OK) return sn;
+        if (cr_static_report_append(rep, 1.0, iters, history, hc) != CR_OK)
+            return cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's static solver");
+        rep->final_residual = fe;
+    }
+    const cr_contact *c = a->models[worst]->contact;
+    if (a->contact && rods_pen > cr_asm_contact_tolerance(a->contact))
+        return cr_error_set(err, CR_NOT_CONVERGED,
+                            "contact.rods: %d multiplier updates left a penetration of %.3g m between the rods above "
+                            "contact.tolerance = %.3g m (raise contact.max_updates or contact.stiffness)",
+                            max_updates, rods_pen, cr_asm_contact_tolerance(a->contact));
+    if (!c) /* between the rods only: a pair that keeps opening and closing */
+        return cr_error_set(err, CR_NOT_CONVERGED,
+                            "contact.rods: %d multiplier updates did not settle which pairs of segments touch "
+                            "(raise contact.max_updates or contact.stiffness)",
+                            max_updates);
+    return cr_error_set(err, CR_NOT_CONVERGED,
+                        "contact: %d multiplier updates left a penetration of %.3g m and a stick drift of %.3g m "
+                        "above contact.tolerance = %.3g m (rods.%d ('%s') the worst; raise contact.max_updates or "
+                        "contact.stiffness)",
+                        max_updates, pen, drift, c->tol, worst, a->names[worst]);
+}
+
 cr_status cr_assembly_static_solve(const cr_assembly *a, cr_assembly_state *s, const cr_static_options *options,
                                    cr_static_report *report, cr_error *err)
 {
@@ -824,6 +1129,7 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
         if (!cr_asm_joint_active(a->joints + k, stage))
             for (int r = 0; r < a->joints[k].rows; ++r) s->lambda[a->joints[k].row0 + r] = 0.0;
     cr_status st = cr_asm_check_redundant(a, s, s->joint_factor, err);
+    if (st == CR_OK) contact_begin(a, s);
     double lf = 0.0, dl = 1.0 / o.load_steps, lf_prev = -1.0, lf_prev2 = -1.0;
     int halvings = 0;
     while (st == CR_OK && lf < 1.0) {
@@ -890,6 +1196,7 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
         ++halvings, ++rep->failed_attempts;
         dl *= 0.5;
     }
+    if (st == CR_OK && lf >= 1.0) st = contact_updates(&w, &o, rep, history, err);
     /* the state's loads, supports and welds where the last accepted step left them */
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];

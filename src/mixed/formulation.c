@@ -165,13 +165,11 @@ cr_status cr_mixed_check_rod(const cr_scenario *sc, cr_error *err)
 static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
 {
     cr_status st = cr_foreign_options_check(sc, "mixed_discrete", err);
+    if (st == CR_OK && sc->rod.contact.rods && sc->rod_count < 2)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "contact.rods: contact between the rods of an assembly needs several rods (rods); one rod "
+                            "touches itself with contact.self");
     if (st == CR_OK && cr_scenario_is_assembly(sc)) {
-        int obstacles = sc->rod.obstacle_count;
-        for (int r = 0; r < sc->rod_count; ++r) obstacles += sc->rods[r].rod.obstacle_count;
-        if (obstacles > 0)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "obstacles: contact of assemblies (rods, joints) is not available yet; obstacles "
-                                "work with a single rod");
         if (sc->rod.contact.self)
             return cr_error_set(err, CR_BAD_INPUT,
                                 "contact.self: contact between the rods of an assembly is not available yet; "
