@@ -692,6 +692,133 @@ static void test_joint_springs_static(void)
     spring_free(&c);
 }
 
+/* ---- joint limits, statics ---- */
+/* The spring_case rods (root clamped along x, tip hinged at x = 0.5, EI = 1e7: rigid to
+ * 1e-8); the limit row's multiplier is the stop's force (moment), read from the joint's whole
+ * reaction (its other rows hold the directions normal to the free one). */
+static double limit_multiplier(const spring_case *c)
+{
+    const cr_asm_joint *j = &c->a->joints[0];
+    for (int q = 0; q < j->springs; ++q)
+        if (cr_asm_is_limit_kind(j->spring_kind[q])) return c->s->lambda[j->row0 + j->rows - j->springs + q];
+    return NAN;
+}
+
+static void test_joint_limits_static(void)
+{
+    /* a pendulum arm (the tip rod, m = ρA L = 0.5 kg, its centre a = L/2 from the hinge)
+     * under gravity g = 9.81 along −y, hinged about z and resting on the stop of its limit
+     * [0, 1] at the reference: nothing else holds it (a free hinge: without the stop the solve
+     * is singular), so the stop's moment is m g a and the angle stays at the limit */
+    const double g = 9.81, m = 0.5, a_cm = 0.25;
+    cr_load_def grav = cr_load_default_def();
+    grav.type = CR_LOAD_GRAVITY, grav.value = cr_v3(0, -g, 0);
+    cr_joint_def j = cr_joint_default_def();
+    j.type = CR_JOINT_HINGE, j.axis = cr_v3(0, 0, 1), j.has_limit = 1, j.limit[0] = 0.0, j.limit[1] = 1.0;
+    spring_case c;
+    CHECK(spring_solve(&c, j, 1e9, 1e7, 1, &grav));
+    cr_vec3 ax, F, M;
+    double phi = relative_angle(&c, &ax) * (ax.z < 0 ? -1.0 : 1.0);
+    cr_assembly_joint_reaction(c.a, c.s, 0, &F, &M);
+    printf("arm on its stop: angle %.3e rad (limit 0), stop moment %.15f N m (m g a = %.15f), joint reaction "
+           "moment z %.15f\n",
+           phi, limit_multiplier(&c), m * g * a_cm, M.z);
+    CHECK(fabs(phi) < 1e-10);
+    CHECK(fabs(limit_multiplier(&c) - m * g * a_cm) < 1e-9 * m * g * a_cm);
+    CHECK(fabs(fabs(M.z) - m * g * a_cm) < 1e-9 * m * g * a_cm); /* the stop's moment is in the reaction */
+    spring_free(&c);
+
+    /* the same arm with a torsional spring k = 1 N m/rad and a tip force (0, −1, 0) N: free,
+     * it would hang at k φ = −P L cos φ (φ = −0.450); the limit [−0.2, 1] stops it at −0.2,
+     * where the moment balance about the hinge gives the stop's moment λ = k φ − M_load (exact
+     * for any rod stiffness, with the load's moment from the solved tip position; and P L cos 0.2
+     * − 0.2 k for rigid rods) */
+    cr_load_def f = cr_load_default_def();
+    f.type = CR_LOAD_FORCE, f.node = -1, f.value = cr_v3(0, -1, 0);
+    j.stiffness = 1.0, j.limit[0] = -0.2;
+    CHECK(spring_solve(&c, j, 1e9, 1e7, 1, &f));
+    phi = relative_angle(&c, &ax) * (ax.z < 0 ? -1.0 : 1.0);
+    double Mload = cr_v3_cross(cr_v3_sub(c.tip, c.ra), f.value).z, lam = limit_multiplier(&c);
+    printf("spring arm on its stop: angle %.15f rad (limit -0.2), stop moment %.15f (k phi - M_load = %.15f, rigid "
+           "%.15f)\n",
+           phi, lam, phi - Mload, 0.5 * cos(0.2) - 0.2);
+    CHECK(fabs(phi + 0.2) < 1e-10);
+    CHECK(fabs(lam - (1.0 * phi - Mload)) < 1e-10);
+    CHECK(fabs(lam - (0.5 * cos(0.2) - 0.2)) < 1e-6);
+    spring_free(&c);
+
+    /* a limit that does not press (range [−1, 1], the spring's −0.450 inside): the spring's
+     * answer, the stop's force 0 */
+    j.limit[0] = -1.0;
+    CHECK(spring_solve(&c, j, 1e9, 1e7, 1, &f));
+    phi = relative_angle(&c, &ax) * (ax.z < 0 ? -1.0 : 1.0);
+    double ref = -0.4;
+    for (int it = 0; it < 50; ++it) ref -= (ref + 0.5 * cos(ref)) / (1.0 - 0.5 * sin(ref));
+    printf("spring arm inside its limits: angle %.12f (free %.12f), stop moment %.3g\n", phi, ref,
+           limit_multiplier(&c));
+    CHECK(fabs(phi - ref) < 1e-6);
+    CHECK(limit_multiplier(&c) == 0.0);
+    spring_free(&c);
+
+    /* a lower stop at the reference that the load pulls away from (the kink's active branch
+     * at the first iteration must let go): a tip force (0, +1, 0) turns the arm up to +0.450 */
+    f.value = cr_v3(0, 1, 0), j.limit[0] = 0.0;
+    CHECK(spring_solve(&c, j, 1e9, 1e7, 1, &f));
+    phi = relative_angle(&c, &ax) * (ax.z < 0 ? -1.0 : 1.0);
+    printf("spring arm pulled off its stop: angle %.12f (free %.12f), stop moment %.3g\n", phi, -ref,
+           limit_multiplier(&c));
+    CHECK(fabs(phi + ref) < 1e-6);
+    CHECK(limit_multiplier(&c) == 0.0);
+    spring_free(&c);
+
+    /* a prismatic slider along x resting on the upper stop of its limit [−0.1, 0] under an
+     * axial force P = 0.3 N: the stop's force is P and the slide stays 0; with a spring k = 2
+     * and the limit [−0.1, 0.05] it stops at 0.05 carrying P − 0.05 k */
+    f.value = cr_v3(0.3, 0, 0);
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_PRISMATIC, j.axis = cr_v3(1, 0, 0), j.has_limit = 1, j.limit[0] = -0.1, j.limit[1] = 0.0;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 1, &f));
+    double slide = cr_v3_dot(cr_m3_mulv(cr_q_exp(c.pa), cr_v3(1, 0, 0)), cr_v3_sub(c.rb, c.ra));
+    printf("slider on its stop: slide %.3e m (limit 0), stop force %.15f N (load 0.3)\n", slide,
+           limit_multiplier(&c));
+    CHECK(fabs(slide) < 1e-10);
+    CHECK(fabs(-limit_multiplier(&c) - 0.3) < 1e-12);
+    spring_free(&c);
+    j.stiffness = 2.0, j.limit[1] = 0.05;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 1, &f));
+    slide = cr_v3_dot(cr_m3_mulv(cr_q_exp(c.pa), cr_v3(1, 0, 0)), cr_v3_sub(c.rb, c.ra));
+    printf("sprung slider on its stop: slide %.15f m (limit 0.05), stop force %.15f N (P - k x = 0.2)\n", slide,
+           limit_multiplier(&c));
+    CHECK(fabs(slide - 0.05) < 1e-10);
+    CHECK(fabs(-limit_multiplier(&c) - 0.2) < 1e-9);
+    spring_free(&c);
+
+    /* a cylindrical joint: a torque about x against the rotation's stop [−1, 0.3] with a spring
+     * k = 0.5 (free: T/k = 0.4) and an axial force against the slide's stop [−0.1, 0.05]
+     * (spring 2: free 0.15): both stops press, λ = T − k φ and P − k_s x */
+    cr_load_def fm[2] = {f, cr_load_default_def()};
+    fm[1].type = CR_LOAD_MOMENT, fm[1].node = -1, fm[1].value = cr_v3(0.2, 0, 0);
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_CYLINDRICAL, j.axis = cr_v3(1, 0, 0), j.stiffness = 0.5, j.slide_stiffness = 2.0;
+    j.has_limit = 1, j.limit[0] = -1, j.limit[1] = 0.3, j.has_slide_limit = 1, j.slide_limit[0] = -0.1,
+    j.slide_limit[1] = 0.05;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 2, fm));
+    slide = cr_v3_dot(cr_m3_mulv(cr_q_exp(c.pa), cr_v3(1, 0, 0)), cr_v3_sub(c.rb, c.ra));
+    phi = relative_angle(&c, &ax);
+    {
+        const cr_asm_joint *aj = &c.a->joints[0];
+        const double *l = c.s->lambda + aj->row0 + aj->rows - 2;
+        printf("cylindrical stops: twist %.15f (0.3), slide %.15f (0.05), stop moment %.15f (T - k phi = 0.05), "
+               "stop force %.15f (0.2)\n",
+               phi, slide, -l[0], -l[1]);
+        CHECK(fabs(phi - 0.3) < 1e-10);
+        CHECK(fabs(slide - 0.05) < 1e-10);
+        CHECK(fabs(-l[0] - 0.05) < 1e-9);
+        CHECK(fabs(-l[1] - 0.2) < 1e-9);
+    }
+    spring_free(&c);
+}
+
 /* ---- a statically determinate three-hinged arch ---- */
 /* Two straight rods, "left" from the support A = (0, 0) to the crown C = (1, 1) and
  * "right" from C to the support B = (2, 0), in the x–y plane; hinges about z at A and B
@@ -1352,6 +1479,6 @@ static void test_bad_references(void)
 
 CHECK_MAIN(CASE(test_weld_equals_one_rod), CASE(test_weld_rigid_strains), CASE(test_weld_rotation),
            CASE(test_weld_kink), CASE(test_interior_joint), CASE(test_joint_jacobians), CASE(test_spring_jacobians),
-           CASE(test_joint_springs_static), CASE(test_three_hinged_arch), CASE(test_ball_prop), CASE(test_mechanism),
+           CASE(test_joint_springs_static), CASE(test_joint_limits_static), CASE(test_three_hinged_arch), CASE(test_ball_prop), CASE(test_mechanism),
            CASE(test_ring), CASE(test_redundant_joints), CASE(test_bad_references), CASE(test_prismatic),
            CASE(test_cylindrical), CASE(test_universal))

@@ -100,6 +100,17 @@ typedef struct cr_joint_def {
     /* bit k set: the joint acts in stage k; 0 = in every stage. In a stage where it does not
      * act, its multipliers are 0 (its nodes move apart freely: a released weld). */
     unsigned stages;
+    /* Limits (stops) along the joint's free directions, unilateral: has_limit = 1 keeps a
+     * hinge's or cylindrical joint's rotation φ about `axis` (rad, from the reference, unwrapped:
+     * it counts whole turns, so a range beyond ±π holds) or a prismatic joint's slide x (m) within
+     * [limit[0], limit[1]]; has_slide_limit = 1 keeps a cylindrical joint's slide within
+     * slide_limit (m). lo <= hi, finite. The stop is an augmented Lagrangian in statics (exact to
+     * the tolerance, as obstacle contact) and a penalty spring of stiffness limit_stiffness
+     * (N m/rad, or N/m for a prismatic joint; slide_limit_stiffness N/m) in dynamics; 0: the
+     * default (docs/scenario.md "joints"). */
+    int has_limit, has_slide_limit;
+    double limit[2], slide_limit[2];
+    double limit_stiffness, slide_limit_stiffness;
 } cr_joint_def;
 
 typedef struct cr_assembly_rod_def {

@@ -333,10 +333,10 @@ static void joint_rows(const asm_dyn *d, int jk, const double *ya, const double 
     for (int c = 0; c < 6; ++c) u[c] = ya[CR_DYN_V + c], u[6 + c] = yb[CR_DYN_V + c];
     const double w = d->omega[jk];
     for (int r = 0; r < j->rows; ++r) {
-        double ca = 0, cu = 0, kr, cr;
+        double ca = 0, cu = 0, kr, cr, gk;
         for (int c = 0; c < 12; ++c) ca += Cm[r * 12 + c] * acc[c], cu += Cm[r * 12 + c] * u[c];
-        if (cr_asm_row_compliant(j, d->stage, r, &kr, &cr)) /* k g + c ġ, + μ by the caller */
-            out[r] = kr * g[r] + cr * cu;
+        if (cr_asm_row_law(j, d->s, d->stage, r, g[r], &kr, &cr, &gk, NULL)) /* k g + c ġ, + μ by the caller */
+            out[r] = kr * gk + cr * cu;
         else
             out[r] = ca + bias[r] + 2.0 * w * (cu + gt[r]) + w * w * g[r];
     }
@@ -960,15 +960,15 @@ static void joint_power(const asm_dyn *d, const double *y, double pw[2], double 
                           NULL, g, C, NULL);
         for (int c = 0; c < 6; ++c) u[c] = ya[CR_DYN_V + c], u[6 + c] = yb[CR_DYN_V + c];
         for (int r = 0; r < j->rows; ++r) {
-            double kr, cr, cu = 0;
+            double kr, cr, cu = 0, gk;
             const int drive_row =
                 (j->drive && r == j->pos_rows + 2) || (j->slide_drive && r == j->rows - j->springs - 1);
-            const int comp = cr_asm_row_compliant(j, d->stage, r, &kr, &cr);
+            const int comp = cr_asm_row_law(j, d->s, d->stage, r, g[r], &kr, &cr, &gk, NULL);
             if (!comp && !drive_row) continue;
             for (int c = 0; c < 12; ++c) cu += C[r * 12 + c] * u[c];
-            if (comp) {
+            if (comp) { /* a limit row: its penalty spring's ½ ε penetration² */
                 pw[0] += cr * cu * cu;
-                if (elastic) *elastic += 0.5 * kr * g[r] * g[r];
+                if (elastic) *elastic += 0.5 * kr * gk * gk;
             } else {
                 pw[1] += y[d->mu_off + j->row0 + r] * cu;
             }
@@ -1076,6 +1076,10 @@ static int step_done(double t, double *y, void *user)
     d->work += work_to(d, t, 1, jw);
     d->dissipated += jw[0], d->work_drives += jw[1];
     d->last_t = t;
+    if (cr_asm_has_limits(d->a)) { /* the limits' unwrapping about this step's angle; a released preload dropped */
+        unpack(d, y, t);
+        cr_asm_limits_accept(d->a, d->s, 1);
+    }
     long cnt[7];
     stage_counters(d, cnt);
     if (d->memory) {

@@ -392,6 +392,7 @@ static int packed_size(const void *impl)
     const asm_sim *s = impl;
     int n = 2 + s->a->rows + s->first_load[s->rods] + cr_asm_dynamic_memory_size(s->a) +
             CR_ASM_BODY_DOF * s->a->body_count + s->a->body_load_count;
+    if (cr_asm_has_limits(s->a)) n += 2 * s->a->rows; /* the limits' unwrapping and multipliers */
     for (int r = 0; r < s->rods; ++r) n += cr_state_packed_size(s->a->models[r]);
     return n;
 }
@@ -414,6 +415,11 @@ static void pack(const void *impl, double *out)
     memcpy(out, s->s->body, (size_t)CR_ASM_BODY_DOF * s->a->body_count * sizeof(double));
     out += CR_ASM_BODY_DOF * s->a->body_count;
     memcpy(out, s->s->body_load_scale, (size_t)s->a->body_load_count * sizeof(double));
+    out += s->a->body_load_count;
+    if (cr_asm_has_limits(s->a)) {
+        memcpy(out, s->s->limit_ref, (size_t)s->a->rows * sizeof(double));
+        memcpy(out + s->a->rows, s->s->limit_hat, (size_t)s->a->rows * sizeof(double));
+    }
 }
 
 static void unpack(void *impl, const double *in)
@@ -434,6 +440,11 @@ static void unpack(void *impl, const double *in)
     memcpy(s->s->body, in, (size_t)CR_ASM_BODY_DOF * s->a->body_count * sizeof(double));
     in += CR_ASM_BODY_DOF * s->a->body_count;
     memcpy(s->s->body_load_scale, in, (size_t)s->a->body_load_count * sizeof(double));
+    in += s->a->body_load_count;
+    if (cr_asm_has_limits(s->a)) {
+        memcpy(s->s->limit_ref, in, (size_t)s->a->rows * sizeof(double));
+        memcpy(s->s->limit_hat, in + s->a->rows, (size_t)s->a->rows * sizeof(double));
+    }
 }
 
 static uint64_t fingerprint(const void *impl)
@@ -482,6 +493,15 @@ static uint64_t fingerprint(const void *impl)
             for (size_t k = 0; k < sizeof sp / sizeof sp[0]; ++k) {
                 uint64_t bits;
                 memcpy(&bits, &sp[k], sizeof bits);
+                h = (h ^ bits) * 1099511628211ULL;
+            }
+        }
+        for (int q = 0; q < jt->springs; ++q) { /* the limits' ranges and ε (unchanged without limits) */
+            if (!cr_asm_is_limit_kind(jt->spring_kind[q])) continue;
+            const double lm[] = {jt->lo[q], jt->hi[q], jt->k[q], (double)jt->spring_kind[q]};
+            for (size_t k = 0; k < sizeof lm / sizeof lm[0]; ++k) {
+                uint64_t bits;
+                memcpy(&bits, &lm[k], sizeof bits);
                 h = (h ^ bits) * 1099511628211ULL;
             }
         }
