@@ -779,8 +779,7 @@ static void test_joint_limits_static(void)
     j.type = CR_JOINT_PRISMATIC, j.axis = cr_v3(1, 0, 0), j.has_limit = 1, j.limit[0] = -0.1, j.limit[1] = 0.0;
     CHECK(spring_solve(&c, j, 1e4, 1.0, 1, &f));
     double slide = cr_v3_dot(cr_m3_mulv(cr_q_exp(c.pa), cr_v3(1, 0, 0)), cr_v3_sub(c.rb, c.ra));
-    printf("slider on its stop: slide %.3e m (limit 0), stop force %.15f N (load 0.3)\n", slide,
-           limit_multiplier(&c));
+    printf("slider on its stop: slide %.3e m (limit 0), stop force %.15f N (load 0.3)\n", slide, limit_multiplier(&c));
     CHECK(fabs(slide) < 1e-10);
     CHECK(fabs(-limit_multiplier(&c) - 0.3) < 1e-12);
     spring_free(&c);
@@ -1479,6 +1478,6 @@ static void test_bad_references(void)
 
 CHECK_MAIN(CASE(test_weld_equals_one_rod), CASE(test_weld_rigid_strains), CASE(test_weld_rotation),
            CASE(test_weld_kink), CASE(test_interior_joint), CASE(test_joint_jacobians), CASE(test_spring_jacobians),
-           CASE(test_joint_springs_static), CASE(test_joint_limits_static), CASE(test_three_hinged_arch), CASE(test_ball_prop), CASE(test_mechanism),
-           CASE(test_ring), CASE(test_redundant_joints), CASE(test_bad_references), CASE(test_prismatic),
-           CASE(test_cylindrical), CASE(test_universal))
+           CASE(test_joint_springs_static), CASE(test_joint_limits_static), CASE(test_three_hinged_arch),
+           CASE(test_ball_prop), CASE(test_mechanism), CASE(test_ring), CASE(test_redundant_joints),
+           CASE(test_bad_references), CASE(test_prismatic), CASE(test_cylindrical), CASE(test_universal))

@@ -274,8 +274,7 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
             const double *lim = q ? j->slide_limit : j->limit, kl = q ? j->slide_limit_stiffness : j->limit_stiffness;
             if (!(kl >= 0) || !isfinite(kl))
                 return cr_error_set(err, CR_BAD_INPUT, "%s.%s: must be finite and >= 0 (got %g)", lb, lk[q], kl);
-            if (!has && kl > 0)
-                return cr_error_set(err, CR_BAD_INPUT, "%s.%s: given without %s", lb, lk[q], ln[q]);
+            if (!has && kl > 0) return cr_error_set(err, CR_BAD_INPUT, "%s.%s: given without %s", lb, lk[q], ln[q]);
             if (!has) continue;
             if (q == 0 ? !(turns || j->type == CR_JOINT_PRISMATIC) : j->type != CR_JOINT_CYLINDRICAL)
                 return cr_error_set(err, CR_BAD_INPUT,
@@ -331,9 +330,9 @@ cr_status cr_assembly_refuse_mixed_only(const cr_assembly_def *def, const char *
         const cr_joint_def *j = &def->joints[k];
         char lb[96];
         cr_joint_label(def, k, lb, sizeof lb);
-        const char *key = j->body_a || j->body_b ? (j->body_a ? "a" : "b")
-                          : j->stiffness != 0    ? "stiffness"
-                          : j->damping != 0      ? "damping"
+        const char *key = j->body_a || j->body_b    ? (j->body_a ? "a" : "b")
+                          : j->stiffness != 0       ? "stiffness"
+                          : j->damping != 0         ? "damping"
                           : j->slide_stiffness != 0 ? "slide_stiffness"
                           : j->slide_damping != 0   ? "slide_damping"
                           : j->rest != 0            ? "rest"
@@ -348,8 +347,8 @@ cr_status cr_assembly_refuse_mixed_only(const cr_assembly_def *def, const char *
                                 "%s.%s: %s is not available in model %s (its joints are exact constraints that act "
                                 "in every stage); use model mixed_discrete",
                                 lb, key,
-                                j->body_a || j->body_b ? "a joint end on a free rigid body"
-                                : !strcmp(key, "drive") ? "a slider drive"
+                                j->body_a || j->body_b   ? "a joint end on a free rigid body"
+                                : !strcmp(key, "drive")  ? "a slider drive"
                                 : !strcmp(key, "stages") ? "a joint limited to stages"
                                 : strstr(key, "limit")   ? "a joint limit (stop)"
                                                          : "a joint spring or damper",

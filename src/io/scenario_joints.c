@@ -120,7 +120,7 @@ static cr_status parse_joint_spring(const cJSON *c, const char *path, int type, 
 static cr_status parse_joint_limits(const cJSON *c, const char *path, int type, cr_joint_def *j, cr_error *err)
 {
     static const char *const names[2] = {"limit", "slide_limit"}, *const kn[2] = {"limit_stiffness",
-                                                                                   "slide_limit_stiffness"};
+                                                                                  "slide_limit_stiffness"};
     char key[PATH_SIZE];
     cr_status s;
     for (int q = 0; q < 2; ++q) {

@@ -46,7 +46,7 @@ typedef struct cr_asm_joint {
     int springs;
     int spring_kind[5];
     double k[5], c[5];
-    double rest[5];  /* the spring rows' rest measure at closing factor 1 (rest · f) */
+    double rest[5];      /* the spring rows' rest measure at closing factor 1 (rest · f) */
     double lo[5], hi[5]; /* a limit row's range (rad or m) */
     unsigned stages; /* bit s: acts in stage s; 0 = every stage */
 } cr_asm_joint;

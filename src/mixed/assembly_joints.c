@@ -108,7 +108,8 @@ static double dot_term(cr_vec3 s, cr_vec3 t, cr_mat3 AaTAb, double wc, double *C
 static double spring_term(const cr_asm_joint *j, int kind, double rest, cr_mat3 Aa, cr_mat3 AaTAb, cr_vec3 d,
                           double *Crow, double l, double *H)
 {
-    if (kind == CR_SPRING_SLIDE || kind == CR_SPRING_LIMIT_SLIDE) return slide_term(j->h, Aa, d, 1.0, Crow, l, H) - rest;
+    if (kind == CR_SPRING_SLIDE || kind == CR_SPRING_LIMIT_SLIDE)
+        return slide_term(j->h, Aa, d, 1.0, Crow, l, H) - rest;
     if (kind == CR_SPRING_LIMIT_ANGLE) rest = 0.0; /* the angle from the reference, unwrapped by cr_asm_row_law */
     cr_mat3 Rr = cr_q_exp(j->rel_ref);
     if (kind >= CR_SPRING_ROT && !cr_asm_is_limit_kind(kind)) {

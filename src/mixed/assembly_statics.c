@@ -815,8 +815,9 @@ static cr_status limit_updates(asm_work *w, const cr_static_options *o, double *
                 cr_asm_row_law(j, s, w->stage, r, w->g[row], &k, NULL, NULL, &ph);
                 const double pen = fmax(j->lo[q] - ph, ph - j->hi[q]), tol = cr_asm_limit_tol(a, j, q);
                 /* the pressing branch's force: a lower stop pushes φ up (λ > 0), an upper one down */
-                const double lh = !(k > 0) ? 0.0 : ph < 0.5 * (j->lo[q] + j->hi[q]) ? fmax(s->lambda[row], 0.0)
-                                                                                  : fmin(s->lambda[row], 0.0);
+                const double lh = !(k > 0)                           ? 0.0
+                                  : ph < 0.5 * (j->lo[q] + j->hi[q]) ? fmax(s->lambda[row], 0.0)
+                                                                     : fmin(s->lambda[row], 0.0);
                 if ((lh == 0) != (s->limit_hat[row] == 0)) done = 0; /* engaged or released */
                 if (pen > tol) done = 0;
                 if (pen / tol > worst / (worst_tol > 0 ? worst_tol : 1))
@@ -840,14 +841,13 @@ static cr_status limit_updates(asm_work *w, const cr_static_options *o, double *
         rep->final_residual = fe;
     }
     const cr_asm_joint *j = &a->joints[worst_joint >= 0 ? worst_joint : 0];
-    const char *key = j->type == CR_JOINT_CYLINDRICAL && j->spring_kind[worst_q] == CR_SPRING_LIMIT_SLIDE
-                          ? "slide_limit"
-                          : "limit";
+    const char *key =
+        j->type == CR_JOINT_CYLINDRICAL && j->spring_kind[worst_q] == CR_SPRING_LIMIT_SLIDE ? "slide_limit" : "limit";
     return cr_error_set(err, CR_NOT_CONVERGED,
                         "%s.%s: %d multiplier updates left a penetration of %.3g %s beyond the limit, above its "
                         "tolerance %.3g (raise %s.%s_stiffness)",
-                        j->label, key, MAX_UPDATES, worst, j->spring_kind[worst_q] == CR_SPRING_LIMIT_SLIDE ? "m" : "rad",
-                        worst_tol, j->label, key);
+                        j->label, key, MAX_UPDATES, worst,
+                        j->spring_kind[worst_q] == CR_SPRING_LIMIT_SLIDE ? "m" : "rad", worst_tol, j->label, key);
 }
 
 cr_status cr_assembly_static_solve(const cr_assembly *a, cr_assembly_state *s, const cr_static_options *options,
