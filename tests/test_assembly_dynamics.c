@@ -779,12 +779,12 @@ static void test_hinge_limit_swing(void)
            rec.count, rec.max_angle, hi, pen, pstar, rec.unwrapped, rec.e_before, rec.e_after, rec.e_in, rec.e_min,
            rec.e_max, scale, rep.steps, rep.rejected);
     CHECK(rec.count == 601);
-    CHECK(pen > 0.99 * pstar);        /* it reached the stop beyond π, and its spring held it within p* */
+    CHECK(pen > 0.99 * pstar); /* it reached the stop beyond π, and its spring held it within p* */
     CHECK(pen <= pstar * (1 + 1e-6));
-    CHECK(rec.unwrapped < 1.0);                       /* bounced back toward its start */
+    CHECK(rec.unwrapped < 1.0);                        /* bounced back toward its start */
     CHECK(rec.e_after <= rec.e_before + 1e-6 * scale); /* the bounce made no energy (to the tolerance) */
     CHECK(rec.e_after >= rec.e_before - 1e-5 * scale); /* and lost little (elastic stop) */
-    CHECK(rec.e_in <= 2e-5 * scale); /* on the stop (the dense output's interpolation) */
+    CHECK(rec.e_in <= 2e-5 * scale);                   /* on the stop (the dense output's interpolation) */
     CHECK(fabs(rec.e_max) <= 2e-5 * scale && fabs(rec.e_min) <= 2e-5 * scale);
     cr_assembly_state_destroy(s);
     cr_assembly_destroy(a);
