@@ -388,6 +388,10 @@ static void test_joint_jacobians(void)
     js[7].rel_ref = cr_q_normalize(cr_q(0.6, -0.3, 0.2, 0.5));
     js[8] = js[7];
     const double drive8[3] = {-23.9, 4.0, 7.0};
+    /* limits: a hinge's angle (its rest ignored), a cylindrical joint's angle and slide */
+    js[6] = js[0], js[6].spring_kind[0] = CR_SPRING_LIMIT_ANGLE;
+    js[7] = js[2], js[7].drive = 0, js[7].rows = 6, js[7].spring_kind[0] = CR_SPRING_LIMIT_ANGLE;
+    js[7].spring_kind[1] = CR_SPRING_LIMIT_SLIDE;
     const cr_vec3 ra0 = cr_v3(0.1, 0.2, -0.3), rb0 = cr_v3(0.15, 0.1, -0.2);
     const cr_quat pa0 = cr_q_normalize(cr_q(0.7, 0.1, 0.5, -0.2)), pb0 = cr_q_normalize(cr_q(0.3, -0.6, 0.2, 0.4));
     const double lambda[6] = {0.7, -1.3, 0.4, 2.1, -0.8, 1.7}, h = 1e-6, f = 0.6;
@@ -430,12 +434,12 @@ static void test_joint_jacobians(void)
  * slider's drive row: C and H = ∂(Cᵀλ)/∂ against central differences of g and of Cᵀλ. */
 static void test_spring_jacobians(void)
 {
-    cr_asm_joint js[6];
+    cr_asm_joint js[8];
     memset(js, 0, sizeof js);
     const cr_vec3 u1 = cr_v3_normalize(cr_v3(1, 1, 0)), u2 = cr_v3_normalize(cr_v3(-1, 1, 1));
     const cr_vec3 h = cr_v3_cross(u1, u2);
     const cr_quat rref = cr_q_normalize(cr_q(0.6, -0.3, 0.2, 0.5));
-    for (int t = 0; t < 6; ++t) js[t].rel_ref = rref, js[t].u1 = u1, js[t].u2 = u2, js[t].h = h;
+    for (int t = 0; t < 8; ++t) js[t].rel_ref = rref, js[t].u1 = u1, js[t].u2 = u2, js[t].h = h;
     /* a hinge with a spring about its axis (φ = atan2 of two dot rows) */
     js[0].type = CR_JOINT_HINGE, js[0].pos_rows = 3, js[0].rows = 6, js[0].springs = 1;
     js[0].spring_kind[0] = CR_SPRING_ANGLE, js[0].rest[0] = 0.9; /* a rest angle (× f) */
@@ -454,10 +458,14 @@ static void test_spring_jacobians(void)
     js[5].u1 = h, js[5].axis_b = cr_m3_tmulv(cr_q_exp(rref), u1);
     for (int t = 4; t < 6; ++t)
         for (int q = 0; q < 3; ++q) js[t].spring_kind[q] = CR_SPRING_ROT + q;
+    /* limits: a hinge's angle (its rest ignored), a cylindrical joint's angle and slide */
+    js[6] = js[0], js[6].spring_kind[0] = CR_SPRING_LIMIT_ANGLE;
+    js[7] = js[2], js[7].drive = 0, js[7].rows = 6, js[7].spring_kind[0] = CR_SPRING_LIMIT_ANGLE;
+    js[7].spring_kind[1] = CR_SPRING_LIMIT_SLIDE;
     const cr_vec3 ra0 = cr_v3(0.1, 0.2, -0.3), rb0 = cr_v3(0.15, 0.1, -0.2);
     const cr_quat pa0 = cr_q_normalize(cr_q(0.7, 0.1, 0.5, -0.2)), pb0 = cr_q_normalize(cr_q(0.3, -0.6, 0.2, 0.4));
     const double lambda[8] = {0.7, -1.3, 0.4, 2.1, -0.8, 1.7, -2.4, 0.9}, hh = 1e-6, f = 0.6;
-    for (int t = 0; t < 6; ++t) {
+    for (int t = 0; t < 8; ++t) {
         const cr_asm_joint *j = &js[t];
         double g[8], C[96], H[144], gp[8], gm[8], Cp[96], Cm[96], dummy[144];
         CHECK(j->rows <= CR_ASM_MAX_ROWS);
@@ -505,6 +513,19 @@ static void test_spring_jacobians(void)
         CHECK_NEAR(g[5], 0.25 - 0.3 * f, 1e-14);
         CHECK_NEAR(g[6], 0.25, 1e-14);
         for (int r = 0; r < 5; ++r) CHECK_NEAR(g[r], 0.0, 1e-14);
+        /* a limit row reads the angle from the reference (0.4, not 0.4 − 0.9 f) and counts the
+         * turns: about a last accepted angle near 2π it is 0.4 + 2π */
+        cr_asm_joint_eval(&js[6], f, NULL, ra0, pa0, ra0, pb, NULL, g, NULL, NULL);
+        CHECK_NEAR(g[5], 0.4, 1e-14);
+        double ref[6] = {0, 0, 0, 0, 0, 2 * PI - 0.3}, hat[6] = {0}, phi = 0, k = -1;
+        cr_assembly_state st = {.limit_ref = ref, .limit_hat = hat};
+        js[6].lo[0] = -1, js[6].hi[0] = 7, js[6].k[0] = 10;
+        CHECK(cr_asm_row_law(&js[6], &st, 0, 5, g[5], &k, NULL, NULL, &phi));
+        CHECK_NEAR(phi, 0.4 + 2 * PI, 1e-14);
+        CHECK(k == 0.0); /* inside [−1, 7]: not pressing */
+        js[6].hi[0] = 6;
+        cr_asm_row_law(&js[6], &st, 0, 5, g[5], &k, NULL, NULL, &phi);
+        CHECK(k == 10.0); /* beyond 6 (a wrapped angle, 0.4, would not be) */
     }
 }
 

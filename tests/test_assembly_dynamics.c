@@ -87,7 +87,8 @@ static void test_jacobian_fd(void)
      * universal) and a weld that does not act in the stage (11) */
     static const cr_joint_type variant[6] = {CR_JOINT_HINGE, CR_JOINT_PRISMATIC, CR_JOINT_CYLINDRICAL,
                                              CR_JOINT_BALL,  CR_JOINT_UNIVERSAL, CR_JOINT_WELD};
-    for (int type = 0; type <= CR_JOINT_UNIVERSAL + 6; ++type) {
+    static const cr_joint_type limited[3] = {CR_JOINT_HINGE, CR_JOINT_CYLINDRICAL, CR_JOINT_PRISMATIC};
+    for (int type = 0; type <= CR_JOINT_UNIVERSAL + 9; ++type) {
         cr_section_segment sec = section(1e3, 2, 1.5);
         cr_bc_def clamp = cr_bc_default_def();
         cr_load_def grav = cr_load_default_def();
@@ -95,7 +96,10 @@ static void test_jacobian_fd(void)
         cr_assembly_rod_def rods[2] = {named("a", straight_rod(&sec, 1, 3)), named("b", straight_rod(&sec, 1, 4))};
         rods[0].rod.bcs = &clamp, rods[0].rod.bc_count = 1, rods[0].rod.loads = &grav, rods[0].rod.load_count = 1;
         rods[1].rod.reference.origin = cr_v3(1, 0, 0), rods[1].rod.loads = &grav, rods[1].rod.load_count = 1;
-        cr_joint_def j = joint(type <= CR_JOINT_UNIVERSAL ? (cr_joint_type)type : variant[type - 6], 0, -1, 1, 0);
+        cr_joint_def j = joint(type <= CR_JOINT_UNIVERSAL ? (cr_joint_type)type
+                               : type < 12                ? variant[type - 6]
+                                                          : limited[type - 12],
+                               0, -1, 1, 0);
         j.axis = cr_v3(0.2, 0.1, 1);
         j.axis_b = cr_v3_cross(j.axis, cr_v3(0.3, 1, 0));
         if (type > CR_JOINT_UNIVERSAL && type < CR_JOINT_UNIVERSAL + 6)
@@ -104,6 +108,10 @@ static void test_jacobian_fd(void)
         if (type == 7 || type == 8)
             j.has_drive = 1, j.drive_slide = type == 7, j.drive_position = 0.1, j.drive_angle = 0.3;
         if (type == 11) j.stages = 2u; /* stage 1 only: not in the probed stage 0 */
+        /* limits (the state below turns and slides the joint by a few 0.01): pressing its lower
+         * stop (12), its upper rotation stop and lower slide stop (13), not touching them (14) */
+        if (type >= 12) j.has_limit = 1, j.limit[0] = type == 12 ? 0.5 : -1, j.limit[1] = type == 13 ? -0.5 : 1;
+        if (type == 13) j.has_slide_limit = 1, j.slide_limit[0] = 0.2, j.slide_limit[1] = 0.3, j.stiffness = 3.0;
         cr_assembly_def def = cr_assembly_default_def();
         def.rod_count = 2, def.rods = rods, def.joint_count = 1, def.joints = &j;
         cr_error aerr = {0};
@@ -161,7 +169,16 @@ static void test_jacobian_fd(void)
                                       "cylindrical with angle drive and both springs and dampers",
                                       "ball with spring and damper",
                                       "universal with spring and damper",
-                                      "weld not acting in the stage"};
+                                      "weld not acting in the stage",
+                                      "hinge pressing its limit",
+                                      "cylindrical pressing its rotation's and slide's limits",
+                                      "prismatic inside its limit"};
+        if (type >= 12) { /* the last row, a limit's: pressing (12, 13) feels the poses, else it is μ = 0 */
+            double feel = 0;
+            for (int c = 0; c < N - a->rows; ++c) feel = fmax(feel, fabs(J[(size_t)(N - 1) * N + c]));
+            printf("limit row's largest entry in the nodes' unknowns: %.3g\n", feel);
+            CHECK(type == 14 ? feel == 0 : feel > 1.0);
+        }
         printf("jacobian %s: worst relative difference %.2e\n", names[type], worst);
         CHECK(worst < 1e-6);
         free(y), free(F), free(J), free(yp), free(Fp), free(Fm), free(y0);
