@@ -192,6 +192,12 @@ cr_status cr_assembly_state_set_body_velocity(cr_assembly_state *state, int body
 /* The wrench joint j applies on its first node a in the last solved state: force in I,
  * moment in I about that node, or about the joint's point of a body (its second node b
  * receives the opposite). */
+/* Joint `joint`'s limit `which` (0: `limit`, a rotation's or a prismatic joint's slide; 1:
+ * `slide_limit`) in the state: *value the measure (rad, unwrapped: whole turns counted; or m),
+ * *force the stop's force (N m or N, positive pushing the measure up: a lower stop's; 0 when
+ * the stop does not press). Returns 1 when the joint has that limit, else 0. */
+int cr_assembly_joint_limit(const cr_assembly *assembly, const cr_assembly_state *state, int joint, int which,
+                            double *value, double *force);
 cr_status cr_assembly_joint_reaction(const cr_assembly *assembly, const cr_assembly_state *state, int joint,
                                      cr_vec3 *force, cr_vec3 *moment);
 

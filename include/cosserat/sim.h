@@ -118,6 +118,10 @@ const char *cr_sim_joint_name(const cr_sim *sim, int joint); /* "joints.K" when 
 /* The wrench joint `joint` applies on its first node a (force in I, moment in I about that
  * node; node b receives the opposite) in the current state. CR_BAD_INPUT out of range. */
 cr_status cr_sim_joint_reaction(const cr_sim *sim, int joint, cr_vec3 *force, cr_vec3 *moment);
+/* Joint `joint`'s limit `which` (0: `limit`, 1: `slide_limit`): its measure *value (rad,
+ * unwrapped, or m) and the stop's force *force (N m or N, positive pushing the measure up; 0
+ * when it does not press). 1 when the joint has that limit (mixed_discrete assemblies), else 0. */
+int cr_sim_joint_limit(const cr_sim *sim, int joint, int which, double *value, double *force);
 /* The mass of body `body` (kg): as the model holds it (an assembly's free bodies included), else
  * as the rods' definitions give it; NAN out of range. */
 double cr_sim_body_mass(const cr_sim *sim, int body);

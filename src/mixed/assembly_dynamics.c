@@ -998,6 +998,28 @@ static double work_to(asm_dyn *d, double t, int step_end, double jw[2])
     return h * W;
 }
 
+/* The limits at y: how many stops press, and the largest magnitude of their forces (N m or N). */
+static void limit_columns(const asm_dyn *d, const double *y, double *pressing, double *force)
+{
+    *pressing = 0, *force = 0;
+    for (int jk = 0; jk < d->a->joint_count; ++jk) {
+        const cr_asm_joint *j = &d->a->joints[jk];
+        int any = 0;
+        for (int q = 0; q < j->springs; ++q) any |= cr_asm_is_limit_kind(j->spring_kind[q]);
+        if (!any || !cr_asm_joint_active(j, d->stage)) continue;
+        const double *ya = node_y(d, y, j->iface[0]), *yb = node_y(d, y, j->iface[1]);
+        double g[CR_ASM_MAX_ROWS], k;
+        cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
+                                cr_q_load(yb + 3), NULL, g, NULL, NULL);
+        for (int q = 0; q < j->springs; ++q) {
+            const int r = j->rows - j->springs + q;
+            if (!cr_asm_is_limit_kind(j->spring_kind[q])) continue;
+            cr_asm_row_law(j, d->s, d->stage, r, g[r], &k, NULL, NULL, NULL);
+            if (k > 0) *pressing += 1, *force = fmax(*force, fabs(y[d->mu_off + j->row0 + r]));
+        }
+    }
+}
+
 static int output(double t, const double *y, void *user)
 {
     asm_dyn *d = user;
@@ -1011,6 +1033,10 @@ static int output(double t, const double *y, void *user)
     if (cr_asm_joint_columns(d->a)) { /* series.csv's joint columns (assembly_formulation.c, series_extra) */
         smp.extra_count = 2;
         smp.extra[0] = d->dissipated + jw[0], smp.extra[1] = d->work_drives + jw[1];
+    }
+    if (cr_asm_has_limits(d->a)) { /* the stops pressing and the largest stop force */
+        smp.extra_count = 4;
+        limit_columns(d, y, &smp.extra[2], &smp.extra[3]);
     }
     for (int r = 0; r < d->nr; ++r) {
         double T, U, V;

@@ -374,13 +374,15 @@ static double body_mass(const void *impl, int j)
     return s->a->models[r]->bodies[j].mass;
 }
 
-/* with springs, dampers or drives on the joints: their energy columns (assembly_dynamics.c) */
+/* with springs, dampers or drives on the joints: their energy columns, and with limits the
+ * stops' columns (assembly_dynamics.c) */
 static int series_extra(const void *impl, const char *const **names)
 {
-    static const char *const joint_names[] = {"energy_dissipated_joints", "work_drives"};
+    static const char *const joint_names[] = {"energy_dissipated_joints", "work_drives", "joint_limits_pressing",
+                                              "joint_limit_force"};
     const asm_sim *s = impl;
     *names = joint_names;
-    return s && s->a && cr_asm_joint_columns(s->a) ? 2 : 0;
+    return !s || !s->a || !cr_asm_joint_columns(s->a) ? 0 : cr_asm_has_limits(s->a) ? 4 : 2;
 }
 
 static double *load_input(void *impl) { return ((asm_sim *)impl)->inputs; }
@@ -550,6 +552,12 @@ static cr_status joint_reaction(const void *impl, int j, cr_vec3 *f, cr_vec3 *m)
     return cr_assembly_joint_reaction(s->a, s->s, j, f, m);
 }
 
+static int joint_limit(const void *impl, int j, int which, double *value, double *force)
+{
+    const asm_sim *s = impl;
+    return cr_assembly_joint_limit(s->a, s->s, j, which, value, force);
+}
+
 const cr_formulation cr_mixed_assembly_formulation = {
     .name = "mixed_discrete",
     /* as the one-rod table's: an assembly costs what its rods cost (+ a small dense system) */
@@ -588,5 +596,6 @@ const cr_formulation cr_mixed_assembly_formulation = {
     .joint_count = joint_count,
     .joint_name = joint_name,
     .joint_reaction = joint_reaction,
+    .joint_limit = joint_limit,
     .body_mass = body_mass,
 };

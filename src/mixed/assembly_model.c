@@ -308,6 +308,29 @@ cr_status cr_assembly_joint_reaction(const cr_assembly *a, const cr_assembly_sta
     return CR_OK;
 }
 
+int cr_assembly_joint_limit(const cr_assembly *a, const cr_assembly_state *s, int joint, int which, double *value,
+                            double *force)
+{
+    if (joint < 0 || joint >= a->joint_count) return 0;
+    const cr_asm_joint *j = &a->joints[joint];
+    int n = 0;
+    for (int q = 0; q < j->springs; ++q) {
+        if (!cr_asm_is_limit_kind(j->spring_kind[q]) || n++ != which) continue;
+        cr_vec3 ra, rb;
+        cr_quat pa, pb;
+        cr_asm_iface_pose(a, s, j->iface[0], &ra, &pa);
+        cr_asm_iface_pose(a, s, j->iface[1], &rb, &pb);
+        double g[CR_ASM_MAX_ROWS], ph;
+        const int r = j->rows - j->springs + q;
+        cr_asm_joint_eval_iface(j, s->joint_factor, NULL, ra, pa, rb, pb, NULL, g, NULL, NULL);
+        cr_asm_row_law(j, s, s->stage, r, g[r], NULL, NULL, NULL, &ph);
+        if (value) *value = ph;
+        if (force) *force = s->lambda[j->row0 + r];
+        return 1;
+    }
+    return 0;
+}
+
 /* which of a joint's rows row k is, for messages */
 static const char *row_name(const cr_asm_joint *j, int k)
 {

@@ -88,6 +88,8 @@ typedef struct cr_formulation {
     const char *(*joint_name)(const void *impl, int joint);
     /* the wrench joint j applies on its first node (force in I, moment in I about that node) */
     cr_status (*joint_reaction)(const void *impl, int joint, cr_vec3 *force, cr_vec3 *moment);
+    /* optional: joint j's limit `which` (cr_assembly_joint_limit); NULL or 0: none */
+    int (*joint_limit)(const void *impl, int joint, int which, double *value, double *force);
     /* optional: the mass of body j (NULL: the rods' definitions give it) */
     double (*body_mass)(const void *impl, int body);
 } cr_formulation;

@@ -300,6 +300,12 @@ cr_status cr_sim_joint_reaction(const cr_sim *sim, int joint, cr_vec3 *force, cr
     return sim->f->joint_reaction(sim->impl, joint, force, moment);
 }
 
+int cr_sim_joint_limit(const cr_sim *sim, int joint, int which, double *value, double *force)
+{
+    if (joint < 0 || joint >= cr_sim_joint_count(sim) || !sim->f->joint_limit) return 0;
+    return sim->f->joint_limit(sim->impl, joint, which, value, force);
+}
+
 double cr_sim_body_mass(const cr_sim *sim, int body)
 {
     if (body < 0 || body >= cr_sim_body_count(sim)) return NAN;
