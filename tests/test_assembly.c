@@ -388,10 +388,6 @@ static void test_joint_jacobians(void)
     js[7].rel_ref = cr_q_normalize(cr_q(0.6, -0.3, 0.2, 0.5));
     js[8] = js[7];
     const double drive8[3] = {-23.9, 4.0, 7.0};
-    /* limits: a hinge's angle (its rest ignored), a cylindrical joint's angle and slide */
-    js[6] = js[0], js[6].spring_kind[0] = CR_SPRING_LIMIT_ANGLE;
-    js[7] = js[2], js[7].drive = 0, js[7].rows = 6, js[7].spring_kind[0] = CR_SPRING_LIMIT_ANGLE;
-    js[7].spring_kind[1] = CR_SPRING_LIMIT_SLIDE;
     const cr_vec3 ra0 = cr_v3(0.1, 0.2, -0.3), rb0 = cr_v3(0.15, 0.1, -0.2);
     const cr_quat pa0 = cr_q_normalize(cr_q(0.7, 0.1, 0.5, -0.2)), pb0 = cr_q_normalize(cr_q(0.3, -0.6, 0.2, 0.4));
     const double lambda[6] = {0.7, -1.3, 0.4, 2.1, -0.8, 1.7}, h = 1e-6, f = 0.6;
