@@ -166,6 +166,8 @@ _PROTOTYPES = {
     "cr_sim_joint_count": (_I, [_P]),
     "cr_sim_joint_name": (ctypes.c_char_p, [_P, _I]),
     "cr_sim_joint_reaction": (_I, [_P, _I, ctypes.POINTER(CrVec3), ctypes.POINTER(CrVec3)]),
+    "cr_sim_set_joint_drive_input": (_I, [_P, _I, _D]),
+    "cr_sim_joint_drive_input": (_D, [_P, _I]),
     "cr_sim_body_count": (_I, [_P]),
     "cr_sim_body_name": (ctypes.c_char_p, [_P, _I]),
     "cr_sim_body_pose": (None, [_P, _I, ctypes.POINTER(CrVec3), ctypes.POINTER(CrMat3)]),

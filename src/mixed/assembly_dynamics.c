@@ -124,6 +124,9 @@ typedef struct asm_dyn {
     double f; /* the welds' closing factor (constant during the stage) */
     /* per joint: a hinge drive's (θ, θ̇, θ̈) at the time of the last residual or Jacobian (set_drive) */
     double *drive;
+    /* per joint: its drive input's ramp (from, to, the rate at from) over [ramp_t0, ramp_t1] (the
+     * output interval) */
+    double *du, ramp_t0, ramp_t1;
     rod_dyn *rd;
     int nr, ni, k; /* rods, interface nodes, joint rows */
     size_t N, mu_off;
@@ -311,6 +314,19 @@ static void set_drive(asm_dyn *d, double t)
             continue;
         }
         cr_time_function_eval_d(&j->drive_time, t, &v[0], &v[1], &v[2]);
+        /* the input u(t) over the output interval [t0, t0 + h]: the cubic Hermite from u0 with rate
+         * r0 to u1 with the secant rate (u1 − u0)/h, so u is C¹ across output times (the drive's
+         * velocity continuous, its acceleration jumping like a load input); then (f u)' = f' u +
+         * f u', (f u)'' = f'' u + 2 f' u' + f u'' */
+        const double u0 = d->du[3 * jk], u1 = d->du[3 * jk + 1], r0 = d->du[3 * jk + 2], h = d->ramp_t1 - d->ramp_t0;
+        double u = u1, ud = 0.0, udd = 0.0;
+        if ((u0 != u1 || r0 != 0) && h > 0) {
+            const double x = fmin(1.0, fmax(0.0, (t - d->ramp_t0) / h)), x2 = x * x, x3 = x2 * x, r1 = (u1 - u0) / h;
+            u = (2 * x3 - 3 * x2 + 1) * u0 + (x3 - 2 * x2 + x) * h * r0 + (3 * x2 - 2 * x3) * u1 + (x3 - x2) * h * r1;
+            ud = (6 * x2 - 6 * x) / h * (u0 - u1) + (3 * x2 - 4 * x + 1) * r0 + (3 * x2 - 2 * x) * r1;
+            udd = ((12 * x - 6) / h * (u0 - u1) + (6 * x - 4) * r0 + (6 * x - 2) * r1) / h;
+        }
+        v[2] = v[2] * u + 2.0 * v[1] * ud + v[0] * udd, v[1] = v[1] * u + v[0] * ud, v[0] *= u;
         for (int c = 0; c < 3; ++c) v[c] *= j->drive ? j->drive_angle : j->drive_position;
     }
 }
@@ -1175,7 +1191,7 @@ static void free_dyn(asm_dyn *d)
             free(rd->V), free(rd->Vre), free(rd->Vim), free(rd->bsave);
         }
     free(d->rd);
-    free(d->imass), free(d->omega), free(d->drive), free(d->Ct), free(d->A), free(d->G), free(d->Gmu), free(d->S), free(d->Sz);
+    free(d->imass), free(d->omega), free(d->drive), free(d->du), free(d->Ct), free(d->A), free(d->G), free(d->Gmu), free(d->S), free(d->Sz);
     free(d->tmpS), free(d->piv), free(d->pivz), free(d->mu), free(d->muz), free(d->tmp), free(d->yjac);
     free(d->bd), free(d->bactive), free(d->bscale);
 }
@@ -1270,6 +1286,15 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
     d.imass = calloc((size_t)6 * ni1, sizeof *d.imass);
     d.omega = calloc(a->joint_count > 0 ? a->joint_count : 1, sizeof *d.omega);
     d.drive = calloc(3 * (size_t)(a->joint_count > 0 ? a->joint_count : 1), sizeof *d.drive);
+    d.du = calloc(3 * (size_t)(a->joint_count > 0 ? a->joint_count : 1), sizeof *d.du);
+    if (d.du) { /* the drives' inputs: held (fresh), or the ramp of the output interval a checkpoint cut */
+        const double k0 = floor((tb - d.t_stage_start) / o.output_dt * (1 + 1e-12));
+        d.ramp_t0 = d.t_stage_start + k0 * o.output_dt, d.ramp_t1 = d.ramp_t0 + o.output_dt;
+        for (int jk = 0; jk < a->joint_count; ++jk) {
+            if (!resume) s->drive_from[jk] = s->drive_input[jk], s->drive_rate[jk] = 0.0;
+            d.du[3 * jk] = s->drive_from[jk], d.du[3 * jk + 1] = s->drive_input[jk], d.du[3 * jk + 2] = s->drive_rate[jk];
+        }
+    }
     d.Ct = calloc((size_t)ni1 * 6 * k1, sizeof *d.Ct);
     d.A = calloc((size_t)ni1 * 6 * NB, sizeof *d.A);
     d.G = calloc((size_t)k1 * 2 * NB, sizeof *d.G);
@@ -1286,7 +1311,7 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
     y = calloc(d.N, sizeof *y), mass = calloc(d.N, sizeof *mass), atol = calloc(d.N, sizeof *atol);
     F0 = calloc(d.N, sizeof *F0);
     index = calloc(d.N, sizeof *index);
-    if (!d.imass || !d.omega || !d.drive || !d.Ct || !d.A || !d.G || !d.Gmu || !d.S || !d.Sz || !d.tmpS || !d.piv || !d.pivz ||
+    if (!d.imass || !d.omega || !d.drive || !d.du || !d.Ct || !d.A || !d.G || !d.Gmu || !d.S || !d.Sz || !d.tmpS || !d.piv || !d.pivz ||
         !d.mu || !d.muz || !d.tmp || !d.yjac || !y || !mass || !atol || !F0 || !index) {
         st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
         goto done;
@@ -1464,6 +1489,8 @@ done:
     return st;
 }
 
+static cr_status integrate_live(asm_dyn *d, const double *times, int count, double t_end, cr_error *err);
+
 int cr_asm_dynamic_memory_size(const cr_assembly *a)
 {
     return AM_RADAU + CR_RADAU_MEMORY_DOUBLES + 3 * cr_asm_dynamic_size(a);
@@ -1565,7 +1592,10 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
             goto done;
         }
     }
-    st = cr_radau_integrate(d.radau, t_end, err);
+    if (!s->inputs_live)
+        st = cr_radau_integrate(d.radau, t_end, err);
+    else
+        st = integrate_live(&d, times, (int)count, t_end, err);
     unpack(&d, cr_radau_y(d.radau), cr_radau_t(d.radau));
     for (int r = 0; r < d.nr; ++r) { /* the loads the state now carries: a following static stage ramps from these */
         set_scales(&d.rd[r], cr_radau_t(d.radau));
@@ -1590,6 +1620,45 @@ done:
     free_setup(&u);
     free(times);
     free(d.ywork);
+    return st;
+}
+
+/* The stage integrated output interval by interval (s->inputs_live: an output callback may
+ * change the inputs, as one rod's cr_mixed_dynamic_solve segmented): after each output time the
+ * rods' load inputs (a jump of the right-hand side) and the drives' inputs (a C¹ ramp from the
+ * value reached to the new one at the next output time: a jump of the drive's acceleration) are taken,
+ * and on a change the integrator restarts there (cr_radau_reinit: a fresh first step). */
+static cr_status integrate_live(asm_dyn *d, const double *times, int count, double t_end, cr_error *err)
+{
+    cr_status st = CR_OK;
+    double *ytmp = malloc(d->N * sizeof *ytmp);
+    if (!ytmp) return cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
+    for (int k = 0; st == CR_OK && k < count; ++k) {
+        if ((st = cr_radau_integrate(d->radau, times[k], err)) != CR_OK) break;
+        int changed = 0;
+        for (int r = 0; r < d->nr; ++r) {
+            rod_dyn *rd = &d->rd[r];
+            const size_t nl = (size_t)rd->m->load_count;
+            if (nl == 0 || !memcmp(rd->input, d->s->rods[r]->load_input, nl * sizeof(double))) continue;
+            memcpy(rd->input, d->s->rods[r]->load_input, nl * sizeof(double));
+            changed = 1;
+        }
+        const double t1 = k + 1 < count ? times[k + 1] : t_end;
+        for (int jk = 0; jk < d->a->joint_count; ++jk) { /* the value and rate reached, the new target */
+            double *u = d->du + 3 * jk;
+            const double h = d->ramp_t1 - d->ramp_t0;
+            const double reached = u[1], rate = u[0] != u[1] || u[2] != 0 ? (u[1] - u[0]) / h : 0.0;
+            const double next = d->s->drive_input[jk];
+            if (rate != 0 || next != reached) changed = 1; /* the drive's acceleration changes */
+            u[0] = d->s->drive_from[jk] = reached, u[1] = next, u[2] = d->s->drive_rate[jk] = rate;
+        }
+        d->ramp_t0 = times[k], d->ramp_t1 = t1;
+        if (!changed) continue;
+        memcpy(ytmp, cr_radau_y(d->radau), d->N * sizeof *ytmp);
+        st = cr_radau_reinit(d->radau, times[k], ytmp, cr_radau_h(d->radau), err);
+    }
+    if (st == CR_OK && cr_radau_t(d->radau) < t_end) st = cr_radau_integrate(d->radau, t_end, err);
+    free(ytmp);
     return st;
 }
 

@@ -250,7 +250,13 @@ static int dyn_output(const cr_assembly *a, const cr_assembly_state *st, const c
 {
     (void)a, (void)st;
     asm_sim *s = user;
-    return s->cb->on_output ? s->cb->on_output(s->sim, smp, s->cb->user) : 0;
+    const int stop = s->cb->on_output ? s->cb->on_output(s->sim, smp, s->cb->user) : 0;
+    if (s->cb->inputs_live) /* the loads' inputs it set, for the stage's next output interval */
+        for (int r = 0; r < s->rods; ++r) {
+            const int nl = s->a->models[r]->load_count;
+            if (nl > 0) memcpy(s->s->rods[r]->load_input, s->inputs + s->first_load[r], (size_t)nl * sizeof(double));
+        }
+    return stop;
 }
 
 static int dyn_step(const cr_assembly *a, const cr_assembly_state *st, double h, long steps, double work, void *user)
@@ -260,9 +266,9 @@ static int dyn_step(const cr_assembly *a, const cr_assembly_state *st, double h,
     return s->cb->on_step ? s->cb->on_step(s->sim, h, steps, work, s->cb->user) : 0;
 }
 
-/* The load inputs hold over the whole stage: those set at its start (cr_sim_set_load_input
- * in an output callback changes the next stage's, not this one's: the assembly integrates
- * the stage in one piece). */
+/* The load and drive inputs: with cb->inputs_live, those an output callback sets hold from that
+ * output time on (the stage integrated interval by interval, assembly_dynamics.c); otherwise
+ * those set at the stage's start hold over the whole stage. */
 static cr_status asm_dynamic(cr_sim *sim, int stage, double t_stage_start, double h0, double work,
                              const cr_dynamic_options *o, const cr_stage_callbacks *cb, cr_dynamic_report *report,
                              cr_error *err)
@@ -274,6 +280,7 @@ static cr_status asm_dynamic(cr_sim *sim, int stage, double t_stage_start, doubl
     }
     s->sim = sim;
     s->cb = cb;
+    s->s->inputs_live = cb && cb->inputs_live;
     return cr_asm_dynamic_solve_stage(s->a, s->s, stage, t_stage_start, h0, work, o, dyn_output, dyn_step, s, s->memory,
                                       report, err);
 }
@@ -387,6 +394,13 @@ static int series_extra(const void *impl, const char *const **names)
 
 static double *load_input(void *impl) { return ((asm_sim *)impl)->inputs; }
 
+static int has_drives(const cr_assembly *a)
+{
+    for (int k = 0; k < a->joint_count; ++k)
+        if (a->joints[k].drive || a->joints[k].slide_drive) return 1;
+    return 0;
+}
+
 /* checkpoints: every rod's state (poses, velocities, stresses), the joints' multipliers, the
  * load and closing factors, the inputs, then the dynamic stage's integrator memory */
 static int packed_size(const void *impl)
@@ -395,6 +409,7 @@ static int packed_size(const void *impl)
     int n = 2 + s->a->rows + s->first_load[s->rods] + cr_asm_dynamic_memory_size(s->a) +
             CR_ASM_BODY_DOF * s->a->body_count + s->a->body_load_count;
     if (cr_asm_has_limits(s->a)) n += 2 * s->a->rows; /* the limits' unwrapping and multipliers */
+    if (has_drives(s->a)) n += 3 * s->a->joint_count; /* the drives' inputs and their ramps' start */
     for (int r = 0; r < s->rods; ++r) n += cr_state_packed_size(s->a->models[r]);
     return n;
 }
@@ -421,6 +436,12 @@ static void pack(const void *impl, double *out)
     if (cr_asm_has_limits(s->a)) {
         memcpy(out, s->s->limit_ref, (size_t)s->a->rows * sizeof(double));
         memcpy(out + s->a->rows, s->s->limit_hat, (size_t)s->a->rows * sizeof(double));
+        out += 2 * s->a->rows;
+    }
+    if (has_drives(s->a)) {
+        memcpy(out, s->s->drive_input, (size_t)s->a->joint_count * sizeof(double));
+        memcpy(out + s->a->joint_count, s->s->drive_from, (size_t)s->a->joint_count * sizeof(double));
+        memcpy(out + 2 * s->a->joint_count, s->s->drive_rate, (size_t)s->a->joint_count * sizeof(double));
     }
 }
 
@@ -446,6 +467,12 @@ static void unpack(void *impl, const double *in)
     if (cr_asm_has_limits(s->a)) {
         memcpy(s->s->limit_ref, in, (size_t)s->a->rows * sizeof(double));
         memcpy(s->s->limit_hat, in + s->a->rows, (size_t)s->a->rows * sizeof(double));
+        in += 2 * s->a->rows;
+    }
+    if (has_drives(s->a)) {
+        memcpy(s->s->drive_input, in, (size_t)s->a->joint_count * sizeof(double));
+        memcpy(s->s->drive_from, in + s->a->joint_count, (size_t)s->a->joint_count * sizeof(double));
+        memcpy(s->s->drive_rate, in + 2 * s->a->joint_count, (size_t)s->a->joint_count * sizeof(double));
     }
 }
 
@@ -552,6 +579,20 @@ static cr_status joint_reaction(const void *impl, int j, cr_vec3 *f, cr_vec3 *m)
     return cr_assembly_joint_reaction(s->a, s->s, j, f, m);
 }
 
+static cr_status set_joint_drive_input(void *impl, int j, double value)
+{
+    asm_sim *s = impl;
+    if (!s->a->joints[j].drive && !s->a->joints[j].slide_drive) return CR_BAD_INPUT;
+    s->s->drive_input[j] = value;
+    return CR_OK;
+}
+
+static double joint_drive_input(const void *impl, int j)
+{
+    const asm_sim *s = impl;
+    return s->a->joints[j].drive || s->a->joints[j].slide_drive ? s->s->drive_input[j] : NAN;
+}
+
 static int joint_limit(const void *impl, int j, int which, double *value, double *force)
 {
     const asm_sim *s = impl;
@@ -597,5 +638,7 @@ const cr_formulation cr_mixed_assembly_formulation = {
     .joint_name = joint_name,
     .joint_reaction = joint_reaction,
     .joint_limit = joint_limit,
+    .set_joint_drive_input = set_joint_drive_input,
+    .joint_drive_input = joint_drive_input,
     .body_mass = body_mass,
 };

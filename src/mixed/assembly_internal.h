@@ -136,6 +136,11 @@ struct cr_assembly_state {
      * step (a hinge angle unwrapped: whole turns counted), limit_hat the augmented Lagrangian's
      * multiplier λ̂ (statics; a dynamic stage's preload) */
     double *limit_ref, *limit_hat;
+    /* the drives' inputs (per joint, default 1; cr_sim_set_joint_drive_input): a dynamic stage
+     * drives θ = angle · time(t) · u(t) (position alike) with u ramping (cubic Hermite) from
+     * drive_from at rate drive_rate (at the last output time) to drive_input at the next one */
+    double *drive_input, *drive_from, *drive_rate;
+    int inputs_live; /* the next dynamic stage reads the inputs at every output time */
 };
 
 /* The limits' augmented Lagrangian (docs/theory.md "Assemblies", joint limits): a limit row

@@ -239,7 +239,8 @@ void cr_assembly_state_destroy(cr_assembly_state *s)
     free(s->lambda);
     free(s->body);
     free(s->body_load_scale);
-    free(s->limit_ref), free(s->limit_hat);
+    free(s->limit_ref), free(s->limit_hat), free(s->drive_input), free(s->drive_from),
+        free(s->drive_rate);
     free(s);
 }
 
@@ -254,7 +255,11 @@ cr_assembly_state *cr_assembly_state_create(const cr_assembly *a)
     s->body_load_scale = calloc(a->body_load_count > 0 ? a->body_load_count : 1, sizeof *s->body_load_scale);
     s->limit_ref = calloc(a->rows > 0 ? a->rows : 1, sizeof *s->limit_ref);
     s->limit_hat = calloc(a->rows > 0 ? a->rows : 1, sizeof *s->limit_hat);
-    if (!s->rods || !s->lambda || !s->body || !s->body_load_scale || !s->limit_ref || !s->limit_hat) {
+    s->drive_input = calloc(a->joint_count > 0 ? a->joint_count : 1, sizeof *s->drive_input);
+    s->drive_from = calloc(a->joint_count > 0 ? a->joint_count : 1, sizeof *s->drive_from);
+    s->drive_rate = calloc(a->joint_count > 0 ? a->joint_count : 1, sizeof *s->drive_rate);
+    if (!s->rods || !s->lambda || !s->body || !s->body_load_scale || !s->limit_ref || !s->limit_hat ||
+        !s->drive_input || !s->drive_from || !s->drive_rate) {
         cr_assembly_state_destroy(s);
         return NULL;
     }
@@ -263,6 +268,7 @@ cr_assembly_state *cr_assembly_state_create(const cr_assembly *a)
             cr_assembly_state_destroy(s);
             return NULL;
         }
+    for (int k = 0; k < a->joint_count; ++k) s->drive_input[k] = s->drive_from[k] = 1.0;
     for (int b = 0; b < a->body_count; ++b) { /* the reference pose, at rest */
         cr_v3_store(a->bodies[b].r0, s->body + (size_t)CR_ASM_BODY_DOF * b);
         cr_q_store(a->bodies[b].p0, s->body + (size_t)CR_ASM_BODY_DOF * b + 3);
