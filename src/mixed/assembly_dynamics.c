@@ -1191,7 +1191,8 @@ static void free_dyn(asm_dyn *d)
             free(rd->V), free(rd->Vre), free(rd->Vim), free(rd->bsave);
         }
     free(d->rd);
-    free(d->imass), free(d->omega), free(d->drive), free(d->du), free(d->Ct), free(d->A), free(d->G), free(d->Gmu), free(d->S), free(d->Sz);
+    free(d->imass), free(d->omega), free(d->drive), free(d->du), free(d->Ct), free(d->A), free(d->G), free(d->Gmu),
+        free(d->S), free(d->Sz);
     free(d->tmpS), free(d->piv), free(d->pivz), free(d->mu), free(d->muz), free(d->tmp), free(d->yjac);
     free(d->bd), free(d->bactive), free(d->bscale);
 }
@@ -1292,7 +1293,8 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
         d.ramp_t0 = d.t_stage_start + k0 * o.output_dt, d.ramp_t1 = d.ramp_t0 + o.output_dt;
         for (int jk = 0; jk < a->joint_count; ++jk) {
             if (!resume) s->drive_from[jk] = s->drive_input[jk], s->drive_rate[jk] = 0.0;
-            d.du[3 * jk] = s->drive_from[jk], d.du[3 * jk + 1] = s->drive_input[jk], d.du[3 * jk + 2] = s->drive_rate[jk];
+            d.du[3 * jk] = s->drive_from[jk], d.du[3 * jk + 1] = s->drive_input[jk],
+                     d.du[3 * jk + 2] = s->drive_rate[jk];
         }
     }
     d.Ct = calloc((size_t)ni1 * 6 * k1, sizeof *d.Ct);
@@ -1311,8 +1313,8 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
     y = calloc(d.N, sizeof *y), mass = calloc(d.N, sizeof *mass), atol = calloc(d.N, sizeof *atol);
     F0 = calloc(d.N, sizeof *F0);
     index = calloc(d.N, sizeof *index);
-    if (!d.imass || !d.omega || !d.drive || !d.du || !d.Ct || !d.A || !d.G || !d.Gmu || !d.S || !d.Sz || !d.tmpS || !d.piv || !d.pivz ||
-        !d.mu || !d.muz || !d.tmp || !d.yjac || !y || !mass || !atol || !F0 || !index) {
+    if (!d.imass || !d.omega || !d.drive || !d.du || !d.Ct || !d.A || !d.G || !d.Gmu || !d.S || !d.Sz || !d.tmpS ||
+        !d.piv || !d.pivz || !d.mu || !d.muz || !d.tmp || !d.yjac || !y || !mass || !atol || !F0 || !index) {
         st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
         goto done;
     }

@@ -239,8 +239,7 @@ void cr_assembly_state_destroy(cr_assembly_state *s)
     free(s->lambda);
     free(s->body);
     free(s->body_load_scale);
-    free(s->limit_ref), free(s->limit_hat), free(s->drive_input), free(s->drive_from),
-        free(s->drive_rate);
+    free(s->limit_ref), free(s->limit_hat), free(s->drive_input), free(s->drive_from), free(s->drive_rate);
     free(s);
 }
 
