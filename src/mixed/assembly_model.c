@@ -325,12 +325,12 @@ int cr_assembly_joint_limit(const cr_assembly *a, const cr_assembly_state *s, in
         cr_quat pa, pb;
         cr_asm_iface_pose(a, s, j->iface[0], &ra, &pa);
         cr_asm_iface_pose(a, s, j->iface[1], &rb, &pb);
-        double g[CR_ASM_MAX_ROWS], ph;
+        double g[CR_ASM_MAX_ROWS], ph, k;
         const int r = j->rows - j->springs + q;
         cr_asm_joint_eval_iface(j, s->joint_factor, NULL, ra, pa, rb, pb, NULL, g, NULL, NULL);
-        cr_asm_row_law(j, s, s->stage, r, g[r], NULL, NULL, NULL, &ph);
+        cr_asm_row_law(j, s, s->stage, r, g[r], &k, NULL, NULL, &ph);
         if (value) *value = ph;
-        if (force) *force = s->lambda[j->row0 + r];
+        if (force) *force = k > 0 ? s->lambda[j->row0 + r] : 0.0; /* not pressing: 0, not round-off */
         return 1;
     }
     return 0;
