@@ -430,12 +430,12 @@ static void test_joint_jacobians(void)
  * slider's drive row: C and H = ∂(Cᵀλ)/∂ against central differences of g and of Cᵀλ. */
 static void test_spring_jacobians(void)
 {
-    cr_asm_joint js[6];
+    cr_asm_joint js[8];
     memset(js, 0, sizeof js);
     const cr_vec3 u1 = cr_v3_normalize(cr_v3(1, 1, 0)), u2 = cr_v3_normalize(cr_v3(-1, 1, 1));
     const cr_vec3 h = cr_v3_cross(u1, u2);
     const cr_quat rref = cr_q_normalize(cr_q(0.6, -0.3, 0.2, 0.5));
-    for (int t = 0; t < 6; ++t) js[t].rel_ref = rref, js[t].u1 = u1, js[t].u2 = u2, js[t].h = h;
+    for (int t = 0; t < 8; ++t) js[t].rel_ref = rref, js[t].u1 = u1, js[t].u2 = u2, js[t].h = h;
     /* a hinge with a spring about its axis (φ = atan2 of two dot rows) */
     js[0].type = CR_JOINT_HINGE, js[0].pos_rows = 3, js[0].rows = 6, js[0].springs = 1;
     js[0].spring_kind[0] = CR_SPRING_ANGLE, js[0].rest[0] = 0.9; /* a rest angle (× f) */
@@ -454,10 +454,14 @@ static void test_spring_jacobians(void)
     js[5].u1 = h, js[5].axis_b = cr_m3_tmulv(cr_q_exp(rref), u1);
     for (int t = 4; t < 6; ++t)
         for (int q = 0; q < 3; ++q) js[t].spring_kind[q] = CR_SPRING_ROT + q;
+    /* limits: a hinge's angle (its rest ignored), a cylindrical joint's angle and slide */
+    js[6] = js[0], js[6].spring_kind[0] = CR_SPRING_LIMIT_ANGLE;
+    js[7] = js[2], js[7].drive = 0, js[7].rows = 6, js[7].spring_kind[0] = CR_SPRING_LIMIT_ANGLE;
+    js[7].spring_kind[1] = CR_SPRING_LIMIT_SLIDE;
     const cr_vec3 ra0 = cr_v3(0.1, 0.2, -0.3), rb0 = cr_v3(0.15, 0.1, -0.2);
     const cr_quat pa0 = cr_q_normalize(cr_q(0.7, 0.1, 0.5, -0.2)), pb0 = cr_q_normalize(cr_q(0.3, -0.6, 0.2, 0.4));
     const double lambda[8] = {0.7, -1.3, 0.4, 2.1, -0.8, 1.7, -2.4, 0.9}, hh = 1e-6, f = 0.6;
-    for (int t = 0; t < 6; ++t) {
+    for (int t = 0; t < 8; ++t) {
         const cr_asm_joint *j = &js[t];
         double g[8], C[96], H[144], gp[8], gm[8], Cp[96], Cm[96], dummy[144];
         CHECK(j->rows <= CR_ASM_MAX_ROWS);
@@ -505,6 +509,19 @@ static void test_spring_jacobians(void)
         CHECK_NEAR(g[5], 0.25 - 0.3 * f, 1e-14);
         CHECK_NEAR(g[6], 0.25, 1e-14);
         for (int r = 0; r < 5; ++r) CHECK_NEAR(g[r], 0.0, 1e-14);
+        /* a limit row reads the angle from the reference (0.4, not 0.4 − 0.9 f) and counts the
+         * turns: about a last accepted angle near 2π it is 0.4 + 2π */
+        cr_asm_joint_eval(&js[6], f, NULL, ra0, pa0, ra0, pb, NULL, g, NULL, NULL);
+        CHECK_NEAR(g[5], 0.4, 1e-14);
+        double ref[6] = {0, 0, 0, 0, 0, 2 * PI - 0.3}, hat[6] = {0}, phi = 0, k = -1;
+        cr_assembly_state st = {.limit_ref = ref, .limit_hat = hat};
+        js[6].lo[0] = -1, js[6].hi[0] = 7, js[6].k[0] = 10;
+        CHECK(cr_asm_row_law(&js[6], &st, 0, 5, g[5], &k, NULL, NULL, &phi));
+        CHECK_NEAR(phi, 0.4 + 2 * PI, 1e-14);
+        CHECK(k == 0.0); /* inside [−1, 7]: not pressing */
+        js[6].hi[0] = 6;
+        cr_asm_row_law(&js[6], &st, 0, 5, g[5], &k, NULL, NULL, &phi);
+        CHECK(k == 10.0); /* beyond 6 (a wrapped angle, 0.4, would not be) */
     }
 }
 
@@ -689,6 +706,132 @@ static void test_joint_springs_static(void)
     printf("prismatic drive: tip at x = %.15f (1.2)\n", c.tip.x);
     CHECK_NEAR(c.tip.x, 1.2, 1e-12);
     CHECK_NEAR(c.rb.x - c.ra.x, 0.2, 1e-12);
+    spring_free(&c);
+}
+
+/* ---- joint limits, statics ---- */
+/* The spring_case rods (root clamped along x, tip hinged at x = 0.5, EI = 1e7: rigid to
+ * 1e-8); the limit row's multiplier is the stop's force (moment), read from the joint's whole
+ * reaction (its other rows hold the directions normal to the free one). */
+static double limit_multiplier(const spring_case *c)
+{
+    const cr_asm_joint *j = &c->a->joints[0];
+    for (int q = 0; q < j->springs; ++q)
+        if (cr_asm_is_limit_kind(j->spring_kind[q])) return c->s->lambda[j->row0 + j->rows - j->springs + q];
+    return NAN;
+}
+
+static void test_joint_limits_static(void)
+{
+    /* a pendulum arm (the tip rod, m = ρA L = 0.5 kg, its centre a = L/2 from the hinge)
+     * under gravity g = 9.81 along −y, hinged about z and resting on the stop of its limit
+     * [0, 1] at the reference: nothing else holds it (a free hinge: without the stop the solve
+     * is singular), so the stop's moment is m g a and the angle stays at the limit */
+    const double g = 9.81, m = 0.5, a_cm = 0.25;
+    cr_load_def grav = cr_load_default_def();
+    grav.type = CR_LOAD_GRAVITY, grav.value = cr_v3(0, -g, 0);
+    cr_joint_def j = cr_joint_default_def();
+    j.type = CR_JOINT_HINGE, j.axis = cr_v3(0, 0, 1), j.has_limit = 1, j.limit[0] = 0.0, j.limit[1] = 1.0;
+    spring_case c;
+    CHECK(spring_solve(&c, j, 1e9, 1e7, 1, &grav));
+    cr_vec3 ax, F, M;
+    double phi = relative_angle(&c, &ax) * (ax.z < 0 ? -1.0 : 1.0);
+    cr_assembly_joint_reaction(c.a, c.s, 0, &F, &M);
+    printf("arm on its stop: angle %.3e rad (limit 0), stop moment %.15f N m (m g a = %.15f), joint reaction "
+           "moment z %.15f\n",
+           phi, limit_multiplier(&c), m * g * a_cm, M.z);
+    CHECK(fabs(phi) < 1e-10);
+    CHECK(fabs(limit_multiplier(&c) - m * g * a_cm) < 1e-9 * m * g * a_cm);
+    CHECK(fabs(fabs(M.z) - m * g * a_cm) < 1e-9 * m * g * a_cm); /* the stop's moment is in the reaction */
+    spring_free(&c);
+
+    /* the same arm with a torsional spring k = 1 N m/rad and a tip force (0, −1, 0) N: free,
+     * it would hang at k φ = −P L cos φ (φ = −0.450); the limit [−0.2, 1] stops it at −0.2,
+     * where the moment balance about the hinge gives the stop's moment λ = k φ − M_load (exact
+     * for any rod stiffness, with the load's moment from the solved tip position; and P L cos 0.2
+     * − 0.2 k for rigid rods) */
+    cr_load_def f = cr_load_default_def();
+    f.type = CR_LOAD_FORCE, f.node = -1, f.value = cr_v3(0, -1, 0);
+    j.stiffness = 1.0, j.limit[0] = -0.2;
+    CHECK(spring_solve(&c, j, 1e9, 1e7, 1, &f));
+    phi = relative_angle(&c, &ax) * (ax.z < 0 ? -1.0 : 1.0);
+    double Mload = cr_v3_cross(cr_v3_sub(c.tip, c.ra), f.value).z, lam = limit_multiplier(&c);
+    printf("spring arm on its stop: angle %.15f rad (limit -0.2), stop moment %.15f (k phi - M_load = %.15f, rigid "
+           "%.15f)\n",
+           phi, lam, phi - Mload, 0.5 * cos(0.2) - 0.2);
+    CHECK(fabs(phi + 0.2) < 1e-10);
+    CHECK(fabs(lam - (1.0 * phi - Mload)) < 1e-10);
+    CHECK(fabs(lam - (0.5 * cos(0.2) - 0.2)) < 1e-6);
+    spring_free(&c);
+
+    /* a limit that does not press (range [−1, 1], the spring's −0.450 inside): the spring's
+     * answer, the stop's force 0 */
+    j.limit[0] = -1.0;
+    CHECK(spring_solve(&c, j, 1e9, 1e7, 1, &f));
+    phi = relative_angle(&c, &ax) * (ax.z < 0 ? -1.0 : 1.0);
+    double ref = -0.4;
+    for (int it = 0; it < 50; ++it) ref -= (ref + 0.5 * cos(ref)) / (1.0 - 0.5 * sin(ref));
+    printf("spring arm inside its limits: angle %.12f (free %.12f), stop moment %.3g\n", phi, ref,
+           limit_multiplier(&c));
+    CHECK(fabs(phi - ref) < 1e-6);
+    CHECK(limit_multiplier(&c) == 0.0);
+    spring_free(&c);
+
+    /* a lower stop at the reference that the load pulls away from (the kink's active branch
+     * at the first iteration must let go): a tip force (0, +1, 0) turns the arm up to +0.450 */
+    f.value = cr_v3(0, 1, 0), j.limit[0] = 0.0;
+    CHECK(spring_solve(&c, j, 1e9, 1e7, 1, &f));
+    phi = relative_angle(&c, &ax) * (ax.z < 0 ? -1.0 : 1.0);
+    printf("spring arm pulled off its stop: angle %.12f (free %.12f), stop moment %.3g\n", phi, -ref,
+           limit_multiplier(&c));
+    CHECK(fabs(phi + ref) < 1e-6);
+    CHECK(limit_multiplier(&c) == 0.0);
+    spring_free(&c);
+
+    /* a prismatic slider along x resting on the upper stop of its limit [−0.1, 0] under an
+     * axial force P = 0.3 N: the stop's force is P and the slide stays 0; with a spring k = 2
+     * and the limit [−0.1, 0.05] it stops at 0.05 carrying P − 0.05 k */
+    f.value = cr_v3(0.3, 0, 0);
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_PRISMATIC, j.axis = cr_v3(1, 0, 0), j.has_limit = 1, j.limit[0] = -0.1, j.limit[1] = 0.0;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 1, &f));
+    double slide = cr_v3_dot(cr_m3_mulv(cr_q_exp(c.pa), cr_v3(1, 0, 0)), cr_v3_sub(c.rb, c.ra));
+    printf("slider on its stop: slide %.3e m (limit 0), stop force %.15f N (load 0.3)\n", slide, limit_multiplier(&c));
+    CHECK(fabs(slide) < 1e-10);
+    CHECK(fabs(-limit_multiplier(&c) - 0.3) < 1e-12);
+    spring_free(&c);
+    j.stiffness = 2.0, j.limit[1] = 0.05;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 1, &f));
+    slide = cr_v3_dot(cr_m3_mulv(cr_q_exp(c.pa), cr_v3(1, 0, 0)), cr_v3_sub(c.rb, c.ra));
+    printf("sprung slider on its stop: slide %.15f m (limit 0.05), stop force %.15f N (P - k x = 0.2)\n", slide,
+           limit_multiplier(&c));
+    CHECK(fabs(slide - 0.05) < 1e-10);
+    CHECK(fabs(-limit_multiplier(&c) - 0.2) < 1e-9);
+    spring_free(&c);
+
+    /* a cylindrical joint: a torque about x against the rotation's stop [−1, 0.3] with a spring
+     * k = 0.5 (free: T/k = 0.4) and an axial force against the slide's stop [−0.1, 0.05]
+     * (spring 2: free 0.15): both stops press, λ = T − k φ and P − k_s x */
+    cr_load_def fm[2] = {f, cr_load_default_def()};
+    fm[1].type = CR_LOAD_MOMENT, fm[1].node = -1, fm[1].value = cr_v3(0.2, 0, 0);
+    j = cr_joint_default_def();
+    j.type = CR_JOINT_CYLINDRICAL, j.axis = cr_v3(1, 0, 0), j.stiffness = 0.5, j.slide_stiffness = 2.0;
+    j.has_limit = 1, j.limit[0] = -1, j.limit[1] = 0.3, j.has_slide_limit = 1, j.slide_limit[0] = -0.1,
+    j.slide_limit[1] = 0.05;
+    CHECK(spring_solve(&c, j, 1e4, 1.0, 2, fm));
+    slide = cr_v3_dot(cr_m3_mulv(cr_q_exp(c.pa), cr_v3(1, 0, 0)), cr_v3_sub(c.rb, c.ra));
+    phi = relative_angle(&c, &ax);
+    {
+        const cr_asm_joint *aj = &c.a->joints[0];
+        const double *l = c.s->lambda + aj->row0 + aj->rows - 2;
+        printf("cylindrical stops: twist %.15f (0.3), slide %.15f (0.05), stop moment %.15f (T - k phi = 0.05), "
+               "stop force %.15f (0.2)\n",
+               phi, slide, -l[0], -l[1]);
+        CHECK(fabs(phi - 0.3) < 1e-10);
+        CHECK(fabs(slide - 0.05) < 1e-10);
+        CHECK(fabs(-l[0] - 0.05) < 1e-9);
+        CHECK(fabs(-l[1] - 0.2) < 1e-9);
+    }
     spring_free(&c);
 }
 
@@ -1352,6 +1495,6 @@ static void test_bad_references(void)
 
 CHECK_MAIN(CASE(test_weld_equals_one_rod), CASE(test_weld_rigid_strains), CASE(test_weld_rotation),
            CASE(test_weld_kink), CASE(test_interior_joint), CASE(test_joint_jacobians), CASE(test_spring_jacobians),
-           CASE(test_joint_springs_static), CASE(test_three_hinged_arch), CASE(test_ball_prop), CASE(test_mechanism),
-           CASE(test_ring), CASE(test_redundant_joints), CASE(test_bad_references), CASE(test_prismatic),
-           CASE(test_cylindrical), CASE(test_universal))
+           CASE(test_joint_springs_static), CASE(test_joint_limits_static), CASE(test_three_hinged_arch),
+           CASE(test_ball_prop), CASE(test_mechanism), CASE(test_ring), CASE(test_redundant_joints),
+           CASE(test_bad_references), CASE(test_prismatic), CASE(test_cylindrical), CASE(test_universal))

@@ -87,7 +87,8 @@ static void test_jacobian_fd(void)
      * universal) and a weld that does not act in the stage (11) */
     static const cr_joint_type variant[6] = {CR_JOINT_HINGE, CR_JOINT_PRISMATIC, CR_JOINT_CYLINDRICAL,
                                              CR_JOINT_BALL,  CR_JOINT_UNIVERSAL, CR_JOINT_WELD};
-    for (int type = 0; type <= CR_JOINT_UNIVERSAL + 6; ++type) {
+    static const cr_joint_type limited[3] = {CR_JOINT_HINGE, CR_JOINT_CYLINDRICAL, CR_JOINT_PRISMATIC};
+    for (int type = 0; type <= CR_JOINT_UNIVERSAL + 9; ++type) {
         cr_section_segment sec = section(1e3, 2, 1.5);
         cr_bc_def clamp = cr_bc_default_def();
         cr_load_def grav = cr_load_default_def();
@@ -95,7 +96,10 @@ static void test_jacobian_fd(void)
         cr_assembly_rod_def rods[2] = {named("a", straight_rod(&sec, 1, 3)), named("b", straight_rod(&sec, 1, 4))};
         rods[0].rod.bcs = &clamp, rods[0].rod.bc_count = 1, rods[0].rod.loads = &grav, rods[0].rod.load_count = 1;
         rods[1].rod.reference.origin = cr_v3(1, 0, 0), rods[1].rod.loads = &grav, rods[1].rod.load_count = 1;
-        cr_joint_def j = joint(type <= CR_JOINT_UNIVERSAL ? (cr_joint_type)type : variant[type - 6], 0, -1, 1, 0);
+        cr_joint_def j = joint(type <= CR_JOINT_UNIVERSAL ? (cr_joint_type)type
+                               : type < 12                ? variant[type - 6]
+                                                          : limited[type - 12],
+                               0, -1, 1, 0);
         j.axis = cr_v3(0.2, 0.1, 1);
         j.axis_b = cr_v3_cross(j.axis, cr_v3(0.3, 1, 0));
         if (type > CR_JOINT_UNIVERSAL && type < CR_JOINT_UNIVERSAL + 6)
@@ -104,6 +108,10 @@ static void test_jacobian_fd(void)
         if (type == 7 || type == 8)
             j.has_drive = 1, j.drive_slide = type == 7, j.drive_position = 0.1, j.drive_angle = 0.3;
         if (type == 11) j.stages = 2u; /* stage 1 only: not in the probed stage 0 */
+        /* limits (the state below turns and slides the joint by a few 0.01): pressing its lower
+         * stop (12), its upper rotation stop and lower slide stop (13), not touching them (14) */
+        if (type >= 12) j.has_limit = 1, j.limit[0] = type == 12 ? 0.5 : -1, j.limit[1] = type == 13 ? -0.5 : 1;
+        if (type == 13) j.has_slide_limit = 1, j.slide_limit[0] = 0.2, j.slide_limit[1] = 0.3, j.stiffness = 3.0;
         cr_assembly_def def = cr_assembly_default_def();
         def.rod_count = 2, def.rods = rods, def.joint_count = 1, def.joints = &j;
         cr_error aerr = {0};
@@ -161,7 +169,16 @@ static void test_jacobian_fd(void)
                                       "cylindrical with angle drive and both springs and dampers",
                                       "ball with spring and damper",
                                       "universal with spring and damper",
-                                      "weld not acting in the stage"};
+                                      "weld not acting in the stage",
+                                      "hinge pressing its limit",
+                                      "cylindrical pressing its rotation's and slide's limits",
+                                      "prismatic inside its limit"};
+        if (type >= 12) { /* the last row, a limit's: pressing (12, 13) feels the poses, else it is μ = 0 */
+            double feel = 0;
+            for (int c = 0; c < N - a->rows; ++c) feel = fmax(feel, fabs(J[(size_t)(N - 1) * N + c]));
+            printf("limit row's largest entry in the nodes' unknowns: %.3g\n", feel);
+            CHECK(type == 14 ? feel == 0 : feel > 1.0);
+        }
         printf("jacobian %s: worst relative difference %.2e\n", names[type], worst);
         CHECK(worst < 1e-6);
         free(y), free(F), free(J), free(yp), free(Fp), free(Fm), free(y0);
@@ -704,6 +721,92 @@ static void test_driven_hinge_turns(void)
     cr_assembly_destroy(a);
 }
 
+/* ---- a hinge swinging into its limit beyond π ----
+ * The stiff arm of the driven hinge, free about z, turned by a constant moment T about z at
+ * its tip from rest: it accelerates through π onto the upper stop of its limit [−1, 5] (rad,
+ * unwrapped) with the kinetic energy T θ_L, bounces off the stop's penalty spring (stiffness
+ * k = limit_stiffness), and T brings it back to rest at θ = 0 and round again. References:
+ * (1) the energy kinetic + elastic (the stop's ½ k p² included) − work of T stays at its
+ * initial 0: the stop neither makes nor (elastic) loses energy, Radau IIA only damps; (2) the
+ * deepest penetration p is at most p* with ½ k p*² = T (θ_L + p*) (all the work of T in the
+ * stop's spring; the arm's own strain energy takes a little of it); (3) the arm turns beyond
+ * π (unwrapped) and never past θ_L + p*. */
+typedef struct limit_rec {
+    double unwrapped, last_raw, max_angle, e_max, e_min, e_in, e_before, e_after;
+    int count, touched;
+} limit_rec;
+
+static int on_limit(const cr_assembly *a, const cr_assembly_state *s, const cr_dynamic_sample *smp, void *user)
+{
+    limit_rec *r = user;
+    const cr_state *arm = cr_assembly_state_rod((cr_assembly_state *)s, 1);
+    const int n = cr_model_node_count(cr_assembly_rod_model(a, 1));
+    cr_vec3 d = cr_v3_sub(cr_state_position(arm, n - 1), cr_state_position(arm, n - 2)); /* the last element */
+    double raw = atan2(d.y, d.x);
+    if (r->count > 0) r->unwrapped += remainder(raw - r->last_raw, 2 * PI);
+    r->last_raw = raw;
+    r->max_angle = fmax(r->max_angle, r->unwrapped);
+    const double e = smp->kinetic + smp->elastic + smp->gravity - smp->work_external;
+    /* on the stop: its spring's energy ½ k p² is in `elastic` (the arm's own is ~1e-7 J) */
+    const int on_stop = smp->elastic > 1e-4;
+    if (on_stop) r->touched = 1, r->e_in = fmax(r->e_in, fabs(e));
+    if (!on_stop && !r->touched) r->e_before = e;
+    if (!on_stop && r->touched && r->e_after == 0) r->e_after = e;
+    r->e_max = r->count ? fmax(r->e_max, e) : e, r->e_min = r->count ? fmin(r->e_min, e) : e;
+    r->count++;
+    return 0;
+}
+
+static void test_hinge_limit_swing(void)
+{
+    const int n = 10;
+    const double L = 1.0, rhoA = 1.0, T = 1.0, k = 1e3, hi = 5.0;
+    cr_section_segment arm = section(1e9, 1e6, rhoA), base = section(1e11, 1e9, rhoA);
+    cr_bc_def clamp = cr_bc_default_def();
+    cr_load_def torque = cr_load_default_def();
+    torque.type = CR_LOAD_MOMENT, torque.node = -1, torque.value = cr_v3(0, 0, T);
+    cr_assembly_rod_def rods[2] = {named("base", straight_rod(&base, 0.2, 2)), named("arm", straight_rod(&arm, L, n))};
+    rods[0].rod.reference.origin = cr_v3(-0.2, 0, 0);
+    rods[0].rod.bcs = &clamp, rods[0].rod.bc_count = 1;
+    rods[1].rod.loads = &torque, rods[1].rod.load_count = 1;
+    cr_joint_def j = joint(CR_JOINT_HINGE, 0, -1, 1, 0);
+    j.axis = cr_v3(0, 0, 1);
+    j.has_limit = 1, j.limit[0] = -1.0, j.limit[1] = hi, j.limit_stiffness = k;
+    cr_assembly_def def = cr_assembly_default_def();
+    def.rod_count = 2, def.rods = rods, def.joint_count = 1, def.joints = &j;
+    cr_error e = {0};
+    cr_assembly *a = cr_assembly_create(&def, &e);
+    CHECK(a != NULL);
+    if (!a) {
+        printf("%s\n", e.message);
+        return;
+    }
+    cr_assembly_state *s = cr_assembly_state_create(a);
+    cr_dynamic_options o = cr_dynamic_default_options();
+    o.t_end = 3.0, o.output_dt = 0.005, o.rtol = 1e-9, o.atol = 1e-9;
+    limit_rec rec = {0};
+    cr_dynamic_report rep;
+    CHECK(cr_assembly_dynamic_solve(a, s, 0, &o, on_limit, &rec, &rep, &e) == CR_OK);
+    if (e.status) printf("%s\n", e.message);
+    const double pstar = (T + sqrt(T * T + 2 * k * T * hi)) / k, pen = rec.max_angle - hi;
+    const double scale = T * hi; /* the kinetic energy at the stop */
+    printf("hinge limit swing: %d samples; largest angle %.6f rad (limit %.1f): penetration %.6f rad, bound p* = "
+           "%.6f; final angle %.4f; energy - work: %.3e J before the bounce, %.3e after, within %.3e on the stop, "
+           "in [%.3e, %.3e] overall, of %.1f J; steps %ld (%ld rejected)\n",
+           rec.count, rec.max_angle, hi, pen, pstar, rec.unwrapped, rec.e_before, rec.e_after, rec.e_in, rec.e_min,
+           rec.e_max, scale, rep.steps, rep.rejected);
+    CHECK(rec.count == 601);
+    CHECK(pen > 0.99 * pstar); /* it reached the stop beyond π, and its spring held it within p* */
+    CHECK(pen <= pstar * (1 + 1e-6));
+    CHECK(rec.unwrapped < 1.0);                        /* bounced back toward its start */
+    CHECK(rec.e_after <= rec.e_before + 1e-6 * scale); /* the bounce made no energy (to the tolerance) */
+    CHECK(rec.e_after >= rec.e_before - 1e-5 * scale); /* and lost little (elastic stop) */
+    CHECK(rec.e_in <= 2e-5 * scale);                   /* on the stop (the dense output's interpolation) */
+    CHECK(fabs(rec.e_max) <= 2e-5 * scale && fabs(rec.e_min) <= 2e-5 * scale);
+    cr_assembly_state_destroy(s);
+    cr_assembly_destroy(a);
+}
+
 CHECK_MAIN(CASE(test_joint_bias), CASE(test_jacobian_fd), CASE(test_shifted_solves), CASE(test_weld_equals_one_rod),
            CASE(test_double_pendulum), CASE(test_free_flying), CASE(test_prismatic_slider),
-           CASE(test_drive_row_derivatives), CASE(test_driven_hinge_turns))
+           CASE(test_drive_row_derivatives), CASE(test_driven_hinge_turns), CASE(test_hinge_limit_swing))

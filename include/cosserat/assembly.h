@@ -100,6 +100,17 @@ typedef struct cr_joint_def {
     /* bit k set: the joint acts in stage k; 0 = in every stage. In a stage where it does not
      * act, its multipliers are 0 (its nodes move apart freely: a released weld). */
     unsigned stages;
+    /* Limits (stops) along the joint's free directions, unilateral: has_limit = 1 keeps a
+     * hinge's or cylindrical joint's rotation φ about `axis` (rad, from the reference, unwrapped:
+     * it counts whole turns, so a range beyond ±π holds) or a prismatic joint's slide x (m) within
+     * [limit[0], limit[1]]; has_slide_limit = 1 keeps a cylindrical joint's slide within
+     * slide_limit (m). lo <= hi, finite. The stop is an augmented Lagrangian in statics (exact to
+     * the tolerance, as obstacle contact) and a penalty spring of stiffness limit_stiffness
+     * (N m/rad, or N/m for a prismatic joint; slide_limit_stiffness N/m) in dynamics; 0: the
+     * default (docs/scenario.md "joints"). */
+    int has_limit, has_slide_limit;
+    double limit[2], slide_limit[2];
+    double limit_stiffness, slide_limit_stiffness;
 } cr_joint_def;
 
 typedef struct cr_assembly_rod_def {
@@ -181,6 +192,12 @@ cr_status cr_assembly_state_set_body_velocity(cr_assembly_state *state, int body
 /* The wrench joint j applies on its first node a in the last solved state: force in I,
  * moment in I about that node, or about the joint's point of a body (its second node b
  * receives the opposite). */
+/* Joint `joint`'s limit `which` (0: `limit`, a rotation's or a prismatic joint's slide; 1:
+ * `slide_limit`) in the state: *value the measure (rad, unwrapped: whole turns counted; or m),
+ * *force the stop's force (N m or N, positive pushing the measure up: a lower stop's; 0 when
+ * the stop does not press). Returns 1 when the joint has that limit, else 0. */
+int cr_assembly_joint_limit(const cr_assembly *assembly, const cr_assembly_state *state, int joint, int which,
+                            double *value, double *force);
 cr_status cr_assembly_joint_reaction(const cr_assembly *assembly, const cr_assembly_state *state, int joint,
                                      cr_vec3 *force, cr_vec3 *moment);
 

@@ -35,7 +35,7 @@ typedef struct cr_dynamic_report {
 
 /* A sample at an output time: the state (positions, orientations, velocities,
  * stresses, time) and its energies. */
-enum { CR_SAMPLE_EXTRA_MAX = 8 };
+enum { CR_SAMPLE_EXTRA_MAX = 12 };
 typedef struct cr_dynamic_sample {
     double t;
     double kinetic, elastic, gravity; /* energies (J); gravity = -Σ m g·r */

@@ -118,6 +118,18 @@ const char *cr_sim_joint_name(const cr_sim *sim, int joint); /* "joints.K" when 
 /* The wrench joint `joint` applies on its first node a (force in I, moment in I about that
  * node; node b receives the opposite) in the current state. CR_BAD_INPUT out of range. */
 cr_status cr_sim_joint_reaction(const cr_sim *sim, int joint, cr_vec3 *force, cr_vec3 *moment);
+/* A joint drive's input factor u (default 1; mixed_discrete assemblies, dynamic stages): the
+ * drive holds θ = angle · time(t) · u (a slider: position · time(t) · u). Set in an output
+ * callback (a run with live inputs, as cr_sim_set_load_input), u ramps linearly from its value
+ * at that output time to the new one at the next output time (a drive's position cannot jump).
+ * CR_BAD_INPUT for a joint without a drive, out of range, or a non-finite value; the getter
+ * returns NAN then. */
+cr_status cr_sim_set_joint_drive_input(cr_sim *sim, int joint, double value);
+double cr_sim_joint_drive_input(const cr_sim *sim, int joint);
+/* Joint `joint`'s limit `which` (0: `limit`, 1: `slide_limit`): its measure *value (rad,
+ * unwrapped, or m) and the stop's force *force (N m or N, positive pushing the measure up; 0
+ * when it does not press). 1 when the joint has that limit (mixed_discrete assemblies), else 0. */
+int cr_sim_joint_limit(const cr_sim *sim, int joint, int which, double *value, double *force);
 /* The mass of body `body` (kg): as the model holds it (an assembly's free bodies included), else
  * as the rods' definitions give it; NAN out of range. */
 double cr_sim_body_mass(const cr_sim *sim, int body);

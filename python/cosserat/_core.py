@@ -233,8 +233,9 @@ class Sample:
         energy:             ``{"kinetic", "elastic", "gravity", "work_external"}`` (J), as in series.csv.
         inputs:             (loads,) the actuator input factors in force so far.
 
-    :meth:`set_input` sets a load's input factor for the next output interval; returning True
-    from the callback, or raising :class:`StopRun`, stops the run at this time.
+    :meth:`set_input` sets a load's input factor for the next output interval, :meth:`set_drive`
+    a joint drive's (assemblies); returning True from the callback, or raising :class:`StopRun`,
+    stops the run at this time.
     """
 
     def __init__(self, L, sim, smp):
@@ -276,6 +277,29 @@ class Sample:
         if self._L.cr_sim_set_load_input(self._sim, k, v) != Status.OK:
             raise CosseratError(f"set_input: load {load}: the input must be finite, got {v}", Status.BAD_INPUT)
         self.inputs[k] = v
+
+    def set_drive(self, joint, value):
+        """Sets the input factor u of the drive of `joint` (an index or its name) to `value`: the
+        drive holds angle × time function × u (a slider: position × time function × u). u ramps
+        linearly from its value now to `value` at the next output time (a drive's position cannot
+        jump), then holds until set again; default 1. Assemblies of the mixed_discrete model, dynamic
+        stages; only valid during the callback."""
+        if self._sim is None:
+            raise CosseratError("set_drive: the sample is no longer live (call it inside on_sample)", Status.BAD_INPUT)
+        L, sim = self._L, self._sim
+        k = joint
+        if isinstance(joint, str):
+            names = [L.cr_sim_joint_name(sim, j).decode() for j in range(L.cr_sim_joint_count(sim))]
+            if joint not in names:
+                raise CosseratError(f"set_drive: no joint named {joint!r} (joints: {', '.join(names)})", Status.BAD_INPUT)
+            k = names.index(joint)
+        elif not isinstance(joint, int):
+            raise TypeError(f"joint must be an int index or a str, not {type(joint).__name__}")
+        v = float(value)
+        if L.cr_sim_set_joint_drive_input(sim, k, v) != Status.OK:
+            raise CosseratError(
+                f"set_drive: joint {joint}: expected a joint with a drive and a finite value, got {v}", Status.BAD_INPUT
+            )
 
     def __repr__(self):
         tip = ", ".join(f"{v:.6g}" for v in self.tip_position)

@@ -83,7 +83,7 @@ class CrDynamicSample(ctypes.Structure):
         ("momentum", CrVec3),
         ("angular_momentum", CrVec3),
         ("extra_count", ctypes.c_int),
-        ("extra", ctypes.c_double * 8),
+        ("extra", ctypes.c_double * 12),
     ]
 
 
@@ -166,6 +166,8 @@ _PROTOTYPES = {
     "cr_sim_joint_count": (_I, [_P]),
     "cr_sim_joint_name": (ctypes.c_char_p, [_P, _I]),
     "cr_sim_joint_reaction": (_I, [_P, _I, ctypes.POINTER(CrVec3), ctypes.POINTER(CrVec3)]),
+    "cr_sim_set_joint_drive_input": (_I, [_P, _I, _D]),
+    "cr_sim_joint_drive_input": (_D, [_P, _I]),
     "cr_sim_body_count": (_I, [_P]),
     "cr_sim_body_name": (ctypes.c_char_p, [_P, _I]),
     "cr_sim_body_pose": (None, [_P, _I, ctypes.POINTER(CrVec3), ctypes.POINTER(CrMat3)]),

@@ -83,12 +83,33 @@ def test_statics_zero_velocities():
     assert np.all(b.velocity == 0) and np.all(b.angular_velocity == 0)
 
 
-def test_free_body_velocity_not_reported_yet():
-    # the mixed assemblies' free bodies have no velocity accessor in this version: NaN, not zeros
+def test_free_body_velocity_equals_the_welded_one():
+    # the same pendulum with the bob as a free body of an assembly, welded to the rod's end by a
+    # joint: the same physics, so the same velocities (to the integrator's tolerance) and the
+    # series' finite differences; in statics (the parallel robot's platform) zeros
     import os
     from conftest import SOURCE_DIR
+
+    sc = copy.deepcopy(PENDULUM)
+    sc["output"] = {}
+    welded = cosserat.run(sc).bodies["bob"]
+    bob = sc.pop("rigid_bodies")[0]
+    bob.pop("node")
+    sc["rigid_bodies"] = [bob]
+    sc["joints"] = [{"type": "weld", "a": "rod:end", "b": {"body": "bob", "point": [(L - D) * c for c in E_X]}}]
+    r = cosserat.run(sc)
+    assert r.converged
+    b = r.bodies["bob"]
+    assert np.linalg.norm(b.velocity - welded.velocity) < 1e-5 * np.linalg.norm(welded.velocity), (b.velocity,
+                                                                                                 welded.velocity)
+    assert np.linalg.norm(b.angular_velocity - welded.angular_velocity) < 1e-5 * np.linalg.norm(
+        welded.angular_velocity), (b.angular_velocity, welded.angular_velocity)
+    h = b.history
+    dt = h.t[-1] - h.t[-2]
+    fd = (3 * h.center[-1] - 4 * h.center[-2] + h.center[-3]) / (2 * dt)
+    assert np.linalg.norm(b.velocity - fd) < 1e-5 * np.linalg.norm(b.velocity), (b.velocity, fd)
     p = cosserat.run(os.path.join(SOURCE_DIR, "examples", "parallel-robot.json")).bodies["platform"]
-    assert np.all(np.isnan(p.velocity)) and np.all(np.isnan(p.angular_velocity))
+    assert np.all(p.velocity == 0) and np.all(p.angular_velocity == 0)
 
 
 def _zyx(yaw, pitch, roll):

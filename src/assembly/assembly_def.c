@@ -268,6 +268,23 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
         if (!isfinite(j->rest) || !isfinite(j->slide_rest))
             return cr_error_set(err, CR_BAD_INPUT, "%s.%s: must be finite (got %g)", lb,
                                 isfinite(j->rest) ? "slide_rest" : "rest", isfinite(j->rest) ? j->slide_rest : j->rest);
+        for (int q = 0; q < 2; ++q) { /* limit (a rotation, or a prismatic joint's slide), slide_limit */
+            static const char *ln[2] = {"limit", "slide_limit"}, *lk[2] = {"limit_stiffness", "slide_limit_stiffness"};
+            const int has = q ? j->has_slide_limit : j->has_limit;
+            const double *lim = q ? j->slide_limit : j->limit, kl = q ? j->slide_limit_stiffness : j->limit_stiffness;
+            if (!(kl >= 0) || !isfinite(kl))
+                return cr_error_set(err, CR_BAD_INPUT, "%s.%s: must be finite and >= 0 (got %g)", lb, lk[q], kl);
+            if (!has && kl > 0) return cr_error_set(err, CR_BAD_INPUT, "%s.%s: given without %s", lb, lk[q], ln[q]);
+            if (!has) continue;
+            if (q == 0 ? !(turns || j->type == CR_JOINT_PRISMATIC) : j->type != CR_JOINT_CYLINDRICAL)
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "%s.%s: a %s joint has no free direction for it (limit: hinge and cylindrical "
+                                    "(rotation), prismatic (slide); slide_limit: cylindrical)",
+                                    lb, ln[q], cr_joint_type_name(j->type));
+            if (!isfinite(lim[0]) || !isfinite(lim[1]) || !(lim[0] <= lim[1]))
+                return cr_error_set(err, CR_BAD_INPUT, "%s.%s: expected finite [lo, hi] with lo <= hi (got [%g, %g])",
+                                    lb, ln[q], lim[0], lim[1]);
+        }
         if (j->has_drive && j->drive_time.type == CR_TIME_TABLE && (j->drive_time.point_count < 2 || !j->drive_time.points))
             return cr_error_set(err, CR_BAD_INPUT, "%s.drive.time: a table needs at least 2 points", lb);
         if (j->type == CR_JOINT_WELD && j->has_rotation) {
@@ -313,13 +330,15 @@ cr_status cr_assembly_refuse_mixed_only(const cr_assembly_def *def, const char *
         const cr_joint_def *j = &def->joints[k];
         char lb[96];
         cr_joint_label(def, k, lb, sizeof lb);
-        const char *key = j->body_a || j->body_b ? (j->body_a ? "a" : "b")
-                          : j->stiffness != 0    ? "stiffness"
-                          : j->damping != 0      ? "damping"
+        const char *key = j->body_a || j->body_b    ? (j->body_a ? "a" : "b")
+                          : j->stiffness != 0       ? "stiffness"
+                          : j->damping != 0         ? "damping"
                           : j->slide_stiffness != 0 ? "slide_stiffness"
                           : j->slide_damping != 0   ? "slide_damping"
                           : j->rest != 0            ? "rest"
                           : j->slide_rest != 0      ? "slide_rest"
+                          : j->has_limit            ? "limit"
+                          : j->has_slide_limit      ? "slide_limit"
                           : j->drive_slide          ? "drive"
                           : j->stages != 0          ? "stages"
                                                     : NULL;
@@ -328,9 +347,10 @@ cr_status cr_assembly_refuse_mixed_only(const cr_assembly_def *def, const char *
                                 "%s.%s: %s is not available in model %s (its joints are exact constraints that act "
                                 "in every stage); use model mixed_discrete",
                                 lb, key,
-                                j->body_a || j->body_b ? "a joint end on a free rigid body"
-                                : !strcmp(key, "drive") ? "a slider drive"
+                                j->body_a || j->body_b   ? "a joint end on a free rigid body"
+                                : !strcmp(key, "drive")  ? "a slider drive"
                                 : !strcmp(key, "stages") ? "a joint limited to stages"
+                                : strstr(key, "limit")   ? "a joint limit (stop)"
                                                          : "a joint spring or damper",
                                 model);
     }

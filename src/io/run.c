@@ -949,6 +949,14 @@ static cr_status write_summary(const char *path, const char *dir, const cr_scena
                 cJSON_AddItemToObject(o, "force", vec_json(fv, 3));
                 cJSON_AddItemToObject(o, "moment", vec_json(mv, 3));
             }
+            for (int q = 0; q < 2; ++q) { /* its limits: the measure, the stop's force, whether it presses */
+                double value, force;
+                if (!cr_sim_joint_limit(sim, j, q, &value, &force)) continue;
+                cJSON *lo = cJSON_AddObjectToObject(o, q ? "slide_limit" : "limit");
+                add_number(lo, "value", value);
+                add_number(lo, "force", force);
+                cJSON_AddStringToObject(lo, "pressing", force > 0 ? "lower" : force < 0 ? "upper" : "none");
+            }
             cJSON_AddItemToArray(joints, o);
         }
         /* the rigid bodies' final poses (welded ones rod by rod, then the free ones) */

@@ -114,6 +114,45 @@ static cr_status parse_joint_spring(const cJSON *c, const char *path, int type, 
     return CR_OK;
 }
 
+/* A joint's limits: `limit` [lo, hi] (a hinge's or cylindrical joint's rotation, rad; a
+ * prismatic joint's slide, m), `slide_limit` (a cylindrical joint's slide, m) and their
+ * `limit_stiffness`, `slide_limit_stiffness`. */
+static cr_status parse_joint_limits(const cJSON *c, const char *path, int type, cr_joint_def *j, cr_error *err)
+{
+    static const char *const names[2] = {"limit", "slide_limit"}, *const kn[2] = {"limit_stiffness",
+                                                                                  "slide_limit_stiffness"};
+    char key[PATH_SIZE];
+    cr_status s;
+    for (int q = 0; q < 2; ++q) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, names[q]);
+        const int has_k = cJSON_GetObjectItemCaseSensitive(c, kn[q]) != NULL;
+        if (!v && !has_k) continue;
+        path_key(key, path, v ? names[q] : kn[q]);
+        if (!v) return fail(err, "%s: given without %s (a stop's range)", key, names[q]);
+        const int ok = q == 0 ? type == CR_JOINT_HINGE || type == CR_JOINT_CYLINDRICAL || type == CR_JOINT_PRISMATIC
+                              : type == CR_JOINT_CYLINDRICAL;
+        if (!ok)
+            return fail(err,
+                        q == 0 ? "%s: a %s joint has no free direction to limit (limit: a hinge's or cylindrical "
+                                 "joint's rotation, a prismatic joint's slide)"
+                               : "%s: only a cylindrical joint has a slide_limit (a %s joint's is `limit`)",
+                        key, JOINT_TYPE_CHOICES[type]);
+        double lim[2];
+        if ((s = read_vector(v, key, 2, lim, err))) return s;
+        if (!(lim[0] <= lim[1]))
+            return fail(err, "%s: expected [lo, hi] with lo <= hi, got [%g, %g]", key, lim[0], lim[1]);
+        double kl = 0;
+        if ((s = get_number(c, path, kn[q], 0, 0, POSITIVE, &kl, err))) return s;
+        if (q) {
+            j->has_slide_limit = 1, j->slide_limit[0] = lim[0], j->slide_limit[1] = lim[1];
+            j->slide_limit_stiffness = kl;
+        } else {
+            j->has_limit = 1, j->limit[0] = lim[0], j->limit[1] = lim[1], j->limit_stiffness = kl;
+        }
+    }
+    return CR_OK;
+}
+
 cr_status parse_joints(const cJSON *root, cr_scenario *sc, scenario_storage *st, cr_error *err)
 {
     const cJSON *list;
@@ -225,6 +264,7 @@ cr_status parse_joints(const cJSON *root, cr_scenario *sc, scenario_storage *st,
             if ((s = parse_joint_drive(drive, key, type, j, &st->joint_time_tables[i], err))) return s;
         }
         if ((s = parse_joint_spring(c, path, type, j, err))) return s;
+        if ((s = parse_joint_limits(c, path, type, j, err))) return s;
         if ((s = parse_stage_mask(c, path, sc, &j->stages, err))) return s;
     }
     /* a joint node carries no support of its own rod (the assembly's restriction, which

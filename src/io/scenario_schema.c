@@ -37,6 +37,10 @@ static const char *const JOINT_KEYS[] = {"type",
                                          "stages",
                                          "rest",
                                          "slide_rest",
+                                         "limit",
+                                         "slide_limit",
+                                         "limit_stiffness",
+                                         "slide_limit_stiffness",
                                          NULL};
 static const char *const JOINT_DRIVE_KEYS[] = {"angle", "time", "position", NULL};
 static const char *const MATERIAL_KEYS[] = {"E", "G", "rho", "nu", NULL};

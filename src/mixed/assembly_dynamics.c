@@ -126,6 +126,9 @@ typedef struct asm_dyn {
     double f; /* the welds' closing factor (constant during the stage) */
     /* per joint: a hinge drive's (θ, θ̇, θ̈) at the time of the last residual or Jacobian (set_drive) */
     double *drive;
+    /* per joint: its drive input's ramp (from, to, the rate at from) over [ramp_t0, ramp_t1] (the
+     * output interval) */
+    double *du, ramp_t0, ramp_t1;
     rod_dyn *rd;
     int nr, ni, k; /* rods, interface nodes, joint rows */
     size_t N, mu_off;
@@ -318,6 +321,19 @@ static void set_drive(asm_dyn *d, double t)
             continue;
         }
         cr_time_function_eval_d(&j->drive_time, t, &v[0], &v[1], &v[2]);
+        /* the input u(t) over the output interval [t0, t0 + h]: the cubic Hermite from u0 with rate
+         * r0 to u1 with the secant rate (u1 − u0)/h, so u is C¹ across output times (the drive's
+         * velocity continuous, its acceleration jumping like a load input); then (f u)' = f' u +
+         * f u', (f u)'' = f'' u + 2 f' u' + f u'' */
+        const double u0 = d->du[3 * jk], u1 = d->du[3 * jk + 1], r0 = d->du[3 * jk + 2], h = d->ramp_t1 - d->ramp_t0;
+        double u = u1, ud = 0.0, udd = 0.0;
+        if ((u0 != u1 || r0 != 0) && h > 0) {
+            const double x = fmin(1.0, fmax(0.0, (t - d->ramp_t0) / h)), x2 = x * x, x3 = x2 * x, r1 = (u1 - u0) / h;
+            u = (2 * x3 - 3 * x2 + 1) * u0 + (x3 - 2 * x2 + x) * h * r0 + (3 * x2 - 2 * x3) * u1 + (x3 - x2) * h * r1;
+            ud = (6 * x2 - 6 * x) / h * (u0 - u1) + (3 * x2 - 4 * x + 1) * r0 + (3 * x2 - 2 * x) * r1;
+            udd = ((12 * x - 6) / h * (u0 - u1) + (6 * x - 4) * r0 + (6 * x - 2) * r1) / h;
+        }
+        v[2] = v[2] * u + 2.0 * v[1] * ud + v[0] * udd, v[1] = v[1] * u + v[0] * ud, v[0] *= u;
         for (int c = 0; c < 3; ++c) v[c] *= j->drive ? j->drive_angle : j->drive_position;
     }
 }
@@ -340,10 +356,10 @@ static void joint_rows(const asm_dyn *d, int jk, const double *ya, const double 
     for (int c = 0; c < 6; ++c) u[c] = ya[CR_DYN_V + c], u[6 + c] = yb[CR_DYN_V + c];
     const double w = d->omega[jk];
     for (int r = 0; r < j->rows; ++r) {
-        double ca = 0, cu = 0, kr, cr;
+        double ca = 0, cu = 0, kr, cr, gk;
         for (int c = 0; c < 12; ++c) ca += Cm[r * 12 + c] * acc[c], cu += Cm[r * 12 + c] * u[c];
-        if (cr_asm_row_compliant(j, d->stage, r, &kr, &cr)) /* k g + c ġ, + μ by the caller */
-            out[r] = kr * g[r] + cr * cu;
+        if (cr_asm_row_law(j, d->s, d->stage, r, g[r], &kr, &cr, &gk, NULL)) /* k g + c ġ, + μ by the caller */
+            out[r] = kr * gk + cr * cu;
         else
             out[r] = ca + bias[r] + 2.0 * w * (cu + gt[r]) + w * w * g[r];
     }
@@ -1067,15 +1083,15 @@ static void joint_power(const asm_dyn *d, const double *y, double pw[2], double 
                           NULL, g, C, NULL);
         for (int c = 0; c < 6; ++c) u[c] = ya[CR_DYN_V + c], u[6 + c] = yb[CR_DYN_V + c];
         for (int r = 0; r < j->rows; ++r) {
-            double kr, cr, cu = 0;
+            double kr, cr, cu = 0, gk;
             const int drive_row =
                 (j->drive && r == j->pos_rows + 2) || (j->slide_drive && r == j->rows - j->springs - 1);
-            const int comp = cr_asm_row_compliant(j, d->stage, r, &kr, &cr);
+            const int comp = cr_asm_row_law(j, d->s, d->stage, r, g[r], &kr, &cr, &gk, NULL);
             if (!comp && !drive_row) continue;
             for (int c = 0; c < 12; ++c) cu += C[r * 12 + c] * u[c];
-            if (comp) {
+            if (comp) { /* a limit row: its penalty spring's ½ ε penetration² */
                 pw[0] += cr * cu * cu;
-                if (elastic) *elastic += 0.5 * kr * g[r] * g[r];
+                if (elastic) *elastic += 0.5 * kr * gk * gk;
             } else {
                 pw[1] += y[d->mu_off + j->row0 + r] * cu;
             }
@@ -1151,6 +1167,28 @@ static void contact_step(const asm_dyn *d, double t, const double *y)
     }
 }
 
+/* The limits at y: how many stops press, and the largest magnitude of their forces (N m or N). */
+static void limit_columns(const asm_dyn *d, const double *y, double *pressing, double *force)
+{
+    *pressing = 0, *force = 0;
+    for (int jk = 0; jk < d->a->joint_count; ++jk) {
+        const cr_asm_joint *j = &d->a->joints[jk];
+        int any = 0;
+        for (int q = 0; q < j->springs; ++q) any |= cr_asm_is_limit_kind(j->spring_kind[q]);
+        if (!any || !cr_asm_joint_active(j, d->stage)) continue;
+        const double *ya = node_y(d, y, j->iface[0]), *yb = node_y(d, y, j->iface[1]);
+        double g[CR_ASM_MAX_ROWS], k;
+        cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
+                                cr_q_load(yb + 3), NULL, g, NULL, NULL);
+        for (int q = 0; q < j->springs; ++q) {
+            const int r = j->rows - j->springs + q;
+            if (!cr_asm_is_limit_kind(j->spring_kind[q])) continue;
+            cr_asm_row_law(j, d->s, d->stage, r, g[r], &k, NULL, NULL, NULL);
+            if (k > 0) *pressing += 1, *force = fmax(*force, fabs(y[d->mu_off + j->row0 + r]));
+        }
+    }
+}
+
 static int output(double t, const double *y, void *user)
 {
     asm_dyn *d = user;
@@ -1164,6 +1202,10 @@ static int output(double t, const double *y, void *user)
     if (cr_asm_joint_columns(d->a)) { /* series.csv's joint columns (assembly_formulation.c, series_extra) */
         smp.extra_count = 2;
         smp.extra[0] = d->dissipated + jw[0], smp.extra[1] = d->work_drives + jw[1];
+    }
+    if (cr_asm_joint_columns(d->a) && cr_asm_has_limits(d->a)) { /* the stops pressing, the largest stop force */
+        limit_columns(d, y, &smp.extra[smp.extra_count], &smp.extra[smp.extra_count + 1]);
+        smp.extra_count += 2;
     }
     smp.extra_count += contact_columns(d, t, y, smp.extra + smp.extra_count);
     if (d->a->contact) { /* contact.rods: the pairs pressing, the smallest gap between the rods (m) */
@@ -1237,6 +1279,10 @@ static int step_done(double t, double *y, void *user)
     d->work += work_to(d, t, 1, jw);
     d->dissipated += jw[0], d->work_drives += jw[1];
     d->last_t = t;
+    if (cr_asm_has_limits(d->a)) { /* the limits' unwrapping about this step's angle; a released preload dropped */
+        unpack(d, y, t);
+        cr_asm_limits_accept(d->a, d->s, 1);
+    }
     long cnt[7];
     stage_counters(d, cnt);
     if (d->memory) {
@@ -1256,6 +1302,52 @@ static int step_done(double t, double *y, void *user)
     return stop;
 }
 
+/* The joint limits' step bound (the radau step_limit): the stop's force has a kink where it
+ * engages and lets go (at φ = lo + λ̂⁺/ε, hi − λ̂⁻/ε), which the error estimate does not see: a
+ * step across it at speed unresolved added 1e-4 of the impact's energy at a bounce (measured,
+ * rtol 1e-9: tests/test_assembly_dynamics.c). So a step moving the measure φ toward a kink
+ * covers at most half the distance to it (its rate φ̇ = C u at the step's start): the steps
+ * shrink geometrically onto the kink and cross it with a step of at most 1e-5 of the stage's
+ * time so far (a hundred times the integrator's floor, radau.h h_min_rel), whose error across
+ * the kink, ~ (ε/I) φ̇ h³, is then far below the tolerance. */
+static double limit_step_limit(double t, const double *y, void *user)
+{
+    const asm_dyn *d = user;
+    const double h_skip = 1e-5 * (t - d->t_stage_start);
+    double h = INFINITY;
+    for (int jk = 0; jk < d->a->joint_count; ++jk) {
+        const cr_asm_joint *j = &d->a->joints[jk];
+        if (!cr_asm_joint_active(j, d->stage)) continue;
+        int any = 0;
+        for (int q = 0; q < j->springs; ++q) any |= cr_asm_is_limit_kind(j->spring_kind[q]);
+        if (!any) continue;
+        const double *ya = node_y(d, y, j->iface[0]), *yb = node_y(d, y, j->iface[1]);
+        double g[CR_ASM_MAX_ROWS], C[CR_ASM_MAX_ROWS * 12];
+        cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
+                                cr_q_load(yb + 3), NULL, g, C, NULL);
+        for (int q = 0; q < j->springs; ++q) {
+            if (!cr_asm_is_limit_kind(j->spring_kind[q])) continue;
+            const int r = j->rows - j->springs + q, row = j->row0 + r;
+            double ph, rate = 0;
+            cr_asm_row_law(j, d->s, d->stage, r, g[r], NULL, NULL, NULL, &ph);
+            for (int c = 0; c < 6; ++c) rate += C[r * 12 + c] * ya[CR_DYN_V + c] + C[r * 12 + 6 + c] * yb[CR_DYN_V + c];
+            const double eps = j->k[q], lh = d->s->limit_hat[row];
+            const double kinks[2] = {j->lo[q] + fmax(lh, 0.0) / eps, j->hi[q] - fmax(-lh, 0.0) / eps};
+            for (int b = 0; b < 2; ++b) {
+                const double gap = kinks[b] - ph;
+                if (gap * rate > 0 && 0.5 * gap / rate > h_skip) h = fmin(h, 0.5 * gap / rate);
+            }
+        }
+    }
+    return h;
+}
+
+/* both bounds when an assembly has joint limits and obstacles */
+static double limits_contact_step_limit(double t, const double *y, void *user)
+{
+    return fmin(limit_step_limit(t, y, user), contact_step_limit(t, y, user));
+}
+
 static void free_dyn(asm_dyn *d)
 {
     if (d->rd)
@@ -1266,7 +1358,8 @@ static void free_dyn(asm_dyn *d)
             free(rd->V), free(rd->Vre), free(rd->Vim), free(rd->bsave);
         }
     free(d->rd);
-    free(d->imass), free(d->omega), free(d->drive), free(d->Ct), free(d->A), free(d->G), free(d->Gmu), free(d->S), free(d->Sz);
+    free(d->imass), free(d->omega), free(d->drive), free(d->du), free(d->Ct), free(d->A), free(d->G), free(d->Gmu),
+        free(d->S), free(d->Sz);
     free(d->tmpS), free(d->piv), free(d->pivz), free(d->mu), free(d->muz), free(d->tmp), free(d->yjac);
     free(d->bd), free(d->bactive), free(d->bscale);
     cr_lowrank_destroy(d->lr), cr_lowrank_destroy(d->lr_re), cr_lowrank_destroy(d->lr_im);
@@ -1363,6 +1456,16 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
     d.imass = calloc((size_t)6 * ni1, sizeof *d.imass);
     d.omega = calloc(a->joint_count > 0 ? a->joint_count : 1, sizeof *d.omega);
     d.drive = calloc(3 * (size_t)(a->joint_count > 0 ? a->joint_count : 1), sizeof *d.drive);
+    d.du = calloc(3 * (size_t)(a->joint_count > 0 ? a->joint_count : 1), sizeof *d.du);
+    if (d.du) { /* the drives' inputs: held (fresh), or the ramp of the output interval a checkpoint cut */
+        const double k0 = floor((tb - d.t_stage_start) / o.output_dt * (1 + 1e-12));
+        d.ramp_t0 = d.t_stage_start + k0 * o.output_dt, d.ramp_t1 = d.ramp_t0 + o.output_dt;
+        for (int jk = 0; jk < a->joint_count; ++jk) {
+            if (!resume) s->drive_from[jk] = s->drive_input[jk], s->drive_rate[jk] = 0.0;
+            d.du[3 * jk] = s->drive_from[jk], d.du[3 * jk + 1] = s->drive_input[jk],
+                     d.du[3 * jk + 2] = s->drive_rate[jk];
+        }
+    }
     d.Ct = calloc((size_t)ni1 * 6 * k1, sizeof *d.Ct);
     d.A = calloc((size_t)ni1 * 6 * NB, sizeof *d.A);
     d.G = calloc((size_t)k1 * 2 * NB, sizeof *d.G);
@@ -1379,8 +1482,8 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
     y = calloc(d.N, sizeof *y), mass = calloc(d.N, sizeof *mass), atol = calloc(d.N, sizeof *atol);
     F0 = calloc(d.N, sizeof *F0);
     index = calloc(d.N, sizeof *index);
-    if (!d.imass || !d.omega || !d.drive || !d.Ct || !d.A || !d.G || !d.Gmu || !d.S || !d.Sz || !d.tmpS || !d.piv || !d.pivz ||
-        !d.mu || !d.muz || !d.tmp || !d.yjac || !y || !mass || !atol || !F0 || !index) {
+    if (!d.imass || !d.omega || !d.drive || !d.du || !d.Ct || !d.A || !d.G || !d.Gmu || !d.S || !d.Sz || !d.tmpS ||
+        !d.piv || !d.pivz || !d.mu || !d.muz || !d.tmp || !d.yjac || !y || !mass || !atol || !F0 || !index) {
         st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
         goto done;
     }
@@ -1557,6 +1660,8 @@ done:
     return st;
 }
 
+static cr_status integrate_live(asm_dyn *d, const double *times, int count, double t_end, cr_error *err);
+
 int cr_asm_dynamic_memory_size(const cr_assembly *a)
 {
     return AM_RADAU + CR_RADAU_MEMORY_DOUBLES + 3 * cr_asm_dynamic_size(a);
@@ -1647,7 +1752,8 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
     ro.output = output, ro.output_times = times, ro.n_output_times = (int)count;
     ro.step_callback = step_done;
     ro.jac_reuse_theta = 0.1, ro.newton_growth_theta = 0.2; /* as one rod's (dynamics_solve.c) */
-    if (cr_asm_obstacles(a)) ro.step_limit = contact_step_limit;
+    if (cr_asm_has_limits(a)) ro.step_limit = cr_asm_obstacles(a) ? limits_contact_step_limit : limit_step_limit;
+    else if (cr_asm_obstacles(a)) ro.step_limit = contact_step_limit;
     cr_radau_linsys ls = {.jacobian = hook_jacobian,
                           .factor_real = hook_factor_real,
                           .solve_real = hook_solve_real,
@@ -1686,7 +1792,10 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
             goto done;
         }
     }
-    st = cr_radau_integrate(d.radau, t_end, err);
+    if (!s->inputs_live)
+        st = cr_radau_integrate(d.radau, t_end, err);
+    else
+        st = integrate_live(&d, times, (int)count, t_end, err);
     unpack(&d, cr_radau_y(d.radau), cr_radau_t(d.radau));
     for (int r = 0; r < d.nr; ++r) { /* the loads the state now carries: a following static stage ramps from these */
         set_scales(&d.rd[r], cr_radau_t(d.radau));
@@ -1713,6 +1822,45 @@ done:
     free_setup(&u);
     free(times);
     free(d.ywork);
+    return st;
+}
+
+/* The stage integrated output interval by interval (s->inputs_live: an output callback may
+ * change the inputs, as one rod's cr_mixed_dynamic_solve segmented): after each output time the
+ * rods' load inputs (a jump of the right-hand side) and the drives' inputs (a C¹ ramp from the
+ * value reached to the new one at the next output time: a jump of the drive's acceleration) are taken,
+ * and on a change the integrator restarts there (cr_radau_reinit: a fresh first step). */
+static cr_status integrate_live(asm_dyn *d, const double *times, int count, double t_end, cr_error *err)
+{
+    cr_status st = CR_OK;
+    double *ytmp = malloc(d->N * sizeof *ytmp);
+    if (!ytmp) return cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
+    for (int k = 0; st == CR_OK && k < count; ++k) {
+        if ((st = cr_radau_integrate(d->radau, times[k], err)) != CR_OK) break;
+        int changed = 0;
+        for (int r = 0; r < d->nr; ++r) {
+            rod_dyn *rd = &d->rd[r];
+            const size_t nl = (size_t)rd->m->load_count;
+            if (nl == 0 || !memcmp(rd->input, d->s->rods[r]->load_input, nl * sizeof(double))) continue;
+            memcpy(rd->input, d->s->rods[r]->load_input, nl * sizeof(double));
+            changed = 1;
+        }
+        const double t1 = k + 1 < count ? times[k + 1] : t_end;
+        for (int jk = 0; jk < d->a->joint_count; ++jk) { /* the value and rate reached, the new target */
+            double *u = d->du + 3 * jk;
+            const double h = d->ramp_t1 - d->ramp_t0;
+            const double reached = u[1], rate = u[0] != u[1] || u[2] != 0 ? (u[1] - u[0]) / h : 0.0;
+            const double next = d->s->drive_input[jk];
+            if (rate != 0 || next != reached) changed = 1; /* the drive's acceleration changes */
+            u[0] = d->s->drive_from[jk] = reached, u[1] = next, u[2] = d->s->drive_rate[jk] = rate;
+        }
+        d->ramp_t0 = times[k], d->ramp_t1 = t1;
+        if (!changed) continue;
+        memcpy(ytmp, cr_radau_y(d->radau), d->N * sizeof *ytmp);
+        st = cr_radau_reinit(d->radau, times[k], ytmp, cr_radau_h(d->radau), err);
+    }
+    if (st == CR_OK && cr_radau_t(d->radau) < t_end) st = cr_radau_integrate(d->radau, t_end, err);
+    free(ytmp);
     return st;
 }
 

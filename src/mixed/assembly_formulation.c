@@ -28,7 +28,7 @@ typedef struct asm_sim {
     /* during a stage: where the callbacks go */
     cr_sim *sim;
     const cr_stage_callbacks *cb;
-    const char *series_names[8]; /* series_extra's columns */
+    const char *series_names[10]; /* series_extra's columns */
 } asm_sim;
 
 /* A node index as the rods' definitions give it (negative counts from the end). */
@@ -266,7 +266,13 @@ static int dyn_output(const cr_assembly *a, const cr_assembly_state *st, const c
 {
     (void)a, (void)st;
     asm_sim *s = user;
-    return s->cb->on_output ? s->cb->on_output(s->sim, smp, s->cb->user) : 0;
+    const int stop = s->cb->on_output ? s->cb->on_output(s->sim, smp, s->cb->user) : 0;
+    if (s->cb->inputs_live) /* the loads' inputs it set, for the stage's next output interval */
+        for (int r = 0; r < s->rods; ++r) {
+            const int nl = s->a->models[r]->load_count;
+            if (nl > 0) memcpy(s->s->rods[r]->load_input, s->inputs + s->first_load[r], (size_t)nl * sizeof(double));
+        }
+    return stop;
 }
 
 static int dyn_step(const cr_assembly *a, const cr_assembly_state *st, double h, long steps, double work, void *user)
@@ -276,9 +282,9 @@ static int dyn_step(const cr_assembly *a, const cr_assembly_state *st, double h,
     return s->cb->on_step ? s->cb->on_step(s->sim, h, steps, work, s->cb->user) : 0;
 }
 
-/* The load inputs hold over the whole stage: those set at its start (cr_sim_set_load_input
- * in an output callback changes the next stage's, not this one's: the assembly integrates
- * the stage in one piece). */
+/* The load and drive inputs: with cb->inputs_live, those an output callback sets hold from that
+ * output time on (the stage integrated interval by interval, assembly_dynamics.c); otherwise
+ * those set at the stage's start hold over the whole stage. */
 static cr_status asm_dynamic(cr_sim *sim, int stage, double t_stage_start, double h0, double work,
                              const cr_dynamic_options *o, const cr_stage_callbacks *cb, cr_dynamic_report *report,
                              cr_error *err)
@@ -290,6 +296,7 @@ static cr_status asm_dynamic(cr_sim *sim, int stage, double t_stage_start, doubl
     }
     s->sim = sim;
     s->cb = cb;
+    s->s->inputs_live = cb && cb->inputs_live;
     return cr_asm_dynamic_solve_stage(s->a, s->s, stage, t_stage_start, h0, work, o, dyn_output, dyn_step, s, s->memory,
                                       report, err);
 }
@@ -369,6 +376,13 @@ static const char *body_name(const void *impl, int j)
     return s->a->models[r]->bodies[j].name;
 }
 
+/* a free body's velocities (welded bodies move with their nodes: cr_sim_body_velocity) */
+static void body_velocity(const void *impl, int j, cr_vec3 *v, cr_vec3 *w)
+{
+    const asm_sim *s = impl;
+    cr_assembly_state_body(s->s, j - s->first_body[s->rods], NULL, NULL, v, w);
+}
+
 static void body_pose(const void *impl, int j, cr_vec3 *c, cr_mat3 *axes)
 {
     const asm_sim *s = impl;
@@ -390,19 +404,22 @@ static double body_mass(const void *impl, int j)
     return s->a->models[r]->bodies[j].mass;
 }
 
-/* with springs, dampers or drives on the joints: their energy columns; with obstacles the
- * contact columns after them, summed over the rods (assembly_dynamics.c) */
+/* with springs, dampers or drives on the joints: their energy columns, and with limits the
+ * stops' columns; with obstacles the contact columns after them, summed over the rods; with
+ * contact.rods the pairs and the smallest gap (assembly_dynamics.c, output) */
 static int series_extra(const void *impl, const char *const **names)
 {
-    static const char *const all[] = {"energy_dissipated_joints", "work_drives",          "contact_active",
-                                      "contact_sliding",          "contact_normal_force", "contact_penetration",
-                                      "rods_contact_pairs",       "rods_contact_gap"};
+    static const char *const all[] = {"energy_dissipated_joints", "work_drives",          "joint_limits_pressing",
+                                      "joint_limit_force",        "contact_active",       "contact_sliding",
+                                      "contact_normal_force",     "contact_penetration",  "rods_contact_pairs",
+                                      "rods_contact_gap"};
     asm_sim *s = (asm_sim *)impl; /* (its column list, filled here) */
-    const int joints = s && s->a && cr_asm_joint_columns(s->a), contact = s && s->a && cr_asm_obstacles(s->a),
-              rods = s && s->a && s->a->contact;
+    const int joints = s && s->a && cr_asm_joint_columns(s->a), limits = joints && cr_asm_has_limits(s->a),
+              contact = s && s->a && cr_asm_obstacles(s->a), rods = s && s->a && s->a->contact;
     int n = 0;
-    for (int k = 0; k < 8 && s; ++k)
-        if ((k < 2 && joints) || (k >= 2 && k < 6 && contact) || (k >= 6 && rods)) s->series_names[n++] = all[k];
+    for (int k = 0; k < 10 && s; ++k)
+        if ((k < 2 && joints) || (k >= 2 && k < 4 && limits) || (k >= 4 && k < 8 && contact) || (k >= 8 && rods))
+            s->series_names[n++] = all[k];
     *names = s ? s->series_names : all;
     return n;
 }
@@ -429,6 +446,13 @@ static int contact(const void *impl, int node, cr_contact_sample *out)
 
 static double *load_input(void *impl) { return ((asm_sim *)impl)->inputs; }
 
+static int has_drives(const cr_assembly *a)
+{
+    for (int k = 0; k < a->joint_count; ++k)
+        if (a->joints[k].drive || a->joints[k].slide_drive) return 1;
+    return 0;
+}
+
 /* checkpoints: every rod's state (poses, velocities, stresses), the joints' multipliers, the
  * load and closing factors, the inputs, then the dynamic stage's integrator memory */
 static int packed_size(const void *impl)
@@ -436,6 +460,8 @@ static int packed_size(const void *impl)
     const asm_sim *s = impl;
     int n = 2 + s->a->rows + s->first_load[s->rods] + cr_asm_dynamic_memory_size(s->a) +
             CR_ASM_BODY_DOF * s->a->body_count + s->a->body_load_count;
+    if (cr_asm_has_limits(s->a)) n += 2 * s->a->rows; /* the limits' unwrapping and multipliers */
+    if (has_drives(s->a)) n += 3 * s->a->joint_count; /* the drives' inputs and their ramps' start */
     for (int r = 0; r < s->rods; ++r)
         n += cr_state_packed_size(s->a->models[r]) + cr_contact_packed_size(s->a->models[r]->contact);
     return n;
@@ -460,6 +486,17 @@ static void pack(const void *impl, double *out)
     out += CR_ASM_BODY_DOF * s->a->body_count;
     memcpy(out, s->s->body_load_scale, (size_t)s->a->body_load_count * sizeof(double));
     out += s->a->body_load_count;
+    if (cr_asm_has_limits(s->a)) {
+        memcpy(out, s->s->limit_ref, (size_t)s->a->rows * sizeof(double));
+        memcpy(out + s->a->rows, s->s->limit_hat, (size_t)s->a->rows * sizeof(double));
+        out += 2 * s->a->rows;
+    }
+    if (has_drives(s->a)) {
+        memcpy(out, s->s->drive_input, (size_t)s->a->joint_count * sizeof(double));
+        memcpy(out + s->a->joint_count, s->s->drive_from, (size_t)s->a->joint_count * sizeof(double));
+        memcpy(out + 2 * s->a->joint_count, s->s->drive_rate, (size_t)s->a->joint_count * sizeof(double));
+        out += 3 * s->a->joint_count;
+    }
     /* obstacles: every rod's contact pairs (multipliers, anchors, stick or slide) */
     for (int r = 0; r < s->rods; ++r) {
         cr_contact_pack(s->a->models[r]->contact, out);
@@ -486,6 +523,17 @@ static void unpack(void *impl, const double *in)
     in += CR_ASM_BODY_DOF * s->a->body_count;
     memcpy(s->s->body_load_scale, in, (size_t)s->a->body_load_count * sizeof(double));
     in += s->a->body_load_count;
+    if (cr_asm_has_limits(s->a)) {
+        memcpy(s->s->limit_ref, in, (size_t)s->a->rows * sizeof(double));
+        memcpy(s->s->limit_hat, in + s->a->rows, (size_t)s->a->rows * sizeof(double));
+        in += 2 * s->a->rows;
+    }
+    if (has_drives(s->a)) {
+        memcpy(s->s->drive_input, in, (size_t)s->a->joint_count * sizeof(double));
+        memcpy(s->s->drive_from, in + s->a->joint_count, (size_t)s->a->joint_count * sizeof(double));
+        memcpy(s->s->drive_rate, in + 2 * s->a->joint_count, (size_t)s->a->joint_count * sizeof(double));
+        in += 3 * s->a->joint_count;
+    }
     for (int r = 0; r < s->rods; ++r) {
         cr_contact_unpack(s->a->models[r]->contact, in);
         in += cr_contact_packed_size(s->a->models[r]->contact);
@@ -541,6 +589,15 @@ static uint64_t fingerprint(const void *impl)
                 h = (h ^ bits) * 1099511628211ULL;
             }
         }
+        for (int q = 0; q < jt->springs; ++q) { /* the limits' ranges and ε (unchanged without limits) */
+            if (!cr_asm_is_limit_kind(jt->spring_kind[q])) continue;
+            const double lm[] = {jt->lo[q], jt->hi[q], jt->k[q], (double)jt->spring_kind[q]};
+            for (size_t k = 0; k < sizeof lm / sizeof lm[0]; ++k) {
+                uint64_t bits;
+                memcpy(&bits, &lm[k], sizeof bits);
+                h = (h ^ bits) * 1099511628211ULL;
+            }
+        }
         if (!jt->drive && !jt->slide_drive) continue; /* (unchanged without drives) */
         /* a drive's angle (position) and time function: a resumed run must drive as the first did */
         const cr_time_function *tf = &jt->drive_time;
@@ -588,6 +645,26 @@ static cr_status joint_reaction(const void *impl, int j, cr_vec3 *f, cr_vec3 *m)
     return cr_assembly_joint_reaction(s->a, s->s, j, f, m);
 }
 
+static cr_status set_joint_drive_input(void *impl, int j, double value)
+{
+    asm_sim *s = impl;
+    if (!s->a->joints[j].drive && !s->a->joints[j].slide_drive) return CR_BAD_INPUT;
+    s->s->drive_input[j] = value;
+    return CR_OK;
+}
+
+static double joint_drive_input(const void *impl, int j)
+{
+    const asm_sim *s = impl;
+    return s->a->joints[j].drive || s->a->joints[j].slide_drive ? s->s->drive_input[j] : NAN;
+}
+
+static int joint_limit(const void *impl, int j, int which, double *value, double *force)
+{
+    const asm_sim *s = impl;
+    return cr_assembly_joint_limit(s->a, s->s, j, which, value, force);
+}
+
 const cr_formulation cr_mixed_assembly_formulation = {
     .name = "mixed_discrete",
     /* as the one-rod table's: an assembly costs what its rods cost (+ a small dense system) */
@@ -612,6 +689,7 @@ const cr_formulation cr_mixed_assembly_formulation = {
     .body_count = body_count,
     .body_name = body_name,
     .body_pose = body_pose,
+    .body_velocity = body_velocity,
     .series_extra = series_extra,
     .load_input = load_input,
     .packed_size = packed_size,
@@ -627,5 +705,8 @@ const cr_formulation cr_mixed_assembly_formulation = {
     .joint_count = joint_count,
     .joint_name = joint_name,
     .joint_reaction = joint_reaction,
+    .joint_limit = joint_limit,
+    .set_joint_drive_input = set_joint_drive_input,
+    .joint_drive_input = joint_drive_input,
     .body_mass = body_mass,
 };

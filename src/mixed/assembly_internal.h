@@ -41,21 +41,32 @@ typedef struct cr_asm_joint {
     int slide_drive;
     double drive_position;
     cr_vec3 h; /* the axis in a's frame (sliders' drive and spring rows) */
-    /* spring rows (the last `springs` rows, compliant: 0 = k g + c ġ + λ): their kind, k, c */
+    /* spring rows (the last `springs` rows, compliant: 0 = k g + c ġ + λ): their kind, k, c;
+     * a joint's limits are the last of them (CR_SPRING_LIMIT_*, k their ε, their law
+     * cr_asm_row_law) */
     int springs;
-    int spring_kind[3];
-    double k[3], c[3];
-    double rest[3];  /* the spring rows' rest measure at closing factor 1 (rest · f) */
+    int spring_kind[5];
+    double k[5], c[5];
+    double rest[5];      /* the spring rows' rest measure at closing factor 1 (rest · f) */
+    double lo[5], hi[5]; /* a limit row's range (rad or m) */
     unsigned stages; /* bit s: acts in stage s; 0 = every stage */
 } cr_asm_joint;
 
-/* The most rows of one joint (a driven cylindrical joint with both springs: 2 + 2 + 1 + 2). */
-#define CR_ASM_MAX_ROWS 8
+/* The most rows of one joint (a driven cylindrical joint with both springs and both limits:
+ * 2 + 2 + 1 + 2 + 2). */
+#define CR_ASM_MAX_ROWS 10
 
 /* The kinds of spring rows: the angle about a hinge axis atan2(u2·Rt, u1·Rt) with
  * t = R_refᵀu1; the slide (A_a h)·(r_b − r_a); a component of the axial vector of D − Dᵀ
  * over 2 (D = A_aᵀA_b R_refᵀ, a's frame): sin ψ n_i. */
 enum { CR_SPRING_ANGLE = 1, CR_SPRING_SLIDE = 2, CR_SPRING_ROT = 3 /* + component 0..2 */ };
+/* A limit row's measure: the hinge angle φ about the axis from the reference (atan2, in (−π, π];
+ * unwrapped by cr_asm_row_law), or the slide (A_a h)·(r_b − r_a). */
+enum { CR_SPRING_LIMIT_ANGLE = 8, CR_SPRING_LIMIT_SLIDE = 9 };
+static inline int cr_asm_is_limit_kind(int kind)
+{
+    return kind == CR_SPRING_LIMIT_ANGLE || kind == CR_SPRING_LIMIT_SLIDE;
+}
 
 /* Joint j acts in stage `stage` (its stage mask). */
 static inline int cr_asm_joint_active(const cr_asm_joint *j, int stage)
@@ -123,7 +134,39 @@ struct cr_assembly_state {
     double *body;        /* CR_ASM_BODY_DOF per free body */
     double *body_load_scale; /* the free bodies' loads' magnitude factors (statics: ramped) */
     int stage;           /* the stage of the last solve (which joints act) */
+    /* the limit rows (per joint row; others unused): limit_ref the measure at the last accepted
+     * step (a hinge angle unwrapped: whole turns counted), limit_hat the augmented Lagrangian's
+     * multiplier λ̂ (statics; a dynamic stage's preload) */
+    double *limit_ref, *limit_hat;
+    /* the drives' inputs (per joint, default 1; cr_sim_set_joint_drive_input): a dynamic stage
+     * drives θ = angle · time(t) · u(t) (position alike) with u ramping (cubic Hermite) from
+     * drive_from at rate drive_rate (at the last output time) to drive_input at the next one */
+    double *drive_input, *drive_from, *drive_rate;
+    int inputs_live; /* the next dynamic stage reads the inputs at every output time */
 };
+
+/* The limits' augmented Lagrangian (docs/theory.md "Assemblies", joint limits): a limit row
+ * with measure φ (unwrapped), range [lo, hi], ε = k and multiplier λ̂ has the force
+ *     λ = max(0, λ̂⁺ − ε (φ − lo)) − max(0, λ̂⁻ + ε (φ − hi))      (λ̂± = max(0, ±λ̂))
+ * (positive: pushing φ up), i.e. the compliant row k_eff (φ − g0) + λ = 0 on its active
+ * branches (k_eff = ε each, 0 when neither presses). At the kink (λ̂ = 0, φ within
+ * CR_LIMIT_KINK of the bound) the branch counts as active, as an obstacle's: what holds a
+ * free hinge resting on its stop at the first iteration. */
+#define CR_LIMIT_KINK 1e-12
+/* Row r of joint j at measure g (as cr_asm_joint_eval gives it): returns 1 when the row is
+ * compliant (cr_asm_row_compliant) with *k, *c and the measure *gk it multiplies (0 = k gk +
+ * c ġ + λ): a spring's own g, or a limit row's φ − g0 with k = k_eff, φ the unwrapped measure
+ * about s->limit_ref. *phi (optional): a limit row's unwrapped measure. */
+int cr_asm_row_law(const cr_asm_joint *j, const cr_assembly_state *s, int stage, int r, double g, double *k, double *c,
+                   double *gk, double *phi);
+/* The tolerance of limit row q of joint j: the largest penetration a converged static stage
+ * leaves (1e-10 rad; 1e-10 times the longest rod for a slide). */
+double cr_asm_limit_tol(const cr_assembly *a, const cr_asm_joint *j, int q);
+/* After an accepted step: every limit row's limit_ref ← its unwrapped measure at the state;
+ * with drop_released, λ̂ ← 0 where the limit does not press (a dynamic stage's preload). */
+void cr_asm_limits_accept(const cr_assembly *a, cr_assembly_state *s, int drop_released);
+/* 1 when some joint has a limit. */
+int cr_asm_has_limits(const cr_assembly *a);
 
 /* The rows of joint j between the poses (ra, pa) and (rb, pb) with the welds' closing factor
  * f and a drive's (θ, θ̇, θ̈) (a slider drive's (X, Ẋ, Ẍ); NULL: θ = drive_angle · f or X =

@@ -108,9 +108,11 @@ static double dot_term(cr_vec3 s, cr_vec3 t, cr_mat3 AaTAb, double wc, double *C
 static double spring_term(const cr_asm_joint *j, int kind, double rest, cr_mat3 Aa, cr_mat3 AaTAb, cr_vec3 d,
                           double *Crow, double l, double *H)
 {
-    if (kind == CR_SPRING_SLIDE) return slide_term(j->h, Aa, d, 1.0, Crow, l, H) - rest;
+    if (kind == CR_SPRING_SLIDE || kind == CR_SPRING_LIMIT_SLIDE)
+        return slide_term(j->h, Aa, d, 1.0, Crow, l, H) - rest;
+    if (kind == CR_SPRING_LIMIT_ANGLE) rest = 0.0; /* the angle from the reference, unwrapped by cr_asm_row_law */
     cr_mat3 Rr = cr_q_exp(j->rel_ref);
-    if (kind >= CR_SPRING_ROT) {
+    if (kind >= CR_SPRING_ROT && !cr_asm_is_limit_kind(kind)) {
         /* sin ψ n_i = ½ (e_k·D e_j − e_j·D e_k), (i, j, k) cyclic, D e_m = A_aᵀA_b (R_refᵀ e_m) */
         const int i = kind - CR_SPRING_ROT, jj = (i + 1) % 3, kk = (i + 2) % 3;
         cr_vec3 ej = cr_v3(jj == 0, jj == 1, jj == 2), ek = cr_v3(kk == 0, kk == 1, kk == 2);
@@ -227,6 +229,83 @@ void cr_asm_joint_bias(const cr_asm_joint *j, double f, const double *drive, cr_
             cr_vec3 sdd = cr_v3_sub(cr_v3_scale(hs, drive[2]), cr_v3_scale(s, drive[1] * drive[1]));
             bias[np + k] += cr_v3_dot(sdd, va) + 2.0 * cr_v3_dot(sd, dva);
             if (gt) gt[np + k] = cr_v3_dot(sd, va);
+        }
+    }
+}
+
+/* ---- joint limits ---- */
+
+int cr_asm_has_limits(const cr_assembly *a)
+{
+    for (int k = 0; k < a->joint_count; ++k)
+        for (int q = 0; q < a->joints[k].springs; ++q)
+            if (cr_asm_is_limit_kind(a->joints[k].spring_kind[q])) return 1;
+    return 0;
+}
+
+double cr_asm_limit_tol(const cr_assembly *a, const cr_asm_joint *j, int q)
+{
+    return j->spring_kind[q] == CR_SPRING_LIMIT_SLIDE ? 1e-10 * a->scale_length : 1e-10;
+}
+
+/* x − 2π round((x − ref)/(2π)): the branch of an angle nearest to ref (the last accepted one:
+ * a step turns the joint by less than π) */
+static double unwrap(double x, double ref)
+{
+    const double two_pi = 6.283185307179586476925286766559;
+    return x + two_pi * nearbyint((ref - x) / two_pi);
+}
+
+int cr_asm_row_law(const cr_asm_joint *j, const cr_assembly_state *s, int stage, int r, double g, double *k, double *c,
+                   double *gk, double *phi)
+{
+    double kr, cr;
+    const int comp = cr_asm_row_compliant(j, stage, r, &kr, &cr);
+    const int q = r - (j->rows - j->springs);
+    if (phi) *phi = g;
+    if (!comp || q < 0 || !cr_asm_is_limit_kind(j->spring_kind[q]) || !cr_asm_joint_active(j, stage)) {
+        if (k) *k = kr;
+        if (c) *c = cr;
+        if (gk) *gk = g;
+        return comp;
+    }
+    const int row = j->row0 + r;
+    const double ph = j->spring_kind[q] == CR_SPRING_LIMIT_ANGLE ? unwrap(g, s->limit_ref[row]) : g;
+    const double eps = j->k[q], lh = s->limit_hat[row], lp = fmax(lh, 0.0), lm = fmax(-lh, 0.0);
+    double ks = 0.0, gs = 0.0;
+    /* lower: λ = λ̂⁺ − ε (φ − lo) while positive; upper: λ = −λ̂⁻ − ε (φ − hi) while negative */
+    if (lp - eps * (ph - j->lo[q]) > 0 || (lp == 0 && ph - j->lo[q] <= CR_LIMIT_KINK))
+        ks += eps, gs += eps * (ph - j->lo[q]) - lp;
+    if (lm + eps * (ph - j->hi[q]) > 0 || (lm == 0 && j->hi[q] - ph <= CR_LIMIT_KINK))
+        ks += eps, gs += eps * (ph - j->hi[q]) + lm;
+    if (k) *k = ks;
+    if (c) *c = 0.0;
+    if (gk) *gk = ks > 0 ? gs / ks : 0.0;
+    if (phi) *phi = ph;
+    return 1;
+}
+
+void cr_asm_limits_accept(const cr_assembly *a, cr_assembly_state *s, int drop_released)
+{
+    for (int jk = 0; jk < a->joint_count; ++jk) {
+        const cr_asm_joint *j = &a->joints[jk];
+        const int first = j->rows - j->springs;
+        int any = 0;
+        for (int q = 0; q < j->springs; ++q) any |= cr_asm_is_limit_kind(j->spring_kind[q]);
+        if (!any) continue;
+        cr_vec3 ra, rb;
+        cr_quat pa, pb;
+        cr_asm_iface_pose(a, s, j->iface[0], &ra, &pa);
+        cr_asm_iface_pose(a, s, j->iface[1], &rb, &pb);
+        double g[CR_ASM_MAX_ROWS];
+        cr_asm_joint_eval_iface(j, s->joint_factor, NULL, ra, pa, rb, pb, NULL, g, NULL, NULL);
+        for (int q = 0; q < j->springs; ++q) {
+            if (!cr_asm_is_limit_kind(j->spring_kind[q])) continue;
+            const int r = first + q;
+            double k, ph;
+            cr_asm_row_law(j, s, s->stage, r, g[r], &k, NULL, NULL, &ph);
+            s->limit_ref[j->row0 + r] = ph;
+            if (drop_released && k == 0) s->limit_hat[j->row0 + r] = 0.0;
         }
     }
 }

@@ -148,6 +148,27 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
         if ((jd->slide_stiffness > 0 || jd->slide_damping > 0) && jd->type == CR_JOINT_CYLINDRICAL)
             j->spring_kind[j->springs] = CR_SPRING_SLIDE, j->k[j->springs] = jd->slide_stiffness,
             j->rest[j->springs] = jd->slide_rest, j->c[j->springs++] = jd->slide_damping;
+        /* the limit rows (after the springs): a rotation's or a prismatic joint's slide, then a
+         * cylindrical joint's slide; ε the given stiffness, else the stiffest element's (rotation:
+         * min(EI, GJ)/L_e, the moment per radian at the end of one element; slide: min(EA/L_e,
+         * 12 EI/L_e³), as the obstacles' contact.stiffness) */
+        for (int q = 0; q < 2; ++q) {
+            if (!(q ? jd->has_slide_limit : jd->has_limit)) continue;
+            const int slide = q == 1 || jd->type == CR_JOINT_PRISMATIC;
+            double eps = q ? jd->slide_limit_stiffness : jd->limit_stiffness;
+            if (!(eps > 0))
+                for (int r = 0; r < a->rod_count; ++r)
+                    for (int e = 0; e < a->models[r]->n; ++e) {
+                        const cr_element *el = &a->models[r]->el[e];
+                        const double Le = el->length, EI = fmin(el->k_moment.y, el->k_moment.z);
+                        eps = fmax(eps, slide ? fmin(el->k_force.x / Le, 12.0 * EI / (Le * Le * Le))
+                                              : fmin(EI, el->k_moment.x) / Le);
+                    }
+            const double *lim = q ? jd->slide_limit : jd->limit;
+            const int n = j->springs++;
+            j->spring_kind[n] = slide ? CR_SPRING_LIMIT_SLIDE : CR_SPRING_LIMIT_ANGLE;
+            j->k[n] = eps, j->c[n] = 0.0, j->rest[n] = 0.0, j->lo[n] = lim[0], j->hi[n] = lim[1];
+        }
         j->rows += j->springs, row += j->springs;
         if (jd->type == CR_JOINT_UNIVERSAL) {
             /* h_b made exactly normal to h_a (validated to 1e-6 rad) so that g = 0 in the reference */
@@ -225,6 +246,7 @@ void cr_assembly_state_destroy(cr_assembly_state *s)
     free(s->lambda);
     free(s->body);
     free(s->body_load_scale);
+    free(s->limit_ref), free(s->limit_hat), free(s->drive_input), free(s->drive_from), free(s->drive_rate);
     free(s);
 }
 
@@ -237,7 +259,13 @@ cr_assembly_state *cr_assembly_state_create(const cr_assembly *a)
     s->lambda = calloc(a->rows > 0 ? a->rows : 1, sizeof *s->lambda);
     s->body = calloc((size_t)CR_ASM_BODY_DOF * (a->body_count > 0 ? a->body_count : 1), sizeof *s->body);
     s->body_load_scale = calloc(a->body_load_count > 0 ? a->body_load_count : 1, sizeof *s->body_load_scale);
-    if (!s->rods || !s->lambda || !s->body || !s->body_load_scale) {
+    s->limit_ref = calloc(a->rows > 0 ? a->rows : 1, sizeof *s->limit_ref);
+    s->limit_hat = calloc(a->rows > 0 ? a->rows : 1, sizeof *s->limit_hat);
+    s->drive_input = calloc(a->joint_count > 0 ? a->joint_count : 1, sizeof *s->drive_input);
+    s->drive_from = calloc(a->joint_count > 0 ? a->joint_count : 1, sizeof *s->drive_from);
+    s->drive_rate = calloc(a->joint_count > 0 ? a->joint_count : 1, sizeof *s->drive_rate);
+    if (!s->rods || !s->lambda || !s->body || !s->body_load_scale || !s->limit_ref || !s->limit_hat ||
+        !s->drive_input || !s->drive_from || !s->drive_rate) {
         cr_assembly_state_destroy(s);
         return NULL;
     }
@@ -246,6 +274,7 @@ cr_assembly_state *cr_assembly_state_create(const cr_assembly *a)
             cr_assembly_state_destroy(s);
             return NULL;
         }
+    for (int k = 0; k < a->joint_count; ++k) s->drive_input[k] = s->drive_from[k] = 1.0;
     for (int b = 0; b < a->body_count; ++b) { /* the reference pose, at rest */
         cr_v3_store(a->bodies[b].r0, s->body + (size_t)CR_ASM_BODY_DOF * b);
         cr_q_store(a->bodies[b].p0, s->body + (size_t)CR_ASM_BODY_DOF * b + 3);
@@ -291,12 +320,36 @@ cr_status cr_assembly_joint_reaction(const cr_assembly *a, const cr_assembly_sta
     return CR_OK;
 }
 
+int cr_assembly_joint_limit(const cr_assembly *a, const cr_assembly_state *s, int joint, int which, double *value,
+                            double *force)
+{
+    if (joint < 0 || joint >= a->joint_count) return 0;
+    const cr_asm_joint *j = &a->joints[joint];
+    int n = 0;
+    for (int q = 0; q < j->springs; ++q) {
+        if (!cr_asm_is_limit_kind(j->spring_kind[q]) || n++ != which) continue;
+        cr_vec3 ra, rb;
+        cr_quat pa, pb;
+        cr_asm_iface_pose(a, s, j->iface[0], &ra, &pa);
+        cr_asm_iface_pose(a, s, j->iface[1], &rb, &pb);
+        double g[CR_ASM_MAX_ROWS], ph, k;
+        const int r = j->rows - j->springs + q;
+        cr_asm_joint_eval_iface(j, s->joint_factor, NULL, ra, pa, rb, pb, NULL, g, NULL, NULL);
+        cr_asm_row_law(j, s, s->stage, r, g[r], &k, NULL, NULL, &ph);
+        if (value) *value = ph;
+        if (force) *force = k > 0 ? s->lambda[j->row0 + r] : 0.0; /* not pressing: 0, not round-off */
+        return 1;
+    }
+    return 0;
+}
+
 /* which of a joint's rows row k is, for messages */
 static const char *row_name(const cr_asm_joint *j, int k)
 {
     static const char *pos[3] = {"translation along x", "translation along y", "translation along z"};
     if (k < j->pos_rows) return j->pos_rows == 3 ? pos[k] : "a translation normal to its axis";
-    if (k >= j->rows - j->springs) return "its spring";
+    if (k >= j->rows - j->springs)
+        return cr_asm_is_limit_kind(j->spring_kind[k - (j->rows - j->springs)]) ? "its limit" : "its spring";
     if (j->slide_drive && k == j->rows - j->springs - 1) return "its drive (the slide along its axis)";
     if (j->drive && k == j->pos_rows + 2) return "its drive (the rotation about its axis)";
     if (j->type == CR_JOINT_UNIVERSAL) return "the rotation about the common normal of its two axes";

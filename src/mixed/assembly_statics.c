@@ -236,8 +236,9 @@ static double sq(double v) { return v * v; }
  * spring's, statics: no rates; a joint not acting in the stage: λ). */
 static double joint_row_residual(const asm_work *w, const cr_asm_joint *j, int r)
 {
-    double k;
-    if (cr_asm_row_compliant(j, w->stage, r, &k, NULL)) return k * w->g[j->row0 + r] + w->s->lambda[j->row0 + r];
+    double k, gk;
+    if (cr_asm_row_law(j, w->s, w->stage, r, w->g[j->row0 + r], &k, NULL, &gk, NULL))
+        return k * gk + w->s->lambda[j->row0 + r];
     return w->g[j->row0 + r];
 }
 
@@ -653,7 +654,7 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
             for (int r = 0; r < j->rows; ++r) {
                 /* a compliant row k g + λ = 0: k C δy + λ = −k g (λ is the unknown itself) */
                 double kr;
-                if (!cr_asm_row_compliant(j, w->stage, r, &kr, NULL))
+                if (!cr_asm_row_law(j, w->s, w->stage, r, w->g[j->row0 + r], &kr, NULL, NULL, NULL))
                     kr = 1.0;
                 else if (!cr_asm_joint_active(j, w->stage))
                     continue;
@@ -664,10 +665,10 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
             }
         }
         for (int r = 0; r < j->rows; ++r) {
-            double kr;
-            const int comp = cr_asm_row_compliant(j, w->stage, r, &kr, NULL);
+            double kr, gk;
+            const int comp = cr_asm_row_law(j, w->s, w->stage, r, w->g[j->row0 + r], &kr, NULL, &gk, NULL);
             if (comp) A_(off + j->row0 + r, off + j->row0 + r) += 1.0;
-            w->rhs[off + j->row0 + r] = -(comp ? kr : 1.0) * w->g[j->row0 + r];
+            w->rhs[off + j->row0 + r] = -(comp ? kr : 1.0) * gk;
         }
     }
 #undef A_
@@ -776,7 +777,8 @@ static int position_rows(const cr_asm_joint *j, int stage, int *which)
     for (int r = 0; r < j->rows; ++r) {
         const int spring = r >= j->rows - j->springs;
         const int slide = r < j->pos_rows || (j->slide_drive && r == j->rows - j->springs - 1) ||
-                          (spring && j->spring_kind[r - (j->rows - j->springs)] == CR_SPRING_SLIDE);
+                          (spring && (j->spring_kind[r - (j->rows - j->springs)] == CR_SPRING_SLIDE ||
+                                      j->spring_kind[r - (j->rows - j->springs)] == CR_SPRING_LIMIT_SLIDE));
         if (!slide) continue;
         if (which) which[n] = r;
         ++n;
@@ -875,8 +877,8 @@ static cr_status correct_positions(asm_work *w, double lf)
                                 iface_r(w, j->iface[1]), iface_p(w, j->iface[1]), NULL, g, C, NULL);
         for (int q = 0; q < nw; ++q, ++row) {
             const int r = which[q];
-            double kr; /* a slider's spring row k g + λ = 0: k n·(δr_b − δr_a) + λ = −k g */
-            const int comp = cr_asm_row_compliant(j, w->stage, r, &kr, NULL);
+            double kr, gk; /* a slider's spring row k g + λ = 0: k n·(δr_b − δr_a) + λ = −k g */
+            const int comp = cr_asm_row_law(j, w->s, w->stage, r, g[r], &kr, NULL, &gk, NULL);
             if (!comp) kr = 1.0;
             for (int c = 0; c < 3; ++c) {
                 const double n = C[r * 12 + 6 + c];
@@ -884,7 +886,7 @@ static cr_status correct_positions(asm_work *w, double lf)
                 A_(row, 3 * j->iface[0] + c) -= kr * n, A_(row, 3 * j->iface[1] + c) += kr * n;
             }
             if (comp) A_(row, row) += 1.0;
-            w->rhs[row] = -kr * g[r];
+            w->rhs[row] = -kr * gk;
         }
     }
 #undef A_
@@ -1090,6 +1092,69 @@ static cr_status contact_updates(asm_work *w, const cr_static_options *o, cr_sta
                         max_updates, pen, drift, c->tol, worst, a->names[worst]);
 }
 
+/* The joint limits' multiplier updates (the augmented Lagrangian of the obstacles' contact,
+ * docs/theory.md "Contact with obstacles"): after the load steps, λ̂ ← the limits' forces and
+ * Newton again at the full loads, until no limit engaged or released and every penetration is
+ * within its tolerance (cr_asm_limit_tol). A free direction pressed against its stop (a hinge
+ * held by nothing but the stop and gravity) settles in one update: the force is the load's
+ * whatever ε is. The update solves are reported as load steps at factor 1. */
+static cr_status limit_updates(asm_work *w, const cr_static_options *o, double *history, cr_static_report *rep,
+                               cr_error *err)
+{
+    const cr_assembly *a = w->a;
+    cr_assembly_state *s = w->s;
+    enum { MAX_UPDATES = 50 };
+    int worst_joint = -1, worst_q = 0;
+    double worst = 0, worst_tol = 0;
+    for (int it = 0;; ++it) {
+        /* the test at the equilibrium, then the update λ̂ ← λ */
+        int done = 1;
+        worst = 0, worst_joint = -1;
+        for (int jk = 0; jk < a->joint_count; ++jk) {
+            const cr_asm_joint *j = &a->joints[jk];
+            if (!cr_asm_joint_active(j, w->stage)) continue;
+            for (int q = 0; q < j->springs; ++q) {
+                if (!cr_asm_is_limit_kind(j->spring_kind[q])) continue;
+                const int r = j->rows - j->springs + q, row = j->row0 + r;
+                double k, ph;
+                cr_asm_row_law(j, s, w->stage, r, w->g[row], &k, NULL, NULL, &ph);
+                const double pen = fmax(j->lo[q] - ph, ph - j->hi[q]), tol = cr_asm_limit_tol(a, j, q);
+                /* the pressing branch's force: a lower stop pushes φ up (λ > 0), an upper one down */
+                const double lh = !(k > 0)                           ? 0.0
+                                  : ph < 0.5 * (j->lo[q] + j->hi[q]) ? fmax(s->lambda[row], 0.0)
+                                                                     : fmin(s->lambda[row], 0.0);
+                if ((lh == 0) != (s->limit_hat[row] == 0)) done = 0; /* engaged or released */
+                if (pen > tol) done = 0;
+                if (pen / tol > worst / (worst_tol > 0 ? worst_tol : 1))
+                    worst = pen, worst_tol = tol, worst_joint = jk, worst_q = q;
+                s->limit_hat[row] = lh;
+            }
+        }
+        if (done) return CR_OK;
+        if (it == MAX_UPDATES) break;
+        int iters = 0, hc = 0;
+        double fe = 0, ss, err0 = 0;
+        size_t cnt;
+        cr_error e = {0};
+        if (evaluate(w, 1.0, &ss, &cnt) == CR_OK) err0 = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
+        cr_status sn = newton(w, 1.0, err0, o, &iters, history, &hc, &fe, &e);
+        rep->total_iterations += iters;
+        if (sn != CR_OK) return cr_error_set(err, sn, "%s (a joint limit's multiplier update)", e.message);
+        cr_asm_limits_accept(a, s, 0);
+        if (cr_static_report_append(rep, 1.0, iters, history, hc) != CR_OK)
+            return cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's static solver");
+        rep->final_residual = fe;
+    }
+    const cr_asm_joint *j = &a->joints[worst_joint >= 0 ? worst_joint : 0];
+    const char *key =
+        j->type == CR_JOINT_CYLINDRICAL && j->spring_kind[worst_q] == CR_SPRING_LIMIT_SLIDE ? "slide_limit" : "limit";
+    return cr_error_set(err, CR_NOT_CONVERGED,
+                        "%s.%s: %d multiplier updates left a penetration of %.3g %s beyond the limit, above its "
+                        "tolerance %.3g (raise %s.%s_stiffness)",
+                        j->label, key, MAX_UPDATES, worst,
+                        j->spring_kind[worst_q] == CR_SPRING_LIMIT_SLIDE ? "m" : "rad", worst_tol, j->label, key);
+}
+
 cr_status cr_assembly_static_solve(const cr_assembly *a, cr_assembly_state *s, const cr_static_options *options,
                                    cr_static_report *report, cr_error *err)
 {
@@ -1152,6 +1217,7 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
         cr_status sn = newton(&w, target, err0, &o, &iters, history, &hc, &fe, &e);
         rep->total_iterations += iters;
         if (sn == CR_OK) {
+            cr_asm_limits_accept(a, s, 0);
             for (int r = 0; r < a->rod_count; ++r) {
                 memcpy(w.rw[r].x_prev2, w.rw[r].x_prev, w.rw[r].dim * sizeof(double));
                 memcpy(w.rw[r].x_prev, w.rw[r].x_saved, w.rw[r].dim * sizeof(double));
@@ -1196,7 +1262,14 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
         ++halvings, ++rep->failed_attempts;
         dl *= 0.5;
     }
-    if (st == CR_OK && lf >= 1.0) st = contact_updates(&w, &o, rep, history, err);
+    /* the joint limits' and the obstacles' multiplier updates, each until settled, again
+     * while the other's moved the state (a stop and a contact that press on each other) */
+    for (int pass = 0; pass < 4 && st == CR_OK && lf >= 1.0; ++pass) {
+        const int before = rep->total_iterations;
+        if (cr_asm_has_limits(a)) st = limit_updates(&w, &o, history, rep, err);
+        if (st == CR_OK) st = contact_updates(&w, &o, rep, history, err);
+        if (rep->total_iterations == before) break;
+    }
     /* the state's loads, supports and welds where the last accepted step left them */
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];

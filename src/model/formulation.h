@@ -24,7 +24,8 @@ typedef struct cr_stage_callbacks {
     void *user;
     /* 1: on_output may change the load inputs (cr_sim_set_load_input); each input then
      * holds from that output time to the next. The fixed-step formulations read the inputs
-     * at every step anyway; the mixed rod integrates output interval by interval. */
+     * at every step anyway; the mixed rod integrates output interval by interval (its
+     * assemblies too, and then also take the drives' inputs, cr_sim_set_joint_drive_input). */
     int inputs_live;
 } cr_stage_callbacks;
 
@@ -88,6 +89,11 @@ typedef struct cr_formulation {
     const char *(*joint_name)(const void *impl, int joint);
     /* the wrench joint j applies on its first node (force in I, moment in I about that node) */
     cr_status (*joint_reaction)(const void *impl, int joint, cr_vec3 *force, cr_vec3 *moment);
+    /* optional: joint j's drive input (cr_sim_set_joint_drive_input); NULL: no drives */
+    cr_status (*set_joint_drive_input)(void *impl, int joint, double value);
+    double (*joint_drive_input)(const void *impl, int joint);
+    /* optional: joint j's limit `which` (cr_assembly_joint_limit); NULL or 0: none */
+    int (*joint_limit)(const void *impl, int joint, int which, double *value, double *force);
     /* optional: the mass of body j (NULL: the rods' definitions give it) */
     double (*body_mass)(const void *impl, int body);
     /* optional: the velocity of free body j's centre (I) and its angular velocity (its axes);

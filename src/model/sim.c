@@ -317,6 +317,25 @@ cr_status cr_sim_joint_reaction(const cr_sim *sim, int joint, cr_vec3 *force, cr
     return sim->f->joint_reaction(sim->impl, joint, force, moment);
 }
 
+cr_status cr_sim_set_joint_drive_input(cr_sim *sim, int joint, double value)
+{
+    if (joint < 0 || joint >= cr_sim_joint_count(sim) || !isfinite(value) || !sim->f->set_joint_drive_input)
+        return CR_BAD_INPUT;
+    return sim->f->set_joint_drive_input(sim->impl, joint, value);
+}
+
+double cr_sim_joint_drive_input(const cr_sim *sim, int joint)
+{
+    if (joint < 0 || joint >= cr_sim_joint_count(sim) || !sim->f->joint_drive_input) return NAN;
+    return sim->f->joint_drive_input(sim->impl, joint);
+}
+
+int cr_sim_joint_limit(const cr_sim *sim, int joint, int which, double *value, double *force)
+{
+    if (joint < 0 || joint >= cr_sim_joint_count(sim) || !sim->f->joint_limit) return 0;
+    return sim->f->joint_limit(sim->impl, joint, which, value, force);
+}
+
 double cr_sim_body_mass(const cr_sim *sim, int body)
 {
     if (body < 0 || body >= cr_sim_body_count(sim)) return NAN;
