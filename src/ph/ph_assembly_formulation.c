@@ -53,18 +53,12 @@ static cr_status pha_check(const cr_scenario *sc, cr_error *err)
         cr_assembly_def def = {
             .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints};
         cr_joint_label(&def, j, label, sizeof label);
-        if (J->type != CR_JOINT_WELD && J->type != CR_JOINT_BALL && J->type != CR_JOINT_HINGE)
+        if (J->has_drive) /* (slider drives are refused above, by cr_assembly_refuse_mixed_only) */
             return cr_error_set(err, CR_BAD_INPUT,
-                                "%s.type: a %s joint is not available in the port_hamiltonian model (it takes weld, "
-                                "ball and hinge joints, whose constraints are linear in its director coordinates); "
-                                "use the mixed_discrete model",
-                                label, cr_joint_type_name(J->type));
-        if (J->type == CR_JOINT_HINGE && J->has_drive)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "%s.drive: driven hinges are not available in the port_hamiltonian model (a drive "
-                                "is a rheonomic constraint, not linear in its coordinates); use the mixed_discrete "
-                                "model",
-                                label);
+                                "%s.drive: driven %s are not available in the port_hamiltonian model (a drive is a "
+                                "rheonomic constraint, whose work the assembly's energy balance does not account "
+                                "for yet); use the mixed_discrete model",
+                                label, J->type == CR_JOINT_HINGE ? "hinges" : "cylindrical joints");
         if (J->type == CR_JOINT_WELD && J->has_rotation) {
             /* the weld keeps the reference's relative rotation (its rows are linear in it): one that
                differs would have to be closed through load steps */
@@ -174,6 +168,7 @@ static void *pha_create(const cr_assembly_def *def, const cr_model_options *o, c
             jd[j].node[side] = 2 * cr_assembly_node_index(&def->rods[n[side]->rod].rod, n[side]->node);
         }
         to_kernel(J->axis, jd[j].axis);
+        to_kernel(J->axis_b, jd[j].axis_b);
     }
     s->a = cr_ph_asm_create(s->rods, k, s->joints, jd, err);
     if (!s->a) goto fail;
