@@ -545,6 +545,9 @@ static void test_joints_free_flight(void)
     CHECK(viol < 1e-12);
     CHECK(elastic > 1e-6 * H0);
     CHECK(sB > 0.01 && sC > 0.01);
+    /* the Newton matrix is exact (the coupled rows' cross Hessian included): 240 iterations measured;
+       without the cross Hessian 290 (and the momenta only to the larger converged residual, 2e-12) */
+    CHECK(total <= 260);
     cr_ph_asm_destroy(a);
     for (int r = 0; r < 4; ++r) cr_ph_destroy(k[r]);
 }

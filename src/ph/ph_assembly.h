@@ -1,7 +1,6 @@
 /* Assemblies of port-Hamiltonian director rods (ph_assembly.c): several cr_ph kernels joined by
  * ideal weld, ball, hinge, prismatic, cylindrical and universal joints between their nodes, stepped
- * together by the
- * midpoint rule (docs/port-hamiltonian.md, "Assemblies").
+ * together by the midpoint rule (docs/port-hamiltonian.md, "Assemblies").
  *
  * Internal header, included as "ph/ph_assembly.h" (the scenario adapter and the tests). */
 #ifndef COSSERAT_PH_ASSEMBLY_H
