@@ -83,13 +83,16 @@ typedef struct ph_joint {
     double D[2][6][12];  /* the rows of side a and side b (constant over a step) */
     double rho[2][6];    /* augmentation per side and row, divided by fac */
     /* the coupled rows g(q_a, q_b) = 0 (module comment): kc of them, multipliers nu at c0, and in
-       the dense system the block [nu (kc), xi (3), zeta (3)] from u0 */
+       the dense system the block [nu (kc), xi (6), zeta (6), wa (kc), wb (kc)] from u0 */
     int kc, c0, u0;
-    double us[2][3];     /* slider (prismatic, cylindrical): the normals n_k = sum_i us[k][i] d_i,a */
-    double ua[3], vb[3]; /* universal: h_a = sum ua_i d_i,a, h_b = sum vb_j d_j,b */
+    double us[2][3];     /* slider, drive: the axis' normals u1, u2 in a's directors (n_k = sum_i us[k][i] d_i,a) */
+    double ua[3], vb[3]; /* the dot row: universal h_a = sum ua_i d_i,a; h_b = sum vb_j d_j,b (a drive's: u1) */
+    int drive;           /* a hinge's or cylindrical joint's motor: the last coupled row */
+    double th0, th1;     /* its angle at t_n and t_{n+1} (statics: th1) */
+    double rhoc[3];      /* the coupled rows' augmentation, divided by fac (set_rho) */
     /* at the iterate: g(q_{n+1}), its gradients at q_{n+1} (rows) and at q_{n+1/2} (forces), the
        factors L_a, L_b of the cross Hessian sum_m nu_m d2 g_m / dq_a dq_b = L_a^T L_b */
-    double gc[2], Gr[2][2][12], Gf[2][2][12], L[2][3][12];
+    double gc[3], Gr[2][3][12], Gf[2][3][12], L[2][6][12];
 } ph_joint;
 
 /* A column of the dense system on one rod: the rod's residual changes by v (at its node) times
@@ -107,6 +110,9 @@ struct cr_ph_asm {
     int nrod, njoint, K;
     int KC, N; /* coupled rows; unknowns of the dense system (2 K + their blocks) */
     int mode;  /* PH_DYNAMIC or PH_STATIC of the solve in progress */
+    int ndrive;             /* driven joints */
+    double work_drive;      /* the motors' work, cumulative over the steps (J) */
+    double work_drive_last; /* ... of the last step */
     cr_ph **rod;
     ph_joint *j;
     double *mu, *z;           /* K each: the joints' multipliers (on side a) and interface values */
@@ -188,65 +194,94 @@ static void rows_begin(cr_ph_asm *a)
     }
 }
 
-/* The coupled rows of J at the nodes' coordinates qa, qb: their values g (may be NULL) and
-   gradients G[side][row] (12 per node). Both kinds are bilinear in the two nodes' coordinates:
+/* J's rows: slider rows (prismatic, cylindrical: the first two), a dot row (universal, a drive: the last) */
+static int has_slider(const ph_joint *J) { return J->type == CR_JOINT_PRISMATIC || J->type == CR_JOINT_CYLINDRICAL; }
+static int has_dot(const ph_joint *J) { return J->type == CR_JOINT_UNIVERSAL || J->drive; }
+
+/* a drive's h_a(theta) = -sin(theta) u1 + cos(theta) u2 in a's directors: the dot row
+   h_a(theta) . t_b = sin(phi - theta) for b turned by phi about the axis (t_b = u1 fixed to b) */
+static void drive_ua(const ph_joint *J, double theta, double ua[3])
+{
+    for (int c = 0; c < 3; ++c) ua[c] = -sin(theta) * J->us[0][c] + cos(theta) * J->us[1][c];
+}
+
+/* The coupled rows of J at the nodes' coordinates qa, qb, the dot row's h_a components ua: their
+   values g (may be NULL) and gradients G[side][row] (12 per node). Both kinds are bilinear in the
+   two nodes' coordinates:
      slider     g_k = n_k . (phi_b - phi_a), n_k = sum_i us_ki d_i,a (k = 1, 2: the normals of the
                 axis in a's directors): the relative position stays on the axis;
-     universal  g = h_a . h_b, h_a = sum_i ua_i d_i,a, h_b = sum_j vb_j d_j,b: the axes stay normal. */
-static void coupled_at(const ph_joint *J, const double *qa, const double *qb, double *g, double G[2][2][12])
+     dot        g = h_a . h_b, h_a = sum_i ua_i d_i,a, h_b = sum_j vb_j d_j,b: a universal joint's
+                axes stay normal; a drive's h_a(theta) (drive_ua) and h_b = u1 fixed to b. */
+static void coupled_at(const ph_joint *J, const double *ua, const double *qa, const double *qb, double *g,
+                       double G[2][3][12])
 {
-    memset(G, 0, sizeof(double) * 48);
-    if (J->type == CR_JOINT_UNIVERSAL) {
+    memset(G, 0, sizeof(double) * 72);
+    if (has_slider(J)) {
+        const double dl[3] = {qb[0] - qa[0], qb[1] - qa[1], qb[2] - qa[2]};
+        for (int k = 0; k < 2; ++k) {
+            double n[3] = {0, 0, 0};
+            for (int i = 0; i < 3; ++i)
+                for (int c = 0; c < 3; ++c) n[c] += J->us[k][i] * qa[3 + 3 * i + c];
+            if (g) g[k] = n[0] * dl[0] + n[1] * dl[1] + n[2] * dl[2];
+            for (int c = 0; c < 3; ++c) G[0][k][c] = -n[c], G[1][k][c] = n[c];
+            for (int i = 0; i < 3; ++i)
+                for (int c = 0; c < 3; ++c) G[0][k][3 + 3 * i + c] = J->us[k][i] * dl[c];
+        }
+    }
+    if (has_dot(J)) {
+        const int m = J->kc - 1;
         double u[3] = {0, 0, 0}, v[3] = {0, 0, 0};
         for (int i = 0; i < 3; ++i)
-            for (int c = 0; c < 3; ++c) u[c] += J->ua[i] * qa[3 + 3 * i + c], v[c] += J->vb[i] * qb[3 + 3 * i + c];
-        if (g) g[0] = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+            for (int c = 0; c < 3; ++c) u[c] += ua[i] * qa[3 + 3 * i + c], v[c] += J->vb[i] * qb[3 + 3 * i + c];
+        if (g) g[m] = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
         for (int i = 0; i < 3; ++i)
-            for (int c = 0; c < 3; ++c)
-                G[0][0][3 + 3 * i + c] = J->ua[i] * v[c], G[1][0][3 + 3 * i + c] = J->vb[i] * u[c];
-        return;
-    }
-    const double dl[3] = {qb[0] - qa[0], qb[1] - qa[1], qb[2] - qa[2]};
-    for (int k = 0; k < J->kc; ++k) {
-        double n[3] = {0, 0, 0};
-        for (int i = 0; i < 3; ++i)
-            for (int c = 0; c < 3; ++c) n[c] += J->us[k][i] * qa[3 + 3 * i + c];
-        if (g) g[k] = n[0] * dl[0] + n[1] * dl[1] + n[2] * dl[2];
-        for (int c = 0; c < 3; ++c) G[0][k][c] = -n[c], G[1][k][c] = n[c];
-        for (int i = 0; i < 3; ++i)
-            for (int c = 0; c < 3; ++c) G[0][k][3 + 3 * i + c] = J->us[k][i] * dl[c];
+            for (int c = 0; c < 3; ++c) G[0][m][3 + 3 * i + c] = ua[i] * v[c], G[1][m][3 + 3 * i + c] = J->vb[i] * u[c];
     }
 }
 
 /* The cross Hessian of J's coupled rows weighted by nu, sum_m nu_m d2 g_m / dq_a dq_b = L_a^T L_b
-   (L[0] = L_a, L[1] = L_b, 3 x 12 each): a slider's d2 g_k / dd_i,a dphi_b = us_ki I, a universal
-   joint's d2 g / dd_i,a dd_j,b = ua_i vb_j I. */
-static void coupled_cross(const ph_joint *J, const double *nu, double L[2][3][12])
+   (L[0] = L_a, L[1] = L_b, 6 x 12 each): a slider's d2 g_k / dd_i,a dphi_b = us_ki I (rows 0-2),
+   a dot row's d2 g / dd_i,a dd_j,b = ua_i vb_j I (rows 3-5). */
+static void coupled_cross(const ph_joint *J, const double *ua, const double *nu, double L[2][6][12])
 {
-    memset(L, 0, sizeof(double) * 72);
+    memset(L, 0, sizeof(double) * 144);
     for (int c = 0; c < 3; ++c)
         for (int i = 0; i < 3; ++i) {
-            if (J->type == CR_JOINT_UNIVERSAL) {
-                L[0][c][3 + 3 * i + c] = nu[0] * J->ua[i];
-                L[1][c][3 + 3 * i + c] = J->vb[i];
-            } else {
+            if (has_slider(J)) {
                 L[0][c][3 + 3 * i + c] = nu[0] * J->us[0][i] + nu[1] * J->us[1][i];
                 L[1][c][c] = 1.0;
+            }
+            if (has_dot(J)) {
+                L[0][3 + c][3 + 3 * i + c] = nu[J->kc - 1] * ua[i];
+                L[1][3 + c][3 + 3 * i + c] = J->vb[i];
             }
         }
 }
 
 /* The own-node Hessian of side `side`, sum_m nu_m d2 g_m / dq_s^2 (12 x 12, row-major): a
-   slider's side a has d2 g_k / dphi_a dd_i,a = -us_ki I; a slider's side b and a universal
-   joint's sides have none (g linear in each's own coordinates). */
+   slider's side a has d2 g_k / dphi_a dd_i,a = -us_ki I; a slider's side b and a dot row's sides
+   have none (g linear in each's own coordinates). */
 static void coupled_own(const ph_joint *J, const double *nu, int side, double H[144])
 {
     memset(H, 0, sizeof(double) * 144);
-    if (J->type == CR_JOINT_UNIVERSAL || side == 1) return;
+    if (!has_slider(J) || side == 1) return;
     for (int i = 0; i < 3; ++i) {
         const double ci = nu[0] * J->us[0][i] + nu[1] * J->us[1][i];
         for (int c = 0; c < 3; ++c) H[c * 12 + 3 + 3 * i + c] = H[(3 + 3 * i + c) * 12 + c] = -ci;
     }
+}
+
+/* the dot row's h_a components in the rows (at theta_{n+1}) and in the forces (the step's mean) */
+static void ua_of(const ph_joint *J, int mode, double uar[3], double uaf[3])
+{
+    if (!J->drive) {
+        memcpy(uar, J->ua, sizeof(double) * 3), memcpy(uaf, J->ua, sizeof(double) * 3);
+        return;
+    }
+    double u0[3];
+    drive_ua(J, J->th1, uar);
+    drive_ua(J, J->th0, u0);
+    for (int c = 0; c < 3; ++c) uaf[c] = mode == PH_STATIC ? uar[c] : 0.5 * (u0[c] + uar[c]);
 }
 
 /* The coupled rows at the iterate (module comment), q1 of both rods unpacked: their values at
@@ -264,10 +299,14 @@ static void coupled_eval(cr_ph_asm *a, int mode)
         for (int c = 0; c < 12; ++c)
             qam[c] = mode == PH_STATIC ? qa1[c] : 0.5 * (qa0[c] + qa1[c]),
             qbm[c] = mode == PH_STATIC ? qb1[c] : 0.5 * (qb0[c] + qb1[c]);
-        coupled_at(J, qa1, qb1, J->gc, J->Gr);
-        coupled_at(J, qam, qbm, NULL, J->Gf);
-        memset(J->L, 0, sizeof J->L);
-        coupled_cross(J, a->nu + J->c0, J->L);
+        /* a drive's h_a at theta_{n+1} in the rows, at (h_a(theta_n) + h_a(theta_{n+1})) / 2 in the
+           forces: the dot row is bilinear in (h_a's coefficients, q), so that too is a discrete
+           gradient and the forces' work is exactly the motor's (cr_ph_asm_drive_work) */
+        double uar[3], uaf[3];
+        ua_of(J, mode, uar, uaf);
+        coupled_at(J, uar, qa1, qb1, J->gc, J->Gr);
+        coupled_at(J, uaf, qam, qbm, NULL, J->Gf);
+        coupled_cross(J, uaf, a->nu + J->c0, J->L);
     }
 }
 
@@ -304,7 +343,12 @@ static void set_rho(cr_ph_asm *a)
             for (int c = 3; c < 12; ++c) dd += fabs(Ke[(12 * loc + c) * 36 + 12 * loc + c]) / 9;
             if (!(dp > 0)) dp = dd > 0 ? dd : 1;
             if (!(dd > 0)) dd = dp;
-            for (int m = 0; m < J->k; ++m) J->rho[side][m] = (m < 3 ? dp : 2 * dd) / s->fac;
+            for (int m = 0; m < J->k; ++m) J->rho[side][m] = (m < J->np ? dp : 2 * dd) / s->fac;
+            /* the coupled rows' (one for both sides): a slider's are positions, a dot row directions */
+            for (int m = 0; m < J->kc; ++m) {
+                const double v = (has_slider(J) && m < 2 ? dp : 2 * dd) / s->fac;
+                J->rhoc[m] = side == 0 ? v : fmax(J->rhoc[m], v);
+            }
         }
     }
 }
@@ -344,6 +388,13 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
             goto fail;
         }
         J->k = k_of[d->type], J->np = np_of[d->type], J->kc = kc_of[d->type];
+        if (d->drive && d->type != CR_JOINT_HINGE && d->type != CR_JOINT_CYLINDRICAL) {
+            cr_error_set(err, CR_BAD_INPUT, "joints.%d.drive: only a hinge or a cylindrical joint has a motor", jj);
+            goto fail;
+        }
+        J->drive = d->drive != 0;
+        J->kc += J->drive;
+        a->ndrive += J->drive;
         J->row0 = a->K;
         a->K += J->k;
         J->c0 = a->KC;
@@ -368,7 +419,7 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
                 for (int i = 0; i < 3; ++i) J->hb[m] += J->ha[i] * J->W[3 * i + m];
             }
         }
-        if (d->type == CR_JOINT_PRISMATIC || d->type == CR_JOINT_CYLINDRICAL) {
+        if (d->type == CR_JOINT_PRISMATIC || d->type == CR_JOINT_CYLINDRICAL || J->drive) {
             /* the two normals of the axis in a's directors (as the mixed rod's u1, u2: from the
                component farthest from the axis) */
             const double *h = J->ha;
@@ -382,6 +433,11 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
             J->us[1][1] = h[2] * J->us[0][0] - h[0] * J->us[0][2];
             J->us[1][2] = h[0] * J->us[0][1] - h[1] * J->us[0][0];
         }
+        if (J->drive) /* t_b = u1 fixed to b: its components in b's reference directors */
+            for (int m = 0; m < 3; ++m) {
+                J->vb[m] = 0;
+                for (int i = 0; i < 3; ++i) J->vb[m] += J->us[0][i] * J->W[3 * i + m];
+            }
         if (d->type == CR_JOINT_UNIVERSAL) {
             /* h_b made exactly normal to h_a (g = 0 in the reference), then in b's directors */
             double hb[3], dot = 0, n = 0;
@@ -401,7 +457,7 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
     /* the dense system: (mu, z) of the separable rows, then each coupled block (nu, xi, zeta) */
     a->N = 2 * a->K;
     for (int jj = 0; jj < joints; ++jj)
-        if (a->j[jj].kc) a->j[jj].u0 = a->N, a->N += a->j[jj].kc + 6;
+        if (a->j[jj].kc) a->j[jj].u0 = a->N, a->N += 3 * a->j[jj].kc + 12;
     int K = a->K > 0 ? a->K : 1, KC = a->KC > 0 ? a->KC : 1, N = a->N > 0 ? a->N : 1;
     a->mu = calloc((size_t)K, sizeof(double));
     a->z = calloc((size_t)K, sizeof(double));
@@ -414,19 +470,19 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
     a->cscale = malloc(sizeof(double) * (size_t)N);
     a->piv = malloc(sizeof(int) * (size_t)N);
     a->Y = malloc(sizeof(double) * (size_t)maxnx);
-    /* columns and rows: 2 k of the separable rows; per coupled block kc + 3 columns per side, kc
-       rows per side and the 3 + 3 rows of xi and zeta */
+    /* columns and rows: 2 k of the separable rows; per coupled block and side 2 kc + 6 columns (nu,
+       the cross Hessian's xi or zeta, the augmentation's w) and 2 kc + 6 rows (g, zeta or xi, w) */
     int ncol = 1, nrow = 1, maxcols = 1;
     for (int jj = 0; jj < joints; ++jj) {
         const ph_joint *J = &a->j[jj];
-        ncol += 2 * J->k + (J->kc ? 2 * (J->kc + 3) : 0);
-        nrow += 2 * J->k + (J->kc ? 2 * J->kc + 6 : 0);
+        ncol += 2 * J->k + (J->kc ? 2 * (2 * J->kc + 6) : 0);
+        nrow += 2 * J->k + (J->kc ? 2 * (2 * J->kc + 6) : 0);
     }
     for (int r = 0; r < rods; ++r) {
         int c = 0;
         for (int jj = 0; jj < joints; ++jj)
             for (int side = 0; side < 2; ++side)
-                c += a->j[jj].rod[side] == r ? a->j[jj].k + (a->j[jj].kc ? a->j[jj].kc + 3 : 0) : 0;
+                c += a->j[jj].rod[side] == r ? a->j[jj].k + (a->j[jj].kc ? 2 * a->j[jj].kc + 6 : 0) : 0;
         if (c > maxcols) maxcols = c;
     }
     a->col = malloc(sizeof *a->col * (size_t)ncol);
@@ -529,6 +585,13 @@ static double add_joint_terms(cr_ph_asm *a, int r)
                 coupled_own(J, a->nu + J->c0, side, H);
                 for (int c = 0; c < 12; ++c)
                     for (int d = 0; d < 12; ++d) Ke[(12 * loc + c) * 36 + 12 * loc + d] -= s->fac * gam * H[12 * c + d];
+                /* the augmentation fac rho G(q_{n+1/2})^T G(q_{n+1}) in the matrix only (no residual
+                   term: nu's update is shifted by rho g instead, newton), its own-node part */
+                for (int m = 0; m < J->kc; ++m)
+                    for (int c = 0; c < 12; ++c)
+                        for (int d = 0; d < 12; ++d)
+                            Ke[(12 * loc + c) * 36 + 12 * loc + d] +=
+                                s->fac * J->rhoc[m] * J->Gf[side][m][c] * J->Gr[side][m][d];
             }
         }
     }
@@ -576,8 +639,8 @@ static void build_system(cr_ph_asm *a, double *g2)
             }
             /* the cross Hessian: side a's residual takes -fac gam L_a^T xi with xi = L_b dq_b, side
                b's -fac gam L_b^T zeta with zeta = L_a dq_a (rows xi - L_b dq_b = 0 read on b) */
-            const int mine = J->u0 + J->kc + 3 * side, other = J->u0 + J->kc + 3 * (1 - side);
-            for (int k = 0; k < 3; ++k) {
+            const int mine = J->u0 + J->kc + 6 * side, other = J->u0 + J->kc + 6 * (1 - side);
+            for (int k = 0; k < 6; ++k) {
                 ph_col *c = &a->col[a->ncol++];
                 c->rod = J->rod[side], c->node = J->node[side], c->n = 1;
                 c->idx[0] = mine + k, c->coef[0] = 1.0;
@@ -587,6 +650,20 @@ static void build_system(cr_ph_asm *a, double *g2)
                 for (int q = 0; q < 12; ++q) w->C[q] = -J->L[side][k][q];
                 a->A[(size_t)(other + k) * n2 + other + k] = 1.0;
                 a->rhs[other + k] = 0;
+            }
+            /* the augmentation's cross part: side a's fac rho G_a(q_{n+1/2})^T wb with wb = G_b(q_{n+1})
+               dq_b (rows wb - G_b dq_b = 0 read on b), b's alike */
+            const int wmine = J->u0 + J->kc + 12 + J->kc * (1 - side), wother = J->u0 + J->kc + 12 + J->kc * side;
+            for (int m = 0; m < J->kc; ++m) {
+                ph_col *c = &a->col[a->ncol++];
+                c->rod = J->rod[side], c->node = J->node[side], c->n = 1;
+                c->idx[0] = wmine + m, c->coef[0] = 1.0;
+                for (int q = 0; q < 12; ++q) c->v[q] = s->fac * J->rhoc[m] * J->Gf[side][m][q];
+                ph_row *w = &a->row[a->nrow++];
+                w->rod = J->rod[side], w->node = J->node[side], w->row = wother + m;
+                for (int q = 0; q < 12; ++q) w->C[q] = -J->Gr[side][m][q];
+                a->A[(size_t)(wother + m) * n2 + wother + m] = 1.0;
+                a->rhs[wother + m] = 0;
             }
         }
         for (int m = 0; m < J->kc; ++m) a->rhs[J->u0 + m] = -J->gc[m], *g2 += J->gc[m] * J->gc[m];
@@ -796,7 +873,8 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
             const ph_joint *J = &a->j[jj];
             for (int m = 0; m < J->k; ++m)
                 a->mu[J->row0 + m] += sc * du[2 * J->row0 + m], a->z[J->row0 + m] += sc * du[2 * J->row0 + J->k + m];
-            for (int m = 0; m < J->kc; ++m) a->nu[J->c0 + m] += sc * du[J->u0 + m];
+            /* (the augmentation in the matrix shifts the multiplier: nu's Newton update is dnu + rho g) */
+            for (int m = 0; m < J->kc; ++m) a->nu[J->c0 + m] += sc * (du[J->u0 + m] + J->rhoc[m] * J->gc[m]);
         }
         /* the directors' increment theta x d (theta: the reduced solve's rotation, ph_linear.c) to second
            order, theta x (theta x d) / 2, as ph_solve.c's newton: the linear update alone leaves an
@@ -873,6 +951,40 @@ static void z_begin(cr_ph_asm *a)
     }
 }
 
+/* The motors' work over the step just solved (q_n in q, q_{n+1} in q1): their dot rows' forces
+   nu G(q_{n+1/2}) with h_a the step's mean (coupled_eval) do the work nu ua_f . (F(q_{n+1}) - F(q_n)),
+   F_i = d_i,a . t_b, exactly (F is quadratic): what the rods' energy balances sum to. */
+static double drive_work(const cr_ph_asm *a)
+{
+    double W = 0;
+    for (int jj = 0; jj < a->njoint; ++jj) {
+        const ph_joint *J = &a->j[jj];
+        if (!J->drive) continue;
+        double uar[3], uaf[3], F[2][3] = {{0}};
+        ua_of(J, PH_DYNAMIC, uar, uaf);
+        const cr_ph *sa = a->rod[J->rod[0]], *sb = a->rod[J->rod[1]];
+        for (int t = 0; t < 2; ++t) {
+            const double *qa = (t ? sa->q1 : sa->q) + 12 * J->node[0], *qb = (t ? sb->q1 : sb->q) + 12 * J->node[1];
+            double tb[3] = {0, 0, 0};
+            for (int j = 0; j < 3; ++j)
+                for (int c = 0; c < 3; ++c) tb[c] += J->vb[j] * qb[3 + 3 * j + c];
+            for (int i = 0; i < 3; ++i)
+                for (int c = 0; c < 3; ++c) F[t][i] += qa[3 + 3 * i + c] * tb[c];
+        }
+        double w = 0;
+        for (int i = 0; i < 3; ++i) w += uaf[i] * (F[1][i] - F[0][i]);
+        W += a->nu[J->c0 + J->kc - 1] * w;
+    }
+    return W;
+}
+
+void cr_ph_asm_set_drive(cr_ph_asm *a, int j, double theta_n, double theta_n1)
+{
+    a->j[j].th0 = theta_n, a->j[j].th1 = theta_n1;
+}
+
+double cr_ph_asm_drive_work(const cr_ph_asm *a) { return a->work_drive; }
+
 cr_status cr_ph_asm_step(cr_ph_asm *a, double h, const cr_ph_loads *const *loads, int *iterations, cr_error *err)
 {
     if (iterations) *iterations = 0;
@@ -887,9 +999,11 @@ cr_status cr_ph_asm_step(cr_ph_asm *a, double h, const cr_ph_loads *const *loads
         ph_begin(a->rod[r], PH_DYNAMIC, h);
     }
     cr_status st = newton(a, PH_DYNAMIC, loads, iterations, NULL, err);
-    if (st == CR_OK)
+    if (st == CR_OK) {
+        a->work_drive_last = drive_work(a);
+        a->work_drive += a->work_drive_last;
         for (int r = 0; r < a->nrod; ++r) ph_step_finish(a->rod[r], h, loads ? loads[r] : NULL, H0v[r]);
-    else
+    } else
         restore(a);
     if (H0v != H0s) free(H0v);
     return st;
@@ -924,9 +1038,11 @@ cr_status cr_ph_asm_solve_static(cr_ph_asm *a, const cr_ph_loads *const *loads, 
 }
 
 /* the coupled rows' values and gradients in the current state (coupled_at at q) */
-static void coupled_now(const cr_ph_asm *a, const ph_joint *J, double g[2], double G[2][2][12])
+static void coupled_now(const cr_ph_asm *a, const ph_joint *J, double g[3], double G[2][3][12])
 {
-    coupled_at(J, a->rod[J->rod[0]]->q + 12 * J->node[0], a->rod[J->rod[1]]->q + 12 * J->node[1], g, G);
+    double ua[3], unused[3];
+    ua_of(J, PH_STATIC, ua, unused); /* (a drive's at theta_{n+1}, the current state's) */
+    coupled_at(J, ua, a->rod[J->rod[0]]->q + 12 * J->node[0], a->rod[J->rod[1]]->q + 12 * J->node[1], g, G);
 }
 
 void cr_ph_asm_joint_reaction(const cr_ph_asm *a, int j, cr_vec3 *force, cr_vec3 *moment)
@@ -937,7 +1053,7 @@ void cr_ph_asm_joint_reaction(const cr_ph_asm *a, int j, cr_vec3 *force, cr_vec3
     for (int m = 0; m < J->k; ++m)
         for (int c = 0; c < 12; ++c) f[c] += J->D[0][m][c] * a->mu[J->row0 + m];
     if (J->kc) { /* the coupled rows' forces G_a^T nu on a (r_a carries -G_a^T nu) */
-        double g[2], G[2][2][12];
+        double g[3], G[2][3][12];
         coupled_now(a, J, g, G);
         for (int m = 0; m < J->kc; ++m)
             for (int c = 0; c < 12; ++c) f[c] += G[0][m][c] * a->nu[J->c0 + m];
@@ -970,7 +1086,7 @@ double cr_ph_asm_joint_violation(const cr_ph_asm *a)
                 v = fmax(v, fabs(x));
             }
         if (J->kc) {
-            double g[2], G[2][2][12];
+            double g[3], G[2][3][12];
             coupled_now(a, J, g, G);
             for (int m = 0; m < J->kc; ++m) v = fmax(v, fabs(g[m]));
         }
@@ -982,8 +1098,9 @@ int cr_ph_asm_coupled_rows(const cr_ph_asm *a, int j, const double *qa, const do
                            double *G, double *H)
 {
     const ph_joint *J = &a->j[j];
-    double Gs[2][2][12], L[2][3][12], Ho[144];
-    coupled_at(J, qa, qb, g, Gs);
+    double Gs[2][3][12], L[2][6][12], Ho[144], ua[3], unused[3];
+    ua_of(J, PH_STATIC, ua, unused);
+    coupled_at(J, ua, qa, qb, g, Gs);
     for (int m = 0; m < J->kc; ++m)
         for (int c = 0; c < 12; ++c) G[24 * m + c] = Gs[0][m][c], G[24 * m + 12 + c] = Gs[1][m][c];
     if (!J->kc) return 0;
@@ -993,28 +1110,30 @@ int cr_ph_asm_coupled_rows(const cr_ph_asm *a, int j, const double *qa, const do
         for (int c = 0; c < 12; ++c)
             for (int d = 0; d < 12; ++d) H[(12 * side + c) * 24 + 12 * side + d] = Ho[12 * c + d];
     }
-    coupled_cross(J, nu, L);
+    coupled_cross(J, ua, nu, L);
     for (int c = 0; c < 12; ++c)
         for (int d = 0; d < 12; ++d) {
             double v = 0;
-            for (int k = 0; k < 3; ++k) v += L[0][k][c] * L[1][k][d];
+            for (int k = 0; k < 6; ++k) v += L[0][k][c] * L[1][k][d];
             H[c * 24 + 12 + d] = H[(12 + d) * 24 + c] = v;
         }
     return J->kc;
 }
 
-int cr_ph_asm_packed_size(const cr_ph_asm *a) { return 2 * a->K + a->KC; }
+int cr_ph_asm_packed_size(const cr_ph_asm *a) { return 2 * a->K + a->KC + (a->ndrive ? 1 : 0); }
 void cr_ph_asm_pack(const cr_ph_asm *a, double *out)
 {
     memcpy(out, a->mu, sizeof(double) * (size_t)a->K);
     memcpy(out + a->K, a->z, sizeof(double) * (size_t)a->K);
     memcpy(out + 2 * a->K, a->nu, sizeof(double) * (size_t)a->KC);
+    if (a->ndrive) out[2 * a->K + a->KC] = a->work_drive;
 }
 void cr_ph_asm_unpack(cr_ph_asm *a, const double *in)
 {
     memcpy(a->mu, in, sizeof(double) * (size_t)a->K);
     memcpy(a->z, in + a->K, sizeof(double) * (size_t)a->K);
     memcpy(a->nu, in + 2 * a->K, sizeof(double) * (size_t)a->KC);
+    if (a->ndrive) a->work_drive = in[2 * a->K + a->KC];
     rows_begin(a);
 }
 
@@ -1050,7 +1169,8 @@ uint64_t cr_ph_asm_fingerprint(const cr_ph_asm *a, uint64_t h)
                             J->us[1][2],
                             J->vb[0],
                             J->vb[1],
-                            J->vb[2]};
+                            J->vb[2],
+                            (double)J->drive};
         for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
             uint64_t bits;
             memcpy(&bits, &v[k], sizeof bits);

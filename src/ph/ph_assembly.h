@@ -18,6 +18,8 @@ typedef struct cr_ph_joint_def {
     double axis[3];   /* hinge, prismatic, cylindrical, universal: the axis in a's reference directors
                          (components along d1, d2, d3) */
     double axis_b[3]; /* universal: the axis fixed to b, in a's reference directors, normal to axis */
+    int drive;        /* hinge, cylindrical: a motor holds b's turn about the axis (from the reference,
+                         right-handed) at an angle set per step (cr_ph_asm_set_drive) */
 } cr_ph_joint_def;
 
 typedef struct cr_ph_asm cr_ph_asm;
@@ -28,6 +30,11 @@ typedef struct cr_ph_asm cr_ph_asm;
  * a bad joint (CR_BAD_INPUT naming joints.K) or no memory. */
 cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const cr_ph_joint_def *defs, cr_error *err);
 void cr_ph_asm_destroy(cr_ph_asm *a);
+
+/* A driven joint j's angle (rad) at the start and the end of the next step (statics: theta_n1); the
+ * motor's work over the steps is cr_ph_asm_drive_work (J, cumulative, what the motors put in). */
+void cr_ph_asm_set_drive(cr_ph_asm *a, int j, double theta_n, double theta_n1);
+double cr_ph_asm_drive_work(const cr_ph_asm *a);
 
 /* One midpoint step of every rod (loads[r] for rod r, may be NULL); on failure no state changes. */
 cr_status cr_ph_asm_step(cr_ph_asm *a, double h, const cr_ph_loads *const *loads, int *iterations, cr_error *err);
@@ -41,7 +48,8 @@ void cr_ph_asm_joint_reaction(const cr_ph_asm *a, int j, cr_vec3 *force, cr_vec3
 /* Largest |D_a q_a - D_b q_b| of the joints' rows (positions in m, directors) in the current state. */
 double cr_ph_asm_joint_violation(const cr_ph_asm *a);
 
-/* Tests: joint j's coupled rows (a slider's two, a universal joint's one; 0 for the other types) at
+/* Tests: joint j's coupled rows (a slider's two, a universal joint's or a drive's one (at theta_n1);
+ * 0 for the other types) at
  * the nodes' coordinates qa, qb (12 each: phi, d1, d2, d3): their values g, gradients G (row-major,
  * rows x 24: a's 12 then b's) and, for the multipliers nu, the Hessian sum nu_m d2 g_m / dq2 (24 x 24)
  * as the Newton matrix takes it (its own-node blocks and its cross block L_a^T L_b). Returns the
