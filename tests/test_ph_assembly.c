@@ -11,7 +11,11 @@
  *                  indeterminate beams in closed form)
  *   coupled_fd     the slider and universal rows' gradients and Hessians against central differences
  *   joints_free_flight  a free assembly on a prismatic, a cylindrical and a universal joint,
- *                  spinning, sliding and turning: momenta exact, energy balance to the tolerance */
+ *                  spinning, sliding and turning: momenta exact, energy balance to the tolerance
+ *   drive_statics  a motor turns a free rod on a hinge rigidly (its tip exact), and holds a load's
+ *                  moment (the lever arm)
+ *   drive_free_flight  two free rods and a motor between them: momenta exact, H - H0 = the motor's
+ *                  work */
 #include "check.h"
 #include "cosserat/cosserat.h"
 #include "ph/ph.h"
@@ -555,7 +559,127 @@ static void test_joints_free_flight(void)
     for (int r = 0; r < 4; ++r) cr_ph_destroy(k[r]);
 }
 
+/* A driven hinge in statics: rod a clamped along x, rod b hinged at its end about z (a's d2) and held
+ * only by the hinge and its motor (its own matrix is regular through the rows' augmentation). The
+ * motor turns b by theta = 0.4 rad: with no load b turns rigidly, its tip at L + L (cos theta,
+ * sin theta) (to round-off); with a force F along y at b's tip the motor holds the moment about z,
+ * M = F L cos(theta') (theta' the tip's turn: equilibrium of b about the hinge node). */
+static void test_drive_statics(void)
+{
+    cr_ph_params pa = soft_params(4, 0.5), pb = soft_params(4, 0.5);
+    pa.clamp_start = 1;
+    cr_ph *A = make_rod(&pa, cr_v3(0, 0, 0)), *B = make_rod(&pb, cr_v3(0.5, 0, 0));
+    cr_ph *k[2] = {A, B};
+    cr_ph_joint_def jd = {.type = CR_JOINT_HINGE, .rod = {0, 1}, .node = {8, 0}, .axis = {0, 1, 0}, .drive = 1};
+    cr_error err = {0};
+    cr_ph_asm *a = cr_ph_asm_create(2, k, 1, &jd, &err);
+    CHECK(a != NULL);
+    if (!a) return;
+    const double th = 0.4, L = 0.5;
+    int its = 0;
+    double res = 0;
+    cr_status st = CR_OK;
+    for (int step = 1; step <= 4 && st == CR_OK; ++step) { /* (load steps, as the scenario adapter's) */
+        cr_ph_asm_set_drive(a, 0, th * (step - 1) / 4, th * step / 4);
+        st = cr_ph_asm_solve_static(a, NULL, &its, &res, &err);
+    }
+    if (st != CR_OK) fprintf(stderr, "%s\n", err.message);
+    CHECK(st == CR_OK);
+    cr_vec3 tip = cr_ph_position(B, 8), ref = cr_v3(L + L * cos(th), L * sin(th), 0);
+    double e = cr_v3_norm(cr_v3_sub(tip, ref));
+    fprintf(stderr,
+            "drive statics: b's tip (%.12f, %.12f, %.3e) m, the rigid turn's (%.12f, %.12f, 0): off by %.2e m\n", tip.x,
+            tip.y, tip.z, ref.x, ref.y, e);
+    CHECK(e < 1e-12);
+    /* a force along y at b's tip: the motor's moment about z */
+    const double F = 1e-4;
+    cr_vec3 fb[9] = {{0}};
+    fb[8] = cr_v3(0, F, 0);
+    cr_ph_loads Lb = {.node_force = fb};
+    const cr_ph_loads *Lab[2] = {NULL, &Lb};
+    cr_ph_asm_set_drive(a, 0, th, th);
+    st = cr_ph_asm_solve_static(a, Lab, &its, &res, &err);
+    if (st != CR_OK) fprintf(stderr, "%s\n", err.message);
+    CHECK(st == CR_OK);
+    cr_vec3 f, m;
+    cr_ph_asm_joint_reaction(a, 0, &f, &m);
+    cr_vec3 arm = cr_v3_sub(cr_ph_position(B, 8), cr_ph_position(B, 0));
+    const double mref = arm.x * F; /* b's equilibrium about its hinge node: the joint's moment on b is -r x F */
+    fprintf(stderr,
+            "drive statics: motor moment about z on a %.9e N m (b's lever %.9e N m), force (%.3e, %.3e, %.3e) N\n", m.z,
+            mref, f.x, f.y, f.z);
+    CHECK_NEAR(m.z, mref, 1e-9 * fabs(mref));
+    CHECK_NEAR(f.y, F, 1e-9 * F);
+    cr_ph_asm_destroy(a);
+    cr_ph_destroy(A), cr_ph_destroy(B);
+}
+
+/* Two free rods joined by a driven hinge, the motor turning b against a by theta(t) = 2 t^2 rad: an
+ * internal motor, so linear and angular momentum stay exact (the dot row's forces are equal and
+ * opposite and moment-free at any configuration), and the energy changes by the motor's work:
+ * H_n - H_0 = W_drive (cr_ph_asm_drive_work) to the Newton tolerance, every step's sum of the rods'
+ * balances equal to that step's motor work. The joint follows theta: sin(phi - theta) = 0. */
+static void test_drive_free_flight(void)
+{
+    cr_ph_params p = soft_params(4, 0.5);
+    const cr_mat3 Rx = cr_m3_columns(cr_v3(0, 1, 0), cr_v3(0, 0, 1), cr_v3(1, 0, 0));
+    cr_ph *A = make_rod_R(&p, cr_v3(0, 0, 0), Rx), *B = make_rod_R(&p, cr_v3(0.5, 0, 0), Rx);
+    cr_ph *k[2] = {A, B};
+    const cr_vec3 V = cr_v3(0.1, -0.2, 0.3), w = cr_v3(0.5, -1.0, 2.0);
+    set_rigid_velocity(A, V, w, cr_v3(0, 0, 0), cr_v3(0, 0, 0));
+    set_rigid_velocity(B, V, w, cr_v3(0, 0, 0), cr_v3(0, 0, 0));
+    /* the hinge about a's d1 (y in the reference) */
+    cr_ph_joint_def jd = {.type = CR_JOINT_HINGE, .rod = {0, 1}, .node = {8, 0}, .axis = {1, 0, 0}, .drive = 1};
+    cr_error err = {0};
+    cr_ph_asm *a = cr_ph_asm_create(2, k, 1, &jd, &err);
+    CHECK(a != NULL);
+    if (!a) return;
+    cr_vec3 P0 = cr_v3(0, 0, 0), L0 = cr_v3(0, 0, 0);
+    double H0 = 0;
+    for (int r = 0; r < 2; ++r) {
+        cr_ph_diag dg;
+        cr_ph_diagnostics(k[r], &dg);
+        P0 = cr_v3_add(P0, dg.momentum), L0 = cr_v3_add(L0, dg.angular_momentum), H0 += dg.total;
+    }
+    const double h = 2e-3;
+    double dP = 0, dL = 0, dE = 0, bal = 0, viol = 0, Wlast = 0, H = 0;
+    int ok = 1;
+    for (int n = 0; n < 200 && ok; ++n) {
+        const double t0 = n * h, t1 = (n + 1) * h;
+        cr_ph_asm_set_drive(a, 0, 2 * t0 * t0, 2 * t1 * t1);
+        const double W0 = cr_ph_asm_drive_work(a);
+        cr_status st = cr_ph_asm_step(a, h, NULL, NULL, &err);
+        if (st != CR_OK) fprintf(stderr, "%s\n", err.message);
+        CHECK(st == CR_OK);
+        ok = st == CR_OK;
+        cr_vec3 P = cr_v3(0, 0, 0), L = cr_v3(0, 0, 0);
+        double b = 0;
+        H = 0;
+        for (int r = 0; r < 2; ++r) {
+            cr_ph_diag dg;
+            cr_ph_diagnostics(k[r], &dg);
+            P = cr_v3_add(P, dg.momentum), L = cr_v3_add(L, dg.angular_momentum), H += dg.total, b += dg.energy_balance;
+        }
+        Wlast = cr_ph_asm_drive_work(a);
+        dP = fmax(dP, cr_v3_norm(cr_v3_sub(P, P0))), dL = fmax(dL, cr_v3_norm(cr_v3_sub(L, L0)));
+        dE = fmax(dE, fabs(H - H0 - Wlast)), bal = fmax(bal, fabs(b - (Wlast - W0)));
+        viol = fmax(viol, cr_ph_asm_joint_violation(a));
+    }
+    fprintf(stderr,
+            "drive free flight: |P - P0| = %.3e of %.3e, |L - L0| = %.3e of %.3e; H0 = %.6e J, H = %.6e J, motor work "
+            "%.6e J, |H - H0 - W| = %.3e J, worst step |balance - motor work| %.3e J; joint held to %.3e\n",
+            dP, cr_v3_norm(P0), dL, cr_v3_norm(L0), H0, H, Wlast, dE, bal, viol);
+    CHECK(dP < 1e-12 * cr_v3_norm(P0));
+    CHECK(dL < 1e-12 * cr_v3_norm(L0));
+    CHECK(fabs(Wlast) > 1e-3 * H0); /* (the motor does work) */
+    CHECK(dE < 1e-10 * H0);
+    CHECK(bal < 1e-12 * H0);
+    CHECK(viol < 1e-12);
+    cr_ph_asm_destroy(a);
+    cr_ph_destroy(A), cr_ph_destroy(B);
+}
 CHECK_MAIN({"weld_statics", test_weld_statics}, {"weld_dynamics", test_weld_dynamics},
            {"free_flight", test_free_flight}, {"prismatic_statics", test_prismatic_statics},
            {"cylindrical_statics", test_cylindrical_statics}, {"universal_statics", test_universal_statics},
-           {"coupled_fd", test_coupled_fd}, {"joints_free_flight", test_joints_free_flight})
+           {"coupled_fd", test_coupled_fd}, {"joints_free_flight", test_joints_free_flight},
+           {"drive_statics", test_drive_statics}, {"drive_free_flight", test_drive_free_flight})

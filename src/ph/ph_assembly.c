@@ -299,9 +299,10 @@ static void coupled_eval(cr_ph_asm *a, int mode)
         for (int c = 0; c < 12; ++c)
             qam[c] = mode == PH_STATIC ? qa1[c] : 0.5 * (qa0[c] + qa1[c]),
             qbm[c] = mode == PH_STATIC ? qb1[c] : 0.5 * (qb0[c] + qb1[c]);
-        /* a drive's h_a at theta_{n+1} in the rows, at (h_a(theta_n) + h_a(theta_{n+1})) / 2 in the
-           forces: the dot row is bilinear in (h_a's coefficients, q), so that too is a discrete
-           gradient and the forces' work is exactly the motor's (cr_ph_asm_drive_work) */
+        /* a drive's h_a at theta_{n+1} in the rows (the motor's angle at the step's end), at
+           (h_a(theta_n) + h_a(theta_{n+1})) / 2 in the forces (the midpoint rule's symmetric choice;
+           the forces' work over the step is exact for any fixed h_a, the gradient being taken at
+           q_{n+1/2}, and drive_work computes it with the same h_a) */
         double uar[3], uaf[3];
         ua_of(J, mode, uar, uaf);
         coupled_at(J, uar, qa1, qb1, J->gc, J->Gr);
