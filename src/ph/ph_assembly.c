@@ -985,6 +985,7 @@ void cr_ph_asm_set_drive(cr_ph_asm *a, int j, double theta_n, double theta_n1)
 }
 
 double cr_ph_asm_drive_work(const cr_ph_asm *a) { return a->work_drive; }
+double cr_ph_asm_drive_work_last(const cr_ph_asm *a) { return a->work_drive_last; }
 
 cr_status cr_ph_asm_step(cr_ph_asm *a, double h, const cr_ph_loads *const *loads, int *iterations, cr_error *err)
 {
@@ -1121,20 +1122,20 @@ int cr_ph_asm_coupled_rows(const cr_ph_asm *a, int j, const double *qa, const do
     return J->kc;
 }
 
-int cr_ph_asm_packed_size(const cr_ph_asm *a) { return 2 * a->K + a->KC + (a->ndrive ? 1 : 0); }
+int cr_ph_asm_packed_size(const cr_ph_asm *a) { return 2 * a->K + a->KC + (a->ndrive ? 2 : 0); }
 void cr_ph_asm_pack(const cr_ph_asm *a, double *out)
 {
     memcpy(out, a->mu, sizeof(double) * (size_t)a->K);
     memcpy(out + a->K, a->z, sizeof(double) * (size_t)a->K);
     memcpy(out + 2 * a->K, a->nu, sizeof(double) * (size_t)a->KC);
-    if (a->ndrive) out[2 * a->K + a->KC] = a->work_drive;
+    if (a->ndrive) out[2 * a->K + a->KC] = a->work_drive, out[2 * a->K + a->KC + 1] = a->work_drive_last;
 }
 void cr_ph_asm_unpack(cr_ph_asm *a, const double *in)
 {
     memcpy(a->mu, in, sizeof(double) * (size_t)a->K);
     memcpy(a->z, in + a->K, sizeof(double) * (size_t)a->K);
     memcpy(a->nu, in + 2 * a->K, sizeof(double) * (size_t)a->KC);
-    if (a->ndrive) a->work_drive = in[2 * a->K + a->KC];
+    if (a->ndrive) a->work_drive = in[2 * a->K + a->KC], a->work_drive_last = in[2 * a->K + a->KC + 1];
     rows_begin(a);
 }
 

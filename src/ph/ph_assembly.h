@@ -35,6 +35,7 @@ void cr_ph_asm_destroy(cr_ph_asm *a);
  * motor's work over the steps is cr_ph_asm_drive_work (J, cumulative, what the motors put in). */
 void cr_ph_asm_set_drive(cr_ph_asm *a, int j, double theta_n, double theta_n1);
 double cr_ph_asm_drive_work(const cr_ph_asm *a);
+double cr_ph_asm_drive_work_last(const cr_ph_asm *a); /* ... over the last step */
 
 /* One midpoint step of every rod (loads[r] for rod r, may be NULL); on failure no state changes. */
 cr_status cr_ph_asm_step(cr_ph_asm *a, double h, const cr_ph_loads *const *loads, int *iterations, cr_error *err);
