@@ -36,7 +36,8 @@
 #                  same at h / 2: the elastic arm's lag, whose speed peaks after the motor's); the
 #                  tip within 1e-4 m of the mixed rod's
 #                  (measured 3.4e-5 m, both 1.7e-3 m from the rigid turn); statically turned 2.25
-#                  times under gravity: the tip where the mixed rod's is (1e-8 m)
+#                  times under gravity: the tip where the mixed rod's is (1e-8 m); interrupted and
+#                  resumed, the same last row (the motor's angle and work are checkpointed)
 #   refusals       a slider drive: named at check with the model
 # Usage: ph_assembly_scenarios.sh CLI SOURCE_DIR
 set -u
@@ -145,6 +146,19 @@ run drive_mixed "$tmp/drive.json" --set model=mixed_discrete \
 # statically: turned with the load factor to 4.5 pi (the arm along +y) under gravity along -x
 drive_static=(--set 'joints.0.drive={"angle": 14.137166941154069}' --set 'loads=[{"type": "gravity", "value": [-9.81, 0, 0]}]'
     --set 'stages=[{"type": "static", "load_steps": 20}]')
+# --resume with a motor (its angle and work are checkpointed): the same last row
+dres=(--set 'stages=[{"type": "dynamic", "t_end": 0.3, "output_dt": 0.01, "time_step": 0.001, "checkpoint_interval": 0.02}]' -q)
+"$cli" run "$tmp/drive.json" -o "$tmp/dfull" "${dres[@]}" > /dev/null 2>&1 || bad "drive resume: the uninterrupted run failed"
+interrupt_run "$tmp/dcut" 8 600 0.02 "$cli" run "$tmp/drive.json" -o "$tmp/dcut" "${dres[@]}" > /dev/null 2>&1
+code=$?
+if [ "$code" -ne 130 ]; then
+    bad "drive resume: could not interrupt the run (exit $code)"
+elif "$cli" run "$tmp/drive.json" -o "$tmp/dcut" "${dres[@]}" --resume > /dev/null 2>&1 &&
+    cmp -s <(tail -1 "$tmp/dfull/series.csv") <(tail -1 "$tmp/dcut/series.csv"); then
+    ok "drive resume: interrupted and resumed, the driven arm's last row (work_drives included) equals the uninterrupted run's"
+else
+    bad "drive resume: the resumed run ends elsewhere"
+fi
 run drive_static "$tmp/drive.json" "${drive_static[@]}"
 run drive_static_mixed "$tmp/drive.json" "${drive_static[@]}" --set model=mixed_discrete
 
