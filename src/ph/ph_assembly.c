@@ -33,12 +33,16 @@
  * and rotations of both nodes, so its gradient at any configuration, q_{n+1/2} included, has no net
  * force and no net moment (momenta exact). The Newton matrix of these terms: G(q_{n+1}) in the
  * rows, gam nu d2g/dq2 (gam = 1/2, statics 1) in the momentum rows, whose own-node part goes into
- * the rod's matrix and whose cross-node part sum nu d2g/dq_a dq_b = L_a^T L_b (rank 3) into the
+ * the rod's matrix and whose cross-node part sum nu d2g/dq_a dq_b = L_a^T L_b (rank 3 or 6) into the
  * dense system through the auxiliary unknowns xi = L_b dq_b, zeta = L_a dq_a: the Newton matrix
  * stays exact (quadratic convergence) while every rod keeps its own factorization. The coupled
- * rows carry no augmentation (below): in statics a rod that only they hold in some direction (a
- * rod whose one support is a slider's transverse rows) has a singular matrix of its own, reported
- * as such; give it a support of its own or hold it through a separable row.
+ * rows are augmented in the Newton matrix only (a rod held in some direction only by them, an arm
+ * on a driven hinge in statics, has no factorization of its own otherwise): rho G(q_{n+1/2})^T
+ * G(q_{n+1}) added to the matrix, its own-node part into the rod's and its cross part through the
+ * auxiliary unknowns wa = G_a dq_a, wb = G_b dq_b, changes the solution of the linear system only
+ * by nu's increment, which is dnu + rho g (from G dq = -g): newton shifts it back, so the Newton
+ * step is the exact one. A drive (a hinge's or cylindrical joint's motor) is a dot row
+ * h_a(theta) . t_b = sin(phi - theta) (drive_ua); its forces do the motor's work (drive_work).
  * Why this keeps the midpoint rule's properties exactly: the rows are linear with constant
  * matrices and hold at t_n and t_{n+1}, so the joint forces D^T mu do no work over the step,
  * mu . (D_a (q_a1 - q_a0) - D_b (q_b1 - q_b0)) = 0 (the discrete energy balance of every rod
