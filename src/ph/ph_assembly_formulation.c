@@ -287,7 +287,7 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
 static const char *const extra_names[] = {"energy_dissipated", "energy_balance", "constraint_violation",
                                           "joint_violation", "work_drives"};
 
-/* the sums over the rods (the joints do no work and add no momentum: ph_assembly.c) */
+/* the sums over the rods (the joints add no momentum and do no work but the motors': ph_assembly.c) */
 static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp)
 {
     const pha_sim *s = sim->impl;
