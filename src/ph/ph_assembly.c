@@ -112,8 +112,8 @@ typedef struct ph_row {
 
 struct cr_ph_asm {
     int nrod, njoint, K;
-    int KC, N; /* coupled rows; unknowns of the dense system (2 K + their blocks) */
-    int mode;  /* PH_DYNAMIC or PH_STATIC of the solve in progress */
+    int KC, N;              /* coupled rows; unknowns of the dense system (2 K + their blocks) */
+    int mode;               /* PH_DYNAMIC or PH_STATIC of the solve in progress */
     int ndrive;             /* driven joints */
     double work_drive;      /* the motors' work, cumulative over the steps (J) */
     double work_drive_last; /* ... of the last step */
