@@ -1,6 +1,7 @@
-/* Assemblies of port-Hamiltonian director rods: weld, ball and hinge joints as constraints that
- * are linear in the rods' coordinates over each step, solved with Lagrange multipliers coupled
- * to every rod's own Newton system (docs/port-hamiltonian.md, "Assemblies").
+/* Assemblies of port-Hamiltonian director rods: weld, ball, hinge, prismatic, cylindrical and
+ * universal joints as constraints that are linear or quadratic in the rods' coordinates, solved
+ * with Lagrange multipliers coupled to every rod's own Newton system (docs/port-hamiltonian.md,
+ * "Assemblies").
  *
  * The joint rows. A joint holds D_a q_a = D_b q_b between the coordinates q = (phi, d1, d2, d3) of
  * its two nodes, with constant matrices D over a step (built from the state at t_n):
@@ -12,7 +13,36 @@
  *          it), where the nine linear rows d_i,a = sum W_ij d_j,b would be six times redundant;
  *   hinge  the ball's rows and p_k . (u_a - u_b) = 0, k = 1, 2, for the axis u_a = sum ha_i d_i,a
  *          and u_b = sum hb_j d_j,b (the same material line, hb_j = u_ref . d_j,b,ref) and p_1,
- *          p_2 normal to u_a at t_n (two rows: |u_a| = |u_b| = 1 leaves two).
+ *          p_2 normal to u_a at t_n (two rows: |u_a| = |u_b| = 1 leaves two);
+ *   prismatic  the weld's three rotation rows (no position rows) and two coupled rows;
+ *   cylindrical  the hinge's two axis rows (no position rows) and two coupled rows;
+ *   universal  the ball's rows and one coupled row.
+ * The coupled rows g(q_a, q_b) = 0 join both nodes and are bilinear in their coordinates (not
+ * linear with constant matrices: what a slider or a universal joint holds is a product of a
+ * position or direction of one node and a direction of the other):
+ *   slider (prismatic, cylindrical)  g_k = n_k . (phi_b - phi_a), k = 1, 2, n_k = sum_i us_ki d_i,a
+ *          the two normals of the axis fixed to a (as the mixed rod's u1, u2): b's node stays on
+ *          the axis through a's, free to slide along it;
+ *   universal  g = h_a . h_b, h_a = sum_i ua_i d_i,a (the axis), h_b = sum_j vb_j d_j,b (axis_b,
+ *          fixed to b): the two axes stay normal, the relative turn about h_a x h_b is held.
+ * Their forces are G(q_{n+1/2})^T nu (G = dg/dq at the midpoint) and their rows g(q_{n+1}) = 0. A
+ * quadratic function has its midpoint gradient as an exact discrete gradient, g(q_{n+1}) - g(q_n)
+ * = G(q_{n+1/2}) (q_{n+1} - q_n) (the mean value property of the PH paper's section 4.2, the one
+ * that keeps the rod's own orthonormality constraints exact), so with g = 0 at t_n and t_{n+1} the
+ * forces do no work, nu . G (q_{n+1} - q_n) = 0; and each g is invariant under rigid translations
+ * and rotations of both nodes, so its gradient at any configuration, q_{n+1/2} included, has no net
+ * force and no net moment (momenta exact). The Newton matrix of these terms: G(q_{n+1}) in the
+ * rows, gam nu d2g/dq2 (gam = 1/2, statics 1) in the momentum rows, whose own-node part goes into
+ * the rod's matrix and whose cross-node part sum nu d2g/dq_a dq_b = L_a^T L_b (rank 3 or 6) into the
+ * dense system through the auxiliary unknowns xi = L_b dq_b, zeta = L_a dq_a: the Newton matrix
+ * stays exact (quadratic convergence) while every rod keeps its own factorization. The coupled
+ * rows are augmented in the Newton matrix only (a rod held in some direction only by them, an arm
+ * on a driven hinge in statics, has no factorization of its own otherwise): rho G(q_{n+1/2})^T
+ * G(q_{n+1}) added to the matrix, its own-node part into the rod's and its cross part through the
+ * auxiliary unknowns wa = G_a dq_a, wb = G_b dq_b, changes the solution of the linear system only
+ * by nu's increment, which is dnu + rho g (from G dq = -g): newton shifts it back, so the Newton
+ * step is the exact one. A drive (a hinge's or cylindrical joint's motor) is a dot row
+ * h_a(theta) . t_b = sin(phi - theta) (drive_ua); its forces do the motor's work (drive_work).
  * Why this keeps the midpoint rule's properties exactly: the rows are linear with constant
  * matrices and hold at t_n and t_{n+1}, so the joint forces D^T mu do no work over the step,
  * mu . (D_a (q_a1 - q_a0) - D_b (q_b1 - q_b0)) = 0 (the discrete energy balance of every rod
@@ -35,7 +65,9 @@
  * rho D_s^T (D_s q_s - z), which vanishes at the solution (the equations and the solution are
  * unchanged) but adds rho D_s^T D_s to the rod's Jacobian: the node is anchored to z like a
  * spring, and the rod's own factorization exists whenever the joint holds it. The small system
- * is in (dmu, dz), 2 k unknowns. */
+ * is in (dmu, dz), 2 k unknowns, and (dnu, xi, zeta) of each coupled block, built as columns (a
+ * rod's right side at a node times a combination of the unknowns) and rows (a dense row reading a
+ * node's increment) so that every joint type goes through the same Schur complement. */
 #include "ph/ph_assembly.h"
 
 #include <float.h>
@@ -47,24 +79,56 @@
 typedef struct ph_joint {
     cr_joint_type type;
     int rod[2], node[2];
-    int k;               /* rows: 3 ball, 5 hinge, 6 weld */
+    int k;               /* separable rows: 3 ball, 5 hinge, 6 weld, 3 prismatic, 2 cylindrical, 3 universal */
+    int np;              /* the position rows phi_a = phi_b among them (first): 3, or 0 for a slider */
     int row0;            /* first row in mu and z */
-    double W[9];         /* weld: d_i,a = sum_j W[3 i + j] d_j,b */
-    double ha[3], hb[3]; /* hinge: the axis' components in a's and b's directors */
+    double W[9];         /* weld, prismatic: d_i,a = sum_j W[3 i + j] d_j,b */
+    double ha[3], hb[3]; /* hinge, cylindrical: the axis' components in a's and b's directors */
     double D[2][6][12];  /* the rows of side a and side b (constant over a step) */
     double rho[2][6];    /* augmentation per side and row, divided by fac */
+    /* the coupled rows g(q_a, q_b) = 0 (module comment): kc of them, multipliers nu at c0, and in
+       the dense system the block [nu (kc), xi (6), zeta (6), wa (kc), wb (kc)] from u0 */
+    int kc, c0, u0;
+    double us[2][3];     /* slider, drive: the axis' normals u1, u2 in a's directors (n_k = sum_i us[k][i] d_i,a) */
+    double ua[3], vb[3]; /* the dot row: universal h_a = sum ua_i d_i,a; h_b = sum vb_j d_j,b (a drive's: u1) */
+    int drive;           /* a hinge's or cylindrical joint's motor: the last coupled row */
+    double th0, th1;     /* its angle at t_n and t_{n+1} (statics: th1) */
+    double rhoc[3];      /* the coupled rows' augmentation, divided by fac (set_rho) */
+    /* at the iterate: g(q_{n+1}), its gradients at q_{n+1} (rows) and at q_{n+1/2} (forces), the
+       factors L_a, L_b of the cross Hessian sum_m nu_m d2 g_m / dq_a dq_b = L_a^T L_b */
+    double gc[3], Gr[2][3][12], Gf[2][3][12], L[2][6][12];
 } ph_joint;
+
+/* A column of the dense system on one rod: the rod's residual changes by v (at its node) times
+   sum coef[t] du[idx[t]] for the dense unknowns du; a row: the dense row `row` reads C . dq_node. */
+typedef struct ph_col {
+    int rod, node, n, idx[2];
+    double coef[2], v[12];
+} ph_col;
+typedef struct ph_row {
+    int rod, node, row;
+    double C[12];
+} ph_row;
 
 struct cr_ph_asm {
     int nrod, njoint, K;
+    int KC, N;              /* coupled rows; unknowns of the dense system (2 K + their blocks) */
+    int mode;               /* PH_DYNAMIC or PH_STATIC of the solve in progress */
+    int ndrive;             /* driven joints */
+    double work_drive;      /* the motors' work, cumulative over the steps (J) */
+    double work_drive_last; /* ... of the last step */
     cr_ph **rod;
     ph_joint *j;
     double *mu, *z;           /* K each: the joints' multipliers (on side a) and interface values */
+    double *nu, *nu_save;     /* KC: the coupled rows' multipliers */
     double *mu_save, *z_save; /* restored when a solve fails */
-    double *A, *rhs, *cscale; /* 2K x 2K dense system, its right side, its column scaling */
+    double *A, *rhs, *cscale; /* N x N dense system, its right side, its column scaling */
     int *piv;
+    ph_col *col;
+    ph_row *row;
+    int ncol, nrow;
     double *Y;    /* max nx: the right side of a rod's solve */
-    double *cols; /* max nred x (joint rows on a rod): the reduced joint columns of a rod */
+    double *cols; /* max nred x (columns on a rod): the reduced joint columns of a rod */
     int *ipiv1;   /* max nred: the band factor's pivots, 1-based for LAPACK */
     double *dX0;  /* sum nx: each rod's increment without joint corrections */
     size_t *xoff; /* rod -> offset in dX0 */
@@ -94,19 +158,20 @@ static void rows_begin(cr_ph_asm *a)
         ph_joint *J = &a->j[jj];
         memset(J->D, 0, sizeof J->D);
         const double *qa = a->rod[J->rod[0]]->q + 12 * J->node[0];
+        const int np = J->np;
         for (int side = 0; side < 2; ++side)
-            for (int c = 0; c < 3; ++c) J->D[side][c][c] = 1.0;
-        if (J->type == CR_JOINT_WELD)
+            for (int c = 0; c < np; ++c) J->D[side][c][c] = 1.0;
+        if (J->type == CR_JOINT_WELD || J->type == CR_JOINT_PRISMATIC)
             for (int c = 0; c < 3; ++c)
                 for (int i = 0; i < 3; ++i) {
                     double row[3];
                     skew_row(qa + 3 + 3 * i, c, row);
                     for (int d = 0; d < 3; ++d) {
-                        J->D[0][3 + c][3 + 3 * i + d] = 0.5 * row[d];
-                        for (int m = 0; m < 3; ++m) J->D[1][3 + c][3 + 3 * m + d] += 0.5 * J->W[3 * i + m] * row[d];
+                        J->D[0][np + c][3 + 3 * i + d] = 0.5 * row[d];
+                        for (int m = 0; m < 3; ++m) J->D[1][np + c][3 + 3 * m + d] += 0.5 * J->W[3 * i + m] * row[d];
                     }
                 }
-        if (J->type == CR_JOINT_HINGE) {
+        if (J->type == CR_JOINT_HINGE || J->type == CR_JOINT_CYLINDRICAL) {
             double u[3] = {0, 0, 0};
             for (int i = 0; i < 3; ++i)
                 for (int c = 0; c < 3; ++c) u[c] += J->ha[i] * qa[3 + 3 * i + c];
@@ -126,10 +191,127 @@ static void rows_begin(cr_ph_asm *a)
             for (int k = 0; k < 2; ++k)
                 for (int i = 0; i < 3; ++i)
                     for (int c = 0; c < 3; ++c) {
-                        J->D[0][3 + k][3 + 3 * i + c] = J->ha[i] * p[k][c];
-                        J->D[1][3 + k][3 + 3 * i + c] = J->hb[i] * p[k][c];
+                        J->D[0][np + k][3 + 3 * i + c] = J->ha[i] * p[k][c];
+                        J->D[1][np + k][3 + 3 * i + c] = J->hb[i] * p[k][c];
                     }
         }
+    }
+}
+
+/* J's rows: slider rows (prismatic, cylindrical: the first two), a dot row (universal, a drive: the last) */
+static int has_slider(const ph_joint *J) { return J->type == CR_JOINT_PRISMATIC || J->type == CR_JOINT_CYLINDRICAL; }
+static int has_dot(const ph_joint *J) { return J->type == CR_JOINT_UNIVERSAL || J->drive; }
+
+/* a drive's h_a(theta) = -sin(theta) u1 + cos(theta) u2 in a's directors: the dot row
+   h_a(theta) . t_b = sin(phi - theta) for b turned by phi about the axis (t_b = u1 fixed to b) */
+static void drive_ua(const ph_joint *J, double theta, double ua[3])
+{
+    for (int c = 0; c < 3; ++c) ua[c] = -sin(theta) * J->us[0][c] + cos(theta) * J->us[1][c];
+}
+
+/* The coupled rows of J at the nodes' coordinates qa, qb, the dot row's h_a components ua: their
+   values g (may be NULL) and gradients G[side][row] (12 per node). Both kinds are bilinear in the
+   two nodes' coordinates:
+     slider     g_k = n_k . (phi_b - phi_a), n_k = sum_i us_ki d_i,a (k = 1, 2: the normals of the
+                axis in a's directors): the relative position stays on the axis;
+     dot        g = h_a . h_b, h_a = sum_i ua_i d_i,a, h_b = sum_j vb_j d_j,b: a universal joint's
+                axes stay normal; a drive's h_a(theta) (drive_ua) and h_b = u1 fixed to b. */
+static void coupled_at(const ph_joint *J, const double *ua, const double *qa, const double *qb, double *g,
+                       double G[2][3][12])
+{
+    memset(G, 0, sizeof(double) * 72);
+    if (has_slider(J)) {
+        const double dl[3] = {qb[0] - qa[0], qb[1] - qa[1], qb[2] - qa[2]};
+        for (int k = 0; k < 2; ++k) {
+            double n[3] = {0, 0, 0};
+            for (int i = 0; i < 3; ++i)
+                for (int c = 0; c < 3; ++c) n[c] += J->us[k][i] * qa[3 + 3 * i + c];
+            if (g) g[k] = n[0] * dl[0] + n[1] * dl[1] + n[2] * dl[2];
+            for (int c = 0; c < 3; ++c) G[0][k][c] = -n[c], G[1][k][c] = n[c];
+            for (int i = 0; i < 3; ++i)
+                for (int c = 0; c < 3; ++c) G[0][k][3 + 3 * i + c] = J->us[k][i] * dl[c];
+        }
+    }
+    if (has_dot(J)) {
+        const int m = J->kc - 1;
+        double u[3] = {0, 0, 0}, v[3] = {0, 0, 0};
+        for (int i = 0; i < 3; ++i)
+            for (int c = 0; c < 3; ++c) u[c] += ua[i] * qa[3 + 3 * i + c], v[c] += J->vb[i] * qb[3 + 3 * i + c];
+        if (g) g[m] = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+        for (int i = 0; i < 3; ++i)
+            for (int c = 0; c < 3; ++c) G[0][m][3 + 3 * i + c] = ua[i] * v[c], G[1][m][3 + 3 * i + c] = J->vb[i] * u[c];
+    }
+}
+
+/* The cross Hessian of J's coupled rows weighted by nu, sum_m nu_m d2 g_m / dq_a dq_b = L_a^T L_b
+   (L[0] = L_a, L[1] = L_b, 6 x 12 each): a slider's d2 g_k / dd_i,a dphi_b = us_ki I (rows 0-2),
+   a dot row's d2 g / dd_i,a dd_j,b = ua_i vb_j I (rows 3-5). */
+static void coupled_cross(const ph_joint *J, const double *ua, const double *nu, double L[2][6][12])
+{
+    memset(L, 0, sizeof(double) * 144);
+    for (int c = 0; c < 3; ++c)
+        for (int i = 0; i < 3; ++i) {
+            if (has_slider(J)) {
+                L[0][c][3 + 3 * i + c] = nu[0] * J->us[0][i] + nu[1] * J->us[1][i];
+                L[1][c][c] = 1.0;
+            }
+            if (has_dot(J)) {
+                L[0][3 + c][3 + 3 * i + c] = nu[J->kc - 1] * ua[i];
+                L[1][3 + c][3 + 3 * i + c] = J->vb[i];
+            }
+        }
+}
+
+/* The own-node Hessian of side `side`, sum_m nu_m d2 g_m / dq_s^2 (12 x 12, row-major): a
+   slider's side a has d2 g_k / dphi_a dd_i,a = -us_ki I; a slider's side b and a dot row's sides
+   have none (g linear in each's own coordinates). */
+static void coupled_own(const ph_joint *J, const double *nu, int side, double H[144])
+{
+    memset(H, 0, sizeof(double) * 144);
+    if (!has_slider(J) || side == 1) return;
+    for (int i = 0; i < 3; ++i) {
+        const double ci = nu[0] * J->us[0][i] + nu[1] * J->us[1][i];
+        for (int c = 0; c < 3; ++c) H[c * 12 + 3 + 3 * i + c] = H[(3 + 3 * i + c) * 12 + c] = -ci;
+    }
+}
+
+/* the dot row's h_a components in the rows (at theta_{n+1}) and in the forces (the step's mean) */
+static void ua_of(const ph_joint *J, int mode, double uar[3], double uaf[3])
+{
+    if (!J->drive) {
+        memcpy(uar, J->ua, sizeof(double) * 3), memcpy(uaf, J->ua, sizeof(double) * 3);
+        return;
+    }
+    double u0[3];
+    drive_ua(J, J->th1, uar);
+    drive_ua(J, J->th0, u0);
+    for (int c = 0; c < 3; ++c) uaf[c] = mode == PH_STATIC ? uar[c] : 0.5 * (u0[c] + uar[c]);
+}
+
+/* The coupled rows at the iterate (module comment), q1 of both rods unpacked: their values at
+   q_{n+1}, gradients at q_{n+1} (the rows' linearization) and at q_{n+1/2} = (q_n + q_{n+1}) / 2
+   (the forces; statics: q_{n+1}), and the factors of their cross Hessian weighted by nu. */
+static void coupled_eval(cr_ph_asm *a, int mode)
+{
+    for (int jj = 0; jj < a->njoint; ++jj) {
+        ph_joint *J = &a->j[jj];
+        if (!J->kc) continue;
+        const cr_ph *sa = a->rod[J->rod[0]], *sb = a->rod[J->rod[1]];
+        const double *qa1 = sa->q1 + 12 * J->node[0], *qb1 = sb->q1 + 12 * J->node[1];
+        const double *qa0 = sa->q + 12 * J->node[0], *qb0 = sb->q + 12 * J->node[1];
+        double qam[12], qbm[12];
+        for (int c = 0; c < 12; ++c)
+            qam[c] = mode == PH_STATIC ? qa1[c] : 0.5 * (qa0[c] + qa1[c]),
+            qbm[c] = mode == PH_STATIC ? qb1[c] : 0.5 * (qb0[c] + qb1[c]);
+        /* a drive's h_a at theta_{n+1} in the rows (the motor's angle at the step's end), at
+           (h_a(theta_n) + h_a(theta_{n+1})) / 2 in the forces (the midpoint rule's symmetric choice;
+           the forces' work over the step is exact for any fixed h_a, the gradient being taken at
+           q_{n+1/2}, and drive_work computes it with the same h_a) */
+        double uar[3], uaf[3];
+        ua_of(J, mode, uar, uaf);
+        coupled_at(J, uar, qa1, qb1, J->gc, J->Gr);
+        coupled_at(J, uaf, qam, qbm, NULL, J->Gf);
+        coupled_cross(J, uaf, a->nu + J->c0, J->L);
     }
 }
 
@@ -166,7 +348,12 @@ static void set_rho(cr_ph_asm *a)
             for (int c = 3; c < 12; ++c) dd += fabs(Ke[(12 * loc + c) * 36 + 12 * loc + c]) / 9;
             if (!(dp > 0)) dp = dd > 0 ? dd : 1;
             if (!(dd > 0)) dd = dp;
-            for (int m = 0; m < J->k; ++m) J->rho[side][m] = (m < 3 ? dp : 2 * dd) / s->fac;
+            for (int m = 0; m < J->k; ++m) J->rho[side][m] = (m < J->np ? dp : 2 * dd) / s->fac;
+            /* the coupled rows' (one for both sides): a slider's are positions, a dot row directions */
+            for (int m = 0; m < J->kc; ++m) {
+                const double v = (has_slider(J) && m < 2 ? dp : 2 * dd) / s->fac;
+                J->rhoc[m] = side == 0 ? v : fmax(J->rhoc[m], v);
+            }
         }
     }
 }
@@ -199,16 +386,24 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
             }
             J->rod[side] = d->rod[side], J->node[side] = d->node[side];
         }
-        J->k = d->type == CR_JOINT_BALL ? 3 : d->type == CR_JOINT_HINGE ? 5 : d->type == CR_JOINT_WELD ? 6 : 0;
-        if (!J->k) {
-            cr_error_set(err, CR_UNSUPPORTED,
-                         "joints.%d.type: the port_hamiltonian model takes weld, ball and hinge "
-                         "joints",
-                         jj);
+        /* separable rows k (np position rows) and coupled rows kc, by type (module comment) */
+        static const int k_of[6] = {6, 3, 5, 3, 2, 3}, np_of[6] = {3, 3, 3, 0, 0, 3}, kc_of[6] = {0, 0, 0, 2, 2, 1};
+        if ((int)d->type < 0 || (int)d->type > 5) {
+            cr_error_set(err, CR_UNSUPPORTED, "joints.%d.type: unknown joint type %d", jj, (int)d->type);
             goto fail;
         }
+        J->k = k_of[d->type], J->np = np_of[d->type], J->kc = kc_of[d->type];
+        if (d->drive && d->type != CR_JOINT_HINGE && d->type != CR_JOINT_CYLINDRICAL) {
+            cr_error_set(err, CR_BAD_INPUT, "joints.%d.drive: only a hinge or a cylindrical joint has a motor", jj);
+            goto fail;
+        }
+        J->drive = d->drive != 0;
+        J->kc += J->drive;
+        a->ndrive += J->drive;
         J->row0 = a->K;
         a->K += J->k;
+        J->c0 = a->KC;
+        a->KC += J->kc;
         /* the reference relation of the two nodes (their states now) */
         const double *qa = kernels[J->rod[0]]->q + 12 * J->node[0], *qb = kernels[J->rod[1]]->q + 12 * J->node[1];
         for (int i = 0; i < 3; ++i)
@@ -217,7 +412,7 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
                 for (int c = 0; c < 3; ++c) v += qa[3 + 3 * i + c] * qb[3 + 3 * m + c];
                 J->W[3 * i + m] = v;
             }
-        if (d->type == CR_JOINT_HINGE) {
+        if (d->type != CR_JOINT_WELD && d->type != CR_JOINT_BALL) {
             double n = sqrt(d->axis[0] * d->axis[0] + d->axis[1] * d->axis[1] + d->axis[2] * d->axis[2]);
             if (!(n > 0)) {
                 cr_error_set(err, CR_BAD_INPUT, "joints.%d.axis: must be nonzero", jj);
@@ -229,29 +424,79 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
                 for (int i = 0; i < 3; ++i) J->hb[m] += J->ha[i] * J->W[3 * i + m];
             }
         }
+        if (d->type == CR_JOINT_PRISMATIC || d->type == CR_JOINT_CYLINDRICAL || J->drive) {
+            /* the two normals of the axis in a's directors (as the mixed rod's u1, u2: from the
+               component farthest from the axis) */
+            const double *h = J->ha;
+            int m = fabs(h[0]) < fabs(h[1]) ? (fabs(h[0]) < fabs(h[2]) ? 0 : 2) : (fabs(h[1]) < fabs(h[2]) ? 1 : 2);
+            double p1[3] = {0, 0, 0};
+            p1[m] = 1;
+            for (int c = 0; c < 3; ++c) p1[c] -= h[m] * h[c];
+            double n1 = sqrt(p1[0] * p1[0] + p1[1] * p1[1] + p1[2] * p1[2]);
+            for (int c = 0; c < 3; ++c) J->us[0][c] = p1[c] / n1;
+            J->us[1][0] = h[1] * J->us[0][2] - h[2] * J->us[0][1];
+            J->us[1][1] = h[2] * J->us[0][0] - h[0] * J->us[0][2];
+            J->us[1][2] = h[0] * J->us[0][1] - h[1] * J->us[0][0];
+        }
+        if (J->drive) /* t_b = u1 fixed to b: its components in b's reference directors */
+            for (int m = 0; m < 3; ++m) {
+                J->vb[m] = 0;
+                for (int i = 0; i < 3; ++i) J->vb[m] += J->us[0][i] * J->W[3 * i + m];
+            }
+        if (d->type == CR_JOINT_UNIVERSAL) {
+            /* h_b made exactly normal to h_a (g = 0 in the reference), then in b's directors */
+            double hb[3], dot = 0, n = 0;
+            for (int c = 0; c < 3; ++c) dot += J->ha[c] * d->axis_b[c];
+            for (int c = 0; c < 3; ++c) hb[c] = d->axis_b[c] - dot * J->ha[c], n += hb[c] * hb[c];
+            if (!(sqrt(n) > 1e-6)) {
+                cr_error_set(err, CR_BAD_INPUT, "joints.%d.axis_b: must be nonzero and not along axis", jj);
+                goto fail;
+            }
+            for (int c = 0; c < 3; ++c) J->ua[c] = J->ha[c], hb[c] /= sqrt(n);
+            for (int m = 0; m < 3; ++m) {
+                J->vb[m] = 0;
+                for (int i = 0; i < 3; ++i) J->vb[m] += hb[i] * J->W[3 * i + m];
+            }
+        }
     }
-    int K = a->K > 0 ? a->K : 1;
+    /* the dense system: (mu, z) of the separable rows, then each coupled block (nu, xi, zeta) */
+    a->N = 2 * a->K;
+    for (int jj = 0; jj < joints; ++jj)
+        if (a->j[jj].kc) a->j[jj].u0 = a->N, a->N += 3 * a->j[jj].kc + 12;
+    int K = a->K > 0 ? a->K : 1, KC = a->KC > 0 ? a->KC : 1, N = a->N > 0 ? a->N : 1;
     a->mu = calloc((size_t)K, sizeof(double));
     a->z = calloc((size_t)K, sizeof(double));
     a->mu_save = calloc((size_t)K, sizeof(double));
     a->z_save = calloc((size_t)K, sizeof(double));
-    a->A = malloc(sizeof(double) * 4 * (size_t)K * (size_t)K);
-    a->rhs = malloc(sizeof(double) * 2 * (size_t)K);
-    a->cscale = malloc(sizeof(double) * 2 * (size_t)K);
-    a->piv = malloc(sizeof(int) * 2 * (size_t)K);
+    a->nu = calloc((size_t)KC, sizeof(double));
+    a->nu_save = calloc((size_t)KC, sizeof(double));
+    a->A = malloc(sizeof(double) * (size_t)N * (size_t)N);
+    a->rhs = malloc(sizeof(double) * (size_t)N);
+    a->cscale = malloc(sizeof(double) * (size_t)N);
+    a->piv = malloc(sizeof(int) * (size_t)N);
     a->Y = malloc(sizeof(double) * (size_t)maxnx);
-    int maxcols = 1;
+    /* columns and rows: 2 k of the separable rows; per coupled block and side 2 kc + 6 columns (nu,
+       the cross Hessian's xi or zeta, the augmentation's w) and 2 kc + 6 rows (g, zeta or xi, w) */
+    int ncol = 1, nrow = 1, maxcols = 1;
+    for (int jj = 0; jj < joints; ++jj) {
+        const ph_joint *J = &a->j[jj];
+        ncol += 2 * J->k + (J->kc ? 2 * (2 * J->kc + 6) : 0);
+        nrow += 2 * J->k + (J->kc ? 2 * (2 * J->kc + 6) : 0);
+    }
     for (int r = 0; r < rods; ++r) {
         int c = 0;
         for (int jj = 0; jj < joints; ++jj)
-            for (int side = 0; side < 2; ++side) c += a->j[jj].rod[side] == r ? a->j[jj].k : 0;
+            for (int side = 0; side < 2; ++side)
+                c += a->j[jj].rod[side] == r ? a->j[jj].k + (a->j[jj].kc ? 2 * a->j[jj].kc + 6 : 0) : 0;
         if (c > maxcols) maxcols = c;
     }
+    a->col = malloc(sizeof *a->col * (size_t)ncol);
+    a->row = malloc(sizeof *a->row * (size_t)nrow);
     a->cols = malloc(sizeof(double) * (size_t)maxred * (size_t)maxcols);
     a->ipiv1 = malloc(sizeof(int) * (size_t)maxred);
     a->dX0 = malloc(sizeof(double) * (a->xoff[rods] > 0 ? a->xoff[rods] : 1));
-    if (!a->mu || !a->z || !a->mu_save || !a->z_save || !a->A || !a->rhs || !a->cscale || !a->piv || !a->Y || !a->dX0 ||
-        !a->cols || !a->ipiv1)
+    if (!a->mu || !a->z || !a->mu_save || !a->z_save || !a->nu || !a->nu_save || !a->A || !a->rhs || !a->cscale ||
+        !a->piv || !a->Y || !a->dX0 || !a->cols || !a->ipiv1 || !a->col || !a->row)
         goto oom;
     rows_begin(a);
     return a;
@@ -267,6 +512,7 @@ void cr_ph_asm_destroy(cr_ph_asm *a)
     if (!a) return;
     free(a->rod), free(a->j), free(a->xoff), free(a->mu), free(a->z), free(a->mu_save), free(a->z_save);
     free(a->A), free(a->rhs), free(a->cscale), free(a->piv), free(a->Y), free(a->dX0), free(a->cols), free(a->ipiv1);
+    free(a->nu), free(a->nu_save), free(a->col), free(a->row);
     free(a);
 }
 
@@ -307,11 +553,13 @@ static void dense_solve(int n, const double *A, const int *piv, double *b)
 }
 
 /* the joint terms of rod r's residual (mu and the augmentation at the iterate, module comment) and
- * rho D^T D in its Jacobian; returns |g|^2 of its sides */
+ * rho D^T D in its Jacobian; the coupled rows' forces -G(q_{n+1/2})^T nu and their own-node
+ * Hessian; returns |g|^2 of its sides */
 static double add_joint_terms(cr_ph_asm *a, int r)
 {
     cr_ph *s = a->rod[r];
     double g2 = 0;
+    const double gam = a->mode == PH_STATIC ? 1.0 : 0.5; /* d q_{n+1/2} / d q_{n+1} */
     for (int jj = 0; jj < a->njoint; ++jj) {
         const ph_joint *J = &a->j[jj];
         for (int side = 0; side < 2; ++side) {
@@ -335,31 +583,114 @@ static double add_joint_terms(cr_ph_asm *a, int r)
                     for (int d = 0; d < 12; ++d) Ke[(12 * loc + c) * 36 + 12 * loc + d] += kr * dc * J->D[side][m][d];
                 }
             }
+            for (int m = 0; m < J->kc; ++m)
+                for (int c = 0; c < 12; ++c) s->r[o + c] -= s->fac * a->nu[J->c0 + m] * J->Gf[side][m][c];
+            if (J->kc) { /* the own-node Hessian in the rod's matrix: d/dq_{n+1} of -fac G(q_{n+1/2})^T nu */
+                double H[144];
+                coupled_own(J, a->nu + J->c0, side, H);
+                for (int c = 0; c < 12; ++c)
+                    for (int d = 0; d < 12; ++d) Ke[(12 * loc + c) * 36 + 12 * loc + d] -= s->fac * gam * H[12 * c + d];
+                /* the augmentation fac rho G(q_{n+1/2})^T G(q_{n+1}) in the matrix only (no residual
+                   term: nu's update is shifted by rho g instead, newton), its own-node part */
+                for (int m = 0; m < J->kc; ++m)
+                    for (int c = 0; c < 12; ++c)
+                        for (int d = 0; d < 12; ++d)
+                            Ke[(12 * loc + c) * 36 + 12 * loc + d] +=
+                                s->fac * J->rhoc[m] * J->Gf[side][m][c] * J->Gr[side][m][d];
+            }
         }
     }
     return g2;
 }
 
-/* dX of rod r for the right side r + sum over its sides of v_m w_m, v_m = -fac D_m (the derivative
- * of its rows in mu and z), w_m = sigma dmu_m + rho_m dz_m; with dmu = dz = NULL: r alone */
-static void rod_solve(cr_ph_asm *a, int r, const double *dmu, const double *dz, double *dX)
+/* The dense system's columns and rows (module comment) from the joints at the iterate, and its
+   fixed entries E and right side -g in A and rhs (A cleared first). */
+static void build_system(cr_ph_asm *a, double *g2)
+{
+    const int n2 = a->N;
+    memset(a->A, 0, sizeof(double) * (size_t)n2 * (size_t)n2);
+    a->ncol = a->nrow = 0;
+    *g2 = 0;
+    for (int jj = 0; jj < a->njoint; ++jj) {
+        const ph_joint *J = &a->j[jj];
+        for (int side = 0; side < 2; ++side) {
+            const cr_ph *s = a->rod[J->rod[side]];
+            const double sg = side ? -1.0 : 1.0;
+            double g[6];
+            side_gap(a, J, side, g);
+            for (int m = 0; m < J->k; ++m) {
+                const int rw = 2 * J->row0 + side * J->k + m;
+                a->rhs[rw] = -g[m];
+                a->A[(size_t)rw * n2 + 2 * J->row0 + J->k + m] = -1.0;
+                ph_col *c = &a->col[a->ncol++];
+                c->rod = J->rod[side], c->node = J->node[side], c->n = 2;
+                c->idx[0] = 2 * J->row0 + m, c->coef[0] = sg;
+                c->idx[1] = 2 * J->row0 + J->k + m, c->coef[1] = J->rho[side][m];
+                for (int q = 0; q < 12; ++q) c->v[q] = -s->fac * J->D[side][m][q];
+                ph_row *w = &a->row[a->nrow++];
+                w->rod = J->rod[side], w->node = J->node[side], w->row = rw;
+                memcpy(w->C, J->D[side][m], sizeof w->C);
+            }
+            if (!J->kc) continue;
+            const double gam = a->mode == PH_STATIC ? 1.0 : 0.5;
+            for (int m = 0; m < J->kc; ++m) { /* nu: r_s -= fac G_s(q_{n+1/2})^T nu; rows G_s(q_{n+1}) */
+                ph_col *c = &a->col[a->ncol++];
+                c->rod = J->rod[side], c->node = J->node[side], c->n = 1;
+                c->idx[0] = J->u0 + m, c->coef[0] = 1.0;
+                for (int q = 0; q < 12; ++q) c->v[q] = -s->fac * J->Gf[side][m][q];
+                ph_row *w = &a->row[a->nrow++];
+                w->rod = J->rod[side], w->node = J->node[side], w->row = J->u0 + m;
+                memcpy(w->C, J->Gr[side][m], sizeof w->C);
+            }
+            /* the cross Hessian: side a's residual takes -fac gam L_a^T xi with xi = L_b dq_b, side
+               b's -fac gam L_b^T zeta with zeta = L_a dq_a (rows xi - L_b dq_b = 0 read on b) */
+            const int mine = J->u0 + J->kc + 6 * side, other = J->u0 + J->kc + 6 * (1 - side);
+            for (int k = 0; k < 6; ++k) {
+                ph_col *c = &a->col[a->ncol++];
+                c->rod = J->rod[side], c->node = J->node[side], c->n = 1;
+                c->idx[0] = mine + k, c->coef[0] = 1.0;
+                for (int q = 0; q < 12; ++q) c->v[q] = -s->fac * gam * J->L[side][k][q];
+                ph_row *w = &a->row[a->nrow++];
+                w->rod = J->rod[side], w->node = J->node[side], w->row = other + k;
+                for (int q = 0; q < 12; ++q) w->C[q] = -J->L[side][k][q];
+                a->A[(size_t)(other + k) * n2 + other + k] = 1.0;
+                a->rhs[other + k] = 0;
+            }
+            /* the augmentation's cross part: side a's fac rho G_a(q_{n+1/2})^T wb with wb = G_b(q_{n+1})
+               dq_b (rows wb - G_b dq_b = 0 read on b), b's alike */
+            const int wmine = J->u0 + J->kc + 12 + J->kc * (1 - side), wother = J->u0 + J->kc + 12 + J->kc * side;
+            for (int m = 0; m < J->kc; ++m) {
+                ph_col *c = &a->col[a->ncol++];
+                c->rod = J->rod[side], c->node = J->node[side], c->n = 1;
+                c->idx[0] = wmine + m, c->coef[0] = 1.0;
+                for (int q = 0; q < 12; ++q) c->v[q] = s->fac * J->rhoc[m] * J->Gf[side][m][q];
+                ph_row *w = &a->row[a->nrow++];
+                w->rod = J->rod[side], w->node = J->node[side], w->row = wother + m;
+                for (int q = 0; q < 12; ++q) w->C[q] = -J->Gr[side][m][q];
+                a->A[(size_t)(wother + m) * n2 + wother + m] = 1.0;
+                a->rhs[wother + m] = 0;
+            }
+        }
+        for (int m = 0; m < J->kc; ++m) a->rhs[J->u0 + m] = -J->gc[m], *g2 += J->gc[m] * J->gc[m];
+    }
+}
+
+/* dX of rod r for the right side r + sum of its columns v times their combination of du; with
+ * du = NULL: r alone */
+static void rod_solve(cr_ph_asm *a, int r, const double *du, double *dX)
 {
     cr_ph *s = a->rod[r];
     double *b = a->Y; /* (scratch; the caller's columns are done) */
     memcpy(b, s->r, sizeof(double) * (size_t)s->nx);
-    if (dmu)
-        for (int jj = 0; jj < a->njoint; ++jj) {
-            const ph_joint *J = &a->j[jj];
-            for (int side = 0; side < 2; ++side) {
-                if (J->rod[side] != r) continue; /* (J's node indexes its own rod) */
-                const int o = s->node_off[J->node[side]];
-                if (o < 0) continue;
-                const double sg = side ? -1.0 : 1.0;
-                for (int m = 0; m < J->k; ++m) {
-                    double w = sg * dmu[J->row0 + m] + J->rho[side][m] * dz[J->row0 + m];
-                    for (int c = 0; c < 12; ++c) b[o + c] -= s->fac * J->D[side][m][c] * w;
-                }
-            }
+    if (du)
+        for (int e = 0; e < a->ncol; ++e) {
+            const ph_col *c = &a->col[e];
+            if (c->rod != r) continue; /* (its node indexes its own rod) */
+            const int o = s->node_off[c->node];
+            if (o < 0) continue;
+            double w = 0;
+            for (int t = 0; t < c->n; ++t) w += c->coef[t] * du[c->idx[t]];
+            for (int q = 0; q < 12; ++q) b[o + q] += c->v[q] * w;
         }
     ph_linear_apply(s, b, dX);
 }
@@ -367,37 +698,33 @@ static void rod_solve(cr_ph_asm *a, int r, const double *dmu, const double *dz, 
 extern void dgbtrs_(const char *trans, const int *n, const int *kl, const int *ku, const int *nrhs, const double *ab,
                     const int *ldab, const int *ipiv, double *b, const int *ldb, int *info);
 
-/* The joint columns of rod r in the dense system: for each row m of each side on the rod, the
- * rod's response Y = -J^-1 v_m to v_m = -fac D_m (nonzero in its node's q rows only), read by the
- * rows D of every side on the rod. The right side has no constraint-row part, so the null-space
- * reduction of ph_linear_apply reduces to the node's reduced rows (phi, and P_m^T on the
- * directors) and the answer to (dphi, P_n dtheta) at each node (ph_linear.c): all the columns go
- * through the rod's band factor (ph_linear_factor, LAPACK's layout) in one dgbtrs call instead of
- * a ph_linear_apply per column (its multipliers and K dq_p products are not needed here). */
+/* The joint columns of rod r in the dense system: for each column on the rod, the rod's response
+ * Y = -J^-1 v (v nonzero in its node's q rows only), read by every row on the rod. The right side
+ * has no constraint-row part, so the null-space reduction of ph_linear_apply reduces to the node's
+ * reduced rows (phi, and P_m^T on the directors) and the answer to (dphi, P_n dtheta) at each node
+ * (ph_linear.c): all the columns go through the rod's band factor (ph_linear_factor, LAPACK's
+ * layout) in one dgbtrs call instead of a ph_linear_apply per column (its multipliers and K dq_p
+ * products are not needed here). */
 static void joint_columns(cr_ph_asm *a, int r, int n2)
 {
     cr_ph *s = a->rod[r];
     const int nred = s->nred;
     int nc = 0;
-    for (int jc = 0; jc < a->njoint; ++jc) { /* the right sides */
-        const ph_joint *Jc = &a->j[jc];
-        for (int sc = 0; sc < 2; ++sc) {
-            if (Jc->rod[sc] != r) continue; /* (Jc's node indexes its own rod) */
-            const int I = Jc->node[sc], ro = s->node_roff[I];
-            if (ro < 0) continue;
-            const double(*Pm)[3] = (const double(*)[3])(s->Pm + 27 * I);
-            for (int m = 0; m < Jc->k; ++m, ++nc) {
-                double *b = a->cols + (size_t)nc * nred, v[12];
-                memset(b, 0, sizeof(double) * (size_t)nred);
-                for (int c = 0; c < 12; ++c) v[c] = -s->fac * Jc->D[sc][m][c];
-                for (int c = 0; c < 3; ++c) b[ro + c] = -v[c];
-                for (int p = 0; p < 3; ++p) {
-                    double w = 0;
-                    for (int c = 0; c < 9; ++c) w += Pm[c][p] * v[3 + c];
-                    b[ro + 3 + p] = -w;
-                }
-            }
+    for (int e = 0; e < a->ncol; ++e) { /* the right sides */
+        const ph_col *cl = &a->col[e];
+        if (cl->rod != r) continue; /* (its node indexes its own rod) */
+        const int I = cl->node, ro = s->node_roff[I];
+        if (ro < 0) continue;
+        const double(*Pm)[3] = (const double(*)[3])(s->Pm + 27 * I);
+        double *b = a->cols + (size_t)nc * nred;
+        memset(b, 0, sizeof(double) * (size_t)nred);
+        for (int c = 0; c < 3; ++c) b[ro + c] = -cl->v[c];
+        for (int p = 0; p < 3; ++p) {
+            double w = 0;
+            for (int c = 0; c < 9; ++c) w += Pm[c][p] * cl->v[3 + c];
+            b[ro + 3 + p] = -w;
         }
+        ++nc;
     }
     if (nc == 0) return;
     for (int i = 0; i < nred; ++i) a->ipiv1[i] = s->ripiv[i] + 1;
@@ -405,34 +732,23 @@ static void joint_columns(cr_ph_asm *a, int r, int n2)
     int info = 0;
     dgbtrs_("N", &nred, &kl, &ku, &nc, s->rband, &ldab, a->ipiv1, a->cols, &nred, &info);
     nc = 0;
-    for (int jc = 0; jc < a->njoint; ++jc) { /* D_s Y of every side s on the rod */
-        const ph_joint *Jc = &a->j[jc];
-        for (int sc = 0; sc < 2; ++sc) {
-            if (Jc->rod[sc] != r || s->node_roff[Jc->node[sc]] < 0) continue;
-            const double sg = sc ? -1.0 : 1.0;
-            for (int m = 0; m < Jc->k; ++m, ++nc) {
-                const double *x = a->cols + (size_t)nc * nred;
-                for (int jr = 0; jr < a->njoint; ++jr) {
-                    const ph_joint *Jr = &a->j[jr];
-                    for (int sr = 0; sr < 2; ++sr) {
-                        if (Jr->rod[sr] != r) continue;
-                        const int I = Jr->node[sr], ro = s->node_roff[I];
-                        if (ro < 0) continue;
-                        const double(*Pn)[3] = (const double(*)[3])(s->Pn + 27 * I);
-                        double y[12];
-                        for (int c = 0; c < 3; ++c) y[c] = x[ro + c];
-                        for (int k = 0; k < 9; ++k)
-                            y[3 + k] = Pn[k][0] * x[ro + 3] + Pn[k][1] * x[ro + 4] + Pn[k][2] * x[ro + 5];
-                        for (int mr = 0; mr < Jr->k; ++mr) {
-                            double dy = 0;
-                            for (int c = 0; c < 12; ++c) dy += Jr->D[sr][mr][c] * y[c];
-                            double *row = a->A + (size_t)(2 * Jr->row0 + sr * Jr->k + mr) * n2;
-                            row[2 * Jc->row0 + m] += sg * dy;
-                            row[2 * Jc->row0 + Jc->k + m] += Jc->rho[sc][m] * dy;
-                        }
-                    }
-                }
-            }
+    for (int e = 0; e < a->ncol; ++e) { /* C Y of every row on the rod */
+        const ph_col *cl = &a->col[e];
+        if (cl->rod != r || s->node_roff[cl->node] < 0) continue;
+        const double *x = a->cols + (size_t)nc * nred;
+        ++nc;
+        for (int f = 0; f < a->nrow; ++f) {
+            const ph_row *rw = &a->row[f];
+            if (rw->rod != r) continue;
+            const int I = rw->node, ro = s->node_roff[I];
+            if (ro < 0) continue;
+            const double(*Pn)[3] = (const double(*)[3])(s->Pn + 27 * I);
+            double dy = 0;
+            for (int c = 0; c < 3; ++c) dy += rw->C[c] * x[ro + c];
+            for (int k = 0; k < 9; ++k)
+                dy += rw->C[3 + k] * (Pn[k][0] * x[ro + 3] + Pn[k][1] * x[ro + 4] + Pn[k][2] * x[ro + 5]);
+            double *row = a->A + (size_t)rw->row * n2;
+            for (int t = 0; t < cl->n; ++t) row[cl->idx[t]] += cl->coef[t] * dy;
         }
     }
 }
@@ -460,11 +776,12 @@ static double increment(const cr_ph *s, const double *dX)
 static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads, int *iterations, double *residual,
                         cr_error *err)
 {
-    const int n2 = 2 * a->K;
+    const int n2 = a->N;
     const double atol = a->rod[0]->p.newton_atol;
     int maxit = a->rod[0]->p.max_iterations;
     double dprev = 1, rn = 0;
     int it = 0;
+    a->mode = mode;
     for (;;) {
         double r2 = 0;
         for (int r = 0; r < a->nrod; ++r) {
@@ -472,12 +789,16 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
             ph_assemble(s, mode, loads ? loads[r] : NULL, s->X, s->r, 1);
         }
         if (it == 0) set_rho(a);
+        coupled_eval(a, mode);
         for (int r = 0; r < a->nrod; ++r) {
             cr_ph *s = a->rod[r];
             double g2 = add_joint_terms(a, r);
             for (int i = 0; i < s->nx; ++i) r2 += s->r[i] * s->r[i];
             r2 += 0.5 * g2; /* (each joint's rows counted once per side) */
         }
+        double gc2 = 0;
+        build_system(a, &gc2);
+        r2 += gc2;
         rn = sqrt(r2);
         if (iterations) *iterations = it;
         if (residual) *residual = rn;
@@ -491,19 +812,7 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
                                 "newton_atol %.3e, last increment %.2e",
                                 a->rod[0]->t, it, rn, atol, dprev);
         /* each rod: factor, its own increment dX0 and the joint columns; the dense system's rows
-           D_s dq_s - dz = -g_s, dq_s = dX0 + sum Y (sigma dmu + rho dz) */
-        memset(a->A, 0, sizeof(double) * (size_t)n2 * (size_t)n2);
-        for (int jj = 0; jj < a->njoint; ++jj) {
-            const ph_joint *J = &a->j[jj];
-            for (int side = 0; side < 2; ++side) {
-                double g[6];
-                side_gap(a, J, side, g);
-                for (int m = 0; m < J->k; ++m) {
-                    a->rhs[2 * J->row0 + side * J->k + m] = -g[m];
-                    a->A[(size_t)(2 * J->row0 + side * J->k + m) * n2 + 2 * J->row0 + J->k + m] = -1.0;
-                }
-            }
-        }
+           C dq - E du = -g, dq_s = dX0 + sum Y (the columns' combinations of du) */
         for (int r = 0; r < a->nrod; ++r) {
             cr_ph *s = a->rod[r];
             int bad = -1;
@@ -514,19 +823,15 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
                                     "%.3e: a rod needs a clamp or a joint that holds it (statics), or inertia",
                                     r, s->t, bad, rn);
             double *dX0 = a->dX0 + a->xoff[r];
-            rod_solve(a, r, NULL, NULL, dX0);
-            for (int jj = 0; jj < a->njoint; ++jj) { /* D_s dX0 on the right */
-                const ph_joint *J = &a->j[jj];
-                for (int side = 0; side < 2; ++side) {
-                    if (J->rod[side] != r) continue; /* (J's node indexes its own rod) */
-                    const int o = s->node_off[J->node[side]];
-                    if (o < 0) continue;
-                    for (int m = 0; m < J->k; ++m) {
-                        double v = 0;
-                        for (int c = 0; c < 12; ++c) v += J->D[side][m][c] * dX0[o + c];
-                        a->rhs[2 * J->row0 + side * J->k + m] -= v;
-                    }
-                }
+            rod_solve(a, r, NULL, dX0);
+            for (int f = 0; f < a->nrow; ++f) { /* C dX0 on the right */
+                const ph_row *rw = &a->row[f];
+                if (rw->rod != r) continue; /* (its node indexes its own rod) */
+                const int o = s->node_off[rw->node];
+                if (o < 0) continue;
+                double v = 0;
+                for (int c = 0; c < 12; ++c) v += rw->C[c] * dX0[o + c];
+                a->rhs[rw->row] -= v;
             }
             joint_columns(a, r, n2);
         }
@@ -551,21 +856,13 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
                                 "redundant joints)",
                                 a->rod[0]->t);
         }
-        double *dmu = a->rhs; /* solved in place: dmu_j at 2 row0, dz_j at 2 row0 + k */
         if (n2 > 0) dense_solve(n2, a->A, a->piv, a->rhs);
         for (int c = 0; c < n2; ++c) a->rhs[c] *= a->cscale[c];
-        double *dm = a->A, *dzv = a->A + a->K; /* (A is free now) */
-        for (int jj = 0; jj < a->njoint; ++jj) {
-            const ph_joint *J = &a->j[jj];
-            for (int m = 0; m < J->k; ++m) {
-                dm[J->row0 + m] = dmu[2 * J->row0 + m];
-                dzv[J->row0 + m] = dmu[2 * J->row0 + J->k + m];
-            }
-        }
+        const double *du = a->rhs; /* dmu_j at 2 row0, dz_j at 2 row0 + k, a coupled block at u0 */
         double turn = 0, dn = 0;
         for (int r = 0; r < a->nrod; ++r) {
             cr_ph *s = a->rod[r];
-            rod_solve(a, r, dm, dzv, s->dX);
+            rod_solve(a, r, du, s->dX);
             for (int I = 0; I < s->nn; ++I)
                 if (s->node_off[I] >= 0)
                     for (int c = 3; c < 12; ++c) turn = fmax(turn, fabs(s->dX[s->node_off[I] + c]));
@@ -577,7 +874,13 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
             for (int i = 0; i < s->nx; ++i) s->X[i] += sc * s->dX[i];
             dn = fmax(dn, sc * increment(s, s->dX));
         }
-        for (int k = 0; k < a->K; ++k) a->mu[k] += sc * dm[k], a->z[k] += sc * dzv[k];
+        for (int jj = 0; jj < a->njoint; ++jj) {
+            const ph_joint *J = &a->j[jj];
+            for (int m = 0; m < J->k; ++m)
+                a->mu[J->row0 + m] += sc * du[2 * J->row0 + m], a->z[J->row0 + m] += sc * du[2 * J->row0 + J->k + m];
+            /* (the augmentation in the matrix shifts the multiplier: nu's Newton update is dnu + rho g) */
+            for (int m = 0; m < J->kc; ++m) a->nu[J->c0 + m] += sc * (du[J->u0 + m] + J->rhoc[m] * J->gc[m]);
+        }
         /* the directors' increment theta x d (theta: the reduced solve's rotation, ph_linear.c) to second
            order, theta x (theta x d) / 2, as ph_solve.c's newton: the linear update alone leaves an
            O(theta^2) residual whatever the Jacobian */
@@ -612,11 +915,14 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
         ph_assemble(s, mode, loads ? loads[r] : NULL, s->X, s->r, 0);
         s->jacobians++, s->factorizations++;
     }
+    coupled_eval(a, mode);
     for (int r = 0; r < a->nrod; ++r) { /* the final residual, reported by statics (Ke is not used again) */
         cr_ph *s = a->rod[r];
         r2 += 0.5 * add_joint_terms(a, r);
         for (int i = 0; i < s->nx; ++i) r2 += s->r[i] * s->r[i];
     }
+    for (int jj = 0; jj < a->njoint; ++jj)
+        for (int m = 0; m < a->j[jj].kc; ++m) r2 += a->j[jj].gc[m] * a->j[jj].gc[m];
     if (residual) *residual = sqrt(r2);
     return CR_OK;
 }
@@ -625,12 +931,14 @@ static void save(cr_ph_asm *a)
 {
     memcpy(a->mu_save, a->mu, sizeof(double) * (size_t)a->K);
     memcpy(a->z_save, a->z, sizeof(double) * (size_t)a->K);
+    memcpy(a->nu_save, a->nu, sizeof(double) * (size_t)a->KC);
 }
 
 static void restore(cr_ph_asm *a)
 {
     memcpy(a->mu, a->mu_save, sizeof(double) * (size_t)a->K);
     memcpy(a->z, a->z_save, sizeof(double) * (size_t)a->K);
+    memcpy(a->nu, a->nu_save, sizeof(double) * (size_t)a->KC);
     rows_begin(a);
 }
 
@@ -648,6 +956,41 @@ static void z_begin(cr_ph_asm *a)
     }
 }
 
+/* The motors' work over the step just solved (q_n in q, q_{n+1} in q1): their dot rows' forces
+   nu G(q_{n+1/2}) with h_a the step's mean (coupled_eval) do the work nu ua_f . (F(q_{n+1}) - F(q_n)),
+   F_i = d_i,a . t_b, exactly (F is quadratic): what the rods' energy balances sum to. */
+static double drive_work(const cr_ph_asm *a)
+{
+    double W = 0;
+    for (int jj = 0; jj < a->njoint; ++jj) {
+        const ph_joint *J = &a->j[jj];
+        if (!J->drive) continue;
+        double uar[3], uaf[3], F[2][3] = {{0}};
+        ua_of(J, PH_DYNAMIC, uar, uaf);
+        const cr_ph *sa = a->rod[J->rod[0]], *sb = a->rod[J->rod[1]];
+        for (int t = 0; t < 2; ++t) {
+            const double *qa = (t ? sa->q1 : sa->q) + 12 * J->node[0], *qb = (t ? sb->q1 : sb->q) + 12 * J->node[1];
+            double tb[3] = {0, 0, 0};
+            for (int j = 0; j < 3; ++j)
+                for (int c = 0; c < 3; ++c) tb[c] += J->vb[j] * qb[3 + 3 * j + c];
+            for (int i = 0; i < 3; ++i)
+                for (int c = 0; c < 3; ++c) F[t][i] += qa[3 + 3 * i + c] * tb[c];
+        }
+        double w = 0;
+        for (int i = 0; i < 3; ++i) w += uaf[i] * (F[1][i] - F[0][i]);
+        W += a->nu[J->c0 + J->kc - 1] * w;
+    }
+    return W;
+}
+
+void cr_ph_asm_set_drive(cr_ph_asm *a, int j, double theta_n, double theta_n1)
+{
+    a->j[j].th0 = theta_n, a->j[j].th1 = theta_n1;
+}
+
+double cr_ph_asm_drive_work(const cr_ph_asm *a) { return a->work_drive; }
+double cr_ph_asm_drive_work_last(const cr_ph_asm *a) { return a->work_drive_last; }
+
 cr_status cr_ph_asm_step(cr_ph_asm *a, double h, const cr_ph_loads *const *loads, int *iterations, cr_error *err)
 {
     if (iterations) *iterations = 0;
@@ -662,9 +1005,11 @@ cr_status cr_ph_asm_step(cr_ph_asm *a, double h, const cr_ph_loads *const *loads
         ph_begin(a->rod[r], PH_DYNAMIC, h);
     }
     cr_status st = newton(a, PH_DYNAMIC, loads, iterations, NULL, err);
-    if (st == CR_OK)
+    if (st == CR_OK) {
+        a->work_drive_last = drive_work(a);
+        a->work_drive += a->work_drive_last;
         for (int r = 0; r < a->nrod; ++r) ph_step_finish(a->rod[r], h, loads ? loads[r] : NULL, H0v[r]);
-    else
+    } else
         restore(a);
     if (H0v != H0s) free(H0v);
     return st;
@@ -698,6 +1043,14 @@ cr_status cr_ph_asm_solve_static(cr_ph_asm *a, const cr_ph_loads *const *loads, 
     return st;
 }
 
+/* the coupled rows' values and gradients in the current state (coupled_at at q) */
+static void coupled_now(const cr_ph_asm *a, const ph_joint *J, double g[3], double G[2][3][12])
+{
+    double ua[3], unused[3];
+    ua_of(J, PH_STATIC, ua, unused); /* (a drive's at theta_{n+1}, the current state's) */
+    coupled_at(J, ua, a->rod[J->rod[0]]->q + 12 * J->node[0], a->rod[J->rod[1]]->q + 12 * J->node[1], g, G);
+}
+
 void cr_ph_asm_joint_reaction(const cr_ph_asm *a, int j, cr_vec3 *force, cr_vec3 *moment)
 {
     const ph_joint *J = &a->j[j];
@@ -705,6 +1058,12 @@ void cr_ph_asm_joint_reaction(const cr_ph_asm *a, int j, cr_vec3 *force, cr_vec3
     double f[12] = {0};
     for (int m = 0; m < J->k; ++m)
         for (int c = 0; c < 12; ++c) f[c] += J->D[0][m][c] * a->mu[J->row0 + m];
+    if (J->kc) { /* the coupled rows' forces G_a^T nu on a (r_a carries -G_a^T nu) */
+        double g[3], G[2][3][12];
+        coupled_now(a, J, g, G);
+        for (int m = 0; m < J->kc; ++m)
+            for (int c = 0; c < 12; ++c) f[c] += G[0][m][c] * a->nu[J->c0 + m];
+    }
     *force = cr_v3(f[0], f[1], f[2]);
     cr_vec3 M = cr_v3(0, 0, 0);
     for (int i = 0; i < 3; ++i) M = cr_v3_add(M, cr_v3_cross(cr_v3_load(q + 3 + 3 * i), cr_v3_load(f + 3 + 3 * i)));
@@ -717,34 +1076,70 @@ double cr_ph_asm_joint_violation(const cr_ph_asm *a)
     for (int jj = 0; jj < a->njoint; ++jj) {
         const ph_joint *J = &a->j[jj];
         const double *qa = a->rod[J->rod[0]]->q + 12 * J->node[0], *qb = a->rod[J->rod[1]]->q + 12 * J->node[1];
-        for (int c = 0; c < 3; ++c) v = fmax(v, fabs(qa[c] - qb[c]));
-        if (J->type == CR_JOINT_WELD)
+        if (J->np)
+            for (int c = 0; c < 3; ++c) v = fmax(v, fabs(qa[c] - qb[c]));
+        if (J->type == CR_JOINT_WELD || J->type == CR_JOINT_PRISMATIC)
             for (int i = 0; i < 3; ++i)
                 for (int c = 0; c < 3; ++c) {
                     double x = qa[3 + 3 * i + c];
                     for (int m = 0; m < 3; ++m) x -= J->W[3 * i + m] * qb[3 + 3 * m + c];
                     v = fmax(v, fabs(x));
                 }
-        if (J->type == CR_JOINT_HINGE)
+        if (J->type == CR_JOINT_HINGE || J->type == CR_JOINT_CYLINDRICAL)
             for (int c = 0; c < 3; ++c) {
                 double x = 0;
                 for (int i = 0; i < 3; ++i) x += J->ha[i] * qa[3 + 3 * i + c] - J->hb[i] * qb[3 + 3 * i + c];
                 v = fmax(v, fabs(x));
             }
+        if (J->kc) {
+            double g[3], G[2][3][12];
+            coupled_now(a, J, g, G);
+            for (int m = 0; m < J->kc; ++m) v = fmax(v, fabs(g[m]));
+        }
     }
     return v;
 }
 
-int cr_ph_asm_packed_size(const cr_ph_asm *a) { return 2 * a->K; }
+int cr_ph_asm_coupled_rows(const cr_ph_asm *a, int j, const double *qa, const double *qb, const double *nu, double *g,
+                           double *G, double *H)
+{
+    const ph_joint *J = &a->j[j];
+    double Gs[2][3][12], L[2][6][12], Ho[144], ua[3], unused[3];
+    ua_of(J, PH_STATIC, ua, unused);
+    coupled_at(J, ua, qa, qb, g, Gs);
+    for (int m = 0; m < J->kc; ++m)
+        for (int c = 0; c < 12; ++c) G[24 * m + c] = Gs[0][m][c], G[24 * m + 12 + c] = Gs[1][m][c];
+    if (!J->kc) return 0;
+    memset(H, 0, sizeof(double) * 576);
+    for (int side = 0; side < 2; ++side) {
+        coupled_own(J, nu, side, Ho);
+        for (int c = 0; c < 12; ++c)
+            for (int d = 0; d < 12; ++d) H[(12 * side + c) * 24 + 12 * side + d] = Ho[12 * c + d];
+    }
+    coupled_cross(J, ua, nu, L);
+    for (int c = 0; c < 12; ++c)
+        for (int d = 0; d < 12; ++d) {
+            double v = 0;
+            for (int k = 0; k < 6; ++k) v += L[0][k][c] * L[1][k][d];
+            H[c * 24 + 12 + d] = H[(12 + d) * 24 + c] = v;
+        }
+    return J->kc;
+}
+
+int cr_ph_asm_packed_size(const cr_ph_asm *a) { return 2 * a->K + a->KC + (a->ndrive ? 2 : 0); }
 void cr_ph_asm_pack(const cr_ph_asm *a, double *out)
 {
     memcpy(out, a->mu, sizeof(double) * (size_t)a->K);
     memcpy(out + a->K, a->z, sizeof(double) * (size_t)a->K);
+    memcpy(out + 2 * a->K, a->nu, sizeof(double) * (size_t)a->KC);
+    if (a->ndrive) out[2 * a->K + a->KC] = a->work_drive, out[2 * a->K + a->KC + 1] = a->work_drive_last;
 }
 void cr_ph_asm_unpack(cr_ph_asm *a, const double *in)
 {
     memcpy(a->mu, in, sizeof(double) * (size_t)a->K);
     memcpy(a->z, in + a->K, sizeof(double) * (size_t)a->K);
+    memcpy(a->nu, in + 2 * a->K, sizeof(double) * (size_t)a->KC);
+    if (a->ndrive) a->work_drive = in[2 * a->K + a->KC], a->work_drive_last = in[2 * a->K + a->KC + 1];
     rows_begin(a);
 }
 
@@ -771,7 +1166,17 @@ uint64_t cr_ph_asm_fingerprint(const cr_ph_asm *a, uint64_t h)
                             J->ha[2],
                             J->hb[0],
                             J->hb[1],
-                            J->hb[2]};
+                            J->hb[2],
+                            J->us[0][0],
+                            J->us[0][1],
+                            J->us[0][2],
+                            J->us[1][0],
+                            J->us[1][1],
+                            J->us[1][2],
+                            J->vb[0],
+                            J->vb[1],
+                            J->vb[2],
+                            (double)J->drive};
         for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
             uint64_t bits;
             memcpy(&bits, &v[k], sizeof bits);

@@ -1,6 +1,6 @@
 /* Assemblies of port-Hamiltonian director rods (ph_assembly.c): several cr_ph kernels joined by
- * ideal weld, ball and hinge joints between their nodes, stepped together by the midpoint rule
- * (docs/port-hamiltonian.md, "Assemblies").
+ * ideal weld, ball, hinge, prismatic, cylindrical and universal joints between their nodes, stepped
+ * together by the midpoint rule (docs/port-hamiltonian.md, "Assemblies").
  *
  * Internal header, included as "ph/ph_assembly.h" (the scenario adapter and the tests). */
 #ifndef COSSERAT_PH_ASSEMBLY_H
@@ -13,18 +13,29 @@
 
 /* One joint between FE node node[0] of kernel rod[0] (side a) and node[1] of rod[1] (side b). */
 typedef struct cr_ph_joint_def {
-    cr_joint_type type; /* CR_JOINT_WELD, CR_JOINT_BALL or CR_JOINT_HINGE */
+    cr_joint_type type; /* any cr_joint_type (weld, ball, hinge, prismatic, cylindrical, universal) */
     int rod[2], node[2];
-    double axis[3]; /* hinge: the axis in a's reference directors (components along d1, d2, d3) */
+    double axis[3];   /* hinge, prismatic, cylindrical, universal: the axis in a's reference directors
+                         (components along d1, d2, d3) */
+    double axis_b[3]; /* universal: the axis fixed to b, in a's reference directors, normal to axis */
+    int drive;        /* hinge, cylindrical: a motor holds b's turn about the axis (from the reference,
+                         right-handed) at an angle set per step (cr_ph_asm_set_drive) */
 } cr_ph_joint_def;
 
 typedef struct cr_ph_asm cr_ph_asm;
 
 /* The kernels stay owned by the caller (their current states are the reference the joints
- * keep: a weld keeps the relative rotation, a hinge its axis in both rods). NULL with err on
+ * keep: a weld and a prismatic joint keep the relative rotation, a hinge and a cylindrical joint
+ * the axis in both rods, a universal joint its two axes normal to each other). NULL with err on
  * a bad joint (CR_BAD_INPUT naming joints.K) or no memory. */
 cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const cr_ph_joint_def *defs, cr_error *err);
 void cr_ph_asm_destroy(cr_ph_asm *a);
+
+/* A driven joint j's angle (rad) at the start and the end of the next step (statics: theta_n1); the
+ * motor's work over the steps is cr_ph_asm_drive_work (J, cumulative, what the motors put in). */
+void cr_ph_asm_set_drive(cr_ph_asm *a, int j, double theta_n, double theta_n1);
+double cr_ph_asm_drive_work(const cr_ph_asm *a);
+double cr_ph_asm_drive_work_last(const cr_ph_asm *a); /* ... over the last step */
 
 /* One midpoint step of every rod (loads[r] for rod r, may be NULL); on failure no state changes. */
 cr_status cr_ph_asm_step(cr_ph_asm *a, double h, const cr_ph_loads *const *loads, int *iterations, cr_error *err);
@@ -37,6 +48,15 @@ cr_status cr_ph_asm_solve_static(cr_ph_asm *a, const cr_ph_loads *const *loads, 
 void cr_ph_asm_joint_reaction(const cr_ph_asm *a, int j, cr_vec3 *force, cr_vec3 *moment);
 /* Largest |D_a q_a - D_b q_b| of the joints' rows (positions in m, directors) in the current state. */
 double cr_ph_asm_joint_violation(const cr_ph_asm *a);
+
+/* Tests: joint j's coupled rows (a slider's two, a universal joint's or a drive's one (at theta_n1);
+ * 0 for the other types) at
+ * the nodes' coordinates qa, qb (12 each: phi, d1, d2, d3): their values g, gradients G (row-major,
+ * rows x 24: a's 12 then b's) and, for the multipliers nu, the Hessian sum nu_m d2 g_m / dq2 (24 x 24)
+ * as the Newton matrix takes it (its own-node blocks and its cross block L_a^T L_b). Returns the
+ * number of coupled rows. */
+int cr_ph_asm_coupled_rows(const cr_ph_asm *a, int j, const double *qa, const double *qb, const double *nu, double *g,
+                           double *G, double *H);
 
 /* checkpoints: the joints' multipliers and interface values; h mixed with the joints' geometry (a
  * resumed run must hold the same joints) */

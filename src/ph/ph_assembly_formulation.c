@@ -26,6 +26,11 @@ typedef struct pha_sim {
     int *first_node, *first_sample, *first_load; /* rods + 1 each */
     double *inputs;                              /* the loads' actuator inputs, rod by rod */
     double load_factor;
+    /* the motors (hinge and cylindrical drives): per joint the angle and its time function (a
+       table's points copied), 0 / none for the others */
+    int drives;
+    double *drive_angle, *theta; /* theta: the motor's angle in the state (checkpointed) */
+    cr_time_function *drive_time;
 } pha_sim;
 
 /* library body axes (x, y, z) -> kernel directors (d3, d1, d2): components (y, z, x) */
@@ -53,18 +58,8 @@ static cr_status pha_check(const cr_scenario *sc, cr_error *err)
         cr_assembly_def def = {
             .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints};
         cr_joint_label(&def, j, label, sizeof label);
-        if (J->type != CR_JOINT_WELD && J->type != CR_JOINT_BALL && J->type != CR_JOINT_HINGE)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "%s.type: a %s joint is not available in the port_hamiltonian model (it takes weld, "
-                                "ball and hinge joints, whose constraints are linear in its director coordinates); "
-                                "use the mixed_discrete model",
-                                label, cr_joint_type_name(J->type));
-        if (J->type == CR_JOINT_HINGE && J->has_drive)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "%s.drive: driven hinges are not available in the port_hamiltonian model (a drive "
-                                "is a rheonomic constraint, not linear in its coordinates); use the mixed_discrete "
-                                "model",
-                                label);
+        /* (a hinge's and a cylindrical joint's angle drive are the model's motors; slider drives are
+           refused above, by cr_assembly_refuse_mixed_only) */
         if (J->type == CR_JOINT_WELD && J->has_rotation) {
             /* the weld keeps the reference's relative rotation (its rows are linear in it): one that
                differs would have to be closed through load steps */
@@ -121,6 +116,8 @@ static void pha_destroy(void *impl)
     for (int r = 0; r < s->rods && s->rod; ++r) cr_ph_sim_destroy(s->rod[r]);
     free(s->rod), free(s->names), free(s->joint_names), free(s->first_node), free(s->first_sample);
     free(s->first_load), free(s->inputs);
+    for (int j = 0; j < s->joints && s->drive_time; ++j) free((void *)s->drive_time[j].points);
+    free(s->drive_angle), free(s->drive_time), free(s->theta);
     free(s);
 }
 
@@ -174,9 +171,35 @@ static void *pha_create(const cr_assembly_def *def, const cr_model_options *o, c
             jd[j].node[side] = 2 * cr_assembly_node_index(&def->rods[n[side]->rod].rod, n[side]->node);
         }
         to_kernel(J->axis, jd[j].axis);
+        to_kernel(J->axis_b, jd[j].axis_b);
+        jd[j].drive = J->has_drive && !J->drive_slide;
     }
     s->a = cr_ph_asm_create(s->rods, k, s->joints, jd, err);
     if (!s->a) goto fail;
+    s->drive_angle = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *s->drive_angle);
+    s->drive_time = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *s->drive_time);
+    s->theta = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *s->theta);
+    if (!s->drive_angle || !s->drive_time || !s->theta) {
+        cr_error_set(err, CR_NO_MEMORY, "out of memory");
+        goto fail;
+    }
+    for (int j = 0; j < s->joints; ++j) {
+        const cr_joint_def *J = &def->joints[j];
+        if (!jd[j].drive) continue;
+        s->drives++;
+        s->drive_angle[j] = J->drive_angle;
+        s->drive_time[j] = J->drive_time;
+        s->drive_time[j].points = NULL;
+        if (J->drive_time.type == CR_TIME_TABLE && J->drive_time.point_count > 0) {
+            cr_time_point *pt = malloc(sizeof *pt * (size_t)J->drive_time.point_count);
+            if (!pt) {
+                cr_error_set(err, CR_NO_MEMORY, "out of memory");
+                goto fail;
+            }
+            memcpy(pt, J->drive_time.points, sizeof *pt * (size_t)J->drive_time.point_count);
+            s->drive_time[j].points = pt;
+        }
+    }
     s->inputs = malloc(sizeof(double) * (size_t)(s->first_load[s->rods] > 0 ? s->first_load[s->rods] : 1));
     if (!s->inputs) {
         cr_error_set(err, CR_NO_MEMORY, "out of memory");
@@ -220,8 +243,14 @@ static cr_status advance(pha_sim *s, double h, int depth, cr_dynamic_report *rep
         cr_ph_sim_loads(s->rod[r], s->rod[r]->scale, &L[r], act[r]);
         Lp[r] = &L[r];
     }
+    for (int j = 0; j < s->joints; ++j) /* the motors: angle . time(t) at t_n and t_{n+1} (0 if none) */
+        cr_ph_asm_set_drive(s->a, j, s->drive_angle[j] * cr_time_function_eval(&s->drive_time[j], t),
+                            s->drive_angle[j] * cr_time_function_eval(&s->drive_time[j], t + h));
     int its = 0;
     cr_status st = cr_ph_asm_step(s->a, h, Lp, &its, err);
+    if (st == CR_OK)
+        for (int j = 0; j < s->joints; ++j)
+            s->theta[j] = s->drive_angle[j] * cr_time_function_eval(&s->drive_time[j], t + h);
     report->newton_iterations += its;
     report->jacobians += its + 1;
     report->lu_real += its;
@@ -256,9 +285,9 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
 }
 
 static const char *const extra_names[] = {"energy_dissipated", "energy_balance", "constraint_violation",
-                                          "joint_violation"};
+                                          "joint_violation", "work_drives"};
 
-/* the sums over the rods (the joints do no work and add no momentum: ph_assembly.c) */
+/* the sums over the rods (the joints add no momentum and do no work but the motors': ph_assembly.c) */
 static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp)
 {
     const pha_sim *s = sim->impl;
@@ -278,6 +307,11 @@ static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp)
     }
     smp->extra[3] = cr_ph_asm_joint_violation(s->a);
     smp->extra_count = 4;
+    if (s->drives) { /* the motors' work: the rods' balances sum to it (ph_assembly.c, drive_work) */
+        smp->extra[1] -= cr_ph_asm_drive_work_last(s->a);
+        smp->extra[4] = cr_ph_asm_drive_work(s->a);
+        smp->extra_count = 5;
+    }
 }
 
 #define PHA_BAND 1e-6 /* as one rod's (formulation.c) */
@@ -293,7 +327,7 @@ static double energy(const cr_sim *sim, const cr_dynamic_sample *row, double *st
         *roundoff += d.work_roundoff;
     }
     *stored = row->kinetic + row->elastic;
-    *supplied = row->work_external - row->extra[0];
+    *supplied = row->work_external - row->extra[0] + (s->drives ? row->extra[4] : 0.0);
     return PHA_BAND;
 }
 
@@ -330,8 +364,10 @@ static cr_status pha_static(cr_sim *sim, int stage, const cr_static_options *o, 
     double wall0 = cr_wall_seconds();
     int nl = s->first_load[s->rods] > 0 ? s->first_load[s->rods] : 1;
     double *from = malloc(nl * sizeof *from), *target = malloc(nl * sizeof *target), *mag = malloc(nl * sizeof *mag);
-    if (!from || !target || !mag) {
-        free(from), free(target), free(mag);
+    /* the motors from the state's angle to drive.angle (f = 1), as the loads */
+    double *th_from = malloc(sizeof(double) * (size_t)(s->joints > 0 ? s->joints : 1));
+    if (!from || !target || !mag || !th_from) {
+        free(from), free(target), free(mag), free(th_from);
         return cr_error_set(err, CR_NO_MEMORY, "out of memory");
     }
     for (int r = 0; r < s->rods; ++r) {
@@ -340,6 +376,7 @@ static cr_status pha_static(cr_sim *sim, int stage, const cr_static_options *o, 
         cr_rod_def loads_only = {.load_count = n, .loads = s->rod[r]->loads};
         if (n > 0) cr_rod_stage_load_factors(&loads_only, stage, target + f);
     }
+    if (s->joints > 0) memcpy(th_from, s->theta, sizeof(double) * (size_t)s->joints);
     memset(report, 0, sizeof *report);
     double lf = 0, dl = 1.0 / o->load_steps;
     int halvings = 0;
@@ -353,6 +390,10 @@ static cr_status pha_static(cr_sim *sim, int stage, const cr_static_options *o, 
         for (int r = 0; r < s->rods; ++r) {
             cr_ph_sim_loads(s->rod[r], mag + s->first_load[r], &L[r], act[r]);
             Lp[r] = &L[r];
+        }
+        for (int j = 0; j < s->joints; ++j) {
+            const double th = th_from[j] + next * (s->drive_angle[j] - th_from[j]);
+            cr_ph_asm_set_drive(s->a, j, th, th);
         }
         double res = 0;
         int its = 0;
@@ -371,6 +412,7 @@ static cr_status pha_static(cr_sim *sim, int stage, const cr_static_options *o, 
             continue;
         }
         lf = next;
+        for (int j = 0; j < s->joints; ++j) s->theta[j] = th_from[j] + next * (s->drive_angle[j] - th_from[j]);
         for (int r = 0; r < s->rods; ++r) {
             if (s->rod[r]->load_count > 0)
                 memcpy(s->rod[r]->scale, mag + s->first_load[r], s->rod[r]->load_count * sizeof *mag);
@@ -397,7 +439,7 @@ static cr_status pha_static(cr_sim *sim, int stage, const cr_static_options *o, 
     report->converged = st == CR_OK;
     report->load_factor = lf;
     report->wall_time_s = cr_wall_seconds() - wall0;
-    free(from), free(target), free(mag);
+    free(from), free(target), free(mag), free(th_from);
     return st;
 }
 
@@ -452,9 +494,8 @@ static double time_of(const void *impl) { return cr_ph_time(((const pha_sim *)im
 static double load_factor(const void *impl) { return ((const pha_sim *)impl)->load_factor; }
 static int series_extra(const void *impl, const char *const **names)
 {
-    (void)impl;
     *names = extra_names;
-    return 4;
+    return ((const pha_sim *)impl)->drives ? 5 : 4;
 }
 static double *load_input(void *impl) { return ((pha_sim *)impl)->inputs; }
 
@@ -463,7 +504,7 @@ static double *load_input(void *impl) { return ((pha_sim *)impl)->inputs; }
 static int packed_size(const void *impl)
 {
     const pha_sim *s = impl;
-    int n = 1 + s->first_load[s->rods] + cr_ph_asm_packed_size(s->a);
+    int n = 1 + s->first_load[s->rods] + cr_ph_asm_packed_size(s->a) + (s->drives ? s->joints : 0);
     for (int r = 0; r < s->rods; ++r) n += cr_ph_formulation.packed_size(s->rod[r]);
     return n;
 }
@@ -478,6 +519,8 @@ static void pack(const void *impl, double *out)
     out += cr_ph_asm_packed_size(s->a);
     *out++ = s->load_factor;
     memcpy(out, s->inputs, sizeof(double) * (size_t)s->first_load[s->rods]);
+    out += s->first_load[s->rods];
+    if (s->drives) memcpy(out, s->theta, sizeof(double) * (size_t)s->joints);
 }
 static void unpack(void *impl, const double *in)
 {
@@ -490,6 +533,8 @@ static void unpack(void *impl, const double *in)
     in += cr_ph_asm_packed_size(s->a);
     s->load_factor = *in++;
     memcpy(s->inputs, in, sizeof(double) * (size_t)s->first_load[s->rods]);
+    in += s->first_load[s->rods];
+    if (s->drives) memcpy(s->theta, in, sizeof(double) * (size_t)s->joints);
 }
 static uint64_t fingerprint(const void *impl)
 {
