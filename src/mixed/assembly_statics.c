@@ -351,7 +351,7 @@ static void contact_rows(const asm_work *w, int r, double *F, double *eq)
 
 /* Residuals and tangents at load factor lf (step 1 and the joints' rows); returns the sum
  * of squares of the whole residual (rods, interface equilibrium, constraints) in *ss. */
-static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
+static cr_status evaluate(asm_work *w, double lf, int jacobian, double *ss, size_t *count)
 {
     const cr_assembly *a = w->a;
     double t0 = now(), sum = 0, scale_sum = 0;
@@ -368,10 +368,10 @@ static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
                              .t = st->time,
                              .from = NULL,
                              .from_blend = 1.0};
-        cr_status s = cr_mixed_static_residual(m, &at, rw->scale, st->x, rw->F, rw->J, rw->eq);
+        cr_status s = cr_mixed_static_residual(m, &at, rw->scale, st->x, rw->F, jacobian ? rw->J : NULL, rw->eq);
         if (s != CR_OK) return s;
         if (w->cm > 0) contact_rows(w, r, rw->F, rw->eq);
-        if (w->roundoff_scale == 0) /* a pass over J, as costly as its LU: once per solve */
+        if (jacobian && w->roundoff_scale == 0) /* a pass over J, as costly as its LU: once per solve */
             for (int i = 0; i < m->nodes; ++i)
                 for (int row = 0; row < B; ++row) {
                     double t = 0;
@@ -392,7 +392,7 @@ static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
             /* keep the released rows 0..5 (their Jacobian: the interface equilibrium's), then
              * hold the node: identity rows 0..6 (r and p are the interface unknowns) */
             double *er = rw->erow + (size_t)q * 3 * 6 * B;
-            for (int b = 0; b < 3; ++b) {
+            for (int b = 0; b < 3 && jacobian; ++b) {
                 int nb = n - 1 + b;
                 if (nb < 0 || nb >= m->nodes) continue;
                 double *blk = b == 0   ? cr_blocktri_L(rw->J, n)
@@ -400,7 +400,7 @@ static cr_status evaluate(asm_work *w, double lf, double *ss, size_t *count)
                                        : cr_blocktri_U(rw->J, n);
                 memcpy(er + (size_t)b * 6 * B, blk, (size_t)6 * B * sizeof(double));
             }
-            cr_blocktri_reset_rows(rw->J, n, CR_NODE_DOF, 1);
+            if (jacobian) cr_blocktri_reset_rows(rw->J, n, CR_NODE_DOF, 1);
             for (int c = 0; c < CR_NODE_DOF; ++c) rw->F[(size_t)n * B + c] = 0.0;
         }
         for (size_t k = 0; k < rw->dim; ++k) sum += rw->F[k] * rw->F[k];
@@ -932,13 +932,17 @@ static cr_status newton(asm_work *w, double lf, double err0, const cr_static_opt
     for (int it = 0;; ++it) {
         double ss;
         size_t cnt;
-        cr_status st = evaluate(w, lf, &ss, &cnt);
+        /* an update already below rtol |x| may have converged: the residual alone decides,
+         * and the tangent is assembled only when another update is needed (bench_assembly
+         * --brush: the residual and tangent were assembled about three times per load step) */
+        const double dx = sqrt(dx2), xn = sqrt(x2);
+        const int maybe_done = it > 0 && dx <= o->rtol * (xn + 1e-12);
+        cr_status st = evaluate(w, lf, !maybe_done, &ss, &cnt);
         if (st != CR_OK) return cr_error_set(err, st, "the residual is not finite at load factor %g", lf);
         double e = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
         if (it == 0) err0 = fmax(err0, e);
         if (*history_count < o->max_history) history[(*history_count)++] = e;
         *final_err = e;
-        double dx = sqrt(dx2), xn = sqrt(x2);
         /* at the residual's round-off floor (stiff rods: EA ε |x| per row) the residual stops
          * falling while the updates are already below rtol: nothing left to gain. Only within
          * 1000 ε of the round-off scale of its terms: a residual that stagnates above it is
@@ -955,6 +959,8 @@ static cr_status newton(asm_work *w, double lf, double err0, const cr_static_opt
                                 "Newton did not converge in %d iterations at load factor %g (RMS residual %.3g)",
                                 o->max_iterations, lf, e);
         }
+        if (maybe_done && (st = evaluate(w, lf, 1, &ss, &cnt)) != CR_OK) /* not converged: the tangent */
+            return cr_error_set(err, st, "the residual is not finite at load factor %g", lf);
         st = update(w, &dx2, &x2, err);
         if (st == CR_OK && (st = correct_positions(w, lf)) != CR_OK)
             cr_error_set(err, st, "the position correction failed at load factor %g (%s)", lf, cr_status_string(st));
@@ -1064,7 +1070,7 @@ static cr_status contact_updates(asm_work *w, const cr_static_options *o, cr_sta
         double ss, err0 = 0;
         size_t cnt;
         w->joint_f = 1.0;
-        if (evaluate(w, 1.0, &ss, &cnt) == CR_OK) err0 = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
+        if (evaluate(w, 1.0, 0, &ss, &cnt) == CR_OK) err0 = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
         int iters = 0, hc = 0;
         double fe = 0;
         cr_status sn = newton(w, 1.0, err0, o, &iters, history, &hc, &fe, err);
@@ -1136,7 +1142,7 @@ static cr_status limit_updates(asm_work *w, const cr_static_options *o, double *
         double fe = 0, ss, err0 = 0;
         size_t cnt;
         cr_error e = {0};
-        if (evaluate(w, 1.0, &ss, &cnt) == CR_OK) err0 = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
+        if (evaluate(w, 1.0, 0, &ss, &cnt) == CR_OK) err0 = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
         cr_status sn = newton(w, 1.0, err0, o, &iters, history, &hc, &fe, &e);
         rep->total_iterations += iters;
         if (sn != CR_OK) return cr_error_set(err, sn, "%s (a joint limit's multiplier update)", e.message);
@@ -1207,7 +1213,7 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
         double ss, err0 = 0;
         size_t cnt;
         w.joint_f = w.joint_from + target * (1.0 - w.joint_from);
-        if (evaluate(&w, target, &ss, &cnt) == CR_OK) err0 = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
+        if (evaluate(&w, target, 0, &ss, &cnt) == CR_OK) err0 = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
         if (lf_prev >= 0) /* through the last two or three converged steps */
             predict(&w, target, lf, lf_prev, lf_prev2);
         correct_positions(&w, target); /* a failure here shows in the Newton solve */
