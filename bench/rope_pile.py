@@ -22,7 +22,7 @@ is a penalty spring m (0.5/dt)^2 = 1e4 N/m at element centres with a dashpot; he
 the obstacles' augmented Lagrangian with exact Coulomb stick (a penalty eps in dynamics) and the
 self-contact a penalty eps g on the segments' closest points, eps = contact.stiffness.
 
-  python3 bench/rope_pile.py [--build build] [--elements 150] [--rtol 1e-5] [--atol 1e-8]
+  python3 bench/rope_pile.py [--build build] [--elements 150] [--rtol 1e-6] [--atol 1e-8]
                              [--t-end T] [--out DIR] [--write-only FILE] [--callgrind]
 
 Prints the run's wall and CPU time, the integrator statistics and the accuracy: the largest
@@ -215,7 +215,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build")
     ap.add_argument("--elements", type=int, default=150)
-    ap.add_argument("--rtol", type=float, default=1e-5)
+    ap.add_argument("--rtol", type=float, default=1e-6)
     ap.add_argument("--atol", type=float, default=1e-8)
     ap.add_argument("--t-end", type=float, default=None)
     ap.add_argument("--out", default=None)

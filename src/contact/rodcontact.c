@@ -160,7 +160,7 @@ int cr_rodcontact_find(cr_rodcontact *c, const double *x, int stride)
         if (push(c, a, b, lambda, &cp)) return -1;
     }
     /* in segment order: the sums over pairs do not depend on the hash's cell order */
-    qsort(c->pair, (size_t)c->pair_count, sizeof *c->pair, pair_cmp);
+    if (c->pair_count > 1) qsort(c->pair, (size_t)c->pair_count, sizeof *c->pair, pair_cmp); /* pair may be NULL */
     return c->pair_count;
 }
 
@@ -204,7 +204,8 @@ int cr_rodcontact_update(cr_rodcontact *c, const double *x, int stride, double *
     int opened = 0;
     for (int k = 0; k < old_count; ++k) { /* a pair that carried a multiplier and no longer presses */
         const cr_rodpair key = {.a = c->mult[k].a, .b = c->mult[k].b};
-        opened += c->mult[k].lambda > 0 && !bsearch(&key, c->pair, (size_t)c->pair_count, sizeof key, pair_cmp);
+        opened += c->mult[k].lambda > 0 &&
+                  (!c->pair_count || !bsearch(&key, c->pair, (size_t)c->pair_count, sizeof key, pair_cmp));
     }
     if (c->pair_count > c->mult_cap) {
         cr_rodmult *m = realloc(c->mult, (size_t)c->pair_count * sizeof *m);
