@@ -8,6 +8,7 @@
 #   tolerance (1e-10 m);
 #   a beam dropped onto the other (dynamics): it lands, the gap stays above -5 % of the radius, the
 #   energy does not grow, the steps stay few;
+#   a rope far from itself: self_contact_gap is 2a (it was +inf and failed the run);
 #   refusals at check naming the key: contact.self in the lgvi and port_hamiltonian models, on the
 #   arc-length path, in an assembly, not a boolean, and a rod that starts
 #   inside itself (naming the segments' nodes and the depth).
@@ -65,6 +66,29 @@ assert d["gain"] <= 1e-4 * d["E0"], d  # no energy from nowhere (a penalty is co
 assert d["steps"] < 10000, d  # the failing version took 24101 steps to t = 0.053 s
 PY
 done
+
+# a rope far from itself everywhere (no segment pair within 2a): series.csv's self_contact_gap is
+# 2a, not +inf (which failed the run at its first row: exit 2, "self_contact_gap is inf")
+cat > "$tmp/far.json" <<'JSON'
+{"rod": {"length": 1, "elements": 10, "material": {"E": 1e9, "G": 4e8, "rho": 1000},
+         "sections": [{"shape": "circle", "radius": 0.005}]},
+ "boundary_conditions": [{"type": "clamp", "node": "start"}],
+ "loads": [{"type": "gravity", "value": [0, 0, -9.81]}],
+ "contact": {"self": true},
+ "stages": [{"type": "dynamic", "t_end": 0.002, "output_dt": 0.001}],
+ "output": {"vtk": false}}
+JSON
+if "$cli" run "$tmp/far.json" -q -o "$tmp/far" > "$tmp/far.log" 2>&1 &&
+    python3 - "$tmp/far/series.csv" <<'PY'; then
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 3, rows
+assert all(float(r["self_contact_gap"]) == 0.01 and float(r["self_contact_pairs"]) == 0 for r in rows), rows
+PY
+    ok "a rope far from itself: self_contact_gap = 2a (no pair that near), the run ends"
+else
+    bad "a rope far from itself: $(head -c 400 "$tmp/far.log")"
+fi
 
 # refusals at check
 python3 "$gen" "$tmp/c.json" 16 20 > /dev/null

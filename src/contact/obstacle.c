@@ -116,7 +116,13 @@ int cr_obstacle_distance(const cr_obstacle_def *o, cr_vec3 x, double *phi, cr_ve
     }
     *phi = f;
     if (n_out) *n_out = cr_m3_mulv(o->axes, n);
-    if (H_out) *H_out = cr_m3_mul(cr_m3_mul(o->axes, H), cr_m3_transpose(o->axes));
+    if (H_out) { /* a flat face (a plane, a box's face, a cylinder's cap) has none to rotate: 2 3×3
+                  * products less, a third of a rope's node force on the ground */
+        int flat = 1;
+        for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b) flat = flat && H.m[a][b] == 0;
+        *H_out = flat ? cr_m3_zero() : cr_m3_mul(cr_m3_mul(o->axes, H), cr_m3_transpose(o->axes));
+    }
     return isfinite(f);
 }
 

@@ -14,12 +14,15 @@ cr_rodcontact *cr_rodcontact_create(int nodes, const double *radius, const doubl
     c->s = malloc((size_t)nodes * sizeof *c->s);
     c->lo = malloc((size_t)nodes * 3 * sizeof *c->lo);
     c->hi = malloc((size_t)nodes * 3 * sizeof *c->hi);
-    if (!c->radius || !c->s || !c->lo || !c->hi) {
+    c->x0 = malloc((size_t)nodes * 3 * sizeof *c->x0);
+    if (!c->radius || !c->s || !c->lo || !c->hi || !c->x0) {
         cr_rodcontact_destroy(c);
         return NULL;
     }
     memcpy(c->radius, radius, (size_t)nodes * sizeof *radius);
     memcpy(c->s, s, (size_t)nodes * sizeof *s);
+    /* the Verlet list's skin: the rod's thickness, a small move against a step's */
+    for (int i = 0; i < nodes; ++i) c->skin = fmax(c->skin, radius[i]);
     return c;
 }
 
@@ -27,6 +30,7 @@ void cr_rodcontact_destroy(cr_rodcontact *c)
 {
     if (!c) return;
     free(c->radius), free(c->s), free(c->lo), free(c->hi), free(c->cand), free(c->pair), free(c->mult);
+    free(c->x0), free(c->vcand);
     free(c);
 }
 
@@ -83,15 +87,40 @@ static int counted_once(const cr_rodcontact *c, int a, int b, const cr_seg_close
     return 1;
 }
 
-/* candidate pairs whose boxes, each widened by its radius + reach/2, overlap */
-static int candidates(cr_rodcontact *c, const double *x, int stride, double reach)
+/* candidate pairs whose boxes, each widened by its radius + reach/2, overlap (into *cand) */
+static int candidates_into(cr_rodcontact *c, const double *x, int stride, double reach, int **cand, int *cap)
 {
     const int segs = c->nodes - 1;
     for (int a = 0; a < segs; ++a) {
         const double *p = x + (size_t)a * stride, *q = p + stride, w = seg_radius(c, a) + 0.5 * reach;
         for (int k = 0; k < 3; ++k) c->lo[3 * a + k] = fmin(p[k], q[k]) - w, c->hi[3 * a + k] = fmax(p[k], q[k]) + w;
     }
-    return cr_broad_phase(segs, c->lo, c->hi, &c->cand, &c->cand_cap);
+    return cr_broad_phase(segs, c->lo, c->hi, cand, cap);
+}
+
+static int candidates(cr_rodcontact *c, const double *x, int stride, double reach)
+{
+    return candidates_into(c, x, stride, reach, &c->cand, &c->cand_cap);
+}
+
+/* cr_rodcontact_find's candidates for the reach: the Verlet list, found anew when a node moved
+ * more than the skin from where it was last found (a pair's boxes then overlap at x only if
+ * they overlapped at x0 widened by the skin each) or the reach grew; −1 out of memory */
+static int verlet_candidates(cr_rodcontact *c, const double *x, int stride, double reach)
+{
+    int fresh = !c->vvalid || reach > c->vreach;
+    for (int i = 0; i < c->nodes && !fresh; ++i) {
+        const double *p = x + (size_t)i * stride, *q = c->x0 + 3 * (size_t)i;
+        fresh = !(fabs(p[0] - q[0]) <= c->skin && fabs(p[1] - q[1]) <= c->skin && fabs(p[2] - q[2]) <= c->skin);
+    }
+    if (!fresh) return c->vcand_count;
+    c->vvalid = 0;
+    const int n = candidates_into(c, x, stride, reach + 2 * c->skin, &c->vcand, &c->vcand_cap);
+    if (n < 0) return -1;
+    for (int i = 0; i < c->nodes; ++i)
+        for (int k = 0; k < 3; ++k) c->x0[3 * (size_t)i + k] = x[(size_t)i * stride + k];
+    c->vreach = reach, c->vcand_count = n, c->vvalid = 1;
+    return n;
 }
 
 static int push(cr_rodcontact *c, int a, int b, double lambda, const cr_seg_closest *cp)
@@ -117,11 +146,11 @@ int cr_rodcontact_find(cr_rodcontact *c, const double *x, int stride)
 {
     double lmax = 0;
     for (int k = 0; k < c->mult_count; ++k) lmax = fmax(lmax, c->mult[k].lambda);
-    const int n = candidates(c, x, stride, lmax / c->eps + c->tol);
+    const int n = verlet_candidates(c, x, stride, lmax / c->eps + c->tol);
     if (n < 0) return -1;
     c->pair_count = 0;
     for (int k = 0; k < n; ++k) {
-        const int a = c->cand[2 * k], b = c->cand[2 * k + 1];
+        const int a = c->vcand[2 * k], b = c->vcand[2 * k + 1];
         if (cr_rodcontact_excluded(c, a, b)) continue;
         cr_seg_closest cp;
         cr_segment_closest(node_at(x, stride, a), node_at(x, stride, a + 1), node_at(x, stride, b),
@@ -131,7 +160,7 @@ int cr_rodcontact_find(cr_rodcontact *c, const double *x, int stride)
         if (push(c, a, b, lambda, &cp)) return -1;
     }
     /* in segment order: the sums over pairs do not depend on the hash's cell order */
-    qsort(c->pair, (size_t)c->pair_count, sizeof *c->pair, pair_cmp);
+    if (c->pair_count > 1) qsort(c->pair, (size_t)c->pair_count, sizeof *c->pair, pair_cmp); /* pair may be NULL */
     return c->pair_count;
 }
 
@@ -175,7 +204,8 @@ int cr_rodcontact_update(cr_rodcontact *c, const double *x, int stride, double *
     int opened = 0;
     for (int k = 0; k < old_count; ++k) { /* a pair that carried a multiplier and no longer presses */
         const cr_rodpair key = {.a = c->mult[k].a, .b = c->mult[k].b};
-        opened += c->mult[k].lambda > 0 && !bsearch(&key, c->pair, (size_t)c->pair_count, sizeof key, pair_cmp);
+        opened += c->mult[k].lambda > 0 &&
+                  (!c->pair_count || !bsearch(&key, c->pair, (size_t)c->pair_count, sizeof key, pair_cmp));
     }
     if (c->pair_count > c->mult_cap) {
         cr_rodmult *m = realloc(c->mult, (size_t)c->pair_count * sizeof *m);

@@ -32,6 +32,11 @@ typedef struct cr_rodcontact {
     int pair_count, pair_cap;
     cr_rodmult *mult;
     int mult_count, mult_cap;
+    /* cr_rodcontact_find's candidates (a Verlet list): the pairs whose boxes, widened by `skin`
+     * more, overlapped at x0 (3 doubles a node) for multipliers reaching vreach; reused while no
+     * node coordinate is more than `skin` from x0 and the reach has not grown */
+    double *x0, skin, vreach;
+    int *vcand, vcand_cap, vcand_count, vvalid;
 } cr_rodcontact;
 
 cr_rodcontact *cr_rodcontact_create(int nodes, const double *radius, const double *s, double eps, double tol);
@@ -45,7 +50,10 @@ int cr_rodcontact_excluded(const cr_rodcontact *c, int a, int b);
 
 /* Finds the pairs pressing at the node positions x (3 doubles every `stride`): those with
  * N = max(0, λ − ε g) > 0, λ the stored multiplier. Returns their number (c->pair), −1 when
- * out of memory. */
+ * out of memory. The broad phase runs only when a node has moved by more than the largest
+ * contact radius (per coordinate) since it last ran: the candidates it found then, with boxes
+ * widened by that much, hold every pair that can press now (the same pairs as a fresh broad
+ * phase). */
 int cr_rodcontact_find(cr_rodcontact *c, const double *x, int stride);
 
 /* The pair k's forces f[12] on nodes (a, a+1, b, b+1) and K = ∂f/∂x (12×12, optional). */

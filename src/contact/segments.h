@@ -23,8 +23,8 @@ void cr_segment_closest(cr_vec3 a0, cr_vec3 a1, cr_vec3 b0, cr_vec3 b1, cr_seg_c
 
 /* Broad phase: the pairs (a < b) of the `count` axis-aligned boxes [lo, hi] (3 doubles a box)
  * that overlap, by a uniform spatial hash whose cell is the largest box extent: each box meets
- * at most 8 cells, the (cell, box) entries are sorted (O(n log n)) and a pair is reported once,
- * in the cell holding the lower corner of the two boxes' intersection. *pairs (2 ints a pair)
+ * at most 8 cells, the (cell, box) entries are radix-sorted by cell (O(n)) and a pair is reported
+ * once, in the cell holding the lower corner of the two boxes' intersection. *pairs (2 ints a pair)
  * grows as needed (realloc; *cap its capacity in pairs). Returns the number of pairs, or −1
  * when out of memory. */
 int cr_broad_phase(int count, const double *lo, const double *hi, int **pairs, int *cap);

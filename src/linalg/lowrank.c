@@ -137,12 +137,19 @@ cr_status cr_lowrank_prepare(cr_lowrank *lr, double sigma, void (*solve)(void *c
         solve(ctx, z);
         for (int q = 0; q < k; ++q) VZ[(size_t)q * k + j] = z[vcol(lr, q)];
     }
-    for (int r = 0; r < k; ++r) /* S = I + σ C Vᵀ Z */
-        for (int c = 0; c < k; ++c) {
-            double s = 0;
-            for (int q = 0; q < k; ++q) s += lr->C[r * ld + q] * VZ[(size_t)q * k + c];
-            lr->S[(size_t)r * k + c] = (r == c ? 1.0 : 0.0) + sigma * s;
+    for (int r = 0; r < k; ++r) { /* S = I + σ C Vᵀ Z */
+        double *Sr = lr->S + (size_t)r * k;
+        for (int c = 0; c < k; ++c) Sr[c] = 0;
+        /* C is block-sparse (each pair couples its 4 nodes): its zeros are skipped, O(nnz k)
+         * instead of k³ (the sums run over q in the same order: the same rounding) */
+        for (int q = 0; q < k; ++q) {
+            const double cq = lr->C[r * ld + q];
+            if (cq == 0) continue;
+            const double *Zq = VZ + (size_t)q * k;
+            for (int c = 0; c < k; ++c) Sr[c] += cq * Zq[c];
         }
+        for (int c = 0; c < k; ++c) Sr[c] = (r == c ? 1.0 : 0.0) + sigma * Sr[c];
+    }
     cr_status st = lu_real(k, lr->S, lr->piv);
     lr->prepared = st == CR_OK;
     return st;
@@ -154,9 +161,10 @@ void cr_lowrank_apply(const cr_lowrank *lr, double *x)
     if (k == 0 || !lr->prepared) return;
     const size_t dim = (size_t)lr->n * lr->b, ld = 3 * (size_t)lr->cap;
     double *y = lr->y;
-    for (int r = 0; r < k; ++r) { /* y = C Vᵀ x */
+    for (int r = 0; r < k; ++r) { /* y = C Vᵀ x (C's zeros skipped) */
         double s = 0;
-        for (int q = 0; q < k; ++q) s += lr->C[r * ld + q] * x[vcol(lr, q)];
+        for (int q = 0; q < k; ++q)
+            if (lr->C[r * ld + q] != 0) s += lr->C[r * ld + q] * x[vcol(lr, q)];
         y[r] = s;
     }
     solve_real(k, lr->S, lr->piv, y);
@@ -183,12 +191,17 @@ cr_status cr_lowrank_prepare_complex(cr_lowrank *lr, double sigma, void (*solve_
         solve_c(ctx, zr, zi);
         for (int q = 0; q < k; ++q) VZ[(size_t)q * k + j] = zr[vcol(lr, q)] + I * zi[vcol(lr, q)];
     }
-    for (int r = 0; r < k; ++r)
-        for (int c = 0; c < k; ++c) {
-            double complex s = 0;
-            for (int q = 0; q < k; ++q) s += lr->C[r * ld + q] * VZ[(size_t)q * k + c];
-            S[(size_t)r * k + c] = (r == c ? 1.0 : 0.0) + sigma * s;
+    for (int r = 0; r < k; ++r) { /* as the real one's: C's zeros skipped */
+        double complex *Sr = S + (size_t)r * k;
+        for (int c = 0; c < k; ++c) Sr[c] = 0;
+        for (int q = 0; q < k; ++q) {
+            const double cq = lr->C[r * ld + q];
+            if (cq == 0) continue;
+            const double complex *Zq = VZ + (size_t)q * k;
+            for (int c = 0; c < k; ++c) Sr[c] += cq * Zq[c];
         }
+        for (int c = 0; c < k; ++c) Sr[c] = (r == c ? 1.0 : 0.0) + sigma * Sr[c];
+    }
     cr_status st = lu_complex(k, S, lr->piv);
     lr->prepared = st == CR_OK;
     return st;
@@ -202,7 +215,8 @@ void cr_lowrank_apply_complex(const cr_lowrank *lr, double *re, double *im)
     double complex *y = (double complex *)lr->y;
     for (int r = 0; r < k; ++r) {
         double complex s = 0;
-        for (int q = 0; q < k; ++q) s += lr->C[r * ld + q] * (re[vcol(lr, q)] + I * im[vcol(lr, q)]);
+        for (int q = 0; q < k; ++q)
+            if (lr->C[r * ld + q] != 0) s += lr->C[r * ld + q] * (re[vcol(lr, q)] + I * im[vcol(lr, q)]);
         y[r] = s;
     }
     solve_complex(k, (const double complex *)lr->S, lr->piv, y);

@@ -304,8 +304,12 @@ static int output(double t, const double *y_poly, void *user)
         smp.extra[1] = ct.active, smp.extra[2] = ct.slipping, smp.extra[3] = ct.normal, smp.extra[4] = ct.penetration;
     }
     if (c->m->selfcontact) { /* formulation.c, series_extra: pairs pressing, the smallest gap (m) */
+        const cr_rodcontact *rc = c->m->selfcontact;
+        double reach = 0; /* min_gap looks 2 a_max far: no pair that near is a gap of at least that */
+        for (int i = 0; i < rc->nodes; ++i) reach = fmax(reach, 2 * rc->radius[i]);
         smp.extra[smp.extra_count] = cr_rodcontact_find(c->m->selfcontact, y, CR_DYN_BLOCK);
-        smp.extra[smp.extra_count + 1] = cr_rodcontact_min_gap(c->m->selfcontact, y, CR_DYN_BLOCK, NULL, NULL);
+        smp.extra[smp.extra_count + 1] =
+            fmin(reach, cr_rodcontact_min_gap(c->m->selfcontact, y, CR_DYN_BLOCK, NULL, NULL));
         smp.extra_count += 2;
     }
     unpack_y(c->m, y, t, c->state);

@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""Rope-pile benchmark (not a test): a 1.5 m rope of 150 elements fed onto a floor with
+self-contact, the "pile" experiment of cosseratbench (J. Ryder, cosseratbench, experiments/pile.py
+and docs/findings.md: PyElastica 34 s and MuJoCo 1107 s at 150 elements), run by the mixed rod.
+
+The published problem, as its source defines it (defaults: speed 0.4 m/s, friction 0.3,
+E = 1e6 Pa):
+  rope L = 1.5 m, r = 2.5 mm, rho = 1000 kg/m^3, E = 1 MPa, G = E/3, gravity 9.81 m/s^2;
+  hanging from a clamp, stretched by its weight, its free end 2 cm above a floor (plane z = 0,
+  Coulomb friction 0.3), bowed sideways by 1e-3 L out of any one plane
+  (x = b sin(pi s/L), y = b sin(2 pi s/L));
+  the clamp descends at 0.4 m/s until it is 15 cm above the floor, then holds still 1 s more;
+  self-contact on (frictionless in PyElastica, and in cosserat); "quasi-static": the solvers
+  may add dissipation. PyElastica's adapter adds a uniform damping of 2 w_slowest = 5.11 1/s on
+  velocities and angular velocities alike (AnalyticalLinearDamper, uniform_damping_constant):
+  here rod.damping.drag = nu rho A (N s/m^2) and rotational_drag = nu rho (J, I, I) (N s), the
+  same forces -nu m v and moments -nu J w.
+What differs: PyElastica starts from a straight stress-free rope deformed into the bow; here the
+bow is in the stress-free reference (a curvature of 7e-3 1/m, a moment of 2e-7 N m against the
+weight's; the static stage 0 stretches it under its weight before the clamp moves). Its contact
+is a penalty spring m (0.5/dt)^2 = 1e4 N/m at element centres with a dashpot; here the floor is
+the obstacles' augmented Lagrangian with exact Coulomb stick (a penalty eps in dynamics) and the
+self-contact a penalty eps g on the segments' closest points, eps = contact.stiffness.
+
+  python3 bench/rope_pile.py [--build build] [--elements 150] [--rtol 1e-6] [--atol 1e-8]
+                             [--t-end T] [--out DIR] [--write-only FILE] [--callgrind]
+
+Prints the run's wall and CPU time, the integrator statistics and the accuracy: the largest
+penetration into the floor (series.csv, every output row) and into itself (the segments' closest
+points at every snapshot, pairs nearer than pi (a1 + a2)/2 along the rope excluded, as the
+contact does), and the energy balance with the dissipated energy counted.
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+L, R, RHO, E = 1.5, 0.0025, 1000.0, 1e6
+G = E / 3.0
+GRAV = 9.81
+CLEARANCE, CLAMP_END, SETTLE, BOW, SPEED, MU = 0.02, 0.15, 1.0, 1e-3, 0.4, 0.3
+
+
+def stretch():
+    """The hanging rope's elongation: strain rho g (L - s)/E integrated over s."""
+    return RHO * GRAV * L * L / (2 * E)
+
+
+def descent_time():
+    top = CLEARANCE + L + stretch()
+    return (top - CLAMP_END) / SPEED
+
+
+def quat_from_frame(t, n):
+    """Unit quaternion (scalar first) of the basis (t, n, t x n) as columns."""
+    b = (t[1] * n[2] - t[2] * n[1], t[2] * n[0] - t[0] * n[2], t[0] * n[1] - t[1] * n[0])
+    m = [[t[0], n[0], b[0]], [t[1], n[1], b[1]], [t[2], n[2], b[2]]]
+    tr = m[0][0] + m[1][1] + m[2][2]
+    if tr > 0:
+        s = 2 * math.sqrt(tr + 1)
+        return [0.25 * s, (m[2][1] - m[1][2]) / s, (m[0][2] - m[2][0]) / s, (m[1][0] - m[0][1]) / s]
+    i = max(range(3), key=lambda k: m[k][k])
+    j, k = (i + 1) % 3, (i + 2) % 3
+    s = 2 * math.sqrt(1 + m[i][i] - m[j][j] - m[k][k])
+    q = [0.0] * 4
+    q[0] = (m[k][j] - m[j][k]) / s
+    q[1 + i] = 0.25 * s
+    q[1 + j] = (m[j][i] + m[i][j]) / s
+    q[1 + k] = (m[k][i] + m[i][k]) / s
+    return q
+
+
+def scenario(n, rtol, atol, t_end=None, output_dt=None):
+    """The pile's scenario for the mixed rod with n elements (a dict for cosserat's JSON)."""
+    top = CLEARANCE + L + stretch()
+    b = BOW * L
+    # the stress-free rope hangs from the clamp: s down from the top, bowed sideways
+    pts = []
+    for i in range(n + 1):
+        s = L * i / n
+        pts.append((b * math.sin(math.pi * s / L), b * math.sin(2 * math.pi * s / L), top - s))
+    # the nodes' arc length must add up to L: scale the chords (the bow lengthens them by 1e-5)
+    chords = [math.dist(pts[i], pts[i + 1]) for i in range(n)]
+    k = L / sum(chords)
+    pos = [list(pts[0])]
+    for i in range(n):
+        d = [(pts[i + 1][c] - pts[i][c]) * k for c in range(3)]
+        pos.append([pos[-1][c] + d[c] for c in range(3)])
+    quats = []
+    for i in range(n + 1):  # e_x along the chords' mean, e_y the horizontal direction across it
+        a, c = max(i - 1, 0), min(i + 1, n)
+        t = [pos[c][q] - pos[a][q] for q in range(3)]
+        tn = math.sqrt(sum(v * v for v in t))
+        t = [v / tn for v in t]
+        ref = (0.0, 1.0, 0.0)
+        d = sum(t[q] * ref[q] for q in range(3))
+        nn = [ref[q] - d * t[q] for q in range(3)]
+        nl = math.sqrt(sum(v * v for v in nn))
+        quats.append(quat_from_frame(t, [v / nl for v in nn]))
+    nu = 2 * max(3.516 * math.sqrt(E * (R * R / 4) / RHO) / L**2, math.sqrt(GRAV / L))
+    area, inertia = math.pi * R * R, math.pi * R**4 / 4
+    descent = descent_time()
+    t_end = t_end if t_end else descent + SETTLE
+    return {
+        "name": "rope-pile",
+        "description": "A 1.5 m rope (r = 2.5 mm, E = 1 MPa) lowered from a clamp at 0.4 m/s onto a rough floor "
+        "(mu = 0.3), piling up with self-contact: cosseratbench's pile experiment (bench/rope_pile.py).",
+        "rod": {
+            "elements": n,
+            "material": {"E": E, "G": G, "rho": RHO},
+            "reference": {"type": "nodes", "positions": pos, "quaternions": quats},
+            "sections": [{"shape": "circle", "radius": R}],
+            "damping": {"drag": nu * RHO * area, "rotational_drag": [nu * RHO * 2 * inertia, nu * RHO * inertia,
+                                                                     nu * RHO * inertia]},
+        },
+        "boundary_conditions": [
+            {"type": "clamp", "node": "start", "position": [pos[0][0], pos[0][1], CLAMP_END],
+             "time": {"type": "ramp", "t0": 0, "t1": descent}}
+        ],
+        "loads": [{"type": "gravity", "value": [0, 0, -GRAV]}],
+        "obstacles": [{"type": "plane", "name": "floor", "point": [0, 0, 0], "normal": [0, 0, 1],
+                       "friction": {"static": MU, "kinetic": MU}}],
+        "contact": {"self": True},
+        "stages": [
+            {"type": "static"},
+            {"type": "dynamic", "t_end": t_end, "output_dt": output_dt if output_dt else (descent + SETTLE) / 200,
+             "rtol": rtol, "atol": atol},
+        ],
+        "output": {"vtk": True, "track": [{"name": "tip", "node": "end"}]},
+    }
+
+
+def seg_closest(p0, p1, q0, q1):
+    """Distance of the closest points of segments [p0, p1], [q0, q1] (Ericson 5.1.9)."""
+    import numpy as np
+    d1, d2, r = p1 - p0, q1 - q0, p0 - q0
+    a, e, f = d1 @ d1, d2 @ d2, d2 @ r
+    c, bb = d1 @ r, d1 @ d2
+    den = a * e - bb * bb
+    s = np.clip((bb * f - c * e) / den, 0, 1) if den > 1e-12 * a * e else 0.0
+    t = (bb * s + f) / e
+    if t < 0:
+        t, s = 0.0, np.clip(-c / a, 0, 1)
+    elif t > 1:
+        t, s = 1.0, np.clip((bb - c) / a, 0, 1)
+    return np.linalg.norm(p0 + s * d1 - q0 - t * d2)
+
+
+def self_overlap(x, s):
+    """Deepest overlap 2R - d of the rope's non-excluded segment pairs (m; <= 0: none)."""
+    import numpy as np
+    n = len(x) - 1
+    lo, hi = np.minimum(x[:-1], x[1:]) - R, np.maximum(x[:-1], x[1:]) + R
+    worst = -np.inf
+    for a in range(n):
+        far = np.arange(a + 2, n)
+        far = far[s[far] - s[a + 1] >= 0.5 * math.pi * 2 * R]
+        if not len(far):
+            continue
+        near = far[np.all((lo[far] <= hi[a]) & (hi[far] >= lo[a]), axis=1)]
+        for b in near:
+            worst = max(worst, 2 * R - seg_closest(x[a], x[a + 1], x[b], x[b + 1]))
+    return worst
+
+
+def analyse(out):
+    import numpy as np
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    from cosserat.output import read_csv, read_pvd
+    summ = json.load(open(os.path.join(out, "summary.json")))
+    st = [s for s in summ["stages"] if s["type"] == "dynamic"][0]
+    ser = read_csv(os.path.join(out, "series.csv"))
+    res = {"status": summ.get("status"), "t_end": st["t_end"], "steps": st["steps"],
+           "rejected": st["rejected_steps"], "newton": st["newton_iterations"], "jacobians": st["jacobians"],
+           "lu": st["lu_factorizations"], "wall_s": st["wall_time_s"]}
+    res["floor_penetration_m"] = float(np.max(ser["contact_penetration"]))
+    bal = ser["energy_kinetic"] + ser["energy_elastic"] + ser["energy_gravity"] - ser["work_external"] \
+        + ser["energy_dissipated"]
+    res["energy_balance_drift_J"] = float(np.max(np.abs(bal - bal[0])))
+    res["energy_dissipated_J"] = float(ser["energy_dissipated"][-1])
+    res["kinetic_max_J"] = float(np.max(ser["energy_kinetic"]))
+    worst, at = -np.inf, None
+    frames = read_pvd(os.path.join(out, "rod.pvd"))
+    for fr in frames:
+        x = np.asarray(fr.points)
+        s = np.asarray(fr.point_data["s"])
+        w = self_overlap(x, s)
+        if w > worst:
+            worst, at = w, fr.time
+    res["self_overlap_m"], res["self_overlap_at_s"] = float(worst), at
+    # the pile's measures as cosseratbench defines them (experiments/pile.py): the nodes beyond
+    # 2 x 0.15 m from the clamp, the highest above the floor in diameters, the furthest from
+    # their centre horizontally, and the pairs of segments nearer than 1.1 diameters
+    x = np.asarray(frames[-1].points)
+    s = np.asarray(frames[-1].point_data["s"])
+    pile = x[s >= 2 * CLAMP_END]
+    res["pile_height_diameters"] = float(pile[:, 2].max() / (2 * R))
+    hor = pile[:, :2]
+    res["footprint_m"] = float(np.linalg.norm(hor - hor.mean(axis=0), axis=1).max())
+    touching = 0
+    for a in range(len(x) - 1):
+        for b in range(a + 2, len(x) - 1):
+            if s[b] - s[a + 1] >= 0.5 * math.pi * 2 * R and seg_closest(x[a], x[a + 1], x[b], x[b + 1]) < 1.1 * 2 * R:
+                touching += 1
+    res["contacts_final"] = touching
+    res["snapshots"] = len(frames)
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--elements", type=int, default=150)
+    ap.add_argument("--rtol", type=float, default=1e-6)
+    ap.add_argument("--atol", type=float, default=1e-8)
+    ap.add_argument("--t-end", type=float, default=None)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--write-only", default=None, help="write the scenario JSON to this file and stop")
+    ap.add_argument("--callgrind", action="store_true", help="run under valgrind --tool=callgrind (slow)")
+    a = ap.parse_args()
+    sc = scenario(a.elements, a.rtol, a.atol, a.t_end)
+    if a.write_only:
+        json.dump(sc, open(a.write_only, "w"))
+        return
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    out = a.out or tempfile.mkdtemp(prefix="rope-pile-")
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, "rope-pile.json")
+    json.dump(sc, open(path, "w"))
+    cmd = [os.path.join(root, a.build, "cosserat"), "run", path, "-o", out, "-q"]
+    if a.callgrind:
+        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/callgrind.out"] + cmd
+    t0, c0 = time.time(), os.times()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    t1, c1 = time.time(), os.times()
+    print(p.stdout[-2000:], p.stderr[-2000:], sep="\n")
+    res = analyse(out)
+    res["run_wall_s"] = t1 - t0
+    res["run_cpu_s"] = (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
+    res["exit"] = p.returncode
+    res["elements"], res["rtol"], res["atol"] = a.elements, a.rtol, a.atol
+    print(json.dumps(res, indent=1))
+
+
+if __name__ == "__main__":
+    main()
