@@ -108,8 +108,8 @@ static int run_dynamics(int repeats, int n, int only, double t_end)
  * (0.01, 0.005, 0) N), solved as one assembly, against one rod of 50 R elements under a tip load
  * (the same nodes): statics per Newton iteration and per node. With --joined the rods' tips are
  * also welded to one free rigid platform (10 g) loaded by (0.01 R, 0, 0) N: a parallel
- * structure of R legs. */
-static int run_brush(int R, int joined, int only)
+ * structure of R legs. --threads T: the assembly's rods spread over T threads. */
+static int run_brush(int R, int joined, int only, int threads)
 {
     const int n = 50;
     cr_section_segment sec = cr_section_default_def();
@@ -174,6 +174,7 @@ static int run_brush(int R, int joined, int only)
         cr_assembly *a = cr_assembly_create(&def, &err);
         cr_assembly_state *s = a ? cr_assembly_state_create(a) : NULL;
         cr_static_options o = options();
+        o.threads = threads;
         cr_static_report r = {0};
         if (!s || cr_assembly_static_solve(a, s, &o, &r, &err) != CR_OK) fprintf(stderr, "assembly: %s\n", err.message);
         it_asm = r.total_iterations;
@@ -185,8 +186,9 @@ static int run_brush(int R, int joined, int only)
     double nodes = (double)R * (n + 1);
     printf("one rod of %d elements: %3d Newton iterations, %8.2f us per node per iteration\n", n * R, it_one,
            1e6 * best_one / (n * R + 1));
-    printf("%d rods of %d elements%s: %3d Newton iterations, %8.2f us per node per iteration; ratio %.2f\n", R, n,
-           joined ? " welded to a platform" : ", independent", it_asm, 1e6 * best_asm / nodes,
+    printf("%d rods of %d elements%s, %d thread(s): %3d Newton iterations, %8.2f us per node per iteration; ratio "
+           "%.2f\n",
+           R, n, joined ? " welded to a platform" : ", independent", threads, it_asm, 1e6 * best_asm / nodes,
            (best_asm / nodes) / (best_one / (n * R + 1)));
     free(rods);
     free(joints);
@@ -195,7 +197,7 @@ static int run_brush(int R, int joined, int only)
 
 int main(int argc, char **argv)
 {
-    int repeats = 5, n = 250, only = 0, dynamics = 0, brush = 0, joined = 0; /* --only-one 1, --only-assembly 2 */
+    int repeats = 5, n = 250, only = 0, dynamics = 0, brush = 0, joined = 0, threads = 1; /* --only-one 1, ... */
     double t_end = 0.02;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--dynamics")) {
@@ -204,6 +206,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(argv[i], "--brush") && i + 1 < argc) {
             brush = atoi(argv[++i]);
+            continue;
+        }
+        if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            threads = atoi(argv[++i]);
             continue;
         }
         if (!strcmp(argv[i], "--joined")) {
@@ -223,7 +229,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--only-assembly"))
             only = 2;
     }
-    if (brush > 0) return run_brush(brush, joined, only);
+    if (brush > 0) return run_brush(brush, joined, only, threads);
     if (dynamics) return run_dynamics(repeats, n, only, t_end);
     /* one rod of 6n elements */
     double best_one = INFINITY, total_one = INFINITY, total_asm = INFINITY;

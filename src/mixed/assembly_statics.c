@@ -31,6 +31,7 @@
  * k g + λ = 0 instead of g = 0: its row of the dense system is [k C, 1 in λ's column]. */
 #define _POSIX_C_SOURCE 199309L
 #include "contact/contact.h"
+#include "linalg/pool.h"
 #include "mixed/assembly_internal.h"
 #include "mixed/mixed.h"
 #include "solvers/newton.h"
@@ -70,6 +71,11 @@ typedef struct rod_work {
     size_t dim;
     double *Wc; /* contact.rods: K⁻¹ U for every contact column (dim × 3 cm; zero for other rods') */
     size_t wc_cap;
+    /* a task's results (evaluate_rod, update_rod): status, sums of squares, singular node */
+    cr_status st;
+    double sum, scale_sum;
+    size_t cnt, scale_count;
+    int bad;
 } rod_work;
 
 /* The last two block rows of a factored block-tridiagonal J as a 2-block matrix of its
@@ -114,10 +120,13 @@ typedef struct asm_work {
     int cm, cm_cap, ncap;
     int *cgl, *cslot, *ciface;
     double *Cc, *fc, *Pn;
+    cr_pool *pool; /* the rods' threads (NULL: one): step 1 and 2 rod by rod */
 } asm_work;
 
 static void free_work(asm_work *w)
 {
+    cr_pool_destroy(w->pool);
+    w->pool = NULL;
     if (w->rw)
         for (int r = 0; r < w->a->rod_count; ++r) {
             rod_work *rw = &w->rw[r];
@@ -127,14 +136,13 @@ static void free_work(asm_work *w)
             free(rw->erow);
             cr_blocktri_destroy(rw->Jf);
             free(rw->Ff), free(rw->Xf), free(rw->erowf);
+            free(rw->Wc);
         }
     free(w->rw);
     free(w->bfrom), free(w->bto), free(w->bscale), free(w->dEb), free(w->body_saved), free(w->body_prev),
         free(w->body_prev2);
     free(w->E), free(w->g), free(w->C), free(w->H), free(w->A), free(w->rhs), free(w->lambda_saved),
         free(w->lambda_prev), free(w->lambda_prev2), free(w->ipiv), free(w->sc);
-    if (w->rw)
-        for (int r = 0; r < w->a->rod_count; ++r) free(w->rw[r].Wc);
     free(w->cgl), free(w->cslot), free(w->ciface), free(w->Cc), free(w->fc), free(w->Pn);
 }
 
@@ -351,60 +359,82 @@ static void contact_rows(const asm_work *w, int r, double *F, double *eq)
 
 /* Residuals and tangents at load factor lf (step 1 and the joints' rows); returns the sum
  * of squares of the whole residual (rods, interface equilibrium, constraints) in *ss. */
+/* Step 1 for rod r (a task of the rods' pool: it writes its own rod_work and the released
+ * rows E of its own interface nodes): residual, tangent (with `jacobian`), interface rows
+ * held; its sums of squares in rw->sum and rw->scale_sum, its status in rw->st. */
+typedef struct eval_task {
+    asm_work *w;
+    double lf;
+    int jacobian;
+} eval_task;
+
+static void evaluate_rod(void *arg, int r)
+{
+    const eval_task *et = arg;
+    asm_work *w = et->w;
+    const double lf = et->lf;
+    const int jacobian = et->jacobian;
+    const cr_assembly *a = w->a;
+    const cr_model *m = a->models[r];
+    rod_work *rw = &w->rw[r];
+    const int B = m->block;
+    for (int k = 0; k < m->load_count; ++k) rw->scale[k] = rw->from[k] + lf * (rw->to[k] - rw->from[k]);
+    cr_state *st = w->s->rods[r];
+    cr_supports_at at = {.stage = w->stage,
+                         .ramp = rw->bc_from + lf * (1.0 - rw->bc_from),
+                         .t = st->time,
+                         .from = NULL,
+                         .from_blend = 1.0};
+    rw->sum = rw->scale_sum = 0, rw->cnt = rw->scale_count = 0;
+    rw->st = cr_mixed_static_residual(m, &at, rw->scale, st->x, rw->F, jacobian ? rw->J : NULL, rw->eq);
+    if (rw->st != CR_OK) return;
+    if (w->cm > 0) contact_rows(w, r, rw->F, rw->eq);
+    if (jacobian && w->roundoff_scale == 0) /* a pass over J, as costly as its LU: once per solve */
+        for (int i = 0; i < m->nodes; ++i)
+            for (int row = 0; row < B; ++row) {
+                double t = 0;
+                for (int b = 0; b < 3; ++b) {
+                    int nb = i - 1 + b;
+                    if (nb < 0 || nb >= m->nodes) continue;
+                    const double *M = (b == 0   ? cr_blocktri_L(rw->J, i)
+                                       : b == 1 ? cr_blocktri_D(rw->J, i)
+                                                : cr_blocktri_U(rw->J, i)) +
+                                      (size_t)row * B;
+                    for (int c = 0; c < B; ++c) t += fabs(M[c]) * fabs(st->x[(size_t)nb * B + c]);
+                }
+                rw->scale_sum += t * t, ++rw->scale_count;
+            }
+    for (int q = 0; q < rw->m; ++q) {
+        int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
+        memcpy(w->E + 6 * i, rw->eq + (size_t)6 * n, 6 * sizeof(double));
+        /* keep the released rows 0..5 (their Jacobian: the interface equilibrium's), then
+         * hold the node: identity rows 0..6 (r and p are the interface unknowns) */
+        double *er = rw->erow + (size_t)q * 3 * 6 * B;
+        for (int b = 0; b < 3 && jacobian; ++b) {
+            int nb = n - 1 + b;
+            if (nb < 0 || nb >= m->nodes) continue;
+            double *blk = b == 0 ? cr_blocktri_L(rw->J, n) : b == 1 ? cr_blocktri_D(rw->J, n) : cr_blocktri_U(rw->J, n);
+            memcpy(er + (size_t)b * 6 * B, blk, (size_t)6 * B * sizeof(double));
+        }
+        if (jacobian) cr_blocktri_reset_rows(rw->J, n, CR_NODE_DOF, 1);
+        for (int c = 0; c < CR_NODE_DOF; ++c) rw->F[(size_t)n * B + c] = 0.0;
+    }
+    for (size_t k = 0; k < rw->dim; ++k) rw->sum += rw->F[k] * rw->F[k];
+    rw->cnt = rw->dim - (size_t)CR_NODE_DOF * rw->m;
+}
+
 static cr_status evaluate(asm_work *w, double lf, int jacobian, double *ss, size_t *count)
 {
     const cr_assembly *a = w->a;
     double t0 = now(), sum = 0, scale_sum = 0;
     size_t cnt = 0, scale_count = 0;
     if (contact_eval(w) != CR_OK) return CR_NO_MEMORY;
-    for (int r = 0; r < a->rod_count; ++r) {
-        const cr_model *m = a->models[r];
-        rod_work *rw = &w->rw[r];
-        const int B = m->block;
-        for (int k = 0; k < m->load_count; ++k) rw->scale[k] = rw->from[k] + lf * (rw->to[k] - rw->from[k]);
-        cr_state *st = w->s->rods[r];
-        cr_supports_at at = {.stage = w->stage,
-                             .ramp = rw->bc_from + lf * (1.0 - rw->bc_from),
-                             .t = st->time,
-                             .from = NULL,
-                             .from_blend = 1.0};
-        cr_status s = cr_mixed_static_residual(m, &at, rw->scale, st->x, rw->F, jacobian ? rw->J : NULL, rw->eq);
-        if (s != CR_OK) return s;
-        if (w->cm > 0) contact_rows(w, r, rw->F, rw->eq);
-        if (jacobian && w->roundoff_scale == 0) /* a pass over J, as costly as its LU: once per solve */
-            for (int i = 0; i < m->nodes; ++i)
-                for (int row = 0; row < B; ++row) {
-                    double t = 0;
-                    for (int b = 0; b < 3; ++b) {
-                        int nb = i - 1 + b;
-                        if (nb < 0 || nb >= m->nodes) continue;
-                        const double *M = (b == 0   ? cr_blocktri_L(rw->J, i)
-                                           : b == 1 ? cr_blocktri_D(rw->J, i)
-                                                    : cr_blocktri_U(rw->J, i)) +
-                                          (size_t)row * B;
-                        for (int c = 0; c < B; ++c) t += fabs(M[c]) * fabs(st->x[(size_t)nb * B + c]);
-                    }
-                    scale_sum += t * t, ++scale_count;
-                }
-        for (int q = 0; q < rw->m; ++q) {
-            int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
-            memcpy(w->E + 6 * i, rw->eq + (size_t)6 * n, 6 * sizeof(double));
-            /* keep the released rows 0..5 (their Jacobian: the interface equilibrium's), then
-             * hold the node: identity rows 0..6 (r and p are the interface unknowns) */
-            double *er = rw->erow + (size_t)q * 3 * 6 * B;
-            for (int b = 0; b < 3 && jacobian; ++b) {
-                int nb = n - 1 + b;
-                if (nb < 0 || nb >= m->nodes) continue;
-                double *blk = b == 0   ? cr_blocktri_L(rw->J, n)
-                              : b == 1 ? cr_blocktri_D(rw->J, n)
-                                       : cr_blocktri_U(rw->J, n);
-                memcpy(er + (size_t)b * 6 * B, blk, (size_t)6 * B * sizeof(double));
-            }
-            if (jacobian) cr_blocktri_reset_rows(rw->J, n, CR_NODE_DOF, 1);
-            for (int c = 0; c < CR_NODE_DOF; ++c) rw->F[(size_t)n * B + c] = 0.0;
-        }
-        for (size_t k = 0; k < rw->dim; ++k) sum += rw->F[k] * rw->F[k];
-        cnt += rw->dim - (size_t)CR_NODE_DOF * rw->m;
+    eval_task et = {w, lf, jacobian};
+    cr_pool_run(w->pool, a->rod_count, evaluate_rod, &et);
+    for (int r = 0; r < a->rod_count; ++r) { /* in the rods' order: the sums do not depend on the threads */
+        const rod_work *rw = &w->rw[r];
+        if (rw->st != CR_OK) return rw->st;
+        sum += rw->sum, cnt += rw->cnt, scale_sum += rw->scale_sum, scale_count += rw->scale_count;
     }
     /* free bodies: their loads' wrench and its Jacobian are their interface rows */
     for (int k = 0; k < a->body_load_count; ++k) w->bscale[k] = w->bfrom[k] + lf * (w->bto[k] - w->bfrom[k]);
@@ -562,6 +592,79 @@ static double contact_step(const asm_work *w, int r, size_t k)
     return d;
 }
 
+/* Steps 2 and 3 for rod r (a task of the rods' pool: it writes only its own rod_work and the
+ * dense system's rows of its own interface nodes): factor, solve for the residual and the
+ * interface nodes' unit increments, and Ê_i times every column. rw->bad >= 0: singular there. */
+static void update_rod(asm_work *w, int r)
+{
+    const cr_assembly *a = w->a;
+    const int N = w->N + 3 * w->cm;
+#define A_(row, col) w->A[(size_t)(col)*N + (row)] /* column-major for LAPACK */
+    const cr_model *m = a->models[r];
+    rod_work *rw = &w->rw[r];
+    const int B = m->block;
+    rw->bad = -1;
+    if (cr_blocktri_factor(rw->J, &rw->bad) != CR_OK) {
+        if (rw->bad < 0) rw->bad = 0;
+        return;
+    }
+    memset(rw->X, 0, rw->dim * (rw->tail ? 1 : rw->ncols) * sizeof *rw->X);
+    memcpy(rw->X, rw->F, rw->dim * sizeof *rw->X);
+    cr_blocktri view;
+    const int tail = rw->tail && tail_view(rw->J, &view);
+    if (tail) memset(rw->Vt, 0, (size_t)6 * 2 * B * sizeof(double));
+    for (int q = 0; q < rw->m; ++q) {
+        int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
+        double Xi[4][3];
+        xi_matrix(iface_p(w, i), Xi);
+        for (int k = 0; k < 6; ++k) {
+            double *col = tail ? rw->Vt + (size_t)2 * B * k + B : rw->X + rw->dim * (1 + 6 * q + k) + (size_t)n * B;
+            if (k < 3)
+                col[k] = 1.0;
+            else
+                for (int c = 0; c < 4; ++c) col[3 + c] = Xi[c][k - 3];
+        }
+    }
+    /* one column, then six per interface node: the 7 × 6 kernel of solve_many (on the
+     * last two block rows only when that is where the interface node is) */
+    cr_blocktri_solve(rw->J, rw->X);
+    if (tail)
+        cr_blocktri_solve_many(&view, rw->Vt, 6);
+    else
+        for (int q = 0; q < rw->m; ++q) cr_blocktri_solve_many(rw->J, rw->X + rw->dim * (1 + 6 * q), 6);
+    /* Ê_i times every column: the interface rows of the dense system */
+    const int ncols = 1 + 6 * rw->m;
+    for (int q = 0; q < rw->m; ++q) {
+        int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
+        const double *er = rw->erow + (size_t)q * 3 * 6 * B;
+        for (int col = 0; col < ncols; ++col) {
+            /* column col's block rows: X's, or the view's (its rows n-1 and n) */
+            const double *xc = col == 0 || !tail ? rw->X + rw->dim * col : rw->Vt + (size_t)2 * B * (col - 1);
+            const int shift = col == 0 || !tail ? 0 : m->nodes - 2;
+            double v[6] = {0};
+            for (int b = 0; b < 3; ++b) {
+                int nb = n - 1 + b;
+                if (nb < 0 || nb >= m->nodes) continue;
+                for (int row = 0; row < 6; ++row) {
+                    const double *e = er + ((size_t)b * 6 + row) * B;
+                    double sacc = 0;
+                    for (int c = 0; c < B; ++c) sacc += e[c] * xc[(size_t)(nb - shift) * B + c];
+                    v[row] += sacc;
+                }
+            }
+            if (col == 0)
+                for (int row = 0; row < 6; ++row) w->rhs[6 * i + row] = -(w->E[6 * i + row] - v[row]);
+            else {
+                int qc = (col - 1) / 6, kc = (col - 1) % 6, ic = a->rod_iface[a->rod_iface_start[r] + qc];
+                for (int row = 0; row < 6; ++row) A_(6 * i + row, 6 * ic + kc) += v[row];
+            }
+        }
+    }
+#undef A_
+}
+
+static void update_rod_task(void *arg, int r) { update_rod(arg, r); }
+
 /* Steps 2–4: the Newton update; *dx2, *x2: squared norms of the update and of the state. */
 static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
 {
@@ -569,70 +672,14 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
     const int N = w->N + 3 * w->cm; /* contact.rods: the force increments after the multipliers */
     double t0 = now();
     memset(w->A, 0, (size_t)N * N * sizeof *w->A);
-#define A_(row, col) w->A[(size_t)(col)*N + (row)] /* column-major for LAPACK */
-    for (int r = 0; r < a->rod_count; ++r) {
-        const cr_model *m = a->models[r];
-        rod_work *rw = &w->rw[r];
-        const int B = m->block;
-        int bad = -1;
-        if (cr_blocktri_factor(rw->J, &bad) != CR_OK)
+    cr_pool_run(w->pool, a->rod_count, update_rod_task, w);
+    for (int r = 0; r < a->rod_count; ++r)
+        if (w->rw[r].bad >= 0)
             return cr_error_set(err, CR_SINGULAR,
                                 "rods.%d ('%s'): singular tangent at node %d: the rod, held at its supports and "
                                 "joint nodes, has a free motion",
-                                r, a->names[r], bad);
-        memset(rw->X, 0, rw->dim * (rw->tail ? 1 : rw->ncols) * sizeof *rw->X);
-        memcpy(rw->X, rw->F, rw->dim * sizeof *rw->X);
-        cr_blocktri view;
-        const int tail = rw->tail && tail_view(rw->J, &view);
-        if (tail) memset(rw->Vt, 0, (size_t)6 * 2 * B * sizeof(double));
-        for (int q = 0; q < rw->m; ++q) {
-            int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
-            double Xi[4][3];
-            xi_matrix(iface_p(w, i), Xi);
-            for (int k = 0; k < 6; ++k) {
-                double *col = tail ? rw->Vt + (size_t)2 * B * k + B : rw->X + rw->dim * (1 + 6 * q + k) + (size_t)n * B;
-                if (k < 3)
-                    col[k] = 1.0;
-                else
-                    for (int c = 0; c < 4; ++c) col[3 + c] = Xi[c][k - 3];
-            }
-        }
-        /* one column, then six per interface node: the 7 × 6 kernel of solve_many (on the
-         * last two block rows only when that is where the interface node is) */
-        cr_blocktri_solve(rw->J, rw->X);
-        if (tail)
-            cr_blocktri_solve_many(&view, rw->Vt, 6);
-        else
-            for (int q = 0; q < rw->m; ++q) cr_blocktri_solve_many(rw->J, rw->X + rw->dim * (1 + 6 * q), 6);
-        /* Ê_i times every column: the interface rows of the dense system */
-        const int ncols = 1 + 6 * rw->m;
-        for (int q = 0; q < rw->m; ++q) {
-            int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
-            const double *er = rw->erow + (size_t)q * 3 * 6 * B;
-            for (int col = 0; col < ncols; ++col) {
-                /* column col's block rows: X's, or the view's (its rows n-1 and n) */
-                const double *xc = col == 0 || !tail ? rw->X + rw->dim * col : rw->Vt + (size_t)2 * B * (col - 1);
-                const int shift = col == 0 || !tail ? 0 : m->nodes - 2;
-                double v[6] = {0};
-                for (int b = 0; b < 3; ++b) {
-                    int nb = n - 1 + b;
-                    if (nb < 0 || nb >= m->nodes) continue;
-                    for (int row = 0; row < 6; ++row) {
-                        const double *e = er + ((size_t)b * 6 + row) * B;
-                        double sacc = 0;
-                        for (int c = 0; c < B; ++c) sacc += e[c] * xc[(size_t)(nb - shift) * B + c];
-                        v[row] += sacc;
-                    }
-                }
-                if (col == 0)
-                    for (int row = 0; row < 6; ++row) w->rhs[6 * i + row] = -(w->E[6 * i + row] - v[row]);
-                else {
-                    int qc = (col - 1) / 6, kc = (col - 1) % 6, ic = a->rod_iface[a->rod_iface_start[r] + qc];
-                    for (int row = 0; row < 6; ++row) A_(6 * i + row, 6 * ic + kc) += v[row];
-                }
-            }
-        }
-    }
+                                r, a->names[r], w->rw[r].bad);
+#define A_(row, col) w->A[(size_t)(col)*N + (row)] /* column-major for LAPACK */
     for (int r = 0; r < a->rod_count && w->cm > 0; ++r) contact_columns(w, r, w->A, N);
     const int off = 6 * a->iface_count;
     for (int b = 0; b < a->body_count; ++b) { /* a body's rows: E_b + ∂E_b/∂y δy (no rod behind it) */
@@ -786,6 +833,83 @@ static int position_rows(const cr_asm_joint *j, int stage, int *which)
     return n;
 }
 
+/* The position correction's rows of rod r (a task of the rods' pool: its own rod_work and the
+ * dense system's rows of its own interface nodes); its status in rw->st. */
+typedef struct correct_task {
+    asm_work *w;
+    double lf;
+    int N;
+} correct_task;
+
+static void correct_rod(void *arg, int r)
+{
+    const correct_task *ct = arg;
+    asm_work *w = ct->w;
+    const double lf = ct->lf;
+    const int N = ct->N;
+    const cr_assembly *a = w->a;
+#define A_(row, col) w->A[(size_t)(col)*N + (row)]
+    const cr_model *m = a->models[r];
+    rod_work *rw = &w->rw[r];
+    cr_state *st = w->s->rods[r];
+    for (int k = 0; k < m->load_count; ++k) rw->scale[k] = rw->from[k] + lf * (rw->to[k] - rw->from[k]);
+    cr_supports_at at = {.stage = w->stage,
+                         .ramp = rw->bc_from + lf * (1.0 - rw->bc_from),
+                         .t = st->time,
+                         .from = NULL,
+                         .from_blend = 1.0};
+    rw->st = cr_mixed_force_residual(m, &at, rw->scale, st->x, rw->Ff, rw->Jf);
+    if (rw->st != CR_OK) return;
+    const size_t dim = (size_t)m->nodes * 3;
+    const int nc = 1 + 3 * rw->m;
+    for (int q = 0; q < rw->m; ++q) {
+        int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
+        double *er = rw->erowf + (size_t)q * 27;
+        for (int b = 0; b < 3; ++b) {
+            int nb = n - 1 + b;
+            if (nb < 0 || nb >= m->nodes) continue;
+            memcpy(er + 9 * b,
+                   b == 0   ? cr_blocktri_L(rw->Jf, n)
+                   : b == 1 ? cr_blocktri_D(rw->Jf, n)
+                            : cr_blocktri_U(rw->Jf, n),
+                   9 * sizeof(double));
+        }
+        for (int c = 0; c < 3; ++c) w->rhs[3 * i + c] = rw->Ff[3 * n + c]; /* E^f, for now */
+        cr_blocktri_reset_rows(rw->Jf, n, 3, 1);
+        for (int c = 0; c < 3; ++c) rw->Ff[3 * n + c] = 0.0;
+    }
+    memset(rw->Xf, 0, dim * nc * sizeof *rw->Xf);
+    memcpy(rw->Xf, rw->Ff, dim * sizeof *rw->Xf);
+    for (int q = 0; q < rw->m; ++q) {
+        int n = a->iface[a->rod_iface[a->rod_iface_start[r] + q]].node;
+        for (int c = 0; c < 3; ++c) rw->Xf[dim * (1 + 3 * q + c) + (size_t)3 * n + c] = 1.0;
+    }
+    rw->st = cr_blocktri_factor(rw->Jf, NULL);
+    if (rw->st != CR_OK) return;
+    for (int col = 0; col < nc; ++col) cr_blocktri_solve(rw->Jf, rw->Xf + dim * col); /* the 3 × 3 kernel */
+    for (int q = 0; q < rw->m; ++q) {
+        int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
+        const double *er = rw->erowf + (size_t)q * 27;
+        for (int col = 0; col < nc; ++col) {
+            const double *xc = rw->Xf + dim * col;
+            double v[3] = {0, 0, 0};
+            for (int b = 0; b < 3; ++b) {
+                int nb = n - 1 + b;
+                if (nb < 0 || nb >= m->nodes) continue;
+                for (int row = 0; row < 3; ++row)
+                    for (int c = 0; c < 3; ++c) v[row] += er[9 * b + 3 * row + c] * xc[3 * nb + c];
+            }
+            if (col == 0)
+                for (int row = 0; row < 3; ++row) w->rhs[3 * i + row] = -(w->rhs[3 * i + row] - v[row]);
+            else {
+                int ic = a->rod_iface[a->rod_iface_start[r] + (col - 1) / 3];
+                for (int row = 0; row < 3; ++row) A_(3 * i + row, 3 * ic + (col - 1) % 3) += v[row];
+            }
+        }
+    }
+#undef A_
+}
+
 static cr_status correct_positions(asm_work *w, double lf)
 {
     const cr_assembly *a = w->a;
@@ -800,66 +924,10 @@ static cr_status correct_positions(asm_work *w, double lf)
     double t0 = now();
     memset(w->A, 0, (size_t)N * N * sizeof *w->A);
 #define A_(row, col) w->A[(size_t)(col)*N + (row)]
-    for (int r = 0; r < a->rod_count; ++r) {
-        const cr_model *m = a->models[r];
-        rod_work *rw = &w->rw[r];
-        cr_state *st = w->s->rods[r];
-        for (int k = 0; k < m->load_count; ++k) rw->scale[k] = rw->from[k] + lf * (rw->to[k] - rw->from[k]);
-        cr_supports_at at = {.stage = w->stage,
-                             .ramp = rw->bc_from + lf * (1.0 - rw->bc_from),
-                             .t = st->time,
-                             .from = NULL,
-                             .from_blend = 1.0};
-        cr_status s = cr_mixed_force_residual(m, &at, rw->scale, st->x, rw->Ff, rw->Jf);
-        if (s != CR_OK) return s;
-        const size_t dim = (size_t)m->nodes * 3;
-        const int nc = 1 + 3 * rw->m;
-        for (int q = 0; q < rw->m; ++q) {
-            int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
-            double *er = rw->erowf + (size_t)q * 27;
-            for (int b = 0; b < 3; ++b) {
-                int nb = n - 1 + b;
-                if (nb < 0 || nb >= m->nodes) continue;
-                memcpy(er + 9 * b,
-                       b == 0   ? cr_blocktri_L(rw->Jf, n)
-                       : b == 1 ? cr_blocktri_D(rw->Jf, n)
-                                : cr_blocktri_U(rw->Jf, n),
-                       9 * sizeof(double));
-            }
-            for (int c = 0; c < 3; ++c) w->rhs[3 * i + c] = rw->Ff[3 * n + c]; /* E^f, for now */
-            cr_blocktri_reset_rows(rw->Jf, n, 3, 1);
-            for (int c = 0; c < 3; ++c) rw->Ff[3 * n + c] = 0.0;
-        }
-        memset(rw->Xf, 0, dim * nc * sizeof *rw->Xf);
-        memcpy(rw->Xf, rw->Ff, dim * sizeof *rw->Xf);
-        for (int q = 0; q < rw->m; ++q) {
-            int n = a->iface[a->rod_iface[a->rod_iface_start[r] + q]].node;
-            for (int c = 0; c < 3; ++c) rw->Xf[dim * (1 + 3 * q + c) + (size_t)3 * n + c] = 1.0;
-        }
-        s = cr_blocktri_factor(rw->Jf, NULL);
-        if (s != CR_OK) return s;
-        for (int col = 0; col < nc; ++col) cr_blocktri_solve(rw->Jf, rw->Xf + dim * col); /* the 3 × 3 kernel */
-        for (int q = 0; q < rw->m; ++q) {
-            int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
-            const double *er = rw->erowf + (size_t)q * 27;
-            for (int col = 0; col < nc; ++col) {
-                const double *xc = rw->Xf + dim * col;
-                double v[3] = {0, 0, 0};
-                for (int b = 0; b < 3; ++b) {
-                    int nb = n - 1 + b;
-                    if (nb < 0 || nb >= m->nodes) continue;
-                    for (int row = 0; row < 3; ++row)
-                        for (int c = 0; c < 3; ++c) v[row] += er[9 * b + 3 * row + c] * xc[3 * nb + c];
-                }
-                if (col == 0)
-                    for (int row = 0; row < 3; ++row) w->rhs[3 * i + row] = -(w->rhs[3 * i + row] - v[row]);
-                else {
-                    int ic = a->rod_iface[a->rod_iface_start[r] + (col - 1) / 3];
-                    for (int row = 0; row < 3; ++row) A_(3 * i + row, 3 * ic + (col - 1) % 3) += v[row];
-                }
-            }
-        }
-    }
+    correct_task ct = {w, lf, N};
+    cr_pool_run(w->pool, a->rod_count, correct_rod, &ct);
+    for (int r = 0; r < a->rod_count; ++r)
+        if (w->rw[r].st != CR_OK) return w->rw[r].st;
     for (int b = 0; b < a->body_count; ++b) { /* a body's force rows: its loads', independent of its position */
         const int i = a->bodies[b].iface;
         double wr[6];
@@ -1180,6 +1248,13 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
     double t_start = now();
     asm_work w = {.a = a, .s = s, .joint_from = s->joint_factor, .stage = stage};
     double *history = malloc((size_t)o.max_history * sizeof *history);
+    /* the rods' threads: as one rod's solver decides (o.threads, else the default count from
+     * CR_STATIC_PARALLEL_MIN_NODES nodes in all), at most one per rod */
+    int nodes = 0;
+    for (int r = 0; r < a->rod_count; ++r) nodes += a->models[r]->nodes;
+    int threads = o.threads > 0 ? o.threads : (nodes >= CR_STATIC_PARALLEL_MIN_NODES ? cr_threads_default() : 1);
+    if (threads > a->rod_count) threads = a->rod_count;
+    w.pool = threads > 1 ? cr_pool_create(threads) : NULL;
     if (!history || !alloc_work(&w)) {
         free(history);
         free_work(&w);
