@@ -799,7 +799,10 @@ static void test_hinge_limit_swing(void)
     CHECK(pen > 0.99 * pstar); /* it reached the stop beyond π, and its spring held it within p* */
     CHECK(pen <= pstar * (1 + 1e-6));
     CHECK(rec.unwrapped < 1.0);                        /* bounced back toward its start */
-    CHECK(rec.e_after <= rec.e_before + 1e-6 * scale); /* the bounce made no energy (to the tolerance) */
+    /* the bounce made no energy beyond the integrator's error: at rtol 1e-9 it moves E − W across
+     * the bounce by ±3e-6 of T hi (Release −1.07e-5 J, the Debug ASan build's other rounding
+     * +1.38e-5 J); without the step bound onto the stop's kinks it gained 5e-4 J, 1e-4 of it */
+    CHECK(rec.e_after <= rec.e_before + 1e-5 * scale);
     CHECK(rec.e_after >= rec.e_before - 1e-5 * scale); /* and lost little (elastic stop) */
     CHECK(rec.e_in <= 2e-5 * scale);                   /* on the stop (the dense output's interpolation) */
     CHECK(fabs(rec.e_max) <= 2e-5 * scale && fabs(rec.e_min) <= 2e-5 * scale);
