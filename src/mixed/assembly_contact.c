@@ -184,7 +184,8 @@ static int pair_cmp(const void *pa, const void *pb)
 static double mult_of(const cr_asm_contact *c, int a, int b)
 {
     const cr_asm_rodpair key = {.a = a, .b = b};
-    const cr_asm_rodpair *m = bsearch(&key, c->mult, (size_t)c->mult_count, sizeof key, pair_cmp);
+    const cr_asm_rodpair *m =
+        c->mult_count ? bsearch(&key, c->mult, (size_t)c->mult_count, sizeof key, pair_cmp) : NULL; /* (NULL: none) */
     return m ? m->lambda : 0.0;
 }
 
@@ -222,7 +223,8 @@ int cr_asm_contact_find(cr_asm_contact *c, const cr_asm_rodpair **pairs)
         }
         c->pair[c->pair_count++] = (cr_asm_rodpair){ka, kb, lambda, cp};
     }
-    qsort(c->pair, (size_t)c->pair_count, sizeof *c->pair, pair_cmp); /* sums independent of the hash's order */
+    if (c->pair_count) /* sums independent of the hash's order */
+        qsort(c->pair, (size_t)c->pair_count, sizeof *c->pair, pair_cmp);
     if (pairs) *pairs = c->pair;
     return c->pair_count;
 }
@@ -265,8 +267,8 @@ int cr_asm_contact_update(cr_asm_contact *c, double *penetration)
     if (cr_asm_contact_find(c, NULL) < 0) return -1;
     int opened = 0, fresh = 0;
     for (int k = 0; k < old_count; ++k) /* a pair that carried a multiplier and no longer presses */
-        opened +=
-            c->mult[k].lambda > 0 && !bsearch(&c->mult[k], c->pair, (size_t)c->pair_count, sizeof *c->pair, pair_cmp);
+        opened += c->mult[k].lambda > 0 &&
+                  (!c->pair_count || !bsearch(&c->mult[k], c->pair, (size_t)c->pair_count, sizeof *c->pair, pair_cmp));
     if (c->pair_count > c->mult_cap) {
         cr_asm_rodpair *m = realloc(c->mult, (size_t)c->pair_count * sizeof *m);
         if (!m) return -1;

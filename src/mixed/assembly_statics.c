@@ -357,34 +357,42 @@ static void contact_rows(const asm_work *w, int r, double *F, double *eq)
     }
 }
 
-/* Residuals and tangents at load factor lf (step 1 and the joints' rows); returns the sum
- * of squares of the whole residual (rods, interface equilibrium, constraints) in *ss. */
+/* A task of the rods' pool (evaluate_rod, correct_rod): the work, the load factor, and the
+ * task's flag (evaluate_rod: with the tangent; correct_rod: the dense system's size) */
+typedef struct rod_task {
+    asm_work *w;
+    double lf;
+    int flag;
+} rod_task;
+
+/* Rod r's loads at load factor lf (into rw->scale) and its supports' ramp */
+static cr_supports_at rod_loads_at(asm_work *w, int r, double lf)
+{
+    const cr_model *m = w->a->models[r];
+    rod_work *rw = &w->rw[r];
+    for (int k = 0; k < m->load_count; ++k) rw->scale[k] = rw->from[k] + lf * (rw->to[k] - rw->from[k]);
+    return (cr_supports_at){.stage = w->stage,
+                            .ramp = rw->bc_from + lf * (1.0 - rw->bc_from),
+                            .t = w->s->rods[r]->time,
+                            .from = NULL,
+                            .from_blend = 1.0};
+}
+
 /* Step 1 for rod r (a task of the rods' pool: it writes its own rod_work and the released
  * rows E of its own interface nodes): residual, tangent (with `jacobian`), interface rows
  * held; its sums of squares in rw->sum and rw->scale_sum, its status in rw->st. */
-typedef struct eval_task {
-    asm_work *w;
-    double lf;
-    int jacobian;
-} eval_task;
-
 static void evaluate_rod(void *arg, int r)
 {
-    const eval_task *et = arg;
+    const rod_task *et = arg;
     asm_work *w = et->w;
     const double lf = et->lf;
-    const int jacobian = et->jacobian;
+    const int jacobian = et->flag;
     const cr_assembly *a = w->a;
     const cr_model *m = a->models[r];
     rod_work *rw = &w->rw[r];
     const int B = m->block;
-    for (int k = 0; k < m->load_count; ++k) rw->scale[k] = rw->from[k] + lf * (rw->to[k] - rw->from[k]);
-    cr_state *st = w->s->rods[r];
-    cr_supports_at at = {.stage = w->stage,
-                         .ramp = rw->bc_from + lf * (1.0 - rw->bc_from),
-                         .t = st->time,
-                         .from = NULL,
-                         .from_blend = 1.0};
+    const cr_state *st = w->s->rods[r];
+    const cr_supports_at at = rod_loads_at(w, r, lf);
     rw->sum = rw->scale_sum = 0, rw->cnt = rw->scale_count = 0;
     rw->st = cr_mixed_static_residual(m, &at, rw->scale, st->x, rw->F, jacobian ? rw->J : NULL, rw->eq);
     if (rw->st != CR_OK) return;
@@ -423,13 +431,15 @@ static void evaluate_rod(void *arg, int r)
     rw->cnt = rw->dim - (size_t)CR_NODE_DOF * rw->m;
 }
 
+/* Residuals and tangents at load factor lf (step 1 and the joints' rows); returns the sum
+ * of squares of the whole residual (rods, interface equilibrium, constraints) in *ss. */
 static cr_status evaluate(asm_work *w, double lf, int jacobian, double *ss, size_t *count)
 {
     const cr_assembly *a = w->a;
     double t0 = now(), sum = 0, scale_sum = 0;
     size_t cnt = 0, scale_count = 0;
     if (contact_eval(w) != CR_OK) return CR_NO_MEMORY;
-    eval_task et = {w, lf, jacobian};
+    rod_task et = {w, lf, jacobian};
     cr_pool_run(w->pool, a->rod_count, evaluate_rod, &et);
     for (int r = 0; r < a->rod_count; ++r) { /* in the rods' order: the sums do not depend on the threads */
         const rod_work *rw = &w->rw[r];
@@ -835,29 +845,18 @@ static int position_rows(const cr_asm_joint *j, int stage, int *which)
 
 /* The position correction's rows of rod r (a task of the rods' pool: its own rod_work and the
  * dense system's rows of its own interface nodes); its status in rw->st. */
-typedef struct correct_task {
-    asm_work *w;
-    double lf;
-    int N;
-} correct_task;
-
 static void correct_rod(void *arg, int r)
 {
-    const correct_task *ct = arg;
+    const rod_task *ct = arg;
     asm_work *w = ct->w;
     const double lf = ct->lf;
-    const int N = ct->N;
+    const int N = ct->flag;
     const cr_assembly *a = w->a;
 #define A_(row, col) w->A[(size_t)(col)*N + (row)]
     const cr_model *m = a->models[r];
     rod_work *rw = &w->rw[r];
-    cr_state *st = w->s->rods[r];
-    for (int k = 0; k < m->load_count; ++k) rw->scale[k] = rw->from[k] + lf * (rw->to[k] - rw->from[k]);
-    cr_supports_at at = {.stage = w->stage,
-                         .ramp = rw->bc_from + lf * (1.0 - rw->bc_from),
-                         .t = st->time,
-                         .from = NULL,
-                         .from_blend = 1.0};
+    const cr_state *st = w->s->rods[r];
+    const cr_supports_at at = rod_loads_at(w, r, lf);
     rw->st = cr_mixed_force_residual(m, &at, rw->scale, st->x, rw->Ff, rw->Jf);
     if (rw->st != CR_OK) return;
     const size_t dim = (size_t)m->nodes * 3;
@@ -924,7 +923,7 @@ static cr_status correct_positions(asm_work *w, double lf)
     double t0 = now();
     memset(w->A, 0, (size_t)N * N * sizeof *w->A);
 #define A_(row, col) w->A[(size_t)(col)*N + (row)]
-    correct_task ct = {w, lf, N};
+    rod_task ct = {w, lf, N};
     cr_pool_run(w->pool, a->rod_count, correct_rod, &ct);
     for (int r = 0; r < a->rod_count; ++r)
         if (w->rw[r].st != CR_OK) return w->rw[r].st;
@@ -1345,11 +1344,17 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
     }
     /* the joint limits' and the obstacles' multiplier updates, each until settled, again
      * while the other's moved the state (a stop and a contact that press on each other) */
-    for (int pass = 0; pass < 4 && st == CR_OK && lf >= 1.0; ++pass) {
+    for (int pass = 0, settled = 0; st == CR_OK && lf >= 1.0 && !settled; ++pass) {
+        if (pass == 4) { /* each settles alone, and each moves the other again: no equilibrium found */
+            st = cr_error_set(err, CR_NOT_CONVERGED,
+                              "joints' limits and contact: 4 rounds of their multiplier updates, each settling "
+                              "in turn, kept moving each other (raise the limits' or contact.stiffness)");
+            break;
+        }
         const int before = rep->total_iterations;
         if (cr_asm_has_limits(a)) st = limit_updates(&w, &o, history, rep, err);
         if (st == CR_OK) st = contact_updates(&w, &o, rep, history, err);
-        if (rep->total_iterations == before) break;
+        settled = rep->total_iterations == before;
     }
     /* the state's loads, supports and welds where the last accepted step left them */
     for (int r = 0; r < a->rod_count; ++r) {
