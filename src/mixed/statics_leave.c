@@ -24,6 +24,8 @@
  * loads grow while oscillating, the first-order flow is attracted back to such a state or
  * leaves it by 0.3 % a step, and no static state is what a real rod reaches then (it
  * oscillates): those are kept with the warning. */
+#include "contact/rodcontact.h"
+#include "linalg/lowrank.h"
 #include "mixed.h"
 #include "supports.h"
 
@@ -120,6 +122,13 @@ static double rms(const double *v, size_t n)
 static double step_limit(const cr_model *m, const double *x, const double *dx)
 {
     const double L = m->length > 0 ? m->length : 1.0;
+    /* self-contact is seen only at the steps' ends (a penalty, no sweep): a step moving a node
+     * by more than half a contact radius could carry one strand through another (a loop
+     * snapping shut at 1.01 times Greenhill's twist passed through itself and ended straight,
+     * its linking number two turns lower) */
+    double disp_max = LEAVE_MAX_DISPLACEMENT;
+    if (m->selfcontact)
+        for (int i = 0; i < m->nodes; ++i) disp_max = fmin(disp_max, 0.5 * m->selfcontact->radius[i] / L);
     double rot = 0, disp = 0;
     for (int i = 0; i < m->nodes; ++i) {
         const double *p = x + (size_t)i * m->block + 3, *d = dx + (size_t)i * m->block;
@@ -133,8 +142,8 @@ static double step_limit(const cr_model *m, const double *x, const double *dx)
         disp = fmax(disp, sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / L);
     }
     if (!isfinite(rot) || !isfinite(disp)) return 0.0;
-    return fmin(1.0, fmin(rot > LEAVE_MAX_ROTATION ? LEAVE_MAX_ROTATION / rot : 1.0,
-                          disp > LEAVE_MAX_DISPLACEMENT ? LEAVE_MAX_DISPLACEMENT / disp : 1.0));
+    return fmin(
+        1.0, fmin(rot > LEAVE_MAX_ROTATION ? LEAVE_MAX_ROTATION / rot : 1.0, disp > disp_max ? disp_max / disp : 1.0));
 }
 
 /* One relaxation from x (pushed): pseudo-transient continuation until the residual has
@@ -155,7 +164,9 @@ typedef struct relax_work {
 static cr_status correct(const cr_model *m, const cr_supports_at *at, const double *scale, const double *D, double dtau,
                          const double *x_prev, double *x, relax_work *w)
 {
-    if (!w->Jr) return CR_OK;
+    /* self-contact: the force rows have no contact forces, and the correction would move the
+     * positions back through the contact (statics.c's Newton goes without it for that too) */
+    if (!w->Jr || m->selfcontact) return CR_OK;
     const int B = m->block;
     cr_status st = cr_mixed_force_residual(m, at, scale, x, w->Fr, w->Jr);
     if (st != CR_OK) return st;
@@ -217,6 +228,9 @@ static cr_status g_eval(const cr_model *m, const cr_nonlinear_problem *p, const 
     return CR_OK;
 }
 
+/* A⁻¹ v with p->J factored (the low-rank correction's solve) */
+static void solve_J(void *J, double *v) { cr_blocktri_solve(J, v); }
+
 /* One implicit Euler step of D ẋ = F(x) from x_k (x on entry, F and J of x_k's in w->F and
  * p->J): Newton on G(x) = 0, each update followed by the position correction, until |G| is
  * LEAVE_INNER_TOL of |F(x_k)| or the update is at round-off. CR_OK with x the step's end;
@@ -232,6 +246,11 @@ static cr_status pseudo_step(const cr_model *m, const cr_nonlinear_problem *p, c
     for (int it = 0; st == CR_OK && it < LEAVE_INNER; ++it) {
         for (size_t j = 0; j < dim; ++j) dx[j] = -G[j];
         st = cr_blocktri_factor_solve(p->J, dx, NULL);
+        /* self-contact couples far nodes: its low-rank term on top of the block-tridiagonal
+         * solve (Woodbury, as Newton's); without it each step undoes the contact, and the loop
+         * a twisted shaft snaps into presses through itself until the steps fail */
+        cr_lowrank *lr = p->coupling ? p->coupling(p->ctx) : NULL;
+        if (st == CR_OK && lr && lr->m > 0) st = cr_lowrank_correct(lr, solve_J, p->J, dx);
         if (st != CR_OK) break;
         const double alpha = step_limit(m, x, dx);
         if (!(alpha > 0)) {
@@ -266,7 +285,7 @@ static cr_status relax(const cr_model *m, const cr_nonlinear_problem *p, const c
      * the residual tests, against the first run's largest residual */
     const int strict = *peak > 0;
     double dtau = dtau0, floor_ = dtau0, r_prev = -1, r_peak = *peak, r = 0, moved = INFINITY;
-    int escaped = strict, stagnant = 0;
+    int escaped = strict, stagnant = 0, cycling = 0;
     for (int k = 0; k < LEAVE_STEPS; ++k) {
         cr_status st = p->eval(p->ctx, 1.0, x, w->F, NULL);
         r = st == CR_OK ? rms(w->F, dim) : NAN;
@@ -280,8 +299,13 @@ static cr_status relax(const cr_model *m, const cr_nonlinear_problem *p, const c
         /* strict: a residual that no longer halves, 10⁻⁴ of the largest, is at its round-off
          * floor (the perfect column at 80 elements: 1.8e-7 N against 3.3e-3 N) */
         stagnant = strict && r_prev > 0 && r > 0.5 * r_prev && r <= 1e-4 * r_peak ? stagnant + 1 : 0;
+        /* self-contact: the flow may cycle between two states a few 1e-4 of the rod apart at a
+         * fixed residual, as a contact's closest points cross a node (the segments' distance
+         * has a kink there); once it has fallen 1e-3 below its largest and stopped falling,
+         * Newton (on the contact's penalty) finishes */
+        cycling = m->selfcontact && !strict && r_prev > 0 && r > 0.99 * r_prev && r <= 1e-3 * r_peak ? cycling + 1 : 0;
         if (k > 1 && (r <= LEAVE_SETTLED * r_peak || (!strict && r <= 1e-3 * r_peak && moved < LEAVE_STILL * L) ||
-                      (r <= r_accept && moved < LEAVE_STILL * L) || stagnant >= 10)) {
+                      (r <= r_accept && moved < LEAVE_STILL * L) || stagnant >= 10 || cycling >= 20)) {
             *peak = r_peak;
             return CR_OK;
         }

@@ -28,8 +28,9 @@
  * found by subspace iteration (src/solvers/stability.c); C is symmetric for a
  * conservative rod (Euclidean Rayleigh–Ritz is then optimal). */
 #define _POSIX_C_SOURCE 199309L
-#include "mixed.h"
 #include "linalg/bigalloc.h"
+#include "linalg/lowrank.h"
+#include "mixed.h"
 #include "solvers/stability.h"
 #include "supports.h"
 
@@ -58,6 +59,7 @@ typedef struct stab_ctx {
     double *rhs;        /* nodes × block */
     double *zero;       /* S(0): the rows of each support's node, support k from k·block on */
     int *first;         /* support k is active and the first active one on its node */
+    int coupled;        /* the model's low-rank term (self-contact) is prepared on J */
     double *many;       /* the block of vectors (static layout), one after the other */
 } stab_ctx;
 
@@ -132,11 +134,29 @@ static void reduce(const cr_model *m, const double *x, const double *y, double *
     }
 }
 
+/* J's block-tridiagonal part: y = rhs in place */
+static void solve_bt(void *ctx, double *rhs)
+{
+    const stab_ctx *c = ctx;
+    if (c->part) cr_blocktri_part_solve(c->part, c->J, c->pool, rhs);
+    else cr_blocktri_solve(c->J, rhs);
+}
+
+/* Self-contact couples far nodes (the model's low-rank term of the tangent, prepared once per
+ * estimate): without it a rod pressing on itself has no contact stiffness between its strands,
+ * and a loop held shut by it (Greenhill's shaft beyond its critical twist) looked unstable */
+static cr_lowrank *coupling(const stab_ctx *c)
+{
+    cr_lowrank *lr = c->m->couple;
+    return c->coupled ? lr : NULL;
+}
+
 /* J y = rhs in place */
 static void solve(const stab_ctx *c, double *rhs)
 {
-    if (c->part) cr_blocktri_part_solve(c->part, c->J, c->pool, rhs);
-    else cr_blocktri_solve(c->J, rhs);
+    solve_bt((void *)c, rhs);
+    cr_lowrank *lr = coupling(c);
+    if (lr) cr_lowrank_apply(lr, rhs);
 }
 
 /* one vector of a block: M^{½} u into the static layout, and back from the solution */
@@ -183,6 +203,9 @@ static cr_status apply(void *ctx, const double *U, double *out, size_t ld, int c
     } else {
         cr_blocktri_solve_many(c->J, c->many, count);
     }
+    cr_lowrank *lr = coupling(c);
+    if (lr)
+        for (int j = 0; j < count; ++j) cr_lowrank_apply(lr, c->many + (size_t)j * dim);
     cr_pool_run(c->pool, count, reduce_task, &job);
     return CR_OK;
 }
@@ -304,6 +327,8 @@ cr_status cr_mixed_static_stability_mode(const cr_model *m, const cr_supports_at
         st = cr_mixed_static_residual_par(m, at, scale, x, F, c.J, NULL, tangent ? tangent->pool : NULL);
     if (st == CR_OK && !factored)
         st = c.part ? cr_blocktri_part_factor(c.part, c.J, c.pool, NULL) : cr_blocktri_factor(c.J, NULL);
+    if (st == CR_OK && m->selfcontact && m->couple && m->couple->m > 0) /* the tangent's far-node part */
+        c.coupled = (st = cr_lowrank_prepare(m->couple, 1.0, solve_bt, &c)) == CR_OK;
     free(F); /* the peak is the iteration's: keep it small (the statics' memory estimate, 3 kB per element) */
     F = NULL;
     cr_eigen_result er = {0};
