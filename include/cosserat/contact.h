@@ -35,6 +35,9 @@ typedef struct cr_obstacle_def {
     double mu_static, mu_kinetic; /* Coulomb coefficients (0: frictionless); kinetic <= static */
     /* a moving obstacle translates by v t + a t²/2 at the run's time t (m/s, m/s²; zeros: fixed) */
     cr_vec3 velocity, acceleration;
+    /* and turns at the constant angular velocity ω (rad/s, I) about its centre (a plane: its point):
+     * at time t it is the obstacle given turned by Exp(ω t) about `center`, then translated */
+    cr_vec3 angular_velocity;
 } cr_obstacle_def;
 
 /* The contact options of a rod (zeros: the defaults). */

@@ -52,14 +52,39 @@ void cr_contact_destroy(cr_contact *c)
 
 void cr_contact_set_time(cr_contact *c, double t) { c->time = t; }
 
-/* A node's position in obstacle k's frame (translated by v t + a t²/2): distances, normals and the
- * stick anchors are measured there. */
-static cr_vec3 local(const cr_contact *c, int k, cr_vec3 r)
+/* Obstacle k's turn at time t, R = Exp(ω t) (the identity for an obstacle that does not turn) */
+static cr_mat3 turn_at(const cr_obstacle_def *o, double t)
 {
-    const cr_obstacle_def *o = &c->obstacles[k];
-    const double t = c->time;
-    return cr_v3_sub(r, cr_v3_madd(cr_v3_scale(o->velocity, t), 0.5 * t * t, o->acceleration));
+    const double a = cr_v3_norm(o->angular_velocity) * t;
+    if (!(a != 0)) return cr_m3_identity();
+    return cr_q_exp(cr_q_axis_angle(cr_v3_normalize(o->angular_velocity), a));
 }
+
+/* Its translation v t + a t²/2 */
+static cr_vec3 shift_at(const cr_obstacle_def *o, double t)
+{
+    return cr_v3_madd(cr_v3_scale(o->velocity, t), 0.5 * t * t, o->acceleration);
+}
+
+/* A node's position in obstacle k's own frame, the obstacle as given (turned back by Rᵀ about its
+ * centre and translated back): distances, normals and the stick anchors are measured there, so an
+ * anchor is a material point of the obstacle and moves (and turns) with it. */
+static cr_vec3 local_at(const cr_obstacle_def *o, double t, cr_vec3 r)
+{
+    const cr_vec3 d = cr_v3_sub(cr_v3_sub(r, shift_at(o, t)), o->center);
+    return cr_v3_add(o->center, cr_m3_tmulv(turn_at(o, t), d));
+}
+
+static cr_vec3 local(const cr_contact *c, int k, cr_vec3 r) { return local_at(&c->obstacles[k], c->time, r); }
+
+/* The velocity (I) of the obstacle's material point at r: v + a t + ω × (r − centre(t)) */
+static cr_vec3 surface_velocity(const cr_obstacle_def *o, double t, cr_vec3 r)
+{
+    const cr_vec3 vo = cr_v3_madd(o->velocity, t, o->acceleration);
+    return cr_v3_add(vo, cr_v3_cross(o->angular_velocity, cr_v3_sub(r, cr_v3_add(o->center, shift_at(o, t)))));
+}
+
+static int turns(const cr_obstacle_def *o) { return cr_v3_norm(o->angular_velocity) > 0; }
 
 static cr_mat3 outer(cr_vec3 a, cr_vec3 b)
 {
@@ -75,19 +100,18 @@ static void m3_add(cr_mat3 *a, double s, cr_mat3 b)
         for (int k = 0; k < 3; ++k) a->m[r][k] += s * b.m[r][k];
 }
 
-/* The force of one pair, K += ∂f/∂r; returns 1 when pressing. *t_out: the trial friction
+/* The force of one pair in the obstacle's own frame (r and v there: local(), the velocity relative
+ * to its surface turned back), K += ∂f/∂r; returns 1 when pressing. *t_out: the trial friction
  * force, *lim: μ_s N (both when frictional and anchored). */
-static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
-                      cr_mat3 *Kv, double *gap, cr_vec3 *t_out, double *lim, double *N_out, cr_vec3 *gT_out)
+static int pair_force_local(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
+                            cr_mat3 *Kv, double *gap, cr_vec3 *t_out, double *lim, double *N_out, cr_vec3 *gT_out)
 {
     const cr_obstacle_def *o = &c->obstacles[k];
     const cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
+    const int turned = turns(o);
     double phi;
     cr_vec3 n;
     cr_mat3 H;
-    r = local(c, k, r); /* a translation: ∂/∂r unchanged */
-    cr_vec3 vrel;       /* the dashpot acts on the velocity relative to the obstacle */
-    if (v) vrel = cr_v3_sub(*v, cr_v3_madd(o->velocity, c->time, o->acceleration)), v = &vrel;
     *f = cr_v3(0, 0, 0);
     *lim = 0, *N_out = 0;
     *t_out = cr_v3(0, 0, 0), *gT_out = cr_v3(0, 0, 0);
@@ -114,6 +138,9 @@ static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec
         N -= cd * cr_v3_dot(n, *v);
         if (!(N > 0)) return 0; /* separating faster than the spring pushes */
         dN = cr_v3_madd(dN, -cd, cr_m3_mulv(H, *v));
+        /* a turning obstacle's surface velocity depends on r: ∂v_rel/∂r_l = −[ω×] (ω is its own
+         * axis, the same in both frames) */
+        if (turned) dN = cr_v3_madd(dN, -cd, cr_v3_cross(o->angular_velocity, n));
         if (Kv) m3_add(Kv, -cd, outer(n, n));
     }
     *N_out = N;
@@ -158,6 +185,32 @@ static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec
         m3_add(K, L / tn, cr_m3_mul(Pt, T));
     }
     return 1;
+}
+
+/* The force of one pair (I), K += ∂f/∂r and Kv += ∂f/∂v (optional); *t_out and *gT_out stay in
+ * the obstacle's frame (they become its multiplier and are measured there). A translating
+ * obstacle's frame differs by a shift (∂/∂r unchanged); a turning one's by R = Exp(ω t):
+ * f = R f_l, ∂f/∂r = R (∂f_l/∂r_l) Rᵀ. */
+static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
+                      cr_mat3 *Kv, double *gap, cr_vec3 *t_out, double *lim, double *N_out, cr_vec3 *gT_out)
+{
+    const cr_obstacle_def *o = &c->obstacles[k];
+    cr_vec3 vrel;
+    if (!turns(o)) {
+        if (v) vrel = cr_v3_sub(*v, cr_v3_madd(o->velocity, c->time, o->acceleration)), v = &vrel;
+        return pair_force_local(c, i, k, local(c, k, r), v, f, K, Kv, gap, t_out, lim, N_out, gT_out);
+    }
+    const cr_mat3 R = turn_at(o, c->time);
+    if (v) vrel = cr_m3_tmulv(R, cr_v3_sub(*v, surface_velocity(o, c->time, r))), v = &vrel;
+    cr_mat3 Kl = cr_m3_zero(), Kvl = cr_m3_zero();
+    cr_vec3 fl;
+    const int on = pair_force_local(c, i, k, local(c, k, r), v, &fl, K ? &Kl : NULL, Kv ? &Kvl : NULL, gap, t_out, lim,
+                                    N_out, gT_out);
+    *f = cr_m3_mulv(R, fl);
+    const cr_mat3 Rt = cr_m3_transpose(R);
+    if (K) m3_add(K, 1.0, cr_m3_mul(cr_m3_mul(R, Kl), Rt));
+    if (Kv) m3_add(Kv, 1.0, cr_m3_mul(cr_m3_mul(R, Kvl), Rt));
+    return on;
 }
 
 void cr_contact_node_force(const cr_contact *c, int i, cr_vec3 r, cr_vec3 *f, cr_mat3 *K, cr_contact_info *info)
@@ -390,8 +443,19 @@ unsigned long long cr_contact_hash(const cr_contact *c, unsigned long long h)
     for (int k = 0; k < c->obstacle_count; ++k) {
         const cr_obstacle_def *o = &c->obstacles[k];
         int type = (int)o->type;
-        double v[10] = {o->radius,     o->length,     o->mu_static,      o->mu_kinetic,     o->velocity.x,
-                        o->velocity.y, o->velocity.z, o->acceleration.x, o->acceleration.y, o->acceleration.z};
+        double v[13] = {o->radius,
+                        o->length,
+                        o->mu_static,
+                        o->mu_kinetic,
+                        o->velocity.x,
+                        o->velocity.y,
+                        o->velocity.z,
+                        o->acceleration.x,
+                        o->acceleration.y,
+                        o->acceleration.z,
+                        o->angular_velocity.x,
+                        o->angular_velocity.y,
+                        o->angular_velocity.z};
         h = fnv(h, &type, sizeof type);
         h = fnv(h, &o->center, sizeof o->center);
         h = fnv(h, &o->axes, sizeof o->axes);
@@ -426,15 +490,14 @@ double cr_contact_step_limit(const cr_contact *c, double t, const double *y, int
         const cr_obstacle_def *o = &c->obstacles[k];
         const double thick = cr_obstacle_thickness(o);
         if (!isfinite(thick)) continue;
-        const cr_vec3 shift = cr_v3_madd(cr_v3_scale(o->velocity, t), 0.5 * t * t, o->acceleration);
-        const cr_vec3 vo = cr_v3_madd(o->velocity, t, o->acceleration);
         for (int i = 0; i < c->nodes; ++i) {
             const double *p = y + (size_t)i * stride;
+            const cr_vec3 r = cr_v3_load(p);
             double phi;
-            if (!cr_obstacle_distance(o, cr_v3_sub(cr_v3_load(p), shift), &phi, NULL, NULL)) continue;
+            if (!cr_obstacle_distance(o, local_at(o, t, r), &phi, NULL, NULL)) continue;
             /* the full relative speed, not only its normal part: a node passing a small sphere
              * sideways must not skip it either */
-            const double v = cr_v3_norm(cr_v3_sub(cr_v3_load(p + v_offset), vo));
+            const double v = cr_v3_norm(cr_v3_sub(cr_v3_load(p + v_offset), surface_velocity(o, t, r)));
             const double room = phi + thick;
             if (room > 0 && v * limit > 0.5 * room) limit = 0.5 * room / v;
         }

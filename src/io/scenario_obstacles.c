@@ -131,6 +131,9 @@ static cr_status parse_obstacle(const cJSON *o, const char *path, int index, cr_
     ob->velocity = cr_v3_load(v);
     if ((s = get_vector(o, path, "acceleration", 3, zero, v, err))) return s;
     ob->acceleration = cr_v3_load(v);
+    /* a turning one: Exp(ω t) about its centre (a plane: its point) */
+    if ((s = get_vector(o, path, "angular_velocity", 3, zero, v, err))) return s;
+    ob->angular_velocity = cr_v3_load(v);
     return parse_friction(o, path, ob, err);
 }
 

@@ -96,17 +96,19 @@ static const char *const STAGE_ANY_KEYS[] = {
 static const char *const OUTPUT_KEYS[] = {"directory", "vtk", "vtk_format", "track", NULL};
 static const char *const TRACK_KEYS[] = {"name", "node", "s", "rod", NULL};
 /* obstacles (scenario_obstacles.c) */
-static const char *const OBST_PLANE_KEYS[] = {"type",         "name",     "point",    "normal",       "e_x",
-                                              "half_extents", "friction", "velocity", "acceleration", NULL};
-static const char *const OBST_SPHERE_KEYS[] = {"type",     "name",     "center",       "radius",
-                                               "friction", "velocity", "acceleration", NULL};
+static const char *const OBST_PLANE_KEYS[] = {
+    "type",     "name",     "point",        "normal",           "e_x", "half_extents",
+    "friction", "velocity", "acceleration", "angular_velocity", NULL};
+static const char *const OBST_SPHERE_KEYS[] = {"type",     "name",         "center",           "radius", "friction",
+                                               "velocity", "acceleration", "angular_velocity", NULL};
 static const char *const OBST_CYLINDER_KEYS[] = {"type",   "name",     "center",   "axis",         "radius",
-                                                 "length", "friction", "velocity", "acceleration", NULL};
-static const char *const OBST_BOX_KEYS[] = {
-    "type", "name", "center", "half_extents", "quaternion", "friction", "velocity", "acceleration", NULL};
-static const char *const OBST_ANY_KEYS[] = {"type",       "name",     "point",    "normal",       "e_x",
-                                            "center",     "radius",   "axis",     "length",       "half_extents",
-                                            "quaternion", "friction", "velocity", "acceleration", NULL};
+                                                 "length", "friction", "velocity", "acceleration", "angular_velocity",
+                                                 NULL};
+static const char *const OBST_BOX_KEYS[] = {"type",     "name",     "center",       "half_extents",     "quaternion",
+                                            "friction", "velocity", "acceleration", "angular_velocity", NULL};
+static const char *const OBST_ANY_KEYS[] = {
+    "type",   "name",         "point",      "normal",   "e_x",      "center",       "radius",           "axis",
+    "length", "half_extents", "quaternion", "friction", "velocity", "acceleration", "angular_velocity", NULL};
 static const char *const FRICTION_KEYS[] = {"static", "kinetic", NULL};
 static const char *const CONTACT_KEYS[] = {"radius", "tolerance", "stiffness",   "max_updates",
                                            "self",   "rods",      "stick_speed", NULL};

@@ -105,11 +105,14 @@ cr_status cr_ph_sim_check_rod(const cr_scenario *sc, int in_assembly, cr_error *
                                 "docs/port-hamiltonian.md); other shapes and finite planes: the mixed_discrete "
                                 "or lgvi model",
                                 k, o->type != CR_OBSTACLE_PLANE ? "type" : "half_extents");
-        if (cr_v3_norm(o->velocity) > 0 || cr_v3_norm(o->acceleration) > 0)
+        if (cr_v3_norm(o->velocity) > 0 || cr_v3_norm(o->acceleration) > 0 || cr_v3_norm(o->angular_velocity) > 0)
             return cr_error_set(err, CR_BAD_INPUT,
                                 "obstacles.%d.%s: the port_hamiltonian model's obstacles are fixed; moving "
                                 "obstacles are the mixed_discrete model's",
-                                k, cr_v3_norm(o->velocity) > 0 ? "velocity" : "acceleration");
+                                k,
+                                cr_v3_norm(o->velocity) > 0       ? "velocity"
+                                : cr_v3_norm(o->acceleration) > 0 ? "acceleration"
+                                                                  : "angular_velocity");
     }
     if (cr_damping_active(&d->damping))
         return cr_error_set(err, CR_BAD_INPUT,
