@@ -113,11 +113,16 @@ static void test_geometry_fd(void)
 
 /* The contact force's K = ∂f/∂r against central differences: every obstacle, pressing
  * nodes with multipliers, sticking and sliding. */
-static void test_force_jacobian_fd(void)
+/* turning: every obstacle translating and turning (angular_velocity), seen at t = 0.7 s: the force
+ * computed in its frame and turned back, K = R K_l Rᵀ */
+static void force_jacobian_fd(int turning)
 {
     cr_obstacle_def obs[8];
     int count = all_obstacles(obs);
     for (int k = 0; k < count; ++k) obs[k].mu_static = 0.6, obs[k].mu_kinetic = 0.5;
+    if (turning)
+        for (int k = 0; k < count; ++k)
+            obs[k].angular_velocity = cr_v3(0.3, -0.5, 0.8), obs[k].velocity = cr_v3(0.1, 0.2, -0.1);
     double worst = 0;
     int stick = 0, slip = 0;
     srand(3);
@@ -125,10 +130,12 @@ static void test_force_jacobian_fd(void)
         for (int trial = 0; trial < 60; ++trial) {
             double a = 0.05;
             cr_contact *c = cr_contact_create(1, &a, NULL, 1, &obs[k], 10.0, 1e-6, 10);
-            cr_vec3 r = cr_v3_add(obs[k].center, cr_v3(0.6 * urand(), 0.6 * urand(), 0.6 * urand()));
+            if (turning) cr_contact_set_time(c, 0.7);
+            const cr_vec3 moved = turning ? cr_v3_scale(obs[k].velocity, 0.7) : cr_v3(0, 0, 0);
+            cr_vec3 r = cr_v3_add(cr_v3_add(obs[k].center, moved), cr_v3(0.6 * urand(), 0.6 * urand(), 0.6 * urand()));
             double phi;
             cr_vec3 n;
-            if (!cr_obstacle_distance(&obs[k], r, &phi, &n, NULL)) {
+            if (!cr_obstacle_distance(&obs[k], cr_v3_sub(r, moved), &phi, &n, NULL)) {
                 cr_contact_destroy(c);
                 continue;
             }
@@ -180,8 +187,12 @@ static void test_force_jacobian_fd(void)
     CHECK(stick > 30 && slip > 30);
     CHECK(worst < 1e-6);
     if (!(worst < 1e-6 && stick > 30 && slip > 30))
-        fprintf(stderr, "contact K vs differences: %.3g (%d sticking, %d sliding)\n", worst, stick, slip);
+        fprintf(stderr, "contact K vs differences%s: %.3g (%d sticking, %d sliding)\n", turning ? " (turning)" : "",
+                worst, stick, slip);
 }
+
+static void test_force_jacobian_fd(void) { force_jacobian_fd(0); }
+static void test_force_jacobian_turning_fd(void) { force_jacobian_fd(1); }
 
 /* ---- rods on obstacles ---- */
 /* Constant section resultants (EI_y = EI_z, GA_y = GA_z), rotary inertia 1e-6 ρA. */
@@ -605,12 +616,15 @@ static void dynamic_residual(void *ctx, const double *y, double *F, cr_blocktri 
 
 /* The dynamic residual's Jacobian with contact (sticking pairs and pairs sliding at μ_k) against
  * central differences. */
-static void test_dynamic_jacobian_fd(void)
+/* turning: the cylinder turning about its axis at 2 rad/s, seen at t = 0.01 s, with the normal
+ * dashpot (its relative velocity depends on r through ω × (r − c): the −c_d (ω × n) term) */
+static void dynamic_jacobian_fd(int turning)
 {
     cr_rod_def d = rod_on_plane(10, 0.5);
     obst[1] = obstacle(CR_OBSTACLE_CYLINDER);
     obst[1].center = cr_v3(0.5, 0, -0.2), obst[1].radius = 0.2, obst[1].mu_static = 0.4, obst[1].mu_kinetic = 0.3;
     obst[1].axes = cr_m3_columns(cr_v3(1, 0, 0), cr_v3(0, 0, -1), cr_v3(0, 1, 0));
+    if (turning) obst[1].angular_velocity = cr_v3(0, 2.0, 0);
     d.obstacle_count = 2, d.contact.stiffness = 50.0;
     loads[0] = cr_load_default_def();
     loads[0].type = CR_LOAD_GRAVITY, loads[0].value = cr_v3(0, 0, -G);
@@ -628,6 +642,11 @@ static void test_dynamic_jacobian_fd(void)
     }
     cr_contact *c = m->contact;
     c->dynamic = 1;
+    if (turning) {
+        cr_contact_set_time(c, 0.01);
+        if (!c->damping) c->damping = calloc((size_t)m->nodes, sizeof *c->damping);
+        for (int i = 0; c->damping && i < m->nodes; ++i) c->damping[i] = 0.05;
+    }
     for (int i = 0; i < m->nodes; ++i)
         for (int k = 0; k < 2; ++k) {
             cr_contact_pair *pr = &c->pair[i * 2 + k];
@@ -642,12 +661,16 @@ static void test_dynamic_jacobian_fd(void)
     dyn_fd ctx = {m};
     double e = fd_jacobian_error(m->nodes, B, dynamic_residual, &ctx, y);
     CHECK(e < 1e-6);
-    if (!(e < 1e-6)) fprintf(stderr, "dynamic Jacobian with contact vs differences: %.3g\n", e);
+    if (!(e < 1e-6))
+        fprintf(stderr, "dynamic Jacobian with contact%s vs differences: %.3g\n", turning ? " (turning)" : "", e);
     free(y);
     cr_model_destroy(m);
 }
 
-CHECK_MAIN(CASE(test_geometry_fd), CASE(test_force_jacobian_fd), CASE(test_residual_jacobian_fd),
-           CASE(test_rod_on_plane), CASE(test_slope), CASE(test_end_pull), CASE(test_capstan),
-           CASE(test_cantilever_on_cylinder), CASE(test_dynamic_jacobian_fd), CASE(test_dynamic_stick),
-           CASE(test_dynamic_slide))
+static void test_dynamic_jacobian_fd(void) { dynamic_jacobian_fd(0); }
+static void test_dynamic_jacobian_turning_fd(void) { dynamic_jacobian_fd(1); }
+
+CHECK_MAIN(CASE(test_geometry_fd), CASE(test_force_jacobian_fd), CASE(test_force_jacobian_turning_fd),
+           CASE(test_residual_jacobian_fd), CASE(test_rod_on_plane), CASE(test_slope), CASE(test_end_pull),
+           CASE(test_capstan), CASE(test_cantilever_on_cylinder), CASE(test_dynamic_jacobian_fd),
+           CASE(test_dynamic_jacobian_turning_fd), CASE(test_dynamic_stick), CASE(test_dynamic_slide))
