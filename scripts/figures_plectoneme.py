@@ -62,7 +62,8 @@ def main():
     ax[0].set_xlabel("imposed end rotation (turns)")
     ax[0].set_ylabel("x (m); Tw, Wr (turns)")
     ax[0].set_title("Greenhill's shaft with self-contact, T L²/EI = 5")
-    ax[0].legend(fontsize=8)
+    ax[0].set_ylim(-0.15, 4.9)  # room above the curves for the legend
+    ax[0].legend(fontsize=8, loc="upper left", ncol=2)
     ax[0].grid(alpha=0.3)
     # the rod at its contact radius: a line width in points from the axes' data scale
     for k, (i, j, name) in enumerate([(0, 2, "seen along y"), (1, 2, "seen along x")]):
