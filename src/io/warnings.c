@@ -385,10 +385,16 @@ cr_status cr_sim_result_warnings(const cr_scenario *sc, const cr_sim *sim, const
             /* an assembly: the node in its own rod's numbering, and the rod named */
             int r = nr > 1 ? cr_sim_node_rod(sim, at) : 0, node = at - (nr > 1 ? cr_sim_rod_first_node(sim, r) : 0);
             rod_place(sc, nr > 1 ? r : sc->rod_count, place, sizeof place);
+            /* the port-Hamiltonian rod's statics hold a penalty spring, without multiplier updates: its
+               depth N/k_I is set by the stiffness alone */
+            const int penalty = !strcmp(cr_sim_formulation(sim), "port_hamiltonian");
             st = add(out, "contact_penetration", key,
                      "%s: at the stage's end node %d (s = %.4g m%s) is %.3g m inside an obstacle, more than "
-                     "contact.tolerance = %.3g m; raise contact.max_updates or contact.stiffness",
-                     key, node, cr_sim_node_s(sim, at), place, worst, cs.tolerance);
+                     "contact.tolerance = %.3g m; %s",
+                     key, node, cr_sim_node_s(sim, at), place, worst, cs.tolerance,
+                     penalty ? "the port_hamiltonian model's contact is a penalty spring (depth N/k): raise "
+                               "contact.stiffness, or contact.tolerance to accept it"
+                             : "raise contact.max_updates or contact.stiffness");
         }
     }
     return st;

@@ -96,24 +96,12 @@ cr_status cr_ph_sim_check_rod(const cr_scenario *sc, int in_assembly, cr_error *
     const cr_rod_def *d = &sc->rod;
     cr_status fst = cr_foreign_options_check(sc, "port_hamiltonian", err);
     if (fst != CR_OK) return fst;
-    for (int k = 0; k < d->obstacle_count; ++k) {
-        const cr_obstacle_def *o = &d->obstacles[k];
-        if (o->type != CR_OBSTACLE_PLANE || isfinite(o->half_extents.x) || isfinite(o->half_extents.y))
+    for (int k = 0; k < d->obstacle_count; ++k)
+        if (cr_v3_norm(d->obstacles[k].angular_velocity) > 0)
             return cr_error_set(err, CR_BAD_INPUT,
-                                "obstacles.%d.%s: the port_hamiltonian model's obstacles are infinite planes "
-                                "(its contact enters the midpoint rule through an exact discrete gradient, "
-                                "docs/port-hamiltonian.md); other shapes and finite planes: the mixed_discrete "
-                                "or lgvi model",
-                                k, o->type != CR_OBSTACLE_PLANE ? "type" : "half_extents");
-        if (cr_v3_norm(o->velocity) > 0 || cr_v3_norm(o->acceleration) > 0 || cr_v3_norm(o->angular_velocity) > 0)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "obstacles.%d.%s: the port_hamiltonian model's obstacles are fixed; moving "
-                                "obstacles are the mixed_discrete model's",
-                                k,
-                                cr_v3_norm(o->velocity) > 0       ? "velocity"
-                                : cr_v3_norm(o->acceleration) > 0 ? "acceleration"
-                                                                  : "angular_velocity");
-    }
+                                "obstacles.%d.angular_velocity: the port_hamiltonian model's obstacles translate "
+                                "but do not turn; turning obstacles are the mixed_discrete model's",
+                                k);
     if (cr_damping_active(&d->damping))
         return cr_error_set(err, CR_BAD_INPUT,
                             "rod.damping: not supported by the port_hamiltonian model (its material "
@@ -181,7 +169,7 @@ cr_status cr_ph_sim_check_rod(const cr_scenario *sc, int in_assembly, cr_error *
                                 "at most %.3g s (a tenth of it)",
                                 k, s->dynamics.time_step, T, 0.1 * T);
     }
-    if (d->obstacle_count > 0) { /* the contact radius and no node starting inside a plane (set_contact) */
+    if (d->obstacle_count > 0) { /* the contact radius and no node starting inside an obstacle (set_contact) */
         void *sim = ph_create(d, &sc->model, err);
         if (!sim) return err ? err->status : CR_BAD_INPUT;
         ph_destroy(sim);
@@ -208,13 +196,13 @@ static void ph_destroy(void *impl)
    it (docs/port-hamiltonian.md "Friction") */
 #define PH_STICK_SPEED 1e-5
 
-/* Contact with infinite planes (docs/port-hamiltonian.md "Contact"): the contact radius
+/* Contact with obstacles (docs/port-hamiltonian.md "Contact"): the contact radius
  * (contact.radius, else the section's: a circle's radius, a rectangle's larger half side), the
  * spring k_c w_I of FE node I (w_I its Simpson weight over the node spacing l = L / 2n: 4/3 at a
  * midside node, 2/3 at an element end, 1/3 at a rod end; the row sums of the quadratic elements'
  * mass are in the same ratio, so every node's omega_c^2 = k_c / (rhoA l) and a uniformly loaded rod
  * sinks uniformly) with k_c = contact.stiffness, else min(EA/l, 12 EI/l^3) as the mixed rod's default.
- * A node starting deeper than contact.tolerance (else 1e-4 a) inside a plane is refused. */
+ * A node starting deeper than contact.tolerance (else 1e-4 a) inside an obstacle (at t = 0) is refused. */
 static cr_status set_contact(ph_sim *s, const cr_rod_def *def, cr_error *err)
 {
     int nn = s->nodes, np = def->obstacle_count;
@@ -230,18 +218,18 @@ static cr_status set_contact(ph_sim *s, const cr_rod_def *def, cr_error *err)
         def->contact.stiffness > 0 ? def->contact.stiffness : fmin(s->p.stiffness[2] / l, 12.0 * EI / (l * l * l));
     double tol = def->contact.tolerance > 0 ? def->contact.tolerance : 1e-4 * a;
     double *radius = malloc(nn * sizeof *radius), *k = malloc(nn * sizeof *k);
-    cr_vec3 *n = malloc(np * sizeof *n), *p = malloc(np * sizeof *p);
     cr_status st = CR_OK;
-    if (!radius || !k || !n || !p) {
+    if (!radius || !k) {
         st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the port_hamiltonian model");
         goto done;
     }
     for (int i = 0; i < nn; ++i) /* Simpson weights of the quadratic elements over l: 1/3, 4/3 (midside), 2/3 */
         radius[i] = a, k[i] = kc * (i % 2 ? 4.0 / 3.0 : i == 0 || i == nn - 1 ? 1.0 / 3.0 : 2.0 / 3.0);
     for (int j = 0; j < np; ++j) {
-        n[j] = cr_m3_column(def->obstacles[j].axes, 2), p[j] = def->obstacles[j].center;
         for (int i = 0; i < nn; ++i) {
-            double g = cr_v3_dot(n[j], cr_v3_sub(cr_ph_position(s->k, i), p[j])) - a;
+            double phi = INFINITY, g;
+            cr_obstacle_distance(&def->obstacles[j], cr_ph_position(s->k, i), &phi, NULL, NULL);
+            g = phi - a;
             if (g < -tol) {
                 st = cr_error_set(err, CR_BAD_INPUT,
                                   "obstacles.%d: the rod starts inside obstacle \"%s\": node %d (s = %.6g m) is %.6g m "
@@ -252,10 +240,10 @@ static cr_status set_contact(ph_sim *s, const cr_rod_def *def, cr_error *err)
             }
         }
     }
-    st = cr_ph_set_contact(s->k, np, n, p, radius, k, err);
+    st = cr_ph_set_obstacles(s->k, np, def->obstacles, radius, k, err);
     s->contact = st == CR_OK, s->contact_tol = tol;
     if (st != CR_OK) goto done;
-    /* Coulomb friction per plane (docs/port-hamiltonian.md "Friction"), regularized below stick_speed */
+    /* Coulomb friction per obstacle (docs/port-hamiltonian.md "Friction"), regularized below stick_speed */
     for (int j = 0; j < np; ++j) s->friction |= def->obstacles[j].mu_static > 0;
     if (s->friction) {
         double *ms = malloc(np * sizeof *ms), *mk = malloc(np * sizeof *mk);
@@ -269,7 +257,7 @@ static cr_status set_contact(ph_sim *s, const cr_rod_def *def, cr_error *err)
         free(ms), free(mk);
     }
 done:
-    free(radius), free(k), free(n), free(p);
+    free(radius), free(k);
     return st;
 }
 
@@ -670,13 +658,24 @@ static uint64_t fingerprint(const void *impl)
     h = hash_bytes(h, p->branch_tau, sizeof p->branch_tau);
     h = hash_bytes(h, p->branch_fraction, sizeof p->branch_fraction);
     h = hash_bytes(h, p->branch_rigid_spring, sizeof p->branch_rigid_spring);
-    /* with obstacles only (checkpoints without them still resume): the planes and springs, whose
-     * energy V_c is part of the H the checkpoint's work balances */
+    /* with obstacles only (checkpoints without them still resume): the obstacles and springs, whose
+     * energy V_c is part of the H the checkpoint's work balances (infinite fixed planes by their normal and
+     * offset alone, as before other shapes were taken) */
     const cr_ph *k = ((const ph_sim *)impl)->k;
     if (k->ncp > 0) {
         h = hash_bytes(h, k->cp, sizeof(double) * 4 * k->ncp);
         h = hash_bytes(h, k->ck, sizeof(double) * k->nn);
         h = hash_bytes(h, k->ca, sizeof(double) * k->nn);
+        for (int j = 0; j < k->ncp; ++j) {
+            const cr_obstacle_def *o = k->cob + j;
+            if (k->cplane[j] && !k->cmoving[j]) continue;
+            double v[24] = {o->type,       o->center.x,       o->center.y,       o->center.z,       o->radius,
+                            o->length,     o->half_extents.x, o->half_extents.y, o->half_extents.z, o->velocity.x,
+                            o->velocity.y, o->velocity.z,     o->acceleration.x, o->acceleration.y, o->acceleration.z};
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c) v[15 + 3 * r + c] = o->axes.m[r][c];
+            h = hash_bytes(h, v, sizeof v);
+        }
         if (k->cmu) { /* with friction only (frictionless checkpoints still resume) */
             h = hash_bytes(h, k->cmu, sizeof(double) * 2 * k->ncp);
             h = hash_bytes(h, &k->stick_speed, sizeof k->stick_speed);

@@ -19,6 +19,7 @@
 #define COSSERAT_PH_H
 
 #include "cosserat/base.h"
+#include "cosserat/contact.h"
 #include "cosserat/math.h"
 
 #include <stddef.h>
@@ -116,33 +117,41 @@ double cr_ph_sample_s(const cr_ph *s, int g);
    stress sigma_act is a load and is not included. */
 void cr_ph_sample(const cr_ph *s, int g, cr_vec3 *gamma, cr_vec3 *kappa, cr_vec3 *N, cr_vec3 *M);
 
-/* Frictionless contact of the nodes with fixed infinite planes (docs/port-hamiltonian.md "Contact"):
-   the penalty potential V_c = sum_I sum_planes 1/2 k_I min(0, g)^2, g = n . phi_I - n . p - a_I (n the
-   unit normal, pointing to the free side; p a point of the plane). It enters the midpoint rule through
-   its discrete gradient, so the energy balance stays exact; V_c is part of H. stiffness and radius:
-   nn values (k_I >= 0, a_I >= 0). Replaces any earlier contact; planes = 0 removes it. */
+/* Contact of the nodes with obstacles (docs/port-hamiltonian.md "Contact"; ph_contact.c): planes
+   (infinite or finite), spheres, cylinders, capsules, boxes, fixed or translating (velocity,
+   acceleration: their work on the rod is in the balance's W). The penalty potential
+   V_c = sum_I sum_obstacles 1/2 k_I min(0, g)^2 with g = phi(phi_I - c(t)) - a_I, phi the obstacle's signed
+   distance (cr_obstacle_distance) and c(t) its translation. It enters the midpoint rule through a
+   discrete gradient (ph_contact_force), so the energy balance stays exact; V_c is part of H. stiffness
+   and radius: nn values (k_I >= 0, a_I >= 0); the obstacles are copied. Replaces any earlier contact
+   (and its friction); count = 0 removes it. */
+cr_status cr_ph_set_obstacles(cr_ph *s, int count, const cr_obstacle_def *obstacles, const double *radius,
+                              const double *stiffness, cr_error *err);
+/* The same with fixed infinite planes: g = n . phi_I - n . p - a_I (n the unit normal, pointing to the
+   free side; p a point of the plane). */
 cr_status cr_ph_set_contact(cr_ph *s, int planes, const cr_vec3 *normal, const cr_vec3 *point, const double *radius,
                             const double *stiffness, cr_error *err);
-/* Coulomb friction of the planes of cr_ph_set_contact (docs/port-hamiltonian.md "Friction"), per plane
+/* Coulomb friction of the obstacles of cr_ph_set_obstacles (docs/port-hamiltonian.md "Friction"), per obstacle
    mu_static >= mu_kinetic >= 0 (0: frictionless), regularized below the speed stick_speed > 0 (m/s). In
-   a midpoint step a node touching plane p (its normal force N > 0 from the discrete gradient of V_c)
-   carries F = -mu N v_t / max(|v_t|, stick_speed), v_t the tangential part of (phi_{n+1} - phi_n) / h:
-   the midpoint velocity. mu = mu_kinetic when the node's previous step slid (|v_t| of the last
-   midpoint velocity above stick_speed), else mu_static. F . (phi_{n+1} - phi_n) <= 0: friction is a
-   dissipation D_n >= 0 in the energy balance. Statics are frictionless. Call after cr_ph_set_contact
+   a midpoint step a node touching obstacle p (its normal force N > 0 from the discrete gradient of V_c)
+   carries F = -mu N v_t / max(|v_t|, stick_speed), v_t the tangential part (at the normal of the step's
+   midpoint) of the midpoint velocity relative to the obstacle. mu = mu_kinetic when the node's previous step slid
+   (|v_t| of the last midpoint velocity above stick_speed), else mu_static. F . (phi_{n+1} - phi_n) <= 0: friction is a
+   dissipation D_n >= 0 in the energy balance. Statics are frictionless. Call after cr_ph_set_obstacles
    (which removes the friction); mu may be NULL (frictionless). */
 cr_status cr_ph_set_friction(cr_ph *s, const double *mu_static, const double *mu_kinetic, double stick_speed,
                              cr_error *err);
-/* the contact state of node I against all planes: its force (spatial: the springs' at t_n plus the
+/* the contact state of node I against all obstacles: its force (spatial: the springs' at t_n plus the
    friction of the last step), the sum of the springs' normal forces (N), its deepest gap (m; +INFINITY
-   without planes), and 0 (no plane touched, g >= 0), 1 (touching, sticking or frictionless) or 2
-   (touching a plane with friction and sliding: its last step's tangential speed above stick_speed).
+   without obstacles or off a finite plane), and 0 (none touched, g >= 0), 1 (touching, sticking or
+   frictionless) or 2 (touching one with friction and sliding: its last step's tangential speed relative
+   to it above stick_speed).
    Any pointer may be NULL. */
 int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *normal, double *gap);
 
 typedef struct cr_ph_diag {
     double kinetic, elastic, total;     /* H = kinetic + elastic + contact (spec §10, same quadrature) */
-    double contact;                     /* the contact springs' energy V_c (cr_ph_set_contact) */
+    double contact;                     /* the contact springs' energy V_c (cr_ph_set_obstacles) */
     double work_external;               /* cumulative W^ext (+ actuation work) */
     double dissipated;                  /* cumulative D >= 0 */
     double energy_balance;              /* last step's Delta E_n = H_{n+1} - H_n - W_n + D_n (spec §10) */
@@ -232,9 +241,13 @@ struct cr_ph {
     double *g0;          /* g(d_0) at the nodes (nn*6), the constraint values kept (spec §6 (G)) */
     double *fext;        /* nn * 12 generalized external forces of the last assembly (no h) */
 
-    /* frictionless contact with planes (cr_ph_set_contact): g_I = n . phi_I - o - a_I per plane (n, o) */
+    /* contact with obstacles (cr_ph_set_obstacles, ph_contact.c): their definitions, and for the
+       infinite planes (cplane) the gap g_I = n . y - o - a_I in closed form */
     int ncp;
-    double *cp;      /* ncp * 4: unit normal n, offset o */
+    cr_obstacle_def *cob;  /* ncp obstacles */
+    int *cplane, *cmoving; /* ncp each: an infinite plane; a translating obstacle (velocity, acceleration) */
+    int any_moving;        /* some obstacle translates */
+    double *cp;            /* ncp * 4: a plane's unit normal n, offset o (other shapes: their axis, unused) */
     double *ck, *ca; /* nn: spring k_I and contact radius a_I of each node */
     /* friction (cr_ph_set_friction): ncp * 2 coefficients mu_s, mu_k per plane (NULL: frictionless),
        the regularization speed, and nn * 3 each node's friction force of the last step (output) */
@@ -329,80 +342,31 @@ static inline void ph_gauss_point(const cr_ph *s, int e, int g, int dyn, double 
     }
 }
 
-/* The contact force term of node I (cr_ph_set_contact) for the momentum rows: dg[3] = the discrete
- * gradient of V_c between phi_n and phi_{n+1} (dyn) or its gradient at phi_{n+1} (statics), and
- * Kc = d dg / d phi_{n+1} (3 x 3). For a plane g is linear in phi and V(g) = 1/2 k min(0, g)^2 is
- * piecewise quadratic, so the Gonzalez discrete gradient (V(g1) - V(g0)) / (g1 - g0) n (Gonzalez 1996)
- * has a closed form without cancellation: 1/2 k (g0 + g1) when both gaps are negative (the midpoint
- * gradient, exact for a quadratic), 0 when neither is, and the quotient itself when the step enters or
- * leaves contact (g0 and g1 of opposite signs, so g1 - g0 is never small against the negative one).
- * Its product with phi_{n+1} - phi_n is V(g1) - V(g0) exactly: the energy balance holds.
+/* The contact force term of node I (cr_ph_set_obstacles; ph_contact.c) for the momentum rows: dg[3] = the
+ * discrete gradient of V_c between phi_n and phi_{n+1} (dyn) or its gradient at phi_{n+1} (statics), and
+ * Kc = d dg / d phi_{n+1} (3 x 3, node-local). Per obstacle V = psi(g), g the gap relative to the
+ * obstacle's placement; the discrete gradient is D(g_n, g_{n+1}) G with D the exact discrete derivative
+ * of the piecewise quadratic psi and G Gonzalez's discrete gradient of g (Gonzalez 1996), so its product
+ * with the step's displacement relative to the obstacle is V_{n+1} - V_n exactly. For a plane G = n and
+ * this is (V(g1) - V(g0)) / (g1 - g0) n, in closed form without cancellation.
  *
  * With friction (cr_ph_set_friction; dynamics only) dg also holds -F, the friction force of the step
- * (dg is then no gradient), and ff (may be NULL) receives F alone. F = -mu N c v_t with N = -D the
- * normal force of the discrete gradient, v_t = P (phi_{n+1} - phi_n) / h (P = I - n n^T) and
- * c = 1 / max(|v_t|, eps): a function of phi_{n+1} of the node alone, so its Jacobian joins the
- * spring's node-local block (not symmetric: the LU pivots). Returns 0 when the node touches no plane
- * at either end of the step (dg and Kc zero). */
-static inline int ph_contact_force(const cr_ph *s, int I, int dyn, double dg[3], double Kc[9], double ff[3])
-{
-    int any = 0;
-    for (int k = 0; k < 3; ++k) dg[k] = 0;
-    for (int k = 0; k < 9; ++k) Kc[k] = 0;
-    if (ff) ff[0] = ff[1] = ff[2] = 0;
-    const double *x1 = s->q1 + 12 * I, *x0 = s->q + 12 * I;
-    const double kI = s->ck[I];
-    for (int p = 0; p < s->ncp; ++p) {
-        const double *n = s->cp + 4 * p;
-        double g1 = n[0] * x1[0] + n[1] * x1[1] + n[2] * x1[2] - n[3] - s->ca[I];
-        double g0 = dyn ? n[0] * x0[0] + n[1] * x0[1] + n[2] * x0[2] - n[3] - s->ca[I] : g1;
-        double D, dD; /* the discrete derivative dV/dg and its derivative in g1 */
-        if (!(g0 < 0) && !(g1 < 0)) continue;
-        if (!dyn) {
-            D = kI * g1, dD = kI;
-        } else if (g0 < 0 && g1 < 0) {
-            D = 0.5 * kI * (g0 + g1), dD = 0.5 * kI;
-        } else if (g1 < 0) { /* entering: V0 = 0 */
-            double e = g1 - g0;
-            D = 0.5 * kI * g1 * g1 / e, dD = 0.5 * kI * g1 * (g1 - 2 * g0) / (e * e);
-        } else { /* leaving: V1 = 0 */
-            double e = g1 - g0;
-            D = -0.5 * kI * g0 * g0 / e, dD = 0.5 * kI * g0 * g0 / (e * e);
-        }
-        any = 1;
-        for (int c = 0; c < 3; ++c) {
-            dg[c] += D * n[c];
-            for (int d = 0; d < 3; ++d) Kc[3 * c + d] += dD * n[c] * n[d];
-        }
-        if (!dyn || !s->cmu || !(s->cmu[2 * p] > 0) || !(D < 0)) continue;
-        /* friction at the midpoint velocity: the tangential increment dt = P (phi_{n+1} - phi_n) = h v_t;
-           the coefficient mu_k after a sliding step (the last midpoint velocity's tangential part
-           faster than eps), else mu_s */
-        const double h = s->h, eps = s->stick_speed, *vm = s->vmid + 12 * I;
-        double dt[3], vt[3], dn = 0, vn = 0;
-        for (int c = 0; c < 3; ++c) dn += n[c] * (x1[c] - x0[c]), vn += n[c] * vm[c];
-        double u2 = 0, w2 = 0;
-        for (int c = 0; c < 3; ++c) {
-            dt[c] = x1[c] - x0[c] - dn * n[c], vt[c] = vm[c] - vn * n[c];
-            u2 += dt[c] * dt[c], w2 += vt[c] * vt[c];
-        }
-        const double mu = w2 > eps * eps ? s->cmu[2 * p + 1] : s->cmu[2 * p];
-        const double u = sqrt(u2) / h, N = -D, cN = mu * N / (fmax(u, eps) * h);
-        /* dg += cN dt (the force -cN dt); d/dphi_{n+1}: -mu dD / (max(u, eps) h) dt n^T (N's change)
-           + cN P, and where u > eps also -cN t t^T (|F| = mu N is then constant along t) */
-        const double cD = -mu * dD / (fmax(u, eps) * h);
-        for (int c = 0; c < 3; ++c) {
-            dg[c] += cN * dt[c];
-            if (ff) ff[c] -= cN * dt[c];
-            for (int d = 0; d < 3; ++d) {
-                double t = cD * dt[c] * n[d] + cN * ((c == d) - n[c] * n[d]);
-                if (u > eps) t -= cN * dt[c] * dt[d] / u2;
-                Kc[3 * c + d] += t;
-            }
-        }
-    }
-    return any;
-}
+ * (dg is then no gradient), and ff (may be NULL) receives F alone. F = -mu N c t with N = -D, t = P d
+ * (d the step's displacement relative to the obstacle, P = I - n n^T at the midpoint's normal) and
+ * c = 1 / max(|t| / h, eps) / h: a function of phi_{n+1} of the node alone, so its Jacobian joins the
+ * spring's node-local block (not symmetric: the LU pivots). *diss (may be NULL) receives -F . d >= 0,
+ * the friction's dissipation, and *wob (may be NULL) the work of the contact forces over the obstacles'
+ * own displacement in the step (moving obstacles; 0 for fixed ones): the rod's balance is
+ * H_{n+1} - H_n = W - D with W including *wob. Returns 0 when the node touches no obstacle at either
+ * end of the step (dg and Kc zero). */
+int ph_contact_force(const cr_ph *s, int I, int dyn, double dg[3], double Kc[9], double ff[3], double *diss,
+                     double *wob);
+/* The gap g = phi(y) - a of obstacle p at y (relative to its placement at time 0: y = x - shift(t)), its
+ * gradient n (unit normal) and Hessian H = dn/dy (3 x 3 row-major), both optional. Returns 0 where g is
+ * undefined (off a finite plane's rectangle). */
+int ph_contact_gap(const cr_ph *s, int p, cr_vec3 y, double a, double *g, double n[3], double H[9]);
+/* obstacle p's translation v t + 1/2 a t^2 at time t */
+cr_vec3 ph_obstacle_shift(const cr_ph *s, int p, double t);
 /* V_c at positions q (nn * 12) */
 double ph_contact_energy(const cr_ph *s, const double *q);
 

@@ -72,7 +72,7 @@ void ph_constraint_jacobian(const double *d, double G[6][9])
     }
 }
 
-/* The predictor of a node touching a plane with friction (cr_ph_set_friction): its tangential increment
+/* The predictor of a node touching an obstacle with friction (cr_ph_set_friction): its tangential increment
  * h v_{n-1/2}, the last midpoint velocity's, instead of the extrapolation. A sticking node's nodal
  * velocities v_n alternate about its creep (the midpoint rule's v_{n+1} = 2 v_{n+1/2} - v_n), so the
  * extrapolation 2 v_n - v_{n-1/2} put every other step's guess at 2.7 eps, off the friction's ramp,
@@ -81,8 +81,9 @@ static void ph_friction_predictor(const cr_ph *s, int I, double *x1)
 {
     const double *x0 = s->q + 12 * I, *vm = s->vmid + 12 * I;
     for (int p = 0; p < s->ncp; ++p) {
-        const double *n = s->cp + 4 * p;
-        if (!(s->cmu[2 * p] > 0) || !(n[0] * x0[0] + n[1] * x0[1] + n[2] * x0[2] - n[3] - s->ca[I] < 0)) continue;
+        double g, n[3];
+        cr_vec3 y0 = cr_v3_sub(cr_v3_load(x0), s->cmoving[p] ? ph_obstacle_shift(s, p, s->t) : cr_v3(0, 0, 0));
+        if (!(s->cmu[2 * p] > 0) || !ph_contact_gap(s, p, y0, s->ca[I], &g, n, NULL) || !(g < 0)) continue;
         double dn = 0, vn = 0;
         for (int c = 0; c < 3; ++c) dn += n[c] * (x1[c] - x0[c]), vn += n[c] * vm[c];
         for (int c = 0; c < 3; ++c) x1[c] = x0[c] + dn * n[c] + s->h * (vm[c] - vn * n[c]);
@@ -357,7 +358,7 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
         for (int k = 0; k < 12; ++k) r[o + k] -= fac * fe[k];
         /* contact: the discrete gradient of V_c, an internal force like the stresses', and the friction */
         double dgc[3], Kc[9];
-        int touch = s->ncp > 0 && ph_contact_force(s, I, dyn, dgc, Kc, NULL);
+        int touch = s->ncp > 0 && ph_contact_force(s, I, dyn, dgc, Kc, NULL, NULL, NULL);
         if (touch)
             for (int c = 0; c < 3; ++c) r[o + c] += fac * dgc[c];
         if (!want_jacobian) continue;

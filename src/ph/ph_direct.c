@@ -400,7 +400,7 @@ PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double g
     for (int k = 0; k < 12; ++k) ro_[k] -= fac * fe[k];
     /* contact: the discrete gradient of V_c (an internal force), the friction and their phi-phi block */
     double dgc[3], Kc[9];
-    int touch = s->ncp > 0 && ph_contact_force(s, I, dyn, dgc, Kc, NULL);
+    int touch = s->ncp > 0 && ph_contact_force(s, I, dyn, dgc, Kc, NULL, NULL, NULL);
     if (touch)
         for (int c = 0; c < 3; ++c) ro_[c] += fac * dgc[c];
     /* lambda = -(Gm Gm^T)^-1 Gm f_d / fac */

@@ -286,7 +286,7 @@ void cr_ph_destroy(cr_ph *s)
         free(s->ustore), free(s->uoff), free(s->Pm), free(s->Pn), free(s->gramm), free(s->gram1), free(s->dqp),
         free(s->kdq), free(s->theta), free(s->dq_static), free(s->dsig_static);
     free(s->q1), free(s->lam1), free(s->sig1), free(s->eps_n), free(s->g0), free(s->fext);
-    free(s->cp), free(s->ck), free(s->ca), free(s->cmu), free(s->cf);
+    free(s->cp), free(s->ck), free(s->ca), free(s->cmu), free(s->cf), free(s->cob), free(s->cplane);
     free(s);
 }
 
@@ -450,100 +450,4 @@ void cr_ph_unpack(cr_ph *s, const double *in)
     memcpy(s->sig_el, o, sizeof(double) * 6 * s->ng), o += 6 * s->ng;
     memcpy(s->sig_br, o, sizeof(double) * 6 * s->ng * s->nb), o += 6 * s->ng * s->nb;
     memcpy(s->vmid, o, sizeof(double) * 12 * s->nn);
-}
-
-cr_status cr_ph_set_contact(cr_ph *s, int planes, const cr_vec3 *normal, const cr_vec3 *point, const double *radius,
-                            const double *stiffness, cr_error *err)
-{
-    if (planes < 0) return cr_error_set(err, CR_BAD_INPUT, "ph contact: %d planes", planes);
-    for (int p = 0; p < planes; ++p) {
-        double nn = cr_v3_norm(normal[p]);
-        if (!(nn > 0) || !isfinite(nn) || !isfinite(cr_v3_dot(normal[p], point[p])))
-            return cr_error_set(err, CR_BAD_INPUT, "ph contact: plane %d has no finite normal and point", p);
-    }
-    for (int I = 0; planes > 0 && I < s->nn; ++I)
-        if (!(radius[I] >= 0) || !isfinite(radius[I]) || !(stiffness[I] >= 0) || !isfinite(stiffness[I]))
-            return cr_error_set(err, CR_BAD_INPUT, "ph contact: node %d: radius %g, stiffness %g (need finite >= 0)", I,
-                                radius[I], stiffness[I]);
-    double *cp = planes ? malloc(sizeof(double) * 4 * planes) : NULL;
-    double *ck = planes ? malloc(sizeof(double) * s->nn) : NULL, *ca = planes ? malloc(sizeof(double) * s->nn) : NULL;
-    if (planes && (!cp || !ck || !ca)) {
-        free(cp), free(ck), free(ca);
-        return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the ph contact");
-    }
-    for (int p = 0; p < planes; ++p) {
-        cr_vec3 n = cr_v3_scale(normal[p], 1.0 / cr_v3_norm(normal[p]));
-        cp[4 * p] = n.x, cp[4 * p + 1] = n.y, cp[4 * p + 2] = n.z, cp[4 * p + 3] = cr_v3_dot(n, point[p]);
-    }
-    if (planes) memcpy(ck, stiffness, sizeof(double) * s->nn), memcpy(ca, radius, sizeof(double) * s->nn);
-    free(s->cp), free(s->ck), free(s->ca), free(s->cmu), free(s->cf);
-    s->ncp = planes, s->cp = cp, s->ck = ck, s->ca = ca;
-    s->cmu = NULL, s->cf = NULL, s->stick_speed = 0; /* the friction belonged to the planes replaced */
-    return CR_OK;
-}
-
-cr_status cr_ph_set_friction(cr_ph *s, const double *mu_static, const double *mu_kinetic, double stick_speed,
-                             cr_error *err)
-{
-    int any = 0;
-    for (int p = 0; mu_static && p < s->ncp; ++p) {
-        double ms = mu_static[p], mk = mu_kinetic ? mu_kinetic[p] : ms;
-        if (!(ms >= 0) || !isfinite(ms) || !(mk >= 0) || !(mk <= ms))
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "ph friction: plane %d: mu_static %g, mu_kinetic %g (need finite "
-                                "0 <= mu_kinetic <= mu_static)",
-                                p, ms, mk);
-        any |= ms > 0;
-    }
-    if (any && (!(stick_speed > 0) || !isfinite(stick_speed)))
-        return cr_error_set(err, CR_BAD_INPUT, "ph friction: stick_speed %g must be finite and > 0", stick_speed);
-    double *mu = any ? malloc(sizeof(double) * 2 * s->ncp) : NULL,
-           *cf = any ? calloc(3 * (size_t)s->nn, sizeof(double)) : NULL;
-    if (any && (!mu || !cf)) {
-        free(mu), free(cf);
-        return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the ph friction");
-    }
-    for (int p = 0; any && p < s->ncp; ++p)
-        mu[2 * p] = mu_static[p], mu[2 * p + 1] = mu_kinetic ? mu_kinetic[p] : mu_static[p];
-    free(s->cmu), free(s->cf);
-    s->cmu = mu, s->cf = cf, s->stick_speed = any ? stick_speed : 0;
-    return CR_OK;
-}
-
-double ph_contact_energy(const cr_ph *s, const double *q)
-{
-    double V = 0;
-    for (int I = 0; I < s->nn; ++I)
-        for (int p = 0; p < s->ncp; ++p) {
-            const double *n = s->cp + 4 * p, *x = q + 12 * I;
-            double g = n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - n[3] - s->ca[I];
-            if (g < 0) V += 0.5 * s->ck[I] * g * g;
-        }
-    return V;
-}
-
-int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *normal, double *gap)
-{
-    cr_vec3 f = cr_v3(0, 0, 0);
-    double gmin = INFINITY, N = 0;
-    int slide = 0;
-    const double *x = s->q + 12 * node, *vm = s->vmid + 12 * node, eps = s->stick_speed;
-    for (int p = 0; p < s->ncp; ++p) {
-        const double *n = s->cp + 4 * p;
-        double g = n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - n[3] - s->ca[node];
-        gmin = fmin(gmin, g);
-        if (!(g < 0)) continue;
-        f = cr_v3_madd(f, -s->ck[node] * g, cr_v3(n[0], n[1], n[2]));
-        N += -s->ck[node] * g;
-        if (s->cmu && s->cmu[2 * p] > 0) { /* sliding: as the next step's choice of mu (ph_contact_force) */
-            double vn = n[0] * vm[0] + n[1] * vm[1] + n[2] * vm[2], w2 = 0;
-            for (int c = 0; c < 3; ++c) w2 += (vm[c] - vn * n[c]) * (vm[c] - vn * n[c]);
-            slide |= w2 > eps * eps;
-        }
-    }
-    if (s->cf && gmin < 0) f = cr_v3_add(f, cr_v3_load(s->cf + 3 * node));
-    if (force) *force = f;
-    if (normal) *normal = N;
-    if (gap) *gap = gmin;
-    return gmin < 0 ? 1 + slide : 0;
 }

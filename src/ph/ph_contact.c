@@ -1,0 +1,372 @@
+/* Contact of the port-Hamiltonian rod's nodes with obstacles (docs/port-hamiltonian.md "Contact"):
+ * planes (infinite or finite), spheres, cylinders, capsules and boxes, fixed or translating.
+ *
+ * Each node I carries, per obstacle, the penalty V = psi(g) = 1/2 k_I min(0, g)^2 of its gap
+ * g(y) = phi(y) - a_I, phi the obstacle's signed distance (src/contact/obstacle.c) at the node's
+ * position y relative to the obstacle (y = phi_I - c(t), c(t) = v t + 1/2 a t^2 its translation). The
+ * midpoint rule takes its force from a discrete gradient (Gonzalez 1996, J. Nonlinear Sci. 6) between
+ * y_n and y_{n+1}, composed by the chain rule:
+ *
+ *   grad V(y0, y1) = D(g0, g1) G(y0, y1),   D = (psi(g1) - psi(g0)) / (g1 - g0),
+ *   G = n(m) + [g1 - g0 - n(m) . d] d / |d|^2    (Gonzalez's discrete gradient of g),
+ *
+ * m = (y0 + y1)/2, d = y1 - y0, n = grad g. G . d = g1 - g0 exactly, so grad V . d = psi(g1) - psi(g0):
+ * the work of the contact force over the step is the change of V, to round-off, whatever the shape.
+ * D of the piecewise quadratic psi has a closed form free of cancellation (the plane's of old). Gonzalez's
+ * formula applied to V itself would be a discrete gradient too, but on a step entering contact
+ * (V(m) = 0) it is (V1 - V0) d / |d|^2, along the node's motion: a node gliding into a surface would be
+ * braked along its path, frictionless contact acting as a drag. G is n(m) but for a term of the order of
+ * the curvature times |d|, and exactly the plane's n. Where g is undefined at an end of the step (off
+ * a finite plane's rectangle, V = 0 there) Gonzalez's formula on V is taken instead. */
+#include "cosserat/contact.h"
+#include "ph/ph.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cr_vec3 vload(const double *p) { return cr_v3(p[0], p[1], p[2]); }
+
+cr_vec3 ph_obstacle_shift(const cr_ph *s, int p, double t)
+{
+    const cr_obstacle_def *o = s->cob + p;
+    return cr_v3_madd(cr_v3_scale(o->velocity, t), 0.5 * t * t, o->acceleration);
+}
+
+static int moving(const cr_obstacle_def *o)
+{
+    return o->velocity.x != 0 || o->velocity.y != 0 || o->velocity.z != 0 || o->acceleration.x != 0 ||
+           o->acceleration.y != 0 || o->acceleration.z != 0;
+}
+
+int ph_contact_gap(const cr_ph *s, int p, cr_vec3 y, double a, double *g, double n[3], double H[9])
+{
+    const double *pl = s->cp + 4 * p;
+    if (s->cplane[p]) { /* an infinite plane: g linear, as it always was (same operations, same bits) */
+        *g = pl[0] * y.x + pl[1] * y.y + pl[2] * y.z - pl[3] - a;
+        if (n) n[0] = pl[0], n[1] = pl[1], n[2] = pl[2];
+        if (H) memset(H, 0, 9 * sizeof *H);
+        return 1;
+    }
+    double phi;
+    cr_vec3 nv;
+    cr_mat3 Hm;
+    int ok = cr_obstacle_distance(s->cob + p, y, &phi, &nv, H ? &Hm : NULL);
+    *g = phi - a;
+    if (n) n[0] = nv.x, n[1] = nv.y, n[2] = nv.z;
+    if (H)
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) H[3 * r + c] = Hm.m[r][c];
+    return ok;
+}
+
+/* the discrete derivative D of psi(g) = 1/2 k min(0, g)^2 between g0 and g1 and dD/dg1 (dyn), or psi'(g1),
+   psi''(g1) (statics): 1/2 k (g0 + g1) when both are negative (the midpoint's, exact for a quadratic), the
+   quotient itself when the step enters or leaves (g0, g1 of opposite signs: no cancellation) */
+static int discrete_derivative(double k, double g0, double g1, int dyn, double *D, double *dD)
+{
+    if (!(g0 < 0) && !(g1 < 0)) return 0;
+    if (!dyn) {
+        if (!(g1 < 0)) return 0;
+        *D = k * g1, *dD = k;
+    } else if (g0 < 0 && g1 < 0) {
+        *D = 0.5 * k * (g0 + g1), *dD = 0.5 * k;
+    } else if (g1 < 0) { /* entering: psi(g0) = 0 */
+        double e = g1 - g0;
+        *D = 0.5 * k * g1 * g1 / e, *dD = 0.5 * k * g1 * (g1 - 2 * g0) / (e * e);
+    } else { /* leaving: psi(g1) = 0 */
+        double e = g1 - g0;
+        *D = -0.5 * k * g0 * g0 / e, *dD = 0.5 * k * g0 * g0 / (e * e);
+    }
+    return 1;
+}
+
+/* |d| below which Gonzalez's correction is dropped (G = n(m)): the gaps' round-off, eps times the
+   coordinates' size, over |d| would exceed the correction itself (curvature x |d|) */
+static int tiny_step(cr_vec3 d, cr_vec3 y1, double a)
+{
+    double scale = cr_v3_norm(y1) + a;
+    return cr_v3_dot(d, d) <= 1e-12 * scale * scale;
+}
+
+/* One obstacle's term for node I; see ph_contact_force (ph.h). Adds to dg, Kc, ff, *diss, *wob. */
+static int obstacle_term(const cr_ph *s, int I, int p, int dyn, double dg[3], double Kc[9], double ff[3], double *diss,
+                         double *wob)
+{
+    const cr_obstacle_def *o = s->cob + p;
+    const double kI = s->ck[I], aI = s->ca[I];
+    const double t0 = s->t, t1 = dyn ? s->t + s->h : s->t;
+    const int mv = s->cmoving[p];
+    const cr_vec3 c1 = mv ? ph_obstacle_shift(s, p, t1) : cr_v3(0, 0, 0);
+    const cr_vec3 c0 = mv && dyn ? ph_obstacle_shift(s, p, t0) : c1;
+    const cr_vec3 y1 = cr_v3_sub(vload(s->q1 + 12 * I), c1);
+    const cr_vec3 y0 = dyn ? cr_v3_sub(vload(s->q + 12 * I), c0) : y1;
+    double g1, n1[3], H1[9];
+    int ok1 = ph_contact_gap(s, p, y1, aI, &g1, n1, H1);
+    if (!dyn) { /* statics: the gradient k g n and Hessian k (n n^T + g H) at the end point */
+        if (!ok1 || !(g1 < 0)) return 0;
+        for (int c = 0; c < 3; ++c) {
+            dg[c] += kI * g1 * n1[c];
+            for (int e = 0; e < 3; ++e) Kc[3 * c + e] += kI * (n1[c] * n1[e] + g1 * H1[3 * c + e]);
+        }
+        return 1;
+    }
+    double g0, n0[3];
+    int ok0 = ph_contact_gap(s, p, y0, aI, &g0, n0, NULL);
+    if (!(ok0 && g0 < 0) && !(ok1 && g1 < 0)) return 0;
+    const cr_vec3 dv = cr_v3_sub(y1, y0), ym = cr_v3_scale(cr_v3_add(y0, y1), 0.5);
+    const double d[3] = {dv.x, dv.y, dv.z}, d2 = cr_v3_dot(dv, dv);
+    const int tiny = tiny_step(dv, y1, aI);
+    double gm, nm[3], Hm[9];
+    int okm = ph_contact_gap(s, p, ym, aI, &gm, nm, Hm);
+    double f[3] = {0, 0, 0}; /* the term's force on the node (for the obstacle's work) */
+    if (!ok0 || !ok1) {
+        /* g undefined at an end (off a finite plane): Gonzalez on V itself, with V = 0 there,
+           grad V = k min(0, g) n and its Hessian k (n n^T + g H) inside */
+        double V0 = ok0 && g0 < 0 ? 0.5 * kI * g0 * g0 : 0, V1 = ok1 && g1 < 0 ? 0.5 * kI * g1 * g1 : 0;
+        double Vm[3] = {0, 0, 0}, HV[9] = {0}, V1g[3] = {0, 0, 0};
+        if (okm && gm < 0)
+            for (int c = 0; c < 3; ++c) {
+                Vm[c] = kI * gm * nm[c];
+                for (int e = 0; e < 3; ++e) HV[3 * c + e] = kI * (nm[c] * nm[e] + gm * Hm[3 * c + e]);
+            }
+        if (ok1 && g1 < 0)
+            for (int c = 0; c < 3; ++c) V1g[c] = kI * g1 * n1[c];
+        double cV = 0, w[3] = {0, 0, 0};
+        if (!tiny) {
+            cV = (V1 - V0 - (Vm[0] * d[0] + Vm[1] * d[1] + Vm[2] * d[2])) / d2;
+            for (int c = 0; c < 3; ++c) {
+                double hd = 0;
+                for (int e = 0; e < 3; ++e) hd += HV[3 * c + e] * d[e];
+                w[c] = (V1g[c] - Vm[c] - 0.5 * hd - 2 * cV * d[c]) / d2;
+            }
+        }
+        for (int c = 0; c < 3; ++c) {
+            double G = Vm[c] + cV * d[c];
+            dg[c] += G, f[c] = -G;
+            for (int e = 0; e < 3; ++e) Kc[3 * c + e] += 0.5 * HV[3 * c + e] + cV * (c == e) + d[c] * w[e];
+        }
+        if (wob && mv) *wob += f[0] * (c1.x - c0.x) + f[1] * (c1.y - c0.y) + f[2] * (c1.z - c0.z);
+        return 1; /* (no friction on such a step: the node crosses the rectangle's edge) */
+    }
+    double D = 0, dD = 0;
+    discrete_derivative(kI, g0, g1, 1, &D, &dD);
+    /* G = n(m) + cg d and dG/dy1 = 1/2 H(m) + cg E + d w^T, w = (n1 - n(m) - 1/2 H(m) d - 2 cg d) / |d|^2 */
+    double G[3], dG[9], cg = 0, w[3] = {0, 0, 0};
+    const int flat = s->cplane[p];
+    if (!flat && !tiny) {
+        cg = (g1 - g0 - (nm[0] * d[0] + nm[1] * d[1] + nm[2] * d[2])) / d2;
+        for (int c = 0; c < 3; ++c) {
+            double hd = 0;
+            for (int e = 0; e < 3; ++e) hd += Hm[3 * c + e] * d[e];
+            w[c] = (n1[c] - nm[c] - 0.5 * hd - 2 * cg * d[c]) / d2;
+        }
+    }
+    for (int c = 0; c < 3; ++c) {
+        G[c] = nm[c] + cg * d[c];
+        for (int e = 0; e < 3; ++e) dG[3 * c + e] = flat ? 0 : 0.5 * Hm[3 * c + e] + cg * (c == e) + d[c] * w[e];
+    }
+    /* the spring: D G, d/dy1 = G (dD n1)^T + D dG */
+    for (int c = 0; c < 3; ++c) {
+        dg[c] += D * G[c], f[c] = -D * G[c];
+        for (int e = 0; e < 3; ++e) Kc[3 * c + e] += dD * G[c] * n1[e] + D * dG[3 * c + e];
+    }
+    if (s->cmu && s->cmu[2 * p] > 0 && D < 0) {
+        /* friction at the midpoint velocity relative to the obstacle: t = P d = h v_t with P = E - n n^T at
+           n = n(m) (a plane's n); mu_k after a sliding step (the last midpoint velocity's tangential part,
+           relative to the obstacle and at the node's normal, faster than eps), else mu_s */
+        const double h = s->h, eps = s->stick_speed, *vm = s->vmid + 12 * I;
+        cr_vec3 vo = mv ? cr_v3_madd(o->velocity, t0, o->acceleration) : cr_v3(0, 0, 0);
+        double vr[3] = {vm[0] - vo.x, vm[1] - vo.y, vm[2] - vo.z}, vn = 0, w2 = 0;
+        for (int c = 0; c < 3; ++c) vn += n0[c] * vr[c];
+        for (int c = 0; c < 3; ++c) w2 += (vr[c] - vn * n0[c]) * (vr[c] - vn * n0[c]);
+        const double mu = w2 > eps * eps ? s->cmu[2 * p + 1] : s->cmu[2 * p];
+        double dn = 0, t[3], u2 = 0;
+        for (int c = 0; c < 3; ++c) dn += nm[c] * d[c];
+        for (int c = 0; c < 3; ++c) t[c] = d[c] - dn * nm[c], u2 += t[c] * t[c];
+        const double u = sqrt(u2) / h, N = -D, m = fmax(u, eps) * h, cN = mu * N / m;
+        /* dt/dy1 = T = P - (n . d) Nn - n (Nn d)^T with Nn = dn(m)/dy1 = 1/2 H(m) (0 for a plane) */
+        double T[9], Nd[3] = {0, 0, 0};
+        for (int c = 0; c < 3; ++c)
+            for (int e = 0; e < 3; ++e) Nd[c] += flat ? 0 : 0.5 * Hm[3 * c + e] * d[e];
+        for (int c = 0; c < 3; ++c)
+            for (int e = 0; e < 3; ++e)
+                T[3 * c + e] = (c == e) - nm[c] * nm[e] - (flat ? 0 : dn * 0.5 * Hm[3 * c + e] + nm[c] * Nd[e]);
+        /* tT = t^T T (beyond the ramp |F| = mu N is constant along t: -cN t (t^T T) / |t|^2) */
+        double tT[3] = {0, 0, 0};
+        for (int e = 0; e < 3; ++e)
+            for (int c = 0; c < 3; ++c) tT[e] += t[c] * T[3 * c + e];
+        const double cD = -mu * dD / m;
+        double fdiss = 0;
+        for (int c = 0; c < 3; ++c) {
+            dg[c] += cN * t[c], f[c] -= cN * t[c];
+            if (ff) ff[c] -= cN * t[c];
+            fdiss += cN * t[c] * d[c]; /* -F . d = cN |t|^2 >= 0 */
+            for (int e = 0; e < 3; ++e) {
+                double v = cD * t[c] * n1[e] + cN * T[3 * c + e];
+                if (u > eps) v -= cN * t[c] * tT[e] / u2;
+                Kc[3 * c + e] += v;
+            }
+        }
+        if (diss) *diss += fdiss;
+    }
+    if (wob && mv) *wob += f[0] * (c1.x - c0.x) + f[1] * (c1.y - c0.y) + f[2] * (c1.z - c0.z);
+    return 1;
+}
+
+int ph_contact_force(const cr_ph *s, int I, int dyn, double dg[3], double Kc[9], double ff[3], double *diss,
+                     double *wob)
+{
+    int any = 0;
+    for (int k = 0; k < 3; ++k) dg[k] = 0;
+    for (int k = 0; k < 9; ++k) Kc[k] = 0;
+    if (ff) ff[0] = ff[1] = ff[2] = 0;
+    if (diss) *diss = 0;
+    if (wob) *wob = 0;
+    for (int p = 0; p < s->ncp; ++p) any |= obstacle_term(s, I, p, dyn, dg, Kc, ff, diss, wob);
+    return any;
+}
+
+double ph_contact_energy(const cr_ph *s, const double *q)
+{
+    double V = 0;
+    for (int p = 0; p < s->ncp; ++p) {
+        const cr_vec3 c = s->cmoving[p] ? ph_obstacle_shift(s, p, s->t) : cr_v3(0, 0, 0);
+        for (int I = 0; I < s->nn; ++I) {
+            double g;
+            if (ph_contact_gap(s, p, cr_v3_sub(vload(q + 12 * I), c), s->ca[I], &g, NULL, NULL) && g < 0)
+                V += 0.5 * s->ck[I] * g * g;
+        }
+    }
+    return V;
+}
+
+int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *normal, double *gap)
+{
+    cr_vec3 f = cr_v3(0, 0, 0);
+    double gmin = INFINITY, N = 0;
+    int slide = 0;
+    const double *vm = s->vmid + 12 * node, eps = s->stick_speed;
+    for (int p = 0; p < s->ncp; ++p) {
+        const cr_obstacle_def *o = s->cob + p;
+        const int mv = s->cmoving[p];
+        const cr_vec3 c = mv ? ph_obstacle_shift(s, p, s->t) : cr_v3(0, 0, 0);
+        double g, n[3];
+        if (!ph_contact_gap(s, p, cr_v3_sub(vload(s->q + 12 * node), c), s->ca[node], &g, n, NULL)) continue;
+        gmin = fmin(gmin, g);
+        if (!(g < 0)) continue;
+        f = cr_v3_madd(f, -s->ck[node] * g, vload(n));
+        N += -s->ck[node] * g;
+        if (s->cmu && s->cmu[2 * p] > 0) { /* sliding: as the next step's choice of mu (ph_contact_force) */
+            cr_vec3 vo = mv ? cr_v3_madd(o->velocity, s->t, o->acceleration) : cr_v3(0, 0, 0);
+            double vr[3] = {vm[0] - vo.x, vm[1] - vo.y, vm[2] - vo.z};
+            double vn = n[0] * vr[0] + n[1] * vr[1] + n[2] * vr[2], w2 = 0;
+            for (int k = 0; k < 3; ++k) w2 += (vr[k] - vn * n[k]) * (vr[k] - vn * n[k]);
+            slide |= w2 > eps * eps;
+        }
+    }
+    if (s->cf && gmin < 0) f = cr_v3_add(f, vload(s->cf + 3 * node));
+    if (force) *force = f;
+    if (normal) *normal = N;
+    if (gap) *gap = gmin;
+    return gmin < 0 ? 1 + slide : 0;
+}
+
+cr_status cr_ph_set_obstacles(cr_ph *s, int count, const cr_obstacle_def *obstacles, const double *radius,
+                              const double *stiffness, cr_error *err)
+{
+    if (count < 0) return cr_error_set(err, CR_BAD_INPUT, "ph contact: %d obstacles", count);
+    for (int I = 0; count > 0 && I < s->nn; ++I)
+        if (!(radius[I] >= 0) || !isfinite(radius[I]) || !(stiffness[I] >= 0) || !isfinite(stiffness[I]))
+            return cr_error_set(err, CR_BAD_INPUT, "ph contact: node %d: radius %g, stiffness %g (need finite >= 0)", I,
+                                radius[I], stiffness[I]);
+    double *cp = count ? malloc(sizeof(double) * 4 * count) : NULL;
+    double *ck = count ? malloc(sizeof(double) * s->nn) : NULL, *ca = count ? malloc(sizeof(double) * s->nn) : NULL;
+    cr_obstacle_def *cob = count ? malloc(sizeof *cob * count) : NULL;
+    int *flags = count ? malloc(sizeof(int) * 2 * count) : NULL;
+    if (count && (!cp || !ck || !ca || !cob || !flags)) {
+        free(cp), free(ck), free(ca), free(cob), free(flags);
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the ph contact");
+    }
+    for (int p = 0; p < count; ++p) {
+        const cr_obstacle_def *o = obstacles + p;
+        cob[p] = *o;
+        flags[p] = o->type == CR_OBSTACLE_PLANE && !isfinite(o->half_extents.x) && !isfinite(o->half_extents.y);
+        flags[count + p] = moving(o);
+        /* a plane's unit normal n and offset n . p (g = n . y - o - a, as always) */
+        cr_vec3 n = cr_m3_column(o->axes, 2);
+        double nn = cr_v3_norm(n);
+        if (flags[p] && (!(nn > 0) || !isfinite(nn) || !isfinite(cr_v3_dot(n, o->center)))) {
+            free(cp), free(ck), free(ca), free(cob), free(flags);
+            return cr_error_set(err, CR_BAD_INPUT, "ph contact: plane %d has no finite normal and point", p);
+        }
+        if (flags[p]) n = cr_v3_scale(n, 1.0 / nn);
+        cp[4 * p] = n.x, cp[4 * p + 1] = n.y, cp[4 * p + 2] = n.z, cp[4 * p + 3] = cr_v3_dot(n, o->center);
+    }
+    if (count) memcpy(ck, stiffness, sizeof(double) * s->nn), memcpy(ca, radius, sizeof(double) * s->nn);
+    free(s->cp), free(s->ck), free(s->ca), free(s->cmu), free(s->cf), free(s->cob), free(s->cplane);
+    s->ncp = count, s->cp = cp, s->ck = ck, s->ca = ca, s->cob = cob;
+    s->cplane = flags, s->cmoving = flags ? flags + count : NULL, s->any_moving = 0;
+    for (int p = 0; p < count; ++p) s->any_moving |= flags[count + p];
+    s->cmu = NULL, s->cf = NULL, s->stick_speed = 0; /* the friction belonged to the obstacles replaced */
+    return CR_OK;
+}
+
+cr_status cr_ph_set_contact(cr_ph *s, int planes, const cr_vec3 *normal, const cr_vec3 *point, const double *radius,
+                            const double *stiffness, cr_error *err)
+{
+    if (planes < 0) return cr_error_set(err, CR_BAD_INPUT, "ph contact: %d planes", planes);
+    cr_obstacle_def *o = planes ? calloc(planes, sizeof *o) : NULL;
+    if (planes && !o) return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the ph contact");
+    for (int p = 0; p < planes; ++p) {
+        double nn = cr_v3_norm(normal[p]);
+        if (!(nn > 0) || !isfinite(nn) || !isfinite(cr_v3_dot(normal[p], point[p]))) {
+            free(o);
+            return cr_error_set(err, CR_BAD_INPUT, "ph contact: plane %d has no finite normal and point", p);
+        }
+        cr_vec3 n = cr_v3_scale(normal[p], 1.0 / nn);
+        cr_vec3 e = fabs(n.x) < 0.9 ? cr_v3(1, 0, 0) : cr_v3(0, 1, 0);
+        cr_vec3 ex = cr_v3_normalize(cr_v3_sub(e, cr_v3_scale(n, cr_v3_dot(e, n))));
+        o[p].type = CR_OBSTACLE_PLANE;
+        o[p].center = point[p];
+        o[p].axes = cr_m3_columns(ex, cr_v3_cross(n, ex), n);
+        o[p].half_extents = cr_v3(INFINITY, INFINITY, INFINITY);
+    }
+    cr_status st = cr_ph_set_obstacles(s, planes, o, radius, stiffness, err);
+    if (st == CR_OK) /* the caller's normals, not the columns rebuilt from them (same bits as before) */
+        for (int p = 0; p < planes; ++p) {
+            cr_vec3 n = cr_v3_scale(normal[p], 1.0 / cr_v3_norm(normal[p]));
+            double *cp = s->cp + 4 * p;
+            cp[0] = n.x, cp[1] = n.y, cp[2] = n.z, cp[3] = cr_v3_dot(n, point[p]);
+        }
+    free(o);
+    return st;
+}
+
+cr_status cr_ph_set_friction(cr_ph *s, const double *mu_static, const double *mu_kinetic, double stick_speed,
+                             cr_error *err)
+{
+    int any = 0;
+    for (int p = 0; mu_static && p < s->ncp; ++p) {
+        double ms = mu_static[p], mk = mu_kinetic ? mu_kinetic[p] : ms;
+        if (!(ms >= 0) || !isfinite(ms) || !(mk >= 0) || !(mk <= ms))
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "ph friction: obstacle %d: mu_static %g, mu_kinetic %g (need finite "
+                                "0 <= mu_kinetic <= mu_static)",
+                                p, ms, mk);
+        any |= ms > 0;
+    }
+    if (any && (!(stick_speed > 0) || !isfinite(stick_speed)))
+        return cr_error_set(err, CR_BAD_INPUT, "ph friction: stick_speed %g must be finite and > 0", stick_speed);
+    double *mu = any ? malloc(sizeof(double) * 2 * s->ncp) : NULL,
+           *cf = any ? calloc(3 * (size_t)s->nn, sizeof(double)) : NULL;
+    if (any && (!mu || !cf)) {
+        free(mu), free(cf);
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the ph friction");
+    }
+    for (int p = 0; any && p < s->ncp; ++p)
+        mu[2 * p] = mu_static[p], mu[2 * p + 1] = mu_kinetic ? mu_kinetic[p] : mu_static[p];
+    free(s->cmu), free(s->cf);
+    s->cmu = mu, s->cf = cf, s->stick_speed = any ? stick_speed : 0;
+    return CR_OK;
+}
