@@ -169,6 +169,9 @@ static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
         return cr_error_set(err, CR_BAD_INPUT,
                             "contact.rods: contact between the rods of an assembly needs several rods (rods); one rod "
                             "touches itself with contact.self");
+    if (st == CR_OK && sc->rod.contact.rods_mu_static > 0 && !sc->rod.contact.rods)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "contact.rods_friction: friction between the rods of an assembly needs \"rods\": true");
     if (st == CR_OK && cr_scenario_is_assembly(sc)) {
         if (sc->rod.contact.self)
             return cr_error_set(err, CR_BAD_INPUT,
