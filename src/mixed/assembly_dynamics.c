@@ -10,12 +10,11 @@
  *
  * (a: the accelerations (v̇, Ω̇) of the joint's two nodes, b: the velocity-squared part of g̈,
  * cr_asm_joint_bias; a hinge drive's row also depends on t explicitly: its ġ = C u + g_t and b
- * carries its time terms, with θ(t) set per residual and Jacobian by set_drive). Why this form: the position constraint g = 0 with μ as its
- * multiplier would make the DAE index 3 (μ appears only after differentiating g twice),
- * the velocity form C u = 0 index 2; a compliance 0 = g − εμ would make the joint a spring.
- * (J) contains μ through a with ∂(J)/∂μ = C M⁻¹ Cᵀ, regular whenever the joints' rows are
- * independent (cr_asm_check_redundant): index 1, like the rods' stresses, and the joint
- * stays exact. What is lost is the invariance of g = 0 and ġ = 0 themselves (the
+ * carries its time terms, with θ(t) set per residual and Jacobian by set_drive). Why this form: the position constraint
+ * g = 0 with μ as its multiplier would make the DAE index 3 (μ appears only after differentiating g twice), the
+ * velocity form C u = 0 index 2; a compliance 0 = g − εμ would make the joint a spring. (J) contains μ through a with
+ * ∂(J)/∂μ = C M⁻¹ Cᵀ, regular whenever the joints' rows are independent (cr_asm_check_redundant): index 1, like the
+ * rods' stresses, and the joint stays exact. What is lost is the invariance of g = 0 and ġ = 0 themselves (the
  * integration error would drift them): the 2ωġ + ω²g terms vanish on the exact solution
  * and make any drift decay like a critically damped oscillator of frequency ω. We take
  * ω = √(EA/(L_e m)) of the joint's element and node (the element's own axial frequency):
@@ -368,10 +367,11 @@ static void joint_rows(const asm_dyn *d, int jk, const double *ya, const double 
 /* The whole residual F(y): the rods' own, the joints' wrenches Cᵀμ on their nodes'
  * momentum rows, and the joints' rows (J). */
 /* contact.rods in a dynamic stage: the pairs' penalty forces N = max(0, −ε g) and friction
- * (assembly_contact.c) on the momentum rows of the rods' nodes, the friction's moments on
- * their angular rows (in the node's basis), not on a velocity a support holds (its row is the
- * support's); when lr is given their stiffness as its low-rank term, the held rows dropped
- * (as one rod's self-contact, selfcontact.c) */
+ * (assembly_contact.c) on the momentum rows of the rods' nodes (not on a velocity a support
+ * holds: its row is the support's), and when lr is given their stiffness as its low-rank term,
+ * the held rows dropped (as one rod's self-contact, selfcontact.c). The friction acts at the
+ * centrelines, as the obstacles' (its moments about them are left out: with a slip measured at
+ * the centrelines they would feed energy into the rods, docs/theory.md) */
 static void rods_contact(asm_dyn *d, double t, const double *y, double *F, cr_lowrank *lr)
 {
     cr_asm_contact *c = d->a->contact;
@@ -382,18 +382,12 @@ static void rods_contact(asm_dyn *d, double t, const double *y, double *F, cr_lo
         F[CR_DYN_V] = NAN;
         return;
     }
-    const int fric = cr_asm_contact_frictional(c);
     for (int k = 0; k < np; ++k) {
         int nodes[4];
-        double f[12], K[144], mom[12];
-        cr_asm_contact_pair_force_friction(c, k, nodes, f, lr ? K : NULL, mom, NULL);
-        for (int q = 0; q < 4; ++q) {
-            double *Fq = F + (size_t)nodes[q] * B;
-            for (int r = 0; r < 3; ++r) Fq[CR_DYN_V + r] += f[3 * q + r];
-            if (!fric) continue;
-            const cr_vec3 mb = cr_m3_tmulv(cr_q_exp(cr_q_load(y + (size_t)nodes[q] * B + 3)), cr_v3_load(mom + 3 * q));
-            Fq[CR_DYN_W] += mb.x, Fq[CR_DYN_W + 1] += mb.y, Fq[CR_DYN_W + 2] += mb.z;
-        }
+        double f[12], K[144];
+        cr_asm_contact_pair_force_friction(c, k, nodes, f, lr ? K : NULL, NULL, NULL);
+        for (int q = 0; q < 4; ++q)
+            for (int r = 0; r < 3; ++r) F[(size_t)nodes[q] * B + CR_DYN_V + r] += f[3 * q + r];
         if (lr && cr_lowrank_add(lr, nodes, 4, K) != CR_OK) F[CR_DYN_V] = NAN;
     }
     if (np == 0) return;
@@ -407,26 +401,17 @@ static void rods_contact(asm_dyn *d, double t, const double *y, double *F, cr_lo
             int rows[13];
             cr_supports_dynamic_held(m, sp, &at, k, rows);
             const int g = g0 + sp->node;
-            for (int e = 0; e < 6; ++e) {
-                const int row = (e < 3 ? CR_DYN_V : CR_DYN_W - 3) + e;
-                if (!rows[row]) continue;
-                /* the forces (moments) went in above: take them out of the held row again */
+            for (int e = 0; e < 3; ++e) {
+                if (!rows[CR_DYN_V + e]) continue;
+                /* the forces went in above: take them out of the held row again */
                 for (int kk = 0; kk < np; ++kk) {
                     int nodes[4];
-                    double f[12], mom[12];
-                    cr_asm_contact_pair_force_friction(c, kk, nodes, f, NULL, mom, NULL);
-                    for (int q = 0; q < 4; ++q) {
-                        if (nodes[q] != g) continue;
-                        if (e < 3) {
-                            F[(size_t)g * B + row] -= f[3 * q + e];
-                        } else if (fric) {
-                            const cr_vec3 mb =
-                                cr_m3_tmulv(cr_q_exp(cr_q_load(y + (size_t)g * B + 3)), cr_v3_load(mom + 3 * q));
-                            F[(size_t)g * B + row] -= cr_v3_get(mb, e - 3);
-                        }
-                    }
+                    double f[12];
+                    cr_asm_contact_pair_force_friction(c, kk, nodes, f, NULL, NULL, NULL);
+                    for (int q = 0; q < 4; ++q)
+                        if (nodes[q] == g) F[(size_t)g * B + CR_DYN_V + e] -= f[3 * q + e];
                 }
-                if (e < 3 && lr && lr->slot[g] >= 0)
+                if (lr && lr->slot[g] >= 0)
                     for (int col = 0; col < 3 * lr->m; ++col)
                         lr->C[(3 * (size_t)lr->slot[g] + e) * 3 * (size_t)lr->cap + col] = 0.0;
             }
@@ -1787,8 +1772,10 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
     ro.output = output, ro.output_times = times, ro.n_output_times = (int)count;
     ro.step_callback = step_done;
     ro.jac_reuse_theta = 0.1, ro.newton_growth_theta = 0.2; /* as one rod's (dynamics_solve.c) */
-    if (cr_asm_has_limits(a)) ro.step_limit = cr_asm_obstacles(a) ? limits_contact_step_limit : limit_step_limit;
-    else if (cr_asm_obstacles(a)) ro.step_limit = contact_step_limit;
+    if (cr_asm_has_limits(a))
+        ro.step_limit = cr_asm_obstacles(a) ? limits_contact_step_limit : limit_step_limit;
+    else if (cr_asm_obstacles(a))
+        ro.step_limit = contact_step_limit;
     if (a->contact) ro.step_limit = rods_step_limit;
     cr_radau_linsys ls = {.jacobian = hook_jacobian,
                           .factor_real = hook_factor_real,

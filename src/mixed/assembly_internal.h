@@ -334,7 +334,10 @@ void cr_asm_contact_dynamic_end(cr_asm_contact *c);
 /* Pair k as cr_asm_contact_pair_force with its friction, and the moments mom[12] (I) on the four
  * nodes that the friction acting at the contact point (between the two centrelines, at r_a/(r_a
  * + r_b) of the way from a's) has about them: with them the pair's forces and moments sum to
- * zero force and zero moment about any point (momentum and angular momentum exact). K holds
+ * zero force and zero moment about any point. The dynamics applies the forces alone (at the
+ * centrelines, as the obstacles' friction): those moments, with a slip measured between the
+ * centrelines, would feed energy into the rods (measured), so momentum is exact and angular
+ * momentum is not (the pair's moment (p_a − p_b) × f_a is left). K holds
  * ∂f/∂x with the friction's part (∂mom/∂x is not formed). *sliding (optional): 1 when the pair
  * is at its Coulomb limit. */
 void cr_asm_contact_pair_force_friction(const cr_asm_contact *c, int k, int nodes[4], double *f, double *K,
