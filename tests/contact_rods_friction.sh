@@ -134,7 +134,7 @@ assert all(y <= x + 1e-6 * W for x, y in zip(e, e[1:])) and e[-1] < -0.02 * W, e
 assert F[-1]["amid_x"] > 1e-3 and abs(F0[-1]["amid_x"]) < 0.1 * F[-1]["amid_x"]
 PY
 
-expect_error 1 "contact.rods_friction: friction between the rods of an assembly needs" check "$tmp/fly.json" \
+expect_error 1 "contact.rods_friction: friction between rods is an assembly" check "$tmp/fly.json" \
     --set 'contact.rods=false' --set 'obstacles=[{"type": "plane", "normal": [0, 0, 1], "point": [0, 0, -1]}]'
 expect_error 1 "contact.rods_friction.kinetic" check "$tmp/fly.json" --set 'contact.rods_friction.kinetic=0.6'
 exit $fail

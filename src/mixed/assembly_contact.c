@@ -33,7 +33,8 @@ struct cr_asm_contact {
     /* friction (dynamic stages): μ_s, μ_k; the stick anchors, sorted by (a, b), and a scratch list */
     double mu_s, mu_k;
     int dynamic;
-    int self; /* contact.self: segments of one rod touch too */
+    int self;    /* contact.self: segments of one rod touch */
+    int between; /* contact.rods: segments of different rods touch */
     struct rr_stick *stick, *nstick;
     int stick_count, stick_cap, nstick_cap;
 };
@@ -87,7 +88,7 @@ cr_status cr_asm_contact_create(cr_assembly *a, const cr_assembly_def *def, cr_e
         ++c->links;
     }
     c->tol = INFINITY;
-    c->self = def->rods[0].rod.contact.self;
+    c->self = def->rods[0].rod.contact.self, c->between = def->rods[0].rod.contact.rods;
     c->mu_s = def->rods[0].rod.contact.rods_mu_static, c->mu_k = def->rods[0].rod.contact.rods_mu_kinetic;
     c->max_updates = def->rods[0].rod.contact.max_updates > 0 ? def->rods[0].rod.contact.max_updates : 50;
     for (int r = 0, k = 0; r < a->rod_count; ++r) {
@@ -173,7 +174,7 @@ static int rod_of_seg(const cr_asm_contact *c, int k) { return c->rod_of[c->seg_
  * π (r_a + r_b)/2 apart along the rod) */
 static int touchable(const cr_asm_contact *c, int ka, int kb)
 {
-    if (rod_of_seg(c, ka) != rod_of_seg(c, kb)) return !joined(c, ka, kb);
+    if (rod_of_seg(c, ka) != rod_of_seg(c, kb)) return c->between && !joined(c, ka, kb);
     if (!c->self) return 0;
     if (ka > kb) {
         const int t = ka;

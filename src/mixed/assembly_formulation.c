@@ -107,6 +107,11 @@ static cr_status asm_check_rods_contact(const cr_scenario *sc, const cr_assembly
     const double g = cr_asm_contact_min_gap(a->contact, &ga, &gb);
     if (!(g < -cr_asm_contact_tolerance(a->contact))) return CR_OK;
     const int ra = cr_asm_contact_rod_of(a->contact, ga, &na), rb = cr_asm_contact_rod_of(a->contact, gb, &nb);
+    if (ra == rb)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "contact.self: rod '%s' starts inside itself: the segments of its nodes %d–%d and %d–%d "
+                            "overlap by %.3g m (more than the tolerance %.3g m)",
+                            a->names[ra], na, na + 1, nb, nb + 1, -g, cr_asm_contact_tolerance(a->contact));
     return cr_error_set(err, CR_BAD_INPUT,
                         "contact.rods: rod '%s' starts inside rod '%s': the segment of its nodes %d–%d and that of "
                         "nodes %d–%d of '%s' overlap by %.3g m (more than the tolerance %.3g m); move the rods apart",
@@ -409,9 +414,9 @@ static double body_mass(const void *impl, int j)
  * contact.rods the pairs and the smallest gap (assembly_dynamics.c, output) */
 static int series_extra(const void *impl, const char *const **names)
 {
-    static const char *const all[] = {"energy_dissipated_joints", "work_drives",          "joint_limits_pressing",
-                                      "joint_limit_force",        "contact_active",       "contact_sliding",
-                                      "contact_normal_force",     "contact_penetration",  "rods_contact_pairs",
+    static const char *const all[] = {"energy_dissipated_joints", "work_drives",         "joint_limits_pressing",
+                                      "joint_limit_force",        "contact_active",      "contact_sliding",
+                                      "contact_normal_force",     "contact_penetration", "rods_contact_pairs",
                                       "rods_contact_gap"};
     asm_sim *s = (asm_sim *)impl; /* (its column list, filled here) */
     const int joints = s && s->a && cr_asm_joint_columns(s->a), limits = joints && cr_asm_has_limits(s->a),

@@ -3,9 +3,9 @@
  * Radau IIA, and the formulation-neutral accessors. */
 #include "model/formulation.h"
 #include "contact/contact.h"
-#include "selfcontact.h"
 #include "mixed/mixed.h"
 #include "mixed/supports.h"
+#include "selfcontact.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -169,15 +169,11 @@ static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
         return cr_error_set(err, CR_BAD_INPUT,
                             "contact.rods: contact between the rods of an assembly needs several rods (rods); one rod "
                             "touches itself with contact.self");
-    if (st == CR_OK && sc->rod.contact.rods_mu_static > 0 && !sc->rod.contact.rods)
+    if (st == CR_OK && sc->rod.contact.rods_mu_static > 0 &&
+        !(cr_scenario_is_assembly(sc) && (sc->rod.contact.rods || sc->rod.contact.self)))
         return cr_error_set(err, CR_BAD_INPUT,
-                            "contact.rods_friction: friction between the rods of an assembly needs \"rods\": true");
-    if (st == CR_OK && cr_scenario_is_assembly(sc)) {
-        if (sc->rod.contact.self)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "contact.self: contact between the rods of an assembly is not available yet; "
-                                "self-contact works with a single rod");
-    }
+                            "contact.rods_friction: friction between rods is an assembly's (rods), with \"rods\" or "
+                            "\"self\": true (a single rod's self-contact is frictionless)");
     if (st == CR_OK)
         st = cr_scenario_is_assembly(sc) ? cr_mixed_assembly_formulation.check(sc, err) : cr_mixed_check_rod(sc, err);
     return st == CR_OK ? cr_mixed_check_static_supports(sc, err) : st;
@@ -333,7 +329,7 @@ static int series_extra(const void *impl, const char *const **names)
     const cr_model *m = ((const mixed_sim *)impl)->model;
     if (m->selfcontact) { /* self-contact: the pairs pressing, the smallest gap of the pairs within reach */
         static const char *const self_only[] = {"energy_dissipated", "self_contact_pairs", "self_contact_gap"};
-        static const char *const both[] = {"energy_dissipated",   "contact_active",     "contact_sliding",
+        static const char *const both[] = {"energy_dissipated",    "contact_active",      "contact_sliding",
                                            "contact_normal_force", "contact_penetration", "self_contact_pairs",
                                            "self_contact_gap"};
         *names = m->contact ? both : self_only;
