@@ -21,6 +21,7 @@ struct cr_asm_contact {
     double tol;
     int max_updates;
     double *X; /* 3 per global node: the positions gathered */
+    double *Q; /* 4 per global node: the orientations gathered (quaternions) */
     double *lo, *hi;
     int *cand, cand_cap;
     cr_asm_rodpair *pair;
@@ -44,13 +45,14 @@ struct cr_asm_contact {
 typedef struct rr_stick {
     int a, b;
     double sa, sb;
+    double ra[3], rb[3]; /* the levers from the centrelines to the contact point, in the sections' frames */
     int sliding;
 } rr_stick;
 
 void cr_asm_contact_destroy(cr_asm_contact *c)
 {
     if (!c) return;
-    free(c->node0), free(c->seg_node), free(c->rod_of), free(c->radius), free(c->eps), free(c->X);
+    free(c->node0), free(c->seg_node), free(c->rod_of), free(c->radius), free(c->eps), free(c->X), free(c->Q);
     free(c->lo), free(c->hi), free(c->cand), free(c->pair), free(c->mult);
     free(c->s), free(c->link);
     free(c->stick), free(c->nstick);
@@ -72,6 +74,8 @@ cr_status cr_asm_contact_create(cr_assembly *a, const cr_assembly_def *def, cr_e
     c->rod_of = malloc((size_t)c->nodes * sizeof *c->rod_of);
     c->radius = malloc((size_t)c->nodes * sizeof *c->radius);
     c->X = malloc((size_t)c->nodes * 3 * sizeof *c->X);
+    c->Q = malloc((size_t)c->nodes * 4 * sizeof *c->Q);
+    if (!c->Q) return cr_error_set(err, CR_NO_MEMORY, "out of memory creating the assembly");
     c->lo = malloc((size_t)c->segs * 3 * sizeof *c->lo);
     c->hi = malloc((size_t)c->segs * 3 * sizeof *c->hi);
     if (!c->seg_node || !c->rod_of || !c->radius || !c->X || !c->lo || !c->hi)
@@ -117,13 +121,18 @@ int cr_asm_contact_max_updates(const cr_asm_contact *c) { return c->max_updates;
 void cr_asm_contact_gather(cr_asm_contact *c, const cr_assembly *a, const cr_assembly_state *s)
 {
     for (int r = 0; r < a->rod_count; ++r)
-        for (int i = 0; i < a->models[r]->nodes; ++i)
+        for (int i = 0; i < a->models[r]->nodes; ++i) {
             cr_v3_store(cr_state_position(s->rods[r], i), c->X + 3 * (size_t)(c->node0[r] + i));
+            cr_q_store(cr_state_orientation(s->rods[r], i), c->Q + 4 * (size_t)(c->node0[r] + i));
+        }
 }
 
 void cr_asm_contact_gather_y(cr_asm_contact *c, const double *y, int stride)
 {
-    for (int g = 0; g < c->nodes; ++g) memcpy(c->X + 3 * (size_t)g, y + (size_t)g * stride, 3 * sizeof(double));
+    for (int g = 0; g < c->nodes; ++g) {
+        memcpy(c->X + 3 * (size_t)g, y + (size_t)g * stride, 3 * sizeof(double));
+        memcpy(c->Q + 4 * (size_t)g, y + (size_t)g * stride + 3, 4 * sizeof(double));
+    }
 }
 
 static cr_vec3 X_at(const cr_asm_contact *c, int g) { return cr_v3_load(c->X + 3 * (size_t)g); }
@@ -365,9 +374,9 @@ static double seg_len0(const cr_asm_contact *c, int k) { return c->s[c->seg_node
  * *trial: |t|; *ds, *dt: the anchors' parameters relative to the closest points'. Returns
  * 1 at the Coulomb limit (μ = μ_k for a pair sliding since the last step, else μ_s). */
 static int friction(const cr_asm_contact *c, const cr_asm_rodpair *p, const cr_vec3 X[4], double N, double *f,
-                    double *K, double *mom, double *trial, double *ds_out, double *dt_out)
+                    double *K, double *mom, double *trial, double *gT_out)
 {
-    *trial = 0, *ds_out = 0, *dt_out = 0;
+    *trial = 0;
     if (mom)
         for (int k = 0; k < 12; ++k) mom[k] = 0;
     if (!c->dynamic || !(c->mu_s > 0) || p->stick < 0 || !(N > 0) || !(p->cp.dist > 0)) return 0;
@@ -377,17 +386,28 @@ static int friction(const cr_asm_contact *c, const cr_asm_rodpair *p, const cr_v
     const double eps = pair_eps(c, p->a, p->b), mu = st->sliding ? c->mu_k : c->mu_s;
     const double Ds = (st->sa - c->s[a]) / seg_len0(c, p->a) - cp->s,
                  Dt = (st->sb - c->s[b]) / seg_len0(c, p->b) - cp->t;
-    *ds_out = Ds, *dt_out = Dt;
     const double w[4] = {1 - cp->s, cp->s, -(1 - cp->t), -cp->t};
     const cr_vec3 ea = cr_v3_sub(X[1], X[0]), eb = cr_v3_sub(X[3], X[2]), d = cr_v3_sub(cp->pa, cp->pb);
     const double D = cp->dist, E[2][3] = {{ea.x, ea.y, ea.z}, {eb.x, eb.y, eb.z}};
     const double n[3] = {d.x / D, d.y / D, d.z / D}, dv[3] = {d.x, d.y, d.z};
-    /* u = Δs e_a − Δt e_b: the anchored material point of a relative to b's, from the contact */
+    /* u: the anchored surface point of a relative to b's, each its material point of the
+     * centreline (Δs e_a, Δt e_b from the closest points) and its lever in the section's frame
+     * (interpolated between the nodes' rotations as the point between the nodes) */
+    const cr_mat3 Ra0 = cr_q_exp(cr_q_load(c->Q + 4 * (size_t)a)), Ra1 = cr_q_exp(cr_q_load(c->Q + 4 * (size_t)a + 4)),
+                  Rb0 = cr_q_exp(cr_q_load(c->Q + 4 * (size_t)b)), Rb1 = cr_q_exp(cr_q_load(c->Q + 4 * (size_t)b + 4));
+    const cr_vec3 ra = cr_v3_load(st->ra), rb = cr_v3_load(st->rb);
+    const cr_vec3 la = cr_v3_add(cr_v3_scale(cr_m3_mulv(Ra0, ra), 1 - cp->s), cr_v3_scale(cr_m3_mulv(Ra1, ra), cp->s)),
+                  lb = cr_v3_add(cr_v3_scale(cr_m3_mulv(Rb0, rb), 1 - cp->t), cr_v3_scale(cr_m3_mulv(Rb1, rb), cp->t));
+    const cr_vec3 dla = cr_v3_sub(cr_m3_mulv(Ra1, ra), cr_m3_mulv(Ra0, ra)), /* ∂/∂s, ∂/∂t */
+        dlb = cr_v3_sub(cr_m3_mulv(Rb1, rb), cr_m3_mulv(Rb0, rb));
+    const double LA[3] = {la.x, la.y, la.z}, LB[3] = {lb.x, lb.y, lb.z}, DLA[3] = {dla.x, dla.y, dla.z},
+                 DLB[3] = {dlb.x, dlb.y, dlb.z};
     double u[3], nu = 0, gT[3], t[3], tn = 0;
-    for (int r = 0; r < 3; ++r) u[r] = Ds * E[0][r] - Dt * E[1][r], nu += n[r] * u[r];
+    for (int r = 0; r < 3; ++r) u[r] = dv[r] + Ds * E[0][r] - Dt * E[1][r] + LA[r] - LB[r], nu += n[r] * u[r];
     for (int r = 0; r < 3; ++r) gT[r] = u[r] - nu * n[r], t[r] = -eps * gT[r], tn += t[r] * t[r];
     tn = sqrt(tn);
     *trial = tn;
+    for (int r = 0; r < 3; ++r) gT_out[r] = gT[r];
     const double L = mu * N;
     const int slip = tn > L;
     double fa[3], th[3] = {0, 0, 0};
@@ -435,21 +455,16 @@ static int friction(const cr_asm_contact *c, const cr_asm_rodpair *p, const cr_v
         for (int j = 0; j < nf; ++j)
             for (int q = 0; q < 12; ++q) g[q] -= Ai[i][j] * G[j][q];
     }
-    /* ∂d = W + e_a ∇sᵀ − e_b ∇tᵀ, ∂n = P ∂d / D, ∂u = Δs ∂e_a − Δt ∂e_b − e_a ∇sᵀ + e_b ∇tᵀ */
+    /* ∂d = W + e_a ∇sᵀ − e_b ∇tᵀ, ∂n = P ∂d / D, ∂u = ∂d + Δs ∂e_a − Δt ∂e_b − e_a ∇sᵀ + e_b ∇tᵀ
+     * + (R_a1 − R_a0) ρ_a ∇sᵀ − (R_b1 − R_b0) ρ_b ∇tᵀ (the rotations' columns are not formed) */
     double Dd[3][12], Dn[3][12], Du[3][12], Dt3[3][12], gN[12];
     for (int r = 0; r < 3; ++r)
         for (int q = 0; q < 12; ++q) {
             const int k = q / 3, cc = q % 3, dl = r == cc;
             Dd[r][q] = w[k] * dl + E[0][r] * gs[q] - E[1][r] * gt[q];
-            Du[r][q] = Ds * dl *
-                           (k == 1   ? 1
-                            : k == 0 ? -1
-                                     : 0) -
-                       Dt * dl *
-                           (k == 3   ? 1
-                            : k == 2 ? -1
-                                     : 0) -
-                       E[0][r] * gs[q] + E[1][r] * gt[q];
+            const double ka = k == 1 ? 1.0 : k == 0 ? -1.0 : 0.0, kb = k == 3 ? 1.0 : k == 2 ? -1.0 : 0.0;
+            Du[r][q] = Dd[r][q] + Ds * dl * ka - Dt * dl * kb - E[0][r] * gs[q] + E[1][r] * gt[q] + DLA[r] * gs[q] -
+                       DLB[r] * gt[q];
         }
     for (int q = 0; q < 12; ++q) {
         double nd = 0;
@@ -487,8 +502,8 @@ void cr_asm_contact_pair_force_friction(const cr_asm_contact *c, int k, int node
     const cr_vec3 X[4] = {X_at(c, a), X_at(c, a + 1), X_at(c, b), X_at(c, b + 1)};
     const double N = cr_segpair_force(X, seg_radius(c, p->a) + seg_radius(c, p->b), p->lambda, pair_eps(c, p->a, p->b),
                                       &p->cp, f, K);
-    double tn, ds, dt;
-    const int slip = friction(c, p, X, N, f, K, mom, &tn, &ds, &dt);
+    double tn, gT[3];
+    const int slip = friction(c, p, X, N, f, K, mom, &tn, gT);
     if (sliding) *sliding = slip || (p->stick >= 0 && c->stick[p->stick].sliding);
 }
 
@@ -499,6 +514,57 @@ static int grow_nstick(cr_asm_contact *c, int n)
     if (!m) return -1;
     c->nstick = m, c->nstick_cap = n;
     return 0;
+}
+
+/* M⁻¹ v for a 3 × 3 M (cofactors) */
+static cr_vec3 m3_solve(cr_mat3 M, cr_vec3 v)
+{
+    const double(*m)[3] = M.m;
+    const double c00 = m[1][1] * m[2][2] - m[1][2] * m[2][1], c01 = m[1][2] * m[2][0] - m[1][0] * m[2][2],
+                 c02 = m[1][0] * m[2][1] - m[1][1] * m[2][0];
+    const double det = m[0][0] * c00 + m[0][1] * c01 + m[0][2] * c02;
+    const double x[3] = {v.x, v.y, v.z};
+    double r[3];
+    const double inv[3][3] = {{c00, m[0][2] * m[2][1] - m[0][1] * m[2][2], m[0][1] * m[1][2] - m[0][2] * m[1][1]},
+                              {c01, m[0][0] * m[2][2] - m[0][2] * m[2][0], m[0][2] * m[1][0] - m[0][0] * m[1][2]},
+                              {c02, m[0][1] * m[2][0] - m[0][0] * m[2][1], m[0][0] * m[1][1] - m[0][1] * m[1][0]}};
+    for (int i = 0; i < 3; ++i) r[i] = (inv[i][0] * x[0] + inv[i][1] * x[1] + inv[i][2] * x[2]) / det;
+    return cr_v3(r[0], r[1], r[2]);
+}
+
+/* Anchors pair p where its surface points are now, displaced so that the tangential slip is U
+ * (0: a fresh anchor; μ_k N/ε along t: a sliding pair's trailing anchor): the levers to the
+ * contact point (at a_a/(a_a + a_b) of the way from a's centreline to b's) in the sections'
+ * frames, and the material points' parameters on the two segments by least squares in the
+ * tangent plane (exact unless the segments are parallel) */
+static void anchor(const cr_asm_contact *c, const cr_asm_rodpair *p, const cr_vec3 X[4], const double U[3],
+                   rr_stick *st)
+{
+    const cr_seg_closest *cp = &p->cp;
+    const int a = c->seg_node[p->a], b = c->seg_node[p->b];
+    const double alpha = seg_radius(c, p->a) / (seg_radius(c, p->a) + seg_radius(c, p->b));
+    const cr_vec3 d = cr_v3_sub(cp->pa, cp->pb);
+    cr_mat3 Ma = cr_m3_zero(), Mb = cr_m3_zero();
+    const cr_mat3 Ra0 = cr_q_exp(cr_q_load(c->Q + 4 * (size_t)a)), Ra1 = cr_q_exp(cr_q_load(c->Q + 4 * (size_t)a + 4)),
+                  Rb0 = cr_q_exp(cr_q_load(c->Q + 4 * (size_t)b)), Rb1 = cr_q_exp(cr_q_load(c->Q + 4 * (size_t)b + 4));
+    for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k)
+            Ma.m[r][k] = (1 - cp->s) * Ra0.m[r][k] + cp->s * Ra1.m[r][k],
+            Mb.m[r][k] = (1 - cp->t) * Rb0.m[r][k] + cp->t * Rb1.m[r][k];
+    cr_v3_store(m3_solve(Ma, cr_v3_scale(d, -alpha)), st->ra);
+    cr_v3_store(m3_solve(Mb, cr_v3_scale(d, 1 - alpha)), st->rb);
+    const cr_vec3 n = cp->dist > 0 ? cr_v3_scale(d, 1 / cp->dist) : cr_v3(0, 0, 0), u = cr_v3_load(U);
+    cr_vec3 A1 = cr_v3_sub(X[1], X[0]), A2 = cr_v3_sub(X[2], X[3]);
+    A1 = cr_v3_madd(A1, -cr_v3_dot(n, A1), n), A2 = cr_v3_madd(A2, -cr_v3_dot(n, A2), n);
+    const double a11 = cr_v3_dot(A1, A1), a12 = cr_v3_dot(A1, A2), a22 = cr_v3_dot(A2, A2), det = a11 * a22 - a12 * a12;
+    const double b1 = cr_v3_dot(A1, u), b2 = cr_v3_dot(A2, u);
+    double x = 0, y = 0;
+    if (det > 1e-12 * a11 * a22)
+        x = (a22 * b1 - a12 * b2) / det, y = (a11 * b2 - a12 * b1) / det;
+    else if (a11 > 0)
+        x = b1 / a11;
+    st->a = p->a, st->b = p->b;
+    st->sa = c->s[a] + (cp->s + x) * seg_len0(c, p->a), st->sb = c->s[b] + (cp->t + y) * seg_len0(c, p->b);
 }
 
 int cr_asm_contact_dynamic_step(cr_asm_contact *c)
@@ -513,23 +579,28 @@ int cr_asm_contact_dynamic_step(cr_asm_contact *c)
         const cr_vec3 X[4] = {X_at(c, a), X_at(c, a + 1), X_at(c, b), X_at(c, b + 1)};
         const double N = cr_segpair_force(X, seg_radius(c, p->a) + seg_radius(c, p->b), p->lambda,
                                           pair_eps(c, p->a, p->b), &p->cp, NULL, NULL);
-        double f[12] = {0}, tn, ds, dt;
-        friction(c, p, X, N, f, NULL, NULL, &tn, &ds, &dt);
-        int sliding = 0;
-        if (p->stick >= 0) { /* stick → slide above μ_s N, slide → stick below μ_k N (contact.c) */
-            sliding = c->stick[p->stick].sliding;
-            if (!sliding && tn > c->mu_s * N)
-                sliding = 1;
-            else if (sliding && tn < c->mu_k * N)
-                sliding = 0;
-            else if (sliding && tn > 0) { /* the anchors trail the contact: |t| = μ_k N along t */
-                const double q = c->mu_k * N / tn;
-                ds *= q, dt *= q;
-            }
-        } /* else: touched in this step, sticks from here (a continuous force: 0) */
-        const double s0 = p->cp.s + ds, t0 = p->cp.t + dt;
-        c->nstick[n++] =
-            (rr_stick){p->a, p->b, c->s[a] + s0 * seg_len0(c, p->a), c->s[b] + t0 * seg_len0(c, p->b), sliding};
+        double f[12] = {0}, tn, gT[3] = {0, 0, 0}, U[3] = {0, 0, 0};
+        friction(c, p, X, N, f, NULL, NULL, &tn, gT);
+        rr_stick *st = &c->nstick[n++];
+        if (p->stick < 0) { /* touched in this step: sticks from here (a continuous force: 0) */
+            anchor(c, p, X, U, st);
+            st->sliding = 0;
+            continue;
+        }
+        /* stick → slide above μ_s N, slide → stick below μ_k N (contact.c) */
+        *st = c->stick[p->stick];
+        st->a = p->a, st->b = p->b;
+        if (!st->sliding && tn > c->mu_s * N)
+            st->sliding = 1;
+        else if (st->sliding && tn < c->mu_k * N) {
+            st->sliding = 0;
+            continue;
+        }
+        if (st->sliding && tn > 0) { /* the anchors trail the contact: |t| = μ_k N along t */
+            const double q = c->mu_k * N / tn;
+            for (int r = 0; r < 3; ++r) U[r] = q * gT[r];
+            anchor(c, p, X, U, st);
+        }
     }
     /* c->pair is sorted by (a, b): so is the new list; the pairs are distinct */
     rr_stick *t = c->stick;

@@ -367,11 +367,10 @@ static void joint_rows(const asm_dyn *d, int jk, const double *ya, const double 
 /* The whole residual F(y): the rods' own, the joints' wrenches Cᵀμ on their nodes'
  * momentum rows, and the joints' rows (J). */
 /* contact.rods in a dynamic stage: the pairs' penalty forces N = max(0, −ε g) and friction
- * (assembly_contact.c) on the momentum rows of the rods' nodes (not on a velocity a support
- * holds: its row is the support's), and when lr is given their stiffness as its low-rank term,
- * the held rows dropped (as one rod's self-contact, selfcontact.c). The friction acts at the
- * centrelines, as the obstacles' (its moments about them are left out: with a slip measured at
- * the centrelines they would feed energy into the rods, docs/theory.md) */
+ * (assembly_contact.c) on the momentum rows of the rods' nodes, the friction's moments about
+ * the centrelines on their angular rows (in the node's basis), not on a velocity a support
+ * holds (its row is the support's); when lr is given their stiffness as its low-rank term, the
+ * held rows dropped (as one rod's self-contact, selfcontact.c) */
 static void rods_contact(asm_dyn *d, double t, const double *y, double *F, cr_lowrank *lr)
 {
     cr_asm_contact *c = d->a->contact;
@@ -382,12 +381,18 @@ static void rods_contact(asm_dyn *d, double t, const double *y, double *F, cr_lo
         F[CR_DYN_V] = NAN;
         return;
     }
+    const int fric = cr_asm_contact_frictional(c);
     for (int k = 0; k < np; ++k) {
         int nodes[4];
-        double f[12], K[144];
-        cr_asm_contact_pair_force_friction(c, k, nodes, f, lr ? K : NULL, NULL, NULL);
-        for (int q = 0; q < 4; ++q)
-            for (int r = 0; r < 3; ++r) F[(size_t)nodes[q] * B + CR_DYN_V + r] += f[3 * q + r];
+        double f[12], K[144], mom[12];
+        cr_asm_contact_pair_force_friction(c, k, nodes, f, lr ? K : NULL, mom, NULL);
+        for (int q = 0; q < 4; ++q) {
+            double *Fq = F + (size_t)nodes[q] * B;
+            for (int r = 0; r < 3; ++r) Fq[CR_DYN_V + r] += f[3 * q + r];
+            if (!fric) continue;
+            const cr_vec3 mb = cr_m3_tmulv(cr_q_exp(cr_q_load(y + (size_t)nodes[q] * B + 3)), cr_v3_load(mom + 3 * q));
+            Fq[CR_DYN_W] += mb.x, Fq[CR_DYN_W + 1] += mb.y, Fq[CR_DYN_W + 2] += mb.z;
+        }
         if (lr && cr_lowrank_add(lr, nodes, 4, K) != CR_OK) F[CR_DYN_V] = NAN;
     }
     if (np == 0) return;
@@ -401,17 +406,26 @@ static void rods_contact(asm_dyn *d, double t, const double *y, double *F, cr_lo
             int rows[13];
             cr_supports_dynamic_held(m, sp, &at, k, rows);
             const int g = g0 + sp->node;
-            for (int e = 0; e < 3; ++e) {
-                if (!rows[CR_DYN_V + e]) continue;
-                /* the forces went in above: take them out of the held row again */
+            for (int e = 0; e < 6; ++e) {
+                const int row = (e < 3 ? CR_DYN_V : CR_DYN_W - 3) + e;
+                if (!rows[row]) continue;
+                /* the forces (moments) went in above: take them out of the held row again */
                 for (int kk = 0; kk < np; ++kk) {
                     int nodes[4];
-                    double f[12];
-                    cr_asm_contact_pair_force_friction(c, kk, nodes, f, NULL, NULL, NULL);
-                    for (int q = 0; q < 4; ++q)
-                        if (nodes[q] == g) F[(size_t)g * B + CR_DYN_V + e] -= f[3 * q + e];
+                    double f[12], mom[12];
+                    cr_asm_contact_pair_force_friction(c, kk, nodes, f, NULL, mom, NULL);
+                    for (int q = 0; q < 4; ++q) {
+                        if (nodes[q] != g) continue;
+                        if (e < 3) {
+                            F[(size_t)g * B + row] -= f[3 * q + e];
+                        } else if (fric) {
+                            const cr_vec3 mb =
+                                cr_m3_tmulv(cr_q_exp(cr_q_load(y + (size_t)g * B + 3)), cr_v3_load(mom + 3 * q));
+                            F[(size_t)g * B + row] -= cr_v3_get(mb, e - 3);
+                        }
+                    }
                 }
-                if (lr && lr->slot[g] >= 0)
+                if (e < 3 && lr && lr->slot[g] >= 0)
                     for (int col = 0; col < 3 * lr->m; ++col)
                         lr->C[(3 * (size_t)lr->slot[g] + e) * 3 * (size_t)lr->cap + col] = 0.0;
             }

@@ -297,7 +297,7 @@ int cr_asm_contact_nodes(const cr_asm_contact *c);
 int cr_asm_contact_rod_of(const cr_asm_contact *c, int node, int *local);
 double cr_asm_contact_tolerance(const cr_asm_contact *c);
 int cr_asm_contact_max_updates(const cr_asm_contact *c); /* contact.max_updates (50 by default) */
-/* Takes the rods' node positions from the state (the forces below are at them). */
+/* Takes the rods' node positions and orientations from the state (the forces below are at them). */
 void cr_asm_contact_gather(cr_asm_contact *c, const cr_assembly *a, const cr_assembly_state *s);
 /* The same from a vector with the rods' nodes one after the other, `stride` doubles a node
  * (the dynamic stage's unknowns: positions first). */
@@ -318,14 +318,16 @@ void cr_asm_contact_reset(cr_asm_contact *c);
 int cr_asm_contact_update(cr_asm_contact *c, double *penetration);
 
 /* Friction between the rods (contact.rods_friction; docs/theory.md "Contact between rods"),
- * dynamic stages only, as the obstacles' (contact.c): a pair that touches is anchored at the
- * two material points in contact (their arc lengths in their rods); the trial force on rod a
- * is t = −ε P u, u the relative displacement of the two anchored material points since they
- * touched (P: the tangent plane), held while |t| <= μ_s N (stick, exactly: no creep) and
- * t μ N/|t| otherwise; equal and opposite on rod b. The anchors change only after an accepted
- * step: released when the pair opens, moved along with a sliding pair (|t| = μ_k N), and a
- * pair that came to rest (|t| < μ_k N) sticks again. Begin: friction on, the pressing pairs
- * anchored at the gathered positions; end: off (statics is frictionless). */
+ * dynamic stages only, as the obstacles' (contact.c) with both sides material: a pair that
+ * touches is anchored at its contact point as a point of each rod's surface (the centreline's
+ * material point by its arc length, the lever to the contact point in the section's frame); the
+ * trial force on rod a is t = −ε P u, u the relative displacement of the two anchored surface
+ * points since they touched (P: the tangent plane), held while |t| <= μ_s N (stick, exactly: no
+ * creep) and t μ N/|t| otherwise; equal and opposite on rod b, both at the contact point (their
+ * moments about the centrelines included). The anchors change only after an accepted step:
+ * released when the pair opens, moved along with a sliding pair (|t| = μ_k N), and a pair that
+ * came to rest (|t| < μ_k N) sticks again. Begin: friction on, the pressing pairs anchored at
+ * the gathered positions; end: off (statics is frictionless). */
 int cr_asm_contact_frictional(const cr_asm_contact *c); /* 1 when μ_s > 0 */
 void cr_asm_contact_dynamic_begin(cr_asm_contact *c);
 /* after an accepted step, at the gathered positions; −1 out of memory */
@@ -334,11 +336,9 @@ void cr_asm_contact_dynamic_end(cr_asm_contact *c);
 /* Pair k as cr_asm_contact_pair_force with its friction, and the moments mom[12] (I) on the four
  * nodes that the friction acting at the contact point (between the two centrelines, at r_a/(r_a
  * + r_b) of the way from a's) has about them: with them the pair's forces and moments sum to
- * zero force and zero moment about any point. The dynamics applies the forces alone (at the
- * centrelines, as the obstacles' friction): those moments, with a slip measured between the
- * centrelines, would feed energy into the rods (measured), so momentum is exact and angular
- * momentum is not (the pair's moment (p_a − p_b) × f_a is left). K holds
- * ∂f/∂x with the friction's part (∂mom/∂x is not formed). *sliding (optional): 1 when the pair
+ * zero force and zero moment about any point (momentum and angular momentum exact). K holds
+ * ∂f/∂x with the friction's part, exact at fixed orientations (∂f/∂(rotations) and the moments'
+ * derivatives are not formed: the low-rank term holds force rows and position columns). *sliding (optional): 1 when the pair
  * is at its Coulomb limit. */
 void cr_asm_contact_pair_force_friction(const cr_asm_contact *c, int k, int nodes[4], double *f, double *K,
                                         double *mom, int *sliding);
