@@ -10,11 +10,12 @@
  *
  * (a: the accelerations (v̇, Ω̇) of the joint's two nodes, b: the velocity-squared part of g̈,
  * cr_asm_joint_bias; a hinge drive's row also depends on t explicitly: its ġ = C u + g_t and b
- * carries its time terms, with θ(t) set per residual and Jacobian by set_drive). Why this form: the position constraint
- * g = 0 with μ as its multiplier would make the DAE index 3 (μ appears only after differentiating g twice), the
- * velocity form C u = 0 index 2; a compliance 0 = g − εμ would make the joint a spring. (J) contains μ through a with
- * ∂(J)/∂μ = C M⁻¹ Cᵀ, regular whenever the joints' rows are independent (cr_asm_check_redundant): index 1, like the
- * rods' stresses, and the joint stays exact. What is lost is the invariance of g = 0 and ġ = 0 themselves (the
+ * carries its time terms, with θ(t) set per residual and Jacobian by set_drive). Why this form: the position constraint g = 0 with μ as its
+ * multiplier would make the DAE index 3 (μ appears only after differentiating g twice),
+ * the velocity form C u = 0 index 2; a compliance 0 = g − εμ would make the joint a spring.
+ * (J) contains μ through a with ∂(J)/∂μ = C M⁻¹ Cᵀ, regular whenever the joints' rows are
+ * independent (cr_asm_check_redundant): index 1, like the rods' stresses, and the joint
+ * stays exact. What is lost is the invariance of g = 0 and ġ = 0 themselves (the
  * integration error would drift them): the 2ωġ + ω²g terms vanish on the exact solution
  * and make any drift decay like a critically damped oscillator of frequency ω. We take
  * ω = √(EA/(L_e m)) of the joint's element and node (the element's own axial frequency):
