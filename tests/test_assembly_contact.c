@@ -4,7 +4,11 @@
  * forces over the rods' global node numbering are equal and opposite (they sum to zero), and
  * the stiffness the assembly's solves take as their low-rank term (the pairs' K summed on the
  * global nodes) matches central differences of those forces with the pairs found again at
- * every perturbed position (reference: finite differences). */
+ * every perturbed position (reference: finite differences). With friction (contact.rods_friction,
+ * dynamic stages), anchored at one state and moved along the contact, sticking and sliding:
+ * the forces sum to zero and, with the friction's moments, so do their moments about the origin
+ * (momentum and angular momentum exact), and the friction's stiffness matches central
+ * differences too. */
 #include "check.h"
 #include "cosserat/cosserat.h"
 #include "mixed/assembly_internal.h"
@@ -116,4 +120,133 @@ static void stiffness_matches_differences(void)
     cr_scenario_destroy(sc);
 }
 
-CHECK_MAIN(CASE(stiffness_matches_differences))
+/* the forces F and moments M (3 a global node) with friction, K their force stiffness */
+static int forces_fric(cr_asm_contact *c, const cr_assembly *a, const cr_assembly_state *s, double *F, double *M,
+                       double *K, int nk, int *slid)
+{
+    cr_asm_contact_gather(c, a, s);
+    const int np = cr_asm_contact_find(c, NULL);
+    memset(F, 0, (size_t)nk * sizeof *F);
+    if (M) memset(M, 0, (size_t)nk * sizeof *M);
+    if (K) memset(K, 0, (size_t)nk * nk * sizeof *K);
+    for (int k = 0; k < np; ++k) {
+        int nodes[4], sl;
+        double f[12], Kp[144], mom[12];
+        cr_asm_contact_pair_force_friction(c, k, nodes, f, Kp, mom, &sl);
+        if (slid) *slid |= sl;
+        for (int q = 0; q < 4; ++q)
+            for (int r = 0; r < 3; ++r) {
+                F[3 * nodes[q] + r] += f[3 * q + r];
+                if (M) M[3 * nodes[q] + r] += mom[3 * q + r];
+                if (K)
+                    for (int p = 0; p < 4; ++p)
+                        for (int e = 0; e < 3; ++e)
+                            K[(size_t)(3 * nodes[q] + r) * nk + 3 * nodes[p] + e] += Kp[(3 * q + r) * 12 + 3 * p + e];
+            }
+    }
+    return np;
+}
+
+static void friction_case(double mu, int expect_slip)
+{
+    cr_error err = {0};
+    cr_scenario *sc = NULL;
+    CHECK(cr_scenario_load_file(EX, NULL, 0, &sc, &err) == CR_OK);
+    if (!sc) return;
+    for (int r = 0; r < sc->rod_count; ++r)
+        sc->rods[r].rod.contact.rods_mu_static = mu, sc->rods[r].rod.contact.rods_mu_kinetic = 0.5 * mu;
+    cr_assembly_def def = {
+        .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints};
+    cr_assembly *a = cr_assembly_create(&def, &err);
+    CHECK(a != NULL && a->contact != NULL);
+    cr_assembly_state *s = a ? cr_assembly_state_create(a) : NULL;
+    if (!s) {
+        cr_assembly_destroy(a);
+        cr_scenario_destroy(sc);
+        return;
+    }
+    cr_asm_contact *c = a->contact;
+    const cr_model *mu1 = a->models[1];
+    /* pressed in by 2 mm, turned and off the nodes as above; anchored there, then the upper
+     * rod moved by 0.3 mm along x and 0.5 mm along its own axis (bent a little more) */
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int i = 0; i < mu1->nodes; ++i) {
+            cr_vec3 r = cr_state_position(s->rods[1], i);
+            if (pass == 0) {
+                const double y = r.y + 0.009, ca = cos(0.1), sa = sin(0.1);
+                r.x = 0.5 + 0.007 - sa * y, r.y = ca * y, r.z = 0.018 + 0.01 * y * y;
+            } else {
+                r.x += 3e-4, r.y += 5e-4, r.z += 2e-3 * r.y * r.y;
+            }
+            cr_state_set_pose(s->rods[1], i, r, cr_state_orientation(s->rods[1], i));
+        }
+        if (pass == 0) cr_asm_contact_gather(c, a, s), cr_asm_contact_dynamic_begin(c);
+    }
+    const int nn = cr_asm_contact_nodes(c), nk = 3 * nn;
+    double *F = calloc((size_t)nk, sizeof *F), *M = calloc((size_t)nk, sizeof *M), *Fp = calloc((size_t)nk, sizeof *Fp),
+           *Fm = calloc((size_t)nk, sizeof *Fm), *K = calloc((size_t)nk * nk, sizeof *K),
+           *K0 = calloc((size_t)nk * nk, sizeof *K0), *F0 = calloc((size_t)nk, sizeof *F0);
+    int slid = 0;
+    const int np = forces_fric(c, a, s, F, M, K, nk, &slid);
+    forces(c, a, s, F0, K0, nk); /* frictionless */
+    CHECK(np >= 1);
+    CHECK(slid == expect_slip);
+    /* zero force and zero moment about the origin: Σ f, Σ x × f + m */
+    double sf[3] = {0, 0, 0}, sm[3] = {0, 0, 0}, fbig = 0, ft = 0, kf = 0;
+    for (int g = 0; g < nn; ++g) {
+        int node;
+        const int r = cr_asm_contact_rod_of(c, g, &node);
+        const cr_vec3 x = cr_state_position(s->rods[r], node), f = cr_v3_load(F + 3 * g);
+        const cr_vec3 xf = cr_v3_add(cr_v3_cross(x, f), cr_v3_load(M + 3 * g));
+        sm[0] += xf.x, sm[1] += xf.y, sm[2] += xf.z;
+        for (int e = 0; e < 3; ++e) {
+            sf[e] += F[3 * g + e], fbig = fbig > fabs(F[3 * g + e]) ? fbig : fabs(F[3 * g + e]);
+            ft = ft > fabs(F[3 * g + e] - F0[3 * g + e]) ? ft : fabs(F[3 * g + e] - F0[3 * g + e]);
+        }
+    }
+    for (int k = 0; k < nk * nk; ++k) kf = kf > fabs(K[k] - K0[k]) ? kf : fabs(K[k] - K0[k]);
+    CHECK(ft > 0.05 * fbig); /* the friction acts */
+    for (int e = 0; e < 3; ++e) {
+        CHECK_NEAR(sf[e], 0.0, 1e-12 * fbig);
+        CHECK_NEAR(sm[e], 0.0, 1e-12 * fbig);
+    }
+    const double h = 1e-7;
+    double worst = 0;
+    for (int g = 0; g < nn; ++g) {
+        int any = 0;
+        for (int k = 0; k < nk && !any; ++k)
+            for (int e = 0; e < 3; ++e) any |= K[(size_t)k * nk + 3 * g + e] != 0;
+        if (!any) continue;
+        int node;
+        const int r = cr_asm_contact_rod_of(c, g, &node);
+        for (int e = 0; e < 3; ++e) {
+            cr_vec3 x0 = cr_state_position(s->rods[r], node), xp = x0, xm = x0;
+            double *pp = e == 0 ? &xp.x : e == 1 ? &xp.y : &xp.z, *pm = e == 0 ? &xm.x : e == 1 ? &xm.y : &xm.z;
+            *pp += h, *pm -= h;
+            const cr_quat q = cr_state_orientation(s->rods[r], node);
+            cr_state_set_pose(s->rods[r], node, xp, q);
+            forces_fric(c, a, s, Fp, NULL, NULL, nk, NULL);
+            cr_state_set_pose(s->rods[r], node, xm, q);
+            forces_fric(c, a, s, Fm, NULL, NULL, nk, NULL);
+            cr_state_set_pose(s->rods[r], node, x0, q);
+            for (int k = 0; k < nk; ++k) {
+                const double fd = (Fp[k] - Fm[k]) / (2 * h), d = fabs(fd - K[(size_t)k * nk + 3 * g + e]);
+                worst = worst > d ? worst : d;
+            }
+        }
+    }
+    printf("friction between rods (mu_s %g, %s): %d pairs, largest friction force %.3g N of %.3g, sums %.2g N, "
+           "%.2g N m; friction stiffness up to %.3g N/m, largest FD difference %.3g (relative %.2g)\n",
+           mu, expect_slip ? "sliding" : "sticking", np, ft, fbig, fmax(fabs(sf[0]), fmax(fabs(sf[1]), fabs(sf[2]))),
+           fmax(fabs(sm[0]), fmax(fabs(sm[1]), fabs(sm[2]))), kf, worst, worst / kf);
+    CHECK(kf > 0 && worst <= 1e-6 * kf);
+    free(F), free(M), free(Fp), free(Fm), free(K), free(K0), free(F0);
+    cr_assembly_state_destroy(s);
+    cr_assembly_destroy(a);
+    cr_scenario_destroy(sc);
+}
+
+static void friction_sticks(void) { friction_case(1.0, 0); }
+static void friction_slides(void) { friction_case(0.1, 1); }
+
+CHECK_MAIN(CASE(stiffness_matches_differences), CASE(friction_sticks), CASE(friction_slides))

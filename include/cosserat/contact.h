@@ -54,6 +54,9 @@ typedef struct cr_contact_def {
                            sticks; 0: 1e-5 m/s */
     int rods;         /* 1: contact between the different rods of an assembly (segment–segment,
                          frictionless, mixed_discrete static stages) */
+    /* Coulomb friction between the rods' segments of an assembly (contact.rods_friction; 0:
+     * frictionless), dynamic stages; kinetic <= static */
+    double rods_mu_static, rods_mu_kinetic;
 } cr_contact_def;
 
 /* Signed distance φ from x to the obstacle's surface (negative inside), its gradient n

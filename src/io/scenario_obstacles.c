@@ -25,6 +25,24 @@ static cr_mat3 axes_about(cr_vec3 a, const double *hint)
     return cr_m3_columns(u, cr_v3_cross(a, u), a);
 }
 
+static cr_status parse_coulomb(const cJSON *o, const char *parent, const char *key, double *mu_s, double *mu_k,
+                               cr_error *err)
+{
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!f) return CR_OK; /* frictionless */
+    char path[PATH_SIZE];
+    path_key(path, parent, key);
+    cr_status s;
+    if ((s = expect_object(f, path, err))) return s;
+    if ((s = check_keys(f, path, K_FRICTION, err))) return s;
+    if ((s = get_number(f, path, "static", 1, 0, NONNEGATIVE, mu_s, err))) return s;
+    if ((s = get_number(f, path, "kinetic", 0, *mu_s, NONNEGATIVE, mu_k, err))) return s;
+    if (*mu_k > *mu_s)
+        return fail(err, "%s.kinetic: %g is above the static coefficient %g (sliding cannot hold more than sticking)",
+                    path, *mu_k, *mu_s);
+    return CR_OK;
+}
+
 static cr_status parse_friction(const cJSON *o, const char *parent, cr_obstacle_def *ob, cr_error *err)
 {
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, "friction");
@@ -178,5 +196,6 @@ cr_status parse_obstacles(const cJSON *root, cr_rod_def *def, scenario_storage *
     if ((s = get_number(c, "contact", "stiffness", 0, 0, POSITIVE, &cd->stiffness, err))) return s;
     if ((s = get_int(c, "contact", "max_updates", 0, 0, 1, &cd->max_updates, err))) return s;
     if ((s = get_number(c, "contact", "stick_speed", 0, 0, POSITIVE, &cd->stick_speed, err))) return s;
-    return CR_OK;
+    /* friction between the rods of an assembly (assembly_contact.c) */
+    return parse_coulomb(c, "contact", "rods_friction", &cd->rods_mu_static, &cd->rods_mu_kinetic, err);
 }

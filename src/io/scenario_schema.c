@@ -111,7 +111,7 @@ static const char *const OBST_ANY_KEYS[] = {
     "length", "half_extents", "quaternion", "friction", "velocity", "acceleration", "angular_velocity", NULL};
 static const char *const FRICTION_KEYS[] = {"static", "kinetic", NULL};
 static const char *const CONTACT_KEYS[] = {"radius", "tolerance", "stiffness",   "max_updates",
-                                           "self",   "rods",      "stick_speed", NULL};
+                                           "self",   "rods",      "stick_speed", "rods_friction", NULL};
 
 int list_index(const char *const *list, const char *s)
 {
@@ -353,6 +353,7 @@ node_kind child_kind(node_kind k, const char *key)
     case K_JOINT_DRIVE: return key && !strcmp(key, "time") ? K_TIME : K_LEAF;
     case K_OBSTACLE_LIST: return key ? K_LEAF : K_OBSTACLE;
     case K_OBSTACLE: return key && !strcmp(key, "friction") ? K_FRICTION : K_LEAF;
+    case K_CONTACT: return key && !strcmp(key, "rods_friction") ? K_FRICTION : K_LEAF;
     default: return K_LEAF;
     }
 }

@@ -21,6 +21,7 @@ struct cr_asm_contact {
     double tol;
     int max_updates;
     double *X; /* 3 per global node: the positions gathered */
+    double *Q; /* 4 per global node: the orientations gathered (quaternions) */
     double *lo, *hi;
     int *cand, cand_cap;
     cr_asm_rodpair *pair;
@@ -30,14 +31,31 @@ struct cr_asm_contact {
     double *s; /* nodes: the reference arc length in its rod */
     int *link; /* 2 global nodes per joint between two rods' nodes */
     int links;
+    /* friction (dynamic stages): μ_s, μ_k; the stick anchors, sorted by (a, b), and a scratch list */
+    double mu_s, mu_k;
+    int dynamic;
+    int self;    /* contact.self: segments of one rod touch */
+    int between; /* contact.rods: segments of different rods touch */
+    struct rr_stick *stick, *nstick;
+    int stick_count, stick_cap, nstick_cap;
 };
+
+/* A pair's stick anchor: the material points in contact when it stuck (arc lengths in the
+ * rods of segments a and b), kept after each accepted step with the pair's segments */
+typedef struct rr_stick {
+    int a, b;
+    double sa, sb;
+    double ra[3], rb[3]; /* the levers from the centrelines to the contact point, in the sections' frames */
+    int sliding;
+} rr_stick;
 
 void cr_asm_contact_destroy(cr_asm_contact *c)
 {
     if (!c) return;
-    free(c->node0), free(c->seg_node), free(c->rod_of), free(c->radius), free(c->eps), free(c->X);
+    free(c->node0), free(c->seg_node), free(c->rod_of), free(c->radius), free(c->eps), free(c->X), free(c->Q);
     free(c->lo), free(c->hi), free(c->cand), free(c->pair), free(c->mult);
     free(c->s), free(c->link);
+    free(c->stick), free(c->nstick);
     free(c);
 }
 
@@ -56,6 +74,8 @@ cr_status cr_asm_contact_create(cr_assembly *a, const cr_assembly_def *def, cr_e
     c->rod_of = malloc((size_t)c->nodes * sizeof *c->rod_of);
     c->radius = malloc((size_t)c->nodes * sizeof *c->radius);
     c->X = malloc((size_t)c->nodes * 3 * sizeof *c->X);
+    c->Q = malloc((size_t)c->nodes * 4 * sizeof *c->Q);
+    if (!c->Q) return cr_error_set(err, CR_NO_MEMORY, "out of memory creating the assembly");
     c->lo = malloc((size_t)c->segs * 3 * sizeof *c->lo);
     c->hi = malloc((size_t)c->segs * 3 * sizeof *c->hi);
     if (!c->seg_node || !c->rod_of || !c->radius || !c->X || !c->lo || !c->hi)
@@ -72,6 +92,8 @@ cr_status cr_asm_contact_create(cr_assembly *a, const cr_assembly_def *def, cr_e
         ++c->links;
     }
     c->tol = INFINITY;
+    c->self = def->rods[0].rod.contact.self, c->between = def->rods[0].rod.contact.rods;
+    c->mu_s = def->rods[0].rod.contact.rods_mu_static, c->mu_k = def->rods[0].rod.contact.rods_mu_kinetic;
     c->max_updates = def->rods[0].rod.contact.max_updates > 0 ? def->rods[0].rod.contact.max_updates : 50;
     for (int r = 0, k = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
@@ -99,13 +121,18 @@ int cr_asm_contact_max_updates(const cr_asm_contact *c) { return c->max_updates;
 void cr_asm_contact_gather(cr_asm_contact *c, const cr_assembly *a, const cr_assembly_state *s)
 {
     for (int r = 0; r < a->rod_count; ++r)
-        for (int i = 0; i < a->models[r]->nodes; ++i)
+        for (int i = 0; i < a->models[r]->nodes; ++i) {
             cr_v3_store(cr_state_position(s->rods[r], i), c->X + 3 * (size_t)(c->node0[r] + i));
+            cr_q_store(cr_state_orientation(s->rods[r], i), c->Q + 4 * (size_t)(c->node0[r] + i));
+        }
 }
 
 void cr_asm_contact_gather_y(cr_asm_contact *c, const double *y, int stride)
 {
-    for (int g = 0; g < c->nodes; ++g) memcpy(c->X + 3 * (size_t)g, y + (size_t)g * stride, 3 * sizeof(double));
+    for (int g = 0; g < c->nodes; ++g) {
+        memcpy(c->X + 3 * (size_t)g, y + (size_t)g * stride, 3 * sizeof(double));
+        memcpy(c->Q + 4 * (size_t)g, y + (size_t)g * stride + 3, 4 * sizeof(double));
+    }
 }
 
 static cr_vec3 X_at(const cr_asm_contact *c, int g) { return cr_v3_load(c->X + 3 * (size_t)g); }
@@ -149,6 +176,28 @@ static int joined(const cr_asm_contact *c, int ka, int kb)
  * is kept once, as for one rod's self-contact (rodcontact.c): at the start node the segment
  * before holds it; at the end node it is dropped when the distance decreases onto the next
  * segment (whose interior then holds the closest point). */
+static int rod_of_seg(const cr_asm_contact *c, int k) { return c->rod_of[c->seg_node[k]]; }
+
+/* Whether segments ka and kb may touch: of different rods unless joined near there; of one rod
+ * (contact.self) as one rod's self-contact decides (rodcontact.h: not neighbours, and at least
+ * π (r_a + r_b)/2 apart along the rod) */
+static int touchable(const cr_asm_contact *c, int ka, int kb)
+{
+    if (rod_of_seg(c, ka) != rod_of_seg(c, kb)) return c->between && !joined(c, ka, kb);
+    if (!c->self) return 0;
+    if (ka > kb) {
+        const int t = ka;
+        ka = kb, kb = t;
+    }
+    if (kb <= ka + 1) return 0;
+    const double arc = c->s[c->seg_node[kb]] - c->s[c->seg_node[ka] + 1];
+    return !(arc < 0.5 * M_PI * (seg_radius(c, ka) + seg_radius(c, kb)));
+}
+
+/* A closest point at a segment's end node is also its neighbour's (in the same rod): the pair
+ * is kept once, as for one rod's self-contact (rodcontact.c): at the start node the segment
+ * before holds it (unless that pair cannot touch); at the end node it is dropped when the
+ * distance decreases onto the next segment (whose interior then holds the closest point). */
 static int counted_once(const cr_asm_contact *c, int ka, int kb, const cr_seg_closest *cp)
 {
     const cr_vec3 d = cr_v3_sub(cp->pa, cp->pb);
@@ -156,9 +205,10 @@ static int counted_once(const cr_asm_contact *c, int ka, int kb, const cr_seg_cl
     if (cp->parallel && ((cp->s <= 0 && !first_seg(c, ka)) || (cp->s >= 1 && !last_seg(c, ka)) ||
                          (cp->t <= 0 && !first_seg(c, kb)) || (cp->t >= 1 && !last_seg(c, kb))))
         return 0;
-    if (!cp->s_free && cp->s <= 0 && !first_seg(c, ka)) return 0;
-    if (!cp->t_free && cp->t <= 0 && !first_seg(c, kb)) return 0;
-    if (!cp->s_free && cp->s >= 1 && !last_seg(c, ka) && cr_v3_dot(d, cr_v3_sub(X_at(c, a1 + 1), X_at(c, a1))) < 0)
+    if (!cp->s_free && cp->s <= 0 && !first_seg(c, ka) && touchable(c, ka - 1, kb)) return 0;
+    if (!cp->t_free && cp->t <= 0 && !first_seg(c, kb) && kb - 1 != ka && touchable(c, ka, kb - 1)) return 0;
+    if (!cp->s_free && cp->s >= 1 && !last_seg(c, ka) && ka + 1 != kb && touchable(c, ka + 1, kb) &&
+        cr_v3_dot(d, cr_v3_sub(X_at(c, a1 + 1), X_at(c, a1))) < 0)
         return 0;
     if (!cp->t_free && cp->t >= 1 && !last_seg(c, kb) && cr_v3_dot(d, cr_v3_sub(X_at(c, b1 + 1), X_at(c, b1))) > 0)
         return 0;
@@ -181,6 +231,13 @@ static int pair_cmp(const void *pa, const void *pb)
     return (a->b > b->b) - (a->b < b->b);
 }
 
+static int pair_cmp_stick(const void *pa, const void *pb)
+{
+    const rr_stick *a = pa, *b = pb;
+    if (a->a != b->a) return a->a < b->a ? -1 : 1;
+    return (a->b > b->b) - (a->b < b->b);
+}
+
 static double mult_of(const cr_asm_contact *c, int a, int b)
 {
     const cr_asm_rodpair key = {.a = a, .b = b};
@@ -195,6 +252,22 @@ static void closest(const cr_asm_contact *c, int ka, int kb, cr_seg_closest *cp)
     cr_segment_closest(X_at(c, a), X_at(c, a + 1), X_at(c, b), X_at(c, b + 1), cp);
 }
 
+/* The stick anchor of pair (ka, kb): its own, else that of a pair of neighbouring segments of
+ * the same rods (a contact point that crossed a node within the step keeps its anchor); −1 */
+static int stick_of(const cr_asm_contact *c, int ka, int kb)
+{
+    static const int da[9] = {0, -1, 1, 0, 0, -1, -1, 1, 1}, db[9] = {0, 0, 0, -1, 1, -1, 1, -1, 1};
+    for (int q = 0; q < 9 && c->stick_count; ++q) {
+        const int a = ka + da[q], b = kb + db[q];
+        if (a < 0 || b < 0 || a >= c->segs || b >= c->segs || a >= b) continue;
+        if (rod_of_seg(c, a) != rod_of_seg(c, ka) || rod_of_seg(c, b) != rod_of_seg(c, kb)) continue;
+        const rr_stick key = {.a = a, .b = b};
+        const rr_stick *m = bsearch(&key, c->stick, (size_t)c->stick_count, sizeof key, pair_cmp_stick);
+        if (m) return (int)(m - c->stick);
+    }
+    return -1;
+}
+
 int cr_asm_contact_find(cr_asm_contact *c, const cr_asm_rodpair **pairs)
 {
     double lmax = 0, emin = INFINITY;
@@ -205,8 +278,7 @@ int cr_asm_contact_find(cr_asm_contact *c, const cr_asm_rodpair **pairs)
     c->pair_count = 0;
     for (int k = 0; k < n; ++k) {
         int ka = c->cand[2 * k], kb = c->cand[2 * k + 1];
-        if (c->rod_of[c->seg_node[ka]] == c->rod_of[c->seg_node[kb]]) continue; /* the rods' pairs only */
-        if (joined(c, ka, kb)) continue;
+        if (!touchable(c, ka, kb)) continue;
         if (ka > kb) {
             const int t = ka;
             ka = kb, kb = t;
@@ -221,10 +293,12 @@ int cr_asm_contact_find(cr_asm_contact *c, const cr_asm_rodpair **pairs)
             if (!p) return -1;
             c->pair = p, c->pair_cap = nc;
         }
-        c->pair[c->pair_count++] = (cr_asm_rodpair){ka, kb, lambda, cp};
+        c->pair[c->pair_count++] = (cr_asm_rodpair){ka, kb, lambda, cp, -1};
     }
     if (c->pair_count) /* sums independent of the hash's order */
         qsort(c->pair, (size_t)c->pair_count, sizeof *c->pair, pair_cmp);
+    if (c->dynamic)
+        for (int k = 0; k < c->pair_count; ++k) c->pair[k].stick = stick_of(c, c->pair[k].a, c->pair[k].b);
     if (pairs) *pairs = c->pair;
     return c->pair_count;
 }
@@ -246,7 +320,7 @@ double cr_asm_contact_min_gap(cr_asm_contact *c, int *node_a, int *node_b)
     double best = INFINITY;
     for (int k = 0; k < n; ++k) {
         const int ka = c->cand[2 * k], kb = c->cand[2 * k + 1];
-        if (c->rod_of[c->seg_node[ka]] == c->rod_of[c->seg_node[kb]] || joined(c, ka, kb)) continue;
+        if (!touchable(c, ka, kb)) continue;
         cr_seg_closest cp;
         closest(c, ka, kb, &cp);
         const double g = cp.dist - seg_radius(c, ka) - seg_radius(c, kb);
@@ -286,4 +360,293 @@ int cr_asm_contact_update(cr_asm_contact *c, double *penetration)
     c->mult_count = c->pair_count;
     if (penetration) *penetration = pen;
     return pen <= c->tol && !opened && !fresh;
+}
+
+/* ---- friction between the rods (dynamic stages) ---- */
+
+int cr_asm_contact_frictional(const cr_asm_contact *c) { return c->mu_s > 0; }
+
+static double seg_len0(const cr_asm_contact *c, int k) { return c->s[c->seg_node[k] + 1] - c->s[c->seg_node[k]]; }
+
+/* The friction of pair p pressing with N (its gradient −ε ∇d with ∇d = gD): the force fa on rod
+ * a's closest point (−fa on b's), with f (12) += its shares on the four nodes, K (12 × 12,
+ * optional) += their exact derivative, mom (12, optional) = the moments about the nodes.
+ * *trial: |t|; *ds, *dt: the anchors' parameters relative to the closest points'. Returns
+ * 1 at the Coulomb limit (μ = μ_k for a pair sliding since the last step, else μ_s). */
+static int friction(const cr_asm_contact *c, const cr_asm_rodpair *p, const cr_vec3 X[4], double N, double *f,
+                    double *K, double *mom, double *trial, double *gT_out)
+{
+    *trial = 0;
+    if (mom)
+        for (int k = 0; k < 12; ++k) mom[k] = 0;
+    if (!c->dynamic || !(c->mu_s > 0) || p->stick < 0 || !(N > 0) || !(p->cp.dist > 0)) return 0;
+    const rr_stick *st = &c->stick[p->stick];
+    const cr_seg_closest *cp = &p->cp;
+    const int a = c->seg_node[p->a], b = c->seg_node[p->b];
+    const double eps = pair_eps(c, p->a, p->b), mu = st->sliding ? c->mu_k : c->mu_s;
+    const double Ds = (st->sa - c->s[a]) / seg_len0(c, p->a) - cp->s,
+                 Dt = (st->sb - c->s[b]) / seg_len0(c, p->b) - cp->t;
+    const double w[4] = {1 - cp->s, cp->s, -(1 - cp->t), -cp->t};
+    const cr_vec3 ea = cr_v3_sub(X[1], X[0]), eb = cr_v3_sub(X[3], X[2]), d = cr_v3_sub(cp->pa, cp->pb);
+    const double D = cp->dist, E[2][3] = {{ea.x, ea.y, ea.z}, {eb.x, eb.y, eb.z}};
+    const double n[3] = {d.x / D, d.y / D, d.z / D}, dv[3] = {d.x, d.y, d.z};
+    /* u: the anchored surface point of a relative to b's, each its material point of the
+     * centreline (Δs e_a, Δt e_b from the closest points) and its lever in the section's frame
+     * (interpolated between the nodes' rotations as the point between the nodes) */
+    const cr_mat3 Ra0 = cr_q_exp(cr_q_load(c->Q + 4 * (size_t)a)), Ra1 = cr_q_exp(cr_q_load(c->Q + 4 * (size_t)a + 4)),
+                  Rb0 = cr_q_exp(cr_q_load(c->Q + 4 * (size_t)b)), Rb1 = cr_q_exp(cr_q_load(c->Q + 4 * (size_t)b + 4));
+    const cr_vec3 ra = cr_v3_load(st->ra), rb = cr_v3_load(st->rb);
+    const cr_vec3 la = cr_v3_add(cr_v3_scale(cr_m3_mulv(Ra0, ra), 1 - cp->s), cr_v3_scale(cr_m3_mulv(Ra1, ra), cp->s)),
+                  lb = cr_v3_add(cr_v3_scale(cr_m3_mulv(Rb0, rb), 1 - cp->t), cr_v3_scale(cr_m3_mulv(Rb1, rb), cp->t));
+    const cr_vec3 dla = cr_v3_sub(cr_m3_mulv(Ra1, ra), cr_m3_mulv(Ra0, ra)), /* ∂/∂s, ∂/∂t */
+        dlb = cr_v3_sub(cr_m3_mulv(Rb1, rb), cr_m3_mulv(Rb0, rb));
+    const double LA[3] = {la.x, la.y, la.z}, LB[3] = {lb.x, lb.y, lb.z}, DLA[3] = {dla.x, dla.y, dla.z},
+                 DLB[3] = {dlb.x, dlb.y, dlb.z};
+    double u[3], nu = 0, gT[3], t[3], tn = 0;
+    for (int r = 0; r < 3; ++r) u[r] = dv[r] + Ds * E[0][r] - Dt * E[1][r] + LA[r] - LB[r], nu += n[r] * u[r];
+    for (int r = 0; r < 3; ++r) gT[r] = u[r] - nu * n[r], t[r] = -eps * gT[r], tn += t[r] * t[r];
+    tn = sqrt(tn);
+    *trial = tn;
+    for (int r = 0; r < 3; ++r) gT_out[r] = gT[r];
+    const double L = mu * N;
+    const int slip = tn > L;
+    double fa[3], th[3] = {0, 0, 0};
+    for (int r = 0; r < 3; ++r) th[r] = tn > 0 ? t[r] / tn : 0, fa[r] = slip ? L * th[r] : t[r];
+    for (int k = 0; k < 4; ++k)
+        for (int r = 0; r < 3; ++r) f[3 * k + r] += w[k] * fa[r];
+    if (mom) { /* −α d × fa on a, −(1 − α) d × fa on b: they cancel the force pair's moment d × fa */
+        const double alpha = seg_radius(c, p->a) / (seg_radius(c, p->a) + seg_radius(c, p->b));
+        const cr_vec3 m = cr_v3_cross(d, cr_v3_load(fa));
+        const double share[4] = {-alpha * (1 - cp->s), -alpha * cp->s, -(1 - alpha) * (1 - cp->t),
+                                 -(1 - alpha) * cp->t};
+        for (int k = 0; k < 4; ++k) cr_v3_store(cr_v3_scale(m, share[k]), mom + 3 * k);
+    }
+    if (!K) return slip;
+    /* the closest points' parameters θ = (s, t) where free: ∇θ = −A⁻¹ G (as in cr_segpair_force:
+     * the implicit derivative of the optimality (p_a − p_b)·∂(p_a − p_b)/∂θ_j = 0) */
+    double G[2][12], av[2][3], gs[12] = {0}, gt[12] = {0};
+    int nf = 0, which[2];
+    if (cp->s_free) {
+        for (int r = 0; r < 3; ++r) av[nf][r] = E[0][r];
+        for (int k = 0; k < 4; ++k)
+            for (int r = 0; r < 3; ++r) G[nf][3 * k + r] = w[k] * av[nf][r];
+        for (int r = 0; r < 3; ++r) G[nf][r] -= dv[r], G[nf][3 + r] += dv[r];
+        which[nf++] = 0;
+    }
+    if (cp->t_free) {
+        for (int r = 0; r < 3; ++r) av[nf][r] = -E[1][r];
+        for (int k = 0; k < 4; ++k)
+            for (int r = 0; r < 3; ++r) G[nf][3 * k + r] = w[k] * av[nf][r];
+        for (int r = 0; r < 3; ++r) G[nf][6 + r] += dv[r], G[nf][9 + r] -= dv[r];
+        which[nf++] = 1;
+    }
+    double Ai[2][2] = {{0, 0}, {0, 0}};
+    if (nf == 1) {
+        const double A = av[0][0] * av[0][0] + av[0][1] * av[0][1] + av[0][2] * av[0][2];
+        Ai[0][0] = A > 0 ? 1 / A : 0;
+    } else if (nf == 2) {
+        double A00 = 0, A01 = 0, A11 = 0;
+        for (int r = 0; r < 3; ++r) A00 += av[0][r] * av[0][r], A01 += av[0][r] * av[1][r], A11 += av[1][r] * av[1][r];
+        const double det = A00 * A11 - A01 * A01;
+        if (det > 0) Ai[0][0] = A11 / det, Ai[0][1] = Ai[1][0] = -A01 / det, Ai[1][1] = A00 / det;
+    }
+    for (int i = 0; i < nf; ++i) {
+        double *g = which[i] == 0 ? gs : gt;
+        for (int j = 0; j < nf; ++j)
+            for (int q = 0; q < 12; ++q) g[q] -= Ai[i][j] * G[j][q];
+    }
+    /* ∂d = W + e_a ∇sᵀ − e_b ∇tᵀ, ∂n = P ∂d / D, ∂u = ∂d + Δs ∂e_a − Δt ∂e_b − e_a ∇sᵀ + e_b ∇tᵀ
+     * + (R_a1 − R_a0) ρ_a ∇sᵀ − (R_b1 − R_b0) ρ_b ∇tᵀ (the rotations' columns are not formed) */
+    double Dd[3][12], Dn[3][12], Du[3][12], Dt3[3][12], gN[12];
+    for (int r = 0; r < 3; ++r)
+        for (int q = 0; q < 12; ++q) {
+            const int k = q / 3, cc = q % 3, dl = r == cc;
+            Dd[r][q] = w[k] * dl + E[0][r] * gs[q] - E[1][r] * gt[q];
+            const double ka = k == 1 ? 1.0 : k == 0 ? -1.0 : 0.0, kb = k == 3 ? 1.0 : k == 2 ? -1.0 : 0.0;
+            Du[r][q] = Dd[r][q] + Ds * dl * ka - Dt * dl * kb - E[0][r] * gs[q] + E[1][r] * gt[q] + DLA[r] * gs[q] -
+                       DLB[r] * gt[q];
+        }
+    for (int q = 0; q < 12; ++q) {
+        double nd = 0;
+        for (int r = 0; r < 3; ++r) nd += n[r] * Dd[r][q];
+        for (int r = 0; r < 3; ++r) Dn[r][q] = (Dd[r][q] - n[r] * nd) / D;
+        gN[q] = -eps * w[q / 3] * n[q % 3]; /* ∂N = −ε ∂d (the envelope theorem) */
+    }
+    /* ∂t = −ε (∂u − n (nᵀ∂u) − (n uᵀ + (n·u) I) ∂n) */
+    for (int q = 0; q < 12; ++q) {
+        double ndu = 0, udn = 0;
+        for (int r = 0; r < 3; ++r) ndu += n[r] * Du[r][q], udn += u[r] * Dn[r][q];
+        for (int r = 0; r < 3; ++r) Dt3[r][q] = -eps * (Du[r][q] - n[r] * ndu - n[r] * udn - nu * Dn[r][q]);
+    }
+    double Df[3][12];
+    for (int q = 0; q < 12; ++q) {
+        double tdt = 0;
+        for (int r = 0; r < 3; ++r) tdt += th[r] * Dt3[r][q];
+        for (int r = 0; r < 3; ++r)
+            Df[r][q] = slip ? mu * th[r] * gN[q] + (L / tn) * (Dt3[r][q] - th[r] * tdt) : Dt3[r][q];
+    }
+    for (int k = 0; k < 4; ++k) {
+        const double *dw = k == 0 ? gs : k == 1 ? gs : gt, sg = k == 0 || k == 3 ? -1.0 : 1.0;
+        for (int r = 0; r < 3; ++r)
+            for (int q = 0; q < 12; ++q) K[(3 * k + r) * 12 + q] += w[k] * Df[r][q] + fa[r] * sg * dw[q];
+    }
+    return slip;
+}
+
+void cr_asm_contact_pair_force_friction(const cr_asm_contact *c, int k, int nodes[4], double *f, double *K, double *mom,
+                                        int *sliding)
+{
+    const cr_asm_rodpair *p = &c->pair[k];
+    const int a = c->seg_node[p->a], b = c->seg_node[p->b];
+    nodes[0] = a, nodes[1] = a + 1, nodes[2] = b, nodes[3] = b + 1;
+    const cr_vec3 X[4] = {X_at(c, a), X_at(c, a + 1), X_at(c, b), X_at(c, b + 1)};
+    const double N = cr_segpair_force(X, seg_radius(c, p->a) + seg_radius(c, p->b), p->lambda, pair_eps(c, p->a, p->b),
+                                      &p->cp, f, K);
+    double tn, gT[3];
+    const int slip = friction(c, p, X, N, f, K, mom, &tn, gT);
+    if (sliding) *sliding = slip || (p->stick >= 0 && c->stick[p->stick].sliding);
+}
+
+static int grow_nstick(cr_asm_contact *c, int n)
+{
+    if (n <= c->nstick_cap) return 0;
+    rr_stick *m = realloc(c->nstick, (size_t)n * sizeof *m);
+    if (!m) return -1;
+    c->nstick = m, c->nstick_cap = n;
+    return 0;
+}
+
+/* M⁻¹ v for a 3 × 3 M (cofactors) */
+static cr_vec3 m3_solve(cr_mat3 M, cr_vec3 v)
+{
+    const double(*m)[3] = M.m;
+    const double c00 = m[1][1] * m[2][2] - m[1][2] * m[2][1], c01 = m[1][2] * m[2][0] - m[1][0] * m[2][2],
+                 c02 = m[1][0] * m[2][1] - m[1][1] * m[2][0];
+    const double det = m[0][0] * c00 + m[0][1] * c01 + m[0][2] * c02;
+    const double x[3] = {v.x, v.y, v.z};
+    double r[3];
+    const double inv[3][3] = {{c00, m[0][2] * m[2][1] - m[0][1] * m[2][2], m[0][1] * m[1][2] - m[0][2] * m[1][1]},
+                              {c01, m[0][0] * m[2][2] - m[0][2] * m[2][0], m[0][2] * m[1][0] - m[0][0] * m[1][2]},
+                              {c02, m[0][1] * m[2][0] - m[0][0] * m[2][1], m[0][0] * m[1][1] - m[0][1] * m[1][0]}};
+    for (int i = 0; i < 3; ++i) r[i] = (inv[i][0] * x[0] + inv[i][1] * x[1] + inv[i][2] * x[2]) / det;
+    return cr_v3(r[0], r[1], r[2]);
+}
+
+/* Anchors pair p where its surface points are now, displaced so that the tangential slip is U
+ * (0: a fresh anchor; μ_k N/ε along t: a sliding pair's trailing anchor): the levers to the
+ * contact point (at a_a/(a_a + a_b) of the way from a's centreline to b's) in the sections'
+ * frames, and the material points' parameters on the two segments by least squares in the
+ * tangent plane (exact unless the segments are parallel) */
+static void anchor(const cr_asm_contact *c, const cr_asm_rodpair *p, const cr_vec3 X[4], const double U[3],
+                   rr_stick *st)
+{
+    const cr_seg_closest *cp = &p->cp;
+    const int a = c->seg_node[p->a], b = c->seg_node[p->b];
+    const double alpha = seg_radius(c, p->a) / (seg_radius(c, p->a) + seg_radius(c, p->b));
+    const cr_vec3 d = cr_v3_sub(cp->pa, cp->pb);
+    cr_mat3 Ma = cr_m3_zero(), Mb = cr_m3_zero();
+    const cr_mat3 Ra0 = cr_q_exp(cr_q_load(c->Q + 4 * (size_t)a)), Ra1 = cr_q_exp(cr_q_load(c->Q + 4 * (size_t)a + 4)),
+                  Rb0 = cr_q_exp(cr_q_load(c->Q + 4 * (size_t)b)), Rb1 = cr_q_exp(cr_q_load(c->Q + 4 * (size_t)b + 4));
+    for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k)
+            Ma.m[r][k] = (1 - cp->s) * Ra0.m[r][k] + cp->s * Ra1.m[r][k],
+            Mb.m[r][k] = (1 - cp->t) * Rb0.m[r][k] + cp->t * Rb1.m[r][k];
+    cr_v3_store(m3_solve(Ma, cr_v3_scale(d, -alpha)), st->ra);
+    cr_v3_store(m3_solve(Mb, cr_v3_scale(d, 1 - alpha)), st->rb);
+    const cr_vec3 n = cp->dist > 0 ? cr_v3_scale(d, 1 / cp->dist) : cr_v3(0, 0, 0), u = cr_v3_load(U);
+    cr_vec3 A1 = cr_v3_sub(X[1], X[0]), A2 = cr_v3_sub(X[2], X[3]);
+    A1 = cr_v3_madd(A1, -cr_v3_dot(n, A1), n), A2 = cr_v3_madd(A2, -cr_v3_dot(n, A2), n);
+    const double a11 = cr_v3_dot(A1, A1), a12 = cr_v3_dot(A1, A2), a22 = cr_v3_dot(A2, A2), det = a11 * a22 - a12 * a12;
+    const double b1 = cr_v3_dot(A1, u), b2 = cr_v3_dot(A2, u);
+    double x = 0, y = 0;
+    if (det > 1e-12 * a11 * a22)
+        x = (a22 * b1 - a12 * b2) / det, y = (a11 * b2 - a12 * b1) / det;
+    else if (a11 > 0)
+        x = b1 / a11;
+    st->a = p->a, st->b = p->b;
+    st->sa = c->s[a] + (cp->s + x) * seg_len0(c, p->a), st->sb = c->s[b] + (cp->t + y) * seg_len0(c, p->b);
+}
+
+int cr_asm_contact_dynamic_step(cr_asm_contact *c)
+{
+    if (!c->dynamic || !(c->mu_s > 0)) return 0;
+    const int np = cr_asm_contact_find(c, NULL);
+    if (np < 0 || grow_nstick(c, np) < 0) return -1;
+    int n = 0;
+    for (int k = 0; k < np; ++k) {
+        const cr_asm_rodpair *p = &c->pair[k];
+        const int a = c->seg_node[p->a], b = c->seg_node[p->b];
+        const cr_vec3 X[4] = {X_at(c, a), X_at(c, a + 1), X_at(c, b), X_at(c, b + 1)};
+        const double N = cr_segpair_force(X, seg_radius(c, p->a) + seg_radius(c, p->b), p->lambda,
+                                          pair_eps(c, p->a, p->b), &p->cp, NULL, NULL);
+        double f[12] = {0}, tn, gT[3] = {0, 0, 0}, U[3] = {0, 0, 0};
+        friction(c, p, X, N, f, NULL, NULL, &tn, gT);
+        rr_stick *st = &c->nstick[n++];
+        if (p->stick < 0) { /* touched in this step: sticks from here (a continuous force: 0) */
+            anchor(c, p, X, U, st);
+            st->sliding = 0;
+            continue;
+        }
+        /* stick → slide above μ_s N, slide → stick below μ_k N (contact.c) */
+        *st = c->stick[p->stick];
+        st->a = p->a, st->b = p->b;
+        if (!st->sliding && tn > c->mu_s * N)
+            st->sliding = 1;
+        else if (st->sliding && tn < c->mu_k * N) {
+            st->sliding = 0;
+            continue;
+        }
+        if (st->sliding && tn > 0) { /* the anchors trail the contact: |t| = μ_k N along t */
+            const double q = c->mu_k * N / tn;
+            for (int r = 0; r < 3; ++r) U[r] = q * gT[r];
+            anchor(c, p, X, U, st);
+        }
+    }
+    /* c->pair is sorted by (a, b): so is the new list; the pairs are distinct */
+    rr_stick *t = c->stick;
+    const int cap = c->stick_cap;
+    c->stick = c->nstick, c->stick_cap = c->nstick_cap, c->stick_count = n;
+    c->nstick = t, c->nstick_cap = cap;
+    return 0;
+}
+
+void cr_asm_contact_dynamic_begin(cr_asm_contact *c)
+{
+    c->stick_count = 0;
+    c->dynamic = 1;
+    cr_asm_contact_dynamic_step(c); /* the pressing pairs anchored where they are */
+}
+
+void cr_asm_contact_dynamic_end(cr_asm_contact *c) { c->dynamic = 0, c->stick_count = 0; }
+
+/* ---- the step limit against tunnelling ---- */
+
+double cr_asm_contact_step_limit(cr_asm_contact *c, const double *y, int stride, int v_offset)
+{
+    double vmax = 0, lmax = 0;
+    for (int g = 0; g < c->nodes; ++g) vmax = fmax(vmax, cr_v3_norm(cr_v3_load(y + (size_t)g * stride + v_offset)));
+    if (!(vmax > 0)) return INFINITY;
+    cr_asm_contact_gather_y(c, y, stride);
+    for (int k = 0; k < c->segs; ++k)
+        lmax = fmax(lmax, cr_v3_norm(cr_v3_sub(X_at(c, c->seg_node[k] + 1), X_at(c, c->seg_node[k]))));
+    /* pairs not within lmax of each other close at most at 2 vmax */
+    double limit = 0.25 * lmax / vmax;
+    const int n = candidates(c, lmax);
+    for (int k = 0; k < n; ++k) {
+        const int ka = c->cand[2 * k], kb = c->cand[2 * k + 1];
+        if (!touchable(c, ka, kb)) continue;
+        cr_seg_closest cp;
+        closest(c, ka, kb, &cp);
+        /* the points of the two segments move relative to each other at most as fast as the
+         * fastest pair of their nodes (velocities interpolate linearly along a segment) */
+        double v = 0;
+        for (int i = 0; i < 2; ++i)
+            for (int j = 0; j < 2; ++j) {
+                const double *va = y + (size_t)(c->seg_node[ka] + i) * stride + v_offset,
+                             *vb = y + (size_t)(c->seg_node[kb] + j) * stride + v_offset;
+                v = fmax(v, cr_v3_norm(cr_v3_sub(cr_v3_load(va), cr_v3_load(vb))));
+            }
+        if (v * limit > 0.5 * cp.dist) limit = 0.5 * cp.dist / v;
+    }
+    return limit;
 }

@@ -367,10 +367,11 @@ static void joint_rows(const asm_dyn *d, int jk, const double *ya, const double 
 
 /* The whole residual F(y): the rods' own, the joints' wrenches Cᵀμ on their nodes'
  * momentum rows, and the joints' rows (J). */
-/* contact.rods in a dynamic stage: the pairs' penalty forces N = max(0, −ε g) on the momentum
- * rows of the rods' nodes (not on a velocity a support holds: its row is the support's), and
- * when lr is given their stiffness as its low-rank term, the held rows dropped (as one rod's
- * self-contact, selfcontact.c) */
+/* contact.rods in a dynamic stage: the pairs' penalty forces N = max(0, −ε g) and friction
+ * (assembly_contact.c) on the momentum rows of the rods' nodes, the friction's moments about
+ * the centrelines on their angular rows (in the node's basis), not on a velocity a support
+ * holds (its row is the support's); when lr is given their stiffness as its low-rank term, the
+ * held rows dropped (as one rod's self-contact, selfcontact.c) */
 static void rods_contact(asm_dyn *d, double t, const double *y, double *F, cr_lowrank *lr)
 {
     cr_asm_contact *c = d->a->contact;
@@ -381,12 +382,18 @@ static void rods_contact(asm_dyn *d, double t, const double *y, double *F, cr_lo
         F[CR_DYN_V] = NAN;
         return;
     }
+    const int fric = cr_asm_contact_frictional(c);
     for (int k = 0; k < np; ++k) {
         int nodes[4];
-        double f[12], K[144];
-        cr_asm_contact_pair_force(c, k, nodes, f, lr ? K : NULL);
-        for (int q = 0; q < 4; ++q)
-            for (int r = 0; r < 3; ++r) F[(size_t)nodes[q] * B + CR_DYN_V + r] += f[3 * q + r];
+        double f[12], K[144], mom[12];
+        cr_asm_contact_pair_force_friction(c, k, nodes, f, lr ? K : NULL, mom, NULL);
+        for (int q = 0; q < 4; ++q) {
+            double *Fq = F + (size_t)nodes[q] * B;
+            for (int r = 0; r < 3; ++r) Fq[CR_DYN_V + r] += f[3 * q + r];
+            if (!fric) continue;
+            const cr_vec3 mb = cr_m3_tmulv(cr_q_exp(cr_q_load(y + (size_t)nodes[q] * B + 3)), cr_v3_load(mom + 3 * q));
+            Fq[CR_DYN_W] += mb.x, Fq[CR_DYN_W + 1] += mb.y, Fq[CR_DYN_W + 2] += mb.z;
+        }
         if (lr && cr_lowrank_add(lr, nodes, 4, K) != CR_OK) F[CR_DYN_V] = NAN;
     }
     if (np == 0) return;
@@ -400,17 +407,26 @@ static void rods_contact(asm_dyn *d, double t, const double *y, double *F, cr_lo
             int rows[13];
             cr_supports_dynamic_held(m, sp, &at, k, rows);
             const int g = g0 + sp->node;
-            for (int e = 0; e < 3; ++e) {
-                if (!rows[CR_DYN_V + e]) continue;
-                /* the forces went in above: take them out of the held row again */
+            for (int e = 0; e < 6; ++e) {
+                const int row = (e < 3 ? CR_DYN_V : CR_DYN_W - 3) + e;
+                if (!rows[row]) continue;
+                /* the forces (moments) went in above: take them out of the held row again */
                 for (int kk = 0; kk < np; ++kk) {
                     int nodes[4];
-                    double f[12];
-                    cr_asm_contact_pair_force(c, kk, nodes, f, NULL);
-                    for (int q = 0; q < 4; ++q)
-                        if (nodes[q] == g) F[(size_t)g * B + CR_DYN_V + e] -= f[3 * q + e];
+                    double f[12], mom[12];
+                    cr_asm_contact_pair_force_friction(c, kk, nodes, f, NULL, mom, NULL);
+                    for (int q = 0; q < 4; ++q) {
+                        if (nodes[q] != g) continue;
+                        if (e < 3) {
+                            F[(size_t)g * B + row] -= f[3 * q + e];
+                        } else if (fric) {
+                            const cr_vec3 mb =
+                                cr_m3_tmulv(cr_q_exp(cr_q_load(y + (size_t)g * B + 3)), cr_v3_load(mom + 3 * q));
+                            F[(size_t)g * B + row] -= cr_v3_get(mb, e - 3);
+                        }
+                    }
                 }
-                if (lr && lr->slot[g] >= 0)
+                if (e < 3 && lr && lr->slot[g] >= 0)
                     for (int col = 0; col < 3 * lr->m; ++col)
                         lr->C[(3 * (size_t)lr->slot[g] + e) * 3 * (size_t)lr->cap + col] = 0.0;
             }
@@ -1161,6 +1177,10 @@ static double contact_step_limit(double t, const double *y, void *user)
  * (cr_contact_dynamic_step) */
 static void contact_step(const asm_dyn *d, double t, const double *y)
 {
+    if (d->a->contact && cr_asm_contact_frictional(d->a->contact)) { /* contact.rods' friction likewise */
+        cr_asm_contact_gather_y(d->a->contact, y, B);
+        cr_asm_contact_dynamic_step(d->a->contact); /* (out of memory: the anchors stay) */
+    }
     for (int r = 0; r < d->nr; ++r) {
         cr_contact *c = d->rd[r].m->contact;
         if (c) cr_contact_set_time(c, t), cr_contact_dynamic_step(c, y + d->rd[r].off, B);
@@ -1339,6 +1359,17 @@ static double limit_step_limit(double t, const double *y, void *user)
             }
         }
     }
+    return h;
+}
+
+/* contact.rods: no segment carried through another's between two steps (assembly_contact.c),
+ * with the joint limits' and the obstacles' bounds where the assembly has them */
+static double rods_step_limit(double t, const double *y, void *user)
+{
+    asm_dyn *d = user;
+    double h = cr_asm_contact_step_limit(d->a->contact, y, B, CR_DYN_V);
+    if (cr_asm_has_limits(d->a)) h = fmin(h, limit_step_limit(t, y, user));
+    if (cr_asm_obstacles(d->a)) h = fmin(h, contact_step_limit(t, y, user));
     return h;
 }
 
@@ -1709,7 +1740,11 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
     double *times = NULL;
     /* the obstacles' penalty and anchors from the stage's start (a resumed stage has its
      * pairs from the checkpoint), before the initial values the contact forces enter */
-    if (a->contact) cr_asm_contact_reset(a->contact);
+    if (a->contact) { /* contact.rods: its friction anchored where the pairs press (also on a resume) */
+        cr_asm_contact_reset(a->contact);
+        cr_asm_contact_gather(a->contact, a, s);
+        cr_asm_contact_dynamic_begin(a->contact);
+    }
     for (int r = 0; r < a->rod_count; ++r) {
         cr_contact *c = a->models[r]->contact;
         if (!c) continue;
@@ -1752,8 +1787,11 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
     ro.output = output, ro.output_times = times, ro.n_output_times = (int)count;
     ro.step_callback = step_done;
     ro.jac_reuse_theta = 0.1, ro.newton_growth_theta = 0.2; /* as one rod's (dynamics_solve.c) */
-    if (cr_asm_has_limits(a)) ro.step_limit = cr_asm_obstacles(a) ? limits_contact_step_limit : limit_step_limit;
-    else if (cr_asm_obstacles(a)) ro.step_limit = contact_step_limit;
+    if (cr_asm_has_limits(a))
+        ro.step_limit = cr_asm_obstacles(a) ? limits_contact_step_limit : limit_step_limit;
+    else if (cr_asm_obstacles(a))
+        ro.step_limit = contact_step_limit;
+    if (a->contact) ro.step_limit = rods_step_limit;
     cr_radau_linsys ls = {.jacobian = hook_jacobian,
                           .factor_real = hook_factor_real,
                           .solve_real = hook_solve_real,
@@ -1816,6 +1854,7 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
 done:
     for (int r = 0; r < a->rod_count; ++r) /* the static stages' contact again */
         if (a->models[r]->contact) cr_contact_dynamic_end(a->models[r]->contact);
+    if (a->contact) cr_asm_contact_dynamic_end(a->contact);
     if (report) report->wall_time_s = d.base_wall + now() - t0;
     cr_radau_destroy(d.radau);
     free_dyn(&d);

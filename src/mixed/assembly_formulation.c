@@ -107,6 +107,11 @@ static cr_status asm_check_rods_contact(const cr_scenario *sc, const cr_assembly
     const double g = cr_asm_contact_min_gap(a->contact, &ga, &gb);
     if (!(g < -cr_asm_contact_tolerance(a->contact))) return CR_OK;
     const int ra = cr_asm_contact_rod_of(a->contact, ga, &na), rb = cr_asm_contact_rod_of(a->contact, gb, &nb);
+    if (ra == rb)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "contact.self: rod '%s' starts inside itself: the segments of its nodes %d–%d and %d–%d "
+                            "overlap by %.3g m (more than the tolerance %.3g m)",
+                            a->names[ra], na, na + 1, nb, nb + 1, -g, cr_asm_contact_tolerance(a->contact));
     return cr_error_set(err, CR_BAD_INPUT,
                         "contact.rods: rod '%s' starts inside rod '%s': the segment of its nodes %d–%d and that of "
                         "nodes %d–%d of '%s' overlap by %.3g m (more than the tolerance %.3g m); move the rods apart",

@@ -285,6 +285,7 @@ typedef struct cr_asm_rodpair {
     int a, b;      /* segments a < b, of different rods */
     double lambda; /* the multiplier it was evaluated with (N) */
     cr_seg_closest cp;
+    int stick; /* dynamics with friction: its stick anchor (index into the anchors), −1 none */
 } cr_asm_rodpair;
 typedef struct cr_asm_contact cr_asm_contact;
 /* Builds a->contact (radius, ε, tolerance per rod as for obstacles). CR_OK, CR_NO_MEMORY,
@@ -296,7 +297,7 @@ int cr_asm_contact_nodes(const cr_asm_contact *c);
 int cr_asm_contact_rod_of(const cr_asm_contact *c, int node, int *local);
 double cr_asm_contact_tolerance(const cr_asm_contact *c);
 int cr_asm_contact_max_updates(const cr_asm_contact *c); /* contact.max_updates (50 by default) */
-/* Takes the rods' node positions from the state (the forces below are at them). */
+/* Takes the rods' node positions and orientations from the state (the forces below are at them). */
 void cr_asm_contact_gather(cr_asm_contact *c, const cr_assembly *a, const cr_assembly_state *s);
 /* The same from a vector with the rods' nodes one after the other, `stride` doubles a node
  * (the dynamic stage's unknowns: positions first). */
@@ -315,5 +316,38 @@ double cr_asm_contact_min_gap(cr_asm_contact *c, int *node_a, int *node_b);
  * new; −1 out of memory; *penetration the largest). */
 void cr_asm_contact_reset(cr_asm_contact *c);
 int cr_asm_contact_update(cr_asm_contact *c, double *penetration);
+
+/* Friction between the rods (contact.rods_friction; docs/theory.md "Contact between rods"),
+ * dynamic stages only, as the obstacles' (contact.c) with both sides material: a pair that
+ * touches is anchored at its contact point as a point of each rod's surface (the centreline's
+ * material point by its arc length, the lever to the contact point in the section's frame); the
+ * trial force on rod a is t = −ε P u, u the relative displacement of the two anchored surface
+ * points since they touched (P: the tangent plane), held while |t| <= μ_s N (stick, exactly: no
+ * creep) and t μ N/|t| otherwise; equal and opposite on rod b, both at the contact point (their
+ * moments about the centrelines included). The anchors change only after an accepted step:
+ * released when the pair opens, moved along with a sliding pair (|t| = μ_k N), and a pair that
+ * came to rest (|t| < μ_k N) sticks again. Begin: friction on, the pressing pairs anchored at
+ * the gathered positions; end: off (statics is frictionless). */
+int cr_asm_contact_frictional(const cr_asm_contact *c); /* 1 when μ_s > 0 */
+void cr_asm_contact_dynamic_begin(cr_asm_contact *c);
+/* after an accepted step, at the gathered positions; −1 out of memory */
+int cr_asm_contact_dynamic_step(cr_asm_contact *c);
+void cr_asm_contact_dynamic_end(cr_asm_contact *c);
+/* Pair k as cr_asm_contact_pair_force with its friction, and the moments mom[12] (I) on the four
+ * nodes that the friction acting at the contact point (between the two centrelines, at r_a/(r_a
+ * + r_b) of the way from a's) has about them: with them the pair's forces and moments sum to
+ * zero force and zero moment about any point (momentum and angular momentum exact). K holds
+ * ∂f/∂x with the friction's part, exact at fixed orientations (∂f/∂(rotations) and the moments'
+ * derivatives are not formed: the low-rank term holds force rows and position columns). *sliding (optional): 1 when the pair
+ * is at its Coulomb limit. */
+void cr_asm_contact_pair_force_friction(const cr_asm_contact *c, int k, int nodes[4], double *f, double *K,
+                                        double *mom, int *sliding);
+/* The longest step from the positions and velocities y (a node every `stride` doubles, its
+ * velocity v_offset after its position) in which no two segments that may touch come closer
+ * than half their distance (centreline to centreline), with every node moving at its velocity:
+ * no segment passes through another between two steps (tunnelling). Segments farther apart
+ * than the longest segment bound it by a quarter of that length over the largest speed.
+ * INFINITY when nothing moves. */
+double cr_asm_contact_step_limit(cr_asm_contact *c, const double *y, int stride, int v_offset);
 
 #endif

@@ -64,7 +64,9 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
     for (int i = 0; i < def->rod_count; ++i) {
         memcpy(a->names[i], def->rods[i].name, sizeof a->names[i]);
         cr_error e = {0};
-        a->models[i] = cr_model_create(&def->rods[i].rod, &e);
+        cr_rod_def rod = def->rods[i].rod;
+        rod.contact.self = 0; /* a rod's contact with itself is the assembly's (assembly_contact.c) */
+        a->models[i] = cr_model_create(&rod, &e);
         if (!a->models[i]) {
             cr_assembly_destroy(a);
             return cr_error_set(err, e.status ? e.status : CR_BAD_INPUT, "rods.%d ('%s'): %s", i, def->rods[i].name,
@@ -216,8 +218,9 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
             if (a->iface[i].rod == r) a->rod_iface[at++] = i;
     }
     a->rod_iface_start[a->rod_count] = at;
-    /* contact.rods: after the joints, whose nodes' neighbourhoods do not touch */
-    if (def->rod_count > 1 && def->rods[0].rod.contact.rods && cr_asm_contact_create(a, def, err) != CR_OK) {
+    /* contact.rods, contact.self: after the joints, whose nodes' neighbourhoods do not touch */
+    const cr_contact_def *cd = &def->rods[0].rod.contact;
+    if (((def->rod_count > 1 && cd->rods) || cd->self) && cr_asm_contact_create(a, def, err) != CR_OK) {
         cr_assembly_destroy(a);
         return NULL;
     }

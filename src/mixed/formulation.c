@@ -3,9 +3,9 @@
  * Radau IIA, and the formulation-neutral accessors. */
 #include "model/formulation.h"
 #include "contact/contact.h"
-#include "selfcontact.h"
 #include "mixed/mixed.h"
 #include "mixed/supports.h"
+#include "selfcontact.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -169,12 +169,11 @@ static cr_status mixed_check(const cr_scenario *sc, cr_error *err)
         return cr_error_set(err, CR_BAD_INPUT,
                             "contact.rods: contact between the rods of an assembly needs several rods (rods); one rod "
                             "touches itself with contact.self");
-    if (st == CR_OK && cr_scenario_is_assembly(sc)) {
-        if (sc->rod.contact.self)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "contact.self: contact between the rods of an assembly is not available yet; "
-                                "self-contact works with a single rod");
-    }
+    if (st == CR_OK && sc->rod.contact.rods_mu_static > 0 &&
+        !(cr_scenario_is_assembly(sc) && (sc->rod.contact.rods || sc->rod.contact.self)))
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "contact.rods_friction: friction between rods is an assembly's (rods), with \"rods\" or "
+                            "\"self\": true (a single rod's self-contact is frictionless)");
     if (st == CR_OK)
         st = cr_scenario_is_assembly(sc) ? cr_mixed_assembly_formulation.check(sc, err) : cr_mixed_check_rod(sc, err);
     return st == CR_OK ? cr_mixed_check_static_supports(sc, err) : st;
