@@ -1,0 +1,277 @@
+/* The coupled system of an assembly's statics: dense (LAPACK dgesv) or sparse (KLU,
+ * Davis & Palamadai Natarajan, "Algorithm 907: KLU", ACM TOMS 37, 2010). See
+ * assembly_linsys.h for the rule which one runs. */
+#include "mixed/assembly_linsys.h"
+
+#include <klu.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b, const int *ldb,
+                   int *info);
+
+int cr_asm_sparse_min = CR_ASM_SPARSE_MIN;
+
+/* A singular sparse system is solved again densely to name the unknown as the dense path
+ * does, up to this size (its N² doubles: 72 MB) */
+enum { DENSE_DIAGNOSIS_MAX = 3000 };
+
+struct cr_asm_sys {
+    int N, sparse;
+    /* dense: A (N × N column-major), its capacity, pivots, scales (2N) */
+    double *A;
+    size_t acap;
+    int *ipiv;
+    double *sc;
+    int ncap;
+    /* sparse: the entries as added (triplets), the previous solve's (row, col) sequence and
+     * where each entry went in the compressed columns (Ap, Ai, Ax) of that pattern */
+    int *ti, *tj, *pi, *pj, *slot;
+    double *tv;
+    size_t nt, tcap, pnt;
+    int pN;
+    int *Ap, *Ai, *cnt;
+    double *Ax;
+    size_t xcap;
+    klu_common kc;
+    klu_symbolic *sym;
+    klu_numeric *num;
+};
+
+cr_asm_sys *cr_asm_sys_create(void)
+{
+    cr_asm_sys *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    klu_defaults(&s->kc);
+    s->kc.scale = 0;            /* scaled here, as the dense path (rows, then columns) */
+    s->kc.halt_if_singular = 0; /* the pivots are checked here against 1e-12 */
+    s->kc.tol = 0.001;
+    s->pN = -1;
+    return s;
+}
+
+void cr_asm_sys_destroy(cr_asm_sys *s)
+{
+    if (!s) return;
+    if (s->num) klu_free_numeric(&s->num, &s->kc);
+    if (s->sym) klu_free_symbolic(&s->sym, &s->kc);
+    free(s->A), free(s->ipiv), free(s->sc);
+    free(s->ti), free(s->tj), free(s->tv), free(s->pi), free(s->pj), free(s->slot);
+    free(s->Ap), free(s->Ai), free(s->cnt), free(s->Ax);
+    free(s);
+}
+
+int cr_asm_sys_sparse(const cr_asm_sys *s) { return s->sparse; }
+
+static int grow_vectors(cr_asm_sys *s, int N)
+{
+    if (N <= s->ncap) return 1;
+    free(s->ipiv), free(s->sc), free(s->Ap), free(s->cnt);
+    s->ipiv = malloc((size_t)N * sizeof *s->ipiv);
+    s->sc = malloc(2 * (size_t)N * sizeof *s->sc);
+    s->Ap = malloc(((size_t)N + 1) * sizeof *s->Ap);
+    s->cnt = malloc(((size_t)N + 1) * sizeof *s->cnt);
+    s->ncap = s->ipiv && s->sc && s->Ap && s->cnt ? N : 0;
+    s->pN = -1; /* Ap was the cached pattern's */
+    return s->ncap > 0;
+}
+
+static int dense_alloc(cr_asm_sys *s, int N)
+{
+    const size_t need = (size_t)N * N;
+    if (need > s->acap) {
+        free(s->A);
+        s->A = malloc(need * sizeof *s->A);
+        s->acap = s->A ? need : 0;
+        if (!s->A) return 0;
+    }
+    memset(s->A, 0, need * sizeof *s->A);
+    return 1;
+}
+
+int cr_asm_sys_begin(cr_asm_sys *s, int N)
+{
+    s->N = N;
+    s->sparse = N >= cr_asm_sparse_min;
+    s->nt = 0;
+    if (!grow_vectors(s, N > 0 ? N : 1)) return 0;
+    return s->sparse ? 1 : dense_alloc(s, N > 0 ? N : 1);
+}
+
+void cr_asm_sys_add(cr_asm_sys *s, int row, int col, double v)
+{
+    if (!s->sparse) {
+        s->A[(size_t)col * s->N + row] += v;
+        return;
+    }
+    if (s->nt == s->tcap) {
+        const size_t cap = s->tcap ? 2 * s->tcap : 1024;
+        int *ti = realloc(s->ti, cap * sizeof *ti), *tj = ti ? realloc(s->tj, cap * sizeof *tj) : NULL;
+        if (ti) s->ti = ti;
+        if (tj) s->tj = tj;
+        double *tv = tj ? realloc(s->tv, cap * sizeof *tv) : NULL;
+        if (tv) s->tv = tv;
+        if (!tv) { /* out of memory: the solve says so (nt beyond tcap) */
+            s->nt = (size_t)-1;
+            return;
+        }
+        s->tcap = cap;
+    }
+    if (s->nt == (size_t)-1 || v == 0.0) return;
+    s->ti[s->nt] = row, s->tj[s->nt] = col, s->tv[s->nt] = v, ++s->nt;
+}
+
+/* The dense path (was assembly_statics.c's dense_solve); A is overwritten */
+static int dense_solve(int N, double *A, double *b, int *ipiv, double *sc)
+{
+    if (N == 0) return -1;
+    double *rs = sc, *cs = sc + N;
+    for (int i = 0; i < N; ++i) rs[i] = 0.0;
+    for (int j = 0; j < N; ++j)
+        for (int i = 0; i < N; ++i) rs[i] = fmax(rs[i], fabs(A[(size_t)j * N + i]));
+    double big = 0;
+    for (int i = 0; i < N; ++i) big = fmax(big, rs[i]);
+    for (int i = 0; i < N; ++i) {
+        /* a row of round-off only (a moment that nothing in the system resists) */
+        if (!(rs[i] >= 1e-12 * big) || !isfinite(rs[i])) return i;
+        rs[i] = 1.0 / rs[i];
+    }
+    for (int j = 0; j < N; ++j) {
+        double mx = 0;
+        for (int i = 0; i < N; ++i) mx = fmax(mx, fabs(A[(size_t)j * N + i] *= rs[i]));
+        if (!(mx >= 1e-12)) return j; /* an unknown that no row feels (beyond round-off) */
+        cs[j] = 1.0 / mx;
+        for (int i = 0; i < N; ++i) A[(size_t)j * N + i] *= cs[j];
+    }
+    for (int i = 0; i < N; ++i) b[i] *= rs[i];
+    int info = 0, one = 1;
+    dgesv_(&N, &one, A, &N, ipiv, b, &N, &info);
+    for (int k = 0; k < N; ++k) /* row pivoting only: column k is unknown k */
+        if (!(fabs(A[(size_t)k * N + k]) >= 1e-12)) return k;
+    if (info != 0) return info - 1;
+    for (int j = 0; j < N; ++j) b[j] *= cs[j];
+    return -1;
+}
+
+/* The triplets in compressed columns, rows sorted and duplicates summed: through the rows
+ * (a counting sort by row, then by column keeps each column's rows in order), O(N + nt).
+ * slot[t]: where triplet t went. 0: no memory. */
+static int compress(cr_asm_sys *s)
+{
+    const int N = s->N;
+    const size_t nt = s->nt;
+    int *rp = malloc(((size_t)N + 1) * sizeof *rp);
+    size_t *byrow = malloc((nt > 0 ? nt : 1) * sizeof *byrow);
+    free(s->slot), free(s->pi), free(s->pj);
+    s->slot = malloc((nt > 0 ? nt : 1) * sizeof *s->slot);
+    s->pi = malloc((nt > 0 ? nt : 1) * sizeof *s->pi);
+    s->pj = malloc((nt > 0 ? nt : 1) * sizeof *s->pj);
+    if (nt > s->xcap) {
+        free(s->Ai), free(s->Ax);
+        s->Ai = malloc(nt * sizeof *s->Ai), s->Ax = malloc(nt * sizeof *s->Ax);
+        s->xcap = s->Ai && s->Ax ? nt : 0;
+    }
+    if (!rp || !byrow || !s->slot || !s->pi || !s->pj || (nt > 0 && s->xcap < nt)) {
+        free(rp), free(byrow);
+        s->pN = -1;
+        return 0;
+    }
+    memset(rp, 0, ((size_t)N + 1) * sizeof *rp);
+    for (size_t t = 0; t < nt; ++t) ++rp[s->ti[t] + 1];
+    for (int i = 0; i < N; ++i) rp[i + 1] += rp[i];
+    for (size_t t = 0; t < nt; ++t) byrow[rp[s->ti[t]]++] = t;
+    /* by column, visiting the triplets row by row: each column's rows come in order */
+    int *cp = s->cnt;
+    memset(cp, 0, ((size_t)N + 1) * sizeof *cp);
+    for (size_t t = 0; t < nt; ++t) ++cp[s->tj[t] + 1];
+    for (int j = 0; j < N; ++j) cp[j + 1] += cp[j];
+    size_t *bycol = malloc((nt > 0 ? nt : 1) * sizeof *bycol);
+    if (!bycol) {
+        free(rp), free(byrow);
+        s->pN = -1;
+        return 0;
+    }
+    for (size_t q = 0; q < nt; ++q) {
+        const size_t t = byrow[q];
+        bycol[cp[s->tj[t]]++] = t;
+    }
+    /* merge equal rows within a column */
+    size_t nz = 0, q = 0;
+    s->Ap[0] = 0;
+    for (int j = 0; j < N; ++j) {
+        const size_t end = (size_t)cp[j];
+        const size_t start = nz;
+        for (; q < end; ++q) {
+            const size_t t = bycol[q];
+            if (nz > start && s->Ai[nz - 1] == s->ti[t])
+                s->slot[t] = (int)(nz - 1);
+            else
+                s->Ai[nz] = s->ti[t], s->slot[t] = (int)nz++;
+        }
+        s->Ap[j + 1] = (int)nz;
+    }
+    memcpy(s->pi, s->ti, nt * sizeof *s->pi), memcpy(s->pj, s->tj, nt * sizeof *s->pj);
+    s->pnt = nt, s->pN = N;
+    free(rp), free(byrow), free(bycol);
+    return 1;
+}
+
+int cr_asm_sys_solve(cr_asm_sys *s, double *b)
+{
+    const int N = s->N;
+    if (!s->sparse) return dense_solve(N, s->A, b, s->ipiv, s->sc);
+    if (N == 0) return -1;
+    if (s->nt == (size_t)-1) return -2;
+    const size_t nt = s->nt;
+    /* the pattern of the previous solve (same entries in the same order: the symbolic
+     * analysis is kept), else compressed and analysed anew */
+    int same = s->pN == N && s->pnt == nt && s->sym;
+    if (same) same = !memcmp(s->pi, s->ti, nt * sizeof *s->ti) && !memcmp(s->pj, s->tj, nt * sizeof *s->tj);
+    if (!same) {
+        if (s->sym) klu_free_symbolic(&s->sym, &s->kc);
+        if (!compress(s)) return -2;
+    }
+    const int nz = s->Ap[N];
+    memset(s->Ax, 0, (size_t)nz * sizeof *s->Ax);
+    for (size_t t = 0; t < nt; ++t) s->Ax[s->slot[t]] += s->tv[t];
+    /* the dense path's scaling and checks */
+    double *rs = s->sc, *cs = s->sc + N;
+    for (int i = 0; i < N; ++i) rs[i] = 0.0;
+    for (int p = 0; p < nz; ++p) rs[s->Ai[p]] = fmax(rs[s->Ai[p]], fabs(s->Ax[p]));
+    double big = 0;
+    for (int i = 0; i < N; ++i) big = fmax(big, rs[i]);
+    for (int i = 0; i < N; ++i) {
+        if (!(rs[i] >= 1e-12 * big) || !isfinite(rs[i])) return i;
+        rs[i] = 1.0 / rs[i];
+    }
+    for (int j = 0; j < N; ++j) {
+        double mx = 0;
+        for (int p = s->Ap[j]; p < s->Ap[j + 1]; ++p) mx = fmax(mx, fabs(s->Ax[p] *= rs[s->Ai[p]]));
+        if (!(mx >= 1e-12)) return j;
+        cs[j] = 1.0 / mx;
+        for (int p = s->Ap[j]; p < s->Ap[j + 1]; ++p) s->Ax[p] *= cs[j];
+    }
+    if (!s->sym) s->sym = klu_analyze(N, s->Ap, s->Ai, &s->kc);
+    if (!s->sym) return -2;
+    if (s->num) klu_free_numeric(&s->num, &s->kc);
+    s->num = klu_factor(s->Ap, s->Ai, s->Ax, s->sym, &s->kc);
+    if (!s->num) return s->kc.status == KLU_OUT_OF_MEMORY ? -2 : 0;
+    /* the pivots, as the dense path's (kth pivot: column Q[k] of the scaled matrix) */
+    int bad = -1;
+    const double *ud = s->num->Udiag;
+    for (int k = 0; k < N && bad < 0; ++k)
+        if (!(fabs(ud[k]) >= 1e-12)) bad = s->sym->Q[k];
+    if (bad >= 0) {
+        if (N > DENSE_DIAGNOSIS_MAX) return bad;
+        /* the dense path decides (KLU's threshold pivoting may meet a small pivot that
+         * LAPACK's partial pivoting avoids) and names the unknown as it does */
+        if (!dense_alloc(s, N)) return bad;
+        for (size_t t = 0; t < nt; ++t) s->A[(size_t)s->tj[t] * N + s->ti[t]] += s->tv[t];
+        return dense_solve(N, s->A, b, s->ipiv, s->sc);
+    }
+    for (int i = 0; i < N; ++i) b[i] *= rs[i];
+    if (!klu_solve(s->sym, s->num, N, 1, b, &s->kc)) return -2;
+    for (int j = 0; j < N; ++j) b[j] *= cs[j];
+    return -1;
+}

@@ -1,0 +1,34 @@
+/* The coupled system of an assembly's statics (assembly_statics.c): interface poses, joint
+ * multipliers, contact force increments. Assembled entry by entry, solved densely (LAPACK)
+ * when small and by a sparse LU (SuiteSparse KLU) from CR_ASM_SPARSE_MIN unknowns on. */
+#ifndef CR_MIXED_ASSEMBLY_LINSYS_H
+#define CR_MIXED_ASSEMBLY_LINSYS_H
+
+#include <stddef.h>
+
+/* Why a threshold and not KLU always: below ~100 unknowns the dense LU is as fast and its
+ * behaviour (pivot order, the unknown named when singular) is the one the tests were written
+ * against; above, the dense system's N³ dominates as soon as many rods meet one body (every
+ * joint touches the body: the system is an arrowhead, KLU's ordering eliminates the rods
+ * first and the cost is O(N)). Tests set cr_asm_sparse_min to run both paths on one scenario. */
+#define CR_ASM_SPARSE_MIN 120
+extern int cr_asm_sparse_min;
+
+typedef struct cr_asm_sys cr_asm_sys;
+
+cr_asm_sys *cr_asm_sys_create(void);
+void cr_asm_sys_destroy(cr_asm_sys *s);
+/* Starts an N × N system, all zero (dense below cr_asm_sparse_min, else sparse); 0: no memory */
+int cr_asm_sys_begin(cr_asm_sys *s, int N);
+/* A[row][col] += v (not thread-safe: one writer) */
+void cr_asm_sys_add(cr_asm_sys *s, int row, int col, double v);
+/* 1: the system is the sparse one */
+int cr_asm_sys_sparse(const cr_asm_sys *s);
+/* Solves A x = b in place of b, as dense_solve: rows, then columns scaled to a largest entry
+ * of 1; a row below 1e-12 of the largest, a column or a pivot below 1e-12 after the scaling
+ * count as singular. Returns -1, the unknown (or row) found without support, or -2 when out
+ * of memory. A sparse system found singular is solved again densely (up to a size) so that
+ * the unknown named is the dense path's. */
+int cr_asm_sys_solve(cr_asm_sys *s, double *b);
+
+#endif
