@@ -37,6 +37,7 @@ struct cr_asm_sys {
     klu_common kc;
     klu_symbolic *sym;
     klu_numeric *num;
+    double rgrowth; /* of the last factorization with pivoting (klu_factor) */
 };
 
 cr_asm_sys *cr_asm_sys_create(void)
@@ -229,6 +230,7 @@ int cr_asm_sys_solve(cr_asm_sys *s, double *b)
     int same = s->pN == N && s->pnt == nt && s->sym;
     if (same) same = !memcmp(s->pi, s->ti, nt * sizeof *s->ti) && !memcmp(s->pj, s->tj, nt * sizeof *s->tj);
     if (!same) {
+        if (s->num) klu_free_numeric(&s->num, &s->kc);
         if (s->sym) klu_free_symbolic(&s->sym, &s->kc);
         if (!compress(s)) return -2;
     }
@@ -254,9 +256,24 @@ int cr_asm_sys_solve(cr_asm_sys *s, double *b)
     }
     if (!s->sym) s->sym = klu_analyze(N, s->Ap, s->Ai, &s->kc);
     if (!s->sym) return -2;
-    if (s->num) klu_free_numeric(&s->num, &s->kc);
-    s->num = klu_factor(s->Ap, s->Ai, s->Ax, s->sym, &s->kc);
-    if (!s->num) return s->kc.status == KLU_OUT_OF_MEMORY ? -2 : 0;
+    /* Why the previous pivots first: a Newton iteration's matrix differs little from the
+     * last one's, and klu_refactor (no pivot search, no symbolic step) costs about half of
+     * klu_factor. It is kept only while its pivot growth stays within 10× of the last
+     * pivoted factorization's and no pivot falls below 1e-8 (the pivots' own check below is
+     * 1e-12): otherwise the matrix is factored again with pivoting. */
+    int fresh = 1;
+    if (same && s->num && klu_refactor(s->Ap, s->Ai, s->Ax, s->sym, s->num, &s->kc)) {
+        const double *ud = s->num->Udiag;
+        int ok = klu_rgrowth(s->Ap, s->Ai, s->Ax, s->sym, s->num, &s->kc) && s->kc.rgrowth >= 0.1 * s->rgrowth;
+        for (int k = 0; k < N && ok; ++k) ok = fabs(ud[k]) >= 1e-8;
+        fresh = !ok;
+    }
+    if (fresh) {
+        if (s->num) klu_free_numeric(&s->num, &s->kc);
+        s->num = klu_factor(s->Ap, s->Ai, s->Ax, s->sym, &s->kc);
+        if (!s->num) return s->kc.status == KLU_OUT_OF_MEMORY ? -2 : 0;
+        s->rgrowth = klu_rgrowth(s->Ap, s->Ai, s->Ax, s->sym, s->num, &s->kc) ? s->kc.rgrowth : 0.0;
+    }
     /* the pivots, as the dense path's (kth pivot: column Q[k] of the scaled matrix) */
     int bad = -1;
     const double *ud = s->num->Udiag;

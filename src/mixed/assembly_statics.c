@@ -462,7 +462,7 @@ static cr_status evaluate(asm_work *w, double lf, int jacobian, double *ss, size
         double *C = w->C + (size_t)j->row0 * 12, *l = w->s->lambda + j->row0;
         cr_asm_joint_eval_iface(j, w->joint_f, NULL, iface_r(w, j->iface[0]), iface_p(w, j->iface[0]),
                                 iface_r(w, j->iface[1]), iface_p(w, j->iface[1]), l, w->g + j->row0, C,
-                                w->H + (size_t)k * 144);
+                                jacobian ? w->H + (size_t)k * 144 : NULL); /* H: the tangent's only */
         for (int e = 0; e < 2; ++e)
             for (int c = 0; c < 6; ++c)
                 for (int r = 0; r < j->rows; ++r) Rv[6 * j->iface[e] + c] += C[r * 12 + 6 * e + c] * l[r];
