@@ -18,7 +18,7 @@ int cr_asm_sparse_min = CR_ASM_SPARSE_MIN;
 enum { DENSE_DIAGNOSIS_MAX = 3000 };
 
 struct cr_asm_sys {
-    int N, sparse;
+    int N, sparse, cplx; /* cplx: complex entries (sparse only; values as (re, im) pairs) */
     /* dense: A (N × N column-major), its capacity, pivots, scales (2N) */
     double *A;
     size_t acap;
@@ -91,13 +91,52 @@ static int dense_alloc(cr_asm_sys *s, int N)
     return 1;
 }
 
+int cr_asm_sys_begin_sparse(cr_asm_sys *s, int N, int cplx)
+{
+    if (cplx != s->cplx) { /* the cached pattern and factors were the other kind's */
+        if (s->num) klu_free_numeric(&s->num, &s->kc);
+        if (s->sym) klu_free_symbolic(&s->sym, &s->kc);
+        free(s->tv), free(s->Ax);
+        s->tv = NULL, s->Ax = NULL, s->tcap = 0, s->xcap = 0, s->pN = -1;
+        free(s->ti), free(s->tj);
+        s->ti = s->tj = NULL;
+    }
+    s->N = N, s->sparse = 1, s->cplx = cplx, s->nt = 0;
+    return grow_vectors(s, N > 0 ? N : 1);
+}
+
 int cr_asm_sys_begin(cr_asm_sys *s, int N)
 {
+    if (N >= cr_asm_sparse_min) return cr_asm_sys_begin_sparse(s, N, 0);
     s->N = N;
-    s->sparse = N >= cr_asm_sparse_min;
+    s->sparse = 0;
     s->nt = 0;
     if (!grow_vectors(s, N > 0 ? N : 1)) return 0;
     return s->sparse ? 1 : dense_alloc(s, N > 0 ? N : 1);
+}
+
+static void add_entry(cr_asm_sys *s, int row, int col, double v, double vi)
+{
+    const int w = s->cplx ? 2 : 1;
+    if (s->nt == s->tcap) {
+        const size_t cap = s->tcap ? 2 * s->tcap : 1024;
+        int *ti = realloc(s->ti, cap * sizeof *ti), *tj = ti ? realloc(s->tj, cap * sizeof *tj) : NULL;
+        if (ti) s->ti = ti;
+        if (tj) s->tj = tj;
+        double *tv = tj ? realloc(s->tv, w * cap * sizeof *tv) : NULL;
+        if (tv) s->tv = tv;
+        if (!tv) { /* out of memory: the solve says so (nt beyond tcap) */
+            s->nt = (size_t)-1;
+            return;
+        }
+        s->tcap = cap;
+    }
+    /* exact zeros left out: a weld's H, a tail rod's Ê V, ... would give KLU's maximum
+     * transversal structural pivots that are numerically zero */
+    if (s->nt == (size_t)-1 || (v == 0.0 && vi == 0.0)) return;
+    s->ti[s->nt] = row, s->tj[s->nt] = col, s->tv[w * s->nt] = v;
+    if (s->cplx) s->tv[2 * s->nt + 1] = vi;
+    ++s->nt;
 }
 
 void cr_asm_sys_add(cr_asm_sys *s, int row, int col, double v)
@@ -106,22 +145,10 @@ void cr_asm_sys_add(cr_asm_sys *s, int row, int col, double v)
         s->A[(size_t)col * s->N + row] += v;
         return;
     }
-    if (s->nt == s->tcap) {
-        const size_t cap = s->tcap ? 2 * s->tcap : 1024;
-        int *ti = realloc(s->ti, cap * sizeof *ti), *tj = ti ? realloc(s->tj, cap * sizeof *tj) : NULL;
-        if (ti) s->ti = ti;
-        if (tj) s->tj = tj;
-        double *tv = tj ? realloc(s->tv, cap * sizeof *tv) : NULL;
-        if (tv) s->tv = tv;
-        if (!tv) { /* out of memory: the solve says so (nt beyond tcap) */
-            s->nt = (size_t)-1;
-            return;
-        }
-        s->tcap = cap;
-    }
-    if (s->nt == (size_t)-1 || v == 0.0) return;
-    s->ti[s->nt] = row, s->tj[s->nt] = col, s->tv[s->nt] = v, ++s->nt;
+    add_entry(s, row, col, v, 0.0);
 }
+
+void cr_asm_sys_add_complex(cr_asm_sys *s, int row, int col, double re, double im) { add_entry(s, row, col, re, im); }
 
 /* The dense path (was assembly_statics.c's dense_solve); A is overwritten */
 static int dense_solve(int N, double *A, double *b, int *ipiv, double *sc)
@@ -170,7 +197,7 @@ static int compress(cr_asm_sys *s)
     s->pj = malloc((nt > 0 ? nt : 1) * sizeof *s->pj);
     if (nt > s->xcap) {
         free(s->Ai), free(s->Ax);
-        s->Ai = malloc(nt * sizeof *s->Ai), s->Ax = malloc(nt * sizeof *s->Ax);
+        s->Ai = malloc(nt * sizeof *s->Ai), s->Ax = malloc((s->cplx ? 2 : 1) * nt * sizeof *s->Ax);
         s->xcap = s->Ai && s->Ax ? nt : 0;
     }
     if (!rp || !byrow || !s->slot || !s->pi || !s->pj || (nt > 0 && s->xcap < nt)) {
@@ -218,14 +245,29 @@ static int compress(cr_asm_sys *s)
     return 1;
 }
 
-int cr_asm_sys_solve(cr_asm_sys *s, double *b)
+/* |entry p| of the compressed values */
+static double entry_abs(const cr_asm_sys *s, int p)
 {
-    const int N = s->N;
-    if (!s->sparse) return dense_solve(N, s->A, b, s->ipiv, s->sc);
+    return s->cplx ? hypot(s->Ax[2 * p], s->Ax[2 * p + 1]) : fabs(s->Ax[p]);
+}
+
+static void entry_scale(cr_asm_sys *s, int p, double f)
+{
+    if (s->cplx)
+        s->Ax[2 * p] *= f, s->Ax[2 * p + 1] *= f;
+    else
+        s->Ax[p] *= f;
+}
+
+/* The sparse system compressed, scaled (rows, then columns, to a largest entry of 1, as the
+ * dense path) and factored: -1, the row or unknown found without support, or -2 (memory) */
+static int sparse_factor(cr_asm_sys *s)
+{
+    const int N = s->N, w = s->cplx ? 2 : 1;
     if (N == 0) return -1;
     if (s->nt == (size_t)-1) return -2;
     const size_t nt = s->nt;
-    /* the pattern of the previous solve (same entries in the same order: the symbolic
+    /* the pattern of the previous factorization (same entries in the same order: the symbolic
      * analysis is kept), else compressed and analysed anew */
     int same = s->pN == N && s->pnt == nt && s->sym;
     if (same) same = !memcmp(s->pi, s->ti, nt * sizeof *s->ti) && !memcmp(s->pj, s->tj, nt * sizeof *s->tj);
@@ -235,12 +277,12 @@ int cr_asm_sys_solve(cr_asm_sys *s, double *b)
         if (!compress(s)) return -2;
     }
     const int nz = s->Ap[N];
-    memset(s->Ax, 0, (size_t)nz * sizeof *s->Ax);
-    for (size_t t = 0; t < nt; ++t) s->Ax[s->slot[t]] += s->tv[t];
-    /* the dense path's scaling and checks */
+    memset(s->Ax, 0, (size_t)w * nz * sizeof *s->Ax);
+    for (size_t t = 0; t < nt; ++t)
+        for (int c = 0; c < w; ++c) s->Ax[w * s->slot[t] + c] += s->tv[w * t + c];
     double *rs = s->sc, *cs = s->sc + N;
     for (int i = 0; i < N; ++i) rs[i] = 0.0;
-    for (int p = 0; p < nz; ++p) rs[s->Ai[p]] = fmax(rs[s->Ai[p]], fabs(s->Ax[p]));
+    for (int p = 0; p < nz; ++p) rs[s->Ai[p]] = fmax(rs[s->Ai[p]], entry_abs(s, p));
     double big = 0;
     for (int i = 0; i < N; ++i) big = fmax(big, rs[i]);
     for (int i = 0; i < N; ++i) {
@@ -249,10 +291,13 @@ int cr_asm_sys_solve(cr_asm_sys *s, double *b)
     }
     for (int j = 0; j < N; ++j) {
         double mx = 0;
-        for (int p = s->Ap[j]; p < s->Ap[j + 1]; ++p) mx = fmax(mx, fabs(s->Ax[p] *= rs[s->Ai[p]]));
+        for (int p = s->Ap[j]; p < s->Ap[j + 1]; ++p) {
+            entry_scale(s, p, rs[s->Ai[p]]);
+            mx = fmax(mx, entry_abs(s, p));
+        }
         if (!(mx >= 1e-12)) return j;
         cs[j] = 1.0 / mx;
-        for (int p = s->Ap[j]; p < s->Ap[j + 1]; ++p) s->Ax[p] *= cs[j];
+        for (int p = s->Ap[j]; p < s->Ap[j + 1]; ++p) entry_scale(s, p, cs[j]);
     }
     if (!s->sym) s->sym = klu_analyze(N, s->Ap, s->Ai, &s->kc);
     if (!s->sym) return -2;
@@ -262,33 +307,61 @@ int cr_asm_sys_solve(cr_asm_sys *s, double *b)
      * pivoted factorization's and no pivot falls below 1e-8 (the pivots' own check below is
      * 1e-12): otherwise the matrix is factored again with pivoting. */
     int fresh = 1;
-    if (same && s->num && klu_refactor(s->Ap, s->Ai, s->Ax, s->sym, s->num, &s->kc)) {
+    if (same && s->num &&
+        (s->cplx ? klu_z_refactor(s->Ap, s->Ai, s->Ax, s->sym, s->num, &s->kc)
+                 : klu_refactor(s->Ap, s->Ai, s->Ax, s->sym, s->num, &s->kc))) {
         const double *ud = s->num->Udiag;
-        int ok = klu_rgrowth(s->Ap, s->Ai, s->Ax, s->sym, s->num, &s->kc) && s->kc.rgrowth >= 0.1 * s->rgrowth;
-        for (int k = 0; k < N && ok; ++k) ok = fabs(ud[k]) >= 1e-8;
+        int ok = (s->cplx ? klu_z_rgrowth(s->Ap, s->Ai, s->Ax, s->sym, s->num, &s->kc)
+                          : klu_rgrowth(s->Ap, s->Ai, s->Ax, s->sym, s->num, &s->kc)) &&
+                 s->kc.rgrowth >= 0.1 * s->rgrowth;
+        for (int k = 0; k < N && ok; ++k) ok = (s->cplx ? hypot(ud[2 * k], ud[2 * k + 1]) : fabs(ud[k])) >= 1e-8;
         fresh = !ok;
     }
     if (fresh) {
         if (s->num) klu_free_numeric(&s->num, &s->kc);
-        s->num = klu_factor(s->Ap, s->Ai, s->Ax, s->sym, &s->kc);
+        s->num = s->cplx ? klu_z_factor(s->Ap, s->Ai, s->Ax, s->sym, &s->kc)
+                         : klu_factor(s->Ap, s->Ai, s->Ax, s->sym, &s->kc);
         if (!s->num) return s->kc.status == KLU_OUT_OF_MEMORY ? -2 : 0;
-        s->rgrowth = klu_rgrowth(s->Ap, s->Ai, s->Ax, s->sym, s->num, &s->kc) ? s->kc.rgrowth : 0.0;
+        const int g = s->cplx ? klu_z_rgrowth(s->Ap, s->Ai, s->Ax, s->sym, s->num, &s->kc)
+                              : klu_rgrowth(s->Ap, s->Ai, s->Ax, s->sym, s->num, &s->kc);
+        s->rgrowth = g ? s->kc.rgrowth : 0.0;
     }
     /* the pivots, as the dense path's (kth pivot: column Q[k] of the scaled matrix) */
-    int bad = -1;
     const double *ud = s->num->Udiag;
-    for (int k = 0; k < N && bad < 0; ++k)
-        if (!(fabs(ud[k]) >= 1e-12)) bad = s->sym->Q[k];
+    for (int k = 0; k < N; ++k)
+        if (!((s->cplx ? hypot(ud[2 * k], ud[2 * k + 1]) : fabs(ud[k])) >= 1e-12)) return s->sym->Q[k];
+    return -1;
+}
+
+int cr_asm_sys_factor(cr_asm_sys *s) { return sparse_factor(s); }
+
+int cr_asm_sys_solve_factored(cr_asm_sys *s, double *b)
+{
+    const int N = s->N, w = s->cplx ? 2 : 1;
+    if (N == 0) return -1;
+    const double *rs = s->sc, *cs = s->sc + N;
+    for (int i = 0; i < N; ++i)
+        for (int c = 0; c < w; ++c) b[w * i + c] *= rs[i];
+    if (!(s->cplx ? klu_z_solve(s->sym, s->num, N, 1, b, &s->kc) : klu_solve(s->sym, s->num, N, 1, b, &s->kc)))
+        return -2;
+    for (int j = 0; j < N; ++j)
+        for (int c = 0; c < w; ++c) b[w * j + c] *= cs[j];
+    return -1;
+}
+
+int cr_asm_sys_solve(cr_asm_sys *s, double *b)
+{
+    const int N = s->N;
+    if (!s->sparse) return dense_solve(N, s->A, b, s->ipiv, s->sc);
+    const int bad = sparse_factor(s);
+    if (bad == -2) return -2;
     if (bad >= 0) {
-        if (N > DENSE_DIAGNOSIS_MAX) return bad;
-        /* the dense path decides (KLU's threshold pivoting may meet a small pivot that
-         * LAPACK's partial pivoting avoids) and names the unknown as it does */
-        if (!dense_alloc(s, N)) return bad;
-        for (size_t t = 0; t < nt; ++t) s->A[(size_t)s->tj[t] * N + s->ti[t]] += s->tv[t];
+        /* a row, a column or a pivot without support: the dense path decides (KLU's threshold
+         * pivoting may meet a small pivot that LAPACK's partial pivoting avoids) and names the
+         * unknown as it does */
+        if (N > DENSE_DIAGNOSIS_MAX || !dense_alloc(s, N)) return bad;
+        for (size_t t = 0; t < s->nt; ++t) s->A[(size_t)s->tj[t] * N + s->ti[t]] += s->tv[t];
         return dense_solve(N, s->A, b, s->ipiv, s->sc);
     }
-    for (int i = 0; i < N; ++i) b[i] *= rs[i];
-    if (!klu_solve(s->sym, s->num, N, 1, b, &s->kc)) return -2;
-    for (int j = 0; j < N; ++j) b[j] *= cs[j];
-    return -1;
+    return cr_asm_sys_solve_factored(s, b);
 }

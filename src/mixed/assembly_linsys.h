@@ -31,4 +31,13 @@ int cr_asm_sys_sparse(const cr_asm_sys *s);
  * the unknown named is the dense path's. */
 int cr_asm_sys_solve(cr_asm_sys *s, double *b);
 
+/* The sparse path alone, factored once and solved many times (the Schur complements of
+ * assembly dynamics, real or complex): begin (cplx: entries added by _add_complex, right
+ * sides as (re, im) pairs), factor (-1, the row or unknown without support, -2 memory),
+ * solve in place. */
+int cr_asm_sys_begin_sparse(cr_asm_sys *s, int N, int cplx);
+void cr_asm_sys_add_complex(cr_asm_sys *s, int row, int col, double re, double im);
+int cr_asm_sys_factor(cr_asm_sys *s);
+int cr_asm_sys_solve_factored(cr_asm_sys *s, double *b);
+
 #endif
