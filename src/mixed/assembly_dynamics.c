@@ -10,12 +10,11 @@
  *
  * (a: the accelerations (v̇, Ω̇) of the joint's two nodes, b: the velocity-squared part of g̈,
  * cr_asm_joint_bias; a hinge drive's row also depends on t explicitly: its ġ = C u + g_t and b
- * carries its time terms, with θ(t) set per residual and Jacobian by set_drive). Why this form: the position constraint g = 0 with μ as its
- * multiplier would make the DAE index 3 (μ appears only after differentiating g twice),
- * the velocity form C u = 0 index 2; a compliance 0 = g − εμ would make the joint a spring.
- * (J) contains μ through a with ∂(J)/∂μ = C M⁻¹ Cᵀ, regular whenever the joints' rows are
- * independent (cr_asm_check_redundant): index 1, like the rods' stresses, and the joint
- * stays exact. What is lost is the invariance of g = 0 and ġ = 0 themselves (the
+ * carries its time terms, with θ(t) set per residual and Jacobian by set_drive). Why this form: the position constraint
+ * g = 0 with μ as its multiplier would make the DAE index 3 (μ appears only after differentiating g twice), the
+ * velocity form C u = 0 index 2; a compliance 0 = g − εμ would make the joint a spring. (J) contains μ through a with
+ * ∂(J)/∂μ = C M⁻¹ Cᵀ, regular whenever the joints' rows are independent (cr_asm_check_redundant): index 1, like the
+ * rods' stresses, and the joint stays exact. What is lost is the invariance of g = 0 and ġ = 0 themselves (the
  * integration error would drift them): the 2ωġ + ω²g terms vanish on the exact solution
  * and make any drift decay like a critically damped oscillator of frequency ω. We take
  * ω = √(EA/(L_e m)) of the joint's element and node (the element's own axial frequency):
@@ -133,10 +132,10 @@ typedef struct asm_dyn {
     rod_dyn *rd;
     int nr, ni, k; /* rods, interface nodes, joint rows */
     size_t N, mu_off;
-    double *imass;  /* ni × 6: 1/(m, m, m, Θx, Θy, Θz) of the interface nodes */
-    double *omega;  /* per joint: Baumgarte's ω */
-    double *Ct;     /* per joint row (12 each): the wrench on its joint's two nodes per unit multiplier */
-    int *row_joint; /* per joint row: its joint */
+    double *imass;   /* ni × 6: 1/(m, m, m, Θx, Θy, Θz) of the interface nodes */
+    double *omega;   /* per joint: Baumgarte's ω */
+    double *Ct;      /* per joint row (12 each): the wrench on its joint's two nodes per unit multiplier */
+    int *row_joint;  /* per joint row: its joint */
     int *adj0, *adj; /* per interface node e: the joints at it, adj[adj0[e] .. adj0[e + 1]) = 2 joint + side */
     /* the Schur complement sparse (k + 6 nb >= cr_asm_sparse_min, assembly_linsys.h): the
      * bodies' wrenches z_b = C_bᵀμ are unknowns beside μ, so that a body with many joints
@@ -584,10 +583,10 @@ static void joints_c(asm_dyn *d, const double *y)
                                 cr_q_load(yb + 3), NULL, g, C, NULL);
         for (int side = 0; side < 2; ++side)
             for (int c = 0; c < 6; ++c)
-                for (int r = 0; r < j->rows; ++r) d->Ct[(size_t)(j->row0 + r) * 12 + 6 * side + c] += C[r * 12 + 6 * side + c];
+                for (int r = 0; r < j->rows; ++r)
+                    d->Ct[(size_t)(j->row0 + r) * 12 + 6 * side + c] += C[r * 12 + 6 * side + c];
     }
 }
-
 
 static cr_status hook_jacobian(double t, const double *y, const double *fy, void *ctx)
 {
@@ -948,7 +947,8 @@ static cr_status sparse_schur(asm_dyn *d, int complex_, int schur_terms)
             for (int c6 = 0; c6 < 6; ++c6) {
                 double gr = 0, gi = 0;
                 for (int q = 0; q < 13; ++q)
-                    gr += g[q] * (complex_ ? bd->Vre[c6][q] : bd->V[c6][q]), gi += complex_ ? g[q] * bd->Vim[c6][q] : 0.0;
+                    gr += g[q] * (complex_ ? bd->Vre[c6][q] : bd->V[c6][q]),
+                        gi += complex_ ? g[q] * bd->Vim[c6][q] : 0.0;
                 cr_asm_sys_add_complex(sys, i, k + 6 * f->node + c6, gr, gi);
             }
         }
@@ -1944,8 +1944,10 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
     ro.output = output, ro.output_times = times, ro.n_output_times = (int)count;
     ro.step_callback = step_done;
     ro.jac_reuse_theta = 0.1, ro.newton_growth_theta = 0.2; /* as one rod's (dynamics_solve.c) */
-    if (cr_asm_has_limits(a)) ro.step_limit = cr_asm_obstacles(a) ? limits_contact_step_limit : limit_step_limit;
-    else if (cr_asm_obstacles(a)) ro.step_limit = contact_step_limit;
+    if (cr_asm_has_limits(a))
+        ro.step_limit = cr_asm_obstacles(a) ? limits_contact_step_limit : limit_step_limit;
+    else if (cr_asm_obstacles(a))
+        ro.step_limit = contact_step_limit;
     cr_radau_linsys ls = {.jacobian = hook_jacobian,
                           .factor_real = hook_factor_real,
                           .solve_real = hook_solve_real,
