@@ -19,6 +19,10 @@ enum { DENSE_DIAGNOSIS_MAX = 3000 };
 
 struct cr_asm_sys {
     int N, sparse, cplx; /* cplx: complex entries (sparse only; values as (re, im) pairs) */
+    /* what counts as without support after the scaling: a row below tiny of the largest, a
+     * column or pivot below tiny (the statics' 1e-12; the dynamics' 0: exact zeros only, as
+     * its dense LU, whose rows mix 1/m and 1/Θ of nodes and bodies over 13 decades) */
+    double tiny;
     /* dense: A (N × N column-major), its capacity, pivots, scales (2N) */
     double *A;
     size_t acap;
@@ -91,8 +95,9 @@ static int dense_alloc(cr_asm_sys *s, int N)
     return 1;
 }
 
-int cr_asm_sys_begin_sparse(cr_asm_sys *s, int N, int cplx)
+static int begin_sparse(cr_asm_sys *s, int N, int cplx, double tiny)
 {
+    s->tiny = tiny;
     if (cplx != s->cplx) { /* the cached pattern and factors were the other kind's */
         if (s->num) klu_free_numeric(&s->num, &s->kc);
         if (s->sym) klu_free_symbolic(&s->sym, &s->kc);
@@ -105,9 +110,11 @@ int cr_asm_sys_begin_sparse(cr_asm_sys *s, int N, int cplx)
     return grow_vectors(s, N > 0 ? N : 1);
 }
 
+int cr_asm_sys_begin_sparse(cr_asm_sys *s, int N, int cplx) { return begin_sparse(s, N, cplx, 0.0); }
+
 int cr_asm_sys_begin(cr_asm_sys *s, int N)
 {
-    if (N >= cr_asm_sparse_min) return cr_asm_sys_begin_sparse(s, N, 0);
+    if (N >= cr_asm_sparse_min) return begin_sparse(s, N, 0, 1e-12);
     s->N = N;
     s->sparse = 0;
     s->nt = 0;
@@ -286,7 +293,7 @@ static int sparse_factor(cr_asm_sys *s)
     double big = 0;
     for (int i = 0; i < N; ++i) big = fmax(big, rs[i]);
     for (int i = 0; i < N; ++i) {
-        if (!(rs[i] >= 1e-12 * big) || !isfinite(rs[i])) return i;
+        if (!(rs[i] > 0 && rs[i] >= s->tiny * big) || !isfinite(rs[i])) return i;
         rs[i] = 1.0 / rs[i];
     }
     for (int j = 0; j < N; ++j) {
@@ -295,7 +302,7 @@ static int sparse_factor(cr_asm_sys *s)
             entry_scale(s, p, rs[s->Ai[p]]);
             mx = fmax(mx, entry_abs(s, p));
         }
-        if (!(mx >= 1e-12)) return j;
+        if (!(mx > 0 && mx >= s->tiny)) return j;
         cs[j] = 1.0 / mx;
         for (int p = s->Ap[j]; p < s->Ap[j + 1]; ++p) entry_scale(s, p, cs[j]);
     }
@@ -328,8 +335,10 @@ static int sparse_factor(cr_asm_sys *s)
     }
     /* the pivots, as the dense path's (kth pivot: column Q[k] of the scaled matrix) */
     const double *ud = s->num->Udiag;
-    for (int k = 0; k < N; ++k)
-        if (!((s->cplx ? hypot(ud[2 * k], ud[2 * k + 1]) : fabs(ud[k])) >= 1e-12)) return s->sym->Q[k];
+    for (int k = 0; k < N; ++k) {
+        const double u = s->cplx ? hypot(ud[2 * k], ud[2 * k + 1]) : fabs(ud[k]);
+        if (!(u > 0 && u >= s->tiny)) return s->sym->Q[k];
+    }
     return -1;
 }
 
