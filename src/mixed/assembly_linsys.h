@@ -1,16 +1,21 @@
-/* The coupled system of an assembly's statics (assembly_statics.c): interface poses, joint
- * multipliers, contact force increments. Assembled entry by entry, solved densely (LAPACK)
- * when small and by a sparse LU (SuiteSparse KLU) from CR_ASM_SPARSE_MIN unknowns on. */
+/* The coupled systems of assemblies: the statics' (assembly_statics.c: interface poses, joint
+ * multipliers, contact force increments), assembled entry by entry, solved densely (LAPACK)
+ * when small and by a sparse LU (SuiteSparse KLU) from cr_asm_sparse_min unknowns on; and the
+ * dynamics' Schur complement on the multipliers (assembly_dynamics.c), sparse only, real or
+ * complex, factored once and solved many times. */
 #ifndef CR_MIXED_ASSEMBLY_LINSYS_H
 #define CR_MIXED_ASSEMBLY_LINSYS_H
 
 #include <stddef.h>
 
-/* Why a threshold and not KLU always: below ~100 unknowns the dense LU is as fast and its
- * behaviour (pivot order, the unknown named when singular) is the one the tests were written
- * against; above, the dense system's N³ dominates as soon as many rods meet one body (every
- * joint touches the body: the system is an arrowhead, KLU's ordering eliminates the rods
- * first and the cost is O(N)). Tests set cr_asm_sparse_min to run both paths on one scenario. */
+/* Why a threshold and not KLU always: the dense LU's behaviour (its pivot order, the unknown
+ * it names when singular) is the one the other tests were written against, and a system of a
+ * few joints gains nothing from the sparse one's compression and ordering; above, the dense N³
+ * dominates as soon as many rods meet one body (every joint touches the body: an arrowhead,
+ * which KLU's ordering eliminates rod by rod, O(N)). 120: a body with ten welded rods in statics
+ * (126 unknowns), twenty in dynamics (k + 6 = 126). The
+ * dynamics' Schur complement (k + 6 per body unknowns) uses the same threshold. Tests set
+ * cr_asm_sparse_min to run both paths on one scenario. */
 #define CR_ASM_SPARSE_MIN 120
 extern int cr_asm_sparse_min;
 
