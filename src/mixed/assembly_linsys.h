@@ -13,8 +13,7 @@
  * few joints gains nothing from the sparse one's compression and ordering; above, the dense N³
  * dominates as soon as many rods meet one body (every joint touches the body: an arrowhead,
  * which KLU's ordering eliminates rod by rod, O(N)). 120: a body with ten welded rods in statics
- * (126 unknowns), twenty in dynamics (k + 6 = 126). The
- * dynamics' Schur complement (k + 6 per body unknowns) uses the same threshold. Tests set
+ * (126 unknowns), twenty in dynamics (its Schur complement: k + 6 per body = 126). Tests set
  * cr_asm_sparse_min to run both paths on one scenario. */
 #define CR_ASM_SPARSE_MIN 120
 extern int cr_asm_sparse_min;
