@@ -269,8 +269,8 @@ static int run_brush_dynamics(int R, int joined, int only, double t_end)
     printf("dynamics over %g s: one rod of %d elements: %ld steps, %ld+%ld LU, %8.3f us per node per step\n", t_end,
            n * R, r1.steps, r1.lu_real, r1.lu_complex, 1e6 * one / (n * R + 1));
     printf("%d rods of %d elements%s: %ld steps, %ld+%ld LU, %8.3f us per node per step; ratio %.2f\n", R, n,
-           joined ? " welded to a platform" : ", independent", r2.steps, r2.lu_real, r2.lu_complex,
-           1e6 * asmb / nodes, (asmb / nodes) / (one / (n * R + 1)));
+           joined ? " welded to a platform" : ", independent", r2.steps, r2.lu_real, r2.lu_complex, 1e6 * asmb / nodes,
+           (asmb / nodes) / (one / (n * R + 1)));
     free(rods);
     free(joints);
     return 0;

@@ -361,8 +361,7 @@ static const char *row_name(const cr_asm_joint *j, int k)
  * joint's: they are when their columns at its interface nodes that no other remaining joint
  * touches (own[e]: side e is such a node) have full row rank, since no combination of the
  * others' rows reaches those columns. C: the joint's rows (rows × 12). */
-static int rows_independent_alone(const cr_asm_joint *j, const cr_assembly_state *s, const double *C,
-                                  const int own[2])
+static int rows_independent_alone(const cr_asm_joint *j, const cr_assembly_state *s, const double *C, const int own[2])
 {
     double q[CR_ASM_MAX_ROWS][12];
     int n = 0;

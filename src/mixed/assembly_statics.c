@@ -685,7 +685,7 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
                 else if (!cr_asm_joint_active(j, w->stage))
                     continue;
                 for (int c = 0; c < 6; ++c) {
-                    cr_asm_sys_add(w->sys, 6 * ie + c, off + j->row0 + r, C[r * 12 + 6 * e + c]); /* Cᵀ */
+                    cr_asm_sys_add(w->sys, 6 * ie + c, off + j->row0 + r, C[r * 12 + 6 * e + c]);      /* Cᵀ */
                     cr_asm_sys_add(w->sys, off + j->row0 + r, 6 * ie + c, kr * C[r * 12 + 6 * e + c]); /* C */
                 }
             }
@@ -931,8 +931,9 @@ static cr_status correct_positions(asm_work *w, double lf)
             w->rhs[row] = -kr * gk;
         }
     }
-    if (cr_asm_sys_solve(w->sysc, w->rhs) != -1)
-        return CR_SINGULAR; /* the full update's solve names the cause */
+    const int bad = cr_asm_sys_solve(w->sysc, w->rhs);
+    if (bad == -2) return CR_NO_MEMORY;
+    if (bad >= 0) return CR_SINGULAR; /* the full update's solve names the cause */
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
         rod_work *rw = &w->rw[r];
