@@ -195,6 +195,87 @@ static int run_brush(int R, int joined, int only, int threads)
     return 0;
 }
 
+/* --brush R --dynamics [--joined] [--t-end T]: the brush's dynamics from rest under its
+ * sudden loads (statics' setup), against one rod of 50 R elements under its sudden tip load:
+ * wall time per node and accepted step. */
+static int run_brush_dynamics(int R, int joined, int only, double t_end)
+{
+    const int n = 50;
+    cr_section_segment sec = cr_section_default_def();
+    sec.radius[0] = sec.radius[1] = 0.001;
+    cr_bc_def clamp = cr_bc_default_def();
+    cr_load_def tip = cr_load_default_def();
+    tip.type = CR_LOAD_FORCE, tip.node = -1, tip.value = cr_v3(0.01, 0.005, 0);
+    cr_dynamic_options o = cr_dynamic_default_options();
+    o.t_end = t_end, o.output_dt = t_end;
+    cr_dynamic_report r1 = {0}, r2 = {0};
+    double one = INFINITY, asmb = INFINITY;
+    if (only != 2) {
+        cr_rod_def d = cr_rod_default_def();
+        d.length = 0.2 * R, d.elements = n * R, d.material = (cr_material){3e9, 1.1e9, 1150};
+        d.sections = &sec, d.section_count = 1, d.bcs = &clamp, d.bc_count = 1;
+        cr_load_def big = tip;
+        big.value = cr_v3(0.01 / R, 0.005 / R, 0);
+        d.loads = &big, d.load_count = 1;
+        cr_model *m = cr_model_create(&d, NULL);
+        cr_state *s = cr_state_create(m);
+        cr_error err = {0};
+        if (cr_dynamic_solve(m, s, 0, 0.0, 0.0, 0.0, &o, NULL, NULL, NULL, &r1, &err) != CR_OK)
+            fprintf(stderr, "one rod: %s\n", err.message);
+        one = r1.wall_time_s / (r1.steps > 0 ? r1.steps : 1);
+        cr_state_destroy(s);
+        cr_model_destroy(m);
+    }
+    cr_assembly_rod_def *rods = calloc((size_t)R, sizeof *rods);
+    cr_joint_def *joints = calloc((size_t)R, sizeof *joints);
+    if (!rods || !joints) return 1;
+    int side = (int)ceil(sqrt((double)R));
+    double pitch = 0.01, cx = 0, cy = 0;
+    for (int k = 0; k < R; ++k) {
+        cr_rod_def d = cr_rod_default_def();
+        d.length = 0.2, d.elements = n, d.material = (cr_material){3e9, 1.1e9, 1150};
+        d.sections = &sec, d.section_count = 1, d.bcs = &clamp, d.bc_count = 1;
+        if (!joined) d.loads = &tip, d.load_count = 1;
+        d.reference.origin = cr_v3(pitch * (k % side), pitch * (k / side), 0);
+        d.reference.orientation = cr_q_axis_angle(cr_v3(0, 1, 0), -3.14159265358979323846 / 2);
+        cx += d.reference.origin.x / R, cy += d.reference.origin.y / R;
+        snprintf(rods[k].name, sizeof rods[k].name, "hair%d", k);
+        rods[k].rod = d;
+    }
+    cr_rigid_body_def body = {.name = "platform", .mass = 0.01, .center = cr_v3(cx, cy, 0.2)};
+    body.inertia = (cr_mat3){{{1e-6, 0, 0}, {0, 1e-6, 0}, {0, 0, 1e-6}}};
+    body.orientation = cr_q_identity();
+    cr_load_def push = cr_load_default_def();
+    push.type = CR_LOAD_FORCE, push.body = 0, push.value = cr_v3(0.01 * R, 0, 0);
+    for (int k = 0; k < R && joined; ++k) {
+        joints[k] = cr_joint_default_def();
+        joints[k].a = (cr_rod_node){k, -1};
+        joints[k].body_b = 1;
+        joints[k].point_b = cr_v3(rods[k].rod.reference.origin.x - cx, rods[k].rod.reference.origin.y - cy, 0);
+    }
+    cr_assembly_def def = {.rod_count = R, .rods = rods, .joint_count = joined ? R : 0, .joints = joints};
+    if (joined) def.body_count = 1, def.bodies = &body, def.body_load_count = 1, def.body_loads = &push;
+    if (only != 1) {
+        cr_error err = {0};
+        cr_assembly *a = cr_assembly_create(&def, &err);
+        cr_assembly_state *s = a ? cr_assembly_state_create(a) : NULL;
+        if (!s || cr_assembly_dynamic_solve(a, s, 0, &o, NULL, NULL, &r2, &err) != CR_OK)
+            fprintf(stderr, "assembly: %s\n", err.message);
+        asmb = r2.wall_time_s / (r2.steps > 0 ? r2.steps : 1);
+        cr_assembly_state_destroy(s);
+        cr_assembly_destroy(a);
+    }
+    const double nodes = (double)R * (n + 1);
+    printf("dynamics over %g s: one rod of %d elements: %ld steps, %ld+%ld LU, %8.3f us per node per step\n", t_end,
+           n * R, r1.steps, r1.lu_real, r1.lu_complex, 1e6 * one / (n * R + 1));
+    printf("%d rods of %d elements%s: %ld steps, %ld+%ld LU, %8.3f us per node per step; ratio %.2f\n", R, n,
+           joined ? " welded to a platform" : ", independent", r2.steps, r2.lu_real, r2.lu_complex, 1e6 * asmb / nodes,
+           (asmb / nodes) / (one / (n * R + 1)));
+    free(rods);
+    free(joints);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int repeats = 5, n = 250, only = 0, dynamics = 0, brush = 0, joined = 0, threads = 1; /* --only-one 1, ... */
@@ -229,6 +310,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--only-assembly"))
             only = 2;
     }
+    if (brush > 0 && dynamics) return run_brush_dynamics(brush, joined, only, t_end);
     if (brush > 0) return run_brush(brush, joined, only, threads);
     if (dynamics) return run_dynamics(repeats, n, only, t_end);
     /* one rod of 6n elements */

@@ -3,7 +3,7 @@
 # As root it uses apt-get; otherwise it only reports what is missing.
 set -eu
 # lintian: tests/install.sh checks the .deb packages with it (skipped without it)
-packages="build-essential cmake pkg-config libcjson-dev zlib1g-dev liblapack-dev libblas-dev python3 python3-numpy python3-scipy python3-matplotlib python3-pytest python3-distributed clang libclang-rt-14-dev lintian"
+packages="build-essential cmake pkg-config libcjson-dev zlib1g-dev liblapack-dev libblas-dev libsuitesparse-dev python3 python3-numpy python3-scipy python3-matplotlib python3-pytest python3-distributed clang libclang-rt-14-dev lintian"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -10,12 +10,11 @@
  *
  * (a: the accelerations (v̇, Ω̇) of the joint's two nodes, b: the velocity-squared part of g̈,
  * cr_asm_joint_bias; a hinge drive's row also depends on t explicitly: its ġ = C u + g_t and b
- * carries its time terms, with θ(t) set per residual and Jacobian by set_drive). Why this form: the position constraint g = 0 with μ as its
- * multiplier would make the DAE index 3 (μ appears only after differentiating g twice),
- * the velocity form C u = 0 index 2; a compliance 0 = g − εμ would make the joint a spring.
- * (J) contains μ through a with ∂(J)/∂μ = C M⁻¹ Cᵀ, regular whenever the joints' rows are
- * independent (cr_asm_check_redundant): index 1, like the rods' stresses, and the joint
- * stays exact. What is lost is the invariance of g = 0 and ġ = 0 themselves (the
+ * carries its time terms, with θ(t) set per residual and Jacobian by set_drive). Why this form: the position constraint
+ * g = 0 with μ as its multiplier would make the DAE index 3 (μ appears only after differentiating g twice), the
+ * velocity form C u = 0 index 2; a compliance 0 = g − εμ would make the joint a spring. (J) contains μ through a with
+ * ∂(J)/∂μ = C M⁻¹ Cᵀ, regular whenever the joints' rows are independent (cr_asm_check_redundant): index 1, like the
+ * rods' stresses, and the joint stays exact. What is lost is the invariance of g = 0 and ġ = 0 themselves (the
  * integration error would drift them): the 2ωġ + ω²g terms vanish on the exact solution
  * and make any drift decay like a critically damped oscillator of frequency ω. We take
  * ω = √(EA/(L_e m)) of the joint's element and node (the element's own axial frequency):
@@ -57,6 +56,7 @@
 #include "linalg/blocktri_shifted.h"
 #include "linalg/lowrank.h"
 #include "mixed/assembly_internal.h"
+#include "mixed/assembly_linsys.h"
 #include "mixed/mixed.h"
 #include "mixed/supports.h"
 #include "mixed/terms.h"
@@ -132,12 +132,21 @@ typedef struct asm_dyn {
     rod_dyn *rd;
     int nr, ni, k; /* rods, interface nodes, joint rows */
     size_t N, mu_off;
-    double *imass;  /* ni × 6: 1/(m, m, m, Θx, Θy, Θz) of the interface nodes */
-    double *omega;  /* per joint: Baumgarte's ω */
-    double *Ct;     /* ni × 6 × k: the wrench on interface node e per unit multiplier */
+    double *imass;   /* ni × 6: 1/(m, m, m, Θx, Θy, Θz) of the interface nodes */
+    double *omega;   /* per joint: Baumgarte's ω */
+    double *Ct;      /* per joint row (12 each): the wrench on its joint's two nodes per unit multiplier */
+    int *row_joint;  /* per joint row: its joint */
+    int *adj0, *adj; /* per interface node e: the joints at it, adj[adj0[e] .. adj0[e + 1]) = 2 joint + side */
+    /* the Schur complement sparse (k + 6 nb >= cr_asm_sparse_min, assembly_linsys.h): the
+     * bodies' wrenches z_b = C_bᵀμ are unknowns beside μ, so that a body with many joints
+     * couples them through its 6 columns and rows (an arrowhead) instead of k² entries;
+     * its real and complex factorizations, scratch (2 (k + 6 nb)) */
+    int sparse;
+    cr_asm_sys *sys, *sysz;
+    double *xs;
     double *A;      /* ni × 6 × NB: ∂F_u/∂y of interface node e (its block row, columns of nodes e−1, e, e+1) */
     double *G;      /* per joint: 2 sides × rows × NB (at the joint's row offset: k × 2 × NB) */
-    double *Gmu;    /* k × k (row-major) */
+    double *Gmu;    /* k × k (row-major; dense path only) */
     double *S, *Sz; /* factored Schur complements: k × k and 2k × 2k (column-major) */
     double *tmpS;   /* 2 k × k: the complements before the LU (row-major) */
     int *piv, *pivz;
@@ -530,16 +539,68 @@ static cr_status rod_jacobian(double t, const double *y, const double *fy, cr_bl
 
 /* ---- the linear-algebra hooks of the whole system ---- */
 
-/* ∂(rows)/∂μ (k × k, row-major) on the compliant rows: the identity (0 = k g + c ġ + μ) */
-static void compliant_rows_identity(const asm_dyn *d, double *M)
+/* C's entry of joint row i on component q of interface node e (0 when its joint is not there) */
+static double ct(const asm_dyn *d, int e, int q, int i)
 {
-    for (int jk = 0; jk < d->a->joint_count; ++jk) {
-        const cr_asm_joint *j = &d->a->joints[jk];
+    const cr_asm_joint *j = &d->a->joints[d->row_joint[i]];
+    double v = 0;
+    for (int side = 0; side < 2; ++side)
+        if (j->iface[side] == e) v += d->Ct[(size_t)i * 12 + 6 * side + q];
+    return v;
+}
+
+/* The wrench C_eᵀμ on interface node e (and of mi when wi), over the joints at e in the rows'
+ * order */
+static void wrench(const asm_dyn *d, int e, const double *mr, const double *mi, double wr[6], double wi[6])
+{
+    for (int q = 0; q < 6; ++q) wr[q] = 0.0, wi[q] = 0.0;
+    for (int t = d->adj0[e]; t < d->adj0[e + 1]; ++t) {
+        const cr_asm_joint *j = &d->a->joints[d->adj[t] / 2];
+        const int side = d->adj[t] % 2;
         for (int r = 0; r < j->rows; ++r) {
-            if (!cr_asm_row_compliant(j, d->stage, r, NULL, NULL)) continue;
-            const int i = j->row0 + r;
-            for (int c = 0; c < d->k; ++c) M[(size_t)i * d->k + c] = c == i;
+            const int c = j->row0 + r;
+            for (int q = 0; q < 6; ++q) {
+                const double v = d->Ct[(size_t)c * 12 + 6 * side + q];
+                wr[q] += v * mr[c];
+                if (mi) wi[q] += v * mi[c];
+            }
         }
+    }
+}
+
+/* G_μ's entry (i, c) = Σ_e C_e,i M_e⁻¹ C_e,c over the interface nodes of row i's joint (a
+ * compliant row: the identity row) */
+static double gmu(const asm_dyn *d, int i, int c)
+{
+    const cr_asm_joint *j = &d->a->joints[d->row_joint[i]];
+    if (cr_asm_row_compliant(j, d->stage, i - j->row0, NULL, NULL)) return c == i;
+    const cr_asm_joint *jc = &d->a->joints[d->row_joint[c]];
+    int es[2] = {j->iface[0], j->iface[1]};
+    if (es[1] < es[0]) es[0] = j->iface[1], es[1] = j->iface[0];
+    double v = 0;
+    for (int t = 0; t < 2; ++t) { /* in the nodes' order, as a sum over all of them */
+        const int e = es[t];
+        if ((t == 1 && e == es[0]) || (jc->iface[0] != e && jc->iface[1] != e)) continue;
+        for (int q = 0; q < 6; ++q) v += ct(d, e, q, i) * d->imass[6 * e + q] * ct(d, e, q, c);
+    }
+    return v;
+}
+
+/* C of every joint at the state y (into d->Ct) */
+static void joints_c(asm_dyn *d, const double *y)
+{
+    const cr_assembly *a = d->a;
+    memset(d->Ct, 0, (size_t)d->k * 12 * sizeof *d->Ct);
+    for (int jk = 0; jk < a->joint_count; ++jk) {
+        const cr_asm_joint *j = &a->joints[jk];
+        const double *ya = node_y(d, y, j->iface[0]), *yb = node_y(d, y, j->iface[1]);
+        double g[CR_ASM_MAX_ROWS], C[CR_ASM_MAX_ROWS * 12];
+        cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
+                                cr_q_load(yb + 3), NULL, g, C, NULL);
+        for (int side = 0; side < 2; ++side)
+            for (int c = 0; c < 6; ++c)
+                for (int r = 0; r < j->rows; ++r)
+                    d->Ct[(size_t)(j->row0 + r) * 12 + 6 * side + c] += C[r * 12 + 6 * side + c];
     }
 }
 
@@ -579,29 +640,10 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
                 for (int c = 0; c < B; ++c) Ae[row * NB + b * B + c] = ok ? blk[(CR_DYN_V + row) * B + c] : 0.0;
         }
     }
-    /* C of every joint (Ct), G_μ and G */
-    memset(d->Ct, 0, (size_t)d->ni * 6 * d->k * sizeof *d->Ct);
-    for (int jk = 0; jk < a->joint_count; ++jk) {
-        const cr_asm_joint *j = &a->joints[jk];
-        const double *ya = node_y(d, y, j->iface[0]), *yb = node_y(d, y, j->iface[1]);
-        double g[CR_ASM_MAX_ROWS], C[CR_ASM_MAX_ROWS * 12];
-        cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
-                                cr_q_load(yb + 3), NULL, g, C, NULL);
-        for (int side = 0; side < 2; ++side)
-            for (int c = 0; c < 6; ++c)
-                for (int r = 0; r < j->rows; ++r)
-                    d->Ct[((size_t)j->iface[side] * 6 + c) * d->k + j->row0 + r] += C[r * 12 + 6 * side + c];
-    }
-    for (int i = 0; i < d->k; ++i)
-        for (int c = 0; c < d->k; ++c) {
-            double v = 0;
-            for (int e = 0; e < d->ni; ++e)
-                for (int q = 0; q < 6; ++q)
-                    v += d->Ct[((size_t)e * 6 + q) * d->k + i] * d->imass[6 * e + q] *
-                         d->Ct[((size_t)e * 6 + q) * d->k + c];
-            d->Gmu[(size_t)i * d->k + c] = v;
-        }
-    compliant_rows_identity(d, d->Gmu);
+    /* C of every joint (Ct), G_μ (dense path; the sparse one assembles it) and G */
+    joints_c(d, y);
+    for (int i = 0; i < d->k && !d->sparse; ++i)
+        for (int c = 0; c < d->k; ++c) d->Gmu[(size_t)i * d->k + c] = gmu(d, i, c);
     for (int jk = 0; jk < a->joint_count; ++jk) {
         const cr_asm_joint *j = &a->joints[jk];
         double *Gj = d->G + (size_t)j->row0 * 2 * NB;
@@ -621,7 +663,7 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
                 if (cr_asm_row_compliant(j, d->stage, r, NULL, NULL)) continue; /* no a in a compliant row */
                 double *g = Gj + ((size_t)r * 2 + side) * NB;
                 for (int q = 0; q < 6; ++q) {
-                    double w = d->Ct[((size_t)e * 6 + q) * d->k + j->row0 + r] * d->imass[6 * e + q];
+                    double w = ct(d, e, q, j->row0 + r) * d->imass[6 * e + q];
                     if (w != 0.0)
                         for (int c = 0; c < NB; ++c) g[c] += w * Ae[q * NB + c];
                 }
@@ -641,7 +683,7 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
                 for (int r = 0; r < j->rows; ++r)
                     for (int q = 0; q < 6; ++q) {
                         if (cr_asm_row_compliant(j, d->stage, r, NULL, NULL)) break;
-                        double w = d->Ct[((size_t)e * 6 + q) * d->k + j->row0 + r] * d->imass[6 * e + q];
+                        double w = ct(d, e, q, j->row0 + r) * d->imass[6 * e + q];
                         if (w == 0.0) continue;
                         for (int c = 0; c < 4; ++c) {
                             double v = 0;
@@ -748,7 +790,7 @@ static void schur(asm_dyn *d, int complex_, double *Sre, double *Sim)
 {
     const int k = d->k;
     for (int i = 0; i < k; ++i) {
-        const int jk = joint_of_row(d->a, i);
+        const int jk = d->row_joint[i];
         const cr_asm_joint *j = &d->a->joints[jk];
         for (int c = 0; c < k; ++c) Sre[(size_t)i * k + c] = d->Gmu[(size_t)i * k + c];
         if (complex_)
@@ -763,11 +805,14 @@ static void schur(asm_dyn *d, int complex_, double *Sre, double *Sim)
                 for (int q = 0; q < 13; ++q)
                     gr += g[q] * (complex_ ? bd->Vre[c6][q] : bd->V[c6][q]),
                         gi += complex_ ? g[q] * bd->Vim[c6][q] : 0.0;
-                const double *ct = d->Ct + ((size_t)bd->iface * 6 + c6) * k;
-                for (int c = 0; c < k; ++c) {
-                    if (ct[c] == 0.0) continue;
-                    Sre[(size_t)i * k + c] += gr * ct[c];
-                    if (complex_) Sim[(size_t)i * k + c] += gi * ct[c];
+                for (int t = d->adj0[bd->iface]; t < d->adj0[bd->iface + 1]; ++t) {
+                    const cr_asm_joint *jc = &d->a->joints[d->adj[t] / 2];
+                    for (int c = jc->row0; c < jc->row0 + jc->rows; ++c) {
+                        const double v = d->Ct[(size_t)c * 12 + 6 * (d->adj[t] % 2) + c6];
+                        if (v == 0.0) continue;
+                        Sre[(size_t)i * k + c] += gr * v;
+                        if (complex_) Sim[(size_t)i * k + c] += gi * v;
+                    }
                 }
             }
         }
@@ -785,11 +830,14 @@ static void schur(asm_dyn *d, int complex_, double *Sre, double *Sim)
                     const double *vi = tail ? rd->Vt[1] + 2 * B * c6 : rd->Vim + col;
                     const double gr = g_dot(d, i, jk, NULL, rd->r, vr, first);
                     const double gi = complex_ ? g_dot(d, i, jk, NULL, rd->r, vi, first) : 0.0;
-                    const double *ct = d->Ct + ((size_t)e * 6 + c6) * k;
-                    for (int c = 0; c < k; ++c) {
-                        if (ct[c] == 0.0) continue;
-                        Sre[(size_t)i * k + c] += gr * ct[c];
-                        if (complex_) Sim[(size_t)i * k + c] += gi * ct[c];
+                    for (int t = d->adj0[e]; t < d->adj0[e + 1]; ++t) {
+                        const cr_asm_joint *jc = &d->a->joints[d->adj[t] / 2];
+                        for (int c = jc->row0; c < jc->row0 + jc->rows; ++c) {
+                            const double v = d->Ct[(size_t)c * 12 + 6 * (d->adj[t] % 2) + c6];
+                            if (v == 0.0) continue;
+                            Sre[(size_t)i * k + c] += gr * v;
+                            if (complex_) Sim[(size_t)i * k + c] += gi * v;
+                        }
                     }
                 }
             }
@@ -801,7 +849,6 @@ static void schur(asm_dyn *d, int complex_, double *Sre, double *Sim)
 static cr_status add_response(const asm_dyn *d, const rod_dyn *rd, const double *mr, const double *mi, double *xr,
                               double *xi)
 {
-    const int k = d->k;
     if (xi ? rd->tail_cplx : rd->tail_real) { /* x += K⁻¹(P Cᵀμ): a load on the last node only */
         const int e = rd->iface[0];
         double *zr = rd->bsave, *zi = rd->bsave + rd->dim;
@@ -813,13 +860,12 @@ static cr_status add_response(const asm_dyn *d, const rod_dyn *rd, const double 
             }
         memset(zr + rd->dim - B, 0, B * sizeof *zr);
         if (xi) memset(zi + rd->dim - B, 0, B * sizeof *zi);
+        double wr[6], wi[6];
+        wrench(d, e, mr, mi, wr, wi);
         for (int c6 = 0; c6 < 6; ++c6) {
-            const double *ct = d->Ct + ((size_t)e * 6 + c6) * k;
-            double wr = 0, wi = 0;
-            for (int c = 0; c < k; ++c) wr += ct[c] * mr[c], wi += mi ? ct[c] * mi[c] : 0.0;
             const size_t at = (size_t)d->a->iface[e].node * B + CR_DYN_V + c6;
-            zr[at] = wr;
-            if (xi) zi[at] = wi;
+            zr[at] = wr[c6];
+            if (xi) zi[at] = wi[c6];
         }
         cr_status st = cr_blocktri_radau_solve_last(rd->lin, xi != NULL, zr, zi);
         if (st != CR_OK) return st;
@@ -830,10 +876,10 @@ static cr_status add_response(const asm_dyn *d, const rod_dyn *rd, const double 
     }
     for (int q = 0; q < rd->m_iface; ++q) {
         const int e = rd->iface[q];
+        double w6r[6], w6i[6];
+        wrench(d, e, mr, mi, w6r, w6i);
         for (int c6 = 0; c6 < 6; ++c6) {
-            const double *ct = d->Ct + ((size_t)e * 6 + c6) * k;
-            double wr = 0, wi = 0;
-            for (int c = 0; c < k; ++c) wr += ct[c] * mr[c], wi += mi ? ct[c] * mi[c] : 0.0;
+            const double wr = w6r[c6], wi = w6i[c6];
             const size_t col = rd->dim * (6 * q + c6);
             if (!xi) {
                 if (wr == 0.0) continue;
@@ -854,13 +900,12 @@ static cr_status add_response(const asm_dyn *d, const rod_dyn *rd, const double 
 /* x_b += V_b (Cᵀμ) for every body (complex when xi) */
 static void add_body_response(const asm_dyn *d, const double *mr, const double *mi, double *xr, double *xi)
 {
-    const int k = d->k;
     for (int b = 0; b < d->nb; ++b) {
         const body_dyn *bd = &d->bd[b];
+        double w6r[6], w6i[6];
+        wrench(d, bd->iface, mr, mi, w6r, w6i);
         for (int c6 = 0; c6 < 6; ++c6) {
-            const double *ct = d->Ct + ((size_t)bd->iface * 6 + c6) * k;
-            double wr = 0, wi = 0;
-            for (int c = 0; c < k; ++c) wr += ct[c] * mr[c], wi += mi ? ct[c] * mi[c] : 0.0;
+            const double wr = w6r[c6], wi = w6i[c6];
             for (int q = 0; q < 13; ++q) {
                 if (!xi)
                     xr[bd->off + q] += bd->V[c6][q] * wr;
@@ -871,6 +916,116 @@ static void add_body_response(const asm_dyn *d, const double *mr, const double *
             }
         }
     }
+}
+
+/* The sparse path: the Schur complement with the bodies' wrenches z_b = C_bᵀμ as unknowns,
+ *     [ S_rods   W ] [μ]   [r]      S_rods: G_μ and Σ G_r V_r Cᵀ through the rods' nodes
+ *     [ −C_b     I ] [z] = [0]      W: the body's part of G_μ (C M_b⁻¹) and G_b V_b
+ * (equal to S μ = r with z substituted), assembled into sys (complex: the real and imaginary
+ * parts) and factored; `schur_terms` 0: G_μ alone (the consistent initial multipliers). */
+static cr_status sparse_schur(asm_dyn *d, int complex_, int schur_terms)
+{
+    const cr_assembly *a = d->a;
+    const int k = d->k;
+    cr_asm_sys *sys = complex_ ? d->sysz : d->sys;
+    if (!cr_asm_sys_begin_sparse(sys, k + 6 * d->nb, complex_)) return CR_NO_MEMORY;
+    for (int i = 0; i < k; ++i) {
+        const int jk = d->row_joint[i];
+        const cr_asm_joint *j = &a->joints[jk];
+        if (cr_asm_row_compliant(j, d->stage, i - j->row0, NULL, NULL))
+            cr_asm_sys_add_complex(sys, i, i, 1.0, 0.0);
+        else
+            for (int side = 0; side < 2; ++side) { /* G_μ */
+                const int e = j->iface[side];
+                if (side == 1 && e == j->iface[0]) continue;
+                if (a->iface[e].rod < 0) {
+                    const int col = k + 6 * a->iface[e].node;
+                    for (int q = 0; q < 6; ++q)
+                        cr_asm_sys_add_complex(sys, i, col + q, ct(d, e, q, i) * d->imass[6 * e + q], 0.0);
+                    continue;
+                }
+                for (int t = d->adj0[e]; t < d->adj0[e + 1]; ++t) {
+                    const cr_asm_joint *jc = &a->joints[d->adj[t] / 2];
+                    for (int c = jc->row0; c < jc->row0 + jc->rows; ++c) {
+                        double v = 0;
+                        for (int q = 0; q < 6; ++q)
+                            v += ct(d, e, q, i) * d->imass[6 * e + q] * d->Ct[(size_t)c * 12 + 6 * (d->adj[t] % 2) + q];
+                        cr_asm_sys_add_complex(sys, i, c, v, 0.0);
+                    }
+                }
+            }
+        if (!schur_terms) continue;
+        for (int side = 0; side < 2; ++side) { /* G_b V_b: on z_b */
+            const cr_asm_iface *f = &a->iface[j->iface[side]];
+            if (f->rod >= 0) continue;
+            const body_dyn *bd = &d->bd[f->node];
+            const double *g = d->G + ((size_t)i * 2 + side) * NB + B;
+            for (int c6 = 0; c6 < 6; ++c6) {
+                double gr = 0, gi = 0;
+                for (int q = 0; q < 13; ++q)
+                    gr += g[q] * (complex_ ? bd->Vre[c6][q] : bd->V[c6][q]),
+                        gi += complex_ ? g[q] * bd->Vim[c6][q] : 0.0;
+                cr_asm_sys_add_complex(sys, i, k + 6 * f->node + c6, gr, gi);
+            }
+        }
+        int r0 = a->iface[j->iface[0]].rod, r1 = a->iface[j->iface[1]].rod;
+        if (r0 < 0) r0 = r1, r1 = -1;
+        if (r1 < 0) r1 = r0;
+        for (int pass = 0; r0 >= 0 && pass < (r1 != r0 ? 2 : 1); ++pass) { /* G_r V_r Cᵀ */
+            const rod_dyn *rd = &d->rd[pass ? r1 : r0];
+            for (int q = 0; q < rd->m_iface; ++q) {
+                const int e = rd->iface[q];
+                for (int c6 = 0; c6 < 6; ++c6) {
+                    const size_t col = rd->dim * (6 * q + c6);
+                    const int tail = complex_ ? rd->tail_cplx : rd->tail_real, first = tail ? rd->m->nodes - 2 : 0;
+                    const double *vr = tail ? rd->Vt[0] + 2 * B * c6 : (complex_ ? rd->Vre : rd->V) + col;
+                    const double *vi = tail ? rd->Vt[1] + 2 * B * c6 : rd->Vim + col;
+                    const double gr = g_dot(d, i, jk, NULL, rd->r, vr, first);
+                    const double gi = complex_ ? g_dot(d, i, jk, NULL, rd->r, vi, first) : 0.0;
+                    for (int t = d->adj0[e]; t < d->adj0[e + 1]; ++t) {
+                        const cr_asm_joint *jc = &a->joints[d->adj[t] / 2];
+                        for (int c = jc->row0; c < jc->row0 + jc->rows; ++c) {
+                            const double v = d->Ct[(size_t)c * 12 + 6 * (d->adj[t] % 2) + c6];
+                            if (v != 0.0) cr_asm_sys_add_complex(sys, i, c, gr * v, gi * v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (int b = 0; b < d->nb; ++b) { /* z_b − C_bᵀμ = 0 */
+        const int e = d->bd[b].iface;
+        for (int q = 0; q < 6; ++q) {
+            const int row = k + 6 * b + q;
+            cr_asm_sys_add_complex(sys, row, row, 1.0, 0.0);
+            for (int t = d->adj0[e]; t < d->adj0[e + 1]; ++t) {
+                const cr_asm_joint *jc = &a->joints[d->adj[t] / 2];
+                for (int c = jc->row0; c < jc->row0 + jc->rows; ++c)
+                    cr_asm_sys_add_complex(sys, row, c, -d->Ct[(size_t)c * 12 + 6 * (d->adj[t] % 2) + q], 0.0);
+            }
+        }
+    }
+    const int bad = cr_asm_sys_factor(sys);
+    return bad == -2 ? CR_NO_MEMORY : bad >= 0 ? CR_SINGULAR : CR_OK;
+}
+
+/* μ from the right sides r (re, and im when mi): the sparse system solved, z rows zero */
+static cr_status sparse_mu(asm_dyn *d, double *mr, double *mi)
+{
+    const int k = d->k, n = k + 6 * d->nb;
+    if (!mi) {
+        memcpy(d->xs, mr, (size_t)k * sizeof *mr);
+        memset(d->xs + k, 0, (size_t)(n - k) * sizeof *mr);
+    } else
+        for (int i = 0; i < n; ++i) d->xs[2 * i] = i < k ? mr[i] : 0.0, d->xs[2 * i + 1] = i < k ? mi[i] : 0.0;
+    if (cr_asm_sys_solve_factored(mi ? d->sysz : d->sys, d->xs) != -1) return CR_NO_MEMORY;
+    for (int i = 0; i < k; ++i) {
+        if (!mi)
+            mr[i] = d->xs[i];
+        else
+            mr[i] = d->xs[2 * i], mi[i] = d->xs[2 * i + 1];
+    }
+    return CR_OK;
 }
 
 static cr_status hook_factor_real(double shift, void *ctx)
@@ -888,6 +1043,7 @@ static cr_status hook_factor_real(double shift, void *ctx)
         body_response(&d->bd[b], 0);
     }
     if (k == 0) return CR_OK;
+    if (d->sparse) return sparse_schur(d, 0, 1);
     schur(d, 0, d->tmpS, NULL);
     for (int i = 0; i < k; ++i) /* column-major for LAPACK */
         for (int c = 0; c < k; ++c) d->S[(size_t)c * k + i] = d->tmpS[(size_t)i * k + c];
@@ -906,9 +1062,14 @@ static cr_status hook_solve_real(double *b, void *ctx)
     }
     for (int q = 0; q < d->nb; ++q) body_solve(&d->bd[q], b + d->bd[q].off, NULL);
     if (k == 0) return CR_OK;
-    for (int i = 0; i < k; ++i) d->mu[i] = -(b[d->mu_off + i] + g_dot(d, i, joint_of_row(d->a, i), b, -1, NULL, 0));
-    int info = 0, one = 1;
-    dgetrs_("N", &k, &one, d->S, &k, d->piv, d->mu, &k, &info);
+    for (int i = 0; i < k; ++i) d->mu[i] = -(b[d->mu_off + i] + g_dot(d, i, d->row_joint[i], b, -1, NULL, 0));
+    if (d->sparse) {
+        cr_status st = sparse_mu(d, d->mu, NULL);
+        if (st != CR_OK) return st;
+    } else {
+        int info = 0, one = 1;
+        dgetrs_("N", &k, &one, d->S, &k, d->piv, d->mu, &k, &info);
+    }
     for (int r = 0; r < d->nr; ++r) {
         cr_status st = add_response(d, &d->rd[r], d->mu, NULL, b + d->rd[r].off, NULL);
         if (st != CR_OK) return st;
@@ -933,6 +1094,7 @@ static cr_status hook_factor_complex(double sr, double si, void *ctx)
         body_response(&d->bd[b], 1);
     }
     if (k == 0) return CR_OK;
+    if (d->sparse) return sparse_schur(d, 1, 1);
     /* S complex, as the real 2k system [[S_re, −S_im], [S_im, S_re]] */
     schur(d, 1, d->tmpS, d->tmpS + (size_t)k * k);
     for (int i = 0; i < k; ++i)
@@ -958,12 +1120,17 @@ static cr_status hook_solve_complex(double *bre, double *bim, void *ctx)
     for (int q = 0; q < d->nb; ++q) body_solve(&d->bd[q], bre + d->bd[q].off, bim + d->bd[q].off);
     if (k == 0) return CR_OK;
     for (int i = 0; i < k; ++i) {
-        int jk = joint_of_row(d->a, i);
+        int jk = d->row_joint[i];
         d->muz[i] = -(bre[d->mu_off + i] + g_dot(d, i, jk, bre, -1, NULL, 0));
         d->muz[i + k] = -(bim[d->mu_off + i] + g_dot(d, i, jk, bim, -1, NULL, 0));
     }
-    int info = 0, one = 1;
-    dgetrs_("N", &k2, &one, d->Sz, &k2, d->pivz, d->muz, &k2, &info);
+    if (d->sparse) {
+        cr_status st = sparse_mu(d, d->muz, d->muz + k);
+        if (st != CR_OK) return st;
+    } else {
+        int info = 0, one = 1;
+        dgetrs_("N", &k2, &one, d->Sz, &k2, d->pivz, d->muz, &k2, &info);
+    }
     for (int r = 0; r < d->nr; ++r) {
         cr_status st = add_response(d, &d->rd[r], d->muz, d->muz + k, bre + d->rd[r].off, bim + d->rd[r].off);
         if (st != CR_OK) return st;
@@ -1391,6 +1558,8 @@ static void free_dyn(asm_dyn *d)
     free(d->rd);
     free(d->imass), free(d->omega), free(d->drive), free(d->du), free(d->Ct), free(d->A), free(d->G), free(d->Gmu),
         free(d->S), free(d->Sz);
+    free(d->row_joint), free(d->adj0), free(d->adj), free(d->xs);
+    cr_asm_sys_destroy(d->sys), cr_asm_sys_destroy(d->sysz);
     free(d->tmpS), free(d->piv), free(d->pivz), free(d->mu), free(d->muz), free(d->tmp), free(d->yjac);
     free(d->bd), free(d->bactive), free(d->bscale);
     cr_lowrank_destroy(d->lr), cr_lowrank_destroy(d->lr_re), cr_lowrank_destroy(d->lr_im);
@@ -1497,13 +1666,20 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
                      d.du[3 * jk + 2] = s->drive_rate[jk];
         }
     }
-    d.Ct = calloc((size_t)ni1 * 6 * k1, sizeof *d.Ct);
+    d.sparse = d.k > 0 && d.k + 6 * d.nb >= cr_asm_sparse_min;
+    const size_t kd = d.sparse ? 1 : (size_t)k1; /* the dense path's k × k matrices */
+    d.Ct = calloc((size_t)k1 * 12, sizeof *d.Ct);
+    d.row_joint = calloc(k1, sizeof *d.row_joint);
+    d.adj0 = calloc((size_t)ni1 + 1, sizeof *d.adj0);
+    d.adj = calloc(2 * (size_t)(a->joint_count > 0 ? a->joint_count : 1), sizeof *d.adj);
+    d.xs = calloc(2 * ((size_t)k1 + 6 * (size_t)d.nb), sizeof *d.xs);
+    if (d.sparse) d.sys = cr_asm_sys_create(), d.sysz = cr_asm_sys_create();
     d.A = calloc((size_t)ni1 * 6 * NB, sizeof *d.A);
     d.G = calloc((size_t)k1 * 2 * NB, sizeof *d.G);
-    d.Gmu = calloc((size_t)k1 * k1, sizeof *d.Gmu);
-    d.S = calloc((size_t)k1 * k1, sizeof *d.S);
-    d.Sz = calloc((size_t)4 * k1 * k1, sizeof *d.Sz);
-    d.tmpS = calloc((size_t)2 * k1 * k1, sizeof *d.tmpS);
+    d.Gmu = calloc(kd * kd, sizeof *d.Gmu);
+    d.S = calloc(kd * kd, sizeof *d.S);
+    d.Sz = calloc((size_t)4 * kd * kd, sizeof *d.Sz);
+    d.tmpS = calloc((size_t)2 * kd * kd, sizeof *d.tmpS);
     d.piv = calloc(k1, sizeof *d.piv);
     d.pivz = calloc(2 * (size_t)k1, sizeof *d.pivz);
     d.mu = calloc(k1, sizeof *d.mu);
@@ -1514,9 +1690,30 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
     F0 = calloc(d.N, sizeof *F0);
     index = calloc(d.N, sizeof *index);
     if (!d.imass || !d.omega || !d.drive || !d.du || !d.Ct || !d.A || !d.G || !d.Gmu || !d.S || !d.Sz || !d.tmpS ||
-        !d.piv || !d.pivz || !d.mu || !d.muz || !d.tmp || !d.yjac || !y || !mass || !atol || !F0 || !index) {
+        !d.piv || !d.pivz || !d.mu || !d.muz || !d.tmp || !d.yjac || !y || !mass || !atol || !F0 || !index ||
+        !d.row_joint || !d.adj0 || !d.adj || !d.xs || (d.sparse && (!d.sys || !d.sysz))) {
         st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
         goto done;
+    }
+    /* each row's joint; each interface node's joints (in the joints' order) */
+    for (int jk = 0; jk < a->joint_count; ++jk)
+        for (int r = 0; r < a->joints[jk].rows; ++r) d.row_joint[a->joints[jk].row0 + r] = jk;
+    for (int jk = 0; jk < a->joint_count; ++jk)
+        for (int side = 0; side < 2; ++side)
+            if (side == 0 || a->joints[jk].iface[1] != a->joints[jk].iface[0]) ++d.adj0[a->joints[jk].iface[side] + 1];
+    for (int e = 0; e < d.ni; ++e) d.adj0[e + 1] += d.adj0[e];
+    {
+        int *fill = calloc((size_t)ni1, sizeof *fill);
+        if (!fill) {
+            st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
+            goto done;
+        }
+        for (int jk = 0; jk < a->joint_count; ++jk)
+            for (int side = 0; side < 2; ++side) {
+                const int e = a->joints[jk].iface[side];
+                if (side == 0 || e != a->joints[jk].iface[0]) d.adj[d.adj0[e] + fill[e]++] = 2 * jk + side;
+            }
+        free(fill);
     }
     for (int e = 0; e < d.ni; ++e) {
         if (a->iface[e].rod < 0) { /* a free body: 1/m, 1/Θ_ii */
@@ -1646,27 +1843,22 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
         }
         memcpy(d.yjac, y, d.N * sizeof *y);
         /* G_μ from C at the initial state (hook_jacobian's first part, without the rods) */
-        memset(d.Ct, 0, (size_t)d.ni * 6 * d.k * sizeof *d.Ct);
-        for (int jk = 0; jk < a->joint_count; ++jk) {
-            const cr_asm_joint *j = &a->joints[jk];
-            const double *ya = node_y(&d, y, j->iface[0]), *yb = node_y(&d, y, j->iface[1]);
-            double g[CR_ASM_MAX_ROWS], C[CR_ASM_MAX_ROWS * 12];
-            cr_asm_joint_eval_iface(j, d.f, drv(&d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
-                                    cr_q_load(yb + 3), NULL, g, C, NULL);
-            for (int side = 0; side < 2; ++side)
-                for (int c = 0; c < 6; ++c)
-                    for (int r = 0; r < j->rows; ++r)
-                        d.Ct[((size_t)j->iface[side] * 6 + c) * d.k + j->row0 + r] += C[r * 12 + 6 * side + c];
+        joints_c(&d, y);
+        if (d.sparse) {
+            for (int i = 0; i < d.k; ++i) d.mu[i] = -F0[d.mu_off + i];
+            if ((st = sparse_schur(&d, 0, 0)) == CR_OK) st = sparse_mu(&d, d.mu, NULL);
+            if (st != CR_OK) {
+                if (st == CR_SINGULAR)
+                    cr_error_set(err, CR_SINGULAR, "the joints' constraints are dependent at the initial state");
+                else
+                    cr_error_set(err, st, "out of memory in the assembly's dynamic stage");
+                goto done;
+            }
+            memcpy(y + d.mu_off, d.mu, (size_t)d.k * sizeof *y);
+            goto done;
         }
         for (int i = 0; i < d.k; ++i) {
-            for (int c = 0; c < d.k; ++c) {
-                double v = 0;
-                for (int e = 0; e < d.ni; ++e)
-                    for (int q = 0; q < 6; ++q)
-                        v += d.Ct[((size_t)e * 6 + q) * d.k + i] * d.imass[6 * e + q] *
-                             d.Ct[((size_t)e * 6 + q) * d.k + c];
-                d.S[(size_t)c * d.k + i] = v;
-            }
+            for (int c = 0; c < d.k; ++c) d.S[(size_t)c * d.k + i] = gmu(&d, i, c);
             d.mu[i] = -F0[d.mu_off + i];
         }
         /* compliant rows: μ = −(k g + c ġ) (column-major here: the transpose of the identity rows) */
@@ -1947,8 +2139,7 @@ cr_status cr_asm_dynamic_probe(const cr_assembly *a, cr_assembly_state *s, int s
             const cr_asm_iface *f = &a->iface[e];
             const size_t at = f->rod < 0 ? d.bd[f->node].off : d.rd[f->rod].off + (size_t)f->node * B;
             for (int q = 0; q < 6; ++q)
-                for (int i = 0; i < d.k; ++i)
-                    J[(at + CR_DYN_V + q) * N + d.mu_off + i] += d.Ct[((size_t)e * 6 + q) * d.k + i];
+                for (int i = 0; i < d.k; ++i) J[(at + CR_DYN_V + q) * N + d.mu_off + i] += ct(&d, e, q, i);
         }
         for (int i = 0; i < d.k; ++i) {
             const cr_asm_joint *j = &a->joints[joint_of_row(a, i)];
@@ -1968,7 +2159,7 @@ cr_status cr_asm_dynamic_probe(const cr_assembly *a, cr_assembly_state *s, int s
                             d.G[((size_t)i * 2 + side) * NB + b * B + c];
                 }
             }
-            for (int c = 0; c < d.k; ++c) J[(d.mu_off + i) * N + d.mu_off + c] = d.Gmu[(size_t)i * d.k + c];
+            for (int c = 0; c < d.k; ++c) J[(d.mu_off + i) * N + d.mu_off + c] = gmu(&d, i, c);
         }
     }
     free_dyn(&d);

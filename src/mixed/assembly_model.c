@@ -360,19 +360,88 @@ static const char *row_name(const cr_asm_joint *j, int k)
                                                                         : "a rotation";
 }
 
+/* Whether joint j's rows (its rows that are constraints) are independent of every other
+ * joint's: they are when their columns at its interface nodes that no other remaining joint
+ * touches (own[e]: side e is such a node) have full row rank, since no combination of the
+ * others' rows reaches those columns. C: the joint's rows (rows × 12). */
+static int rows_independent_alone(const cr_asm_joint *j, const cr_assembly_state *s, const double *C, const int own[2])
+{
+    double q[CR_ASM_MAX_ROWS][12];
+    int n = 0;
+    for (int r = 0; r < j->rows; ++r) {
+        if (cr_asm_row_compliant(j, s->stage, r, NULL, NULL)) continue;
+        double n0 = 0, n1 = 0;
+        for (int c = 0; c < 12; ++c) {
+            n0 += C[r * 12 + c] * C[r * 12 + c];
+            q[n][c] = own[c / 6] ? C[r * 12 + c] : 0.0;
+        }
+        for (int pass = 0; pass < 2; ++pass)
+            for (int l = 0; l < n; ++l) {
+                double dot = 0;
+                for (int c = 0; c < 12; ++c) dot += q[l][c] * q[n][c];
+                for (int c = 0; c < 12; ++c) q[n][c] -= dot * q[l][c];
+            }
+        for (int c = 0; c < 12; ++c) n1 += q[n][c] * q[n][c];
+        /* the test below, against the whole row (a row barely reaching its own columns is
+         * left to it) */
+        if (!(n1 > 1e-20 * n0)) return 0;
+        const double inv = 1.0 / sqrt(n1);
+        for (int c = 0; c < 12; ++c) q[n][c] *= inv;
+        ++n;
+    }
+    return 1;
+}
+
 cr_status cr_asm_check_redundant(const cr_assembly *a, const cr_assembly_state *s, double f, cr_error *err)
 {
     const int nr = a->rows, nc = 6 * a->iface_count;
     if (nr == 0) return CR_OK;
+    /* Joints whose rows are independent of all others' on their own interface columns (a rod's
+     * end on a body, the leaves of a tree, then the leaves of what remains) cannot be part of
+     * a dependent set: they are set aside first, so that many rods on one body cost O(joints)
+     * and not the Gram–Schmidt's O(rows² · columns) below, which sees only what remains
+     * (closed loops). */
+    int *touch = calloc((size_t)a->iface_count, sizeof *touch);
+    char *gone = calloc((size_t)a->joint_count, 1);
+    double *C = malloc(CR_ASM_MAX_ROWS * 12 * sizeof *C), g[CR_ASM_MAX_ROWS];
+    if (!touch || !gone || !C) {
+        free(touch), free(gone), free(C);
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory checking the joints");
+    }
+    for (int k = 0; k < a->joint_count; ++k) ++touch[a->joints[k].iface[0]], ++touch[a->joints[k].iface[1]];
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int k = 0; k < a->joint_count; ++k) {
+            const cr_asm_joint *j = &a->joints[k];
+            const int own[2] = {touch[j->iface[0]] == 1, touch[j->iface[1]] == 1};
+            if (gone[k] || (!own[0] && !own[1])) continue;
+            cr_vec3 ra, rb;
+            cr_quat pa, pb;
+            cr_asm_iface_pose(a, s, j->iface[0], &ra, &pa);
+            cr_asm_iface_pose(a, s, j->iface[1], &rb, &pb);
+            cr_asm_joint_eval_iface(j, f, NULL, ra, pa, rb, pb, NULL, g, C, NULL);
+            if (!rows_independent_alone(j, s, C, own)) continue;
+            gone[k] = 1, changed = 1;
+            --touch[j->iface[0]], --touch[j->iface[1]];
+        }
+    }
+    free(touch);
+    int left = 0;
+    for (int k = 0; k < a->joint_count; ++k) left += !gone[k];
+    if (left == 0) {
+        free(gone), free(C);
+        return CR_OK;
+    }
     /* Q: orthonormalized rows; T: Q = T · (original rows), kept to name the joints a dependent row repeats */
     double *Q = calloc((size_t)nr * nc, sizeof *Q), *T = calloc((size_t)nr * nr, sizeof *T);
-    double *C = malloc(CR_ASM_MAX_ROWS * 12 * sizeof *C), g[CR_ASM_MAX_ROWS];
-    if (!Q || !T || !C) {
-        free(Q), free(T), free(C);
+    char *zero = calloc((size_t)nr, 1); /* rows left out (zero): no Gram–Schmidt step against them */
+    if (!Q || !T || !zero) {
+        free(Q), free(T), free(C), free(gone), free(zero);
         return cr_error_set(err, CR_NO_MEMORY, "out of memory checking the joints");
     }
     for (int k = 0; k < a->joint_count; ++k) {
         const cr_asm_joint *j = &a->joints[k];
+        if (gone[k]) continue;
         cr_vec3 ra, rb;
         cr_quat pa, pb;
         cr_asm_iface_pose(a, s, j->iface[0], &ra, &pa);
@@ -389,14 +458,17 @@ cr_status cr_asm_check_redundant(const cr_assembly *a, const cr_assembly_state *
         const cr_asm_joint *j = &a->joints[k];
         for (int r = j->row0; r < j->row0 + j->rows && st == CR_OK; ++r) {
             double *q = Q + (size_t)r * nc, *t = T + (size_t)r * nr, n0 = 0, n1 = 0;
-            if (cr_asm_row_compliant(j, s->stage, r - j->row0, NULL, NULL)) { /* a spring, or not acting */
+            /* a spring, or not acting; or set aside above (its rows are zero) */
+            if (gone[k] || cr_asm_row_compliant(j, s->stage, r - j->row0, NULL, NULL)) {
                 memset(q, 0, (size_t)nc * sizeof *q);
+                zero[r] = 1;
                 continue;
             }
             t[r] = 1.0;
             for (int c = 0; c < nc; ++c) n0 += q[c] * q[c];
             for (int pass = 0; pass < 2; ++pass) /* twice: Gram–Schmidt's orthogonality kept to round-off */
                 for (int l = 0; l < r; ++l) {
+                    if (zero[l]) continue;
                     const double *ql = Q + (size_t)l * nc;
                     double dot = 0;
                     for (int c = 0; c < nc; ++c) dot += ql[c] * q[c];
@@ -431,6 +503,6 @@ cr_status cr_asm_check_redundant(const cr_assembly *a, const cr_assembly_state *
             for (int m = 0; m <= r; ++m) t[m] *= inv;
         }
     }
-    free(Q), free(T), free(C);
+    free(Q), free(T), free(C), free(gone), free(zero);
     return st;
 }

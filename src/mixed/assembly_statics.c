@@ -19,8 +19,10 @@
  *      the joints' multipliers λ (their constraint rows C, k in all):
  *          [ Ê V + H   Cᵀ ] [ δy ]     [ E − Ê u ]
  *          [ C         0  ] [ λ  ] = − [ g       ]
- *      (H = ∂(Cᵀλ)/∂y, the joints' geometric stiffness), solved by LU (dgesv):
- *      O((6 m + k)³) with m, k the interface nodes and joint rows, independent of n;
+ *      (H = ∂(Cᵀλ)/∂y, the joints' geometric stiffness), solved by LU: dense (dgesv,
+ *      O((6 m + k)³) with m, k the interface nodes and joint rows) when small, else
+ *      sparse (KLU, assembly_linsys.c): many rods on one body make it an arrowhead whose
+ *      fill-reducing ordering eliminates the rods first, O(m + k);
  *   4. x_r ← x_r − u_r + V_r δy_r, interface nodes by the exponential map.
  *
  * This is Newton's method on the whole system (rods, interface equilibrium E_i + C_iᵀλ =
@@ -33,6 +35,7 @@
 #include "contact/contact.h"
 #include "linalg/pool.h"
 #include "mixed/assembly_internal.h"
+#include "mixed/assembly_linsys.h"
 #include "mixed/mixed.h"
 #include "solvers/newton.h"
 
@@ -42,9 +45,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-extern void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b, const int *ldb,
-                   int *info);
 
 static double now(void)
 {
@@ -68,6 +68,9 @@ typedef struct rod_work {
      * only at the last two block rows (see tail_view), the update takes one more solve */
     int tail;
     double Vt[6 * 2 * CR_MAX_BLOCK];
+    /* the coupled system's block of the rod's interface nodes (Ê V, 6m × 6m column-major; the
+     * position correction's, 3m × 3m): written by the rod's task, added in the rods' order */
+    double *EV, *EVf;
     size_t dim;
     double *Wc; /* contact.rods: K⁻¹ U for every contact column (dim × 3 cm; zero for other rods') */
     size_t wc_cap;
@@ -97,9 +100,8 @@ typedef struct asm_work {
     rod_work *rw;
     double *E;         /* released balance rows of the interface nodes (6 each) */
     double *g, *C, *H; /* per joint: rows, rows × 12, 12 × 12 (at the joint's offsets) */
-    double *A, *rhs, *lambda_saved, *lambda_prev, *lambda_prev2;
-    int *ipiv;
-    double *sc; /* the dense system's row and column scales (2N) */
+    double *rhs, *lambda_saved, *lambda_prev, *lambda_prev2;
+    cr_asm_sys *sys, *sysc; /* the coupled system (update) and the position correction's */
     int N;
     double joint_from, joint_f;
     /* round-off scale of the residual: RMS over the rods' rows of Σ_c |J_rc| |x_c| (as
@@ -137,12 +139,15 @@ static void free_work(asm_work *w)
             cr_blocktri_destroy(rw->Jf);
             free(rw->Ff), free(rw->Xf), free(rw->erowf);
             free(rw->Wc);
+            free(rw->EV), free(rw->EVf);
         }
     free(w->rw);
     free(w->bfrom), free(w->bto), free(w->bscale), free(w->dEb), free(w->body_saved), free(w->body_prev),
         free(w->body_prev2);
-    free(w->E), free(w->g), free(w->C), free(w->H), free(w->A), free(w->rhs), free(w->lambda_saved),
-        free(w->lambda_prev), free(w->lambda_prev2), free(w->ipiv), free(w->sc);
+    free(w->E), free(w->g), free(w->C), free(w->H), free(w->rhs), free(w->lambda_saved), free(w->lambda_prev),
+        free(w->lambda_prev2);
+    cr_asm_sys_destroy(w->sys), cr_asm_sys_destroy(w->sysc);
+    w->sys = w->sysc = NULL;
     free(w->cgl), free(w->cslot), free(w->ciface), free(w->Cc), free(w->fc), free(w->Pn);
 }
 
@@ -163,15 +168,13 @@ static int alloc_work(asm_work *w)
     w->g = calloc(rows, sizeof *w->g);
     w->C = calloc((size_t)rows * 12, sizeof *w->C);
     w->H = calloc((size_t)nj * 144, sizeof *w->H);
-    w->A = calloc((size_t)N * N, sizeof *w->A);
+    w->sys = cr_asm_sys_create(), w->sysc = cr_asm_sys_create();
     w->rhs = calloc(N, sizeof *w->rhs);
     w->lambda_saved = calloc(rows, sizeof *w->lambda_saved);
     w->lambda_prev = calloc(rows, sizeof *w->lambda_prev);
     w->lambda_prev2 = calloc(rows, sizeof *w->lambda_prev2);
-    w->ipiv = calloc(N, sizeof *w->ipiv);
-    w->sc = calloc(2 * (size_t)N, sizeof *w->sc);
-    if (!w->rw || !w->E || !w->g || !w->C || !w->H || !w->A || !w->rhs || !w->lambda_saved || !w->lambda_prev ||
-        !w->lambda_prev2 || !w->ipiv || !w->sc)
+    if (!w->rw || !w->E || !w->g || !w->C || !w->H || !w->sys || !w->sysc || !w->rhs || !w->lambda_saved ||
+        !w->lambda_prev || !w->lambda_prev2)
         return 0;
     {
         const size_t nbl = a->body_load_count > 0 ? (size_t)a->body_load_count : 1,
@@ -211,7 +214,9 @@ static int alloc_work(asm_work *w)
         rw->Ff = malloc((size_t)m->nodes * 3 * sizeof *rw->Ff);
         rw->Xf = malloc((size_t)m->nodes * 3 * (1 + 3 * rw->m) * sizeof *rw->Xf);
         rw->erowf = calloc((size_t)(rw->m > 0 ? rw->m : 1) * 27, sizeof *rw->erowf);
-        if (!rw->Jf || !rw->Ff || !rw->Xf || !rw->erowf) return 0;
+        rw->EV = malloc((size_t)(rw->m > 0 ? 36 * rw->m * rw->m : 1) * sizeof *rw->EV);
+        rw->EVf = malloc((size_t)(rw->m > 0 ? 9 * rw->m * rw->m : 1) * sizeof *rw->EVf);
+        if (!rw->Jf || !rw->Ff || !rw->Xf || !rw->erowf || !rw->EV || !rw->EVf) return 0;
         if (!rw->J || !rw->F || !rw->eq || !rw->X || !rw->x_saved || !rw->x_prev || !rw->x_prev2 || !rw->from ||
             !rw->to || !rw->scale || !rw->erow)
             return 0;
@@ -320,13 +325,10 @@ static cr_status contact_eval(asm_work *w)
         }
     }
     const int need = w->N + k3;
-    if (need > w->ncap) { /* the dense system with the contact unknowns */
-        free(w->A), free(w->rhs), free(w->ipiv), free(w->sc);
-        w->A = calloc((size_t)need * need, sizeof *w->A);
+    if (need > w->ncap) { /* the right side with the contact unknowns */
+        free(w->rhs);
         w->rhs = calloc((size_t)need, sizeof *w->rhs);
-        w->ipiv = calloc((size_t)need, sizeof *w->ipiv);
-        w->sc = calloc(2 * (size_t)need, sizeof *w->sc);
-        if (!w->A || !w->rhs || !w->ipiv || !w->sc) return CR_NO_MEMORY;
+        if (!w->rhs) return CR_NO_MEMORY;
         w->ncap = need;
     }
     for (int r = 0; r < a->rod_count; ++r) {
@@ -460,7 +462,7 @@ static cr_status evaluate(asm_work *w, double lf, int jacobian, double *ss, size
         double *C = w->C + (size_t)j->row0 * 12, *l = w->s->lambda + j->row0;
         cr_asm_joint_eval_iface(j, w->joint_f, NULL, iface_r(w, j->iface[0]), iface_p(w, j->iface[0]),
                                 iface_r(w, j->iface[1]), iface_p(w, j->iface[1]), l, w->g + j->row0, C,
-                                w->H + (size_t)k * 144);
+                                jacobian ? w->H + (size_t)k * 144 : NULL); /* H: the tangent's only */
         for (int e = 0; e < 2; ++e)
             for (int c = 0; c < 6; ++c)
                 for (int r = 0; r < j->rows; ++r) Rv[6 * j->iface[e] + c] += C[r * 12 + 6 * e + c] * l[r];
@@ -477,44 +479,6 @@ static cr_status evaluate(asm_work *w, double lf, int jacobian, double *ss, size
     return isfinite(sum) ? CR_OK : CR_NONFINITE;
 }
 
-/* Solves the dense system A x = b (column-major, N × N) in place of b. Its unknowns and
- * rows mix units (m and rad, N and N m, stiffnesses from EA/L to EI/L), so the rows and
- * then the columns are scaled to a largest entry of 1 before the LU (dgesv); a row below
- * 1e-12 of the largest, a column or a pivot below 1e-12 after the scaling count as
- * singular: partial pivoting alone rarely meets an exact zero in floating point, and a
- * mechanism (a free twist, a free rotation) would then be solved to an arbitrary finite
- * state. Returns -1, or when singular the unknown (or row) found without support. */
-static int dense_solve(int N, double *A, double *b, int *ipiv, double *sc)
-{
-    if (N == 0) return -1;
-    double *rs = sc, *cs = sc + N;
-    for (int i = 0; i < N; ++i) rs[i] = 0.0;
-    for (int j = 0; j < N; ++j)
-        for (int i = 0; i < N; ++i) rs[i] = fmax(rs[i], fabs(A[(size_t)j * N + i]));
-    double big = 0;
-    for (int i = 0; i < N; ++i) big = fmax(big, rs[i]);
-    for (int i = 0; i < N; ++i) {
-        /* a row of round-off only (a moment that nothing in the system resists) */
-        if (!(rs[i] >= 1e-12 * big) || !isfinite(rs[i])) return i;
-        rs[i] = 1.0 / rs[i];
-    }
-    for (int j = 0; j < N; ++j) {
-        double mx = 0;
-        for (int i = 0; i < N; ++i) mx = fmax(mx, fabs(A[(size_t)j * N + i] *= rs[i]));
-        if (!(mx >= 1e-12)) return j; /* an unknown that no row feels (beyond round-off) */
-        cs[j] = 1.0 / mx;
-        for (int i = 0; i < N; ++i) A[(size_t)j * N + i] *= cs[j];
-    }
-    for (int i = 0; i < N; ++i) b[i] *= rs[i];
-    int info = 0, one = 1;
-    dgesv_(&N, &one, A, &N, ipiv, b, &N, &info);
-    for (int k = 0; k < N; ++k) /* row pivoting only: column k is unknown k */
-        if (!(fabs(A[(size_t)k * N + k]) >= 1e-12)) return k;
-    if (info != 0) return info - 1;
-    for (int j = 0; j < N; ++j) b[j] *= cs[j];
-    return -1;
-}
-
 /* Ξ(p) = ½ [−p_vᵀ; p0 E + p_v~]: δp = Ξ δθ for p ← p ⊗ exp(δθ/2) */
 static void xi_matrix(cr_quat p, double Xi[4][3])
 {
@@ -526,8 +490,8 @@ static void xi_matrix(cr_quat p, double Xi[4][3])
 /* contact.rods, in step 2 and 3: the columns W = K_r⁻¹ U of rod r (U: a unit force on a
  * contact node's rows, through its row map; zero at an interface node, whose force goes to its
  * released rows) and their part in the interface rows, −Ê W + U (the force increments w = C δx
- * are unknowns of the dense system A, N × N column-major, after the joints' multipliers) */
-static void contact_columns(asm_work *w, int r, double *A, int N)
+ * are unknowns of the coupled system, after the joints' multipliers) */
+static void contact_columns(asm_work *w, int r)
 {
     const cr_assembly *a = w->a;
     const cr_model *m = a->models[r];
@@ -555,25 +519,25 @@ static void contact_columns(asm_work *w, int r, double *A, int N)
                     const double *e = er + ((size_t)b * 6 + row) * B;
                     double v = 0;
                     for (int c = 0; c < B; ++c) v += e[c] * xc[(size_t)nb * B + c];
-                    A[(size_t)(w->N + j) * N + 6 * i + row] -= v;
+                    cr_asm_sys_add(w->sys, 6 * i + row, w->N + j, -v);
                 }
             }
         }
     }
     for (int q = 0; q < w->cm; ++q)
         if (w->ciface[q] >= 0 && a->iface[w->ciface[q]].rod == r)
-            for (int c = 0; c < 3; ++c) A[(size_t)(w->N + 3 * q + c) * N + 6 * w->ciface[q] + c] += 1.0;
+            for (int c = 0; c < 3; ++c) cr_asm_sys_add(w->sys, 6 * w->ciface[q] + c, w->N + 3 * q + c, 1.0);
 }
 
 /* contact.rods, the contact rows of the dense system: w = C δx at the contact nodes with
  * δx = −u + V δy − W w (step 4), i.e. (E + C W) w − C V δy = −C u */
-static void contact_dense_rows(asm_work *w, double *A, double *rhs, int N)
+static void contact_dense_rows(asm_work *w, double *rhs)
 {
     const cr_assembly *a = w->a;
     const int k3 = 3 * w->cm;
     for (int j = 0; j < k3; ++j) {
         const int R = w->N + j;
-        A[(size_t)R * N + R] += 1.0;
+        cr_asm_sys_add(w->sys, R, R, 1.0);
         rhs[R] = 0.0;
         for (int l = 0; l < k3; ++l) {
             const double cjl = w->Cc[(size_t)j * k3 + l];
@@ -583,11 +547,11 @@ static void contact_dense_rows(asm_work *w, double *A, double *rhs, int N)
             const rod_work *rw = &w->rw[r];
             const size_t k = (size_t)n * a->models[r]->block + l % 3;
             rhs[R] -= cjl * rw->X[k];
-            for (int jj = 0; jj < k3; ++jj) A[(size_t)(w->N + jj) * N + R] += cjl * rw->Wc[rw->dim * jj + k];
+            for (int jj = 0; jj < k3; ++jj) cr_asm_sys_add(w->sys, R, w->N + jj, cjl * rw->Wc[rw->dim * jj + k]);
             for (int qq = 0; qq < rw->m; ++qq) {
                 const int i = a->rod_iface[a->rod_iface_start[r] + qq];
                 for (int kc = 0; kc < 6; ++kc)
-                    A[(size_t)(6 * i + kc) * N + R] -= cjl * rw->X[rw->dim * (1 + 6 * qq + kc) + k];
+                    cr_asm_sys_add(w->sys, R, 6 * i + kc, -cjl * rw->X[rw->dim * (1 + 6 * qq + kc) + k]);
             }
         }
     }
@@ -603,13 +567,12 @@ static double contact_step(const asm_work *w, int r, size_t k)
 }
 
 /* Steps 2 and 3 for rod r (a task of the rods' pool: it writes only its own rod_work and the
- * dense system's rows of its own interface nodes): factor, solve for the residual and the
- * interface nodes' unit increments, and Ê_i times every column. rw->bad >= 0: singular there. */
+ * right side's rows of its own interface nodes): factor, solve for the residual and the
+ * interface nodes' unit increments, and Ê_i times every column (into rw->EV). rw->bad >= 0:
+ * singular there. */
 static void update_rod(asm_work *w, int r)
 {
     const cr_assembly *a = w->a;
-    const int N = w->N + 3 * w->cm;
-#define A_(row, col) w->A[(size_t)(col)*N + (row)] /* column-major for LAPACK */
     const cr_model *m = a->models[r];
     rod_work *rw = &w->rw[r];
     const int B = m->block;
@@ -664,13 +627,10 @@ static void update_rod(asm_work *w, int r)
             }
             if (col == 0)
                 for (int row = 0; row < 6; ++row) w->rhs[6 * i + row] = -(w->E[6 * i + row] - v[row]);
-            else {
-                int qc = (col - 1) / 6, kc = (col - 1) % 6, ic = a->rod_iface[a->rod_iface_start[r] + qc];
-                for (int row = 0; row < 6; ++row) A_(6 * i + row, 6 * ic + kc) += v[row];
-            }
+            else
+                for (int row = 0; row < 6; ++row) rw->EV[(size_t)(col - 1) * 6 * rw->m + 6 * q + row] = v[row];
         }
     }
-#undef A_
 }
 
 static void update_rod_task(void *arg, int r) { update_rod(arg, r); }
@@ -681,7 +641,7 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
     const cr_assembly *a = w->a;
     const int N = w->N + 3 * w->cm; /* contact.rods: the force increments after the multipliers */
     double t0 = now();
-    memset(w->A, 0, (size_t)N * N * sizeof *w->A);
+    if (!cr_asm_sys_begin(w->sys, N)) return cr_error_set(err, CR_NO_MEMORY, "out of memory");
     cr_pool_run(w->pool, a->rod_count, update_rod_task, w);
     for (int r = 0; r < a->rod_count; ++r)
         if (w->rw[r].bad >= 0)
@@ -689,14 +649,23 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
                                 "rods.%d ('%s'): singular tangent at node %d: the rod, held at its supports and "
                                 "joint nodes, has a free motion",
                                 r, a->names[r], w->rw[r].bad);
-#define A_(row, col) w->A[(size_t)(col)*N + (row)] /* column-major for LAPACK */
-    for (int r = 0; r < a->rod_count && w->cm > 0; ++r) contact_columns(w, r, w->A, N);
+    for (int r = 0; r < a->rod_count; ++r) { /* the rods' blocks Ê V, in the rods' order */
+        const rod_work *rw = &w->rw[r];
+        const int *ri = a->rod_iface + a->rod_iface_start[r];
+        for (int qc = 0; qc < rw->m; ++qc)
+            for (int kc = 0; kc < 6; ++kc)
+                for (int q = 0; q < rw->m; ++q)
+                    for (int row = 0; row < 6; ++row)
+                        cr_asm_sys_add(w->sys, 6 * ri[q] + row, 6 * ri[qc] + kc,
+                                       rw->EV[(size_t)(6 * qc + kc) * 6 * rw->m + 6 * q + row]);
+    }
+    for (int r = 0; r < a->rod_count && w->cm > 0; ++r) contact_columns(w, r);
     const int off = 6 * a->iface_count;
     for (int b = 0; b < a->body_count; ++b) { /* a body's rows: E_b + ∂E_b/∂y δy (no rod behind it) */
         const int i = a->bodies[b].iface;
         for (int rr = 0; rr < 6; ++rr) {
             w->rhs[6 * i + rr] = -w->E[6 * i + rr];
-            for (int cc = 0; cc < 6; ++cc) A_(6 * i + rr, 6 * i + cc) += w->dEb[36 * b + 6 * rr + cc];
+            for (int cc = 0; cc < 6; ++cc) cr_asm_sys_add(w->sys, 6 * i + rr, 6 * i + cc, w->dEb[36 * b + 6 * rr + cc]);
         }
     }
     for (int k = 0; k < a->joint_count; ++k) {
@@ -707,7 +676,7 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
             for (int f = 0; f < 2; ++f)
                 for (int rr = 0; rr < 6; ++rr)
                     for (int cc = 0; cc < 6; ++cc)
-                        A_(6 * ie + rr, 6 * j->iface[f] + cc) += H[(6 * e + rr) * 12 + 6 * f + cc];
+                        cr_asm_sys_add(w->sys, 6 * ie + rr, 6 * j->iface[f] + cc, H[(6 * e + rr) * 12 + 6 * f + cc]);
             for (int r = 0; r < j->rows; ++r) {
                 /* a compliant row k g + λ = 0: k C δy + λ = −k g (λ is the unknown itself) */
                 double kr;
@@ -716,21 +685,21 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
                 else if (!cr_asm_joint_active(j, w->stage))
                     continue;
                 for (int c = 0; c < 6; ++c) {
-                    A_(6 * ie + c, off + j->row0 + r) += C[r * 12 + 6 * e + c];      /* Cᵀ */
-                    A_(off + j->row0 + r, 6 * ie + c) += kr * C[r * 12 + 6 * e + c]; /* C */
+                    cr_asm_sys_add(w->sys, 6 * ie + c, off + j->row0 + r, C[r * 12 + 6 * e + c]);      /* Cᵀ */
+                    cr_asm_sys_add(w->sys, off + j->row0 + r, 6 * ie + c, kr * C[r * 12 + 6 * e + c]); /* C */
                 }
             }
         }
         for (int r = 0; r < j->rows; ++r) {
             double kr, gk;
             const int comp = cr_asm_row_law(j, w->s, w->stage, r, w->g[j->row0 + r], &kr, NULL, &gk, NULL);
-            if (comp) A_(off + j->row0 + r, off + j->row0 + r) += 1.0;
+            if (comp) cr_asm_sys_add(w->sys, off + j->row0 + r, off + j->row0 + r, 1.0);
             w->rhs[off + j->row0 + r] = -(comp ? kr : 1.0) * gk;
         }
     }
-#undef A_
-    if (w->cm > 0) contact_dense_rows(w, w->A, w->rhs, N);
-    const int bad = dense_solve(N, w->A, w->rhs, w->ipiv, w->sc);
+    if (w->cm > 0) contact_dense_rows(w, w->rhs);
+    const int bad = cr_asm_sys_solve(w->sys, w->rhs);
+    if (bad == -2) return cr_error_set(err, CR_NO_MEMORY, "out of memory");
     if (bad >= 0) {
         cr_status st = cr_asm_check_redundant(a, w->s, w->joint_f, err);
         if (st != CR_OK) return st;
@@ -850,9 +819,7 @@ static void correct_rod(void *arg, int r)
     const rod_task *ct = arg;
     asm_work *w = ct->w;
     const double lf = ct->lf;
-    const int N = ct->flag;
     const cr_assembly *a = w->a;
-#define A_(row, col) w->A[(size_t)(col)*N + (row)]
     const cr_model *m = a->models[r];
     rod_work *rw = &w->rw[r];
     const cr_state *st = w->s->rods[r];
@@ -900,13 +867,10 @@ static void correct_rod(void *arg, int r)
             }
             if (col == 0)
                 for (int row = 0; row < 3; ++row) w->rhs[3 * i + row] = -(w->rhs[3 * i + row] - v[row]);
-            else {
-                int ic = a->rod_iface[a->rod_iface_start[r] + (col - 1) / 3];
-                for (int row = 0; row < 3; ++row) A_(3 * i + row, 3 * ic + (col - 1) % 3) += v[row];
-            }
+            else
+                for (int row = 0; row < 3; ++row) rw->EVf[(size_t)(col - 1) * 3 * rw->m + 3 * q + row] = v[row];
         }
     }
-#undef A_
 }
 
 static cr_status correct_positions(asm_work *w, double lf)
@@ -921,12 +885,21 @@ static cr_status correct_positions(asm_work *w, double lf)
     for (int k = 0; k < a->joint_count; ++k) np += position_rows(a->joints + k, w->stage, NULL);
     const int ni = a->iface_count, N = 3 * ni + np;
     double t0 = now();
-    memset(w->A, 0, (size_t)N * N * sizeof *w->A);
-#define A_(row, col) w->A[(size_t)(col)*N + (row)]
+    if (!cr_asm_sys_begin(w->sysc, N)) return CR_NO_MEMORY;
     rod_task ct = {w, lf, N};
     cr_pool_run(w->pool, a->rod_count, correct_rod, &ct);
     for (int r = 0; r < a->rod_count; ++r)
         if (w->rw[r].st != CR_OK) return w->rw[r].st;
+    for (int r = 0; r < a->rod_count; ++r) { /* the rods' blocks, in the rods' order */
+        const rod_work *rw = &w->rw[r];
+        const int *ri = a->rod_iface + a->rod_iface_start[r];
+        for (int qc = 0; qc < rw->m; ++qc)
+            for (int kc = 0; kc < 3; ++kc)
+                for (int q = 0; q < rw->m; ++q)
+                    for (int row = 0; row < 3; ++row)
+                        cr_asm_sys_add(w->sysc, 3 * ri[q] + row, 3 * ri[qc] + kc,
+                                       rw->EVf[(size_t)(3 * qc + kc) * 3 * rw->m + 3 * q + row]);
+    }
     for (int b = 0; b < a->body_count; ++b) { /* a body's force rows: its loads', independent of its position */
         const int i = a->bodies[b].iface;
         double wr[6];
@@ -949,16 +922,18 @@ static cr_status correct_positions(asm_work *w, double lf)
             if (!comp) kr = 1.0;
             for (int c = 0; c < 3; ++c) {
                 const double n = C[r * 12 + 6 + c];
-                A_(3 * j->iface[0] + c, row) -= n, A_(3 * j->iface[1] + c, row) += n;
-                A_(row, 3 * j->iface[0] + c) -= kr * n, A_(row, 3 * j->iface[1] + c) += kr * n;
+                cr_asm_sys_add(w->sysc, 3 * j->iface[0] + c, row, -n);
+                cr_asm_sys_add(w->sysc, 3 * j->iface[1] + c, row, n);
+                cr_asm_sys_add(w->sysc, row, 3 * j->iface[0] + c, -kr * n);
+                cr_asm_sys_add(w->sysc, row, 3 * j->iface[1] + c, kr * n);
             }
-            if (comp) A_(row, row) += 1.0;
+            if (comp) cr_asm_sys_add(w->sysc, row, row, 1.0);
             w->rhs[row] = -kr * gk;
         }
     }
-#undef A_
-    if (dense_solve(N, w->A, w->rhs, w->ipiv, w->sc) >= 0)
-        return CR_SINGULAR; /* the full update's solve names the cause */
+    const int bad = cr_asm_sys_solve(w->sysc, w->rhs);
+    if (bad == -2) return CR_NO_MEMORY;
+    if (bad >= 0) return CR_SINGULAR; /* the full update's solve names the cause */
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
         rod_work *rw = &w->rw[r];
