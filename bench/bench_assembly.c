@@ -15,8 +15,10 @@
  * --dynamics: the same two structures released from rest under their loads (a step), with
  * the adaptive Radau IIA (rtol 1e-3, atol 1e-6) over --t-end seconds (default 0.02): time
  * per step; the instruction counts per step are the inclusive counts of cr_dynamic_solve
- * and cr_assembly_dynamic_solve divided by the steps printed.
+ * and cr_assembly_dynamic_solve divided by the steps printed. With --brush R: see
+ * run_brush_dynamics (the rods over --threads T).
  */
+#define _POSIX_C_SOURCE 199309L
 #include "../tests/rod_builders.h"
 #include <cosserat/assembly.h>
 #include <cosserat/cosserat.h>
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define RODS 6
 
@@ -195,6 +198,101 @@ static int run_brush(int R, int joined, int only, int threads)
     return 0;
 }
 
+/* --brush R --dynamics: the brush's rods (independent, no platform) released from rest under
+ * their tip loads, the adaptive Radau IIA over --t-end seconds (default 0.02), on --threads T;
+ * against one rod of 50 R elements under the summed load: wall and CPU time per step and per
+ * node. BENCH_SERIES=1 prints the tip of the last rod at the end (to compare thread counts). */
+static double cpu_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* the integration's own times: from the first output (t = 0, after the setup, whose first
+ * writes of every rod's arrays are page faults) to the return */
+typedef struct bench_clock {
+    double wall, cpu;
+} bench_clock;
+
+static int first_output(const cr_assembly *a, const cr_assembly_state *s, const cr_dynamic_sample *x, void *user)
+{
+    (void)a, (void)s;
+    bench_clock *c = user;
+    if (x->t == 0) c->wall = wall_now(), c->cpu = cpu_now();
+    return 0;
+}
+
+static int run_brush_dynamics(int R, int only, int threads, double t_end)
+{
+    const int n = 50;
+    cr_section_segment sec = cr_section_default_def();
+    sec.radius[0] = sec.radius[1] = 0.001;
+    cr_bc_def clamp = cr_bc_default_def();
+    cr_load_def tip = cr_load_default_def();
+    tip.type = CR_LOAD_FORCE, tip.node = -1, tip.value = cr_v3(0.01, 0.005, 0);
+    cr_dynamic_options o = cr_dynamic_default_options();
+    o.t_end = t_end, o.output_dt = t_end, o.checkpoint_interval = 0, o.threads = threads;
+    if (only != 2) {
+        cr_rod_def d = cr_rod_default_def();
+        d.length = 0.2 * R, d.elements = n * R, d.material = (cr_material){3e9, 1.1e9, 1150};
+        d.sections = &sec, d.section_count = 1, d.bcs = &clamp, d.bc_count = 1;
+        cr_load_def big = tip;
+        big.value = cr_v3(0.01 / R, 0.005 / R, 0);
+        d.loads = &big, d.load_count = 1;
+        cr_model *m = cr_model_create(&d, NULL);
+        cr_state *s = cr_state_create(m);
+        cr_dynamic_report r = {0};
+        cr_error err = {0};
+        double c0 = cpu_now();
+        if (cr_dynamic_solve(m, s, 0, 0.0, 0.0, 0.0, &o, NULL, NULL, NULL, &r, &err) != CR_OK)
+            fprintf(stderr, "one rod: %s\n", err.message);
+        double cpu = cpu_now() - c0;
+        printf("one rod of %d elements: %ld steps, %ld Newton, %ld+%ld LU, wall %8.1f us per step (%.3f us per node), "
+               "CPU %8.1f us per step\n",
+               n * R, r.steps, r.newton_iterations, r.lu_real, r.lu_complex, 1e6 * r.wall_time_s / r.steps,
+               1e6 * r.wall_time_s / r.steps / (n * R + 1), 1e6 * cpu / r.steps);
+        cr_state_destroy(s);
+        cr_model_destroy(m);
+    }
+    if (only == 1) return 0;
+    cr_assembly_rod_def *rods = calloc((size_t)R, sizeof *rods);
+    if (!rods) return 1;
+    int side = (int)ceil(sqrt((double)R));
+    for (int k = 0; k < R; ++k) {
+        cr_rod_def d = cr_rod_default_def();
+        d.length = 0.2, d.elements = n, d.material = (cr_material){3e9, 1.1e9, 1150};
+        d.sections = &sec, d.section_count = 1, d.bcs = &clamp, d.bc_count = 1;
+        d.loads = &tip, d.load_count = 1;
+        d.reference.origin = cr_v3(0.01 * (k % side), 0.01 * (k / side), 0);
+        d.reference.orientation = cr_q_axis_angle(cr_v3(0, 1, 0), -3.14159265358979323846 / 2); /* along +z */
+        snprintf(rods[k].name, sizeof rods[k].name, "hair%d", k);
+        rods[k].rod = d;
+    }
+    cr_assembly_def def = {.rod_count = R, .rods = rods};
+    cr_error err = {0};
+    cr_assembly *a = cr_assembly_create(&def, &err);
+    cr_assembly_state *s = a ? cr_assembly_state_create(a) : NULL;
+    cr_dynamic_report r = {0};
+    bench_clock c0 = {0};
+    if (!s || cr_assembly_dynamic_solve(a, s, 0, &o, first_output, &c0, &r, &err) != CR_OK)
+        fprintf(stderr, "assembly: %s\n", err.message);
+    const double cpu = cpu_now() - c0.cpu, wall = wall_now() - c0.wall, nodes = (double)R * (n + 1);
+    printf("%d rods of %d elements, independent, %d thread(s): %ld steps, %ld Newton, %ld+%ld LU, wall %8.1f us per "
+           "step (%.3f us per node), CPU %8.1f us per step; with the setup %8.1f us per step\n",
+           R, n, threads, r.steps, r.newton_iterations, r.lu_real, r.lu_complex, 1e6 * wall / r.steps,
+           1e6 * wall / r.steps / nodes, 1e6 * cpu / r.steps, 1e6 * r.wall_time_s / r.steps);
+    if (s && getenv("BENCH_SERIES")) {
+        cr_vec3 p = cr_state_position(cr_assembly_state_rod(s, R - 1), n);
+        printf("last rod's tip at the end: (%.17g, %.17g, %.17g)\n", p.x, p.y, p.z);
+    }
+    cr_assembly_state_destroy(s);
+    cr_assembly_destroy(a);
+    free(rods);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int repeats = 5, n = 250, only = 0, dynamics = 0, brush = 0, joined = 0, threads = 1; /* --only-one 1, ... */
@@ -229,6 +327,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--only-assembly"))
             only = 2;
     }
+    if (brush > 0 && dynamics) return run_brush_dynamics(brush, only, threads, t_end);
     if (brush > 0) return run_brush(brush, joined, only, threads);
     if (dynamics) return run_dynamics(repeats, n, only, t_end);
     /* one rod of 6n elements */
