@@ -15,8 +15,10 @@
  * --dynamics: the same two structures released from rest under their loads (a step), with
  * the adaptive Radau IIA (rtol 1e-3, atol 1e-6) over --t-end seconds (default 0.02): time
  * per step; the instruction counts per step are the inclusive counts of cr_dynamic_solve
- * and cr_assembly_dynamic_solve divided by the steps printed.
+ * and cr_assembly_dynamic_solve divided by the steps printed. With --brush R: see
+ * run_brush_dynamics (the rods over --threads T).
  */
+#define _POSIX_C_SOURCE 199309L
 #include "../tests/rod_builders.h"
 #include <cosserat/assembly.h>
 #include <cosserat/cosserat.h>
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define RODS 6
 
@@ -195,10 +198,39 @@ static int run_brush(int R, int joined, int only, int threads)
     return 0;
 }
 
-/* --brush R --dynamics [--joined] [--t-end T]: the brush's dynamics from rest under its
- * sudden loads (statics' setup), against one rod of 50 R elements under its sudden tip load:
- * wall time per node and accepted step. */
-static int run_brush_dynamics(int R, int joined, int only, double t_end)
+/* --brush R --dynamics [--joined]: the brush's rods (independent, or welded to a platform pushed
+ * sideways) released from rest under their loads, the adaptive Radau IIA over --t-end seconds (default 0.02), on --threads T;
+ * against one rod of 50 R elements under the summed load: wall and CPU time per step and per
+ * node. BENCH_SERIES=1 prints the tip of the last rod at the end (to compare thread counts). */
+static double cpu_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* the integration's own times: from the first output (t = 0, after the setup, whose first
+ * writes of every rod's arrays are page faults) to the return */
+typedef struct bench_clock {
+    double wall, cpu;
+} bench_clock;
+
+static int first_output(const cr_assembly *a, const cr_assembly_state *s, const cr_dynamic_sample *x, void *user)
+{
+    (void)a, (void)s;
+    bench_clock *c = user;
+    if (x->t == 0) c->wall = wall_now(), c->cpu = cpu_now();
+    return 0;
+}
+
+static int first_output_rod(const cr_model *m, const cr_state *s, const cr_dynamic_sample *x, void *user)
+{
+    (void)m, (void)s;
+    return first_output(NULL, NULL, x, user);
+}
+
+static int run_brush_dynamics(int R, int joined, int only, int threads, double t_end)
 {
     const int n = 50;
     cr_section_segment sec = cr_section_default_def();
@@ -207,9 +239,7 @@ static int run_brush_dynamics(int R, int joined, int only, double t_end)
     cr_load_def tip = cr_load_default_def();
     tip.type = CR_LOAD_FORCE, tip.node = -1, tip.value = cr_v3(0.01, 0.005, 0);
     cr_dynamic_options o = cr_dynamic_default_options();
-    o.t_end = t_end, o.output_dt = t_end;
-    cr_dynamic_report r1 = {0}, r2 = {0};
-    double one = INFINITY, asmb = INFINITY;
+    o.t_end = t_end, o.output_dt = t_end, o.checkpoint_interval = 0, o.threads = threads;
     if (only != 2) {
         cr_rod_def d = cr_rod_default_def();
         d.length = 0.2 * R, d.elements = n * R, d.material = (cr_material){3e9, 1.1e9, 1150};
@@ -219,13 +249,20 @@ static int run_brush_dynamics(int R, int joined, int only, double t_end)
         d.loads = &big, d.load_count = 1;
         cr_model *m = cr_model_create(&d, NULL);
         cr_state *s = cr_state_create(m);
+        cr_dynamic_report r = {0};
         cr_error err = {0};
-        if (cr_dynamic_solve(m, s, 0, 0.0, 0.0, 0.0, &o, NULL, NULL, NULL, &r1, &err) != CR_OK)
+        bench_clock c0 = {0};
+        if (cr_dynamic_solve(m, s, 0, 0.0, 0.0, 0.0, &o, first_output_rod, NULL, &c0, &r, &err) != CR_OK)
             fprintf(stderr, "one rod: %s\n", err.message);
-        one = r1.wall_time_s / (r1.steps > 0 ? r1.steps : 1);
+        const double cpu = cpu_now() - c0.cpu, wall = wall_now() - c0.wall;
+        printf("one rod of %d elements: %ld steps, %ld Newton, %ld+%ld LU, wall %8.1f us per step (%.3f us per node), "
+               "CPU %8.1f us per step; with the setup %8.1f us per step\n",
+               n * R, r.steps, r.newton_iterations, r.lu_real, r.lu_complex, 1e6 * wall / r.steps,
+               1e6 * wall / r.steps / (n * R + 1), 1e6 * cpu / r.steps, 1e6 * r.wall_time_s / r.steps);
         cr_state_destroy(s);
         cr_model_destroy(m);
     }
+    if (only == 1) return 0;
     cr_assembly_rod_def *rods = calloc((size_t)R, sizeof *rods);
     cr_joint_def *joints = calloc((size_t)R, sizeof *joints);
     if (!rods || !joints) return 1;
@@ -237,7 +274,7 @@ static int run_brush_dynamics(int R, int joined, int only, double t_end)
         d.sections = &sec, d.section_count = 1, d.bcs = &clamp, d.bc_count = 1;
         if (!joined) d.loads = &tip, d.load_count = 1;
         d.reference.origin = cr_v3(pitch * (k % side), pitch * (k / side), 0);
-        d.reference.orientation = cr_q_axis_angle(cr_v3(0, 1, 0), -3.14159265358979323846 / 2);
+        d.reference.orientation = cr_q_axis_angle(cr_v3(0, 1, 0), -3.14159265358979323846 / 2); /* along +z */
         cx += d.reference.origin.x / R, cy += d.reference.origin.y / R;
         snprintf(rods[k].name, sizeof rods[k].name, "hair%d", k);
         rods[k].rod = d;
@@ -255,22 +292,24 @@ static int run_brush_dynamics(int R, int joined, int only, double t_end)
     }
     cr_assembly_def def = {.rod_count = R, .rods = rods, .joint_count = joined ? R : 0, .joints = joints};
     if (joined) def.body_count = 1, def.bodies = &body, def.body_load_count = 1, def.body_loads = &push;
-    if (only != 1) {
-        cr_error err = {0};
-        cr_assembly *a = cr_assembly_create(&def, &err);
-        cr_assembly_state *s = a ? cr_assembly_state_create(a) : NULL;
-        if (!s || cr_assembly_dynamic_solve(a, s, 0, &o, NULL, NULL, &r2, &err) != CR_OK)
-            fprintf(stderr, "assembly: %s\n", err.message);
-        asmb = r2.wall_time_s / (r2.steps > 0 ? r2.steps : 1);
-        cr_assembly_state_destroy(s);
-        cr_assembly_destroy(a);
+    cr_error err = {0};
+    cr_assembly *a = cr_assembly_create(&def, &err);
+    cr_assembly_state *s = a ? cr_assembly_state_create(a) : NULL;
+    cr_dynamic_report r = {0};
+    bench_clock c0 = {0};
+    if (!s || cr_assembly_dynamic_solve(a, s, 0, &o, first_output, &c0, &r, &err) != CR_OK)
+        fprintf(stderr, "assembly: %s\n", err.message);
+    const double cpu = cpu_now() - c0.cpu, wall = wall_now() - c0.wall, nodes = (double)R * (n + 1);
+    printf("%d rods of %d elements%s, %d thread(s): %ld steps, %ld Newton, %ld+%ld LU, wall %8.1f us per "
+           "step (%.3f us per node), CPU %8.1f us per step; with the setup %8.1f us per step\n",
+           R, n, joined ? " welded to a platform" : ", independent", threads, r.steps, r.newton_iterations, r.lu_real, r.lu_complex, 1e6 * wall / r.steps,
+           1e6 * wall / r.steps / nodes, 1e6 * cpu / r.steps, 1e6 * r.wall_time_s / r.steps);
+    if (s && getenv("BENCH_SERIES")) {
+        cr_vec3 p = cr_state_position(cr_assembly_state_rod(s, R - 1), n);
+        printf("last rod's tip at the end: (%.17g, %.17g, %.17g)\n", p.x, p.y, p.z);
     }
-    const double nodes = (double)R * (n + 1);
-    printf("dynamics over %g s: one rod of %d elements: %ld steps, %ld+%ld LU, %8.3f us per node per step\n", t_end,
-           n * R, r1.steps, r1.lu_real, r1.lu_complex, 1e6 * one / (n * R + 1));
-    printf("%d rods of %d elements%s: %ld steps, %ld+%ld LU, %8.3f us per node per step; ratio %.2f\n", R, n,
-           joined ? " welded to a platform" : ", independent", r2.steps, r2.lu_real, r2.lu_complex, 1e6 * asmb / nodes,
-           (asmb / nodes) / (one / (n * R + 1)));
+    cr_assembly_state_destroy(s);
+    cr_assembly_destroy(a);
     free(rods);
     free(joints);
     return 0;
@@ -310,7 +349,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--only-assembly"))
             only = 2;
     }
-    if (brush > 0 && dynamics) return run_brush_dynamics(brush, joined, only, t_end);
+    if (brush > 0 && dynamics) return run_brush_dynamics(brush, joined, only, threads, t_end);
     if (brush > 0) return run_brush(brush, joined, only, threads);
     if (dynamics) return run_dynamics(repeats, n, only, t_end);
     /* one rod of 6n elements */

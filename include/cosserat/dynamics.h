@@ -22,6 +22,12 @@ typedef struct cr_dynamic_options {
     double checkpoint_interval; /* wall-clock seconds between checkpoints (default 30; 0 = none) */
     double time_step;           /* fixed-step formulations (lgvi): the step h (s), > 0; 0 = not given.
                                    The mixed rod steps adaptively and rejects it. */
+    /* Threads of a mixed assembly's rods (each rod's residual, Jacobian, factorizations and
+     * solves a task; results bit-identical for any count). 0 (default): automatic, as the
+     * statics' (cr_static_options.threads: COSSERAT_THREADS, else OMP_NUM_THREADS, else the
+     * online CPUs, from CR_STATIC_PARALLEL_MIN_NODES nodes in all); >= 1: exactly that many
+     * (at most one per rod). One rod's dynamics run on one thread. */
+    int threads;
 } cr_dynamic_options;
 
 cr_dynamic_options cr_dynamic_default_options(void);

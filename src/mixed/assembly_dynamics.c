@@ -53,8 +53,10 @@
 #include "cosserat/assembly.h"
 #include "cosserat/dynamics.h"
 #include "cosserat/radau.h"
+#include "cosserat/statics.h"
 #include "linalg/blocktri_shifted.h"
 #include "linalg/lowrank.h"
+#include "linalg/pool.h"
 #include "mixed/assembly_internal.h"
 #include "mixed/assembly_linsys.h"
 #include "mixed/mixed.h"
@@ -101,6 +103,7 @@ typedef struct rod_dyn {
     int tail, tail_real, tail_cplx;
     double Vt[2][6 * 2 * CR_DYN_BLOCK]; /* re, im: 6 columns of the last two blocks */
     double *bsave;                      /* 2 dim: scratch for that response (re, im) */
+    cr_status st;                       /* a task's status (rod_tasks) */
 } rod_dyn;
 
 /* A free body (assembly_bodies.c): its 13 unknowns (r, p, v, Ω) at off in y, with the DAE
@@ -178,6 +181,7 @@ typedef struct asm_dyn {
      * the real and the complex shifted systems (Woodbury), a scratch residual */
     cr_lowrank *lr, *lr_re, *lr_im;
     double *cscratch;
+    cr_pool *pool; /* the rods' threads (NULL: one): see rod_tasks */
 } asm_dyn;
 
 /* Layout of the integrator memory (cr_asm_dynamic_memory_size doubles), as one rod's. */
@@ -443,17 +447,43 @@ static void rods_contact(asm_dyn *d, double t, const double *y, double *F, cr_lo
     }
 }
 
+/* The rods' threads. Each rod's residual, Jacobian, factorizations and solves read the shared
+ * data (y, μ, the joints' arrays) and write only the rod's own rod_dyn, adaptor and rows of
+ * the global vectors, so they are tasks of the pool; everything that sums over rods (the
+ * Schur complement, the multipliers' right side) stays on the caller in the rods' order: the
+ * results do not depend on the threads. A task's status is in rd->st, read in the rods'
+ * order (the first failing rod's, as the serial loop returned). */
+typedef struct rod_job {
+    asm_dyn *d;
+    double t, sr, si; /* time; the shift (real, imaginary) */
+    const double *y, *fy;
+    double *re, *im; /* the global vectors written (residual, right sides) */
+} rod_job;
+
+static cr_status rod_tasks(asm_dyn *d, cr_pool_fn fn, rod_job *job)
+{
+    cr_pool_run(d->pool, d->nr, fn, job);
+    for (int r = 0; r < d->nr; ++r)
+        if (d->rd[r].st != CR_OK) return d->rd[r].st;
+    return CR_OK;
+}
+
+static void residual_rod(void *arg, int r)
+{
+    const rod_job *job = arg;
+    rod_dyn *rd = &job->d->rd[r];
+    set_scales(rd, job->t);
+    cr_supports_at at = {.stage = job->d->stage, .ramp = 1.0, .t = job->t, .from = NULL, .from_blend = 1.0};
+    rd->st = cr_mixed_dynamic_residual(rd->m, &at, rd->scale, job->y + rd->off, job->re + rd->off, NULL);
+}
+
 static cr_status residual(asm_dyn *d, double t, const double *y, double *F)
 {
     const cr_assembly *a = d->a;
     set_drive(d, t);
-    for (int r = 0; r < d->nr; ++r) {
-        rod_dyn *rd = &d->rd[r];
-        set_scales(rd, t);
-        cr_supports_at at = {.stage = d->stage, .ramp = 1.0, .t = t, .from = NULL, .from_blend = 1.0};
-        cr_status st = cr_mixed_dynamic_residual(rd->m, &at, rd->scale, y + rd->off, F + rd->off, NULL);
-        if (st != CR_OK) return st;
-    }
+    rod_job job = {.d = d, .t = t, .y = y, .re = F};
+    cr_status st = rod_tasks(d, residual_rod, &job);
+    if (st != CR_OK) return st;
     if (a->contact) rods_contact(d, t, y, F, NULL); /* before the joints' rows read the accelerations */
     set_body_scales(d, t);
     for (int b = 0; b < d->nb; ++b) body_own(d, b, y + d->bd[b].off, F + d->bd[b].off); /* joints below */
@@ -604,6 +634,13 @@ static void joints_c(asm_dyn *d, const double *y)
     }
 }
 
+static void jacobian_rod(void *arg, int r)
+{
+    const rod_job *job = arg;
+    rod_dyn *rd = &job->d->rd[r];
+    rd->st = rd->ls.jacobian(job->t, job->y + rd->off, job->fy + rd->off, rd->ls.ctx);
+}
+
 static cr_status hook_jacobian(double t, const double *y, const double *fy, void *ctx)
 {
     asm_dyn *d = ctx;
@@ -611,11 +648,9 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
     memcpy(d->yjac, y, d->N * sizeof *y);
     d->t_jac = t;
     set_drive(d, t);
-    for (int r = 0; r < d->nr; ++r) {
-        rod_dyn *rd = &d->rd[r];
-        cr_status st = rd->ls.jacobian(t, y + rd->off, fy + rd->off, rd->ls.ctx);
-        if (st != CR_OK) return st;
-    }
+    rod_job job = {.d = d, .t = t, .y = y, .fy = fy};
+    cr_status st = rod_tasks(d, jacobian_rod, &job);
+    if (st != CR_OK) return st;
     set_body_scales(d, t);
     for (int b = 0; b < d->nb; ++b) body_jacobian(d, b, y);
     /* the joint nodes' momentum rows of J (with H): a = M⁻¹(R + Cᵀμ) varies with them */
@@ -1028,16 +1063,49 @@ static cr_status sparse_mu(asm_dyn *d, double *mr, double *mi)
     return CR_OK;
 }
 
+/* a rod's factorization and its responses V_r (real: job->sr; complex: sr + i si) */
+static void factor_rod_real(void *arg, int r)
+{
+    const rod_job *job = arg;
+    rod_dyn *rd = &job->d->rd[r];
+    rd->st = rd->ls.factor_real(job->sr, rd->ls.ctx);
+    if (rd->st == CR_OK && job->d->k > 0) rd->st = response_columns(job->d, rd, rd->V, NULL);
+}
+
+static void factor_rod_complex(void *arg, int r)
+{
+    const rod_job *job = arg;
+    rod_dyn *rd = &job->d->rd[r];
+    rd->st = rd->ls.factor_complex(job->sr, job->si, rd->ls.ctx);
+    if (rd->st == CR_OK && job->d->k > 0) rd->st = response_columns(job->d, rd, rd->Vre, rd->Vim);
+}
+
+/* a rod's solve K_r⁻¹ b_r (in place; complex when job->im) */
+static void solve_rod(void *arg, int r)
+{
+    const rod_job *job = arg;
+    rod_dyn *rd = &job->d->rd[r];
+    rd->st = job->im ? rd->ls.solve_complex(job->re + rd->off, job->im + rd->off, rd->ls.ctx)
+                     : rd->ls.solve_real(job->re + rd->off, rd->ls.ctx);
+}
+
+/* a rod's update x_r += V_r Cᵀμ (μ: d->mu, or d->muz when complex) */
+static void response_rod(void *arg, int r)
+{
+    const rod_job *job = arg;
+    asm_dyn *d = job->d;
+    rod_dyn *rd = &d->rd[r];
+    rd->st = job->im ? add_response(d, rd, d->muz, d->muz + d->k, job->re + rd->off, job->im + rd->off)
+                     : add_response(d, rd, d->mu, NULL, job->re + rd->off, NULL);
+}
+
 static cr_status hook_factor_real(double shift, void *ctx)
 {
     asm_dyn *d = ctx;
     const int k = d->k;
-    for (int r = 0; r < d->nr; ++r) {
-        rod_dyn *rd = &d->rd[r];
-        cr_status st = rd->ls.factor_real(shift, rd->ls.ctx);
-        if (st == CR_OK && k > 0) st = response_columns(d, rd, rd->V, NULL);
-        if (st != CR_OK) return st;
-    }
+    rod_job job = {.d = d, .sr = shift};
+    cr_status st = rod_tasks(d, factor_rod_real, &job);
+    if (st != CR_OK) return st;
     for (int b = 0; b < d->nb; ++b) {
         if (body_factor(&d->bd[b], shift, 0, 0) != CR_OK) return CR_SINGULAR;
         body_response(&d->bd[b], 0);
@@ -1056,24 +1124,19 @@ static cr_status hook_solve_real(double *b, void *ctx)
 {
     asm_dyn *d = ctx;
     const int k = d->k;
-    for (int r = 0; r < d->nr; ++r) {
-        cr_status st = d->rd[r].ls.solve_real(b + d->rd[r].off, d->rd[r].ls.ctx);
-        if (st != CR_OK) return st;
-    }
+    rod_job job = {.d = d, .re = b};
+    cr_status st = rod_tasks(d, solve_rod, &job);
+    if (st != CR_OK) return st;
     for (int q = 0; q < d->nb; ++q) body_solve(&d->bd[q], b + d->bd[q].off, NULL);
     if (k == 0) return CR_OK;
     for (int i = 0; i < k; ++i) d->mu[i] = -(b[d->mu_off + i] + g_dot(d, i, d->row_joint[i], b, -1, NULL, 0));
     if (d->sparse) {
-        cr_status st = sparse_mu(d, d->mu, NULL);
-        if (st != CR_OK) return st;
+        if ((st = sparse_mu(d, d->mu, NULL)) != CR_OK) return st;
     } else {
         int info = 0, one = 1;
         dgetrs_("N", &k, &one, d->S, &k, d->piv, d->mu, &k, &info);
     }
-    for (int r = 0; r < d->nr; ++r) {
-        cr_status st = add_response(d, &d->rd[r], d->mu, NULL, b + d->rd[r].off, NULL);
-        if (st != CR_OK) return st;
-    }
+    if ((st = rod_tasks(d, response_rod, &job)) != CR_OK) return st;
     add_body_response(d, d->mu, NULL, b, NULL);
     memcpy(b + d->mu_off, d->mu, (size_t)k * sizeof *b);
     return CR_OK;
@@ -1083,12 +1146,9 @@ static cr_status hook_factor_complex(double sr, double si, void *ctx)
 {
     asm_dyn *d = ctx;
     const int k = d->k, k2 = 2 * k;
-    for (int r = 0; r < d->nr; ++r) {
-        rod_dyn *rd = &d->rd[r];
-        cr_status st = rd->ls.factor_complex(sr, si, rd->ls.ctx);
-        if (st == CR_OK && k > 0) st = response_columns(d, rd, rd->Vre, rd->Vim);
-        if (st != CR_OK) return st;
-    }
+    rod_job job = {.d = d, .sr = sr, .si = si};
+    cr_status st = rod_tasks(d, factor_rod_complex, &job);
+    if (st != CR_OK) return st;
     for (int b = 0; b < d->nb; ++b) {
         if (body_factor(&d->bd[b], sr, si, 1) != CR_OK) return CR_SINGULAR;
         body_response(&d->bd[b], 1);
@@ -1112,11 +1172,9 @@ static cr_status hook_solve_complex(double *bre, double *bim, void *ctx)
 {
     asm_dyn *d = ctx;
     const int k = d->k, k2 = 2 * k;
-    for (int r = 0; r < d->nr; ++r) {
-        const rod_dyn *rd = &d->rd[r];
-        cr_status st = rd->ls.solve_complex(bre + rd->off, bim + rd->off, rd->ls.ctx);
-        if (st != CR_OK) return st;
-    }
+    rod_job job = {.d = d, .re = bre, .im = bim};
+    cr_status st = rod_tasks(d, solve_rod, &job);
+    if (st != CR_OK) return st;
     for (int q = 0; q < d->nb; ++q) body_solve(&d->bd[q], bre + d->bd[q].off, bim + d->bd[q].off);
     if (k == 0) return CR_OK;
     for (int i = 0; i < k; ++i) {
@@ -1125,16 +1183,12 @@ static cr_status hook_solve_complex(double *bre, double *bim, void *ctx)
         d->muz[i + k] = -(bim[d->mu_off + i] + g_dot(d, i, jk, bim, -1, NULL, 0));
     }
     if (d->sparse) {
-        cr_status st = sparse_mu(d, d->muz, d->muz + k);
-        if (st != CR_OK) return st;
+        if ((st = sparse_mu(d, d->muz, d->muz + k)) != CR_OK) return st;
     } else {
         int info = 0, one = 1;
         dgetrs_("N", &k2, &one, d->Sz, &k2, d->pivz, d->muz, &k2, &info);
     }
-    for (int r = 0; r < d->nr; ++r) {
-        cr_status st = add_response(d, &d->rd[r], d->muz, d->muz + k, bre + d->rd[r].off, bim + d->rd[r].off);
-        if (st != CR_OK) return st;
-    }
+    if ((st = rod_tasks(d, response_rod, &job)) != CR_OK) return st;
     add_body_response(d, d->muz, d->muz + k, bre, bim);
     for (int i = 0; i < k; ++i) bre[d->mu_off + i] = d->muz[i], bim[d->mu_off + i] = d->muz[i + k];
     return CR_OK;
@@ -1564,6 +1618,8 @@ static void free_dyn(asm_dyn *d)
     free(d->bd), free(d->bactive), free(d->bscale);
     cr_lowrank_destroy(d->lr), cr_lowrank_destroy(d->lr_re), cr_lowrank_destroy(d->lr_im);
     free(d->cscratch);
+    cr_pool_destroy(d->pool);
+    d->pool = NULL;
 }
 
 /* The element next to node i (for the error weights and ω) */
@@ -1809,6 +1865,13 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
             st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
     }
     if (st != CR_OK) goto done;
+    { /* the rods' threads (rod_tasks): as the statics decide, at most one per rod */
+        int nodes = 0;
+        for (int r = 0; r < d.nr; ++r) nodes += a->models[r]->nodes;
+        int threads = o.threads > 0 ? o.threads : (nodes >= CR_STATIC_PARALLEL_MIN_NODES ? cr_threads_default() : 1);
+        if (threads > d.nr) threads = d.nr;
+        d.pool = threads > 1 ? cr_pool_create(threads) : NULL;
+    }
     for (int b = 0; b < d.nb; ++b) { /* bodies: their state, mass, error weights */
         const body_dyn *bd = &d.bd[b];
         memcpy(y + bd->off, s->body + (size_t)CR_ASM_BODY_DOF * b, 13 * sizeof *y);

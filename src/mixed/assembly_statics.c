@@ -55,7 +55,8 @@ static double now(void)
 
 typedef struct rod_work {
     cr_blocktri *J;
-    double *F, *eq, *X, *x_saved, *x_prev, *x_prev2; /* the converged states of the two steps before */
+    double *F, *eq, *X, *x_saved, *x_back; /* the state at the step's start, before a chord */
+    double *tan, *tan_prev;                /* the path's tangents dx/dlf at this step's start and the last */
     double *from, *to, *scale; /* load magnitudes: at the solve's start, the stage's, the current ones */
     double bc_from;
     double *erow; /* per interface node of the rod: its 6 released balance rows, 3 blocks of 6 × B */
@@ -100,7 +101,7 @@ typedef struct asm_work {
     rod_work *rw;
     double *E;         /* released balance rows of the interface nodes (6 each) */
     double *g, *C, *H; /* per joint: rows, rows × 12, 12 × 12 (at the joint's offsets) */
-    double *rhs, *lambda_saved, *lambda_prev, *lambda_prev2;
+    double *rhs, *lambda_saved, *lambda_tan, *lambda_tan_prev;
     cr_asm_sys *sys, *sysc; /* the coupled system (update) and the position correction's */
     int N;
     double joint_from, joint_f;
@@ -112,7 +113,11 @@ typedef struct asm_work {
     /* free bodies (assembly_bodies.c): their loads' factors (at the solve's start, the
      * stage's, the current ones), the Jacobians of their wrenches (36 per body), their states
      * before the step and at the two converged steps before (13 per body) */
-    double *bfrom, *bto, *bscale, *dEb, *body_saved, *body_prev, *body_prev2;
+    double *bfrom, *bto, *bscale, *dEb, *body_saved, *body_tan, *body_tan_prev;
+    /* chord: update() with the rods' last factorizations (not factored again); lu_converged:
+     * they are those of the last converged step's last update (tangent_predict) */
+    int chord, lu_converged;
+    double *lambda_back, *body_back; /* the state before a chord (save_state) */
     /* contact.rods (assembly_contact.c): the nodes the pressing pairs touch (cm, their global
      * numbers cgl, slots cslot per global node), the pairs' forces (3 per node, I), their
      * stiffness C (3cm × 3cm, row-major) coupling the nodes' positions across the rods, the
@@ -133,8 +138,8 @@ static void free_work(asm_work *w)
         for (int r = 0; r < w->a->rod_count; ++r) {
             rod_work *rw = &w->rw[r];
             cr_blocktri_destroy(rw->J);
-            free(rw->F), free(rw->eq), free(rw->X), free(rw->x_saved), free(rw->x_prev), free(rw->x_prev2),
-                free(rw->from), free(rw->to), free(rw->scale);
+            free(rw->F), free(rw->eq), free(rw->X), free(rw->x_saved), free(rw->x_back), free(rw->tan),
+                free(rw->tan_prev), free(rw->from), free(rw->to), free(rw->scale);
             free(rw->erow);
             cr_blocktri_destroy(rw->Jf);
             free(rw->Ff), free(rw->Xf), free(rw->erowf);
@@ -142,10 +147,10 @@ static void free_work(asm_work *w)
             free(rw->EV), free(rw->EVf);
         }
     free(w->rw);
-    free(w->bfrom), free(w->bto), free(w->bscale), free(w->dEb), free(w->body_saved), free(w->body_prev),
-        free(w->body_prev2);
-    free(w->E), free(w->g), free(w->C), free(w->H), free(w->rhs), free(w->lambda_saved), free(w->lambda_prev),
-        free(w->lambda_prev2);
+    free(w->bfrom), free(w->bto), free(w->bscale), free(w->dEb), free(w->body_saved), free(w->body_tan),
+        free(w->body_tan_prev);
+    free(w->E), free(w->g), free(w->C), free(w->H), free(w->rhs), free(w->lambda_saved), free(w->lambda_tan),
+        free(w->lambda_tan_prev), free(w->lambda_back), free(w->body_back);
     cr_asm_sys_destroy(w->sys), cr_asm_sys_destroy(w->sysc);
     w->sys = w->sysc = NULL;
     free(w->cgl), free(w->cslot), free(w->ciface), free(w->Cc), free(w->fc), free(w->Pn);
@@ -171,10 +176,11 @@ static int alloc_work(asm_work *w)
     w->sys = cr_asm_sys_create(), w->sysc = cr_asm_sys_create();
     w->rhs = calloc(N, sizeof *w->rhs);
     w->lambda_saved = calloc(rows, sizeof *w->lambda_saved);
-    w->lambda_prev = calloc(rows, sizeof *w->lambda_prev);
-    w->lambda_prev2 = calloc(rows, sizeof *w->lambda_prev2);
+    w->lambda_tan = calloc(rows, sizeof *w->lambda_tan);
+    w->lambda_tan_prev = calloc(rows, sizeof *w->lambda_tan_prev);
+    w->lambda_back = calloc(rows, sizeof *w->lambda_back);
     if (!w->rw || !w->E || !w->g || !w->C || !w->H || !w->sys || !w->sysc || !w->rhs || !w->lambda_saved ||
-        !w->lambda_prev || !w->lambda_prev2)
+        !w->lambda_tan || !w->lambda_tan_prev || !w->lambda_back)
         return 0;
     {
         const size_t nbl = a->body_load_count > 0 ? (size_t)a->body_load_count : 1,
@@ -182,9 +188,11 @@ static int alloc_work(asm_work *w)
         w->bfrom = calloc(nbl, sizeof(double)), w->bto = calloc(nbl, sizeof(double));
         w->bscale = calloc(nbl, sizeof(double)), w->dEb = calloc(36 * nb, sizeof(double));
         w->body_saved = calloc(CR_ASM_BODY_DOF * nb, sizeof(double));
-        w->body_prev = calloc(CR_ASM_BODY_DOF * nb, sizeof(double));
-        w->body_prev2 = calloc(CR_ASM_BODY_DOF * nb, sizeof(double));
-        if (!w->bfrom || !w->bto || !w->bscale || !w->dEb || !w->body_saved || !w->body_prev || !w->body_prev2)
+        w->body_tan = calloc(CR_ASM_BODY_DOF * nb, sizeof(double));
+        w->body_tan_prev = calloc(CR_ASM_BODY_DOF * nb, sizeof(double));
+        w->body_back = calloc(CR_ASM_BODY_DOF * nb, sizeof(double));
+        if (!w->bfrom || !w->bto || !w->bscale || !w->dEb || !w->body_saved || !w->body_tan || !w->body_tan_prev ||
+            !w->body_back)
             return 0;
     }
     for (int r = 0; r < a->rod_count; ++r) {
@@ -204,8 +212,9 @@ static int alloc_work(asm_work *w)
         rw->eq = malloc((size_t)m->nodes * 6 * sizeof *rw->eq);
         rw->X = malloc(rw->dim * rw->ncols * sizeof *rw->X);
         rw->x_saved = malloc(rw->dim * sizeof *rw->x_saved);
-        rw->x_prev = malloc(rw->dim * sizeof *rw->x_prev);
-        rw->x_prev2 = malloc(rw->dim * sizeof *rw->x_prev2);
+        rw->tan = malloc(rw->dim * sizeof *rw->tan);
+        rw->x_back = malloc(rw->dim * sizeof *rw->x_back);
+        rw->tan_prev = malloc(rw->dim * sizeof *rw->tan_prev);
         rw->from = malloc(nl * sizeof *rw->from);
         rw->to = malloc(nl * sizeof *rw->to);
         rw->scale = malloc(nl * sizeof *rw->scale);
@@ -217,8 +226,8 @@ static int alloc_work(asm_work *w)
         rw->EV = malloc((size_t)(rw->m > 0 ? 36 * rw->m * rw->m : 1) * sizeof *rw->EV);
         rw->EVf = malloc((size_t)(rw->m > 0 ? 9 * rw->m * rw->m : 1) * sizeof *rw->EVf);
         if (!rw->Jf || !rw->Ff || !rw->Xf || !rw->erowf || !rw->EV || !rw->EVf) return 0;
-        if (!rw->J || !rw->F || !rw->eq || !rw->X || !rw->x_saved || !rw->x_prev || !rw->x_prev2 || !rw->from ||
-            !rw->to || !rw->scale || !rw->erow)
+        if (!rw->J || !rw->F || !rw->eq || !rw->X || !rw->x_saved || !rw->x_back || !rw->tan || !rw->tan_prev ||
+            !rw->from || !rw->to || !rw->scale || !rw->erow)
             return 0;
     }
     return 1;
@@ -577,7 +586,7 @@ static void update_rod(asm_work *w, int r)
     rod_work *rw = &w->rw[r];
     const int B = m->block;
     rw->bad = -1;
-    if (cr_blocktri_factor(rw->J, &rw->bad) != CR_OK) {
+    if (!w->chord && cr_blocktri_factor(rw->J, &rw->bad) != CR_OK) { /* a chord: the last LU */
         if (rw->bad < 0) rw->bad = 0;
         return;
     }
@@ -961,6 +970,21 @@ static cr_status correct_positions(asm_work *w, double lf)
     return CR_OK;
 }
 
+/* The state before a chord update (newton), and back to it when the chord is not accepted */
+static void save_state(asm_work *w)
+{
+    for (int r = 0; r < w->a->rod_count; ++r) memcpy(w->rw[r].x_back, w->s->rods[r]->x, w->rw[r].dim * sizeof(double));
+    memcpy(w->lambda_back, w->s->lambda, (size_t)w->a->rows * sizeof(double));
+    memcpy(w->body_back, w->s->body, body_bytes(w->a));
+}
+
+static void restore_state(asm_work *w)
+{
+    for (int r = 0; r < w->a->rod_count; ++r) memcpy(w->s->rods[r]->x, w->rw[r].x_back, w->rw[r].dim * sizeof(double));
+    memcpy(w->s->lambda, w->lambda_back, (size_t)w->a->rows * sizeof(double));
+    memcpy(w->s->body, w->body_back, body_bytes(w->a));
+}
+
 /* Newton at load factor lf from the state in w->s (in place); CR_NOT_CONVERGED after
  * max_iterations. Convergence as cr_static_solve's (spec §7.6): RMS residual below atol
  * or rtol times the step's first one, and an update below rtol |x|; or such an update with
@@ -979,7 +1003,12 @@ static cr_status newton(asm_work *w, double lf, double err0, const cr_static_opt
          * --brush: the residual and tangent were assembled about three times per load step) */
         const double dx = sqrt(dx2), xn = sqrt(x2);
         const int maybe_done = it > 0 && dx <= o->rtol * (xn + 1e-12);
-        cr_status st = evaluate(w, lf, !maybe_done, &ss, &cnt);
+        /* an update below √rtol |x|: the next is ~rtol |x| or less (quadratic convergence), so
+         * when the residual passes, the last factorization's update (a chord) is the error
+         * estimate the increment test needs, as in cr_static_solve (newton.c): a load step
+         * then ends after one full update instead of two */
+        const int chord = it > 0 && !maybe_done && dx < sqrt(o->rtol) * (xn + 1e-12);
+        cr_status st = evaluate(w, lf, !maybe_done && !chord, &ss, &cnt);
         if (st != CR_OK) return cr_error_set(err, st, "the residual is not finite at load factor %g", lf);
         double e = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
         if (it == 0) err0 = fmax(err0, e);
@@ -1001,7 +1030,23 @@ static cr_status newton(asm_work *w, double lf, double err0, const cr_static_opt
                                 "Newton did not converge in %d iterations at load factor %g (RMS residual %.3g)",
                                 o->max_iterations, lf, e);
         }
-        if (maybe_done && (st = evaluate(w, lf, 1, &ss, &cnt)) != CR_OK) /* not converged: the tangent */
+        if (chord && (e <= o->atol || e <= o->rtol * err0 || e <= 1e3 * DBL_EPSILON * w->roundoff_scale)) {
+            /* the chord's error is its size times the old LU's relative error: accepted, with its
+             * update, when below rtol |x| and 1 % of the full update before it (the iteration
+             * contracts as Newton's: the old LU is accurate; near a nearly singular tangent it
+             * would not be, newton.c). Otherwise undone, and a full update follows. */
+            save_state(w);
+            w->chord = 1;
+            double c2 = 0, cx2 = 0;
+            st = update(w, &c2, &cx2, err);
+            w->chord = 0;
+            if (st == CR_OK && sqrt(c2) <= o->rtol * (sqrt(cx2) + 1e-12) && sqrt(c2) <= 1e-2 * dx) {
+                *iterations = it;
+                return CR_OK;
+            }
+            restore_state(w);
+        }
+        if ((maybe_done || chord) && (st = evaluate(w, lf, 1, &ss, &cnt)) != CR_OK) /* not converged: the tangent */
             return cr_error_set(err, st, "the residual is not finite at load factor %g", lf);
         st = update(w, &dx2, &x2, err);
         if (st == CR_OK && (st = correct_positions(w, lf)) != CR_OK)
@@ -1013,42 +1058,64 @@ static cr_status newton(asm_work *w, double lf, double err0, const cr_static_opt
     }
 }
 
-/* The warm start of a load step to lf: the polynomial through the converged states at lf0
- * (x), lf1 (x_prev) and, when lf2 >= 0, lf2 (x_prev2), evaluated at lf; λ alike, quaternions
- * normalized. Quadratic, like the curvature term of cr_static_solve's tangent predictor: a
- * secant alone left 2.7 iterations per load step on the welded hub of bench_assembly. */
-static void predict(asm_work *w, double lf, double lf0, double lf1, double lf2)
+/* The tangent predictor of a load step from lf0 to lf (as cr_static_solve's, newton.c): from
+ * the converged state x at lf0, the update with the rods' factorizations of that step's last
+ * Newton update at the new loads, x − K⁻¹F(x, lf) = x + (lf − lf0) dx/dlf (F(x, lf0) = 0; the
+ * loads, supports' ramps and welds' closing are linear in lf): Euler along the equilibrium
+ * path, rods, joints' multipliers and free bodies alike, without a factorization; plus the
+ * path's curvature from the change of the tangent since the step before, ½ Δ² (t − t_prev) /
+ * Δ_prev. The tangent goes into tan (rods), lambda_tan, body_tan. Returns the update's status; on failure the state is
+ * the converged one again. */
+static cr_status tangent_predict(asm_work *w, double lf, double lf0, int have_prev, double dl_prev, cr_error *err)
 {
     const cr_assembly *a = w->a;
-    double c0, c1, c2 = 0.0;
-    if (lf2 < 0) { /* linear through two */
-        c0 = (lf - lf1) / (lf0 - lf1), c1 = (lf - lf0) / (lf1 - lf0);
-    } else {
-        c0 = (lf - lf1) * (lf - lf2) / ((lf0 - lf1) * (lf0 - lf2));
-        c1 = (lf - lf0) * (lf - lf2) / ((lf1 - lf0) * (lf1 - lf2));
-        c2 = (lf - lf0) * (lf - lf1) / ((lf2 - lf0) * (lf2 - lf1));
+    double ss, dx2, x2;
+    size_t cnt;
+    const double dl = lf - lf0, c = have_prev ? 0.5 * dl * dl / dl_prev : 0.0;
+    w->joint_f = w->joint_from + lf * (1.0 - w->joint_from);
+    cr_status st = evaluate(w, lf, 0, &ss, &cnt);
+    if (st == CR_OK) {
+        w->chord = 1;
+        st = update(w, &dx2, &x2, err);
+        w->chord = 0;
+    }
+    if (st != CR_OK) {
+        for (int r = 0; r < a->rod_count; ++r)
+            memcpy(w->s->rods[r]->x, w->rw[r].x_saved, w->rw[r].dim * sizeof(double));
+        memcpy(w->s->lambda, w->lambda_saved, (size_t)a->rows * sizeof(double));
+        memcpy(w->s->body, w->body_saved, body_bytes(a));
+        return st;
     }
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
+        rod_work *rw = &w->rw[r];
         double *x = w->s->rods[r]->x;
-        const double *x1 = w->rw[r].x_prev, *x2 = w->rw[r].x_prev2;
-        for (size_t k = 0; k < w->rw[r].dim; ++k) x[k] = c0 * x[k] + c1 * x1[k] + (c2 != 0.0 ? c2 * x2[k] : 0.0);
-        for (int i = 0; i < m->nodes; ++i) {
+        for (size_t k = 0; k < rw->dim; ++k) {
+            rw->tan[k] = (x[k] - rw->x_saved[k]) / dl;
+            x[k] += c * (rw->tan[k] - rw->tan_prev[k]);
+        }
+        for (int i = 0; i < m->nodes && c != 0.0; ++i) {
             double *p = x + (size_t)i * m->block + 3, n = 0;
             for (int k = 0; k < 4; ++k) n += p[k] * p[k];
             n = 1.0 / sqrt(n);
             for (int k = 0; k < 4; ++k) p[k] *= n;
         }
     }
-    for (int k = 0; k < a->rows; ++k)
-        w->s->lambda[k] = c0 * w->s->lambda[k] + c1 * w->lambda_prev[k] + (c2 != 0.0 ? c2 * w->lambda_prev2[k] : 0.0);
+    for (int k = 0; k < a->rows; ++k) {
+        w->lambda_tan[k] = (w->s->lambda[k] - w->lambda_saved[k]) / dl;
+        w->s->lambda[k] += c * (w->lambda_tan[k] - w->lambda_tan_prev[k]);
+    }
     for (int b = 0; b < a->body_count; ++b) {
-        double *y = w->s->body + (size_t)CR_ASM_BODY_DOF * b;
-        const double *y1 = w->body_prev + (size_t)CR_ASM_BODY_DOF * b,
-                     *y2 = w->body_prev2 + (size_t)CR_ASM_BODY_DOF * b;
-        for (int c = 0; c < 7; ++c) y[c] = c0 * y[c] + c1 * y1[c] + (c2 != 0.0 ? c2 * y2[c] : 0.0);
+        double *y = w->s->body + (size_t)CR_ASM_BODY_DOF * b, *t = w->body_tan + (size_t)CR_ASM_BODY_DOF * b;
+        const double *y0 = w->body_saved + (size_t)CR_ASM_BODY_DOF * b,
+                     *tp = w->body_tan_prev + (size_t)CR_ASM_BODY_DOF * b;
+        for (int q = 0; q < 7; ++q) {
+            t[q] = (y[q] - y0[q]) / dl;
+            y[q] += c * (t[q] - tp[q]);
+        }
         cr_q_store(cr_q_normalize(cr_q_load(y + 3)), y + 3);
     }
+    return CR_OK;
 }
 
 /* Obstacles (docs/theory.md "Contact with obstacles"): the rods' contact forces are
@@ -1250,8 +1317,8 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
             for (int r = 0; r < a->joints[k].rows; ++r) s->lambda[a->joints[k].row0 + r] = 0.0;
     cr_status st = cr_asm_check_redundant(a, s, s->joint_factor, err);
     if (st == CR_OK) contact_begin(a, s);
-    double lf = 0.0, dl = 1.0 / o.load_steps, lf_prev = -1.0, lf_prev2 = -1.0;
-    int halvings = 0;
+    double lf = 0.0, dl = 1.0 / o.load_steps, dl_prev = 0.0;
+    int halvings = 0, have_tan = 0; /* have_tan: tan_prev is the tangent at the last step's start */
     while (st == CR_OK && lf < 1.0) {
         double target = lf + dl > 1.0 - 1e-12 ? 1.0 : lf + dl;
         for (int r = 0; r < a->rod_count; ++r) memcpy(w.rw[r].x_saved, s->rods[r]->x, w.rw[r].dim * sizeof(double));
@@ -1263,8 +1330,15 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
         size_t cnt;
         w.joint_f = w.joint_from + target * (1.0 - w.joint_from);
         if (evaluate(&w, target, 0, &ss, &cnt) == CR_OK) err0 = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
-        if (lf_prev >= 0) /* through the last two or three converged steps */
-            predict(&w, target, lf, lf_prev, lf_prev2);
+        /* the tangent predictor from the last converged step (its factorizations): not on the
+         * first step (nothing factored yet) nor after a failed attempt (the factorizations are
+         * the failed iterates') */
+        int predicted = 0;
+        if (w.lu_converged) {
+            cr_error pe = {0};
+            predicted = tangent_predict(&w, target, lf, have_tan, dl_prev, &pe) == CR_OK;
+        }
+        w.lu_converged = 0;
         correct_positions(&w, target); /* a failure here shows in the Newton solve */
         int iters = 0, hc = 0;
         double fe = 0;
@@ -1273,16 +1347,15 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
         rep->total_iterations += iters;
         if (sn == CR_OK) {
             cr_asm_limits_accept(a, s, 0);
-            for (int r = 0; r < a->rod_count; ++r) {
-                memcpy(w.rw[r].x_prev2, w.rw[r].x_prev, w.rw[r].dim * sizeof(double));
-                memcpy(w.rw[r].x_prev, w.rw[r].x_saved, w.rw[r].dim * sizeof(double));
+            if (predicted) { /* this step's tangent is the next one's previous */
+                for (int r = 0; r < a->rod_count; ++r)
+                    memcpy(w.rw[r].tan_prev, w.rw[r].tan, w.rw[r].dim * sizeof(double));
+                memcpy(w.lambda_tan_prev, w.lambda_tan, (size_t)a->rows * sizeof(double));
+                memcpy(w.body_tan_prev, w.body_tan, body_bytes(a));
+                dl_prev = target - lf;
             }
-            memcpy(w.lambda_prev2, w.lambda_prev, (size_t)a->rows * sizeof(double));
-            memcpy(w.lambda_prev, w.lambda_saved, (size_t)a->rows * sizeof(double));
-            memcpy(w.body_prev2, w.body_prev, body_bytes(a));
-            memcpy(w.body_prev, w.body_saved, body_bytes(a));
-            lf_prev2 = lf_prev;
-            lf_prev = lf;
+            have_tan = predicted;
+            w.lu_converged = 1;
             lf = target;
             if (cr_static_report_append(rep, lf, iters, history, hc) != CR_OK) {
                 st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's static solver");
