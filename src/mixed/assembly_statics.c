@@ -212,9 +212,9 @@ static int alloc_work(asm_work *w)
         rw->eq = malloc((size_t)m->nodes * 6 * sizeof *rw->eq);
         rw->X = malloc(rw->dim * rw->ncols * sizeof *rw->X);
         rw->x_saved = malloc(rw->dim * sizeof *rw->x_saved);
-        rw->tan = malloc(rw->dim * sizeof *rw->tan);
+        rw->tan = calloc(rw->dim, sizeof *rw->tan);
         rw->x_back = malloc(rw->dim * sizeof *rw->x_back);
-        rw->tan_prev = malloc(rw->dim * sizeof *rw->tan_prev);
+        rw->tan_prev = calloc(rw->dim, sizeof *rw->tan_prev);
         rw->from = malloc(nl * sizeof *rw->from);
         rw->to = malloc(nl * sizeof *rw->to);
         rw->scale = malloc(nl * sizeof *rw->scale);
@@ -1092,7 +1092,7 @@ static cr_status tangent_predict(asm_work *w, double lf, double lf0, int have_pr
         double *x = w->s->rods[r]->x;
         for (size_t k = 0; k < rw->dim; ++k) {
             rw->tan[k] = (x[k] - rw->x_saved[k]) / dl;
-            x[k] += c * (rw->tan[k] - rw->tan_prev[k]);
+            if (have_prev) x[k] += c * (rw->tan[k] - rw->tan_prev[k]);
         }
         for (int i = 0; i < m->nodes && c != 0.0; ++i) {
             double *p = x + (size_t)i * m->block + 3, n = 0;
