@@ -148,7 +148,7 @@ typedef struct selfcontact_linsys {
  * keeps a Jacobian while the contraction stays below 0.1 (jac_reuse_theta, dynamics_solve.c),
  * and the correction costs 3m solves and a dense LU per factorization and one more solve per
  * solve. The rope pile's steps (1-3·10⁻⁴ s) keep it below 0.1 throughout: 1.5 % more Newton
- * iterations, 1.6x less CPU time (bench/README.md); larger steps bring it back. */
+ * iterations, 1.3-1.7x less CPU time (bench/README.md); larger steps bring it back. */
 #define WEAK_COUPLING 0.1
 static int coupling_matters(const selfcontact_linsys *w, const cr_lowrank *lr, double s2)
 {
