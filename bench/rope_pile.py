@@ -24,6 +24,7 @@ self-contact a penalty eps g on the segments' closest points, eps = contact.stif
 
   python3 bench/rope_pile.py [--build build] [--elements 150] [--rtol 1e-6] [--atol 1e-8]
                              [--t-end T] [--out DIR] [--write-only FILE] [--callgrind]
+                             [--reference DIR] [--analyse-only]
 
 Prints the run's wall and CPU time, the integrator statistics and the accuracy: the largest
 penetration into the floor (series.csv, every output row) and into itself (the segments' closest
@@ -211,6 +212,26 @@ def analyse(out):
     return res
 
 
+def compare(out, ref):
+    """The run's distance from a reference run of the same problem (a tighter tolerance): per
+    snapshot the largest node distance and the centroid's distance, the first time a node is a
+    radius R away, and the pile's measures side by side."""
+    import numpy as np
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    from cosserat.output import read_pvd
+    fa, fb = read_pvd(os.path.join(out, "rod.pvd")), read_pvd(os.path.join(ref, "rod.pvd"))
+    node, cent, first_r = [], [], None
+    for a, b in zip(fa, fb):
+        xa, xb = np.asarray(a.points), np.asarray(b.points)
+        d = float(np.max(np.linalg.norm(xa - xb, axis=1)))
+        node.append(d)
+        cent.append(float(np.linalg.norm(xa.mean(axis=0) - xb.mean(axis=0))))
+        if first_r is None and d > R:
+            first_r = a.time
+    return {"node_distance_max_m": max(node), "node_distance_final_m": node[-1],
+            "centroid_distance_max_m": max(cent), "first_node_R_away_s": first_r, "snapshots_compared": len(node)}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build")
@@ -221,6 +242,9 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--write-only", default=None, help="write the scenario JSON to this file and stop")
     ap.add_argument("--callgrind", action="store_true", help="run under valgrind --tool=callgrind (slow)")
+    ap.add_argument("--reference", default=None,
+                    help="output directory of a reference run (a tighter rtol): report the distance from it")
+    ap.add_argument("--analyse-only", action="store_true", help="do not run: analyse the run already in --out")
     a = ap.parse_args()
     sc = scenario(a.elements, a.rtol, a.atol, a.t_end)
     if a.write_only:
@@ -234,14 +258,18 @@ def main():
     cmd = [os.path.join(root, a.build, "cosserat"), "run", path, "-o", out, "-q"]
     if a.callgrind:
         cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/callgrind.out"] + cmd
-    t0, c0 = time.time(), os.times()
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    t1, c1 = time.time(), os.times()
-    print(p.stdout[-2000:], p.stderr[-2000:], sep="\n")
-    res = analyse(out)
-    res["run_wall_s"] = t1 - t0
-    res["run_cpu_s"] = (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
-    res["exit"] = p.returncode
+    res = {}
+    if not a.analyse_only:
+        t0, c0 = time.time(), os.times()
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        t1, c1 = time.time(), os.times()
+        print(p.stdout[-2000:], p.stderr[-2000:], sep="\n")
+        res["run_wall_s"] = t1 - t0
+        res["run_cpu_s"] = (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
+        res["exit"] = p.returncode
+    res.update(analyse(out))
+    if a.reference:
+        res["against_reference"] = compare(out, a.reference)
     res["elements"], res["rtol"], res["atol"] = a.elements, a.rtol, a.atol
     print(json.dumps(res, indent=1))
 

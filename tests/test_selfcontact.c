@@ -1,11 +1,14 @@
 /* Self-contact of the mixed rod (docs/theory.md "Contact between rods"): the static residual's
  * Jacobian, block-tridiagonal part plus the low-rank far-node coupling, against central
- * differences; the Woodbury solve against a dense solve of the same matrix. */
+ * differences; the Woodbury solve against a dense solve of the same matrix; Radau's shifted
+ * solve with the coupling, corrected where it matters and left out where it does not. */
 #include "check.h"
 #include "contact/rodcontact.h"
+#include "linalg/blocktri_shifted.h"
 #include "linalg/lowrank.h"
 #include "mixed/mixed.h"
 #include "mixed/model_internal.h"
+#include "mixed/selfcontact.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -213,4 +216,88 @@ static void test_dynamic_jacobian_fd(void)
     cr_model_destroy(m);
 }
 
-CHECK_MAIN(CASE(test_residual_jacobian_fd), CASE(test_woodbury_solve), CASE(test_dynamic_jacobian_fd))
+typedef struct dyn_jac_ctx {
+    const cr_model *m;
+} dyn_jac_ctx;
+
+static cr_status dyn_jac(double t, const double *y, const double *fy, cr_blocktri *J, void *user)
+{
+    (void)t, (void)fy;
+    const dyn_jac_ctx *c = user;
+    double scale[4] = {1, 1, 1, 1}, *F = malloc((size_t)c->m->nodes * CR_DYN_BLOCK * sizeof *F);
+    cr_supports_at at = {.stage = 0, .ramp = 1.0, .t = 0.0, .from = NULL, .from_blend = 1.0};
+    cr_status st = cr_mixed_dynamic_residual(c->m, &at, scale, y, F, J);
+    free(F);
+    return st;
+}
+
+/* Radau's real shifted solve with the self-contact (s M − J − U C Vᵀ) x = r, through the dynamic
+ * stage's wrapper, against the residual of that matrix applied in full. At a small shift (large
+ * steps: the pairs' stiffness |C| far above 0.1 s² m_i) the Woodbury correction is applied and the
+ * solve is exact to round-off; at a large shift (|C| below 10⁻³ s² m_i) it is left out, and the
+ * residual is the neglected coupling's: for a load on the momentum rows, v ≈ r/(s m), the
+ * positions v/s, and C times them is about that fraction of |r|. */
+static void test_dynamic_shifted_solve(void)
+{
+    cr_model *m = looped_rod(60);
+    const int B = CR_DYN_BLOCK, N = m->nodes * B, Bs = m->block;
+    double *xs = malloc((size_t)m->nodes * Bs * sizeof *xs), *y = malloc(N * sizeof *y), *F = malloc(N * sizeof *F),
+           *mass = malloc(N * sizeof *mass), *r = malloc(N * sizeof *r), *x = malloc(N * sizeof *x),
+           *Jx = malloc(N * sizeof *Jx);
+    looped_state(m, xs);
+    for (int i = 0; i < m->nodes; ++i) {
+        for (int k = 0; k < 7; ++k) y[(size_t)i * B + k] = xs[(size_t)i * Bs + k];
+        for (int k = 7; k < B; ++k) y[(size_t)i * B + k] = 0.01 * urand();
+    }
+    cr_mixed_dynamic_mass(m, 0, mass);
+    dyn_jac_ctx jc = {m};
+    cr_blocktri_radau *lin = cr_blocktri_radau_create(m->nodes, B, mass, 0, dyn_jac, &jc, NULL);
+    CHECK(lin != NULL);
+    cr_radau_linsys ls;
+    void *owned = NULL;
+    CHECK(cr_mixed_selfcontact_linsys(m, cr_blocktri_radau_linsys(lin), &ls, &owned) == CR_OK);
+    CHECK(ls.jacobian(0.0, y, F, ls.ctx) == CR_OK);
+    const cr_lowrank *lr = m->couple_dyn;
+    const size_t ld = 3 * (size_t)lr->cap;
+    double cmax = 0, mmin = INFINITY; /* the coupling's largest row sum, the coupled nodes' smallest mass */
+    for (int q = 0; q < 3 * lr->m; ++q) {
+        double sum = 0;
+        for (int c = 0; c < 3 * lr->m; ++c) sum += fabs(lr->C[q * ld + c]);
+        cmax = fmax(cmax, sum);
+        mmin = fmin(mmin, m->node_mass[lr->node[q / 3]]);
+    }
+    CHECK(lr->m >= 6 && cmax > 0);
+    const double shifts[2] = {sqrt(cmax / mmin), sqrt(1e3 * cmax / mmin)}; /* |C| = s² m, 10⁻³ s² m */
+    double res[2];
+    for (int t = 0; t < 2; ++t) {
+        const double s = shifts[t];
+        CHECK(ls.factor_real(s, ls.ctx) == CR_OK);
+        double rn = 0;
+        for (int k = 0; k < N; ++k) /* forces and moments: the momentum rows */
+            r[k] = x[k] = (k % B >= CR_DYN_V && k % B < CR_DYN_LAM) ? urand() : 0, rn = fmax(rn, fabs(r[k]));
+        CHECK(ls.solve_real(x, ls.ctx) == CR_OK);
+        cr_blocktri_matvec(lin->J, x, Jx);
+        for (int q = 0; q < 3 * lr->m; ++q) {
+            double sum = 0;
+            for (int c = 0; c < 3 * lr->m; ++c)
+                sum += lr->C[q * ld + c] * x[(size_t)lr->node[c / 3] * B + lr->coff + c % 3];
+            Jx[(size_t)lr->node[q / 3] * B + lr->roff + q % 3] += sum;
+        }
+        double e = 0;
+        for (int k = 0; k < N; ++k) e = fmax(e, fabs(s * mass[k] * x[k] - Jx[k] - r[k]));
+        res[t] = e / rn;
+    }
+    fprintf(stderr,
+            "dynamic shifted solve with self-contact: relative residual %.3g (|C| = s² m, corrected), "
+            "%.3g (|C| = 1e-3 s² m, left out)\n",
+            res[0], res[1]);
+    CHECK(res[0] < 1e-9);
+    CHECK(res[1] > 1e-6 && res[1] < 2e-3);
+    cr_mixed_selfcontact_linsys_free(owned);
+    cr_blocktri_radau_destroy(lin);
+    free(xs), free(y), free(F), free(mass), free(r), free(x), free(Jx);
+    cr_model_destroy(m);
+}
+
+CHECK_MAIN(CASE(test_residual_jacobian_fd), CASE(test_woodbury_solve), CASE(test_dynamic_jacobian_fd),
+           CASE(test_dynamic_shifted_solve))
