@@ -69,6 +69,7 @@ typedef struct rod_work {
      * only at the last two block rows (see tail_view), the update takes one more solve */
     int tail;
     double Vt[6 * 2 * CR_MAX_BLOCK];
+    double Vtf[3 * 2 * 3]; /* the same for the position correction (3 columns of 3 × 3 blocks) */
     /* the coupled system's block of the rod's interface nodes (Ê V, 6m × 6m column-major; the
      * position correction's, 3m × 3m): written by the rod's task, added in the rods' order */
     double *EV, *EVf;
@@ -853,26 +854,45 @@ static void correct_rod(void *arg, int r)
         cr_blocktri_reset_rows(rw->Jf, n, 3, 1);
         for (int c = 0; c < 3; ++c) rw->Ff[3 * n + c] = 0.0;
     }
-    memset(rw->Xf, 0, dim * nc * sizeof *rw->Xf);
+    /* the unit columns on the last two block rows only when the interface node is the rod's
+     * end (tail_view, as update_rod): the correction's step then takes one more solve */
+    const int tail = rw->tail;
+    memset(rw->Xf, 0, dim * (tail ? 1 : nc) * sizeof *rw->Xf);
     memcpy(rw->Xf, rw->Ff, dim * sizeof *rw->Xf);
-    for (int q = 0; q < rw->m; ++q) {
-        int n = a->iface[a->rod_iface[a->rod_iface_start[r] + q]].node;
-        for (int c = 0; c < 3; ++c) rw->Xf[dim * (1 + 3 * q + c) + (size_t)3 * n + c] = 1.0;
-    }
+    if (tail) {
+        memset(rw->Vtf, 0, sizeof rw->Vtf);
+        for (int c = 0; c < 3; ++c) rw->Vtf[6 * c + 3 + c] = 1.0;
+    } else
+        for (int q = 0; q < rw->m; ++q) {
+            int n = a->iface[a->rod_iface[a->rod_iface_start[r] + q]].node;
+            for (int c = 0; c < 3; ++c) rw->Xf[dim * (1 + 3 * q + c) + (size_t)3 * n + c] = 1.0;
+        }
     rw->st = cr_blocktri_factor(rw->Jf, NULL);
     if (rw->st != CR_OK) return;
-    for (int col = 0; col < nc; ++col) cr_blocktri_solve(rw->Jf, rw->Xf + dim * col); /* the 3 × 3 kernel */
+    cr_blocktri view;
+    if (tail && !tail_view(rw->Jf, &view)) {
+        rw->st = CR_SINGULAR; /* not reached: rw->tail has two nodes or more and Jf is not banded */
+        return;
+    }
+    cr_blocktri_solve(rw->Jf, rw->Xf); /* the 3 × 3 kernel */
+    for (int col = 1; col < nc; ++col)
+        if (tail)
+            cr_blocktri_solve(&view, rw->Vtf + 6 * (col - 1));
+        else
+            cr_blocktri_solve(rw->Jf, rw->Xf + dim * col);
     for (int q = 0; q < rw->m; ++q) {
         int i = a->rod_iface[a->rod_iface_start[r] + q], n = a->iface[i].node;
         const double *er = rw->erowf + (size_t)q * 27;
         for (int col = 0; col < nc; ++col) {
-            const double *xc = rw->Xf + dim * col;
+            /* column col's block rows: Xf's, or the view's (its rows n − 1 and n) */
+            const double *xc = col == 0 || !tail ? rw->Xf + dim * col : rw->Vtf + 6 * (col - 1);
+            const int shift = col == 0 || !tail ? 0 : m->nodes - 2;
             double v[3] = {0, 0, 0};
             for (int b = 0; b < 3; ++b) {
                 int nb = n - 1 + b;
                 if (nb < 0 || nb >= m->nodes) continue;
                 for (int row = 0; row < 3; ++row)
-                    for (int c = 0; c < 3; ++c) v[row] += er[9 * b + 3 * row + c] * xc[3 * nb + c];
+                    for (int c = 0; c < 3; ++c) v[row] += er[9 * b + 3 * row + c] * xc[3 * (nb - shift) + c];
             }
             if (col == 0)
                 for (int row = 0; row < 3; ++row) w->rhs[3 * i + row] = -(w->rhs[3 * i + row] - v[row]);
@@ -948,6 +968,16 @@ static cr_status correct_positions(asm_work *w, double lf)
         rod_work *rw = &w->rw[r];
         const size_t dim = (size_t)m->nodes * 3;
         double *x = w->s->rods[r]->x;
+        if (rw->tail) { /* V δy = K⁻¹ (P δy): one more solve */
+            double *x1 = rw->Xf + dim;
+            const int ii = a->rod_iface[a->rod_iface_start[r]], n = a->iface[ii].node;
+            memset(x1, 0, dim * sizeof *x1);
+            for (int c = 0; c < 3; ++c) x1[(size_t)3 * n + c] = w->rhs[3 * ii + c];
+            cr_blocktri_solve(rw->Jf, x1);
+            for (int i = 0; i < m->nodes; ++i)
+                for (int c = 0; c < 3; ++c) x[(size_t)i * m->block + c] += x1[3 * i + c] - rw->Xf[3 * i + c];
+            continue;
+        }
         for (int i = 0; i < m->nodes; ++i)
             for (int c = 0; c < 3; ++c) {
                 size_t k = (size_t)3 * i + c;
