@@ -422,7 +422,9 @@ CR_INLINE cr_status factor3(cr_blocktri *m, int *bad_block, double *restrict x)
 #define CR_FACTOR3(m, bad) factor_thomas(m, 3, bad)
 #endif
 
-CR_INLINE void solve_thomas(const cr_blocktri *m, const int b, double *x)
+/* the forward sweep y_i = D̃_i⁻¹ (r_i − L_i y_{i−1}) and the backward x_i = y_i − X_i x_{i+1}
+ * (apart for cr_blocktri_solve_forward, _backward) */
+CR_INLINE void thomas_forward(const cr_blocktri *m, const int b, double *x)
 {
     int n = m->n;
     size_t bb = (size_t)b * b;
@@ -443,6 +445,12 @@ CR_INLINE void solve_thomas(const cr_blocktri *m, const int b, double *x)
         }
         lu_solve_ex(b, m->diag + i * bb, m->pivot + (size_t)i * b, xi, 1, m->reciprocal_pivots);
     }
+}
+
+CR_INLINE void thomas_backward(const cr_blocktri *m, const int b, double *x)
+{
+    int n = m->n;
+    size_t bb = (size_t)b * b;
     for (int i = n - 2; i >= 0; --i) {
         double *xi = x + (size_t)i * b;
         const double *X = m->upper + i * bb, *xn = xi + b;
@@ -454,6 +462,12 @@ CR_INLINE void solve_thomas(const cr_blocktri *m, const int b, double *x)
             xi[r] -= s;
         }
     }
+}
+
+CR_INLINE void solve_thomas(const cr_blocktri *m, const int b, double *x)
+{
+    thomas_forward(m, b, x);
+    thomas_backward(m, b, x);
 }
 
 /* The 7×7 kernels (statics) also in an AVX2 + FMA build, chosen at run time: rows of
@@ -480,6 +494,16 @@ __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void so
                                                                                           double *x)
 {
     solve_thomas(m, 3, x);
+}
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void forward3_avx2(const cr_blocktri *m,
+                                                                                            double *x)
+{
+    thomas_forward(m, 3, x);
+}
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void backward3_avx2(const cr_blocktri *m,
+                                                                                             double *x)
+{
+    thomas_backward(m, 3, x);
 }
 /* x -= M v for a 7×7 block M (row-major) and a 7-vector v: each row as its columns 0..3 and
  * 3..6 (v's column 3 zeroed in the second half, so that nothing beyond the row is read and
@@ -543,14 +567,10 @@ lu7_solve_vec(const double *restrict a, const int *restrict piv, __m256d rlo, __
 
 /* After factor7: forward y_i = D̃_i⁻¹ (r_i - L_i y_{i-1}) with y in registers from one row to
  * the next, then back x_i = y_i - X_i x_{i+1}. */
-__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void solve7_avx2(const cr_blocktri *m,
-                                                                                          double *x)
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void forward7_avx2(const cr_blocktri *m,
+                                                                                            double *x)
 {
     const int n = m->n;
-    if (!m->reciprocal_pivots) {
-        solve_thomas(m, 7, x);
-        return;
-    }
     __m256d vlo = _mm256_setzero_pd(), vhi = _mm256_setzero_pd(); /* y_{i-1} */
     for (int i = 0; i < n; ++i) {
         double *xi = x + (size_t)i * 7;
@@ -573,11 +593,28 @@ __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void so
         _mm256_storeu_pd(xi + 3, vhi); /* its lane 0 (column 3, zero) is overwritten next */
         _mm256_storeu_pd(xi, vlo);
     }
+}
+
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void backward7_avx2(const cr_blocktri *m,
+                                                                                             double *x)
+{
+    const int n = m->n;
     for (int i = n - 2; i >= 0; --i) {
         if (i >= 2) /* descending rows: the hardware prefetchers follow them poorly */
             for (size_t o = 0; o < 49; o += 8) __builtin_prefetch(m->upper + (size_t)(i - 2) * 49 + o, 0);
         sub_matvec7(m->upper + (size_t)i * 49, x + (size_t)(i + 1) * 7, x + (size_t)i * 7);
     }
+}
+
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void solve7_avx2(const cr_blocktri *m,
+                                                                                          double *x)
+{
+    if (!m->reciprocal_pivots) {
+        solve_thomas(m, 7, x);
+        return;
+    }
+    forward7_avx2(m, x);
+    backward7_avx2(m, x);
 }
 
 /* a test of the CPU model data libgcc fills in at load time: cheap, and no cached
@@ -641,6 +678,36 @@ void cr_blocktri_solve(const cr_blocktri *m, double *x)
     } else {
         solve_thomas(m, m->b, x);
     }
+}
+
+void cr_blocktri_solve_forward(const cr_blocktri *m, double *x)
+{
+#ifdef CR_DISPATCH_AVX2
+    if (m->b == 7 && m->reciprocal_pivots && have_avx2()) {
+        forward7_avx2(m, x);
+        return;
+    }
+    if (m->b == 3 && have_avx2()) {
+        forward3_avx2(m, x);
+        return;
+    }
+#endif
+    thomas_forward(m, m->b, x);
+}
+
+void cr_blocktri_solve_backward(const cr_blocktri *m, double *x)
+{
+#ifdef CR_DISPATCH_AVX2
+    if (m->b == 7 && m->reciprocal_pivots && have_avx2()) {
+        backward7_avx2(m, x);
+        return;
+    }
+    if (m->b == 3 && have_avx2()) {
+        backward3_avx2(m, x);
+        return;
+    }
+#endif
+    thomas_backward(m, m->b, x);
 }
 
 /* ---- several right-hand sides at once (stability estimates: src/mixed/statics_stability.c) ----

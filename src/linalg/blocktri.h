@@ -58,6 +58,12 @@ cr_status cr_blocktri_factor_solve(cr_blocktri *m, double *x, int *bad_block);
 /* Solves M x = rhs in place after cr_blocktri_factor. */
 void cr_blocktri_solve(const cr_blocktri *m, double *rhs);
 
+/* The two sweeps of cr_blocktri_solve apart (not banded): the forward sweep (what block
+ * row i holds then depends only on the right side's rows 0..i), then the backward one;
+ * one after the other they equal cr_blocktri_solve bit for bit. */
+void cr_blocktri_solve_forward(const cr_blocktri *m, double *x);
+void cr_blocktri_solve_backward(const cr_blocktri *m, double *x);
+
 /* The same for nrhs right-hand sides at once, one after the other (LAPACK's layout:
  * x[j * n * b + r] is row r of the j-th); the factors are read once for up to
  * CR_BLOCKTRI_MANY_MAX of them. */

@@ -70,6 +70,7 @@ typedef struct rod_work {
     int tail;
     double Vt[6 * 2 * CR_MAX_BLOCK];
     double Vtf[3 * 2 * 3]; /* the same for the position correction (3 columns of 3 × 3 blocks) */
+    double Yt[2 * CR_MAX_BLOCK], Ytf[2 * 3]; /* the residual column's last two block rows (tail_residual) */
     /* the coupled system's block of the rod's interface nodes (Ê V, 6m × 6m column-major; the
      * position correction's, 3m × 3m): written by the rod's task, added in the rods' order */
     double *EV, *EVf;
@@ -87,13 +88,38 @@ typedef struct rod_work {
  * own: a right side that is zero above the last block row stays zero through the forward
  * sweep of the block LU (each row's y depends only on the rows above), so solving the view
  * gives the solution's last two block rows exactly, in O(1) instead of O(n). */
-static int tail_view(const cr_blocktri *J, cr_blocktri *v)
+static int last_rows_view(const cr_blocktri *J, int k, cr_blocktri *v)
 {
     if (J->banded || J->n < 2 || !J->factored) return 0;
     *v = *J;
-    const size_t o = (size_t)(J->n - 2) * J->b * J->b;
-    v->n = 2, v->diag += o, v->lower += o, v->upper += o, v->pivot += (size_t)(J->n - 2) * J->b;
+    const size_t o = (size_t)(J->n - k) * J->b * J->b;
+    v->n = k, v->diag += o, v->lower += o, v->upper += o, v->pivot += (size_t)(J->n - k) * J->b;
     return 1;
+}
+static int tail_view(const cr_blocktri *J, cr_blocktri *v) { return last_rows_view(J, 2, v); }
+
+/* The tail path's residual column and step (update_rod and update; correct_rod and
+ * correct_positions): the residual's forward sweep y = forward(u) is kept and only the
+ * last two block rows are swept back (all that Ê needs: yt); the step K⁻¹ (u − P δ) then
+ * takes the forward sweep of P δ, which is on the last block row only (its D̃⁻¹ P δ), off
+ * y's last row and one backward sweep: one solve for the step instead of two. */
+static void tail_residual(const cr_blocktri *J, const cr_blocktri *view, double *y, double *yt)
+{
+    const size_t b = (size_t)J->b;
+    cr_blocktri_solve_forward(J, y);
+    memcpy(yt, y + (size_t)(J->n - 2) * b, 2 * b * sizeof *yt);
+    cr_blocktri_solve_backward(view, yt);
+}
+/* y (tail_residual's) becomes K⁻¹ (u − P δ); pd: P δ on the last block row (overwritten) */
+static void tail_step(const cr_blocktri *J, double *y, double *pd)
+{
+    const size_t b = (size_t)J->b;
+    cr_blocktri last;
+    last_rows_view(J, 1, &last);
+    cr_blocktri_solve_forward(&last, pd);
+    double *yl = y + (size_t)(J->n - 1) * b;
+    for (size_t c = 0; c < b; ++c) yl[c] -= pd[c];
+    cr_blocktri_solve_backward(J, y);
 }
 
 typedef struct asm_work {
@@ -591,7 +617,7 @@ static void update_rod(asm_work *w, int r)
         if (rw->bad < 0) rw->bad = 0;
         return;
     }
-    memset(rw->X, 0, rw->dim * (rw->tail ? 1 : rw->ncols) * sizeof *rw->X);
+    if (!rw->tail) memset(rw->X, 0, rw->dim * rw->ncols * sizeof *rw->X);
     memcpy(rw->X, rw->F, rw->dim * sizeof *rw->X);
     cr_blocktri view;
     const int tail = rw->tail && tail_view(rw->J, &view);
@@ -610,11 +636,13 @@ static void update_rod(asm_work *w, int r)
     }
     /* one column, then six per interface node: the 7 × 6 kernel of solve_many (on the
      * last two block rows only when that is where the interface node is) */
-    cr_blocktri_solve(rw->J, rw->X);
-    if (tail)
+    if (tail) {
+        tail_residual(rw->J, &view, rw->X, rw->Yt);
         cr_blocktri_solve_many(&view, rw->Vt, 6);
-    else
+    } else {
+        cr_blocktri_solve(rw->J, rw->X);
         for (int q = 0; q < rw->m; ++q) cr_blocktri_solve_many(rw->J, rw->X + rw->dim * (1 + 6 * q), 6);
+    }
     /* Ê_i times every column: the interface rows of the dense system */
     const int ncols = 1 + 6 * rw->m;
     for (int q = 0; q < rw->m; ++q) {
@@ -622,8 +650,8 @@ static void update_rod(asm_work *w, int r)
         const double *er = rw->erow + (size_t)q * 3 * 6 * B;
         for (int col = 0; col < ncols; ++col) {
             /* column col's block rows: X's, or the view's (its rows n-1 and n) */
-            const double *xc = col == 0 || !tail ? rw->X + rw->dim * col : rw->Vt + (size_t)2 * B * (col - 1);
-            const int shift = col == 0 || !tail ? 0 : m->nodes - 2;
+            const double *xc = !tail ? rw->X + rw->dim * col : col == 0 ? rw->Yt : rw->Vt + (size_t)2 * B * (col - 1);
+            const int shift = !tail ? 0 : m->nodes - 2;
             double v[6] = {0};
             for (int b = 0; b < 3; ++b) {
                 int nb = n - 1 + b;
@@ -739,18 +767,16 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
         const cr_model *m = a->models[r];
         rod_work *rw = &w->rw[r];
         double *x = w->s->rods[r]->x;
-        if (rw->tail) { /* V δy = K⁻¹ (P Ξ δy): one more solve */
-            double *x1 = rw->X + rw->dim, Xi[4][3];
-            int i = a->rod_iface[a->rod_iface_start[r]], n = a->iface[i].node;
+        if (rw->tail) { /* K⁻¹ (u − P Ξ δy) = X₀ − V δy (tail_step) */
+            double pd[CR_MAX_BLOCK] = {0}, Xi[4][3];
+            int i = a->rod_iface[a->rod_iface_start[r]];
             const double *dy = w->rhs + 6 * i;
             xi_matrix(iface_p(w, i), Xi);
-            memset(x1, 0, rw->dim * sizeof *x1);
-            for (int c = 0; c < 3; ++c) x1[(size_t)n * m->block + c] = dy[c];
-            for (int c = 0; c < 4; ++c)
-                x1[(size_t)n * m->block + 3 + c] = Xi[c][0] * dy[3] + Xi[c][1] * dy[4] + Xi[c][2] * dy[5];
-            cr_blocktri_solve(rw->J, x1);
+            for (int c = 0; c < 3; ++c) pd[c] = dy[c];
+            for (int c = 0; c < 4; ++c) pd[3 + c] = Xi[c][0] * dy[3] + Xi[c][1] * dy[4] + Xi[c][2] * dy[5];
+            tail_step(rw->J, rw->X, pd);
             for (size_t k = 0; k < rw->dim; ++k) {
-                double d = x1[k] - rw->X[k];
+                double d = -rw->X[k];
                 x[k] += d;
                 d2 += d * d;
             }
@@ -874,7 +900,10 @@ static void correct_rod(void *arg, int r)
         rw->st = CR_SINGULAR; /* not reached: rw->tail has two nodes or more and Jf is not banded */
         return;
     }
-    cr_blocktri_solve(rw->Jf, rw->Xf); /* the 3 × 3 kernel */
+    if (tail)
+        tail_residual(rw->Jf, &view, rw->Xf, rw->Ytf);
+    else
+        cr_blocktri_solve(rw->Jf, rw->Xf); /* the 3 × 3 kernel */
     for (int col = 1; col < nc; ++col)
         if (tail)
             cr_blocktri_solve(&view, rw->Vtf + 6 * (col - 1));
@@ -885,8 +914,8 @@ static void correct_rod(void *arg, int r)
         const double *er = rw->erowf + (size_t)q * 27;
         for (int col = 0; col < nc; ++col) {
             /* column col's block rows: Xf's, or the view's (its rows n − 1 and n) */
-            const double *xc = col == 0 || !tail ? rw->Xf + dim * col : rw->Vtf + 6 * (col - 1);
-            const int shift = col == 0 || !tail ? 0 : m->nodes - 2;
+            const double *xc = !tail ? rw->Xf + dim * col : col == 0 ? rw->Ytf : rw->Vtf + 6 * (col - 1);
+            const int shift = !tail ? 0 : m->nodes - 2;
             double v[3] = {0, 0, 0};
             for (int b = 0; b < 3; ++b) {
                 int nb = n - 1 + b;
@@ -968,14 +997,12 @@ static cr_status correct_positions(asm_work *w, double lf)
         rod_work *rw = &w->rw[r];
         const size_t dim = (size_t)m->nodes * 3;
         double *x = w->s->rods[r]->x;
-        if (rw->tail) { /* V δy = K⁻¹ (P δy): one more solve */
-            double *x1 = rw->Xf + dim;
-            const int ii = a->rod_iface[a->rod_iface_start[r]], n = a->iface[ii].node;
-            memset(x1, 0, dim * sizeof *x1);
-            for (int c = 0; c < 3; ++c) x1[(size_t)3 * n + c] = w->rhs[3 * ii + c];
-            cr_blocktri_solve(rw->Jf, x1);
+        if (rw->tail) { /* K⁻¹ (u − P δy) = X₀ − V δy (tail_step) */
+            const int ii = a->rod_iface[a->rod_iface_start[r]];
+            double pd[3] = {w->rhs[3 * ii], w->rhs[3 * ii + 1], w->rhs[3 * ii + 2]};
+            tail_step(rw->Jf, rw->Xf, pd);
             for (int i = 0; i < m->nodes; ++i)
-                for (int c = 0; c < 3; ++c) x[(size_t)i * m->block + c] += x1[3 * i + c] - rw->Xf[3 * i + c];
+                for (int c = 0; c < 3; ++c) x[(size_t)i * m->block + c] -= rw->Xf[3 * i + c];
             continue;
         }
         for (int i = 0; i < m->nodes; ++i)
