@@ -711,10 +711,14 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
         const double *C = w->C + (size_t)j->row0 * 12, *H = w->H + (size_t)k * 144;
         for (int e = 0; e < 2; ++e) {
             int ie = j->iface[e];
+            /* exact zeros (a weld's H: all of it) are left out here as by the sparse system
+             * itself, without the call */
             for (int f = 0; f < 2; ++f)
                 for (int rr = 0; rr < 6; ++rr)
-                    for (int cc = 0; cc < 6; ++cc)
-                        cr_asm_sys_add(w->sys, 6 * ie + rr, 6 * j->iface[f] + cc, H[(6 * e + rr) * 12 + 6 * f + cc]);
+                    for (int cc = 0; cc < 6; ++cc) {
+                        const double h = H[(6 * e + rr) * 12 + 6 * f + cc];
+                        if (h != 0.0) cr_asm_sys_add(w->sys, 6 * ie + rr, 6 * j->iface[f] + cc, h);
+                    }
             for (int r = 0; r < j->rows; ++r) {
                 /* a compliant row k g + λ = 0: k C δy + λ = −k g (λ is the unknown itself) */
                 double kr;
@@ -723,8 +727,10 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
                 else if (!cr_asm_joint_active(j, w->stage))
                     continue;
                 for (int c = 0; c < 6; ++c) {
-                    cr_asm_sys_add(w->sys, 6 * ie + c, off + j->row0 + r, C[r * 12 + 6 * e + c]);      /* Cᵀ */
-                    cr_asm_sys_add(w->sys, off + j->row0 + r, 6 * ie + c, kr * C[r * 12 + 6 * e + c]); /* C */
+                    const double cv = C[r * 12 + 6 * e + c];
+                    if (cv == 0.0) continue;
+                    cr_asm_sys_add(w->sys, 6 * ie + c, off + j->row0 + r, cv);      /* Cᵀ */
+                    cr_asm_sys_add(w->sys, off + j->row0 + r, 6 * ie + c, kr * cv); /* C */
                 }
             }
         }
