@@ -266,6 +266,9 @@ static void entry_scale(cr_asm_sys *s, int p, double f)
         s->Ax[p] *= f;
 }
 
+/* max(a, v) for a that is never NaN: fmax's result (a NaN v leaves a), without its call */
+static inline double max_of(double a, double v) { return v > a ? v : a; }
+
 /* The sparse system compressed, scaled (rows, then columns, to a largest entry of 1, as the
  * dense path) and factored: -1, the row or unknown found without support, or -2 (memory) */
 static int sparse_factor(cr_asm_sys *s)
@@ -289,9 +292,9 @@ static int sparse_factor(cr_asm_sys *s)
         for (int c = 0; c < w; ++c) s->Ax[w * s->slot[t] + c] += s->tv[w * t + c];
     double *rs = s->sc, *cs = s->sc + N;
     for (int i = 0; i < N; ++i) rs[i] = 0.0;
-    for (int p = 0; p < nz; ++p) rs[s->Ai[p]] = fmax(rs[s->Ai[p]], entry_abs(s, p));
+    for (int p = 0; p < nz; ++p) rs[s->Ai[p]] = max_of(rs[s->Ai[p]], entry_abs(s, p));
     double big = 0;
-    for (int i = 0; i < N; ++i) big = fmax(big, rs[i]);
+    for (int i = 0; i < N; ++i) big = max_of(big, rs[i]);
     for (int i = 0; i < N; ++i) {
         if (!(rs[i] > 0 && rs[i] >= s->tiny * big) || !isfinite(rs[i])) return i;
         rs[i] = 1.0 / rs[i];
@@ -300,7 +303,7 @@ static int sparse_factor(cr_asm_sys *s)
         double mx = 0;
         for (int p = s->Ap[j]; p < s->Ap[j + 1]; ++p) {
             entry_scale(s, p, rs[s->Ai[p]]);
-            mx = fmax(mx, entry_abs(s, p));
+            mx = max_of(mx, entry_abs(s, p));
         }
         if (!(mx > 0 && mx >= s->tiny)) return j;
         cs[j] = 1.0 / mx;
