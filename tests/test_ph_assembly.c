@@ -433,32 +433,34 @@ static void test_universal_statics(void)
 }
 
 /* The coupled rows (a slider's, a universal joint's, a motor's on a hinge and on a cylindrical
- * joint, at an angle) at random coordinates: gradients against central differences of g (exact for
- * a quadratic g up to round-off), the Hessian the Newton matrix takes against central differences
- * of nu . G. */
+ * joint, a slider drive on a prismatic joint, at an angle) at random coordinates: gradients against central differences
+ * of g (exact for a quadratic g up to round-off), the Hessian the Newton matrix takes against central differences of nu
+ * . G. */
 static void test_coupled_fd(void)
 {
     cr_ph_params p = soft_params(2, 0.5);
     cr_ph *A = make_rod(&p, cr_v3(0, 0, 0)), *B = make_rod(&p, cr_v3(0.5, 0, 0));
     cr_ph *k[2] = {A, B};
-    const cr_ph_joint_def jd[5] = {
+    const cr_ph_joint_def jd[6] = {
         {.type = CR_JOINT_PRISMATIC, .rod = {0, 1}, .node = {4, 0}, .axis = {0.3, -0.5, 1}},
         {.type = CR_JOINT_CYLINDRICAL, .rod = {0, 1}, .node = {4, 0}, .axis = {1, 0.2, 0}},
         {.type = CR_JOINT_UNIVERSAL, .rod = {0, 1}, .node = {4, 0}, .axis = {1, 0, 0}, .axis_b = {0, 0.6, 0.8}},
         {.type = CR_JOINT_HINGE, .rod = {0, 1}, .node = {4, 0}, .axis = {0.2, 1, -0.3}, .drive = 1},
-        {.type = CR_JOINT_CYLINDRICAL, .rod = {0, 1}, .node = {4, 0}, .axis = {0, 0.4, 1}, .drive = 1}};
+        {.type = CR_JOINT_CYLINDRICAL, .rod = {0, 1}, .node = {4, 0}, .axis = {0, 0.4, 1}, .drive = 1},
+        {.type = CR_JOINT_PRISMATIC, .rod = {0, 1}, .node = {4, 0}, .axis = {0.7, 0.1, -0.4}, .drive = 1, .slide = 1}};
     cr_error err = {0};
-    cr_ph_asm *a = cr_ph_asm_create(2, k, 5, jd, &err);
+    cr_ph_asm *a = cr_ph_asm_create(2, k, 6, jd, &err);
     CHECK(a != NULL);
     if (!a) return;
-    cr_ph_asm_set_drive(a, 3, 0.3, 0.7), cr_ph_asm_set_drive(a, 4, -1.0, -1.2);
+    cr_ph_asm_set_drive(a, 3, 0.3, 0.7), cr_ph_asm_set_drive(a, 4, -1.0, -1.2), cr_ph_asm_set_drive(a, 5, 0.1, 0.2);
     srand(7);
     double q[24], nu[3] = {0.7, -1.3, 0.4}, eG = 0, eH = 0, Gmax = 0, Hmax = 0;
     for (int i = 0; i < 24; ++i) q[i] = 2.0 * rand() / RAND_MAX - 1;
-    for (int j = 0; j < 5; ++j) {
+    for (int j = 0; j < 6; ++j) {
         double g[3], G[72], H[576], gp[3], gm[3], Gp[72], Gm[72], Hd[576];
         int kc = cr_ph_asm_coupled_rows(a, j, q, q + 12, nu, g, G, H);
-        static const int kc_ref[5] = {2, 2, 1, 1, 3}; /* (a slider's 2, a dot row, a motor's dot row) */
+        /* (a slider's 2, a dot row, a motor's dot row, a slider drive's third slider row) */
+        static const int kc_ref[6] = {2, 2, 1, 1, 3, 3};
         CHECK(kc == kc_ref[j]);
         const double eps = 1e-6;
         for (int c = 0; c < 24; ++c) {

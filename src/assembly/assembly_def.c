@@ -330,6 +330,7 @@ cr_status cr_assembly_refuse_mixed_only(const cr_assembly_def *def, const char *
         const cr_joint_def *j = &def->joints[k];
         char lb[96];
         cr_joint_label(def, k, lb, sizeof lb);
+        /* (slider drives: the port_hamiltonian model's assemblies have them, ph_assembly.c) */
         const char *key = j->body_a || j->body_b    ? (j->body_a ? "a" : "b")
                           : j->stiffness != 0       ? "stiffness"
                           : j->damping != 0         ? "damping"
@@ -339,9 +340,9 @@ cr_status cr_assembly_refuse_mixed_only(const cr_assembly_def *def, const char *
                           : j->slide_rest != 0      ? "slide_rest"
                           : j->has_limit            ? "limit"
                           : j->has_slide_limit      ? "slide_limit"
-                          : j->drive_slide          ? "drive"
-                          : j->stages != 0          ? "stages"
-                                                    : NULL;
+                          : j->has_drive && j->drive_slide && strcmp(model, "port_hamiltonian") ? "drive"
+                          : j->stages != 0                                                      ? "stages"
+                                                                                                : NULL;
         if (key)
             return cr_error_set(err, CR_UNSUPPORTED,
                                 "%s.%s: %s is not available in model %s (its joints are exact constraints that act "

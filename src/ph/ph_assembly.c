@@ -42,7 +42,11 @@
  * auxiliary unknowns wa = G_a dq_a, wb = G_b dq_b, changes the solution of the linear system only
  * by nu's increment, which is dnu + rho g (from G dq = -g): newton shifts it back, so the Newton
  * step is the exact one. A drive (a hinge's or cylindrical joint's motor) is a dot row
- * h_a(theta) . t_b = sin(phi - theta) (drive_ua); its forces do the motor's work (drive_work).
+ * h_a(theta) . t_b = sin(phi - theta) (drive_ua); its forces do the motor's work (drive_work). A
+ * slider drive (prismatic, cylindrical) is a third slider row t_a . (phi_b - phi_a) - x = 0, t_a =
+ * sum_i ha_i d_i,a the axis fixed to a: bilinear as the other two, its midpoint gradient exact, so
+ * its forces do the work nu (S(q_{n+1}) - S(q_n)), S = t_a . (phi_b - phi_a), = nu (x_{n+1} - x_n)
+ * with the row held at both ends (drive_work).
  * Why this keeps the midpoint rule's properties exactly: the rows are linear with constant
  * matrices and hold at t_n and t_{n+1}, so the joint forces D^T mu do no work over the step,
  * mu . (D_a (q_a1 - q_a0) - D_b (q_b1 - q_b0)) = 0 (the discrete energy balance of every rod
@@ -92,7 +96,8 @@ typedef struct ph_joint {
     double us[2][3];     /* slider, drive: the axis' normals u1, u2 in a's directors (n_k = sum_i us[k][i] d_i,a) */
     double ua[3], vb[3]; /* the dot row: universal h_a = sum ua_i d_i,a; h_b = sum vb_j d_j,b (a drive's: u1) */
     int drive;           /* a hinge's or cylindrical joint's motor: the last coupled row */
-    double th0, th1;     /* its angle at t_n and t_{n+1} (statics: th1) */
+    int slide;           /* ... a slider drive (the third slider row, along ha) instead of an angle's */
+    double th0, th1;     /* its angle (a slider drive's position) at t_n and t_{n+1} (statics: th1) */
     double rhoc[3];      /* the coupled rows' augmentation, divided by fac (set_rho) */
     /* at the iterate: g(q_{n+1}), its gradients at q_{n+1} (rows) and at q_{n+1/2} (forces), the
        factors L_a, L_b of the cross Hessian sum_m nu_m d2 g_m / dq_a dq_b = L_a^T L_b */
@@ -198,9 +203,13 @@ static void rows_begin(cr_ph_asm *a)
     }
 }
 
-/* J's rows: slider rows (prismatic, cylindrical: the first two), a dot row (universal, a drive: the last) */
+/* J's rows: slider rows (prismatic, cylindrical: the first two, a slider drive's the third), a dot
+   row (universal, an angle drive: the last) */
 static int has_slider(const ph_joint *J) { return J->type == CR_JOINT_PRISMATIC || J->type == CR_JOINT_CYLINDRICAL; }
-static int has_dot(const ph_joint *J) { return J->type == CR_JOINT_UNIVERSAL || J->drive; }
+static int has_dot(const ph_joint *J) { return J->type == CR_JOINT_UNIVERSAL || (J->drive && !J->slide); }
+static int slider_rows(const ph_joint *J) { return has_slider(J) ? 2 + J->slide : 0; }
+/* the director combination of slider row k: n_k (the normals), or the axis t_a (the drive's) */
+static const double *slider_dir(const ph_joint *J, int k) { return k < 2 ? J->us[k] : J->ha; }
 
 /* a drive's h_a(theta) = -sin(theta) u1 + cos(theta) u2 in a's directors: the dot row
    h_a(theta) . t_b = sin(phi - theta) for b turned by phi about the axis (t_b = u1 fixed to b) */
@@ -213,7 +222,8 @@ static void drive_ua(const ph_joint *J, double theta, double ua[3])
    values g (may be NULL) and gradients G[side][row] (12 per node). Both kinds are bilinear in the
    two nodes' coordinates:
      slider     g_k = n_k . (phi_b - phi_a), n_k = sum_i us_ki d_i,a (k = 1, 2: the normals of the
-                axis in a's directors): the relative position stays on the axis;
+                axis in a's directors): the relative position stays on the axis; a slider drive's
+                g_3 = t_a . (phi_b - phi_a) - x, t_a = sum_i ha_i d_i,a, x = ua[0] (its position);
      dot        g = h_a . h_b, h_a = sum_i ua_i d_i,a, h_b = sum_j vb_j d_j,b: a universal joint's
                 axes stay normal; a drive's h_a(theta) (drive_ua) and h_b = u1 fixed to b. */
 static void coupled_at(const ph_joint *J, const double *ua, const double *qa, const double *qb, double *g,
@@ -222,14 +232,15 @@ static void coupled_at(const ph_joint *J, const double *ua, const double *qa, co
     memset(G, 0, sizeof(double) * 72);
     if (has_slider(J)) {
         const double dl[3] = {qb[0] - qa[0], qb[1] - qa[1], qb[2] - qa[2]};
-        for (int k = 0; k < 2; ++k) {
+        for (int k = 0; k < slider_rows(J); ++k) {
+            const double *w = slider_dir(J, k);
             double n[3] = {0, 0, 0};
             for (int i = 0; i < 3; ++i)
-                for (int c = 0; c < 3; ++c) n[c] += J->us[k][i] * qa[3 + 3 * i + c];
-            if (g) g[k] = n[0] * dl[0] + n[1] * dl[1] + n[2] * dl[2];
+                for (int c = 0; c < 3; ++c) n[c] += w[i] * qa[3 + 3 * i + c];
+            if (g) g[k] = n[0] * dl[0] + n[1] * dl[1] + n[2] * dl[2] - (k == 2 ? *ua : 0.0);
             for (int c = 0; c < 3; ++c) G[0][k][c] = -n[c], G[1][k][c] = n[c];
             for (int i = 0; i < 3; ++i)
-                for (int c = 0; c < 3; ++c) G[0][k][3 + 3 * i + c] = J->us[k][i] * dl[c];
+                for (int c = 0; c < 3; ++c) G[0][k][3 + 3 * i + c] = w[i] * dl[c];
         }
     }
     if (has_dot(J)) {
@@ -244,7 +255,8 @@ static void coupled_at(const ph_joint *J, const double *ua, const double *qa, co
 }
 
 /* The cross Hessian of J's coupled rows weighted by nu, sum_m nu_m d2 g_m / dq_a dq_b = L_a^T L_b
-   (L[0] = L_a, L[1] = L_b, 6 x 12 each): a slider's d2 g_k / dd_i,a dphi_b = us_ki I (rows 0-2),
+   (L[0] = L_a, L[1] = L_b, 6 x 12 each): a slider's d2 g_k / dd_i,a dphi_b = us_ki I (a slider
+   drive's ha_i I) (rows 0-2),
    a dot row's d2 g / dd_i,a dd_j,b = ua_i vb_j I (rows 3-5). */
 static void coupled_cross(const ph_joint *J, const double *ua, const double *nu, double L[2][6][12])
 {
@@ -252,7 +264,7 @@ static void coupled_cross(const ph_joint *J, const double *ua, const double *nu,
     for (int c = 0; c < 3; ++c)
         for (int i = 0; i < 3; ++i) {
             if (has_slider(J)) {
-                L[0][c][3 + 3 * i + c] = nu[0] * J->us[0][i] + nu[1] * J->us[1][i];
+                L[0][c][3 + 3 * i + c] = nu[0] * J->us[0][i] + nu[1] * J->us[1][i] + (J->slide ? nu[2] * J->ha[i] : 0);
                 L[1][c][c] = 1.0;
             }
             if (has_dot(J)) {
@@ -270,7 +282,7 @@ static void coupled_own(const ph_joint *J, const double *nu, int side, double H[
     memset(H, 0, sizeof(double) * 144);
     if (!has_slider(J) || side == 1) return;
     for (int i = 0; i < 3; ++i) {
-        const double ci = nu[0] * J->us[0][i] + nu[1] * J->us[1][i];
+        const double ci = nu[0] * J->us[0][i] + nu[1] * J->us[1][i] + (J->slide ? nu[2] * J->ha[i] : 0);
         for (int c = 0; c < 3; ++c) H[c * 12 + 3 + 3 * i + c] = H[(3 + 3 * i + c) * 12 + c] = -ci;
     }
 }
@@ -278,6 +290,10 @@ static void coupled_own(const ph_joint *J, const double *nu, int side, double H[
 /* the dot row's h_a components in the rows (at theta_{n+1}) and in the forces (the step's mean) */
 static void ua_of(const ph_joint *J, int mode, double uar[3], double uaf[3])
 {
+    if (J->slide) { /* a slider drive: its position x_{n+1} in the rows (the forces take none) */
+        uar[0] = uaf[0] = J->th1, uar[1] = uar[2] = uaf[1] = uaf[2] = 0;
+        return;
+    }
     if (!J->drive) {
         memcpy(uar, J->ua, sizeof(double) * 3), memcpy(uaf, J->ua, sizeof(double) * 3);
         return;
@@ -351,7 +367,7 @@ static void set_rho(cr_ph_asm *a)
             for (int m = 0; m < J->k; ++m) J->rho[side][m] = (m < J->np ? dp : 2 * dd) / s->fac;
             /* the coupled rows' (one for both sides): a slider's are positions, a dot row directions */
             for (int m = 0; m < J->kc; ++m) {
-                const double v = (has_slider(J) && m < 2 ? dp : 2 * dd) / s->fac;
+                const double v = (m < slider_rows(J) ? dp : 2 * dd) / s->fac;
                 J->rhoc[m] = side == 0 ? v : fmax(J->rhoc[m], v);
             }
         }
@@ -393,11 +409,17 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
             goto fail;
         }
         J->k = k_of[d->type], J->np = np_of[d->type], J->kc = kc_of[d->type];
-        if (d->drive && d->type != CR_JOINT_HINGE && d->type != CR_JOINT_CYLINDRICAL) {
+        if (d->drive && !d->slide && d->type != CR_JOINT_HINGE && d->type != CR_JOINT_CYLINDRICAL) {
             cr_error_set(err, CR_BAD_INPUT, "joints.%d.drive: only a hinge or a cylindrical joint has a motor", jj);
             goto fail;
         }
+        if (d->drive && d->slide && d->type != CR_JOINT_PRISMATIC && d->type != CR_JOINT_CYLINDRICAL) {
+            cr_error_set(err, CR_BAD_INPUT,
+                         "joints.%d.drive: only a prismatic or a cylindrical joint has a slider drive", jj);
+            goto fail;
+        }
         J->drive = d->drive != 0;
+        J->slide = J->drive && d->slide;
         J->kc += J->drive;
         a->ndrive += J->drive;
         J->row0 = a->K;
@@ -438,7 +460,7 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
             J->us[1][1] = h[2] * J->us[0][0] - h[0] * J->us[0][2];
             J->us[1][2] = h[0] * J->us[0][1] - h[1] * J->us[0][0];
         }
-        if (J->drive) /* t_b = u1 fixed to b: its components in b's reference directors */
+        if (J->drive && !J->slide) /* t_b = u1 fixed to b: its components in b's reference directors */
             for (int m = 0; m < 3; ++m) {
                 J->vb[m] = 0;
                 for (int i = 0; i < 3; ++i) J->vb[m] += J->us[0][i] * J->W[3 * i + m];
@@ -965,6 +987,17 @@ static double drive_work(const cr_ph_asm *a)
     for (int jj = 0; jj < a->njoint; ++jj) {
         const ph_joint *J = &a->j[jj];
         if (!J->drive) continue;
+        if (J->slide) { /* nu (S(q_{n+1}) - S(q_n)), S = t_a . (phi_b - phi_a): the forces' exact work */
+            double S[2] = {0, 0};
+            const cr_ph *sa = a->rod[J->rod[0]], *sb = a->rod[J->rod[1]];
+            for (int t = 0; t < 2; ++t) {
+                const double *qa = (t ? sa->q1 : sa->q) + 12 * J->node[0], *qb = (t ? sb->q1 : sb->q) + 12 * J->node[1];
+                for (int i = 0; i < 3; ++i)
+                    for (int c = 0; c < 3; ++c) S[t] += J->ha[i] * qa[3 + 3 * i + c] * (qb[c] - qa[c]);
+            }
+            W += a->nu[J->c0 + 2] * (S[1] - S[0]);
+            continue;
+        }
         double uar[3], uaf[3], F[2][3] = {{0}};
         ua_of(J, PH_DYNAMIC, uar, uaf);
         const cr_ph *sa = a->rod[J->rod[0]], *sb = a->rod[J->rod[1]];
@@ -1176,7 +1209,8 @@ uint64_t cr_ph_asm_fingerprint(const cr_ph_asm *a, uint64_t h)
                             J->vb[0],
                             J->vb[1],
                             J->vb[2],
-                            (double)J->drive};
+                            (double)J->drive,
+                            (double)J->slide};
         for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
             uint64_t bits;
             memcpy(&bits, &v[k], sizeof bits);

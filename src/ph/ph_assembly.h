@@ -20,6 +20,8 @@ typedef struct cr_ph_joint_def {
     double axis_b[3]; /* universal: the axis fixed to b, in a's reference directors, normal to axis */
     int drive;        /* hinge, cylindrical: a motor holds b's turn about the axis (from the reference,
                          right-handed) at an angle set per step (cr_ph_asm_set_drive) */
+    int slide;        /* with drive, prismatic or cylindrical: the drive holds instead the slide of b's
+                         node along the axis, t_a . (phi_b - phi_a), at a position set per step (m) */
 } cr_ph_joint_def;
 
 typedef struct cr_ph_asm cr_ph_asm;
@@ -31,8 +33,9 @@ typedef struct cr_ph_asm cr_ph_asm;
 cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const cr_ph_joint_def *defs, cr_error *err);
 void cr_ph_asm_destroy(cr_ph_asm *a);
 
-/* A driven joint j's angle (rad) at the start and the end of the next step (statics: theta_n1); the
- * motor's work over the steps is cr_ph_asm_drive_work (J, cumulative, what the motors put in). */
+/* A driven joint j's angle (rad; a slider drive's position, m) at the start and the end of the
+ * next step (statics: theta_n1); the motor's work over the steps is cr_ph_asm_drive_work (J, cumulative, what the
+ * motors put in). */
 void cr_ph_asm_set_drive(cr_ph_asm *a, int j, double theta_n, double theta_n1);
 double cr_ph_asm_drive_work(const cr_ph_asm *a);
 double cr_ph_asm_drive_work_last(const cr_ph_asm *a); /* ... over the last step */
@@ -49,7 +52,8 @@ void cr_ph_asm_joint_reaction(const cr_ph_asm *a, int j, cr_vec3 *force, cr_vec3
 /* Largest |D_a q_a - D_b q_b| of the joints' rows (positions in m, directors) in the current state. */
 double cr_ph_asm_joint_violation(const cr_ph_asm *a);
 
-/* Tests: joint j's coupled rows (a slider's two, a universal joint's or a drive's one (at theta_n1);
+/* Tests: joint j's coupled rows (a slider's two, a universal joint's or a drive's one (at theta_n1), a
+ * slider drive's after its slider's two;
  * 0 for the other types) at
  * the nodes' coordinates qa, qb (12 each: phi, d1, d2, d3): their values g, gradients G (row-major,
  * rows x 24: a's 12 then b's) and, for the multipliers nu, the Hessian sum nu_m d2 g_m / dq2 (24 x 24)

@@ -26,8 +26,8 @@ typedef struct pha_sim {
     int *first_node, *first_sample, *first_load; /* rods + 1 each */
     double *inputs;                              /* the loads' actuator inputs, rod by rod */
     double load_factor;
-    /* the motors (hinge and cylindrical drives): per joint the angle and its time function (a
-       table's points copied), 0 / none for the others */
+    /* the motors (hinge and cylindrical drives, slider drives): per joint the angle (rad) or the
+       position (m) and its time function (a table's points copied), 0 / none for the others */
     int drives;
     double *drive_angle, *theta; /* theta: the motor's angle in the state (checkpointed) */
     cr_time_function *drive_time;
@@ -58,8 +58,8 @@ static cr_status pha_check(const cr_scenario *sc, cr_error *err)
         cr_assembly_def def = {
             .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints};
         cr_joint_label(&def, j, label, sizeof label);
-        /* (a hinge's and a cylindrical joint's angle drive are the model's motors; slider drives are
-           refused above, by cr_assembly_refuse_mixed_only) */
+        /* (every drive is the model's: a hinge's and a cylindrical joint's angle, a prismatic or
+           cylindrical joint's slide, ph_assembly.c) */
         if (J->type == CR_JOINT_WELD && J->has_rotation) {
             /* the weld keeps the reference's relative rotation (its rows are linear in it): one that
                differs would have to be closed through load steps */
@@ -172,7 +172,8 @@ static void *pha_create(const cr_assembly_def *def, const cr_model_options *o, c
         }
         to_kernel(J->axis, jd[j].axis);
         to_kernel(J->axis_b, jd[j].axis_b);
-        jd[j].drive = J->has_drive && !J->drive_slide;
+        jd[j].drive = J->has_drive;
+        jd[j].slide = J->has_drive && J->drive_slide;
     }
     s->a = cr_ph_asm_create(s->rods, k, s->joints, jd, err);
     if (!s->a) goto fail;
@@ -187,7 +188,7 @@ static void *pha_create(const cr_assembly_def *def, const cr_model_options *o, c
         const cr_joint_def *J = &def->joints[j];
         if (!jd[j].drive) continue;
         s->drives++;
-        s->drive_angle[j] = J->drive_angle;
+        s->drive_angle[j] = J->drive_slide ? J->drive_position : J->drive_angle; /* (rad, or m) */
         s->drive_time[j] = J->drive_time;
         s->drive_time[j].points = NULL;
         if (J->drive_time.type == CR_TIME_TABLE && J->drive_time.point_count > 0) {
