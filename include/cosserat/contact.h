@@ -49,11 +49,12 @@ typedef struct cr_contact_def {
     double stiffness; /* augmentation parameter ε (N/m) of the augmented Lagrangian; 0: 100 × the
                          largest axial element stiffness EA/L_el */
     int max_updates;  /* multiplier updates of a static stage; 0: 50 */
-    int self;         /* 1: contact of the rod with itself (segment–segment, mixed_discrete statics) */
+    int self;         /* 1: contact of the rod with itself (segment–segment, mixed_discrete static and dynamic
+                         stages, a single rod or each rod of an assembly) */
     double stick_speed; /* port_hamiltonian friction: the regularization speed (m/s) below which a node
                            sticks; 0: 1e-5 m/s */
     int rods;         /* 1: contact between the different rods of an assembly (segment–segment,
-                         frictionless, mixed_discrete static stages) */
+                         mixed_discrete static and dynamic stages; friction: rods_mu_*) */
     /* Coulomb friction between the rods' segments of an assembly (contact.rods_friction; 0:
      * frictionless), dynamic stages; kinetic <= static */
     double rods_mu_static, rods_mu_kinetic;

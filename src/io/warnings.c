@@ -501,9 +501,10 @@ cr_status cr_series_energy_warnings(const cr_scenario *sc, const char *const *na
         djo = column(names, columns, "energy_dissipated_joints"), wdr = column(names, columns, "work_drives");
     /* obstacles: the contact springs' energy and the friction's dissipation are in no column;
      * nor is the penalty's between the rods of an assembly (contact.rods), nor the friction's
-     * between them (contact.rods_friction) */
+     * between them (contact.rods_friction), nor the self-contact's penalty (contact.self) */
     if (rows_count < 2 || kin < 0 || ela < 0 || gra < 0 || wor < 0 || scenario_driven(sc, stage, wdr >= 0) ||
-        sc->rod.obstacle_count > 0 || sc->rod.contact.rods || sc->rod.contact.rods_mu_static > 0)
+        sc->rod.obstacle_count > 0 || sc->rod.contact.rods || sc->rod.contact.rods_mu_static > 0 ||
+        sc->rod.contact.self)
         return CR_OK;
     const double *r0 = rows;
 #define JOINTS(r) ((djo >= 0 ? (r)[djo] : 0.0) - (wdr >= 0 ? (r)[wdr] : 0.0))

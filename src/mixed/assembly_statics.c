@@ -250,8 +250,8 @@ static int alloc_work(asm_work *w)
         rw->Ff = malloc((size_t)m->nodes * 3 * sizeof *rw->Ff);
         rw->Xf = malloc((size_t)m->nodes * 3 * (1 + 3 * rw->m) * sizeof *rw->Xf);
         rw->erowf = calloc((size_t)(rw->m > 0 ? rw->m : 1) * 27, sizeof *rw->erowf);
-        rw->EV = malloc((size_t)(rw->m > 0 ? 36 * rw->m * rw->m : 1) * sizeof *rw->EV);
-        rw->EVf = malloc((size_t)(rw->m > 0 ? 9 * rw->m * rw->m : 1) * sizeof *rw->EVf);
+        rw->EV = malloc((size_t)(rw->m > 0 ? (size_t)36 * rw->m * rw->m : 1) * sizeof *rw->EV);
+        rw->EVf = malloc((size_t)(rw->m > 0 ? (size_t)9 * rw->m * rw->m : 1) * sizeof *rw->EVf);
         if (!rw->Jf || !rw->Ff || !rw->Xf || !rw->erowf || !rw->EV || !rw->EVf) return 0;
         if (!rw->J || !rw->F || !rw->eq || !rw->X || !rw->x_saved || !rw->x_back || !rw->tan || !rw->tan_prev ||
             !rw->from || !rw->to || !rw->scale || !rw->erow)

@@ -276,6 +276,11 @@ cr_status cr_ph_set_obstacles(cr_ph *s, int count, const cr_obstacle_def *obstac
                               const double *stiffness, cr_error *err)
 {
     if (count < 0) return cr_error_set(err, CR_BAD_INPUT, "ph contact: %d obstacles", count);
+    for (int p = 0; p < count; ++p) /* translating only: a turning obstacle would be taken as fixed */
+        if (obstacles[p].angular_velocity.x != 0 || obstacles[p].angular_velocity.y != 0 ||
+            obstacles[p].angular_velocity.z != 0)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "obstacles.%d.angular_velocity: the port_hamiltonian model's obstacles do not turn", p);
     for (int I = 0; count > 0 && I < s->nn; ++I)
         if (!(radius[I] >= 0) || !isfinite(radius[I]) || !(stiffness[I] >= 0) || !isfinite(stiffness[I]))
             return cr_error_set(err, CR_BAD_INPUT, "ph contact: node %d: radius %g, stiffness %g (need finite >= 0)", I,
