@@ -1,5 +1,5 @@
 """A joint drive's target set from an on_sample callback (Sample.set_drive, assemblies of the
-mixed_discrete model). Reference: the target itself; a drive holds angle x time function x u, and
+mixed_discrete and port_hamiltonian models). Reference: the target itself; a drive holds angle x time function x u, and
 u set at one output time is reached at the next (a linear ramp in between), so the hinge's
 measured angle at every output time equals the value the callback set at the one before."""
 
@@ -36,9 +36,11 @@ def qmul(a, b):
                      w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
 
 
-def hinge_angle(sample):
-    """The arm's rotation about z relative to the base's end (nodes 2 and 3), in (-pi, pi]."""
-    qa, qb = sample.quaternions[2], sample.quaternions[3]
+def hinge_angle(sample, a=2):
+    """The arm's rotation about z relative to the base's end (nodes a and a + 1: the base has 2
+    elements, 3 nodes in the mixed rod, 5 in the port-Hamiltonian rod's quadratic elements), in
+    (-pi, pi]."""
+    qa, qb = sample.quaternions[a], sample.quaternions[a + 1]
     rel = qmul(qa * np.array([1, -1, -1, -1]), qb)
     return 2 * math.atan2(rel[3], rel[0])
 
@@ -47,13 +49,18 @@ def target(t):
     return 1.0 + 0.5 * math.sin(2 * math.pi * t)
 
 
-def test_drive_follows_the_callback(tmp_path):
+@pytest.mark.parametrize("model", ["mixed_discrete", "port_hamiltonian"])
+def test_drive_follows_the_callback(tmp_path, model):
+    scen, base_end = json.loads(json.dumps(ARM)), 2
+    if model == "port_hamiltonian":  # its fixed midpoint step; the ramp's law is the mixed rod's
+        scen["model"], base_end = model, 4
+        scen["stages"][1] = {"type": "dynamic", "t_end": 1.0, "output_dt": 0.02, "time_step": 0.001}
     path = tmp_path / "arm.json"
-    path.write_text(json.dumps(ARM))
+    path.write_text(json.dumps(scen))
     rec = []
 
     def on_sample(s):
-        rec.append((s.t, hinge_angle(s)))
+        rec.append((s.t, hinge_angle(s, base_end)))
         s.set_drive("motor", target(s.t + 0.02))  # reached at the next output time
 
     r = cosserat.run(str(path), on_sample=on_sample)
@@ -62,7 +69,7 @@ def test_drive_follows_the_callback(tmp_path):
     angle = np.unwrap(np.array([x[1] for x in rec]))
     assert len(t) == 51 and abs(angle[0] - 1.0) < 1e-9  # the static stage's end
     err = np.abs(angle[1:] - np.array([target(x) for x in t[1:]]))
-    print(f"drive input: {len(t)} samples, |angle - set value| at most {err.max():.3e} rad")
+    print(f"drive input ({model}): {len(t)} samples, |angle - set value| at most {err.max():.3e} rad")
     assert err.max() < 1e-6
     # the arm moved with it (not held at 1 rad): the targets span 0.5 .. 1.5 rad
     assert angle.max() > 1.49 and angle.min() < 0.51

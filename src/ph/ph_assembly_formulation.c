@@ -31,6 +31,14 @@ typedef struct pha_sim {
     int drives;
     double *drive_angle, *theta; /* theta: the motor's angle in the state (checkpointed) */
     cr_time_function *drive_time;
+    /* the drives' inputs u (cr_sim_set_joint_drive_input, default 1), as the mixed assemblies':
+     * a dynamic stage drives θ = angle · time(t) · u(t) with u along the cubic Hermite from
+     * drive_from at rate drive_rate (at the output time ramp_t0) to drive_target at the next
+     * output time ramp_t1, so a new input moves the motor with a continuous velocity; the
+     * target is the input given at ramp_t0 (checkpointed, all four) */
+    double *drive_input, *drive_from, *drive_rate, *drive_target;
+    double ramp_t0, ramp_t1;
+    int *has_drive;
 } pha_sim;
 
 /* library body axes (x, y, z) -> kernel directors (d3, d1, d2): components (y, z, x) */
@@ -118,6 +126,8 @@ static void pha_destroy(void *impl)
     free(s->first_load), free(s->inputs);
     for (int j = 0; j < s->joints && s->drive_time; ++j) free((void *)s->drive_time[j].points);
     free(s->drive_angle), free(s->drive_time), free(s->theta);
+    free(s->drive_input), free(s->drive_from), free(s->drive_rate), free(s->drive_target);
+    free(s->has_drive);
     free(s);
 }
 
@@ -180,14 +190,20 @@ static void *pha_create(const cr_assembly_def *def, const cr_model_options *o, c
     s->drive_angle = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *s->drive_angle);
     s->drive_time = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *s->drive_time);
     s->theta = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *s->theta);
-    if (!s->drive_angle || !s->drive_time || !s->theta) {
+    const size_t nj = (size_t)(s->joints > 0 ? s->joints : 1);
+    s->drive_input = malloc(nj * sizeof(double)), s->drive_from = malloc(nj * sizeof(double));
+    s->drive_rate = calloc(nj, sizeof(double)), s->drive_target = malloc(nj * sizeof(double));
+    s->has_drive = calloc(nj, sizeof(int));
+    if (!s->has_drive || !s->drive_angle || !s->drive_time || !s->theta || !s->drive_input || !s->drive_from || !s->drive_rate ||
+        !s->drive_target) {
         cr_error_set(err, CR_NO_MEMORY, "out of memory");
         goto fail;
     }
+    for (size_t j = 0; j < nj; ++j) s->drive_input[j] = s->drive_from[j] = s->drive_target[j] = 1.0;
     for (int j = 0; j < s->joints; ++j) {
         const cr_joint_def *J = &def->joints[j];
         if (!jd[j].drive) continue;
-        s->drives++;
+        s->drives++, s->has_drive[j] = 1;
         s->drive_angle[j] = J->drive_slide ? J->drive_position : J->drive_angle; /* (rad, or m) */
         s->drive_time[j] = J->drive_time;
         s->drive_time[j].points = NULL;
@@ -233,6 +249,36 @@ static void sync_inputs(pha_sim *s)
 }
 
 /* ---- dynamic stages: the fixed-step driver, a step retried as two halves on failure (as one rod) ---- */
+
+/* joint j's drive at t: angle (or position) · time(t) · u(t), u the input's cubic Hermite over
+ * the output interval [ramp_t0, ramp_t1] (the mixed assemblies' law, assembly_dynamics.c) */
+static double drive_at(const pha_sim *s, int j, double t)
+{
+    const double f = s->drive_angle[j] * cr_time_function_eval(&s->drive_time[j], t);
+    const double u0 = s->drive_from[j], u1 = s->drive_target[j], r0 = s->drive_rate[j], H = s->ramp_t1 - s->ramp_t0;
+    if ((u0 == u1 && r0 == 0) || !(H > 0)) return f * u1;
+    const double x = fmin(1.0, fmax(0.0, (t - s->ramp_t0) / H)), x2 = x * x, x3 = x2 * x, r1 = (u1 - u0) / H;
+    return f * ((2 * x3 - 3 * x2 + 1) * u0 + (x3 - 2 * x2 + x) * H * r0 + (3 * x2 - 2 * x3) * u1 + (x3 - x2) * H * r1);
+}
+
+/* before a step from t: at an output time the input's ramp moves on (from the value and the
+ * secant rate reached, to the input given there); at the stage's first step a new input
+ * retargets the first interval's ramp */
+static void drive_ramp(pha_sim *s, double t, double h)
+{
+    const double H = s->ramp_t1 - s->ramp_t0;
+    if (t >= s->ramp_t1 - 0.5 * h) {
+        for (int j = 0; j < s->joints; ++j) {
+            const double u0 = s->drive_from[j], u1 = s->drive_target[j], r0 = s->drive_rate[j];
+            s->drive_rate[j] = u0 != u1 || r0 != 0 ? (u1 - u0) / H : 0.0;
+            s->drive_from[j] = u1, s->drive_target[j] = s->drive_input[j];
+        }
+        s->ramp_t0 = s->ramp_t1, s->ramp_t1 += H;
+    } else if (fabs(t - s->ramp_t0) < 0.5 * h) {
+        for (int j = 0; j < s->joints; ++j) s->drive_target[j] = s->drive_input[j];
+    }
+}
+
 static cr_status advance(pha_sim *s, double h, int depth, cr_dynamic_report *report, cr_error *err)
 {
     const cr_ph_loads *Lp[PHA_MAX_RODS_STACK];
@@ -244,14 +290,12 @@ static cr_status advance(pha_sim *s, double h, int depth, cr_dynamic_report *rep
         cr_ph_sim_loads(s->rod[r], s->rod[r]->scale, &L[r], act[r]);
         Lp[r] = &L[r];
     }
-    for (int j = 0; j < s->joints; ++j) /* the motors: angle . time(t) at t_n and t_{n+1} (0 if none) */
-        cr_ph_asm_set_drive(s->a, j, s->drive_angle[j] * cr_time_function_eval(&s->drive_time[j], t),
-                            s->drive_angle[j] * cr_time_function_eval(&s->drive_time[j], t + h));
+    for (int j = 0; j < s->joints; ++j) /* the motors: angle . time(t) . u(t) at t_n and t_{n+1} (0 if none) */
+        cr_ph_asm_set_drive(s->a, j, drive_at(s, j, t), drive_at(s, j, t + h));
     int its = 0;
     cr_status st = cr_ph_asm_step(s->a, h, Lp, &its, err);
     if (st == CR_OK)
-        for (int j = 0; j < s->joints; ++j)
-            s->theta[j] = s->drive_angle[j] * cr_time_function_eval(&s->drive_time[j], t + h);
+        for (int j = 0; j < s->joints; ++j) s->theta[j] = drive_at(s, j, t + h);
     report->newton_iterations += its;
     report->jacobians += its + 1;
     report->lu_real += its;
@@ -278,6 +322,7 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
     cr_error e = {0};
     double t0 = cr_ph_time(s->rod[0]->k);
     sync_inputs(s);
+    if (s->drives) drive_ramp(s, t0, h);
     cr_status st = advance(s, h, 0, report, &e);
     if (st != CR_OK)
         cr_error_set(err, st, "port_hamiltonian assembly step from t = %.9g s failed even at h/1024: %.400s", t0,
@@ -350,6 +395,18 @@ static cr_status pha_dynamic(cr_sim *sim, int stage, double t_stage_start, doubl
                              cr_error *err)
 {
     (void)h0, (void)work;
+    pha_sim *s = sim->impl;
+    const double h = o->time_step;
+    if (s->drives && h > 0) { /* the output interval as the driver rounds it (fixed_step.c) */
+        const long total = lround(o->t_end / h), done = lround((cr_ph_time(s->rod[0]->k) - t_stage_start) / h);
+        const double every_d = o->output_dt / h;
+        long every = every_d >= (double)total ? total : lround(every_d);
+        if (every < 1) every = 1;
+        if (done == 0) /* fresh: the inputs held; resumed: the checkpoint's ramp, in its interval */
+            for (int j = 0; j < s->joints; ++j)
+                s->drive_from[j] = s->drive_target[j] = s->drive_input[j], s->drive_rate[j] = 0.0;
+        s->ramp_t0 = t_stage_start + (double)(done / every * every) * h, s->ramp_t1 = s->ramp_t0 + (double)every * h;
+    }
     return cr_fixed_step_stage(sim, &pha_ops, stage, t_stage_start, o, cb, report, err);
 }
 
@@ -505,7 +562,7 @@ static double *load_input(void *impl) { return ((pha_sim *)impl)->inputs; }
 static int packed_size(const void *impl)
 {
     const pha_sim *s = impl;
-    int n = 1 + s->first_load[s->rods] + cr_ph_asm_packed_size(s->a) + (s->drives ? s->joints : 0);
+    int n = 1 + s->first_load[s->rods] + cr_ph_asm_packed_size(s->a) + (s->drives ? 5 * s->joints : 0);
     for (int r = 0; r < s->rods; ++r) n += cr_ph_formulation.packed_size(s->rod[r]);
     return n;
 }
@@ -521,7 +578,11 @@ static void pack(const void *impl, double *out)
     *out++ = s->load_factor;
     memcpy(out, s->inputs, sizeof(double) * (size_t)s->first_load[s->rods]);
     out += s->first_load[s->rods];
-    if (s->drives) memcpy(out, s->theta, sizeof(double) * (size_t)s->joints);
+    if (s->drives)
+        for (int j = 0; j < s->joints; ++j) {
+            out[0] = s->theta[j], out[1] = s->drive_input[j], out[2] = s->drive_from[j];
+            out[3] = s->drive_rate[j], out[4] = s->drive_target[j], out += 5;
+        }
 }
 static void unpack(void *impl, const double *in)
 {
@@ -535,7 +596,11 @@ static void unpack(void *impl, const double *in)
     s->load_factor = *in++;
     memcpy(s->inputs, in, sizeof(double) * (size_t)s->first_load[s->rods]);
     in += s->first_load[s->rods];
-    if (s->drives) memcpy(s->theta, in, sizeof(double) * (size_t)s->joints);
+    if (s->drives)
+        for (int j = 0; j < s->joints; ++j) {
+            s->theta[j] = in[0], s->drive_input[j] = in[1], s->drive_from[j] = in[2];
+            s->drive_rate[j] = in[3], s->drive_target[j] = in[4], in += 5;
+        }
 }
 static uint64_t fingerprint(const void *impl)
 {
@@ -556,6 +621,18 @@ static cr_status joint_reaction(const void *impl, int j, cr_vec3 *f, cr_vec3 *m)
 {
     cr_ph_asm_joint_reaction(((const pha_sim *)impl)->a, j, f, m);
     return CR_OK;
+}
+static cr_status set_joint_drive_input(void *impl, int j, double value)
+{
+    pha_sim *s = impl;
+    if (!s->has_drive[j]) return CR_BAD_INPUT;
+    s->drive_input[j] = value;
+    return CR_OK;
+}
+static double joint_drive_input(const void *impl, int j)
+{
+    const pha_sim *s = impl;
+    return s->has_drive[j] ? s->drive_input[j] : NAN;
 }
 
 const cr_formulation cr_ph_assembly_formulation = {
@@ -594,4 +671,6 @@ const cr_formulation cr_ph_assembly_formulation = {
     .joint_count = joint_count,
     .joint_name = joint_name,
     .joint_reaction = joint_reaction,
+    .set_joint_drive_input = set_joint_drive_input,
+    .joint_drive_input = joint_drive_input,
 };
