@@ -52,7 +52,8 @@
 #                  mixed rod's (rtol 1e-8): the mixed rod lumps the mass (as the double pendulum
 #                  above), measured 2.1e-4 m at n = 8 and 1.35e-5 m at n = 32 (ratio 15.7: 1/n^2),
 #                  checked below 3e-5 m at n = 32 and a ratio 10..25; the step's own error is
-#                  smaller (8.4e-7 m from h to h/2 at n = 8)
+#                  smaller (8.4e-7 m from h to h/2 at n = 8); (4) interrupted and resumed, the
+#                  same last row (the slide, the drive input's ramp and work_drives checkpointed)
 # Usage: ph_assembly_scenarios.sh CLI SOURCE_DIR
 set -u
 cli=$1
@@ -229,6 +230,19 @@ run slide_dyn "$tmp/slide.json" "${sdyn[@]}"
 run slide_dyn_mixed "$tmp/slide.json" "${sdyn[@]}" "${smix[@]}"
 run slide_dyn32 "$tmp/slide.json" "${sdyn[@]}" "${n32[@]}"
 run slide_dyn32_mixed "$tmp/slide.json" "${sdyn[@]}" "${smix[@]}" "${n32[@]}"
+# --resume with a slider drive (its position, input ramp and work checkpointed): the same last row
+sres=("${sdyn[@]}" --set 'stages=[{"type": "dynamic", "t_end": 0.3, "output_dt": 0.01, "time_step": 0.001, "checkpoint_interval": 0.02}]' -q)
+"$cli" run "$tmp/slide.json" -o "$tmp/sfull" "${sres[@]}" > /dev/null 2>&1 || bad "slide resume: the uninterrupted run failed"
+interrupt_run "$tmp/scut" 8 600 0.02 "$cli" run "$tmp/slide.json" -o "$tmp/scut" "${sres[@]}" > /dev/null 2>&1
+code=$?
+if [ "$code" -ne 130 ]; then
+    bad "slide resume: could not interrupt the run (exit $code)"
+elif "$cli" run "$tmp/slide.json" -o "$tmp/scut" "${sres[@]}" --resume > /dev/null 2>&1 &&
+    cmp -s <(tail -1 "$tmp/sfull/series.csv") <(tail -1 "$tmp/scut/series.csv"); then
+    ok "slide resume: interrupted and resumed, the slider's last row (work_drives included) equals the uninterrupted run's"
+else
+    bad "slide resume: the resumed run ends elsewhere"
+fi
 
 [ $fail = 0 ] || exit 1
 $py - "$tmp" <<'PY' || fail=1
