@@ -104,6 +104,7 @@ typedef struct rod_dyn {
     double Vt[2][6 * 2 * CR_DYN_BLOCK]; /* re, im: 6 columns of the last two blocks */
     double *bsave;                      /* 2 dim: scratch for that response (re, im) */
     cr_status st;                       /* a task's status (rod_tasks) */
+    double power;                       /* its loads' power (load_power's task) */
 } rod_dyn;
 
 /* A free body (assembly_bodies.c): its 13 unknowns (r, p, v, Ω) at off in y, with the DAE
@@ -466,6 +467,12 @@ static cr_status rod_tasks(asm_dyn *d, cr_pool_fn fn, rod_job *job)
     for (int r = 0; r < d->nr; ++r)
         if (d->rd[r].st != CR_OK) return d->rd[r].st;
     return CR_OK;
+}
+
+/* cr_radau_options.parallel: the integrator's chunks of vector work as tasks of the pool */
+static void radau_parallel(int tasks, void (*task)(void *arg, int k), void *arg, void *ctx)
+{
+    cr_pool_run(ctx, tasks, task, arg);
 }
 
 static void residual_rod(void *arg, int r)
@@ -1263,28 +1270,37 @@ static void unpack(asm_dyn *d, const double *y, double t)
     for (int b = 0; b < d->nb; ++b) memcpy(d->s->body + (size_t)CR_ASM_BODY_DOF * b, y + d->bd[b].off, 13 * sizeof *y);
 }
 
+/* A rod's part of load_power, in rd->power (a task of the pool) */
+static void power_rod(void *arg, int r)
+{
+    const rod_job *job = arg;
+    rod_dyn *rd = &job->d->rd[r];
+    const cr_model *m = rd->m;
+    rd->power = 0;
+    set_scales(rd, job->t);
+    int any = 0;
+    for (int k = 0; k < m->load_count; ++k) {
+        if (m->loads[k].type == CR_LOAD_GRAVITY && m->loads[k].time.type == CR_TIME_CONSTANT) rd->scale[k] = 0.0;
+        any |= rd->scale[k] != 0;
+    }
+    if (!any) return;
+    const cr_layout ly = cr_layout_dynamic();
+    const double *yr = job->y + rd->off;
+    memset(rd->F, 0, rd->dim * sizeof *rd->F);
+    cr_term_loads(m, &ly, rd->scale, yr, rd->F, NULL);
+    for (int i = 0; i < m->nodes; ++i)
+        for (int k = 0; k < 6; ++k) rd->power += rd->F[(size_t)i * B + CR_DYN_V + k] * yr[(size_t)i * B + CR_DYN_V + k];
+}
+
 /* Power of the non-gravity loads of every rod, Σ f·v + μ·Ω (constant gravity is in the
- * potential; gravity with a time function does work), as one rod's (dynamics_solve.c). */
+ * potential; gravity with a time function does work), as one rod's (dynamics_solve.c).
+ * The rods' parts are summed in their order, whatever the threads. */
 static double load_power(asm_dyn *d, double t, const double *y)
 {
+    rod_job job = {.d = d, .t = t, .y = y};
+    cr_pool_run(d->pool, d->nr, power_rod, &job);
     double P = 0;
-    cr_layout ly = cr_layout_dynamic();
-    for (int r = 0; r < d->nr; ++r) {
-        rod_dyn *rd = &d->rd[r];
-        const cr_model *m = rd->m;
-        set_scales(rd, t);
-        int any = 0;
-        for (int k = 0; k < m->load_count; ++k) {
-            if (m->loads[k].type == CR_LOAD_GRAVITY && m->loads[k].time.type == CR_TIME_CONSTANT) rd->scale[k] = 0.0;
-            any |= rd->scale[k] != 0;
-        }
-        if (!any) continue;
-        const double *yr = y + rd->off;
-        memset(rd->F, 0, rd->dim * sizeof *rd->F);
-        cr_term_loads(m, &ly, rd->scale, yr, rd->F, NULL);
-        for (int i = 0; i < m->nodes; ++i)
-            for (int k = 0; k < 6; ++k) P += rd->F[(size_t)i * B + CR_DYN_V + k] * yr[(size_t)i * B + CR_DYN_V + k];
-    }
+    for (int r = 0; r < d->nr; ++r) P += d->rd[r].power;
     set_body_scales(d, t);
     for (int k = 0; k < d->a->body_load_count; ++k) /* constant gravity: in the potential */
         if (d->a->body_loads[k].type == CR_LOAD_GRAVITY && d->a->body_loads[k].time.type == CR_TIME_CONSTANT)
@@ -1501,15 +1517,23 @@ static void stage_counters(const asm_dyn *d, long out[7])
 /* After every accepted step: the quaternions renormalized, the external work accumulated,
  * the integrator memory saved, and the caller told (progress, checkpoints, stop), as for
  * one rod. */
+/* a rod's quaternions renormalized (a task of the pool; job->re: y) */
+static void renormalize_rod(void *arg, int r)
+{
+    const rod_job *job = arg;
+    const rod_dyn *rd = &job->d->rd[r];
+    for (int i = 0; i < rd->m->nodes; ++i) {
+        double *p = job->re + rd->off + (size_t)i * B + 3;
+        double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
+        for (int c = 0; c < 4; ++c) p[c] *= s;
+    }
+}
+
 static int step_done(double t, double *y, void *user)
 {
     asm_dyn *d = user;
-    for (int r = 0; r < d->nr; ++r)
-        for (int i = 0; i < d->rd[r].m->nodes; ++i) {
-            double *p = y + d->rd[r].off + (size_t)i * B + 3;
-            double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
-            for (int c = 0; c < 4; ++c) p[c] *= s;
-        }
+    rod_job job = {.d = d, .re = y};
+    cr_pool_run(d->pool, d->nr, renormalize_rod, &job);
     for (int b = 0; b < d->nb; ++b) {
         double *p = y + d->bd[b].off + 3;
         double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
@@ -2037,6 +2061,7 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
         goto done;
     }
     cr_radau_options ro = cr_radau_default_options();
+    if (d.pool) ro.parallel = radau_parallel, ro.parallel_ctx = d.pool; /* its vector work on the rods' threads */
     ro.rtol = o.rtol, ro.atol = o.atol, ro.atol_vec = atol, ro.error_index = index;
     ro.h_init = h0 > 0 ? h0 : o.h_init, ro.h_max = o.h_max, ro.max_steps = o.max_steps;
     ro.output = output, ro.output_times = times, ro.n_output_times = (int)count;
