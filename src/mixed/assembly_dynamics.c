@@ -826,6 +826,61 @@ static cr_status response_columns(const asm_dyn *d, rod_dyn *rd, double *Vr, dou
     return CR_OK;
 }
 
+/* Where a row of the Schur complement goes: the dense one's row (re, and im when complex),
+ * or row i of the sparse system */
+typedef struct schur_row {
+    double *re, *im;
+    cr_asm_sys *sys;
+    int i;
+} schur_row;
+
+static inline void add_dense(schur_row *dst, int c, double re, double im)
+{
+    dst->re[c] += re;
+    if (dst->im) dst->im[c] += im;
+}
+
+static inline void add_sparse(schur_row *dst, int c, double re, double im)
+{
+    cr_asm_sys_add_complex(dst->sys, dst->i, c, re, im);
+}
+
+/* Row i of Σ_r G_r V_r Cᵀ over the rods on joint row i's sides, for the dense Schur
+ * complement and the sparse one alike: G_r V_r is O(1) per column (G reads three node blocks;
+ * the tail path's V has the last two only), spread over the multipliers c of every joint at
+ * the column's node by Cᵀ; each nonzero goes to add(dst, c, re, im) (im 0 when real). Static
+ * inline with a constant `add`, so each caller gets its own loop. */
+static inline void rods_schur_row(const asm_dyn *d, int i, int complex_, void (*add)(schur_row *, int, double, double),
+                                  schur_row *dst)
+{
+    const int jk = d->row_joint[i];
+    const cr_asm_joint *j = &d->a->joints[jk];
+    int r0 = d->a->iface[j->iface[0]].rod, r1 = d->a->iface[j->iface[1]].rod;
+    if (r0 < 0) r0 = r1, r1 = -1; /* the rods among the two sides */
+    if (r1 < 0) r1 = r0;
+    for (int pass = 0; r0 >= 0 && pass < (r1 != r0 ? 2 : 1); ++pass) {
+        const rod_dyn *rd = &d->rd[pass ? r1 : r0];
+        for (int q = 0; q < rd->m_iface; ++q) {
+            const int e = rd->iface[q];
+            for (int c6 = 0; c6 < 6; ++c6) {
+                const size_t col = rd->dim * (6 * q + c6);
+                const int tail = complex_ ? rd->tail_cplx : rd->tail_real, first = tail ? rd->m->nodes - 2 : 0;
+                const double *vr = tail ? rd->Vt[0] + 2 * B * c6 : (complex_ ? rd->Vre : rd->V) + col;
+                const double *vi = tail ? rd->Vt[1] + 2 * B * c6 : rd->Vim + col;
+                const double gr = g_dot(d, i, jk, NULL, rd->r, vr, first);
+                const double gi = complex_ ? g_dot(d, i, jk, NULL, rd->r, vi, first) : 0.0;
+                for (int t = d->adj0[e]; t < d->adj0[e + 1]; ++t) {
+                    const cr_asm_joint *jc = &d->a->joints[d->adj[t] / 2];
+                    for (int c = jc->row0; c < jc->row0 + jc->rows; ++c) {
+                        const double v = d->Ct[(size_t)c * 12 + 6 * (d->adj[t] % 2) + c6];
+                        if (v != 0.0) add(dst, c, gr * v, gi * v);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /* S = G_μ + Σ_r G_r V_r Cᵀ (re) and Σ G_r V_r,im Cᵀ (im, when Vi): G_r V_r is O(1) per
  * column (G reads three node blocks) */
 static void schur(asm_dyn *d, int complex_, double *Sre, double *Sim)
@@ -858,32 +913,8 @@ static void schur(asm_dyn *d, int complex_, double *Sre, double *Sim)
                 }
             }
         }
-        int r0 = d->a->iface[j->iface[0]].rod, r1 = d->a->iface[j->iface[1]].rod;
-        if (r0 < 0) r0 = r1, r1 = -1; /* the rods among the two sides */
-        if (r1 < 0) r1 = r0;
-        for (int pass = 0; r0 >= 0 && pass < (r1 != r0 ? 2 : 1); ++pass) {
-            const rod_dyn *rd = &d->rd[pass ? r1 : r0];
-            for (int q = 0; q < rd->m_iface; ++q) {
-                const int e = rd->iface[q];
-                for (int c6 = 0; c6 < 6; ++c6) {
-                    const size_t col = rd->dim * (6 * q + c6);
-                    const int tail = complex_ ? rd->tail_cplx : rd->tail_real, first = tail ? rd->m->nodes - 2 : 0;
-                    const double *vr = tail ? rd->Vt[0] + 2 * B * c6 : (complex_ ? rd->Vre : rd->V) + col;
-                    const double *vi = tail ? rd->Vt[1] + 2 * B * c6 : rd->Vim + col;
-                    const double gr = g_dot(d, i, jk, NULL, rd->r, vr, first);
-                    const double gi = complex_ ? g_dot(d, i, jk, NULL, rd->r, vi, first) : 0.0;
-                    for (int t = d->adj0[e]; t < d->adj0[e + 1]; ++t) {
-                        const cr_asm_joint *jc = &d->a->joints[d->adj[t] / 2];
-                        for (int c = jc->row0; c < jc->row0 + jc->rows; ++c) {
-                            const double v = d->Ct[(size_t)c * 12 + 6 * (d->adj[t] % 2) + c6];
-                            if (v == 0.0) continue;
-                            Sre[(size_t)i * k + c] += gr * v;
-                            if (complex_) Sim[(size_t)i * k + c] += gi * v;
-                        }
-                    }
-                }
-            }
-        }
+        schur_row dst = {.re = Sre + (size_t)i * k, .im = complex_ ? Sim + (size_t)i * k : NULL};
+        rods_schur_row(d, i, complex_, add_dense, &dst);
     }
 }
 
@@ -1010,30 +1041,8 @@ static cr_status sparse_schur(asm_dyn *d, int complex_, int schur_terms)
                 cr_asm_sys_add_complex(sys, i, k + 6 * f->node + c6, gr, gi);
             }
         }
-        int r0 = a->iface[j->iface[0]].rod, r1 = a->iface[j->iface[1]].rod;
-        if (r0 < 0) r0 = r1, r1 = -1;
-        if (r1 < 0) r1 = r0;
-        for (int pass = 0; r0 >= 0 && pass < (r1 != r0 ? 2 : 1); ++pass) { /* G_r V_r Cᵀ */
-            const rod_dyn *rd = &d->rd[pass ? r1 : r0];
-            for (int q = 0; q < rd->m_iface; ++q) {
-                const int e = rd->iface[q];
-                for (int c6 = 0; c6 < 6; ++c6) {
-                    const size_t col = rd->dim * (6 * q + c6);
-                    const int tail = complex_ ? rd->tail_cplx : rd->tail_real, first = tail ? rd->m->nodes - 2 : 0;
-                    const double *vr = tail ? rd->Vt[0] + 2 * B * c6 : (complex_ ? rd->Vre : rd->V) + col;
-                    const double *vi = tail ? rd->Vt[1] + 2 * B * c6 : rd->Vim + col;
-                    const double gr = g_dot(d, i, jk, NULL, rd->r, vr, first);
-                    const double gi = complex_ ? g_dot(d, i, jk, NULL, rd->r, vi, first) : 0.0;
-                    for (int t = d->adj0[e]; t < d->adj0[e + 1]; ++t) {
-                        const cr_asm_joint *jc = &a->joints[d->adj[t] / 2];
-                        for (int c = jc->row0; c < jc->row0 + jc->rows; ++c) {
-                            const double v = d->Ct[(size_t)c * 12 + 6 * (d->adj[t] % 2) + c6];
-                            if (v != 0.0) cr_asm_sys_add_complex(sys, i, c, gr * v, gi * v);
-                        }
-                    }
-                }
-            }
-        }
+        schur_row dst = {.sys = sys, .i = i};
+        rods_schur_row(d, i, complex_, add_sparse, &dst); /* G_r V_r Cᵀ */
     }
     for (int b = 0; b < d->nb; ++b) { /* z_b − C_bᵀμ = 0 */
         const int e = d->bd[b].iface;
