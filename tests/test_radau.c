@@ -1283,8 +1283,137 @@ static void test_checkpoint_memory(void)
     cr_radau_dense_solver_destroy(d);
 }
 
-CHECK_MAIN(CASE(test_tableau), CASE(test_linear_stiff), CASE(test_prothero_robinson),
-           CASE(test_dae_index1), CASE(test_order_fixed_step), CASE(test_statistics),
-           CASE(test_callback_stop), CASE(test_dense_output), CASE(test_callback_modifies_state),
-           CASE(test_checkpoint_restart), CASE(test_errors), CASE(test_step_size_floor),
-           CASE(test_checkpoint_memory))
+/* ------------------------------------------------------------------------ */
+/* The vector work in chunks, through the parallel hook                      */
+/* ------------------------------------------------------------------------ */
+
+/* n decoupled rows above CR_RADAU_PARALLEL_MIN: y_i' = −k_i y_i (k_i from 1 to 100) and,
+ * every 1000th row, the algebraic 0 = e^{−t} − y_i; exact y_i(0) e^{−k_i t} and e^{−t}. The
+ * hook runs the chunks backwards (any order must give the same numbers): the run with it
+ * and the one without agree to the last bit, states, outputs and counters alike. */
+typedef struct chunked {
+    int n;
+    double *k, *mass;
+    double sr, si; /* the current shifts */
+    int hook_calls;
+    int outputs;
+    double out_sum; /* Σ over outputs of the first and last entries */
+} chunked;
+
+static double chunk_k(int i) { return 1.0 + 99.0 * (double)(i % 97) / 96.0; }
+
+static cr_status chunked_rhs(double t, const double *y, double *f, void *user)
+{
+    const chunked *c = user;
+    for (int i = 0; i < c->n; ++i) f[i] = c->mass[i] != 0.0 ? -c->k[i] * y[i] : exp(-t) - y[i];
+    return CR_OK;
+}
+static cr_status chunked_jac(double t, const double *y, const double *fy, void *ctx)
+{
+    (void)t, (void)y, (void)fy, (void)ctx;
+    return CR_OK;
+}
+/* −J_ii: k_i, or 1 on an algebraic row */
+static cr_status chunked_factor_real(double shift, void *ctx)
+{
+    ((chunked *)ctx)->sr = shift;
+    return CR_OK;
+}
+static cr_status chunked_solve_real(double *b, void *ctx)
+{
+    const chunked *c = ctx;
+    for (int i = 0; i < c->n; ++i) b[i] /= c->sr * c->mass[i] + (c->mass[i] != 0.0 ? c->k[i] : 1.0);
+    return CR_OK;
+}
+static cr_status chunked_factor_complex(double sr, double si, void *ctx)
+{
+    chunked *c = ctx;
+    c->sr = sr, c->si = si;
+    return CR_OK;
+}
+static cr_status chunked_solve_complex(double *re, double *im, void *ctx)
+{
+    const chunked *c = ctx;
+    for (int i = 0; i < c->n; ++i) {
+        const double ar = c->sr * c->mass[i] + (c->mass[i] != 0.0 ? c->k[i] : 1.0), ai = c->si * c->mass[i];
+        const double d = ar * ar + ai * ai, xr = (re[i] * ar + im[i] * ai) / d, xi = (im[i] * ar - re[i] * ai) / d;
+        re[i] = xr, im[i] = xi;
+    }
+    return CR_OK;
+}
+static int chunked_output(double t, const double *y, void *user)
+{
+    (void)t;
+    chunked *c = user;
+    c->outputs++;
+    c->out_sum += y[0] + y[c->n - 1];
+    return 0;
+}
+static void backwards(int tasks, void (*task)(void *, int), void *arg, void *ctx)
+{
+    ((chunked *)ctx)->hook_calls++;
+    for (int k = tasks - 1; k >= 0; --k) task(arg, k);
+}
+
+static void test_parallel_chunks(void)
+{
+    const int n = 4 * CR_RADAU_CHUNK + 123;
+    const double T = 0.3;
+    CHECK(n >= CR_RADAU_PARALLEL_MIN);
+    chunked c[2];
+    double *y[2], *mid[2];
+    cr_radau_stats st[2];
+    for (int pass = 0; pass < 2; ++pass) {
+        chunked *cp = &c[pass];
+        memset(cp, 0, sizeof *cp);
+        cp->n = n;
+        cp->k = malloc(sizeof(double) * (size_t)n), cp->mass = malloc(sizeof(double) * (size_t)n);
+        double *y0 = malloc(sizeof(double) * (size_t)n);
+        y[pass] = malloc(sizeof(double) * (size_t)n), mid[pass] = malloc(sizeof(double) * (size_t)n);
+        for (int i = 0; i < n; ++i) {
+            cp->k[i] = chunk_k(i), cp->mass[i] = i % 1000 == 500 ? 0.0 : 1.0;
+            y0[i] = cp->mass[i] != 0.0 ? 1.0 + 0.5 * sin(i) : 1.0;
+        }
+        cr_radau_problem p = {.n = n,
+                              .mass = cp->mass,
+                              .rhs = chunked_rhs,
+                              .linsys = {chunked_jac, chunked_factor_real, chunked_solve_real, chunked_factor_complex,
+                                         chunked_solve_complex, cp},
+                              .user = cp};
+        cr_radau_options o = cr_radau_default_options();
+        o.rtol = 1e-5, o.atol = 1e-7, o.output = chunked_output, o.output_interval = 0.05;
+        if (pass) o.parallel = backwards, o.parallel_ctx = cp;
+        cr_error err = {0};
+        cr_radau *s = cr_radau_create(&p, &o, 0.0, y0, &err);
+        CHECK(s != NULL);
+        if (!s) return;
+        CHECK(cr_radau_integrate(s, T, &err) == CR_OK);
+        memcpy(y[pass], cr_radau_y(s), sizeof(double) * (size_t)n);
+        CHECK(cr_radau_interpolate(s, T - 0.5 * cr_radau_get_stats(s).h_last, mid[pass], NULL) == CR_OK);
+        st[pass] = cr_radau_get_stats(s);
+        /* against the exact solution (rtol bounds the global error roughly) */
+        double worst = 0;
+        for (int i = 0; i < n; ++i) {
+            const double ex = cp->mass[i] != 0.0 ? y0[i] * exp(-cp->k[i] * T) : exp(-T);
+            worst = fmax(worst, fabs(y[pass][i] - ex) / (1e-7 + 1e-5 * fabs(ex)));
+        }
+        if (verbose())
+            printf("chunks (%s): %ld steps, worst scaled error %.3g, %d hook calls\n", pass ? "hook" : "serial",
+                   st[pass].steps, worst, cp->hook_calls);
+        CHECK(worst < 10.0);
+        cr_radau_destroy(s);
+        free(y0);
+    }
+    CHECK(c[0].hook_calls == 0 && c[1].hook_calls > 10 * st[1].steps); /* every loop went through it */
+    CHECK(memcmp(y[0], y[1], sizeof(double) * (size_t)n) == 0);
+    CHECK(memcmp(mid[0], mid[1], sizeof(double) * (size_t)n) == 0);
+    CHECK(c[0].outputs == 7 && c[1].outputs == 7 && c[0].out_sum == c[1].out_sum);
+    CHECK(st[0].steps == st[1].steps && st[0].rejected == st[1].rejected &&
+          st[0].newton_iterations == st[1].newton_iterations && st[0].h_next == st[1].h_next);
+    for (int pass = 0; pass < 2; ++pass) free(c[pass].k), free(c[pass].mass), free(y[pass]), free(mid[pass]);
+}
+
+CHECK_MAIN(CASE(test_tableau), CASE(test_linear_stiff), CASE(test_prothero_robinson), CASE(test_dae_index1),
+           CASE(test_order_fixed_step), CASE(test_statistics), CASE(test_callback_stop), CASE(test_dense_output),
+           CASE(test_callback_modifies_state), CASE(test_checkpoint_restart), CASE(test_errors),
+           CASE(test_step_size_floor), CASE(test_checkpoint_memory), CASE(test_parallel_chunks))

@@ -240,7 +240,28 @@ typedef struct cr_radau_options {
 
     cr_radau_step_fn step_callback;  /* default NULL */
     cr_radau_step_limit_fn step_limit; /* default NULL: no bound but h_max */
+
+    /* Threads for the integrator's own work on the whole state (stage values, the
+     * Newton transformation and updates, norms, the error estimate, the collocation
+     * polynomial, dense output, cr_radau_interpolate), which on a large state is a
+     * sizable part of a step besides F and the linear algebra. A parallel-for: runs
+     * task(arg, k) for k = 0..tasks-1, on any threads in any order, and returns when all
+     * have finished (a thread pool's run; ctx = parallel_ctx). Used when n >=
+     * CR_RADAU_PARALLEL_MIN. The vectors are cut into fixed chunks of CR_RADAU_CHUNK
+     * unknowns whatever the hook, and a norm adds the chunks' partial sums in their
+     * order: the results are the same bit for bit with the hook or without, on any
+     * number of threads. The tasks call neither F, nor the linear-algebra hook, nor a
+     * callback, and the integrator calls the hook only from its own functions, never
+     * while another call of it runs. Default NULL (the caller's thread). */
+    void (*parallel)(int tasks, void (*task)(void *arg, int k), void *arg, void *ctx);
+    void *parallel_ctx;
 } cr_radau_options;
+
+/* The chunk of the integrator's vector work (unknowns) and the smallest n for which it
+ * uses cr_radau_options.parallel (below, a chunk's work is too short for a thread's
+ * wake-up). */
+#define CR_RADAU_CHUNK 16384
+#define CR_RADAU_PARALLEL_MIN (4 * CR_RADAU_CHUNK)
 
 /* Defaults as documented field by field above. */
 cr_radau_options cr_radau_default_options(void);

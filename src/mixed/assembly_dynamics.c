@@ -104,6 +104,7 @@ typedef struct rod_dyn {
     double Vt[2][6 * 2 * CR_DYN_BLOCK]; /* re, im: 6 columns of the last two blocks */
     double *bsave;                      /* 2 dim: scratch for that response (re, im) */
     cr_status st;                       /* a task's status (rod_tasks) */
+    double power;                       /* its loads' power (load_power's task) */
 } rod_dyn;
 
 /* A free body (assembly_bodies.c): its 13 unknowns (r, p, v, Ω) at off in y, with the DAE
@@ -468,6 +469,12 @@ static cr_status rod_tasks(asm_dyn *d, cr_pool_fn fn, rod_job *job)
     return CR_OK;
 }
 
+/* cr_radau_options.parallel: the integrator's chunks of vector work as tasks of the pool */
+static void radau_parallel(int tasks, void (*task)(void *arg, int k), void *arg, void *ctx)
+{
+    cr_pool_run(ctx, tasks, task, arg);
+}
+
 static void residual_rod(void *arg, int r)
 {
     const rod_job *job = arg;
@@ -819,6 +826,61 @@ static cr_status response_columns(const asm_dyn *d, rod_dyn *rd, double *Vr, dou
     return CR_OK;
 }
 
+/* Where a row of the Schur complement goes: the dense one's row (re, and im when complex),
+ * or row i of the sparse system */
+typedef struct schur_row {
+    double *re, *im;
+    cr_asm_sys *sys;
+    int i;
+} schur_row;
+
+static inline void add_dense(schur_row *dst, int c, double re, double im)
+{
+    dst->re[c] += re;
+    if (dst->im) dst->im[c] += im;
+}
+
+static inline void add_sparse(schur_row *dst, int c, double re, double im)
+{
+    cr_asm_sys_add_complex(dst->sys, dst->i, c, re, im);
+}
+
+/* Row i of Σ_r G_r V_r Cᵀ over the rods on joint row i's sides, for the dense Schur
+ * complement and the sparse one alike: G_r V_r is O(1) per column (G reads three node blocks;
+ * the tail path's V has the last two only), spread over the multipliers c of every joint at
+ * the column's node by Cᵀ; each nonzero goes to add(dst, c, re, im) (im 0 when real). Static
+ * inline with a constant `add`, so each caller gets its own loop. */
+static inline void rods_schur_row(const asm_dyn *d, int i, int complex_, void (*add)(schur_row *, int, double, double),
+                                  schur_row *dst)
+{
+    const int jk = d->row_joint[i];
+    const cr_asm_joint *j = &d->a->joints[jk];
+    int r0 = d->a->iface[j->iface[0]].rod, r1 = d->a->iface[j->iface[1]].rod;
+    if (r0 < 0) r0 = r1, r1 = -1; /* the rods among the two sides */
+    if (r1 < 0) r1 = r0;
+    for (int pass = 0; r0 >= 0 && pass < (r1 != r0 ? 2 : 1); ++pass) {
+        const rod_dyn *rd = &d->rd[pass ? r1 : r0];
+        for (int q = 0; q < rd->m_iface; ++q) {
+            const int e = rd->iface[q];
+            for (int c6 = 0; c6 < 6; ++c6) {
+                const size_t col = rd->dim * (6 * q + c6);
+                const int tail = complex_ ? rd->tail_cplx : rd->tail_real, first = tail ? rd->m->nodes - 2 : 0;
+                const double *vr = tail ? rd->Vt[0] + 2 * B * c6 : (complex_ ? rd->Vre : rd->V) + col;
+                const double *vi = tail ? rd->Vt[1] + 2 * B * c6 : rd->Vim + col;
+                const double gr = g_dot(d, i, jk, NULL, rd->r, vr, first);
+                const double gi = complex_ ? g_dot(d, i, jk, NULL, rd->r, vi, first) : 0.0;
+                for (int t = d->adj0[e]; t < d->adj0[e + 1]; ++t) {
+                    const cr_asm_joint *jc = &d->a->joints[d->adj[t] / 2];
+                    for (int c = jc->row0; c < jc->row0 + jc->rows; ++c) {
+                        const double v = d->Ct[(size_t)c * 12 + 6 * (d->adj[t] % 2) + c6];
+                        if (v != 0.0) add(dst, c, gr * v, gi * v);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /* S = G_μ + Σ_r G_r V_r Cᵀ (re) and Σ G_r V_r,im Cᵀ (im, when Vi): G_r V_r is O(1) per
  * column (G reads three node blocks) */
 static void schur(asm_dyn *d, int complex_, double *Sre, double *Sim)
@@ -851,32 +913,8 @@ static void schur(asm_dyn *d, int complex_, double *Sre, double *Sim)
                 }
             }
         }
-        int r0 = d->a->iface[j->iface[0]].rod, r1 = d->a->iface[j->iface[1]].rod;
-        if (r0 < 0) r0 = r1, r1 = -1; /* the rods among the two sides */
-        if (r1 < 0) r1 = r0;
-        for (int pass = 0; r0 >= 0 && pass < (r1 != r0 ? 2 : 1); ++pass) {
-            const rod_dyn *rd = &d->rd[pass ? r1 : r0];
-            for (int q = 0; q < rd->m_iface; ++q) {
-                const int e = rd->iface[q];
-                for (int c6 = 0; c6 < 6; ++c6) {
-                    const size_t col = rd->dim * (6 * q + c6);
-                    const int tail = complex_ ? rd->tail_cplx : rd->tail_real, first = tail ? rd->m->nodes - 2 : 0;
-                    const double *vr = tail ? rd->Vt[0] + 2 * B * c6 : (complex_ ? rd->Vre : rd->V) + col;
-                    const double *vi = tail ? rd->Vt[1] + 2 * B * c6 : rd->Vim + col;
-                    const double gr = g_dot(d, i, jk, NULL, rd->r, vr, first);
-                    const double gi = complex_ ? g_dot(d, i, jk, NULL, rd->r, vi, first) : 0.0;
-                    for (int t = d->adj0[e]; t < d->adj0[e + 1]; ++t) {
-                        const cr_asm_joint *jc = &d->a->joints[d->adj[t] / 2];
-                        for (int c = jc->row0; c < jc->row0 + jc->rows; ++c) {
-                            const double v = d->Ct[(size_t)c * 12 + 6 * (d->adj[t] % 2) + c6];
-                            if (v == 0.0) continue;
-                            Sre[(size_t)i * k + c] += gr * v;
-                            if (complex_) Sim[(size_t)i * k + c] += gi * v;
-                        }
-                    }
-                }
-            }
-        }
+        schur_row dst = {.re = Sre + (size_t)i * k, .im = complex_ ? Sim + (size_t)i * k : NULL};
+        rods_schur_row(d, i, complex_, add_dense, &dst);
     }
 }
 
@@ -1003,30 +1041,8 @@ static cr_status sparse_schur(asm_dyn *d, int complex_, int schur_terms)
                 cr_asm_sys_add_complex(sys, i, k + 6 * f->node + c6, gr, gi);
             }
         }
-        int r0 = a->iface[j->iface[0]].rod, r1 = a->iface[j->iface[1]].rod;
-        if (r0 < 0) r0 = r1, r1 = -1;
-        if (r1 < 0) r1 = r0;
-        for (int pass = 0; r0 >= 0 && pass < (r1 != r0 ? 2 : 1); ++pass) { /* G_r V_r Cᵀ */
-            const rod_dyn *rd = &d->rd[pass ? r1 : r0];
-            for (int q = 0; q < rd->m_iface; ++q) {
-                const int e = rd->iface[q];
-                for (int c6 = 0; c6 < 6; ++c6) {
-                    const size_t col = rd->dim * (6 * q + c6);
-                    const int tail = complex_ ? rd->tail_cplx : rd->tail_real, first = tail ? rd->m->nodes - 2 : 0;
-                    const double *vr = tail ? rd->Vt[0] + 2 * B * c6 : (complex_ ? rd->Vre : rd->V) + col;
-                    const double *vi = tail ? rd->Vt[1] + 2 * B * c6 : rd->Vim + col;
-                    const double gr = g_dot(d, i, jk, NULL, rd->r, vr, first);
-                    const double gi = complex_ ? g_dot(d, i, jk, NULL, rd->r, vi, first) : 0.0;
-                    for (int t = d->adj0[e]; t < d->adj0[e + 1]; ++t) {
-                        const cr_asm_joint *jc = &a->joints[d->adj[t] / 2];
-                        for (int c = jc->row0; c < jc->row0 + jc->rows; ++c) {
-                            const double v = d->Ct[(size_t)c * 12 + 6 * (d->adj[t] % 2) + c6];
-                            if (v != 0.0) cr_asm_sys_add_complex(sys, i, c, gr * v, gi * v);
-                        }
-                    }
-                }
-            }
-        }
+        schur_row dst = {.sys = sys, .i = i};
+        rods_schur_row(d, i, complex_, add_sparse, &dst); /* G_r V_r Cᵀ */
     }
     for (int b = 0; b < d->nb; ++b) { /* z_b − C_bᵀμ = 0 */
         const int e = d->bd[b].iface;
@@ -1263,28 +1279,37 @@ static void unpack(asm_dyn *d, const double *y, double t)
     for (int b = 0; b < d->nb; ++b) memcpy(d->s->body + (size_t)CR_ASM_BODY_DOF * b, y + d->bd[b].off, 13 * sizeof *y);
 }
 
+/* A rod's part of load_power, in rd->power (a task of the pool) */
+static void power_rod(void *arg, int r)
+{
+    const rod_job *job = arg;
+    rod_dyn *rd = &job->d->rd[r];
+    const cr_model *m = rd->m;
+    rd->power = 0;
+    set_scales(rd, job->t);
+    int any = 0;
+    for (int k = 0; k < m->load_count; ++k) {
+        if (m->loads[k].type == CR_LOAD_GRAVITY && m->loads[k].time.type == CR_TIME_CONSTANT) rd->scale[k] = 0.0;
+        any |= rd->scale[k] != 0;
+    }
+    if (!any) return;
+    const cr_layout ly = cr_layout_dynamic();
+    const double *yr = job->y + rd->off;
+    memset(rd->F, 0, rd->dim * sizeof *rd->F);
+    cr_term_loads(m, &ly, rd->scale, yr, rd->F, NULL);
+    for (int i = 0; i < m->nodes; ++i)
+        for (int k = 0; k < 6; ++k) rd->power += rd->F[(size_t)i * B + CR_DYN_V + k] * yr[(size_t)i * B + CR_DYN_V + k];
+}
+
 /* Power of the non-gravity loads of every rod, Σ f·v + μ·Ω (constant gravity is in the
- * potential; gravity with a time function does work), as one rod's (dynamics_solve.c). */
+ * potential; gravity with a time function does work), as one rod's (dynamics_solve.c).
+ * The rods' parts are summed in their order, whatever the threads. */
 static double load_power(asm_dyn *d, double t, const double *y)
 {
+    rod_job job = {.d = d, .t = t, .y = y};
+    cr_pool_run(d->pool, d->nr, power_rod, &job);
     double P = 0;
-    cr_layout ly = cr_layout_dynamic();
-    for (int r = 0; r < d->nr; ++r) {
-        rod_dyn *rd = &d->rd[r];
-        const cr_model *m = rd->m;
-        set_scales(rd, t);
-        int any = 0;
-        for (int k = 0; k < m->load_count; ++k) {
-            if (m->loads[k].type == CR_LOAD_GRAVITY && m->loads[k].time.type == CR_TIME_CONSTANT) rd->scale[k] = 0.0;
-            any |= rd->scale[k] != 0;
-        }
-        if (!any) continue;
-        const double *yr = y + rd->off;
-        memset(rd->F, 0, rd->dim * sizeof *rd->F);
-        cr_term_loads(m, &ly, rd->scale, yr, rd->F, NULL);
-        for (int i = 0; i < m->nodes; ++i)
-            for (int k = 0; k < 6; ++k) P += rd->F[(size_t)i * B + CR_DYN_V + k] * yr[(size_t)i * B + CR_DYN_V + k];
-    }
+    for (int r = 0; r < d->nr; ++r) P += d->rd[r].power;
     set_body_scales(d, t);
     for (int k = 0; k < d->a->body_load_count; ++k) /* constant gravity: in the potential */
         if (d->a->body_loads[k].type == CR_LOAD_GRAVITY && d->a->body_loads[k].time.type == CR_TIME_CONSTANT)
@@ -1501,15 +1526,23 @@ static void stage_counters(const asm_dyn *d, long out[7])
 /* After every accepted step: the quaternions renormalized, the external work accumulated,
  * the integrator memory saved, and the caller told (progress, checkpoints, stop), as for
  * one rod. */
+/* a rod's quaternions renormalized (a task of the pool; job->re: y) */
+static void renormalize_rod(void *arg, int r)
+{
+    const rod_job *job = arg;
+    const rod_dyn *rd = &job->d->rd[r];
+    for (int i = 0; i < rd->m->nodes; ++i) {
+        double *p = job->re + rd->off + (size_t)i * B + 3;
+        double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
+        for (int c = 0; c < 4; ++c) p[c] *= s;
+    }
+}
+
 static int step_done(double t, double *y, void *user)
 {
     asm_dyn *d = user;
-    for (int r = 0; r < d->nr; ++r)
-        for (int i = 0; i < d->rd[r].m->nodes; ++i) {
-            double *p = y + d->rd[r].off + (size_t)i * B + 3;
-            double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
-            for (int c = 0; c < 4; ++c) p[c] *= s;
-        }
+    rod_job job = {.d = d, .re = y};
+    cr_pool_run(d->pool, d->nr, renormalize_rod, &job);
     for (int b = 0; b < d->nb; ++b) {
         double *p = y + d->bd[b].off + 3;
         double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
@@ -2037,6 +2070,7 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
         goto done;
     }
     cr_radau_options ro = cr_radau_default_options();
+    if (d.pool) ro.parallel = radau_parallel, ro.parallel_ctx = d.pool; /* its vector work on the rods' threads */
     ro.rtol = o.rtol, ro.atol = o.atol, ro.atol_vec = atol, ro.error_index = index;
     ro.h_init = h0 > 0 ? h0 : o.h_init, ro.h_max = o.h_max, ro.max_steps = o.max_steps;
     ro.output = output, ro.output_times = times, ro.n_output_times = (int)count;

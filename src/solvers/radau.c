@@ -263,6 +263,8 @@ struct cr_radau {
     double *z[3], *w[3], *f[3];
     double *cont[4]; /* collocation polynomial of the last accepted step */
     double *ytmp, *err, *etmp;
+    int chunks;            /* of CR_RADAU_CHUNK unknowns: the vector loops' tasks (see for_chunks) */
+    double *part;          /* a norm's partial sums, one per chunk */
     double h_last, t_last; /* last accepted step: size and end time */
     double t_start;        /* t at create/reinit: the step-size floor grows with t - t_start */
     int have_f0, have_cont, first, reject;
@@ -312,6 +314,8 @@ cr_radau_options cr_radau_default_options(void)
     o.output_interval = 0.0;
     o.step_callback = NULL;
     o.step_limit = NULL;
+    o.parallel = NULL;
+    o.parallel_ctx = NULL;
     return o;
 }
 
@@ -463,9 +467,12 @@ cr_radau *cr_radau_create(const cr_radau_problem *problem, const cr_radau_option
      * cont×4, ytmp, err, etmp = 22 vectors */
     double *blk = malloc(sizeof(double) * (size_t)n * 22);
     if (o->n_output_times > 0) s->out_times = malloc(sizeof(double) * (size_t)o->n_output_times);
-    if (!blk || (o->n_output_times > 0 && !s->out_times)) {
+    s->chunks = (n - 1) / CR_RADAU_CHUNK + 1;
+    s->part = malloc(sizeof(double) * (size_t)s->chunks);
+    if (!blk || (o->n_output_times > 0 && !s->out_times) || !s->part) {
         free(blk);
         free(s->out_times);
+        free(s->part);
         free(s);
         cr_error_set(err, CR_NO_MEMORY, "radau: out of memory");
         return NULL;
@@ -531,6 +538,7 @@ void cr_radau_destroy(cr_radau *s)
     free(s->mass); /* the block starts at mass */
     free(s->out_times);
     free(s->index);
+    free(s->part);
     free(s);
 }
 
@@ -635,22 +643,108 @@ cr_radau_stats cr_radau_get_stats(const cr_radau *s)
     return st;
 }
 
+/* ======================================================================== */
+/* Vector work in chunks                                                    */
+/* ======================================================================== */
+
+/* Every loop over the state runs chunk by chunk (CR_RADAU_CHUNK unknowns), on the
+ * caller or through cr_radau_options.parallel on a large state. A norm's chunks leave
+ * their partial sums in s->part, added in the chunks' order afterwards: the chunks are
+ * fixed by n alone, so the sums (and every step size) are the same whichever thread ran
+ * which chunk, and with one chunk (n <= CR_RADAU_CHUNK) they are the plain loop's. */
+typedef struct vjob {
+    const cr_radau *cs; /* the integrator, read-only (dense output) */
+    cr_radau *s;        /* the same, written */
+    double h;           /* the step size */
+    double a[3];        /* the loop's coefficients */
+    const double *x;    /* the loop's input vector */
+    double *out;        /* the loop's output vector */
+} vjob;
+
+static void chunk_of(const cr_radau *s, int c, int *lo, int *hi)
+{
+    *lo = c * CR_RADAU_CHUNK;
+    *hi = s->n - *lo < CR_RADAU_CHUNK ? s->n : *lo + CR_RADAU_CHUNK;
+}
+
+static void for_chunks(const cr_radau *s, void (*fn)(void *, int), vjob *job)
+{
+    if (s->opt.parallel && s->n >= CR_RADAU_PARALLEL_MIN)
+        s->opt.parallel(s->chunks, fn, job, s->opt.parallel_ctx);
+    else
+        for (int c = 0; c < s->chunks; ++c) fn(job, c);
+}
+
+static double sum_parts(const cr_radau *s)
+{
+    double sum = 0.0;
+    for (int c = 0; c < s->chunks; ++c) sum += s->part[c];
+    return sum;
+}
+
+/* Index-2 and index-3 components (HW IV.8, RADAU5's NIND2/NIND3): their error is
+ * measured h resp. h² times smaller, i.e. scal / h^(index - 1). */
+static void scale_by_index(cr_radau *s, double h, int lo, int hi)
+{
+    if (!s->index) return;
+    for (int i = lo; i < hi; ++i)
+        if (s->index[i] == 2)
+            s->scal[i] /= h;
+        else if (s->index[i] == 3)
+            s->scal[i] /= h * h;
+}
+
 /* y(t) from the collocation polynomial of the last accepted step, written as
  * a Newton divided-difference form in s = (t − t1)/h about the nodes
  * dense_x = (0, c2−1, c1−1, −1): y1 + s(d1 + (s − x1)(d2 + (s − x2) d3)). */
-static void eval_cont(const cr_radau *s, double sig, double *out)
+static void eval_cont_chunk(void *arg, int c)
 {
-    const double x1 = s->tab.dense_x[1], x2 = s->tab.dense_x[2];
+    const vjob *j = arg;
+    const cr_radau *s = j->cs;
+    const double sig = j->a[0], x1 = s->tab.dense_x[1], x2 = s->tab.dense_x[2];
     const double *c0 = s->cont[0], *c1 = s->cont[1], *c2 = s->cont[2], *c3 = s->cont[3];
-    for (int i = 0; i < s->n; ++i)
-        out[i] = c0[i] + sig * (c1[i] + (sig - x1) * (c2[i] + (sig - x2) * c3[i]));
+    double *out = j->out;
+    int lo, hi;
+    chunk_of(s, c, &lo, &hi);
+    for (int i = lo; i < hi; ++i) out[i] = c0[i] + sig * (c1[i] + (sig - x1) * (c2[i] + (sig - x2) * c3[i]));
 }
 
-/* Increment-only form (without y1), used for the Newton starting values. */
-static double cont_incr(const cr_radau *s, int i, double sig)
+static void eval_cont(const cr_radau *s, double sig, double *out)
 {
-    const double x1 = s->tab.dense_x[1], x2 = s->tab.dense_x[2];
-    return sig * (s->cont[1][i] + (sig - x1) * (s->cont[2][i] + (sig - x2) * s->cont[3][i]));
+    vjob job = {.cs = s, .a = {sig}, .out = out};
+    for_chunks(s, eval_cont_chunk, &job);
+}
+
+/* the Newton weights atol + rtol·|y0| (scaled by the index) and their reciprocals */
+static void weights_chunk(void *arg, int c)
+{
+    const vjob *j = arg;
+    cr_radau *s = j->s;
+    int lo, hi;
+    chunk_of(s, c, &lo, &hi);
+    for (int i = lo; i < hi; ++i) s->scal[i] = s->atol[i] + s->rtol * fabs(s->y[i]);
+    scale_by_index(s, j->h, lo, hi);
+    for (int i = lo; i < hi; ++i) s->rscal[i] = 1.0 / s->scal[i];
+}
+
+/* part[c] = 1 when the chunk of x holds a non-finite entry */
+static void finite_chunk(void *arg, int c)
+{
+    const vjob *j = arg;
+    int lo, hi;
+    chunk_of(j->s, c, &lo, &hi);
+    j->s->part[c] = cr_all_finite(j->x + lo, (size_t)(hi - lo)) ? 0.0 : 1.0;
+}
+
+/* out = y0 + x (a stage value) */
+static void stage_chunk(void *arg, int c)
+{
+    const vjob *j = arg;
+    const double *y = j->s->y, *x = j->x;
+    double *out = j->out;
+    int lo, hi;
+    chunk_of(j->s, c, &lo, &hi);
+    for (int i = lo; i < hi; ++i) out[i] = y[i] + x[i];
 }
 
 cr_status cr_radau_interpolate(const cr_radau *s, double t, double *y_out, cr_error *err)
@@ -670,7 +764,11 @@ static cr_status call_rhs(cr_radau *s, double t, const double *y, double *f)
 {
     s->st.rhs_evals++;
     cr_status st = s->prob.rhs(t, y, f, s->prob.user);
-    if (st == CR_OK && !cr_all_finite(f, s->n)) st = CR_NONFINITE;
+    if (st == CR_OK) {
+        vjob job = {.s = s, .x = f};
+        for_chunks(s, finite_chunk, &job);
+        if (sum_parts(s) != 0.0) st = CR_NONFINITE;
+    }
     return st;
 }
 
@@ -713,6 +811,82 @@ static double initial_step(cr_radau *s, double span)
 
 enum { NEWTON_OK = 0, NEWTON_FAIL = 1, NEWTON_FATAL = 2 };
 
+/* Newton's starting values Z and W = (T^{-1} ⊗ I) Z: zero (job->x NULL), or the last
+ * collocation polynomial's increments at s = a[k] (without y1). */
+static void start_chunk(void *arg, int c)
+{
+    const vjob *j = arg;
+    cr_radau *s = j->s;
+    const cr_radau_tableau *tb = &s->tab;
+    int lo, hi;
+    chunk_of(s, c, &lo, &hi);
+    if (!j->x) {
+        for (int k = 0; k < 3; ++k) {
+            memset(s->z[k] + lo, 0, sizeof(double) * (size_t)(hi - lo));
+            memset(s->w[k] + lo, 0, sizeof(double) * (size_t)(hi - lo));
+        }
+        return;
+    }
+    const double x1 = tb->dense_x[1], x2 = tb->dense_x[2];
+    const double *c1 = s->cont[1], *c2 = s->cont[2], *c3 = s->cont[3];
+    for (int i = lo; i < hi; ++i) {
+        double zz[3];
+        for (int k = 0; k < 3; ++k) {
+            const double sig = j->a[k];
+            zz[k] = s->z[k][i] = sig * (c1[i] + (sig - x1) * (c2[i] + (sig - x2) * c3[i]));
+        }
+        for (int k = 0; k < 3; ++k)
+            s->w[k][i] = tb->tinv[k][0] * zz[0] + tb->tinv[k][1] * zz[1] + tb->tinv[k][2] * zz[2];
+    }
+}
+
+/* Newton's right sides G − (Λ/h ⊗ M) W, in place of F(Y) (a = γ̂/h, α̂/h, β̂/h; see newton) */
+static void newton_rhs_chunk(void *arg, int c)
+{
+    const vjob *j = arg;
+    cr_radau *s = j->s;
+    const cr_radau_tableau *tb = &s->tab;
+    const double fac1 = j->a[0], alphn = j->a[1], betan = j->a[2];
+    int lo, hi;
+    chunk_of(s, c, &lo, &hi);
+    for (int i = lo; i < hi; ++i) {
+        double a0 = s->f[0][i], a1 = s->f[1][i], a2 = s->f[2][i];
+        double g0 = tb->tinv[0][0] * a0 + tb->tinv[0][1] * a1 + tb->tinv[0][2] * a2;
+        double g1 = tb->tinv[1][0] * a0 + tb->tinv[1][1] * a1 + tb->tinv[1][2] * a2;
+        double g2 = tb->tinv[2][0] * a0 + tb->tinv[2][1] * a1 + tb->tinv[2][2] * a2;
+        double m = s->mass[i];
+        s->f[0][i] = g0 - fac1 * m * s->w[0][i];
+        s->f[1][i] = g1 - alphn * m * s->w[1][i] + betan * m * s->w[2][i];
+        s->f[2][i] = g2 - betan * m * s->w[1][i] - alphn * m * s->w[2][i];
+    }
+}
+
+/* The increment's scaled norm (part[c]: the chunk's sum of squares) and the update
+ * W += ΔW, Z = (T ⊗ I) W, in one pass over ΔW. The update is done even when the
+ * norm then fails the iteration: every new attempt overwrites W and Z (zero or
+ * extrapolated starting values) before reading them. */
+static void newton_update_chunk(void *arg, int c)
+{
+    const vjob *j = arg;
+    cr_radau *s = j->s;
+    const cr_radau_tableau *tb = &s->tab;
+    int lo, hi;
+    chunk_of(s, c, &lo, &hi);
+    double sum = 0.0;
+    for (int k = 0; k < 3; ++k)
+        for (int i = lo; i < hi; ++i) {
+            double q = s->f[k][i] * s->rscal[i];
+            sum += q * q;
+        }
+    s->part[c] = sum;
+    for (int i = lo; i < hi; ++i) {
+        double w0 = (s->w[0][i] += s->f[0][i]);
+        double w1 = (s->w[1][i] += s->f[1][i]);
+        double w2 = (s->w[2][i] += s->f[2][i]);
+        for (int k = 0; k < 3; ++k) s->z[k][i] = tb->t[k][0] * w0 + tb->t[k][1] * w1 + tb->t[k][2] * w2;
+    }
+}
+
 /* Simplified Newton on the transformed stage system (HW IV.8, "Reformulation
  * of the Nonlinear System", "Simplified Newton Iterations", "The Linear
  * System"). With G = (T^{-1} ⊗ I) F(Y) and Λ = T^{-1} A^{-1} T, one iteration
@@ -740,21 +914,14 @@ static int newton(cr_radau *s, double h, int *newt_out, double *hfac, int *nonfi
     for (;;) {
         if (newt >= nit) return NEWTON_FAIL;
         for (int k = 0; k < 3; ++k) {
-            for (int i = 0; i < n; ++i) s->ytmp[i] = s->y[i] + s->z[k][i];
+            vjob stage = {.s = s, .x = s->z[k], .out = s->ytmp};
+            for_chunks(s, stage_chunk, &stage);
             cr_status st = call_rhs(s, s->t + tb->c[k] * h, s->ytmp, s->f[k]);
             if (st < 0) { *fatal = st; return NEWTON_FATAL; }
             if (st > 0) { *nonfinite = (st == CR_NONFINITE); return NEWTON_FAIL; }
         }
-        for (int i = 0; i < n; ++i) {
-            double a0 = s->f[0][i], a1 = s->f[1][i], a2 = s->f[2][i];
-            double g0 = tb->tinv[0][0] * a0 + tb->tinv[0][1] * a1 + tb->tinv[0][2] * a2;
-            double g1 = tb->tinv[1][0] * a0 + tb->tinv[1][1] * a1 + tb->tinv[1][2] * a2;
-            double g2 = tb->tinv[2][0] * a0 + tb->tinv[2][1] * a1 + tb->tinv[2][2] * a2;
-            double m = s->mass[i];
-            s->f[0][i] = g0 - fac1 * m * s->w[0][i];
-            s->f[1][i] = g1 - alphn * m * s->w[1][i] + betan * m * s->w[2][i];
-            s->f[2][i] = g2 - betan * m * s->w[1][i] - alphn * m * s->w[2][i];
-        }
+        vjob job = {.s = s, .a = {fac1, alphn, betan}};
+        for_chunks(s, newton_rhs_chunk, &job);
         cr_status st = ls->solve_real(s->f[0], ls->ctx);
         s->st.solves_real++;
         if (st == CR_OK) {
@@ -765,13 +932,8 @@ static int newton(cr_radau *s, double h, int *newt_out, double *hfac, int *nonfi
         if (st > 0) return NEWTON_FAIL;
         newt++;
         s->st.newton_iterations++;
-        double sum = 0.0;
-        for (int k = 0; k < 3; ++k)
-            for (int i = 0; i < n; ++i) {
-                double q = s->f[k][i] * s->rscal[i];
-                sum += q * q;
-            }
-        double dyno = sqrt(sum / (3.0 * n));
+        for_chunks(s, newton_update_chunk, &job);
+        double dyno = sqrt(sum_parts(s) / (3.0 * n));
         if (!isfinite(dyno)) { *nonfinite = 1; return NEWTON_FAIL; }
         /* Convergence rate θ_k = ‖ΔW_k‖/‖ΔW_{k−1}‖ (geometric mean of the last
          * two from k = 3 on); if the predicted error after the remaining
@@ -794,18 +956,51 @@ static int newton(cr_radau *s, double h, int *newt_out, double *hfac, int *nonfi
             }
         }
         dynold = fmax(dyno, EPS);
-        for (int i = 0; i < n; ++i) {
-            double w0 = (s->w[0][i] += s->f[0][i]);
-            double w1 = (s->w[1][i] += s->f[1][i]);
-            double w2 = (s->w[2][i] += s->f[2][i]);
-            for (int k = 0; k < 3; ++k)
-                s->z[k][i] = tb->t[k][0] * w0 + tb->t[k][1] * w1 + tb->t[k][2] * w2;
-        }
         /* stopping criterion θ/(1−θ)·‖ΔW‖ <= κ·tol */
         if (s->faccon * dyno <= s->fnewt) break;
     }
     *newt_out = newt;
     return NEWTON_OK;
+}
+
+/* the error estimate's right side F(t0, y0) + M Σ e_j Z_j / h (the sum kept in etmp)
+ * and its weights atol + rtol·max(|y0|, |y1|) (a = e_j / h) */
+static void error_rhs_chunk(void *arg, int c)
+{
+    const vjob *j = arg;
+    cr_radau *s = j->s;
+    const double e0 = j->a[0], e1 = j->a[1], e2 = j->a[2];
+    int lo, hi;
+    chunk_of(s, c, &lo, &hi);
+    for (int i = lo; i < hi; ++i) {
+        s->etmp[i] = s->mass[i] * (e0 * s->z[0][i] + e1 * s->z[1][i] + e2 * s->z[2][i]);
+        s->err[i] = s->f0[i] + s->etmp[i];
+        double y1 = s->y[i] + s->z[2][i];
+        s->scal[i] = s->atol[i] + s->rtol * fmax(fabs(s->y[i]), fabs(y1));
+    }
+    scale_by_index(s, j->h, lo, hi);
+}
+
+/* the filtered estimate's right side F(t0, y0 + err) + etmp */
+static void error_refilter_chunk(void *arg, int c)
+{
+    const vjob *j = arg;
+    cr_radau *s = j->s;
+    int lo, hi;
+    chunk_of(s, c, &lo, &hi);
+    for (int i = lo; i < hi; ++i) s->err[i] = s->f[0][i] + s->etmp[i];
+}
+
+/* part[c]: the chunk's Σ (err/scal)² */
+static void error_norm_chunk(void *arg, int c)
+{
+    const vjob *j = arg;
+    cr_radau *s = j->s;
+    int lo, hi;
+    chunk_of(s, c, &lo, &hi);
+    double sum = 0.0;
+    for (int i = lo; i < hi; ++i) sum += (s->err[i] / s->scal[i]) * (s->err[i] / s->scal[i]);
+    s->part[c] = sum;
 }
 
 /* Embedded error estimate (HW IV.8, "Step Size Selection"):
@@ -817,62 +1012,50 @@ static int newton(cr_radau *s, double h, int *newt_out, double *hfac, int *nonfi
  * for very stiff problems. Algebraic rows (M_i = 0) are weighted like the
  * others: index-1 components need no h-scaling. Returns the RMS norm with
  * weights atol + rtol·max(|y0|, |y1|), or +inf on a failure of F. */
-/* Index-2 and index-3 components (HW IV.8, RADAU5's NIND2/NIND3): their error is
- * measured h resp. h² times smaller, i.e. scal / h^(index - 1). */
-static void scale_by_index(cr_radau *s, double h)
-{
-    if (!s->index) return;
-    for (int i = 0; i < s->n; ++i)
-        if (s->index[i] == 2) s->scal[i] /= h;
-        else if (s->index[i] == 3) s->scal[i] /= h * h;
-}
-
 static double estimate_error(cr_radau *s, double h, cr_status *fatal)
 {
     const int n = s->n;
     const cr_radau_tableau *tb = &s->tab;
-    const double e0 = tb->e[0] / h, e1 = tb->e[1] / h, e2 = tb->e[2] / h;
     const cr_radau_linsys *ls = &s->prob.linsys;
-    for (int i = 0; i < n; ++i) {
-        s->etmp[i] = s->mass[i] * (e0 * s->z[0][i] + e1 * s->z[1][i] + e2 * s->z[2][i]);
-        s->err[i] = s->f0[i] + s->etmp[i];
-        double y1 = s->y[i] + s->z[2][i];
-        s->scal[i] = s->atol[i] + s->rtol * fmax(fabs(s->y[i]), fabs(y1));
-    }
-    scale_by_index(s, h);
+    vjob job = {.s = s, .h = h, .a = {tb->e[0] / h, tb->e[1] / h, tb->e[2] / h}};
+    for_chunks(s, error_rhs_chunk, &job);
     cr_status st = ls->solve_real(s->err, ls->ctx);
     s->st.solves_real++;
     if (st < 0) { *fatal = st; return INFINITY; }
     if (st > 0) return INFINITY;
-    double sum = 0.0;
-    for (int i = 0; i < n; ++i) sum += (s->err[i] / s->scal[i]) * (s->err[i] / s->scal[i]);
-    double e = fmax(sqrt(sum / n), 1e-10);
+    for_chunks(s, error_norm_chunk, &job);
+    double e = fmax(sqrt(sum_parts(s) / n), 1e-10);
     if (e >= 1.0 && (s->first || s->reject)) {
-        for (int i = 0; i < n; ++i) s->ytmp[i] = s->y[i] + s->err[i];
+        vjob stage = {.s = s, .x = s->err, .out = s->ytmp};
+        for_chunks(s, stage_chunk, &stage);
         st = call_rhs(s, s->t, s->ytmp, s->f[0]);
         if (st < 0) { *fatal = st; return INFINITY; }
         if (st > 0) return INFINITY;
-        for (int i = 0; i < n; ++i) s->err[i] = s->f[0][i] + s->etmp[i];
+        for_chunks(s, error_refilter_chunk, &job);
         st = ls->solve_real(s->err, ls->ctx);
         s->st.solves_real++;
         if (st < 0) { *fatal = st; return INFINITY; }
         if (st > 0) return INFINITY;
-        sum = 0.0;
-        for (int i = 0; i < n; ++i) sum += (s->err[i] / s->scal[i]) * (s->err[i] / s->scal[i]);
-        e = fmax(sqrt(sum / n), 1e-10);
+        for_chunks(s, error_norm_chunk, &job);
+        e = fmax(sqrt(sum_parts(s) / n), 1e-10);
     }
     return isfinite(e) ? e : INFINITY;
 }
 
 /* Stores the collocation polynomial of the step just accepted (Newton
- * divided differences of the increments at the nodes dense_x). */
-static void store_cont(cr_radau *s)
+ * divided differences of the increments at the nodes dense_x) and advances
+ * y0 to y1 = y0 + Z_3. */
+static void accept_chunk(void *arg, int c)
 {
+    const vjob *j = arg;
+    cr_radau *s = j->s;
+    int lo, hi;
+    chunk_of(s, c, &lo, &hi);
     const double x1 = s->tab.dense_x[1], x2 = s->tab.dense_x[2], x3 = s->tab.dense_x[3];
     /* the node spacings' reciprocals: multiplications in the loop, not divisions */
     const double r1 = 1.0 / x1, r21 = 1.0 / (x2 - x1), r32 = 1.0 / (x3 - x2), r2 = 1.0 / x2, r31 = 1.0 / (x3 - x1),
                  r3 = 1.0 / x3;
-    for (int i = 0; i < s->n; ++i) {
+    for (int i = lo; i < hi; ++i) {
         double z0 = s->z[0][i], z1 = s->z[1][i], z2 = s->z[2][i];
         double v1 = z1 - z2, v2 = z0 - z2, v3 = -z2; /* values at x1, x2, x3; 0 at x0 = 0 */
         double d01 = v1 * r1;
@@ -884,6 +1067,7 @@ static void store_cont(cr_radau *s)
         s->cont[1][i] = d01;
         s->cont[2][i] = d012;
         s->cont[3][i] = (d123 - d012) * r3;
+        s->y[i] += z2;
     }
 }
 
@@ -913,9 +1097,7 @@ cr_status cr_radau_integrate(cr_radau *s, double t_end, cr_error *err)
 {
     if (!s) return cr_error_set(err, CR_BAD_INPUT, "radau: integrate with NULL solver");
     if (!isfinite(t_end) || t_end < s->t)
-        return cr_error_set(err, CR_BAD_INPUT,
-                            "radau: t_end = %.17g is before t = %.17g (forward only)", t_end, s->t);
-    const int n = s->n;
+        return cr_error_set(err, CR_BAD_INPUT, "radau: t_end = %.17g is before t = %.17g (forward only)", t_end, s->t);
     const cr_radau_options *o = &s->opt;
     const cr_radau_linsys *ls = &s->prob.linsys;
     const cr_radau_tableau *tb = &s->tab;
@@ -1014,9 +1196,8 @@ cr_status cr_radau_integrate(cr_radau *s, double t_end, cr_error *err)
         }
 
         /* Newton weights */
-        for (int i = 0; i < n; ++i) s->scal[i] = s->atol[i] + s->rtol * fabs(s->y[i]);
-        scale_by_index(s, h);
-        for (int i = 0; i < n; ++i) s->rscal[i] = 1.0 / s->scal[i];
+        vjob wjob = {.s = s, .h = h};
+        for_chunks(s, weights_chunk, &wjob);
 
         /* Jacobian and factorizations, reused while allowed */
         if (s->need_jac) {
@@ -1063,21 +1244,12 @@ cr_status cr_radau_integrate(cr_radau *s, double t_end, cr_error *err)
          * zero when h outgrew the last step by more than the controller ever
          * allows (e.g. after a short step that landed on a previous t_end),
          * where the extrapolation would be meaningless. */
-        if (s->first || !s->have_cont || h > o->facmax * s->h_last) {
-            for (int k = 0; k < 3; ++k) {
-                memset(s->z[k], 0, sizeof(double) * (size_t)n);
-                memset(s->w[k], 0, sizeof(double) * (size_t)n);
-            }
-        } else {
-            double sg[3];
-            for (int k = 0; k < 3; ++k) sg[k] = tb->c[k] * h / s->h_last;
-            for (int i = 0; i < n; ++i) {
-                double zz[3];
-                for (int k = 0; k < 3; ++k) zz[k] = s->z[k][i] = cont_incr(s, i, sg[k]);
-                for (int k = 0; k < 3; ++k)
-                    s->w[k][i] = tb->tinv[k][0] * zz[0] + tb->tinv[k][1] * zz[1] + tb->tinv[k][2] * zz[2];
-            }
+        vjob sjob = {.s = s, .x = NULL};
+        if (!(s->first || !s->have_cont || h > o->facmax * s->h_last)) {
+            for (int k = 0; k < 3; ++k) sjob.a[k] = tb->c[k] * h / s->h_last;
+            sjob.x = s->cont[1]; /* non-NULL: extrapolate */
         }
+        for_chunks(s, start_chunk, &sjob);
 
         int newt = 0, nonfin = 0;
         double hfac = 0.5;
@@ -1134,8 +1306,8 @@ cr_status cr_radau_integrate(cr_radau *s, double t_end, cr_error *err)
                 hnew = fmin(hnew, h * fmax(1.0, sqrt(o->newton_growth_theta / s->theta)));
             s->hacc = h;
             s->erracc = fmax(1e-2, errn);
-            store_cont(s);
-            for (int i = 0; i < n; ++i) s->y[i] += s->z[2][i];
+            vjob acc = {.s = s};
+            for_chunks(s, accept_chunk, &acc);
             s->t_last = last ? t_end : s->t + h;
             s->t = s->t_last;
             s->h_last = h;
