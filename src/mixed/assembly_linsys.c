@@ -319,7 +319,8 @@ static int uf_find(int *p, int i)
 }
 
 /* LU with partial pivoting of the n × n column-major A in place; 0: a pivot below tol */
-static int small_lu(int n, double *A, int *piv, double tol)
+#define CR_INLINE static inline __attribute__((always_inline))
+CR_INLINE int small_lu(int n, double *A, int *piv, double tol)
 {
     for (int k = 0; k < n; ++k) {
         int p = k;
@@ -348,23 +349,47 @@ static int small_lu(int n, double *A, int *piv, double tol)
     return 1;
 }
 
-static void small_lu_solve(int n, const double *A, const int *piv, double *x)
+/* X (n × ncol, column-major) ← A⁻¹ X with small_lu's factors */
+CR_INLINE void small_lu_solve(int n, const double *A, const int *piv, double *X, int ncol)
 {
-    for (int k = 0; k < n; ++k)
-        if (piv[k] != k) {
-            const double t = x[k];
-            x[k] = x[piv[k]], x[piv[k]] = t;
+    for (int c = 0; c < ncol; ++c) {
+        double *x = X + (size_t)n * c;
+        for (int k = 0; k < n; ++k)
+            if (piv[k] != k) {
+                const double t = x[k];
+                x[k] = x[piv[k]], x[piv[k]] = t;
+            }
+        for (int k = 0; k < n; ++k) {
+            const double v = x[k];
+            if (v != 0.0)
+                for (int i = k + 1; i < n; ++i) x[i] -= A[i + (size_t)n * k] * v;
         }
-    for (int k = 0; k < n; ++k) {
-        const double v = x[k];
-        if (v != 0.0)
-            for (int i = k + 1; i < n; ++i) x[i] -= A[i + (size_t)n * k] * v;
+        for (int k = n - 1; k >= 0; --k) {
+            const double v = x[k] /= A[k + (size_t)n * k];
+            if (v != 0.0)
+                for (int i = 0; i < k; ++i) x[i] -= A[i + (size_t)n * k] * v;
+        }
     }
-    for (int k = n - 1; k >= 0; --k) {
-        const double v = x[k] /= A[k + (size_t)n * k];
-        if (v != 0.0)
-            for (int i = 0; i < k; ++i) x[i] -= A[i + (size_t)n * k] * v;
+}
+
+/* Group block A (n × n), then W = [B | b] (n × (h + 1)) and T (h × n) after it: W ← A⁻¹ W,
+ * [D | d] −= T W; 0 when a pivot of A is below BLOCK_PIVOT_MIN */
+CR_INLINE int eliminate_group(int n, int h, double *A, double *D, int *piv)
+{
+    double *W = A + (size_t)n * n;
+    const double *T = W + (size_t)n * (h + 1);
+    if (!small_lu(n, A, piv, BLOCK_PIVOT_MIN)) return 0;
+    small_lu_solve(n, A, piv, W, h + 1);
+    for (int c = 0; c <= h; ++c) {
+        const double *wc = W + (size_t)n * c;
+        double *dc = D + (size_t)h * c;
+        for (int l = 0; l < n; ++l) {
+            const double wv = wc[l];
+            if (wv != 0.0)
+                for (int r = 0; r < h; ++r) dc[r] -= T[r + (size_t)h * l] * wv;
+        }
     }
+    return 1;
 }
 
 /* Solves the sparse system by the hub's block elimination: -1 (b solved), -2 (no memory), or
@@ -422,12 +447,31 @@ static int block_solve(cr_asm_sys *s, double *b)
         s->bcap = s->blk ? tot : 0;
         if (!s->blk) return -2;
     }
+    /* the scaling, as the sparse path's (rows, then columns, to a largest entry of 1) but
+     * from the entries as added: a sum of several entries is not its terms' maximum, which
+     * matters only to the equilibration (any positive factors would do) and to the rows and
+     * columns without support, whose pivots the factorizations below check anyway */
+    double *rs = s->sc, *cs = s->sc + N;
+    for (int i = 0; i < N; ++i) rs[i] = 0.0, cs[i] = 0.0;
+    for (size_t t = 0; t < nt; ++t) rs[s->ti[t]] = max_of(rs[s->ti[t]], fabs(s->tv[t]));
+    double big = 0;
+    for (int i = 0; i < N; ++i) big = max_of(big, rs[i]);
+    for (int i = 0; i < N; ++i) {
+        if (!(rs[i] > 0 && rs[i] >= s->tiny * big) || !isfinite(rs[i])) return 1;
+        rs[i] = 1.0 / rs[i];
+    }
+    for (size_t t = 0; t < nt; ++t) cs[s->tj[t]] = max_of(cs[s->tj[t]], fabs(s->tv[t]) * rs[s->ti[t]]);
+    for (int j = 0; j < N; ++j) {
+        if (!(cs[j] > 0 && cs[j] >= s->tiny)) return 1;
+        cs[j] = 1.0 / cs[j];
+    }
     double *blk = s->blk, *D = blk + boff[ng];
+    const int *hm = mem + gst[ng];
     memset(blk, 0, tot * sizeof *blk);
     /* per group: A (n × n), W = [B | b] (n × (h + 1)), T (h × n); the hub's D = [D | d] */
     for (size_t t = 0; t < nt; ++t) {
         const int i = s->ti[t], j = s->tj[t];
-        const double v = s->tv[t];
+        const double v = s->tv[t] * rs[i] * cs[j];
         if (!hub[i]) {
             const int g = grp[i];
             const size_t n = (size_t)(gst[g + 1] - gst[g]);
@@ -443,94 +487,30 @@ static int block_solve(cr_asm_sys *s, double *b)
         } else
             D[loc[i] + hs * loc[j]] += v;
     }
-    /* the scaling: rows' maxima, then the columns' of the row-scaled blocks */
-    double *rs = s->sc, *cs = s->sc + N;
-    const int *hm = mem + gst[ng];
-    for (int i = 0; i < N; ++i) rs[i] = 0.0, cs[i] = 0.0;
-    for (int g = 0; g <= ng; ++g) {
-        const size_t n = (size_t)(gst[g + 1] - gst[g]);
-        const int *m = mem + gst[g];
-        const double *A = blk + boff[g];
-        if (g == ng) { /* D */
-            for (size_t c = 0; c < hs; ++c)
-                for (size_t r = 0; r < hs; ++r) rs[hm[r]] = max_of(rs[hm[r]], fabs(A[r + hs * c]));
-            break;
-        }
-        for (size_t c = 0; c < n + hs; ++c) /* A and B: the group's rows */
-            for (size_t r = 0; r < n; ++r) rs[m[r]] = max_of(rs[m[r]], fabs(A[r + n * c]));
-        const double *T = A + n * n + n * h1;
-        for (size_t c = 0; c < n; ++c)
-            for (size_t r = 0; r < hs; ++r) rs[hm[r]] = max_of(rs[hm[r]], fabs(T[r + hs * c]));
-    }
-    double big = 0;
-    for (int i = 0; i < N; ++i) big = max_of(big, rs[i]);
-    for (int i = 0; i < N; ++i) {
-        if (!(rs[i] > 0 && rs[i] >= s->tiny * big) || !isfinite(rs[i])) return 1;
-        rs[i] = 1.0 / rs[i];
-    }
-    for (int g = 0; g <= ng; ++g) {
-        const size_t n = (size_t)(gst[g + 1] - gst[g]);
-        const int *m = mem + gst[g];
-        double *A = blk + boff[g];
-        if (g == ng) {
-            for (size_t c = 0; c < hs; ++c)
-                for (size_t r = 0; r < hs; ++r) cs[hm[c]] = max_of(cs[hm[c]], fabs(A[r + hs * c] *= rs[hm[r]]));
-            for (size_t r = 0; r < hs; ++r) A[r + hs * hs] = b[hm[r]] * rs[hm[r]];
-            break;
-        }
-        for (size_t c = 0; c < n + hs; ++c) {
-            const int col = c < n ? m[c] : hm[c - n];
-            for (size_t r = 0; r < n; ++r) cs[col] = max_of(cs[col], fabs(A[r + n * c] *= rs[m[r]]));
-        }
-        for (size_t r = 0; r < n; ++r) A[n * n + n * hs + r] = b[m[r]] * rs[m[r]];
-        double *T = A + n * n + n * h1;
-        for (size_t c = 0; c < n; ++c)
-            for (size_t r = 0; r < hs; ++r) cs[m[c]] = max_of(cs[m[c]], fabs(T[r + hs * c] *= rs[hm[r]]));
-    }
-    for (int j = 0; j < N; ++j) {
-        if (!(cs[j] > 0 && cs[j] >= s->tiny)) return 1;
-        cs[j] = 1.0 / cs[j];
-    }
-    for (int g = 0; g <= ng; ++g) {
-        const size_t n = (size_t)(gst[g + 1] - gst[g]);
-        const int *m = mem + gst[g];
-        double *A = blk + boff[g];
-        if (g == ng) {
-            for (size_t c = 0; c < hs; ++c)
-                for (size_t r = 0; r < hs; ++r) A[r + hs * c] *= cs[hm[c]];
-            break;
-        }
-        for (size_t c = 0; c < n + hs; ++c) {
-            const double f = cs[c < n ? m[c] : hm[c - n]];
-            for (size_t r = 0; r < n; ++r) A[r + n * c] *= f;
-        }
-        double *T = A + n * n + n * h1;
-        for (size_t c = 0; c < n; ++c)
-            for (size_t r = 0; r < hs; ++r) T[r + hs * c] *= cs[m[c]];
-    }
-    /* each group onto the hub: W ← A⁻¹ W, [D | d] −= T W */
-    int *piv = s->piv;
     for (int g = 0; g < ng; ++g) {
         const size_t n = (size_t)(gst[g + 1] - gst[g]);
-        double *A = blk + boff[g], *W = A + n * n;
-        const double *T = W + n * h1;
-        if (!small_lu((int)n, A, piv + gst[g], BLOCK_PIVOT_MIN)) return 1;
-        for (size_t c = 0; c < h1; ++c) {
-            double *wc = W + n * c, *dc = D + hs * c;
-            small_lu_solve((int)n, A, piv + gst[g], wc);
-            for (size_t l = 0; l < n; ++l) {
-                const double wv = wc[l];
-                if (wv != 0.0)
-                    for (size_t r = 0; r < hs; ++r) dc[r] -= T[r + hs * l] * wv;
-            }
-        }
+        const int *m = mem + gst[g];
+        double *y = blk + boff[g] + n * n + n * hs;
+        for (size_t r = 0; r < n; ++r) y[r] = b[m[r]] * rs[m[r]];
+    }
+    for (size_t r = 0; r < hs; ++r) D[r + hs * hs] = b[hm[r]] * rs[hm[r]];
+    /* each group onto the hub (the brush's sizes compiled apart: a weld's group, 12 unknowns
+     * on a body's 6, and the position correction's, 6 on 3) */
+    int *piv = s->piv;
+    for (int g = 0; g < ng; ++g) {
+        const int n = gst[g + 1] - gst[g];
+        double *A = blk + boff[g];
+        const int ok = n == 12 && h == 6  ? eliminate_group(12, 6, A, D, piv + gst[g])
+                       : n == 6 && h == 3 ? eliminate_group(6, 3, A, D, piv + gst[g])
+                                          : eliminate_group(n, h, A, D, piv + gst[g]);
+        if (!ok) return 1;
     }
     double *xh = D + hs * hs;
     if (h > 0) {
         double dmax = 0;
         for (size_t k = 0; k < hs * hs; ++k) dmax = max_of(dmax, fabs(D[k]));
         if (!(dmax > 0) || !isfinite(dmax) || !small_lu(h, D, piv + gst[ng], BLOCK_PIVOT_MIN * dmax)) return 1;
-        small_lu_solve(h, D, piv + gst[ng], xh);
+        small_lu_solve(h, D, piv + gst[ng], xh, 1);
     }
     for (int g = 0; g < ng; ++g) {
         const size_t n = (size_t)(gst[g + 1] - gst[g]);
