@@ -5,6 +5,7 @@
 
 #include <klu.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@ extern void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int
 
 int cr_asm_sparse_min = CR_ASM_SPARSE_MIN;
 int cr_asm_block_elim = 1;
+_Atomic long cr_asm_block_solves = 0;
 
 /* A singular sparse system is solved again densely to name the unknown as the dense path
  * does, up to this size (its N² doubles: 72 MB) */
@@ -527,6 +529,7 @@ static int block_solve(cr_asm_sys *s, double *b)
         for (size_t r = 0; r < n; ++r) b[m[r]] = y[r] * cs[m[r]];
     }
     for (size_t r = 0; r < hs; ++r) b[hm[r]] = xh[r] * cs[hm[r]];
+    atomic_fetch_add_explicit(&cr_asm_block_solves, 1, memory_order_relaxed);
     return -1;
 }
 

@@ -21,6 +21,8 @@ extern int cr_asm_sparse_min;
  * coupled only through the hub's unknowns, cr_asm_sys_hub; assembly_linsys.c), KLU otherwise.
  * Tests set it to 0 to run KLU on the same scenario. */
 extern int cr_asm_block_elim;
+/* systems solved by the block elimination so far (tests: which path ran) */
+extern _Atomic long cr_asm_block_solves;
 
 typedef struct cr_asm_sys cr_asm_sys;
 
