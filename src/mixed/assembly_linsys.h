@@ -1,6 +1,8 @@
 /* The coupled systems of assemblies: the statics' (assembly_statics.c: interface poses, joint
  * multipliers, contact force increments), assembled entry by entry, solved densely (LAPACK)
- * when small and by a sparse LU (SuiteSparse KLU) from cr_asm_sparse_min unknowns on; and the
+ * when small and, from cr_asm_sparse_min unknowns on, by eliminating the groups of unknowns
+ * that couple only through the free bodies' onto them (the hub's block elimination), else by
+ * a sparse LU (SuiteSparse KLU); and the
  * dynamics' Schur complement on the multipliers (assembly_dynamics.c), sparse only, real or
  * complex, factored once and solved many times. */
 #ifndef CR_MIXED_ASSEMBLY_LINSYS_H
@@ -12,7 +14,7 @@
  * it names when singular) is the one the other tests were written against, and a system of a
  * few joints gains nothing from the sparse one's compression and ordering; above, the dense N³
  * dominates as soon as many rods meet one body (every joint touches the body: an arrowhead,
- * which KLU's ordering eliminates rod by rod, O(N)). 120: a body with ten welded rods in statics
+ * eliminated rod by rod, O(N)). 120: a body with ten welded rods in statics
  * (126 unknowns), twenty in dynamics (its Schur complement: k + 6 per body = 126). Tests set
  * cr_asm_sparse_min to run both paths on one scenario. */
 #define CR_ASM_SPARSE_MIN 120
