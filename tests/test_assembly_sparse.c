@@ -82,7 +82,14 @@ static void example(const char *name, double tol)
     double *a = malloc(CAP * sizeof *a), *b = malloc(CAP * sizeof *b);
     const int na = run_file(path, INT_MAX, a, CAP), nb = run_file(path, 0, b, CAP);
     CHECK(na > 0 && na == nb);
-    if (na > 0 && na == nb) {
+    for (int klu = 0; klu < 2 && na > 0 && na == nb; ++klu) {
+        if (klu) { /* the sparse path by KLU alone (the block elimination off) */
+            cr_asm_block_elim = 0;
+            const int nc = run_file(path, 0, b, CAP);
+            cr_asm_block_elim = 1;
+            CHECK(nc == na);
+            if (nc != na) break;
+        }
         cr_error err = {0};
         cr_scenario *sc = NULL;
         cr_scenario_load_file(path, NULL, 0, &sc, &err);
@@ -90,7 +97,9 @@ static void example(const char *name, double tol)
         const int np = sim ? 3 * cr_sim_node_count(sim) : na;
         cr_sim_destroy(sim);
         cr_scenario_destroy(sc);
-        compare(name, a, b, na, np, tol);
+        char what[600];
+        snprintf(what, sizeof what, "%s%s", name, klu ? ", KLU" : "");
+        compare(what, a, b, na, np, tol);
     }
     free(a), free(b);
 }
@@ -183,10 +192,19 @@ static int solve_hub(int R, int sparse_min, double *out)
 static void hub_statics(void)
 {
     enum { R = 9 };
-    static double a[R * 21 * 3 + 6 * R], b[R * 21 * 3 + 6 * R];
+    static double a[R * 21 * 3 + 6 * R], b[R * 21 * 3 + 6 * R], c[R * 21 * 3 + 6 * R];
     const int np = solve_hub(R, INT_MAX, a);
+    /* the sparse path by the hub's block elimination (every solve: welds' groups of 12
+     * unknowns, ball joints' 9, hinges' 11, on the disc's 6), then by KLU alone */
+    const long before = cr_asm_block_solves;
     CHECK(np == R * 21 * 3 && solve_hub(R, 0, b) == np);
-    compare("hub of 9", a, b, np + 6 * R, np, 1e-9);
+    printf("hub of 9: %ld block eliminations\n", cr_asm_block_solves - before);
+    CHECK(cr_asm_block_solves - before > 10);
+    compare("hub of 9, block elimination", a, b, np + 6 * R, np, 1e-9);
+    cr_asm_block_elim = 0;
+    CHECK(solve_hub(R, 0, c) == np);
+    cr_asm_block_elim = 1;
+    compare("hub of 9, KLU", a, c, np + 6 * R, np, 1e-9);
     /* the disc moved (a solved state, not the reference) */
     CHECK(fabs(a[3 * 20] - 0.05) > 1e-3);
 }
@@ -262,5 +280,74 @@ static void hub_redundant(void)
     cr_assembly_destroy(a);
 }
 
-CHECK_MAIN(CASE(hub_statics), CASE(hub_dynamics), CASE(hub_redundant), CASE(gripper), CASE(parallel_robot),
-           CASE(crossing_cables))
+/* R rods clamped upright on a line, their tips hinged to one free bar about that line's
+ * direction: the bar turns about it with nothing to hold it (a mechanism). The sparse path
+ * (the block elimination, KLU) finds the system singular and the dense LU names the unknown:
+ * the message must be the dense path's, word for word. */
+static cr_status mechanism(int R, int sparse_min, int block, char *msg, size_t cap)
+{
+    cr_section_segment sec = cr_section_default_def();
+    sec.radius[0] = sec.radius[1] = 0.002;
+    cr_bc_def clamp = cr_bc_default_def();
+    cr_assembly_rod_def *rods = calloc((size_t)R, sizeof *rods);
+    cr_joint_def *joints = calloc((size_t)R, sizeof *joints);
+    for (int k = 0; k < R; ++k) {
+        cr_rod_def d = cr_rod_default_def();
+        const double x = 0.02 * (k - 0.5 * (R - 1));
+        d.length = 0.2, d.elements = 10, d.material = (cr_material){3e9, 1.1e9, 1150};
+        d.sections = &sec, d.section_count = 1, d.bcs = &clamp, d.bc_count = 1;
+        d.reference.origin = cr_v3(x, 0, 0);
+        d.reference.orientation = cr_q_axis_angle(cr_v3(0, 1, 0), -3.14159265358979323846 / 2);
+        snprintf(rods[k].name, sizeof rods[k].name, "leg%d", k);
+        rods[k].rod = d;
+        joints[k] = cr_joint_default_def();
+        joints[k].type = CR_JOINT_HINGE;
+        joints[k].axis = cr_v3(0, 0, 1); /* global x: the rod frame turned -90° about y */
+        joints[k].a = (cr_rod_node){k, -1};
+        joints[k].body_b = 1;
+        joints[k].point_b = cr_v3(x, 0, 0);
+    }
+    cr_rigid_body_def body = {.name = "bar", .mass = 0.01, .center = cr_v3(0, 0, 0.2)};
+    body.inertia = (cr_mat3){{{1e-5, 0, 0}, {0, 1e-5, 0}, {0, 0, 1e-5}}};
+    body.orientation = cr_q_identity();
+    cr_load_def push = cr_load_default_def();
+    push.type = CR_LOAD_FORCE, push.body = 0, push.value = cr_v3(0.1, 0.05, -0.1);
+    cr_assembly_def def = {.rod_count = R, .rods = rods, .joint_count = R, .joints = joints};
+    def.body_count = 1, def.bodies = &body, def.body_load_count = 1, def.body_loads = &push;
+    cr_error err = {0};
+    cr_assembly *a = cr_assembly_create(&def, &err);
+    free(rods), free(joints);
+    CHECK(a != NULL);
+    if (!a) return CR_BAD_INPUT;
+    cr_assembly_state *s = cr_assembly_state_create(a);
+    cr_static_options o = cr_static_default_options();
+    cr_static_report rep = {0};
+    cr_asm_sparse_min = sparse_min, cr_asm_block_elim = block;
+    const cr_status st = cr_assembly_static_solve(a, s, &o, &rep, &err);
+    cr_asm_sparse_min = CR_ASM_SPARSE_MIN, cr_asm_block_elim = 1;
+    snprintf(msg, cap, "%s", err.message);
+    cr_static_report_free(&rep);
+    cr_assembly_state_destroy(s);
+    cr_assembly_destroy(a);
+    return st;
+}
+
+static void sparse_mechanism(void)
+{
+    char dense[512], blk[512], klu[512];
+    /* 9 legs: 105 unknowns, dense by the default threshold; sparse when forced. 30 legs: 336
+     * unknowns, sparse by default, dense when forced. */
+    for (int R = 9; R <= 30; R += 21) {
+        CHECK(mechanism(R, INT_MAX, 1, dense, sizeof dense) == CR_SINGULAR);
+        printf("%d legs, dense: %s\n", R, dense);
+        CHECK(strstr(dense, "mechanism") != NULL && strstr(dense, "bar") != NULL);
+        CHECK(mechanism(R, 0, 1, blk, sizeof blk) == CR_SINGULAR);
+        CHECK(mechanism(R, 0, 0, klu, sizeof klu) == CR_SINGULAR);
+        printf("%d legs, sparse: %s\n%d legs, KLU: %s\n", R, blk, R, klu);
+        CHECK(!strcmp(dense, blk));
+        CHECK(!strcmp(dense, klu));
+    }
+}
+
+CHECK_MAIN(CASE(hub_statics), CASE(sparse_mechanism), CASE(hub_dynamics), CASE(hub_redundant), CASE(gripper),
+           CASE(parallel_robot), CASE(crossing_cables))

@@ -5,6 +5,7 @@
 
 #include <klu.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,8 @@ extern void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int
                    int *info);
 
 int cr_asm_sparse_min = CR_ASM_SPARSE_MIN;
+int cr_asm_block_elim = 1;
+_Atomic long cr_asm_block_solves = 0;
 
 /* A singular sparse system is solved again densely to name the unknown as the dense path
  * does, up to this size (its N² doubles: 72 MB) */
@@ -42,6 +45,14 @@ struct cr_asm_sys {
     klu_symbolic *sym;
     klu_numeric *num;
     double rgrowth; /* of the last factorization with pivoting (klu_factor) */
+    int klu_status; /* KLU's status when its factorization failed (-3 from sparse_factor) */
+    /* the hub's block elimination (block_solve): the hub's unknowns (hub[i]), union-find
+     * parents, each unknown's group and place in it, the groups' members, starts and blocks */
+    unsigned char *hub;
+    int *par, *grp, *loc, *mem, *gst, *piv;
+    size_t *boff;
+    double *blk;
+    size_t bcap;
 };
 
 cr_asm_sys *cr_asm_sys_create(void)
@@ -64,6 +75,8 @@ void cr_asm_sys_destroy(cr_asm_sys *s)
     free(s->A), free(s->ipiv), free(s->sc);
     free(s->ti), free(s->tj), free(s->tv), free(s->pi), free(s->pj), free(s->slot);
     free(s->Ap), free(s->Ai), free(s->cnt), free(s->Ax);
+    free(s->hub), free(s->par), free(s->grp), free(s->loc), free(s->mem), free(s->gst), free(s->piv), free(s->boff),
+        free(s->blk);
     free(s);
 }
 
@@ -73,11 +86,19 @@ static int grow_vectors(cr_asm_sys *s, int N)
 {
     if (N <= s->ncap) return 1;
     free(s->ipiv), free(s->sc), free(s->Ap), free(s->cnt);
+    free(s->hub), free(s->par), free(s->grp), free(s->loc), free(s->mem), free(s->gst), free(s->piv), free(s->boff);
+    const size_t n1 = (size_t)N + 1;
     s->ipiv = malloc((size_t)N * sizeof *s->ipiv);
     s->sc = malloc(2 * (size_t)N * sizeof *s->sc);
-    s->Ap = malloc(((size_t)N + 1) * sizeof *s->Ap);
-    s->cnt = malloc(((size_t)N + 1) * sizeof *s->cnt);
-    s->ncap = s->ipiv && s->sc && s->Ap && s->cnt ? N : 0;
+    s->Ap = malloc(n1 * sizeof *s->Ap);
+    s->cnt = malloc(n1 * sizeof *s->cnt);
+    s->hub = malloc(n1), s->par = malloc(n1 * sizeof(int)), s->grp = malloc(n1 * sizeof(int));
+    s->loc = malloc(n1 * sizeof(int)), s->mem = malloc(n1 * sizeof(int)), s->gst = malloc((n1 + 1) * sizeof(int));
+    s->piv = malloc(n1 * sizeof(int)), s->boff = malloc((n1 + 1) * sizeof(size_t));
+    s->ncap = s->ipiv && s->sc && s->Ap && s->cnt && s->hub && s->par && s->grp && s->loc && s->mem && s->gst &&
+                      s->piv && s->boff
+                  ? N
+                  : 0;
     s->pN = -1; /* Ap was the cached pattern's */
     return s->ncap > 0;
 }
@@ -107,7 +128,14 @@ static int begin_sparse(cr_asm_sys *s, int N, int cplx, double tiny)
         s->ti = s->tj = NULL;
     }
     s->N = N, s->sparse = 1, s->cplx = cplx, s->nt = 0;
-    return grow_vectors(s, N > 0 ? N : 1);
+    if (!grow_vectors(s, N > 0 ? N : 1)) return 0;
+    memset(s->hub, 0, (size_t)(N > 0 ? N : 1));
+    return 1;
+}
+
+void cr_asm_sys_hub(cr_asm_sys *s, int i)
+{
+    if (s->sparse && i >= 0 && i < s->N) s->hub[i] = 1;
 }
 
 int cr_asm_sys_begin_sparse(cr_asm_sys *s, int N, int cplx) { return begin_sparse(s, N, cplx, 0.0); }
@@ -269,6 +297,242 @@ static void entry_scale(cr_asm_sys *s, int p, double f)
 /* max(a, v) for a that is never NaN: fmax's result (a NaN v leaves a), without its call */
 static inline double max_of(double a, double v) { return v > a ? v : a; }
 
+/* The hub's block elimination. Many rods on one body (a brush's legs on a platform, fingers on
+ * a palm) make the statics' system an arrowhead: every rod's interface unknowns and its joints'
+ * multipliers (a group) touch the rest only through the body's unknowns (the hub). Eliminating
+ * each group onto the hub by hand, its small block factored densely, costs O(Σ n_g³ + h³) with
+ * no ordering, no symbolic analysis and no pattern to keep: KLU spent on the same system
+ * several times the work (its analysis redone whenever the pattern grew from the straight
+ * start's exact zeros, its refactorization, its pivot growth check). The groups are the
+ * connected components of the pattern with the hub's unknowns taken out (union-find on the
+ * entries), so anything that couples two rods other than through a body (a joint between
+ * rods, rod–rod contact) merges their groups; a group beyond BLOCK_GROUP_MAX or a hub beyond
+ * BLOCK_HUB_MAX unknowns leaves the system to KLU. The scaling is the sparse path's (rows, then
+ * columns, to a largest entry of 1). Pivoting is partial within each block only, so a block's
+ * pivot below BLOCK_PIVOT_MIN (or the hub's below that of its largest entry) is not trusted:
+ * KLU and, when singular, the dense path decide and name the unknown as before. */
+enum { BLOCK_GROUP_MAX = 48, BLOCK_HUB_MAX = 96 };
+static const double BLOCK_PIVOT_MIN = 1e-10;
+
+static int uf_find(int *p, int i)
+{
+    while (p[i] != i) i = p[i] = p[p[i]];
+    return i;
+}
+
+/* LU with partial pivoting of the n × n column-major A in place; 0: a pivot below tol */
+#define CR_INLINE static inline __attribute__((always_inline))
+CR_INLINE int small_lu(int n, double *A, int *piv, double tol)
+{
+    for (int k = 0; k < n; ++k) {
+        int p = k;
+        double mx = fabs(A[k + (size_t)n * k]);
+        for (int i = k + 1; i < n; ++i) {
+            const double v = fabs(A[i + (size_t)n * k]);
+            if (v > mx) mx = v, p = i;
+        }
+        if (!(mx >= tol) || !(mx > 0)) return 0;
+        piv[k] = p;
+        if (p != k)
+            for (int j = 0; j < n; ++j) {
+                const double t = A[k + (size_t)n * j];
+                A[k + (size_t)n * j] = A[p + (size_t)n * j], A[p + (size_t)n * j] = t;
+            }
+        const double inv = 1.0 / A[k + (size_t)n * k];
+        double *ck = A + (size_t)n * k;
+        for (int i = k + 1; i < n; ++i) ck[i] *= inv;
+        for (int j = k + 1; j < n; ++j) {
+            double *cj = A + (size_t)n * j;
+            const double a = cj[k];
+            if (a != 0.0)
+                for (int i = k + 1; i < n; ++i) cj[i] -= ck[i] * a;
+        }
+    }
+    return 1;
+}
+
+/* X (n × ncol, column-major) ← A⁻¹ X with small_lu's factors */
+CR_INLINE void small_lu_solve(int n, const double *A, const int *piv, double *X, int ncol)
+{
+    for (int c = 0; c < ncol; ++c) {
+        double *x = X + (size_t)n * c;
+        for (int k = 0; k < n; ++k)
+            if (piv[k] != k) {
+                const double t = x[k];
+                x[k] = x[piv[k]], x[piv[k]] = t;
+            }
+        for (int k = 0; k < n; ++k) {
+            const double v = x[k];
+            if (v != 0.0)
+                for (int i = k + 1; i < n; ++i) x[i] -= A[i + (size_t)n * k] * v;
+        }
+        for (int k = n - 1; k >= 0; --k) {
+            const double v = x[k] /= A[k + (size_t)n * k];
+            if (v != 0.0)
+                for (int i = 0; i < k; ++i) x[i] -= A[i + (size_t)n * k] * v;
+        }
+    }
+}
+
+/* Group block A (n × n), then W = [B | b] (n × (h + 1)) and T (h × n) after it: W ← A⁻¹ W,
+ * [D | d] −= T W; 0 when a pivot of A is below BLOCK_PIVOT_MIN */
+CR_INLINE int eliminate_group(int n, int h, double *A, double *D, int *piv)
+{
+    double *W = A + (size_t)n * n;
+    const double *T = W + (size_t)n * (h + 1);
+    if (!small_lu(n, A, piv, BLOCK_PIVOT_MIN)) return 0;
+    small_lu_solve(n, A, piv, W, h + 1);
+    for (int c = 0; c <= h; ++c) {
+        const double *wc = W + (size_t)n * c;
+        double *dc = D + (size_t)h * c;
+        for (int l = 0; l < n; ++l) {
+            const double wv = wc[l];
+            if (wv != 0.0)
+                for (int r = 0; r < h; ++r) dc[r] -= T[r + (size_t)h * l] * wv;
+        }
+    }
+    return 1;
+}
+
+/* Solves the sparse system by the hub's block elimination: -1 (b solved), -2 (no memory), or
+ * 1 when the system is not for it or not decided here (b untouched: KLU goes on). */
+static int block_solve(cr_asm_sys *s, double *b)
+{
+    const int N = s->N;
+    const size_t nt = s->nt;
+    if (s->cplx || N == 0 || nt == (size_t)-1) return 1;
+    int *par = s->par, *grp = s->grp, *loc = s->loc, *mem = s->mem, *gst = s->gst, *cnt = s->cnt;
+    unsigned char *hub = s->hub;
+    for (int i = 0; i < N; ++i) par[i] = i, grp[i] = -2; /* -2: no entry off the hub yet */
+    for (size_t t = 0; t < nt; ++t) {
+        const int i = s->ti[t], j = s->tj[t];
+        if (hub[i] || hub[j]) continue;
+        grp[i] = grp[j] = -1;
+        const int ri = uf_find(par, i), rj = uf_find(par, j);
+        if (ri != rj) par[ri < rj ? rj : ri] = ri < rj ? ri : rj;
+    }
+    /* an unknown coupled to the hub only (a joint's row between two bodies) joins the hub: on
+     * its own its block would be an exact zero */
+    int h = 0;
+    for (int i = 0; i < N; ++i) {
+        if (!hub[i] && grp[i] == -2) hub[i] = 1;
+        if (hub[i]) ++h;
+    }
+    if (h > BLOCK_HUB_MAX) return 1;
+    int ng = 0;
+    for (int i = 0; i < N; ++i)
+        if (!hub[i] && par[i] == i) grp[i] = ng++;
+    memset(gst, 0, ((size_t)ng + 2) * sizeof *gst);
+    for (int i = 0; i < N; ++i)
+        if (!hub[i]) ++gst[(grp[i] = grp[uf_find(par, i)]) + 1];
+    for (int g = 0; g < ng; ++g) {
+        if (gst[g + 1] > BLOCK_GROUP_MAX) return 1;
+        gst[g + 1] += gst[g];
+    }
+    gst[ng + 1] = gst[ng] + h; /* the hub's members after the groups' */
+    memcpy(cnt, gst, ((size_t)ng + 1) * sizeof *cnt);
+    for (int i = 0; i < N; ++i) {
+        const int g = hub[i] ? ng : grp[i];
+        loc[i] = cnt[g]++ - gst[g];
+        mem[gst[g] + loc[i]] = i;
+    }
+    size_t *boff = s->boff, tot = 0;
+    const size_t hs = (size_t)h, h1 = hs + 1;
+    for (int g = 0; g < ng; ++g) {
+        const size_t n = (size_t)(gst[g + 1] - gst[g]);
+        boff[g] = tot, tot += n * n + n * h1 + hs * n;
+    }
+    boff[ng] = tot, tot += hs * h1;
+    if (tot > s->bcap) {
+        free(s->blk);
+        s->blk = malloc(tot * sizeof *s->blk);
+        s->bcap = s->blk ? tot : 0;
+        if (!s->blk) return -2;
+    }
+    /* the scaling, as the sparse path's (rows, then columns, to a largest entry of 1) but
+     * from the entries as added: a sum of several entries is not its terms' maximum, which
+     * matters only to the equilibration (any positive factors would do) and to the rows and
+     * columns without support, whose pivots the factorizations below check anyway */
+    double *rs = s->sc, *cs = s->sc + N;
+    for (int i = 0; i < N; ++i) rs[i] = 0.0, cs[i] = 0.0;
+    for (size_t t = 0; t < nt; ++t) rs[s->ti[t]] = max_of(rs[s->ti[t]], fabs(s->tv[t]));
+    double big = 0;
+    for (int i = 0; i < N; ++i) big = max_of(big, rs[i]);
+    for (int i = 0; i < N; ++i) {
+        if (!(rs[i] > 0 && rs[i] >= s->tiny * big) || !isfinite(rs[i])) return 1;
+        rs[i] = 1.0 / rs[i];
+    }
+    for (size_t t = 0; t < nt; ++t) cs[s->tj[t]] = max_of(cs[s->tj[t]], fabs(s->tv[t]) * rs[s->ti[t]]);
+    for (int j = 0; j < N; ++j) {
+        if (!(cs[j] > 0 && cs[j] >= s->tiny)) return 1;
+        cs[j] = 1.0 / cs[j];
+    }
+    double *blk = s->blk, *D = blk + boff[ng];
+    const int *hm = mem + gst[ng];
+    memset(blk, 0, tot * sizeof *blk);
+    /* per group: A (n × n), W = [B | b] (n × (h + 1)), T (h × n); the hub's D = [D | d] */
+    for (size_t t = 0; t < nt; ++t) {
+        const int i = s->ti[t], j = s->tj[t];
+        const double v = s->tv[t] * rs[i] * cs[j];
+        if (!hub[i]) {
+            const int g = grp[i];
+            const size_t n = (size_t)(gst[g + 1] - gst[g]);
+            double *A = blk + boff[g];
+            if (!hub[j])
+                A[loc[i] + n * loc[j]] += v;
+            else
+                A[n * n + loc[i] + n * loc[j]] += v;
+        } else if (!hub[j]) {
+            const int g = grp[j];
+            const size_t n = (size_t)(gst[g + 1] - gst[g]);
+            blk[boff[g] + n * n + n * h1 + loc[i] + hs * loc[j]] += v;
+        } else
+            D[loc[i] + hs * loc[j]] += v;
+    }
+    for (int g = 0; g < ng; ++g) {
+        const size_t n = (size_t)(gst[g + 1] - gst[g]);
+        const int *m = mem + gst[g];
+        double *y = blk + boff[g] + n * n + n * hs;
+        for (size_t r = 0; r < n; ++r) y[r] = b[m[r]] * rs[m[r]];
+    }
+    for (size_t r = 0; r < hs; ++r) D[r + hs * hs] = b[hm[r]] * rs[hm[r]];
+    /* each group onto the hub (the brush's sizes compiled apart: a weld's group, 12 unknowns
+     * on a body's 6, and the position correction's, 6 on 3) */
+    int *piv = s->piv;
+    for (int g = 0; g < ng; ++g) {
+        const int n = gst[g + 1] - gst[g];
+        double *A = blk + boff[g];
+        const int ok = n == 12 && h == 6  ? eliminate_group(12, 6, A, D, piv + gst[g])
+                       : n == 6 && h == 3 ? eliminate_group(6, 3, A, D, piv + gst[g])
+                                          : eliminate_group(n, h, A, D, piv + gst[g]);
+        if (!ok) return 1;
+    }
+    double *xh = D + hs * hs;
+    if (h > 0) {
+        double dmax = 0;
+        for (size_t k = 0; k < hs * hs; ++k) dmax = max_of(dmax, fabs(D[k]));
+        if (!(dmax > 0) || !isfinite(dmax) || !small_lu(h, D, piv + gst[ng], BLOCK_PIVOT_MIN * dmax)) return 1;
+        small_lu_solve(h, D, piv + gst[ng], xh, 1);
+    }
+    for (int g = 0; g < ng; ++g) {
+        const size_t n = (size_t)(gst[g + 1] - gst[g]);
+        double *W = blk + boff[g] + n * n, *y = W + n * hs;
+        for (size_t c = 0; c < hs; ++c)
+            for (size_t r = 0; r < n; ++r) y[r] -= W[r + n * c] * xh[c];
+        for (size_t r = 0; r < n; ++r)
+            if (!isfinite(y[r])) return 1;
+    }
+    for (int g = 0; g < ng; ++g) {
+        const size_t n = (size_t)(gst[g + 1] - gst[g]);
+        const int *m = mem + gst[g];
+        const double *y = blk + boff[g] + n * n + n * hs;
+        for (size_t r = 0; r < n; ++r) b[m[r]] = y[r] * cs[m[r]];
+    }
+    for (size_t r = 0; r < hs; ++r) b[hm[r]] = xh[r] * cs[hm[r]];
+    atomic_fetch_add_explicit(&cr_asm_block_solves, 1, memory_order_relaxed);
+    return -1;
+}
+
 /* The sparse system compressed, scaled (rows, then columns, to a largest entry of 1, as the
  * dense path) and factored: -1, the row or unknown found without support, or -2 (memory) */
 static int sparse_factor(cr_asm_sys *s)
@@ -310,7 +574,7 @@ static int sparse_factor(cr_asm_sys *s)
         for (int p = s->Ap[j]; p < s->Ap[j + 1]; ++p) entry_scale(s, p, cs[j]);
     }
     if (!s->sym) s->sym = klu_analyze(N, s->Ap, s->Ai, &s->kc);
-    if (!s->sym) return -2;
+    if (!s->sym) return s->kc.status == KLU_OUT_OF_MEMORY ? -2 : (s->klu_status = s->kc.status, -3);
     /* Why the previous pivots first: a Newton iteration's matrix differs little from the
      * last one's, and klu_refactor (no pivot search, no symbolic step) costs about half of
      * klu_factor. It is kept only while its pivot growth stays within 10× of the last
@@ -331,7 +595,9 @@ static int sparse_factor(cr_asm_sys *s)
         if (s->num) klu_free_numeric(&s->num, &s->kc);
         s->num = s->cplx ? klu_z_factor(s->Ap, s->Ai, s->Ax, s->sym, &s->kc)
                          : klu_factor(s->Ap, s->Ai, s->Ax, s->sym, &s->kc);
-        if (!s->num) return s->kc.status == KLU_OUT_OF_MEMORY ? -2 : 0;
+        /* not singular (KLU goes on past a zero pivot here): out of memory, or the input
+         * refused (too large for its integers): no unknown to name, -3 says so */
+        if (!s->num) return s->kc.status == KLU_OUT_OF_MEMORY ? -2 : (s->klu_status = s->kc.status, -3);
         const int g = s->cplx ? klu_z_rgrowth(s->Ap, s->Ai, s->Ax, s->sym, s->num, &s->kc)
                               : klu_rgrowth(s->Ap, s->Ai, s->Ax, s->sym, s->num, &s->kc);
         s->rgrowth = g ? s->kc.rgrowth : 0.0;
@@ -345,7 +611,13 @@ static int sparse_factor(cr_asm_sys *s)
     return -1;
 }
 
-int cr_asm_sys_factor(cr_asm_sys *s) { return sparse_factor(s); }
+int cr_asm_sys_factor(cr_asm_sys *s)
+{
+    const int bad = sparse_factor(s);
+    return bad == -3 ? 0 : bad; /* the dynamics' callers know -1, -2 and singular only */
+}
+
+int cr_asm_sys_klu_status(const cr_asm_sys *s) { return s->klu_status; }
 
 int cr_asm_sys_solve_factored(cr_asm_sys *s, double *b)
 {
@@ -365,9 +637,13 @@ int cr_asm_sys_solve(cr_asm_sys *s, double *b)
 {
     const int N = s->N;
     if (!s->sparse) return dense_solve(N, s->A, b, s->ipiv, s->sc);
+    if (cr_asm_block_elim) {
+        const int r = block_solve(s, b);
+        if (r != 1) return r;
+    }
     const int bad = sparse_factor(s);
     if (bad == -2) return -2;
-    if (bad >= 0) {
+    if (bad >= 0 || bad == -3) {
         /* a row, a column or a pivot without support: the dense path decides (KLU's threshold
          * pivoting may meet a small pivot that LAPACK's partial pivoting avoids) and names the
          * unknown as it does */

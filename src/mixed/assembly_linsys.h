@@ -1,6 +1,8 @@
 /* The coupled systems of assemblies: the statics' (assembly_statics.c: interface poses, joint
  * multipliers, contact force increments), assembled entry by entry, solved densely (LAPACK)
- * when small and by a sparse LU (SuiteSparse KLU) from cr_asm_sparse_min unknowns on; and the
+ * when small and, from cr_asm_sparse_min unknowns on, by eliminating the groups of unknowns
+ * that couple only through the free bodies' onto them (the hub's block elimination), else by
+ * a sparse LU (SuiteSparse KLU); and the
  * dynamics' Schur complement on the multipliers (assembly_dynamics.c), sparse only, real or
  * complex, factored once and solved many times. */
 #ifndef CR_MIXED_ASSEMBLY_LINSYS_H
@@ -12,11 +14,17 @@
  * it names when singular) is the one the other tests were written against, and a system of a
  * few joints gains nothing from the sparse one's compression and ordering; above, the dense N³
  * dominates as soon as many rods meet one body (every joint touches the body: an arrowhead,
- * which KLU's ordering eliminates rod by rod, O(N)). 120: a body with ten welded rods in statics
+ * eliminated rod by rod, O(N)). 120: a body with ten welded rods in statics
  * (126 unknowns), twenty in dynamics (its Schur complement: k + 6 per body = 126). Tests set
  * cr_asm_sparse_min to run both paths on one scenario. */
 #define CR_ASM_SPARSE_MIN 120
 extern int cr_asm_sparse_min;
+/* 1 (default): a sparse system is first tried by the hub's block elimination (the groups
+ * coupled only through the hub's unknowns, cr_asm_sys_hub; assembly_linsys.c), KLU otherwise.
+ * Tests set it to 0 to run KLU on the same scenario. */
+extern int cr_asm_block_elim;
+/* systems solved by the block elimination so far (tests: which path ran) */
+extern _Atomic long cr_asm_block_solves;
 
 typedef struct cr_asm_sys cr_asm_sys;
 
@@ -26,14 +34,20 @@ void cr_asm_sys_destroy(cr_asm_sys *s);
 int cr_asm_sys_begin(cr_asm_sys *s, int N);
 /* A[row][col] += v (not thread-safe: one writer) */
 void cr_asm_sys_add(cr_asm_sys *s, int row, int col, double v);
+/* Unknown i (after begin) is one of the hub's: a free body's, through which many groups of
+ * unknowns (a rod's interface node and its joints' multipliers) are coupled. Ignored when
+ * the system is dense. */
+void cr_asm_sys_hub(cr_asm_sys *s, int i);
 /* 1: the system is the sparse one */
 int cr_asm_sys_sparse(const cr_asm_sys *s);
 /* Solves A x = b in place of b, as dense_solve: rows, then columns scaled to a largest entry
  * of 1; a row below 1e-12 of the largest, a column or a pivot below 1e-12 after the scaling
- * count as singular. Returns -1, the unknown (or row) found without support, or -2 when out
- * of memory. A sparse system found singular is solved again densely (up to a size) so that
- * the unknown named is the dense path's. */
+ * count as singular. Returns -1, the unknown (or row) found without support, -2 when out
+ * of memory, or -3 when KLU failed otherwise (cr_asm_sys_klu_status: its status; no unknown
+ * to name). A sparse system found singular (or refused by KLU) is solved again densely (up to
+ * a size) so that the unknown named is the dense path's. */
 int cr_asm_sys_solve(cr_asm_sys *s, double *b);
+int cr_asm_sys_klu_status(const cr_asm_sys *s);
 
 /* The sparse path alone, factored once and solved many times (the Schur complements of
  * assembly dynamics, real or complex): begin (cplx: entries added by _add_complex, right

@@ -21,8 +21,9 @@
  *          [ C         0  ] [ λ  ] = − [ g       ]
  *      (H = ∂(Cᵀλ)/∂y, the joints' geometric stiffness), solved by LU: dense (dgesv,
  *      O((6 m + k)³) with m, k the interface nodes and joint rows) when small, else
- *      sparse (KLU, assembly_linsys.c): many rods on one body make it an arrowhead whose
- *      fill-reducing ordering eliminates the rods first, O(m + k);
+ *      sparse (assembly_linsys.c): many rods on one body make it an arrowhead, each rod's
+ *      interface unknowns and joint rows eliminated onto the free bodies' unknowns (the
+ *      hub, cr_asm_sys_hub) block by block, O(m + k); KLU when rods couple otherwise;
  *   4. x_r ← x_r − u_r + V_r δy_r, interface nodes by the exponential map.
  *
  * This is Newton's method on the whole system (rods, interface equilibrium E_i + C_iᵀλ =
@@ -680,6 +681,8 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
     const int N = w->N + 3 * w->cm; /* contact.rods: the force increments after the multipliers */
     double t0 = now();
     if (!cr_asm_sys_begin(w->sys, N)) return cr_error_set(err, CR_NO_MEMORY, "out of memory");
+    for (int b = 0; b < a->body_count; ++b) /* the hub of the sparse system's block elimination */
+        for (int c = 0; c < 6; ++c) cr_asm_sys_hub(w->sys, 6 * a->bodies[b].iface + c);
     cr_pool_run(w->pool, a->rod_count, update_rod_task, w);
     for (int r = 0; r < a->rod_count; ++r)
         if (w->rw[r].bad >= 0)
@@ -744,6 +747,11 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
     if (w->cm > 0) contact_dense_rows(w, w->rhs);
     const int bad = cr_asm_sys_solve(w->sys, w->rhs);
     if (bad == -2) return cr_error_set(err, CR_NO_MEMORY, "out of memory");
+    if (bad == -3) /* beyond the dense diagnosis' size: no unknown to name */
+        return cr_error_set(err, CR_UNSUPPORTED,
+                            "the joints' coupled system (%d unknowns) could not be factored: the sparse LU (KLU) "
+                            "refused it (KLU status %d), without finding a singular unknown",
+                            N, cr_asm_sys_klu_status(w->sys));
     if (bad >= 0) {
         cr_status st = cr_asm_check_redundant(a, w->s, w->joint_f, err);
         if (st != CR_OK) return st;
@@ -950,6 +958,8 @@ static cr_status correct_positions(asm_work *w, double lf)
     const int ni = a->iface_count, N = 3 * ni + np;
     double t0 = now();
     if (!cr_asm_sys_begin(w->sysc, N)) return CR_NO_MEMORY;
+    for (int b = 0; b < a->body_count; ++b)
+        for (int c = 0; c < 3; ++c) cr_asm_sys_hub(w->sysc, 3 * a->bodies[b].iface + c);
     rod_task ct = {w, lf, N};
     cr_pool_run(w->pool, a->rod_count, correct_rod, &ct);
     for (int r = 0; r < a->rod_count; ++r)
@@ -997,6 +1007,7 @@ static cr_status correct_positions(asm_work *w, double lf)
     }
     const int bad = cr_asm_sys_solve(w->sysc, w->rhs);
     if (bad == -2) return CR_NO_MEMORY;
+    if (bad == -3) return CR_UNSUPPORTED;
     if (bad >= 0) return CR_SINGULAR; /* the full update's solve names the cause */
     for (int r = 0; r < a->rod_count; ++r) {
         const cr_model *m = a->models[r];
