@@ -32,6 +32,12 @@
 #else
 #define PH_CLONES
 #endif
+/* fused multiply-adds where only a factorization's rounding changes (block_eliminate) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define PH_CONTRACT __attribute__((optimize("fp-contract=fast")))
+#else
+#define PH_CONTRACT
+#endif
 
 double ph_mid_stress(const cr_ph *s, int gp, int j, double de, double h, double *kappa);
 
@@ -220,7 +226,82 @@ PH_CLONES static void back_substitute(front *f)
  *
  * Returns 0, k + 1 for a zero column k, -(k + 1) for a pivot too small at k. U's rows (k..d-1) are
  * appended at U; the forward-substituted right side stays in bl. */
-PH_CLONES static int block_eliminate(front *f, int m, int d, double *U)
+/* pivot row k of the front: its check against the column's scale (the tail rows included), the swap with
+   row p (from column c0: the columns left of it are finished); 0 or block_eliminate's code */
+static inline int take_pivot(double *M, double *bl, int k, int p, int c0, int d, double best, double tail)
+{
+    const double cmax = tail > best ? tail : best;
+    if (!(best > 1e-12 * cmax)) return cmax == 0 ? k + 1 : -(k + 1);
+    if (p != k) {
+        double *rk = M + k * BLD, *rp = M + p * BLD;
+        for (int j = c0; j < d; ++j) {
+            double t = rk[j];
+            rk[j] = rp[j], rp[j] = t;
+        }
+        double t = bl[k];
+        bl[k] = bl[p], bl[p] = t;
+    }
+    return 0;
+}
+
+/* U row k (columns k..d-1) in whole groups of 4: the few doubles past its end are overwritten by the next
+   row's, or fall in the stride's padding (ph_front_stride) */
+static inline void copy_urow(double *U, const double *rk, int k, int d)
+{
+#if defined(__GNUC__)
+    for (int j = k; j < d; j += 4) *(v4du *)(U + j - k) = *(const v4du *)(rk + j);
+#else
+    for (int j = k; j < d; ++j) U[j - k] = rk[j];
+#endif
+}
+
+/* the rows i0..d-1 below pivot rows k and k + 1 (multipliers: column k, and column k + 1 times inv1),
+   in NG aligned groups of 4 from column j0, with the pivot search of column k + 2 among the rows below m
+   (best, p) and the tail rows' largest entry there (tail). NG is a constant after inlining: the pivot
+   rows' groups stay in registers across the rows and the group loop is unrolled. */
+static inline __attribute__((always_inline)) void rank2_rows(double *M, double *bl, int k, int m, int d, int j0,
+                                                              double inv1, double bk, double b1, const int NG,
+                                                              double *best, int *p, double *tail)
+{
+#if defined(__GNUC__)
+    const double *rk = M + k * BLD, *r1 = rk + BLD;
+    v4d pa[8], pb[8];
+#pragma GCC unroll 8
+    for (int g = 0; g < NG; ++g) pa[g] = *(const v4d *)(rk + j0 + 4 * g), pb[g] = *(const v4d *)(r1 + j0 + 4 * g);
+    const int k1 = k + 1, k2 = k + 2, ms = m > k2 ? m : k2;
+    double bst = -1, tl = 0;
+    int pp = k2;
+    for (int i = k2; i < d; ++i) {
+        double *ri = M + i * BLD;
+        const double la = ri[k], lb = ri[k1] * inv1;
+        const v4d av = {la, la, la, la}, bv = {lb, lb, lb, lb};
+#pragma GCC unroll 8
+        for (int g = 0; g < NG; ++g) {
+            v4d *x = (v4d *)(ri + j0 + 4 * g);
+            *x = (*x - av * pa[g]) - bv * pb[g];
+        }
+        bl[i] = (bl[i] - la * bk) - lb * b1;
+        const double v = fabs(ri[k2]);
+        if (i < ms) {
+            if (v > bst) bst = v, pp = i;
+        } else if (v > tl) {
+            tl = v;
+        }
+    }
+    *best = bst, *p = pp, *tail = tl;
+#else
+    (void)M, (void)bl, (void)k, (void)m, (void)d, (void)j0, (void)inv1, (void)bk, (void)b1, (void)NG, (void)best,
+        (void)p, (void)tail;
+#endif
+}
+
+/* The elimination takes the pivots two at a time (a rank-2 update of the rows below): the row loop's
+   overhead and the rows' loads and stores are per pair, the pivot rows' groups are held in registers. Pivot
+   k + 1 is searched among the rows' column k + 1 updated by pivot k alone (one pass over that column), so
+   the pivots are those of the rank-one sequence. The updates use fused multiply-adds (only the
+   factorization's rounding changes: the equations, residuals and their differences are computed as
+   before). */
+PH_CLONES PH_CONTRACT static int block_eliminate(front *f, int m, int d, double *U)
 {
     double *M = f->M, *bl = f->bl;
     /* the pivot search of column k: the largest |M(i, k)| among the block's rows i >= k (best, at p) and
@@ -236,29 +317,20 @@ PH_CLONES static int block_eliminate(front *f, int m, int d, double *U)
         double v = fabs(M[i * BLD]);
         if (v > tail) tail = v;
     }
-    for (int k = 0; k < m; ++k) {
+    const int fw = (d + 3) & ~3;
+    for (int k = 0; k < m; k += 2) {
         double *rk = M + k * BLD;
-        const double cmax = tail > best ? tail : best;
-        if (!(best > 1e-12 * cmax)) return cmax == 0 ? k + 1 : -(k + 1);
-        if (p != k) {
-            double *rp = M + p * BLD;
-            for (int j = k; j < d; ++j) {
-                double t = rk[j];
-                rk[j] = rp[j], rp[j] = t;
-            }
-            double t = bl[k];
-            bl[k] = bl[p], bl[p] = t;
-        }
-        memcpy(U, rk + k, sizeof(double) * (d - k));
+        int info = take_pivot(M, bl, k, p, k, d, best, tail);
+        if (info) return info;
+        copy_urow(U, rk, k, d);
         U += d - k;
         const double inv = 1.0 / rk[k], bk = bl[k];
-        /* whole aligned groups of 4 from the one holding column k + 1: the columns left of it are
-           finished (never read again) and those right of d are zero in the pivot row */
-        const int j0 = (k + 1) & ~3, k1 = k + 1;
-        best = -1, tail = 0, p = k1;
-        for (int i = k + 1; i < d; ++i) {
-            double *ri = M + i * BLD, l = ri[k] * inv;
-            if (l != 0) {
+        const int k1 = k + 1;
+        if (k1 == m) {
+            /* the last pivot alone: the tail rows' rank-one update */
+            const int j0 = k1 & ~3;
+            for (int i = k1; i < d; ++i) {
+                double *ri = M + i * BLD, l = ri[k] * inv;
 #if defined(__GNUC__)
                 const v4d lv = {l, l, l, l};
                 for (int j = j0; j < d; j += 4) *(v4d *)(ri + j) -= lv * *(const v4d *)(rk + j);
@@ -267,13 +339,63 @@ PH_CLONES static int block_eliminate(front *f, int m, int d, double *U)
 #endif
                 bl[i] -= l * bk;
             }
-            const double v = fabs(ri[k1]);
-            if (i < m) {
+            break;
+        }
+        /* column k + 1 by pivot k (the multipliers kept in column k), and its pivot search */
+        const double a1 = rk[k1];
+        best = -1, tail = 0, p = k1;
+        for (int i = k1; i < m; ++i) {
+            double *ri = M + i * BLD;
+            const double l = ri[k] * inv, v = fabs(ri[k1] -= l * a1);
+            ri[k] = l;
+            if (v > best) best = v, p = i;
+        }
+        for (int i = m; i < d; ++i) {
+            double *ri = M + i * BLD;
+            const double l = ri[k] * inv, v = fabs(ri[k1] -= l * a1);
+            ri[k] = l;
+            if (v > tail) tail = v;
+        }
+        /* pivot k + 1 (its swap carries the multiplier of column k), its row finished by pivot k */
+        info = take_pivot(M, bl, k1, p, k, d, best, tail);
+        if (info) return info;
+        double *r1 = M + k1 * BLD;
+        const double l1 = r1[k];
+        for (int j = k1 + 1; j < d; ++j) r1[j] -= l1 * rk[j];
+        bl[k1] -= l1 * bk;
+        copy_urow(U, r1, k1, d);
+        U += d - k1;
+        const double inv1 = 1.0 / r1[k1], b1 = bl[k1];
+        /* the rows below: whole aligned groups of 4 from the one holding column k + 2 (the columns left of
+           it are finished, never read again, and those right of d are zero in the pivot rows) */
+        const int j0 = (k + 2) & ~3;
+#if defined(__GNUC__)
+        switch ((fw - j0) >> 2) {
+        case 1: rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 1, &best, &p, &tail); break;
+        case 2: rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 2, &best, &p, &tail); break;
+        case 3: rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 3, &best, &p, &tail); break;
+        case 4: rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 4, &best, &p, &tail); break;
+        case 5: rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 5, &best, &p, &tail); break;
+        case 6: rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 6, &best, &p, &tail); break;
+        case 7: rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 7, &best, &p, &tail); break;
+        default: rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 8, &best, &p, &tail); break;
+        }
+#else
+        (void)fw;
+        best = -1, tail = 0, p = k + 2;
+        for (int i = k + 2; i < d; ++i) {
+            double *ri = M + i * BLD;
+            const double la = ri[k], lb = ri[k1] * inv1;
+            for (int j = j0; j < d; ++j) ri[j] = (ri[j] - la * rk[j]) - lb * r1[j];
+            bl[i] = (bl[i] - la * bk) - lb * b1;
+            const double v = fabs(ri[k + 2]);
+            if (i < (m > k + 2 ? m : k + 2)) {
                 if (v > best) best = v, p = i;
             } else if (v > tail) {
                 tail = v;
             }
         }
+#endif
     }
     return 0;
 }
