@@ -400,6 +400,24 @@ PH_CLONES PH_CONTRACT static int block_eliminate(front *f, int m, int d, double 
     return 0;
 }
 
+/* zeroes the front's rows 0..d-1, only their columns (to a group of 4, as block_eliminate writes them):
+   a memset of the whole rows costs more than the elimination's row updates, and one call per row 4x
+   these stores (GCC turns the loop into such calls unless told not to) */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+PH_CLONES static void zero_front(double *M, int d)
+{
+    const int fw = (d + 3) & ~3;
+#if defined(__GNUC__)
+    const v4d zero = {0, 0, 0, 0};
+    for (int i = 0; i < d; ++i)
+        for (int j = 0; j < fw; j += 4) *(v4d *)(M + i * BLD + j) = zero;
+#else
+    for (int i = 0; i < d; ++i) memset(M + i * BLD, 0, sizeof(double) * fw);
+#endif
+}
+
 /* element e in the front: its reduced offsets; *m the rows it eliminates, *d the front's size */
 static void block_set(front *f, const cr_ph *s, int e, int *m, int *d)
 {
@@ -1025,10 +1043,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                 tb[i] = bfront[fm + i];
                 for (int j = 0; j < nt; ++j) tail[i][j] = Mfront[(fm + i) * BLD + fm + j];
             }
-            /* only the front's columns (to a group of 4, as block_eliminate writes them): a memset of the
-               whole rows costs more than the elimination's row updates */
-            const int fw = (fd + 3) & ~3;
-            for (int i = 0; i < fd; ++i) memset(Mfront + i * BLD, 0, sizeof(double) * fw);
+            zero_front(Mfront, fd);
             memset(bfront, 0, sizeof bfront);
             for (int i = 0; i < nt; ++i) {
                 bfront[i] = tb[i];
