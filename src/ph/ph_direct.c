@@ -100,6 +100,7 @@ typedef double v4d __attribute__((vector_size(32), aligned(32)));
 /* unaligned (the element's node blocks sit at any column of the front) */
 typedef double v4du __attribute__((vector_size(32), aligned(8)));
 typedef double v2du __attribute__((vector_size(16), aligned(8)));
+typedef double v2d __attribute__((vector_size(16)));
 #endif
 
 static inline double *colp(front *f, int j) { return f->ring + (size_t)(j & f->mask) * f->ldab; }
@@ -722,33 +723,60 @@ static inline void reduce_node(const strain_parts *P, double n, double ns, const
     }
 }
 
-/* the material term of strain row j, kf T_m(:, j) T_1(:, j)^T over the element's free nodes, and
-   kf T_m(:, j) (B_1 dq_p)_j into kr; i0 = 3 for the curvature rows (no dphi part: a constant after
-   inlining, so the loops have fixed lengths) */
-static inline void material_rank1(double *Mb, int ld, const int pos[3], const double Tm[3][6][6],
-                                  const double T1[3][6][6], int j, const int i0, double kf, double dep, double *kr)
+/* the material part T_m^T kappa T_1 of both points (and T_m^T kappa B_1 dq_p into kr) over the element's
+   free nodes: each reduced row (node a, component i) is the combination of the elastic strain rows t
+   (point mg[t], row mj[t], kf[t] = fac w kappa) of T_1 with the coefficients kf[t] T_m(t, i), summed in
+   registers and added to the front once (rank-one updates per strain row loaded and stored the front's
+   rows 12 times); the dphi rows are skipped when only curvatures are elastic (their T_m has no dphi
+   part). Only the Newton matrix and its right side's K dq_p are summed here: fused multiply-adds change
+   their rounding, not the equations. */
+PH_CLONES PH_CONTRACT static void material_terms(double *Mb, int ld, const int pos[3], const double Tm[2][3][6][6],
+                                                const double T1[2][3][6][6], int nm, const int *mg, const int *mj,
+                                                const double *kf, const double *dep, double *kr)
 {
+    const double *tmp[12], *t1p[12];
+    int i0 = 3;
+    for (int t = 0; t < nm; ++t) {
+        tmp[t] = &Tm[mg[t]][0][mj[t]][0], t1p[t] = &T1[mg[t]][0][mj[t]][0];
+        if (mj[t] < 3) i0 = 0;
+    }
     for (int a = 0; a < 3; ++a) {
         if (pos[a] < 0) continue;
         for (int i = i0; i < 6; ++i) {
-            const double ti = kf * Tm[a][j][i];
-            kr[6 * a + i] += ti * dep;
             double *row = Mb + (size_t)(pos[a] + i) * ld;
+            double kd = 0;
+#if defined(__GNUC__)
+            v4d acc4[3] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
+            v2d acc2[3] = {{0, 0}, {0, 0}, {0, 0}};
+            for (int t = 0; t < nm; ++t) {
+                const double c = kf[t] * tmp[t][36 * a + i], *tb = t1p[t];
+                kd += c * dep[t];
+                const v4d c4 = {c, c, c, c};
+                const v2d c2 = {c, c};
+#pragma GCC unroll 3
+                for (int b = 0; b < 3; ++b) {
+                    acc4[b] += c4 * *(const v4du *)(tb + 36 * b);
+                    acc2[b] += c2 * *(const v2du *)(tb + 36 * b + 4);
+                }
+            }
             for (int b = 0; b < 3; ++b) {
                 if (pos[b] < 0) continue;
-                double *rr = row + pos[b];
-                const double *tb = T1[b][j];
-#if defined(__GNUC__)
-                /* all six columns as 4 + 2 (the curvature rows' dphi part is zero: adding it is exact) */
-                (void)i0;
-                const v4du t4 = {ti, ti, ti, ti};
-                const v2du t2 = {ti, ti};
-                *(v4du *)rr += t4 * *(const v4du *)tb;
-                *(v2du *)(rr + 4) += t2 * *(const v2du *)(tb + 4);
-#else
-                for (int l = i0; l < 6; ++l) rr[l] += ti * tb[l];
-#endif
+                *(v4du *)(row + pos[b]) += acc4[b];
+                *(v2du *)(row + pos[b] + 4) += acc2[b];
             }
+#else
+            double acc[3][6] = {{0}};
+            for (int t = 0; t < nm; ++t) {
+                const double c = kf[t] * tmp[t][36 * a + i], *tb = t1p[t];
+                kd += c * dep[t];
+                for (int b = 0; b < 3; ++b)
+                    for (int l = 0; l < 6; ++l) acc[b][l] += c * tb[36 * b + l];
+            }
+            for (int b = 0; b < 3; ++b)
+                if (pos[b] >= 0)
+                    for (int l = 0; l < 6; ++l) row[pos[b] + l] += acc[b][l];
+#endif
+            kr[6 * a + i] += kd;
         }
     }
 }
@@ -841,6 +869,9 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             for (int a = 0; a < 3; ++a) pos[a] = ro[a] >= 0 ? 6 * a : -1;
         }
         double sgp[2][6]; /* the points' stresses, for the geometric terms (summed over the points) */
+        /* the points' reduced strain Jacobians and their elastic strain rows (material_terms) */
+        double Tm2[2][3][6][6], T1b2[2][3][6][6], mkf[12], mdep[12];
+        int mg[12], mj[12], nm = 0;
         for (int g = 0; g < 2; ++g) {
             const int gp = 2 * e + g;
             double q1[12], q1s[12], q0[12], q0s[12], v0[12], qm[12], qms[12];
@@ -876,12 +907,14 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             }
             strain_apply(P1, dqN, dqS, dep);
             /* reduced strain Jacobians T = B P(d) per free node (6 x 6: dphi, dtheta) */
-            double Tm[3][6][6], T1b[3][6][6];
-            double(*T1)[6][6] = dyn ? T1b : Tm;
-            for (int a = 0; a < 3; ++a) {
-                if (ro[a] < 0 || !jac) continue;
+            double(*Tm)[6][6] = Tm2[g], (*T1)[6][6] = dyn ? T1b2[g] : Tm;
+            for (int a = 0; a < 3 && jac; ++a) {
+                if (ro[a] < 0) { /* (read by material_terms, not added) */
+                    memset(Tm[a], 0, sizeof Tm[a]), memset(T1[a], 0, sizeof T1[a]);
+                    continue;
+                }
                 reduce_node(&Pm, s->N[g][a], s->dN[g][a], dmn[a], Tm[a]);
-                if (dyn) reduce_node(P1, s->N[g][a], s->dN[g][a], d1n[a], T1b[a]);
+                if (dyn) reduce_node(P1, s->N[g][a], s->dN[g][a], d1n[a], T1[a]);
             }
             /* residual: internal forces, inertia, distributed loads */
             for (int a = 0; a < 3; ++a) {
@@ -907,14 +940,10 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                         }
                     }
             }
-            /* material part T_m^T kappa T_1 (and T_m^T kappa B_1 dq_p); the curvature rows have no dphi
-               part */
+            /* the material part's strain rows (added for both points at once below) */
             for (int j = 0; j < 6; ++j) {
                 if (kap[j] == 0 || !jac) continue;
-                if (j < 3)
-                    material_rank1(Mb, ld, pos, Tm, T1, j, 0, fac * w * kap[j], dep[j], kred + 6 * 2 * e);
-                else
-                    material_rank1(Mb, ld, pos, Tm, T1, j, 3, fac * w * kap[j], dep[j], kred + 6 * 2 * e);
+                mkf[nm] = fac * w * kap[j], mdep[nm] = dep[j], mg[nm] = g, mj[nm] = j, ++nm;
             }
             /* rigid stresses: momentum-row columns and constraint rows */
             for (int sl = 0; sl < nr && jac; ++sl) {
@@ -934,6 +963,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                 *rhs(&F, col) -= r[s->sig_off[e] + g * nr + sl] + dep[j];
             }
         }
+        if (jac && nm) material_terms(Mb, ld, pos, Tm2, dyn ? T1b2 : Tm2, nm, mg, mj, mkf, mdep, kred + 6 * 2 * e);
         /* geometric and mass terms, both points at once: between nodes a and b the Hessian of
            sigma . eps is H (x) I3 over the fields (phi, d1, d2, d3), H = sum_g c1 C_g + c2 C_g^T with
            c1 = N_a N_b', c2 = N_a' N_b (ph_stress_coupling's C). C has no phi row, its phi column is
