@@ -916,7 +916,11 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                 reduce_node(&Pm, s->N[g][a], s->dN[g][a], dmn[a], Tm[a]);
                 if (dyn) reduce_node(P1, s->N[g][a], s->dN[g][a], d1n[a], T1[a]);
             }
-            /* residual: internal forces, inertia, distributed loads */
+            /* residual: internal forces, inertia, distributed loads (the inertia's rate, the same for the
+               three nodes, once per point) */
+            double irate[9] = {0};
+            if (dyn)
+                for (int k = 0; k < 9; ++k) irate[k] = 2 * (q1[k] - q0[k]) / h - 2 * v0[k];
             for (int a = 0; a < 3; ++a) {
                 double n = w * s->N[g][a];
                 double *fe = s->fext + 12 * (2 * e + a);
@@ -936,7 +940,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                         if (m == 0) continue;
                         for (int c = 0; c < 3; ++c) {
                             int k = 3 * fl + c;
-                            ra[k] += w * m * s->N[g][a] * (2 * (q1[k] - q0[k]) / h - 2 * v0[k]);
+                            ra[k] += w * m * s->N[g][a] * irate[k];
                         }
                     }
             }
