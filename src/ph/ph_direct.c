@@ -216,7 +216,7 @@ PH_CLONES static void back_substitute(front *f)
  * partial pivoting among its own rows (they are complete; the end node's are not) and hands the end node's
  * Schur complement and right side to the next front, where that node leads. The band LU's pivots could
  * reach the next node's rows, and its fill made it 3-4x more arithmetic in short scalar loops; here the
- * rank-one updates run along rows of up to 29 contiguous entries.
+ * updates (rank 2: two pivots at a time) run along rows of up to 29 contiguous entries.
  *
  * Pivoting inside the block needs every leading block to be nonsingular: the rod cut at node 2e + 2 with
  * that node held. With a rigid extension (or shear) the tension of a segment held at both ends is not
@@ -261,8 +261,8 @@ static inline void copy_urow(double *U, const double *rk, int k, int d)
    (best, p) and the tail rows' largest entry there (tail). NG is a constant after inlining: the pivot
    rows' groups stay in registers across the rows and the group loop is unrolled. */
 static inline __attribute__((always_inline)) void rank2_rows(double *M, double *bl, int k, int m, int d, int j0,
-                                                              double inv1, double bk, double b1, const int NG,
-                                                              double *best, int *p, double *tail)
+                                                             double inv1, double bk, double b1, const int NG,
+                                                             double *best, int *p, double *tail)
 {
 #if defined(__GNUC__)
     const double *rk = M + k * BLD, *r1 = rk + BLD;
@@ -372,14 +372,30 @@ PH_CLONES PH_CONTRACT static int block_eliminate(front *f, int m, int d, double 
         const int j0 = (k + 2) & ~3;
 #if defined(__GNUC__)
         switch ((fw - j0) >> 2) {
-        case 1: rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 1, &best, &p, &tail); break;
-        case 2: rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 2, &best, &p, &tail); break;
-        case 3: rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 3, &best, &p, &tail); break;
-        case 4: rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 4, &best, &p, &tail); break;
-        case 5: rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 5, &best, &p, &tail); break;
-        case 6: rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 6, &best, &p, &tail); break;
-        case 7: rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 7, &best, &p, &tail); break;
-        default: rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 8, &best, &p, &tail); break;
+        case 1:
+            rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 1, &best, &p, &tail);
+            break;
+        case 2:
+            rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 2, &best, &p, &tail);
+            break;
+        case 3:
+            rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 3, &best, &p, &tail);
+            break;
+        case 4:
+            rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 4, &best, &p, &tail);
+            break;
+        case 5:
+            rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 5, &best, &p, &tail);
+            break;
+        case 6:
+            rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 6, &best, &p, &tail);
+            break;
+        case 7:
+            rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 7, &best, &p, &tail);
+            break;
+        default:
+            rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 8, &best, &p, &tail);
+            break;
         }
 #else
         (void)fw;
@@ -407,7 +423,8 @@ PH_CLONES PH_CONTRACT static int block_eliminate(front *f, int m, int d, double 
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #endif
-PH_CLONES static void zero_front(double *M, int d)
+PH_CLONES static void
+zero_front(double *M, int d)
 {
     const int fw = (d + 3) & ~3;
 #if defined(__GNUC__)
@@ -731,8 +748,8 @@ static inline void reduce_node(const strain_parts *P, double n, double ns, const
    part). Only the Newton matrix and its right side's K dq_p are summed here: fused multiply-adds change
    their rounding, not the equations. */
 PH_CLONES PH_CONTRACT static void material_terms(double *Mb, int ld, const int pos[3], const double Tm[2][3][6][6],
-                                                const double T1[2][3][6][6], int nm, const int *mg, const int *mj,
-                                                const double *kf, const double *dep, double *kr)
+                                                 const double T1[2][3][6][6], int nm, const int *mg, const int *mj,
+                                                 const double *kf, const double *dep, double *kr)
 {
     const double *tmp[12], *t1p[12];
     int i0 = 3;
