@@ -32,6 +32,12 @@
 #else
 #define PH_CLONES
 #endif
+/* fused multiply-adds where only a factorization's rounding changes (block_eliminate) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define PH_CONTRACT __attribute__((optimize("fp-contract=fast")))
+#else
+#define PH_CONTRACT
+#endif
 
 double ph_mid_stress(const cr_ph *s, int gp, int j, double de, double h, double *kappa);
 
@@ -94,6 +100,7 @@ typedef double v4d __attribute__((vector_size(32), aligned(32)));
 /* unaligned (the element's node blocks sit at any column of the front) */
 typedef double v4du __attribute__((vector_size(32), aligned(8)));
 typedef double v2du __attribute__((vector_size(16), aligned(8)));
+typedef double v2d __attribute__((vector_size(16)));
 #endif
 
 static inline double *colp(front *f, int j) { return f->ring + (size_t)(j & f->mask) * f->ldab; }
@@ -209,7 +216,7 @@ PH_CLONES static void back_substitute(front *f)
  * partial pivoting among its own rows (they are complete; the end node's are not) and hands the end node's
  * Schur complement and right side to the next front, where that node leads. The band LU's pivots could
  * reach the next node's rows, and its fill made it 3-4x more arithmetic in short scalar loops; here the
- * rank-one updates run along rows of up to 29 contiguous entries.
+ * updates (rank 2: two pivots at a time) run along rows of up to 29 contiguous entries.
  *
  * Pivoting inside the block needs every leading block to be nonsingular: the rod cut at node 2e + 2 with
  * that node held. With a rigid extension (or shear) the tension of a segment held at both ends is not
@@ -220,7 +227,82 @@ PH_CLONES static void back_substitute(front *f)
  *
  * Returns 0, k + 1 for a zero column k, -(k + 1) for a pivot too small at k. U's rows (k..d-1) are
  * appended at U; the forward-substituted right side stays in bl. */
-PH_CLONES static int block_eliminate(front *f, int m, int d, double *U)
+/* pivot row k of the front: its check against the column's scale (the tail rows included), the swap with
+   row p (from column c0: the columns left of it are finished); 0 or block_eliminate's code */
+static inline int take_pivot(double *M, double *bl, int k, int p, int c0, int d, double best, double tail)
+{
+    const double cmax = tail > best ? tail : best;
+    if (!(best > 1e-12 * cmax)) return cmax == 0 ? k + 1 : -(k + 1);
+    if (p != k) {
+        double *rk = M + k * BLD, *rp = M + p * BLD;
+        for (int j = c0; j < d; ++j) {
+            double t = rk[j];
+            rk[j] = rp[j], rp[j] = t;
+        }
+        double t = bl[k];
+        bl[k] = bl[p], bl[p] = t;
+    }
+    return 0;
+}
+
+/* U row k (columns k..d-1) in whole groups of 4: the few doubles past its end are overwritten by the next
+   row's, or fall in the stride's padding (ph_front_stride) */
+static inline void copy_urow(double *U, const double *rk, int k, int d)
+{
+#if defined(__GNUC__)
+    for (int j = k; j < d; j += 4) *(v4du *)(U + j - k) = *(const v4du *)(rk + j);
+#else
+    for (int j = k; j < d; ++j) U[j - k] = rk[j];
+#endif
+}
+
+/* the rows i0..d-1 below pivot rows k and k + 1 (multipliers: column k, and column k + 1 times inv1),
+   in NG aligned groups of 4 from column j0, with the pivot search of column k + 2 among the rows below m
+   (best, p) and the tail rows' largest entry there (tail). NG is a constant after inlining: the pivot
+   rows' groups stay in registers across the rows and the group loop is unrolled. */
+static inline __attribute__((always_inline)) void rank2_rows(double *M, double *bl, int k, int m, int d, int j0,
+                                                             double inv1, double bk, double b1, const int NG,
+                                                             double *best, int *p, double *tail)
+{
+#if defined(__GNUC__)
+    const double *rk = M + k * BLD, *r1 = rk + BLD;
+    v4d pa[8], pb[8];
+#pragma GCC unroll 8
+    for (int g = 0; g < NG; ++g) pa[g] = *(const v4d *)(rk + j0 + 4 * g), pb[g] = *(const v4d *)(r1 + j0 + 4 * g);
+    const int k1 = k + 1, k2 = k + 2, ms = m > k2 ? m : k2;
+    double bst = -1, tl = 0;
+    int pp = k2;
+    for (int i = k2; i < d; ++i) {
+        double *ri = M + i * BLD;
+        const double la = ri[k], lb = ri[k1] * inv1;
+        const v4d av = {la, la, la, la}, bv = {lb, lb, lb, lb};
+#pragma GCC unroll 8
+        for (int g = 0; g < NG; ++g) {
+            v4d *x = (v4d *)(ri + j0 + 4 * g);
+            *x = (*x - av * pa[g]) - bv * pb[g];
+        }
+        bl[i] = (bl[i] - la * bk) - lb * b1;
+        const double v = fabs(ri[k2]);
+        if (i < ms) {
+            if (v > bst) bst = v, pp = i;
+        } else if (v > tl) {
+            tl = v;
+        }
+    }
+    *best = bst, *p = pp, *tail = tl;
+#else
+    (void)M, (void)bl, (void)k, (void)m, (void)d, (void)j0, (void)inv1, (void)bk, (void)b1, (void)NG, (void)best,
+        (void)p, (void)tail;
+#endif
+}
+
+/* The elimination takes the pivots two at a time (a rank-2 update of the rows below): the row loop's
+   overhead and the rows' loads and stores are per pair, the pivot rows' groups are held in registers. Pivot
+   k + 1 is searched among the rows' column k + 1 updated by pivot k alone (one pass over that column), so
+   the pivots are those of the rank-one sequence. The updates use fused multiply-adds (only the
+   factorization's rounding changes: the equations, residuals and their differences are computed as
+   before). */
+PH_CLONES PH_CONTRACT static int block_eliminate(front *f, int m, int d, double *U)
 {
     double *M = f->M, *bl = f->bl;
     /* the pivot search of column k: the largest |M(i, k)| among the block's rows i >= k (best, at p) and
@@ -236,29 +318,20 @@ PH_CLONES static int block_eliminate(front *f, int m, int d, double *U)
         double v = fabs(M[i * BLD]);
         if (v > tail) tail = v;
     }
-    for (int k = 0; k < m; ++k) {
+    const int fw = (d + 3) & ~3;
+    for (int k = 0; k < m; k += 2) {
         double *rk = M + k * BLD;
-        const double cmax = tail > best ? tail : best;
-        if (!(best > 1e-12 * cmax)) return cmax == 0 ? k + 1 : -(k + 1);
-        if (p != k) {
-            double *rp = M + p * BLD;
-            for (int j = k; j < d; ++j) {
-                double t = rk[j];
-                rk[j] = rp[j], rp[j] = t;
-            }
-            double t = bl[k];
-            bl[k] = bl[p], bl[p] = t;
-        }
-        memcpy(U, rk + k, sizeof(double) * (d - k));
+        int info = take_pivot(M, bl, k, p, k, d, best, tail);
+        if (info) return info;
+        copy_urow(U, rk, k, d);
         U += d - k;
         const double inv = 1.0 / rk[k], bk = bl[k];
-        /* whole aligned groups of 4 from the one holding column k + 1: the columns left of it are
-           finished (never read again) and those right of d are zero in the pivot row */
-        const int j0 = (k + 1) & ~3, k1 = k + 1;
-        best = -1, tail = 0, p = k1;
-        for (int i = k + 1; i < d; ++i) {
-            double *ri = M + i * BLD, l = ri[k] * inv;
-            if (l != 0) {
+        const int k1 = k + 1;
+        if (k1 == m) {
+            /* the last pivot alone: the tail rows' rank-one update */
+            const int j0 = k1 & ~3;
+            for (int i = k1; i < d; ++i) {
+                double *ri = M + i * BLD, l = ri[k] * inv;
 #if defined(__GNUC__)
                 const v4d lv = {l, l, l, l};
                 for (int j = j0; j < d; j += 4) *(v4d *)(ri + j) -= lv * *(const v4d *)(rk + j);
@@ -267,15 +340,100 @@ PH_CLONES static int block_eliminate(front *f, int m, int d, double *U)
 #endif
                 bl[i] -= l * bk;
             }
-            const double v = fabs(ri[k1]);
-            if (i < m) {
+            break;
+        }
+        /* column k + 1 by pivot k (the multipliers kept in column k), and its pivot search */
+        const double a1 = rk[k1];
+        best = -1, tail = 0, p = k1;
+        for (int i = k1; i < m; ++i) {
+            double *ri = M + i * BLD;
+            const double l = ri[k] * inv, v = fabs(ri[k1] -= l * a1);
+            ri[k] = l;
+            if (v > best) best = v, p = i;
+        }
+        for (int i = m; i < d; ++i) {
+            double *ri = M + i * BLD;
+            const double l = ri[k] * inv, v = fabs(ri[k1] -= l * a1);
+            ri[k] = l;
+            if (v > tail) tail = v;
+        }
+        /* pivot k + 1 (its swap carries the multiplier of column k), its row finished by pivot k */
+        info = take_pivot(M, bl, k1, p, k, d, best, tail);
+        if (info) return info;
+        double *r1 = M + k1 * BLD;
+        const double l1 = r1[k];
+        for (int j = k1 + 1; j < d; ++j) r1[j] -= l1 * rk[j];
+        bl[k1] -= l1 * bk;
+        copy_urow(U, r1, k1, d);
+        U += d - k1;
+        const double inv1 = 1.0 / r1[k1], b1 = bl[k1];
+        /* the rows below: whole aligned groups of 4 from the one holding column k + 2 (the columns left of
+           it are finished, never read again, and those right of d are zero in the pivot rows) */
+        const int j0 = (k + 2) & ~3;
+#if defined(__GNUC__)
+        switch ((fw - j0) >> 2) {
+        case 1:
+            rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 1, &best, &p, &tail);
+            break;
+        case 2:
+            rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 2, &best, &p, &tail);
+            break;
+        case 3:
+            rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 3, &best, &p, &tail);
+            break;
+        case 4:
+            rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 4, &best, &p, &tail);
+            break;
+        case 5:
+            rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 5, &best, &p, &tail);
+            break;
+        case 6:
+            rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 6, &best, &p, &tail);
+            break;
+        case 7:
+            rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 7, &best, &p, &tail);
+            break;
+        default:
+            rank2_rows(M, bl, k, m, d, j0, inv1, bk, b1, 8, &best, &p, &tail);
+            break;
+        }
+#else
+        (void)fw;
+        best = -1, tail = 0, p = k + 2;
+        for (int i = k + 2; i < d; ++i) {
+            double *ri = M + i * BLD;
+            const double la = ri[k], lb = ri[k1] * inv1;
+            for (int j = j0; j < d; ++j) ri[j] = (ri[j] - la * rk[j]) - lb * r1[j];
+            bl[i] = (bl[i] - la * bk) - lb * b1;
+            const double v = fabs(ri[k + 2]);
+            if (i < (m > k + 2 ? m : k + 2)) {
                 if (v > best) best = v, p = i;
             } else if (v > tail) {
                 tail = v;
             }
         }
+#endif
     }
     return 0;
+}
+
+/* zeroes the front's rows 0..d-1, only their columns (to a group of 4, as block_eliminate writes them):
+   a memset of the whole rows costs more than the elimination's row updates, and one call per row 4x
+   these stores (GCC turns the loop into such calls unless told not to) */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+PH_CLONES static void
+zero_front(double *M, int d)
+{
+    const int fw = (d + 3) & ~3;
+#if defined(__GNUC__)
+    const v4d zero = {0, 0, 0, 0};
+    for (int i = 0; i < d; ++i)
+        for (int j = 0; j < fw; j += 4) *(v4d *)(M + i * BLD + j) = zero;
+#else
+    for (int i = 0; i < d; ++i) memset(M + i * BLD, 0, sizeof(double) * fw);
+#endif
 }
 
 /* element e in the front: its reduced offsets; *m the rows it eliminates, *d the front's size */
@@ -582,33 +740,60 @@ static inline void reduce_node(const strain_parts *P, double n, double ns, const
     }
 }
 
-/* the material term of strain row j, kf T_m(:, j) T_1(:, j)^T over the element's free nodes, and
-   kf T_m(:, j) (B_1 dq_p)_j into kr; i0 = 3 for the curvature rows (no dphi part: a constant after
-   inlining, so the loops have fixed lengths) */
-static inline void material_rank1(double *Mb, int ld, const int pos[3], const double Tm[3][6][6],
-                                  const double T1[3][6][6], int j, const int i0, double kf, double dep, double *kr)
+/* the material part T_m^T kappa T_1 of both points (and T_m^T kappa B_1 dq_p into kr) over the element's
+   free nodes: each reduced row (node a, component i) is the combination of the elastic strain rows t
+   (point mg[t], row mj[t], kf[t] = fac w kappa) of T_1 with the coefficients kf[t] T_m(t, i), summed in
+   registers and added to the front once (rank-one updates per strain row loaded and stored the front's
+   rows 12 times); the dphi rows are skipped when only curvatures are elastic (their T_m has no dphi
+   part). Only the Newton matrix and its right side's K dq_p are summed here: fused multiply-adds change
+   their rounding, not the equations. */
+PH_CLONES PH_CONTRACT static void material_terms(double *Mb, int ld, const int pos[3], const double Tm[2][3][6][6],
+                                                 const double T1[2][3][6][6], int nm, const int *mg, const int *mj,
+                                                 const double *kf, const double *dep, double *kr)
 {
+    const double *tmp[12], *t1p[12];
+    int i0 = 3;
+    for (int t = 0; t < nm; ++t) {
+        tmp[t] = &Tm[mg[t]][0][mj[t]][0], t1p[t] = &T1[mg[t]][0][mj[t]][0];
+        if (mj[t] < 3) i0 = 0;
+    }
     for (int a = 0; a < 3; ++a) {
         if (pos[a] < 0) continue;
         for (int i = i0; i < 6; ++i) {
-            const double ti = kf * Tm[a][j][i];
-            kr[6 * a + i] += ti * dep;
             double *row = Mb + (size_t)(pos[a] + i) * ld;
+            double kd = 0;
+#if defined(__GNUC__)
+            v4d acc4[3] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
+            v2d acc2[3] = {{0, 0}, {0, 0}, {0, 0}};
+            for (int t = 0; t < nm; ++t) {
+                const double c = kf[t] * tmp[t][36 * a + i], *tb = t1p[t];
+                kd += c * dep[t];
+                const v4d c4 = {c, c, c, c};
+                const v2d c2 = {c, c};
+#pragma GCC unroll 3
+                for (int b = 0; b < 3; ++b) {
+                    acc4[b] += c4 * *(const v4du *)(tb + 36 * b);
+                    acc2[b] += c2 * *(const v2du *)(tb + 36 * b + 4);
+                }
+            }
             for (int b = 0; b < 3; ++b) {
                 if (pos[b] < 0) continue;
-                double *rr = row + pos[b];
-                const double *tb = T1[b][j];
-#if defined(__GNUC__)
-                /* all six columns as 4 + 2 (the curvature rows' dphi part is zero: adding it is exact) */
-                (void)i0;
-                const v4du t4 = {ti, ti, ti, ti};
-                const v2du t2 = {ti, ti};
-                *(v4du *)rr += t4 * *(const v4du *)tb;
-                *(v2du *)(rr + 4) += t2 * *(const v2du *)(tb + 4);
-#else
-                for (int l = i0; l < 6; ++l) rr[l] += ti * tb[l];
-#endif
+                *(v4du *)(row + pos[b]) += acc4[b];
+                *(v2du *)(row + pos[b] + 4) += acc2[b];
             }
+#else
+            double acc[3][6] = {{0}};
+            for (int t = 0; t < nm; ++t) {
+                const double c = kf[t] * tmp[t][36 * a + i], *tb = t1p[t];
+                kd += c * dep[t];
+                for (int b = 0; b < 3; ++b)
+                    for (int l = 0; l < 6; ++l) acc[b][l] += c * tb[36 * b + l];
+            }
+            for (int b = 0; b < 3; ++b)
+                if (pos[b] >= 0)
+                    for (int l = 0; l < 6; ++l) row[pos[b] + l] += acc[b][l];
+#endif
+            kr[6 * a + i] += kd;
         }
     }
 }
@@ -701,6 +886,9 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             for (int a = 0; a < 3; ++a) pos[a] = ro[a] >= 0 ? 6 * a : -1;
         }
         double sgp[2][6]; /* the points' stresses, for the geometric terms (summed over the points) */
+        /* the points' reduced strain Jacobians and their elastic strain rows (material_terms) */
+        double Tm2[2][3][6][6], T1b2[2][3][6][6], mkf[12], mdep[12];
+        int mg[12], mj[12], nm = 0;
         for (int g = 0; g < 2; ++g) {
             const int gp = 2 * e + g;
             double q1[12], q1s[12], q0[12], q0s[12], v0[12], qm[12], qms[12];
@@ -736,14 +924,20 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             }
             strain_apply(P1, dqN, dqS, dep);
             /* reduced strain Jacobians T = B P(d) per free node (6 x 6: dphi, dtheta) */
-            double Tm[3][6][6], T1b[3][6][6];
-            double(*T1)[6][6] = dyn ? T1b : Tm;
-            for (int a = 0; a < 3; ++a) {
-                if (ro[a] < 0 || !jac) continue;
+            double(*Tm)[6][6] = Tm2[g], (*T1)[6][6] = dyn ? T1b2[g] : Tm;
+            for (int a = 0; a < 3 && jac; ++a) {
+                if (ro[a] < 0) { /* (read by material_terms, not added) */
+                    memset(Tm[a], 0, sizeof Tm[a]), memset(T1[a], 0, sizeof T1[a]);
+                    continue;
+                }
                 reduce_node(&Pm, s->N[g][a], s->dN[g][a], dmn[a], Tm[a]);
-                if (dyn) reduce_node(P1, s->N[g][a], s->dN[g][a], d1n[a], T1b[a]);
+                if (dyn) reduce_node(P1, s->N[g][a], s->dN[g][a], d1n[a], T1[a]);
             }
-            /* residual: internal forces, inertia, distributed loads */
+            /* residual: internal forces, inertia, distributed loads (the inertia's rate, the same for the
+               three nodes, once per point) */
+            double irate[9] = {0};
+            if (dyn)
+                for (int k = 0; k < 9; ++k) irate[k] = 2 * (q1[k] - q0[k]) / h - 2 * v0[k];
             for (int a = 0; a < 3; ++a) {
                 double n = w * s->N[g][a];
                 double *fe = s->fext + 12 * (2 * e + a);
@@ -763,18 +957,14 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                         if (m == 0) continue;
                         for (int c = 0; c < 3; ++c) {
                             int k = 3 * fl + c;
-                            ra[k] += w * m * s->N[g][a] * (2 * (q1[k] - q0[k]) / h - 2 * v0[k]);
+                            ra[k] += w * m * s->N[g][a] * irate[k];
                         }
                     }
             }
-            /* material part T_m^T kappa T_1 (and T_m^T kappa B_1 dq_p); the curvature rows have no dphi
-               part */
+            /* the material part's strain rows (added for both points at once below) */
             for (int j = 0; j < 6; ++j) {
                 if (kap[j] == 0 || !jac) continue;
-                if (j < 3)
-                    material_rank1(Mb, ld, pos, Tm, T1, j, 0, fac * w * kap[j], dep[j], kred + 6 * 2 * e);
-                else
-                    material_rank1(Mb, ld, pos, Tm, T1, j, 3, fac * w * kap[j], dep[j], kred + 6 * 2 * e);
+                mkf[nm] = fac * w * kap[j], mdep[nm] = dep[j], mg[nm] = g, mj[nm] = j, ++nm;
             }
             /* rigid stresses: momentum-row columns and constraint rows */
             for (int sl = 0; sl < nr && jac; ++sl) {
@@ -794,6 +984,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                 *rhs(&F, col) -= r[s->sig_off[e] + g * nr + sl] + dep[j];
             }
         }
+        if (jac && nm) material_terms(Mb, ld, pos, Tm2, dyn ? T1b2 : Tm2, nm, mg, mj, mkf, mdep, kred + 6 * 2 * e);
         /* geometric and mass terms, both points at once: between nodes a and b the Hessian of
            sigma . eps is H (x) I3 over the fields (phi, d1, d2, d3), H = sum_g c1 C_g + c2 C_g^T with
            c1 = N_a N_b', c2 = N_a' N_b (ph_stress_coupling's C). C has no phi row, its phi column is
@@ -903,10 +1094,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                 tb[i] = bfront[fm + i];
                 for (int j = 0; j < nt; ++j) tail[i][j] = Mfront[(fm + i) * BLD + fm + j];
             }
-            /* only the front's columns (to a group of 4, as block_eliminate writes them): a memset of the
-               whole rows costs more than the elimination's row updates */
-            const int fw = (fd + 3) & ~3;
-            for (int i = 0; i < fd; ++i) memset(Mfront + i * BLD, 0, sizeof(double) * fw);
+            zero_front(Mfront, fd);
             memset(bfront, 0, sizeof bfront);
             for (int i = 0; i < nt; ++i) {
                 bfront[i] = tb[i];
