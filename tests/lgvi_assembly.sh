@@ -83,8 +83,10 @@ sys.exit(0 if ok else 1)
 PY
 
 # ---- refused at check, naming the joint and the model ----
-expect_error 1 "joints.1 ('elbow').type: a hinge joint is not available in model lgvi" check "$ex" \
-    --set 'joints.1={"type": "hinge", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [0, 1, 0]}'
+expect_error 1 "joints.1 ('elbow').type: a cylindrical joint is not available in model lgvi" check "$ex" \
+    --set 'joints.1={"type": "cylindrical", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [1, 0, 0]}'
+expect_error 1 "joints.1 ('elbow').drive: a hinge motor is not available in model lgvi" check "$ex" \
+    --set 'joints.1={"type": "hinge", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [0, 1, 0], "drive": {"angle": 1}}'
 expect_error 1 "rods.0 ('pivot'): stages.0.type" check "$ex" --set 'stages=[{"type": "static"}]'
 expect_error 1 "stages.0.time_step: 1e-05 s exceeds the stable step" check "$ex" --set stages.0.time_step=1e-5
 

@@ -37,6 +37,19 @@ typedef struct group {
     int first, count; /* its members */
 } group;
 
+/* A hinge's or universal joint's rotational rows between two rotation units (rotation groups:
+ * a node alone, or a weld group), as the mixed rod's (src/mixed/assembly_model.c): hinge
+ * g_r = (R_a u_r)·(R_b d), r = 0, 1, with u_0, u_1 normal to the axis h (a's frame) and d = h
+ * in b's frame from the reference; universal one row, u_0 = h_a, d = h_b. Discretized as SHAKE
+ * on the Lie group: the rows' torques at t_k, their multipliers such that g = 0 at t_k+1. */
+typedef struct cjoint {
+    int joint, ua, ub, rows; /* the joint, its units a and b (indices into rg), 1 or 2 rows */
+    cr_vec3 u[2], d;         /* u_r in unit a's root kernel frame, d in unit b's */
+    double y[2];             /* the rows' angular impulses h² λ_r (kg m²) of the last step */
+    cr_vec3 dir[2];          /* the step's torque directions (R_a u_r) × (R_b d) at t_k, spatial */
+    cr_vec3 moment;          /* the moment on a in the last step, spatial (N m) */
+} cjoint;
+
 typedef struct asm_sim {
     int rods;
     lgvi_sim **r;
@@ -51,6 +64,14 @@ typedef struct asm_sim {
     int ntg, nrg;
     int dilatation;
     char (*rname)[64];
+    cjoint *cj; /* the hinges and universal joints (their rotational rows) */
+    int ncj;
+    int *jcj; /* per joint: its index in cj, or -1 */
+    /* per rotation unit, in the step: the principal axes P and inertias D of its summed
+     * inertia, h (ν + h M) in the root's frame, the rotation increment f, R^k of the root, and
+     * the constraint impulse Σ h² λ (spatial) the rows put on it */
+    cr_mat3 *uP, *uR;
+    cr_vec3 *uD, *ug0, *uf, *utau;
 } asm_sim;
 
 /* ---- what the shared nodes can represent: checked before anything runs ---- */
@@ -86,12 +107,17 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
         cr_assembly_def def = {
             .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints};
         cr_joint_label(&def, k, lb, sizeof lb);
-        if (j->type != CR_JOINT_WELD && j->type != CR_JOINT_BALL)
+        if (j->type == CR_JOINT_PRISMATIC || j->type == CR_JOINT_CYLINDRICAL)
             return cr_error_set(err, CR_UNSUPPORTED,
                                 "%s.type: a %s joint is not available in model lgvi, whose joints share the joint "
-                                "node between the rods (weld: position and rotation; ball: position); use model "
-                                "mixed_discrete for %s joints",
+                                "node's position between the rods (weld, ball, hinge, universal); use model "
+                                "mixed_discrete or port_hamiltonian for %s joints",
                                 lb, cr_joint_type_name(j->type), cr_joint_type_name(j->type));
+        if (j->has_drive)
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "%s.drive: a %s motor is not available in model lgvi (its hinges turn freely); use "
+                                "model mixed_discrete or port_hamiltonian",
+                                lb, cr_joint_type_name(j->type));
         double d = weld_mismatch(sc, j);
         if (d > 1e-9)
             return cr_error_set(err, CR_UNSUPPORTED,
@@ -144,6 +170,14 @@ static void asm_destroy(void *impl)
     free(s->tg);
     free(s->rg);
     free(s->rname);
+    free(s->cj);
+    free(s->jcj);
+    free(s->uP);
+    free(s->uR);
+    free(s->uD);
+    free(s->ug0);
+    free(s->uf);
+    free(s->utau);
     free(s);
 }
 
@@ -171,14 +205,15 @@ static int rod_of(const int *first, int rods, int *i)
     return r;
 }
 
-/* The groups of the union-find `parent` with two or more nodes into s->mem from *nm on, and
- * their member ranges into *groups (count in *ng). */
-static int collect(asm_sim *s, int *parent, int total, int *nm, group **groups, int *ng)
+/* The groups of the union-find `parent` with two or more nodes, or with a node marked in
+ * `keep` (may be NULL), into s->mem from *nm on, and their member ranges into *groups (count
+ * in *ng). */
+static int collect(asm_sim *s, int *parent, int total, const unsigned char *keep, int *nm, group **groups, int *ng)
 {
     int *size = calloc((size_t)total, sizeof *size);
     *groups = calloc((size_t)total, sizeof **groups);
     if (!size || !*groups) return free(size), 0;
-    for (int g = 0; g < total; ++g) size[find(parent, g)]++;
+    for (int g = 0; g < total; ++g) size[find(parent, g)] += keep && keep[g] ? total : 1;
     *ng = 0;
     for (int root = 0; root < total; ++root) {
         if (find(parent, root) != root || size[root] < 2) continue;
@@ -195,6 +230,76 @@ static int collect(asm_sim *s, int *parent, int total, int *nm, group **groups, 
     }
     free(size);
     return 1;
+}
+
+/* library body components (x axial, y, z) to the kernel's (E1, E2, E3 = axis), formulation.c */
+static cr_vec3 to_k(cr_vec3 v) { return cr_v3(v.y, v.z, v.x); }
+
+/* a unit vector normal to the unit vector h (the mixed rod's choice; any other spans the same rows) */
+static cr_vec3 normal_to(cr_vec3 h)
+{
+    cr_vec3 e = fabs(h.x) < 0.6 ? cr_v3(1, 0, 0) : cr_v3(0, 1, 0);
+    return cr_v3_normalize(cr_v3_sub(e, cr_v3_scale(h, cr_v3_dot(e, h))));
+}
+
+/* the rotation unit (index into rg) of rod r's node i, or -1 */
+static int unit_of(const asm_sim *s, int r, int i)
+{
+    for (int g = 0; g < s->nrg; ++g)
+        for (int m = s->rg[g].first; m < s->rg[g].first + s->rg[g].count; ++m)
+            if (s->mem[m].rod == r && s->mem[m].node == i) return g;
+    return -1;
+}
+
+/* The hinges' and universal joints' rows (cjoint) and the rotation units' step buffers. The
+ * axes are given in a's reference body frame (library components); each row's vectors are
+ * kept in its unit root's kernel frame, fixed to that body, from the reference rotations. */
+static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def)
+{
+    s->jcj = malloc((size_t)(s->joints > 0 ? s->joints : 1) * sizeof *s->jcj);
+    s->cj = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *s->cj);
+    const size_t nu = (size_t)(s->nrg > 0 ? s->nrg : 1);
+    s->uP = malloc(nu * sizeof *s->uP), s->uR = malloc(nu * sizeof *s->uR);
+    s->uD = malloc(nu * sizeof *s->uD), s->ug0 = malloc(nu * sizeof *s->ug0);
+    s->uf = malloc(nu * sizeof *s->uf), s->utau = malloc(nu * sizeof *s->utau);
+    if (!s->jcj || !s->cj || !s->uP || !s->uR || !s->uD || !s->ug0 || !s->uf || !s->utau) return CR_NO_MEMORY;
+    s->ncj = 0;
+    for (int j = 0; j < s->joints; ++j) {
+        s->jcj[j] = -1;
+        const cr_joint_def *J = &def->joints[j];
+        if (J->type != CR_JOINT_HINGE && J->type != CR_JOINT_UNIVERSAL) continue;
+        const int ia = cr_assembly_node_index(&def->rods[J->a.rod].rod, J->a.node);
+        const int ib = cr_assembly_node_index(&def->rods[J->b.rod].rod, J->b.node);
+        const int ua = unit_of(s, J->a.rod, ia), ub = unit_of(s, J->b.rod, ib);
+        if (ua < 0 || ub < 0 || ua == ub) continue; /* one rigid unit: the rows hold identically */
+        cjoint *c = &s->cj[s->ncj];
+        c->joint = j, c->ua = ua, c->ub = ub;
+        /* spatial vectors at the reference: a's node's kernel frame R_a0 (columns E1 E2 E3) */
+        const cr_mat3 Ra = cr_lgvi_rotation(s->r[J->a.rod]->k, ia);
+        const member *ra = &s->mem[s->rg[ua].first], *rb = &s->mem[s->rg[ub].first];
+        const cr_mat3 Rua = cr_lgvi_rotation(s->r[ra->rod]->k, ra->node);
+        const cr_mat3 Rub = cr_lgvi_rotation(s->r[rb->rod]->k, rb->node);
+        cr_vec3 h = cr_v3_normalize(J->axis), ax[2];
+        int rows;
+        cr_vec3 dvec;
+        if (J->type == CR_JOINT_HINGE) {
+            rows = 2;
+            ax[0] = normal_to(h), ax[1] = cr_v3_cross(h, ax[0]);
+            dvec = h;
+        } else {
+            /* h_b made exactly normal to h_a (validated to 1e-6 rad), so that g = 0 in the reference */
+            cr_vec3 hb = cr_v3_normalize(J->axis_b);
+            hb = cr_v3_normalize(cr_v3_sub(hb, cr_v3_scale(h, cr_v3_dot(h, hb))));
+            rows = 1;
+            ax[0] = h, ax[1] = cr_v3(0, 0, 0);
+            dvec = hb;
+        }
+        c->rows = rows;
+        for (int r = 0; r < 2; ++r) c->u[r] = cr_m3_tmulv(Rua, cr_m3_mulv(Ra, to_k(ax[r])));
+        c->d = cr_m3_tmulv(Rub, cr_m3_mulv(Ra, to_k(dvec)));
+        s->jcj[j] = s->ncj++;
+    }
+    return CR_OK;
 }
 
 static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, cr_error *err)
@@ -255,10 +360,20 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
         else
             snprintf(s->jname[j], sizeof s->jname[j], "joints.%d", j);
     }
-    int nm = 0, ok = collect(s, pt, total, &nm, &s->tg, &s->ntg);
+    /* a hinge's or universal joint's nodes turn on their own (or with their weld group): each
+     * is a rotation unit, updated here with the rows' torques */
+    unsigned char *keep = calloc((size_t)total, 1);
+    if (!keep) {
+        free(pt), free(pr);
+        goto oom;
+    }
+    for (int j = 0; j < s->joints; ++j)
+        if (s->jtype[j] == CR_JOINT_HINGE || s->jtype[j] == CR_JOINT_UNIVERSAL)
+            keep[s->jmember[4 * j]] = keep[s->jmember[4 * j + 1]] = 1;
+    int nm = 0, ok = collect(s, pt, total, NULL, &nm, &s->tg, &s->ntg);
     const int ntm = nm;
-    ok = ok && collect(s, pr, total, &nm, &s->rg, &s->nrg);
-    free(pt), free(pr);
+    ok = ok && collect(s, pr, total, keep, &nm, &s->rg, &s->nrg);
+    free(pt), free(pr), free(keep);
     if (!ok) goto oom;
     /* the joints' members: for the reactions, the translational member of each end, and the
      * rotational one of a weld's */
@@ -274,7 +389,9 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
                         w = m;
                 }
             }
-            s->jmember[4 * j + side] = t, s->jmember[4 * j + 2 + side] = w;
+            /* (a hinge's rotation unit is found by cjoint; its rotational member would give the
+             * unit's whole constraint moment, not this joint's) */
+            s->jmember[4 * j + side] = t, s->jmember[4 * j + 2 + side] = s->jtype[j] == CR_JOINT_WELD ? w : -1;
         }
     for (int g = 0; g < s->ntg; ++g) {
         const group *G = &s->tg[g];
@@ -308,6 +425,7 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
                 goto oom;
         }
     }
+    if (build_constraints(s, def) != CR_OK) goto oom;
     return s;
 oom:
     cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi assembly");
@@ -371,6 +489,147 @@ static const char *joint_of_group(const asm_sim *s, int first_member, int rotati
     return "?";
 }
 
+/* Rotation unit g's increment f (its root's kernel frame; *f the guess in, the solution out)
+ * under its level-k momenta and torques plus the rows' angular impulse tau (spatial, h² λ). */
+static cr_status unit_solve(const asm_sim *s, int g, int chart, cr_vec3 tau, cr_vec3 *f)
+{
+    cr_vec3 gvec = cr_v3_add(s->ug0[g], cr_m3_tmulv(s->uR[g], tau));
+    if (gvec.x == 0.0 && gvec.y == 0.0 && gvec.z == 0.0) {
+        *f = cr_v3(0, 0, 0);
+        return CR_OK;
+    }
+    const cr_mat3 P = s->uP[g], Pt = cr_m3_transpose(P);
+    cr_vec3 fp = cr_m3_mulv(Pt, *f);
+    cr_status st = cr_lgvi_rotation_solve(chart, s->uD[g], cr_m3_mulv(Pt, gvec), &fp, NULL, NULL);
+    *f = cr_m3_mulv(P, fp);
+    return st;
+}
+
+/* τ(f) as a matrix (the kernel's chart, lgvi.c chart_quat) */
+static cr_mat3 chart_matrix(int chart, cr_vec3 f)
+{
+    const double t2 = cr_v3_dot(f, f);
+    double w, sn;
+    if (chart == CR_LGVI_CHART_CAYLEY)
+        w = 1.0 / sqrt(1.0 + 0.25 * t2), sn = 0.5 * w;
+    else if (t2 < 1e-12)
+        w = 1.0 - t2 / 8.0, sn = 0.5 - t2 / 48.0;
+    else {
+        const double th = sqrt(t2);
+        w = cos(0.5 * th), sn = sin(0.5 * th) / th;
+    }
+    return cr_q_exp(cr_q(w, sn * f.x, sn * f.y, sn * f.z));
+}
+
+/* Joint c's rows at t_k+1 with its impulses y (the other rows' as they stand): the residuals
+ * g_r, and the two units' increments (guesses in, solutions out). */
+static cr_status rows_at(const asm_sim *s, const cjoint *c, int chart, const double *y, double *res, cr_vec3 *fa,
+                         cr_vec3 *fb)
+{
+    cr_vec3 dt = cr_v3(0, 0, 0);
+    for (int r = 0; r < c->rows; ++r) dt = cr_v3_madd(dt, y[r] - c->y[r], c->dir[r]);
+    cr_status st = unit_solve(s, c->ua, chart, cr_v3_add(s->utau[c->ua], dt), fa);
+    if (st == CR_OK) st = unit_solve(s, c->ub, chart, cr_v3_sub(s->utau[c->ub], dt), fb);
+    if (st != CR_OK) return st;
+    const cr_mat3 Ra = cr_m3_mul(s->uR[c->ua], chart_matrix(chart, *fa));
+    const cr_vec3 D = cr_m3_mulv(cr_m3_mul(s->uR[c->ub], chart_matrix(chart, *fb)), c->d);
+    for (int r = 0; r < c->rows; ++r) res[r] = cr_v3_dot(cr_m3_mulv(Ra, c->u[r]), D);
+    return CR_OK;
+}
+
+/* The hinges' and universal joints' multipliers: SHAKE on the rotation group (the constrained
+ * discrete Lagrange-d'Alembert principle of a variational integrator, as Lee, Leok & McClamroch
+ * treat constrained rigid bodies): the rows' torques λ_r ∇g_r act at t_k, where the discrete
+ * Euler-Lagrange equations put the rods' own torques (in μ^k = ν^{k-1} + h M^k), and λ is such
+ * that every row holds at t_k+1. The rows' gradients are pure couples, equal and opposite on
+ * the two units (a spatial rotation of g's arguments leaves it unchanged), so Σ (x × p + R μ)
+ * stays exact, and the step stays variational (bounded energy error). Each joint's 1 or 2
+ * multipliers by Newton with a difference Jacobian (the map is smooth: the residual's
+ * round-off, ~1e-16, is far below the difference step's effect, ~1e-7), joints sharing a
+ * unit by Gauss-Seidel sweeps; from the last step's multipliers. */
+static cr_status solve_rows(asm_sim *s, int chart, double h, double t, cr_error *err)
+{
+    const double tol = 1e-14;
+    for (int i = 0; i < s->ncj; ++i) {
+        cjoint *c = &s->cj[i];
+        const cr_vec3 A0 = cr_m3_mulv(s->uR[c->ua], c->u[0]), A1 = cr_m3_mulv(s->uR[c->ua], c->u[1]);
+        const cr_vec3 D = cr_m3_mulv(s->uR[c->ub], c->d);
+        c->dir[0] = cr_v3_cross(A0, D), c->dir[1] = cr_v3_cross(A1, D);
+        for (int r = 0; r < c->rows; ++r) {
+            s->utau[c->ua] = cr_v3_madd(s->utau[c->ua], c->y[r], c->dir[r]);
+            s->utau[c->ub] = cr_v3_madd(s->utau[c->ub], -c->y[r], c->dir[r]);
+        }
+    }
+    int done = 0;
+    double worst = 0;
+    const cjoint *cw = NULL;
+    for (int sweep = 0; sweep < 100 && !done; ++sweep) {
+        done = 1, worst = 0;
+        for (int i = 0; i < s->ncj; ++i) {
+            cjoint *c = &s->cj[i];
+            const cr_vec3 Da = s->uD[c->ua], Db = s->uD[c->ub];
+            const double dy = 1e-7 * fmin(Da.x + Da.y + Da.z, Db.x + Db.y + Db.z);
+            double y[2] = {c->y[0], c->y[1]}, res[2] = {0, 0}, Jm[2][2] = {{1, 0}, {0, 1}};
+            cr_vec3 fa = s->uf[c->ua], fb = s->uf[c->ub];
+            for (int it = 0;; ++it) {
+                cr_status st = rows_at(s, c, chart, y, res, &fa, &fb);
+                const double r = st == CR_OK ? fmax(fabs(res[0]), fabs(res[1])) : 0.0;
+                const int more = st == CR_OK && r > tol && it < 20;
+                for (int q = 0; more && st == CR_OK && q < c->rows; ++q) { /* the difference Jacobian */
+                    double yq[2] = {y[0], y[1]}, rq[2] = {0, 0};
+                    cr_vec3 ga = fa, gb = fb;
+                    yq[q] += dy;
+                    st = rows_at(s, c, chart, yq, rq, &ga, &gb);
+                    for (int p = 0; p < c->rows; ++p) Jm[p][q] = (rq[p] - res[p]) / dy;
+                }
+                if (st != CR_OK)
+                    return cr_error_set(err, st,
+                                        "lgvi: rotation solve at %s in the step from t = %.9g s %s: angular momentum "
+                                        "too large for the time step (try a smaller time_step)",
+                                        s->jname[c->joint], t,
+                                        st == CR_NONFINITE ? "is not finite" : "did not converge");
+                if (!more) {
+                    if (r > tol) done = 0;
+                    if (r > worst) worst = r, cw = c;
+                    break;
+                }
+                done = 0; /* this joint moved: the rows sharing its units again */
+                if (c->rows == 1) {
+                    y[0] -= res[0] / Jm[0][0];
+                } else {
+                    const double det = Jm[0][0] * Jm[1][1] - Jm[0][1] * Jm[1][0];
+                    y[0] -= (Jm[1][1] * res[0] - Jm[0][1] * res[1]) / det;
+                    y[1] -= (Jm[0][0] * res[1] - Jm[1][0] * res[0]) / det;
+                }
+                if (!isfinite(y[0] + y[1])) break;
+            }
+            if (!isfinite(y[0] + y[1])) {
+                worst = INFINITY, cw = c;
+                done = 1;
+                break;
+            }
+            /* take the joint's impulses and its units' increments */
+            for (int r = 0; r < c->rows; ++r) {
+                s->utau[c->ua] = cr_v3_madd(s->utau[c->ua], y[r] - c->y[r], c->dir[r]);
+                s->utau[c->ub] = cr_v3_madd(s->utau[c->ub], c->y[r] - y[r], c->dir[r]);
+                c->y[r] = y[r];
+            }
+            s->uf[c->ua] = fa, s->uf[c->ub] = fb;
+        }
+    }
+    if (!(worst <= 1e-12) && cw)
+        return cr_error_set(err, CR_NOT_CONVERGED,
+                            "lgvi: the rows of %s did not close in the step from t = %.9g s (residual %.3g; try a "
+                            "smaller time_step)",
+                            s->jname[cw->joint], t, worst);
+    for (int i = 0; i < s->ncj; ++i) {
+        cjoint *c = &s->cj[i];
+        c->moment =
+            cr_v3_scale(cr_v3_add(cr_v3_scale(c->dir[0], c->y[0]), cr_v3_scale(c->dir[1], c->y[1])), 1.0 / (h * h));
+    }
+    return CR_OK;
+}
+
 static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error *err)
 {
     asm_sim *s = sim->impl;
@@ -423,12 +682,12 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
     }
     /* shared rotations: μ = Σ Q_i μ_i in the root's frame, the inertia Σ (c_i/ε_i) Q_i J Q_iᵀ
      * turned to its principal axes for the kernel's diagonal rotation solve */
+    const int chart = cr_lgvi_get_params(s->r[0]->k)->chart;
     for (int g = 0; g < s->nrg; ++g) {
         const group *G = &s->rg[g];
         const member *root = &s->mem[G->first];
         const cr_lgvi *k0 = s->r[root->rod]->k;
-        const cr_lgvi_params *p0 = cr_lgvi_get_params(k0);
-        cr_vec3 Mt = cr_v3(0, 0, 0), nu = cr_v3(0, 0, 0), f0;
+        cr_vec3 Mt = cr_v3(0, 0, 0), nu = cr_v3(0, 0, 0);
         cr_mat3 J = cr_m3_zero();
         for (int m = G->first; m < G->first + G->count; ++m) {
             const member *me = &s->mem[m];
@@ -443,23 +702,26 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
             for (int a = 0; a < 3; ++a)
                 for (int b = 0; b < 3; ++b) J.m[a][b] += Ji.m[a][b];
         }
-        cr_lgvi_node_momenta(k0, root->node, NULL, NULL, &f0);
-        cr_vec3 gvec = cr_v3_scale(cr_v3_madd(nu, h, Mt), h), f = cr_v3(0, 0, 0);
-        if (gvec.x != 0.0 || gvec.y != 0.0 || gvec.z != 0.0) {
-            cr_mat3 P;
-            cr_vec3 D;
-            sym_eigen(J, &P, &D);
-            cr_mat3 Pt = cr_m3_transpose(P);
-            cr_vec3 fp = cr_m3_mulv(Pt, f0);
-            cr_status st = cr_lgvi_rotation_solve(p0->chart, D, cr_m3_mulv(Pt, gvec), &fp, NULL, NULL);
-            if (st != CR_OK)
-                return cr_error_set(err, st,
-                                    "lgvi: rotation solve of the welded node of %s %s in the step from t = %.9g s: "
-                                    "angular momentum too large for the time step (try a smaller time_step)",
-                                    joint_of_group(s, G->first, 1),
-                                    st == CR_NONFINITE ? "is not finite" : "did not converge", t);
-            f = cr_m3_mulv(P, fp);
-        }
+        cr_lgvi_node_momenta(k0, root->node, NULL, NULL, &s->uf[g]);
+        s->ug0[g] = cr_v3_scale(cr_v3_madd(nu, h, Mt), h);
+        s->uR[g] = cr_lgvi_rotation(k0, root->node);
+        s->utau[g] = cr_v3(0, 0, 0);
+        sym_eigen(J, &s->uP[g], &s->uD[g]);
+    }
+    if (s->ncj > 0) {
+        cr_status st = solve_rows(s, chart, h, t, err);
+        if (st != CR_OK) return st;
+    }
+    for (int g = 0; g < s->nrg; ++g) {
+        const group *G = &s->rg[g];
+        cr_vec3 f = s->uf[g];
+        cr_status st = unit_solve(s, g, chart, s->utau[g], &f);
+        if (st != CR_OK)
+            return cr_error_set(err, st,
+                                "lgvi: rotation solve of the joint node of %s %s in the step from t = %.9g s: "
+                                "angular momentum too large for the time step (try a smaller time_step)",
+                                joint_of_group(s, G->first, 1),
+                                st == CR_NONFINITE ? "is not finite" : "did not converge", t);
         for (int m = G->first; m < G->first + G->count; ++m) {
             member *me = &s->mem[m];
             cr_lgvi *k = s->r[me->rod]->k;
@@ -606,7 +868,7 @@ static int members(const asm_sim *s)
 static int packed_size(const void *impl)
 {
     const asm_sim *s = impl;
-    int n = s->first_load[s->rods] + 6 * members(s);
+    int n = s->first_load[s->rods] + 6 * members(s) + 5 * s->ncj;
     for (int r = 0; r < s->rods; ++r) n += cr_lgvi_formulation.packed_size(s->r[r]);
     return n;
 }
@@ -624,6 +886,10 @@ static void pack(const void *impl, double *out)
         cr_v3_store(s->mem[m].lf, out);
         cr_v3_store(s->mem[m].lm, out + 3);
     }
+    for (int i = 0; i < s->ncj; ++i, out += 5) { /* the multipliers: the next step starts from them */
+        out[0] = s->cj[i].y[0], out[1] = s->cj[i].y[1];
+        cr_v3_store(s->cj[i].moment, out + 2);
+    }
 }
 
 static void unpack(void *impl, const double *in)
@@ -636,6 +902,8 @@ static void unpack(void *impl, const double *in)
     memcpy(s->inputs, in, (size_t)s->first_load[s->rods] * sizeof(double));
     in += s->first_load[s->rods];
     for (int m = 0; m < members(s); ++m, in += 6) s->mem[m].lf = cr_v3_load(in), s->mem[m].lm = cr_v3_load(in + 3);
+    for (int i = 0; i < s->ncj; ++i, in += 5)
+        s->cj[i].y[0] = in[0], s->cj[i].y[1] = in[1], s->cj[i].moment = cr_v3_load(in + 2);
 }
 
 static uint64_t fingerprint(const void *impl)
@@ -671,8 +939,11 @@ static cr_status joint_reaction(const void *impl, int j, cr_vec3 *f, cr_vec3 *m)
     for (int g = 0; w >= 0 && g < s->nrg; ++g)
         if (w >= s->rg[g].first && w < s->rg[g].first + s->rg[g].count && s->rg[g].count != 2) return CR_UNSUPPORTED;
     if (a < 0) return CR_UNSUPPORTED;
+    if ((s->jtype[j] == CR_JOINT_HINGE || s->jtype[j] == CR_JOINT_UNIVERSAL) && s->jcj[j] < 0)
+        return CR_UNSUPPORTED; /* both ends in one weld group: its rows hold identically, their moment is any */
     *f = s->mem[a].lf;
-    *m = w >= 0 ? s->mem[w].lm : cr_v3(0, 0, 0); /* a ball transmits no moment */
+    /* a ball transmits no moment; a hinge's or universal joint's is its rows' */
+    *m = w >= 0 ? s->mem[w].lm : s->jcj[j] >= 0 ? s->cj[s->jcj[j]].moment : cr_v3(0, 0, 0);
     return CR_OK;
 }
 
