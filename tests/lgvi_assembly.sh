@@ -99,6 +99,16 @@ run lgvi_hinge --set output.vtk=false --set "$hinge"
 run mixed_hinge "${mixed[@]}" --set "$hinge"
 run lgvi_univ --set output.vtk=false --set "$univ"
 run mixed_univ "${mixed[@]}" --set "$univ"
+# slides along an axis oblique to both rods, 0.5 s (the lower rod slides ~0.5 m off the elbow)
+half=(--set stages.0.t_end=0.5)
+pris='joints.1={"type": "prismatic", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [1, 0.4, 0.3]}'
+cyl='joints.1={"type": "cylindrical", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [1, 0.4, 0.3]}'
+mixed_half=(--set output.vtk=false --set model=mixed_discrete
+    --set 'stages=[{"type": "dynamic", "t_end": 0.5, "output_dt": 0.01, "rtol": 1e-8, "atol": 1e-10}]')
+run lgvi_pris --set output.vtk=false "${half[@]}" --set "$pris"
+run mixed_pris "${mixed_half[@]}" --set "$pris"
+run lgvi_cyl --set output.vtk=false "${half[@]}" --set "$cyl"
+run mixed_cyl "${mixed_half[@]}" --set "$cyl"
 [ $fail = 0 ] || exit 1
 $py - "$tmp" <<'PY' || fail=1
 import csv, json, math, sys
@@ -132,17 +142,29 @@ def unit(v):
     n = math.sqrt(sum(c * c for c in v))
     return [c / n for c in v]
 
-def final_frames(name):  # the elbow's two node quaternions at t = 1 s (nodes.csv: 17 digits)
+def final_nodes(name):  # the elbow's two nodes at the end (nodes.csv: 17 digits): positions, quaternions
     rows = list(csv.DictReader(open(f"{d}/{name}/nodes.csv")))
     up = [r for r in rows if r["rod"] == "upper"][-1]
     lo = [r for r in rows if r["rod"] == "lower"][0]
-    return [float(up[f"p{i}"]) for i in range(4)], [float(lo[f"p{i}"]) for i in range(4)]
+    return ([float(up[c]) for c in "xyz"], [float(lo[c]) for c in "xyz"],
+            [float(up[f"p{i}"]) for i in range(4)], [float(lo[f"p{i}"]) for i in range(4)])
+
+def cross(a, b):
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+def dot(a, b):
+    return sum(x * y for x, y in zip(a, b))
+
+def norm(a):
+    return math.sqrt(dot(a, a))
 
 m = 7800 * math.pi * 0.02**2 * 1.125
 ball = series("lgvi")
-for kind, ha, hb in (("hinge", [0, 1, 1], None), ("univ", [1, 1, 0], [-1, 1, 1])):
+cases = (("hinge", [0, 1, 1], None, 101), ("univ", [1, 1, 0], [-1, 1, 1], 101),
+         ("pris", [1, 0.4, 0.3], None, 51), ("cyl", [1, 0.4, 0.3], None, 51))
+for kind, ha, hb, n in cases:
     a, b = series(f"lgvi_{kind}"), series(f"mixed_{kind}")
-    check(len(a) == len(b) == 101, f"{kind}: 101 outputs each ({len(a)}, {len(b)})")
+    check(len(a) == len(b) == n, f"{kind}: {n} outputs each ({len(a)}, {len(b)})")
     for p, e in dist(a, b).items():
         check(e < 1e-3, f"{kind}: {p}: lgvi against mixed_discrete, max distance {e:.2e} m (< 1e-3 m)")
     away = dist(a, ball)["tip"]
@@ -150,36 +172,41 @@ for kind, ha, hb in (("hinge", [0, 1, 1], None), ("univ", [1, 1, 0], [-1, 1, 1])
     E = [float(x["energy_total"]) - float(x["work_external"]) for x in a]
     dE = max(abs(e - E[0]) for e in E)
     check(dE < 1e-6 * m * 9.81 * 0.5, f"{kind}: energy balance within {dE:.2e} J (1e-6 m g L)")
-    # the rows at the end, from the nodes' frames (the references' frames are the identity)
-    qa, qb = final_frames(f"lgvi_{kind}")
-    if hb is None:
-        A, B = rot(qa, unit(ha)), rot(qb, unit(ha))
-        viol = math.sqrt(sum(c * c for c in [A[1] * B[2] - A[2] * B[1], A[2] * B[0] - A[0] * B[2], A[0] * B[1] - A[1] * B[0]]))
-    else:
-        viol = abs(sum(x * y for x, y in zip(rot(qa, unit(ha)), rot(qb, unit(hb)))))
-    check(viol < 1e-13, f"{kind}: its rows at t = 1 s from nodes.csv: {viol:.2e} (< 1e-13)")
+    # the rows at the end, from the nodes (both references' frames are the identity, so a vector
+    # fixed to b has the components it had in a's frame)
+    xa, xb, qa, qb = final_nodes(f"lgvi_{kind}")
+    H, Hb = rot(qa, unit(ha)), rot(qb, unit(ha))
+    viol = {"hinge": norm(cross(H, Hb)), "cyl": norm(cross(H, Hb)), "univ": abs(dot(H, rot(qb, unit(hb or ha))))}.get(kind, 0.0)
+    if kind == "pris":  # the relative rotation: the reference's (none)
+        rel = [qa[0] * qb[0] + dot(qa[1:], qb[1:])]
+        viol = 2 * math.acos(min(1.0, abs(rel[0])))
+    slide = [y - x for x, y in zip(xa, xb)]
+    if kind in ("pris", "cyl"):
+        off = norm(cross(slide, H))
+        check(off < 1e-13 and dot(slide, H) > 0.1, f"{kind}: b's node {dot(slide, H):.3f} m along the axis, {off:.2e} m off it (< 1e-13 m)")
+    check(viol < 1e-13, f"{kind}: its rotation rows at the end from nodes.csv: {viol:.2e} (< 1e-13)")
     j = json.load(open(f"{d}/lgvi_{kind}/summary.json"))["joints"][1]
-    mo = j["moment"]
-    nm = math.sqrt(sum(c * c for c in mo))
-    if hb is None:
-        # a hinge's moment is normal to its axis (at the step's start: the axis turns by ω h ~ 1e-5 rad in a step)
-        along = abs(sum(x * y for x, y in zip(mo, rot(qa, unit(ha))))) / nm
-        check(j["type"] == "hinge" and nm > 0 and along < 1e-4,
-              f"hinge: summary.json's moment {nm:.3g} N m, its part along the axis {along:.2e} of it (< 1e-4)")
-    else:
-        # a universal joint's moment is along the common normal of its axes
-        n = unit([x for x in rot(qa, unit(ha))])
-        nb = rot(qb, unit(hb))
-        cn = unit([n[1] * nb[2] - n[2] * nb[1], n[2] * nb[0] - n[0] * nb[2], n[0] * nb[1] - n[1] * nb[0]])
-        off = math.sqrt(max(0.0, 1 - (sum(x * y for x, y in zip(mo, cn)) / nm) ** 2))
-        check(j["type"] == "universal" and nm > 0 and off < 1e-4,
-              f"universal: summary.json's moment {nm:.3g} N m, off the common normal by {off:.2e} rad (< 1e-4)")
+    mo, fo = j["moment"], j["force"]
+    # (at the step's start: the axes turn by ω h ~ 1e-5 rad in a step)
+    if kind in ("hinge", "cyl"):
+        along = abs(dot(mo, H)) / norm(mo)
+        check(norm(mo) > 0 and along < 1e-4,
+              f"{kind}: summary.json's moment {norm(mo):.3g} N m, its part along the axis {along:.2e} of it (< 1e-4)")
+    if kind in ("pris", "cyl"):
+        along = abs(dot(fo, H)) / norm(fo)
+        check(norm(fo) > 0 and along < 1e-4,
+              f"{kind}: summary.json's force {norm(fo):.3g} N, its part along the axis {along:.2e} of it (< 1e-4)")
+    if kind == "univ":
+        cn = unit(cross(H, rot(qb, unit(hb))))
+        off = math.sqrt(max(0.0, 1 - (dot(mo, cn) / norm(mo)) ** 2))
+        check(norm(mo) > 0 and off < 1e-4,
+              f"universal: summary.json's moment {norm(mo):.3g} N m, off the common normal by {off:.2e} rad (< 1e-4)")
 sys.exit(0 if ok else 1)
 PY
 
 # ---- refused at check, naming the joint and the model ----
-expect_error 1 "joints.1 ('elbow').type: a cylindrical joint is not available in model lgvi" check "$ex" \
-    --set 'joints.1={"type": "cylindrical", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [1, 0, 0]}'
+expect_error 1 "joints.1 ('elbow').stiffness: a joint spring or damper is not available in model lgvi" check "$ex" \
+    --set 'joints.1={"type": "cylindrical", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [1, 0, 0], "stiffness": 1}'
 expect_error 1 "joints.1 ('elbow').drive: a hinge motor is not available in model lgvi" check "$ex" \
     --set 'joints.1={"type": "hinge", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [0, 1, 0], "drive": {"angle": 1}}'
 expect_error 1 "rods.0 ('pivot'): stages.0.type" check "$ex" --set 'stages=[{"type": "static"}]'

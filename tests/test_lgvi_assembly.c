@@ -260,14 +260,15 @@ static void refusals(void)
     static const struct {
         const char *joint, *extra, *stage, *needle[3];
     } cases[] = {
-        {"{\"type\": \"prismatic\", \"name\": \"elbow\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [1, 0, 0]}",
+        {"{\"type\": \"prismatic\", \"name\": \"elbow\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [1, 0, 0], "
+         "\"drive\": {\"position\": 0.1}}",
          "",
          NULL,
-         {"joints.0 ('elbow').type", "prismatic", "lgvi"}},
-        {"{\"type\": \"cylindrical\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [1, 0, 0]}",
+         {"joints.0 ('elbow').drive", "slider drive", "lgvi"}},
+        {"{\"type\": \"cylindrical\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [1, 0, 0], \"limit\": [0, 1]}",
          "",
          NULL,
-         {"joints.0.type", "cylindrical", "lgvi"}},
+         {"joints.0.limit", "stop", "lgvi"}},
         {"{\"type\": \"hinge\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [0, 1, 0], \"drive\": {\"angle\": 1}}",
          "",
          NULL,

@@ -37,17 +37,24 @@ typedef struct group {
     int first, count; /* its members */
 } group;
 
-/* A hinge's or universal joint's rotational rows between two rotation units (rotation groups:
- * a node alone, or a weld group), as the mixed rod's (src/mixed/assembly_model.c): hinge
- * g_r = (R_a u_r)·(R_b d), r = 0, 1, with u_0, u_1 normal to the axis h (a's frame) and d = h
- * in b's frame from the reference; universal one row, u_0 = h_a, d = h_b. Discretized as SHAKE
- * on the Lie group: the rows' torques at t_k, their multipliers such that g = 0 at t_k+1. */
+/* The rows of a hinge, universal, prismatic or cylindrical joint, as the mixed rod's
+ * (src/mixed/assembly_model.c): a rotation row g = (R_a u)·(R_b d) between two rotation units
+ * (rotation groups: a node alone, or a weld group), a slide row g = (x_b − x_a)·(R_a u) between
+ * two translation units and a's rotation unit. Hinge and cylindrical: rotation rows u_0, u_1
+ * normal to the axis h (a's frame), d = h carried into b's frame by the reference; universal one
+ * rotation row, u = h_a, d = h_b; prismatic and cylindrical: slide rows with u_0, u_1 (the
+ * prismatic's rotation is shared as a weld's). Discretized as SHAKE on the Lie group: the
+ * rows' forces and torques at t_k, their multipliers such that every row holds at t_k+1. */
+#define CR_ROWS_MAX 4
 typedef struct cjoint {
-    int joint, ua, ub, rows; /* the joint, its units a and b (indices into rg), 1 or 2 rows */
-    cr_vec3 u[2], d;         /* u_r in unit a's root kernel frame, d in unit b's */
-    double y[2];             /* the rows' angular impulses h² λ_r (kg m²) of the last step */
-    cr_vec3 dir[2];          /* the step's torque directions (R_a u_r) × (R_b d) at t_k, spatial */
-    cr_vec3 moment;          /* the moment on a in the last step, spatial (N m) */
+    int joint, ua, ub, ta, tb, rows;          /* rotation units (rg) and translation units (tg), -1: none */
+    int slide[CR_ROWS_MAX];                   /* 0: a rotation row, 1: a slide row */
+    cr_vec3 u[CR_ROWS_MAX], d;                /* u in unit ua's root kernel frame, d in unit ub's */
+    double y[CR_ROWS_MAX];                    /* the rows' impulses h² λ (kg m², kg m) of the last step */
+    cr_vec3 tdir[CR_ROWS_MAX];                /* the step's torque direction on ua (rotation rows: −it on ub), t_k */
+    cr_vec3 fdir[CR_ROWS_MAX];                /* slide rows: the force direction on tb (−it on ta), t_k */
+    double dy[CR_ROWS_MAX], tol[CR_ROWS_MAX]; /* the difference step and the tolerance of each row */
+    cr_vec3 force, moment;                    /* on a in the last step, spatial (N, N m about a's node) */
 } cjoint;
 
 typedef struct asm_sim {
@@ -72,6 +79,10 @@ typedef struct asm_sim {
      * the constraint impulse Σ h² λ (spatial) the rows put on it */
     cr_mat3 *uP, *uR;
     cr_vec3 *uD, *ug0, *uf, *utau;
+    /* per translation unit, in the step: its mass, velocity without the rows (P + h F)/M,
+     * position x^k, and the rows' impulse Σ h² λ n (spatial): x^k+1 = x^k + h v + T/M */
+    double *tM;
+    cr_vec3 *tv0, *tx, *timp;
 } asm_sim;
 
 /* ---- what the shared nodes can represent: checked before anything runs ---- */
@@ -107,12 +118,6 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
         cr_assembly_def def = {
             .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints};
         cr_joint_label(&def, k, lb, sizeof lb);
-        if (j->type == CR_JOINT_PRISMATIC || j->type == CR_JOINT_CYLINDRICAL)
-            return cr_error_set(err, CR_UNSUPPORTED,
-                                "%s.type: a %s joint is not available in model lgvi, whose joints share the joint "
-                                "node's position between the rods (weld, ball, hinge, universal); use model "
-                                "mixed_discrete or port_hamiltonian for %s joints",
-                                lb, cr_joint_type_name(j->type), cr_joint_type_name(j->type));
         if (j->has_drive)
             return cr_error_set(err, CR_UNSUPPORTED,
                                 "%s.drive: a %s motor is not available in model lgvi (its hinges turn freely); use "
@@ -178,6 +183,10 @@ static void asm_destroy(void *impl)
     free(s->ug0);
     free(s->uf);
     free(s->utau);
+    free(s->tM);
+    free(s->tv0);
+    free(s->tx);
+    free(s->timp);
     free(s);
 }
 
@@ -242,61 +251,92 @@ static cr_vec3 normal_to(cr_vec3 h)
     return cr_v3_normalize(cr_v3_sub(e, cr_v3_scale(h, cr_v3_dot(e, h))));
 }
 
-/* the rotation unit (index into rg) of rod r's node i, or -1 */
-static int unit_of(const asm_sim *s, int r, int i)
+/* the unit (index into groups) of rod r's node i, or -1 */
+static int unit_of(const asm_sim *s, const group *groups, int ng, int r, int i)
 {
-    for (int g = 0; g < s->nrg; ++g)
-        for (int m = s->rg[g].first; m < s->rg[g].first + s->rg[g].count; ++m)
+    for (int g = 0; g < ng; ++g)
+        for (int m = groups[g].first; m < groups[g].first + groups[g].count; ++m)
             if (s->mem[m].rod == r && s->mem[m].node == i) return g;
     return -1;
 }
 
-/* The hinges' and universal joints' rows (cjoint) and the rotation units' step buffers. The
- * axes are given in a's reference body frame (library components); each row's vectors are
- * kept in its unit root's kernel frame, fixed to that body, from the reference rotations. */
+/* The rows of the joints that have them (cjoint) and the units' step buffers. The axes are
+ * given in a's reference body frame (library components); each row's vectors are kept in its
+ * unit root's kernel frame, fixed to that body, from the reference rotations. */
 static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def)
 {
     s->jcj = malloc((size_t)(s->joints > 0 ? s->joints : 1) * sizeof *s->jcj);
     s->cj = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *s->cj);
-    const size_t nu = (size_t)(s->nrg > 0 ? s->nrg : 1);
+    const size_t nu = (size_t)(s->nrg > 0 ? s->nrg : 1), nt = (size_t)(s->ntg > 0 ? s->ntg : 1);
     s->uP = malloc(nu * sizeof *s->uP), s->uR = malloc(nu * sizeof *s->uR);
     s->uD = malloc(nu * sizeof *s->uD), s->ug0 = malloc(nu * sizeof *s->ug0);
     s->uf = malloc(nu * sizeof *s->uf), s->utau = malloc(nu * sizeof *s->utau);
-    if (!s->jcj || !s->cj || !s->uP || !s->uR || !s->uD || !s->ug0 || !s->uf || !s->utau) return CR_NO_MEMORY;
+    s->tM = malloc(nt * sizeof *s->tM), s->tv0 = malloc(nt * sizeof *s->tv0);
+    s->tx = malloc(nt * sizeof *s->tx), s->timp = malloc(nt * sizeof *s->timp);
+    if (!s->jcj || !s->cj || !s->uP || !s->uR || !s->uD || !s->ug0 || !s->uf || !s->utau || !s->tM || !s->tv0 ||
+        !s->tx || !s->timp)
+        return CR_NO_MEMORY;
+    double Lmax = 0;
+    for (int r = 0; r < s->rods; ++r) Lmax = fmax(Lmax, cr_lgvi_get_params(s->r[r]->k)->length);
     s->ncj = 0;
     for (int j = 0; j < s->joints; ++j) {
         s->jcj[j] = -1;
         const cr_joint_def *J = &def->joints[j];
-        if (J->type != CR_JOINT_HINGE && J->type != CR_JOINT_UNIVERSAL) continue;
+        if (J->type == CR_JOINT_WELD || J->type == CR_JOINT_BALL) continue;
         const int ia = cr_assembly_node_index(&def->rods[J->a.rod].rod, J->a.node);
         const int ib = cr_assembly_node_index(&def->rods[J->b.rod].rod, J->b.node);
-        const int ua = unit_of(s, J->a.rod, ia), ub = unit_of(s, J->b.rod, ib);
-        if (ua < 0 || ub < 0 || ua == ub) continue; /* one rigid unit: the rows hold identically */
+        const int ua = unit_of(s, s->rg, s->nrg, J->a.rod, ia), ub = unit_of(s, s->rg, s->nrg, J->b.rod, ib);
+        const int ta = unit_of(s, s->tg, s->ntg, J->a.rod, ia), tb = unit_of(s, s->tg, s->ntg, J->b.rod, ib);
+        const int slides = J->type == CR_JOINT_PRISMATIC || J->type == CR_JOINT_CYLINDRICAL;
+        /* rows between one rigid unit hold identically: a rotation row within one rotation
+         * unit, a slide row within one translation unit (the two points are one) */
+        const int rot_rows = J->type == CR_JOINT_PRISMATIC || ua == ub ? 0 : J->type == CR_JOINT_UNIVERSAL ? 1 : 2;
+        const int slide_rows = slides && ta != tb && ta >= 0 && tb >= 0 ? 2 : 0;
+        if (ua < 0 || rot_rows + slide_rows == 0) continue;
         cjoint *c = &s->cj[s->ncj];
-        c->joint = j, c->ua = ua, c->ub = ub;
-        /* spatial vectors at the reference: a's node's kernel frame R_a0 (columns E1 E2 E3) */
+        c->joint = j, c->ua = ua, c->ub = ub, c->ta = ta, c->tb = tb;
+        /* spatial vectors at the reference: a's node's kernel frame R_a0 */
         const cr_mat3 Ra = cr_lgvi_rotation(s->r[J->a.rod]->k, ia);
         const member *ra = &s->mem[s->rg[ua].first], *rb = &s->mem[s->rg[ub].first];
         const cr_mat3 Rua = cr_lgvi_rotation(s->r[ra->rod]->k, ra->node);
         const cr_mat3 Rub = cr_lgvi_rotation(s->r[rb->rod]->k, rb->node);
-        cr_vec3 h = cr_v3_normalize(J->axis), ax[2];
-        int rows;
-        cr_vec3 dvec;
-        if (J->type == CR_JOINT_HINGE) {
-            rows = 2;
-            ax[0] = normal_to(h), ax[1] = cr_v3_cross(h, ax[0]);
-            dvec = h;
-        } else {
+        const cr_vec3 h = cr_v3_normalize(J->axis), n0 = normal_to(h), n1 = cr_v3_cross(h, n0);
+        cr_vec3 dvec = h;
+        double Jmin = INFINITY, Mmin = INFINITY;
+        int n = 0;
+        if (rot_rows == 2) {
+            c->u[n] = n0, c->slide[n++] = 0;
+            c->u[n] = n1, c->slide[n++] = 0;
+        } else if (rot_rows == 1) {
             /* h_b made exactly normal to h_a (validated to 1e-6 rad), so that g = 0 in the reference */
             cr_vec3 hb = cr_v3_normalize(J->axis_b);
-            hb = cr_v3_normalize(cr_v3_sub(hb, cr_v3_scale(h, cr_v3_dot(h, hb))));
-            rows = 1;
-            ax[0] = h, ax[1] = cr_v3(0, 0, 0);
-            dvec = hb;
+            dvec = cr_v3_normalize(cr_v3_sub(hb, cr_v3_scale(h, cr_v3_dot(h, hb))));
+            c->u[n] = h, c->slide[n++] = 0;
         }
-        c->rows = rows;
-        for (int r = 0; r < 2; ++r) c->u[r] = cr_m3_tmulv(Rua, cr_m3_mulv(Ra, to_k(ax[r])));
+        for (int q = 0; q < slide_rows; ++q) c->u[n] = q ? n1 : n0, c->slide[n++] = 1;
+        c->rows = n;
+        for (int r = 0; r < n; ++r) c->u[r] = cr_m3_tmulv(Rua, cr_m3_mulv(Ra, to_k(c->u[r])));
         c->d = cr_m3_tmulv(Rub, cr_m3_mulv(Ra, to_k(dvec)));
+        /* the difference steps: a turn of ~1e-7 rad, a move of ~1e-7 of the longest rod; the
+         * tolerances: 1e-14 (a dot product of unit vectors), 1e-14 of the longest rod */
+        for (int q = 0; q < 2; ++q) {
+            const group *G = &s->rg[q ? ub : ua];
+            for (int m = G->first; m < G->first + G->count; ++m) {
+                cr_vec3 I = cr_lgvi_node_inertia(s->r[s->mem[m].rod]->k, s->mem[m].node);
+                Jmin = fmin(Jmin, I.x + I.y + I.z);
+            }
+            if (slide_rows) {
+                const group *T = &s->tg[q ? tb : ta];
+                double M = 0;
+                for (int m = T->first; m < T->first + T->count; ++m)
+                    M += cr_lgvi_node_mass(s->r[s->mem[m].rod]->k, s->mem[m].node);
+                Mmin = fmin(Mmin, M);
+            }
+        }
+        for (int r = 0; r < n; ++r) {
+            c->dy[r] = c->slide[r] ? 1e-7 * Lmax * Mmin : 1e-7 * Jmin;
+            c->tol[r] = c->slide[r] ? 1e-14 * Lmax : 1e-14;
+        }
         s->jcj[j] = s->ncj++;
     }
     return CR_OK;
@@ -353,27 +393,33 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
         int gb = s->first_node[J->b.rod] + cr_assembly_node_index(&def->rods[J->b.rod].rod, J->b.node);
         s->jtype[j] = J->type;
         s->jmember[4 * j] = ga, s->jmember[4 * j + 1] = gb; /* global nodes, made members below */
-        unite(pt, ga, gb);
-        if (J->type == CR_JOINT_WELD) unite(pr, ga, gb);
+        /* shared: a weld's position and rotation, a ball's, hinge's and universal joint's position,
+         * a prismatic joint's rotation; the rest are rows */
+        if (J->type != CR_JOINT_PRISMATIC && J->type != CR_JOINT_CYLINDRICAL) unite(pt, ga, gb);
+        if (J->type == CR_JOINT_WELD || J->type == CR_JOINT_PRISMATIC) unite(pr, ga, gb);
         if (J->name[0])
             snprintf(s->jname[j], sizeof s->jname[j], "%s", J->name);
         else
             snprintf(s->jname[j], sizeof s->jname[j], "joints.%d", j);
     }
-    /* a hinge's or universal joint's nodes turn on their own (or with their weld group): each
-     * is a rotation unit, updated here with the rows' torques */
-    unsigned char *keep = calloc((size_t)total, 1);
-    if (!keep) {
+    /* the nodes of a joint with rows move on their own (or with their group): each is a rotation
+     * unit and, with slide rows, a translation unit, updated here with the rows' forces */
+    unsigned char *keep = calloc((size_t)total, 1), *keept = calloc((size_t)total, 1);
+    if (!keep || !keept) {
+        free(keep), free(keept);
         free(pt), free(pr);
         goto oom;
     }
     for (int j = 0; j < s->joints; ++j)
-        if (s->jtype[j] == CR_JOINT_HINGE || s->jtype[j] == CR_JOINT_UNIVERSAL)
+        if (s->jtype[j] != CR_JOINT_WELD && s->jtype[j] != CR_JOINT_BALL) {
             keep[s->jmember[4 * j]] = keep[s->jmember[4 * j + 1]] = 1;
-    int nm = 0, ok = collect(s, pt, total, NULL, &nm, &s->tg, &s->ntg);
+            if (s->jtype[j] == CR_JOINT_PRISMATIC || s->jtype[j] == CR_JOINT_CYLINDRICAL)
+                keept[s->jmember[4 * j]] = keept[s->jmember[4 * j + 1]] = 1;
+        }
+    int nm = 0, ok = collect(s, pt, total, keept, &nm, &s->tg, &s->ntg);
     const int ntm = nm;
     ok = ok && collect(s, pr, total, keep, &nm, &s->rg, &s->nrg);
-    free(pt), free(pr), free(keep);
+    free(pt), free(pr), free(keep), free(keept);
     if (!ok) goto oom;
     /* the joints' members: for the reactions, the translational member of each end, and the
      * rotational one of a weld's */
@@ -389,9 +435,10 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
                         w = m;
                 }
             }
-            /* (a hinge's rotation unit is found by cjoint; its rotational member would give the
-             * unit's whole constraint moment, not this joint's) */
-            s->jmember[4 * j + side] = t, s->jmember[4 * j + 2 + side] = s->jtype[j] == CR_JOINT_WELD ? w : -1;
+            /* (the rotation unit of a joint with rotation rows is found by cjoint; its member
+             * would give the unit's whole constraint moment, not this joint's) */
+            s->jmember[4 * j + side] = t;
+            s->jmember[4 * j + 2 + side] = s->jtype[j] == CR_JOINT_WELD || s->jtype[j] == CR_JOINT_PRISMATIC ? w : -1;
         }
     for (int g = 0; g < s->ntg; ++g) {
         const group *G = &s->tg[g];
@@ -521,44 +568,113 @@ static cr_mat3 chart_matrix(int chart, cr_vec3 f)
     return cr_q_exp(cr_q(w, sn * f.x, sn * f.y, sn * f.z));
 }
 
-/* Joint c's rows at t_k+1 with its impulses y (the other rows' as they stand): the residuals
- * g_r, and the two units' increments (guesses in, solutions out). */
-static cr_status rows_at(const asm_sim *s, const cjoint *c, int chart, const double *y, double *res, cr_vec3 *fa,
-                         cr_vec3 *fb)
+/* translation unit g's position at t_k+1 under the rows' impulse T (spatial, Σ h² λ n) */
+static cr_vec3 unit_position(const asm_sim *s, int g, double h, cr_vec3 T)
 {
-    cr_vec3 dt = cr_v3(0, 0, 0);
-    for (int r = 0; r < c->rows; ++r) dt = cr_v3_madd(dt, y[r] - c->y[r], c->dir[r]);
-    cr_status st = unit_solve(s, c->ua, chart, cr_v3_add(s->utau[c->ua], dt), fa);
-    if (st == CR_OK) st = unit_solve(s, c->ub, chart, cr_v3_sub(s->utau[c->ub], dt), fb);
+    return cr_v3_madd(s->tx[g], h, cr_v3_madd(s->tv0[g], 1.0 / (h * s->tM[g]), T));
+}
+
+/* Joint c's rows at t_k+1 with its impulses y (the other rows' as they stand): the residuals
+ * g_r, and the rotation units' increments (guesses in, solutions out). */
+static cr_status rows_at(const asm_sim *s, const cjoint *c, int chart, double h, const double *y, double *res,
+                         cr_vec3 *fa, cr_vec3 *fb)
+{
+    cr_vec3 dta = cr_v3(0, 0, 0), dtb = cr_v3(0, 0, 0), dT = cr_v3(0, 0, 0);
+    for (int r = 0; r < c->rows; ++r) {
+        const double dy = y[r] - c->y[r];
+        dta = cr_v3_madd(dta, dy, c->tdir[r]);
+        if (c->slide[r])
+            dT = cr_v3_madd(dT, dy, c->fdir[r]);
+        else
+            dtb = cr_v3_madd(dtb, -dy, c->tdir[r]);
+    }
+    if (c->ua == c->ub) dta = cr_v3_add(dta, dtb);
+    cr_status st = unit_solve(s, c->ua, chart, cr_v3_add(s->utau[c->ua], dta), fa);
+    if (c->ub == c->ua)
+        *fb = *fa;
+    else if (st == CR_OK)
+        st = unit_solve(s, c->ub, chart, cr_v3_add(s->utau[c->ub], dtb), fb);
     if (st != CR_OK) return st;
     const cr_mat3 Ra = cr_m3_mul(s->uR[c->ua], chart_matrix(chart, *fa));
     const cr_vec3 D = cr_m3_mulv(cr_m3_mul(s->uR[c->ub], chart_matrix(chart, *fb)), c->d);
-    for (int r = 0; r < c->rows; ++r) res[r] = cr_v3_dot(cr_m3_mulv(Ra, c->u[r]), D);
+    cr_vec3 dx = cr_v3(0, 0, 0);
+    if (c->ta >= 0 && c->tb >= 0 && c->ta != c->tb)
+        dx = cr_v3_sub(unit_position(s, c->tb, h, cr_v3_add(s->timp[c->tb], dT)),
+                       unit_position(s, c->ta, h, cr_v3_sub(s->timp[c->ta], dT)));
+    for (int r = 0; r < c->rows; ++r) res[r] = cr_v3_dot(cr_m3_mulv(Ra, c->u[r]), c->slide[r] ? dx : D);
     return CR_OK;
 }
 
-/* The hinges' and universal joints' multipliers: SHAKE on the rotation group (the constrained
- * discrete Lagrange-d'Alembert principle of a variational integrator, as Lee, Leok & McClamroch
- * treat constrained rigid bodies): the rows' torques λ_r ∇g_r act at t_k, where the discrete
- * Euler-Lagrange equations put the rods' own torques (in μ^k = ν^{k-1} + h M^k), and λ is such
- * that every row holds at t_k+1. The rows' gradients are pure couples, equal and opposite on
- * the two units (a spatial rotation of g's arguments leaves it unchanged), so Σ (x × p + R μ)
- * stays exact, and the step stays variational (bounded energy error). Each joint's 1 or 2
- * multipliers by Newton with a difference Jacobian (the map is smooth: the residual's
- * round-off, ~1e-16, is far below the difference step's effect, ~1e-7), joints sharing a
- * unit by Gauss-Seidel sweeps; from the last step's multipliers. */
+/* Joint c's impulses y taken: the units' sums moved from c->y to y */
+static void take(asm_sim *s, cjoint *c, const double *y)
+{
+    for (int r = 0; r < c->rows; ++r) {
+        const double dy = y[r] - c->y[r];
+        s->utau[c->ua] = cr_v3_madd(s->utau[c->ua], dy, c->tdir[r]);
+        if (c->slide[r]) {
+            s->timp[c->tb] = cr_v3_madd(s->timp[c->tb], dy, c->fdir[r]);
+            s->timp[c->ta] = cr_v3_madd(s->timp[c->ta], -dy, c->fdir[r]);
+        } else
+            s->utau[c->ub] = cr_v3_madd(s->utau[c->ub], -dy, c->tdir[r]);
+        c->y[r] = y[r];
+    }
+}
+
+/* x = A⁻¹ b for n <= CR_ROWS_MAX (Gauss, partial pivoting); 0 if singular */
+static int solve_small(int n, double A[CR_ROWS_MAX][CR_ROWS_MAX], double *b)
+{
+    for (int k = 0; k < n; ++k) {
+        int p = k;
+        for (int i = k + 1; i < n; ++i)
+            if (fabs(A[i][k]) > fabs(A[p][k])) p = i;
+        if (!(fabs(A[p][k]) > 0)) return 0;
+        for (int j = 0; j < n; ++j) {
+            double t = A[k][j];
+            A[k][j] = A[p][j], A[p][j] = t;
+        }
+        double t = b[k];
+        b[k] = b[p], b[p] = t;
+        for (int i = k + 1; i < n; ++i) {
+            const double f = A[i][k] / A[k][k];
+            for (int j = k; j < n; ++j) A[i][j] -= f * A[k][j];
+            b[i] -= f * b[k];
+        }
+    }
+    for (int k = n - 1; k >= 0; --k) {
+        for (int j = k + 1; j < n; ++j) b[k] -= A[k][j] * b[j];
+        b[k] /= A[k][k];
+    }
+    return 1;
+}
+
+/* The joints' multipliers: SHAKE on the Lie group (the constrained discrete Lagrange-d'Alembert
+ * principle of a variational integrator, as Lee, Leok & McClamroch treat constrained rigid
+ * bodies): the rows' forces and torques λ_r ∇g_r act at t_k, where the discrete Euler-Lagrange
+ * equations put the rods' own (in p^k = p^{k-1} + h F^k, μ^k = ν^{k-1} + h M^k), and λ is such
+ * that every row holds at t_k+1. The rows' gradients are equal and opposite forces on the two
+ * points plus couples that balance their moment (g is unchanged by a rigid motion of the whole),
+ * so Σ p and Σ (x × p + R μ) stay exact, and the step stays variational (bounded energy error).
+ * Each joint's rows by Newton with a difference Jacobian (the map is smooth: the residual's
+ * round-off is far below the difference step's effect, ~1e-7 rad or 1e-7 of the longest rod),
+ * joints sharing a unit by Gauss-Seidel sweeps; from the last step's multipliers. */
 static cr_status solve_rows(asm_sim *s, int chart, double h, double t, cr_error *err)
 {
-    const double tol = 1e-14;
     for (int i = 0; i < s->ncj; ++i) {
         cjoint *c = &s->cj[i];
-        const cr_vec3 A0 = cr_m3_mulv(s->uR[c->ua], c->u[0]), A1 = cr_m3_mulv(s->uR[c->ua], c->u[1]);
+        const cr_mat3 Ra = s->uR[c->ua];
         const cr_vec3 D = cr_m3_mulv(s->uR[c->ub], c->d);
-        c->dir[0] = cr_v3_cross(A0, D), c->dir[1] = cr_v3_cross(A1, D);
+        cr_vec3 dx = cr_v3(0, 0, 0);
+        if (c->ta >= 0 && c->tb >= 0) dx = cr_v3_sub(s->tx[c->tb], s->tx[c->ta]);
         for (int r = 0; r < c->rows; ++r) {
-            s->utau[c->ua] = cr_v3_madd(s->utau[c->ua], c->y[r], c->dir[r]);
-            s->utau[c->ub] = cr_v3_madd(s->utau[c->ub], -c->y[r], c->dir[r]);
+            const cr_vec3 A = cr_m3_mulv(Ra, c->u[r]);
+            /* rotation row: δg = w_a·(A × D) − w_b·(A × D); slide row: δg = A·(δx_b − δx_a) + w_a·(A × dx) */
+            c->tdir[r] = cr_v3_cross(A, c->slide[r] ? dx : D);
+            c->fdir[r] = c->slide[r] ? A : cr_v3(0, 0, 0);
         }
+        double y[CR_ROWS_MAX];
+        memcpy(y, c->y, sizeof y);
+        for (int r = 0; r < c->rows; ++r) c->y[r] = 0.0;
+        take(s, c, y);
     }
     int done = 0;
     double worst = 0;
@@ -567,20 +683,22 @@ static cr_status solve_rows(asm_sim *s, int chart, double h, double t, cr_error 
         done = 1, worst = 0;
         for (int i = 0; i < s->ncj; ++i) {
             cjoint *c = &s->cj[i];
-            const cr_vec3 Da = s->uD[c->ua], Db = s->uD[c->ub];
-            const double dy = 1e-7 * fmin(Da.x + Da.y + Da.z, Db.x + Db.y + Db.z);
-            double y[2] = {c->y[0], c->y[1]}, res[2] = {0, 0}, Jm[2][2] = {{1, 0}, {0, 1}};
+            const int n = c->rows;
+            double y[CR_ROWS_MAX], res[CR_ROWS_MAX], Jm[CR_ROWS_MAX][CR_ROWS_MAX];
+            memcpy(y, c->y, sizeof y);
             cr_vec3 fa = s->uf[c->ua], fb = s->uf[c->ub];
             for (int it = 0;; ++it) {
-                cr_status st = rows_at(s, c, chart, y, res, &fa, &fb);
-                const double r = st == CR_OK ? fmax(fabs(res[0]), fabs(res[1])) : 0.0;
-                const int more = st == CR_OK && r > tol && it < 20;
-                for (int q = 0; more && st == CR_OK && q < c->rows; ++q) { /* the difference Jacobian */
-                    double yq[2] = {y[0], y[1]}, rq[2] = {0, 0};
+                cr_status st = rows_at(s, c, chart, h, y, res, &fa, &fb);
+                double r = 0;
+                for (int q = 0; q < n; ++q) r = fmax(r, fabs(res[q]) / c->tol[q]);
+                const int more = st == CR_OK && r > 1.0 && it < 20;
+                for (int q = 0; more && st == CR_OK && q < n; ++q) { /* the difference Jacobian */
+                    double yq[CR_ROWS_MAX], rq[CR_ROWS_MAX];
+                    memcpy(yq, y, sizeof yq);
                     cr_vec3 ga = fa, gb = fb;
-                    yq[q] += dy;
-                    st = rows_at(s, c, chart, yq, rq, &ga, &gb);
-                    for (int p = 0; p < c->rows; ++p) Jm[p][q] = (rq[p] - res[p]) / dy;
+                    yq[q] += c->dy[q];
+                    st = rows_at(s, c, chart, h, yq, rq, &ga, &gb);
+                    for (int p = 0; p < n; ++p) Jm[p][q] = (rq[p] - res[p]) / c->dy[q];
                 }
                 if (st != CR_OK)
                     return cr_error_set(err, st,
@@ -589,43 +707,37 @@ static cr_status solve_rows(asm_sim *s, int chart, double h, double t, cr_error 
                                         s->jname[c->joint], t,
                                         st == CR_NONFINITE ? "is not finite" : "did not converge");
                 if (!more) {
-                    if (r > tol) done = 0;
+                    if (r > 1.0) done = 0;
                     if (r > worst) worst = r, cw = c;
                     break;
                 }
                 done = 0; /* this joint moved: the rows sharing its units again */
-                if (c->rows == 1) {
-                    y[0] -= res[0] / Jm[0][0];
-                } else {
-                    const double det = Jm[0][0] * Jm[1][1] - Jm[0][1] * Jm[1][0];
-                    y[0] -= (Jm[1][1] * res[0] - Jm[0][1] * res[1]) / det;
-                    y[1] -= (Jm[0][0] * res[1] - Jm[1][0] * res[0]) / det;
+                if (!solve_small(n, Jm, res)) {
+                    worst = INFINITY, cw = c;
+                    break;
                 }
-                if (!isfinite(y[0] + y[1])) break;
+                for (int q = 0; q < n; ++q) y[q] -= res[q];
             }
-            if (!isfinite(y[0] + y[1])) {
-                worst = INFINITY, cw = c;
+            if (!(worst < INFINITY)) {
                 done = 1;
                 break;
             }
-            /* take the joint's impulses and its units' increments */
-            for (int r = 0; r < c->rows; ++r) {
-                s->utau[c->ua] = cr_v3_madd(s->utau[c->ua], y[r] - c->y[r], c->dir[r]);
-                s->utau[c->ub] = cr_v3_madd(s->utau[c->ub], c->y[r] - y[r], c->dir[r]);
-                c->y[r] = y[r];
-            }
+            take(s, c, y);
             s->uf[c->ua] = fa, s->uf[c->ub] = fb;
         }
     }
-    if (!(worst <= 1e-12) && cw)
+    if (!(worst <= 100.0) && cw)
         return cr_error_set(err, CR_NOT_CONVERGED,
-                            "lgvi: the rows of %s did not close in the step from t = %.9g s (residual %.3g; try a "
-                            "smaller time_step)",
+                            "lgvi: the rows of %s did not close in the step from t = %.9g s (residual %.3g of its "
+                            "tolerance; try a smaller time_step)",
                             s->jname[cw->joint], t, worst);
     for (int i = 0; i < s->ncj; ++i) {
         cjoint *c = &s->cj[i];
-        c->moment =
-            cr_v3_scale(cr_v3_add(cr_v3_scale(c->dir[0], c->y[0]), cr_v3_scale(c->dir[1], c->y[1])), 1.0 / (h * h));
+        c->force = c->moment = cr_v3(0, 0, 0);
+        for (int r = 0; r < c->rows; ++r) {
+            c->moment = cr_v3_madd(c->moment, c->y[r] / (h * h), c->tdir[r]);
+            c->force = cr_v3_madd(c->force, -c->y[r] / (h * h), c->fdir[r]);
+        }
     }
     return CR_OK;
 }
@@ -660,25 +772,9 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
             cr_lgvi_node_momenta(k, s->mem[m].node, &pi, NULL, NULL);
             M += cr_lgvi_node_mass(k, s->mem[m].node), F = cr_v3_add(F, Fi), P = cr_v3_add(P, pi);
         }
-        cr_vec3 v = cr_v3_scale(cr_v3_madd(P, h, F), 1.0 / M);
         const member *root = &s->mem[G->first];
-        cr_vec3 x = cr_v3_madd(cr_lgvi_position(s->r[root->rod]->k, root->node), h, v);
-        if (!isfinite(x.x + x.y + x.z))
-            return cr_error_set(err, CR_NONFINITE,
-                                "lgvi: non-finite position of the joint node of %s in the step from t = %.9g s (the "
-                                "explicit lgvi step is CFL-limited: try a smaller time_step)",
-                                joint_of_group(s, G->first, 0), t);
-        for (int m = G->first; m < G->first + G->count; ++m) {
-            member *me = &s->mem[m];
-            cr_lgvi *k = s->r[me->rod]->k;
-            const double mi = cr_lgvi_node_mass(k, me->node);
-            cr_vec3 Fi, pold, pi = cr_v3_scale(v, mi);
-            cr_lgvi_external_loads(k, me->node, &Fi, NULL, NULL);
-            cr_lgvi_node_momenta(k, me->node, &pold, NULL, NULL);
-            cr_lgvi_external_set_translation(k, me->node, x, pi);
-            /* p_i^k = p_i^{k-1} + h (F_i + λ_i): the joint's force on this member */
-            me->lf = cr_v3_sub(cr_v3_scale(cr_v3_sub(pi, pold), 1.0 / h), Fi);
-        }
+        s->tM[g] = M, s->tv0[g] = cr_v3_scale(cr_v3_madd(P, h, F), 1.0 / M);
+        s->tx[g] = cr_lgvi_position(s->r[root->rod]->k, root->node), s->timp[g] = cr_v3(0, 0, 0);
     }
     /* shared rotations: μ = Σ Q_i μ_i in the root's frame, the inertia Σ (c_i/ε_i) Q_i J Q_iᵀ
      * turned to its principal axes for the kernel's diagonal rotation solve */
@@ -711,6 +807,29 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
     if (s->ncj > 0) {
         cr_status st = solve_rows(s, chart, h, t, err);
         if (st != CR_OK) return st;
+    }
+    for (int g = 0; g < s->ntg; ++g) {
+        const group *G = &s->tg[g];
+        cr_vec3 v = s->tv0[g];
+        if (s->timp[g].x != 0.0 || s->timp[g].y != 0.0 || s->timp[g].z != 0.0)
+            v = cr_v3_madd(v, 1.0 / (h * s->tM[g]), s->timp[g]); /* the rows' impulse */
+        cr_vec3 x = cr_v3_madd(s->tx[g], h, v);
+        if (!isfinite(x.x + x.y + x.z))
+            return cr_error_set(err, CR_NONFINITE,
+                                "lgvi: non-finite position of the joint node of %s in the step from t = %.9g s (the "
+                                "explicit lgvi step is CFL-limited: try a smaller time_step)",
+                                joint_of_group(s, G->first, 0), t);
+        for (int m = G->first; m < G->first + G->count; ++m) {
+            member *me = &s->mem[m];
+            cr_lgvi *k = s->r[me->rod]->k;
+            const double mi = cr_lgvi_node_mass(k, me->node);
+            cr_vec3 Fi, pold, pi = cr_v3_scale(v, mi);
+            cr_lgvi_external_loads(k, me->node, &Fi, NULL, NULL);
+            cr_lgvi_node_momenta(k, me->node, &pold, NULL, NULL);
+            cr_lgvi_external_set_translation(k, me->node, x, pi);
+            /* p_i^k = p_i^{k-1} + h (F_i + λ_i): the joint's force on this member */
+            me->lf = cr_v3_sub(cr_v3_scale(cr_v3_sub(pi, pold), 1.0 / h), Fi);
+        }
     }
     for (int g = 0; g < s->nrg; ++g) {
         const group *G = &s->rg[g];
@@ -868,7 +987,7 @@ static int members(const asm_sim *s)
 static int packed_size(const void *impl)
 {
     const asm_sim *s = impl;
-    int n = s->first_load[s->rods] + 6 * members(s) + 5 * s->ncj;
+    int n = s->first_load[s->rods] + 6 * members(s) + (CR_ROWS_MAX + 6) * s->ncj;
     for (int r = 0; r < s->rods; ++r) n += cr_lgvi_formulation.packed_size(s->r[r]);
     return n;
 }
@@ -886,9 +1005,10 @@ static void pack(const void *impl, double *out)
         cr_v3_store(s->mem[m].lf, out);
         cr_v3_store(s->mem[m].lm, out + 3);
     }
-    for (int i = 0; i < s->ncj; ++i, out += 5) { /* the multipliers: the next step starts from them */
-        out[0] = s->cj[i].y[0], out[1] = s->cj[i].y[1];
-        cr_v3_store(s->cj[i].moment, out + 2);
+    for (int i = 0; i < s->ncj; ++i, out += CR_ROWS_MAX + 6) { /* the multipliers: the next step starts from them */
+        memcpy(out, s->cj[i].y, sizeof s->cj[i].y);
+        cr_v3_store(s->cj[i].force, out + CR_ROWS_MAX);
+        cr_v3_store(s->cj[i].moment, out + CR_ROWS_MAX + 3);
     }
 }
 
@@ -902,8 +1022,10 @@ static void unpack(void *impl, const double *in)
     memcpy(s->inputs, in, (size_t)s->first_load[s->rods] * sizeof(double));
     in += s->first_load[s->rods];
     for (int m = 0; m < members(s); ++m, in += 6) s->mem[m].lf = cr_v3_load(in), s->mem[m].lm = cr_v3_load(in + 3);
-    for (int i = 0; i < s->ncj; ++i, in += 5)
-        s->cj[i].y[0] = in[0], s->cj[i].y[1] = in[1], s->cj[i].moment = cr_v3_load(in + 2);
+    for (int i = 0; i < s->ncj; ++i, in += CR_ROWS_MAX + 6) {
+        memcpy(s->cj[i].y, in, sizeof s->cj[i].y);
+        s->cj[i].force = cr_v3_load(in + CR_ROWS_MAX), s->cj[i].moment = cr_v3_load(in + CR_ROWS_MAX + 3);
+    }
 }
 
 static uint64_t fingerprint(const void *impl)
@@ -932,17 +1054,21 @@ static const char *rod_name(const void *impl, int r) { return ((const asm_sim *)
 static cr_status joint_reaction(const void *impl, int j, cr_vec3 *f, cr_vec3 *m)
 {
     const asm_sim *s = impl;
+    const cr_joint_type ty = s->jtype[j];
+    const int slides = ty == CR_JOINT_PRISMATIC || ty == CR_JOINT_CYLINDRICAL;
+    if (ty != CR_JOINT_WELD && ty != CR_JOINT_BALL && s->jcj[j] < 0)
+        return CR_UNSUPPORTED; /* its rows hold identically within one unit: their reaction is any */
     int a = s->jmember[4 * j];
-    for (int g = 0; g < s->ntg; ++g)
+    for (int g = 0; !slides && g < s->ntg; ++g)
         if (a >= s->tg[g].first && a < s->tg[g].first + s->tg[g].count && s->tg[g].count != 2) return CR_UNSUPPORTED;
     int w = s->jmember[4 * j + 2];
     for (int g = 0; w >= 0 && g < s->nrg; ++g)
         if (w >= s->rg[g].first && w < s->rg[g].first + s->rg[g].count && s->rg[g].count != 2) return CR_UNSUPPORTED;
     if (a < 0) return CR_UNSUPPORTED;
-    if ((s->jtype[j] == CR_JOINT_HINGE || s->jtype[j] == CR_JOINT_UNIVERSAL) && s->jcj[j] < 0)
-        return CR_UNSUPPORTED; /* both ends in one weld group: its rows hold identically, their moment is any */
-    *f = s->mem[a].lf;
-    /* a ball transmits no moment; a hinge's or universal joint's is its rows' */
+    /* a shared position's force from a's momentum update, a slide's from its rows */
+    *f = slides ? s->cj[s->jcj[j]].force : s->mem[a].lf;
+    /* a shared rotation's moment from a's momentum update (a prismatic joint's includes its
+     * slide rows' couple), the rows' moment otherwise; a ball transmits none */
     *m = w >= 0 ? s->mem[w].lm : s->jcj[j] >= 0 ? s->cj[s->jcj[j]].moment : cr_v3(0, 0, 0);
     return CR_OK;
 }
