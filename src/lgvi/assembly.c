@@ -83,6 +83,10 @@ typedef struct asm_sim {
      * position x^k, and the rows' impulse Σ h² λ n (spatial): x^k+1 = x^k + h v + T/M */
     double *tM;
     cr_vec3 *tv0, *tx, *timp;
+    /* the joints with rows grouped by shared units: group k is cj indices comp[comp_first[k] ..
+     * comp_first[k+1]), solved together; work: room for the largest group's Newton system */
+    int ncomp, *comp_first, *comp;
+    double *work;
 } asm_sim;
 
 /* ---- what the shared nodes can represent: checked before anything runs ---- */
@@ -187,6 +191,9 @@ static void asm_destroy(void *impl)
     free(s->tv0);
     free(s->tx);
     free(s->timp);
+    free(s->comp_first);
+    free(s->comp);
+    free(s->work);
     free(s);
 }
 
@@ -339,7 +346,36 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def)
         }
         s->jcj[j] = s->ncj++;
     }
-    return CR_OK;
+    /* groups: joints joined by a shared rotation or translation unit (union-find over units) */
+    const int nid = s->nrg + s->ntg;
+    int *par = malloc((size_t)(nid > 0 ? nid : 1) * sizeof *par), *root = malloc((size_t)(s->ncj + 1) * sizeof *root);
+    s->comp_first = calloc((size_t)s->ncj + 2, sizeof *s->comp_first);
+    s->comp = malloc((size_t)(s->ncj + 1) * sizeof *s->comp);
+    if (!par || !root || !s->comp_first || !s->comp) return free(par), free(root), CR_NO_MEMORY;
+    for (int i = 0; i < nid; ++i) par[i] = i;
+    for (int i = 0; i < s->ncj; ++i) {
+        const cjoint *c = &s->cj[i];
+        unite(par, c->ua, c->ub);
+        for (int r = 0; r < c->rows; ++r)
+            if (c->slide[r]) unite(par, c->ua, s->nrg + c->ta), unite(par, c->ua, s->nrg + c->tb);
+    }
+    for (int i = 0; i < s->ncj; ++i) root[i] = find(par, s->cj[i].ua);
+    int nc = 0, maxrows = 1;
+    s->ncomp = 0;
+    for (int i = 0; i < s->ncj; ++i) {
+        int seen = 0;
+        for (int q = 0; q < i && !seen; ++q) seen = root[q] == root[i];
+        if (seen) continue;
+        int rows = 0;
+        s->comp_first[s->ncomp++] = nc;
+        for (int q = i; q < s->ncj; ++q)
+            if (root[q] == root[i]) s->comp[nc++] = q, rows += s->cj[q].rows;
+        if (rows > maxrows) maxrows = rows;
+    }
+    s->comp_first[s->ncomp] = nc;
+    free(par), free(root);
+    s->work = malloc((size_t)(2 * maxrows + maxrows * maxrows) * sizeof *s->work);
+    return s->work ? CR_OK : CR_NO_MEMORY;
 }
 
 static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, cr_error *err)
@@ -620,29 +656,29 @@ static void take(asm_sim *s, cjoint *c, const double *y)
     }
 }
 
-/* x = A⁻¹ b for n <= CR_ROWS_MAX (Gauss, partial pivoting); 0 if singular */
-static int solve_small(int n, double A[CR_ROWS_MAX][CR_ROWS_MAX], double *b)
+/* b <- A⁻¹ b, A n×n row-major (destroyed): Gauss with partial pivoting; 0 if singular */
+static int solve_dense(int n, double *A, double *b)
 {
     for (int k = 0; k < n; ++k) {
         int p = k;
         for (int i = k + 1; i < n; ++i)
-            if (fabs(A[i][k]) > fabs(A[p][k])) p = i;
-        if (!(fabs(A[p][k]) > 0)) return 0;
+            if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
+        if (!(fabs(A[p * n + k]) > 0)) return 0;
         for (int j = 0; j < n; ++j) {
-            double t = A[k][j];
-            A[k][j] = A[p][j], A[p][j] = t;
+            double t = A[k * n + j];
+            A[k * n + j] = A[p * n + j], A[p * n + j] = t;
         }
         double t = b[k];
         b[k] = b[p], b[p] = t;
         for (int i = k + 1; i < n; ++i) {
-            const double f = A[i][k] / A[k][k];
-            for (int j = k; j < n; ++j) A[i][j] -= f * A[k][j];
+            const double f = A[i * n + k] / A[k * n + k];
+            for (int j = k; j < n; ++j) A[i * n + j] -= f * A[k * n + j];
             b[i] -= f * b[k];
         }
     }
     for (int k = n - 1; k >= 0; --k) {
-        for (int j = k + 1; j < n; ++j) b[k] -= A[k][j] * b[j];
-        b[k] /= A[k][k];
+        for (int j = k + 1; j < n; ++j) b[k] -= A[k * n + j] * b[j];
+        b[k] /= A[k * n + k];
     }
     return 1;
 }
@@ -676,61 +712,84 @@ static cr_status solve_rows(asm_sim *s, int chart, double h, double t, cr_error 
         for (int r = 0; r < c->rows; ++r) c->y[r] = 0.0;
         take(s, c, y);
     }
-    int done = 0;
-    double worst = 0;
-    const cjoint *cw = NULL;
-    for (int sweep = 0; sweep < 100 && !done; ++sweep) {
-        done = 1, worst = 0;
-        for (int i = 0; i < s->ncj; ++i) {
-            cjoint *c = &s->cj[i];
-            const int n = c->rows;
-            double y[CR_ROWS_MAX], res[CR_ROWS_MAX], Jm[CR_ROWS_MAX][CR_ROWS_MAX];
-            memcpy(y, c->y, sizeof y);
-            cr_vec3 fa = s->uf[c->ua], fb = s->uf[c->ub];
-            for (int it = 0;; ++it) {
-                cr_status st = rows_at(s, c, chart, h, y, res, &fa, &fb);
-                double r = 0;
-                for (int q = 0; q < n; ++q) r = fmax(r, fabs(res[q]) / c->tol[q]);
-                const int more = st == CR_OK && r > 1.0 && it < 20;
-                for (int q = 0; more && st == CR_OK && q < n; ++q) { /* the difference Jacobian */
-                    double yq[CR_ROWS_MAX], rq[CR_ROWS_MAX];
-                    memcpy(yq, y, sizeof yq);
-                    cr_vec3 ga = fa, gb = fb;
-                    yq[q] += c->dy[q];
-                    st = rows_at(s, c, chart, h, yq, rq, &ga, &gb);
-                    for (int p = 0; p < n; ++p) Jm[p][q] = (rq[p] - res[p]) / c->dy[q];
-                }
+    /* each group of joints that share a unit (a node with several joints) by one Newton
+     * iteration on all their rows; the joints' own guesses of the units' increments */
+    for (int k = 0; k < s->ncomp; ++k) {
+        const int *js = s->comp + s->comp_first[k], nj = s->comp_first[k + 1] - s->comp_first[k];
+        int n = 0;
+        for (int q = 0; q < nj; ++q) n += s->cj[js[q]].rows;
+        double *res = s->work, *col = res + n, *Jm = col + n;
+        double worst = 0;
+        int it = 0;
+        for (;; ++it) {
+            /* the rows at the multipliers as they stand */
+            worst = 0;
+            int rr = 0, bad = -1;
+            for (int q = 0; q < nj; ++q) {
+                cjoint *c = &s->cj[js[q]];
+                cr_vec3 fa = s->uf[c->ua], fb = s->uf[c->ub];
+                cr_status st = rows_at(s, c, chart, h, c->y, res + rr, &fa, &fb);
                 if (st != CR_OK)
                     return cr_error_set(err, st,
                                         "lgvi: rotation solve at %s in the step from t = %.9g s %s: angular momentum "
                                         "too large for the time step (try a smaller time_step)",
                                         s->jname[c->joint], t,
                                         st == CR_NONFINITE ? "is not finite" : "did not converge");
-                if (!more) {
-                    if (r > 1.0) done = 0;
-                    if (r > worst) worst = r, cw = c;
-                    break;
-                }
-                done = 0; /* this joint moved: the rows sharing its units again */
-                if (!solve_small(n, Jm, res)) {
-                    worst = INFINITY, cw = c;
-                    break;
-                }
-                for (int q = 0; q < n; ++q) y[q] -= res[q];
+                s->uf[c->ua] = fa, s->uf[c->ub] = fb;
+                for (int r = 0; r < c->rows; ++r)
+                    if (fabs(res[rr + r]) / c->tol[r] > worst) worst = fabs(res[rr + r]) / c->tol[r], bad = js[q];
+                rr += c->rows;
             }
-            if (!(worst < INFINITY)) {
-                done = 1;
+            if (worst <= 1.0 || it == 30) {
+                if (worst > 100.0)
+                    return cr_error_set(err, CR_NOT_CONVERGED,
+                                        "lgvi: the rows of %s did not close in the step from t = %.9g s (residual "
+                                        "%.3g of its tolerance; try a smaller time_step)",
+                                        s->jname[s->cj[bad].joint], t, worst);
                 break;
             }
-            take(s, c, y);
-            s->uf[c->ua] = fa, s->uf[c->ub] = fb;
+            /* the difference Jacobian, column by column: one row's multiplier moved */
+            int cc = 0;
+            for (int q = 0; q < nj; ++q) {
+                cjoint *c = &s->cj[js[q]];
+                for (int r = 0; r < c->rows; ++r, ++cc) {
+                    double y0[CR_ROWS_MAX], y1[CR_ROWS_MAX];
+                    memcpy(y0, c->y, sizeof y0), memcpy(y1, c->y, sizeof y1);
+                    y1[r] += c->dy[r];
+                    take(s, c, y1);
+                    int ro = 0;
+                    cr_status st = CR_OK;
+                    for (int p = 0; p < nj && st == CR_OK; ++p) {
+                        const cjoint *cp = &s->cj[js[p]];
+                        cr_vec3 fa = s->uf[cp->ua], fb = s->uf[cp->ub];
+                        st = rows_at(s, cp, chart, h, cp->y, col + ro, &fa, &fb);
+                        ro += cp->rows;
+                    }
+                    take(s, c, y0);
+                    if (st != CR_OK)
+                        return cr_error_set(err, st,
+                                            "lgvi: rotation solve at %s in the step from t = %.9g s did not converge "
+                                            "(try a smaller time_step)",
+                                            s->jname[c->joint], t);
+                    for (int p = 0; p < n; ++p) Jm[p * n + cc] = (col[p] - res[p]) / c->dy[r];
+                }
+            }
+            if (!solve_dense(n, Jm, res))
+                return cr_error_set(err, CR_NOT_CONVERGED,
+                                    "lgvi: the rows of %s are singular in the step from t = %.9g s (a joint "
+                                    "holding what another already holds?)",
+                                    s->jname[s->cj[js[0]].joint], t);
+            rr = 0;
+            for (int q = 0; q < nj; ++q) {
+                cjoint *c = &s->cj[js[q]];
+                double y1[CR_ROWS_MAX];
+                memcpy(y1, c->y, sizeof y1);
+                for (int r = 0; r < c->rows; ++r) y1[r] -= res[rr + r];
+                take(s, c, y1);
+                rr += c->rows;
+            }
         }
     }
-    if (!(worst <= 100.0) && cw)
-        return cr_error_set(err, CR_NOT_CONVERGED,
-                            "lgvi: the rows of %s did not close in the step from t = %.9g s (residual %.3g of its "
-                            "tolerance; try a smaller time_step)",
-                            s->jname[cw->joint], t, worst);
     for (int i = 0; i < s->ncj; ++i) {
         cjoint *c = &s->cj[i];
         c->force = c->moment = cr_v3(0, 0, 0);
