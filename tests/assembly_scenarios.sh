@@ -298,7 +298,8 @@ done
 expect_error 1 "rods.0 ('left'): obstacles.0: the rod starts inside obstacle" check "$arch" --set 'obstacles=[{"type": "plane", "normal": [0, 0, 1], "point": [0, 0, 0.5]}]'
 expect_error 1 'joints.0.axis: missing' check "$arch" --set joints.0.axis=null
 expect_error 1 'output.track.0.node.s: must be in [0, 1.25]' check "$arch" --set 'output.track.0.node={"rod": "left", "s": 2}'
-expect_error 1 "joints.0 ('crown').type: a hinge joint is not available in model lgvi" check "$arch" --set model=lgvi
+expect_error 1 "joints.0 ('crown').drive: a hinge motor is not available in model lgvi" check "$arch" --set model=lgvi \
+    --set 'joints.0.drive={"angle": 1}'
 # what the assemblies' dynamics refuse (their dynamic stages: tests/assembly_dynamics_scenarios.sh)
 dyn=(--set 'stages=[{"type": "dynamic", "t_end": 0.1, "output_dt": 0.01}]' --set rods.0.material.rho=7800
     --set rods.1.material.rho=7800)

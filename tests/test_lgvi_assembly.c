@@ -260,14 +260,19 @@ static void refusals(void)
     static const struct {
         const char *joint, *extra, *stage, *needle[3];
     } cases[] = {
-        {"{\"type\": \"hinge\", \"name\": \"elbow\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [0, 1, 0]}",
+        {"{\"type\": \"prismatic\", \"name\": \"elbow\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [1, 0, 0], "
+         "\"drive\": {\"position\": 0.1}}",
          "",
          NULL,
-         {"joints.0 ('elbow').type", "hinge", "lgvi"}},
-        {"{\"type\": \"universal\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [0, 1, 0], \"axis_b\": [0, 0, 1]}",
+         {"joints.0 ('elbow').drive", "slider drive", "lgvi"}},
+        {"{\"type\": \"cylindrical\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [1, 0, 0], \"limit\": [0, 1]}",
          "",
          NULL,
-         {"joints.0.type", "universal", "lgvi"}},
+         {"joints.0.limit", "stop", "lgvi"}},
+        {"{\"type\": \"hinge\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [0, 1, 0], \"drive\": {\"angle\": 1}}",
+         "",
+         NULL,
+         {"joints.0.drive", "hinge motor", "lgvi"}},
         {"{\"type\": \"weld\", \"a\": \"a:end\", \"b\": \"b:start\", \"rotation\": [0.9950041652780258, 0, "
          "0.09983341664682815, 0]}",
          "",
