@@ -1342,7 +1342,15 @@ double cr_lgvi_stable_step(const cr_lgvi_params *p)
     /* an obstacle's contact spring adds k_c/(ρA l) to the diagonal of a node's translational
      * rows (its spring over its mass, the same for the half end nodes: both are halved); added
      * to the largest row, an upper bound whichever row that is */
-    const double wc2 = p->contact_stiffness > 0 ? p->contact_stiffness / (rA * l) : 0.0;
+    double wc2 = p->contact_stiffness > 0 ? p->contact_stiffness / (rA * l) : 0.0;
+    /* a self-contact pair's force ε g n is shared by its four nodes with the closest points'
+     * weights w = ((1 − s), s, (1 − t), t): its stiffness ε (w wᵀ) ⊗ n nᵀ has the mass-normalised
+     * row sum ε |w_i| Σ|w_j| / m_i <= 2 ε/m_i. A node carries the pairs of its two segments,
+     * weights adding up to at most 1 each side: 4 ε/(ρA l) with one pair a segment (an end
+     * node, half the mass, weight up to 1 in its one segment: the same). A segment pressed by k
+     * others at once adds k times that; at the default ε (one element's stiffness) the rod's own
+     * waves are faster by orders (docs/lgvi.md "Self-contact"). */
+    if (p->self_contact_stiffness > 0) wc2 += 4.0 * p->self_contact_stiffness / (rA * l);
     /* shear along E1 couples with rotation about E2 and vice versa */
     double GA[2] = {C1.x, C1.y}, Jr[2] = {J.y, J.x}, EI[2] = {C2.y, C2.x};
     if (p->strains == CR_LGVI_STRAINS_MIDPOINT) {

@@ -48,6 +48,9 @@ typedef struct cr_lgvi_params {
      * The kernel does not apply the contact (the caller passes its forces as loads); only
      * cr_lgvi_stable_step reads it. */
     double contact_stiffness;
+    /* penalty stiffness ε of the self-contact's segment pairs (N/m per pair; contact.self); 0:
+     * none. Applied by the caller like the obstacles'; only cr_lgvi_stable_step reads it. */
+    double self_contact_stiffness;
 } cr_lgvi_params;
 
 typedef struct cr_lgvi cr_lgvi; /* model + state, opaque */
