@@ -127,7 +127,7 @@ static void free_spring_keeps_momenta(void)
            "pressing, %d impacts; smallest gap %.4g m (energy bound -%.4g m); |E - E0| <= %.3g J, stored %.4g J\n",
            Pn, Ln, dP, dL, pairs, touches, gmin, depth, dE, stored);
     CHECK(pairs >= 2 && touches >= 1); /* the coils hit each other */
-    CHECK(Pn > 0.004 && Ln > 1e-4); /* non-trivial momenta (measured 5.1e-3, 2.0e-4) */
+    CHECK(Pn > 0.004 && Ln > 1e-4);    /* non-trivial momenta (measured 5.1e-3, 2.0e-4) */
     CHECK(dP <= 1e-12 * Pn);
     CHECK(dL <= 1e-12 * (Ln + Pn * 0.5));
     CHECK(gmin < 0 && gmin >= -depth);

@@ -254,7 +254,7 @@ static void lgvi_destroy(void *impl)
     cr_rodcontact_destroy(s->self);
     free(s->xs);
     for (int k = 0; k < s->moving_count; ++k) free((void *)s->moving_time[k].points);
-    free(s->fc), free(s->fint), free(s->mint), free(s->sliding);
+    free(s->fc), free(s->sliding);
     cr_loads_free(s->loads, s->load_count);
     free(s->s);
     free(s->s_mid);
@@ -339,10 +339,8 @@ static cr_status create_contact(lgvi_sim *s, const cr_rod_def *def, cr_error *er
     int friction = 0;
     for (int k = 0; k < def->obstacle_count; ++k) friction |= def->obstacles[k].mu_static > 0;
     if (st == CR_OK && friction) {
-        s->fint = malloc(s->nodes * sizeof *s->fint), s->mint = malloc(s->nodes * sizeof *s->mint);
         s->sliding = calloc(s->nodes, 1);
-        if (!s->fint || !s->mint || !s->sliding)
-            st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
+        if (!s->sliding) st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
     }
 done:
     free(radius);
@@ -529,22 +527,25 @@ static double contact_forces(const lgvi_sim *s, cr_vec3 *fc)
 
 /* Coulomb friction (docs/lgvi.md "Friction"): the explicit step's new momentum of node i is
  * p^k = p^{k-1} + h (f_int + f), f its loads and contact springs at t_k, so the friction force that
- * stops its tangential momentum within the step is known before the step: the tangential part p_t of
- * the trial p^{k-1} + h (f_int + f) against each obstacle touched with friction (normal force N, normal
- * n). If |p_t| <= h mu_s N the node sticks: the friction -p_t / h, exactly its tangential momentum
- * (no creep, no anchor). Otherwise it slides: -mu_k N p_t / |p_t|. Added to f, it is a load of the
- * step like the springs (its work, <= 0 while it slides, is in work_external). */
+ * stops its tangential momentum within the step follows from that trial p^k, which the kernel forms
+ * (cr_lgvi_step_begin; no second internal-force evaluation): its tangential part p_t against each
+ * obstacle touched with friction (normal force N, normal n). If |p_t| <= h mu_s N the node sticks: the
+ * friction -p_t / h, exactly its tangential momentum (no creep, no anchor). Otherwise it slides:
+ * -mu_k N p_t / |p_t|. Added to the pending step as a load of it (cr_lgvi_pending_add_force), like the
+ * springs (its work, <= 0 while it slides, is in work_external). */
 static void friction_forces(lgvi_sim *s, double h)
 {
     const cr_contact *c = s->contact;
-    cr_lgvi_internal_forces(s->k, s->fint, s->mint);
     for (int i = 0; i < s->nodes; ++i) {
         const cr_vec3 r = cr_lgvi_position(s->k, i);
         const double ki = c->eps * c->weight[i];
-        cr_vec3 p;
-        cr_lgvi_node_momenta(s->k, i, &p, NULL, NULL);
-        cr_vec3 trial = cr_v3_madd(p, h, cr_v3_add(s->fint[i], s->f[i]));
         s->sliding[i] = 0;
+        /* a clamped node, or a moving clamp's: the clamp holds it */
+        int moved = (i == 0 && s->p.clamp_start) || (i == s->nodes - 1 && s->p.clamp_end);
+        for (int m = 0; m < s->moving_count; ++m) moved |= s->moving_node[m] == i;
+        if (moved) continue;
+        /* the kernel's p^k = p^{k-1} + h (f_int + f) of this step, before the friction */
+        cr_vec3 trial = cr_lgvi_pending_momentum(s->k, i), total = cr_v3(0, 0, 0);
         for (int k = 0; k < c->obstacle_count; ++k) {
             const cr_obstacle_def *o = &c->obstacles[k];
             double phi;
@@ -558,9 +559,10 @@ static void friction_forces(lgvi_sim *s, double h)
             cr_vec3 ff =
                 ut <= h * o->mu_static * N ? cr_v3_scale(pt, -1.0 / h) : cr_v3_scale(pt, -o->mu_kinetic * N / ut);
             s->sliding[i] |= ut > h * o->mu_static * N;
-            s->f[i] = cr_v3_add(s->f[i], ff);
+            total = cr_v3_add(total, ff);
             trial = cr_v3_madd(trial, h, ff);
         }
+        if (total.x != 0 || total.y != 0 || total.z != 0) cr_lgvi_pending_add_force(s->k, i, s->f[i], total);
     }
 }
 
@@ -696,12 +698,13 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
             s->f[i] = cr_v3_add(s->f[i], s->fc[i]);
             wc += cr_v3_dot(s->fc[i], cr_lgvi_velocity(s->k, i)); /* with v^{k-1}; v^k below */
         }
-        if (s->fint) friction_forces(s, h); /* after the springs: their normal forces hold it */
     }
     cr_status st;
-    if (s->moving_count == 0) {
+    if (s->moving_count == 0 && !s->sliding) {
         st = cr_lgvi_step(s->k, s->f, s->c, err);
     } else if ((st = cr_lgvi_step_begin(s->k, s->f, s->c, err)) == CR_OK) {
+        /* the friction from the step's own p^k (the springs' normal forces are in it) */
+        if (s->sliding) friction_forces(s, h);
         const double w = move_clamps(s, h);
         cr_lgvi_step_end(s->k);
         s->clamp_work += w, s->clamp_work_last = w;

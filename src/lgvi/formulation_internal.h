@@ -27,9 +27,8 @@ typedef struct lgvi_sim {
     cr_vec3 *fc;                            /* contact forces of the step (spatial) */
     double contact_energy;                  /* ½ Σ k_i min(0, g)² at the energies' level t_k */
     double contact_work, contact_work_last; /* the kernel's discrete work of fc, Σ w_j and w_k */
-    /* Coulomb friction (an obstacle with friction; NULL without): the internal forces and torques at
-     * t_k (the trial momentum's), and per node whether its last step slid */
-    cr_vec3 *fint, *mint;
+    /* Coulomb friction (an obstacle with friction; NULL without): per node whether its last step
+     * slid */
     unsigned char *sliding;
     /* contact.self (NULL without): the segment pairs' penalty forces (contact/rodcontact.h), at t_k
      * with the obstacles' into fc, their energy and work with the obstacles' (docs/lgvi.md

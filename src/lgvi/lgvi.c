@@ -854,6 +854,22 @@ void cr_lgvi_step_end(cr_lgvi *s)
     s->work_last = s->pend_W;
 }
 
+cr_vec3 cr_lgvi_pending_momentum(const cr_lgvi *s, int node) { return v_load(s->buf[1 - s->cur][node].p); }
+
+void cr_lgvi_pending_add_force(cr_lgvi *s, int node, cr_vec3 f_node, cr_vec3 g)
+{
+    lgvi_node *n = &s->buf[1 - s->cur][node];
+    const lgvi_node *o = &s->buf[s->cur][node];
+    const double h = s->h, m = cr_lgvi_node_mass(s, node);
+    const cr_vec3 pold = v_load(o->p), p = v_load(n->p), pn = cr_v3_madd(p, h, g);
+    /* x^{k+1} = x^k + h p^k/m, as node_update; its accounts: ½|p^k|²/m and the loads' work
+     * (h/2m) f·(p^{k−1} + p^k), now with f + g and the new p^k */
+    v_store(pn, n->p);
+    n->x[0] = o->x[0] + h / m * pn.x, n->x[1] = o->x[1] + h / m * pn.y, n->x[2] = o->x[2] + h / m * pn.z;
+    s->pend_T += 0.5 / m * (dot(pn, pn) - dot(p, p));
+    s->pend_W += 0.5 * h / m * (dot(cr_v3_add(f_node, g), cr_v3_add(pold, pn)) - dot(f_node, cr_v3_add(pold, p)));
+}
+
 cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, cr_error *err)
 {
     cr_status st = cr_lgvi_step_begin(s, f_ext, c_ext, err);
