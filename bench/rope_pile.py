@@ -299,9 +299,21 @@ def main():
     settle = 0.0
     if a.formulation == "lgvi":
         dt = (descent_time() + SETTLE) / 200
-        h = a.time_step or dt / math.ceil(dt / lgvi_stable_step(os.path.join(root, a.build, "cosserat"), a.elements))
         settle = round(a.settle / dt) * dt
-        sc = scenario(a.elements, a.rtol, a.atol, a.t_end, lgvi_step=h, lgvi_settle=settle)
+        cli = os.path.join(root, a.build, "cosserat")
+        if a.time_step:
+            sc = scenario(a.elements, a.rtol, a.atol, a.t_end, lgvi_step=a.time_step, lgvi_settle=settle)
+        else:  # check prints its limit to 3 digits: step down until it takes the step
+            n = math.ceil(dt / lgvi_stable_step(cli, a.elements))
+            for _ in range(10):
+                sc = scenario(a.elements, a.rtol, a.atol, a.t_end, lgvi_step=dt / n, lgvi_settle=settle)
+                with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+                    json.dump(sc, f)
+                ok = subprocess.run([cli, "check", f.name], capture_output=True).returncode == 0
+                os.unlink(f.name)
+                if ok:
+                    break
+                n += 1
     else:
         sc = scenario(a.elements, a.rtol, a.atol, a.t_end)
     if a.write_only:
