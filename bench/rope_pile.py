@@ -75,8 +75,11 @@ def quat_from_frame(t, n):
     return q
 
 
-def scenario(n, rtol, atol, t_end=None, output_dt=None):
-    """The pile's scenario for the mixed rod with n elements (a dict for cosserat's JSON)."""
+def scenario(n, rtol, atol, t_end=None, output_dt=None, lgvi_step=None, lgvi_settle=0.0):
+    """The pile's scenario for the mixed rod with n elements (a dict for cosserat's JSON); with
+    lgvi_step (s), for the explicit lgvi rod: no static stage, so a first dynamic stage of
+    lgvi_settle seconds lets the rope stretch under its weight (the drag damps it) with the clamp
+    at rest, and the clamp's descent starts after it."""
     top = CLEARANCE + L + stretch()
     b = BOW * L
     # the stress-free rope hangs from the clamp: s down from the top, bowed sideways
@@ -106,7 +109,7 @@ def scenario(n, rtol, atol, t_end=None, output_dt=None):
     area, inertia = math.pi * R * R, math.pi * R**4 / 4
     descent = descent_time()
     t_end = t_end if t_end else descent + SETTLE
-    return {
+    sc = {
         "name": "rope-pile",
         "description": "A 1.5 m rope (r = 2.5 mm, E = 1 MPa) lowered from a clamp at 0.4 m/s onto a rough floor "
         "(mu = 0.3), piling up with self-contact: cosseratbench's pile experiment (bench/rope_pile.py).",
@@ -133,6 +136,31 @@ def scenario(n, rtol, atol, t_end=None, output_dt=None):
         ],
         "output": {"vtk": True, "track": [{"name": "tip", "node": "end"}]},
     }
+    if lgvi_step:
+        # the midpoint strain frame: second order in space (docs/lgvi.md), the standard (variational) model
+        sc["model"] = {"type": "lgvi", "dilatation": False, "strains": "midpoint"}
+        dt = sc["stages"][1]["output_dt"]
+        sc["boundary_conditions"][0]["time"] = {"type": "ramp", "t0": lgvi_settle, "t1": lgvi_settle + descent}
+        sc["stages"] = ([{"type": "dynamic", "t_end": lgvi_settle, "output_dt": dt, "time_step": lgvi_step}]
+                        if lgvi_settle > 0 else []) + \
+            [{"type": "dynamic", "t_end": t_end, "output_dt": dt, "time_step": lgvi_step}]  # a stage's duration
+    return sc
+
+
+def lgvi_stable_step(cli, n):
+    """The lgvi rod's stable step for the pile (cosserat check's limit, read from its refusal of a
+    1 s step)."""
+    import re
+    sc = scenario(n, 1e-6, 1e-8, lgvi_step=1.0, lgvi_settle=0.0)
+    sc["stages"][0]["t_end"], sc["stages"][0]["output_dt"] = 2.0, 1.0
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(sc, f)
+    p = subprocess.run([cli, "check", f.name], capture_output=True, text=True)
+    os.unlink(f.name)
+    m = re.search(r"about ([0-9.e+-]+) s", p.stdout + p.stderr)
+    if not m:
+        raise SystemExit("cosserat check did not give the stable step: " + (p.stdout + p.stderr)[-800:])
+    return float(m.group(1))
 
 
 def seg_closest(p0, p1, q0, q1):
@@ -173,11 +201,20 @@ def analyse(out):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
     from cosserat.output import read_csv, read_pvd
     summ = json.load(open(os.path.join(out, "summary.json")))
-    st = [s for s in summ["stages"] if s["type"] == "dynamic"][0]
+    dyn = [s for s in summ["stages"] if s["type"] == "dynamic"]
+    st = dyn[0]
     ser = read_csv(os.path.join(out, "series.csv"))
-    res = {"status": summ.get("status"), "t_end": st["t_end"], "steps": st["steps"],
+    res = {"status": summ.get("status"), "t_end": dyn[-1]["t_end"], "steps": sum(s["steps"] for s in dyn),
            "rejected": st["rejected_steps"], "newton": st["newton_iterations"], "jacobians": st["jacobians"],
-           "lu": st["lu_factorizations"], "wall_s": st["wall_time_s"]}
+           "lu": st["lu_factorizations"], "wall_s": sum(s["wall_time_s"] for s in dyn)}
+    if len(dyn) > 1:
+        res["stage_steps"] = [s["steps"] for s in dyn]
+        res["stage_wall_s"] = [s["wall_time_s"] for s in dyn]
+    # the lgvi rod has no energy_gravity (gravity's work is in work_external) nor energy_dissipated
+    # (the drag's negative work is in work_external too)
+    for col in ("energy_gravity", "energy_dissipated"):
+        if col not in ser:
+            ser[col] = 0 * ser["energy_kinetic"]
     res["floor_penetration_m"] = float(np.max(ser["contact_penetration"]))
     bal = ser["energy_kinetic"] + ser["energy_elastic"] + ser["energy_gravity"] - ser["work_external"] \
         + ser["energy_dissipated"]
@@ -212,7 +249,7 @@ def analyse(out):
     return res
 
 
-def compare(out, ref):
+def compare(out, ref, offset=0.0):
     """The run's distance from a reference run of the same problem (a tighter tolerance): per
     snapshot the largest node distance and the centroid's distance, the first time a node is a
     radius R away, and the pile's measures side by side."""
@@ -220,6 +257,10 @@ def compare(out, ref):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
     from cosserat.output import read_pvd
     fa, fb = read_pvd(os.path.join(out, "rod.pvd")), read_pvd(os.path.join(ref, "rod.pvd"))
+    # the dynamic frames from the descent's start on: a static stage's frames have negative
+    # times, and a run with a settling stage first (the lgvi rod) starts the descent at `offset`
+    fa = [f for f in fa if f.time >= offset - 1e-9]
+    fb = [f for f in fb if f.time >= -1e-9]
     node, cent, first_r = [], [], None
     for a, b in zip(fa, fb):
         xa, xb = np.asarray(a.points), np.asarray(b.points)
@@ -245,12 +286,39 @@ def main():
     ap.add_argument("--reference", default=None,
                     help="output directory of a reference run (a tighter rtol): report the distance from it")
     ap.add_argument("--analyse-only", action="store_true", help="do not run: analyse the run already in --out")
+    ap.add_argument("--formulation", default="mixed_discrete", choices=["mixed_discrete", "lgvi"],
+                    help="lgvi: the explicit rod at a fixed step (a settling stage replaces the static one)")
+    ap.add_argument("--time-step", type=float, default=None,
+                    help="lgvi: the step (default: the largest that divides the output interval within the stable "
+                    "step cosserat check gives)")
+    ap.add_argument("--settle", type=float, default=2.0,
+                    help="lgvi: seconds of settling under gravity with the clamp at rest before the descent (a whole "
+                    "number of output intervals is used)")
     a = ap.parse_args()
-    sc = scenario(a.elements, a.rtol, a.atol, a.t_end)
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    settle = 0.0
+    if a.formulation == "lgvi":
+        dt = (descent_time() + SETTLE) / 200
+        settle = round(a.settle / dt) * dt
+        cli = os.path.join(root, a.build, "cosserat")
+        if a.time_step:
+            sc = scenario(a.elements, a.rtol, a.atol, a.t_end, lgvi_step=a.time_step, lgvi_settle=settle)
+        else:  # check prints its limit to 3 digits: step down until it takes the step
+            n = math.ceil(dt / lgvi_stable_step(cli, a.elements))
+            for _ in range(10):
+                sc = scenario(a.elements, a.rtol, a.atol, a.t_end, lgvi_step=dt / n, lgvi_settle=settle)
+                with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+                    json.dump(sc, f)
+                ok = subprocess.run([cli, "check", f.name], capture_output=True).returncode == 0
+                os.unlink(f.name)
+                if ok:
+                    break
+                n += 1
+    else:
+        sc = scenario(a.elements, a.rtol, a.atol, a.t_end)
     if a.write_only:
         json.dump(sc, open(a.write_only, "w"))
         return
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     out = a.out or tempfile.mkdtemp(prefix="rope-pile-")
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, "rope-pile.json")
@@ -269,8 +337,12 @@ def main():
         res["exit"] = p.returncode
     res.update(analyse(out))
     if a.reference:
-        res["against_reference"] = compare(out, a.reference)
-    res["elements"], res["rtol"], res["atol"] = a.elements, a.rtol, a.atol
+        res["against_reference"] = compare(out, a.reference, settle)
+    res["elements"], res["formulation"] = a.elements, a.formulation
+    if a.formulation == "lgvi":
+        res["time_step"], res["settle_s"] = sc["stages"][-1]["time_step"], settle
+    else:
+        res["rtol"], res["atol"] = a.rtol, a.atol
     print(json.dumps(res, indent=1))
 
 

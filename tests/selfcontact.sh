@@ -9,7 +9,8 @@
 #   a beam dropped onto the other (dynamics): it lands, the gap stays above -5 % of the radius, the
 #   energy does not grow, the steps stay few;
 #   a rope far from itself: self_contact_gap is 2a (it was +inf and failed the run);
-#   refusals at check naming the key: contact.self in the lgvi and port_hamiltonian models, on the
+#   refusals at check naming the key: contact.self in the port_hamiltonian model (the lgvi rod's:
+#   tests/test_lgvi_selfcontact.c), on the
 #   arc-length path, in an assembly, not a boolean, and a rod that starts
 #   inside itself (naming the segments' nodes and the depth).
 # Usage: selfcontact.sh CLI SOURCE_DIR
@@ -92,8 +93,7 @@ fi
 
 # refusals at check
 python3 "$gen" "$tmp/c.json" 16 20 > /dev/null
-expect_error 1 "contact.self: contact of a rod with itself is the mixed_discrete model's" check "$tmp/c.json" --set model=lgvi
-expect_error 1 "contact.self: contact of a rod with itself is the mixed_discrete model's" check "$tmp/c.json" \
+expect_error 1 "contact.self: contact of a rod with itself is the mixed_discrete and lgvi models'" check "$tmp/c.json" \
     --set model=port_hamiltonian
 expect_error 1 "stages.0.path: the arc-length path does not handle contact.self" check "$tmp/c.json" \
     --set 'stages=[{"type":"static","path":"arc_length"}]'

@@ -431,7 +431,7 @@ static void refusals(void)
                        " 'boundary_conditions': [{'type': 'clamp', 'node': 'start'}],"
                        " 'stages': [{'type': 'dynamic', 't_end': 0.01, 'output_dt': 1e-3, 'time_step': 1e-4}]}";
     const char *lgvi[] = {"model=lgvi", "rod.damping={\"relaxation_time\": 0.01}"};
-    expect_refusal(__LINE__, base, lgvi, 2, "rod.damping: not supported by the lgvi model");
+    expect_refusal(__LINE__, base, lgvi, 2, "rod.damping.relaxation_time: the lgvi model's damping is the nodes' drag");
     const char *ph[] = {"model=port_hamiltonian", "rod.damping={\"drag\": 1}"};
     expect_refusal(__LINE__, base, ph, 2, "model.viscoelastic");
     expect_refusal(__LINE__, base, ph, 2, "rod.damping: not supported by the port_hamiltonian model");

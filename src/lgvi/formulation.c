@@ -7,6 +7,7 @@
  * library's body basis has x along the rod. With Q = [e_y e_z e_x] (columns),
  * R_lgvi = A Q, so body components map as (E1, E2, E3) = (y, z, x). */
 #include "contact/contact.h"
+#include "contact/rodcontact.h"
 #include "lgvi/formulation_internal.h"
 #include "lgvi/lgvi.h"
 #include "model/fixed_step.h"
@@ -26,12 +27,60 @@ static cr_mat3 Q(void) { return cr_m3_columns(cr_v3(0, 1, 0), cr_v3(0, 0, 1), cr
 
 /* ---- what the scheme can represent: checked before anything runs ---- */
 
+/* A clamp moved to `position` by its `time` factor (no rotation, every stage): this adapter
+ * prescribes its node's pose at every step (the kernel's external node, docs/lgvi.md "Damping and
+ * moving clamps"); every other clamp is the kernel's, held at the reference pose. */
+static int moving_clamp(const cr_bc_def *b)
+{
+    return b->type == CR_BC_CLAMP && b->has_position && b->rotation_kind == CR_BC_ROTATION_NONE && b->stages == 0 &&
+           b->motion_count == 0;
+}
+
+/* The end clamps (cr_rod_end_clamps's rules) with the moving ones taken out of *start / *end and
+ * checked: the rod starts at its reference, so the motion's factor must be 0 at t = 0. */
+static cr_status lgvi_clamps(const cr_rod_def *def, int *start, int *end, cr_error *err)
+{
+    cr_bc_def *b = malloc((def->bc_count > 0 ? def->bc_count : 1) * sizeof *b);
+    if (!b) return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
+    int moved[2] = {0, 0};
+    for (int k = 0; k < def->bc_count; ++k) {
+        b[k] = def->bcs[k];
+        if (b[k].motion_count > 0) {
+            free(b);
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "boundary_conditions.%d.motion: the lgvi model moves a clamp by `position` and `time` "
+                                "only (motion tables: mixed_discrete)",
+                                k);
+        }
+        if (!moving_clamp(&b[k])) continue;
+        const double f0 = cr_time_function_eval(&b[k].time, 0.0);
+        if (f0 != 0) {
+            free(b);
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "boundary_conditions.%d.time: the lgvi model starts from the reference pose, so a "
+                                "clamp moved to `position` needs a motion factor 0 at t = 0 (got %g; e.g. a ramp "
+                                "from t0 = 0)",
+                                k, f0);
+        }
+        b[k].has_position = 0, b[k].time = (cr_time_function){0}; /* a plain clamp for the end rules */
+        const int node = b[k].node < 0 ? b[k].node + def->elements + 1 : b[k].node;
+        moved[node != 0] = 1;
+    }
+    cr_rod_def d = *def;
+    d.bcs = b;
+    cr_status st = cr_rod_end_clamps(&d, "lgvi", start, end, err);
+    free(b);
+    if (moved[0]) *start = 0;
+    if (moved[1]) *end = 0;
+    return st;
+}
+
 /* The kernel's parameters: one set of resultants (uniform section), clamps at the ends. */
 static cr_status kernel_params(const cr_rod_def *def, const cr_model_options *o, cr_lgvi_params *p, cr_error *err)
 {
     cr_section_resultants r0;
     cr_status st = cr_rod_uniform_section(def, "lgvi", &r0, err);
-    if (st == CR_OK) st = cr_rod_end_clamps(def, "lgvi", &p->clamp_start, &p->clamp_end, err);
+    if (st == CR_OK) st = lgvi_clamps(def, &p->clamp_start, &p->clamp_end, err);
     if (st != CR_OK) return st;
     p->elements = def->elements;
     p->length = def->length;
@@ -45,11 +94,15 @@ static cr_status kernel_params(const cr_rod_def *def, const cr_model_options *o,
     p->h = 1.0; /* set per dynamic stage (time_step) */
     /* the contact springs (docs/lgvi.md "Contact"): contact.stiffness, else the mixed rod's
      * default min(EA/l, 12 EI/l³), the stiffness of one element against a push at its end */
-    p->contact_stiffness = 0;
-    if (def->obstacle_count > 0) {
+    p->contact_stiffness = p->self_contact_stiffness = 0;
+    if (def->obstacle_count > 0 || def->contact.self) {
         double l = def->length / def->elements, EI = fmin(p->C2.x, p->C2.y);
-        p->contact_stiffness =
+        const double k =
             def->contact.stiffness > 0 ? def->contact.stiffness : fmin(p->C1.z / l, 12.0 * EI / (l * l * l));
+        /* the self-contact's ε per pair is the same number, as the mixed rod's (docs/scenario.md
+         * contact.self: `stiffness` as for obstacles) */
+        if (def->obstacle_count > 0) p->contact_stiffness = k;
+        if (def->contact.self) p->self_contact_stiffness = k;
     }
     if (!(p->rhoA > 0) || !(r0.rhoI_y > 0) || !(r0.rhoI_z > 0))
         return cr_error_set(err, CR_BAD_INPUT,
@@ -82,7 +135,17 @@ static cr_status contact_check(const cr_scenario *sc, cr_error *err)
     }
     lgvi_sim *s = lgvi_create(d, &sc->model, err);
     if (!s) return err ? err->status : CR_BAD_INPUT;
-    cr_status st = cr_contact_check_start(s->contact, lgvi_node_position, s, s->s, err);
+    cr_status st = s->contact ? cr_contact_check_start(s->contact, lgvi_node_position, s, s->s, err) : CR_OK;
+    if (st == CR_OK && s->self) { /* not inside itself, as the mixed rod (mixed/selfcontact.c) */
+        int a = -1, b = -1;
+        for (int i = 0; i < s->nodes; ++i) cr_v3_store(cr_lgvi_position(s->k, i), s->xs + 3 * i);
+        const double g = cr_rodcontact_min_gap(s->self, s->xs, 3, &a, &b);
+        if (g < -s->self->tol)
+            st = cr_error_set(err, CR_BAD_INPUT,
+                              "contact.self: the rod starts inside itself: the segment of nodes %d–%d and that of "
+                              "nodes %d–%d overlap by %.3g m (more than the tolerance %.3g m)",
+                              a, a + 1, b, b + 1, -g, s->self->tol);
+    }
     lgvi_destroy(s);
     return st;
 }
@@ -90,14 +153,40 @@ static cr_status contact_check(const cr_scenario *sc, cr_error *err)
 static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
 {
     /* assemblies: their own table (assembly.c), which checks every rod through this function */
-    if (cr_scenario_is_assembly(sc)) return cr_lgvi_assembly_formulation.check(sc, err);
+    if (cr_scenario_is_assembly(sc)) {
+        /* what this adapter applies to one rod but the assemblies' step (assembly.c) does not */
+        int self = sc->rod.contact.self;
+        for (int r = 0; r < sc->rod_count; ++r) {
+            const cr_rod_def *d = &sc->rods[r].rod;
+            self |= d->contact.self;
+            if (cr_damping_active(&d->damping))
+                return cr_error_set(err, CR_BAD_INPUT,
+                                    "rods.%d ('%s'): rod.damping: the lgvi model's drag is a single rod's; in an "
+                                    "assembly it is the mixed_discrete model's",
+                                    r, sc->rods[r].name);
+            for (int k = 0; k < d->bc_count; ++k)
+                if (moving_clamp(&d->bcs[k]))
+                    return cr_error_set(err, CR_BAD_INPUT,
+                                        "rods.%d ('%s'): boundary_conditions.%d.position: the lgvi model moves the "
+                                        "clamps of a single rod; an assembly's clamp stays at the reference pose",
+                                        r, sc->rods[r].name, k);
+        }
+        if (self)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "contact.self: the lgvi model's self-contact is a single rod's; in an assembly it is "
+                                "the mixed_discrete model's (remove the key or choose that model)");
+        return cr_lgvi_assembly_formulation.check(sc, err);
+    }
     const cr_rod_def *d = &sc->rod;
     cr_status fst = cr_foreign_options_check(sc, "lgvi", err);
     if (fst != CR_OK) return fst;
-    if (cr_damping_active(&d->damping))
-        return cr_error_set(err, CR_BAD_INPUT,
-                            "rod.damping: not supported by the lgvi model (its explicit symplectic "
-                            "step has no dissipation; use the mixed_discrete model)");
+    for (int k = 0; k < 6; ++k)
+        if (d->damping.relaxation_time[k] > 0 || d->damping.coefficients[k] > 0)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "rod.damping.%s: the lgvi model's damping is the nodes' drag and rotational_drag "
+                                "(explicit forces of the step); material damping is the mixed_discrete and "
+                                "port_hamiltonian models'",
+                                d->damping.relaxation_time[k] > 0 ? "relaxation_time" : "coefficients");
     if (d->rigid_strains)
         return cr_error_set(err, CR_BAD_INPUT,
                             "rod.rigid_strains: the lgvi model has no rigid strain components "
@@ -117,7 +206,7 @@ static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
     cr_lgvi_params p = {0};
     cr_status st = kernel_params(d, &sc->model, &p, err);
     if (st != CR_OK) return st;
-    if (d->obstacle_count > 0 && (st = contact_check(sc, err)) != CR_OK) return st;
+    if ((d->obstacle_count > 0 || d->contact.self) && (st = contact_check(sc, err)) != CR_OK) return st;
     for (int k = 0; k < sc->stage_count; ++k) {
         const cr_stage_def *s = &sc->stages[k];
         if (s->type == CR_STAGE_STATIC)
@@ -129,14 +218,21 @@ static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
         if ((st = cr_fixed_step_stage_check(sc, k, "lgvi", err)) != CR_OK) return st;
         p.h = o->time_step;
         double hmax = cr_lgvi_stable_step(&p);
-        if (o->time_step > hmax && p.contact_stiffness > 0) {
+        if (o->time_step > hmax && (p.contact_stiffness > 0 || p.self_contact_stiffness > 0)) {
             const double l = p.length / p.elements;
+            /* the obstacles' ω_c² = k_c/m_node and the self-contact's 4 ε/m_node (lgvi.c) */
+            const double wc = sqrt((p.contact_stiffness + 4.0 * p.self_contact_stiffness) / (p.rhoA * l));
             return cr_error_set(err, CR_BAD_INPUT,
                                 "stages.%d.time_step: %g s exceeds the stable step of the explicit lgvi scheme with "
-                                "contact, about %.3g s: the rod's waves together with the obstacles' contact springs "
-                                "(contact.stiffness k_c = %.4g N/m per element, ω_c = sqrt(k_c/m_node) = %.4g "
-                                "rad/s); use a smaller step or a smaller contact.stiffness",
-                                k, o->time_step, hmax, p.contact_stiffness, sqrt(p.contact_stiffness / (p.rhoA * l)));
+                                "contact, about %.3g s: the rod's waves together with the %s "
+                                "(contact.stiffness k_c = %.4g N/m, ω_c = %.4g rad/s); use a smaller step or a "
+                                "smaller contact.stiffness",
+                                k, o->time_step, hmax,
+                                p.contact_stiffness > 0 && p.self_contact_stiffness > 0
+                                    ? "obstacles' contact springs and the self-contact's penalty"
+                                : p.contact_stiffness > 0 ? "obstacles' contact springs"
+                                                          : "self-contact's penalty",
+                                fmax(p.contact_stiffness, p.self_contact_stiffness), wc);
         }
         if (o->time_step > hmax)
             return cr_error_set(err, CR_BAD_INPUT,
@@ -155,7 +251,10 @@ static void lgvi_destroy(void *impl)
     if (!s) return;
     cr_lgvi_destroy(s->k);
     cr_contact_destroy(s->contact);
-    free(s->fc), free(s->fint), free(s->mint), free(s->sliding);
+    cr_rodcontact_destroy(s->self);
+    free(s->xs);
+    for (int k = 0; k < s->moving_count; ++k) free((void *)s->moving_time[k].points);
+    free(s->fc), free(s->sliding);
     cr_loads_free(s->loads, s->load_count);
     free(s->s);
     free(s->s_mid);
@@ -224,17 +323,24 @@ static cr_status create_contact(lgvi_sim *s, const cr_rod_def *def, cr_error *er
         goto done;
     }
     for (int i = 0; i < s->nodes; ++i) radius[i] = a, amin = fmin(amin, a), weight[i] = s->lumped[i] / l;
-    s->contact =
-        cr_contact_create(s->nodes, radius, weight, def->obstacle_count, def->obstacles, s->p.contact_stiffness,
-                          def->contact.tolerance > 0 ? def->contact.tolerance : 1e-4 * amin, 1);
-    if (!s->contact) st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
+    const double tol = def->contact.tolerance > 0 ? def->contact.tolerance : 1e-4 * amin;
+    if (def->obstacle_count > 0) {
+        s->contact = cr_contact_create(s->nodes, radius, weight, def->obstacle_count, def->obstacles,
+                                       s->p.contact_stiffness, tol, 1);
+        if (!s->contact) st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
+    }
+    /* the self-contact: the mixed rod's pairs, broad phase and Verlet list (contact/rodcontact.h),
+     * with no multipliers (λ = 0): the penalty max(0, −ε g) on the segments' closest points */
+    if (st == CR_OK && def->contact.self) {
+        s->self = cr_rodcontact_create(s->nodes, radius, s->s, s->p.self_contact_stiffness, tol);
+        s->xs = malloc(3 * (size_t)s->nodes * sizeof *s->xs);
+        if (!s->self || !s->xs) st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
+    }
     int friction = 0;
     for (int k = 0; k < def->obstacle_count; ++k) friction |= def->obstacles[k].mu_static > 0;
     if (st == CR_OK && friction) {
-        s->fint = malloc(s->nodes * sizeof *s->fint), s->mint = malloc(s->nodes * sizeof *s->mint);
         s->sliding = calloc(s->nodes, 1);
-        if (!s->fint || !s->mint || !s->sliding)
-            st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
+        if (!s->sliding) st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
     }
 done:
     free(radius);
@@ -294,7 +400,25 @@ static void *lgvi_create(const cr_rod_def *def, const cr_model_options *o, cr_er
         if (s->loads[k].node < 0) s->loads[k].node += nn;
     s->k = cr_lgvi_create(&s->p, x0, R0, err);
     if (!s->k) goto fail;
-    if (def->obstacle_count > 0 && create_contact(s, def, err) != CR_OK) goto fail;
+    s->drag = to_k(def->damping.drag), s->rotational_drag = to_k(def->damping.rotational_drag);
+    for (int k = 0; k < def->bc_count; ++k) { /* moving clamps: the kernel's external nodes */
+        const cr_bc_def *b = &def->bcs[k];
+        if (!moving_clamp(b) || s->moving_count == 2) continue;
+        const int m = s->moving_count, node = b->node < 0 ? b->node + nn : b->node;
+        if (cr_lgvi_set_external(s->k, node, CR_LGVI_EXTERNAL_TRANSLATION | CR_LGVI_EXTERNAL_ROTATION) != CR_OK)
+            goto oom;
+        s->moving_node[m] = node, s->moving_ref[m] = x0[node], s->moving_target[m] = b->position;
+        s->moving_time[m] = b->time;
+        s->moving_time[m].points = NULL;
+        s->moving_count++;
+        if (b->time.type == CR_TIME_TABLE && b->time.point_count > 0) {
+            cr_time_point *pts = malloc(b->time.point_count * sizeof *pts);
+            if (!pts) goto oom;
+            memcpy(pts, b->time.points, b->time.point_count * sizeof *pts);
+            s->moving_time[m].points = pts;
+        }
+    }
+    if ((def->obstacle_count > 0 || def->contact.self) && create_contact(s, def, err) != CR_OK) goto fail;
     free(x0);
     free(R0);
     return s;
@@ -346,13 +470,43 @@ static void sample_loads(lgvi_sim *s, double t)
     }
 }
 
+/* The self-contact's forces at the current positions x^k added to fc (NULL: not wanted), and the
+ * penalty's energy Σ ½ ε g² over the pressing pairs (g = d − (a₁ + a₂) < 0 on the segments'
+ * closest points): the pair's force N n, N = −ε g, shared by its four nodes with the closest
+ * points' weights, is −∂(½ ε g²)/∂x (the closest points are stationary: their motion does not
+ * enter the first derivative). Its forces sum to zero and their moments too (each acts at the
+ * closest points, along the line joining them), so the step keeps Σ p and Σ (x × p + R μ).
+ * NAN when out of memory (the step then fails as non-finite). */
+static double self_contact_forces(const lgvi_sim *s, cr_vec3 *fc)
+{
+    cr_rodcontact *c = s->self;
+    for (int i = 0; i < s->nodes; ++i) cr_v3_store(cr_lgvi_position(s->k, i), s->xs + 3 * i);
+    const int np = cr_rodcontact_find(c, s->xs, 3);
+    if (np < 0) return NAN;
+    double V = 0;
+    for (int k = 0; k < np; ++k) {
+        const cr_rodpair *p = &c->pair[k];
+        const double R = 0.5 * (c->radius[p->a] + c->radius[p->a + 1] + c->radius[p->b] + c->radius[p->b + 1]),
+                     g = p->cp.dist - R;
+        V += 0.5 * c->eps * g * g;
+        if (!fc) continue;
+        double f[12];
+        cr_rodcontact_pair_force(c, k, s->xs, 3, f, NULL);
+        const int nodes[4] = {p->a, p->a + 1, p->b, p->b + 1};
+        for (int q = 0; q < 4; ++q) fc[nodes[q]] = cr_v3_add(fc[nodes[q]], cr_v3_load(f + 3 * q));
+    }
+    return V;
+}
+
 /* The contact forces at the current positions x^k into fc (NULL: not wanted), and the springs'
- * energy V_c = Σ ½ k_i min(0, g)² (g = φ(x) − a; f = −∂V_c/∂x = k_i max(0, −g) n). */
+ * energy V_c = Σ ½ k_i min(0, g)² (g = φ(x) − a; f = −∂V_c/∂x = k_i max(0, −g) n), with the
+ * self-contact's (contact.self) added. */
 static double contact_forces(const lgvi_sim *s, cr_vec3 *fc)
 {
     const cr_contact *c = s->contact;
     double V = 0;
-    for (int i = 0; i < s->nodes; ++i) {
+    for (int i = 0; i < s->nodes && !c && fc; ++i) fc[i] = cr_v3(0, 0, 0);
+    for (int i = 0; i < s->nodes && c; ++i) {
         const cr_vec3 r = cr_lgvi_position(s->k, i);
         const double ki = c->eps * c->weight[i];
         cr_vec3 f = cr_v3(0, 0, 0);
@@ -367,27 +521,31 @@ static double contact_forces(const lgvi_sim *s, cr_vec3 *fc)
         }
         if (fc) fc[i] = f;
     }
+    if (s->self) V += self_contact_forces(s, fc);
     return V;
 }
 
 /* Coulomb friction (docs/lgvi.md "Friction"): the explicit step's new momentum of node i is
  * p^k = p^{k-1} + h (f_int + f), f its loads and contact springs at t_k, so the friction force that
- * stops its tangential momentum within the step is known before the step: the tangential part p_t of
- * the trial p^{k-1} + h (f_int + f) against each obstacle touched with friction (normal force N, normal
- * n). If |p_t| <= h mu_s N the node sticks: the friction -p_t / h, exactly its tangential momentum
- * (no creep, no anchor). Otherwise it slides: -mu_k N p_t / |p_t|. Added to f, it is a load of the
- * step like the springs (its work, <= 0 while it slides, is in work_external). */
+ * stops its tangential momentum within the step follows from that trial p^k, which the kernel forms
+ * (cr_lgvi_step_begin; no second internal-force evaluation): its tangential part p_t against each
+ * obstacle touched with friction (normal force N, normal n). If |p_t| <= h mu_s N the node sticks: the
+ * friction -p_t / h, exactly its tangential momentum (no creep, no anchor). Otherwise it slides:
+ * -mu_k N p_t / |p_t|. Added to the pending step as a load of it (cr_lgvi_pending_add_force), like the
+ * springs (its work, <= 0 while it slides, is in work_external). */
 static void friction_forces(lgvi_sim *s, double h)
 {
     const cr_contact *c = s->contact;
-    cr_lgvi_internal_forces(s->k, s->fint, s->mint);
     for (int i = 0; i < s->nodes; ++i) {
         const cr_vec3 r = cr_lgvi_position(s->k, i);
         const double ki = c->eps * c->weight[i];
-        cr_vec3 p;
-        cr_lgvi_node_momenta(s->k, i, &p, NULL, NULL);
-        cr_vec3 trial = cr_v3_madd(p, h, cr_v3_add(s->fint[i], s->f[i]));
         s->sliding[i] = 0;
+        /* a clamped node, or a moving clamp's: the clamp holds it */
+        int moved = (i == 0 && s->p.clamp_start) || (i == s->nodes - 1 && s->p.clamp_end);
+        for (int m = 0; m < s->moving_count; ++m) moved |= s->moving_node[m] == i;
+        if (moved) continue;
+        /* the kernel's p^k = p^{k-1} + h (f_int + f) of this step, before the friction */
+        cr_vec3 trial = cr_lgvi_pending_momentum(s->k, i), total = cr_v3(0, 0, 0);
         for (int k = 0; k < c->obstacle_count; ++k) {
             const cr_obstacle_def *o = &c->obstacles[k];
             double phi;
@@ -401,17 +559,23 @@ static void friction_forces(lgvi_sim *s, double h)
             cr_vec3 ff =
                 ut <= h * o->mu_static * N ? cr_v3_scale(pt, -1.0 / h) : cr_v3_scale(pt, -o->mu_kinetic * N / ut);
             s->sliding[i] |= ut > h * o->mu_static * N;
-            s->f[i] = cr_v3_add(s->f[i], ff);
+            total = cr_v3_add(total, ff);
             trial = cr_v3_madd(trial, h, ff);
         }
+        if (total.x != 0 || total.y != 0 || total.z != 0) cr_lgvi_pending_add_force(s->k, i, s->f[i], total);
     }
 }
 
 /* with obstacles: touching nodes, the sum of the normal forces (N), the largest penetration (m),
- * the mixed rod's names (its contact_sliding is always 0 here: frictionless) */
+ * the mixed rod's names (it has no contact_sliding column: the nodes' state says which slid);
+ * with contact.self, the mixed rod's two columns after them: the pairs pressing and the smallest
+ * gap of the non-excluded pairs (m; 2 a when none comes that near) */
 static const char *const extra_names[] = {
-    "length",         "dilatation_min", "dilatation_max",       "volume_drift",
-    "rotation_drift", "contact_active", "contact_normal_force", "contact_penetration"};
+    "length",         "dilatation_min",       "dilatation_max",      "volume_drift",       "rotation_drift",
+    "contact_active", "contact_normal_force", "contact_penetration", "self_contact_pairs", "self_contact_gap"};
+static const char *const extra_names_self[] = {"length",          "dilatation_min", "dilatation_max",
+                                               "volume_drift",    "rotation_drift", "self_contact_pairs",
+                                               "self_contact_gap"};
 
 static void fill_sample(const lgvi_sim *s, cr_dynamic_sample *smp)
 {
@@ -423,7 +587,7 @@ static void fill_sample(const lgvi_sim *s, cr_dynamic_sample *smp)
     smp->elastic = d.elastic;
     smp->gravity = 0; /* gravity's work is in work_external (a force like the others in this explicit scheme) */
     smp->work_external = d.work_external;
-    if (s->contact) {
+    if (s->fc) {
         /* the contact springs are a potential of the rod, like its strain energy: their energy at
          * the energies' level t_k joins the elastic one, and their work leaves the external work
          * (the kernel counted it there with the loads, with the same W(t_k) = Σ_{j<k} w_j + ½ w_k) */
@@ -431,6 +595,8 @@ static void fill_sample(const lgvi_sim *s, cr_dynamic_sample *smp)
         smp->elastic += V;
         smp->work_external -= s->contact_work - 0.5 * s->contact_work_last;
     }
+    /* the moving clamps' work, W(t_k) = Σ_{j<k} w_j + ½ w_k as the loads' */
+    smp->work_external += s->clamp_work - 0.5 * s->clamp_work_last;
     smp->momentum = d.momentum;
     smp->angular_momentum = d.angular_momentum;
     smp->extra_count = 5;
@@ -449,6 +615,15 @@ static void fill_sample(const lgvi_sim *s, cr_dynamic_sample *smp)
         free(x);
         smp->extra_count = 8;
     }
+    if (s->self) {
+        const cr_rodcontact *c = s->self;
+        double reach = 0; /* min_gap looks 2 a_max far: no pair that near is a gap of at least that */
+        for (int i = 0; i < c->nodes; ++i) reach = fmax(reach, 2 * c->radius[i]);
+        for (int i = 0; i < s->nodes; ++i) cr_v3_store(cr_lgvi_position(s->k, i), s->xs + 3 * i);
+        smp->extra[smp->extra_count] = cr_rodcontact_find(s->self, s->xs, 3);
+        smp->extra[smp->extra_count + 1] = fmin(reach, cr_rodcontact_min_gap(s->self, s->xs, 3, NULL, NULL));
+        smp->extra_count += 2;
+    }
 }
 
 static cr_status lgvi_static(cr_sim *sim, int stage, const cr_static_options *o, const cr_stage_callbacks *cb,
@@ -465,12 +640,56 @@ static cr_status begin_stage(cr_sim *sim, int stage, double h, cr_error *err)
     return cr_lgvi_set_step(s->k, h) == CR_OK ? CR_OK : cr_error_set(err, CR_BAD_INPUT, "time_step: %g", h);
 }
 
+/* rod.damping's drag (docs/lgvi.md "Damping and moving clamps"): the mixed rod's force
+ * −L_i A diag(drag) Aᵀ v_i and body moment −L_i diag(rotational_drag) Ω_i, with the velocities of
+ * the last interval [t_k−1, t_k] (the latest the explicit step knows): loads of the step, whose
+ * negative work is in work_external. Stable while the drag's rate ν = drag/ρA stays below ~1/h
+ * (an explicit Euler decay), far above the step's other limits for any damping that leaves the
+ * motion underdamped. */
+static void drag_forces(lgvi_sim *s)
+{
+    for (int i = 0; i < s->nodes; ++i) {
+        const cr_mat3 R = cr_lgvi_rotation(s->k, i);
+        const cr_vec3 vb = cr_m3_mulv(cr_m3_transpose(R), cr_lgvi_velocity(s->k, i)),
+                      w = cr_lgvi_angular_velocity(s->k, i);
+        const cr_vec3 fb = cr_v3(s->drag.x * vb.x, s->drag.y * vb.y, s->drag.z * vb.z),
+                      mb = cr_v3(s->rotational_drag.x * w.x, s->rotational_drag.y * w.y, s->rotational_drag.z * w.z);
+        s->f[i] = cr_v3_madd(s->f[i], -s->lumped[i], cr_m3_mulv(R, fb));
+        s->c[i] = cr_v3_madd(s->c[i], -s->lumped[i], cr_m3_mulv(R, mb));
+    }
+}
+
+/* The moving clamps' new poses (after cr_lgvi_step_begin): x^{k+1} = x_ref + f(t_k+1)(position −
+ * x_ref), p^k = m (x^{k+1} − x^k)/h, no rotation. The clamp's reaction is what the node's momentum
+ * change needs beyond its forces, R = (p^k − p^{k−1})/h − F; its discrete work R·(x^{k+1} −
+ * x^{k−1})/2, the kernel's rule for loads, is the clamps' (returned). */
+static double move_clamps(lgvi_sim *s, double h)
+{
+    double w = 0;
+    const double t1 = cr_lgvi_time(s->k) + h;
+    for (int m = 0; m < s->moving_count; ++m) {
+        const int i = s->moving_node[m];
+        const double f = cr_time_function_eval(&s->moving_time[m], t1), mass = cr_lgvi_node_mass(s->k, i);
+        const cr_vec3 x = cr_v3_madd(s->moving_ref[m], f, cr_v3_sub(s->moving_target[m], s->moving_ref[m]));
+        const cr_vec3 p = cr_v3_scale(cr_v3_sub(x, cr_lgvi_position(s->k, i)), mass / h);
+        cr_vec3 p0, F;
+        cr_lgvi_node_momenta(s->k, i, &p0, NULL, NULL);
+        cr_lgvi_external_loads(s->k, i, &F, NULL, NULL);
+        const cr_vec3 R = cr_v3_sub(cr_v3_scale(cr_v3_sub(p, p0), 1.0 / h), F);
+        w += 0.5 * h / mass * cr_v3_dot(R, cr_v3_add(p0, p));
+        cr_lgvi_external_set_translation(s->k, i, x, p);
+        cr_lgvi_external_set_rotation(s->k, i, cr_v3(0, 0, 0));
+    }
+    return w;
+}
+
 static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error *err)
 {
     lgvi_sim *s = sim->impl;
     sample_loads(s, cr_lgvi_time(s->k));
+    if (cr_v3_norm(s->drag) > 0 || cr_v3_norm(s->rotational_drag) > 0) drag_forces(s);
     double V = 0, wc = 0;
-    if (s->contact) {
+    if (s->fc) {
         /* the contact forces at x^k with the loads (the rectangle rule of the scheme): an
          * explicit force from a potential, so the step stays variational (the springs join the
          * discrete Lagrangian's potential) and its stable step includes them (lgvi_check) */
@@ -479,11 +698,19 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
             s->f[i] = cr_v3_add(s->f[i], s->fc[i]);
             wc += cr_v3_dot(s->fc[i], cr_lgvi_velocity(s->k, i)); /* with v^{k-1}; v^k below */
         }
-        if (s->fint) friction_forces(s, h); /* after the springs: their normal forces hold it */
     }
-    cr_status st = cr_lgvi_step(s->k, s->f, s->c, err);
+    cr_status st;
+    if (s->moving_count == 0 && !s->sliding) {
+        st = cr_lgvi_step(s->k, s->f, s->c, err);
+    } else if ((st = cr_lgvi_step_begin(s->k, s->f, s->c, err)) == CR_OK) {
+        /* the friction from the step's own p^k (the springs' normal forces are in it) */
+        if (s->sliding) friction_forces(s, h);
+        const double w = move_clamps(s, h);
+        cr_lgvi_step_end(s->k);
+        s->clamp_work += w, s->clamp_work_last = w;
+    }
     report->rhs_evals++;
-    if (s->contact && st == CR_OK) {
+    if (s->fc && st == CR_OK) {
         /* the kernel's discrete work of the step's forces, w_k = f·(x^{k+1} − x^{k−1})/2 =
          * (h/2) f·(v^{k−1} + v^k), for the contact's share; V belongs to t_k, the energies' level */
         for (int i = 0; i < s->nodes; ++i) wc += cr_v3_dot(s->fc[i], cr_lgvi_velocity(s->k, i));
@@ -598,8 +825,9 @@ static double load_factor(const void *impl) { return 0.0; }
 
 static int series_extra(const void *impl, const char *const **names)
 {
-    *names = extra_names;
-    return ((const lgvi_sim *)impl)->contact ? 8 : 5;
+    const lgvi_sim *s = impl;
+    *names = s->self && !s->contact ? extra_names_self : extra_names;
+    return 5 + (s->contact ? 3 : 0) + (s->self ? 2 : 0);
 }
 
 static int contact(const void *impl, int node, cr_contact_sample *out)
@@ -620,7 +848,7 @@ static double *load_input(void *impl) { return ((lgvi_sim *)impl)->input; }
 static int packed_size(const void *impl)
 {
     const lgvi_sim *s = impl;
-    return cr_lgvi_packed_size(s->k) + s->load_count + (s->contact ? 3 : 0);
+    return cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? 2 : 0);
 }
 
 static void pack(const void *impl, double *out)
@@ -628,9 +856,13 @@ static void pack(const void *impl, double *out)
     const lgvi_sim *s = impl;
     cr_lgvi_pack(s->k, out);
     memcpy(out + cr_lgvi_packed_size(s->k), s->input, s->load_count * sizeof(double));
-    if (s->contact) {
+    if (s->fc) {
         double *c = out + cr_lgvi_packed_size(s->k) + s->load_count;
         c[0] = s->contact_energy, c[1] = s->contact_work, c[2] = s->contact_work_last;
+    }
+    if (s->moving_count) {
+        double *c = out + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0);
+        c[0] = s->clamp_work, c[1] = s->clamp_work_last;
     }
 }
 
@@ -639,9 +871,13 @@ static void unpack(void *impl, const double *in)
     lgvi_sim *s = impl;
     cr_lgvi_unpack(s->k, in);
     memcpy(s->input, in + cr_lgvi_packed_size(s->k), s->load_count * sizeof(double));
-    if (s->contact) {
+    if (s->fc) {
         const double *c = in + cr_lgvi_packed_size(s->k) + s->load_count;
         s->contact_energy = c[0], s->contact_work = c[1], s->contact_work_last = c[2];
+    }
+    if (s->moving_count) {
+        const double *c = in + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0);
+        s->clamp_work = c[0], s->clamp_work_last = c[1];
     }
 }
 
@@ -673,6 +909,21 @@ static uint64_t fingerprint(const void *impl)
             b = (const unsigned char *)g;
             for (size_t i = 0; i < sizeof g; ++i) h = (h ^ b[i]) * 1099511628211ull;
         }
+    }
+    if (cr_v3_norm(s->drag) > 0 || cr_v3_norm(s->rotational_drag) > 0 || s->moving_count) {
+        double g[6] = {s->drag.x,           s->drag.y, s->drag.z, s->rotational_drag.x, s->rotational_drag.y,
+                       s->rotational_drag.z};
+        b = (const unsigned char *)g;
+        for (size_t i = 0; i < sizeof g; ++i) h = (h ^ b[i]) * 1099511628211ull;
+        for (int m = 0; m < s->moving_count; ++m) {
+            double q[4] = {s->moving_node[m], s->moving_target[m].x, s->moving_target[m].y, s->moving_target[m].z};
+            b = (const unsigned char *)q;
+            for (size_t i = 0; i < sizeof q; ++i) h = (h ^ b[i]) * 1099511628211ull;
+        }
+    }
+    if (s->self) { /* its stiffness (the pairs' state is the positions') */
+        b = (const unsigned char *)&p->self_contact_stiffness;
+        for (size_t i = 0; i < sizeof p->self_contact_stiffness; ++i) h = (h ^ b[i]) * 1099511628211ull;
     }
     return cr_loads_hash(h, s->loads, s->load_count);
 }

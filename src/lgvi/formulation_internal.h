@@ -27,10 +27,24 @@ typedef struct lgvi_sim {
     cr_vec3 *fc;                            /* contact forces of the step (spatial) */
     double contact_energy;                  /* ½ Σ k_i min(0, g)² at the energies' level t_k */
     double contact_work, contact_work_last; /* the kernel's discrete work of fc, Σ w_j and w_k */
-    /* Coulomb friction (an obstacle with friction; NULL without): the internal forces and torques at
-     * t_k (the trial momentum's), and per node whether its last step slid */
-    cr_vec3 *fint, *mint;
+    /* Coulomb friction (an obstacle with friction; NULL without): per node whether its last step
+     * slid */
     unsigned char *sliding;
+    /* contact.self (NULL without): the segment pairs' penalty forces (contact/rodcontact.h), at t_k
+     * with the obstacles' into fc, their energy and work with the obstacles' (docs/lgvi.md
+     * "Self-contact"); xs the node positions as its flat array (3 a node) */
+    struct cr_rodcontact *self;
+    double *xs;
+    /* clamps moved to a `position` by a `time` factor (docs/lgvi.md "Damping and moving clamps"):
+     * the kernel's external nodes, their pose prescribed at every step; the clamps' work (their
+     * reaction's discrete work, Σ w_j and w_k) */
+    int moving_count;
+    int moving_node[2];
+    cr_vec3 moving_ref[2], moving_target[2];
+    cr_time_function moving_time[2]; /* table points owned */
+    double clamp_work, clamp_work_last;
+    /* rod.damping's drag and rotational_drag (kernel body components; 0: none) */
+    cr_vec3 drag, rotational_drag;
 } lgvi_sim;
 
 /* the nodal loads s->f, s->c at time t (the running stage's factors and the inputs) */

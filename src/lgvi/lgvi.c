@@ -854,6 +854,22 @@ void cr_lgvi_step_end(cr_lgvi *s)
     s->work_last = s->pend_W;
 }
 
+cr_vec3 cr_lgvi_pending_momentum(const cr_lgvi *s, int node) { return v_load(s->buf[1 - s->cur][node].p); }
+
+void cr_lgvi_pending_add_force(cr_lgvi *s, int node, cr_vec3 f_node, cr_vec3 g)
+{
+    lgvi_node *n = &s->buf[1 - s->cur][node];
+    const lgvi_node *o = &s->buf[s->cur][node];
+    const double h = s->h, m = cr_lgvi_node_mass(s, node);
+    const cr_vec3 pold = v_load(o->p), p = v_load(n->p), pn = cr_v3_madd(p, h, g);
+    /* x^{k+1} = x^k + h p^k/m, as node_update; its accounts: ½|p^k|²/m and the loads' work
+     * (h/2m) f·(p^{k−1} + p^k), now with f + g and the new p^k */
+    v_store(pn, n->p);
+    n->x[0] = o->x[0] + h / m * pn.x, n->x[1] = o->x[1] + h / m * pn.y, n->x[2] = o->x[2] + h / m * pn.z;
+    s->pend_T += 0.5 / m * (dot(pn, pn) - dot(p, p));
+    s->pend_W += 0.5 * h / m * (dot(cr_v3_add(f_node, g), cr_v3_add(pold, pn)) - dot(f_node, cr_v3_add(pold, p)));
+}
+
 cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, cr_error *err)
 {
     cr_status st = cr_lgvi_step_begin(s, f_ext, c_ext, err);
@@ -1342,7 +1358,15 @@ double cr_lgvi_stable_step(const cr_lgvi_params *p)
     /* an obstacle's contact spring adds k_c/(ρA l) to the diagonal of a node's translational
      * rows (its spring over its mass, the same for the half end nodes: both are halved); added
      * to the largest row, an upper bound whichever row that is */
-    const double wc2 = p->contact_stiffness > 0 ? p->contact_stiffness / (rA * l) : 0.0;
+    double wc2 = p->contact_stiffness > 0 ? p->contact_stiffness / (rA * l) : 0.0;
+    /* a self-contact pair's force ε g n is shared by its four nodes with the closest points'
+     * weights w = ((1 − s), s, (1 − t), t): its stiffness ε (w wᵀ) ⊗ n nᵀ has the mass-normalised
+     * row sum ε |w_i| Σ|w_j| / m_i <= 2 ε/m_i. A node carries the pairs of its two segments,
+     * weights adding up to at most 1 each side: 4 ε/(ρA l) with one pair a segment (an end
+     * node, half the mass, weight up to 1 in its one segment: the same). A segment pressed by k
+     * others at once adds k times that; at the default ε (one element's stiffness) the rod's own
+     * waves are faster by orders (docs/lgvi.md "Self-contact"). */
+    if (p->self_contact_stiffness > 0) wc2 += 4.0 * p->self_contact_stiffness / (rA * l);
     /* shear along E1 couples with rotation about E2 and vice versa */
     double GA[2] = {C1.x, C1.y}, Jr[2] = {J.y, J.x}, EI[2] = {C2.y, C2.x};
     if (p->strains == CR_LGVI_STRAINS_MIDPOINT) {

@@ -48,6 +48,9 @@ typedef struct cr_lgvi_params {
      * The kernel does not apply the contact (the caller passes its forces as loads); only
      * cr_lgvi_stable_step reads it. */
     double contact_stiffness;
+    /* penalty stiffness ε of the self-contact's segment pairs (N/m per pair; contact.self); 0:
+     * none. Applied by the caller like the obstacles'; only cr_lgvi_stable_step reads it. */
+    double self_contact_stiffness;
 } cr_lgvi_params;
 
 typedef struct cr_lgvi cr_lgvi; /* model + state, opaque */
@@ -169,6 +172,13 @@ void cr_lgvi_external_set_translation(cr_lgvi *s, int node, cr_vec3 x, cr_vec3 p
  * frame of R^k), which it returns. */
 cr_vec3 cr_lgvi_external_set_rotation(cr_lgvi *s, int node, cr_vec3 f);
 void cr_lgvi_step_end(cr_lgvi *s);
+/* Between a successful cr_lgvi_step_begin and cr_lgvi_step_end, on a node the kernel updated: its
+ * new linear momentum p^k = p^{k−1} + h (f_int + f_ext), and a force g (spatial) added to the step
+ * after the fact as if it had been in f_ext (f_node, the node's f_ext of the step, for the loads'
+ * work): p^k += h g, x^{k+1} += h² g/m, the pending kinetic energy and work with them. A force that
+ * depends on p^k (Coulomb friction's stick) costs no second internal-force evaluation this way. */
+cr_vec3 cr_lgvi_pending_momentum(const cr_lgvi *s, int node);
+void cr_lgvi_pending_add_force(cr_lgvi *s, int node, cr_vec3 f_node, cr_vec3 g);
 /* The current level's linear momentum p, transported angular momentum ν (body, see the node
  * state in lgvi.c) and last rotation increment f of a node; its rotation as a unit
  * quaternion (kernel frames); its lumped rotational inertia c_q ρJ (diagonal, body). */

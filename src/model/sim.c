@@ -411,10 +411,10 @@ cr_status cr_foreign_options_check(const cr_scenario *sc, const char *model, cr_
             return cr_error_set(err, CR_BAD_INPUT, "model.%s: an option of the lgvi model; the %s model has no %s (%s)",
                                 key, model, key, remove);
     }
-    if (!is_model(model, "mixed_discrete") && sc->rod.contact.self)
+    if (!is_model(model, "mixed_discrete") && !is_model(model, "lgvi") && sc->rod.contact.self)
         return cr_error_set(err, CR_BAD_INPUT,
-                            "contact.self: contact of a rod with itself is the mixed_discrete model's; the %s model "
-                            "has none (%s)",
+                            "contact.self: contact of a rod with itself is the mixed_discrete and lgvi models'; the "
+                            "%s model has none (%s)",
                             model, remove);
     if (!is_model(model, "port_hamiltonian") && sc->rod.contact.stick_speed > 0)
         return cr_error_set(err, CR_BAD_INPUT,
