@@ -213,6 +213,13 @@ void cr_obstacle_path_at(const cr_obstacle_path *p, double t, cr_obstacle_pose *
     }
 }
 
+cr_vec3 cr_obstacle_start_shift(const cr_obstacle_def *o)
+{
+    if (o->motion && o->motion_count > 0) return cr_v3_sub(o->motion[0].position, o->center);
+    if (o->time) return cr_v3_scale(o->displacement, cr_time_function_eval(o->time, 0.0));
+    return cr_v3(0, 0, 0);
+}
+
 static unsigned long long fnv(unsigned long long h, const void *data, size_t size)
 {
     const unsigned char *b = data;

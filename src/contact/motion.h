@@ -44,6 +44,10 @@ void cr_obstacle_path_at(const cr_obstacle_path *p, double t, cr_obstacle_pose *
 const char *cr_obstacle_turning_key(const cr_obstacle_def *o);
 const char *cr_obstacle_moving_key(const cr_obstacle_def *o);
 
+/* The translation of o at t = 0 (a table's first row; a time function's f(0) displacement): where a
+ * translating obstacle starts (a turning one is the mixed rod's alone, which places it itself). */
+cr_vec3 cr_obstacle_start_shift(const cr_obstacle_def *o);
+
 /* Folds the path into the FNV-1a hash h (a checkpoint fits one motion). */
 unsigned long long cr_obstacle_path_hash(const cr_obstacle_path *p, unsigned long long h);
 
