@@ -515,22 +515,26 @@ double cr_contact_step_limit(const cr_contact *c, double t, const double *y, int
             if (room > 0 && v * limit > 0.5 * room) limit = 0.5 * room / v;
         }
     }
-    /* a driven obstacle's speed changes within the step (a table starts at rest): the limit again
-     * with the obstacles' velocities at its end, the node's kept (the smaller of the two) */
-    for (int k = 0; isfinite(limit) && k < c->obstacle_count; ++k) {
+    /* a driven obstacle's speed changes within the step, and a table may start moving later (at
+     * rest until then, the speeds above all 0): the limit again with the largest speed the
+     * obstacle reaches within the step so limited (within the rest of its motion when unlimited),
+     * a point of it at the node's distance from its centre moving at most at v + ω ρ */
+    for (int k = 0; k < c->obstacle_count; ++k) {
         const cr_obstacle_def *o = &c->obstacles[k];
         const double thick = cr_obstacle_thickness(o);
         if (!isfinite(thick) || c->path[k].kind == CR_PATH_RATES || !c->path[k].moves) continue;
-        cr_obstacle_pose ps, pe;
+        cr_obstacle_pose ps;
         cr_obstacle_path_at(&c->path[k], t, &ps);
-        cr_obstacle_path_at(&c->path[k], t + limit, &pe);
+        double vo, wo;
+        cr_obstacle_path_speed(&c->path[k], t, t + limit, &vo, &wo);
+        if (!(vo > 0 || wo > 0)) continue;
+        const cr_vec3 centre = cr_v3_add(o->center, ps.shift);
         for (int i = 0; i < c->nodes; ++i) {
             const double *p = y + (size_t)i * stride;
             const cr_vec3 r = cr_v3_load(p);
             double phi;
             if (!cr_obstacle_distance(o, local_at(o, &ps, r), &phi, NULL, NULL)) continue;
-            const cr_vec3 ve = cr_v3_add(pe.v, cr_v3_cross(pe.w, cr_v3_sub(r, cr_v3_add(o->center, ps.shift))));
-            const double v = cr_v3_norm(cr_v3_sub(cr_v3_load(p + v_offset), ve));
+            const double v = cr_v3_norm(cr_v3_load(p + v_offset)) + vo + wo * cr_v3_norm(cr_v3_sub(r, centre));
             const double room = phi + thick;
             if (room > 0 && v * limit > 0.5 * room) limit = 0.5 * room / v;
         }

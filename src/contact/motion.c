@@ -213,6 +213,69 @@ void cr_obstacle_path_at(const cr_obstacle_path *p, double t, cr_obstacle_pose *
     }
 }
 
+static double u2(const double *c, double u) { return u * (2 * c[2] + 3 * c[3] * u); }
+
+/* max |c1 + 2 c2 u + 3 c3 u²| over u in [a, b]: at the ends or the vertex */
+static double cubic_rate_max(const double *c, double a, double b)
+{
+    double m = fmax(fabs(c[1] + u2(c, a)), fabs(c[1] + u2(c, b)));
+    if (c[3] != 0) {
+        const double u = -c[2] / (3 * c[3]);
+        if (u > a && u < b) m = fmax(m, fabs(c[1] + u2(c, u)));
+    }
+    return m;
+}
+
+/* the largest |f'| of a time function over [t0, t1] */
+static double rate_max(const cr_time_function *f, double t0, double t1)
+{
+    const int overlap = t1 > f->t0 && t0 < f->t1;
+    switch (f->type) {
+    case CR_TIME_RAMP: return overlap ? 1.0 / (f->t1 - f->t0) : 0.0;
+    case CR_TIME_SMOOTH_STEP: return overlap ? 1.875 / (f->t1 - f->t0) : 0.0; /* 30 s²(1 − s)² at s = ½ */
+    case CR_TIME_SINE: {
+        const int window = f->t1 > f->t0;
+        return !window || overlap ? fabs(f->amplitude) * 2 * M_PI * f->frequency : 0.0;
+    }
+    case CR_TIME_TABLE: {
+        double m = 0;
+        for (int k = 0; k + 1 < f->point_count; ++k)
+            if (t1 > f->points[k].t && t0 < f->points[k + 1].t)
+                m = fmax(m, fabs(f->points[k + 1].value - f->points[k].value) / (f->points[k + 1].t - f->points[k].t));
+        return m;
+    }
+    default: return 0.0;
+    }
+}
+
+void cr_obstacle_path_speed(const cr_obstacle_path *p, double t0, double t1, double *v, double *w)
+{
+    *v = 0, *w = 0;
+    if (p->kind == CR_PATH_RATES) {
+        const double a = cr_v3_norm(p->acceleration);
+        *v = fmax(cr_v3_norm(cr_v3_madd(p->velocity, t0, p->acceleration)),
+                  !(a > 0) ? 0.0 : isfinite(t1) ? cr_v3_norm(cr_v3_madd(p->velocity, t1, p->acceleration)) : INFINITY);
+        *w = cr_v3_norm(p->angular_velocity);
+        return;
+    }
+    if (p->kind == CR_PATH_TIME) {
+        const double f = rate_max(&p->time, t0, t1);
+        *v = f * cr_v3_norm(p->displacement), *w = f * cr_v3_norm(p->rotation);
+        return;
+    }
+    /* the table: per channel the largest rate over the intervals' parts within [t0, t1]; |ω| =
+     * |J_l φ̇| <= |φ̇| (J_l is an average of rotations) */
+    double m[6] = {0, 0, 0, 0, 0, 0};
+    for (int j = 0; j + 1 < p->count; ++j) {
+        const double a = fmax(t0, p->t[j]), b = fmin(t1, p->t[j + 1]);
+        if (!(a < b)) continue;
+        for (int ch = 0; ch < 6; ++ch)
+            m[ch] = fmax(m[ch], cubic_rate_max(p->c + ((size_t)j * 6 + ch) * 4, a - p->t[j], b - p->t[j]));
+    }
+    *v = sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
+    *w = sqrt(m[3] * m[3] + m[4] * m[4] + m[5] * m[5]);
+}
+
 cr_vec3 cr_obstacle_start_shift(const cr_obstacle_def *o)
 {
     if (o->motion && o->motion_count > 0) return cr_v3_sub(o->motion[0].position, o->center);

@@ -44,6 +44,12 @@ void cr_obstacle_path_at(const cr_obstacle_path *p, double t, cr_obstacle_pose *
 const char *cr_obstacle_turning_key(const cr_obstacle_def *o);
 const char *cr_obstacle_moving_key(const cr_obstacle_def *o);
 
+/* Bounds on the speed of the obstacle's centre (*v) and its angular speed (*w) over [t0, t1] (t1
+ * may be INFINITY): the spline's or the time function's derivative at its extremes; constant rates:
+ * |v + a t| at the ends (INFINITY for an endless acceleration), |ω|. What the step limit against
+ * tunnelling needs before the obstacle starts moving (a table starting later, at rest until then). */
+void cr_obstacle_path_speed(const cr_obstacle_path *p, double t0, double t1, double *v, double *w);
+
 /* The translation of o at t = 0 (a table's first row; a time function's f(0) displacement): where a
  * translating obstacle starts (a turning one is the mixed rod's alone, which places it itself). */
 cr_vec3 cr_obstacle_start_shift(const cr_obstacle_def *o);
