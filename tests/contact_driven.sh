@@ -25,6 +25,9 @@
 #   - port_hamiltonian: a rough ball moved by a table of positions under a rod: the energy balance
 #     (kinetic + elastic + gravity − work_external + dissipated) holds to 1e-8 of the work the ball
 #     does (its work over its own displacement is in work_external); a turning table is refused;
+#   - a run interrupted while the cord slips on ground shaken by a table and resumed ends where the
+#     uninterrupted one does (the stick anchors are kept in the obstacle's frame), and a checkpoint
+#     of another table is refused;
 #   - bad tables named at check; lgvi refuses a driven obstacle naming the key.
 # Usage: contact_driven.sh CLI SOURCE_DIR
 set -u
@@ -217,6 +220,55 @@ expect_error 1 'obstacles.0.motion: the port_hamiltonian' check "$tmp/ball.json"
     --set 'obstacles.0.motion=[[0,0.5,0,-0.315],[1,0.5,0,-0.315,0,0,1]]'
 expect_error 1 'obstacles.0.rotation' check "$tmp/ball.json" --set obstacles.0.motion=null \
     --set 'obstacles.0.rotation=[0,0,1]' --set 'obstacles.0.time={"type":"ramp","t0":0,"t1":1}'
+# --- resumed: the mixed rod's checkpoint holds the stick anchors in the obstacle's own frame, and
+# its fingerprint the table (a cord of 100 elements on ground shaken by a table, sticking and
+# slipping by turns, cut while it slips; the resumed run ends where the uninterrupted one does, to
+# the integrator's tolerance, as in tests/contact_resume.sh)
+rsets=(--set rod.elements=100 --set "${sets[1]}" --set stages.1.t_end=2 --set stages.1.output_dt=0.002
+       --set stages.1.checkpoint_interval=0.01 --set stages.1.rtol=1e-7 --set stages.1.atol=1e-10 -q
+       --set 'obstacles.0.motion=[[0,0,0,0],[0.3,0.05,0,0],[0.6,-0.05,0,0],[0.9,0.05,0,0],[1.2,-0.05,0,0],[1.5,0,0,0]]')
+if "$cli" run "$ex" -o "$tmp/rfull" "${rsets[@]}" > "$tmp/rfull.log" 2>&1; then
+    rows=320 # t = 0.64 s: the cord slides
+    code=0
+    for attempt in 1 2 3 4; do
+        rm -rf "$tmp/rcut"
+        interrupt_run "$tmp/rcut" "$rows" 600 0.01 "$cli" run "$ex" -o "$tmp/rcut" "${rsets[@]}" > /dev/null 2>&1
+        code=$?
+        [ "$code" -eq 130 ] && break
+        rows=$((rows / 3))
+    done
+    if [ "$code" -ne 130 ]; then
+        bad "resume: could not interrupt the run (exit $code)"
+    else
+        cut_rows=$(($(wc -l < "$tmp/rcut/series.csv") - 1))
+        rm -rf "$tmp/rother" && cp -r "$tmp/rcut" "$tmp/rother"
+        "$cli" run "$ex" -o "$tmp/rother" "${rsets[@]}" --set 'obstacles.0.motion.1=[0.3,0.06,0,0]' --resume \
+            > "$tmp/rother.out" 2>&1
+        c=$?
+        if [ "$c" -ne 1 ] || ! grep -q "does not belong to this scenario" "$tmp/rother.out"; then
+            bad "resume with another table row: exit $c, $(head -c 300 "$tmp/rother.out")"
+        else ok "resume: a checkpoint is refused after another table row"; fi
+        if ! "$cli" run "$ex" -o "$tmp/rcut" "${rsets[@]}" --resume > "$tmp/rres.out" 2>&1; then
+            bad "resume: $(head -c 300 "$tmp/rres.out")"
+        else
+            python3 - "$tmp/rfull" "$tmp/rcut" "$cut_rows" <<'PY' && ok "$(cat "$tmp/verdict")" || bad "$(cat "$tmp/verdict" 2> /dev/null)"
+import csv, math, sys
+a = list(csv.DictReader(open(sys.argv[1] + "/nodes.csv")))
+b = list(csv.DictReader(open(sys.argv[2] + "/nodes.csv")))
+d = max(math.dist([float(x[k]) for k in ("x", "y", "z")], [float(y[k]) for k in ("x", "y", "z")]) for x, y in zip(a, b))
+sa = list(csv.DictReader(open(sys.argv[1] + "/series.csv")))
+cut = sa[int(sys.argv[3])]
+good = len(a) == len(b) == 101 and d < 1e-6
+open(sys.argv[2] + "/../verdict", "w").write(
+    f"resume: cut after {sys.argv[3]} rows (t = {cut['t']} s, {cut['contact_sliding']} nodes sliding), the resumed "
+    f"run's final nodes within {d:.2g} m of the uninterrupted run's (allowed 1e-6)")
+sys.exit(not good)
+PY
+        fi
+    fi
+else
+    bad "resume: the uninterrupted run failed: $(head -c 300 "$tmp/rfull.log")"
+fi
 # --- bad input, named at check
 expect_error 1 'obstacles.0.motion.2.0: t must be > 1' check "$ex" --set 'obstacles.0.motion=[[0,0,0,0],[1,0,0,0],[1,1,0,0]]'
 expect_error 1 'obstacles.0.motion.1: expected [t, x, y, z] or' check "$ex" --set 'obstacles.0.motion=[[0,0,0,0],[1,0,0]]'
