@@ -671,7 +671,10 @@ static void dynamic_jacobian_fd(int turning)
     CHECK(e < 1e-6);
     if (!(e < 1e-6))
         fprintf(stderr, "dynamic Jacobian with contact%s vs differences: %.3g\n",
-                turning == 2 ? " (driven)" : turning ? " (turning)" : "", e);
+                turning == 2 ? " (driven)"
+                : turning    ? " (turning)"
+                             : "",
+                e);
     free(y);
     cr_model_destroy(m);
 }

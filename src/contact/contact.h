@@ -4,9 +4,9 @@
 #ifndef COSSERAT_CONTACT_INTERNAL_H
 #define COSSERAT_CONTACT_INTERNAL_H
 
+#include "contact/motion.h"
 #include "cosserat/base.h"
 #include "cosserat/contact.h"
-#include "contact/motion.h"
 
 /* The working state of one (node, obstacle) pair. */
 typedef struct cr_contact_pair {

@@ -231,8 +231,10 @@ static double rate_max(const cr_time_function *f, double t0, double t1)
 {
     const int overlap = t1 > f->t0 && t0 < f->t1;
     switch (f->type) {
-    case CR_TIME_RAMP: return overlap ? 1.0 / (f->t1 - f->t0) : 0.0;
-    case CR_TIME_SMOOTH_STEP: return overlap ? 1.875 / (f->t1 - f->t0) : 0.0; /* 30 s²(1 − s)² at s = ½ */
+    case CR_TIME_RAMP:
+        return overlap ? 1.0 / (f->t1 - f->t0) : 0.0;
+    case CR_TIME_SMOOTH_STEP:
+        return overlap ? 1.875 / (f->t1 - f->t0) : 0.0; /* 30 s²(1 − s)² at s = ½ */
     case CR_TIME_SINE: {
         const int window = f->t1 > f->t0;
         return !window || overlap ? fabs(f->amplitude) * 2 * M_PI * f->frequency : 0.0;
@@ -244,7 +246,8 @@ static double rate_max(const cr_time_function *f, double t0, double t1)
                 m = fmax(m, fabs(f->points[k + 1].value - f->points[k].value) / (f->points[k + 1].t - f->points[k].t));
         return m;
     }
-    default: return 0.0;
+    default:
+        return 0.0;
     }
 }
 
@@ -254,7 +257,9 @@ void cr_obstacle_path_speed(const cr_obstacle_path *p, double t0, double t1, dou
     if (p->kind == CR_PATH_RATES) {
         const double a = cr_v3_norm(p->acceleration);
         *v = fmax(cr_v3_norm(cr_v3_madd(p->velocity, t0, p->acceleration)),
-                  !(a > 0) ? 0.0 : isfinite(t1) ? cr_v3_norm(cr_v3_madd(p->velocity, t1, p->acceleration)) : INFINITY);
+                  !(a > 0)       ? 0.0
+                  : isfinite(t1) ? cr_v3_norm(cr_v3_madd(p->velocity, t1, p->acceleration))
+                                 : INFINITY);
         *w = cr_v3_norm(p->angular_velocity);
         return;
     }

@@ -80,8 +80,9 @@ static cr_status parse_drive(const cJSON *o, const char *path, cr_obstacle_def *
     const char *what = rows ? "motion" : "time";
     path_key(mpath, path, what);
     if (!rows && !time)
-        return fail(err, "%s.%s: moves the obstacle with a time function: give \"time\" (a driven obstacle: "
-                         "\"position\" and \"rotation\" scaled by f(t), or a table of poses \"motion\")",
+        return fail(err,
+                    "%s.%s: moves the obstacle with a time function: give \"time\" (a driven obstacle: "
+                    "\"position\" and \"rotation\" scaled by f(t), or a table of poses \"motion\")",
                     path, position ? "position" : "rotation");
     for (int k = 0; RATE_KEYS[k]; ++k)
         if (cJSON_GetObjectItemCaseSensitive(o, RATE_KEYS[k]))
@@ -89,8 +90,10 @@ static cr_status parse_drive(const cJSON *o, const char *path, cr_obstacle_def *
                         rows ? "table of poses" : "time function", what, RATE_KEYS[k]);
     if (!rows) {
         if (!position && !rotation)
-            return fail(err, "%s: moves nothing: give \"position\" (where the centre goes at f = 1) and/or "
-                             "\"rotation\" (a rotation vector at f = 1)", mpath);
+            return fail(err,
+                        "%s: moves nothing: give \"position\" (where the centre goes at f = 1) and/or "
+                        "\"rotation\" (a rotation vector at f = 1)",
+                        mpath);
         if ((s = parse_time(o, path, &st->obstacle_times[index], &st->obstacle_time_tables[index], err))) return s;
         ob->time = &st->obstacle_times[index];
         double v[3];

@@ -97,18 +97,33 @@ static const char *const OUTPUT_KEYS[] = {"directory", "vtk", "vtk_format", "tra
 static const char *const TRACK_KEYS[] = {"name", "node", "s", "rod", NULL};
 /* obstacles (scenario_obstacles.c) */
 static const char *const OBST_PLANE_KEYS[] = {
-    "type",     "name",     "point",        "normal",           "e_x", "half_extents",
-    "friction", "velocity", "acceleration", "angular_velocity", "motion", "position", "rotation", "time", NULL};
-static const char *const OBST_SPHERE_KEYS[] = {"type",     "name",         "center",           "radius", "friction",
-                                               "velocity", "acceleration", "angular_velocity", "motion", "position", "rotation", "time", NULL};
+    "type",         "name",     "point",    "normal",       "e_x",
+    "half_extents", "friction", "velocity", "acceleration", "angular_velocity",
+    "motion",       "position", "rotation", "time",         NULL};
+static const char *const OBST_SPHERE_KEYS[] = {
+    "type",   "name",     "center",   "radius", "friction", "velocity", "acceleration", "angular_velocity",
+    "motion", "position", "rotation", "time",   NULL};
 static const char *const OBST_CYLINDER_KEYS[] = {"type",   "name",     "center",   "axis",         "radius",
                                                  "length", "friction", "velocity", "acceleration", "angular_velocity",
-                                                 "motion", "position", "rotation", "time", NULL};
-static const char *const OBST_BOX_KEYS[] = {"type",     "name",     "center",       "half_extents",     "quaternion",
-                                            "friction", "velocity", "acceleration", "angular_velocity", "motion", "position", "rotation", "time", NULL};
-static const char *const OBST_ANY_KEYS[] = {
-    "type",   "name",         "point",      "normal",   "e_x",      "center",       "radius",           "axis",
-    "length", "half_extents", "quaternion", "friction", "velocity", "acceleration", "angular_velocity", "motion", "position", "rotation", "time", NULL};
+                                                 "motion", "position", "rotation", "time",         NULL};
+static const char *const OBST_BOX_KEYS[] = {"type",
+                                            "name",
+                                            "center",
+                                            "half_extents",
+                                            "quaternion",
+                                            "friction",
+                                            "velocity",
+                                            "acceleration",
+                                            "angular_velocity",
+                                            "motion",
+                                            "position",
+                                            "rotation",
+                                            "time",
+                                            NULL};
+static const char *const OBST_ANY_KEYS[] = {"type",       "name",     "point",    "normal",       "e_x",
+                                            "center",     "radius",   "axis",     "length",       "half_extents",
+                                            "quaternion", "friction", "velocity", "acceleration", "angular_velocity",
+                                            "motion",     "position", "rotation", "time",         NULL};
 static const char *const FRICTION_KEYS[] = {"static", "kinetic", NULL};
 static const char *const CONTACT_KEYS[] = {"radius", "tolerance", "stiffness",   "max_updates",
                                            "self",   "rods",      "stick_speed", "rods_friction", NULL};

@@ -288,8 +288,9 @@ cr_status cr_ph_set_obstacles(cr_ph *s, int count, const cr_obstacle_def *obstac
     for (int p = 0; p < count; ++p) { /* translating only: a turning obstacle would be taken as fixed */
         const char *key = cr_obstacle_turning_key(&obstacles[p]);
         if (key)
-            return cr_error_set(err, CR_BAD_INPUT, "obstacles.%d.%s: the port_hamiltonian model's obstacles do not turn%s",
-                                p, key, strcmp(key, "motion") ? "" : " (a table of poses with rotations)");
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "obstacles.%d.%s: the port_hamiltonian model's obstacles do not turn%s", p, key,
+                                strcmp(key, "motion") ? "" : " (a table of poses with rotations)");
     }
     for (int I = 0; count > 0 && I < s->nn; ++I)
         if (!(radius[I] >= 0) || !isfinite(radius[I]) || !(stiffness[I] >= 0) || !isfinite(stiffness[I]))
