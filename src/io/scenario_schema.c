@@ -106,20 +106,9 @@ static const char *const OBST_SPHERE_KEYS[] = {
 static const char *const OBST_CYLINDER_KEYS[] = {"type",   "name",     "center",   "axis",         "radius",
                                                  "length", "friction", "velocity", "acceleration", "angular_velocity",
                                                  "motion", "position", "rotation", "time",         NULL};
-static const char *const OBST_BOX_KEYS[] = {"type",
-                                            "name",
-                                            "center",
-                                            "half_extents",
-                                            "quaternion",
-                                            "friction",
-                                            "velocity",
-                                            "acceleration",
-                                            "angular_velocity",
-                                            "motion",
-                                            "position",
-                                            "rotation",
-                                            "time",
-                                            NULL};
+static const char *const OBST_BOX_KEYS[] = {
+    "type",         "name",     "center",         "half_extents",     "quaternion", "friction", "velocity",
+    "acceleration", "angular_velocity", "motion", "position", "rotation", "time", NULL};
 static const char *const OBST_ANY_KEYS[] = {"type",       "name",     "point",    "normal",       "e_x",
                                             "center",     "radius",   "axis",     "length",       "half_extents",
                                             "quaternion", "friction", "velocity", "acceleration", "angular_velocity",
