@@ -16,7 +16,8 @@
 #             accelerating below mu_s g it is carried, within 2 m_i a/eps_i of a t^2/2;
 #   outputs   nodes.csv's contact columns add up to summary.json's totals, the penetration
 #             names its rod;
-#   refusals  the port_hamiltonian and lgvi assemblies refuse obstacles at check naming the key
+#   refusals  the lgvi assemblies refuse obstacles, the port_hamiltonian ones frictional obstacles (their
+#             frictionless ones: tests/contact_ph_assembly.sh), at check naming the key
 #             and the model; a rod starting inside the plane is named with its node.
 # Usage: contact_assembly.sh CLI SOURCE_DIR
 set -u

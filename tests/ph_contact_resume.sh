@@ -5,7 +5,8 @@
 # row; a checkpoint of other planes or contact options is refused (the fingerprint holds them). The
 # same with friction (docs/port-hamiltonian.md "Friction"): its state, the last midpoint velocity
 # that chooses mu_s or mu_k, is in the checkpoint, and other coefficients or stick speed are refused.
-# The same on a rough sphere moving under the rod: another radius, velocity or centre is refused.
+# The same on a rough sphere moving under the rod: another radius, velocity or centre is refused;
+# and on one driven by a table of poses (docs/scenario.md `obstacles.K.motion`): another row is refused.
 set -u
 cli="$1"
 src="$2"
@@ -39,6 +40,16 @@ cat > "$tmp/ball.json" << 'JSON'
          "sections": [{"shape": "circle", "radius": 0.01}]},
  "obstacles": [{"type": "sphere", "name": "ball", "center": [0.5, 0, -0.315], "radius": 0.3,
                 "velocity": [0.02, 0, 0], "friction": {"static": 0.5, "kinetic": 0.3}}],
+ "loads": [{"type": "gravity", "value": [0, 0, -9.81]}],
+ "stages": [{"type": "dynamic", "t_end": 2, "output_dt": 0.01, "time_step": 2.5e-4, "checkpoint_interval": 0.05}]}
+JSON
+cat > "$tmp/driven.json" << 'JSON'
+{"model": {"type": "port_hamiltonian"},
+ "rod": {"length": 1, "elements": 5, "material": {"E": 1e7, "G": 4e6, "rho": 1000},
+         "sections": [{"shape": "circle", "radius": 0.01}]},
+ "obstacles": [{"type": "sphere", "name": "ball", "center": [0.5, 0, -0.315], "radius": 0.3,
+                "motion": [[0, 0.5, 0, -0.315], [0.5, 0.52, 0, -0.31], [1, 0.55, 0, -0.305]],
+                "friction": {"static": 0.5, "kinetic": 0.3}}],
  "loads": [{"type": "gravity", "value": [0, 0, -9.81]}],
  "stages": [{"type": "dynamic", "t_end": 2, "output_dt": 0.01, "time_step": 2.5e-4, "checkpoint_interval": 0.05}]}
 JSON
@@ -76,5 +87,7 @@ fi
 }
 run_case drop 'obstacles.0.point=[0,0,-0.016]' contact.stiffness=2000 contact.radius=0.012
 run_case rough 'obstacles.0.friction.static=0.6' 'obstacles.0.friction.kinetic=0.2' contact.stick_speed=2e-5
+run_case driven 'obstacles.0.motion.1=[0.5,0.52,0,-0.309]' \
+    'obstacles.0.motion=[[0,0.5,0,-0.315],[0.6,0.52,0,-0.31],[1,0.55,0,-0.305]]'
 run_case ball obstacles.0.radius=0.29 'obstacles.0.velocity=[0.03,0,0]' 'obstacles.0.center=[0.5,0,-0.316]'
 exit $fail

@@ -3,9 +3,10 @@
  * central differences; a rod lying on a plane (contact force = weight); the friction threshold
  * on a slope (tan α vs μ_s) and under an end pull (the slip zone's elastic stretch); the
  * capstan (the discrete Euler–Eytelwein ratio); a cantilever propped on a cylinder (the
- * small-deflection reaction). */
+ * small-deflection reaction); driven obstacles' poses against closed forms. */
 #include "check.h"
 #include "contact/contact.h"
+#include "contact/motion.h"
 #include "fd_jacobian.h"
 #include "mixed/mixed.h"
 #include "mixed/supports.h"
@@ -604,13 +605,14 @@ static void test_dynamic_slide(void)
 
 typedef struct dyn_fd {
     const cr_model *m;
+    double t; /* the time the residual is at (a driven obstacle's pose) */
 } dyn_fd;
 
 static void dynamic_residual(void *ctx, const double *y, double *F, cr_blocktri *J)
 {
     const dyn_fd *c = ctx;
     double scale[4] = {1, 1, 1, 1};
-    cr_supports_at at = {.stage = 0, .ramp = 1.0, .t = 0.0, .from = NULL, .from_blend = 1.0};
+    cr_supports_at at = {.stage = 0, .ramp = 1.0, .t = c->t, .from = NULL, .from_blend = 1.0};
     cr_mixed_dynamic_residual(c->m, &at, scale, y, F, J);
 }
 
@@ -624,7 +626,13 @@ static void dynamic_jacobian_fd(int turning)
     obst[1] = obstacle(CR_OBSTACLE_CYLINDER);
     obst[1].center = cr_v3(0.5, 0, -0.2), obst[1].radius = 0.2, obst[1].mu_static = 0.4, obst[1].mu_kinetic = 0.3;
     obst[1].axes = cr_m3_columns(cr_v3(1, 0, 0), cr_v3(0, 0, -1), cr_v3(0, 1, 0));
-    if (turning) obst[1].angular_velocity = cr_v3(0, 2.0, 0);
+    if (turning == 1) obst[1].angular_velocity = cr_v3(0, 2.0, 0);
+    /* driven: a table of poses turning it about changing axes (φ(t) and φ̇ not parallel, so
+     * Rᵀω ≠ ω) and moving it a little */
+    static const cr_bc_motion_point table[3] = {{0.0, {0.5, 0, -0.2}, {0, 0, 0}},
+                                                {0.01, {0.5, 0.001, -0.2}, {0.05, 0.3, 0}},
+                                                {0.02, {0.5, 0.002, -0.2}, {0.05, 0.3, 0.2}}};
+    if (turning == 2) obst[1].motion = table, obst[1].motion_count = 3;
     d.obstacle_count = 2, d.contact.stiffness = 50.0;
     loads[0] = cr_load_default_def();
     loads[0].type = CR_LOAD_GRAVITY, loads[0].value = cr_v3(0, 0, -G);
@@ -643,7 +651,7 @@ static void dynamic_jacobian_fd(int turning)
     cr_contact *c = m->contact;
     c->dynamic = 1;
     if (turning) {
-        cr_contact_set_time(c, 0.01);
+        cr_contact_set_time(c, turning == 2 ? 0.013 : 0.01);
         if (!c->damping) c->damping = calloc((size_t)m->nodes, sizeof *c->damping);
         for (int i = 0; c->damping && i < m->nodes; ++i) c->damping[i] = 0.05;
     }
@@ -658,19 +666,97 @@ static void dynamic_jacobian_fd(int turning)
     CHECK(t.active > 5 && t.slipping > 0 && t.slipping < t.active);
     if (!(t.active > 5 && t.slipping > 0 && t.slipping < t.active))
         fprintf(stderr, "dynamic Jacobian case: %d active, %d sliding\n", t.active, t.slipping);
-    dyn_fd ctx = {m};
+    dyn_fd ctx = {m, turning == 2 ? 0.013 : 0.0};
     double e = fd_jacobian_error(m->nodes, B, dynamic_residual, &ctx, y);
     CHECK(e < 1e-6);
     if (!(e < 1e-6))
-        fprintf(stderr, "dynamic Jacobian with contact%s vs differences: %.3g\n", turning ? " (turning)" : "", e);
+        fprintf(stderr, "dynamic Jacobian with contact%s vs differences: %.3g\n",
+                turning == 2 ? " (driven)"
+                : turning    ? " (turning)"
+                             : "",
+                e);
     free(y);
     cr_model_destroy(m);
 }
 
 static void test_dynamic_jacobian_fd(void) { dynamic_jacobian_fd(0); }
 static void test_dynamic_jacobian_turning_fd(void) { dynamic_jacobian_fd(1); }
+static void test_dynamic_jacobian_driven_fd(void) { dynamic_jacobian_fd(2); }
+
+/* Driven obstacles' poses (contact/motion.h) against closed forms: a table of two rows is the
+ * Hermite cubic at rest at both ends, x0 + Δ (3s² − 2s³); a rotation table linear in t (rows far
+ * beyond the times seen: the spline's end effect decays by 2 − √3 per row) and a rotation vector
+ * under a ramp are the constant angular velocity's pose, Exp(ω t), to round-off; ω of a table is
+ * J_l(φ) φ̇, checked against the rotation's central difference. */
+static void test_driven_pose(void)
+{
+    cr_obstacle_def o = obstacle(CR_OBSTACLE_SPHERE), q = o;
+    const cr_bc_motion_point two[2] = {{0.5, {1, 2, 3}, {0, 0, 0}}, {1.5, {1.4, 1.8, 3.1}, {0, 0, 0}}};
+    o.motion = two, o.motion_count = 2;
+    cr_obstacle_path p, pw, pt, pr;
+    CHECK(cr_obstacle_path_init(&p, &o, 0, NULL) == CR_OK);
+    double worst = 0;
+    for (int k = 0; k <= 20; ++k) {
+        const double t = 0.3 + 0.07 * k, s = fmin(1.0, fmax(0.0, t - 0.5)), h = 3 * s * s - 2 * s * s * s;
+        const double dh = t > 0.5 && t < 1.5 ? 6 * s - 6 * s * s : 0;
+        cr_obstacle_pose ps;
+        cr_obstacle_path_at(&p, t, &ps);
+        const cr_vec3 x = cr_v3_add(cr_v3(1, 2, 3), cr_v3_scale(cr_v3(0.4, -0.2, 0.1), h));
+        worst = fmax(worst, cr_v3_norm(cr_v3_sub(cr_v3_add(ps.shift, o.center), x)));
+        worst = fmax(worst, cr_v3_norm(cr_v3_sub(ps.v, cr_v3_scale(cr_v3(0.4, -0.2, 0.1), dh))));
+    }
+    CHECK(worst < 1e-14);
+    if (!(worst < 1e-14)) fprintf(stderr, "two-row table vs the Hermite cubic: %.3g\n", worst);
+    cr_obstacle_path_free(&p);
+    /* the same turn three ways */
+    const cr_vec3 w = cr_v3(0.3, -0.5, 0.8);
+    q.angular_velocity = w;
+    CHECK(cr_obstacle_path_init(&pw, &q, 0, NULL) == CR_OK);
+    cr_bc_motion_point rows[81];
+    for (int j = 0; j < 81; ++j) rows[j] = (cr_bc_motion_point){-4 + 0.1 * j, o.center, cr_v3_scale(w, -4 + 0.1 * j)};
+    cr_obstacle_def ot = obstacle(CR_OBSTACLE_SPHERE), orr = ot;
+    ot.motion = rows, ot.motion_count = 81;
+    const cr_time_function ramp = {.type = CR_TIME_RAMP, .t0 = 0, .t1 = 3};
+    orr.time = &ramp, orr.rotation = cr_v3_scale(w, 3);
+    CHECK(cr_obstacle_path_init(&pt, &ot, 0, NULL) == CR_OK);
+    CHECK(cr_obstacle_path_init(&pr, &orr, 0, NULL) == CR_OK);
+    double wt = 0, wr = 0, wd = 0;
+    for (int k = 0; k <= 10; ++k) {
+        const double t = 0.1 * k;
+        cr_obstacle_pose a, b, c, bp, bm;
+        cr_obstacle_path_at(&pw, t, &a);
+        cr_obstacle_path_at(&pt, t, &b);
+        cr_obstacle_path_at(&pr, t, &c);
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+                wt = fmax(wt, fabs(a.R.m[i][j] - b.R.m[i][j])), wr = fmax(wr, fabs(a.R.m[i][j] - c.R.m[i][j]));
+        wt = fmax(wt, fmax(cr_v3_norm(cr_v3_sub(a.w, b.w)), cr_v3_norm(b.shift) + cr_v3_norm(b.v)));
+        wr = fmax(wr, cr_v3_norm(cr_v3_sub(a.w, c.w)));
+        /* ω against the rotation's difference: [ω×] = Ṙ Rᵀ */
+        const double h = 1e-6;
+        cr_obstacle_path_at(&pt, t + h, &bp);
+        cr_obstacle_path_at(&pt, t - h, &bm);
+        cr_mat3 W = cr_m3_zero();
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+                for (int l = 0; l < 3; ++l) W.m[i][j] += (bp.R.m[i][l] - bm.R.m[i][l]) / (2 * h) * b.R.m[j][l];
+        wd = fmax(wd, cr_v3_norm(cr_v3_sub(cr_v3(W.m[2][1], W.m[0][2], W.m[1][0]), b.w)));
+    }
+    CHECK(wt < 1e-12 && wr < 1e-14 && wd < 1e-8);
+    if (!(wt < 1e-12 && wr < 1e-14 && wd < 1e-8))
+        fprintf(stderr, "turn: table vs angular_velocity %.3g, ramp %.3g, table's ω vs differences %.3g\n", wt, wr, wd);
+    cr_obstacle_path_free(&pw), cr_obstacle_path_free(&pt), cr_obstacle_path_free(&pr);
+    /* bad tables are refused, naming the row */
+    cr_error err;
+    cr_bc_motion_point bad[3] = {{0, {0, 0, 0}, {0, 0, 0}}, {1, {0, 0, 0}, {0, 0, 0}}, {1, {0, 0, 0}, {0, 0, 0}}};
+    ot.motion = bad, ot.motion_count = 3;
+    CHECK(cr_obstacle_path_init(&pt, &ot, 4, &err) == CR_BAD_INPUT && strstr(err.message, "obstacles.4.motion.2.0"));
+    bad[2].t = 2, bad[1].rotation.y = NAN;
+    CHECK(cr_obstacle_path_init(&pt, &ot, 4, &err) == CR_BAD_INPUT && strstr(err.message, "obstacles.4.motion.1.5"));
+}
 
 CHECK_MAIN(CASE(test_geometry_fd), CASE(test_force_jacobian_fd), CASE(test_force_jacobian_turning_fd),
            CASE(test_residual_jacobian_fd), CASE(test_rod_on_plane), CASE(test_slope), CASE(test_end_pull),
            CASE(test_capstan), CASE(test_cantilever_on_cylinder), CASE(test_dynamic_jacobian_fd),
-           CASE(test_dynamic_jacobian_turning_fd), CASE(test_dynamic_stick), CASE(test_dynamic_slide))
+           CASE(test_dynamic_jacobian_turning_fd), CASE(test_dynamic_stick), CASE(test_dynamic_slide),
+           CASE(test_dynamic_jacobian_driven_fd), CASE(test_driven_pose))

@@ -1,7 +1,8 @@
 /* cosserat — obstacles and contact of a rod with them (docs/theory.md "Contact with
  * obstacles", docs/scenario.md `obstacles`, `contact`).
  *
- * Obstacles are rigid, fixed in the inertial basis I or translating at a constant acceleration. A node of the rod
+ * Obstacles are rigid, fixed in the inertial basis I, moving at constant rates or driven by a table of poses or a
+ * time function. A node of the rod
  * touches an obstacle when its centre comes within the contact radius a of the obstacle's surface (gap g = φ(r) − a ≤
  * 0, φ the signed distance, positive outside). Lengths in m, forces in N. */
 #ifndef COSSERAT_CONTACT_H
@@ -38,6 +39,20 @@ typedef struct cr_obstacle_def {
     /* and turns at the constant angular velocity ω (rad/s, I) about its centre (a plane: its point):
      * at time t it is the obstacle given turned by Exp(ω t) about `center`, then translated */
     cr_vec3 angular_velocity;
+    /* a driven obstacle, instead of velocity, acceleration and angular_velocity (the scenario keys
+     * `motion`, `position`, `rotation`, `time`; docs/scenario.md `obstacles`):
+     * - a table of poses (motion_count >= 2 rows, t increasing): at time t its centre (a plane: its
+     *   point) is at the row's `position` (I) and the obstacle given is turned about it by
+     *   Exp(`rotation`) (rotation vector, I components); a cubic spline through the rows, at rest at
+     *   the first and the last (C² between them), the first pose before it, the last after it, as a
+     *   support's table of poses;
+     * - or a time function (`time` non-NULL): at time t, with f = time(t), the centre moved by
+     *   f `displacement` and the obstacle turned by Exp(f `rotation`) about it.
+     * The pointed-to rows and function are copied where the obstacles are (the contact's creation). */
+    int motion_count;
+    const struct cr_bc_motion_point *motion;
+    const struct cr_time_function *time;
+    cr_vec3 displacement, rotation;
 } cr_obstacle_def;
 
 /* The contact options of a rod (zeros: the defaults). */

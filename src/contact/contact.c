@@ -34,6 +34,22 @@ cr_contact *cr_contact_create(int nodes, const double *radius, const double *wei
         return NULL;
     }
     memcpy(c->obstacles, obstacles, (size_t)obstacle_count * sizeof *obstacles);
+    c->path = calloc((size_t)(obstacle_count > 0 ? obstacle_count : 1), sizeof *c->path);
+    c->pose = calloc((size_t)(obstacle_count > 0 ? obstacle_count : 1), sizeof *c->pose);
+    if (!c->path || !c->pose) {
+        cr_contact_destroy(c);
+        return NULL;
+    }
+    for (int k = 0; k < obstacle_count; ++k)
+        if (cr_obstacle_path_init(&c->path[k], &obstacles[k], k, NULL) != CR_OK) {
+            /* (a bad table is named by the scenario's check; here it can only be refused) */
+            cr_contact_destroy(c);
+            return NULL;
+        }
+    for (int k = 0; k < obstacle_count; ++k) { /* the pointed-to rows are the paths' own now */
+        c->obstacles[k].motion = NULL, c->obstacles[k].time = NULL;
+    }
+    cr_contact_set_time(c, 0.0);
     memcpy(c->radius, radius, (size_t)nodes * sizeof *radius);
     for (int i = 0; i < nodes; ++i) c->weight[i] = weight ? weight[i] : 1.0;
     return c;
@@ -47,44 +63,36 @@ void cr_contact_destroy(cr_contact *c)
     free(c->weight);
     free(c->damping);
     free(c->pair);
+    for (int k = 0; c->path && k < c->obstacle_count; ++k) cr_obstacle_path_free(&c->path[k]);
+    free(c->path);
+    free(c->pose);
     free(c);
 }
 
-void cr_contact_set_time(cr_contact *c, double t) { c->time = t; }
-
-/* Obstacle k's turn at time t, R = Exp(ω t) (the identity for an obstacle that does not turn) */
-static cr_mat3 turn_at(const cr_obstacle_def *o, double t)
+void cr_contact_set_time(cr_contact *c, double t)
 {
-    const double a = cr_v3_norm(o->angular_velocity) * t;
-    if (!(a != 0)) return cr_m3_identity();
-    return cr_q_exp(cr_q_axis_angle(cr_v3_normalize(o->angular_velocity), a));
-}
-
-/* Its translation v t + a t²/2 */
-static cr_vec3 shift_at(const cr_obstacle_def *o, double t)
-{
-    return cr_v3_madd(cr_v3_scale(o->velocity, t), 0.5 * t * t, o->acceleration);
+    c->time = t;
+    for (int k = 0; k < c->obstacle_count; ++k) cr_obstacle_path_at(&c->path[k], t, &c->pose[k]);
 }
 
 /* A node's position in obstacle k's own frame, the obstacle as given (turned back by Rᵀ about its
  * centre and translated back): distances, normals and the stick anchors are measured there, so an
  * anchor is a material point of the obstacle and moves (and turns) with it. */
-static cr_vec3 local_at(const cr_obstacle_def *o, double t, cr_vec3 r)
+static cr_vec3 local_at(const cr_obstacle_def *o, const cr_obstacle_pose *ps, cr_vec3 r)
 {
-    const cr_vec3 d = cr_v3_sub(cr_v3_sub(r, shift_at(o, t)), o->center);
-    return cr_v3_add(o->center, cr_m3_tmulv(turn_at(o, t), d));
+    const cr_vec3 d = cr_v3_sub(cr_v3_sub(r, ps->shift), o->center);
+    return cr_v3_add(o->center, cr_m3_tmulv(ps->R, d));
 }
 
-static cr_vec3 local(const cr_contact *c, int k, cr_vec3 r) { return local_at(&c->obstacles[k], c->time, r); }
+static cr_vec3 local(const cr_contact *c, int k, cr_vec3 r) { return local_at(&c->obstacles[k], &c->pose[k], r); }
 
-/* The velocity (I) of the obstacle's material point at r: v + a t + ω × (r − centre(t)) */
-static cr_vec3 surface_velocity(const cr_obstacle_def *o, double t, cr_vec3 r)
+/* The velocity (I) of the obstacle's material point at r: v + ω × (r − centre(t)) */
+static cr_vec3 surface_velocity(const cr_obstacle_def *o, const cr_obstacle_pose *ps, cr_vec3 r)
 {
-    const cr_vec3 vo = cr_v3_madd(o->velocity, t, o->acceleration);
-    return cr_v3_add(vo, cr_v3_cross(o->angular_velocity, cr_v3_sub(r, cr_v3_add(o->center, shift_at(o, t)))));
+    return cr_v3_add(ps->v, cr_v3_cross(ps->w, cr_v3_sub(r, cr_v3_add(o->center, ps->shift))));
 }
 
-static int turns(const cr_obstacle_def *o) { return cr_v3_norm(o->angular_velocity) > 0; }
+static int turns(const cr_contact *c, int k) { return c->path[k].turns; }
 
 static cr_mat3 outer(cr_vec3 a, cr_vec3 b)
 {
@@ -108,7 +116,7 @@ static int pair_force_local(const cr_contact *c, int i, int k, cr_vec3 r, const 
 {
     const cr_obstacle_def *o = &c->obstacles[k];
     const cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
-    const int turned = turns(o);
+    const int turned = turns(c, k);
     double phi;
     cr_vec3 n;
     cr_mat3 H;
@@ -138,9 +146,9 @@ static int pair_force_local(const cr_contact *c, int i, int k, cr_vec3 r, const 
         N -= cd * cr_v3_dot(n, *v);
         if (!(N > 0)) return 0; /* separating faster than the spring pushes */
         dN = cr_v3_madd(dN, -cd, cr_m3_mulv(H, *v));
-        /* a turning obstacle's surface velocity depends on r: ∂v_rel/∂r_l = −[ω×] (ω is its own
-         * axis, the same in both frames) */
-        if (turned) dN = cr_v3_madd(dN, -cd, cr_v3_cross(o->angular_velocity, n));
+        /* a turning obstacle's surface velocity depends on r: v_rel,l = Rᵀ (v − v_o − ω × (r − c(t)))
+         * with r = c(t) + R (r_l − c), so ∂v_rel,l/∂r_l = −Rᵀ [ω×] R = −[(Rᵀω)×] */
+        if (turned) dN = cr_v3_madd(dN, -cd, cr_v3_cross(cr_m3_tmulv(c->pose[k].R, c->pose[k].w), n));
         if (Kv) m3_add(Kv, -cd, outer(n, n));
     }
     *N_out = N;
@@ -195,13 +203,14 @@ static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec
                       cr_mat3 *Kv, double *gap, cr_vec3 *t_out, double *lim, double *N_out, cr_vec3 *gT_out)
 {
     const cr_obstacle_def *o = &c->obstacles[k];
+    const cr_obstacle_pose *ps = &c->pose[k];
     cr_vec3 vrel;
-    if (!turns(o)) {
-        if (v) vrel = cr_v3_sub(*v, cr_v3_madd(o->velocity, c->time, o->acceleration)), v = &vrel;
+    if (!turns(c, k)) {
+        if (v) vrel = cr_v3_sub(*v, ps->v), v = &vrel;
         return pair_force_local(c, i, k, local(c, k, r), v, f, K, Kv, gap, t_out, lim, N_out, gT_out);
     }
-    const cr_mat3 R = turn_at(o, c->time);
-    if (v) vrel = cr_m3_tmulv(R, cr_v3_sub(*v, surface_velocity(o, c->time, r))), v = &vrel;
+    const cr_mat3 R = ps->R;
+    if (v) vrel = cr_m3_tmulv(R, cr_v3_sub(*v, surface_velocity(o, ps, r))), v = &vrel;
     cr_mat3 Kl = cr_m3_zero(), Kvl = cr_m3_zero();
     cr_vec3 fl;
     const int on = pair_force_local(c, i, k, local(c, k, r), v, &fl, K ? &Kl : NULL, Kv ? &Kvl : NULL, gap, t_out, lim,
@@ -461,6 +470,7 @@ unsigned long long cr_contact_hash(const cr_contact *c, unsigned long long h)
         h = fnv(h, &o->axes, sizeof o->axes);
         h = fnv(h, &o->half_extents, sizeof o->half_extents);
         h = fnv(h, v, sizeof v);
+        h = cr_obstacle_path_hash(&c->path[k], h);
     }
     return h;
 }
@@ -473,7 +483,8 @@ cr_status cr_contact_check_start(const cr_contact *c, cr_vec3 (*position)(const 
     for (int i = 0; i < c->nodes; ++i)
         for (int k = 0; k < c->obstacle_count; ++k) {
             double phi;
-            if (!cr_obstacle_distance(&c->obstacles[k], position(user, i), &phi, NULL, NULL)) continue;
+            /* where the obstacle is at the contact's time (0 when created: a table's first pose) */
+            if (!cr_obstacle_distance(&c->obstacles[k], local(c, k, position(user, i)), &phi, NULL, NULL)) continue;
             if (c->radius[i] - phi > worst) worst = c->radius[i] - phi, wi = i, wk = k;
         }
     if (wi < 0 || worst <= c->tol) return CR_OK;
@@ -490,14 +501,40 @@ double cr_contact_step_limit(const cr_contact *c, double t, const double *y, int
         const cr_obstacle_def *o = &c->obstacles[k];
         const double thick = cr_obstacle_thickness(o);
         if (!isfinite(thick)) continue;
+        cr_obstacle_pose ps;
+        cr_obstacle_path_at(&c->path[k], t, &ps);
         for (int i = 0; i < c->nodes; ++i) {
             const double *p = y + (size_t)i * stride;
             const cr_vec3 r = cr_v3_load(p);
             double phi;
-            if (!cr_obstacle_distance(o, local_at(o, t, r), &phi, NULL, NULL)) continue;
+            if (!cr_obstacle_distance(o, local_at(o, &ps, r), &phi, NULL, NULL)) continue;
             /* the full relative speed, not only its normal part: a node passing a small sphere
              * sideways must not skip it either */
-            const double v = cr_v3_norm(cr_v3_sub(cr_v3_load(p + v_offset), surface_velocity(o, t, r)));
+            const double v = cr_v3_norm(cr_v3_sub(cr_v3_load(p + v_offset), surface_velocity(o, &ps, r)));
+            const double room = phi + thick;
+            if (room > 0 && v * limit > 0.5 * room) limit = 0.5 * room / v;
+        }
+    }
+    /* a driven obstacle's speed changes within the step, and a table may start moving later (at
+     * rest until then, the speeds above all 0): the limit again with the largest speed the
+     * obstacle reaches within the step so limited (within the rest of its motion when unlimited),
+     * a point of it at the node's distance from its centre moving at most at v + ω ρ */
+    for (int k = 0; k < c->obstacle_count; ++k) {
+        const cr_obstacle_def *o = &c->obstacles[k];
+        const double thick = cr_obstacle_thickness(o);
+        if (!isfinite(thick) || c->path[k].kind == CR_PATH_RATES || !c->path[k].moves) continue;
+        cr_obstacle_pose ps;
+        cr_obstacle_path_at(&c->path[k], t, &ps);
+        double vo, wo;
+        cr_obstacle_path_speed(&c->path[k], t, t + limit, &vo, &wo);
+        if (!(vo > 0 || wo > 0)) continue;
+        const cr_vec3 centre = cr_v3_add(o->center, ps.shift);
+        for (int i = 0; i < c->nodes; ++i) {
+            const double *p = y + (size_t)i * stride;
+            const cr_vec3 r = cr_v3_load(p);
+            double phi;
+            if (!cr_obstacle_distance(o, local_at(o, &ps, r), &phi, NULL, NULL)) continue;
+            const double v = cr_v3_norm(cr_v3_load(p + v_offset)) + vo + wo * cr_v3_norm(cr_v3_sub(r, centre));
             const double room = phi + thick;
             if (room > 0 && v * limit > 0.5 * room) limit = 0.5 * room / v;
         }

@@ -4,6 +4,7 @@
 #ifndef COSSERAT_CONTACT_INTERNAL_H
 #define COSSERAT_CONTACT_INTERNAL_H
 
+#include "contact/motion.h"
 #include "cosserat/base.h"
 #include "cosserat/contact.h"
 
@@ -29,6 +30,8 @@ typedef struct cr_contact {
     int dynamic;           /* 1 inside a dynamic stage (cr_contact_dynamic_begin/_end) */
     double *damping;       /* dynamics: the normal dashpot per node, 2 sqrt(ε_i m_i) (NULL: none) */
     double time;           /* the time the moving obstacles are at (s) */
+    cr_obstacle_path *path; /* per obstacle: its motion (motion.h) */
+    cr_obstacle_pose *pose; /* ... and its pose at `time` (cr_contact_set_time) */
 } cr_contact;
 
 /* What one node's contacts do at a position. */

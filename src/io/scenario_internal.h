@@ -51,6 +51,12 @@ typedef struct scenario_storage {
     cr_time_point **joint_time_tables; /* one per joint: its drive's time table (or NULL) */
     int joint_count_alloc;
     cr_obstacle_def *obstacles;
+    /* per obstacle (obstacle_alloc): its table of poses, its time function and that one's table
+     * (NULL / unused when not driven; scenario_obstacles.c) */
+    cr_bc_motion_point **obstacle_motions;
+    cr_time_function *obstacle_times;
+    cr_time_point **obstacle_time_tables;
+    int obstacle_alloc;
     /* free bodies (body_rod −1; their loads' load_rod −3), split out by finish_rods */
     cr_rigid_body_def *free_bodies, *welded_bodies;
     cr_load_def *free_loads, *kept_loads;

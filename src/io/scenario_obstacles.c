@@ -60,7 +60,94 @@ static cr_status parse_friction(const cJSON *o, const char *parent, cr_obstacle_
     return CR_OK;
 }
 
-static cr_status parse_obstacle(const cJSON *o, const char *path, int index, cr_obstacle_def *ob, cr_error *err)
+/* The keys that move an obstacle at constant rates; a driven one ("motion", "time") takes none. */
+static const char *const RATE_KEYS[] = {"velocity", "acceleration", "angular_velocity", NULL};
+
+/* "motion": a table of poses, rows [t, x, y, z] or [t, x, y, z, rx, ry, rz] as a support's (the
+ * centre's position in I, the rotation vector in I from the obstacle given), t increasing; or
+ * "position" (where the centre goes) and "rotation" (a rotation vector) scaled by the time
+ * function "time", as a support's target and motion factor. */
+static cr_status parse_drive(const cJSON *o, const char *path, cr_obstacle_def *ob, scenario_storage *st, int index,
+                             cr_error *err)
+{
+    char mpath[PATH_SIZE], item[PATH_SIZE], got[VALUE_TEXT_SIZE], prev[32];
+    const cJSON *rows, *time = cJSON_GetObjectItemCaseSensitive(o, "time"),
+                       *position = cJSON_GetObjectItemCaseSensitive(o, "position"),
+                       *rotation = cJSON_GetObjectItemCaseSensitive(o, "rotation");
+    cr_status s;
+    if ((s = get_array(o, path, "motion", 0, &rows, err))) return s;
+    if (!rows && !time && !position && !rotation) return CR_OK;
+    const char *what = rows ? "motion" : "time";
+    path_key(mpath, path, what);
+    if (!rows && !time)
+        return fail(err,
+                    "%s.%s: moves the obstacle with a time function: give \"time\" (a driven obstacle: "
+                    "\"position\" and \"rotation\" scaled by f(t), or a table of poses \"motion\")",
+                    path, position ? "position" : "rotation");
+    for (int k = 0; RATE_KEYS[k]; ++k)
+        if (cJSON_GetObjectItemCaseSensitive(o, RATE_KEYS[k]))
+            return fail(err, "%s: a driven obstacle moves by its %s alone; give either %s or %s", mpath,
+                        rows ? "table of poses" : "time function", what, RATE_KEYS[k]);
+    if (!rows) {
+        if (!position && !rotation)
+            return fail(err,
+                        "%s: moves nothing: give \"position\" (where the centre goes at f = 1) and/or "
+                        "\"rotation\" (a rotation vector at f = 1)",
+                        mpath);
+        if ((s = parse_time(o, path, &st->obstacle_times[index], &st->obstacle_time_tables[index], err))) return s;
+        ob->time = &st->obstacle_times[index];
+        double v[3];
+        if (position) {
+            if ((s = get_vector(o, path, "position", 3, NULL, v, err))) return s;
+            ob->displacement = cr_v3_sub(cr_v3_load(v), ob->center);
+        }
+        if (rotation) {
+            char rp[PATH_SIZE];
+            path_key(rp, path, "rotation");
+            if ((s = get_vector(o, path, "rotation", 3, NULL, v, err))) return s;
+            for (int c = 0; c < 3; ++c)
+                if (!(fabs(v[c]) <= 1e6)) return fail(err, "%s.%d: must be within +-1e6 rad, got %g", rp, c, v[c]);
+            ob->rotation = cr_v3_load(v);
+        }
+        return CR_OK;
+    }
+    static const char *const replaced[] = {"position", "rotation", "time", NULL};
+    for (int k = 0; replaced[k]; ++k)
+        if (cJSON_GetObjectItemCaseSensitive(o, replaced[k]))
+            return fail(err, "%s: a table of poses replaces %s; give either", mpath, replaced[k]);
+    const int n = cJSON_GetArraySize(rows);
+    if (n < 2) {
+        describe(rows, got, sizeof got);
+        return fail(err, "%s: expected at least 2 rows [t, x, y, z(, rx, ry, rz)], got %s", mpath, got);
+    }
+    cr_bc_motion_point *table = calloc((size_t)n, sizeof *table);
+    if (!table) return no_memory(err);
+    st->obstacle_motions[index] = table;
+    int i = 0;
+    for (const cJSON *r = rows->child; r; r = r->next, ++i) {
+        double v[7] = {0, 0, 0, 0, 0, 0, 0};
+        path_index(item, mpath, i);
+        const int len = cJSON_IsArray(r) ? cJSON_GetArraySize(r) : 0;
+        if (len != 4 && len != 7) {
+            describe(r, got, sizeof got);
+            return fail(err, "%s: expected [t, x, y, z] or [t, x, y, z, rx, ry, rz], got %s", item, got);
+        }
+        if ((s = read_vector(r, item, len, v, err))) return s;
+        if (i > 0 && !(v[0] > table[i - 1].t)) {
+            format_number(table[i - 1].t, prev, sizeof prev);
+            describe(r->child, got, sizeof got);
+            return fail(err, "%s.0: t must be > %s (the previous row's), got %s", item, prev, got);
+        }
+        for (int c = 4; c < len; ++c)
+            if (!(fabs(v[c]) <= 1e6)) return fail(err, "%s.%d: must be within +-1e6 rad, got %g", item, c, v[c]);
+        table[i] = (cr_bc_motion_point){v[0], cr_v3(v[1], v[2], v[3]), cr_v3(v[4], v[5], v[6])};
+    }
+    ob->motion = table, ob->motion_count = n;
+    return CR_OK;
+}
+
+static cr_status parse_obstacle(const cJSON *o, const char *path, int index, cr_obstacle_def *ob, scenario_storage *st,
+                                cr_error *err)
 {
     cr_status s;
     int type = 0;
@@ -144,6 +231,8 @@ static cr_status parse_obstacle(const cJSON *o, const char *path, int index, cr_
         break;
     }
     }
+    /* a driven obstacle: a table of poses, or a position and rotation scaled by a time function */
+    if ((s = parse_drive(o, path, ob, st, index, err))) return s;
     /* a moving obstacle: v t + a t²/2 at the run's time */
     if ((s = get_vector(o, path, "velocity", 3, zero, v, err))) return s;
     ob->velocity = cr_v3_load(v);
@@ -163,12 +252,17 @@ cr_status parse_obstacles(const cJSON *root, cr_rod_def *def, scenario_storage *
     const int n = list ? cJSON_GetArraySize(list) : 0;
     if (n > 0) {
         st->obstacles = calloc((size_t)n, sizeof *st->obstacles);
-        if (!st->obstacles) return no_memory(err);
+        st->obstacle_motions = calloc((size_t)n, sizeof *st->obstacle_motions);
+        st->obstacle_times = calloc((size_t)n, sizeof *st->obstacle_times);
+        st->obstacle_time_tables = calloc((size_t)n, sizeof *st->obstacle_time_tables);
+        if (!st->obstacles || !st->obstacle_motions || !st->obstacle_times || !st->obstacle_time_tables)
+            return no_memory(err);
+        st->obstacle_alloc = n;
         char path[PATH_SIZE];
         int i = 0;
         for (const cJSON *o = list->child; o; o = o->next, ++i) {
             path_index(path, "obstacles", i);
-            if ((s = parse_obstacle(o, path, i, &st->obstacles[i], err))) return s;
+            if ((s = parse_obstacle(o, path, i, &st->obstacles[i], st, err))) return s;
             for (int j = 0; j < i; ++j)
                 if (!strcmp(st->obstacles[j].name, st->obstacles[i].name))
                     return fail(err, "%s.name: \"%s\" is also the name of obstacles.%d", path, st->obstacles[i].name,

@@ -32,6 +32,8 @@ void storage_free(scenario_storage *st)
     for (int i = 0; st->bc_motions && i < st->bc_time_table_count; ++i) free(st->bc_motions[i]);
     free(st->bc_motions);
     free(st->obstacles);
+    for (int i = 0; i < st->obstacle_alloc; ++i) free(st->obstacle_motions[i]), free(st->obstacle_time_tables[i]);
+    free(st->obstacle_motions), free(st->obstacle_times), free(st->obstacle_time_tables);
     for (int r = 0; st->rod_storage && r < st->rod_count; ++r) storage_free(&st->rod_storage[r]);
     free(st->rod_storage);
     free(st->rods);

@@ -97,18 +97,22 @@ static const char *const OUTPUT_KEYS[] = {"directory", "vtk", "vtk_format", "tra
 static const char *const TRACK_KEYS[] = {"name", "node", "s", "rod", NULL};
 /* obstacles (scenario_obstacles.c) */
 static const char *const OBST_PLANE_KEYS[] = {
-    "type",     "name",     "point",        "normal",           "e_x", "half_extents",
-    "friction", "velocity", "acceleration", "angular_velocity", NULL};
-static const char *const OBST_SPHERE_KEYS[] = {"type",     "name",         "center",           "radius", "friction",
-                                               "velocity", "acceleration", "angular_velocity", NULL};
+    "type",         "name",     "point",    "normal",       "e_x",
+    "half_extents", "friction", "velocity", "acceleration", "angular_velocity",
+    "motion",       "position", "rotation", "time",         NULL};
+static const char *const OBST_SPHERE_KEYS[] = {
+    "type",   "name",     "center",   "radius", "friction", "velocity", "acceleration", "angular_velocity",
+    "motion", "position", "rotation", "time",   NULL};
 static const char *const OBST_CYLINDER_KEYS[] = {"type",   "name",     "center",   "axis",         "radius",
                                                  "length", "friction", "velocity", "acceleration", "angular_velocity",
-                                                 NULL};
-static const char *const OBST_BOX_KEYS[] = {"type",     "name",     "center",       "half_extents",     "quaternion",
-                                            "friction", "velocity", "acceleration", "angular_velocity", NULL};
-static const char *const OBST_ANY_KEYS[] = {
-    "type",   "name",         "point",      "normal",   "e_x",      "center",       "radius",           "axis",
-    "length", "half_extents", "quaternion", "friction", "velocity", "acceleration", "angular_velocity", NULL};
+                                                 "motion", "position", "rotation", "time",         NULL};
+static const char *const OBST_BOX_KEYS[] = {
+    "type",         "name",     "center",         "half_extents",     "quaternion", "friction", "velocity",
+    "acceleration", "angular_velocity", "motion", "position", "rotation", "time", NULL};
+static const char *const OBST_ANY_KEYS[] = {"type",       "name",     "point",    "normal",       "e_x",
+                                            "center",     "radius",   "axis",     "length",       "half_extents",
+                                            "quaternion", "friction", "velocity", "acceleration", "angular_velocity",
+                                            "motion",     "position", "rotation", "time",         NULL};
 static const char *const FRICTION_KEYS[] = {"static", "kinetic", NULL};
 static const char *const CONTACT_KEYS[] = {"radius", "tolerance", "stiffness",   "max_updates",
                                            "self",   "rods",      "stick_speed", "rods_friction", NULL};
@@ -352,7 +356,9 @@ node_kind child_kind(node_kind k, const char *key)
     case K_JOINT: return key && !strcmp(key, "drive") ? K_JOINT_DRIVE : K_LEAF;
     case K_JOINT_DRIVE: return key && !strcmp(key, "time") ? K_TIME : K_LEAF;
     case K_OBSTACLE_LIST: return key ? K_LEAF : K_OBSTACLE;
-    case K_OBSTACLE: return key && !strcmp(key, "friction") ? K_FRICTION : K_LEAF;
+    case K_OBSTACLE:
+        if (key && !strcmp(key, "time")) return K_TIME;
+        return key && !strcmp(key, "friction") ? K_FRICTION : K_LEAF;
     case K_CONTACT: return key && !strcmp(key, "rods_friction") ? K_FRICTION : K_LEAF;
     default: return K_LEAF;
     }

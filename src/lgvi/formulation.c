@@ -124,14 +124,11 @@ static cr_status contact_check(const cr_scenario *sc, cr_error *err)
     const cr_rod_def *d = &sc->rod;
     for (int k = 0; k < d->obstacle_count; ++k) {
         const cr_obstacle_def *o = &d->obstacles[k];
-        if (cr_v3_norm(o->velocity) > 0 || cr_v3_norm(o->acceleration) > 0 || cr_v3_norm(o->angular_velocity) > 0)
+        if (cr_obstacle_moving_key(o)) /* (velocity, acceleration, angular_velocity, motion, time) */
             return cr_error_set(err, CR_BAD_INPUT,
                                 "obstacles.%d.%s: the lgvi model's obstacles are fixed; moving obstacles are the "
                                 "mixed_discrete model's",
-                                k,
-                                cr_v3_norm(o->velocity) > 0       ? "velocity"
-                                : cr_v3_norm(o->acceleration) > 0 ? "acceleration"
-                                                                  : "angular_velocity");
+                                k, cr_obstacle_moving_key(o));
     }
     lgvi_sim *s = lgvi_create(d, &sc->model, err);
     if (!s) return err ? err->status : CR_BAD_INPUT;

@@ -7,6 +7,7 @@
  * Frames. The kernel's directors d1, d2, d3 (d3 = rod axis) are the library's
  * body axes y, z, x: R = A Q with Q = [e_y e_z e_x], so components map as
  * (1, 2, 3) = (y, z, x). Rigid strain components map the same way. */
+#include "contact/motion.h"
 #include "model/fixed_step.h"
 #include "model/rod_internal.h"
 #include "ph/ph.h"
@@ -97,11 +98,11 @@ cr_status cr_ph_sim_check_rod(const cr_scenario *sc, int in_assembly, cr_error *
     cr_status fst = cr_foreign_options_check(sc, "port_hamiltonian", err);
     if (fst != CR_OK) return fst;
     for (int k = 0; k < d->obstacle_count; ++k)
-        if (cr_v3_norm(d->obstacles[k].angular_velocity) > 0)
+        if (cr_obstacle_turning_key(&d->obstacles[k]))
             return cr_error_set(err, CR_BAD_INPUT,
-                                "obstacles.%d.angular_velocity: the port_hamiltonian model's obstacles translate "
+                                "obstacles.%d.%s: the port_hamiltonian model's obstacles translate "
                                 "but do not turn; turning obstacles are the mixed_discrete model's",
-                                k);
+                                k, cr_obstacle_turning_key(&d->obstacles[k]));
     if (cr_damping_active(&d->damping))
         return cr_error_set(err, CR_BAD_INPUT,
                             "rod.damping: not supported by the port_hamiltonian model (its material "
@@ -228,7 +229,9 @@ static cr_status set_contact(ph_sim *s, const cr_rod_def *def, cr_error *err)
     for (int j = 0; j < np; ++j) {
         for (int i = 0; i < nn; ++i) {
             double phi = INFINITY, g;
-            cr_obstacle_distance(&def->obstacles[j], cr_ph_position(s->k, i), &phi, NULL, NULL);
+            cr_obstacle_distance(&def->obstacles[j],
+                                 cr_v3_sub(cr_ph_position(s->k, i), cr_obstacle_start_shift(&def->obstacles[j])), &phi,
+                                 NULL, NULL); /* where it is at t = 0 */
             g = phi - a;
             if (g < -tol) {
                 st = cr_error_set(err, CR_BAD_INPUT,
@@ -675,6 +678,7 @@ static uint64_t fingerprint(const void *impl)
             for (int r = 0; r < 3; ++r)
                 for (int c = 0; c < 3; ++c) v[15 + 3 * r + c] = o->axes.m[r][c];
             h = hash_bytes(h, v, sizeof v);
+            if (k->cpath[j].kind != CR_PATH_RATES) h = cr_obstacle_path_hash(&k->cpath[j], h); /* driven */
         }
         if (k->cmu) { /* with friction only (frictionless checkpoints still resume) */
             h = hash_bytes(h, k->cmu, sizeof(double) * 2 * k->ncp);

@@ -247,6 +247,7 @@ struct cr_ph {
     cr_obstacle_def *cob;  /* ncp obstacles */
     int *cplane, *cmoving; /* ncp each: an infinite plane; a translating obstacle (velocity, acceleration) */
     int any_moving;        /* some obstacle translates */
+    struct cr_obstacle_path *cpath; /* ncp: their motions (src/contact/motion.h; ph_contact_free_paths) */
     double *cp;            /* ncp * 4: a plane's unit normal n, offset o (other shapes: their axis, unused) */
     double *ck, *ca; /* nn: spring k_I and contact radius a_I of each node */
     /* friction (cr_ph_set_friction): ncp * 2 coefficients mu_s, mu_k per plane (NULL: frictionless),
@@ -366,8 +367,12 @@ int ph_contact_force(const cr_ph *s, int I, int dyn, double dg[3], double Kc[9],
  * gradient n (unit normal) and Hessian H = dn/dy (3 x 3 row-major), both optional. Returns 0 where g is
  * undefined (off a finite plane's rectangle). */
 int ph_contact_gap(const cr_ph *s, int p, cr_vec3 y, double a, double *g, double n[3], double H[9]);
-/* obstacle p's translation v t + 1/2 a t^2 at time t */
+/* obstacle p's translation at time t (v t + 1/2 a t^2, or its table of poses or time function) */
 cr_vec3 ph_obstacle_shift(const cr_ph *s, int p, double t);
+/* ... and its velocity */
+cr_vec3 ph_obstacle_velocity(const cr_ph *s, int p, double t);
+/* frees the obstacles' motions (the model's destruction) */
+void ph_contact_free_paths(cr_ph *s);
 /* V_c at positions q (nn * 12) */
 double ph_contact_energy(const cr_ph *s, const double *q);
 

@@ -55,12 +55,16 @@ static cr_status pha_check(const cr_scenario *sc, cr_error *err)
                                  .bodies = sc->bodies};
     cr_status st0 = cr_assembly_refuse_mixed_only(&all, "port_hamiltonian", err);
     if (st0 != CR_OK) return st0;
-    int obstacles = sc->rod.obstacle_count;
-    for (int r = 0; r < sc->rod_count; ++r) obstacles += sc->rods[r].rod.obstacle_count;
-    if (obstacles > 0) /* (as the mixed rod's assemblies) */
-        return cr_error_set(err, CR_BAD_INPUT,
-                            "obstacles: contact of assemblies (rods, joints) is not available yet in the "
-                            "port_hamiltonian model; obstacles work with a single rod");
+    /* obstacles act on every rod (node-local: each rod's kernel carries them, ph_contact.c), frictionless:
+       a sticking node's regularized friction needs the one-rod Newton's reversal clipping (ph_solve.c), which
+       the assembly's coupled Newton does not have (its steps were halved and their energy left unresolved) */
+    for (int k = 0; k < sc->rod.obstacle_count; ++k)
+        if (sc->rod.obstacles[k].mu_static > 0)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "obstacles.%d.friction: the port_hamiltonian model's assemblies take frictionless "
+                                "obstacles only (friction: a single port_hamiltonian rod, or the mixed_discrete "
+                                "model's assemblies)",
+                                k);
     for (int j = 0; j < sc->joint_count; ++j) {
         const cr_joint_def *J = &sc->joints[j];
         cr_assembly_def def = {
@@ -330,8 +334,21 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
     return st;
 }
 
-static const char *const extra_names[] = {"energy_dissipated", "energy_balance", "constraint_violation",
-                                          "joint_violation", "work_drives"};
+/* the columns: 4, work_drives with motors, the contacts' (as one rod's: formulation.c) with obstacles */
+static const char *const extra_names[] = {"energy_dissipated",    "energy_balance",      "constraint_violation",
+                                          "joint_violation",      "work_drives",         "contact_active",
+                                          "contact_normal_force", "contact_penetration", "contact_sliding"};
+static const char *const extra_names_nodrive[] = {
+    "energy_dissipated",    "energy_balance",      "constraint_violation", "joint_violation", "contact_active",
+    "contact_normal_force", "contact_penetration", "contact_sliding"};
+
+/* obstacles in some rod; friction in some rod */
+static int any_contact(const pha_sim *s, int friction)
+{
+    for (int r = 0; r < s->rods; ++r)
+        if (friction ? s->rod[r]->friction : s->rod[r]->contact) return 1;
+    return 0;
+}
 
 /* the sums over the rods (the joints add no momentum and do no work but the motors': ph_assembly.c) */
 static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp)
@@ -357,6 +374,18 @@ static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp)
         smp->extra[1] -= cr_ph_asm_drive_work_last(s->a);
         smp->extra[4] = cr_ph_asm_drive_work(s->a);
         smp->extra_count = 5;
+    }
+    if (any_contact(s, 0)) { /* touching nodes, their normal forces, the deepest, the sliding ones: over the rods */
+        double active = 0, normal = 0, pen = 0, sliding = 0;
+        for (int r = 0; r < s->rods; ++r)
+            for (int i = 0; s->rod[r]->contact && i < s->rod[r]->nodes; ++i) {
+                double N, g;
+                int state = cr_ph_contact_node(s->rod[r]->k, i, NULL, &N, &g);
+                if (state) active += 1, normal += N, pen = fmax(pen, -g), sliding += state == 2;
+            }
+        const int k = smp->extra_count;
+        smp->extra[k] = active, smp->extra[k + 1] = normal, smp->extra[k + 2] = pen, smp->extra[k + 3] = sliding;
+        smp->extra_count = k + (any_contact(s, 1) ? 4 : 3);
     }
 }
 
@@ -552,8 +581,9 @@ static double time_of(const void *impl) { return cr_ph_time(((const pha_sim *)im
 static double load_factor(const void *impl) { return ((const pha_sim *)impl)->load_factor; }
 static int series_extra(const void *impl, const char *const **names)
 {
-    *names = extra_names;
-    return ((const pha_sim *)impl)->drives ? 5 : 4;
+    const pha_sim *s = impl;
+    *names = s->drives ? extra_names : extra_names_nodrive;
+    return (s->drives ? 5 : 4) + (any_contact(s, 0) ? (any_contact(s, 1) ? 4 : 3) : 0);
 }
 static double *load_input(void *impl) { return ((pha_sim *)impl)->inputs; }
 

@@ -1,5 +1,6 @@
 /* Contact of the port-Hamiltonian rod's nodes with obstacles (docs/port-hamiltonian.md "Contact"):
- * planes (infinite or finite), spheres, cylinders, capsules and boxes, fixed or translating.
+ * planes (infinite or finite), spheres, cylinders, capsules and boxes, fixed or translating (at constant
+ * rates, or driven by a table of poses or a time function: src/contact/motion.h).
  *
  * Each node I carries, per obstacle, the penalty V = psi(g) = 1/2 k_I min(0, g)^2 of its gap
  * g(y) = phi(y) - a_I, phi the obstacle's signed distance (src/contact/obstacle.c) at the node's
@@ -18,6 +19,7 @@
  * braked along its path, frictionless contact acting as a drag. G is n(m) but for a term of the order of
  * the curvature times |d|, and exactly the plane's n. Where g is undefined at an end of the step (off
  * a finite plane's rectangle, V = 0 there) Gonzalez's formula on V is taken instead. */
+#include "contact/motion.h"
 #include "cosserat/contact.h"
 #include "ph/ph.h"
 
@@ -29,14 +31,23 @@ static cr_vec3 vload(const double *p) { return cr_v3(p[0], p[1], p[2]); }
 
 cr_vec3 ph_obstacle_shift(const cr_ph *s, int p, double t)
 {
-    const cr_obstacle_def *o = s->cob + p;
-    return cr_v3_madd(cr_v3_scale(o->velocity, t), 0.5 * t * t, o->acceleration);
+    cr_obstacle_pose ps;
+    cr_obstacle_path_at(&s->cpath[p], t, &ps);
+    return ps.shift;
 }
 
-static int moving(const cr_obstacle_def *o)
+cr_vec3 ph_obstacle_velocity(const cr_ph *s, int p, double t)
 {
-    return o->velocity.x != 0 || o->velocity.y != 0 || o->velocity.z != 0 || o->acceleration.x != 0 ||
-           o->acceleration.y != 0 || o->acceleration.z != 0;
+    cr_obstacle_pose ps;
+    cr_obstacle_path_at(&s->cpath[p], t, &ps);
+    return ps.v;
+}
+
+void ph_contact_free_paths(cr_ph *s)
+{
+    for (int p = 0; s->cpath && p < s->ncp; ++p) cr_obstacle_path_free(&s->cpath[p]);
+    free(s->cpath);
+    s->cpath = NULL;
 }
 
 int ph_contact_gap(const cr_ph *s, int p, cr_vec3 y, double a, double *g, double n[3], double H[9])
@@ -93,7 +104,6 @@ static int tiny_step(cr_vec3 d, cr_vec3 y1, double a)
 static int obstacle_term(const cr_ph *s, int I, int p, int dyn, double dg[3], double Kc[9], double ff[3], double *diss,
                          double *wob)
 {
-    const cr_obstacle_def *o = s->cob + p;
     const double kI = s->ck[I], aI = s->ca[I];
     const double t0 = s->t, t1 = dyn ? s->t + s->h : s->t;
     const int mv = s->cmoving[p];
@@ -176,7 +186,7 @@ static int obstacle_term(const cr_ph *s, int I, int p, int dyn, double dg[3], do
            n = n(m) (a plane's n); mu_k after a sliding step (the last midpoint velocity's tangential part,
            relative to the obstacle and at the node's normal, faster than eps), else mu_s */
         const double h = s->h, eps = s->stick_speed, *vm = s->vmid + 12 * I;
-        cr_vec3 vo = mv ? cr_v3_madd(o->velocity, t0, o->acceleration) : cr_v3(0, 0, 0);
+        cr_vec3 vo = mv ? ph_obstacle_velocity(s, p, t0) : cr_v3(0, 0, 0);
         double vr[3] = {vm[0] - vo.x, vm[1] - vo.y, vm[2] - vo.z}, vn = 0, w2 = 0;
         for (int c = 0; c < 3; ++c) vn += n0[c] * vr[c];
         for (int c = 0; c < 3; ++c) w2 += (vr[c] - vn * n0[c]) * (vr[c] - vn * n0[c]);
@@ -248,7 +258,6 @@ int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *normal,
     int slide = 0;
     const double *vm = s->vmid + 12 * node, eps = s->stick_speed;
     for (int p = 0; p < s->ncp; ++p) {
-        const cr_obstacle_def *o = s->cob + p;
         const int mv = s->cmoving[p];
         const cr_vec3 c = mv ? ph_obstacle_shift(s, p, s->t) : cr_v3(0, 0, 0);
         double g, n[3];
@@ -258,7 +267,7 @@ int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *normal,
         f = cr_v3_madd(f, -s->ck[node] * g, vload(n));
         N += -s->ck[node] * g;
         if (s->cmu && s->cmu[2 * p] > 0) { /* sliding: as the next step's choice of mu (ph_contact_force) */
-            cr_vec3 vo = mv ? cr_v3_madd(o->velocity, s->t, o->acceleration) : cr_v3(0, 0, 0);
+            cr_vec3 vo = mv ? ph_obstacle_velocity(s, p, s->t) : cr_v3(0, 0, 0);
             double vr[3] = {vm[0] - vo.x, vm[1] - vo.y, vm[2] - vo.z};
             double vn = n[0] * vr[0] + n[1] * vr[1] + n[2] * vr[2], w2 = 0;
             for (int k = 0; k < 3; ++k) w2 += (vr[k] - vn * n[k]) * (vr[k] - vn * n[k]);
@@ -276,11 +285,13 @@ cr_status cr_ph_set_obstacles(cr_ph *s, int count, const cr_obstacle_def *obstac
                               const double *stiffness, cr_error *err)
 {
     if (count < 0) return cr_error_set(err, CR_BAD_INPUT, "ph contact: %d obstacles", count);
-    for (int p = 0; p < count; ++p) /* translating only: a turning obstacle would be taken as fixed */
-        if (obstacles[p].angular_velocity.x != 0 || obstacles[p].angular_velocity.y != 0 ||
-            obstacles[p].angular_velocity.z != 0)
+    for (int p = 0; p < count; ++p) { /* translating only: a turning obstacle would be taken as fixed */
+        const char *key = cr_obstacle_turning_key(&obstacles[p]);
+        if (key)
             return cr_error_set(err, CR_BAD_INPUT,
-                                "obstacles.%d.angular_velocity: the port_hamiltonian model's obstacles do not turn", p);
+                                "obstacles.%d.%s: the port_hamiltonian model's obstacles do not turn%s", p, key,
+                                strcmp(key, "motion") ? "" : " (a table of poses with rotations)");
+    }
     for (int I = 0; count > 0 && I < s->nn; ++I)
         if (!(radius[I] >= 0) || !isfinite(radius[I]) || !(stiffness[I] >= 0) || !isfinite(stiffness[I]))
             return cr_error_set(err, CR_BAD_INPUT, "ph contact: node %d: radius %g, stiffness %g (need finite >= 0)", I,
@@ -289,28 +300,40 @@ cr_status cr_ph_set_obstacles(cr_ph *s, int count, const cr_obstacle_def *obstac
     double *ck = count ? malloc(sizeof(double) * s->nn) : NULL, *ca = count ? malloc(sizeof(double) * s->nn) : NULL;
     cr_obstacle_def *cob = count ? malloc(sizeof *cob * count) : NULL;
     int *flags = count ? malloc(sizeof(int) * 2 * count) : NULL;
-    if (count && (!cp || !ck || !ca || !cob || !flags)) {
-        free(cp), free(ck), free(ca), free(cob), free(flags);
+    cr_obstacle_path *path = count ? calloc((size_t)count, sizeof *path) : NULL;
+    if (count && (!cp || !ck || !ca || !cob || !flags || !path)) {
+        free(cp), free(ck), free(ca), free(cob), free(flags), free(path);
         return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the ph contact");
+    }
+    for (int p = 0; p < count; ++p) {
+        cr_status st = cr_obstacle_path_init(&path[p], &obstacles[p], p, err);
+        if (st != CR_OK) {
+            for (int q = 0; q < p; ++q) cr_obstacle_path_free(&path[q]);
+            free(cp), free(ck), free(ca), free(cob), free(flags), free(path);
+            return st;
+        }
     }
     for (int p = 0; p < count; ++p) {
         const cr_obstacle_def *o = obstacles + p;
         cob[p] = *o;
+        cob[p].motion = NULL, cob[p].time = NULL; /* the paths hold their own copies */
         flags[p] = o->type == CR_OBSTACLE_PLANE && !isfinite(o->half_extents.x) && !isfinite(o->half_extents.y);
-        flags[count + p] = moving(o);
+        flags[count + p] = path[p].moves;
         /* a plane's unit normal n and offset n . p (g = n . y - o - a, as always) */
         cr_vec3 n = cr_m3_column(o->axes, 2);
         double nn = cr_v3_norm(n);
         if (flags[p] && (!(nn > 0) || !isfinite(nn) || !isfinite(cr_v3_dot(n, o->center)))) {
-            free(cp), free(ck), free(ca), free(cob), free(flags);
+            for (int q = 0; q < count; ++q) cr_obstacle_path_free(&path[q]);
+            free(cp), free(ck), free(ca), free(cob), free(flags), free(path);
             return cr_error_set(err, CR_BAD_INPUT, "ph contact: plane %d has no finite normal and point", p);
         }
         if (flags[p]) n = cr_v3_scale(n, 1.0 / nn);
         cp[4 * p] = n.x, cp[4 * p + 1] = n.y, cp[4 * p + 2] = n.z, cp[4 * p + 3] = cr_v3_dot(n, o->center);
     }
     if (count) memcpy(ck, stiffness, sizeof(double) * s->nn), memcpy(ca, radius, sizeof(double) * s->nn);
+    ph_contact_free_paths(s);
     free(s->cp), free(s->ck), free(s->ca), free(s->cmu), free(s->cf), free(s->cob), free(s->cplane);
-    s->ncp = count, s->cp = cp, s->ck = ck, s->ca = ca, s->cob = cob;
+    s->ncp = count, s->cp = cp, s->ck = ck, s->ca = ca, s->cob = cob, s->cpath = path;
     s->cplane = flags, s->cmoving = flags ? flags + count : NULL, s->any_moving = 0;
     for (int p = 0; p < count; ++p) s->any_moving |= flags[count + p];
     s->cmu = NULL, s->cf = NULL, s->stick_speed = 0; /* the friction belonged to the obstacles replaced */
