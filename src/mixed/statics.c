@@ -38,6 +38,7 @@ typedef struct static_ctx {
     int gauge_node;     /* cr_mixed_twist_gauge: the node whose twist is held, or -1 */
     cr_quat gauge_p;    /* ... at its start orientation */
     int contact_failed; /* the contact's multiplier updates ran out (contact_updates) */
+    int landing;        /* the stage landed the rod (land_stage): its failure is said there */
 } static_ctx;
 
 static void set_gauge(const static_ctx *c, cr_supports_at *at)
@@ -392,6 +393,39 @@ static cr_status contact_updates(static_ctx *c, const cr_nonlinear_problem *p, d
                         ct->max_updates, pen, drift, ct->tol);
 }
 
+/* A rod that no support holds, on obstacles alone (statics_landing.c): landed at the stage's full
+ * loads from x, then the contact's multiplier updates finish it as after load steps. The report
+ * gets the landing as one step. */
+static cr_status land_stage(static_ctx *c, const cr_nonlinear_problem *p, double *lf, double *x,
+                            const cr_static_options *o, cr_static_report *r, cr_error *err)
+{
+    double *from = (double *)c->from; /* ours: the loads go to the target at once */
+    c->landing = 1;
+    for (int j = 0; j < c->model->load_count; ++j) from[j] = c->to[j];
+    c->bc_from = 1.0, c->from_pose = NULL;
+    cr_supports_at at = set_scales(c, 1.0);
+    cr_mixed_landing land;
+    char why[400];
+    cr_status st = cr_mixed_static_land(c->model, p, &at, c->scale, x, &land, why, sizeof why);
+    if (st != CR_OK) {
+        *lf = 0.0;
+        return cr_error_set(err, st,
+                            "static stage %d: the rod is held by no support, only by obstacles, and does not touch "
+                            "them at the start; it could not be brought to rest on them: %s",
+                            c->stage, why);
+    }
+    r->total_iterations += land.iterations;
+    st = cr_static_report_append(r, 1.0, land.iterations, &land.residual, 1);
+    if (st != CR_OK) return cr_error_set(err, st, "out of memory in the static solver");
+    *lf = 1.0;
+    r->load_factor = 1.0, r->final_residual = land.residual, r->converged = 1;
+    st = contact_updates(c, p, lf, x, o, r, err);
+    if (st != CR_OK) return st;
+    if (step_done(c, 1.0, x, &r->steps[r->step_count - 1], r->step_count - 1))
+        return cr_error_set(err, CR_INTERRUPTED, "static stage %d: interrupted", c->stage);
+    return CR_OK;
+}
+
 /* A failed static stage while the rod touches obstacles with friction: say so first. A
  * tangential load beyond what Coulomb friction holds has no equilibrium (the rod slides), which
  * Newton meets as a tangent singular along the slide or as a stall; the last equilibrium says
@@ -560,11 +594,40 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
             cr_contact_begin(model->contact, state->x, model->block);
         }
         if (model->selfcontact) cr_rodcontact_reset(model->selfcontact); /* a penalty through the load steps */
-        st = cr_load_stepping_solve(&p, &lf, state->x, &o, r, err);
-        if (st == CR_OK && (model->contact || model->selfcontact))
-            st = contact_updates(&ctx, &p, &lf, state->x, &o, r, err);
+        /* a rod on obstacles alone: landed when it does not touch them (its tangent is singular in
+         * every rigid motion), and when its load steps fail (statics_landing.c); the start state
+         * and the contact's pairs are kept for that */
+        const int may_land = !held && model->contact && !model->selfcontact;
+        int touching = 0;
+        for (int k = 0; may_land && k < model->contact->nodes * model->contact->obstacle_count; ++k)
+            touching |= model->contact->pair[k].anchored;
+        double *x0 = may_land && touching ? malloc(dim * sizeof *x0) : NULL;
+        double *pairs0 = x0 ? malloc(((size_t)cr_contact_packed_size(model->contact) + 1) * sizeof *pairs0) : NULL;
+        if (x0 && pairs0) memcpy(x0, state->x, dim * sizeof *x0), cr_contact_pack(model->contact, pairs0);
+        if (may_land && !touching) {
+            st = land_stage(&ctx, &p, &lf, state->x, &o, r, err);
+        } else {
+            st = cr_load_stepping_solve(&p, &lf, state->x, &o, r, err);
+            if (st == CR_OK && (model->contact || model->selfcontact))
+                st = contact_updates(&ctx, &p, &lf, state->x, &o, r, err);
+            if (pairs0 && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE)) {
+                /* from the start again (the failed path may have slid far): its steps are dropped
+                 * from the report, their cost kept */
+                memcpy(state->x, x0, dim * sizeof *x0);
+                cr_contact_unpack(model->contact, pairs0);
+                cr_static_report failed = *r;
+                memset(r, 0, sizeof *r);
+                r->failed_attempts = failed.failed_attempts + failed.step_count;
+                r->total_iterations = failed.total_iterations;
+                cr_static_report_free(&failed);
+                ctx.contact_failed = 0;
+                st = land_stage(&ctx, &p, &lf, state->x, &o, r, err);
+            }
+        }
+        free(x0);
+        free(pairs0);
     }
-    if (model->contact && err && !ctx.contact_failed &&
+    if (model->contact && err && !ctx.contact_failed && !ctx.landing &&
         (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE))
         friction_failure(model, state->x, lf, err);
     /* the stage's end state: stable, or an equilibrium a real rod would leave (issue 9) */
@@ -601,7 +664,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
                       : cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
         }
         free(mode);
-    } else if (err && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE)) {
+    } else if (err && !ctx.landing && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE)) {
         /* a load step that failed on a tangent with a free motion: say which one, first (the
          * cause; the solver's account of the failure, which may be long, follows) */
         char why[400], msg[CR_ERROR_MESSAGE_SIZE + 420];
