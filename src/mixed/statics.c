@@ -397,7 +397,7 @@ static cr_status contact_updates(static_ctx *c, const cr_nonlinear_problem *p, d
  * loads from x, then the contact's multiplier updates finish it as after load steps. The report
  * gets the landing as one step. */
 static cr_status land_stage(static_ctx *c, const cr_nonlinear_problem *p, double *lf, double *x,
-                            const cr_static_options *o, cr_static_report *r, cr_error *err)
+                            const cr_static_options *o, cr_static_report *r, int fallback, cr_error *err)
 {
     double *from = (double *)c->from; /* ours: the loads go to the target at once */
     c->landing = 1;
@@ -410,9 +410,11 @@ static cr_status land_stage(static_ctx *c, const cr_nonlinear_problem *p, double
     if (st != CR_OK) {
         *lf = 0.0;
         return cr_error_set(err, st,
-                            "static stage %d: the rod is held by no support, only by obstacles, and does not touch "
-                            "them at the start; it could not be brought to rest on them: %s",
-                            c->stage, why);
+                            "static stage %d: the rod is held by no support, only by obstacles, and %s; it could not "
+                            "be brought to rest on them: %s",
+                            c->stage,
+                            fallback ? "its load steps failed" : "does not touch them at the start (nothing holds it)",
+                            why);
     }
     r->total_iterations += land.iterations;
     st = cr_static_report_append(r, 1.0, land.iterations, &land.residual, 1);
@@ -605,7 +607,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
         double *pairs0 = x0 ? malloc(((size_t)cr_contact_packed_size(model->contact) + 1) * sizeof *pairs0) : NULL;
         if (x0 && pairs0) memcpy(x0, state->x, dim * sizeof *x0), cr_contact_pack(model->contact, pairs0);
         if (may_land && !touching) {
-            st = land_stage(&ctx, &p, &lf, state->x, &o, r, err);
+            st = land_stage(&ctx, &p, &lf, state->x, &o, r, 0, err);
         } else {
             st = cr_load_stepping_solve(&p, &lf, state->x, &o, r, err);
             if (st == CR_OK && (model->contact || model->selfcontact))
@@ -621,7 +623,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
                 r->total_iterations = failed.total_iterations;
                 cr_static_report_free(&failed);
                 ctx.contact_failed = 0;
-                st = land_stage(&ctx, &p, &lf, state->x, &o, r, err);
+                st = land_stage(&ctx, &p, &lf, state->x, &o, r, 1, err);
             }
         }
         free(x0);

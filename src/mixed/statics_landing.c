@@ -330,11 +330,8 @@ cr_status cr_mixed_static_land(const cr_model *m, const cr_nonlinear_problem *p,
         double pen, drift;
         contacts_done = cr_contact_update(m->contact, x, m->block, &pen, &drift);
         /* switched evolution relaxation, at least doubled after an easy step (a free fall) */
-        if (r_prev > 0 || k == 0) {
-            double ser = r_prev > 0 ? r_prev / fmax(r, DBL_MIN) : 1.0;
-            double grow = fmax(ser, iters <= 3 ? 2.0 : 1.0 / LAND_GROWTH);
-            dtau *= fmin(LAND_GROWTH, grow);
-        }
+        const double ser = r_prev > 0 ? r_prev / fmax(r, DBL_MIN) : 1.0;
+        dtau *= fmin(LAND_GROWTH, fmax(ser, iters <= 3 ? 2.0 : 1.0 / LAND_GROWTH));
         /* Δτ at most 1e12 of the start: what no force drives (the slide along a frictionless
          * obstacle) stays held by D */
         dtau = fmin(dtau, 1e12 * dtau0);
@@ -346,6 +343,18 @@ cr_status cr_mixed_static_land(const cr_model *m, const cr_nonlinear_problem *p,
         st = CR_NOT_CONVERGED;
     }
 done:
+    if (st != CR_OK && st != CR_NO_MEMORY && x0) {
+        /* landed but not at rest: the loads drive it along the obstacles it touches */
+        cr_contact_totals t;
+        cr_contact_totals_at(m->contact, x, m->block, &t);
+        size_t used = strlen(why);
+        if (t.active > 0 && used + 1 < size)
+            snprintf(why + used, size - used,
+                     "; it touches the obstacles at %d nodes but does not come to rest on them: the loads push it "
+                     "along them, which friction does not hold there (a frictionless or too steep surface has no "
+                     "static equilibrium; a dynamic stage follows the slide)",
+                     t.active);
+    }
     if (st != CR_OK && x0) memcpy(x, x0, dim * sizeof *x);
     free(D), free(x0), free(w.F), free(w.G), free(w.dx), free(w.xk), free(w.xp), free(w.Fr);
     cr_blocktri_destroy(w.Jr);
