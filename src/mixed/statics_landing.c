@@ -192,6 +192,42 @@ static void anchor_landings(const cr_model *m, const double *D, double dtau, con
     ct->tol = tol;
 }
 
+/* A node's position in obstacle k's own frame, where its distance is measured (contact.c's
+ * local_at: turned back about the centre by Exp(ω t)ᵀ, translated back by v t + a t²/2) */
+static cr_vec3 obstacle_local(const cr_obstacle_def *o, double t, cr_vec3 r)
+{
+    const cr_vec3 d = cr_v3_sub(cr_v3_sub(r, cr_v3_madd(cr_v3_scale(o->velocity, t), 0.5 * t * t, o->acceleration)),
+                                o->center);
+    const double a = cr_v3_norm(o->angular_velocity) * t;
+    if (!(a != 0)) return cr_v3_add(o->center, d);
+    const cr_mat3 R = cr_q_exp(cr_q_axis_angle(cr_v3_normalize(o->angular_velocity), a));
+    return cr_v3_add(o->center, cr_m3_tmulv(R, d));
+}
+
+/* The multiplier updates stop once no node is deeper than the tolerance: a node that pressed
+ * harder while it landed (the pseudo-inertia's push) keeps a larger λ_N and may then rest on it
+ * above the surface, up to λ_N/ε (0.8 µm against a tolerance of 0.5 µm for a cord on the
+ * ground). The Uzawa update λ_N ← N of such pairs, pressing with a gap above the tolerance; 1
+ * when there were none. */
+static int settle_gaps(cr_contact *ct, const double *x, int stride)
+{
+    int settled = 1;
+    for (int i = 0; i < ct->nodes; ++i) {
+        const cr_vec3 r = cr_v3_load(x + (size_t)i * stride);
+        for (int k = 0; k < ct->obstacle_count; ++k) {
+            cr_contact_pair *pr = &ct->pair[(size_t)i * ct->obstacle_count + k];
+            double phi;
+            if (!(pr->lambda_n > 0) || !cr_obstacle_distance(&ct->obstacles[k], obstacle_local(&ct->obstacles[k],
+                                                                                                  ct->time, r),
+                                                              &phi, NULL, NULL))
+                continue;
+            const double g = phi - ct->radius[i], N = pr->lambda_n - ct->eps * ct->weight[i] * g;
+            if (g > ct->tol && N > 0) pr->lambda_n = N, settled = 0;
+        }
+    }
+    return settled;
+}
+
 /* One implicit Euler step from x (F = F(x) in w->F): Newton on G = 0 with the position
  * correction. CR_OK with x the step's end (*iters: its updates); otherwise x as it came. */
 static cr_status land_step(const cr_model *m, const cr_nonlinear_problem *p, const cr_supports_at *at,
@@ -329,6 +365,7 @@ cr_status cr_mixed_static_land(const cr_model *m, const cr_nonlinear_problem *p,
         report->steps++;
         double pen, drift;
         contacts_done = cr_contact_update(m->contact, x, m->block, &pen, &drift);
+        if (contacts_done) contacts_done = settle_gaps(m->contact, x, m->block);
         /* switched evolution relaxation, at least doubled after an easy step (a free fall) */
         const double ser = r_prev > 0 ? r_prev / fmax(r, DBL_MIN) : 1.0;
         dtau *= fmin(LAND_GROWTH, fmax(ser, iters <= 3 ? 2.0 : 1.0 / LAND_GROWTH));
