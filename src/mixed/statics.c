@@ -137,6 +137,8 @@ static cr_status correct_positions(void *ctx, double lf, double *x)
     return CR_OK;
 }
 
+static int gram_rank(double G[6][6]);
+
 /* Rigid-body motions of the whole rod that the active supports leave free, at the
  * state's node positions: 6 minus the rank of the supports' constraints on a rigid
  * motion (v, ω) — a held translation along d at r: dᵀ(v + ω × (r − c)), a held
@@ -164,8 +166,13 @@ static int free_rigid_modes(const cr_model *m, const cr_state *s, int stage)
                 for (int j = 0; j < 6; ++j) G[i][j] += row[i] * row[j];
         }
     }
-    /* rank of the Gram matrix: Gaussian elimination with complete pivoting (it is
-     * symmetric positive semidefinite, its pivots are the eigenvalues' scale) */
+    return 6 - gram_rank(G);
+}
+
+/* Rank of a 6×6 Gram matrix (destroyed): Gaussian elimination with complete pivoting (it is
+ * symmetric positive semidefinite, its pivots are the eigenvalues' scale) */
+static int gram_rank(double G[6][6])
+{
     int rank = 0;
     double top = 0;
     for (int i = 0; i < 6; ++i) top = fmax(top, G[i][i]);
@@ -188,7 +195,61 @@ static int free_rigid_modes(const cr_model *m, const cr_state *s, int stage)
         }
         ++rank;
     }
-    return 6 - rank;
+    return rank;
+}
+
+/* Whether the loads drive a rigid motion of a rod that no support holds, which the obstacles it
+ * touches at x do not hold: then it has to land (statics_landing.c) before any equilibrium, and
+ * the load steps, which meet its contacts frictionless, would slide it off or stall. Each node's
+ * contact holds what its stiffness K = ∂f/∂r holds (all three translations of a node stuck by
+ * friction, the normal of a frictionless one); the twist gauge holds the turn about its node's
+ * axis. The residual F at the stage's loads (contact forces included: a preload from the
+ * previous stage balances its share) gives the rigid motions' generalized force b; it is driven
+ * when b is not in the span of the held rows (the rank grows by b bᵀ). Lengths in rod lengths,
+ * as free_rigid_modes. */
+static int needs_landing(const cr_model *m, const double *x, const double *F, int gauge_node)
+{
+    double G[6][6] = {{0}}, H[6][6], b[6] = {0, 0, 0, 0, 0, 0};
+    const double L = m->length > 0 ? m->length : 1.0;
+    const cr_vec3 c = cr_x_position(m, x, 0);
+    for (int i = 0; i < m->nodes; ++i) {
+        const cr_vec3 r = cr_v3_scale(cr_v3_sub(cr_x_position(m, x, i), c), 1.0 / L);
+        const double *f = F + (size_t)i * m->block;
+        const cr_vec3 fi = cr_v3(f[0], f[1], f[2]);
+        const cr_vec3 mi = cr_m3_mulv(cr_q_exp(cr_x_orientation(m, x, i)), cr_v3(f[3], f[4], f[5]));
+        const cr_vec3 w = cr_v3_add(cr_v3_cross(r, fi), cr_v3_scale(mi, 1.0 / L));
+        b[0] += fi.x, b[1] += fi.y, b[2] += fi.z, b[3] += w.x, b[4] += w.y, b[5] += w.z;
+        cr_vec3 f_c;
+        cr_mat3 K;
+        cr_contact_info info;
+        cr_contact_node_force(m->contact, i, cr_x_position(m, x, i), &f_c, &K, &info);
+        if (!info.active) continue;
+        double kn = 0;
+        for (int a = 0; a < 3; ++a)
+            for (int k = 0; k < 3; ++k) kn = fmax(kn, fabs(K.m[a][k]));
+        if (!(kn > 0)) continue;
+        for (int a = 0; a < 3; ++a) {
+            const cr_vec3 d = cr_v3_scale(cr_v3(K.m[a][0], K.m[a][1], K.m[a][2]), 1.0 / kn), rd = cr_v3_cross(r, d);
+            const double row[6] = {d.x, d.y, d.z, rd.x, rd.y, rd.z};
+            for (int p = 0; p < 6; ++p)
+                for (int q = 0; q < 6; ++q) G[p][q] += row[p] * row[q];
+        }
+    }
+    if (gauge_node >= 0) {
+        const cr_vec3 d = cr_m3_column(cr_q_exp(cr_x_orientation(m, x, gauge_node)), 0);
+        const double row[6] = {0, 0, 0, d.x, d.y, d.z};
+        for (int p = 0; p < 6; ++p)
+            for (int q = 0; q < 6; ++q) G[p][q] += row[p] * row[q];
+    }
+    double bn = 0, top = 0;
+    for (int p = 0; p < 6; ++p) bn += b[p] * b[p], top = fmax(top, G[p][p]);
+    if (!(bn > 0)) return 0; /* nothing drives it */
+    bn = sqrt(bn);
+    /* b̂ b̂ᵀ at the scale of one held row (a rod touching nowhere: G = 0) */
+    const double sc = top > 0 ? top : 1.0;
+    for (int p = 0; p < 6; ++p)
+        for (int q = 0; q < 6; ++q) H[p][q] = G[p][q] + sc * b[p] / bn * b[q] / bn;
+    return gram_rank(H) > gram_rank(G);
 }
 
 /* Largest turn of a node in one Newton update of a mechanism (rad, linearized: twice
@@ -600,13 +661,17 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
          * every rigid motion), and when its load steps fail (statics_landing.c); the start state
          * and the contact's pairs are kept for that */
         const int may_land = !held && model->contact && !model->selfcontact;
-        int touching = 0;
-        for (int k = 0; may_land && k < model->contact->nodes * model->contact->obstacle_count; ++k)
-            touching |= model->contact->pair[k].anchored;
-        double *x0 = may_land && touching ? malloc(dim * sizeof *x0) : NULL;
+        int land = 0;
+        if (may_land) {
+            double *F0 = malloc(dim * sizeof *F0);
+            land = F0 && eval(&ctx, 1.0, state->x, F0, NULL) == CR_OK &&
+                   needs_landing(model, state->x, F0, ctx.gauge_node);
+            free(F0);
+        }
+        double *x0 = may_land && !land ? malloc(dim * sizeof *x0) : NULL;
         double *pairs0 = x0 ? malloc(((size_t)cr_contact_packed_size(model->contact) + 1) * sizeof *pairs0) : NULL;
         if (x0 && pairs0) memcpy(x0, state->x, dim * sizeof *x0), cr_contact_pack(model->contact, pairs0);
-        if (may_land && !touching) {
+        if (land) {
             st = land_stage(&ctx, &p, &lf, state->x, &o, r, 0, err);
         } else {
             st = cr_load_stepping_solve(&p, &lf, state->x, &o, r, err);
