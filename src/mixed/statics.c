@@ -473,8 +473,7 @@ static cr_status land_stage(static_ctx *c, const cr_nonlinear_problem *p, double
         return cr_error_set(err, st,
                             "static stage %d: the rod is held by no support, only by obstacles, and %s; it could not "
                             "be brought to rest on them: %s",
-                            c->stage,
-                            fallback ? "its load steps failed" : "does not touch them at the start (nothing holds it)",
+                            c->stage, fallback ? "its load steps failed" : "the loads move it off them at the start",
                             why);
     }
     r->total_iterations += land.iterations;
