@@ -15,7 +15,10 @@
 #     slide along the fall is 7.9 mm) and to 0.25 mm across it (the dynamic contact's penalty
 #     depth, 0.18 mm);
 #   a frictionless ground under vertical gravity: lands, its slide a gauge that stays put;
-#   a rod with no obstacle in the loads' direction: the failure names the stage and says so.
+#   a rod with no obstacle in the loads' direction: the failure names the stage and says so, also
+#     as the fallback of load steps that failed (a rod lifted off the ground);
+#   a rod leaning on the ground by its end falls flat: the ground carries the weight (1e-9), every
+#     node's friction within mu_s N, and it lies where the same fall with heavy drag ends (0.5 mm).
 # Usage: static_landing.sh CLI SOURCE_DIR
 set -u
 cli=$1
@@ -130,6 +133,38 @@ fi
 # the ground above the rod, the load pulling it away: nothing to land on
 expect_error 2 "static stage 0: the rod is held by no support, only by obstacles" run "$tmp/drop.json" -q \
     -o "$tmp/none" --set 'stages=[{"type":"static"}]' --set 'loads.0.value=[0,0,9.81]'
-grep -qF "no obstacle lies below it in that direction" "$tmp/err" && ok "... and says no obstacle lies in the loads' direction" ||
+grep -qF "no obstacle lies in that direction" "$tmp/err" && ok "... and says no obstacle lies in the loads' direction" ||
     bad "no obstacle: $(head -c 400 "$tmp/err")"
+# load steps that fail on a rod lying on the ground (a pull up beyond its weight lifts it off):
+# the landing is their fallback, and says where the rod went
+expect_error 2 "static stage 0: the rod is held by no support, only by obstacles, and its load steps failed" run "$ex" \
+    -q -o "$tmp/up" --set 'stages=[{"type":"static"}]' \
+    --set 'loads=[{"type":"gravity","value":[0,0,-9.81]},{"type":"force","node":20,"value":[0,0,3.4]}]'
+grep -qF "no obstacle lies in that direction" "$tmp/err" && ok "... and says no obstacle lies in the loads' direction" ||
+    bad "lifted off: $(head -c 400 "$tmp/err")"
+
+# a rod leaning on the ground by its end (5.7 degrees): it falls flat about the end, which sticks;
+# against the same fall with heavy drag in a dynamic stage (the end's slide on impact is within
+# the friction's indeterminacy: 0.5 mm)
+lean='{"type":"straight","origin":[0,0,0.005],"frame":{"e_x":[0.9950042,0,0.0998334],"e_y":[0,1,0]}}'
+if "$cli" run "$tmp/drop.json" -q -o "$tmp/lean" --set 'loads.0.value=[0,0,-9.81]' --set "rod.reference=$lean" \
+    --set 'stages=[{"type":"static"}]' > "$tmp/lean.log" 2>&1 &&
+    "$cli" run "$tmp/drop.json" -q -o "$tmp/leand" --set 'loads.0.value=[0,0,-9.81]' --set "rod.reference=$lean" \
+        --set 'rod.damping={"drag":10,"rotational_drag":0.001}' \
+        --set 'stages=[{"type":"dynamic","t_end":3,"output_dt":0.1,"rtol":1e-5,"atol":1e-8}]' > "$tmp/leand.log" 2>&1; then
+    python3 - "$tmp/lean" "$tmp/leand" <<'PY' && ok "leaning rod falls flat where the damped fall ends (0.5 mm)" || bad "leaning rod"
+import csv, json, math, sys
+s = json.load(open(sys.argv[1] + "/summary.json"))
+c = s["contact"]
+W = 1100 * math.pi * 0.005**2 * 9.81
+assert s["converged"] and abs(c["force"][2] / W - 1) < 1e-9 and math.hypot(c["force"][0], c["force"][1]) < 1e-9 * W, c
+assert c["active"] == 21 and c["largest_penetration"] <= c["tolerance"], c
+a, b = ([{k: float(v) for k, v in r.items()} for r in csv.DictReader(open(d + "/nodes.csv"))] for d in sys.argv[1:])
+for p, q in zip(a, b):
+    assert math.hypot(p["contact_fx"], p["contact_fy"]) <= 0.6 * p["contact_fz"] * (1 + 1e-9), p
+    assert abs(p["x"] - q["x"]) < 5e-4 and abs(p["y"]) < 1e-9 and abs(p["z"] - q["z"]) < 2.5e-4, (p, q)
+PY
+else
+    bad "leaning rod: a run failed: $(head -c 600 "$tmp/lean.log" "$tmp/leand.log")"
+fi
 exit $fail

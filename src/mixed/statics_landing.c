@@ -342,8 +342,8 @@ cr_status cr_mixed_static_land(const cr_model *m, const cr_nonlinear_problem *p,
             cr_contact_totals_at(m->contact, x, m->block, &t);
             if (t.active == 0) {
                 snprintf(why, size,
-                         "it moved %.3g m (%g rod lengths) in the loads' direction without meeting an obstacle: "
-                         "no obstacle lies below it in that direction",
+                         "it moved %.3g m (more than %g rod lengths) in the loads' direction without meeting an "
+                         "obstacle: no obstacle lies in that direction",
                          distance(m, x, x0), LAND_FAR);
                 st = CR_NOT_CONVERGED;
                 goto done;
