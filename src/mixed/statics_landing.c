@@ -31,7 +31,7 @@
 #include <string.h>
 
 /* Pseudo-time steps of one landing */
-#define LAND_STEPS 400
+#define LAND_STEPS 1000
 /* Newton iterations of one step, and its tolerance relative to the residual at its start */
 #define LAND_INNER 10
 #define LAND_INNER_TOL 1e-3
