@@ -456,9 +456,10 @@ static cr_status contact_updates(static_ctx *c, const cr_nonlinear_problem *p, d
 
 /* A rod that no support holds, on obstacles alone (statics_landing.c): landed at the stage's full
  * loads from x, then the contact's multiplier updates finish it as after load steps. The report
- * gets the landing as one step. */
+ * gets the landing as one step. fallback_lf: the load factor its failed load steps reached (< 0:
+ * none were tried). */
 static cr_status land_stage(static_ctx *c, const cr_nonlinear_problem *p, double *lf, double *x,
-                            const cr_static_options *o, cr_static_report *r, int fallback, cr_error *err)
+                            const cr_static_options *o, cr_static_report *r, double fallback_lf, cr_error *err)
 {
     double *from = (double *)c->from; /* ours: the loads go to the target at once */
     c->landing = 1;
@@ -466,15 +467,24 @@ static cr_status land_stage(static_ctx *c, const cr_nonlinear_problem *p, double
     c->bc_from = 1.0, c->from_pose = NULL;
     cr_supports_at at = set_scales(c, 1.0);
     cr_mixed_landing land;
-    char why[400];
+    char why[400], how[80];
+    /* on failure the state is the start's, and so are the contact's pairs */
+    double *pairs = malloc(((size_t)cr_contact_packed_size(c->model->contact) + 1) * sizeof *pairs);
+    if (!pairs) return cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
+    cr_contact_pack(c->model->contact, pairs);
     cr_status st = cr_mixed_static_land(c->model, p, &at, c->scale, x, &land, why, sizeof why);
+    if (st != CR_OK) cr_contact_unpack(c->model->contact, pairs);
+    free(pairs);
     if (st != CR_OK) {
+        if (fallback_lf >= 0)
+            snprintf(how, sizeof how, "its load steps failed (at load factor %.4g)", fallback_lf);
+        else
+            snprintf(how, sizeof how, "the loads move it off them at the start");
         *lf = 0.0;
         return cr_error_set(err, st,
                             "static stage %d: the rod is held by no support, only by obstacles, and %s; it could not "
                             "be brought to rest on them: %s",
-                            c->stage, fallback ? "its load steps failed" : "the loads move it off them at the start",
-                            why);
+                            c->stage, how, why);
     }
     r->total_iterations += land.iterations;
     st = cr_static_report_append(r, 1.0, land.iterations, &land.residual, 1);
@@ -656,9 +666,9 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
             cr_contact_begin(model->contact, state->x, model->block);
         }
         if (model->selfcontact) cr_rodcontact_reset(model->selfcontact); /* a penalty through the load steps */
-        /* a rod on obstacles alone: landed when it does not touch them (its tangent is singular in
-         * every rigid motion), and when its load steps fail (statics_landing.c); the start state
-         * and the contact's pairs are kept for that */
+        /* a rod on obstacles alone: landed when the loads drive a rigid motion that its contacts at
+         * the start do not hold (needs_landing), and when its load steps fail (statics_landing.c);
+         * the start state and the contact's pairs are kept for that */
         const int may_land = !held && model->contact && !model->selfcontact;
         int land = 0;
         if (may_land) {
@@ -671,7 +681,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
         double *pairs0 = x0 ? malloc(((size_t)cr_contact_packed_size(model->contact) + 1) * sizeof *pairs0) : NULL;
         if (x0 && pairs0) memcpy(x0, state->x, dim * sizeof *x0), cr_contact_pack(model->contact, pairs0);
         if (land) {
-            st = land_stage(&ctx, &p, &lf, state->x, &o, r, 0, err);
+            st = land_stage(&ctx, &p, &lf, state->x, &o, r, -1.0, err);
         } else {
             st = cr_load_stepping_solve(&p, &lf, state->x, &o, r, err);
             if (st == CR_OK && (model->contact || model->selfcontact))
@@ -687,7 +697,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
                 r->total_iterations = failed.total_iterations;
                 cr_static_report_free(&failed);
                 ctx.contact_failed = 0;
-                st = land_stage(&ctx, &p, &lf, state->x, &o, r, 1, err);
+                st = land_stage(&ctx, &p, &lf, state->x, &o, r, lf, err);
             }
         }
         free(x0);

@@ -280,6 +280,7 @@ cr_status cr_mixed_static_land(const cr_model *m, const cr_nonlinear_problem *p,
                                const double *scale, double *x, cr_mixed_landing *report, char *why, size_t size)
 {
     memset(report, 0, sizeof *report);
+    if (size > 0) why[0] = '\0';
     if (!m->contact) {
         snprintf(why, size, "no obstacle to land on");
         return CR_BAD_INPUT;
@@ -323,7 +324,10 @@ cr_status cr_mixed_static_land(const cr_model *m, const cr_nonlinear_problem *p,
     double dtau = dtau0, r_prev = -1, r_peak = 0, r = 0;
     int contacts_done = 0, stagnant = 0;
     for (int k = 0; k < LAND_STEPS; ++k) {
-        if (k > 0 && (st = p->eval(p->ctx, 1.0, x, w.F, NULL)) != CR_OK) break;
+        if (k > 0 && (st = p->eval(p->ctx, 1.0, x, w.F, NULL)) != CR_OK) {
+            snprintf(why, size, "the residual could not be evaluated after pseudo-time step %d", k);
+            goto done;
+        }
         r = rms(w.F, dim);
         if (!isfinite(r)) {
             st = CR_NONFINITE;
@@ -354,7 +358,7 @@ cr_status cr_mixed_static_land(const cr_model *m, const cr_nonlinear_problem *p,
         while ((st = land_step(m, p, at, scale, D, dtau, r, x, &w, &iters)) != CR_OK) {
             report->iterations += iters;
             if (st == CR_NO_MEMORY || dtau < 1e-8 * dtau0) {
-                snprintf(why, size, "pseudo-time step %d failed at every step size down to %.3g (residual %.3g N)",
+                snprintf(why, size, "pseudo-time step %d failed at every step size down to %.3g (RMS residual %.3g)",
                          k + 1, dtau, r);
                 goto done;
             }
@@ -375,7 +379,7 @@ cr_status cr_mixed_static_land(const cr_model *m, const cr_nonlinear_problem *p,
         r_prev = r;
     }
     if (st == CR_OK) {
-        snprintf(why, size, "it did not come to rest in %d pseudo-time steps (residual %.3g N, largest %.3g N)",
+        snprintf(why, size, "it did not come to rest in %d pseudo-time steps (RMS residual %.3g, largest %.3g)",
                  LAND_STEPS, r, r_peak);
         st = CR_NOT_CONVERGED;
     }
