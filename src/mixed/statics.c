@@ -477,7 +477,7 @@ static cr_status land_stage(static_ctx *c, const cr_nonlinear_problem *p, double
     free(pairs);
     if (st != CR_OK) {
         if (fallback_lf >= 0)
-            snprintf(how, sizeof how, "its load steps failed (at load factor %.4g)", fallback_lf);
+            snprintf(how, sizeof how, "its load steps failed beyond load factor %.4g", fallback_lf);
         else
             snprintf(how, sizeof how, "the loads move it off them at the start");
         *lf = 0.0;
