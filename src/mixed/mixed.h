@@ -99,6 +99,19 @@ cr_status cr_mixed_static_leave(const cr_model *m, const cr_nonlinear_problem *p
                                 const double *scale, const cr_static_options *o, const cr_static_tangent *tangent,
                                 double *x, double *mode, cr_stability_report *report, cr_error *err);
 
+/* Lands a rod that no support holds on its obstacles (statics_landing.c, docs/theory.md "A rod
+ * held by obstacles alone"): pseudo-transient continuation of the damped flow D ẋ = F(x) on p's
+ * residual at load factor 1 (with at, scale as there), D the lumped masses, from x until it rests
+ * with the contact's multiplier updates converged. On CR_OK x is that equilibrium; otherwise x is
+ * as it came (the contact's pairs are not: the caller keeps them) and `why` says why. */
+typedef struct cr_mixed_landing {
+    int steps, iterations; /* pseudo-time steps, Newton updates */
+    double fell;           /* largest node displacement from the start (m) */
+    double residual;       /* RMS residual at the end */
+} cr_mixed_landing;
+cr_status cr_mixed_static_land(const cr_model *m, const cr_nonlinear_problem *p, const cr_supports_at *at,
+                               const double *scale, double *x, cr_mixed_landing *report, char *why, size_t size);
+
 /* When the static tangent at x is singular: 1, with a sentence saying which motion
  * (twist, a rotation, a translation) at which nodes nothing holds and what to hold, in
  * out; else 0. For the message of a failed solve (cheap: two solves). */

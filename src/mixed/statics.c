@@ -38,6 +38,7 @@ typedef struct static_ctx {
     int gauge_node;     /* cr_mixed_twist_gauge: the node whose twist is held, or -1 */
     cr_quat gauge_p;    /* ... at its start orientation */
     int contact_failed; /* the contact's multiplier updates ran out (contact_updates) */
+    int landing;        /* the stage landed the rod (land_stage): its failure is said there */
 } static_ctx;
 
 static void set_gauge(const static_ctx *c, cr_supports_at *at)
@@ -136,6 +137,8 @@ static cr_status correct_positions(void *ctx, double lf, double *x)
     return CR_OK;
 }
 
+static int gram_rank(double G[6][6]);
+
 /* Rigid-body motions of the whole rod that the active supports leave free, at the
  * state's node positions: 6 minus the rank of the supports' constraints on a rigid
  * motion (v, ω) — a held translation along d at r: dᵀ(v + ω × (r − c)), a held
@@ -163,8 +166,13 @@ static int free_rigid_modes(const cr_model *m, const cr_state *s, int stage)
                 for (int j = 0; j < 6; ++j) G[i][j] += row[i] * row[j];
         }
     }
-    /* rank of the Gram matrix: Gaussian elimination with complete pivoting (it is
-     * symmetric positive semidefinite, its pivots are the eigenvalues' scale) */
+    return 6 - gram_rank(G);
+}
+
+/* Rank of a 6×6 Gram matrix (destroyed): Gaussian elimination with complete pivoting (it is
+ * symmetric positive semidefinite, its pivots are the eigenvalues' scale) */
+static int gram_rank(double G[6][6])
+{
     int rank = 0;
     double top = 0;
     for (int i = 0; i < 6; ++i) top = fmax(top, G[i][i]);
@@ -187,7 +195,61 @@ static int free_rigid_modes(const cr_model *m, const cr_state *s, int stage)
         }
         ++rank;
     }
-    return 6 - rank;
+    return rank;
+}
+
+/* Whether the loads drive a rigid motion of a rod that no support holds, which the obstacles it
+ * touches at x do not hold: then it has to land (statics_landing.c) before any equilibrium, and
+ * the load steps, which meet its contacts frictionless, would slide it off or stall. Each node's
+ * contact holds what its stiffness K = ∂f/∂r holds (all three translations of a node stuck by
+ * friction, the normal of a frictionless one); the twist gauge holds the turn about its node's
+ * axis. The residual F at the stage's loads (contact forces included: a preload from the
+ * previous stage balances its share) gives the rigid motions' generalized force b; it is driven
+ * when b is not in the span of the held rows (the rank grows by b bᵀ). Lengths in rod lengths,
+ * as free_rigid_modes. */
+static int needs_landing(const cr_model *m, const double *x, const double *F, int gauge_node)
+{
+    double G[6][6] = {{0}}, H[6][6], b[6] = {0, 0, 0, 0, 0, 0};
+    const double L = m->length > 0 ? m->length : 1.0;
+    const cr_vec3 c = cr_x_position(m, x, 0);
+    for (int i = 0; i < m->nodes; ++i) {
+        const cr_vec3 r = cr_v3_scale(cr_v3_sub(cr_x_position(m, x, i), c), 1.0 / L);
+        const double *f = F + (size_t)i * m->block;
+        const cr_vec3 fi = cr_v3(f[0], f[1], f[2]);
+        const cr_vec3 mi = cr_m3_mulv(cr_q_exp(cr_x_orientation(m, x, i)), cr_v3(f[3], f[4], f[5]));
+        const cr_vec3 w = cr_v3_add(cr_v3_cross(r, fi), cr_v3_scale(mi, 1.0 / L));
+        b[0] += fi.x, b[1] += fi.y, b[2] += fi.z, b[3] += w.x, b[4] += w.y, b[5] += w.z;
+        cr_vec3 f_c;
+        cr_mat3 K;
+        cr_contact_info info;
+        cr_contact_node_force(m->contact, i, cr_x_position(m, x, i), &f_c, &K, &info);
+        if (!info.active) continue;
+        double kn = 0;
+        for (int a = 0; a < 3; ++a)
+            for (int k = 0; k < 3; ++k) kn = fmax(kn, fabs(K.m[a][k]));
+        if (!(kn > 0)) continue;
+        for (int a = 0; a < 3; ++a) {
+            const cr_vec3 d = cr_v3_scale(cr_v3(K.m[a][0], K.m[a][1], K.m[a][2]), 1.0 / kn), rd = cr_v3_cross(r, d);
+            const double row[6] = {d.x, d.y, d.z, rd.x, rd.y, rd.z};
+            for (int p = 0; p < 6; ++p)
+                for (int q = 0; q < 6; ++q) G[p][q] += row[p] * row[q];
+        }
+    }
+    if (gauge_node >= 0) {
+        const cr_vec3 d = cr_m3_column(cr_q_exp(cr_x_orientation(m, x, gauge_node)), 0);
+        const double row[6] = {0, 0, 0, d.x, d.y, d.z};
+        for (int p = 0; p < 6; ++p)
+            for (int q = 0; q < 6; ++q) G[p][q] += row[p] * row[q];
+    }
+    double bn = 0, top = 0;
+    for (int p = 0; p < 6; ++p) bn += b[p] * b[p], top = fmax(top, G[p][p]);
+    if (!(bn > 0)) return 0; /* nothing drives it */
+    bn = sqrt(bn);
+    /* b̂ b̂ᵀ at the scale of one held row (a rod touching nowhere: G = 0) */
+    const double sc = top > 0 ? top : 1.0;
+    for (int p = 0; p < 6; ++p)
+        for (int q = 0; q < 6; ++q) H[p][q] = G[p][q] + sc * b[p] / bn * b[q] / bn;
+    return gram_rank(H) > gram_rank(G);
 }
 
 /* Largest turn of a node in one Newton update of a mechanism (rad, linearized: twice
@@ -392,6 +454,50 @@ static cr_status contact_updates(static_ctx *c, const cr_nonlinear_problem *p, d
                         ct->max_updates, pen, drift, ct->tol);
 }
 
+/* A rod that no support holds, on obstacles alone (statics_landing.c): landed at the stage's full
+ * loads from x, then the contact's multiplier updates finish it as after load steps. The report
+ * gets the landing as one step. fallback_lf: the load factor its failed load steps reached (< 0:
+ * none were tried). */
+static cr_status land_stage(static_ctx *c, const cr_nonlinear_problem *p, double *lf, double *x,
+                            const cr_static_options *o, cr_static_report *r, double fallback_lf, cr_error *err)
+{
+    double *from = (double *)c->from; /* ours: the loads go to the target at once */
+    c->landing = 1;
+    for (int j = 0; j < c->model->load_count; ++j) from[j] = c->to[j];
+    c->bc_from = 1.0, c->from_pose = NULL;
+    cr_supports_at at = set_scales(c, 1.0);
+    cr_mixed_landing land;
+    char why[400], how[80];
+    /* on failure the state is the start's, and so are the contact's pairs */
+    double *pairs = malloc(((size_t)cr_contact_packed_size(c->model->contact) + 1) * sizeof *pairs);
+    if (!pairs) return cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
+    cr_contact_pack(c->model->contact, pairs);
+    cr_status st = cr_mixed_static_land(c->model, p, &at, c->scale, x, &land, why, sizeof why);
+    if (st != CR_OK) cr_contact_unpack(c->model->contact, pairs);
+    free(pairs);
+    if (st != CR_OK) {
+        if (fallback_lf >= 0)
+            snprintf(how, sizeof how, "its load steps failed beyond load factor %.4g", fallback_lf);
+        else
+            snprintf(how, sizeof how, "the loads move it off them at the start");
+        *lf = 0.0;
+        return cr_error_set(err, st,
+                            "static stage %d: the rod is held by no support, only by obstacles, and %s; it could not "
+                            "be brought to rest on them: %s",
+                            c->stage, how, why);
+    }
+    r->total_iterations += land.iterations;
+    st = cr_static_report_append(r, 1.0, land.iterations, &land.residual, 1);
+    if (st != CR_OK) return cr_error_set(err, st, "out of memory in the static solver");
+    *lf = 1.0;
+    r->load_factor = 1.0, r->final_residual = land.residual, r->converged = 1;
+    st = contact_updates(c, p, lf, x, o, r, err);
+    if (st != CR_OK) return st;
+    if (step_done(c, 1.0, x, &r->steps[r->step_count - 1], r->step_count - 1))
+        return cr_error_set(err, CR_INTERRUPTED, "static stage %d: interrupted", c->stage);
+    return CR_OK;
+}
+
 /* A failed static stage while the rod touches obstacles with friction: say so first. A
  * tangential load beyond what Coulomb friction holds has no equilibrium (the rod slides), which
  * Newton meets as a tangent singular along the slide or as a stall; the last equilibrium says
@@ -560,11 +666,44 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
             cr_contact_begin(model->contact, state->x, model->block);
         }
         if (model->selfcontact) cr_rodcontact_reset(model->selfcontact); /* a penalty through the load steps */
-        st = cr_load_stepping_solve(&p, &lf, state->x, &o, r, err);
-        if (st == CR_OK && (model->contact || model->selfcontact))
-            st = contact_updates(&ctx, &p, &lf, state->x, &o, r, err);
+        /* a rod on obstacles alone: landed when the loads drive a rigid motion that its contacts at
+         * the start do not hold (needs_landing), and when its load steps fail (statics_landing.c);
+         * the start state and the contact's pairs are kept for that */
+        const int may_land = !held && model->contact && !model->selfcontact;
+        int land = 0;
+        if (may_land) {
+            double *F0 = malloc(dim * sizeof *F0);
+            land = F0 && eval(&ctx, 1.0, state->x, F0, NULL) == CR_OK &&
+                   needs_landing(model, state->x, F0, ctx.gauge_node);
+            free(F0);
+        }
+        double *x0 = may_land && !land ? malloc(dim * sizeof *x0) : NULL;
+        double *pairs0 = x0 ? malloc(((size_t)cr_contact_packed_size(model->contact) + 1) * sizeof *pairs0) : NULL;
+        if (x0 && pairs0) memcpy(x0, state->x, dim * sizeof *x0), cr_contact_pack(model->contact, pairs0);
+        if (land) {
+            st = land_stage(&ctx, &p, &lf, state->x, &o, r, -1.0, err);
+        } else {
+            st = cr_load_stepping_solve(&p, &lf, state->x, &o, r, err);
+            if (st == CR_OK && (model->contact || model->selfcontact))
+                st = contact_updates(&ctx, &p, &lf, state->x, &o, r, err);
+            if (pairs0 && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE)) {
+                /* from the start again (the failed path may have slid far): its steps are dropped
+                 * from the report, their cost kept */
+                memcpy(state->x, x0, dim * sizeof *x0);
+                cr_contact_unpack(model->contact, pairs0);
+                cr_static_report failed = *r;
+                memset(r, 0, sizeof *r);
+                r->failed_attempts = failed.failed_attempts + failed.step_count;
+                r->total_iterations = failed.total_iterations;
+                cr_static_report_free(&failed);
+                ctx.contact_failed = 0;
+                st = land_stage(&ctx, &p, &lf, state->x, &o, r, lf, err);
+            }
+        }
+        free(x0);
+        free(pairs0);
     }
-    if (model->contact && err && !ctx.contact_failed &&
+    if (model->contact && err && !ctx.contact_failed && !ctx.landing &&
         (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE))
         friction_failure(model, state->x, lf, err);
     /* the stage's end state: stable, or an equilibrium a real rod would leave (issue 9) */
@@ -601,7 +740,7 @@ cr_status cr_static_solve_stage(const cr_model *model, cr_state *state, int prev
                       : cr_error_set(err, CR_NO_MEMORY, "out of memory in the static solver");
         }
         free(mode);
-    } else if (err && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE)) {
+    } else if (err && !ctx.landing && (st == CR_NOT_CONVERGED || st == CR_SINGULAR || st == CR_NONFINITE)) {
         /* a load step that failed on a tangent with a free motion: say which one, first (the
          * cause; the solver's account of the failure, which may be long, follows) */
         char why[400], msg[CR_ERROR_MESSAGE_SIZE + 420];
