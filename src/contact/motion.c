@@ -2,6 +2,7 @@
  * table of poses (the spline of a support's table: docs/scenario.md `boundary_conditions`), or a
  * displacement and rotation scaled by a time function. */
 #include "contact/motion.h"
+#include "model/pose_spline.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -15,19 +16,6 @@ static cr_mat3 expm(cr_vec3 phi)
     const double a = cr_v3_norm(phi);
     if (!(a != 0)) return cr_m3_identity();
     return cr_q_exp(cr_q_axis_angle(cr_v3_scale(phi, 1.0 / a), a));
-}
-
-/* ω = J_l(φ) φ̇ for R = Exp(φ): the left Jacobian of SO(3) (a rotation vector of any length is
- * followed exactly, as a support's table) */
-static cr_vec3 left_jacobian_mulv(cr_vec3 phi, cr_vec3 x)
-{
-    double th = cr_v3_norm(phi), a, b;
-    if (th < 1e-4)
-        a = 0.5 - th * th / 24, b = 1.0 / 6 - th * th / 120;
-    else
-        a = (1 - cos(th)) / (th * th), b = (th - sin(th)) / (th * th * th);
-    cr_vec3 px = cr_v3_cross(phi, x);
-    return cr_v3_add(cr_v3_add(x, cr_v3_scale(px, a)), cr_v3_scale(cr_v3_cross(phi, px), b));
 }
 
 const char *cr_obstacle_turning_key(const cr_obstacle_def *o)
@@ -51,7 +39,10 @@ const char *cr_obstacle_moving_key(const cr_obstacle_def *o)
 
 /* The table as cubic segments per channel: slopes m_j from C² continuity at the inner rows (a
  * diagonally dominant tridiagonal system, solved without pivoting), zero at the first and last
- * (at rest there), then the Hermite cubic of each interval. */
+ * (at rest there), then the Hermite cubic of each interval: cr_pose_spline_fit's spline, by its own
+ * Thomas sweep, because a resumed run must rebuild it to the bit (with LAPACK's dgtsv a
+ * resumed stick-slip run in tests/contact_driven.sh ended 5e-4 m from the uninterrupted one,
+ * exactly on it with this sweep; why dgtsv's rounding differs between processes is not known). */
 static cr_status table_spline(cr_obstacle_path *p, const cr_obstacle_def *o, int index, cr_error *err)
 {
     const int n = o->motion_count;
@@ -154,46 +145,17 @@ void cr_obstacle_path_free(cr_obstacle_path *p)
     p->t = p->c = NULL, p->time.points = NULL;
 }
 
-/* position and rotation vector (I) of the table at t, and their rates */
-static void table_at(const cr_obstacle_path *p, double t, double v[6], double d1[6])
-{
-    const int n = p->count;
-    int j = 0;
-    double u;
-    if (t <= p->t[0])
-        j = 0, u = 0;
-    else if (t >= p->t[n - 1])
-        j = n - 2, u = p->t[n - 1] - p->t[n - 2];
-    else {
-        int lo = 0, hi = n - 1; /* bisection: t[lo] <= t < t[hi] */
-        while (hi - lo > 1) {
-            int mid = (lo + hi) / 2;
-            if (p->t[mid] <= t)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        j = lo, u = t - p->t[j];
-    }
-    const int outside = t <= p->t[0] || t >= p->t[n - 1]; /* at rest */
-    for (int ch = 0; ch < 6; ++ch) {
-        const double *c = p->c + ((size_t)j * 6 + ch) * 4;
-        v[ch] = c[0] + u * (c[1] + u * (c[2] + u * c[3]));
-        d1[ch] = outside ? 0.0 : c[1] + u * (2 * c[2] + 3 * u * c[3]);
-    }
-}
-
 void cr_obstacle_path_at(const cr_obstacle_path *p, double t, cr_obstacle_pose *pose)
 {
     switch (p->kind) {
     case CR_PATH_TABLE: {
         double q[6], d1[6];
-        table_at(p, t, q, d1);
+        cr_pose_spline_eval(p->count, p->t, p->c, t, q, d1, NULL);
         pose->shift = cr_v3_sub(cr_v3(q[0], q[1], q[2]), p->center); /* the rows place the centre */
         pose->v = cr_v3(d1[0], d1[1], d1[2]);
         const cr_vec3 phi = cr_v3(q[3], q[4], q[5]);
         pose->R = expm(phi);
-        pose->w = left_jacobian_mulv(phi, cr_v3(d1[3], d1[4], d1[5]));
+        pose->w = cr_so3_left_jacobian_mulv(phi, cr_v3(d1[3], d1[4], d1[5]));
         return;
     }
     case CR_PATH_TIME: {

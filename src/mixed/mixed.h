@@ -88,6 +88,15 @@ cr_status cr_mixed_static_stability_mode(const cr_model *m, const cr_supports_at
                                          const double *x, int modes, const cr_static_tangent *tangent,
                                          cr_stability_report *report, double *mode, int *divergence);
 
+/* A pseudo-time step's positions re-solved at its new orientations from its own force rows,
+ * F_r(x) − D_r (r − r_prev)/Δτ = 0 (linear in r at fixed orientations, tendons aside; D the
+ * lumped masses, 6 per node): the flow's linearized step stretches each element by O(Δθ²)
+ * (statics_leave.c says why). Fr (nodes × 3) and Jr (the force rows' position Jacobian) are
+ * scratch; Jr NULL (rigid components) or self-contact: nothing done. For statics_leave.c and
+ * statics_landing.c. */
+cr_status cr_mixed_pseudotime_correct(const cr_model *m, const cr_supports_at *at, const double *scale, const double *D,
+                                      double dtau, const double *x_prev, double *x, double *Fr, cr_blocktri *Jr);
+
 /* Leaves the unstable equilibrium x of a static stage (statics_leave.c, docs/theory.md "Leaving an
  * unstable equilibrium"): pushed along `mode` (cr_mixed_static_stability_mode's), relaxed by
  * pseudo-transient continuation on p's residual at load factor 1 to an equilibrium, converged there

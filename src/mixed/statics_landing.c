@@ -139,29 +139,6 @@ typedef struct land_work {
     cr_blocktri *Jr;              /* the force rows' position Jacobian (NULL with rigid components) */
 } land_work;
 
-/* The positions re-solved at the new orientations from the step's own force rows,
- * F_r(x) − D_r (r − r_k)/Δτ = 0 (correct_positions, statics.c, says why) */
-static cr_status correct(const cr_model *m, const cr_supports_at *at, const double *scale, const double *D, double dtau,
-                         const double *xk, double *x, land_work *w)
-{
-    if (!w->Jr || m->selfcontact) return CR_OK;
-    const int B = m->block;
-    cr_status st = cr_mixed_force_residual(m, at, scale, x, w->Fr, w->Jr);
-    if (st != CR_OK) return st;
-    for (int i = 0; i < m->nodes; ++i) {
-        double *Ji = cr_blocktri_D(w->Jr, i);
-        for (int a = 0; a < 3; ++a) {
-            const double d = D[(size_t)i * 6 + a] / dtau;
-            w->Fr[(size_t)i * 3 + a] -= d * (x[(size_t)i * B + a] - xk[(size_t)i * B + a]);
-            Ji[a * 3 + a] -= d;
-        }
-    }
-    st = cr_blocktri_factor_solve(w->Jr, w->Fr, NULL);
-    if (st != CR_OK) return st;
-    for (int i = 0; i < m->nodes; ++i)
-        for (int a = 0; a < 3; ++a) x[(size_t)i * B + a] -= w->Fr[(size_t)i * 3 + a];
-    return CR_OK;
-}
 
 /* Anchors the contacts that the step's free motion closes where it meets the obstacle: node i
  * moves by d_i = Δτ F_i/D_i; where its gap changes sign along d_i (linear in between) it is
@@ -250,7 +227,7 @@ static cr_status land_step(const cr_model *m, const cr_nonlinear_problem *p, con
         double big = 0;
         for (size_t j = 0; j < dim; ++j) x[j] += alpha * w->dx[j], big = fmax(big, fabs(alpha * w->dx[j]));
         if (p->project) p->project(p->ctx, x);
-        if ((st = correct(m, at, scale, D, dtau, w->xk, x, w)) != CR_OK) break;
+        if ((st = cr_mixed_pseudotime_correct(m, at, scale, D, dtau, w->xk, x, w->Fr, w->Jr)) != CR_OK) break;
         if ((st = g_eval(m, p, D, dtau, w->xk, x, w->G, p->J)) != CR_OK) break;
         const double g = rms(w->G, dim);
         *iters = it + 1;

@@ -161,27 +161,27 @@ typedef struct relax_work {
  * statics.c, for the same artefact in Newton's updates). So, as there, the positions are
  * re-solved at the new orientations from the force rows of the pseudo-time step itself,
  * F_r(x) − D_r (r − r_k)/Δτ = 0 (linear in r at fixed orientations, tendons aside). */
-static cr_status correct(const cr_model *m, const cr_supports_at *at, const double *scale, const double *D, double dtau,
-                         const double *x_prev, double *x, relax_work *w)
+cr_status cr_mixed_pseudotime_correct(const cr_model *m, const cr_supports_at *at, const double *scale, const double *D,
+                                      double dtau, const double *x_prev, double *x, double *Fr, cr_blocktri *Jr)
 {
     /* self-contact: the force rows have no contact forces, and the correction would move the
      * positions back through the contact (statics.c's Newton goes without it for that too) */
-    if (!w->Jr || m->selfcontact) return CR_OK;
+    if (!Jr || m->selfcontact) return CR_OK;
     const int B = m->block;
-    cr_status st = cr_mixed_force_residual(m, at, scale, x, w->Fr, w->Jr);
+    cr_status st = cr_mixed_force_residual(m, at, scale, x, Fr, Jr);
     if (st != CR_OK) return st;
     for (int i = 0; i < m->nodes; ++i) {
-        double *Ji = cr_blocktri_D(w->Jr, i);
+        double *Ji = cr_blocktri_D(Jr, i);
         for (int a = 0; a < 3; ++a) {
             const double d = D[(size_t)i * 6 + a] / dtau;
-            w->Fr[(size_t)i * 3 + a] -= d * (x[(size_t)i * B + a] - x_prev[(size_t)i * B + a]);
+            Fr[(size_t)i * 3 + a] -= d * (x[(size_t)i * B + a] - x_prev[(size_t)i * B + a]);
             Ji[a * 3 + a] -= d;
         }
     }
-    st = cr_blocktri_factor_solve(w->Jr, w->Fr, NULL);
+    st = cr_blocktri_factor_solve(Jr, Fr, NULL);
     if (st != CR_OK) return st;
     for (int i = 0; i < m->nodes; ++i)
-        for (int a = 0; a < 3; ++a) x[(size_t)i * B + a] -= w->Fr[(size_t)i * 3 + a];
+        for (int a = 0; a < 3; ++a) x[(size_t)i * B + a] -= Fr[(size_t)i * 3 + a];
     return CR_OK;
 }
 
@@ -260,7 +260,7 @@ static cr_status pseudo_step(const cr_model *m, const cr_nonlinear_problem *p, c
         double big = 0;
         for (size_t j = 0; j < dim; ++j) x[j] += alpha * dx[j], big = fmax(big, fabs(alpha * dx[j]));
         if (p->project) p->project(p->ctx, x);
-        if ((st = correct(m, at, scale, D, dtau, xk, x, w)) != CR_OK) break;
+        if ((st = cr_mixed_pseudotime_correct(m, at, scale, D, dtau, xk, x, w->Fr, w->Jr)) != CR_OK) break;
         if ((st = g_eval(m, p, D, dtau, xk, x, G, p->J)) != CR_OK) break;
         const double g = rms(G, dim);
         if (!isfinite(g)) {
