@@ -2,10 +2,13 @@
 # Driven obstacles (docs/scenario.md `obstacles`: `motion`, a table of poses; `position` and
 # `rotation` scaled by a `time` function), against closed forms and the constant-rate obstacles:
 #   - the cord of examples/cable-on-ground.json (mu_s 0.6, mu_k 0.4, eps = 1000 N/m, rtol 1e-7) on
-#     ground moved by a two-row table [0, 0], [1, 0.5 m] along x: the spline at rest at both rows is
-#     the Hermite cubic x = 0.5 (3s² − 2s³) (peak acceleration 3 m/s² < mu_s g); the cord is carried,
-#     its end within the stick bound of it: a node's spring lags by at most (|a(0)| + the
-#     acceleration's total variation + |a(t)|) m_i/eps_i = 4 m_i a_max/eps_i;
+#     ground moved by a two-row table [0, 0], [1, 0.15 m] along x: the spline at rest at both rows is
+#     the Hermite cubic x = 0.15 (3s² − 2s³) (peak acceleration 0.9 m/s²); the cord is carried, its
+#     end within the stick bound of it: a node's spring lags by at most (|a(0)| + the
+#     acceleration's total variation + |a(t)|) m_i/eps_i = 4 m_i a_max/eps_i, and 4 a_max = 3.6 m/s²
+#     < mu_s g, so no node can slip whatever the phase of its undamped ringing (with 0.5 m, 4 a_max =
+#     12 m/s² > mu_s g: whether a node slips at the stop then depends on the ringing's phase, which
+#     the integrator's step sequence decides);
 #   - the same ground driven by x = A (1 − cos 2 pi f t) (a sine time function, f = 2 Hz): at
 #     A w² = 0.5 mu_s g the cord is carried within 2 m_i A w²/eps_i (the nodes' own frequency, 481
 #     rad/s, far above w: the lag is quasi-static plus the undamped transient of the start's jump);
@@ -26,9 +29,9 @@
 #   - port_hamiltonian: a rough ball moved by a table of positions under a rod: the energy balance
 #     (kinetic + elastic + gravity − work_external + dissipated) holds to 1e-8 of the work the ball
 #     does (its work over its own displacement is in work_external); a turning table is refused;
-#   - a run interrupted while the cord slips on ground shaken by a table and resumed ends where the
-#     uninterrupted one does (the stick anchors are kept in the obstacle's frame), and a checkpoint
-#     of another table is refused;
+#   - a run interrupted while the cord slips on ground shaken by a table and resumed follows the
+#     uninterrupted one while their nodes stick and slip alike (the stick anchors are kept in the
+#     obstacle's frame), and a checkpoint of another table is refused;
 #   - bad tables named at check; lgvi refuses a driven obstacle naming the key.
 # Usage: contact_driven.sh CLI SOURCE_DIR
 set -u
@@ -46,7 +49,7 @@ w=12.566370614359172 # 2 pi 2 Hz
 A_stick=$(python3 -c "print(0.5 * 0.6 * 9.81 / $w**2)")
 A_slip=$(python3 -c "print(2 * 0.6 * 9.81 / $w**2)")
 sine='{"type":"sine","frequency":2,"phase":-1.5707963267948966,"offset":1}'
-runs=("table|--set|obstacles.0.motion=[[0,0,0,0],[1,0.5,0,0]]"
+runs=("table|--set|obstacles.0.motion=[[0,0,0,0],[1,0.15,0,0]]"
       "stick|--set|obstacles.0.position=[$A_stick,0,0]|--set|obstacles.0.time=$sine"
       "slip|--set|obstacles.0.position=[$A_slip,0,0]|--set|obstacles.0.time=$sine")
 for spec in "${runs[@]}"; do
@@ -70,12 +73,12 @@ sl = [float(r["contact_sliding"]) for r in rows]
 if name == "table":
     def ground(ti):
         s = min(1.0, max(0.0, ti))
-        return 0.5 * (3 * s * s - 2 * s**3)
+        return 0.15 * (3 * s * s - 2 * s**3)
     lag = max(abs(xi - ground(ti)) for ti, xi in zip(t, x))
-    bound = 4 * m_i * 3.0 / eps
-    good = lag <= bound and max(sl) == 0 and abs(x[-1] - 0.5) < bound
-    msg = (f"table [0, 0], [1 s, 0.5 m]: the cord is carried, x(1.2 s) = {x[-1]:.9g} m, largest lag behind "
-           f"0.5 (3s^2 - 2s^3) {lag:.3g} m (bound 4 m_i a_max/eps_i = {bound:.3g}), no node slid")
+    bound = 4 * m_i * 0.9 / eps
+    good = lag <= bound and max(sl) == 0 and abs(x[-1] - 0.15) < bound
+    msg = (f"table [0, 0], [1 s, 0.15 m]: the cord is carried, x(1.2 s) = {x[-1]:.9g} m, largest lag behind "
+           f"0.15 (3s^2 - 2s^3) {lag:.3g} m (bound 4 m_i a_max/eps_i = {bound:.3g}), no node slid")
 elif name == "stick":
     a = A_stick * w * w
     lag = max(abs(xi - A_stick * (1 - math.cos(w * ti))) for ti, xi in zip(t, x))
@@ -188,6 +191,7 @@ sys.exit(not good)
 PY
 fi
 # --- a mixed assembly (two rods hinged) on the same kind of ground moved by a table: every rod carried
+# (4 a_max = 3.6 m/s² < mu_s g = 4.9 m/s², as for the cord)
 mat='"material": {"E": 1e7, "G": 4e6, "rho": 1000}, "sections": [{"shape": "circle", "radius": 0.01}]'
 cat > "$tmp/asm.json" <<JSON
 {"rods": [{"name": "a", "length": 0.5, "elements": 10, $mat, "reference": {"origin": [0, 0, 0.01]}},
@@ -195,19 +199,19 @@ cat > "$tmp/asm.json" <<JSON
  "joints": [{"type": "hinge", "a": "a:end", "b": "b:start", "axis": [0, 0, 1]}],
  "loads": [{"type": "gravity", "value": [0, 0, -9.81]}],
  "obstacles": [{"type": "plane", "name": "ground", "normal": [0, 0, 1], "friction": {"static": 0.5, "kinetic": 0.4},
-                "motion": [[0, 0, 0, 0], [1, 0.5, 0, 0]]}],
+                "motion": [[0, 0, 0, 0], [1, 0.15, 0, 0]]}],
  "stages": [{"type": "dynamic", "t_end": 1.2, "output_dt": 0.05, "rtol": 1e-6, "atol": 1e-9}], "output": {"vtk": false}}
 JSON
 if "$cli" run "$tmp/asm.json" -o "$tmp/asm" -q > "$tmp/asm.log" 2>&1; then
     python3 - "$tmp/asm" <<'PY' && ok "$(cat "$tmp/asm/verdict")" || bad "$(cat "$tmp/asm/verdict" 2> /dev/null)"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1] + "/nodes.csv")))
-lag = max(abs(float(r["x"]) - float(r["s"]) - (0.5 if r["rod"] == "b" else 0) - 0.5) for r in rows)
+lag = max(abs(float(r["x"]) - float(r["s"]) - (0.5 if r["rod"] == "b" else 0) - 0.15) for r in rows)
 slid = max(float(r["contact_sliding"]) for r in csv.DictReader(open(sys.argv[1] + "/series.csv")))
-good = lag < 1e-4 and {r["rod"] for r in rows} == {"a", "b"}
+good = lag < 1e-4 and slid == 0 and {r["rod"] for r in rows} == {"a", "b"}
 open(sys.argv[1] + "/verdict", "w").write(
-    f"mixed assembly, two hinged rods on ground moved 0.5 m by a table: both carried, every node {lag:.2g} m "
-    f"from its place moved by 0.5 m at 1.2 s ({slid:g} nodes at most flagged sliding on the way)")
+    f"mixed assembly, two hinged rods on ground moved 0.15 m by a table: both carried, every node {lag:.2g} m "
+    f"from its place moved by 0.15 m at 1.2 s, {slid:g} nodes slid on the way (allowed none)")
 sys.exit(not good)
 PY
 else
@@ -249,8 +253,13 @@ expect_error 1 'obstacles.0.rotation' check "$tmp/ball.json" --set obstacles.0.m
     --set 'obstacles.0.rotation=[0,0,1]' --set 'obstacles.0.time={"type":"ramp","t0":0,"t1":1}'
 # --- resumed: the mixed rod's checkpoint holds the stick anchors in the obstacle's own frame, and
 # its fingerprint the table (a cord of 100 elements on ground shaken by a table, sticking and
-# slipping by turns, cut while it slips; the resumed run ends where the uninterrupted one does, to
-# the integrator's tolerance, as in tests/contact_resume.sh)
+# slipping by turns, cut while it slips). The resumed run follows the uninterrupted one to 1e-6 m
+# for as long as the two runs' nodes stick and slip alike (a lost anchor would show at once, by
+# the spring's lag, ~1e-5 m, or the obstacle's shift). Not to the end: a resumed integrator
+# starts with a fresh Jacobian (radau.h, cr_radau_reinit_memory), so its Newton iterates differ
+# at round-off, and each of the run's hundreds of stick/slip decisions near the threshold can
+# turn such a difference into one of the integrator's tolerance; the final distance is reported
+# (0 in the Release build, 9e-4 m once with the ASan build's rounding).
 rsets=(--set rod.elements=100 --set "${sets[1]}" --set stages.1.t_end=2 --set stages.1.output_dt=0.002
        --set stages.1.checkpoint_interval=0.01 --set stages.1.rtol=1e-7 --set stages.1.atol=1e-10 -q
        --set 'obstacles.0.motion=[[0,0,0,0],[0.3,0.05,0,0],[0.6,-0.05,0,0],[0.9,0.05,0,0],[1.2,-0.05,0,0],[1.5,0,0,0]]')
@@ -284,11 +293,19 @@ a = list(csv.DictReader(open(sys.argv[1] + "/nodes.csv")))
 b = list(csv.DictReader(open(sys.argv[2] + "/nodes.csv")))
 d = max(math.dist([float(x[k]) for k in ("x", "y", "z")], [float(y[k]) for k in ("x", "y", "z")]) for x, y in zip(a, b))
 sa = list(csv.DictReader(open(sys.argv[1] + "/series.csv")))
-cut = sa[int(sys.argv[3])]
-good = len(a) == len(b) == 101 and d < 1e-6
+sb = list(csv.DictReader(open(sys.argv[2] + "/series.csv")))
+cut = int(sys.argv[3])
+# rows from the cut while both runs have as many nodes sliding: the largest tip and momentum gaps
+end = cut
+while end < min(len(sa), len(sb)) and sa[end]["contact_sliding"] == sb[end]["contact_sliding"]:
+    end += 1
+gap = max((abs(float(sa[k]["tip_x"]) - float(sb[k]["tip_x"])) for k in range(cut, end)), default=math.inf)
+same = len(sa) == len(sb) and all(sa[k]["t"] == sb[k]["t"] for k in range(len(sa)))
+good = len(a) == len(b) == 101 and same and end - cut >= 10 and gap < 1e-6
 open(sys.argv[2] + "/../verdict", "w").write(
-    f"resume: cut after {sys.argv[3]} rows (t = {cut['t']} s, {cut['contact_sliding']} nodes sliding), the resumed "
-    f"run's final nodes within {d:.2g} m of the uninterrupted run's (allowed 1e-6)")
+    f"resume: cut after {cut} rows (t = {sa[cut]['t']} s, {sa[cut]['contact_sliding']} nodes sliding), the resumed "
+    f"run's tip within {gap:.2g} m of the uninterrupted run's (allowed 1e-6) over the {end - cut} rows (at least 10) "
+    f"in which both have as many nodes sliding; final nodes {d:.2g} m apart")
 sys.exit(not good)
 PY
         fi

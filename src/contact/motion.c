@@ -37,12 +37,8 @@ const char *cr_obstacle_moving_key(const cr_obstacle_def *o)
     return NULL;
 }
 
-/* The table as cubic segments per channel: slopes m_j from C² continuity at the inner rows (a
- * diagonally dominant tridiagonal system, solved without pivoting), zero at the first and last
- * (at rest there), then the Hermite cubic of each interval: cr_pose_spline_fit's spline, by its own
- * Thomas sweep, because a resumed run must rebuild it to the bit (with LAPACK's dgtsv a
- * resumed stick-slip run in tests/contact_driven.sh ended 5e-4 m from the uninterrupted one,
- * exactly on it with this sweep; why dgtsv's rounding differs between processes is not known). */
+/* The table as C² cubic segments per channel, at rest at the first and last rows: the spline of a
+ * support's table (cr_pose_spline_fit), so a `motion` table means one path everywhere. */
 static cr_status table_spline(cr_obstacle_path *p, const cr_obstacle_def *o, int index, cr_error *err)
 {
     const int n = o->motion_count;
@@ -65,10 +61,9 @@ static cr_status table_spline(cr_obstacle_path *p, const cr_obstacle_def *o, int
     p->count = n;
     p->t = malloc((size_t)n * sizeof *p->t);
     p->c = malloc((size_t)(n - 1) * 24 * sizeof *p->c);
-    double *y = malloc((size_t)n * 6 * sizeof *y), *m = calloc((size_t)n * 6, sizeof *m);
-    double *cp = malloc((size_t)n * sizeof *cp);
+    double *y = malloc((size_t)n * 6 * sizeof *y);
     cr_status st = CR_OK;
-    if (!p->t || !p->c || !y || !m || !cp) {
+    if (!p->t || !p->c || !y) {
         st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building obstacles.%d.motion", index);
         goto done;
     }
@@ -78,31 +73,13 @@ static cr_status table_spline(cr_obstacle_path *p, const cr_obstacle_def *o, int
         p->t[j] = q->t;
         memcpy(y + (size_t)j * 6, v, sizeof v);
     }
-    /* rows 1..n-2: h1 m_{j-1} + 2 (h0 + h1) m_j + h0 m_{j+1} = 3 (h1 d0 + h0 d1), m_0 = m_{n-1} = 0
-     * (Thomas: forward elimination into cp and m, back substitution) */
-    for (int j = 1; j + 1 < n; ++j) {
-        const double h0 = p->t[j] - p->t[j - 1], h1 = p->t[j + 1] - p->t[j];
-        const double lo = j > 1 ? h1 : 0, up = j + 2 < n ? h0 : 0;
-        const double piv = 2 * (h0 + h1) - lo * (j > 1 ? cp[j - 1] : 0);
-        cp[j] = up / piv;
-        for (int ch = 0; ch < 6; ++ch) {
-            const double r =
-                3 * (h1 * (y[j * 6 + ch] - y[(j - 1) * 6 + ch]) / h0 + h0 * (y[(j + 1) * 6 + ch] - y[j * 6 + ch]) / h1);
-            m[j * 6 + ch] = (r - lo * (j > 1 ? m[(j - 1) * 6 + ch] : 0)) / piv;
-        }
-    }
-    for (int j = n - 3; j >= 1; --j)
-        for (int ch = 0; ch < 6; ++ch) m[j * 6 + ch] -= cp[j] * m[(j + 1) * 6 + ch];
-    for (int j = 0; j + 1 < n; ++j) {
-        const double h = p->t[j + 1] - p->t[j];
-        for (int ch = 0; ch < 6; ++ch) {
-            const double d = (y[(j + 1) * 6 + ch] - y[j * 6 + ch]) / h, m0 = m[j * 6 + ch], m1 = m[(j + 1) * 6 + ch];
-            double *c = p->c + ((size_t)j * 6 + ch) * 4;
-            c[0] = y[j * 6 + ch], c[1] = m0, c[2] = (3 * d - 2 * m0 - m1) / h, c[3] = (m0 + m1 - 2 * d) / (h * h);
-        }
-    }
+    st = cr_pose_spline_fit(n, p->t, y, p->c);
+    if (st != CR_OK)
+        st = cr_error_set(err, st, st == CR_NO_MEMORY ? "out of memory while building obstacles.%d.motion"
+                                                      : "obstacles.%d.motion: the table's spline could not be fitted",
+                          index);
 done:
-    free(y), free(m), free(cp);
+    free(y);
     return st;
 }
 

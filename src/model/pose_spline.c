@@ -1,6 +1,5 @@
-/* Tables of poses as C² cubic splines (pose_spline.h): shared by supports (src/mixed/model.c)
- * (the fit and the evaluation) and obstacles (src/contact/motion.c: the evaluation), so a
- * `motion` table means one path everywhere. */
+/* Tables of poses as C² cubic splines (pose_spline.h): shared by supports (src/mixed/model.c) and
+ * obstacles (src/contact/motion.c), so a `motion` table means one path everywhere. */
 #include "model/pose_spline.h"
 
 #include <math.h>
