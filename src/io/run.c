@@ -634,12 +634,26 @@ static uint64_t fingerprint(const cr_scenario *sc, const cr_sim *sim)
     h = fnv_bytes(h, mo->branch_fraction, sizeof mo->branch_fraction);
     h = fnv_bytes(h, mo->branch_kelvin_voigt, sizeof mo->branch_kelvin_voigt);
     h = fnv_bytes(h, &mo->newton_atol, sizeof mo->newton_atol);
+    /* the stages' settings field by field too (their structs end in padding), without the
+     * checkpoint interval (wall clock) and the threads (results equal for any count) */
     for (int k = 0; k < sc->stage_count; ++k) {
-        cr_stage_def st = sc->stages[k];
-        st.dynamics.checkpoint_interval = 0;
-        h = fnv_bytes(h, &st.type, sizeof st.type);
-        if (st.type == CR_STAGE_STATIC) h = fnv_bytes(h, &st.statics, sizeof st.statics);
-        else h = fnv_bytes(h, &st.dynamics, sizeof st.dynamics);
+        const cr_stage_def *st = &sc->stages[k];
+        const int type = (int)st->type;
+        h = fnv_bytes(h, &type, sizeof type);
+        if (st->type == CR_STAGE_STATIC) {
+            const cr_static_options *o = &st->statics;
+            const double v[13] = {o->load_steps,  o->max_iterations, o->atol,          o->rtol,      o->max_halvings,
+                                  o->max_history, o->adaptive,       o->max_increment, o->stability, o->stability_modes,
+                                  o->arc_length,  o->arc_steps,      o->arc_initial};
+            h = fnv_bytes(h, v, sizeof v);
+            h = fnv_bytes(h, &o->arc_max_load_factor, sizeof o->arc_max_load_factor);
+        } else {
+            const cr_dynamic_options *o = &st->dynamics;
+            const double v[9] = {o->t_end,       o->rtol,   o->atol,  o->output_dt,
+                                 o->snapshot_dt, o->h_init, o->h_max, (double)o->max_steps,
+                                 o->time_step};
+            h = fnv_bytes(h, v, sizeof v);
+        }
     }
     /* the tracked points make the columns of series.csv */
     for (int k = 0; k < sc->output.track_count; ++k) {
