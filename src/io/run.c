@@ -617,6 +617,16 @@ static uint64_t fnv_bytes(uint64_t h, const void *data, size_t n)
     return h;
 }
 
+/* Whether a message names stage k already ("static stage 1: ..."): then it is not prefixed again. */
+static int names_stage(const char *msg, int k)
+{
+    char word[32];
+    const int len = snprintf(word, sizeof word, "stage %d", k);
+    for (const char *p = strstr(msg, word); p; p = strstr(p + 1, word))
+        if (p[len] < '0' || p[len] > '9') return 1;
+    return 0;
+}
+
 /* FNV-1a over everything that changes the trajectory or its outputs: the
  * formulation and its discretized model, every stage's kind, duration,
  * tolerances, step and output settings, and the VTK switch. Only the
@@ -1640,7 +1650,7 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
                          "interrupted in static stage %d at load factor %.6g (static stages are not resumable)", k,
                          cr_sim_load_factor(sim));
         }
-        if (status != CR_OK && sc->stage_count > 1) {
+        if (status != CR_OK && sc->stage_count > 1 && !names_stage(solve_err.message, k)) {
             char msg[CR_ERROR_MESSAGE_SIZE + 32];
             snprintf(msg, sizeof msg, "stage %d: %s", k, solve_err.message);
             snprintf(solve_err.message, sizeof solve_err.message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);
