@@ -9,8 +9,12 @@
 #             `obstacles.K.motion`) lifts by 0.1 m in 0.5 s, bounces as the continuous rod does
 #             (momentum and the ground's work to 1e-8, the series' digits) and keeps its energy
 #             balance, the ground's work in work_external, to 1e-9 of it;
-#   friction  refused at check naming obstacles.K.friction: a sticking node's regularized friction
-#             needs the one-rod Newton's reversal clipping, which the coupled Newton lacks.
+#   friction  the pair on rough ground (mu_s 0.5, mu_k 0.4) moved by a table, carried (0.15 m in 1 s,
+#             4 a_max = 3.6 m/s^2 < mu_s g) and shaken into sliding: the coupled Newton clips a
+#             friction reversal rod by rod as the one-rod Newton does, and the pair moves as the
+#             continuous rod (momentum to 1e-8 of its largest), carried to within the regularized
+#             friction's creep (1e-5 m), friction only dissipating, the balance with the ground's
+#             work to 1e-9 of it (+ 1e-10 J: 1e-13 J a step, the Newton tolerance's).
 # Usage: contact_ph_assembly.sh CLI SOURCE_DIR
 set -u
 cli=$1
@@ -91,6 +95,56 @@ open(d + "/verdict", "w").write(
     f"of {P:.4g} kg m/s, work {dw:.2g} of {W:.4g} J), energy balance with the ground's work within {db:.2g} J")
 sys.exit(not good)
 PY
-expect_error 1 "obstacles.0.friction: the port_hamiltonian model's assemblies" check "$tmp/lift2.json" \
-    --set 'obstacles.0.friction={"static":0.5}'
+# friction: the pair and the continuous rod on rough ground driven by a table, carried and shaken
+for tag in carry shake; do
+    if [ $tag = carry ]; then mot='[[0, 0, 0, 0], [1, 0.15, 0, 0]]' t_end=1.2; else
+        mot='[[0, 0, 0, 0], [0.2, 0.1, 0, 0], [0.4, -0.1, 0, 0], [0.6, 0, 0, 0]]' t_end=0.8; fi
+    rough='"loads": [{"type": "gravity", "value": [0, 0, -9.81]}],
+ "obstacles": [{"type": "plane", "name": "ground", "normal": [0, 0, 1], "friction": {"static": 0.5, "kinetic": 0.4},
+                "motion": '"$mot"'}],
+ "stages": [{"type": "dynamic", "t_end": '$t_end', "output_dt": 0.01, "time_step": 1e-3}], "output": {"vtk": false}'
+    cat > "$tmp/${tag}1.json" <<JSON
+{"model": {"type": "port_hamiltonian"},
+ "rod": {"length": 1, "elements": 10, $mat, "reference": {"origin": [0, 0, 0.01]}}, $rough}
+JSON
+    cat > "$tmp/${tag}2.json" <<JSON
+{"model": {"type": "port_hamiltonian"},
+ "rods": [{"name": "a", "length": 0.5, "elements": 5, $mat, "reference": {"origin": [0, 0, 0.01]}},
+          {"name": "b", "length": 0.5, "elements": 5, $mat, "reference": {"origin": [0.5, 0, 0.01]}}],
+ "joints": [{"type": "weld", "a": "a:end", "b": "b:start"}], $rough}
+JSON
+    for c in ${tag}1 ${tag}2; do
+        "$cli" run "$tmp/$c.json" -o "$tmp/$c" -q > "$tmp/$c.log" 2>&1 || bad "$c: $(head -c 300 "$tmp/$c.log")"
+    done
+    python3 - "$tmp" $tag <<'PY' && ok "$(cat "$tmp/verdict")" || bad "$(cat "$tmp/verdict" 2> /dev/null)"
+import csv, sys
+d, tag = sys.argv[1], sys.argv[2]
+f = lambda r, c: float(r[c])
+a = list(csv.DictReader(open(f"{d}/{tag}2/series.csv")))
+b = list(csv.DictReader(open(f"{d}/{tag}1/series.csv")))
+dp = max(abs(f(x, "momentum_x") - f(y, "momentum_x")) for x, y in zip(a, b))
+P = max(abs(f(x, "momentum_x")) for x in b)
+D = [f(r, "energy_dissipated") for r in a]
+dD = max(abs(f(x, "energy_dissipated") - f(y, "energy_dissipated")) for x, y in zip(a, b))
+E = lambda r: f(r, "energy_kinetic") + f(r, "energy_elastic") + f(r, "energy_gravity")
+W = max(abs(f(r, "work_external")) for r in a)
+bal = max(abs(E(r) - f(r, "work_external") + f(r, "energy_dissipated") - E(a[0])) for r in a)
+rising = all(D[k + 1] >= D[k] for k in range(len(D) - 1))
+nodes = list(csv.DictReader(open(f"{d}/{tag}2/nodes.csv")))
+shift = [f(r, "x") - f(r, "s") - (0.5 if r["rod"] == "b" else 0) for r in nodes]
+slid = max(f(r, "contact_sliding") for r in a)
+good = len(a) == len(b) > 50 and dp < 1e-8 * P and dD <= 1e-8 * D[-1] and bal < 1e-9 * W + 1e-10 and rising and D[-1] > 0
+if tag == "carry":
+    good = good and max(abs(x - 0.15) for x in shift) < 1e-5
+    what = f"carried: every node moved {min(shift):.9g}-{max(shift):.9g} m (0.15 m, creep allowed 1e-5)"
+else:
+    good = good and slid >= 20 and max(abs(x - 0.15) for x in shift) > 1e-2
+    what = f"shaken: it slid ({slid:g} nodes at once), ended {shift[0]:.4g} m moved"
+open(d + "/verdict", "w").write(
+    f"friction, the welded pair on rough ground driven by a table, {what}; as the continuous rod: momentum "
+    f"{dp:.2g} of {P:.4g} kg m/s, dissipated {dD:.2g} of {D[-1]:.4g} J (never decreasing); energy balance with "
+    f"the ground's work within {bal:.2g} J (allowed 1e-9 of its {W:.4g} J + 1e-10 J, 1e-13 J a step)")
+sys.exit(not good)
+PY
+done
 exit $fail

@@ -367,6 +367,11 @@ int ph_contact_force(const cr_ph *s, int I, int dyn, double dg[3], double Kc[9],
  * gradient n (unit normal) and Hessian H = dn/dy (3 x 3 row-major), both optional. Returns 0 where g is
  * undefined (off a finite plane's rectangle). */
 int ph_contact_gap(const cr_ph *s, int p, cr_vec3 y, double a, double *g, double n[3], double H[9]);
+/* Newton's safeguard for friction (ph_solve.c): an update dX that turned a touching node's tangential
+ * midpoint velocity around, both outside the regularization ramp, is replaced in X by the one that stops
+ * it on the ramp. Returns whether it changed X (then the update is no Newton update: no convergence test
+ * on it). The one-rod Newton and the assemblies' coupled one (ph_assembly.c) call it. */
+int ph_friction_reversals(cr_ph *s, double *X, const double *dX);
 /* obstacle p's translation at time t (v t + 1/2 a t^2, or its table of poses or time function) */
 cr_vec3 ph_obstacle_shift(const cr_ph *s, int p, double t);
 /* ... and its velocity */

@@ -891,10 +891,16 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
         }
         /* far from the solution: no director moves by more than PH_ASM_MAX_TURN (as ph_solve.c) */
         const double sc = turn > PH_ASM_MAX_TURN ? PH_ASM_MAX_TURN / turn : 1.0;
+        int clipped = 0;
         for (int r = 0; r < a->nrod; ++r) {
             cr_ph *s = a->rod[r];
-            for (int i = 0; i < s->nx; ++i) s->X[i] += sc * s->dX[i];
-            dn = fmax(dn, sc * increment(s, s->dX));
+            if (sc < 1)
+                for (int i = 0; i < s->nx; ++i) s->dX[i] *= sc;
+            for (int i = 0; i < s->nx; ++i) s->X[i] += s->dX[i];
+            dn = fmax(dn, increment(s, s->dX));
+            /* friction: the one-rod Newton's reversal clipping, rod by rod (the joints' multipliers keep
+               their update; the next iteration's coupled solve restores the rows) */
+            if (mode == PH_DYNAMIC && s->cmu && ph_friction_reversals(s, s->X, s->dX)) clipped = 1;
         }
         for (int jj = 0; jj < a->njoint; ++jj) {
             const ph_joint *J = &a->j[jj];
@@ -926,6 +932,10 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
         ++it;
         for (int r = 0; r < a->nrod; ++r) a->rod[r]->iterations++;
         if (iterations) *iterations = it;
+        if (clipped) { /* not Newton's update: no convergence test on it (as ph_solve.c's newton) */
+            dprev = dn;
+            continue;
+        }
         if (rn <= atol) break;
         if (dn <= PH_ASM_INCREMENT && (dn * (dn / dprev) * (dn / dprev) <= PH_ASM_NEXT || dn >= 0.5 * dprev)) break;
         dprev = dn;

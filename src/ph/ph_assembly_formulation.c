@@ -55,16 +55,6 @@ static cr_status pha_check(const cr_scenario *sc, cr_error *err)
                                  .bodies = sc->bodies};
     cr_status st0 = cr_assembly_refuse_mixed_only(&all, "port_hamiltonian", err);
     if (st0 != CR_OK) return st0;
-    /* obstacles act on every rod (node-local: each rod's kernel carries them, ph_contact.c), frictionless:
-       a sticking node's regularized friction needs the one-rod Newton's reversal clipping (ph_solve.c), which
-       the assembly's coupled Newton does not have (its steps were halved and their energy left unresolved) */
-    for (int k = 0; k < sc->rod.obstacle_count; ++k)
-        if (sc->rod.obstacles[k].mu_static > 0)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "obstacles.%d.friction: the port_hamiltonian model's assemblies take frictionless "
-                                "obstacles only (friction: a single port_hamiltonian rod, or the mixed_discrete "
-                                "model's assemblies)",
-                                k);
     for (int j = 0; j < sc->joint_count; ++j) {
         const cr_joint_def *J = &sc->joints[j];
         cr_assembly_def def = {

@@ -88,7 +88,7 @@ static void refresh_multipliers(cr_ph *s, int mode, double *X, double *r);
  * (v_t,old . v_t,new < 0) with both outside the ramp puts it at v_t = 0 instead, on the ramp, where the
  * linear model holds the friction's slope: the next update lands on the ramp's root (the node sticks)
  * or beyond it on the side the forces push to (it slides), never back. Returns whether it changed X. */
-static int friction_reversals(cr_ph *s, double *X, const double *dX)
+int ph_friction_reversals(cr_ph *s, double *X, const double *dX)
 {
     int any = 0;
     const double e = s->stick_speed * s->h;
@@ -174,7 +174,7 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
         if (turn > PH_MAX_TURN)
             for (int i = 0; i < n; ++i) s->dX[i] *= PH_MAX_TURN / turn;
         for (int i = 0; i < n; ++i) s->X[i] += s->dX[i];
-        const int clipped = mode == PH_DYNAMIC && s->cmu && friction_reversals(s, s->X, s->dX);
+        const int clipped = mode == PH_DYNAMIC && s->cmu && ph_friction_reversals(s, s->X, s->dX);
         /* the directors' increment theta x d is the rotation's first order: its second-order term
            theta x (theta x d) / 2 keeps the update on the rotations to O(theta^3) (the linear one moves
            |d|^2 to 1 + |theta|^2, and the next residual is O(theta^2) whatever the Jacobian: the first
