@@ -59,6 +59,9 @@ cr_status cr_contact_check_start(const cr_contact *c, cr_vec3 (*position)(const 
  * in each obstacle's own frame: they move with it, so a node sticking to a moving obstacle is
  * carried along. */
 void cr_contact_set_time(cr_contact *c, double t);
+/* A point r (I) in obstacle k's own frame at the contact's time (its pose there: a table's, a time
+ * function's or the constant rates'), where gaps, normals and stick anchors are measured. */
+cr_vec3 cr_contact_local(const cr_contact *c, int k, cr_vec3 r);
 
 /* The contact force f (I) on node i at position r, and K = ∂f/∂r (optional); info optional. */
 void cr_contact_node_force(const cr_contact *c, int i, cr_vec3 r, cr_vec3 *f, cr_mat3 *K, cr_contact_info *info);

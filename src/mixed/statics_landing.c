@@ -169,18 +169,6 @@ static void anchor_landings(const cr_model *m, const double *D, double dtau, con
     ct->tol = tol;
 }
 
-/* A node's position in obstacle k's own frame, where its distance is measured (contact.c's
- * local_at: turned back about the centre by Exp(ω t)ᵀ, translated back by v t + a t²/2) */
-static cr_vec3 obstacle_local(const cr_obstacle_def *o, double t, cr_vec3 r)
-{
-    const cr_vec3 d =
-        cr_v3_sub(cr_v3_sub(r, cr_v3_madd(cr_v3_scale(o->velocity, t), 0.5 * t * t, o->acceleration)), o->center);
-    const double a = cr_v3_norm(o->angular_velocity) * t;
-    if (!(a != 0)) return cr_v3_add(o->center, d);
-    const cr_mat3 R = cr_q_exp(cr_q_axis_angle(cr_v3_normalize(o->angular_velocity), a));
-    return cr_v3_add(o->center, cr_m3_tmulv(R, d));
-}
-
 /* The multiplier updates stop once no node is deeper than the tolerance: a node that pressed
  * harder while it landed (the pseudo-inertia's push) keeps a larger λ_N and may then rest on it
  * above the surface, up to λ_N/ε (0.8 µm against a tolerance of 0.5 µm for a cord on the
@@ -195,8 +183,7 @@ static int settle_gaps(cr_contact *ct, const double *x, int stride)
             cr_contact_pair *pr = &ct->pair[(size_t)i * ct->obstacle_count + k];
             double phi;
             if (!(pr->lambda_n > 0) ||
-                !cr_obstacle_distance(&ct->obstacles[k], obstacle_local(&ct->obstacles[k], ct->time, r), &phi, NULL,
-                                      NULL))
+                !cr_obstacle_distance(&ct->obstacles[k], cr_contact_local(ct, k, r), &phi, NULL, NULL))
                 continue;
             const double g = phi - ct->radius[i], N = pr->lambda_n - ct->eps * ct->weight[i] * g;
             if (g > ct->tol && N > 0) pr->lambda_n = N, settled = 0;
