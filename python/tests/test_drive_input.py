@@ -1,6 +1,6 @@
 """A joint drive's target set from an on_sample callback (Sample.set_drive, assemblies of the
 mixed_discrete and port_hamiltonian models). Reference: the target itself; a drive holds angle x time function x u, and
-u set at one output time is reached at the next (a linear ramp in between), so the hinge's
+u set at one output time is reached at the next (a cubic Hermite ramp in between, at rest at both ends), so the hinge's
 measured angle at every output time equals the value the callback set at the one before."""
 
 import json
