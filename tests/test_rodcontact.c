@@ -272,6 +272,36 @@ static void test_corner_counted_once(void)
     CHECK(worst_sum < 1e-12);
 }
 
+/* A contact sliding over nodes: chain B (straight, at an angle) slides under A's kink in 3001
+ * steps of 2e-4 m, its node passing under A's node at the middle (the contact goes from A's first
+ * segment over its node to the second while B's contact crosses B's node: every case of the rule
+ * on the way). The total force on A is ε (2r − d_min) at every position and changes by no more
+ * than the motion can change it (ε Δx, the distance's slope being at most 1, plus the normal's
+ * turn, far below one contact's force of 10 N: a contact dropped or doubled on the way jumps by
+ * that). */
+static void test_contact_slides_over_node(void)
+{
+    const double r = 0.05, eps = 1e3, d = 0.09, dx = 2e-4;
+    double Fprev = NAN, jump = 0, worst = 0;
+    for (int k = 0; k <= 3000; ++k) {
+        const double x0 = -0.3 + dx * k;
+        const double P[8][3] = {{-1, 0.05, 0}, {0, 0, 0},          {1, 0.05, 0}, {3, 3, 0},
+                                {3, -3, 2},    {x0 - 0.6, -d, -2}, {x0, -d, 0},  {x0 + 0.6, -d, 2}};
+        double F, dmin, Fsum;
+        kink_contact(P, r, eps, &F, &dmin, &Fsum);
+        const double ref = eps * (2 * r - dmin);
+        worst = fmax(worst, fabs(F - ref) / ref);
+        if (k > 0) jump = fmax(jump, fabs(F - Fprev));
+        Fprev = F;
+    }
+    fprintf(stderr,
+            "sliding over the nodes: worst | |F| / ε (2r − d) − 1 | = %.3g, largest change of |F| a step %.3g N "
+            "(ε Δx = %.3g N)\n",
+            worst, jump, eps * dx);
+    CHECK(worst < 1e-9);
+    CHECK(jump < 2 * eps * dx);
+}
+
 /* ∂f/∂x of a pressed pair against central differences of f (closest points recomputed), for
  * pairs with both parameters inside, one at an end, and penalty with and without a multiplier. */
 static void test_pair_jacobian_fd(void)
@@ -316,4 +346,5 @@ static void test_pair_jacobian_fd(void)
 }
 
 CHECK_MAIN(CASE(test_closest_vs_sampling), CASE(test_broad_phase_vs_brute), CASE(test_exclusion),
-           CASE(test_node_counted_once), CASE(test_corner_counted_once), CASE(test_pair_jacobian_fd))
+           CASE(test_node_counted_once), CASE(test_corner_counted_once), CASE(test_contact_slides_over_node),
+           CASE(test_pair_jacobian_fd))
