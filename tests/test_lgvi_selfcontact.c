@@ -131,16 +131,18 @@ static void free_spring_keeps_momenta(void)
     CHECK(dP <= 1e-12 * Pn);
     CHECK(dL <= 1e-12 * (Ln + Pn * 0.5));
     CHECK(gmin < 0 && gmin >= -depth);
-    /* measured 1.28e-3 J (3.0 %), the same at h/2 and h/4 (1.33e-3, 1.25e-3 J): not the
-     * integrator's error but the pair law's count-once rule at a corner of the polygon, which can
-     * leave a pressing pair uncounted until it appears at depth (docs/lgvi.md "Self-contact") */
+    /* measured 1.17e-3 J (2.7 %), the same at h/2 and h/4 (1.25e-3, 1.16e-3 J): not the
+     * integrator's error but the pair law's, one penalty per local minimum of the distance: along
+     * two nearly parallel segments of the coils pressed together a second minimum appears at
+     * depth when the distance's slope changes sign (+4.4e-4 J, +7.2e-4 J; docs/lgvi.md
+     * "Self-contact"). Not the count-once rule: the old and the new count the same contacts here. */
     CHECK(dE <= 0.05 * stored);
     cr_run_result_free(&r);
 }
 
 /* (b) the spring clamped at its lower end (node 0) collapses under gravity onto itself: the coils
  * meet at 0.05 s and press until 0.12 s; the lgvi rod (midpoint strains, h = 2e-5 s) against the
- * mixed rod (Radau IIA, rtol 1e-8) on the same scenario. Measured: the tips within 1.17e-3 m up to
+ * mixed rod (Radau IIA, rtol 1e-8) on the same scenario. Measured: the tips within 1.20e-3 m up to
  * 0.16 s (4.6e-4 m without the self-contact: the two discretisations' own difference), while the
  * contact moves the tip by 7.4 cm (either rod with and without it): the contact's effect agrees
  * to 2 % */

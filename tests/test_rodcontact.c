@@ -173,6 +173,135 @@ static void test_node_counted_once(void)
     cr_rodcontact_destroy(c);
 }
 
+/* One rod of 8 nodes: a chain A (nodes 0, 1, 2, kink at node 1) and a chain B (nodes 5, 6, 7, kink
+ * at node 6) facing each other, joined far away (nodes 3, 4); radius r, penalty ε. Returns the
+ * number of pairs counted, *F the norm of the total force on A's nodes, *dmin the smallest
+ * distance of A's segments to B's (all four pairs, the independent reference) and *Fsum the norm
+ * of the sum of all forces (0: action and reaction). */
+static int kink_contact(const double P[8][3], double r, double eps, double *F, double *dmin, double *Fsum)
+{
+    double radius[8], s[8], x[8 * 3];
+    for (int i = 0; i < 8; ++i) {
+        radius[i] = r;
+        for (int k = 0; k < 3; ++k) x[3 * i + k] = P[i][k];
+    }
+    s[0] = 0;
+    for (int i = 1; i < 8; ++i)
+        s[i] = s[i - 1] + cr_v3_norm(cr_v3_sub(cr_v3_load(x + 3 * i), cr_v3_load(x + 3 * i - 3)));
+    cr_rodcontact *c = cr_rodcontact_create(8, radius, s, eps, 1e-6);
+    const int np = cr_rodcontact_find(c, x, 3);
+    double fa[3] = {0, 0, 0}, ft[3] = {0, 0, 0};
+    for (int p = 0; p < np; ++p) {
+        double f[12];
+        cr_rodcontact_pair_force(c, p, x, 3, f, NULL);
+        const int node[4] = {c->pair[p].a, c->pair[p].a + 1, c->pair[p].b, c->pair[p].b + 1};
+        for (int m = 0; m < 4; ++m)
+            for (int k = 0; k < 3; ++k) {
+                ft[k] += f[3 * m + k];
+                if (node[m] <= 2) fa[k] += f[3 * m + k];
+            }
+    }
+    *F = sqrt(fa[0] * fa[0] + fa[1] * fa[1] + fa[2] * fa[2]);
+    *Fsum = sqrt(ft[0] * ft[0] + ft[1] * ft[1] + ft[2] * ft[2]);
+    *dmin = INFINITY;
+    for (int a = 0; a < 2; ++a)
+        for (int b = 5; b < 7; ++b) {
+            cr_seg_closest cp;
+            cr_segment_closest(cr_v3_load(x + 3 * a), cr_v3_load(x + 3 * a + 3), cr_v3_load(x + 3 * b),
+                               cr_v3_load(x + 3 * b + 3), &cp);
+            *dmin = fmin(*dmin, cp.dist);
+        }
+    cr_rodcontact_destroy(c);
+    return np;
+}
+
+/* A node pressing on a chain at its node (a corner of the discrete rod) is one contact: the total
+ * normal force on either chain is the penalty of one contact, ε (2r − d_min), d_min the smallest
+ * distance of the chains' segments (the distance between polylines whose kinks face each other
+ * has a single local minimum), and the forces sum to zero. Cases: the nodes facing each other
+ * exactly (four pairs hold the same point), chain B straight under A's kink, B's kink under A's
+ * straight chain, both straight and crossing, B crossing at an angle; each exactly and turned by
+ * random rotations and moved (the symmetric cases' ties then fall to rounding, e.g. the distance's
+ * slope along a straight chain at the node is ±1e-17); and random moves of the nodes by up to
+ * 3 cm of the kinked chains (segments 1 m long, the kinks' arms rising 0.3 m: they stay convex)
+ * that slide the contact over the nodes and the segments. The rule this replaced counted no pair in some of the turned
+ * straight cases. */
+static void test_corner_counted_once(void)
+{
+    const double r = 0.05, eps = 1e3, d = 0.09; /* 1 cm deep */
+    double worst = 0, worst_sum = 0;
+    int bad = 0, trials = 0;
+    for (int trial = 0; trial < 1000; ++trial, ++trials) {
+        const int moved = trial >= 600, turned = trial >= 5 && !moved;
+        /* moved: both chains kinked (a straight chain moved can turn concave: two contacts) */
+        const int kind = moved ? 4 * (trial % 2) : trial % 5;
+        const double riseA = kind == 2 || kind == 3 ? 0 : 0.3, riseB = kind == 1 || kind == 3 ? 0 : 0.3,
+                     tilt = kind == 4 ? 0.4 : (turned ? 0.3 * urand() : 0);
+        double P[8][3] = {{-1, riseA, 0},          {0, 0, 0},  {1, riseA, 0},        {3, 3, 0}, {3, -3, 2},
+                          {-tilt, -d - riseB, -1}, {0, -d, 0}, {tilt, -d - riseB, 1}};
+        if (turned) { /* a random rotation (unit quaternion) and shift of the whole rod */
+            double q[4], n = 0;
+            for (int k = 0; k < 4; ++k) q[k] = urand(), n += q[k] * q[k];
+            for (int k = 0; k < 4; ++k) q[k] /= sqrt(n);
+            const double w = q[0], x = q[1], y = q[2], z = q[3],
+                         R[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
+                                    {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
+                                    {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
+            const double c[3] = {urand(), urand(), urand()};
+            for (int i = 0; i < 8; ++i) {
+                double v[3];
+                for (int k = 0; k < 3; ++k) v[k] = c[k] + R[k][0] * P[i][0] + R[k][1] * P[i][1] + R[k][2] * P[i][2];
+                for (int k = 0; k < 3; ++k) P[i][k] = v[k];
+            }
+        }
+        if (moved)
+            for (int i = 0; i < 8; ++i)
+                if (i != 3 && i != 4)
+                    for (int k = 0; k < 3; ++k) P[i][k] += 0.03 * urand();
+        double F, dmin, Fsum;
+        const int np = kink_contact(P, r, eps, &F, &dmin, &Fsum);
+        const double ref = eps * (2 * r - dmin), err = fabs(F - ref) / ref;
+        if (!(err < 1e-9) && bad < 5)
+            fprintf(stderr, "corner case %d: %d pairs, |F| %.12g, ε (2r − d) %.12g\n", trial, np, F, ref);
+        bad += !(err < 1e-9);
+        worst = fmax(worst, err), worst_sum = fmax(worst_sum, Fsum / ref);
+        if (!moved) CHECK(np == 1);
+    }
+    fprintf(stderr, "corner contacts: worst | |F| / ε (2r − d) − 1 | = %.3g, %d of %d off\n", worst, bad, trials);
+    CHECK(bad == 0 && worst < 1e-9);
+    CHECK(worst_sum < 1e-12);
+}
+
+/* A contact sliding over nodes: chain B (straight, at an angle) slides under A's kink in 3001
+ * steps of 2e-4 m, its node passing under A's node at the middle (the contact goes from A's first
+ * segment over its node to the second while B's contact crosses B's node: every case of the rule
+ * on the way). The total force on A is ε (2r − d_min) at every position and changes by no more
+ * than the motion can change it (ε Δx, the distance's slope being at most 1, plus the normal's
+ * turn, far below one contact's force of 10 N: a contact dropped or doubled on the way jumps by
+ * that). */
+static void test_contact_slides_over_node(void)
+{
+    const double r = 0.05, eps = 1e3, d = 0.09, dx = 2e-4;
+    double Fprev = NAN, jump = 0, worst = 0;
+    for (int k = 0; k <= 3000; ++k) {
+        const double x0 = -0.3 + dx * k;
+        const double P[8][3] = {{-1, 0.05, 0}, {0, 0, 0},          {1, 0.05, 0}, {3, 3, 0},
+                                {3, -3, 2},    {x0 - 0.6, -d, -2}, {x0, -d, 0},  {x0 + 0.6, -d, 2}};
+        double F, dmin, Fsum;
+        kink_contact(P, r, eps, &F, &dmin, &Fsum);
+        const double ref = eps * (2 * r - dmin);
+        worst = fmax(worst, fabs(F - ref) / ref);
+        if (k > 0) jump = fmax(jump, fabs(F - Fprev));
+        Fprev = F;
+    }
+    fprintf(stderr,
+            "sliding over the nodes: worst | |F| / ε (2r − d) − 1 | = %.3g, largest change of |F| a step %.3g N "
+            "(ε Δx = %.3g N)\n",
+            worst, jump, eps * dx);
+    CHECK(worst < 1e-9);
+    CHECK(jump < 2 * eps * dx);
+}
+
 /* ∂f/∂x of a pressed pair against central differences of f (closest points recomputed), for
  * pairs with both parameters inside, one at an end, and penalty with and without a multiplier. */
 static void test_pair_jacobian_fd(void)
@@ -217,4 +346,5 @@ static void test_pair_jacobian_fd(void)
 }
 
 CHECK_MAIN(CASE(test_closest_vs_sampling), CASE(test_broad_phase_vs_brute), CASE(test_exclusion),
-           CASE(test_node_counted_once), CASE(test_pair_jacobian_fd))
+           CASE(test_node_counted_once), CASE(test_corner_counted_once), CASE(test_contact_slides_over_node),
+           CASE(test_pair_jacobian_fd))

@@ -64,27 +64,29 @@ static double mult_of(const cr_rodcontact *c, int a, int b)
     return 0;
 }
 
-/* A closest point at a segment's end node is also its neighbour's: the pair is kept once. At the
- * start node (s = 0) the neighbour before holds it (as its end), unless that neighbour pair is
- * excluded; at the end node (s = 1) the pair is dropped when the distance decreases onto the
- * next segment (the closest point lies there, not at the node). */
+/* The neighbour (a + i, b + j) of the pair (a, b) for cr_segpair_counted_once: its closest points
+ * into *q, 0 when it is past the rod's ends or excluded (it holds nothing) */
+typedef struct neighbour_ctx {
+    const cr_rodcontact *c;
+    const double *x;
+    int stride, a, b;
+} neighbour_ctx;
+
+static int neighbour(void *ctx, int i, int j, cr_seg_closest *q)
+{
+    const neighbour_ctx *n = ctx;
+    const int qa = n->a + i, qb = n->b + j, last = n->c->nodes - 2;
+    if (qa < 0 || qb < 0 || qa > last || qb > last || cr_rodcontact_excluded(n->c, qa, qb)) return 0;
+    cr_segment_closest(node_at(n->x, n->stride, qa), node_at(n->x, n->stride, qa + 1), node_at(n->x, n->stride, qb),
+                       node_at(n->x, n->stride, qb + 1), q);
+    return 1;
+}
+
+/* each contact point counted once (cr_segpair_counted_once, segments.h) */
 static int counted_once(const cr_rodcontact *c, int a, int b, const cr_seg_closest *cp, const double *x, int stride)
 {
-    const int last = c->nodes - 2; /* the last segment */
-    const cr_vec3 d = cr_v3_sub(cp->pa, cp->pb);
-    /* parallel segments that meet only at an end: their neighbours' overlapping pairs hold it */
-    if (cp->parallel &&
-        ((cp->s <= 0 && a > 0) || (cp->s >= 1 && a < last) || (cp->t <= 0 && b > 0) || (cp->t >= 1 && b < last)))
-        return 0;
-    if (!cp->s_free && cp->s <= 0 && a > 0 && !cr_rodcontact_excluded(c, a - 1, b)) return 0;
-    if (!cp->t_free && cp->t <= 0 && b > 0 && b - 1 != a && !cr_rodcontact_excluded(c, a, b - 1)) return 0;
-    if (!cp->s_free && cp->s >= 1 && a < last && a + 1 != b && !cr_rodcontact_excluded(c, a + 1, b) &&
-        cr_v3_dot(d, cr_v3_sub(node_at(x, stride, a + 2), node_at(x, stride, a + 1))) < 0)
-        return 0;
-    if (!cp->t_free && cp->t >= 1 && b < last &&
-        cr_v3_dot(d, cr_v3_sub(node_at(x, stride, b + 2), node_at(x, stride, b + 1))) > 0)
-        return 0;
-    return 1;
+    neighbour_ctx n = {c, x, stride, a, b};
+    return cr_segpair_counted_once(cp, neighbour, &n);
 }
 
 /* candidate pairs whose boxes, each widened by its radius + reach/2, overlap (into *cand) */

@@ -52,6 +52,52 @@ void cr_segment_closest(cr_vec3 a0, cr_vec3 a1, cr_vec3 b0, cr_vec3 b1, cr_seg_c
     out->dist = cr_v3_norm(cr_v3_sub(out->pa, out->pb));
 }
 
+/* The count-once rule (segments.h; docs/theory.md "Contact of a rod with itself"). A contact is a local
+ * minimum of the distance between the two polylines, over the square [0, 1]² of each pair (a, b)
+ * glued to its neighbours' along the edges s = 0, 1 (node a, a + 1 shared with the pair
+ * (a ∓ 1, b)), t = 0, 1 and the corners. The distance is convex on each square, so a pair's closest
+ * point is the local minimum of its square, and it is a minimum of the glued squares only if it
+ * is also the closest point of every square it lies on the edge (corner) of. A pair whose closest
+ * point lies on its edge toward a neighbour (within AT_NODE of s or t = 0, 1: a point exactly at a
+ * node may be computed a rounding off it) computes that neighbour's closest point and
+ *  - drops it when the neighbour's closest point is off the shared edge: the neighbour holds the
+ *    same point or a nearer one (its square holds this point), and counts it;
+ *  - else both hold the same point (the node's closest point on the other segment): the smaller
+ *    distance keeps it, then the smaller pair (a, b), a total order on the up to four pairs
+ *    around a node, so exactly one keeps it.
+ * Both pairs decide from the same two closest points, computed by the same function from the
+ * same nodes, so they agree to the bit. (The rule this replaced kept a node for the pair before
+ * it unless the distance's slope along the next segment was negative, and dropped it from the
+ * pair after it unconditionally: where that slope is a rounding from 0, a node over a straight
+ * chain, it counted the contact twice or not at all, tests/test_rodcontact.c.) Neighbours that
+ * are excluded or past the rod's ends hold nothing. The force stays continuous as a contact
+ * slides over a node (at the switch both pairs hold the same point, distance and weights). It
+ * jumps where a local minimum is born or dies: a second minimum appears, already pressing, when
+ * the distance along two nearly parallel segments pressed together changes the sign of its slope
+ * (docs/lgvi.md "Self-contact"), inherent to one penalty per contact point. */
+#define AT_NODE 1e-9
+
+static int on_edge(const cr_seg_closest *cp, int i, int j)
+{
+    return (i == 0 || (i < 0 ? cp->s <= AT_NODE : cp->s >= 1 - AT_NODE)) &&
+           (j == 0 || (j < 0 ? cp->t <= AT_NODE : cp->t >= 1 - AT_NODE));
+}
+
+int cr_segpair_counted_once(const cr_seg_closest *cp, int (*neighbour)(void *ctx, int i, int j, cr_seg_closest *q),
+                            void *ctx)
+{
+    if (!on_edge(cp, -1, 0) && !on_edge(cp, 1, 0) && !on_edge(cp, 0, -1) && !on_edge(cp, 0, 1)) return 1;
+    for (int i = -1; i <= 1; ++i)
+        for (int j = -1; j <= 1; ++j) {
+            cr_seg_closest q;
+            if ((!i && !j) || !on_edge(cp, i, j) || !neighbour(ctx, i, j, &q)) continue;
+            if (!on_edge(&q, -i, -j)) return 0; /* it holds this point or a nearer one */
+            /* the same point: the smaller distance, then the smaller pair (a, b) keeps it */
+            if (q.dist < cp->dist || (q.dist == cp->dist && (i < 0 || (i == 0 && j < 0)))) return 0;
+        }
+    return 1;
+}
+
 /* ---- broad phase ---------------------------------------------------------------------------- */
 
 typedef struct cell_entry {

@@ -21,6 +21,16 @@ typedef struct cr_seg_closest {
 
 void cr_segment_closest(cr_vec3 a0, cr_vec3 a1, cr_vec3 b0, cr_vec3 b1, cr_seg_closest *out);
 
+/* Whether the pair (a, b) whose closest points are *cp counts them (each contact point counted
+ * once, docs/theory.md "Contact of a rod with itself"): a point on an edge of the pair's square
+ * [0, 1]² (s or t within 1e-9 of 0 or 1: a node) is dropped when the neighbouring pair across
+ * that edge (or corner) holds it or a nearer point, and kept by one of the pairs holding it
+ * (the smaller distance, then the smaller (a, b)). neighbour(ctx, i, j, q) gives the closest
+ * points of the pair (a + i, b + j), i, j in {−1, 0, 1}, with the segments in that order, and
+ * returns 0 when that pair does not exist or cannot touch. At most three neighbours are asked. */
+int cr_segpair_counted_once(const cr_seg_closest *cp, int (*neighbour)(void *ctx, int i, int j, cr_seg_closest *q),
+                            void *ctx);
+
 /* Broad phase: the pairs (a < b) of the `count` axis-aligned boxes [lo, hi] (3 doubles a box)
  * that overlap, by a uniform spatial hash whose cell is the largest box extent: each box meets
  * at most 8 cells, the (cell, box) entries are radix-sorted by cell (O(n)) and a pair is reported
