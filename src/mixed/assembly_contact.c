@@ -194,25 +194,31 @@ static int touchable(const cr_asm_contact *c, int ka, int kb)
     return !(arc < 0.5 * M_PI * (seg_radius(c, ka) + seg_radius(c, kb)));
 }
 
-/* A closest point at a segment's end node is also its neighbour's (in the same rod): the pair
- * is kept once, as for one rod's self-contact (rodcontact.c): at the start node the segment
- * before holds it (unless that pair cannot touch); at the end node it is dropped when the
- * distance decreases onto the next segment (whose interior then holds the closest point). */
+/* The neighbour (ka + i, kb + j) of a pair for cr_segpair_counted_once (segments.h): its closest
+ * points, 0 when a segment has no neighbour there in its rod or the pair cannot touch */
+typedef struct neighbour_ctx {
+    const cr_asm_contact *c;
+    int ka, kb;
+} neighbour_ctx;
+
+static int neighbour(void *ctx, int i, int j, cr_seg_closest *q)
+{
+    const neighbour_ctx *n = ctx;
+    const cr_asm_contact *c = n->c;
+    const int qa = n->ka + i, qb = n->kb + j;
+    if ((i < 0 && first_seg(c, n->ka)) || (i > 0 && last_seg(c, n->ka)) || (j < 0 && first_seg(c, n->kb)) ||
+        (j > 0 && last_seg(c, n->kb)) || qa == qb || !touchable(c, qa, qb))
+        return 0;
+    cr_segment_closest(X_at(c, c->seg_node[qa]), X_at(c, c->seg_node[qa] + 1), X_at(c, c->seg_node[qb]),
+                       X_at(c, c->seg_node[qb] + 1), q);
+    return 1;
+}
+
+/* each contact point counted once, as for one rod's self-contact (rodcontact.c) */
 static int counted_once(const cr_asm_contact *c, int ka, int kb, const cr_seg_closest *cp)
 {
-    const cr_vec3 d = cr_v3_sub(cp->pa, cp->pb);
-    const int a1 = c->seg_node[ka] + 1, b1 = c->seg_node[kb] + 1;
-    if (cp->parallel && ((cp->s <= 0 && !first_seg(c, ka)) || (cp->s >= 1 && !last_seg(c, ka)) ||
-                         (cp->t <= 0 && !first_seg(c, kb)) || (cp->t >= 1 && !last_seg(c, kb))))
-        return 0;
-    if (!cp->s_free && cp->s <= 0 && !first_seg(c, ka) && touchable(c, ka - 1, kb)) return 0;
-    if (!cp->t_free && cp->t <= 0 && !first_seg(c, kb) && kb - 1 != ka && touchable(c, ka, kb - 1)) return 0;
-    if (!cp->s_free && cp->s >= 1 && !last_seg(c, ka) && ka + 1 != kb && touchable(c, ka + 1, kb) &&
-        cr_v3_dot(d, cr_v3_sub(X_at(c, a1 + 1), X_at(c, a1))) < 0)
-        return 0;
-    if (!cp->t_free && cp->t >= 1 && !last_seg(c, kb) && cr_v3_dot(d, cr_v3_sub(X_at(c, b1 + 1), X_at(c, b1))) > 0)
-        return 0;
-    return 1;
+    neighbour_ctx n = {c, ka, kb};
+    return cr_segpair_counted_once(cp, neighbour, &n);
 }
 
 static int candidates(cr_asm_contact *c, double reach)
