@@ -133,6 +133,7 @@ typedef struct asm_dyn {
     /* per joint: its drive input's ramp (from, to, the rate at from) over [ramp_t0, ramp_t1] (the
      * output interval) */
     double *du, ramp_t0, ramp_t1;
+    int continuing; /* a checkpointed stage continued: the drives' ramps are the checkpoint's */
     rod_dyn *rd;
     int nr, ni, k; /* rods, interface nodes, joint rows */
     size_t N, mu_off;
@@ -1505,6 +1506,9 @@ static int output(double t, const double *y, void *user)
     unpack(d, y, t);
     int stop = d->on_output(d->a, d->s, &smp, d->user);
     if (stop) d->stopped = 1;
+    if (stop && d->memory) /* the checkpoint holds this output's state: its joints' work to t, for the run
+                              continued from it (the integrator's memory stays its last step's) */
+        d->memory[AM_DISSIPATED] = d->dissipated + jw[0], d->memory[AM_WORK_DRIVES] = d->work_drives + jw[1];
     return stop;
 }
 
@@ -1749,9 +1753,18 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
     if (d.du) { /* the drives' inputs: held (fresh), or the ramp of the output interval a checkpoint cut */
         const double k0 = floor((tb - d.t_stage_start) / o.output_dt * (1 + 1e-12));
         d.ramp_t0 = d.t_stage_start + k0 * o.output_dt, d.ramp_t1 = d.ramp_t0 + o.output_dt;
+        /* a checkpoint at an output time (an interruption there, or a periodic one after the step
+           that ends its interval) holds the ramp that ends there: it moves on now, as
+           integrate_live moves it after that output time */
+        const int at_output = d.continuing && k0 > 0 && fabs(tb - d.ramp_t0) <= 1e-9 * o.output_dt;
         for (int jk = 0; jk < a->joint_count; ++jk) {
-            if (!resume) s->drive_from[jk] = s->drive_input[jk], s->drive_rate[jk] = 0.0;
-            d.du[3 * jk] = s->drive_from[jk], d.du[3 * jk + 1] = s->drive_input[jk],
+            if (!d.continuing) s->drive_from[jk] = s->drive_to[jk] = s->drive_input[jk], s->drive_rate[jk] = 0.0;
+            if (at_output) {
+                const double u0 = s->drive_from[jk], u1 = s->drive_to[jk], r0 = s->drive_rate[jk];
+                s->drive_rate[jk] = u0 != u1 || r0 != 0 ? (u1 - u0) / o.output_dt : 0.0;
+                s->drive_from[jk] = u1, s->drive_to[jk] = s->drive_input[jk];
+            }
+            d.du[3 * jk] = s->drive_from[jk], d.du[3 * jk + 1] = s->drive_to[jk],
                      d.du[3 * jk + 2] = s->drive_rate[jk];
         }
     }
@@ -2006,9 +2019,12 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
     if (!(o.t_end > 0) || !(o.output_dt > 0) || !(o.rtol > 0) || !(o.atol > 0))
         return cr_error_set(err, CR_BAD_INPUT, "dynamic stage %d: t_end, output_dt, rtol and atol must be > 0", stage);
     const double t_begin = s->rods[0]->time, t_end = t_stage_start + o.t_end;
-    /* a memory of this stage taken at this state: the run continues a checkpointed one */
-    const int resume = memory && memory[AM_VALID] == 1.0 && memory[AM_STAGE] == stage &&
-                       memory[AM_T_STAGE_START] == t_stage_start && memory[AM_T] == t_begin;
+    /* a memory of this stage: the run continues a checkpointed one (its counters, work and drive
+     * ramps); taken at this very state (not an interruption at an output time, whose state the
+     * integrator interpolated after its last step), the integrator continues too */
+    const int continuing = memory && memory[AM_VALID] == 1.0 && memory[AM_STAGE] == stage &&
+                           memory[AM_T_STAGE_START] == t_stage_start && t_begin > t_stage_start;
+    const int resume = continuing && memory[AM_T] == t_begin;
     asm_dyn d = {.on_output = on_output,
                  .on_step = on_step,
                  .user = user,
@@ -2016,8 +2032,9 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
                  .last_t = t_begin,
                  .memory = memory,
                  .t_stage_start = t_stage_start,
+                 .continuing = continuing,
                  .wall_start = t0};
-    if (resume) {
+    if (continuing) {
         for (int k = 0; k < 7; ++k) d.base[k] = (long)memory[AM_COUNTERS + k];
         d.base_wall = memory[AM_WALL];
         d.dissipated = memory[AM_DISSIPATED], d.work_drives = memory[AM_WORK_DRIVES];
@@ -2180,7 +2197,7 @@ static cr_status integrate_live(asm_dyn *d, const double *times, int count, doub
             const double reached = u[1], rate = u[0] != u[1] || u[2] != 0 ? (u[1] - u[0]) / h : 0.0;
             const double next = d->s->drive_input[jk];
             if (rate != 0 || next != reached) changed = 1; /* the drive's acceleration changes */
-            u[0] = d->s->drive_from[jk] = reached, u[1] = next, u[2] = d->s->drive_rate[jk] = rate;
+            u[0] = d->s->drive_from[jk] = reached, u[1] = d->s->drive_to[jk] = next, u[2] = d->s->drive_rate[jk] = rate;
         }
         d->ramp_t0 = times[k], d->ramp_t1 = t1;
         if (!changed) continue;

@@ -466,7 +466,7 @@ static int packed_size(const void *impl)
     int n = 2 + s->a->rows + s->first_load[s->rods] + cr_asm_dynamic_memory_size(s->a) +
             CR_ASM_BODY_DOF * s->a->body_count + s->a->body_load_count;
     if (cr_asm_has_limits(s->a)) n += 2 * s->a->rows; /* the limits' unwrapping and multipliers */
-    if (has_drives(s->a)) n += 3 * s->a->joint_count; /* the drives' inputs and their ramps' start */
+    if (has_drives(s->a)) n += 4 * s->a->joint_count; /* the drives' inputs and their ramps */
     for (int r = 0; r < s->rods; ++r)
         n += cr_state_packed_size(s->a->models[r]) + cr_contact_packed_size(s->a->models[r]->contact);
     return n;
@@ -500,7 +500,8 @@ static void pack(const void *impl, double *out)
         memcpy(out, s->s->drive_input, (size_t)s->a->joint_count * sizeof(double));
         memcpy(out + s->a->joint_count, s->s->drive_from, (size_t)s->a->joint_count * sizeof(double));
         memcpy(out + 2 * s->a->joint_count, s->s->drive_rate, (size_t)s->a->joint_count * sizeof(double));
-        out += 3 * s->a->joint_count;
+        memcpy(out + 3 * s->a->joint_count, s->s->drive_to, (size_t)s->a->joint_count * sizeof(double));
+        out += 4 * s->a->joint_count;
     }
     /* obstacles: every rod's contact pairs (multipliers, anchors, stick or slide) */
     for (int r = 0; r < s->rods; ++r) {
@@ -537,7 +538,8 @@ static void unpack(void *impl, const double *in)
         memcpy(s->s->drive_input, in, (size_t)s->a->joint_count * sizeof(double));
         memcpy(s->s->drive_from, in + s->a->joint_count, (size_t)s->a->joint_count * sizeof(double));
         memcpy(s->s->drive_rate, in + 2 * s->a->joint_count, (size_t)s->a->joint_count * sizeof(double));
-        in += 3 * s->a->joint_count;
+        memcpy(s->s->drive_to, in + 3 * s->a->joint_count, (size_t)s->a->joint_count * sizeof(double));
+        in += 4 * s->a->joint_count;
     }
     for (int r = 0; r < s->rods; ++r) {
         cr_contact_unpack(s->a->models[r]->contact, in);

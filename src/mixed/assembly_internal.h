@@ -140,8 +140,9 @@ struct cr_assembly_state {
     double *limit_ref, *limit_hat;
     /* the drives' inputs (per joint, default 1; cr_sim_set_joint_drive_input): a dynamic stage
      * drives θ = angle · time(t) · u(t) (position alike) with u ramping (cubic Hermite) from
-     * drive_from at rate drive_rate (at the last output time) to drive_input at the next one */
-    double *drive_input, *drive_from, *drive_rate;
+     * drive_from at rate drive_rate (at the last output time) to drive_to at the next one
+     * (drive_input as it was then: a callback may set the next one at that output time) */
+    double *drive_input, *drive_from, *drive_rate, *drive_to;
     int inputs_live; /* the next dynamic stage reads the inputs at every output time */
 };
 

@@ -250,6 +250,7 @@ void cr_assembly_state_destroy(cr_assembly_state *s)
     free(s->body);
     free(s->body_load_scale);
     free(s->limit_ref), free(s->limit_hat), free(s->drive_input), free(s->drive_from), free(s->drive_rate);
+    free(s->drive_to);
     free(s);
 }
 
@@ -267,8 +268,9 @@ cr_assembly_state *cr_assembly_state_create(const cr_assembly *a)
     s->drive_input = calloc(a->joint_count > 0 ? a->joint_count : 1, sizeof *s->drive_input);
     s->drive_from = calloc(a->joint_count > 0 ? a->joint_count : 1, sizeof *s->drive_from);
     s->drive_rate = calloc(a->joint_count > 0 ? a->joint_count : 1, sizeof *s->drive_rate);
+    s->drive_to = calloc(a->joint_count > 0 ? a->joint_count : 1, sizeof *s->drive_to);
     if (!s->rods || !s->lambda || !s->body || !s->body_load_scale || !s->limit_ref || !s->limit_hat ||
-        !s->drive_input || !s->drive_from || !s->drive_rate) {
+        !s->drive_input || !s->drive_from || !s->drive_rate || !s->drive_to) {
         cr_assembly_state_destroy(s);
         return NULL;
     }
@@ -277,7 +279,7 @@ cr_assembly_state *cr_assembly_state_create(const cr_assembly *a)
             cr_assembly_state_destroy(s);
             return NULL;
         }
-    for (int k = 0; k < a->joint_count; ++k) s->drive_input[k] = s->drive_from[k] = 1.0;
+    for (int k = 0; k < a->joint_count; ++k) s->drive_input[k] = s->drive_from[k] = s->drive_to[k] = 1.0;
     for (int b = 0; b < a->body_count; ++b) { /* the reference pose, at rest */
         cr_v3_store(a->bodies[b].r0, s->body + (size_t)CR_ASM_BODY_DOF * b);
         cr_q_store(a->bodies[b].p0, s->body + (size_t)CR_ASM_BODY_DOF * b + 3);

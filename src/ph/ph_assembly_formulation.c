@@ -424,7 +424,11 @@ static cr_status pha_dynamic(cr_sim *sim, int stage, double t_stage_start, doubl
         if (done == 0) /* fresh: the inputs held; resumed: the checkpoint's ramp, in its interval */
             for (int j = 0; j < s->joints; ++j)
                 s->drive_from[j] = s->drive_target[j] = s->drive_input[j], s->drive_rate[j] = 0.0;
-        s->ramp_t0 = t_stage_start + (double)(done / every * every) * h, s->ramp_t1 = s->ramp_t0 + (double)every * h;
+        /* a checkpoint at an output time holds the ramp of the interval that ends there (the ramp moves
+           on at the next step's start, drive_ramp): resumed there, that interval is placed so that the
+           first step moves it on as the uninterrupted run does */
+        const long first = done > 0 && done % every == 0 ? done - every : done / every * every;
+        s->ramp_t0 = t_stage_start + (double)first * h, s->ramp_t1 = s->ramp_t0 + (double)every * h;
     }
     return cr_fixed_step_stage(sim, &pha_ops, stage, t_stage_start, o, cb, report, err);
 }
