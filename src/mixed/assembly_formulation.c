@@ -363,6 +363,10 @@ static cr_status reaction(const void *impl, int i, cr_vec3 *f, cr_vec3 *m)
 {
     const asm_sim *s = impl;
     int r = rod_of(s->first_node, s->rods, &i);
+    /* a support on a joint's node: its own rows' reaction, without the joints' */
+    for (int k = 0; k < s->a->support_count; ++k)
+        if (s->a->supports[k].rod == r && s->a->iface[s->a->supports[k].iface].node == i)
+            return cr_asm_support_reaction(s->a, s->s, r, i, f, m);
     return cr_state_reaction(s->a->models[r], s->s->rods[r], i, f, m);
 }
 

@@ -1,0 +1,327 @@
+/* Supports on joints' nodes in assemblies of mixed discrete rods (docs/theory.md,
+ * "Assemblies"): a rod's boundary condition on a node that a joint also holds, against
+ * independent references (the same rods held directly, one continuous rod, beam theory,
+ * global equilibrium) and the redundancy check's message. */
+#include "check.h"
+#include "cosserat/assembly.h"
+#include "mixed/assembly_internal.h"
+#include "rod_builders.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cr_static_options tight(void)
+{
+    cr_static_options o = cr_static_default_options();
+    o.atol = 1e-13, o.rtol = 1e-12, o.stability = 0;
+    return o;
+}
+
+static cr_assembly_rod_def named(const char *name, cr_rod_def rod)
+{
+    cr_assembly_rod_def r;
+    memset(&r, 0, sizeof r);
+    strncpy(r.name, name, sizeof r.name - 1);
+    r.rod = rod;
+    return r;
+}
+
+static cr_joint_def joint(cr_joint_type type, int rod_a, int node_a, int rod_b, int node_b)
+{
+    cr_joint_def j = cr_joint_default_def();
+    j.type = type, j.a = (cr_rod_node){rod_a, node_a}, j.b = (cr_rod_node){rod_b, node_b};
+    return j;
+}
+
+/* a rod along direction dir (in the xy plane) from origin o: its frame turned about z from
+ * I's, body z = I's z */
+static cr_rod_def rod_along(const cr_section_segment *sec, double L, int n, cr_vec3 o, cr_vec3 dir)
+{
+    cr_rod_def d = straight_rod(sec, L, n);
+    d.reference.origin = o;
+    d.reference.orientation = cr_q_axis_angle(cr_v3(0, 0, 1), atan2(dir.y, dir.x));
+    return d;
+}
+
+static cr_assembly *make(cr_assembly_def *def)
+{
+    cr_error err = {0};
+    cr_assembly *a = cr_assembly_create(def, &err);
+    if (!a) fprintf(stderr, "[%s] %s\n", check_current, err.message);
+    return a;
+}
+
+static int solve(cr_assembly *a, cr_assembly_state *s)
+{
+    cr_static_options o = tight();
+    cr_error err = {0};
+    cr_static_report rep;
+    cr_status st = cr_assembly_static_solve(a, s, &o, &rep, &err);
+    if (st != CR_OK) fprintf(stderr, "[%s] %s\n", check_current, err.message);
+    else printf("[%s] %d load steps, %d Newton iterations\n", check_current, rep.step_count, rep.total_iterations);
+    cr_static_report_free(&rep);
+    return st == CR_OK;
+}
+
+/* largest distance between the nodes of an assembly rod and a single rod's */
+static double node_gap(cr_assembly_state *s, int rod, const cr_state *one, int nodes)
+{
+    double d = 0;
+    for (int i = 0; i < nodes; ++i)
+        d = fmax(d, cr_v3_norm(cr_v3_sub(cr_state_position(cr_assembly_state_rod(s, rod), i),
+                                         cr_state_position(one, i))));
+    return d;
+}
+
+/* ---- a clamped end welded to a second rod: the second is a cantilever ---- */
+/* Rod 'A' along x, clamped at node 0; rod 'B' along y from the same point, welded to A's node 0
+ * (a clamped node that a weld also holds) with a tip force P along x. B is a cantilever
+ * clamped through the weld: its nodes equal the single rod B clamped at node 0 (a large
+ * deflection), A does not move and carries nothing, and A's clamp takes −P and the moment.
+ * A small load against beam theory: δ = P L³/(3 EI) + P L/GA. */
+static void test_clamped_weld_cantilever(void)
+{
+    const int n = 12;
+    const double EI = 2.0, GA = 1e5, L = 1.0;
+    cr_section_segment sec = resultants(1e5, GA, 1.5, EI, 1.0);
+    cr_bc_def clamp = cr_bc_default_def();
+    for (int big = 0; big < 2; ++big) {
+        const double P = big ? 3.0 : 1e-4;
+        cr_load_def tip = cr_load_default_def();
+        tip.type = CR_LOAD_FORCE, tip.node = -1, tip.value = cr_v3(P, 0, 0);
+        /* the reference: B alone, clamped at node 0 */
+        cr_rod_def one = rod_along(&sec, L, n, cr_v3(0, 0, 0), cr_v3(0, 1, 0));
+        one.bcs = &clamp, one.bc_count = 1, one.loads = &tip, one.load_count = 1;
+        cr_model *m1 = cr_model_create(&one, NULL);
+        cr_state *s1 = cr_state_create(m1);
+        cr_static_options o = tight();
+        CHECK(cr_static_solve(m1, s1, &o, NULL, NULL, NULL, NULL) == CR_OK);
+        cr_rod_def A = rod_along(&sec, L, n, cr_v3(0, 0, 0), cr_v3(1, 0, 0));
+        cr_rod_def B = rod_along(&sec, L, n, cr_v3(0, 0, 0), cr_v3(0, 1, 0));
+        A.bcs = &clamp, A.bc_count = 1, B.loads = &tip, B.load_count = 1;
+        cr_assembly_rod_def rods[2] = {named("A", A), named("B", B)};
+        cr_joint_def w = joint(CR_JOINT_WELD, 0, 0, 1, 0);
+        cr_assembly_def def = {.rod_count = 2, .rods = rods, .joint_count = 1, .joints = &w};
+        cr_assembly *a = make(&def);
+        CHECK(a != NULL);
+        if (!a) return;
+        CHECK(a->support_count == 1 && a->support_rows == 6);
+        cr_assembly_state *s = cr_assembly_state_create(a);
+        CHECK(solve(a, s));
+        const double dB = node_gap(s, 1, s1, n + 1);
+        double dA = 0;
+        for (int i = 0; i <= n; ++i)
+            dA = fmax(dA, cr_v3_norm(cr_v3_sub(cr_state_position(cr_assembly_state_rod(s, 0), i), cr_v3(L * i / n, 0, 0))));
+        cr_vec3 tipr = cr_state_position(cr_assembly_state_rod(s, 1), n);
+        cr_vec3 f, m, fj, mj;
+        CHECK(cr_asm_support_reaction(a, s, 0, 0, &f, &m) == CR_OK);
+        CHECK(cr_assembly_joint_reaction(a, s, 0, &fj, &mj) == CR_OK);
+        /* global equilibrium: the clamp's force and the load; its moment about the clamp
+         * balances the load's about it, (r_tip − 0) × P (moment in the node's basis: the
+         * node does not turn, so in I) */
+        cr_vec3 mt = cr_v3_cross(tipr, tip.value);
+        printf("[%s] P = %g: B vs one rod %.3g m, A moved %.3g m, tip (%.9f, %.9f); clamp force (%.3g, %.3g, %.3g) "
+               "moment (%.6g, %.6g, %.6g), r x P (%.6g, %.6g, %.6g)\n",
+               check_current, P, dB, dA, tipr.x, tipr.y, f.x, f.y, f.z, m.x, m.y, m.z, mt.x, mt.y, mt.z);
+        CHECK(dB < 1e-10 * fmax(1.0, P));
+        CHECK(dA < 1e-12);
+        CHECK(cr_v3_norm(cr_v3_add(f, tip.value)) < 1e-9 * fmax(P, 1.0));
+        CHECK(cr_v3_norm(cr_v3_add(m, mt)) < 1e-9 * fmax(P, 1.0));
+        /* the weld passes the whole load to A's node: its force on A is the tip load */
+        CHECK(cr_v3_norm(cr_v3_sub(fj, tip.value)) < 1e-9 * fmax(P, 1.0));
+        if (!big) {
+            const double ref = P * L * L * L / (3 * EI) + P * L / GA;
+            printf("[%s] small load: tip deflection %.12g, beam theory %.12g (rel %.3g)\n", check_current, tipr.x, ref,
+                   fabs(tipr.x / ref - 1));
+            CHECK(fabs(tipr.x / ref - 1) < 2e-3); /* the discrete rod at n = 12 */
+        } else
+            CHECK(tipr.x > 0.3); /* a large deflection */
+        cr_assembly_state_destroy(s);
+        cr_assembly_destroy(a);
+        cr_state_destroy(s1);
+        cr_model_destroy(m1);
+    }
+}
+
+/* ---- a hinge on a clamped node: a simply supported beam ---- */
+/* 'A' clamped at node 0; 'B' along x from A's node 0, hinged there (axis z) and pinned at its
+ * far end (translations, and its twist about x, which the hinge holds as well in the
+ * assembly), a transverse force F at its middle node: B is a simply supported beam in the xy
+ * plane; against the single rod B pinned at both ends (the same rows: node 0's translations
+ * and twist, the tip's translations), and at a small load against δ_mid = F L³/(48 EI) +
+ * F L/(4 GA). The hinge lets B's end turn, so the clamp takes no moment about z. */
+static void test_hinge_on_clamp(void)
+{
+    const int n = 16;
+    const double EI = 1.0, GA = 1e5, L = 1.0;
+    cr_section_segment sec = resultants(1e5, GA, 0.7, EI, 1.0);
+    for (int big = 0; big < 2; ++big) {
+        const double F = big ? -2.0 : -1e-4;
+        cr_load_def mid = cr_load_default_def();
+        mid.type = CR_LOAD_FORCE, mid.node = n / 2, mid.value = cr_v3(0, F, 0);
+        cr_bc_def clamp = cr_bc_default_def();
+        cr_bc_def pins[2] = {cr_bc_default_def(), cr_bc_default_def()};
+        pins[0].type = CR_BC_SUPPORT, pins[0].hold = CR_HOLD_TRANSLATION | CR_HOLD_RX | CR_HOLD_RY;
+        pins[1].type = CR_BC_SUPPORT, pins[1].hold = CR_HOLD_TRANSLATION, pins[1].node = -1;
+        cr_rod_def one = rod_along(&sec, L, n, cr_v3(0, 0, 0), cr_v3(1, 0, 0));
+        one.bcs = pins, one.bc_count = 2, one.loads = &mid, one.load_count = 1;
+        cr_model *m1 = cr_model_create(&one, NULL);
+        cr_state *s1 = cr_state_create(m1);
+        cr_static_options o = tight();
+        CHECK(cr_static_solve(m1, s1, &o, NULL, NULL, NULL, NULL) == CR_OK);
+        cr_rod_def A = rod_along(&sec, L, n, cr_v3(0, 0, 0), cr_v3(0, -1, 0));
+        cr_rod_def B = rod_along(&sec, L, n, cr_v3(0, 0, 0), cr_v3(1, 0, 0));
+        A.bcs = &clamp, A.bc_count = 1;
+        B.bcs = &pins[1], B.bc_count = 1, B.loads = &mid, B.load_count = 1;
+        cr_assembly_rod_def rods[2] = {named("A", A), named("B", B)};
+        cr_joint_def h = joint(CR_JOINT_HINGE, 0, 0, 1, 0);
+        h.axis = cr_v3(0, 0, 1); /* in A's body frame: its z is I's z */
+        cr_assembly_def def = {.rod_count = 2, .rods = rods, .joint_count = 1, .joints = &h};
+        cr_assembly *a = make(&def);
+        CHECK(a != NULL);
+        if (!a) return;
+        cr_assembly_state *s = cr_assembly_state_create(a);
+        CHECK(solve(a, s));
+        const double dB = node_gap(s, 1, s1, n + 1);
+        double dA = 0;
+        for (int i = 0; i <= n; ++i)
+            dA = fmax(dA, cr_v3_norm(cr_v3_sub(cr_state_position(cr_assembly_state_rod(s, 0), i), cr_v3(0, -L * i / n, 0))));
+        cr_vec3 f, m, fe, me;
+        CHECK(cr_asm_support_reaction(a, s, 0, 0, &f, &m) == CR_OK);
+        /* B's end pin (an ordinary support): the formulation's cr_state_reaction */
+        CHECK(cr_state_reaction(a->models[1], cr_assembly_state_rod(s, 1), n, &fe, &me) == CR_OK);
+        cr_vec3 sum = cr_v3_add(cr_v3_add(f, fe), mid.value);
+        /* moments about the clamp (the moment in the node's basis, taken to I) */
+        cr_vec3 mI = cr_m3_mulv(cr_q_exp(cr_state_orientation(cr_assembly_state_rod(s, 0), 0)), m);
+        cr_vec3 mom = cr_v3_add(cr_v3_add(mI, cr_v3_cross(cr_state_position(cr_assembly_state_rod(s, 1), n), fe)),
+                                cr_v3_cross(cr_state_position(cr_assembly_state_rod(s, 1), n / 2), mid.value));
+        const double mid_y = cr_state_position(cr_assembly_state_rod(s, 1), n / 2).y;
+        printf("[%s] F = %g: B vs one rod %.3g m, A moved %.3g m, mid %.12g; clamp (%.6g, %.6g, %.6g) moment_z %.3g; "
+               "sum of forces %.3g, of moments %.3g\n",
+               check_current, F, dB, dA, mid_y, f.x, f.y, f.z, mI.z, cr_v3_norm(sum), cr_v3_norm(mom));
+        CHECK(dB < 1e-10);
+        CHECK(dA < 1e-12);
+        /* to the round-off of the reactions (EA ε |x| = 2e-11 N; the axial force of the big case
+         * is 28 N) */
+        const double scale = fmax(1.0, cr_v3_norm(f));
+        CHECK(cr_v3_norm(sum) < 1e-9 * scale);
+        CHECK(cr_v3_norm(mom) < 1e-9 * scale);
+        CHECK(fabs(mI.z) < 1e-9 * scale); /* the hinge passes no moment about its axis */
+        if (!big) {
+            const double ref = F * L * L * L / (48 * EI) + F * L / (4 * GA);
+            printf("[%s] small load: mid deflection %.12g, beam theory %.12g (rel %.3g)\n", check_current, mid_y, ref,
+                   fabs(mid_y / ref - 1));
+            CHECK(fabs(mid_y / ref - 1) < 5e-3); /* the discrete rod at n = 16 */
+        }
+        cr_assembly_state_destroy(s);
+        cr_assembly_destroy(a);
+        cr_state_destroy(s1);
+        cr_model_destroy(m1);
+    }
+}
+
+/* ---- a ball joint at a pinned node: a pinned-pinned rod ---- */
+/* 'A' along x, pinned at node 0 (translations) and at its end (translations and twist); 'C'
+ * along y from A's node 0, on a ball joint there, held at its far end (translations and its
+ * twist about y), a transverse force Q along x and one along z at its middle: C is the single
+ * rod pinned at both ends (its node 0's translations held by the ball on the pinned node, its
+ * twist by the far end), A carries nothing. Reactions: the pin on A's node 0 takes the ball's
+ * force, and everything balances the loads. */
+static void test_ball_on_pin(void)
+{
+    const int n = 10;
+    cr_section_segment sec = resultants(1e5, 1e5, 0.7, 1.0, 1.0);
+    cr_load_def q = cr_load_default_def();
+    q.type = CR_LOAD_FORCE, q.node = n / 2, q.value = cr_v3(1.5, 0, -0.8);
+    cr_bc_def pin = cr_bc_default_def(), far = cr_bc_default_def(), farC = cr_bc_default_def();
+    pin.type = CR_BC_PIN;
+    far.type = CR_BC_SUPPORT, far.hold = CR_HOLD_TRANSLATION | CR_HOLD_RX, far.node = -1;
+    far.frame = CR_FRAME_BODY; /* RX: about the rod's own axis */
+    farC = far;
+    cr_bc_def onebc[2] = {pin, farC};
+    cr_rod_def one = rod_along(&sec, 1.0, n, cr_v3(0, 0, 0), cr_v3(0, 1, 0));
+    one.bcs = onebc, one.bc_count = 2, one.loads = &q, one.load_count = 1;
+    cr_model *m1 = cr_model_create(&one, NULL);
+    cr_state *s1 = cr_state_create(m1);
+    cr_static_options o = tight();
+    CHECK(cr_static_solve(m1, s1, &o, NULL, NULL, NULL, NULL) == CR_OK);
+    cr_bc_def Abc[2] = {pin, far};
+    cr_rod_def A = rod_along(&sec, 1.0, n, cr_v3(0, 0, 0), cr_v3(1, 0, 0));
+    cr_rod_def C = rod_along(&sec, 1.0, n, cr_v3(0, 0, 0), cr_v3(0, 1, 0));
+    A.bcs = Abc, A.bc_count = 2;
+    C.bcs = &farC, C.bc_count = 1, C.loads = &q, C.load_count = 1;
+    cr_assembly_rod_def rods[2] = {named("A", A), named("C", C)};
+    cr_joint_def b = joint(CR_JOINT_BALL, 0, 0, 1, 0);
+    cr_assembly_def def = {.rod_count = 2, .rods = rods, .joint_count = 1, .joints = &b};
+    cr_assembly *a = make(&def);
+    CHECK(a != NULL);
+    if (!a) return;
+    CHECK(a->support_count == 1 && a->support_rows == 3);
+    cr_assembly_state *s = cr_assembly_state_create(a);
+    CHECK(solve(a, s));
+    const double dC = node_gap(s, 1, s1, n + 1);
+    double dA = 0;
+    for (int i = 0; i <= n; ++i)
+        dA = fmax(dA, cr_v3_norm(cr_v3_sub(cr_state_position(cr_assembly_state_rod(s, 0), i), cr_v3(1.0 * i / n, 0, 0))));
+    cr_vec3 f0, m0, fa, ma, fc, mc, f1, m1r;
+    CHECK(cr_asm_support_reaction(a, s, 0, 0, &f0, &m0) == CR_OK);
+    CHECK(cr_state_reaction(a->models[0], cr_assembly_state_rod(s, 0), n, &fa, &ma) == CR_OK);
+    CHECK(cr_state_reaction(a->models[1], cr_assembly_state_rod(s, 1), n, &fc, &mc) == CR_OK);
+    CHECK(cr_state_reaction(m1, s1, 0, &f1, &m1r) == CR_OK);
+    cr_vec3 sum = cr_v3_add(cr_v3_add(cr_v3_add(f0, fa), fc), q.value);
+    printf("[%s] C vs one rod %.3g m, A moved %.3g m; pin on the joint node (%.9f, %.9f, %.9f), one rod's pin (%.9f, "
+           "%.9f, %.9f); sum of forces %.3g\n",
+           check_current, dC, dA, f0.x, f0.y, f0.z, f1.x, f1.y, f1.z, cr_v3_norm(sum));
+    CHECK(dC < 1e-10);
+    CHECK(dA < 1e-12);
+    CHECK(cr_v3_norm(cr_v3_sub(f0, f1)) < 1e-9);
+    CHECK(cr_v3_norm(fa) < 1e-9); /* A carries nothing */
+    CHECK(cr_v3_norm(sum) < 1e-10 * cr_v3_norm(f1));
+    cr_assembly_state_destroy(s);
+    cr_assembly_destroy(a);
+    cr_state_destroy(s1);
+    cr_model_destroy(m1);
+}
+
+/* ---- redundancy: a support and a weld to a clamped rod hold the same node ---- */
+static void test_redundant(void)
+{
+    cr_section_segment sec = resultants(1e5, 1e5, 0.7, 1.0, 1.0);
+    cr_bc_def clamp = cr_bc_default_def();
+    cr_rod_def A = rod_along(&sec, 1.0, 4, cr_v3(0, 0, 0), cr_v3(1, 0, 0));
+    cr_rod_def B = rod_along(&sec, 1.0, 4, cr_v3(0, 0, 0), cr_v3(0, 1, 0));
+    A.bcs = &clamp, A.bc_count = 1, B.bcs = &clamp, B.bc_count = 1;
+    cr_assembly_rod_def rods[2] = {named("A", A), named("B", B)};
+    cr_joint_def w = joint(CR_JOINT_WELD, 0, 0, 1, 0);
+    strcpy(w.name, "corner");
+    cr_assembly_def def = {.rod_count = 2, .rods = rods, .joint_count = 1, .joints = &w};
+    cr_assembly *a = make(&def);
+    CHECK(a != NULL);
+    if (!a) return;
+    cr_assembly_state *s = cr_assembly_state_create(a);
+    cr_error err = {0};
+    cr_status st = cr_assembly_static_solve(a, s, NULL, NULL, &err);
+    printf("[%s] %s\n", check_current, err.message);
+    CHECK(st == CR_BAD_INPUT);
+    CHECK(strstr(err.message, "joints.0 ('corner'): its constraint on translation along x repeats the constraints of "
+                              "rods.0 ('A').boundary_conditions.0, rods.1 ('B').boundary_conditions.0") != NULL);
+    /* a ball on a pinned node of B instead: still redundant in translation, not in rotation */
+    cr_bc_def pin = cr_bc_default_def();
+    pin.type = CR_BC_PIN;
+    rods[1].rod.bcs = &pin;
+    w.type = CR_JOINT_BALL;
+    cr_assembly_state_destroy(s);
+    cr_assembly_destroy(a);
+    a = make(&def);
+    s = cr_assembly_state_create(a);
+    st = cr_assembly_static_solve(a, s, NULL, NULL, &err);
+    CHECK(st == CR_BAD_INPUT);
+    CHECK(strstr(err.message, "repeats the constraints of rods.0 ('A').boundary_conditions.0, rods.1 "
+                              "('B').boundary_conditions.0") != NULL);
+    cr_assembly_state_destroy(s);
+    cr_assembly_destroy(a);
+}
+
+CHECK_MAIN(CASE(test_clamped_weld_cantilever), CASE(test_hinge_on_clamp), CASE(test_ball_on_pin),
+           CASE(test_redundant))
