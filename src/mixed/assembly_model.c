@@ -13,6 +13,12 @@
 void cr_assembly_destroy(cr_assembly *a)
 {
     if (!a) return;
+    if (a->smodels)
+        for (int i = 0; i < a->rod_count; ++i)
+            if (a->smodels[i] && a->smodels[i] != a->models[i]) { /* a view: its own support array only */
+                free(a->smodels[i]->supports);
+                free(a->smodels[i]);
+            }
     if (a->models)
         for (int i = 0; i < a->rod_count; ++i) cr_model_destroy(a->models[i]);
     free(a->models);
@@ -28,12 +34,6 @@ void cr_assembly_destroy(cr_assembly *a)
     free(a->body_loads);
     free(a->bodies);
     cr_asm_contact_destroy(a->contact);
-    if (a->smodels)
-        for (int i = 0; i < a->rod_count; ++i)
-            if (a->smodels[i] && a->smodels[i] != a->models[i]) { /* a view: its own support array only */
-                free(a->smodels[i]->supports);
-                free(a->smodels[i]);
-            }
     free(a->smodels);
     free(a->supports);
     free(a);
