@@ -137,6 +137,13 @@ typedef struct asm_dyn {
     int nr, ni, k; /* rods, interface nodes, joint rows */
     size_t N, mu_off;
     double *imass;   /* ni × 6: 1/(m, m, m, Θx, Θy, Θz) of the interface nodes */
+    /* supports on joint nodes: per interface node, its six momentum rows (v in I, Ω in the
+     * node's basis) that a support holds (the row is the support's: 0 = target − y, no wrench
+     * there) and their target accelerations at the time of the last residual or Jacobian
+     * (set_drive); held[e] = 0 everywhere when none */
+    unsigned char *held;
+    double *acc0;
+    int any_held;
     double *omega;   /* per joint: Baumgarte's ω */
     double *Ct;      /* per joint row (12 each): the wrench on its joint's two nodes per unit multiplier */
     int *row_joint;  /* per joint row: its joint */
@@ -325,8 +332,39 @@ static void set_scales(rod_dyn *rd, double t)
                            : rd->active[k] * rd->input[k] * cr_time_function_eval(&rd->m->loads[k].time, t);
 }
 
+/* The supports on joint nodes at time t: the held momentum rows' target accelerations (a_t, and
+ * Ω̇ = A_tᵀ ω̇_t for a turn about a fixed axis, as cr_mixed_dynamic_reaction) */
+static void set_supports(asm_dyn *d, double t)
+{
+    if (!d->any_held) return;
+    const cr_assembly *a = d->a;
+    const cr_supports_at at = {.stage = d->stage, .ramp = 1.0, .t = t, .from = NULL, .from_blend = 1.0};
+    for (int k = 0; k < a->support_count; ++k) {
+        const cr_asm_support *sp = &a->supports[k];
+        const cr_model *m = a->models[sp->rod];
+        if (!cr_support_active(&m->supports[sp->k], d->stage)) continue;
+        int rows[13];
+        cr_supports_dynamic_held(m, &m->supports[sp->k], &at, sp->k, rows);
+        cr_vec3 rt, ac, al;
+        cr_quat pt;
+        cr_support_target(m, sp->k, &at, &rt, &pt, NULL, NULL, &ac, &al);
+        const cr_vec3 aB = cr_m3_tmulv(cr_q_exp(pt), al);
+        const double acc[6] = {ac.x, ac.y, ac.z, aB.x, aB.y, aB.z};
+        for (int c = 0; c < 6; ++c)
+            if (rows[CR_DYN_V + c]) d->acc0[6 * sp->iface + c] = acc[c];
+    }
+}
+
+/* the accelerations of interface node e: M⁻¹ times its momentum rows Fe, the held ones the
+ * support's */
+static void node_acc(const asm_dyn *d, int e, const double *Fe, double *acc)
+{
+    for (int c = 0; c < 6; ++c) acc[c] = d->held[6 * e + c] ? d->acc0[6 * e + c] : Fe[c] * d->imass[6 * e + c];
+}
+
 static void set_drive(asm_dyn *d, double t)
 {
+    set_supports(d, t);
     for (int jk = 0; jk < d->a->joint_count; ++jk) {
         const cr_asm_joint *j = &d->a->joints[jk];
         double *v = d->drive + 3 * jk;
@@ -503,8 +541,10 @@ static cr_status residual(asm_dyn *d, double t, const double *y, double *F)
                                 cr_q_load(yb + 3), NULL, g, C, NULL);
         for (int side = 0; side < 2; ++side) {
             double *Fe = F + (node_y(d, y, j->iface[side]) - y) + CR_DYN_V;
-            for (int c = 0; c < 6; ++c)
+            for (int c = 0; c < 6; ++c) {
+                if (d->held[6 * j->iface[side] + c]) continue; /* the support's row: its reaction takes it */
                 for (int r = 0; r < j->rows; ++r) Fe[c] += C[r * 12 + 6 * side + c] * mu[j->row0 + r];
+            }
         }
     }
     for (int jk = 0; jk < a->joint_count; ++jk) {
@@ -512,8 +552,7 @@ static cr_status residual(asm_dyn *d, double t, const double *y, double *F)
         double acc[12];
         for (int side = 0; side < 2; ++side) {
             int e = j->iface[side];
-            const double *Fe = F + (node_y(d, y, e) - y) + CR_DYN_V;
-            for (int c = 0; c < 6; ++c) acc[6 * side + c] = Fe[c] * d->imass[6 * e + c];
+            node_acc(d, e, F + (node_y(d, y, e) - y) + CR_DYN_V, acc + 6 * side);
         }
         joint_rows(d, jk, node_y(d, y, j->iface[0]), node_y(d, y, j->iface[1]), acc, F + d->mu_off + j->row0, NULL);
         for (int r = 0; r < j->rows; ++r) /* a compliant row: 0 = k g + c ġ + μ */
@@ -552,9 +591,10 @@ static cr_status rod_jacobian(double t, const double *y, const double *fy, cr_bl
             const cr_asm_iface *f = &a->iface[j->iface[side]];
             if (f->rod != rd->r) continue;
             double dE[3][4], *D = cr_blocktri_D(J, f->node);
+            const unsigned char *hd = d->held + 6 * j->iface[side]; /* a support's rows: not the wrench's */
             cr_q_dexp_matrix(cr_q_load(y + (size_t)f->node * B + 3), dE);
             for (int r = 0; r < 3; ++r)
-                for (int c = 0; c < 4; ++c) {
+                for (int c = 0; c < 4 && !hd[3 + r]; ++c) {
                     double v = 0;
                     for (int k = 0; k < 3; ++k) v += H[(6 * side + 3 + r) * 12 + 6 * side + 3 + k] * dE[k][c];
                     D[(CR_DYN_W + r) * B + 3 + c] += v;
@@ -562,12 +602,13 @@ static cr_status rod_jacobian(double t, const double *y, const double *fy, cr_bl
             if (j->pos_rows == 3) continue;
             /* a slider's force turns with a's node and its moment grows with the slide */
             for (int r = 0; r < 3; ++r) {
-                for (int c = 0; c < 4; ++c) {
+                for (int c = 0; c < 4 && !hd[r]; ++c) {
                     double v = 0;
                     for (int k = 0; k < 3; ++k) v += H[(6 * side + r) * 12 + 6 * side + 3 + k] * dE[k][c];
                     D[(CR_DYN_V + r) * B + 3 + c] += v;
                 }
-                for (int c = 0; c < 3; ++c) D[(CR_DYN_W + r) * B + c] += H[(6 * side + 3 + r) * 12 + 6 * side + c];
+                for (int c = 0; c < 3 && !hd[3 + r]; ++c)
+                    D[(CR_DYN_W + r) * B + c] += H[(6 * side + 3 + r) * 12 + 6 * side + c];
             }
         }
     }
@@ -634,9 +675,10 @@ static void joints_c(asm_dyn *d, const double *y)
         double g[CR_ASM_MAX_ROWS], C[CR_ASM_MAX_ROWS * 12];
         cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
                                 cr_q_load(yb + 3), NULL, g, C, NULL);
+        /* a support's held directions take no part: no wrench, and no acceleration that μ moves */
         for (int side = 0; side < 2; ++side)
             for (int c = 0; c < 6; ++c)
-                for (int r = 0; r < j->rows; ++r)
+                for (int r = 0; r < j->rows && !d->held[6 * j->iface[side] + c]; ++r)
                     d->Ct[(size_t)(j->row0 + r) * 12 + 6 * side + c] += C[r * 12 + 6 * side + c];
     }
 }
@@ -693,8 +735,7 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
         double acc[12], yl[2][13];
         for (int side = 0; side < 2; ++side) {
             int e = j->iface[side];
-            const double *Fe = fy + (node_y(d, y, e) - y) + CR_DYN_V;
-            for (int c = 0; c < 6; ++c) acc[6 * side + c] = Fe[c] * d->imass[6 * e + c];
+            node_acc(d, e, fy + (node_y(d, y, e) - y) + CR_DYN_V, acc + 6 * side);
             memcpy(yl[side], node_y(d, y, e), 13 * sizeof(double));
         }
         /* through a: C M⁻¹ (the rows of J at the node) */
@@ -1643,8 +1684,8 @@ static void free_dyn(asm_dyn *d)
             free(rd->V), free(rd->Vre), free(rd->Vim), free(rd->bsave);
         }
     free(d->rd);
-    free(d->imass), free(d->omega), free(d->drive), free(d->du), free(d->Ct), free(d->A), free(d->G), free(d->Gmu),
-        free(d->S), free(d->Sz);
+    free(d->imass), free(d->held), free(d->acc0), free(d->omega), free(d->drive), free(d->du), free(d->Ct), free(d->A),
+        free(d->G), free(d->Gmu), free(d->S), free(d->Sz);
     free(d->row_joint), free(d->adj0), free(d->adj), free(d->xs);
     cr_asm_sys_destroy(d->sys), cr_asm_sys_destroy(d->sysz);
     free(d->tmpS), free(d->piv), free(d->pivz), free(d->mu), free(d->muz), free(d->tmp), free(d->yjac);
@@ -1743,6 +1784,8 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
     d.mu_off = off, d.N = off + (size_t)d.k;
     const int k1 = d.k > 0 ? d.k : 1, ni1 = d.ni > 0 ? d.ni : 1;
     d.imass = calloc((size_t)6 * ni1, sizeof *d.imass);
+    d.held = calloc((size_t)6 * ni1, sizeof *d.held);
+    d.acc0 = calloc((size_t)6 * ni1, sizeof *d.acc0);
     d.omega = calloc(a->joint_count > 0 ? a->joint_count : 1, sizeof *d.omega);
     d.drive = calloc(3 * (size_t)(a->joint_count > 0 ? a->joint_count : 1), sizeof *d.drive);
     d.du = calloc(3 * (size_t)(a->joint_count > 0 ? a->joint_count : 1), sizeof *d.du);
@@ -1778,9 +1821,9 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
     y = calloc(d.N, sizeof *y), mass = calloc(d.N, sizeof *mass), atol = calloc(d.N, sizeof *atol);
     F0 = calloc(d.N, sizeof *F0);
     index = calloc(d.N, sizeof *index);
-    if (!d.imass || !d.omega || !d.drive || !d.du || !d.Ct || !d.A || !d.G || !d.Gmu || !d.S || !d.Sz || !d.tmpS ||
-        !d.piv || !d.pivz || !d.mu || !d.muz || !d.tmp || !d.yjac || !y || !mass || !atol || !F0 || !index ||
-        !d.row_joint || !d.adj0 || !d.adj || !d.xs || (d.sparse && (!d.sys || !d.sysz))) {
+    if (!d.imass || !d.held || !d.acc0 || !d.omega || !d.drive || !d.du || !d.Ct || !d.A || !d.G || !d.Gmu || !d.S ||
+        !d.Sz || !d.tmpS || !d.piv || !d.pivz || !d.mu || !d.muz || !d.tmp || !d.yjac || !y || !mass || !atol || !F0 ||
+        !index || !d.row_joint || !d.adj0 || !d.adj || !d.xs || (d.sparse && (!d.sys || !d.sysz))) {
         st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
         goto done;
     }
@@ -1815,6 +1858,16 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
         double mm[6] = {m->node_mass[n],      m->node_mass[n],      m->node_mass[n],
                         m->node_inertia[n].x, m->node_inertia[n].y, m->node_inertia[n].z};
         for (int c = 0; c < 6; ++c) d.imass[6 * e + c] = 1.0 / mm[c];
+    }
+    for (int k = 0; k < a->support_count; ++k) { /* the momentum rows the supports on joint nodes hold */
+        const cr_asm_support *sp = &a->supports[k];
+        const cr_model *m = a->models[sp->rod];
+        if (!cr_support_active(&m->supports[sp->k], stage)) continue;
+        const cr_supports_at at0 = {.stage = stage, .ramp = 1.0, .t = tb, .from = NULL, .from_blend = 1.0};
+        int rows[13];
+        cr_supports_dynamic_held(m, &m->supports[sp->k], &at0, sp->k, rows);
+        for (int c = 0; c < 6; ++c)
+            if (rows[CR_DYN_V + c]) d.held[6 * sp->iface + c] = 1, d.any_held = 1;
     }
     for (int jk = 0; jk < a->joint_count; ++jk) {
         const cr_asm_iface *f = &a->iface[a->joints[jk].iface[0]];

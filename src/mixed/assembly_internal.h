@@ -120,7 +120,7 @@ enum { CR_ASM_BODY_DOF = 13 };
  * are taken along its free directions only (assembly_dynamics.c). */
 typedef struct cr_asm_support {
     int rod, k, iface;
-    int rows, row0; /* held directions; offset in the multipliers (after the joints' a->rows) */
+    int rows, row0;  /* held directions; offset in the multipliers (after the joints' a->rows) */
     char label[160]; /* "rods.R ('name').boundary_conditions.K" */
 } cr_asm_support;
 

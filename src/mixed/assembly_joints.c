@@ -355,19 +355,17 @@ void cr_asm_support_eval(const cr_assembly *a, const cr_asm_support *sp, cr_vec3
         const cr_mat3 HL = cr_m3_skew(hl), HQ = cr_m3_mul(HL, cr_m3_skew(qv));
         for (int i = 0; i < 3; ++i)
             for (int k = 0; k < 3; ++k)
-                H[(3 + i) * 6 + 3 + k] =
-                    0.25 * (-cr_v3_get(hl, i) * cr_v3_get(qv, k) + q.w * HL.m[i][k] + HQ.m[i][k]);
+                H[(3 + i) * 6 + 3 + k] = 0.25 * (-cr_v3_get(hl, i) * cr_v3_get(qv, k) + q.w * HL.m[i][k] + HQ.m[i][k]);
     }
 }
 
 const char *cr_asm_support_row_name(const cr_assembly *a, const cr_asm_support *sp, int k)
 {
-    static const char *names[2][6] = {{"translation along x", "translation along y", "translation along z",
-                                       "rotation about its axis 1", "rotation about its axis 2",
-                                       "rotation about its axis 3"},
-                                      {"translation along its axis 1", "translation along its axis 2",
-                                       "translation along its axis 3", "rotation about its axis 1",
-                                       "rotation about its axis 2", "rotation about its axis 3"}};
+    static const char *names[2][6] = {
+        {"translation along x", "translation along y", "translation along z", "rotation about its axis 1",
+         "rotation about its axis 2", "rotation about its axis 3"},
+        {"translation along its axis 1", "translation along its axis 2", "translation along its axis 3",
+         "rotation about its axis 1", "rotation about its axis 2", "rotation about its axis 3"}};
     const unsigned h = a->models[sp->rod]->supports[sp->k].hold;
     const int all = (h & CR_HOLD_TRANSLATION) == CR_HOLD_TRANSLATION;
     for (int b = 0, n = 0; b < 6; ++b)

@@ -599,7 +599,8 @@ cr_status cr_asm_check_redundant(const cr_assembly *a, const cr_assembly_state *
                     len += (size_t)snprintf(others + len, sizeof others - len, "%s%s", len ? ", " : "",
                                             jm < 0 ? a->supports[-1 - jm].label : a->joints[jm].label);
             }
-            const char *what = j ? row_name(j, r - ns - j->row0) : cr_asm_support_row_name(a, sp, r - (sp->row0 - a->rows));
+            const char *what =
+                j ? row_name(j, r - ns - j->row0) : cr_asm_support_row_name(a, sp, r - (sp->row0 - a->rows));
             if (!j)
                 st = cr_error_set(err, CR_BAD_INPUT,
                                   "%s: its constraint on %s repeats the constraints of %s on the same joint node "

@@ -445,7 +445,8 @@ static int support_target(asm_work *w, const cr_asm_support *sp, double lf, cr_v
 }
 
 /* Support sp's rows at the state: g, C (rows × 6) and, with `jacobian`, H at its multipliers */
-static void support_eval(asm_work *w, const cr_asm_support *sp, double lf, int jacobian, double *g, double *C, double *H)
+static void support_eval(asm_work *w, const cr_asm_support *sp, double lf, int jacobian, double *g, double *C,
+                         double *H)
 {
     cr_vec3 rt;
     cr_quat pt;
