@@ -2090,7 +2090,9 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
             goto done;
         }
         memcpy(d.yjac, y, d.N * sizeof *y);
-        /* G_μ from C at the initial state (hook_jacobian's first part, without the rods) */
+        /* G_μ from C at the initial state (hook_jacobian's first part, without the rods; the
+         * bodies' nodes' M⁻¹ there) */
+        for (int e = 0; e < d.ni; ++e) node_minv(&d, e, node_y(&d, y, e), d.Tm + 36 * (size_t)e);
         joints_c(&d, y);
         if (d.sparse) {
             for (int i = 0; i < d.k; ++i) d.mu[i] = -F0[d.mu_off + i];
