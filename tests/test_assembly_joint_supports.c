@@ -541,7 +541,7 @@ static int on_tip(const cr_assembly *a, const cr_assembly_state *s, const cr_dyn
     return 0;
 }
 
-/* A stiff bar (L = 1, 8 elements) on a hinge support at its top, released horizontally, with a
+/* A bar (L = 1, 8 elements, EI = 1e3, EA = 1e5) on a hinge support at its top, released horizontally, with a
  * rigid body (0.6 kg, its centre 0.1 m off the axis, a full inertia tensor) welded at its
  * middle node, against the assembly of its two halves welded there with the body on either
  * side's node of the weld (a joint's node: the body's mass and inertia act through the
@@ -551,7 +551,7 @@ static int on_tip(const cr_assembly *a, const cr_assembly_state *s, const cr_dyn
 static void test_body_on_joint_node(void)
 {
     const double g = 9.81;
-    cr_section_segment sec = resultants(1e7, 1e7, 0.7e5, 1e5, 1.0);
+    cr_section_segment sec = resultants(1e5, 1e5, 0.7e3, 1e3, 1.0); /* flexible: fewer steps than a stiff bar */
     for (int k = 0; k < 2; ++k) sec.rhoI_y[k] = sec.rhoI_z[k] = 1e-3;
     cr_load_def loads[2] = {cr_load_default_def(), cr_load_default_def()};
     loads[0].type = CR_LOAD_GRAVITY, loads[0].value = cr_v3(0, -g, 0);
@@ -565,7 +565,7 @@ static void test_body_on_joint_node(void)
     body.inertia.m[0][1] = body.inertia.m[1][0] = 5e-4;
     body.orientation = cr_q_identity();
     cr_dynamic_options o = cr_dynamic_default_options();
-    o.t_end = 0.5, o.output_dt = 0.01, o.rtol = 1e-8, o.atol = 1e-10;
+    o.t_end = 0.3, o.output_dt = 0.01, o.rtol = 1e-7, o.atol = 1e-9;
     cr_rod_def one = rod_along(&sec, 1.0, 8, cr_v3(0, 0, 0), cr_v3(1, 0, 0));
     one.bcs = &pivot, one.bc_count = 1, one.loads = loads, one.load_count = 2;
     one.rigid_bodies = &body, one.rigid_body_count = 1;
@@ -601,7 +601,7 @@ static void test_body_on_joint_node(void)
         cr_status st = cr_assembly_dynamic_solve(a, s, 0, &o, on_tip, &t2, &rep, &e);
         CHECK(st == CR_OK);
         if (st != CR_OK) fprintf(stderr, "[%s] %s\n", check_current, e.message);
-        CHECK(t1.count == t2.count && t1.count == 51);
+        CHECK(t1.count == t2.count && t1.count == 31);
         double worst = 0, amp = 0;
         for (int k = 0; k < t1.count && k < t2.count; ++k) {
             worst = fmax(worst, cr_v3_norm(cr_v3_sub(t1.r[k], t2.r[k])));
@@ -637,7 +637,7 @@ static void test_body_on_joint_node(void)
     static tip_track t3;
     memset(&t3, 0, sizeof t3);
     t3.rod = 1;
-    o.t_end = 1.0;
+    o.t_end = 0.6, o.rtol = 1e-8, o.atol = 1e-10;
     cr_error e = {0};
     cr_status st = cr_assembly_dynamic_solve(a, s, 0, &o, on_tip, &t3, NULL, &e);
     CHECK(st == CR_OK);
@@ -648,7 +648,7 @@ static void test_body_on_joint_node(void)
     printf("[%s] double pendulum with the body on the hinge's node: energy drift %.3e J of %.2f J, the tip fell to y = "
            "%.3f m\n",
            check_current, dE, scale, drop);
-    CHECK(t3.count == 101);
+    CHECK(t3.count == 61);
     CHECK(drop < -1.0);
     CHECK(dE < 1e-6 * scale);
     cr_assembly_state_destroy(s);
