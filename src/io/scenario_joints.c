@@ -1,7 +1,7 @@
 /* cosserat — scenario files, the "joints" section: ideal joints (weld, ball, hinge, prismatic,
  * cylindrical, universal) between two
  * rod nodes, given by node references (docs/scenario.md "joints"). The assembly's own checks
- * (coincident points, joint nodes without supports, redundant joints) are the library's
+ * (coincident points, redundant joints and supports on joint nodes) are the library's
  * (cr_assembly_validate), run once the lists are split rod by rod.
  * (Part of the scenario parser: see scenario.c and scenario_internal.h.) */
 #include "scenario_internal.h"
@@ -267,24 +267,6 @@ cr_status parse_joints(const cJSON *root, cr_scenario *sc, scenario_storage *st,
         if ((s = parse_joint_limits(c, path, type, j, err))) return s;
         if ((s = parse_stage_mask(c, path, sc, &j->stages, err))) return s;
     }
-    /* a joint node carries no support of its own rod (the assembly's restriction, which
-     * cr_assembly_validate names by the split lists' indices: named here by the file's) */
-    for (int k = 0; k < n; ++k)
-        for (int e = 0; e < 2; ++e) {
-            const cr_rod_node *jn = e ? &st->joints[k].b : &st->joints[k].a;
-            if (e ? st->joints[k].body_b : st->joints[k].body_a) continue;
-            int nodes = rod_def_of(&sc->rod, st, jn->rod)->elements + 1;
-            int node = jn->node < 0 ? jn->node + nodes : jn->node;
-            for (int b = 0; b < sc->rod.bc_count; ++b) {
-                int bn = st->bcs[b].node < 0 ? st->bcs[b].node + nodes : st->bcs[b].node;
-                if ((st->bc_rod ? st->bc_rod[b] : 0) == jn->rod && bn == node)
-                    return fail(err,
-                                "joints.%d.%s: its node also carries boundary_conditions.%d; a joint node cannot "
-                                "carry a support of its own rod in this version (hold the rod at another node, or "
-                                "give the support to the other rod's node)",
-                                k, e ? "b" : "a", b);
-            }
-        }
     sc->joint_count = n;
     sc->joints = st->joints;
     return CR_OK;

@@ -138,6 +138,19 @@ typedef struct asm_dyn {
     int nr, ni, k; /* rods, interface nodes, joint rows */
     size_t N, mu_off;
     double *imass;   /* ni × 6: 1/(m, m, m, Θx, Θy, Θz) of the interface nodes */
+    /* supports on joint nodes: per interface node, its six momentum rows (v in I, Ω in the
+     * node's basis) that a support holds (the row is the support's: 0 = target − y, no wrench
+     * there) and their target accelerations at the time of the last residual or Jacobian
+     * (set_drive); held[e] = 0 everywhere when none */
+    unsigned char *held;
+    double *acc0;
+    int any_held;
+    /* rigid bodies welded to joint nodes (cr_body of the rod): their node's momentum rows hold
+     * the accelerations M(q)⁻¹R (dynamics.c, mass 1 there), so a joint's wrench w enters them as
+     * M⁻¹w and imass is 1; Tm: per interface node, M⁻¹ (6 × 6 row-major) at the last Jacobian,
+     * nbody[e] > 0 when the node has bodies */
+    int *nbody;
+    double *Tm;
     double *omega;   /* per joint: Baumgarte's ω */
     double *Ct;      /* per joint row (12 each): the wrench on its joint's two nodes per unit multiplier */
     int *row_joint;  /* per joint row: its joint */
@@ -204,6 +217,82 @@ static const double *node_y(const asm_dyn *d, const double *y, int e)
     const cr_asm_iface *f = &d->a->iface[e];
     if (f->rod < 0) return y + d->bd[f->node].off; /* a free body: the same first 13 entries */
     return y + d->rd[f->rod].off + (size_t)f->node * B;
+}
+
+/* ---- rigid bodies welded to joint nodes ---- */
+
+/* M⁻¹ of interface node e's momentum rows with its welded bodies (dynamics.c's mass matrix
+ * [[m E, −A S~], [S~ Aᵀ, Θ + Σ(Θ_C − m c~ c~)]], S = Σ m_b c_b) at its unknowns ye, row-major
+ * into T; 0 when the node has no body (T untouched) */
+static int node_minv(const asm_dyn *d, int e, const double *ye, double T[36])
+{
+    const cr_asm_iface *f = &d->a->iface[e];
+    if (f->rod < 0 || !d->nbody[e]) return 0;
+    const cr_model *m = d->a->models[f->rod];
+    const int i = f->node;
+    double mt = m->node_mass[i], M[6][12];
+    cr_vec3 S = cr_v3(0, 0, 0);
+    cr_mat3 Th = cr_m3_zero();
+    for (int j = 0; j < m->body_count; ++j) {
+        const cr_body *b = &m->bodies[j];
+        if (b->node != i) continue;
+        const cr_mat3 ct = cr_m3_skew(b->offset), cc = cr_m3_mul(ct, ct);
+        mt += b->mass, S = cr_v3_madd(S, b->mass, b->offset);
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) Th.m[r][c] += b->inertia.m[r][c] - b->mass * cc.m[r][c];
+    }
+    Th.m[0][0] += m->node_inertia[i].x, Th.m[1][1] += m->node_inertia[i].y, Th.m[2][2] += m->node_inertia[i].z;
+    const cr_mat3 AS = cr_m3_mul(cr_q_exp(cr_q_load(ye + 3)), cr_m3_skew(S));
+    memset(M, 0, sizeof M);
+    for (int r = 0; r < 3; ++r) {
+        M[r][r] = mt;
+        for (int c = 0; c < 3; ++c) M[r][3 + c] = -AS.m[r][c], M[3 + c][r] = -AS.m[r][c], M[3 + r][3 + c] = Th.m[r][c];
+    }
+    for (int r = 0; r < 6; ++r) M[r][6 + r] = 1.0;
+    for (int k = 0; k < 6; ++k) { /* Gauss–Jordan with partial pivoting (M is positive definite) */
+        int p = k;
+        for (int r = k + 1; r < 6; ++r)
+            if (fabs(M[r][k]) > fabs(M[p][k])) p = r;
+        for (int c = 0; c < 12 && p != k; ++c) {
+            const double t = M[k][c];
+            M[k][c] = M[p][c], M[p][c] = t;
+        }
+        const double inv = 1.0 / M[k][k];
+        for (int c = 0; c < 12; ++c) M[k][c] *= inv;
+        for (int r = 0; r < 6; ++r) {
+            if (r == k || M[r][k] == 0.0) continue;
+            const double fct = M[r][k];
+            for (int c = 0; c < 12; ++c) M[r][c] -= fct * M[k][c];
+        }
+    }
+    for (int r = 0; r < 6; ++r)
+        for (int c = 0; c < 6; ++c) T[r * 6 + c] = M[r][6 + c];
+    return 1;
+}
+
+/* w ← M⁻¹ w on a node with bodies (T from node_minv) */
+static void minv_apply(const double T[36], double w[6])
+{
+    double o[6];
+    for (int r = 0; r < 6; ++r) {
+        o[r] = 0;
+        for (int c = 0; c < 6; ++c) o[r] += T[r * 6 + c] * w[c];
+    }
+    memcpy(w, o, sizeof o);
+}
+
+/* Σ_q,p C_iq M⁻¹_qp C_cp at interface node e (the diagonal M⁻¹ = imass without bodies) */
+static double cmc(const asm_dyn *d, int e, const double *ci, const double *cc)
+{
+    double v = 0;
+    if (!d->nbody[e]) {
+        for (int q = 0; q < 6; ++q) v += ci[q] * d->imass[6 * e + q] * cc[q];
+        return v;
+    }
+    const double *T = d->Tm + 36 * (size_t)e;
+    for (int q = 0; q < 6; ++q)
+        for (int p = 0; p < 6; ++p) v += ci[q] * T[q * 6 + p] * cc[p];
+    return v;
 }
 
 /* ---- free bodies ---- */
@@ -326,8 +415,39 @@ static void set_scales(rod_dyn *rd, double t)
                            : rd->active[k] * rd->input[k] * cr_time_function_eval(&rd->m->loads[k].time, t);
 }
 
+/* The supports on joint nodes at time t: the held momentum rows' target accelerations (a_t, and
+ * Ω̇ = A_tᵀ ω̇_t for a turn about a fixed axis, as cr_mixed_dynamic_reaction) */
+static void set_supports(asm_dyn *d, double t)
+{
+    if (!d->any_held) return;
+    const cr_assembly *a = d->a;
+    const cr_supports_at at = {.stage = d->stage, .ramp = 1.0, .t = t, .from = NULL, .from_blend = 1.0};
+    for (int k = 0; k < a->support_count; ++k) {
+        const cr_asm_support *sp = &a->supports[k];
+        const cr_model *m = a->models[sp->rod];
+        if (!cr_support_active(&m->supports[sp->k], d->stage)) continue;
+        int rows[13];
+        cr_supports_dynamic_held(m, &m->supports[sp->k], &at, sp->k, rows);
+        cr_vec3 rt, ac, al;
+        cr_quat pt;
+        cr_support_target(m, sp->k, &at, &rt, &pt, NULL, NULL, &ac, &al);
+        const cr_vec3 aB = cr_m3_tmulv(cr_q_exp(pt), al);
+        const double acc[6] = {ac.x, ac.y, ac.z, aB.x, aB.y, aB.z};
+        for (int c = 0; c < 6; ++c)
+            if (rows[CR_DYN_V + c]) d->acc0[6 * sp->iface + c] = acc[c];
+    }
+}
+
+/* the accelerations of interface node e: M⁻¹ times its momentum rows Fe, the held ones the
+ * support's */
+static void node_acc(const asm_dyn *d, int e, const double *Fe, double *acc)
+{
+    for (int c = 0; c < 6; ++c) acc[c] = d->held[6 * e + c] ? d->acc0[6 * e + c] : Fe[c] * d->imass[6 * e + c];
+}
+
 static void set_drive(asm_dyn *d, double t)
 {
+    set_supports(d, t);
     for (int jk = 0; jk < d->a->joint_count; ++jk) {
         const cr_asm_joint *j = &d->a->joints[jk];
         double *v = d->drive + 3 * jk;
@@ -503,9 +623,14 @@ static cr_status residual(asm_dyn *d, double t, const double *y, double *F)
         cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
                                 cr_q_load(yb + 3), NULL, g, C, NULL);
         for (int side = 0; side < 2; ++side) {
-            double *Fe = F + (node_y(d, y, j->iface[side]) - y) + CR_DYN_V;
-            for (int c = 0; c < 6; ++c)
-                for (int r = 0; r < j->rows; ++r) Fe[c] += C[r * 12 + 6 * side + c] * mu[j->row0 + r];
+            const int e = j->iface[side];
+            double *Fe = F + (node_y(d, y, e) - y) + CR_DYN_V, w[6] = {0}, T[36];
+            for (int c = 0; c < 6; ++c) {
+                if (d->held[6 * e + c]) continue; /* the support's row: its reaction takes it */
+                for (int r = 0; r < j->rows; ++r) w[c] += C[r * 12 + 6 * side + c] * mu[j->row0 + r];
+            }
+            if (node_minv(d, e, node_y(d, y, e), T)) minv_apply(T, w); /* rows of accelerations */
+            for (int c = 0; c < 6; ++c) Fe[c] += w[c];
         }
     }
     for (int jk = 0; jk < a->joint_count; ++jk) {
@@ -513,8 +638,7 @@ static cr_status residual(asm_dyn *d, double t, const double *y, double *F)
         double acc[12];
         for (int side = 0; side < 2; ++side) {
             int e = j->iface[side];
-            const double *Fe = F + (node_y(d, y, e) - y) + CR_DYN_V;
-            for (int c = 0; c < 6; ++c) acc[6 * side + c] = Fe[c] * d->imass[6 * e + c];
+            node_acc(d, e, F + (node_y(d, y, e) - y) + CR_DYN_V, acc + 6 * side);
         }
         joint_rows(d, jk, node_y(d, y, j->iface[0]), node_y(d, y, j->iface[1]), acc, F + d->mu_off + j->row0, NULL);
         for (int r = 0; r < j->rows; ++r) /* a compliant row: 0 = k g + c ġ + μ */
@@ -552,23 +676,32 @@ static cr_status rod_jacobian(double t, const double *y, const double *fy, cr_bl
         for (int side = 0; side < 2; ++side) {
             const cr_asm_iface *f = &a->iface[j->iface[side]];
             if (f->rod != rd->r) continue;
-            double dE[3][4], *D = cr_blocktri_D(J, f->node);
+            double dE[3][4], *D = cr_blocktri_D(J, f->node), Hb[6][7] = {{0}};
+            const unsigned char *hd = d->held + 6 * j->iface[side]; /* a support's rows: not the wrench's */
             cr_q_dexp_matrix(cr_q_load(y + (size_t)f->node * B + 3), dE);
+            /* the wrench's rows (force, moment) in the node's position and quaternion columns */
             for (int r = 0; r < 3; ++r)
-                for (int c = 0; c < 4; ++c) {
-                    double v = 0;
-                    for (int k = 0; k < 3; ++k) v += H[(6 * side + 3 + r) * 12 + 6 * side + 3 + k] * dE[k][c];
-                    D[(CR_DYN_W + r) * B + 3 + c] += v;
+                for (int c = 0; c < 4; ++c)
+                    for (int k = 0; k < 3; ++k)
+                        Hb[3 + r][3 + c] += H[(6 * side + 3 + r) * 12 + 6 * side + 3 + k] * dE[k][c];
+            if (j->pos_rows != 3) /* a slider's force turns with a's node and its moment grows with the slide */
+                for (int r = 0; r < 3; ++r) {
+                    for (int c = 0; c < 4; ++c)
+                        for (int k = 0; k < 3; ++k)
+                            Hb[r][3 + c] += H[(6 * side + r) * 12 + 6 * side + 3 + k] * dE[k][c];
+                    for (int c = 0; c < 3; ++c) Hb[3 + r][c] += H[(6 * side + 3 + r) * 12 + 6 * side + c];
                 }
-            if (j->pos_rows == 3) continue;
-            /* a slider's force turns with a's node and its moment grows with the slide */
-            for (int r = 0; r < 3; ++r) {
-                for (int c = 0; c < 4; ++c) {
-                    double v = 0;
-                    for (int k = 0; k < 3; ++k) v += H[(6 * side + r) * 12 + 6 * side + 3 + k] * dE[k][c];
-                    D[(CR_DYN_V + r) * B + 3 + c] += v;
+            const double *T = d->nbody[j->iface[side]] ? d->Tm + 36 * (size_t)j->iface[side] : NULL;
+            for (int r = 0; r < 6; ++r) {
+                if (hd[r]) continue;
+                for (int c = 0; c < 7; ++c) {
+                    double v = 0; /* a node with bodies: its rows are M⁻¹ times the wrench's */
+                    if (T)
+                        for (int k = 0; k < 6; ++k) v += T[r * 6 + k] * Hb[k][c];
+                    else
+                        v = Hb[r][c];
+                    D[(CR_DYN_V + r) * B + c] += v;
                 }
-                for (int c = 0; c < 3; ++c) D[(CR_DYN_W + r) * B + c] += H[(6 * side + 3 + r) * 12 + 6 * side + c];
             }
         }
     }
@@ -619,7 +752,9 @@ static double gmu(const asm_dyn *d, int i, int c)
     for (int t = 0; t < 2; ++t) { /* in the nodes' order, as a sum over all of them */
         const int e = es[t];
         if ((t == 1 && e == es[0]) || (jc->iface[0] != e && jc->iface[1] != e)) continue;
-        for (int q = 0; q < 6; ++q) v += ct(d, e, q, i) * d->imass[6 * e + q] * ct(d, e, q, c);
+        double ci[6], cc[6];
+        for (int q = 0; q < 6; ++q) ci[q] = ct(d, e, q, i), cc[q] = ct(d, e, q, c);
+        v += cmc(d, e, ci, cc);
     }
     return v;
 }
@@ -635,9 +770,10 @@ static void joints_c(asm_dyn *d, const double *y)
         double g[CR_ASM_MAX_ROWS], C[CR_ASM_MAX_ROWS * 12];
         cr_asm_joint_eval_iface(j, d->f, drv(d, j), cr_v3_load(ya), cr_q_load(ya + 3), cr_v3_load(yb),
                                 cr_q_load(yb + 3), NULL, g, C, NULL);
+        /* a support's held directions take no part: no wrench, and no acceleration that μ moves */
         for (int side = 0; side < 2; ++side)
             for (int c = 0; c < 6; ++c)
-                for (int r = 0; r < j->rows; ++r)
+                for (int r = 0; r < j->rows && !d->held[6 * j->iface[side] + c]; ++r)
                     d->Ct[(size_t)(j->row0 + r) * 12 + 6 * side + c] += C[r * 12 + 6 * side + c];
     }
 }
@@ -656,6 +792,7 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
     memcpy(d->yjac, y, d->N * sizeof *y);
     d->t_jac = t;
     set_drive(d, t);
+    for (int e = 0; e < d->ni; ++e) node_minv(d, e, node_y(d, y, e), d->Tm + 36 * (size_t)e); /* bodies' nodes */
     rod_job job = {.d = d, .t = t, .y = y, .fy = fy};
     cr_status st = rod_tasks(d, jacobian_rod, &job);
     if (st != CR_OK) return st;
@@ -694,8 +831,7 @@ static cr_status hook_jacobian(double t, const double *y, const double *fy, void
         double acc[12], yl[2][13];
         for (int side = 0; side < 2; ++side) {
             int e = j->iface[side];
-            const double *Fe = fy + (node_y(d, y, e) - y) + CR_DYN_V;
-            for (int c = 0; c < 6; ++c) acc[6 * side + c] = Fe[c] * d->imass[6 * e + c];
+            node_acc(d, e, fy + (node_y(d, y, e) - y) + CR_DYN_V, acc + 6 * side);
             memcpy(yl[side], node_y(d, y, e), 13 * sizeof(double));
         }
         /* through a: C M⁻¹ (the rows of J at the node) */
@@ -800,6 +936,8 @@ static cr_status response_columns(const asm_dyn *d, rod_dyn *rd, double *Vr, dou
             double *x = rd->Vt[0] + 2 * B * c, *xi = rd->Vt[1] + 2 * B * c;
             memset(x, 0, 2 * B * sizeof *x), memset(xi, 0, 2 * B * sizeof *xi);
             x[B + CR_DYN_V + c] = 1.0;
+            if (d->nbody[rd->iface[0]]) /* a unit wrench on a body's node: M⁻¹ e_c on its rows */
+                for (int q = 0; q < 6; ++q) x[B + CR_DYN_V + q] = d->Tm[36 * (size_t)rd->iface[0] + q * 6 + c];
             cr_status st = cr_blocktri_radau_solve_tail(rd->lin, Vi != NULL, x, xi);
             if (st == CR_UNSUPPORTED)
                 *on = 0; /* a factorization outside the 6×6 path: the full columns */
@@ -814,6 +952,9 @@ static cr_status response_columns(const asm_dyn *d, rod_dyn *rd, double *Vr, dou
             double *x = Vr + rd->dim * (6 * q + c);
             memset(x, 0, rd->dim * sizeof *x);
             x[(size_t)n * B + CR_DYN_V + c] = 1.0;
+            if (d->nbody[rd->iface[q]]) /* a unit wrench on a body's node: M⁻¹ e_c on its rows */
+                for (int p = 0; p < 6; ++p)
+                    x[(size_t)n * B + CR_DYN_V + p] = d->Tm[36 * (size_t)rd->iface[q] + p * 6 + c];
             cr_status st;
             if (Vi) {
                 double *xi = Vi + rd->dim * (6 * q + c);
@@ -936,6 +1077,7 @@ static cr_status add_response(const asm_dyn *d, const rod_dyn *rd, const double 
         if (xi) memset(zi + rd->dim - B, 0, B * sizeof *zi);
         double wr[6], wi[6];
         wrench(d, e, mr, mi, wr, wi);
+        if (d->nbody[e]) minv_apply(d->Tm + 36 * (size_t)e, wr), minv_apply(d->Tm + 36 * (size_t)e, wi);
         for (int c6 = 0; c6 < 6; ++c6) {
             const size_t at = (size_t)d->a->iface[e].node * B + CR_DYN_V + c6;
             zr[at] = wr[c6];
@@ -1021,10 +1163,10 @@ static cr_status sparse_schur(asm_dyn *d, int complex_, int schur_terms)
                 for (int t = d->adj0[e]; t < d->adj0[e + 1]; ++t) {
                     const cr_asm_joint *jc = &a->joints[d->adj[t] / 2];
                     for (int c = jc->row0; c < jc->row0 + jc->rows; ++c) {
-                        double v = 0;
-                        for (int q = 0; q < 6; ++q)
-                            v += ct(d, e, q, i) * d->imass[6 * e + q] * d->Ct[(size_t)c * 12 + 6 * (d->adj[t] % 2) + q];
-                        cr_asm_sys_add_complex(sys, i, c, v, 0.0);
+                        double ci[6];
+                        for (int q = 0; q < 6; ++q) ci[q] = ct(d, e, q, i);
+                        cr_asm_sys_add_complex(sys, i, c, cmc(d, e, ci, d->Ct + (size_t)c * 12 + 6 * (d->adj[t] % 2)),
+                                               0.0);
                     }
                 }
             }
@@ -1647,8 +1789,8 @@ static void free_dyn(asm_dyn *d)
             free(rd->V), free(rd->Vre), free(rd->Vim), free(rd->bsave);
         }
     free(d->rd);
-    free(d->imass), free(d->omega), free(d->drive), free(d->du), free(d->Ct), free(d->A), free(d->G), free(d->Gmu),
-        free(d->S), free(d->Sz);
+    free(d->imass), free(d->held), free(d->acc0), free(d->nbody), free(d->Tm), free(d->omega), free(d->drive),
+        free(d->du), free(d->Ct), free(d->A), free(d->G), free(d->Gmu), free(d->S), free(d->Sz);
     free(d->row_joint), free(d->adj0), free(d->adj), free(d->xs);
     cr_asm_sys_destroy(d->sys), cr_asm_sys_destroy(d->sysz);
     free(d->tmpS), free(d->piv), free(d->pivz), free(d->mu), free(d->muz), free(d->tmp), free(d->yjac);
@@ -1699,14 +1841,6 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
             if (!(m->node_mass[i] > 0))
                 return cr_error_set(err, CR_BAD_INPUT, "rods.%d ('%s'): node %d has no mass: set its rho > 0", r,
                                     a->names[r], i);
-        for (int jb = 0; jb < m->body_count; ++jb)
-            for (int e = 0; e < a->iface_count; ++e)
-                if (a->iface[e].rod == r && a->iface[e].node == m->bodies[jb].node)
-                    return cr_error_set(err, CR_UNSUPPORTED,
-                                        "rods.%d ('%s').rigid_bodies.%d: a rigid body on a joint node is not supported "
-                                        "in the assembly's dynamics yet (its node's mass matrix is not diagonal); "
-                                        "weld it to another node",
-                                        r, a->names[r], jb);
     }
     asm_dyn d = *dd;
     d.a = a, d.s = s, d.stage = stage, d.f = s->joint_factor, d.nr = a->rod_count, d.ni = a->iface_count, d.k = a->rows;
@@ -1747,6 +1881,10 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
     d.mu_off = off, d.N = off + (size_t)d.k;
     const int k1 = d.k > 0 ? d.k : 1, ni1 = d.ni > 0 ? d.ni : 1;
     d.imass = calloc((size_t)6 * ni1, sizeof *d.imass);
+    d.held = calloc((size_t)6 * ni1, sizeof *d.held);
+    d.nbody = calloc((size_t)ni1, sizeof *d.nbody);
+    d.Tm = calloc((size_t)36 * ni1, sizeof *d.Tm);
+    d.acc0 = calloc((size_t)6 * ni1, sizeof *d.acc0);
     d.omega = calloc(a->joint_count > 0 ? a->joint_count : 1, sizeof *d.omega);
     d.drive = calloc(3 * (size_t)(a->joint_count > 0 ? a->joint_count : 1), sizeof *d.drive);
     d.du = calloc(3 * (size_t)(a->joint_count > 0 ? a->joint_count : 1), sizeof *d.du);
@@ -1791,9 +1929,10 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
     y = calloc(d.N, sizeof *y), mass = calloc(d.N, sizeof *mass), atol = calloc(d.N, sizeof *atol);
     F0 = calloc(d.N, sizeof *F0);
     index = calloc(d.N, sizeof *index);
-    if (!d.imass || !d.omega || !d.drive || !d.du || !d.Ct || !d.A || !d.G || !d.Gmu || !d.S || !d.Sz || !d.tmpS ||
-        !d.piv || !d.pivz || !d.mu || !d.muz || !d.tmp || !d.yjac || !y || !mass || !atol || !F0 || !index ||
-        !d.row_joint || !d.adj0 || !d.adj || !d.xs || (d.sparse && (!d.sys || !d.sysz))) {
+    if (!d.imass || !d.held || !d.acc0 || !d.nbody || !d.Tm || !d.omega || !d.drive || !d.du || !d.Ct || !d.A || !d.G ||
+        !d.Gmu || !d.S || !d.Sz || !d.tmpS || !d.piv || !d.pivz || !d.mu || !d.muz || !d.tmp || !d.yjac || !y ||
+        !mass || !atol || !F0 || !index || !d.row_joint || !d.adj0 || !d.adj || !d.xs ||
+        (d.sparse && (!d.sys || !d.sysz))) {
         st = cr_error_set(err, CR_NO_MEMORY, "out of memory in the assembly's dynamic stage");
         goto done;
     }
@@ -1828,6 +1967,19 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
         double mm[6] = {m->node_mass[n],      m->node_mass[n],      m->node_mass[n],
                         m->node_inertia[n].x, m->node_inertia[n].y, m->node_inertia[n].z};
         for (int c = 0; c < 6; ++c) d.imass[6 * e + c] = 1.0 / mm[c];
+        for (int jb = 0; jb < m->body_count; ++jb) d.nbody[e] += m->bodies[jb].node == n;
+        if (d.nbody[e]) /* its rows hold accelerations (dynamics.c): M⁻¹ through Tm, imass 1 */
+            for (int c = 0; c < 6; ++c) d.imass[6 * e + c] = 1.0;
+    }
+    for (int k = 0; k < a->support_count; ++k) { /* the momentum rows the supports on joint nodes hold */
+        const cr_asm_support *sp = &a->supports[k];
+        const cr_model *m = a->models[sp->rod];
+        if (!cr_support_active(&m->supports[sp->k], stage)) continue;
+        const cr_supports_at at0 = {.stage = stage, .ramp = 1.0, .t = tb, .from = NULL, .from_blend = 1.0};
+        int rows[13];
+        cr_supports_dynamic_held(m, &m->supports[sp->k], &at0, sp->k, rows);
+        for (int c = 0; c < 6; ++c)
+            if (rows[CR_DYN_V + c]) d.held[6 * sp->iface + c] = 1, d.any_held = 1;
     }
     for (int jk = 0; jk < a->joint_count; ++jk) {
         const cr_asm_iface *f = &a->iface[a->joints[jk].iface[0]];
@@ -1951,7 +2103,9 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
             goto done;
         }
         memcpy(d.yjac, y, d.N * sizeof *y);
-        /* G_μ from C at the initial state (hook_jacobian's first part, without the rods) */
+        /* G_μ from C at the initial state (hook_jacobian's first part, without the rods; the
+         * bodies' nodes' M⁻¹ there) */
+        for (int e = 0; e < d.ni; ++e) node_minv(&d, e, node_y(&d, y, e), d.Tm + 36 * (size_t)e);
         joints_c(&d, y);
         if (d.sparse) {
             for (int i = 0; i < d.k; ++i) d.mu[i] = -F0[d.mu_off + i];

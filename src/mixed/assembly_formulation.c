@@ -31,9 +31,6 @@ typedef struct asm_sim {
     const char *series_names[10]; /* series_extra's columns */
 } asm_sim;
 
-/* A node index as the rods' definitions give it (negative counts from the end). */
-static int node_index(int node, int elements) { return node < 0 ? node + elements + 1 : node; }
-
 /* What the assembly's dynamics refuse (cr_asm_dynamic_solve_stage), named before a run. */
 static cr_status asm_check_dynamics(const cr_scenario *sc, cr_error *err)
 {
@@ -48,20 +45,6 @@ static cr_status asm_check_dynamics(const cr_scenario *sc, cr_error *err)
                                 "dynamic stage %d in model mixed_discrete (they make the DAE index 2, which its Radau "
                                 "stage does not handle); use large stiffnesses instead",
                                 r, sc->rods[r].name, k);
-        for (int b = 0; b < d->rigid_body_count; ++b)
-            for (int j = 0; j < sc->joint_count; ++j) {
-                const cr_rod_node *jn[2] = {&sc->joints[j].a, &sc->joints[j].b};
-                const int on_body[2] = {sc->joints[j].body_a, sc->joints[j].body_b};
-                for (int side = 0; side < 2; ++side)
-                    if (!on_body[side] && jn[side]->rod == r &&
-                        node_index(jn[side]->node, d->elements) == node_index(d->rigid_bodies[b].node, d->elements))
-                        return cr_error_set(
-                            err, CR_UNSUPPORTED,
-                            "rods.%d ('%s').rigid_bodies.%d: a rigid body on a joint's node (joints.%d) "
-                            "is not supported in the dynamics of assemblies (dynamic stage %d); weld "
-                            "it to another node",
-                            r, sc->rods[r].name, b, j, k);
-            }
     }
     return CR_OK;
 }
@@ -363,6 +346,10 @@ static cr_status reaction(const void *impl, int i, cr_vec3 *f, cr_vec3 *m)
 {
     const asm_sim *s = impl;
     int r = rod_of(s->first_node, s->rods, &i);
+    /* a support on a joint's node: its own rows' reaction, without the joints' */
+    for (int k = 0; k < s->a->support_count; ++k)
+        if (s->a->supports[k].rod == r && s->a->iface[s->a->supports[k].iface].node == i)
+            return cr_asm_support_reaction(s->a, s->s, r, i, f, m);
     return cr_state_reaction(s->a->models[r], s->s->rods[r], i, f, m);
 }
 

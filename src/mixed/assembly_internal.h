@@ -110,6 +110,34 @@ typedef struct cr_asm_body {
 /* per free body in the assembly state */
 enum { CR_ASM_BODY_DOF = 13 };
 
+/* A support of a rod (its boundary_conditions entry k) on one of its joint nodes (interface
+ * iface). Statics: its held directions are constraint rows of the coupled system on that
+ * node's unknowns, with their own multipliers (the support's reaction) after the joints' rows:
+ * d_aᵀ(r − r_t) per held translation axis d_a (r − r_t when all three are held), h_aᵀ vec(p_t*
+ * ⊗ p) per held rotation axis (h_a = A_tᵀ d_a): the rod's own support rows (supports.c), which
+ * the rod's residual leaves out at that node (cr_assembly.smodels). Dynamics: the rod's own
+ * support rows hold the node's coordinates, and the joints' wrenches and accelerations there
+ * are taken along its free directions only (assembly_dynamics.c). */
+typedef struct cr_asm_support {
+    int rod, k, iface;
+    int rows, row0;  /* held directions; offset in the multipliers (after the joints' a->rows) */
+    char label[160]; /* "rods.R ('name').boundary_conditions.K" */
+} cr_asm_support;
+
+/* The support's rows at the node pose (r, p) and the target (rt, pt): g (rows), C (rows × 6,
+ * optional) = ∂g/∂(δr, δθ) and H (6 × 6, optional) = ∂(Cᵀλ)/∂(δr, δθ) at the multipliers
+ * lambda. */
+void cr_asm_support_eval(const cr_assembly *a, const cr_asm_support *sp, cr_vec3 r, cr_quat p, cr_vec3 rt, cr_quat pt,
+                         const double *lambda, double *g, double *C, double *H);
+/* The reaction of the supports of rod `rod` on its joint node `node` (0..nodes−1) at the state,
+ * as cr_state_reaction gives one rod's (force in I, moment in the node's basis): statics, the
+ * supports' multipliers (Cᵀλ); dynamics, the rod's own reaction less the joints' wrench Cᵀμ on
+ * the held directions. CR_BAD_INPUT when no support acts there. */
+cr_status cr_asm_support_reaction(const cr_assembly *a, const cr_assembly_state *s, int rod, int node, cr_vec3 *force,
+                                  cr_vec3 *moment);
+/* Which of a support's rows row k is ("translation along its axis 1", ...), for messages. */
+const char *cr_asm_support_row_name(const cr_assembly *a, const cr_asm_support *sp, int k);
+
 struct cr_assembly {
     int rod_count, joint_count, iface_count, rows;
     char (*names)[64];
@@ -123,6 +151,13 @@ struct cr_assembly {
     cr_asm_body *bodies;
     cr_load_def *body_loads; /* time tables owned */
     struct cr_asm_contact *contact; /* contact.rods: contact between the rods (assembly_contact.c), or NULL */
+    /* supports on joint nodes (cr_asm_support), their rows (multipliers after the joints'
+     * rows: s->lambda holds rows + support_rows); smodels[r]: rod r's model as the static
+     * solve assembles it, without the supports on its joint nodes (a shallow copy sharing
+     * the model's arrays, or models[r] itself when it has none) */
+    int support_count, support_rows;
+    cr_asm_support *supports;
+    cr_model **smodels;
 };
 
 struct cr_assembly_state {

@@ -309,3 +309,66 @@ void cr_asm_limits_accept(const cr_assembly *a, cr_assembly_state *s, int drop_r
         }
     }
 }
+
+/* ---- supports on joint nodes ---- */
+
+void cr_asm_support_eval(const cr_assembly *a, const cr_asm_support *sp, cr_vec3 r, cr_quat p, cr_vec3 rt, cr_quat pt,
+                         const double *lambda, double *g, double *C, double *H)
+{
+    const cr_support *s = &a->models[sp->rod]->supports[sp->k];
+    const unsigned h = s->hold;
+    if (C) memset(C, 0, (size_t)sp->rows * 6 * sizeof *C);
+    if (H) memset(H, 0, 36 * sizeof *H);
+    int row = 0;
+    const cr_vec3 dr = cr_v3_sub(r, rt);
+    const int all = (h & CR_HOLD_TRANSLATION) == CR_HOLD_TRANSLATION;
+    for (int ax = 0; ax < 3; ++ax) {
+        if (!(h & (1u << ax))) continue;
+        /* all three held: r − r_t whatever the axes (as supports.c); else d_aᵀ(r − r_t) */
+        const cr_vec3 d = all ? cr_v3(ax == 0, ax == 1, ax == 2) : cr_m3_column(s->axes, ax);
+        g[row] = cr_v3_dot(d, dr);
+        if (C)
+            for (int c = 0; c < 3; ++c) C[row * 6 + c] = cr_v3_get(d, c);
+        ++row;
+    }
+    if (!(h & CR_HOLD_ROTATION)) return;
+    /* h_aᵀ vec(q), q = p_t* ⊗ p (p_t in p's hemisphere), h_a = A_tᵀ d_a: with p ← p ⊗ exp(δθ/2),
+     * δvec(q) = ½ (q_w δθ + q_v × δθ), so C = ½ (q_w h + h × q_v); the moment Cᵀλ = ½ (q_w h_λ +
+     * h_λ × q_v) (h_λ = Σ λ_a h_a) varies as ¼ (−h_λ q_vᵀ + q_w h_λ~ + h_λ~ q_v~) δθ */
+    if (cr_q_dot(p, pt) < 0) pt = cr_q_scale(pt, -1.0);
+    const cr_quat q = cr_q_mul(cr_q_conj(pt), p);
+    const cr_vec3 qv = cr_q_vec(q);
+    const cr_mat3 At = cr_q_exp(pt);
+    cr_vec3 hl = cr_v3(0, 0, 0);
+    for (int ax = 0; ax < 3; ++ax) {
+        if (!(h & (8u << ax))) continue;
+        const cr_vec3 hv = cr_m3_tmulv(At, cr_m3_column(s->axes, ax));
+        g[row] = cr_v3_dot(hv, qv);
+        if (C) {
+            const cr_vec3 c = cr_v3_scale(cr_v3_add(cr_v3_scale(hv, q.w), cr_v3_cross(hv, qv)), 0.5);
+            for (int k = 0; k < 3; ++k) C[row * 6 + 3 + k] = cr_v3_get(c, k);
+        }
+        if (lambda) hl = cr_v3_madd(hl, lambda[row], hv);
+        ++row;
+    }
+    if (H && lambda) {
+        const cr_mat3 HL = cr_m3_skew(hl), HQ = cr_m3_mul(HL, cr_m3_skew(qv));
+        for (int i = 0; i < 3; ++i)
+            for (int k = 0; k < 3; ++k)
+                H[(3 + i) * 6 + 3 + k] = 0.25 * (-cr_v3_get(hl, i) * cr_v3_get(qv, k) + q.w * HL.m[i][k] + HQ.m[i][k]);
+    }
+}
+
+const char *cr_asm_support_row_name(const cr_assembly *a, const cr_asm_support *sp, int k)
+{
+    static const char *names[2][6] = {
+        {"translation along x", "translation along y", "translation along z", "rotation about its axis 1",
+         "rotation about its axis 2", "rotation about its axis 3"},
+        {"translation along its axis 1", "translation along its axis 2", "translation along its axis 3",
+         "rotation about its axis 1", "rotation about its axis 2", "rotation about its axis 3"}};
+    const unsigned h = a->models[sp->rod]->supports[sp->k].hold;
+    const int all = (h & CR_HOLD_TRANSLATION) == CR_HOLD_TRANSLATION;
+    for (int b = 0, n = 0; b < 6; ++b)
+        if ((h >> b & 1u) && n++ == k) return names[!all][b];
+    return "a direction";
+}

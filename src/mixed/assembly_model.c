@@ -2,7 +2,9 @@
  * joints' reactions and the redundancy check of the joints' constraints. */
 #include "assembly/assembly_def.h"
 #include "mixed/assembly_internal.h"
+#include "mixed/supports.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,12 @@
 void cr_assembly_destroy(cr_assembly *a)
 {
     if (!a) return;
+    if (a->smodels)
+        for (int i = 0; i < a->rod_count; ++i)
+            if (a->smodels[i] && a->smodels[i] != a->models[i]) { /* a view: its own support array only */
+                free(a->smodels[i]->supports);
+                free(a->smodels[i]);
+            }
     if (a->models)
         for (int i = 0; i < a->rod_count; ++i) cr_model_destroy(a->models[i]);
     free(a->models);
@@ -26,7 +34,68 @@ void cr_assembly_destroy(cr_assembly *a)
     free(a->body_loads);
     free(a->bodies);
     cr_asm_contact_destroy(a->contact);
+    free(a->smodels);
+    free(a->supports);
     free(a);
+}
+
+/* The supports on joint nodes (cr_asm_support) and the rods' static views without them
+ * (cr_assembly.smodels). CR_OK or CR_NO_MEMORY. */
+static cr_status supports_create(cr_assembly *a, const cr_assembly_def *def)
+{
+    int n = 0;
+    a->smodels = calloc((size_t)a->rod_count, sizeof *a->smodels);
+    if (!a->smodels) return CR_NO_MEMORY;
+    for (int r = 0; r < a->rod_count; ++r)
+        for (int k = 0; k < a->models[r]->support_count; ++k)
+            for (int q = a->rod_iface_start[r]; q < a->rod_iface_start[r + 1]; ++q)
+                n += a->iface[a->rod_iface[q]].node == a->models[r]->supports[k].node;
+    a->supports = calloc(n > 0 ? (size_t)n : 1, sizeof *a->supports);
+    if (!a->supports) return CR_NO_MEMORY;
+    int row = 0;
+    for (int r = 0; r < a->rod_count; ++r) {
+        const cr_model *m = a->models[r];
+        int own = 0;
+        for (int k = 0; k < m->support_count; ++k) {
+            int iface = -1;
+            for (int q = a->rod_iface_start[r]; q < a->rod_iface_start[r + 1]; ++q)
+                if (a->iface[a->rod_iface[q]].node == m->supports[k].node) iface = a->rod_iface[q];
+            if (iface < 0) {
+                ++own;
+                continue;
+            }
+            cr_asm_support *sp = &a->supports[a->support_count++];
+            sp->rod = r, sp->k = k, sp->iface = iface;
+            const unsigned h = m->supports[k].hold;
+            for (int b = 0; b < 6; ++b) sp->rows += (h >> b) & 1u;
+            sp->row0 = a->rows + row;
+            row += sp->rows;
+            snprintf(sp->label, sizeof sp->label, "rods.%d ('%s').boundary_conditions.%d", r, def->rods[r].name, k);
+        }
+        if (own == m->support_count) {
+            a->smodels[r] = a->models[r];
+            continue;
+        }
+        /* the view: the same model with only the supports on its other nodes (the supports'
+         * time tables and splines stay the model's) */
+        cr_model *v = malloc(sizeof *v);
+        cr_support *list = malloc((size_t)(own > 0 ? own : 1) * sizeof *list);
+        if (!v || !list) {
+            free(v), free(list);
+            return CR_NO_MEMORY;
+        }
+        *v = *m;
+        v->supports = list, v->support_count = 0;
+        for (int k = 0; k < m->support_count; ++k) {
+            int on_iface = 0;
+            for (int q = a->rod_iface_start[r]; q < a->rod_iface_start[r + 1]; ++q)
+                on_iface |= a->iface[a->rod_iface[q]].node == m->supports[k].node;
+            if (!on_iface) list[v->support_count++] = m->supports[k];
+        }
+        a->smodels[r] = v;
+    }
+    a->support_rows = row;
+    return CR_OK;
 }
 
 static int iface_of(cr_assembly *a, int rod, int node)
@@ -218,6 +287,10 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
             if (a->iface[i].rod == r) a->rod_iface[at++] = i;
     }
     a->rod_iface_start[a->rod_count] = at;
+    if (supports_create(a, def) != CR_OK) {
+        cr_assembly_destroy(a);
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory creating the assembly"), NULL;
+    }
     /* contact.rods, contact.self: after the joints, whose nodes' neighbourhoods do not touch */
     const cr_contact_def *cd = &def->rods[0].rod.contact;
     if (((def->rod_count > 1 && cd->rods) || cd->self) && cr_asm_contact_create(a, def, err) != CR_OK) {
@@ -260,7 +333,7 @@ cr_assembly_state *cr_assembly_state_create(const cr_assembly *a)
     if (!s) return NULL;
     s->assembly = a;
     s->rods = calloc(a->rod_count, sizeof *s->rods);
-    s->lambda = calloc(a->rows > 0 ? a->rows : 1, sizeof *s->lambda);
+    s->lambda = calloc(a->rows + a->support_rows > 0 ? (size_t)(a->rows + a->support_rows) : 1, sizeof *s->lambda);
     s->body = calloc((size_t)CR_ASM_BODY_DOF * (a->body_count > 0 ? a->body_count : 1), sizeof *s->body);
     s->body_load_scale = calloc(a->body_load_count > 0 ? a->body_load_count : 1, sizeof *s->body_load_scale);
     s->limit_ref = calloc(a->rows > 0 ? a->rows : 1, sizeof *s->limit_ref);
@@ -394,9 +467,26 @@ static int rows_independent_alone(const cr_asm_joint *j, const cr_assembly_state
     return 1;
 }
 
+/* The label of row m of the redundancy check's order (the supports on joint nodes' rows first,
+ * then the joints'), and the item (−1 − support, or the joint) */
+static int check_item(const cr_assembly *a, int m)
+{
+    const int ns = a->support_rows;
+    if (m < ns) {
+        int k = 0;
+        while (k + 1 < a->support_count && a->supports[k + 1].row0 - a->rows <= m) ++k;
+        return -1 - k;
+    }
+    int jm = 0;
+    while (jm + 1 < a->joint_count && a->joints[jm + 1].row0 <= m - ns) ++jm;
+    return jm;
+}
+
 cr_status cr_asm_check_redundant(const cr_assembly *a, const cr_assembly_state *s, double f, cr_error *err)
 {
-    const int nr = a->rows, nc = 6 * a->iface_count;
+    /* the supports on joint nodes hold their nodes first (their rows never repeat each other: one
+     * support a node), then the joints in their order; ns: the supports' rows */
+    const int ns = a->support_rows, nr = a->rows + ns, nc = 6 * a->iface_count;
     if (nr == 0) return CR_OK;
     /* Joints whose rows are independent of all others' on their own interface columns (a rod's
      * end on a body, the leaves of a tree, then the leaves of what remains) cannot be part of
@@ -411,6 +501,7 @@ cr_status cr_asm_check_redundant(const cr_assembly *a, const cr_assembly_state *
         return cr_error_set(err, CR_NO_MEMORY, "out of memory checking the joints");
     }
     for (int k = 0; k < a->joint_count; ++k) ++touch[a->joints[k].iface[0]], ++touch[a->joints[k].iface[1]];
+    for (int k = 0; k < a->support_count; ++k) ++touch[a->supports[k].iface]; /* never set aside below */
     for (int changed = 1; changed;) {
         changed = 0;
         for (int k = 0; k < a->joint_count; ++k) {
@@ -451,60 +542,154 @@ cr_status cr_asm_check_redundant(const cr_assembly *a, const cr_assembly_state *
         cr_asm_joint_eval_iface(j, f, NULL, ra, pa, rb, pb, NULL, g, C, NULL);
         for (int r = 0; r < j->rows; ++r)
             for (int c = 0; c < 6; ++c) {
-                Q[(size_t)(j->row0 + r) * nc + 6 * j->iface[0] + c] += C[r * 12 + c];
-                Q[(size_t)(j->row0 + r) * nc + 6 * j->iface[1] + c] += C[r * 12 + 6 + c];
+                Q[(size_t)(ns + j->row0 + r) * nc + 6 * j->iface[0] + c] += C[r * 12 + c];
+                Q[(size_t)(ns + j->row0 + r) * nc + 6 * j->iface[1] + c] += C[r * 12 + 6 + c];
             }
     }
     cr_status st = CR_OK;
-    for (int k = 0; k < a->joint_count && st == CR_OK; ++k) {
-        const cr_asm_joint *j = &a->joints[k];
-        for (int r = j->row0; r < j->row0 + j->rows && st == CR_OK; ++r) {
-            double *q = Q + (size_t)r * nc, *t = T + (size_t)r * nr, n0 = 0, n1 = 0;
-            /* a spring, or not acting; or set aside above (its rows are zero) */
-            if (gone[k] || cr_asm_row_compliant(j, s->stage, r - j->row0, NULL, NULL)) {
-                memset(q, 0, (size_t)nc * sizeof *q);
-                zero[r] = 1;
-                continue;
-            }
-            t[r] = 1.0;
-            for (int c = 0; c < nc; ++c) n0 += q[c] * q[c];
-            for (int pass = 0; pass < 2; ++pass) /* twice: Gram–Schmidt's orthogonality kept to round-off */
-                for (int l = 0; l < r; ++l) {
-                    if (zero[l]) continue;
-                    const double *ql = Q + (size_t)l * nc;
-                    double dot = 0;
-                    for (int c = 0; c < nc; ++c) dot += ql[c] * q[c];
-                    for (int c = 0; c < nc; ++c) q[c] -= dot * ql[c];
-                    for (int m = 0; m <= l; ++m) t[m] -= dot * T[(size_t)l * nr + m];
-                }
-            for (int c = 0; c < nc; ++c) n1 += q[c] * q[c];
-            if (n1 <= 1e-20 * n0) {
-                /* q ≈ 0 = Σ t_m row_m: the joints with a weight in t are the loop */
-                char others[256] = "";
-                size_t len = 0;
-                int prev = -1;
-                for (int m = 0; m < r; ++m) {
-                    if (!(fabs(t[m]) > 1e-8)) continue;
-                    int jm = 0;
-                    while (jm + 1 < a->joint_count && a->joints[jm + 1].row0 <= m) ++jm;
-                    if (jm == prev || jm == k) continue;
-                    prev = jm;
-                    if (len < sizeof others - 100)
-                        len += (size_t)snprintf(others + len, sizeof others - len, "%s%s", len ? ", " : "",
-                                                a->joints[jm].label);
-                }
-                st = cr_error_set(err, CR_BAD_INPUT,
-                                  "%s: its constraint on %s repeats the constraints of %s: the joints close a loop "
-                                  "with no rod in it (over-constrained, the reactions are not determined); remove the "
-                                  "joint, or make it hold fewer directions",
-                                  j->label, row_name(j, r - j->row0), len ? others : "earlier joints");
-                break;
-            }
-            double inv = 1.0 / sqrt(n1);
-            for (int c = 0; c < nc; ++c) q[c] *= inv;
-            for (int m = 0; m <= r; ++m) t[m] *= inv;
+    for (int k = 0; k < a->support_count; ++k) { /* their rows at the node's pose, about its current target */
+        const cr_asm_support *sp = &a->supports[k];
+        const cr_support *su = &a->models[sp->rod]->supports[sp->k];
+        const int q0 = sp->row0 - a->rows;
+        if (!cr_support_active(su, s->stage)) {
+            for (int r = 0; r < sp->rows; ++r) zero[q0 + r] = 1;
+            continue;
         }
+        cr_vec3 r0;
+        cr_quat p0;
+        cr_asm_iface_pose(a, s, sp->iface, &r0, &p0);
+        double gs[6], Cs[36];
+        cr_asm_support_eval(a, sp, r0, p0, r0, p0, NULL, gs, Cs, NULL); /* at the target: C's shape there */
+        for (int r = 0; r < sp->rows; ++r)
+            for (int c = 0; c < 6; ++c) Q[(size_t)(q0 + r) * nc + 6 * sp->iface + c] = Cs[r * 6 + c];
+    }
+    for (int r = 0; r < nr && st == CR_OK; ++r) {
+        const int item = check_item(a, r);
+        const cr_asm_joint *j = item >= 0 ? &a->joints[item] : NULL;
+        const cr_asm_support *sp = item < 0 ? &a->supports[-1 - item] : NULL;
+        double *q = Q + (size_t)r * nc, *t = T + (size_t)r * nr, n0 = 0, n1 = 0;
+        /* a spring, or not acting; or set aside above (its rows are zero) */
+        if (zero[r] || (j && (gone[item] || cr_asm_row_compliant(j, s->stage, r - ns - j->row0, NULL, NULL)))) {
+            memset(q, 0, (size_t)nc * sizeof *q);
+            zero[r] = 1;
+            continue;
+        }
+        t[r] = 1.0;
+        for (int c = 0; c < nc; ++c) n0 += q[c] * q[c];
+        for (int pass = 0; pass < 2; ++pass) /* twice: Gram–Schmidt's orthogonality kept to round-off */
+            for (int l = 0; l < r; ++l) {
+                if (zero[l]) continue;
+                const double *ql = Q + (size_t)l * nc;
+                double dot = 0;
+                for (int c = 0; c < nc; ++c) dot += ql[c] * q[c];
+                for (int c = 0; c < nc; ++c) q[c] -= dot * ql[c];
+                for (int m = 0; m <= l; ++m) t[m] -= dot * T[(size_t)l * nr + m];
+            }
+        for (int c = 0; c < nc; ++c) n1 += q[c] * q[c];
+        if (n1 <= 1e-20 * n0) {
+            /* q ≈ 0 = Σ t_m row_m: the joints (and supports) with a weight in t are the loop */
+            char others[256] = "";
+            size_t len = 0;
+            int prev = INT_MIN, supported = 0;
+            for (int m = 0; m < r; ++m) {
+                if (!(fabs(t[m]) > 1e-8)) continue;
+                const int jm = check_item(a, m);
+                if (jm == prev || jm == item) continue;
+                prev = jm;
+                supported |= jm < 0;
+                if (len < sizeof others - 100)
+                    len += (size_t)snprintf(others + len, sizeof others - len, "%s%s", len ? ", " : "",
+                                            jm < 0 ? a->supports[-1 - jm].label : a->joints[jm].label);
+            }
+            const char *what =
+                j ? row_name(j, r - ns - j->row0) : cr_asm_support_row_name(a, sp, r - (sp->row0 - a->rows));
+            if (!j)
+                st = cr_error_set(err, CR_BAD_INPUT,
+                                  "%s: its constraint on %s repeats the constraints of %s on the same joint node "
+                                  "(over-constrained, the reactions are not determined); let one support hold it",
+                                  sp->label, what, len ? others : "another support");
+            else
+                st = cr_error_set(err, CR_BAD_INPUT,
+                                  supported
+                                      ? "%s: its constraint on %s repeats the constraints of %s: the joint and the "
+                                        "supports on its nodes hold the same direction twice with no rod in between "
+                                        "(over-constrained, the reactions are not determined); remove the joint or a "
+                                        "support, or make one hold fewer directions"
+                                      : "%s: its constraint on %s repeats the constraints of %s: the joints close a "
+                                        "loop with no rod in it (over-constrained, the reactions are not "
+                                        "determined); remove the joint, or make it hold fewer directions",
+                                  j->label, what, len ? others : "earlier joints");
+            break;
+        }
+        double inv = 1.0 / sqrt(n1);
+        for (int c = 0; c < nc; ++c) q[c] *= inv;
+        for (int m = 0; m <= r; ++m) t[m] *= inv;
     }
     free(Q), free(T), free(C), free(gone), free(zero);
     return st;
+}
+
+cr_status cr_asm_support_reaction(const cr_assembly *a, const cr_assembly_state *s, int rod, int node, cr_vec3 *force,
+                                  cr_vec3 *moment)
+{
+    const cr_state *st = s->rods[rod];
+    const cr_model *m = a->models[rod];
+    int iface = -1, active = 0;
+    for (int k = 0; k < a->support_count; ++k) {
+        const cr_asm_support *sp = &a->supports[k];
+        if (sp->rod != rod || a->iface[sp->iface].node != node) continue;
+        iface = sp->iface;
+        active |= cr_support_active(&m->supports[sp->k], st->stage);
+    }
+    if (iface < 0 || !active) return CR_BAD_INPUT;
+    double w[6] = {0};
+    cr_vec3 r;
+    cr_quat p;
+    cr_asm_iface_pose(a, s, iface, &r, &p);
+    if (!st->dynamic) { /* Cᵀλ of its rows */
+        const cr_supports_at at = cr_state_supports_at(st);
+        for (int k = 0; k < a->support_count; ++k) {
+            const cr_asm_support *sp = &a->supports[k];
+            if (sp->iface != iface || !cr_support_active(&m->supports[sp->k], st->stage)) continue;
+            cr_vec3 rt;
+            cr_quat pt;
+            double g[6], C[36];
+            cr_support_target(m, sp->k, &at, &rt, &pt, NULL, NULL, NULL, NULL);
+            cr_asm_support_eval(a, sp, r, p, rt, pt, NULL, g, C, NULL);
+            for (int q = 0; q < sp->rows; ++q)
+                for (int c = 0; c < 6; ++c) w[c] += C[q * 6 + c] * s->lambda[sp->row0 + q];
+        }
+    } else { /* the rod's own reaction takes the joints' wrench for the support's: less Cᵀμ where held */
+        cr_vec3 f0, m0;
+        cr_status rs = cr_state_reaction(m, st, node, &f0, &m0);
+        if (rs != CR_OK) return rs;
+        cr_v3_store(f0, w), cr_v3_store(m0, w + 3);
+        const cr_supports_at at = cr_state_supports_at(st);
+        int held[13] = {0};
+        for (int k = 0; k < m->support_count; ++k) {
+            if (m->supports[k].node != node || !cr_support_active(&m->supports[k], st->stage)) continue;
+            int rows[13];
+            cr_supports_dynamic_held(m, &m->supports[k], &at, k, rows);
+            for (int q = 0; q < 13; ++q) held[q] |= rows[q];
+        }
+        for (int jk = 0; jk < a->joint_count; ++jk) {
+            const cr_asm_joint *j = &a->joints[jk];
+            if (j->iface[0] != iface && j->iface[1] != iface) continue;
+            cr_vec3 ra, rb;
+            cr_quat pa, pb;
+            cr_asm_iface_pose(a, s, j->iface[0], &ra, &pa);
+            cr_asm_iface_pose(a, s, j->iface[1], &rb, &pb);
+            double g[CR_ASM_MAX_ROWS], C[CR_ASM_MAX_ROWS * 12];
+            cr_asm_joint_eval_iface(j, s->joint_factor, NULL, ra, pa, rb, pb, NULL, g, C, NULL);
+            for (int side = 0; side < 2; ++side) {
+                if (j->iface[side] != iface) continue;
+                for (int c = 0; c < 6; ++c)
+                    for (int q = 0; q < j->rows; ++q)
+                        if (held[CR_DYN_V + c]) w[c] -= C[q * 12 + 6 * side + c] * s->lambda[j->row0 + q];
+            }
+        }
+    }
+    if (force) *force = cr_v3_load(w);
+    if (moment) *moment = cr_v3_load(w + 3);
+    return CR_OK;
 }

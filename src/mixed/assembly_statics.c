@@ -129,6 +129,10 @@ typedef struct asm_work {
     rod_work *rw;
     double *E;         /* released balance rows of the interface nodes (6 each) */
     double *g, *C, *H; /* per joint: rows, rows × 12, 12 × 12 (at the joint's offsets) */
+    /* per support on a joint node (cr_asm_support): its rows' g (at row0 − a->rows), C (6 per
+     * row), H (36 per support); nl: the multipliers (joints' and supports' rows) */
+    double *gs, *Cs, *Hs;
+    int nl;
     double *rhs, *lambda_saved, *lambda_tan, *lambda_tan_prev;
     cr_asm_sys *sys, *sysc; /* the coupled system (update) and the position correction's */
     int N;
@@ -177,6 +181,7 @@ static void free_work(asm_work *w)
     free(w->rw);
     free(w->bfrom), free(w->bto), free(w->bscale), free(w->dEb), free(w->body_saved), free(w->body_tan),
         free(w->body_tan_prev);
+    free(w->gs), free(w->Cs), free(w->Hs);
     free(w->E), free(w->g), free(w->C), free(w->H), free(w->rhs), free(w->lambda_saved), free(w->lambda_tan),
         free(w->lambda_tan_prev), free(w->lambda_back), free(w->body_back);
     cr_asm_sys_destroy(w->sys), cr_asm_sys_destroy(w->sysc);
@@ -188,8 +193,13 @@ static int alloc_work(asm_work *w)
 {
     const cr_assembly *a = w->a;
     w->rw = calloc(a->rod_count, sizeof *w->rw);
-    int ni = a->iface_count, nj = a->joint_count > 0 ? a->joint_count : 1, rows = a->rows > 0 ? a->rows : 1;
-    w->N = 6 * ni + a->rows;
+    w->nl = a->rows + a->support_rows;
+    int ni = a->iface_count, nj = a->joint_count > 0 ? a->joint_count : 1, rows = w->nl > 0 ? w->nl : 1;
+    w->N = 6 * ni + w->nl;
+    w->gs = calloc(a->support_rows > 0 ? (size_t)a->support_rows : 1, sizeof *w->gs);
+    w->Cs = calloc(a->support_rows > 0 ? (size_t)a->support_rows * 6 : 1, sizeof *w->Cs);
+    w->Hs = calloc(a->support_count > 0 ? (size_t)a->support_count * 36 : 1, sizeof *w->Hs);
+    if (!w->gs || !w->Cs || !w->Hs) return 0;
     int N = w->N > 0 ? w->N : 1;
     w->ncap = N;
     if (a->contact) {
@@ -417,6 +427,34 @@ static cr_supports_at rod_loads_at(asm_work *w, int r, double lf)
                             .from_blend = 1.0};
 }
 
+/* Support sp's target at load factor lf (its rod's supports' ramp, the state's time); 0 when
+ * it does not act in the stage. */
+static int support_target(asm_work *w, const cr_asm_support *sp, double lf, cr_vec3 *rt, cr_quat *pt)
+{
+    const cr_model *m = w->a->models[sp->rod];
+    if (!cr_support_active(&m->supports[sp->k], w->stage)) return 0;
+    if (!rt) return 1;
+    const rod_work *rw = &w->rw[sp->rod];
+    const cr_supports_at at = {.stage = w->stage,
+                               .ramp = rw->bc_from + lf * (1.0 - rw->bc_from),
+                               .t = w->s->rods[sp->rod]->time,
+                               .from = NULL,
+                               .from_blend = 1.0};
+    cr_support_target(m, sp->k, &at, rt, pt, NULL, NULL, NULL, NULL);
+    return 1;
+}
+
+/* Support sp's rows at the state: g, C (rows × 6) and, with `jacobian`, H at its multipliers */
+static void support_eval(asm_work *w, const cr_asm_support *sp, double lf, int jacobian, double *g, double *C,
+                         double *H)
+{
+    cr_vec3 rt;
+    cr_quat pt;
+    support_target(w, sp, lf, &rt, &pt);
+    cr_asm_support_eval(w->a, sp, iface_r(w, sp->iface), iface_p(w, sp->iface), rt, pt, w->s->lambda + sp->row0, g, C,
+                        jacobian ? H : NULL);
+}
+
 /* Step 1 for rod r (a task of the rods' pool: it writes its own rod_work and the released
  * rows E of its own interface nodes): residual, tangent (with `jacobian`), interface rows
  * held; its sums of squares in rw->sum and rw->scale_sum, its status in rw->st. */
@@ -433,7 +471,8 @@ static void evaluate_rod(void *arg, int r)
     const cr_state *st = w->s->rods[r];
     const cr_supports_at at = rod_loads_at(w, r, lf);
     rw->sum = rw->scale_sum = 0, rw->cnt = rw->scale_count = 0;
-    rw->st = cr_mixed_static_residual(m, &at, rw->scale, st->x, rw->F, jacobian ? rw->J : NULL, rw->eq);
+    /* without the supports on its joint nodes (their rows are the coupled system's) */
+    rw->st = cr_mixed_static_residual(a->smodels[r], &at, rw->scale, st->x, rw->F, jacobian ? rw->J : NULL, rw->eq);
     if (rw->st != CR_OK) return;
     if (w->cm > 0) contact_rows(w, r, rw->F, rw->eq);
     if (jacobian && w->roundoff_scale == 0) /* a pass over J, as costly as its LU: once per solve */
@@ -505,6 +544,22 @@ static cr_status evaluate(asm_work *w, double lf, int jacobian, double *ss, size
                 for (int r = 0; r < j->rows; ++r) Rv[6 * j->iface[e] + c] += C[r * 12 + 6 * e + c] * l[r];
         for (int r = 0; r < j->rows; ++r) sum += sq(joint_row_residual(w, j, r));
         cnt += j->rows;
+    }
+    for (int k = 0; k < a->support_count; ++k) { /* supports on joint nodes: their rows and reactions */
+        const cr_asm_support *sp = &a->supports[k];
+        const int q0 = sp->row0 - a->rows;
+        double *l = w->s->lambda + sp->row0;
+        if (!support_target(w, sp, lf, NULL, NULL)) { /* not in this stage: λ = 0 */
+            for (int r = 0; r < sp->rows; ++r) sum += sq(l[r]);
+            cnt += sp->rows;
+            continue;
+        }
+        support_eval(w, sp, lf, jacobian, w->gs + q0, w->Cs + (size_t)6 * q0, w->Hs + (size_t)36 * k);
+        for (int r = 0; r < sp->rows; ++r) {
+            for (int c = 0; c < 6; ++c) Rv[6 * sp->iface + c] += w->Cs[(size_t)6 * (q0 + r) + c] * l[r];
+            sum += sq(w->gs[q0 + r]);
+        }
+        cnt += sp->rows;
     }
     for (int k = 0; k < 6 * a->iface_count; ++k) sum += Rv[k] * Rv[k];
     cnt += (size_t)6 * a->iface_count;
@@ -744,6 +799,30 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
             w->rhs[off + j->row0 + r] = -(comp ? kr : 1.0) * gk;
         }
     }
+    for (int k = 0; k < a->support_count; ++k) { /* supports on joint nodes: [H, Cᵀ; C, 0] at the node */
+        const cr_asm_support *sp = &a->supports[k];
+        const int q0 = sp->row0 - a->rows, ie = sp->iface;
+        if (!support_target(w, sp, 0.0, NULL, NULL)) {
+            for (int r = 0; r < sp->rows; ++r) {
+                cr_asm_sys_add(w->sys, off + sp->row0 + r, off + sp->row0 + r, 1.0);
+                w->rhs[off + sp->row0 + r] = 0.0;
+            }
+            continue;
+        }
+        const double *H = w->Hs + (size_t)36 * k;
+        for (int rr = 3; rr < 6; ++rr)
+            for (int cc = 3; cc < 6; ++cc)
+                if (H[rr * 6 + cc] != 0.0) cr_asm_sys_add(w->sys, 6 * ie + rr, 6 * ie + cc, H[rr * 6 + cc]);
+        for (int r = 0; r < sp->rows; ++r) {
+            for (int c = 0; c < 6; ++c) {
+                const double cv = w->Cs[(size_t)6 * (q0 + r) + c];
+                if (cv == 0.0) continue;
+                cr_asm_sys_add(w->sys, 6 * ie + c, off + sp->row0 + r, cv);
+                cr_asm_sys_add(w->sys, off + sp->row0 + r, 6 * ie + c, cv);
+            }
+            w->rhs[off + sp->row0 + r] = -w->gs[q0 + r];
+        }
+    }
     if (w->cm > 0) contact_dense_rows(w, w->rhs);
     const int bad = cr_asm_sys_solve(w->sys, w->rhs);
     if (bad == -2) return cr_error_set(err, CR_NO_MEMORY, "out of memory");
@@ -827,7 +906,7 @@ static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
         for (int c = 0; c < 6; ++c) d2 += dy[c] * dy[c] * (c < 3 ? 1.0 : 0.25);
         for (int c = 0; c < 7; ++c) n2 += y[c] * y[c];
     }
-    memcpy(w->s->lambda, w->rhs + off, (size_t)a->rows * sizeof(double));
+    memcpy(w->s->lambda, w->rhs + off, (size_t)w->nl * sizeof(double));
     w->t_solve += now() - t0;
     *dx2 = d2, *x2 = n2;
     return CR_OK;
@@ -862,6 +941,21 @@ static int position_rows(const cr_asm_joint *j, int stage, int *which)
     return n;
 }
 
+/* A support's rows that are linear in the positions: its held translations (first among its
+ * rows; none when it does not act in the stage) */
+static int support_position_rows(asm_work *w, const cr_asm_support *sp)
+{
+    if (!support_target(w, sp, 0.0, NULL, NULL)) return 0;
+    const unsigned h = w->a->models[sp->rod]->supports[sp->k].hold;
+    return (h & 1u) + (h >> 1 & 1u) + (h >> 2 & 1u);
+}
+static int support_rows_total(asm_work *w)
+{
+    int n = 0;
+    for (int k = 0; k < w->a->support_count; ++k) n += support_position_rows(w, w->a->supports + k);
+    return n;
+}
+
 /* The position correction's rows of rod r (a task of the rods' pool: its own rod_work and the
  * dense system's rows of its own interface nodes); its status in rw->st. */
 static void correct_rod(void *arg, int r)
@@ -874,7 +968,7 @@ static void correct_rod(void *arg, int r)
     rod_work *rw = &w->rw[r];
     const cr_state *st = w->s->rods[r];
     const cr_supports_at at = rod_loads_at(w, r, lf);
-    rw->st = cr_mixed_force_residual(m, &at, rw->scale, st->x, rw->Ff, rw->Jf);
+    rw->st = cr_mixed_force_residual(a->smodels[r], &at, rw->scale, st->x, rw->Ff, rw->Jf);
     if (rw->st != CR_OK) return;
     const size_t dim = (size_t)m->nodes * 3;
     const int nc = 1 + 3 * rw->m;
@@ -955,6 +1049,7 @@ static cr_status correct_positions(asm_work *w, double lf)
         if (a->models[r]->rigid_count > 0) return CR_OK;
     int np = 0;
     for (int k = 0; k < a->joint_count; ++k) np += position_rows(a->joints + k, w->stage, NULL);
+    for (int k = 0; k < a->support_count; ++k) np += support_position_rows(w, a->supports + k);
     const int ni = a->iface_count, N = 3 * ni + np;
     double t0 = now();
     if (!cr_asm_sys_begin(w->sysc, N)) return CR_NO_MEMORY;
@@ -1005,6 +1100,26 @@ static cr_status correct_positions(asm_work *w, double lf)
             w->rhs[row] = -kr * gk;
         }
     }
+    for (int k = 0, row = 3 * ni + np - support_rows_total(w); k < a->support_count; ++k) {
+        /* a support's held translations d·(r − r_t), linear in the position */
+        const cr_asm_support *sp = a->supports + k;
+        const int nw = support_position_rows(w, sp);
+        if (nw == 0) continue;
+        double g[6], C[36];
+        cr_vec3 rt;
+        cr_quat pt;
+        support_target(w, sp, lf, &rt, &pt);
+        cr_asm_support_eval(a, sp, iface_r(w, sp->iface), iface_p(w, sp->iface), rt, pt, NULL, g, C, NULL);
+        for (int q = 0; q < nw; ++q, ++row) {
+            for (int c = 0; c < 3; ++c) {
+                const double n = C[q * 6 + c];
+                if (n == 0.0) continue;
+                cr_asm_sys_add(w->sysc, 3 * sp->iface + c, row, n);
+                cr_asm_sys_add(w->sysc, row, 3 * sp->iface + c, n);
+            }
+            w->rhs[row] = -g[q];
+        }
+    }
     const int bad = cr_asm_sys_solve(w->sysc, w->rhs);
     if (bad == -2) return CR_NO_MEMORY;
     if (bad == -3) return CR_UNSUPPORTED;
@@ -1040,6 +1155,9 @@ static cr_status correct_positions(asm_work *w, double lf)
         const int nw = position_rows(a->joints + k, w->stage, which);
         for (int q = 0; q < nw; ++q) w->s->lambda[a->joints[k].row0 + which[q]] = w->rhs[row++];
     }
+    for (int k = 0, row = 3 * ni + np - support_rows_total(w); k < a->support_count; ++k) /* the supports' too */
+        for (int q = 0; q < support_position_rows(w, a->supports + k); ++q)
+            w->s->lambda[a->supports[k].row0 + q] = w->rhs[row++];
     w->t_solve += now() - t0;
     return CR_OK;
 }
@@ -1048,14 +1166,14 @@ static cr_status correct_positions(asm_work *w, double lf)
 static void save_state(asm_work *w)
 {
     for (int r = 0; r < w->a->rod_count; ++r) memcpy(w->rw[r].x_back, w->s->rods[r]->x, w->rw[r].dim * sizeof(double));
-    memcpy(w->lambda_back, w->s->lambda, (size_t)w->a->rows * sizeof(double));
+    memcpy(w->lambda_back, w->s->lambda, (size_t)w->nl * sizeof(double));
     memcpy(w->body_back, w->s->body, body_bytes(w->a));
 }
 
 static void restore_state(asm_work *w)
 {
     for (int r = 0; r < w->a->rod_count; ++r) memcpy(w->s->rods[r]->x, w->rw[r].x_back, w->rw[r].dim * sizeof(double));
-    memcpy(w->s->lambda, w->lambda_back, (size_t)w->a->rows * sizeof(double));
+    memcpy(w->s->lambda, w->lambda_back, (size_t)w->nl * sizeof(double));
     memcpy(w->s->body, w->body_back, body_bytes(w->a));
 }
 
@@ -1156,7 +1274,7 @@ static cr_status tangent_predict(asm_work *w, double lf, double lf0, int have_pr
     if (st != CR_OK) {
         for (int r = 0; r < a->rod_count; ++r)
             memcpy(w->s->rods[r]->x, w->rw[r].x_saved, w->rw[r].dim * sizeof(double));
-        memcpy(w->s->lambda, w->lambda_saved, (size_t)a->rows * sizeof(double));
+        memcpy(w->s->lambda, w->lambda_saved, (size_t)w->nl * sizeof(double));
         memcpy(w->s->body, w->body_saved, body_bytes(a));
         return st;
     }
@@ -1175,7 +1293,7 @@ static cr_status tangent_predict(asm_work *w, double lf, double lf0, int have_pr
             for (int k = 0; k < 4; ++k) p[k] *= n;
         }
     }
-    for (int k = 0; k < a->rows; ++k) {
+    for (int k = 0; k < w->nl; ++k) {
         w->lambda_tan[k] = (w->s->lambda[k] - w->lambda_saved[k]) / dl;
         w->s->lambda[k] += c * (w->lambda_tan[k] - w->lambda_tan_prev[k]);
     }
@@ -1396,7 +1514,7 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
     while (st == CR_OK && lf < 1.0) {
         double target = lf + dl > 1.0 - 1e-12 ? 1.0 : lf + dl;
         for (int r = 0; r < a->rod_count; ++r) memcpy(w.rw[r].x_saved, s->rods[r]->x, w.rw[r].dim * sizeof(double));
-        memcpy(w.lambda_saved, s->lambda, (size_t)a->rows * sizeof(double));
+        memcpy(w.lambda_saved, s->lambda, (size_t)w.nl * sizeof(double));
         memcpy(w.body_saved, s->body, body_bytes(a));
         /* the step's reference residual, as cr_static_solve's: the last state under the new
          * loads (the predictor's residual would make rtol stricter than for one rod) */
@@ -1424,7 +1542,7 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
             if (predicted) { /* this step's tangent is the next one's previous */
                 for (int r = 0; r < a->rod_count; ++r)
                     memcpy(w.rw[r].tan_prev, w.rw[r].tan, w.rw[r].dim * sizeof(double));
-                memcpy(w.lambda_tan_prev, w.lambda_tan, (size_t)a->rows * sizeof(double));
+                memcpy(w.lambda_tan_prev, w.lambda_tan, (size_t)w.nl * sizeof(double));
                 memcpy(w.body_tan_prev, w.body_tan, body_bytes(a));
                 dl_prev = target - lf;
             }
@@ -1455,7 +1573,7 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
         }
         /* restore the last converged state; a bad definition or no memory ends the solve */
         for (int r = 0; r < a->rod_count; ++r) memcpy(s->rods[r]->x, w.rw[r].x_saved, w.rw[r].dim * sizeof(double));
-        memcpy(s->lambda, w.lambda_saved, (size_t)a->rows * sizeof(double));
+        memcpy(s->lambda, w.lambda_saved, (size_t)w.nl * sizeof(double));
         memcpy(s->body, w.body_saved, body_bytes(a));
         if (sn < 0 || halvings >= o.max_halvings) {
             st = cr_error_set(err, sn, "%s; the state at load factor %.6g is kept", e.message, lf);
