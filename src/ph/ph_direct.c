@@ -417,23 +417,64 @@ PH_CLONES PH_CONTRACT static int block_eliminate(front *f, int m, int d, double 
     return 0;
 }
 
-/* zeroes the front's rows 0..d-1, only their columns (to a group of 4, as block_eliminate writes them):
-   a memset of the whole rows costs more than the elimination's row updates, and one call per row 4x
-   these stores (GCC turns the loop into such calls unless told not to) */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("no-tree-loop-distribute-patterns")))
-#endif
-PH_CLONES static void
-zero_front(double *M, int d)
+/* the next front from this one (m rows eliminated of d): the tail node's Schur complement and right side
+   (rows and columns m..d-1) move to the lead's place (0..d-m-1, never overlapping: m >= d - m), the rest
+   of rows 0..d-1 is zeroed, only up to their last group of 4 (as block_eliminate writes them): a memset of
+   the whole rows costs more than the elimination's row updates. NG = the groups of 4 per row, a constant
+   after inlining (the stores unrolled; GCC would turn a loop of them into memset calls, one per row). */
+static inline __attribute__((always_inline)) void next_front_ng(double *M, double *bl, int m, int d, const int NG)
 {
-    const int fw = (d + 3) & ~3;
+    const int nt = d - m;
+    for (int i = 0; i < nt; ++i) {
+        double *dst = M + i * BLD;
+        const double *src = M + (m + i) * BLD + m;
+        for (int j = 0; j < nt; ++j) dst[j] = src[j];
+        for (int j = nt; j < 4 * NG; ++j) dst[j] = 0;
+        bl[i] = bl[m + i];
+    }
 #if defined(__GNUC__)
     const v4d zero = {0, 0, 0, 0};
-    for (int i = 0; i < d; ++i)
-        for (int j = 0; j < fw; j += 4) *(v4d *)(M + i * BLD + j) = zero;
+    for (int i = nt; i < d; ++i) {
+#pragma GCC unroll 8
+        for (int g = 0; g < NG; ++g) *(v4d *)(M + i * BLD + 4 * g) = zero;
+        bl[i] = 0;
+    }
 #else
-    for (int i = 0; i < d; ++i) memset(M + i * BLD, 0, sizeof(double) * fw);
+    for (int i = nt; i < d; ++i) {
+        for (int j = 0; j < 4 * NG; ++j) M[i * BLD + j] = 0;
+        bl[i] = 0;
+    }
 #endif
+}
+
+PH_CLONES static void next_front(double *M, double *bl, int m, int d)
+{
+    switch ((d + 3) >> 2) {
+    case 1:
+        next_front_ng(M, bl, m, d, 1);
+        break;
+    case 2:
+        next_front_ng(M, bl, m, d, 2);
+        break;
+    case 3:
+        next_front_ng(M, bl, m, d, 3);
+        break;
+    case 4:
+        next_front_ng(M, bl, m, d, 4);
+        break;
+    case 5:
+        next_front_ng(M, bl, m, d, 5);
+        break;
+    case 6:
+        next_front_ng(M, bl, m, d, 6);
+        break;
+    case 7:
+        next_front_ng(M, bl, m, d, 7);
+        break;
+    default:
+        next_front_ng(M, bl, m, d, 8);
+        break;
+    }
 }
 
 /* element e in the front: its reduced offsets; *m the rows it eliminates, *d the front's size */
@@ -637,30 +678,33 @@ PH_CLONES static int gram_factor_dirs(const double *d, double Lc[36])
     return 1;
 }
 
-/* node I: constraint rows, G_d blocks and their Gram factors, the particular increment dq_p */
-PH_CLONES static int prep_node(cr_ph *s, int I, int dyn, double *r, node_ring *nr_)
+/* node I: constraint rows, G_d blocks and their Gram factors, the particular increment dq_p (jac: a
+   residual-only pass needs neither dq_p nor, in dynamics, the factor at d_{n+1}: they enter the Newton
+   matrix's right side only) */
+PH_CLONES static int prep_node(cr_ph *s, int I, int dyn, double *r, node_ring *nr_, int jac)
 {
     int o = s->node_off[I];
     double *dqp = s->dqp + 12 * I;
-    memset(dqp, 0, sizeof(double) * 12);
     /* the node's accumulators start here, not in a pass over the whole rod before the elements: one
        sweep of memory less at large n_e */
     memset(s->fext + 12 * I, 0, sizeof(double) * 12);
-    memset(s->kdq + 6 * I, 0, sizeof(double) * 6);
+    if (jac) {
+        memset(dqp, 0, sizeof(double) * 12);
+        memset(s->kdq + 6 * I, 0, sizeof(double) * 6);
+    }
     if (o < 0) return 1;
     memset(r + o, 0, sizeof(double) * 12);
     const double *d1 = s->q1 + 12 * I + 3, *d0 = s->q + 12 * I + 3;
     double dm[9], g1[6];
     for (int k = 0; k < 9; ++k) dm[k] = dyn ? 0.5 * (d0[k] + d1[k]) : d1[k];
-    if (!gram_factor_dirs(d1, nr_->gram1[I & 7])) return 0;
     /* statics: d_{n+1/2} is d_{n+1} (finish_node reads gram1) */
+    if ((jac || !dyn) && !gram_factor_dirs(d1, nr_->gram1[I & 7])) return 0;
     if (dyn && !gram_factor_dirs(dm, nr_->gramm[I & 7])) return 0;
     ph_constraint(d1, g1);
+    for (int k = 0; k < 6; ++k) r[o + 12 + k] = g1[k] - s->g0[6 * I + k];
+    if (!jac) return 1;
     double b[6];
-    for (int k = 0; k < 6; ++k) {
-        r[o + 12 + k] = g1[k] - s->g0[6 * I + k];
-        b[k] = -r[o + 12 + k];
-    }
+    for (int k = 0; k < 6; ++k) b[k] = -r[o + 12 + k];
     gram_solve(nr_->gram1[I & 7], b);
     gt_apply(d1, b, dqp + 3);
     return 1;
@@ -852,7 +896,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
     for (int et = 0; et < s->ne; ++et) {
         const int e = rev ? s->ne - 1 - et : et;
         for (; rev ? prepped >= 2 * e : prepped <= 2 * e + 2; prepped += rev ? -1 : 1)
-            if (!prep_node(s, prepped, dyn, r, &ring)) {
+            if (!prep_node(s, prepped, dyn, r, &ring, jac)) {
                 if (bad) *bad = s->node_off[prepped] + 12;
                 unvisited_zero(s, r, prepped, rev, et);
                 return CR_SINGULAR;
@@ -914,15 +958,18 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             strain_parts Pm, P1b;
             strain_parts_at(qm, qms, &Pm);
             const strain_parts *P1 = &Pm; /* statics: q_{n+1/2} is q_{n+1} */
-            if (dyn) strain_parts_at(q1, q1s, &P1b), P1 = &P1b;
-            /* internal force B_a(q_{n+1/2})^T sigma = n FN + ns FS; B(q_{n+1}) dq_p from dq_p interpolated */
-            double FN[12], FS[12], dqN[12] = {0}, dqS[12] = {0}, dep[6];
+            if (dyn && jac) strain_parts_at(q1, q1s, &P1b), P1 = &P1b;
+            /* internal force B_a(q_{n+1/2})^T sigma = n FN + ns FS; B(q_{n+1}) dq_p from dq_p interpolated
+               (the Newton matrix's right side only) */
+            double FN[12], FS[12], dqN[12] = {0}, dqS[12] = {0}, dep[6] = {0};
             strain_force(&Pm, sig, FN, FS);
-            for (int a = 0; a < 3; ++a) {
-                const double *dqp = s->dqp + 12 * (2 * e + a), n = s->N[g][a], ns = s->dN[g][a];
-                for (int k = 3; k < 12; ++k) dqN[k] += n * dqp[k], dqS[k] += ns * dqp[k];
+            if (jac) {
+                for (int a = 0; a < 3; ++a) {
+                    const double *dqp = s->dqp + 12 * (2 * e + a), n = s->N[g][a], ns = s->dN[g][a];
+                    for (int k = 3; k < 12; ++k) dqN[k] += n * dqp[k], dqS[k] += ns * dqp[k];
+                }
+                strain_apply(P1, dqN, dqS, dep);
             }
-            strain_apply(P1, dqN, dqS, dep);
             /* reduced strain Jacobians T = B P(d) per free node (6 x 6: dphi, dtheta) */
             double(*Tm)[6][6] = Tm2[g], (*T1)[6][6] = dyn ? T1b2[g] : Tm;
             for (int a = 0; a < 3 && jac; ++a) {
@@ -1088,18 +1135,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             }
             for (int k = 0; k < fm; ++k) F.b[glob(&F, k)] = bfront[k];
             /* the tail node's Schur complement and right side lead the next front */
-            double tail[6][6], tb[6];
-            const int nt = fd - fm;
-            for (int i = 0; i < nt; ++i) {
-                tb[i] = bfront[fm + i];
-                for (int j = 0; j < nt; ++j) tail[i][j] = Mfront[(fm + i) * BLD + fm + j];
-            }
-            zero_front(Mfront, fd);
-            memset(bfront, 0, sizeof bfront);
-            for (int i = 0; i < nt; ++i) {
-                bfront[i] = tb[i];
-                for (int j = 0; j < nt; ++j) Mfront[i * BLD + j] = tail[i][j];
-            }
+            next_front(Mfront, bfront, fm, fd);
         } else {
             int info = eliminate(&F, last ? F.n : R_e - F.kl);
             if (info) {
