@@ -784,6 +784,49 @@ static inline void reduce_node(const strain_parts *P, double n, double ns, const
     }
 }
 
+/* one reduced row of the material part (material_terms): the strain rows tl[0..n-1] (tl NULL: 0..n-1) */
+static inline __attribute__((always_inline)) void material_row(double *row, const int pos[3], int a, int i,
+                                                               const double *const *tmp, const double *const *t1p,
+                                                               const int *tl, int n, const double *kf,
+                                                               const double *dep, double *kr)
+{
+    double kd = 0;
+#if defined(__GNUC__)
+    v4d acc4[3] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
+    v2d acc2[3] = {{0, 0}, {0, 0}, {0, 0}};
+    for (int u = 0; u < n; ++u) {
+        const int t = tl ? tl[u] : u;
+        const double c = kf[t] * tmp[t][36 * a + i], *tb = t1p[t];
+        kd += c * dep[t];
+        const v4d c4 = {c, c, c, c};
+        const v2d c2 = {c, c};
+#pragma GCC unroll 3
+        for (int b = 0; b < 3; ++b) {
+            acc4[b] += c4 * *(const v4du *)(tb + 36 * b);
+            acc2[b] += c2 * *(const v2du *)(tb + 36 * b + 4);
+        }
+    }
+    for (int b = 0; b < 3; ++b) {
+        if (pos[b] < 0) continue;
+        *(v4du *)(row + pos[b]) += acc4[b];
+        *(v2du *)(row + pos[b] + 4) += acc2[b];
+    }
+#else
+    double acc[3][6] = {{0}};
+    for (int u = 0; u < n; ++u) {
+        const int t = tl ? tl[u] : u;
+        const double c = kf[t] * tmp[t][36 * a + i], *tb = t1p[t];
+        kd += c * dep[t];
+        for (int b = 0; b < 3; ++b)
+            for (int l = 0; l < 6; ++l) acc[b][l] += c * tb[36 * b + l];
+    }
+    for (int b = 0; b < 3; ++b)
+        if (pos[b] >= 0)
+            for (int l = 0; l < 6; ++l) row[pos[b] + l] += acc[b][l];
+#endif
+    kr[6 * a + i] += kd;
+}
+
 /* the material part T_m^T kappa T_1 of both points (and T_m^T kappa B_1 dq_p into kr) over the element's
    free nodes: each reduced row (node a, component i) is the combination of the elastic strain rows t
    (point mg[t], row mj[t], kf[t] = fac w kappa) of T_1 with the coefficients kf[t] T_m(t, i), summed in
@@ -795,50 +838,20 @@ PH_CLONES PH_CONTRACT static void material_terms(double *Mb, int ld, const int p
                                                  const double T1[2][3][6][6], int nm, const int *mg, const int *mj,
                                                  const double *kf, const double *dep, double *kr)
 {
+    /* the dphi rows (i < 3) only from the force rows (mj < 3, listed in tf): a curvature row of T_m has no
+       dphi part, its terms there are exact zeros (skipped in the same order: the sums are unchanged) */
     const double *tmp[12], *t1p[12];
-    int i0 = 3;
+    int tf[12], nf = 0;
     for (int t = 0; t < nm; ++t) {
         tmp[t] = &Tm[mg[t]][0][mj[t]][0], t1p[t] = &T1[mg[t]][0][mj[t]][0];
-        if (mj[t] < 3) i0 = 0;
+        if (mj[t] < 3) tf[nf++] = t;
     }
     for (int a = 0; a < 3; ++a) {
         if (pos[a] < 0) continue;
-        for (int i = i0; i < 6; ++i) {
-            double *row = Mb + (size_t)(pos[a] + i) * ld;
-            double kd = 0;
-#if defined(__GNUC__)
-            v4d acc4[3] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
-            v2d acc2[3] = {{0, 0}, {0, 0}, {0, 0}};
-            for (int t = 0; t < nm; ++t) {
-                const double c = kf[t] * tmp[t][36 * a + i], *tb = t1p[t];
-                kd += c * dep[t];
-                const v4d c4 = {c, c, c, c};
-                const v2d c2 = {c, c};
-#pragma GCC unroll 3
-                for (int b = 0; b < 3; ++b) {
-                    acc4[b] += c4 * *(const v4du *)(tb + 36 * b);
-                    acc2[b] += c2 * *(const v2du *)(tb + 36 * b + 4);
-                }
-            }
-            for (int b = 0; b < 3; ++b) {
-                if (pos[b] < 0) continue;
-                *(v4du *)(row + pos[b]) += acc4[b];
-                *(v2du *)(row + pos[b] + 4) += acc2[b];
-            }
-#else
-            double acc[3][6] = {{0}};
-            for (int t = 0; t < nm; ++t) {
-                const double c = kf[t] * tmp[t][36 * a + i], *tb = t1p[t];
-                kd += c * dep[t];
-                for (int b = 0; b < 3; ++b)
-                    for (int l = 0; l < 6; ++l) acc[b][l] += c * tb[36 * b + l];
-            }
-            for (int b = 0; b < 3; ++b)
-                if (pos[b] >= 0)
-                    for (int l = 0; l < 6; ++l) row[pos[b] + l] += acc[b][l];
-#endif
-            kr[6 * a + i] += kd;
-        }
+        double *row = Mb + (size_t)pos[a] * ld;
+        if (nf)
+            for (int i = 0; i < 3; ++i) material_row(row + (size_t)i * ld, pos, a, i, tmp, t1p, tf, nf, kf, dep, kr);
+        for (int i = 3; i < 6; ++i) material_row(row + (size_t)i * ld, pos, a, i, tmp, t1p, NULL, nm, kf, dep, kr);
     }
 }
 
