@@ -49,17 +49,6 @@ static inline void cross(const double *a, const double *b, double *c)
 }
 static inline double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
-/* R (6 x 6 reduced block, theta-theta part at R[3..5][3..5]) += c ((a . b) I - b a^T), i.e.
-   c skew(a) (-skew(b)) = c P(a)^T P(b) restricted to one director */
-static inline void add_pp(double R[6][6], double c, const double *a, const double *b)
-{
-    double ab = c * dot3(a, b);
-    for (int i = 0; i < 3; ++i) {
-        for (int l = 0; l < 3; ++l) R[3 + i][3 + l] -= c * b[i] * a[l];
-        R[3 + i][3 + i] += ab;
-    }
-}
-
 /* R += c skew(a) M (-skew(b)) for a 3x3 M (distributed and point moments); R(i, l) at R[i * ld + l] */
 static void add_pmp(double *R, int ld, double c, const double *a, const double M[3][3], const double *b)
 {
@@ -615,18 +604,27 @@ PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double g
     /* d (G(d_m)^T lambda) / d d_{n+1} = gam Lambda (x) I3, reduced; and the point moment's term */
     const double Lm[3][3] = {{lam[0], lam[3], lam[4]}, {lam[3], lam[1], lam[5]}, {lam[4], lam[5], lam[2]}};
     const double *dqp = s->dqp + 12 * I + 3;
-    double R[6][6] = {{0}}, *kr = kred + 6 * I;
+    /* the theta-theta block sum_ab c_ab P(dm_a)^T P(d1_b), P(a)^T P(b) = (a . b) I - b a^T (c P(a)^T P(b) =
+       c skew(a) (-skew(b)) on one director): tr(W) I - W with W = sum_a v_a dm_a^T, v_a = sum_b c_ab d1_b, as
+       the element's geometric terms */
+    double R[6][6] = {{0}}, *kr = kred + 6 * I, W[3][3] = {{0}}, tr = 0;
     for (int a = 0; a < 3; ++a) {
-        double w[3] = {0, 0, 0};
-        for (int b = 0; b < 3; ++b) {
-            double c = fac * gam * Lm[a][b];
-            if (c == 0) continue;
-            add_pp(R, c, dm + 3 * a, d1 + 3 * b);
-            for (int k = 0; k < 3; ++k) w[k] += c * dqp[3 * b + k];
+        const double *da = dm + 3 * a, cg = fac * gam;
+        const double c0 = cg * Lm[a][0], c1 = cg * Lm[a][1], c2 = cg * Lm[a][2];
+        double v[3], w[3], t[3];
+        for (int k = 0; k < 3; ++k) {
+            v[k] = c0 * d1[k] + c1 * d1[3 + k] + c2 * d1[6 + k];
+            w[k] = c0 * dqp[k] + c1 * dqp[3 + k] + c2 * dqp[6 + k];
         }
-        double t[3];
-        cross(dm + 3 * a, w, t);
+        for (int i = 0; i < 3; ++i)
+            for (int l = 0; l < 3; ++l) W[i][l] += v[i] * da[l];
+        tr += dot3(da, v);
+        cross(da, w, t);
         for (int k = 0; k < 3; ++k) kr[3 + k] += t[k];
+    }
+    for (int i = 0; i < 3; ++i) {
+        for (int l = 0; l < 3; ++l) R[3 + i][3 + l] = -W[i][l];
+        R[3 + i][3 + i] += tr;
     }
     if (mu[0] != 0 || mu[1] != 0 || mu[2] != 0) {
         const double M[3][3] = {{0, -mu[2], mu[1]}, {mu[2], 0, -mu[0]}, {-mu[1], mu[0], 0}};
@@ -1088,7 +1086,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                     R[3 * ld + 1] -= u0[2], R[3 * ld + 2] += u0[1], R[4 * ld] += u0[2], R[4 * ld + 2] -= u0[0],
                         R[5 * ld] -= u0[1], R[5 * ld + 1] += u0[0];
                     /* (theta, theta) = sum_x,y A_xy P(da_x)^T P(db_y) = tr(W) I - W, W = sum_x v_x da_x^T,
-                       v_x = sum_y A_xy db_y (add_pp) */
+                       v_x = sum_y A_xy db_y, P(a)^T P(b) = (a . b) I - b a^T */
                     double W[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, tr = 0, kt[3] = {0, 0, 0};
                     for (int x = 0; x < 3; ++x) {
                         double vx[3], wx[3], t[3];
