@@ -419,7 +419,8 @@ PH_CLONES PH_CONTRACT static int block_eliminate(front *f, int m, int d, double 
    (rows and columns m..d-1) move to the lead's place (0..d-m-1, never overlapping: m >= d - m), the rest
    of rows 0..d-1 is zeroed, only up to their last group of 4 (as block_eliminate writes them): a memset of
    the whole rows costs more than the elimination's row updates. NG = the groups of 4 per row, a constant
-   after inlining (the stores unrolled; GCC would turn a loop of them into memset calls, one per row). */
+   after inlining (the stores unrolled; GCC would turn the loops into memset calls, one per row, unless told
+   not to). */
 static inline __attribute__((always_inline)) void next_front_ng(double *M, double *bl, int m, int d, const int NG)
 {
     const int nt = d - m;
@@ -445,7 +446,11 @@ static inline __attribute__((always_inline)) void next_front_ng(double *M, doubl
 #endif
 }
 
-PH_CLONES static void next_front(double *M, double *bl, int m, int d)
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+PH_CLONES static void
+next_front(double *M, double *bl, int m, int d)
 {
     switch ((d + 3) >> 2) {
     case 1:
