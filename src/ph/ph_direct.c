@@ -39,8 +39,6 @@
 #define PH_CONTRACT
 #endif
 
-double ph_mid_stress(const cr_ph *s, int gp, int j, double de, double h, double *kappa);
-
 static inline void cross(const double *a, const double *b, double *c)
 {
     c[0] = a[1] * b[2] - a[2] * b[1];

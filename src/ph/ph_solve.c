@@ -7,8 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-double ph_mid_stress(const cr_ph *s, int gp, int j, double de, double h, double *kappa);
-
 static double norm2(const double *x, int n)
 {
     double a = 0;
