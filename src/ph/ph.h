@@ -322,6 +322,32 @@ void ph_strain(const double *q, const double *qs, double eps[6]);
 double ph_elastic_energy(const cr_ph *s, const double *sig_el, const double *sig_br);
 double ph_kinetic_energy(const cr_ph *s, const double *v);
 
+/* Midpoint stress of the non-rigid component j at Gauss point gp for the strain increment de,
+ * and its derivative kappa = d sigma_{n+1/2} / d de (spec §7, discrete):
+ *   elastic:  sigma_{n+1} = sigma_n + k de
+ *   Maxwell:  C (sigma_{n+1} - sigma_n) = de - h V^-1 sigma_{n+1/2}, V = tau k
+ *             => sigma_{n+1} = (sigma_n (1 - a) + k de) / (1 + a), a = h / (2 tau)
+ *   Kelvin-Voigt: 0 = de - h V^-1 sigma_{n+1/2} => sigma_{n+1/2} = eta de / h.
+ * Inline: the one-pass iteration (ph_direct.c) calls it per strain component and Gauss point. */
+static inline double ph_mid_stress(const cr_ph *s, int gp, int j, double de, double h, double *kappa)
+{
+    double sm = s->sig_el[6 * gp + j] + 0.5 * s->k_el[j] * de, kap = 0.5 * s->k_el[j];
+    for (int i = 0; i < s->nb; ++i) {
+        double sn = s->sig_br[(gp * s->nb + i) * 6 + j];
+        if (s->kv[i]) {
+            sm += s->eta_br[i][j] * de / h;
+            kap += s->eta_br[i][j] / h;
+        } else {
+            double a = 0.5 * h * s->k_br[i][j] / s->eta_br[i][j];
+            double sn1 = (sn * (1 - a) + s->k_br[i][j] * de) / (1 + a);
+            sm += 0.5 * (sn + sn1);
+            kap += 0.5 * s->k_br[i][j] / (1 + a);
+        }
+    }
+    *kappa = kap;
+    return sm;
+}
+
 /* The coordinates at Gauss point g of element e (2-point Gauss, quadratic shape functions): q1,
  * q1s = q_{n+1} and its s-derivative; in dynamics (dyn) also q0, q0s = q_n, v0 = v_n and the
  * midpoint values qm, qms (spec §6); in statics qm, qms = q1, q1s and q0, q0s, v0 are zero.

@@ -39,8 +39,6 @@
 #define PH_CONTRACT
 #endif
 
-double ph_mid_stress(const cr_ph *s, int gp, int j, double de, double h, double *kappa);
-
 static inline void cross(const double *a, const double *b, double *c)
 {
     c[0] = a[1] * b[2] - a[2] * b[1];
@@ -48,17 +46,6 @@ static inline void cross(const double *a, const double *b, double *c)
     c[2] = a[0] * b[1] - a[1] * b[0];
 }
 static inline double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
-/* R (6 x 6 reduced block, theta-theta part at R[3..5][3..5]) += c ((a . b) I - b a^T), i.e.
-   c skew(a) (-skew(b)) = c P(a)^T P(b) restricted to one director */
-static inline void add_pp(double R[6][6], double c, const double *a, const double *b)
-{
-    double ab = c * dot3(a, b);
-    for (int i = 0; i < 3; ++i) {
-        for (int l = 0; l < 3; ++l) R[3 + i][3 + l] -= c * b[i] * a[l];
-        R[3 + i][3 + i] += ab;
-    }
-}
 
 /* R += c skew(a) M (-skew(b)) for a 3x3 M (distributed and point moments); R(i, l) at R[i * ld + l] */
 static void add_pmp(double *R, int ld, double c, const double *a, const double M[3][3], const double *b)
@@ -235,10 +222,19 @@ static inline int take_pivot(double *M, double *bl, int k, int p, int c0, int d,
     if (!(best > 1e-12 * cmax)) return cmax == 0 ? k + 1 : -(k + 1);
     if (p != k) {
         double *rk = M + k * BLD, *rp = M + p * BLD;
+#if defined(__GNUC__)
+        /* in aligned groups of 4: the columns left of c0 are finished (never read again) and those from d to
+           the group's end zero in both rows */
+        for (int j = c0 & ~3; j < d; j += 4) {
+            const v4d t = *(v4d *)(rk + j);
+            *(v4d *)(rk + j) = *(v4d *)(rp + j), *(v4d *)(rp + j) = t;
+        }
+#else
         for (int j = c0; j < d; ++j) {
             double t = rk[j];
             rk[j] = rp[j], rp[j] = t;
         }
+#endif
         double t = bl[k];
         bl[k] = bl[p], bl[p] = t;
     }
@@ -417,23 +413,69 @@ PH_CLONES PH_CONTRACT static int block_eliminate(front *f, int m, int d, double 
     return 0;
 }
 
-/* zeroes the front's rows 0..d-1, only their columns (to a group of 4, as block_eliminate writes them):
-   a memset of the whole rows costs more than the elimination's row updates, and one call per row 4x
-   these stores (GCC turns the loop into such calls unless told not to) */
+/* the next front from this one (m rows eliminated of d): the tail node's Schur complement and right side
+   (rows and columns m..d-1) move to the lead's place (0..d-m-1, never overlapping: m >= d - m), the rest
+   of rows 0..d-1 is zeroed, only up to their last group of 4 (as block_eliminate writes them): a memset of
+   the whole rows costs more than the elimination's row updates. NG = the groups of 4 per row, a constant
+   after inlining (the stores unrolled; GCC would turn the loops into memset calls, one per row, unless told
+   not to). */
+static inline __attribute__((always_inline)) void next_front_ng(double *M, double *bl, int m, int d, const int NG)
+{
+    const int nt = d - m;
+    for (int i = 0; i < nt; ++i) {
+        double *dst = M + i * BLD;
+        const double *src = M + (m + i) * BLD + m;
+        for (int j = 0; j < nt; ++j) dst[j] = src[j];
+        for (int j = nt; j < 4 * NG; ++j) dst[j] = 0;
+        bl[i] = bl[m + i];
+    }
+#if defined(__GNUC__)
+    const v4d zero = {0, 0, 0, 0};
+    for (int i = nt; i < d; ++i) {
+#pragma GCC unroll 8
+        for (int g = 0; g < NG; ++g) *(v4d *)(M + i * BLD + 4 * g) = zero;
+        bl[i] = 0;
+    }
+#else
+    for (int i = nt; i < d; ++i) {
+        for (int j = 0; j < 4 * NG; ++j) M[i * BLD + j] = 0;
+        bl[i] = 0;
+    }
+#endif
+}
+
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #endif
 PH_CLONES static void
-zero_front(double *M, int d)
+next_front(double *M, double *bl, int m, int d)
 {
-    const int fw = (d + 3) & ~3;
-#if defined(__GNUC__)
-    const v4d zero = {0, 0, 0, 0};
-    for (int i = 0; i < d; ++i)
-        for (int j = 0; j < fw; j += 4) *(v4d *)(M + i * BLD + j) = zero;
-#else
-    for (int i = 0; i < d; ++i) memset(M + i * BLD, 0, sizeof(double) * fw);
-#endif
+    switch ((d + 3) >> 2) {
+    case 1:
+        next_front_ng(M, bl, m, d, 1);
+        break;
+    case 2:
+        next_front_ng(M, bl, m, d, 2);
+        break;
+    case 3:
+        next_front_ng(M, bl, m, d, 3);
+        break;
+    case 4:
+        next_front_ng(M, bl, m, d, 4);
+        break;
+    case 5:
+        next_front_ng(M, bl, m, d, 5);
+        break;
+    case 6:
+        next_front_ng(M, bl, m, d, 6);
+        break;
+    case 7:
+        next_front_ng(M, bl, m, d, 7);
+        break;
+    default:
+        next_front_ng(M, bl, m, d, 8);
+        break;
+    }
 }
 
 /* element e in the front: its reduced offsets; *m the rows it eliminates, *d the front's size */
@@ -574,18 +616,27 @@ PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double g
     /* d (G(d_m)^T lambda) / d d_{n+1} = gam Lambda (x) I3, reduced; and the point moment's term */
     const double Lm[3][3] = {{lam[0], lam[3], lam[4]}, {lam[3], lam[1], lam[5]}, {lam[4], lam[5], lam[2]}};
     const double *dqp = s->dqp + 12 * I + 3;
-    double R[6][6] = {{0}}, *kr = kred + 6 * I;
+    /* the theta-theta block sum_ab c_ab P(dm_a)^T P(d1_b), P(a)^T P(b) = (a . b) I - b a^T (c P(a)^T P(b) =
+       c skew(a) (-skew(b)) on one director): tr(W) I - W with W = sum_a v_a dm_a^T, v_a = sum_b c_ab d1_b, as
+       the element's geometric terms */
+    double R[6][6] = {{0}}, *kr = kred + 6 * I, W[3][3] = {{0}}, tr = 0;
     for (int a = 0; a < 3; ++a) {
-        double w[3] = {0, 0, 0};
-        for (int b = 0; b < 3; ++b) {
-            double c = fac * gam * Lm[a][b];
-            if (c == 0) continue;
-            add_pp(R, c, dm + 3 * a, d1 + 3 * b);
-            for (int k = 0; k < 3; ++k) w[k] += c * dqp[3 * b + k];
+        const double *da = dm + 3 * a, cg = fac * gam;
+        const double c0 = cg * Lm[a][0], c1 = cg * Lm[a][1], c2 = cg * Lm[a][2];
+        double v[3], w[3], t[3];
+        for (int k = 0; k < 3; ++k) {
+            v[k] = c0 * d1[k] + c1 * d1[3 + k] + c2 * d1[6 + k];
+            w[k] = c0 * dqp[k] + c1 * dqp[3 + k] + c2 * dqp[6 + k];
         }
-        double t[3];
-        cross(dm + 3 * a, w, t);
+        for (int i = 0; i < 3; ++i)
+            for (int l = 0; l < 3; ++l) W[i][l] += v[i] * da[l];
+        tr += dot3(da, v);
+        cross(da, w, t);
         for (int k = 0; k < 3; ++k) kr[3 + k] += t[k];
+    }
+    for (int i = 0; i < 3; ++i) {
+        for (int l = 0; l < 3; ++l) R[3 + i][3 + l] = -W[i][l];
+        R[3 + i][3 + i] += tr;
     }
     if (mu[0] != 0 || mu[1] != 0 || mu[2] != 0) {
         const double M[3][3] = {{0, -mu[2], mu[1]}, {mu[2], 0, -mu[0]}, {-mu[1], mu[0], 0}};
@@ -637,30 +688,33 @@ PH_CLONES static int gram_factor_dirs(const double *d, double Lc[36])
     return 1;
 }
 
-/* node I: constraint rows, G_d blocks and their Gram factors, the particular increment dq_p */
-PH_CLONES static int prep_node(cr_ph *s, int I, int dyn, double *r, node_ring *nr_)
+/* node I: constraint rows, G_d blocks and their Gram factors, the particular increment dq_p (jac: a
+   residual-only pass needs neither dq_p nor, in dynamics, the factor at d_{n+1}: they enter the Newton
+   matrix's right side only) */
+PH_CLONES static int prep_node(cr_ph *s, int I, int dyn, double *r, node_ring *nr_, int jac)
 {
     int o = s->node_off[I];
     double *dqp = s->dqp + 12 * I;
-    memset(dqp, 0, sizeof(double) * 12);
     /* the node's accumulators start here, not in a pass over the whole rod before the elements: one
        sweep of memory less at large n_e */
     memset(s->fext + 12 * I, 0, sizeof(double) * 12);
-    memset(s->kdq + 6 * I, 0, sizeof(double) * 6);
+    if (jac) {
+        memset(dqp, 0, sizeof(double) * 12);
+        memset(s->kdq + 6 * I, 0, sizeof(double) * 6);
+    }
     if (o < 0) return 1;
     memset(r + o, 0, sizeof(double) * 12);
     const double *d1 = s->q1 + 12 * I + 3, *d0 = s->q + 12 * I + 3;
     double dm[9], g1[6];
     for (int k = 0; k < 9; ++k) dm[k] = dyn ? 0.5 * (d0[k] + d1[k]) : d1[k];
-    if (!gram_factor_dirs(d1, nr_->gram1[I & 7])) return 0;
     /* statics: d_{n+1/2} is d_{n+1} (finish_node reads gram1) */
+    if ((jac || !dyn) && !gram_factor_dirs(d1, nr_->gram1[I & 7])) return 0;
     if (dyn && !gram_factor_dirs(dm, nr_->gramm[I & 7])) return 0;
     ph_constraint(d1, g1);
+    for (int k = 0; k < 6; ++k) r[o + 12 + k] = g1[k] - s->g0[6 * I + k];
+    if (!jac) return 1;
     double b[6];
-    for (int k = 0; k < 6; ++k) {
-        r[o + 12 + k] = g1[k] - s->g0[6 * I + k];
-        b[k] = -r[o + 12 + k];
-    }
+    for (int k = 0; k < 6; ++k) b[k] = -r[o + 12 + k];
     gram_solve(nr_->gram1[I & 7], b);
     gt_apply(d1, b, dqp + 3);
     return 1;
@@ -740,6 +794,49 @@ static inline void reduce_node(const strain_parts *P, double n, double ns, const
     }
 }
 
+/* one reduced row of the material part (material_terms): the strain rows tl[0..n-1] (tl NULL: 0..n-1) */
+static inline __attribute__((always_inline)) void material_row(double *row, const int pos[3], int a, int i,
+                                                               const double *const *tmp, const double *const *t1p,
+                                                               const int *tl, int n, const double *kf,
+                                                               const double *dep, double *kr)
+{
+    double kd = 0;
+#if defined(__GNUC__)
+    v4d acc4[3] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
+    v2d acc2[3] = {{0, 0}, {0, 0}, {0, 0}};
+    for (int u = 0; u < n; ++u) {
+        const int t = tl ? tl[u] : u;
+        const double c = kf[t] * tmp[t][36 * a + i], *tb = t1p[t];
+        kd += c * dep[t];
+        const v4d c4 = {c, c, c, c};
+        const v2d c2 = {c, c};
+#pragma GCC unroll 3
+        for (int b = 0; b < 3; ++b) {
+            acc4[b] += c4 * *(const v4du *)(tb + 36 * b);
+            acc2[b] += c2 * *(const v2du *)(tb + 36 * b + 4);
+        }
+    }
+    for (int b = 0; b < 3; ++b) {
+        if (pos[b] < 0) continue;
+        *(v4du *)(row + pos[b]) += acc4[b];
+        *(v2du *)(row + pos[b] + 4) += acc2[b];
+    }
+#else
+    double acc[3][6] = {{0}};
+    for (int u = 0; u < n; ++u) {
+        const int t = tl ? tl[u] : u;
+        const double c = kf[t] * tmp[t][36 * a + i], *tb = t1p[t];
+        kd += c * dep[t];
+        for (int b = 0; b < 3; ++b)
+            for (int l = 0; l < 6; ++l) acc[b][l] += c * tb[36 * b + l];
+    }
+    for (int b = 0; b < 3; ++b)
+        if (pos[b] >= 0)
+            for (int l = 0; l < 6; ++l) row[pos[b] + l] += acc[b][l];
+#endif
+    kr[6 * a + i] += kd;
+}
+
 /* the material part T_m^T kappa T_1 of both points (and T_m^T kappa B_1 dq_p into kr) over the element's
    free nodes: each reduced row (node a, component i) is the combination of the elastic strain rows t
    (point mg[t], row mj[t], kf[t] = fac w kappa) of T_1 with the coefficients kf[t] T_m(t, i), summed in
@@ -751,50 +848,20 @@ PH_CLONES PH_CONTRACT static void material_terms(double *Mb, int ld, const int p
                                                  const double T1[2][3][6][6], int nm, const int *mg, const int *mj,
                                                  const double *kf, const double *dep, double *kr)
 {
+    /* the dphi rows (i < 3) only from the force rows (mj < 3, listed in tf): a curvature row of T_m has no
+       dphi part, its terms there are exact zeros (skipped in the same order: the sums are unchanged) */
     const double *tmp[12], *t1p[12];
-    int i0 = 3;
+    int tf[12], nf = 0;
     for (int t = 0; t < nm; ++t) {
         tmp[t] = &Tm[mg[t]][0][mj[t]][0], t1p[t] = &T1[mg[t]][0][mj[t]][0];
-        if (mj[t] < 3) i0 = 0;
+        if (mj[t] < 3) tf[nf++] = t;
     }
     for (int a = 0; a < 3; ++a) {
         if (pos[a] < 0) continue;
-        for (int i = i0; i < 6; ++i) {
-            double *row = Mb + (size_t)(pos[a] + i) * ld;
-            double kd = 0;
-#if defined(__GNUC__)
-            v4d acc4[3] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
-            v2d acc2[3] = {{0, 0}, {0, 0}, {0, 0}};
-            for (int t = 0; t < nm; ++t) {
-                const double c = kf[t] * tmp[t][36 * a + i], *tb = t1p[t];
-                kd += c * dep[t];
-                const v4d c4 = {c, c, c, c};
-                const v2d c2 = {c, c};
-#pragma GCC unroll 3
-                for (int b = 0; b < 3; ++b) {
-                    acc4[b] += c4 * *(const v4du *)(tb + 36 * b);
-                    acc2[b] += c2 * *(const v2du *)(tb + 36 * b + 4);
-                }
-            }
-            for (int b = 0; b < 3; ++b) {
-                if (pos[b] < 0) continue;
-                *(v4du *)(row + pos[b]) += acc4[b];
-                *(v2du *)(row + pos[b] + 4) += acc2[b];
-            }
-#else
-            double acc[3][6] = {{0}};
-            for (int t = 0; t < nm; ++t) {
-                const double c = kf[t] * tmp[t][36 * a + i], *tb = t1p[t];
-                kd += c * dep[t];
-                for (int b = 0; b < 3; ++b)
-                    for (int l = 0; l < 6; ++l) acc[b][l] += c * tb[36 * b + l];
-            }
-            for (int b = 0; b < 3; ++b)
-                if (pos[b] >= 0)
-                    for (int l = 0; l < 6; ++l) row[pos[b] + l] += acc[b][l];
-#endif
-            kr[6 * a + i] += kd;
-        }
+        double *row = Mb + (size_t)pos[a] * ld;
+        if (nf)
+            for (int i = 0; i < 3; ++i) material_row(row + (size_t)i * ld, pos, a, i, tmp, t1p, tf, nf, kf, dep, kr);
+        for (int i = 3; i < 6; ++i) material_row(row + (size_t)i * ld, pos, a, i, tmp, t1p, NULL, nm, kf, dep, kr);
     }
 }
 
@@ -852,7 +919,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
     for (int et = 0; et < s->ne; ++et) {
         const int e = rev ? s->ne - 1 - et : et;
         for (; rev ? prepped >= 2 * e : prepped <= 2 * e + 2; prepped += rev ? -1 : 1)
-            if (!prep_node(s, prepped, dyn, r, &ring)) {
+            if (!prep_node(s, prepped, dyn, r, &ring, jac)) {
                 if (bad) *bad = s->node_off[prepped] + 12;
                 unvisited_zero(s, r, prepped, rev, et);
                 return CR_SINGULAR;
@@ -914,15 +981,18 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             strain_parts Pm, P1b;
             strain_parts_at(qm, qms, &Pm);
             const strain_parts *P1 = &Pm; /* statics: q_{n+1/2} is q_{n+1} */
-            if (dyn) strain_parts_at(q1, q1s, &P1b), P1 = &P1b;
-            /* internal force B_a(q_{n+1/2})^T sigma = n FN + ns FS; B(q_{n+1}) dq_p from dq_p interpolated */
-            double FN[12], FS[12], dqN[12] = {0}, dqS[12] = {0}, dep[6];
+            if (dyn && jac) strain_parts_at(q1, q1s, &P1b), P1 = &P1b;
+            /* internal force B_a(q_{n+1/2})^T sigma = n FN + ns FS; B(q_{n+1}) dq_p from dq_p interpolated
+               (the Newton matrix's right side only) */
+            double FN[12], FS[12], dqN[12] = {0}, dqS[12] = {0}, dep[6] = {0};
             strain_force(&Pm, sig, FN, FS);
-            for (int a = 0; a < 3; ++a) {
-                const double *dqp = s->dqp + 12 * (2 * e + a), n = s->N[g][a], ns = s->dN[g][a];
-                for (int k = 3; k < 12; ++k) dqN[k] += n * dqp[k], dqS[k] += ns * dqp[k];
+            if (jac) {
+                for (int a = 0; a < 3; ++a) {
+                    const double *dqp = s->dqp + 12 * (2 * e + a), n = s->N[g][a], ns = s->dN[g][a];
+                    for (int k = 3; k < 12; ++k) dqN[k] += n * dqp[k], dqS[k] += ns * dqp[k];
+                }
+                strain_apply(P1, dqN, dqS, dep);
             }
-            strain_apply(P1, dqN, dqS, dep);
             /* reduced strain Jacobians T = B P(d) per free node (6 x 6: dphi, dtheta) */
             double(*Tm)[6][6] = Tm2[g], (*T1)[6][6] = dyn ? T1b2[g] : Tm;
             for (int a = 0; a < 3 && jac; ++a) {
@@ -1028,7 +1098,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                     R[3 * ld + 1] -= u0[2], R[3 * ld + 2] += u0[1], R[4 * ld] += u0[2], R[4 * ld + 2] -= u0[0],
                         R[5 * ld] -= u0[1], R[5 * ld + 1] += u0[0];
                     /* (theta, theta) = sum_x,y A_xy P(da_x)^T P(db_y) = tr(W) I - W, W = sum_x v_x da_x^T,
-                       v_x = sum_y A_xy db_y (add_pp) */
+                       v_x = sum_y A_xy db_y, P(a)^T P(b) = (a . b) I - b a^T */
                     double W[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, tr = 0, kt[3] = {0, 0, 0};
                     for (int x = 0; x < 3; ++x) {
                         double vx[3], wx[3], t[3];
@@ -1088,18 +1158,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             }
             for (int k = 0; k < fm; ++k) F.b[glob(&F, k)] = bfront[k];
             /* the tail node's Schur complement and right side lead the next front */
-            double tail[6][6], tb[6];
-            const int nt = fd - fm;
-            for (int i = 0; i < nt; ++i) {
-                tb[i] = bfront[fm + i];
-                for (int j = 0; j < nt; ++j) tail[i][j] = Mfront[(fm + i) * BLD + fm + j];
-            }
-            zero_front(Mfront, fd);
-            memset(bfront, 0, sizeof bfront);
-            for (int i = 0; i < nt; ++i) {
-                bfront[i] = tb[i];
-                for (int j = 0; j < nt; ++j) Mfront[i * BLD + j] = tail[i][j];
-            }
+            next_front(Mfront, bfront, fm, fd);
         } else {
             int info = eliminate(&F, last ? F.n : R_e - F.kl);
             if (info) {
