@@ -127,7 +127,9 @@ static void pha_destroy(void *impl)
 
 static void *pha_create(const cr_assembly_def *def, const cr_model_options *o, cr_error *err)
 {
-    if (cr_assembly_validate(def, err) != CR_OK) return NULL;
+    /* (the C API's way in too: what the model cannot represent refused as at check) */
+    if (cr_assembly_validate(def, err) != CR_OK || cr_assembly_refuse_mixed_only(def, "port_hamiltonian", err) != CR_OK)
+        return NULL;
     if (def->rod_count > PHA_MAX_RODS_STACK)
         return cr_error_set(err, CR_UNSUPPORTED, "rods: at most %d rods in a port_hamiltonian assembly",
                             PHA_MAX_RODS_STACK),
