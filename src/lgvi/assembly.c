@@ -51,16 +51,29 @@ typedef struct group {
  * rotation row, u = h_a, d = h_b; prismatic and cylindrical: slide rows with u_0, u_1 (the
  * prismatic's rotation is shared as a weld's). Discretized as SHAKE on the Lie group: the
  * rows' forces and torques at t_k, their multipliers such that every row holds at t_k+1. */
-#define CR_ROWS_MAX 4
+#define CR_ROWS_MAX 5
 typedef struct cjoint {
     int joint, ua, ub, ta, tb, rows;          /* rotation units (rg) and translation units (tg), -1: none */
     int slide[CR_ROWS_MAX];                   /* 0: a rotation row, 1: a slide row */
-    cr_vec3 u[CR_ROWS_MAX], d;                /* u in unit ua's root kernel frame, d in unit ub's */
+    cr_vec3 u[CR_ROWS_MAX], d[CR_ROWS_MAX];   /* u in unit ua's root kernel frame, d (rotation rows) in unit ub's */
+    double off[CR_ROWS_MAX];                  /* slide rows: g = (x_b − x_a)·(R_a u) − off (a slider drive's X) */
     double y[CR_ROWS_MAX];                    /* the rows' impulses h² λ (kg m², kg m) of the last step */
     cr_vec3 tdir[CR_ROWS_MAX];                /* the step's torque direction on ua (rotation rows: −it on ub), t_k */
     cr_vec3 fdir[CR_ROWS_MAX];                /* slide rows: the force direction on tb (−it on ta), t_k */
     double dy[CR_ROWS_MAX], tol[CR_ROWS_MAX]; /* the difference step and the tolerance of each row */
     cr_vec3 force, moment;                    /* on a in the last step, spatial (N, N m about a's node) */
+    /* the joint's free directions (joint_springs): its axis h and normals n0, n1 in ua's root
+     * kernel frame, n0 carried into b's (ub's root frame) by the reference; turn: φ about h
+     * (hinge, cylindrical), slides: x along h (prismatic, cylindrical) */
+    int turn, slides;
+    cr_vec3 ha, n0a, n1a, n0b;
+    double k, c, ks, cs; /* the springs and dampers: about h (k, c), along h (ks, cs) */
+    /* a drive (motor): its row (the last), 1 for a slider's position; its law angle · time(t) */
+    int drive, drive_slide;
+    double drive_amount;
+    cr_time_function drive_time;
+    cr_vec3 sforce, smoment; /* the springs' and dampers' wrench on a in the last step (in force, moment) */
+    double phidot0, xdot0;   /* the rates the dampers took in the step (the last interval's) */
 } cjoint;
 
 typedef struct asm_sim {
@@ -93,6 +106,11 @@ typedef struct asm_sim {
      * comp_first[k+1]), solved together; work: room for the largest group's Newton system */
     int ncomp, *comp_first, *comp;
     double *work;
+    /* the joints' springs, dampers and drives (joint_springs): any (the series' two columns),
+     * their springs' energy at the energies' level t_k, the dampers' dissipation and the
+     * drives' work summed over the steps, and the last step's share */
+    int jcolumns;
+    double spring_energy, dissipated, dissipated_last, work_drives, work_drives_last;
 } asm_sim;
 
 /* ---- what the shared nodes can represent: checked before anything runs ---- */
@@ -120,19 +138,43 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
                                  .joints = sc->joints,
                                  .body_count = sc->body_count,
                                  .bodies = sc->bodies};
-    cr_status st0 = cr_assembly_refuse_mixed_only(&all, "lgvi", err);
+    for (int k = 0; k < sc->joint_count; ++k) {
+        const cr_joint_def *j = &sc->joints[k];
+        char lb[96];
+        cr_joint_label(&all, k, lb, sizeof lb);
+        /* springs and dampers along a hinge's, prismatic or cylindrical joint's axis, and drives,
+         * are this model's (joint_springs, drive_rows); a ball's or universal joint's isotropic
+         * spring is not */
+        if ((j->type == CR_JOINT_BALL || j->type == CR_JOINT_UNIVERSAL) && (j->stiffness != 0 || j->damping != 0))
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "%s.%s: a %s joint's spring or damper (on its relative rotation) is not available in "
+                                "model lgvi (it has them along a hinge's, prismatic or cylindrical joint's axis); use "
+                                "model mixed_discrete",
+                                lb, j->stiffness != 0 ? "stiffness" : "damping", cr_joint_type_name(j->type));
+        if (j->rest != 0 || j->slide_rest != 0)
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "%s.%s: a spring's rest other than the reference is reached through a static stage, "
+                                "which model lgvi has not; use model mixed_discrete",
+                                lb, j->rest != 0 ? "rest" : "slide_rest");
+    }
+    /* the rest (free rigid bodies, limits, joint stages) is the mixed rod's: the shared refusal
+     * on the joints without what this model takes */
+    cr_joint_def *jc = malloc(sizeof *jc * (size_t)(sc->joint_count > 0 ? sc->joint_count : 1));
+    if (!jc) return cr_error_set(err, CR_NO_MEMORY, "out of memory");
+    for (int k = 0; k < sc->joint_count; ++k) {
+        jc[k] = sc->joints[k];
+        jc[k].stiffness = jc[k].damping = jc[k].slide_stiffness = jc[k].slide_damping = 0;
+        jc[k].has_drive = 0;
+    }
+    cr_assembly_def without = all;
+    without.joints = jc;
+    cr_status st0 = cr_assembly_refuse_mixed_only(&without, "lgvi", err);
+    free(jc);
     if (st0 != CR_OK) return st0;
     for (int k = 0; k < sc->joint_count; ++k) {
         const cr_joint_def *j = &sc->joints[k];
         char lb[96];
-        cr_assembly_def def = {
-            .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints};
-        cr_joint_label(&def, k, lb, sizeof lb);
-        if (j->has_drive)
-            return cr_error_set(err, CR_UNSUPPORTED,
-                                "%s.drive: a %s motor is not available in model lgvi (its hinges turn freely); use "
-                                "model mixed_discrete or port_hamiltonian",
-                                lb, cr_joint_type_name(j->type));
+        cr_joint_label(&all, k, lb, sizeof lb);
         double d = weld_mismatch(sc, j);
         if (d > 1e-9)
             return cr_error_set(err, CR_UNSUPPORTED,
@@ -185,6 +227,7 @@ static void asm_destroy(void *impl)
     free(s->tg);
     free(s->rg);
     free(s->rname);
+    for (int i = 0; s->cj && i < s->ncj; ++i) free((void *)s->cj[i].drive_time.points);
     free(s->cj);
     free(s->jcj);
     free(s->uP);
@@ -276,7 +319,7 @@ static int unit_of(const asm_sim *s, const group *groups, int ng, int r, int i)
 /* The rows of the joints that have them (cjoint) and the units' step buffers. The axes are
  * given in a's reference body frame (library components); each row's vectors are kept in its
  * unit root's kernel frame, fixed to that body, from the reference rotations. */
-static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def)
+static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def, cr_error *err)
 {
     s->jcj = malloc((size_t)(s->joints > 0 ? s->joints : 1) * sizeof *s->jcj);
     s->cj = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *s->cj);
@@ -288,7 +331,7 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def)
     s->tx = malloc(nt * sizeof *s->tx), s->timp = malloc(nt * sizeof *s->timp);
     if (!s->jcj || !s->cj || !s->uP || !s->uR || !s->uD || !s->ug0 || !s->uf || !s->utau || !s->tM || !s->tv0 ||
         !s->tx || !s->timp)
-        return CR_NO_MEMORY;
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi assembly");
     double Lmax = 0;
     for (int r = 0; r < s->rods; ++r) Lmax = fmax(Lmax, cr_lgvi_get_params(s->r[r]->k)->length);
     s->ncj = 0;
@@ -305,6 +348,17 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def)
          * unit, a slide row within one translation unit (the two points are one) */
         const int rot_rows = J->type == CR_JOINT_PRISMATIC || ua == ub ? 0 : J->type == CR_JOINT_UNIVERSAL ? 1 : 2;
         const int slide_rows = slides && ta != tb && ta >= 0 && tb >= 0 ? 2 : 0;
+        /* a spring, damper or drive needs its free direction between two units (a hinge
+         * between two nodes that welds already join has none) */
+        const int springs = J->stiffness != 0 || J->damping != 0 || J->slide_stiffness != 0 || J->slide_damping != 0;
+        if ((springs || J->has_drive) && (ua < 0 || (J->has_drive && !J->drive_slide ? rot_rows == 0
+                                                     : J->has_drive                  ? slide_rows == 0
+                                                                                     : rot_rows + slide_rows == 0)))
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "%s.%s: the joint's two nodes are one rigid unit (other joints already hold its "
+                                "free direction): nothing for its %s to act on in model lgvi",
+                                s->jname[j], J->has_drive ? "drive" : "stiffness",
+                                J->has_drive ? "drive" : "spring or damper");
         if (ua < 0 || rot_rows + slide_rows == 0) continue;
         cjoint *c = &s->cj[s->ncj];
         c->joint = j, c->ua = ua, c->ub = ub, c->ta = ta, c->tb = tb;
@@ -327,9 +381,35 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def)
             c->u[n] = h, c->slide[n++] = 0;
         }
         for (int q = 0; q < slide_rows; ++q) c->u[n] = q ? n1 : n0, c->slide[n++] = 1;
+        /* a drive: one more row, the last (its u and d, or offset, set at every step: drive_rows) */
+        if (J->has_drive) c->drive = 1, c->drive_slide = J->drive_slide, c->slide[n] = J->drive_slide, c->u[n++] = h;
         c->rows = n;
-        for (int r = 0; r < n; ++r) c->u[r] = cr_m3_tmulv(Rua, cr_m3_mulv(Ra, to_k(c->u[r])));
-        c->d = cr_m3_tmulv(Rub, cr_m3_mulv(Ra, to_k(dvec)));
+        for (int r = 0; r < n; ++r) {
+            c->u[r] = cr_m3_tmulv(Rua, cr_m3_mulv(Ra, to_k(c->u[r])));
+            c->d[r] = cr_m3_tmulv(Rub, cr_m3_mulv(Ra, to_k(dvec)));
+        }
+        /* the free directions' frame, for the springs and the drive */
+        c->turn = rot_rows == 2, c->slides = slide_rows == 2;
+        c->ha = cr_m3_tmulv(Rua, cr_m3_mulv(Ra, to_k(h)));
+        c->n0a = cr_m3_tmulv(Rua, cr_m3_mulv(Ra, to_k(n0)));
+        c->n1a = cr_m3_tmulv(Rua, cr_m3_mulv(Ra, to_k(n1)));
+        c->n0b = cr_m3_tmulv(Rub, cr_m3_mulv(Ra, to_k(n0)));
+        if (J->type == CR_JOINT_PRISMATIC)
+            c->ks = J->stiffness, c->cs = J->damping;
+        else
+            c->k = J->stiffness, c->c = J->damping, c->ks = J->slide_stiffness, c->cs = J->slide_damping;
+        if (c->drive) {
+            c->drive_amount = J->drive_slide ? J->drive_position : J->drive_angle;
+            c->drive_time = J->drive_time;
+            c->drive_time.points = NULL;
+            if (J->drive_time.type == CR_TIME_TABLE && J->drive_time.point_count > 0) {
+                cr_time_point *pt = malloc(sizeof *pt * (size_t)J->drive_time.point_count);
+                if (!pt) return CR_NO_MEMORY;
+                memcpy(pt, J->drive_time.points, sizeof *pt * (size_t)J->drive_time.point_count);
+                c->drive_time.points = pt;
+            }
+        }
+        if (springs || c->drive) s->jcolumns = 1;
         /* the difference steps: a turn of ~1e-7 rad, a move of ~1e-7 of the longest rod; the
          * tolerances: 1e-14 (a dot product of unit vectors), 1e-14 of the longest rod */
         for (int q = 0; q < 2; ++q) {
@@ -514,7 +594,12 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
                 goto oom;
         }
     }
-    if (build_constraints(s, def) != CR_OK) goto oom;
+    cr_status bs = build_constraints(s, def, err);
+    if (bs == CR_NO_MEMORY) goto oom;
+    if (bs != CR_OK) {
+        asm_destroy(s);
+        return NULL;
+    }
     return s;
 oom:
     cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi assembly");
@@ -638,12 +723,14 @@ static cr_status rows_at(const asm_sim *s, const cjoint *c, int chart, double h,
         st = unit_solve(s, c->ub, chart, cr_v3_add(s->utau[c->ub], dtb), fb);
     if (st != CR_OK) return st;
     const cr_mat3 Ra = cr_m3_mul(s->uR[c->ua], chart_matrix(chart, *fa));
-    const cr_vec3 D = cr_m3_mulv(cr_m3_mul(s->uR[c->ub], chart_matrix(chart, *fb)), c->d);
+    const cr_mat3 Rb = cr_m3_mul(s->uR[c->ub], chart_matrix(chart, *fb));
     cr_vec3 dx = cr_v3(0, 0, 0);
     if (c->ta >= 0 && c->tb >= 0 && c->ta != c->tb)
         dx = cr_v3_sub(unit_position(s, c->tb, h, cr_v3_add(s->timp[c->tb], dT)),
                        unit_position(s, c->ta, h, cr_v3_sub(s->timp[c->ta], dT)));
-    for (int r = 0; r < c->rows; ++r) res[r] = cr_v3_dot(cr_m3_mulv(Ra, c->u[r]), c->slide[r] ? dx : D);
+    for (int r = 0; r < c->rows; ++r)
+        res[r] = c->slide[r] ? cr_v3_dot(cr_m3_mulv(Ra, c->u[r]), dx) - c->off[r]
+                             : cr_v3_dot(cr_m3_mulv(Ra, c->u[r]), cr_m3_mulv(Rb, c->d[r]));
     return CR_OK;
 }
 
@@ -705,11 +792,10 @@ static cr_status solve_rows(asm_sim *s, int chart, double h, double t, cr_error 
     for (int i = 0; i < s->ncj; ++i) {
         cjoint *c = &s->cj[i];
         const cr_mat3 Ra = s->uR[c->ua];
-        const cr_vec3 D = cr_m3_mulv(s->uR[c->ub], c->d);
         cr_vec3 dx = cr_v3(0, 0, 0);
         if (c->ta >= 0 && c->tb >= 0) dx = cr_v3_sub(s->tx[c->tb], s->tx[c->ta]);
         for (int r = 0; r < c->rows; ++r) {
-            const cr_vec3 A = cr_m3_mulv(Ra, c->u[r]);
+            const cr_vec3 A = cr_m3_mulv(Ra, c->u[r]), D = cr_m3_mulv(s->uR[c->ub], c->d[r]);
             /* rotation row: δg = w_a·(A × D) − w_b·(A × D); slide row: δg = A·(δx_b − δx_a) + w_a·(A × dx) */
             c->tdir[r] = cr_v3_cross(A, c->slide[r] ? dx : D);
             c->fdir[r] = c->slide[r] ? A : cr_v3(0, 0, 0);
@@ -808,6 +894,163 @@ static cr_status solve_rows(asm_sim *s, int chart, double h, double t, cr_error 
     return CR_OK;
 }
 
+/* ---- the joints' springs, dampers and drives along their free directions ---- */
+
+/* a rotation unit's root: its rotation (kernel frame) and its spatial angular velocity on the
+ * last interval; a translation unit's root: its position and velocity on the last interval */
+static cr_mat3 unit_R(const asm_sim *s, int u)
+{
+    const member *m = &s->mem[s->rg[u].first];
+    return cr_lgvi_rotation(s->r[m->rod]->k, m->node);
+}
+
+static cr_vec3 unit_w(const asm_sim *s, int u)
+{
+    const member *m = &s->mem[s->rg[u].first];
+    /* R^k Ω = R^{k−1} Ω: Ω = log(F)/h is F's own axis */
+    return cr_m3_mulv(cr_lgvi_rotation(s->r[m->rod]->k, m->node), cr_lgvi_angular_velocity(s->r[m->rod]->k, m->node));
+}
+
+static cr_vec3 unit_x(const asm_sim *s, int t)
+{
+    const member *m = &s->mem[s->tg[t].first];
+    return cr_lgvi_position(s->r[m->rod]->k, m->node);
+}
+
+static cr_vec3 unit_v(const asm_sim *s, int t)
+{
+    const member *m = &s->mem[s->tg[t].first];
+    return cr_lgvi_velocity(s->r[m->rod]->k, m->node);
+}
+
+/* Joint c's free directions now: the axis H = R_a h (spatial), the turn φ about it (b's copy of
+ * n0 against a's n0, n1: in (−π, π], as the mixed rod's) and the slide x = (x_b − x_a)·H, with
+ * their rates on the last interval (φ̇ = (ω_b − ω_a)·H, ẋ = (v_b − v_a)·H + (x_b − x_a)·(ω_a × H)) */
+typedef struct jfree {
+    cr_vec3 H, dx;
+    double phi, phidot, x, xdot;
+} jfree;
+
+static jfree free_dirs(const asm_sim *s, const cjoint *c)
+{
+    jfree f = {0};
+    const cr_mat3 A = unit_R(s, c->ua);
+    const cr_vec3 wa = unit_w(s, c->ua);
+    f.H = cr_m3_mulv(A, c->ha);
+    if (c->turn) {
+        const cr_vec3 be = cr_m3_mulv(unit_R(s, c->ub), c->n0b);
+        f.phi = atan2(cr_v3_dot(be, cr_m3_mulv(A, c->n1a)), cr_v3_dot(be, cr_m3_mulv(A, c->n0a)));
+        f.phidot = cr_v3_dot(cr_v3_sub(unit_w(s, c->ub), wa), f.H);
+    }
+    if (c->slides) {
+        f.dx = cr_v3_sub(unit_x(s, c->tb), unit_x(s, c->ta));
+        f.x = cr_v3_dot(f.dx, f.H);
+        f.xdot = cr_v3_dot(cr_v3_sub(unit_v(s, c->tb), unit_v(s, c->ta)), f.H) + cr_v3_dot(f.dx, cr_v3_cross(wa, f.H));
+    }
+    return f;
+}
+
+/* the joints' springs' energy now: ½ k φ² + ½ k_s x² */
+static double springs_energy(const asm_sim *s)
+{
+    double V = 0;
+    for (int i = 0; i < s->ncj; ++i) {
+        const cjoint *c = &s->cj[i];
+        if (c->k == 0 && c->ks == 0) continue;
+        const jfree f = free_dirs(s, c);
+        V += 0.5 * c->k * f.phi * f.phi + 0.5 * c->ks * f.x * f.x;
+    }
+    return V;
+}
+
+/* The springs and dampers of the step from t_k, with the units' sums of the step set (ug0, tv0
+ * from the rods' own forces): the spring is a potential V = ½ k φ² + ½ k_s x² of the discrete
+ * Lagrangian, its force −∇V at t_k where the rods' elastic forces act (so the step stays
+ * variational and V joins the energy at t_k); its gradient is the couple k φ H on a's rotation
+ * and −k φ H on b's, and the force k_s x H on a's node, −k_s x H on b's with the couple
+ * k_s x (H × (x_b − x_a)) on a's rotation, equal and opposite and balancing their moment (Σ p
+ * and Σ (x × p + R μ) stay exact). The damper −c φ̇ (−c_s ẋ) with the rates of the last interval
+ * [t_k−1, t_k], the latest the explicit step knows (rod.damping's drag does the same): a load
+ * of the step (Lagrange–d'Alembert), its dissipation counted after the step (joint_dissipation).
+ * Returns V at t_k. */
+static double joint_springs(asm_sim *s, double h)
+{
+    double V = 0;
+    for (int i = 0; i < s->ncj; ++i) {
+        cjoint *c = &s->cj[i];
+        c->sforce = c->smoment = cr_v3(0, 0, 0);
+        if (c->k == 0 && c->c == 0 && c->ks == 0 && c->cs == 0) continue;
+        const jfree f = free_dirs(s, c);
+        V += 0.5 * c->k * f.phi * f.phi + 0.5 * c->ks * f.x * f.x;
+        const double T = -c->k * f.phi - c->c * f.phidot; /* the moment on b about H */
+        const double S = -c->ks * f.x - c->cs * f.xdot;   /* the force on b along H */
+        const cr_vec3 ta = cr_v3_madd(cr_v3_scale(f.H, -T), S, cr_v3_cross(f.H, f.dx)), tb = cr_v3_scale(f.H, T);
+        /* ug0 = h (ν + h M) in the root's frame: a torque τ adds h² Rᵀ τ */
+        s->ug0[c->ua] = cr_v3_madd(s->ug0[c->ua], h * h, cr_m3_tmulv(s->uR[c->ua], ta));
+        s->ug0[c->ub] = cr_v3_madd(s->ug0[c->ub], h * h, cr_m3_tmulv(s->uR[c->ub], tb));
+        if (c->slides && S != 0) { /* tv0 = (P + h F)/M */
+            s->tv0[c->tb] = cr_v3_madd(s->tv0[c->tb], h * S / s->tM[c->tb], f.H);
+            s->tv0[c->ta] = cr_v3_madd(s->tv0[c->ta], -h * S / s->tM[c->ta], f.H);
+        }
+        c->sforce = cr_v3_scale(f.H, -S), c->smoment = ta;
+        c->phidot0 = f.phidot, c->xdot0 = f.xdot;
+    }
+    return V;
+}
+
+/* The drives' rows at t_k+1: a motor's g = (R_a m(θ))·(R_b n0_b) = sin(φ − θ), m(θ) = −sin θ n0 +
+ * cos θ n1 (a's frame), θ = angle · time(t_k+1): b's copy of n0 at θ about the axis (the sine
+ * holds any number of turns: it measures φ − θ, never φ); a slider's g = (x_b − x_a)·(R_a h) − X,
+ * X = position · time(t_k+1). Rheonomic rows: SHAKE closes them at t_k+1 as the others. */
+static void drive_rows(asm_sim *s, double t1)
+{
+    for (int i = 0; i < s->ncj; ++i) {
+        cjoint *c = &s->cj[i];
+        if (!c->drive) continue;
+        const int r = c->rows - 1;
+        const double v = c->drive_amount * cr_time_function_eval(&c->drive_time, t1);
+        if (c->drive_slide)
+            c->u[r] = c->ha, c->off[r] = v;
+        else
+            c->u[r] = cr_v3_madd(cr_v3_scale(c->n0a, -sin(v)), cos(v), c->n1a), c->d[r] = c->n0b;
+    }
+}
+
+/* The power of the drives' forces of the step (their rows' λ, directions of t_k) at the units'
+ * velocities on the last interval: a motor's couple λ t on a, −λ t on b; a slider's force λ n
+ * on b, −λ n on a, its couple λ t on a. */
+static double drives_power(const asm_sim *s, double h)
+{
+    double P = 0;
+    for (int i = 0; i < s->ncj; ++i) {
+        const cjoint *c = &s->cj[i];
+        if (!c->drive) continue;
+        const int r = c->rows - 1;
+        const double lam = c->y[r] / (h * h);
+        const cr_vec3 wa = unit_w(s, c->ua);
+        if (c->drive_slide)
+            P += lam *
+                 (cr_v3_dot(c->fdir[r], cr_v3_sub(unit_v(s, c->tb), unit_v(s, c->ta))) + cr_v3_dot(c->tdir[r], wa));
+        else
+            P += lam * cr_v3_dot(c->tdir[r], cr_v3_sub(wa, unit_w(s, c->ub)));
+    }
+    return P;
+}
+
+/* the dampers' dissipation rate c φ̇_k φ̇ + c_s ẋ_k ẋ, φ̇_k, ẋ_k the rates their forces took in
+ * the step and φ̇, ẋ the rates now */
+static double dampers_power(const asm_sim *s)
+{
+    double D = 0;
+    for (int i = 0; i < s->ncj; ++i) {
+        const cjoint *c = &s->cj[i];
+        if (c->c == 0 && c->cs == 0) continue;
+        const jfree f = free_dirs(s, c);
+        D += c->c * c->phidot0 * f.phidot + c->cs * c->xdot0 * f.xdot;
+    }
+    return D;
+}
+
 static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error *err)
 {
     asm_sim *s = sim->impl;
@@ -870,9 +1113,22 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
         s->utau[g] = cr_v3(0, 0, 0);
         sym_eigen(J, &s->uP[g], &s->uD[g]);
     }
+    /* the joints' springs and dampers at t_k, the drives' rows at t_k+1 */
+    double V = 0, D0 = 0, P0 = 0;
+    if (s->jcolumns) {
+        V = joint_springs(s, h);
+        for (int i = 0; i < s->ncj; ++i)
+            D0 += s->cj[i].c * s->cj[i].phidot0 * s->cj[i].phidot0 + s->cj[i].cs * s->cj[i].xdot0 * s->cj[i].xdot0;
+        drive_rows(s, t + h);
+    }
     if (s->ncj > 0) {
         cr_status st = solve_rows(s, chart, h, t, err);
         if (st != CR_OK) return st;
+        for (int i = 0; i < s->ncj; ++i) { /* the springs' and dampers' wrench is the joint's too */
+            s->cj[i].force = cr_v3_add(s->cj[i].force, s->cj[i].sforce);
+            s->cj[i].moment = cr_v3_add(s->cj[i].moment, s->cj[i].smoment);
+        }
+        if (s->jcolumns) P0 = drives_power(s, h);
     }
     for (int g = 0; g < s->ntg; ++g) {
         const group *G = &s->tg[g];
@@ -920,6 +1176,15 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
         }
     }
     for (int r = 0; r < s->rods; ++r) cr_lgvi_step_end(s->r[r]->k);
+    if (s->jcolumns) {
+        /* the kernel's rule for the loads' work, w_k = (h/2) F·(v^{k−1} + v^k) (lgvi.c), for the
+         * dampers' dissipation and the drives' work: their powers at the rates of the intervals
+         * on both sides of t_k; V belongs to t_k, the energies' level */
+        const double d = 0.5 * h * (D0 + dampers_power(s)), w = 0.5 * h * (P0 + drives_power(s, h));
+        s->spring_energy = V;
+        s->dissipated += d, s->dissipated_last = d;
+        s->work_drives += w, s->work_drives_last = w;
+    }
     return CR_OK;
 }
 
@@ -949,6 +1214,15 @@ static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp)
         smp->angular_momentum = cr_v3_add(smp->angular_momentum, one.angular_momentum);
     }
     smp->extra_count = 0;
+    if (s->jcolumns) {
+        /* the joints' springs in the elastic energy (at t_k, the energies' level, as the rods'),
+         * the mixed rod's two columns with W(t_k) = Σ_{j<k} w_j + ½ w_k as the loads' work */
+        const int stepped = cr_lgvi_steps(s->r[0]->k) > 0;
+        smp->elastic += stepped ? s->spring_energy : springs_energy(s);
+        smp->extra[0] = s->dissipated - 0.5 * s->dissipated_last;
+        smp->extra[1] = s->work_drives - 0.5 * s->work_drives_last;
+        smp->extra_count = 2;
+    }
 }
 
 /* the one rod's bands (formulation.c): the shared nodes add no dissipation nor drift */
@@ -957,8 +1231,9 @@ static double energy(const cr_sim *sim, const cr_dynamic_sample *row, double *st
 {
     const asm_sim *s = sim->impl;
     *roundoff = 0;
-    *stored = row->kinetic + row->elastic;
+    *stored = row->kinetic + row->elastic; /* the joints' springs included */
     *supplied = row->work_external;
+    if (s->jcolumns) *supplied += row->extra[1] - row->extra[0]; /* the drives' work, the dampers' dissipation */
     return s->dilatation ? 0.5 : 0.05;
 }
 
@@ -1034,11 +1309,13 @@ static double load_factor(const void *impl)
     return 0.0;
 }
 
+/* with springs, dampers or drives on the joints: the mixed rod's two columns */
 static int series_extra(const void *impl, const char *const **names)
 {
-    (void)impl;
-    *names = NULL;
-    return 0;
+    static const char *const joints[] = {"energy_dissipated_joints", "work_drives"};
+    const asm_sim *s = impl;
+    *names = joints;
+    return s && s->jcolumns ? 2 : 0;
 }
 
 static double *load_input(void *impl) { return ((asm_sim *)impl)->inputs; }
@@ -1053,7 +1330,7 @@ static int members(const asm_sim *s)
 static int packed_size(const void *impl)
 {
     const asm_sim *s = impl;
-    int n = s->first_load[s->rods] + 6 * members(s) + (CR_ROWS_MAX + 6) * s->ncj;
+    int n = s->first_load[s->rods] + 6 * members(s) + (CR_ROWS_MAX + 6) * s->ncj + (s->jcolumns ? 5 : 0);
     for (int r = 0; r < s->rods; ++r) n += cr_lgvi_formulation.packed_size(s->r[r]);
     return n;
 }
@@ -1076,6 +1353,10 @@ static void pack(const void *impl, double *out)
         cr_v3_store(s->cj[i].force, out + CR_ROWS_MAX);
         cr_v3_store(s->cj[i].moment, out + CR_ROWS_MAX + 3);
     }
+    if (s->jcolumns) {
+        out[0] = s->spring_energy, out[1] = s->dissipated, out[2] = s->dissipated_last;
+        out[3] = s->work_drives, out[4] = s->work_drives_last;
+    }
 }
 
 static void unpack(void *impl, const double *in)
@@ -1091,6 +1372,10 @@ static void unpack(void *impl, const double *in)
     for (int i = 0; i < s->ncj; ++i, in += CR_ROWS_MAX + 6) {
         memcpy(s->cj[i].y, in, sizeof s->cj[i].y);
         s->cj[i].force = cr_v3_load(in + CR_ROWS_MAX), s->cj[i].moment = cr_v3_load(in + CR_ROWS_MAX + 3);
+    }
+    if (s->jcolumns) {
+        s->spring_energy = in[0], s->dissipated = in[1], s->dissipated_last = in[2];
+        s->work_drives = in[3], s->work_drives_last = in[4];
     }
 }
 
