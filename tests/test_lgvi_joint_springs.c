@@ -1,0 +1,335 @@
+/* Joint springs, dampers and drives of LGVI assemblies (src/lgvi/assembly.c: joint_springs,
+ * drive_rows) against independent references. The mechanism: a steel arm (0.5 m, radius 2 cm,
+ * 4 elements) on a hinge (or a prismatic joint) at the end of a short thick clamped stub (the
+ * LGVI rod has clamps only, so the pivot is a joint); the arm is stiff enough to move as a rigid
+ * body, so the references are the rigid body's, with the lumped masses' inertia about the hinge
+ * I = ρA L³ (1/3 + 1/(6K²)) + ρ I_z L (exact for K lumped elements, the nodes' rotary inertia).
+ *   spring       a hinge spring k, the arm kicked by a tip force pulse, then free: the period
+ *                is 2π √(I/k) (the torsion pendulum; the arm's own bending in series with k
+ *                shifts it by ~k L/(6 EI) = 9e-5); the mixed rod on the same scenario swings
+ *                with it; energy_total − work_external constant (a variational integrator:
+ *                the spring is a potential of the discrete Lagrangian)
+ *   damper       the same with a damper c: successive peaks' ratio exp(−ζ ω T_d); the energy
+ *                balance with energy_dissipated_joints; the mixed rod's dissipation
+ *   slide        a prismatic joint along the arm with a slide spring k_s: the arm's axial
+ *                oscillation at √(k_s / m) (m the arm's mass), against the mixed rod
+ *   motor        a hinge motor turning the arm under gravity from horizontal to hanging along a
+ *                smooth step: the motor's couple about the axis is I θ̈ − g cos θ ρA L²/2 (the
+ *                rigid arm's balance of moments); energy_total − work_external − work_drives
+ *                constant; the same work_drives and motion as the mixed rod's
+ *   refusals     a ball's spring, a hinge's limit, a spring's rest: refused at check, naming the
+ *                key and the model */
+#include "check.h"
+#include "cosserat/cosserat.h"
+#include "model/formulation.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RHO 7800.0
+#define RADIUS 0.02
+#define LEN 0.5
+#define K_EL 4
+#define NOUT 4096
+
+typedef struct rec {
+    int n;
+    double t[NOUT], tipx[NOUT], tipy[NOUT], tipz[NOUT];
+    double balance[NOUT]; /* energy in − out: kinetic + elastic + gravity − work_external + dissipated − drives */
+    double dissipated[NOUT], drives[NOUT], moment[NOUT];
+    cr_vec3 axis; /* the joint's axis for the moment's component */
+} rec;
+
+static int on_output(cr_sim *sim, const cr_dynamic_sample *s, void *user)
+{
+    rec *r = user;
+    if (r->n >= NOUT) return 0;
+    const int tip = cr_sim_node_count(sim) - 1;
+    const cr_vec3 x = cr_sim_position(sim, tip);
+    r->t[r->n] = s->t, r->tipx[r->n] = x.x, r->tipy[r->n] = x.y, r->tipz[r->n] = x.z;
+    const double dis = s->extra_count >= 2 ? s->extra[0] : NAN, drv = s->extra_count >= 2 ? s->extra[1] : NAN;
+    r->dissipated[r->n] = dis, r->drives[r->n] = drv;
+    r->balance[r->n] = s->kinetic + s->elastic + s->gravity - s->work_external + dis - drv;
+    cr_vec3 f, m;
+    r->moment[r->n] = cr_sim_joint_reaction(sim, 0, &f, &m) == CR_OK ? cr_v3_dot(m, r->axis) : NAN;
+    r->n++;
+    return 0;
+}
+
+/* the stub, the arm, one joint (JSON), loads (JSON); model lgvi with a fixed step or the mixed
+ * rod (Radau, rtol 1e-8) */
+static void scenario(char *json, size_t size, int lgvi, const char *joint, const char *loads, double t_end, double h)
+{
+    char stage[256];
+    if (lgvi)
+        snprintf(stage, sizeof stage,
+                 "{\"type\": \"dynamic\", \"t_end\": %g, \"output_dt\": 0.001, \"time_step\": %.17g}", t_end, h);
+    else
+        snprintf(stage, sizeof stage,
+                 "{\"type\": \"dynamic\", \"t_end\": %g, \"output_dt\": 0.001, \"rtol\": 1e-8, \"atol\": 1e-10}",
+                 t_end);
+    snprintf(json, size,
+             "{\"model\": \"%s\", \"rods\": ["
+             "{\"name\": \"pivot\", \"length\": 0.125, \"elements\": 1, \"material\": {\"E\": 2e11, \"G\": 8e10, "
+             "\"rho\": 7800}, \"sections\": [{\"shape\": \"circle\", \"radius\": 0.03}], \"reference\": "
+             "{\"origin\": [-0.125, 0, 0]}},"
+             "{\"name\": \"arm\", \"length\": %g, \"elements\": %d, \"material\": {\"E\": 2e11, \"G\": 8e10, "
+             "\"rho\": %g}, \"sections\": [{\"shape\": \"circle\", \"radius\": %g}]}],"
+             "\"joints\": [%s], \"boundary_conditions\": [{\"type\": \"clamp\", \"node\": \"pivot:start\"}],"
+             "\"loads\": [%s], \"stages\": [%s]}",
+             lgvi ? "lgvi" : "mixed_discrete", LEN, K_EL, RHO, RADIUS, joint, loads, stage);
+}
+
+static int run(const char *json, rec *r)
+{
+    cr_error err = {0};
+    cr_scenario *sc = NULL;
+    if (cr_scenario_load_string(json, NULL, 0, &sc, &err) != CR_OK) fprintf(stderr, "load: %s\n", err.message);
+    CHECK(sc != NULL);
+    if (!sc) return 0;
+    cr_status st = cr_scenario_check(sc, &err);
+    if (st != CR_OK) fprintf(stderr, "check: %s\n", err.message);
+    CHECK(st == CR_OK);
+    cr_sim *sim = st == CR_OK ? cr_sim_create_scenario(sc, &err) : NULL;
+    if (st == CR_OK && !sim) fprintf(stderr, "create: %s\n", err.message);
+    CHECK(sim != NULL);
+    if (sim) {
+        cr_stage_callbacks cb = {.on_output = on_output, .user = r};
+        cr_dynamic_report rep;
+        memset(&rep, 0, sizeof rep);
+        st = sim->f->dynamic_stage(sim, 0, 0.0, 0.0, 0.0, &sc->stages[0].dynamics, &cb, &rep, &err);
+        if (st != CR_OK) fprintf(stderr, "run: %s\n", err.message);
+        CHECK(st == CR_OK);
+    }
+    cr_sim_destroy(sim);
+    cr_scenario_destroy(sc);
+    return st == CR_OK;
+}
+
+static double arm_inertia(void)
+{
+    const double A = M_PI * RADIUS * RADIUS, Iz = M_PI * pow(RADIUS, 4) / 4;
+    return RHO * A * pow(LEN, 3) * (1.0 / 3 + 1.0 / (6.0 * K_EL * K_EL)) + RHO * Iz * LEN;
+}
+
+/* the mean period of y's zero crossings after t0 (two a period; linear interpolation) */
+static double period(const rec *r, const double *y, double t0, int *crossings)
+{
+    double first = NAN, last = NAN;
+    int n = 0;
+    for (int i = 1; i < r->n; ++i)
+        if (r->t[i] > t0 && ((y[i - 1] < 0 && y[i] >= 0) || (y[i - 1] >= 0 && y[i] < 0))) {
+            const double tc = r->t[i - 1] + (r->t[i] - r->t[i - 1]) * (-y[i - 1]) / (y[i] - y[i - 1]);
+            if (n == 0) first = tc;
+            last = tc, ++n;
+        }
+    *crossings = n;
+    return n > 1 ? 2 * (last - first) / (n - 1) : NAN;
+}
+
+/* the largest spread of the balance after t0 */
+static double band(const rec *r, double t0)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < r->n; ++i)
+        if (r->t[i] >= t0) lo = fmin(lo, r->balance[i]), hi = fmax(hi, r->balance[i]);
+    return hi - lo;
+}
+
+static double tip_distance(const rec *a, const rec *b)
+{
+    double d = 0;
+    CHECK(a->n == b->n);
+    for (int i = 0; i < a->n && i < b->n; ++i)
+        d = fmax(d, cr_v3_norm(cr_v3_sub(cr_v3(a->tipx[i], a->tipy[i], a->tipz[i]),
+                                         cr_v3(b->tipx[i], b->tipy[i], b->tipz[i]))));
+    return d;
+}
+
+#define KICK                                                                                                           \
+    "{\"type\": \"force\", \"node\": \"arm:end\", \"value\": [0, 20, 0], \"time\": {\"type\": \"sine\", "              \
+    "\"frequency\": 25, \"amplitude\": 1, \"t0\": 0, \"t1\": 0.02}}"
+
+static rec ra, rb; /* (large: static) */
+
+static void spring(void)
+{
+    static char json[4096];
+    const double k = 25.8, I = arm_inertia(), T = 2 * M_PI * sqrt(I / k);
+    const char *joint = "{\"type\": \"hinge\", \"name\": \"knee\", \"a\": \"pivot:end\", \"b\": \"arm:start\", "
+                        "\"axis\": [0, 0, 1], \"stiffness\": 25.8}";
+    memset(&ra, 0, sizeof ra), memset(&rb, 0, sizeof rb);
+    ra.axis = rb.axis = cr_v3(0, 0, 1);
+    scenario(json, sizeof json, 1, joint, KICK, 1.7, 3.125e-6);
+    if (!run(json, &ra)) return;
+    scenario(json, sizeof json, 0, joint, KICK, 1.7, 0);
+    if (!run(json, &rb)) return;
+    int na, nb;
+    const double Ta = period(&ra, ra.tipy, 0.03, &na), Tb = period(&rb, rb.tipy, 0.03, &nb);
+    const double amp = fabs(ra.tipy[(int)(0.25 * T / 0.001)]);
+    const double d = tip_distance(&ra, &rb), E = band(&ra, 0.03);
+    printf("  spring: period %.8g s (%d crossings), 2 pi sqrt(I/k) = %.8g s: %+.2e; mixed %.8g s (%+.2e); tip "
+           "within %.2e m of the mixed rod's (amplitude %.3g m); balance band %.2e J; dissipated %g\n",
+           Ta, na, T, Ta / T - 1, Tb, Tb / T - 1, d, amp, E, ra.dissipated[ra.n - 1]);
+    CHECK(na >= 4 && nb >= 4);
+    CHECK(fabs(Ta / T - 1) < 5e-4);  /* measured 4.7e-5 (the arm's bending in series with k) */
+    CHECK(fabs(Ta / Tb - 1) < 1e-4); /* measured 1.5e-5 */
+    CHECK(amp > 0.015);
+    CHECK(d < 2e-3 * amp); /* measured 2.4e-4 of it */
+    CHECK(E < 1e-6 * 0.0196);
+    CHECK(ra.dissipated[ra.n - 1] == 0 && ra.drives[ra.n - 1] == 0);
+}
+
+static void damper(void)
+{
+    static char json[4096];
+    const double k = 25.8, c = 0.2, I = arm_inertia(), wn = sqrt(k / I), z = c / (2 * sqrt(k * I));
+    const double ratio = exp(-2 * M_PI * z / sqrt(1 - z * z));
+    const char *joint = "{\"type\": \"hinge\", \"name\": \"knee\", \"a\": \"pivot:end\", \"b\": \"arm:start\", "
+                        "\"axis\": [0, 0, 1], \"stiffness\": 25.8, \"damping\": 0.2}";
+    memset(&ra, 0, sizeof ra), memset(&rb, 0, sizeof rb);
+    ra.axis = rb.axis = cr_v3(0, 0, 1);
+    scenario(json, sizeof json, 1, joint, KICK, 1.7, 3.125e-6);
+    if (!run(json, &ra)) return;
+    scenario(json, sizeof json, 0, joint, KICK, 1.7, 0);
+    if (!run(json, &rb)) return;
+    /* the first two positive peaks (a parabola through the three samples about each) */
+    double pk[2] = {0, 0};
+    int np = 0;
+    for (int i = 1; i + 1 < ra.n && np < 2; ++i) {
+        const double *y = ra.tipy;
+        if (ra.t[i] > 0.03 && y[i] > 0 && y[i] > y[i - 1] && y[i] >= y[i + 1]) {
+            const double a = 0.5 * (y[i - 1] - 2 * y[i] + y[i + 1]), b = 0.5 * (y[i + 1] - y[i - 1]);
+            pk[np++] = y[i] - b * b / (4 * a);
+        }
+    }
+    const double E = band(&ra, 0.03), Da = ra.dissipated[ra.n - 1], Db = rb.dissipated[rb.n - 1];
+    printf("  damper: peaks' ratio %.6f, exp(-zeta w_n T_d) = %.6f (zeta %.4f, w_n %.4f rad/s); dissipated %.8g J "
+           "(mixed %.8g J); balance band %.2e J\n",
+           pk[1] / pk[0], ratio, z, wn, Da, Db, E);
+    CHECK(np == 2);
+    CHECK(fabs(pk[1] / pk[0] / ratio - 1) < 1e-3); /* measured 1e-4 */
+    CHECK(Da > 0.01 && fabs(Da / Db - 1) < 1e-3);  /* measured 2e-5 */
+    CHECK(E < 1e-6 * Da);                          /* measured 1.5e-11 J */
+}
+
+static void slide(void)
+{
+    static char json[4096];
+    const double ks = 774.0, A = M_PI * RADIUS * RADIUS;
+    /* the whole arm slides (its node at the joint too) */
+    const double m = RHO * A * LEN, T = 2 * M_PI * sqrt(m / ks);
+    const char *joint = "{\"type\": \"prismatic\", \"name\": \"slider\", \"a\": \"pivot:end\", \"b\": \"arm:start\", "
+                        "\"axis\": [1, 0, 0], \"stiffness\": 774}";
+    const char *kick = "{\"type\": \"force\", \"node\": \"arm:end\", \"value\": [200, 0, 0], \"time\": {\"type\": "
+                       "\"sine\", \"frequency\": 25, \"amplitude\": 1, \"t0\": 0, \"t1\": 0.02}}";
+    memset(&ra, 0, sizeof ra), memset(&rb, 0, sizeof rb);
+    scenario(json, sizeof json, 1, joint, kick, 1.0, 3.125e-6);
+    if (!run(json, &ra)) return;
+    scenario(json, sizeof json, 0, joint, kick, 1.0, 0);
+    if (!run(json, &rb)) return;
+    double ya[NOUT], yb[NOUT];
+    for (int i = 0; i < ra.n; ++i) ya[i] = ra.tipx[i] - LEN;
+    for (int i = 0; i < rb.n; ++i) yb[i] = rb.tipx[i] - LEN;
+    int na, nb;
+    const double Ta = period(&ra, ya, 0.03, &na), Tb = period(&rb, yb, 0.03, &nb);
+    const double d = tip_distance(&ra, &rb), E = band(&ra, 0.03);
+    double amp = 0;
+    for (int i = 0; i < ra.n; ++i) amp = fmax(amp, fabs(ya[i]));
+    printf("  slide: period %.8g s (%d crossings), 2 pi sqrt(m/k) = %.8g s: %+.2e; mixed %.8g s (%+.2e); tip within "
+           "%.2e m of the mixed rod's (amplitude %.3g m); balance band %.2e J\n",
+           Ta, na, T, Ta / T - 1, Tb, Tb / T - 1, d, amp, E);
+    CHECK(na >= 2 && nb >= 2);
+    CHECK(fabs(Ta / T - 1) < 5e-4);
+    CHECK(fabs(Ta / Tb - 1) < 1e-4);
+    CHECK(amp > 1e-3 && d < 2e-3 * amp);
+    CHECK(E < 1e-6 * 0.5 * ks * amp * amp);
+}
+
+static void motor(void)
+{
+    static char json[4096];
+    const double I = arm_inertia(), A = M_PI * RADIUS * RADIUS, g = 9.81, Th = M_PI / 2, t1 = 0.5;
+    const char *joint = "{\"type\": \"hinge\", \"name\": \"motor\", \"a\": \"pivot:end\", \"b\": \"arm:start\", "
+                        "\"axis\": [0, 1, 0], \"drive\": {\"angle\": 1.5707963267948966, \"time\": {\"type\": "
+                        "\"smooth_step\", \"t0\": 0, \"t1\": 0.5}}}";
+    /* gravity along the arm: it hangs in the reference (a horizontal arm released under gravity
+     * would ring in bending, its root moment swinging between 0 and twice the static one) */
+    const char *grav = "{\"type\": \"gravity\", \"value\": [9.81, 0, 0]}";
+    memset(&ra, 0, sizeof ra), memset(&rb, 0, sizeof rb);
+    ra.axis = rb.axis = cr_v3(0, 1, 0);
+    scenario(json, sizeof json, 1, joint, grav, 0.7, 3.125e-6);
+    if (!run(json, &ra)) return;
+    scenario(json, sizeof json, 0, joint, grav, 0.7, 0);
+    if (!run(json, &rb)) return;
+    /* the motor's couple on b about the axis, the reaction on a's the opposite: the arm turned by
+     * θ about +y (x toward −z) has the gravity moment −g sin θ ρA L²/2 about +y */
+    double dev[NOUT], devb[NOUT], mmax = 0, dx = 0;
+    for (int i = 0; i < ra.n; ++i) {
+        const double tau = fmin(ra.t[i] / t1, 1.0);
+        const double th = Th * (10 * pow(tau, 3) - 15 * pow(tau, 4) + 6 * pow(tau, 5));
+        const double al = Th * (60 * tau - 180 * tau * tau + 120 * pow(tau, 3)) / (t1 * t1) * (ra.t[i] < t1);
+        const double want = -(I * al + g * sin(th) * RHO * A * LEN * LEN / 2);
+        mmax = fmax(mmax, fabs(want));
+        dev[i] = ra.moment[i] - want, devb[i] = rb.moment[i] - want;
+        /* the turn: the arm's tip at θ */
+        dx = fmax(dx, hypot(ra.tipx[i] - LEN * cos(th), ra.tipz[i] + LEN * sin(th)));
+    }
+    /* The motor's start and stop jerk (its third derivative jumps by 60 Θ/t1³) ring the arm's
+     * first bending mode about the driven hinge (~110 Hz): an undamped ripple of ~I θ‴/ω ≈ 0.4 N m
+     * on the couple, in both models. The rigid arm's balance holds for the mean over 25 ms
+     * windows (about three of its periods). */
+    double dm = 0, dmb = 0, ripple = 0;
+    const int w = 25;
+    for (int i = 0; i + w <= ra.n; ++i) {
+        double m = 0, mb = 0;
+        for (int q = i; q < i + w; ++q) m += dev[q] / w, mb += devb[q] / w;
+        dm = fmax(dm, fabs(m)), dmb = fmax(dmb, fabs(mb));
+    }
+    for (int i = 0; i < ra.n; ++i) ripple = fmax(ripple, fabs(dev[i]));
+    double rippleb = 0;
+    for (int i = 0; i < rb.n; ++i) rippleb = fmax(rippleb, fabs(devb[i]));
+    const double W = ra.drives[ra.n - 1], Wb = rb.drives[rb.n - 1], E = band(&ra, 0);
+    const double Wrig = g * RHO * A * LEN * LEN / 2; /* the motor lifts the arm by L/2, at rest at the end */
+    printf("  motor: the couple's 25 ms means within %.3g N m of I alpha + the gravity moment (peak %.3g N m; the "
+           "mixed rod's %.3g), its ripple %.3g N m (the mixed rod's %.3g); tip within %.2e m of the prescribed turn; "
+           "work_drives %.8g J "
+           "(mixed %.8g J, rigid %.8g J); balance band %.2e J; the mixed tip within %.2e m\n",
+           dm, mmax, dmb, ripple, rippleb, dx, W, Wb, Wrig, E, tip_distance(&ra, &rb));
+    CHECK(dm < 0.01 * mmax);
+    CHECK(ripple < 0.05 * mmax);
+    CHECK(dx < 1e-4);
+    CHECK(fabs(W / Wb - 1) < 1e-4);
+    CHECK(fabs(W / Wrig - 1) < 2e-3);
+    CHECK(E < 1e-6 * fabs(W));
+    CHECK(tip_distance(&ra, &rb) < 1e-4);
+}
+
+/* the keys the lgvi assemblies still refuse: named with the model */
+static void refusals(void)
+{
+    static char json[4096];
+    const char *joints[] = {
+        "{\"type\": \"ball\", \"a\": \"pivot:end\", \"b\": \"arm:start\", \"stiffness\": 3}",
+        "{\"type\": \"hinge\", \"a\": \"pivot:end\", \"b\": \"arm:start\", \"axis\": [0, 0, 1], \"limit\": [-1, 1]}",
+        "{\"type\": \"hinge\", \"a\": \"pivot:end\", \"b\": \"arm:start\", \"axis\": [0, 0, 1], \"stiffness\": 3, "
+        "\"rest\": 0.2}",
+    };
+    const char *keys[] = {"joints.0.stiffness", "joints.0.limit", "joints.0.rest"};
+    for (int k = 0; k < 3; ++k) {
+        scenario(json, sizeof json, 1, joints[k], KICK, 0.1, 3.125e-6);
+        cr_error err = {0};
+        cr_scenario *sc = NULL;
+        cr_status st = cr_scenario_load_string(json, NULL, 0, &sc, &err);
+        if (st == CR_OK) st = cr_scenario_check(sc, &err);
+        printf("  refused: %s\n", err.message);
+        CHECK(st != CR_OK);
+        CHECK(strstr(err.message, keys[k]) != NULL);
+        CHECK(strstr(err.message, "lgvi") != NULL);
+        cr_scenario_destroy(sc);
+    }
+}
+
+CHECK_MAIN(CASE(spring), CASE(damper), CASE(slide), CASE(motor), CASE(refusals))
