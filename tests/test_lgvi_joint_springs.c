@@ -39,7 +39,8 @@ typedef struct rec {
     double t[NOUT], tipx[NOUT], tipy[NOUT], tipz[NOUT];
     double balance[NOUT]; /* energy in − out: kinetic + elastic + gravity − work_external + dissipated − drives */
     double dissipated[NOUT], drives[NOUT], moment[NOUT];
-    cr_vec3 axis; /* the joint's axis for the moment's component */
+    double pressing[NOUT], stop_force[NOUT]; /* the stops' columns (NAN without) */
+    cr_vec3 axis;                            /* the joint's axis for the moment's component */
 } rec;
 
 static int on_output(cr_sim *sim, const cr_dynamic_sample *s, void *user)
@@ -51,6 +52,8 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *s, void *user)
     r->t[r->n] = s->t, r->tipx[r->n] = x.x, r->tipy[r->n] = x.y, r->tipz[r->n] = x.z;
     const double dis = s->extra_count >= 2 ? s->extra[0] : NAN, drv = s->extra_count >= 2 ? s->extra[1] : NAN;
     r->dissipated[r->n] = dis, r->drives[r->n] = drv;
+    r->pressing[r->n] = s->extra_count >= 4 ? s->extra[2] : NAN;
+    r->stop_force[r->n] = s->extra_count >= 4 ? s->extra[3] : NAN;
     r->balance[r->n] = s->kinetic + s->elastic + s->gravity - s->work_external + dis - drv;
     cr_vec3 f, m;
     r->moment[r->n] = cr_sim_joint_reaction(sim, 0, &f, &m) == CR_OK ? cr_v3_dot(m, r->axis) : NAN;
@@ -307,17 +310,56 @@ static void motor(void)
     CHECK(tip_distance(&ra, &rb) < 1e-4);
 }
 
+/* A hinge stop at 4 rad (beyond π: φ unwrapped) with the penalty 1000 N m/rad, the arm turned
+ * from rest by a tip moment T = 10 N m: the rigid arm reaches the stop with T · 4 of kinetic
+ * energy and penetrates p with ½ k p² = T (4 + p), p = 0.2930 rad (the arm's bending adds a
+ * little); the mixed rod on the same scenario; the stop's column; the energy balance (the stop's
+ * spring in energy_elastic) */
+static void stop(void)
+{
+    static char json[4096];
+    const double k = 1000, T = 10, p = (T + sqrt(T * T + 8 * k * T)) / k;
+    const char *joint = "{\"type\": \"hinge\", \"name\": \"stop\", \"a\": \"pivot:end\", \"b\": \"arm:start\", "
+                        "\"axis\": [0, 0, 1], \"limit\": [-1, 4], \"limit_stiffness\": 1000}";
+    const char *load = "{\"type\": \"moment\", \"node\": \"arm:end\", \"value\": [0, 0, 10]}";
+    memset(&ra, 0, sizeof ra), memset(&rb, 0, sizeof rb);
+    scenario(json, sizeof json, 1, joint, load, 0.8, 3.125e-6);
+    if (!run(json, &ra)) return;
+    scenario(json, sizeof json, 0, joint, load, 0.8, 0);
+    if (!run(json, &rb)) return;
+    double th[2] = {0, 0}, fmx[2] = {0, 0}, pressed[2] = {0, 0};
+    for (int m = 0; m < 2; ++m) {
+        const rec *r = m ? &rb : &ra;
+        double last = 0;
+        for (int i = 0; i < r->n; ++i) {
+            last += remainder(atan2(r->tipy[i], r->tipx[i]) - last, 2 * M_PI); /* the arm's turn, unwrapped */
+            th[m] = fmax(th[m], last);
+            fmx[m] = fmax(fmx[m], r->stop_force[i]), pressed[m] += r->pressing[i];
+        }
+    }
+    const double E = band(&ra, 0);
+    printf("  stop: penetration %.5f rad (mixed %.5f, rigid %.5f), the stop's force up to %.4g N m (mixed %.4g, k p = "
+           "%.4g), pressing in %g outputs (mixed %g); balance band %.2e J of T 4 = %g J\n",
+           th[0] - 4, th[1] - 4, p, fmx[0], fmx[1], k * p, pressed[0], pressed[1], E, 4 * T);
+    CHECK(fabs(th[0] - 4 - p) < 0.01 * p); /* measured +2.7e-3 of it */
+    CHECK(fabs(th[0] - th[1]) < 3e-3 * p); /* measured 3.3e-4 rad: 1.1e-3 of p */
+    CHECK(fabs(fmx[0] - fmx[1]) < 0.01 * fmx[1]);
+    CHECK(fabs(fmx[0] / (k * p) - 1) < 0.01);
+    CHECK(pressed[0] > 20 && fabs(pressed[0] - pressed[1]) <= 2);
+    CHECK(E < 1e-5 * 4 * T);
+}
+
 /* the keys the lgvi assemblies still refuse: named with the model */
 static void refusals(void)
 {
     static char json[4096];
     const char *joints[] = {
         "{\"type\": \"ball\", \"a\": \"pivot:end\", \"b\": \"arm:start\", \"stiffness\": 3}",
-        "{\"type\": \"hinge\", \"a\": \"pivot:end\", \"b\": \"arm:start\", \"axis\": [0, 0, 1], \"limit\": [-1, 1]}",
+        "{\"type\": \"hinge\", \"a\": \"pivot:end\", \"b\": \"arm:start\", \"axis\": [0, 0, 1], \"stages\": [0]}",
         "{\"type\": \"hinge\", \"a\": \"pivot:end\", \"b\": \"arm:start\", \"axis\": [0, 0, 1], \"stiffness\": 3, "
         "\"rest\": 0.2}",
     };
-    const char *keys[] = {"joints.0.stiffness", "joints.0.limit", "joints.0.rest"};
+    const char *keys[] = {"joints.0.stiffness", "joints.0.stages", "joints.0.rest"};
     for (int k = 0; k < 3; ++k) {
         scenario(json, sizeof json, 1, joints[k], KICK, 0.1, 3.125e-6);
         cr_error err = {0};
@@ -332,4 +374,4 @@ static void refusals(void)
     }
 }
 
-CHECK_MAIN(CASE(spring), CASE(damper), CASE(slide), CASE(motor), CASE(refusals))
+CHECK_MAIN(CASE(spring), CASE(damper), CASE(slide), CASE(motor), CASE(stop), CASE(refusals))

@@ -74,6 +74,10 @@ typedef struct cjoint {
     cr_time_function drive_time;
     cr_vec3 sforce, smoment; /* the springs' and dampers' wrench on a in the last step (in force, moment) */
     double phidot0, xdot0;   /* the rates the dampers took in the step (the last interval's) */
+    /* stops (limit_forces): about h (on φ unwrapped) and along h (on x), [lo, hi] each, their
+     * penalty stiffness (0: no stop), the unwrapped φ at the last t_k, and the stops' forces at
+     * that t_k (positive pushing the measure up) */
+    double lo, hi, klim, slo, shi, kslim, phiu, lim_force, slim_force;
 } cjoint;
 
 typedef struct asm_sim {
@@ -109,7 +113,9 @@ typedef struct asm_sim {
     /* the joints' springs, dampers and drives (joint_springs): any (the series' two columns),
      * their springs' energy at the energies' level t_k, the dampers' dissipation and the
      * drives' work summed over the steps, and the last step's share */
-    int jcolumns;
+    int jcolumns, limits; /* limits: some joint has a stop (two more columns) */
+    int pressing;         /* the stops pressing at the last t_k, and their largest force */
+    double limit_force_max;
     double spring_energy, dissipated, dissipated_last, work_drives, work_drives_last;
 } asm_sim;
 
@@ -142,9 +148,9 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
         const cr_joint_def *j = &sc->joints[k];
         char lb[96];
         cr_joint_label(&all, k, lb, sizeof lb);
-        /* springs and dampers along a hinge's, prismatic or cylindrical joint's axis, and drives,
-         * are this model's (joint_springs, drive_rows); a ball's or universal joint's isotropic
-         * spring is not */
+        /* springs, dampers and stops along a hinge's, prismatic or cylindrical joint's axis, and
+         * drives, are this model's (joint_springs, drive_rows); a ball's or universal joint's
+         * isotropic spring is not */
         if ((j->type == CR_JOINT_BALL || j->type == CR_JOINT_UNIVERSAL) && (j->stiffness != 0 || j->damping != 0))
             return cr_error_set(err, CR_UNSUPPORTED,
                                 "%s.%s: a %s joint's spring or damper (on its relative rotation) is not available in "
@@ -157,14 +163,14 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
                                 "which model lgvi has not; use model mixed_discrete",
                                 lb, j->rest != 0 ? "rest" : "slide_rest");
     }
-    /* the rest (free rigid bodies, limits, joint stages) is the mixed rod's: the shared refusal
-     * on the joints without what this model takes */
+    /* the rest (free rigid bodies, joint stages) is the mixed rod's: the shared refusal on the
+     * joints without what this model takes (springs, dampers, drives, stops) */
     cr_joint_def *jc = malloc(sizeof *jc * (size_t)(sc->joint_count > 0 ? sc->joint_count : 1));
     if (!jc) return cr_error_set(err, CR_NO_MEMORY, "out of memory");
     for (int k = 0; k < sc->joint_count; ++k) {
         jc[k] = sc->joints[k];
         jc[k].stiffness = jc[k].damping = jc[k].slide_stiffness = jc[k].slide_damping = 0;
-        jc[k].has_drive = 0;
+        jc[k].has_drive = jc[k].has_limit = jc[k].has_slide_limit = 0;
     }
     cr_assembly_def without = all;
     without.joints = jc;
@@ -409,7 +415,32 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def, cr_er
                 c->drive_time.points = pt;
             }
         }
-        if (springs || c->drive) s->jcolumns = 1;
+        /* stops: the mixed rod's penalty ε, the given one or the stiffest element's (rotation:
+         * min(EI, GJ)/L_e, the moment per radian at the end of one element; slide: min(EA/L_e,
+         * 12 EI/L_e³), as the obstacles' contact stiffness) */
+        for (int q = 0; q < 2; ++q) {
+            if (!(q ? J->has_slide_limit : J->has_limit)) continue;
+            const int on_slide = q == 1 || J->type == CR_JOINT_PRISMATIC;
+            if (on_slide ? !c->slides : !c->turn)
+                return cr_error_set(err, CR_UNSUPPORTED,
+                                    "%s.%s: the joint's two nodes are one rigid unit (other joints already hold its "
+                                    "free direction): nothing for its stop to act on in model lgvi",
+                                    s->jname[j], q ? "slide_limit" : "limit");
+            double eps = q ? J->slide_limit_stiffness : J->limit_stiffness;
+            const int given = eps > 0;
+            for (int r = 0; !given && r < s->rods; ++r) {
+                const cr_lgvi_params *P = cr_lgvi_get_params(s->r[r]->k);
+                const double Le = P->length / P->elements, EI = fmin(P->C2.x, P->C2.y);
+                eps = fmax(eps, on_slide ? fmin(P->C1.z / Le, 12.0 * EI / (Le * Le * Le)) : fmin(EI, P->C2.z) / Le);
+            }
+            const double *lim = q ? J->slide_limit : J->limit;
+            if (on_slide)
+                c->slo = lim[0], c->shi = lim[1], c->kslim = eps;
+            else
+                c->lo = lim[0], c->hi = lim[1], c->klim = eps;
+            s->limits = 1;
+        }
+        if (springs || c->drive || c->klim > 0 || c->kslim > 0) s->jcolumns = 1;
         /* the difference steps: a turn of ~1e-7 rad, a move of ~1e-7 of the longest rod; the
          * tolerances: 1e-14 (a dot product of unit vectors), 1e-14 of the longest rod */
         for (int q = 0; q < 2; ++q) {
@@ -950,15 +981,31 @@ static jfree free_dirs(const asm_sim *s, const cjoint *c)
     return f;
 }
 
-/* the joints' springs' energy now: ½ k φ² + ½ k_s x² */
-static double springs_energy(const asm_sim *s)
+/* φ unwrapped: the turn nearest the last one (φ's step between two t_k is far below π) */
+static double unwrap(double phi, double last) { return last + remainder(phi - last, 2 * M_PI); }
+
+/* A stop's force on a measure m within [lo, hi] (positive pushing m up; 0: not pressing) and its
+ * spring's energy ½ k p² (added to *V): the mixed rod's penalty, unilateral, no dashpot */
+static double stop_force(double k, double lo, double hi, double m, double *V)
+{
+    if (!(k > 0)) return 0.0;
+    const double p = m > hi ? m - hi : m < lo ? m - lo : 0.0;
+    *V += 0.5 * k * p * p;
+    return -k * p;
+}
+
+/* the joints' springs' and stops' energy now: ½ k φ² + ½ k_s x² + the stops' ½ k p² */
+static double springs_energy(const asm_sim *s, int *pressing, double *fmax_)
 {
     double V = 0;
     for (int i = 0; i < s->ncj; ++i) {
         const cjoint *c = &s->cj[i];
-        if (c->k == 0 && c->ks == 0) continue;
+        if (c->k == 0 && c->ks == 0 && c->klim == 0 && c->kslim == 0) continue;
         const jfree f = free_dirs(s, c);
         V += 0.5 * c->k * f.phi * f.phi + 0.5 * c->ks * f.x * f.x;
+        const double fr = stop_force(c->klim, c->lo, c->hi, unwrap(f.phi, c->phiu), &V);
+        const double fs = stop_force(c->kslim, c->slo, c->shi, f.x, &V);
+        if (pressing) *pressing += (fr != 0) + (fs != 0), *fmax_ = fmax(*fmax_, fmax(fabs(fr), fabs(fs)));
     }
     return V;
 }
@@ -976,14 +1023,22 @@ static double springs_energy(const asm_sim *s)
 static double joint_springs(asm_sim *s, double h)
 {
     double V = 0;
+    s->pressing = 0, s->limit_force_max = 0;
     for (int i = 0; i < s->ncj; ++i) {
         cjoint *c = &s->cj[i];
         c->sforce = c->smoment = cr_v3(0, 0, 0);
-        if (c->k == 0 && c->c == 0 && c->ks == 0 && c->cs == 0) continue;
+        if (c->k == 0 && c->c == 0 && c->ks == 0 && c->cs == 0 && c->klim == 0 && c->kslim == 0) continue;
         const jfree f = free_dirs(s, c);
         V += 0.5 * c->k * f.phi * f.phi + 0.5 * c->ks * f.x * f.x;
-        const double T = -c->k * f.phi - c->c * f.phidot; /* the moment on b about H */
-        const double S = -c->ks * f.x - c->cs * f.xdot;   /* the force on b along H */
+        /* the stops: penalty springs on φ unwrapped (whole turns count) and on x, potentials as
+         * the springs (their kink at the stop makes them C¹, as the obstacles' contact springs) */
+        c->phiu = unwrap(f.phi, c->phiu);
+        c->lim_force = stop_force(c->klim, c->lo, c->hi, c->phiu, &V);
+        c->slim_force = stop_force(c->kslim, c->slo, c->shi, f.x, &V);
+        s->pressing += (c->lim_force != 0) + (c->slim_force != 0);
+        s->limit_force_max = fmax(s->limit_force_max, fmax(fabs(c->lim_force), fabs(c->slim_force)));
+        const double T = -c->k * f.phi - c->c * f.phidot + c->lim_force; /* the moment on b about H */
+        const double S = -c->ks * f.x - c->cs * f.xdot + c->slim_force;  /* the force on b along H */
         const cr_vec3 ta = cr_v3_madd(cr_v3_scale(f.H, -T), S, cr_v3_cross(f.H, f.dx)), tb = cr_v3_scale(f.H, T);
         /* ug0 = h (ν + h M) in the root's frame: a torque τ adds h² Rᵀ τ */
         s->ug0[c->ua] = cr_v3_madd(s->ug0[c->ua], h * h, cr_m3_tmulv(s->uR[c->ua], ta));
@@ -1218,10 +1273,18 @@ static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp)
         /* the joints' springs in the elastic energy (at t_k, the energies' level, as the rods'),
          * the mixed rod's two columns with W(t_k) = Σ_{j<k} w_j + ½ w_k as the loads' work */
         const int stepped = cr_lgvi_steps(s->r[0]->k) > 0;
-        smp->elastic += stepped ? s->spring_energy : springs_energy(s);
+        int pressing = 0;
+        double fm = 0;
+        const double V = springs_energy(s, &pressing, &fm);
+        smp->elastic += stepped ? s->spring_energy : V;
         smp->extra[0] = s->dissipated - 0.5 * s->dissipated_last;
         smp->extra[1] = s->work_drives - 0.5 * s->work_drives_last;
         smp->extra_count = 2;
+        if (s->limits) { /* the stops at t_k, as the energies */
+            smp->extra[2] = stepped ? s->pressing : pressing;
+            smp->extra[3] = stepped ? s->limit_force_max : fm;
+            smp->extra_count = 4;
+        }
     }
 }
 
@@ -1312,10 +1375,11 @@ static double load_factor(const void *impl)
 /* with springs, dampers or drives on the joints: the mixed rod's two columns */
 static int series_extra(const void *impl, const char *const **names)
 {
-    static const char *const joints[] = {"energy_dissipated_joints", "work_drives"};
+    static const char *const joints[] = {"energy_dissipated_joints", "work_drives", "joint_limits_pressing",
+                                         "joint_limit_force"};
     const asm_sim *s = impl;
     *names = joints;
-    return s && s->jcolumns ? 2 : 0;
+    return s && s->jcolumns ? 2 + 2 * s->limits : 0;
 }
 
 static double *load_input(void *impl) { return ((asm_sim *)impl)->inputs; }
@@ -1330,7 +1394,7 @@ static int members(const asm_sim *s)
 static int packed_size(const void *impl)
 {
     const asm_sim *s = impl;
-    int n = s->first_load[s->rods] + 6 * members(s) + (CR_ROWS_MAX + 6) * s->ncj + (s->jcolumns ? 5 : 0);
+    int n = s->first_load[s->rods] + 6 * members(s) + (CR_ROWS_MAX + 6) * s->ncj + (s->jcolumns ? 7 + 3 * s->ncj : 0);
     for (int r = 0; r < s->rods; ++r) n += cr_lgvi_formulation.packed_size(s->r[r]);
     return n;
 }
@@ -1356,6 +1420,9 @@ static void pack(const void *impl, double *out)
     if (s->jcolumns) {
         out[0] = s->spring_energy, out[1] = s->dissipated, out[2] = s->dissipated_last;
         out[3] = s->work_drives, out[4] = s->work_drives_last;
+        out[5] = s->pressing, out[6] = s->limit_force_max;
+        for (int i = 0; i < s->ncj; ++i)
+            out[7 + 3 * i] = s->cj[i].phiu, out[8 + 3 * i] = s->cj[i].lim_force, out[9 + 3 * i] = s->cj[i].slim_force;
     }
 }
 
@@ -1376,6 +1443,9 @@ static void unpack(void *impl, const double *in)
     if (s->jcolumns) {
         s->spring_energy = in[0], s->dissipated = in[1], s->dissipated_last = in[2];
         s->work_drives = in[3], s->work_drives_last = in[4];
+        s->pressing = (int)in[5], s->limit_force_max = in[6];
+        for (int i = 0; i < s->ncj; ++i)
+            s->cj[i].phiu = in[7 + 3 * i], s->cj[i].lim_force = in[8 + 3 * i], s->cj[i].slim_force = in[9 + 3 * i];
     }
 }
 
@@ -1424,6 +1494,21 @@ static cr_status joint_reaction(const void *impl, int j, cr_vec3 *f, cr_vec3 *m)
     return CR_OK;
 }
 
+/* joint j's stop `which` (0: `limit`, 1: `slide_limit`): its measure now (φ unwrapped, or x) and
+ * its force at the last t_k (positive pushing the measure up) */
+static int joint_limit(const void *impl, int j, int which, double *value, double *force)
+{
+    const asm_sim *s = impl;
+    if (j < 0 || j >= s->joints || s->jcj[j] < 0) return 0;
+    const cjoint *c = &s->cj[s->jcj[j]];
+    const int on_slide = which == 1 || s->jtype[j] == CR_JOINT_PRISMATIC;
+    if (!(on_slide ? c->kslim > 0 : c->klim > 0) || (which == 1 && s->jtype[j] != CR_JOINT_CYLINDRICAL)) return 0;
+    const jfree f = free_dirs(s, c);
+    if (value) *value = on_slide ? f.x : unwrap(f.phi, c->phiu);
+    if (force) *force = on_slide ? c->slim_force : c->lim_force;
+    return 1;
+}
+
 const cr_formulation cr_lgvi_assembly_formulation = {
     .name = "lgvi",
     .bytes_per_element_static = 1e3,
@@ -1460,4 +1545,5 @@ const cr_formulation cr_lgvi_assembly_formulation = {
     .joint_count = joint_count,
     .joint_name = joint_name,
     .joint_reaction = joint_reaction,
+    .joint_limit = joint_limit,
 };
