@@ -208,8 +208,8 @@ PY
 # ---- refused at check, naming the joint and the model ----
 expect_error 1 "joints.1 ('elbow').stiffness: a universal joint's spring or damper (on its relative rotation) is not available in model lgvi" check "$ex" \
     --set 'joints.1={"type": "universal", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [0, 1, 0], "axis_b": [0, 0, 1], "stiffness": 1}'
-expect_error 1 "joints.1 ('elbow').limit: a joint limit (stop) is not available in model lgvi" check "$ex" \
-    --set 'joints.1={"type": "hinge", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [0, 1, 0], "limit": [-1, 1]}'
+expect_error 1 "joints.1 ('elbow').stages: a joint limited to stages is not available in model lgvi" check "$ex" \
+    --set 'joints.1={"type": "hinge", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [0, 1, 0], "stages": [0]}'
 expect_error 1 "rods.0 ('pivot'): stages.0.type" check "$ex" --set 'stages=[{"type": "static"}]'
 expect_error 1 "stages.0.time_step: 1e-05 s exceeds the stable step" check "$ex" --set stages.0.time_step=1e-5
 

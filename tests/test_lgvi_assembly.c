@@ -264,10 +264,11 @@ static void refusals(void)
          "",
          NULL,
          {"joints.0 ('elbow').stiffness", "ball joint's spring", "lgvi"}},
-        {"{\"type\": \"cylindrical\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [1, 0, 0], \"limit\": [0, 1]}",
+        {"{\"type\": \"cylindrical\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [1, 0, 0], \"slide_stiffness\": 1, "
+         "\"slide_rest\": 0.1}",
          "",
          NULL,
-         {"joints.0.limit", "stop", "lgvi"}},
+         {"joints.0.slide_rest", "static stage", "lgvi"}},
         {"{\"type\": \"hinge\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [0, 1, 0], \"stages\": [0]}",
          "",
          NULL,
