@@ -206,8 +206,8 @@ sys.exit(0 if ok else 1)
 PY
 
 # ---- refused at check, naming the joint and the model ----
-expect_error 1 "joints.1 ('elbow').stiffness: a universal joint's spring or damper (on its relative rotation) is not available in model lgvi" check "$ex" \
-    --set 'joints.1={"type": "universal", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [0, 1, 0], "axis_b": [0, 0, 1], "stiffness": 1}'
+expect_error 1 "joints.1 ('elbow').rest: a spring's rest other than the reference is reached through a static stage, which model lgvi has not" check "$ex" \
+    --set 'joints.1={"type": "hinge", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [0, 1, 0], "stiffness": 1, "rest": 0.2}'
 expect_error 1 "joints.1 ('elbow').stages: a joint limited to stages is not available in model lgvi" check "$ex" \
     --set 'joints.1={"type": "hinge", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [0, 1, 0], "stages": [0]}'
 expect_error 1 "rods.0 ('pivot'): stages.0.type" check "$ex" --set 'stages=[{"type": "static"}]'

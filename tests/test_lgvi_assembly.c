@@ -260,11 +260,13 @@ static void refusals(void)
     static const struct {
         const char *joint, *extra, *stage, *needle[3];
     } cases[] = {
-        {"{\"type\": \"ball\", \"name\": \"elbow\", \"a\": \"a:end\", \"b\": \"b:start\", \"stiffness\": 2}",
+        {"{\"type\": \"prismatic\", \"name\": \"elbow\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [1, 0, 0], "
+         "\"stiffness\": 2, \"rest\": 0.01}",
          "",
          NULL,
-         {"joints.0 ('elbow').stiffness", "ball joint's spring", "lgvi"}},
-        {"{\"type\": \"cylindrical\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [1, 0, 0], \"slide_stiffness\": 1, "
+         {"joints.0 ('elbow').rest", "static stage", "lgvi"}},
+        {"{\"type\": \"cylindrical\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [1, 0, 0], \"slide_stiffness\": "
+         "1, "
          "\"slide_rest\": 0.1}",
          "",
          NULL,

@@ -17,8 +17,12 @@
  *                smooth step: the motor's couple about the axis is I θ̈ − g cos θ ρA L²/2 (the
  *                rigid arm's balance of moments); energy_total − work_external − work_drives
  *                constant; the same work_drives and motion as the mixed rod's
- *   refusals     a ball's spring, a hinge's limit, a spring's rest: refused at check, naming the
- *                key and the model */
+ *   ball         a ball joint's isotropic spring and damper, kicked sideways, up and twisted:
+ *                both swings at the damped torsion pendulum's period (+ the spring's softening
+ *                sin ψ cos ψ at 0.04 rad), against the mixed rod
+ *   stop         a hinge stop beyond π (unwrapped) hit under a constant moment: ½ k p² = T (θ + p)
+ *   refusals     a spring's rest and slide_rest, joint stages: refused at check, naming the key
+ *                and the model */
 #include "check.h"
 #include "cosserat/cosserat.h"
 #include "model/formulation.h"
@@ -218,6 +222,46 @@ static void damper(void)
     CHECK(E < 1e-6 * Da);                          /* measured 1.5e-11 J */
 }
 
+/* A ball joint's isotropic spring and damper (the mixed rod's: energy ½ k sin²ψ, the damper on
+ * the rate of sin ψ n), the arm kicked sideways and up and twisted: it swings about both normal
+ * axes at the damped frequency of the hinge's torsion pendulum (the same I about both), as the
+ * mixed rod; the energy balance with the dampers' dissipation */
+static void ball(void)
+{
+    static char json[4096];
+    const double k = 25.8, c = 0.1, I = arm_inertia(), z = c / (2 * sqrt(k * I));
+    const double T = 2 * M_PI * sqrt(I / k) / sqrt(1 - z * z);
+    const char *joint = "{\"type\": \"ball\", \"name\": \"knee\", \"a\": \"pivot:end\", \"b\": \"arm:start\", "
+                        "\"stiffness\": 25.8, \"damping\": 0.1}";
+    const char *kick =
+        "{\"type\": \"force\", \"node\": \"arm:end\", \"value\": [0, 20, 10], \"time\": {\"type\": "
+        "\"sine\", \"frequency\": 25, \"amplitude\": 1, \"t0\": 0, \"t1\": 0.02}}, {\"type\": \"moment\", "
+        "\"node\": \"arm:end\", \"value\": [1, 0, 0], \"time\": {\"type\": \"sine\", \"frequency\": 25, "
+        "\"amplitude\": 1, \"t0\": 0, \"t1\": 0.02}}";
+    memset(&ra, 0, sizeof ra), memset(&rb, 0, sizeof rb);
+    scenario(json, sizeof json, 1, joint, kick, 1.7, 3.125e-6);
+    if (!run(json, &ra)) return;
+    scenario(json, sizeof json, 0, joint, kick, 1.7, 0);
+    if (!run(json, &rb)) return;
+    int ny, nz, nb;
+    const double Ty = period(&ra, ra.tipy, 0.03, &ny), Tz = period(&ra, ra.tipz, 0.03, &nz),
+                 Tb = period(&rb, rb.tipy, 0.03, &nb);
+    const double d = tip_distance(&ra, &rb), E = band(&ra, 0.03), Da = ra.dissipated[ra.n - 1],
+                 Db = rb.dissipated[rb.n - 1];
+    double amp = 0;
+    for (int i = 0; i < ra.n; ++i) amp = fmax(amp, hypot(ra.tipy[i], ra.tipz[i]));
+    printf(
+        "  ball: periods %.8g s (y), %.8g s (z), damped 2 pi sqrt(I/k) = %.8g s: %+.2e, %+.2e; mixed %.8g s; tip "
+        "within %.2e m of the mixed rod's (amplitude %.3g m); dissipated %.8g J (mixed %.8g J); balance band %.2e J\n",
+        Ty, Tz, T, Ty / T - 1, Tz / T - 1, Tb, d, amp, Da, Db, E);
+    CHECK(ny >= 4 && nz >= 4 && nb >= 4);
+    CHECK(fabs(Ty / T - 1) < 1e-3 && fabs(Tz / T - 1) < 1e-3);
+    CHECK(fabs(Ty / Tb - 1) < 1e-4);
+    CHECK(amp > 0.015 && d < 2e-3 * amp);
+    CHECK(Da > 0.01 && fabs(Da / Db - 1) < 1e-3);
+    CHECK(E < 1e-6 * Da);
+}
+
 static void slide(void)
 {
     static char json[4096];
@@ -354,12 +398,14 @@ static void refusals(void)
 {
     static char json[4096];
     const char *joints[] = {
-        "{\"type\": \"ball\", \"a\": \"pivot:end\", \"b\": \"arm:start\", \"stiffness\": 3}",
+        "{\"type\": \"cylindrical\", \"a\": \"pivot:end\", \"b\": \"arm:start\", \"axis\": [1, 0, 0], "
+        "\"slide_stiffness\": 3, "
+        "\"slide_rest\": 0.01}",
         "{\"type\": \"hinge\", \"a\": \"pivot:end\", \"b\": \"arm:start\", \"axis\": [0, 0, 1], \"stages\": [0]}",
         "{\"type\": \"hinge\", \"a\": \"pivot:end\", \"b\": \"arm:start\", \"axis\": [0, 0, 1], \"stiffness\": 3, "
         "\"rest\": 0.2}",
     };
-    const char *keys[] = {"joints.0.stiffness", "joints.0.stages", "joints.0.rest"};
+    const char *keys[] = {"joints.0.slide_rest", "joints.0.stages", "joints.0.rest"};
     for (int k = 0; k < 3; ++k) {
         scenario(json, sizeof json, 1, joints[k], KICK, 0.1, 3.125e-6);
         cr_error err = {0};
@@ -374,4 +420,4 @@ static void refusals(void)
     }
 }
 
-CHECK_MAIN(CASE(spring), CASE(damper), CASE(slide), CASE(motor), CASE(stop), CASE(refusals))
+CHECK_MAIN(CASE(spring), CASE(damper), CASE(ball), CASE(slide), CASE(motor), CASE(stop), CASE(refusals))

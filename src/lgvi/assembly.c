@@ -78,6 +78,11 @@ typedef struct cjoint {
      * penalty stiffness (0: no stop), the unwrapped φ at the last t_k, and the stops' forces at
      * that t_k (positive pushing the measure up) */
     double lo, hi, klim, slo, shi, kslim, phiu, lim_force, slim_force;
+    /* a ball's or universal joint's isotropic spring and damper (iso_springs): k, c, the
+     * reference's C = R_ub0ᵀ R_ua0 (so D = R_uaᵀ R_ub C = I there), and the damper's ġ of the step */
+    double kiso, ciso;
+    cr_mat3 C0;
+    cr_vec3 gdot0;
 } cjoint;
 
 typedef struct asm_sim {
@@ -151,12 +156,6 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
         /* springs, dampers and stops along a hinge's, prismatic or cylindrical joint's axis, and
          * drives, are this model's (joint_springs, drive_rows); a ball's or universal joint's
          * isotropic spring is not */
-        if ((j->type == CR_JOINT_BALL || j->type == CR_JOINT_UNIVERSAL) && (j->stiffness != 0 || j->damping != 0))
-            return cr_error_set(err, CR_UNSUPPORTED,
-                                "%s.%s: a %s joint's spring or damper (on its relative rotation) is not available in "
-                                "model lgvi (it has them along a hinge's, prismatic or cylindrical joint's axis); use "
-                                "model mixed_discrete",
-                                lb, j->stiffness != 0 ? "stiffness" : "damping", cr_joint_type_name(j->type));
         if (j->rest != 0 || j->slide_rest != 0)
             return cr_error_set(err, CR_UNSUPPORTED,
                                 "%s.%s: a spring's rest other than the reference is reached through a static stage, "
@@ -344,7 +343,10 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def, cr_er
     for (int j = 0; j < s->joints; ++j) {
         s->jcj[j] = -1;
         const cr_joint_def *J = &def->joints[j];
-        if (J->type == CR_JOINT_WELD || J->type == CR_JOINT_BALL) continue;
+        /* (a ball with a spring: its nodes are rotation units for it, asm_create) */
+        const int iso =
+            (J->type == CR_JOINT_BALL || J->type == CR_JOINT_UNIVERSAL) && (J->stiffness != 0 || J->damping != 0);
+        if (J->type == CR_JOINT_WELD || (J->type == CR_JOINT_BALL && !iso)) continue;
         const int ia = cr_assembly_node_index(&def->rods[J->a.rod].rod, J->a.node);
         const int ib = cr_assembly_node_index(&def->rods[J->b.rod].rod, J->b.node);
         const int ua = unit_of(s, s->rg, s->nrg, J->a.rod, ia), ub = unit_of(s, s->rg, s->nrg, J->b.rod, ib);
@@ -352,20 +354,23 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def, cr_er
         const int slides = J->type == CR_JOINT_PRISMATIC || J->type == CR_JOINT_CYLINDRICAL;
         /* rows between one rigid unit hold identically: a rotation row within one rotation
          * unit, a slide row within one translation unit (the two points are one) */
-        const int rot_rows = J->type == CR_JOINT_PRISMATIC || ua == ub ? 0 : J->type == CR_JOINT_UNIVERSAL ? 1 : 2;
+        const int rot_rows = J->type == CR_JOINT_PRISMATIC || J->type == CR_JOINT_BALL || ua == ub ? 0
+                             : J->type == CR_JOINT_UNIVERSAL                                       ? 1
+                                                                                                   : 2;
         const int slide_rows = slides && ta != tb && ta >= 0 && tb >= 0 ? 2 : 0;
         /* a spring, damper or drive needs its free direction between two units (a hinge
          * between two nodes that welds already join has none) */
         const int springs = J->stiffness != 0 || J->damping != 0 || J->slide_stiffness != 0 || J->slide_damping != 0;
         if ((springs || J->has_drive) && (ua < 0 || (J->has_drive && !J->drive_slide ? rot_rows == 0
                                                      : J->has_drive                  ? slide_rows == 0
+                                                     : iso                           ? ua == ub
                                                                                      : rot_rows + slide_rows == 0)))
             return cr_error_set(err, CR_UNSUPPORTED,
                                 "%s.%s: the joint's two nodes are one rigid unit (other joints already hold its "
                                 "free direction): nothing for its %s to act on in model lgvi",
                                 s->jname[j], J->has_drive ? "drive" : "stiffness",
                                 J->has_drive ? "drive" : "spring or damper");
-        if (ua < 0 || rot_rows + slide_rows == 0) continue;
+        if (ua < 0 || (rot_rows + slide_rows == 0 && !iso)) continue;
         cjoint *c = &s->cj[s->ncj];
         c->joint = j, c->ua = ua, c->ub = ub, c->ta = ta, c->tb = tb;
         /* spatial vectors at the reference: a's node's kernel frame R_a0 */
@@ -402,6 +407,8 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def, cr_er
         c->n0b = cr_m3_tmulv(Rub, cr_m3_mulv(Ra, to_k(n0)));
         if (J->type == CR_JOINT_PRISMATIC)
             c->ks = J->stiffness, c->cs = J->damping;
+        else if (iso)
+            c->kiso = J->stiffness, c->ciso = J->damping, c->C0 = cr_m3_mul(cr_m3_transpose(Rub), Rua);
         else
             c->k = J->stiffness, c->c = J->damping, c->ks = J->slide_stiffness, c->cs = J->slide_damping;
         if (c->drive) {
@@ -564,7 +571,8 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
         goto oom;
     }
     for (int j = 0; j < s->joints; ++j)
-        if (s->jtype[j] != CR_JOINT_WELD && s->jtype[j] != CR_JOINT_BALL) {
+        if ((s->jtype[j] != CR_JOINT_WELD && s->jtype[j] != CR_JOINT_BALL) ||
+            (s->jtype[j] == CR_JOINT_BALL && (def->joints[j].stiffness != 0 || def->joints[j].damping != 0))) {
             keep[s->jmember[4 * j]] = keep[s->jmember[4 * j + 1]] = 1;
             if (s->jtype[j] == CR_JOINT_PRISMATIC || s->jtype[j] == CR_JOINT_CYLINDRICAL)
                 keept[s->jmember[4 * j]] = keept[s->jmember[4 * j + 1]] = 1;
@@ -981,6 +989,28 @@ static jfree free_dirs(const asm_sim *s, const cjoint *c)
     return f;
 }
 
+/* A ball's or universal joint's isotropic spring, the mixed rod's: D = R_aᵀ R_b C = Rot(n, ψ) the
+ * relative rotation from the reference (a's frame), g = ½ (D − Dᵀ)^∨ = sin ψ n, energy ½ k |g|² =
+ * ½ k sin²ψ. With spatial variations δR = ŵ R, δD = (R_aᵀ (w_b − w_a))^ D, so δg = G R_aᵀ (w_b − w_a),
+ * G = ½ (tr D I − D) ((û D + Dᵀ û)^∨ = (tr D I − D) u): the couple −R_a Gᵀ (k g + c ġ) on b, its
+ * opposite on a; Gᵀ g = sin ψ cos ψ n (tr D = 1 + 2 cos ψ, Dᵀ n = n), the mixed rod's moment
+ * k sin ψ cos ψ about n. The rate ġ = G R_aᵀ (ω_b − ω_a) on the last interval. */
+static cr_vec3 iso_measure(const asm_sim *s, const cjoint *c, cr_mat3 *RaG, cr_vec3 *gdot)
+{
+    const cr_mat3 Ra = unit_R(s, c->ua);
+    const cr_mat3 D = cr_m3_mul(cr_m3_mul(cr_m3_transpose(Ra), unit_R(s, c->ub)), c->C0);
+    const cr_vec3 g =
+        cr_v3(0.5 * (D.m[2][1] - D.m[1][2]), 0.5 * (D.m[0][2] - D.m[2][0]), 0.5 * (D.m[1][0] - D.m[0][1]));
+    const double tr = D.m[0][0] + D.m[1][1] + D.m[2][2];
+    cr_mat3 G;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) G.m[i][j] = 0.5 * ((i == j) * tr - D.m[i][j]);
+    *RaG = cr_m3_mul(Ra, cr_m3_transpose(G)); /* R_a Gᵀ */
+    const cr_vec3 u = cr_m3_tmulv(Ra, cr_v3_sub(unit_w(s, c->ub), unit_w(s, c->ua)));
+    *gdot = cr_m3_mulv(G, u);
+    return g;
+}
+
 /* φ unwrapped: the turn nearest the last one (φ's step between two t_k is far below π) */
 static double unwrap(double phi, double last) { return last + remainder(phi - last, 2 * M_PI); }
 
@@ -1000,6 +1030,12 @@ static double springs_energy(const asm_sim *s, int *pressing, double *fmax_)
     double V = 0;
     for (int i = 0; i < s->ncj; ++i) {
         const cjoint *c = &s->cj[i];
+        if (c->kiso != 0) {
+            cr_mat3 RaG;
+            cr_vec3 gd;
+            const cr_vec3 g = iso_measure(s, c, &RaG, &gd);
+            V += 0.5 * c->kiso * cr_v3_dot(g, g);
+        }
         if (c->k == 0 && c->ks == 0 && c->klim == 0 && c->kslim == 0) continue;
         const jfree f = free_dirs(s, c);
         V += 0.5 * c->k * f.phi * f.phi + 0.5 * c->ks * f.x * f.x;
@@ -1027,6 +1063,16 @@ static double joint_springs(asm_sim *s, double h)
     for (int i = 0; i < s->ncj; ++i) {
         cjoint *c = &s->cj[i];
         c->sforce = c->smoment = cr_v3(0, 0, 0);
+        if (c->kiso != 0 || c->ciso != 0) {
+            cr_mat3 RaG;
+            const cr_vec3 g = iso_measure(s, c, &RaG, &c->gdot0);
+            V += 0.5 * c->kiso * cr_v3_dot(g, g);
+            const cr_vec3 tb = cr_m3_mulv(RaG, cr_v3_madd(cr_v3_scale(g, -c->kiso), -c->ciso, c->gdot0));
+            s->ug0[c->ua] = cr_v3_madd(s->ug0[c->ua], -h * h, cr_m3_tmulv(s->uR[c->ua], tb));
+            s->ug0[c->ub] = cr_v3_madd(s->ug0[c->ub], h * h, cr_m3_tmulv(s->uR[c->ub], tb));
+            c->smoment = cr_v3_scale(tb, -1.0);
+            continue; /* (a ball or universal joint has no other free-direction spring nor stop) */
+        }
         if (c->k == 0 && c->c == 0 && c->ks == 0 && c->cs == 0 && c->klim == 0 && c->kslim == 0) continue;
         const jfree f = free_dirs(s, c);
         V += 0.5 * c->k * f.phi * f.phi + 0.5 * c->ks * f.x * f.x;
@@ -1099,6 +1145,12 @@ static double dampers_power(const asm_sim *s)
     double D = 0;
     for (int i = 0; i < s->ncj; ++i) {
         const cjoint *c = &s->cj[i];
+        if (c->ciso != 0) {
+            cr_mat3 RaG;
+            cr_vec3 gd;
+            iso_measure(s, c, &RaG, &gd);
+            D += c->ciso * cr_v3_dot(c->gdot0, gd);
+        }
         if (c->c == 0 && c->cs == 0) continue;
         const jfree f = free_dirs(s, c);
         D += c->c * c->phidot0 * f.phidot + c->cs * c->xdot0 * f.xdot;
@@ -1173,7 +1225,8 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
     if (s->jcolumns) {
         V = joint_springs(s, h);
         for (int i = 0; i < s->ncj; ++i)
-            D0 += s->cj[i].c * s->cj[i].phidot0 * s->cj[i].phidot0 + s->cj[i].cs * s->cj[i].xdot0 * s->cj[i].xdot0;
+            D0 += s->cj[i].c * s->cj[i].phidot0 * s->cj[i].phidot0 + s->cj[i].cs * s->cj[i].xdot0 * s->cj[i].xdot0 +
+                  s->cj[i].ciso * cr_v3_dot(s->cj[i].gdot0, s->cj[i].gdot0);
         drive_rows(s, t + h);
     }
     if (s->ncj > 0) {
