@@ -44,18 +44,28 @@ typedef struct rec {
     double balance[NOUT]; /* energy in − out: kinetic + elastic + gravity − work_external + dissipated − drives */
     double dissipated[NOUT], drives[NOUT], moment[NOUT];
     double pressing[NOUT], stop_force[NOUT]; /* the stops' columns (NAN without) */
+    double turn[NOUT];                       /* the arm's first node's turn about z relative to the stub's end */
     cr_vec3 axis;                            /* the joint's axis for the moment's component */
 } rec;
+
+/* a controller: at the output time control_t, joint 0's drive input becomes control_u */
+static double control_t = -1, control_u = 1;
 
 static int on_output(cr_sim *sim, const cr_dynamic_sample *s, void *user)
 {
     rec *r = user;
+    if (fabs(s->t - control_t) < 1e-9) CHECK(cr_sim_set_joint_drive_input(sim, 0, control_u) == CR_OK);
     if (r->n >= NOUT) return 0;
     const int tip = cr_sim_node_count(sim) - 1;
     const cr_vec3 x = cr_sim_position(sim, tip);
     r->t[r->n] = s->t, r->tipx[r->n] = x.x, r->tipy[r->n] = x.y, r->tipz[r->n] = x.z;
     const double dis = s->extra_count >= 2 ? s->extra[0] : NAN, drv = s->extra_count >= 2 ? s->extra[1] : NAN;
     r->dissipated[r->n] = dis, r->drives[r->n] = drv;
+    cr_vec3 xp;
+    cr_quat qa, qb;
+    sim->f->node_pose(sim->impl, 1, &xp, &qa), sim->f->node_pose(sim->impl, 2, &xp, &qb);
+    const cr_quat d = cr_q_mul(cr_q_conj(qa), qb);
+    r->turn[r->n] = 2 * atan2(d.z, d.w);
     r->pressing[r->n] = s->extra_count >= 4 ? s->extra[2] : NAN;
     r->stop_force[r->n] = s->extra_count >= 4 ? s->extra[3] : NAN;
     r->balance[r->n] = s->kinetic + s->elastic + s->gravity - s->work_external + dis - drv;
@@ -354,6 +364,34 @@ static void motor(void)
     CHECK(tip_distance(&ra, &rb) < 1e-4);
 }
 
+/* A controller in the loop (cr_sim_set_joint_drive_input, Python's Sample.set_drive): a hinge
+ * motor of 1 rad along a smooth step over 0.2 s, its input set to 2 at the output t = 0.3 s: the
+ * hinge's turn follows the mixed and port-Hamiltonian assemblies' C¹ cubic to 2 rad at the next
+ * output (0.35 s), then from there at the secant rate back to 2 rad at 0.4 s */
+static void controller(void)
+{
+    static char json[4096];
+    const char *joint =
+        "{\"type\": \"hinge\", \"name\": \"motor\", \"a\": \"pivot:end\", \"b\": \"arm:start\", "
+        "\"axis\": [0, 0, 1], \"drive\": {\"angle\": 1, \"time\": {\"type\": \"smooth_step\", \"t0\": 0, "
+        "\"t1\": 0.2}}}";
+    const char *none = "{\"type\": \"moment\", \"node\": \"arm:end\", \"value\": [0, 0, 0]}";
+    memset(&ra, 0, sizeof ra);
+    scenario(json, sizeof json, 1, joint, none, 0.4, 3.125e-6);
+    char *o = strstr(json, "\"output_dt\": 0.001"); /* outputs every 0.05 s: the input's ramp */
+    if (o) memcpy(o, "\"output_dt\": 0.050", strlen("\"output_dt\": 0.050"));
+    control_t = 0.3, control_u = 2;
+    const int ok = run(json, &ra);
+    control_t = -1, control_u = 1;
+    if (!ok) return;
+    printf("  controller: the hinge's turn at t = 0.2, 0.3, 0.35, 0.4 s: %.9f %.9f %.9f %.9f rad; want 1, 1, 2, 2\n",
+           ra.turn[4], ra.turn[6], ra.turn[7], ra.turn[8]);
+    CHECK(ra.n == 9);
+    const double want[4] = {1, 1, 2, 2};
+    const int at[4] = {4, 6, 7, 8};
+    for (int i = 0; i < 4; ++i) CHECK(fabs(ra.turn[at[i]] - want[i]) < 1e-6);
+}
+
 /* A hinge stop at 4 rad (beyond π: φ unwrapped) with the penalty 1000 N m/rad, the arm turned
  * from rest by a tip moment T = 10 N m: the rigid arm reaches the stop with T · 4 of kinetic
  * energy and penetrates p with ½ k p² = T (4 + p), p = 0.2930 rad (the arm's bending adds a
@@ -420,4 +458,5 @@ static void refusals(void)
     }
 }
 
-CHECK_MAIN(CASE(spring), CASE(damper), CASE(ball), CASE(slide), CASE(motor), CASE(stop), CASE(refusals))
+CHECK_MAIN(CASE(spring), CASE(damper), CASE(ball), CASE(slide), CASE(motor), CASE(controller), CASE(stop),
+           CASE(refusals))

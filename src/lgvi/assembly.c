@@ -72,6 +72,10 @@ typedef struct cjoint {
     int drive, drive_slide;
     double drive_amount;
     cr_time_function drive_time;
+    /* its input u (cr_sim_set_joint_drive_input, default 1), the mixed and port-Hamiltonian
+     * assemblies' law: a C¹ cubic from drive_from at rate drive_rate (at the output time ramp_t0)
+     * to drive_target at the next output time ramp_t1, the target the input given at ramp_t0 */
+    double drive_input, drive_from, drive_rate, drive_target;
     cr_vec3 sforce, smoment; /* the springs' and dampers' wrench on a in the last step (in force, moment) */
     double phidot0, xdot0;   /* the rates the dampers took in the step (the last interval's) */
     /* stops (limit_forces): about h (on φ unwrapped) and along h (on x), [lo, hi] each, their
@@ -119,7 +123,9 @@ typedef struct asm_sim {
      * their springs' energy at the energies' level t_k, the dampers' dissipation and the
      * drives' work summed over the steps, and the last step's share */
     int jcolumns, limits; /* limits: some joint has a stop (two more columns) */
-    int pressing;         /* the stops pressing at the last t_k, and their largest force */
+    int drives;           /* joints with a drive */
+    double ramp_t0, ramp_t1;
+    int pressing; /* the stops pressing at the last t_k, and their largest force */
     double limit_force_max;
     double spring_energy, dissipated, dissipated_last, work_drives, work_drives_last;
 } asm_sim;
@@ -412,6 +418,8 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def, cr_er
         else
             c->k = J->stiffness, c->c = J->damping, c->ks = J->slide_stiffness, c->cs = J->slide_damping;
         if (c->drive) {
+            s->drives++;
+            c->drive_input = c->drive_from = c->drive_target = 1.0, c->drive_rate = 0.0;
             c->drive_amount = J->drive_slide ? J->drive_position : J->drive_angle;
             c->drive_time = J->drive_time;
             c->drive_time.points = NULL;
@@ -1103,13 +1111,43 @@ static double joint_springs(asm_sim *s, double h)
  * cos θ n1 (a's frame), θ = angle · time(t_k+1): b's copy of n0 at θ about the axis (the sine
  * holds any number of turns: it measures φ − θ, never φ); a slider's g = (x_b − x_a)·(R_a h) − X,
  * X = position · time(t_k+1). Rheonomic rows: SHAKE closes them at t_k+1 as the others. */
+/* joint c's drive at t: amount · time(t) · u(t), u the input's cubic Hermite over the output
+ * interval [ramp_t0, ramp_t1] (ph_assembly_formulation.c, assembly_dynamics.c) */
+static double drive_at(const asm_sim *s, const cjoint *c, double t)
+{
+    const double f = c->drive_amount * cr_time_function_eval(&c->drive_time, t);
+    const double u0 = c->drive_from, u1 = c->drive_target, r0 = c->drive_rate, H = s->ramp_t1 - s->ramp_t0;
+    if ((u0 == u1 && r0 == 0) || !(H > 0)) return f * u1;
+    const double x = fmin(1.0, fmax(0.0, (t - s->ramp_t0) / H)), x2 = x * x, x3 = x2 * x, r1 = (u1 - u0) / H;
+    return f * ((2 * x3 - 3 * x2 + 1) * u0 + (x3 - 2 * x2 + x) * H * r0 + (3 * x2 - 2 * x3) * u1 + (x3 - x2) * H * r1);
+}
+
+/* before a step from t: at an output time the input's ramp moves on (from the value and the
+ * secant rate reached, to the input given there); at the stage's first step a new input
+ * retargets the first interval's ramp */
+static void drive_ramp(asm_sim *s, double t, double h)
+{
+    const double H = s->ramp_t1 - s->ramp_t0;
+    if (t >= s->ramp_t1 - 0.5 * h) {
+        for (int i = 0; i < s->ncj; ++i) {
+            cjoint *c = &s->cj[i];
+            const double u0 = c->drive_from, u1 = c->drive_target, r0 = c->drive_rate;
+            c->drive_rate = u0 != u1 || r0 != 0 ? (u1 - u0) / H : 0.0;
+            c->drive_from = u1, c->drive_target = c->drive_input;
+        }
+        s->ramp_t0 = s->ramp_t1, s->ramp_t1 += H;
+    } else if (fabs(t - s->ramp_t0) < 0.5 * h) {
+        for (int i = 0; i < s->ncj; ++i) s->cj[i].drive_target = s->cj[i].drive_input;
+    }
+}
+
 static void drive_rows(asm_sim *s, double t1)
 {
     for (int i = 0; i < s->ncj; ++i) {
         cjoint *c = &s->cj[i];
         if (!c->drive) continue;
         const int r = c->rows - 1;
-        const double v = c->drive_amount * cr_time_function_eval(&c->drive_time, t1);
+        const double v = drive_at(s, c, t1);
         if (c->drive_slide)
             c->u[r] = c->ha, c->off[r] = v;
         else
@@ -1224,6 +1262,7 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
     double V = 0, D0 = 0, P0 = 0;
     if (s->jcolumns) {
         V = joint_springs(s, h);
+        if (s->drives) drive_ramp(s, t, h);
         for (int i = 0; i < s->ncj; ++i)
             D0 += s->cj[i].c * s->cj[i].phidot0 * s->cj[i].phidot0 + s->cj[i].cs * s->cj[i].xdot0 * s->cj[i].xdot0 +
                   s->cj[i].ciso * cr_v3_dot(s->cj[i].gdot0, s->cj[i].gdot0);
@@ -1367,6 +1406,18 @@ static cr_status asm_dynamic(cr_sim *sim, int stage, double t_stage_start, doubl
                              cr_error *err)
 {
     (void)h0, (void)work;
+    asm_sim *s = sim->impl;
+    const double h = o->time_step;
+    if (s->drives && h > 0) { /* the output interval as the driver rounds it (fixed_step.c) */
+        const long total = lround(o->t_end / h), done = lround((cr_lgvi_time(s->r[0]->k) - t_stage_start) / h);
+        const double every_d = o->output_dt / h;
+        long every = every_d >= (double)total ? total : lround(every_d);
+        if (every < 1) every = 1;
+        if (done == 0) /* fresh: the inputs held; resumed: the checkpoint's ramp, in its interval */
+            for (int i = 0; i < s->ncj; ++i)
+                s->cj[i].drive_from = s->cj[i].drive_target = s->cj[i].drive_input, s->cj[i].drive_rate = 0.0;
+        s->ramp_t0 = t_stage_start + (double)(done / every * every) * h, s->ramp_t1 = s->ramp_t0 + (double)every * h;
+    }
     return cr_fixed_step_stage(sim, &asm_ops, stage, t_stage_start, o, cb, report, err);
 }
 
@@ -1447,7 +1498,7 @@ static int members(const asm_sim *s)
 static int packed_size(const void *impl)
 {
     const asm_sim *s = impl;
-    int n = s->first_load[s->rods] + 6 * members(s) + (CR_ROWS_MAX + 6) * s->ncj + (s->jcolumns ? 7 + 3 * s->ncj : 0);
+    int n = s->first_load[s->rods] + 6 * members(s) + (CR_ROWS_MAX + 6) * s->ncj + (s->jcolumns ? 7 + 7 * s->ncj : 0);
     for (int r = 0; r < s->rods; ++r) n += cr_lgvi_formulation.packed_size(s->r[r]);
     return n;
 }
@@ -1474,8 +1525,12 @@ static void pack(const void *impl, double *out)
         out[0] = s->spring_energy, out[1] = s->dissipated, out[2] = s->dissipated_last;
         out[3] = s->work_drives, out[4] = s->work_drives_last;
         out[5] = s->pressing, out[6] = s->limit_force_max;
-        for (int i = 0; i < s->ncj; ++i)
-            out[7 + 3 * i] = s->cj[i].phiu, out[8 + 3 * i] = s->cj[i].lim_force, out[9 + 3 * i] = s->cj[i].slim_force;
+        for (int i = 0; i < s->ncj; ++i) {
+            const cjoint *c = &s->cj[i];
+            double *o = out + 7 + 7 * i;
+            o[0] = c->phiu, o[1] = c->lim_force, o[2] = c->slim_force;
+            o[3] = c->drive_input, o[4] = c->drive_from, o[5] = c->drive_rate, o[6] = c->drive_target;
+        }
     }
 }
 
@@ -1497,8 +1552,12 @@ static void unpack(void *impl, const double *in)
         s->spring_energy = in[0], s->dissipated = in[1], s->dissipated_last = in[2];
         s->work_drives = in[3], s->work_drives_last = in[4];
         s->pressing = (int)in[5], s->limit_force_max = in[6];
-        for (int i = 0; i < s->ncj; ++i)
-            s->cj[i].phiu = in[7 + 3 * i], s->cj[i].lim_force = in[8 + 3 * i], s->cj[i].slim_force = in[9 + 3 * i];
+        for (int i = 0; i < s->ncj; ++i) {
+            cjoint *c = &s->cj[i];
+            const double *o = in + 7 + 7 * i;
+            c->phiu = o[0], c->lim_force = o[1], c->slim_force = o[2];
+            c->drive_input = o[3], c->drive_from = o[4], c->drive_rate = o[5], c->drive_target = o[6];
+        }
     }
 }
 
@@ -1562,6 +1621,21 @@ static int joint_limit(const void *impl, int j, int which, double *value, double
     return 1;
 }
 
+static cr_status set_joint_drive_input(void *impl, int j, double value)
+{
+    asm_sim *s = impl;
+    if (j < 0 || j >= s->joints || s->jcj[j] < 0 || !s->cj[s->jcj[j]].drive) return CR_BAD_INPUT;
+    s->cj[s->jcj[j]].drive_input = value;
+    return CR_OK;
+}
+
+static double joint_drive_input(const void *impl, int j)
+{
+    const asm_sim *s = impl;
+    if (j < 0 || j >= s->joints || s->jcj[j] < 0 || !s->cj[s->jcj[j]].drive) return NAN;
+    return s->cj[s->jcj[j]].drive_input;
+}
+
 const cr_formulation cr_lgvi_assembly_formulation = {
     .name = "lgvi",
     .bytes_per_element_static = 1e3,
@@ -1599,4 +1673,6 @@ const cr_formulation cr_lgvi_assembly_formulation = {
     .joint_name = joint_name,
     .joint_reaction = joint_reaction,
     .joint_limit = joint_limit,
+    .set_joint_drive_input = set_joint_drive_input,
+    .joint_drive_input = joint_drive_input,
 };
