@@ -78,11 +78,11 @@ typedef struct cjoint {
     double drive_input, drive_from, drive_rate, drive_target;
     cr_vec3 sforce, smoment; /* the springs' and dampers' wrench on a in the last step (in force, moment) */
     double phidot0, xdot0;   /* the rates the dampers took in the step (the last interval's) */
-    /* stops (limit_forces): about h (on φ unwrapped) and along h (on x), [lo, hi] each, their
+    /* stops (stop_force): about h (on φ unwrapped) and along h (on x), [lo, hi] each, their
      * penalty stiffness (0: no stop), the unwrapped φ at the last t_k, and the stops' forces at
      * that t_k (positive pushing the measure up) */
     double lo, hi, klim, slo, shi, kslim, phiu, lim_force, slim_force;
-    /* a ball's or universal joint's isotropic spring and damper (iso_springs): k, c, the
+    /* a ball's or universal joint's isotropic spring and damper (iso_measure): k, c, the
      * reference's C = R_ub0ᵀ R_ua0 (so D = R_uaᵀ R_ub C = I there), and the damper's ġ of the step */
     double kiso, ciso;
     cr_mat3 C0;
@@ -159,9 +159,8 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
         const cr_joint_def *j = &sc->joints[k];
         char lb[96];
         cr_joint_label(&all, k, lb, sizeof lb);
-        /* springs, dampers and stops along a hinge's, prismatic or cylindrical joint's axis, and
-         * drives, are this model's (joint_springs, drive_rows); a ball's or universal joint's
-         * isotropic spring is not */
+        /* springs, dampers, stops and drives are this model's (joint_springs, drive_rows), but a
+         * spring's rest needs a static stage to reach it */
         if (j->rest != 0 || j->slide_rest != 0)
             return cr_error_set(err, CR_UNSUPPORTED,
                                 "%s.%s: a spring's rest other than the reference is reached through a static stage, "
@@ -384,7 +383,9 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def, cr_er
         const member *ra = &s->mem[s->rg[ua].first], *rb = &s->mem[s->rg[ub].first];
         const cr_mat3 Rua = cr_lgvi_rotation(s->r[ra->rod]->k, ra->node);
         const cr_mat3 Rub = cr_lgvi_rotation(s->r[rb->rod]->k, rb->node);
-        const cr_vec3 h = cr_v3_normalize(J->axis), n0 = normal_to(h), n1 = cr_v3_cross(h, n0);
+        /* (a ball has no axis: any frame, unused by its isotropic spring) */
+        const cr_vec3 h = J->type == CR_JOINT_BALL ? cr_v3(1, 0, 0) : cr_v3_normalize(J->axis), n0 = normal_to(h),
+                      n1 = cr_v3_cross(h, n0);
         cr_vec3 dvec = h;
         double Jmin = INFINITY, Mmin = INFINITY;
         int n = 0;
