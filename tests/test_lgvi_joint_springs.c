@@ -179,9 +179,9 @@ static void spring(void)
                         "\"axis\": [0, 0, 1], \"stiffness\": 25.8}";
     memset(&ra, 0, sizeof ra), memset(&rb, 0, sizeof rb);
     ra.axis = rb.axis = cr_v3(0, 0, 1);
-    scenario(json, sizeof json, 1, joint, KICK, 1.7, 3.125e-6);
+    scenario(json, sizeof json, 1, joint, KICK, 0.9, 3.125e-6);
     if (!run(json, &ra)) return;
-    scenario(json, sizeof json, 0, joint, KICK, 1.7, 0);
+    scenario(json, sizeof json, 0, joint, KICK, 0.9, 0);
     if (!run(json, &rb)) return;
     int na, nb;
     const double Ta = period(&ra, ra.tipy, 0.03, &na), Tb = period(&rb, rb.tipy, 0.03, &nb);
@@ -190,7 +190,7 @@ static void spring(void)
     printf("  spring: period %.8g s (%d crossings), 2 pi sqrt(I/k) = %.8g s: %+.2e; mixed %.8g s (%+.2e); tip "
            "within %.2e m of the mixed rod's (amplitude %.3g m); balance band %.2e J; dissipated %g\n",
            Ta, na, T, Ta / T - 1, Tb, Tb / T - 1, d, amp, E, ra.dissipated[ra.n - 1]);
-    CHECK(na >= 4 && nb >= 4);
+    CHECK(na >= 2 && nb >= 2);
     CHECK(fabs(Ta / T - 1) < 5e-4);  /* measured 4.7e-5 (the arm's bending in series with k) */
     CHECK(fabs(Ta / Tb - 1) < 1e-4); /* measured 1.5e-5 */
     CHECK(amp > 0.015);
@@ -208,9 +208,9 @@ static void damper(void)
                         "\"axis\": [0, 0, 1], \"stiffness\": 25.8, \"damping\": 0.2}";
     memset(&ra, 0, sizeof ra), memset(&rb, 0, sizeof rb);
     ra.axis = rb.axis = cr_v3(0, 0, 1);
-    scenario(json, sizeof json, 1, joint, KICK, 1.7, 3.125e-6);
+    scenario(json, sizeof json, 1, joint, KICK, 1.05, 3.125e-6);
     if (!run(json, &ra)) return;
-    scenario(json, sizeof json, 0, joint, KICK, 1.7, 0);
+    scenario(json, sizeof json, 0, joint, KICK, 1.05, 0);
     if (!run(json, &rb)) return;
     /* the first two positive peaks (a parabola through the three samples about each) */
     double pk[2] = {0, 0};
@@ -228,7 +228,7 @@ static void damper(void)
            pk[1] / pk[0], ratio, z, wn, Da, Db, E);
     CHECK(np == 2);
     CHECK(fabs(pk[1] / pk[0] / ratio - 1) < 1e-3); /* measured 1e-4 */
-    CHECK(Da > 0.01 && fabs(Da / Db - 1) < 1e-3);  /* measured 2e-5 */
+    CHECK(Da > 0.005 && fabs(Da / Db - 1) < 1e-3);  /* measured 2e-5 */
     CHECK(E < 1e-6 * Da);                          /* measured 1.5e-11 J */
 }
 
@@ -249,9 +249,9 @@ static void ball(void)
         "\"node\": \"arm:end\", \"value\": [1, 0, 0], \"time\": {\"type\": \"sine\", \"frequency\": 25, "
         "\"amplitude\": 1, \"t0\": 0, \"t1\": 0.02}}";
     memset(&ra, 0, sizeof ra), memset(&rb, 0, sizeof rb);
-    scenario(json, sizeof json, 1, joint, kick, 1.7, 3.125e-6);
+    scenario(json, sizeof json, 1, joint, kick, 0.9, 3.125e-6);
     if (!run(json, &ra)) return;
-    scenario(json, sizeof json, 0, joint, kick, 1.7, 0);
+    scenario(json, sizeof json, 0, joint, kick, 0.9, 0);
     if (!run(json, &rb)) return;
     int ny, nz, nb;
     const double Ty = period(&ra, ra.tipy, 0.03, &ny), Tz = period(&ra, ra.tipz, 0.03, &nz),
@@ -264,7 +264,7 @@ static void ball(void)
         "  ball: periods %.8g s (y), %.8g s (z), damped 2 pi sqrt(I/k) = %.8g s: %+.2e, %+.2e; mixed %.8g s; tip "
         "within %.2e m of the mixed rod's (amplitude %.3g m); dissipated %.8g J (mixed %.8g J); balance band %.2e J\n",
         Ty, Tz, T, Ty / T - 1, Tz / T - 1, Tb, d, amp, Da, Db, E);
-    CHECK(ny >= 4 && nz >= 4 && nb >= 4);
+    CHECK(ny >= 2 && nz >= 2 && nb >= 2);
     CHECK(fabs(Ty / T - 1) < 1e-3 && fabs(Tz / T - 1) < 1e-3);
     CHECK(fabs(Ty / Tb - 1) < 1e-4);
     CHECK(amp > 0.015 && d < 2e-3 * amp);
@@ -283,9 +283,9 @@ static void slide(void)
     const char *kick = "{\"type\": \"force\", \"node\": \"arm:end\", \"value\": [200, 0, 0], \"time\": {\"type\": "
                        "\"sine\", \"frequency\": 25, \"amplitude\": 1, \"t0\": 0, \"t1\": 0.02}}";
     memset(&ra, 0, sizeof ra), memset(&rb, 0, sizeof rb);
-    scenario(json, sizeof json, 1, joint, kick, 1.0, 3.125e-6);
+    scenario(json, sizeof json, 1, joint, kick, 0.55, 3.125e-6);
     if (!run(json, &ra)) return;
-    scenario(json, sizeof json, 0, joint, kick, 1.0, 0);
+    scenario(json, sizeof json, 0, joint, kick, 0.55, 0);
     if (!run(json, &rb)) return;
     double ya[NOUT], yb[NOUT];
     for (int i = 0; i < ra.n; ++i) ya[i] = ra.tipx[i] - LEN;
@@ -405,9 +405,9 @@ static void stop(void)
                         "\"axis\": [0, 0, 1], \"limit\": [-1, 4], \"limit_stiffness\": 1000}";
     const char *load = "{\"type\": \"moment\", \"node\": \"arm:end\", \"value\": [0, 0, 10]}";
     memset(&ra, 0, sizeof ra), memset(&rb, 0, sizeof rb);
-    scenario(json, sizeof json, 1, joint, load, 0.8, 3.125e-6);
+    scenario(json, sizeof json, 1, joint, load, 0.7, 3.125e-6);
     if (!run(json, &ra)) return;
-    scenario(json, sizeof json, 0, joint, load, 0.8, 0);
+    scenario(json, sizeof json, 0, joint, load, 0.7, 0);
     if (!run(json, &rb)) return;
     double th[2] = {0, 0}, fmx[2] = {0, 0}, pressed[2] = {0, 0};
     for (int m = 0; m < 2; ++m) {
