@@ -14,7 +14,8 @@
 #                           universal joint's along the common normal of its axes
 #   outputs                 nodes.csv's rod column, one polyline per rod and the rod cell array in the
 #                           .vtp, the joints in summary.json: the shared writers, through the table
-#   --resume                a run interrupted (SIGINT) and resumed equals the uninterrupted one
+#   --resume                a run interrupted (SIGINT) and resumed equals the uninterrupted one (the
+#                           elbow a hinge with a spring, a damper and a motor)
 # Usage: lgvi_assembly.sh CLI SOURCE_DIR
 set -u
 cli=$1
@@ -205,17 +206,19 @@ sys.exit(0 if ok else 1)
 PY
 
 # ---- refused at check, naming the joint and the model ----
-expect_error 1 "joints.1 ('elbow').stiffness: a joint spring or damper is not available in model lgvi" check "$ex" \
-    --set 'joints.1={"type": "cylindrical", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [1, 0, 0], "stiffness": 1}'
-expect_error 1 "joints.1 ('elbow').drive: a hinge motor is not available in model lgvi" check "$ex" \
-    --set 'joints.1={"type": "hinge", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [0, 1, 0], "drive": {"angle": 1}}'
+expect_error 1 "joints.1 ('elbow').rest: a spring's rest other than the reference is reached through a static stage, which model lgvi has not" check "$ex" \
+    --set 'joints.1={"type": "hinge", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [0, 1, 0], "stiffness": 1, "rest": 0.2}'
+expect_error 1 "joints.1 ('elbow').stages: a joint limited to stages is not available in model lgvi" check "$ex" \
+    --set 'joints.1={"type": "hinge", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [0, 1, 0], "stages": [0]}'
 expect_error 1 "rods.0 ('pivot'): stages.0.type" check "$ex" --set 'stages=[{"type": "static"}]'
 expect_error 1 "stages.0.time_step: 1e-05 s exceeds the stable step" check "$ex" --set stages.0.time_step=1e-5
 
 # ---- SIGINT and --resume: the resumed series equals the uninterrupted one to every printed digit
 # (every rod's kernel state, the inputs and the joints' last reactions are checkpointed) ----
-# (the elbow a hinge: its multipliers, the next step's starting point, are checkpointed too)
-sets=(--set output.vtk=false --set stages.0.output_dt=0.005 --set stages.0.checkpoint_interval=0.02 -q --set "$hinge")
+# (the elbow a hinge: its multipliers, the next step's starting point, are checkpointed too; with a
+# spring, a damper and a motor on it, their energy, dissipation and work as well)
+driven='joints.1={"type": "hinge", "name": "elbow", "a": "upper:end", "b": "lower:start", "axis": [0, 1, 1], "stiffness": 40, "damping": 0.5, "drive": {"angle": 0.5, "time": {"type": "sine", "frequency": 3}}}'
+sets=(--set output.vtk=false --set stages.0.output_dt=0.005 --set stages.0.checkpoint_interval=0.02 -q --set "$driven")
 "$cli" run "$ex" -o "$tmp/full" "${sets[@]}" > /dev/null 2>&1 || bad "resume: the uninterrupted run failed"
 rows=60 code=0
 for attempt in 1 2 3; do

@@ -261,18 +261,20 @@ static void refusals(void)
         const char *joint, *extra, *stage, *needle[3];
     } cases[] = {
         {"{\"type\": \"prismatic\", \"name\": \"elbow\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [1, 0, 0], "
-         "\"drive\": {\"position\": 0.1}}",
+         "\"stiffness\": 2, \"rest\": 0.01}",
          "",
          NULL,
-         {"joints.0 ('elbow').drive", "slider drive", "lgvi"}},
-        {"{\"type\": \"cylindrical\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [1, 0, 0], \"limit\": [0, 1]}",
+         {"joints.0 ('elbow').rest", "static stage", "lgvi"}},
+        {"{\"type\": \"cylindrical\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [1, 0, 0], \"slide_stiffness\": "
+         "1, "
+         "\"slide_rest\": 0.1}",
          "",
          NULL,
-         {"joints.0.limit", "stop", "lgvi"}},
-        {"{\"type\": \"hinge\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [0, 1, 0], \"drive\": {\"angle\": 1}}",
+         {"joints.0.slide_rest", "static stage", "lgvi"}},
+        {"{\"type\": \"hinge\", \"a\": \"a:end\", \"b\": \"b:start\", \"axis\": [0, 1, 0], \"stages\": [0]}",
          "",
          NULL,
-         {"joints.0.drive", "hinge motor", "lgvi"}},
+         {"joints.0.stages", "limited to stages", "lgvi"}},
         {"{\"type\": \"weld\", \"a\": \"a:end\", \"b\": \"b:start\", \"rotation\": [0.9950041652780258, 0, "
          "0.09983341664682815, 0]}",
          "",

@@ -51,16 +51,42 @@ typedef struct group {
  * rotation row, u = h_a, d = h_b; prismatic and cylindrical: slide rows with u_0, u_1 (the
  * prismatic's rotation is shared as a weld's). Discretized as SHAKE on the Lie group: the
  * rows' forces and torques at t_k, their multipliers such that every row holds at t_k+1. */
-#define CR_ROWS_MAX 4
+#define CR_ROWS_MAX 5
 typedef struct cjoint {
     int joint, ua, ub, ta, tb, rows;          /* rotation units (rg) and translation units (tg), -1: none */
     int slide[CR_ROWS_MAX];                   /* 0: a rotation row, 1: a slide row */
-    cr_vec3 u[CR_ROWS_MAX], d;                /* u in unit ua's root kernel frame, d in unit ub's */
+    cr_vec3 u[CR_ROWS_MAX], d[CR_ROWS_MAX];   /* u in unit ua's root kernel frame, d (rotation rows) in unit ub's */
+    double off[CR_ROWS_MAX];                  /* slide rows: g = (x_b − x_a)·(R_a u) − off (a slider drive's X) */
     double y[CR_ROWS_MAX];                    /* the rows' impulses h² λ (kg m², kg m) of the last step */
     cr_vec3 tdir[CR_ROWS_MAX];                /* the step's torque direction on ua (rotation rows: −it on ub), t_k */
     cr_vec3 fdir[CR_ROWS_MAX];                /* slide rows: the force direction on tb (−it on ta), t_k */
     double dy[CR_ROWS_MAX], tol[CR_ROWS_MAX]; /* the difference step and the tolerance of each row */
     cr_vec3 force, moment;                    /* on a in the last step, spatial (N, N m about a's node) */
+    /* the joint's free directions (joint_springs): its axis h and normals n0, n1 in ua's root
+     * kernel frame, n0 carried into b's (ub's root frame) by the reference; turn: φ about h
+     * (hinge, cylindrical), slides: x along h (prismatic, cylindrical) */
+    int turn, slides;
+    cr_vec3 ha, n0a, n1a, n0b;
+    double k, c, ks, cs; /* the springs and dampers: about h (k, c), along h (ks, cs) */
+    /* a drive (motor): its row (the last), 1 for a slider's position; its law angle · time(t) */
+    int drive, drive_slide;
+    double drive_amount;
+    cr_time_function drive_time;
+    /* its input u (cr_sim_set_joint_drive_input, default 1), the mixed and port-Hamiltonian
+     * assemblies' law: a C¹ cubic from drive_from at rate drive_rate (at the output time ramp_t0)
+     * to drive_target at the next output time ramp_t1, the target the input given at ramp_t0 */
+    double drive_input, drive_from, drive_rate, drive_target;
+    cr_vec3 sforce, smoment; /* the springs' and dampers' wrench on a in the last step (in force, moment) */
+    double phidot0, xdot0;   /* the rates the dampers took in the step (the last interval's) */
+    /* stops (stop_force): about h (on φ unwrapped) and along h (on x), [lo, hi] each, their
+     * penalty stiffness (0: no stop), the unwrapped φ at the last t_k, and the stops' forces at
+     * that t_k (positive pushing the measure up) */
+    double lo, hi, klim, slo, shi, kslim, phiu, lim_force, slim_force;
+    /* a ball's or universal joint's isotropic spring and damper (iso_measure): k, c, the
+     * reference's C = R_ub0ᵀ R_ua0 (so D = R_uaᵀ R_ub C = I there), and the damper's ġ of the step */
+    double kiso, ciso;
+    cr_mat3 C0;
+    cr_vec3 gdot0;
 } cjoint;
 
 typedef struct asm_sim {
@@ -93,6 +119,15 @@ typedef struct asm_sim {
      * comp_first[k+1]), solved together; work: room for the largest group's Newton system */
     int ncomp, *comp_first, *comp;
     double *work;
+    /* the joints' springs, dampers and drives (joint_springs): any (the series' two columns),
+     * their springs' energy at the energies' level t_k, the dampers' dissipation and the
+     * drives' work summed over the steps, and the last step's share */
+    int jcolumns, limits; /* limits: some joint has a stop (two more columns) */
+    int drives;           /* joints with a drive */
+    double ramp_t0, ramp_t1;
+    int pressing; /* the stops pressing at the last t_k, and their largest force */
+    double limit_force_max;
+    double spring_energy, dissipated, dissipated_last, work_drives, work_drives_last;
 } asm_sim;
 
 /* ---- what the shared nodes can represent: checked before anything runs ---- */
@@ -120,19 +155,36 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
                                  .joints = sc->joints,
                                  .body_count = sc->body_count,
                                  .bodies = sc->bodies};
-    cr_status st0 = cr_assembly_refuse_mixed_only(&all, "lgvi", err);
+    for (int k = 0; k < sc->joint_count; ++k) {
+        const cr_joint_def *j = &sc->joints[k];
+        char lb[96];
+        cr_joint_label(&all, k, lb, sizeof lb);
+        /* springs, dampers, stops and drives are this model's (joint_springs, drive_rows), but a
+         * spring's rest needs a static stage to reach it */
+        if (j->rest != 0 || j->slide_rest != 0)
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "%s.%s: a spring's rest other than the reference is reached through a static stage, "
+                                "which model lgvi has not; use model mixed_discrete",
+                                lb, j->rest != 0 ? "rest" : "slide_rest");
+    }
+    /* the rest (free rigid bodies, joint stages) is the mixed rod's: the shared refusal on the
+     * joints without what this model takes (springs, dampers, drives, stops) */
+    cr_joint_def *jc = malloc(sizeof *jc * (size_t)(sc->joint_count > 0 ? sc->joint_count : 1));
+    if (!jc) return cr_error_set(err, CR_NO_MEMORY, "out of memory");
+    for (int k = 0; k < sc->joint_count; ++k) {
+        jc[k] = sc->joints[k];
+        jc[k].stiffness = jc[k].damping = jc[k].slide_stiffness = jc[k].slide_damping = 0;
+        jc[k].has_drive = jc[k].has_limit = jc[k].has_slide_limit = 0;
+    }
+    cr_assembly_def without = all;
+    without.joints = jc;
+    cr_status st0 = cr_assembly_refuse_mixed_only(&without, "lgvi", err);
+    free(jc);
     if (st0 != CR_OK) return st0;
     for (int k = 0; k < sc->joint_count; ++k) {
         const cr_joint_def *j = &sc->joints[k];
         char lb[96];
-        cr_assembly_def def = {
-            .rod_count = sc->rod_count, .rods = sc->rods, .joint_count = sc->joint_count, .joints = sc->joints};
-        cr_joint_label(&def, k, lb, sizeof lb);
-        if (j->has_drive)
-            return cr_error_set(err, CR_UNSUPPORTED,
-                                "%s.drive: a %s motor is not available in model lgvi (its hinges turn freely); use "
-                                "model mixed_discrete or port_hamiltonian",
-                                lb, cr_joint_type_name(j->type));
+        cr_joint_label(&all, k, lb, sizeof lb);
         double d = weld_mismatch(sc, j);
         if (d > 1e-9)
             return cr_error_set(err, CR_UNSUPPORTED,
@@ -185,6 +237,7 @@ static void asm_destroy(void *impl)
     free(s->tg);
     free(s->rg);
     free(s->rname);
+    for (int i = 0; s->cj && i < s->ncj; ++i) free((void *)s->cj[i].drive_time.points);
     free(s->cj);
     free(s->jcj);
     free(s->uP);
@@ -276,7 +329,7 @@ static int unit_of(const asm_sim *s, const group *groups, int ng, int r, int i)
 /* The rows of the joints that have them (cjoint) and the units' step buffers. The axes are
  * given in a's reference body frame (library components); each row's vectors are kept in its
  * unit root's kernel frame, fixed to that body, from the reference rotations. */
-static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def)
+static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def, cr_error *err)
 {
     s->jcj = malloc((size_t)(s->joints > 0 ? s->joints : 1) * sizeof *s->jcj);
     s->cj = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *s->cj);
@@ -288,14 +341,17 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def)
     s->tx = malloc(nt * sizeof *s->tx), s->timp = malloc(nt * sizeof *s->timp);
     if (!s->jcj || !s->cj || !s->uP || !s->uR || !s->uD || !s->ug0 || !s->uf || !s->utau || !s->tM || !s->tv0 ||
         !s->tx || !s->timp)
-        return CR_NO_MEMORY;
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi assembly");
     double Lmax = 0;
     for (int r = 0; r < s->rods; ++r) Lmax = fmax(Lmax, cr_lgvi_get_params(s->r[r]->k)->length);
     s->ncj = 0;
     for (int j = 0; j < s->joints; ++j) {
         s->jcj[j] = -1;
         const cr_joint_def *J = &def->joints[j];
-        if (J->type == CR_JOINT_WELD || J->type == CR_JOINT_BALL) continue;
+        /* (a ball with a spring: its nodes are rotation units for it, asm_create) */
+        const int iso =
+            (J->type == CR_JOINT_BALL || J->type == CR_JOINT_UNIVERSAL) && (J->stiffness != 0 || J->damping != 0);
+        if (J->type == CR_JOINT_WELD || (J->type == CR_JOINT_BALL && !iso)) continue;
         const int ia = cr_assembly_node_index(&def->rods[J->a.rod].rod, J->a.node);
         const int ib = cr_assembly_node_index(&def->rods[J->b.rod].rod, J->b.node);
         const int ua = unit_of(s, s->rg, s->nrg, J->a.rod, ia), ub = unit_of(s, s->rg, s->nrg, J->b.rod, ib);
@@ -303,9 +359,23 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def)
         const int slides = J->type == CR_JOINT_PRISMATIC || J->type == CR_JOINT_CYLINDRICAL;
         /* rows between one rigid unit hold identically: a rotation row within one rotation
          * unit, a slide row within one translation unit (the two points are one) */
-        const int rot_rows = J->type == CR_JOINT_PRISMATIC || ua == ub ? 0 : J->type == CR_JOINT_UNIVERSAL ? 1 : 2;
+        const int rot_rows = J->type == CR_JOINT_PRISMATIC || J->type == CR_JOINT_BALL || ua == ub ? 0
+                             : J->type == CR_JOINT_UNIVERSAL                                       ? 1
+                                                                                                   : 2;
         const int slide_rows = slides && ta != tb && ta >= 0 && tb >= 0 ? 2 : 0;
-        if (ua < 0 || rot_rows + slide_rows == 0) continue;
+        /* a spring, damper or drive needs its free direction between two units (a hinge
+         * between two nodes that welds already join has none) */
+        const int springs = J->stiffness != 0 || J->damping != 0 || J->slide_stiffness != 0 || J->slide_damping != 0;
+        if ((springs || J->has_drive) && (ua < 0 || (J->has_drive && !J->drive_slide ? rot_rows == 0
+                                                     : J->has_drive                  ? slide_rows == 0
+                                                     : iso                           ? ua == ub
+                                                                                     : rot_rows + slide_rows == 0)))
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "%s.%s: the joint's two nodes are one rigid unit (other joints already hold its "
+                                "free direction): nothing for its %s to act on in model lgvi",
+                                s->jname[j], J->has_drive ? "drive" : "stiffness",
+                                J->has_drive ? "drive" : "spring or damper");
+        if (ua < 0 || (rot_rows + slide_rows == 0 && !iso)) continue;
         cjoint *c = &s->cj[s->ncj];
         c->joint = j, c->ua = ua, c->ub = ub, c->ta = ta, c->tb = tb;
         /* spatial vectors at the reference: a's node's kernel frame R_a0 */
@@ -313,7 +383,9 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def)
         const member *ra = &s->mem[s->rg[ua].first], *rb = &s->mem[s->rg[ub].first];
         const cr_mat3 Rua = cr_lgvi_rotation(s->r[ra->rod]->k, ra->node);
         const cr_mat3 Rub = cr_lgvi_rotation(s->r[rb->rod]->k, rb->node);
-        const cr_vec3 h = cr_v3_normalize(J->axis), n0 = normal_to(h), n1 = cr_v3_cross(h, n0);
+        /* (a ball has no axis: any frame, unused by its isotropic spring) */
+        const cr_vec3 h = J->type == CR_JOINT_BALL ? cr_v3(1, 0, 0) : cr_v3_normalize(J->axis), n0 = normal_to(h),
+                      n1 = cr_v3_cross(h, n0);
         cr_vec3 dvec = h;
         double Jmin = INFINITY, Mmin = INFINITY;
         int n = 0;
@@ -327,9 +399,64 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def)
             c->u[n] = h, c->slide[n++] = 0;
         }
         for (int q = 0; q < slide_rows; ++q) c->u[n] = q ? n1 : n0, c->slide[n++] = 1;
+        /* a drive: one more row, the last (its u and d, or offset, set at every step: drive_rows) */
+        if (J->has_drive) c->drive = 1, c->drive_slide = J->drive_slide, c->slide[n] = J->drive_slide, c->u[n++] = h;
         c->rows = n;
-        for (int r = 0; r < n; ++r) c->u[r] = cr_m3_tmulv(Rua, cr_m3_mulv(Ra, to_k(c->u[r])));
-        c->d = cr_m3_tmulv(Rub, cr_m3_mulv(Ra, to_k(dvec)));
+        for (int r = 0; r < n; ++r) {
+            c->u[r] = cr_m3_tmulv(Rua, cr_m3_mulv(Ra, to_k(c->u[r])));
+            c->d[r] = cr_m3_tmulv(Rub, cr_m3_mulv(Ra, to_k(dvec)));
+        }
+        /* the free directions' frame, for the springs and the drive */
+        c->turn = rot_rows == 2, c->slides = slide_rows == 2;
+        c->ha = cr_m3_tmulv(Rua, cr_m3_mulv(Ra, to_k(h)));
+        c->n0a = cr_m3_tmulv(Rua, cr_m3_mulv(Ra, to_k(n0)));
+        c->n1a = cr_m3_tmulv(Rua, cr_m3_mulv(Ra, to_k(n1)));
+        c->n0b = cr_m3_tmulv(Rub, cr_m3_mulv(Ra, to_k(n0)));
+        if (J->type == CR_JOINT_PRISMATIC)
+            c->ks = J->stiffness, c->cs = J->damping;
+        else if (iso)
+            c->kiso = J->stiffness, c->ciso = J->damping, c->C0 = cr_m3_mul(cr_m3_transpose(Rub), Rua);
+        else
+            c->k = J->stiffness, c->c = J->damping, c->ks = J->slide_stiffness, c->cs = J->slide_damping;
+        if (c->drive) {
+            s->drives++;
+            c->drive_input = c->drive_from = c->drive_target = 1.0, c->drive_rate = 0.0;
+            c->drive_amount = J->drive_slide ? J->drive_position : J->drive_angle;
+            c->drive_time = J->drive_time;
+            c->drive_time.points = NULL;
+            if (J->drive_time.type == CR_TIME_TABLE && J->drive_time.point_count > 0) {
+                cr_time_point *pt = malloc(sizeof *pt * (size_t)J->drive_time.point_count);
+                if (!pt) return CR_NO_MEMORY;
+                memcpy(pt, J->drive_time.points, sizeof *pt * (size_t)J->drive_time.point_count);
+                c->drive_time.points = pt;
+            }
+        }
+        /* stops: the mixed rod's penalty ε, the given one or the stiffest element's (rotation:
+         * min(EI, GJ)/L_e, the moment per radian at the end of one element; slide: min(EA/L_e,
+         * 12 EI/L_e³), as the obstacles' contact stiffness) */
+        for (int q = 0; q < 2; ++q) {
+            if (!(q ? J->has_slide_limit : J->has_limit)) continue;
+            const int on_slide = q == 1 || J->type == CR_JOINT_PRISMATIC;
+            if (on_slide ? !c->slides : !c->turn)
+                return cr_error_set(err, CR_UNSUPPORTED,
+                                    "%s.%s: the joint's two nodes are one rigid unit (other joints already hold its "
+                                    "free direction): nothing for its stop to act on in model lgvi",
+                                    s->jname[j], q ? "slide_limit" : "limit");
+            double eps = q ? J->slide_limit_stiffness : J->limit_stiffness;
+            const int given = eps > 0;
+            for (int r = 0; !given && r < s->rods; ++r) {
+                const cr_lgvi_params *P = cr_lgvi_get_params(s->r[r]->k);
+                const double Le = P->length / P->elements, EI = fmin(P->C2.x, P->C2.y);
+                eps = fmax(eps, on_slide ? fmin(P->C1.z / Le, 12.0 * EI / (Le * Le * Le)) : fmin(EI, P->C2.z) / Le);
+            }
+            const double *lim = q ? J->slide_limit : J->limit;
+            if (on_slide)
+                c->slo = lim[0], c->shi = lim[1], c->kslim = eps;
+            else
+                c->lo = lim[0], c->hi = lim[1], c->klim = eps;
+            s->limits = 1;
+        }
+        if (springs || c->drive || c->klim > 0 || c->kslim > 0) s->jcolumns = 1;
         /* the difference steps: a turn of ~1e-7 rad, a move of ~1e-7 of the longest rod; the
          * tolerances: 1e-14 (a dot product of unit vectors), 1e-14 of the longest rod */
         for (int q = 0; q < 2; ++q) {
@@ -453,7 +580,8 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
         goto oom;
     }
     for (int j = 0; j < s->joints; ++j)
-        if (s->jtype[j] != CR_JOINT_WELD && s->jtype[j] != CR_JOINT_BALL) {
+        if ((s->jtype[j] != CR_JOINT_WELD && s->jtype[j] != CR_JOINT_BALL) ||
+            (s->jtype[j] == CR_JOINT_BALL && (def->joints[j].stiffness != 0 || def->joints[j].damping != 0))) {
             keep[s->jmember[4 * j]] = keep[s->jmember[4 * j + 1]] = 1;
             if (s->jtype[j] == CR_JOINT_PRISMATIC || s->jtype[j] == CR_JOINT_CYLINDRICAL)
                 keept[s->jmember[4 * j]] = keept[s->jmember[4 * j + 1]] = 1;
@@ -514,7 +642,12 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
                 goto oom;
         }
     }
-    if (build_constraints(s, def) != CR_OK) goto oom;
+    cr_status bs = build_constraints(s, def, err);
+    if (bs == CR_NO_MEMORY) goto oom;
+    if (bs != CR_OK) {
+        asm_destroy(s);
+        return NULL;
+    }
     return s;
 oom:
     cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi assembly");
@@ -638,12 +771,14 @@ static cr_status rows_at(const asm_sim *s, const cjoint *c, int chart, double h,
         st = unit_solve(s, c->ub, chart, cr_v3_add(s->utau[c->ub], dtb), fb);
     if (st != CR_OK) return st;
     const cr_mat3 Ra = cr_m3_mul(s->uR[c->ua], chart_matrix(chart, *fa));
-    const cr_vec3 D = cr_m3_mulv(cr_m3_mul(s->uR[c->ub], chart_matrix(chart, *fb)), c->d);
+    const cr_mat3 Rb = cr_m3_mul(s->uR[c->ub], chart_matrix(chart, *fb));
     cr_vec3 dx = cr_v3(0, 0, 0);
     if (c->ta >= 0 && c->tb >= 0 && c->ta != c->tb)
         dx = cr_v3_sub(unit_position(s, c->tb, h, cr_v3_add(s->timp[c->tb], dT)),
                        unit_position(s, c->ta, h, cr_v3_sub(s->timp[c->ta], dT)));
-    for (int r = 0; r < c->rows; ++r) res[r] = cr_v3_dot(cr_m3_mulv(Ra, c->u[r]), c->slide[r] ? dx : D);
+    for (int r = 0; r < c->rows; ++r)
+        res[r] = c->slide[r] ? cr_v3_dot(cr_m3_mulv(Ra, c->u[r]), dx) - c->off[r]
+                             : cr_v3_dot(cr_m3_mulv(Ra, c->u[r]), cr_m3_mulv(Rb, c->d[r]));
     return CR_OK;
 }
 
@@ -705,11 +840,10 @@ static cr_status solve_rows(asm_sim *s, int chart, double h, double t, cr_error 
     for (int i = 0; i < s->ncj; ++i) {
         cjoint *c = &s->cj[i];
         const cr_mat3 Ra = s->uR[c->ua];
-        const cr_vec3 D = cr_m3_mulv(s->uR[c->ub], c->d);
         cr_vec3 dx = cr_v3(0, 0, 0);
         if (c->ta >= 0 && c->tb >= 0) dx = cr_v3_sub(s->tx[c->tb], s->tx[c->ta]);
         for (int r = 0; r < c->rows; ++r) {
-            const cr_vec3 A = cr_m3_mulv(Ra, c->u[r]);
+            const cr_vec3 A = cr_m3_mulv(Ra, c->u[r]), D = cr_m3_mulv(s->uR[c->ub], c->d[r]);
             /* rotation row: δg = w_a·(A × D) − w_b·(A × D); slide row: δg = A·(δx_b − δx_a) + w_a·(A × dx) */
             c->tdir[r] = cr_v3_cross(A, c->slide[r] ? dx : D);
             c->fdir[r] = c->slide[r] ? A : cr_v3(0, 0, 0);
@@ -808,6 +942,261 @@ static cr_status solve_rows(asm_sim *s, int chart, double h, double t, cr_error 
     return CR_OK;
 }
 
+/* ---- the joints' springs, dampers and drives along their free directions ---- */
+
+/* a rotation unit's root: its rotation (kernel frame) and its spatial angular velocity on the
+ * last interval; a translation unit's root: its position and velocity on the last interval */
+static cr_mat3 unit_R(const asm_sim *s, int u)
+{
+    const member *m = &s->mem[s->rg[u].first];
+    return cr_lgvi_rotation(s->r[m->rod]->k, m->node);
+}
+
+static cr_vec3 unit_w(const asm_sim *s, int u)
+{
+    const member *m = &s->mem[s->rg[u].first];
+    /* R^k Ω = R^{k−1} Ω: Ω = log(F)/h is F's own axis */
+    return cr_m3_mulv(cr_lgvi_rotation(s->r[m->rod]->k, m->node), cr_lgvi_angular_velocity(s->r[m->rod]->k, m->node));
+}
+
+static cr_vec3 unit_x(const asm_sim *s, int t)
+{
+    const member *m = &s->mem[s->tg[t].first];
+    return cr_lgvi_position(s->r[m->rod]->k, m->node);
+}
+
+static cr_vec3 unit_v(const asm_sim *s, int t)
+{
+    const member *m = &s->mem[s->tg[t].first];
+    return cr_lgvi_velocity(s->r[m->rod]->k, m->node);
+}
+
+/* Joint c's free directions now: the axis H = R_a h (spatial), the turn φ about it (b's copy of
+ * n0 against a's n0, n1: in (−π, π], as the mixed rod's) and the slide x = (x_b − x_a)·H, with
+ * their rates on the last interval (φ̇ = (ω_b − ω_a)·H, ẋ = (v_b − v_a)·H + (x_b − x_a)·(ω_a × H)) */
+typedef struct jfree {
+    cr_vec3 H, dx;
+    double phi, phidot, x, xdot;
+} jfree;
+
+static jfree free_dirs(const asm_sim *s, const cjoint *c)
+{
+    jfree f = {0};
+    const cr_mat3 A = unit_R(s, c->ua);
+    const cr_vec3 wa = unit_w(s, c->ua);
+    f.H = cr_m3_mulv(A, c->ha);
+    if (c->turn) {
+        const cr_vec3 be = cr_m3_mulv(unit_R(s, c->ub), c->n0b);
+        f.phi = atan2(cr_v3_dot(be, cr_m3_mulv(A, c->n1a)), cr_v3_dot(be, cr_m3_mulv(A, c->n0a)));
+        f.phidot = cr_v3_dot(cr_v3_sub(unit_w(s, c->ub), wa), f.H);
+    }
+    if (c->slides) {
+        f.dx = cr_v3_sub(unit_x(s, c->tb), unit_x(s, c->ta));
+        f.x = cr_v3_dot(f.dx, f.H);
+        f.xdot = cr_v3_dot(cr_v3_sub(unit_v(s, c->tb), unit_v(s, c->ta)), f.H) + cr_v3_dot(f.dx, cr_v3_cross(wa, f.H));
+    }
+    return f;
+}
+
+/* A ball's or universal joint's isotropic spring, the mixed rod's: D = R_aᵀ R_b C = Rot(n, ψ) the
+ * relative rotation from the reference (a's frame), g = ½ (D − Dᵀ)^∨ = sin ψ n, energy ½ k |g|² =
+ * ½ k sin²ψ. With spatial variations δR = ŵ R, δD = (R_aᵀ (w_b − w_a))^ D, so δg = G R_aᵀ (w_b − w_a),
+ * G = ½ (tr D I − D) ((û D + Dᵀ û)^∨ = (tr D I − D) u): the couple −R_a Gᵀ (k g + c ġ) on b, its
+ * opposite on a; Gᵀ g = sin ψ cos ψ n (tr D = 1 + 2 cos ψ, Dᵀ n = n), the mixed rod's moment
+ * k sin ψ cos ψ about n. The rate ġ = G R_aᵀ (ω_b − ω_a) on the last interval. */
+static cr_vec3 iso_measure(const asm_sim *s, const cjoint *c, cr_mat3 *RaG, cr_vec3 *gdot)
+{
+    const cr_mat3 Ra = unit_R(s, c->ua);
+    const cr_mat3 D = cr_m3_mul(cr_m3_mul(cr_m3_transpose(Ra), unit_R(s, c->ub)), c->C0);
+    const cr_vec3 g =
+        cr_v3(0.5 * (D.m[2][1] - D.m[1][2]), 0.5 * (D.m[0][2] - D.m[2][0]), 0.5 * (D.m[1][0] - D.m[0][1]));
+    const double tr = D.m[0][0] + D.m[1][1] + D.m[2][2];
+    cr_mat3 G;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) G.m[i][j] = 0.5 * ((i == j) * tr - D.m[i][j]);
+    *RaG = cr_m3_mul(Ra, cr_m3_transpose(G)); /* R_a Gᵀ */
+    const cr_vec3 u = cr_m3_tmulv(Ra, cr_v3_sub(unit_w(s, c->ub), unit_w(s, c->ua)));
+    *gdot = cr_m3_mulv(G, u);
+    return g;
+}
+
+/* φ unwrapped: the turn nearest the last one (φ's step between two t_k is far below π) */
+static double unwrap(double phi, double last) { return last + remainder(phi - last, 2 * M_PI); }
+
+/* A stop's force on a measure m within [lo, hi] (positive pushing m up; 0: not pressing) and its
+ * spring's energy ½ k p² (added to *V): the mixed rod's penalty, unilateral, no dashpot */
+static double stop_force(double k, double lo, double hi, double m, double *V)
+{
+    if (!(k > 0)) return 0.0;
+    const double p = m > hi ? m - hi : m < lo ? m - lo : 0.0;
+    *V += 0.5 * k * p * p;
+    return -k * p;
+}
+
+/* the joints' springs' and stops' energy now: ½ k φ² + ½ k_s x² + the stops' ½ k p² */
+static double springs_energy(const asm_sim *s, int *pressing, double *fmax_)
+{
+    double V = 0;
+    for (int i = 0; i < s->ncj; ++i) {
+        const cjoint *c = &s->cj[i];
+        if (c->kiso != 0) {
+            cr_mat3 RaG;
+            cr_vec3 gd;
+            const cr_vec3 g = iso_measure(s, c, &RaG, &gd);
+            V += 0.5 * c->kiso * cr_v3_dot(g, g);
+        }
+        if (c->k == 0 && c->ks == 0 && c->klim == 0 && c->kslim == 0) continue;
+        const jfree f = free_dirs(s, c);
+        V += 0.5 * c->k * f.phi * f.phi + 0.5 * c->ks * f.x * f.x;
+        const double fr = stop_force(c->klim, c->lo, c->hi, unwrap(f.phi, c->phiu), &V);
+        const double fs = stop_force(c->kslim, c->slo, c->shi, f.x, &V);
+        if (pressing) *pressing += (fr != 0) + (fs != 0), *fmax_ = fmax(*fmax_, fmax(fabs(fr), fabs(fs)));
+    }
+    return V;
+}
+
+/* The springs and dampers of the step from t_k, with the units' sums of the step set (ug0, tv0
+ * from the rods' own forces): the spring is a potential V = ½ k φ² + ½ k_s x² of the discrete
+ * Lagrangian, its force −∇V at t_k where the rods' elastic forces act (so the step stays
+ * variational and V joins the energy at t_k); its gradient is the couple k φ H on a's rotation
+ * and −k φ H on b's, and the force k_s x H on a's node, −k_s x H on b's with the couple
+ * k_s x (H × (x_b − x_a)) on a's rotation, equal and opposite and balancing their moment (Σ p
+ * and Σ (x × p + R μ) stay exact). The damper −c φ̇ (−c_s ẋ) with the rates of the last interval
+ * [t_k−1, t_k], the latest the explicit step knows (rod.damping's drag does the same): a load
+ * of the step (Lagrange–d'Alembert), its dissipation counted after the step (joint_dissipation).
+ * Returns V at t_k. */
+static double joint_springs(asm_sim *s, double h)
+{
+    double V = 0;
+    s->pressing = 0, s->limit_force_max = 0;
+    for (int i = 0; i < s->ncj; ++i) {
+        cjoint *c = &s->cj[i];
+        c->sforce = c->smoment = cr_v3(0, 0, 0);
+        if (c->kiso != 0 || c->ciso != 0) {
+            cr_mat3 RaG;
+            const cr_vec3 g = iso_measure(s, c, &RaG, &c->gdot0);
+            V += 0.5 * c->kiso * cr_v3_dot(g, g);
+            const cr_vec3 tb = cr_m3_mulv(RaG, cr_v3_madd(cr_v3_scale(g, -c->kiso), -c->ciso, c->gdot0));
+            s->ug0[c->ua] = cr_v3_madd(s->ug0[c->ua], -h * h, cr_m3_tmulv(s->uR[c->ua], tb));
+            s->ug0[c->ub] = cr_v3_madd(s->ug0[c->ub], h * h, cr_m3_tmulv(s->uR[c->ub], tb));
+            c->smoment = cr_v3_scale(tb, -1.0);
+            continue; /* (a ball or universal joint has no other free-direction spring nor stop) */
+        }
+        if (c->k == 0 && c->c == 0 && c->ks == 0 && c->cs == 0 && c->klim == 0 && c->kslim == 0) continue;
+        const jfree f = free_dirs(s, c);
+        V += 0.5 * c->k * f.phi * f.phi + 0.5 * c->ks * f.x * f.x;
+        /* the stops: penalty springs on φ unwrapped (whole turns count) and on x, potentials as
+         * the springs (their kink at the stop makes them C¹, as the obstacles' contact springs) */
+        c->phiu = unwrap(f.phi, c->phiu);
+        c->lim_force = stop_force(c->klim, c->lo, c->hi, c->phiu, &V);
+        c->slim_force = stop_force(c->kslim, c->slo, c->shi, f.x, &V);
+        s->pressing += (c->lim_force != 0) + (c->slim_force != 0);
+        s->limit_force_max = fmax(s->limit_force_max, fmax(fabs(c->lim_force), fabs(c->slim_force)));
+        const double T = -c->k * f.phi - c->c * f.phidot + c->lim_force; /* the moment on b about H */
+        const double S = -c->ks * f.x - c->cs * f.xdot + c->slim_force;  /* the force on b along H */
+        const cr_vec3 ta = cr_v3_madd(cr_v3_scale(f.H, -T), S, cr_v3_cross(f.H, f.dx)), tb = cr_v3_scale(f.H, T);
+        /* ug0 = h (ν + h M) in the root's frame: a torque τ adds h² Rᵀ τ */
+        s->ug0[c->ua] = cr_v3_madd(s->ug0[c->ua], h * h, cr_m3_tmulv(s->uR[c->ua], ta));
+        s->ug0[c->ub] = cr_v3_madd(s->ug0[c->ub], h * h, cr_m3_tmulv(s->uR[c->ub], tb));
+        if (c->slides && S != 0) { /* tv0 = (P + h F)/M */
+            s->tv0[c->tb] = cr_v3_madd(s->tv0[c->tb], h * S / s->tM[c->tb], f.H);
+            s->tv0[c->ta] = cr_v3_madd(s->tv0[c->ta], -h * S / s->tM[c->ta], f.H);
+        }
+        c->sforce = cr_v3_scale(f.H, -S), c->smoment = ta;
+        c->phidot0 = f.phidot, c->xdot0 = f.xdot;
+    }
+    return V;
+}
+
+/* The drives' rows at t_k+1: a motor's g = (R_a m(θ))·(R_b n0_b) = sin(φ − θ), m(θ) = −sin θ n0 +
+ * cos θ n1 (a's frame), θ = angle · time(t_k+1): b's copy of n0 at θ about the axis (the sine
+ * holds any number of turns: it measures φ − θ, never φ); a slider's g = (x_b − x_a)·(R_a h) − X,
+ * X = position · time(t_k+1). Rheonomic rows: SHAKE closes them at t_k+1 as the others. */
+/* joint c's drive at t: amount · time(t) · u(t), u the input's cubic Hermite over the output
+ * interval [ramp_t0, ramp_t1] (ph_assembly_formulation.c, assembly_dynamics.c) */
+static double drive_at(const asm_sim *s, const cjoint *c, double t)
+{
+    const double f = c->drive_amount * cr_time_function_eval(&c->drive_time, t);
+    const double u0 = c->drive_from, u1 = c->drive_target, r0 = c->drive_rate, H = s->ramp_t1 - s->ramp_t0;
+    if ((u0 == u1 && r0 == 0) || !(H > 0)) return f * u1;
+    const double x = fmin(1.0, fmax(0.0, (t - s->ramp_t0) / H)), x2 = x * x, x3 = x2 * x, r1 = (u1 - u0) / H;
+    return f * ((2 * x3 - 3 * x2 + 1) * u0 + (x3 - 2 * x2 + x) * H * r0 + (3 * x2 - 2 * x3) * u1 + (x3 - x2) * H * r1);
+}
+
+/* before a step from t: at an output time the input's ramp moves on (from the value and the
+ * secant rate reached, to the input given there); at the stage's first step a new input
+ * retargets the first interval's ramp */
+static void drive_ramp(asm_sim *s, double t, double h)
+{
+    const double H = s->ramp_t1 - s->ramp_t0;
+    if (t >= s->ramp_t1 - 0.5 * h) {
+        for (int i = 0; i < s->ncj; ++i) {
+            cjoint *c = &s->cj[i];
+            const double u0 = c->drive_from, u1 = c->drive_target, r0 = c->drive_rate;
+            c->drive_rate = u0 != u1 || r0 != 0 ? (u1 - u0) / H : 0.0;
+            c->drive_from = u1, c->drive_target = c->drive_input;
+        }
+        s->ramp_t0 = s->ramp_t1, s->ramp_t1 += H;
+    } else if (fabs(t - s->ramp_t0) < 0.5 * h) {
+        for (int i = 0; i < s->ncj; ++i) s->cj[i].drive_target = s->cj[i].drive_input;
+    }
+}
+
+static void drive_rows(asm_sim *s, double t1)
+{
+    for (int i = 0; i < s->ncj; ++i) {
+        cjoint *c = &s->cj[i];
+        if (!c->drive) continue;
+        const int r = c->rows - 1;
+        const double v = drive_at(s, c, t1);
+        if (c->drive_slide)
+            c->u[r] = c->ha, c->off[r] = v;
+        else
+            c->u[r] = cr_v3_madd(cr_v3_scale(c->n0a, -sin(v)), cos(v), c->n1a), c->d[r] = c->n0b;
+    }
+}
+
+/* The power of the drives' forces of the step (their rows' λ, directions of t_k) at the units'
+ * velocities on the last interval: a motor's couple λ t on a, −λ t on b; a slider's force λ n
+ * on b, −λ n on a, its couple λ t on a. */
+static double drives_power(const asm_sim *s, double h)
+{
+    double P = 0;
+    for (int i = 0; i < s->ncj; ++i) {
+        const cjoint *c = &s->cj[i];
+        if (!c->drive) continue;
+        const int r = c->rows - 1;
+        const double lam = c->y[r] / (h * h);
+        const cr_vec3 wa = unit_w(s, c->ua);
+        if (c->drive_slide)
+            P += lam *
+                 (cr_v3_dot(c->fdir[r], cr_v3_sub(unit_v(s, c->tb), unit_v(s, c->ta))) + cr_v3_dot(c->tdir[r], wa));
+        else
+            P += lam * cr_v3_dot(c->tdir[r], cr_v3_sub(wa, unit_w(s, c->ub)));
+    }
+    return P;
+}
+
+/* the dampers' dissipation rate c φ̇_k φ̇ + c_s ẋ_k ẋ, φ̇_k, ẋ_k the rates their forces took in
+ * the step and φ̇, ẋ the rates now */
+static double dampers_power(const asm_sim *s)
+{
+    double D = 0;
+    for (int i = 0; i < s->ncj; ++i) {
+        const cjoint *c = &s->cj[i];
+        if (c->ciso != 0) {
+            cr_mat3 RaG;
+            cr_vec3 gd;
+            iso_measure(s, c, &RaG, &gd);
+            D += c->ciso * cr_v3_dot(c->gdot0, gd);
+        }
+        if (c->c == 0 && c->cs == 0) continue;
+        const jfree f = free_dirs(s, c);
+        D += c->c * c->phidot0 * f.phidot + c->cs * c->xdot0 * f.xdot;
+    }
+    return D;
+}
+
 static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error *err)
 {
     asm_sim *s = sim->impl;
@@ -870,9 +1259,24 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
         s->utau[g] = cr_v3(0, 0, 0);
         sym_eigen(J, &s->uP[g], &s->uD[g]);
     }
+    /* the joints' springs and dampers at t_k, the drives' rows at t_k+1 */
+    double V = 0, D0 = 0, P0 = 0;
+    if (s->jcolumns) {
+        V = joint_springs(s, h);
+        if (s->drives) drive_ramp(s, t, h);
+        for (int i = 0; i < s->ncj; ++i)
+            D0 += s->cj[i].c * s->cj[i].phidot0 * s->cj[i].phidot0 + s->cj[i].cs * s->cj[i].xdot0 * s->cj[i].xdot0 +
+                  s->cj[i].ciso * cr_v3_dot(s->cj[i].gdot0, s->cj[i].gdot0);
+        drive_rows(s, t + h);
+    }
     if (s->ncj > 0) {
         cr_status st = solve_rows(s, chart, h, t, err);
         if (st != CR_OK) return st;
+        for (int i = 0; i < s->ncj; ++i) { /* the springs' and dampers' wrench is the joint's too */
+            s->cj[i].force = cr_v3_add(s->cj[i].force, s->cj[i].sforce);
+            s->cj[i].moment = cr_v3_add(s->cj[i].moment, s->cj[i].smoment);
+        }
+        if (s->jcolumns) P0 = drives_power(s, h);
     }
     for (int g = 0; g < s->ntg; ++g) {
         const group *G = &s->tg[g];
@@ -920,6 +1324,15 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
         }
     }
     for (int r = 0; r < s->rods; ++r) cr_lgvi_step_end(s->r[r]->k);
+    if (s->jcolumns) {
+        /* the kernel's rule for the loads' work, w_k = (h/2) F·(v^{k−1} + v^k) (lgvi.c), for the
+         * dampers' dissipation and the drives' work: their powers at the rates of the intervals
+         * on both sides of t_k; V belongs to t_k, the energies' level */
+        const double d = 0.5 * h * (D0 + dampers_power(s)), w = 0.5 * h * (P0 + drives_power(s, h));
+        s->spring_energy = V;
+        s->dissipated += d, s->dissipated_last = d;
+        s->work_drives += w, s->work_drives_last = w;
+    }
     return CR_OK;
 }
 
@@ -949,6 +1362,23 @@ static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp)
         smp->angular_momentum = cr_v3_add(smp->angular_momentum, one.angular_momentum);
     }
     smp->extra_count = 0;
+    if (s->jcolumns) {
+        /* the joints' springs in the elastic energy (at t_k, the energies' level, as the rods'),
+         * the mixed rod's two columns with W(t_k) = Σ_{j<k} w_j + ½ w_k as the loads' work */
+        const int stepped = cr_lgvi_steps(s->r[0]->k) > 0;
+        int pressing = 0;
+        double fm = 0;
+        const double V = springs_energy(s, &pressing, &fm);
+        smp->elastic += stepped ? s->spring_energy : V;
+        smp->extra[0] = s->dissipated - 0.5 * s->dissipated_last;
+        smp->extra[1] = s->work_drives - 0.5 * s->work_drives_last;
+        smp->extra_count = 2;
+        if (s->limits) { /* the stops at t_k, as the energies */
+            smp->extra[2] = stepped ? s->pressing : pressing;
+            smp->extra[3] = stepped ? s->limit_force_max : fm;
+            smp->extra_count = 4;
+        }
+    }
 }
 
 /* the one rod's bands (formulation.c): the shared nodes add no dissipation nor drift */
@@ -957,8 +1387,9 @@ static double energy(const cr_sim *sim, const cr_dynamic_sample *row, double *st
 {
     const asm_sim *s = sim->impl;
     *roundoff = 0;
-    *stored = row->kinetic + row->elastic;
+    *stored = row->kinetic + row->elastic; /* the joints' springs included */
     *supplied = row->work_external;
+    if (s->jcolumns) *supplied += row->extra[1] - row->extra[0]; /* the drives' work, the dampers' dissipation */
     return s->dilatation ? 0.5 : 0.05;
 }
 
@@ -976,6 +1407,18 @@ static cr_status asm_dynamic(cr_sim *sim, int stage, double t_stage_start, doubl
                              cr_error *err)
 {
     (void)h0, (void)work;
+    asm_sim *s = sim->impl;
+    const double h = o->time_step;
+    if (s->drives && h > 0) { /* the output interval as the driver rounds it (fixed_step.c) */
+        const long total = lround(o->t_end / h), done = lround((cr_lgvi_time(s->r[0]->k) - t_stage_start) / h);
+        const double every_d = o->output_dt / h;
+        long every = every_d >= (double)total ? total : lround(every_d);
+        if (every < 1) every = 1;
+        if (done == 0) /* fresh: the inputs held; resumed: the checkpoint's ramp, in its interval */
+            for (int i = 0; i < s->ncj; ++i)
+                s->cj[i].drive_from = s->cj[i].drive_target = s->cj[i].drive_input, s->cj[i].drive_rate = 0.0;
+        s->ramp_t0 = t_stage_start + (double)(done / every * every) * h, s->ramp_t1 = s->ramp_t0 + (double)every * h;
+    }
     return cr_fixed_step_stage(sim, &asm_ops, stage, t_stage_start, o, cb, report, err);
 }
 
@@ -1034,11 +1477,14 @@ static double load_factor(const void *impl)
     return 0.0;
 }
 
+/* with springs, dampers or drives on the joints: the mixed rod's two columns */
 static int series_extra(const void *impl, const char *const **names)
 {
-    (void)impl;
-    *names = NULL;
-    return 0;
+    static const char *const joints[] = {"energy_dissipated_joints", "work_drives", "joint_limits_pressing",
+                                         "joint_limit_force"};
+    const asm_sim *s = impl;
+    *names = joints;
+    return s && s->jcolumns ? 2 + 2 * s->limits : 0;
 }
 
 static double *load_input(void *impl) { return ((asm_sim *)impl)->inputs; }
@@ -1053,7 +1499,7 @@ static int members(const asm_sim *s)
 static int packed_size(const void *impl)
 {
     const asm_sim *s = impl;
-    int n = s->first_load[s->rods] + 6 * members(s) + (CR_ROWS_MAX + 6) * s->ncj;
+    int n = s->first_load[s->rods] + 6 * members(s) + (CR_ROWS_MAX + 6) * s->ncj + (s->jcolumns ? 7 + 7 * s->ncj : 0);
     for (int r = 0; r < s->rods; ++r) n += cr_lgvi_formulation.packed_size(s->r[r]);
     return n;
 }
@@ -1076,6 +1522,17 @@ static void pack(const void *impl, double *out)
         cr_v3_store(s->cj[i].force, out + CR_ROWS_MAX);
         cr_v3_store(s->cj[i].moment, out + CR_ROWS_MAX + 3);
     }
+    if (s->jcolumns) {
+        out[0] = s->spring_energy, out[1] = s->dissipated, out[2] = s->dissipated_last;
+        out[3] = s->work_drives, out[4] = s->work_drives_last;
+        out[5] = s->pressing, out[6] = s->limit_force_max;
+        for (int i = 0; i < s->ncj; ++i) {
+            const cjoint *c = &s->cj[i];
+            double *o = out + 7 + 7 * i;
+            o[0] = c->phiu, o[1] = c->lim_force, o[2] = c->slim_force;
+            o[3] = c->drive_input, o[4] = c->drive_from, o[5] = c->drive_rate, o[6] = c->drive_target;
+        }
+    }
 }
 
 static void unpack(void *impl, const double *in)
@@ -1091,6 +1548,17 @@ static void unpack(void *impl, const double *in)
     for (int i = 0; i < s->ncj; ++i, in += CR_ROWS_MAX + 6) {
         memcpy(s->cj[i].y, in, sizeof s->cj[i].y);
         s->cj[i].force = cr_v3_load(in + CR_ROWS_MAX), s->cj[i].moment = cr_v3_load(in + CR_ROWS_MAX + 3);
+    }
+    if (s->jcolumns) {
+        s->spring_energy = in[0], s->dissipated = in[1], s->dissipated_last = in[2];
+        s->work_drives = in[3], s->work_drives_last = in[4];
+        s->pressing = (int)in[5], s->limit_force_max = in[6];
+        for (int i = 0; i < s->ncj; ++i) {
+            cjoint *c = &s->cj[i];
+            const double *o = in + 7 + 7 * i;
+            c->phiu = o[0], c->lim_force = o[1], c->slim_force = o[2];
+            c->drive_input = o[3], c->drive_from = o[4], c->drive_rate = o[5], c->drive_target = o[6];
+        }
     }
 }
 
@@ -1139,6 +1607,36 @@ static cr_status joint_reaction(const void *impl, int j, cr_vec3 *f, cr_vec3 *m)
     return CR_OK;
 }
 
+/* joint j's stop `which` (0: `limit`, 1: `slide_limit`): its measure now (φ unwrapped, or x) and
+ * its force at the last t_k (positive pushing the measure up) */
+static int joint_limit(const void *impl, int j, int which, double *value, double *force)
+{
+    const asm_sim *s = impl;
+    if (j < 0 || j >= s->joints || s->jcj[j] < 0) return 0;
+    const cjoint *c = &s->cj[s->jcj[j]];
+    const int on_slide = which == 1 || s->jtype[j] == CR_JOINT_PRISMATIC;
+    if (!(on_slide ? c->kslim > 0 : c->klim > 0) || (which == 1 && s->jtype[j] != CR_JOINT_CYLINDRICAL)) return 0;
+    const jfree f = free_dirs(s, c);
+    if (value) *value = on_slide ? f.x : unwrap(f.phi, c->phiu);
+    if (force) *force = on_slide ? c->slim_force : c->lim_force;
+    return 1;
+}
+
+static cr_status set_joint_drive_input(void *impl, int j, double value)
+{
+    asm_sim *s = impl;
+    if (j < 0 || j >= s->joints || s->jcj[j] < 0 || !s->cj[s->jcj[j]].drive) return CR_BAD_INPUT;
+    s->cj[s->jcj[j]].drive_input = value;
+    return CR_OK;
+}
+
+static double joint_drive_input(const void *impl, int j)
+{
+    const asm_sim *s = impl;
+    if (j < 0 || j >= s->joints || s->jcj[j] < 0 || !s->cj[s->jcj[j]].drive) return NAN;
+    return s->cj[s->jcj[j]].drive_input;
+}
+
 const cr_formulation cr_lgvi_assembly_formulation = {
     .name = "lgvi",
     .bytes_per_element_static = 1e3,
@@ -1175,4 +1673,7 @@ const cr_formulation cr_lgvi_assembly_formulation = {
     .joint_count = joint_count,
     .joint_name = joint_name,
     .joint_reaction = joint_reaction,
+    .joint_limit = joint_limit,
+    .set_joint_drive_input = set_joint_drive_input,
+    .joint_drive_input = joint_drive_input,
 };

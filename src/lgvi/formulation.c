@@ -16,9 +16,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* library body components (x axial, y, z) from/to the kernel's (E1, E2, E3 = axis) */
 static cr_vec3 from_k(cr_vec3 v) { return cr_v3(v.z, v.x, v.y); }
@@ -563,13 +563,14 @@ static void friction_forces(lgvi_sim *s, double h)
     }
 }
 
-/* with obstacles: touching nodes, the sum of the normal forces (N), the largest penetration (m),
- * the mixed rod's names (it has no contact_sliding column: the nodes' state says which slid);
- * with contact.self, the mixed rod's two columns after them: the pairs pressing and the smallest
- * gap of the non-excluded pairs (m; 2 a when none comes that near) */
+/* with obstacles: touching nodes, the nodes whose last step slid (friction_forces: 0 without
+ * friction), the sum of the normal forces (N), the largest penetration (m), the mixed rod's
+ * names; with contact.self, the mixed rod's two columns after them: the pairs pressing and the
+ * smallest gap of the non-excluded pairs (m; 2 a when none comes that near) */
 static const char *const extra_names[] = {
-    "length",         "dilatation_min",       "dilatation_max",      "volume_drift",       "rotation_drift",
-    "contact_active", "contact_normal_force", "contact_penetration", "self_contact_pairs", "self_contact_gap"};
+    "length",          "dilatation_min",  "dilatation_max",       "volume_drift",        "rotation_drift",
+    "contact_active",  "contact_sliding", "contact_normal_force", "contact_penetration", "self_contact_pairs",
+    "self_contact_gap"};
 static const char *const extra_names_self[] = {"length",          "dilatation_min", "dilatation_max",
                                                "volume_drift",    "rotation_drift", "self_contact_pairs",
                                                "self_contact_gap"};
@@ -605,12 +606,15 @@ static void fill_sample(const lgvi_sim *s, cr_dynamic_sample *smp)
         if (x) {
             for (int i = 0; i < s->nodes; ++i) cr_v3_store(cr_lgvi_position(s->k, i), x + 3 * i);
             cr_contact_totals_at(s->contact, x, 3, &t);
-            smp->extra[5] = t.active, smp->extra[6] = t.normal, smp->extra[7] = t.penetration;
+            smp->extra[5] = t.active, smp->extra[7] = t.normal, smp->extra[8] = t.penetration;
         } else {
-            smp->extra[5] = smp->extra[6] = smp->extra[7] = NAN;
+            smp->extra[5] = smp->extra[7] = smp->extra[8] = NAN;
         }
         free(x);
-        smp->extra_count = 8;
+        int sliding = 0;
+        for (int i = 0; s->sliding && i < s->nodes; ++i) sliding += s->sliding[i] != 0;
+        smp->extra[6] = sliding;
+        smp->extra_count = 9;
     }
     if (s->self) {
         const cr_rodcontact *c = s->self;
@@ -824,7 +828,7 @@ static int series_extra(const void *impl, const char *const **names)
 {
     const lgvi_sim *s = impl;
     *names = s->self && !s->contact ? extra_names_self : extra_names;
-    return 5 + (s->contact ? 3 : 0) + (s->self ? 2 : 0);
+    return 5 + (s->contact ? 4 : 0) + (s->self ? 2 : 0);
 }
 
 static int contact(const void *impl, int node, cr_contact_sample *out)
@@ -845,7 +849,8 @@ static double *load_input(void *impl) { return ((lgvi_sim *)impl)->input; }
 static int packed_size(const void *impl)
 {
     const lgvi_sim *s = impl;
-    return cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? 2 : 0);
+    return cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? 2 : 0) +
+           (s->sliding ? s->nodes : 0);
 }
 
 static void pack(const void *impl, double *out)
@@ -861,6 +866,10 @@ static void pack(const void *impl, double *out)
         double *c = out + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0);
         c[0] = s->clamp_work, c[1] = s->clamp_work_last;
     }
+    if (s->sliding) { /* which nodes slid in the last step (contact_sliding, the nodes' state) */
+        double *c = out + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? 2 : 0);
+        for (int i = 0; i < s->nodes; ++i) c[i] = s->sliding[i];
+    }
 }
 
 static void unpack(void *impl, const double *in)
@@ -875,6 +884,10 @@ static void unpack(void *impl, const double *in)
     if (s->moving_count) {
         const double *c = in + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0);
         s->clamp_work = c[0], s->clamp_work_last = c[1];
+    }
+    if (s->sliding) {
+        const double *c = in + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? 2 : 0);
+        for (int i = 0; i < s->nodes; ++i) s->sliding[i] = c[i] != 0;
     }
 }
 
@@ -901,8 +914,8 @@ static uint64_t fingerprint(const void *impl)
         for (size_t i = 0; i < sizeof p->contact_stiffness; ++i) h = (h ^ b[i]) * 1099511628211ull;
         for (int k = 0; k < s->contact->obstacle_count; ++k) {
             const cr_obstacle_def *o = &s->contact->obstacles[k];
-            double g[8] = {o->type, o->center.x, o->center.y, o->center.z, o->radius, o->length,
-                           o->axes.m[0][2], o->axes.m[2][2]};
+            double g[8] = {o->type,   o->center.x, o->center.y,     o->center.z,
+                           o->radius, o->length,   o->axes.m[0][2], o->axes.m[2][2]};
             b = (const unsigned char *)g;
             for (size_t i = 0; i < sizeof g; ++i) h = (h ^ b[i]) * 1099511628211ull;
         }
