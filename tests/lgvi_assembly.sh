@@ -232,6 +232,15 @@ if [ "$code" -ne 130 ]; then
     bad "resume: could not interrupt the run (exit $code)"
 else
     cut_rows=$(($(wc -l < "$tmp/cut/series.csv") - 1))
+    # the joints' definitions are part of the checkpoint's fingerprint: another spring or axis is refused
+    for change in joints.1.stiffness=41 'joints.1.axis=[0,1,0.9]'; do
+        rm -rf "$tmp/other" && cp -r "$tmp/cut" "$tmp/other"
+        "$cli" run "$ex" -o "$tmp/other" "${sets[@]}" --set "$change" --resume > "$tmp/other.log" 2>&1
+        c=$?
+        if [ "$c" -eq 1 ] && grep -q "does not belong to this scenario" "$tmp/other.log"; then
+            ok "resume: a checkpoint is refused after $change"
+        else bad "resume after $change: exit $c, $(head -c 300 "$tmp/other.log")"; fi
+    done
     "$cli" run "$ex" -o "$tmp/cut" "${sets[@]}" --resume > "$tmp/resume.log" 2>&1 ||
         bad "resume: the resumed run failed: $(head -c 400 "$tmp/resume.log")"
     if cmp -s "$tmp/full/series.csv" "$tmp/cut/series.csv" && cmp -s "$tmp/full/nodes.csv" "$tmp/cut/nodes.csv"; then

@@ -367,3 +367,27 @@ cr_status cr_assembly_refuse_mixed_only(const cr_assembly_def *def, const char *
     }
     return CR_OK;
 }
+
+unsigned long long cr_joint_def_hash(const cr_joint_def *j, unsigned long long h)
+{
+    const cr_time_function *f = &j->drive_time;
+    const double v[] = {j->type,          j->a.rod,        j->a.node,        j->b.rod,          j->b.node,
+                        j->body_a,        j->body_b,       j->point_a.x,     j->point_a.y,      j->point_a.z,
+                        j->point_b.x,     j->point_b.y,    j->point_b.z,     j->has_rotation,   j->rotation.w,
+                        j->rotation.x,    j->rotation.y,   j->rotation.z,    j->axis.x,         j->axis.y,
+                        j->axis.z,        j->axis_b.x,     j->axis_b.y,      j->axis_b.z,       j->has_drive,
+                        j->drive_angle,   f->type,         f->t0,            f->t1,             f->amplitude,
+                        f->frequency,     f->phase,        f->offset,        f->point_count,    j->stiffness,
+                        j->damping,       j->slide_stiffness, j->slide_damping, j->rest,        j->slide_rest,
+                        j->drive_slide,   j->drive_position, j->stages,      j->has_limit,      j->has_slide_limit,
+                        j->limit[0],      j->limit[1],     j->slide_limit[0], j->slide_limit[1], j->limit_stiffness,
+                        j->slide_limit_stiffness};
+    const unsigned char *b = (const unsigned char *)v;
+    for (size_t i = 0; i < sizeof v; ++i) h = (h ^ b[i]) * 1099511628211ULL;
+    for (int k = 0; f->points && k < f->point_count; ++k) {
+        const double pt[2] = {f->points[k].t, f->points[k].value};
+        b = (const unsigned char *)pt;
+        for (size_t i = 0; i < sizeof pt; ++i) h = (h ^ b[i]) * 1099511628211ULL;
+    }
+    return h;
+}

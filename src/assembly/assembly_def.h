@@ -38,4 +38,8 @@ const char *cr_joint_label(const cr_assembly_def *def, int k, char *buf, size_t 
  * A formulation that ignored them would silently run another mechanism. */
 cr_status cr_assembly_refuse_mixed_only(const cr_assembly_def *def, const char *model, cr_error *err);
 
+/* FNV-1a of h and everything of a joint that changes a run (type, nodes, axes, rotation, springs,
+ * drive, limits, stages), field by field (the struct has padding): checkpoints' fingerprints. */
+unsigned long long cr_joint_def_hash(const cr_joint_def *j, unsigned long long h);
+
 #endif

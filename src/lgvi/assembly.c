@@ -128,6 +128,7 @@ typedef struct asm_sim {
     int pressing; /* the stops pressing at the last t_k, and their largest force */
     double limit_force_max;
     double spring_energy, dissipated, dissipated_last, work_drives, work_drives_last;
+    uint64_t joints_hash; /* the joints' definitions (cr_joint_def_hash), for the fingerprint */
 } asm_sim;
 
 /* ---- what the shared nodes can represent: checked before anything runs ---- */
@@ -518,6 +519,8 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
     if (!s) return cr_error_set(err, CR_NO_MEMORY, "out of memory"), NULL;
     s->rods = def->rod_count;
     s->joints = def->joint_count;
+    s->joints_hash = 1469598103934665603ULL; /* axes, springs, drives, stops: a resume must not change them */
+    for (int j = 0; j < def->joint_count; ++j) s->joints_hash = cr_joint_def_hash(&def->joints[j], s->joints_hash);
     s->dilatation = o->dilatation;
     s->r = calloc((size_t)s->rods, sizeof *s->r);
     s->first_node = calloc((size_t)s->rods + 1, sizeof(int));
@@ -1570,7 +1573,7 @@ static uint64_t fingerprint(const void *impl)
     for (int j = 0; j < s->joints; ++j)
         for (int k = 0; k < 4; ++k)
             h = (h ^ (uint64_t)(s->jtype[j] * 131 + k * 7 + s->jmember[4 * j + k] + 1)) * 1099511628211ULL;
-    return h;
+    return (h ^ s->joints_hash) * 1099511628211ULL;
 }
 
 static int rod_count(const void *impl) { return ((const asm_sim *)impl)->rods; }

@@ -926,9 +926,17 @@ static uint64_t fingerprint(const void *impl)
         b = (const unsigned char *)g;
         for (size_t i = 0; i < sizeof g; ++i) h = (h ^ b[i]) * 1099511628211ull;
         for (int m = 0; m < s->moving_count; ++m) {
-            double q[4] = {s->moving_node[m], s->moving_target[m].x, s->moving_target[m].y, s->moving_target[m].z};
+            const cr_time_function *f = &s->moving_time[m]; /* and the clamp's time function */
+            double q[12] = {s->moving_node[m], s->moving_target[m].x, s->moving_target[m].y, s->moving_target[m].z,
+                            f->type,           f->t0,                 f->t1,                 f->amplitude,
+                            f->frequency,      f->phase,              f->offset,             f->point_count};
             b = (const unsigned char *)q;
             for (size_t i = 0; i < sizeof q; ++i) h = (h ^ b[i]) * 1099511628211ull;
+            for (int k = 0; f->points && k < f->point_count; ++k) {
+                const double pt[2] = {f->points[k].t, f->points[k].value};
+                b = (const unsigned char *)pt;
+                for (size_t i = 0; i < sizeof pt; ++i) h = (h ^ b[i]) * 1099511628211ull;
+            }
         }
     }
     if (s->self) { /* its stiffness (the pairs' state is the positions') */
