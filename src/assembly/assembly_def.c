@@ -431,3 +431,15 @@ unsigned long long cr_joint_def_hash(const cr_joint_def *j, unsigned long long h
     }
     return h;
 }
+
+double cr_drive_ramp(double u0, double u1, double r0, double t0, double t1, double t, double *ud, double *udd)
+{
+    const double h = t1 - t0;
+    if (ud) *ud = 0.0;
+    if (udd) *udd = 0.0;
+    if ((u0 == u1 && r0 == 0) || !(h > 0)) return u1;
+    const double x = fmin(1.0, fmax(0.0, (t - t0) / h)), x2 = x * x, x3 = x2 * x, r1 = (u1 - u0) / h;
+    if (ud) *ud = (6 * x2 - 6 * x) / h * (u0 - u1) + (3 * x2 - 4 * x + 1) * r0 + (3 * x2 - 2 * x) * r1;
+    if (udd) *udd = ((12 * x - 6) / h * (u0 - u1) + (6 * x - 4) * r0 + (6 * x - 2) * r1) / h;
+    return (2 * x3 - 3 * x2 + 1) * u0 + (x3 - 2 * x2 + x) * h * r0 + (3 * x2 - 2 * x3) * u1 + (x3 - x2) * h * r1;
+}

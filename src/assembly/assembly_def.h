@@ -42,4 +42,16 @@ cr_status cr_assembly_refuse_mixed_only(const cr_assembly_def *def, const char *
  * drive, limits, stages), field by field (the struct has padding): checkpoints' fingerprints. */
 unsigned long long cr_joint_def_hash(const cr_joint_def *j, unsigned long long h);
 
+/* A drive input's ramp over an output interval [t0, t1] (every model's assemblies): the cubic
+ * Hermite from u0 with rate r0 to u1 with the secant rate (u1 − u0)/(t1 − t0), so u is C¹ across
+ * output times; u1 when the ramp is flat (u0 = u1, r0 = 0) or the interval empty. Its rates ud,
+ * udd at t when not NULL. */
+double cr_drive_ramp(double u0, double u1, double r0, double t0, double t1, double t, double *ud, double *udd);
+/* The rate a ramp from u0 (rate r0) to u1 over H ends with, where the next one starts: the secant
+ * (u1 − u0)/H, 0 for a flat ramp. */
+static inline double cr_drive_ramp_end_rate(double u0, double u1, double r0, double H)
+{
+    return u0 != u1 || r0 != 0 ? (u1 - u0) / H : 0.0;
+}
+
 #endif

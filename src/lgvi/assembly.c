@@ -1120,10 +1120,7 @@ static double joint_springs(asm_sim *s, double h)
 static double drive_at(const asm_sim *s, const cjoint *c, double t)
 {
     const double f = c->drive_amount * cr_time_function_eval(&c->drive_time, t);
-    const double u0 = c->drive_from, u1 = c->drive_target, r0 = c->drive_rate, H = s->ramp_t1 - s->ramp_t0;
-    if ((u0 == u1 && r0 == 0) || !(H > 0)) return f * u1;
-    const double x = fmin(1.0, fmax(0.0, (t - s->ramp_t0) / H)), x2 = x * x, x3 = x2 * x, r1 = (u1 - u0) / H;
-    return f * ((2 * x3 - 3 * x2 + 1) * u0 + (x3 - 2 * x2 + x) * H * r0 + (3 * x2 - 2 * x3) * u1 + (x3 - x2) * H * r1);
+    return f * cr_drive_ramp(c->drive_from, c->drive_target, c->drive_rate, s->ramp_t0, s->ramp_t1, t, NULL, NULL);
 }
 
 /* before a step from t: at an output time the input's ramp moves on (from the value and the
@@ -1136,7 +1133,7 @@ static void drive_ramp(asm_sim *s, double t, double h)
         for (int i = 0; i < s->ncj; ++i) {
             cjoint *c = &s->cj[i];
             const double u0 = c->drive_from, u1 = c->drive_target, r0 = c->drive_rate;
-            c->drive_rate = u0 != u1 || r0 != 0 ? (u1 - u0) / H : 0.0;
+            c->drive_rate = cr_drive_ramp_end_rate(u0, u1, r0, H);
             c->drive_from = u1, c->drive_target = c->drive_input;
         }
         s->ramp_t0 = s->ramp_t1, s->ramp_t1 += H;

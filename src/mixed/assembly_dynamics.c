@@ -49,6 +49,7 @@
  * of a few joint rows per Jacobian, relative accuracy ~1e-10). tests/test_assembly_dynamics.c
  * compares the joint rows' Jacobian with central differences of the whole residual. */
 #define _POSIX_C_SOURCE 199309L
+#include "assembly/assembly_def.h"
 #include "contact/contact.h"
 #include "cosserat/assembly.h"
 #include "cosserat/dynamics.h"
@@ -460,14 +461,9 @@ static void set_drive(asm_dyn *d, double t)
          * r0 to u1 with the secant rate (u1 − u0)/h, so u is C¹ across output times (the drive's
          * velocity continuous, its acceleration jumping like a load input); then (f u)' = f' u +
          * f u', (f u)'' = f'' u + 2 f' u' + f u'' */
-        const double u0 = d->du[3 * jk], u1 = d->du[3 * jk + 1], r0 = d->du[3 * jk + 2], h = d->ramp_t1 - d->ramp_t0;
-        double u = u1, ud = 0.0, udd = 0.0;
-        if ((u0 != u1 || r0 != 0) && h > 0) {
-            const double x = fmin(1.0, fmax(0.0, (t - d->ramp_t0) / h)), x2 = x * x, x3 = x2 * x, r1 = (u1 - u0) / h;
-            u = (2 * x3 - 3 * x2 + 1) * u0 + (x3 - 2 * x2 + x) * h * r0 + (3 * x2 - 2 * x3) * u1 + (x3 - x2) * h * r1;
-            ud = (6 * x2 - 6 * x) / h * (u0 - u1) + (3 * x2 - 4 * x + 1) * r0 + (3 * x2 - 2 * x) * r1;
-            udd = ((12 * x - 6) / h * (u0 - u1) + (6 * x - 4) * r0 + (6 * x - 2) * r1) / h;
-        }
+        double ud, udd;
+        const double u = cr_drive_ramp(d->du[3 * jk], d->du[3 * jk + 1], d->du[3 * jk + 2], d->ramp_t0, d->ramp_t1, t,
+                                       &ud, &udd);
         v[2] = v[2] * u + 2.0 * v[1] * ud + v[0] * udd, v[1] = v[1] * u + v[0] * ud, v[0] *= u;
         for (int c = 0; c < 3; ++c) v[c] *= j->drive ? j->drive_angle : j->drive_position;
     }
@@ -1899,7 +1895,7 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
             if (!d.continuing) s->drive_from[jk] = s->drive_to[jk] = s->drive_input[jk], s->drive_rate[jk] = 0.0;
             if (at_output) {
                 const double u0 = s->drive_from[jk], u1 = s->drive_to[jk], r0 = s->drive_rate[jk];
-                s->drive_rate[jk] = u0 != u1 || r0 != 0 ? (u1 - u0) / o.output_dt : 0.0;
+                s->drive_rate[jk] = cr_drive_ramp_end_rate(u0, u1, r0, o.output_dt);
                 s->drive_from[jk] = u1, s->drive_to[jk] = s->drive_input[jk];
             }
             d.du[3 * jk] = s->drive_from[jk], d.du[3 * jk + 1] = s->drive_to[jk],
@@ -2348,7 +2344,7 @@ static cr_status integrate_live(asm_dyn *d, const double *times, int count, doub
         for (int jk = 0; jk < d->a->joint_count; ++jk) { /* the value and rate reached, the new target */
             double *u = d->du + 3 * jk;
             const double h = d->ramp_t1 - d->ramp_t0;
-            const double reached = u[1], rate = u[0] != u[1] || u[2] != 0 ? (u[1] - u[0]) / h : 0.0;
+            const double reached = u[1], rate = cr_drive_ramp_end_rate(u[0], u[1], u[2], h);
             const double next = d->s->drive_input[jk];
             if (rate != 0 || next != reached) changed = 1; /* the drive's acceleration changes */
             u[0] = d->s->drive_from[jk] = reached, u[1] = d->s->drive_to[jk] = next, u[2] = d->s->drive_rate[jk] = rate;

@@ -251,10 +251,8 @@ static void sync_inputs(pha_sim *s)
 static double drive_at(const pha_sim *s, int j, double t)
 {
     const double f = s->drive_angle[j] * cr_time_function_eval(&s->drive_time[j], t);
-    const double u0 = s->drive_from[j], u1 = s->drive_target[j], r0 = s->drive_rate[j], H = s->ramp_t1 - s->ramp_t0;
-    if ((u0 == u1 && r0 == 0) || !(H > 0)) return f * u1;
-    const double x = fmin(1.0, fmax(0.0, (t - s->ramp_t0) / H)), x2 = x * x, x3 = x2 * x, r1 = (u1 - u0) / H;
-    return f * ((2 * x3 - 3 * x2 + 1) * u0 + (x3 - 2 * x2 + x) * H * r0 + (3 * x2 - 2 * x3) * u1 + (x3 - x2) * H * r1);
+    return f * cr_drive_ramp(s->drive_from[j], s->drive_target[j], s->drive_rate[j], s->ramp_t0, s->ramp_t1, t, NULL,
+                             NULL);
 }
 
 /* before a step from t: at an output time the input's ramp moves on (from the value and the
@@ -266,7 +264,7 @@ static void drive_ramp(pha_sim *s, double t, double h)
     if (t >= s->ramp_t1 - 0.5 * h) {
         for (int j = 0; j < s->joints; ++j) {
             const double u0 = s->drive_from[j], u1 = s->drive_target[j], r0 = s->drive_rate[j];
-            s->drive_rate[j] = u0 != u1 || r0 != 0 ? (u1 - u0) / H : 0.0;
+            s->drive_rate[j] = cr_drive_ramp_end_rate(u0, u1, r0, H);
             s->drive_from[j] = u1, s->drive_target[j] = s->drive_input[j];
         }
         s->ramp_t0 = s->ramp_t1, s->ramp_t1 += H;
