@@ -884,6 +884,8 @@ static cr_status solve_rows(asm_sim *s, int chart, double h, double t, cr_error 
                     if (fabs(res[rr + r]) / c->tol[r] > worst) worst = fabs(res[rr + r]) / c->tol[r], bad = js[q];
                 rr += c->rows;
             }
+            /* (tol is at round-off, 1e-14: a residual stalled in its noise at the cap is
+             * accepted up to 100x, 1e-12 rad or of the longest rod; docs/lgvi.md says so) */
             if (worst <= 1.0 || it == 30) {
                 if (worst > 100.0)
                     return cr_error_set(err, CR_NOT_CONVERGED,
