@@ -180,7 +180,7 @@ static void friction_case(double mu, int expect_slip)
             }
             cr_state_set_pose(s->rods[1], i, r, cr_state_orientation(s->rods[1], i));
         }
-        if (pass == 0) cr_asm_contact_gather(c, a, s), cr_asm_contact_dynamic_begin(c);
+        if (pass == 0) cr_asm_contact_gather(c, a, s), cr_asm_contact_dynamic_begin(c, 0);
     }
     const int nn = cr_asm_contact_nodes(c), nk = 3 * nn;
     double *F = calloc((size_t)nk, sizeof *F), *M = calloc((size_t)nk, sizeof *M), *Fp = calloc((size_t)nk, sizeof *Fp),
@@ -240,6 +240,28 @@ static void friction_case(double mu, int expect_slip)
            mu, expect_slip ? "sliding" : "sticking", np, ft, fbig, fmax(fabs(sf[0]), fmax(fabs(sf[1]), fabs(sf[2]))),
            fmax(fabs(sm[0]), fmax(fabs(sm[1]), fabs(sm[2]))), kf, worst, worst / kf);
     CHECK(kf > 0 && worst <= 1e-6 * kf);
+    /* checkpoints: the anchors packed, refused when they are not this assembly's, and unpacked
+     * into a contact anchored elsewhere give the friction forces as they were, to the bit */
+    const int n = cr_asm_contact_packed_size(c);
+    double *pk = malloc((size_t)n * sizeof *pk);
+    cr_asm_contact_pack(c, pk);
+    CHECK(n == 1 + 11 * (int)pk[0] && pk[0] >= 1);
+    CHECK(cr_asm_contact_unpacked_size(c, pk, n) == n);
+    CHECK(cr_asm_contact_unpacked_size(c, pk, n - 1) == -1); /* its count needs more than there is */
+    pk[2] = pk[1];                                           /* an anchor on segments (a, a) */
+    CHECK(cr_asm_contact_unpacked_size(c, pk, n) == -1);
+    cr_asm_contact_pack(c, pk);
+    cr_asm_contact_dynamic_begin(c, 0); /* anchored afresh where the rods are now */
+    forces_fric(c, a, s, Fp, NULL, NULL, nk, NULL);
+    double moved = 0, back = 0;
+    for (int k = 0; k < nk; ++k) moved = fmax(moved, fabs(Fp[k] - F[k]));
+    CHECK(cr_asm_contact_unpack(c, pk) == 0);
+    forces_fric(c, a, s, Fp, NULL, NULL, nk, NULL);
+    for (int k = 0; k < nk; ++k) back = fmax(back, fabs(Fp[k] - F[k]));
+    printf("  anchors packed (%d doubles): anchored afresh the forces move by %.3g N, unpacked by %g N\n", n, moved,
+           back);
+    CHECK(moved > 0.01 * fbig && back == 0.0);
+    free(pk);
     free(F), free(M), free(Fp), free(Fm), free(K), free(K0), free(F0);
     cr_assembly_state_destroy(s);
     cr_assembly_destroy(a);

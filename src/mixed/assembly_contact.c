@@ -616,14 +616,73 @@ int cr_asm_contact_dynamic_step(cr_asm_contact *c)
     return 0;
 }
 
-void cr_asm_contact_dynamic_begin(cr_asm_contact *c)
+void cr_asm_contact_dynamic_begin(cr_asm_contact *c, int keep)
 {
-    c->stick_count = 0;
     c->dynamic = 1;
+    if (keep) return; /* a continued stage: the anchors it had (kept in memory, or unpacked) */
+    c->stick_count = 0;
     cr_asm_contact_dynamic_step(c); /* the pressing pairs anchored where they are */
 }
 
-void cr_asm_contact_dynamic_end(cr_asm_contact *c) { c->dynamic = 0, c->stick_count = 0; }
+/* (the anchors stay: a stage continued after an interruption takes them up again) */
+void cr_asm_contact_dynamic_end(cr_asm_contact *c) { c->dynamic = 0; }
+
+/* ---- the anchors in checkpoints: a count, then STICK_DOUBLES per anchor ---- */
+
+enum { STICK_DOUBLES = 11 };
+
+int cr_asm_contact_packed_size(const cr_asm_contact *c)
+{
+    return c && c->mu_s > 0 ? 1 + STICK_DOUBLES * c->stick_count : 0;
+}
+
+void cr_asm_contact_pack(const cr_asm_contact *c, double *out)
+{
+    if (!(c && c->mu_s > 0)) return;
+    *out++ = c->stick_count;
+    for (int k = 0; k < c->stick_count; ++k, out += STICK_DOUBLES) {
+        const rr_stick *st = &c->stick[k];
+        const double v[STICK_DOUBLES] = {st->a,     st->b,     st->sa,    st->sb,    st->ra[0],  st->ra[1],
+                                         st->ra[2], st->rb[0], st->rb[1], st->rb[2], st->sliding};
+        memcpy(out, v, sizeof v);
+    }
+}
+
+int cr_asm_contact_unpacked_size(const cr_asm_contact *c, const double *in, long n)
+{
+    if (!(c && c->mu_s > 0)) return 0;
+    /* a count that the rest of the pack holds exactly, anchors on segment pairs of this
+     * assembly, sorted and distinct as the list is kept (bsearch): else not its checkpoint */
+    if (n < 1 || !(in[0] >= 0) || in[0] != floor(in[0]) || in[0] > (double)(n - 1) / STICK_DOUBLES) return -1;
+    const int count = (int)in[0];
+    for (int k = 0; k < count; ++k) {
+        const double *v = in + 1 + STICK_DOUBLES * k, *u = v - STICK_DOUBLES;
+        if (!(v[0] >= 0 && v[0] < v[1] && v[1] < c->segs) || v[0] != floor(v[0]) || v[1] != floor(v[1]) ||
+            (k > 0 && (u[0] > v[0] || (u[0] == v[0] && u[1] >= v[1]))))
+            return -1;
+        for (int r = 2; r < STICK_DOUBLES; ++r)
+            if (!isfinite(v[r])) return -1;
+    }
+    return 1 + STICK_DOUBLES * count;
+}
+
+int cr_asm_contact_unpack(cr_asm_contact *c, const double *in)
+{
+    if (!(c && c->mu_s > 0)) return 0;
+    const int n = (int)*in++;
+    if (grow_nstick(c, n) < 0) return c->stick_count = 0, -1;
+    for (int k = 0; k < n; ++k, in += STICK_DOUBLES) { /* into the scratch list, then swapped in */
+        rr_stick *st = &c->nstick[k];
+        st->a = (int)in[0], st->b = (int)in[1], st->sa = in[2], st->sb = in[3];
+        for (int r = 0; r < 3; ++r) st->ra[r] = in[4 + r], st->rb[r] = in[7 + r];
+        st->sliding = in[10] != 0;
+    }
+    rr_stick *t = c->stick;
+    const int cap = c->stick_cap;
+    c->stick = c->nstick, c->stick_cap = c->nstick_cap, c->stick_count = n;
+    c->nstick = t, c->nstick_cap = cap;
+    return 0;
+}
 
 /* ---- the step limit against tunnelling ---- */
 

@@ -2195,10 +2195,10 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
     double *times = NULL;
     /* the obstacles' penalty and anchors from the stage's start (a resumed stage has its
      * pairs from the checkpoint), before the initial values the contact forces enter */
-    if (a->contact) { /* contact.rods: its friction anchored where the pairs press (also on a resume) */
+    if (a->contact) { /* contact.rods: its friction anchored where the pairs press, or a continued stage's */
         cr_asm_contact_reset(a->contact);
         cr_asm_contact_gather(a->contact, a, s);
-        cr_asm_contact_dynamic_begin(a->contact);
+        cr_asm_contact_dynamic_begin(a->contact, continuing);
     }
     for (int r = 0; r < a->rod_count; ++r) {
         cr_contact *c = a->models[r]->contact;

@@ -447,7 +447,7 @@ static int has_drives(const cr_assembly *a)
 
 /* checkpoints: every rod's state (poses, velocities, stresses), the joints' multipliers, the
  * load and closing factors, the inputs, then the dynamic stage's integrator memory */
-static int packed_size(const void *impl)
+static int fixed_packed_size(const void *impl)
 {
     const asm_sim *s = impl;
     int n = 2 + s->a->rows + s->first_load[s->rods] + cr_asm_dynamic_memory_size(s->a) +
@@ -457,6 +457,23 @@ static int packed_size(const void *impl)
     for (int r = 0; r < s->rods; ++r)
         n += cr_state_packed_size(s->a->models[r]) + cr_contact_packed_size(s->a->models[r]->contact);
     return n;
+}
+
+/* ... and, last, the friction anchors between the rods (contact.rods_friction): their number
+ * varies with the state */
+static int packed_size(const void *impl)
+{
+    const asm_sim *s = impl;
+    return fixed_packed_size(impl) + cr_asm_contact_packed_size(s->a->contact);
+}
+
+static long unpacked_size(const void *impl, const double *in, long n)
+{
+    const asm_sim *s = impl;
+    const long fixed = fixed_packed_size(impl);
+    if (n < fixed) return -1;
+    const long tail = cr_asm_contact_unpacked_size(s->a->contact, in + fixed, n - fixed);
+    return tail < 0 ? -1 : fixed + tail;
 }
 
 static void pack(const void *impl, double *out)
@@ -495,6 +512,7 @@ static void pack(const void *impl, double *out)
         cr_contact_pack(s->a->models[r]->contact, out);
         out += cr_contact_packed_size(s->a->models[r]->contact);
     }
+    cr_asm_contact_pack(s->a->contact, out);
 }
 
 static void unpack(void *impl, const double *in)
@@ -532,6 +550,7 @@ static void unpack(void *impl, const double *in)
         cr_contact_unpack(s->a->models[r]->contact, in);
         in += cr_contact_packed_size(s->a->models[r]->contact);
     }
+    cr_asm_contact_unpack(s->a->contact, in); /* (out of memory: the pairs anchored afresh) */
 }
 
 static uint64_t fingerprint(const void *impl)
@@ -688,6 +707,7 @@ const cr_formulation cr_mixed_assembly_formulation = {
     .load_input = load_input,
     .packed_size = packed_size,
     .pack = pack,
+    .unpacked_size = unpacked_size,
     .unpack = unpack,
     .fingerprint = fingerprint,
     .assembly = &cr_mixed_assembly_formulation,

@@ -363,12 +363,22 @@ int cr_asm_contact_update(cr_asm_contact *c, double *penetration);
  * moments about the centrelines included). The anchors change only after an accepted step:
  * released when the pair opens, moved along with a sliding pair (|t| = μ_k N), and a pair that
  * came to rest (|t| < μ_k N) sticks again. Begin: friction on, the pressing pairs anchored at
- * the gathered positions; end: off (statics is frictionless). */
+ * the gathered positions; end: off (statics is frictionless), the anchors kept for a stage
+ * that continues. */
 int cr_asm_contact_frictional(const cr_asm_contact *c); /* 1 when μ_s > 0 */
-void cr_asm_contact_dynamic_begin(cr_asm_contact *c);
+void cr_asm_contact_dynamic_begin(cr_asm_contact *c, int keep); /* keep: a continued stage's anchors */
 /* after an accepted step, at the gathered positions; −1 out of memory */
 int cr_asm_contact_dynamic_step(cr_asm_contact *c);
 void cr_asm_contact_dynamic_end(cr_asm_contact *c);
+/* Checkpoints: the anchors (their count varies with the state: a count, then each anchor).
+ * packed_size: what pack writes (0 without friction); unpacked_size: the doubles of a pack that
+ * starts at `in` (n available), −1 when they are not this assembly's anchors (a count the pack
+ * does not hold, a segment pair it does not have, the list unsorted); unpack (of a pack that
+ * unpacked_size accepted): 0, or −1 out of memory (the anchors then dropped: re-anchored) */
+int cr_asm_contact_packed_size(const cr_asm_contact *c);
+void cr_asm_contact_pack(const cr_asm_contact *c, double *out);
+int cr_asm_contact_unpacked_size(const cr_asm_contact *c, const double *in, long n);
+int cr_asm_contact_unpack(cr_asm_contact *c, const double *in);
 /* Pair k as cr_asm_contact_pair_force with its friction, and the moments mom[12] (I) on the four
  * nodes that the friction acting at the contact point (between the two centrelines, at r_a/(r_a
  * + r_b) of the way from a's) has about them: with them the pair's forces and moments sum to
