@@ -370,6 +370,23 @@ void cr_asm_contact_dynamic_begin(cr_asm_contact *c, int keep); /* keep: a conti
 /* after an accepted step, at the gathered positions; −1 out of memory */
 int cr_asm_contact_dynamic_step(cr_asm_contact *c);
 void cr_asm_contact_dynamic_end(cr_asm_contact *c);
+/* Friction in static stages (docs/theory.md "Contact between rods"), as the obstacles' augmented
+ * Lagrangian: t = P λ_T − ε P u with a multiplier λ_T per pair, μ_s for the stick test and as the
+ * sliding force (no sliding speed), the friction force on the centrelines' closest points (no
+ * moment). Begin (at the gathered positions; multipliers reset): the pressing pairs anchored
+ * where they are. Update, at an equilibrium (gathered): λ_T ← the friction force, a sliding
+ * pair's anchors moved to the contact, new pairs anchored (frictionless until the next update),
+ * opened ones released; a pair keeps its branch (stick or slip) within a solve and the update
+ * decides it by the trial force; returns 1 when no pair was new or opened, 0 otherwise, −1 out
+ * of memory; *drift (optional): the largest tangential gap of a sticking pair or slip of a
+ * sliding one. Nothing without friction (returns 1). */
+void cr_asm_contact_static_begin(cr_asm_contact *c);
+int cr_asm_contact_static_update(cr_asm_contact *c, double *drift,
+                                 int *slipped); /* *slipped: pairs that began to slide */
+/* the anchors and multipliers kept before a load step's updates, and put back when it fails
+ * (save: 0, −1 out of memory) */
+int cr_asm_contact_static_save(cr_asm_contact *c);
+void cr_asm_contact_static_restore(cr_asm_contact *c);
 /* Checkpoints: the anchors (their count varies with the state: a count, then each anchor).
  * packed_size: what pack writes (0 without friction); unpacked_size: the doubles of a pack that
  * starts at `in` (n available), −1 when they are not this assembly's anchors (a count the pack
