@@ -1838,6 +1838,15 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
                 return cr_error_set(err, CR_BAD_INPUT, "rods.%d ('%s'): node %d has no mass: set its rho > 0", r,
                                     a->names[r], i);
     }
+    for (int k = 0; k < a->joint_count && s->joint_factor < 1.0; ++k) { /* a gap closes in statics only */
+        const double *g0 = a->joints[k].gap0, gap = sqrt(g0[0] * g0[0] + g0[1] * g0[1] + g0[2] * g0[2]);
+        if (gap > 0)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "%s: its points are %.6g m apart in the reference and stage %d is dynamic before a "
+                                "static stage closed the gap: a joint's gap is closed only through the load steps "
+                                "of a first static stage",
+                                a->joints[k].label, gap, stage);
+    }
     asm_dyn d = *dd;
     d.a = a, d.s = s, d.stage = stage, d.f = s->joint_factor, d.nr = a->rod_count, d.ni = a->iface_count, d.k = a->rows;
     s->stage = stage;

@@ -7,6 +7,7 @@
  * and dynamic stages by cr_asm_dynamic_solve_stage (the joints' index-1 DAE, assembly_dynamics.c),
  * whose integrator memory is packed with the state so a resumed stage steps as the
  * uninterrupted one. */
+#include "assembly/assembly_def.h"
 #include "contact/contact.h"
 #include "mixed/assembly_internal.h"
 #include "mixed/mixed.h"
@@ -150,6 +151,9 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
                               "joints.%d.%s: a spring's rest is reached through the load steps of a static stage "
                               "(as a weld's rotation), and stage 0 is dynamic: add a static stage first",
                               j, sc->joints[j].rest != 0 ? "rest" : "slide_rest");
+    /* a joint's gap too: closed through the first static stage's load steps (assembly_joints.c) */
+    if (st == CR_OK && sc->stage_count > 0 && sc->stages[0].type == CR_STAGE_DYNAMIC)
+        st = cr_assembly_refuse_gaps(&def, "stage 0 is dynamic", err);
     cr_assembly_destroy(a);
     if (st != CR_OK) return st;
     for (int k = 0; k < sc->stage_count; ++k)
@@ -545,7 +549,8 @@ static uint64_t fingerprint(const void *impl)
         /* the joint's geometry too: a resumed run must not change an axis or a weld's rotation */
         const double geo[] = {jt->rel_ref.w, jt->rel_ref.x, jt->rel_ref.y, jt->rel_ref.z, jt->phi.x, jt->phi.y,
                               jt->phi.z,     jt->u1.x,      jt->u1.y,      jt->u1.z,      jt->u2.x,  jt->u2.y,
-                              jt->u2.z,      jt->axis_b.x,  jt->axis_b.y,  jt->axis_b.z};
+                              jt->u2.z,      jt->axis_b.x,  jt->axis_b.y,  jt->axis_b.z,
+                              jt->gap0[0],   jt->gap0[1],   jt->gap0[2]};
         for (size_t k = 0; k < sizeof geo / sizeof geo[0]; ++k) {
             uint64_t bits;
             memcpy(&bits, &geo[k], sizeof bits);
