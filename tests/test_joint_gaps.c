@@ -289,6 +289,14 @@ static void refusals(void)
     expect_refusal(lg, 6,
                    "joints.0 ('tips'): its points (node 20 of rod 'A' and node 20 of rod 'B') are 0.01 m apart "
                    "in the reference, and model lgvi");
+    /* the gap is closed in stage 0: a joint acting from stage 1 on is refused */
+    const char *later[] = {gap, "stages=[{\"type\": \"static\"}, {\"type\": \"static\"}]", "joints.0.stages=[1]"};
+    cr_scenario *sl = load(CANTILEVERS, later, 3);
+    cr_error el = {0};
+    CHECK(sl && cr_scenario_check(sl, &el) != CR_OK);
+    printf("check: %s\n", el.message);
+    CHECK(strstr(el.message, "joints.0 ('tips').stages: its points are 0.01 m apart") != NULL);
+    cr_scenario_destroy(sl);
     /* a static first stage passes */
     const char *ok[] = {gap};
     cr_scenario *sc = load(CANTILEVERS, ok, 1);

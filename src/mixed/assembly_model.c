@@ -185,10 +185,12 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
         if (jd->type == CR_JOINT_PRISMATIC || jd->type == CR_JOINT_CYLINDRICAL) j->h = cr_v3_normalize(jd->axis);
         if (cr_joint_has_gap(def, k)) { /* the position rows' values in the reference, closed as (1 − f) gap0 */
             const cr_vec3 d0 = cr_v3_sub(pe[1], pe[0]);
-            for (int r = 0; r < 3; ++r)
-                j->gap0[r] = j->pos_rows == 3 ? cr_v3_get(d0, r)
-                             : r < 2 ? cr_v3_dot(cr_m3_mulv(cr_q_exp(qe[0]), r == 0 ? j->u1 : j->u2), d0)
-                                     : 0.0;
+            const cr_mat3 Aa = cr_q_exp(qe[0]);
+            for (int r = 0; r < 3; ++r) /* r_b − r_a, or a slider's (A_a u_k)·(r_b − r_a) */
+                if (j->pos_rows == 3)
+                    j->gap0[r] = cr_v3_get(d0, r);
+                else if (r < 2)
+                    j->gap0[r] = cr_v3_dot(cr_m3_mulv(Aa, r == 0 ? j->u1 : j->u2), d0);
         }
         j->stages = jd->stages;
         if (jd->has_drive && jd->drive_slide) {

@@ -130,7 +130,8 @@ static void pha_destroy(void *impl)
 static void *pha_create(const cr_assembly_def *def, const cr_model_options *o, cr_error *err)
 {
     /* (the C API's way in too: what the model cannot represent refused as at check) */
-    if (cr_assembly_validate(def, err) != CR_OK || cr_assembly_refuse_mixed_only(def, "port_hamiltonian", err) != CR_OK ||
+    if (cr_assembly_validate(def, err) != CR_OK ||
+        cr_assembly_refuse_mixed_only(def, "port_hamiltonian", err) != CR_OK ||
         cr_assembly_refuse_gaps(def, "model port_hamiltonian keeps a joint's points together from the start", err) !=
             CR_OK)
         return NULL;
