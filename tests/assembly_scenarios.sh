@@ -413,7 +413,8 @@ expect_error 1 'rigid_bodies.0.node: missing (give node to weld the body to a ro
     check "$robot" --set 'joints=[]'
 expect_error 1 'joints.0.b.body: unknown rigid body "plate"' check "$robot" --set joints.0.b.body=plate
 expect_error 1 'joints.0.b.point.2: ' check "$robot" --set 'joints.0.b.point=[0, 0.06, "x"]'
-expect_error 1 "joints.0 ('top0'): its points (node 24 of rod 'leg0' and point (0, 0.07, 0) of body 'platform') are" \
-    check "$robot" --set 'joints.0.b.point=[0, 0.07, 0]'
+# a body's point apart from the leg's end: a gap, closed by a first static stage, refused before a dynamic one
+expect_error 1 "joints.0 ('top0'): its points (node 24 of rod 'leg0' and point (0, 0.07, 0) of body 'platform') are 0.01 m apart in the reference, and stage 0 is dynamic" \
+    check "$robot" --set 'joints.0.b.point=[0, 0.07, 0]' --set 'stages=[{"type": "dynamic", "t_end": 0.01, "output_dt": 0.01}]'
 expect_error 1 'joints.0.b.body: rigid body "platform" is welded to a node' check "$robot" --set rigid_bodies.0.node=leg1:end
 exit $fail
