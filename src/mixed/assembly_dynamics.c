@@ -128,7 +128,7 @@ typedef struct asm_dyn {
     const cr_assembly *a;
     cr_assembly_state *s;
     int stage;
-    double f; /* the welds' closing factor (constant during the stage) */
+    double f; /* the closing factor of the welds' rotations and the gaps (constant during the stage) */
     /* per joint: a hinge drive's (θ, θ̇, θ̈) at the time of the last residual or Jacobian (set_drive) */
     double *drive;
     /* per joint: its drive input's ramp (from, to, the rate at from) over [ramp_t0, ramp_t1] (the

@@ -208,8 +208,8 @@ void cr_asm_limits_accept(const cr_assembly *a, cr_assembly_state *s, int drop_r
 /* 1 when some joint has a limit. */
 int cr_asm_has_limits(const cr_assembly *a);
 
-/* The rows of joint j between the poses (ra, pa) and (rb, pb) with the welds' closing factor
- * f and a drive's (θ, θ̇, θ̈) (a slider drive's (X, Ẋ, Ẍ); NULL: θ = drive_angle · f or X =
+/* The rows of joint j between the poses (ra, pa) and (rb, pb) with the closing factor f (of
+ * the welds' rotations and the position rows' gap) and a drive's (θ, θ̇, θ̈) (a slider drive's (X, Ẋ, Ẍ); NULL: θ = drive_angle · f or X =
  * drive_position · f, at rest): g (rows; a spring row's g is its measure, cr_asm_row_compliant); C (optional, rows ×
  * 12) = ∂g/∂(δr_a, δθ_a, δr_b, δθ_b) with δr in I and δθ body rotation increments (p ← p ⊗ exp(δθ/2)); H (optional, 12
  * × 12) = ∂(Cᵀλ)/∂(the same increments) with the multipliers `lambda` fixed: the joint's geometric stiffness. Cᵀλ is
