@@ -17,7 +17,8 @@
  *                     checkpoint) into a fresh simulation and the stage continued there ends
  *                     where the uninterrupted run ends.
  *   refusals          a dynamic first stage, port_hamiltonian and lgvi name the joint and the
- *                     gap at check. */
+ *                     gap at check (a dynamic stage run directly, too), as does a joint that
+ *                     does not act in stage 0. */
 #include "check.h"
 #include "cosserat/cosserat.h"
 #include "model/formulation.h"
@@ -289,6 +290,21 @@ static void refusals(void)
     expect_refusal(lg, 6,
                    "joints.0 ('tips'): its points (node 20 of rod 'A' and node 20 of rod 'B') are 0.01 m apart "
                    "in the reference, and model lgvi");
+    /* the C API's way in (no check): a dynamic stage before any static one refuses the gap */
+    cr_scenario *sd = load(CANTILEVERS, dyn, 4);
+    cr_error ed = {0};
+    cr_sim *sim = sd ? cr_sim_create_scenario(sd, &ed) : NULL;
+    CHECK(sim != NULL);
+    if (sim) {
+        cr_stage_callbacks none = {0};
+        cr_dynamic_report rep = {0};
+        const cr_status st = sim->f->dynamic_stage(sim, 0, 0.0, 0.0, 0.0, &sd->stages[0].dynamics, &none, &rep, &ed);
+        printf("dynamic stage: %s\n", ed.message);
+        CHECK(st == CR_BAD_INPUT && strstr(ed.message, "tips") && strstr(ed.message, "0.01 m apart") &&
+              strstr(ed.message, "stage 0 is dynamic before a static stage closed the gap"));
+        cr_sim_destroy(sim);
+    }
+    cr_scenario_destroy(sd);
     /* the gap is closed in stage 0: a joint acting from stage 1 on is refused */
     const char *later[] = {gap, "stages=[{\"type\": \"static\"}, {\"type\": \"static\"}]", "joints.0.stages=[1]"};
     cr_scenario *sl = load(CANTILEVERS, later, 3);
