@@ -208,7 +208,7 @@ def ring_closing(out):
     a0.set_xlabel("x (m)")
     a0.set_ylabel("y (m)")
     a0.set_title("the ends' gap held at (1 − λ) of the reference's, drive π λ", fontsize=10)
-    a0.set_xlim(-1.15, 1.0)
+    a0.set_xlim(-1.15, 1.75)
     a0.legend(fontsize=8, loc="center right")
     ns = [8, 16, 32, 64, 128]
     e = []
