@@ -23,6 +23,10 @@ typedef struct cr_asm_joint {
     int pos_rows;    /* the position rows among them (first): 3, or 2 for a slider */
     cr_quat rel_ref; /* weld: the reference relative rotation A_a,refᵀ A_b,ref */
     cr_vec3 phi;     /* weld: R(f) = rel_ref Exp(f φ) (φ in b's frame); zero: R = rel_ref */
+    /* the position rows' values in the reference (r_b − r_a in I, or a slider's two
+     * (A_a u_k)·(r_b − r_a)): the joint's gap, held as (1 − f) gap0 (closed at f = 1); zero
+     * when the points coincide */
+    double gap0[3];
     cr_vec3 u1, u2;  /* hinge, sliders: unit vectors normal to the axis (a's frame); universal: u1 = h_a */
     cr_vec3 axis_b;  /* hinge, cylindrical: the axis in b's frame; universal: b's axis h_b there */
     /* hinge with a drive: θ = drive_angle · f (statics) or · drive_time(t) (dynamics); a sixth
@@ -165,7 +169,7 @@ struct cr_assembly_state {
     cr_state **rods;
     double *lambda; /* the joints' multipliers (assembly->rows) */
     double load_factor;
-    double joint_factor; /* how far the welds' rotations have closed (0 reference ... 1 given) */
+    double joint_factor; /* how far the welds' rotations and the joints' gaps have closed (0 reference ... 1 given) */
     double *body;        /* CR_ASM_BODY_DOF per free body */
     double *body_load_scale; /* the free bodies' loads' magnitude factors (statics: ramped) */
     int stage;           /* the stage of the last solve (which joints act) */
@@ -204,8 +208,8 @@ void cr_asm_limits_accept(const cr_assembly *a, cr_assembly_state *s, int drop_r
 /* 1 when some joint has a limit. */
 int cr_asm_has_limits(const cr_assembly *a);
 
-/* The rows of joint j between the poses (ra, pa) and (rb, pb) with the welds' closing factor
- * f and a drive's (θ, θ̇, θ̈) (a slider drive's (X, Ẋ, Ẍ); NULL: θ = drive_angle · f or X =
+/* The rows of joint j between the poses (ra, pa) and (rb, pb) with the closing factor f (of
+ * the welds' rotations and the position rows' gap) and a drive's (θ, θ̇, θ̈) (a slider drive's (X, Ẋ, Ẍ); NULL: θ = drive_angle · f or X =
  * drive_position · f, at rest): g (rows; a spring row's g is its measure, cr_asm_row_compliant); C (optional, rows ×
  * 12) = ∂g/∂(δr_a, δθ_a, δr_b, δθ_b) with δr in I and δθ body rotation increments (p ← p ⊗ exp(δθ/2)); H (optional, 12
  * × 12) = ∂(Cᵀλ)/∂(the same increments) with the multipliers `lambda` fixed: the joint's geometric stiffness. Cᵀλ is

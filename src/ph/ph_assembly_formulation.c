@@ -55,6 +55,8 @@ static cr_status pha_check(const cr_scenario *sc, cr_error *err)
                                  .bodies = sc->bodies};
     cr_status st0 = cr_assembly_refuse_mixed_only(&all, "port_hamiltonian", err);
     if (st0 != CR_OK) return st0;
+    st0 = cr_assembly_refuse_gaps(&all, "model port_hamiltonian keeps a joint's points together from the start", err);
+    if (st0 != CR_OK) return st0;
     for (int j = 0; j < sc->joint_count; ++j) {
         const cr_joint_def *J = &sc->joints[j];
         cr_assembly_def def = {
@@ -128,7 +130,10 @@ static void pha_destroy(void *impl)
 static void *pha_create(const cr_assembly_def *def, const cr_model_options *o, cr_error *err)
 {
     /* (the C API's way in too: what the model cannot represent refused as at check) */
-    if (cr_assembly_validate(def, err) != CR_OK || cr_assembly_refuse_mixed_only(def, "port_hamiltonian", err) != CR_OK)
+    if (cr_assembly_validate(def, err) != CR_OK ||
+        cr_assembly_refuse_mixed_only(def, "port_hamiltonian", err) != CR_OK ||
+        cr_assembly_refuse_gaps(def, "model port_hamiltonian keeps a joint's points together from the start", err) !=
+            CR_OK)
         return NULL;
     if (def->rod_count > PHA_MAX_RODS_STACK)
         return cr_error_set(err, CR_UNSUPPORTED, "rods: at most %d rods in a port_hamiltonian assembly",
