@@ -398,10 +398,16 @@ int ph_contact_gap(const cr_ph *s, int p, cr_vec3 y, double a, double *g, double
  * it on the ramp. Returns whether it changed X (then the update is no Newton update: no convergence test
  * on it). The one-rod Newton and the assemblies' coupled one (ph_assembly.c) call it. */
 int ph_friction_reversals(cr_ph *s, double *X, const double *dX);
-/* obstacle p's translation at time t (v t + 1/2 a t^2, or its table of poses or time function) */
-cr_vec3 ph_obstacle_shift(const cr_ph *s, int p, double t);
-/* ... and its velocity */
-cr_vec3 ph_obstacle_velocity(const cr_ph *s, int p, double t);
+/* A point x (I) in obstacle p's own frame at time t (the obstacle as given: translated back, and
+ * turned back by Rᵀ about its centre; x − shift for one that only translates, x if it does not move),
+ * where its gap, normal and Hessian (ph_contact_gap) are measured */
+cr_vec3 ph_obstacle_local(const cr_ph *s, int p, double t, cr_vec3 x);
+/* its rotation at t (the identity unless it turns): a vector of its frame to I */
+cr_mat3 ph_obstacle_rotation(const cr_ph *s, int p, double t);
+/* 1 when obstacle p turns (an angular velocity, or a table or time function with rotations) */
+int ph_obstacle_turns(const cr_ph *s, int p);
+/* the velocity (I) of its material point at x: v + ω × (x − its centre) */
+cr_vec3 ph_obstacle_surface_velocity(const cr_ph *s, int p, double t, cr_vec3 x);
 /* frees the obstacles' motions (the model's destruction) */
 void ph_contact_free_paths(cr_ph *s);
 /* V_c at positions q (nn * 12) */

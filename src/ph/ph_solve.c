@@ -102,27 +102,32 @@ int ph_friction_reversals(cr_ph *s, double *X, const double *dX)
         double *x1 = X + o;
         for (int p = 0; p < s->ncp; ++p) {
             if (!(s->cmu[2 * p] > 0)) continue;
-            /* positions relative to the obstacle at t_n and t_{n+1}; the normal at t_n's */
-            const int mv = s->cmoving[p];
-            const cr_vec3 c0 = mv ? ph_obstacle_shift(s, p, s->t) : cr_v3(0, 0, 0),
-                          c1 = mv ? ph_obstacle_shift(s, p, s->t + s->h) : c0;
-            const cr_vec3 y0 = cr_v3_sub(cr_v3_load(x0), c0), y1 = cr_v3_sub(cr_v3_load(x1), c1),
-                          yp = cr_v3_sub(y1, cr_v3_load(dX + o));
+            /* positions relative to the obstacle (in its frame) at t_n and t_{n+1}; the normal at t_n's */
+            const double t1 = s->t + s->h;
+            const cr_mat3 R1 = ph_obstacle_rotation(s, p, t1);
+            const cr_vec3 y0 = ph_obstacle_local(s, p, s->t, cr_v3_load(x0)),
+                          y1 = ph_obstacle_local(s, p, t1, cr_v3_load(x1)),
+                          yp = ph_obstacle_turns(s, p)
+                                   ? ph_obstacle_local(s, p, t1, cr_v3_sub(cr_v3_load(x1), cr_v3_load(dX + o)))
+                                   : cr_v3_sub(y1, cr_v3_load(dX + o));
             double g0, g1, gp, n[3];
             int ok0 = ph_contact_gap(s, p, y0, s->ca[I], &g0, n, NULL);
             int ok1 = ph_contact_gap(s, p, y1, s->ca[I], &g1, NULL, NULL);
             int okp = ph_contact_gap(s, p, yp, s->ca[I], &gp, NULL, NULL);
             if (!(ok0 && g0 < 0) && !(ok1 && g1 < 0) && !(okp && gp < 0)) continue; /* no friction at either iterate */
             const double d1[3] = {y1.x - y0.x, y1.y - y0.y, y1.z - y0.z};
+            const cr_vec3 dXl = ph_obstacle_turns(s, p) ? cr_m3_tmulv(R1, cr_v3_load(dX + o)) : cr_v3_load(dX + o);
+            const double dXo[3] = {dXl.x, dXl.y, dXl.z}; /* the update in the obstacle's frame */
             double tn[3], to[3], dn = 0, ddn = 0, an = 0, ao = 0, dot = 0;
-            for (int c = 0; c < 3; ++c) dn += n[c] * d1[c], ddn += n[c] * dX[o + c];
+            for (int c = 0; c < 3; ++c) dn += n[c] * d1[c], ddn += n[c] * dXo[c];
             for (int c = 0; c < 3; ++c) {
                 tn[c] = d1[c] - dn * n[c];
-                to[c] = tn[c] - (dX[o + c] - ddn * n[c]);
+                to[c] = tn[c] - (dXo[c] - ddn * n[c]);
                 an += tn[c] * tn[c], ao += to[c] * to[c], dot += tn[c] * to[c];
             }
             if (dot < 0 && an > e * e && ao > e * e) {
-                for (int c = 0; c < 3; ++c) x1[c] -= tn[c];
+                const cr_vec3 tw = cr_m3_mulv(R1, cr_v3(tn[0], tn[1], tn[2])); /* (I for one that does not turn) */
+                x1[0] -= tw.x, x1[1] -= tw.y, x1[2] -= tw.z;
                 any = 1;
             }
         }
