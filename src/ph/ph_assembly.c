@@ -47,6 +47,20 @@
  * sum_i ha_i d_i,a the axis fixed to a: bilinear as the other two, its midpoint gradient exact, so
  * its forces do the work nu (S(q_{n+1}) - S(q_n)), S = t_a . (phi_b - phi_a), = nu (x_{n+1} - x_n)
  * with the row held at both ends (drive_work).
+ * Springs, dampers and stops (a hinge's or cylindrical joint's turn, a prismatic or cylindrical
+ * joint's slide) reuse the drive's rows with the measure v an unknown of the Newton iteration
+ * (theta_{n+1} in h_a(theta) . t_b = sin(phi - theta), or x_{n+1} in the third slider row), held at
+ * t_{n+1} as a motor's, plus one scalar equation per spring that sets the row's multiplier: the
+ * row's force does the work nu sin(theta_{n+1} - theta_n) (a motor's, drive_work, with the row held
+ * at both ends; the slide's nu (x_{n+1} - x_n)), and the equation makes that work
+ * -(E(v_{n+1}) - E(v_n)) - c (v_{n+1} - v_n)^2 / h: nu sinc(dv) + Ed + c dv / h = 0 with the discrete
+ * gradient Ed = (E(v_{n+1}) - E(v_n)) / (v_{n+1} - v_n) (sp_Ed: the midpoint's k (v_mid - rest) for
+ * the quadratic spring, exact for the piecewise-quadratic stop and the wrapped spring). So the
+ * step's balance holds with E in H and the damper's c dv^2 / h in D, the rows stay invariant
+ * under rigid motions (momenta as without the spring), and v is the turn unwrapped, followed
+ * through any number of turns. Statics: nu + E'(v) = 0 (the stop as its penalty). In the dense
+ * system v's unknown follows the block (sp_unknown): its column on the rods (the row's and the
+ * forces' theta-derivative, and the augmentation's) and its equation's row.
  * Why this keeps the midpoint rule's properties exactly: the rows are linear with constant
  * matrices and hold at t_n and t_{n+1}, so the joint forces D^T mu do no work over the step,
  * mu . (D_a (q_a1 - q_a0) - D_b (q_b1 - q_b0)) = 0 (the discrete energy balance of every rod
