@@ -288,9 +288,10 @@ expect_error 1 'rods.1.name: "left" is already' check "$arch" --set rods.1.name=
 for m in port_hamiltonian lgvi; do
     expect_error 1 "rigid_bodies: a free rigid body (an entry without node, 'platform') is not available in model $m" \
         check "$src/examples/parallel-robot.json" --set model=$m
-    if [ $m = port_hamiltonian ]; then # (lgvi has joint springs)
-        expect_error 1 "joints.1 ('elbow').stiffness: a joint spring or damper is not available in model $m" \
-            check "$src/examples/ph-double-pendulum.json" --set model=$m --set joints.1.stiffness=2
+    if [ $m = port_hamiltonian ]; then # (both have hinge springs; lgvi also a ball's isotropic one)
+        expect_error 1 "joints.1 ('elbow').stiffness: a ball joint's isotropic spring and damper are not available in model $m" \
+            check "$src/examples/ph-double-pendulum.json" --set model=$m \
+            --set 'joints.1={"type": "ball", "name": "elbow", "a": "upper:end", "b": "lower:start", "stiffness": 2}'
     fi
     expect_error 1 "joints.1 ('elbow').stages: a joint limited to stages is not available in model $m" \
         check "$src/examples/lgvi-double-pendulum.json" --set model=$m --set 'joints.1.stages=[0]'

@@ -369,19 +369,21 @@ cr_status cr_assembly_refuse_mixed_only(const cr_assembly_def *def, const char *
         const cr_joint_def *j = &def->joints[k];
         char lb[96];
         cr_joint_label(def, k, lb, sizeof lb);
-        /* (slider drives: the port_hamiltonian model's assemblies have them, ph_assembly.c) */
-        const char *key = j->body_a || j->body_b    ? (j->body_a ? "a" : "b")
-                          : j->stiffness != 0       ? "stiffness"
-                          : j->damping != 0         ? "damping"
-                          : j->slide_stiffness != 0 ? "slide_stiffness"
-                          : j->slide_damping != 0   ? "slide_damping"
-                          : j->rest != 0            ? "rest"
-                          : j->slide_rest != 0      ? "slide_rest"
-                          : j->has_limit            ? "limit"
-                          : j->has_slide_limit      ? "slide_limit"
-                          : j->has_drive && j->drive_slide && strcmp(model, "port_hamiltonian") ? "drive"
-                          : j->stages != 0                                                      ? "stages"
-                                                                                                : NULL;
+        /* (slider drives: the port_hamiltonian model's assemblies have them, ph_assembly.c; so
+           springs, dampers and stops: ph_assembly_formulation.c refuses what it has not of them) */
+        const int ph = !strcmp(model, "port_hamiltonian");
+        const char *key = j->body_a || j->body_b                  ? (j->body_a ? "a" : "b")
+                          : !ph && j->stiffness != 0              ? "stiffness"
+                          : !ph && j->damping != 0                ? "damping"
+                          : !ph && j->slide_stiffness != 0        ? "slide_stiffness"
+                          : !ph && j->slide_damping != 0          ? "slide_damping"
+                          : !ph && j->rest != 0                   ? "rest"
+                          : !ph && j->slide_rest != 0             ? "slide_rest"
+                          : !ph && j->has_limit                   ? "limit"
+                          : !ph && j->has_slide_limit             ? "slide_limit"
+                          : j->has_drive && j->drive_slide && !ph ? "drive"
+                          : j->stages != 0                        ? "stages"
+                                                                  : NULL;
         if (key)
             return cr_error_set(err, CR_UNSUPPORTED,
                                 "%s.%s: %s is not available in model %s (its joints are exact constraints that act "

@@ -41,9 +41,10 @@ int cr_joint_has_gap(const cr_assembly_def *def, int k);
 cr_status cr_assembly_refuse_gaps(const cr_assembly_def *def, const char *why, cr_error *err);
 
 /* What only the mixed rod's assemblies have, refused by name for `model` (a formulation that
- * joins rods by exact joints alone): free rigid bodies, joint ends on bodies, joint springs and
- * dampers (stiffness, damping, slide_*, rest, slide_rest), slider drives (but in model
- * port_hamiltonian, which has them), joint stages and supports on joints' nodes (the mixed
+ * joins rods by exact joints alone): free rigid bodies, joint ends on bodies, joint springs,
+ * dampers and stops (stiffness, damping, slide_*, rest, slide_rest, limit, slide_limit) and slider
+ * drives (but in model port_hamiltonian, which has them: its check refuses the springs it has not),
+ * joint stages and supports on joints' nodes (the mixed
  * rod's substructuring holds them, assembly_statics.c).
  * A formulation that ignored them would silently run another mechanism. */
 cr_status cr_assembly_refuse_mixed_only(const cr_assembly_def *def, const char *model, cr_error *err);
