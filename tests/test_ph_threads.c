@@ -101,7 +101,7 @@ static void ph_threads_cantilever(void)
     printf("  static tip (%.6f, %.6f, %.6f)\n", tip.x, tip.y, tip.z);
     CHECK(tip.x > 0.1); /* a large deflection: the test is not one of a straight rod */
     /* the bounds: the reduced matrix's LU in two orders of elimination differs by ~cond eps, cond ~1e6-1e7
-       here (measured 2.6e-10 of the increment in Release, 2.1e-9 in the Debug/ASan build); Newton takes both to the
+       here (measured 2.7e-10 of the increment in Release, 2.1e-9 in the Debug/ASan build); Newton takes both to the
        round-off of the same equations (measured 6e-15 of the length) */
     CHECK(dinc <= 3e-8);
     CHECK(dq <= 1e-10);
