@@ -585,6 +585,24 @@ static void anchor(const cr_asm_contact *c, const cr_asm_rodpair *p, const cr_ve
     st->lt[0] = st->lt[1] = st->lt[2] = 0.0;
 }
 
+/* Pair p's segments' nodes X and its normal force N (the augmented Lagrangian's, or the penalty's) */
+static double pair_normal(const cr_asm_contact *c, const cr_asm_rodpair *p, cr_vec3 X[4])
+{
+    const int a = c->seg_node[p->a], b = c->seg_node[p->b];
+    X[0] = X_at(c, a), X[1] = X_at(c, a + 1), X[2] = X_at(c, b), X[3] = X_at(c, b + 1);
+    return cr_segpair_force(X, seg_radius(c, p->a) + seg_radius(c, p->b), p->lambda, pair_eps(c, p->a, p->b), &p->cp,
+                            NULL, NULL);
+}
+
+/* The scratch list's first n anchors become the list (the old one the scratch) */
+static void take_new_sticks(cr_asm_contact *c, int n)
+{
+    rr_stick *t = c->stick;
+    const int cap = c->stick_cap;
+    c->stick = c->nstick, c->stick_cap = c->nstick_cap, c->stick_count = n;
+    c->nstick = t, c->nstick_cap = cap;
+}
+
 int cr_asm_contact_dynamic_step(cr_asm_contact *c)
 {
     if (!c->dynamic || !(c->mu_s > 0)) return 0;
@@ -593,10 +611,8 @@ int cr_asm_contact_dynamic_step(cr_asm_contact *c)
     int n = 0;
     for (int k = 0; k < np; ++k) {
         const cr_asm_rodpair *p = &c->pair[k];
-        const int a = c->seg_node[p->a], b = c->seg_node[p->b];
-        const cr_vec3 X[4] = {X_at(c, a), X_at(c, a + 1), X_at(c, b), X_at(c, b + 1)};
-        const double N = cr_segpair_force(X, seg_radius(c, p->a) + seg_radius(c, p->b), p->lambda,
-                                          pair_eps(c, p->a, p->b), &p->cp, NULL, NULL);
+        cr_vec3 X[4];
+        const double N = pair_normal(c, p, X);
         double f[12] = {0}, tn, gT[3] = {0, 0, 0}, U[3] = {0, 0, 0};
         friction(c, p, X, N, f, NULL, NULL, &tn, gT);
         rr_stick *st = &c->nstick[n++];
@@ -621,10 +637,7 @@ int cr_asm_contact_dynamic_step(cr_asm_contact *c)
         }
     }
     /* c->pair is sorted by (a, b): so is the new list; the pairs are distinct */
-    rr_stick *t = c->stick;
-    const int cap = c->stick_cap;
-    c->stick = c->nstick, c->stick_cap = c->nstick_cap, c->stick_count = n;
-    c->nstick = t, c->nstick_cap = cap;
+    take_new_sticks(c, n);
     return 0;
 }
 
@@ -677,10 +690,8 @@ int cr_asm_contact_static_update(cr_asm_contact *c, double *drift, int *slipped)
     int n = 0, settled = 1, kept = 0;
     for (int k = 0; k < np; ++k) {
         const cr_asm_rodpair *p = &c->pair[k];
-        const int a = c->seg_node[p->a], b = c->seg_node[p->b];
-        const cr_vec3 X[4] = {X_at(c, a), X_at(c, a + 1), X_at(c, b), X_at(c, b + 1)};
-        const double N = cr_segpair_force(X, seg_radius(c, p->a) + seg_radius(c, p->b), p->lambda,
-                                          pair_eps(c, p->a, p->b), &p->cp, NULL, NULL);
+        cr_vec3 X[4];
+        const double N = pair_normal(c, p, X);
         double f[12] = {0}, tn, gT[3] = {0, 0, 0}, U[3] = {0, 0, 0};
         rr_stick *st = &c->nstick[n++];
         if (p->stick < 0 || !(N > 0)) { /* touched at this equilibrium: anchored here, no friction yet */
@@ -711,10 +722,7 @@ int cr_asm_contact_static_update(cr_asm_contact *c, double *drift, int *slipped)
         for (int r = 0; r < 3; ++r) st->lt[r] = fa[r];
     }
     settled &= kept == old; /* (no pair opened: every old anchor found its pair) */
-    rr_stick *t = c->stick;
-    const int cap = c->stick_cap;
-    c->stick = c->nstick, c->stick_cap = c->nstick_cap, c->stick_count = n;
-    c->nstick = t, c->nstick_cap = cap;
+    take_new_sticks(c, n);
     return settled;
 }
 
@@ -768,10 +776,7 @@ int cr_asm_contact_unpack(cr_asm_contact *c, const double *in)
         for (int r = 0; r < 3; ++r) st->ra[r] = in[4 + r], st->rb[r] = in[7 + r], st->lt[r] = 0.0; /* (dynamics) */
         st->sliding = in[10] != 0;
     }
-    rr_stick *t = c->stick;
-    const int cap = c->stick_cap;
-    c->stick = c->nstick, c->stick_cap = c->nstick_cap, c->stick_count = n;
-    c->nstick = t, c->nstick_cap = cap;
+    take_new_sticks(c, n);
     return 0;
 }
 
