@@ -8,6 +8,7 @@
 #include "mixed/assembly_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,6 +120,24 @@ int cr_asm_contact_rod_of(const cr_asm_contact *c, int node, int *local)
     return r;
 }
 double cr_asm_contact_tolerance(const cr_asm_contact *c) { return c->tol; }
+
+static uint64_t hash_doubles(uint64_t h, const double *v, int n)
+{
+    for (int k = 0; k < n; ++k) {
+        uint64_t bits;
+        memcpy(&bits, &v[k], sizeof bits);
+        h = (h ^ bits) * 1099511628211ULL; /* FNV-1a over the values' bits, as the fingerprints */
+    }
+    return h;
+}
+
+uint64_t cr_asm_contact_hash(const cr_asm_contact *c, uint64_t h)
+{
+    const double v[] = {c->tol, c->self, c->between, c->mu_s, c->mu_k};
+    h = hash_doubles(h, v, (int)(sizeof v / sizeof v[0]));
+    h = hash_doubles(h, c->eps, c->rods);
+    return hash_doubles(h, c->radius, c->nodes);
+}
 int cr_asm_contact_max_updates(const cr_asm_contact *c) { return c->max_updates; }
 
 void cr_asm_contact_gather(cr_asm_contact *c, const cr_assembly *a, const cr_assembly_state *s)
@@ -644,7 +663,11 @@ int cr_asm_contact_dynamic_step(cr_asm_contact *c)
 void cr_asm_contact_dynamic_begin(cr_asm_contact *c, int keep)
 {
     c->dynamic = 1, c->statics = 0;
-    if (keep) return; /* a continued stage: the anchors it had (kept in memory, or unpacked) */
+    if (keep && c->stick_count > 0) { /* a continued stage: the anchors it had (kept in memory, or unpacked) */
+        for (int k = 0; k < c->stick_count; ++k) /* (no static multiplier: 0 in dynamics) */
+            c->stick[k].lt[0] = c->stick[k].lt[1] = c->stick[k].lt[2] = 0.0;
+        return;
+    }
     c->stick_count = 0;
     cr_asm_contact_dynamic_step(c); /* the pressing pairs anchored where they are */
 }
@@ -675,8 +698,12 @@ int cr_asm_contact_static_save(cr_asm_contact *c)
 
 void cr_asm_contact_static_restore(cr_asm_contact *c)
 {
-    if (c->saved_count) memcpy(c->stick, c->saved, (size_t)c->saved_count * sizeof *c->stick);
-    c->stick_count = c->saved_count; /* (stick_cap >= saved_count: the list only grows) */
+    /* the saved list and the current one trade places (the updates swap the current list with
+     * the scratch one, whose capacity is the last update's pair count: fewer than saved) */
+    rr_stick *t = c->stick;
+    const int cap = c->stick_cap;
+    c->stick = c->saved, c->stick_cap = c->saved_cap, c->stick_count = c->saved_count;
+    c->saved = t, c->saved_cap = cap, c->saved_count = 0;
 }
 
 int cr_asm_contact_static_update(cr_asm_contact *c, double *drift, int *slipped)

@@ -562,7 +562,7 @@ static void unpack(void *impl, const double *in)
         cr_contact_unpack(s->a->models[r]->contact, in);
         in += cr_contact_packed_size(s->a->models[r]->contact);
     }
-    cr_asm_contact_unpack(s->a->contact, in); /* (out of memory: the pairs anchored afresh) */
+    cr_asm_contact_unpack(s->a->contact, in); /* (out of memory: none kept, the stage anchors afresh) */
 }
 
 static uint64_t fingerprint(const void *impl)
@@ -645,7 +645,7 @@ static uint64_t fingerprint(const void *impl)
         }
     }
     if (s->a->contact) /* contact.rods (unchanged without it): a resumed run must touch as the first did */
-        h = (h ^ 0x726f6473ULL) * 1099511628211ULL;
+        h = cr_asm_contact_hash(s->a->contact, (h ^ 0x726f6473ULL) * 1099511628211ULL);
     for (int b = 0; b < s->a->body_count; ++b) { /* the free bodies' masses and inertias */
         const cr_asm_body *o = &s->a->bodies[b];
         const double v[] = {o->mass, o->inertia.m[0][0], o->inertia.m[1][1], o->inertia.m[2][2]};

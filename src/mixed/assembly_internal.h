@@ -8,6 +8,7 @@
 #include "mixed/model_internal.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* A joint between interface nodes ia and ib. Its constraint rows g = 0: position rows,
  * then "dot" rows (A_a s_k)·(A_b t_k) = 0 with constant body vectors s_k (a's frame) and
@@ -336,6 +337,9 @@ int cr_asm_contact_nodes(const cr_asm_contact *c);
 /* The rod of global node `node`, and its index there in *local. */
 int cr_asm_contact_rod_of(const cr_asm_contact *c, int node, int *local);
 double cr_asm_contact_tolerance(const cr_asm_contact *c);
+/* A hash of what the contact between the rods is (each rod's ε and radius, tolerance, self,
+ * between, μ_s, μ_k): a checkpoint's fingerprint */
+uint64_t cr_asm_contact_hash(const cr_asm_contact *c, uint64_t h);
 int cr_asm_contact_max_updates(const cr_asm_contact *c); /* contact.max_updates (50 by default) */
 /* Takes the rods' node positions and orientations from the state (the forces below are at them). */
 void cr_asm_contact_gather(cr_asm_contact *c, const cr_assembly *a, const cr_assembly_state *s);
@@ -370,7 +374,8 @@ int cr_asm_contact_update(cr_asm_contact *c, double *penetration);
  * the gathered positions; end: off (statics is frictionless), the anchors kept for a stage
  * that continues. */
 int cr_asm_contact_frictional(const cr_asm_contact *c); /* 1 when μ_s > 0 */
-void cr_asm_contact_dynamic_begin(cr_asm_contact *c, int keep); /* keep: a continued stage's anchors */
+/* keep: a continued stage's anchors (none kept, e.g. an unpack out of memory: anchored afresh) */
+void cr_asm_contact_dynamic_begin(cr_asm_contact *c, int keep);
 /* after an accepted step, at the gathered positions; −1 out of memory */
 int cr_asm_contact_dynamic_step(cr_asm_contact *c);
 void cr_asm_contact_dynamic_end(cr_asm_contact *c);
@@ -383,7 +388,8 @@ void cr_asm_contact_dynamic_end(cr_asm_contact *c);
  * opened ones released; a pair keeps its branch (stick or slip) within a solve and the update
  * decides it by the trial force; returns 1 when no pair was new or opened, 0 otherwise, −1 out
  * of memory; *drift (optional): the largest tangential gap of a sticking pair or slip of a
- * sliding one. Nothing without friction (returns 1). */
+ * sliding one; *slipped (optional): the pairs that began to slide. Nothing without friction
+ * (returns 1). */
 void cr_asm_contact_static_begin(cr_asm_contact *c);
 int cr_asm_contact_static_update(cr_asm_contact *c, double *drift,
                                  int *slipped); /* *slipped: pairs that began to slide */

@@ -1579,16 +1579,19 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
          * λ_T updated and the step solved with them, again while a pair began to slide (its
          * sticking equilibrium broke Coulomb's law); a step that fails puts them back */
         const int friction = a->contact && cr_asm_contact_frictional(a->contact);
-        int slid = 0;
-        if (friction && cr_asm_contact_static_save(a->contact) < 0) sn = CR_NO_MEMORY;
+        int slid = 0, saved = 0; /* slid: the most pairs that began to slide in one update */
+        if (sn == CR_OK && friction) {
+            saved = cr_asm_contact_static_save(a->contact) == 0;
+            if (!saved) sn = cr_error_set(&e, CR_NO_MEMORY, "out of memory in the friction between the rods");
+        }
         for (int k = 0; sn == CR_OK && friction; ++k) {
             int slipped = 0, it2 = 0;
             cr_asm_contact_gather(a->contact, a, s);
             if (cr_asm_contact_static_update(a->contact, NULL, &slipped) < 0) {
-                sn = CR_NO_MEMORY;
+                sn = cr_error_set(&e, CR_NO_MEMORY, "out of memory in the friction between the rods");
                 break;
             }
-            slid += slipped;
+            if (slipped > slid) slid = slipped;
             if (k == 8 && slipped) { /* (pairs that keep beginning to slide: no equilibrium at this load) */
                 sn = cr_error_set(&e, CR_NOT_CONVERGED, "pairs kept beginning to slide at load factor %g", target);
                 break;
@@ -1597,8 +1600,8 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
             rep->total_iterations += it2, iters += it2;
             if (!slipped) break;
         }
-        if (sn != CR_OK && friction) cr_asm_contact_static_restore(a->contact);
-        if (sn != CR_OK && slid) friction_failed = slid;
+        if (sn != CR_OK && saved) cr_asm_contact_static_restore(a->contact);
+        if (sn != CR_OK) friction_failed = slid; /* (the last failed step's: 0 when nothing slid in it) */
         if (sn == CR_OK) {
             cr_asm_limits_accept(a, s, 0);
             if (predicted) { /* this step's tangent is the next one's previous */
