@@ -340,12 +340,20 @@ void ph_step_finish(cr_ph *s, double h, const cr_ph_loads *loads, double H0)
        relative to the obstacle is dissipated, D_n += -F . d, with the force of the converged iterate (before
        vmid, which chose mu, moves on); moving obstacles: the contact forces' work over the obstacles' own
        displacement is external work, W_n += wob (ph_contact_force) */
+    int turning = 0;
+    for (int p = 0; p < s->ncp; ++p) turning |= ph_obstacle_turns(s, p);
     if (s->cmu || s->any_moving)
         for (int I = 0; I < s->nn; ++I) {
             double dg[3], Kc[9], diss = 0, wob = 0, *ff = s->cf ? s->cf + 3 * I : NULL;
             ph_contact_force(s, I, 1, dg, Kc, ff, &diss, &wob);
             D += diss, W += wob;
             Wround += 4 * fabs(wob); /* (a product of two differences: a few roundings of its own size) */
+            if (turning) { /* F·Δx + ΔV + D_f, a sum that cancels: roundings of its terms' size, |F| |Δx| */
+                const double *a = s->q1 + 12 * I, *b = s->q + 12 * I;
+                Wround +=
+                    4 * sqrt(dg[0] * dg[0] + dg[1] * dg[1] + dg[2] * dg[2]) *
+                    sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+            }
         }
     /* v_{n+1} = 2 v_{n+1/2} - v_n with v_{n+1/2} = (q_{n+1} - q_n) / h (spec §6) */
     for (int k = 0; k < 12 * s->nn; ++k) {
