@@ -21,6 +21,7 @@
  * so the rods' velocities, energies and momenta read as for one rod; the kernel's step is
  * split (cr_lgvi_step_begin / _end) for the shared nodes' update in between. */
 #include "assembly/assembly_def.h"
+#include "contact/contact.h"
 #include "lgvi/formulation_internal.h"
 #include "model/fixed_step.h"
 #include "model/rod_internal.h"
@@ -129,6 +130,13 @@ typedef struct asm_sim {
     double limit_force_max;
     double spring_energy, dissipated, dissipated_last, work_drives, work_drives_last;
     uint64_t joints_hash; /* the joints' definitions (cr_joint_def_hash), for the fingerprint */
+    /* obstacles (every rod has the scenario's, the same list): contact 1 when there are, friction
+     * 1 when one has friction; nob of them; per obstacle the scratch of the shared nodes' friction
+     * (group_friction): the summed and one member's normal forces, the normal, the friction */
+    int contact, friction, nob;
+    double *frN, *frNm;
+    cr_vec3 *frn, *fre;
+    const char *series_names[8];
 } asm_sim;
 
 /* ---- what the shared nodes can represent: checked before anything runs ---- */
@@ -195,12 +203,9 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
                                 "mixed_discrete)",
                                 lb, d);
     }
-    for (int r = 0; r < sc->rod_count; ++r)
-        if (sc->rods[r].rod.obstacle_count > 0 || sc->rod.obstacle_count > 0)
-            return cr_error_set(err, CR_UNSUPPORTED,
-                                "obstacles: model lgvi has no contact for assemblies of several rods (its contact is "
-                                "one rod's); use model mixed_discrete, or one rod");
-    /* every rod as a one-rod scenario of the lgvi rod (sections, clamps, loads, stages, step) */
+    /* every rod as a one-rod scenario of the lgvi rod (sections, clamps, loads, stages, step; with
+     * obstacles, which act on every rod: none moving, no node starting inside one, and the stable
+     * step with the rod's contact springs) */
     for (int r = 0; r < sc->rod_count; ++r) {
         cr_scenario one = *sc;
         one.rod = sc->rods[r].rod;
@@ -220,6 +225,45 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
 }
 
 /* ---- create / destroy ---- */
+
+/* two obstacles the same (the shared nodes' friction sums the members' normal forces obstacle by
+ * obstacle) */
+static int same_obstacle(const cr_obstacle_def *a, const cr_obstacle_def *b)
+{
+    int same = !strcmp(a->name, b->name) && a->type == b->type && a->radius == b->radius &&
+               a->length == b->length && a->mu_static == b->mu_static && a->mu_kinetic == b->mu_kinetic &&
+               !memcmp(&a->center, &b->center, sizeof a->center) &&
+               !memcmp(&a->half_extents, &b->half_extents, sizeof a->half_extents);
+    for (int i = 0; i < 3 && same; ++i)
+        for (int j = 0; j < 3; ++j) same &= a->axes.m[i][j] == b->axes.m[i][j];
+    return same;
+}
+
+/* The obstacles: each rod's own contact (formulation.c), the same list for every rod, as a scenario
+ * gives them (its `obstacles` act on every rod); the scratch of the shared nodes' friction. */
+static cr_status asm_obstacles(asm_sim *s, const cr_assembly_def *def, cr_error *err)
+{
+    const cr_rod_def *d0 = &def->rods[0].rod;
+    for (int r = 0; r < s->rods; ++r) {
+        const cr_rod_def *d = &def->rods[r].rod;
+        int same = d->obstacle_count == d0->obstacle_count;
+        for (int k = 0; same && k < d->obstacle_count; ++k) same = same_obstacle(&d->obstacles[k], &d0->obstacles[k]);
+        if (!same)
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "rods.%d ('%s'): obstacles: model lgvi's assemblies take one list of obstacles acting "
+                                "on every rod (the scenario's); this rod's differs from rods.0's",
+                                r, def->rods[r].name);
+        s->contact |= s->r[r]->contact != NULL;
+        s->friction |= s->r[r]->sliding != NULL;
+    }
+    s->nob = d0->obstacle_count;
+    if (!s->friction) return CR_OK;
+    s->frN = malloc((size_t)s->nob * sizeof *s->frN), s->frNm = malloc((size_t)s->nob * sizeof *s->frNm);
+    s->frn = malloc((size_t)s->nob * sizeof *s->frn), s->fre = malloc((size_t)s->nob * sizeof *s->fre);
+    if (!s->frN || !s->frNm || !s->frn || !s->fre)
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi assembly");
+    return CR_OK;
+}
 
 static void asm_destroy(void *impl)
 {
@@ -254,6 +298,7 @@ static void asm_destroy(void *impl)
     free(s->comp_first);
     free(s->comp);
     free(s->work);
+    free(s->frN), free(s->frNm), free(s->frn), free(s->fre);
     free(s);
 }
 
@@ -548,6 +593,10 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
         s->first_node[r + 1] = s->first_node[r] + s->r[r]->nodes;
         s->first_sample[r + 1] = s->first_sample[r] + s->r[r]->nodes - 1;
         s->first_load[r + 1] = s->first_load[r] + s->r[r]->load_count;
+    }
+    if (asm_obstacles(s, def, err) != CR_OK) {
+        asm_destroy(s);
+        return NULL;
     }
     const int total = s->first_node[s->rods];
     s->inputs = malloc((size_t)(s->first_load[s->rods] > 0 ? s->first_load[s->rods] : 1) * sizeof(double));
@@ -1197,6 +1246,44 @@ static double dampers_power(const asm_sim *s)
     return D;
 }
 
+/* Coulomb friction on a shared position (translation group G): one point of the summed mass, whose
+ * trial momentum p^k = Σ p_i^{k−1} + h Σ F_i (every force of the step but the friction and the slide
+ * rows' impulses) is the single node's (formulation.c, cr_lgvi_coulomb), under the members' normal
+ * forces summed obstacle by obstacle: two rods welded end to end press on the ground at their joint
+ * as the continuous rod's node does (half the spring each), and stick and slide as it does. Each
+ * member takes the share of each obstacle's friction that its normal force has (the joint carries
+ * the difference to its mass share), as a load of its node (cr_lgvi_external_add_force: its work is
+ * the loads' rule); all of them slide or stick together. Returns the friction's sum. The slide
+ * rows of a prismatic or cylindrical joint act after it: on such a node the stick is not exact. */
+static cr_vec3 group_friction(asm_sim *s, const group *G, cr_vec3 trial, double h)
+{
+    const cr_contact *c = NULL;
+    for (int k = 0; k < s->nob; ++k) s->frN[k] = 0;
+    for (int m = G->first; m < G->first + G->count; ++m) {
+        const lgvi_sim *R = s->r[s->mem[m].rod];
+        if (!R->sliding) continue;
+        c = R->contact;
+        cr_lgvi_sim_touch(R, s->mem[m].node, cr_lgvi_position(R->k, s->mem[m].node), s->frN, s->frn);
+    }
+    if (!c) return cr_v3(0, 0, 0);
+    int sl;
+    const cr_vec3 total = cr_lgvi_coulomb(c, s->frN, s->frn, trial, h, s->fre, &sl);
+    for (int m = G->first; m < G->first + G->count; ++m) {
+        lgvi_sim *R = s->r[s->mem[m].rod];
+        const int i = s->mem[m].node;
+        if (!R->sliding) continue;
+        R->sliding[i] = (unsigned char)sl;
+        if (total.x == 0 && total.y == 0 && total.z == 0) continue;
+        for (int k = 0; k < s->nob; ++k) s->frNm[k] = 0;
+        cr_lgvi_sim_touch(R, i, cr_lgvi_position(R->k, i), s->frNm, s->frn);
+        cr_vec3 share = cr_v3(0, 0, 0);
+        for (int k = 0; k < s->nob; ++k)
+            if (s->frNm[k] > 0) share = cr_v3_madd(share, s->frNm[k] / s->frN[k], s->fre[k]);
+        cr_lgvi_external_add_force(R->k, i, share);
+    }
+    return total;
+}
+
 static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error *err)
 {
     asm_sim *s = sim->impl;
@@ -1205,6 +1292,7 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
         lgvi_sim *R = s->r[r];
         if (R->load_count > 0) memcpy(R->input, s->inputs + s->first_load[r], (size_t)R->load_count * sizeof(double));
         cr_lgvi_sim_sample_loads(R, t);
+        if (R->fc) cr_lgvi_sim_contact_loads(R); /* the obstacles' springs at x^k, as one rod's */
         cr_status st = cr_lgvi_step_begin(R->k, R->f, R->c, err);
         if (st != CR_OK) { /* nothing has changed yet in any rod */
             char msg[CR_ERROR_MESSAGE_SIZE];
@@ -1214,6 +1302,9 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
         }
     }
     report->rhs_evals++;
+    /* the friction of the nodes each kernel updates, as one rod's; the shared nodes' below */
+    for (int r = 0; s->friction && r < s->rods; ++r)
+        if (s->r[r]->sliding) cr_lgvi_sim_friction(s->r[r], h);
     /* shared positions: one point mass M = Σ m_i under F = Σ F_i (Störmer-Verlet as the
      * kernel's nodes); each member keeps its mass share of the momentum */
     for (int g = 0; g < s->ntg; ++g) {
@@ -1227,6 +1318,7 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
             cr_lgvi_node_momenta(k, s->mem[m].node, &pi, NULL, NULL);
             M += cr_lgvi_node_mass(k, s->mem[m].node), F = cr_v3_add(F, Fi), P = cr_v3_add(P, pi);
         }
+        if (s->friction) F = cr_v3_add(F, group_friction(s, G, cr_v3_madd(P, h, F), h));
         const member *root = &s->mem[G->first];
         s->tM[g] = M, s->tv0[g] = cr_v3_scale(cr_v3_madd(P, h, F), 1.0 / M);
         s->tx[g] = cr_lgvi_position(s->r[root->rod]->k, root->node), s->timp[g] = cr_v3(0, 0, 0);
@@ -1323,7 +1415,10 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
             me->lm = cr_m3_mulv(cr_lgvi_rotation(k, me->node), lb); /* spatial (R^k) */
         }
     }
-    for (int r = 0; r < s->rods; ++r) cr_lgvi_step_end(s->r[r]->k);
+    for (int r = 0; r < s->rods; ++r) {
+        cr_lgvi_step_end(s->r[r]->k);
+        if (s->r[r]->fc) cr_lgvi_sim_contact_done(s->r[r], h); /* the springs' energy and work */
+    }
     if (s->jcolumns) {
         /* the kernel's rule for the loads' work, w_k = (h/2) F·(v^{k−1} + v^k) (lgvi.c), for the
          * dampers' dissipation and the drives' work: their powers at the rates of the intervals
@@ -1353,9 +1448,15 @@ static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp)
 {
     const asm_sim *s = sim->impl;
     memset(smp, 0, sizeof *smp);
+    /* one rod's four contact columns (formulation.c) over the rods: the touching nodes, the sliding
+     * ones and the normal forces summed (a joint's two nodes count as two, each with its rod's share),
+     * the deepest penetration */
+    double ct[4] = {0, 0, 0, 0};
     for (int r = 0; r < s->rods; ++r) {
         cr_dynamic_sample one;
         cr_lgvi_sim_fill_sample(s->r[r], &one);
+        if (s->r[r]->contact)
+            ct[0] += one.extra[5], ct[1] += one.extra[6], ct[2] += one.extra[7], ct[3] = fmax(ct[3], one.extra[8]);
         smp->t = one.t;
         smp->kinetic += one.kinetic, smp->elastic += one.elastic, smp->work_external += one.work_external;
         smp->momentum = cr_v3_add(smp->momentum, one.momentum);
@@ -1378,6 +1479,10 @@ static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp)
             smp->extra[3] = stepped ? s->limit_force_max : fm;
             smp->extra_count = 4;
         }
+    }
+    if (s->contact) {
+        memcpy(smp->extra + smp->extra_count, ct, sizeof ct);
+        smp->extra_count += 4;
     }
 }
 
@@ -1477,14 +1582,38 @@ static double load_factor(const void *impl)
     return 0.0;
 }
 
-/* with springs, dampers or drives on the joints: the mixed rod's two columns */
+/* with springs, dampers or drives on the joints: the mixed rod's two columns (four with stops); with
+ * obstacles one rod's four contact columns after them */
 static int series_extra(const void *impl, const char *const **names)
 {
     static const char *const joints[] = {"energy_dissipated_joints", "work_drives", "joint_limits_pressing",
                                          "joint_limit_force"};
+    static const char *const contact[] = {"contact_active", "contact_sliding", "contact_normal_force",
+                                          "contact_penetration"};
+    asm_sim *s = (asm_sim *)impl; /* (its column list, filled here) */
+    if (!s) {
+        *names = joints;
+        return 0;
+    }
+    int n = 0;
+    for (int k = 0; s->jcolumns && k < 2 + 2 * s->limits; ++k) s->series_names[n++] = joints[k];
+    for (int k = 0; s->contact && k < 4; ++k) s->series_names[n++] = contact[k];
+    *names = s->series_names;
+    return n;
+}
+
+/* a node's contact with the obstacles (nodes.csv, summary.json, VTK): its rod's, as one rod's */
+static int contact(const void *impl, int i, cr_contact_sample *out)
+{
     const asm_sim *s = impl;
-    *names = joints;
-    return s && s->jcolumns ? 2 + 2 * s->limits : 0;
+    if (!s->contact) return 0;
+    const int r = rod_of(s->first_node, s->rods, &i);
+    if (!s->r[r]->contact) { /* (every rod has the obstacles; kept for safety) */
+        memset(out, 0, sizeof *out);
+        out->gap = INFINITY;
+        return 1;
+    }
+    return cr_lgvi_formulation.contact(s->r[r], i, out);
 }
 
 static double *load_input(void *impl) { return ((asm_sim *)impl)->inputs; }
@@ -1656,7 +1785,7 @@ const cr_formulation cr_lgvi_assembly_formulation = {
     .time = time_of,
     .load_factor = load_factor,
     .reaction = NULL,
-    .contact = NULL,
+    .contact = contact,
     .body_count = NULL,
     .series_extra = series_extra,
     .load_input = load_input,
