@@ -230,8 +230,8 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
  * obstacle) */
 static int same_obstacle(const cr_obstacle_def *a, const cr_obstacle_def *b)
 {
-    int same = !strcmp(a->name, b->name) && a->type == b->type && a->radius == b->radius &&
-               a->length == b->length && a->mu_static == b->mu_static && a->mu_kinetic == b->mu_kinetic &&
+    int same = !strcmp(a->name, b->name) && a->type == b->type && a->radius == b->radius && a->length == b->length &&
+               a->mu_static == b->mu_static && a->mu_kinetic == b->mu_kinetic &&
                !memcmp(&a->center, &b->center, sizeof a->center) &&
                !memcmp(&a->half_extents, &b->half_extents, sizeof a->half_extents);
     for (int i = 0; i < 3 && same; ++i)

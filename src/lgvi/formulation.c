@@ -251,7 +251,7 @@ static void lgvi_destroy(void *impl)
     cr_rodcontact_destroy(s->self);
     free(s->xs);
     for (int k = 0; k < s->moving_count; ++k) free((void *)s->moving_time[k].points);
-    free(s->fc), free(s->sliding), free(s->fr_N), free(s->fr_n), free(s->fr_f);
+    free(s->fc), free(s->sliding), free(s->fr_N), free(s->fr_n);
     cr_loads_free(s->loads, s->load_count);
     free(s->s);
     free(s->s_mid);
@@ -339,8 +339,8 @@ static cr_status create_contact(lgvi_sim *s, const cr_rod_def *def, cr_error *er
         const int n = def->obstacle_count;
         s->sliding = calloc(s->nodes, 1);
         s->fr_N = malloc(n * sizeof *s->fr_N), s->fr_n = malloc(n * sizeof *s->fr_n);
-        s->fr_f = malloc(n * sizeof *s->fr_f);
-        if (!s->sliding || !s->fr_N || !s->fr_n || !s->fr_f) st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
+        if (!s->sliding || !s->fr_N || !s->fr_n)
+            st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
     }
 done:
     free(radius);
@@ -550,8 +550,8 @@ void cr_lgvi_sim_touch(const lgvi_sim *s, int i, cr_vec3 r, double *N, cr_vec3 *
     }
 }
 
-cr_vec3 cr_lgvi_coulomb(const cr_contact *c, const double *N, const cr_vec3 *n, cr_vec3 trial, double h,
-                        cr_vec3 *each, int *sliding)
+cr_vec3 cr_lgvi_coulomb(const cr_contact *c, const double *N, const cr_vec3 *n, cr_vec3 trial, double h, cr_vec3 *each,
+                        int *sliding)
 {
     cr_vec3 total = cr_v3(0, 0, 0);
     *sliding = 0;

@@ -30,9 +30,8 @@ typedef struct lgvi_sim {
     /* Coulomb friction (an obstacle with friction; NULL without): per node whether its last step
      * slid */
     unsigned char *sliding;
-    double *fr_N;   /* scratch of friction_forces: per obstacle the normal force (N) */
-    cr_vec3 *fr_n;  /* and its normal */
-    cr_vec3 *fr_f;  /* and its friction (N) */
+    double *fr_N;           /* scratch of cr_lgvi_sim_friction: per obstacle the normal force (N) */
+    cr_vec3 *fr_n;          /* and its normal */
     double step_V, step_wc; /* the step's V_c at t_k and its work's first half (contact_loads) */
     /* contact.self (NULL without): the segment pairs' penalty forces (contact/rodcontact.h), at t_k
      * with the obstacles' into fc, their energy and work with the obstacles' (docs/lgvi.md
