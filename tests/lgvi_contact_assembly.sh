@@ -14,7 +14,7 @@
 #               it accelerates at (2 mu_s - mu_k) g, by 0.9 mu_s w it does not move (exact stick, as
 #               the single rod); pulled at b's end by F = 2 mu_s m g it accelerates at
 #               (F - mu_k m g)/m, the weld's node (two members) carrying its share; by
-#               F = 0.25 mu... m g it stretches (at most 2 F L/EA, a suddenly applied load) and then
+#               F = 0.25 m g it stretches (at most 2 F L/EA, a suddenly applied load) and then
 #               sticks: no creep
 #   mixed       the pair, its joint a hinge, pulled at its end by 2 mu_s m g, against the
 #               mixed_discrete model on the same scenario: the same acceleration after the
