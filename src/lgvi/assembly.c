@@ -134,6 +134,9 @@ typedef struct asm_sim {
      * 1 when one has friction; nob of them; per obstacle the scratch of the shared nodes' friction
      * (group_friction): the summed and one member's normal forces, the normal, the friction */
     int contact, friction, nob;
+    /* per translation and rotation unit: 1 when a member is a clamped end node (a support on the
+     * joint's node): the unit stays at its reference pose, its members at rest */
+    unsigned char *theld, *uheld;
     double *frN, *frNm;
     cr_vec3 *frn, *fre;
     const char *series_names[8];
@@ -185,10 +188,37 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
         jc[k].stiffness = jc[k].damping = jc[k].slide_stiffness = jc[k].slide_damping = 0;
         jc[k].has_drive = jc[k].has_limit = jc[k].has_slide_limit = 0;
     }
+    /* and without the supports on the joints' nodes, which this model takes (a clamped end node in
+     * a joint holds the joint's shared unit: asm_create); the rod's own check below judges them */
+    cr_assembly_rod_def *rc = malloc(sizeof *rc * (size_t)sc->rod_count);
+    cr_bc_def *bc = NULL;
+    int nbc = 0;
+    for (int r = 0; r < sc->rod_count; ++r) nbc += sc->rods[r].rod.bc_count;
+    bc = malloc(sizeof *bc * (size_t)(nbc > 0 ? nbc : 1));
+    if (!rc || !bc) {
+        free(jc), free(rc), free(bc);
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory");
+    }
+    nbc = 0;
+    for (int r = 0; r < sc->rod_count; ++r) {
+        const cr_rod_def *d = &sc->rods[r].rod;
+        rc[r] = sc->rods[r];
+        rc[r].rod.bcs = bc + nbc, rc[r].rod.bc_count = 0;
+        for (int c = 0; c < d->bc_count; ++c) {
+            int on_joint = 0;
+            for (int k = 0; k < sc->joint_count && !on_joint; ++k)
+                for (int e = 0; e < 2; ++e) {
+                    const cr_joint_end end = cr_joint_end_of(&sc->joints[k], e);
+                    on_joint |= end.body == 0 && end.rod == r &&
+                                cr_assembly_node_index(d, end.node) == cr_assembly_node_index(d, d->bcs[c].node);
+                }
+            if (!on_joint) bc[nbc++] = d->bcs[c], rc[r].rod.bc_count++;
+        }
+    }
     cr_assembly_def without = all;
-    without.joints = jc;
+    without.joints = jc, without.rods = rc;
     cr_status st0 = cr_assembly_refuse_mixed_only(&without, "lgvi", err);
-    free(jc);
+    free(jc), free(rc), free(bc);
     if (st0 != CR_OK) return st0;
     for (int k = 0; k < sc->joint_count; ++k) {
         const cr_joint_def *j = &sc->joints[k];
@@ -225,6 +255,14 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
 }
 
 /* ---- create / destroy ---- */
+
+/* member m is its rod's clamped end node (the kernel holds it at its reference pose) */
+static int clamped(const asm_sim *s, int m)
+{
+    const cr_lgvi_params *p = cr_lgvi_get_params(s->r[s->mem[m].rod]->k);
+    const int nd = s->mem[m].node;
+    return (nd == 0 && p->clamp_start) || (nd == p->elements && p->clamp_end);
+}
 
 /* two obstacles the same (the shared nodes' friction sums the members' normal forces obstacle by
  * obstacle) */
@@ -299,6 +337,7 @@ static void asm_destroy(void *impl)
     free(s->comp);
     free(s->work);
     free(s->frN), free(s->frNm), free(s->frn), free(s->fre);
+    free(s->theld), free(s->uheld);
     free(s);
 }
 
@@ -405,10 +444,12 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def, cr_er
         const int slides = J->type == CR_JOINT_PRISMATIC || J->type == CR_JOINT_CYLINDRICAL;
         /* rows between one rigid unit hold identically: a rotation row within one rotation
          * unit, a slide row within one translation unit (the two points are one) */
-        const int rot_rows = J->type == CR_JOINT_PRISMATIC || J->type == CR_JOINT_BALL || ua == ub ? 0
-                             : J->type == CR_JOINT_UNIVERSAL                                       ? 1
-                                                                                                   : 2;
-        const int slide_rows = slides && ta != tb && ta >= 0 && tb >= 0 ? 2 : 0;
+        /* (and between two units that supports hold at their reference, where the rows hold) */
+        const int held = ua >= 0 && ub >= 0 && s->uheld[ua] && s->uheld[ub];
+        const int rot_rows = J->type == CR_JOINT_PRISMATIC || J->type == CR_JOINT_BALL || ua == ub || held ? 0
+                             : J->type == CR_JOINT_UNIVERSAL                                               ? 1
+                                                                                                           : 2;
+        const int slide_rows = slides && ta != tb && ta >= 0 && tb >= 0 && !(s->theld[ta] && s->theld[tb]) ? 2 : 0;
         /* a spring, damper or drive needs its free direction between two units (a hinge
          * between two nodes that welds already join has none) */
         const int springs = J->stiffness != 0 || J->damping != 0 || J->slide_stiffness != 0 || J->slide_damping != 0;
@@ -662,23 +703,23 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
             s->jmember[4 * j + side] = t;
             s->jmember[4 * j + 2 + side] = s->jtype[j] == CR_JOINT_WELD || s->jtype[j] == CR_JOINT_PRISMATIC ? w : -1;
         }
+    s->theld = calloc((size_t)(s->ntg > 0 ? s->ntg : 1), 1), s->uheld = calloc((size_t)(s->nrg > 0 ? s->nrg : 1), 1);
+    if (!s->theld || !s->uheld) goto oom;
     for (int g = 0; g < s->ntg; ++g) {
         const group *G = &s->tg[g];
-        const member *root = &s->mem[G->first];
         /* one point: every member at the root's reference position (they coincide to
-         * CR_JOINT_GAP_TOL; snapping makes them the same bits, which the shared update keeps) */
-        cr_vec3 x = cr_lgvi_position(s->r[root->rod]->k, root->node);
+         * CR_JOINT_GAP_TOL; snapping makes them the same bits, which the shared update keeps), or at
+         * a clamped member's: a support on the joint's node holds the whole unit where it is */
+        int at = G->first;
+        for (int m = G->first; m < G->first + G->count; ++m)
+            if (clamped(s, m)) s->theld[g] = 1, at = m;
+        cr_vec3 x = cr_lgvi_position(s->r[s->mem[at].rod]->k, s->mem[at].node);
         for (int m = G->first; m < G->first + G->count; ++m) {
             cr_lgvi *k = s->r[s->mem[m].rod]->k;
-            const cr_lgvi_params *p = cr_lgvi_get_params(k);
             int nd = s->mem[m].node;
-            if ((nd == 0 && p->clamp_start) || (nd == p->elements && p->clamp_end)) {
-                cr_error_set(err, CR_BAD_INPUT, "rods.%d ('%s'): node %d carries both a clamp and a joint",
-                             s->mem[m].rod, def->rods[s->mem[m].rod].name, nd);
-                asm_destroy(s);
-                return NULL;
-            }
+            if (m == at && s->theld[g]) continue;
             cr_lgvi_set_pose(k, nd, x, cr_lgvi_rotation(k, nd));
+            if (clamped(s, m)) continue; /* (a second clamp: held by its kernel, snapped within the tolerance) */
             if (cr_lgvi_set_external(k, nd, CR_LGVI_EXTERNAL_TRANSLATION) != CR_OK) goto oom;
         }
     }
@@ -689,6 +730,10 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
         for (int m = G->first; m < G->first + G->count; ++m) {
             cr_lgvi *k = s->r[s->mem[m].rod]->k;
             s->mem[m].Q = m == G->first ? cr_m3_identity() : cr_m3_mul(Rt, cr_lgvi_rotation(k, s->mem[m].node));
+            if (clamped(s, m)) { /* the unit keeps its reference rotation: f = 0 for every member */
+                s->uheld[g] = 1;
+                continue;
+            }
             if (cr_lgvi_set_external(k, s->mem[m].node, CR_LGVI_EXTERNAL_TRANSLATION | CR_LGVI_EXTERNAL_ROTATION) !=
                 CR_OK)
                 goto oom;
@@ -767,6 +812,10 @@ static const char *joint_of_group(const asm_sim *s, int first_member, int rotati
  * under its level-k momenta and torques plus the rows' angular impulse tau (spatial, h² λ). */
 static cr_status unit_solve(const asm_sim *s, int g, int chart, cr_vec3 tau, cr_vec3 *f)
 {
+    if (s->uheld[g]) { /* a support holds it: whatever the torques */
+        *f = cr_v3(0, 0, 0);
+        return CR_OK;
+    }
     cr_vec3 gvec = cr_v3_add(s->ug0[g], cr_m3_tmulv(s->uR[g], tau));
     if (gvec.x == 0.0 && gvec.y == 0.0 && gvec.z == 0.0) {
         *f = cr_v3(0, 0, 0);
@@ -798,6 +847,7 @@ static cr_mat3 chart_matrix(int chart, cr_vec3 f)
 /* translation unit g's position at t_k+1 under the rows' impulse T (spatial, Σ h² λ n) */
 static cr_vec3 unit_position(const asm_sim *s, int g, double h, cr_vec3 T)
 {
+    if (s->theld[g]) return s->tx[g]; /* a support holds it */
     return cr_v3_madd(s->tx[g], h, cr_v3_madd(s->tv0[g], 1.0 / (h * s->tM[g]), T));
 }
 
@@ -1246,6 +1296,15 @@ static double dampers_power(const asm_sim *s)
     return D;
 }
 
+/* the member of rod r's node i in the translation units (its joint force lf), or -1 */
+static int translation_member(const asm_sim *s, int r, int i)
+{
+    for (int g = 0; g < s->ntg; ++g)
+        for (int m = s->tg[g].first; m < s->tg[g].first + s->tg[g].count; ++m)
+            if (s->mem[m].rod == r && s->mem[m].node == i) return m;
+    return -1;
+}
+
 /* Coulomb friction on a shared position (translation group G): one point of the summed mass, whose
  * trial momentum p^k = Σ p_i^{k−1} + h Σ F_i (every force of the step but the friction and the slide
  * rows' impulses) is the single node's (formulation.c, cr_lgvi_coulomb), under the members' normal
@@ -1309,8 +1368,14 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
      * kernel's nodes); each member keeps its mass share of the momentum */
     for (int g = 0; g < s->ntg; ++g) {
         const group *G = &s->tg[g];
+        const member *root = &s->mem[G->first];
         double M = 0;
         cr_vec3 F = cr_v3(0, 0, 0), P = cr_v3(0, 0, 0);
+        if (s->theld[g]) { /* a support holds it: at rest where it is (its mass only weighs the rows) */
+            s->tM[g] = 1, s->tv0[g] = s->timp[g] = cr_v3(0, 0, 0);
+            s->tx[g] = cr_lgvi_position(s->r[root->rod]->k, root->node);
+            continue;
+        }
         for (int m = G->first; m < G->first + G->count; ++m) {
             const cr_lgvi *k = s->r[s->mem[m].rod]->k;
             cr_vec3 Fi, pi;
@@ -1319,7 +1384,6 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
             M += cr_lgvi_node_mass(k, s->mem[m].node), F = cr_v3_add(F, Fi), P = cr_v3_add(P, pi);
         }
         if (s->friction) F = cr_v3_add(F, group_friction(s, G, cr_v3_madd(P, h, F), h));
-        const member *root = &s->mem[G->first];
         s->tM[g] = M, s->tv0[g] = cr_v3_scale(cr_v3_madd(P, h, F), 1.0 / M);
         s->tx[g] = cr_lgvi_position(s->r[root->rod]->k, root->node), s->timp[g] = cr_v3(0, 0, 0);
     }
@@ -1331,9 +1395,10 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
         const member *root = &s->mem[G->first];
         const cr_lgvi *k0 = s->r[root->rod]->k;
         cr_vec3 Mt = cr_v3(0, 0, 0), nu = cr_v3(0, 0, 0);
-        cr_mat3 J = cr_m3_zero();
-        for (int m = G->first; m < G->first + G->count; ++m) {
+        cr_mat3 J = cr_m3_identity(); /* (a held unit's: unused, unit_solve gives it f = 0) */
+        for (int m = G->first; m < G->first + G->count && !s->uheld[g]; ++m) {
             const member *me = &s->mem[m];
+            if (m == G->first) J = cr_m3_zero();
             const cr_lgvi *k = s->r[me->rod]->k;
             cr_vec3 Mi, nui;
             double eps;
@@ -1375,15 +1440,18 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
         cr_vec3 v = s->tv0[g];
         if (s->timp[g].x != 0.0 || s->timp[g].y != 0.0 || s->timp[g].z != 0.0)
             v = cr_v3_madd(v, 1.0 / (h * s->tM[g]), s->timp[g]); /* the rows' impulse */
+        if (s->theld[g]) v = cr_v3(0, 0, 0);
         cr_vec3 x = cr_v3_madd(s->tx[g], h, v);
         if (!isfinite(x.x + x.y + x.z))
             return cr_error_set(err, CR_NONFINITE,
                                 "lgvi: non-finite position of the joint node of %s in the step from t = %.9g s (the "
                                 "explicit lgvi step is CFL-limited: try a smaller time_step)",
                                 joint_of_group(s, G->first, 0), t);
+        cr_vec3 sum = cr_v3(0, 0, 0);
         for (int m = G->first; m < G->first + G->count; ++m) {
             member *me = &s->mem[m];
             cr_lgvi *k = s->r[me->rod]->k;
+            if (clamped(s, m)) continue; /* its kernel holds it */
             const double mi = cr_lgvi_node_mass(k, me->node);
             cr_vec3 Fi, pold, pi = cr_v3_scale(v, mi);
             cr_lgvi_external_loads(k, me->node, &Fi, NULL, NULL);
@@ -1391,7 +1459,12 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
             cr_lgvi_external_set_translation(k, me->node, x, pi);
             /* p_i^k = p_i^{k-1} + h (F_i + λ_i): the joint's force on this member */
             me->lf = cr_v3_sub(cr_v3_scale(cr_v3_sub(pi, pold), 1.0 / h), Fi);
+            sum = cr_v3_add(sum, me->lf);
         }
+        /* a clamped member: the joint's force on it is the opposite of the others' (the support's
+         * reaction is the clamp's, not the joint's) */
+        for (int m = G->first; s->theld[g] && m < G->first + G->count; ++m)
+            if (clamped(s, m)) s->mem[m].lf = cr_v3_scale(sum, -1.0);
     }
     for (int g = 0; g < s->nrg; ++g) {
         const group *G = &s->rg[g];
@@ -1403,9 +1476,11 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
                                 "angular momentum too large for the time step (try a smaller time_step)",
                                 joint_of_group(s, G->first, 1),
                                 st == CR_NONFINITE ? "is not finite" : "did not converge", t);
+        cr_vec3 sum = cr_v3(0, 0, 0);
         for (int m = G->first; m < G->first + G->count; ++m) {
             member *me = &s->mem[m];
             cr_lgvi *k = s->r[me->rod]->k;
+            if (clamped(s, m)) continue; /* its kernel holds it */
             cr_vec3 Mi, nui;
             cr_lgvi_external_loads(k, me->node, NULL, &Mi, NULL);
             cr_lgvi_node_momenta(k, me->node, NULL, &nui, NULL);
@@ -1413,6 +1488,22 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
             /* μ_i^k = ν_i^{k-1} + h (M_i + λ_i), body frame of R^k: the joint's moment */
             cr_vec3 lb = cr_v3_sub(cr_v3_scale(cr_v3_sub(mu, nui), 1.0 / h), Mi);
             me->lm = cr_m3_mulv(cr_lgvi_rotation(k, me->node), lb); /* spatial (R^k) */
+            sum = cr_v3_add(sum, me->lm);
+        }
+        /* a clamped member: the opposite of the others' moments, about its node (a prismatic joint's
+         * members are apart: their slide forces' moment about it too) */
+        for (int c = G->first; s->uheld[g] && c < G->first + G->count; ++c) {
+            if (!clamped(s, c)) continue;
+            const cr_vec3 xc = cr_lgvi_position(s->r[s->mem[c].rod]->k, s->mem[c].node);
+            cr_vec3 mc = cr_v3_scale(sum, -1.0);
+            for (int m = G->first; m < G->first + G->count; ++m) {
+                const member *me = &s->mem[m];
+                const int tm = clamped(s, m) ? -1 : translation_member(s, me->rod, me->node);
+                if (tm < 0) continue;
+                const cr_vec3 xm = cr_lgvi_position(s->r[me->rod]->k, me->node);
+                mc = cr_v3_sub(mc, cr_v3_cross(cr_v3_sub(xm, xc), s->mem[tm].lf));
+            }
+            s->mem[c].lm = mc;
         }
     }
     for (int r = 0; r < s->rods; ++r) {
