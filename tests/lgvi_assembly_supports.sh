@@ -2,24 +2,24 @@
 # A clamp on a joint's node in an LGVI assembly (docs/lgvi.md "Supports on a joint's node"): the
 # joint's shared unit is held where the clamp holds its node, the other members at rest there. A
 # post (rod a, 0.5 m, vertical) clamped at its foot, and an arm (rod b, 0.5 m, horizontal) joined to
-# the foot; r = 1 cm, E = 2e9 Pa, rho = 1000, gravity, h = 5e-6 s, 0.3 s:
+# the foot; 6 elements each, r = 1 cm, E = 2e9 Pa, rho = 1000, gravity, h = 8e-6 s, 0.3 s:
 #   weld    the arm welded to the clamped foot is the arm clamped at its start (a single LGVI rod):
 #           every output's momentum and energy and the final nodes to round-off
 #   ball    the arm hanging from the foot by a ball swings as a pendulum, as the mixed_discrete
 #           model's assembly (a support on a joint's node is its substructuring) on the same
-#           scenario (Radau, rtol 1e-8): with the LGVI's midpoint strains (second order in space,
-#           as the mixed rod) the nodes within 1e-4 m (measured 7e-6 m) over a 0.3 m swing;
+#           scenario (Radau, rtol 1e-7): with the LGVI's midpoint strains (second order in space,
+#           as the mixed rod) the nodes within 1e-4 m (measured 1.5e-5 m) over a 0.58 m swing;
 #           energy_total - work_external constant
 #   hinge   the same with a hinge about an oblique axis [0, 1, 1] (its rows against the held
 #           foot's rotation)
 #   slide   a prismatic joint at the foot along the post's axis, the arm pushed along it by 0.5 N at
-#           its tip for 0.2 s (it slides 0.064 m): nodes as the mixed rod's (1e-4 m; measured 1.6e-6);
+#           its tip for 0.2 s (it slides 0.064 m): nodes as the mixed rod's (1e-4 m; measured 2.6e-6);
 #           its reported moment on the foot (the shared rotation's, held: the opposite of the arm's
 #           node's moment and of its slide force's moment about the foot) equals the cylindrical
-#           joint's in the same motion (its rows' couples), to 1e-7 (measured 2e-10 N m, 2e-9 N)
+#           joint's in the same motion (its rows' couples), to 1e-7 (measured 7e-10 N m, 7e-9 N)
 #   reaction the joint's wrench on the foot (node a, the clamped member: the opposite of its wrench
-#           on the arm's node) at 0.3 s as the mixed rod's: within 1e-2 N of 3.6 N (measured 2.5e-3)
-#           and 1e-3 N m of 0.8 N m (measured 4e-5)
+#           on the arm's node) at 0.3 s as the mixed rod's: within 1e-2 N of 3.5 N (measured 2.5e-3)
+#           and 1e-3 N m of 0.8 N m (measured 1.9e-4)
 # Usage: lgvi_assembly_supports.sh CLI SOURCE_DIR
 set -u
 cli=$1
@@ -35,22 +35,22 @@ import json, math, sys
 d = sys.argv[1]
 mat = {"material": {"E": 2e9, "G": 8e8, "rho": 1000}, "sections": [{"shape": "circle", "radius": 0.01}]}
 up = [math.sqrt(0.5), 0, -math.sqrt(0.5), 0]  # e_x -> e_z
-stage = {"type": "dynamic", "t_end": 0.3, "output_dt": 0.01, "time_step": 5e-6}
+stage = {"type": "dynamic", "t_end": 0.3, "output_dt": 0.01, "time_step": 8e-6}
 grav = [{"type": "gravity", "value": [0, 0, -9.81]}]
 
 def pair(joint, model="lgvi"):
     sc = {"model": {"type": "lgvi", "strains": "midpoint"} if model == "lgvi" else {"type": model},
-          "rods": [dict(name="a", length=0.5, elements=10, reference={"origin": [0, 0, 0], "quaternion": up}, **mat),
-                   dict(name="b", length=0.5, elements=10, **mat)],
+          "rods": [dict(name="a", length=0.5, elements=6, reference={"origin": [0, 0, 0], "quaternion": up}, **mat),
+                   dict(name="b", length=0.5, elements=6, **mat)],
           "joints": [dict(joint, name="foot", a="a:start", b="b:start")],
           "boundary_conditions": [{"type": "clamp", "node": "a:start"}], "loads": grav,
           "stages": [stage], "output": {"vtk": False}}
     if model != "lgvi":
-        sc["stages"] = [{"type": "dynamic", "t_end": 0.3, "output_dt": 0.01, "rtol": 1e-8, "atol": 1e-11}]
+        sc["stages"] = [{"type": "dynamic", "t_end": 0.3, "output_dt": 0.01, "rtol": 1e-7, "atol": 1e-10}]
     return sc
 
 json.dump(pair({"type": "weld"}), open(f"{d}/weld.json", "w"))
-json.dump({"model": {"type": "lgvi", "strains": "midpoint"}, "rod": dict(length=0.5, elements=10, **mat),
+json.dump({"model": {"type": "lgvi", "strains": "midpoint"}, "rod": dict(length=0.5, elements=6, **mat),
            "boundary_conditions": [{"type": "clamp", "node": "start"}], "loads": grav, "stages": [stage],
            "output": {"vtk": False}}, open(f"{d}/arm.json", "w"))
 for name, j in (("ball", {"type": "ball"}), ("hinge", {"type": "hinge", "axis": [0, 1, 1]})):
@@ -103,7 +103,7 @@ for name in ("ball", "hinge"):
     db = max(abs(x - bal[0]) for x in bal)
     dp = max(abs(f(x, c) - f(y, c)) for x, y in zip(a, b) for c in ("momentum_x", "momentum_z"))
     P = max(abs(f(x, c)) for x in b for c in ("momentum_x", "momentum_z"))
-    check(len(a) == len(b) == 31 and dx < 1e-4 and dp < 3e-4 * P and db < 1e-6 * W and swing > 0.1,
+    check(len(a) == len(b) == 31 and dx < 1e-4 and dp < 1e-3 * P and db < 1e-6 * W and swing > 0.1,
           f"{name}: the arm hanging from the clamped foot swings ({swing:.3g} m at 0.3 s) as the mixed rod's: nodes "
           f"within {dx:.2g} m, momenta within {dp:.2g} of {P:.3g} kg m/s; energy balance within {db:.2g} J of "
           f"{W:.3g} J")
