@@ -132,20 +132,25 @@ static void static_loads(cr_ph *s, cr_ph_loads *L, int n)
     ((cr_vec3 *)L->node_moment)[nn - 1] = cr_v3(0, 0, 2.5 * t * P);
 }
 
-enum { SPAGHETTI, CANTILEVER, STATICS };
+enum { SPAGHETTI, CANTILEVER, STATICS, SPAGHETTI_N };
+static int bench_threads; /* cr_ph_params.threads of every run (0: automatic) */
 
 static result run(int which, int ne, int steps)
 {
-    cr_ph_params p = which == SPAGHETTI    ? cr_ph_default_params()
-                     : which == CANTILEVER ? cantilever(ne)
-                                           : quasistatic(ne);
+    cr_ph_params p = which == SPAGHETTI || which == SPAGHETTI_N ? cr_ph_default_params()
+                     : which == CANTILEVER                      ? cantilever(ne)
+                                                                : quasistatic(ne);
     /* the scaling runs of the §9.2 cantilever take h = 1e-3 s * 100 / n_e beyond 100 elements: the
        Newton matrix's conditioning, the bending stiffness EI / l_e^4 against the inertia rho A / h^2,
        then grows as n_e^2 instead of n_e^4 (at 10^5 elements and h = 1e-3 it is ~10^15 and the
        increments sit at ~1e-7 of the rod's length, docs/port-hamiltonian.md) */
     if (which == CANTILEVER && ne > 100) p.h = 1e-3 * (100.0 / ne);
+    /* the flying spaghetti's rod at n_e elements (free-free, elastic: the two-sided pass applies), steps of
+       0.01 s from rest under its loads */
+    if (which == SPAGHETTI_N) p.elements = ne, p.h = 0.01;
+    p.threads = bench_threads;
     cr_ph *s;
-    if (which == SPAGHETTI) {
+    if (which == SPAGHETTI || which == SPAGHETTI_N) {
         cr_vec3 d3 = cr_v3(0.6, 0, -0.8), d2 = cr_v3(0, 1, 0);
         s = straight(&p, cr_v3(0, 0, 8), cr_v3_cross(d2, d3), d2, d3);
     } else if (which == CANTILEVER) {
@@ -161,8 +166,14 @@ static result run(int which, int ne, int steps)
     int nn = cr_ph_node_count(s);
     cr_vec3 *F = calloc(nn, sizeof *F), *M = calloc(nn, sizeof *M);
     cr_ph_loads L = {F, M, {0, 0, 0}, {0, 0, 0}, NULL};
-    work w = {s,     &L,  which == STATICS,
-              steps, p.h, which == SPAGHETTI ? spaghetti_loads : which == CANTILEVER ? cantilever_loads : static_loads,
+    work w = {s,
+              &L,
+              which == STATICS,
+              steps,
+              p.h,
+              which == SPAGHETTI || which == SPAGHETTI_N ? spaghetti_loads
+              : which == CANTILEVER                      ? cantilever_loads
+                                                         : static_loads,
               &r};
     double t0 = now();
     measured_region(&w);
@@ -201,16 +212,16 @@ static int steps_for(int ne, int statics)
 }
 
 /* instructions of the measured region at n_e under callgrind, or -1 */
-static double instructions(const char *self, const char *kind, int ne)
+static double instructions(const char *self, const char *kind, int ne, int threads)
 {
     char out[] = "/tmp/bench_ph_cg_XXXXXX";
     int fd = mkstemp(out);
     if (fd < 0) return -1;
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
-             "valgrind --tool=callgrind --callgrind-out-file=%s --toggle-collect=measured_region %s --one %s %d "
-             ">/dev/null 2>&1",
-             out, self, kind, ne);
+             "valgrind --tool=callgrind --callgrind-out-file=%s --toggle-collect=measured_region %s --threads %d --one "
+             "%s %d >/dev/null 2>&1",
+             out, self, threads, kind, ne);
     double v = -1;
     if (system(cmd) == 0) {
         FILE *f = fopen(out, "r");
@@ -230,20 +241,24 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--one") && i + 2 < argc) { /* the callgrind child */
             int statics = !strcmp(argv[i + 1], "statics"), ne = atoi(argv[i + 2]);
             /* "spaghetti N": the flying spaghetti's N steps (n_e = 10) */
-            result r = !strcmp(argv[i + 1], "spaghetti")
-                           ? run(SPAGHETTI, 10, ne)
+            result r = !strcmp(argv[i + 1], "spaghetti") ? run(SPAGHETTI, 10, ne)
+                       : !strcmp(argv[i + 1], "spaghetti-n")
+                           ? run(SPAGHETTI_N, ne, 2)
                            : run(statics ? STATICS : CANTILEVER, ne, steps_for(ne, statics));
             printf("%d %ld\n", r.iterations, r.jacobians);
             return r.ok ? 0 : 1;
         } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
             count = 0;
             for (char *t = strtok(argv[++i], ","); t && count < 16; t = strtok(NULL, ",")) sizes[count++] = atoi(t);
+        } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            bench_threads = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--instructions")) {
             want_instr = 1;
         } else if (!strcmp(argv[i], "--instructions-max") && i + 1 < argc) {
             instr_max = atoi(argv[++i]);
         } else {
-            fprintf(stderr, "usage: %s [--sizes n,n,...] [--instructions] [--instructions-max N]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--sizes n,n,...] [--instructions] [--instructions-max N] [--threads N]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -261,8 +276,8 @@ int main(int argc, char **argv)
         result st = best_of(STATICS, ne, ss, 3), dy = best_of(CANTILEVER, ne, ds, 3);
         double ist = -1, idy = -1;
         if (want_instr && ne <= instr_max) {
-            ist = instructions(argv[0], "statics", ne);
-            idy = instructions(argv[0], "dynamics", ne);
+            ist = instructions(argv[0], "statics", ne, bench_threads);
+            idy = instructions(argv[0], "dynamics", ne, bench_threads);
         }
         printf("%8d | %9.2f %7.2f %12.2f %11.0f | %9.2f %7.2f %12.2f %11.0f%s\n", ne, (double)st.iterations / ss,
                (double)st.jacobians / ss, 1e6 * st.seconds / ((double)st.iterations * ne),
@@ -270,6 +285,26 @@ int main(int argc, char **argv)
                (double)dy.jacobians / ds, 1e6 * dy.seconds / ((double)ds * ne), idy > 0 ? idy / ((double)ds * ne) : 0.0,
                st.ok && dy.ok ? "" : "  FAILED");
         fflush(stdout);
+    }
+
+    /* 3. two threads (the two-sided pass) against one at 10^4 elements: the flying spaghetti's rod (free-free,
+       elastic), 2 steps; one- and two-thread runs alternated (best of 5 each: the machine is shared) */
+    if (bench_threads == 0) {
+        result one = {1e30, 0, 0, 1, 0}, two = one;
+        for (int k = 0; k < 5; ++k) {
+            bench_threads = 1;
+            result a = run(SPAGHETTI_N, 10000, 2);
+            bench_threads = 2;
+            result b = run(SPAGHETTI_N, 10000, 2);
+            if (a.seconds < one.seconds) one = a;
+            if (b.seconds < two.seconds) two = b;
+        }
+        bench_threads = 0;
+        printf("\ntwo threads, the flying spaghetti's rod at n_e = 10^4 (2 steps of 0.01 s): one thread %.2f ms (%.2f "
+               "us per element per iteration), two %.2f ms (%.2f us): %.2fx%s\n",
+               1e3 * one.seconds, 1e6 * one.seconds / ((double)one.iterations * 10000), 1e3 * two.seconds,
+               1e6 * two.seconds / ((double)two.iterations * 10000), one.seconds / two.seconds,
+               one.ok && two.ok && one.iterations == two.iterations ? "" : "  FAILED");
     }
     return 0;
 }

@@ -24,7 +24,13 @@ self-contact a penalty eps g on the segments' closest points, eps = contact.stif
 
   python3 bench/rope_pile.py [--build build] [--elements 150] [--rtol 1e-6] [--atol 1e-8]
                              [--t-end T] [--out DIR] [--write-only FILE] [--callgrind]
-                             [--reference DIR] [--analyse-only]
+                             [--reference DIR] [--analyse-only] [--formulation lgvi]
+                             [--ensemble N [--jobs J] [--against DIR]]
+
+With --ensemble N, runs N members of the same problem whose sideways bows differ in shape (the
+imperfection a real rope has and nobody measures) and reports each measure's mean, spread and
+extremes; with --against, the distance of two ensembles' distributions (in standard errors, and
+the Kolmogorov-Smirnov p-value): the heap is chaotic, so one run certifies nothing.
 
 Prints the run's wall and CPU time, the integrator statistics and the accuracy: the largest
 penetration into the floor (series.csv, every output row) and into itself (the segments' closest
@@ -75,18 +81,22 @@ def quat_from_frame(t, n):
     return q
 
 
-def scenario(n, rtol, atol, t_end=None, output_dt=None, lgvi_step=None, lgvi_settle=0.0):
+def scenario(n, rtol, atol, t_end=None, output_dt=None, lgvi_step=None, lgvi_settle=0.0, bow_phase=0.0):
     """The pile's scenario for the mixed rod with n elements (a dict for cosserat's JSON); with
     lgvi_step (s), for the explicit lgvi rod: no static stage, so a first dynamic stage of
     lgvi_settle seconds lets the rope stretch under its weight (the drag damps it) with the clamp
-    at rest, and the clamp's descent starts after it."""
+    at rest, and the clamp's descent starts after it. bow_phase (rad) mixes a third half-wave into
+    the sideways bow, y = b (cos(phase) sin(2 pi s/L) + sin(phase) sin(3 pi s/L)) (0: the published
+    problem; an ensemble's members differ by it: a turn of the whole bow would not do, the problem
+    is symmetric about the vertical)."""
     top = CLEARANCE + L + stretch()
     b = BOW * L
     # the stress-free rope hangs from the clamp: s down from the top, bowed sideways
     pts = []
     for i in range(n + 1):
         s = L * i / n
-        pts.append((b * math.sin(math.pi * s / L), b * math.sin(2 * math.pi * s / L), top - s))
+        by = math.cos(bow_phase) * math.sin(2 * math.pi * s / L) + math.sin(bow_phase) * math.sin(3 * math.pi * s / L)
+        pts.append((b * math.sin(math.pi * s / L), b * by, top - s))
     # the nodes' arc length must add up to L: scale the chords (the bow lengthens them by 1e-5)
     chords = [math.dist(pts[i], pts[i + 1]) for i in range(n)]
     k = L / sum(chords)
@@ -273,6 +283,96 @@ def compare(out, ref, offset=0.0):
             "centroid_distance_max_m": max(cent), "first_node_R_away_s": first_r, "snapshots_compared": len(node)}
 
 
+MEASURES = ("pile_height_diameters", "footprint_m", "contacts_final", "floor_penetration_m", "self_overlap_m")
+HIGH_PILE = 1.58  # diameters: between the two outcomes seen (1.49-1.50 and 1.66-1.67)
+
+
+def run_cli(cmd, out):
+    """Runs cosserat; its own CPU time from wait4 (members may run side by side)."""
+    with open(os.path.join(out, "stdout.txt"), "w") as fo, open(os.path.join(out, "stderr.txt"), "w") as fe:
+        t0 = time.time()
+        p = subprocess.Popen(cmd, stdout=fo, stderr=fe)
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+    return {"run_wall_s": time.time() - t0, "run_cpu_s": ru.ru_utime + ru.ru_stime, "exit": p.returncode}
+
+
+def statistics(members):
+    """Mean, standard deviation, extremes of each measure over an ensemble's members, and the
+    fraction that ends in the high pile."""
+    import numpy as np
+    st = {"members": len(members)}
+    for m in MEASURES + ("run_cpu_s",):
+        v = np.array([r[m] for r in members if m in r], dtype=float)
+        if len(v):
+            st[m] = {"mean": float(v.mean()), "sd": float(v.std(ddof=1)) if len(v) > 1 else 0.0,
+                     "min": float(v.min()), "max": float(v.max())}
+    h = np.array([r["pile_height_diameters"] for r in members])
+    st["high_pile_fraction"] = float(np.mean(h > HIGH_PILE))
+    return st
+
+
+def compare_ensembles(a, b):
+    """Two ensembles' outcome distributions: per measure the difference of the means in units of
+    its standard error, and the two-sample Kolmogorov-Smirnov p-value (scipy, if installed)."""
+    import numpy as np
+    try:
+        from scipy import stats
+    except ImportError:
+        stats = None
+    out = {}
+    for m in MEASURES:
+        x = np.array([r[m] for r in a], dtype=float)
+        y = np.array([r[m] for r in b], dtype=float)
+        se = math.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y)) if len(x) > 1 and len(y) > 1 else 0.0
+        c = {"mean_difference": float(x.mean() - y.mean()),
+             "in_standard_errors": float((x.mean() - y.mean()) / se) if se > 0 else None}
+        if stats is not None:
+            c["ks_p"] = float(stats.ks_2samp(x, y).pvalue)
+            c["welch_p"] = float(stats.ttest_ind(x, y, equal_var=False).pvalue) if se > 0 else None
+        out[m] = c
+    return out
+
+
+def member_results(out):
+    """The members' results of an ensemble directory (member-*/result.json)."""
+    import glob
+    return [json.load(open(f)) for f in sorted(glob.glob(os.path.join(out, "member-*", "result.json")))]
+
+
+def plot_ensembles(png, dirs):
+    """The members' pile height against footprint, and their touching pairs, for each ensemble
+    directory (labelled by its model and elements)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.4), gridspec_kw={"width_ratios": [1.6, 1]})
+    marks = ["o", "s", "^", "D", "v"]
+    for k, d in enumerate(dirs):
+        ms = member_results(d)
+        lab = f"{'LGVI' if ms[0]['formulation'] == 'lgvi' else 'mixed rod'}, {ms[0]['elements']} elements " \
+              f"({len(ms)} members, {statistics(ms)['run_cpu_s']['mean']:.1f} s CPU each)"
+        sc = ax.scatter([100 * r["footprint_m"] for r in ms], [r["pile_height_diameters"] for r in ms],
+                        marker=marks[k % 5], alpha=0.75, label=lab)
+        col = sc.get_facecolor()[0][:3]
+        bx.scatter([k + 0.12 * ((i % 5) - 2) for i in range(len(ms))], [r["contacts_final"] for r in ms],
+                   marker=marks[k % 5], alpha=0.75, color=col)
+        ax.errorbar([100 * statistics(ms)["footprint_m"]["mean"]], [statistics(ms)["pile_height_diameters"]["mean"]],
+                    xerr=[100 * statistics(ms)["footprint_m"]["sd"] / math.sqrt(len(ms))], color=col, capsize=4, lw=2)
+    ax.set_xlabel("footprint radius (cm)")
+    ax.set_ylabel("pile height (rope diameters)")
+    ax.set_title("final pile of each member (bars: the means, footprint \u00b1 standard error)")
+    ax.legend(fontsize=8, loc="center right")
+    bx.set_xticks(range(len(dirs)))
+    bx.set_xticklabels([f"{'LGVI' if member_results(d)[0]['formulation'] == 'lgvi' else 'mixed'} "
+                        f"{member_results(d)[0]['elements']}" for d in dirs])
+    bx.set_ylabel("touching segment pairs (nearer than 1.1 diameters)")
+    bx.set_title("touching pairs, final state")
+    fig.suptitle("Rope pile, 1.5 m, ensembles over the bow's shape (bench/rope_pile.py --ensemble)")
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build")
@@ -294,16 +394,26 @@ def main():
     ap.add_argument("--settle", type=float, default=2.0,
                     help="lgvi: seconds of settling under gravity with the clamp at rest before the descent (a whole "
                     "number of output intervals is used)")
+    ap.add_argument("--ensemble", type=int, default=0,
+                    help="run N members whose bows differ by their phase pi k / N (member 0 is the published problem; "
+                    "scenario(); a phase and that plus pi are mirror images) and report the distribution of the pile's measures")
+    ap.add_argument("--jobs", type=int, default=1, help="ensemble members run side by side")
+    ap.add_argument("--against", default=None,
+                    help="an ensemble's output directory: compare this ensemble's distribution with it")
+    ap.add_argument("--plot", nargs="+", metavar=("PNG", "DIR"), default=None,
+                    help="plot the ensembles in the directories DIR ... into PNG and stop")
     a = ap.parse_args()
+    if a.plot:
+        plot_ensembles(a.plot[0], a.plot[1:])
+        return
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    settle = 0.0
+    cli = os.path.join(root, a.build, "cosserat")
+    settle, step = 0.0, None
     if a.formulation == "lgvi":
         dt = (descent_time() + SETTLE) / 200
         settle = round(a.settle / dt) * dt
-        cli = os.path.join(root, a.build, "cosserat")
-        if a.time_step:
-            sc = scenario(a.elements, a.rtol, a.atol, a.t_end, lgvi_step=a.time_step, lgvi_settle=settle)
-        else:  # check prints its limit to 3 digits: step down until it takes the step
+        step = a.time_step
+        if not step:  # check prints its limit to 3 digits: step down until it takes the step
             n = math.ceil(dt / lgvi_stable_step(cli, a.elements))
             for _ in range(10):
                 sc = scenario(a.elements, a.rtol, a.atol, a.t_end, lgvi_step=dt / n, lgvi_settle=settle)
@@ -314,37 +424,56 @@ def main():
                 if ok:
                     break
                 n += 1
-    else:
-        sc = scenario(a.elements, a.rtol, a.atol, a.t_end)
+            step = dt / n
+
+    def member(out, phase):
+        """One run (or its analysis) in `out`: the scenario with the bow's phase `phase`."""
+        sc = scenario(a.elements, a.rtol, a.atol, a.t_end, lgvi_step=step, lgvi_settle=settle, bow_phase=phase)
+        os.makedirs(out, exist_ok=True)
+        path = os.path.join(out, "rope-pile.json")
+        json.dump(sc, open(path, "w"))
+        cmd = [cli, "run", path, "-o", out, "-q"]
+        if a.callgrind:
+            cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/callgrind.out"] + cmd
+        res = {} if a.analyse_only else run_cli(cmd, out)
+        res.update(analyse(out))
+        if a.reference:
+            res["against_reference"] = compare(out, a.reference, settle)
+        res["elements"], res["formulation"], res["bow_phase_rad"] = a.elements, a.formulation, phase
+        if a.formulation == "lgvi":
+            res["time_step"], res["settle_s"] = step, settle
+        else:
+            res["rtol"], res["atol"] = a.rtol, a.atol
+        json.dump(res, open(os.path.join(out, "result.json"), "w"), indent=1)
+        return res
+
     if a.write_only:
-        json.dump(sc, open(a.write_only, "w"))
+        json.dump(scenario(a.elements, a.rtol, a.atol, a.t_end, lgvi_step=step, lgvi_settle=settle),
+                  open(a.write_only, "w"))
         return
     out = a.out or tempfile.mkdtemp(prefix="rope-pile-")
-    os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, "rope-pile.json")
-    json.dump(sc, open(path, "w"))
-    cmd = [os.path.join(root, a.build, "cosserat"), "run", path, "-o", out, "-q"]
-    if a.callgrind:
-        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/callgrind.out"] + cmd
-    res = {}
-    if not a.analyse_only:
-        t0, c0 = time.time(), os.times()
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        t1, c1 = time.time(), os.times()
-        print(p.stdout[-2000:], p.stderr[-2000:], sep="\n")
-        res["run_wall_s"] = t1 - t0
-        res["run_cpu_s"] = (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
-        res["exit"] = p.returncode
-    res.update(analyse(out))
-    if a.reference:
-        res["against_reference"] = compare(out, a.reference, settle)
-    res["elements"], res["formulation"] = a.elements, a.formulation
-    if a.formulation == "lgvi":
-        res["time_step"], res["settle_s"] = sc["stages"][-1]["time_step"], settle
-    else:
-        res["rtol"], res["atol"] = a.rtol, a.atol
+    if not a.ensemble:
+        res = member(out, 0.0)
+        if not a.analyse_only:
+            print(open(os.path.join(out, "stdout.txt")).read()[-2000:], open(os.path.join(out, "stderr.txt")).read()[-2000:],
+                  sep="\n")
+        print(json.dumps(res, indent=1))
+        return
+    from concurrent.futures import ThreadPoolExecutor
+    dirs = [os.path.join(out, f"member-{k:02d}") for k in range(a.ensemble)]
+    with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+        members = list(ex.map(lambda k: member(dirs[k], math.pi * k / a.ensemble), range(a.ensemble)))
+    for k, r in enumerate(members):
+        print(f"member {k:2d}: bow phase {r['bow_phase_rad']:.3f} rad, exit {r.get('exit', '-')}, "
+              f"{r.get('run_cpu_s', float('nan')):.1f} s CPU, pile {r['pile_height_diameters']:.3f} diameters, "
+              f"footprint {100 * r['footprint_m']:.2f} cm, {r['contacts_final']} touching pairs, floor "
+              f"{1e3 * r['floor_penetration_m']:.3f} mm, self {1e3 * r['self_overlap_m']:.3f} mm")
+    res = {"statistics": statistics(members), "elements": a.elements, "formulation": a.formulation}
+    if a.against:
+        res["against"] = {"ensemble": a.against, "statistics": statistics(member_results(a.against)),
+                          "comparison": compare_ensembles(members, member_results(a.against))}
+    json.dump(res, open(os.path.join(out, "ensemble.json"), "w"), indent=1)
     print(json.dumps(res, indent=1))
-
 
 if __name__ == "__main__":
     main()

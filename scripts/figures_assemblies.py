@@ -11,6 +11,10 @@ Writes into --out:
     assembly_ring.png   welded ring under two opposite forces (examples/ring.json): shapes at
                         three loads, and the errors of the two diameters and of the moment at the
                         load against thin-ring theory vs n = 8 ... 128 with n^-2
+    assembly_ring_closing.png
+                        a semicircle closed into a ring by a hinge's gap and drive
+                        (examples/ring-closing.json): the shapes at the load steps, and the errors
+                        of the curvature and moment against the closed ring vs n = 8 ... 128 with n^-2
     assembly_parallel_robot.png
                         parallel continuum robot (examples/parallel-robot.json): three legs welded
                         to a free platform, reference and deformed under the file's loads; and
@@ -178,6 +182,56 @@ def ring(out):
     a1.legend(fontsize=8)
     fig.tight_layout()
     savefig(fig, out, "assembly_ring.png")
+
+
+def ring_closing(out):
+    import cosserat
+    import matplotlib.pyplot as plt
+
+    path = os.path.join(EXAMPLES, "ring-closing.json")
+    fig, (a0, a1) = plt.subplots(1, 2, figsize=(11.5, 4.8))
+    shapes = []
+    r = cosserat.run(path, on_step=lambda st: shapes.append((st.load_factor, st.positions.copy())))
+    expect(r.converged, "ring-closing converged")
+    th = np.linspace(0, np.pi, 100)
+    a0.plot(-np.sin(th), np.cos(th), color="0.5", ls="--", lw=1.0, label="reference (λ = 0): a semicircle")
+    cmap = plt.get_cmap("viridis")
+    for lf, x in shapes:
+        a0.plot(x[:, 0], x[:, 1], color=cmap(lf), lw=2.0 if lf == 1.0 else 1.0)
+        a0.plot([x[0, 0], x[-1, 0]], [x[0, 1], x[-1, 1]], "o", color=cmap(lf), ms=3)
+    a0.plot([], [], color=cmap(1.0), lw=2.0, label="load steps λ = 1/8 ... 1 (colour)")
+    a0.plot(-0.5 + 0.5 * np.cos(2 * th), 0.5 * np.sin(2 * th), "k:", lw=1.0, label="circle of radius L/(2π)")
+    a0.plot([r.positions[16, 0]], [r.positions[16, 1]], "ks", ms=6, label="clamped node")
+    sm = plt.cm.ScalarMappable(cmap=cmap, norm=plt.Normalize(0, 1))
+    fig.colorbar(sm, ax=a0, label="load factor λ")
+    a0.set_aspect("equal")
+    a0.set_xlabel("x (m)")
+    a0.set_ylabel("y (m)")
+    a0.set_title("the ends' gap held at (1 − λ) of the reference's, drive π λ", fontsize=10)
+    a0.set_xlim(-1.15, 1.75)
+    a0.legend(fontsize=8, loc="center right")
+    ns = [8, 16, 32, 64, 128]
+    e = []
+    for n in ns:
+        rn = cosserat.run(path, overrides=[f"rods.0.elements={n}", f"boundary_conditions.0.node=ring:{n // 2}",
+                                           "output.track=[]"])
+        expect(rn.converged, f"ring-closing n = {n} converged")
+        k = np.array(rn.kappa)[:, 2]
+        m = np.array(rn.m)[:, 2]
+        e.append((np.max(np.abs(k - 2.0)) / 2.0, np.max(np.abs(m - 1.0))))
+        print(f"ring-closing n = {n}: curvature error {e[-1][0]:.3e} (of 2 1/m), moment error {e[-1][1]:.3e} "
+              f"(of 1 N m)")
+    e = np.array(e)
+    expect(e[2, 1] < 2e-3, "ring-closing moment to 2e-3 at n = 32")
+    a1.loglog(ns, e[:, 0], "o-", label="curvature (of 2π/L)")
+    a1.loglog(ns, e[:, 1], "s-", label="moment (of EI π/L)")
+    a1.loglog(ns, e[0, 1] * (np.array(ns) / ns[0]) ** -2.0, "k:", label="n⁻²")
+    a1.set_xlabel("elements n")
+    a1.set_ylabel("largest relative error vs the closed ring")
+    a1.set_title("closed ring: curvature 2π/L, moment EI (2π/L − π/L)", fontsize=10)
+    a1.legend(fontsize=8)
+    fig.tight_layout()
+    savefig(fig, out, "assembly_ring_closing.png")
 
 
 def rigid_double_pendulum(m, L, I, g, x0, times, h=2e-4):
@@ -446,6 +500,7 @@ def main(argv=None):
     os.makedirs(a.out, exist_ok=True)
     arch(a.out)
     ring(a.out)
+    ring_closing(a.out)
     double_pendulum(a.out)
     parallel_robot(a.out, a.build)
     ph_double_pendulum(a.out, a.build)

@@ -147,7 +147,10 @@ static int forces_fric(cr_asm_contact *c, const cr_assembly *a, const cr_assembl
     return np;
 }
 
-static void friction_case(double mu, int expect_slip)
+/* statics: anchored by the static stage's begin, an update (λ_T ← the friction force, a
+ * sliding pair's anchors moved) after the first move, and a second move: the stiffness with
+ * the multiplier's term P λ_T against differences */
+static void friction_case(double mu, int expect_slip, int statics)
 {
     cr_error err = {0};
     cr_scenario *sc = NULL;
@@ -169,18 +172,23 @@ static void friction_case(double mu, int expect_slip)
     const cr_model *mu1 = a->models[1];
     /* pressed in by 2 mm, turned and off the nodes as above; anchored there, then the upper
      * rod moved by 0.3 mm along x and 0.5 mm along its own axis (bent a little more) */
-    for (int pass = 0; pass < 2; ++pass) {
+    for (int pass = 0; pass < 2 + statics; ++pass) {
         for (int i = 0; i < mu1->nodes; ++i) {
             cr_vec3 r = cr_state_position(s->rods[1], i);
             if (pass == 0) {
                 const double y = r.y + 0.009, ca = cos(0.1), sa = sin(0.1);
                 r.x = 0.5 + 0.007 - sa * y, r.y = ca * y, r.z = 0.018 + 0.01 * y * y;
-            } else {
+            } else if (pass == 1) {
                 r.x += 3e-4, r.y += 5e-4, r.z += 2e-3 * r.y * r.y;
+            } else {
+                r.x -= 1e-4, r.y += 2e-4, r.z -= 5e-4 * r.y * r.y;
             }
             cr_state_set_pose(s->rods[1], i, r, cr_state_orientation(s->rods[1], i));
         }
-        if (pass == 0) cr_asm_contact_gather(c, a, s), cr_asm_contact_dynamic_begin(c);
+        cr_asm_contact_gather(c, a, s);
+        if (pass == 0 && !statics) cr_asm_contact_dynamic_begin(c, 0);
+        if (pass == 0 && statics) cr_asm_contact_static_begin(c);
+        if (pass == 1 && statics) CHECK(cr_asm_contact_static_update(c, NULL, NULL) == 1); /* (no pair new or opened) */
     }
     const int nn = cr_asm_contact_nodes(c), nk = 3 * nn;
     double *F = calloc((size_t)nk, sizeof *F), *M = calloc((size_t)nk, sizeof *M), *Fp = calloc((size_t)nk, sizeof *Fp),
@@ -235,18 +243,46 @@ static void friction_case(double mu, int expect_slip)
             }
         }
     }
-    printf("friction between rods (mu_s %g, %s): %d pairs, largest friction force %.3g N of %.3g, sums %.2g N, "
+    printf("friction between rods (%s, mu_s %g, %s): %d pairs, largest friction force %.3g N of %.3g, sums %.2g N, "
            "%.2g N m; friction stiffness up to %.3g N/m, largest FD difference %.3g (relative %.2g)\n",
-           mu, expect_slip ? "sliding" : "sticking", np, ft, fbig, fmax(fabs(sf[0]), fmax(fabs(sf[1]), fabs(sf[2]))),
-           fmax(fabs(sm[0]), fmax(fabs(sm[1]), fabs(sm[2]))), kf, worst, worst / kf);
+           statics ? "statics" : "dynamics", mu, expect_slip ? "sliding" : "sticking", np, ft, fbig,
+           fmax(fabs(sf[0]), fmax(fabs(sf[1]), fabs(sf[2]))), fmax(fabs(sm[0]), fmax(fabs(sm[1]), fabs(sm[2]))), kf,
+           worst, worst / kf);
     CHECK(kf > 0 && worst <= 1e-6 * kf);
+    if (statics) goto done;
+    /* checkpoints: the anchors packed, refused when they are not this assembly's, and unpacked
+     * into a contact anchored elsewhere give the friction forces as they were, to the bit */
+    const int n = cr_asm_contact_packed_size(c);
+    double *pk = malloc((size_t)n * sizeof *pk);
+    cr_asm_contact_pack(c, pk);
+    CHECK(n == 1 + 11 * (int)pk[0] && pk[0] >= 1);
+    CHECK(cr_asm_contact_unpacked_size(c, pk, n) == n);
+    CHECK(cr_asm_contact_unpacked_size(c, pk, n - 1) == -1); /* its count needs more than there is */
+    pk[2] = pk[1];                                           /* an anchor on segments (a, a) */
+    CHECK(cr_asm_contact_unpacked_size(c, pk, n) == -1);
+    cr_asm_contact_pack(c, pk);
+    cr_asm_contact_dynamic_begin(c, 0); /* anchored afresh where the rods are now */
+    forces_fric(c, a, s, Fp, NULL, NULL, nk, NULL);
+    double moved = 0, back = 0;
+    for (int k = 0; k < nk; ++k) moved = fmax(moved, fabs(Fp[k] - F[k]));
+    CHECK(cr_asm_contact_unpack(c, pk) == 0);
+    forces_fric(c, a, s, Fp, NULL, NULL, nk, NULL);
+    for (int k = 0; k < nk; ++k) back = fmax(back, fabs(Fp[k] - F[k]));
+    printf("  anchors packed (%d doubles): anchored afresh the forces move by %.3g N, unpacked by %g N\n", n, moved,
+           back);
+    CHECK(moved > 0.01 * fbig && back == 0.0);
+    free(pk);
+done:
     free(F), free(M), free(Fp), free(Fm), free(K), free(K0), free(F0);
     cr_assembly_state_destroy(s);
     cr_assembly_destroy(a);
     cr_scenario_destroy(sc);
 }
 
-static void friction_sticks(void) { friction_case(1.0, 0); }
-static void friction_slides(void) { friction_case(0.1, 1); }
+static void friction_sticks(void) { friction_case(1.0, 0, 0); }
+static void friction_slides(void) { friction_case(0.1, 1, 0); }
+static void static_friction_sticks(void) { friction_case(1.0, 0, 1); }
+static void static_friction_slides(void) { friction_case(0.1, 1, 1); }
 
-CHECK_MAIN(CASE(stiffness_matches_differences), CASE(friction_sticks), CASE(friction_slides))
+CHECK_MAIN(CASE(stiffness_matches_differences), CASE(friction_sticks), CASE(friction_slides),
+           CASE(static_friction_sticks), CASE(static_friction_slides))

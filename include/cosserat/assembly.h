@@ -143,13 +143,18 @@ cr_joint_def cr_joint_default_def(void);
 /* "weld", "ball", "hinge", "prismatic", "cylindrical", "universal" ("?" out of range). */
 const char *cr_joint_type_name(cr_joint_type type);
 
-/* Largest distance (m) between the reference positions of a joint's two points,
- * relative to the longest rod: CR_JOINT_GAP_TOL × that length. */
+/* Largest distance (m) between the reference positions of a joint's two points that counts
+ * as none, relative to the longest rod: CR_JOINT_GAP_TOL × that length. A larger one is the
+ * joint's gap: the mixed rod's assembly (cr_assembly_create) closes it through the load steps
+ * of the first static solve (its position rows hold r_b − r_a = (1 − f)(r_b − r_a)_ref, f the
+ * closing factor going 0 → 1 with that solve's load factor; exact from then on); a dynamic
+ * stage before it refuses it, and so do the port_hamiltonian and lgvi models. */
 #define CR_JOINT_GAP_TOL 1e-9
 
-/* Checks a definition (every rod as cr_rod_validate, names, joint references, coincident
- * reference points, joint nodes without supports) and returns CR_BAD_INPUT with a message
- * naming the field (rods.K.FIELD, joints.K.FIELD) on the first problem. */
+/* Checks a definition (every rod as cr_rod_validate, names, joint references, joint nodes
+ * without supports) and returns CR_BAD_INPUT with a message naming the field (rods.K.FIELD,
+ * joints.K.FIELD) on the first problem. A joint's gap (CR_JOINT_GAP_TOL) is not checked here:
+ * the model decides. */
 cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err);
 
 /* ---- the discretized assembly (mixed discrete rods) ---- */

@@ -117,6 +117,53 @@ static const char *end_text(const cr_assembly_def *def, cr_joint_end e, char *bu
     return buf;
 }
 
+double cr_joint_reference_gap(const cr_assembly_def *def, int k)
+{
+    cr_vec3 pa, pb;
+    cr_quat qa, qb;
+    cr_assembly_end_reference_pose(def, cr_joint_end_of(&def->joints[k], 0), &pa, &qa);
+    cr_assembly_end_reference_pose(def, cr_joint_end_of(&def->joints[k], 1), &pb, &qb);
+    return cr_v3_norm(cr_v3_sub(pa, pb));
+}
+
+/* the longest rod's length (its nodes' polyline for a reference given by nodes): the gaps' scale */
+static double longest_rod(const cr_assembly_def *def)
+{
+    double longest = 0.0;
+    for (int i = 0; i < def->rod_count; ++i) {
+        const cr_rod_def *r = &def->rods[i].rod;
+        double L = r->length;
+        if (r->reference.type == CR_REFERENCE_NODES) {
+            L = 0.0;
+            for (int k = 1; k <= r->elements; ++k)
+                L += cr_v3_norm(cr_v3_sub(r->reference.node_positions[k], r->reference.node_positions[k - 1]));
+        }
+        longest = fmax(longest, L);
+    }
+    return longest;
+}
+
+int cr_joint_has_gap(const cr_assembly_def *def, int k)
+{
+    return !(cr_joint_reference_gap(def, k) <= CR_JOINT_GAP_TOL * longest_rod(def));
+}
+
+cr_status cr_assembly_refuse_gaps(const cr_assembly_def *def, const char *why, cr_error *err)
+{
+    for (int k = 0; k < def->joint_count; ++k) {
+        if (!cr_joint_has_gap(def, k)) continue;
+        char lb[96], ta[128], tb[128];
+        cr_joint_label(def, k, lb, sizeof lb);
+        end_text(def, cr_joint_end_of(&def->joints[k], 0), ta, sizeof ta);
+        end_text(def, cr_joint_end_of(&def->joints[k], 1), tb, sizeof tb);
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "%s: its points (%s and %s) are %.6g m apart in the reference, and %s: a joint's gap is "
+                            "closed only through the load steps of a first static stage of model mixed_discrete",
+                            lb, ta, tb, cr_joint_reference_gap(def, k), why);
+    }
+    return CR_OK;
+}
+
 static cr_status check_bodies(const cr_assembly_def *def, cr_error *err)
 {
     if (def->body_count < 0 || (def->body_count > 0 && !def->bodies))
@@ -175,7 +222,6 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
         return cr_error_set(err, CR_BAD_INPUT, "rods: an assembly needs at least one rod");
     if (def->joint_count < 0 || (def->joint_count > 0 && !def->joints))
         return cr_error_set(err, CR_BAD_INPUT, "joints: %d joints given without their definitions", def->joint_count);
-    double longest = 0.0;
     for (int i = 0; i < def->rod_count; ++i) {
         const cr_assembly_rod_def *r = &def->rods[i];
         if (!name_ok(r->name, sizeof r->name))
@@ -187,13 +233,6 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
         cr_error e = {0};
         if (cr_rod_validate(&r->rod, &e) != CR_OK)
             return cr_error_set(err, CR_BAD_INPUT, "rods.%d ('%s'): %s", i, r->name, e.message);
-        double L = r->rod.length;
-        if (r->rod.reference.type == CR_REFERENCE_NODES) {
-            L = 0.0;
-            for (int k = 1; k <= r->rod.elements; ++k)
-                L += cr_v3_norm(cr_v3_sub(r->rod.reference.node_positions[k], r->rod.reference.node_positions[k - 1]));
-        }
-        longest = fmax(longest, L);
     }
     for (int k = 0; k < def->joint_count; ++k) {
         const cr_joint_def *j = &def->joints[k];
@@ -285,16 +324,6 @@ cr_status cr_assembly_validate(const cr_assembly_def *def, cr_error *err)
             if (!(n > 0) || !isfinite(n))
                 return cr_error_set(err, CR_BAD_INPUT, "%s.rotation: a finite nonzero quaternion is needed", lb);
         }
-        cr_vec3 pa, pb;
-        cr_quat qa, qb;
-        cr_assembly_end_reference_pose(def, ea, &pa, &qa);
-        cr_assembly_end_reference_pose(def, eb, &pb, &qb);
-        double gap = cr_v3_norm(cr_v3_sub(pa, pb));
-        if (!(gap <= CR_JOINT_GAP_TOL * longest))
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "%s: its points (%s and %s) are %.6g m apart in the reference; a joint joins points "
-                                "that coincide in the reference configuration",
-                                lb, ta, tb, gap);
     }
     cr_status sb = check_bodies(def, err);
     if (sb != CR_OK) return sb;
@@ -340,19 +369,21 @@ cr_status cr_assembly_refuse_mixed_only(const cr_assembly_def *def, const char *
         const cr_joint_def *j = &def->joints[k];
         char lb[96];
         cr_joint_label(def, k, lb, sizeof lb);
-        /* (slider drives: the port_hamiltonian model's assemblies have them, ph_assembly.c) */
-        const char *key = j->body_a || j->body_b    ? (j->body_a ? "a" : "b")
-                          : j->stiffness != 0       ? "stiffness"
-                          : j->damping != 0         ? "damping"
-                          : j->slide_stiffness != 0 ? "slide_stiffness"
-                          : j->slide_damping != 0   ? "slide_damping"
-                          : j->rest != 0            ? "rest"
-                          : j->slide_rest != 0      ? "slide_rest"
-                          : j->has_limit            ? "limit"
-                          : j->has_slide_limit      ? "slide_limit"
-                          : j->has_drive && j->drive_slide && strcmp(model, "port_hamiltonian") ? "drive"
-                          : j->stages != 0                                                      ? "stages"
-                                                                                                : NULL;
+        /* (slider drives: the port_hamiltonian model's assemblies have them, ph_assembly.c; so
+           springs, dampers and stops: ph_assembly_formulation.c refuses what it has not of them) */
+        const int ph = !strcmp(model, "port_hamiltonian");
+        const char *key = j->body_a || j->body_b                  ? (j->body_a ? "a" : "b")
+                          : !ph && j->stiffness != 0              ? "stiffness"
+                          : !ph && j->damping != 0                ? "damping"
+                          : !ph && j->slide_stiffness != 0        ? "slide_stiffness"
+                          : !ph && j->slide_damping != 0          ? "slide_damping"
+                          : !ph && j->rest != 0                   ? "rest"
+                          : !ph && j->slide_rest != 0             ? "slide_rest"
+                          : !ph && j->has_limit                   ? "limit"
+                          : !ph && j->has_slide_limit             ? "slide_limit"
+                          : j->has_drive && j->drive_slide && !ph ? "drive"
+                          : j->stages != 0                        ? "stages"
+                                                                  : NULL;
         if (key)
             return cr_error_set(err, CR_UNSUPPORTED,
                                 "%s.%s: %s is not available in model %s (its joints are exact constraints that act "

@@ -30,10 +30,21 @@ void cr_assembly_end_reference_pose(const cr_assembly_def *def, cr_joint_end e, 
 /* "joints.K" or "joints.K ('name')" into buf, for messages. */
 const char *cr_joint_label(const cr_assembly_def *def, int k, char *buf, size_t size);
 
+/* The distance between joint k's two points in the reference (its gap, m), and 1 when it
+ * exceeds CR_JOINT_GAP_TOL times the longest rod. The mixed rod's first static stage closes a
+ * gap through its load steps (assembly_model.c); every other start refuses it. */
+double cr_joint_reference_gap(const cr_assembly_def *def, int k);
+int cr_joint_has_gap(const cr_assembly_def *def, int k);
+/* CR_BAD_INPUT naming the first joint with a gap, its points, the gap and `why` (what keeps it
+ * from closing, e.g. "model lgvi keeps a joint's points together from the start"); CR_OK when
+ * every joint's points coincide. */
+cr_status cr_assembly_refuse_gaps(const cr_assembly_def *def, const char *why, cr_error *err);
+
 /* What only the mixed rod's assemblies have, refused by name for `model` (a formulation that
- * joins rods by exact joints alone): free rigid bodies, joint ends on bodies, joint springs and
- * dampers (stiffness, damping, slide_*, rest, slide_rest), slider drives (but in model
- * port_hamiltonian, which has them), joint stages and supports on joints' nodes (the mixed
+ * joins rods by exact joints alone): free rigid bodies, joint ends on bodies, joint springs,
+ * dampers and stops (stiffness, damping, slide_*, rest, slide_rest, limit, slide_limit) and slider
+ * drives (but in model port_hamiltonian, which has them: its check refuses the springs it has not),
+ * joint stages and supports on joints' nodes (the mixed
  * rod's substructuring holds them, assembly_statics.c).
  * A formulation that ignored them would silently run another mechanism. */
 cr_status cr_assembly_refuse_mixed_only(const cr_assembly_def *def, const char *model, cr_error *err);

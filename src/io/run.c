@@ -743,7 +743,8 @@ static cr_status read_checkpoint(run_ctx *c, const cr_scenario *sc, cr_sim *sim,
                               "%s; it cannot be resumed: rerun the scenario without --resume",
                               path, h.magic, CHECKPOINT_MAGIC);
         else st = cr_error_set(err, CR_BAD_INPUT, "--resume: %s is not a checkpoint of this version", path);
-    } else if (h.fingerprint != fingerprint(sc, sim) || h.packed != sim->f->packed_size(sim->impl) ||
+    } else if (h.fingerprint != fingerprint(sc, sim) || h.packed < 0 ||
+               (!sim->f->unpacked_size && h.packed != sim->f->packed_size(sim->impl)) ||
                h.bodies != cr_sim_body_count(sim) || h.stage < 0 || h.stage >= sc->stage_count ||
                sc->stages[h.stage].type != CR_STAGE_DYNAMIC) {
         st = cr_error_set(err, CR_BAD_INPUT, "--resume: %s does not belong to this scenario (different rod, "
@@ -759,6 +760,11 @@ static cr_status read_checkpoint(run_ctx *c, const cr_scenario *sc, cr_sim *sim,
             fread(c->times, sizeof(double), h.snapshots, f) != (size_t)h.snapshots ||
             fread(packed, sizeof(double), h.packed, f) != (size_t)h.packed)
             st = cr_error_set(err, CR_BAD_INPUT, "--resume: %s is truncated", path);
+        else if (sim->f->unpacked_size && sim->f->unpacked_size(sim->impl, packed, h.packed) != h.packed)
+            st = cr_error_set(err, CR_BAD_INPUT,
+                              "--resume: %s does not belong to this scenario (its state does not "
+                              "fit the scenario's rods)",
+                              path);
         else if ((st = read_statistics(f, c, &h)) != CR_OK)
             st = st == CR_NO_MEMORY ? cr_error_set(err, st, "out of memory")
                                     : cr_error_set(err, CR_BAD_INPUT, "--resume: %s is truncated or corrupt", path);

@@ -220,6 +220,8 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
     cr_status st0 = cr_assembly_refuse_mixed_only(&without, "lgvi", err);
     free(jc), free(rc), free(bc);
     if (st0 != CR_OK) return st0;
+    st0 = cr_assembly_refuse_gaps(&all, "model lgvi keeps a joint's points together from the start", err);
+    if (st0 != CR_OK) return st0;
     for (int k = 0; k < sc->joint_count; ++k) {
         const cr_joint_def *j = &sc->joints[k];
         char lb[96];
@@ -600,7 +602,9 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def, cr_er
 
 static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, cr_error *err)
 {
-    if (cr_assembly_validate(def, err) != CR_OK) return NULL;
+    if (cr_assembly_validate(def, err) != CR_OK ||
+        cr_assembly_refuse_gaps(def, "model lgvi keeps a joint's points together from the start", err) != CR_OK)
+        return NULL;
     asm_sim *s = calloc(1, sizeof *s);
     if (!s) return cr_error_set(err, CR_NO_MEMORY, "out of memory"), NULL;
     s->rods = def->rod_count;
@@ -983,6 +987,8 @@ static cr_status solve_rows(asm_sim *s, int chart, double h, double t, cr_error 
                     if (fabs(res[rr + r]) / c->tol[r] > worst) worst = fabs(res[rr + r]) / c->tol[r], bad = js[q];
                 rr += c->rows;
             }
+            /* (tol is at round-off, 1e-14: a residual stalled in its noise at the cap is
+             * accepted up to 100x, 1e-12 rad or of the longest rod; docs/lgvi.md says so) */
             if (worst <= 1.0 || it == 30) {
                 if (worst > 100.0)
                     return cr_error_set(err, CR_NOT_CONVERGED,

@@ -34,10 +34,12 @@ struct cr_asm_contact {
     /* friction (dynamic stages): μ_s, μ_k; the stick anchors, sorted by (a, b), and a scratch list */
     double mu_s, mu_k;
     int dynamic;
+    int statics;  /* static friction on (a static stage): μ_s for stick and slide, the multipliers λ_T */
+    int updating; /* statics: the update's evaluation (the trial decides stick or slip) */
     int self;    /* contact.self: segments of one rod touch */
     int between; /* contact.rods: segments of different rods touch */
-    struct rr_stick *stick, *nstick;
-    int stick_count, stick_cap, nstick_cap;
+    struct rr_stick *stick, *nstick, *saved;
+    int stick_count, stick_cap, nstick_cap, saved_count, saved_cap;
 };
 
 /* A pair's stick anchor: the material points in contact when it stuck (arc lengths in the
@@ -46,6 +48,7 @@ typedef struct rr_stick {
     int a, b;
     double sa, sb;
     double ra[3], rb[3]; /* the levers from the centrelines to the contact point, in the sections' frames */
+    double lt[3];        /* statics: the tangential multiplier λ_T (in I; 0 in dynamics) */
     int sliding;
 } rr_stick;
 
@@ -55,7 +58,7 @@ void cr_asm_contact_destroy(cr_asm_contact *c)
     free(c->node0), free(c->seg_node), free(c->rod_of), free(c->radius), free(c->eps), free(c->X), free(c->Q);
     free(c->lo), free(c->hi), free(c->cand), free(c->pair), free(c->mult);
     free(c->s), free(c->link);
-    free(c->stick), free(c->nstick);
+    free(c->stick), free(c->nstick), free(c->saved);
     free(c);
 }
 
@@ -303,7 +306,7 @@ int cr_asm_contact_find(cr_asm_contact *c, const cr_asm_rodpair **pairs)
     }
     if (c->pair_count) /* sums independent of the hash's order */
         qsort(c->pair, (size_t)c->pair_count, sizeof *c->pair, pair_cmp);
-    if (c->dynamic)
+    if (c->dynamic || c->statics)
         for (int k = 0; k < c->pair_count; ++k) c->pair[k].stick = stick_of(c, c->pair[k].a, c->pair[k].b);
     if (pairs) *pairs = c->pair;
     return c->pair_count;
@@ -385,11 +388,12 @@ static int friction(const cr_asm_contact *c, const cr_asm_rodpair *p, const cr_v
     *trial = 0;
     if (mom)
         for (int k = 0; k < 12; ++k) mom[k] = 0;
-    if (!c->dynamic || !(c->mu_s > 0) || p->stick < 0 || !(N > 0) || !(p->cp.dist > 0)) return 0;
+    if (!(c->dynamic || c->statics) || !(c->mu_s > 0) || p->stick < 0 || !(N > 0) || !(p->cp.dist > 0)) return 0;
     const rr_stick *st = &c->stick[p->stick];
     const cr_seg_closest *cp = &p->cp;
     const int a = c->seg_node[p->a], b = c->seg_node[p->b];
-    const double eps = pair_eps(c, p->a, p->b), mu = st->sliding ? c->mu_k : c->mu_s;
+    /* (statics has no sliding speed: μ_s for the test and the sliding force, as the obstacles') */
+    const double eps = pair_eps(c, p->a, p->b), mu = st->sliding && !c->statics ? c->mu_k : c->mu_s;
     const double Ds = (st->sa - c->s[a]) / seg_len0(c, p->a) - cp->s,
                  Dt = (st->sb - c->s[b]) / seg_len0(c, p->b) - cp->t;
     const double w[4] = {1 - cp->s, cp->s, -(1 - cp->t), -cp->t};
@@ -408,14 +412,20 @@ static int friction(const cr_asm_contact *c, const cr_asm_rodpair *p, const cr_v
         dlb = cr_v3_sub(cr_m3_mulv(Rb1, rb), cr_m3_mulv(Rb0, rb));
     const double LA[3] = {la.x, la.y, la.z}, LB[3] = {lb.x, lb.y, lb.z}, DLA[3] = {dla.x, dla.y, dla.z},
                  DLB[3] = {dlb.x, dlb.y, dlb.z};
-    double u[3], nu = 0, gT[3], t[3], tn = 0;
+    /* t = P λ_T − ε P u (Alart–Curnier, as the obstacles' in statics; λ_T = 0 in dynamics) */
+    double u[3], nu = 0, gT[3], t[3], tn = 0, nl = 0;
     for (int r = 0; r < 3; ++r) u[r] = dv[r] + Ds * E[0][r] - Dt * E[1][r] + LA[r] - LB[r], nu += n[r] * u[r];
-    for (int r = 0; r < 3; ++r) gT[r] = u[r] - nu * n[r], t[r] = -eps * gT[r], tn += t[r] * t[r];
+    for (int r = 0; r < 3; ++r) nl += n[r] * st->lt[r];
+    for (int r = 0; r < 3; ++r) gT[r] = u[r] - nu * n[r], t[r] = st->lt[r] - nl * n[r] - eps * gT[r], tn += t[r] * t[r];
     tn = sqrt(tn);
     *trial = tn;
     for (int r = 0; r < 3; ++r) gT_out[r] = gT[r];
     const double L = mu * N;
-    const int slip = tn > L;
+    /* statics: within a solve each pair keeps the branch its last update gave it (a trial over
+     * the limit at a solve's start is the multipliers' overshoot, which the solve takes back:
+     * on the slip branch a body that friction alone holds would have no tangent); the update
+     * decides by the trial at the equilibrium */
+    const int slip = c->statics && !c->updating ? st->sliding : tn > L;
     double fa[3], th[3] = {0, 0, 0};
     for (int r = 0; r < 3; ++r) th[r] = tn > 0 ? t[r] / tn : 0, fa[r] = slip ? L * th[r] : t[r];
     for (int k = 0; k < 4; ++k)
@@ -478,11 +488,12 @@ static int friction(const cr_asm_contact *c, const cr_asm_rodpair *p, const cr_v
         for (int r = 0; r < 3; ++r) Dn[r][q] = (Dd[r][q] - n[r] * nd) / D;
         gN[q] = -eps * w[q / 3] * n[q % 3]; /* ∂N = −ε ∂d (the envelope theorem) */
     }
-    /* ∂t = −ε (∂u − n (nᵀ∂u) − (n uᵀ + (n·u) I) ∂n) */
+    /* ∂t = −ε (∂u − n (nᵀ∂u) − (n uᵀ + (n·u) I) ∂n) − (n λ_Tᵀ + (n·λ_T) I) ∂n */
     for (int q = 0; q < 12; ++q) {
-        double ndu = 0, udn = 0;
-        for (int r = 0; r < 3; ++r) ndu += n[r] * Du[r][q], udn += u[r] * Dn[r][q];
-        for (int r = 0; r < 3; ++r) Dt3[r][q] = -eps * (Du[r][q] - n[r] * ndu - n[r] * udn - nu * Dn[r][q]);
+        double ndu = 0, udn = 0, ldn = 0;
+        for (int r = 0; r < 3; ++r) ndu += n[r] * Du[r][q], udn += u[r] * Dn[r][q], ldn += st->lt[r] * Dn[r][q];
+        for (int r = 0; r < 3; ++r)
+            Dt3[r][q] = -eps * (Du[r][q] - n[r] * ndu - n[r] * udn - nu * Dn[r][q]) - n[r] * ldn - nl * Dn[r][q];
     }
     double Df[3][12];
     for (int q = 0; q < 12; ++q) {
@@ -571,6 +582,7 @@ static void anchor(const cr_asm_contact *c, const cr_asm_rodpair *p, const cr_ve
         x = b1 / a11;
     st->a = p->a, st->b = p->b;
     st->sa = c->s[a] + (cp->s + x) * seg_len0(c, p->a), st->sb = c->s[b] + (cp->t + y) * seg_len0(c, p->b);
+    st->lt[0] = st->lt[1] = st->lt[2] = 0.0;
 }
 
 int cr_asm_contact_dynamic_step(cr_asm_contact *c)
@@ -616,14 +628,152 @@ int cr_asm_contact_dynamic_step(cr_asm_contact *c)
     return 0;
 }
 
-void cr_asm_contact_dynamic_begin(cr_asm_contact *c)
+void cr_asm_contact_dynamic_begin(cr_asm_contact *c, int keep)
 {
+    c->dynamic = 1, c->statics = 0;
+    if (keep) return; /* a continued stage: the anchors it had (kept in memory, or unpacked) */
     c->stick_count = 0;
-    c->dynamic = 1;
     cr_asm_contact_dynamic_step(c); /* the pressing pairs anchored where they are */
 }
 
-void cr_asm_contact_dynamic_end(cr_asm_contact *c) { c->dynamic = 0, c->stick_count = 0; }
+/* (the anchors stay: a stage continued after an interruption takes them up again) */
+void cr_asm_contact_dynamic_end(cr_asm_contact *c) { c->dynamic = 0; }
+
+/* ---- friction in static stages ---- */
+
+void cr_asm_contact_static_begin(cr_asm_contact *c)
+{
+    c->dynamic = 0, c->stick_count = 0;
+    c->statics = c->mu_s > 0;
+    if (c->statics) cr_asm_contact_static_update(c, NULL, NULL); /* the pressing pairs anchored where they are */
+}
+
+int cr_asm_contact_static_save(cr_asm_contact *c)
+{
+    if (c->stick_count > c->saved_cap) {
+        rr_stick *m = realloc(c->saved, (size_t)c->stick_count * sizeof *m);
+        if (!m) return -1;
+        c->saved = m, c->saved_cap = c->stick_count;
+    }
+    if (c->stick_count) memcpy(c->saved, c->stick, (size_t)c->stick_count * sizeof *c->saved);
+    c->saved_count = c->stick_count;
+    return 0;
+}
+
+void cr_asm_contact_static_restore(cr_asm_contact *c)
+{
+    if (c->saved_count) memcpy(c->stick, c->saved, (size_t)c->saved_count * sizeof *c->stick);
+    c->stick_count = c->saved_count; /* (stick_cap >= saved_count: the list only grows) */
+}
+
+int cr_asm_contact_static_update(cr_asm_contact *c, double *drift, int *slipped)
+{
+    if (drift) *drift = 0;
+    if (slipped) *slipped = 0;
+    if (!c->statics) return 1;
+    const int old = c->stick_count;
+    const int np = cr_asm_contact_find(c, NULL);
+    if (np < 0 || grow_nstick(c, np) < 0) return -1;
+    int n = 0, settled = 1, kept = 0;
+    for (int k = 0; k < np; ++k) {
+        const cr_asm_rodpair *p = &c->pair[k];
+        const int a = c->seg_node[p->a], b = c->seg_node[p->b];
+        const cr_vec3 X[4] = {X_at(c, a), X_at(c, a + 1), X_at(c, b), X_at(c, b + 1)};
+        const double N = cr_segpair_force(X, seg_radius(c, p->a) + seg_radius(c, p->b), p->lambda,
+                                          pair_eps(c, p->a, p->b), &p->cp, NULL, NULL);
+        double f[12] = {0}, tn, gT[3] = {0, 0, 0}, U[3] = {0, 0, 0};
+        rr_stick *st = &c->nstick[n++];
+        if (p->stick < 0 || !(N > 0)) { /* touched at this equilibrium: anchored here, no friction yet */
+            anchor(c, p, X, U, st);
+            st->sliding = 0;
+            settled = 0;
+            continue;
+        }
+        ++kept;
+        c->updating = 1;
+        const int slip = friction(c, p, X, N, f, NULL, NULL, &tn, gT);
+        c->updating = 0;
+        *st = c->stick[p->stick];
+        st->a = p->a, st->b = p->b;
+        /* λ_T ← the friction force on a at the equilibrium (f holds w_0 f_a on a's first node) */
+        const double w0 = 1 - p->cp.s;
+        double fa[3];
+        if (w0 > 0.5)
+            for (int r = 0; r < 3; ++r) fa[r] = f[r] / w0;
+        else
+            for (int r = 0; r < 3; ++r) fa[r] = f[3 + r] / p->cp.s;
+        /* the drift: a sticking pair's tangential gap, a sliding one's slip in this update */
+        const double g = sqrt(gT[0] * gT[0] + gT[1] * gT[1] + gT[2] * gT[2]);
+        if (drift && g > *drift) *drift = g;
+        if (slipped && slip && !st->sliding) ++*slipped;
+        st->sliding = slip;
+        if (slip) anchor(c, p, X, U, st); /* the anchors move to the contact: the incremental slip */
+        for (int r = 0; r < 3; ++r) st->lt[r] = fa[r];
+    }
+    settled &= kept == old; /* (no pair opened: every old anchor found its pair) */
+    rr_stick *t = c->stick;
+    const int cap = c->stick_cap;
+    c->stick = c->nstick, c->stick_cap = c->nstick_cap, c->stick_count = n;
+    c->nstick = t, c->nstick_cap = cap;
+    return settled;
+}
+
+/* ---- the anchors in checkpoints: a count, then STICK_DOUBLES per anchor ---- */
+
+enum { STICK_DOUBLES = 11 };
+
+int cr_asm_contact_packed_size(const cr_asm_contact *c)
+{
+    return c && c->mu_s > 0 ? 1 + STICK_DOUBLES * c->stick_count : 0;
+}
+
+void cr_asm_contact_pack(const cr_asm_contact *c, double *out)
+{
+    if (!(c && c->mu_s > 0)) return;
+    *out++ = c->stick_count;
+    for (int k = 0; k < c->stick_count; ++k, out += STICK_DOUBLES) {
+        const rr_stick *st = &c->stick[k];
+        const double v[STICK_DOUBLES] = {st->a,     st->b,     st->sa,    st->sb,    st->ra[0],  st->ra[1],
+                                         st->ra[2], st->rb[0], st->rb[1], st->rb[2], st->sliding};
+        memcpy(out, v, sizeof v);
+    }
+}
+
+int cr_asm_contact_unpacked_size(const cr_asm_contact *c, const double *in, long n)
+{
+    if (!(c && c->mu_s > 0)) return 0;
+    /* a count that the rest of the pack holds exactly, anchors on segment pairs of this
+     * assembly, sorted and distinct as the list is kept (bsearch): else not its checkpoint */
+    if (n < 1 || !(in[0] >= 0) || in[0] != floor(in[0]) || in[0] > (double)(n - 1) / STICK_DOUBLES) return -1;
+    const int count = (int)in[0];
+    for (int k = 0; k < count; ++k) {
+        const double *v = in + 1 + STICK_DOUBLES * k, *u = v - STICK_DOUBLES;
+        if (!(v[0] >= 0 && v[0] < v[1] && v[1] < c->segs) || v[0] != floor(v[0]) || v[1] != floor(v[1]) ||
+            (k > 0 && (u[0] > v[0] || (u[0] == v[0] && u[1] >= v[1]))))
+            return -1;
+        for (int r = 2; r < STICK_DOUBLES; ++r)
+            if (!isfinite(v[r])) return -1;
+    }
+    return 1 + STICK_DOUBLES * count;
+}
+
+int cr_asm_contact_unpack(cr_asm_contact *c, const double *in)
+{
+    if (!(c && c->mu_s > 0)) return 0;
+    const int n = (int)*in++;
+    if (grow_nstick(c, n) < 0) return c->stick_count = 0, -1;
+    for (int k = 0; k < n; ++k, in += STICK_DOUBLES) { /* into the scratch list, then swapped in */
+        rr_stick *st = &c->nstick[k];
+        st->a = (int)in[0], st->b = (int)in[1], st->sa = in[2], st->sb = in[3];
+        for (int r = 0; r < 3; ++r) st->ra[r] = in[4 + r], st->rb[r] = in[7 + r], st->lt[r] = 0.0; /* (dynamics) */
+        st->sliding = in[10] != 0;
+    }
+    rr_stick *t = c->stick;
+    const int cap = c->stick_cap;
+    c->stick = c->nstick, c->stick_cap = c->nstick_cap, c->stick_count = n;
+    c->nstick = t, c->nstick_cap = cap;
+    return 0;
+}
 
 /* ---- the step limit against tunnelling ---- */
 

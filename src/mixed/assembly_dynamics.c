@@ -128,7 +128,7 @@ typedef struct asm_dyn {
     const cr_assembly *a;
     cr_assembly_state *s;
     int stage;
-    double f; /* the welds' closing factor (constant during the stage) */
+    double f; /* the closing factor of the welds' rotations and the gaps (constant during the stage) */
     /* per joint: a hinge drive's (θ, θ̇, θ̈) at the time of the last residual or Jacobian (set_drive) */
     double *drive;
     /* per joint: its drive input's ramp (from, to, the rate at from) over [ramp_t0, ramp_t1] (the
@@ -1838,6 +1838,15 @@ static cr_status setup(asm_dyn *dd, const cr_assembly *a, cr_assembly_state *s, 
                 return cr_error_set(err, CR_BAD_INPUT, "rods.%d ('%s'): node %d has no mass: set its rho > 0", r,
                                     a->names[r], i);
     }
+    for (int k = 0; k < a->joint_count && s->joint_factor < 1.0; ++k) { /* a gap closes in statics only */
+        const double *g0 = a->joints[k].gap0, gap = sqrt(g0[0] * g0[0] + g0[1] * g0[1] + g0[2] * g0[2]);
+        if (gap > 0)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "%s: its points are %.6g m apart in the reference and stage %d is dynamic before a "
+                                "static stage closed the gap: a joint's gap is closed only through the load steps "
+                                "of a first static stage",
+                                a->joints[k].label, gap, stage);
+    }
     asm_dyn d = *dd;
     d.a = a, d.s = s, d.stage = stage, d.f = s->joint_factor, d.nr = a->rod_count, d.ni = a->iface_count, d.k = a->rows;
     s->stage = stage;
@@ -2195,10 +2204,10 @@ cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s,
     double *times = NULL;
     /* the obstacles' penalty and anchors from the stage's start (a resumed stage has its
      * pairs from the checkpoint), before the initial values the contact forces enter */
-    if (a->contact) { /* contact.rods: its friction anchored where the pairs press (also on a resume) */
+    if (a->contact) { /* contact.rods: its friction anchored where the pairs press, or a continued stage's */
         cr_asm_contact_reset(a->contact);
         cr_asm_contact_gather(a->contact, a, s);
-        cr_asm_contact_dynamic_begin(a->contact);
+        cr_asm_contact_dynamic_begin(a->contact, continuing);
     }
     for (int r = 0; r < a->rod_count; ++r) {
         cr_contact *c = a->models[r]->contact;

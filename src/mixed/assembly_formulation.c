@@ -7,6 +7,7 @@
  * and dynamic stages by cr_asm_dynamic_solve_stage (the joints' index-1 DAE, assembly_dynamics.c),
  * whose integrator memory is packed with the state so a resumed stage steps as the
  * uninterrupted one. */
+#include "assembly/assembly_def.h"
 #include "contact/contact.h"
 #include "mixed/assembly_internal.h"
 #include "mixed/mixed.h"
@@ -150,6 +151,17 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
                               "joints.%d.%s: a spring's rest is reached through the load steps of a static stage "
                               "(as a weld's rotation), and stage 0 is dynamic: add a static stage first",
                               j, sc->joints[j].rest != 0 ? "rest" : "slide_rest");
+    /* a joint's gap too: closed through the first static stage's load steps (assembly_joints.c) */
+    if (st == CR_OK && sc->stage_count > 0 && sc->stages[0].type == CR_STAGE_DYNAMIC)
+        st = cr_assembly_refuse_gaps(&def, "stage 0 is dynamic", err);
+    for (int j = 0; st == CR_OK && j < sc->joint_count; ++j) /* that stage closes it: the joint acts there */
+        if (sc->joints[j].stages != 0 && !(sc->joints[j].stages & 1u) && cr_joint_has_gap(&def, j)) {
+            char lb[96];
+            st = cr_error_set(err, CR_BAD_INPUT,
+                              "%s.stages: its points are %.6g m apart in the reference, a gap that the load steps of "
+                              "stage 0 close, and the joint does not act in stage 0",
+                              cr_joint_label(&def, j, lb, sizeof lb), cr_joint_reference_gap(&def, j));
+        }
     cr_assembly_destroy(a);
     if (st != CR_OK) return st;
     for (int k = 0; k < sc->stage_count; ++k)
@@ -447,7 +459,7 @@ static int has_drives(const cr_assembly *a)
 
 /* checkpoints: every rod's state (poses, velocities, stresses), the joints' multipliers, the
  * load and closing factors, the inputs, then the dynamic stage's integrator memory */
-static int packed_size(const void *impl)
+static int fixed_packed_size(const void *impl)
 {
     const asm_sim *s = impl;
     int n = 2 + s->a->rows + s->first_load[s->rods] + cr_asm_dynamic_memory_size(s->a) +
@@ -457,6 +469,23 @@ static int packed_size(const void *impl)
     for (int r = 0; r < s->rods; ++r)
         n += cr_state_packed_size(s->a->models[r]) + cr_contact_packed_size(s->a->models[r]->contact);
     return n;
+}
+
+/* ... and, last, the friction anchors between the rods (contact.rods_friction): their number
+ * varies with the state */
+static int packed_size(const void *impl)
+{
+    const asm_sim *s = impl;
+    return fixed_packed_size(impl) + cr_asm_contact_packed_size(s->a->contact);
+}
+
+static long unpacked_size(const void *impl, const double *in, long n)
+{
+    const asm_sim *s = impl;
+    const long fixed = fixed_packed_size(impl);
+    if (n < fixed) return -1;
+    const long tail = cr_asm_contact_unpacked_size(s->a->contact, in + fixed, n - fixed);
+    return tail < 0 ? -1 : fixed + tail;
 }
 
 static void pack(const void *impl, double *out)
@@ -495,6 +524,7 @@ static void pack(const void *impl, double *out)
         cr_contact_pack(s->a->models[r]->contact, out);
         out += cr_contact_packed_size(s->a->models[r]->contact);
     }
+    cr_asm_contact_pack(s->a->contact, out);
 }
 
 static void unpack(void *impl, const double *in)
@@ -532,6 +562,7 @@ static void unpack(void *impl, const double *in)
         cr_contact_unpack(s->a->models[r]->contact, in);
         in += cr_contact_packed_size(s->a->models[r]->contact);
     }
+    cr_asm_contact_unpack(s->a->contact, in); /* (out of memory: the pairs anchored afresh) */
 }
 
 static uint64_t fingerprint(const void *impl)
@@ -543,9 +574,10 @@ static uint64_t fingerprint(const void *impl)
         const cr_asm_joint *jt = &s->a->joints[j];
         h = (h ^ (uint64_t)(jt->type * 131 + jt->iface[0] * 7 + jt->iface[1])) * 1099511628211ULL;
         /* the joint's geometry too: a resumed run must not change an axis or a weld's rotation */
-        const double geo[] = {jt->rel_ref.w, jt->rel_ref.x, jt->rel_ref.y, jt->rel_ref.z, jt->phi.x, jt->phi.y,
-                              jt->phi.z,     jt->u1.x,      jt->u1.y,      jt->u1.z,      jt->u2.x,  jt->u2.y,
-                              jt->u2.z,      jt->axis_b.x,  jt->axis_b.y,  jt->axis_b.z};
+        const double geo[] = {jt->rel_ref.w, jt->rel_ref.x, jt->rel_ref.y, jt->rel_ref.z, jt->phi.x,
+                              jt->phi.y,     jt->phi.z,     jt->u1.x,      jt->u1.y,      jt->u1.z,
+                              jt->u2.x,      jt->u2.y,      jt->u2.z,      jt->axis_b.x,  jt->axis_b.y,
+                              jt->axis_b.z,  jt->gap0[0],   jt->gap0[1],   jt->gap0[2]};
         for (size_t k = 0; k < sizeof geo / sizeof geo[0]; ++k) {
             uint64_t bits;
             memcpy(&bits, &geo[k], sizeof bits);
@@ -688,6 +720,7 @@ const cr_formulation cr_mixed_assembly_formulation = {
     .load_input = load_input,
     .packed_size = packed_size,
     .pack = pack,
+    .unpacked_size = unpacked_size,
     .unpack = unpack,
     .fingerprint = fingerprint,
     .assembly = &cr_mixed_assembly_formulation,

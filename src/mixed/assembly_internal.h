@@ -23,6 +23,10 @@ typedef struct cr_asm_joint {
     int pos_rows;    /* the position rows among them (first): 3, or 2 for a slider */
     cr_quat rel_ref; /* weld: the reference relative rotation A_a,refᵀ A_b,ref */
     cr_vec3 phi;     /* weld: R(f) = rel_ref Exp(f φ) (φ in b's frame); zero: R = rel_ref */
+    /* the position rows' values in the reference (r_b − r_a in I, or a slider's two
+     * (A_a u_k)·(r_b − r_a)): the joint's gap, held as (1 − f) gap0 (closed at f = 1); zero
+     * when the points coincide */
+    double gap0[3];
     cr_vec3 u1, u2;  /* hinge, sliders: unit vectors normal to the axis (a's frame); universal: u1 = h_a */
     cr_vec3 axis_b;  /* hinge, cylindrical: the axis in b's frame; universal: b's axis h_b there */
     /* hinge with a drive: θ = drive_angle · f (statics) or · drive_time(t) (dynamics); a sixth
@@ -165,7 +169,7 @@ struct cr_assembly_state {
     cr_state **rods;
     double *lambda; /* the joints' multipliers (assembly->rows) */
     double load_factor;
-    double joint_factor; /* how far the welds' rotations have closed (0 reference ... 1 given) */
+    double joint_factor; /* how far the welds' rotations and the joints' gaps have closed (0 reference ... 1 given) */
     double *body;        /* CR_ASM_BODY_DOF per free body */
     double *body_load_scale; /* the free bodies' loads' magnitude factors (statics: ramped) */
     int stage;           /* the stage of the last solve (which joints act) */
@@ -204,8 +208,8 @@ void cr_asm_limits_accept(const cr_assembly *a, cr_assembly_state *s, int drop_r
 /* 1 when some joint has a limit. */
 int cr_asm_has_limits(const cr_assembly *a);
 
-/* The rows of joint j between the poses (ra, pa) and (rb, pb) with the welds' closing factor
- * f and a drive's (θ, θ̇, θ̈) (a slider drive's (X, Ẋ, Ẍ); NULL: θ = drive_angle · f or X =
+/* The rows of joint j between the poses (ra, pa) and (rb, pb) with the closing factor f (of
+ * the welds' rotations and the position rows' gap) and a drive's (θ, θ̇, θ̈) (a slider drive's (X, Ẋ, Ẍ); NULL: θ = drive_angle · f or X =
  * drive_position · f, at rest): g (rows; a spring row's g is its measure, cr_asm_row_compliant); C (optional, rows ×
  * 12) = ∂g/∂(δr_a, δθ_a, δr_b, δθ_b) with δr in I and δθ body rotation increments (p ← p ⊗ exp(δθ/2)); H (optional, 12
  * × 12) = ∂(Cᵀλ)/∂(the same increments) with the multipliers `lambda` fixed: the joint's geometric stiffness. Cᵀλ is
@@ -363,12 +367,39 @@ int cr_asm_contact_update(cr_asm_contact *c, double *penetration);
  * moments about the centrelines included). The anchors change only after an accepted step:
  * released when the pair opens, moved along with a sliding pair (|t| = μ_k N), and a pair that
  * came to rest (|t| < μ_k N) sticks again. Begin: friction on, the pressing pairs anchored at
- * the gathered positions; end: off (statics is frictionless). */
+ * the gathered positions; end: off (statics is frictionless), the anchors kept for a stage
+ * that continues. */
 int cr_asm_contact_frictional(const cr_asm_contact *c); /* 1 when μ_s > 0 */
-void cr_asm_contact_dynamic_begin(cr_asm_contact *c);
+void cr_asm_contact_dynamic_begin(cr_asm_contact *c, int keep); /* keep: a continued stage's anchors */
 /* after an accepted step, at the gathered positions; −1 out of memory */
 int cr_asm_contact_dynamic_step(cr_asm_contact *c);
 void cr_asm_contact_dynamic_end(cr_asm_contact *c);
+/* Friction in static stages (docs/theory.md "Contact between rods"), as the obstacles' augmented
+ * Lagrangian: t = P λ_T − ε P u with a multiplier λ_T per pair, μ_s for the stick test and as the
+ * sliding force (no sliding speed), the friction force on the centrelines' closest points (no
+ * moment). Begin (at the gathered positions; multipliers reset): the pressing pairs anchored
+ * where they are. Update, at an equilibrium (gathered): λ_T ← the friction force, a sliding
+ * pair's anchors moved to the contact, new pairs anchored (frictionless until the next update),
+ * opened ones released; a pair keeps its branch (stick or slip) within a solve and the update
+ * decides it by the trial force; returns 1 when no pair was new or opened, 0 otherwise, −1 out
+ * of memory; *drift (optional): the largest tangential gap of a sticking pair or slip of a
+ * sliding one. Nothing without friction (returns 1). */
+void cr_asm_contact_static_begin(cr_asm_contact *c);
+int cr_asm_contact_static_update(cr_asm_contact *c, double *drift,
+                                 int *slipped); /* *slipped: pairs that began to slide */
+/* the anchors and multipliers kept before a load step's updates, and put back when it fails
+ * (save: 0, −1 out of memory) */
+int cr_asm_contact_static_save(cr_asm_contact *c);
+void cr_asm_contact_static_restore(cr_asm_contact *c);
+/* Checkpoints: the anchors (their count varies with the state: a count, then each anchor).
+ * packed_size: what pack writes (0 without friction); unpacked_size: the doubles of a pack that
+ * starts at `in` (n available), −1 when they are not this assembly's anchors (a count the pack
+ * does not hold, a segment pair it does not have, the list unsorted); unpack (of a pack that
+ * unpacked_size accepted): 0, or −1 out of memory (the anchors then dropped: re-anchored) */
+int cr_asm_contact_packed_size(const cr_asm_contact *c);
+void cr_asm_contact_pack(const cr_asm_contact *c, double *out);
+int cr_asm_contact_unpacked_size(const cr_asm_contact *c, const double *in, long n);
+int cr_asm_contact_unpack(cr_asm_contact *c, const double *in);
 /* Pair k as cr_asm_contact_pair_force with its friction, and the moments mom[12] (I) on the four
  * nodes that the friction acting at the contact point (between the two centrelines, at r_a/(r_a
  * + r_b) of the way from a's) has about them: with them the pair's forces and moments sum to

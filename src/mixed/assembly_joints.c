@@ -154,15 +154,17 @@ void cr_asm_joint_eval(const cr_asm_joint *j, double f, const double *drive, cr_
     const int np = j->pos_rows, nd = cr_asm_joint_dots(j);
     cr_vec3 d = cr_v3_sub(rb, ra);
     cr_mat3 Aa = cr_q_exp(pa);
+    /* a gap: the rows hold g = (1 − f) g0 (a constant at each f: C and H unchanged) */
     if (np == 3) /* position rows r_b − r_a: C = [−E 0 E 0], no geometric stiffness */
         for (int r = 0; r < 3; ++r) {
-            g[r] = cr_v3_get(d, r);
+            g[r] = cr_v3_get(d, r) - (1.0 - f) * j->gap0[r];
             if (C) C[r * 12 + r] = -1.0, C[r * 12 + 6 + r] = 1.0;
         }
     else /* a slider's (A_a u)·d */
         for (int r = 0; r < 2; ++r)
             g[r] = slide_term(r == 0 ? j->u1 : j->u2, Aa, d, 1.0, C ? C + r * 12 : NULL, lambda ? lambda[r] : 0.0,
-                              lambda ? H : NULL);
+                              lambda ? H : NULL) -
+                   (1.0 - f) * j->gap0[r];
     if (rows == np) return;
     cr_mat3 Ab = cr_q_exp(pb), AaTAb = cr_m3_mul(cr_m3_transpose(Aa), Ab);
     for (int k = 0; k < nd; ++k) {

@@ -153,10 +153,10 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
         cr_joint_label(def, k, j->label, sizeof j->label);
         /* an end on a free body: the body's interface (rod −1), its point */
         cr_quat qe[2];
+        cr_vec3 pe[2];
         for (int e = 0; e < 2; ++e) {
             const cr_joint_end end = cr_joint_end_of(jd, e);
-            cr_vec3 pe;
-            cr_assembly_end_reference_pose(def, end, &pe, &qe[e]);
+            cr_assembly_end_reference_pose(def, end, &pe[e], &qe[e]);
             j->on_body[e] = end.body != 0;
             j->point[e] = j->on_body[e] ? end.point : cr_v3(0, 0, 0);
             j->iface[e] = j->on_body[e]
@@ -183,6 +183,15 @@ cr_assembly *cr_assembly_create(const cr_assembly_def *def, cr_error *err)
             j->axis_b = cr_m3_tmulv(cr_q_exp(j->rel_ref), h);
         }
         if (jd->type == CR_JOINT_PRISMATIC || jd->type == CR_JOINT_CYLINDRICAL) j->h = cr_v3_normalize(jd->axis);
+        if (cr_joint_has_gap(def, k)) { /* the position rows' values in the reference, closed as (1 − f) gap0 */
+            const cr_vec3 d0 = cr_v3_sub(pe[1], pe[0]);
+            const cr_mat3 Aa = cr_q_exp(qe[0]);
+            for (int r = 0; r < 3; ++r) /* r_b − r_a, or a slider's (A_a u_k)·(r_b − r_a) */
+                if (j->pos_rows == 3)
+                    j->gap0[r] = cr_v3_get(d0, r);
+                else if (r < 2)
+                    j->gap0[r] = cr_v3_dot(cr_m3_mulv(Aa, r == 0 ? j->u1 : j->u2), d0);
+        }
         j->stages = jd->stages;
         if (jd->has_drive && jd->drive_slide) {
             j->slide_drive = 1, j->rows += 1, row += 1;

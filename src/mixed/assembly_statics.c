@@ -159,6 +159,10 @@ typedef struct asm_work {
     int cm, cm_cap, ncap;
     int *cgl, *cslot, *ciface;
     double *Cc, *fc, *Pn;
+    /* the nodes' own blocks of C moved into their rod's tangent (3 × 3 per node; 0 where not
+     * moved): a rod that only the contact holds in some direction (a slider lying on rails) has
+     * a singular tangent without them, and K_r⁻¹ U is then round-off's */
+    double *Cself;
     cr_pool *pool; /* the rods' threads (NULL: one): step 1 and 2 rod by rod */
 } asm_work;
 
@@ -186,7 +190,7 @@ static void free_work(asm_work *w)
         free(w->lambda_tan_prev), free(w->lambda_back), free(w->body_back);
     cr_asm_sys_destroy(w->sys), cr_asm_sys_destroy(w->sysc);
     w->sys = w->sysc = NULL;
-    free(w->cgl), free(w->cslot), free(w->ciface), free(w->Cc), free(w->fc), free(w->Pn);
+    free(w->cgl), free(w->cslot), free(w->ciface), free(w->Cc), free(w->fc), free(w->Pn), free(w->Cself);
 }
 
 static int alloc_work(asm_work *w)
@@ -321,11 +325,13 @@ static cr_status contact_eval(asm_work *w)
         if (cgl) w->cgl = cgl;
         if (cif) w->ciface = cif;
         double *Cc = realloc(w->Cc, (size_t)9 * cap * cap * sizeof *Cc),
-               *fc = realloc(w->fc, (size_t)3 * cap * sizeof *fc), *Pn = realloc(w->Pn, (size_t)9 * cap * sizeof *Pn);
+               *fc = realloc(w->fc, (size_t)3 * cap * sizeof *fc), *Pn = realloc(w->Pn, (size_t)9 * cap * sizeof *Pn),
+               *Cself = realloc(w->Cself, (size_t)9 * cap * sizeof *Cself);
+        if (Cself) w->Cself = Cself;
         if (Cc) w->Cc = Cc;
         if (fc) w->fc = fc;
         if (Pn) w->Pn = Pn;
-        if (!cgl || !cif || !Cc || !fc || !Pn) return CR_NO_MEMORY;
+        if (!cgl || !cif || !Cc || !fc || !Pn || !Cself) return CR_NO_MEMORY;
         w->cm_cap = cap;
     }
     int nodes[4];
@@ -339,7 +345,7 @@ static cr_status contact_eval(asm_work *w)
     memset(w->fc, 0, (size_t)k3 * sizeof *w->fc);
     for (int k = 0; k < np; ++k) {
         double f[12], K[144];
-        cr_asm_contact_pair_force(c, k, nodes, f, K);
+        cr_asm_contact_pair_force_friction(c, k, nodes, f, K, NULL, NULL); /* (statics: no friction moment) */
         for (int q = 0; q < 4; ++q) {
             const int sq = w->cslot[nodes[q]];
             for (int r = 0; r < 3; ++r) {
@@ -370,6 +376,16 @@ static cr_status contact_eval(asm_work *w)
             for (int row = 0; row < 3; ++row)
                 for (int e = 0; e < 3; ++e) P[3 * row + e] = h & (1u << row) ? 0.0 : sp->axes.m[e][row];
         }
+        /* a node whose force enters its own rows as it is (no support's map, no interface):
+         * its own block of C goes into its rod's tangent (evaluate_rod), the rest stays here */
+        int plain = w->ciface[q] < 0;
+        for (int e = 0; e < 9; ++e) plain &= P[e] == (e % 4 == 0 ? 1.0 : 0.0);
+        for (int row = 0; row < 3; ++row)
+            for (int e = 0; e < 3; ++e) {
+                double *cb = w->Cc + (size_t)(3 * q + row) * k3 + 3 * q + e;
+                w->Cself[9 * q + 3 * row + e] = plain ? *cb : 0.0;
+                if (plain) *cb = 0.0;
+            }
     }
     const int need = w->N + k3;
     if (need > w->ncap) { /* the right side with the contact unknowns */
@@ -475,6 +491,13 @@ static void evaluate_rod(void *arg, int r)
     rw->st = cr_mixed_static_residual(a->smodels[r], &at, rw->scale, st->x, rw->F, jacobian ? rw->J : NULL, rw->eq);
     if (rw->st != CR_OK) return;
     if (w->cm > 0) contact_rows(w, r, rw->F, rw->eq);
+    for (int q = 0; q < w->cm && jacobian; ++q) { /* the contact nodes' own stiffness (contact_eval) */
+        int n;
+        if (cr_asm_contact_rod_of(a->contact, w->cgl[q], &n) != r) continue;
+        double *D = cr_blocktri_D(rw->J, n);
+        for (int row = 0; row < 3; ++row)
+            for (int e = 0; e < 3; ++e) D[row * B + e] += w->Cself[9 * q + 3 * row + e];
+    }
     if (jacobian && w->roundoff_scale == 0) /* a pass over J, as costly as its LU: once per solve */
         for (int i = 0; i < m->nodes; ++i)
             for (int row = 0; row < B; ++row) {
@@ -1316,7 +1339,14 @@ static cr_status tangent_predict(asm_work *w, double lf, double lf0, int have_pr
  * start (moving obstacles placed, touching pairs anchored) ... */
 static void contact_begin(const cr_assembly *a, cr_assembly_state *s)
 {
-    if (a->contact) cr_asm_contact_reset(a->contact); /* between the rods: a penalty through the load steps */
+    /* between the rods: the multipliers of the last static stage's equilibrium kept (reset, a
+     * second stage that changed nothing diverged: the pairs' forces dropped to the penalty's and
+     * the rods fell through their contact), else a penalty through the load steps (a dynamic
+     * stage leaves none); their friction anchored */
+    if (a->contact) {
+        cr_asm_contact_gather(a->contact, a, s);
+        cr_asm_contact_static_begin(a->contact);
+    }
     for (int r = 0; r < a->rod_count; ++r) {
         cr_contact *c = a->models[r]->contact;
         if (!c) continue;
@@ -1340,15 +1370,16 @@ static cr_status contact_updates(asm_work *w, const cr_static_options *o, cr_sta
             if (a->models[r]->contact->max_updates > max_updates) max_updates = a->models[r]->contact->max_updates;
         }
     if (!any) return CR_OK;
-    double pen = 0, drift = 0, rods_pen = 0;
+    double pen = 0, drift = 0, rods_pen = 0, rods_drift = 0;
     for (int k = 0;; ++k) {
         int done = 1;
         pen = 0, drift = 0;
-        if (a->contact) { /* between the rods: their multipliers alongside the obstacles' */
+        if (a->contact) { /* between the rods: their multipliers alongside the obstacles' (friction's first) */
             cr_asm_contact_gather(a->contact, a, w->s);
-            const int dr = cr_asm_contact_update(a->contact, &rods_pen);
+            const int fr = cr_asm_contact_static_update(a->contact, &rods_drift, NULL);
+            const int dr = fr < 0 ? -1 : cr_asm_contact_update(a->contact, &rods_pen);
             if (dr < 0) return cr_error_set(err, CR_NO_MEMORY, "out of memory in the contact between the rods");
-            done &= dr;
+            done &= dr && fr && rods_drift <= cr_asm_contact_tolerance(a->contact);
         }
         for (int r = 0; r < a->rod_count; ++r) {
             cr_contact *c = a->models[r]->contact;
@@ -1387,6 +1418,12 @@ static cr_status contact_updates(asm_work *w, const cr_static_options *o, cr_sta
                             "contact.rods: %d multiplier updates left a penetration of %.3g m between the rods above "
                             "contact.tolerance = %.3g m (raise contact.max_updates or contact.stiffness)",
                             max_updates, rods_pen, cr_asm_contact_tolerance(a->contact));
+    if (a->contact && rods_drift > cr_asm_contact_tolerance(a->contact))
+        return cr_error_set(err, CR_NOT_CONVERGED,
+                            "contact.rods_friction: %d multiplier updates left a stick drift (or a slip per update) "
+                            "of %.3g m between the rods above contact.tolerance = %.3g m (a load the friction "
+                            "cannot hold has no equilibrium; else raise contact.max_updates or contact.stiffness)",
+                            max_updates, rods_drift, cr_asm_contact_tolerance(a->contact));
     if (!c) /* between the rods only: a pair that keeps opening and closing */
         return cr_error_set(err, CR_NOT_CONVERGED,
                             "contact.rods: %d multiplier updates did not settle which pairs of segments touch "
@@ -1511,6 +1548,7 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
     if (st == CR_OK) contact_begin(a, s);
     double lf = 0.0, dl = 1.0 / o.load_steps, dl_prev = 0.0;
     int halvings = 0, have_tan = 0; /* have_tan: tan_prev is the tangent at the last step's start */
+    int friction_failed = 0;        /* the last failed step's pairs that began to slide in it */
     while (st == CR_OK && lf < 1.0) {
         double target = lf + dl > 1.0 - 1e-12 ? 1.0 : lf + dl;
         for (int r = 0; r < a->rod_count; ++r) memcpy(w.rw[r].x_saved, s->rods[r]->x, w.rw[r].dim * sizeof(double));
@@ -1537,6 +1575,30 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
         cr_error e = {0};
         cr_status sn = newton(&w, target, err0, &o, &iters, history, &hc, &fe, &e);
         rep->total_iterations += iters;
+        /* the rods' friction follows the load path: at the step's equilibrium the anchors and
+         * λ_T updated and the step solved with them, again while a pair began to slide (its
+         * sticking equilibrium broke Coulomb's law); a step that fails puts them back */
+        const int friction = a->contact && cr_asm_contact_frictional(a->contact);
+        int slid = 0;
+        if (friction && cr_asm_contact_static_save(a->contact) < 0) sn = CR_NO_MEMORY;
+        for (int k = 0; sn == CR_OK && friction; ++k) {
+            int slipped = 0, it2 = 0;
+            cr_asm_contact_gather(a->contact, a, s);
+            if (cr_asm_contact_static_update(a->contact, NULL, &slipped) < 0) {
+                sn = CR_NO_MEMORY;
+                break;
+            }
+            slid += slipped;
+            if (k == 8 && slipped) { /* (pairs that keep beginning to slide: no equilibrium at this load) */
+                sn = cr_error_set(&e, CR_NOT_CONVERGED, "pairs kept beginning to slide at load factor %g", target);
+                break;
+            }
+            sn = newton(&w, target, err0, &o, &it2, history, &hc, &fe, &e);
+            rep->total_iterations += it2, iters += it2;
+            if (!slipped) break;
+        }
+        if (sn != CR_OK && friction) cr_asm_contact_static_restore(a->contact);
+        if (sn != CR_OK && slid) friction_failed = slid;
         if (sn == CR_OK) {
             cr_asm_limits_accept(a, s, 0);
             if (predicted) { /* this step's tangent is the next one's previous */
@@ -1576,7 +1638,14 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
         memcpy(s->lambda, w.lambda_saved, (size_t)w.nl * sizeof(double));
         memcpy(s->body, w.body_saved, body_bytes(a));
         if (sn < 0 || halvings >= o.max_halvings) {
-            st = cr_error_set(err, sn, "%s; the state at load factor %.6g is kept", e.message, lf);
+            if (friction_failed > 0) /* the likely cause: friction at its limit (statics has no sliding speed) */
+                st = cr_error_set(err, sn,
+                                  "contact.rods_friction: %d pair%s of segments began to slide at the friction's limit "
+                                  "(mu_s N): no equilibrium beyond load factor %.6g, a load the friction between the "
+                                  "rods cannot hold (%s); the state at load factor %.6g is kept",
+                                  friction_failed, friction_failed == 1 ? "" : "s", lf, e.message, lf);
+            else
+                st = cr_error_set(err, sn, "%s; the state at load factor %.6g is kept", e.message, lf);
             break;
         }
         ++halvings, ++rep->failed_attempts;

@@ -69,9 +69,13 @@ typedef struct cr_formulation {
     /* the actuator input of each load (the definition's load_count doubles, 1 at create): a
      * factor on the load's magnitude in dynamic stages, kept with the state (packed) */
     double *(*load_input)(void *impl);
-    /* checkpoints: the whole state as doubles (load inputs included), and a hash of the discretized model */
+    /* checkpoints: the whole state as doubles (load inputs included), and a hash of the discretized model.
+     * packed_size: what pack writes for the state as it is (it may vary with the state: contact
+     * anchors); unpacked_size (NULL: packed_size, a fixed size): the doubles unpack would read from a
+     * pack of n doubles, −1 when they are not this sim's (a resume compares it with n) */
     int (*packed_size)(const void *impl);
     void (*pack)(const void *impl, double *out);
+    long (*unpacked_size)(const void *impl, const double *in, long n);
     void (*unpack)(void *impl, const double *in);
     uint64_t (*fingerprint)(const void *impl);
     /* ---- assemblies (cr_scenario_is_assembly: several rods, or joints) ----

@@ -97,12 +97,6 @@ cr_status cr_ph_sim_check_rod(const cr_scenario *sc, int in_assembly, cr_error *
     const cr_rod_def *d = &sc->rod;
     cr_status fst = cr_foreign_options_check(sc, "port_hamiltonian", err);
     if (fst != CR_OK) return fst;
-    for (int k = 0; k < d->obstacle_count; ++k)
-        if (cr_obstacle_turning_key(&d->obstacles[k]))
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "obstacles.%d.%s: the port_hamiltonian model's obstacles translate "
-                                "but do not turn; turning obstacles are the mixed_discrete model's",
-                                k, cr_obstacle_turning_key(&d->obstacles[k]));
     if (cr_damping_active(&d->damping))
         return cr_error_set(err, CR_BAD_INPUT,
                             "rod.damping: not supported by the port_hamiltonian model (its material "
@@ -679,6 +673,8 @@ static uint64_t fingerprint(const void *impl)
                 for (int c = 0; c < 3; ++c) v[15 + 3 * r + c] = o->axes.m[r][c];
             h = hash_bytes(h, v, sizeof v);
             if (k->cpath[j].kind != CR_PATH_RATES) h = cr_obstacle_path_hash(&k->cpath[j], h); /* driven */
+            else if (ph_obstacle_turns(k, j)) /* (turning at a rate: with it only, older checkpoints resume) */
+                h = hash_bytes(h, &o->angular_velocity, sizeof o->angular_velocity);
         }
         if (k->cmu) { /* with friction only (frictionless checkpoints still resume) */
             h = hash_bytes(h, k->cmu, sizeof(double) * 2 * k->ncp);

@@ -50,7 +50,16 @@ typedef struct cr_ph_params {
     double newton_atol; /* residual tolerance (paper: 1e-11 / 1e-12); the increment test of spec §6
                            (|dX| <= 1e-8 (1 + |X|), then one more update) also converges */
     int max_iterations; /* Newton iterations per step, >= 1 */
+    /* Threads of the Newton iterations' element pass and solve (ph_direct.c, the two-sided pass: the rod's
+       halves from its two ends at once, results equal to the one-sided pass to round-off). 0 (default):
+       automatic, as the mixed rod's statics (COSSERAT_THREADS, else OMP_NUM_THREADS, else the online
+       CPUs) from CR_PH_PARALLEL_MIN_ELEMENTS elements on; >= 1: exactly that many (at most 2 are used).
+       Rods with rigid components and a clamped end run on one thread (their elimination must start at
+       the free end). */
+    int threads;
 } cr_ph_params;
+
+enum { CR_PH_PARALLEL_MIN_ELEMENTS = 10000 };
 
 /* The flying spaghetti of spec §9.1 (Table 1), free-free, elastic. */
 cr_ph_params cr_ph_default_params(void);
@@ -233,6 +242,9 @@ struct cr_ph {
     double *gramm, *gram1; /* nn * 36: Cholesky factors of G G^T for G_d(d_{n+1/2}), G_d(d_{n+1}) */
     int fact_ok;           /* the factors above belong to the Jacobian blocks stored (ph_linear_factor) */
     long jacobians, factorizations, iterations; /* counters since creation (bench, reports) */
+    /* the two-sided pass (ph_direct.c): the node where the halves meet (0: one-sided) and the threads */
+    int split;
+    struct cr_pool *pool;
 
     /* per-step work */
     double h;            /* step in progress */
@@ -398,10 +410,16 @@ int ph_contact_gap(const cr_ph *s, int p, cr_vec3 y, double a, double *g, double
  * it on the ramp. Returns whether it changed X (then the update is no Newton update: no convergence test
  * on it). The one-rod Newton and the assemblies' coupled one (ph_assembly.c) call it. */
 int ph_friction_reversals(cr_ph *s, double *X, const double *dX);
-/* obstacle p's translation at time t (v t + 1/2 a t^2, or its table of poses or time function) */
-cr_vec3 ph_obstacle_shift(const cr_ph *s, int p, double t);
-/* ... and its velocity */
-cr_vec3 ph_obstacle_velocity(const cr_ph *s, int p, double t);
+/* A point x (I) in obstacle p's own frame at time t (the obstacle as given: translated back, and
+ * turned back by Rᵀ about its centre; x − shift for one that only translates, x if it does not move),
+ * where its gap, normal and Hessian (ph_contact_gap) are measured */
+cr_vec3 ph_obstacle_local(const cr_ph *s, int p, double t, cr_vec3 x);
+/* its rotation at t (the identity unless it turns): a vector of its frame to I */
+cr_mat3 ph_obstacle_rotation(const cr_ph *s, int p, double t);
+/* 1 when obstacle p turns (an angular velocity, or a table or time function with rotations) */
+int ph_obstacle_turns(const cr_ph *s, int p);
+/* the velocity (I) of its material point at x: v + ω × (x − its centre) */
+cr_vec3 ph_obstacle_surface_velocity(const cr_ph *s, int p, double t, cr_vec3 x);
 /* frees the obstacles' motions (the model's destruction) */
 void ph_contact_free_paths(cr_ph *s);
 /* V_c at positions q (nn * 12) */

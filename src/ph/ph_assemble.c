@@ -82,8 +82,12 @@ static void ph_friction_predictor(const cr_ph *s, int I, double *x1)
     const double *x0 = s->q + 12 * I, *vm = s->vmid + 12 * I;
     for (int p = 0; p < s->ncp; ++p) {
         double g, n[3];
-        cr_vec3 y0 = cr_v3_sub(cr_v3_load(x0), s->cmoving[p] ? ph_obstacle_shift(s, p, s->t) : cr_v3(0, 0, 0));
+        const cr_vec3 y0 = ph_obstacle_local(s, p, s->t, cr_v3_load(x0));
         if (!(s->cmu[2 * p] > 0) || !ph_contact_gap(s, p, y0, s->ca[I], &g, n, NULL) || !(g < 0)) continue;
+        if (ph_obstacle_turns(s, p)) { /* the normal in I */
+            const cr_vec3 nw = cr_m3_mulv(ph_obstacle_rotation(s, p, s->t), cr_v3_load(n));
+            n[0] = nw.x, n[1] = nw.y, n[2] = nw.z;
+        }
         double dn = 0, vn = 0;
         for (int c = 0; c < 3; ++c) dn += n[c] * (x1[c] - x0[c]), vn += n[c] * vm[c];
         for (int c = 0; c < 3; ++c) x1[c] = x0[c] + dn * n[c] + s->h * (vm[c] - vn * n[c]);

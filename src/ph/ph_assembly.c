@@ -47,6 +47,20 @@
  * sum_i ha_i d_i,a the axis fixed to a: bilinear as the other two, its midpoint gradient exact, so
  * its forces do the work nu (S(q_{n+1}) - S(q_n)), S = t_a . (phi_b - phi_a), = nu (x_{n+1} - x_n)
  * with the row held at both ends (drive_work).
+ * Springs, dampers and stops (a hinge's or cylindrical joint's turn, a prismatic or cylindrical
+ * joint's slide) reuse the drive's rows with the measure v an unknown of the Newton iteration
+ * (theta_{n+1} in h_a(theta) . t_b = sin(phi - theta), or x_{n+1} in the third slider row), held at
+ * t_{n+1} as a motor's, plus one scalar equation per spring that sets the row's multiplier: the
+ * row's force does the work nu sin(theta_{n+1} - theta_n) (a motor's, drive_work, with the row held
+ * at both ends; the slide's nu (x_{n+1} - x_n)), and the equation makes that work
+ * -(E(v_{n+1}) - E(v_n)) - c (v_{n+1} - v_n)^2 / h: nu sinc(dv) + Ed + c dv / h = 0 with the discrete
+ * gradient Ed = (E(v_{n+1}) - E(v_n)) / (v_{n+1} - v_n) (sp_Ed: the midpoint's k (v_mid - rest) for
+ * the quadratic spring, exact for the piecewise-quadratic stop and the wrapped spring). So the
+ * step's balance holds with E in H and the damper's c dv^2 / h in D, the rows stay invariant
+ * under rigid motions (momenta as without the spring), and v is the turn unwrapped, followed
+ * through any number of turns. Statics: nu + E'(v) = 0 (the stop as its penalty). In the dense
+ * system v's unknown follows the block (sp_unknown): its column on the rods (the row's and the
+ * forces' theta-derivative, and the augmentation's) and its equation's row.
  * Why this keeps the midpoint rule's properties exactly: the rows are linear with constant
  * matrices and hold at t_n and t_{n+1}, so the joint forces D^T mu do no work over the step,
  * mu . (D_a (q_a1 - q_a0) - D_b (q_b1 - q_b0)) = 0 (the discrete energy balance of every rod
@@ -80,6 +94,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A spring, damper and stop on one free direction of a joint: its measure v (the turn theta about
+   the axis, unwrapped, rad; or the slide x, m) at t_n (v0) and at the iterate (v1, an unknown of
+   the Newton iteration). */
+typedef struct ph_spring {
+    int on, rot;       /* present; on the turn (the spring on the wrapped angle) */
+    double k, c, rest; /* spring, damper, rest (rest0 times the rest factor) */
+    double rest0;
+    int lim; /* a stop: penalty klim on the penetration beyond [lo, hi] (v unwrapped) */
+    double lo, hi, klim;
+    double v0, v1;
+} ph_spring;
+
 typedef struct ph_joint {
     cr_joint_type type;
     int rod[2], node[2];
@@ -98,10 +124,16 @@ typedef struct ph_joint {
     int drive;           /* a hinge's or cylindrical joint's motor: the last coupled row */
     int slide;           /* ... a slider drive (the third slider row, along ha) instead of an angle's */
     double th0, th1;     /* its angle (a slider drive's position) at t_n and t_{n+1} (statics: th1) */
-    double rhoc[3];      /* the coupled rows' augmentation, divided by fac (set_rho) */
+    double rhoc[4];      /* the coupled rows' augmentation, divided by fac (set_rho) */
+    /* springs, dampers and stops (module comment): sp[0] on the turn about the axis (the dot row
+       with its angle an unknown), sp[1] on the slide along it (the third slider row, its position
+       an unknown); the unknowns at u0 + 3 kc + 12 (+1 for the slide's when both) */
+    ph_spring sp[2];
+    int ns;
     /* at the iterate: g(q_{n+1}), its gradients at q_{n+1} (rows) and at q_{n+1/2} (forces), the
-       factors L_a, L_b of the cross Hessian sum_m nu_m d2 g_m / dq_a dq_b = L_a^T L_b */
-    double gc[3], Gr[2][3][12], Gf[2][3][12], L[2][6][12];
+       factors L_a, L_b of the cross Hessian sum_m nu_m d2 g_m / dq_a dq_b = L_a^T L_b; a rotation
+       spring's dg/dtheta_{n+1} of its row and d G(q_{n+1/2}) / dtheta_{n+1} of its forces */
+    double gc[4], Gr[2][4][12], Gf[2][4][12], L[2][6][12], gth, Gth[2][12];
 } ph_joint;
 
 /* A column of the dense system on one rod: the rod's residual changes by v (at its node) times
@@ -120,6 +152,11 @@ struct cr_ph_asm {
     int KC, N;              /* coupled rows; unknowns of the dense system (2 K + their blocks) */
     int mode;               /* PH_DYNAMIC or PH_STATIC of the solve in progress */
     int ndrive;             /* driven joints */
+    int nspring, nlimit;    /* joints with a spring, damper or stop; with a stop */
+    double h;               /* the step in progress (dynamics) */
+    double rest_f;          /* the springs' rest factor (cr_ph_asm_set_rest_factor) */
+    double ejoint, ejoint_prev; /* the springs' and stops' energy in the state, before the last step */
+    double djoint, djoint_last; /* the dampers' dissipation, cumulative and of the last step */
     double work_drive;      /* the motors' work, cumulative over the steps (J) */
     double work_drive_last; /* ... of the last step */
     cr_ph **rod;
@@ -206,10 +243,111 @@ static void rows_begin(cr_ph_asm *a)
 /* J's rows: slider rows (prismatic, cylindrical: the first two, a slider drive's the third), a dot
    row (universal, an angle drive: the last) */
 static int has_slider(const ph_joint *J) { return J->type == CR_JOINT_PRISMATIC || J->type == CR_JOINT_CYLINDRICAL; }
-static int has_dot(const ph_joint *J) { return J->type == CR_JOINT_UNIVERSAL || (J->drive && !J->slide); }
-static int slider_rows(const ph_joint *J) { return has_slider(J) ? 2 + J->slide : 0; }
+static int has_dot(const ph_joint *J)
+{
+    return J->type == CR_JOINT_UNIVERSAL || (J->drive && !J->slide) || J->sp[0].on;
+}
+/* a third slider row along the axis: a slider drive's, or a slide spring's */
+static int slide3(const ph_joint *J) { return (J->drive && J->slide) || J->sp[1].on; }
+static int slider_rows(const ph_joint *J) { return has_slider(J) ? 2 + slide3(J) : 0; }
+/* the third slider row's position: the slide spring's unknown, or the slider drive's x_{n+1} */
+static double slide_x(const ph_joint *J) { return J->sp[1].on ? J->sp[1].v1 : J->th1; }
 /* the director combination of slider row k: n_k (the normals), or the axis t_a (the drive's) */
 static const double *slider_dir(const ph_joint *J, int k) { return k < 2 ? J->us[k] : J->ha; }
+
+/* ---- springs, dampers and stops (module comment) ---- */
+
+static double wrap_pi(double x) { return x - 2 * M_PI * ceil((x - M_PI) / (2 * M_PI)); } /* into (-pi, pi] */
+
+/* the energy E(v) of a spring and its stop */
+static double sp_E(const ph_spring *p, double v)
+{
+    double E = 0;
+    if (p->k > 0) {
+        const double w = p->rot ? wrap_pi(v - p->rest) : v - p->rest;
+        E += 0.5 * p->k * w * w;
+    }
+    if (p->lim && v > p->hi) E += 0.5 * p->klim * (v - p->hi) * (v - p->hi);
+    if (p->lim && v < p->lo) E += 0.5 * p->klim * (v - p->lo) * (v - p->lo);
+    return E;
+}
+
+/* E'(v) and E''(v) (d2, may be NULL) */
+static double sp_dE(const ph_spring *p, double v, double *d2)
+{
+    double f = 0, k2 = 0;
+    if (p->k > 0) f += p->k * (p->rot ? wrap_pi(v - p->rest) : v - p->rest), k2 += p->k;
+    if (p->lim && v > p->hi) f += p->klim * (v - p->hi), k2 += p->klim;
+    if (p->lim && v < p->lo) f += p->klim * (v - p->lo), k2 += p->klim;
+    if (d2) *d2 = k2;
+    return f;
+}
+
+/* the stop's force on the measure (positive pushing it up): -its part of E' */
+static double sp_stop_force(const ph_spring *p, double v)
+{
+    if (!p->lim) return 0;
+    return v > p->hi ? -p->klim * (v - p->hi) : v < p->lo ? -p->klim * (v - p->lo) : 0.0;
+}
+
+/* The discrete derivative Ed = (E(v1) - E(v0)) / (v1 - v0) (E'(v0) if equal), so that Ed (v1 - v0)
+ * is the energy's change exactly: the mean of E' over [v0, v1], E' being linear between the
+ * breakpoints (the stop's lo and hi, the wrapped spring's jump at rest + pi + 2 pi m) and the mean
+ * over each piece its value at the piece's middle (no cancellation of the difference quotient).
+ * *d: dEd/dv1, for the Newton matrix. For the quadratic spring away from the wrap this is the
+ * midpoint's k ((v0 + v1) / 2 - rest). */
+static double sp_Ed(const ph_spring *p, double v0, double v1, double *d)
+{
+    const double a = fmin(v0, v1), b = fmax(v0, v1), dv = v1 - v0;
+    if (!(b - a > 1e-9 * (1 + fabs(v1)))) {
+        double d2;
+        const double f = sp_dE(p, 0.5 * (v0 + v1), &d2);
+        *d = 0.5 * d2;
+        return f;
+    }
+    double sum = 0, cur = a;
+    for (int it = 0; cur < b && it < 4096; ++it) {
+        double next = b;
+        if (p->lim && p->lo > cur && p->lo < next) next = p->lo;
+        if (p->lim && p->hi > cur && p->hi < next) next = p->hi;
+        if (p->rot && p->k > 0) {
+            double w = p->rest + M_PI + 2 * M_PI * ceil((cur - p->rest - M_PI) / (2 * M_PI));
+            if (!(w > cur)) w += 2 * M_PI;
+            if (w < next) next = w;
+        }
+        sum += (next - cur) * sp_dE(p, 0.5 * (cur + next), NULL);
+        cur = next;
+    }
+    const double Ed = sum / (b - a);
+    *d = (sp_dE(p, v1, NULL) - Ed) / dv;
+    return Ed;
+}
+
+/* sin(x) / x and its derivative */
+static double sinc(double x, double *d)
+{
+    if (fabs(x) < 1e-4) {
+        *d = -x / 3;
+        return 1 - x * x / 6;
+    }
+    *d = (x * cos(x) - sin(x)) / (x * x);
+    return sin(x) / x;
+}
+
+/* the coupled row of spring p (the dot row, or the third slider row) and its unknown in the dense
+   system */
+static int sp_row(const ph_joint *J, int p) { return p ? 2 : J->kc - 1; }
+static int sp_unknown(const ph_joint *J, int p) { return J->u0 + 3 * J->kc + 12 + (p && J->sp[0].on); }
+
+/* the springs' and stops' energy at the measures v0 of the state */
+static double joints_energy(const cr_ph_asm *a)
+{
+    double E = 0;
+    for (int jj = 0; jj < a->njoint; ++jj)
+        for (int p = 0; p < 2; ++p)
+            if (a->j[jj].sp[p].on) E += sp_E(&a->j[jj].sp[p], a->j[jj].sp[p].v0);
+    return E;
+}
 
 /* a drive's h_a(theta) = -sin(theta) u1 + cos(theta) u2 in a's directors: the dot row
    h_a(theta) . t_b = sin(phi - theta) for b turned by phi about the axis (t_b = u1 fixed to b) */
@@ -223,13 +361,14 @@ static void drive_ua(const ph_joint *J, double theta, double ua[3])
    two nodes' coordinates:
      slider     g_k = n_k . (phi_b - phi_a), n_k = sum_i us_ki d_i,a (k = 1, 2: the normals of the
                 axis in a's directors): the relative position stays on the axis; a slider drive's
-                g_3 = t_a . (phi_b - phi_a) - x, t_a = sum_i ha_i d_i,a, x = ua[0] (its position);
+                g_3 = t_a . (phi_b - phi_a) - x, t_a = sum_i ha_i d_i,a, x its position (a slide
+                spring's: an unknown);
      dot        g = h_a . h_b, h_a = sum_i ua_i d_i,a, h_b = sum_j vb_j d_j,b: a universal joint's
                 axes stay normal; a drive's h_a(theta) (drive_ua) and h_b = u1 fixed to b. */
-static void coupled_at(const ph_joint *J, const double *ua, const double *qa, const double *qb, double *g,
-                       double G[2][3][12])
+static void coupled_at(const ph_joint *J, const double *ua, double x, const double *qa, const double *qb, double *g,
+                       double G[2][4][12])
 {
-    memset(G, 0, sizeof(double) * 72);
+    memset(G, 0, sizeof(double) * 96);
     if (has_slider(J)) {
         const double dl[3] = {qb[0] - qa[0], qb[1] - qa[1], qb[2] - qa[2]};
         for (int k = 0; k < slider_rows(J); ++k) {
@@ -237,7 +376,7 @@ static void coupled_at(const ph_joint *J, const double *ua, const double *qa, co
             double n[3] = {0, 0, 0};
             for (int i = 0; i < 3; ++i)
                 for (int c = 0; c < 3; ++c) n[c] += w[i] * qa[3 + 3 * i + c];
-            if (g) g[k] = n[0] * dl[0] + n[1] * dl[1] + n[2] * dl[2] - (k == 2 ? *ua : 0.0);
+            if (g) g[k] = n[0] * dl[0] + n[1] * dl[1] + n[2] * dl[2] - (k == 2 ? x : 0.0);
             for (int c = 0; c < 3; ++c) G[0][k][c] = -n[c], G[1][k][c] = n[c];
             for (int i = 0; i < 3; ++i)
                 for (int c = 0; c < 3; ++c) G[0][k][3 + 3 * i + c] = w[i] * dl[c];
@@ -264,7 +403,7 @@ static void coupled_cross(const ph_joint *J, const double *ua, const double *nu,
     for (int c = 0; c < 3; ++c)
         for (int i = 0; i < 3; ++i) {
             if (has_slider(J)) {
-                L[0][c][3 + 3 * i + c] = nu[0] * J->us[0][i] + nu[1] * J->us[1][i] + (J->slide ? nu[2] * J->ha[i] : 0);
+                L[0][c][3 + 3 * i + c] = nu[0] * J->us[0][i] + nu[1] * J->us[1][i] + (slide3(J) ? nu[2] * J->ha[i] : 0);
                 L[1][c][c] = 1.0;
             }
             if (has_dot(J)) {
@@ -282,25 +421,24 @@ static void coupled_own(const ph_joint *J, const double *nu, int side, double H[
     memset(H, 0, sizeof(double) * 144);
     if (!has_slider(J) || side == 1) return;
     for (int i = 0; i < 3; ++i) {
-        const double ci = nu[0] * J->us[0][i] + nu[1] * J->us[1][i] + (J->slide ? nu[2] * J->ha[i] : 0);
+        const double ci = nu[0] * J->us[0][i] + nu[1] * J->us[1][i] + (slide3(J) ? nu[2] * J->ha[i] : 0);
         for (int c = 0; c < 3; ++c) H[c * 12 + 3 + 3 * i + c] = H[(3 + 3 * i + c) * 12 + c] = -ci;
     }
 }
 
-/* the dot row's h_a components in the rows (at theta_{n+1}) and in the forces (the step's mean) */
+/* the dot row's h_a components in the rows (at theta_{n+1}) and in the forces (the step's mean):
+   a universal joint's fixed axis, a motor's h_a(theta) at its angles, a rotation spring's at its
+   unknown angle */
 static void ua_of(const ph_joint *J, int mode, double uar[3], double uaf[3])
 {
-    if (J->slide) { /* a slider drive: its position x_{n+1} in the rows (the forces take none) */
-        uar[0] = uaf[0] = J->th1, uar[1] = uar[2] = uaf[1] = uaf[2] = 0;
-        return;
-    }
-    if (!J->drive) {
+    const int spring = J->sp[0].on;
+    if (!spring && !(J->drive && !J->slide)) {
         memcpy(uar, J->ua, sizeof(double) * 3), memcpy(uaf, J->ua, sizeof(double) * 3);
         return;
     }
     double u0[3];
-    drive_ua(J, J->th1, uar);
-    drive_ua(J, J->th0, u0);
+    drive_ua(J, spring ? J->sp[0].v1 : J->th1, uar);
+    drive_ua(J, spring ? J->sp[0].v0 : J->th0, u0);
     for (int c = 0; c < 3; ++c) uaf[c] = mode == PH_STATIC ? uar[c] : 0.5 * (u0[c] + uar[c]);
 }
 
@@ -325,9 +463,20 @@ static void coupled_eval(cr_ph_asm *a, int mode)
            q_{n+1/2}, and drive_work computes it with the same h_a) */
         double uar[3], uaf[3];
         ua_of(J, mode, uar, uaf);
-        coupled_at(J, uar, qa1, qb1, J->gc, J->Gr);
-        coupled_at(J, uaf, qam, qbm, NULL, J->Gf);
+        coupled_at(J, uar, slide_x(J), qa1, qb1, J->gc, J->Gr);
+        coupled_at(J, uaf, slide_x(J), qam, qbm, NULL, J->Gf);
         coupled_cross(J, uaf, a->nu + J->c0, J->L);
+        if (J->sp[0].on) { /* the row and its forces are linear in h_a: their theta_{n+1} derivatives */
+            double dh[3], gd[4], Gd[2][4][12];
+            const int m = J->kc - 1;
+            const double th = J->sp[0].v1, gam = mode == PH_STATIC ? 1.0 : 0.5;
+            for (int c = 0; c < 3; ++c) dh[c] = -cos(th) * J->us[0][c] - sin(th) * J->us[1][c];
+            coupled_at(J, dh, 0.0, qa1, qb1, gd, Gd);
+            J->gth = gd[m];
+            coupled_at(J, dh, 0.0, qam, qbm, NULL, Gd);
+            for (int side = 0; side < 2; ++side)
+                for (int c = 0; c < 12; ++c) J->Gth[side][c] = gam * Gd[side][m][c];
+        }
     }
 }
 
@@ -378,7 +527,7 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
 {
     cr_ph_asm *a = calloc(1, sizeof *a);
     if (!a) return cr_error_set(err, CR_NO_MEMORY, "out of memory"), NULL;
-    a->nrod = rods, a->njoint = joints;
+    a->nrod = rods, a->njoint = joints, a->rest_f = 1.0;
     a->rod = malloc(sizeof *a->rod * (size_t)rods);
     a->j = calloc((size_t)(joints > 0 ? joints : 1), sizeof *a->j);
     a->xoff = calloc((size_t)rods + 1, sizeof *a->xoff);
@@ -421,6 +570,29 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
         J->drive = d->drive != 0;
         J->slide = J->drive && d->slide;
         J->kc += J->drive;
+        for (int p = 0; p < 2; ++p) { /* springs, dampers, stops: [0] the turn, [1] the slide */
+            ph_spring *sp = &J->sp[p];
+            if (!(d->k[p] > 0 || d->c[p] > 0 || d->limit[p])) continue;
+            const int ok = p ? d->type == CR_JOINT_PRISMATIC || d->type == CR_JOINT_CYLINDRICAL
+                             : d->type == CR_JOINT_HINGE || d->type == CR_JOINT_CYLINDRICAL;
+            if (!ok || (J->drive && J->slide == p)) {
+                cr_error_set(err, CR_BAD_INPUT,
+                             "joints.%d: a %s spring, damper or stop needs a free %s (hinge, cylindrical; "
+                             "prismatic, cylindrical) not held by a drive",
+                             jj, p ? "slide" : "rotation", p ? "slide" : "turn");
+                goto fail;
+            }
+            if (d->limit[p] && !(d->klim[p] > 0 && d->lo[p] <= d->hi[p])) {
+                cr_error_set(err, CR_BAD_INPUT, "joints.%d: a stop needs lo <= hi and a stiffness > 0", jj);
+                goto fail;
+            }
+            sp->on = 1, sp->rot = p == 0;
+            sp->k = d->k[p], sp->c = d->c[p], sp->rest0 = sp->rest = d->rest[p];
+            sp->lim = d->limit[p] != 0, sp->lo = d->lo[p], sp->hi = d->hi[p], sp->klim = d->klim[p];
+            J->kc += 1, J->ns += 1; /* the dot row (a hinge's or cylindrical joint's), the third slider row */
+        }
+        a->nspring += J->ns > 0;
+        a->nlimit += J->sp[0].lim || J->sp[1].lim;
         a->ndrive += J->drive;
         J->row0 = a->K;
         a->K += J->k;
@@ -446,7 +618,7 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
                 for (int i = 0; i < 3; ++i) J->hb[m] += J->ha[i] * J->W[3 * i + m];
             }
         }
-        if (d->type == CR_JOINT_PRISMATIC || d->type == CR_JOINT_CYLINDRICAL || J->drive) {
+        if (d->type == CR_JOINT_PRISMATIC || d->type == CR_JOINT_CYLINDRICAL || J->drive || J->sp[0].on) {
             /* the two normals of the axis in a's directors (as the mixed rod's u1, u2: from the
                component farthest from the axis) */
             const double *h = J->ha;
@@ -460,7 +632,7 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
             J->us[1][1] = h[2] * J->us[0][0] - h[0] * J->us[0][2];
             J->us[1][2] = h[0] * J->us[0][1] - h[1] * J->us[0][0];
         }
-        if (J->drive && !J->slide) /* t_b = u1 fixed to b: its components in b's reference directors */
+        if ((J->drive && !J->slide) || J->sp[0].on) /* t_b = u1 fixed to b: in b's reference directors */
             for (int m = 0; m < 3; ++m) {
                 J->vb[m] = 0;
                 for (int i = 0; i < 3; ++i) J->vb[m] += J->us[0][i] * J->W[3 * i + m];
@@ -484,7 +656,7 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
     /* the dense system: (mu, z) of the separable rows, then each coupled block (nu, xi, zeta) */
     a->N = 2 * a->K;
     for (int jj = 0; jj < joints; ++jj)
-        if (a->j[jj].kc) a->j[jj].u0 = a->N, a->N += 3 * a->j[jj].kc + 12;
+        if (a->j[jj].kc) a->j[jj].u0 = a->N, a->N += 3 * a->j[jj].kc + 12 + a->j[jj].ns;
     int K = a->K > 0 ? a->K : 1, KC = a->KC > 0 ? a->KC : 1, N = a->N > 0 ? a->N : 1;
     a->mu = calloc((size_t)K, sizeof(double));
     a->z = calloc((size_t)K, sizeof(double));
@@ -502,14 +674,14 @@ cr_ph_asm *cr_ph_asm_create(int rods, cr_ph *const *kernels, int joints, const c
     int ncol = 1, nrow = 1, maxcols = 1;
     for (int jj = 0; jj < joints; ++jj) {
         const ph_joint *J = &a->j[jj];
-        ncol += 2 * J->k + (J->kc ? 2 * (2 * J->kc + 6) : 0);
+        ncol += 2 * J->k + (J->kc ? 2 * (2 * J->kc + 6 + J->ns) : 0);
         nrow += 2 * J->k + (J->kc ? 2 * (2 * J->kc + 6) : 0);
     }
     for (int r = 0; r < rods; ++r) {
         int c = 0;
         for (int jj = 0; jj < joints; ++jj)
             for (int side = 0; side < 2; ++side)
-                c += a->j[jj].rod[side] == r ? a->j[jj].k + (a->j[jj].kc ? 2 * a->j[jj].kc + 6 : 0) : 0;
+                c += a->j[jj].rod[side] == r ? a->j[jj].k + (a->j[jj].kc ? 2 * a->j[jj].kc + 6 + a->j[jj].ns : 0) : 0;
         if (c > maxcols) maxcols = c;
     }
     a->col = malloc(sizeof *a->col * (size_t)ncol);
@@ -692,6 +864,44 @@ static void build_system(cr_ph_asm *a, double *g2)
                 a->A[(size_t)(wother + m) * n2 + wother + m] = 1.0;
                 a->rhs[wother + m] = 0;
             }
+            /* a spring's measure v_{n+1}: its row g depends on it (dg/dv: the rotation's gth, the
+               slide's -1), so do the forces through h_a (the rotation's Gth) and the augmentation
+               fac rho G^T (G dq + dg/dv dv) (so that nu's shift stays exact) */
+            for (int p = 0; p < 2; ++p) {
+                if (!J->sp[p].on) continue;
+                const int m = sp_row(J, p);
+                const double gv = p ? -1.0 : J->gth, nu = a->nu[J->c0 + m];
+                ph_col *c = &a->col[a->ncol++];
+                c->rod = J->rod[side], c->node = J->node[side], c->n = 1;
+                c->idx[0] = sp_unknown(J, p), c->coef[0] = 1.0;
+                for (int q = 0; q < 12; ++q)
+                    c->v[q] = s->fac * (J->rhoc[m] * J->Gf[side][m][q] * gv - (p ? 0.0 : nu * J->Gth[side][q]));
+            }
+        }
+        /* the springs' equations (module comment), each the row of its measure's unknown: the row's
+           force does the work -(E(v_{n+1}) - E(v_n)) - c (v_{n+1} - v_n)^2 / h over the step (its
+           multiplier nu times sin(dv) for the turn, times dv for the slide), in statics nu = -E'(v) */
+        for (int p = 0; p < 2; ++p) {
+            const ph_spring *sp = &J->sp[p];
+            if (!sp->on) continue;
+            const int m = sp_row(J, p), iv = sp_unknown(J, p), in = J->u0 + m;
+            const double nu = a->nu[J->c0 + m], fac = a->rod[J->rod[0]]->fac;
+            double R, dRn, dRv;
+            a->A[(size_t)in * n2 + iv] = p ? -1.0 : J->gth;
+            if (a->mode == PH_STATIC) {
+                R = nu + sp_dE(sp, sp->v1, &dRv), dRn = 1;
+            } else {
+                const double dv = sp->v1 - sp->v0;
+                double dEd, ds = 0, sg = p ? 1.0 : sinc(dv, &ds);
+                const double Ed = sp_Ed(sp, sp->v0, sp->v1, &dEd);
+                R = nu * sg + Ed + sp->c * dv / a->h;
+                dRn = sg, dRv = nu * ds + dEd + sp->c / a->h;
+            }
+            a->A[(size_t)iv * n2 + in] = dRn;
+            a->A[(size_t)iv * n2 + iv] = dRv;
+            /* (nu's Newton increment is its unknown's plus rho g: newton) */
+            a->rhs[iv] = -R - dRn * J->rhoc[m] * J->gc[m];
+            *g2 += fac * R * fac * R;
         }
         for (int m = 0; m < J->kc; ++m) a->rhs[J->u0 + m] = -J->gc[m], *g2 += J->gc[m] * J->gc[m];
     }
@@ -908,6 +1118,8 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
                 a->mu[J->row0 + m] += sc * du[2 * J->row0 + m], a->z[J->row0 + m] += sc * du[2 * J->row0 + J->k + m];
             /* (the augmentation in the matrix shifts the multiplier: nu's Newton update is dnu + rho g) */
             for (int m = 0; m < J->kc; ++m) a->nu[J->c0 + m] += sc * (du[J->u0 + m] + J->rhoc[m] * J->gc[m]);
+            for (int p = 0; p < 2; ++p)
+                if (a->j[jj].sp[p].on) a->j[jj].sp[p].v1 += sc * du[sp_unknown(J, p)];
         }
         /* the directors' increment theta x d (theta: the reduced solve's rotation, ph_linear.c) to second
            order, theta x (theta x d) / 2, as ph_solve.c's newton: the linear update alone leaves an
@@ -971,7 +1183,28 @@ static void restore(cr_ph_asm *a)
     memcpy(a->mu, a->mu_save, sizeof(double) * (size_t)a->K);
     memcpy(a->z, a->z_save, sizeof(double) * (size_t)a->K);
     memcpy(a->nu, a->nu_save, sizeof(double) * (size_t)a->KC);
+    for (int jj = 0; jj < a->njoint; ++jj)
+        for (int p = 0; p < 2; ++p) a->j[jj].sp[p].v1 = a->j[jj].sp[p].v0;
     rows_begin(a);
+}
+
+/* after a converged solve: the springs' measures move on, their energy (and in dynamics the
+   dampers' dissipation c (v_{n+1} - v_n)^2 / h, the midpoint rate's) with them */
+static void springs_finish(cr_ph_asm *a, double h)
+{
+    double D = 0;
+    for (int jj = 0; jj < a->njoint; ++jj)
+        for (int p = 0; p < 2; ++p) {
+            ph_spring *sp = &a->j[jj].sp[p];
+            if (!sp->on) continue;
+            const double dv = sp->v1 - sp->v0;
+            if (h > 0) D += sp->c * dv * dv / h;
+            sp->v0 = sp->v1;
+        }
+    a->ejoint_prev = a->ejoint;
+    a->ejoint = joints_energy(a);
+    a->djoint_last = D;
+    a->djoint += D;
 }
 
 /* z = D_a q_a of the state (the rows hold there) */
@@ -1041,6 +1274,7 @@ cr_status cr_ph_asm_step(cr_ph_asm *a, double h, const cr_ph_loads *const *loads
     save(a);
     rows_begin(a);
     z_begin(a);
+    a->h = h;
     double H0s[64], *H0v = a->nrod <= 64 ? H0s : malloc(sizeof(double) * (size_t)a->nrod);
     if (!H0v) return cr_error_set(err, CR_NO_MEMORY, "out of memory");
     for (int r = 0; r < a->nrod; ++r) {
@@ -1051,6 +1285,7 @@ cr_status cr_ph_asm_step(cr_ph_asm *a, double h, const cr_ph_loads *const *loads
     if (st == CR_OK) {
         a->work_drive_last = drive_work(a);
         a->work_drive += a->work_drive_last;
+        springs_finish(a, h);
         for (int r = 0; r < a->nrod; ++r) ph_step_finish(a->rod[r], h, loads ? loads[r] : NULL, H0v[r]);
     } else
         restore(a);
@@ -1079,19 +1314,21 @@ cr_status cr_ph_asm_solve_static(cr_ph_asm *a, const cr_ph_loads *const *loads, 
         }
     }
     cr_status st = newton(a, PH_STATIC, loads, iterations, residual, err);
-    if (st == CR_OK)
+    if (st == CR_OK) {
         for (int r = 0; r < a->nrod; ++r) ph_static_finish(a->rod[r]);
-    else
+        springs_finish(a, 0.0);
+        a->ejoint_prev = a->ejoint, a->djoint_last = 0;
+    } else
         restore(a);
     return st;
 }
 
 /* the coupled rows' values and gradients in the current state (coupled_at at q) */
-static void coupled_now(const cr_ph_asm *a, const ph_joint *J, double g[3], double G[2][3][12])
+static void coupled_now(const cr_ph_asm *a, const ph_joint *J, double g[4], double G[2][4][12])
 {
     double ua[3], unused[3];
     ua_of(J, PH_STATIC, ua, unused); /* (a drive's at theta_{n+1}, the current state's) */
-    coupled_at(J, ua, a->rod[J->rod[0]]->q + 12 * J->node[0], a->rod[J->rod[1]]->q + 12 * J->node[1], g, G);
+    coupled_at(J, ua, slide_x(J), a->rod[J->rod[0]]->q + 12 * J->node[0], a->rod[J->rod[1]]->q + 12 * J->node[1], g, G);
 }
 
 void cr_ph_asm_joint_reaction(const cr_ph_asm *a, int j, cr_vec3 *force, cr_vec3 *moment)
@@ -1102,7 +1339,7 @@ void cr_ph_asm_joint_reaction(const cr_ph_asm *a, int j, cr_vec3 *force, cr_vec3
     for (int m = 0; m < J->k; ++m)
         for (int c = 0; c < 12; ++c) f[c] += J->D[0][m][c] * a->mu[J->row0 + m];
     if (J->kc) { /* the coupled rows' forces G_a^T nu on a (r_a carries -G_a^T nu) */
-        double g[3], G[2][3][12];
+        double g[4], G[2][4][12];
         coupled_now(a, J, g, G);
         for (int m = 0; m < J->kc; ++m)
             for (int c = 0; c < 12; ++c) f[c] += G[0][m][c] * a->nu[J->c0 + m];
@@ -1135,7 +1372,7 @@ double cr_ph_asm_joint_violation(const cr_ph_asm *a)
                 v = fmax(v, fabs(x));
             }
         if (J->kc) {
-            double g[3], G[2][3][12];
+            double g[4], G[2][4][12];
             coupled_now(a, J, g, G);
             for (int m = 0; m < J->kc; ++m) v = fmax(v, fabs(g[m]));
         }
@@ -1147,9 +1384,9 @@ int cr_ph_asm_coupled_rows(const cr_ph_asm *a, int j, const double *qa, const do
                            double *G, double *H)
 {
     const ph_joint *J = &a->j[j];
-    double Gs[2][3][12], L[2][6][12], Ho[144], ua[3], unused[3];
+    double Gs[2][4][12], L[2][6][12], Ho[144], ua[3], unused[3];
     ua_of(J, PH_STATIC, ua, unused);
-    coupled_at(J, ua, qa, qb, g, Gs);
+    coupled_at(J, ua, slide_x(J), qa, qb, g, Gs);
     for (int m = 0; m < J->kc; ++m)
         for (int c = 0; c < 12; ++c) G[24 * m + c] = Gs[0][m][c], G[24 * m + 12 + c] = Gs[1][m][c];
     if (!J->kc) return 0;
@@ -1169,21 +1406,70 @@ int cr_ph_asm_coupled_rows(const cr_ph_asm *a, int j, const double *qa, const do
     return J->kc;
 }
 
-int cr_ph_asm_packed_size(const cr_ph_asm *a) { return 2 * a->K + a->KC + (a->ndrive ? 2 : 0); }
+/* (with springs: their measures, unwrapped, the energies, the dissipation and the rest factor) */
+int cr_ph_asm_packed_size(const cr_ph_asm *a)
+{
+    return 2 * a->K + a->KC + (a->ndrive ? 2 : 0) + (a->nspring ? 2 * a->njoint + 5 : 0);
+}
 void cr_ph_asm_pack(const cr_ph_asm *a, double *out)
 {
     memcpy(out, a->mu, sizeof(double) * (size_t)a->K);
     memcpy(out + a->K, a->z, sizeof(double) * (size_t)a->K);
     memcpy(out + 2 * a->K, a->nu, sizeof(double) * (size_t)a->KC);
-    if (a->ndrive) out[2 * a->K + a->KC] = a->work_drive, out[2 * a->K + a->KC + 1] = a->work_drive_last;
+    out += 2 * a->K + a->KC;
+    if (a->ndrive) out[0] = a->work_drive, out[1] = a->work_drive_last, out += 2;
+    if (a->nspring) {
+        for (int jj = 0; jj < a->njoint; ++jj) *out++ = a->j[jj].sp[0].v0, *out++ = a->j[jj].sp[1].v0;
+        out[0] = a->ejoint, out[1] = a->ejoint_prev, out[2] = a->djoint, out[3] = a->djoint_last, out[4] = a->rest_f;
+    }
 }
 void cr_ph_asm_unpack(cr_ph_asm *a, const double *in)
 {
     memcpy(a->mu, in, sizeof(double) * (size_t)a->K);
     memcpy(a->z, in + a->K, sizeof(double) * (size_t)a->K);
     memcpy(a->nu, in + 2 * a->K, sizeof(double) * (size_t)a->KC);
-    if (a->ndrive) a->work_drive = in[2 * a->K + a->KC], a->work_drive_last = in[2 * a->K + a->KC + 1];
+    in += 2 * a->K + a->KC;
+    if (a->ndrive) a->work_drive = in[0], a->work_drive_last = in[1], in += 2;
+    if (a->nspring) {
+        for (int jj = 0; jj < a->njoint; ++jj)
+            for (int p = 0; p < 2; ++p) a->j[jj].sp[p].v0 = a->j[jj].sp[p].v1 = *in++;
+        a->ejoint = in[0], a->ejoint_prev = in[1], a->djoint = in[2], a->djoint_last = in[3];
+        cr_ph_asm_set_rest_factor(a, in[4]);
+    }
     rows_begin(a);
+}
+
+double cr_ph_asm_joint_energy(const cr_ph_asm *a) { return a->ejoint; }
+double cr_ph_asm_joint_energy_change_last(const cr_ph_asm *a) { return a->ejoint - a->ejoint_prev; }
+double cr_ph_asm_joint_dissipated(const cr_ph_asm *a) { return a->djoint; }
+double cr_ph_asm_joint_dissipated_last(const cr_ph_asm *a) { return a->djoint_last; }
+int cr_ph_asm_has_springs(const cr_ph_asm *a) { return a->nspring > 0; }
+int cr_ph_asm_has_limits(const cr_ph_asm *a) { return a->nlimit > 0; }
+double cr_ph_asm_rest_factor(const cr_ph_asm *a) { return a->rest_f; }
+
+void cr_ph_asm_set_rest_factor(cr_ph_asm *a, double f)
+{
+    a->rest_f = f;
+    for (int jj = 0; jj < a->njoint; ++jj)
+        for (int p = 0; p < 2; ++p) a->j[jj].sp[p].rest = f * a->j[jj].sp[p].rest0;
+}
+
+int cr_ph_asm_joint_limit(const cr_ph_asm *a, int j, int which, double *value, double *force)
+{
+    if (j < 0 || j >= a->njoint) return 0;
+    const ph_joint *J = &a->j[j];
+    const int p = which == 1 || J->type == CR_JOINT_PRISMATIC;
+    if (!J->sp[p].lim || (which == 1 && J->type != CR_JOINT_CYLINDRICAL)) return 0;
+    if (value) *value = J->sp[p].v0;
+    if (force) *force = sp_stop_force(&J->sp[p], J->sp[p].v0);
+    return 1;
+}
+
+int cr_ph_asm_joint_measure(const cr_ph_asm *a, int j, int p, double *value)
+{
+    if (j < 0 || j >= a->njoint || p < 0 || p > 1 || !a->j[j].sp[p].on) return 0;
+    if (value) *value = a->j[j].sp[p].v0;
+    return 1;
 }
 
 uint64_t cr_ph_asm_fingerprint(const cr_ph_asm *a, uint64_t h)
@@ -1220,7 +1506,19 @@ uint64_t cr_ph_asm_fingerprint(const cr_ph_asm *a, uint64_t h)
                             J->vb[1],
                             J->vb[2],
                             (double)J->drive,
-                            (double)J->slide};
+                            (double)J->slide,
+                            J->sp[0].k,
+                            J->sp[0].c,
+                            J->sp[0].rest0,
+                            J->sp[0].lim ? J->sp[0].lo : 0.0,
+                            J->sp[0].lim ? J->sp[0].hi : 0.0,
+                            J->sp[0].lim ? J->sp[0].klim : 0.0,
+                            J->sp[1].k,
+                            J->sp[1].c,
+                            J->sp[1].rest0,
+                            J->sp[1].lim ? J->sp[1].lo : 0.0,
+                            J->sp[1].lim ? J->sp[1].hi : 0.0,
+                            J->sp[1].lim ? J->sp[1].klim : 0.0};
         for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
             uint64_t bits;
             memcpy(&bits, &v[k], sizeof bits);

@@ -22,6 +22,14 @@ typedef struct cr_ph_joint_def {
                          right-handed) at an angle set per step (cr_ph_asm_set_drive) */
     int slide;        /* with drive, prismatic or cylindrical: the drive holds instead the slide of b's
                          node along the axis, t_a . (phi_b - phi_a), at a position set per step (m) */
+    /* springs, dampers and stops on the free directions, [0] the turn theta about the axis (hinge,
+       cylindrical; rad, unwrapped from the reference, the spring on it wrapped into (-pi, pi]), [1]
+       the slide along it (prismatic, cylindrical; m): energy 1/2 k (v - rest)^2 plus the stop's
+       1/2 klim (penetration beyond [lo, hi])^2, the damper's dissipation c (dv/dt)^2; 0 / no limit:
+       none. Not on a driven direction. */
+    double k[2], c[2], rest[2];
+    int limit[2];
+    double lo[2], hi[2], klim[2];
 } cr_ph_joint_def;
 
 typedef struct cr_ph_asm cr_ph_asm;
@@ -51,6 +59,27 @@ cr_status cr_ph_asm_solve_static(cr_ph_asm *a, const cr_ph_loads *const *loads, 
 void cr_ph_asm_joint_reaction(const cr_ph_asm *a, int j, cr_vec3 *force, cr_vec3 *moment);
 /* Largest |D_a q_a - D_b q_b| of the joints' rows (positions in m, directors) in the current state. */
 double cr_ph_asm_joint_violation(const cr_ph_asm *a);
+
+/* Springs, dampers and stops (cr_ph_joint_def.k, c, limit): the energy of the springs and stops in
+ * the state (J, in H: the balance H_{n+1} - H_n = W_n - D_n holds with it), its change over the
+ * last step, the dampers' dissipation (cumulative and of the last step); any spring, damper or
+ * stop; any stop. */
+double cr_ph_asm_joint_energy(const cr_ph_asm *a);
+double cr_ph_asm_joint_energy_change_last(const cr_ph_asm *a);
+double cr_ph_asm_joint_dissipated(const cr_ph_asm *a);
+double cr_ph_asm_joint_dissipated_last(const cr_ph_asm *a);
+int cr_ph_asm_has_springs(const cr_ph_asm *a);
+int cr_ph_asm_has_limits(const cr_ph_asm *a);
+/* the springs' rest positions are rest * f (statics ramp f with the load factor; 1 by default) */
+void cr_ph_asm_set_rest_factor(cr_ph_asm *a, double f);
+double cr_ph_asm_rest_factor(const cr_ph_asm *a);
+/* joint j's stop `which` (0: `limit`, the turn's or a prismatic joint's slide; 1: a cylindrical
+ * joint's slide_limit): its measure in the state (theta unwrapped, rad, or x, m) and the stop's
+ * force (N m or N, positive pushing the measure up); 0 if it has none. */
+int cr_ph_asm_joint_limit(const cr_ph_asm *a, int j, int which, double *value, double *force);
+/* joint j's measure p (0: the turn, 1: the slide) in the state if a spring, damper or stop is on
+ * it (1), else 0 */
+int cr_ph_asm_joint_measure(const cr_ph_asm *a, int j, int p, double *value);
 
 /* Tests: joint j's coupled rows (a slider's two, a universal joint's or a drive's one (at theta_n1), a
  * slider drive's after its slider's two;

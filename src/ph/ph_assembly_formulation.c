@@ -39,6 +39,11 @@ typedef struct pha_sim {
     double *drive_input, *drive_from, *drive_rate, *drive_target;
     double ramp_t0, ramp_t1;
     int *has_drive;
+    /* joint springs, dampers and stops (ph_assembly.c): the series' columns, by name */
+    int springs, limits;
+    const char *columns[16];
+    int ncolumns;
+    unsigned long long joints_hash; /* the joints' definitions (cr_joint_def_hash): the fingerprint */
 } pha_sim;
 
 /* library body axes (x, y, z) -> kernel directors (d3, d1, d2): components (y, z, x) */
@@ -55,6 +60,8 @@ static cr_status pha_check(const cr_scenario *sc, cr_error *err)
                                  .bodies = sc->bodies};
     cr_status st0 = cr_assembly_refuse_mixed_only(&all, "port_hamiltonian", err);
     if (st0 != CR_OK) return st0;
+    st0 = cr_assembly_refuse_gaps(&all, "model port_hamiltonian keeps a joint's points together from the start", err);
+    if (st0 != CR_OK) return st0;
     for (int j = 0; j < sc->joint_count; ++j) {
         const cr_joint_def *J = &sc->joints[j];
         cr_assembly_def def = {
@@ -62,6 +69,38 @@ static cr_status pha_check(const cr_scenario *sc, cr_error *err)
         cr_joint_label(&def, j, label, sizeof label);
         /* (every drive is the model's: a hinge's and a cylindrical joint's angle, a prismatic or
            cylindrical joint's slide, ph_assembly.c) */
+        /* springs, dampers, stops (ph_assembly.c): on a hinge's or cylindrical joint's turn, a
+           prismatic or cylindrical joint's slide, not on a driven one; a ball's or universal
+           joint's isotropic spring is the mixed rod's and lgvi's */
+        if ((J->type == CR_JOINT_BALL || J->type == CR_JOINT_UNIVERSAL) && (J->stiffness > 0 || J->damping > 0))
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "%s.%s: a %s joint's isotropic spring and damper are not available in model "
+                                "port_hamiltonian (its springs act on a hinge's or cylindrical joint's turn and a "
+                                "prismatic or cylindrical joint's slide); use model mixed_discrete or lgvi",
+                                label, J->stiffness > 0 ? "stiffness" : "damping", cr_joint_type_name(J->type));
+        if (J->has_drive) {
+            /* the driven direction: the turn (an angle drive) or the slide (a slider drive; a prismatic
+               joint's stiffness, damping, limit are on it) */
+            const int pr = J->type == CR_JOINT_PRISMATIC;
+            const char *key = NULL;
+            if (!J->drive_slide || pr)
+                key = J->stiffness > 0 ? "stiffness" : J->damping > 0 ? "damping" : J->has_limit ? "limit" : NULL;
+            if (!key && J->drive_slide && J->type == CR_JOINT_CYLINDRICAL)
+                key = J->slide_stiffness > 0 ? "slide_stiffness"
+                      : J->slide_damping > 0 ? "slide_damping"
+                      : J->has_slide_limit   ? "slide_limit"
+                                             : NULL;
+            if (key)
+                return cr_error_set(err, CR_UNSUPPORTED,
+                                    "%s.%s: a spring, damper or stop on the driven direction is not available in "
+                                    "model port_hamiltonian (the drive holds it); use model mixed_discrete",
+                                    label, key);
+        }
+        if ((J->rest != 0 || J->slide_rest != 0) && sc->stage_count > 0 && sc->stages[0].type == CR_STAGE_DYNAMIC)
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "%s.%s: a spring's rest is reached through the load steps of a static stage, and "
+                                "stage 0 is dynamic: add a static stage first",
+                                label, J->rest != 0 ? "rest" : "slide_rest");
         if (J->type == CR_JOINT_WELD && J->has_rotation) {
             /* the weld keeps the reference's relative rotation (its rows are linear in it): one that
                differs would have to be closed through load steps */
@@ -128,7 +167,10 @@ static void pha_destroy(void *impl)
 static void *pha_create(const cr_assembly_def *def, const cr_model_options *o, cr_error *err)
 {
     /* (the C API's way in too: what the model cannot represent refused as at check) */
-    if (cr_assembly_validate(def, err) != CR_OK || cr_assembly_refuse_mixed_only(def, "port_hamiltonian", err) != CR_OK)
+    if (cr_assembly_validate(def, err) != CR_OK ||
+        cr_assembly_refuse_mixed_only(def, "port_hamiltonian", err) != CR_OK ||
+        cr_assembly_refuse_gaps(def, "model port_hamiltonian keeps a joint's points together from the start", err) !=
+            CR_OK)
         return NULL;
     if (def->rod_count > PHA_MAX_RODS_STACK)
         return cr_error_set(err, CR_UNSUPPORTED, "rods: at most %d rods in a port_hamiltonian assembly",
@@ -137,6 +179,7 @@ static void *pha_create(const cr_assembly_def *def, const cr_model_options *o, c
     pha_sim *s = calloc(1, sizeof *s);
     if (!s) return cr_error_set(err, CR_NO_MEMORY, "out of memory"), NULL;
     s->rods = def->rod_count, s->joints = def->joint_count;
+    s->joints_hash = 1469598103934665603ULL;
     s->rod = calloc((size_t)s->rods, sizeof *s->rod);
     s->names = calloc((size_t)s->rods, sizeof *s->names);
     s->joint_names = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *s->joint_names);
@@ -180,9 +223,54 @@ static void *pha_create(const cr_assembly_def *def, const cr_model_options *o, c
         to_kernel(J->axis_b, jd[j].axis_b);
         jd[j].drive = J->has_drive;
         jd[j].slide = J->has_drive && J->drive_slide;
+        /* springs, dampers, stops: the turn's (hinge, cylindrical) and the slide's (a prismatic
+           joint's stiffness, damping, rest and limit; a cylindrical joint's slide_*) */
+        const int pr = J->type == CR_JOINT_PRISMATIC;
+        jd[j].k[pr] = J->stiffness, jd[j].c[pr] = J->damping, jd[j].rest[pr] = J->rest;
+        jd[j].limit[pr] = J->has_limit, jd[j].lo[pr] = J->limit[0], jd[j].hi[pr] = J->limit[1];
+        jd[j].klim[pr] = J->limit_stiffness;
+        if (J->type == CR_JOINT_CYLINDRICAL) {
+            jd[j].k[1] = J->slide_stiffness, jd[j].c[1] = J->slide_damping, jd[j].rest[1] = J->slide_rest;
+            jd[j].limit[1] = J->has_slide_limit, jd[j].lo[1] = J->slide_limit[0], jd[j].hi[1] = J->slide_limit[1];
+            jd[j].klim[1] = J->slide_limit_stiffness;
+        }
+        /* a stop's default stiffness, the mixed rod's: the stiffest element's min(EI, GJ)/L_e (a
+           rotation), min(EA/L_e, 12 EI/L_e^3) (a slide), L_e = L / elements */
+        for (int p = 0; p < 2; ++p) {
+            if (!jd[j].limit[p] || jd[j].klim[p] > 0) continue;
+            double eps = 0;
+            for (int r = 0; r < s->rods; ++r) {
+                const cr_ph_params *P = &k[r]->p;
+                const double Le = P->length / P->elements, *K = P->stiffness;
+                const double EI = fmin(K[3] > 0 ? K[3] : INFINITY, K[4] > 0 ? K[4] : INFINITY),
+                             GJ = K[5] > 0 ? K[5] : INFINITY, EA = K[2] > 0 ? K[2] : INFINITY;
+                const double e = p ? fmin(EA / Le, 12.0 * EI / (Le * Le * Le)) : fmin(EI, GJ) / Le;
+                if (isfinite(e)) eps = fmax(eps, e);
+            }
+            jd[j].klim[p] = eps > 0 ? eps : 1.0;
+        }
+        s->joints_hash = cr_joint_def_hash(J, s->joints_hash);
     }
     s->a = cr_ph_asm_create(s->rods, k, s->joints, jd, err);
     if (!s->a) goto fail;
+    s->springs = cr_ph_asm_has_springs(s->a), s->limits = cr_ph_asm_has_limits(s->a);
+    cr_ph_asm_set_rest_factor(s->a, 0.0); /* (rest . f: reached through the static stages) */
+    s->drives = 0;
+    for (int j = 0; j < s->joints; ++j) s->drives += jd[j].drive != 0;
+    { /* the series' extra columns (sample_row fills them in this order) */
+        static const char *const base[] = {"energy_dissipated", "energy_balance", "constraint_violation",
+                                           "joint_violation"};
+        static const char *const contact[] = {"contact_active", "contact_normal_force", "contact_penetration",
+                                              "contact_sliding"};
+        int n = 0;
+        for (int i = 0; i < 4; ++i) s->columns[n++] = base[i];
+        if (s->drives) s->columns[n++] = "work_drives";
+        if (s->springs) s->columns[n++] = "energy_dissipated_joints";
+        if (s->limits) s->columns[n++] = "joint_limits_pressing", s->columns[n++] = "joint_limit_force";
+        for (int i = 0; i < 4; ++i) s->columns[n + i] = contact[i];
+        s->ncolumns = n;
+    }
+    s->drives = 0;
     s->drive_angle = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *s->drive_angle);
     s->drive_time = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *s->drive_time);
     s->theta = calloc((size_t)(s->joints > 0 ? s->joints : 1), sizeof *s->theta);
@@ -324,14 +412,6 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
     return st;
 }
 
-/* the columns: 4, work_drives with motors, the contacts' (as one rod's: formulation.c) with obstacles */
-static const char *const extra_names[] = {"energy_dissipated",    "energy_balance",      "constraint_violation",
-                                          "joint_violation",      "work_drives",         "contact_active",
-                                          "contact_normal_force", "contact_penetration", "contact_sliding"};
-static const char *const extra_names_nodrive[] = {
-    "energy_dissipated",    "energy_balance",      "constraint_violation", "joint_violation", "contact_active",
-    "contact_normal_force", "contact_penetration", "contact_sliding"};
-
 /* obstacles in some rod; friction in some rod */
 static int any_contact(const pha_sim *s, int friction)
 {
@@ -362,8 +442,23 @@ static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp)
     smp->extra_count = 4;
     if (s->drives) { /* the motors' work: the rods' balances sum to it (ph_assembly.c, drive_work) */
         smp->extra[1] -= cr_ph_asm_drive_work_last(s->a);
-        smp->extra[4] = cr_ph_asm_drive_work(s->a);
-        smp->extra_count = 5;
+        smp->extra[smp->extra_count++] = cr_ph_asm_drive_work(s->a);
+    }
+    if (s->springs) { /* the springs' and stops' energy joins H, the dampers' dissipation D: the rods'
+                         balances sum to the work of the springs' rows, -(its change) - (the last D) */
+        smp->elastic += cr_ph_asm_joint_energy(s->a);
+        smp->extra[1] += cr_ph_asm_joint_energy_change_last(s->a) + cr_ph_asm_joint_dissipated_last(s->a);
+        smp->extra[smp->extra_count++] = cr_ph_asm_joint_dissipated(s->a);
+    }
+    if (s->limits) { /* the stops pressing, the largest of their forces */
+        double pressing = 0, fmax_ = 0;
+        for (int j = 0; j < s->joints; ++j)
+            for (int q = 0; q < 2; ++q) {
+                double v, f;
+                if (cr_ph_asm_joint_limit(s->a, j, q, &v, &f) && f != 0) pressing += 1, fmax_ = fmax(fmax_, fabs(f));
+            }
+        smp->extra[smp->extra_count++] = pressing;
+        smp->extra[smp->extra_count++] = fmax_;
     }
     if (any_contact(s, 0)) { /* touching nodes, their normal forces, the deepest, the sliding ones: over the rods */
         double active = 0, normal = 0, pen = 0, sliding = 0;
@@ -392,7 +487,8 @@ static double energy(const cr_sim *sim, const cr_dynamic_sample *row, double *st
         *roundoff += d.work_roundoff;
     }
     *stored = row->kinetic + row->elastic;
-    *supplied = row->work_external - row->extra[0] + (s->drives ? row->extra[4] : 0.0);
+    *supplied = row->work_external - row->extra[0] + (s->drives ? row->extra[4] : 0.0) -
+                (s->springs ? row->extra[4 + (s->drives != 0)] : 0.0);
     return PHA_BAND;
 }
 
@@ -458,6 +554,8 @@ static cr_status pha_static(cr_sim *sim, int stage, const cr_static_options *o, 
         if (n > 0) cr_rod_stage_load_factors(&loads_only, stage, target + f);
     }
     if (s->joints > 0) memcpy(th_from, s->theta, sizeof(double) * (size_t)s->joints);
+    /* the springs' rest positions with the load factor, from the state's (rest . f, as the mixed rod's) */
+    const double rest_from = cr_ph_asm_rest_factor(s->a);
     memset(report, 0, sizeof *report);
     double lf = 0, dl = 1.0 / o->load_steps;
     int halvings = 0;
@@ -476,12 +574,15 @@ static cr_status pha_static(cr_sim *sim, int stage, const cr_static_options *o, 
             const double th = th_from[j] + next * (s->drive_angle[j] - th_from[j]);
             cr_ph_asm_set_drive(s->a, j, th, th);
         }
+        const double rest_before = cr_ph_asm_rest_factor(s->a);
+        cr_ph_asm_set_rest_factor(s->a, rest_from + next * (1 - rest_from));
         double res = 0;
         int its = 0;
         cr_error e = {0};
         st = cr_ph_asm_solve_static(s->a, Lp, &its, &res, &e);
         report->total_iterations += its;
         if (st != CR_OK) {
+            cr_ph_asm_set_rest_factor(s->a, rest_before);
             if (st < 0 || ++halvings > o->max_halvings) {
                 cr_error_set(err, st, "port_hamiltonian assembly statics: load step to factor %.6g failed: %s", next,
                              e.message);
@@ -576,8 +677,8 @@ static double load_factor(const void *impl) { return ((const pha_sim *)impl)->lo
 static int series_extra(const void *impl, const char *const **names)
 {
     const pha_sim *s = impl;
-    *names = s->drives ? extra_names : extra_names_nodrive;
-    return (s->drives ? 5 : 4) + (any_contact(s, 0) ? (any_contact(s, 1) ? 4 : 3) : 0);
+    *names = s->columns;
+    return s->ncolumns + (any_contact(s, 0) ? (any_contact(s, 1) ? 4 : 3) : 0);
 }
 static double *load_input(void *impl) { return ((pha_sim *)impl)->inputs; }
 
@@ -632,6 +733,7 @@ static uint64_t fingerprint(const void *impl)
     uint64_t h = 1469598103934665603ULL;
     for (int r = 0; r < s->rods; ++r) h = (h ^ cr_ph_formulation.fingerprint(s->rod[r])) * 1099511628211ULL;
     h = (h ^ (uint64_t)cr_ph_asm_packed_size(s->a)) * 1099511628211ULL;
+    h = (h ^ (uint64_t)s->joints_hash) * 1099511628211ULL; /* (springs, stops, drives: as defined) */
     return cr_ph_asm_fingerprint(s->a, h);
 }
 
@@ -645,6 +747,10 @@ static cr_status joint_reaction(const void *impl, int j, cr_vec3 *f, cr_vec3 *m)
 {
     cr_ph_asm_joint_reaction(((const pha_sim *)impl)->a, j, f, m);
     return CR_OK;
+}
+static int joint_limit(const void *impl, int j, int which, double *value, double *force)
+{
+    return cr_ph_asm_joint_limit(((const pha_sim *)impl)->a, j, which, value, force);
 }
 static cr_status set_joint_drive_input(void *impl, int j, double value)
 {
@@ -697,4 +803,5 @@ const cr_formulation cr_ph_assembly_formulation = {
     .joint_reaction = joint_reaction,
     .set_joint_drive_input = set_joint_drive_input,
     .joint_drive_input = joint_drive_input,
+    .joint_limit = joint_limit,
 };

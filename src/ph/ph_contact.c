@@ -29,18 +29,40 @@
 
 static cr_vec3 vload(const double *p) { return cr_v3(p[0], p[1], p[2]); }
 
-cr_vec3 ph_obstacle_shift(const cr_ph *s, int p, double t)
+static cr_vec3 shift_at(const cr_ph *s, int p, double t)
 {
     cr_obstacle_pose ps;
     cr_obstacle_path_at(&s->cpath[p], t, &ps);
     return ps.shift;
 }
 
-cr_vec3 ph_obstacle_velocity(const cr_ph *s, int p, double t)
+int ph_obstacle_turns(const cr_ph *s, int p) { return s->cmoving[p] && s->cpath[p].turns; }
+
+cr_vec3 ph_obstacle_local(const cr_ph *s, int p, double t, cr_vec3 x)
 {
+    if (!s->cmoving[p]) return x;
     cr_obstacle_pose ps;
     cr_obstacle_path_at(&s->cpath[p], t, &ps);
-    return ps.v;
+    if (!s->cpath[p].turns) return cr_v3_sub(x, ps.shift); /* (as before turning obstacles: the same bits) */
+    const cr_vec3 c = s->cob[p].center;
+    return cr_v3_add(c, cr_m3_tmulv(ps.R, cr_v3_sub(cr_v3_sub(x, ps.shift), c)));
+}
+
+cr_mat3 ph_obstacle_rotation(const cr_ph *s, int p, double t)
+{
+    if (!ph_obstacle_turns(s, p)) return cr_m3_identity();
+    cr_obstacle_pose ps;
+    cr_obstacle_path_at(&s->cpath[p], t, &ps);
+    return ps.R;
+}
+
+cr_vec3 ph_obstacle_surface_velocity(const cr_ph *s, int p, double t, cr_vec3 x)
+{
+    if (!s->cmoving[p]) return cr_v3(0, 0, 0);
+    cr_obstacle_pose ps;
+    cr_obstacle_path_at(&s->cpath[p], t, &ps);
+    if (!s->cpath[p].turns) return ps.v;
+    return cr_v3_add(ps.v, cr_v3_cross(ps.w, cr_v3_sub(x, cr_v3_add(s->cob[p].center, ps.shift))));
 }
 
 void ph_contact_free_paths(cr_ph *s)
@@ -100,23 +122,21 @@ static int tiny_step(cr_vec3 d, cr_vec3 y1, double a)
     return cr_v3_dot(d, d) <= 1e-12 * scale * scale;
 }
 
-/* One obstacle's term for node I; see ph_contact_force (ph.h). Adds to dg, Kc, ff, *diss, *wob. */
-static int obstacle_term(const cr_ph *s, int I, int p, int dyn, double dg[3], double Kc[9], double ff[3], double *diss,
-                         double *wob)
+/* One obstacle's term for node I in the obstacle's own frame (y0, y1: the node there at t_n and
+ * t_{n+1}; vr: the node's midpoint velocity relative to the obstacle's surface, in that frame at
+ * t_n). Adds to dg, Kc (with respect to y1), ff, *diss; f = the term's force on the node and *dV the
+ * change of its spring's energy over the step. */
+static int term_local(const cr_ph *s, int I, int p, int dyn, cr_vec3 y0, cr_vec3 y1, const double vr[3], double dg[3],
+                      double Kc[9], double ff[3], double *diss, double f[3], double *dV)
 {
     const double kI = s->ck[I], aI = s->ca[I];
-    const double t0 = s->t, t1 = dyn ? s->t + s->h : s->t;
-    const int mv = s->cmoving[p];
-    const cr_vec3 c1 = mv ? ph_obstacle_shift(s, p, t1) : cr_v3(0, 0, 0);
-    const cr_vec3 c0 = mv && dyn ? ph_obstacle_shift(s, p, t0) : c1;
-    const cr_vec3 y1 = cr_v3_sub(vload(s->q1 + 12 * I), c1);
-    const cr_vec3 y0 = dyn ? cr_v3_sub(vload(s->q + 12 * I), c0) : y1;
+    f[0] = f[1] = f[2] = 0, *dV = 0;
     double g1, n1[3], H1[9];
     int ok1 = ph_contact_gap(s, p, y1, aI, &g1, n1, H1);
     if (!dyn) { /* statics: the gradient k g n and Hessian k (n n^T + g H) at the end point */
         if (!ok1 || !(g1 < 0)) return 0;
         for (int c = 0; c < 3; ++c) {
-            dg[c] += kI * g1 * n1[c];
+            dg[c] += kI * g1 * n1[c], f[c] = -kI * g1 * n1[c];
             for (int e = 0; e < 3; ++e) Kc[3 * c + e] += kI * (n1[c] * n1[e] + g1 * H1[3 * c + e]);
         }
         return 1;
@@ -129,7 +149,6 @@ static int obstacle_term(const cr_ph *s, int I, int p, int dyn, double dg[3], do
     const int tiny = tiny_step(dv, y1, aI);
     double gm, nm[3], Hm[9];
     int okm = ph_contact_gap(s, p, ym, aI, &gm, nm, Hm);
-    double f[3] = {0, 0, 0}; /* the term's force on the node (for the obstacle's work) */
     if (!ok0 || !ok1) {
         /* g undefined at an end (off a finite plane): Gonzalez on V itself, with V = 0 there,
            grad V = k min(0, g) n and its Hessian k (n n^T + g H) inside */
@@ -156,11 +175,12 @@ static int obstacle_term(const cr_ph *s, int I, int p, int dyn, double dg[3], do
             dg[c] += G, f[c] = -G;
             for (int e = 0; e < 3; ++e) Kc[3 * c + e] += 0.5 * HV[3 * c + e] + cV * (c == e) + d[c] * w[e];
         }
-        if (wob && mv) *wob += f[0] * (c1.x - c0.x) + f[1] * (c1.y - c0.y) + f[2] * (c1.z - c0.z);
+        *dV = V1 - V0;
         return 1; /* (no friction on such a step: the node crosses the rectangle's edge) */
     }
     double D = 0, dD = 0;
     discrete_derivative(kI, g0, g1, 1, &D, &dD);
+    *dV = 0.5 * kI * (fmin(g1, 0) * fmin(g1, 0) - fmin(g0, 0) * fmin(g0, 0));
     /* G = n(m) + cg d and dG/dy1 = 1/2 H(m) + cg E + d w^T, w = (n1 - n(m) - 1/2 H(m) d - 2 cg d) / |d|^2 */
     double G[3], dG[9], cg = 0, w[3] = {0, 0, 0};
     const int flat = s->cplane[p];
@@ -185,9 +205,8 @@ static int obstacle_term(const cr_ph *s, int I, int p, int dyn, double dg[3], do
         /* friction at the midpoint velocity relative to the obstacle: t = P d = h v_t with P = E - n n^T at
            n = n(m) (a plane's n); mu_k after a sliding step (the last midpoint velocity's tangential part,
            relative to the obstacle and at the node's normal, faster than eps), else mu_s */
-        const double h = s->h, eps = s->stick_speed, *vm = s->vmid + 12 * I;
-        cr_vec3 vo = mv ? ph_obstacle_velocity(s, p, t0) : cr_v3(0, 0, 0);
-        double vr[3] = {vm[0] - vo.x, vm[1] - vo.y, vm[2] - vo.z}, vn = 0, w2 = 0;
+        const double h = s->h, eps = s->stick_speed;
+        double vn = 0, w2 = 0;
         for (int c = 0; c < 3; ++c) vn += n0[c] * vr[c];
         for (int c = 0; c < 3; ++c) w2 += (vr[c] - vn * n0[c]) * (vr[c] - vn * n0[c]);
         const double mu = w2 > eps * eps ? s->cmu[2 * p + 1] : s->cmu[2 * p];
@@ -220,7 +239,53 @@ static int obstacle_term(const cr_ph *s, int I, int p, int dyn, double dg[3], do
         }
         if (diss) *diss += fdiss;
     }
-    if (wob && mv) *wob += f[0] * (c1.x - c0.x) + f[1] * (c1.y - c0.y) + f[2] * (c1.z - c0.z);
+    return 1;
+}
+
+/* ... in I: for a turning obstacle, the terms in its frame turned by its rotation at the step's
+ * midpoint R_m (the node's Jacobian by R_{n+1}ᵀ on the right: y_{n+1} = R_{n+1}ᵀ(...)), and the
+ * obstacle's work whatever the node's forces do beyond the spring's energy and the friction's
+ * dissipation, f·Δx + ΔV + D: the step's balance exact as for one that translates, whose work is
+ * f·Δc (the same, to round-off). Adds to dg, Kc, ff, *diss, *wob. */
+static int obstacle_term(const cr_ph *s, int I, int p, int dyn, double dg[3], double Kc[9], double ff[3], double *diss,
+                         double *wob)
+{
+    const double t0 = s->t, t1 = dyn ? s->t + s->h : s->t;
+    const int mv = s->cmoving[p], turn = ph_obstacle_turns(s, p);
+    const cr_vec3 x1 = vload(s->q1 + 12 * I), x0 = dyn ? vload(s->q + 12 * I) : x1;
+    const cr_vec3 y1 = ph_obstacle_local(s, p, t1, x1), y0 = dyn ? ph_obstacle_local(s, p, t0, x0) : y1;
+    double vr[3] = {0, 0, 0}, f[3], dV;
+    if (dyn && s->cmu && s->cmu[2 * p] > 0) { /* the midpoint velocity relative to the surface */
+        const double *vm = s->vmid + 12 * I;
+        const cr_vec3 vo = ph_obstacle_surface_velocity(s, p, t0, x0);
+        cr_vec3 r = cr_v3(vm[0] - vo.x, vm[1] - vo.y, vm[2] - vo.z);
+        if (turn) r = cr_m3_tmulv(ph_obstacle_rotation(s, p, t0), r);
+        vr[0] = r.x, vr[1] = r.y, vr[2] = r.z;
+    }
+    if (!turn) {
+        if (!term_local(s, I, p, dyn, y0, y1, vr, dg, Kc, ff, diss, f, &dV)) return 0;
+        if (wob && mv && dyn) {
+            const cr_vec3 c1 = shift_at(s, p, t1), c0 = shift_at(s, p, t0);
+            *wob += f[0] * (c1.x - c0.x) + f[1] * (c1.y - c0.y) + f[2] * (c1.z - c0.z);
+        }
+        return 1;
+    }
+    double bdg[3] = {0, 0, 0}, bK[9] = {0}, bff[3] = {0, 0, 0}, bdiss = 0;
+    if (!term_local(s, I, p, dyn, y0, y1, vr, bdg, bK, bff, &bdiss, f, &dV)) return 0;
+    const cr_mat3 Rm = ph_obstacle_rotation(s, p, dyn ? t0 + 0.5 * s->h : t1), R1 = ph_obstacle_rotation(s, p, t1);
+    const cr_vec3 fw = cr_m3_mulv(Rm, cr_v3(f[0], f[1], f[2])), gw = cr_m3_mulv(Rm, cr_v3(bdg[0], bdg[1], bdg[2])),
+                  tw = cr_m3_mulv(Rm, cr_v3(bff[0], bff[1], bff[2]));
+    dg[0] += gw.x, dg[1] += gw.y, dg[2] += gw.z;
+    if (ff) ff[0] += tw.x, ff[1] += tw.y, ff[2] += tw.z;
+    double RK[9] = {0};
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            for (int k = 0; k < 3; ++k) RK[3 * r + c] += Rm.m[r][k] * bK[3 * k + c];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            for (int k = 0; k < 3; ++k) Kc[3 * r + c] += RK[3 * r + k] * R1.m[c][k];
+    if (diss) *diss += bdiss;
+    if (wob && dyn) *wob += fw.x * (x1.x - x0.x) + fw.y * (x1.y - x0.y) + fw.z * (x1.z - x0.z) + dV + bdiss;
     return 1;
 }
 
@@ -241,10 +306,10 @@ double ph_contact_energy(const cr_ph *s, const double *q)
 {
     double V = 0;
     for (int p = 0; p < s->ncp; ++p) {
-        const cr_vec3 c = s->cmoving[p] ? ph_obstacle_shift(s, p, s->t) : cr_v3(0, 0, 0);
         for (int I = 0; I < s->nn; ++I) {
             double g;
-            if (ph_contact_gap(s, p, cr_v3_sub(vload(q + 12 * I), c), s->ca[I], &g, NULL, NULL) && g < 0)
+            if (ph_contact_gap(s, p, ph_obstacle_local(s, p, s->t, vload(q + 12 * I)), s->ca[I], &g, NULL, NULL) &&
+                g < 0)
                 V += 0.5 * s->ck[I] * g * g;
         }
     }
@@ -258,16 +323,21 @@ int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *normal,
     int slide = 0;
     const double *vm = s->vmid + 12 * node, eps = s->stick_speed;
     for (int p = 0; p < s->ncp; ++p) {
-        const int mv = s->cmoving[p];
-        const cr_vec3 c = mv ? ph_obstacle_shift(s, p, s->t) : cr_v3(0, 0, 0);
+        const cr_vec3 x = vload(s->q + 12 * node);
         double g, n[3];
-        if (!ph_contact_gap(s, p, cr_v3_sub(vload(s->q + 12 * node), c), s->ca[node], &g, n, NULL)) continue;
+        if (!ph_contact_gap(s, p, ph_obstacle_local(s, p, s->t, x), s->ca[node], &g, n, NULL)) continue;
         gmin = fmin(gmin, g);
         if (!(g < 0)) continue;
+        const int turn = ph_obstacle_turns(s, p);
+        const cr_mat3 R = ph_obstacle_rotation(s, p, s->t);
+        if (turn) { /* the normal in I */
+            const cr_vec3 nw = cr_m3_mulv(R, vload(n));
+            n[0] = nw.x, n[1] = nw.y, n[2] = nw.z;
+        }
         f = cr_v3_madd(f, -s->ck[node] * g, vload(n));
         N += -s->ck[node] * g;
         if (s->cmu && s->cmu[2 * p] > 0) { /* sliding: as the next step's choice of mu (ph_contact_force) */
-            cr_vec3 vo = mv ? ph_obstacle_velocity(s, p, s->t) : cr_v3(0, 0, 0);
+            const cr_vec3 vo = ph_obstacle_surface_velocity(s, p, s->t, x);
             double vr[3] = {vm[0] - vo.x, vm[1] - vo.y, vm[2] - vo.z};
             double vn = n[0] * vr[0] + n[1] * vr[1] + n[2] * vr[2], w2 = 0;
             for (int k = 0; k < 3; ++k) w2 += (vr[k] - vn * n[k]) * (vr[k] - vn * n[k]);
@@ -285,13 +355,6 @@ cr_status cr_ph_set_obstacles(cr_ph *s, int count, const cr_obstacle_def *obstac
                               const double *stiffness, cr_error *err)
 {
     if (count < 0) return cr_error_set(err, CR_BAD_INPUT, "ph contact: %d obstacles", count);
-    for (int p = 0; p < count; ++p) { /* translating only: a turning obstacle would be taken as fixed */
-        const char *key = cr_obstacle_turning_key(&obstacles[p]);
-        if (key)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "obstacles.%d.%s: the port_hamiltonian model's obstacles do not turn%s", p, key,
-                                strcmp(key, "motion") ? "" : " (a table of poses with rotations)");
-    }
     for (int I = 0; count > 0 && I < s->nn; ++I)
         if (!(radius[I] >= 0) || !isfinite(radius[I]) || !(stiffness[I] >= 0) || !isfinite(stiffness[I]))
             return cr_error_set(err, CR_BAD_INPUT, "ph contact: node %d: radius %g, stiffness %g (need finite >= 0)", I,

@@ -20,6 +20,7 @@
  * lambda(q) in place of the Newton iterate differs from the exact one by O(residual): the
  * iteration stays quadratic. The particular director increment dq_p (G_d(d_{n+1}) dq_p = -r_g)
  * enters the reduced right side through K dq_p, accumulated in the same pass. */
+#include "linalg/pool.h"
 #include "ph/ph.h"
 
 #include <math.h>
@@ -491,11 +492,12 @@ static void block_set(front *f, const cr_ph *s, int e, int *m, int *d)
     *m = last ? *d : lead + f->ms;
 }
 
-/* back substitution of the node-block fronts, in the opposite order of the elimination */
-PH_CLONES static void block_back(front *f, const cr_ph *s, size_t stride)
+/* back substitution of the node-block fronts, in the opposite order of the elimination: the fronts t0..t1-1
+   of the elimination's order (all: 0..n_e - 1) */
+PH_CLONES static void block_back(front *f, const cr_ph *s, size_t stride, int t0, int t1)
 {
     double *b = f->b;
-    for (int t = s->ne - 1; t >= 0; --t) {
+    for (int t = t1 - 1; t >= t0; --t) {
         int e = f->rev ? s->ne - 1 - t : t, m, d, gl[BLD];
         block_set(f, s, e, &m, &d);
         for (int k = 0; k < d; ++k) gl[k] = glob(f, k);
@@ -798,7 +800,7 @@ static inline void reduce_node(const strain_parts *P, double n, double ns, const
 static inline __attribute__((always_inline)) void material_row(double *row, const int pos[3], int a, int i,
                                                                const double *const *tmp, const double *const *t1p,
                                                                const int *tl, int n, const double *kf,
-                                                               const double *dep, double *kr)
+                                                               const double *dep, double *const *kr)
 {
     double kd = 0;
 #if defined(__GNUC__)
@@ -834,7 +836,7 @@ static inline __attribute__((always_inline)) void material_row(double *row, cons
         if (pos[b] >= 0)
             for (int l = 0; l < 6; ++l) row[pos[b] + l] += acc[b][l];
 #endif
-    kr[6 * a + i] += kd;
+    kr[a][i] += kd;
 }
 
 /* the material part T_m^T kappa T_1 of both points (and T_m^T kappa B_1 dq_p into kr) over the element's
@@ -846,7 +848,7 @@ static inline __attribute__((always_inline)) void material_row(double *row, cons
    their rounding, not the equations. */
 PH_CLONES PH_CONTRACT static void material_terms(double *Mb, int ld, const int pos[3], const double Tm[2][3][6][6],
                                                  const double T1[2][3][6][6], int nm, const int *mg, const int *mj,
-                                                 const double *kf, const double *dep, double *kr)
+                                                 const double *kf, const double *dep, double *const *kr)
 {
     /* the dphi rows (i < 3) only from the force rows (mj < 3, listed in tf): a curvature row of T_m has no
        dphi part, its terms there are exact zeros (skipped in the same order: the sums are unchanged) */
@@ -874,16 +876,81 @@ static void unvisited_zero(cr_ph *s, double *r, int prepped, int rev, int et)
     for (int t = et; t < s->ne; ++t) memset(r + s->sig_off[rev ? s->ne - 1 - t : t], 0, sizeof(double) * 2 * s->nr);
 }
 
+/* full increments of nodes I0..I1-1 and elements e0..e1-1 from the reduced solution x: dq = (dphi, dq_p +
+   P(d_{n+1}) dtheta), rigid stresses; lambda is set, not updated (its increment zero) */
+static void increments(cr_ph *s, const double *xr, double *dX, int I0, int I1, int e0, int e1)
+{
+    for (int I = I0; I < I1; ++I) {
+        int o = s->node_off[I], rr = s->node_roff[I];
+        if (o < 0) continue;
+        const double *x = xr + rr, *d1 = s->q1 + 12 * I + 3, *dqp = s->dqp + 12 * I + 3;
+        for (int c = 0; c < 3; ++c) dX[o + c] = x[c], s->theta[3 * I + c] = x[3 + c];
+        for (int k = 0; k < 3; ++k) {
+            double t[3];
+            cross(x + 3, d1 + 3 * k, t);
+            for (int c = 0; c < 3; ++c) dX[o + 3 + 3 * k + c] = dqp[3 * k + c] + t[c];
+        }
+        memset(dX + o + 12, 0, sizeof(double) * 6);
+    }
+    for (int e = e0; e < e1; ++e)
+        for (int col = 0; col < 2 * s->nr; ++col) dX[s->sig_off[e] + col] = xr[s->sig_roff[e] + col];
+}
+
+/* ph_unpack of node I and of element e: done by the pass as it reaches them (prep_node, the element's
+   start), while their lines are in the cache for the pass anyway (a sweep of its own over X, q1 and q
+   before the pass was 48 MB of memory traffic per iteration at 10^5 elements) */
+static inline void unpack_node(cr_ph *s, const double *X, int I)
+{
+    int o = s->node_off[I];
+    memcpy(s->q1 + 12 * I, o < 0 ? s->q + 12 * I : X + o, sizeof(double) * 12);
+    if (o < 0)
+        memset(s->lam1 + 6 * I, 0, sizeof(double) * 6);
+    else
+        memcpy(s->lam1 + 6 * I, X + o + 12, sizeof(double) * 6);
+}
+static inline void unpack_elem(cr_ph *s, const double *X, int e)
+{
+    for (int g = 0; g < 2; ++g)
+        for (int sl = 0; sl < s->nr; ++sl) s->sig1[(2 * e + g) * s->nr + sl] = X[s->sig_off[e] + g * s->nr + sl];
+}
+
+/* One side of the two-sided pass (two_sided_pass): `count` elements from e0 (up when !rev, down when
+   rev), their fronts' last tail node xI (the node where the sides meet) kept in M, b. xI is prepared and
+   finished by the caller; the side that does not own it (own = 0) puts its share of xI's momentum rows,
+   external forces and reduced K dq_p in xr, xfe, xkr instead of the rod's arrays (the other side writes
+   those at the same time). */
+typedef struct ph_side {
+    int e0, count, rev, xI, own;
+    double xr[12], xfe[12], xkr[6];
+    _Alignas(32) double M[BLD * BLD];
+    double b[BLD];
+    cr_status st;
+} ph_side;
+
+/* node I's momentum rows, external forces and reduced K dq_p in the element pass */
+static inline double *node_r(const cr_ph *s, const ph_side *sd, double *r, int I)
+{
+    return sd && !sd->own && I == sd->xI ? (double *)sd->xr : r + s->node_off[I];
+}
+static inline double *node_fe(const cr_ph *s, const ph_side *sd, int I)
+{
+    return sd && !sd->own && I == sd->xI ? (double *)sd->xfe : s->fext + 12 * I;
+}
+static inline double *node_kr(const cr_ph *s, const ph_side *sd, int I)
+{
+    return sd && !sd->own && I == sd->xI ? (double *)sd->xkr : s->kdq + 6 * I;
+}
+
 /* the element pass with the band LU (blk 0) or the node-block fronts (blk 1, rev: last element first);
-   CR_NOT_CONVERGED when a front's pivot was too small (the caller repeats with the band LU) */
+   CR_NOT_CONVERGED when a front's pivot was too small (the caller repeats with the band LU). With sd: one
+   side of the two-sided pass (ph_side; blk only), no back substitution. */
 PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX,
-                                       int *bad, int blk, int rev, int jac)
+                                       int *bad, int blk, int rev, int jac, ph_side *sd)
 {
     const int dyn = mode == PH_DYNAMIC, nr = s->nr, n2 = 2 * nr, nn = s->nn;
     const double h = s->h, fac = dyn ? h : 1.0, gam = dyn ? 0.5 : 1.0, w = s->w;
-    ph_unpack(s, X);
     /* r, fext and kred are zeroed node by node (prep_node); the stress rows are set by their element */
-    s->fac = fac;
+    if (!sd) s->fac = fac; /* the two-sided pass: by its caller (and node xI's unpack and prep_node) */
     double *kred = s->kdq; /* 6 per node: T_m^T K dq_p, reduced */
     int ext[s->rW];
     front F = {s->nred,   s->rkl,    s->rku,   s->rkl + s->rku,
@@ -893,16 +960,17 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                ext,       0,         0,        0,
                0,         0,         0,        NULL,
                NULL};
-    s->uoff[0] = 0;
+    if (!sd) s->uoff[0] = 0;
     if (bad) *bad = -1;
     /* the right side is accumulated (finish_node, the stress rows) */
-    _Alignas(32) double Mfront[BLD * BLD];
-    double bfront[BLD];
+    _Alignas(32) double Mlocal[sd ? 1 : BLD * BLD];
+    double blocal[sd ? 1 : BLD];
+    double *Mfront = sd ? sd->M : Mlocal, *bfront = sd ? sd->b : blocal;
     const size_t ustride = ph_front_stride(s);
     F.blk = blk, F.rev = rev, F.M = Mfront, F.bl = bfront;
     if (blk) {
-        memset(Mfront, 0, sizeof Mfront);
-        memset(bfront, 0, sizeof bfront);
+        memset(Mfront, 0, sizeof(double) * BLD * BLD);
+        memset(bfront, 0, sizeof(double) * BLD);
     } else {
         memset(s->rrhs, 0, sizeof(double) * s->nred);
     }
@@ -915,15 +983,20 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
     int has_mbar = mbar.x != 0 || mbar.y != 0 || mbar.z != 0;
     const double MB[3][3] = {{0, -mbar.z, mbar.y}, {mbar.z, 0, -mbar.x}, {-mbar.y, mbar.x, 0}};
 
-    if (rev) prepped = nn - 1;
-    for (int et = 0; et < s->ne; ++et) {
-        const int e = rev ? s->ne - 1 - et : et;
+    const int count = sd ? sd->count : s->ne, e0 = sd ? sd->e0 : rev ? s->ne - 1 : 0;
+    prepped = rev ? 2 * e0 + 2 : 2 * e0;
+    for (int et = 0; et < count; ++et) {
+        const int e = rev ? e0 - et : e0 + et;
         for (; rev ? prepped >= 2 * e : prepped <= 2 * e + 2; prepped += rev ? -1 : 1)
-            if (!prep_node(s, prepped, dyn, r, &ring, jac)) {
-                if (bad) *bad = s->node_off[prepped] + 12;
-                unvisited_zero(s, r, prepped, rev, et);
-                return CR_SINGULAR;
+            if (!sd || prepped != sd->xI) {
+                unpack_node(s, X, prepped);
+                if (!prep_node(s, prepped, dyn, r, &ring, jac)) {
+                    if (bad) *bad = s->node_off[prepped] + 12;
+                    if (!sd) unvisited_zero(s, r, prepped, rev, et);
+                    return CR_SINGULAR;
+                }
             }
+        unpack_elem(s, X, e);
         int fm = 0, fd = 0;
         if (blk) block_set(&F, s, e, &fm, &fd);
         int off[3], ro[3];
@@ -1010,7 +1083,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                 for (int k = 0; k < 9; ++k) irate[k] = 2 * (q1[k] - q0[k]) / h - 2 * v0[k];
             for (int a = 0; a < 3; ++a) {
                 double n = w * s->N[g][a];
-                double *fe = s->fext + 12 * (2 * e + a);
+                double *fe = node_fe(s, sd, 2 * e + a);
                 fe[0] += n * nbar.x, fe[1] += n * nbar.y, fe[2] += n * nbar.z;
                 if (has_mbar)
                     for (int k = 0; k < 3; ++k) {
@@ -1018,7 +1091,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                         fe[3 + 3 * k] += t.x, fe[4 + 3 * k] += t.y, fe[5 + 3 * k] += t.z;
                     }
                 if (off[a] < 0) continue;
-                double *ra = r + off[a];
+                double *ra = node_r(s, sd, r, 2 * e + a);
                 const double cn = s->N[g][a], cs = s->dN[g][a];
                 for (int c = 0; c < 12; ++c) ra[c] += fac * w * (cn * FN[c] + cs * FS[c]);
                 if (dyn)
@@ -1054,7 +1127,10 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                 *rhs(&F, col) -= r[s->sig_off[e] + g * nr + sl] + dep[j];
             }
         }
-        if (jac && nm) material_terms(Mb, ld, pos, Tm2, dyn ? T1b2 : Tm2, nm, mg, mj, mkf, mdep, kred + 6 * 2 * e);
+        if (jac && nm) {
+            double *const krn[3] = {node_kr(s, sd, 2 * e), node_kr(s, sd, 2 * e + 1), node_kr(s, sd, 2 * e + 2)};
+            material_terms(Mb, ld, pos, Tm2, dyn ? T1b2 : Tm2, nm, mg, mj, mkf, mdep, krn);
+        }
         /* geometric and mass terms, both points at once: between nodes a and b the Hessian of
            sigma . eps is H (x) I3 over the fields (phi, d1, d2, d3), H = sum_g c1 C_g + c2 C_g^T with
            c1 = N_a N_b', c2 = N_a' N_b (ph_stress_coupling's C). C has no phi row, its phi column is
@@ -1064,7 +1140,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             const double cg = fac * w * gam;
             for (int a = 0; a < 3; ++a) {
                 if (pos[a] < 0) continue;
-                double *kr = kred + 6 * (2 * e + a);
+                double *kr = node_kr(s, sd, 2 * e + a);
                 const double *Da = dmn[a];
                 for (int b = 0; b < 3; ++b) {
                     if (pos[b] < 0) continue;
@@ -1143,7 +1219,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                     add_block(&F, ro[a], ro[b], R6);
                 }
             }
-        const int last = et == s->ne - 1;
+        const int last = et == count - 1 && !sd; /* a side keeps its tail node (the caller's) */
         finish_node(s, rev ? 2 * e + 2 : 2 * e, dyn, fac, gam, loads, X, r, &F, kred, &ring, jac);
         finish_node(s, 2 * e + 1, dyn, fac, gam, loads, X, r, &F, kred, &ring, jac);
         if (last) finish_node(s, rev ? 2 * e : 2 * e + 2, dyn, fac, gam, loads, X, r, &F, kred, &ring, jac);
@@ -1153,7 +1229,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             if (info < 0) return CR_NOT_CONVERGED; /* repeated with the band LU */
             if (info) {
                 if (bad) *bad = glob(&F, info - 1);
-                unvisited_zero(s, r, prepped, rev, et + 1);
+                if (!sd) unvisited_zero(s, r, prepped, rev, et + 1);
                 return CR_SINGULAR;
             }
             for (int k = 0; k < fm; ++k) F.b[glob(&F, k)] = bfront[k];
@@ -1163,47 +1239,121 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             int info = eliminate(&F, last ? F.n : R_e - F.kl);
             if (info) {
                 if (bad) *bad = info - 1;
-                unvisited_zero(s, r, prepped, rev, et + 1);
+                if (!sd) unvisited_zero(s, r, prepped, rev, et + 1);
                 return CR_SINGULAR;
             }
         }
     }
-    if (s->ne == 0 || !jac) return CR_OK;
+    if (s->ne == 0 || !jac || sd) return CR_OK;
     if (blk)
-        block_back(&F, s, ustride);
+        block_back(&F, s, ustride, 0, s->ne);
     else
         back_substitute(&F);
 
-    /* full increments: dq = (dphi, dq_p + P(d_{n+1}) dtheta), rigid stresses; lambda is set, not updated */
-    memset(dX, 0, sizeof(double) * s->nx);
-    for (int I = 0; I < nn; ++I) {
-        int o = s->node_off[I], rr = s->node_roff[I];
-        if (o < 0) continue;
-        const double *x = F.b + rr, *d1 = s->q1 + 12 * I + 3, *dqp = s->dqp + 12 * I + 3;
-        for (int c = 0; c < 3; ++c) dX[o + c] = x[c], s->theta[3 * I + c] = x[3 + c];
-        for (int k = 0; k < 3; ++k) {
-            double t[3];
-            cross(x + 3, d1 + 3 * k, t);
-            for (int c = 0; c < 3; ++c) dX[o + 3 + 3 * k + c] = dqp[3 * k + c] + t[c];
-        }
+    increments(s, F.b, dX, 0, nn, 0, s->ne);
+    return CR_OK;
+}
+
+/* The two-sided pass (cr_ph.split = J, the middle node): the elements 0..m-1 (m = J / 2) from the first
+ * one up and m..n_e-1 from the last one down, each half in its own node-block fronts (direct_pass with a
+ * ph_side), on two threads. The halves meet at node J: each hands over J's Schur complement (6 x 6) and
+ * right side, their sum plus J's own terms (finish_node, with both halves' shares of its rows) is J's
+ * block, factored here, and each half back-substitutes from J. The same LU of the same reduced matrix in
+ * another order of elimination (a twisted factorization), so the increments equal the one-sided pass's to
+ * round-off; the halves share nothing but J, so the result does not depend on the threads (one or two: the
+ * same operations in the same order). Both halves start at an end: rods with rigid components need both
+ * ends free (cr_ph_create sets split). Any failure (a small pivot, a singular node) returns
+ * CR_NOT_CONVERGED and the caller repeats the one-sided pass, which reports it. */
+typedef struct two_sided {
+    cr_ph *s;
+    int mode, jac, phase;
+    const cr_ph_loads *loads;
+    double *X, *r, *dX;
+    ph_side side[2];
+} two_sided;
+
+static void two_sided_task(void *arg, int k)
+{
+    two_sided *T = arg;
+    cr_ph *s = T->s;
+    ph_side *sd = &T->side[k];
+    const int J = s->split, m = J / 2;
+    /* side 0: nodes 0..J-1 (J: the caller's) and elements 0..m-1; side 1: nodes J+1..nn-1, elements m.. */
+    const int I0 = k ? J + 1 : 0, I1 = k ? s->nn : J, e0 = k ? m : 0, e1 = k ? s->ne : m;
+    if (T->phase == 0) {
+        sd->st = direct_pass(s, T->mode, T->loads, T->X, T->r, T->dX, NULL, 1, sd->rev, T->jac, sd);
+    } else {
+        front F = {0};
+        F.blk = 1, F.rev = sd->rev, F.b = s->rrhs, F.U = s->ustore;
+        block_back(&F, s, ph_front_stride(s), 0, sd->count);
+        increments(s, s->rrhs, T->dX, k ? I0 : 0, k ? I1 : J + 1, e0, e1);
     }
-    for (int e = 0; e < s->ne; ++e)
-        for (int col = 0; col < n2; ++col) dX[s->sig_off[e] + col] = F.b[s->sig_roff[e] + col];
+}
+
+static cr_status two_sided_pass(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX, int jac)
+{
+    const int J = s->split, m = J / 2, dyn = mode == PH_DYNAMIC, oJ = s->node_off[J], ro = s->node_roff[J];
+    const double fac = dyn ? s->h : 1.0, gam = dyn ? 0.5 : 1.0;
+    two_sided T = {.s = s, .mode = mode, .jac = jac, .loads = loads, .X = X, .r = r, .dX = dX};
+    T.side[0].e0 = 0, T.side[0].count = m, T.side[0].rev = 0;
+    T.side[1].e0 = s->ne - 1, T.side[1].count = s->ne - m, T.side[1].rev = 1;
+    for (int k = 0; k < 2; ++k) T.side[k].xI = J, T.side[k].own = k == 0;
+    memset(T.side[1].xr, 0, sizeof T.side[1].xr);
+    memset(T.side[1].xfe, 0, sizeof T.side[1].xfe);
+    memset(T.side[1].xkr, 0, sizeof T.side[1].xkr);
+    /* node J before the halves: both read its iterate and particular increment */
+    s->fac = fac;
+    unpack_node(s, X, J);
+    node_ring ring;
+    if (!prep_node(s, J, dyn, r, &ring, jac)) return CR_NOT_CONVERGED;
+    cr_pool_run(s->pool, 2, two_sided_task, &T);
+    if (T.side[0].st != CR_OK || T.side[1].st != CR_OK) return CR_NOT_CONVERGED;
+    /* J's rows: the second half's share added to the first's */
+    const ph_side *b = &T.side[1];
+    for (int k = 0; k < 12; ++k) r[oJ + k] += b->xr[k], s->fext[12 * J + k] += b->xfe[k];
+    for (int k = 0; k < 6; ++k) s->kdq[6 * J + k] += b->xkr[k];
+    _Alignas(32) double M[BLD * BLD] = {0};
+    double bl[BLD] = {0};
+    for (int i = 0; i < 6; ++i) {
+        for (int l = 0; l < 6; ++l) M[i * BLD + l] = T.side[0].M[i * BLD + l] + b->M[i * BLD + l];
+        bl[i] = T.side[0].b[i] + b->b[i];
+    }
+    front F = {0};
+    F.blk = 1, F.base = ro, F.L0 = 6, F.ms = 6 + 2 * s->nr, F.M = M, F.bl = bl, F.b = s->rrhs;
+    finish_node(s, J, dyn, fac, gam, loads, X, r, &F, s->kdq, &ring, jac);
+    if (!jac) return CR_OK;
+    double U[32];
+    if (block_eliminate(&F, 6, 6, U) != 0) return CR_NOT_CONVERGED;
+    double x[6];
+    for (int k = 5; k >= 0; --k) {
+        const double *u = U + 6 * k - k * (k - 1) / 2;
+        double v = bl[k];
+        for (int j = k + 1; j < 6; ++j) v -= u[j - k] * x[j];
+        x[k] = v / u[0];
+        s->rrhs[ro + k] = x[k];
+    }
+    T.phase = 1;
+    cr_pool_run(s->pool, 2, two_sided_task, &T);
     return CR_OK;
 }
 
 cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX, int *bad)
 {
+    if (s->split > 0) {
+        cr_status st = two_sided_pass(s, mode, loads, X, r, dX, 1);
+        if (st == CR_OK) return st;
+    }
     /* the node-block fronts need a free end to start from (block_eliminate) */
     int clamps = s->p.clamp_start && s->p.clamp_end;
     if (!(clamps && s->nr > 0)) {
-        cr_status st = direct_pass(s, mode, loads, X, r, dX, bad, 1, s->p.clamp_start && !s->p.clamp_end, 1);
+        cr_status st = direct_pass(s, mode, loads, X, r, dX, bad, 1, s->p.clamp_start && !s->p.clamp_end, 1, NULL);
         if (st != CR_NOT_CONVERGED) return st;
     }
-    return direct_pass(s, mode, loads, X, r, dX, bad, 0, 0, 1);
+    return direct_pass(s, mode, loads, X, r, dX, bad, 0, 0, 1, NULL);
 }
 
 cr_status ph_direct_residual(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r)
 {
-    return direct_pass(s, mode, loads, X, r, NULL, NULL, 1, 0, 0);
+    if (s->split > 0 && two_sided_pass(s, mode, loads, X, r, NULL, 0) == CR_OK) return CR_OK;
+    return direct_pass(s, mode, loads, X, r, NULL, NULL, 1, 0, 0, NULL);
 }
