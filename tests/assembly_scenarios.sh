@@ -318,8 +318,9 @@ case "$body_msg" in
 esac
 expect_error 1 'joints.1: its constraint on translation along x repeats the constraints of joints.0' check "$arch" \
     --set 'joints=[{"type": "hinge", "a": "left:end", "b": "right:start", "axis": [0, 1, 0]}, {"type": "weld", "a": "left:end", "b": "right:start"}]'
-# a support on a joint's node: the mixed rod's (tests/test_assembly_joint_supports.c), refused by the others
-expect_error 1 "joints.0 ('crown').b: node 0 of rod 'right' also carries rods.1.boundary_conditions.0; a support on a joint's node is not available in model lgvi" \
+# a support on a joint's node: the mixed rod's (tests/test_assembly_joint_supports.c); the lgvi model takes
+# a clamp there (tests/lgvi_assembly_supports.sh), its only kind of support, and refuses the arch's pins
+expect_error 1 "rods.0 ('left'): boundary_conditions.0.type: the lgvi model supports clamps only" \
     check "$arch" --set boundary_conditions.1.node=right:start --set model=lgvi
 expect_error 1 'joints.0.axis: missing (a prismatic joint has an axis' check "$arch" --set joints.0.type=prismatic --set joints.0.axis=null
 expect_error 1 'joints.0.axis_b: missing' check "$arch" --set joints.0.type=universal

@@ -21,6 +21,7 @@
  * so the rods' velocities, energies and momenta read as for one rod; the kernel's step is
  * split (cr_lgvi_step_begin / _end) for the shared nodes' update in between. */
 #include "assembly/assembly_def.h"
+#include "contact/contact.h"
 #include "lgvi/formulation_internal.h"
 #include "model/fixed_step.h"
 #include "model/rod_internal.h"
@@ -129,6 +130,16 @@ typedef struct asm_sim {
     double limit_force_max;
     double spring_energy, dissipated, dissipated_last, work_drives, work_drives_last;
     uint64_t joints_hash; /* the joints' definitions (cr_joint_def_hash), for the fingerprint */
+    /* obstacles (every rod has the scenario's, the same list): contact 1 when there are, friction
+     * 1 when one has friction; nob of them; per obstacle the scratch of the shared nodes' friction
+     * (group_friction): the summed and one member's normal forces, the normal, the friction */
+    int contact, friction, nob;
+    /* per translation and rotation unit: 1 when a member is a clamped end node (a support on the
+     * joint's node): the unit stays at its reference pose, its members at rest */
+    unsigned char *theld, *uheld;
+    double *frN, *frNm;
+    cr_vec3 *frn, *fre;
+    const char *series_names[8];
 } asm_sim;
 
 /* ---- what the shared nodes can represent: checked before anything runs ---- */
@@ -177,10 +188,37 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
         jc[k].stiffness = jc[k].damping = jc[k].slide_stiffness = jc[k].slide_damping = 0;
         jc[k].has_drive = jc[k].has_limit = jc[k].has_slide_limit = 0;
     }
+    /* and without the supports on the joints' nodes, which this model takes (a clamped end node in
+     * a joint holds the joint's shared unit: asm_create); the rod's own check below judges them */
+    cr_assembly_rod_def *rc = malloc(sizeof *rc * (size_t)sc->rod_count);
+    cr_bc_def *bc = NULL;
+    int nbc = 0;
+    for (int r = 0; r < sc->rod_count; ++r) nbc += sc->rods[r].rod.bc_count;
+    bc = malloc(sizeof *bc * (size_t)(nbc > 0 ? nbc : 1));
+    if (!rc || !bc) {
+        free(jc), free(rc), free(bc);
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory");
+    }
+    nbc = 0;
+    for (int r = 0; r < sc->rod_count; ++r) {
+        const cr_rod_def *d = &sc->rods[r].rod;
+        rc[r] = sc->rods[r];
+        rc[r].rod.bcs = bc + nbc, rc[r].rod.bc_count = 0;
+        for (int c = 0; c < d->bc_count; ++c) {
+            int on_joint = 0;
+            for (int k = 0; k < sc->joint_count && !on_joint; ++k)
+                for (int e = 0; e < 2; ++e) {
+                    const cr_joint_end end = cr_joint_end_of(&sc->joints[k], e);
+                    on_joint |= end.body == 0 && end.rod == r &&
+                                cr_assembly_node_index(d, end.node) == cr_assembly_node_index(d, d->bcs[c].node);
+                }
+            if (!on_joint) bc[nbc++] = d->bcs[c], rc[r].rod.bc_count++;
+        }
+    }
     cr_assembly_def without = all;
-    without.joints = jc;
+    without.joints = jc, without.rods = rc;
     cr_status st0 = cr_assembly_refuse_mixed_only(&without, "lgvi", err);
-    free(jc);
+    free(jc), free(rc), free(bc);
     if (st0 != CR_OK) return st0;
     st0 = cr_assembly_refuse_gaps(&all, "model lgvi keeps a joint's points together from the start", err);
     if (st0 != CR_OK) return st0;
@@ -197,12 +235,9 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
                                 "mixed_discrete)",
                                 lb, d);
     }
-    for (int r = 0; r < sc->rod_count; ++r)
-        if (sc->rods[r].rod.obstacle_count > 0 || sc->rod.obstacle_count > 0)
-            return cr_error_set(err, CR_UNSUPPORTED,
-                                "obstacles: model lgvi has no contact for assemblies of several rods (its contact is "
-                                "one rod's); use model mixed_discrete, or one rod");
-    /* every rod as a one-rod scenario of the lgvi rod (sections, clamps, loads, stages, step) */
+    /* every rod as a one-rod scenario of the lgvi rod (sections, clamps, loads, stages, step; with
+     * obstacles, which act on every rod: none moving, no node starting inside one, and the stable
+     * step with the rod's contact springs) */
     for (int r = 0; r < sc->rod_count; ++r) {
         cr_scenario one = *sc;
         one.rod = sc->rods[r].rod;
@@ -222,6 +257,53 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
 }
 
 /* ---- create / destroy ---- */
+
+/* member m is its rod's clamped end node (the kernel holds it at its reference pose) */
+static int clamped(const asm_sim *s, int m)
+{
+    const cr_lgvi_params *p = cr_lgvi_get_params(s->r[s->mem[m].rod]->k);
+    const int nd = s->mem[m].node;
+    return (nd == 0 && p->clamp_start) || (nd == p->elements && p->clamp_end);
+}
+
+/* two obstacles the same (the shared nodes' friction sums the members' normal forces obstacle by
+ * obstacle) */
+static int same_obstacle(const cr_obstacle_def *a, const cr_obstacle_def *b)
+{
+    int same = !strcmp(a->name, b->name) && a->type == b->type && a->radius == b->radius && a->length == b->length &&
+               a->mu_static == b->mu_static && a->mu_kinetic == b->mu_kinetic &&
+               !memcmp(&a->center, &b->center, sizeof a->center) &&
+               !memcmp(&a->half_extents, &b->half_extents, sizeof a->half_extents);
+    for (int i = 0; i < 3 && same; ++i)
+        for (int j = 0; j < 3; ++j) same &= a->axes.m[i][j] == b->axes.m[i][j];
+    return same;
+}
+
+/* The obstacles: each rod's own contact (formulation.c), the same list for every rod, as a scenario
+ * gives them (its `obstacles` act on every rod); the scratch of the shared nodes' friction. */
+static cr_status asm_obstacles(asm_sim *s, const cr_assembly_def *def, cr_error *err)
+{
+    const cr_rod_def *d0 = &def->rods[0].rod;
+    for (int r = 0; r < s->rods; ++r) {
+        const cr_rod_def *d = &def->rods[r].rod;
+        int same = d->obstacle_count == d0->obstacle_count;
+        for (int k = 0; same && k < d->obstacle_count; ++k) same = same_obstacle(&d->obstacles[k], &d0->obstacles[k]);
+        if (!same)
+            return cr_error_set(err, CR_UNSUPPORTED,
+                                "rods.%d ('%s'): obstacles: model lgvi's assemblies take one list of obstacles acting "
+                                "on every rod (the scenario's); this rod's differs from rods.0's",
+                                r, def->rods[r].name);
+        s->contact |= s->r[r]->contact != NULL;
+        s->friction |= s->r[r]->sliding != NULL;
+    }
+    s->nob = d0->obstacle_count;
+    if (!s->friction) return CR_OK;
+    s->frN = malloc((size_t)s->nob * sizeof *s->frN), s->frNm = malloc((size_t)s->nob * sizeof *s->frNm);
+    s->frn = malloc((size_t)s->nob * sizeof *s->frn), s->fre = malloc((size_t)s->nob * sizeof *s->fre);
+    if (!s->frN || !s->frNm || !s->frn || !s->fre)
+        return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi assembly");
+    return CR_OK;
+}
 
 static void asm_destroy(void *impl)
 {
@@ -256,6 +338,8 @@ static void asm_destroy(void *impl)
     free(s->comp_first);
     free(s->comp);
     free(s->work);
+    free(s->frN), free(s->frNm), free(s->frn), free(s->fre);
+    free(s->theld), free(s->uheld);
     free(s);
 }
 
@@ -362,10 +446,12 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def, cr_er
         const int slides = J->type == CR_JOINT_PRISMATIC || J->type == CR_JOINT_CYLINDRICAL;
         /* rows between one rigid unit hold identically: a rotation row within one rotation
          * unit, a slide row within one translation unit (the two points are one) */
-        const int rot_rows = J->type == CR_JOINT_PRISMATIC || J->type == CR_JOINT_BALL || ua == ub ? 0
-                             : J->type == CR_JOINT_UNIVERSAL                                       ? 1
-                                                                                                   : 2;
-        const int slide_rows = slides && ta != tb && ta >= 0 && tb >= 0 ? 2 : 0;
+        /* (and between two units that supports hold at their reference, where the rows hold) */
+        const int held = ua >= 0 && ub >= 0 && s->uheld[ua] && s->uheld[ub];
+        const int rot_rows = J->type == CR_JOINT_PRISMATIC || J->type == CR_JOINT_BALL || ua == ub || held ? 0
+                             : J->type == CR_JOINT_UNIVERSAL                                               ? 1
+                                                                                                           : 2;
+        const int slide_rows = slides && ta != tb && ta >= 0 && tb >= 0 && !(s->theld[ta] && s->theld[tb]) ? 2 : 0;
         /* a spring, damper or drive needs its free direction between two units (a hinge
          * between two nodes that welds already join has none) */
         const int springs = J->stiffness != 0 || J->damping != 0 || J->slide_stiffness != 0 || J->slide_damping != 0;
@@ -553,6 +639,10 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
         s->first_sample[r + 1] = s->first_sample[r] + s->r[r]->nodes - 1;
         s->first_load[r + 1] = s->first_load[r] + s->r[r]->load_count;
     }
+    if (asm_obstacles(s, def, err) != CR_OK) {
+        asm_destroy(s);
+        return NULL;
+    }
     const int total = s->first_node[s->rods];
     s->inputs = malloc((size_t)(s->first_load[s->rods] > 0 ? s->first_load[s->rods] : 1) * sizeof(double));
     int *pt = malloc((size_t)total * sizeof *pt), *pr = malloc((size_t)total * sizeof *pr);
@@ -617,23 +707,23 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
             s->jmember[4 * j + side] = t;
             s->jmember[4 * j + 2 + side] = s->jtype[j] == CR_JOINT_WELD || s->jtype[j] == CR_JOINT_PRISMATIC ? w : -1;
         }
+    s->theld = calloc((size_t)(s->ntg > 0 ? s->ntg : 1), 1), s->uheld = calloc((size_t)(s->nrg > 0 ? s->nrg : 1), 1);
+    if (!s->theld || !s->uheld) goto oom;
     for (int g = 0; g < s->ntg; ++g) {
         const group *G = &s->tg[g];
-        const member *root = &s->mem[G->first];
         /* one point: every member at the root's reference position (they coincide to
-         * CR_JOINT_GAP_TOL; snapping makes them the same bits, which the shared update keeps) */
-        cr_vec3 x = cr_lgvi_position(s->r[root->rod]->k, root->node);
+         * CR_JOINT_GAP_TOL; snapping makes them the same bits, which the shared update keeps), or at
+         * a clamped member's: a support on the joint's node holds the whole unit where it is */
+        int at = G->first;
+        for (int m = G->first; m < G->first + G->count; ++m)
+            if (clamped(s, m)) s->theld[g] = 1, at = m;
+        cr_vec3 x = cr_lgvi_position(s->r[s->mem[at].rod]->k, s->mem[at].node);
         for (int m = G->first; m < G->first + G->count; ++m) {
             cr_lgvi *k = s->r[s->mem[m].rod]->k;
-            const cr_lgvi_params *p = cr_lgvi_get_params(k);
             int nd = s->mem[m].node;
-            if ((nd == 0 && p->clamp_start) || (nd == p->elements && p->clamp_end)) {
-                cr_error_set(err, CR_BAD_INPUT, "rods.%d ('%s'): node %d carries both a clamp and a joint",
-                             s->mem[m].rod, def->rods[s->mem[m].rod].name, nd);
-                asm_destroy(s);
-                return NULL;
-            }
+            if (m == at && s->theld[g]) continue;
             cr_lgvi_set_pose(k, nd, x, cr_lgvi_rotation(k, nd));
+            if (clamped(s, m)) continue; /* (a second clamp: held by its kernel, snapped within the tolerance) */
             if (cr_lgvi_set_external(k, nd, CR_LGVI_EXTERNAL_TRANSLATION) != CR_OK) goto oom;
         }
     }
@@ -644,6 +734,10 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
         for (int m = G->first; m < G->first + G->count; ++m) {
             cr_lgvi *k = s->r[s->mem[m].rod]->k;
             s->mem[m].Q = m == G->first ? cr_m3_identity() : cr_m3_mul(Rt, cr_lgvi_rotation(k, s->mem[m].node));
+            if (clamped(s, m)) { /* the unit keeps its reference rotation: f = 0 for every member */
+                s->uheld[g] = 1;
+                continue;
+            }
             if (cr_lgvi_set_external(k, s->mem[m].node, CR_LGVI_EXTERNAL_TRANSLATION | CR_LGVI_EXTERNAL_ROTATION) !=
                 CR_OK)
                 goto oom;
@@ -722,6 +816,10 @@ static const char *joint_of_group(const asm_sim *s, int first_member, int rotati
  * under its level-k momenta and torques plus the rows' angular impulse tau (spatial, h² λ). */
 static cr_status unit_solve(const asm_sim *s, int g, int chart, cr_vec3 tau, cr_vec3 *f)
 {
+    if (s->uheld[g]) { /* a support holds it: whatever the torques */
+        *f = cr_v3(0, 0, 0);
+        return CR_OK;
+    }
     cr_vec3 gvec = cr_v3_add(s->ug0[g], cr_m3_tmulv(s->uR[g], tau));
     if (gvec.x == 0.0 && gvec.y == 0.0 && gvec.z == 0.0) {
         *f = cr_v3(0, 0, 0);
@@ -753,6 +851,7 @@ static cr_mat3 chart_matrix(int chart, cr_vec3 f)
 /* translation unit g's position at t_k+1 under the rows' impulse T (spatial, Σ h² λ n) */
 static cr_vec3 unit_position(const asm_sim *s, int g, double h, cr_vec3 T)
 {
+    if (s->theld[g]) return s->tx[g]; /* a support holds it */
     return cr_v3_madd(s->tx[g], h, cr_v3_madd(s->tv0[g], 1.0 / (h * s->tM[g]), T));
 }
 
@@ -1203,6 +1302,53 @@ static double dampers_power(const asm_sim *s)
     return D;
 }
 
+/* the member of rod r's node i in the translation units (its joint force lf), or -1 */
+static int translation_member(const asm_sim *s, int r, int i)
+{
+    for (int g = 0; g < s->ntg; ++g)
+        for (int m = s->tg[g].first; m < s->tg[g].first + s->tg[g].count; ++m)
+            if (s->mem[m].rod == r && s->mem[m].node == i) return m;
+    return -1;
+}
+
+/* Coulomb friction on a shared position (translation group G): one point of the summed mass, whose
+ * trial momentum p^k = Σ p_i^{k−1} + h Σ F_i (every force of the step but the friction and the slide
+ * rows' impulses) is the single node's (formulation.c, cr_lgvi_coulomb), under the members' normal
+ * forces summed obstacle by obstacle: two rods welded end to end press on the ground at their joint
+ * as the continuous rod's node does (half the spring each), and stick and slide as it does. Each
+ * member takes the share of each obstacle's friction that its normal force has (the joint carries
+ * the difference to its mass share), as a load of its node (cr_lgvi_external_add_force: its work is
+ * the loads' rule); all of them slide or stick together. Returns the friction's sum. The slide
+ * rows of a prismatic or cylindrical joint act after it: on such a node the stick is not exact. */
+static cr_vec3 group_friction(asm_sim *s, const group *G, cr_vec3 trial, double h)
+{
+    const cr_contact *c = NULL;
+    for (int k = 0; k < s->nob; ++k) s->frN[k] = 0;
+    for (int m = G->first; m < G->first + G->count; ++m) {
+        const lgvi_sim *R = s->r[s->mem[m].rod];
+        if (!R->sliding) continue;
+        c = R->contact;
+        cr_lgvi_sim_touch(R, s->mem[m].node, cr_lgvi_position(R->k, s->mem[m].node), s->frN, s->frn);
+    }
+    if (!c) return cr_v3(0, 0, 0);
+    int sl;
+    const cr_vec3 total = cr_lgvi_coulomb(c, s->frN, s->frn, trial, h, s->fre, &sl);
+    for (int m = G->first; m < G->first + G->count; ++m) {
+        lgvi_sim *R = s->r[s->mem[m].rod];
+        const int i = s->mem[m].node;
+        if (!R->sliding) continue;
+        R->sliding[i] = (unsigned char)sl;
+        if (total.x == 0 && total.y == 0 && total.z == 0) continue;
+        for (int k = 0; k < s->nob; ++k) s->frNm[k] = 0;
+        cr_lgvi_sim_touch(R, i, cr_lgvi_position(R->k, i), s->frNm, s->frn);
+        cr_vec3 share = cr_v3(0, 0, 0);
+        for (int k = 0; k < s->nob; ++k)
+            if (s->frNm[k] > 0) share = cr_v3_madd(share, s->frNm[k] / s->frN[k], s->fre[k]);
+        cr_lgvi_external_add_force(R->k, i, share);
+    }
+    return total;
+}
+
 static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error *err)
 {
     asm_sim *s = sim->impl;
@@ -1211,6 +1357,7 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
         lgvi_sim *R = s->r[r];
         if (R->load_count > 0) memcpy(R->input, s->inputs + s->first_load[r], (size_t)R->load_count * sizeof(double));
         cr_lgvi_sim_sample_loads(R, t);
+        if (R->fc) cr_lgvi_sim_contact_loads(R); /* the obstacles' springs at x^k, as one rod's */
         cr_status st = cr_lgvi_step_begin(R->k, R->f, R->c, err);
         if (st != CR_OK) { /* nothing has changed yet in any rod */
             char msg[CR_ERROR_MESSAGE_SIZE];
@@ -1220,12 +1367,21 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
         }
     }
     report->rhs_evals++;
+    /* the friction of the nodes each kernel updates, as one rod's; the shared nodes' below */
+    for (int r = 0; s->friction && r < s->rods; ++r)
+        if (s->r[r]->sliding) cr_lgvi_sim_friction(s->r[r], h);
     /* shared positions: one point mass M = Σ m_i under F = Σ F_i (Störmer-Verlet as the
      * kernel's nodes); each member keeps its mass share of the momentum */
     for (int g = 0; g < s->ntg; ++g) {
         const group *G = &s->tg[g];
+        const member *root = &s->mem[G->first];
         double M = 0;
         cr_vec3 F = cr_v3(0, 0, 0), P = cr_v3(0, 0, 0);
+        if (s->theld[g]) { /* a support holds it: at rest where it is (its mass only weighs the rows) */
+            s->tM[g] = 1, s->tv0[g] = s->timp[g] = cr_v3(0, 0, 0);
+            s->tx[g] = cr_lgvi_position(s->r[root->rod]->k, root->node);
+            continue;
+        }
         for (int m = G->first; m < G->first + G->count; ++m) {
             const cr_lgvi *k = s->r[s->mem[m].rod]->k;
             cr_vec3 Fi, pi;
@@ -1233,7 +1389,7 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
             cr_lgvi_node_momenta(k, s->mem[m].node, &pi, NULL, NULL);
             M += cr_lgvi_node_mass(k, s->mem[m].node), F = cr_v3_add(F, Fi), P = cr_v3_add(P, pi);
         }
-        const member *root = &s->mem[G->first];
+        if (s->friction) F = cr_v3_add(F, group_friction(s, G, cr_v3_madd(P, h, F), h));
         s->tM[g] = M, s->tv0[g] = cr_v3_scale(cr_v3_madd(P, h, F), 1.0 / M);
         s->tx[g] = cr_lgvi_position(s->r[root->rod]->k, root->node), s->timp[g] = cr_v3(0, 0, 0);
     }
@@ -1245,9 +1401,10 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
         const member *root = &s->mem[G->first];
         const cr_lgvi *k0 = s->r[root->rod]->k;
         cr_vec3 Mt = cr_v3(0, 0, 0), nu = cr_v3(0, 0, 0);
-        cr_mat3 J = cr_m3_zero();
-        for (int m = G->first; m < G->first + G->count; ++m) {
+        cr_mat3 J = cr_m3_identity(); /* (a held unit's: unused, unit_solve gives it f = 0) */
+        for (int m = G->first; m < G->first + G->count && !s->uheld[g]; ++m) {
             const member *me = &s->mem[m];
+            if (m == G->first) J = cr_m3_zero();
             const cr_lgvi *k = s->r[me->rod]->k;
             cr_vec3 Mi, nui;
             double eps;
@@ -1289,15 +1446,18 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
         cr_vec3 v = s->tv0[g];
         if (s->timp[g].x != 0.0 || s->timp[g].y != 0.0 || s->timp[g].z != 0.0)
             v = cr_v3_madd(v, 1.0 / (h * s->tM[g]), s->timp[g]); /* the rows' impulse */
+        if (s->theld[g]) v = cr_v3(0, 0, 0);
         cr_vec3 x = cr_v3_madd(s->tx[g], h, v);
         if (!isfinite(x.x + x.y + x.z))
             return cr_error_set(err, CR_NONFINITE,
                                 "lgvi: non-finite position of the joint node of %s in the step from t = %.9g s (the "
                                 "explicit lgvi step is CFL-limited: try a smaller time_step)",
                                 joint_of_group(s, G->first, 0), t);
+        cr_vec3 sum = cr_v3(0, 0, 0);
         for (int m = G->first; m < G->first + G->count; ++m) {
             member *me = &s->mem[m];
             cr_lgvi *k = s->r[me->rod]->k;
+            if (clamped(s, m)) continue; /* its kernel holds it */
             const double mi = cr_lgvi_node_mass(k, me->node);
             cr_vec3 Fi, pold, pi = cr_v3_scale(v, mi);
             cr_lgvi_external_loads(k, me->node, &Fi, NULL, NULL);
@@ -1305,7 +1465,12 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
             cr_lgvi_external_set_translation(k, me->node, x, pi);
             /* p_i^k = p_i^{k-1} + h (F_i + λ_i): the joint's force on this member */
             me->lf = cr_v3_sub(cr_v3_scale(cr_v3_sub(pi, pold), 1.0 / h), Fi);
+            sum = cr_v3_add(sum, me->lf);
         }
+        /* a clamped member: the joint's force on it is the opposite of the others' (the support's
+         * reaction is the clamp's, not the joint's) */
+        for (int m = G->first; s->theld[g] && m < G->first + G->count; ++m)
+            if (clamped(s, m)) s->mem[m].lf = cr_v3_scale(sum, -1.0);
     }
     for (int g = 0; g < s->nrg; ++g) {
         const group *G = &s->rg[g];
@@ -1317,9 +1482,11 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
                                 "angular momentum too large for the time step (try a smaller time_step)",
                                 joint_of_group(s, G->first, 1),
                                 st == CR_NONFINITE ? "is not finite" : "did not converge", t);
+        cr_vec3 sum = cr_v3(0, 0, 0);
         for (int m = G->first; m < G->first + G->count; ++m) {
             member *me = &s->mem[m];
             cr_lgvi *k = s->r[me->rod]->k;
+            if (clamped(s, m)) continue; /* its kernel holds it */
             cr_vec3 Mi, nui;
             cr_lgvi_external_loads(k, me->node, NULL, &Mi, NULL);
             cr_lgvi_node_momenta(k, me->node, NULL, &nui, NULL);
@@ -1327,9 +1494,28 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
             /* μ_i^k = ν_i^{k-1} + h (M_i + λ_i), body frame of R^k: the joint's moment */
             cr_vec3 lb = cr_v3_sub(cr_v3_scale(cr_v3_sub(mu, nui), 1.0 / h), Mi);
             me->lm = cr_m3_mulv(cr_lgvi_rotation(k, me->node), lb); /* spatial (R^k) */
+            sum = cr_v3_add(sum, me->lm);
+        }
+        /* a clamped member: the opposite of the others' moments, about its node (a prismatic joint's
+         * members are apart: their slide forces' moment about it too) */
+        for (int c = G->first; s->uheld[g] && c < G->first + G->count; ++c) {
+            if (!clamped(s, c)) continue;
+            const cr_vec3 xc = cr_lgvi_position(s->r[s->mem[c].rod]->k, s->mem[c].node);
+            cr_vec3 mc = cr_v3_scale(sum, -1.0);
+            for (int m = G->first; m < G->first + G->count; ++m) {
+                const member *me = &s->mem[m];
+                const int tm = clamped(s, m) ? -1 : translation_member(s, me->rod, me->node);
+                if (tm < 0) continue;
+                const cr_vec3 xm = cr_lgvi_position(s->r[me->rod]->k, me->node);
+                mc = cr_v3_sub(mc, cr_v3_cross(cr_v3_sub(xm, xc), s->mem[tm].lf));
+            }
+            s->mem[c].lm = mc;
         }
     }
-    for (int r = 0; r < s->rods; ++r) cr_lgvi_step_end(s->r[r]->k);
+    for (int r = 0; r < s->rods; ++r) {
+        cr_lgvi_step_end(s->r[r]->k);
+        if (s->r[r]->fc) cr_lgvi_sim_contact_done(s->r[r], h); /* the springs' energy and work */
+    }
     if (s->jcolumns) {
         /* the kernel's rule for the loads' work, w_k = (h/2) F·(v^{k−1} + v^k) (lgvi.c), for the
          * dampers' dissipation and the drives' work: their powers at the rates of the intervals
@@ -1359,9 +1545,15 @@ static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp)
 {
     const asm_sim *s = sim->impl;
     memset(smp, 0, sizeof *smp);
+    /* one rod's four contact columns (formulation.c) over the rods: the touching nodes, the sliding
+     * ones and the normal forces summed (a joint's two nodes count as two, each with its rod's share),
+     * the deepest penetration */
+    double ct[4] = {0, 0, 0, 0};
     for (int r = 0; r < s->rods; ++r) {
         cr_dynamic_sample one;
         cr_lgvi_sim_fill_sample(s->r[r], &one);
+        if (s->r[r]->contact)
+            ct[0] += one.extra[5], ct[1] += one.extra[6], ct[2] += one.extra[7], ct[3] = fmax(ct[3], one.extra[8]);
         smp->t = one.t;
         smp->kinetic += one.kinetic, smp->elastic += one.elastic, smp->work_external += one.work_external;
         smp->momentum = cr_v3_add(smp->momentum, one.momentum);
@@ -1384,6 +1576,10 @@ static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp)
             smp->extra[3] = stepped ? s->limit_force_max : fm;
             smp->extra_count = 4;
         }
+    }
+    if (s->contact) {
+        memcpy(smp->extra + smp->extra_count, ct, sizeof ct);
+        smp->extra_count += 4;
     }
 }
 
@@ -1483,14 +1679,38 @@ static double load_factor(const void *impl)
     return 0.0;
 }
 
-/* with springs, dampers or drives on the joints: the mixed rod's two columns */
+/* with springs, dampers or drives on the joints: the mixed rod's two columns (four with stops); with
+ * obstacles one rod's four contact columns after them */
 static int series_extra(const void *impl, const char *const **names)
 {
     static const char *const joints[] = {"energy_dissipated_joints", "work_drives", "joint_limits_pressing",
                                          "joint_limit_force"};
+    static const char *const contact[] = {"contact_active", "contact_sliding", "contact_normal_force",
+                                          "contact_penetration"};
+    asm_sim *s = (asm_sim *)impl; /* (its column list, filled here) */
+    if (!s) {
+        *names = joints;
+        return 0;
+    }
+    int n = 0;
+    for (int k = 0; s->jcolumns && k < 2 + 2 * s->limits; ++k) s->series_names[n++] = joints[k];
+    for (int k = 0; s->contact && k < 4; ++k) s->series_names[n++] = contact[k];
+    *names = s->series_names;
+    return n;
+}
+
+/* a node's contact with the obstacles (nodes.csv, summary.json, VTK): its rod's, as one rod's */
+static int contact(const void *impl, int i, cr_contact_sample *out)
+{
     const asm_sim *s = impl;
-    *names = joints;
-    return s && s->jcolumns ? 2 + 2 * s->limits : 0;
+    if (!s->contact) return 0;
+    const int r = rod_of(s->first_node, s->rods, &i);
+    if (!s->r[r]->contact) { /* (every rod has the obstacles; kept for safety) */
+        memset(out, 0, sizeof *out);
+        out->gap = INFINITY;
+        return 1;
+    }
+    return cr_lgvi_formulation.contact(s->r[r], i, out);
 }
 
 static double *load_input(void *impl) { return ((asm_sim *)impl)->inputs; }
@@ -1662,7 +1882,7 @@ const cr_formulation cr_lgvi_assembly_formulation = {
     .time = time_of,
     .load_factor = load_factor,
     .reaction = NULL,
-    .contact = NULL,
+    .contact = contact,
     .body_count = NULL,
     .series_extra = series_extra,
     .load_input = load_input,

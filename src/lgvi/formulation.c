@@ -251,7 +251,7 @@ static void lgvi_destroy(void *impl)
     cr_rodcontact_destroy(s->self);
     free(s->xs);
     for (int k = 0; k < s->moving_count; ++k) free((void *)s->moving_time[k].points);
-    free(s->fc), free(s->sliding);
+    free(s->fc), free(s->sliding), free(s->fr_N), free(s->fr_n);
     cr_loads_free(s->loads, s->load_count);
     free(s->s);
     free(s->s_mid);
@@ -336,8 +336,11 @@ static cr_status create_contact(lgvi_sim *s, const cr_rod_def *def, cr_error *er
     int friction = 0;
     for (int k = 0; k < def->obstacle_count; ++k) friction |= def->obstacles[k].mu_static > 0;
     if (st == CR_OK && friction) {
+        const int n = def->obstacle_count;
         s->sliding = calloc(s->nodes, 1);
-        if (!s->sliding) st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
+        s->fr_N = malloc(n * sizeof *s->fr_N), s->fr_n = malloc(n * sizeof *s->fr_n);
+        if (!s->sliding || !s->fr_N || !s->fr_n)
+            st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
     }
 done:
     free(radius);
@@ -529,41 +532,65 @@ static double contact_forces(const lgvi_sim *s, cr_vec3 *fc)
  * obstacle touched with friction (normal force N, normal n). If |p_t| <= h mu_s N the node sticks: the
  * friction -p_t / h, exactly its tangential momentum (no creep, no anchor). Otherwise it slides:
  * -mu_k N p_t / |p_t|. Added to the pending step as a load of it (cr_lgvi_pending_add_force), like the
- * springs (its work, <= 0 while it slides, is in work_external). */
-static void friction_forces(lgvi_sim *s, double h)
+ * springs (its work, <= 0 while it slides, is in work_external). An assembly's shared node (the
+ * kernel's external node) is one point of the summed mass: its friction is the same law on the summed
+ * trial momentum and normal forces (assembly.c, with cr_lgvi_sim_touch and cr_lgvi_coulomb). */
+void cr_lgvi_sim_touch(const lgvi_sim *s, int i, cr_vec3 r, double *N, cr_vec3 *n)
+{
+    const cr_contact *c = s->contact;
+    const double ki = c->eps * c->weight[i];
+    for (int k = 0; k < c->obstacle_count; ++k) {
+        const cr_obstacle_def *o = &c->obstacles[k];
+        double phi;
+        cr_vec3 nk;
+        if (!(o->mu_static > 0) || !cr_obstacle_distance(o, r, &phi, &nk, NULL)) continue;
+        const double g = phi - c->radius[i];
+        if (!(g < 0)) continue;
+        N[k] += -ki * g, n[k] = nk;
+    }
+}
+
+cr_vec3 cr_lgvi_coulomb(const cr_contact *c, const double *N, const cr_vec3 *n, cr_vec3 trial, double h, cr_vec3 *each,
+                        int *sliding)
+{
+    cr_vec3 total = cr_v3(0, 0, 0);
+    *sliding = 0;
+    for (int k = 0; k < c->obstacle_count; ++k) {
+        if (each) each[k] = cr_v3(0, 0, 0);
+        if (!(N[k] > 0)) continue;
+        const cr_obstacle_def *o = &c->obstacles[k];
+        cr_vec3 pt = cr_v3_madd(trial, -cr_v3_dot(trial, n[k]), n[k]);
+        double ut = cr_v3_norm(pt);
+        const int slides = ut > h * o->mu_static * N[k];
+        cr_vec3 ff = slides ? cr_v3_scale(pt, -o->mu_kinetic * N[k] / ut) : cr_v3_scale(pt, -1.0 / h);
+        *sliding |= slides;
+        if (each) each[k] = ff;
+        total = cr_v3_add(total, ff);
+        trial = cr_v3_madd(trial, h, ff);
+    }
+    return total;
+}
+
+void cr_lgvi_sim_friction(lgvi_sim *s, double h)
 {
     const cr_contact *c = s->contact;
     for (int i = 0; i < s->nodes; ++i) {
-        const cr_vec3 r = cr_lgvi_position(s->k, i);
-        const double ki = c->eps * c->weight[i];
+        /* a clamped node (the clamp holds it), a moving clamp's or an assembly's shared node (its
+         * update is the caller's) */
+        if (cr_lgvi_external_flags(s->k, i) & CR_LGVI_EXTERNAL_TRANSLATION) continue;
         s->sliding[i] = 0;
-        /* a clamped node, or a moving clamp's: the clamp holds it */
-        int moved = (i == 0 && s->p.clamp_start) || (i == s->nodes - 1 && s->p.clamp_end);
-        for (int m = 0; m < s->moving_count; ++m) moved |= s->moving_node[m] == i;
-        if (moved) continue;
+        if ((i == 0 && s->p.clamp_start) || (i == s->nodes - 1 && s->p.clamp_end)) continue;
+        for (int k = 0; k < c->obstacle_count; ++k) s->fr_N[k] = 0;
+        cr_lgvi_sim_touch(s, i, cr_lgvi_position(s->k, i), s->fr_N, s->fr_n);
         /* the kernel's p^k = p^{k-1} + h (f_int + f) of this step, before the friction */
-        cr_vec3 trial = cr_lgvi_pending_momentum(s->k, i), total = cr_v3(0, 0, 0);
-        for (int k = 0; k < c->obstacle_count; ++k) {
-            const cr_obstacle_def *o = &c->obstacles[k];
-            double phi;
-            cr_vec3 n;
-            if (!(o->mu_static > 0) || !cr_obstacle_distance(o, r, &phi, &n, NULL)) continue;
-            const double g = phi - c->radius[i];
-            if (!(g < 0)) continue;
-            const double N = -ki * g;
-            cr_vec3 pt = cr_v3_madd(trial, -cr_v3_dot(trial, n), n);
-            double ut = cr_v3_norm(pt);
-            cr_vec3 ff =
-                ut <= h * o->mu_static * N ? cr_v3_scale(pt, -1.0 / h) : cr_v3_scale(pt, -o->mu_kinetic * N / ut);
-            s->sliding[i] |= ut > h * o->mu_static * N;
-            total = cr_v3_add(total, ff);
-            trial = cr_v3_madd(trial, h, ff);
-        }
+        int sl;
+        const cr_vec3 total = cr_lgvi_coulomb(c, s->fr_N, s->fr_n, cr_lgvi_pending_momentum(s->k, i), h, NULL, &sl);
+        s->sliding[i] = (unsigned char)sl;
         if (total.x != 0 || total.y != 0 || total.z != 0) cr_lgvi_pending_add_force(s->k, i, s->f[i], total);
     }
 }
 
-/* with obstacles: touching nodes, the nodes whose last step slid (friction_forces: 0 without
+/* with obstacles: touching nodes, the nodes whose last step slid (cr_lgvi_sim_friction: 0 without
  * friction), the sum of the normal forces (N), the largest penetration (m), the mixed rod's
  * names; with contact.self, the mixed rod's two columns after them: the pairs pressing and the
  * smallest gap of the non-excluded pairs (m; 2 a when none comes that near) */
@@ -684,40 +711,48 @@ static double move_clamps(lgvi_sim *s, double h)
     return w;
 }
 
+/* the contact forces at x^k with the loads (the rectangle rule of the scheme): an explicit force
+ * from a potential, so the step stays variational (the springs join the discrete Lagrangian's
+ * potential) and its stable step includes them (lgvi_check) */
+void cr_lgvi_sim_contact_loads(lgvi_sim *s)
+{
+    double wc = 0;
+    s->step_V = contact_forces(s, s->fc);
+    for (int i = 0; i < s->nodes; ++i) {
+        s->f[i] = cr_v3_add(s->f[i], s->fc[i]);
+        wc += cr_v3_dot(s->fc[i], cr_lgvi_velocity(s->k, i)); /* with v^{k-1}; v^k in contact_done */
+    }
+    s->step_wc = wc;
+}
+
+/* the kernel's discrete work of the step's forces, w_k = f·(x^{k+1} − x^{k−1})/2 = (h/2) f·(v^{k−1} +
+ * v^k), for the contact's share; V belongs to t_k, the energies' level */
+void cr_lgvi_sim_contact_done(lgvi_sim *s, double h)
+{
+    double wc = s->step_wc;
+    for (int i = 0; i < s->nodes; ++i) wc += cr_v3_dot(s->fc[i], cr_lgvi_velocity(s->k, i));
+    wc *= 0.5 * h;
+    s->contact_energy = s->step_V, s->contact_work += wc, s->contact_work_last = wc;
+}
+
 static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error *err)
 {
     lgvi_sim *s = sim->impl;
     sample_loads(s, cr_lgvi_time(s->k));
     if (cr_v3_norm(s->drag) > 0 || cr_v3_norm(s->rotational_drag) > 0) drag_forces(s);
-    double V = 0, wc = 0;
-    if (s->fc) {
-        /* the contact forces at x^k with the loads (the rectangle rule of the scheme): an
-         * explicit force from a potential, so the step stays variational (the springs join the
-         * discrete Lagrangian's potential) and its stable step includes them (lgvi_check) */
-        V = contact_forces(s, s->fc);
-        for (int i = 0; i < s->nodes; ++i) {
-            s->f[i] = cr_v3_add(s->f[i], s->fc[i]);
-            wc += cr_v3_dot(s->fc[i], cr_lgvi_velocity(s->k, i)); /* with v^{k-1}; v^k below */
-        }
-    }
+    if (s->fc) cr_lgvi_sim_contact_loads(s);
     cr_status st;
     if (s->moving_count == 0 && !s->sliding) {
         st = cr_lgvi_step(s->k, s->f, s->c, err);
     } else if ((st = cr_lgvi_step_begin(s->k, s->f, s->c, err)) == CR_OK) {
         /* the friction from the step's own p^k (the springs' normal forces are in it) */
-        if (s->sliding) friction_forces(s, h);
+        if (s->sliding) cr_lgvi_sim_friction(s, h);
         const double w = move_clamps(s, h);
         cr_lgvi_step_end(s->k);
         s->clamp_work += w, s->clamp_work_last = w;
     }
     report->rhs_evals++;
-    if (s->fc && st == CR_OK) {
-        /* the kernel's discrete work of the step's forces, w_k = f·(x^{k+1} − x^{k−1})/2 =
-         * (h/2) f·(v^{k−1} + v^k), for the contact's share; V belongs to t_k, the energies' level */
-        for (int i = 0; i < s->nodes; ++i) wc += cr_v3_dot(s->fc[i], cr_lgvi_velocity(s->k, i));
-        wc *= 0.5 * h;
-        s->contact_energy = V, s->contact_work += wc, s->contact_work_last = wc;
-    }
+    if (s->fc && st == CR_OK) cr_lgvi_sim_contact_done(s, h);
     if (st == CR_NONFINITE || st == CR_NOT_CONVERGED) {
         char msg[CR_ERROR_MESSAGE_SIZE];
         snprintf(msg, sizeof msg, "%.400s (the explicit lgvi step is CFL-limited: try a smaller time_step)",

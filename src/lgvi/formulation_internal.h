@@ -30,6 +30,9 @@ typedef struct lgvi_sim {
     /* Coulomb friction (an obstacle with friction; NULL without): per node whether its last step
      * slid */
     unsigned char *sliding;
+    double *fr_N;           /* scratch of cr_lgvi_sim_friction: per obstacle the normal force (N) */
+    cr_vec3 *fr_n;          /* and its normal */
+    double step_V, step_wc; /* the step's V_c at t_k and its work's first half (contact_loads) */
     /* contact.self (NULL without): the segment pairs' penalty forces (contact/rodcontact.h), at t_k
      * with the obstacles' into fc, their energy and work with the obstacles' (docs/lgvi.md
      * "Self-contact"); xs the node positions as its flat array (3 a node) */
@@ -51,6 +54,26 @@ typedef struct lgvi_sim {
 void cr_lgvi_sim_sample_loads(lgvi_sim *s, double t);
 /* the series row of the rod's current state */
 void cr_lgvi_sim_fill_sample(const lgvi_sim *s, cr_dynamic_sample *smp);
+
+/* The obstacles' (and contact.self's) forces of the step from t_k at x^k into s->fc, added to the
+ * step's loads s->f; their energy and the first half of their work kept for cr_lgvi_sim_contact_done.
+ * Only with s->fc. */
+void cr_lgvi_sim_contact_loads(lgvi_sim *s);
+/* after the step succeeded: the contact's energy at t_k and its discrete work */
+void cr_lgvi_sim_contact_done(lgvi_sim *s, double h);
+/* Coulomb friction on the nodes the kernel updates (after cr_lgvi_step_begin; not the clamped nor
+ * the external nodes: an assembly's shared nodes take theirs from cr_lgvi_coulomb on the group).
+ * Only with s->sliding. */
+void cr_lgvi_sim_friction(lgvi_sim *s, double h);
+/* Node i at r touching the obstacles with friction: per obstacle k its spring's normal force added
+ * to N[k], and the normal in n[k] (left alone where it does not touch). */
+void cr_lgvi_sim_touch(const lgvi_sim *s, int i, cr_vec3 r, double *N, cr_vec3 *n);
+/* The Coulomb friction on a point of trial momentum p^k (the step's, before the friction) under the
+ * normal forces N[k] along n[k] (N[k] = 0: not touching obstacle k): per obstacle in turn, a stick
+ * force −p_t/h when |p_t| <= h mu_s N, else −mu_k N p_t/|p_t|. Per obstacle into each[k] (may be
+ * NULL), the sum returned; *sliding 1 if some obstacle let it slide. */
+cr_vec3 cr_lgvi_coulomb(const struct cr_contact *c, const double *N, const cr_vec3 *n, cr_vec3 trial, double h,
+                        cr_vec3 *each, int *sliding);
 
 /* several LGVI rods joined by shared joint nodes (assembly.c) */
 extern const cr_formulation cr_lgvi_assembly_formulation;

@@ -906,6 +906,17 @@ void cr_lgvi_external_loads(const cr_lgvi *s, int node, cr_vec3 *force, cr_vec3 
     if (eps) *eps = s->ext_eps[node];
 }
 
+int cr_lgvi_external_flags(const cr_lgvi *s, int node)
+{
+    return s && s->ext && node >= 0 && node <= s->K ? s->ext[node] : 0;
+}
+
+void cr_lgvi_external_add_force(cr_lgvi *s, int node, cr_vec3 g)
+{
+    s->ext_force[node] = cr_v3_add(s->ext_force[node], g);
+    s->ext_fload[node] = cr_v3_add(s->ext_fload[node], g);
+}
+
 void cr_lgvi_node_momenta(const cr_lgvi *s, int node, cr_vec3 *p, cr_vec3 *nu, cr_vec3 *f)
 {
     const lgvi_node *a = &s->buf[s->cur][node];

@@ -165,6 +165,12 @@ cr_status cr_lgvi_step_begin(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_
  * (spatial) [N], the internal torque plus R^T c_ext (the node's kernel body frame) [N m],
  * and the node's ε (the dilatation factor dividing its rotational inertia; 1 standard). */
 void cr_lgvi_external_loads(const cr_lgvi *s, int node, cr_vec3 *force, cr_vec3 *torque, double *eps);
+/* The CR_LGVI_EXTERNAL_* flags of a node (0: the kernel updates it; also for a bad node). */
+int cr_lgvi_external_flags(const cr_lgvi *s, int node);
+/* After a successful begin, before cr_lgvi_external_set_translation, at an external translation node:
+ * a force g (spatial) added to the node's force at t_k as a load of it (its work with the loads'),
+ * e.g. the Coulomb friction of an assembly's shared node, which depends on the summed trial momentum. */
+void cr_lgvi_external_add_force(cr_lgvi *s, int node, cr_vec3 g);
 /* The new position x^{k+1} and linear momentum p^k (= m v of this node's mass share). */
 void cr_lgvi_external_set_translation(cr_lgvi *s, int node, cr_vec3 x, cr_vec3 p);
 /* The rotation increment f = τ^{-1}(F^k) in the node's body frame: R^{k+1} = R^k τ(f), and
