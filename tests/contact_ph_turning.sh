@@ -11,7 +11,13 @@
 #     the cord's end within 1e-4 of it, within 1e-4 of the mixed rod on the same scenario, and
 #     every step's energy balance H_{n+1} - H_n - W_n + D_n (the board's work in W) below 1e-12 J;
 #   - with friction (mu_s 0.6, mu_k 0.4): every step's balance below 1e-12 J, the friction's
-#     dissipation never decreasing and positive, and the cord sliding by the end (tan alpha > mu_s).
+#     dissipation never decreasing and positive, and the cord sliding by the end (tan alpha > mu_s);
+#   - with friction, laid at its weight's depth in the board (not bouncing): it sticks (none of its
+#     nodes faster than contact.stick_speed relative to the surface, after the first output: the
+#     board's surface under the cord's centre line moves at omega a at the start) until Coulomb's
+#     angle atan mu_s = 0.5404 rad, t = 1.0808 s, and slides from the output interval (0.01 s)
+#     that contains it. (Its Newton steps once ended after one small update with the residual
+#     above newton_atol; the balance's error then tripped the energy watch at t = 0.08 s.)
 # Usage: contact_ph_turning.sh CLI SOURCE_DIR
 set -u
 cli=$1
@@ -59,6 +65,22 @@ open(d + "/verdict", "w").write(
     f"frictionless board tilting at 0.5 rad/s: the cord's end slid {rp:.6f} m by t = {t:g} s (analytic {ref:.6f}, "
     f"{rp / ref - 1:+.1e}; mixed rod {rm:.6f}, {rp / rm - 1:+.1e}), every step's balance within {bal:.2g} J "
     f"(work in {P[-1]['work_external']:.4f} J)")
+sys.exit(not good)
+PY
+"$cli" run "$tmp/board.json" -o "$tmp/coulomb" -q --set stages.0.t_end=1.3 --set rod.reference.origin.2=0.0049894 \
+    --set contact.tolerance=2e-5 --set 'obstacles.0.friction={"static": 0.6, "kinetic": 0.4}' > "$tmp/coulomb.log" 2>&1 ||
+    bad "board at rest, with friction: $(head -c 300 "$tmp/coulomb.log")"
+/usr/bin/python3 - "$tmp" <<'PY' && ok "$(cat "$tmp/verdict")" || bad "$(cat "$tmp/verdict" 2> /dev/null)"
+import csv, math, sys
+d = sys.argv[1]
+R = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(open(d + "/coulomb/series.csv"))]
+ts = math.atan(0.6) / 0.5
+first = next((r["t"] for r in R if r["t"] > 0.005 and r["contact_sliding"] > 0), math.inf)
+bal = max(abs(r["energy_balance"]) for r in R)
+good = ts - 1e-9 <= first <= ts + 0.01 + 1e-9 and R[-1]["contact_sliding"] > 0 and bal < 1e-12
+open(d + "/verdict", "w").write(
+    f"board at rest on it, with friction: the cord first slides at t = {first:.2f} s, alpha = {0.5 * first:.4f} rad "
+    f"(atan mu_s = {math.atan(0.6):.5f} rad at t = {ts:.4f} s; output every 0.01 s); balance within {bal:.2g} J")
 sys.exit(not good)
 PY
 /usr/bin/python3 - "$tmp" <<'PY' && ok "$(cat "$tmp/verdict")" || bad "$(cat "$tmp/verdict" 2> /dev/null)"
