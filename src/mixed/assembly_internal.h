@@ -371,7 +371,7 @@ int cr_asm_contact_update(cr_asm_contact *c, double *penetration);
  * moments about the centrelines included). The anchors change only after an accepted step:
  * released when the pair opens, moved along with a sliding pair (|t| = μ_k N), and a pair that
  * came to rest (|t| < μ_k N) sticks again. Begin: friction on, the pressing pairs anchored at
- * the gathered positions; end: off (statics is frictionless), the anchors kept for a stage
+ * the gathered positions; end: off (static stages: cr_asm_contact_static_begin), the anchors kept for a stage
  * that continues. */
 int cr_asm_contact_frictional(const cr_asm_contact *c); /* 1 when μ_s > 0 */
 /* keep: a continued stage's anchors (none kept, e.g. an unpack out of memory: anchored afresh) */

@@ -126,7 +126,17 @@ static int tiny_step(cr_vec3 d, cr_vec3 y1, double a)
  * t_{n+1}; vr: the node's midpoint velocity relative to the obstacle's surface, in that frame at
  * t_n). Adds to dg, Kc (with respect to y1), ff, *diss; f = the term's force on the node and *dV the
  * change of its spring's energy over the step. */
-static int term_local(const cr_ph *s, int I, int p, int dyn, cr_vec3 y0, cr_vec3 y1, const double vr[3], double dg[3],
+/* Node I's midpoint velocity relative to obstacle p's material point at x0 (t_n), in the obstacle's frame */
+static void relative_velocity(const cr_ph *s, int I, int p, cr_vec3 x0, double vr[3])
+{
+    const double *vm = s->vmid + 12 * I;
+    const cr_vec3 vo = ph_obstacle_surface_velocity(s, p, s->t, x0);
+    cr_vec3 r = cr_v3(vm[0] - vo.x, vm[1] - vo.y, vm[2] - vo.z);
+    if (ph_obstacle_turns(s, p)) r = cr_m3_tmulv(ph_obstacle_rotation(s, p, s->t), r);
+    vr[0] = r.x, vr[1] = r.y, vr[2] = r.z;
+}
+
+static int term_local(const cr_ph *s, int I, int p, int dyn, cr_vec3 x0, cr_vec3 y0, cr_vec3 y1, double dg[3],
                       double Kc[9], double ff[3], double *diss, double f[3], double *dV)
 {
     const double kI = s->ck[I], aI = s->ca[I];
@@ -206,7 +216,8 @@ static int term_local(const cr_ph *s, int I, int p, int dyn, cr_vec3 y0, cr_vec3
            n = n(m) (a plane's n); mu_k after a sliding step (the last midpoint velocity's tangential part,
            relative to the obstacle and at the node's normal, faster than eps), else mu_s */
         const double h = s->h, eps = s->stick_speed;
-        double vn = 0, w2 = 0;
+        double vn = 0, w2 = 0, vr[3];
+        relative_velocity(s, I, p, x0, vr); /* (only where friction acts: the node touches) */
         for (int c = 0; c < 3; ++c) vn += n0[c] * vr[c];
         for (int c = 0; c < 3; ++c) w2 += (vr[c] - vn * n0[c]) * (vr[c] - vn * n0[c]);
         const double mu = w2 > eps * eps ? s->cmu[2 * p + 1] : s->cmu[2 * p];
@@ -254,16 +265,9 @@ static int obstacle_term(const cr_ph *s, int I, int p, int dyn, double dg[3], do
     const int mv = s->cmoving[p], turn = ph_obstacle_turns(s, p);
     const cr_vec3 x1 = vload(s->q1 + 12 * I), x0 = dyn ? vload(s->q + 12 * I) : x1;
     const cr_vec3 y1 = ph_obstacle_local(s, p, t1, x1), y0 = dyn ? ph_obstacle_local(s, p, t0, x0) : y1;
-    double vr[3] = {0, 0, 0}, f[3], dV;
-    if (dyn && s->cmu && s->cmu[2 * p] > 0) { /* the midpoint velocity relative to the surface */
-        const double *vm = s->vmid + 12 * I;
-        const cr_vec3 vo = ph_obstacle_surface_velocity(s, p, t0, x0);
-        cr_vec3 r = cr_v3(vm[0] - vo.x, vm[1] - vo.y, vm[2] - vo.z);
-        if (turn) r = cr_m3_tmulv(ph_obstacle_rotation(s, p, t0), r);
-        vr[0] = r.x, vr[1] = r.y, vr[2] = r.z;
-    }
+    double f[3], dV;
     if (!turn) {
-        if (!term_local(s, I, p, dyn, y0, y1, vr, dg, Kc, ff, diss, f, &dV)) return 0;
+        if (!term_local(s, I, p, dyn, x0, y0, y1, dg, Kc, ff, diss, f, &dV)) return 0;
         if (wob && mv && dyn) {
             const cr_vec3 c1 = shift_at(s, p, t1), c0 = shift_at(s, p, t0);
             *wob += f[0] * (c1.x - c0.x) + f[1] * (c1.y - c0.y) + f[2] * (c1.z - c0.z);
@@ -271,7 +275,7 @@ static int obstacle_term(const cr_ph *s, int I, int p, int dyn, double dg[3], do
         return 1;
     }
     double bdg[3] = {0, 0, 0}, bK[9] = {0}, bff[3] = {0, 0, 0}, bdiss = 0;
-    if (!term_local(s, I, p, dyn, y0, y1, vr, bdg, bK, bff, &bdiss, f, &dV)) return 0;
+    if (!term_local(s, I, p, dyn, x0, y0, y1, bdg, bK, bff, &bdiss, f, &dV)) return 0;
     const cr_mat3 Rm = ph_obstacle_rotation(s, p, dyn ? t0 + 0.5 * s->h : t1), R1 = ph_obstacle_rotation(s, p, t1);
     const cr_vec3 fw = cr_m3_mulv(Rm, cr_v3(f[0], f[1], f[2])), gw = cr_m3_mulv(Rm, cr_v3(bdg[0], bdg[1], bdg[2])),
                   tw = cr_m3_mulv(Rm, cr_v3(bff[0], bff[1], bff[2]));
