@@ -574,6 +574,18 @@ static void node_velocity(const void *impl, int i, cr_vec3 *v, cr_vec3 *w)
     *w = cr_m3_tmulv(A, om);
 }
 
+/* A clamp's reaction on the rod (cr_ph_clamp_reaction): the force (I) and its moment in the node's
+ * basis, of the last converged step or equilibrium; no support elsewhere, nor before the first */
+static cr_status reaction(const void *impl, int i, cr_vec3 *f, cr_vec3 *m)
+{
+    const ph_sim *s = impl;
+    const int end = i == 0 ? 0 : i == s->nodes - 1 ? 1 : -1;
+    cr_vec3 ms;
+    if (end < 0 || !cr_ph_clamp_reaction(s->k, end, f, &ms)) return CR_BAD_INPUT;
+    *m = cr_m3_tmulv(cr_m3_mul(cr_ph_directors(s->k, i), cr_m3_transpose(Q())), ms);
+    return CR_OK;
+}
+
 static int sample_count(const void *impl) { return cr_ph_sample_count(((const ph_sim *)impl)->k); }
 static double sample_s(const void *impl, int g) { return cr_ph_sample_s(((const ph_sim *)impl)->k, g); }
 
@@ -704,7 +716,7 @@ const cr_formulation cr_ph_formulation = {
     .sample = sample,
     .time = time_of,
     .load_factor = load_factor,
-    .reaction = NULL,
+    .reaction = reaction,
     .body_count = NULL,
     .series_extra = series_extra,
     .load_input = load_input,

@@ -672,6 +672,12 @@ static void node_pose(const void *impl, int i, cr_vec3 *x, cr_quat *q)
     int r = rod_of(s->first_node, s->rods, &i);
     cr_ph_formulation.node_pose(s->rod[r], i, x, q);
 }
+static cr_status reaction(const void *impl, int i, cr_vec3 *f, cr_vec3 *m)
+{
+    const pha_sim *s = impl;
+    int r = rod_of(s->first_node, s->rods, &i);
+    return cr_ph_formulation.reaction(s->rod[r], i, f, m);
+}
 static void node_velocity(const void *impl, int i, cr_vec3 *v, cr_vec3 *w)
 {
     const pha_sim *s = impl;
@@ -812,7 +818,7 @@ const cr_formulation cr_ph_assembly_formulation = {
     .sample = sample,
     .time = time_of,
     .load_factor = load_factor,
-    .reaction = NULL,
+    .reaction = reaction,
     .body_count = NULL,
     .contact = contact,
     .series_extra = series_extra,

@@ -457,7 +457,7 @@ void cr_ph_pack(const cr_ph *s, double *out)
 
 void cr_ph_unpack(cr_ph *s, const double *in)
 {
-    s->have_static = 0;
+    s->have_static = 0, s->have_react = 0;
     s->t = in[0], s->work_ext = in[1], s->dissipated = in[2], s->energy_balance = in[3];
     s->work_roundoff = in[4];
     const double *o = in + 5;

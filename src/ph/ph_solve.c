@@ -284,6 +284,7 @@ cr_status cr_ph_step(cr_ph *s, double h, const cr_ph_loads *loads, int *iteratio
     ph_begin(s, PH_DYNAMIC, h);
     cr_status st = newton(s, PH_DYNAMIC, loads, iterations, NULL, err);
     if (st != CR_OK) return st;
+    ph_clamp_reactions(s, PH_DYNAMIC, loads);
     ph_step_finish(s, h, loads, H0);
     return CR_OK;
 }
@@ -385,6 +386,7 @@ cr_status cr_ph_solve_static(cr_ph *s, const cr_ph_loads *loads, int *iterations
     cr_status st = newton(s, PH_STATIC, loads, iterations, &rn, err);
     if (residual) *residual = rn;
     if (st != CR_OK) return st;
+    ph_clamp_reactions(s, PH_STATIC, loads);
     ph_static_finish(s);
     return CR_OK;
 }
