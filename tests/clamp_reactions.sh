@@ -1,6 +1,6 @@
 #!/bin/bash
-# The port-Hamiltonian rod's clamp reactions (summary.json `reactions`, a tracked clamped node's
-# reaction columns), against the balances they must satisfy:
+# The port-Hamiltonian and lgvi rods' clamp reactions (summary.json `reactions`, a tracked clamped
+# node's reaction columns), against the balances they must satisfy (port-Hamiltonian first):
 #   statics   a cantilever (0.6 m, 6 elements) under gravity, a tip force and a tip moment with
 #             every component, deflected by a third of its length: the clamp's force is minus the
 #             loads' sum, and its moment minus their moment about the clamp over the deformed
@@ -22,7 +22,13 @@
 #             the mixed rod's to 1e-5; the double pendulum hinged at the clamped node: each step's
 #             total momentum change h (weight + clamp force), to 1e-6 (measured 8e-8: the
 #             momentum, 35 N s, printed to 10 digits)
-# Usage: ph_reactions.sh CLI SOURCE_DIR
+#   lgvi      the cantilever with 12 elements, released from rest, h = 1e-4 s: each step's momentum
+#             change h (loads + the clamp's force at the step's start level), to 1e-6 (measured
+#             4e-8: the series' digits); the clamp moved along a ramp (a moving clamp: R = its
+#             node's momentum change less its forces) likewise; with the midpoint strain frame and
+#             a drag, settled for 3 s: the clamp's force and moment the mixed rod's static ones
+#             (force to 1e-3 of its size, moment to 1e-2 of |F| L: measured 3e-4 and 4e-4)
+# Usage: clamp_reactions.sh CLI SOURCE_DIR
 set -u
 cli=$1
 src=$2
@@ -75,6 +81,13 @@ run y_mixed "$tmp/y.json" --set model=mixed_discrete --set rods.0.elements=16 --
 run dp "$src/examples/ph-double-pendulum.json" --set output.vtk=false --set 'boundary_conditions=[{"type": "clamp", "node": "post:end"}]' \
     --set 'stages=[{"type": "dynamic", "t_end": 0.3, "output_dt": 0.001, "time_step": 0.001}]' \
     --set 'output.track=[{"name": "pivot", "node": "post:end"}]'
+lg=(--set model=lgvi --set rod.elements=12 --set 'stages=[{"type": "dynamic", "t_end": 0.05, "output_dt": 1e-4, "time_step": 1e-4}]')
+run lgvi "$tmp/cant.json" "${lg[@]}"
+run lgvi_moving "$tmp/cant.json" "${lg[@]}" \
+    --set 'boundary_conditions=[{"type": "clamp", "node": "start", "position": [0, 0, 0.01], "time": {"type": "ramp", "t0": 0, "t1": 0.05}}]'
+run lgvi_settled "$tmp/cant.json" "${lg[@]}" --set 'model={"type": "lgvi", "strains": "midpoint"}' \
+    --set 'rod.damping={"drag": 2.0, "rotational_drag": [1e-4, 1e-4, 1e-4]}' \
+    --set 'stages=[{"type": "dynamic", "t_end": 3.0, "output_dt": 0.1, "time_step": 1e-4}]'
 [ $fail = 0 ] || exit 1
 
 $py - "$tmp" <<'PY' || fail=1
@@ -162,6 +175,19 @@ m_dp = 7800 * math.pi * 0.02**2 * (0.2 + 0.5 + 0.5)
 err, scale, n, rmax = momentum_balance("dp", "pivot", np.array([0, 0, -m_dp * 9.81]))
 check(err < 1e-6 * scale and n == 300, f"double pendulum hinged at the clamped node: over {n} steps the momentum "
       f"changes by h (weight + the clamp's force) to {err:.1e} N s (the clamp's force up to {rmax:.1f} N)")
+
+# ---- lgvi: the explicit step's balance p^k = p^(k-1) + h (F^k + R^k) ----
+for name, what in (("lgvi", "fixed clamp"), ("lgvi_moving", "clamp moved 1 cm along a ramp")):
+    err, scale, n, rmax = momentum_balance(name, "root", F + W * L)
+    check(err < 1e-6 * scale and n == 500, f"lgvi, {what}: over {n} steps the momentum changes by h (loads + the "
+          f"clamp's force) to {err:.1e} N s (h |F| = {scale:.1e}; the clamp's force up to {rmax:.3f} N)")
+o = series("lgvi_settled")
+lf = np.array([o[f"root_f{c}"][-1] for c in "xyz"])
+lm = np.array([o[f"root_m{c}"][-1] for c in "xyz"])
+mf, mm = np.array(Rmx["force"]), np.array(Rmx["moment_body"])  # (the clamp's node basis is I in both)
+check(np.linalg.norm(lf - mf) < 1e-3 * np.linalg.norm(mf) and np.linalg.norm(lm - mm) < 1e-2 * size,
+      f"lgvi (midpoint strains), settled under a drag: the clamp's force {lf} N, the mixed rod's static {mf} N "
+      f"({np.linalg.norm(lf - mf):.1e}); its moment {lm} N m, the mixed rod's {mm} ({np.linalg.norm(lm - mm):.1e})")
 sys.exit(0 if ok else 1)
 PY
 [ $fail = 0 ] || exit 1
