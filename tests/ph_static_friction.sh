@@ -73,4 +73,24 @@ good = good and stat <= tol and creep <= 1.1 * bound and rate <= 1.05 * 9e-6 and
 open(d + "/verdict", "w").write("; ".join(lines))
 sys.exit(not good)
 PY
+# assemblies of port_hamiltonian rods take no static friction: check refuses it naming the key
+mat='"material": {"E": 1e7, "G": 4e6, "rho": 1000}, "sections": [{"shape": "circle", "radius": 0.01}]'
+cat > "$tmp/pair.json" << JSON
+{"model": "port_hamiltonian",
+ "rods": [{"name": "a", "length": 0.5, "elements": 5, $mat, "reference": {"origin": [0, 0, 0.01]}},
+          {"name": "b", "length": 0.5, "elements": 5, $mat, "reference": {"origin": [0.5, 0, 0.01]}}],
+ "joints": [{"type": "weld", "a": "a:end", "b": "b:start"}],
+ "boundary_conditions": [{"type": "clamp", "node": "a:start"}],
+ "loads": [{"type": "gravity", "value": [0, 0, -9.81]}],
+ "obstacles": [{"type": "plane", "name": "ground", "normal": [0, 0, 1], "friction": {"static": 0.5}}],
+ "stages": [{"type": "static", "load_steps": 4}], "output": {"vtk": false}}
+JSON
+if "$cli" check "$tmp/pair.json" > "$tmp/pair.log" 2>&1; then
+    bad "an assembly's static stage with friction was accepted"
+elif grep -q "obstacles.0.friction: static stage 0" "$tmp/pair.log" &&
+    "$cli" check "$tmp/pair.json" --set 'obstacles.0.friction={"static": 0}' > /dev/null 2>&1; then
+    ok "an assembly's static stage on a rough obstacle is refused at check naming obstacles.0.friction (frictionless: accepted)"
+else
+    bad "assembly refusal: $(head -c 300 "$tmp/pair.log")"
+fi
 exit $fail
