@@ -73,6 +73,82 @@ good = good and stat <= tol and creep <= 1.1 * bound and rate <= 1.05 * 9e-6 and
 open(d + "/verdict", "w").write("; ".join(lines))
 sys.exit(not good)
 PY
+# Held by friction alone (no clamp): the rod lying on the plane under its weight W = w L (stage 0), then
+# pulled along its axis (stage 1) by F = 0.5 mu_s W: it holds, the plane carrying F; by F = 1.25 mu_s W: the
+# stage fails naming obstacles.0.friction at the load factor mu_s W/F = 0.8 (the mixed rod on the same nodes
+# fails beyond 0.8 too).
+free='stages=[{"type": "static", "load_steps": 2}, {"type": "static", "load_steps": 10}]'
+for k in 0.5 1.25; do
+    F=$(/usr/bin/python3 -c "import math; print($k * 0.5 * 1000 * math.pi * 1e-4 * 9.81)")
+    for m in port_hamiltonian mixed_discrete; do
+        n=40
+        [ $m = mixed_discrete ] && n=80
+        "$cli" run "$tmp/pull.json" -o "$tmp/free_${m}_$k" -q --set model=$m --set rod.elements=$n \
+            --set "loads.1={\"type\": \"force\", \"node\": -1, \"value\": [$F, 0, 0], \"stages\": [1]}" \
+            --set 'boundary_conditions=[]' --set "$free" > "$tmp/free_${m}_$k.log" 2>&1
+        echo $? > "$tmp/free_${m}_$k.rc"
+    done
+done
+# The capstan: a light rope (r = 2 mm, E = 1 GPa, its reference the half ring it lies in, 20 elements) over a
+# fixed rough cylinder (R = 0.1 m, mu_s = 0.3, wrap pi), pulled out at both ends by T1 = T2 = 1 N (stage 0),
+# then T2 raised (stage 1) to 0.95 e^(mu pi) T1 (holds) or 1.2 e^(mu pi) T1 (fails where T2/T1 reaches the
+# Euler-Eytelwein ratio e^(mu pi) = 2.566: at load factor 0.753190).
+for r in 0.95 1.2; do
+    /usr/bin/python3 - "$r" "$tmp/cap_$r.json" << 'PY'
+import json, math, sys
+r, mu, Rc, a = float(sys.argv[1]), 0.3, 0.1, 0.002
+e = math.exp(mu * math.pi)
+json.dump({"model": "port_hamiltonian",
+           "rod": {"length": math.pi * (Rc + a), "elements": 20, "material": {"E": 1e9, "G": 4e8, "rho": 1000},
+                   "sections": [{"shape": "circle", "radius": a}],
+                   "reference": {"type": "helix", "radius": Rc + a, "pitch": 0}},
+           "loads": [{"type": "force", "node": 0, "value": [1, 0, 0]},
+                     {"type": "force", "node": -1, "value": [1, 0, 0]},
+                     {"type": "force", "node": -1, "value": [r * e - 1, 0, 0], "stages": [1]}],
+           "obstacles": [{"type": "cylinder", "name": "drum", "center": [0, 0, 0], "axis": [0, 0, 1], "radius": Rc,
+                          "friction": {"static": mu}}],
+           "contact": {"radius": a, "tolerance": 2e-6},
+           "stages": [{"type": "static", "load_steps": 2}, {"type": "static", "load_steps": 10}],
+           "output": {"vtk": False}}, open(sys.argv[2], "w"))
+PY
+    "$cli" run "$tmp/cap_$r.json" -o "$tmp/cap_$r" -q > "$tmp/cap_$r.log" 2>&1
+    echo $? > "$tmp/cap_$r.rc"
+done
+/usr/bin/python3 - "$tmp" << 'PY' && ok "$(cat "$tmp/verdict2")" || bad "$(cat "$tmp/verdict2" 2> /dev/null)"
+import csv, math, re, sys
+d = sys.argv[1]
+rc = lambda n: int(open(f"{d}/{n}.rc").read())
+log = lambda n: open(f"{d}/{n}.log").read()
+good, lines = True, []
+P = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(open(f"{d}/free_port_hamiltonian_0.5/nodes.csv"))]
+F = 0.5 * 0.5 * 1000 * math.pi * 1e-4 * 9.81
+fx = sum(r["contact_fx"] for r in P)
+far = max(abs(r["x"] - r["s"]) for r in P if r["s"] < 0.45)
+ok0 = rc("free_port_hamiltonian_0.5") == 0 and rc("free_mixed_discrete_0.5") == 0
+good &= ok0 and abs(-fx / F - 1) < 1e-6 and far <= 1e-6
+lines.append(f"no clamp, pulled by 0.5 mu_s W: holds (mixed rod too), the plane carries {-fx:.8f} N of F = {F:.8f} "
+             f"({-fx / F - 1:+.1e}), the far half within {far:.1e} m")
+L = log("free_port_hamiltonian_1.25")
+m = re.search(r"obstacles\.0\.friction: no static equilibrium.*?load factor ([0-9.e+-]+)", L)
+mm = re.search(r"beyond load factor ([0-9.e+-]+)", log("free_mixed_discrete_1.25"))
+lf = float(m.group(1)) if m else math.nan
+good &= rc("free_port_hamiltonian_1.25") != 0 and m is not None and abs(lf / 0.8 - 1) < 2e-3
+lines.append(f"pulled by 1.25 mu_s W: fails naming obstacles.0.friction, last equilibrium at load factor {lf:.6g} "
+             f"(mu_s W/F = 0.8, {lf / 0.8 - 1:+.1e}; the mixed rod beyond {mm.group(1) if mm else '?'})")
+e = math.exp(0.3 * math.pi)
+C = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(open(f"{d}/cap_0.95/nodes.csv"))]
+slide = sum(r["contact_state"] == 2 for r in C)
+good &= rc("cap_0.95") == 0 and all(r["contact_state"] > 0 for r in C)
+L = log("cap_1.2")
+m = re.search(r"obstacles\.0\.friction: no static equilibrium.*?load factor ([0-9.e+-]+)", L)
+lf = float(m.group(1)) if m else math.nan
+ratio = 1 + lf * (1.2 * e - 1)
+good &= rc("cap_1.2") != 0 and m is not None and -5e-3 < ratio / e - 1 <= 1e-4
+lines.append(f"capstan: holds at T2/T1 = 0.95 e^(mu pi) (all {len(C)} nodes touching, {slide} at the limit); at 1.2 "
+             f"fails naming obstacles.0.friction where T2/T1 = {ratio:.6f} (e^(mu pi) = {e:.6f}, {ratio / e - 1:+.1e})")
+open(d + "/verdict2", "w").write("; ".join(lines))
+sys.exit(not good)
+PY
 # assemblies of port_hamiltonian rods take no static friction: check refuses it naming the key
 mat='"material": {"E": 1e7, "G": 4e6, "rho": 1000}, "sections": [{"shape": "circle", "radius": 0.01}]'
 cat > "$tmp/pair.json" << JSON

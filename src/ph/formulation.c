@@ -136,10 +136,12 @@ cr_status cr_ph_sim_check_rod(const cr_scenario *sc, int in_assembly, cr_error *
     cr_ph_params p;
     cr_status st = kernel_params(d, &sc->model, &p, err);
     if (st != CR_OK) return st;
+    int rough = 0; /* a rod touching a rough obstacle is held by its stick anchors in statics */
+    for (int j = 0; j < d->obstacle_count; ++j) rough |= d->obstacles[j].mu_static > 0;
     for (int k = 0; k < sc->stage_count; ++k) {
         const cr_stage_def *s = &sc->stages[k];
         if (s->type == CR_STAGE_STATIC) {
-            if (!p.clamp_start && !p.clamp_end && !in_assembly) /* (an assembly: any rod's clamp) */
+            if (!p.clamp_start && !p.clamp_end && !in_assembly && !rough) /* (an assembly: any rod's clamp) */
                 return cr_error_set(err, CR_BAD_INPUT,
                                     "boundary_conditions: statics needs a clamp (a free rod has rigid-body modes): "
                                     "add a clamp at an end, or make stage %d dynamic",
