@@ -328,21 +328,11 @@ static void build_loads(ph_sim *s, const double *magnitude, cr_ph_loads *L, doub
         /* material offset in the (d1, d2) plane: the library's (y, z) */
         double rx = l->offset.y, ry = l->offset.z;
         switch (l->type) {
-        case CR_LOAD_FORCE:
-            s->f[l->node] = cr_v3_add(s->f[l->node], v);
-            break;
-        case CR_LOAD_MOMENT:
-            s->c[l->node] = cr_v3_add(s->c[l->node], v);
-            break;
-        case CR_LOAD_FORCE_DENSITY:
-            L->force_density = cr_v3_add(L->force_density, v);
-            break;
-        case CR_LOAD_MOMENT_DENSITY:
-            L->moment_density = cr_v3_add(L->moment_density, v);
-            break;
-        case CR_LOAD_GRAVITY:
-            L->force_density = cr_v3_madd(L->force_density, s->p.rhoA, v);
-            break;
+        case CR_LOAD_FORCE: s->f[l->node] = cr_v3_add(s->f[l->node], v); break;
+        case CR_LOAD_MOMENT: s->c[l->node] = cr_v3_add(s->c[l->node], v); break;
+        case CR_LOAD_FORCE_DENSITY: L->force_density = cr_v3_add(L->force_density, v); break;
+        case CR_LOAD_MOMENT_DENSITY: L->moment_density = cr_v3_add(L->moment_density, v); break;
+        case CR_LOAD_GRAVITY: L->force_density = cr_v3_madd(L->force_density, s->p.rhoA, v); break;
         case CR_LOAD_TENDON:
             cr_ph_actuation_tendon(a * l->tension, rx, ry, act);
             actuated = 1;
@@ -522,10 +512,8 @@ static cr_status append_step(cr_static_report *report, double lf, int its, doubl
     r->iterations = its;
     r->history_count = 1;
     r->residual_history = malloc(sizeof(double));
-    if (r->residual_history)
-        r->residual_history[0] = res;
-    else
-        r->history_count = 0;
+    if (r->residual_history) r->residual_history[0] = res;
+    else r->history_count = 0;
     report->final_residual = res;
     return CR_OK;
 }
@@ -597,7 +585,8 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
         report->total_iterations += its;
         if (st != CR_OK) {
             if (st < 0 || ++halvings > o->max_halvings) {
-                cr_error_set(err, st, "port_hamiltonian statics: load step to factor %.6g failed: %s", next, e.message);
+                cr_error_set(err, st, "port_hamiltonian statics: load step to factor %.6g failed: %s", next,
+                             e.message);
                 if (s->friction && err && st > 0) friction_failure(s, lf, err);
                 break;
             }
@@ -625,10 +614,8 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
         }
         cr_load_step_report *r = &report->steps[report->step_count - 1]; /* (the last update's solve) */
         if (o->adaptive) { /* the mixed rod's rule (newton.c): longer after easy steps, shorter after hard */
-            if (its <= 4)
-                dl = fmin(2 * dl, o->max_increment > 0 ? o->max_increment : 1.0);
-            else if (its >= 8)
-                dl *= 0.5;
+            if (its <= 4) dl = fmin(2 * dl, o->max_increment > 0 ? o->max_increment : 1.0);
+            else if (its >= 8) dl *= 0.5;
         }
         if (cb->on_load_step && cb->on_load_step(sim, r, report->step_count - 1, cb->user)) {
             st = CR_INTERRUPTED;
