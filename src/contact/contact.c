@@ -542,3 +542,38 @@ double cr_contact_step_limit(const cr_contact *c, double t, const double *y, int
     }
     return limit;
 }
+
+int cr_contact_stick_force(cr_vec3 n, const cr_mat3 *H, double eps, double limit, cr_vec3 dlimit, cr_vec3 d,
+                           cr_vec3 lambda_t, cr_vec3 *f, cr_mat3 *K, cr_vec3 *t_out)
+{
+    const cr_mat3 Hm = H ? *H : cr_m3_zero();
+    const cr_vec3 Hd = cr_m3_mulv(Hm, d), Hl = cr_m3_mulv(Hm, lambda_t);
+    const double dn = cr_v3_dot(n, d), ln = cr_v3_dot(n, lambda_t);
+    const cr_vec3 t = cr_v3_madd(cr_v3_madd(lambda_t, -ln, n), -eps, cr_v3_madd(d, -dn, n));
+    if (t_out) *t_out = t;
+    /* T = ∂t/∂r = −(n (Hλ)ᵀ + (n·λ) H) − ε (P − (n·d) H − n (Hd)ᵀ), as pair_force_local's */
+    cr_mat3 T = cr_m3_zero();
+    if (K) {
+        m3_add(&T, -1.0, outer(n, Hl));
+        m3_add(&T, -ln, Hm);
+        m3_add(&T, -eps, cr_m3_identity());
+        m3_add(&T, eps, outer(n, n));
+        m3_add(&T, eps * dn, Hm);
+        m3_add(&T, eps, outer(n, Hd));
+    }
+    const double tn = cr_v3_norm(t);
+    if (tn <= limit) { /* stick */
+        *f = t;
+        if (K) *K = T;
+        return 0;
+    }
+    const cr_vec3 th = cr_v3_scale(t, 1.0 / tn); /* slip at the limit */
+    *f = cr_v3_scale(th, limit);
+    if (K) {
+        cr_mat3 Pt = cr_m3_identity();
+        m3_add(&Pt, -1.0, outer(th, th));
+        *K = outer(th, dlimit);
+        m3_add(K, limit / tn, cr_m3_mul(Pt, T));
+    }
+    return 1;
+}

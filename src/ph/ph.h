@@ -278,6 +278,12 @@ struct cr_ph {
        equilibrium (have_react: 0 before the first and after an unpack) */
     double react[2][12];
     int have_react;
+    /* static friction (ph_contact.c, docs/port-hamiltonian.md "Friction"): per node and obstacle
+       (node-major, nn * ncp) the stick anchor (in the obstacle's frame) and tangential multiplier of
+       the augmented Lagrangian (src/contact/contact.h's pair; NULL without friction), and the
+       tolerance within which an anchored node counts as touching (contact.tolerance) */
+    struct cr_contact_pair *cpair;
+    double ctol;
 };
 
 /* Prepares a step (mode PH_DYNAMIC, step h) or a static solve: strains and constraints of the
@@ -415,6 +421,20 @@ static inline void ph_gauss_point(const cr_ph *s, int e, int g, int dyn, double 
  * own displacement in the step (moving obstacles; 0 for fixed ones): the rod's balance is
  * H_{n+1} - H_n = W - D with W including *wob. Returns 0 when the node touches no obstacle at either
  * end of the step (dg and Kc zero). */
+/* Static friction's stick anchors and multipliers (ph_contact.c; the mixed rod's augmented Lagrangian,
+   docs/theory.md "Contact with obstacles"). begin: anchors the pairs of frictional obstacles touching
+   (gap <= tol) at the state that are not anchored yet (the start of a static stage; tol is kept as
+   ctol). update: one Uzawa update at the equilibrium in s->q (lambda_T <- the friction force, a
+   sliding pair's anchor moved to the node, opened pairs released, new contacts anchored); returns 1
+   when it was already converged (no contact opened or closed, every stick drift at most ctol: then
+   nothing changes), *drift the largest. The friction forces at the state go to cf either way.
+   release: forgets every anchor (a dynamic stage: its friction is the regularized force). state:
+   obstacle p's frictional pairs touching at the state, those at the Coulomb limit and the largest
+   |t|/(mu_s N). */
+void ph_static_friction_begin(cr_ph *s, double tol);
+int ph_static_friction_update(cr_ph *s, double *drift);
+void ph_static_friction_release(cr_ph *s);
+void ph_static_friction_state(const cr_ph *s, int p, int *touching, int *sliding, double *ratio);
 int ph_contact_force(const cr_ph *s, int I, int dyn, double dg[3], double Kc[9], double ff[3], double *diss,
                      double *wob);
 /* The gap g = phi(y) - a of obstacle p at y (relative to its placement at time 0: y = x - shift(t)), its

@@ -88,6 +88,20 @@ static cr_status pha_check(const cr_scenario *sc, cr_error *err)
     if (st0 != CR_OK) return st0;
     st0 = cr_assembly_refuse_gaps(&all, "model port_hamiltonian keeps a joint's points together from the start", err);
     if (st0 != CR_OK) return st0;
+    /* static friction is the one rod's (formulation.c: anchors and multiplier updates around its load
+       steps); the assemblies' coupled statics would meet rough obstacles frictionless */
+    for (int k = 0; k < sc->stage_count; ++k) {
+        if (sc->stages[k].type != CR_STAGE_STATIC) continue;
+        for (int r = 0; r < sc->rod_count; ++r)
+            for (int j = 0; j < sc->rods[r].rod.obstacle_count; ++j)
+                if (sc->rods[r].rod.obstacles[j].mu_static > 0)
+                    return cr_error_set(err, CR_BAD_INPUT,
+                                        "obstacles.%d.friction: static stage %d of an assembly of port_hamiltonian "
+                                        "rods: their static stages take no friction (one port_hamiltonian rod and "
+                                        "the mixed_discrete model's assemblies do); remove the friction, make the "
+                                        "stage dynamic, or choose the mixed_discrete model",
+                                        j, k);
+    }
     for (int j = 0; j < sc->joint_count; ++j) {
         const cr_joint_def *J = &sc->joints[j];
         cr_assembly_def def = {
