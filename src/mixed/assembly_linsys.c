@@ -22,6 +22,10 @@ enum { DENSE_DIAGNOSIS_MAX = 3000 };
 
 struct cr_asm_sys {
     int N, sparse, cplx; /* cplx: complex entries (sparse only; values as (re, im) pairs) */
+    /* a system below cr_asm_sparse_min kept as triplets for the hub's block elimination (its
+     * dense LU is O(N³): 0.8 M instructions at 78 unknowns, six rods on a platform), solved
+     * densely from them when it has no hub or the elimination does not decide */
+    int small;
     /* what counts as without support after the scaling: a row below tiny of the largest, a
      * column or pivot below tiny (the statics' 1e-12; the dynamics' 0: exact zeros only, as
      * its dense LU, whose rows mix 1/m and 1/Θ of nodes and bodies over 13 decades) */
@@ -80,7 +84,7 @@ void cr_asm_sys_destroy(cr_asm_sys *s)
     free(s);
 }
 
-int cr_asm_sys_sparse(const cr_asm_sys *s) { return s->sparse; }
+int cr_asm_sys_sparse(const cr_asm_sys *s) { return s->sparse && !s->small; }
 
 static int grow_vectors(cr_asm_sys *s, int N)
 {
@@ -127,7 +131,7 @@ static int begin_sparse(cr_asm_sys *s, int N, int cplx, double tiny)
         free(s->ti), free(s->tj);
         s->ti = s->tj = NULL;
     }
-    s->N = N, s->sparse = 1, s->cplx = cplx, s->nt = 0;
+    s->N = N, s->sparse = 1, s->cplx = cplx, s->nt = 0, s->small = 0;
     if (!grow_vectors(s, N > 0 ? N : 1)) return 0;
     memset(s->hub, 0, (size_t)(N > 0 ? N : 1));
     return 1;
@@ -143,8 +147,13 @@ int cr_asm_sys_begin_sparse(cr_asm_sys *s, int N, int cplx) { return begin_spars
 int cr_asm_sys_begin(cr_asm_sys *s, int N)
 {
     if (N >= cr_asm_sparse_min) return begin_sparse(s, N, 0, 1e-12);
+    if (cr_asm_block_elim) {
+        if (!begin_sparse(s, N, 0, 1e-12)) return 0;
+        s->small = 1;
+        return 1;
+    }
     s->N = N;
-    s->sparse = 0;
+    s->sparse = 0, s->small = 0;
     s->nt = 0;
     if (!grow_vectors(s, N > 0 ? N : 1)) return 0;
     return s->sparse ? 1 : dense_alloc(s, N > 0 ? N : 1);
@@ -633,10 +642,27 @@ int cr_asm_sys_solve_factored(cr_asm_sys *s, double *b)
     return -1;
 }
 
+/* The triplets into the dense matrix, in the order added (the sums of direct dense adds) */
+static int dense_from_triplets(cr_asm_sys *s)
+{
+    const int N = s->N;
+    if (s->nt == (size_t)-1 || !dense_alloc(s, N > 0 ? N : 1)) return 0;
+    for (size_t t = 0; t < s->nt; ++t) s->A[(size_t)s->tj[t] * N + s->ti[t]] += s->tv[t];
+    return 1;
+}
+
 int cr_asm_sys_solve(cr_asm_sys *s, double *b)
 {
     const int N = s->N;
     if (!s->sparse) return dense_solve(N, s->A, b, s->ipiv, s->sc);
+    if (s->small) { /* the block elimination when there is a hub, else (or undecided) the dense LU */
+        int h = 0;
+        for (int i = 0; i < N && !h; ++i) h = s->hub[i];
+        const int r = h ? block_solve(s, b) : 1;
+        if (r != 1) return r;
+        if (!dense_from_triplets(s)) return -2;
+        return dense_solve(N, s->A, b, s->ipiv, s->sc);
+    }
     if (cr_asm_block_elim) {
         const int r = block_solve(s, b);
         if (r != 1) return r;
@@ -647,8 +673,7 @@ int cr_asm_sys_solve(cr_asm_sys *s, double *b)
         /* a row, a column or a pivot without support: the dense path decides (KLU's threshold
          * pivoting may meet a small pivot that LAPACK's partial pivoting avoids) and names the
          * unknown as it does */
-        if (N > DENSE_DIAGNOSIS_MAX || !dense_alloc(s, N)) return bad;
-        for (size_t t = 0; t < s->nt; ++t) s->A[(size_t)s->tj[t] * N + s->ti[t]] += s->tv[t];
+        if (N > DENSE_DIAGNOSIS_MAX || !dense_from_triplets(s)) return bad;
         return dense_solve(N, s->A, b, s->ipiv, s->sc);
     }
     return cr_asm_sys_solve_factored(s, b);
