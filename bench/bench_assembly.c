@@ -6,6 +6,9 @@
  * one thread, no stability estimate. BENCH_HISTORY=1 prints the assembly's residuals.
  *
  *   build/bench_assembly [--repeats R] [--elements n] [--only-one | --only-assembly]
+ *   build/bench_assembly --brush 6 --elements 250 --joined [--dynamics]
+ *
+ * (the last: the target's own case, six rods of 250 elements on a platform; see run_brush)
  *
  * (n per rod, default 250; one rod: 6 n). On a busy machine the wall times scatter by ±30 %;
  * the instruction counts of one case at a time do not (divide the inclusive count of
@@ -106,9 +109,9 @@ static int run_dynamics(int repeats, int n, int only, double t_end)
     return 0;
 }
 
-/* --brush R: R rods of 50 elements (a brush, hair, a bundle: 0.2 m nylon-like rods of radius
+/* --brush R [--elements n]: R rods of n elements, default 50 (a brush, hair, a bundle: 0.2 m nylon-like rods of radius
  * 1 mm, E = 3 GPa, clamped upright on a square grid of 1 cm pitch, each under its own tip load
- * (0.01, 0.005, 0) N), solved as one assembly, against one rod of 50 R elements under a tip load
+ * (0.01, 0.005, 0) N), solved as one assembly, against one rod of n R elements under a tip load
  * (the same nodes): statics per Newton iteration and per node. With --joined the rods' tips are
  * also welded to one free rigid platform (10 g) loaded by (0.01 R, 0, 0) N: a parallel
  * structure of R legs. --threads T: the assembly's rods spread over T threads. */
