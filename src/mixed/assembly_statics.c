@@ -19,11 +19,12 @@
  *      the joints' multipliers λ (their constraint rows C, k in all):
  *          [ Ê V + H   Cᵀ ] [ δy ]     [ E − Ê u ]
  *          [ C         0  ] [ λ  ] = − [ g       ]
- *      (H = ∂(Cᵀλ)/∂y, the joints' geometric stiffness), solved by LU: dense (dgesv,
- *      O((6 m + k)³) with m, k the interface nodes and joint rows) when small, else
- *      sparse (assembly_linsys.c): many rods on one body make it an arrowhead, each rod's
- *      interface unknowns and joint rows eliminated onto the free bodies' unknowns (the
- *      hub, cr_asm_sys_hub) block by block, O(m + k); KLU when rods couple otherwise;
+ *      (H = ∂(Cᵀλ)/∂y, the joints' geometric stiffness), solved by LU (assembly_linsys.c):
+ *      with free bodies, each rod's interface unknowns and joint rows eliminated onto the
+ *      bodies' unknowns (the hub, cr_asm_sys_hub) block by block, O(m + k), at any size
+ *      (many rods on one body make the system an arrowhead); otherwise, or where that does
+ *      not decide, dense (dgesv, O((6 m + k)³) with m, k the interface nodes and joint rows)
+ *      when small, KLU when large;
  *   4. x_r ← x_r − u_r + V_r δy_r, interface nodes by the exponential map.
  *
  * This is Newton's method on the whole system (rods, interface equilibrium E_i + C_iᵀλ =
