@@ -57,6 +57,14 @@ struct cr_asm_sys {
     size_t *boff;
     double *blk;
     size_t bcap;
+    /* the groups' pattern of the last block elimination (bvalid): its entries' (row, col)
+     * sequence, the hub as declared and as the elimination widened it, its sizes. A Newton
+     * iteration's system has the last one's pattern: the union-find and the grouping are
+     * skipped (the same groups, the same bits) */
+    int bvalid, bN, bh, bng;
+    size_t bnt, btcap;
+    int *bpi, *bpj;
+    unsigned char *bhub0, *bhubA;
 };
 
 cr_asm_sys *cr_asm_sys_create(void)
@@ -81,6 +89,7 @@ void cr_asm_sys_destroy(cr_asm_sys *s)
     free(s->Ap), free(s->Ai), free(s->cnt), free(s->Ax);
     free(s->hub), free(s->par), free(s->grp), free(s->loc), free(s->mem), free(s->gst), free(s->piv), free(s->boff),
         free(s->blk);
+    free(s->bpi), free(s->bpj), free(s->bhub0), free(s->bhubA);
     free(s);
 }
 
@@ -91,6 +100,8 @@ static int grow_vectors(cr_asm_sys *s, int N)
     if (N <= s->ncap) return 1;
     free(s->ipiv), free(s->sc), free(s->Ap), free(s->cnt);
     free(s->hub), free(s->par), free(s->grp), free(s->loc), free(s->mem), free(s->gst), free(s->piv), free(s->boff);
+    free(s->bhub0), free(s->bhubA);
+    s->bvalid = 0;
     const size_t n1 = (size_t)N + 1;
     s->ipiv = malloc((size_t)N * sizeof *s->ipiv);
     s->sc = malloc(2 * (size_t)N * sizeof *s->sc);
@@ -99,8 +110,9 @@ static int grow_vectors(cr_asm_sys *s, int N)
     s->hub = malloc(n1), s->par = malloc(n1 * sizeof(int)), s->grp = malloc(n1 * sizeof(int));
     s->loc = malloc(n1 * sizeof(int)), s->mem = malloc(n1 * sizeof(int)), s->gst = malloc((n1 + 1) * sizeof(int));
     s->piv = malloc(n1 * sizeof(int)), s->boff = malloc((n1 + 1) * sizeof(size_t));
+    s->bhub0 = malloc(n1), s->bhubA = malloc(n1);
     s->ncap = s->ipiv && s->sc && s->Ap && s->cnt && s->hub && s->par && s->grp && s->loc && s->mem && s->gst &&
-                      s->piv && s->boff
+                      s->piv && s->boff && s->bhub0 && s->bhubA
                   ? N
                   : 0;
     s->pN = -1; /* Ap was the cached pattern's */
@@ -412,38 +424,55 @@ static int block_solve(cr_asm_sys *s, double *b)
     if (s->cplx || N == 0 || nt == (size_t)-1) return 1;
     int *par = s->par, *grp = s->grp, *loc = s->loc, *mem = s->mem, *gst = s->gst, *cnt = s->cnt;
     unsigned char *hub = s->hub;
-    for (int i = 0; i < N; ++i) par[i] = i, grp[i] = -2; /* -2: no entry off the hub yet */
-    for (size_t t = 0; t < nt; ++t) {
-        const int i = s->ti[t], j = s->tj[t];
-        if (hub[i] || hub[j]) continue;
-        grp[i] = grp[j] = -1;
-        const int ri = uf_find(par, i), rj = uf_find(par, j);
-        if (ri != rj) par[ri < rj ? rj : ri] = ri < rj ? ri : rj;
-    }
-    /* an unknown coupled to the hub only (a joint's row between two bodies) joins the hub: on
-     * its own its block would be an exact zero */
-    int h = 0;
-    for (int i = 0; i < N; ++i) {
-        if (!hub[i] && grp[i] == -2) hub[i] = 1;
-        if (hub[i]) ++h;
-    }
-    if (h > BLOCK_HUB_MAX) return 1;
-    int ng = 0;
-    for (int i = 0; i < N; ++i)
-        if (!hub[i] && par[i] == i) grp[i] = ng++;
-    memset(gst, 0, ((size_t)ng + 2) * sizeof *gst);
-    for (int i = 0; i < N; ++i)
-        if (!hub[i]) ++gst[(grp[i] = grp[uf_find(par, i)]) + 1];
-    for (int g = 0; g < ng; ++g) {
-        if (gst[g + 1] > BLOCK_GROUP_MAX) return 1;
-        gst[g + 1] += gst[g];
-    }
-    gst[ng + 1] = gst[ng] + h; /* the hub's members after the groups' */
-    memcpy(cnt, gst, ((size_t)ng + 1) * sizeof *cnt);
-    for (int i = 0; i < N; ++i) {
-        const int g = hub[i] ? ng : grp[i];
-        loc[i] = cnt[g]++ - gst[g];
-        mem[gst[g] + loc[i]] = i;
+    int h = 0, ng = 0;
+    if (s->bvalid && s->bN == N && s->bnt == nt && !memcmp(s->bhub0, hub, (size_t)N) &&
+        !memcmp(s->bpi, s->ti, nt * sizeof *s->ti) && !memcmp(s->bpj, s->tj, nt * sizeof *s->tj)) {
+        memcpy(hub, s->bhubA, (size_t)N); /* the last elimination's groups, still in grp, loc, mem, gst */
+        h = s->bh, ng = s->bng;
+    } else {
+        s->bvalid = 0;
+        if (nt > s->btcap) {
+            free(s->bpi), free(s->bpj);
+            s->bpi = malloc(nt * sizeof *s->bpi), s->bpj = malloc(nt * sizeof *s->bpj);
+            s->btcap = s->bpi && s->bpj ? nt : 0;
+        }
+        memcpy(s->bhub0, hub, (size_t)N);
+        for (int i = 0; i < N; ++i) par[i] = i, grp[i] = -2; /* -2: no entry off the hub yet */
+        for (size_t t = 0; t < nt; ++t) {
+            const int i = s->ti[t], j = s->tj[t];
+            if (hub[i] || hub[j]) continue;
+            grp[i] = grp[j] = -1;
+            const int ri = uf_find(par, i), rj = uf_find(par, j);
+            if (ri != rj) par[ri < rj ? rj : ri] = ri < rj ? ri : rj;
+        }
+        /* an unknown coupled to the hub only (a joint's row between two bodies) joins the hub: on
+         * its own its block would be an exact zero */
+        for (int i = 0; i < N; ++i) {
+            if (!hub[i] && grp[i] == -2) hub[i] = 1;
+            if (hub[i]) ++h;
+        }
+        if (h > BLOCK_HUB_MAX) return 1;
+        for (int i = 0; i < N; ++i)
+            if (!hub[i] && par[i] == i) grp[i] = ng++;
+        memset(gst, 0, ((size_t)ng + 2) * sizeof *gst);
+        for (int i = 0; i < N; ++i)
+            if (!hub[i]) ++gst[(grp[i] = grp[uf_find(par, i)]) + 1];
+        for (int g = 0; g < ng; ++g) {
+            if (gst[g + 1] > BLOCK_GROUP_MAX) return 1;
+            gst[g + 1] += gst[g];
+        }
+        gst[ng + 1] = gst[ng] + h; /* the hub's members after the groups' */
+        memcpy(cnt, gst, ((size_t)ng + 1) * sizeof *cnt);
+        for (int i = 0; i < N; ++i) {
+            const int g = hub[i] ? ng : grp[i];
+            loc[i] = cnt[g]++ - gst[g];
+            mem[gst[g] + loc[i]] = i;
+        }
+        if (nt > 0 && s->btcap >= nt) { /* kept for the next solve (none without the memory: not an error) */
+            memcpy(s->bpi, s->ti, nt * sizeof *s->ti), memcpy(s->bpj, s->tj, nt * sizeof *s->tj);
+            memcpy(s->bhubA, hub, (size_t)N);
+            s->bN = N, s->bnt = nt, s->bh = h, s->bng = ng, s->bvalid = 1;
+        }
     }
     size_t *boff = s->boff, tot = 0;
     const size_t hs = (size_t)h, h1 = hs + 1;
