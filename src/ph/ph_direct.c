@@ -213,8 +213,9 @@ PH_CLONES static void back_substitute(front *f)
  * rod clamped at both ends with rigid components keeps the band LU. A pivot below 1e-12 of its column in
  * the front (the tail rows included) hands the iteration to the band LU as well.
  *
- * Returns 0, k + 1 for a zero column k, -(k + 1) for a pivot too small at k. U's rows (k..d-1) are
- * appended at U; the forward-substituted right side stays in bl. */
+ * Returns 0, k + 1 for a zero column k, -(k + 1) for a pivot too small at k. U's rows (k..d-1) stay in
+ * rows 0..m-1 of the front (and are appended at U unless it is NULL); the forward-substituted right side
+ * stays in bl. */
 /* pivot row k of the front: its check against the column's scale (the tail rows included), the swap with
    row p (from column c0: the columns left of it are finished); 0 or block_eliminate's code */
 static inline int take_pivot(double *M, double *bl, int k, int p, int c0, int d, double best, double tail)
@@ -320,8 +321,7 @@ PH_CLONES PH_CONTRACT static int block_eliminate(front *f, int m, int d, double 
         double *rk = M + k * BLD;
         int info = take_pivot(M, bl, k, p, k, d, best, tail);
         if (info) return info;
-        copy_urow(U, rk, k, d);
-        U += d - k;
+        if (U) copy_urow(U, rk, k, d), U += d - k;
         const double inv = 1.0 / rk[k], bk = bl[k];
         const int k1 = k + 1;
         if (k1 == m) {
@@ -361,8 +361,7 @@ PH_CLONES PH_CONTRACT static int block_eliminate(front *f, int m, int d, double 
         const double l1 = r1[k];
         for (int j = k1 + 1; j < d; ++j) r1[j] -= l1 * rk[j];
         bl[k1] -= l1 * bk;
-        copy_urow(U, r1, k1, d);
-        U += d - k1;
+        if (U) copy_urow(U, r1, k1, d), U += d - k1;
         const double inv1 = 1.0 / r1[k1], b1 = bl[k1];
         /* the rows below: whole aligned groups of 4 from the one holding column k + 2 (the columns left of
            it are finished, never read again, and those right of d are zero in the pivot rows) */
@@ -412,6 +411,34 @@ PH_CLONES PH_CONTRACT static int block_eliminate(front *f, int m, int d, double 
 #endif
     }
     return 0;
+}
+
+/* What the back substitution keeps of a front, computed while the front is in cache: the eliminated rows'
+ * solution as an affine function of the tail node's unknowns (the next front's lead, solved before this
+ * front in the back substitution), x_k = c_k - sum_t S(k, t) x_tail(t) for k < m, t < nt = d - m (0 for the
+ * last front). Z row k = (c_k, S(k, 0..nt-1)), 1 + nt doubles: c = U11^-1 y and S = U11^-1 U12 from U's rows
+ * in the front (block_eliminate) and the forward-substituted right side y. The U rows themselves (279
+ * doubles per element with three rigid components, 150 without) were written out and read back per
+ * iteration; Z is 126 (84): at 10^5 elements the stream that dominated the memory traffic. The same
+ * solution to round-off (another order of the same triangular solve). */
+PH_CLONES PH_CONTRACT static void block_solution(const double *M, const double *bl, int m, int d, double *Z)
+{
+    const int nt = d - m, w = 1 + nt;
+    _Alignas(32) double z[BLD][8];
+    for (int k = m - 1; k >= 0; --k) {
+        const double *rk = M + k * BLD;
+        _Alignas(32) double v[8] = {bl[k], 0, 0, 0, 0, 0, 0, 0};
+        for (int t = 0; t < nt; ++t) v[1 + t] = rk[m + t];
+        for (int j = k + 1; j < m; ++j) {
+            const double u = rk[j];
+#pragma GCC unroll 8
+            for (int c = 0; c < 8; ++c) v[c] -= u * z[j][c];
+        }
+        const double inv = 1.0 / rk[k];
+#pragma GCC unroll 8
+        for (int c = 0; c < 8; ++c) z[k][c] = v[c] * inv;
+        for (int c = 0; c < w; ++c) Z[k * w + c] = z[k][c];
+    }
 }
 
 /* the next front from this one (m rows eliminated of d): the tail node's Schur complement and right side
@@ -493,29 +520,22 @@ static void block_set(front *f, const cr_ph *s, int e, int *m, int *d)
 }
 
 /* back substitution of the node-block fronts, in the opposite order of the elimination: the fronts t0..t1-1
-   of the elimination's order (all: 0..n_e - 1) */
+   of the elimination's order (all: 0..n_e - 1), each from its tail node's solution (block_solution) */
 PH_CLONES static void block_back(front *f, const cr_ph *s, size_t stride, int t0, int t1)
 {
     double *b = f->b;
     for (int t = t1 - 1; t >= t0; --t) {
-        int e = f->rev ? s->ne - 1 - t : t, m, d, gl[BLD];
+        int e = f->rev ? s->ne - 1 - t : t, m, d;
         block_set(f, s, e, &m, &d);
-        for (int k = 0; k < d; ++k) gl[k] = glob(f, k);
-        const double *U = f->U + (size_t)e * stride;
-        double x[BLD];
-        for (int k = m; k < d; ++k) x[k] = b[gl[k]];
-        /* rows k..d-1 of U start at offset sum_{i<k} (d - i) */
-        for (int k = m - 1; k >= 0; --k) {
-            const double *u = U + (size_t)k * d - (size_t)k * (k - 1) / 2;
-            /* four partial sums (vectorizable; a single sum is a serial chain) */
-            double v4[4] = {0, 0, 0, 0};
-            int j = k + 1;
-            for (; j + 3 < d; j += 4)
-                for (int q = 0; q < 4; ++q) v4[q] += u[j + q - k] * x[j + q];
-            for (; j < d; ++j) v4[0] += u[j - k] * x[j];
-            const double v = b[gl[k]] - ((v4[0] + v4[1]) + (v4[2] + v4[3]));
-            x[k] = v / u[0];
-            b[gl[k]] = x[k];
+        const int nt = d - m, w = 1 + nt;
+        const double *Z = f->U + (size_t)e * stride;
+        double xt[6] = {0, 0, 0, 0, 0, 0};
+        for (int k = 0; k < nt; ++k) xt[k] = b[glob(f, m + k)];
+        for (int k = 0; k < m; ++k) {
+            const double *z = Z + (size_t)k * w;
+            double v = z[0];
+            for (int c = 0; c < nt; ++c) v -= z[1 + c] * xt[c];
+            b[glob(f, k)] = v;
         }
     }
 }
@@ -1225,14 +1245,14 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
         if (last) finish_node(s, rev ? 2 * e : 2 * e + 2, dyn, fac, gam, loads, X, r, &F, kred, &ring, jac);
         if (!jac) continue;
         if (blk) {
-            int info = block_eliminate(&F, fm, fd, s->ustore + (size_t)e * ustride);
+            int info = block_eliminate(&F, fm, fd, NULL);
             if (info < 0) return CR_NOT_CONVERGED; /* repeated with the band LU */
             if (info) {
                 if (bad) *bad = glob(&F, info - 1);
                 if (!sd) unvisited_zero(s, r, prepped, rev, et + 1);
                 return CR_SINGULAR;
             }
-            for (int k = 0; k < fm; ++k) F.b[glob(&F, k)] = bfront[k];
+            block_solution(Mfront, bfront, fm, fd, s->ustore + (size_t)e * ustride);
             /* the tail node's Schur complement and right side lead the next front */
             next_front(Mfront, bfront, fm, fd);
         } else {
