@@ -416,29 +416,59 @@ PH_CLONES PH_CONTRACT static int block_eliminate(front *f, int m, int d, double 
 /* What the back substitution keeps of a front, computed while the front is in cache: the eliminated rows'
  * solution as an affine function of the tail node's unknowns (the next front's lead, solved before this
  * front in the back substitution), x_k = c_k - sum_t S(k, t) x_tail(t) for k < m, t < nt = d - m (0 for the
- * last front). Z row k = (c_k, S(k, 0..nt-1)), 1 + nt doubles: c = U11^-1 y and S = U11^-1 U12 from U's rows
- * in the front (block_eliminate) and the forward-substituted right side y. The U rows themselves (279
+ * last front): c = U11^-1 y and S = U11^-1 U12 from U's rows in the front (block_eliminate) and the
+ * forward-substituted right side y; Z = (c, S's columns), m (1 + nt) doubles. The U rows themselves (279
  * doubles per element with three rigid components, 150 without) were written out and read back per
  * iteration; Z is 126 (84): at 10^5 elements the stream that dominated the memory traffic. The same
  * solution to round-off (another order of the same triangular solve). */
 PH_CLONES PH_CONTRACT static void block_solution(const double *M, const double *bl, int m, int d, double *Z)
 {
-    const int nt = d - m, w = 1 + nt;
-    _Alignas(32) double z[BLD][8];
+    const int nt = d - m;
+#if defined(__GNUC__)
+    /* row k of z: (c_k, S(k, 0..5), 0) in two groups of 4; the sum from the last row up in two chains (the
+       newest row, k + 1, enters last: the rows' sums overlap) */
+    v4d z[BLD][2];
     for (int k = m - 1; k >= 0; --k) {
         const double *rk = M + k * BLD;
-        _Alignas(32) double v[8] = {bl[k], 0, 0, 0, 0, 0, 0, 0};
-        for (int t = 0; t < nt; ++t) v[1 + t] = rk[m + t];
-        for (int j = k + 1; j < m; ++j) {
+        /* nt is 6 (a free tail node) or 0 (the last front) */
+        const double *ut = rk + m;
+        v4d a = {bl[k], 0, 0, 0}, b = {0, 0, 0, 0}, a2 = b, b2 = b;
+        if (nt) a = (v4d){bl[k], ut[0], ut[1], ut[2]}, b = (v4d){ut[3], ut[4], ut[5], 0};
+        int j = m - 1;
+        for (; j > k + 1; j -= 2) {
+            const double u = rk[j], u2 = rk[j - 1];
+            const v4d uv = {u, u, u, u}, uv2 = {u2, u2, u2, u2};
+            a -= uv * z[j][0], b -= uv * z[j][1];
+            a2 -= uv2 * z[j - 1][0], b2 -= uv2 * z[j - 1][1];
+        }
+        if (j == k + 1) {
             const double u = rk[j];
-#pragma GCC unroll 8
-            for (int c = 0; c < 8; ++c) v[c] -= u * z[j][c];
+            const v4d uv = {u, u, u, u};
+            a2 -= uv * z[j][0], b2 -= uv * z[j][1];
         }
         const double inv = 1.0 / rk[k];
-#pragma GCC unroll 8
-        for (int c = 0; c < 8; ++c) z[k][c] = v[c] * inv;
-        for (int c = 0; c < w; ++c) Z[k * w + c] = z[k][c];
+        const v4d iv = {inv, inv, inv, inv};
+        z[k][0] = (a + a2) * iv, z[k][1] = (b + b2) * iv;
+        Z[k] = z[k][0][0];
+        if (nt) {
+            double *S = Z + m + k;
+            S[0] = z[k][0][1], S[m] = z[k][0][2], S[2 * m] = z[k][0][3];
+            S[3 * m] = z[k][1][0], S[4 * m] = z[k][1][1], S[5 * m] = z[k][1][2];
+        }
     }
+#else
+    double z[BLD][8];
+    for (int k = m - 1; k >= 0; --k) {
+        const double *rk = M + k * BLD;
+        double v[8] = {bl[k], 0, 0, 0, 0, 0, 0, 0};
+        for (int t = 0; t < nt; ++t) v[1 + t] = rk[m + t];
+        for (int j = m - 1; j > k; --j)
+            for (int c = 0; c < 8; ++c) v[c] -= rk[j] * z[j][c];
+        const double inv = 1.0 / rk[k];
+        for (int c = 0; c < 8; ++c) z[k][c] = v[c] * inv;
+        for (int c = 0; c <= nt; ++c) Z[(size_t)c * m + k] = z[k][c];
+    }
+#endif
 }
 
 /* the next front from this one (m rows eliminated of d): the tail node's Schur complement and right side
@@ -527,16 +557,18 @@ PH_CLONES static void block_back(front *f, const cr_ph *s, size_t stride, int t0
     for (int t = t1 - 1; t >= t0; --t) {
         int e = f->rev ? s->ne - 1 - t : t, m, d;
         block_set(f, s, e, &m, &d);
-        const int nt = d - m, w = 1 + nt;
+        const int nt = d - m;
         const double *Z = f->U + (size_t)e * stride;
-        double xt[6] = {0, 0, 0, 0, 0, 0};
-        for (int k = 0; k < nt; ++k) xt[k] = b[glob(f, m + k)];
-        for (int k = 0; k < m; ++k) {
-            const double *z = Z + (size_t)k * w;
-            double v = z[0];
-            for (int c = 0; c < nt; ++c) v -= z[1 + c] * xt[c];
-            b[glob(f, k)] = v;
+        double x[BLD];
+        for (int k = 0; k < m; ++k) x[k] = Z[k];
+        for (int c = 0; c < nt; ++c) {
+            const double xc = b[glob(f, m + c)], *S = Z + (size_t)(1 + c) * m;
+            for (int k = 0; k < m; ++k) x[k] -= S[k] * xc;
         }
+        if (!f->rev)
+            for (int k = 0; k < m; ++k) b[f->base + k] = x[k];
+        else
+            for (int k = 0; k < m; ++k) b[glob(f, k)] = x[k];
     }
 }
 
