@@ -230,6 +230,7 @@ struct cr_ph {
     /* nn * 3: the rotation increment dtheta of each free node's directors in the last
        ph_direct_iteration (newton completes the update to second order in it) */
     double *theta;
+    double dturn; /* the largest |dX| of the directors in the last ph_direct_iteration (Newton's turn limit) */
     int *ripiv;
     /* ph_direct.c's frontal LU: the active columns in a ring of rW (a power of 2) band columns, the
        finished columns' U parts (rows from their first nonzero to the diagonal) in ustore at uoff */

@@ -929,9 +929,11 @@ static void unvisited_zero(cr_ph *s, double *r, int prepped, int rev, int et)
 }
 
 /* full increments of nodes I0..I1-1 and elements e0..e1-1 from the reduced solution x: dq = (dphi, dq_p +
-   P(d_{n+1}) dtheta), rigid stresses; lambda is set, not updated (its increment zero) */
-static void increments(cr_ph *s, const double *xr, double *dX, int I0, int I1, int e0, int e1)
+   P(d_{n+1}) dtheta), rigid stresses; lambda is set, not updated (its increment zero). Returns the largest
+   |dX| of the directors (cr_ph.dturn: Newton's turn limit, without a pass of its own over dX) */
+static double increments(cr_ph *s, const double *xr, double *dX, int I0, int I1, int e0, int e1)
 {
+    double turn = 0;
     for (int I = I0; I < I1; ++I) {
         int o = s->node_off[I], rr = s->node_roff[I];
         if (o < 0) continue;
@@ -940,12 +942,16 @@ static void increments(cr_ph *s, const double *xr, double *dX, int I0, int I1, i
         for (int k = 0; k < 3; ++k) {
             double t[3];
             cross(x + 3, d1 + 3 * k, t);
-            for (int c = 0; c < 3; ++c) dX[o + 3 + 3 * k + c] = dqp[3 * k + c] + t[c];
+            for (int c = 0; c < 3; ++c) {
+                const double v = dX[o + 3 + 3 * k + c] = dqp[3 * k + c] + t[c];
+                turn = fmax(turn, fabs(v));
+            }
         }
         memset(dX + o + 12, 0, sizeof(double) * 6);
     }
     for (int e = e0; e < e1; ++e)
         for (int col = 0; col < 2 * s->nr; ++col) dX[s->sig_off[e] + col] = xr[s->sig_roff[e] + col];
+    return turn;
 }
 
 /* ph_unpack of node I and of element e: done by the pass as it reaches them (prep_node, the element's
@@ -973,7 +979,7 @@ static inline void unpack_elem(cr_ph *s, const double *X, int e)
    those at the same time). */
 typedef struct ph_side {
     int e0, count, rev, xI, own;
-    double xr[12], xfe[12], xkr[6];
+    double xr[12], xfe[12], xkr[6], turn;
     _Alignas(32) double M[BLD * BLD];
     double b[BLD];
     cr_status st;
@@ -1302,7 +1308,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
     else
         back_substitute(&F);
 
-    increments(s, F.b, dX, 0, nn, 0, s->ne);
+    s->dturn = increments(s, F.b, dX, 0, nn, 0, s->ne);
     return CR_OK;
 }
 
@@ -1338,7 +1344,7 @@ static void two_sided_task(void *arg, int k)
         front F = {0};
         F.blk = 1, F.rev = sd->rev, F.b = s->rrhs, F.U = s->ustore;
         block_back(&F, s, ph_front_stride(s), 0, sd->count);
-        increments(s, s->rrhs, T->dX, k ? I0 : 0, k ? I1 : J + 1, e0, e1);
+        sd->turn = increments(s, s->rrhs, T->dX, k ? I0 : 0, k ? I1 : J + 1, e0, e1);
     }
 }
 
@@ -1386,6 +1392,7 @@ static cr_status two_sided_pass(cr_ph *s, int mode, const cr_ph_loads *loads, do
     }
     T.phase = 1;
     cr_pool_run(s->pool, 2, two_sided_task, &T);
+    s->dturn = fmax(T.side[0].turn, T.side[1].turn);
     return CR_OK;
 }
 
