@@ -11,7 +11,7 @@
  *    first steps), in microseconds (best of repeats: the machine is shared) and, with --instructions,
  *    in instructions (valgrind --tool=callgrind on this program with --one, counting only the measured
  *    region, function measured_region; up to --instructions-max elements, default 10^4: callgrind runs
- *    ~50x slower).
+ *    ~50x slower). --one prints the iterations, the Jacobians and the measured region's minor page faults.
  * Instruction counts do not see the memory system; the times do (the growth with n_e of issue 24 was
  * the 10 kB element blocks streamed per iteration, not arithmetic). */
 #define _POSIX_C_SOURCE 200809L

@@ -233,7 +233,8 @@ struct cr_ph {
     double dturn; /* the largest |dX| of the directors in the last ph_direct_iteration (Newton's turn limit) */
     int *ripiv;
     /* ph_direct.c's frontal LU: the active columns in a ring of rW (a power of 2) band columns, the
-       finished columns' U parts (rows from their first nonzero to the diagonal) in ustore at uoff */
+       finished columns' U parts (rows from their first nonzero to the diagonal) in ustore at uoff; the
+       node-block fronts keep their block's solution there instead (ph_front_stride per element) */
     int rW;
     double *ring, *ustore;
     size_t *uoff;

@@ -258,7 +258,8 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
         touch_pages(s->sig_el, (size_t)ng * 6 * D), touch_pages(s->sig_br, (size_t)ng * (s->nb ? s->nb : 1) * 6 * D);
         touch_pages(s->q1, nn * 12 * D), touch_pages(s->lam1, nn * 6 * D), touch_pages(s->sig1, ng * nrs * D);
         touch_pages(s->eps_n, (size_t)ng * 6 * D), touch_pages(s->fext, nn * 12 * D);
-        touch_pages(s->X, (size_t)s->nx * D), touch_pages(s->dX, (size_t)s->nx * D), touch_pages(s->r, (size_t)s->nx * D);
+        touch_pages(s->X, (size_t)s->nx * D), touch_pages(s->dX, (size_t)s->nx * D);
+        touch_pages(s->r, (size_t)s->nx * D);
         touch_pages(s->rrhs, (size_t)s->nred * D), touch_pages(s->ustore, (size_t)s->ne * ph_front_stride(s) * D);
         touch_pages(s->dqp, nn * 12 * D), touch_pages(s->kdq, nn * 12 * D), touch_pages(s->theta, nn * 3 * D);
         touch_pages(s->dq_static, nn * 12 * D), touch_pages(s->dsig_static, ng * nrs * D);
