@@ -11,7 +11,7 @@
  *    first steps), in microseconds (best of repeats: the machine is shared) and, with --instructions,
  *    in instructions (valgrind --tool=callgrind on this program with --one, counting only the measured
  *    region, function measured_region; up to --instructions-max elements, default 10^4: callgrind runs
- *    ~50x slower).
+ *    ~50x slower). --one prints the iterations, the Jacobians and the measured region's minor page faults.
  * Instruction counts do not see the memory system; the times do (the growth with n_e of issue 24 was
  * the 10 kB element blocks streamed per iteration, not arithmetic). */
 #define _POSIX_C_SOURCE 200809L
@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static double now(void)
@@ -73,7 +74,14 @@ typedef struct result {
     double seconds;
     int steps, iterations, ok;
     long jacobians;
+    long faults; /* minor page faults in the measured region (first touches of the rod's arrays) */
 } result;
+
+static long minor_faults(void)
+{
+    struct rusage u;
+    return getrusage(RUSAGE_SELF, &u) == 0 ? u.ru_minflt : 0;
+}
 
 /* the measured region, a function of its own for callgrind's --toggle-collect */
 typedef struct work {
@@ -158,7 +166,7 @@ static result run(int which, int ne, int steps)
     } else {
         s = straight(&p, cr_v3(0, 0, 0), cr_v3(0, 1, 0), cr_v3(0, 0, 1), cr_v3(1, 0, 0));
     }
-    result r = {0, steps, 0, 1, 0};
+    result r = {0, steps, 0, 1, 0, 0};
     if (!s) {
         r.ok = 0;
         return r;
@@ -175,9 +183,11 @@ static result run(int which, int ne, int steps)
               : which == CANTILEVER                      ? cantilever_loads
                                                          : static_loads,
               &r};
+    long f0 = minor_faults();
     double t0 = now();
     measured_region(&w);
     r.seconds = now() - t0;
+    r.faults = minor_faults() - f0;
     r.jacobians = s->jacobians;
     free(F), free(M);
     cr_ph_destroy(s);
@@ -186,7 +196,7 @@ static result run(int which, int ne, int steps)
 
 static result best_of(int which, int ne, int steps, int repeats)
 {
-    result best = {1e30, 0, 0, 1, 0};
+    result best = {1e30, 0, 0, 1, 0, 0};
     for (int k = 0; k < repeats; ++k) {
         result r = run(which, ne, steps);
         if (r.seconds < best.seconds) best = r;
@@ -245,7 +255,7 @@ int main(int argc, char **argv)
                        : !strcmp(argv[i + 1], "spaghetti-n")
                            ? run(SPAGHETTI_N, ne, 2)
                            : run(statics ? STATICS : CANTILEVER, ne, steps_for(ne, statics));
-            printf("%d %ld\n", r.iterations, r.jacobians);
+            printf("%d %ld %ld\n", r.iterations, r.jacobians, r.faults);
             return r.ok ? 0 : 1;
         } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
             count = 0;
@@ -290,7 +300,7 @@ int main(int argc, char **argv)
     /* 3. two threads (the two-sided pass) against one at 10^4 elements: the flying spaghetti's rod (free-free,
        elastic), 2 steps; one- and two-thread runs alternated (best of 5 each: the machine is shared) */
     if (bench_threads == 0) {
-        result one = {1e30, 0, 0, 1, 0}, two = one;
+        result one = {1e30, 0, 0, 1, 0, 0}, two = one;
         for (int k = 0; k < 5; ++k) {
             bench_threads = 1;
             result a = run(SPAGHETTI_N, 10000, 2);

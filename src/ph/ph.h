@@ -238,9 +238,11 @@ struct cr_ph {
     /* nn * 3: the rotation increment dtheta of each free node's directors in the last
        ph_direct_iteration (newton completes the update to second order in it) */
     double *theta;
+    double dturn; /* the largest |dX| of the directors in the last ph_direct_iteration (Newton's turn limit) */
     int *ripiv;
     /* ph_direct.c's frontal LU: the active columns in a ring of rW (a power of 2) band columns, the
-       finished columns' U parts (rows from their first nonzero to the diagonal) in ustore at uoff */
+       finished columns' U parts (rows from their first nonzero to the diagonal) in ustore at uoff; the
+       node-block fronts keep their block's solution there instead (ph_front_stride per element) */
     int rW;
     double *ring, *ustore;
     size_t *uoff;
@@ -300,9 +302,9 @@ cr_status ph_linear_solve(cr_ph *s, const double *r, double *dX, int *bad);
    with it for any residual (modified Newton reuses one factorization for several residuals). */
 cr_status ph_linear_factor(cr_ph *s, int *bad);
 void ph_linear_apply(cr_ph *s, const double *r, double *dX);
-/* doubles of U kept per element by ph_direct.c's node-block fronts (the upper triangle of the largest, and
-   4 for its rows' copies in whole groups of 4) */
-static inline size_t ph_front_stride(const cr_ph *s) { return (size_t)(18 + 2 * s->nr) * (19 + 2 * s->nr) / 2 + 4; }
+/* doubles kept per element by ph_direct.c's node-block fronts for the back substitution (block_solution: per
+   eliminated row, at most 12 + 2 nr, its solution's constant and its 6 coefficients on the tail node) */
+static inline size_t ph_front_stride(const cr_ph *s) { return (size_t)(12 + 2 * s->nr) * 7; }
 /* One Newton iteration in one pass (ph_direct.c): sets the multipliers in X to the least-squares
    solution of the director rows at X, returns the residual r at that X and the increment dX of q and
    the rigid stresses (zero in lambda) of the Newton system there. CR_SINGULAR with *bad the unknown. */

@@ -213,8 +213,9 @@ PH_CLONES static void back_substitute(front *f)
  * rod clamped at both ends with rigid components keeps the band LU. A pivot below 1e-12 of its column in
  * the front (the tail rows included) hands the iteration to the band LU as well.
  *
- * Returns 0, k + 1 for a zero column k, -(k + 1) for a pivot too small at k. U's rows (k..d-1) are
- * appended at U; the forward-substituted right side stays in bl. */
+ * Returns 0, k + 1 for a zero column k, -(k + 1) for a pivot too small at k. U's rows (k..d-1) stay in
+ * rows 0..m-1 of the front (and are appended at U unless it is NULL); the forward-substituted right side
+ * stays in bl. */
 /* pivot row k of the front: its check against the column's scale (the tail rows included), the swap with
    row p (from column c0: the columns left of it are finished); 0 or block_eliminate's code */
 static inline int take_pivot(double *M, double *bl, int k, int p, int c0, int d, double best, double tail)
@@ -320,8 +321,7 @@ PH_CLONES PH_CONTRACT static int block_eliminate(front *f, int m, int d, double 
         double *rk = M + k * BLD;
         int info = take_pivot(M, bl, k, p, k, d, best, tail);
         if (info) return info;
-        copy_urow(U, rk, k, d);
-        U += d - k;
+        if (U) copy_urow(U, rk, k, d), U += d - k;
         const double inv = 1.0 / rk[k], bk = bl[k];
         const int k1 = k + 1;
         if (k1 == m) {
@@ -361,8 +361,7 @@ PH_CLONES PH_CONTRACT static int block_eliminate(front *f, int m, int d, double 
         const double l1 = r1[k];
         for (int j = k1 + 1; j < d; ++j) r1[j] -= l1 * rk[j];
         bl[k1] -= l1 * bk;
-        copy_urow(U, r1, k1, d);
-        U += d - k1;
+        if (U) copy_urow(U, r1, k1, d), U += d - k1;
         const double inv1 = 1.0 / r1[k1], b1 = bl[k1];
         /* the rows below: whole aligned groups of 4 from the one holding column k + 2 (the columns left of
            it are finished, never read again, and those right of d are zero in the pivot rows) */
@@ -412,6 +411,64 @@ PH_CLONES PH_CONTRACT static int block_eliminate(front *f, int m, int d, double 
 #endif
     }
     return 0;
+}
+
+/* What the back substitution keeps of a front, computed while the front is in cache: the eliminated rows'
+ * solution as an affine function of the tail node's unknowns (the next front's lead, solved before this
+ * front in the back substitution), x_k = c_k - sum_t S(k, t) x_tail(t) for k < m, t < nt = d - m (0 for the
+ * last front): c = U11^-1 y and S = U11^-1 U12 from U's rows in the front (block_eliminate) and the
+ * forward-substituted right side y; Z = (c, S's columns), m (1 + nt) doubles. The U rows themselves (279
+ * doubles per element with three rigid components, 150 without) were written out and read back per
+ * iteration; Z is 126 (84): at 10^5 elements the stream that dominated the memory traffic. The same
+ * solution to round-off (another order of the same triangular solve). */
+PH_CLONES PH_CONTRACT static void block_solution(const double *M, const double *bl, int m, int d, double *Z)
+{
+    const int nt = d - m;
+#if defined(__GNUC__)
+    /* row k of z: (c_k, S(k, 0..5), 0) in two groups of 4; the sum from the last row up in two chains (the
+       newest row, k + 1, enters last: the rows' sums overlap) */
+    v4d z[BLD][2];
+    for (int k = m - 1; k >= 0; --k) {
+        const double *rk = M + k * BLD;
+        /* nt is 6 (a free tail node) or 0 (the last front) */
+        const double *ut = rk + m;
+        v4d a = {bl[k], 0, 0, 0}, b = {0, 0, 0, 0}, a2 = b, b2 = b;
+        if (nt) a = (v4d){bl[k], ut[0], ut[1], ut[2]}, b = (v4d){ut[3], ut[4], ut[5], 0};
+        int j = m - 1;
+        for (; j > k + 1; j -= 2) {
+            const double u = rk[j], u2 = rk[j - 1];
+            const v4d uv = {u, u, u, u}, uv2 = {u2, u2, u2, u2};
+            a -= uv * z[j][0], b -= uv * z[j][1];
+            a2 -= uv2 * z[j - 1][0], b2 -= uv2 * z[j - 1][1];
+        }
+        if (j == k + 1) {
+            const double u = rk[j];
+            const v4d uv = {u, u, u, u};
+            a2 -= uv * z[j][0], b2 -= uv * z[j][1];
+        }
+        const double inv = 1.0 / rk[k];
+        const v4d iv = {inv, inv, inv, inv};
+        z[k][0] = (a + a2) * iv, z[k][1] = (b + b2) * iv;
+        Z[k] = z[k][0][0];
+        if (nt) {
+            double *S = Z + m + k;
+            S[0] = z[k][0][1], S[m] = z[k][0][2], S[2 * m] = z[k][0][3];
+            S[3 * m] = z[k][1][0], S[4 * m] = z[k][1][1], S[5 * m] = z[k][1][2];
+        }
+    }
+#else
+    double z[BLD][8];
+    for (int k = m - 1; k >= 0; --k) {
+        const double *rk = M + k * BLD;
+        double v[8] = {bl[k], 0, 0, 0, 0, 0, 0, 0};
+        for (int t = 0; t < nt; ++t) v[1 + t] = rk[m + t];
+        for (int j = m - 1; j > k; --j)
+            for (int c = 0; c < 8; ++c) v[c] -= rk[j] * z[j][c];
+        const double inv = 1.0 / rk[k];
+        for (int c = 0; c < 8; ++c) z[k][c] = v[c] * inv;
+        for (int c = 0; c <= nt; ++c) Z[(size_t)c * m + k] = z[k][c];
+    }
+#endif
 }
 
 /* the next front from this one (m rows eliminated of d): the tail node's Schur complement and right side
@@ -493,30 +550,25 @@ static void block_set(front *f, const cr_ph *s, int e, int *m, int *d)
 }
 
 /* back substitution of the node-block fronts, in the opposite order of the elimination: the fronts t0..t1-1
-   of the elimination's order (all: 0..n_e - 1) */
+   of the elimination's order (all: 0..n_e - 1), each from its tail node's solution (block_solution) */
 PH_CLONES static void block_back(front *f, const cr_ph *s, size_t stride, int t0, int t1)
 {
     double *b = f->b;
     for (int t = t1 - 1; t >= t0; --t) {
-        int e = f->rev ? s->ne - 1 - t : t, m, d, gl[BLD];
+        int e = f->rev ? s->ne - 1 - t : t, m, d;
         block_set(f, s, e, &m, &d);
-        for (int k = 0; k < d; ++k) gl[k] = glob(f, k);
-        const double *U = f->U + (size_t)e * stride;
+        const int nt = d - m;
+        const double *Z = f->U + (size_t)e * stride;
         double x[BLD];
-        for (int k = m; k < d; ++k) x[k] = b[gl[k]];
-        /* rows k..d-1 of U start at offset sum_{i<k} (d - i) */
-        for (int k = m - 1; k >= 0; --k) {
-            const double *u = U + (size_t)k * d - (size_t)k * (k - 1) / 2;
-            /* four partial sums (vectorizable; a single sum is a serial chain) */
-            double v4[4] = {0, 0, 0, 0};
-            int j = k + 1;
-            for (; j + 3 < d; j += 4)
-                for (int q = 0; q < 4; ++q) v4[q] += u[j + q - k] * x[j + q];
-            for (; j < d; ++j) v4[0] += u[j - k] * x[j];
-            const double v = b[gl[k]] - ((v4[0] + v4[1]) + (v4[2] + v4[3]));
-            x[k] = v / u[0];
-            b[gl[k]] = x[k];
+        for (int k = 0; k < m; ++k) x[k] = Z[k];
+        for (int c = 0; c < nt; ++c) {
+            const double xc = b[glob(f, m + c)], *S = Z + (size_t)(1 + c) * m;
+            for (int k = 0; k < m; ++k) x[k] -= S[k] * xc;
         }
+        if (!f->rev)
+            for (int k = 0; k < m; ++k) b[f->base + k] = x[k];
+        else
+            for (int k = 0; k < m; ++k) b[glob(f, k)] = x[k];
     }
 }
 
@@ -877,9 +929,11 @@ static void unvisited_zero(cr_ph *s, double *r, int prepped, int rev, int et)
 }
 
 /* full increments of nodes I0..I1-1 and elements e0..e1-1 from the reduced solution x: dq = (dphi, dq_p +
-   P(d_{n+1}) dtheta), rigid stresses; lambda is set, not updated (its increment zero) */
-static void increments(cr_ph *s, const double *xr, double *dX, int I0, int I1, int e0, int e1)
+   P(d_{n+1}) dtheta), rigid stresses; lambda is set, not updated (its increment zero). Returns the largest
+   |dX| of the directors (cr_ph.dturn: Newton's turn limit, without a pass of its own over dX) */
+static double increments(cr_ph *s, const double *xr, double *dX, int I0, int I1, int e0, int e1)
 {
+    double turn = 0;
     for (int I = I0; I < I1; ++I) {
         int o = s->node_off[I], rr = s->node_roff[I];
         if (o < 0) continue;
@@ -888,12 +942,16 @@ static void increments(cr_ph *s, const double *xr, double *dX, int I0, int I1, i
         for (int k = 0; k < 3; ++k) {
             double t[3];
             cross(x + 3, d1 + 3 * k, t);
-            for (int c = 0; c < 3; ++c) dX[o + 3 + 3 * k + c] = dqp[3 * k + c] + t[c];
+            for (int c = 0; c < 3; ++c) {
+                const double v = fabs(dX[o + 3 + 3 * k + c] = dqp[3 * k + c] + t[c]);
+                turn = v > turn ? v : turn; /* (as Newton's maxima; fmax's NaN rule is slower) */
+            }
         }
         memset(dX + o + 12, 0, sizeof(double) * 6);
     }
     for (int e = e0; e < e1; ++e)
         for (int col = 0; col < 2 * s->nr; ++col) dX[s->sig_off[e] + col] = xr[s->sig_roff[e] + col];
+    return turn;
 }
 
 /* ph_unpack of node I and of element e: done by the pass as it reaches them (prep_node, the element's
@@ -921,7 +979,7 @@ static inline void unpack_elem(cr_ph *s, const double *X, int e)
    those at the same time). */
 typedef struct ph_side {
     int e0, count, rev, xI, own;
-    double xr[12], xfe[12], xkr[6];
+    double xr[12], xfe[12], xkr[6], turn;
     _Alignas(32) double M[BLD * BLD];
     double b[BLD];
     cr_status st;
@@ -1225,14 +1283,14 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
         if (last) finish_node(s, rev ? 2 * e : 2 * e + 2, dyn, fac, gam, loads, X, r, &F, kred, &ring, jac);
         if (!jac) continue;
         if (blk) {
-            int info = block_eliminate(&F, fm, fd, s->ustore + (size_t)e * ustride);
+            int info = block_eliminate(&F, fm, fd, NULL);
             if (info < 0) return CR_NOT_CONVERGED; /* repeated with the band LU */
             if (info) {
                 if (bad) *bad = glob(&F, info - 1);
                 if (!sd) unvisited_zero(s, r, prepped, rev, et + 1);
                 return CR_SINGULAR;
             }
-            for (int k = 0; k < fm; ++k) F.b[glob(&F, k)] = bfront[k];
+            block_solution(Mfront, bfront, fm, fd, s->ustore + (size_t)e * ustride);
             /* the tail node's Schur complement and right side lead the next front */
             next_front(Mfront, bfront, fm, fd);
         } else {
@@ -1250,7 +1308,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
     else
         back_substitute(&F);
 
-    increments(s, F.b, dX, 0, nn, 0, s->ne);
+    s->dturn = increments(s, F.b, dX, 0, nn, 0, s->ne);
     return CR_OK;
 }
 
@@ -1286,7 +1344,7 @@ static void two_sided_task(void *arg, int k)
         front F = {0};
         F.blk = 1, F.rev = sd->rev, F.b = s->rrhs, F.U = s->ustore;
         block_back(&F, s, ph_front_stride(s), 0, sd->count);
-        increments(s, s->rrhs, T->dX, k ? I0 : 0, k ? I1 : J + 1, e0, e1);
+        sd->turn = increments(s, s->rrhs, T->dX, k ? I0 : 0, k ? I1 : J + 1, e0, e1);
     }
 }
 
@@ -1334,6 +1392,7 @@ static cr_status two_sided_pass(cr_ph *s, int mode, const cr_ph_loads *loads, do
     }
     T.phase = 1;
     cr_pool_run(s->pool, 2, two_sided_task, &T);
+    s->dturn = fmax(T.side[0].turn, T.side[1].turn);
     return CR_OK;
 }
 

@@ -85,6 +85,18 @@ static void *zalloc(size_t n, size_t size, int *fail)
     return p;
 }
 
+/* Writes a zero into every page of a zeroed array (calloc's large arrays are mapped, not yet touched): the
+   first touch of a page costs a fault and its zeroing, ~3 us per 4 kB page in the VM of bench/README.md (a
+   4 kB page then costs what streaming 30 kB does), ~10^5 pages at 10^5 elements. Done here for the arrays
+   every step or static solve writes, so that they are paid at the creation, once, and not by the first
+   step (where bench_ph measured them as cost per element-iteration). */
+static void touch_pages(void *p, size_t bytes)
+{
+    volatile char *c = p;
+    for (size_t i = 0; i < bytes; i += 4096) c[i] = 0;
+    if (bytes) c[bytes - 1] = 0;
+}
+
 cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0, cr_error *err)
 {
     if (!p) {
@@ -237,6 +249,21 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
     s->dq_static = zalloc((size_t)nn * 12, sizeof(double), &fail);
     s->dsig_static = zalloc((size_t)s->ng * (s->nr ? s->nr : 1), sizeof(double), &fail);
     if (fail) goto nomem;
+    {
+        /* the step's arrays (touch_pages); not the reference assembly's blocks (Ke, Bc, Br, Kn, Gm, G1, Pm, Pn,
+           gramm, gram1, rband: ph_assemble and ph_linear's path, a fallback for one rod) nor the band LU's
+           part of ustore */
+        const size_t D = sizeof(double), nrs = (size_t)(s->nr ? s->nr : 1);
+        touch_pages(s->v, nn * 12 * D), touch_pages(s->lam, nn * 6 * D), touch_pages(s->vmid, nn * 12 * D);
+        touch_pages(s->sig_el, (size_t)ng * 6 * D), touch_pages(s->sig_br, (size_t)ng * (s->nb ? s->nb : 1) * 6 * D);
+        touch_pages(s->q1, nn * 12 * D), touch_pages(s->lam1, nn * 6 * D), touch_pages(s->sig1, ng * nrs * D);
+        touch_pages(s->eps_n, (size_t)ng * 6 * D), touch_pages(s->fext, nn * 12 * D);
+        touch_pages(s->X, (size_t)s->nx * D), touch_pages(s->dX, (size_t)s->nx * D);
+        touch_pages(s->r, (size_t)s->nx * D);
+        touch_pages(s->rrhs, (size_t)s->nred * D), touch_pages(s->ustore, (size_t)s->ne * ph_front_stride(s) * D);
+        touch_pages(s->dqp, nn * 12 * D), touch_pages(s->kdq, nn * 12 * D), touch_pages(s->theta, nn * 3 * D);
+        touch_pages(s->dq_static, nn * 12 * D), touch_pages(s->dsig_static, ng * nrs * D);
+    }
 
     /* element e's block [end of e-1's, end of its rigid stresses) is coupled to rows up to its next end
        node's last (the last node's block to the end) */

@@ -41,15 +41,10 @@ static int all_finite(const double *x, int n)
  * against 1, rigid stresses against the largest stress of the rod (elastic or rigid, at least
  * newton_atol, and at least the stress whose 1e-8 moves the momentum rows by newton_atol). The
  * multipliers are not iterated (ph_direct.c). */
-static double scaled_increment(const cr_ph *s, const double *X, const double *dX, double dpos, double ddir)
+static double scaled_increment(const cr_ph *s, double dpos, double ddir, double dsig, double sig)
 {
-    /* dpos, ddir: the largest position and director increments of the nodes (newton's update pass) */
-    double dsig = 0, sig = s->p.newton_atol;
-    for (int e = 0; e < s->ne; ++e)
-        for (int k = 0; k < 2 * s->nr; ++k) {
-            dsig = amax(dsig, dX[s->sig_off[e] + k]);
-            sig = amax(sig, X[s->sig_off[e] + k]);
-        }
+    /* dpos, ddir, dsig: the largest position, director and rigid stress increments, sig the largest rigid stress
+       after the update, at least newton_atol (newton's update pass) */
     for (int k = 0; k < 6 * s->ng; ++k) sig = amax(sig, s->sig_el[k]);
     /* a stress increment moves the momentum rows by up to fac w |N'| dsigma: one that moves them by
        less than 1e-8 of newton_atol per 1e-8 of the scale is converged too (a rod at rest under a tiny
@@ -180,15 +175,12 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
         /* Far from the solution (a large load step from rest) a full update can turn the directors by a
            radian or more and land in another equilibrium's basin; the update is shortened so that no
            director moves by more than PH_MAX_TURN (near the solution this never binds). */
-        double turn = 0;
-        for (int I = 0; I < s->nn; ++I)
-            if (s->node_off[I] >= 0)
-                for (int c = 3; c < 12; ++c) turn = amax(turn, s->dX[s->node_off[I] + c]);
+        const double turn = s->dturn; /* the largest director increment (ph_direct_iteration) */
         if (turn > PH_MAX_TURN)
             for (int i = 0; i < n; ++i) s->dX[i] *= PH_MAX_TURN / turn;
         /* the update, node by node in one pass over X (at 10^5 elements X is 29 MB: the update, the
            second-order term, the finiteness test and the increment's maxima were four passes) */
-        double dpos = 0, ddir = 0, fin[4] = {0, 0, 0, 0};
+        double dpos = 0, ddir = 0, dsig = 0, sig = s->p.newton_atol, fin[4] = {0, 0, 0, 0};
         /* the directors' increment theta x d is the rotation's first order: its second-order term
            theta x (theta x d) / 2 keeps the update on the rotations to O(theta^3) (the linear one moves
            |d|^2 to 1 + |theta|^2, and the next residual is O(theta^2) whatever the Jacobian: the first
@@ -197,6 +189,15 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
            convergence as it was. */
         const double tsc = turn > PH_MAX_TURN ? PH_MAX_TURN / turn : 1.0;
         for (int I = 0; I < s->nn; ++I) {
+            /* element I / 2's rigid stresses after its middle node (node-major X: one pass over X and dX) */
+            if (I % 2 == 1)
+                for (int k = 0; k < 2 * s->nr; ++k) {
+                    const int i = s->sig_off[I / 2] + k;
+                    s->X[i] += s->dX[i];
+                    fin[k & 3] += s->X[i] - s->X[i];
+                    dsig = amax(dsig, s->dX[i]);
+                    sig = amax(sig, s->X[i]);
+                }
             int o = s->node_off[I];
             if (o < 0) continue;
             double *x0 = s->X + o;
@@ -215,12 +216,6 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
             }
             for (int k = 0; k < 18; ++k) fin[k & 3] += x0[k] - x0[k];
         }
-        for (int e = 0; e < s->ne; ++e)
-            for (int k = 0; k < 2 * s->nr; ++k) {
-                const int i = s->sig_off[e] + k;
-                s->X[i] += s->dX[i];
-                fin[k & 3] += s->X[i] - s->X[i];
-            }
         /* the friction's safeguard moves positions only (after the directors' second-order term, which it
            does not read) */
         const int clipped = mode == PH_DYNAMIC && s->cmu && ph_friction_reversals(s, s->X, s->dX);
@@ -229,7 +224,7 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
         if (iterations) *iterations = it;
         if ((fin[0] + fin[1]) + (fin[2] + fin[3]) != 0 || (clipped && !all_finite(s->X, n)))
             return cr_error_set(err, CR_NONFINITE, "ph: Newton iterate not finite at t = %g, residual %.3e", s->t, rn);
-        double dn = scaled_increment(s, s->X, s->dX, dpos, ddir);
+        double dn = scaled_increment(s, dpos, ddir, dsig, sig);
         if (clipped) { /* not Newton's update: no convergence test on it, and the next one's quadratic
                           prediction measured against it (with the initial dprev = 1 a single update
                           after a clip passed as converged: a node sticking on a moving belt was
