@@ -248,10 +248,10 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
                its balance 1e-11 J off, which tripped the energy watch: its residual had fallen 10x
                in that update, not by the contraction. So the accepted iterate's residual (the
                state's, computed here anyway) confirms a predicted convergence: below newton_atol,
-               or 100x below the residual before the update (a Newton step that converges; the
-               flying spaghetti's steps end so at 3.01 iterations, as before), or no longer falling
+               or 100x below the residual before the update (a Newton step that converges: the
+               flying spaghetti's steps but one end so, 453 iterations for 451), or no longer falling
                10x from the last such check (the round-off floor of a fine mesh). A stalled increment
-               (the floor itself) ends it as before. */
+               (the floor itself) and the last allowed iteration end it as before. */
             const int predicted = dn < 0.5 * dprev;
             final_residual(s, mode, loads);
             const double rf = norm2(s->r, n);
