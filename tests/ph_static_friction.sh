@@ -169,4 +169,20 @@ elif grep -q "obstacles.0.friction: static stage 0" "$tmp/pair.log" &&
 else
     bad "assembly refusal: $(head -c 300 "$tmp/pair.log")"
 fi
+# an unclamped rod above a rough plane, touching nothing: its static stage has nothing to hold it and
+# ends naming that (before, Newton wandered off along the free slide and reported a state 3e7 m away)
+cat > "$tmp/free.json" << JSON
+{"model": "port_hamiltonian",
+ "rod": {"length": 1, "elements": 10, $mat, "reference": {"type": "straight", "origin": [0, 0, 0.5]}},
+ "loads": [{"type": "gravity", "value": [0, 0, -9.81]}],
+ "obstacles": [{"type": "plane", "point": [0, 0, 0], "normal": [0, 0, 1], "friction": {"static": 0.5}}],
+ "stages": [{"type": "static", "load_steps": 4}], "output": {"vtk": false}}
+JSON
+"$cli" run "$tmp/free.json" -q -o "$tmp/free" > "$tmp/free.log" 2>&1
+code=$?
+if [ $code -eq 1 ] && grep -q "statics needs a clamp: at the start of stage 0 no node touches a rough obstacle" "$tmp/free.log"; then
+    ok "an unclamped rod touching no rough obstacle: its static stage is refused (exit 1), naming why"
+else
+    bad "an unclamped rod off the obstacle: exit $code, $(head -c 300 "$tmp/free.log")"
+fi
 exit $fail

@@ -899,10 +899,14 @@ static double *load_input(void *impl) { return ((lgvi_sim *)impl)->input; }
 
 /* checkpoint: the kernel's state (time, step and work included), the load inputs, and with
  * obstacles the contact's energy and work */
+/* the moving clamps' block: their work (Σ w_j, w_k) and their reactions of the last step (force,
+   moment of each, and whether they are set) */
+enum { MOVING_PACK = 2 + 13 };
+
 static int packed_size(const void *impl)
 {
     const lgvi_sim *s = impl;
-    return cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? 2 : 0) +
+    return cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? MOVING_PACK : 0) +
            (s->sliding ? s->nodes : 0);
 }
 
@@ -918,9 +922,15 @@ static void pack(const void *impl, double *out)
     if (s->moving_count) {
         double *c = out + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0);
         c[0] = s->clamp_work, c[1] = s->clamp_work_last;
+        for (int m = 0; m < 2; ++m) {
+            const cr_vec3 f = s->moving_rf[m], mo = s->moving_rm[m];
+            double *r = c + 2 + 6 * m;
+            r[0] = f.x, r[1] = f.y, r[2] = f.z, r[3] = mo.x, r[4] = mo.y, r[5] = mo.z;
+        }
+        c[14] = s->moving_have;
     }
     if (s->sliding) { /* which nodes slid in the last step (contact_sliding, the nodes' state) */
-        double *c = out + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? 2 : 0);
+        double *c = out + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? MOVING_PACK : 0);
         for (int i = 0; i < s->nodes; ++i) c[i] = s->sliding[i];
     }
 }
@@ -929,7 +939,6 @@ static void unpack(void *impl, const double *in)
 {
     lgvi_sim *s = impl;
     cr_lgvi_unpack(s->k, in);
-    s->moving_have = 0;
     memcpy(s->input, in + cr_lgvi_packed_size(s->k), s->load_count * sizeof(double));
     if (s->fc) {
         const double *c = in + cr_lgvi_packed_size(s->k) + s->load_count;
@@ -938,9 +947,14 @@ static void unpack(void *impl, const double *in)
     if (s->moving_count) {
         const double *c = in + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0);
         s->clamp_work = c[0], s->clamp_work_last = c[1];
+        for (int m = 0; m < 2; ++m) {
+            const double *r = c + 2 + 6 * m;
+            s->moving_rf[m] = cr_v3(r[0], r[1], r[2]), s->moving_rm[m] = cr_v3(r[3], r[4], r[5]);
+        }
+        s->moving_have = c[14] != 0;
     }
     if (s->sliding) {
-        const double *c = in + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? 2 : 0);
+        const double *c = in + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? MOVING_PACK : 0);
         for (int i = 0; i < s->nodes; ++i) s->sliding[i] = c[i] != 0;
     }
 }

@@ -1464,7 +1464,17 @@ double cr_lgvi_stable_step(const cr_lgvi_params *p)
 
 /* ---- checkpoints ---- */
 
-int cr_lgvi_packed_size(const cr_lgvi *s) { return PACK_HEADER + NODE_DOUBLES * (s->K + 1); }
+/* (after the nodes, the clamps' reactions of the last step: a restored state reports its own) */
+int cr_lgvi_packed_size(const cr_lgvi *s) { return PACK_HEADER + NODE_DOUBLES * (s->K + 1) + 13; }
+
+static void pack_vecs(const cr_vec3 *v, int n, double *out)
+{
+    for (int i = 0; i < n; ++i) out[3 * i] = v[i].x, out[3 * i + 1] = v[i].y, out[3 * i + 2] = v[i].z;
+}
+static void unpack_vecs(cr_vec3 *v, int n, const double *in)
+{
+    for (int i = 0; i < n; ++i) v[i] = (cr_vec3){in[3 * i], in[3 * i + 1], in[3 * i + 2]};
+}
 
 void cr_lgvi_pack(const cr_lgvi *s, double *out)
 {
@@ -1479,11 +1489,13 @@ void cr_lgvi_pack(const cr_lgvi *s, double *out)
     out[8] = s->t_prev;
     out[9] = (double)s->steps_base;
     memcpy(out + PACK_HEADER, s->buf[s->cur], sizeof(lgvi_node) * (size_t)(s->K + 1));
+    double *r = out + PACK_HEADER + NODE_DOUBLES * (s->K + 1);
+    pack_vecs(s->react_f, 2, r), pack_vecs(s->react_m, 2, r + 6);
+    r[12] = s->have_react;
 }
 
 void cr_lgvi_unpack(cr_lgvi *s, const double *in)
 {
-    s->have_react = 0;
     s->steps = (long)in[0];
     s->work = in[1];
     s->work_last = in[2];
@@ -1495,4 +1507,7 @@ void cr_lgvi_unpack(cr_lgvi *s, const double *in)
     s->t_prev = in[8];
     s->steps_base = (long)in[9];
     memcpy(s->buf[s->cur], in + PACK_HEADER, sizeof(lgvi_node) * (size_t)(s->K + 1));
+    const double *r = in + PACK_HEADER + NODE_DOUBLES * (s->K + 1);
+    unpack_vecs(s->react_f, 2, r), unpack_vecs(s->react_m, 2, r + 6);
+    s->have_react = r[12] != 0;
 }

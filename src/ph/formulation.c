@@ -569,7 +569,16 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
     double lf = 0, dl = 1.0 / o->load_steps, last_inc = 0;
     int halvings = 0;
     cr_status st = CR_OK;
-    if (s->friction) ph_static_friction_begin(s->k, s->contact_tol);
+    if (s->friction && ph_static_friction_begin(s->k, s->contact_tol) == 0 && !s->p.clamp_start && !s->p.clamp_end) {
+        /* check let an unclamped rod into statics for its stick anchors; none touches: nothing holds it
+           (a free rod's rigid modes would let Newton wander off, 3e7 m in a review's run) */
+        free(from), free(target), free(mag);
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "boundary_conditions: statics needs a clamp: at the start of stage %d no node touches a "
+                            "rough obstacle (within contact.tolerance), so nothing holds the rod; add a clamp, lay "
+                            "the rod on the obstacle, or make stage %d dynamic",
+                            stage, stage);
+    }
     while (lf < 1 - 1e-12) {
         double next = fmin(1.0, lf + dl);
         for (int k = 0; k < s->load_count; ++k) mag[k] = from[k] + next * (target[k] - from[k]);

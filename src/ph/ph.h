@@ -277,7 +277,7 @@ struct cr_ph {
     double *cmu, stick_speed, *cf;
     /* the clamps' reactions (ph_clamp_reactions): the generalized force on the clamped end node's 12
        coordinates (start, end) that its dropped rows would need, of the last converged step or
-       equilibrium (have_react: 0 before the first and after an unpack) */
+       equilibrium (have_react: 0 before the first; packed with the state) */
     double react[2][12];
     int have_react;
     /* static friction (ph_contact.c, docs/port-hamiltonian.md "Friction"): per node and obstacle
@@ -432,8 +432,8 @@ static inline void ph_gauss_point(const cr_ph *s, int e, int g, int dyn, double 
    nothing changes), *drift the largest. The friction forces at the state go to cf either way.
    release: forgets every anchor (a dynamic stage: its friction is the regularized force). state:
    obstacle p's frictional pairs touching at the state, those at the Coulomb limit and the largest
-   |t|/(mu_s N). */
-void ph_static_friction_begin(cr_ph *s, double tol);
+   |t|/(mu_s N). begin returns the anchored pairs (0: nothing rough touches the rod). */
+int ph_static_friction_begin(cr_ph *s, double tol);
 int ph_static_friction_update(cr_ph *s, double *drift);
 void ph_static_friction_release(cr_ph *s);
 void ph_static_friction_state(const cr_ph *s, int p, int *touching, int *sliding, double *ratio);

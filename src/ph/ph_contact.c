@@ -508,17 +508,24 @@ static int pair_gap(const cr_ph *s, int I, int p, cr_vec3 *y, double *g, double 
     return ph_contact_gap(s, p, *y, s->ca[I], g, n, H);
 }
 
-void ph_static_friction_begin(cr_ph *s, double tol)
+int ph_static_friction_begin(cr_ph *s, double tol)
 {
+    int anchored = 0;
     s->ctol = tol;
     for (int I = 0; s->cpair && I < s->nn; ++I)
         for (int p = 0; p < s->ncp; ++p) {
             cr_contact_pair *pr = &s->cpair[(size_t)I * s->ncp + p];
             cr_vec3 y;
             double g;
-            if (pr->anchored || !(s->cmu[2 * p] > 0) || !pair_gap(s, I, p, &y, &g, NULL, NULL) || !(g <= tol)) continue;
+            if (pr->anchored) {
+                ++anchored;
+                continue;
+            }
+            if (!(s->cmu[2 * p] > 0) || !pair_gap(s, I, p, &y, &g, NULL, NULL) || !(g <= tol)) continue;
             pr->anchored = 1, pr->anchor = y, pr->lambda_t = cr_v3(0, 0, 0), pr->lambda_n = 0, pr->sliding = 0;
+            ++anchored;
         }
+    return anchored;
 }
 
 void ph_static_friction_release(cr_ph *s)

@@ -468,7 +468,9 @@ void cr_ph_diagnostics(const cr_ph *s, cr_ph_diag *out)
 
 /* checkpoint layout: t, work, dissipated, balance, work round-off | q | v | lambda | sig_el | sig_br | vmid
    (vmid only seeds Newton, but restoring it makes a resumed run repeat the iterations exactly) */
-int cr_ph_packed_size(const cr_ph *s) { return 5 + s->nn * 42 + s->ng * 6 * (1 + s->nb); }
+/* (the clamps' reactions of the last step or equilibrium travel with the state: a restored state
+   (the energy watch's last good one, a resumed checkpoint) reports its own) */
+int cr_ph_packed_size(const cr_ph *s) { return 5 + s->nn * 42 + s->ng * 6 * (1 + s->nb) + 25; }
 
 void cr_ph_pack(const cr_ph *s, double *out)
 {
@@ -480,12 +482,14 @@ void cr_ph_pack(const cr_ph *s, double *out)
     memcpy(o, s->lam, sizeof(double) * 6 * s->nn), o += 6 * s->nn;
     memcpy(o, s->sig_el, sizeof(double) * 6 * s->ng), o += 6 * s->ng;
     memcpy(o, s->sig_br, sizeof(double) * 6 * s->ng * s->nb), o += 6 * s->ng * s->nb;
-    memcpy(o, s->vmid, sizeof(double) * 12 * s->nn);
+    memcpy(o, s->vmid, sizeof(double) * 12 * s->nn), o += 12 * s->nn;
+    memcpy(o, s->react, sizeof s->react), o += 24;
+    o[0] = s->have_react;
 }
 
 void cr_ph_unpack(cr_ph *s, const double *in)
 {
-    s->have_static = 0, s->have_react = 0;
+    s->have_static = 0;
     s->t = in[0], s->work_ext = in[1], s->dissipated = in[2], s->energy_balance = in[3];
     s->work_roundoff = in[4];
     const double *o = in + 5;
@@ -494,5 +498,7 @@ void cr_ph_unpack(cr_ph *s, const double *in)
     memcpy(s->lam, o, sizeof(double) * 6 * s->nn), o += 6 * s->nn;
     memcpy(s->sig_el, o, sizeof(double) * 6 * s->ng), o += 6 * s->ng;
     memcpy(s->sig_br, o, sizeof(double) * 6 * s->ng * s->nb), o += 6 * s->ng * s->nb;
-    memcpy(s->vmid, o, sizeof(double) * 12 * s->nn);
+    memcpy(s->vmid, o, sizeof(double) * 12 * s->nn), o += 12 * s->nn;
+    memcpy(s->react, o, sizeof s->react), o += 24;
+    s->have_react = o[0] != 0;
 }

@@ -249,13 +249,13 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
                in that update, not by the contraction. So the accepted iterate's residual (the
                state's, computed here anyway) confirms a predicted convergence: below newton_atol,
                or 100x below the residual before the update (a Newton step that converges: the
-               flying spaghetti's steps but one end so, 453 iterations for 451), or no longer falling
-               10x from the last such check (the round-off floor of a fine mesh). A stalled increment
+               flying spaghetti's steps but one end so, 453 iterations for 451), or not even halved
+               since the last such check (the round-off floor of a fine mesh). A stalled increment
                (the floor itself) and the last allowed iteration end it as before. */
             const int predicted = dn < 0.5 * dprev;
             final_residual(s, mode, loads);
             const double rf = norm2(s->r, n);
-            if (!predicted || rf <= s->p.newton_atol || rf <= 1e-2 * rn || !(rf < 0.1 * rcheck) ||
+            if (!predicted || rf <= s->p.newton_atol || rf <= 1e-2 * rn || !(rf < 0.5 * rcheck) ||
                 it >= s->p.max_iterations) {
                 have_final = 1;
                 break;
