@@ -249,7 +249,7 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
                in that update, not by the contraction. So the accepted iterate's residual (the
                state's, computed here anyway) confirms a predicted convergence: below newton_atol,
                or 100x below the residual before the update (a Newton step that converges: the
-               flying spaghetti's steps but one end so, 453 iterations for 451), or not even halved
+               flying spaghetti's steps end so, its 451 iterations unchanged), or not even halved
                since the last such check (the round-off floor of a fine mesh). A stalled increment
                (the floor itself) and the last allowed iteration end it as before. */
             const int predicted = dn < 0.5 * dprev;
