@@ -139,6 +139,7 @@ typedef struct asm_sim {
     unsigned char *theld, *uheld;
     double *frN, *frNm;
     cr_vec3 *frn, *fre;
+    cr_vec3 *fru; /* moving obstacles (NULL when all are fixed): their surface's velocity over the step */
     const char *series_names[8];
 } asm_sim;
 
@@ -300,7 +301,8 @@ static cr_status asm_obstacles(asm_sim *s, const cr_assembly_def *def, cr_error 
     if (!s->friction) return CR_OK;
     s->frN = malloc((size_t)s->nob * sizeof *s->frN), s->frNm = malloc((size_t)s->nob * sizeof *s->frNm);
     s->frn = malloc((size_t)s->nob * sizeof *s->frn), s->fre = malloc((size_t)s->nob * sizeof *s->fre);
-    if (!s->frN || !s->frNm || !s->frn || !s->fre)
+    if (s->r[0]->moving_obstacles) s->fru = malloc((size_t)s->nob * sizeof *s->fru);
+    if (!s->frN || !s->frNm || !s->frn || !s->fre || (s->r[0]->moving_obstacles && !s->fru))
         return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi assembly");
     return CR_OK;
 }
@@ -338,7 +340,7 @@ static void asm_destroy(void *impl)
     free(s->comp_first);
     free(s->comp);
     free(s->work);
-    free(s->frN), free(s->frNm), free(s->frn), free(s->fre);
+    free(s->frN), free(s->frNm), free(s->frn), free(s->fre), free(s->fru);
     free(s->theld), free(s->uheld);
     free(s);
 }
@@ -1320,7 +1322,7 @@ static int translation_member(const asm_sim *s, int r, int i)
  * the difference to its mass share), as a load of its node (cr_lgvi_external_add_force: its work is
  * the loads' rule); all of them slide or stick together. Returns the friction's sum. The slide
  * rows of a prismatic or cylindrical joint act after it: on such a node the stick is not exact. */
-static cr_vec3 group_friction(asm_sim *s, const group *G, cr_vec3 trial, double h)
+static cr_vec3 group_friction(asm_sim *s, const group *G, double M, cr_vec3 trial, double h)
 {
     const cr_contact *c = NULL;
     for (int k = 0; k < s->nob; ++k) s->frN[k] = 0;
@@ -1328,11 +1330,13 @@ static cr_vec3 group_friction(asm_sim *s, const group *G, cr_vec3 trial, double 
         const lgvi_sim *R = s->r[s->mem[m].rod];
         if (!R->sliding) continue;
         c = R->contact;
-        cr_lgvi_sim_touch(R, s->mem[m].node, cr_lgvi_position(R->k, s->mem[m].node), s->frN, s->frn);
+        /* (the members are one point: the same surface velocity; the poses of t_k + h are the rods'
+         * own, set by their cr_lgvi_sim_friction before) */
+        cr_lgvi_sim_touch(R, s->mem[m].node, cr_lgvi_position(R->k, s->mem[m].node), s->frN, s->frn, s->fru, h);
     }
     if (!c) return cr_v3(0, 0, 0);
     int sl;
-    const cr_vec3 total = cr_lgvi_coulomb(c, s->frN, s->frn, trial, h, s->fre, &sl);
+    const cr_vec3 total = cr_lgvi_coulomb(c, s->frN, s->frn, s->fru, M, trial, h, s->fre, &sl);
     for (int m = G->first; m < G->first + G->count; ++m) {
         lgvi_sim *R = s->r[s->mem[m].rod];
         const int i = s->mem[m].node;
@@ -1340,7 +1344,7 @@ static cr_vec3 group_friction(asm_sim *s, const group *G, cr_vec3 trial, double 
         R->sliding[i] = (unsigned char)sl;
         if (total.x == 0 && total.y == 0 && total.z == 0) continue;
         for (int k = 0; k < s->nob; ++k) s->frNm[k] = 0;
-        cr_lgvi_sim_touch(R, i, cr_lgvi_position(R->k, i), s->frNm, s->frn);
+        cr_lgvi_sim_touch(R, i, cr_lgvi_position(R->k, i), s->frNm, s->frn, NULL, h);
         cr_vec3 share = cr_v3(0, 0, 0);
         for (int k = 0; k < s->nob; ++k)
             if (s->frNm[k] > 0) share = cr_v3_madd(share, s->frNm[k] / s->frN[k], s->fre[k]);
@@ -1389,7 +1393,7 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
             cr_lgvi_node_momenta(k, s->mem[m].node, &pi, NULL, NULL);
             M += cr_lgvi_node_mass(k, s->mem[m].node), F = cr_v3_add(F, Fi), P = cr_v3_add(P, pi);
         }
-        if (s->friction) F = cr_v3_add(F, group_friction(s, G, cr_v3_madd(P, h, F), h));
+        if (s->friction) F = cr_v3_add(F, group_friction(s, G, M, cr_v3_madd(P, h, F), h));
         s->tM[g] = M, s->tv0[g] = cr_v3_scale(cr_v3_madd(P, h, F), 1.0 / M);
         s->tx[g] = cr_lgvi_position(s->r[root->rod]->k, root->node), s->timp[g] = cr_v3(0, 0, 0);
     }
