@@ -160,13 +160,23 @@ static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
                                         "clamps of a single rod; an assembly's clamp stays at the reference pose",
                                         r, sc->rods[r].name, k);
         }
-        if (self)
+        (void)self; /* contact.self and contact.rods: the assembly's (segcontact.c, checked there) */
+        if (sc->rod.contact.rods_mu_static > 0 || sc->rods[0].rod.contact.rods_mu_static > 0)
             return cr_error_set(err, CR_BAD_INPUT,
-                                "contact.self: the lgvi model's self-contact is a single rod's; in an assembly it is "
-                                "the mixed_discrete model's (remove the key or choose that model)");
+                                "contact.rods_friction: the lgvi model's contact between segments is frictionless; "
+                                "friction between rods is the mixed_discrete model's (remove the key or choose that "
+                                "model)");
         return cr_lgvi_assembly_formulation.check(sc, err);
     }
     const cr_rod_def *d = &sc->rod;
+    if (d->contact.rods)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "contact.rods: contact between the rods of an assembly needs several rods (rods); one "
+                            "rod's contact with itself is contact.self");
+    if (d->contact.rods_mu_static > 0)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "contact.rods_friction: friction between rods is the mixed_discrete model's assemblies'; "
+                            "the lgvi model's self-contact is frictionless");
     cr_status fst = cr_foreign_options_check(sc, "lgvi", err);
     if (fst != CR_OK) return fst;
     for (int k = 0; k < 6; ++k)
@@ -292,27 +302,51 @@ static void reference_strains(const lgvi_sim *s, const cr_vec3 *x, const cr_mat3
  * uniformly, and every node's ω_c² = k_c/(ρA l)), the tolerance of the start check
  * (contact.tolerance, else 1e-4 × the smallest radius). The pairs are never anchored nor given
  * multipliers: cr_contact_node_force is then the plain frictionless penalty k_i max(0, −g) n. */
+cr_status cr_lgvi_sim_contact_params(const lgvi_sim *s, const cr_rod_def *def, double *radius, double *eps, double *tol,
+                                     cr_error *err)
+{
+    cr_section_props sp;
+    cr_section_eval(def, 0.0, &sp); /* the section is uniform (kernel_params) */
+    const double a = def->contact.radius > 0 ? def->contact.radius : fmax(sp.extent_y, sp.extent_z);
+    if (!(a > 0) || !isfinite(a))
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "contact.radius: the section has no geometry (given by its resultants): give the contact "
+                            "radius");
+    for (int i = 0; i < s->nodes; ++i) radius[i] = a;
+    const double l = s->p.length / s->p.elements, EI = fmin(s->p.C2.x, s->p.C2.y);
+    *eps = def->contact.stiffness > 0 ? def->contact.stiffness : fmin(s->p.C1.z / l, 12.0 * EI / (l * l * l));
+    *tol = def->contact.tolerance > 0 ? def->contact.tolerance : 1e-4 * a;
+    return CR_OK;
+}
+
+cr_status cr_lgvi_def_stable_step(const cr_rod_def *def, const cr_model_options *o, double h, int segments,
+                                  double *hmax, double *k, cr_error *err)
+{
+    cr_lgvi_params p = {0};
+    cr_status st = kernel_params(def, o, &p, err);
+    if (st != CR_OK) return st;
+    const double l = p.length / p.elements, EI = fmin(p.C2.x, p.C2.y);
+    const double kc =
+        def->contact.stiffness > 0 ? def->contact.stiffness : fmin(p.C1.z / l, 12.0 * EI / (l * l * l));
+    if (segments) p.self_contact_stiffness = kc;
+    p.h = h;
+    *hmax = cr_lgvi_stable_step(&p);
+    *k = p.contact_stiffness > 0 || segments ? kc : 0;
+    return CR_OK;
+}
+
 static cr_status create_contact(lgvi_sim *s, const cr_rod_def *def, cr_error *err)
 {
     double *radius = malloc(s->nodes * sizeof *radius), *weight = malloc(s->nodes * sizeof *weight);
     s->fc = calloc(s->nodes, sizeof *s->fc);
     cr_status st = CR_OK;
-    double amin = INFINITY, l = s->p.length / s->p.elements;
+    double l = s->p.length / s->p.elements, tol, eps;
     if (!radius || !weight || !s->fc) {
         st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
         goto done;
     }
-    cr_section_props sp;
-    cr_section_eval(def, 0.0, &sp); /* the section is uniform (kernel_params) */
-    double a = def->contact.radius > 0 ? def->contact.radius : fmax(sp.extent_y, sp.extent_z);
-    if (!(a > 0) || !isfinite(a)) {
-        st = cr_error_set(err, CR_BAD_INPUT,
-                          "contact.radius: the section has no geometry (given by its resultants): give the contact "
-                          "radius");
-        goto done;
-    }
-    for (int i = 0; i < s->nodes; ++i) radius[i] = a, amin = fmin(amin, a), weight[i] = s->lumped[i] / l;
-    const double tol = def->contact.tolerance > 0 ? def->contact.tolerance : 1e-4 * amin;
+    if ((st = cr_lgvi_sim_contact_params(s, def, radius, &eps, &tol, err)) != CR_OK) goto done;
+    for (int i = 0; i < s->nodes; ++i) weight[i] = s->lumped[i] / l;
     if (def->obstacle_count > 0) {
         s->contact = cr_contact_create(s->nodes, radius, weight, def->obstacle_count, def->obstacles,
                                        s->p.contact_stiffness, tol, 1);

@@ -6,6 +6,8 @@
 #include "lgvi/lgvi.h"
 #include "model/formulation.h"
 
+#include <stdint.h>
+
 struct cr_contact;
 struct cr_obstacle_pose;
 
@@ -88,6 +90,41 @@ void cr_lgvi_sim_touch(const lgvi_sim *s, int i, cr_vec3 r, double *N, cr_vec3 *
  * obstacle into each[k] (may be NULL), the sum returned; *sliding 1 if some obstacle let it slide. */
 cr_vec3 cr_lgvi_coulomb(const struct cr_contact *c, const double *N, const cr_vec3 *n, const cr_vec3 *u, double m,
                         cr_vec3 trial, double h, cr_vec3 *each, int *sliding);
+
+/* The contact radius of each node (contact.radius, else the section's larger half extent), the rod's
+ * contact stiffness (contact.stiffness, else one element's min(EA/l, 12 EI/l³)) and the start check's
+ * tolerance (contact.tolerance, else 1e-4 a): the obstacles' and the segments' (create_contact). */
+cr_status cr_lgvi_sim_contact_params(const lgvi_sim *s, const cr_rod_def *def, double *radius, double *eps, double *tol,
+                                     cr_error *err);
+/* The stable step of the rod def with its obstacles' springs and, with `segments`, the segment
+ * contact's penalty 4 ε/(ρA l) (lgvi.c, cr_lgvi_stable_step) at the step h (for its estimate); its
+ * contact stiffness in *k (0 without). CR_OK or the kernel parameters' refusal. */
+cr_status cr_lgvi_def_stable_step(const cr_rod_def *def, const cr_model_options *o, double h, int segments,
+                                  double *hmax, double *k, cr_error *err);
+
+/* Contact between the segments of an assembly's rods and of each rod with itself (segcontact.c):
+ * contact.rods (`between`) and contact.self (`self`), the penalty max(0, −ε g) of the single rod's
+ * self-contact on every pair of segments that may touch; a pair of two rods joined by a joint (the
+ * global node pairs `link`, 2 ints each) is excluded near the joint. nodes[r], s[r] (arc lengths),
+ * radius (per global node), eps (per rod: a pair takes the smaller). NULL when out of memory. */
+typedef struct cr_lgvi_segs cr_lgvi_segs;
+cr_lgvi_segs *cr_lgvi_segs_create(int rods, const int *nodes, const double *const *s, const double *radius,
+                                  const double *eps, int self, int between, int links, const int *link);
+void cr_lgvi_segs_destroy(cr_lgvi_segs *c);
+/* the rods' current positions gathered (every function below uses them) */
+void cr_lgvi_segs_gather(cr_lgvi_segs *c, lgvi_sim *const *r);
+/* the pressing pairs (their number; −1 out of memory) */
+int cr_lgvi_segs_find(cr_lgvi_segs *c);
+int cr_lgvi_segs_pairs(const cr_lgvi_segs *c);
+/* The pairs' forces at the gathered positions into F (per global node, zeroed first; may be NULL),
+ * their sum of normal forces into *normal (may be NULL); returns the penalty energy Σ ½ ε g² (NAN
+ * when out of memory). */
+double cr_lgvi_segs_forces(cr_lgvi_segs *c, cr_vec3 *F, double *normal);
+/* the smallest gap over the pairs that may touch within reach (INFINITY: none), and its segments */
+double cr_lgvi_segs_min_gap(cr_lgvi_segs *c, int *seg_a, int *seg_b);
+/* segment k's rod and its first node there */
+void cr_lgvi_segs_segment(const cr_lgvi_segs *c, int k, int *rod, int *node);
+uint64_t cr_lgvi_segs_hash(const cr_lgvi_segs *c, uint64_t h);
 
 /* several LGVI rods joined by shared joint nodes (assembly.c) */
 extern const cr_formulation cr_lgvi_assembly_formulation;
