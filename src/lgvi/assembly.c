@@ -250,8 +250,8 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
     /* every rod as a one-rod scenario of the lgvi rod (sections, clamps, loads, stages, step; with
      * obstacles, which act on every rod: none moving, no node starting inside one, and the stable
      * step with the rod's contact springs) */
-    const int segments = sc->rods[0].rod.contact.rods || sc->rods[0].rod.contact.self || sc->rod.contact.rods ||
-                         sc->rod.contact.self;
+    const int segments =
+        sc->rods[0].rod.contact.rods || sc->rods[0].rod.contact.self || sc->rod.contact.rods || sc->rod.contact.self;
     for (int r = 0; r < sc->rod_count; ++r) {
         cr_scenario one = *sc;
         one.rod = sc->rods[r].rod;
@@ -306,8 +306,8 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
         st = cr_error_set(err, CR_BAD_INPUT,
                           "%s: the segment of nodes %d–%d of rods.%d ('%s') and that of nodes %d–%d of rods.%d ('%s') "
                           "start inside each other by %.3g m (more than the tolerance %.3g m)",
-                          ra == rb ? "contact.self" : "contact.rods", na, na + 1, ra, sc->rods[ra].name, nb, nb + 1,
-                          rb, sc->rods[rb].name, -g, tol);
+                          ra == rb ? "contact.self" : "contact.rods", na, na + 1, ra, sc->rods[ra].name, nb, nb + 1, rb,
+                          sc->rods[rb].name, -g, tol);
     }
     asm_destroy(s);
     return st;
@@ -680,7 +680,8 @@ static cr_status asm_segments(asm_sim *s, const cr_assembly_def *def, cr_error *
         double tol;
         nodes[r] = s->r[r]->nodes, sarc[r] = s->r[r]->s;
         st = cr_lgvi_sim_contact_params(s->r[r], &def->rods[r].rod, radius + s->first_node[r], &eps[r], &tol, err);
-        for (int i = 0; st == CR_OK && i < nodes[r]; ++i) s->seg_reach = fmax(s->seg_reach, 2 * radius[s->first_node[r] + i]);
+        for (int i = 0; st == CR_OK && i < nodes[r]; ++i)
+            s->seg_reach = fmax(s->seg_reach, 2 * radius[s->first_node[r] + i]);
         if (st != CR_OK && err) {
             char msg[sizeof err->message];
             snprintf(msg, sizeof msg, "%s", err->message);

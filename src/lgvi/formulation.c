@@ -326,8 +326,7 @@ cr_status cr_lgvi_def_stable_step(const cr_rod_def *def, const cr_model_options 
     cr_status st = kernel_params(def, o, &p, err);
     if (st != CR_OK) return st;
     const double l = p.length / p.elements, EI = fmin(p.C2.x, p.C2.y);
-    const double kc =
-        def->contact.stiffness > 0 ? def->contact.stiffness : fmin(p.C1.z / l, 12.0 * EI / (l * l * l));
+    const double kc = def->contact.stiffness > 0 ? def->contact.stiffness : fmin(p.C1.z / l, 12.0 * EI / (l * l * l));
     if (segments) p.self_contact_stiffness = kc;
     p.h = h;
     *hmax = cr_lgvi_stable_step(&p);

@@ -69,8 +69,7 @@ cr_lgvi_segs *cr_lgvi_segs_create(int rods, const int *nodes, const double *cons
     c->lo = malloc((size_t)(c->segs > 0 ? c->segs : 1) * 3 * sizeof *c->lo);
     c->hi = malloc((size_t)(c->segs > 0 ? c->segs : 1) * 3 * sizeof *c->hi);
     c->link = malloc((size_t)2 * (links > 0 ? links : 1) * sizeof *c->link);
-    if (!c->seg_node || !c->rod_of || !c->radius || !c->s || !c->X || !c->x0 || !c->lo || !c->hi || !c->link)
-        goto oom;
+    if (!c->seg_node || !c->rod_of || !c->radius || !c->s || !c->X || !c->x0 || !c->lo || !c->hi || !c->link) goto oom;
     if (links > 0) memcpy(c->link, link, (size_t)2 * links * sizeof *link);
     for (int r = 0, k = 0; r < rods; ++r)
         for (int i = 0; i < nodes[r]; ++i) {
@@ -92,7 +91,10 @@ static double seg_radius(const cr_lgvi_segs *c, int k)
 }
 static int rod_of_seg(const cr_lgvi_segs *c, int k) { return c->rod_of[c->seg_node[k]]; }
 static int first_seg(const cr_lgvi_segs *c, int k) { return k == 0 || c->seg_node[k - 1] + 1 != c->seg_node[k]; }
-static int last_seg(const cr_lgvi_segs *c, int k) { return k == c->segs - 1 || c->seg_node[k + 1] != c->seg_node[k] + 1; }
+static int last_seg(const cr_lgvi_segs *c, int k)
+{
+    return k == c->segs - 1 || c->seg_node[k + 1] != c->seg_node[k] + 1;
+}
 static double pair_eps(const cr_lgvi_segs *c, int ka, int kb)
 {
     return fmin(c->eps[rod_of_seg(c, ka)], c->eps[rod_of_seg(c, kb)]);
@@ -184,7 +186,8 @@ static int verlet(cr_lgvi_segs *c)
 void cr_lgvi_segs_gather(cr_lgvi_segs *c, lgvi_sim *const *r)
 {
     for (int q = 0; q < c->rods; ++q)
-        for (int i = 0; i < r[q]->nodes; ++i) cr_v3_store(cr_lgvi_position(r[q]->k, i), c->X + 3 * (size_t)(c->node0[q] + i));
+        for (int i = 0; i < r[q]->nodes; ++i)
+            cr_v3_store(cr_lgvi_position(r[q]->k, i), c->X + 3 * (size_t)(c->node0[q] + i));
 }
 
 static int pair_cmp(const void *pa, const void *pb)
@@ -233,8 +236,7 @@ double cr_lgvi_segs_forces(cr_lgvi_segs *c, cr_vec3 *F, double *normal)
     for (int k = 0; k < c->pair_count; ++k) {
         const seg_pair *p = &c->pair[k];
         const int a = c->seg_node[p->a], b = c->seg_node[p->b];
-        const double eps = pair_eps(c, p->a, p->b), R = seg_radius(c, p->a) + seg_radius(c, p->b),
-                     g = p->cp.dist - R;
+        const double eps = pair_eps(c, p->a, p->b), R = seg_radius(c, p->a) + seg_radius(c, p->b), g = p->cp.dist - R;
         V += 0.5 * eps * g * g;
         if (normal) *normal += -eps * g;
         if (!F) continue;
