@@ -13,8 +13,8 @@
 #   resting   a rod (two halves welded, 0.6 m) lying across two rods clamped at both ends (all E = 1e9),
 #             gravity, midpoint strains, 0.5 s, laid at the pairs' springs' depth for half its weight
 #             each: two pairs press throughout, their force averages the rod's weight (undamped, it
-#             rocks on them by +-24 %, some 12 periods), and over 0.2 s against the mixed_discrete assembly on the same scenario (its dynamic
-#             contact is the same penalty; Radau IIA, rtol 1e-8): momentum, gap and kinetic energy
+#             rocks on them by +-24 %, some 12 periods), and over 0.1 s against the mixed_discrete assembly on the same scenario (its dynamic
+#             contact is the same penalty; Radau IIA, rtol 1e-7): momentum, gap and kinetic energy
 #   self      contact.self in an assembly: a 1 m rod welded to a clamped stub of one element, curled
 #             by a tip moment until it strikes itself, against the continuous single LGVI rod of 31
 #             elements (contact.self): the same pairs at every output, nodes within round-off at 0.6 s
@@ -90,7 +90,7 @@ run() { timeout -k 5 300 "$cli" run "$tmp/$1.json" -o "$tmp/$2" -q "${@:3}" > "$
 run cross cross
 run cross cross2 --set stages.0.time_step=1e-5
 run rest rest
-run rest mixed --set model=null --set 'stages=[{"type": "dynamic", "t_end": 0.2, "output_dt": 0.001, "rtol": 1e-8, "atol": 1e-11}]'
+run rest mixed --set model=null --set 'stages=[{"type": "dynamic", "t_end": 0.1, "output_dt": 0.001, "rtol": 1e-7, "atol": 1e-10}]'
 run self1 self1
 run self2 self2
 [ $fail = 0 ] || exit 1
@@ -124,7 +124,7 @@ import csv, math, sys
 d = sys.argv[1]
 def rows(name):
     return [{k: float(x) for k, x in r.items()} for r in csv.DictReader(open(f"{d}/{name}/series.csv"))]
-L, M = rows("rest"), rows("mixed")  # (0.5 s and 0.2 s)
+L, M = rows("rest"), rows("mixed")  # (0.5 s and 0.1 s)
 rhoA, g = 1000 * math.pi * 1e-4, 9.81
 W = 0.6 * rhoA * g
 T = L[-1]["t"]
@@ -140,12 +140,12 @@ gz = max(abs(a["rods_contact_gap"]) for a in L)
 ek = max(abs(a["energy_kinetic"] - b["energy_kinetic"]) for a, b in zip(L, M))
 kz = max(a["energy_kinetic"] for a in L)
 lo, hi = min(N) / W, max(N) / W
-good = (pairs == {2.0} and abs(mean / W - 1) < 5e-3 and len(M) == 201
+good = (pairs == {2.0} and abs(mean / W - 1) < 5e-3 and len(M) == 101
         and ep < 1e-2 * pz and eg < 1e-2 * gz and ek < 1e-2 * kz)
 open(d + "/verdict", "w").write(
     f"a rod resting across two clamped rods: 2 pairs pressing at every output, their force averaging {mean:.4f} N over {T:g} s "
     f"against its weight {W:.4f} N ({mean / W - 1:+.1e}; rocking between {lo:.3f} and {hi:.3f} W, undamped); "
-    f"against the mixed rod (0.2 s): momentum within {ep:.2g} of {pz:.4f} kg m/s, gap within "
+    f"against the mixed rod (0.1 s): momentum within {ep:.2g} of {pz:.4f} kg m/s, gap within "
     f"{eg:.2g} of {gz:.2g} m, kinetic energy within {ek:.2g} of {kz:.4f} J")
 sys.exit(not good)
 PY
