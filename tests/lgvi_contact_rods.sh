@@ -18,6 +18,8 @@
 #   self      contact.self in an assembly: a 1 m rod welded to a clamped stub of one element, curled
 #             by a tip moment until it strikes itself, against the continuous single LGVI rod of 31
 #             elements (contact.self): the same pairs at every output, nodes within round-off at 0.6 s
+#   resume    the crossing rods falling (gravity) onto ground moving up and sideways with friction,
+#             interrupted (SIGINT) and resumed: identical to the uninterrupted run
 #   check     refusals naming the key: contact.rods_friction; contact.rods on one rod; a time_step
 #             above the stable step with the penalty; two rods starting inside each other
 # Usage: lgvi_contact_rods.sh CLI SOURCE_DIR
@@ -168,6 +170,44 @@ open(d + "/verdict", "w").write(
     f"all {len(A)} outputs ({hits} pressing), nodes within {dx:.2g} m and energies within {de:.2g} J at 0.6 s")
 sys.exit(not good)
 PY
+
+# ---- SIGINT and --resume: the crossing rods, longer, on ground moving up and sideways ----
+$py - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+sc = json.load(open(d + "/cross.json"))
+sc["stages"][0].update(t_end=1.5, output_dt=0.002, checkpoint_interval=0.05)
+sc["loads"].append({"type": "gravity", "value": [0, 0, -9.81]})
+sc["obstacles"] = [{"type": "plane", "name": "ground", "normal": [0, 0, 1], "point": [0, 0, -0.05],
+                    "velocity": [0.05, 0, 0.02], "friction": {"static": 0.4, "kinetic": 0.3}}]
+json.dump(sc, open(d + "/res.json", "w"))
+PY
+run res full
+rows=100 code=0
+for attempt in 1 2 3; do
+    rm -rf "$tmp/cut"
+    interrupt_run "$tmp/cut" "$rows" 400 0.01 "$cli" run "$tmp/res.json" -o "$tmp/cut" -q > /dev/null 2>&1
+    code=$?
+    [ "$code" -eq 130 ] && break
+    rows=$((rows / 4)) # it finished before the interrupt: interrupt earlier
+done
+if [ "$code" -ne 130 ]; then
+    bad "resume: could not interrupt the run (exit $code)"
+else
+    cut_rows=$(($(wc -l < "$tmp/cut/series.csv") - 1))
+    "$cli" run "$tmp/res.json" -o "$tmp/cut" -q --resume > "$tmp/resume.log" 2>&1 ||
+        bad "resume: the resumed run failed: $(head -c 400 "$tmp/resume.log")"
+    hits=$($py -c "
+import csv, sys
+r = list(csv.DictReader(open(sys.argv[1])))
+print(sum(1 for a in r if float(a['rods_contact_pairs']) > 0), sum(1 for a in r if float(a['contact_active']) > 0))" \
+        "$tmp/full/series.csv")
+    if cmp -s "$tmp/full/series.csv" "$tmp/cut/series.csv" && cmp -s "$tmp/full/nodes.csv" "$tmp/cut/nodes.csv"; then
+        ok "resume: the crossing rods falling on rising ground (outputs with rods' pairs, with the ground: $hits), interrupted after $cut_rows rows and resumed: series.csv and nodes.csv identical"
+    else
+        bad "resume: the resumed run differs: $(diff "$tmp/full/series.csv" "$tmp/cut/series.csv" | head -3)"
+    fi
+fi
 
 # ---- check ----
 expect_error 1 "contact.rods_friction" check "$tmp/cross.json" --set 'contact.rods_friction={"static": 0.3}'
