@@ -6,6 +6,9 @@
  * one thread, no stability estimate. BENCH_HISTORY=1 prints the assembly's residuals.
  *
  *   build/bench_assembly [--repeats R] [--elements n] [--only-one | --only-assembly]
+ *   build/bench_assembly --brush 6 --elements 250 --joined [--dynamics]
+ *
+ * (the last: the target's own case, six rods of 250 elements on a platform; see run_brush)
  *
  * (n per rod, default 250; one rod: 6 n). On a busy machine the wall times scatter by ±30 %;
  * the instruction counts of one case at a time do not (divide the inclusive count of
@@ -106,15 +109,14 @@ static int run_dynamics(int repeats, int n, int only, double t_end)
     return 0;
 }
 
-/* --brush R: R rods of 50 elements (a brush, hair, a bundle: 0.2 m nylon-like rods of radius
+/* --brush R [--elements n]: R rods of n elements, default 50 (a brush, hair, a bundle: 0.2 m nylon-like rods of radius
  * 1 mm, E = 3 GPa, clamped upright on a square grid of 1 cm pitch, each under its own tip load
- * (0.01, 0.005, 0) N), solved as one assembly, against one rod of 50 R elements under a tip load
+ * (0.01, 0.005, 0) N), solved as one assembly, against one rod of n R elements under a tip load
  * (the same nodes): statics per Newton iteration and per node. With --joined the rods' tips are
  * also welded to one free rigid platform (10 g) loaded by (0.01 R, 0, 0) N: a parallel
  * structure of R legs. --threads T: the assembly's rods spread over T threads. */
-static int run_brush(int R, int joined, int only, int threads)
+static int run_brush(int R, int n, int joined, int only, int threads)
 {
-    const int n = 50;
     cr_section_segment sec = cr_section_default_def();
     sec.radius[0] = sec.radius[1] = 0.001;
     cr_bc_def clamp = cr_bc_default_def();
@@ -199,9 +201,9 @@ static int run_brush(int R, int joined, int only, int threads)
 }
 
 /* --brush R --dynamics [--joined]: the brush's rods (independent, or welded to a platform pushed
- * sideways) released from rest under their loads, the adaptive Radau IIA over --t-end seconds (default 0.02), on --threads T;
- * against one rod of 50 R elements under the summed load: wall and CPU time per step and per
- * node. BENCH_SERIES=1 prints the tip of the last rod at the end (to compare thread counts). */
+ * sideways) released from rest under their loads, the adaptive Radau IIA over --t-end seconds (default 0.02), on
+ * --threads T; against one rod of 50 R elements under the summed load: wall and CPU time per step and per node.
+ * BENCH_SERIES=1 prints the tip of the last rod at the end (to compare thread counts). */
 static double cpu_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 static double wall_now(void)
 {
@@ -230,9 +232,8 @@ static int first_output_rod(const cr_model *m, const cr_state *s, const cr_dynam
     return first_output(NULL, NULL, x, user);
 }
 
-static int run_brush_dynamics(int R, int joined, int only, int threads, double t_end)
+static int run_brush_dynamics(int R, int n, int joined, int only, int threads, double t_end)
 {
-    const int n = 50;
     cr_section_segment sec = cr_section_default_def();
     sec.radius[0] = sec.radius[1] = 0.001;
     cr_bc_def clamp = cr_bc_default_def();
@@ -302,8 +303,9 @@ static int run_brush_dynamics(int R, int joined, int only, int threads, double t
     const double cpu = cpu_now() - c0.cpu, wall = wall_now() - c0.wall, nodes = (double)R * (n + 1);
     printf("%d rods of %d elements%s, %d thread(s): %ld steps, %ld Newton, %ld+%ld LU, wall %8.1f us per "
            "step (%.3f us per node), CPU %8.1f us per step; with the setup %8.1f us per step\n",
-           R, n, joined ? " welded to a platform" : ", independent", threads, r.steps, r.newton_iterations, r.lu_real, r.lu_complex, 1e6 * wall / r.steps,
-           1e6 * wall / r.steps / nodes, 1e6 * cpu / r.steps, 1e6 * r.wall_time_s / r.steps);
+           R, n, joined ? " welded to a platform" : ", independent", threads, r.steps, r.newton_iterations, r.lu_real,
+           r.lu_complex, 1e6 * wall / r.steps, 1e6 * wall / r.steps / nodes, 1e6 * cpu / r.steps,
+           1e6 * r.wall_time_s / r.steps);
     if (s && getenv("BENCH_SERIES")) {
         cr_vec3 p = cr_state_position(cr_assembly_state_rod(s, R - 1), n);
         printf("last rod's tip at the end: (%.17g, %.17g, %.17g)\n", p.x, p.y, p.z);
@@ -317,7 +319,8 @@ static int run_brush_dynamics(int R, int joined, int only, int threads, double t
 
 int main(int argc, char **argv)
 {
-    int repeats = 5, n = 250, only = 0, dynamics = 0, brush = 0, joined = 0, threads = 1; /* --only-one 1, ... */
+    int repeats = 5, n = 250, n_given = 0, only = 0, dynamics = 0, brush = 0, joined = 0,
+        threads = 1; /* --only-one 1, ... */
     double t_end = 0.02;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--dynamics")) {
@@ -343,14 +346,17 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--repeats") && i + 1 < argc)
             repeats = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--elements") && i + 1 < argc)
-            n = atoi(argv[++i]);
+            n = atoi(argv[++i]), n_given = 1;
         else if (!strcmp(argv[i], "--only-one"))
             only = 1;
         else if (!strcmp(argv[i], "--only-assembly"))
             only = 2;
     }
-    if (brush > 0 && dynamics) return run_brush_dynamics(brush, joined, only, threads, t_end);
-    if (brush > 0) return run_brush(brush, joined, only, threads);
+    /* the brush's rods: 50 elements unless --elements says (--brush 6 --elements 250 --joined:
+     * six rods of 250 elements on a platform against one rod of 1500) */
+    if (brush > 0 && !n_given) n = 50;
+    if (brush > 0 && dynamics) return run_brush_dynamics(brush, n, joined, only, threads, t_end);
+    if (brush > 0) return run_brush(brush, n, joined, only, threads);
     if (dynamics) return run_dynamics(repeats, n, only, t_end);
     /* one rod of 6n elements */
     double best_one = INFINITY, total_one = INFINITY, total_asm = INFINITY;

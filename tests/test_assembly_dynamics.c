@@ -190,7 +190,8 @@ static void test_jacobian_fd(void)
 }
 
 /* ---- the structured shifted solves (rods' factorizations, the Schur complement on the
- * multipliers, the rods' last-block shortcuts) against a dense LU of s M − J ---- */
+ * multipliers, the rods' last-block shortcuts: rod a's solve in two halves around the
+ * multipliers, cr_blocktri_radau_solve_open/_close) against a dense LU of s M − J ---- */
 extern void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b, const int *ldb,
                    int *info);
 

@@ -26,7 +26,10 @@ static int run_file(const char *path, int sparse_min, double *out, int cap)
         fprintf(stderr, "load %s: %s\n", path, err.message);
         return -1;
     }
+    /* INT_MAX: the dense LU alone (the block elimination takes a system with a hub at any size) */
+    const int block = cr_asm_block_elim;
     cr_asm_sparse_min = sparse_min;
+    if (sparse_min == INT_MAX) cr_asm_block_elim = 0;
     cr_sim *sim = cr_sim_create_scenario(sc, &err);
     int n = -1;
     if (sim) {
@@ -54,7 +57,7 @@ static int run_file(const char *path, int sparse_min, double *out, int cap)
     }
     cr_sim_destroy(sim);
     cr_scenario_destroy(sc);
-    cr_asm_sparse_min = CR_ASM_SPARSE_MIN;
+    cr_asm_sparse_min = CR_ASM_SPARSE_MIN, cr_asm_block_elim = block;
     return n;
 }
 
@@ -166,9 +169,11 @@ static int solve_hub(int R, int sparse_min, double *out)
     cr_static_options o = cr_static_default_options();
     o.load_steps = 4;
     cr_static_report rep = {0};
+    const int block = cr_asm_block_elim;
     cr_asm_sparse_min = sparse_min;
+    if (sparse_min == INT_MAX) cr_asm_block_elim = 0; /* the dense LU alone */
     const cr_status st = cr_assembly_static_solve(a, s, &o, &rep, &err);
-    cr_asm_sparse_min = CR_ASM_SPARSE_MIN;
+    cr_asm_sparse_min = CR_ASM_SPARSE_MIN, cr_asm_block_elim = block;
     if (st != CR_OK) fprintf(stderr, "hub: %s\n", err.message);
     CHECK(st == CR_OK);
     cr_static_report_free(&rep);
@@ -198,13 +203,22 @@ static void hub_statics(void)
      * unknowns, ball joints' 9, hinges' 11, on the disc's 6), then by KLU alone */
     const long before = cr_asm_block_solves;
     CHECK(np == R * 21 * 3 && solve_hub(R, 0, b) == np);
-    printf("hub of 9: %ld block eliminations\n", cr_asm_block_solves - before);
-    CHECK(cr_asm_block_solves - before > 10);
+    const long nblock = cr_asm_block_solves - before;
+    printf("hub of 9: %ld block eliminations\n", nblock);
+    CHECK(nblock > 10);
     compare("hub of 9, block elimination", a, b, np + 6 * R, np, 1e-9);
     cr_asm_block_elim = 0;
     CHECK(solve_hub(R, 0, c) == np);
     cr_asm_block_elim = 1;
     compare("hub of 9, KLU", a, c, np + 6 * R, np, 1e-9);
+    /* by the default threshold: 105 unknowns (the position correction's 54), below it, by the
+     * block elimination all the same (the dense LU only when it does not decide): the same
+     * solves as the forced sparse path's, to the bit */
+    const long before2 = cr_asm_block_solves;
+    CHECK(solve_hub(R, CR_ASM_SPARSE_MIN, c) == np);
+    printf("hub of 9, default threshold: %ld block eliminations\n", cr_asm_block_solves - before2);
+    CHECK(cr_asm_block_solves - before2 == nblock);
+    CHECK(!memcmp(b, c, (size_t)(np + 6 * R) * sizeof *b));
     /* the disc moved (a solved state, not the reference) */
     CHECK(fabs(a[3 * 20] - 0.05) > 1e-3);
 }
@@ -338,7 +352,7 @@ static void sparse_mechanism(void)
     /* 9 legs: 105 unknowns, dense by the default threshold; sparse when forced. 30 legs: 336
      * unknowns, sparse by default, dense when forced. */
     for (int R = 9; R <= 30; R += 21) {
-        CHECK(mechanism(R, INT_MAX, 1, dense, sizeof dense) == CR_SINGULAR);
+        CHECK(mechanism(R, INT_MAX, 0, dense, sizeof dense) == CR_SINGULAR);
         printf("%d legs, dense: %s\n", R, dense);
         CHECK(strstr(dense, "mechanism") != NULL && strstr(dense, "bar") != NULL);
         CHECK(mechanism(R, 0, 1, blk, sizeof blk) == CR_SINGULAR);
@@ -346,6 +360,9 @@ static void sparse_mechanism(void)
         printf("%d legs, sparse: %s\n%d legs, KLU: %s\n", R, blk, R, klu);
         CHECK(!strcmp(dense, blk));
         CHECK(!strcmp(dense, klu));
+        /* by the default threshold (9 legs: the block elimination below it, dense after) */
+        CHECK(mechanism(R, CR_ASM_SPARSE_MIN, 1, blk, sizeof blk) == CR_SINGULAR);
+        CHECK(!strcmp(dense, blk));
     }
 }
 

@@ -11,6 +11,7 @@
  *  - statics: a cantilever pressed onto a cylinder by a tip load lies as the mixed rod does (same
  *    nodes), its tip deflection and contact force within the penalty's consistency N/k_c. */
 #include "check.h"
+#include "contact/contact.h"
 #include "cosserat/cosserat.h"
 #include "ph/ph.h"
 
@@ -568,7 +569,106 @@ static void ph_obstacles_check(void)
     }
 }
 
+/* Static friction (docs/port-hamiltonian.md "Friction"): the stick spring from each node's anchor,
+ * t = P lambda_T - k P (y - X), at most mu_s N (N = -k g), and its exact Jacobian against central
+ * differences on every shape, fixed and turning: nodes sticking (|t| < mu_s N) and slipping (beyond,
+ * the force mu_s N t/|t| with the limit's own derivative), with a multiplier lambda_T of either size. */
+static void ph_obstacles_static_friction_jacobian(void)
+{
+    cr_obstacle_def o[8];
+    int n = shapes(o);
+    const double top[6] = {0.1, 0.1, 0.1, 0.08, 0.05, 0};
+    for (int turn = 0; turn < 2; ++turn)
+        for (int j = 0; j < n; ++j) {
+            o[j].angular_velocity = turn ? cr_v3(0.3, -0.2, 0.5) : cr_v3(0, 0, 0);
+            cr_ph *s = rod(cr_v3(-0.5, 0.01, 0.05), cr_v3(1, 0, 0), 5000, 1, o + j);
+            if (!s) return;
+            if (turn) s->t = 0.7;
+            cr_error err = {0};
+            const double ms = 0.6, mk = 0.4;
+            CHECK(cr_ph_set_friction(s, &ms, &mk, 1e-5, &err) == CR_OK);
+            int nn = cr_ph_node_count(s);
+            unsigned seed = 23 + j;
+            for (int I = 0; I < nn; ++I) {
+                s->q[12 * I] = -0.12 + 0.03 * I;
+                s->q[12 * I + 1] = 0.02 * urand(&seed);
+                s->q[12 * I + 2] = top[j] - 0.004 + 0.004 * urand(&seed);
+            }
+            ph_begin(s, PH_STATIC, 1e-3);
+            s->ctol = 1e-9;
+            int stick = 0, slip = 0;
+            for (int I = 0; I < nn; ++I) {
+                int oo = s->node_off[I];
+                if (oo < 0) continue;
+                const cr_vec3 x = cr_v3(s->X[oo], s->X[oo + 1], s->X[oo + 2]);
+                double g;
+                if (!ph_contact_gap(s, 0, ph_obstacle_local(s, 0, s->t, x), s->ca[I], &g, NULL, NULL) || !(g < 0))
+                    continue;
+                /* anchored off the node by a fraction of mu_s N / k (sticks) or several times it (slips) */
+                const double r = (I % 3 == 0 ? 3.0 : 0.3) * ms * (-g);
+                cr_contact_pair *pr = &s->cpair[I];
+                pr->anchored = 1;
+                pr->anchor = cr_v3_add(ph_obstacle_local(s, 0, s->t, x),
+                                       cr_v3(r * urand(&seed), r * urand(&seed), r * urand(&seed)));
+                pr->lambda_t = cr_v3_scale(cr_v3(urand(&seed), urand(&seed), urand(&seed)), 0.1 * ms * s->ck[I] * (-g));
+                I % 3 == 0 ? ++slip : ++stick;
+            }
+            cr_ph_loads L = {0};
+            int nx = s->nx;
+            double *X = malloc(sizeof(double) * nx), *rp = malloc(sizeof(double) * nx),
+                   *rm = malloc(sizeof(double) * nx), *J = malloc(sizeof(double) * (size_t)nx * nx);
+            memcpy(X, s->X, sizeof(double) * nx);
+            ph_assemble(s, PH_STATIC, &L, X, s->r, 1);
+            ph_jacobian_dense(s, J);
+            double blk = 0, blkmax = 0, ft = 0;
+            for (int I = 0; I < nn; ++I) {
+                double dg[3], Kc[9], dp[3], dm[3], Kt[9], ff[3] = {0, 0, 0};
+                if (!ph_contact_force(s, I, 0, dg, Kc, ff, NULL, NULL)) continue;
+                ft = fmax(ft, sqrt(ff[0] * ff[0] + ff[1] * ff[1] + ff[2] * ff[2]));
+                for (int e = 0; e < 3; ++e) {
+                    double *x = s->q1 + 12 * I + e, x0 = *x, hx = 1e-8;
+                    *x = x0 + hx;
+                    ph_contact_force(s, I, 0, dp, Kt, NULL, NULL, NULL);
+                    *x = x0 - hx;
+                    ph_contact_force(s, I, 0, dm, Kt, NULL, NULL, NULL);
+                    *x = x0;
+                    for (int c = 0; c < 3; ++c) {
+                        blk = fmax(blk, fabs(Kc[3 * c + e] - (dp[c] - dm[c]) / (2 * hx)));
+                        blkmax = fmax(blkmax, fabs(Kc[3 * c + e]));
+                    }
+                }
+            }
+            double maxJ = 0, maxd = 0;
+            for (int c = 0; c < nx; ++c) {
+                double x = X[c], dx = 1e-8;
+                X[c] = x + dx;
+                ph_assemble(s, PH_STATIC, &L, X, rp, 0);
+                X[c] = x - dx;
+                ph_assemble(s, PH_STATIC, &L, X, rm, 0);
+                X[c] = x;
+                for (int i = 0; i < nx; ++i) {
+                    double fd = (rp[i] - rm[i]) / (2 * dx), a = J[(size_t)i * nx + c];
+                    maxJ = fmax(maxJ, fabs(a)), maxd = fmax(maxd, fabs(a - fd));
+                }
+            }
+            /* the pairs' own stick/slip at the iterate (the state moved there) */
+            for (int I = 0; I < nn; ++I) memcpy(s->q + 12 * I, s->q1 + 12 * I, 3 * sizeof(double));
+            int touching = 0, sliding = 0;
+            double ratio = 0;
+            ph_static_friction_state(s, 0, &touching, &sliding, &ratio);
+            stick = touching - sliding, slip = sliding;
+            printf("  %-16s %-8s static friction: %d nodes sticking, %d slipping (largest friction %.3g N): contact "
+                   "block max |K - K_fd| / max |K| = %.2g, whole residual's %.2g\n",
+                   shape_name[j], turn ? "turning" : "fixed", stick, slip, ft, blk / blkmax, maxd / maxJ);
+            CHECK(stick >= 1 && slip >= 1 && ft > 0);
+            CHECK(blk < 1e-6 * blkmax);
+            CHECK(maxd / maxJ < 1e-6);
+            free(X), free(rp), free(rm), free(J);
+            cr_ph_destroy(s);
+        }
+}
+
 CHECK_MAIN(CASE(ph_obstacles_discrete_gradient), CASE(ph_obstacles_jacobian),
-           CASE(ph_obstacles_bounce_conserves_energy), CASE(ph_obstacles_friction_dissipates),
-           CASE(ph_obstacles_moving), CASE(ph_obstacles_conveyor), CASE(ph_obstacles_cylinder_statics),
-           CASE(ph_obstacles_check))
+           CASE(ph_obstacles_static_friction_jacobian), CASE(ph_obstacles_bounce_conserves_energy),
+           CASE(ph_obstacles_friction_dissipates), CASE(ph_obstacles_moving), CASE(ph_obstacles_conveyor),
+           CASE(ph_obstacles_cylinder_statics), CASE(ph_obstacles_check))

@@ -348,23 +348,8 @@ cr_status cr_assembly_refuse_mixed_only(const cr_assembly_def *def, const char *
                             "rigid_bodies: a free rigid body (an entry without node, '%s') is not available in model "
                             "%s; use model mixed_discrete",
                             def->bodies[0].name, model);
-    for (int k = 0; k < def->joint_count; ++k) /* a support on a joint's node: the mixed rod's substructuring */
-        for (int e = 0; e < 2; ++e) {
-            const cr_joint_end end = cr_joint_end_of(&def->joints[k], e);
-            if (end.body != 0) continue;
-            const cr_rod_def *r = &def->rods[end.rod].rod;
-            for (int c = 0; c < r->bc_count; ++c)
-                if (cr_assembly_node_index(r, r->bcs[c].node) == cr_assembly_node_index(r, end.node)) {
-                    char lb[96];
-                    cr_joint_label(def, k, lb, sizeof lb);
-                    return cr_error_set(err, CR_UNSUPPORTED,
-                                        "%s.%s: node %d of rod '%s' also carries rods.%d.boundary_conditions.%d; a "
-                                        "support on a joint's node is not available in model %s; use model "
-                                        "mixed_discrete (or hold the rod at another node)",
-                                        lb, e ? "b" : "a", cr_assembly_node_index(r, end.node), def->rods[end.rod].name,
-                                        end.rod, c, model);
-                }
-        }
+    /* (a support on a joint's node: the mixed rod's substructuring holds any kind, the other models'
+       one kind, an end node's clamp, is taken by both: lgvi/assembly.c, ph_assembly_formulation.c) */
     for (int k = 0; k < def->joint_count; ++k) {
         const cr_joint_def *j = &def->joints[k];
         char lb[96];

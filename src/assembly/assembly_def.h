@@ -44,8 +44,7 @@ cr_status cr_assembly_refuse_gaps(const cr_assembly_def *def, const char *why, c
  * joins rods by exact joints alone): free rigid bodies, joint ends on bodies, joint springs,
  * dampers and stops (stiffness, damping, slide_*, rest, slide_rest, limit, slide_limit) and slider
  * drives (but in model port_hamiltonian, which has them: its check refuses the springs it has not),
- * joint stages and supports on joints' nodes (the mixed
- * rod's substructuring holds them, assembly_statics.c).
+ * joint stages (a clamp on a joint's node, the other models' one support, both take).
  * A formulation that ignored them would silently run another mechanism. */
 cr_status cr_assembly_refuse_mixed_only(const cr_assembly_def *def, const char *model, cr_error *err);
 

@@ -161,38 +161,17 @@ static int pair_force_local(const cr_contact *c, int i, int k, cr_vec3 r, const 
     /* the limit: μ_s, or μ_k for a pair sliding in a dynamic stage */
     const double mu = c->dynamic && pr->sliding ? o->mu_kinetic : o->mu_static;
     if (!(o->mu_static > 0) || !pr->anchored) return 1;
-    const cr_vec3 d = cr_v3_sub(r, pr->anchor), Hd = cr_m3_mulv(H, d), Hl = cr_m3_mulv(H, pr->lambda_t);
-    const double dn = cr_v3_dot(n, d), ln = cr_v3_dot(n, pr->lambda_t);
-    const cr_vec3 gT = cr_v3_madd(d, -dn, n);
-    const cr_vec3 lt = cr_v3_madd(pr->lambda_t, -ln, n);
-    const cr_vec3 t = cr_v3_madd(lt, -eps, gT);
-    *t_out = t, *gT_out = gT;
-    /* T = ∂t/∂r = −(n (Hλ)ᵀ + (n·λ) H) − ε (P − (n·d) H − n (Hd)ᵀ) */
-    cr_mat3 T = cr_m3_zero();
-    if (K) {
-        m3_add(&T, -1.0, outer(n, Hl));
-        m3_add(&T, -ln, H);
-        m3_add(&T, -eps, cr_m3_identity());
-        m3_add(&T, eps, outer(n, n));
-        m3_add(&T, eps * dn, H);
-        m3_add(&T, eps, outer(n, Hd));
-    }
-    const double L = mu * N, tn = cr_v3_norm(t);
+    /* the tangential stick spring from the anchor, at most μ N (cr_contact_stick_force) */
+    const cr_vec3 d = cr_v3_sub(r, pr->anchor);
+    const double L = mu * N;
+    cr_vec3 ft, t;
+    cr_mat3 Kt;
+    const int slip = cr_contact_stick_force(n, &H, eps, L, cr_v3_scale(dN, mu), d, pr->lambda_t, &ft, K ? &Kt : NULL, &t);
+    *t_out = t, *gT_out = cr_v3_madd(d, -cr_v3_dot(n, d), n);
     *lim = L;
-    if (tn <= L) { /* stick */
-        *f = cr_v3_add(*f, t);
-        if (K) m3_add(K, 1.0, T);
-        return 1;
-    }
-    const cr_vec3 th = cr_v3_scale(t, 1.0 / tn); /* slip at the limit */
-    *f = cr_v3_madd(*f, L, th);
-    if (K) {
-        m3_add(K, mu, outer(th, dN)); /* ∂(μN)/∂r */
-        if (Kv && cd > 0) m3_add(Kv, -mu * cd, outer(th, n));
-        cr_mat3 Pt = cr_m3_identity();
-        m3_add(&Pt, -1.0, outer(th, th));
-        m3_add(K, L / tn, cr_m3_mul(Pt, T));
-    }
+    *f = cr_v3_add(*f, ft);
+    if (K) m3_add(K, 1.0, Kt);
+    if (slip && Kv && cd > 0) m3_add(Kv, -mu * cd, outer(cr_v3_scale(t, 1.0 / cr_v3_norm(t)), n));
     return 1;
 }
 
@@ -541,4 +520,39 @@ double cr_contact_step_limit(const cr_contact *c, double t, const double *y, int
         }
     }
     return limit;
+}
+
+int cr_contact_stick_force(cr_vec3 n, const cr_mat3 *H, double eps, double limit, cr_vec3 dlimit, cr_vec3 d,
+                           cr_vec3 lambda_t, cr_vec3 *f, cr_mat3 *K, cr_vec3 *t_out)
+{
+    const cr_mat3 Hm = H ? *H : cr_m3_zero();
+    const cr_vec3 Hd = cr_m3_mulv(Hm, d), Hl = cr_m3_mulv(Hm, lambda_t);
+    const double dn = cr_v3_dot(n, d), ln = cr_v3_dot(n, lambda_t);
+    const cr_vec3 t = cr_v3_madd(cr_v3_madd(lambda_t, -ln, n), -eps, cr_v3_madd(d, -dn, n));
+    if (t_out) *t_out = t;
+    /* T = ∂t/∂r = −(n (Hλ)ᵀ + (n·λ) H) − ε (P − (n·d) H − n (Hd)ᵀ) */
+    cr_mat3 T = cr_m3_zero();
+    if (K) {
+        m3_add(&T, -1.0, outer(n, Hl));
+        m3_add(&T, -ln, Hm);
+        m3_add(&T, -eps, cr_m3_identity());
+        m3_add(&T, eps, outer(n, n));
+        m3_add(&T, eps * dn, Hm);
+        m3_add(&T, eps, outer(n, Hd));
+    }
+    const double tn = cr_v3_norm(t);
+    if (tn <= limit) { /* stick */
+        *f = t;
+        if (K) *K = T;
+        return 0;
+    }
+    const cr_vec3 th = cr_v3_scale(t, 1.0 / tn); /* slip at the limit */
+    *f = cr_v3_scale(th, limit);
+    if (K) {
+        cr_mat3 Pt = cr_m3_identity();
+        m3_add(&Pt, -1.0, outer(th, th));
+        *K = outer(th, dlimit);
+        m3_add(K, limit / tn, cr_m3_mul(Pt, T));
+    }
+    return 1;
 }

@@ -71,6 +71,16 @@ void cr_contact_node_force(const cr_contact *c, int i, cr_vec3 r, cr_vec3 *f, cr
 void cr_contact_node_force_v(const cr_contact *c, int i, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
                              cr_mat3 *Kv, cr_contact_info *info);
 
+/* The tangential (friction) force of one anchored pair in statics for a caller with its own
+ * normal force (the law of cr_contact_node_force, docs/theory.md "Contact with obstacles"): at
+ * the normal n, the obstacle's Hessian H (NULL: a plane's, 0), the stick stiffness eps, the
+ * node's offset d = r − X from its anchor and the multiplier lambda_t,
+ *   t = P lambda_t − eps P d,  P = E − n nᵀ;  f = t while |t| <= limit, else limit t/|t|,
+ * limit = μ N with dlimit = ∂limit/∂r. K (optional) = ∂f/∂r, exact on either branch; t_out
+ * (optional) the trial force t. Returns 1 when the pair slips (|t| > limit). */
+int cr_contact_stick_force(cr_vec3 n, const cr_mat3 *H, double eps, double limit, cr_vec3 dlimit, cr_vec3 d,
+                           cr_vec3 lambda_t, cr_vec3 *f, cr_mat3 *K, cr_vec3 *t_out);
+
 /* Anchors the pairs touching (gap <= tol) at the positions r (3 doubles every `stride`) that are
  * not anchored yet: the start of a static stage. */
 void cr_contact_begin(cr_contact *c, const double *x, int stride);

@@ -777,14 +777,17 @@ static double move_clamps(lgvi_sim *s, double h)
         const double f = cr_time_function_eval(&s->moving_time[m], t1), mass = cr_lgvi_node_mass(s->k, i);
         const cr_vec3 x = cr_v3_madd(s->moving_ref[m], f, cr_v3_sub(s->moving_target[m], s->moving_ref[m]));
         const cr_vec3 p = cr_v3_scale(cr_v3_sub(x, cr_lgvi_position(s->k, i)), mass / h);
-        cr_vec3 p0, F;
+        cr_vec3 p0, F, M;
         cr_lgvi_node_momenta(s->k, i, &p0, NULL, NULL);
-        cr_lgvi_external_loads(s->k, i, &F, NULL, NULL);
+        cr_lgvi_external_loads(s->k, i, &F, &M, NULL);
         const cr_vec3 R = cr_v3_sub(cr_v3_scale(cr_v3_sub(p, p0), 1.0 / h), F);
+        /* (its rotation held: the torque's reaction is −M, as a fixed clamp's) */
+        s->moving_rf[m] = R, s->moving_rm[m] = cr_v3_scale(M, -1.0);
         w += 0.5 * h / mass * cr_v3_dot(R, cr_v3_add(p0, p));
         cr_lgvi_external_set_translation(s->k, i, x, p);
         cr_lgvi_external_set_rotation(s->k, i, cr_v3(0, 0, 0));
     }
+    s->moving_have = s->moving_count > 0;
     return w;
 }
 
@@ -920,6 +923,21 @@ static void node_pose(const void *impl, int i, cr_vec3 *r, cr_quat *q)
     *q = cr_q_from_matrix(cr_m3_mul(cr_lgvi_rotation(s->k, i), cr_m3_transpose(Q())));
 }
 
+/* A clamp's reaction on the rod of the last step (cr_lgvi_clamp_reaction; a moving clamp's from
+ * move_clamps): the force (I) and the moment in the node's basis; none before the first step */
+static cr_status reaction(const void *impl, int i, cr_vec3 *f, cr_vec3 *m)
+{
+    const lgvi_sim *s = impl;
+    cr_vec3 mk;
+    int found = 0;
+    for (int k = 0; k < s->moving_count && !found; ++k)
+        if (s->moving_node[k] == i && s->moving_have) *f = s->moving_rf[k], mk = s->moving_rm[k], found = 1;
+    const int end = i == 0 ? 0 : i == s->nodes - 1 ? 1 : -1;
+    if (!found && !(end >= 0 && cr_lgvi_clamp_reaction(s->k, end, f, &mk))) return CR_BAD_INPUT;
+    *m = cr_m3_mulv(Q(), mk); /* the kernel's body components into the node basis's (A = R Qᵀ) */
+    return CR_OK;
+}
+
 static void node_velocity(const void *impl, int i, cr_vec3 *v, cr_vec3 *w)
 {
     const lgvi_sim *s = impl;
@@ -1002,6 +1020,7 @@ static void unpack(void *impl, const double *in)
 {
     lgvi_sim *s = impl;
     cr_lgvi_unpack(s->k, in);
+    s->moving_have = 0;
     memcpy(s->input, in + cr_lgvi_packed_size(s->k), s->load_count * sizeof(double));
     if (s->fc) {
         const double *c = in + cr_lgvi_packed_size(s->k) + s->load_count;
@@ -1098,7 +1117,7 @@ const cr_formulation cr_lgvi_formulation = {
     .sample = sample,
     .time = time_of,
     .load_factor = load_factor,
-    .reaction = NULL,
+    .reaction = reaction,
     .contact = contact,
     .body_count = NULL,
     .series_extra = series_extra,

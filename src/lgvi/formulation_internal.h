@@ -57,6 +57,9 @@ typedef struct lgvi_sim {
     int moving_count;
     int moving_node[2];
     cr_vec3 moving_ref[2], moving_target[2];
+    /* their reactions of the last step (force spatial, moment in the kernel's body basis) */
+    cr_vec3 moving_rf[2], moving_rm[2];
+    int moving_have;
     cr_time_function moving_time[2]; /* table points owned */
     double clamp_work, clamp_work_last;
     /* rod.damping's drag and rotational_drag (kernel body components; 0: none) */

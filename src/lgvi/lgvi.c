@@ -78,6 +78,10 @@ struct cr_lgvi {
     int pending;         /* 1 between a successful cr_lgvi_step_begin and cr_lgvi_step_end */
     double pend_t;       /* the step's start time */
     double pend_U, pend_T, pend_W;
+    /* the fixed clamps' reactions (cr_lgvi_clamp_reaction): the force (spatial) and moment (body)
+       at the level of the last step's start, of the pending step, and whether the last has one */
+    cr_vec3 react_f[2], react_m[2], pend_f[2], pend_m[2];
+    int have_react;
 };
 
 static void ext_free(cr_lgvi *s);
@@ -793,6 +797,30 @@ static int first_nonfinite(const lgvi_node *N, int K, const char **what)
     return -1;
 }
 
+/* A fixed clamp holds its node's pose and momenta at 0, so its reaction is minus the level-k force
+ * and moment that node_update would have applied there (the internal force R_q n_q − R_{q−1}
+ * n_{q−1} with the loads, the torque M_q in the node's body basis): p^k = p^{k−1} + h (F + R) = 0. */
+static void clamp_reactions(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext)
+{
+    const lgvi_node *O = s->buf[s->cur];
+    const int K = s->K, dil = s->par.dilatation != 0, mid = s->par.strains == CR_LGVI_STRAINS_MIDPOINT;
+    for (int end = 0; end < 2; ++end) {
+        if (!(end ? s->par.clamp_end : s->par.clamp_start)) continue;
+        const int q = end ? K : 0;
+        const elem_out e = end ? element(s, &O[K - 1], &O[K], &s->el[K - 1], s->par.chart, dil, mid, NULL)
+                               : element(s, &O[0], &O[1], &s->el[0], s->par.chart, dil, mid, NULL);
+        cr_vec3 F = end ? (cr_vec3){-e.Rn.x, -e.Rn.y, -e.Rn.z} : e.Rn;
+        cr_vec3 M = end ? (cr_vec3){-e.tb.x, -e.tb.y, -e.tb.z} : e.ta;
+        if (f_ext) F.x += f_ext[q].x, F.y += f_ext[q].y, F.z += f_ext[q].z;
+        if (c_ext) {
+            const cr_vec3 cb = q_rotT(q_load(O[q].q), c_ext[q]);
+            M.x += cb.x, M.y += cb.y, M.z += cb.z;
+        }
+        s->pend_f[end] = (cr_vec3){-F.x, -F.y, -F.z};
+        s->pend_m[end] = (cr_vec3){-M.x, -M.y, -M.z};
+    }
+}
+
 cr_status cr_lgvi_step_begin(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, cr_error *err)
 {
     if (!s) return cr_error_set(err, CR_BAD_INPUT, "lgvi: step on a NULL model");
@@ -834,6 +862,7 @@ cr_status cr_lgvi_step_begin(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_
             "lgvi: non-finite strain energy of element %d (node %d to node %d) at t = %.9g s (step %ld)", q, q, q + 1,
             t, s->steps);
     }
+    clamp_reactions(s, f_ext, c_ext);
     s->pending = 1;
     s->pend_t = t;
     s->pend_U = acc.U, s->pend_T = acc.T, s->pend_W = acc.W;
@@ -852,6 +881,15 @@ void cr_lgvi_step_end(cr_lgvi *s)
     s->U_last = s->pend_U;
     s->work += s->pend_W;
     s->work_last = s->pend_W;
+    memcpy(s->react_f, s->pend_f, sizeof s->react_f), memcpy(s->react_m, s->pend_m, sizeof s->react_m);
+    s->have_react = 1;
+}
+
+int cr_lgvi_clamp_reaction(const cr_lgvi *s, int end, cr_vec3 *force, cr_vec3 *moment)
+{
+    if (!s->have_react || !(end ? s->par.clamp_end : s->par.clamp_start)) return 0;
+    *force = s->react_f[end], *moment = s->react_m[end];
+    return 1;
 }
 
 cr_vec3 cr_lgvi_pending_momentum(const cr_lgvi *s, int node) { return v_load(s->buf[1 - s->cur][node].p); }
@@ -1445,6 +1483,7 @@ void cr_lgvi_pack(const cr_lgvi *s, double *out)
 
 void cr_lgvi_unpack(cr_lgvi *s, const double *in)
 {
+    s->have_react = 0;
     s->steps = (long)in[0];
     s->work = in[1];
     s->work_last = in[2];

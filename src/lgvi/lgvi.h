@@ -189,6 +189,10 @@ void cr_lgvi_pending_add_force(cr_lgvi *s, int node, cr_vec3 f_node, cr_vec3 g);
  * state in lgvi.c) and last rotation increment f of a node; its rotation as a unit
  * quaternion (kernel frames); its lumped rotational inertia c_q ρJ (diagonal, body). */
 void cr_lgvi_node_momenta(const cr_lgvi *s, int node, cr_vec3 *p, cr_vec3 *nu, cr_vec3 *f);
+/* The reaction of the fixed clamp at `end` (0: node 0, 1: node K) in the last step: the force
+ * (spatial) and moment (body) that hold the node, minus the level-k force and torque its update
+ * would apply. 0 when that end has no fixed clamp, before the first step and after an unpack. */
+int cr_lgvi_clamp_reaction(const cr_lgvi *s, int end, cr_vec3 *force, cr_vec3 *moment);
 cr_quat cr_lgvi_node_quat(const cr_lgvi *s, int node);
 cr_vec3 cr_lgvi_node_inertia(const cr_lgvi *s, int node);
 

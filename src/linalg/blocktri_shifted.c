@@ -1416,10 +1416,12 @@ static cr_status kin_factor_complex(cr_blocktri_radau *a, double sr, double si, 
 
 /* Block Thomas solves of the factored 6×6 systems with the transposed blocks:
  * x_i := D̃_i⁻¹ (x_i − L_i x_{i−1}) forward, x_i −= X_i x_{i+1} backward. */
-CR_INLINE void solve6t_real_k(const cr_blocktri_radau *a, double *restrict x)
+/* fwd, bwd: the forward sweep (y = L̃⁻¹ x, each block times D̃⁻¹) and the back substitution;
+ * both for the solve, one of them for the halves of cr_blocktri_radau_solve_open/_close */
+CR_INLINE void solve6t_real_k(const cr_blocktri_radau *a, double *restrict x, const int fwd, const int bwd)
 {
     const int n = a->n;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < n && fwd; ++i) {
         const double *o = a->k6r + (size_t)i * 108;
         double *xi = x + (size_t)i * 6, y[6], z[6] = {0};
         for (int r = 0; r < 6; ++r) y[r] = xi[r];
@@ -1432,7 +1434,7 @@ CR_INLINE void solve6t_real_k(const cr_blocktri_radau *a, double *restrict x)
             for (int r = 0; r < 6; ++r) z[r] += o[36 + k * 6 + r] * y[k];
         for (int r = 0; r < 6; ++r) xi[r] = z[r];
     }
-    for (int i = n - 2; i >= 0; --i) {
+    for (int i = n - 2; i >= 0 && bwd; --i) {
         const double *o = a->k6r + (size_t)i * 108 + 72;
         double *xi = x + (size_t)i * 6, y[6];
         for (int r = 0; r < 6; ++r) y[r] = xi[r];
@@ -1444,10 +1446,11 @@ CR_INLINE void solve6t_real_k(const cr_blocktri_radau *a, double *restrict x)
     }
 }
 
-CR_INLINE void solve6t_complex_k(const cr_blocktri_radau *a, double *restrict xr, double *restrict xi_)
+CR_INLINE void solve6t_complex_k(const cr_blocktri_radau *a, double *restrict xr, double *restrict xi_, const int fwd,
+                                 const int bwd)
 {
     const int n = a->n;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < n && fwd; ++i) {
         const double *o = a->k6z + (size_t)i * 216;
         double *pr = xr + (size_t)i * 6, *pi = xi_ + (size_t)i * 6, yr[6], yi[6], zr[6] = {0}, zi[6] = {0};
         for (int r = 0; r < 6; ++r) yr[r] = pr[r], yi[r] = pi[r];
@@ -1470,7 +1473,7 @@ CR_INLINE void solve6t_complex_k(const cr_blocktri_radau *a, double *restrict xr
         }
         for (int r = 0; r < 6; ++r) pr[r] = zr[r], pi[r] = zi[r];
     }
-    for (int i = n - 2; i >= 0; --i) {
+    for (int i = n - 2; i >= 0 && bwd; --i) {
         const double *o = a->k6z + (size_t)i * 216;
         double *pr = xr + (size_t)i * 6, *pi = xi_ + (size_t)i * 6, yr[6], yi[6];
         for (int r = 0; r < 6; ++r) yr[r] = pr[r], yi[r] = pi[r];
@@ -1486,13 +1489,27 @@ CR_INLINE void solve6t_complex_k(const cr_blocktri_radau *a, double *restrict xr
     }
 }
 
-static void solve6t_real(const cr_blocktri_radau *a, double *x) { solve6t_real_k(a, x); }
-static void solve6t_complex(const cr_blocktri_radau *a, double *xr, double *xi) { solve6t_complex_k(a, xr, xi); }
+static void solve6t_real(const cr_blocktri_radau *a, double *x) { solve6t_real_k(a, x, 1, 1); }
+static void solve6t_complex(const cr_blocktri_radau *a, double *xr, double *xi) { solve6t_complex_k(a, xr, xi, 1, 1); }
+static void sweep6t(const cr_blocktri_radau *a, int cplx, int fwd, double *xr, double *xi)
+{
+    if (cplx)
+        solve6t_complex_k(a, xr, xi, fwd, !fwd);
+    else
+        solve6t_real_k(a, xr, fwd, !fwd);
+}
 #ifdef BTS_DISPATCH_AVX2
-BTS_AVX2 static void solve6t_real_avx2(const cr_blocktri_radau *a, double *x) { solve6t_real_k(a, x); }
+BTS_AVX2 static void solve6t_real_avx2(const cr_blocktri_radau *a, double *x) { solve6t_real_k(a, x, 1, 1); }
 BTS_AVX2 static void solve6t_complex_avx2(const cr_blocktri_radau *a, double *xr, double *xi)
 {
-    solve6t_complex_k(a, xr, xi);
+    solve6t_complex_k(a, xr, xi, 1, 1);
+}
+BTS_AVX2 static void sweep6t_avx2(const cr_blocktri_radau *a, int cplx, int fwd, double *xr, double *xi)
+{
+    if (cplx)
+        solve6t_complex_k(a, xr, xi, fwd, !fwd);
+    else
+        solve6t_real_k(a, xr, fwd, !fwd);
 }
 #endif
 
@@ -1665,6 +1682,42 @@ static void kin_solve(const cr_blocktri_radau *a, int complex_, double *xr, doub
         kin_rhs_real(a, xr, a->vr);
         solve6t_real(a, a->vr);
         kin_back_real(a, xr, a->vr);
+    }
+}
+/* kin_solve in two halves: the kinematic condensation and the forward sweep (fwd), or the back
+ * substitution and the kinematic one (!fwd); the 6-vectors in the adaptor's (or view's) vr, vi */
+static void kin_half(const cr_blocktri_radau *a, int cplx, int fwd, double *xr, double *xi)
+{
+#ifdef BTS_DISPATCH_AVX2
+    if (have_avx2()) {
+        if (fwd) {
+            if (cplx)
+                kin_rhs_cplx_avx2(a, xr, xi, a->vr, a->vi);
+            else
+                kin_rhs_real_avx2(a, xr, a->vr);
+        }
+        sweep6t_avx2(a, cplx, fwd, a->vr, a->vi);
+        if (!fwd) {
+            if (cplx)
+                kin_back_cplx_avx2(a, xr, xi, a->vr, a->vi);
+            else
+                kin_back_real_avx2(a, xr, a->vr);
+        }
+        return;
+    }
+#endif
+    if (fwd) {
+        if (cplx)
+            kin_rhs_cplx(a, xr, xi, a->vr, a->vi);
+        else
+            kin_rhs_real(a, xr, a->vr);
+    }
+    sweep6t(a, cplx, fwd, a->vr, a->vi);
+    if (!fwd) {
+        if (cplx)
+            kin_back_cplx(a, xr, xi, a->vr, a->vi);
+        else
+            kin_back_real(a, xr, a->vr);
     }
 }
 #undef KQ
@@ -1895,5 +1948,67 @@ cr_status cr_blocktri_radau_solve_last(cr_blocktri_radau *a, int complex_, doubl
             kin_back_real(a, a->xr, a->vr);
         expand_solution(a, zr, a->xr);
     }
+    return CR_OK;
+}
+
+/* The two halves of a solve K⁻¹ (b + z) for z known only after the first (an assembly's rod:
+ * z is its joint's load on its last node, from the multipliers that the solution's last two
+ * blocks decide). _open: the stresses' and the kinematics' condensation of b and the forward
+ * sweep, over the whole rod, kept in the adaptor's scratch; then the back substitution, the
+ * kinematic one and the expansion of the last two blocks alone (they read nothing above), into
+ * b's last two blocks, whose right side goes to save (2·2b doubles: re, then im). _close: z's
+ * forward stages on the last block (z is zero above it: solve_last's) added to the kept ones
+ * (every stage is linear), b's last two blocks put back, and the back substitutions over the
+ * rod. One solve where the assembly took a solve and solve_last's back substitutions. */
+cr_status cr_blocktri_radau_solve_open(cr_blocktri_radau *a, int complex_, double *br, double *bi, double *save)
+{
+    if (!a || a->b != 19 || a->nc != 6 || !a->kin || a->n < 2) return CR_UNSUPPORTED;
+    if (complex_ ? !(a->have_complex && a->cplx6_used) : !(a->have_real && a->real6_used)) return CR_UNSUPPORTED;
+    const size_t o = (size_t)a->n - 2, bq = (size_t)a->bq, b = (size_t)a->b;
+    condense_rhs(a, br, a->xr);
+    if (complex_) condense_rhs(a, bi, a->xi);
+    kin_half(a, complex_, 1, a->xr, a->xi);
+    double tx[2][2 * 13], tv[2][2 * 6];
+    cr_blocktri_radau v;
+    cr_blocktri jc;
+    view_blocks(a, o, 2, &v, &jc);
+    memcpy(tx[0], a->xr + o * bq, 2 * bq * sizeof(double)), memcpy(tv[0], a->vr + o * 6, 12 * sizeof(double));
+    if (complex_)
+        memcpy(tx[1], a->xi + o * bq, 2 * bq * sizeof(double)), memcpy(tv[1], a->vi + o * 6, 12 * sizeof(double));
+    v.xr = tx[0], v.xi = tx[1], v.vr = tv[0], v.vi = tv[1];
+    kin_half(&v, complex_, 0, tx[0], tx[1]);
+    memcpy(save, br + o * b, 2 * b * sizeof(double));
+    expand_solution(&v, br + o * b, tx[0]);
+    if (complex_) {
+        memcpy(save + 2 * b, bi + o * b, 2 * b * sizeof(double));
+        expand_solution(&v, bi + o * b, tx[1]);
+    }
+    return CR_OK;
+}
+
+cr_status cr_blocktri_radau_solve_close(cr_blocktri_radau *a, int complex_, double *br, double *bi, const double *save,
+                                        const double *zr, const double *zi)
+{
+    if (!a || a->b != 19 || a->nc != 6 || !a->kin || a->n < 2) return CR_UNSUPPORTED;
+    const size_t o = (size_t)a->n - 2, l = o + 1, bq = (size_t)a->bq, b = (size_t)a->b;
+    memcpy(br + o * b, save, 2 * b * sizeof(double));
+    if (complex_) memcpy(bi + o * b, save + 2 * b, 2 * b * sizeof(double));
+    double tx[2][13], tv[2][6];
+    cr_blocktri_radau v;
+    cr_blocktri jc;
+    view_blocks(a, l, 1, &v, &jc);
+    v.xr = tx[0], v.xi = tx[1], v.vr = tv[0], v.vi = tv[1];
+    condense_rhs(&v, zr, tx[0]);
+    if (complex_) condense_rhs(&v, zi, tx[1]);
+    kin_half(&v, complex_, 1, tx[0], tx[1]); /* one block: the kinematics' and D̃⁻¹ */
+    for (size_t k = 0; k < bq; ++k) a->xr[l * bq + k] += tx[0][k];
+    for (int k = 0; k < 6; ++k) a->vr[l * 6 + k] += tv[0][k];
+    if (complex_) {
+        for (size_t k = 0; k < bq; ++k) a->xi[l * bq + k] += tx[1][k];
+        for (int k = 0; k < 6; ++k) a->vi[l * 6 + k] += tv[1][k];
+    }
+    kin_half(a, complex_, 0, a->xr, a->xi);
+    expand_solution(a, br, a->xr);
+    if (complex_) expand_solution(a, bi, a->xi);
     return CR_OK;
 }

@@ -261,4 +261,14 @@ cr_status cr_blocktri_radau_solve_tail(const cr_blocktri_radau *a, int complex_,
  * cr_blocktri_radau_solve_tail. */
 cr_status cr_blocktri_radau_solve_last(cr_blocktri_radau *a, int complex_, double *zr, double *zi);
 
+/* The same path: K⁻¹ (b + z) in two halves, for a load z on the last block that is known only
+ * after the solution's last two blocks (an assembly's rod and its joint's multipliers):
+ * _open leaves b's last two blocks at the solution's of K⁻¹ b (their right side in save, 4·19
+ * doubles) and keeps the forward stages in the adaptor's scratch; _close (z: the last block,
+ * 19 doubles a plane, zero in its stresses' rows) puts them back and leaves K⁻¹ (b + z) in b.
+ * No other solve of the adaptor in between. CR_UNSUPPORTED as cr_blocktri_radau_solve_tail. */
+cr_status cr_blocktri_radau_solve_open(cr_blocktri_radau *a, int complex_, double *br, double *bi, double *save);
+cr_status cr_blocktri_radau_solve_close(cr_blocktri_radau *a, int complex_, double *br, double *bi, const double *save,
+                                        const double *zr, const double *zi);
+
 #endif

@@ -104,6 +104,10 @@ typedef struct rod_dyn {
     int tail, tail_real, tail_cplx;
     double Vt[2][6 * 2 * CR_DYN_BLOCK]; /* re, im: 6 columns of the last two blocks */
     double *bsave;                      /* 2 dim: scratch for that response (re, im) */
+    /* the tail path's solve in two halves (cr_blocktri_radau_solve_open, _close): open, the
+     * right side's last two blocks */
+    int open;
+    double tsave[4 * CR_DYN_BLOCK];
     cr_status st;                       /* a task's status (rod_tasks) */
     double power;                       /* its loads' power (load_power's task) */
 } rod_dyn;
@@ -1057,9 +1061,18 @@ static void schur(asm_dyn *d, int complex_, double *Sre, double *Sim)
 }
 
 /* x_r += V_r (Cᵀμ) over the rod's joint nodes (complex when xi, Vi) */
-static cr_status add_response(const asm_dyn *d, const rod_dyn *rd, const double *mr, const double *mi, double *xr,
+static cr_status add_response(const asm_dyn *d, rod_dyn *rd, const double *mr, const double *mi, double *xr,
                               double *xi)
 {
+    if (rd->open) { /* x = K⁻¹(b + P Cᵀμ): the second half of solve_rod's */
+        const int e = rd->iface[0];
+        double zr[B] = {0}, zi[B] = {0}, wr[6], wi[6];
+        wrench(d, e, mr, mi, wr, wi);
+        if (d->nbody[e]) minv_apply(d->Tm + 36 * (size_t)e, wr), minv_apply(d->Tm + 36 * (size_t)e, wi);
+        for (int c6 = 0; c6 < 6; ++c6) zr[CR_DYN_V + c6] = wr[c6], zi[CR_DYN_V + c6] = wi[c6];
+        rd->open = 0;
+        return cr_blocktri_radau_solve_close(rd->lin, xi != NULL, xr, xi, rd->tsave, zr, zi);
+    }
     if (xi ? rd->tail_cplx : rd->tail_real) { /* x += K⁻¹(P Cᵀμ): a load on the last node only */
         const int e = rd->iface[0];
         double *zr = rd->bsave, *zi = rd->bsave + rd->dim;
@@ -1240,6 +1253,17 @@ static void solve_rod(void *arg, int r)
 {
     const rod_job *job = arg;
     rod_dyn *rd = &job->d->rd[r];
+    rd->open = 0;
+    /* the tail path: the solve's forward half now, its back substitutions with the joint's load
+     * (add_response): one solve instead of a solve and the response's own back substitutions */
+    if (job->d->k > 0 && (job->im ? rd->tail_cplx : rd->tail_real)) {
+        rd->st = cr_blocktri_radau_solve_open(rd->lin, job->im != NULL, job->re + rd->off,
+                                              job->im ? job->im + rd->off : NULL, rd->tsave);
+        if (rd->st != CR_UNSUPPORTED) {
+            rd->open = rd->st == CR_OK;
+            return;
+        }
+    }
     rd->st = job->im ? rd->ls.solve_complex(job->re + rd->off, job->im + rd->off, rd->ls.ctx)
                      : rd->ls.solve_real(job->re + rd->off, rd->ls.ctx);
 }

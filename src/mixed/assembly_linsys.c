@@ -22,6 +22,10 @@ enum { DENSE_DIAGNOSIS_MAX = 3000 };
 
 struct cr_asm_sys {
     int N, sparse, cplx; /* cplx: complex entries (sparse only; values as (re, im) pairs) */
+    /* a system below cr_asm_sparse_min kept as triplets for the hub's block elimination (its
+     * dense LU is O(N³): 0.8 M instructions at 78 unknowns, six rods on a platform), solved
+     * densely from them when it has no hub or the elimination does not decide */
+    int small;
     /* what counts as without support after the scaling: a row below tiny of the largest, a
      * column or pivot below tiny (the statics' 1e-12; the dynamics' 0: exact zeros only, as
      * its dense LU, whose rows mix 1/m and 1/Θ of nodes and bodies over 13 decades) */
@@ -53,6 +57,14 @@ struct cr_asm_sys {
     size_t *boff;
     double *blk;
     size_t bcap;
+    /* the groups' pattern of the last block elimination (bvalid): its entries' (row, col)
+     * sequence, the hub as declared and as the elimination widened it, its sizes. A Newton
+     * iteration's system has the last one's pattern: the union-find and the grouping are
+     * skipped (the same groups, the same bits) */
+    int bvalid, bN, bh, bng;
+    size_t bnt, btcap;
+    int *bpi, *bpj;
+    unsigned char *bhub0, *bhubA;
 };
 
 cr_asm_sys *cr_asm_sys_create(void)
@@ -77,16 +89,19 @@ void cr_asm_sys_destroy(cr_asm_sys *s)
     free(s->Ap), free(s->Ai), free(s->cnt), free(s->Ax);
     free(s->hub), free(s->par), free(s->grp), free(s->loc), free(s->mem), free(s->gst), free(s->piv), free(s->boff),
         free(s->blk);
+    free(s->bpi), free(s->bpj), free(s->bhub0), free(s->bhubA);
     free(s);
 }
 
-int cr_asm_sys_sparse(const cr_asm_sys *s) { return s->sparse; }
+int cr_asm_sys_sparse(const cr_asm_sys *s) { return s->sparse && !s->small; }
 
 static int grow_vectors(cr_asm_sys *s, int N)
 {
     if (N <= s->ncap) return 1;
     free(s->ipiv), free(s->sc), free(s->Ap), free(s->cnt);
     free(s->hub), free(s->par), free(s->grp), free(s->loc), free(s->mem), free(s->gst), free(s->piv), free(s->boff);
+    free(s->bhub0), free(s->bhubA);
+    s->bvalid = 0;
     const size_t n1 = (size_t)N + 1;
     s->ipiv = malloc((size_t)N * sizeof *s->ipiv);
     s->sc = malloc(2 * (size_t)N * sizeof *s->sc);
@@ -95,8 +110,9 @@ static int grow_vectors(cr_asm_sys *s, int N)
     s->hub = malloc(n1), s->par = malloc(n1 * sizeof(int)), s->grp = malloc(n1 * sizeof(int));
     s->loc = malloc(n1 * sizeof(int)), s->mem = malloc(n1 * sizeof(int)), s->gst = malloc((n1 + 1) * sizeof(int));
     s->piv = malloc(n1 * sizeof(int)), s->boff = malloc((n1 + 1) * sizeof(size_t));
+    s->bhub0 = malloc(n1), s->bhubA = malloc(n1);
     s->ncap = s->ipiv && s->sc && s->Ap && s->cnt && s->hub && s->par && s->grp && s->loc && s->mem && s->gst &&
-                      s->piv && s->boff
+                      s->piv && s->boff && s->bhub0 && s->bhubA
                   ? N
                   : 0;
     s->pN = -1; /* Ap was the cached pattern's */
@@ -127,7 +143,7 @@ static int begin_sparse(cr_asm_sys *s, int N, int cplx, double tiny)
         free(s->ti), free(s->tj);
         s->ti = s->tj = NULL;
     }
-    s->N = N, s->sparse = 1, s->cplx = cplx, s->nt = 0;
+    s->N = N, s->sparse = 1, s->cplx = cplx, s->nt = 0, s->small = 0;
     if (!grow_vectors(s, N > 0 ? N : 1)) return 0;
     memset(s->hub, 0, (size_t)(N > 0 ? N : 1));
     return 1;
@@ -143,8 +159,13 @@ int cr_asm_sys_begin_sparse(cr_asm_sys *s, int N, int cplx) { return begin_spars
 int cr_asm_sys_begin(cr_asm_sys *s, int N)
 {
     if (N >= cr_asm_sparse_min) return begin_sparse(s, N, 0, 1e-12);
+    if (cr_asm_block_elim) {
+        if (!begin_sparse(s, N, 0, 1e-12)) return 0;
+        s->small = 1;
+        return 1;
+    }
     s->N = N;
-    s->sparse = 0;
+    s->sparse = 0, s->small = 0;
     s->nt = 0;
     if (!grow_vectors(s, N > 0 ? N : 1)) return 0;
     return s->sparse ? 1 : dense_alloc(s, N > 0 ? N : 1);
@@ -403,38 +424,55 @@ static int block_solve(cr_asm_sys *s, double *b)
     if (s->cplx || N == 0 || nt == (size_t)-1) return 1;
     int *par = s->par, *grp = s->grp, *loc = s->loc, *mem = s->mem, *gst = s->gst, *cnt = s->cnt;
     unsigned char *hub = s->hub;
-    for (int i = 0; i < N; ++i) par[i] = i, grp[i] = -2; /* -2: no entry off the hub yet */
-    for (size_t t = 0; t < nt; ++t) {
-        const int i = s->ti[t], j = s->tj[t];
-        if (hub[i] || hub[j]) continue;
-        grp[i] = grp[j] = -1;
-        const int ri = uf_find(par, i), rj = uf_find(par, j);
-        if (ri != rj) par[ri < rj ? rj : ri] = ri < rj ? ri : rj;
-    }
-    /* an unknown coupled to the hub only (a joint's row between two bodies) joins the hub: on
-     * its own its block would be an exact zero */
-    int h = 0;
-    for (int i = 0; i < N; ++i) {
-        if (!hub[i] && grp[i] == -2) hub[i] = 1;
-        if (hub[i]) ++h;
-    }
-    if (h > BLOCK_HUB_MAX) return 1;
-    int ng = 0;
-    for (int i = 0; i < N; ++i)
-        if (!hub[i] && par[i] == i) grp[i] = ng++;
-    memset(gst, 0, ((size_t)ng + 2) * sizeof *gst);
-    for (int i = 0; i < N; ++i)
-        if (!hub[i]) ++gst[(grp[i] = grp[uf_find(par, i)]) + 1];
-    for (int g = 0; g < ng; ++g) {
-        if (gst[g + 1] > BLOCK_GROUP_MAX) return 1;
-        gst[g + 1] += gst[g];
-    }
-    gst[ng + 1] = gst[ng] + h; /* the hub's members after the groups' */
-    memcpy(cnt, gst, ((size_t)ng + 1) * sizeof *cnt);
-    for (int i = 0; i < N; ++i) {
-        const int g = hub[i] ? ng : grp[i];
-        loc[i] = cnt[g]++ - gst[g];
-        mem[gst[g] + loc[i]] = i;
+    int h = 0, ng = 0;
+    if (s->bvalid && s->bN == N && s->bnt == nt && !memcmp(s->bhub0, hub, (size_t)N) &&
+        !memcmp(s->bpi, s->ti, nt * sizeof *s->ti) && !memcmp(s->bpj, s->tj, nt * sizeof *s->tj)) {
+        memcpy(hub, s->bhubA, (size_t)N); /* the last elimination's groups, still in grp, loc, mem, gst */
+        h = s->bh, ng = s->bng;
+    } else {
+        s->bvalid = 0;
+        if (nt > s->btcap) {
+            free(s->bpi), free(s->bpj);
+            s->bpi = malloc(nt * sizeof *s->bpi), s->bpj = malloc(nt * sizeof *s->bpj);
+            s->btcap = s->bpi && s->bpj ? nt : 0;
+        }
+        memcpy(s->bhub0, hub, (size_t)N);
+        for (int i = 0; i < N; ++i) par[i] = i, grp[i] = -2; /* -2: no entry off the hub yet */
+        for (size_t t = 0; t < nt; ++t) {
+            const int i = s->ti[t], j = s->tj[t];
+            if (hub[i] || hub[j]) continue;
+            grp[i] = grp[j] = -1;
+            const int ri = uf_find(par, i), rj = uf_find(par, j);
+            if (ri != rj) par[ri < rj ? rj : ri] = ri < rj ? ri : rj;
+        }
+        /* an unknown coupled to the hub only (a joint's row between two bodies) joins the hub: on
+         * its own its block would be an exact zero */
+        for (int i = 0; i < N; ++i) {
+            if (!hub[i] && grp[i] == -2) hub[i] = 1;
+            if (hub[i]) ++h;
+        }
+        if (h > BLOCK_HUB_MAX) return 1;
+        for (int i = 0; i < N; ++i)
+            if (!hub[i] && par[i] == i) grp[i] = ng++;
+        memset(gst, 0, ((size_t)ng + 2) * sizeof *gst);
+        for (int i = 0; i < N; ++i)
+            if (!hub[i]) ++gst[(grp[i] = grp[uf_find(par, i)]) + 1];
+        for (int g = 0; g < ng; ++g) {
+            if (gst[g + 1] > BLOCK_GROUP_MAX) return 1;
+            gst[g + 1] += gst[g];
+        }
+        gst[ng + 1] = gst[ng] + h; /* the hub's members after the groups' */
+        memcpy(cnt, gst, ((size_t)ng + 1) * sizeof *cnt);
+        for (int i = 0; i < N; ++i) {
+            const int g = hub[i] ? ng : grp[i];
+            loc[i] = cnt[g]++ - gst[g];
+            mem[gst[g] + loc[i]] = i;
+        }
+        if (nt > 0 && s->btcap >= nt) { /* kept for the next solve (none without the memory: not an error) */
+            memcpy(s->bpi, s->ti, nt * sizeof *s->ti), memcpy(s->bpj, s->tj, nt * sizeof *s->tj);
+            memcpy(s->bhubA, hub, (size_t)N);
+            s->bN = N, s->bnt = nt, s->bh = h, s->bng = ng, s->bvalid = 1;
+        }
     }
     size_t *boff = s->boff, tot = 0;
     const size_t hs = (size_t)h, h1 = hs + 1;
@@ -633,10 +671,27 @@ int cr_asm_sys_solve_factored(cr_asm_sys *s, double *b)
     return -1;
 }
 
+/* The triplets into the dense matrix, in the order added (the sums of direct dense adds) */
+static int dense_from_triplets(cr_asm_sys *s)
+{
+    const int N = s->N;
+    if (s->nt == (size_t)-1 || !dense_alloc(s, N > 0 ? N : 1)) return 0;
+    for (size_t t = 0; t < s->nt; ++t) s->A[(size_t)s->tj[t] * N + s->ti[t]] += s->tv[t];
+    return 1;
+}
+
 int cr_asm_sys_solve(cr_asm_sys *s, double *b)
 {
     const int N = s->N;
     if (!s->sparse) return dense_solve(N, s->A, b, s->ipiv, s->sc);
+    if (s->small) { /* the block elimination when there is a hub, else (or undecided) the dense LU */
+        int h = 0;
+        for (int i = 0; i < N && !h; ++i) h = s->hub[i];
+        const int r = h ? block_solve(s, b) : 1;
+        if (r != 1) return r;
+        if (!dense_from_triplets(s)) return -2;
+        return dense_solve(N, s->A, b, s->ipiv, s->sc);
+    }
     if (cr_asm_block_elim) {
         const int r = block_solve(s, b);
         if (r != 1) return r;
@@ -647,8 +702,7 @@ int cr_asm_sys_solve(cr_asm_sys *s, double *b)
         /* a row, a column or a pivot without support: the dense path decides (KLU's threshold
          * pivoting may meet a small pivot that LAPACK's partial pivoting avoids) and names the
          * unknown as it does */
-        if (N > DENSE_DIAGNOSIS_MAX || !dense_alloc(s, N)) return bad;
-        for (size_t t = 0; t < s->nt; ++t) s->A[(size_t)s->tj[t] * N + s->ti[t]] += s->tv[t];
+        if (N > DENSE_DIAGNOSIS_MAX || !dense_from_triplets(s)) return bad;
         return dense_solve(N, s->A, b, s->ipiv, s->sc);
     }
     return cr_asm_sys_solve_factored(s, b);

@@ -19,9 +19,10 @@
  * cr_asm_sparse_min to run both paths on one scenario. */
 #define CR_ASM_SPARSE_MIN 120
 extern int cr_asm_sparse_min;
-/* 1 (default): a sparse system is first tried by the hub's block elimination (the groups
- * coupled only through the hub's unknowns, cr_asm_sys_hub; assembly_linsys.c), KLU otherwise.
- * Tests set it to 0 to run KLU on the same scenario. */
+/* 1 (default): a system with a hub (cr_asm_sys_hub) is first tried by the hub's block
+ * elimination (the groups coupled only through the hub's unknowns; assembly_linsys.c), at any
+ * size: below cr_asm_sparse_min the dense LU otherwise, above it KLU. Tests set it to 0 to run
+ * the dense LU (below the threshold) or KLU (above) on the same scenario. */
 extern int cr_asm_block_elim;
 /* systems solved by the block elimination so far (tests: which path ran) */
 extern _Atomic long cr_asm_block_solves;
@@ -30,13 +31,15 @@ typedef struct cr_asm_sys cr_asm_sys;
 
 cr_asm_sys *cr_asm_sys_create(void);
 void cr_asm_sys_destroy(cr_asm_sys *s);
-/* Starts an N × N system, all zero (dense below cr_asm_sparse_min, else sparse); 0: no memory */
+/* Starts an N × N system, all zero (dense below cr_asm_sparse_min, else sparse; below it with
+ * cr_asm_block_elim, kept as entries for the block elimination, else solved densely); 0: no
+ * memory */
 int cr_asm_sys_begin(cr_asm_sys *s, int N);
 /* A[row][col] += v (not thread-safe: one writer) */
 void cr_asm_sys_add(cr_asm_sys *s, int row, int col, double v);
 /* Unknown i (after begin) is one of the hub's: a free body's, through which many groups of
  * unknowns (a rod's interface node and its joints' multipliers) are coupled. Ignored when
- * the system is dense. */
+ * the system is dense (cr_asm_block_elim 0 below cr_asm_sparse_min). */
 void cr_asm_sys_hub(cr_asm_sys *s, int i);
 /* 1: the system is the sparse one */
 int cr_asm_sys_sparse(const cr_asm_sys *s);

@@ -19,11 +19,12 @@
  *      the joints' multipliers λ (their constraint rows C, k in all):
  *          [ Ê V + H   Cᵀ ] [ δy ]     [ E − Ê u ]
  *          [ C         0  ] [ λ  ] = − [ g       ]
- *      (H = ∂(Cᵀλ)/∂y, the joints' geometric stiffness), solved by LU: dense (dgesv,
- *      O((6 m + k)³) with m, k the interface nodes and joint rows) when small, else
- *      sparse (assembly_linsys.c): many rods on one body make it an arrowhead, each rod's
- *      interface unknowns and joint rows eliminated onto the free bodies' unknowns (the
- *      hub, cr_asm_sys_hub) block by block, O(m + k); KLU when rods couple otherwise;
+ *      (H = ∂(Cᵀλ)/∂y, the joints' geometric stiffness), solved by LU (assembly_linsys.c):
+ *      with free bodies, each rod's interface unknowns and joint rows eliminated onto the
+ *      bodies' unknowns (the hub, cr_asm_sys_hub) block by block, O(m + k), at any size
+ *      (many rods on one body make the system an arrowhead); otherwise, or where that does
+ *      not decide, dense (dgesv, O((6 m + k)³) with m, k the interface nodes and joint rows)
+ *      when small, KLU when large;
  *   4. x_r ← x_r − u_r + V_r δy_r, interface nodes by the exponential map.
  *
  * This is Newton's method on the whole system (rods, interface equilibrium E_i + C_iᵀλ =
@@ -58,7 +59,7 @@ typedef struct rod_work {
     cr_blocktri *J;
     double *F, *eq, *X, *x_saved, *x_back; /* the state at the step's start, before a chord */
     double *tan, *tan_prev;                /* the path's tangents dx/dlf at this step's start and the last */
-    double *from, *to, *scale; /* load magnitudes: at the solve's start, the stage's, the current ones */
+    double *from, *to, *scale;             /* load magnitudes: at the solve's start, the stage's, the current ones */
     double bc_from;
     double *erow; /* per interface node of the rod: its 6 released balance rows, 3 blocks of 6 × B */
     /* the position correction's: force rows (3 per node), their position Jacobian, the
@@ -70,7 +71,7 @@ typedef struct rod_work {
      * only at the last two block rows (see tail_view), the update takes one more solve */
     int tail;
     double Vt[6 * 2 * CR_MAX_BLOCK];
-    double Vtf[3 * 2 * 3]; /* the same for the position correction (3 columns of 3 × 3 blocks) */
+    double Vtf[3 * 2 * 3];                   /* the same for the position correction (3 columns of 3 × 3 blocks) */
     double Yt[2 * CR_MAX_BLOCK], Ytf[2 * 3]; /* the residual column's last two block rows (tail_residual) */
     /* the coupled system's block of the rod's interface nodes (Ê V, 6m × 6m column-major; the
      * position correction's, 3m × 3m): written by the rod's task, added in the rods' order */
@@ -1281,14 +1282,19 @@ static cr_status newton(asm_work *w, double lf, double err0, const cr_static_opt
  * path's curvature from the change of the tangent since the step before, ½ Δ² (t − t_prev) /
  * Δ_prev. The tangent goes into tan (rods), lambda_tan, body_tan. Returns the update's status; on failure the state is
  * the converged one again. */
-static cr_status tangent_predict(asm_work *w, double lf, double lf0, int have_prev, double dl_prev, cr_error *err)
+static cr_status tangent_predict(asm_work *w, double lf, double lf0, int have_prev, double dl_prev, int evaluated,
+                                 cr_error *err)
 {
     const cr_assembly *a = w->a;
     double ss, dx2, x2;
     size_t cnt;
     const double dl = lf - lf0, c = have_prev ? 0.5 * dl * dl / dl_prev : 0.0;
     w->joint_f = w->joint_from + lf * (1.0 - w->joint_from);
-    cr_status st = evaluate(w, lf, 0, &ss, &cnt);
+    /* evaluated: the caller's reference residual was this one (the converged state under the
+     * new loads, residual only): the rods' F, the interface rows E and the joints' g, C are
+     * already those; a second evaluation gave the same bits (a quarter of the residual
+     * evaluations of a load step that converges in one Newton iteration) */
+    cr_status st = evaluated ? CR_OK : evaluate(w, lf, 0, &ss, &cnt);
     if (st == CR_OK) {
         w->chord = 1;
         st = update(w, &dx2, &x2, err);
@@ -1559,14 +1565,15 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
         double ss, err0 = 0;
         size_t cnt;
         w.joint_f = w.joint_from + target * (1.0 - w.joint_from);
-        if (evaluate(&w, target, 0, &ss, &cnt) == CR_OK) err0 = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
+        const int evaluated = evaluate(&w, target, 0, &ss, &cnt) == CR_OK;
+        if (evaluated) err0 = sqrt(ss / (double)(cnt > 0 ? cnt : 1));
         /* the tangent predictor from the last converged step (its factorizations): not on the
          * first step (nothing factored yet) nor after a failed attempt (the factorizations are
          * the failed iterates') */
         int predicted = 0;
         if (w.lu_converged) {
             cr_error pe = {0};
-            predicted = tangent_predict(&w, target, lf, have_tan, dl_prev, &pe) == CR_OK;
+            predicted = tangent_predict(&w, target, lf, have_tan, dl_prev, evaluated, &pe) == CR_OK;
         }
         w.lu_converged = 0;
         correct_positions(&w, target); /* a failure here shows in the Newton solve */

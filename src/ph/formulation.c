@@ -136,10 +136,12 @@ cr_status cr_ph_sim_check_rod(const cr_scenario *sc, int in_assembly, cr_error *
     cr_ph_params p;
     cr_status st = kernel_params(d, &sc->model, &p, err);
     if (st != CR_OK) return st;
+    int rough = 0; /* a rod touching a rough obstacle is held by its stick anchors in statics */
+    for (int j = 0; j < d->obstacle_count; ++j) rough |= d->obstacles[j].mu_static > 0;
     for (int k = 0; k < sc->stage_count; ++k) {
         const cr_stage_def *s = &sc->stages[k];
         if (s->type == CR_STAGE_STATIC) {
-            if (!p.clamp_start && !p.clamp_end && !in_assembly) /* (an assembly: any rod's clamp) */
+            if (!p.clamp_start && !p.clamp_end && !in_assembly && !rough) /* (an assembly: any rod's clamp) */
                 return cr_error_set(err, CR_BAD_INPUT,
                                     "boundary_conditions: statics needs a clamp (a free rod has rigid-body modes): "
                                     "add a clamp at an end, or make stage %d dynamic",
@@ -239,6 +241,7 @@ static cr_status set_contact(ph_sim *s, const cr_rod_def *def, cr_error *err)
     }
     st = cr_ph_set_obstacles(s->k, np, def->obstacles, radius, k, err);
     s->contact = st == CR_OK, s->contact_tol = tol;
+    s->max_updates = def->contact.max_updates > 0 ? def->contact.max_updates : 50;
     if (st != CR_OK) goto done;
     /* Coulomb friction per obstacle (docs/port-hamiltonian.md "Friction"), regularized below stick_speed */
     for (int j = 0; j < np; ++j) s->friction |= def->obstacles[j].mu_static > 0;
@@ -464,11 +467,90 @@ static cr_status ph_dynamic(cr_sim *sim, int stage, double t_stage_start, double
                             const cr_dynamic_options *o, const cr_stage_callbacks *cb, cr_dynamic_report *report,
                             cr_error *err)
 {
+    /* the dynamics' friction is the regularized force at the midpoint velocity: the static stick
+       anchors are let go (a later static stage anchors the nodes where they then touch) */
+    ph_static_friction_release(((ph_sim *)sim->impl)->k);
     return cr_fixed_step_stage(sim, &ph_ops, stage, t_stage_start, o, cb, report, err);
 }
 
+/* A failed static stage while nodes touch obstacles with friction (docs/port-hamiltonian.md
+ * "Friction"): a tangential load beyond what Coulomb friction holds has no equilibrium (the rod
+ * slides), which the load steps meet as Newton failing ever closer to the limit. Names the
+ * frictional obstacle closest to its limit at the last equilibrium (load factor lf). */
+static void friction_failure(const ph_sim *s, double lf, cr_error *err)
+{
+    int best = -1, touching = 0, sliding = 0;
+    double ratio = -1;
+    for (int p = 0; p < s->k->ncp; ++p) {
+        int t, sl;
+        double r;
+        ph_static_friction_state(s->k, p, &t, &sl, &r);
+        if (t > 0 && r > ratio) best = p, touching = t, sliding = sl, ratio = r;
+    }
+    if (best < 0) return;
+    char msg[CR_ERROR_MESSAGE_SIZE + 600];
+    snprintf(msg, sizeof msg,
+             "obstacles.%d.friction: no static equilibrium found while %d nodes touch obstacle \"%s\" with friction "
+             "(mu_static %g): a tangential load beyond what Coulomb friction holds (mu_static times the normal force) "
+             "has none, the rod slides (a dynamic stage follows sliding); at the last equilibrium (load factor %.6g) "
+             "friction was at %.4g of its limit, %d nodes sliding; %s",
+             best, touching, s->k->cob[best].name, s->k->cmu[2 * best], lf, ratio, sliding, err->message);
+    snprintf(err->message, sizeof err->message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);
+}
+
+static cr_status append_step(cr_static_report *report, double lf, int its, double res)
+{
+    if (report->step_count == report->step_capacity) {
+        int cap = report->step_capacity ? 2 * report->step_capacity : 16;
+        cr_load_step_report *r = realloc(report->steps, cap * sizeof *r);
+        if (!r) return CR_NO_MEMORY;
+        report->steps = r;
+        report->step_capacity = cap;
+    }
+    cr_load_step_report *r = &report->steps[report->step_count++];
+    r->load_factor = lf;
+    r->iterations = its;
+    r->history_count = 1;
+    r->residual_history = malloc(sizeof(double));
+    if (r->residual_history) r->residual_history[0] = res;
+    else r->history_count = 0;
+    report->final_residual = res;
+    return CR_OK;
+}
+
+/* Static friction's multiplier updates after the load steps (the mixed rod's, docs/theory.md
+ * "Contact with obstacles"): at the equilibrium, lambda_T <- the friction force and the sliding
+ * anchors moved, then Newton again at the stage's loads, until no contact opens or closes and
+ * every sticking node is within contact.tolerance of its anchor. The solves are load steps at
+ * factor 1 in the report. */
+static cr_status friction_updates(ph_sim *s, const cr_ph_loads *L, cr_static_report *report, cr_error *err)
+{
+    double drift = 0;
+    for (int k = 0;; ++k) {
+        if (ph_static_friction_update(s->k, &drift)) return CR_OK;
+        if (k == s->max_updates) break;
+        int its = 0;
+        double res = 0;
+        cr_error e = {0};
+        cr_status st = cr_ph_solve_static(s->k, L, &its, &res, &e);
+        report->total_iterations += its;
+        if (st != CR_OK)
+            return cr_error_set(err, st, "port_hamiltonian statics: the friction's multiplier update %d failed: %s",
+                                k + 1, e.message);
+        if (append_step(report, 1.0, its, res) != CR_OK) return cr_error_set(err, CR_NO_MEMORY, "out of memory");
+    }
+    return cr_error_set(
+        err, CR_NOT_CONVERGED,
+        "contact.max_updates: %d multiplier updates of the static friction left a stick drift of %.3g m "
+        "above contact.tolerance = %.3g m (raise contact.max_updates or contact.tolerance)",
+        s->max_updates, drift, s->contact_tol);
+}
+
 /* Static equilibrium with load steps: the magnitudes go linearly from the state's
- * to the stage's; a failed load step is halved (like the mixed rod's statics). */
+ * to the stage's; a failed load step is halved (like the mixed rod's statics). With friction
+ * (docs/port-hamiltonian.md "Friction") the nodes touching at the start are anchored, the
+ * multipliers are updated after each load step's equilibrium, and after the load steps until
+ * every sticking node is within contact.tolerance of its anchor. */
 static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, const cr_stage_callbacks *cb,
                            cr_static_report *report, cr_error *err)
 {
@@ -487,6 +569,7 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
     double lf = 0, dl = 1.0 / o->load_steps, last_inc = 0;
     int halvings = 0;
     cr_status st = CR_OK;
+    if (s->friction) ph_static_friction_begin(s->k, s->contact_tol);
     while (lf < 1 - 1e-12) {
         double next = fmin(1.0, lf + dl);
         for (int k = 0; k < s->load_count; ++k) mag[k] = from[k] + next * (target[k] - from[k]);
@@ -504,6 +587,7 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
             if (st < 0 || ++halvings > o->max_halvings) {
                 cr_error_set(err, st, "port_hamiltonian statics: load step to factor %.6g failed: %s", next,
                              e.message);
+                if (s->friction && err && st > 0) friction_failure(s, lf, err);
                 break;
             }
             report->failed_attempts++;
@@ -515,24 +599,20 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
         lf = next;
         memcpy(s->scale, mag, nl * sizeof *mag);
         s->load_factor = lf;
-        if (report->step_count == report->step_capacity) {
-            int cap = report->step_capacity ? 2 * report->step_capacity : 16;
-            cr_load_step_report *r = realloc(report->steps, cap * sizeof *r);
-            if (!r) {
-                st = cr_error_set(err, CR_NO_MEMORY, "out of memory");
-                break;
-            }
-            report->steps = r;
-            report->step_capacity = cap;
+        /* static friction: one multiplier update at each load step's equilibrium (the anchors follow
+           the sliding nodes along the load path, new contacts are anchored); after the last, the
+           updates until converged (friction_updates: a converged state keeps its multipliers, so the
+           forces at the stage's end state are its equilibrium's) */
+        if (s->friction && lf < 1 - 1e-12) ph_static_friction_update(s->k, NULL);
+        if (append_step(report, lf, its, res) != CR_OK) {
+            st = cr_error_set(err, CR_NO_MEMORY, "out of memory");
+            break;
         }
-        cr_load_step_report *r = &report->steps[report->step_count++];
-        r->load_factor = lf;
-        r->iterations = its;
-        r->history_count = 1;
-        r->residual_history = malloc(sizeof(double));
-        if (r->residual_history) r->residual_history[0] = res;
-        else r->history_count = 0;
-        report->final_residual = res;
+        if (lf >= 1 - 1e-12 && s->friction && (st = friction_updates(s, &L, report, err)) != CR_OK) {
+            if (err && st > 0 && st != CR_NOT_CONVERGED) friction_failure(s, lf, err);
+            break;
+        }
+        cr_load_step_report *r = &report->steps[report->step_count - 1]; /* (the last update's solve) */
         if (o->adaptive) { /* the mixed rod's rule (newton.c): longer after easy steps, shorter after hard */
             if (its <= 4) dl = fmin(2 * dl, o->max_increment > 0 ? o->max_increment : 1.0);
             else if (its >= 8) dl *= 0.5;
@@ -572,6 +652,18 @@ static void node_velocity(const void *impl, int i, cr_vec3 *v, cr_vec3 *w)
         om = cr_v3_add(om, cr_v3_scale(cr_v3_cross(cr_v3_load(q + 3 * k), cr_v3_load(vd + 3 * k)), 0.5));
     cr_mat3 A = cr_m3_mul(cr_ph_directors(s->k, i), cr_m3_transpose(Q()));
     *w = cr_m3_tmulv(A, om);
+}
+
+/* A clamp's reaction on the rod (cr_ph_clamp_reaction): the force (I) and its moment in the node's
+ * basis, of the last converged step or equilibrium; no support elsewhere, nor before the first */
+static cr_status reaction(const void *impl, int i, cr_vec3 *f, cr_vec3 *m)
+{
+    const ph_sim *s = impl;
+    const int end = i == 0 ? 0 : i == s->nodes - 1 ? 1 : -1;
+    cr_vec3 ms;
+    if (end < 0 || !cr_ph_clamp_reaction(s->k, end, f, &ms)) return CR_BAD_INPUT;
+    *m = cr_m3_tmulv(cr_m3_mul(cr_ph_directors(s->k, i), cr_m3_transpose(Q())), ms);
+    return CR_OK;
 }
 
 static int sample_count(const void *impl) { return cr_ph_sample_count(((const ph_sim *)impl)->k); }
@@ -704,7 +796,7 @@ const cr_formulation cr_ph_formulation = {
     .sample = sample,
     .time = time_of,
     .load_factor = load_factor,
-    .reaction = NULL,
+    .reaction = reaction,
     .body_count = NULL,
     .series_extra = series_extra,
     .load_input = load_input,

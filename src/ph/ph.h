@@ -158,6 +158,14 @@ cr_status cr_ph_set_friction(cr_ph *s, const double *mu_static, const double *mu
    Any pointer may be NULL. */
 int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *normal, double *gap);
 
+/* The reaction of the clamp at `end` (0: s = 0, 1: s = L) on the rod, of the last converged step (the
+   momentum balance of the clamped node's rows with their inertia, over the step: h (f_ext + R) = the
+   change of its momentum less h times the internal forces at t_{n+1/2}) or equilibrium: the force
+   (spatial) and its moment about the node (spatial, m = sum_k d_k x R_dk of the director rows, which
+   the orthonormality constraints' forces do not change). 0 when that end is not clamped or before
+   the first step or equilibrium (after an unpack). */
+int cr_ph_clamp_reaction(const cr_ph *s, int end, cr_vec3 *force, cr_vec3 *moment);
+
 typedef struct cr_ph_diag {
     double kinetic, elastic, total;     /* H = kinetic + elastic + contact (spec §10, same quadrature) */
     double contact;                     /* the contact springs' energy V_c (cr_ph_set_obstacles) */
@@ -265,6 +273,17 @@ struct cr_ph {
     /* friction (cr_ph_set_friction): ncp * 2 coefficients mu_s, mu_k per plane (NULL: frictionless),
        the regularization speed, and nn * 3 each node's friction force of the last step (output) */
     double *cmu, stick_speed, *cf;
+    /* the clamps' reactions (ph_clamp_reactions): the generalized force on the clamped end node's 12
+       coordinates (start, end) that its dropped rows would need, of the last converged step or
+       equilibrium (have_react: 0 before the first and after an unpack) */
+    double react[2][12];
+    int have_react;
+    /* static friction (ph_contact.c, docs/port-hamiltonian.md "Friction"): per node and obstacle
+       (node-major, nn * ncp) the stick anchor (in the obstacle's frame) and tangential multiplier of
+       the augmented Lagrangian (src/contact/contact.h's pair; NULL without friction), and the
+       tolerance within which an anchored node counts as touching (contact.tolerance) */
+    struct cr_contact_pair *cpair;
+    double ctol;
 };
 
 /* Prepares a step (mode PH_DYNAMIC, step h) or a static solve: strains and constraints of the
@@ -293,6 +312,9 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
  * stresses, velocities, energy account (H0 = ph_energy before the step) / the static state. */
 void ph_step_finish(cr_ph *s, double h, const cr_ph_loads *loads, double H0);
 void ph_static_finish(cr_ph *s);
+/* The clamps' reactions of the converged iterate (s->react), before ph_step_finish or ph_static_finish
+   moves the state: the clamped nodes' rows of ph_assemble (internal forces, inertia, loads) */
+void ph_clamp_reactions(cr_ph *s, int mode, const cr_ph_loads *loads);
 double ph_energy(const cr_ph *s); /* H = kinetic + elastic + contact of the state at t_n */
 /* The same pass without the Jacobian: the multipliers in X to the least-squares solution of the
    director rows at X and the residual r there (ph_assemble + the multipliers' refresh in one pass).
@@ -399,6 +421,20 @@ static inline void ph_gauss_point(const cr_ph *s, int e, int g, int dyn, double 
  * own displacement in the step (moving obstacles; 0 for fixed ones): the rod's balance is
  * H_{n+1} - H_n = W - D with W including *wob. Returns 0 when the node touches no obstacle at either
  * end of the step (dg and Kc zero). */
+/* Static friction's stick anchors and multipliers (ph_contact.c; the mixed rod's augmented Lagrangian,
+   docs/theory.md "Contact with obstacles"). begin: anchors the pairs of frictional obstacles touching
+   (gap <= tol) at the state that are not anchored yet (the start of a static stage; tol is kept as
+   ctol). update: one Uzawa update at the equilibrium in s->q (lambda_T <- the friction force, a
+   sliding pair's anchor moved to the node, opened pairs released, new contacts anchored); returns 1
+   when it was already converged (no contact opened or closed, every stick drift at most ctol: then
+   nothing changes), *drift the largest. The friction forces at the state go to cf either way.
+   release: forgets every anchor (a dynamic stage: its friction is the regularized force). state:
+   obstacle p's frictional pairs touching at the state, those at the Coulomb limit and the largest
+   |t|/(mu_s N). */
+void ph_static_friction_begin(cr_ph *s, double tol);
+int ph_static_friction_update(cr_ph *s, double *drift);
+void ph_static_friction_release(cr_ph *s);
+void ph_static_friction_state(const cr_ph *s, int p, int *touching, int *sliding, double *ratio);
 int ph_contact_force(const cr_ph *s, int I, int dyn, double dg[3], double Kc[9], double ff[3], double *diss,
                      double *wob);
 /* The gap g = phi(y) - a of obstacle p at y (relative to its placement at time 0: y = x - shift(t)), its

@@ -400,3 +400,72 @@ void ph_jacobian_dense(const cr_ph *s, double *J)
             }
     }
 }
+
+void ph_clamp_reactions(cr_ph *s, int mode, const cr_ph_loads *loads)
+{
+    const int dyn = mode == PH_DYNAMIC, nr = s->nr;
+    const double h = s->h, fac = dyn ? h : 1.0, w = s->w;
+    const double *act = loads ? loads->actuation : NULL;
+    const cr_vec3 nbar = loads ? loads->force_density : cr_v3(0, 0, 0);
+    const cr_vec3 mbar = loads ? loads->moment_density : cr_v3(0, 0, 0);
+    for (int end = 0; end < 2; ++end) {
+        double *R = s->react[end];
+        memset(R, 0, sizeof(double) * 12);
+        if (!(end ? s->p.clamp_end : s->p.clamp_start)) continue;
+        const int e = end ? s->ne - 1 : 0, a = end ? 2 : 0, I = end ? s->nn - 1 : 0;
+        double fe[12] = {0};
+        for (int g = 0; g < 2; ++g) { /* ph_assemble's rows of local node a, element e */
+            const int gp = 2 * e + g;
+            double q1[12], q1s[12], q0[12], q0s[12], v0[12], qm[12], qms[12], eps1[6], sig[6], B[6][12];
+            ph_gauss_point(s, e, g, dyn, q1, q1s, q0, q0s, v0, qm, qms);
+            ph_strain(q1, q1s, eps1);
+            for (int j = 0; j < 6; ++j) {
+                const double de = eps1[j] - (dyn ? s->eps_n[6 * gp + j] : s->eps0[6 * gp + j]);
+                const int sl = s->rigid_slot[j];
+                double kap;
+                sig[j] = sl >= 0 ? s->sig1[gp * nr + sl] : dyn ? ph_mid_stress(s, gp, j, de, h, &kap) : s->k_el[j] * de;
+                if (act) sig[j] += act[j];
+            }
+            ph_strain_jacobian(qm, qms, s->N[g][a], s->dN[g][a], B);
+            for (int c = 0; c < 12; ++c) {
+                double f = 0;
+                for (int j = 0; j < 6; ++j) f += B[j][c] * sig[j];
+                R[c] += fac * w * f;
+            }
+            if (dyn) /* the consistent mass: the neighbours' momentum changes reach the clamped node's rows */
+                for (int f = 0; f < 3; ++f)
+                    for (int c = 0; c < 3; ++c) {
+                        const int k = 3 * f + c;
+                        R[k] += w * s->mass[f] * s->N[g][a] * (2 * (q1[k] - q0[k]) / h - 2 * v0[k]);
+                    }
+            const double n = w * s->N[g][a];
+            fe[0] += n * nbar.x, fe[1] += n * nbar.y, fe[2] += n * nbar.z;
+            for (int k = 0; k < 3; ++k) { /* T(d_{n+1/2}) mbar */
+                const cr_vec3 t = cr_v3_scale(cr_v3_cross(mbar, cr_v3_load(qm + 3 + 3 * k)), 0.5 * n);
+                fe[3 + 3 * k] += t.x, fe[4 + 3 * k] += t.y, fe[5 + 3 * k] += t.z;
+            }
+        }
+        if (loads && loads->node_force)
+            fe[0] += loads->node_force[I].x, fe[1] += loads->node_force[I].y, fe[2] += loads->node_force[I].z;
+        if (loads && loads->node_moment)
+            for (int k = 0; k < 3; ++k) { /* (the clamped node's directors are fixed: d_{n+1/2} = d) */
+                const cr_vec3 t =
+                    cr_v3_scale(cr_v3_cross(loads->node_moment[I], cr_v3_load(s->q + 12 * I + 3 + 3 * k)), 0.5);
+                fe[3 + 3 * k] += t.x, fe[4 + 3 * k] += t.y, fe[5 + 3 * k] += t.z;
+            }
+        /* the rows' balance r = fac (f_int - f_ext) + (momentum change) = fac R: R the clamp's force */
+        for (int c = 0; c < 12; ++c) R[c] = R[c] / fac - fe[c];
+    }
+    s->have_react = 1;
+}
+
+int cr_ph_clamp_reaction(const cr_ph *s, int end, cr_vec3 *force, cr_vec3 *moment)
+{
+    *force = *moment = cr_v3(0, 0, 0);
+    if (!s->have_react || !(end ? s->p.clamp_end : s->p.clamp_start)) return 0;
+    const double *R = s->react[end], *q = s->q + 12 * (end ? s->nn - 1 : 0);
+    *force = cr_v3_load(R);
+    for (int k = 0; k < 3; ++k)
+        *moment = cr_v3_add(*moment, cr_v3_cross(cr_v3_load(q + 3 + 3 * k), cr_v3_load(R + 3 + 3 * k)));
+    return 1;
+}

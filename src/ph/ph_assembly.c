@@ -1190,6 +1190,31 @@ static void restore(cr_ph_asm *a)
 
 /* after a converged solve: the springs' measures move on, their energy (and in dynamics the
    dampers' dissipation c (v_{n+1} - v_n)^2 / h, the midpoint rate's) with them */
+/* A clamped joint node's rows are dropped (add_joint_terms skips them), so the joints' forces on it
+ * go to the clamp: its reaction is the rod's own (ph_clamp_reactions) less the joints' generalized
+ * forces there, (sg mu - rho g) D + nu G (add_joint_terms' terms over -fac), of the converged
+ * iterate. */
+static void clamp_joint_forces(cr_ph_asm *a, int r)
+{
+    cr_ph *s = a->rod[r];
+    for (int jj = 0; jj < a->njoint; ++jj) {
+        const ph_joint *J = &a->j[jj];
+        for (int side = 0; side < 2; ++side) {
+            const int I = J->node[side];
+            if (J->rod[side] != r || s->node_off[I] >= 0) continue;
+            double *R = s->react[I == 0 ? 0 : 1], g[6];
+            const double sg = side ? -1.0 : 1.0;
+            side_gap(a, J, side, g);
+            for (int m = 0; m < J->k; ++m) {
+                const double w = sg * a->mu[J->row0 + m] - J->rho[side][m] * g[m];
+                for (int c = 0; c < 12; ++c) R[c] -= w * J->D[side][m][c];
+            }
+            for (int m = 0; m < J->kc; ++m)
+                for (int c = 0; c < 12; ++c) R[c] -= a->nu[J->c0 + m] * J->Gf[side][m][c];
+        }
+    }
+}
+
 static void springs_finish(cr_ph_asm *a, double h)
 {
     double D = 0;
@@ -1286,7 +1311,11 @@ cr_status cr_ph_asm_step(cr_ph_asm *a, double h, const cr_ph_loads *const *loads
         a->work_drive_last = drive_work(a);
         a->work_drive += a->work_drive_last;
         springs_finish(a, h);
-        for (int r = 0; r < a->nrod; ++r) ph_step_finish(a->rod[r], h, loads ? loads[r] : NULL, H0v[r]);
+        for (int r = 0; r < a->nrod; ++r) {
+            ph_clamp_reactions(a->rod[r], PH_DYNAMIC, loads ? loads[r] : NULL);
+            clamp_joint_forces(a, r);
+            ph_step_finish(a->rod[r], h, loads ? loads[r] : NULL, H0v[r]);
+        }
     } else
         restore(a);
     if (H0v != H0s) free(H0v);
@@ -1315,7 +1344,11 @@ cr_status cr_ph_asm_solve_static(cr_ph_asm *a, const cr_ph_loads *const *loads, 
     }
     cr_status st = newton(a, PH_STATIC, loads, iterations, residual, err);
     if (st == CR_OK) {
-        for (int r = 0; r < a->nrod; ++r) ph_static_finish(a->rod[r]);
+        for (int r = 0; r < a->nrod; ++r) {
+            ph_clamp_reactions(a->rod[r], PH_STATIC, loads ? loads[r] : NULL);
+            clamp_joint_forces(a, r);
+            ph_static_finish(a->rod[r]);
+        }
         springs_finish(a, 0.0);
         a->ejoint_prev = a->ejoint, a->djoint_last = 0;
     } else

@@ -49,6 +49,32 @@ typedef struct pha_sim {
 /* library body axes (x, y, z) -> kernel directors (d3, d1, d2): components (y, z, x) */
 static void to_kernel(cr_vec3 v, double out[3]) { out[0] = v.y, out[1] = v.z, out[2] = v.x; }
 
+/* A clamp on a joint's node holds the joint's side (the rod's clamped coordinates are fixed, so that
+ * side's rows set the interface value z and the joint's force goes to the clamp, ph_assembly.c); a
+ * joint between two clamped nodes repeats the clamps: its multipliers would have no equation. */
+static cr_status refuse_clamped_pairs(const cr_assembly_def *def, cr_error *err)
+{
+    for (int j = 0; j < def->joint_count; ++j) {
+        int held = 0;
+        for (int e = 0; e < 2; ++e) {
+            const cr_joint_end end = cr_joint_end_of(&def->joints[j], e);
+            const cr_rod_def *d = &def->rods[end.rod].rod;
+            int start = 0, last = 0, i = cr_assembly_node_index(d, end.node);
+            if (cr_rod_end_clamps(d, "port_hamiltonian", &start, &last, err) != CR_OK) return err->status;
+            held += (i == 0 && start) || (i == d->elements && last);
+        }
+        if (held == 2) {
+            char label[128];
+            cr_joint_label(def, j, label, sizeof label);
+            return cr_error_set(err, CR_BAD_INPUT,
+                                "%s: joins two clamped nodes (rods '%s' and '%s'): its constraints repeat the "
+                                "clamps'; drop the joint or one of the clamps",
+                                label, def->rods[def->joints[j].a.rod].name, def->rods[def->joints[j].b.rod].name);
+        }
+    }
+    return CR_OK;
+}
+
 static cr_status pha_check(const cr_scenario *sc, cr_error *err)
 {
     char label[128];
@@ -62,6 +88,20 @@ static cr_status pha_check(const cr_scenario *sc, cr_error *err)
     if (st0 != CR_OK) return st0;
     st0 = cr_assembly_refuse_gaps(&all, "model port_hamiltonian keeps a joint's points together from the start", err);
     if (st0 != CR_OK) return st0;
+    /* static friction is the one rod's (formulation.c: anchors and multiplier updates around its load
+       steps); the assemblies' coupled statics would meet rough obstacles frictionless */
+    for (int k = 0; k < sc->stage_count; ++k) {
+        if (sc->stages[k].type != CR_STAGE_STATIC) continue;
+        for (int r = 0; r < sc->rod_count; ++r)
+            for (int j = 0; j < sc->rods[r].rod.obstacle_count; ++j)
+                if (sc->rods[r].rod.obstacles[j].mu_static > 0)
+                    return cr_error_set(err, CR_BAD_INPUT,
+                                        "obstacles.%d.friction: static stage %d of an assembly of port_hamiltonian "
+                                        "rods: their static stages take no friction (one port_hamiltonian rod and "
+                                        "the mixed_discrete model's assemblies do); remove the friction, make the "
+                                        "stage dynamic, or choose the mixed_discrete model",
+                                        j, k);
+    }
     for (int j = 0; j < sc->joint_count; ++j) {
         const cr_joint_def *J = &sc->joints[j];
         cr_assembly_def def = {
@@ -140,6 +180,8 @@ static cr_status pha_check(const cr_scenario *sc, cr_error *err)
         if (cr_rod_end_clamps(&sc->rods[r].rod, "port_hamiltonian", &start, &end, err) != CR_OK) return err->status;
         clamped |= start || end;
     }
+    st0 = refuse_clamped_pairs(&all, err);
+    if (st0 != CR_OK) return st0;
     for (int k = 0; k < sc->stage_count; ++k)
         if (sc->stages[k].type == CR_STAGE_STATIC && !clamped)
             return cr_error_set(err, CR_BAD_INPUT,
@@ -169,6 +211,7 @@ static void *pha_create(const cr_assembly_def *def, const cr_model_options *o, c
     /* (the C API's way in too: what the model cannot represent refused as at check) */
     if (cr_assembly_validate(def, err) != CR_OK ||
         cr_assembly_refuse_mixed_only(def, "port_hamiltonian", err) != CR_OK ||
+        refuse_clamped_pairs(def, err) != CR_OK ||
         cr_assembly_refuse_gaps(def, "model port_hamiltonian keeps a joint's points together from the start", err) !=
             CR_OK)
         return NULL;
@@ -643,6 +686,12 @@ static void node_pose(const void *impl, int i, cr_vec3 *x, cr_quat *q)
     int r = rod_of(s->first_node, s->rods, &i);
     cr_ph_formulation.node_pose(s->rod[r], i, x, q);
 }
+static cr_status reaction(const void *impl, int i, cr_vec3 *f, cr_vec3 *m)
+{
+    const pha_sim *s = impl;
+    int r = rod_of(s->first_node, s->rods, &i);
+    return cr_ph_formulation.reaction(s->rod[r], i, f, m);
+}
 static void node_velocity(const void *impl, int i, cr_vec3 *v, cr_vec3 *w)
 {
     const pha_sim *s = impl;
@@ -783,7 +832,7 @@ const cr_formulation cr_ph_assembly_formulation = {
     .sample = sample,
     .time = time_of,
     .load_factor = load_factor,
-    .reaction = NULL,
+    .reaction = reaction,
     .body_count = NULL,
     .contact = contact,
     .series_extra = series_extra,

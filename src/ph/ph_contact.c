@@ -19,6 +19,7 @@
  * braked along its path, frictionless contact acting as a drag. G is n(m) but for a term of the order of
  * the curvature times |d|, and exactly the plane's n. Where g is undefined at an end of the step (off
  * a finite plane's rectangle, V = 0 there) Gonzalez's formula on V is taken instead. */
+#include "contact/contact.h"
 #include "contact/motion.h"
 #include "cosserat/contact.h"
 #include "ph/ph.h"
@@ -144,10 +145,36 @@ static int term_local(const cr_ph *s, int I, int p, int dyn, cr_vec3 x0, cr_vec3
     double g1, n1[3], H1[9];
     int ok1 = ph_contact_gap(s, p, y1, aI, &g1, n1, H1);
     if (!dyn) { /* statics: the gradient k g n and Hessian k (n n^T + g H) at the end point */
-        if (!ok1 || !(g1 < 0)) return 0;
-        for (int c = 0; c < 3; ++c) {
-            dg[c] += kI * g1 * n1[c], f[c] = -kI * g1 * n1[c];
-            for (int e = 0; e < 3; ++e) Kc[3 * c + e] += kI * (n1[c] * n1[e] + g1 * H1[3 * c + e]);
+        if (!ok1) return 0;
+        const cr_contact_pair *pr = s->cpair && s->cmu[2 * p] > 0 ? &s->cpair[(size_t)I * s->ncp + p] : NULL;
+        /* an anchored node within the tolerance of touching counts as pressing (force 0, the spring's
+           stiffness and the stick spring's): a rod laid on a surface, whose nodes sit at g = 0 to
+           round-off, is held in every direction at the first Newton iteration (the mixed rod's choice) */
+        const int held = pr && pr->anchored;
+        if (!(g1 < 0) && !(held && g1 <= s->ctol)) return 0;
+        if (g1 < 0)
+            for (int c = 0; c < 3; ++c) {
+                dg[c] += kI * g1 * n1[c], f[c] = -kI * g1 * n1[c];
+                for (int e = 0; e < 3; ++e) Kc[3 * c + e] += kI * (n1[c] * n1[e] + g1 * H1[3 * c + e]);
+            }
+        else
+            for (int c = 0; c < 3; ++c)
+                for (int e = 0; e < 3; ++e) Kc[3 * c + e] += kI * n1[c] * n1[e];
+        if (held) { /* static friction: the stick spring from the anchor, at most mu_s N (N = -k g) */
+            const double mu = s->cmu[2 * p], N = g1 < 0 ? -kI * g1 : 0.0;
+            const cr_vec3 n = vload(n1);
+            cr_mat3 H, Kt;
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c) H.m[r][c] = H1[3 * r + c];
+            cr_vec3 ft;
+            cr_contact_stick_force(n, &H, kI, mu * N, cr_v3_scale(n, -mu * kI), cr_v3_sub(y1, pr->anchor), pr->lambda_t,
+                                   &ft, &Kt, NULL);
+            const double fv[3] = {ft.x, ft.y, ft.z};
+            for (int c = 0; c < 3; ++c) {
+                dg[c] -= fv[c], f[c] += fv[c];
+                if (ff) ff[c] += fv[c];
+                for (int e = 0; e < 3; ++e) Kc[3 * c + e] -= Kt.m[c][e];
+            }
         }
         return 1;
     }
@@ -346,6 +373,9 @@ int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *normal,
             double vn = n[0] * vr[0] + n[1] * vr[1] + n[2] * vr[2], w2 = 0;
             for (int k = 0; k < 3; ++k) w2 += (vr[k] - vn * n[k]) * (vr[k] - vn * n[k]);
             slide |= w2 > eps * eps;
+            /* statics: a pair at the Coulomb limit at the last multiplier update */
+            if (s->cpair)
+                slide |= s->cpair[(size_t)node * s->ncp + p].anchored && s->cpair[(size_t)node * s->ncp + p].sliding;
         }
     }
     if (s->cf && gmin < 0) f = cr_v3_add(f, vload(s->cf + 3 * node));
@@ -400,6 +430,8 @@ cr_status cr_ph_set_obstacles(cr_ph *s, int count, const cr_obstacle_def *obstac
     if (count) memcpy(ck, stiffness, sizeof(double) * s->nn), memcpy(ca, radius, sizeof(double) * s->nn);
     ph_contact_free_paths(s);
     free(s->cp), free(s->ck), free(s->ca), free(s->cmu), free(s->cf), free(s->cob), free(s->cplane);
+    free(s->cpair);
+    s->cpair = NULL;
     s->ncp = count, s->cp = cp, s->ck = ck, s->ca = ca, s->cob = cob, s->cpath = path;
     s->cplane = flags, s->cmoving = flags ? flags + count : NULL, s->any_moving = 0;
     for (int p = 0; p < count; ++p) s->any_moving |= flags[count + p];
@@ -455,13 +487,127 @@ cr_status cr_ph_set_friction(cr_ph *s, const double *mu_static, const double *mu
         return cr_error_set(err, CR_BAD_INPUT, "ph friction: stick_speed %g must be finite and > 0", stick_speed);
     double *mu = any ? malloc(sizeof(double) * 2 * s->ncp) : NULL,
            *cf = any ? calloc(3 * (size_t)s->nn, sizeof(double)) : NULL;
-    if (any && (!mu || !cf)) {
-        free(mu), free(cf);
+    cr_contact_pair *pair = any ? calloc((size_t)s->nn * s->ncp, sizeof *pair) : NULL;
+    if (any && (!mu || !cf || !pair)) {
+        free(mu), free(cf), free(pair);
         return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the ph friction");
     }
     for (int p = 0; any && p < s->ncp; ++p)
         mu[2 * p] = mu_static[p], mu[2 * p + 1] = mu_kinetic ? mu_kinetic[p] : mu_static[p];
-    free(s->cmu), free(s->cf);
-    s->cmu = mu, s->cf = cf, s->stick_speed = any ? stick_speed : 0;
+    free(s->cmu), free(s->cf), free(s->cpair);
+    s->cmu = mu, s->cf = cf, s->cpair = pair, s->stick_speed = any ? stick_speed : 0;
     return CR_OK;
+}
+
+/* ---- static friction: the stick anchors and multipliers (docs/port-hamiltonian.md "Friction") ---- */
+
+/* node I's position in obstacle p's frame and its gap there (0: off a finite plane) */
+static int pair_gap(const cr_ph *s, int I, int p, cr_vec3 *y, double *g, double n[3], double H[9])
+{
+    *y = ph_obstacle_local(s, p, s->t, vload(s->q + 12 * (size_t)I));
+    return ph_contact_gap(s, p, *y, s->ca[I], g, n, H);
+}
+
+void ph_static_friction_begin(cr_ph *s, double tol)
+{
+    s->ctol = tol;
+    for (int I = 0; s->cpair && I < s->nn; ++I)
+        for (int p = 0; p < s->ncp; ++p) {
+            cr_contact_pair *pr = &s->cpair[(size_t)I * s->ncp + p];
+            cr_vec3 y;
+            double g;
+            if (pr->anchored || !(s->cmu[2 * p] > 0) || !pair_gap(s, I, p, &y, &g, NULL, NULL) || !(g <= tol)) continue;
+            pr->anchored = 1, pr->anchor = y, pr->lambda_t = cr_v3(0, 0, 0), pr->lambda_n = 0, pr->sliding = 0;
+        }
+}
+
+void ph_static_friction_release(cr_ph *s)
+{
+    if (s->cpair) memset(s->cpair, 0, (size_t)s->nn * s->ncp * sizeof *s->cpair);
+}
+
+/* The friction force (obstacle frame) of an anchored pair at the state, its trial force t, the limit
+   mu_s N and the drift |P (y - X)|; 0 when the pair does not touch (g > ctol, or off the obstacle) */
+static int pair_friction(const cr_ph *s, int I, int p, const cr_contact_pair *pr, cr_vec3 *y, cr_vec3 *f, cr_vec3 *t,
+                         double *limit, double *drift)
+{
+    double g, n1[3], H1[9];
+    if (!pair_gap(s, I, p, y, &g, n1, H1) || !(g < 0 || (pr->anchored && g <= s->ctol))) return 0;
+    *limit = s->cmu[2 * p] * (g < 0 ? -s->ck[I] * g : 0.0);
+    *f = *t = cr_v3(0, 0, 0), *drift = 0;
+    if (!pr->anchored) return 1;
+    const cr_vec3 n = vload(n1), d = cr_v3_sub(*y, pr->anchor);
+    cr_mat3 H;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) H.m[r][c] = H1[3 * r + c];
+    cr_contact_stick_force(n, &H, s->ck[I], *limit, cr_v3(0, 0, 0), d, pr->lambda_t, f, NULL, t);
+    *drift = cr_v3_norm(cr_v3_madd(d, -cr_v3_dot(n, d), n));
+    return 1;
+}
+
+/* One pass over the pairs: the convergence test, and with apply the updates (as cr_contact_update) */
+static int friction_pass(cr_ph *s, int apply, double *drift)
+{
+    int converged = 1;
+    double dr = 0;
+    for (int I = 0; I < s->nn; ++I) {
+        if (s->cf) s->cf[3 * I] = s->cf[3 * I + 1] = s->cf[3 * I + 2] = 0;
+        for (int p = 0; p < s->ncp; ++p) {
+            if (!(s->cmu[2 * p] > 0)) continue;
+            cr_contact_pair *pr = &s->cpair[(size_t)I * s->ncp + p], scratch = *pr;
+            if (!apply) pr = &scratch;
+            cr_vec3 y, f, t;
+            double limit, d;
+            if (!pair_friction(s, I, p, pr, &y, &f, &t, &limit, &d)) {
+                if (pr->anchored) converged = 0;
+                memset(pr, 0, sizeof *pr);
+                continue;
+            }
+            if (!pr->anchored) { /* a new contact: friction from here on */
+                pr->anchored = 1, pr->anchor = y, pr->lambda_t = cr_v3(0, 0, 0), pr->sliding = 0;
+                converged = 0;
+                continue;
+            }
+            /* the force at the state, in I (the report's contact force) */
+            const cr_vec3 fw = cr_m3_mulv(ph_obstacle_rotation(s, p, s->t), f);
+            if (s->cf) s->cf[3 * I] += fw.x, s->cf[3 * I + 1] += fw.y, s->cf[3 * I + 2] += fw.z;
+            dr = fmax(dr, d);
+            const double tn = cr_v3_norm(t);
+            pr->sliding = tn > limit;
+            if (!pr->sliding) {
+                pr->lambda_t = t;
+            } else { /* sliding: the force at the limit, the anchor where the node got to */
+                pr->lambda_t = cr_v3_scale(t, limit / tn);
+                pr->anchor = y;
+            }
+        }
+    }
+    if (dr > s->ctol) converged = 0;
+    if (drift) *drift = dr;
+    return converged;
+}
+
+int ph_static_friction_update(cr_ph *s, double *drift)
+{
+    if (drift) *drift = 0;
+    if (!s->cpair) return 1;
+    /* a converged state keeps its multipliers: the forces at it are then the equilibrium's */
+    if (friction_pass(s, 0, drift)) return 1;
+    friction_pass(s, 1, drift);
+    return 0;
+}
+
+void ph_static_friction_state(const cr_ph *s, int p, int *touching, int *sliding, double *ratio)
+{
+    *touching = 0, *sliding = 0, *ratio = 0;
+    for (int I = 0; s->cpair && I < s->nn; ++I) {
+        const cr_contact_pair *pr = &s->cpair[(size_t)I * s->ncp + p];
+        cr_vec3 y, f, t;
+        double limit, d;
+        if (!(s->cmu[2 * p] > 0) || !pr->anchored || !pair_friction(s, I, p, pr, &y, &f, &t, &limit, &d)) continue;
+        ++*touching;
+        const double tn = cr_v3_norm(t);
+        if (tn > limit) ++*sliding;
+        if (limit > 0) *ratio = fmax(*ratio, fmin(tn / limit, 1.0));
+    }
 }

@@ -302,6 +302,7 @@ void cr_ph_destroy(cr_ph *s)
         free(s->kdq), free(s->theta), free(s->dq_static), free(s->dsig_static);
     free(s->q1), free(s->lam1), free(s->sig1), free(s->eps_n), free(s->g0), free(s->fext);
     free(s->cp), free(s->ck), free(s->ca), free(s->cmu), free(s->cf), free(s->cob), free(s->cplane);
+    free(s->cpair);
     ph_contact_free_paths(s);
     cr_pool_destroy(s->pool);
     free(s);
@@ -457,7 +458,7 @@ void cr_ph_pack(const cr_ph *s, double *out)
 
 void cr_ph_unpack(cr_ph *s, const double *in)
 {
-    s->have_static = 0;
+    s->have_static = 0, s->have_react = 0;
     s->t = in[0], s->work_ext = in[1], s->dissipated = in[2], s->energy_balance = in[3];
     s->work_roundoff = in[4];
     const double *o = in + 5;

@@ -20,6 +20,7 @@ typedef struct ph_sim {
     int contact;          /* obstacles (planes) present */
     double contact_tol;   /* contact.tolerance, else 1e-4 a */
     int friction;         /* a plane has friction (the series get contact_sliding) */
+    int max_updates;      /* contact.max_updates: static friction's multiplier updates after the load steps */
 } ph_sim;
 
 /* ph_create / ph_destroy of the one-rod table */
