@@ -5,7 +5,7 @@
 #     deeper than the tolerance, and nodes.csv's contact columns add up to summary's total;
 #   a rod lying on a plane: the contact force equals the weight (1e-9 relative);
 #   the port_hamiltonian model's check takes the cylinder;
-#   refusals at check naming the key: motion in the lgvi model, contact.stick_speed in the mixed rod (the port-Hamiltonian
+#   refusals at check naming the key: contact.stick_speed in the mixed rod (the port-Hamiltonian
 #     rod's friction regularization), loose tolerances in a dynamic stage, a rod
 #     starting inside an obstacle (node and depth), bad friction (negative, kinetic above static),
 #     an unknown obstacle type, contact without obstacles.
@@ -111,8 +111,6 @@ else
 fi
 expect_error 1 "contact.stick_speed: the regularization speed of the port_hamiltonian model's friction" check \
     "$ex" --set contact.stick_speed=1e-4
-expect_error 1 "obstacles.0.velocity: the lgvi model's obstacles are fixed" check "$ex" --set model=lgvi \
-    --set obstacles.0.friction=null --set 'obstacles.0.velocity=[0, 0, 1]'
 expect_error 1 "stages.0.rtol: a dynamic stage with obstacles needs rtol <= 1e-5 and atol <= 1e-8" check \
     "$tmp/plane.json" --set 'stages=[{"type":"dynamic","t_end":1,"output_dt":0.1}]'
 # a dynamic stage: the rod dropped 1 mm onto the plane lands and bounces (an elastic contact: no

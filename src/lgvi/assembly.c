@@ -139,7 +139,16 @@ typedef struct asm_sim {
     unsigned char *theld, *uheld;
     double *frN, *frNm;
     cr_vec3 *frn, *fre;
-    const char *series_names[8];
+    cr_vec3 *fru; /* moving obstacles (NULL when all are fixed): their surface's velocity over the step */
+    /* contact.rods and contact.self (segcontact.c; NULL without): the segments' penalty forces at x^k
+     * per global node, their energy at the energies' level t_k (and the step's), their discrete work
+     * as the loads' (Σ w_j, w_k; the step's first half with v^{k−1}), and the sum of the pairs' normal
+     * forces at t_k */
+    cr_lgvi_segs *segs;
+    cr_vec3 *segF;
+    double seg_reach; /* 2 a_max: the columns' gap when no pair is nearer */
+    double seg_energy, seg_step_V, seg_work, seg_work_last, seg_step_w, seg_normal, seg_step_normal;
+    const char *series_names[12];
 } asm_sim;
 
 /* ---- what the shared nodes can represent: checked before anything runs ---- */
@@ -158,6 +167,9 @@ static double weld_mismatch(const cr_scenario *sc, const cr_joint_def *j)
     double c = fabs(cr_q_dot(cr_q_normalize(rel), want));
     return 2.0 * acos(fmin(1.0, c));
 }
+
+static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, cr_error *err);
+static void asm_destroy(void *impl);
 
 static cr_status asm_check(const cr_scenario *sc, cr_error *err)
 {
@@ -238,12 +250,31 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
     /* every rod as a one-rod scenario of the lgvi rod (sections, clamps, loads, stages, step; with
      * obstacles, which act on every rod: none moving, no node starting inside one, and the stable
      * step with the rod's contact springs) */
+    const int segments =
+        sc->rods[0].rod.contact.rods || sc->rods[0].rod.contact.self || sc->rod.contact.rods || sc->rod.contact.self;
     for (int r = 0; r < sc->rod_count; ++r) {
         cr_scenario one = *sc;
         one.rod = sc->rods[r].rod;
+        one.rod.contact.self = one.rod.contact.rods = 0; /* the assembly's: below */
         one.rod_count = 1, one.joint_count = 0;
         one.rods = NULL, one.joints = NULL;
         cr_status st = cr_lgvi_formulation.check(&one, err);
+        /* contact.self and contact.rods: the penalty's 4 ε/(ρA l) in each rod's stable step (a pair's
+         * row sum, as the single rod's self-contact; a pair of two rods takes the softer ε, so each
+         * rod's own bounds its nodes' rows) */
+        for (int k = 0; st == CR_OK && segments && k < sc->stage_count; ++k) {
+            const double h = sc->stages[k].dynamics.time_step;
+            double hmax, kc;
+            if (sc->stages[k].type != CR_STAGE_DYNAMIC) continue;
+            st = cr_lgvi_def_stable_step(&sc->rods[r].rod, &sc->model, h, 1, &hmax, &kc, err);
+            if (st == CR_OK && h > hmax)
+                st = cr_error_set(err, CR_BAD_INPUT,
+                                  "stages.%d.time_step: %g s exceeds the stable step of the explicit lgvi scheme with "
+                                  "the contact between segments (contact.rods / contact.self), about %.3g s (its "
+                                  "penalty contact.stiffness %.4g N/m); use a smaller step or a smaller "
+                                  "contact.stiffness",
+                                  k, h, hmax, kc);
+        }
         if (st != CR_OK) {
             if (err) {
                 char msg[sizeof err->message];
@@ -253,7 +284,33 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
             return st;
         }
     }
-    return CR_OK;
+    if (!segments) return CR_OK;
+    /* no rod starting inside another or itself (as the mixed rod's assemblies): at the reference */
+    asm_sim *s = asm_create(&all, &sc->model, err);
+    if (!s) return err ? err->status : CR_BAD_INPUT;
+    cr_status st = CR_OK;
+    int a = -1, b = -1;
+    cr_lgvi_segs_gather(s->segs, s->r);
+    const double g = cr_lgvi_segs_min_gap(s->segs, &a, &b);
+    double tol = INFINITY; /* the smallest of the rods' contact.tolerance (default 1e-4 a) */
+    for (int r = 0; r < sc->rod_count; ++r) {
+        double *rad = malloc((size_t)s->r[r]->nodes * sizeof *rad), eps, tr;
+        if (rad && cr_lgvi_sim_contact_params(s->r[r], &sc->rods[r].rod, rad, &eps, &tr, NULL) == CR_OK)
+            tol = fmin(tol, tr);
+        free(rad);
+    }
+    if (g < -tol) {
+        int ra, na, rb, nb;
+        cr_lgvi_segs_segment(s->segs, a, &ra, &na);
+        cr_lgvi_segs_segment(s->segs, b, &rb, &nb);
+        st = cr_error_set(err, CR_BAD_INPUT,
+                          "%s: the segment of nodes %d–%d of rods.%d ('%s') and that of nodes %d–%d of rods.%d ('%s') "
+                          "start inside each other by %.3g m (more than the tolerance %.3g m)",
+                          ra == rb ? "contact.self" : "contact.rods", na, na + 1, ra, sc->rods[ra].name, nb, nb + 1, rb,
+                          sc->rods[rb].name, -g, tol);
+    }
+    asm_destroy(s);
+    return st;
 }
 
 /* ---- create / destroy ---- */
@@ -300,7 +357,8 @@ static cr_status asm_obstacles(asm_sim *s, const cr_assembly_def *def, cr_error 
     if (!s->friction) return CR_OK;
     s->frN = malloc((size_t)s->nob * sizeof *s->frN), s->frNm = malloc((size_t)s->nob * sizeof *s->frNm);
     s->frn = malloc((size_t)s->nob * sizeof *s->frn), s->fre = malloc((size_t)s->nob * sizeof *s->fre);
-    if (!s->frN || !s->frNm || !s->frn || !s->fre)
+    if (s->r[0]->moving_obstacles) s->fru = malloc((size_t)s->nob * sizeof *s->fru);
+    if (!s->frN || !s->frNm || !s->frn || !s->fre || (s->r[0]->moving_obstacles && !s->fru))
         return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi assembly");
     return CR_OK;
 }
@@ -338,7 +396,9 @@ static void asm_destroy(void *impl)
     free(s->comp_first);
     free(s->comp);
     free(s->work);
-    free(s->frN), free(s->frNm), free(s->frn), free(s->fre);
+    free(s->frN), free(s->frNm), free(s->frn), free(s->fre), free(s->fru);
+    cr_lgvi_segs_destroy(s->segs);
+    free(s->segF);
     free(s->theld), free(s->uheld);
     free(s);
 }
@@ -600,6 +660,55 @@ static cr_status build_constraints(asm_sim *s, const cr_assembly_def *def, cr_er
     return s->work ? CR_OK : CR_NO_MEMORY;
 }
 
+/* contact.rods and contact.self (segcontact.c): every rod's nodes with their contact radius and the
+ * rod's stiffness; the pairs of nodes a joint holds together (the joints' two nodes, and every two
+ * members of a shared position: three rods at one point), near which two rods' segments never touch */
+static cr_status asm_segments(asm_sim *s, const cr_assembly_def *def, cr_error *err)
+{
+    const cr_contact_def *cd = &def->rods[0].rod.contact;
+    if (!cd->rods && !cd->self) return CR_OK;
+    const int total = s->first_node[s->rods];
+    int *nodes = malloc((size_t)s->rods * sizeof *nodes), links = 0;
+    const double **sarc = malloc((size_t)s->rods * sizeof *sarc);
+    double *radius = malloc((size_t)total * sizeof *radius), *eps = malloc((size_t)s->rods * sizeof *eps);
+    int cap = s->joints;
+    for (int g = 0; g < s->ntg; ++g) cap += s->tg[g].count * s->tg[g].count;
+    int *link = malloc((size_t)2 * (cap > 0 ? cap : 1) * sizeof *link);
+    s->segF = calloc((size_t)total, sizeof *s->segF);
+    cr_status st = nodes && sarc && radius && eps && link && s->segF ? CR_OK : CR_NO_MEMORY;
+    for (int r = 0; st == CR_OK && r < s->rods; ++r) {
+        double tol;
+        nodes[r] = s->r[r]->nodes, sarc[r] = s->r[r]->s;
+        st = cr_lgvi_sim_contact_params(s->r[r], &def->rods[r].rod, radius + s->first_node[r], &eps[r], &tol, err);
+        for (int i = 0; st == CR_OK && i < nodes[r]; ++i)
+            s->seg_reach = fmax(s->seg_reach, 2 * radius[s->first_node[r] + i]);
+        if (st != CR_OK && err) {
+            char msg[sizeof err->message];
+            snprintf(msg, sizeof msg, "%s", err->message);
+            cr_error_set(err, st, "rods.%d ('%s'): %s", r, def->rods[r].name, msg);
+        }
+    }
+    for (int j = 0; st == CR_OK && j < s->joints; ++j) {
+        const cr_joint_def *J = &def->joints[j];
+        link[2 * links] = s->first_node[J->a.rod] + cr_assembly_node_index(&def->rods[J->a.rod].rod, J->a.node);
+        link[2 * links + 1] = s->first_node[J->b.rod] + cr_assembly_node_index(&def->rods[J->b.rod].rod, J->b.node);
+        ++links;
+    }
+    for (int g = 0; st == CR_OK && g < s->ntg; ++g)
+        for (int m = s->tg[g].first; m < s->tg[g].first + s->tg[g].count; ++m)
+            for (int q = m + 1; q < s->tg[g].first + s->tg[g].count; ++q) {
+                link[2 * links] = s->first_node[s->mem[m].rod] + s->mem[m].node;
+                link[2 * links + 1] = s->first_node[s->mem[q].rod] + s->mem[q].node;
+                ++links;
+            }
+    if (st == CR_OK) {
+        s->segs = cr_lgvi_segs_create(s->rods, nodes, sarc, radius, eps, cd->self, cd->rods, links, link);
+        if (!s->segs) st = CR_NO_MEMORY;
+    }
+    free(nodes), free(sarc), free(radius), free(eps), free(link);
+    return st;
+}
+
 static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, cr_error *err)
 {
     if (cr_assembly_validate(def, err) != CR_OK ||
@@ -625,7 +734,10 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
         goto oom;
     for (int r = 0; r < s->rods; ++r) {
         snprintf(s->rname[r], sizeof s->rname[r], "%s", def->rods[r].name);
-        s->r[r] = cr_lgvi_formulation.create(&def->rods[r].rod, o, err);
+        /* (contact.self is the assembly's: the segments of every rod in one contact, segcontact.c) */
+        cr_rod_def one = def->rods[r].rod;
+        one.contact.self = 0, one.contact.rods = 0;
+        s->r[r] = cr_lgvi_formulation.create(&one, o, err);
         if (!s->r[r]) {
             if (err) {
                 char msg[sizeof err->message];
@@ -744,6 +856,7 @@ static void *asm_create(const cr_assembly_def *def, const cr_model_options *o, c
         }
     }
     cr_status bs = build_constraints(s, def, err);
+    if (bs == CR_OK) bs = asm_segments(s, def, err);
     if (bs == CR_NO_MEMORY) goto oom;
     if (bs != CR_OK) {
         asm_destroy(s);
@@ -1320,7 +1433,7 @@ static int translation_member(const asm_sim *s, int r, int i)
  * the difference to its mass share), as a load of its node (cr_lgvi_external_add_force: its work is
  * the loads' rule); all of them slide or stick together. Returns the friction's sum. The slide
  * rows of a prismatic or cylindrical joint act after it: on such a node the stick is not exact. */
-static cr_vec3 group_friction(asm_sim *s, const group *G, cr_vec3 trial, double h)
+static cr_vec3 group_friction(asm_sim *s, const group *G, double M, cr_vec3 trial, double h)
 {
     const cr_contact *c = NULL;
     for (int k = 0; k < s->nob; ++k) s->frN[k] = 0;
@@ -1328,11 +1441,13 @@ static cr_vec3 group_friction(asm_sim *s, const group *G, cr_vec3 trial, double 
         const lgvi_sim *R = s->r[s->mem[m].rod];
         if (!R->sliding) continue;
         c = R->contact;
-        cr_lgvi_sim_touch(R, s->mem[m].node, cr_lgvi_position(R->k, s->mem[m].node), s->frN, s->frn);
+        /* (the members are one point: the same surface velocity; the poses of t_k + h are the rods'
+         * own, set by their cr_lgvi_sim_friction before) */
+        cr_lgvi_sim_touch(R, s->mem[m].node, cr_lgvi_position(R->k, s->mem[m].node), s->frN, s->frn, s->fru, h);
     }
     if (!c) return cr_v3(0, 0, 0);
     int sl;
-    const cr_vec3 total = cr_lgvi_coulomb(c, s->frN, s->frn, trial, h, s->fre, &sl);
+    const cr_vec3 total = cr_lgvi_coulomb(c, s->frN, s->frn, s->fru, M, trial, h, s->fre, &sl);
     for (int m = G->first; m < G->first + G->count; ++m) {
         lgvi_sim *R = s->r[s->mem[m].rod];
         const int i = s->mem[m].node;
@@ -1340,7 +1455,7 @@ static cr_vec3 group_friction(asm_sim *s, const group *G, cr_vec3 trial, double 
         R->sliding[i] = (unsigned char)sl;
         if (total.x == 0 && total.y == 0 && total.z == 0) continue;
         for (int k = 0; k < s->nob; ++k) s->frNm[k] = 0;
-        cr_lgvi_sim_touch(R, i, cr_lgvi_position(R->k, i), s->frNm, s->frn);
+        cr_lgvi_sim_touch(R, i, cr_lgvi_position(R->k, i), s->frNm, s->frn, NULL, h);
         cr_vec3 share = cr_v3(0, 0, 0);
         for (int k = 0; k < s->nob; ++k)
             if (s->frNm[k] > 0) share = cr_v3_madd(share, s->frNm[k] / s->frN[k], s->fre[k]);
@@ -1353,11 +1468,21 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
 {
     asm_sim *s = sim->impl;
     const double t = cr_lgvi_time(s->r[0]->k);
+    if (s->segs) { /* the segments' penalty at x^k, explicit as the obstacles' springs */
+        cr_lgvi_segs_gather(s->segs, s->r);
+        s->seg_step_V = cr_lgvi_segs_forces(s->segs, s->segF, &s->seg_step_normal);
+        s->seg_step_w = 0;
+    }
     for (int r = 0; r < s->rods; ++r) {
         lgvi_sim *R = s->r[r];
         if (R->load_count > 0) memcpy(R->input, s->inputs + s->first_load[r], (size_t)R->load_count * sizeof(double));
         cr_lgvi_sim_sample_loads(R, t);
         if (R->fc) cr_lgvi_sim_contact_loads(R); /* the obstacles' springs at x^k, as one rod's */
+        for (int i = 0; s->segs && i < R->nodes; ++i) {
+            const cr_vec3 F = s->segF[s->first_node[r] + i];
+            R->f[i] = cr_v3_add(R->f[i], F);
+            s->seg_step_w += cr_v3_dot(F, cr_lgvi_velocity(R->k, i)); /* with v^{k−1}; v^k below */
+        }
         cr_status st = cr_lgvi_step_begin(R->k, R->f, R->c, err);
         if (st != CR_OK) { /* nothing has changed yet in any rod */
             char msg[CR_ERROR_MESSAGE_SIZE];
@@ -1389,7 +1514,7 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
             cr_lgvi_node_momenta(k, s->mem[m].node, &pi, NULL, NULL);
             M += cr_lgvi_node_mass(k, s->mem[m].node), F = cr_v3_add(F, Fi), P = cr_v3_add(P, pi);
         }
-        if (s->friction) F = cr_v3_add(F, group_friction(s, G, cr_v3_madd(P, h, F), h));
+        if (s->friction) F = cr_v3_add(F, group_friction(s, G, M, cr_v3_madd(P, h, F), h));
         s->tM[g] = M, s->tv0[g] = cr_v3_scale(cr_v3_madd(P, h, F), 1.0 / M);
         s->tx[g] = cr_lgvi_position(s->r[root->rod]->k, root->node), s->timp[g] = cr_v3(0, 0, 0);
     }
@@ -1515,6 +1640,12 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
     for (int r = 0; r < s->rods; ++r) {
         cr_lgvi_step_end(s->r[r]->k);
         if (s->r[r]->fc) cr_lgvi_sim_contact_done(s->r[r], h); /* the springs' energy and work */
+        for (int i = 0; s->segs && i < s->r[r]->nodes; ++i)
+            s->seg_step_w += cr_v3_dot(s->segF[s->first_node[r] + i], cr_lgvi_velocity(s->r[r]->k, i));
+    }
+    if (s->segs) { /* the kernel's discrete work of the step's forces (h/2) F·(v^{k−1} + v^k), V at t_k */
+        const double w = 0.5 * h * s->seg_step_w;
+        s->seg_energy = s->seg_step_V, s->seg_normal = s->seg_step_normal, s->seg_work += w, s->seg_work_last = w;
     }
     if (s->jcolumns) {
         /* the kernel's rule for the loads' work, w_k = (h/2) F·(v^{k−1} + v^k) (lgvi.c), for the
@@ -1580,6 +1711,23 @@ static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp)
     if (s->contact) {
         memcpy(smp->extra + smp->extra_count, ct, sizeof ct);
         smp->extra_count += 4;
+    }
+    if (s->segs) {
+        /* the penalty is a potential of the rods (in energy_elastic at t_k) and its work leaves
+         * work_external (W(t_k) = Σ_{j<k} w_j + ½ w_k, as the kernel counted it with the loads);
+         * the columns at the current positions: the pairs pressing, the smallest gap (2 a_max when none
+         * is nearer), and the sum of their normal forces at t_k (the energies' level) */
+        cr_lgvi_segs *c = s->segs;
+        cr_lgvi_segs_gather(c, s->r);
+        double normal = 0;
+        const double V = cr_lgvi_segs_forces(c, NULL, &normal);
+        const int stepped = cr_lgvi_steps(s->r[0]->k) > 0;
+        smp->elastic += stepped ? s->seg_energy : V;
+        smp->work_external -= s->seg_work - 0.5 * s->seg_work_last;
+        smp->extra[smp->extra_count] = cr_lgvi_segs_pairs(c);
+        smp->extra[smp->extra_count + 1] = fmin(s->seg_reach, cr_lgvi_segs_min_gap(c, NULL, NULL));
+        smp->extra[smp->extra_count + 2] = stepped ? s->seg_normal : normal;
+        smp->extra_count += 3;
     }
 }
 
@@ -1687,6 +1835,7 @@ static int series_extra(const void *impl, const char *const **names)
                                          "joint_limit_force"};
     static const char *const contact[] = {"contact_active", "contact_sliding", "contact_normal_force",
                                           "contact_penetration"};
+    static const char *const segs[] = {"rods_contact_pairs", "rods_contact_gap", "rods_contact_force"};
     asm_sim *s = (asm_sim *)impl; /* (its column list, filled here) */
     if (!s) {
         *names = joints;
@@ -1695,6 +1844,7 @@ static int series_extra(const void *impl, const char *const **names)
     int n = 0;
     for (int k = 0; s->jcolumns && k < 2 + 2 * s->limits; ++k) s->series_names[n++] = joints[k];
     for (int k = 0; s->contact && k < 4; ++k) s->series_names[n++] = contact[k];
+    for (int k = 0; s->segs && k < 3; ++k) s->series_names[n++] = segs[k];
     *names = s->series_names;
     return n;
 }
@@ -1725,7 +1875,8 @@ static int members(const asm_sim *s)
 static int packed_size(const void *impl)
 {
     const asm_sim *s = impl;
-    int n = s->first_load[s->rods] + 6 * members(s) + (CR_ROWS_MAX + 6) * s->ncj + (s->jcolumns ? 7 + 7 * s->ncj : 0);
+    int n = s->first_load[s->rods] + 6 * members(s) + (CR_ROWS_MAX + 6) * s->ncj + (s->jcolumns ? 7 + 7 * s->ncj : 0) +
+            (s->segs ? 4 : 0);
     for (int r = 0; r < s->rods; ++r) n += cr_lgvi_formulation.packed_size(s->r[r]);
     return n;
 }
@@ -1758,7 +1909,9 @@ static void pack(const void *impl, double *out)
             o[0] = c->phiu, o[1] = c->lim_force, o[2] = c->slim_force;
             o[3] = c->drive_input, o[4] = c->drive_from, o[5] = c->drive_rate, o[6] = c->drive_target;
         }
+        out += 7 + 7 * s->ncj;
     }
+    if (s->segs) out[0] = s->seg_energy, out[1] = s->seg_work, out[2] = s->seg_work_last, out[3] = s->seg_normal;
 }
 
 static void unpack(void *impl, const double *in)
@@ -1785,7 +1938,9 @@ static void unpack(void *impl, const double *in)
             c->phiu = o[0], c->lim_force = o[1], c->slim_force = o[2];
             c->drive_input = o[3], c->drive_from = o[4], c->drive_rate = o[5], c->drive_target = o[6];
         }
+        in += 7 + 7 * s->ncj;
     }
+    if (s->segs) s->seg_energy = in[0], s->seg_work = in[1], s->seg_work_last = in[2], s->seg_normal = in[3];
 }
 
 static uint64_t fingerprint(const void *impl)
@@ -1796,6 +1951,7 @@ static uint64_t fingerprint(const void *impl)
     for (int j = 0; j < s->joints; ++j)
         for (int k = 0; k < 4; ++k)
             h = (h ^ (uint64_t)(s->jtype[j] * 131 + k * 7 + s->jmember[4 * j + k] + 1)) * 1099511628211ULL;
+    if (s->segs) h = cr_lgvi_segs_hash(s->segs, h); /* (only with it: older checkpoints still resume) */
     return (h ^ s->joints_hash) * 1099511628211ULL;
 }
 

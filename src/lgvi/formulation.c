@@ -117,19 +117,11 @@ static void lgvi_destroy(void *impl);
 
 static cr_vec3 lgvi_node_position(const void *s, int i) { return cr_lgvi_position(((const lgvi_sim *)s)->k, i); }
 
-/* Obstacles: fixed, and no node starting inside one deeper than contact.tolerance
- * (named with its depth, as the mixed rod does). */
+/* Obstacles (fixed or moving, at their poses of t = 0): no node starting inside one deeper than
+ * contact.tolerance (named with its depth, as the mixed rod does). */
 static cr_status contact_check(const cr_scenario *sc, cr_error *err)
 {
     const cr_rod_def *d = &sc->rod;
-    for (int k = 0; k < d->obstacle_count; ++k) {
-        const cr_obstacle_def *o = &d->obstacles[k];
-        if (cr_obstacle_moving_key(o)) /* (velocity, acceleration, angular_velocity, motion, time) */
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "obstacles.%d.%s: the lgvi model's obstacles are fixed; moving obstacles are the "
-                                "mixed_discrete model's",
-                                k, cr_obstacle_moving_key(o));
-    }
     lgvi_sim *s = lgvi_create(d, &sc->model, err);
     if (!s) return err ? err->status : CR_BAD_INPUT;
     cr_status st = s->contact ? cr_contact_check_start(s->contact, lgvi_node_position, s, s->s, err) : CR_OK;
@@ -168,13 +160,23 @@ static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
                                         "clamps of a single rod; an assembly's clamp stays at the reference pose",
                                         r, sc->rods[r].name, k);
         }
-        if (self)
+        (void)self; /* contact.self and contact.rods: the assembly's (segcontact.c, checked there) */
+        if (sc->rod.contact.rods_mu_static > 0 || sc->rods[0].rod.contact.rods_mu_static > 0)
             return cr_error_set(err, CR_BAD_INPUT,
-                                "contact.self: the lgvi model's self-contact is a single rod's; in an assembly it is "
-                                "the mixed_discrete model's (remove the key or choose that model)");
+                                "contact.rods_friction: the lgvi model's contact between segments is frictionless; "
+                                "friction between rods is the mixed_discrete model's (remove the key or choose that "
+                                "model)");
         return cr_lgvi_assembly_formulation.check(sc, err);
     }
     const cr_rod_def *d = &sc->rod;
+    if (d->contact.rods)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "contact.rods: contact between the rods of an assembly needs several rods (rods); one "
+                            "rod's contact with itself is contact.self");
+    if (d->contact.rods_mu_static > 0)
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "contact.rods_friction: friction between rods is the mixed_discrete model's assemblies'; "
+                            "the lgvi model's self-contact is frictionless");
     cr_status fst = cr_foreign_options_check(sc, "lgvi", err);
     if (fst != CR_OK) return fst;
     for (int k = 0; k < 6; ++k)
@@ -251,7 +253,7 @@ static void lgvi_destroy(void *impl)
     cr_rodcontact_destroy(s->self);
     free(s->xs);
     for (int k = 0; k < s->moving_count; ++k) free((void *)s->moving_time[k].points);
-    free(s->fc), free(s->sliding), free(s->fr_N), free(s->fr_n);
+    free(s->fc), free(s->sliding), free(s->fr_N), free(s->fr_n), free(s->pose1), free(s->fr_u);
     cr_loads_free(s->loads, s->load_count);
     free(s->s);
     free(s->s_mid);
@@ -300,27 +302,50 @@ static void reference_strains(const lgvi_sim *s, const cr_vec3 *x, const cr_mat3
  * uniformly, and every node's ω_c² = k_c/(ρA l)), the tolerance of the start check
  * (contact.tolerance, else 1e-4 × the smallest radius). The pairs are never anchored nor given
  * multipliers: cr_contact_node_force is then the plain frictionless penalty k_i max(0, −g) n. */
+cr_status cr_lgvi_sim_contact_params(const lgvi_sim *s, const cr_rod_def *def, double *radius, double *eps, double *tol,
+                                     cr_error *err)
+{
+    cr_section_props sp;
+    cr_section_eval(def, 0.0, &sp); /* the section is uniform (kernel_params) */
+    const double a = def->contact.radius > 0 ? def->contact.radius : fmax(sp.extent_y, sp.extent_z);
+    if (!(a > 0) || !isfinite(a))
+        return cr_error_set(err, CR_BAD_INPUT,
+                            "contact.radius: the section has no geometry (given by its resultants): give the contact "
+                            "radius");
+    for (int i = 0; i < s->nodes; ++i) radius[i] = a;
+    const double l = s->p.length / s->p.elements, EI = fmin(s->p.C2.x, s->p.C2.y);
+    *eps = def->contact.stiffness > 0 ? def->contact.stiffness : fmin(s->p.C1.z / l, 12.0 * EI / (l * l * l));
+    *tol = def->contact.tolerance > 0 ? def->contact.tolerance : 1e-4 * a;
+    return CR_OK;
+}
+
+cr_status cr_lgvi_def_stable_step(const cr_rod_def *def, const cr_model_options *o, double h, int segments,
+                                  double *hmax, double *k, cr_error *err)
+{
+    cr_lgvi_params p = {0};
+    cr_status st = kernel_params(def, o, &p, err);
+    if (st != CR_OK) return st;
+    const double l = p.length / p.elements, EI = fmin(p.C2.x, p.C2.y);
+    const double kc = def->contact.stiffness > 0 ? def->contact.stiffness : fmin(p.C1.z / l, 12.0 * EI / (l * l * l));
+    if (segments) p.self_contact_stiffness = kc;
+    p.h = h;
+    *hmax = cr_lgvi_stable_step(&p);
+    *k = p.contact_stiffness > 0 || segments ? kc : 0;
+    return CR_OK;
+}
+
 static cr_status create_contact(lgvi_sim *s, const cr_rod_def *def, cr_error *err)
 {
     double *radius = malloc(s->nodes * sizeof *radius), *weight = malloc(s->nodes * sizeof *weight);
     s->fc = calloc(s->nodes, sizeof *s->fc);
     cr_status st = CR_OK;
-    double amin = INFINITY, l = s->p.length / s->p.elements;
+    double l = s->p.length / s->p.elements, tol, eps;
     if (!radius || !weight || !s->fc) {
         st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
         goto done;
     }
-    cr_section_props sp;
-    cr_section_eval(def, 0.0, &sp); /* the section is uniform (kernel_params) */
-    double a = def->contact.radius > 0 ? def->contact.radius : fmax(sp.extent_y, sp.extent_z);
-    if (!(a > 0) || !isfinite(a)) {
-        st = cr_error_set(err, CR_BAD_INPUT,
-                          "contact.radius: the section has no geometry (given by its resultants): give the contact "
-                          "radius");
-        goto done;
-    }
-    for (int i = 0; i < s->nodes; ++i) radius[i] = a, amin = fmin(amin, a), weight[i] = s->lumped[i] / l;
-    const double tol = def->contact.tolerance > 0 ? def->contact.tolerance : 1e-4 * amin;
+    if ((st = cr_lgvi_sim_contact_params(s, def, radius, &eps, &tol, err)) != CR_OK) goto done;
+    for (int i = 0; i < s->nodes; ++i) weight[i] = s->lumped[i] / l;
     if (def->obstacle_count > 0) {
         s->contact = cr_contact_create(s->nodes, radius, weight, def->obstacle_count, def->obstacles,
                                        s->p.contact_stiffness, tol, 1);
@@ -335,11 +360,13 @@ static cr_status create_contact(lgvi_sim *s, const cr_rod_def *def, cr_error *er
     }
     int friction = 0;
     for (int k = 0; k < def->obstacle_count; ++k) friction |= def->obstacles[k].mu_static > 0;
+    for (int k = 0; st == CR_OK && k < def->obstacle_count; ++k) s->moving_obstacles |= s->contact->path[k].moves;
     if (st == CR_OK && friction) {
         const int n = def->obstacle_count;
         s->sliding = calloc(s->nodes, 1);
         s->fr_N = malloc(n * sizeof *s->fr_N), s->fr_n = malloc(n * sizeof *s->fr_n);
-        if (!s->sliding || !s->fr_N || !s->fr_n)
+        if (s->moving_obstacles) s->pose1 = malloc(n * sizeof *s->pose1), s->fr_u = malloc(n * sizeof *s->fr_u);
+        if (!s->sliding || !s->fr_N || !s->fr_n || (s->moving_obstacles && (!s->pose1 || !s->fr_u)))
             st = cr_error_set(err, CR_NO_MEMORY, "out of memory while building the lgvi model");
     }
 done:
@@ -498,13 +525,40 @@ static double self_contact_forces(const lgvi_sim *s, cr_vec3 *fc)
     return V;
 }
 
+/* Obstacle k's signed distance and normal (I) at r at the contact's time: a moving obstacle's in its
+ * own frame at its pose there (contact.h: cr_contact_local), the normal turned back into I; a fixed
+ * one's as given (the same operations as before obstacles could move: the same results). */
+static int obstacle_at(const cr_contact *c, int k, cr_vec3 r, double *phi, cr_vec3 *n)
+{
+    if (!c->path[k].moves) return cr_obstacle_distance(&c->obstacles[k], r, phi, n, NULL);
+    cr_vec3 nl;
+    if (!cr_obstacle_distance(&c->obstacles[k], cr_contact_local(c, k, r), phi, &nl, NULL)) return 0;
+    *n = cr_m3_mulv(c->pose[k].R, nl);
+    return 1;
+}
+
+/* The velocity (I) of obstacle k's material point at r at the contact's time: v + ω × (r − centre) */
+static cr_vec3 surface_velocity(const cr_contact *c, int k, cr_vec3 r)
+{
+    const cr_obstacle_pose *ps = &c->pose[k];
+    return cr_v3_add(ps->v, cr_v3_cross(ps->w, cr_v3_sub(r, cr_v3_add(c->obstacles[k].center, ps->shift))));
+}
+
+/* The moving obstacles placed at time t (their poses in the contact; nothing when all are fixed) */
+static void place_obstacles(const lgvi_sim *s, double t)
+{
+    if (s->moving_obstacles && s->contact->time != t) cr_contact_set_time(s->contact, t);
+}
+
 /* The contact forces at the current positions x^k into fc (NULL: not wanted), and the springs'
  * energy V_c = Σ ½ k_i min(0, g)² (g = φ(x) − a; f = −∂V_c/∂x = k_i max(0, −g) n), with the
- * self-contact's (contact.self) added. */
-static double contact_forces(const lgvi_sim *s, cr_vec3 *fc)
+ * self-contact's (contact.self) added; the obstacles at their poses of the contact's time (t_k).
+ * *P (may be NULL): the power of the springs' forces on the moving obstacles' surfaces, Σ f·u =
+ * ∂V_c/∂t, the rate at which the obstacles work on the rod at fixed x. */
+static double contact_forces(const lgvi_sim *s, cr_vec3 *fc, double *P)
 {
     const cr_contact *c = s->contact;
-    double V = 0;
+    double V = 0, pw = 0;
     for (int i = 0; i < s->nodes && !c && fc; ++i) fc[i] = cr_v3(0, 0, 0);
     for (int i = 0; i < s->nodes && c; ++i) {
         const cr_vec3 r = cr_lgvi_position(s->k, i);
@@ -513,15 +567,17 @@ static double contact_forces(const lgvi_sim *s, cr_vec3 *fc)
         for (int k = 0; k < c->obstacle_count; ++k) {
             double phi;
             cr_vec3 n;
-            if (!cr_obstacle_distance(&c->obstacles[k], r, &phi, &n, NULL)) continue;
+            if (!obstacle_at(c, k, r, &phi, &n)) continue;
             const double g = phi - c->radius[i];
             if (!(g < 0)) continue;
             f = cr_v3_madd(f, -ki * g, n);
             V += 0.5 * ki * g * g;
+            if (c->path[k].moves) pw += -ki * g * cr_v3_dot(n, surface_velocity(c, k, r));
         }
         if (fc) fc[i] = f;
     }
     if (s->self) V += self_contact_forces(s, fc);
+    if (P) *P = pw;
     return V;
 }
 
@@ -535,7 +591,7 @@ static double contact_forces(const lgvi_sim *s, cr_vec3 *fc)
  * springs (its work, <= 0 while it slides, is in work_external). An assembly's shared node (the
  * kernel's external node) is one point of the summed mass: its friction is the same law on the summed
  * trial momentum and normal forces (assembly.c, with cr_lgvi_sim_touch and cr_lgvi_coulomb). */
-void cr_lgvi_sim_touch(const lgvi_sim *s, int i, cr_vec3 r, double *N, cr_vec3 *n)
+void cr_lgvi_sim_touch(const lgvi_sim *s, int i, cr_vec3 r, double *N, cr_vec3 *n, cr_vec3 *u, double h)
 {
     const cr_contact *c = s->contact;
     const double ki = c->eps * c->weight[i];
@@ -543,15 +599,25 @@ void cr_lgvi_sim_touch(const lgvi_sim *s, int i, cr_vec3 r, double *N, cr_vec3 *
         const cr_obstacle_def *o = &c->obstacles[k];
         double phi;
         cr_vec3 nk;
-        if (!(o->mu_static > 0) || !cr_obstacle_distance(o, r, &phi, &nk, NULL)) continue;
+        if (!(o->mu_static > 0) || !obstacle_at(c, k, r, &phi, &nk)) continue;
         const double g = phi - c->radius[i];
         if (!(g < 0)) continue;
         N[k] += -ki * g, n[k] = nk;
+        if (!u) continue;
+        u[k] = cr_v3(0, 0, 0);
+        if (!c->path[k].moves) continue;
+        /* where the obstacle's material point at r (at t_k) is at t_k + h: a node moving with it
+         * sticks to that point, whatever the motion (a turning board's point moves on its arc, an
+         * accelerating belt's by v h + a h²/2) */
+        const cr_obstacle_pose *p1 = &s->pose1[k];
+        const cr_vec3 X = cr_v3_sub(cr_contact_local(c, k, r), o->center);
+        const cr_vec3 r1 = cr_v3_add(cr_v3_add(o->center, p1->shift), cr_m3_mulv(p1->R, X));
+        u[k] = cr_v3_scale(cr_v3_sub(r1, r), 1.0 / h);
     }
 }
 
-cr_vec3 cr_lgvi_coulomb(const cr_contact *c, const double *N, const cr_vec3 *n, cr_vec3 trial, double h, cr_vec3 *each,
-                        int *sliding)
+cr_vec3 cr_lgvi_coulomb(const cr_contact *c, const double *N, const cr_vec3 *n, const cr_vec3 *u, double m,
+                        cr_vec3 trial, double h, cr_vec3 *each, int *sliding)
 {
     cr_vec3 total = cr_v3(0, 0, 0);
     *sliding = 0;
@@ -559,7 +625,9 @@ cr_vec3 cr_lgvi_coulomb(const cr_contact *c, const double *N, const cr_vec3 *n, 
         if (each) each[k] = cr_v3(0, 0, 0);
         if (!(N[k] > 0)) continue;
         const cr_obstacle_def *o = &c->obstacles[k];
-        cr_vec3 pt = cr_v3_madd(trial, -cr_v3_dot(trial, n[k]), n[k]);
+        /* the momentum relative to the surface (a fixed obstacle's u = 0: the trial itself) */
+        const cr_vec3 q = u ? cr_v3_madd(trial, -m, u[k]) : trial;
+        cr_vec3 pt = cr_v3_madd(q, -cr_v3_dot(q, n[k]), n[k]);
         double ut = cr_v3_norm(pt);
         const int slides = ut > h * o->mu_static * N[k];
         cr_vec3 ff = slides ? cr_v3_scale(pt, -o->mu_kinetic * N[k] / ut) : cr_v3_scale(pt, -1.0 / h);
@@ -574,6 +642,9 @@ cr_vec3 cr_lgvi_coulomb(const cr_contact *c, const double *N, const cr_vec3 *n, 
 void cr_lgvi_sim_friction(lgvi_sim *s, double h)
 {
     const cr_contact *c = s->contact;
+    if (s->moving_obstacles) /* the poses of t_k + h, where a sticking node's material point goes */
+        for (int k = 0; k < c->obstacle_count; ++k)
+            cr_obstacle_path_at(&c->path[k], cr_lgvi_time(s->k) + h, &s->pose1[k]);
     for (int i = 0; i < s->nodes; ++i) {
         /* a clamped node (the clamp holds it), a moving clamp's or an assembly's shared node (its
          * update is the caller's) */
@@ -581,10 +652,11 @@ void cr_lgvi_sim_friction(lgvi_sim *s, double h)
         s->sliding[i] = 0;
         if ((i == 0 && s->p.clamp_start) || (i == s->nodes - 1 && s->p.clamp_end)) continue;
         for (int k = 0; k < c->obstacle_count; ++k) s->fr_N[k] = 0;
-        cr_lgvi_sim_touch(s, i, cr_lgvi_position(s->k, i), s->fr_N, s->fr_n);
+        cr_lgvi_sim_touch(s, i, cr_lgvi_position(s->k, i), s->fr_N, s->fr_n, s->fr_u, h);
         /* the kernel's p^k = p^{k-1} + h (f_int + f) of this step, before the friction */
         int sl;
-        const cr_vec3 total = cr_lgvi_coulomb(c, s->fr_N, s->fr_n, cr_lgvi_pending_momentum(s->k, i), h, NULL, &sl);
+        const cr_vec3 total = cr_lgvi_coulomb(c, s->fr_N, s->fr_n, s->fr_u, cr_lgvi_node_mass(s->k, i),
+                                              cr_lgvi_pending_momentum(s->k, i), h, NULL, &sl);
         s->sliding[i] = (unsigned char)sl;
         if (total.x != 0 || total.y != 0 || total.z != 0) cr_lgvi_pending_add_force(s->k, i, s->f[i], total);
     }
@@ -616,9 +688,14 @@ static void fill_sample(const lgvi_sim *s, cr_dynamic_sample *smp)
         /* the contact springs are a potential of the rod, like its strain energy: their energy at
          * the energies' level t_k joins the elastic one, and their work leaves the external work
          * (the kernel counted it there with the loads, with the same W(t_k) = Σ_{j<k} w_j + ½ w_k) */
-        double V = cr_lgvi_steps(s->k) > 0 ? s->contact_energy : contact_forces(s, NULL);
+        if (cr_lgvi_steps(s->k) == 0) place_obstacles(s, 0.0);
+        double V = cr_lgvi_steps(s->k) > 0 ? s->contact_energy : contact_forces(s, NULL, NULL);
         smp->elastic += V;
         smp->work_external -= s->contact_work - 0.5 * s->contact_work_last;
+        /* a moving obstacle's work on the rod (its springs' ∂V_c/∂t; the friction's is a load's),
+         * W(t_k) = Σ_{j<k} w_j + ½ w_k as the loads' */
+        smp->work_external += s->obstacle_work - 0.5 * s->obstacle_work_last;
+        place_obstacles(s, cr_lgvi_time(s->k)); /* where the current positions x^{k+1} meet them */
     }
     /* the moving clamps' work, W(t_k) = Σ_{j<k} w_j + ½ w_k as the loads' */
     smp->work_external += s->clamp_work - 0.5 * s->clamp_work_last;
@@ -720,7 +797,8 @@ static double move_clamps(lgvi_sim *s, double h)
 void cr_lgvi_sim_contact_loads(lgvi_sim *s)
 {
     double wc = 0;
-    s->step_V = contact_forces(s, s->fc);
+    place_obstacles(s, cr_lgvi_time(s->k)); /* the springs at the obstacles' poses of t_k */
+    s->step_V = contact_forces(s, s->fc, &s->step_P);
     for (int i = 0; i < s->nodes; ++i) {
         s->f[i] = cr_v3_add(s->f[i], s->fc[i]);
         wc += cr_v3_dot(s->fc[i], cr_lgvi_velocity(s->k, i)); /* with v^{k-1}; v^k in contact_done */
@@ -736,6 +814,14 @@ void cr_lgvi_sim_contact_done(lgvi_sim *s, double h)
     for (int i = 0; i < s->nodes; ++i) wc += cr_v3_dot(s->fc[i], cr_lgvi_velocity(s->k, i));
     wc *= 0.5 * h;
     s->contact_energy = s->step_V, s->contact_work += wc, s->contact_work_last = wc;
+    /* the moving obstacles' work w_k = h P_k, the power at t_k over [t_k − h/2, t_k + h/2] (the interval
+     * the step's force stands for, as w_k is the loads'), so that W(t_k) = Σ_{j<k} w_j + ½ w_k is the
+     * trapezoid rule on [0, t_k]: the first step's is h/2 (nothing moved before t = 0; an obstacle
+     * starting at a velocity would otherwise be credited h/2 of work before it: an O(h) error) */
+    if (s->moving_obstacles) {
+        const double w = (cr_lgvi_steps(s->k) == 1 ? 0.5 : 1.0) * h * s->step_P;
+        s->obstacle_work += w, s->obstacle_work_last = w;
+    }
 }
 
 static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error *err)
@@ -888,6 +974,7 @@ static int contact(const void *impl, int node, cr_contact_sample *out)
 {
     const lgvi_sim *s = impl;
     if (!s->contact) return 0;
+    place_obstacles(s, cr_lgvi_time(s->k));
     cr_contact_info in;
     cr_contact_node_force(s->contact, node, cr_lgvi_position(s->k, node), &out->force, NULL, &in);
     out->normal = in.normal, out->gap = in.gap, out->state = in.active ? 1 + (s->sliding && s->sliding[node]) : 0,
@@ -907,7 +994,7 @@ static int packed_size(const void *impl)
 {
     const lgvi_sim *s = impl;
     return cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? MOVING_PACK : 0) +
-           (s->sliding ? s->nodes : 0);
+           (s->sliding ? s->nodes : 0) + (s->moving_obstacles ? 2 : 0);
 }
 
 static void pack(const void *impl, double *out)
@@ -933,6 +1020,10 @@ static void pack(const void *impl, double *out)
         double *c = out + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? MOVING_PACK : 0);
         for (int i = 0; i < s->nodes; ++i) c[i] = s->sliding[i];
     }
+    if (s->moving_obstacles) { /* their work (the poses are the time's) */
+        double *c = out + packed_size(impl) - 2;
+        c[0] = s->obstacle_work, c[1] = s->obstacle_work_last;
+    }
 }
 
 static void unpack(void *impl, const double *in)
@@ -956,6 +1047,10 @@ static void unpack(void *impl, const double *in)
     if (s->sliding) {
         const double *c = in + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? MOVING_PACK : 0);
         for (int i = 0; i < s->nodes; ++i) s->sliding[i] = c[i] != 0;
+    }
+    if (s->moving_obstacles) {
+        const double *c = in + packed_size(impl) - 2;
+        s->obstacle_work = c[0], s->obstacle_work_last = c[1];
     }
 }
 
@@ -987,6 +1082,9 @@ static uint64_t fingerprint(const void *impl)
             b = (const unsigned char *)g;
             for (size_t i = 0; i < sizeof g; ++i) h = (h ^ b[i]) * 1099511628211ull;
         }
+        /* moving obstacles only (a fixed set hashes as before): their motions */
+        for (int k = 0; s->moving_obstacles && k < s->contact->obstacle_count; ++k)
+            h = cr_obstacle_path_hash(&s->contact->path[k], h);
     }
     if (cr_v3_norm(s->drag) > 0 || cr_v3_norm(s->rotational_drag) > 0 || s->moving_count) {
         double g[6] = {s->drag.x,           s->drag.y, s->drag.z, s->rotational_drag.x, s->rotational_drag.y,

@@ -421,10 +421,10 @@ cr_status cr_foreign_options_check(const cr_scenario *sc, const char *model, cr_
                             "contact.stick_speed: the regularization speed of the port_hamiltonian model's "
                             "friction; the %s model has none (%s)",
                             model, remove);
-    if (!is_model(model, "mixed_discrete") && sc->rod.contact.rods)
+    if (!is_model(model, "mixed_discrete") && !is_model(model, "lgvi") && sc->rod.contact.rods)
         return cr_error_set(err, CR_BAD_INPUT,
-                            "contact.rods: contact between the rods of an assembly is the mixed_discrete model's; the "
-                            "%s model has none (%s)",
+                            "contact.rods: contact between the rods of an assembly is the mixed_discrete and lgvi "
+                            "models'; the %s model has none (%s)",
                             model, remove);
     if (!is_model(model, "port_hamiltonian")) {
         if (o->branch_count > 0)
