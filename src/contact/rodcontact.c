@@ -226,3 +226,29 @@ int cr_rodcontact_update(cr_rodcontact *c, const double *x, int stride, double *
     if (penetration) *penetration = pen;
     return pen <= c->tol && !opened && !fresh;
 }
+
+static double segs_radius(const cr_rod_segments *g, int k)
+{
+    return 0.5 * (g->radius[g->seg_node[k]] + g->radius[g->seg_node[k] + 1]);
+}
+
+/* the arc from segment k to a global node of its rod (0 at its own nodes; INFINITY in another rod) */
+static double segs_arc_to(const cr_rod_segments *g, int k, int node)
+{
+    const int i = g->seg_node[k];
+    if (g->rod_of[node] != g->rod_of[i]) return INFINITY;
+    if (node == i || node == i + 1) return 0.0;
+    return fmin(fabs(g->s[node] - g->s[i]), fabs(g->s[node] - g->s[i + 1]));
+}
+
+int cr_rod_segments_joined(const cr_rod_segments *g, int ka, int kb)
+{
+    const double reach = 0.5 * M_PI * (segs_radius(g, ka) + segs_radius(g, kb));
+    for (int j = 0; j < g->links; ++j) {
+        const int na = g->link[2 * j], nb = g->link[2 * j + 1];
+        if (segs_arc_to(g, ka, na) + segs_arc_to(g, kb, nb) < reach ||
+            segs_arc_to(g, ka, nb) + segs_arc_to(g, kb, na) < reach)
+            return 1;
+    }
+    return 0;
+}

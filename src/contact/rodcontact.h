@@ -39,6 +39,22 @@ typedef struct cr_rodcontact {
     int *vcand, vcand_cap, vcand_count, vvalid;
 } cr_rodcontact;
 
+/* The segments of several rods numbered as one list (contact between the rods of an assembly:
+ * src/mixed/assembly_contact.c, src/lgvi/segcontact.c): segment k runs from global node
+ * seg_node[k] to the next; per global node its rod, its reference arc length in the rod and its
+ * contact radius; the joints' node pairs link[2 j], link[2 j + 1]. */
+typedef struct cr_rod_segments {
+    const int *seg_node, *rod_of, *link;
+    const double *s, *radius;
+    int links;
+} cr_rod_segments;
+
+/* Segments ka, kb of two rods joined near a joint: their arcs to the joint's two nodes, summed over
+ * the two rods, below π (r_a + r_b)/2, r a segment's mean radius (the single rod's exclusion,
+ * cr_rodcontact_excluded, continued across the joint: a joint's two rods would otherwise press on
+ * each other at the joint itself). */
+int cr_rod_segments_joined(const cr_rod_segments *g, int ka, int kb);
+
 cr_rodcontact *cr_rodcontact_create(int nodes, const double *radius, const double *s, double eps, double tol);
 void cr_rodcontact_destroy(cr_rodcontact *c);
 

@@ -7,6 +7,7 @@
  * a joint when their arcs to the joint's nodes sum to less than that (they meet at the joint through
  * its material, not as a contact), as the mixed rod's assemblies do (mixed/assembly_contact.c). The
  * forces are explicit, at x^k with the loads: the penalty ½ ε g² joins the discrete Lagrangian. */
+#include "contact/rodcontact.h"
 #include "contact/segments.h"
 #include "lgvi/formulation_internal.h"
 
@@ -100,25 +101,11 @@ static double pair_eps(const cr_lgvi_segs *c, int ka, int kb)
     return fmin(c->eps[rod_of_seg(c, ka)], c->eps[rod_of_seg(c, kb)]);
 }
 
-/* the arc from segment k to a global node of its rod (0 at its own nodes; INFINITY in another rod) */
-static double arc_to(const cr_lgvi_segs *c, int k, int node)
-{
-    const int i = c->seg_node[k];
-    if (c->rod_of[node] != c->rod_of[i]) return INFINITY;
-    if (node == i || node == i + 1) return 0.0;
-    return fmin(fabs(c->s[node] - c->s[i]), fabs(c->s[node] - c->s[i + 1]));
-}
-
-/* segments of two rods joined near the joint: their arcs to its two nodes sum to less than
- * π (r_a + r_b)/2 (the single rod's exclusion, continued across the joint) */
+/* segments of two rods joined near the joint (the single rod's exclusion, continued across it) */
 static int joined(const cr_lgvi_segs *c, int ka, int kb)
 {
-    const double reach = 0.5 * M_PI * (seg_radius(c, ka) + seg_radius(c, kb));
-    for (int j = 0; j < c->links; ++j) {
-        const int na = c->link[2 * j], nb = c->link[2 * j + 1];
-        if (arc_to(c, ka, na) + arc_to(c, kb, nb) < reach || arc_to(c, ka, nb) + arc_to(c, kb, na) < reach) return 1;
-    }
-    return 0;
+    const cr_rod_segments g = {c->seg_node, c->rod_of, c->link, c->s, c->radius, c->links};
+    return cr_rod_segments_joined(&g, ka, kb);
 }
 
 /* whether segments ka and kb may touch: of two rods with contact.rods unless joined there; of one rod

@@ -4,6 +4,7 @@
  * over all the rods' segments (O(n log n), not n²). The pairs couple nodes of different rods:
  * the static solve takes their stiffness as a low-rank term of the coupled system
  * (assembly_statics.c). */
+#include "contact/rodcontact.h"
 #include "contact/segments.h"
 #include "mixed/assembly_internal.h"
 
@@ -176,22 +177,10 @@ static double pair_eps(const cr_asm_contact *c, int ka, int kb)
  * material (rodcontact.h): two segments whose arc to the joint's nodes, summed over the two
  * rods, is below π (r_a + r_b)/2 never touch (a joint's two rods would otherwise press on each
  * other at the joint itself). */
-static double arc_to(const cr_asm_contact *c, int k, int node)
-{
-    const int i = c->seg_node[k];
-    if (c->rod_of[node] != c->rod_of[i]) return INFINITY;
-    if (node == i || node == i + 1) return 0.0;
-    return fmin(fabs(c->s[node] - c->s[i]), fabs(c->s[node] - c->s[i + 1]));
-}
-
 static int joined(const cr_asm_contact *c, int ka, int kb)
 {
-    const double reach = 0.5 * M_PI * (seg_radius(c, ka) + seg_radius(c, kb));
-    for (int j = 0; j < c->links; ++j) {
-        const int na = c->link[2 * j], nb = c->link[2 * j + 1];
-        if (arc_to(c, ka, na) + arc_to(c, kb, nb) < reach || arc_to(c, ka, nb) + arc_to(c, kb, na) < reach) return 1;
-    }
-    return 0;
+    const cr_rod_segments g = {c->seg_node, c->rod_of, c->link, c->s, c->radius, c->links};
+    return cr_rod_segments_joined(&g, ka, kb);
 }
 
 /* A closest point at a segment's end node is also its neighbour's (in the same rod): the pair
