@@ -252,3 +252,16 @@ int cr_rod_segments_joined(const cr_rod_segments *g, int ka, int kb)
     }
     return 0;
 }
+
+int cr_rod_segments_touchable(const cr_rod_segments *g, int ka, int kb)
+{
+    if (g->rod_of[g->seg_node[ka]] != g->rod_of[g->seg_node[kb]]) return g->between && !cr_rod_segments_joined(g, ka, kb);
+    if (!g->self) return 0;
+    if (ka > kb) {
+        const int t = ka;
+        ka = kb, kb = t;
+    }
+    if (kb <= ka + 1) return 0;
+    const double arc = g->s[g->seg_node[kb]] - g->s[g->seg_node[ka] + 1];
+    return !(arc < 0.5 * M_PI * (segs_radius(g, ka) + segs_radius(g, kb)));
+}

@@ -47,6 +47,7 @@ typedef struct cr_rod_segments {
     const int *seg_node, *rod_of, *link;
     const double *s, *radius;
     int links;
+    int self, between; /* contact.self: one rod's segments touch; contact.rods: different rods' do */
 } cr_rod_segments;
 
 /* Segments ka, kb of two rods joined near a joint: their arcs to the joint's two nodes, summed over
@@ -54,6 +55,11 @@ typedef struct cr_rod_segments {
  * cr_rodcontact_excluded, continued across the joint: a joint's two rods would otherwise press on
  * each other at the joint itself). */
 int cr_rod_segments_joined(const cr_rod_segments *g, int ka, int kb);
+
+/* Whether segments ka and kb may touch: of two rods with `between` unless joined there; of one rod
+ * with `self` as the single rod's self-contact decides (not neighbours, and an arc between them of
+ * at least π (r_a + r_b)/2, cr_rodcontact_excluded). */
+int cr_rod_segments_touchable(const cr_rod_segments *g, int ka, int kb);
 
 cr_rodcontact *cr_rodcontact_create(int nodes, const double *radius, const double *s, double eps, double tol);
 void cr_rodcontact_destroy(cr_rodcontact *c);

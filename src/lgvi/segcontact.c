@@ -101,26 +101,18 @@ static double pair_eps(const cr_lgvi_segs *c, int ka, int kb)
     return fmin(c->eps[rod_of_seg(c, ka)], c->eps[rod_of_seg(c, kb)]);
 }
 
-/* segments of two rods joined near the joint (the single rod's exclusion, continued across it) */
-static int joined(const cr_lgvi_segs *c, int ka, int kb)
+/* the segments as the shared rules read them (rodcontact.h) */
+static cr_rod_segments view(const cr_lgvi_segs *c)
 {
-    const cr_rod_segments g = {c->seg_node, c->rod_of, c->link, c->s, c->radius, c->links};
-    return cr_rod_segments_joined(&g, ka, kb);
+    return (cr_rod_segments){c->seg_node, c->rod_of, c->link, c->s, c->radius, c->links, c->self, c->between};
 }
 
 /* whether segments ka and kb may touch: of two rods with contact.rods unless joined there; of one rod
  * with contact.self as the single rod's self-contact decides (rodcontact.h) */
 static int touchable(const cr_lgvi_segs *c, int ka, int kb)
 {
-    if (rod_of_seg(c, ka) != rod_of_seg(c, kb)) return c->between && !joined(c, ka, kb);
-    if (!c->self) return 0;
-    if (ka > kb) {
-        const int t = ka;
-        ka = kb, kb = t;
-    }
-    if (kb <= ka + 1) return 0;
-    const double arc = c->s[c->seg_node[kb]] - c->s[c->seg_node[ka] + 1];
-    return !(arc < 0.5 * M_PI * (seg_radius(c, ka) + seg_radius(c, kb)));
+    const cr_rod_segments g = view(c);
+    return cr_rod_segments_touchable(&g, ka, kb);
 }
 
 static void closest(const cr_lgvi_segs *c, int ka, int kb, cr_seg_closest *cp)

@@ -173,14 +173,11 @@ static double pair_eps(const cr_asm_contact *c, int ka, int kb)
     return fmin(c->eps[c->rod_of[c->seg_node[ka]]], c->eps[c->rod_of[c->seg_node[kb]]]);
 }
 
-/* Rods joined by a joint are neighbours through it, as a rod's own segments are through its
- * material (rodcontact.h): two segments whose arc to the joint's nodes, summed over the two
- * rods, is below π (r_a + r_b)/2 never touch (a joint's two rods would otherwise press on each
- * other at the joint itself). */
-static int joined(const cr_asm_contact *c, int ka, int kb)
+/* the segments as the shared rules read them (rodcontact.h: a joint's rods are neighbours through
+ * it, as a rod's own segments are through its material) */
+static cr_rod_segments view(const cr_asm_contact *c)
 {
-    const cr_rod_segments g = {c->seg_node, c->rod_of, c->link, c->s, c->radius, c->links};
-    return cr_rod_segments_joined(&g, ka, kb);
+    return (cr_rod_segments){c->seg_node, c->rod_of, c->link, c->s, c->radius, c->links, c->self, c->between};
 }
 
 /* A closest point at a segment's end node is also its neighbour's (in the same rod): the pair
@@ -194,15 +191,8 @@ static int rod_of_seg(const cr_asm_contact *c, int k) { return c->rod_of[c->seg_
  * π (r_a + r_b)/2 apart along the rod) */
 static int touchable(const cr_asm_contact *c, int ka, int kb)
 {
-    if (rod_of_seg(c, ka) != rod_of_seg(c, kb)) return c->between && !joined(c, ka, kb);
-    if (!c->self) return 0;
-    if (ka > kb) {
-        const int t = ka;
-        ka = kb, kb = t;
-    }
-    if (kb <= ka + 1) return 0;
-    const double arc = c->s[c->seg_node[kb]] - c->s[c->seg_node[ka] + 1];
-    return !(arc < 0.5 * M_PI * (seg_radius(c, ka) + seg_radius(c, kb)));
+    const cr_rod_segments g = view(c);
+    return cr_rod_segments_touchable(&g, ka, kb);
 }
 
 /* The neighbour (ka + i, kb + j) of a pair for cr_segpair_counted_once (segments.h): its closest
