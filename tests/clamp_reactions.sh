@@ -41,14 +41,6 @@ fail=0
 . "$src/tests/lib.bash"
 py=/usr/bin/python3
 
-run() { # NAME SCENARIO [--set ...]
-    local name=$1 file=$2
-    shift 2
-    if ! timeout -k 5 300 "$cli" run "$file" -q -o "$tmp/$name" "$@" > "$tmp/$name.log" 2>&1; then
-        bad "$name: the run failed: $(head -c 400 "$tmp/$name.log")"
-    fi
-}
-
 cat > "$tmp/cant.json" <<'JSON'
 {"model": "port_hamiltonian",
  "rod": {"length": 0.6, "elements": 6, "material": {"E": 5e6, "G": 2e6, "rho": 1200},
@@ -60,10 +52,10 @@ cat > "$tmp/cant.json" <<'JSON'
  "output": {"vtk": false, "track": [{"name": "root", "node": "start"}, {"name": "tip", "node": "end"}]},
  "stages": [{"type": "static", "load_steps": 4}]}
 JSON
-run stat "$tmp/cant.json"
-run stat_mixed "$tmp/cant.json" --set model=mixed_discrete --set rod.elements=12
-run dyn "$tmp/cant.json" --set 'stages=[{"type": "dynamic", "t_end": 0.2, "output_dt": 0.001, "time_step": 0.001}]'
-run kirch "$src/examples/cantilever-kirchhoff.json" --set output.vtk=false --set stages.0.t_end=0.12 \
+run_scenario stat "$tmp/cant.json"
+run_scenario stat_mixed "$tmp/cant.json" --set model=mixed_discrete --set rod.elements=12
+run_scenario dyn "$tmp/cant.json" --set 'stages=[{"type": "dynamic", "t_end": 0.2, "output_dt": 0.001, "time_step": 0.001}]'
+run_scenario kirch "$src/examples/cantilever-kirchhoff.json" --set output.vtk=false --set stages.0.t_end=0.12 \
     --set 'output.track=[{"name": "root", "node": "start"}]'
 
 # the Y welded at a clamped root, and the double pendulum hinged at the clamped node
@@ -79,16 +71,16 @@ cat > "$tmp/y.json" <<'JSON'
  "output": {"vtk": false},
  "stages": [{"type": "static", "load_steps": 4}]}
 JSON
-run y "$tmp/y.json"
-run y_mixed "$tmp/y.json" --set model=mixed_discrete --set rods.0.elements=16 --set rods.1.elements=16
-run dp "$src/examples/ph-double-pendulum.json" --set output.vtk=false --set 'boundary_conditions=[{"type": "clamp", "node": "post:end"}]' \
+run_scenario y "$tmp/y.json"
+run_scenario y_mixed "$tmp/y.json" --set model=mixed_discrete --set rods.0.elements=16 --set rods.1.elements=16
+run_scenario dp "$src/examples/ph-double-pendulum.json" --set output.vtk=false --set 'boundary_conditions=[{"type": "clamp", "node": "post:end"}]' \
     --set 'stages=[{"type": "dynamic", "t_end": 0.3, "output_dt": 0.001, "time_step": 0.001}]' \
     --set 'output.track=[{"name": "pivot", "node": "post:end"}]'
 lg=(--set model=lgvi --set rod.elements=12 --set 'stages=[{"type": "dynamic", "t_end": 0.05, "output_dt": 1e-4, "time_step": 1e-4}]')
-run lgvi "$tmp/cant.json" "${lg[@]}"
-run lgvi_moving "$tmp/cant.json" "${lg[@]}" \
+run_scenario lgvi "$tmp/cant.json" "${lg[@]}"
+run_scenario lgvi_moving "$tmp/cant.json" "${lg[@]}" \
     --set 'boundary_conditions=[{"type": "clamp", "node": "start", "position": [0, 0, 0.01], "time": {"type": "ramp", "t0": 0, "t1": 0.05}}]'
-run lgvi_settled "$tmp/cant.json" "${lg[@]}" --set 'model={"type": "lgvi", "strains": "midpoint"}' \
+run_scenario lgvi_settled "$tmp/cant.json" "${lg[@]}" --set 'model={"type": "lgvi", "strains": "midpoint"}' \
     --set 'rod.damping={"drag": 2.0, "rotational_drag": [1e-4, 1e-4, 1e-4]}' \
     --set 'stages=[{"type": "dynamic", "t_end": 3.0, "output_dt": 0.1, "time_step": 1e-4}]'
 timeout -k 5 300 "$cli" run "$src/examples/pure-stretching.json" --set loads.0.value.2=60 --set output.vtk=false \

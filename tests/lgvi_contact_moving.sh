@@ -206,20 +206,7 @@ PY
 
 # ---- SIGINT and --resume ----
 "$cli" run "$tmp/res.json" -o "$tmp/full" -q > "$tmp/full.log" 2>&1 || bad "resume: the uninterrupted run failed: $(head -c 300 "$tmp/full.log")"
-rows=50 code=0
-for attempt in 1 2 3; do
-    rm -rf "$tmp/cut"
-    interrupt_run "$tmp/cut" "$rows" 400 0.01 "$cli" run "$tmp/res.json" -o "$tmp/cut" -q > /dev/null 2>&1
-    code=$?
-    [ "$code" -eq 130 ] && break
-    rows=$((rows / 4)) # it finished before the interrupt: interrupt earlier
-done
-if [ "$code" -ne 130 ]; then
-    bad "resume: could not interrupt the run (exit $code)"
-else
-    cut_rows=$(($(wc -l < "$tmp/cut/series.csv") - 1))
-    "$cli" run "$tmp/res.json" -o "$tmp/cut" -q --resume > "$tmp/resume.log" 2>&1 ||
-        bad "resume: the resumed run failed: $(head -c 400 "$tmp/resume.log")"
+if interrupt_resume "$tmp/cut" 50 400 0.01 "$cli" run "$tmp/res.json" -o "$tmp/cut" -q; then
     slips=$($py -c "
 import csv, sys
 r = list(csv.DictReader(open(sys.argv[1])))

@@ -19,6 +19,41 @@ interrupt_run() {
     wait "$pid"
 }
 
+# interrupt_resume DIR ROWS POLLS DELAY COMMAND...: interrupt_run, with ROWS divided by 4 and
+# tried again (3 times) while the run ends before the interrupt, then COMMAND --resume. Returns 0
+# when both happened (cut_rows: the series rows written before the interrupt); otherwise calls
+# bad, naming what failed, and returns 1. COMMAND writes to DIR (its -o).
+interrupt_resume() {
+    local dir="$1" rows="$2" polls="$3" delay="$4" code=0
+    shift 4
+    for _ in 1 2 3; do
+        rm -rf "$dir"
+        interrupt_run "$dir" "$rows" "$polls" "$delay" "$@" > /dev/null 2>&1
+        code=$?
+        [ "$code" -eq 130 ] && break
+        rows=$((rows / 4)) # it finished before the interrupt: interrupt earlier
+    done
+    if [ "$code" -ne 130 ]; then
+        bad "resume: could not interrupt the run (exit $code)"
+        return 1
+    fi
+    cut_rows=$(($(wc -l < "$dir/series.csv") - 1))
+    if ! "$@" --resume > "$dir.resume.log" 2>&1; then
+        bad "resume: the resumed run failed: $(head -c 400 "$dir.resume.log")"
+        return 1
+    fi
+}
+
+# run_scenario NAME SCENARIO [cosserat run args...]: "$cli" run SCENARIO -q -o "$tmp/NAME" (300 s at
+# most), its output in "$tmp/NAME.log"; a failed run is a bad line naming NAME. Uses $cli and $tmp.
+run_scenario() {
+    local name=$1 file=$2
+    shift 2
+    if ! timeout -k 5 300 "$cli" run "$file" -q -o "$tmp/$name" "$@" > "$tmp/$name.log" 2>&1; then
+        bad "$name: the run failed: $(head -c 400 "$tmp/$name.log")"
+    fi
+}
+
 # ok / bad MESSAGE: a check's line (bad sets the caller's fail=1).
 # expect_error CODE KEY-FRAGMENT [cosserat args...]: runs "$cli" with the arguments (60 s at
 # most) and checks its exit code and that stderr names the key; uses the caller's $cli and $tmp.

@@ -72,14 +72,6 @@ fail=0
 . "$src/tests/lib.bash"
 py=/usr/bin/python3
 
-run() { # NAME SCENARIO [--set ...]
-    local name=$1 file=$2
-    shift 2
-    if ! timeout -k 5 300 "$cli" run "$file" -q -o "$tmp/$name" "$@" > "$tmp/$name.log" 2>&1; then
-        bad "$name: the run failed: $(head -c 400 "$tmp/$name.log")"
-    fi
-}
-
 # ---- a weld: one rod and two halves (statics) ----
 cat > "$tmp/one.json" <<'JSON'
 {"model": "port_hamiltonian",
@@ -99,8 +91,8 @@ cat > "$tmp/two.json" <<'JSON'
  "loads": [{"type": "force", "node": "b:end", "value": [0, 0.3, -0.5]}, {"type": "moment", "node": "b:end", "value": [0.02, 0, 0]}],
  "stages": [{"type": "static", "load_steps": 4}]}
 JSON
-run one "$tmp/one.json"
-run two "$tmp/two.json"
+run_scenario one "$tmp/one.json"
+run_scenario two "$tmp/two.json"
 
 # ---- the double pendulum ----
 # examples/ph-double-pendulum.json with 4 elements per bar, for 1 s
@@ -115,9 +107,9 @@ sc["stages"][0]["t_end"] = 1.0
 sc["output"]["vtk"] = False
 json.dump(sc, open(sys.argv[2], "w"))
 PY
-run dp "$tmp/dp.json"
+run_scenario dp "$tmp/dp.json"
 # the stub clamped at the pivot instead: the hinge's node is the clamped one
-run dpc "$tmp/dp.json" --set 'boundary_conditions=[{"type": "clamp", "node": "post:end"}]'
+run_scenario dpc "$tmp/dp.json" --set 'boundary_conditions=[{"type": "clamp", "node": "post:end"}]'
 # a Y of two rods welded at a clamped node, under gravity (statics)
 cat > "$tmp/y.json" <<'JSON'
 {"model": "port_hamiltonian",
@@ -131,9 +123,9 @@ cat > "$tmp/y.json" <<'JSON'
  "output": {"vtk": false, "track": [{"name": "tb", "node": "b:end"}]},
  "stages": [{"type": "static", "load_steps": 4}]}
 JSON
-run y "$tmp/y.json"
+run_scenario y "$tmp/y.json"
 for n in 8 32; do
-    run "y_m$n" "$tmp/y.json" --set model=mixed_discrete --set rods.0.elements=$n --set rods.1.elements=$n
+    run_scenario "y_m$n" "$tmp/y.json" --set model=mixed_discrete --set rods.0.elements=$n --set rods.1.elements=$n
 done
 if "$cli" check "$tmp/y.json" --set 'boundary_conditions=[{"type": "clamp", "node": "a:start"}, {"type": "clamp", "node": "b:start"}]' \
     > "$tmp/yy.log" 2>&1; then
@@ -144,8 +136,8 @@ else
     bad "a weld between two clamped nodes: refused with another message: $(head -c 300 "$tmp/yy.log")"
 fi
 mixed=(--set model=mixed_discrete --set 'stages=[{"type": "dynamic", "t_end": 1.0, "output_dt": 0.01, "rtol": 1e-8, "atol": 1e-10}]')
-run mixed8 "$tmp/dp.json" "${mixed[@]}" --set rods.1.elements=8 --set rods.2.elements=8
-run mixed32 "$tmp/dp.json" "${mixed[@]}" --set rods.1.elements=32 --set rods.2.elements=32
+run_scenario mixed8 "$tmp/dp.json" "${mixed[@]}" --set rods.1.elements=8 --set rods.2.elements=8
+run_scenario mixed32 "$tmp/dp.json" "${mixed[@]}" --set rods.1.elements=32 --set rods.2.elements=32
 
 # ---- --resume: interrupted (SIGINT) and resumed, the double pendulum ends where the uninterrupted run
 # does, digit for digit (the checkpoint holds every rod and the joints' multipliers) ----
@@ -187,8 +179,8 @@ cat > "$tmp/drive.json" <<'JSON'
  "output": {"vtk": false, "track": [{"name": "tip", "node": "arm:end"}]},
  "stages": [{"type": "dynamic", "t_end": 2, "output_dt": 0.01, "time_step": 0.001}]}
 JSON
-run drive "$tmp/drive.json"
-run drive_mixed "$tmp/drive.json" --set model=mixed_discrete \
+run_scenario drive "$tmp/drive.json"
+run_scenario drive_mixed "$tmp/drive.json" --set model=mixed_discrete \
     --set 'stages=[{"type": "dynamic", "t_end": 2, "output_dt": 0.01, "rtol": 1e-8, "atol": 1e-10}]'
 # statically: turned with the load factor to 4.5 pi (the arm along +y) under gravity along -x
 drive_static=(--set 'joints.0.drive={"angle": 14.137166941154069}' --set 'loads=[{"type": "gravity", "value": [-9.81, 0, 0]}]'
@@ -206,8 +198,8 @@ elif "$cli" run "$tmp/drive.json" -o "$tmp/dcut" "${dres[@]}" --resume > /dev/nu
 else
     bad "drive resume: the resumed run ends elsewhere"
 fi
-run drive_static "$tmp/drive.json" "${drive_static[@]}"
-run drive_static_mixed "$tmp/drive.json" "${drive_static[@]}" --set model=mixed_discrete
+run_scenario drive_static "$tmp/drive.json" "${drive_static[@]}"
+run_scenario drive_static_mixed "$tmp/drive.json" "${drive_static[@]}" --set model=mixed_discrete
 
 # ---- prismatic, cylindrical and universal joints: statics against the mixed rod ----
 cat > "$tmp/joint.json" <<'JSON'
@@ -225,22 +217,22 @@ JSON
 for t in prismatic cylindrical universal; do
     set_t=(--set joints.0.type=$t)
     [ $t = universal ] && set_t+=(--set 'joints.0.axis=[0, 1, 0]' --set 'joints.0.axis_b=[0, 0, 1]')
-    run "j_$t" "$tmp/joint.json" "${set_t[@]}"
+    run_scenario "j_$t" "$tmp/joint.json" "${set_t[@]}"
     for n in 8 32; do
-        run "j_${t}_m$n" "$tmp/joint.json" "${set_t[@]}" --set model=mixed_discrete --set rods.0.elements=$n \
+        run_scenario "j_${t}_m$n" "$tmp/joint.json" "${set_t[@]}" --set model=mixed_discrete --set rods.0.elements=$n \
             --set rods.1.elements=$n
     done
 done
 # ---- a universal elbow: dynamics out of the plane, and in it as the hinge ----
 skew=(--set joints.1.type=universal --set 'joints.1.axis_b=[0, 0, 1]' --set 'loads.0.value=[0, 3, -9.81]'
     --set stages.0.t_end=0.5)
-run du "$tmp/dp.json" "${skew[@]}"
+run_scenario du "$tmp/dp.json" "${skew[@]}"
 for n in 8 32; do
-    run "du_m$n" "$tmp/dp.json" "${skew[@]}" --set model=mixed_discrete --set rods.1.elements=$n \
+    run_scenario "du_m$n" "$tmp/dp.json" "${skew[@]}" --set model=mixed_discrete --set rods.1.elements=$n \
         --set rods.2.elements=$n --set 'stages=[{"type": "dynamic", "t_end": 0.5, "output_dt": 0.01, "rtol": 1e-8, "atol": 1e-10}]'
 done
-run dplane_u "$tmp/dp.json" --set joints.1.type=universal --set 'joints.1.axis_b=[0, 0, 1]' --set stages.0.t_end=0.5
-run dplane_c "$tmp/dp.json" --set joints.1.type=cylindrical --set stages.0.t_end=0.5
+run_scenario dplane_u "$tmp/dp.json" --set joints.1.type=universal --set 'joints.1.axis_b=[0, 0, 1]' --set stages.0.t_end=0.5
+run_scenario dplane_c "$tmp/dp.json" --set joints.1.type=cylindrical --set stages.0.t_end=0.5
 
 # ---- a slider drive: statics (clamped both ends) and dynamics (b free), and the mixed rod's ----
 cat > "$tmp/slide.json" <<'JSON'
@@ -254,17 +246,17 @@ cat > "$tmp/slide.json" <<'JSON'
  "output": {"vtk": false, "track": [{"name": "ja", "node": "a:end"}, {"name": "jb", "node": "b:start"}, {"name": "tip", "node": "b:end"}]},
  "stages": [{"type": "static", "load_steps": 2}]}
 JSON
-run slide_static "$tmp/slide.json"
-run slide_static_mixed "$tmp/slide.json" --set model=mixed_discrete
+run_scenario slide_static "$tmp/slide.json"
+run_scenario slide_static_mixed "$tmp/slide.json" --set model=mixed_discrete
 sdyn=(--set 'boundary_conditions=[{"type": "clamp", "node": "a:start"}]' --set 'joints.0.axis=[0, 1, 0]'
     --set 'joints.0.drive={"position": 0.05, "time": {"type": "smooth_step", "t0": 0, "t1": 0.5}}'
     --set 'stages=[{"type": "dynamic", "t_end": 1, "output_dt": 0.01, "time_step": 0.001}]')
 smix=(--set model=mixed_discrete --set 'stages=[{"type": "dynamic", "t_end": 1, "output_dt": 0.01, "rtol": 1e-8, "atol": 1e-10}]')
 n32=(--set rods.0.elements=32 --set rods.1.elements=32)
-run slide_dyn "$tmp/slide.json" "${sdyn[@]}"
-run slide_dyn_mixed "$tmp/slide.json" "${sdyn[@]}" "${smix[@]}"
-run slide_dyn32 "$tmp/slide.json" "${sdyn[@]}" "${n32[@]}"
-run slide_dyn32_mixed "$tmp/slide.json" "${sdyn[@]}" "${smix[@]}" "${n32[@]}"
+run_scenario slide_dyn "$tmp/slide.json" "${sdyn[@]}"
+run_scenario slide_dyn_mixed "$tmp/slide.json" "${sdyn[@]}" "${smix[@]}"
+run_scenario slide_dyn32 "$tmp/slide.json" "${sdyn[@]}" "${n32[@]}"
+run_scenario slide_dyn32_mixed "$tmp/slide.json" "${sdyn[@]}" "${smix[@]}" "${n32[@]}"
 # --resume with a slider drive (its position, input ramp and work checkpointed): the same last row
 sres=("${sdyn[@]}" --set 'stages=[{"type": "dynamic", "t_end": 0.3, "output_dt": 0.01, "time_step": 0.001, "checkpoint_interval": 0.02}]' -q)
 "$cli" run "$tmp/slide.json" -o "$tmp/sfull" "${sres[@]}" > /dev/null 2>&1 || bad "slide resume: the uninterrupted run failed"
