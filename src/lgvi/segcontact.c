@@ -121,6 +121,19 @@ static void closest(const cr_lgvi_segs *c, int ka, int kb, cr_seg_closest *cp)
     cr_segment_closest(X_at(c, a), X_at(c, a + 1), X_at(c, b), X_at(c, b + 1), cp);
 }
 
+/* a candidate pair put in order (ka < kb): 0 when it cannot touch, else its closest points and gap */
+static int candidate_gap(const cr_lgvi_segs *c, int *ka, int *kb, cr_seg_closest *cp, double *g)
+{
+    if (*ka > *kb) {
+        const int t = *ka;
+        *ka = *kb, *kb = t;
+    }
+    if (!touchable(c, *ka, *kb)) return 0;
+    closest(c, *ka, *kb, cp);
+    *g = cp->dist - seg_radius(c, *ka) - seg_radius(c, *kb);
+    return 1;
+}
+
 typedef struct neighbour_ctx {
     const cr_lgvi_segs *c;
     int ka, kb;
@@ -183,14 +196,9 @@ int cr_lgvi_segs_find(cr_lgvi_segs *c)
     c->pair_count = 0;
     for (int k = 0; k < n; ++k) {
         int ka = c->vcand[2 * k], kb = c->vcand[2 * k + 1];
-        if (ka > kb) {
-            const int t = ka;
-            ka = kb, kb = t;
-        }
-        if (!touchable(c, ka, kb)) continue;
         cr_seg_closest cp;
-        closest(c, ka, kb, &cp);
-        const double g = cp.dist - seg_radius(c, ka) - seg_radius(c, kb);
+        double g;
+        if (!candidate_gap(c, &ka, &kb, &cp, &g)) continue;
         neighbour_ctx nc = {c, ka, kb};
         if (!(g < 0) || !cr_segpair_counted_once(&cp, neighbour, &nc)) continue;
         if (c->pair_count == c->pair_cap) {
@@ -237,14 +245,9 @@ double cr_lgvi_segs_min_gap(cr_lgvi_segs *c, int *seg_a, int *seg_b)
     const int n = candidates_into(c, rmax, &c->cand, &c->cand_cap);
     for (int k = 0; k < n; ++k) {
         int ka = c->cand[2 * k], kb = c->cand[2 * k + 1];
-        if (ka > kb) {
-            const int t = ka;
-            ka = kb, kb = t;
-        }
-        if (!touchable(c, ka, kb)) continue;
         cr_seg_closest cp;
-        closest(c, ka, kb, &cp);
-        const double g = cp.dist - seg_radius(c, ka) - seg_radius(c, kb);
+        double g;
+        if (!candidate_gap(c, &ka, &kb, &cp, &g)) continue;
         if (g < best) {
             best = g;
             if (seg_a) *seg_a = ka;
