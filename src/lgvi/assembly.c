@@ -1493,8 +1493,14 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
     }
     report->rhs_evals++;
     /* the friction of the nodes each kernel updates, as one rod's; the shared nodes' below */
-    for (int r = 0; s->friction && r < s->rods; ++r)
-        if (s->r[r]->sliding) cr_lgvi_sim_friction(s->r[r], h);
+    for (int r = 0; s->friction && r < s->rods; ++r) {
+        cr_status st = s->r[r]->sliding ? cr_lgvi_sim_friction(s->r[r], h) : CR_OK;
+        if (st != CR_OK)
+            return cr_error_set(err, st,
+                                "rod %d: obstacles: the lgvi rod's friction at the contact point: the rotation solve "
+                                "failed in the step from t = %.9g s",
+                                r, cr_lgvi_time(s->r[r]->k));
+    }
     /* shared positions: one point mass M = Σ m_i under F = Σ F_i (Störmer-Verlet as the
      * kernel's nodes); each member keeps its mass share of the momentum */
     for (int g = 0; g < s->ntg; ++g) {
