@@ -1607,3 +1607,11 @@ cr_status cr_lgvi_pending_add_impulse(cr_lgvi *s, int node, cr_vec3 f_node, cr_v
                         dot(L, (cr_vec3){fold.x + f.x, fold.y + f.y, fold.z + f.z}) / h);
     return CR_OK;
 }
+
+void cr_lgvi_external_add_torque(cr_lgvi *s, int node, cr_vec3 c)
+{
+    /* in the node's kernel body frame (R^k), as c_ext enters ext_update; its work with the loads' */
+    const cr_vec3 cb = q_rotT(q_load(s->buf[s->cur][node].q), c);
+    s->ext_torque[node] = cr_v3_add(s->ext_torque[node], cb);
+    s->ext_cb[node] = cr_v3_add(s->ext_cb[node], cb);
+}

@@ -171,6 +171,10 @@ int cr_lgvi_external_flags(const cr_lgvi *s, int node);
  * a force g (spatial) added to the node's force at t_k as a load of it (its work with the loads'),
  * e.g. the Coulomb friction of an assembly's shared node, which depends on the summed trial momentum. */
 void cr_lgvi_external_add_force(cr_lgvi *s, int node, cr_vec3 g);
+/* After a successful begin, before the caller's rotation update, at an external rotation node: a
+ * moment c (spatial) added to its torque at t_k as a load of it (its work with the loads'), e.g. the
+ * moment of an assembly's shared node's friction at its contact point. */
+void cr_lgvi_external_add_torque(cr_lgvi *s, int node, cr_vec3 c);
 /* The new position x^{k+1} and linear momentum p^k (= m v of this node's mass share). */
 void cr_lgvi_external_set_translation(cr_lgvi *s, int node, cr_vec3 x, cr_vec3 p);
 /* The rotation increment f = τ^{-1}(F^k) in the node's body frame: R^{k+1} = R^k τ(f), and
