@@ -4,7 +4,8 @@
  * rough plane (every node touching), pulled along its axis by a force density 2 mu_s w for 0.2 s,
  * then released: while pulled every node slides (sliding = active = 11), it stops at t ~ 0.47 s
  * (the momentum decays at mu_k g) and then sticks (sliding = 0, active = 11); pulled by 0.9 mu_s w
- * with the couple that balances the friction's moment at the contact points it never slides. The mixed rod on the same scenario counts the same nodes. */
+ * with the couple that balances the friction's moment at the contact points it never slides. The
+ * mixed rod on the same scenario counts the same nodes. */
 #include "check.h"
 #include "cosserat/cosserat.h"
 
