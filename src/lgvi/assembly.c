@@ -1432,7 +1432,10 @@ static int translation_member(const asm_sim *s, int r, int i)
  * member takes the share of each obstacle's friction that its normal force has (the joint carries
  * the difference to its mass share), as a load of its node (cr_lgvi_external_add_force: its work is
  * the loads' rule); all of them slide or stick together. Returns the friction's sum. The slide
- * rows of a prismatic or cylindrical joint act after it: on such a node the stick is not exact. */
+ * rows of a prismatic or cylindrical joint act after it: on such a node the stick is not exact.
+ * The stick test and impulse are the centre's (the group's translation, not its contact point's
+ * velocity: the shared rotation is solved after it); the moment of the friction at the contact point
+ * joins a shared rotation's torque (a weld's). */
 static cr_vec3 group_friction(asm_sim *s, const group *G, double M, cr_vec3 trial, double h)
 {
     const cr_contact *c = NULL;
@@ -1456,10 +1459,18 @@ static cr_vec3 group_friction(asm_sim *s, const group *G, double M, cr_vec3 tria
         if (total.x == 0 && total.y == 0 && total.z == 0) continue;
         for (int k = 0; k < s->nob; ++k) s->frNm[k] = 0;
         cr_lgvi_sim_touch(R, i, cr_lgvi_position(R->k, i), s->frNm, s->frn, NULL, h);
-        cr_vec3 share = cr_v3(0, 0, 0);
-        for (int k = 0; k < s->nob; ++k)
-            if (s->frNm[k] > 0) share = cr_v3_madd(share, s->frNm[k] / s->frN[k], s->fre[k]);
+        cr_vec3 share = cr_v3(0, 0, 0), moment = cr_v3(0, 0, 0);
+        for (int k = 0; k < s->nob; ++k) {
+            if (!(s->frNm[k] > 0)) continue;
+            const cr_vec3 fk = cr_v3_scale(s->fre[k], s->frNm[k] / s->frN[k]);
+            share = cr_v3_add(share, fk);
+            /* its moment about the centre, acting at the contact point r − a n (docs/lgvi.md "Friction") */
+            moment = cr_v3_add(moment, cr_v3_cross(cr_v3_scale(s->frn[k], -R->contact->radius[i]), fk));
+        }
         cr_lgvi_external_add_force(R->k, i, share);
+        /* on a shared rotation (a weld's) with the group's; a member whose rotation its kernel updates
+         * (a hinge's) has already turned in cr_lgvi_step_begin: it keeps the friction at its centre */
+        if (cr_lgvi_external_flags(R->k, i) & CR_LGVI_EXTERNAL_ROTATION) cr_lgvi_external_add_torque(R->k, i, moment);
     }
     return total;
 }
@@ -1493,8 +1504,14 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
     }
     report->rhs_evals++;
     /* the friction of the nodes each kernel updates, as one rod's; the shared nodes' below */
-    for (int r = 0; s->friction && r < s->rods; ++r)
-        if (s->r[r]->sliding) cr_lgvi_sim_friction(s->r[r], h);
+    for (int r = 0; s->friction && r < s->rods; ++r) {
+        cr_status st = s->r[r]->sliding ? cr_lgvi_sim_friction(s->r[r], h) : CR_OK;
+        if (st != CR_OK)
+            return cr_error_set(err, st,
+                                "rod %d: obstacles: the lgvi rod's friction at the contact point: the rotation solve "
+                                "failed in the step from t = %.9g s",
+                                r, cr_lgvi_time(s->r[r]->k));
+    }
     /* shared positions: one point mass M = Σ m_i under F = Σ F_i (Störmer-Verlet as the
      * kernel's nodes); each member keeps its mass share of the momentum */
     for (int g = 0; g < s->ntg; ++g) {

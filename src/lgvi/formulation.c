@@ -639,7 +639,49 @@ cr_vec3 cr_lgvi_coulomb(const cr_contact *c, const double *N, const cr_vec3 *n, 
     return total;
 }
 
-void cr_lgvi_sim_friction(lgvi_sim *s, double h)
+/* Coulomb friction at the contact point c = r − a n of node i against obstacle k (docs/lgvi.md
+ * "Friction"): the impulse j ⊥ n at c changes the node's linear momentum by j and its angular
+ * momentum by (−a n) × j. Stick: j makes the velocity of the rod's material point at c over the step,
+ * relative to the obstacle's surface, tangentially zero — the effective-mass solve of the point
+ * (cr_lgvi_point_tangent_impulse, linearised at F = I), repeated on the rotation solve's actual F
+ * until the slip velocity is at round-off (its error shrinks by ~|f| = |ω| h a pass). If
+ * |j| > h mu_s N it slides: j scaled to h mu_k N (the stick impulse's direction: a fraction β <= 1
+ * of it lowers the kinetic energy by (β − β²/2) vᵀW⁻¹v >= 0, friction stays dissipative). Re-based
+ * every step at the current contact point: the anchor is the step's own, so rolling accumulates no
+ * chord error. The loads f_node, c_node of the node grow with each impulse (the work's accounts). */
+static cr_status contact_point_friction(lgvi_sim *s, int i, double h, cr_vec3 *f_node, cr_vec3 *c_node, int k,
+                                        int *slides)
+{
+    const cr_contact *c = s->contact;
+    const cr_obstacle_def *o = &c->obstacles[k];
+    const cr_vec3 n = s->fr_n[k], X = cr_v3_scale(n, -c->radius[i]);
+    const cr_vec3 u = s->moving_obstacles ? s->fr_u[k] : cr_v3(0, 0, 0);
+    cr_vec3 jt = cr_v3(0, 0, 0);
+    double prev = INFINITY;
+    for (int it = 0; it < 8; ++it) {
+        const cr_vec3 v = cr_v3_sub(cr_lgvi_pending_point_velocity(s->k, i, X), u);
+        const cr_vec3 vt = cr_v3_madd(v, -cr_v3_dot(v, n), n);
+        const double r = cr_v3_norm(vt);
+        /* converged to round-off of the step's displacement, or no longer improving */
+        if (r == 0 || r > 0.5 * prev || (it > 0 && r <= 1e-13 * cr_v3_norm(v))) break;
+        prev = r;
+        const cr_vec3 dj = cr_lgvi_point_tangent_impulse(s->k, i, X, n, cr_v3_scale(vt, -1.0));
+        cr_status st = cr_lgvi_pending_add_impulse(s->k, i, *f_node, *c_node, X, dj);
+        *f_node = cr_v3_madd(*f_node, 1.0 / h, dj), *c_node = cr_v3_madd(*c_node, 1.0 / h, cr_v3_cross(X, dj));
+        jt = cr_v3_add(jt, dj);
+        if (st != CR_OK) return st;
+    }
+    const double jn = cr_v3_norm(jt), N = s->fr_N[k];
+    *slides = jn > h * o->mu_static * N;
+    if (!*slides) return CR_OK;
+    /* the stick impulse taken back and the sliding one given: p and μ are linear in the impulses */
+    const cr_vec3 dj = cr_v3_scale(jt, h * o->mu_kinetic * N / jn - 1.0);
+    cr_status st = cr_lgvi_pending_add_impulse(s->k, i, *f_node, *c_node, X, dj);
+    *f_node = cr_v3_madd(*f_node, 1.0 / h, dj), *c_node = cr_v3_madd(*c_node, 1.0 / h, cr_v3_cross(X, dj));
+    return st;
+}
+
+cr_status cr_lgvi_sim_friction(lgvi_sim *s, double h)
 {
     const cr_contact *c = s->contact;
     if (s->moving_obstacles) /* the poses of t_k + h, where a sticking node's material point goes */
@@ -648,18 +690,33 @@ void cr_lgvi_sim_friction(lgvi_sim *s, double h)
     for (int i = 0; i < s->nodes; ++i) {
         /* a clamped node (the clamp holds it), a moving clamp's or an assembly's shared node (its
          * update is the caller's) */
-        if (cr_lgvi_external_flags(s->k, i) & CR_LGVI_EXTERNAL_TRANSLATION) continue;
+        const int ext = cr_lgvi_external_flags(s->k, i);
+        if (ext & CR_LGVI_EXTERNAL_TRANSLATION) continue;
         s->sliding[i] = 0;
         if ((i == 0 && s->p.clamp_start) || (i == s->nodes - 1 && s->p.clamp_end)) continue;
         for (int k = 0; k < c->obstacle_count; ++k) s->fr_N[k] = 0;
         cr_lgvi_sim_touch(s, i, cr_lgvi_position(s->k, i), s->fr_N, s->fr_n, s->fr_u, h);
-        /* the kernel's p^k = p^{k-1} + h (f_int + f) of this step, before the friction */
+        if (!(ext & CR_LGVI_EXTERNAL_ROTATION)) {
+            /* at the contact point, obstacle by obstacle on the step as the previous ones left it */
+            cr_vec3 f_node = s->f[i], c_node = s->c[i];
+            for (int k = 0; k < c->obstacle_count; ++k) {
+                if (!(s->fr_N[k] > 0)) continue;
+                int sl = 0;
+                cr_status st = contact_point_friction(s, i, h, &f_node, &c_node, k, &sl);
+                if (st != CR_OK) return st;
+                s->sliding[i] |= (unsigned char)sl;
+            }
+            continue;
+        }
+        /* a node whose rotation an assembly's joint updates (not this kernel): at its centre, on
+         * the kernel's p^k = p^{k-1} + h (f_int + f) of this step, before the friction */
         int sl;
         const cr_vec3 total = cr_lgvi_coulomb(c, s->fr_N, s->fr_n, s->fr_u, cr_lgvi_node_mass(s->k, i),
                                               cr_lgvi_pending_momentum(s->k, i), h, NULL, &sl);
         s->sliding[i] = (unsigned char)sl;
         if (total.x != 0 || total.y != 0 || total.z != 0) cr_lgvi_pending_add_force(s->k, i, s->f[i], total);
     }
+    return CR_OK;
 }
 
 /* with obstacles: touching nodes, the nodes whose last step slid (cr_lgvi_sim_friction: 0 without
@@ -835,10 +892,16 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
         st = cr_lgvi_step(s->k, s->f, s->c, err);
     } else if ((st = cr_lgvi_step_begin(s->k, s->f, s->c, err)) == CR_OK) {
         /* the friction from the step's own p^k (the springs' normal forces are in it) */
-        if (s->sliding) cr_lgvi_sim_friction(s, h);
-        const double w = move_clamps(s, h);
-        cr_lgvi_step_end(s->k);
-        s->clamp_work += w, s->clamp_work_last = w;
+        if (s->sliding && (st = cr_lgvi_sim_friction(s, h)) != CR_OK)
+            cr_error_set(err, st,
+                         "obstacles: the lgvi rod's friction at the contact point: the rotation solve failed in "
+                         "the step from t = %.9g s",
+                         cr_lgvi_time(s->k));
+        if (st == CR_OK) {
+            const double w = move_clamps(s, h);
+            cr_lgvi_step_end(s->k);
+            s->clamp_work += w, s->clamp_work_last = w;
+        }
     }
     report->rhs_evals++;
     if (s->fc && st == CR_OK) cr_lgvi_sim_contact_done(s, h);

@@ -78,9 +78,11 @@ void cr_lgvi_sim_contact_loads(lgvi_sim *s);
 /* after the step succeeded: the contact's energy at t_k and its discrete work */
 void cr_lgvi_sim_contact_done(lgvi_sim *s, double h);
 /* Coulomb friction on the nodes the kernel updates (after cr_lgvi_step_begin; not the clamped nor
- * the external nodes: an assembly's shared nodes take theirs from cr_lgvi_coulomb on the group).
- * Only with s->sliding. */
-void cr_lgvi_sim_friction(lgvi_sim *s, double h);
+ * the external nodes: an assembly's shared nodes take theirs from cr_lgvi_coulomb on the group),
+ * at the contact point c = r − a n (docs/lgvi.md "Friction"; at the centre on a node whose rotation
+ * a joint updates). Only with s->sliding. CR_NOT_CONVERGED if a rotation solve failed (the step is
+ * then discarded). */
+cr_status cr_lgvi_sim_friction(lgvi_sim *s, double h);
 /* Node i at r touching the obstacles with friction: per obstacle k its spring's normal force added
  * to N[k], the normal in n[k] and, with u, the velocity of the obstacle's material point at r over
  * the step from t_k to t_k + h in u[k] (0 for a fixed obstacle; the poses of cr_lgvi_sim_friction);

@@ -1511,3 +1511,107 @@ void cr_lgvi_unpack(cr_lgvi *s, const double *in)
     unpack_vecs(s->react_f, 2, r), unpack_vecs(s->react_m, 2, r + 6);
     s->have_react = r[12] != 0;
 }
+
+/* ---- impulses at a material point of a node (friction at the contact point) ---- */
+
+/* the level-k ε of node q (node_eps from the level-k positions: the pending step's) */
+static double level_eps(const cr_lgvi *s, int q)
+{
+    if (!s->par.dilatation) return 1.0;
+    const lgvi_node *O = s->buf[s->cur];
+    double e[2] = {1.0, 1.0};
+    int n = 0;
+    for (int k = q - 1; k <= q; ++k) {
+        if (k < 0 || k >= s->K) continue;
+        cr_vec3 d = {O[k + 1].x[0] - O[k].x[0], O[k + 1].x[1] - O[k].x[1], O[k + 1].x[2] - O[k].x[2]};
+        e[n++] = sqrt(dot(d, d)) * s->el[k].inv_l0;
+    }
+    return n == 1 ? e[0] : 0.5 * (e[0] + e[1]);
+}
+
+cr_vec3 cr_lgvi_pending_point_velocity(const cr_lgvi *s, int node, cr_vec3 X)
+{
+    const lgvi_node *n = &s->buf[1 - s->cur][node], *o = &s->buf[s->cur][node];
+    /* the material point X_b = (R^k)ᵀ X goes to x^{k+1} + R^{k+1} X_b */
+    const cr_vec3 Xn = q_rot(q_load(n->q), q_rotT(q_load(o->q), X));
+    const double ih = 1.0 / s->h;
+    return (cr_vec3){(n->x[0] - o->x[0] + Xn.x - X.x) * ih, (n->x[1] - o->x[1] + Xn.y - X.y) * ih,
+                     (n->x[2] - o->x[2] + Xn.z - X.z) * ih};
+}
+
+cr_vec3 cr_lgvi_point_tangent_impulse(const cr_lgvi *s, int node, cr_vec3 X, cr_vec3 nrm, cr_vec3 dv)
+{
+    const lgvi_node *o = &s->buf[s->cur][node];
+    const q4 qo = q_load(o->q);
+    const double m = cr_lgvi_node_mass(s, node), c = node == 0 || node == s->K ? s->c_end : s->c_int;
+    const double ec = level_eps(s, node) / c;
+    const cr_vec3 J = s->par.rhoJ;
+    /* the mobility W j = j/m + ω(j) × X, ω(j) = (ε/c) R J⁻¹ Rᵀ (X × j) the spin the moment impulse
+     * X × j gives (the rotation solve linearised at F = I), restricted to the tangent plane:
+     * (P W P + n nᵀ) j = dv_t has j ⊥ n */
+    double A[3][3];
+    for (int k = 0; k < 3; ++k) {
+        const cr_vec3 e = {k == 0, k == 1, k == 2};
+        const cr_vec3 et = {e.x - dot(e, nrm) * nrm.x, e.y - dot(e, nrm) * nrm.y, e.z - dot(e, nrm) * nrm.z};
+        const cr_vec3 Lb = q_rotT(qo, cross(X, et));
+        const cr_vec3 w = q_rot(qo, (cr_vec3){ec * Lb.x / J.x, ec * Lb.y / J.y, ec * Lb.z / J.z});
+        cr_vec3 col = cross(w, X);
+        col = (cr_vec3){et.x / m + col.x, et.y / m + col.y, et.z / m + col.z};
+        const double cn = dot(col, nrm);
+        col = (cr_vec3){col.x - cn * nrm.x + dot(e, nrm) * nrm.x, col.y - cn * nrm.y + dot(e, nrm) * nrm.y,
+                        col.z - cn * nrm.z + dot(e, nrm) * nrm.z};
+        A[0][k] = col.x, A[1][k] = col.y, A[2][k] = col.z;
+    }
+    const double dn = dot(dv, nrm);
+    return solve3(A, (cr_vec3){dv.x - dn * nrm.x, dv.y - dn * nrm.y, dv.z - dn * nrm.z});
+}
+
+cr_status cr_lgvi_pending_add_impulse(cr_lgvi *s, int node, cr_vec3 f_node, cr_vec3 c_node, cr_vec3 X, cr_vec3 j)
+{
+    const double h = s->h;
+    cr_lgvi_pending_add_force(s, node, f_node, (cr_vec3){j.x / h, j.y / h, j.z / h});
+    lgvi_node *n = &s->buf[1 - s->cur][node];
+    const lgvi_node *o = &s->buf[s->cur][node];
+    const int chart = s->par.chart;
+    const cr_vec3 J = s->par.rhoJ;
+    const double c = node == 0 || node == s->K ? s->c_end : s->c_int, eps = level_eps(s, node);
+    const q4 qo = q_load(o->q);
+    /* μ^k = F^k ν^k of the pending step, plus the moment impulse Rᵀ (X × j) (spec §2.3's h M^k with the
+     * moment X × j/h of the force j/h at the point X) */
+    const cr_vec3 f0 = v_load(n->f), fold = v_load(o->f), L = q_rotT(qo, cross(X, j));
+    double qw, qs;
+    chart_quat(chart, f0, &qw, &qs);
+    const double T0 = c / (h * h) / eps * 2.0 * qs * qs * (J.x * f0.x * f0.x + J.y * f0.y * f0.y + J.z * f0.z * f0.z);
+    cr_vec3 mu = q_rot((q4){qw, qs * f0.x, qs * f0.y, qs * f0.z}, v_load(n->nu));
+    mu = (cr_vec3){mu.x + L.x, mu.y + L.y, mu.z + L.z};
+    const double gk = h * eps / c;
+    const cr_vec3 g = {gk * mu.x, gk * mu.y, gk * mu.z};
+    cr_vec3 f = f0;
+    if (g.x == 0.0 && g.y == 0.0 && g.z == 0.0)
+        f = (cr_vec3){0, 0, 0};
+    else if (rot_newton(chart, J, g, &f, NULL, NULL) || !isfinite(f.x + f.y + f.z))
+        return CR_NOT_CONVERGED;
+    chart_quat(chart, f, &qw, &qs);
+    const q4 qF = {qw, qs * f.x, qs * f.y, qs * f.z};
+    q4 qn = q_mul(qo, qF);
+    const double nn = qn.w * qn.w + qn.x * qn.x + qn.y * qn.y + qn.z * qn.z, sc = 1.5 - 0.5 * nn;
+    qn.w *= sc, qn.x *= sc, qn.y *= sc, qn.z *= sc;
+    q_store(qn, n->q);
+    v_store(q_rotT(qF, mu), n->nu);
+    v_store(f, n->f);
+    /* the accounts of node_update: the rotational kinetic energy, and the moment loads' work
+     * (Rᵀ c)·(f^{k−1} + f^k)/2, now with the moment X × j/h and the new f^k */
+    s->pend_T += c / (h * h) / eps * 2.0 * qs * qs * (J.x * f.x * f.x + J.y * f.y * f.y + J.z * f.z * f.z) - T0;
+    const cr_vec3 cb = q_rotT(qo, c_node);
+    s->pend_W += 0.5 * (dot(cb, (cr_vec3){f.x - f0.x, f.y - f0.y, f.z - f0.z}) +
+                        dot(L, (cr_vec3){fold.x + f.x, fold.y + f.y, fold.z + f.z}) / h);
+    return CR_OK;
+}
+
+void cr_lgvi_external_add_torque(cr_lgvi *s, int node, cr_vec3 c)
+{
+    /* in the node's kernel body frame (R^k), as c_ext enters ext_update; its work with the loads' */
+    const cr_vec3 cb = q_rotT(q_load(s->buf[s->cur][node].q), c);
+    s->ext_torque[node] = cr_v3_add(s->ext_torque[node], cb);
+    s->ext_cb[node] = cr_v3_add(s->ext_cb[node], cb);
+}

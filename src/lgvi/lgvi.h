@@ -171,6 +171,10 @@ int cr_lgvi_external_flags(const cr_lgvi *s, int node);
  * a force g (spatial) added to the node's force at t_k as a load of it (its work with the loads'),
  * e.g. the Coulomb friction of an assembly's shared node, which depends on the summed trial momentum. */
 void cr_lgvi_external_add_force(cr_lgvi *s, int node, cr_vec3 g);
+/* After a successful begin, before the caller's rotation update, at an external rotation node: a
+ * moment c (spatial) added to its torque at t_k as a load of it (its work with the loads'), e.g. the
+ * moment of an assembly's shared node's friction at its contact point. */
+void cr_lgvi_external_add_torque(cr_lgvi *s, int node, cr_vec3 c);
 /* The new position x^{k+1} and linear momentum p^k (= m v of this node's mass share). */
 void cr_lgvi_external_set_translation(cr_lgvi *s, int node, cr_vec3 x, cr_vec3 p);
 /* The rotation increment f = τ^{-1}(F^k) in the node's body frame: R^{k+1} = R^k τ(f), and
@@ -185,6 +189,22 @@ void cr_lgvi_step_end(cr_lgvi *s);
  * depends on p^k (Coulomb friction's stick) costs no second internal-force evaluation this way. */
 cr_vec3 cr_lgvi_pending_momentum(const cr_lgvi *s, int node);
 void cr_lgvi_pending_add_force(cr_lgvi *s, int node, cr_vec3 f_node, cr_vec3 g);
+/* Impulses at a material point of a node the kernel updated (both its translation and rotation), in
+ * the pending step (friction at the contact point, docs/lgvi.md "Friction"). X is the point's offset
+ * from the node at t_k (spatial), e.g. −a n for the contact point of a section of radius a.
+ * The velocity of that material point over the step, (x^{k+1} + R^{k+1} X_b − x^k − X)/h with
+ * X_b = (R^k)ᵀ X: */
+cr_vec3 cr_lgvi_pending_point_velocity(const cr_lgvi *s, int node, cr_vec3 X);
+/* The impulse j ⊥ nrm (unit) that changes the point's tangential velocity by dv's tangential part,
+ * with the node's effective mass at the point (the rotation solve linearised at F = I):
+ * (P W P + n nᵀ) j = P dv, W = I/m + [X]ˣᵀ I⁻¹ [X]ˣ, I = (c/ε) R J Rᵀ, P = I − n nᵀ. */
+cr_vec3 cr_lgvi_point_tangent_impulse(const cr_lgvi *s, int node, cr_vec3 X, cr_vec3 nrm, cr_vec3 dv);
+/* The impulse j (spatial, N s) at the point X added to the pending step as the force j/h at the
+ * node and the moment X × j/h (spec §2.3's f^ext, c^ext), the rotation solved again from the
+ * pending F; f_node, c_node the node's force and moment loads of the step before it (spatial, for
+ * the loads' work). CR_NOT_CONVERGED if the rotation solve fails (the node then keeps the linear
+ * part: a failed step is discarded by the caller). */
+cr_status cr_lgvi_pending_add_impulse(cr_lgvi *s, int node, cr_vec3 f_node, cr_vec3 c_node, cr_vec3 X, cr_vec3 j);
 /* The current level's linear momentum p, transported angular momentum ν (body, see the node
  * state in lgvi.c) and last rotation increment f of a node; its rotation as a unit
  * quaternion (kernel frames); its lumped rotational inertia c_q ρJ (diagonal, body). */
