@@ -207,7 +207,7 @@ static void ph_contact_friction_jacobian(void)
     /* the friction's own part: its largest entry (h mu N / (eps h) on the ramp) is in J */
     ph_assemble(s, PH_DYNAMIC, &L, X, rp, 0); /* (unpacks X) */
     for (int I = 0; I < nn; ++I) {
-        double dg[3], Kc[9], ff[3];
+        double dg[12], Kc[144], ff[3];
         if (ph_contact_force(s, I, 1, dg, Kc, ff, NULL, NULL))
             for (int k = 0; k < 3; ++k) maxf = fmax(maxf, fabs(ff[k]));
     }
