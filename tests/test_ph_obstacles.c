@@ -425,8 +425,12 @@ static void ph_obstacles_conveyor(void)
     printf("  conveyor at 0.2 m/s, 0.2 s: v_x %.9g m/s, dissipated / (1/2 m v^2) - 1 = %.3g, largest step balance "
            "%.3g of 1/2 m v^2\n",
            vx, d.dissipated / E - 1, bal / E);
-    CHECK(fabs(vx - v) < 1e-5);
-    CHECK(fabs(d.dissipated / E - 1) < 1e-4);
+    /* friction acts at the contact point: the belt's start rings the sections' turn about their stuck
+       contact lines (held by the shear stiffness, undamped by the midpoint rule), which the centres'
+       momentum and the kinetic energy keep: v_x 0.19975 m/s, D / (1/2 m v^2) - 1 = -5.9e-4 measured (the
+       centre-force law: within 1e-5 m/s and 5e-5) */
+    CHECK(fabs(vx - v) < 1e-3);
+    CHECK(fabs(d.dissipated / E - 1) < 3e-3);
     CHECK(bal < 1e-6 * E);
     cr_ph_destroy(s);
 }
