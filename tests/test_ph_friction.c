@@ -149,8 +149,8 @@ static void ph_friction_sticks_below_limit(void)
 {
     const double r0 = 0.7;
     cr_status st;
-    cr_run_result r =
-        run(lying_rod(r0 * MU_S * RHOA * G, "{'type': 'table', 'points': [[0, 0], [0.05, 1], [1, 1]]}", 1.0, 1e-3), &st);
+    cr_run_result r = run(
+        lying_rod(r0 * MU_S * RHOA * G, "{'type': 'table', 'points': [[0, 0], [0.05, 1], [1, 1]]}", 1.0, 1e-3), &st);
     CHECK(st == CR_OK);
     if (st != CR_OK) return;
     int ct = column(&r, "t"), cx = column(&r, "tip_x"), cs = column(&r, "contact_sliding");

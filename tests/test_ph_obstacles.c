@@ -615,9 +615,9 @@ static void ph_obstacles_static_friction_jacobian(void)
                 pr->anchored = 1;
                 /* the anchor by the contact point, whose coordinates c_k couple the directors */
                 ph_contact_coeffs(s, I, 0, s->t, s->X + oo, s->cpc + 3 * I);
-                pr->anchor = cr_v3_add(
-                    cr_v3_add(ph_obstacle_local(s, 0, s->t, x), ph_contact_offset(s, 0, s->t, s->cpc + 3 * I, s->X + oo)),
-                    cr_v3(r * urand(&seed), r * urand(&seed), r * urand(&seed)));
+                pr->anchor = cr_v3_add(cr_v3_add(ph_obstacle_local(s, 0, s->t, x),
+                                                 ph_contact_offset(s, 0, s->t, s->cpc + 3 * I, s->X + oo)),
+                                       cr_v3(r * urand(&seed), r * urand(&seed), r * urand(&seed)));
                 pr->lambda_t = cr_v3_scale(cr_v3(urand(&seed), urand(&seed), urand(&seed)), 0.1 * ms * s->ck[I] * (-g));
                 I % 3 == 0 ? ++slip : ++stick;
             }

@@ -15,8 +15,8 @@
  *    q a that the friction's moment balances holds, with the friction -q at every node; without the
  *    torque it has no equilibrium (it rolls away) and the stage fails naming the friction. */
 #include "check.h"
-#include "cosserat/cosserat.h"
 #include "contact/contact.h"
+#include "cosserat/cosserat.h"
 #include "ph/ph.h"
 
 #include <stdio.h>
@@ -137,7 +137,8 @@ static void ph_rolling_direct_matches_dense(void)
         double mr = 0, mrr = 0, mdd = 0, mxd = 0, fmom = 0;
         for (int i = 0; i < n; ++i)
             for (int j = 0; j < n; ++j) Jt[(size_t)j * n + i] = J[(size_t)i * n + j];
-        for (int i = 0; i < n; ++i) x[i] = -s->r[i], mr = fmax(mr, fabs(rd[i] - s->r[i])), mrr = fmax(mrr, fabs(s->r[i]));
+        for (int i = 0; i < n; ++i)
+            x[i] = -s->r[i], mr = fmax(mr, fabs(rd[i] - s->r[i])), mrr = fmax(mrr, fabs(s->r[i]));
         dgesv_(&n, &one, Jt, &n, piv, x, &n, &info);
         CHECK(info == 0);
         for (int I = 0; I < nn; ++I) {
@@ -159,7 +160,6 @@ static void ph_rolling_direct_matches_dense(void)
         cr_ph_destroy(s);
     }
 }
-
 
 /* The lying rod on the plane z = 0 with gravity tilted by theta about the rod's axis (y): a rough incline
  * of angle theta, the rod across it. Steps T at h; returns the centre's acceleration (momentum / (m T)),
@@ -222,8 +222,8 @@ static void ph_rolling_incline(void)
         /* sliding: the first step slides at mu_s (the rod was at rest; docs: mu_k from the step after a
            sliding one), whose extra impulse (mu_s - mu_k) N h is in the references */
         const double ac_ref = c == 0 ? 2.0 / 3 * G * sn : G * (sn - mk * cs) - (ms - mk) * G * cs * h / T,
-                     spin_ref = c == 0 ? ac_ref / A_R
-                                       : 2 * G * cs / A_R * (mk + (ms - mk) * 2 * h * (T - 0.5 * h) / (T * T));
+                     spin_ref =
+                         c == 0 ? ac_ref / A_R : 2 * G * cs / A_R * (mk + (ms - mk) * 2 * h * (T - 0.5 * h) / (T * T));
         /* the kinetic energy at T: 1/2 m v^2 (1 + J / (m a^2)) rolling, and the friction's work without
            slip only the creep's */
         const double m = RHO * M_PI * A_R * A_R * 0.2, v = ac_ref * T,
@@ -231,7 +231,8 @@ static void ph_rolling_incline(void)
         printf("  tan(theta) = %.1f (3 mu_s = %.1f): centre %.6f m/s^2 (reference %.6f, %+.1e), spin %.5g rad/s^2 "
                "(reference %.5g, %+.1e), most nodes sliding at once %d, friction dissipated %.3g of the kinetic "
                "energy, largest step balance %.2g of it\n",
-               tan(th[c]), 3 * ms, ac, ac_ref, ac / ac_ref - 1, spin, spin_ref, spin / spin_ref - 1, sl, diss / Ek, bal);
+               tan(th[c]), 3 * ms, ac, ac_ref, ac / ac_ref - 1, spin, spin_ref, spin / spin_ref - 1, sl, diss / Ek,
+               bal);
         /* rolling: the discrete no-slip turn is a sin(dphi) per step (the chord), dphi up to 0.06 rad */
         /* sliding: the momentum's impulse is exact (the midpoint rule with constant forces); the turn read
            from d1 carries the midpoint rule's first step (measured -2.1e-4) */

@@ -171,9 +171,9 @@ static void relative_velocity(const cr_ph *s, int I, int p, cr_vec3 x0, const do
  * spring's energy over the step; fr = the friction's part of dg (-F), Ky its derivative with respect to
  * y1 (in Kc too) and Ks with respect to the contact point's slip at fixed y1 (the directors' columns:
  * d slip / d d_k = c_k). */
-static int term_local(const cr_ph *s, int I, int p, int dyn, cr_vec3 x0, const double cc[3], cr_vec3 off,
-                      cr_vec3 y0, cr_vec3 y1, double dg[3], double Kc[9], double ff[3], double *diss, double f[3],
-                      double *dV, double fr[3], double Ky[9], double Ks[9])
+static int term_local(const cr_ph *s, int I, int p, int dyn, cr_vec3 x0, const double cc[3], cr_vec3 off, cr_vec3 y0,
+                      cr_vec3 y1, double dg[3], double Kc[9], double ff[3], double *diss, double f[3], double *dV,
+                      double fr[3], double Ky[9], double Ks[9])
 {
     const double kI = s->ck[I], aI = s->ca[I];
     f[0] = f[1] = f[2] = 0, *dV = 0;
@@ -371,7 +371,8 @@ static int obstacle_term(const cr_ph *s, int I, int p, int dyn, double dg[12], d
                     for (int e = 0; e < 3; ++e) {
                         Kc[12 * (3 + 3 * k + r) + e] += c[k] * Ky[3 * r + e];
                         Kc[12 * r + 3 + 3 * k + e] += c[k] * Ks[3 * r + e];
-                        for (int j = 0; j < 3; ++j) Kc[12 * (3 + 3 * k + r) + 3 + 3 * j + e] += c[k] * c[j] * Ks[3 * r + e];
+                        for (int j = 0; j < 3; ++j)
+                            Kc[12 * (3 + 3 * k + r) + 3 + 3 * j + e] += c[k] * c[j] * Ks[3 * r + e];
                     }
                 }
         if (wob && mv && dyn) {
@@ -408,7 +409,8 @@ static int obstacle_term(const cr_ph *s, int I, int p, int dyn, double dg[12], d
                 for (int e = 0; e < 3; ++e) {
                     Kc[12 * (3 + 3 * k + r) + e] += c[k] * W[1][3 * r + e];
                     Kc[12 * r + 3 + 3 * k + e] += c[k] * W[2][3 * r + e];
-                    for (int j = 0; j < 3; ++j) Kc[12 * (3 + 3 * k + r) + 3 + 3 * j + e] += c[k] * c[j] * W[2][3 * r + e];
+                    for (int j = 0; j < 3; ++j)
+                        Kc[12 * (3 + 3 * k + r) + 3 + 3 * j + e] += c[k] * c[j] * W[2][3 * r + e];
                 }
             }
         }
@@ -735,8 +737,7 @@ void ph_static_friction_state(const cr_ph *s, int p, int *touching, int *sliding
         const cr_contact_pair *pr = &s->cpair[(size_t)I * s->ncp + p];
         cr_vec3 y, f, t, dl;
         double limit, d;
-        if (!(s->cmu[2 * p] > 0) || !pr->anchored || !pair_friction(s, I, p, pr, &y, &f, &t, &limit, &dl, &d))
-            continue;
+        if (!(s->cmu[2 * p] > 0) || !pr->anchored || !pair_friction(s, I, p, pr, &y, &f, &t, &limit, &dl, &d)) continue;
         ++*touching;
         const double tn = cr_v3_norm(t);
         if (tn > limit) ++*sliding;
