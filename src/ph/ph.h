@@ -143,8 +143,9 @@ cr_status cr_ph_set_contact(cr_ph *s, int planes, const cr_vec3 *normal, const c
 /* Coulomb friction of the obstacles of cr_ph_set_obstacles (docs/port-hamiltonian.md "Friction"), per obstacle
    mu_static >= mu_kinetic >= 0 (0: frictionless), regularized below the speed stick_speed > 0 (m/s). In
    a midpoint step a node touching obstacle p (its normal force N > 0 from the discrete gradient of V_c)
-   carries F = -mu N v_t / max(|v_t|, stick_speed), v_t the tangential part (at the normal of the step's
-   midpoint) of the midpoint velocity relative to the obstacle. mu = mu_kinetic when the node's previous step slid
+   carries F = -mu N v_t / max(|v_t|, stick_speed) at its contact point r - a n (its moment in the
+   directors' rows, ph_contact_force), v_t the tangential part (at the normal of the step's midpoint) of
+   the contact point's midpoint velocity relative to the obstacle. mu = mu_kinetic when the node's previous step slid
    (|v_t| of the last midpoint velocity above stick_speed), else mu_static. F . (phi_{n+1} - phi_n) <= 0: friction is a
    dissipation D_n >= 0 in the energy balance. Statics are frictionless. Call after cr_ph_set_obstacles
    (which removes the friction); mu may be NULL (frictionless). */
