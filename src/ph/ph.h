@@ -287,6 +287,7 @@ struct cr_ph {
        tolerance within which an anchored node counts as touching (contact.tolerance) */
     struct cr_contact_pair *cpair;
     double *cpc; /* nn * ncp * 3: the anchored contact point's material coordinates c_k (ph_contact_coeffs) */
+    int friction_centre; /* friction at the nodes' centres (c_k = 0), not the contact points: an assembly's rods */
     double ctol;
 };
 

@@ -132,6 +132,7 @@ int ph_contact_coeffs(const cr_ph *s, int I, int p, double t, const double *q, d
 {
     double g, n[3];
     c[0] = c[1] = c[2] = 0;
+    if (s->friction_centre) return 1;
     if (!ph_contact_gap(s, p, ph_obstacle_local(s, p, t, vload(q)), s->ca[I], &g, n, NULL)) return 0;
     const cr_vec3 nw = cr_m3_mulv(ph_obstacle_rotation(s, p, t), vload(n));
     for (int k = 0; k < 3; ++k) c[k] = -s->ca[I] * cr_v3_dot(nw, vload(q + 3 + 3 * k));
@@ -147,19 +148,27 @@ cr_vec3 ph_contact_offset(const cr_ph *s, int p, double t, const double c[3], co
     return ph_obstacle_turns(s, p) ? cr_m3_tmulv(ph_obstacle_rotation(s, p, t), w) : w;
 }
 
-/* The last midpoint velocity of node I's contact point (coefficients c) relative to obstacle p's material
- * point there (x0 the node at t_n), in the obstacle's frame at t_n */
-static void relative_velocity(const cr_ph *s, int I, int p, cr_vec3 x0, const double c[3], double vr[3])
+/* The last midpoint velocity of node I's contact point relative to obstacle p's material point there, in
+ * the obstacle's frame: v_c = v + sum_k c_k v_dk (c_k at t_n) less the obstacle's surface velocity at the
+ * step's midpoint, in time and place (t_n - h/2, x_c - h v_c/2), turned by R(t_n - h/2)^T. At t_n instead
+ * the surface's acceleration (omega^2 r on a turning board) put an error h omega^2 r / 2 on it, of the
+ * order of stick_speed a few cm from the axis, where a rolling cord was then reported sliding. */
+static void relative_velocity(const cr_ph *s, int I, int p, double vr[3])
 {
-    const double *vm = s->vmid + 12 * I;
-    cr_vec3 e = cr_v3(0, 0, 0), ve = cr_v3(0, 0, 0);
+    const double *q = s->q + 12 * I, *vm = s->vmid + 12 * I;
+    double c[3];
+    ph_contact_coeffs(s, I, p, s->t, q, c);
+    cr_vec3 xc = vload(q), vc = vload(vm);
     for (int k = 0; k < 3; ++k) {
-        e = cr_v3_madd(e, c[k], vload(s->q + 12 * I + 3 + 3 * k));
-        ve = cr_v3_madd(ve, c[k], vload(vm + 3 + 3 * k));
+        xc = cr_v3_madd(xc, c[k], vload(q + 3 + 3 * k));
+        vc = cr_v3_madd(vc, c[k], vload(vm + 3 + 3 * k));
     }
-    const cr_vec3 vo = ph_obstacle_surface_velocity(s, p, s->t, cr_v3_add(x0, e));
-    cr_vec3 r = cr_v3(vm[0] + ve.x - vo.x, vm[1] + ve.y - vo.y, vm[2] + ve.z - vo.z);
-    if (ph_obstacle_turns(s, p)) r = cr_m3_tmulv(ph_obstacle_rotation(s, p, s->t), r);
+    const double tm = s->t - 0.5 * s->h;
+    cr_vec3 r = vc;
+    if (s->cmoving[p]) {
+        r = cr_v3_sub(vc, ph_obstacle_surface_velocity(s, p, tm, cr_v3_madd(xc, -0.5 * s->h, vc)));
+        if (ph_obstacle_turns(s, p)) r = cr_m3_tmulv(ph_obstacle_rotation(s, p, tm), r);
+    }
     vr[0] = r.x, vr[1] = r.y, vr[2] = r.z;
 }
 
@@ -286,7 +295,7 @@ static int term_local(const cr_ph *s, int I, int p, int dyn, cr_vec3 x0, const d
            point, relative to the obstacle and at the node's normal, faster than eps), else mu_s */
         const double h = s->h, eps = s->stick_speed;
         double vn = 0, w2 = 0, vr[3];
-        relative_velocity(s, I, p, x0, cc, vr); /* (only where friction acts: the node touches) */
+        relative_velocity(s, I, p, vr); /* (only where friction acts: the node touches) */
         for (int c = 0; c < 3; ++c) vn += n0[c] * vr[c];
         for (int c = 0; c < 3; ++c) w2 += (vr[c] - vn * n0[c]) * (vr[c] - vn * n0[c]);
         const double mu = w2 > eps * eps ? s->cmu[2 * p + 1] : s->cmu[2 * p];
@@ -449,32 +458,17 @@ int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *normal,
     cr_vec3 f = cr_v3(0, 0, 0);
     double gmin = INFINITY, N = 0;
     int slide = 0;
-    const double *vm = s->vmid + 12 * node, eps = s->stick_speed;
+    const double eps = s->stick_speed;
     for (int p = 0; p < s->ncp; ++p) {
         const cr_vec3 x = vload(s->q + 12 * node);
         double g, n[3];
         if (!ph_contact_gap(s, p, ph_obstacle_local(s, p, s->t, x), s->ca[node], &g, n, NULL)) continue;
         gmin = fmin(gmin, g);
         if (!(g < 0)) continue;
-        const int turn = ph_obstacle_turns(s, p);
-        const cr_mat3 R = ph_obstacle_rotation(s, p, s->t);
-        if (turn) { /* the normal in I */
-            const cr_vec3 nw = cr_m3_mulv(R, vload(n));
-            n[0] = nw.x, n[1] = nw.y, n[2] = nw.z;
-        }
-        f = cr_v3_madd(f, -s->ck[node] * g, vload(n));
-        N += -s->ck[node] * g;
         if (s->cmu && s->cmu[2 * p] > 0) { /* sliding: as the next step's choice of mu (ph_contact_force), the
                                               contact point's last midpoint velocity relative to the obstacle */
-            double cc[3];
-            ph_contact_coeffs(s, node, p, s->t, s->q + 12 * node, cc);
-            cr_vec3 e = cr_v3(0, 0, 0), ve = cr_v3(0, 0, 0);
-            for (int k = 0; k < 3; ++k) {
-                e = cr_v3_madd(e, cc[k], vload(s->q + 12 * node + 3 + 3 * k));
-                ve = cr_v3_madd(ve, cc[k], vload(vm + 3 + 3 * k));
-            }
-            const cr_vec3 vo = ph_obstacle_surface_velocity(s, p, s->t, cr_v3_add(x, e));
-            double vr[3] = {vm[0] + ve.x - vo.x, vm[1] + ve.y - vo.y, vm[2] + ve.z - vo.z};
+            double vr[3];
+            relative_velocity(s, node, p, vr);
             double vn = n[0] * vr[0] + n[1] * vr[1] + n[2] * vr[2], w2 = 0;
             for (int k = 0; k < 3; ++k) w2 += (vr[k] - vn * n[k]) * (vr[k] - vn * n[k]);
             slide |= w2 > eps * eps;
@@ -482,6 +476,12 @@ int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *normal,
             if (s->cpair)
                 slide |= s->cpair[(size_t)node * s->ncp + p].anchored && s->cpair[(size_t)node * s->ncp + p].sliding;
         }
+        if (ph_obstacle_turns(s, p)) { /* the normal in I */
+            const cr_vec3 nw = cr_m3_mulv(ph_obstacle_rotation(s, p, s->t), vload(n));
+            n[0] = nw.x, n[1] = nw.y, n[2] = nw.z;
+        }
+        f = cr_v3_madd(f, -s->ck[node] * g, vload(n));
+        N += -s->ck[node] * g;
     }
     if (s->cf && gmin < 0) f = cr_v3_add(f, vload(s->cf + 3 * node));
     if (force) *force = f;
