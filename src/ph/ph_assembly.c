@@ -1113,9 +1113,6 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
                 for (int i = 0; i < s->nx; ++i) s->dX[i] *= sc;
             for (int i = 0; i < s->nx; ++i) s->X[i] += s->dX[i];
             dn = fmax(dn, increment(s, s->dX));
-            /* friction: the one-rod Newton's reversal clipping, rod by rod (the joints' multipliers keep
-               their update; the next iteration's coupled solve restores the rows) */
-            if (mode == PH_DYNAMIC && s->cmu && ph_friction_reversals(s, s->X, s->dX)) clipped = 1;
         }
         for (int jj = 0; jj < a->njoint; ++jj) {
             const ph_joint *J = &a->j[jj];
@@ -1145,6 +1142,13 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
                     x[2] += 0.5 * (th[0] * u[1] - th[1] * u[0]);
                 }
             }
+        }
+        /* friction: the one-rod Newton's reversal clipping, rod by rod, after the directors' second-order
+           term as there (it reads the directors: the contact point's slip; the joints' multipliers keep
+           their update, the next iteration's coupled solve restores the rows) */
+        for (int r = 0; r < a->nrod; ++r) {
+            cr_ph *s = a->rod[r];
+            if (mode == PH_DYNAMIC && s->cmu && ph_friction_reversals(s, s->X, s->dX)) clipped = 1;
         }
         ++it;
         for (int r = 0; r < a->nrod; ++r) a->rod[r]->iterations++;
