@@ -173,16 +173,16 @@ static void relative_velocity(const cr_ph *s, int I, int p, double vr[3])
 }
 
 /* One obstacle's term for node I in the obstacle's own frame (y0, y1: the node there at t_n and
- * t_{n+1}; x0: the node at t_n in I; c: its contact point's material coordinates; off: dynamics, the
- * change of the contact point's offset from the node over the step, so that the contact point's slip is
- * y1 - y0 + off; statics, the offset at the state, so that the anchored point is at y1 + off). Adds to
+ * t_{n+1}; off: dynamics, the change of the contact point's offset from the node over the step, so that
+ * the contact point's slip is y1 - y0 + off; statics, the offset at the state, so that the anchored point
+ * is at y1 + off). Adds to
  * dg, Kc (with respect to y1), ff, *diss; f = the term's force on the node and *dV the change of its
  * spring's energy over the step; fr = the friction's part of dg (-F), Ky its derivative with respect to
  * y1 (in Kc too) and Ks with respect to the contact point's slip at fixed y1 (the directors' columns:
  * d slip / d d_k = c_k). */
-static int term_local(const cr_ph *s, int I, int p, int dyn, cr_vec3 x0, const double cc[3], cr_vec3 off, cr_vec3 y0,
-                      cr_vec3 y1, double dg[3], double Kc[9], double ff[3], double *diss, double f[3], double *dV,
-                      double fr[3], double Ky[9], double Ks[9])
+static int term_local(const cr_ph *s, int I, int p, int dyn, cr_vec3 off, cr_vec3 y0, cr_vec3 y1, double dg[3],
+                      double Kc[9], double ff[3], double *diss, double f[3], double *dV, double fr[3], double Ky[9],
+                      double Ks[9])
 {
     const double kI = s->ck[I], aI = s->ca[I];
     f[0] = f[1] = f[2] = 0, *dV = 0;
@@ -364,7 +364,7 @@ static int obstacle_term(const cr_ph *s, int I, int p, int dyn, double dg[12], d
         }
     }
     double f[3], dV, bdg[3] = {0, 0, 0}, bK[9] = {0}, bff[3] = {0, 0, 0}, bdiss = 0, fr[3], Ky[9], Ks[9];
-    if (!term_local(s, I, p, dyn, x0, c, off, y0, y1, bdg, bK, ff ? bff : NULL, &bdiss, f, &dV, fr, Ky, Ks)) return 0;
+    if (!term_local(s, I, p, dyn, off, y0, y1, bdg, bK, ff ? bff : NULL, &bdiss, f, &dV, fr, Ky, Ks)) return 0;
     const int fric = c[0] != 0 || c[1] != 0 || c[2] != 0;
     if (diss) *diss += bdiss;
     if (!turn) {
