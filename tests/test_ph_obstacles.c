@@ -111,7 +111,7 @@ static void ph_obstacles_discrete_gradient(void)
             cr_vec3 y1 = cr_v3_add(y0, cr_v3(0.06 * urand(&seed), 0.06 * urand(&seed), 0.06 * urand(&seed)));
             cr_v3_store(y0, s->q + 12), cr_v3_store(y1, s->q1 + 12);
             s->h = 1e-3;
-            double dg[3], Kc[9], g0, g1, gm, nm[3];
+            double dg[12], Kc[144], g0, g1, gm, nm[3];
             if (!ph_contact_force(s, 1, 1, dg, Kc, NULL, NULL, NULL)) continue;
             int ok0 = ph_contact_gap(s, 0, y0, s->ca[1], &g0, NULL, NULL),
                 ok1 = ph_contact_gap(s, 0, y1, s->ca[1], &g1, NULL, NULL);
@@ -187,19 +187,20 @@ static void ph_obstacles_jacobian(void)
                 int touching = 0;
                 double blk = 0, blkmax = 0;
                 for (int I = 0; I < nn; ++I) {
-                    double dg[3], Kc[9], dp[3], dm[3], Kt[9];
+                    double dg[12], Kc[144], dp[12], dm[12], Kt[144];
                     if (!ph_contact_force(s, I, dyn, dg, Kc, NULL, NULL, NULL)) continue;
                     ++touching;
-                    for (int e = 0; e < 3; ++e) {
+                    /* the node's 12 x 12 block: the friction at the contact point couples the directors */
+                    for (int e = 0; e < 12; ++e) {
                         double *x = s->q1 + 12 * I + e, x0 = *x, hx = 1e-8;
                         *x = x0 + hx;
                         ph_contact_force(s, I, dyn, dp, Kt, NULL, NULL, NULL);
                         *x = x0 - hx;
                         ph_contact_force(s, I, dyn, dm, Kt, NULL, NULL, NULL);
                         *x = x0;
-                        for (int c = 0; c < 3; ++c) {
-                            blk = fmax(blk, fabs(Kc[3 * c + e] - (dp[c] - dm[c]) / (2 * hx)));
-                            blkmax = fmax(blkmax, fabs(Kc[3 * c + e]));
+                        for (int c = 0; c < 12; ++c) {
+                            blk = fmax(blk, fabs(Kc[12 * c + e] - (dp[c] - dm[c]) / (2 * hx)));
+                            blkmax = fmax(blkmax, fabs(Kc[12 * c + e]));
                         }
                     }
                 }
@@ -424,8 +425,12 @@ static void ph_obstacles_conveyor(void)
     printf("  conveyor at 0.2 m/s, 0.2 s: v_x %.9g m/s, dissipated / (1/2 m v^2) - 1 = %.3g, largest step balance "
            "%.3g of 1/2 m v^2\n",
            vx, d.dissipated / E - 1, bal / E);
-    CHECK(fabs(vx - v) < 1e-5);
-    CHECK(fabs(d.dissipated / E - 1) < 1e-4);
+    /* friction acts at the contact point: the belt's start rings the sections' turn about their stuck
+       contact lines (held by the shear stiffness, undamped by the midpoint rule), which the centres'
+       momentum and the kinetic energy keep: v_x 0.19975 m/s, D / (1/2 m v^2) - 1 = -5.9e-4 measured (the
+       centre-force law: within 1e-5 m/s and 5e-5) */
+    CHECK(fabs(vx - v) < 1e-3);
+    CHECK(fabs(d.dissipated / E - 1) < 3e-3);
     CHECK(bal < 1e-6 * E);
     cr_ph_destroy(s);
 }
@@ -608,7 +613,10 @@ static void ph_obstacles_static_friction_jacobian(void)
                 const double r = (I % 3 == 0 ? 3.0 : 0.3) * ms * (-g);
                 cr_contact_pair *pr = &s->cpair[I];
                 pr->anchored = 1;
-                pr->anchor = cr_v3_add(ph_obstacle_local(s, 0, s->t, x),
+                /* the anchor by the contact point, whose coordinates c_k couple the directors */
+                ph_contact_coeffs(s, I, 0, s->t, s->X + oo, s->cpc + 3 * I);
+                pr->anchor = cr_v3_add(cr_v3_add(ph_obstacle_local(s, 0, s->t, x),
+                                                 ph_contact_offset(s, 0, s->t, s->cpc + 3 * I, s->X + oo)),
                                        cr_v3(r * urand(&seed), r * urand(&seed), r * urand(&seed)));
                 pr->lambda_t = cr_v3_scale(cr_v3(urand(&seed), urand(&seed), urand(&seed)), 0.1 * ms * s->ck[I] * (-g));
                 I % 3 == 0 ? ++slip : ++stick;
@@ -622,19 +630,19 @@ static void ph_obstacles_static_friction_jacobian(void)
             ph_jacobian_dense(s, J);
             double blk = 0, blkmax = 0, ft = 0;
             for (int I = 0; I < nn; ++I) {
-                double dg[3], Kc[9], dp[3], dm[3], Kt[9], ff[3] = {0, 0, 0};
+                double dg[12], Kc[144], dp[12], dm[12], Kt[144], ff[3] = {0, 0, 0};
                 if (!ph_contact_force(s, I, 0, dg, Kc, ff, NULL, NULL)) continue;
                 ft = fmax(ft, sqrt(ff[0] * ff[0] + ff[1] * ff[1] + ff[2] * ff[2]));
-                for (int e = 0; e < 3; ++e) {
+                for (int e = 0; e < 12; ++e) { /* positions and directors (the anchor at the contact point) */
                     double *x = s->q1 + 12 * I + e, x0 = *x, hx = 1e-8;
                     *x = x0 + hx;
                     ph_contact_force(s, I, 0, dp, Kt, NULL, NULL, NULL);
                     *x = x0 - hx;
                     ph_contact_force(s, I, 0, dm, Kt, NULL, NULL, NULL);
                     *x = x0;
-                    for (int c = 0; c < 3; ++c) {
-                        blk = fmax(blk, fabs(Kc[3 * c + e] - (dp[c] - dm[c]) / (2 * hx)));
-                        blkmax = fmax(blkmax, fabs(Kc[3 * c + e]));
+                    for (int c = 0; c < 12; ++c) {
+                        blk = fmax(blk, fabs(Kc[12 * c + e] - (dp[c] - dm[c]) / (2 * hx)));
+                        blkmax = fmax(blkmax, fabs(Kc[12 * c + e]));
                     }
                 }
             }

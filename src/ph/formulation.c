@@ -492,7 +492,9 @@ static void friction_failure(const ph_sim *s, double lf, cr_error *err)
     snprintf(msg, sizeof msg,
              "obstacles.%d.friction: no static equilibrium found while %d nodes touch obstacle \"%s\" with friction "
              "(mu_static %g): a tangential load beyond what Coulomb friction holds (mu_static times the normal force) "
-             "has none, the rod slides (a dynamic stage follows sliding); at the last equilibrium (load factor %.6g) "
+             "has none, the rod slides, and nor has one whose moment about the contact lines nothing balances (the "
+             "friction acts at the contact points), the rod rolls (a dynamic stage follows either); at the last "
+             "equilibrium (load factor %.6g) "
              "friction was at %.4g of its limit, %d nodes sliding; %s",
              best, touching, s->k->cob[best].name, s->k->cmu[2 * best], lf, ratio, sliding, err->message);
     snprintf(err->message, sizeof err->message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);

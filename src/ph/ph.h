@@ -143,8 +143,9 @@ cr_status cr_ph_set_contact(cr_ph *s, int planes, const cr_vec3 *normal, const c
 /* Coulomb friction of the obstacles of cr_ph_set_obstacles (docs/port-hamiltonian.md "Friction"), per obstacle
    mu_static >= mu_kinetic >= 0 (0: frictionless), regularized below the speed stick_speed > 0 (m/s). In
    a midpoint step a node touching obstacle p (its normal force N > 0 from the discrete gradient of V_c)
-   carries F = -mu N v_t / max(|v_t|, stick_speed), v_t the tangential part (at the normal of the step's
-   midpoint) of the midpoint velocity relative to the obstacle. mu = mu_kinetic when the node's previous step slid
+   carries F = -mu N v_t / max(|v_t|, stick_speed) at its contact point r - a n (its moment in the
+   directors' rows, ph_contact_force), v_t the tangential part (at the normal of the step's midpoint) of
+   the contact point's midpoint velocity relative to the obstacle. mu = mu_kinetic when the node's previous step slid
    (|v_t| of the last midpoint velocity above stick_speed), else mu_static. F . (phi_{n+1} - phi_n) <= 0: friction is a
    dissipation D_n >= 0 in the energy balance. Statics are frictionless. Call after cr_ph_set_obstacles
    (which removes the friction); mu may be NULL (frictionless). */
@@ -285,6 +286,8 @@ struct cr_ph {
        the augmented Lagrangian (src/contact/contact.h's pair; NULL without friction), and the
        tolerance within which an anchored node counts as touching (contact.tolerance) */
     struct cr_contact_pair *cpair;
+    double *cpc; /* nn * ncp * 3: the anchored contact point's material coordinates c_k (ph_contact_coeffs) */
+    int friction_centre; /* friction at the nodes' centres (c_k = 0), not the contact points: an assembly's rods */
     double ctol;
 };
 
@@ -414,11 +417,14 @@ static inline void ph_gauss_point(const cr_ph *s, int e, int g, int dyn, double 
  * with the step's displacement relative to the obstacle is V_{n+1} - V_n exactly. For a plane G = n and
  * this is (V(g1) - V(g0)) / (g1 - g0) n, in closed form without cancellation.
  *
- * With friction (cr_ph_set_friction; dynamics only) dg also holds -F, the friction force of the step
- * (dg is then no gradient), and ff (may be NULL) receives F alone. F = -mu N c t with N = -D, t = P d
- * (d the step's displacement relative to the obstacle, P = I - n n^T at the midpoint's normal) and
- * c = 1 / max(|t| / h, eps) / h: a function of phi_{n+1} of the node alone, so its Jacobian joins the
- * spring's node-local block (not symmetric: the LU pivots). *diss (may be NULL) receives -F . d >= 0,
+ * dg and Kc are the node's 12 rows (position, d1, d2, d3) and its 12 x 12 block (row-major). With friction
+ * (cr_ph_set_friction) dg also holds -F, the friction force of the step, on the position rows and
+ * -c_k F on d_k's (F acts at the contact point r + sum_k c_k d_k, ph_contact_coeffs: its moment
+ * (c - r) x F; dg is then no gradient), and ff (may be NULL) receives F alone. Dynamics: F = -mu N b t
+ * with N = -D, t = P sl (sl = d + sum_k c_k dd_k the step's slip of the contact point relative to the
+ * obstacle, c_k frozen at t_n, P = I - n n^T at the midpoint's normal) and b = 1 / max(|t| / h, eps) / h:
+ * a function of the node's q_{n+1} alone, so its Jacobian is node-local (not symmetric: the LU pivots).
+ * Statics: the stick anchors' spring at the contact point. *diss (may be NULL) receives -F . sl >= 0,
  * the friction's dissipation, and *wob (may be NULL) the work of the contact forces over the obstacles'
  * own displacement in the step (moving obstacles; 0 for fixed ones): the rod's balance is
  * H_{n+1} - H_n = W - D with W including *wob. Returns 0 when the node touches no obstacle at either
@@ -437,8 +443,13 @@ int ph_static_friction_begin(cr_ph *s, double tol);
 int ph_static_friction_update(cr_ph *s, double *drift);
 void ph_static_friction_release(cr_ph *s);
 void ph_static_friction_state(const cr_ph *s, int p, int *touching, int *sliding, double *ratio);
-int ph_contact_force(const cr_ph *s, int I, int dyn, double dg[3], double Kc[9], double ff[3], double *diss,
+int ph_contact_force(const cr_ph *s, int I, int dyn, double dg[12], double Kc[144], double ff[3], double *diss,
                      double *wob);
+/* The contact point of node I with obstacle p, c = r - a n = r + sum_k c_k d_k: its material coordinates
+   c_k = -a n . d_k at the node's 12 values q at time t (0 and c = 0 off a finite plane), and the offset
+   sum_k c_k d_k of the directors in q, in the obstacle's frame at t. */
+int ph_contact_coeffs(const cr_ph *s, int I, int p, double t, const double *q, double c[3]);
+cr_vec3 ph_contact_offset(const cr_ph *s, int p, double t, const double c[3], const double *q);
 /* The gap g = phi(y) - a of obstacle p at y (relative to its placement at time 0: y = x - shift(t)), its
  * gradient n (unit normal) and Hessian H = dn/dy (3 x 3 row-major), both optional. Returns 0 where g is
  * undefined (off a finite plane's rectangle). */

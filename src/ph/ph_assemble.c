@@ -91,6 +91,10 @@ static void ph_friction_predictor(const cr_ph *s, int I, double *x1)
         double dn = 0, vn = 0;
         for (int c = 0; c < 3; ++c) dn += n[c] * (x1[c] - x0[c]), vn += n[c] * vm[c];
         for (int c = 0; c < 3; ++c) x1[c] = x0[c] + dn * n[c] + s->h * (vm[c] - vn * n[c]);
+        /* the directors' increment from the same velocity: the contact point's predicted slip is then the
+           last step's (friction acts at the contact point: a rolling node's extrapolated turn against its
+           position's last increment would put a slip of 2 h |a| on it, off the ramp) */
+        for (int k = 3; k < 12; ++k) x1[k] = x0[k] + s->h * vm[k];
     }
 }
 
@@ -336,16 +340,17 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
         for (int k = 0; k < 6; ++k) r[o + 12 + k] = g1[k] - s->g0[6 * I + k];
         for (int k = 0; k < 12; ++k) r[o + k] -= fac * fe[k];
         /* contact: the discrete gradient of V_c, an internal force like the stresses', and the friction */
-        double dgc[3], Kc[9];
+        /* (the friction at the contact point: its moment in the director rows, ph_contact_force) */
+        double dgc[12], Kc[144];
         int touch = s->ncp > 0 && ph_contact_force(s, I, dyn, dgc, Kc, NULL, NULL, NULL);
         if (touch)
-            for (int c = 0; c < 3; ++c) r[o + c] += fac * dgc[c];
+            for (int c = 0; c < 12; ++c) r[o + c] += fac * dgc[c];
         if (!want_jacobian) continue;
-        if (touch) { /* node-local: the phi-phi block of the node, kept in an element block holding it */
+        if (touch) { /* node-local: the node's 12 x 12 block, kept in an element block holding it */
             int e = I / 2 < s->ne ? I / 2 : s->ne - 1, a = I - 2 * e;
             double *Ke = s->Ke + (size_t)e * 1296;
-            for (int c = 0; c < 3; ++c)
-                for (int d = 0; d < 3; ++d) Ke[(12 * a + c) * 36 + 12 * a + d] += fac * Kc[3 * c + d];
+            for (int c = 0; c < 12; ++c)
+                for (int d = 0; d < 12; ++d) Ke[(12 * a + c) * 36 + 12 * a + d] += fac * Kc[12 * c + d];
         }
         double *Kn = s->Kn + 81 * I, *Gms = s->Gm + 54 * I, *G1s = s->G1 + 54 * I;
         memset(Kn, 0, sizeof(double) * 81);

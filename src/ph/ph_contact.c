@@ -123,25 +123,70 @@ static int tiny_step(cr_vec3 d, cr_vec3 y1, double a)
     return cr_v3_dot(d, d) <= 1e-12 * scale * scale;
 }
 
-/* One obstacle's term for node I in the obstacle's own frame (y0, y1: the node there at t_n and
- * t_{n+1}; vr: the node's midpoint velocity relative to the obstacle's surface, in that frame at
- * t_n). Adds to dg, Kc (with respect to y1), ff, *diss; f = the term's force on the node and *dV the
- * change of its spring's energy over the step. */
-/* Node I's midpoint velocity relative to obstacle p's material point at x0 (t_n), in the obstacle's frame */
-static void relative_velocity(const cr_ph *s, int I, int p, cr_vec3 x0, double vr[3])
+/* The material coordinates of node I's contact point with obstacle p at the state q (12 values: the
+ * position, d1, d2, d3) at time t: c = r - a n = r + sum_k c_k d_k with c_k = -a n . d_k, n the outward
+ * normal at the node (in I). In the director formulation the surface point is then linear in the unknowns
+ * (r, d_k) once the c_k are frozen: per step (dynamics, at t_n) or per anchor (statics, re-based at every
+ * multiplier update). 0 where the gap is undefined (off a finite plane): c = 0. */
+int ph_contact_coeffs(const cr_ph *s, int I, int p, double t, const double *q, double c[3])
 {
-    const double *vm = s->vmid + 12 * I;
-    const cr_vec3 vo = ph_obstacle_surface_velocity(s, p, s->t, x0);
-    cr_vec3 r = cr_v3(vm[0] - vo.x, vm[1] - vo.y, vm[2] - vo.z);
-    if (ph_obstacle_turns(s, p)) r = cr_m3_tmulv(ph_obstacle_rotation(s, p, s->t), r);
+    double g, n[3];
+    c[0] = c[1] = c[2] = 0;
+    if (s->friction_centre) return 1;
+    if (!ph_contact_gap(s, p, ph_obstacle_local(s, p, t, vload(q)), s->ca[I], &g, n, NULL)) return 0;
+    const cr_vec3 nw = cr_m3_mulv(ph_obstacle_rotation(s, p, t), vload(n));
+    for (int k = 0; k < 3; ++k) c[k] = -s->ca[I] * cr_v3_dot(nw, vload(q + 3 + 3 * k));
+    return 1;
+}
+
+/* sum_k c_k d_k (the directors of the 12 values q) in obstacle p's frame at t: the contact point's offset
+   from the node there */
+cr_vec3 ph_contact_offset(const cr_ph *s, int p, double t, const double c[3], const double *q)
+{
+    cr_vec3 w = cr_v3(0, 0, 0);
+    for (int k = 0; k < 3; ++k) w = cr_v3_madd(w, c[k], vload(q + 3 + 3 * k));
+    return ph_obstacle_turns(s, p) ? cr_m3_tmulv(ph_obstacle_rotation(s, p, t), w) : w;
+}
+
+/* The last midpoint velocity of node I's contact point relative to obstacle p's material point there, in
+ * the obstacle's frame: v_c = v + sum_k c_k v_dk (c_k at t_n) less the obstacle's surface velocity at the
+ * step's midpoint, in time and place (t_n - h/2, x_c - h v_c/2), turned by R(t_n - h/2)^T. At t_n instead
+ * the surface's acceleration (omega^2 r on a turning board) put an error h omega^2 r / 2 on it, of the
+ * order of stick_speed a few cm from the axis, where a rolling cord was then reported sliding. */
+static void relative_velocity(const cr_ph *s, int I, int p, double vr[3])
+{
+    const double *q = s->q + 12 * I, *vm = s->vmid + 12 * I;
+    double c[3];
+    ph_contact_coeffs(s, I, p, s->t, q, c);
+    cr_vec3 xc = vload(q), vc = vload(vm);
+    for (int k = 0; k < 3; ++k) {
+        xc = cr_v3_madd(xc, c[k], vload(q + 3 + 3 * k));
+        vc = cr_v3_madd(vc, c[k], vload(vm + 3 + 3 * k));
+    }
+    const double tm = s->t - 0.5 * s->h;
+    cr_vec3 r = vc;
+    if (s->cmoving[p]) {
+        r = cr_v3_sub(vc, ph_obstacle_surface_velocity(s, p, tm, cr_v3_madd(xc, -0.5 * s->h, vc)));
+        if (ph_obstacle_turns(s, p)) r = cr_m3_tmulv(ph_obstacle_rotation(s, p, tm), r);
+    }
     vr[0] = r.x, vr[1] = r.y, vr[2] = r.z;
 }
 
-static int term_local(const cr_ph *s, int I, int p, int dyn, cr_vec3 x0, cr_vec3 y0, cr_vec3 y1, double dg[3],
-                      double Kc[9], double ff[3], double *diss, double f[3], double *dV)
+/* One obstacle's term for node I in the obstacle's own frame (y0, y1: the node there at t_n and
+ * t_{n+1}; off: dynamics, the change of the contact point's offset from the node over the step, so that
+ * the contact point's slip is y1 - y0 + off; statics, the offset at the state, so that the anchored point
+ * is at y1 + off). Adds to
+ * dg, Kc (with respect to y1), ff, *diss; f = the term's force on the node and *dV the change of its
+ * spring's energy over the step; fr = the friction's part of dg (-F), Ky its derivative with respect to
+ * y1 (in Kc too) and Ks with respect to the contact point's slip at fixed y1 (the directors' columns:
+ * d slip / d d_k = c_k). */
+static int term_local(const cr_ph *s, int I, int p, int dyn, cr_vec3 off, cr_vec3 y0, cr_vec3 y1, double dg[3],
+                      double Kc[9], double ff[3], double *diss, double f[3], double *dV, double fr[3], double Ky[9],
+                      double Ks[9])
 {
     const double kI = s->ck[I], aI = s->ca[I];
     f[0] = f[1] = f[2] = 0, *dV = 0;
+    memset(fr, 0, 3 * sizeof *fr), memset(Ky, 0, 9 * sizeof *Ky), memset(Ks, 0, 9 * sizeof *Ks);
     double g1, n1[3], H1[9];
     int ok1 = ph_contact_gap(s, p, y1, aI, &g1, n1, H1);
     if (!dyn) { /* statics: the gradient k g n and Hessian k (n n^T + g H) at the end point */
@@ -166,14 +211,19 @@ static int term_local(const cr_ph *s, int I, int p, int dyn, cr_vec3 x0, cr_vec3
             cr_mat3 H, Kt;
             for (int r = 0; r < 3; ++r)
                 for (int c = 0; c < 3; ++c) H.m[r][c] = H1[3 * r + c];
+            /* the anchored material point's displacement y1 + off - X (at the contact point: its friction
+               moment is the directors' rows); Ks = d f / d slip at fixed n and limit (the directors' columns) */
+            const cr_vec3 dl = cr_v3_sub(cr_v3_add(y1, off), pr->anchor);
             cr_vec3 ft;
-            cr_contact_stick_force(n, &H, kI, mu * N, cr_v3_scale(n, -mu * kI), cr_v3_sub(y1, pr->anchor), pr->lambda_t,
-                                   &ft, &Kt, NULL);
+            cr_mat3 Kd;
+            cr_contact_stick_force(n, &H, kI, mu * N, cr_v3_scale(n, -mu * kI), dl, pr->lambda_t, &ft, &Kt, NULL);
+            cr_contact_stick_force(n, NULL, kI, mu * N, cr_v3(0, 0, 0), dl, pr->lambda_t, &ft, &Kd, NULL);
             const double fv[3] = {ft.x, ft.y, ft.z};
             for (int c = 0; c < 3; ++c) {
-                dg[c] -= fv[c], f[c] += fv[c];
+                dg[c] -= fv[c], f[c] += fv[c], fr[c] = -fv[c];
                 if (ff) ff[c] += fv[c];
-                for (int e = 0; e < 3; ++e) Kc[3 * c + e] -= Kt.m[c][e];
+                for (int e = 0; e < 3; ++e)
+                    Kc[3 * c + e] -= Kt.m[c][e], Ky[3 * c + e] = -Kt.m[c][e], Ks[3 * c + e] = -Kd.m[c][e];
             }
         }
         return 1;
@@ -239,23 +289,26 @@ static int term_local(const cr_ph *s, int I, int p, int dyn, cr_vec3 x0, cr_vec3
         for (int e = 0; e < 3; ++e) Kc[3 * c + e] += dD * G[c] * n1[e] + D * dG[3 * c + e];
     }
     if (s->cmu && s->cmu[2 * p] > 0 && D < 0) {
-        /* friction at the midpoint velocity relative to the obstacle: t = P d = h v_t with P = E - n n^T at
-           n = n(m) (a plane's n); mu_k after a sliding step (the last midpoint velocity's tangential part,
-           relative to the obstacle and at the node's normal, faster than eps), else mu_s */
+        /* friction at the contact point: its slip over the step sl = d + off relative to the obstacle
+           (the material point that touched at t_n, c frozen), t = P sl = h v_t with P = E - n n^T at
+           n = n(m) (a plane's n); mu_k after a sliding step (the last midpoint velocity of the contact
+           point, relative to the obstacle and at the node's normal, faster than eps), else mu_s */
         const double h = s->h, eps = s->stick_speed;
         double vn = 0, w2 = 0, vr[3];
-        relative_velocity(s, I, p, x0, vr); /* (only where friction acts: the node touches) */
+        relative_velocity(s, I, p, vr); /* (only where friction acts: the node touches) */
         for (int c = 0; c < 3; ++c) vn += n0[c] * vr[c];
         for (int c = 0; c < 3; ++c) w2 += (vr[c] - vn * n0[c]) * (vr[c] - vn * n0[c]);
         const double mu = w2 > eps * eps ? s->cmu[2 * p + 1] : s->cmu[2 * p];
+        const double sl[3] = {d[0] + off.x, d[1] + off.y, d[2] + off.z};
         double dn = 0, t[3], u2 = 0;
-        for (int c = 0; c < 3; ++c) dn += nm[c] * d[c];
-        for (int c = 0; c < 3; ++c) t[c] = d[c] - dn * nm[c], u2 += t[c] * t[c];
+        for (int c = 0; c < 3; ++c) dn += nm[c] * sl[c];
+        for (int c = 0; c < 3; ++c) t[c] = sl[c] - dn * nm[c], u2 += t[c] * t[c];
         const double u = sqrt(u2) / h, N = -D, m = fmax(u, eps) * h, cN = mu * N / m;
-        /* dt/dy1 = T = P - (n . d) Nn - n (Nn d)^T with Nn = dn(m)/dy1 = 1/2 H(m) (0 for a plane) */
+        /* dt/dy1 = T = P - (n . sl) Nn - n (Nn sl)^T with Nn = dn(m)/dy1 = 1/2 H(m) (0 for a plane);
+           dt/dsl = P */
         double T[9], Nd[3] = {0, 0, 0};
         for (int c = 0; c < 3; ++c)
-            for (int e = 0; e < 3; ++e) Nd[c] += flat ? 0 : 0.5 * Hm[3 * c + e] * d[e];
+            for (int e = 0; e < 3; ++e) Nd[c] += flat ? 0 : 0.5 * Hm[3 * c + e] * sl[e];
         for (int c = 0; c < 3; ++c)
             for (int e = 0; e < 3; ++e)
                 T[3 * c + e] = (c == e) - nm[c] * nm[e] - (flat ? 0 : dn * 0.5 * Hm[3 * c + e] + nm[c] * Nd[e]);
@@ -266,13 +319,14 @@ static int term_local(const cr_ph *s, int I, int p, int dyn, cr_vec3 x0, cr_vec3
         const double cD = -mu * dD / m;
         double fdiss = 0;
         for (int c = 0; c < 3; ++c) {
-            dg[c] += cN * t[c], f[c] -= cN * t[c];
+            dg[c] += cN * t[c], f[c] -= cN * t[c], fr[c] = cN * t[c];
             if (ff) ff[c] -= cN * t[c];
-            fdiss += cN * t[c] * d[c]; /* -F . d = cN |t|^2 >= 0 */
+            fdiss += cN * t[c] * sl[c]; /* -F . sl = cN |t|^2 >= 0 */
             for (int e = 0; e < 3; ++e) {
                 double v = cD * t[c] * n1[e] + cN * T[3 * c + e];
-                if (u > eps) v -= cN * t[c] * tT[e] / u2;
-                Kc[3 * c + e] += v;
+                double vs = cN * ((c == e) - nm[c] * nm[e]);
+                if (u > eps) v -= cN * t[c] * tT[e] / u2, vs -= cN * t[c] * t[e] / u2;
+                Kc[3 * c + e] += v, Ky[3 * c + e] = v, Ks[3 * c + e] = vs;
             }
         }
         if (diss) *diss += fdiss;
@@ -280,52 +334,104 @@ static int term_local(const cr_ph *s, int I, int p, int dyn, cr_vec3 x0, cr_vec3
     return 1;
 }
 
-/* ... in I: for a turning obstacle, the terms in its frame turned by its rotation at the step's
- * midpoint R_m (the node's Jacobian by R_{n+1}ᵀ on the right: y_{n+1} = R_{n+1}ᵀ(...)), and the
- * obstacle's work whatever the node's forces do beyond the spring's energy and the friction's
- * dissipation, f·Δx + ΔV + D: the step's balance exact as for one that translates, whose work is
- * f·Δc (the same, to round-off). Adds to dg, Kc, ff, *diss, *wob. */
-static int obstacle_term(const cr_ph *s, int I, int p, int dyn, double dg[3], double Kc[9], double ff[3], double *diss,
-                         double *wob)
+/* ... in I, as the node's 12 rows and columns (position, d1, d2, d3): the friction F acts at the contact
+ * point r + sum_k c_k d_k, so the directors' rows get c_k F (its moment (c - r) x F: the power
+ * F . (v + sum_k c_k d_k') = F . v + ((c - r) x F) . w) and its slip's columns c_k (the Jacobian with
+ * respect to slip, Ks, times c_k). For a turning obstacle the terms are in its frame turned by its
+ * rotation at the step's midpoint R_m (the node's Jacobian by R_{n+1}^T on the right: y_{n+1} =
+ * R_{n+1}^T(...)), and the obstacle's work is whatever the node's forces do beyond the spring's energy
+ * and the friction's dissipation, f . dx + F . sum_k c_k dd_k + dV + D: the step's balance exact as for
+ * one that translates, whose work is f . dc (the same, to round-off). Adds to dg, Kc, ff, *diss, *wob. */
+static int obstacle_term(const cr_ph *s, int I, int p, int dyn, double dg[12], double Kc[144], double ff[3],
+                         double *diss, double *wob)
 {
     const double t0 = s->t, t1 = dyn ? s->t + s->h : s->t;
     const int mv = s->cmoving[p], turn = ph_obstacle_turns(s, p);
-    const cr_vec3 x1 = vload(s->q1 + 12 * I), x0 = dyn ? vload(s->q + 12 * I) : x1;
+    const double *q1 = s->q1 + 12 * I, *q0 = dyn ? s->q + 12 * I : q1;
+    const cr_vec3 x1 = vload(q1), x0 = vload(q0);
     const cr_vec3 y1 = ph_obstacle_local(s, p, t1, x1), y0 = dyn ? ph_obstacle_local(s, p, t0, x0) : y1;
-    double f[3], dV;
+    /* the contact point's coordinates c: frozen at t_n in a step (the material point that touched then:
+       the anchor re-based every step), the anchor's own in statics */
+    double c[3] = {0, 0, 0};
+    cr_vec3 off = cr_v3(0, 0, 0);
+    if (s->cmu && s->cmu[2 * p] > 0) {
+        if (dyn) {
+            ph_contact_coeffs(s, I, p, t0, q0, c);
+            off = cr_v3_sub(ph_contact_offset(s, p, t1, c, q1), ph_contact_offset(s, p, t0, c, q0));
+        } else if (s->cpair && s->cpair[(size_t)I * s->ncp + p].anchored) {
+            memcpy(c, s->cpc + 3 * ((size_t)I * s->ncp + p), sizeof c);
+            off = ph_contact_offset(s, p, t1, c, q1);
+        }
+    }
+    double f[3], dV, bdg[3] = {0, 0, 0}, bK[9] = {0}, bff[3] = {0, 0, 0}, bdiss = 0, fr[3], Ky[9], Ks[9];
+    if (!term_local(s, I, p, dyn, off, y0, y1, bdg, bK, ff ? bff : NULL, &bdiss, f, &dV, fr, Ky, Ks)) return 0;
+    const int fric = c[0] != 0 || c[1] != 0 || c[2] != 0;
+    if (diss) *diss += bdiss;
     if (!turn) {
-        if (!term_local(s, I, p, dyn, x0, y0, y1, dg, Kc, ff, diss, f, &dV)) return 0;
+        for (int r = 0; r < 3; ++r) {
+            dg[r] += bdg[r];
+            if (ff) ff[r] += bff[r];
+            for (int e = 0; e < 3; ++e) Kc[12 * r + e] += bK[3 * r + e];
+        }
+        if (fric)
+            for (int k = 0; k < 3; ++k)
+                for (int r = 0; r < 3; ++r) {
+                    dg[3 + 3 * k + r] += c[k] * fr[r];
+                    for (int e = 0; e < 3; ++e) {
+                        Kc[12 * (3 + 3 * k + r) + e] += c[k] * Ky[3 * r + e];
+                        Kc[12 * r + 3 + 3 * k + e] += c[k] * Ks[3 * r + e];
+                        for (int j = 0; j < 3; ++j)
+                            Kc[12 * (3 + 3 * k + r) + 3 + 3 * j + e] += c[k] * c[j] * Ks[3 * r + e];
+                    }
+                }
         if (wob && mv && dyn) {
             const cr_vec3 c1 = shift_at(s, p, t1), c0 = shift_at(s, p, t0);
             *wob += f[0] * (c1.x - c0.x) + f[1] * (c1.y - c0.y) + f[2] * (c1.z - c0.z);
         }
         return 1;
     }
-    double bdg[3] = {0, 0, 0}, bK[9] = {0}, bff[3] = {0, 0, 0}, bdiss = 0;
-    if (!term_local(s, I, p, dyn, x0, y0, y1, bdg, bK, bff, &bdiss, f, &dV)) return 0;
     const cr_mat3 Rm = ph_obstacle_rotation(s, p, dyn ? t0 + 0.5 * s->h : t1), R1 = ph_obstacle_rotation(s, p, t1);
     const cr_vec3 fw = cr_m3_mulv(Rm, cr_v3(f[0], f[1], f[2])), gw = cr_m3_mulv(Rm, cr_v3(bdg[0], bdg[1], bdg[2])),
-                  tw = cr_m3_mulv(Rm, cr_v3(bff[0], bff[1], bff[2]));
+                  tw = cr_m3_mulv(Rm, cr_v3(bff[0], bff[1], bff[2])), rw = cr_m3_mulv(Rm, vload(fr));
     dg[0] += gw.x, dg[1] += gw.y, dg[2] += gw.z;
     if (ff) ff[0] += tw.x, ff[1] += tw.y, ff[2] += tw.z;
-    double RK[9] = {0};
+    /* Rm K R1^T of the spring's and friction's y-block, the friction's alone and its slip block */
+    double RK[3][9] = {{0}}, W[3][9] = {{0}};
+    const double *B[3] = {bK, Ky, Ks};
+    for (int b = 0; b < 3; ++b)
+        for (int r = 0; r < 3; ++r)
+            for (int e = 0; e < 3; ++e)
+                for (int k = 0; k < 3; ++k) RK[b][3 * r + e] += Rm.m[r][k] * B[b][3 * k + e];
+    for (int b = 0; b < 3; ++b)
+        for (int r = 0; r < 3; ++r)
+            for (int e = 0; e < 3; ++e)
+                for (int k = 0; k < 3; ++k) W[b][3 * r + e] += RK[b][3 * r + k] * R1.m[e][k];
     for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c)
-            for (int k = 0; k < 3; ++k) RK[3 * r + c] += Rm.m[r][k] * bK[3 * k + c];
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c)
-            for (int k = 0; k < 3; ++k) Kc[3 * r + c] += RK[3 * r + k] * R1.m[c][k];
-    if (diss) *diss += bdiss;
-    if (wob && dyn) *wob += fw.x * (x1.x - x0.x) + fw.y * (x1.y - x0.y) + fw.z * (x1.z - x0.z) + dV + bdiss;
+        for (int e = 0; e < 3; ++e) Kc[12 * r + e] += W[0][3 * r + e];
+    double wd = 0; /* the friction's work over the directors' step, F . sum_k c_k dd_k */
+    if (fric)
+        for (int k = 0; k < 3; ++k) {
+            const double rv[3] = {rw.x, rw.y, rw.z};
+            for (int r = 0; r < 3; ++r) {
+                dg[3 + 3 * k + r] += c[k] * rv[r];
+                wd -= c[k] * rv[r] * (q1[3 + 3 * k + r] - q0[3 + 3 * k + r]);
+                for (int e = 0; e < 3; ++e) {
+                    Kc[12 * (3 + 3 * k + r) + e] += c[k] * W[1][3 * r + e];
+                    Kc[12 * r + 3 + 3 * k + e] += c[k] * W[2][3 * r + e];
+                    for (int j = 0; j < 3; ++j)
+                        Kc[12 * (3 + 3 * k + r) + 3 + 3 * j + e] += c[k] * c[j] * W[2][3 * r + e];
+                }
+            }
+        }
+    if (wob && dyn) *wob += fw.x * (x1.x - x0.x) + fw.y * (x1.y - x0.y) + fw.z * (x1.z - x0.z) + wd + dV + bdiss;
     return 1;
 }
 
-int ph_contact_force(const cr_ph *s, int I, int dyn, double dg[3], double Kc[9], double ff[3], double *diss,
+int ph_contact_force(const cr_ph *s, int I, int dyn, double dg[12], double Kc[144], double ff[3], double *diss,
                      double *wob)
 {
     int any = 0;
-    for (int k = 0; k < 3; ++k) dg[k] = 0;
-    for (int k = 0; k < 9; ++k) Kc[k] = 0;
+    memset(dg, 0, 12 * sizeof *dg), memset(Kc, 0, 144 * sizeof *Kc);
     if (ff) ff[0] = ff[1] = ff[2] = 0;
     if (diss) *diss = 0;
     if (wob) *wob = 0;
@@ -352,24 +458,17 @@ int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *normal,
     cr_vec3 f = cr_v3(0, 0, 0);
     double gmin = INFINITY, N = 0;
     int slide = 0;
-    const double *vm = s->vmid + 12 * node, eps = s->stick_speed;
+    const double eps = s->stick_speed;
     for (int p = 0; p < s->ncp; ++p) {
         const cr_vec3 x = vload(s->q + 12 * node);
         double g, n[3];
         if (!ph_contact_gap(s, p, ph_obstacle_local(s, p, s->t, x), s->ca[node], &g, n, NULL)) continue;
         gmin = fmin(gmin, g);
         if (!(g < 0)) continue;
-        const int turn = ph_obstacle_turns(s, p);
-        const cr_mat3 R = ph_obstacle_rotation(s, p, s->t);
-        if (turn) { /* the normal in I */
-            const cr_vec3 nw = cr_m3_mulv(R, vload(n));
-            n[0] = nw.x, n[1] = nw.y, n[2] = nw.z;
-        }
-        f = cr_v3_madd(f, -s->ck[node] * g, vload(n));
-        N += -s->ck[node] * g;
-        if (s->cmu && s->cmu[2 * p] > 0) { /* sliding: as the next step's choice of mu (ph_contact_force) */
-            const cr_vec3 vo = ph_obstacle_surface_velocity(s, p, s->t, x);
-            double vr[3] = {vm[0] - vo.x, vm[1] - vo.y, vm[2] - vo.z};
+        if (s->cmu && s->cmu[2 * p] > 0) { /* sliding: as the next step's choice of mu (ph_contact_force), the
+                                              contact point's last midpoint velocity relative to the obstacle */
+            double vr[3];
+            relative_velocity(s, node, p, vr);
             double vn = n[0] * vr[0] + n[1] * vr[1] + n[2] * vr[2], w2 = 0;
             for (int k = 0; k < 3; ++k) w2 += (vr[k] - vn * n[k]) * (vr[k] - vn * n[k]);
             slide |= w2 > eps * eps;
@@ -377,6 +476,12 @@ int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *normal,
             if (s->cpair)
                 slide |= s->cpair[(size_t)node * s->ncp + p].anchored && s->cpair[(size_t)node * s->ncp + p].sliding;
         }
+        if (ph_obstacle_turns(s, p)) { /* the normal in I */
+            const cr_vec3 nw = cr_m3_mulv(ph_obstacle_rotation(s, p, s->t), vload(n));
+            n[0] = nw.x, n[1] = nw.y, n[2] = nw.z;
+        }
+        f = cr_v3_madd(f, -s->ck[node] * g, vload(n));
+        N += -s->ck[node] * g;
     }
     if (s->cf && gmin < 0) f = cr_v3_add(f, vload(s->cf + 3 * node));
     if (force) *force = f;
@@ -430,8 +535,8 @@ cr_status cr_ph_set_obstacles(cr_ph *s, int count, const cr_obstacle_def *obstac
     if (count) memcpy(ck, stiffness, sizeof(double) * s->nn), memcpy(ca, radius, sizeof(double) * s->nn);
     ph_contact_free_paths(s);
     free(s->cp), free(s->ck), free(s->ca), free(s->cmu), free(s->cf), free(s->cob), free(s->cplane);
-    free(s->cpair);
-    s->cpair = NULL;
+    free(s->cpair), free(s->cpc);
+    s->cpair = NULL, s->cpc = NULL;
     s->ncp = count, s->cp = cp, s->ck = ck, s->ca = ca, s->cob = cob, s->cpath = path;
     s->cplane = flags, s->cmoving = flags ? flags + count : NULL, s->any_moving = 0;
     for (int p = 0; p < count; ++p) s->any_moving |= flags[count + p];
@@ -488,14 +593,15 @@ cr_status cr_ph_set_friction(cr_ph *s, const double *mu_static, const double *mu
     double *mu = any ? malloc(sizeof(double) * 2 * s->ncp) : NULL,
            *cf = any ? calloc(3 * (size_t)s->nn, sizeof(double)) : NULL;
     cr_contact_pair *pair = any ? calloc((size_t)s->nn * s->ncp, sizeof *pair) : NULL;
-    if (any && (!mu || !cf || !pair)) {
-        free(mu), free(cf), free(pair);
+    double *cpc = any ? calloc(3 * (size_t)s->nn * s->ncp, sizeof(double)) : NULL;
+    if (any && (!mu || !cf || !pair || !cpc)) {
+        free(mu), free(cf), free(pair), free(cpc);
         return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the ph friction");
     }
     for (int p = 0; any && p < s->ncp; ++p)
         mu[2 * p] = mu_static[p], mu[2 * p + 1] = mu_kinetic ? mu_kinetic[p] : mu_static[p];
-    free(s->cmu), free(s->cf), free(s->cpair);
-    s->cmu = mu, s->cf = cf, s->cpair = pair, s->stick_speed = any ? stick_speed : 0;
+    free(s->cmu), free(s->cf), free(s->cpair), free(s->cpc);
+    s->cmu = mu, s->cf = cf, s->cpair = pair, s->cpc = cpc, s->stick_speed = any ? stick_speed : 0;
     return CR_OK;
 }
 
@@ -506,6 +612,15 @@ static int pair_gap(const cr_ph *s, int I, int p, cr_vec3 *y, double *g, double 
 {
     *y = ph_obstacle_local(s, p, s->t, vload(s->q + 12 * (size_t)I));
     return ph_contact_gap(s, p, *y, s->ca[I], g, n, H);
+}
+
+/* anchors pair (I, p) at its contact point at the state, less the stick displacement dl carried over (0
+   for a new anchor or a sliding pair): the material point now touching, its coordinates c re-based */
+static void anchor_at(cr_ph *s, int I, int p, cr_contact_pair *pr, cr_vec3 y, cr_vec3 dl)
+{
+    double *c = s->cpc + 3 * ((size_t)I * s->ncp + p);
+    ph_contact_coeffs(s, I, p, s->t, s->q + 12 * (size_t)I, c);
+    pr->anchor = cr_v3_sub(cr_v3_add(y, ph_contact_offset(s, p, s->t, c, s->q + 12 * (size_t)I)), dl);
 }
 
 int ph_static_friction_begin(cr_ph *s, double tol)
@@ -522,7 +637,8 @@ int ph_static_friction_begin(cr_ph *s, double tol)
                 continue;
             }
             if (!(s->cmu[2 * p] > 0) || !pair_gap(s, I, p, &y, &g, NULL, NULL) || !(g <= tol)) continue;
-            pr->anchored = 1, pr->anchor = y, pr->lambda_t = cr_v3(0, 0, 0), pr->lambda_n = 0, pr->sliding = 0;
+            pr->anchored = 1, pr->lambda_t = cr_v3(0, 0, 0), pr->lambda_n = 0, pr->sliding = 0;
+            anchor_at(s, I, p, pr, y, cr_v3(0, 0, 0));
             ++anchored;
         }
     return anchored;
@@ -531,28 +647,35 @@ int ph_static_friction_begin(cr_ph *s, double tol)
 void ph_static_friction_release(cr_ph *s)
 {
     if (s->cpair) memset(s->cpair, 0, (size_t)s->nn * s->ncp * sizeof *s->cpair);
+    if (s->cpc) memset(s->cpc, 0, 3 * (size_t)s->nn * s->ncp * sizeof *s->cpc);
 }
 
 /* The friction force (obstacle frame) of an anchored pair at the state, its trial force t, the limit
-   mu_s N and the drift |P (y - X)|; 0 when the pair does not touch (g > ctol, or off the obstacle) */
+   mu_s N, the anchored contact point's displacement dl and the drift |P dl|; 0 when the pair does not
+   touch (g > ctol, or off the obstacle) */
 static int pair_friction(const cr_ph *s, int I, int p, const cr_contact_pair *pr, cr_vec3 *y, cr_vec3 *f, cr_vec3 *t,
-                         double *limit, double *drift)
+                         double *limit, cr_vec3 *dl, double *drift)
 {
     double g, n1[3], H1[9];
     if (!pair_gap(s, I, p, y, &g, n1, H1) || !(g < 0 || (pr->anchored && g <= s->ctol))) return 0;
     *limit = s->cmu[2 * p] * (g < 0 ? -s->ck[I] * g : 0.0);
-    *f = *t = cr_v3(0, 0, 0), *drift = 0;
+    *f = *t = *dl = cr_v3(0, 0, 0), *drift = 0;
     if (!pr->anchored) return 1;
-    const cr_vec3 n = vload(n1), d = cr_v3_sub(*y, pr->anchor);
+    const double *c = s->cpc + 3 * ((size_t)I * s->ncp + p);
+    const cr_vec3 n = vload(n1),
+                  d = cr_v3_sub(cr_v3_add(*y, ph_contact_offset(s, p, s->t, c, s->q + 12 * (size_t)I)), pr->anchor);
     cr_mat3 H;
     for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) H.m[r][c] = H1[3 * r + c];
+        for (int k = 0; k < 3; ++k) H.m[r][k] = H1[3 * r + k];
     cr_contact_stick_force(n, &H, s->ck[I], *limit, cr_v3(0, 0, 0), d, pr->lambda_t, f, NULL, t);
+    *dl = d;
     *drift = cr_v3_norm(cr_v3_madd(d, -cr_v3_dot(n, d), n));
     return 1;
 }
 
-/* One pass over the pairs: the convergence test, and with apply the updates (as cr_contact_update) */
+/* One pass over the pairs: the convergence test, and with apply the updates (as cr_contact_update, the
+   anchors re-based at the contact point: a rod that rolls by phi would otherwise keep the chord error
+   a (phi - sin phi) of the material point that first touched) */
 static int friction_pass(cr_ph *s, int apply, double *drift)
 {
     int converged = 1;
@@ -563,15 +686,16 @@ static int friction_pass(cr_ph *s, int apply, double *drift)
             if (!(s->cmu[2 * p] > 0)) continue;
             cr_contact_pair *pr = &s->cpair[(size_t)I * s->ncp + p], scratch = *pr;
             if (!apply) pr = &scratch;
-            cr_vec3 y, f, t;
+            cr_vec3 y, f, t, dl;
             double limit, d;
-            if (!pair_friction(s, I, p, pr, &y, &f, &t, &limit, &d)) {
+            if (!pair_friction(s, I, p, pr, &y, &f, &t, &limit, &dl, &d)) {
                 if (pr->anchored) converged = 0;
                 memset(pr, 0, sizeof *pr);
                 continue;
             }
             if (!pr->anchored) { /* a new contact: friction from here on */
-                pr->anchored = 1, pr->anchor = y, pr->lambda_t = cr_v3(0, 0, 0), pr->sliding = 0;
+                pr->anchored = 1, pr->lambda_t = cr_v3(0, 0, 0), pr->sliding = 0;
+                if (apply) anchor_at(s, I, p, pr, y, cr_v3(0, 0, 0));
                 converged = 0;
                 continue;
             }
@@ -581,11 +705,13 @@ static int friction_pass(cr_ph *s, int apply, double *drift)
             dr = fmax(dr, d);
             const double tn = cr_v3_norm(t);
             pr->sliding = tn > limit;
-            if (!pr->sliding) {
+            if (!apply) continue;
+            if (!pr->sliding) { /* the stick displacement carried over: the force at the state unchanged */
                 pr->lambda_t = t;
-            } else { /* sliding: the force at the limit, the anchor where the node got to */
+                anchor_at(s, I, p, pr, y, dl);
+            } else { /* sliding: the force at the limit, the anchor where the contact point got to */
                 pr->lambda_t = cr_v3_scale(t, limit / tn);
-                pr->anchor = y;
+                anchor_at(s, I, p, pr, y, cr_v3(0, 0, 0));
             }
         }
     }
@@ -609,9 +735,9 @@ void ph_static_friction_state(const cr_ph *s, int p, int *touching, int *sliding
     *touching = 0, *sliding = 0, *ratio = 0;
     for (int I = 0; s->cpair && I < s->nn; ++I) {
         const cr_contact_pair *pr = &s->cpair[(size_t)I * s->ncp + p];
-        cr_vec3 y, f, t;
+        cr_vec3 y, f, t, dl;
         double limit, d;
-        if (!(s->cmu[2 * p] > 0) || !pr->anchored || !pair_friction(s, I, p, pr, &y, &f, &t, &limit, &d)) continue;
+        if (!(s->cmu[2 * p] > 0) || !pr->anchored || !pair_friction(s, I, p, pr, &y, &f, &t, &limit, &dl, &d)) continue;
         ++*touching;
         const double tn = cr_v3_norm(t);
         if (tn > limit) ++*sliding;

@@ -628,6 +628,47 @@ static inline void gram_solve(const double Lc[36], double b[6])
     }
 }
 
+/* The contact's 12 x 12 node block K (rows and columns: position, d1, d2, d3), times fac, reduced as the
+ * rest: R += T_m^T K T_1 (rows: the position's and sum_k d_m,k x (row of d_k); columns: the position's and
+ * dd_j = theta x d1_j) and kr += T_m^T K dq_p. Only the friction couples the directors (a frictionless
+ * contact's block is the position's alone). */
+static void contact_block(const double *K, double fac, const double *dm, const double *d1, const double *dqp,
+                          double R[6][6], double *kr)
+{
+    double red[12][6], kq[12]; /* K T_1 (12 x 6) and K dq_p */
+    for (int i = 0; i < 12; ++i) {
+        const double *Ki = K + 12 * i;
+        for (int c = 0; c < 3; ++c) red[i][c] = fac * Ki[c];
+        red[i][3] = red[i][4] = red[i][5] = kq[i] = 0;
+        for (int j = 0; j < 3; ++j) {
+            const double *dj = d1 + 3 * j, *kj = Ki + 3 + 3 * j;
+            /* kj . (theta x dj) = theta . (dj x kj) */
+            red[i][3] += fac * (dj[1] * kj[2] - dj[2] * kj[1]);
+            red[i][4] += fac * (dj[2] * kj[0] - dj[0] * kj[2]);
+            red[i][5] += fac * (dj[0] * kj[1] - dj[1] * kj[0]);
+            kq[i] += fac * dot3(kj, dqp + 3 * j);
+        }
+    }
+    for (int c = 0; c < 3; ++c) {
+        for (int l = 0; l < 6; ++l) R[c][l] += red[c][l];
+        kr[c] += kq[c];
+    }
+    for (int k = 0; k < 3; ++k) {
+        const double *a = dm + 3 * k;
+        for (int l = 0; l < 6; ++l) {
+            const double *b = &red[3 + 3 * k][0];
+            const double v0 = b[l], v1 = b[6 + l], v2 = b[12 + l]; /* rows 3 + 3k + 0..2, column l */
+            R[3][l] += a[1] * v2 - a[2] * v1;
+            R[4][l] += a[2] * v0 - a[0] * v2;
+            R[5][l] += a[0] * v1 - a[1] * v0;
+        }
+        const double *q = kq + 3 + 3 * k;
+        kr[3] += a[1] * q[2] - a[2] * q[1];
+        kr[4] += a[2] * q[0] - a[0] * q[2];
+        kr[5] += a[0] * q[1] - a[1] * q[0];
+    }
+}
+
 PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double gam, const cr_ph_loads *loads, double *X,
                                   double *r, front *f, double *kred, node_ring *nr_, int jac)
 {
@@ -652,11 +693,12 @@ PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double g
     if (o < 0) return;
     double *ro_ = r + o;
     for (int k = 0; k < 12; ++k) ro_[k] -= fac * fe[k];
-    /* contact: the discrete gradient of V_c (an internal force), the friction and their phi-phi block */
-    double dgc[3], Kc[9];
+    /* contact: the discrete gradient of V_c (an internal force), the friction (at the contact point: its
+       moment in the director rows, before the multipliers' projection of those rows) and their block */
+    double dgc[12], Kc[144];
     int touch = s->ncp > 0 && ph_contact_force(s, I, dyn, dgc, Kc, NULL, NULL, NULL);
     if (touch)
-        for (int c = 0; c < 3; ++c) ro_[c] += fac * dgc[c];
+        for (int c = 0; c < 12; ++c) ro_[c] += fac * dgc[c];
     /* lambda = -(Gm Gm^T)^-1 Gm f_d / fac */
     double lam[6], gl[9];
     g_apply(dm, ro_ + 3, lam);
@@ -703,9 +745,7 @@ PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double g
             for (int i = 0; i < 3; ++i) kr[3 + i] += t[i];
         }
     }
-    if (touch)
-        for (int c = 0; c < 3; ++c)
-            for (int d = 0; d < 3; ++d) R[c][d] += fac * Kc[3 * c + d];
+    if (touch) contact_block(Kc, fac, dm, d1, dqp, R, kr);
     add_block(f, ro, ro, R);
     /* reduced right side -(T_m^T (r + K dq_p)) */
     for (int c = 0; c < 3; ++c) *rhs(f, ro + c) -= ro_[c] + kr[c];

@@ -329,7 +329,7 @@ void cr_ph_destroy(cr_ph *s)
         free(s->kdq), free(s->theta), free(s->dq_static), free(s->dsig_static);
     free(s->q1), free(s->lam1), free(s->sig1), free(s->eps_n), free(s->g0), free(s->fext);
     free(s->cp), free(s->ck), free(s->ca), free(s->cmu), free(s->cf), free(s->cob), free(s->cplane);
-    free(s->cpair);
+    free(s->cpair), free(s->cpc);
     ph_contact_free_paths(s);
     cr_pool_destroy(s->pool);
     free(s);

@@ -77,8 +77,9 @@ static void refresh_multipliers(cr_ph *s, int mode, double *X, double *r);
  * a steep ramp of slope mu N / eps across |v_t| < eps and flat outside: from a tangential velocity above
  * eps the linear model sees no friction change and may jump to the far side of the ramp, and from there
  * back (a cycle: a node sticking under 0.9 mu_s N, whose step started from the predictor 2.7 eps, went
- * to -22 eps and back). An update that turns a touching node's tangential midpoint velocity around
- * (v_t,old . v_t,new < 0) with both outside the ramp puts it at v_t = 0 instead, on the ramp, where the
+ * to -22 eps and back). An update that turns a touching node's contact point's tangential midpoint
+ * velocity around (v_t,old . v_t,new < 0) with both outside the ramp puts it at v_t = 0 instead (moving the
+ * node's position), on the ramp, where the
  * linear model holds the friction's slope: the next update lands on the ramp's root (the node sticks)
  * or beyond it on the side the forces push to (it slides), never back. Returns whether it changed X. */
 int ph_friction_reversals(cr_ph *s, double *X, const double *dX)
@@ -105,8 +106,14 @@ int ph_friction_reversals(cr_ph *s, double *X, const double *dX)
             int ok1 = ph_contact_gap(s, p, y1, s->ca[I], &g1, NULL, NULL);
             int okp = ph_contact_gap(s, p, yp, s->ca[I], &gp, NULL, NULL);
             if (!(ok0 && g0 < 0) && !(ok1 && g1 < 0) && !(okp && gp < 0)) continue; /* no friction at either iterate */
-            const double d1[3] = {y1.x - y0.x, y1.y - y0.y, y1.z - y0.z};
-            const cr_vec3 dXl = ph_obstacle_turns(s, p) ? cr_m3_tmulv(R1, cr_v3_load(dX + o)) : cr_v3_load(dX + o);
+            /* the contact point's slip (ph_contact_force: c frozen at t_n) and its update's */
+            double cc[3];
+            ph_contact_coeffs(s, I, p, s->t, x0, cc);
+            const cr_vec3 off = cr_v3_sub(ph_contact_offset(s, p, t1, cc, x1), ph_contact_offset(s, p, s->t, cc, x0));
+            const double d1[3] = {y1.x - y0.x + off.x, y1.y - y0.y + off.y, y1.z - y0.z + off.z};
+            cr_vec3 dXw = cr_v3_load(dX + o);
+            for (int k = 0; k < 3; ++k) dXw = cr_v3_madd(dXw, cc[k], cr_v3_load(dX + o + 3 + 3 * k));
+            const cr_vec3 dXl = ph_obstacle_turns(s, p) ? cr_m3_tmulv(R1, dXw) : dXw;
             const double dXo[3] = {dXl.x, dXl.y, dXl.z}; /* the update in the obstacle's frame */
             double tn[3], to[3], dn = 0, ddn = 0, an = 0, ao = 0, dot = 0;
             for (int c = 0; c < 3; ++c) dn += n[c] * d1[c], ddn += n[c] * dXo[c];
@@ -373,15 +380,16 @@ void ph_step_finish(cr_ph *s, double h, const cr_ph_loads *loads, double H0)
     for (int p = 0; p < s->ncp; ++p) turning |= ph_obstacle_turns(s, p);
     if (s->cmu || s->any_moving)
         for (int I = 0; I < s->nn; ++I) {
-            double dg[3], Kc[9], diss = 0, wob = 0, *ff = s->cf ? s->cf + 3 * I : NULL;
+            double dg[12], Kc[144], diss = 0, wob = 0, *ff = s->cf ? s->cf + 3 * I : NULL;
             ph_contact_force(s, I, 1, dg, Kc, ff, &diss, &wob);
             D += diss, W += wob;
             Wround += 4 * fabs(wob); /* (a product of two differences: a few roundings of its own size) */
-            if (turning) { /* F·Δx + ΔV + D_f, a sum that cancels: roundings of its terms' size, |F| |Δx| */
+            if (turning) { /* F·Δx + F·Σ c_k Δd_k + ΔV + D_f, a sum that cancels: roundings of its terms' size */
                 const double *a = s->q1 + 12 * I, *b = s->q + 12 * I;
-                Wround +=
-                    4 * sqrt(dg[0] * dg[0] + dg[1] * dg[1] + dg[2] * dg[2]) *
-                    sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+                double fx = 0, dx = 0, fd = 0, dd = 0;
+                for (int c = 0; c < 3; ++c) fx += dg[c] * dg[c], dx += (a[c] - b[c]) * (a[c] - b[c]);
+                for (int c = 3; c < 12; ++c) fd += dg[c] * dg[c], dd += (a[c] - b[c]) * (a[c] - b[c]);
+                Wround += 4 * (sqrt(fx) * sqrt(dx) + sqrt(fd) * sqrt(dd));
             }
         }
     /* v_{n+1} = 2 v_{n+1/2} - v_n with v_{n+1/2} = (q_{n+1} - q_n) / h (spec §6) */
