@@ -287,6 +287,7 @@ static void test_slope(void)
             CHECK(st == CR_OK);
             cr_contact_totals t;
             cr_contact_totals_at(m->contact, s->x, m->block, &t);
+            fprintf(stderr, "DEBUG slope: active %d slipping %d ratio %g\n", t.active, t.slipping, t.worst_ratio);
             CHECK(t.active == 21 && t.slipping == 0);
             double creep = 0;
             for (int i = 0; i < m->nodes; ++i) creep = fmax(creep, fabs(cr_state_position(s, i).x - m->ref_r[i].x));
@@ -497,6 +498,11 @@ static void test_residual_jacobian_fd(void)
             pr->anchored = 1, pr->lambda_n = 0.05 + 0.05 * fabs(urand());
             pr->anchor = cr_v3_add(cr_x_position(m, s->x, i), cr_v3(0.002 * urand(), 0.002 * urand(), 0));
             pr->lambda_t = cr_v3(0.02 * urand(), 0.02 * urand(), 0.0);
+            /* friction at the contact point: a material surface point off the centre (its slip
+             * depends on the node's rotation) */
+            pr->offset = cr_v3(0.002 * urand(), 0.002 * urand(), -0.01);
+            pr->body = cr_v3_add(cr_m3_tmulv(cr_q_exp(cr_q_load(s->x + (size_t)i * m->block + 3)), pr->offset),
+                                 cr_v3(0.0005 * urand(), 0.0005 * urand(), 0.0005 * urand()));
         }
     cr_contact_totals t;
     cr_contact_totals_at(c, s->x, m->block, &t);
@@ -660,6 +666,9 @@ static void dynamic_jacobian_fd(int turning)
             cr_contact_pair *pr = &c->pair[i * 2 + k];
             pr->anchored = 1, pr->sliding = (i + k) % 2;
             pr->anchor = cr_v3_add(cr_v3_load(y + (size_t)i * B), cr_v3(0.001 * urand(), 0.001 * urand(), 0));
+            pr->offset = cr_v3(0.002 * urand(), 0.002 * urand(), -0.01);
+            pr->body = cr_v3_add(cr_m3_tmulv(cr_q_exp(cr_q_load(y + (size_t)i * B + 3)), pr->offset),
+                                 cr_v3(0.0005 * urand(), 0.0005 * urand(), 0.0005 * urand()));
         }
     cr_contact_totals t;
     cr_contact_totals_at(c, y, B, &t);

@@ -442,7 +442,10 @@ static int contact(const void *impl, int node, cr_contact_sample *out)
     }
     cr_contact_info in;
     cr_contact_set_time(m->contact, cr_state_time(s->s->rods[r])); /* moving obstacles */
-    cr_contact_node_force(m->contact, node, cr_state_position(s->s->rods[r], node), &out->force, NULL, &in);
+    cr_contact_wrench w;
+    cr_contact_node_wrench(m->contact, node, cr_state_position(s->s->rods[r], node),
+                           cr_state_orientation(s->s->rods[r], node), NULL, &w, 0, &in);
+    out->force = w.f;
     out->normal = in.normal, out->gap = in.gap, out->state = in.active ? (in.slipping ? 2 : 1) : 0,
     out->tolerance = m->contact->tol;
     return 1;

@@ -302,7 +302,10 @@ static int contact(const void *impl, int node, cr_contact_sample *out)
     if (!c) return 0;
     cr_contact_info in;
     cr_contact_set_time(s->model->contact, cr_state_time(s->state)); /* moving obstacles */
-    cr_contact_node_force(c, node, cr_state_position(s->state, node), &out->force, NULL, &in);
+    cr_contact_wrench w;
+    cr_contact_node_wrench(c, node, cr_state_position(s->state, node), cr_state_orientation(s->state, node), NULL, &w,
+                           0, &in);
+    out->force = w.f;
     out->normal = in.normal, out->gap = in.gap, out->state = in.active ? (in.slipping ? 2 : 1) : 0,
     out->tolerance = c->tol;
     return 1;

@@ -135,6 +135,7 @@ static cr_status model_contact(cr_model *m, const cr_rod_def *def, cr_error *err
      * took steps of seconds over a sliding rod and a rod at 0.9 μ_s crept (measured); without it
      * and with rtol <= 1e-6 the stick and the sliding acceleration are exact (docs/theory.md §11) */
     if (!m->contact) return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the model");
+    m->contact->quat_offset = 3; /* friction at the contact point: p after r in both state layouts */
     return CR_OK;
 }
 
