@@ -287,7 +287,6 @@ static void test_slope(void)
             CHECK(st == CR_OK);
             cr_contact_totals t;
             cr_contact_totals_at(m->contact, s->x, m->block, &t);
-            fprintf(stderr, "DEBUG slope: active %d slipping %d ratio %g\n", t.active, t.slipping, t.worst_ratio);
             CHECK(t.active == 21 && t.slipping == 0);
             double creep = 0;
             for (int i = 0; i < m->nodes; ++i) creep = fmax(creep, fabs(cr_state_position(s, i).x - m->ref_r[i].x));
@@ -492,6 +491,7 @@ static void test_residual_jacobian_fd(void)
     int N = m->nodes * m->block;
     for (int k = 0; k < N; ++k) s->x[k] += 0.003 * urand();
     cr_contact *c = m->contact;
+    c->quat_offset = 3; /* contact.rolling: friction at the contact point */
     for (int i = 0; i < m->nodes; ++i)
         for (int k = 0; k < 2; ++k) {
             cr_contact_pair *pr = &c->pair[i * 2 + k];
@@ -656,6 +656,7 @@ static void dynamic_jacobian_fd(int turning)
     }
     cr_contact *c = m->contact;
     c->dynamic = 1;
+    c->quat_offset = 3; /* contact.rolling: friction at the contact point */
     if (turning) {
         cr_contact_set_time(c, turning == 2 ? 0.013 : 0.01);
         if (!c->damping) c->damping = calloc((size_t)m->nodes, sizeof *c->damping);

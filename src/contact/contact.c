@@ -113,12 +113,12 @@ static void m3_add(cr_mat3 *a, double s, cr_mat3 b)
 /* What friction at the contact point adds to one pair (pair_force_local: in the obstacle's frame;
  * pair_force: in I). The caller fills the inputs; the outputs are set when the pair has friction. */
 typedef struct roll_terms {
-    cr_quat p;    /* in: the node's orientation quaternion */
-    cr_mat3 A;    /* in: Exp(p), the node's body basis in I */
-    cr_mat3 Rt;   /* in: I → the obstacle's frame (E unless it turns) */
-    int jacobian; /* in: fill the derivatives (with K) */
-    int active;   /* out: a frictional anchored pair: the outputs below are set */
-    cr_vec3 m;    /* out: the moment −a n × f_T */
+    cr_quat p;                   /* in: the node's orientation quaternion */
+    cr_mat3 A;                   /* in: Exp(p), the node's body basis in I */
+    cr_mat3 Rt;                  /* in: I → the obstacle's frame (E unless it turns) */
+    int jacobian;                /* in: fill the derivatives (with K) */
+    int active;                  /* out: a frictional anchored pair: the outputs below are set */
+    cr_vec3 m;                   /* out: the moment −a n × f_T */
     cr_mat3 m_r, m_v;            /* out: ∂m/∂r, ∂m/∂v */
     double f_p[3][4], m_p[3][4]; /* out: ∂f/∂p, ∂m/∂p */
 } roll_terms;
@@ -183,10 +183,11 @@ static int pair_force_local(const cr_contact *c, int i, int k, cr_vec3 r, const 
     /* the tangential stick spring from the anchor, at most μ N (cr_contact_stick_force); at the
      * contact point it measures the rod's material surface point there, r + A b (its offset b in
      * the node's basis, o = the same offset when anchored or re-based): d = r − X + (Rᵀ A b − o) */
-    cr_vec3 d = cr_v3_sub(r, pr->anchor);
+    cr_vec3 d = cr_v3_sub(r, pr->anchor), arm = cr_v3(0, 0, 0);
     double Dp[3][4];
     if (rl) {
-        d = cr_v3_add(d, cr_v3_sub(cr_m3_mulv(rl->Rt, cr_m3_mulv(rl->A, pr->body)), pr->offset));
+        arm = cr_m3_mulv(rl->Rt, cr_m3_mulv(rl->A, pr->body)); /* the material point's arm, Rᵀ A b */
+        d = cr_v3_add(d, cr_v3_sub(arm, pr->offset));
         if (rl->jacobian) cr_q_exp_mulv_dp(rl->p, pr->body, Dp); /* ∂(A b)/∂p (I) */
     }
     const double L = mu * N;
@@ -201,27 +202,30 @@ static int pair_force_local(const cr_contact *c, int i, int k, cr_vec3 r, const 
     cr_mat3 ftv = cr_m3_zero(); /* ∂f_T/∂v: the dashpot's share of the limit while slipping */
     if (slip && Kv && cd > 0) ftv = outer(cr_v3_scale(t, -mu * cd / cr_v3_norm(t)), n), m3_add(Kv, 1.0, ftv);
     if (!rl) return 1;
-    /* f_T acts at c = r − a n: the moment (c − r) × f_T = −a n × f_T, with ∂n/∂r = H */
-    const double a = c->radius[i];
-    const cr_mat3 nx = cr_m3_skew(n);
+    /* f_T acts at the material point that touched, A b from the centre: −a n at the anchoring and
+     * after every re-base (the contact point c = r − a n), turning with the node in between. Its
+     * moment (A b) × f_T is then exactly the moment of the stick spring's potential ½ ε |P d|²
+     * (a moment −a n × f_T with the arm fixed in space between re-bases was not: measured, a rod
+     * resting along a slope fluttered in a zig-zag of its nodes' turns and slid) */
     rl->active = 1;
-    rl->m = cr_v3_scale(cr_v3_cross(n, ft), -a);
+    rl->m = cr_v3_cross(arm, ft);
     if (!rl->jacobian) return 1;
-    const cr_mat3 GR = cr_m3_mul(G, rl->Rt); /* ∂f_T/∂(A b) */
+    const cr_mat3 GR = cr_m3_mul(G, rl->Rt), ax = cr_m3_skew(arm), fx = cr_m3_skew(ft); /* GR = ∂f_T/∂(A b) */
+    double arm_p[3][4];                                                                 /* ∂(Rᵀ A b)/∂p */
+    for (int row = 0; row < 3; ++row)
+        for (int q = 0; q < 4; ++q)
+            arm_p[row][q] = rl->Rt.m[row][0] * Dp[0][q] + rl->Rt.m[row][1] * Dp[1][q] + rl->Rt.m[row][2] * Dp[2][q];
     for (int row = 0; row < 3; ++row)
         for (int q = 0; q < 4; ++q)
             rl->f_p[row][q] = GR.m[row][0] * Dp[0][q] + GR.m[row][1] * Dp[1][q] + GR.m[row][2] * Dp[2][q];
+    /* ∂(arm × f)/∂p = arm × ∂f/∂p − f × ∂arm/∂p */
     for (int row = 0; row < 3; ++row)
         for (int q = 0; q < 4; ++q)
-            rl->m_p[row][q] =
-                -a * (nx.m[row][0] * rl->f_p[0][q] + nx.m[row][1] * rl->f_p[1][q] + nx.m[row][2] * rl->f_p[2][q]);
-    rl->m_r = cr_m3_mul(cr_m3_skew(ft), H); /* −a (∂n/∂r × f_T) = a f_T × (H ·) */
-    m3_add(&rl->m_r, -1.0, cr_m3_mul(nx, Kt));
-    for (int row = 0; row < 3; ++row)
-        for (int q = 0; q < 3; ++q) rl->m_r.m[row][q] *= a;
-    rl->m_v = cr_m3_mul(nx, ftv);
-    for (int row = 0; row < 3; ++row)
-        for (int q = 0; q < 3; ++q) rl->m_v.m[row][q] *= -a;
+            rl->m_p[row][q] = ax.m[row][0] * rl->f_p[0][q] + ax.m[row][1] * rl->f_p[1][q] +
+                              ax.m[row][2] * rl->f_p[2][q] -
+                              (fx.m[row][0] * arm_p[0][q] + fx.m[row][1] * arm_p[1][q] + fx.m[row][2] * arm_p[2][q]);
+    rl->m_r = cr_m3_mul(ax, Kt);
+    rl->m_v = cr_m3_mul(ax, ftv);
     return 1;
 }
 
@@ -323,6 +327,11 @@ void cr_contact_node_wrench(const cr_contact *c, int i, cr_vec3 r, cr_quat p, co
                             int jacobian, cr_contact_info *info)
 {
     memset(w, 0, sizeof *w);
+    if (c->quat_offset < 0) { /* friction at the centre: no moment, nothing depends on p */
+        node_sum(c, i, r, v, &w->f, jacobian ? &w->f_r : NULL, jacobian && v ? &w->f_v : NULL, info, NULL, NULL, 0,
+                 NULL);
+        return;
+    }
     const cr_mat3 A = cr_q_exp(p);
     node_sum(c, i, r, v, &w->f, jacobian ? &w->f_r : NULL, jacobian && v ? &w->f_v : NULL, info, &p, &A, jacobian, w);
     /* the moment rows are in the node's body basis: m_B = Aᵀ m, ∂m_B/∂p = ∂(Aᵀ m)/∂p|_m + Aᵀ ∂m/∂p */
@@ -633,8 +642,8 @@ unsigned long long cr_contact_hash(const cr_contact *c, unsigned long long h)
     return h;
 }
 
-cr_status cr_contact_check_start(const cr_contact *c, cr_vec3 (*position)(const void *user, int node),
-                                 const void *user, const double *s, cr_error *err)
+cr_status cr_contact_check_start(const cr_contact *c, cr_vec3 (*position)(const void *user, int node), const void *user,
+                                 const double *s, cr_error *err)
 {
     double worst = 0;
     int wi = -1, wk = -1;

@@ -32,10 +32,10 @@ typedef struct cr_contact {
     double eps;     /* augmentation parameter ε (N/m) */
     double tol;     /* penetration and drift tolerance (m) */
     int max_updates;
-    cr_contact_pair *pair; /* nodes × obstacle_count */
-    int dynamic;           /* 1 inside a dynamic stage (cr_contact_dynamic_begin/_end) */
-    double *damping;       /* dynamics: the normal dashpot per node, 2 sqrt(ε_i m_i) (NULL: none) */
-    double time;           /* the time the moving obstacles are at (s) */
+    cr_contact_pair *pair;  /* nodes × obstacle_count */
+    int dynamic;            /* 1 inside a dynamic stage (cr_contact_dynamic_begin/_end) */
+    double *damping;        /* dynamics: the normal dashpot per node, 2 sqrt(ε_i m_i) (NULL: none) */
+    double time;            /* the time the moving obstacles are at (s) */
     cr_obstacle_path *path; /* per obstacle: its motion (motion.h) */
     cr_obstacle_pose *pose; /* ... and its pose at `time` (cr_contact_set_time) */
     /* friction acts at the contact point c = r − a n (a moment on the node, and the slip of the
@@ -72,8 +72,8 @@ void cr_contact_destroy(cr_contact *c);
 /* A rod must not start inside an obstacle: the deepest node (its contact radius included) deeper
  * than the tolerance is refused, naming obstacles.K, the node, its arc length s[i] and the depth.
  * position(user, i) gives node i's position. */
-cr_status cr_contact_check_start(const cr_contact *c, cr_vec3 (*position)(const void *user, int node),
-                                 const void *user, const double *s, cr_error *err);
+cr_status cr_contact_check_start(const cr_contact *c, cr_vec3 (*position)(const void *user, int node), const void *user,
+                                 const double *s, cr_error *err);
 
 /* Places the moving obstacles at time t (the forces and updates below use it). Anchors are kept
  * in each obstacle's own frame: they move with it, so a node sticking to a moving obstacle is

@@ -413,9 +413,9 @@ static double body_mass(const void *impl, int j)
  * contact.rods the pairs and the smallest gap (assembly_dynamics.c, output) */
 static int series_extra(const void *impl, const char *const **names)
 {
-    static const char *const all[] = {"energy_dissipated_joints", "work_drives",          "joint_limits_pressing",
-                                      "joint_limit_force",        "contact_active",       "contact_sliding",
-                                      "contact_normal_force",     "contact_penetration",  "rods_contact_pairs",
+    static const char *const all[] = {"energy_dissipated_joints", "work_drives",         "joint_limits_pressing",
+                                      "joint_limit_force",        "contact_active",      "contact_sliding",
+                                      "contact_normal_force",     "contact_penetration", "rods_contact_pairs",
                                       "rods_contact_gap"};
     asm_sim *s = (asm_sim *)impl; /* (its column list, filled here) */
     const int joints = s && s->a && cr_asm_joint_columns(s->a), limits = joints && cr_asm_has_limits(s->a),

@@ -8,8 +8,8 @@
  * are solved locally, u' = M_i(q)⁻¹ R, so that the integrator's mass stays
  * constant and diagonal (identity on those rows). */
 #include "contact/contact.h"
-#include "selfcontact.h"
 #include "mixed.h"
+#include "selfcontact.h"
 #include "supports.h"
 #include "terms.h"
 
@@ -187,7 +187,7 @@ cr_status cr_mixed_dynamic_residual(const cr_model *m, const cr_supports_at *at,
     const int B = CR_DYN_BLOCK, nn = m->nodes;
     const cr_layout ly = cr_layout_dynamic();
     cr_term_rod(m, &ly, scale, y, F, J);
-    cr_mixed_damping_terms(m, y, F, J); /* Kelvin–Voigt stress rows, drag (damping.c) */
+    cr_mixed_damping_terms(m, y, F, J);                     /* Kelvin–Voigt stress rows, drag (damping.c) */
     if (m->contact) cr_contact_set_time(m->contact, at->t); /* moving obstacles */
     if (m->contact) /* obstacles: node-local forces on the momentum rows, ∂f/∂r in the diagonal blocks */
         for (int i = 0; i < nn; ++i) {

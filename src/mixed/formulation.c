@@ -332,7 +332,7 @@ static int series_extra(const void *impl, const char *const **names)
     const cr_model *m = ((const mixed_sim *)impl)->model;
     if (m->selfcontact) { /* self-contact: the pairs pressing, the smallest gap of the pairs within reach */
         static const char *const self_only[] = {"energy_dissipated", "self_contact_pairs", "self_contact_gap"};
-        static const char *const both[] = {"energy_dissipated",   "contact_active",     "contact_sliding",
+        static const char *const both[] = {"energy_dissipated",    "contact_active",      "contact_sliding",
                                            "contact_normal_force", "contact_penetration", "self_contact_pairs",
                                            "self_contact_gap"};
         *names = m->contact ? both : self_only;

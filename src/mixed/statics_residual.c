@@ -2,8 +2,8 @@
  * Every term is local to one element or one tendon segment (two nodes), so the
  * assembly is one pass over elements plus one over nodes: O(n). */
 #include "contact/contact.h"
-#include "selfcontact.h"
 #include "mixed.h"
+#include "selfcontact.h"
 #include "supports.h"
 #include "terms.h"
 
@@ -274,11 +274,11 @@ static cr_status force_tail(const cr_model *m, const cr_supports_at *at, const d
         }
     }
     cr_term_load_forces(m, scale, x, F);
-    if (m->contact) { /* the contact forces, at the state's positions (x has the static layout) */
+    if (m->contact) {                  /* the contact forces, at the state's positions (x has the static layout) */
         for (int i = 0; i < nn; ++i) { /* (the orientations are fixed here: ∂f/∂r alone) */
             cr_contact_wrench w;
-            cr_contact_node_wrench(m->contact, i, cr_x_position(m, x, i), cr_x_orientation(m, x, i), NULL, &w, J != NULL,
-                                   NULL);
+            cr_contact_node_wrench(m->contact, i, cr_x_position(m, x, i), cr_x_orientation(m, x, i), NULL, &w,
+                                   J != NULL, NULL);
             F[3 * i] += w.f.x, F[3 * i + 1] += w.f.y, F[3 * i + 2] += w.f.z;
             if (!J) continue;
             double *D = cr_blocktri_D(J, i);
@@ -334,8 +334,8 @@ cr_status cr_mixed_force_residual(const cr_model *m, const cr_supports_at *at, c
     return cr_mixed_force_residual_par(m, at, scale, x, F, J, NULL);
 }
 
-cr_status cr_mixed_force_residual_par(const cr_model *m, const cr_supports_at *at, const double *scale,
-                                      const double *x, double *F, cr_blocktri *J, cr_pool *pool)
+cr_status cr_mixed_force_residual_par(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
+                                      double *F, cr_blocktri *J, cr_pool *pool)
 {
     if (pool && m->nodes >= 2 * cr_pool_threads(pool)) { /* node ranges on the threads: bit-identical */
         range_job job = {m, scale, x, F, J, ranges_of(pool, m->nodes)};
