@@ -195,6 +195,21 @@ cr_status cr_mixed_dynamic_residual(const cr_model *m, const cr_supports_at *at,
              * the node's rotation, as does its slip */
             const double *yi = y + (size_t)i * B;
             cr_vec3 v = cr_v3_load(yi + CR_DYN_V);
+            if (m->contact->quat_offset < 0) { /* at the centre (the default): the force alone */
+                cr_vec3 f;
+                cr_mat3 K, Kv;
+                cr_contact_node_force_v(m->contact, i, cr_v3_load(yi), &v, &f, J ? &K : NULL, J ? &Kv : NULL, NULL);
+                double *Fi = F + (size_t)i * B;
+                Fi[CR_DYN_V] += f.x, Fi[CR_DYN_V + 1] += f.y, Fi[CR_DYN_V + 2] += f.z;
+                if (!J) continue;
+                double *Di = cr_blocktri_D(J, i);
+                for (int r = 0; r < 3; ++r)
+                    for (int c = 0; c < 3; ++c) {
+                        Di[(CR_DYN_V + r) * B + c] += K.m[r][c];
+                        Di[(CR_DYN_V + r) * B + CR_DYN_V + c] += Kv.m[r][c];
+                    }
+                continue;
+            }
             cr_contact_wrench w;
             cr_contact_node_wrench(m->contact, i, cr_v3_load(yi), cr_q_load(yi + 3), &v, &w, J != NULL, NULL);
             double *Fi = F + (size_t)i * B;

@@ -19,6 +19,18 @@ static void contact_rows(const cr_model *m, const double *x, double *F, cr_block
 {
     if (!m->contact) return;
     for (int i = 0; i < m->nodes; ++i) {
+        if (m->contact->quat_offset < 0) { /* at the centre (the default): the force alone */
+            cr_vec3 f;
+            cr_mat3 K;
+            cr_contact_node_force(m->contact, i, cr_x_position(m, x, i), &f, J ? &K : NULL, NULL);
+            double *Fi = F + (size_t)i * B;
+            Fi[0] += f.x, Fi[1] += f.y, Fi[2] += f.z;
+            if (!J) continue;
+            double *D = cr_blocktri_D(J, i);
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c) D[r * B + c] += K.m[r][c];
+            continue;
+        }
         cr_contact_wrench w;
         cr_contact_node_wrench(m->contact, i, cr_x_position(m, x, i), cr_x_orientation(m, x, i), NULL, &w, J != NULL,
                                NULL);
