@@ -11,7 +11,7 @@ uniform upward load equal to its weight instead (and the same pull), so that bot
 a rope at rest with the same loads and steps. The cost per step is the dynamic stage's wall time
 (or callgrind's instructions of the whole run, less a run of 0 steps) over its steps.
 
-  python3 bench/rope_on_ground.py [--build build] [--elements 10000] [--steps 20] [--callgrind]
+  python3 bench/rope_on_ground.py [--build build] [--elements 10000] [--steps 20] [--callgrind] [--rolling]
 """
 import argparse
 import json
@@ -22,7 +22,7 @@ import tempfile
 L, R, E, G, RHO, GRAV = 10.0, 0.005, 5e6, 1.7e6, 1100.0, 9.81
 
 
-def scenario(n, contact, steps, h):
+def scenario(n, contact, steps, h, rolling=False):
     w = RHO * 3.141592653589793 * R * R * GRAV  # weight per length (N/m)
     loads = [{"type": "gravity", "value": [0, 0, -GRAV]},
              {"type": "force", "node": "end", "value": [0.1 * 0.6 * w * L, 0, 0], "stages": [1]}]
@@ -42,6 +42,8 @@ def scenario(n, contact, steps, h):
     if contact:
         sc["obstacles"] = [{"type": "plane", "name": "ground", "point": [0, 0, 0], "normal": [0, 0, 1],
                             "friction": {"static": 0.6, "kinetic": 0.4}}]
+        if rolling:  # friction at the contact point (its moment and the surface point's slip)
+            sc["contact"] = {"rolling": True}
     else:  # a clamp-free rope at rest needs its rigid motions held in statics: pin the ends' heights
         sc["boundary_conditions"] = [{"type": "support", "node": "start", "hold": ["x", "y", "z"], "stages": [0]},
                                      {"type": "support", "node": 1, "hold": ["y", "z"], "stages": [0]},
@@ -78,6 +80,7 @@ def main():
     ap.add_argument("--h", type=float, default=1e-4)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--callgrind", action="store_true")
+    ap.add_argument("--rolling", action="store_true", help="the ground's friction at the contact point")
     a = ap.parse_args()
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     build = os.path.join(root, a.build)
@@ -87,12 +90,12 @@ def main():
         tag = "ground" if contact else "free"
         best = None
         for _ in range(1 if a.callgrind else a.repeats):
-            r = run(build, scenario(a.elements, contact, a.steps, a.h), False, tag, out)
+            r = run(build, scenario(a.elements, contact, a.steps, a.h, a.rolling), False, tag, out)
             best = r if best is None or r["wall_s"] < best["wall_s"] else best
         res[tag] = best
         if a.callgrind:  # instructions of the steps: the run less a run of one step
-            full = run(build, scenario(a.elements, contact, a.steps, a.h), True, tag + "_cg", out)
-            one = run(build, scenario(a.elements, contact, 1, a.h), True, tag + "_cg1", out)
+            full = run(build, scenario(a.elements, contact, a.steps, a.h, a.rolling), True, tag + "_cg", out)
+            one = run(build, scenario(a.elements, contact, 1, a.h, a.rolling), True, tag + "_cg1", out)
             res[tag]["instructions_per_step"] = (full["instructions"] - one["instructions"]) / (
                 full["steps"] - one["steps"])
             res[tag]["f_evals_cg"] = full["f_evals"] - one["f_evals"]

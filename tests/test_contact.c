@@ -192,6 +192,98 @@ static void force_jacobian_fd(int turning)
                 worst, stick, slip);
 }
 
+/* Friction at the contact point (contact.rolling): the node's wrench (force, body moment) and its
+ * derivatives with respect to the position r and the orientation quaternion p (not unit) against
+ * central differences, each block against its own scale (the moment's are a ε a small beside the
+ * force's), on every obstacle type, fixed and turning, sticking and slipping. */
+static void wrench_jacobian_fd(int turning)
+{
+    cr_obstacle_def obs[8];
+    int count = all_obstacles(obs);
+    for (int k = 0; k < count; ++k) obs[k].mu_static = 0.6, obs[k].mu_kinetic = 0.5;
+    if (turning)
+        for (int k = 0; k < count; ++k)
+            obs[k].angular_velocity = cr_v3(0.3, -0.5, 0.8), obs[k].velocity = cr_v3(0.1, 0.2, -0.1);
+    double worst[4] = {0, 0, 0, 0}; /* f_r, f_p, m_r, m_p */
+    int stick = 0, slip = 0;
+    srand(7);
+    for (int k = 0; k < count; ++k) {
+        for (int trial = 0; trial < 60; ++trial) {
+            double a = 0.05;
+            cr_contact *c = cr_contact_create(1, &a, NULL, 1, &obs[k], 10.0, 1e-6, 10);
+            c->quat_offset = 3;
+            if (turning) cr_contact_set_time(c, 0.7);
+            const cr_vec3 moved = turning ? cr_v3_scale(obs[k].velocity, 0.7) : cr_v3(0, 0, 0);
+            cr_vec3 r = cr_v3_add(cr_v3_add(obs[k].center, moved), cr_v3(0.6 * urand(), 0.6 * urand(), 0.6 * urand()));
+            cr_quat p = cr_q(1.0 + 0.3 * urand(), 0.5 * urand(), 0.5 * urand(), 0.5 * urand());
+            double phi;
+            cr_vec3 n;
+            if (!cr_obstacle_distance(&obs[k], cr_v3_sub(r, moved), &phi, &n, NULL)) {
+                cr_contact_destroy(c);
+                continue;
+            }
+            cr_contact_pair *pr = &c->pair[0];
+            pr->lambda_n = 1.0 + 10.0 * fmax(0.0, phi - a) + urand() * 0.5 + 0.5;
+            pr->anchored = 1;
+            pr->anchor = cr_v3_add(r, cr_v3(0.05 * urand(), 0.05 * urand(), 0.05 * urand()));
+            pr->lambda_t = cr_v3(1.5 * urand(), 1.5 * urand(), 1.5 * urand());
+            pr->offset = cr_v3_scale(n, -a);
+            pr->body = cr_v3_add(cr_m3_tmulv(cr_q_exp(p), pr->offset), cr_v3(0.01 * urand(), 0.01 * urand(), 0.0));
+            cr_contact_wrench w;
+            cr_contact_info in;
+            cr_contact_node_wrench(c, 0, r, p, NULL, &w, 1, &in);
+            if (in.active == 0) {
+                cr_contact_destroy(c);
+                continue;
+            }
+            const double h = 1e-7;
+            double scale[4] = {0, 0, 0, 0}, err[4] = {0, 0, 0, 0};
+            int kink = 0;
+            for (int q = 0; q < 7; ++q) {
+                double x[7] = {r.x, r.y, r.z, p.w, p.x, p.y, p.z}, xp[7], xm[7];
+                memcpy(xp, x, sizeof x), memcpy(xm, x, sizeof x);
+                xp[q] += h, xm[q] -= h;
+                cr_contact_wrench wp, wm;
+                cr_contact_info ip, im;
+                cr_contact_node_wrench(c, 0, cr_v3_load(xp), cr_q_load(xp + 3), NULL, &wp, 0, &ip);
+                cr_contact_node_wrench(c, 0, cr_v3_load(xm), cr_q_load(xm + 3), NULL, &wm, 0, &im);
+                kink |= ip.slipping != im.slipping || ip.active != im.active;
+                const cr_vec3 df = cr_v3_scale(cr_v3_sub(wp.f, wm.f), 0.5 / h),
+                              dm = cr_v3_scale(cr_v3_sub(wp.m, wm.m), 0.5 / h);
+                for (int rr = 0; rr < 3; ++rr) {
+                    const double jf = q < 3 ? w.f_r.m[rr][q] : w.f_p[rr][q - 3];
+                    const double jm = q < 3 ? w.m_r.m[rr][q] : w.m_p[rr][q - 3];
+                    const int bf = q < 3 ? 0 : 1, bm = q < 3 ? 2 : 3;
+                    scale[bf] = fmax(scale[bf], fabs(jf)), err[bf] = fmax(err[bf], fabs(cr_v3_get(df, rr) - jf));
+                    scale[bm] = fmax(scale[bm], fabs(jm)), err[bm] = fmax(err[bm], fabs(cr_v3_get(dm, rr) - jm));
+                }
+            }
+            cr_mat3 Hp, Hm;
+            double xp[3] = {r.x + h, r.y + h, r.z + h}, xm[3] = {r.x - h, r.y - h, r.z - h};
+            cr_vec3 np, nm;
+            cr_obstacle_distance(&obs[k], cr_v3_sub(cr_v3_load(xp), moved), &phi, &np, &Hp);
+            cr_obstacle_distance(&obs[k], cr_v3_sub(cr_v3_load(xm), moved), &phi, &nm, &Hm);
+            for (int rr = 0; rr < 3; ++rr)
+                for (int q = 0; q < 3; ++q) kink |= fabs(Hp.m[rr][q] - Hm.m[rr][q]) > 1e-3 * (1 + fabs(Hp.m[rr][q]));
+            if (!kink) {
+                for (int b = 0; b < 4; ++b)
+                    if (scale[b] > 0) worst[b] = fmax(worst[b], err[b] / scale[b]);
+                stick += in.slipping == 0, slip += in.slipping > 0;
+            }
+            cr_contact_destroy(c);
+        }
+    }
+    CHECK(stick > 30 && slip > 30);
+    const double w = fmax(fmax(worst[0], worst[1]), fmax(worst[2], worst[3]));
+    CHECK(w < 1e-6);
+    fprintf(stderr,
+            "contact wrench vs differences%s: f_r %.3g, f_p %.3g, m_r %.3g, m_p %.3g (%d sticking, %d sliding)\n",
+            turning ? " (turning)" : "", worst[0], worst[1], worst[2], worst[3], stick, slip);
+}
+
+static void test_wrench_jacobian_fd(void) { wrench_jacobian_fd(0); }
+static void test_wrench_jacobian_turning_fd(void) { wrench_jacobian_fd(1); }
+
 static void test_force_jacobian_fd(void) { force_jacobian_fd(0); }
 static void test_force_jacobian_turning_fd(void) { force_jacobian_fd(1); }
 
@@ -491,12 +583,18 @@ static void test_residual_jacobian_fd(void)
     int N = m->nodes * m->block;
     for (int k = 0; k < N; ++k) s->x[k] += 0.003 * urand();
     cr_contact *c = m->contact;
+    c->quat_offset = 3; /* contact.rolling: friction at the contact point */
     for (int i = 0; i < m->nodes; ++i)
         for (int k = 0; k < 2; ++k) {
             cr_contact_pair *pr = &c->pair[i * 2 + k];
             pr->anchored = 1, pr->lambda_n = 0.05 + 0.05 * fabs(urand());
             pr->anchor = cr_v3_add(cr_x_position(m, s->x, i), cr_v3(0.002 * urand(), 0.002 * urand(), 0));
             pr->lambda_t = cr_v3(0.02 * urand(), 0.02 * urand(), 0.0);
+            /* friction at the contact point: a material surface point off the centre (its slip
+             * depends on the node's rotation) */
+            pr->offset = cr_v3(0.002 * urand(), 0.002 * urand(), -0.01);
+            pr->body = cr_v3_add(cr_m3_tmulv(cr_q_exp(cr_q_load(s->x + (size_t)i * m->block + 3)), pr->offset),
+                                 cr_v3(0.0005 * urand(), 0.0005 * urand(), 0.0005 * urand()));
         }
     cr_contact_totals t;
     cr_contact_totals_at(c, s->x, m->block, &t);
@@ -650,6 +748,7 @@ static void dynamic_jacobian_fd(int turning)
     }
     cr_contact *c = m->contact;
     c->dynamic = 1;
+    c->quat_offset = 3; /* contact.rolling: friction at the contact point */
     if (turning) {
         cr_contact_set_time(c, turning == 2 ? 0.013 : 0.01);
         if (!c->damping) c->damping = calloc((size_t)m->nodes, sizeof *c->damping);
@@ -660,6 +759,9 @@ static void dynamic_jacobian_fd(int turning)
             cr_contact_pair *pr = &c->pair[i * 2 + k];
             pr->anchored = 1, pr->sliding = (i + k) % 2;
             pr->anchor = cr_v3_add(cr_v3_load(y + (size_t)i * B), cr_v3(0.001 * urand(), 0.001 * urand(), 0));
+            pr->offset = cr_v3(0.002 * urand(), 0.002 * urand(), -0.01);
+            pr->body = cr_v3_add(cr_m3_tmulv(cr_q_exp(cr_q_load(y + (size_t)i * B + 3)), pr->offset),
+                                 cr_v3(0.0005 * urand(), 0.0005 * urand(), 0.0005 * urand()));
         }
     cr_contact_totals t;
     cr_contact_totals_at(c, y, B, &t);
@@ -756,7 +858,8 @@ static void test_driven_pose(void)
 }
 
 CHECK_MAIN(CASE(test_geometry_fd), CASE(test_force_jacobian_fd), CASE(test_force_jacobian_turning_fd),
-           CASE(test_residual_jacobian_fd), CASE(test_rod_on_plane), CASE(test_slope), CASE(test_end_pull),
-           CASE(test_capstan), CASE(test_cantilever_on_cylinder), CASE(test_dynamic_jacobian_fd),
-           CASE(test_dynamic_jacobian_turning_fd), CASE(test_dynamic_stick), CASE(test_dynamic_slide),
-           CASE(test_dynamic_jacobian_driven_fd), CASE(test_driven_pose))
+           CASE(test_wrench_jacobian_fd), CASE(test_wrench_jacobian_turning_fd), CASE(test_residual_jacobian_fd),
+           CASE(test_rod_on_plane), CASE(test_slope), CASE(test_end_pull), CASE(test_capstan),
+           CASE(test_cantilever_on_cylinder), CASE(test_dynamic_jacobian_fd), CASE(test_dynamic_jacobian_turning_fd),
+           CASE(test_dynamic_stick), CASE(test_dynamic_slide), CASE(test_dynamic_jacobian_driven_fd),
+           CASE(test_driven_pose))

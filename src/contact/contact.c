@@ -25,6 +25,7 @@ cr_contact *cr_contact_create(int nodes, const double *radius, const double *wei
     cr_contact *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->nodes = nodes, c->obstacle_count = obstacle_count, c->eps = eps, c->tol = tol, c->max_updates = max_updates;
+    c->quat_offset = -1; /* friction at the centre unless the rod says where its orientations are */
     c->obstacles = malloc((size_t)(obstacle_count > 0 ? obstacle_count : 1) * sizeof *c->obstacles);
     c->radius = malloc((size_t)nodes * sizeof *c->radius);
     c->weight = malloc((size_t)nodes * sizeof *c->weight);
@@ -109,11 +110,29 @@ static void m3_add(cr_mat3 *a, double s, cr_mat3 b)
         for (int k = 0; k < 3; ++k) a->m[r][k] += s * b.m[r][k];
 }
 
+/* What friction at the contact point adds to one pair (pair_force_local: in the obstacle's frame;
+ * pair_force: in I). The caller fills the inputs; the outputs are set when the pair has friction. */
+typedef struct roll_terms {
+    cr_quat p;                   /* in: the node's orientation quaternion */
+    cr_mat3 A;                   /* in: Exp(p), the node's body basis in I */
+    cr_mat3 Rt;                  /* in: I → the obstacle's frame (E unless it turns) */
+    int jacobian;                /* in: fill the derivatives (with K) */
+    int active;                  /* out: a frictional anchored pair: the outputs below are set */
+    cr_vec3 m;                   /* out: the moment −a n × f_T */
+    cr_mat3 m_r, m_v;            /* out: ∂m/∂r, ∂m/∂v */
+    double f_p[3][4], m_p[3][4]; /* out: ∂f/∂p, ∂m/∂p */
+} roll_terms;
+
+static int stick_force(cr_vec3 n, const cr_mat3 *H, double eps, double limit, cr_vec3 dlimit, cr_vec3 d,
+                       cr_vec3 lambda_t, cr_vec3 *f, cr_mat3 *K, cr_vec3 *t_out, cr_mat3 *G);
+
 /* The force of one pair in the obstacle's own frame (r and v there: local(), the velocity relative
  * to its surface turned back), K += ∂f/∂r; returns 1 when pressing. *t_out: the trial friction
- * force, *lim: μ_s N (both when frictional and anchored). */
+ * force, *lim: μ_s N (both when frictional and anchored). rl (optional): friction at the contact
+ * point (docs/theory.md "Contact with obstacles": the moment and the material point's slip). */
 static int pair_force_local(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
-                            cr_mat3 *Kv, double *gap, cr_vec3 *t_out, double *lim, double *N_out, cr_vec3 *gT_out)
+                            cr_mat3 *Kv, double *gap, cr_vec3 *t_out, double *lim, double *N_out, cr_vec3 *gT_out,
+                            roll_terms *rl)
 {
     const cr_obstacle_def *o = &c->obstacles[k];
     const cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
@@ -161,17 +180,52 @@ static int pair_force_local(const cr_contact *c, int i, int k, cr_vec3 r, const 
     /* the limit: μ_s, or μ_k for a pair sliding in a dynamic stage */
     const double mu = c->dynamic && pr->sliding ? o->mu_kinetic : o->mu_static;
     if (!(o->mu_static > 0) || !pr->anchored) return 1;
-    /* the tangential stick spring from the anchor, at most μ N (cr_contact_stick_force) */
-    const cr_vec3 d = cr_v3_sub(r, pr->anchor);
+    /* the tangential stick spring from the anchor, at most μ N (cr_contact_stick_force); at the
+     * contact point it measures the rod's material surface point there, r + A b (its offset b in
+     * the node's basis, o = the same offset when anchored or re-based): d = r − X + (Rᵀ A b − o) */
+    cr_vec3 d = cr_v3_sub(r, pr->anchor), arm = cr_v3(0, 0, 0);
+    double Dp[3][4];
+    if (rl) {
+        arm = cr_m3_mulv(rl->Rt, cr_m3_mulv(rl->A, pr->body)); /* the material point's arm, Rᵀ A b */
+        d = cr_v3_add(d, cr_v3_sub(arm, pr->offset));
+        if (rl->jacobian) cr_q_exp_mulv_dp(rl->p, pr->body, Dp); /* ∂(A b)/∂p (I) */
+    }
     const double L = mu * N;
     cr_vec3 ft, t;
-    cr_mat3 Kt;
-    const int slip = cr_contact_stick_force(n, &H, eps, L, cr_v3_scale(dN, mu), d, pr->lambda_t, &ft, K ? &Kt : NULL, &t);
+    cr_mat3 Kt, G;
+    const int slip = stick_force(n, &H, eps, L, cr_v3_scale(dN, mu), d, pr->lambda_t, &ft, K ? &Kt : NULL, &t,
+                                 rl && rl->jacobian ? &G : NULL);
     *t_out = t, *gT_out = cr_v3_madd(d, -cr_v3_dot(n, d), n);
     *lim = L;
     *f = cr_v3_add(*f, ft);
     if (K) m3_add(K, 1.0, Kt);
-    if (slip && Kv && cd > 0) m3_add(Kv, -mu * cd, outer(cr_v3_scale(t, 1.0 / cr_v3_norm(t)), n));
+    cr_mat3 ftv = cr_m3_zero(); /* ∂f_T/∂v: the dashpot's share of the limit while slipping */
+    if (slip && Kv && cd > 0) ftv = outer(cr_v3_scale(t, -mu * cd / cr_v3_norm(t)), n), m3_add(Kv, 1.0, ftv);
+    if (!rl) return 1;
+    /* f_T acts at the material point that touched, A b from the centre: −a n at the anchoring and
+     * after every re-base (the contact point c = r − a n), turning with the node in between. Its
+     * moment (A b) × f_T is then exactly the moment of the stick spring's potential ½ ε |P d|²
+     * (a moment −a n × f_T with the arm fixed in space between re-bases was not: measured, a rod
+     * resting along a slope fluttered in a zig-zag of its nodes' turns and slid) */
+    rl->active = 1;
+    rl->m = cr_v3_cross(arm, ft);
+    if (!rl->jacobian) return 1;
+    const cr_mat3 GR = cr_m3_mul(G, rl->Rt), ax = cr_m3_skew(arm), fx = cr_m3_skew(ft); /* GR = ∂f_T/∂(A b) */
+    double arm_p[3][4];                                                                 /* ∂(Rᵀ A b)/∂p */
+    for (int row = 0; row < 3; ++row)
+        for (int q = 0; q < 4; ++q)
+            arm_p[row][q] = rl->Rt.m[row][0] * Dp[0][q] + rl->Rt.m[row][1] * Dp[1][q] + rl->Rt.m[row][2] * Dp[2][q];
+    for (int row = 0; row < 3; ++row)
+        for (int q = 0; q < 4; ++q)
+            rl->f_p[row][q] = GR.m[row][0] * Dp[0][q] + GR.m[row][1] * Dp[1][q] + GR.m[row][2] * Dp[2][q];
+    /* ∂(arm × f)/∂p = arm × ∂f/∂p − f × ∂arm/∂p */
+    for (int row = 0; row < 3; ++row)
+        for (int q = 0; q < 4; ++q)
+            rl->m_p[row][q] = ax.m[row][0] * rl->f_p[0][q] + ax.m[row][1] * rl->f_p[1][q] +
+                              ax.m[row][2] * rl->f_p[2][q] -
+                              (fx.m[row][0] * arm_p[0][q] + fx.m[row][1] * arm_p[1][q] + fx.m[row][2] * arm_p[2][q]);
+    rl->m_r = cr_m3_mul(ax, Kt);
+    rl->m_v = cr_m3_mul(ax, ftv);
     return 1;
 }
 
@@ -180,25 +234,42 @@ static int pair_force_local(const cr_contact *c, int i, int k, cr_vec3 r, const 
  * obstacle's frame differs by a shift (∂/∂r unchanged); a turning one's by R = Exp(ω t):
  * f = R f_l, ∂f/∂r = R (∂f_l/∂r_l) Rᵀ. */
 static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
-                      cr_mat3 *Kv, double *gap, cr_vec3 *t_out, double *lim, double *N_out, cr_vec3 *gT_out)
+                      cr_mat3 *Kv, double *gap, cr_vec3 *t_out, double *lim, double *N_out, cr_vec3 *gT_out,
+                      roll_terms *rl)
 {
     const cr_obstacle_def *o = &c->obstacles[k];
     const cr_obstacle_pose *ps = &c->pose[k];
     cr_vec3 vrel;
+    if (rl) rl->active = 0;
     if (!turns(c, k)) {
         if (v) vrel = cr_v3_sub(*v, ps->v), v = &vrel;
-        return pair_force_local(c, i, k, local(c, k, r), v, f, K, Kv, gap, t_out, lim, N_out, gT_out);
+        if (rl) rl->Rt = cr_m3_identity();
+        return pair_force_local(c, i, k, local(c, k, r), v, f, K, Kv, gap, t_out, lim, N_out, gT_out, rl);
     }
     const cr_mat3 R = ps->R;
+    const cr_mat3 Rt = cr_m3_transpose(R);
     if (v) vrel = cr_m3_tmulv(R, cr_v3_sub(*v, surface_velocity(o, ps, r))), v = &vrel;
+    if (rl) rl->Rt = Rt;
     cr_mat3 Kl = cr_m3_zero(), Kvl = cr_m3_zero();
     cr_vec3 fl;
     const int on = pair_force_local(c, i, k, local(c, k, r), v, &fl, K ? &Kl : NULL, Kv ? &Kvl : NULL, gap, t_out, lim,
-                                    N_out, gT_out);
+                                    N_out, gT_out, rl);
     *f = cr_m3_mulv(R, fl);
-    const cr_mat3 Rt = cr_m3_transpose(R);
     if (K) m3_add(K, 1.0, cr_m3_mul(cr_m3_mul(R, Kl), Rt));
     if (Kv) m3_add(Kv, 1.0, cr_m3_mul(cr_m3_mul(R, Kvl), Rt));
+    if (rl && rl->active) { /* the moment and its derivatives back in I (∂/∂p: f_p, m_p were in the frame) */
+        rl->m = cr_m3_mulv(R, rl->m);
+        if (rl->jacobian) {
+            rl->m_r = cr_m3_mul(cr_m3_mul(R, rl->m_r), Rt);
+            rl->m_v = cr_m3_mul(cr_m3_mul(R, rl->m_v), Rt);
+            for (int q = 0; q < 4; ++q) {
+                const cr_vec3 fp = cr_m3_mulv(R, cr_v3(rl->f_p[0][q], rl->f_p[1][q], rl->f_p[2][q]));
+                const cr_vec3 mp = cr_m3_mulv(R, cr_v3(rl->m_p[0][q], rl->m_p[1][q], rl->m_p[2][q]));
+                rl->f_p[0][q] = fp.x, rl->f_p[1][q] = fp.y, rl->f_p[2][q] = fp.z;
+                rl->m_p[0][q] = mp.x, rl->m_p[1][q] = mp.y, rl->m_p[2][q] = mp.z;
+            }
+        }
+    }
     return on;
 }
 
@@ -207,18 +278,31 @@ void cr_contact_node_force(const cr_contact *c, int i, cr_vec3 r, cr_vec3 *f, cr
     cr_contact_node_force_v(c, i, r, NULL, f, K, NULL, info);
 }
 
-void cr_contact_node_force_v(const cr_contact *c, int i, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
-                             cr_mat3 *Kv, cr_contact_info *info)
+/* The pairs of node i summed: f, K, Kv (optional) as cr_contact_node_force_v; w (optional): the
+ * contact-point friction's moment (I) and derivatives added (at the orientation p, A = Exp(p)). */
+static void node_sum(const cr_contact *c, int i, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K, cr_mat3 *Kv,
+                     cr_contact_info *info, const cr_quat *p, const cr_mat3 *A, int jacobian, cr_contact_wrench *w)
 {
     *f = cr_v3(0, 0, 0);
     if (K) *K = cr_m3_zero();
     if (Kv) *Kv = cr_m3_zero();
     cr_contact_info in = {0, 0, INFINITY, 0, 0};
+    roll_terms rt, *rl = NULL;
+    if (p) rt.p = *p, rt.A = *A, rt.jacobian = jacobian, rl = &rt;
     for (int k = 0; k < c->obstacle_count; ++k) {
         cr_vec3 fk, t, gT;
         double gap, lim, N;
-        int on = pair_force(c, i, k, r, v, &fk, K, Kv, &gap, &t, &lim, &N, &gT);
+        int on = pair_force(c, i, k, r, v, &fk, K, Kv, &gap, &t, &lim, &N, &gT, rl);
         *f = cr_v3_add(*f, fk);
+        if (w && rl && rt.active) {
+            w->m = cr_v3_add(w->m, rt.m);
+            if (jacobian) {
+                m3_add(&w->m_r, 1.0, rt.m_r);
+                m3_add(&w->m_v, 1.0, rt.m_v);
+                for (int a = 0; a < 3; ++a)
+                    for (int q = 0; q < 4; ++q) w->f_p[a][q] += rt.f_p[a][q], w->m_p[a][q] += rt.m_p[a][q];
+            }
+        }
         in.gap = fmin(in.gap, gap);
         if (!on) continue;
         in.active++, in.normal += N;
@@ -233,17 +317,101 @@ void cr_contact_node_force_v(const cr_contact *c, int i, cr_vec3 r, const cr_vec
     if (info) *info = in;
 }
 
+void cr_contact_node_force_v(const cr_contact *c, int i, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
+                             cr_mat3 *Kv, cr_contact_info *info)
+{
+    node_sum(c, i, r, v, f, K, Kv, info, NULL, NULL, 0, NULL);
+}
+
+void cr_contact_node_wrench(const cr_contact *c, int i, cr_vec3 r, cr_quat p, const cr_vec3 *v, cr_contact_wrench *w,
+                            int jacobian, cr_contact_info *info)
+{
+    memset(w, 0, sizeof *w);
+    if (c->quat_offset < 0) { /* friction at the centre: no moment, nothing depends on p */
+        node_sum(c, i, r, v, &w->f, jacobian ? &w->f_r : NULL, jacobian && v ? &w->f_v : NULL, info, NULL, NULL, 0,
+                 NULL);
+        return;
+    }
+    const cr_mat3 A = cr_q_exp(p);
+    node_sum(c, i, r, v, &w->f, jacobian ? &w->f_r : NULL, jacobian && v ? &w->f_v : NULL, info, &p, &A, jacobian, w);
+    /* the moment rows are in the node's body basis: m_B = Aᵀ m, ∂m_B/∂p = ∂(Aᵀ m)/∂p|_m + Aᵀ ∂m/∂p */
+    const cr_vec3 m = w->m;
+    w->m = cr_m3_tmulv(A, m);
+    if (!jacobian) return;
+    const cr_mat3 At = cr_m3_transpose(A);
+    w->m_r = cr_m3_mul(At, w->m_r);
+    w->m_v = cr_m3_mul(At, w->m_v);
+    double T[3][4], mp[3][4];
+    cr_q_exp_tmulv_dp(p, m, T);
+    for (int a = 0; a < 3; ++a)
+        for (int q = 0; q < 4; ++q)
+            mp[a][q] = T[a][q] + At.m[a][0] * w->m_p[0][q] + At.m[a][1] * w->m_p[1][q] + At.m[a][2] * w->m_p[2][q];
+    for (int a = 0; a < 3; ++a)
+        for (int q = 0; q < 4; ++q) w->m_p[a][q] = mp[a][q];
+}
+
+/* A node's basis in a state x (rows of 3 + quat_offset ... doubles at xi): NULL without rolling. */
+static const cr_mat3 *node_basis(const cr_contact *c, const double *xi, cr_mat3 *A, cr_quat *p)
+{
+    if (c->quat_offset < 0) return NULL;
+    *p = cr_q_load(xi + c->quat_offset);
+    *A = cr_q_exp(*p);
+    return A;
+}
+
+/* The material surface point of node i (basis A, NULL: the centre law) that touches obstacle k at
+ * the normal n_l (its frame): offset o = −a n_l there, b = Aᵀ R o in the node's basis. */
+static void set_material(const cr_contact *c, int i, int k, cr_contact_pair *pr, const cr_mat3 *A, cr_vec3 nl)
+{
+    if (!A) {
+        pr->body = pr->offset = cr_v3(0, 0, 0);
+        return;
+    }
+    pr->offset = cr_v3_scale(nl, -c->radius[i]);
+    const cr_vec3 oI = turns(c, k) ? cr_m3_mulv(c->pose[k].R, pr->offset) : pr->offset;
+    pr->body = cr_m3_tmulv(*A, oI);
+}
+
+/* The anchor re-based at the current contact point, the stored elastic slip carried over (the
+ * force unchanged): X ← X − (Rᵀ A b − o), then b, o at the current normal. Without it a rod
+ * rolling by φ would accumulate the material point's chord error a (φ − sin φ) and brake. */
+static void rebase(const cr_contact *c, int i, int k, cr_contact_pair *pr, const cr_mat3 *A, cr_vec3 rl)
+{
+    double phi;
+    cr_vec3 n;
+    if (!A || !cr_obstacle_distance(&c->obstacles[k], rl, &phi, &n, NULL)) return;
+    const cr_vec3 Ab = cr_m3_mulv(*A, pr->body);
+    pr->anchor = cr_v3_sub(pr->anchor, cr_v3_sub(turns(c, k) ? cr_m3_tmulv(c->pose[k].R, Ab) : Ab, pr->offset));
+    set_material(c, i, k, pr, A, n);
+}
+
+/* pair_force at a state's node: with its orientation when the contact has them */
+static int pair_force_at(const cr_contact *c, int i, int k, const double *xi, const cr_mat3 *A, cr_quat p, cr_vec3 *f,
+                         double *gap, cr_vec3 *t, double *lim, double *N, cr_vec3 *gT)
+{
+    roll_terms rt;
+    if (A) rt.p = p, rt.A = *A, rt.jacobian = 0;
+    return pair_force(c, i, k, cr_v3_load(xi), NULL, f, NULL, NULL, gap, t, lim, N, gT, A ? &rt : NULL);
+}
+
 void cr_contact_begin(cr_contact *c, const double *x, int stride)
 {
     for (int i = 0; i < c->nodes; ++i) {
         const cr_vec3 r = cr_v3_load(x + (size_t)i * stride);
+        cr_mat3 Ab;
+        cr_quat p;
+        const cr_mat3 *A = node_basis(c, x + (size_t)i * stride, &Ab, &p);
         for (int k = 0; k < c->obstacle_count; ++k) {
             cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
             double phi;
+            cr_vec3 n;
             const cr_vec3 rl = local(c, k, r);
             pr->sliding = 0; /* what a dynamic stage before left: statics slides by the trial force */
-            if (pr->anchored || !cr_obstacle_distance(&c->obstacles[k], rl, &phi, NULL, NULL)) continue;
-            if (phi - c->radius[i] <= c->tol) pr->anchored = 1, pr->anchor = rl, pr->lambda_t = cr_v3(0, 0, 0);
+            if (pr->anchored || !cr_obstacle_distance(&c->obstacles[k], rl, &phi, &n, NULL)) continue;
+            if (phi - c->radius[i] <= c->tol) {
+                pr->anchored = 1, pr->anchor = rl, pr->lambda_t = cr_v3(0, 0, 0);
+                set_material(c, i, k, pr, A, n);
+            }
         }
     }
 }
@@ -265,12 +433,15 @@ static int update_pass(cr_contact *c, const double *x, int stride, double *penet
     double pen = 0, dr = 0;
     for (int i = 0; i < c->nodes; ++i) {
         const cr_vec3 r = cr_v3_load(x + (size_t)i * stride);
+        cr_mat3 Ab;
+        cr_quat p;
+        const cr_mat3 *A = node_basis(c, x + (size_t)i * stride, &Ab, &p);
         for (int k = 0; k < c->obstacle_count; ++k) {
             cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k], scratch = *pr;
             if (!apply) pr = &scratch; /* the test alone: pair_force reads the real one */
             cr_vec3 f, t, gT;
             double gap, lim, N;
-            int on = pair_force(c, i, k, r, NULL, &f, NULL, NULL, &gap, &t, &lim, &N, &gT);
+            int on = pair_force_at(c, i, k, x + (size_t)i * stride, A, p, &f, &gap, &t, &lim, &N, &gT);
             if (!on) {
                 if (pr->anchored || pr->lambda_n != 0) converged = 0;
                 pr->lambda_n = 0, pr->lambda_t = cr_v3(0, 0, 0), pr->anchored = 0;
@@ -281,10 +452,13 @@ static int update_pass(cr_contact *c, const double *x, int stride, double *penet
             if (!(c->obstacles[k].mu_static > 0)) continue;
             if (!pr->anchored) { /* a new contact: friction from here on */
                 pr->anchored = 1, pr->anchor = local(c, k, r), pr->lambda_t = cr_v3(0, 0, 0);
+                pr->body = pr->offset = cr_v3(0, 0, 0);
+                rebase(c, i, k, pr, A, pr->anchor);
                 converged = 0;
                 continue;
             }
             dr = fmax(dr, cr_v3_norm(gT));
+            rebase(c, i, k, pr, A, local(c, k, r)); /* at the contact point it has rolled to */
             const double tn = cr_v3_norm(t);
             if (tn <= lim) {
                 pr->lambda_t = t;
@@ -307,7 +481,10 @@ void cr_contact_totals_at(const cr_contact *c, const double *x, int stride, cr_c
     for (int i = 0; i < c->nodes; ++i) {
         cr_vec3 f;
         cr_contact_info in;
-        cr_contact_node_force(c, i, cr_v3_load(x + (size_t)i * stride), &f, NULL, &in);
+        cr_mat3 Ab;
+        cr_quat p;
+        const cr_mat3 *A = node_basis(c, x + (size_t)i * stride, &Ab, &p);
+        node_sum(c, i, cr_v3_load(x + (size_t)i * stride), NULL, &f, NULL, NULL, &in, A ? &p : NULL, A, 0, NULL);
         if (!in.active) continue;
         t->active += in.active, t->slipping += in.slipping, t->normal += in.normal;
         if (-in.gap > t->penetration) t->penetration = -in.gap, t->worst_node = i;
@@ -345,12 +522,15 @@ void cr_contact_dynamic_step(cr_contact *c, const double *y, int stride)
     for (int i = 0; i < c->nodes; ++i) {
         const cr_vec3 r = cr_v3_load(y + (size_t)i * stride);
         const double eps = c->eps * c->weight[i];
+        cr_mat3 Ab;
+        cr_quat p;
+        const cr_mat3 *A = node_basis(c, y + (size_t)i * stride, &Ab, &p);
         for (int k = 0; k < c->obstacle_count; ++k) {
             cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
             const cr_obstacle_def *o = &c->obstacles[k];
             cr_vec3 f, t, gT;
             double gap, lim, N;
-            int on = pair_force(c, i, k, r, NULL, &f, NULL, NULL, &gap, &t, &lim, &N, &gT);
+            int on = pair_force_at(c, i, k, y + (size_t)i * stride, A, p, &f, &gap, &t, &lim, &N, &gT);
             if (!on) { /* lifted off: released, and its preload with it */
                 pr->anchored = 0, pr->sliding = 0, pr->lambda_n = 0;
                 continue;
@@ -359,8 +539,11 @@ void cr_contact_dynamic_step(cr_contact *c, const double *y, int stride)
             const cr_vec3 rl = local(c, k, r);
             if (!pr->anchored) { /* touched in this step: sticks from here (a continuous force: 0) */
                 pr->anchored = 1, pr->sliding = 0, pr->anchor = rl;
+                pr->body = pr->offset = cr_v3(0, 0, 0);
+                rebase(c, i, k, pr, A, rl);
                 continue;
             }
+            rebase(c, i, k, pr, A, rl); /* the anchor at the contact point the rod has rolled to */
             const double tn = cr_v3_norm(t), Nk = o->mu_kinetic * N;
             if (!pr->sliding && tn > o->mu_static * N)
                 pr->sliding = 1;               /* broke loose */
@@ -386,7 +569,7 @@ void cr_contact_dynamic_end(cr_contact *c) { c->dynamic = 0; }
 
 void cr_contact_dynamic_resume(cr_contact *c) { c->dynamic = 1; }
 
-enum { PAIR_DOUBLES = 9 }; /* λ_N, λ_T, anchor, anchored, sliding */
+enum { PAIR_DOUBLES = 15 }; /* λ_N, λ_T, anchor, anchored, sliding, body, offset */
 
 int cr_contact_packed_size(const cr_contact *c) { return c ? c->nodes * c->obstacle_count * PAIR_DOUBLES : 0; }
 
@@ -398,6 +581,8 @@ void cr_contact_pack(const cr_contact *c, double *out)
         cr_v3_store(p->lambda_t, out + 1);
         cr_v3_store(p->anchor, out + 4);
         out[7] = p->anchored, out[8] = p->sliding;
+        cr_v3_store(p->body, out + 9);
+        cr_v3_store(p->offset, out + 12);
     }
 }
 
@@ -409,6 +594,8 @@ void cr_contact_unpack(cr_contact *c, const double *in)
         p->lambda_t = cr_v3_load(in + 1);
         p->anchor = cr_v3_load(in + 4);
         p->anchored = in[7] != 0, p->sliding = in[8] != 0;
+        p->body = cr_v3_load(in + 9);
+        p->offset = cr_v3_load(in + 12);
     }
 }
 
@@ -423,7 +610,7 @@ unsigned long long cr_contact_hash(const cr_contact *c, unsigned long long h)
 {
     if (!c) return h;
     /* field by field: the structs have padding and the names bytes past their end */
-    int head[3] = {c->nodes, c->obstacle_count, c->max_updates};
+    int head[4] = {c->nodes, c->obstacle_count, c->max_updates, c->quat_offset};
     double opt[2] = {c->eps, c->tol};
     h = fnv(h, head, sizeof head);
     h = fnv(h, opt, sizeof opt);
@@ -455,8 +642,8 @@ unsigned long long cr_contact_hash(const cr_contact *c, unsigned long long h)
     return h;
 }
 
-cr_status cr_contact_check_start(const cr_contact *c, cr_vec3 (*position)(const void *user, int node),
-                                 const void *user, const double *s, cr_error *err)
+cr_status cr_contact_check_start(const cr_contact *c, cr_vec3 (*position)(const void *user, int node), const void *user,
+                                 const double *s, cr_error *err)
 {
     double worst = 0;
     int wi = -1, wk = -1;
@@ -525,6 +712,14 @@ double cr_contact_step_limit(const cr_contact *c, double t, const double *y, int
 int cr_contact_stick_force(cr_vec3 n, const cr_mat3 *H, double eps, double limit, cr_vec3 dlimit, cr_vec3 d,
                            cr_vec3 lambda_t, cr_vec3 *f, cr_mat3 *K, cr_vec3 *t_out)
 {
+    return stick_force(n, H, eps, limit, dlimit, d, lambda_t, f, K, t_out, NULL);
+}
+
+/* cr_contact_stick_force with G = ∂f/∂d (optional) for a slip measure d that also depends on other
+ * unknowns (the rod's orientation: friction at the contact point) */
+static int stick_force(cr_vec3 n, const cr_mat3 *H, double eps, double limit, cr_vec3 dlimit, cr_vec3 d,
+                       cr_vec3 lambda_t, cr_vec3 *f, cr_mat3 *K, cr_vec3 *t_out, cr_mat3 *G)
+{
     const cr_mat3 Hm = H ? *H : cr_m3_zero();
     const cr_vec3 Hd = cr_m3_mulv(Hm, d), Hl = cr_m3_mulv(Hm, lambda_t);
     const double dn = cr_v3_dot(n, d), ln = cr_v3_dot(n, lambda_t);
@@ -541,18 +736,24 @@ int cr_contact_stick_force(cr_vec3 n, const cr_mat3 *H, double eps, double limit
         m3_add(&T, eps, outer(n, Hd));
     }
     const double tn = cr_v3_norm(t);
+    cr_mat3 P = cr_m3_identity(); /* ∂t/∂d = −ε P */
+    if (G) m3_add(&P, -1.0, outer(n, n));
     if (tn <= limit) { /* stick */
         *f = t;
         if (K) *K = T;
+        if (G) *G = cr_m3_zero(), m3_add(G, -eps, P);
         return 0;
     }
     const cr_vec3 th = cr_v3_scale(t, 1.0 / tn); /* slip at the limit */
     *f = cr_v3_scale(th, limit);
-    if (K) {
+    if (K || G) {
         cr_mat3 Pt = cr_m3_identity();
         m3_add(&Pt, -1.0, outer(th, th));
-        *K = outer(th, dlimit);
-        m3_add(K, limit / tn, cr_m3_mul(Pt, T));
+        if (K) {
+            *K = outer(th, dlimit);
+            m3_add(K, limit / tn, cr_m3_mul(Pt, T));
+        }
+        if (G) *G = cr_m3_zero(), m3_add(G, -eps * limit / tn, cr_m3_mul(Pt, P));
     }
     return 1;
 }

@@ -15,6 +15,12 @@ typedef struct cr_contact_pair {
     cr_vec3 anchor;   /* stick anchor (I): where the node stuck, moved along when it slides */
     int anchored;     /* in contact since the last update: friction is measured from the anchor */
     int sliding;      /* dynamics: sliding since the last accepted step (limit μ_k N instead of μ_s N) */
+    /* friction at the contact point (cr_contact.quat_offset): the rod's material surface point that
+     * touched is the node plus `body` (its offset in the node's body basis, −a n when anchored or
+     * re-based); `offset` is that offset then, in the obstacle's frame. The stick spring measures
+     * r + A body − offset − anchor, which is r − anchor right after a re-base (0 vectors without
+     * rolling: the centre law) */
+    cr_vec3 body, offset;
 } cr_contact_pair;
 
 typedef struct cr_contact {
@@ -26,13 +32,27 @@ typedef struct cr_contact {
     double eps;     /* augmentation parameter ε (N/m) */
     double tol;     /* penetration and drift tolerance (m) */
     int max_updates;
-    cr_contact_pair *pair; /* nodes × obstacle_count */
-    int dynamic;           /* 1 inside a dynamic stage (cr_contact_dynamic_begin/_end) */
-    double *damping;       /* dynamics: the normal dashpot per node, 2 sqrt(ε_i m_i) (NULL: none) */
-    double time;           /* the time the moving obstacles are at (s) */
+    cr_contact_pair *pair;  /* nodes × obstacle_count */
+    int dynamic;            /* 1 inside a dynamic stage (cr_contact_dynamic_begin/_end) */
+    double *damping;        /* dynamics: the normal dashpot per node, 2 sqrt(ε_i m_i) (NULL: none) */
+    double time;            /* the time the moving obstacles are at (s) */
     cr_obstacle_path *path; /* per obstacle: its motion (motion.h) */
     cr_obstacle_pose *pose; /* ... and its pose at `time` (cr_contact_set_time) */
+    /* friction acts at the contact point c = r − a n (a moment on the node, and the slip of the
+     * rod's surface point there): the node's orientation quaternion is `quat_offset` doubles after
+     * its position in the states the updates below read (the mixed rod: 3); −1: friction at the
+     * node's centre (cr_contact_node_force's law) */
+    int quat_offset;
 } cr_contact;
+
+/* The contact wrench of node i (friction at the contact point, docs/theory.md "Contact with
+ * obstacles"): force f (I), moment m in the node's body basis, and their derivatives with respect
+ * to the node's position r, orientation quaternion p (3×4) and velocity v. */
+typedef struct cr_contact_wrench {
+    cr_vec3 f, m;
+    cr_mat3 f_r, m_r, f_v, m_v;
+    double f_p[3][4], m_p[3][4];
+} cr_contact_wrench;
 
 /* What one node's contacts do at a position. */
 typedef struct cr_contact_info {
@@ -52,8 +72,8 @@ void cr_contact_destroy(cr_contact *c);
 /* A rod must not start inside an obstacle: the deepest node (its contact radius included) deeper
  * than the tolerance is refused, naming obstacles.K, the node, its arc length s[i] and the depth.
  * position(user, i) gives node i's position. */
-cr_status cr_contact_check_start(const cr_contact *c, cr_vec3 (*position)(const void *user, int node),
-                                 const void *user, const double *s, cr_error *err);
+cr_status cr_contact_check_start(const cr_contact *c, cr_vec3 (*position)(const void *user, int node), const void *user,
+                                 const double *s, cr_error *err);
 
 /* Places the moving obstacles at time t (the forces and updates below use it). Anchors are kept
  * in each obstacle's own frame: they move with it, so a node sticking to a moving obstacle is
@@ -70,6 +90,14 @@ void cr_contact_node_force(const cr_contact *c, int i, cr_vec3 r, cr_vec3 *f, cr
  * Kv = ∂f/∂v (optional). */
 void cr_contact_node_force_v(const cr_contact *c, int i, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
                              cr_mat3 *Kv, cr_contact_info *info);
+
+/* The wrench of node i at position r, orientation p (a quaternion, not necessarily unit) and
+ * velocity v (NULL: statics, no dashpot): the law of cr_contact_node_force_v with the friction
+ * force f_T acting at the contact point c = r − a n (moment (c − r) × f_T = −a n × f_T) and the
+ * stick spring measuring the slip of the rod's material surface point at c. The derivatives are
+ * filled when `jacobian` is nonzero; info optional. */
+void cr_contact_node_wrench(const cr_contact *c, int i, cr_vec3 r, cr_quat p, const cr_vec3 *v, cr_contact_wrench *w,
+                            int jacobian, cr_contact_info *info);
 
 /* The tangential (friction) force of one anchored pair in statics for a caller with its own
  * normal force (the law of cr_contact_node_force, docs/theory.md "Contact with obstacles"): at

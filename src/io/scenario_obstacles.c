@@ -281,6 +281,9 @@ cr_status parse_obstacles(const cJSON *root, cr_rod_def *def, scenario_storage *
     const cJSON *rods = cJSON_GetObjectItemCaseSensitive(c, "rods");
     if (rods && !cJSON_IsBool(rods)) return fail(err, "contact.rods: must be true or false");
     def->contact.rods = cJSON_IsTrue(rods);
+    const cJSON *rolling = cJSON_GetObjectItemCaseSensitive(c, "rolling");
+    if (rolling && !cJSON_IsBool(rolling)) return fail(err, "contact.rolling: must be true or false");
+    def->contact.rolling = cJSON_IsTrue(rolling);
     if (n == 0 && !def->contact.self && !def->contact.rods)
         return fail(err, "contact: given without obstacles and without \"self\" or \"rods\": true (there is "
                          "nothing to touch)");

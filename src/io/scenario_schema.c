@@ -115,7 +115,7 @@ static const char *const OBST_ANY_KEYS[] = {"type",       "name",     "point",  
                                             "motion",     "position", "rotation", "time",         NULL};
 static const char *const FRICTION_KEYS[] = {"static", "kinetic", NULL};
 static const char *const CONTACT_KEYS[] = {"radius", "tolerance", "stiffness",   "max_updates",
-                                           "self",   "rods",      "stick_speed", "rods_friction", NULL};
+                                           "self",   "rods",      "stick_speed", "rods_friction", "rolling", NULL};
 
 int list_index(const char *const *list, const char *s)
 {

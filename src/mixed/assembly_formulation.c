@@ -413,9 +413,9 @@ static double body_mass(const void *impl, int j)
  * contact.rods the pairs and the smallest gap (assembly_dynamics.c, output) */
 static int series_extra(const void *impl, const char *const **names)
 {
-    static const char *const all[] = {"energy_dissipated_joints", "work_drives",          "joint_limits_pressing",
-                                      "joint_limit_force",        "contact_active",       "contact_sliding",
-                                      "contact_normal_force",     "contact_penetration",  "rods_contact_pairs",
+    static const char *const all[] = {"energy_dissipated_joints", "work_drives",         "joint_limits_pressing",
+                                      "joint_limit_force",        "contact_active",      "contact_sliding",
+                                      "contact_normal_force",     "contact_penetration", "rods_contact_pairs",
                                       "rods_contact_gap"};
     asm_sim *s = (asm_sim *)impl; /* (its column list, filled here) */
     const int joints = s && s->a && cr_asm_joint_columns(s->a), limits = joints && cr_asm_has_limits(s->a),
@@ -442,7 +442,10 @@ static int contact(const void *impl, int node, cr_contact_sample *out)
     }
     cr_contact_info in;
     cr_contact_set_time(m->contact, cr_state_time(s->s->rods[r])); /* moving obstacles */
-    cr_contact_node_force(m->contact, node, cr_state_position(s->s->rods[r], node), &out->force, NULL, &in);
+    cr_contact_wrench w;
+    cr_contact_node_wrench(m->contact, node, cr_state_position(s->s->rods[r], node),
+                           cr_state_orientation(s->s->rods[r], node), NULL, &w, 0, &in);
+    out->force = w.f;
     out->normal = in.normal, out->gap = in.gap, out->state = in.active ? (in.slipping ? 2 : 1) : 0,
     out->tolerance = m->contact->tol;
     return 1;

@@ -8,8 +8,8 @@
  * are solved locally, u' = M_i(q)⁻¹ R, so that the integrator's mass stays
  * constant and diagonal (identity on those rows). */
 #include "contact/contact.h"
-#include "selfcontact.h"
 #include "mixed.h"
+#include "selfcontact.h"
 #include "supports.h"
 #include "terms.h"
 
@@ -187,23 +187,48 @@ cr_status cr_mixed_dynamic_residual(const cr_model *m, const cr_supports_at *at,
     const int B = CR_DYN_BLOCK, nn = m->nodes;
     const cr_layout ly = cr_layout_dynamic();
     cr_term_rod(m, &ly, scale, y, F, J);
-    cr_mixed_damping_terms(m, y, F, J); /* Kelvin–Voigt stress rows, drag (damping.c) */
+    cr_mixed_damping_terms(m, y, F, J);                     /* Kelvin–Voigt stress rows, drag (damping.c) */
     if (m->contact) cr_contact_set_time(m->contact, at->t); /* moving obstacles */
     if (m->contact) /* obstacles: node-local forces on the momentum rows, ∂f/∂r in the diagonal blocks */
         for (int i = 0; i < nn; ++i) {
-            cr_vec3 f, v = cr_v3_load(y + (size_t)i * B + CR_DYN_V);
-            cr_mat3 K, Kv;
-            cr_contact_node_force_v(m->contact, i, cr_v3_load(y + (size_t)i * B), &v, &f, J ? &K : NULL, J ? &Kv : NULL,
-                                    NULL);
+            /* friction at the contact point: its moment on the Ω rows (body basis), which depends on
+             * the node's rotation, as does its slip */
+            const double *yi = y + (size_t)i * B;
+            cr_vec3 v = cr_v3_load(yi + CR_DYN_V);
+            if (m->contact->quat_offset < 0) { /* at the centre (the default): the force alone */
+                cr_vec3 f;
+                cr_mat3 K, Kv;
+                cr_contact_node_force_v(m->contact, i, cr_v3_load(yi), &v, &f, J ? &K : NULL, J ? &Kv : NULL, NULL);
+                double *Fi = F + (size_t)i * B;
+                Fi[CR_DYN_V] += f.x, Fi[CR_DYN_V + 1] += f.y, Fi[CR_DYN_V + 2] += f.z;
+                if (!J) continue;
+                double *Di = cr_blocktri_D(J, i);
+                for (int r = 0; r < 3; ++r)
+                    for (int c = 0; c < 3; ++c) {
+                        Di[(CR_DYN_V + r) * B + c] += K.m[r][c];
+                        Di[(CR_DYN_V + r) * B + CR_DYN_V + c] += Kv.m[r][c];
+                    }
+                continue;
+            }
+            cr_contact_wrench w;
+            cr_contact_node_wrench(m->contact, i, cr_v3_load(yi), cr_q_load(yi + 3), &v, &w, J != NULL, NULL);
             double *Fi = F + (size_t)i * B;
-            Fi[CR_DYN_V] += f.x, Fi[CR_DYN_V + 1] += f.y, Fi[CR_DYN_V + 2] += f.z;
+            Fi[CR_DYN_V] += w.f.x, Fi[CR_DYN_V + 1] += w.f.y, Fi[CR_DYN_V + 2] += w.f.z;
+            Fi[CR_DYN_W] += w.m.x, Fi[CR_DYN_W + 1] += w.m.y, Fi[CR_DYN_W + 2] += w.m.z;
             if (!J) continue;
             double *Di = cr_blocktri_D(J, i);
-            for (int r = 0; r < 3; ++r)
+            for (int r = 0; r < 3; ++r) {
                 for (int c = 0; c < 3; ++c) {
-                    Di[(CR_DYN_V + r) * B + c] += K.m[r][c];
-                    Di[(CR_DYN_V + r) * B + CR_DYN_V + c] += Kv.m[r][c];
+                    Di[(CR_DYN_V + r) * B + c] += w.f_r.m[r][c];
+                    Di[(CR_DYN_V + r) * B + CR_DYN_V + c] += w.f_v.m[r][c];
+                    Di[(CR_DYN_W + r) * B + c] += w.m_r.m[r][c];
+                    Di[(CR_DYN_W + r) * B + CR_DYN_V + c] += w.m_v.m[r][c];
                 }
+                for (int c = 0; c < 4; ++c) {
+                    Di[(CR_DYN_V + r) * B + 3 + c] += w.f_p[r][c];
+                    Di[(CR_DYN_W + r) * B + 3 + c] += w.m_p[r][c];
+                }
+            }
         }
     if (m->selfcontact) cr_mixed_selfcontact_dynamic_rows(m, at, y, F, J); /* penalty, far nodes low-rank */
     for (int i = 0; i < nn; ++i) {

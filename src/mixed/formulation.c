@@ -302,7 +302,10 @@ static int contact(const void *impl, int node, cr_contact_sample *out)
     if (!c) return 0;
     cr_contact_info in;
     cr_contact_set_time(s->model->contact, cr_state_time(s->state)); /* moving obstacles */
-    cr_contact_node_force(c, node, cr_state_position(s->state, node), &out->force, NULL, &in);
+    cr_contact_wrench w;
+    cr_contact_node_wrench(c, node, cr_state_position(s->state, node), cr_state_orientation(s->state, node), NULL, &w,
+                           0, &in);
+    out->force = w.f;
     out->normal = in.normal, out->gap = in.gap, out->state = in.active ? (in.slipping ? 2 : 1) : 0,
     out->tolerance = c->tol;
     return 1;
@@ -329,7 +332,7 @@ static int series_extra(const void *impl, const char *const **names)
     const cr_model *m = ((const mixed_sim *)impl)->model;
     if (m->selfcontact) { /* self-contact: the pairs pressing, the smallest gap of the pairs within reach */
         static const char *const self_only[] = {"energy_dissipated", "self_contact_pairs", "self_contact_gap"};
-        static const char *const both[] = {"energy_dissipated",   "contact_active",     "contact_sliding",
+        static const char *const both[] = {"energy_dissipated",    "contact_active",      "contact_sliding",
                                            "contact_normal_force", "contact_penetration", "self_contact_pairs",
                                            "self_contact_gap"};
         *names = m->contact ? both : self_only;

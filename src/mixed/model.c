@@ -3,11 +3,11 @@
  * stiffnesses, reference strains, lumped lengths, loads resolved to nodes and
  * boundary conditions; and its state. */
 #include "contact/contact.h"
-#include "selfcontact.h"
 #include "mixed/mixed.h"
 #include "mixed/model_internal.h"
 #include "model/pose_spline.h"
 #include "model/rod_internal.h"
+#include "selfcontact.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -50,7 +50,6 @@ void cr_model_destroy(cr_model *m)
     free(m->supports);
     free(m);
 }
-
 
 /* The table of poses of a support as cubic segments per channel (position in I, rotation
  * vector in I: the support's axes applied): pose_spline.c, as an obstacle's table. */
@@ -135,6 +134,8 @@ static cr_status model_contact(cr_model *m, const cr_rod_def *def, cr_error *err
      * took steps of seconds over a sliding rod and a rod at 0.9 μ_s crept (measured); without it
      * and with rtol <= 1e-6 the stick and the sliding acceleration are exact (docs/theory.md §11) */
     if (!m->contact) return cr_error_set(err, CR_NO_MEMORY, "out of memory while building the model");
+    /* contact.rolling: friction at the contact point (p after r in both state layouts) */
+    if (def->contact.rolling) m->contact->quat_offset = 3;
     return CR_OK;
 }
 

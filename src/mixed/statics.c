@@ -3,10 +3,10 @@
 #include "cosserat/statics.h"
 #include "contact/contact.h"
 #include "contact/rodcontact.h"
-#include "selfcontact.h"
 #include "linalg/bigalloc.h"
 #include "linalg/blocktri_partitioned.h"
 #include "mixed.h"
+#include "selfcontact.h"
 #include "solvers/newton.h"
 #include "supports.h"
 #include "terms.h"
@@ -219,10 +219,10 @@ static int needs_landing(const cr_model *m, const double *x, const double *F, in
         const cr_vec3 mi = cr_m3_mulv(cr_q_exp(cr_x_orientation(m, x, i)), cr_v3(f[3], f[4], f[5]));
         const cr_vec3 w = cr_v3_add(cr_v3_cross(r, fi), cr_v3_scale(mi, 1.0 / L));
         b[0] += fi.x, b[1] += fi.y, b[2] += fi.z, b[3] += w.x, b[4] += w.y, b[5] += w.z;
-        cr_vec3 f_c;
-        cr_mat3 K;
+        cr_contact_wrench wr;
         cr_contact_info info;
-        cr_contact_node_force(m->contact, i, cr_x_position(m, x, i), &f_c, &K, &info);
+        cr_contact_node_wrench(m->contact, i, cr_x_position(m, x, i), cr_x_orientation(m, x, i), NULL, &wr, 1, &info);
+        const cr_mat3 K = wr.f_r;
         if (!info.active) continue;
         double kn = 0;
         for (int a = 0; a < 3; ++a)

@@ -2,8 +2,8 @@
  * Every term is local to one element or one tendon segment (two nodes), so the
  * assembly is one pass over elements plus one over nodes: O(n). */
 #include "contact/contact.h"
-#include "selfcontact.h"
 #include "mixed.h"
+#include "selfcontact.h"
 #include "supports.h"
 #include "terms.h"
 
@@ -11,21 +11,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The obstacles' contact forces on the force rows (stride `B` unknowns a node, rows and columns
- * 0..2: r), with their 3×3 position Jacobians in the diagonal blocks (node-local). */
+/* The obstacles' contact wrenches on the force rows 0..2 and the body moment rows 3..5 (stride `B`
+ * unknowns a node, columns 0..2: r, 3..6: p), with their derivatives in the diagonal blocks
+ * (node-local: friction acts at the contact point, so its moment and its slip depend on the node's
+ * rotation, but on no other node's). */
 static void contact_rows(const cr_model *m, const double *x, double *F, cr_blocktri *J, int B)
 {
     if (!m->contact) return;
     for (int i = 0; i < m->nodes; ++i) {
-        cr_vec3 f;
-        cr_mat3 K;
-        cr_contact_node_force(m->contact, i, cr_x_position(m, x, i), &f, J ? &K : NULL, NULL);
+        if (m->contact->quat_offset < 0) { /* at the centre (the default): the force alone */
+            cr_vec3 f;
+            cr_mat3 K;
+            cr_contact_node_force(m->contact, i, cr_x_position(m, x, i), &f, J ? &K : NULL, NULL);
+            double *Fi = F + (size_t)i * B;
+            Fi[0] += f.x, Fi[1] += f.y, Fi[2] += f.z;
+            if (!J) continue;
+            double *D = cr_blocktri_D(J, i);
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c) D[r * B + c] += K.m[r][c];
+            continue;
+        }
+        cr_contact_wrench w;
+        cr_contact_node_wrench(m->contact, i, cr_x_position(m, x, i), cr_x_orientation(m, x, i), NULL, &w, J != NULL,
+                               NULL);
         double *Fi = F + (size_t)i * B;
-        Fi[0] += f.x, Fi[1] += f.y, Fi[2] += f.z;
+        Fi[0] += w.f.x, Fi[1] += w.f.y, Fi[2] += w.f.z;
+        Fi[3] += w.m.x, Fi[4] += w.m.y, Fi[5] += w.m.z;
         if (!J) continue;
         double *D = cr_blocktri_D(J, i);
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c) D[r * B + c] += K.m[r][c];
+        for (int r = 0; r < 3; ++r) {
+            for (int c = 0; c < 3; ++c) D[r * B + c] += w.f_r.m[r][c], D[(3 + r) * B + c] += w.m_r.m[r][c];
+            for (int c = 0; c < 4; ++c) D[r * B + 3 + c] += w.f_p[r][c], D[(3 + r) * B + 3 + c] += w.m_p[r][c];
+        }
     }
 }
 
@@ -269,16 +286,16 @@ static cr_status force_tail(const cr_model *m, const cr_supports_at *at, const d
         }
     }
     cr_term_load_forces(m, scale, x, F);
-    if (m->contact) { /* the contact forces, at the state's positions (x has the static layout) */
-        for (int i = 0; i < nn; ++i) {
-            cr_vec3 f;
-            cr_mat3 K;
-            cr_contact_node_force(m->contact, i, cr_x_position(m, x, i), &f, J ? &K : NULL, NULL);
-            F[3 * i] += f.x, F[3 * i + 1] += f.y, F[3 * i + 2] += f.z;
+    if (m->contact) {                  /* the contact forces, at the state's positions (x has the static layout) */
+        for (int i = 0; i < nn; ++i) { /* (the orientations are fixed here: ∂f/∂r alone) */
+            cr_contact_wrench w;
+            cr_contact_node_wrench(m->contact, i, cr_x_position(m, x, i), cr_x_orientation(m, x, i), NULL, &w,
+                                   J != NULL, NULL);
+            F[3 * i] += w.f.x, F[3 * i + 1] += w.f.y, F[3 * i + 2] += w.f.z;
             if (!J) continue;
             double *D = cr_blocktri_D(J, i);
             for (int r = 0; r < 3; ++r)
-                for (int c = 0; c < 3; ++c) D[r * 3 + c] += K.m[r][c];
+                for (int c = 0; c < 3; ++c) D[r * 3 + c] += w.f_r.m[r][c];
         }
     }
     cr_supports_translation_rows(m, at, 3, x, F, J);
@@ -329,8 +346,8 @@ cr_status cr_mixed_force_residual(const cr_model *m, const cr_supports_at *at, c
     return cr_mixed_force_residual_par(m, at, scale, x, F, J, NULL);
 }
 
-cr_status cr_mixed_force_residual_par(const cr_model *m, const cr_supports_at *at, const double *scale,
-                                      const double *x, double *F, cr_blocktri *J, cr_pool *pool)
+cr_status cr_mixed_force_residual_par(const cr_model *m, const cr_supports_at *at, const double *scale, const double *x,
+                                      double *F, cr_blocktri *J, cr_pool *pool)
 {
     if (pool && m->nodes >= 2 * cr_pool_threads(pool)) { /* node ranges on the threads: bit-identical */
         range_job job = {m, scale, x, F, J, ranges_of(pool, m->nodes)};

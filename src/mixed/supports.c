@@ -13,6 +13,7 @@
  * (the relative rotation has no component about h), with a reaction axis that turns
  * with the node (see the rows below). */
 #include "supports.h"
+#include "contact/contact.h"
 
 #include <math.h>
 #include <string.h>
@@ -32,7 +33,8 @@ static void combine_rows(const cr_model *m, int B, int i, int row0, const double
         for (int c = 0; c < B; ++c) {
             double col[3];
             for (int r = 0; r < 3; ++r)
-                col[r] = T[r][0] * M[(row0 + 0) * B + c] + T[r][1] * M[(row0 + 1) * B + c] + T[r][2] * M[(row0 + 2) * B + c];
+                col[r] =
+                    T[r][0] * M[(row0 + 0) * B + c] + T[r][1] * M[(row0 + 1) * B + c] + T[r][2] * M[(row0 + 2) * B + c];
             for (int r = 0; r < 3; ++r) M[(row0 + r) * B + c] = col[r];
         }
     }
@@ -224,6 +226,11 @@ int cr_mixed_twist_gauge(const cr_model *m, int stage)
         if (node < 0) node = sp->node;
     }
     if (node < 0 && m->contact) node = 0; /* a rod held by obstacles alone (contact forces act on no moment row) */
+    /* friction at the contact point (contact.rolling) turns the nodes it touches: their twist is
+     * no symmetry, and a gauge would hold the moment that rolls the rod (a rod pushed sideways on
+     * rough ground "converged" held by it) */
+    for (int k = 0; m->contact && m->contact->quat_offset >= 0 && k < m->contact->obstacle_count; ++k)
+        if (m->contact->obstacles[k].mu_static > 0) return -1;
     if (node < 0 || m->body_count > 0 || m->tendon_count > 0) return -1;
     /* rigid components must be symmetric in y and z as well */
     unsigned rm = m->rigid_mask;
@@ -400,8 +407,8 @@ cr_status cr_supports_dynamic_start(const cr_model *m, int stage, double t, doub
                                     "node %d; a support must find its node at the target when a dynamic stage "
                                     "starts (stage %d): let a static stage move it there, or start its time "
                                     "function where the node is",
-                                    k, t, r < 3 ? "coordinate" : "quaternion component", r < 3 ? r : r - 3, d,
-                                    sp->node, stage);
+                                    k, t, r < 3 ? "coordinate" : "quaternion component", r < 3 ? r : r - 3, d, sp->node,
+                                    stage);
         }
         for (int r = 0; r < 13; ++r)
             if (rows[r]) yi[r] = tgt[r]; /* exactly consistent initial values */

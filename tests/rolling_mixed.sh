@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Friction at the contact point (contact.rolling, mixed rod; docs/theory.md §11) against the
+# analytic references of a solid circular rod (radius r = a, rho J = rho pi r^4/2, J/(A r^2) = 1/2)
+# lying across a rough incline of angle theta, axis horizontal:
+#   tan theta <= 3 mu_s: rolls without slipping, a_c = (2/3) g sin theta, spin acceleration a_c / r;
+#   tan theta >  3 mu_s: slides and spins, a_c = g (sin theta - mu_k cos theta),
+#                        spin acceleration 2 mu_k g cos theta / r.
+# (The centre law held the rod still at mu_s > tan theta.) Accelerations from the positions and
+# the roll angle (about -x, unwrapped) at t = 0.1, 0.25, 0.4 s (second differences of exact quadratics).
+# Statics: a force density q across the axis and an axial torque density tau = q a on rough
+# ground: friction = -q at every node (measured 1.5e-8 relative; asserted 1e-7); with tau = 0 the stage fails naming friction.
+# Usage: rolling_mixed.sh CLI SOURCE_DIR
+set -u
+cli=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+. "$src/tests/lib.bash" # ok, bad
+sc="$src/tests/scenarios/rolling-mixed-incline.json"
+# case: name, gravity (y, z), mu_s, mu_k
+for c in "roll 2.4 -9.5 0.5 0.4" "slide 6.0 -7.7 0.1 0.08"; do
+    set -- $c
+    if ! "$cli" run "$sc" -o "$tmp/$1" -q --set stages.0.output_dt=0.01 --set "loads.0.value=[0,$2,$3]" --set "obstacles.0.friction.static=$4" \
+        --set "obstacles.0.friction.kinetic=$5" > "$tmp/$1.log" 2>&1; then
+        bad "$1: the run failed: $(head -c 300 "$tmp/$1.log")"
+        continue
+    fi
+    python3 - "$tmp/$1" "$1" "$2" "$3" "$4" "$5" <<'PY' && ok "$(cat "$tmp/$1/verdict")" || bad "$(cat "$tmp/$1/verdict" 2> /dev/null)"
+import csv, math, sys
+d, case, gy, gz, mus, muk = sys.argv[1], sys.argv[2], *map(float, sys.argv[3:])
+r = 0.01
+g = math.hypot(gy, gz)
+s, c = gy / g, -gz / g
+rows = list(csv.DictReader(open(d + "/series.csv")))
+t = [float(x["t"]) for x in rows]
+y = [float(x["tip_y"]) for x in rows]
+# roll angle about -x from the tip quaternion (it turns about the axis only)
+# (unwrapped: the output every 10 ms turns it by less than a radian)
+half = [math.atan2(-float(x["tip_p1"]), float(x["tip_p0"])) for x in rows]
+phi = [2 * half[0]]
+for h0, h1 in zip(half, half[1:]):
+    dh = (h1 - h0 + math.pi / 2) % math.pi - math.pi / 2
+    phi.append(phi[-1] + 2 * dh)
+k = [min(range(len(t)), key=lambda j: abs(t[j] - tt)) for tt in (0.1, 0.25, 0.4)]
+def acc(v):
+    (t0, t1, t2), (v0, v1, v2) = (t[j] for j in k), (v[j] for j in k)
+    return 2 * ((v2 - v1) / (t2 - t1) - (v1 - v0) / (t1 - t0)) / (t2 - t0)
+a, w = acc(y), acc(phi)
+if s / c <= 3 * mus:
+    a_ref, w_ref = 2 / 3 * g * s, 2 / 3 * g * s / r
+else:
+    a_ref, w_ref = g * (s - muk * c), 2 * muk * g * c / r
+good = abs(a / a_ref - 1) < 5e-3 and abs(w / w_ref - 1) < 5e-3
+open(d + "/verdict", "w").write(
+    f"{case}: tan(theta) = {s / c:.4g} vs 3 mu_s = {3 * mus:.3g}: centre acceleration {a:.6g} m/s^2 (reference {a_ref:.6g}), "
+    f"spin acceleration {w:.6g} rad/s^2 (reference {w_ref:.6g})")
+sys.exit(not good)
+PY
+done
+# statics: q across the axis, tau = q a about it (the friction's moment -a n x (-q) balanced)
+st=(--set 'stages=[{"type":"static"}]' --set 'loads=[{"type":"gravity","value":[0,0,-9.81]},{"type":"force_density","value":[0,0.5,0]},{"type":"moment_density","value":[0.005,0,0]}]' -q)
+if "$cli" run "$sc" -o "$tmp/st" "${st[@]}" > "$tmp/st.log" 2>&1; then
+    python3 - "$tmp/st" <<'PY' && ok "$(cat "$tmp/st/verdict")" || bad "$(cat "$tmp/st/verdict" 2> /dev/null)"
+import csv, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(d + "/nodes.csv")))
+n, Le, q = len(rows), 0.05, 0.5
+err = max(abs(float(x["contact_fy"]) / (-q * Le * (0.5 if i in (0, n - 1) else 1.0)) - 1) for i, x in enumerate(rows))
+open(d + "/verdict", "w").write(f"statics with tau = q a: friction = -q at every node to {err:.3g} (relative)")
+sys.exit(not err < 1e-7)
+PY
+else
+    bad "statics with tau = q a failed: $(head -c 300 "$tmp/st.log")"
+fi
+st[3]='loads=[{"type":"gravity","value":[0,0,-9.81]},{"type":"force_density","value":[0,0.5,0]}]'
+if "$cli" run "$sc" -o "$tmp/st0" "${st[@]}" > "$tmp/st0.log" 2>&1; then
+    bad "statics with tau = 0: converged, but the rod rolls away (no equilibrium)"
+elif grep -q "friction" "$tmp/st0.log"; then
+    ok "statics with tau = 0: fails naming friction"
+else
+    bad "statics with tau = 0: fails without naming friction: $(head -c 300 "$tmp/st0.log")"
+fi
+exit $fail
