@@ -5,7 +5,8 @@
 # a below the centreline, so it has the moment (-a n) x (-q) per length: with the axial torque density
 # tau = q a that balances it the rod holds, the plane's tangential reaction -q at every node (its sum -q L
 # to 1e-9); without the torque there is no equilibrium (the rod rolls away) and the stage fails with the
-# message naming the friction. (The centre-force law held the rod without the torque.)
+# message naming the friction. (`contact.rolling`; the default centre-force law holds the rod without
+# the torque.)
 set -u
 cli="$1"
 src="$2"
@@ -23,6 +24,7 @@ cat > "$tmp/side.json" << 'JSON'
            {"type": "moment_density", "value": [0.007704, 0, 0]}],
  "obstacles": [{"type": "plane", "name": "ground", "point": [0, 0, 0], "normal": [0, 0, 1],
                 "friction": {"static": 0.5, "kinetic": 0.4}}],
+ "contact": {"rolling": true},
  "stages": [{"type": "static", "load_steps": 4}],
  "output": {"vtk": false}}
 JSON

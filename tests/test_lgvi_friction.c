@@ -48,12 +48,8 @@ static int column(const cr_run_result *r, const char *name)
 
 /* A rod (L = 1 m, 10 elements, circle r = 0.01 m, E = 1e7 Pa) lying on the rough plane z = delta - a
  * at the depth delta = rhoA g l / k_c where every node's spring holds its weight share (k_c the
- * default 12 EI/l^3), pulled along its axis by the force density `pull` x the time function `time`,
- * and, with `couple`, by the moment density -a pull e_y that balances the moment a pull e_y of the
- * friction -pull at the contact points (c = r - a e_z): then every node is in equilibrium on its own
- * and the friction is -pull at every node. Without it the friction's moment bends the rod and the
- * friction is not uniform along it (the free ends need more: test_lgvi_rolling). */
-static char *lying_rod_couple(double pull, int couple, const char *time, double t_end, double h)
+ * default 12 EI/l^3), pulled along its axis by the force density `pull` x the time function `time`. */
+static char *lying_rod(double pull, const char *time, double t_end, double h)
 {
     const double l = 0.1, kc = 12 * 1e7 * (M_PI * 1e-8 / 4) / (l * l * l), delta = RHOA * G * l / kc;
     static char buf[2048];
@@ -64,16 +60,10 @@ static char *lying_rod_couple(double pull, int couple, const char *time, double 
              " 'friction': {'static': %g, 'kinetic': %g}}],"
              " 'contact': {'tolerance': 1e-3},"
              " 'loads': [{'type': 'gravity', 'value': [0, 0, -9.81]},"
-             " {'type': 'force_density', 'value': [%.17g, 0, 0], 'time': %s},"
-             " {'type': 'moment_density', 'value': [0, %.17g, 0], 'time': %s}],"
+             " {'type': 'force_density', 'value': [%.17g, 0, 0], 'time': %s}],"
              " 'stages': [{'type': 'dynamic', 't_end': %g, 'output_dt': %g, 'time_step': %g}]}",
-             delta - 0.01, MU_S, MU_K, pull, time, couple ? -0.01 * pull : 0.0, time, t_end, 100 * h, h);
+             delta - 0.01, MU_S, MU_K, pull, time, t_end, 100 * h, h);
     return buf;
-}
-
-static char *lying_rod(double pull, const char *time, double t_end, double h)
-{
-    return lying_rod_couple(pull, 0, time, t_end, h);
 }
 
 /* least-squares slope of y over the rows with t0 <= t <= t1 */
@@ -100,8 +90,7 @@ static double value_at(const cr_run_result *r, int ct, int cy, double t)
 }
 
 /* Pulled by f = 2 mu_s w for 0.2 s, then released: the centre of mass accelerates at (2 mu_s - mu_k) g
- * and decelerates at mu_k g (from the momentum column, m = rhoA L: every node slides, so the friction
- * is mu_k N at every node whatever its moment does), stops and stays. On the old code
+ * and decelerates at mu_k g (from the momentum column, m = rhoA L), stops and stays. On the old code
  * `check` refused the friction (obstacles.0.friction). */
 static void lgvi_friction_slide_decelerates(void)
 {
@@ -122,23 +111,17 @@ static void lgvi_friction_slide_decelerates(void)
            acc, (2 * MU_S - MU_K) * G, acc - (2 * MU_S - MU_K) * G, dec, -MU_K * G, dec + MU_K * G, x2 - x1, v_end);
     CHECK_NEAR(acc, (2 * MU_S - MU_K) * G, 1e-6 * G);
     CHECK_NEAR(dec, -MU_K * G, 1e-6 * G);
-    /* stopped: its contact points stick, and the sections keep the elastic vibration the friction's
-     * couple a mu_k w left when it stopped (pitching on their stuck contact points: the tip within
-     * +-2e-6 m and the centre of mass at |v| <= 3e-4 m/s over 0.7..3 s, no drift). With the friction
-     * at the node's centre (no moment) it stood still to 1e-12; coasting at 0.9 s it would move cm. */
-    CHECK(fabs(x2 - x1) < 1e-5);
-    CHECK(fabs(v_end) < 1e-3);
+    CHECK(fabs(x2 - x1) < 1e-12);
+    CHECK(fabs(v_end) < 1e-12);
     cr_run_result_free(&r);
 }
 
-/* Pulled by f = 0.9 mu_s w from rest for 0.5 s, the friction's moment balanced (lying_rod_couple): it
- * sticks, exactly (the friction takes the tangential momentum of every step); mu_k alone would slide it
- * 0.18 m. (Without the couple, the friction at the contact point bends the rod and its ends slip
- * first: test_lgvi_rolling.) */
+/* Pulled by f = 0.9 mu_s w from rest for 0.5 s: it sticks, exactly (the friction takes the tangential
+ * momentum of every step); mu_k alone would slide it 0.18 m. */
 static void lgvi_friction_sticks_below_limit(void)
 {
     cr_status st;
-    cr_run_result r = run(lying_rod_couple(0.9 * MU_S * RHOA * G, 1, "{'type': 'constant'}", 0.5, 5e-5), &st);
+    cr_run_result r = run(lying_rod(0.9 * MU_S * RHOA * G, "{'type': 'constant'}", 0.5, 5e-5), &st);
     CHECK(st == CR_OK);
     if (st != CR_OK) return;
     int ct = column(&r, "t"), cx = column(&r, "tip_x");

@@ -85,7 +85,7 @@ static int incline(double th_deg, double *ac, double *alpha, double *sliding, do
              "'G': 4e6, 'rho': 1000}, 'sections': [{'shape': 'circle', 'radius': 0.01}]},"
              " 'obstacles': [{'type': 'plane', 'point': [0, 0, %.17g], 'normal': [0, 0, 1],"
              " 'friction': {'static': %g, 'kinetic': %g}}],"
-             " 'contact': {'tolerance': 1e-3},"
+             " 'contact': {'tolerance': 1e-3, 'rolling': true},"
              " 'loads': [{'type': 'gravity', 'value': [0, %.17g, %.17g]}],"
              " 'stages': [{'type': 'dynamic', 't_end': 0.2, 'output_dt': 0.002, 'time_step': 5e-5}]}",
              delta - R, MU_S, MU_K, gy, gz);

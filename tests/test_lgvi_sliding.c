@@ -4,8 +4,7 @@
  * rough plane (every node touching), pulled along its axis by a force density 2 mu_s w for 0.2 s,
  * then released: while pulled every node slides (sliding = active = 11), it stops at t ~ 0.47 s
  * (the momentum decays at mu_k g) and then sticks (sliding = 0, active = 11); pulled by 0.9 mu_s w
- * with the couple that balances the friction's moment at the contact points it never slides. The
- * mixed rod on the same scenario counts the same nodes. */
+ * it never slides. The mixed rod on the same scenario counts the same nodes. */
 #include "check.h"
 #include "cosserat/cosserat.h"
 
@@ -57,9 +56,8 @@ static double value_at(const cr_run_result *r, const char *name, double t)
 }
 
 /* test_lgvi_friction's rod (L = 1 m, 10 elements) lying on the plane at the depth where every
- * node's spring holds its weight share; model lgvi (a fixed step) or the mixed rod; with `couple` the
- * moment density -a pull e_y that balances the moment of the friction -pull at the contact points */
-static char *lying_rod(int lgvi, double pull, int couple, const char *time, double t_end)
+ * node's spring holds its weight share; model lgvi (a fixed step) or the mixed rod */
+static char *lying_rod(int lgvi, double pull, const char *time, double t_end)
 {
     const double l = 0.1, kc = 12 * 1e7 * (M_PI * 1e-8 / 4) / (l * l * l), delta = RHOA * G * l / kc;
     static char buf[2048];
@@ -70,10 +68,9 @@ static char *lying_rod(int lgvi, double pull, int couple, const char *time, doub
              " 'friction': {'static': %g, 'kinetic': %g}}],"
              " 'contact': {'tolerance': 1e-3},"
              " 'loads': [{'type': 'gravity', 'value': [0, 0, -9.81]},"
-             " {'type': 'force_density', 'value': [%.17g, 0, 0], 'time': %s},"
-             " {'type': 'moment_density', 'value': [0, %.17g, 0], 'time': %s}],"
+             " {'type': 'force_density', 'value': [%.17g, 0, 0], 'time': %s}],"
              " 'stages': [{'type': 'dynamic', 't_end': %g, 'output_dt': 0.005, %s}]}",
-             lgvi ? "lgvi" : "mixed_discrete", delta - 0.01, MU_S, MU_K, pull, time, -couple * 0.01 * pull, time, t_end,
+             lgvi ? "lgvi" : "mixed_discrete", delta - 0.01, MU_S, MU_K, pull, time, t_end,
              lgvi ? "'time_step': 5e-5" : "'rtol': 1e-6, 'atol': 1e-9");
     return buf;
 }
@@ -82,8 +79,8 @@ static void sliding_then_stuck(void)
 {
     const char *pulse = "{'type': 'table', 'points': [[0, 1], [0.2, 1], [0.2000001, 0]]}";
     cr_status st, stm;
-    cr_run_result r = run(lying_rod(1, 2 * MU_S * RHOA * G, 0, pulse, 0.8), &st);
-    cr_run_result m = run(lying_rod(0, 2 * MU_S * RHOA * G, 0, pulse, 0.8), &stm);
+    cr_run_result r = run(lying_rod(1, 2 * MU_S * RHOA * G, pulse, 0.8), &st);
+    cr_run_result m = run(lying_rod(0, 2 * MU_S * RHOA * G, pulse, 0.8), &stm);
     CHECK(st == CR_OK && stm == CR_OK);
     if (st == CR_OK && stm == CR_OK) {
         /* while pulled and while it coasts (v > 0 until ~0.47 s), then at rest */
@@ -105,7 +102,7 @@ static void sliding_then_stuck(void)
 static void never_slides_below_limit(void)
 {
     cr_status st;
-    cr_run_result r = run(lying_rod(1, 0.9 * MU_S * RHOA * G, 1, "{'type': 'constant'}", 0.2), &st);
+    cr_run_result r = run(lying_rod(1, 0.9 * MU_S * RHOA * G, "{'type': 'constant'}", 0.2), &st);
     CHECK(st == CR_OK);
     if (st != CR_OK) return;
     const int nc = cr_run_result_series_columns(&r), cs = column(&r, "contact_sliding"),

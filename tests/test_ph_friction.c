@@ -5,8 +5,8 @@
  *  - Newton's law for the whole rod: a rod lying on a plane, pulled along its axis by a uniform force
  *    density f = 2 mu_s w (w = rhoA g its weight per length) accelerates at (f/w - mu_k) g once it slid
  *    one step, and decelerates at mu_k g when the pull stops, until it comes to rest;
- *  - the regularization: pulled by 0.7 mu_s w from rest it sticks, creeping at 0.7 eps (eps =
- *    contact.stick_speed), where a friction mu_k would let it slide at (0.7 mu_s - mu_k) g;
+ *  - the regularization: pulled by 0.9 mu_s w from rest it sticks, creeping at 0.9 eps (eps =
+ *    contact.stick_speed), where a friction mu_k would let it slide at (0.9 mu_s - mu_k) g;
  *  - the discrete energy balance: H_{n+1} - H_n = W_n - D_n with D_n >= 0 holding the friction's
  *    dissipation, to the Newton tolerance, and E = H - W non-increasing: a rod dropped on a rough plane
  *    with a sideways push. */
@@ -125,47 +125,32 @@ static void ph_friction_slide_decelerates(void)
     /* the first step slid at mu_s (the rod was at rest): v(0.2) = (2 mu_s - mu_k) g 0.2 - (mu_s - mu_k) g h */
     CHECK_NEAR(v1, (2 * MU_S - MU_K) * G * t1 - (MU_S - MU_K) * G * h, 1e-6 * v1);
     CHECK(fabs(x2 - x1) < EPS * 0.1);
-    /* v(1) is the centre's: its sections still ring about the stuck contact points in the shear-tilt mode
-       the stop excited (undamped by the midpoint rule; the contact points at rest, the tip's mean speed
-       above below eps): measured 9.0e-5 m/s */
-    CHECK(fabs(v_end) < 30 * EPS);
+    CHECK(fabs(v_end) < EPS);
     /* every node slid while pulled, none after the stop */
     CHECK(value_at(&r, ct, cs, 0.1) == 11 && value_at(&r, ct, ca, 0.1) == 11);
     CHECK(value_at(&r, ct, cs, 1.0) == 0 && value_at(&r, ct, ca, 1.0) == 11);
     cr_run_result_free(&r);
 }
 
-/* Pulled by f = 0.7 mu_s w from rest for 1 s (ramped up over 0.05 s): it sticks, creeping at 0.7 eps
- * (bound: eps); the kinetic coefficient mu_k = 0.3 < 0.7 mu_s alone would let it slide at
- * (0.7 mu_s - mu_k) g = 0.49 m/s^2 (0.25 m in 1 s). Friction acts at the contact point, a below the pull:
- * the couple a f per length is carried by the normal forces, which it shifts to the rod's front (by about
- * a f over the foundation length (4 EI / k)^(1/4) = 0.08 m at the rear end), and the sections' turn about
- * their contact lines (held by the shear stiffness, period ~1 ms, undamped by the midpoint rule) rings
- * when the load changes. At 0.9 mu_s w (the centre-force law's test) the rod broke loose at the second
- * step, at 0.8 mu_s w (ramped) at 0.079 s, a node at its limit sliding at mu_k and the rest following;
- * 0.5 and 0.7 stick. The ramp: a load applied in one step rings that mode, its overshoot asking the
- * friction for up to 1.8 f. */
+/* Pulled by f = 0.9 mu_s w from rest for 1 s: it sticks, creeping at 0.9 eps (bound: eps); the
+ * kinetic coefficient mu_k = 0.3 < 0.9 mu_s alone would let it slide at (0.9 mu_s - mu_k) g =
+ * 1.47 m/s^2 (0.74 m in 1 s). */
 static void ph_friction_sticks_below_limit(void)
 {
-    const double r0 = 0.7;
     cr_status st;
-    cr_run_result r = run(
-        lying_rod(r0 * MU_S * RHOA * G, "{'type': 'table', 'points': [[0, 0], [0.05, 1], [1, 1]]}", 1.0, 1e-3), &st);
+    cr_run_result r = run(lying_rod(0.9 * MU_S * RHOA * G, "{'type': 'constant'}", 1.0, 1e-3), &st);
     CHECK(st == CR_OK);
     if (st != CR_OK) return;
     int ct = column(&r, "t"), cx = column(&r, "tip_x"), cs = column(&r, "contact_sliding");
     if (ct < 0 || cx < 0 || cs < 0) return;
     double x0 = value_at(&r, ct, cx, 0.0), xh = value_at(&r, ct, cx, 0.5), x1 = value_at(&r, ct, cx, 1.0);
     double v = slope(&r, ct, cx, 0.5, 1.0);
-    printf("  pulled by %.1f mu_s w: the tip moves %.4g m in 1 s, creeping at %.4g m/s from 0.5 s (%.1f eps = %.3g; "
+    printf("  pulled by 0.9 mu_s w: the tip moves %.4g m in 1 s, creeping at %.4g m/s from 0.5 s (0.9 eps = %.3g; "
            "bound eps = %.3g)\n",
-           r0, x1 - x0, v, r0, r0 * EPS, EPS);
+           x1 - x0, v, 0.9 * EPS, EPS);
     CHECK(fabs(x1 - xh) < EPS * 0.5);
     CHECK(fabs(x1 - x0) < EPS * 1.0);
-    /* the tip's mean creep: measured 6.37e-6 m/s, -9 % of r0 eps (the centre-force law's was within 1e-3 of
-       it; the difference is not explained yet: the sections' ringing sampled every 10 steps, or a creep
-       of their turn) */
-    CHECK_NEAR(v, r0 * EPS, 0.15 * r0 * EPS);
+    CHECK_NEAR(v, 0.9 * EPS, 1e-3 * EPS);
     CHECK(value_at(&r, ct, cs, 1.0) == 0);
     cr_run_result_free(&r);
 }

@@ -1464,13 +1464,15 @@ static cr_vec3 group_friction(asm_sim *s, const group *G, double M, cr_vec3 tria
             if (!(s->frNm[k] > 0)) continue;
             const cr_vec3 fk = cr_v3_scale(s->fre[k], s->frNm[k] / s->frN[k]);
             share = cr_v3_add(share, fk);
-            /* its moment about the centre, acting at the contact point r − a n (docs/lgvi.md "Friction") */
+            /* its moment about the centre, acting at the contact point r − a n with contact.rolling
+             * (docs/lgvi.md "Friction") */
             moment = cr_v3_add(moment, cr_v3_cross(cr_v3_scale(s->frn[k], -R->contact->radius[i]), fk));
         }
         cr_lgvi_external_add_force(R->k, i, share);
         /* on a shared rotation (a weld's) with the group's; a member whose rotation its kernel updates
          * (a hinge's) has already turned in cr_lgvi_step_begin: it keeps the friction at its centre */
-        if (cr_lgvi_external_flags(R->k, i) & CR_LGVI_EXTERNAL_ROTATION) cr_lgvi_external_add_torque(R->k, i, moment);
+        if (R->rolling && (cr_lgvi_external_flags(R->k, i) & CR_LGVI_EXTERNAL_ROTATION))
+            cr_lgvi_external_add_torque(R->k, i, moment);
     }
     return total;
 }

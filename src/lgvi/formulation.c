@@ -363,6 +363,7 @@ static cr_status create_contact(lgvi_sim *s, const cr_rod_def *def, cr_error *er
     for (int k = 0; st == CR_OK && k < def->obstacle_count; ++k) s->moving_obstacles |= s->contact->path[k].moves;
     if (st == CR_OK && friction) {
         const int n = def->obstacle_count;
+        s->rolling = def->contact.rolling;
         s->sliding = calloc(s->nodes, 1);
         s->fr_N = malloc(n * sizeof *s->fr_N), s->fr_n = malloc(n * sizeof *s->fr_n);
         if (s->moving_obstacles) s->pose1 = malloc(n * sizeof *s->pose1), s->fr_u = malloc(n * sizeof *s->fr_u);
@@ -696,8 +697,9 @@ cr_status cr_lgvi_sim_friction(lgvi_sim *s, double h)
         if ((i == 0 && s->p.clamp_start) || (i == s->nodes - 1 && s->p.clamp_end)) continue;
         for (int k = 0; k < c->obstacle_count; ++k) s->fr_N[k] = 0;
         cr_lgvi_sim_touch(s, i, cr_lgvi_position(s->k, i), s->fr_N, s->fr_n, s->fr_u, h);
-        if (!(ext & CR_LGVI_EXTERNAL_ROTATION)) {
-            /* at the contact point, obstacle by obstacle on the step as the previous ones left it */
+        if (s->rolling && !(ext & CR_LGVI_EXTERNAL_ROTATION)) {
+            /* at the contact point (contact.rolling), obstacle by obstacle on the step as the
+             * previous ones left it */
             cr_vec3 f_node = s->f[i], c_node = s->c[i];
             for (int k = 0; k < c->obstacle_count; ++k) {
                 if (!(s->fr_N[k] > 0)) continue;
@@ -708,8 +710,9 @@ cr_status cr_lgvi_sim_friction(lgvi_sim *s, double h)
             }
             continue;
         }
-        /* a node whose rotation an assembly's joint updates (not this kernel): at its centre, on
-         * the kernel's p^k = p^{k-1} + h (f_int + f) of this step, before the friction */
+        /* at the centre (the default; with contact.rolling a node whose rotation an assembly's joint
+         * updates, not this kernel), on the kernel's p^k = p^{k-1} + h (f_int + f) of this step,
+         * before the friction */
         int sl;
         const cr_vec3 total = cr_lgvi_coulomb(c, s->fr_N, s->fr_n, s->fr_u, cr_lgvi_node_mass(s->k, i),
                                               cr_lgvi_pending_momentum(s->k, i), h, NULL, &sl);

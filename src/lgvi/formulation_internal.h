@@ -33,6 +33,7 @@ typedef struct lgvi_sim {
     /* Coulomb friction (an obstacle with friction; NULL without): per node whether its last step
      * slid */
     unsigned char *sliding;
+    int rolling;            /* contact.rolling: the friction at the contact point (else the centre) */
     double *fr_N;           /* scratch of cr_lgvi_sim_friction: per obstacle the normal force (N) */
     cr_vec3 *fr_n;          /* and its normal */
     double step_V, step_wc; /* the step's V_c at t_k and its work's first half (contact_loads) */

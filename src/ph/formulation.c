@@ -253,6 +253,8 @@ static cr_status set_contact(ph_sim *s, const cr_rod_def *def, cr_error *err)
             for (int j = 0; j < np; ++j) ms[j] = def->obstacles[j].mu_static, mk[j] = def->obstacles[j].mu_kinetic;
             double v = def->contact.stick_speed > 0 ? def->contact.stick_speed : PH_STICK_SPEED;
             st = cr_ph_set_friction(s->k, ms, mk, v, err);
+            /* at the contact points with contact.rolling, else at the nodes' centres (c_k = 0) */
+            s->k->friction_centre = !def->contact.rolling;
         }
         free(ms), free(mk);
     }
