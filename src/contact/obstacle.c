@@ -137,15 +137,11 @@ int cr_obstacle_distance(const cr_obstacle_def *o, cr_vec3 x, double *phi, cr_ve
 double cr_obstacle_thickness(const cr_obstacle_def *o)
 {
     switch (o->type) {
-    case CR_OBSTACLE_PLANE:
-        return INFINITY; /* a half-space: the normal never flips */
+    case CR_OBSTACLE_PLANE: return INFINITY; /* a half-space: the normal never flips */
     case CR_OBSTACLE_SPHERE:
-    case CR_OBSTACLE_CAPSULE:
-        return o->radius;
-    case CR_OBSTACLE_CYLINDER:
-        return fmin(o->radius, 0.5 * o->length);
-    case CR_OBSTACLE_BOX:
-        return fmin(o->half_extents.x, fmin(o->half_extents.y, o->half_extents.z));
+    case CR_OBSTACLE_CAPSULE: return o->radius;
+    case CR_OBSTACLE_CYLINDER: return fmin(o->radius, 0.5 * o->length);
+    case CR_OBSTACLE_BOX: return fmin(o->half_extents.x, fmin(o->half_extents.y, o->half_extents.z));
     }
     return INFINITY;
 }

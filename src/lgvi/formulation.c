@@ -1005,8 +1005,7 @@ static void pack(const void *impl, double *out)
         c[14] = s->moving_have;
     }
     if (s->sliding) { /* which nodes slid in the last step (contact_sliding, the nodes' state) */
-        double *c =
-            out + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? MOVING_PACK : 0);
+        double *c = out + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? MOVING_PACK : 0);
         for (int i = 0; i < s->nodes; ++i) c[i] = s->sliding[i];
     }
     if (s->moving_obstacles) { /* their work (the poses are the time's) */
@@ -1034,8 +1033,7 @@ static void unpack(void *impl, const double *in)
         s->moving_have = c[14] != 0;
     }
     if (s->sliding) {
-        const double *c =
-            in + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? MOVING_PACK : 0);
+        const double *c = in + cr_lgvi_packed_size(s->k) + s->load_count + (s->fc ? 3 : 0) + (s->moving_count ? MOVING_PACK : 0);
         for (int i = 0; i < s->nodes; ++i) s->sliding[i] = c[i] != 0;
     }
     if (s->moving_obstacles) {
@@ -1083,18 +1081,9 @@ static uint64_t fingerprint(const void *impl)
         for (size_t i = 0; i < sizeof g; ++i) h = (h ^ b[i]) * 1099511628211ull;
         for (int m = 0; m < s->moving_count; ++m) {
             const cr_time_function *f = &s->moving_time[m]; /* and the clamp's time function */
-            double q[12] = {s->moving_node[m],
-                            s->moving_target[m].x,
-                            s->moving_target[m].y,
-                            s->moving_target[m].z,
-                            f->type,
-                            f->t0,
-                            f->t1,
-                            f->amplitude,
-                            f->frequency,
-                            f->phase,
-                            f->offset,
-                            f->point_count};
+            double q[12] = {s->moving_node[m], s->moving_target[m].x, s->moving_target[m].y, s->moving_target[m].z,
+                            f->type,           f->t0,                 f->t1,                 f->amplitude,
+                            f->frequency,      f->phase,              f->offset,             f->point_count};
             b = (const unsigned char *)q;
             for (size_t i = 0; i < sizeof q; ++i) h = (h ^ b[i]) * 1099511628211ull;
             for (int k = 0; f->points && k < f->point_count; ++k) {

@@ -60,11 +60,11 @@ struct cr_lgvi {
      * step may change between stages (cr_lgvi_set_step). t_prev: the level before. */
     double t_base, t_prev;
     long steps_base;
-    double work, work_last;     /* Σ_{j<=k} w_j and w_k (discrete work of the loads of t_j) */
-    double T_last, T_prev;      /* T^k, T^{k-1} (interval kinetic energies) */
-    double U_last;              /* U_d^k */
-    int threads;                /* 0: automatic (COSSERAT_THREADS, size threshold), >= 1: forced */
-    cr_pool *pool;              /* worker threads, created on the first parallel step */
+    double work, work_last; /* Σ_{j<=k} w_j and w_k (discrete work of the loads of t_j) */
+    double T_last, T_prev;  /* T^k, T^{k-1} (interval kinetic energies) */
+    double U_last;          /* U_d^k */
+    int threads;            /* 0: automatic (COSSERAT_THREADS, size threshold), >= 1: forced */
+    cr_pool *pool;        /* worker threads, created on the first parallel step */
     struct step_acc *chunk_acc; /* per chunk, with the pool */
     int *chunk_fail;
     /* Nodes whose update the caller does (cr_lgvi_set_external; NULL: none): per node

@@ -106,7 +106,7 @@ cr_vec3 cr_lgvi_angular_velocity(const cr_lgvi *s, int node); /* body frame, log
 double cr_lgvi_power(const cr_lgvi *s, const cr_vec3 *f, double w);
 void cr_lgvi_add_drag(const cr_lgvi *s, cr_vec3 drag, cr_vec3 rotational_drag, const double *lumped, cr_vec3 *f,
                       cr_vec3 *c);
-double cr_lgvi_node_mass(const cr_lgvi *s, int node); /* m_q = w_q rhoA l */
+double cr_lgvi_node_mass(const cr_lgvi *s, int node);         /* m_q = w_q rhoA l */
 
 /* Element q at the current time: strains Gamma (minus reference), Omega (minus
  * reference), body-frame stresses n = C1 Γ/e, m = C2 Ω/e³ (spec §2.3; e = 1 in the
