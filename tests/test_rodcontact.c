@@ -345,6 +345,82 @@ static void test_pair_jacobian_fd(void)
     fprintf(stderr, "pair Jacobian vs differences: worst relative error %.3g\n", worst);
 }
 
+/* cr_rodcontact_find (its Verlet list, the excluded pairs dropped from it, the boxes' gap that decides
+ * far candidates without their closest points) against all the pairs: a rod crumpled into a small
+ * box (a random walk of 300 segments), moved in small random steps so that the list is both reused
+ * and rebuilt; at every step the same pressing pairs, in the same order, with the same closest points
+ * as every non-excluded pair's closest points, gap and count-once rule give. */
+typedef struct brute_ctx {
+    const cr_rodcontact *c;
+    const double *x;
+    int a, b;
+} brute_ctx;
+
+static int brute_neighbour(void *ctx, int i, int j, cr_seg_closest *q)
+{
+    const brute_ctx *n = ctx;
+    const int qa = n->a + i, qb = n->b + j, last = n->c->nodes - 2;
+    if (qa < 0 || qb < 0 || qa > last || qb > last || cr_rodcontact_excluded(n->c, qa, qb)) return 0;
+    const double *x = n->x;
+    cr_segment_closest(cr_v3_load(x + 3 * qa), cr_v3_load(x + 3 * qa + 3), cr_v3_load(x + 3 * qb),
+                       cr_v3_load(x + 3 * qb + 3), q);
+    return 1;
+}
+
+static void test_find_vs_all_pairs(void)
+{
+    enum { N = 301 };
+    const double a = 2.5e-3, l = 5e-3, half = 0.02;
+    double radius[N], s[N], *x = malloc(3 * N * sizeof *x);
+    x[0] = x[1] = x[2] = 0;
+    for (int i = 0; i < N; ++i) {
+        radius[i] = a, s[i] = l * i;
+        if (i == 0) continue;
+        for (;;) { /* a step of length l in a random direction, kept inside the box */
+            cr_vec3 d = rvec(1.0);
+            const double n = cr_v3_norm(d);
+            if (n < 0.1 || n > 1) continue;
+            d = cr_v3_scale(d, l / n);
+            const cr_vec3 p = cr_v3_add(cr_v3_load(x + 3 * (i - 1)), d);
+            if (fabs(p.x) > half || fabs(p.y) > half || fabs(p.z) > half) continue;
+            cr_v3_store(p, x + 3 * i);
+            break;
+        }
+    }
+    cr_rodcontact *c = cr_rodcontact_create(N, radius, s, 368.0, 1e-9);
+    CHECK(c != NULL);
+    int total = 0, mismatches = 0;
+    for (int step = 0; step < 60; ++step) {
+        const int m = cr_rodcontact_find(c, x, 3);
+        int r = 0;
+        for (int i = 0; i + 1 < N - 1; ++i)
+            for (int j = i + 2; j < N - 1; ++j) {
+                if (cr_rodcontact_excluded(c, i, j)) continue;
+                cr_seg_closest cp;
+                cr_segment_closest(cr_v3_load(x + 3 * i), cr_v3_load(x + 3 * i + 3), cr_v3_load(x + 3 * j),
+                                   cr_v3_load(x + 3 * j + 3), &cp);
+                const double g = cp.dist - a - a; /* as find: d minus the two segments' radii */
+                brute_ctx bc = {c, x, i, j};
+                if (!(-c->eps * g > 0) || !cr_segpair_counted_once(&cp, brute_neighbour, &bc)) continue;
+                /* the r-th pair found must be this one, with the same closest points */
+                if (r >= m || c->pair[r].a != i || c->pair[r].b != j || c->pair[r].cp.dist != cp.dist ||
+                    c->pair[r].cp.s != cp.s || c->pair[r].cp.t != cp.t)
+                    ++mismatches;
+                ++r;
+            }
+        mismatches += m != r;
+        total += r;
+        /* every node moves by up to a/4 per axis: the Verlet list (skin a) is reused for a few
+         * steps and rebuilt */
+        for (int k = 0; k < 3 * N; ++k) x[k] += 0.25 * a * urand();
+    }
+    CHECK(mismatches == 0);
+    CHECK(total > 60 * 100); /* the crumpled rod does press on itself: some 900 pairs a step */
+    fprintf(stderr, "find vs all pairs: %d pressing pairs over 60 steps, %d mismatches\n", total, mismatches);
+    cr_rodcontact_destroy(c);
+    free(x);
+}
+
 CHECK_MAIN(CASE(test_closest_vs_sampling), CASE(test_broad_phase_vs_brute), CASE(test_exclusion),
            CASE(test_node_counted_once), CASE(test_corner_counted_once), CASE(test_contact_slides_over_node),
-           CASE(test_pair_jacobian_fd))
+           CASE(test_pair_jacobian_fd), CASE(test_find_vs_all_pairs))

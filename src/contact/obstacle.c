@@ -40,6 +40,14 @@ static const cr_vec3 EZ = {0, 0, 1};
 int cr_obstacle_distance(const cr_obstacle_def *o, cr_vec3 x, double *phi, cr_vec3 *n_out, cr_mat3 *H_out)
 {
     const cr_vec3 xl = cr_m3_tmulv(o->axes, cr_v3_sub(x, o->center));
+    if (o->type == CR_OBSTACLE_PLANE) {
+        /* the general path below with H = 0 and n = e_z, without building them: an explicit rope's
+         * floor asks this of every node at every step (the same results) */
+        *phi = fabs(xl.x) <= o->half_extents.x && fabs(xl.y) <= o->half_extents.y ? xl.z : INFINITY;
+        if (n_out) *n_out = cr_m3_mulv(o->axes, EZ);
+        if (H_out) *H_out = cr_m3_zero();
+        return isfinite(*phi);
+    }
     double f = INFINITY;
     cr_vec3 n = EZ;
     cr_mat3 H = cr_m3_zero();

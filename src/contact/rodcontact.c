@@ -117,8 +117,15 @@ static int verlet_candidates(cr_rodcontact *c, const double *x, int stride, doub
     }
     if (!fresh) return c->vcand_count;
     c->vvalid = 0;
-    const int n = candidates_into(c, x, stride, reach + 2 * c->skin, &c->vcand, &c->vcand_cap);
+    int n = candidates_into(c, x, stride, reach + 2 * c->skin, &c->vcand, &c->vcand_cap);
     if (n < 0) return -1;
+    /* the pairs that may never touch (neighbours along the rod) leave the list once, not at every
+     * step (which pairs are excluded depends on s and the radii alone) */
+    int kept = 0;
+    for (int k = 0; k < n; ++k)
+        if (!cr_rodcontact_excluded(c, c->vcand[2 * k], c->vcand[2 * k + 1]))
+            c->vcand[2 * kept] = c->vcand[2 * k], c->vcand[2 * kept + 1] = c->vcand[2 * k + 1], ++kept;
+    n = kept;
     for (int i = 0; i < c->nodes; ++i)
         for (int k = 0; k < 3; ++k) c->x0[3 * (size_t)i + k] = x[(size_t)i * stride + k];
     c->vreach = reach, c->vcand_count = n, c->vvalid = 1;
@@ -144,6 +151,21 @@ static int pair_cmp(const void *pa, const void *pb)
     return (a->b > b->b) - (a->b < b->b);
 }
 
+/* the largest gap between the boxes of segments a and b (nodes a, a + 1 and b, b + 1) along an axis:
+ * a lower bound of their distance (≤ 0 when the boxes overlap) */
+static double box_gap(const double *x, int stride, int a, int b)
+{
+    const double *p = x + (size_t)a * stride, *q = p + stride, *u = x + (size_t)b * stride, *v = u + stride;
+    double gap = -INFINITY;
+    for (int k = 0; k < 3; ++k) { /* comparisons, not fmin/fmax calls (a NaN fails the step elsewhere) */
+        const double loa = p[k] < q[k] ? p[k] : q[k], hia = p[k] < q[k] ? q[k] : p[k];
+        const double lob = u[k] < v[k] ? u[k] : v[k], hib = u[k] < v[k] ? v[k] : u[k];
+        const double d = lob - hia > loa - hib ? lob - hia : loa - hib;
+        if (d > gap) gap = d;
+    }
+    return gap;
+}
+
 int cr_rodcontact_find(cr_rodcontact *c, const double *x, int stride)
 {
     double lmax = 0;
@@ -152,12 +174,16 @@ int cr_rodcontact_find(cr_rodcontact *c, const double *x, int stride)
     if (n < 0) return -1;
     c->pair_count = 0;
     for (int k = 0; k < n; ++k) {
-        const int a = c->vcand[2 * k], b = c->vcand[2 * k + 1];
-        if (cr_rodcontact_excluded(c, a, b)) continue;
+        const int a = c->vcand[2 * k], b = c->vcand[2 * k + 1]; /* not excluded (verlet_candidates) */
+        const double lambda = mult_of(c, a, b), R = seg_radius(c, a) + seg_radius(c, b);
+        /* the pair presses when λ − ε g > 0, g = d − R; d is at least the gap between the segments'
+         * boxes along any axis, so a gap beyond R + λ/ε (with a margin far above the rounding of d)
+         * decides it without the closest points: most of a pile's candidates at most steps */
+        if (box_gap(x, stride, a, b) > (R + lambda / c->eps) * (1 + 1e-9)) continue;
         cr_seg_closest cp;
         cr_segment_closest(node_at(x, stride, a), node_at(x, stride, a + 1), node_at(x, stride, b),
                            node_at(x, stride, b + 1), &cp);
-        const double lambda = mult_of(c, a, b), g = cp.dist - seg_radius(c, a) - seg_radius(c, b);
+        const double g = cp.dist - seg_radius(c, a) - seg_radius(c, b);
         if (!(lambda - c->eps * g > 0) || !counted_once(c, a, b, &cp, x, stride)) continue;
         if (push(c, a, b, lambda, &cp)) return -1;
     }
@@ -255,7 +281,8 @@ int cr_rod_segments_joined(const cr_rod_segments *g, int ka, int kb)
 
 int cr_rod_segments_touchable(const cr_rod_segments *g, int ka, int kb)
 {
-    if (g->rod_of[g->seg_node[ka]] != g->rod_of[g->seg_node[kb]]) return g->between && !cr_rod_segments_joined(g, ka, kb);
+    if (g->rod_of[g->seg_node[ka]] != g->rod_of[g->seg_node[kb]])
+        return g->between && !cr_rod_segments_joined(g, ka, kb);
     if (!g->self) return 0;
     if (ka > kb) {
         const int t = ka;

@@ -33,8 +33,9 @@ typedef struct cr_rodcontact {
     cr_rodmult *mult;
     int mult_count, mult_cap;
     /* cr_rodcontact_find's candidates (a Verlet list): the pairs whose boxes, widened by `skin`
-     * more, overlapped at x0 (3 doubles a node) for multipliers reaching vreach; reused while no
-     * node coordinate is more than `skin` from x0 and the reach has not grown */
+     * more, overlapped at x0 (3 doubles a node) for multipliers reaching vreach, without the
+     * excluded pairs (cr_rodcontact_excluded); reused while no node coordinate is more than `skin`
+     * from x0 and the reach has not grown */
     double *x0, skin, vreach;
     int *vcand, vcand_cap, vcand_count, vvalid;
 } cr_rodcontact;

@@ -813,15 +813,8 @@ static cr_status begin_stage(cr_sim *sim, int stage, double h, cr_error *err)
  * motion underdamped. */
 static void drag_forces(lgvi_sim *s)
 {
-    for (int i = 0; i < s->nodes; ++i) {
-        const cr_mat3 R = cr_lgvi_rotation(s->k, i);
-        const cr_vec3 vb = cr_m3_mulv(cr_m3_transpose(R), cr_lgvi_velocity(s->k, i)),
-                      w = cr_lgvi_angular_velocity(s->k, i);
-        const cr_vec3 fb = cr_v3(s->drag.x * vb.x, s->drag.y * vb.y, s->drag.z * vb.z),
-                      mb = cr_v3(s->rotational_drag.x * w.x, s->rotational_drag.y * w.y, s->rotational_drag.z * w.z);
-        s->f[i] = cr_v3_madd(s->f[i], -s->lumped[i], cr_m3_mulv(R, fb));
-        s->c[i] = cr_v3_madd(s->c[i], -s->lumped[i], cr_m3_mulv(R, mb));
-    }
+    /* per node: R diag(drag) Rᵀ v and R diag(rotational_drag) ω (the kernel's loop, lgvi.h) */
+    cr_lgvi_add_drag(s->k, s->drag, s->rotational_drag, s->lumped, s->f, s->c);
 }
 
 /* The moving clamps' new poses (after cr_lgvi_step_begin): x^{k+1} = x_ref + f(t_k+1)(position −
@@ -856,22 +849,17 @@ static double move_clamps(lgvi_sim *s, double h)
  * potential) and its stable step includes them (lgvi_check) */
 void cr_lgvi_sim_contact_loads(lgvi_sim *s)
 {
-    double wc = 0;
     place_obstacles(s, cr_lgvi_time(s->k)); /* the springs at the obstacles' poses of t_k */
     s->step_V = contact_forces(s, s->fc, &s->step_P);
-    for (int i = 0; i < s->nodes; ++i) {
-        s->f[i] = cr_v3_add(s->f[i], s->fc[i]);
-        wc += cr_v3_dot(s->fc[i], cr_lgvi_velocity(s->k, i)); /* with v^{k-1}; v^k in contact_done */
-    }
-    s->step_wc = wc;
+    for (int i = 0; i < s->nodes; ++i) s->f[i] = cr_v3_add(s->f[i], s->fc[i]);
+    s->step_wc = cr_lgvi_power(s->k, s->fc, 0.0); /* with v^{k-1}; v^k in contact_done */
 }
 
 /* the kernel's discrete work of the step's forces, w_k = f·(x^{k+1} − x^{k−1})/2 = (h/2) f·(v^{k−1} +
  * v^k), for the contact's share; V belongs to t_k, the energies' level */
 void cr_lgvi_sim_contact_done(lgvi_sim *s, double h)
 {
-    double wc = s->step_wc;
-    for (int i = 0; i < s->nodes; ++i) wc += cr_v3_dot(s->fc[i], cr_lgvi_velocity(s->k, i));
+    double wc = cr_lgvi_power(s->k, s->fc, s->step_wc);
     wc *= 0.5 * h;
     s->contact_energy = s->step_V, s->contact_work += wc, s->contact_work_last = wc;
     /* the moving obstacles' work w_k = h P_k, the power at t_k over [t_k − h/2, t_k + h/2] (the interval

@@ -385,13 +385,16 @@ LGVI_INLINE int rot_newton(int chart, cr_vec3 J, cr_vec3 g, cr_vec3 *fio, double
         return 0;
     }
     for (; it < NEWTON_MAXIT; ++it) {
-        cr_vec3 G = rot_residual(chart, J, g, f, A);
+        /* the residual first: the last iterate usually solves to round-off already (the
+         * guess is the last step's F), and then its Jacobian is not needed */
+        cr_vec3 G = rot_residual(chart, J, g, f, NULL);
         double r = norm1(G);
         if (res) res[it] = r;
         if (r <= tol) {
             ok = 1;
             break;
         }
+        (void)rot_residual(chart, J, g, f, A); /* the same G (the inlined common terms are shared) */
         cr_vec3 d = solve3(A, G);
         f = (cr_vec3){f.x - d.x, f.y - d.y, f.z - d.z};
         if (norm1(d) <= 1e-9 * norm1(f)) {
@@ -1254,6 +1257,39 @@ cr_vec3 cr_lgvi_angular_velocity(const cr_lgvi *s, int node)
         if (a > 0) f = cr_v3_scale(f, 2.0 * atan(0.5 * a) / a);
     }
     return cr_v3_scale(f, 1.0 / s->h);
+}
+
+double cr_lgvi_power(const cr_lgvi *s, const cr_vec3 *f, double w)
+{
+    const lgvi_node *N = s->buf[s->cur];
+    for (int q = 0; q <= s->K; ++q) {
+        /* cr_lgvi_velocity's p/m */
+        const double im = 1.0 / (q == 0 || q == s->K ? s->m_end : s->m_int);
+        w += cr_v3_dot(f[q], cr_v3_scale(v_load(N[q].p), im));
+    }
+    return w;
+}
+
+void cr_lgvi_add_drag(const cr_lgvi *s, cr_vec3 drag, cr_vec3 rotational_drag, const double *lumped, cr_vec3 *f,
+                      cr_vec3 *c)
+{
+    const lgvi_node *N = s->buf[s->cur];
+    for (int q = 0; q <= s->K; ++q) {
+        /* cr_lgvi_rotation, cr_lgvi_velocity and cr_lgvi_angular_velocity inlined: the same operations */
+        const cr_mat3 R = q_matrix(q_load(N[q].q));
+        const double im = 1.0 / (q == 0 || q == s->K ? s->m_end : s->m_int);
+        const cr_vec3 vb = cr_m3_mulv(cr_m3_transpose(R), cr_v3_scale(v_load(N[q].p), im));
+        cr_vec3 w = v_load(N[q].f);
+        if (s->par.chart == CR_LGVI_CHART_CAYLEY) {
+            double a = cr_v3_norm(w);
+            if (a > 0) w = cr_v3_scale(w, 2.0 * atan(0.5 * a) / a);
+        }
+        w = cr_v3_scale(w, 1.0 / s->h);
+        const cr_vec3 fb = cr_v3(drag.x * vb.x, drag.y * vb.y, drag.z * vb.z),
+                      mb = cr_v3(rotational_drag.x * w.x, rotational_drag.y * w.y, rotational_drag.z * w.z);
+        f[q] = cr_v3_madd(f[q], -lumped[q], cr_m3_mulv(R, fb));
+        c[q] = cr_v3_madd(c[q], -lumped[q], cr_m3_mulv(R, mb));
+    }
 }
 
 static elem_strain element_strain(const cr_lgvi *s, int q)

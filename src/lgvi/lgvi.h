@@ -99,6 +99,13 @@ cr_vec3 cr_lgvi_position(const cr_lgvi *s, int node);
 cr_mat3 cr_lgvi_rotation(const cr_lgvi *s, int node);
 cr_vec3 cr_lgvi_velocity(const cr_lgvi *s, int node);         /* p/m on the last interval [m/s] */
 cr_vec3 cr_lgvi_angular_velocity(const cr_lgvi *s, int node); /* body frame, log(F)/h on the last interval */
+/* Per-step loops of the scenario adapter over all the nodes, with the arithmetic of the
+ * accessors above (the same bits) but without a call per node: w + Σ_i f_i·v_i (added in node order), and
+ * the drag's loads f_i −= ℓ_i R_i diag(drag) R_iᵀ v_i, c_i −= ℓ_i R_i diag(rotational_drag) ω_i
+ * (ℓ the nodes' lumped lengths; formulation.c's drag_forces). */
+double cr_lgvi_power(const cr_lgvi *s, const cr_vec3 *f, double w);
+void cr_lgvi_add_drag(const cr_lgvi *s, cr_vec3 drag, cr_vec3 rotational_drag, const double *lumped, cr_vec3 *f,
+                      cr_vec3 *c);
 double cr_lgvi_node_mass(const cr_lgvi *s, int node);         /* m_q = w_q rhoA l */
 
 /* Element q at the current time: strains Gamma (minus reference), Omega (minus

@@ -168,8 +168,17 @@ static int verlet(cr_lgvi_segs *c)
     for (int g = 0; g < 3 * c->nodes && !fresh; ++g) fresh = !(fabs(c->X[g] - c->x0[g]) <= c->skin);
     if (!fresh) return c->vcand_count;
     c->vvalid = 0;
-    const int n = candidates_into(c, c->skin, &c->vcand, &c->vcand_cap);
+    int n = candidates_into(c, c->skin, &c->vcand, &c->vcand_cap);
     if (n < 0) return -1;
+    /* the pairs that may never touch (a rod's neighbours, joined rods' segments at their joint)
+     * leave the list once, not at every step: touchability depends on the rods' data alone */
+    int kept = 0;
+    for (int k = 0; k < n; ++k) {
+        const int ka = c->vcand[2 * k], kb = c->vcand[2 * k + 1];
+        if (touchable(c, ka < kb ? ka : kb, ka < kb ? kb : ka))
+            c->vcand[2 * kept] = ka, c->vcand[2 * kept + 1] = kb, ++kept;
+    }
+    n = kept;
     memcpy(c->x0, c->X, (size_t)3 * c->nodes * sizeof *c->x0);
     c->vcand_count = n, c->vvalid = 1;
     return n;
@@ -189,6 +198,22 @@ static int pair_cmp(const void *pa, const void *pb)
     return (a->b > b->b) - (a->b < b->b);
 }
 
+/* the largest gap between the boxes of segments ka and kb along an axis: a lower bound of their
+ * distance (≤ 0 when the boxes overlap) */
+static double box_gap(const cr_lgvi_segs *c, int ka, int kb)
+{
+    const double *p = c->X + 3 * (size_t)c->seg_node[ka], *q = p + 3, *u = c->X + 3 * (size_t)c->seg_node[kb],
+                 *v = u + 3;
+    double gap = -INFINITY;
+    for (int k = 0; k < 3; ++k) { /* comparisons, not fmin/fmax calls (a NaN fails the step elsewhere) */
+        const double loa = p[k] < q[k] ? p[k] : q[k], hia = p[k] < q[k] ? q[k] : p[k];
+        const double lob = u[k] < v[k] ? u[k] : v[k], hib = u[k] < v[k] ? v[k] : u[k];
+        const double d = lob - hia > loa - hib ? lob - hia : loa - hib;
+        if (d > gap) gap = d;
+    }
+    return gap;
+}
+
 int cr_lgvi_segs_find(cr_lgvi_segs *c)
 {
     const int n = verlet(c);
@@ -196,6 +221,10 @@ int cr_lgvi_segs_find(cr_lgvi_segs *c)
     c->pair_count = 0;
     for (int k = 0; k < n; ++k) {
         int ka = c->vcand[2 * k], kb = c->vcand[2 * k + 1];
+        /* a pair presses when g = d − R < 0; d is at least the boxes' gap along any axis, so a gap
+         * beyond R (with a margin far above the rounding of d) decides it without the closest
+         * points, as the single rod's search (contact/rodcontact.c) */
+        if (box_gap(c, ka, kb) > (seg_radius(c, ka) + seg_radius(c, kb)) * (1 + 1e-9)) continue;
         cr_seg_closest cp;
         double g;
         if (!candidate_gap(c, &ka, &kb, &cp, &g)) continue;
