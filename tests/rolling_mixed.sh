@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Friction at the contact point (contact.rolling, mixed rod; docs/theory.md §11) against the
+# Friction at the contact point (contact.rolling; docs/theory.md §11), the three models, against the
 # analytic references of a solid circular rod (radius r = a, rho J = rho pi r^4/2, J/(A r^2) = 1/2)
 # lying across a rough incline of angle theta, axis horizontal:
 #   tan theta <= 3 mu_s: rolls without slipping, a_c = (2/3) g sin theta, spin acceleration a_c / r;
@@ -7,7 +7,7 @@
 #                        spin acceleration 2 mu_k g cos theta / r.
 # (The centre law held the rod still at mu_s > tan theta.) Accelerations from the positions and
 # the roll angle (about -x, unwrapped) at t = 0.1, 0.25, 0.4 s (second differences of exact quadratics).
-# Statics: a force density q across the axis and an axial torque density tau = q a on rough
+# Statics (mixed rod; the port-Hamiltonian rod's: tests/ph_rolling_statics.sh): a force density q across the axis and an axial torque density tau = q a on rough
 # ground: friction = -q at every node (measured 1.5e-8 relative; asserted 1e-7); with tau = 0 the stage fails naming friction.
 # Usage: rolling_mixed.sh CLI SOURCE_DIR
 set -u
@@ -18,10 +18,19 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 . "$src/tests/lib.bash" # ok, bad
 sc="$src/tests/scenarios/rolling-mixed-incline.json"
-# case: name, gravity (y, z), mu_s, mu_k
+# case: name, gravity (y, z), mu_s, mu_k; each model on the same scenario (the same key, the same
+# physics): the mixed rod's adaptive Radau IIA, the port-Hamiltonian midpoint rule at h = 1 ms, the
+# LGVI at h = 50 us (its stable step here ~1.6e-4 s)
+for model in mixed_discrete port_hamiltonian lgvi; do
 for c in "roll 2.4 -9.5 0.5 0.4" "slide 6.0 -7.7 0.1 0.08"; do
     set -- $c
-    if ! "$cli" run "$sc" -o "$tmp/$1" -q --set stages.0.output_dt=0.01 --set "loads.0.value=[0,$2,$3]" --set "obstacles.0.friction.static=$4" \
+    case $model in
+    mixed_discrete) stage=(--set stages.0.output_dt=0.01) ;;
+    port_hamiltonian) stage=(--set model=$model --set 'stages=[{"type":"dynamic","t_end":0.4,"output_dt":0.01,"time_step":1e-3}]') ;;
+    lgvi) stage=(--set model=$model --set 'stages=[{"type":"dynamic","t_end":0.4,"output_dt":0.01,"time_step":5e-5}]') ;;
+    esac
+    set -- "$model-$1" "${@:2}"
+    if ! "$cli" run "$sc" -o "$tmp/$1" -q "${stage[@]}" --set "loads.0.value=[0,$2,$3]" --set "obstacles.0.friction.static=$4" \
         --set "obstacles.0.friction.kinetic=$5" > "$tmp/$1.log" 2>&1; then
         bad "$1: the run failed: $(head -c 300 "$tmp/$1.log")"
         continue
@@ -58,6 +67,7 @@ open(d + "/verdict", "w").write(
 sys.exit(not good)
 PY
 done
+done
 # statics: q across the axis, tau = q a about it (the friction's moment -a n x (-q) balanced)
 st=(--set 'stages=[{"type":"static"}]' --set 'loads=[{"type":"gravity","value":[0,0,-9.81]},{"type":"force_density","value":[0,0.5,0]},{"type":"moment_density","value":[0.005,0,0]}]' -q)
 if "$cli" run "$sc" -o "$tmp/st" "${st[@]}" > "$tmp/st.log" 2>&1; then
@@ -80,5 +90,14 @@ elif grep -q "friction" "$tmp/st0.log"; then
     ok "statics with tau = 0: fails naming friction"
 else
     bad "statics with tau = 0: fails without naming friction: $(head -c 300 "$tmp/st0.log")"
+fi
+# the port-Hamiltonian model's assemblies refuse the key at check, naming it
+if "$cli" check "$src/examples/ph-double-pendulum.json" --set contact.rolling=true \
+    --set 'obstacles=[{"type":"plane","point":[0,0,-5],"normal":[0,0,1],"friction":{"static":0.5}}]' > "$tmp/asm.log" 2>&1; then
+    bad "a port_hamiltonian assembly with contact.rolling: accepted by check"
+elif grep -q "contact.rolling" "$tmp/asm.log"; then
+    ok "a port_hamiltonian assembly with contact.rolling: refused at check naming the key"
+else
+    bad "a port_hamiltonian assembly with contact.rolling: refused without naming the key: $(head -c 300 "$tmp/asm.log")"
 fi
 exit $fail

@@ -416,12 +416,6 @@ cr_status cr_foreign_options_check(const cr_scenario *sc, const char *model, cr_
                             "contact.self: contact of a rod with itself is the mixed_discrete and lgvi models'; the "
                             "%s model has none (%s)",
                             model, remove);
-    if (is_model(model, "port_hamiltonian") && (sc->rod_count > 1 || sc->joint_count > 0 || sc->body_count > 0) &&
-        sc->rod.contact.rolling)
-        return cr_error_set(err, CR_BAD_INPUT,
-                            "contact.rolling: the port_hamiltonian model's assemblies keep the obstacles' friction at "
-                            "the nodes' centres (one rod has it at the contact points); remove the key or use the "
-                            "mixed_discrete or lgvi model");
     if (!is_model(model, "port_hamiltonian") && sc->rod.contact.stick_speed > 0)
         return cr_error_set(err, CR_BAD_INPUT,
                             "contact.stick_speed: the regularization speed of the port_hamiltonian model's "
