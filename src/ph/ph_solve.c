@@ -73,6 +73,21 @@ static double scaled_increment(const cr_ph *s, double dpos, double ddir, double 
 
 static void refresh_multipliers(cr_ph *s, int mode, double *X, double *r);
 
+/* X back to the iterate of the last pass (its unpacked copies q1, lam1, sig1: the same values), undoing
+   the update the pass made (cr_ph.fuse_update) */
+static void restore_iterate(cr_ph *s)
+{
+    for (int I = 0; I < s->nn; ++I) {
+        const int o = s->node_off[I];
+        if (o < 0) continue;
+        memcpy(s->X + o, s->q1 + 12 * I, sizeof(double) * 12);
+        memcpy(s->X + o + 12, s->lam1 + 6 * I, sizeof(double) * 6);
+    }
+    for (int e = 0; e < s->ne; ++e)
+        for (int g = 0; g < 2; ++g)
+            for (int sl = 0; sl < s->nr; ++sl) s->X[s->sig_off[e] + g * s->nr + sl] = s->sig1[(2 * e + g) * s->nr + sl];
+}
+
 /* Newton's safeguard for friction (cr_ph_set_friction). The friction force -mu N v_t / max(|v_t|, eps) is
  * a steep ramp of slope mu N / eps across |v_t| < eps and flat outside: from a tangential velocity above
  * eps the linear model sees no friction change and may jump to the far side of the ramp, and from there
@@ -143,7 +158,9 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
     int have_final = 0; /* s->r holds the accepted iterate's residual (the increment test's check) */
     for (;;) {
         int bad = -1;
+        s->fuse_update = 1; /* the update in the increments' pass (restored below where it is not taken) */
         cr_status st = ph_direct_iteration(s, mode, loads, s->X, s->r, s->dX, &bad);
+        s->fuse_update = 0;
         s->jacobians++;
         s->factorizations++;
         rn = norm2(s->r, n);
@@ -166,7 +183,10 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
                                 "ph: singular Newton matrix at t = %g (unknown %d), residual %.3e; a free rod needs "
                                 "inertia, a static solve a clamp",
                                 s->t, bad, rn);
-        if (rn <= s->p.newton_atol && it == 0) return CR_OK;
+        if (rn <= s->p.newton_atol && it == 0) {
+            restore_iterate(s);
+            return CR_OK;
+        }
         if (it >= s->p.max_iterations)
             return cr_error_set(err, CR_NOT_CONVERGED,
                                 "ph: Newton did not converge at t = %g (h = %g) in %d iterations, residual %.3e > "
@@ -176,11 +196,19 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
            radian or more and land in another equilibrium's basin; the update is shortened so that no
            director moves by more than PH_MAX_TURN (near the solution this never binds). */
         const double turn = s->dturn; /* the largest director increment (ph_direct_iteration) */
+        /* the pass made the full update (cr_ph.fuse_update): a shortened one starts again from the iterate */
+        const int fused = !(turn > PH_MAX_TURN);
+        if (!fused) restore_iterate(s);
         if (turn > PH_MAX_TURN)
             for (int i = 0; i < n; ++i) s->dX[i] *= PH_MAX_TURN / turn;
         /* the update, node by node in one pass over X (at 10^5 elements X is 29 MB: the update, the
-           second-order term, the finiteness test and the increment's maxima were four passes) */
+           second-order term, the finiteness test and the increment's maxima were four passes); with the
+           full update, the increments' pass made it (the same operations) */
         double dpos = 0, ddir = 0, dsig = 0, sig = s->p.newton_atol, fin[4] = {0, 0, 0, 0};
+        if (fused) {
+            dpos = s->upd[0], ddir = s->upd[1], dsig = s->upd[2], sig = fmax(sig, s->upd[3]);
+            fin[0] = s->upd_finite ? 0 : NAN;
+        }
         /* the directors' increment theta x d is the rotation's first order: its second-order term
            theta x (theta x d) / 2 keeps the update on the rotations to O(theta^3) (the linear one moves
            |d|^2 to 1 + |theta|^2, and the next residual is O(theta^2) whatever the Jacobian: the first
@@ -188,7 +216,7 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
            barely reduced the residual). Near the solution it is O(dX^2) and leaves the quadratic
            convergence as it was. */
         const double tsc = turn > PH_MAX_TURN ? PH_MAX_TURN / turn : 1.0;
-        for (int I = 0; I < s->nn; ++I) {
+        for (int I = 0; I < (fused ? 0 : s->nn); ++I) {
             /* element I / 2's rigid stresses after its middle node (node-major X: one pass over X and dX) */
             if (I % 2 == 1)
                 for (int k = 0; k < 2 * s->nr; ++k) {
