@@ -28,8 +28,8 @@
 enum { CR_PH_MAX_BRANCHES = 8 };
 
 typedef struct cr_ph_params {
-    int elements;          /* n_e >= 1; FE nodes 2 n_e + 1 (quadratic Lagrange) */
-    double length;         /* L > 0 */
+    int elements;      /* n_e >= 1; FE nodes 2 n_e + 1 (quadratic Lagrange) */
+    double length;     /* L > 0 */
     double rhoA, M11, M22; /* inertia per length >= 0 (all 0 = quasistatic, spec §6 "Quasistatic use");
                               M11 multiplies d1, M22 d2; d3 carries no inertia (spec §3) */
     double stiffness[6];   /* ks1, ks2, ke, kb1, kb2, kt (> 0 unless the component is rigid) */
@@ -47,9 +47,9 @@ typedef struct cr_ph_params {
     int branch_rigid_spring[CR_PH_MAX_BRANCHES];
     int clamp_start, clamp_end; /* node s = 0 / s = L held (all 12 q, and its 6 lambdas dropped) */
     double h;                   /* default time step > 0 (cr_ph_step takes its own h) */
-    double newton_atol;         /* residual tolerance (paper: 1e-11 / 1e-12); the increment test of spec §6
-                                   (|dX| <= 1e-8 (1 + |X|), then one more update) also converges */
-    int max_iterations;         /* Newton iterations per step, >= 1 */
+    double newton_atol; /* residual tolerance (paper: 1e-11 / 1e-12); the increment test of spec §6
+                           (|dX| <= 1e-8 (1 + |X|), then one more update) also converges */
+    int max_iterations; /* Newton iterations per step, >= 1 */
     /* Threads of the Newton iterations' element pass and solve (ph_direct.c, the two-sided pass: the rod's
        halves from its two ends at once, results equal to the one-sided pass to round-off). 0 (default):
        automatic, as the mixed rod's statics (COSSERAT_THREADS, else OMP_NUM_THREADS, else the online
@@ -64,9 +64,9 @@ enum { CR_PH_PARALLEL_MIN_ELEMENTS = 10000 };
 /* The flying spaghetti of spec §9.1 (Table 1), free-free, elastic. */
 cr_ph_params cr_ph_default_params(void);
 
-typedef struct cr_ph_loads {               /* sampled by the caller at t_{n+1/2}; spatial, dead */
-    const cr_vec3 *node_force;             /* 2n_e+1 entries or NULL */
-    const cr_vec3 *node_moment;            /* 2n_e+1 entries or NULL (enters via T(d_{n+1/2}) mu, spec §6) */
+typedef struct cr_ph_loads {       /* sampled by the caller at t_{n+1/2}; spatial, dead */
+    const cr_vec3 *node_force;     /* 2n_e+1 entries or NULL */
+    const cr_vec3 *node_moment;    /* 2n_e+1 entries or NULL (enters via T(d_{n+1/2}) mu, spec §6) */
     cr_vec3 force_density, moment_density; /* uniform per unit length (gravity = rhoA g goes here) */
     /* 6 values or NULL: uniform actuation stress sigma_act (material frame, same order as the
        stresses) added to the internal stress in the momentum equations (spec §8). Sign: the rod
@@ -103,7 +103,8 @@ cr_status cr_ph_step(cr_ph *s, double h, const cr_ph_loads *loads, int *iteratio
    Maxwell and Kelvin-Voigt stresses have relaxed), Newton from the current state; the caller ramps the
    loads. On success velocities and viscous stresses are zeroed, time is unchanged. On failure the state
    is unchanged. Needs at least one clamped end (a free rod has rigid-body modes). */
-cr_status cr_ph_solve_static(cr_ph *s, const cr_ph_loads *loads, int *iterations, double *residual, cr_error *err);
+cr_status cr_ph_solve_static(cr_ph *s, const cr_ph_loads *loads, int *iterations, double *residual,
+                             cr_error *err);
 
 /* Predictor of the next cr_ph_solve_static: the state plus `ratio` times the last static solve's change
    (q and the rigid stresses), e.g. the ratio of the next load increment to the last one when the caller
@@ -166,11 +167,11 @@ int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *normal,
 int cr_ph_clamp_reaction(const cr_ph *s, int end, cr_vec3 *force, cr_vec3 *moment);
 
 typedef struct cr_ph_diag {
-    double kinetic, elastic, total; /* H = kinetic + elastic + contact (spec §10, same quadrature) */
-    double contact;                 /* the contact springs' energy V_c (cr_ph_set_obstacles) */
-    double work_external;           /* cumulative W^ext (+ actuation work) */
-    double dissipated;              /* cumulative D >= 0 */
-    double energy_balance;          /* last step's Delta E_n = H_{n+1} - H_n - W_n + D_n (spec §10) */
+    double kinetic, elastic, total;     /* H = kinetic + elastic + contact (spec §10, same quadrature) */
+    double contact;                     /* the contact springs' energy V_c (cr_ph_set_obstacles) */
+    double work_external;               /* cumulative W^ext (+ actuation work) */
+    double dissipated;                  /* cumulative D >= 0 */
+    double energy_balance;              /* last step's Delta E_n = H_{n+1} - H_n - W_n + D_n (spec §10) */
     /* a bound on the rounding error of work_external: eps sum |f_k| (|q_k| + |q1_k|) over the steps
      * since the create (checkpointed) */
     double work_roundoff;
@@ -205,18 +206,18 @@ struct cr_ph {
 
     /* state at t_n */
     double t;
-    double *q, *v;  /* nn * 12 */
-    double *lam;    /* nn * 6: last lambda_{n+1/2} (Newton guess) */
-    double *vmid;   /* nn * 12: last v_{n+1/2} = (q_n - q_{n-1}) / h (Newton predictor) */
-    double *sig_el; /* ng * 6: elastic branch; rigid components hold the multiplier */
-    double *sig_br; /* ng * nb * 6: viscous branches (Kelvin-Voigt: value at t_{n+1/2}) */
-    double *eps0;   /* ng * 6 reference strains */
+    double *q, *v;       /* nn * 12 */
+    double *lam;         /* nn * 6: last lambda_{n+1/2} (Newton guess) */
+    double *vmid;        /* nn * 12: last v_{n+1/2} = (q_n - q_{n-1}) / h (Newton predictor) */
+    double *sig_el;      /* ng * 6: elastic branch; rigid components hold the multiplier */
+    double *sig_br;      /* ng * nb * 6: viscous branches (Kelvin-Voigt: value at t_{n+1/2}) */
+    double *eps0;        /* ng * 6 reference strains */
     double work_ext, dissipated, energy_balance, work_roundoff;
 
     /* unknowns X = (q_{n+1}, lambda) of the free nodes and the rigid stresses, node-major */
     int nx;
-    int *node_off; /* nn: offset of node I's 12 q (lambda at +12), -1 when clamped */
-    int *sig_off;  /* ne: offset of element e's 2 nr rigid stresses */
+    int *node_off;       /* nn: offset of node I's 12 q (lambda at +12), -1 when clamped */
+    int *sig_off;        /* ne: offset of element e's 2 nr rigid stresses */
     double *X, *dX, *r;
 
     /* Jacobian of the last assembly, in blocks (ph_assemble.c):
@@ -264,21 +265,21 @@ struct cr_ph {
     struct cr_pool *pool;
 
     /* per-step work */
-    double h;                 /* step in progress */
-    double *q1, *lam1, *sig1; /* unpacked iterate: nn*12, nn*6, ng*nr */
-    double *eps_n;            /* eps(q_n) at Gauss points (ng*6) */
-    double *g0;               /* g(d_0) at the nodes (nn*6), the constraint values kept (spec §6 (G)) */
-    double *fext;             /* nn * 12 generalized external forces of the last assembly (no h) */
+    double h;            /* step in progress */
+    double *q1, *lam1, *sig1;  /* unpacked iterate: nn*12, nn*6, ng*nr */
+    double *eps_n;       /* eps(q_n) at Gauss points (ng*6) */
+    double *g0;          /* g(d_0) at the nodes (nn*6), the constraint values kept (spec §6 (G)) */
+    double *fext;        /* nn * 12 generalized external forces of the last assembly (no h) */
 
     /* contact with obstacles (cr_ph_set_obstacles, ph_contact.c): their definitions, and for the
        infinite planes (cplane) the gap g_I = n . y - o - a_I in closed form */
     int ncp;
-    cr_obstacle_def *cob;           /* ncp obstacles */
-    int *cplane, *cmoving;          /* ncp each: an infinite plane; a translating obstacle (velocity, acceleration) */
-    int any_moving;                 /* some obstacle translates */
+    cr_obstacle_def *cob;  /* ncp obstacles */
+    int *cplane, *cmoving; /* ncp each: an infinite plane; a translating obstacle (velocity, acceleration) */
+    int any_moving;        /* some obstacle translates */
     struct cr_obstacle_path *cpath; /* ncp: their motions (src/contact/motion.h; ph_contact_free_paths) */
-    double *cp;                     /* ncp * 4: a plane's unit normal n, offset o (other shapes: their axis, unused) */
-    double *ck, *ca;                /* nn: spring k_I and contact radius a_I of each node */
+    double *cp;            /* ncp * 4: a plane's unit normal n, offset o (other shapes: their axis, unused) */
+    double *ck, *ca; /* nn: spring k_I and contact radius a_I of each node */
     /* friction (cr_ph_set_friction): ncp * 2 coefficients mu_s, mu_k per plane (NULL: frictionless),
        the regularization speed, and nn * 3 each node's friction force of the last step (output) */
     double *cmu, stick_speed, *cf;
@@ -395,8 +396,8 @@ static inline double ph_mid_stress(const cr_ph *s, int gp, int j, double de, dou
  * q1s = q_{n+1} and its s-derivative; in dynamics (dyn) also q0, q0s = q_n, v0 = v_n and the
  * midpoint values qm, qms (spec §6); in statics qm, qms = q1, q1s and q0, q0s, v0 are zero.
  * Shared by the assembly (ph_assemble.c) and the one-pass iteration (ph_direct.c). */
-static inline void ph_gauss_point(const cr_ph *s, int e, int g, int dyn, double q1[12], double q1s[12], double q0[12],
-                                  double q0s[12], double v0[12], double qm[12], double qms[12])
+static inline void ph_gauss_point(const cr_ph *s, int e, int g, int dyn, double q1[12], double q1s[12],
+                                  double q0[12], double q0s[12], double v0[12], double qm[12], double qms[12])
 {
     for (int k = 0; k < 12; ++k) q1[k] = q1s[k] = q0[k] = q0s[k] = v0[k] = 0.0;
     for (int a = 0; a < 3; ++a) {
