@@ -247,6 +247,8 @@ struct cr_ph {
        stays in q1, lam1, sig1 (newton restores X from them to shorten the update or keep the iterate). */
     int fuse_update, upd_finite;
     double upd[4];
+    double rsq; /* |r|^2 of the last successful ph_direct_iteration or ph_direct_residual (its rows' squares
+                   summed as the pass finishes them: Newton's norm without a pass of its own over r) */
     int *ripiv;
     /* ph_direct.c's frontal LU: the active columns in a ring of rW (a power of 2) band columns, the
        finished columns' U parts (rows from their first nonzero to the diagonal) in ustore at uoff; the

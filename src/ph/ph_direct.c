@@ -1034,10 +1034,20 @@ typedef struct ph_side {
     int e0, count, rev, xI, own;
     double xr[12], xfe[12], xkr[6];
     ph_upd upd; /* the increments' maxima of this side's range */
+    double rsq; /* |r|^2 of its rows (not node xI's) */
     _Alignas(32) double M[BLD * BLD];
     double b[BLD];
     cr_status st;
 } ph_side;
+
+/* sum + the squares of free node I's 18 rows of r */
+static inline double row_squares(const cr_ph *s, const double *r, int I, double sum)
+{
+    const int o = s->node_off[I];
+    if (o >= 0)
+        for (int k = 0; k < 18; ++k) sum += r[o + k] * r[o + k];
+    return sum;
+}
 
 /* node I's momentum rows, external forces and reduced K dq_p in the element pass */
 static inline double *node_r(const cr_ph *s, const ph_side *sd, double *r, int I)
@@ -1089,6 +1099,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
 
     node_ring ring;
     int prepped = 0;
+    double rsq = 0;
     const double *act = loads ? loads->actuation : NULL;
     cr_vec3 nbar = loads ? loads->force_density : cr_v3(0, 0, 0);
     cr_vec3 mbar = loads ? loads->moment_density : cr_v3(0, 0, 0);
@@ -1335,6 +1346,12 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
         finish_node(s, rev ? 2 * e + 2 : 2 * e, dyn, fac, gam, loads, X, r, &F, kred, &ring, jac);
         finish_node(s, 2 * e + 1, dyn, fac, gam, loads, X, r, &F, kred, &ring, jac);
         if (last) finish_node(s, rev ? 2 * e : 2 * e + 2, dyn, fac, gam, loads, X, r, &F, kred, &ring, jac);
+        /* |r|^2 of the rows finished here (cr_ph.rsq: Newton's norm without a pass of its own over r), in X's
+           order when the pass runs forward (norm2's sum) */
+        rsq = row_squares(s, r, rev ? 2 * e + 2 : 2 * e, rsq);
+        rsq = row_squares(s, r, 2 * e + 1, rsq);
+        for (int k = 0; k < n2; ++k) rsq += r[s->sig_off[e] + k] * r[s->sig_off[e] + k];
+        if (last) rsq = row_squares(s, r, rev ? 2 * e : 2 * e + 2, rsq);
         if (!jac) continue;
         if (blk) {
             int info = block_eliminate(&F, fm, fd, NULL);
@@ -1356,6 +1373,10 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             }
         }
     }
+    if (sd)
+        sd->rsq = rsq;
+    else
+        s->rsq = rsq;
     if (s->ne == 0 || !jac || sd) return CR_OK;
     if (blk)
         block_back(&F, s, ustride, 0, s->ne);
@@ -1435,6 +1456,7 @@ static cr_status two_sided_pass(cr_ph *s, int mode, const cr_ph_loads *loads, do
     front F = {0};
     F.blk = 1, F.base = ro, F.L0 = 6, F.ms = 6 + 2 * s->nr, F.M = M, F.bl = bl, F.b = s->rrhs;
     finish_node(s, J, dyn, fac, gam, loads, X, r, &F, s->kdq, &ring, jac);
+    s->rsq = row_squares(s, r, J, T.side[0].rsq + T.side[1].rsq);
     if (!jac) return CR_OK;
     double U[32];
     if (block_eliminate(&F, 6, 6, U) != 0) return CR_NOT_CONVERGED;

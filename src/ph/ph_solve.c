@@ -41,11 +41,12 @@ static int all_finite(const double *x, int n)
  * against 1, rigid stresses against the largest stress of the rod (elastic or rigid, at least
  * newton_atol, and at least the stress whose 1e-8 moves the momentum rows by newton_atol). The
  * multipliers are not iterated (ph_direct.c). */
-static double scaled_increment(const cr_ph *s, double dpos, double ddir, double dsig, double sig)
+static double scaled_increment(const cr_ph *s, double dpos, double ddir, double dsig, double sig, double sig_el)
 {
     /* dpos, ddir, dsig: the largest position, director and rigid stress increments, sig the largest rigid stress
-       after the update, at least newton_atol (newton's update pass) */
-    for (int k = 0; k < 6 * s->ng; ++k) sig = amax(sig, s->sig_el[k]);
+       after the update, at least newton_atol (newton's update pass); sig_el the largest stress of the state at
+       t_n (sig_el_max) */
+    sig = fmax(sig, sig_el);
     /* a stress increment moves the momentum rows by up to fac w |N'| dsigma: one that moves them by
        less than 1e-8 of newton_atol per 1e-8 of the scale is converged too (a rod at rest under a tiny
        load has tiny stresses whose last digits the rows cannot resolve) */
@@ -142,19 +143,29 @@ int ph_friction_reversals(cr_ph *s, double *X, const double *dX)
 
 /* The residual at X with the multipliers of the final iterate (one pass without the Jacobian; the
    assembly's path if a node's directors are degenerate) */
-static void final_residual(cr_ph *s, int mode, const cr_ph_loads *loads)
+static double final_residual(cr_ph *s, int mode, const cr_ph_loads *loads)
 {
-    if (ph_direct_residual(s, mode, loads, s->X, s->r) != CR_OK) {
-        ph_assemble(s, mode, loads, s->X, s->r, 0);
-        refresh_multipliers(s, mode, s->X, s->r);
-    }
+    if (ph_direct_residual(s, mode, loads, s->X, s->r) == CR_OK) return sqrt(s->rsq);
+    ph_assemble(s, mode, loads, s->X, s->r, 0);
+    refresh_multipliers(s, mode, s->X, s->r);
+    return norm2(s->r, s->nx);
+}
+
+/* the largest |stress| of the state at t_n (scaled_increment; fixed during a step: once per Newton, not per
+   iteration, a pass over the Gauss points' stresses less per iteration) */
+static double sig_el_max(const cr_ph *s)
+{
+    double sig = 0;
+    for (int k = 0; k < 6 * s->ng; ++k) sig = amax(sig, s->sig_el[k]);
+    return sig;
 }
 
 static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *iterations, double *residual, cr_error *err)
 {
     const int n = s->nx;
     int it = 0;
-    double rn = 0, dprev = 1, rcheck = INFINITY;
+    double rn = 0, dprev = 1, rcheck = INFINITY, sig_el = -1; /* (sig_el_max, from the first update on) */
+    double rfinal = 0;                                        /* the accepted iterate's residual norm (have_final) */
     int have_final = 0; /* s->r holds the accepted iterate's residual (the increment test's check) */
     for (;;) {
         int bad = -1;
@@ -163,7 +174,7 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
         s->fuse_update = 0;
         s->jacobians++;
         s->factorizations++;
-        rn = norm2(s->r, n);
+        rn = st == CR_OK ? sqrt(s->rsq) : norm2(s->r, n);
         if (iterations) *iterations = it;
         if (residual) *residual = rn;
         if (!isfinite(rn))
@@ -252,7 +263,8 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
         if (iterations) *iterations = it;
         if ((fin[0] + fin[1]) + (fin[2] + fin[3]) != 0 || (clipped && !all_finite(s->X, n)))
             return cr_error_set(err, CR_NONFINITE, "ph: Newton iterate not finite at t = %g, residual %.3e", s->t, rn);
-        double dn = scaled_increment(s, dpos, ddir, dsig, sig);
+        if (!(sig_el >= 0)) sig_el = sig_el_max(s);
+        double dn = scaled_increment(s, dpos, ddir, dsig, sig, sig_el);
         if (clipped) { /* not Newton's update: no convergence test on it, and the next one's quadratic
                           prediction measured against it (with the initial dprev = 1 a single update
                           after a clip passed as converged: a node sticking on a moving belt was
@@ -288,8 +300,8 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
                elements 5 updates and 2 residual passes per step where 4 and 1 suffice. The kink
                above is not a floor: its update cut the residual 10x.) */
             const int predicted = dn < 0.5 * dprev;
-            final_residual(s, mode, loads);
-            const double rf = norm2(s->r, n);
+            const double rf = final_residual(s, mode, loads);
+            rfinal = rf;
             if (!predicted || rf <= s->p.newton_atol || rf <= 1e-2 * rn || !(rf < 0.5 * fmin(rn, rcheck)) ||
                 it >= s->p.max_iterations) {
                 have_final = 1;
@@ -300,8 +312,8 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
         dprev = dn;
     }
     /* the state's residual (reported by statics) with the multipliers of the final iterate */
-    if (!have_final) final_residual(s, mode, loads);
-    if (residual) *residual = norm2(s->r, n);
+    const double rfin = have_final ? rfinal : final_residual(s, mode, loads);
+    if (residual) *residual = rfin;
     return CR_OK;
 }
 
