@@ -90,7 +90,7 @@ static void ph_threads_cantilever(void)
     cr_ph *two = straight(&p);
     CHECK(one && two);
     if (!one || !two) return;
-    CHECK(one->split == 0 && two->split == 2 * (7 * NE / 16));
+    CHECK(one->split == 0 && two->split == 2 * (NE / 2));
     int nn = 2 * NE + 1;
     cr_vec3 *F = calloc(nn, sizeof *F), *Mo = calloc(nn, sizeof *Mo);
     F[nn - 1] = cr_v3(0.3, 0, 0), Mo[nn - 1] = cr_v3(0, 0, 0.1);
@@ -126,7 +126,7 @@ static void ph_threads_free_kirchhoff(void)
     cr_ph *two = straight(&p);
     CHECK(one && two);
     if (!one || !two) return;
-    CHECK(one->split == 0 && two->split == 2 * (7 * NE / 16));
+    CHECK(one->split == 0 && two->split == 2 * (NE / 2));
     int nn = 2 * NE + 1;
     cr_vec3 *F = calloc(nn, sizeof *F), *Mo = calloc(nn, sizeof *Mo);
     F[nn - 1] = cr_v3(8, 0, 0), Mo[nn - 1] = cr_v3(0, 80, 40);

@@ -240,6 +240,16 @@ struct cr_ph {
        ph_direct_iteration (newton completes the update to second order in it) */
     double *theta;
     double dturn; /* the largest |dX| of the directors in the last ph_direct_iteration (Newton's turn limit) */
+    /* Newton's update fused into ph_direct_iteration's increments (newton sets fuse_update for its calls): X +=
+       dX with the directors' second-order term, while the increments are in the cache (a pass of its own over X,
+       dX, q1 and theta was ~8 % of the memory traffic per iteration at 10^5 elements, and serial between the two
+       threads' phases). upd: the update's largest position, director and rigid-stress increments and rigid
+       stress (newton's scaled_increment), upd_finite: the updated X is finite. The iterate before the update
+       stays in q1, lam1, sig1 (newton restores X from them to shorten the update or keep the iterate). */
+    int fuse_update, upd_finite;
+    double upd[4];
+    double rsq; /* |r|^2 of the last successful ph_direct_iteration or ph_direct_residual (its rows' squares
+                   summed as the pass finishes them: Newton's norm without a pass of its own over r) */
     int *ripiv;
     /* ph_direct.c's frontal LU: the active columns in a ring of rW (a power of 2) band columns, the
        finished columns' U parts (rows from their first nonzero to the diagonal) in ustore at uoff; the

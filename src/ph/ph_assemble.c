@@ -102,7 +102,9 @@ void ph_begin(cr_ph *s, int mode, double h)
 {
     s->h = h;
     const int inertia = s->mass[0] > 0 || s->mass[1] > 0 || s->mass[2] > 0;
-    for (int e = 0; e < s->ne; ++e)
+    /* eps(q_n), the midpoint stresses' reference: statics measure the strains from eps0 (a pass over q
+       less per load step) */
+    for (int e = 0; e < (mode == PH_DYNAMIC ? s->ne : 0); ++e)
         for (int g = 0; g < 2; ++g) {
             double qg[12] = {0}, qs[12] = {0};
             for (int a = 0; a < 3; ++a) {

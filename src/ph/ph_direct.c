@@ -968,12 +968,26 @@ static void unvisited_zero(cr_ph *s, double *r, int prepped, int rev, int et)
     for (int t = et; t < s->ne; ++t) memset(r + s->sig_off[rev ? s->ne - 1 - t : t], 0, sizeof(double) * 2 * s->nr);
 }
 
-/* full increments of nodes I0..I1-1 and elements e0..e1-1 from the reduced solution x: dq = (dphi, dq_p +
-   P(d_{n+1}) dtheta), rigid stresses; lambda is set, not updated (its increment zero). Returns the largest
-   |dX| of the directors (cr_ph.dturn: Newton's turn limit, without a pass of its own over dX) */
-static double increments(cr_ph *s, const double *xr, double *dX, int I0, int I1, int e0, int e1)
+/* the update's maxima and finiteness of a range of X (cr_ph.fuse_update) */
+typedef struct ph_upd {
+    double turn, dpos, dsig, sig, fin[4];
+} ph_upd;
+
+static inline double amax_(double a, double v)
 {
-    double turn = 0;
+    v = fabs(v);
+    return v > a ? v : a; /* (as Newton's maxima; fmax's NaN rule is slower) */
+}
+
+/* full increments of nodes I0..I1-1 and elements e0..e1-1 from the reduced solution x: dq = (dphi, dq_p +
+   P(d_{n+1}) dtheta), rigid stresses; lambda is set, not updated (its increment zero). u->turn: the largest
+   |dX| of the directors (cr_ph.dturn: Newton's turn limit, without a pass of its own over dX). With
+   cr_ph.fuse_update also Newton's update of X (ph_solve.c newton: the same operations, in the same order per
+   entry, as its own pass with an unshortened update) and its maxima in u. */
+static void increments(cr_ph *s, const double *xr, double *X, double *dX, int I0, int I1, int e0, int e1, ph_upd *u)
+{
+    double turn = 0, dpos = 0, dsig = 0, sig = 0, fin[4] = {0, 0, 0, 0};
+    const int fuse = s->fuse_update;
     for (int I = I0; I < I1; ++I) {
         int o = s->node_off[I], rr = s->node_roff[I];
         if (o < 0) continue;
@@ -984,14 +998,53 @@ static double increments(cr_ph *s, const double *xr, double *dX, int I0, int I1,
             cross(x + 3, d1 + 3 * k, t);
             for (int c = 0; c < 3; ++c) {
                 const double v = fabs(dX[o + 3 + 3 * k + c] = dqp[3 * k + c] + t[c]);
-                turn = v > turn ? v : turn; /* (as Newton's maxima; fmax's NaN rule is slower) */
+                turn = v > turn ? v : turn;
             }
         }
         memset(dX + o + 12, 0, sizeof(double) * 6);
+        if (!fuse) continue;
+        /* newton's update of the node: X += dX, the second-order term theta x (theta x d) / 2 of the directors
+           (d those of q1: X's before the update), the finiteness sums */
+        double *x0 = X + o;
+        const double *d0 = dX + o, *th = x + 3;
+        for (int k = 0; k < 18; ++k) x0[k] += d0[k];
+        for (int c = 0; c < 3; ++c) dpos = amax_(dpos, d0[c]);
+        for (int k = 0; k < 3; ++k) {
+            const double *d = d1 + 3 * k;
+            double a[3] = {th[1] * d[2] - th[2] * d[1], th[2] * d[0] - th[0] * d[2], th[0] * d[1] - th[1] * d[0]};
+            double *xd = x0 + 3 + 3 * k;
+            xd[0] += 0.5 * (th[1] * a[2] - th[2] * a[1]);
+            xd[1] += 0.5 * (th[2] * a[0] - th[0] * a[2]);
+            xd[2] += 0.5 * (th[0] * a[1] - th[1] * a[0]);
+        }
+        for (int k = 0; k < 18; ++k) fin[k & 3] += x0[k] - x0[k];
     }
     for (int e = e0; e < e1; ++e)
-        for (int col = 0; col < 2 * s->nr; ++col) dX[s->sig_off[e] + col] = xr[s->sig_roff[e] + col];
-    return turn;
+        for (int col = 0; col < 2 * s->nr; ++col) {
+            const int i = s->sig_off[e] + col;
+            dX[i] = xr[s->sig_roff[e] + col];
+            if (!fuse) continue;
+            X[i] += dX[i];
+            fin[col & 3] += X[i] - X[i];
+            dsig = amax_(dsig, dX[i]);
+            sig = amax_(sig, X[i]);
+        }
+    u->turn = turn, u->dpos = dpos, u->dsig = dsig, u->sig = sig;
+    for (int k = 0; k < 4; ++k) u->fin[k] = fin[k];
+}
+
+/* the update's maxima of the whole rod (from one or two ranges) for newton */
+static void set_update(cr_ph *s, const ph_upd *a, const ph_upd *b)
+{
+    ph_upd u = *a;
+    if (b) {
+        u.turn = fmax(u.turn, b->turn), u.dpos = fmax(u.dpos, b->dpos), u.dsig = fmax(u.dsig, b->dsig);
+        u.sig = fmax(u.sig, b->sig);
+        for (int k = 0; k < 4; ++k) u.fin[k] += b->fin[k];
+    }
+    s->dturn = u.turn;
+    s->upd[0] = u.dpos, s->upd[1] = u.turn, s->upd[2] = u.dsig, s->upd[3] = u.sig;
+    s->upd_finite = (u.fin[0] + u.fin[1]) + (u.fin[2] + u.fin[3]) == 0;
 }
 
 /* ph_unpack of node I and of element e: done by the pass as it reaches them (prep_node, the element's
@@ -1019,11 +1072,22 @@ static inline void unpack_elem(cr_ph *s, const double *X, int e)
    those at the same time). */
 typedef struct ph_side {
     int e0, count, rev, xI, own;
-    double xr[12], xfe[12], xkr[6], turn;
+    double xr[12], xfe[12], xkr[6];
+    ph_upd upd; /* the increments' maxima of this side's range */
+    double rsq; /* |r|^2 of its rows (not node xI's) */
     _Alignas(32) double M[BLD * BLD];
     double b[BLD];
     cr_status st;
 } ph_side;
+
+/* sum + the squares of free node I's 18 rows of r */
+static inline double row_squares(const cr_ph *s, const double *r, int I, double sum)
+{
+    const int o = s->node_off[I];
+    if (o >= 0)
+        for (int k = 0; k < 18; ++k) sum += r[o + k] * r[o + k];
+    return sum;
+}
 
 /* node I's momentum rows, external forces and reduced K dq_p in the element pass */
 static inline double *node_r(const cr_ph *s, const ph_side *sd, double *r, int I)
@@ -1075,6 +1139,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
 
     node_ring ring;
     int prepped = 0;
+    double rsq = 0;
     const double *act = loads ? loads->actuation : NULL;
     cr_vec3 nbar = loads ? loads->force_density : cr_v3(0, 0, 0);
     cr_vec3 mbar = loads ? loads->moment_density : cr_v3(0, 0, 0);
@@ -1321,6 +1386,12 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
         finish_node(s, rev ? 2 * e + 2 : 2 * e, dyn, fac, gam, loads, X, r, &F, kred, &ring, jac);
         finish_node(s, 2 * e + 1, dyn, fac, gam, loads, X, r, &F, kred, &ring, jac);
         if (last) finish_node(s, rev ? 2 * e : 2 * e + 2, dyn, fac, gam, loads, X, r, &F, kred, &ring, jac);
+        /* |r|^2 of the rows finished here (cr_ph.rsq: Newton's norm without a pass of its own over r), in X's
+           order when the pass runs forward (norm2's sum) */
+        rsq = row_squares(s, r, rev ? 2 * e + 2 : 2 * e, rsq);
+        rsq = row_squares(s, r, 2 * e + 1, rsq);
+        for (int k = 0; k < n2; ++k) rsq += r[s->sig_off[e] + k] * r[s->sig_off[e] + k];
+        if (last) rsq = row_squares(s, r, rev ? 2 * e : 2 * e + 2, rsq);
         if (!jac) continue;
         if (blk) {
             int info = block_eliminate(&F, fm, fd, NULL);
@@ -1342,13 +1413,19 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             }
         }
     }
+    if (sd)
+        sd->rsq = rsq;
+    else
+        s->rsq = rsq;
     if (s->ne == 0 || !jac || sd) return CR_OK;
     if (blk)
         block_back(&F, s, ustride, 0, s->ne);
     else
         back_substitute(&F);
 
-    s->dturn = increments(s, F.b, dX, 0, nn, 0, s->ne);
+    ph_upd u;
+    increments(s, F.b, X, dX, 0, nn, 0, s->ne, &u);
+    set_update(s, &u, NULL);
     return CR_OK;
 }
 
@@ -1384,7 +1461,7 @@ static void two_sided_task(void *arg, int k)
         front F = {0};
         F.blk = 1, F.rev = sd->rev, F.b = s->rrhs, F.U = s->ustore;
         block_back(&F, s, ph_front_stride(s), 0, sd->count);
-        sd->turn = increments(s, s->rrhs, T->dX, k ? I0 : 0, k ? I1 : J + 1, e0, e1);
+        increments(s, s->rrhs, T->X, T->dX, k ? I0 : 0, k ? I1 : J + 1, e0, e1, &sd->upd);
     }
 }
 
@@ -1419,6 +1496,7 @@ static cr_status two_sided_pass(cr_ph *s, int mode, const cr_ph_loads *loads, do
     front F = {0};
     F.blk = 1, F.base = ro, F.L0 = 6, F.ms = 6 + 2 * s->nr, F.M = M, F.bl = bl, F.b = s->rrhs;
     finish_node(s, J, dyn, fac, gam, loads, X, r, &F, s->kdq, &ring, jac);
+    s->rsq = row_squares(s, r, J, T.side[0].rsq + T.side[1].rsq);
     if (!jac) return CR_OK;
     double U[32];
     if (block_eliminate(&F, 6, 6, U) != 0) return CR_NOT_CONVERGED;
@@ -1432,7 +1510,7 @@ static cr_status two_sided_pass(cr_ph *s, int mode, const cr_ph_loads *loads, do
     }
     T.phase = 1;
     cr_pool_run(s->pool, 2, two_sided_task, &T);
-    s->dturn = fmax(T.side[0].turn, T.side[1].turn);
+    set_update(s, &T.side[0].upd, &T.side[1].upd);
     return CR_OK;
 }
 

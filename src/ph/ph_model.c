@@ -302,10 +302,11 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
     {
         int threads = p->threads > 0 ? p->threads : s->ne >= CR_PH_PARALLEL_MIN_ELEMENTS ? cr_threads_default() : 1;
         if (threads > 1 && s->ne >= 2 && (s->nr == 0 || (!p->clamp_start && !p->clamp_end))) {
-            /* the caller's half (the first: cr_pool_run's caller claims task 0) the smaller, 7/16 of the
-               elements: the caller alone also runs Newton's passes over the unknowns and the step's
-               bookkeeping (~15% of a flying spaghetti step at 10^4 elements, callgrind) */
-            int m = 7 * s->ne / 16;
+            /* the halves equal: cr_pool_run returns when both are done, and the caller's serial work
+               (the step's bookkeeping) runs before or after, never beside the worker's half. (The
+               caller's half was 7/16 of the elements to even the threads' total instructions: the
+               worker's 9/16 then set each phase's length, the parallel part's speed-up at most 16/9.) */
+            int m = s->ne / 2;
             s->split = 2 * (m > 0 ? m : 1);
             s->pool = cr_pool_create(2); /* NULL (no worker): the same two-sided pass on the caller */
         }

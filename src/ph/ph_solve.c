@@ -41,11 +41,12 @@ static int all_finite(const double *x, int n)
  * against 1, rigid stresses against the largest stress of the rod (elastic or rigid, at least
  * newton_atol, and at least the stress whose 1e-8 moves the momentum rows by newton_atol). The
  * multipliers are not iterated (ph_direct.c). */
-static double scaled_increment(const cr_ph *s, double dpos, double ddir, double dsig, double sig)
+static double scaled_increment(const cr_ph *s, double dpos, double ddir, double dsig, double sig, double sig_el)
 {
     /* dpos, ddir, dsig: the largest position, director and rigid stress increments, sig the largest rigid stress
-       after the update, at least newton_atol (newton's update pass) */
-    for (int k = 0; k < 6 * s->ng; ++k) sig = amax(sig, s->sig_el[k]);
+       after the update, at least newton_atol (newton's update pass); sig_el the largest stress of the state at
+       t_n (sig_el_max) */
+    sig = fmax(sig, sig_el);
     /* a stress increment moves the momentum rows by up to fac w |N'| dsigma: one that moves them by
        less than 1e-8 of newton_atol per 1e-8 of the scale is converged too (a rod at rest under a tiny
        load has tiny stresses whose last digits the rows cannot resolve) */
@@ -72,6 +73,21 @@ static double scaled_increment(const cr_ph *s, double dpos, double ddir, double 
 #define PH_MAX_TURN 0.5
 
 static void refresh_multipliers(cr_ph *s, int mode, double *X, double *r);
+
+/* X back to the iterate of the last pass (its unpacked copies q1, lam1, sig1: the same values), undoing
+   the update the pass made (cr_ph.fuse_update) */
+static void restore_iterate(cr_ph *s)
+{
+    for (int I = 0; I < s->nn; ++I) {
+        const int o = s->node_off[I];
+        if (o < 0) continue;
+        memcpy(s->X + o, s->q1 + 12 * I, sizeof(double) * 12);
+        memcpy(s->X + o + 12, s->lam1 + 6 * I, sizeof(double) * 6);
+    }
+    for (int e = 0; e < s->ne; ++e)
+        for (int g = 0; g < 2; ++g)
+            for (int sl = 0; sl < s->nr; ++sl) s->X[s->sig_off[e] + g * s->nr + sl] = s->sig1[(2 * e + g) * s->nr + sl];
+}
 
 /* Newton's safeguard for friction (cr_ph_set_friction). The friction force -mu N v_t / max(|v_t|, eps) is
  * a steep ramp of slope mu N / eps across |v_t| < eps and flat outside: from a tangential velocity above
@@ -134,26 +150,38 @@ int ph_friction_reversals(cr_ph *s, double *X, const double *dX)
 
 /* The residual at X with the multipliers of the final iterate (one pass without the Jacobian; the
    assembly's path if a node's directors are degenerate) */
-static void final_residual(cr_ph *s, int mode, const cr_ph_loads *loads)
+static double final_residual(cr_ph *s, int mode, const cr_ph_loads *loads)
 {
-    if (ph_direct_residual(s, mode, loads, s->X, s->r) != CR_OK) {
-        ph_assemble(s, mode, loads, s->X, s->r, 0);
-        refresh_multipliers(s, mode, s->X, s->r);
-    }
+    if (ph_direct_residual(s, mode, loads, s->X, s->r) == CR_OK) return sqrt(s->rsq);
+    ph_assemble(s, mode, loads, s->X, s->r, 0);
+    refresh_multipliers(s, mode, s->X, s->r);
+    return norm2(s->r, s->nx);
+}
+
+/* the largest |stress| of the state at t_n (scaled_increment; fixed during a step: once per Newton, not per
+   iteration, a pass over the Gauss points' stresses less per iteration) */
+static double sig_el_max(const cr_ph *s)
+{
+    double sig = 0;
+    for (int k = 0; k < 6 * s->ng; ++k) sig = amax(sig, s->sig_el[k]);
+    return sig;
 }
 
 static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *iterations, double *residual, cr_error *err)
 {
     const int n = s->nx;
     int it = 0;
-    double rn = 0, dprev = 1, rcheck = INFINITY;
+    double rn = 0, dprev = 1, rcheck = INFINITY, sig_el = -1; /* (sig_el_max, from the first update on) */
+    double rfinal = 0;                                        /* the accepted iterate's residual norm (have_final) */
     int have_final = 0; /* s->r holds the accepted iterate's residual (the increment test's check) */
     for (;;) {
         int bad = -1;
+        s->fuse_update = 1; /* the update in the increments' pass (restored below where it is not taken) */
         cr_status st = ph_direct_iteration(s, mode, loads, s->X, s->r, s->dX, &bad);
+        s->fuse_update = 0;
         s->jacobians++;
         s->factorizations++;
-        rn = norm2(s->r, n);
+        rn = st == CR_OK ? sqrt(s->rsq) : norm2(s->r, n);
         if (iterations) *iterations = it;
         if (residual) *residual = rn;
         if (!isfinite(rn))
@@ -173,7 +201,10 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
                                 "ph: singular Newton matrix at t = %g (unknown %d), residual %.3e; a free rod needs "
                                 "inertia, a static solve a clamp",
                                 s->t, bad, rn);
-        if (rn <= s->p.newton_atol && it == 0) return CR_OK;
+        if (rn <= s->p.newton_atol && it == 0) {
+            restore_iterate(s);
+            return CR_OK;
+        }
         if (it >= s->p.max_iterations)
             return cr_error_set(err, CR_NOT_CONVERGED,
                                 "ph: Newton did not converge at t = %g (h = %g) in %d iterations, residual %.3e > "
@@ -183,11 +214,19 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
            radian or more and land in another equilibrium's basin; the update is shortened so that no
            director moves by more than PH_MAX_TURN (near the solution this never binds). */
         const double turn = s->dturn; /* the largest director increment (ph_direct_iteration) */
+        /* the pass made the full update (cr_ph.fuse_update): a shortened one starts again from the iterate */
+        const int fused = !(turn > PH_MAX_TURN);
+        if (!fused) restore_iterate(s);
         if (turn > PH_MAX_TURN)
             for (int i = 0; i < n; ++i) s->dX[i] *= PH_MAX_TURN / turn;
         /* the update, node by node in one pass over X (at 10^5 elements X is 29 MB: the update, the
-           second-order term, the finiteness test and the increment's maxima were four passes) */
+           second-order term, the finiteness test and the increment's maxima were four passes); with the
+           full update, the increments' pass made it (the same operations) */
         double dpos = 0, ddir = 0, dsig = 0, sig = s->p.newton_atol, fin[4] = {0, 0, 0, 0};
+        if (fused) {
+            dpos = s->upd[0], ddir = s->upd[1], dsig = s->upd[2], sig = fmax(sig, s->upd[3]);
+            fin[0] = s->upd_finite ? 0 : NAN;
+        }
         /* the directors' increment theta x d is the rotation's first order: its second-order term
            theta x (theta x d) / 2 keeps the update on the rotations to O(theta^3) (the linear one moves
            |d|^2 to 1 + |theta|^2, and the next residual is O(theta^2) whatever the Jacobian: the first
@@ -195,7 +234,7 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
            barely reduced the residual). Near the solution it is O(dX^2) and leaves the quadratic
            convergence as it was. */
         const double tsc = turn > PH_MAX_TURN ? PH_MAX_TURN / turn : 1.0;
-        for (int I = 0; I < s->nn; ++I) {
+        for (int I = 0; I < (fused ? 0 : s->nn); ++I) {
             /* element I / 2's rigid stresses after its middle node (node-major X: one pass over X and dX) */
             if (I % 2 == 1)
                 for (int k = 0; k < 2 * s->nr; ++k) {
@@ -231,7 +270,8 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
         if (iterations) *iterations = it;
         if ((fin[0] + fin[1]) + (fin[2] + fin[3]) != 0 || (clipped && !all_finite(s->X, n)))
             return cr_error_set(err, CR_NONFINITE, "ph: Newton iterate not finite at t = %g, residual %.3e", s->t, rn);
-        double dn = scaled_increment(s, dpos, ddir, dsig, sig);
+        if (!(sig_el >= 0)) sig_el = sig_el_max(s);
+        double dn = scaled_increment(s, dpos, ddir, dsig, sig, sig_el);
         if (clipped) { /* not Newton's update: no convergence test on it, and the next one's quadratic
                           prediction measured against it (with the initial dprev = 1 a single update
                           after a clip passed as converged: a node sticking on a moving belt was
@@ -257,12 +297,19 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
                state's, computed here anyway) confirms a predicted convergence: below newton_atol,
                or 100x below the residual before the update (a Newton step that converges: the
                flying spaghetti's steps end so, its 451 iterations unchanged), or not even halved
-               since the last such check (the round-off floor of a fine mesh). A stalled increment
-               (the floor itself) and the last allowed iteration end it as before. */
+               by the update or since the last such check (the round-off floor of a fine mesh: the
+               residual before the update was at it already). A stalled increment (the floor itself)
+               and the last allowed iteration end it as before.
+               (The floor grows with the mesh, as sqrt(n) entries of its size, eps times the
+               stiffness rows' terms: newton_atol = 1e-12 is below it from ~10^3 elements, 5e-12 at
+               10^3, 7e-9 in the 10^5-element statics of bench_ph. Compared only with the last check,
+               such a step took one more update and residual pass to see the floor: at 10^3 to 10^5
+               elements 5 updates and 2 residual passes per step where 4 and 1 suffice. The kink
+               above is not a floor: its update cut the residual 10x.) */
             const int predicted = dn < 0.5 * dprev;
-            final_residual(s, mode, loads);
-            const double rf = norm2(s->r, n);
-            if (!predicted || rf <= s->p.newton_atol || rf <= 1e-2 * rn || !(rf < 0.5 * rcheck) ||
+            const double rf = final_residual(s, mode, loads);
+            rfinal = rf;
+            if (!predicted || rf <= s->p.newton_atol || rf <= 1e-2 * rn || !(rf < 0.5 * fmin(rn, rcheck)) ||
                 it >= s->p.max_iterations) {
                 have_final = 1;
                 break;
@@ -272,8 +319,8 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
         dprev = dn;
     }
     /* the state's residual (reported by statics) with the multipliers of the final iterate */
-    if (!have_final) final_residual(s, mode, loads);
-    if (residual) *residual = norm2(s->r, n);
+    const double rfin = have_final ? rfinal : final_residual(s, mode, loads);
+    if (residual) *residual = rfin;
     return CR_OK;
 }
 
