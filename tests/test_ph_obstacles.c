@@ -152,6 +152,7 @@ static void ph_obstacles_jacobian(void)
                 /* the rod crosses the shape along x, a little below its top (the nodes at x ~ 0 inside) */
                 o[j].mu_static = mode == 1 ? 0.6 : 0, o[j].mu_kinetic = mode == 1 ? 0.4 : 0;
                 cr_ph *s = rod(cr_v3(-0.5, 0.01, 0.05), cr_v3(1, 0, 0), 5000, 1, o + j);
+                if (s) s->friction_centre = 0; /* at the contact points: the directors' columns too */
                 if (!s) return;
                 if (turn) s->t = 0.7;
                 cr_error err = {0};
@@ -425,12 +426,11 @@ static void ph_obstacles_conveyor(void)
     printf("  conveyor at 0.2 m/s, 0.2 s: v_x %.9g m/s, dissipated / (1/2 m v^2) - 1 = %.3g, largest step balance "
            "%.3g of 1/2 m v^2\n",
            vx, d.dissipated / E - 1, bal / E);
-    /* friction acts at the contact point: the belt's start rings the sections' turn about their stuck
-       contact lines (held by the shear stiffness, undamped by the midpoint rule), which the centres'
-       momentum and the kinetic energy keep: v_x 0.19975 m/s, D / (1/2 m v^2) - 1 = -5.9e-4 measured (the
-       centre-force law: within 1e-5 m/s and 5e-5) */
-    CHECK(fabs(vx - v) < 1e-3);
-    CHECK(fabs(d.dissipated / E - 1) < 3e-3);
+    /* (friction at the centres, the default; at the contact points the belt's start rings the sections'
+       turn about their stuck contact lines, undamped by the midpoint rule: v_x 0.19975 m/s and
+       D / (1/2 m v^2) - 1 = -5.9e-4 measured) */
+    CHECK(fabs(vx - v) < 1e-5);
+    CHECK(fabs(d.dissipated / E - 1) < 1e-4);
     CHECK(bal < 1e-6 * E);
     cr_ph_destroy(s);
 }
@@ -587,6 +587,7 @@ static void ph_obstacles_static_friction_jacobian(void)
         for (int j = 0; j < n; ++j) {
             o[j].angular_velocity = turn ? cr_v3(0.3, -0.2, 0.5) : cr_v3(0, 0, 0);
             cr_ph *s = rod(cr_v3(-0.5, 0.01, 0.05), cr_v3(1, 0, 0), 5000, 1, o + j);
+            if (s) s->friction_centre = 0; /* at the contact points: the directors' columns too */
             if (!s) return;
             if (turn) s->t = 0.7;
             cr_error err = {0};

@@ -58,6 +58,7 @@ static cr_ph *lying_rod(int ne, double L, double kc, double gz, double ms, doubl
     }
     cr_error err = {0};
     cr_ph *s = cr_ph_create(&p, x, R, &err);
+    if (s) s->friction_centre = 0; /* contact.rolling */
     cr_vec3 n = cr_v3(0, 0, 1), pt = cr_v3(0, 0, 0);
     if (!s || cr_ph_set_contact(s, 1, &n, &pt, a, kk, &err) != CR_OK ||
         cr_ph_set_friction(s, &ms, &mk, eps, &err) != CR_OK) {

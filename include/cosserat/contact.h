@@ -74,7 +74,7 @@ typedef struct cr_contact_def {
      * frictionless), dynamic stages; kinetic <= static */
     double rods_mu_static, rods_mu_kinetic;
     int rolling; /* 1: obstacle friction acts at the contact point (a moment, the surface point's slip:
-                    a rod rolls), mixed_discrete; 0: at the node's centre */
+                    a rod rolls), every model (not port_hamiltonian assemblies); 0: at the node's centre */
 } cr_contact_def;
 
 /* Signed distance φ from x to the obstacle's surface (negative inside), its gradient n

@@ -656,7 +656,12 @@ static cr_status contact_point_friction(lgvi_sim *s, int i, double h, cr_vec3 *f
     const cr_contact *c = s->contact;
     const cr_obstacle_def *o = &c->obstacles[k];
     const cr_vec3 n = s->fr_n[k], X = cr_v3_scale(n, -c->radius[i]);
-    const cr_vec3 u = s->moving_obstacles ? s->fr_u[k] : cr_v3(0, 0, 0);
+    cr_vec3 u = s->moving_obstacles ? s->fr_u[k] : cr_v3(0, 0, 0);
+    /* fr_u is the velocity of the obstacle's material point at r; the surface point at c = r + X
+     * moves by (R(t_k + h) R(t_k)ᵀ − E) X more over the step (a board tilting about an axis in its
+     * plane: a n × ω) */
+    if (s->moving_obstacles && c->path[k].moves)
+        u = cr_v3_madd(u, 1.0 / h, cr_v3_sub(cr_m3_mulv(s->pose1[k].R, cr_m3_tmulv(c->pose[k].R, X)), X));
     cr_vec3 jt = cr_v3(0, 0, 0);
     double prev = INFINITY;
     for (int it = 0; it < 8; ++it) {
@@ -1139,6 +1144,8 @@ static uint64_t fingerprint(const void *impl)
         /* moving obstacles only (a fixed set hashes as before): their motions */
         for (int k = 0; s->moving_obstacles && k < s->contact->obstacle_count; ++k)
             h = cr_obstacle_path_hash(&s->contact->path[k], h);
+        /* the friction at the contact points (contact.rolling) only when on: older checkpoints resume */
+        if (s->rolling) h = (h ^ 0x726f6c6cull) * 1099511628211ull;
     }
     if (cr_v3_norm(s->drag) > 0 || cr_v3_norm(s->rotational_drag) > 0 || s->moving_count) {
         double g[6] = {s->drag.x,           s->drag.y, s->drag.z, s->rotational_drag.x, s->rotational_drag.y,

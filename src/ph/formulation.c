@@ -783,6 +783,8 @@ static uint64_t fingerprint(const void *impl)
         }
         if (k->cmu) { /* with friction only (frictionless checkpoints still resume) */
             h = hash_bytes(h, k->cmu, sizeof(double) * 2 * k->ncp);
+            /* the friction at the contact points (contact.rolling) only when on: older checkpoints resume */
+            if (!k->friction_centre) h = hash_bytes(h, "rolling", 7);
             h = hash_bytes(h, &k->stick_speed, sizeof k->stick_speed);
         }
     }

@@ -297,9 +297,9 @@ struct cr_ph {
        tolerance within which an anchored node counts as touching (contact.tolerance) */
     struct cr_contact_pair *cpair;
     double *cpc; /* nn * ncp * 3: the anchored contact point's material coordinates c_k (ph_contact_coeffs) */
-    int friction_centre; /* friction at the nodes' centres (c_k = 0), not the contact points: set by the
-                            scenario adapter unless contact.rolling, and for an assembly's rods; 0 (the
-                            kernel's default, its tests') puts it at the contact points */
+    int friction_centre; /* friction at the nodes' centres (c_k = 0), not the contact points: 1 by
+                            default (cr_ph_create) and for an assembly's rods; 0 (the scenario adapter with
+                            contact.rolling) puts it at the contact points */
     double ctol;
 };
 

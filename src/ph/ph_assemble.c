@@ -92,9 +92,10 @@ static void ph_friction_predictor(const cr_ph *s, int I, double *x1)
         for (int c = 0; c < 3; ++c) dn += n[c] * (x1[c] - x0[c]), vn += n[c] * vm[c];
         for (int c = 0; c < 3; ++c) x1[c] = x0[c] + dn * n[c] + s->h * (vm[c] - vn * n[c]);
         /* the directors' increment from the same velocity: the contact point's predicted slip is then the
-           last step's (friction acts at the contact point: a rolling node's extrapolated turn against its
+           last step's (with contact.rolling, friction acts at the contact point: a rolling node's extrapolated turn against its
            position's last increment would put a slip of 2 h |a| on it, off the ramp) */
-        for (int k = 3; k < 12; ++k) x1[k] = x0[k] + s->h * vm[k];
+        if (!s->friction_centre)
+            for (int k = 3; k < 12; ++k) x1[k] = x0[k] + s->h * vm[k];
     }
 }
 

@@ -148,14 +148,21 @@ cr_vec3 ph_contact_offset(const cr_ph *s, int p, double t, const double c[3], co
     return ph_obstacle_turns(s, p) ? cr_m3_tmulv(ph_obstacle_rotation(s, p, t), w) : w;
 }
 
-/* The last midpoint velocity of node I's contact point relative to obstacle p's material point there, in
- * the obstacle's frame: v_c = v + sum_k c_k v_dk (c_k at t_n) less the obstacle's surface velocity at the
+/* The last midpoint velocity of node I's contact point (contact.rolling) relative to obstacle p's material
+ * point there, in the obstacle's frame: v_c = v + sum_k c_k v_dk (c_k at t_n) less the obstacle's surface velocity at the
  * step's midpoint, in time and place (t_n - h/2, x_c - h v_c/2), turned by R(t_n - h/2)^T. At t_n instead
  * the surface's acceleration (omega^2 r on a turning board) put an error h omega^2 r / 2 on it, of the
  * order of stick_speed a few cm from the axis, where a rolling cord was then reported sliding. */
 static void relative_velocity(const cr_ph *s, int I, int p, double vr[3])
 {
     const double *q = s->q + 12 * I, *vm = s->vmid + 12 * I;
+    if (s->friction_centre) { /* the centre law (the default): the surface's velocity at x_n, t_n, as always */
+        const cr_vec3 vo = ph_obstacle_surface_velocity(s, p, s->t, vload(q));
+        cr_vec3 r = cr_v3(vm[0] - vo.x, vm[1] - vo.y, vm[2] - vo.z);
+        if (ph_obstacle_turns(s, p)) r = cr_m3_tmulv(ph_obstacle_rotation(s, p, s->t), r);
+        vr[0] = r.x, vr[1] = r.y, vr[2] = r.z;
+        return;
+    }
     double c[3];
     ph_contact_coeffs(s, I, p, s->t, q, c);
     cr_vec3 xc = vload(q), vc = vload(vm);
@@ -708,7 +715,8 @@ static int friction_pass(cr_ph *s, int apply, double *drift)
             if (!apply) continue;
             if (!pr->sliding) { /* the stick displacement carried over: the force at the state unchanged */
                 pr->lambda_t = t;
-                anchor_at(s, I, p, pr, y, dl);
+                /* (at the centres the anchor stays: re-basing it would only round it) */
+                if (!s->friction_centre) anchor_at(s, I, p, pr, y, dl);
             } else { /* sliding: the force at the limit, the anchor where the contact point got to */
                 pr->lambda_t = cr_v3_scale(t, limit / tn);
                 anchor_at(s, I, p, pr, y, cr_v3(0, 0, 0));

@@ -113,6 +113,7 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
         cr_error_set(err, CR_NO_MEMORY, "ph: out of memory");
         return NULL;
     }
+    s->friction_centre = 1; /* friction at the nodes' centres unless asked (contact.rolling) */
     s->p = *p;
     s->ne = p->elements;
     s->nn = 2 * s->ne + 1;
