@@ -199,14 +199,15 @@ static int pair_force_local(const cr_contact *c, int i, int k, cr_vec3 r, const 
     *lim = L;
     *f = cr_v3_add(*f, ft);
     if (K) m3_add(K, 1.0, Kt);
-    cr_mat3 ftv = cr_m3_zero(); /* ∂f_T/∂v: the dashpot's share of the limit while slipping */
-    if (slip && Kv && cd > 0) ftv = outer(cr_v3_scale(t, -mu * cd / cr_v3_norm(t)), n), m3_add(Kv, 1.0, ftv);
+    const int dashed = slip && Kv && cd > 0; /* ∂f_T/∂v: the dashpot's share of the limit while slipping */
+    cr_mat3 ftv;
+    if (dashed) ftv = outer(cr_v3_scale(t, -mu * cd / cr_v3_norm(t)), n), m3_add(Kv, 1.0, ftv);
     if (!rl) return 1;
     /* f_T acts at the material point that touched, A b from the centre: −a n at the anchoring and
      * after every re-base (the contact point c = r − a n), turning with the node in between. Its
      * moment (A b) × f_T is then exactly the moment of the stick spring's potential ½ ε |P d|²
-     * (a moment −a n × f_T with the arm fixed in space between re-bases was not: measured, a rod
-     * resting along a slope fluttered in a zig-zag of its nodes' turns and slid) */
+     * while it sticks (a moment −a n × f_T with the arm fixed in space between re-bases would be a
+     * dead moment on a turning node, not that gradient) */
     rl->active = 1;
     rl->m = cr_v3_cross(arm, ft);
     if (!rl->jacobian) return 1;
@@ -225,7 +226,7 @@ static int pair_force_local(const cr_contact *c, int i, int k, cr_vec3 r, const 
                               ax.m[row][2] * rl->f_p[2][q] -
                               (fx.m[row][0] * arm_p[0][q] + fx.m[row][1] * arm_p[1][q] + fx.m[row][2] * arm_p[2][q]);
     rl->m_r = cr_m3_mul(ax, Kt);
-    rl->m_v = cr_m3_mul(ax, ftv);
+    rl->m_v = dashed ? cr_m3_mul(ax, ftv) : cr_m3_zero();
     return 1;
 }
 
@@ -736,8 +737,8 @@ static int stick_force(cr_vec3 n, const cr_mat3 *H, double eps, double limit, cr
         m3_add(&T, eps, outer(n, Hd));
     }
     const double tn = cr_v3_norm(t);
-    cr_mat3 P = cr_m3_identity(); /* ∂t/∂d = −ε P */
-    if (G) m3_add(&P, -1.0, outer(n, n));
+    cr_mat3 P; /* ∂t/∂d = −ε P (G only) */
+    if (G) P = cr_m3_identity(), m3_add(&P, -1.0, outer(n, n));
     if (tn <= limit) { /* stick */
         *f = t;
         if (K) *K = T;
