@@ -151,11 +151,8 @@ static int pair_cmp(const void *pa, const void *pb)
     return (a->b > b->b) - (a->b < b->b);
 }
 
-/* the largest gap between the boxes of segments a and b (nodes a, a + 1 and b, b + 1) along an axis:
- * a lower bound of their distance (≤ 0 when the boxes overlap) */
-static double box_gap(const double *x, int stride, int a, int b)
+double cr_segment_box_gap(const double *p, const double *q, const double *u, const double *v)
 {
-    const double *p = x + (size_t)a * stride, *q = p + stride, *u = x + (size_t)b * stride, *v = u + stride;
     double gap = -INFINITY;
     for (int k = 0; k < 3; ++k) { /* comparisons, not fmin/fmax calls (a NaN fails the step elsewhere) */
         const double loa = p[k] < q[k] ? p[k] : q[k], hia = p[k] < q[k] ? q[k] : p[k];
@@ -164,6 +161,13 @@ static double box_gap(const double *x, int stride, int a, int b)
         if (d > gap) gap = d;
     }
     return gap;
+}
+
+/* the box gap of segments a and b (nodes a, a + 1 and b, b + 1) */
+static double box_gap(const double *x, int stride, int a, int b)
+{
+    const double *p = x + (size_t)a * stride, *u = x + (size_t)b * stride;
+    return cr_segment_box_gap(p, p + stride, u, u + stride);
 }
 
 int cr_rodcontact_find(cr_rodcontact *c, const double *x, int stride)

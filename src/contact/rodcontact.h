@@ -65,6 +65,11 @@ int cr_rod_segments_touchable(const cr_rod_segments *g, int ka, int kb);
 cr_rodcontact *cr_rodcontact_create(int nodes, const double *radius, const double *s, double eps, double tol);
 void cr_rodcontact_destroy(cr_rodcontact *c);
 
+/* The largest gap along an axis between the boxes of the segments pq and uv (3 doubles each): a
+ * lower bound of their distance (<= 0 when the boxes overlap), which decides a candidate pair without
+ * its closest points when it exceeds the contact distance. */
+double cr_segment_box_gap(const double *p, const double *q, const double *u, const double *v);
+
 /* Segments a < b of one rod are never in contact when the arc between them is shorter than
  * π (r_a + r_b)/2: a rod folded back onto itself needs at least a half turn about a radius of
  * its own thickness, so closer pairs are neighbours through the rod's material, not contacts

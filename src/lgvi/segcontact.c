@@ -198,20 +198,11 @@ static int pair_cmp(const void *pa, const void *pb)
     return (a->b > b->b) - (a->b < b->b);
 }
 
-/* the largest gap between the boxes of segments ka and kb along an axis: a lower bound of their
- * distance (≤ 0 when the boxes overlap) */
+/* the box gap of segments ka and kb (cr_segment_box_gap) */
 static double box_gap(const cr_lgvi_segs *c, int ka, int kb)
 {
-    const double *p = c->X + 3 * (size_t)c->seg_node[ka], *q = p + 3, *u = c->X + 3 * (size_t)c->seg_node[kb],
-                 *v = u + 3;
-    double gap = -INFINITY;
-    for (int k = 0; k < 3; ++k) { /* comparisons, not fmin/fmax calls (a NaN fails the step elsewhere) */
-        const double loa = p[k] < q[k] ? p[k] : q[k], hia = p[k] < q[k] ? q[k] : p[k];
-        const double lob = u[k] < v[k] ? u[k] : v[k], hib = u[k] < v[k] ? v[k] : u[k];
-        const double d = lob - hia > loa - hib ? lob - hia : loa - hib;
-        if (d > gap) gap = d;
-    }
-    return gap;
+    const double *p = c->X + 3 * (size_t)c->seg_node[ka], *u = c->X + 3 * (size_t)c->seg_node[kb];
+    return cr_segment_box_gap(p, p + 3, u, u + 3);
 }
 
 int cr_lgvi_segs_find(cr_lgvi_segs *c)
