@@ -7,6 +7,7 @@
 #include "cosserat/cosserat.h"
 #include "fd_jacobian.h"
 #include "mixed/mixed.h"
+#include "scenario_run.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -211,14 +212,6 @@ static int run(const char *json, const char *const *sets, int nsets, cr_run_resu
     return st == CR_OK;
 }
 
-static int column(const cr_run_result *r, const char *name)
-{
-    for (int k = 0; k < cr_run_result_series_columns(r); ++k)
-        if (!strcmp(cr_run_result_series_name(r, k), name)) return k;
-    fprintf(stderr, "no series column %s\n", name);
-    return -1;
-}
-
 static double at(const cr_run_result *r, long row, int col)
 {
     return cr_run_result_series_data(r)[row * cr_run_result_series_columns(r) + col];
@@ -240,7 +233,7 @@ static double at(const cr_run_result *r, long row, int col)
  * the number of complete cycles. */
 static int cycles(const cr_run_result *r, double *t_cross, double *amp, int max)
 {
-    int ct = column(r, "t"), cy = column(r, "tip_y"), nc = 0, n = 0;
+    int ct = series_column(r, "t"), cy = series_column(r, "tip_y"), nc = 0, n = 0;
     long rows = cr_run_result_series_rows(r), imax = -1;
     for (long i = 1; i < rows; ++i) {
         double a = at(r, i - 1, cy), b = at(r, i, cy);
@@ -323,8 +316,9 @@ static void energy_balance(void)
                 NULL, 0, &r, NULL);
         CHECK(ok);
         if (!ok) return;
-        int H = column(&r, "energy_total"), W = column(&r, "work_external"), D = column(&r, "energy_dissipated");
-        int K = column(&r, "energy_kinetic");
+        int H = series_column(&r, "energy_total"), W = series_column(&r, "work_external"),
+            D = series_column(&r, "energy_dissipated");
+        int K = series_column(&r, "energy_kinetic");
         long rows = cr_run_result_series_rows(&r);
         double E0 = at(&r, 0, H) - at(&r, 0, W) + at(&r, 0, D), worst = 0, scale = 0, prevD = 0, maxD = 0;
         int monotone = 1;

@@ -4,6 +4,7 @@
  * published numbers and against each other. */
 #include "check.h"
 #include "cosserat/cosserat.h"
+#include "scenario_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,14 +33,6 @@ static int run(const char *json, const char *const *sets, int nsets, cr_run_resu
     return st == CR_OK;
 }
 
-static int column(const cr_run_result *r, const char *name)
-{
-    for (int k = 0; k < cr_run_result_series_columns(r); ++k)
-        if (!strcmp(cr_run_result_series_name(r, k), name)) return k;
-    fprintf(stderr, "no series column %s\n", name);
-    return -1;
-}
-
 static double at(const cr_run_result *r, long row, int col)
 {
     return cr_run_result_series_data(r)[row * cr_run_result_series_columns(r) + col];
@@ -48,7 +41,7 @@ static double at(const cr_run_result *r, long row, int col)
 /* Period of a signal from its upward zero crossings about its mean after t0 (linear interpolation). */
 static double period(const cr_run_result *r, const char *name, double t0)
 {
-    int ct = column(r, "t"), cy = column(r, name);
+    int ct = series_column(r, "t"), cy = series_column(r, name);
     long n = cr_run_result_series_rows(r);
     if (ct < 0 || cy < 0 || n < 3) return NAN;
     double mean = 0;
@@ -144,7 +137,7 @@ static void free_free_frequency_three_formulations(void)
     CHECK(ok_a && ok_b && ok_c);
     if (ok_a && ok_b && ok_c) {
         double Ta = period(&a, "tip_y", 2.01), Tb = period(&b, "tip_y", 2.01), Tc = period(&c, "tip_y", 2.01);
-        int P = column(&a, "momentum_y");
+        int P = series_column(&a, "momentum_y");
         double pmax = 0;
         for (long i = 0; i < cr_run_result_series_rows(&a); ++i) pmax = fmax(pmax, fabs(at(&a, i, P)));
         printf("  free-free first bending period: exact %.5f s; mixed (n = 20) %.5f, port-Hamiltonian (n = 10) %.5f, "
@@ -184,8 +177,9 @@ static void lgvi_pure_stretching_paper_numbers(void)
     CHECK(cr_scenario_run(ss, &o, &s, &err) == CR_OK);
     long n = cr_run_result_series_rows(&m);
     CHECK(n == cr_run_result_series_rows(&s) && n == 40001);
-    int emax = column(&m, "dilatation_max"), len = column(&m, "length"), H = column(&m, "energy_total");
-    int vd = column(&m, "volume_drift");
+    int emax = series_column(&m, "dilatation_max"), len = series_column(&m, "length"),
+        H = series_column(&m, "energy_total");
+    int vd = series_column(&m, "volume_drift");
     double e_max = 0, e_std_max = 0, dL = 0, dH = 0, vol = 0;
     for (long i = 0; i < n; ++i) {
         e_max = fmax(e_max, at(&m, i, emax));
@@ -234,8 +228,9 @@ static void ph_flying_spaghetti_paper_numbers(void)
     cr_run_result r;
     CHECK(load_example("flying-spaghetti.json", NULL, 0, &r));
     if (!r.sim) return;
-    int t = column(&r, "t"), H = column(&r, "energy_total"), bal = column(&r, "energy_balance");
-    int px = column(&r, "momentum_x"), py = column(&r, "momentum_y"), pz = column(&r, "momentum_z");
+    int t = series_column(&r, "t"), H = series_column(&r, "energy_total"), bal = series_column(&r, "energy_balance");
+    int px = series_column(&r, "momentum_x"), py = series_column(&r, "momentum_y"),
+        pz = series_column(&r, "momentum_z");
     double worst = 0, Hmax_dev = 0, Pdev = 0;
     const double H_paper = 606.150320665651;
     for (long i = 0; i < cr_run_result_series_rows(&r); ++i) {
@@ -260,7 +255,8 @@ static void ph_kirchhoff_cantilever(void)
     cr_run_result r;
     CHECK(load_example("cantilever-kirchhoff.json", NULL, 0, &r));
     if (!r.sim) return;
-    int t = column(&r, "t"), H = column(&r, "energy_total"), g = column(&r, "constraint_violation");
+    int t = series_column(&r, "t"), H = series_column(&r, "energy_total"),
+        g = series_column(&r, "constraint_violation");
     double Hmin = INFINITY, Hmax = -INFINITY, gmax = 0;
     for (long i = 0; i < cr_run_result_series_rows(&r); ++i) {
         gmax = fmax(gmax, at(&r, i, g));
@@ -286,8 +282,9 @@ static void ph_kirchhoff_cantilever(void)
     const char *visc[] = {"model.viscoelastic=[{\"tau\": 0.08, \"fraction\": 0.75}]"};
     CHECK(load_example("cantilever-kirchhoff.json", visc, 1, &r));
     if (!r.sim) return;
-    int D = column(&r, "energy_dissipated"), bal = column(&r, "energy_balance"), W = column(&r, "work_external");
-    H = column(&r, "energy_total");
+    int D = series_column(&r, "energy_dissipated"), bal = series_column(&r, "energy_balance"),
+        W = series_column(&r, "work_external");
+    H = series_column(&r, "energy_total");
     double prevD = 0, worst = 0;
     int monotone = 1;
     long n = cr_run_result_series_rows(&r);
@@ -317,9 +314,10 @@ static void spaghetti_ph_vs_mixed(void)
     CHECK(load_example("flying-spaghetti.json", mixed, 5, &a));
     CHECK(load_example("flying-spaghetti.json", ph, 3, &b));
     if (!a.sim || !b.sim) return;
-    int ta = column(&a, "t"), tb = column(&b, "t"), xa = column(&a, "tip_x"), xb = column(&b, "tip_x");
-    int za = column(&a, "tip_z"), zb = column(&b, "tip_z"), Ha = column(&a, "energy_total"),
-        Hb = column(&b, "energy_total");
+    int ta = series_column(&a, "t"), tb = series_column(&b, "t"), xa = series_column(&a, "tip_x"),
+        xb = series_column(&b, "tip_x");
+    int za = series_column(&a, "tip_z"), zb = series_column(&b, "tip_z"), Ha = series_column(&a, "energy_total"),
+        Hb = series_column(&b, "energy_total");
     double worst = 0, Hdev = 0;
     long j = 0;
     for (long i = 0; i < cr_run_result_series_rows(&a); ++i) {

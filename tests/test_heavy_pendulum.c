@@ -47,6 +47,7 @@
  * 1e-4. */
 #include "check.h"
 #include "cosserat/cosserat.h"
+#include "scenario_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,14 +174,6 @@ static int load_example(const char *name, const char *const *sets, int nsets, cr
     return st == CR_OK;
 }
 
-static int column(const cr_run_result *r, const char *name)
-{
-    for (int k = 0; k < cr_run_result_series_columns(r); ++k)
-        if (!strcmp(cr_run_result_series_name(r, k), name)) return k;
-    fprintf(stderr, "no series column %s\n", name);
-    return -1;
-}
-
 static double at(const cr_run_result *r, long row, int col)
 {
     return cr_run_result_series_data(r)[row * cr_run_result_series_columns(r) + col];
@@ -190,7 +183,7 @@ static double at(const cr_run_result *r, long row, int col)
  * also the largest |value − level| (amplitude). */
 static double period(const cr_run_result *r, const char *name, double level, int *crossings, double *amplitude)
 {
-    int ct = column(r, "t"), cy = column(r, name);
+    int ct = series_column(r, "t"), cy = series_column(r, name);
     long n = cr_run_result_series_rows(r);
     *crossings = 0;
     *amplitude = 0;
@@ -253,8 +246,9 @@ static void heavy_pendulum_stiff(void)
         /* the pin's series columns (output.track point "pin"): at the origin and no moment at every output
          * (its force carries the flexural ringing of the release, ~390 rad/s, not resolved by output_dt, so the
          * momentum balance is checked in test_shaken_cantilever.c instead) */
-        int cpx = column(&res, "pin_x"), cpy = column(&res, "pin_y"), cpz = column(&res, "pin_z"),
-            cmx = column(&res, "pin_mx"), cmy = column(&res, "pin_my"), cmz = column(&res, "pin_mz");
+        int cpx = series_column(&res, "pin_x"), cpy = series_column(&res, "pin_y"), cpz = series_column(&res, "pin_z"),
+            cmx = series_column(&res, "pin_mx"), cmy = series_column(&res, "pin_my"),
+            cmz = series_column(&res, "pin_mz");
         double dpos = 0, dmom = 0;
         for (long i = 0; i < cr_run_result_series_rows(&res); ++i) {
             dpos = fmax(dpos, fabs(at(&res, i, cpx)) + fabs(at(&res, i, cpy)) + fabs(at(&res, i, cpz)));

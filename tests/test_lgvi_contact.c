@@ -26,6 +26,7 @@
 #include "check.h"
 #include "cosserat/cosserat.h"
 #include "lgvi/lgvi.h"
+#include "scenario_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,14 +77,6 @@ static int run(const char *json, cr_run_result *r)
     return st == CR_OK;
 }
 
-static int column(const cr_run_result *r, const char *name)
-{
-    for (int k = 0; k < cr_run_result_series_columns(r); ++k)
-        if (!strcmp(cr_run_result_series_name(r, k), name)) return k;
-    fprintf(stderr, "no series column %s\n", name);
-    return -1;
-}
-
 static double at(const cr_run_result *r, long row, int col)
 {
     return cr_run_result_series_data(r)[row * cr_run_result_series_columns(r) + col];
@@ -95,7 +88,8 @@ static double drop_energy_error(double z0, double h, double t_end, cr_run_result
     char stage[128];
     snprintf(stage, sizeof stage, "'t_end': %g, 'output_dt': 1e-4, 'time_step': %g", t_end, h);
     if (!run(scenario(-0.01 - z0, "", stage), r)) return NAN;
-    int ck = column(r, "energy_kinetic"), ce = column(r, "energy_elastic"), cw = column(r, "work_external");
+    int ck = series_column(r, "energy_kinetic"), ce = series_column(r, "energy_elastic"),
+        cw = series_column(r, "work_external");
     if (ck < 0 || ce < 0 || cw < 0) return NAN;
     double E0 = at(r, 0, ck) + at(r, 0, ce) - at(r, 0, cw), dE = 0;
     for (long i = 0; i < cr_run_result_series_rows(r); ++i)
@@ -112,9 +106,9 @@ static void bouncing_rod_conserves_energy(void)
     int ok = isfinite(dE);
     CHECK(ok);
     if (!ok) return;
-    int ct = column(&r, "t"), ck = column(&r, "energy_kinetic"), ce = column(&r, "energy_elastic"),
-        cw = column(&r, "work_external"), ca = column(&r, "contact_active"), cp = column(&r, "contact_penetration"),
-        cn = column(&r, "contact_normal_force");
+    int ct = series_column(&r, "t"), ck = series_column(&r, "energy_kinetic"), ce = series_column(&r, "energy_elastic"),
+        cw = series_column(&r, "work_external"), ca = series_column(&r, "contact_active"),
+        cp = series_column(&r, "contact_penetration"), cn = series_column(&r, "contact_normal_force");
     CHECK(ct >= 0 && ck >= 0 && ce >= 0 && cw >= 0 && ca >= 0 && cp >= 0 && cn >= 0);
     if (ct < 0 || ck < 0 || ce < 0 || cw < 0 || ca < 0 || cp < 0 || cn < 0) return;
     long n = cr_run_result_series_rows(&r);
@@ -160,7 +154,8 @@ static void resting_rod_contact_force_is_weight(void)
             &r);
     CHECK(ok);
     if (!ok) return;
-    int cn = column(&r, "contact_normal_force"), cz = column(&r, "tip_z"), ca = column(&r, "contact_active");
+    int cn = series_column(&r, "contact_normal_force"), cz = series_column(&r, "tip_z"),
+        ca = series_column(&r, "contact_active");
     CHECK(cn >= 0 && cz >= 0 && ca >= 0);
     if (cn < 0 || cz < 0 || ca < 0) return;
     long n = cr_run_result_series_rows(&r);

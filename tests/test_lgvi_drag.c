@@ -15,6 +15,7 @@
  */
 #include "check.h"
 #include "cosserat/cosserat.h"
+#include "scenario_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,14 +54,6 @@ static int run(const char *json, cr_run_result *r)
     return st == CR_OK;
 }
 
-static int column(const cr_run_result *r, const char *name)
-{
-    for (int k = 0; k < cr_run_result_series_columns(r); ++k)
-        if (!strcmp(cr_run_result_series_name(r, k), name)) return k;
-    fprintf(stderr, "no series column %s\n", name);
-    return -1;
-}
-
 static double at(const cr_run_result *r, long row, int col)
 {
     return cr_run_result_series_data(r)[row * cr_run_result_series_columns(r) + col];
@@ -76,8 +69,8 @@ static void falling_rod_reaches_terminal_velocity(void)
     int ok = run(scenario("{'type': 'straight'}", extra, stage), &r);
     CHECK(ok);
     if (!ok) return;
-    int ct = column(&r, "t"), cp = column(&r, "momentum_z"), ck = column(&r, "energy_kinetic"),
-        ce = column(&r, "energy_elastic"), cw = column(&r, "work_external");
+    int ct = series_column(&r, "t"), cp = series_column(&r, "momentum_z"), ck = series_column(&r, "energy_kinetic"),
+        ce = series_column(&r, "energy_elastic"), cw = series_column(&r, "work_external");
     CHECK(ct >= 0 && cp >= 0 && ck >= 0 && ce >= 0 && cw >= 0);
     if (ct < 0 || cp < 0 || ck < 0 || ce < 0 || cw < 0) return;
     double e_geo = 0, e_exp = 0, dE = 0, Ek = 0;
@@ -118,8 +111,8 @@ static void moving_clamp_follows_and_balances(void)
     int ok = run(out, &r);
     CHECK(ok);
     if (!ok) return;
-    int ct = column(&r, "t"), ck = column(&r, "energy_kinetic"), ce = column(&r, "energy_elastic"),
-        cw = column(&r, "work_external"), cx = column(&r, "base_x");
+    int ct = series_column(&r, "t"), ck = series_column(&r, "energy_kinetic"), ce = series_column(&r, "energy_elastic"),
+        cw = series_column(&r, "work_external"), cx = series_column(&r, "base_x");
     CHECK(ct >= 0 && ck >= 0 && ce >= 0 && cw >= 0 && cx >= 0);
     if (ct < 0 || ck < 0 || ce < 0 || cw < 0 || cx < 0) return;
     const long n = cr_run_result_series_rows(&r);

@@ -10,6 +10,7 @@
  * −μ_k N × the contact point's slip ½ (a_c − r|ω̇|) t². */
 #include "check.h"
 #include "cosserat/cosserat.h"
+#include "scenario_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,36 +19,6 @@
 static const double G = 9.81, R = 0.01;
 static const double RHOA = 1000 * M_PI * 1e-4; /* circle r = 0.01 m, rho = 1000 */
 static const double MU_S = 0.5, MU_K = 0.3;
-
-static cr_run_result run(const char *json_q, cr_status *st)
-{
-    char *json = strdup(json_q);
-    for (char *p = json; *p; ++p)
-        if (*p == '\'') *p = '"';
-    cr_error err = {0};
-    cr_run_result r;
-    memset(&r, 0, sizeof r);
-    cr_scenario *sc = NULL;
-    *st = cr_scenario_load_string(json, NULL, 0, &sc, &err);
-    free(json);
-    if (*st == CR_OK) *st = cr_scenario_check(sc, &err);
-    if (*st == CR_OK) {
-        cr_run_options o = cr_run_default_options();
-        o.output_directory = "";
-        *st = cr_scenario_run(sc, &o, &r, &err);
-    }
-    if (*st != CR_OK) fprintf(stderr, "  %s\n", err.message);
-    cr_scenario_destroy(sc);
-    return r;
-}
-
-static int column(const cr_run_result *r, const char *name)
-{
-    for (int k = 0; k < cr_run_result_series_columns(r); ++k)
-        if (!strcmp(cr_run_result_series_name(r, k), name)) return k;
-    fprintf(stderr, "no series column %s\n", name);
-    return -1;
-}
 
 /* least-squares fit y = c0 + c1 t + c2 t² over the rows with t >= t0; returns 2 c2 (the acceleration) */
 static double accel(const double *t, const double *y, int n, double t0)
@@ -90,13 +61,14 @@ static int incline(double th_deg, double *ac, double *alpha, double *sliding, do
              " 'stages': [{'type': 'dynamic', 't_end': 0.2, 'output_dt': 0.002, 'time_step': 5e-5}]}",
              delta - R, MU_S, MU_K, gy, gz);
     cr_status st;
-    cr_run_result r = run(buf, &st);
+    cr_run_result r = scenario_run_quoted(buf, &st);
     CHECK(st == CR_OK);
     if (st != CR_OK) return 0;
     const int nc = cr_run_result_series_columns(&r), n = (int)cr_run_result_series_rows(&r);
-    const int ct = column(&r, "t"), cy = column(&r, "tip_y"), cz = column(&r, "tip_z"), c0 = column(&r, "tip_p0"),
-              c1 = column(&r, "tip_p1"), cs = column(&r, "contact_sliding"), ca = column(&r, "contact_active"),
-              ce = column(&r, "energy_total"), cw = column(&r, "work_external");
+    const int ct = series_column(&r, "t"), cy = series_column(&r, "tip_y"), cz = series_column(&r, "tip_z"),
+              c0 = series_column(&r, "tip_p0"), c1 = series_column(&r, "tip_p1"),
+              cs = series_column(&r, "contact_sliding"), ca = series_column(&r, "contact_active"),
+              ce = series_column(&r, "energy_total"), cw = series_column(&r, "work_external");
     if (ct < 0 || cy < 0 || cz < 0 || c0 < 0 || c1 < 0 || cs < 0 || ca < 0 || ce < 0 || cw < 0) return 0;
     const double *D = cr_run_result_series_data(&r);
     double *t = malloc(n * sizeof *t), *y = malloc(n * sizeof *y), *phi = malloc(n * sizeof *phi);

@@ -21,6 +21,7 @@
  */
 #include "check.h"
 #include "cosserat/cosserat.h"
+#include "scenario_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,14 +66,6 @@ static int run(const char *json, cr_run_result *r)
     return st == CR_OK;
 }
 
-static int column(const cr_run_result *r, const char *name)
-{
-    for (int k = 0; k < cr_run_result_series_columns(r); ++k)
-        if (!strcmp(cr_run_result_series_name(r, k), name)) return k;
-    fprintf(stderr, "no series column %s\n", name);
-    return -1;
-}
-
 static double at(const cr_run_result *r, long row, int col)
 {
     return cr_run_result_series_data(r)[row * cr_run_result_series_columns(r) + col];
@@ -97,9 +90,10 @@ static void free_spring_keeps_momenta(void)
                  &r);
     CHECK(ok);
     if (!ok) return;
-    int ct = column(&r, "t"), cp = column(&r, "momentum_x"), cl = column(&r, "angular_momentum_x"),
-        ck = column(&r, "energy_kinetic"), ce = column(&r, "energy_elastic"), cw = column(&r, "work_external"),
-        cn = column(&r, "self_contact_pairs"), cg = column(&r, "self_contact_gap");
+    int ct = series_column(&r, "t"), cp = series_column(&r, "momentum_x"), cl = series_column(&r, "angular_momentum_x"),
+        ck = series_column(&r, "energy_kinetic"), ce = series_column(&r, "energy_elastic"),
+        cw = series_column(&r, "work_external"), cn = series_column(&r, "self_contact_pairs"),
+        cg = series_column(&r, "self_contact_gap");
     CHECK(ct >= 0 && cp >= 0 && cl >= 0 && ck >= 0 && ce >= 0 && cw >= 0 && cn >= 0 && cg >= 0);
     if (ct < 0 || cp < 0 || cl < 0 || ck < 0 || ce < 0 || cw < 0 || cn < 0 || cg < 0) return;
     long n = cr_run_result_series_rows(&r), i0 = -1;
@@ -158,8 +152,8 @@ static void collapsing_spring_matches_mixed_rod(void)
                    &b);
     CHECK(ok);
     if (!ok) return;
-    int xa = column(&a, "tip_x"), xb = column(&b, "tip_x"), na = column(&a, "self_contact_pairs"),
-        nb = column(&b, "self_contact_pairs");
+    int xa = series_column(&a, "tip_x"), xb = series_column(&b, "tip_x"), na = series_column(&a, "self_contact_pairs"),
+        nb = series_column(&b, "self_contact_pairs");
     CHECK(xa >= 0 && xb >= 0 && na >= 0 && nb >= 0);
     long n = cr_run_result_series_rows(&a);
     CHECK(n == cr_run_result_series_rows(&b) && n == 161);

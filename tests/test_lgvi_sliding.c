@@ -7,6 +7,7 @@
  * it never slides. The mixed rod on the same scenario counts the same nodes. */
 #include "check.h"
 #include "cosserat/cosserat.h"
+#include "scenario_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,39 +17,9 @@ static const double G = 9.81;
 static const double RHOA = 1000 * M_PI * 1e-4; /* circle r = 0.01 m, rho = 1000 */
 static const double MU_S = 0.5, MU_K = 0.3;
 
-static cr_run_result run(const char *json_q, cr_status *st)
-{
-    char *json = strdup(json_q);
-    for (char *p = json; *p; ++p)
-        if (*p == '\'') *p = '"';
-    cr_error err = {0};
-    cr_run_result r;
-    memset(&r, 0, sizeof r);
-    cr_scenario *sc = NULL;
-    *st = cr_scenario_load_string(json, NULL, 0, &sc, &err);
-    free(json);
-    if (*st == CR_OK) *st = cr_scenario_check(sc, &err);
-    if (*st == CR_OK) {
-        cr_run_options o = cr_run_default_options();
-        o.output_directory = "";
-        *st = cr_scenario_run(sc, &o, &r, &err);
-    }
-    if (*st != CR_OK) fprintf(stderr, "  %s\n", err.message);
-    cr_scenario_destroy(sc);
-    return r;
-}
-
-static int column(const cr_run_result *r, const char *name)
-{
-    for (int k = 0; k < cr_run_result_series_columns(r); ++k)
-        if (!strcmp(cr_run_result_series_name(r, k), name)) return k;
-    fprintf(stderr, "no series column %s\n", name);
-    return -1;
-}
-
 static double value_at(const cr_run_result *r, const char *name, double t)
 {
-    const int nc = cr_run_result_series_columns(r), ct = column(r, "t"), cy = column(r, name);
+    const int nc = cr_run_result_series_columns(r), ct = series_column(r, "t"), cy = series_column(r, name);
     const double *D = cr_run_result_series_data(r);
     for (long i = 0; ct >= 0 && cy >= 0 && i < cr_run_result_series_rows(r); ++i)
         if (fabs(D[i * nc + ct] - t) < 1e-9) return D[i * nc + cy];
@@ -79,8 +50,8 @@ static void sliding_then_stuck(void)
 {
     const char *pulse = "{'type': 'table', 'points': [[0, 1], [0.2, 1], [0.2000001, 0]]}";
     cr_status st, stm;
-    cr_run_result r = run(lying_rod(1, 2 * MU_S * RHOA * G, pulse, 0.8), &st);
-    cr_run_result m = run(lying_rod(0, 2 * MU_S * RHOA * G, pulse, 0.8), &stm);
+    cr_run_result r = scenario_run_quoted(lying_rod(1, 2 * MU_S * RHOA * G, pulse, 0.8), &st);
+    cr_run_result m = scenario_run_quoted(lying_rod(0, 2 * MU_S * RHOA * G, pulse, 0.8), &stm);
     CHECK(st == CR_OK && stm == CR_OK);
     if (st == CR_OK && stm == CR_OK) {
         /* while pulled and while it coasts (v > 0 until ~0.47 s), then at rest */
@@ -102,11 +73,11 @@ static void sliding_then_stuck(void)
 static void never_slides_below_limit(void)
 {
     cr_status st;
-    cr_run_result r = run(lying_rod(1, 0.9 * MU_S * RHOA * G, "{'type': 'constant'}", 0.2), &st);
+    cr_run_result r = scenario_run_quoted(lying_rod(1, 0.9 * MU_S * RHOA * G, "{'type': 'constant'}", 0.2), &st);
     CHECK(st == CR_OK);
     if (st != CR_OK) return;
-    const int nc = cr_run_result_series_columns(&r), cs = column(&r, "contact_sliding"),
-              ca = column(&r, "contact_active");
+    const int nc = cr_run_result_series_columns(&r), cs = series_column(&r, "contact_sliding"),
+              ca = series_column(&r, "contact_active");
     const double *D = cr_run_result_series_data(&r);
     double most = 0, least = 11;
     for (long i = 0; cs >= 0 && ca >= 0 && i < cr_run_result_series_rows(&r); ++i)

@@ -15,6 +15,7 @@
 #include "check.h"
 #include "cosserat/cosserat.h"
 #include "ph/ph.h"
+#include "scenario_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,14 +317,6 @@ static cr_scenario *load(const char *json, cr_error *err)
     return sc;
 }
 
-static int column(const cr_run_result *r, const char *name)
-{
-    for (int k = 0; k < cr_run_result_series_columns(r); ++k)
-        if (!strcmp(cr_run_result_series_name(r, k), name)) return k;
-    fprintf(stderr, "no series column %s\n", name);
-    return -1;
-}
-
 static const char *FLOOR = "'type': 'plane', 'name': 'floor', 'point': [0, 0, -0.015], 'normal': [0, 0, 1]";
 
 static void ph_contact_scenario(void)
@@ -344,8 +337,8 @@ static void ph_contact_scenario(void)
     CHECK(st == CR_OK);
     cr_scenario_destroy(sc);
     if (st != CR_OK) return;
-    int ck = column(&r, "energy_kinetic"), ce = column(&r, "energy_elastic"), cw = column(&r, "work_external"),
-        cz = column(&r, "tip_z");
+    int ck = series_column(&r, "energy_kinetic"), ce = series_column(&r, "energy_elastic"),
+        cw = series_column(&r, "work_external"), cz = series_column(&r, "tip_z");
     if (ck < 0 || ce < 0 || cw < 0 || cz < 0) return;
     int nc = cr_run_result_series_columns(&r);
     const double *D = cr_run_result_series_data(&r);
@@ -393,8 +386,8 @@ static void ph_contact_resting_rod(void)
     CHECK(st == CR_OK);
     cr_scenario_destroy(sc);
     if (st != CR_OK) return;
-    int cn = column(&r, "contact_normal_force"), ca = column(&r, "contact_active"),
-        cp = column(&r, "contact_penetration"), cz = column(&r, "tip_z");
+    int cn = series_column(&r, "contact_normal_force"), ca = series_column(&r, "contact_active"),
+        cp = series_column(&r, "contact_penetration"), cz = series_column(&r, "tip_z");
     if (cn < 0 || ca < 0 || cp < 0 || cz < 0) return;
     int nc = cr_run_result_series_columns(&r);
     const double *D = cr_run_result_series_data(&r);

@@ -12,6 +12,7 @@
  *    with a sideways push. */
 #include "check.h"
 #include "cosserat/cosserat.h"
+#include "scenario_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,36 +21,6 @@
 static const double G = 9.81;
 static const double RHOA = 1000 * M_PI * 1e-4; /* circle r = 0.01 m, rho = 1000 */
 static const double MU_S = 0.5, MU_K = 0.3, EPS = 1e-5;
-
-static cr_run_result run(const char *json_q, cr_status *st)
-{
-    char *json = strdup(json_q);
-    for (char *p = json; *p; ++p)
-        if (*p == '\'') *p = '"';
-    cr_error err = {0};
-    cr_run_result r;
-    memset(&r, 0, sizeof r);
-    cr_scenario *sc = NULL;
-    *st = cr_scenario_load_string(json, NULL, 0, &sc, &err);
-    free(json);
-    if (*st == CR_OK) *st = cr_scenario_check(sc, &err);
-    if (*st == CR_OK) {
-        cr_run_options o = cr_run_default_options();
-        o.output_directory = "";
-        *st = cr_scenario_run(sc, &o, &r, &err);
-    }
-    if (*st != CR_OK) fprintf(stderr, "  %s\n", err.message);
-    cr_scenario_destroy(sc);
-    return r;
-}
-
-static int column(const cr_run_result *r, const char *name)
-{
-    for (int k = 0; k < cr_run_result_series_columns(r); ++k)
-        if (!strcmp(cr_run_result_series_name(r, k), name)) return k;
-    fprintf(stderr, "no series column %s\n", name);
-    return -1;
-}
 
 /* A rod (L = 1 m, 5 elements, circle r = 0.01 m, E = 1e7 Pa) lying on the rough plane z = delta - a
  * at the depth delta = rhoA g l / k_c where every node's spring holds its weight share (the resting
@@ -103,12 +74,12 @@ static void ph_friction_slide_decelerates(void)
 {
     const double h = 1e-3, t1 = 0.2;
     cr_status st;
-    cr_run_result r = run(
+    cr_run_result r = scenario_run_quoted(
         lying_rod(2 * MU_S * RHOA * G, "{'type': 'table', 'points': [[0, 1], [0.2, 1], [0.2005, 0]]}", 1.0, h), &st);
     CHECK(st == CR_OK);
     if (st != CR_OK) return;
-    int ct = column(&r, "t"), cp = column(&r, "momentum_x"), cx = column(&r, "tip_x"),
-        cs = column(&r, "contact_sliding"), ca = column(&r, "contact_active");
+    int ct = series_column(&r, "t"), cp = series_column(&r, "momentum_x"), cx = series_column(&r, "tip_x"),
+        cs = series_column(&r, "contact_sliding"), ca = series_column(&r, "contact_active");
     if (ct < 0 || cp < 0 || cx < 0 || cs < 0 || ca < 0) return;
     const double m = RHOA * 1.0;
     double acc = slope(&r, ct, cp, 0.02, t1) / m, dec = slope(&r, ct, cp, t1 + 0.02, t1 + 0.4) / m;
@@ -138,10 +109,10 @@ static void ph_friction_slide_decelerates(void)
 static void ph_friction_sticks_below_limit(void)
 {
     cr_status st;
-    cr_run_result r = run(lying_rod(0.9 * MU_S * RHOA * G, "{'type': 'constant'}", 1.0, 1e-3), &st);
+    cr_run_result r = scenario_run_quoted(lying_rod(0.9 * MU_S * RHOA * G, "{'type': 'constant'}", 1.0, 1e-3), &st);
     CHECK(st == CR_OK);
     if (st != CR_OK) return;
-    int ct = column(&r, "t"), cx = column(&r, "tip_x"), cs = column(&r, "contact_sliding");
+    int ct = series_column(&r, "t"), cx = series_column(&r, "tip_x"), cs = series_column(&r, "contact_sliding");
     if (ct < 0 || cx < 0 || cs < 0) return;
     double x0 = value_at(&r, ct, cx, 0.0), xh = value_at(&r, ct, cx, 0.5), x1 = value_at(&r, ct, cx, 1.0);
     double v = slope(&r, ct, cx, 0.5, 1.0);
@@ -172,11 +143,12 @@ static void ph_friction_energy_only_decreases(void)
         "[0.05025, 0]]}}],"
         " 'stages': [{'type': 'dynamic', 't_end': 0.5, 'output_dt': 2.5e-4, 'time_step': 2.5e-4}]}";
     cr_status st;
-    cr_run_result r = run(json, &st);
+    cr_run_result r = scenario_run_quoted(json, &st);
     CHECK(st == CR_OK);
     if (st != CR_OK) return;
-    int ck = column(&r, "energy_kinetic"), ce = column(&r, "energy_elastic"), cw = column(&r, "work_external"),
-        cd = column(&r, "energy_dissipated"), cb = column(&r, "energy_balance"), cs = column(&r, "contact_sliding");
+    int ck = series_column(&r, "energy_kinetic"), ce = series_column(&r, "energy_elastic"),
+        cw = series_column(&r, "work_external"), cd = series_column(&r, "energy_dissipated"),
+        cb = series_column(&r, "energy_balance"), cs = series_column(&r, "contact_sliding");
     if (ck < 0 || ce < 0 || cw < 0 || cd < 0 || cb < 0 || cs < 0) return;
     int nc = cr_run_result_series_columns(&r);
     const double *D = cr_run_result_series_data(&r);

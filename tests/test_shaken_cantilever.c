@@ -40,6 +40,7 @@
  * series' momentum (trapezoidal rule over output_dt). */
 #include "check.h"
 #include "cosserat/cosserat.h"
+#include "scenario_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,14 +149,6 @@ static void modal_data(void)
 
 /* ---- running ---- */
 
-static int column(const cr_run_result *r, const char *name)
-{
-    for (int k = 0; k < cr_run_result_series_columns(r); ++k)
-        if (!strcmp(cr_run_result_series_name(r, k), name)) return k;
-    fprintf(stderr, "no series column %s\n", name);
-    return -1;
-}
-
 static double at(const cr_run_result *r, long row, int col)
 {
     return cr_run_result_series_data(r)[row * cr_run_result_series_columns(r) + col];
@@ -193,7 +186,8 @@ typedef struct errors {
 static errors compare(const modal *m, int smooth, const cr_run_result *r)
 {
     errors e = {0};
-    int ct = column(r, "t"), cy = column(r, "tip_y"), cp = column(r, "momentum_y"), ce = column(r, "energy_total");
+    int ct = series_column(r, "t"), cy = series_column(r, "tip_y"), cp = series_column(r, "momentum_y"),
+        ce = series_column(r, "energy_total");
     long n = cr_run_result_series_rows(r);
     double dtip = 0, dP = 0, dE = 0, Pmax = 0, dW = 0, integral = 0;
     response prev = {0};
@@ -278,7 +272,7 @@ static void shaken_cantilever_sine(void)
         errors e = compare(&m, 0, &r);
         tip_err[k] = e.tip;
         long rows = cr_run_result_series_rows(&r);
-        int cp = column(&r, "momentum_y"), cw = column(&r, "work_external");
+        int cp = series_column(&r, "momentum_y"), cw = series_column(&r, "work_external");
         /* t = 0: the base node alone moves, with ẏ_b(0) = YΩ (its lumped mass ρA L/(2n)) */
         double P0 = at(&r, 0, cp), P0_expected = m.rhoA * L_ / (2 * n) * Y_ * m.Omega;
         printf("  sine drive, n = %d: max |w(L)| (theory) = %.4f mm; tip error %.2f %%, momentum %.1f %%, "
@@ -286,7 +280,8 @@ static void shaken_cantilever_sine(void)
                "m YΩ = %.6g)\n",
                n, 1e3 * e.amp, 100 * e.tip, 100 * e.P, 100 * e.E, e.Emax, e.work, P0, P0_expected);
         /* the series' base point (output.track) at every output time: interpolated between steps */
-        int cby = column(&r, "base_y"), cbx = column(&r, "base_x"), cbz = column(&r, "base_z"), ctt = column(&r, "t");
+        int cby = series_column(&r, "base_y"), cbx = series_column(&r, "base_x"), cbz = series_column(&r, "base_z"),
+            ctt = series_column(&r, "t");
         double dbase = 0;
         for (long i = 0; i < rows; ++i)
             dbase = fmax(dbase, fabs(at(&r, i, cbx)) + fabs(at(&r, i, cby) - theory(&m, 0, at(&r, i, ctt)).yb) +
@@ -311,7 +306,7 @@ static void shaken_cantilever_sine(void)
             if (s != CR_OK) fprintf(stderr, "cr_dynamic_solve: %s\n", err.message);
             CHECK(s == CR_OK);
             double dtip = 0;
-            int cy = column(&r, "tip_y");
+            int cy = series_column(&r, "tip_y");
             for (long i = 0; i < tr.rows && i < rows; ++i) dtip = fmax(dtip, fabs(tr.tip[i] - at(&r, i, cy)));
             printf("  driven node after %ld accepted steps: |r - r_b(t)| <= %.1e m, |v - v_b(t)| <= %.1e m/s; at %ld "
                    "outputs (interpolated): %.1e m, %.1e m/s, orientation and angular velocity <= %.1e; the direct "
@@ -364,7 +359,7 @@ static void shaken_cantilever_smooth(void)
         /* the base reaction over time: the series' base_fy (output.track point "base" at the driven node),
          * against the theory's R_y and the run's own dP_y/dt */
         reactions rs = {.m = &m};
-        int cfy = column(&r, "base_fy"), cpy = column(&r, "momentum_y"), ctt = column(&r, "t");
+        int cfy = series_column(&r, "base_fy"), cpy = series_column(&r, "momentum_y"), ctt = series_column(&r, "t");
         for (long i = 0; i < cr_run_result_series_rows(&r) && i < 2048; ++i, ++rs.rows)
             rs.t[i] = at(&r, i, ctt), rs.R[i] = at(&r, i, cfy), rs.P[i] = at(&r, i, cpy);
         /* the reaction is the force the support exerts on the rod, its node's own inertia included (main
