@@ -81,7 +81,8 @@ def quat_from_frame(t, n):
     return q
 
 
-def scenario(n, rtol, atol, t_end=None, output_dt=None, lgvi_step=None, lgvi_settle=0.0, bow_phase=0.0):
+def scenario(n, rtol, atol, t_end=None, output_dt=None, lgvi_step=None, lgvi_settle=0.0, bow_phase=0.0,
+             lgvi_strains="midpoint"):
     """The pile's scenario for the mixed rod with n elements (a dict for cosserat's JSON); with
     lgvi_step (s), for the explicit lgvi rod: no static stage, so a first dynamic stage of
     lgvi_settle seconds lets the rope stretch under its weight (the drag damps it) with the clamp
@@ -147,8 +148,9 @@ def scenario(n, rtol, atol, t_end=None, output_dt=None, lgvi_step=None, lgvi_set
         "output": {"vtk": True, "track": [{"name": "tip", "node": "end"}]},
     }
     if lgvi_step:
-        # the midpoint strain frame: second order in space (docs/lgvi.md), the standard (variational) model
-        sc["model"] = {"type": "lgvi", "dilatation": False, "strains": "midpoint"}
+        # the midpoint strain frame: second order in space (docs/lgvi.md), the standard (variational) model;
+        # "left": the paper's first-order strains, the discrete rod PyElastica also uses
+        sc["model"] = {"type": "lgvi", "dilatation": False, "strains": lgvi_strains}
         dt = sc["stages"][1]["output_dt"]
         sc["boundary_conditions"][0]["time"] = {"type": "ramp", "t0": lgvi_settle, "t1": lgvi_settle + descent}
         sc["stages"] = ([{"type": "dynamic", "t_end": lgvi_settle, "output_dt": dt, "time_step": lgvi_step}]
@@ -157,11 +159,11 @@ def scenario(n, rtol, atol, t_end=None, output_dt=None, lgvi_step=None, lgvi_set
     return sc
 
 
-def lgvi_stable_step(cli, n):
+def lgvi_stable_step(cli, n, strains="midpoint"):
     """The lgvi rod's stable step for the pile (cosserat check's limit, read from its refusal of a
     1 s step)."""
     import re
-    sc = scenario(n, 1e-6, 1e-8, lgvi_step=1.0, lgvi_settle=0.0)
+    sc = scenario(n, 1e-6, 1e-8, lgvi_step=1.0, lgvi_settle=0.0, lgvi_strains=strains)
     sc["stages"][0]["t_end"], sc["stages"][0]["output_dt"] = 2.0, 1.0
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(sc, f)
@@ -346,11 +348,19 @@ def plot_ensembles(png, dirs):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.4), gridspec_kw={"width_ratios": [1.6, 1]})
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 5.4), gridspec_kw={"width_ratios": [1.6, 1]})
     marks = ["o", "s", "^", "D", "v"]
+
+    def model(r, short=False):
+        if r["formulation"] != "lgvi":
+            return "mixed" if short else "mixed rod"
+        if r.get("lgvi_strains", "midpoint") == "left":  # runs before the option were midpoint runs
+            return "LGVI 1st" if short else "LGVI, paper's first-order strains (PyElastica's rod)"
+        return "LGVI" if short else "LGVI, midpoint strains"
+
     for k, d in enumerate(dirs):
         ms = member_results(d)
-        lab = f"{'LGVI' if ms[0]['formulation'] == 'lgvi' else 'mixed rod'}, {ms[0]['elements']} elements " \
+        lab = f"{model(ms[0])}, {ms[0]['elements']} elements " \
               f"({len(ms)} members, {statistics(ms)['run_cpu_s']['mean']:.1f} s CPU each)"
         sc = ax.scatter([100 * r["footprint_m"] for r in ms], [r["pile_height_diameters"] for r in ms],
                         marker=marks[k % 5], alpha=0.75, label=lab)
@@ -358,18 +368,17 @@ def plot_ensembles(png, dirs):
         bx.scatter([k + 0.12 * ((i % 5) - 2) for i in range(len(ms))], [r["contacts_final"] for r in ms],
                    marker=marks[k % 5], alpha=0.75, color=col)
         ax.errorbar([100 * statistics(ms)["footprint_m"]["mean"]], [statistics(ms)["pile_height_diameters"]["mean"]],
-                    xerr=[100 * statistics(ms)["footprint_m"]["sd"] / math.sqrt(len(ms))], color=col, capsize=4, lw=2)
+                    xerr=[100 * statistics(ms)["footprint_m"]["sd"] / math.sqrt(len(ms))], color=col, capsize=4, lw=2, zorder=5)
     ax.set_xlabel("footprint radius (cm)")
     ax.set_ylabel("pile height (rope diameters)")
-    ax.set_title("final pile of each member (bars: the means, footprint \u00b1 standard error)")
-    ax.legend(fontsize=8, loc="center right")
+    ax.set_title("final pile of each member\n(bars: the means, footprint \u00b1 standard error)", fontsize=10)
+    fig.legend(fontsize=8, loc="lower center", ncol=2)
     bx.set_xticks(range(len(dirs)))
-    bx.set_xticklabels([f"{'LGVI' if member_results(d)[0]['formulation'] == 'lgvi' else 'mixed'} "
-                        f"{member_results(d)[0]['elements']}" for d in dirs])
+    bx.set_xticklabels([f"{model(member_results(d)[0], True)}\n{member_results(d)[0]['elements']}" for d in dirs])
     bx.set_ylabel("touching segment pairs (nearer than 1.1 diameters)")
     bx.set_title("touching pairs, final state")
     fig.suptitle("Rope pile, 1.5 m, ensembles over the bow's shape (bench/rope_pile.py --ensemble)")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
     fig.savefig(png, dpi=110)
 
 
@@ -391,6 +400,9 @@ def main():
     ap.add_argument("--time-step", type=float, default=None,
                     help="lgvi: the step (default: the largest that divides the output interval within the stable "
                     "step cosserat check gives)")
+    ap.add_argument("--lgvi-strains", default="midpoint", choices=["midpoint", "left"],
+                    help="lgvi: the strains' frame (midpoint: second order in space; left: the paper's first-order "
+                    "form, PyElastica's discrete rod)")
     ap.add_argument("--settle", type=float, default=2.0,
                     help="lgvi: seconds of settling under gravity with the clamp at rest before the descent (a whole "
                     "number of output intervals is used)")
@@ -414,9 +426,10 @@ def main():
         settle = round(a.settle / dt) * dt
         step = a.time_step
         if not step:  # check prints its limit to 3 digits: step down until it takes the step
-            n = math.ceil(dt / lgvi_stable_step(cli, a.elements))
+            n = math.ceil(dt / lgvi_stable_step(cli, a.elements, a.lgvi_strains))
             for _ in range(10):
-                sc = scenario(a.elements, a.rtol, a.atol, a.t_end, lgvi_step=dt / n, lgvi_settle=settle)
+                sc = scenario(a.elements, a.rtol, a.atol, a.t_end, lgvi_step=dt / n, lgvi_settle=settle,
+                              lgvi_strains=a.lgvi_strains)
                 with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
                     json.dump(sc, f)
                 ok = subprocess.run([cli, "check", f.name], capture_output=True).returncode == 0
@@ -428,7 +441,8 @@ def main():
 
     def member(out, phase):
         """One run (or its analysis) in `out`: the scenario with the bow's phase `phase`."""
-        sc = scenario(a.elements, a.rtol, a.atol, a.t_end, lgvi_step=step, lgvi_settle=settle, bow_phase=phase)
+        sc = scenario(a.elements, a.rtol, a.atol, a.t_end, lgvi_step=step, lgvi_settle=settle, bow_phase=phase,
+                      lgvi_strains=a.lgvi_strains)
         os.makedirs(out, exist_ok=True)
         path = os.path.join(out, "rope-pile.json")
         json.dump(sc, open(path, "w"))
@@ -441,14 +455,15 @@ def main():
             res["against_reference"] = compare(out, a.reference, settle)
         res["elements"], res["formulation"], res["bow_phase_rad"] = a.elements, a.formulation, phase
         if a.formulation == "lgvi":
-            res["time_step"], res["settle_s"] = step, settle
+            res["time_step"], res["settle_s"], res["lgvi_strains"] = step, settle, a.lgvi_strains
         else:
             res["rtol"], res["atol"] = a.rtol, a.atol
         json.dump(res, open(os.path.join(out, "result.json"), "w"), indent=1)
         return res
 
     if a.write_only:
-        json.dump(scenario(a.elements, a.rtol, a.atol, a.t_end, lgvi_step=step, lgvi_settle=settle),
+        json.dump(scenario(a.elements, a.rtol, a.atol, a.t_end, lgvi_step=step, lgvi_settle=settle,
+                           lgvi_strains=a.lgvi_strains),
                   open(a.write_only, "w"))
         return
     out = a.out or tempfile.mkdtemp(prefix="rope-pile-")
