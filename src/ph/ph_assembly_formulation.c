@@ -161,11 +161,6 @@ static cr_status pha_check(const cr_scenario *sc, cr_error *err)
                                     label);
         }
     }
-    if (sc->rod.contact.rolling)
-        return cr_error_set(err, CR_BAD_INPUT,
-                            "contact.rolling: the port_hamiltonian model's assemblies keep the obstacles' friction at "
-                            "the nodes' centres (one rod has it at the contact points); remove the key or use the "
-                            "mixed_discrete or lgvi model");
     int clamped = 0;
     for (int r = 0; r < sc->rod_count; ++r) {
         cr_scenario one = *sc;
