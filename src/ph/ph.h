@@ -60,6 +60,8 @@ typedef struct cr_ph_params {
 } cr_ph_params;
 
 enum { CR_PH_PARALLEL_MIN_ELEMENTS = 10000 };
+/* a front's solution (ph_direct.c block_solution_any): m (1 + nt) doubles with m + nt <= 32 */
+enum { PH_TS_ZMAX = 16 * 17 };
 
 /* The flying spaghetti of spec §9.1 (Table 1), free-free, elastic. */
 cr_ph_params cr_ph_default_params(void);
@@ -266,6 +268,12 @@ struct cr_ph {
     /* the two-sided pass (ph_direct.c): the node where the halves meet (0: one-sided) and the threads */
     int split;
     struct cr_pool *pool;
+    /* its fronts from a clamped end of a rod with rigid components (ph_direct.c block_eliminate_delay; NULL
+       otherwise): per element the columns eliminated, the front's size and its columns' reduced indices
+       (32 + 2 ints), the offset of its solution in tsz (PH_TS_ZMAX doubles per element at most) */
+    int *tsinfo;
+    size_t *tsoff;
+    double *tsz;
 
     /* per-step work */
     double h;            /* step in progress */
