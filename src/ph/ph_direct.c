@@ -213,7 +213,8 @@ PH_CLONES static void back_substitute(front *f)
  * determined (the two Gauss points' rows of an element are proportional in its middle node): so the
  * elimination starts at a free end (rev: from the last element when only the first node is clamped), and a
  * rod clamped at both ends with rigid components keeps the band LU. A pivot below 1e-12 of its column in
- * the front (the tail rows included) hands the iteration to the band LU as well.
+ * the front (the tail rows included) hands the iteration to the band LU as well. (The two-sided pass's half
+ * from a clamped end delays such pivots instead: block_eliminate_delay.)
  *
  * Returns 0, k + 1 for a zero column k, -(k + 1) for a pivot too small at k. U's rows (k..d-1) stay in
  * rows 0..m-1 of the front (and are appended at U unless it is NULL); the forward-substituted right side
@@ -1632,9 +1633,11 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
  * block, factored here, and each half back-substitutes from J. The same LU of the same reduced matrix in
  * another order of elimination (a twisted factorization), so the increments equal the one-sided pass's to
  * round-off; the halves share nothing but J, so the result does not depend on the threads (one or two: the
- * same operations in the same order). Both halves start at an end: rods with rigid components need both
- * ends free (cr_ph_create sets split). Any failure (a small pivot, a singular node) returns
- * CR_NOT_CONVERGED and the caller repeats the one-sided pass, which reports it. */
+ * same operations in the same order). Both halves start at an end: with rigid components the half that
+ * starts at a clamped end (ph_side.delay) delays the pivots its fronts cannot take (block_eliminate_delay),
+ * and J's system holds those columns too (cr_ph_create sets split; not with both ends clamped). Any failure
+ * (a small pivot, a singular node, more delayed columns than a front holds) returns CR_NOT_CONVERGED and the
+ * caller repeats the one-sided pass, which reports it. */
 typedef struct two_sided {
     cr_ph *s;
     int mode, jac, phase;

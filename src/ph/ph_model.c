@@ -298,12 +298,13 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
                 }
             ph_strain(qg, qs, s->eps0 + 6 * (2 * e + g));
         }
-    /* the two-sided pass (ph_direct.c): both halves start at an end; with rigid components a half that starts
+    /* the two-sided pass (ph_direct.c): both halves start at an end; with rigid components the half that starts
        at a clamped end delays the pivots its fronts cannot take (a segment held at both ends leaves its
        tension undetermined) to the next front and to the system where the halves meet */
     {
         int threads = p->threads > 0 ? p->threads : s->ne >= CR_PH_PARALLEL_MIN_ELEMENTS ? cr_threads_default() : 1;
-        if (threads > 1 && s->ne >= 2) {
+        /* (both ends clamped with rigid components: the one-sided band LU, not tried in two halves) */
+        if (threads > 1 && s->ne >= 2 && !(s->nr > 0 && p->clamp_start && p->clamp_end)) {
             /* the halves equal: cr_pool_run returns when both are done, and the caller's serial work
                (the step's bookkeeping) runs before or after, never beside the worker's half. (The
                caller's half was 7/16 of the elements to even the threads' total instructions: the
