@@ -628,23 +628,74 @@ PH_CLONES PH_CONTRACT static int block_eliminate_delay(double *M, double *bl, in
     return mc;
 }
 
-/* block_solution for any number of tail columns nt = d - m (the delayed columns and the tail node):
-   Z = (c, S's nt columns), m (1 + nt) doubles */
-PH_CLONES PH_CONTRACT static void block_solution_any(const double *M, const double *bl, int m, int d, double *Z)
+/* block_solution for any number of tail columns nt = d - m <= 15 (the delayed columns and the tail node): Z = (c,
+   S's nt columns), m (1 + nt) doubles. Row k of z is (c_k, S(k, 0..nt-1)) in NG groups of 4 (a constant after
+   inlining), summed from the last row up in two chains as block_solution does. */
+static inline __attribute__((always_inline)) void solution_ng(const double *M, const double *bl, int m, int d,
+                                                              double *Z, const int NG)
 {
     const int nt = d - m;
-    double z[BLD][BLD + 1];
+#if defined(__GNUC__)
+    v4d z[BLD][4];
     for (int k = m - 1; k >= 0; --k) {
         const double *rk = M + k * BLD;
-        double v[BLD + 1];
+        _Alignas(32) double v[16];
         v[0] = bl[k];
         for (int t = 0; t < nt; ++t) v[1 + t] = rk[m + t];
-        for (int j = k + 1; j < m; ++j) {
+        for (int t = nt + 1; t < 4 * NG; ++t) v[t] = 0;
+        v4d a[4], a2[4];
+#pragma GCC unroll 4
+        for (int g = 0; g < NG; ++g) a[g] = *(const v4d *)(v + 4 * g), a2[g] = (v4d){0, 0, 0, 0};
+        int j = m - 1;
+        for (; j > k + 1; j -= 2) {
+            const double u = rk[j], u2 = rk[j - 1];
+            const v4d uv = {u, u, u, u}, uv2 = {u2, u2, u2, u2};
+#pragma GCC unroll 4
+            for (int g = 0; g < NG; ++g) a[g] -= uv * z[j][g], a2[g] -= uv2 * z[j - 1][g];
+        }
+        if (j == k + 1) {
             const double u = rk[j];
-            for (int c = 0; c <= nt; ++c) v[c] -= u * z[j][c];
+            const v4d uv = {u, u, u, u};
+#pragma GCC unroll 4
+            for (int g = 0; g < NG; ++g) a2[g] -= uv * z[j][g];
         }
         const double inv = 1.0 / rk[k];
+        const v4d iv = {inv, inv, inv, inv};
+#pragma GCC unroll 4
+        for (int g = 0; g < NG; ++g) z[k][g] = (a[g] + a2[g]) * iv, *(v4d *)(v + 4 * g) = z[k][g];
+        for (int c = 0; c <= nt; ++c) Z[(size_t)c * m + k] = v[c];
+    }
+#else
+    (void)NG;
+    double z[BLD][16];
+    for (int k = m - 1; k >= 0; --k) {
+        const double *rk = M + k * BLD;
+        double v[16];
+        v[0] = bl[k];
+        for (int t = 0; t < nt; ++t) v[1 + t] = rk[m + t];
+        for (int j = k + 1; j < m; ++j)
+            for (int c = 0; c <= nt; ++c) v[c] -= rk[j] * z[j][c];
+        const double inv = 1.0 / rk[k];
         for (int c = 0; c <= nt; ++c) z[k][c] = v[c] * inv, Z[(size_t)c * m + k] = z[k][c];
+    }
+#endif
+}
+
+PH_CLONES PH_CONTRACT static void block_solution_any(const double *M, const double *bl, int m, int d, double *Z)
+{
+    switch ((d - m) >> 2) { /* (1 + nt + 3) / 4 groups */
+    case 0:
+        solution_ng(M, bl, m, d, Z, 1);
+        break;
+    case 1:
+        solution_ng(M, bl, m, d, Z, 2);
+        break;
+    case 2:
+        solution_ng(M, bl, m, d, Z, 3);
+        break;
+    default:
+        solution_ng(M, bl, m, d, Z, 4);
+        break;
     }
 }
 
@@ -1582,7 +1633,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             const int mc = block_eliminate_delay(Mfront, bfront, fm, fd, id + 2), nd = fm - mc;
             /* the next front must hold the delayed columns (the last one: node xI's system), and this one's
                Schur complement must not overlap its rows (next_front) */
-            if (nd + 6 + F.ms + 6 > BLD || 2 * mc < fd) return CR_NOT_CONVERGED;
+            if (nd + 6 + F.ms + 6 > BLD || 2 * mc < fd || fd - mc > 15) return CR_NOT_CONVERGED;
             id[0] = mc, id[1] = fd;
             s->tsoff[e] = sd->zo;
             block_solution_any(Mfront, bfront, mc, fd, s->tsz + sd->zo);

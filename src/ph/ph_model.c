@@ -318,6 +318,13 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
                 s->tsoff = zalloc((size_t)s->ne, sizeof(size_t), &fail);
                 s->tsz = zalloc((size_t)s->ne * PH_TS_ZMAX, sizeof(double), &fail);
                 if (fail) goto nomem;
+                /* first touched here, not in the first step (touch_pages): the delaying half's region of tsz
+                   as far as its fronts fill it with one delayed column (~144 doubles per element) */
+                const int half = p->clamp_start ? s->split / 2 : s->ne - s->split / 2;
+                touch_pages(s->tsz + (p->clamp_start ? 0 : (size_t)(s->split / 2) * PH_TS_ZMAX),
+                            (size_t)half * 160 * sizeof(double));
+                touch_pages(s->tsinfo, (size_t)s->ne * (32 + 2) * sizeof(int));
+                touch_pages(s->tsoff, (size_t)s->ne * sizeof(size_t));
             }
         }
     }
