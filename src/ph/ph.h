@@ -54,8 +54,8 @@ typedef struct cr_ph_params {
        halves from its two ends at once, results equal to the one-sided pass to round-off). 0 (default):
        automatic, as the mixed rod's statics (COSSERAT_THREADS, else OMP_NUM_THREADS, else the online
        CPUs) from CR_PH_PARALLEL_MIN_ELEMENTS elements on; >= 1: exactly that many (at most 2 are used).
-       Rods with rigid components and a clamped end run on one thread (their elimination must start at
-       the free end). */
+       Rods with rigid components clamped at both ends run on one thread (with one clamped end, the half
+       from the clamp delays the pivots it cannot take). */
     int threads;
 } cr_ph_params;
 
