@@ -12,6 +12,9 @@
  *    in instructions (valgrind --tool=callgrind on this program with --one, counting only the measured
  *    region, function measured_region; up to --instructions-max elements, default 10^4: callgrind runs
  *    ~50x slower). --one prints the iterations, the Jacobians and the measured region's minor page faults.
+ *    On one thread unless --threads T says otherwise.
+ * 3. Without --threads: one thread against two at 10^4 elements (the two-sided pass, ph_direct.c): the flying
+ *    spaghetti's rod (free-free) and the §9.3 and §9.2 cantilevers (clamped, rigid shear and extension).
  * Instruction counts do not see the memory system; the times do (the growth with n_e of issue 24 was
  * the 10 kB element blocks streamed per iteration, not arithmetic). */
 #define _POSIX_C_SOURCE 200809L
@@ -244,6 +247,25 @@ static double instructions(const char *self, const char *kind, int ne, int threa
     return v;
 }
 
+/* one thread against two at 10^4 elements (bench_threads 0 on return) */
+static void two_threads(int which, int steps, const char *name)
+{
+    result one = {1e30, 0, 0, 1, 0, 0}, two = one;
+    for (int k = 0; k < 5; ++k) {
+        bench_threads = 1;
+        result a = run(which, 10000, steps);
+        bench_threads = 2;
+        result b = run(which, 10000, steps);
+        if (a.seconds < one.seconds) one = a;
+        if (b.seconds < two.seconds) two = b;
+    }
+    bench_threads = 0;
+    printf("  %-42s one thread %8.2f ms (%.2f us per element per iteration), two %8.2f ms (%.2f us): %.2fx%s\n", name,
+           1e3 * one.seconds, 1e6 * one.seconds / ((double)one.iterations * 10000), 1e3 * two.seconds,
+           1e6 * two.seconds / ((double)two.iterations * 10000), one.seconds / two.seconds,
+           one.ok && two.ok && one.iterations == two.iterations ? "" : "  FAILED");
+}
+
 int main(int argc, char **argv)
 {
     int sizes[16] = {10, 100, 1000, 10000, 100000}, count = 5, want_instr = 0, instr_max = 10000;
@@ -277,9 +299,13 @@ int main(int argc, char **argv)
     report("quasistatic cantilever statics", 8, best_of(STATICS, 8, 10, 5), 0, "load step");
 
     printf("\ncost per element (best of 3; statics: the §9.3 cantilever's first load step; dynamics: the §9.2 "
-           "cantilever's first steps)\n");
+           "cantilever's first steps; %d thread(s))\n",
+           bench_threads == 0 ? 1 : bench_threads);
     printf("%8s | %9s %7s %12s %11s | %9s %7s %12s %11s\n", "n_e", "stat it", "jac", "us/(el it)", "instr/(el it)",
            "dyn it/st", "jac/st", "us/(el step)", "instr/(el st)");
+    /* the table on one thread unless --threads says otherwise (the two-thread rows follow) */
+    const int threads_arg = bench_threads;
+    if (bench_threads == 0) bench_threads = 1;
     for (int i = 0; i < count; ++i) {
         int ne = sizes[i];
         int ss = steps_for(ne, 1), ds = steps_for(ne, 0);
@@ -296,25 +322,16 @@ int main(int argc, char **argv)
                st.ok && dy.ok ? "" : "  FAILED");
         fflush(stdout);
     }
+    bench_threads = threads_arg;
 
     /* 3. two threads (the two-sided pass) against one at 10^4 elements: the flying spaghetti's rod (free-free,
-       elastic), 2 steps; one- and two-thread runs alternated (best of 5 each: the machine is shared) */
+       elastic), 2 steps, and the clamped Kirchhoff cantilevers of the table (its half from the clamp delays the
+       tension's pivots); one- and two-thread runs alternated (best of 5 each: the machine is shared) */
     if (bench_threads == 0) {
-        result one = {1e30, 0, 0, 1, 0, 0}, two = one;
-        for (int k = 0; k < 5; ++k) {
-            bench_threads = 1;
-            result a = run(SPAGHETTI_N, 10000, 2);
-            bench_threads = 2;
-            result b = run(SPAGHETTI_N, 10000, 2);
-            if (a.seconds < one.seconds) one = a;
-            if (b.seconds < two.seconds) two = b;
-        }
-        bench_threads = 0;
-        printf("\ntwo threads, the flying spaghetti's rod at n_e = 10^4 (2 steps of 0.01 s): one thread %.2f ms (%.2f "
-               "us per element per iteration), two %.2f ms (%.2f us): %.2fx%s\n",
-               1e3 * one.seconds, 1e6 * one.seconds / ((double)one.iterations * 10000), 1e3 * two.seconds,
-               1e6 * two.seconds / ((double)two.iterations * 10000), one.seconds / two.seconds,
-               one.ok && two.ok && one.iterations == two.iterations ? "" : "  FAILED");
+        printf("\ntwo threads at n_e = 10^4, one thread against two (best of 5, alternated)\n");
+        two_threads(SPAGHETTI_N, 2, "flying spaghetti's rod, 2 steps of 0.01 s");
+        two_threads(STATICS, 1, "§9.3 cantilever statics, 1 load step");
+        two_threads(CANTILEVER, 1, "§9.2 cantilever dynamics, 1 step");
     }
     return 0;
 }

@@ -54,12 +54,14 @@ typedef struct cr_ph_params {
        halves from its two ends at once, results equal to the one-sided pass to round-off). 0 (default):
        automatic, as the mixed rod's statics (COSSERAT_THREADS, else OMP_NUM_THREADS, else the online
        CPUs) from CR_PH_PARALLEL_MIN_ELEMENTS elements on; >= 1: exactly that many (at most 2 are used).
-       Rods with rigid components and a clamped end run on one thread (their elimination must start at
-       the free end). */
+       Rods with rigid components clamped at both ends run on one thread (with one clamped end, the half
+       from the clamp delays the pivots it cannot take). */
     int threads;
 } cr_ph_params;
 
 enum { CR_PH_PARALLEL_MIN_ELEMENTS = 10000 };
+/* a front's solution (ph_direct.c block_solution_any): m (1 + nt) doubles with m + nt <= 32 */
+enum { PH_TS_ZMAX = 16 * 17 };
 
 /* The flying spaghetti of spec §9.1 (Table 1), free-free, elastic. */
 cr_ph_params cr_ph_default_params(void);
@@ -266,6 +268,12 @@ struct cr_ph {
     /* the two-sided pass (ph_direct.c): the node where the halves meet (0: one-sided) and the threads */
     int split;
     struct cr_pool *pool;
+    /* its fronts from a clamped end of a rod with rigid components (ph_direct.c block_eliminate_delay; NULL
+       otherwise): per element the columns eliminated, the front's size and its columns' reduced indices
+       (32 + 2 ints), the offset of its solution in tsz (PH_TS_ZMAX doubles per element at most) */
+    int *tsinfo;
+    size_t *tsoff;
+    double *tsz;
 
     /* per-step work */
     double h;            /* step in progress */

@@ -80,6 +80,7 @@ typedef struct front {
        (L2), middle node + rigid stresses (ms); rev: elements from the last to the first */
     int blk, rev, base, L0, L2, ms;
     double *M, *bl; /* BLD x BLD row-major, local order: lead node, middle node, stresses, tail node */
+    int nd;         /* columns (and rows) delayed by the fronts before (block_eliminate_delay): local 0..nd-1 */
 } front;
 
 enum { BLD = 32 }; /* the largest front: 6 + 6 + 2 * 6 stresses + 6 */
@@ -99,18 +100,19 @@ static inline double *band_at(front *f, int i, int j) { return colp(f, j) + f->k
 static inline int loc(const front *f, int g)
 {
     int r = g - f->base;
-    if (!f->rev) return r;
-    if (r >= f->L0 + f->ms) return r - f->L0 - f->ms;
-    if (r >= f->L0) return r - f->L0 + 6;
-    return 6 + f->ms + r;
+    if (!f->rev) return f->nd + r;
+    if (r >= f->L0 + f->ms) return f->nd + r - f->L0 - f->ms;
+    if (r >= f->L0) return f->nd + r - f->L0 + f->L2;
+    return f->nd + f->L2 + f->ms + r;
 }
-/* the inverse: place k of the front -> reduced index */
+/* the inverse: place k >= nd of the front -> reduced index */
 static inline int glob(const front *f, int k)
 {
+    k -= f->nd;
     if (!f->rev) return f->base + k;
-    if (k < 6) return f->base + f->L0 + f->ms + k;
-    if (k < 6 + f->ms) return f->base + f->L0 + k - 6;
-    return f->base + k - 6 - f->ms;
+    if (k < f->L2) return f->base + f->L0 + f->ms + k;
+    if (k < f->L2 + f->ms) return f->base + f->L0 + k - f->L2;
+    return f->base + k - f->L2 - f->ms;
 }
 static inline double *at(front *f, int i, int j)
 {
@@ -211,7 +213,8 @@ PH_CLONES static void back_substitute(front *f)
  * determined (the two Gauss points' rows of an element are proportional in its middle node): so the
  * elimination starts at a free end (rev: from the last element when only the first node is clamped), and a
  * rod clamped at both ends with rigid components keeps the band LU. A pivot below 1e-12 of its column in
- * the front (the tail rows included) hands the iteration to the band LU as well.
+ * the front (the tail rows included) hands the iteration to the band LU as well. (The two-sided pass's half
+ * from a clamped end delays such pivots instead: block_eliminate_delay.)
  *
  * Returns 0, k + 1 for a zero column k, -(k + 1) for a pivot too small at k. U's rows (k..d-1) stay in
  * rows 0..m-1 of the front (and are appended at U unless it is NULL); the forward-substituted right side
@@ -471,6 +474,231 @@ PH_CLONES PH_CONTRACT static void block_solution(const double *M, const double *
 #endif
 }
 
+/* The fronts from a clamped end of a rod with rigid components (the two-sided pass's side that starts there).
+ * There every leading block is singular or nearly so: the chain from the clamp to the front's tail node, held at
+ * both ends, carries a tension its rows do not determine (exactly when it is straight). block_eliminate_delay
+ * eliminates the columns 0..m-1 with the rows 0..m-1 as pivot candidates as block_eliminate does, but a column
+ * whose best pivot is below PH_DELAY of its largest entry (the tail rows included) is not taken: it is swapped
+ * to the end of the columns still to eliminate and delayed, with one of the rows, to the next front (the
+ * tension's column: it finds its pivot there, in the tail node's rows that the next element completes, and
+ * the next element's tension takes its place). The columns' reduced indices (ids) follow the swaps. Returns
+ * the columns eliminated, mc: the Schur complement (rows and columns mc..d-1) holds the delayed columns and
+ * the unpivoted rows at mc..m-1, the tail node after them. Threshold partial pivoting: the Schur complement's
+ * growth per pivot is at most 1 / PH_DELAY. */
+#define PH_DELAY 1e-3
+
+/* the pivot search of column k: among the rows k..mr-1 (best, at p), among the tail rows mr..d-1 (tail) */
+static inline void delay_search(const double *M, int k, int mr, int d, double *best, int *p, double *tail)
+{
+    double b = -1, t = 0;
+    int q = k;
+    for (int i = k; i < mr; ++i) {
+        const double v = fabs(M[i * BLD + k]);
+        if (v > b) b = v, q = i;
+    }
+    for (int i = mr; i < d; ++i) {
+        const double v = fabs(M[i * BLD + k]);
+        if (v > t) t = v;
+    }
+    *best = b, *p = q, *tail = t;
+}
+
+/* column k delayed: swapped with column c (the last still to eliminate) in all rows (U's rows above hold
+   both columns' entries as well) */
+static inline void delay_column(double *M, int d, int k, int c, int *ids)
+{
+    if (k != c) {
+        for (int i = 0; i < d; ++i) {
+            double *ri = M + i * BLD, t = ri[k];
+            ri[k] = ri[c], ri[c] = t;
+        }
+        int t = ids[k];
+        ids[k] = ids[c], ids[c] = t;
+    }
+}
+
+static inline int delay_ok(double best, double tail) { return best > 0 && best >= PH_DELAY * tail; }
+
+PH_CLONES PH_CONTRACT static int block_eliminate_delay(double *M, double *bl, int m, int d, int *ids)
+{
+    const int mr = m, fw = (d + 3) & ~3;
+    int mc = m, p, k = 0;
+    double best, tail;
+    if (m > 0) delay_search(M, 0, mr, d, &best, &p, &tail);
+    while (k < mc) {
+        double *rk = M + k * BLD;
+        if (!delay_ok(best, tail)) {
+            delay_column(M, d, k, --mc, ids);
+            if (k < mc) delay_search(M, k, mr, d, &best, &p, &tail);
+            continue;
+        }
+        take_pivot(M, bl, k, p, k, d, best, tail);
+        const double inv = 1.0 / rk[k], bk = bl[k];
+        const int k1 = k + 1;
+        if (k1 == mc) {
+            /* the last pivot alone: the rank-one update of the rows below */
+            for (int i = k1; i < d; ++i) {
+                double *ri = M + i * BLD;
+                const double l = ri[k] * inv;
+                for (int j = k1; j < d; ++j) ri[j] -= l * rk[j];
+                bl[i] -= l * bk;
+            }
+            break;
+        }
+        /* column k + 1 by pivot k (the multipliers kept in column k), and its pivot search */
+        const double a1 = rk[k1];
+        best = -1, tail = 0, p = k1;
+        for (int i = k1; i < mr; ++i) {
+            double *ri = M + i * BLD;
+            const double l = ri[k] * inv, v = fabs(ri[k1] -= l * a1);
+            ri[k] = l;
+            if (v > best) best = v, p = i;
+        }
+        for (int i = mr; i < d; ++i) {
+            double *ri = M + i * BLD;
+            const double l = ri[k] * inv, v = fabs(ri[k1] -= l * a1);
+            ri[k] = l;
+            if (v > tail) tail = v;
+        }
+        if (!delay_ok(best, tail)) {
+            /* pivot k alone (column k + 1 has its update), column k + 1 delayed */
+            for (int i = k1; i < d; ++i) {
+                double *ri = M + i * BLD;
+                const double l = ri[k];
+                for (int j = k + 2; j < d; ++j) ri[j] -= l * rk[j];
+                bl[i] -= l * bk;
+            }
+            k = k1;
+            delay_column(M, d, k, --mc, ids);
+            if (k < mc) delay_search(M, k, mr, d, &best, &p, &tail);
+            continue;
+        }
+        take_pivot(M, bl, k1, p, k, d, best, tail);
+        double *r1 = M + k1 * BLD;
+        const double l1 = r1[k];
+        for (int j = k1 + 1; j < d; ++j) r1[j] -= l1 * rk[j];
+        bl[k1] -= l1 * bk;
+        const double inv1 = 1.0 / r1[k1], b1 = bl[k1];
+        const int j0 = (k + 2) & ~3;
+#if defined(__GNUC__)
+        switch ((fw - j0) >> 2) {
+        case 1:
+            rank2_rows(M, bl, k, mr, d, j0, inv1, bk, b1, 1, &best, &p, &tail);
+            break;
+        case 2:
+            rank2_rows(M, bl, k, mr, d, j0, inv1, bk, b1, 2, &best, &p, &tail);
+            break;
+        case 3:
+            rank2_rows(M, bl, k, mr, d, j0, inv1, bk, b1, 3, &best, &p, &tail);
+            break;
+        case 4:
+            rank2_rows(M, bl, k, mr, d, j0, inv1, bk, b1, 4, &best, &p, &tail);
+            break;
+        case 5:
+            rank2_rows(M, bl, k, mr, d, j0, inv1, bk, b1, 5, &best, &p, &tail);
+            break;
+        case 6:
+            rank2_rows(M, bl, k, mr, d, j0, inv1, bk, b1, 6, &best, &p, &tail);
+            break;
+        case 7:
+            rank2_rows(M, bl, k, mr, d, j0, inv1, bk, b1, 7, &best, &p, &tail);
+            break;
+        default:
+            rank2_rows(M, bl, k, mr, d, j0, inv1, bk, b1, 8, &best, &p, &tail);
+            break;
+        }
+#else
+        (void)fw;
+        best = -1, tail = 0, p = k + 2;
+        for (int i = k + 2; i < d; ++i) {
+            double *ri = M + i * BLD;
+            const double la = ri[k], lb = ri[k1] * inv1;
+            for (int j = k + 2; j < d; ++j) ri[j] = (ri[j] - la * rk[j]) - lb * r1[j];
+            bl[i] = (bl[i] - la * bk) - lb * b1;
+            const double v = fabs(ri[k + 2]);
+            if (i < (mr > k + 2 ? mr : k + 2)) {
+                if (v > best) best = v, p = i;
+            } else if (v > tail) {
+                tail = v;
+            }
+        }
+#endif
+        k += 2;
+    }
+    return mc;
+}
+
+/* block_solution for any number of tail columns nt = d - m <= 15 (the delayed columns and the tail node): Z = (c,
+   S's nt columns), m (1 + nt) doubles. Row k of z is (c_k, S(k, 0..nt-1)) in NG groups of 4 (a constant after
+   inlining), summed from the last row up in two chains as block_solution does. */
+static inline __attribute__((always_inline)) void solution_ng(const double *M, const double *bl, int m, int d,
+                                                              double *Z, const int NG)
+{
+    const int nt = d - m;
+#if defined(__GNUC__)
+    v4d z[BLD][4];
+    for (int k = m - 1; k >= 0; --k) {
+        const double *rk = M + k * BLD;
+        _Alignas(32) double v[16];
+        v[0] = bl[k];
+        for (int t = 0; t < nt; ++t) v[1 + t] = rk[m + t];
+        for (int t = nt + 1; t < 4 * NG; ++t) v[t] = 0;
+        v4d a[4], a2[4];
+#pragma GCC unroll 4
+        for (int g = 0; g < NG; ++g) a[g] = *(const v4d *)(v + 4 * g), a2[g] = (v4d){0, 0, 0, 0};
+        int j = m - 1;
+        for (; j > k + 1; j -= 2) {
+            const double u = rk[j], u2 = rk[j - 1];
+            const v4d uv = {u, u, u, u}, uv2 = {u2, u2, u2, u2};
+#pragma GCC unroll 4
+            for (int g = 0; g < NG; ++g) a[g] -= uv * z[j][g], a2[g] -= uv2 * z[j - 1][g];
+        }
+        if (j == k + 1) {
+            const double u = rk[j];
+            const v4d uv = {u, u, u, u};
+#pragma GCC unroll 4
+            for (int g = 0; g < NG; ++g) a2[g] -= uv * z[j][g];
+        }
+        const double inv = 1.0 / rk[k];
+        const v4d iv = {inv, inv, inv, inv};
+#pragma GCC unroll 4
+        for (int g = 0; g < NG; ++g) z[k][g] = (a[g] + a2[g]) * iv, *(v4d *)(v + 4 * g) = z[k][g];
+        for (int c = 0; c <= nt; ++c) Z[(size_t)c * m + k] = v[c];
+    }
+#else
+    (void)NG;
+    double z[BLD][16];
+    for (int k = m - 1; k >= 0; --k) {
+        const double *rk = M + k * BLD;
+        double v[16];
+        v[0] = bl[k];
+        for (int t = 0; t < nt; ++t) v[1 + t] = rk[m + t];
+        for (int j = k + 1; j < m; ++j)
+            for (int c = 0; c <= nt; ++c) v[c] -= rk[j] * z[j][c];
+        const double inv = 1.0 / rk[k];
+        for (int c = 0; c <= nt; ++c) z[k][c] = v[c] * inv, Z[(size_t)c * m + k] = z[k][c];
+    }
+#endif
+}
+
+PH_CLONES PH_CONTRACT static void block_solution_any(const double *M, const double *bl, int m, int d, double *Z)
+{
+    switch ((d - m) >> 2) { /* (1 + nt + 3) / 4 groups */
+    case 0:
+        solution_ng(M, bl, m, d, Z, 1);
+        break;
+    case 1:
+        solution_ng(M, bl, m, d, Z, 2);
+        break;
+    case 2:
+        solution_ng(M, bl, m, d, Z, 3);
+        break;
+    default:
+        solution_ng(M, bl, m, d, Z, 4);
+        break;
+    }
+}
+
 /* the next front from this one (m rows eliminated of d): the tail node's Schur complement and right side
    (rows and columns m..d-1) move to the lead's place (0..d-m-1, never overlapping: m >= d - m), the rest
    of rows 0..d-1 is zeroed, only up to their last group of 4 (as block_eliminate writes them): a memset of
@@ -545,8 +773,8 @@ static void block_set(front *f, const cr_ph *s, int e, int *m, int *d)
     f->ms = 6 + 2 * s->nr;
     int lead = f->rev ? f->L2 : f->L0, tail = f->rev ? f->L0 : f->L2;
     int last = f->rev ? e == 0 : e == s->ne - 1;
-    *d = lead + f->ms + tail;
-    *m = last ? *d : lead + f->ms;
+    *d = f->nd + lead + f->ms + tail;
+    *m = last ? *d : f->nd + lead + f->ms;
 }
 
 /* back substitution of the node-block fronts, in the opposite order of the elimination: the fronts t0..t1-1
@@ -1072,6 +1300,11 @@ static inline void unpack_elem(cr_ph *s, const double *X, int e)
    those at the same time). */
 typedef struct ph_side {
     int e0, count, rev, xI, own;
+    /* delay: the side starts at a clamped end of a rod with rigid components (block_eliminate_delay); nd
+       columns delayed to the next front (and at the end to node xI's system), their reduced indices in ids;
+       each front's solution packed in tsz from zo */
+    int delay, nd, ids[BLD];
+    size_t zo;
     double xr[12], xfe[12], xkr[6];
     ph_upd upd; /* the increments' maxima of this side's range */
     double rsq; /* |r|^2 of its rows (not node xI's) */
@@ -1121,7 +1354,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                0,         0,         0,        0,
                ext,       0,         0,        0,
                0,         0,         0,        NULL,
-               NULL};
+               NULL,      0};
     if (!sd) s->uoff[0] = 0;
     if (bad) *bad = -1;
     /* the right side is accumulated (finish_node, the stress rows) */
@@ -1393,7 +1626,22 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
         for (int k = 0; k < n2; ++k) rsq += r[s->sig_off[e] + k] * r[s->sig_off[e] + k];
         if (last) rsq = row_squares(s, r, rev ? 2 * e : 2 * e + 2, rsq);
         if (!jac) continue;
-        if (blk) {
+        if (blk && sd && sd->delay) {
+            /* the front's columns' reduced indices: the delayed ones, then the element's and the tail node's */
+            int *id = s->tsinfo + (size_t)e * (BLD + 2);
+            for (int k = 0; k < fd; ++k) id[2 + k] = k < F.nd ? sd->ids[k] : glob(&F, k);
+            const int mc = block_eliminate_delay(Mfront, bfront, fm, fd, id + 2), nd = fm - mc;
+            /* the next front must hold the delayed columns (the last one: node xI's system), and this one's
+               Schur complement must not overlap its rows (next_front) */
+            if (nd + 6 + F.ms + 6 > BLD || 2 * mc < fd || fd - mc > 15) return CR_NOT_CONVERGED;
+            id[0] = mc, id[1] = fd;
+            s->tsoff[e] = sd->zo;
+            block_solution_any(Mfront, bfront, mc, fd, s->tsz + sd->zo);
+            sd->zo += (size_t)mc * (1 + fd - mc);
+            for (int k = 0; k < nd; ++k) sd->ids[k] = id[2 + mc + k];
+            next_front(Mfront, bfront, mc, fd);
+            F.nd = sd->nd = nd;
+        } else if (blk) {
             int info = block_eliminate(&F, fm, fd, NULL);
             if (info < 0) return CR_NOT_CONVERGED; /* repeated with the band LU */
             if (info) {
@@ -1436,9 +1684,11 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
  * block, factored here, and each half back-substitutes from J. The same LU of the same reduced matrix in
  * another order of elimination (a twisted factorization), so the increments equal the one-sided pass's to
  * round-off; the halves share nothing but J, so the result does not depend on the threads (one or two: the
- * same operations in the same order). Both halves start at an end: rods with rigid components need both
- * ends free (cr_ph_create sets split). Any failure (a small pivot, a singular node) returns
- * CR_NOT_CONVERGED and the caller repeats the one-sided pass, which reports it. */
+ * same operations in the same order). Both halves start at an end: with rigid components the half that
+ * starts at a clamped end (ph_side.delay) delays the pivots its fronts cannot take (block_eliminate_delay),
+ * and J's system holds those columns too (cr_ph_create sets split; not with both ends clamped). Any failure
+ * (a small pivot, a singular node, more delayed columns than a front holds) returns CR_NOT_CONVERGED and the
+ * caller repeats the one-sided pass, which reports it. */
 typedef struct two_sided {
     cr_ph *s;
     int mode, jac, phase;
@@ -1457,6 +1707,22 @@ static void two_sided_task(void *arg, int k)
     const int I0 = k ? J + 1 : 0, I1 = k ? s->nn : J, e0 = k ? m : 0, e1 = k ? s->ne : m;
     if (T->phase == 0) {
         sd->st = direct_pass(s, T->mode, T->loads, T->X, T->r, T->dX, NULL, 1, sd->rev, T->jac, sd);
+    } else if (sd->delay) {
+        /* each front's eliminated columns from its tail columns (ids: block_eliminate_delay's order) */
+        double *xr = s->rrhs;
+        for (int t = sd->count - 1; t >= 0; --t) {
+            const int e = sd->rev ? sd->e0 - t : sd->e0 + t, *id = s->tsinfo + (size_t)e * (BLD + 2);
+            const int mc = id[0], nt = id[1] - mc;
+            const double *Z = s->tsz + s->tsoff[e];
+            double x[BLD];
+            for (int i = 0; i < mc; ++i) x[i] = Z[i];
+            for (int c = 0; c < nt; ++c) {
+                const double xc = xr[id[2 + mc + c]], *S = Z + (size_t)(1 + c) * mc;
+                for (int i = 0; i < mc; ++i) x[i] -= S[i] * xc;
+            }
+            for (int i = 0; i < mc; ++i) xr[id[2 + i]] = x[i];
+        }
+        increments(s, s->rrhs, T->X, T->dX, k ? I0 : 0, k ? I1 : J + 1, e0, e1, &sd->upd);
     } else {
         front F = {0};
         F.blk = 1, F.rev = sd->rev, F.b = s->rrhs, F.U = s->ustore;
@@ -1472,7 +1738,10 @@ static cr_status two_sided_pass(cr_ph *s, int mode, const cr_ph_loads *loads, do
     two_sided T = {.s = s, .mode = mode, .jac = jac, .loads = loads, .X = X, .r = r, .dX = dX};
     T.side[0].e0 = 0, T.side[0].count = m, T.side[0].rev = 0;
     T.side[1].e0 = s->ne - 1, T.side[1].count = s->ne - m, T.side[1].rev = 1;
-    for (int k = 0; k < 2; ++k) T.side[k].xI = J, T.side[k].own = k == 0;
+    for (int k = 0; k < 2; ++k) T.side[k].xI = J, T.side[k].own = k == 0, T.side[k].nd = 0;
+    /* a side from a clamped end of a rod with rigid components delays the pivots it cannot take */
+    T.side[0].delay = s->nr > 0 && s->p.clamp_start, T.side[1].delay = s->nr > 0 && s->p.clamp_end;
+    T.side[0].zo = 0, T.side[1].zo = (size_t)m * PH_TS_ZMAX;
     memset(T.side[1].xr, 0, sizeof T.side[1].xr);
     memset(T.side[1].xfe, 0, sizeof T.side[1].xfe);
     memset(T.side[1].xkr, 0, sizeof T.side[1].xkr);
@@ -1489,15 +1758,36 @@ static cr_status two_sided_pass(cr_ph *s, int mode, const cr_ph_loads *loads, do
     for (int k = 0; k < 6; ++k) s->kdq[6 * J + k] += b->xkr[k];
     _Alignas(32) double M[BLD * BLD] = {0};
     double bl[BLD] = {0};
-    for (int i = 0; i < 6; ++i) {
-        for (int l = 0; l < 6; ++l) M[i * BLD + l] = T.side[0].M[i * BLD + l] + b->M[i * BLD + l];
-        bl[i] = T.side[0].b[i] + b->b[i];
+    const ph_side *a = &T.side[0];
+    /* node J's system: the first side's delayed columns (a->nd), J, the second side's (b->nd); each side's
+       Schur complement is ordered (its delayed columns, J) */
+    const int k0 = a->nd, k1 = b->nd, n = k0 + 6 + k1;
+    if (n > BLD) return CR_NOT_CONVERGED;
+    int pb[BLD];
+    for (int i = 0; i < k1 + 6; ++i) pb[i] = i < k1 ? k0 + 6 + i : k0 + i - k1;
+    for (int i = 0; i < k0 + 6; ++i) {
+        for (int l = 0; l < k0 + 6; ++l) M[i * BLD + l] = a->M[i * BLD + l];
+        bl[i] = a->b[i];
+    }
+    for (int i = 0; i < k1 + 6; ++i) {
+        for (int l = 0; l < k1 + 6; ++l) M[pb[i] * BLD + pb[l]] += b->M[i * BLD + l];
+        bl[pb[i]] += b->b[i];
     }
     front F = {0};
-    F.blk = 1, F.base = ro, F.L0 = 6, F.ms = 6 + 2 * s->nr, F.M = M, F.bl = bl, F.b = s->rrhs;
+    F.blk = 1, F.base = ro, F.L0 = 6, F.ms = 6 + 2 * s->nr, F.M = M, F.bl = bl, F.b = s->rrhs, F.nd = k0;
     finish_node(s, J, dyn, fac, gam, loads, X, r, &F, s->kdq, &ring, jac);
     s->rsq = row_squares(s, r, J, T.side[0].rsq + T.side[1].rsq);
     if (!jac) return CR_OK;
+    if (n > 6) {
+        double Z[BLD];
+        if (block_eliminate(&F, n, n, NULL) != 0) return CR_NOT_CONVERGED;
+        block_solution(M, bl, n, n, Z);
+        for (int i = 0; i < n; ++i) s->rrhs[i < k0 ? a->ids[i] : i < k0 + 6 ? ro + i - k0 : b->ids[i - k0 - 6]] = Z[i];
+        T.phase = 1;
+        cr_pool_run(s->pool, 2, two_sided_task, &T);
+        set_update(s, &T.side[0].upd, &T.side[1].upd);
+        return CR_OK;
+    }
     double U[32];
     if (block_eliminate(&F, 6, 6, U) != 0) return CR_NOT_CONVERGED;
     double x[6];

@@ -298,11 +298,13 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
                 }
             ph_strain(qg, qs, s->eps0 + 6 * (2 * e + g));
         }
-    /* the two-sided pass (ph_direct.c): both halves start at an end, which must be free when the rod has
-       rigid components (a segment held at both ends leaves their stresses undetermined) */
+    /* the two-sided pass (ph_direct.c): both halves start at an end; with rigid components the half that starts
+       at a clamped end delays the pivots its fronts cannot take (a segment held at both ends leaves its
+       tension undetermined) to the next front and to the system where the halves meet */
     {
         int threads = p->threads > 0 ? p->threads : s->ne >= CR_PH_PARALLEL_MIN_ELEMENTS ? cr_threads_default() : 1;
-        if (threads > 1 && s->ne >= 2 && (s->nr == 0 || (!p->clamp_start && !p->clamp_end))) {
+        /* (both ends clamped with rigid components: the one-sided band LU, not tried in two halves) */
+        if (threads > 1 && s->ne >= 2 && !(s->nr > 0 && p->clamp_start && p->clamp_end)) {
             /* the halves equal: cr_pool_run returns when both are done, and the caller's serial work
                (the step's bookkeeping) runs before or after, never beside the worker's half. (The
                caller's half was 7/16 of the elements to even the threads' total instructions: the
@@ -310,6 +312,20 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
             int m = s->ne / 2;
             s->split = 2 * (m > 0 ? m : 1);
             s->pool = cr_pool_create(2); /* NULL (no worker): the same two-sided pass on the caller */
+            if (s->nr > 0 && (p->clamp_start || p->clamp_end)) {
+                /* a half from a clamped end delays the pivots it cannot take (ph_direct.c) */
+                s->tsinfo = zalloc((size_t)s->ne * (32 + 2), sizeof(int), &fail);
+                s->tsoff = zalloc((size_t)s->ne, sizeof(size_t), &fail);
+                s->tsz = zalloc((size_t)s->ne * PH_TS_ZMAX, sizeof(double), &fail);
+                if (fail) goto nomem;
+                /* first touched here, not in the first step (touch_pages): the delaying half's region of tsz
+                   as far as its fronts fill it with one delayed column (~144 doubles per element) */
+                const int half = p->clamp_start ? s->split / 2 : s->ne - s->split / 2;
+                touch_pages(s->tsz + (p->clamp_start ? 0 : (size_t)(s->split / 2) * PH_TS_ZMAX),
+                            (size_t)half * 160 * sizeof(double));
+                touch_pages(s->tsinfo, (size_t)s->ne * (32 + 2) * sizeof(int));
+                touch_pages(s->tsoff, (size_t)s->ne * sizeof(size_t));
+            }
         }
     }
     return s;
@@ -327,8 +343,9 @@ void cr_ph_destroy(cr_ph *s)
     free(s->node_off), free(s->sig_off), free(s->X), free(s->dX), free(s->r);
     free(s->Ke), free(s->Bc), free(s->Br), free(s->Kn), free(s->Gm), free(s->G1);
     free(s->node_roff), free(s->sig_roff), free(s->rband), free(s->rrhs), free(s->ripiv), free(s->rlast), free(s->ring),
-        free(s->ustore), free(s->uoff), free(s->Pm), free(s->Pn), free(s->gramm), free(s->gram1), free(s->dqp),
-        free(s->kdq), free(s->theta), free(s->dq_static), free(s->dsig_static);
+        free(s->ustore), free(s->uoff), free(s->tsinfo), free(s->tsoff), free(s->tsz), free(s->Pm), free(s->Pn),
+        free(s->gramm), free(s->gram1), free(s->dqp), free(s->kdq), free(s->theta), free(s->dq_static),
+        free(s->dsig_static);
     free(s->q1), free(s->lam1), free(s->sig1), free(s->eps_n), free(s->g0), free(s->fext);
     free(s->cp), free(s->ck), free(s->ca), free(s->cmu), free(s->cf), free(s->cob), free(s->cplane);
     free(s->cpair), free(s->cpc);
