@@ -65,6 +65,9 @@ static cr_status step(pair *P, double h)
         P->balance = fmax(P->balance, fabs(P->a->energy_balance));
         /* the step left what the next one reuses */
         CHECK(P->a->have_eps && P->a->have_H && P->a->have_pred == !P->a->cmu);
+        double m = 0; /* Newton's largest |stress| of the state, from the finish */
+        for (int k = 0; k < 6 * P->a->ng; ++k) m = fmax(m, fabs(P->a->sig_el[k]));
+        if (P->a->have_sigmax) CHECK(P->a->sig_max == m);
     }
     return s1;
 }

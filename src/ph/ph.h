@@ -275,10 +275,12 @@ struct cr_ph {
        have_eps: eps_n is eps(q) of the state (the finish's eps(q_{n+1}), which ph_begin would recompute);
        have_H: H is ph_energy of the state (the finish's H_{n+1}, the next step's H_n); have_pred: X holds
        ph_begin's dynamic predictor of the state for a step of pred_h (the finish writes it while the nodes
-       are in the cache). Every write to q, v, vmid, lam, sig_el, sig_br, t or the obstacles that is not a
-       step's must call ph_state_changed, or the next step starts from the old state's values. */
+       are in the cache); have_sigmax likewise. Every write to q, v, vmid, lam, sig_el, sig_br, t or the obstacles that
+       is not a step's must call ph_state_changed, or the next step starts from the old state's values. */
     int have_eps, have_H, have_pred;
     double H, pred_h;
+    int have_sigmax; /* sig_max: Newton's largest |sig_el| of the state (the finish's, as sig_el_max) */
+    double sig_max;
     double *g0;          /* g(d_0) at the nodes (nn*6), the constraint values kept (spec §6 (G)) */
     double *fext;        /* nn * 12 generalized external forces of the last assembly (no h) */
 

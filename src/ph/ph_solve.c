@@ -159,7 +159,7 @@ static double final_residual(cr_ph *s, int mode, const cr_ph_loads *loads)
 }
 
 /* the largest |stress| of the state at t_n (scaled_increment; fixed during a step: once per Newton, not per
-   iteration, a pass over the Gauss points' stresses less per iteration) */
+   iteration, a pass over the Gauss points' stresses less per iteration; after a step its finish's, cr_ph.sig_max) */
 static double sig_el_max(const cr_ph *s)
 {
     double sig = 0;
@@ -270,7 +270,7 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
         if (iterations) *iterations = it;
         if ((fin[0] + fin[1]) + (fin[2] + fin[3]) != 0 || (clipped && !all_finite(s->X, n)))
             return cr_error_set(err, CR_NONFINITE, "ph: Newton iterate not finite at t = %g, residual %.3e", s->t, rn);
-        if (!(sig_el >= 0)) sig_el = sig_el_max(s);
+        if (!(sig_el >= 0)) sig_el = s->have_sigmax ? s->sig_max : sig_el_max(s);
         double dn = scaled_increment(s, dpos, ddir, dsig, sig, sig_el);
         if (clipped) { /* not Newton's update: no convergence test on it, and the next one's quadratic
                           prediction measured against it (with the initial dprev = 1 a single update
@@ -375,7 +375,7 @@ double ph_step_energy(cr_ph *s)
     return s->H;
 }
 
-void ph_state_changed(cr_ph *s) { s->have_eps = s->have_H = s->have_pred = 0; }
+void ph_state_changed(cr_ph *s) { s->have_eps = s->have_H = s->have_pred = s->have_sigmax = 0; }
 
 /* node I's part of the finish: v_{n+1} = 2 v_{n+1/2} - v_n with v_{n+1/2} = (q_{n+1} - q_n) / h (spec §6),
    q_n <- q_{n+1}, lambda <- the converged one; pred: ph_begin's dynamic predictor of the next step (for a
@@ -415,6 +415,9 @@ static inline void work_node(const cr_ph *s, int I, double *W, double *Wround)
    the nodes and Gauss points were 22 cache lines per element-iteration at 10^5 elements. The sums (W, D,
    H_{n+1}) run in the order of the separate passes: the same bits. eps(q_{n+1}) stays in eps_n for the next
    step (ph_begin's eps(q_n): the same operations on the same q), H_{n+1} in H (the next step's H_n). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(COSSERAT_NO_DISPATCH)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
 void ph_step_finish(cr_ph *s, double h, const cr_ph_loads *loads, double H0)
 {
     s->have_static = 0;
@@ -426,7 +429,7 @@ void ph_step_finish(cr_ph *s, double h, const cr_ph_loads *loads, double H0)
     const int inertia = s->mass[0] > 0 || s->mass[1] > 0 || s->mass[2] > 0;
     const int pred = fused; /* (without friction: its predictor is ph_begin's) */
     /* W^ext_n = h yhat_{n+1/2}^T uhat_{n+1/2} = f_ext . (q_{n+1} - q_n) (spec §6) */
-    double W = 0, Wround = 0, D = 0, T = 0, E = 0;
+    double W = 0, Wround = 0, D = 0, T = 0, E = 0, smax = 0;
     const int work_first = act || contact_work;
     if (work_first)
         for (int I = 0; I < s->nn; ++I) work_node(s, I, &W, &Wround);
@@ -474,7 +477,9 @@ void ph_step_finish(cr_ph *s, double h, const cr_ph_loads *loads, double H0)
             if (!fused) continue;
             for (int sl = 0; sl < s->nr; ++sl) /* the predictor's rigid stresses (ph_begin's) */
                 s->X[s->sig_off[e] + g * s->nr + sl] = s->sig_el[6 * gp + s->rigid_comp[sl]];
-            /* H_{n+1}: the point's stored energy (ph_elastic_energy) and kinetic energy (ph_kinetic_energy) */
+            /* H_{n+1}: the point's stored energy (ph_elastic_energy) and kinetic energy (ph_kinetic_energy);
+               the largest |stress| (sig_el_max: a maximum, in any order the same) */
+            for (int j = 0; j < 6; ++j) smax = amax(smax, s->sig_el[6 * gp + j]);
             for (int j = 0; j < 6; ++j) {
                 if (s->rigid_slot[j] >= 0) continue;
                 double a = s->sig_el[6 * gp + j];
@@ -527,6 +532,7 @@ void ph_step_finish(cr_ph *s, double h, const cr_ph_loads *loads, double H0)
     s->work_roundoff += DBL_EPSILON * Wround;
     s->have_eps = 1, s->H = H1, s->have_H = 1;
     s->have_pred = pred, s->pred_h = h;
+    s->have_sigmax = fused, s->sig_max = smax;
 }
 
 cr_status cr_ph_solve_static(cr_ph *s, const cr_ph_loads *loads, int *iterations, double *residual, cr_error *err)
