@@ -298,10 +298,11 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
                 }
             ph_strain(qg, qs, s->eps0 + 6 * (2 * e + g));
         }
-    /* the state's caches (cr_ph.have_eps, have_H): eps(q_0) is eps_0 (ph_begin's operations on the same q), and
-       H_0 = 0 at rest, stress-free and without obstacles (ph_energy's sums of zeros) */
+    /* the state's caches (cr_ph.have_eps, have_H, have_sigmax): eps(q_0) is eps_0 (ph_begin's operations on the
+       same q), and H_0 = 0 and the largest stress 0 at rest, stress-free and without obstacles (ph_energy's sums
+       of zeros) */
     memcpy(s->eps_n, s->eps0, sizeof(double) * 6 * ng);
-    s->have_eps = 1, s->H = 0, s->have_H = 1;
+    s->have_eps = 1, s->H = 0, s->have_H = 1, s->sig_max = 0, s->have_sigmax = 1;
     /* the two-sided pass (ph_direct.c): both halves start at an end, which must be free when the rod has
        rigid components (a segment held at both ends leaves their stresses undetermined) */
     {
