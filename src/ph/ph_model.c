@@ -303,6 +303,21 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
        of zeros) */
     memcpy(s->eps_n, s->eps0, sizeof(double) * 6 * ng);
     s->have_eps = 1, s->H = 0, s->have_H = 1, s->sig_max = 0, s->have_sigmax = 1;
+    /* and ph_begin's predictor of a step of p->h (at rest: q_0 plus h times zeros, the same operations) */
+    {
+        const int inertia = s->mass[0] > 0 || s->mass[1] > 0 || s->mass[2] > 0;
+        const double h = p->h;
+        for (int I = 0; I < nn; ++I) {
+            const int o = s->node_off[I];
+            if (o < 0) continue;
+            const double *q = s->q + 12 * I, *v = s->v + 12 * I, *vm = s->vmid + 12 * I;
+            for (int k = 0; k < 12; ++k) s->X[o + k] = q[k] + (inertia ? h * (2 * v[k] - vm[k]) : h * vm[k]);
+            memcpy(s->X + o + 12, s->lam + 6 * I, sizeof(double) * 6);
+        }
+        for (int e = 0; e < s->ne; ++e)
+            for (int k = 0; k < 2 * s->nr; ++k) s->X[s->sig_off[e] + k] = 0; /* sig_el's rigid components */
+        s->have_pred = 1, s->pred_h = h;
+    }
     /* the two-sided pass (ph_direct.c): both halves start at an end, which must be free when the rod has
        rigid components (a segment held at both ends leaves their stresses undetermined) */
     {
