@@ -347,7 +347,7 @@ double ph_energy(const cr_ph *s); /* H = kinetic + elastic + contact of the stat
 double ph_step_energy(cr_ph *s);
 /* The single entry point for every write to the state at t_n that bypasses a step (checkpoint resume,
    a static solve, obstacles or friction set, the tests' direct writes to q, v, vmid, lam, the stresses, t):
-   forgets what the next step would reuse (cr_ph.have_eps, have_H, have_pred), so that it recomputes. */
+   forgets what the next step would reuse (cr_ph.have_eps, have_H, have_pred, have_sigmax): it recomputes. */
 void ph_state_changed(cr_ph *s);
 /* The same pass without the Jacobian: the multipliers in X to the least-squares solution of the
    director rows at X and the residual r there (ph_assemble + the multipliers' refresh in one pass).
