@@ -72,6 +72,7 @@ static void randomize(cr_ph *s)
     for (int k = 0; k < 6 * s->ng; ++k) s->sig_el[k] = urand();
     for (int k = 0; k < 6 * s->ng * s->nb; ++k) s->sig_br[k] = urand();
     for (int k = 0; k < 6 * s->nn; ++k) s->lam[k] = urand();
+    ph_state_changed(s);
 }
 
 static void jacobian_case(unsigned rigid, int clamp0, int clamp1, int branches, int mode, const char *what)

@@ -131,6 +131,7 @@ static void set_rigid_velocity(cr_ph *s, cr_vec3 V, cr_vec3 w, cr_vec3 w2, cr_ve
         for (int k = 1; k <= 3; ++k) cr_v3_store(cr_v3_cross(cr_v3_add(w, w2), cr_v3_load(q + 3 * k)), v + 3 * k);
         memcpy(s->vmid + 12 * I, v, sizeof(double) * 12);
     }
+    ph_state_changed(s);
 }
 
 /* One free rod of 8 elements and its two halves welded: 20 midpoint steps under a force density and
@@ -150,6 +151,7 @@ static void test_weld_dynamics(void)
             rods3[k]->v[12 * I + 1] = 0.2 * sin(M_PI * x);
             rods3[k]->v[12 * I + 2] = 0.1 * x;
         }
+    for (int k = 0; k < 3; ++k) ph_state_changed(rods3[k]);
     cr_vec3 f1[17] = {{0}}, fb[9] = {{0}};
     f1[16] = fb[8] = cr_v3(0.01, 0.02, -0.03);
     cr_ph_loads L1 = {.node_force = f1, .force_density = cr_v3(0, 0, -0.05)};

@@ -127,6 +127,7 @@ static void ph_contact_jacobian(void)
     int nn = cr_ph_node_count(s);
     /* q_n: nodes alternately 1 mm above and 1 mm inside; q_{n+1} guess: the opposite for some */
     for (int I = 0; I < nn; ++I) s->q[12 * I + 2] = 0.01 + (I % 2 ? -1e-3 : 1e-3);
+    ph_state_changed(s);
     ph_begin(s, PH_DYNAMIC, 1e-3);
     for (int I = 0; I < nn; ++I) {
         int o = s->node_off[I];
@@ -176,6 +177,7 @@ static void ph_contact_friction_jacobian(void)
         s->vmid[12 * I] = I % 2 ? 3 * eps : 0.2 * eps;         /* odd nodes slid in the last step */
         s->vmid[12 * I + 1] = 0.1 * eps;
     }
+    ph_state_changed(s);
     ph_begin(s, PH_DYNAMIC, h);
     for (int I = 0; I < nn; ++I) {
         int o = s->node_off[I];
@@ -237,6 +239,7 @@ static void friction_dissipates(int rolling)
     CHECK(cr_ph_set_friction(s, &ms, &mk, 1e-5, &err) == CR_OK);
     int nn = cr_ph_node_count(s);
     for (int I = 0; I < nn; ++I) s->v[12 * I + 1] = s->vmid[12 * I + 1] = 0.3;
+    ph_state_changed(s);
     cr_ph_loads L = {0};
     L.force_density = cr_v3(0, 0, -0.1 * G);
     cr_ph_diag d;

@@ -166,6 +166,7 @@ static void ph_obstacles_jacobian(void)
                     s->q[12 * I + 2] = top[j] + 0.005 + 0.02 * urand(&seed);
                     s->vmid[12 * I] = I % 2 ? 3 * eps : 0.2 * eps;
                 }
+                ph_state_changed(s); /* (t and q_n set) */
                 ph_begin(s, dyn ? PH_DYNAMIC : PH_STATIC, h);
                 for (int I = 0; I < nn; ++I) {
                     int oo = s->node_off[I];
@@ -600,6 +601,7 @@ static void ph_obstacles_static_friction_jacobian(void)
                 s->q[12 * I + 1] = 0.02 * urand(&seed);
                 s->q[12 * I + 2] = top[j] - 0.004 + 0.004 * urand(&seed);
             }
+            ph_state_changed(s); /* (t and q_n set) */
             ph_begin(s, PH_STATIC, 1e-3);
             s->ctol = 1e-9;
             int stick = 0, slip = 0;
@@ -662,6 +664,7 @@ static void ph_obstacles_static_friction_jacobian(void)
             }
             /* the pairs' own stick/slip at the iterate (the state moved there) */
             for (int I = 0; I < nn; ++I) memcpy(s->q + 12 * I, s->q1 + 12 * I, 3 * sizeof(double));
+            ph_state_changed(s);
             int touching = 0, sliding = 0;
             double ratio = 0;
             ph_static_friction_state(s, 0, &touching, &sliding, &ratio);

@@ -87,6 +87,7 @@ static void ph_rolling_direct_matches_dense(void)
             s->vmid[12 * I] = I % 2 ? 3 * eps : 0.2 * eps;
             s->q[12 * I + 2] -= 0.002 * (1 + urand()); /* pressed into the plane */
         }
+        ph_state_changed(s);
         ph_begin(s, md, h);
         if (!dyn) { /* anchored at their contact points, off them by a fraction of mu_s N / k or several */
             s->ctol = 1e-9;

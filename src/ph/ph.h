@@ -279,6 +279,16 @@ struct cr_ph {
     double h;            /* step in progress */
     double *q1, *lam1, *sig1;  /* unpacked iterate: nn*12, nn*6, ng*nr */
     double *eps_n;       /* eps(q_n) at Gauss points (ng*6) */
+    /* What a step reuses from the step before (ph_step_finish makes them, ph_state_changed forgets them):
+       have_eps: eps_n is eps(q) of the state (the finish's eps(q_{n+1}), which ph_begin would recompute);
+       have_H: H is ph_energy of the state (the finish's H_{n+1}, the next step's H_n); have_pred: X holds
+       ph_begin's dynamic predictor of the state for a step of pred_h (the finish writes it while the nodes
+       are in the cache); have_sigmax likewise. Every write to q, v, vmid, lam, sig_el, sig_br, t or the obstacles that
+       is not a step's must call ph_state_changed, or the next step starts from the old state's values. */
+    int have_eps, have_H, have_pred;
+    double H, pred_h;
+    int have_sigmax; /* sig_max: Newton's largest |sig_el| of the state (the finish's, as sig_el_max) */
+    double sig_max;
     double *g0;          /* g(d_0) at the nodes (nn*6), the constraint values kept (spec §6 (G)) */
     double *fext;        /* nn * 12 generalized external forces of the last assembly (no h) */
 
@@ -341,6 +351,12 @@ void ph_static_finish(cr_ph *s);
    moves the state: the clamped nodes' rows of ph_assemble (internal forces, inertia, loads) */
 void ph_clamp_reactions(cr_ph *s, int mode, const cr_ph_loads *loads);
 double ph_energy(const cr_ph *s); /* H = kinetic + elastic + contact of the state at t_n */
+/* H of the state at t_n (ph_energy), the last step's H_{n+1} when the state is still that step's */
+double ph_step_energy(cr_ph *s);
+/* The single entry point for every write to the state at t_n that bypasses a step (checkpoint resume,
+   a static solve, obstacles or friction set, the tests' direct writes to q, v, vmid, lam, the stresses, t):
+   forgets what the next step would reuse (cr_ph.have_eps, have_H, have_pred, have_sigmax): it recomputes. */
+void ph_state_changed(cr_ph *s);
 /* The same pass without the Jacobian: the multipliers in X to the least-squares solution of the
    director rows at X and the residual r there (ph_assemble + the multipliers' refresh in one pass).
    CR_SINGULAR when a node's constraint Gram matrix is (its directors are degenerate). */

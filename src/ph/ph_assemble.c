@@ -104,8 +104,9 @@ void ph_begin(cr_ph *s, int mode, double h)
     s->h = h;
     const int inertia = s->mass[0] > 0 || s->mass[1] > 0 || s->mass[2] > 0;
     /* eps(q_n), the midpoint stresses' reference: statics measure the strains from eps0 (a pass over q
-       less per load step) */
-    for (int e = 0; e < (mode == PH_DYNAMIC ? s->ne : 0); ++e)
+       less per load step); after a step the finish has left eps(q_{n+1}) there (cr_ph.have_eps) */
+    const int dyn = mode == PH_DYNAMIC;
+    for (int e = 0; e < (dyn && !s->have_eps ? s->ne : 0); ++e)
         for (int g = 0; g < 2; ++g) {
             double qg[12] = {0}, qs[12] = {0};
             for (int a = 0; a < 3; ++a) {
@@ -114,7 +115,11 @@ void ph_begin(cr_ph *s, int mode, double h)
             }
             ph_strain(qg, qs, s->eps_n + 6 * (2 * e + g));
         }
-    for (int I = 0; I < s->nn; ++I) {
+    if (dyn) s->have_eps = 1;
+    /* the finish wrote the predictor of a step of h (cr_ph.have_pred); the friction's is made here */
+    const int have_pred = dyn && s->have_pred && s->pred_h == h && !s->cmu;
+    s->have_pred = 0; /* X is Newton's from here */
+    for (int I = 0; I < (have_pred ? 0 : s->nn); ++I) {
         int o = s->node_off[I];
         if (o < 0) continue;
         /* predictor q_n + h (2 v_n - v_{n-1/2}): v_{n+1/2} extrapolated with the acceleration
@@ -129,7 +134,7 @@ void ph_begin(cr_ph *s, int mode, double h)
         memcpy(s->X + o + 12, s->lam + 6 * I, sizeof(double) * 6);
         if (mode == PH_DYNAMIC && s->cmu) ph_friction_predictor(s, I, s->X + o);
     }
-    for (int e = 0; e < s->ne; ++e)
+    for (int e = 0; e < (have_pred ? 0 : s->ne); ++e)
         for (int g = 0; g < 2; ++g)
             for (int sl = 0; sl < s->nr; ++sl)
                 s->X[s->sig_off[e] + g * s->nr + sl] = s->sig_el[6 * (2 * e + g) + s->rigid_comp[sl]];

@@ -1334,7 +1334,7 @@ cr_status cr_ph_asm_step(cr_ph_asm *a, double h, const cr_ph_loads *const *loads
     double H0s[64], *H0v = a->nrod <= 64 ? H0s : malloc(sizeof(double) * (size_t)a->nrod);
     if (!H0v) return cr_error_set(err, CR_NO_MEMORY, "out of memory");
     for (int r = 0; r < a->nrod; ++r) {
-        H0v[r] = ph_energy(a->rod[r]);
+        H0v[r] = ph_step_energy(a->rod[r]); /* (the last step's H_{n+1}) */
         ph_begin(a->rod[r], PH_DYNAMIC, h);
     }
     cr_status st = newton(a, PH_DYNAMIC, loads, iterations, NULL, err);

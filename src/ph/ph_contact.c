@@ -548,6 +548,7 @@ cr_status cr_ph_set_obstacles(cr_ph *s, int count, const cr_obstacle_def *obstac
     s->cplane = flags, s->cmoving = flags ? flags + count : NULL, s->any_moving = 0;
     for (int p = 0; p < count; ++p) s->any_moving |= flags[count + p];
     s->cmu = NULL, s->cf = NULL, s->stick_speed = 0; /* the friction belonged to the obstacles replaced */
+    ph_state_changed(s);                             /* H's contact energy */
     return CR_OK;
 }
 
@@ -609,6 +610,7 @@ cr_status cr_ph_set_friction(cr_ph *s, const double *mu_static, const double *mu
         mu[2 * p] = mu_static[p], mu[2 * p + 1] = mu_kinetic ? mu_kinetic[p] : mu_static[p];
     free(s->cmu), free(s->cf), free(s->cpair), free(s->cpc);
     s->cmu = mu, s->cf = cf, s->cpair = pair, s->cpc = cpc, s->stick_speed = any ? stick_speed : 0;
+    ph_state_changed(s); /* (the finish's predictor is the frictionless one) */
     return CR_OK;
 }
 

@@ -298,6 +298,26 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
                 }
             ph_strain(qg, qs, s->eps0 + 6 * (2 * e + g));
         }
+    /* the state's caches (cr_ph.have_eps, have_H, have_sigmax): eps(q_0) is eps_0 (ph_begin's operations on the
+       same q), and H_0 = 0 and the largest stress 0 at rest, stress-free and without obstacles (ph_energy's sums
+       of zeros) */
+    memcpy(s->eps_n, s->eps0, sizeof(double) * 6 * ng);
+    s->have_eps = 1, s->H = 0, s->have_H = 1, s->sig_max = 0, s->have_sigmax = 1;
+    /* and ph_begin's predictor of a step of p->h (at rest: q_0 plus h times zeros, the same operations) */
+    {
+        const int inertia = s->mass[0] > 0 || s->mass[1] > 0 || s->mass[2] > 0;
+        const double h = p->h;
+        for (int I = 0; I < nn; ++I) {
+            const int o = s->node_off[I];
+            if (o < 0) continue;
+            const double *q = s->q + 12 * I, *v = s->v + 12 * I, *vm = s->vmid + 12 * I;
+            for (int k = 0; k < 12; ++k) s->X[o + k] = q[k] + (inertia ? h * (2 * v[k] - vm[k]) : h * vm[k]);
+            memcpy(s->X + o + 12, s->lam + 6 * I, sizeof(double) * 6);
+        }
+        for (int e = 0; e < s->ne; ++e)
+            for (int k = 0; k < 2 * s->nr; ++k) s->X[s->sig_off[e] + k] = 0; /* sig_el's rigid components */
+        s->have_pred = 1, s->pred_h = h;
+    }
     /* the two-sided pass (ph_direct.c): both halves start at an end; with rigid components the half that starts
        at a clamped end delays the pivots its fronts cannot take (a segment held at both ends leaves its
        tension undetermined) to the next front and to the system where the halves meet */
@@ -509,6 +529,7 @@ void cr_ph_pack(const cr_ph *s, double *out)
 void cr_ph_unpack(cr_ph *s, const double *in)
 {
     s->have_static = 0;
+    ph_state_changed(s);
     s->t = in[0], s->work_ext = in[1], s->dissipated = in[2], s->energy_balance = in[3];
     s->work_roundoff = in[4];
     const double *o = in + 5;
