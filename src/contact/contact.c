@@ -284,9 +284,10 @@ static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec
  * arithmetic in the same order as pair_force → pair_force_local → stick_force, with the Hessian's
  * terms (0 on a plane) and the outputs no one reads here left out, in one function. The results
  * are those of the general path to the bit (tests: the contact runs' outputs compared). Returns
- * 1 when pressing; f, K, Kv (optional) accumulate. */
+ * 1 when pressing; f, K, Kv (optional) accumulate; *N_out (optional): the normal force, *t_out
+ * (optional): the trial friction force of an anchored frictional pair. */
 static int plane_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
-                       cr_mat3 *Kv)
+                       cr_mat3 *Kv, double *N_out, cr_vec3 *t_out)
 {
     const cr_obstacle_def *o = &c->obstacles[k];
     const cr_obstacle_pose *ps = &c->pose[k];
@@ -313,6 +314,7 @@ static int plane_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_ve
         if (Kv) m3_add(Kv, -cd, nn);
     }
     const cr_vec3 fk = cr_v3_scale(n, N);
+    if (N_out) *N_out = N;
     if (K) m3_add(K, 1.0, outer(n, dN));
     const double mu = c->dynamic && pr->sliding ? o->mu_kinetic : o->mu_static;
     if (!(o->mu_static > 0) || !pr->anchored) {
@@ -324,6 +326,7 @@ static int plane_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_ve
     const double L = mu * N;
     const double dn = cr_v3_dot(n, d), ln = cr_v3_dot(n, lambda_t);
     const cr_vec3 t = cr_v3_madd(cr_v3_madd(lambda_t, -ln, n), -eps, cr_v3_madd(d, -dn, n));
+    if (t_out) *t_out = t;
     cr_mat3 T = cr_m3_zero();
     if (K) m3_add(&T, -eps, cr_m3_identity()), m3_add(&T, eps, nn);
     const double tn = cr_v3_norm(t);
@@ -367,7 +370,7 @@ static void node_sum(const cr_contact *c, int i, cr_vec3 r, const cr_vec3 *v, cr
     const int lean = !info && !rl;
     for (int k = 0; k < c->obstacle_count; ++k) {
         if (lean && c->obstacles[k].type == CR_OBSTACLE_PLANE && !turns(c, k)) {
-            plane_force(c, i, k, r, v, f, K, Kv);
+            plane_force(c, i, k, r, v, f, K, Kv, NULL, NULL);
             continue;
         }
         cr_vec3 fk, t, gT;
@@ -609,9 +612,12 @@ void cr_contact_dynamic_step(cr_contact *c, const double *y, int stride)
         for (int k = 0; k < c->obstacle_count; ++k) {
             cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
             const cr_obstacle_def *o = &c->obstacles[k];
-            cr_vec3 f, t, gT;
+            cr_vec3 f = cr_v3(0, 0, 0), t, gT;
             double gap, lim, N;
-            int on = pair_force_at(c, i, k, y + (size_t)i * stride, A, p, &f, &gap, &t, &lim, &N, &gT);
+            /* the centre law on a plane that does not turn: the lean path's N and t (the same) */
+            int on = !A && o->type == CR_OBSTACLE_PLANE && !turns(c, k)
+                         ? plane_force(c, i, k, r, NULL, &f, NULL, NULL, &N, &t)
+                         : pair_force_at(c, i, k, y + (size_t)i * stride, A, p, &f, &gap, &t, &lim, &N, &gT);
             if (!on) { /* lifted off: released, and its preload with it */
                 pr->anchored = 0, pr->sliding = 0, pr->lambda_n = 0;
                 continue;
