@@ -88,7 +88,8 @@ static cr_vec3 local_at(const cr_obstacle_def *o, const cr_obstacle_pose *ps, cr
 }
 
 cr_vec3 cr_contact_local(const cr_contact *c, int k, cr_vec3 r) { return local_at(&c->obstacles[k], &c->pose[k], r); }
-static cr_vec3 local(const cr_contact *c, int k, cr_vec3 r) { return cr_contact_local(c, k, r); }
+/* (the same, inlined: the exported one is called through the library's symbol table) */
+static cr_vec3 local(const cr_contact *c, int k, cr_vec3 r) { return local_at(&c->obstacles[k], &c->pose[k], r); }
 
 /* The velocity (I) of the obstacle's material point at r: v + ω × (r − centre(t)) */
 static cr_vec3 surface_velocity(const cr_obstacle_def *o, const cr_obstacle_pose *ps, cr_vec3 r)
