@@ -147,7 +147,7 @@ static int pair_force_local(const cr_contact *c, int i, int k, cr_vec3 r, const 
     *lim = 0, *N_out = 0;
     *t_out = cr_v3(0, 0, 0), *gT_out = cr_v3(0, 0, 0);
     /* a plane's Hessian is 0 (obstacle.c): its terms below are skipped, not added as zeros (the
-     * same sums: x + 0·y is x), a third of the node force of a rope lying on the ground */
+     * same sums: x + 0·y is x) */
     const int flat = o->type == CR_OBSTACLE_PLANE;
     if (!cr_obstacle_distance(o, r, &phi, &n, flat ? NULL : &H)) {
         *gap = INFINITY;
@@ -284,7 +284,7 @@ static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec
  * Jacobians of a rope lying on the ground: every node, every evaluation): the same
  * arithmetic in the same order as pair_force → pair_force_local → stick_force, with the Hessian's
  * terms (0 on a plane) and the outputs no one reads here left out, in one function. The results
- * are those of the general path to the bit (tests: the contact runs' outputs compared). Returns
+ * are those of the general path to the bit (test_contact, test_plane_lean_path). Returns
  * 1 when pressing; f, K, Kv (optional) accumulate; *N_out (optional): the normal force, *t_out
  * (optional): the trial friction force of an anchored frictional pair. */
 static int plane_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
