@@ -192,6 +192,63 @@ static void force_jacobian_fd(int turning)
                 worst, stick, slip);
 }
 
+/* The stages' lean path for a plane that does not turn (friction at the centre: the force alone,
+ * asked without totals) against the general pair force (asked with totals): the same f, ∂f/∂r and
+ * ∂f/∂v to the bit, on unbounded and bounded, fixed and translating planes, frictionless and
+ * rough, anchored or not, sticking, sliding (μ_k in a dynamic stage) and slipping, with and
+ * without the dashpot and the velocity, with and without the derivatives. */
+static void test_plane_lean_path(void)
+{
+    cr_obstacle_def obs[4];
+    obs[0] = obstacle(CR_OBSTACLE_PLANE);
+    obs[1] = obstacle(CR_OBSTACLE_PLANE), obs[1].half_extents = cr_v3(0.5, 0.3, 0);
+    obs[2] = obstacle(CR_OBSTACLE_PLANE), obs[2].velocity = cr_v3(0.3, -0.1, 0.2);
+    obs[3] = obstacle(CR_OBSTACLE_PLANE), obs[3].acceleration = cr_v3(-0.2, 0.4, 0.1);
+    int cases = 0, pressing = 0, stick = 0, slip = 0, differ = 0;
+    srand(11);
+    for (int trial = 0; trial < 4000; ++trial) {
+        cr_obstacle_def o = obs[trial % 4];
+        const int rough = trial % 5 != 0;
+        o.mu_static = rough ? 0.6 : 0.0, o.mu_kinetic = rough ? 0.4 : 0.0;
+        double a = 0.05, w = 1.3;
+        cr_contact *c = cr_contact_create(1, &a, &w, 1, &o, 10.0, 1e-6, 10);
+        cr_contact_set_time(c, 0.4);
+        c->dynamic = trial % 3 != 0;
+        if (trial % 2) {
+            c->damping = malloc(sizeof *c->damping);
+            c->damping[0] = 0.7;
+        }
+        /* a point near the plane (its normal is the axes' third column), in the plane's own frame */
+        const cr_vec3 nz = cr_m3_column(o.axes, 2);
+        const cr_vec3 r = cr_v3_add(
+            cr_v3_add(o.center, c->pose[0].shift),
+            cr_v3_add(cr_v3(0.4 * urand(), 0.4 * urand(), 0.4 * urand()), cr_v3_scale(nz, 0.05 + 0.1 * urand())));
+        const cr_vec3 v = cr_v3(urand(), urand(), urand());
+        cr_contact_pair *pr = &c->pair[0];
+        pr->lambda_n = trial % 7 == 0 ? 0.0 : 0.8 * fabs(urand());
+        pr->anchored = trial % 11 != 0;
+        pr->sliding = trial % 4 == 1;
+        pr->anchor = cr_v3_add(r, cr_v3(0.05 * urand(), 0.05 * urand(), 0.05 * urand()));
+        pr->lambda_t = cr_v3(0.3 * urand(), 0.3 * urand(), 0.3 * urand());
+        const int with_v = trial % 6 != 5, with_K = trial % 8 != 7;
+        cr_vec3 f1, f2;
+        cr_mat3 K1, K2, Kv1, Kv2;
+        cr_contact_info in;
+        cr_contact_node_force_v(c, 0, r, with_v ? &v : NULL, &f1, with_K ? &K1 : NULL, with_K ? &Kv1 : NULL, NULL);
+        cr_contact_node_force_v(c, 0, r, with_v ? &v : NULL, &f2, with_K ? &K2 : NULL, with_K ? &Kv2 : NULL, &in);
+        int same = !memcmp(&f1, &f2, sizeof f1);
+        if (with_K) same = same && !memcmp(&K1, &K2, sizeof K1) && !memcmp(&Kv1, &Kv2, sizeof Kv1);
+        differ += !same;
+        cases++, pressing += in.active > 0, stick += in.active && rough && !in.slipping && pr->anchored;
+        slip += in.slipping > 0;
+        cr_contact_destroy(c);
+    }
+    CHECK(differ == 0);
+    CHECK(pressing > 1000 && stick > 200 && slip > 200);
+    fprintf(stderr, "plane lean path: %d of %d cases differ (%d pressing, %d sticking, %d slipping)\n", differ, cases,
+            pressing, stick, slip);
+}
+
 /* Friction at the contact point (contact.rolling): the node's wrench (force, body moment) and its
  * derivatives with respect to the position r and the orientation quaternion p (not unit) against
  * central differences, each block against its own scale (the moment's are a ε a small beside the
@@ -857,9 +914,9 @@ static void test_driven_pose(void)
     CHECK(cr_obstacle_path_init(&pt, &ot, 4, &err) == CR_BAD_INPUT && strstr(err.message, "obstacles.4.motion.1.5"));
 }
 
-CHECK_MAIN(CASE(test_geometry_fd), CASE(test_force_jacobian_fd), CASE(test_force_jacobian_turning_fd),
-           CASE(test_wrench_jacobian_fd), CASE(test_wrench_jacobian_turning_fd), CASE(test_residual_jacobian_fd),
-           CASE(test_rod_on_plane), CASE(test_slope), CASE(test_end_pull), CASE(test_capstan),
-           CASE(test_cantilever_on_cylinder), CASE(test_dynamic_jacobian_fd), CASE(test_dynamic_jacobian_turning_fd),
-           CASE(test_dynamic_stick), CASE(test_dynamic_slide), CASE(test_dynamic_jacobian_driven_fd),
-           CASE(test_driven_pose))
+CHECK_MAIN(CASE(test_geometry_fd), CASE(test_plane_lean_path), CASE(test_force_jacobian_fd),
+           CASE(test_force_jacobian_turning_fd), CASE(test_wrench_jacobian_fd), CASE(test_wrench_jacobian_turning_fd),
+           CASE(test_residual_jacobian_fd), CASE(test_rod_on_plane), CASE(test_slope), CASE(test_end_pull),
+           CASE(test_capstan), CASE(test_cantilever_on_cylinder), CASE(test_dynamic_jacobian_fd),
+           CASE(test_dynamic_jacobian_turning_fd), CASE(test_dynamic_stick), CASE(test_dynamic_slide),
+           CASE(test_dynamic_jacobian_driven_fd), CASE(test_driven_pose))

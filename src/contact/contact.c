@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const cr_vec3 EZ_AXIS = {0, 0, 1};
+
 cr_contact *cr_contact_create(int nodes, const double *radius, const double *weight, int obstacle_count,
                               const cr_obstacle_def *obstacles, double eps, double tol, int max_updates)
 {
@@ -86,7 +88,8 @@ static cr_vec3 local_at(const cr_obstacle_def *o, const cr_obstacle_pose *ps, cr
 }
 
 cr_vec3 cr_contact_local(const cr_contact *c, int k, cr_vec3 r) { return local_at(&c->obstacles[k], &c->pose[k], r); }
-static cr_vec3 local(const cr_contact *c, int k, cr_vec3 r) { return cr_contact_local(c, k, r); }
+/* (the same, inlined: the exported one is called through the library's symbol table) */
+static cr_vec3 local(const cr_contact *c, int k, cr_vec3 r) { return local_at(&c->obstacles[k], &c->pose[k], r); }
 
 /* The velocity (I) of the obstacle's material point at r: v + ω × (r − centre(t)) */
 static cr_vec3 surface_velocity(const cr_obstacle_def *o, const cr_obstacle_pose *ps, cr_vec3 r)
@@ -143,7 +146,10 @@ static int pair_force_local(const cr_contact *c, int i, int k, cr_vec3 r, const 
     *f = cr_v3(0, 0, 0);
     *lim = 0, *N_out = 0;
     *t_out = cr_v3(0, 0, 0), *gT_out = cr_v3(0, 0, 0);
-    if (!cr_obstacle_distance(o, r, &phi, &n, &H)) {
+    /* a plane's Hessian is 0 (obstacle.c): its terms below are skipped, not added as zeros (the
+     * same sums: x + 0·y is x) */
+    const int flat = o->type == CR_OBSTACLE_PLANE;
+    if (!cr_obstacle_distance(o, r, &phi, &n, flat ? NULL : &H)) {
         *gap = INFINITY;
         return 0;
     }
@@ -165,7 +171,7 @@ static int pair_force_local(const cr_contact *c, int i, int k, cr_vec3 r, const 
     if (cd > 0) {
         N -= cd * cr_v3_dot(n, *v);
         if (!(N > 0)) return 0; /* separating faster than the spring pushes */
-        dN = cr_v3_madd(dN, -cd, cr_m3_mulv(H, *v));
+        if (!flat) dN = cr_v3_madd(dN, -cd, cr_m3_mulv(H, *v));
         /* a turning obstacle's surface velocity depends on r: v_rel,l = Rᵀ (v − v_o − ω × (r − c(t)))
          * with r = c(t) + R (r_l − c), so ∂v_rel,l/∂r_l = −Rᵀ [ω×] R = −[(Rᵀω)×] */
         if (turned) dN = cr_v3_madd(dN, -cd, cr_v3_cross(cr_m3_tmulv(c->pose[k].R, c->pose[k].w), n));
@@ -175,7 +181,7 @@ static int pair_force_local(const cr_contact *c, int i, int k, cr_vec3 r, const 
     *f = cr_v3_scale(n, N);
     if (K) {
         m3_add(K, 1.0, outer(n, dN));
-        m3_add(K, N, H);
+        if (!flat) m3_add(K, N, H);
     }
     /* the limit: μ_s, or μ_k for a pair sliding in a dynamic stage */
     const double mu = c->dynamic && pr->sliding ? o->mu_kinetic : o->mu_static;
@@ -193,8 +199,8 @@ static int pair_force_local(const cr_contact *c, int i, int k, cr_vec3 r, const 
     const double L = mu * N;
     cr_vec3 ft, t;
     cr_mat3 Kt, G;
-    const int slip = stick_force(n, &H, eps, L, cr_v3_scale(dN, mu), d, pr->lambda_t, &ft, K ? &Kt : NULL, &t,
-                                 rl && rl->jacobian ? &G : NULL);
+    const int slip = stick_force(n, flat ? NULL : &H, eps, L, cr_v3_scale(dN, mu), d, pr->lambda_t, &ft, K ? &Kt : NULL,
+                                 &t, rl && rl->jacobian ? &G : NULL);
     *t_out = t, *gT_out = cr_v3_madd(d, -cr_v3_dot(n, d), n);
     *lim = L;
     *f = cr_v3_add(*f, ft);
@@ -274,6 +280,77 @@ static int pair_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec
     return on;
 }
 
+/* pair_force for a plane that does not turn, friction at the centre (the Radau stages and
+ * Jacobians of a rope lying on the ground: every node, every evaluation): the same
+ * arithmetic in the same order as pair_force → pair_force_local → stick_force, with the Hessian's
+ * terms (0 on a plane) and the outputs no one reads here left out, in one function. The results
+ * are those of the general path to the bit (test_contact, test_plane_lean_path). Returns
+ * 1 when pressing; f, K, Kv (optional) accumulate; *N_out (optional): the normal force, *t_out
+ * (optional): the trial friction force of an anchored frictional pair. */
+static int plane_force(const cr_contact *c, int i, int k, cr_vec3 r, const cr_vec3 *v, cr_vec3 *f, cr_mat3 *K,
+                       cr_mat3 *Kv, double *N_out, cr_vec3 *t_out)
+{
+    const cr_obstacle_def *o = &c->obstacles[k];
+    const cr_obstacle_pose *ps = &c->pose[k];
+    const cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
+    const cr_vec3 rl = local(c, k, r);
+    /* cr_obstacle_distance's plane: xl = axesᵀ (x − centre), φ = xl.z inside its extents, n = axes e_z */
+    const cr_vec3 xl = cr_m3_tmulv(o->axes, cr_v3_sub(rl, o->center));
+    if (!(fabs(xl.x) <= o->half_extents.x && fabs(xl.y) <= o->half_extents.y) || !isfinite(xl.z)) return 0;
+    const cr_vec3 n = cr_m3_mulv(o->axes, EZ_AXIS);
+    const double g = xl.z - c->radius[i], eps = c->eps * c->weight[i];
+    double N = pr->lambda_n - eps * g;
+    if (!(N >= 0)) {
+        if (!(pr->anchored && pr->lambda_n == 0 && g <= c->tol)) return 0;
+        N = 0;
+    }
+    const double cd = v && c->damping ? c->damping[i] : 0.0;
+    const cr_vec3 dN = cr_v3_scale(n, -eps);
+    cr_vec3 vrel = cr_v3(0, 0, 0);
+    if (v) vrel = cr_v3_sub(*v, ps->v);
+    const cr_mat3 nn = outer(n, n);
+    if (cd > 0) {
+        N -= cd * cr_v3_dot(n, vrel);
+        if (!(N > 0)) return 0;
+        if (Kv) m3_add(Kv, -cd, nn);
+    }
+    const cr_vec3 fk = cr_v3_scale(n, N);
+    if (N_out) *N_out = N;
+    if (K) m3_add(K, 1.0, outer(n, dN));
+    const double mu = c->dynamic && pr->sliding ? o->mu_kinetic : o->mu_static;
+    if (!(o->mu_static > 0) || !pr->anchored) {
+        *f = cr_v3_add(*f, fk);
+        return 1;
+    }
+    /* stick_force without H */
+    const cr_vec3 d = cr_v3_sub(rl, pr->anchor), lambda_t = pr->lambda_t;
+    const double L = mu * N;
+    const double dn = cr_v3_dot(n, d), ln = cr_v3_dot(n, lambda_t);
+    const cr_vec3 t = cr_v3_madd(cr_v3_madd(lambda_t, -ln, n), -eps, cr_v3_madd(d, -dn, n));
+    if (t_out) *t_out = t;
+    cr_mat3 T = cr_m3_zero();
+    if (K) m3_add(&T, -eps, cr_m3_identity()), m3_add(&T, eps, nn);
+    const double tn = cr_v3_norm(t);
+    cr_vec3 ft = t;
+    const int slip = !(tn <= L);
+    if (!slip) {
+        if (K) m3_add(K, 1.0, T);
+    } else {
+        const cr_vec3 th = cr_v3_scale(t, 1.0 / tn);
+        ft = cr_v3_scale(th, L);
+        if (K) {
+            cr_mat3 Pt = cr_m3_identity();
+            m3_add(&Pt, -1.0, outer(th, th));
+            cr_mat3 Kt = outer(th, cr_v3_scale(dN, mu));
+            m3_add(&Kt, L / tn, cr_m3_mul(Pt, T));
+            m3_add(K, 1.0, Kt);
+        }
+    }
+    *f = cr_v3_add(*f, cr_v3_add(fk, ft));
+    if (slip && Kv && cd > 0) m3_add(Kv, 1.0, outer(cr_v3_scale(t, -mu * cd / cr_v3_norm(t)), n));
+    return 1;
+}
+
 void cr_contact_node_force(const cr_contact *c, int i, cr_vec3 r, cr_vec3 *f, cr_mat3 *K, cr_contact_info *info)
 {
     cr_contact_node_force_v(c, i, r, NULL, f, K, NULL, info);
@@ -290,7 +367,13 @@ static void node_sum(const cr_contact *c, int i, cr_vec3 r, const cr_vec3 *v, cr
     cr_contact_info in = {0, 0, INFINITY, 0, 0};
     roll_terms rt, *rl = NULL;
     if (p) rt.p = *p, rt.A = *A, rt.jacobian = jacobian, rl = &rt;
+    /* the stages' force and Jacobian at the centre: a plane that does not turn takes the lean path */
+    const int lean = !info && !rl;
     for (int k = 0; k < c->obstacle_count; ++k) {
+        if (lean && c->obstacles[k].type == CR_OBSTACLE_PLANE && !turns(c, k)) {
+            plane_force(c, i, k, r, v, f, K, Kv, NULL, NULL);
+            continue;
+        }
         cr_vec3 fk, t, gT;
         double gap, lim, N;
         int on = pair_force(c, i, k, r, v, &fk, K, Kv, &gap, &t, &lim, &N, &gT, rl);
@@ -304,6 +387,7 @@ static void node_sum(const cr_contact *c, int i, cr_vec3 r, const cr_vec3 *v, cr
                     for (int q = 0; q < 4; ++q) w->f_p[a][q] += rt.f_p[a][q], w->m_p[a][q] += rt.m_p[a][q];
             }
         }
+        if (!info) continue; /* the force alone (the Radau stages): no totals */
         in.gap = fmin(in.gap, gap);
         if (!on) continue;
         in.active++, in.normal += N;
@@ -529,9 +613,12 @@ void cr_contact_dynamic_step(cr_contact *c, const double *y, int stride)
         for (int k = 0; k < c->obstacle_count; ++k) {
             cr_contact_pair *pr = &c->pair[(size_t)i * c->obstacle_count + k];
             const cr_obstacle_def *o = &c->obstacles[k];
-            cr_vec3 f, t, gT;
+            cr_vec3 f = cr_v3(0, 0, 0), t, gT;
             double gap, lim, N;
-            int on = pair_force_at(c, i, k, y + (size_t)i * stride, A, p, &f, &gap, &t, &lim, &N, &gT);
+            /* the centre law on a plane that does not turn: the lean path's N and t (the same) */
+            int on = !A && o->type == CR_OBSTACLE_PLANE && !turns(c, k)
+                         ? plane_force(c, i, k, r, NULL, &f, NULL, NULL, &N, &t)
+                         : pair_force_at(c, i, k, y + (size_t)i * stride, A, p, &f, &gap, &t, &lim, &N, &gT);
             if (!on) { /* lifted off: released, and its preload with it */
                 pr->anchored = 0, pr->sliding = 0, pr->lambda_n = 0;
                 continue;
@@ -721,20 +808,23 @@ int cr_contact_stick_force(cr_vec3 n, const cr_mat3 *H, double eps, double limit
 static int stick_force(cr_vec3 n, const cr_mat3 *H, double eps, double limit, cr_vec3 dlimit, cr_vec3 d,
                        cr_vec3 lambda_t, cr_vec3 *f, cr_mat3 *K, cr_vec3 *t_out, cr_mat3 *G)
 {
-    const cr_mat3 Hm = H ? *H : cr_m3_zero();
-    const cr_vec3 Hd = cr_m3_mulv(Hm, d), Hl = cr_m3_mulv(Hm, lambda_t);
     const double dn = cr_v3_dot(n, d), ln = cr_v3_dot(n, lambda_t);
     const cr_vec3 t = cr_v3_madd(cr_v3_madd(lambda_t, -ln, n), -eps, cr_v3_madd(d, -dn, n));
     if (t_out) *t_out = t;
-    /* T = ∂t/∂r = −(n (Hλ)ᵀ + (n·λ) H) − ε (P − (n·d) H − n (Hd)ᵀ) */
+    /* T = ∂t/∂r = −(n (Hλ)ᵀ + (n·λ) H) − ε (P − (n·d) H − n (Hd)ᵀ); without H (a plane) its terms
+     * are left out rather than added as zeros (the same T: T starts at +0, and x + 0 is x) */
     cr_mat3 T = cr_m3_zero();
-    if (K) {
+    if (K && H) {
+        const cr_vec3 Hd = cr_m3_mulv(*H, d), Hl = cr_m3_mulv(*H, lambda_t);
         m3_add(&T, -1.0, outer(n, Hl));
-        m3_add(&T, -ln, Hm);
+        m3_add(&T, -ln, *H);
         m3_add(&T, -eps, cr_m3_identity());
         m3_add(&T, eps, outer(n, n));
-        m3_add(&T, eps * dn, Hm);
+        m3_add(&T, eps * dn, *H);
         m3_add(&T, eps, outer(n, Hd));
+    } else if (K) {
+        m3_add(&T, -eps, cr_m3_identity());
+        m3_add(&T, eps, outer(n, n));
     }
     const double tn = cr_v3_norm(t);
     cr_mat3 P; /* ∂t/∂d = −ε P (G only) */
