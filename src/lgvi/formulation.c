@@ -161,11 +161,7 @@ static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
                                         r, sc->rods[r].name, k);
         }
         (void)self; /* contact.self and contact.rods: the assembly's (segcontact.c, checked there) */
-        if (sc->rod.contact.rods_mu_static > 0 || sc->rods[0].rod.contact.rods_mu_static > 0)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "contact.rods_friction: the lgvi model's contact between segments is frictionless; "
-                                "friction between rods is the mixed_discrete model's (remove the key or choose that "
-                                "model)");
+        /* contact.rods_friction: the pairs' tangential springs (segcontact.c), the assembly's */
         return cr_lgvi_assembly_formulation.check(sc, err);
     }
     const cr_rod_def *d = &sc->rod;
