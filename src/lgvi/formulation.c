@@ -171,8 +171,9 @@ static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
                             "rod's contact with itself is contact.self");
     if (d->contact.rods_mu_static > 0)
         return cr_error_set(err, CR_BAD_INPUT,
-                            "contact.rods_friction: friction between rods is the mixed_discrete model's assemblies'; "
-                            "the lgvi model's self-contact is frictionless");
+                            "contact.rods_friction: friction between rods is an assembly's (rods, in the "
+                            "mixed_discrete and lgvi models); the lgvi model's single rod's self-contact is "
+                            "frictionless");
     cr_status fst = cr_foreign_options_check(sc, "lgvi", err);
     if (fst != CR_OK) return fst;
     for (int k = 0; k < 6; ++k)
