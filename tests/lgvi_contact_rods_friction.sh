@@ -17,6 +17,7 @@
 #   resume    the held rails interrupted (SIGINT) while the pairs stick and resumed: series.csv and
 #             nodes.csv identical to the uninterrupted run's (the anchors are in the checkpoint)
 #   fingerprint  the checkpoints' hash differs without the friction and with another mu_k
+#   check     the stable step with the tangential springs' levers: refused where the frictionless is not
 # Usage: lgvi_contact_rods_friction.sh CLI SOURCE_DIR
 set -u
 cli=$1
@@ -182,4 +183,9 @@ f = [json.load(open(f"{d}/{n}/summary.json"))["fingerprint"] for n in ("hold", "
 open(d + "/verdict", "w").write(", ".join(f))
 sys.exit(not (len(set(f)) == 3))
 PY
+# the stable step at check counts the tangential springs' levers on the sections' rotations (1 + a^2
+# rhoA/rhoJ_min = 5 times the penalty's omega^2 for a solid circle): a stiffness the frictionless rods
+# take at this step is refused with the friction, naming it
+"$cli" check "$tmp/cross0.json" --set contact.stiffness=1e7 > /dev/null 2>&1 || bad "check: the frictionless rods refused at contact.stiffness 1e7"
+expect_error 1 "with contact.rods_friction's tangential springs" check "$tmp/cross.json" --set contact.stiffness=1e7
 exit $fail

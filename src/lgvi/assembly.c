@@ -272,14 +272,15 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
             const double h = sc->stages[k].dynamics.time_step;
             double hmax, kc;
             if (sc->stages[k].type != CR_STAGE_DYNAMIC) continue;
-            st = cr_lgvi_def_stable_step(&sc->rods[r].rod, &sc->model, h, 1, &hmax, &kc, err);
+            const int fric = sc->rods[0].rod.contact.rods_mu_static > 0 || sc->rod.contact.rods_mu_static > 0;
+            st = cr_lgvi_def_stable_step(&sc->rods[r].rod, &sc->model, h, 1 + fric, &hmax, &kc, err);
             if (st == CR_OK && h > hmax)
                 st = cr_error_set(err, CR_BAD_INPUT,
                                   "stages.%d.time_step: %g s exceeds the stable step of the explicit lgvi scheme with "
                                   "the contact between segments (contact.rods / contact.self), about %.3g s (its "
                                   "penalty contact.stiffness %.4g N/m); use a smaller step or a smaller "
-                                  "contact.stiffness",
-                                  k, h, hmax, kc);
+                                  "contact.stiffness%s",
+                                  k, h, hmax, kc, fric ? " (with contact.rods_friction's tangential springs)" : "");
         }
         if (st != CR_OK) {
             if (err) {

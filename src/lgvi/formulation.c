@@ -325,6 +325,18 @@ cr_status cr_lgvi_def_stable_step(const cr_rod_def *def, const cr_model_options 
     const double l = p.length / p.elements, EI = fmin(p.C2.x, p.C2.y);
     const double kc = def->contact.stiffness > 0 ? def->contact.stiffness : fmin(p.C1.z / l, 12.0 * EI / (l * l * l));
     if (segments) p.self_contact_stiffness = kc;
+    if (segments > 1) {
+        /* contact.rods_friction: the pair's tangential spring ε P acts at the contact point, a lever a
+         * (the contact radius) from the centreline, so besides the nodes' translations (the penalty's
+         * bound: normal and tangential springs together are ε (w wᵀ) ⊗ I, no stiffer than ε (w wᵀ) ⊗ n nᵀ)
+         * it turns their sections: ε w² a²/(ρJ l) with the smallest of the node's inertias, on top of
+         * ε w²/(ρA l): the segments' term times 1 + a² ρA/ρJ_min (5 for a solid circle of radius a) */
+        cr_section_props sp;
+        cr_section_eval(def, 0.0, &sp);
+        const double a = def->contact.radius > 0 ? def->contact.radius : fmax(sp.extent_y, sp.extent_z);
+        const double J = fmin(p.rhoJ.x, fmin(p.rhoJ.y, p.rhoJ.z));
+        if (a > 0 && J > 0) p.self_contact_stiffness *= 1 + a * a * p.rhoA / J;
+    }
     p.h = h;
     *hmax = cr_lgvi_stable_step(&p);
     *k = p.contact_stiffness > 0 || segments ? kc : 0;

@@ -103,7 +103,9 @@ cr_vec3 cr_lgvi_coulomb(const struct cr_contact *c, const double *N, const cr_ve
 cr_status cr_lgvi_sim_contact_params(const lgvi_sim *s, const cr_rod_def *def, double *radius, double *eps, double *tol,
                                      cr_error *err);
 /* The stable step of the rod def with its obstacles' springs and, with `segments`, the segment
- * contact's penalty 4 ε/(ρA l) (lgvi.c, cr_lgvi_stable_step) at the step h (for its estimate); its
+ * contact's penalty 4 ε/(ρA l) (lgvi.c, cr_lgvi_stable_step), times 1 + a² ρA/ρJ_min with
+ * `segments` = 2 (contact.rods_friction: the tangential spring's lever a turns the sections), at the
+ * step h (for its estimate); its
  * contact stiffness in *k (0 without). CR_OK or the kernel parameters' refusal. */
 cr_status cr_lgvi_def_stable_step(const cr_rod_def *def, const cr_model_options *o, double h, int segments,
                                   double *hmax, double *k, cr_error *err);
