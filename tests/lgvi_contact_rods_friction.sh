@@ -156,7 +156,7 @@ good = (drift < 1e-8 and hits >= 10 and e[-1] < e0[-1] - 0.005 * W and F[-1]["ro
         and all(y <= x + 2 * b1 for x, y in zip(e, e[1:])) and b1 < 1e-5 * W and b2 < 0.7 * b1)
 open(d + "/verdict", "w").write(
     f"crossing free rods with friction: {hits} outputs pressing; after the push every component of Sum p and "
-    f"Sum (x x p + R mu) constant to {drift:.1g} of its size (the series' digits); out of contact the energy less the "
+    f"Sum (x x p + R mu) constant to {drift:.1e} of its size (the series' 10 digits); out of contact the energy less the "
     f"loads' work ends {e0[-1] - e[-1]:.3e} J below the frictionless run's (of {W:.4f} J), the friction's work "
     f"{F[-1]['rods_friction_work']:.3e} J; T + U - W - W_friction within {b1:.2g} J (h), {b2:.2g} J (h/2)")
 sys.exit(not good)
