@@ -1499,7 +1499,6 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
         cr_lgvi_segs_gather(s->segs, s->r);
         s->seg_step_V = cr_lgvi_segs_forces(s->segs, s->segF, &s->seg_step_normal);
         s->seg_step_w = 0;
-        if (!isfinite(s->seg_step_V)) return cr_error_set(err, CR_NO_MEMORY, "out of memory (contact.rods)");
     }
     const int fric = cr_lgvi_segs_frictional(s->segs);
     if (fric) { /* contact.rods_friction: the anchors updated at x^k, the springs' forces there */
