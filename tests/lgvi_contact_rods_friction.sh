@@ -8,7 +8,7 @@
 #             penetration, pulled along its axis at its end; mu_s = 0.4, mu_k = 0.3, h = 2.5e-6 s:
 #     - 0.35 m g ramped over 0.2 s and held to 0.4 s: it sticks at T/(2 eps) (each rail's spring
 #       T/2: the rails deflect alike), never beyond mu_s N/eps, no creep; its path is the mixed rod's
-#       (compared to 0.25 s: the mixed rod's run costs the most under the sanitizers)
+#       (compared over the ramp's first 0.15 s: the mixed rod's run costs the most under the sanitizers)
 #     - 0.8 m g from the start: it slides: the momentum grows at T - mu_k m g, the friction's work
 #       (the column rods_friction_work) is -mu_k m g times the distance, and T + U - W - W_friction
 #       stays constant; its path is the mixed rod's
@@ -58,7 +58,7 @@ def rails(frac, ramp, t_end, out, model="lgvi"):
           "stages": [stage]}
     json.dump(sc, open(f"{d}/{out}.json", "w"))
 rails(0.35, 0.2, 0.4, "stick")
-rails(0.35, 0.2, 0.25, "stick_m", "mixed_discrete")  # (the first 0.25 s: the ramp and the start of the hold)
+rails(0.35, 0.2, 0.15, "stick_m", "mixed_discrete")  # (the first 0.15 s of the ramp: the springs loading)
 rails(0.35, 0.05, 0.15, "hold")  # (the resume's: the pull ramped faster, held shorter)
 rails(0.8, 0, 0.1, "slide")
 rails(0.8, 0, 0.1, "slide_m", "mixed_discrete")
@@ -107,7 +107,7 @@ e = [r["energy_total"] - r["work_external"] - r["rods_friction_work"] for r in R
 T_m = M[-1]["t"]
 good = (abs(mean / (T / (2 * eps)) - 1) < 0.02 and max(r["mid_y"] for r in R) < 0.4 * N / eps
         and abs(drift) < 0.02 * T / (2 * eps) and all(r["rods_contact_pairs"] == 2 for r in R)
-        and 0.95 < da / db < 1.05 and len(M) == 51 and T_m == 0.25 and gap < 0.01 * T / (2 * eps)
+        and 0.95 < da / db < 1.05 and len(M) == 31 and T_m == 0.15 and gap < 0.01 * T / (2 * eps)
         and max(e) - min(e) < 1e-3 * max(abs(r["work_external"]) for r in R))
 open(d + "/verdict", "w").write(
     f"rails at 0.35 m g: held at {mean:.5e} m (T/(2 eps) = {T / (2 * eps):.5e}), at most {max(r['mid_y'] for r in R):.4e} "
