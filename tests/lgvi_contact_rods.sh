@@ -20,7 +20,8 @@
 #             elements (contact.self): the same pairs at every output, nodes within round-off at 0.6 s
 #   resume    the crossing rods falling (gravity) onto ground moving up and sideways with friction,
 #             interrupted (SIGINT) and resumed: identical to the uninterrupted run
-#   check     refusals naming the key: contact.rods_friction; contact.rods on one rod; a time_step
+#   check     refusals naming the key: contact.rods_friction on one rod (its self-contact is frictionless;
+#             an assembly's is tests/lgvi_contact_rods_friction.sh); contact.rods on one rod; a time_step
 #             above the stable step with the penalty; two rods starting inside each other
 # Usage: lgvi_contact_rods.sh CLI SOURCE_DIR
 set -u
@@ -197,7 +198,7 @@ print(sum(1 for a in r if float(a['rods_contact_pairs']) > 0), sum(1 for a in r 
 fi
 
 # ---- check ----
-expect_error 1 "contact.rods_friction" check "$tmp/cross.json" --set 'contact.rods_friction={"static": 0.3}'
+expect_error 1 "contact.rods_friction" check "$tmp/self1.json" --set 'contact.rods_friction={"static": 0.3}'
 expect_error 1 "contact.rods" check "$tmp/self1.json" --set contact.rods=true
 expect_error 1 "contact.stiffness" check "$tmp/cross.json" --set contact.stiffness=1e9
 grep -q "rods.0 ('a')" "$tmp/err" && ok "the step limit names the rod" || bad "the rod not named: $(cat "$tmp/err")"

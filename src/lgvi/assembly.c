@@ -146,6 +146,11 @@ typedef struct asm_sim {
      * forces at t_k */
     cr_lgvi_segs *segs;
     cr_vec3 *segF;
+    /* contact.rods_friction (cr_lgvi_segs_frictional): the friction's forces and moments at t_k
+     * (spatial), the moments in the nodes' frames of t_k (the kernel's rule for their work), and the
+     * friction's work as the loads' (W(t_k) = Σ_{j<k} w_j + ½ w_k) */
+    cr_vec3 *fricF, *fricC, *fricCb;
+    double fric_step_w, fric_work, fric_work_last;
     double seg_reach; /* 2 a_max: the columns' gap when no pair is nearer */
     double seg_energy, seg_step_V, seg_work, seg_work_last, seg_step_w, seg_normal, seg_step_normal;
     const char *series_names[12];
@@ -255,7 +260,8 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
     for (int r = 0; r < sc->rod_count; ++r) {
         cr_scenario one = *sc;
         one.rod = sc->rods[r].rod;
-        one.rod.contact.self = one.rod.contact.rods = 0; /* the assembly's: below */
+        one.rod.contact.self = one.rod.contact.rods = 0;                      /* the assembly's: below */
+        one.rod.contact.rods_mu_static = one.rod.contact.rods_mu_kinetic = 0; /* (rods_friction: the pairs') */
         one.rod_count = 1, one.joint_count = 0;
         one.rods = NULL, one.joints = NULL;
         cr_status st = cr_lgvi_formulation.check(&one, err);
@@ -266,14 +272,15 @@ static cr_status asm_check(const cr_scenario *sc, cr_error *err)
             const double h = sc->stages[k].dynamics.time_step;
             double hmax, kc;
             if (sc->stages[k].type != CR_STAGE_DYNAMIC) continue;
-            st = cr_lgvi_def_stable_step(&sc->rods[r].rod, &sc->model, h, 1, &hmax, &kc, err);
+            const int fric = sc->rods[0].rod.contact.rods_mu_static > 0 || sc->rod.contact.rods_mu_static > 0;
+            st = cr_lgvi_def_stable_step(&sc->rods[r].rod, &sc->model, h, 1 + fric, &hmax, &kc, err);
             if (st == CR_OK && h > hmax)
                 st = cr_error_set(err, CR_BAD_INPUT,
                                   "stages.%d.time_step: %g s exceeds the stable step of the explicit lgvi scheme with "
                                   "the contact between segments (contact.rods / contact.self), about %.3g s (its "
                                   "penalty contact.stiffness %.4g N/m); use a smaller step or a smaller "
-                                  "contact.stiffness",
-                                  k, h, hmax, kc);
+                                  "contact.stiffness%s",
+                                  k, h, hmax, kc, fric ? " (with contact.rods_friction's tangential springs)" : "");
         }
         if (st != CR_OK) {
             if (err) {
@@ -398,7 +405,7 @@ static void asm_destroy(void *impl)
     free(s->work);
     free(s->frN), free(s->frNm), free(s->frn), free(s->fre), free(s->fru);
     cr_lgvi_segs_destroy(s->segs);
-    free(s->segF);
+    free(s->segF), free(s->fricF), free(s->fricC), free(s->fricCb);
     free(s->theld), free(s->uheld);
     free(s);
 }
@@ -704,6 +711,13 @@ static cr_status asm_segments(asm_sim *s, const cr_assembly_def *def, cr_error *
     if (st == CR_OK) {
         s->segs = cr_lgvi_segs_create(s->rods, nodes, sarc, radius, eps, cd->self, cd->rods, links, link);
         if (!s->segs) st = CR_NO_MEMORY;
+    }
+    if (st == CR_OK && cd->rods_mu_static > 0) { /* contact.rods_friction: the pairs' springs */
+        s->fricF = calloc((size_t)total, sizeof *s->fricF), s->fricC = calloc((size_t)total, sizeof *s->fricC);
+        s->fricCb = calloc((size_t)total, sizeof *s->fricCb);
+        if (!s->fricF || !s->fricC || !s->fricCb ||
+            cr_lgvi_segs_set_friction(s->segs, cd->rods_mu_static, cd->rods_mu_kinetic) < 0)
+            st = CR_NO_MEMORY;
     }
     free(nodes), free(sarc), free(radius), free(eps), free(link);
     return st;
@@ -1486,6 +1500,12 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
         s->seg_step_V = cr_lgvi_segs_forces(s->segs, s->segF, &s->seg_step_normal);
         s->seg_step_w = 0;
     }
+    const int fric = cr_lgvi_segs_frictional(s->segs);
+    if (fric) { /* contact.rods_friction: the anchors updated at x^k, the springs' forces there */
+        s->fric_step_w = 0;
+        if (cr_lgvi_segs_friction(s->segs, s->fricF, s->fricC, NULL) < 0)
+            return cr_error_set(err, CR_NO_MEMORY, "out of memory (contact.rods_friction)");
+    }
     for (int r = 0; r < s->rods; ++r) {
         lgvi_sim *R = s->r[r];
         if (R->load_count > 0) memcpy(R->input, s->inputs + s->first_load[r], (size_t)R->load_count * sizeof(double));
@@ -1495,6 +1515,15 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
             const cr_vec3 F = s->segF[s->first_node[r] + i];
             R->f[i] = cr_v3_add(R->f[i], F);
             s->seg_step_w += cr_v3_dot(F, cr_lgvi_velocity(R->k, i)); /* with v^{k−1}; v^k below */
+        }
+        for (int i = 0; fric && i < R->nodes; ++i) {
+            /* the kernel's work of a load: (h/2) F·(v^{k−1} + v^k) + ½ (Rᵀ C)·(f^{k−1} + f^k) (lgvi.c) */
+            const int g = s->first_node[r] + i;
+            const cr_vec3 F = s->fricF[g], Cb = cr_m3_mulv(cr_m3_transpose(cr_lgvi_rotation(R->k, i)), s->fricC[g]);
+            cr_vec3 f;
+            cr_lgvi_node_momenta(R->k, i, NULL, NULL, &f);
+            R->f[i] = cr_v3_add(R->f[i], F), R->c[i] = cr_v3_add(R->c[i], s->fricC[g]), s->fricCb[g] = Cb;
+            s->fric_step_w += 0.5 * h * cr_v3_dot(F, cr_lgvi_velocity(R->k, i)) + 0.5 * cr_v3_dot(Cb, f);
         }
         cr_status st = cr_lgvi_step_begin(R->k, R->f, R->c, err);
         if (st != CR_OK) { /* nothing has changed yet in any rod */
@@ -1661,7 +1690,15 @@ static cr_status step(cr_sim *sim, double h, cr_dynamic_report *report, cr_error
         if (s->r[r]->fc) cr_lgvi_sim_contact_done(s->r[r], h); /* the springs' energy and work */
         for (int i = 0; s->segs && i < s->r[r]->nodes; ++i)
             s->seg_step_w += cr_v3_dot(s->segF[s->first_node[r] + i], cr_lgvi_velocity(s->r[r]->k, i));
+        for (int i = 0; fric && i < s->r[r]->nodes; ++i) {
+            const int g = s->first_node[r] + i;
+            cr_vec3 f;
+            cr_lgvi_node_momenta(s->r[r]->k, i, NULL, NULL, &f);
+            s->fric_step_w +=
+                0.5 * h * cr_v3_dot(s->fricF[g], cr_lgvi_velocity(s->r[r]->k, i)) + 0.5 * cr_v3_dot(s->fricCb[g], f);
+        }
     }
+    if (fric) s->fric_work += s->fric_step_w, s->fric_work_last = s->fric_step_w;
     if (s->segs) { /* the kernel's discrete work of the step's forces (h/2) F·(v^{k−1} + v^k), V at t_k */
         const double w = 0.5 * h * s->seg_step_w;
         s->seg_energy = s->seg_step_V, s->seg_normal = s->seg_step_normal, s->seg_work += w, s->seg_work_last = w;
@@ -1748,6 +1785,13 @@ static void sample_row(const cr_sim *sim, cr_dynamic_sample *smp)
         smp->extra[smp->extra_count + 2] = stepped ? s->seg_normal : normal;
         smp->extra_count += 3;
     }
+    if (cr_lgvi_segs_frictional(s->segs)) {
+        /* the friction's work leaves work_external (the kernel counted it with the loads) for its own
+         * column: its springs store and its slip dissipates, so the balance is T + U − W − W_friction */
+        const double w = s->fric_work - 0.5 * s->fric_work_last;
+        smp->work_external -= w;
+        smp->extra[smp->extra_count++] = w;
+    }
 }
 
 /* the one rod's bands (formulation.c): the shared nodes add no dissipation nor drift */
@@ -1759,6 +1803,7 @@ static double energy(const cr_sim *sim, const cr_dynamic_sample *row, double *st
     *stored = row->kinetic + row->elastic; /* the joints' springs included */
     *supplied = row->work_external;
     if (s->jcolumns) *supplied += row->extra[1] - row->extra[0]; /* the drives' work, the dampers' dissipation */
+    if (cr_lgvi_segs_frictional(s->segs)) *supplied += row->extra[row->extra_count - 1]; /* the friction's work */
     return s->dilatation ? 0.5 : 0.05;
 }
 
@@ -1854,7 +1899,8 @@ static int series_extra(const void *impl, const char *const **names)
                                          "joint_limit_force"};
     static const char *const contact[] = {"contact_active", "contact_sliding", "contact_normal_force",
                                           "contact_penetration"};
-    static const char *const segs[] = {"rods_contact_pairs", "rods_contact_gap", "rods_contact_force"};
+    static const char *const segs[] = {"rods_contact_pairs", "rods_contact_gap", "rods_contact_force",
+                                       "rods_friction_work"};
     asm_sim *s = (asm_sim *)impl; /* (its column list, filled here) */
     if (!s) {
         *names = joints;
@@ -1863,7 +1909,7 @@ static int series_extra(const void *impl, const char *const **names)
     int n = 0;
     for (int k = 0; s->jcolumns && k < 2 + 2 * s->limits; ++k) s->series_names[n++] = joints[k];
     for (int k = 0; s->contact && k < 4; ++k) s->series_names[n++] = contact[k];
-    for (int k = 0; s->segs && k < 3; ++k) s->series_names[n++] = segs[k];
+    for (int k = 0; s->segs && k < 3 + cr_lgvi_segs_frictional(s->segs); ++k) s->series_names[n++] = segs[k];
     *names = s->series_names;
     return n;
 }
@@ -1891,13 +1937,29 @@ static int members(const asm_sim *s)
     return s->ntg > 0 ? s->tg[s->ntg - 1].first + s->tg[s->ntg - 1].count : 0;
 }
 
-static int packed_size(const void *impl)
+static int fixed_packed_size(const void *impl)
 {
     const asm_sim *s = impl;
     int n = s->first_load[s->rods] + 6 * members(s) + (CR_ROWS_MAX + 6) * s->ncj + (s->jcolumns ? 7 + 7 * s->ncj : 0) +
-            (s->segs ? 4 : 0);
+            (s->segs ? 4 : 0) + (cr_lgvi_segs_frictional(s->segs) ? 2 : 0);
     for (int r = 0; r < s->rods; ++r) n += cr_lgvi_formulation.packed_size(s->r[r]);
     return n;
+}
+
+/* ... and, last, the friction's anchors (contact.rods_friction): their number varies with the state */
+static int packed_size(const void *impl)
+{
+    const asm_sim *s = impl;
+    return fixed_packed_size(impl) + cr_lgvi_segs_packed_size(s->segs);
+}
+
+static long unpacked_size(const void *impl, const double *in, long n)
+{
+    const asm_sim *s = impl;
+    const long fixed = fixed_packed_size(impl);
+    if (n < fixed) return -1;
+    const long tail = cr_lgvi_segs_unpacked_size(s->segs, in + fixed, n - fixed);
+    return tail < 0 ? -1 : fixed + tail;
 }
 
 static void pack(const void *impl, double *out)
@@ -1931,6 +1993,10 @@ static void pack(const void *impl, double *out)
         out += 7 + 7 * s->ncj;
     }
     if (s->segs) out[0] = s->seg_energy, out[1] = s->seg_work, out[2] = s->seg_work_last, out[3] = s->seg_normal;
+    if (cr_lgvi_segs_frictional(s->segs)) {
+        out[4] = s->fric_work, out[5] = s->fric_work_last;
+        cr_lgvi_segs_pack(s->segs, out + 6);
+    }
 }
 
 static void unpack(void *impl, const double *in)
@@ -1960,6 +2026,10 @@ static void unpack(void *impl, const double *in)
         in += 7 + 7 * s->ncj;
     }
     if (s->segs) s->seg_energy = in[0], s->seg_work = in[1], s->seg_work_last = in[2], s->seg_normal = in[3];
+    if (cr_lgvi_segs_frictional(s->segs)) {
+        s->fric_work = in[4], s->fric_work_last = in[5];
+        (void)cr_lgvi_segs_unpack(s->segs, in + 6); /* (out of memory: the pairs anchored afresh) */
+    }
 }
 
 static uint64_t fingerprint(const void *impl)
@@ -2063,6 +2133,7 @@ const cr_formulation cr_lgvi_assembly_formulation = {
     .load_input = load_input,
     .packed_size = packed_size,
     .pack = pack,
+    .unpacked_size = unpacked_size,
     .unpack = unpack,
     .fingerprint = fingerprint,
     .assembly = &cr_lgvi_assembly_formulation,

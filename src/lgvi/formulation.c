@@ -161,11 +161,7 @@ static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
                                         r, sc->rods[r].name, k);
         }
         (void)self; /* contact.self and contact.rods: the assembly's (segcontact.c, checked there) */
-        if (sc->rod.contact.rods_mu_static > 0 || sc->rods[0].rod.contact.rods_mu_static > 0)
-            return cr_error_set(err, CR_BAD_INPUT,
-                                "contact.rods_friction: the lgvi model's contact between segments is frictionless; "
-                                "friction between rods is the mixed_discrete model's (remove the key or choose that "
-                                "model)");
+        /* contact.rods_friction: the pairs' tangential springs (segcontact.c), the assembly's */
         return cr_lgvi_assembly_formulation.check(sc, err);
     }
     const cr_rod_def *d = &sc->rod;
@@ -175,8 +171,9 @@ static cr_status lgvi_check(const cr_scenario *sc, cr_error *err)
                             "rod's contact with itself is contact.self");
     if (d->contact.rods_mu_static > 0)
         return cr_error_set(err, CR_BAD_INPUT,
-                            "contact.rods_friction: friction between rods is the mixed_discrete model's assemblies'; "
-                            "the lgvi model's self-contact is frictionless");
+                            "contact.rods_friction: friction between rods is an assembly's (rods, in the "
+                            "mixed_discrete and lgvi models); the lgvi model's single rod's self-contact is "
+                            "frictionless");
     cr_status fst = cr_foreign_options_check(sc, "lgvi", err);
     if (fst != CR_OK) return fst;
     for (int k = 0; k < 6; ++k)
@@ -328,6 +325,18 @@ cr_status cr_lgvi_def_stable_step(const cr_rod_def *def, const cr_model_options 
     const double l = p.length / p.elements, EI = fmin(p.C2.x, p.C2.y);
     const double kc = def->contact.stiffness > 0 ? def->contact.stiffness : fmin(p.C1.z / l, 12.0 * EI / (l * l * l));
     if (segments) p.self_contact_stiffness = kc;
+    if (segments > 1) {
+        /* contact.rods_friction: the pair's tangential spring ε P acts at the contact point, a lever a
+         * (the contact radius) from the centreline, so besides the nodes' translations (the penalty's
+         * bound: normal and tangential springs together are ε (w wᵀ) ⊗ I, no stiffer than ε (w wᵀ) ⊗ n nᵀ)
+         * it turns their sections: ε w² a²/(ρJ l) with the smallest of the node's inertias, on top of
+         * ε w²/(ρA l): the segments' term times 1 + a² ρA/ρJ_min (5 for a solid circle of radius a) */
+        cr_section_props sp;
+        cr_section_eval(def, 0.0, &sp);
+        const double a = def->contact.radius > 0 ? def->contact.radius : fmax(sp.extent_y, sp.extent_z);
+        const double J = fmin(p.rhoJ.x, fmin(p.rhoJ.y, p.rhoJ.z));
+        if (a > 0 && J > 0) p.self_contact_stiffness *= 1 + a * a * p.rhoA / J;
+    }
     p.h = h;
     *hmax = cr_lgvi_stable_step(&p);
     *k = p.contact_stiffness > 0 || segments ? kc : 0;

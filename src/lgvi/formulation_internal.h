@@ -103,7 +103,9 @@ cr_vec3 cr_lgvi_coulomb(const struct cr_contact *c, const double *N, const cr_ve
 cr_status cr_lgvi_sim_contact_params(const lgvi_sim *s, const cr_rod_def *def, double *radius, double *eps, double *tol,
                                      cr_error *err);
 /* The stable step of the rod def with its obstacles' springs and, with `segments`, the segment
- * contact's penalty 4 ε/(ρA l) (lgvi.c, cr_lgvi_stable_step) at the step h (for its estimate); its
+ * contact's penalty 4 ε/(ρA l) (lgvi.c, cr_lgvi_stable_step), times 1 + a² ρA/ρJ_min with
+ * `segments` = 2 (contact.rods_friction: the tangential spring's lever a turns the sections), at the
+ * step h (for its estimate); its
  * contact stiffness in *k (0 without). CR_OK or the kernel parameters' refusal. */
 cr_status cr_lgvi_def_stable_step(const cr_rod_def *def, const cr_model_options *o, double h, int segments,
                                   double *hmax, double *k, cr_error *err);
@@ -131,6 +133,21 @@ double cr_lgvi_segs_min_gap(cr_lgvi_segs *c, int *seg_a, int *seg_b);
 /* segment k's rod and its first node there */
 void cr_lgvi_segs_segment(const cr_lgvi_segs *c, int k, int *rod, int *node);
 uint64_t cr_lgvi_segs_hash(const cr_lgvi_segs *c, uint64_t h);
+/* contact.rods_friction (mu_s > 0; else nothing): the nodes' rotations gathered too, the pairs' stick
+ * anchors kept (0, or −1 out of memory) */
+int cr_lgvi_segs_set_friction(cr_lgvi_segs *c, double mu_s, double mu_k);
+int cr_lgvi_segs_frictional(const cr_lgvi_segs *c);
+/* After cr_lgvi_segs_forces (its pairs at the gathered state x^k): the anchors updated at x^k (the
+ * mixed rod's rules after an accepted step), then the friction forces F and moments C (spatial, per
+ * global node, zeroed first) of the pairs' tangential springs capped at μ N (docs/lgvi.md "Friction
+ * between rods"); *sliding (may be NULL): the pairs sliding. 0, or −1 out of memory. */
+int cr_lgvi_segs_friction(cr_lgvi_segs *c, cr_vec3 *F, cr_vec3 *C, int *sliding);
+/* the anchors in checkpoints (their number varies): size, pack, the size a pack of n doubles holds
+ * (−1: not this assembly's), unpack (0, or −1 out of memory) */
+int cr_lgvi_segs_packed_size(const cr_lgvi_segs *c);
+void cr_lgvi_segs_pack(const cr_lgvi_segs *c, double *out);
+long cr_lgvi_segs_unpacked_size(const cr_lgvi_segs *c, const double *in, long n);
+int cr_lgvi_segs_unpack(cr_lgvi_segs *c, const double *in);
 
 /* several LGVI rods joined by shared joint nodes (assembly.c) */
 extern const cr_formulation cr_lgvi_assembly_formulation;

@@ -246,6 +246,7 @@ typedef struct energy_watch {
     double stored0, supplied0, entered, roundoff0;
     double t_good;     /* time of the last row within the band, whose state `good` holds */
     double *good;
+    int good_size; /* the doubles `good` holds room for */
 } energy_watch;
 
 static void watch_start(cr_sim *sim, const cr_fixed_step_ops *ops, const cr_dynamic_sample *row, energy_watch *w)
@@ -258,7 +259,8 @@ static void watch_start(cr_sim *sim, const cr_fixed_step_ops *ops, const cr_dyna
     w->stored0 = stored, w->supplied0 = supplied;
     w->t_good = row->t;
     /* without memory for the last good state the watch still stops the run, keeping the current one */
-    w->good = malloc(sizeof(double) * (size_t)sim->f->packed_size(sim->impl));
+    w->good_size = sim->f->packed_size(sim->impl);
+    w->good = malloc(sizeof(double) * (size_t)w->good_size);
     if (w->good) sim->f->pack(sim->impl, w->good);
 }
 
@@ -275,6 +277,14 @@ static int watch_row(cr_sim *sim, const cr_fixed_step_ops *ops, const cr_dynamic
     double floor = 1e-12 * (fabs(stored) + fabs(supplied) + fabs(w->base)) + (roundoff - w->roundoff0);
     if (fabs(drift) <= w->band * scale + floor) {
         w->t_good = row->t;
+        const int n = sim->f->packed_size(sim->impl); /* (contact anchors: it may have grown) */
+        if (w->good && n > w->good_size) {
+            double *g = realloc(w->good, sizeof(double) * (size_t)n);
+            if (g)
+                w->good = g, w->good_size = n;
+            else
+                free(w->good), w->good = NULL; /* (the watch then keeps the current state) */
+        }
         if (w->good) sim->f->pack(sim->impl, w->good);
         return 1;
     }

@@ -71,9 +71,9 @@ typedef struct cr_formulation {
     double *(*load_input)(void *impl);
     /* checkpoints: the whole state as doubles (load inputs included), and a hash of the discretized model.
      * packed_size: what pack writes for the state as it is (it may vary with the state: contact
-     * anchors; not for the fixed-step formulations, whose energy watch keeps a pack of the size it
-     * had, fixed_step.c); unpacked_size (NULL: packed_size, a fixed size): the doubles unpack would
-     * read from a pack of n doubles, −1 when they are not this sim's (a resume compares it with n) */
+     * anchors; the fixed-step formulations' energy watch grows its copy with it, fixed_step.c); unpacked_size (NULL:
+     * packed_size, a fixed size): the doubles unpack would read from a pack of n doubles, −1 when they are not this
+     * sim's (a resume compares it with n) */
     int (*packed_size)(const void *impl);
     void (*pack)(const void *impl, double *out);
     long (*unpacked_size)(const void *impl, const double *in, long n);
