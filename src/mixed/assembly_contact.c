@@ -38,8 +38,8 @@ struct cr_asm_contact {
     int dynamic;
     int statics;  /* static friction on (a static stage): μ_s for stick and slide, the multipliers λ_T */
     int updating; /* statics: the update's evaluation (the trial decides stick or slip) */
-    int self;     /* contact.self: segments of one rod touch */
-    int between;  /* contact.rods: segments of different rods touch */
+    int self;    /* contact.self: segments of one rod touch */
+    int between; /* contact.rods: segments of different rods touch */
     struct rr_stick *stick, *nstick, *saved;
     int stick_count, stick_cap, nstick_cap, saved_count, saved_cap;
 };

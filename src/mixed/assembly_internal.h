@@ -28,8 +28,8 @@ typedef struct cr_asm_joint {
      * (A_a u_k)·(r_b − r_a)): the joint's gap, held as (1 − f) gap0 (closed at f = 1); zero
      * when the points coincide */
     double gap0[3];
-    cr_vec3 u1, u2; /* hinge, sliders: unit vectors normal to the axis (a's frame); universal: u1 = h_a */
-    cr_vec3 axis_b; /* hinge, cylindrical: the axis in b's frame; universal: b's axis h_b there */
+    cr_vec3 u1, u2;  /* hinge, sliders: unit vectors normal to the axis (a's frame); universal: u1 = h_a */
+    cr_vec3 axis_b;  /* hinge, cylindrical: the axis in b's frame; universal: b's axis h_b there */
     /* hinge with a drive: θ = drive_angle · f (statics) or · drive_time(t) (dynamics); a sixth
      * row with (s, t) = (Rot(h, θ) u2, R_refᵀ u1) (assembly_joints.c); drive_time's table
      * points owned by the assembly */
@@ -54,7 +54,7 @@ typedef struct cr_asm_joint {
     double k[5], c[5];
     double rest[5];      /* the spring rows' rest measure at closing factor 1 (rest · f) */
     double lo[5], hi[5]; /* a limit row's range (rad or m) */
-    unsigned stages;     /* bit s: acts in stage s; 0 = every stage */
+    unsigned stages; /* bit s: acts in stage s; 0 = every stage */
 } cr_asm_joint;
 
 /* The most rows of one joint (a driven cylindrical joint with both springs and both limits:
@@ -154,7 +154,7 @@ struct cr_assembly {
     double scale_length; /* longest rod */
     int body_count, body_load_count;
     cr_asm_body *bodies;
-    cr_load_def *body_loads;        /* time tables owned */
+    cr_load_def *body_loads; /* time tables owned */
     struct cr_asm_contact *contact; /* contact.rods: contact between the rods (assembly_contact.c), or NULL */
     /* supports on joint nodes (cr_asm_support), their rows (multipliers after the joints'
      * rows: s->lambda holds rows + support_rows); smodels[r]: rod r's model as the static
@@ -173,7 +173,7 @@ struct cr_assembly_state {
     double joint_factor; /* how far the welds' rotations and the joints' gaps have closed (0 reference ... 1 given) */
     double *body;        /* CR_ASM_BODY_DOF per free body */
     double *body_load_scale; /* the free bodies' loads' magnitude factors (statics: ramped) */
-    int stage;               /* the stage of the last solve (which joints act) */
+    int stage;           /* the stage of the last solve (which joints act) */
     /* the limit rows (per joint row; others unused): limit_ref the measure at the last accepted
      * step (a hinge angle unwrapped: whole turns counted), limit_hat the augmented Lagrangian's
      * multiplier λ̂ (statics; a dynamic stage's preload) */
@@ -210,14 +210,14 @@ void cr_asm_limits_accept(const cr_assembly *a, cr_assembly_state *s, int drop_r
 int cr_asm_has_limits(const cr_assembly *a);
 
 /* The rows of joint j between the poses (ra, pa) and (rb, pb) with the closing factor f (of
- * the welds' rotations and the position rows' gap) and a drive's (θ, θ̇, θ̈) (a slider drive's (X, Ẋ, Ẍ); NULL: θ =
- * drive_angle · f or X = drive_position · f, at rest): g (rows; a spring row's g is its measure, cr_asm_row_compliant);
- * C (optional, rows × 12) = ∂g/∂(δr_a, δθ_a, δr_b, δθ_b) with δr in I and δθ body rotation increments (p ← p ⊗
- * exp(δθ/2)); H (optional, 12 × 12) = ∂(Cᵀλ)/∂(the same increments) with the multipliers `lambda` fixed: the joint's
- * geometric stiffness. Cᵀλ is the joint's wrench on the two nodes (forces in I, moments in the node bases), in the
- * rows' layout of the rods' balance equations. */
-void cr_asm_joint_eval(const cr_asm_joint *j, double f, const double *drive, cr_vec3 ra, cr_quat pa, cr_vec3 rb,
-                       cr_quat pb, const double *lambda, double *g, double *C, double *H);
+ * the welds' rotations and the position rows' gap) and a drive's (θ, θ̇, θ̈) (a slider drive's (X, Ẋ, Ẍ); NULL: θ = drive_angle · f or X =
+ * drive_position · f, at rest): g (rows; a spring row's g is its measure, cr_asm_row_compliant); C (optional, rows ×
+ * 12) = ∂g/∂(δr_a, δθ_a, δr_b, δθ_b) with δr in I and δθ body rotation increments (p ← p ⊗ exp(δθ/2)); H (optional, 12
+ * × 12) = ∂(Cᵀλ)/∂(the same increments) with the multipliers `lambda` fixed: the joint's geometric stiffness. Cᵀλ is
+ * the joint's wrench on the two nodes (forces in I, moments in the node bases), in the rows' layout of the rods'
+ * balance equations. */
+void cr_asm_joint_eval(const cr_asm_joint *j, double f, const double *drive, cr_vec3 ra, cr_quat pa, cr_vec3 rb, cr_quat pb,
+                       const double *lambda, double *g, double *C, double *H);
 
 /* The velocity-squared part of the joint's second time derivative: with the nodes moving
  * at velocities va, vb (in I) and turning at body angular velocities wa, wb,
@@ -413,10 +413,10 @@ int cr_asm_contact_unpack(cr_asm_contact *c, const double *in);
  * + r_b) of the way from a's) has about them: with them the pair's forces and moments sum to
  * zero force and zero moment about any point (momentum and angular momentum exact). K holds
  * ∂f/∂x with the friction's part, exact at fixed orientations (∂f/∂(rotations) and the moments'
- * derivatives are not formed: the low-rank term holds force rows and position columns). *sliding (optional): 1 when the
- * pair is at its Coulomb limit. */
-void cr_asm_contact_pair_force_friction(const cr_asm_contact *c, int k, int nodes[4], double *f, double *K, double *mom,
-                                        int *sliding);
+ * derivatives are not formed: the low-rank term holds force rows and position columns). *sliding (optional): 1 when the pair
+ * is at its Coulomb limit. */
+void cr_asm_contact_pair_force_friction(const cr_asm_contact *c, int k, int nodes[4], double *f, double *K,
+                                        double *mom, int *sliding);
 /* Pair k in a static stage with friction (docs/theory.md "Friction between the rods in static
  * stages"): the law of cr_asm_contact_pair_force_friction, f (24) = per node its force (I) and
  * its friction moment in the node's body basis (the static residual's moment rows), and J
