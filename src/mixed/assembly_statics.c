@@ -396,7 +396,7 @@ static cr_status contact_eval(asm_work *w)
         /* a node whose force enters its own rows as it is (no support's map, no interface):
          * its own block of C goes into its rod's tangent (evaluate_rod), the rest stays here */
         int plain = w->ciface[q] < 0;
-        for (int e = 0; e < 9; ++e) plain &= P[e] == (e % 4 == 0 ? 1.0 : 0.0) && Pm[e] == P[e];
+        for (int e = 0; e < 9; ++e) plain &= P[e] == (e % 4 == 0 ? 1.0 : 0.0) && (RQ == 3 || Pm[e] == P[e]);
         for (int row = 0; row < RQ; ++row)
             for (int e = 0; e < CQ; ++e) {
                 double *cb = w->Cc + (size_t)(RQ * q + row) * kc + CQ * q + e;
