@@ -147,6 +147,81 @@ static int forces_fric(cr_asm_contact *c, const cr_assembly *a, const cr_assembl
     return np;
 }
 
+/* statics: the wrenches (6 a global node: force, moment in the node's basis) and their
+ * Jacobian J (6 nn × 7 nn: columns r, p of every node) at the nodes' positions and quaternions y
+ * (7 a global node) */
+static int wrenches(cr_asm_contact *c, const double *y, double *W, double *J, int nn)
+{
+    cr_asm_contact_gather_y(c, y, 7);
+    const int np = cr_asm_contact_find(c, NULL);
+    memset(W, 0, (size_t)6 * nn * sizeof *W);
+    if (J) memset(J, 0, (size_t)42 * nn * nn * sizeof *J);
+    for (int k = 0; k < np; ++k) {
+        int nodes[4];
+        double f[24], Jp[24 * 28];
+        cr_asm_contact_pair_wrench(c, k, nodes, f, J ? Jp : NULL);
+        for (int q = 0; q < 4; ++q)
+            for (int r = 0; r < 6; ++r) {
+                W[6 * nodes[q] + r] += f[6 * q + r];
+                if (J)
+                    for (int p = 0; p < 4; ++p)
+                        for (int e = 0; e < 7; ++e)
+                            J[(size_t)(6 * nodes[q] + r) * 7 * nn + 7 * nodes[p] + e] +=
+                                Jp[(6 * q + r) * 28 + 7 * p + e];
+            }
+    }
+    return np;
+}
+
+/* statics: the force and moment rows' derivatives by the positions and the quaternions (the
+ * friction at the contact points: the levers turn with the nodes) against central differences,
+ * each block (force or moment rows, position or quaternion columns) to 1e-6 of its largest entry */
+static void wrench_matches_differences(cr_asm_contact *c, const cr_assembly *a, const cr_assembly_state *s)
+{
+    const int nn = cr_asm_contact_nodes(c);
+    double *y = malloc((size_t)7 * nn * sizeof *y), *W = malloc((size_t)6 * nn * sizeof *W),
+           *Wp = malloc((size_t)6 * nn * sizeof *Wp), *Wm = malloc((size_t)6 * nn * sizeof *Wm),
+           *J = malloc((size_t)42 * nn * nn * sizeof *J);
+    for (int g = 0; g < nn; ++g) {
+        int node;
+        const int r = cr_asm_contact_rod_of(c, g, &node);
+        cr_v3_store(cr_state_position(s->rods[r], node), y + 7 * g);
+        cr_q_store(cr_state_orientation(s->rods[r], node), y + 7 * g + 3);
+    }
+    const int np = wrenches(c, y, W, J, nn);
+    double big[2][2] = {{0, 0}, {0, 0}}, worst[2][2] = {{0, 0}, {0, 0}}, mom = 0; /* [rows][columns] */
+    for (int i = 0; i < 6 * nn; ++i) {
+        if (i % 6 >= 3) mom = fmax(mom, fabs(W[i]));
+        for (int j = 0; j < 7 * nn; ++j) {
+            double *b = &big[i % 6 >= 3][j % 7 >= 3];
+            *b = fmax(*b, fabs(J[(size_t)i * 7 * nn + j]));
+        }
+    }
+    const double h = 1e-7;
+    for (int j = 0; j < 7 * nn; ++j) {
+        int any = 0;
+        for (int i = 0; i < 6 * nn && !any; ++i) any = J[(size_t)i * 7 * nn + j] != 0;
+        if (!any) continue;
+        const double y0 = y[j];
+        y[j] = y0 + h, wrenches(c, y, Wp, NULL, nn);
+        y[j] = y0 - h, wrenches(c, y, Wm, NULL, nn);
+        y[j] = y0;
+        for (int i = 0; i < 6 * nn; ++i) {
+            const double d = fabs((Wp[i] - Wm[i]) / (2 * h) - J[(size_t)i * 7 * nn + j]);
+            double *w = &worst[i % 6 >= 3][j % 7 >= 3];
+            *w = fmax(*w, d);
+        }
+    }
+    printf("  static wrench: %d pairs, moments up to %.3g N m; FD differences (relative to each block's largest): "
+           "force/r %.2g of %.3g, force/p %.2g of %.3g, moment/r %.2g of %.3g, moment/p %.2g of %.3g\n",
+           np, mom, worst[0][0] / big[0][0], big[0][0], worst[0][1] / big[0][1], big[0][1], worst[1][0] / big[1][0],
+           big[1][0], worst[1][1] / big[1][1], big[1][1]);
+    CHECK(np >= 1 && mom > 0);
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j) CHECK(big[i][j] > 0 && worst[i][j] <= 1e-6 * big[i][j]);
+    free(y), free(W), free(Wp), free(Wm), free(J);
+}
+
 /* statics: anchored by the static stage's begin, an update (λ_T ← the friction force, a
  * sliding pair's anchors moved) after the first move, and a second move: the stiffness with
  * the multiplier's term P λ_T against differences */
@@ -183,7 +258,12 @@ static void friction_case(double mu, int expect_slip, int statics)
             } else {
                 r.x -= 1e-4, r.y += 2e-4, r.z -= 5e-4 * r.y * r.y;
             }
-            cr_state_set_pose(s->rods[1], i, r, cr_state_orientation(s->rods[1], i));
+            cr_quat q = cr_state_orientation(s->rods[1], i);
+            if (statics) /* the sections turned too, about varying axes: the levers turn with them */
+                q = cr_q_mul(cr_q_axis_angle(cr_v3_normalize(cr_v3(0.3 + 0.01 * pass, 1.0 - 0.2 * i / mu1->nodes, 0.2)),
+                                             pass == 0 ? 0.05 + 0.01 * i : 0.002),
+                             q);
+            cr_state_set_pose(s->rods[1], i, r, q);
         }
         cr_asm_contact_gather(c, a, s);
         if (pass == 0 && !statics) cr_asm_contact_dynamic_begin(c, 0);
@@ -249,7 +329,10 @@ static void friction_case(double mu, int expect_slip, int statics)
            fmax(fabs(sf[0]), fmax(fabs(sf[1]), fabs(sf[2]))), fmax(fabs(sm[0]), fmax(fabs(sm[1]), fabs(sm[2]))), kf,
            worst, worst / kf);
     CHECK(kf > 0 && worst <= 1e-6 * kf);
-    if (statics) goto done;
+    if (statics) {
+        wrench_matches_differences(c, a, s);
+        goto done;
+    }
     /* checkpoints: the anchors packed, refused when they are not this assembly's, and unpacked
      * into a contact anchored elsewhere give the friction forces as they were, to the bit */
     const int n = cr_asm_contact_packed_size(c);

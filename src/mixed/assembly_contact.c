@@ -378,10 +378,13 @@ static double seg_len0(const cr_asm_contact *c, int k) { return c->s[c->seg_node
 /* The friction of pair p pressing with N (its gradient −ε ∇d with ∇d = gD): the force fa on rod
  * a's closest point (−fa on b's), with f (12) += its shares on the four nodes, K (12 × 12,
  * optional) += their exact derivative, mom (12, optional) = the moments about the nodes.
- * *trial: |t|; *ds, *dt: the anchors' parameters relative to the closest points'. Returns
- * 1 at the Coulomb limit (μ = μ_k for a pair sliding since the last step, else μ_s). */
+ * *trial: |t|; *gT_out: the tangential gap. Jw (24 × 28, optional, with K): += the derivatives
+ * of the force rows by the nodes' quaternions and of the moments' rows (in each node's body basis,
+ * as the static residual's) by the positions and quaternions (rows 6 per node: force, moment;
+ * columns 7 per node: r, p). Returns 1 at the Coulomb limit (μ = μ_k for a pair sliding since the last step, else μ_s).
+ */
 static int friction(const cr_asm_contact *c, const cr_asm_rodpair *p, const cr_vec3 X[4], double N, double *f,
-                    double *K, double *mom, double *trial, double *gT_out)
+                    double *K, double *mom, double *trial, double *gT_out, double *Jw)
 {
     *trial = 0;
     if (mom)
@@ -505,6 +508,59 @@ static int friction(const cr_asm_contact *c, const cr_asm_rodpair *p, const cr_v
         for (int r = 0; r < 3; ++r)
             for (int q = 0; q < 12; ++q) K[(3 * k + r) * 12 + q] += w[k] * Df[r][q] + fa[r] * sg * dw[q];
     }
+    if (!Jw) return slip;
+    /* the quaternions' columns: u depends on them through the levers l_a = Σ w R(p) ρ_a (the
+     * closest points, n and N do not): ∂u/∂p_j = ±w_j ∂(R(p_j) ρ)/∂p_j, ∂t = −ε P ∂u */
+    const cr_quat qn[4] = {cr_q_load(c->Q + 4 * (size_t)a), cr_q_load(c->Q + 4 * (size_t)a + 4),
+                           cr_q_load(c->Q + 4 * (size_t)b), cr_q_load(c->Q + 4 * (size_t)b + 4)};
+    double Du_p[3][16], Df_p[3][16];
+    for (int j = 0; j < 4; ++j) {
+        double Dp[3][4];
+        cr_q_exp_mulv_dp(qn[j], j < 2 ? ra : rb, Dp);
+        for (int r = 0; r < 3; ++r)
+            for (int e = 0; e < 4; ++e) Du_p[r][4 * j + e] = w[j] * Dp[r][e]; /* (w_b < 0: −l_b) */
+    }
+    for (int q = 0; q < 16; ++q) {
+        double ndu = 0, tdt = 0, dt3[3];
+        for (int r = 0; r < 3; ++r) ndu += n[r] * Du_p[r][q];
+        for (int r = 0; r < 3; ++r) dt3[r] = -eps * (Du_p[r][q] - n[r] * ndu), tdt += th[r] * dt3[r];
+        for (int r = 0; r < 3; ++r) Df_p[r][q] = slip ? (L / tn) * (dt3[r] - th[r] * tdt) : dt3[r];
+    }
+    /* the moments m_k = σ_k d × f_a (σ: the shares above, through s and t functions of the
+     * positions), in node k's basis A_kᵀ m_k */
+    const double alpha = seg_radius(c, p->a) / (seg_radius(c, p->a) + seg_radius(c, p->b));
+    const double share[4] = {-alpha * (1 - cp->s), -alpha * cp->s, -(1 - alpha) * (1 - cp->t), -(1 - alpha) * cp->t};
+    const cr_mat3 Rn[4] = {Ra0, Ra1, Rb0, Rb1};
+    const cr_vec3 dxf = cr_v3_cross(d, cr_v3_load(fa));
+    for (int k = 0; k < 4; ++k) {
+        const double *dsh = k < 2 ? gs : gt, ssg = k == 0 ? alpha : k == 1 ? -alpha : k == 2 ? 1 - alpha : alpha - 1;
+        double Mx[3][12], Mp[3][16];
+        for (int q = 0; q < 12; ++q) {
+            const cr_vec3 v = cr_v3_add(cr_v3_cross(cr_v3(Dd[0][q], Dd[1][q], Dd[2][q]), cr_v3_load(fa)),
+                                        cr_v3_cross(d, cr_v3(Df[0][q], Df[1][q], Df[2][q])));
+            for (int r = 0; r < 3; ++r) Mx[r][q] = ssg * dsh[q] * cr_v3_get(dxf, r) + share[k] * cr_v3_get(v, r);
+        }
+        for (int q = 0; q < 16; ++q) {
+            const cr_vec3 v = cr_v3_cross(d, cr_v3(Df_p[0][q], Df_p[1][q], Df_p[2][q]));
+            for (int r = 0; r < 3; ++r) Mp[r][q] = share[k] * cr_v3_get(v, r);
+        }
+        double T[3][4]; /* ∂(A_kᵀ m)/∂p_k at fixed m */
+        cr_q_exp_tmulv_dp(qn[k], cr_v3_scale(dxf, share[k]), T);
+        const cr_mat3 A = Rn[k];
+        for (int r = 0; r < 3; ++r) {
+            double *row = Jw + (size_t)(6 * k + 3 + r) * 28, *frow = Jw + (size_t)(6 * k + r) * 28;
+            for (int j = 0; j < 4; ++j) {
+                for (int e = 0; e < 3; ++e)
+                    row[7 * j + e] +=
+                        A.m[0][r] * Mx[0][3 * j + e] + A.m[1][r] * Mx[1][3 * j + e] + A.m[2][r] * Mx[2][3 * j + e];
+                for (int e = 0; e < 4; ++e) {
+                    row[7 * j + 3 + e] += A.m[0][r] * Mp[0][4 * j + e] + A.m[1][r] * Mp[1][4 * j + e] +
+                                          A.m[2][r] * Mp[2][4 * j + e] + (j == k ? T[r][e] : 0.0);
+                    frow[7 * j + 3 + e] += w[k] * Df_p[r][4 * j + e];
+                }
+            }
+        }
+    }
     return slip;
 }
 
@@ -518,8 +574,30 @@ void cr_asm_contact_pair_force_friction(const cr_asm_contact *c, int k, int node
     const double N = cr_segpair_force(X, seg_radius(c, p->a) + seg_radius(c, p->b), p->lambda, pair_eps(c, p->a, p->b),
                                       &p->cp, f, K);
     double tn, gT[3];
-    const int slip = friction(c, p, X, N, f, K, mom, &tn, gT);
+    const int slip = friction(c, p, X, N, f, K, mom, &tn, gT, NULL);
     if (sliding) *sliding = slip || (p->stick >= 0 && c->stick[p->stick].sliding);
+}
+
+void cr_asm_contact_pair_wrench(const cr_asm_contact *c, int k, int nodes[4], double *f, double *J)
+{
+    const cr_asm_rodpair *p = &c->pair[k];
+    const int a = c->seg_node[p->a], b = c->seg_node[p->b];
+    nodes[0] = a, nodes[1] = a + 1, nodes[2] = b, nodes[3] = b + 1;
+    const cr_vec3 X[4] = {X_at(c, a), X_at(c, a + 1), X_at(c, b), X_at(c, b + 1)};
+    double f12[12] = {0}, K12[144] = {0}, mom[12], tn, gT[3];
+    if (J) memset(J, 0, 24 * 28 * sizeof *J);
+    const double N = cr_segpair_force(X, seg_radius(c, p->a) + seg_radius(c, p->b), p->lambda, pair_eps(c, p->a, p->b),
+                                      &p->cp, f12, J ? K12 : NULL);
+    friction(c, p, X, N, f12, J ? K12 : NULL, mom, &tn, gT, J);
+    for (int q = 0; q < 4; ++q) {
+        const cr_vec3 mb = cr_m3_tmulv(cr_q_exp(cr_q_load(c->Q + 4 * (size_t)nodes[q])), cr_v3_load(mom + 3 * q));
+        for (int r = 0; r < 3; ++r) f[6 * q + r] = f12[3 * q + r];
+        f[6 * q + 3] = mb.x, f[6 * q + 4] = mb.y, f[6 * q + 5] = mb.z;
+        if (!J) continue;
+        for (int r = 0; r < 3; ++r)
+            for (int j = 0; j < 4; ++j)
+                for (int e = 0; e < 3; ++e) J[(6 * q + r) * 28 + 7 * j + e] = K12[(3 * q + r) * 12 + 3 * j + e];
+    }
 }
 
 static int grow_nstick(cr_asm_contact *c, int n)
@@ -612,7 +690,7 @@ int cr_asm_contact_dynamic_step(cr_asm_contact *c)
         cr_vec3 X[4];
         const double N = pair_normal(c, p, X);
         double f[12] = {0}, tn, gT[3] = {0, 0, 0}, U[3] = {0, 0, 0};
-        friction(c, p, X, N, f, NULL, NULL, &tn, gT);
+        friction(c, p, X, N, f, NULL, NULL, &tn, gT, NULL);
         rr_stick *st = &c->nstick[n++];
         if (p->stick < 0) { /* touched in this step: sticks from here (a continuous force: 0) */
             anchor(c, p, X, U, st);
@@ -663,6 +741,8 @@ void cr_asm_contact_static_begin(cr_asm_contact *c)
     if (c->statics) cr_asm_contact_static_update(c, NULL, NULL); /* the pressing pairs anchored where they are */
 }
 
+int cr_asm_contact_anchored(const cr_asm_contact *c) { return c->stick_count; }
+
 int cr_asm_contact_static_save(cr_asm_contact *c)
 {
     if (c->stick_count > c->saved_cap) {
@@ -708,7 +788,7 @@ int cr_asm_contact_static_update(cr_asm_contact *c, double *drift, int *slipped)
         }
         ++kept;
         c->updating = 1;
-        const int slip = friction(c, p, X, N, f, NULL, NULL, &tn, gT);
+        const int slip = friction(c, p, X, N, f, NULL, NULL, &tn, gT, NULL);
         c->updating = 0;
         *st = c->stick[p->stick];
         st->a = p->a, st->b = p->b;
@@ -724,7 +804,11 @@ int cr_asm_contact_static_update(cr_asm_contact *c, double *drift, int *slipped)
         if (drift && g > *drift) *drift = g;
         if (slipped && slip && !st->sliding) ++*slipped;
         st->sliding = slip;
-        if (slip) anchor(c, p, X, U, st); /* the anchors move to the contact: the incremental slip */
+        /* the anchors re-based at the surface points in contact now (as contact.rolling's, contact.c):
+         * a sliding pair's with no slip left (the incremental slip), a sticking one's with its
+         * tangential gap carried over (its force unchanged); without it a rod rolling by φ would
+         * keep the material point that touched first, a chord a (φ − sin φ) off the contact */
+        anchor(c, p, X, slip ? U : gT, st);
         for (int r = 0; r < 3; ++r) st->lt[r] = fa[r];
     }
     settled &= kept == old; /* (no pair opened: every old anchor found its pair) */

@@ -381,10 +381,11 @@ int cr_asm_contact_dynamic_step(cr_asm_contact *c);
 void cr_asm_contact_dynamic_end(cr_asm_contact *c);
 /* Friction in static stages (docs/theory.md "Contact between rods"), as the obstacles' augmented
  * Lagrangian: t = P λ_T − ε P u with a multiplier λ_T per pair, μ_s for the stick test and as the
- * sliding force (no sliding speed), the friction force on the centrelines' closest points (no
- * moment). Begin (at the gathered positions; multipliers reset): the pressing pairs anchored
- * where they are. Update, at an equilibrium (gathered): λ_T ← the friction force, a sliding
- * pair's anchors moved to the contact, new pairs anchored (frictionless until the next update),
+ * sliding force (no sliding speed), the friction at the contact points with its moments, as in
+ * dynamics (cr_asm_contact_pair_wrench). Begin (at the gathered positions; multipliers reset): the pressing pairs anchored
+ * where they are. Update, at an equilibrium (gathered): λ_T ← the friction force, every pair's
+ * anchors re-based at the surface points in contact (a sticking pair's tangential gap carried
+ * over, a sliding pair's slip dropped), new pairs anchored (frictionless until the next update),
  * opened ones released; a pair keeps its branch (stick or slip) within a solve and the update
  * decides it by the trial force; returns 1 when no pair was new or opened, 0 otherwise, −1 out
  * of memory; *drift (optional): the largest tangential gap of a sticking pair or slip of a
@@ -396,6 +397,8 @@ int cr_asm_contact_static_update(cr_asm_contact *c, double *drift,
 /* the anchors and multipliers kept before a load step's updates, and put back when it fails
  * (save: 0, −1 out of memory) */
 int cr_asm_contact_static_save(cr_asm_contact *c);
+/* the pairs anchored (friction: sticking or sliding) */
+int cr_asm_contact_anchored(const cr_asm_contact *c);
 void cr_asm_contact_static_restore(cr_asm_contact *c);
 /* Checkpoints: the anchors (their count varies with the state: a count, then each anchor).
  * packed_size: what pack writes (0 without friction); unpacked_size: the doubles of a pack that
@@ -411,10 +414,17 @@ int cr_asm_contact_unpack(cr_asm_contact *c, const double *in);
  * + r_b) of the way from a's) has about them: with them the pair's forces and moments sum to
  * zero force and zero moment about any point (momentum and angular momentum exact). K holds
  * ∂f/∂x with the friction's part, exact at fixed orientations (∂f/∂(rotations) and the moments'
- * derivatives are not formed: the low-rank term holds force rows and position columns). *sliding (optional): 1 when the pair
+ * derivatives are not formed: the dynamic stages' low-rank term holds force rows and position columns; static
+ * stages: cr_asm_contact_pair_wrench). *sliding (optional): 1 when the pair
  * is at its Coulomb limit. */
 void cr_asm_contact_pair_force_friction(const cr_asm_contact *c, int k, int nodes[4], double *f, double *K,
                                         double *mom, int *sliding);
+/* Pair k in a static stage with friction (docs/theory.md "Friction between the rods in static
+ * stages"): the law of cr_asm_contact_pair_force_friction, f (24) = per node its force (I) and
+ * its friction moment in the node's body basis (the static residual's moment rows), and J
+ * (24 × 28, optional) their exact derivatives by the nodes' positions and quaternions (rows 6 a
+ * node: force, moment; columns 7 a node: r, p). */
+void cr_asm_contact_pair_wrench(const cr_asm_contact *c, int k, int nodes[4], double *f, double *J);
 /* The longest step from the positions and velocities y (a node every `stride` doubles, its
  * velocity v_offset after its position) in which no two segments that may touch come closer
  * than half their distance (centreline to centreline), with every node moving at its velocity:

@@ -156,11 +156,14 @@ typedef struct asm_work {
      * stiffness C (3cm × 3cm, row-major) coupling the nodes' positions across the rods, the
      * row map Pn (3 × 3 per node: the rows of its rod the force enters, a support's free
      * directions) and the node's interface (−1: none); the dense system grows by the 3cm
-     * force increments w = C δx (capacity ncap unknowns) */
-    int cm, cm_cap, ncap;
+     * force increments w = C δx (capacity ncap unknowns). With friction between the rods
+     * (contact.rods_friction) it acts at the contact points: rq = 6 rows a node (the force, then
+     * the moment in the node's basis, entering its moment rows through Pm: 3 × 3 a node, 0 where
+     * a support holds a rotation) and cq = 7 columns (r, p); else rq = cq = 3 as described */
+    int cm, cm_cap, ncap, rq, cq;
     int *cgl, *cslot, *ciface;
-    double *Cc, *fc, *Pn;
-    /* the nodes' own blocks of C moved into their rod's tangent (3 × 3 per node; 0 where not
+    double *Cc, *fc, *Pn, *Pm, *crow; /* crow: a row of C W (contact_dense_rows) */
+    /* the nodes' own blocks of C moved into their rod's tangent (rq × cq per node; 0 where not
      * moved): a rod that only the contact holds in some direction (a slider lying on rails) has
      * a singular tangent without them, and K_r⁻¹ U is then round-off's */
     double *Cself;
@@ -191,7 +194,8 @@ static void free_work(asm_work *w)
         free(w->lambda_tan_prev), free(w->lambda_back), free(w->body_back);
     cr_asm_sys_destroy(w->sys), cr_asm_sys_destroy(w->sysc);
     w->sys = w->sysc = NULL;
-    free(w->cgl), free(w->cslot), free(w->ciface), free(w->Cc), free(w->fc), free(w->Pn), free(w->Cself);
+    free(w->cgl), free(w->cslot), free(w->ciface), free(w->Cc), free(w->fc), free(w->Pn), free(w->Pm), free(w->crow),
+        free(w->Cself);
 }
 
 static int alloc_work(asm_work *w)
@@ -320,19 +324,25 @@ static cr_status contact_eval(asm_work *w)
     cr_asm_contact_gather(c, a, w->s);
     const int np = cr_asm_contact_find(c, NULL);
     if (np < 0) return CR_NO_MEMORY;
-    if (4 * np > w->cm_cap) {
+    const int fric = cr_asm_contact_frictional(c), RQ = fric ? 6 : 3, CQ = fric ? 7 : 3;
+    w->rq = RQ, w->cq = CQ;
+    if (4 * np > w->cm_cap) { /* (sized for rq = 6, cq = 7) */
         const int cap = 4 * np;
         int *cgl = realloc(w->cgl, (size_t)cap * sizeof *cgl), *cif = realloc(w->ciface, (size_t)cap * sizeof *cif);
         if (cgl) w->cgl = cgl;
         if (cif) w->ciface = cif;
-        double *Cc = realloc(w->Cc, (size_t)9 * cap * cap * sizeof *Cc),
-               *fc = realloc(w->fc, (size_t)3 * cap * sizeof *fc), *Pn = realloc(w->Pn, (size_t)9 * cap * sizeof *Pn),
-               *Cself = realloc(w->Cself, (size_t)9 * cap * sizeof *Cself);
+        double *Cc = realloc(w->Cc, (size_t)42 * cap * cap * sizeof *Cc),
+               *fc = realloc(w->fc, (size_t)6 * cap * sizeof *fc), *Pn = realloc(w->Pn, (size_t)9 * cap * sizeof *Pn),
+               *Pm = realloc(w->Pm, (size_t)9 * cap * sizeof *Pm),
+               *crow = realloc(w->crow, (size_t)6 * cap * sizeof *crow),
+               *Cself = realloc(w->Cself, (size_t)42 * cap * sizeof *Cself);
         if (Cself) w->Cself = Cself;
         if (Cc) w->Cc = Cc;
         if (fc) w->fc = fc;
         if (Pn) w->Pn = Pn;
-        if (!cgl || !cif || !Cc || !fc || !Pn || !Cself) return CR_NO_MEMORY;
+        if (Pm) w->Pm = Pm;
+        if (crow) w->crow = crow;
+        if (!cgl || !cif || !Cc || !fc || !Pn || !Pm || !crow || !Cself) return CR_NO_MEMORY;
         w->cm_cap = cap;
     }
     int nodes[4];
@@ -341,20 +351,24 @@ static cr_status contact_eval(asm_work *w)
         for (int q = 0; q < 4; ++q)
             if (w->cslot[nodes[q]] < 0) w->cslot[nodes[q]] = w->cm, w->cgl[w->cm++] = nodes[q];
     }
-    const int k3 = 3 * w->cm;
-    memset(w->Cc, 0, (size_t)k3 * k3 * sizeof *w->Cc);
-    memset(w->fc, 0, (size_t)k3 * sizeof *w->fc);
+    const int kr = RQ * w->cm, kc = CQ * w->cm;
+    memset(w->Cc, 0, (size_t)kr * kc * sizeof *w->Cc);
+    memset(w->fc, 0, (size_t)kr * sizeof *w->fc);
     for (int k = 0; k < np; ++k) {
-        double f[12], K[144];
-        cr_asm_contact_pair_force_friction(c, k, nodes, f, K, NULL, NULL); /* (statics: no friction moment) */
+        double f[24], K[24 * 28]; /* (frictionless: 12 and 12 × 12) */
+        if (fric)
+            cr_asm_contact_pair_wrench(c, k, nodes, f, K); /* at the contact points, with the moments */
+        else
+            cr_asm_contact_pair_force(c, k, nodes, f, K);
+        const int fr = fric ? 6 : 3, fcols = fric ? 28 : 12;
         for (int q = 0; q < 4; ++q) {
             const int sq = w->cslot[nodes[q]];
-            for (int r = 0; r < 3; ++r) {
-                w->fc[3 * sq + r] += f[3 * q + r];
+            for (int r = 0; r < RQ; ++r) {
+                w->fc[RQ * sq + r] += f[fr * q + r];
                 for (int p = 0; p < 4; ++p)
-                    for (int e = 0; e < 3; ++e)
-                        w->Cc[(size_t)(3 * sq + r) * k3 + 3 * w->cslot[nodes[p]] + e] +=
-                            K[(3 * q + r) * 12 + 3 * p + e];
+                    for (int e = 0; e < CQ; ++e)
+                        w->Cc[(size_t)(RQ * sq + r) * kc + CQ * w->cslot[nodes[p]] + e] +=
+                            K[(fr * q + r) * fcols + CQ * p + e];
             }
         }
     }
@@ -365,30 +379,35 @@ static cr_status contact_eval(asm_work *w)
         int n;
         const int r = cr_asm_contact_rod_of(c, w->cgl[q], &n);
         const cr_model *m = a->models[r];
-        double *P = w->Pn + 9 * q;
-        for (int e = 0; e < 9; ++e) P[e] = e % 4 == 0 ? 1.0 : 0.0;
+        double *P = w->Pn + 9 * q, *Pm = w->Pm + 9 * q;
+        for (int e = 0; e < 9; ++e) P[e] = Pm[e] = e % 4 == 0 ? 1.0 : 0.0;
         w->ciface[q] = -1;
         for (int j = a->rod_iface_start[r]; j < a->rod_iface_start[r + 1]; ++j)
             if (a->iface[a->rod_iface[j]].node == n) w->ciface[q] = a->rod_iface[j];
         for (int k = 0; k < m->support_count; ++k) {
             const cr_support *sp = &m->supports[k];
             const unsigned h = sp->hold & CR_HOLD_TRANSLATION;
-            if (sp->node != n || !h || !cr_support_active(sp, w->stage)) continue;
+            if (sp->node != n || !cr_support_active(sp, w->stage)) continue;
+            /* a held rotation: the moment rows are the support's (its reaction takes the
+             * friction's moment; exact when all three are held) */
+            if (sp->hold & CR_HOLD_ROTATION)
+                for (int e = 0; e < 9; ++e) Pm[e] = 0.0;
+            if (!h) continue;
             for (int row = 0; row < 3; ++row)
                 for (int e = 0; e < 3; ++e) P[3 * row + e] = h & (1u << row) ? 0.0 : sp->axes.m[e][row];
         }
         /* a node whose force enters its own rows as it is (no support's map, no interface):
          * its own block of C goes into its rod's tangent (evaluate_rod), the rest stays here */
         int plain = w->ciface[q] < 0;
-        for (int e = 0; e < 9; ++e) plain &= P[e] == (e % 4 == 0 ? 1.0 : 0.0);
-        for (int row = 0; row < 3; ++row)
-            for (int e = 0; e < 3; ++e) {
-                double *cb = w->Cc + (size_t)(3 * q + row) * k3 + 3 * q + e;
-                w->Cself[9 * q + 3 * row + e] = plain ? *cb : 0.0;
+        for (int e = 0; e < 9; ++e) plain &= P[e] == (e % 4 == 0 ? 1.0 : 0.0) && (RQ == 3 || Pm[e] == P[e]);
+        for (int row = 0; row < RQ; ++row)
+            for (int e = 0; e < CQ; ++e) {
+                double *cb = w->Cc + (size_t)(RQ * q + row) * kc + CQ * q + e;
+                w->Cself[RQ * CQ * q + CQ * row + e] = plain ? *cb : 0.0;
                 if (plain) *cb = 0.0;
             }
     }
-    const int need = w->N + k3;
+    const int need = w->N + kr;
     if (need > w->ncap) { /* the right side with the contact unknowns */
         free(w->rhs);
         w->rhs = calloc((size_t)need, sizeof *w->rhs);
@@ -397,7 +416,7 @@ static cr_status contact_eval(asm_work *w)
     }
     for (int r = 0; r < a->rod_count; ++r) {
         rod_work *rw = &w->rw[r];
-        const size_t size = rw->dim * (size_t)(k3 > 0 ? k3 : 1);
+        const size_t size = rw->dim * (size_t)(kr > 0 ? kr : 1);
         if (size > rw->wc_cap) {
             free(rw->Wc);
             if (!(rw->Wc = malloc(size * sizeof *rw->Wc))) return CR_NO_MEMORY;
@@ -415,10 +434,12 @@ static void contact_rows(const asm_work *w, int r, double *F, double *eq)
     for (int q = 0; q < w->cm; ++q) {
         int n;
         if (cr_asm_contact_rod_of(w->a->contact, w->cgl[q], &n) != r) continue;
-        const double *f = w->fc + 3 * q, *P = w->Pn + 9 * q;
-        for (int row = 0; row < 3; ++row) {
-            eq[(size_t)6 * n + row] += f[row];
-            F[(size_t)n * B + row] += P[3 * row] * f[0] + P[3 * row + 1] * f[1] + P[3 * row + 2] * f[2];
+        for (int part = 0; part < w->rq / 3; ++part) { /* the force, then the moment (friction) */
+            const double *f = w->fc + w->rq * q + 3 * part, *P = (part ? w->Pm : w->Pn) + 9 * q;
+            for (int row = 0; row < 3; ++row) {
+                eq[(size_t)6 * n + 3 * part + row] += f[row];
+                F[(size_t)n * B + 3 * part + row] += P[3 * row] * f[0] + P[3 * row + 1] * f[1] + P[3 * row + 2] * f[2];
+            }
         }
     }
 }
@@ -496,8 +517,8 @@ static void evaluate_rod(void *arg, int r)
         int n;
         if (cr_asm_contact_rod_of(a->contact, w->cgl[q], &n) != r) continue;
         double *D = cr_blocktri_D(rw->J, n);
-        for (int row = 0; row < 3; ++row)
-            for (int e = 0; e < 3; ++e) D[row * B + e] += w->Cself[9 * q + 3 * row + e];
+        for (int row = 0; row < w->rq; ++row)
+            for (int e = 0; e < w->cq; ++e) D[row * B + e] += w->Cself[w->rq * w->cq * q + w->cq * row + e];
     }
     if (jacobian && w->roundoff_scale == 0) /* a pass over J, as costly as its LU: once per solve */
         for (int i = 0; i < m->nodes; ++i)
@@ -612,14 +633,15 @@ static void contact_columns(asm_work *w, int r)
     const cr_assembly *a = w->a;
     const cr_model *m = a->models[r];
     rod_work *rw = &w->rw[r];
-    const int B = m->block, k3 = 3 * w->cm;
+    const int B = m->block, RQ = w->rq, k3 = RQ * w->cm;
     memset(rw->Wc, 0, rw->dim * k3 * sizeof *rw->Wc);
     for (int q = 0; q < w->cm; ++q) {
         int n;
         if (cr_asm_contact_rod_of(a->contact, w->cgl[q], &n) != r || w->ciface[q] >= 0) continue;
-        for (int c = 0; c < 3; ++c) {
-            double *col = rw->Wc + rw->dim * (3 * q + c);
-            for (int row = 0; row < 3; ++row) col[(size_t)n * B + row] = w->Pn[9 * q + 3 * row + c];
+        for (int c = 0; c < RQ; ++c) { /* a unit force (c < 3) or moment through its row map */
+            double *col = rw->Wc + rw->dim * (RQ * q + c);
+            const double *P = (c < 3 ? w->Pn : w->Pm) + 9 * q;
+            for (int row = 0; row < 3; ++row) col[(size_t)n * B + 3 * (c / 3) + row] = P[3 * row + c % 3];
             cr_blocktri_solve(rw->J, col);
         }
     }
@@ -642,7 +664,7 @@ static void contact_columns(asm_work *w, int r)
     }
     for (int q = 0; q < w->cm; ++q)
         if (w->ciface[q] >= 0 && a->iface[w->ciface[q]].rod == r)
-            for (int c = 0; c < 3; ++c) cr_asm_sys_add(w->sys, 6 * w->ciface[q] + c, w->N + 3 * q + c, 1.0);
+            for (int c = 0; c < RQ; ++c) cr_asm_sys_add(w->sys, 6 * w->ciface[q] + c, w->N + RQ * q + c, 1.0);
 }
 
 /* contact.rods, the contact rows of the dense system: w = C δx at the contact nodes with
@@ -650,26 +672,30 @@ static void contact_columns(asm_work *w, int r)
 static void contact_dense_rows(asm_work *w, double *rhs)
 {
     const cr_assembly *a = w->a;
-    const int k3 = 3 * w->cm;
+    const int k3 = w->rq * w->cm, ncol = w->cq * w->cm;
     for (int j = 0; j < k3; ++j) {
         const int R = w->N + j;
         cr_asm_sys_add(w->sys, R, R, 1.0);
         rhs[R] = 0.0;
-        for (int l = 0; l < k3; ++l) {
-            const double cjl = w->Cc[(size_t)j * k3 + l];
+        /* row j of C W summed first, then entered once per column (not once per C entry: with
+         * the friction's 6 × 7 blocks that was 42 % of a static stage's instructions) */
+        memset(w->crow, 0, (size_t)k3 * sizeof *w->crow);
+        for (int l = 0; l < ncol; ++l) {
+            const double cjl = w->Cc[(size_t)j * ncol + l];
             if (cjl == 0.0) continue;
             int n;
-            const int r = cr_asm_contact_rod_of(a->contact, w->cgl[l / 3], &n);
+            const int r = cr_asm_contact_rod_of(a->contact, w->cgl[l / w->cq], &n);
             const rod_work *rw = &w->rw[r];
-            const size_t k = (size_t)n * a->models[r]->block + l % 3;
+            const size_t k = (size_t)n * a->models[r]->block + l % w->cq;
             rhs[R] -= cjl * rw->X[k];
-            for (int jj = 0; jj < k3; ++jj) cr_asm_sys_add(w->sys, R, w->N + jj, cjl * rw->Wc[rw->dim * jj + k]);
+            for (int jj = 0; jj < k3; ++jj) w->crow[jj] += cjl * rw->Wc[rw->dim * jj + k];
             for (int qq = 0; qq < rw->m; ++qq) {
                 const int i = a->rod_iface[a->rod_iface_start[r] + qq];
                 for (int kc = 0; kc < 6; ++kc)
                     cr_asm_sys_add(w->sys, R, 6 * i + kc, -cjl * rw->X[rw->dim * (1 + 6 * qq + kc) + k]);
             }
         }
+        for (int jj = 0; jj < k3; ++jj) cr_asm_sys_add(w->sys, R, w->N + jj, w->crow[jj]);
     }
 }
 
@@ -678,7 +704,7 @@ static double contact_step(const asm_work *w, int r, size_t k)
 {
     double d = 0;
     const rod_work *rw = &w->rw[r];
-    for (int j = 0; j < 3 * w->cm; ++j) d += rw->Wc[rw->dim * j + k] * w->rhs[w->N + j];
+    for (int j = 0; j < w->rq * w->cm; ++j) d += rw->Wc[rw->dim * j + k] * w->rhs[w->N + j];
     return d;
 }
 
@@ -757,7 +783,7 @@ static void update_rod_task(void *arg, int r) { update_rod(arg, r); }
 static cr_status update(asm_work *w, double *dx2, double *x2, cr_error *err)
 {
     const cr_assembly *a = w->a;
-    const int N = w->N + 3 * w->cm; /* contact.rods: the force increments after the multipliers */
+    const int N = w->N + w->rq * w->cm; /* contact.rods: the force increments after the multipliers */
     double t0 = now();
     if (!cr_asm_sys_begin(w->sys, N)) return cr_error_set(err, CR_NO_MEMORY, "out of memory");
     for (int b = 0; b < a->body_count; ++b) /* the hub of the sparse system's block elimination */
@@ -1654,6 +1680,18 @@ cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, 
                                   "(mu_s N): no equilibrium beyond load factor %.6g, a load the friction between the "
                                   "rods cannot hold (%s); the state at load factor %.6g is kept",
                                   friction_failed, friction_failed == 1 ? "" : "s", lf, e.message, lf);
+            else if (a->contact && cr_asm_contact_frictional(a->contact) && cr_asm_contact_anchored(a->contact) > 0)
+                /* nothing slid, yet no equilibrium while pairs stick: with the friction at the
+                 * contact points a rod's rolling is a free motion of the tangent, which only
+                 * loads balanced about the rods' axes leave at rest (docs/theory.md "Friction
+                 * between the rods in static stages") */
+                st = cr_error_set(err, sn,
+                                  "contact.rods_friction: no equilibrium beyond load factor %.6g while %d pair%s of "
+                                  "segments stick: a load the friction between the rods cannot hold (friction acts "
+                                  "at the contact points: a rod whose torque about its axis the friction's moment "
+                                  "does not balance rolls) (%s); the state at load factor %.6g is kept",
+                                  lf, cr_asm_contact_anchored(a->contact),
+                                  cr_asm_contact_anchored(a->contact) == 1 ? "" : "s", e.message, lf);
             else
                 st = cr_error_set(err, sn, "%s; the state at load factor %.6g is kept", e.message, lf);
             break;
