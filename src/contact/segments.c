@@ -271,3 +271,19 @@ double cr_segpair_force(const cr_vec3 x[4], double R, double lambda, double eps,
         }
     return N;
 }
+
+long cr_seg_anchors_unpacked_size(const double *in, long n, int segs)
+{
+    enum { W = CR_SEG_ANCHOR_DOUBLES };
+    if (n < 1 || !(in[0] >= 0) || in[0] != floor(in[0]) || in[0] > (double)(n - 1) / W) return -1;
+    const long count = (long)in[0];
+    for (long k = 0; k < count; ++k) {
+        const double *v = in + 1 + W * k, *u = v - W;
+        if (!(v[0] >= 0 && v[0] < v[1] && v[1] < segs) || v[0] != floor(v[0]) || v[1] != floor(v[1]) ||
+            (k > 0 && (u[0] > v[0] || (u[0] == v[0] && u[1] >= v[1]))))
+            return -1;
+        for (int r = 2; r < W; ++r)
+            if (!isfinite(v[r])) return -1;
+    }
+    return 1 + W * count;
+}

@@ -39,6 +39,15 @@ int cr_segpair_counted_once(const cr_seg_closest *cp, int (*neighbour)(void *ctx
  * when out of memory. */
 int cr_broad_phase(int count, const double *lo, const double *hi, int **pairs, int *cap);
 
+/* The friction anchors of segment pairs in a checkpoint (contact.rods_friction, the mixed and the
+ * lgvi rods' common layout): a count, then CR_SEG_ANCHOR_DOUBLES per anchor: its segments a < b,
+ * their arc lengths, the two levers (3 each) and the sliding flag. The number of doubles the
+ * anchors take from in[0 .. n): −1 unless the count is a whole number the rest holds, every anchor
+ * is on a pair of the `segs` segments with finite entries, and the pairs are sorted and distinct
+ * (as the lists are kept, for bsearch): else it is not this assembly's checkpoint. */
+enum { CR_SEG_ANCHOR_DOUBLES = 11 };
+long cr_seg_anchors_unpacked_size(const double *in, long n, int segs);
+
 /* The normal force of a pair of segments (nodes x[0], x[1] of segment a, x[2], x[3] of b) with
  * contact radii summing to R: gap g = d − R, d the distance of the closest points, normal force
  * N = max(0, λ − ε g) (a penalty for λ = 0; the augmented Lagrangian's multiplier otherwise),

@@ -513,8 +513,8 @@ int cr_lgvi_segs_friction(cr_lgvi_segs *c, cr_vec3 *F, cr_vec3 *C, int *sliding)
     return 0;
 }
 
-/* checkpoints: the anchors' count, then SEG_STICK_DOUBLES per anchor (the mixed rod's layout) */
-enum { SEG_STICK_DOUBLES = 11 };
+/* checkpoints: the anchors' count, then SEG_STICK_DOUBLES per anchor (segments.h: the mixed rod's layout) */
+enum { SEG_STICK_DOUBLES = CR_SEG_ANCHOR_DOUBLES };
 
 int cr_lgvi_segs_packed_size(const cr_lgvi_segs *c)
 {
@@ -535,19 +535,7 @@ void cr_lgvi_segs_pack(const cr_lgvi_segs *c, double *out)
 
 long cr_lgvi_segs_unpacked_size(const cr_lgvi_segs *c, const double *in, long n)
 {
-    if (!(c && c->mu_s > 0)) return 0;
-    /* a count the rest holds, anchors on this assembly's segment pairs, sorted and distinct (bsearch) */
-    if (n < 1 || !(in[0] >= 0) || in[0] != floor(in[0]) || in[0] > (double)(n - 1) / SEG_STICK_DOUBLES) return -1;
-    const int count = (int)in[0];
-    for (int k = 0; k < count; ++k) {
-        const double *v = in + 1 + SEG_STICK_DOUBLES * k, *u = v - SEG_STICK_DOUBLES;
-        if (!(v[0] >= 0 && v[0] < v[1] && v[1] < c->segs) || v[0] != floor(v[0]) || v[1] != floor(v[1]) ||
-            (k > 0 && (u[0] > v[0] || (u[0] == v[0] && u[1] >= v[1]))))
-            return -1;
-        for (int r = 2; r < SEG_STICK_DOUBLES; ++r)
-            if (!isfinite(v[r])) return -1;
-    }
-    return 1 + SEG_STICK_DOUBLES * (long)count;
+    return c && c->mu_s > 0 ? cr_seg_anchors_unpacked_size(in, n, c->segs) : 0;
 }
 
 int cr_lgvi_segs_unpack(cr_lgvi_segs *c, const double *in)

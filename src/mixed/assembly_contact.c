@@ -818,7 +818,7 @@ int cr_asm_contact_static_update(cr_asm_contact *c, double *drift, int *slipped)
 
 /* ---- the anchors in checkpoints: a count, then STICK_DOUBLES per anchor ---- */
 
-enum { STICK_DOUBLES = 11 };
+enum { STICK_DOUBLES = CR_SEG_ANCHOR_DOUBLES }; /* (segments.h: the layout the lgvi rod shares) */
 
 int cr_asm_contact_packed_size(const cr_asm_contact *c)
 {
@@ -839,20 +839,7 @@ void cr_asm_contact_pack(const cr_asm_contact *c, double *out)
 
 int cr_asm_contact_unpacked_size(const cr_asm_contact *c, const double *in, long n)
 {
-    if (!(c && c->mu_s > 0)) return 0;
-    /* a count that the rest of the pack holds exactly, anchors on segment pairs of this
-     * assembly, sorted and distinct as the list is kept (bsearch): else not its checkpoint */
-    if (n < 1 || !(in[0] >= 0) || in[0] != floor(in[0]) || in[0] > (double)(n - 1) / STICK_DOUBLES) return -1;
-    const int count = (int)in[0];
-    for (int k = 0; k < count; ++k) {
-        const double *v = in + 1 + STICK_DOUBLES * k, *u = v - STICK_DOUBLES;
-        if (!(v[0] >= 0 && v[0] < v[1] && v[1] < c->segs) || v[0] != floor(v[0]) || v[1] != floor(v[1]) ||
-            (k > 0 && (u[0] > v[0] || (u[0] == v[0] && u[1] >= v[1]))))
-            return -1;
-        for (int r = 2; r < STICK_DOUBLES; ++r)
-            if (!isfinite(v[r])) return -1;
-    }
-    return 1 + STICK_DOUBLES * count;
+    return c && c->mu_s > 0 ? (int)cr_seg_anchors_unpacked_size(in, n, c->segs) : 0;
 }
 
 int cr_asm_contact_unpack(cr_asm_contact *c, const double *in)
