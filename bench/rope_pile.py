@@ -445,6 +445,9 @@ def main():
                       lgvi_strains=a.lgvi_strains)
         os.makedirs(out, exist_ok=True)
         path = os.path.join(out, "rope-pile.json")
+        if a.analyse_only and os.path.exists(path) and sc.get("model") != json.load(open(path)).get("model"):
+            raise SystemExit(f"{path}: run with model {json.load(open(path)).get('model')}, not {sc.get('model')}: "
+                             "give the run's options (--formulation, --lgvi-strains)")
         json.dump(sc, open(path, "w"))
         cmd = [cli, "run", path, "-o", out, "-q"]
         if a.callgrind:
@@ -484,6 +487,8 @@ def main():
               f"footprint {100 * r['footprint_m']:.2f} cm, {r['contacts_final']} touching pairs, floor "
               f"{1e3 * r['floor_penetration_m']:.3f} mm, self {1e3 * r['self_overlap_m']:.3f} mm")
     res = {"statistics": statistics(members), "elements": a.elements, "formulation": a.formulation}
+    if a.formulation == "lgvi":
+        res["lgvi_strains"] = a.lgvi_strains
     if a.against:
         res["against"] = {"ensemble": a.against, "statistics": statistics(member_results(a.against)),
                           "comparison": compare_ensembles(members, member_results(a.against))}

@@ -509,5 +509,8 @@ cr_vec3 ph_obstacle_surface_velocity(const cr_ph *s, int p, double t, cr_vec3 x)
 void ph_contact_free_paths(cr_ph *s);
 /* V_c at positions q (nn * 12) */
 double ph_contact_energy(const cr_ph *s, const double *q);
+/* whether a node touches an obstacle (g < 0) at t_n or at the last pass's iterate q1: where the equations
+   have kinks (Newton's floor test, ph_solve.c) */
+int ph_contact_touching(const cr_ph *s);
 
 #endif

@@ -1006,7 +1006,6 @@ static double final_residual(cr_ph_asm *a, int mode, const cr_ph_loads *const *l
     for (int r = 0; r < a->nrod; ++r) {
         cr_ph *s = a->rod[r];
         ph_assemble(s, mode, loads ? loads[r] : NULL, s->X, s->r, 0);
-        s->jacobians++, s->factorizations++;
     }
     coupled_eval(a, mode);
     for (int r = 0; r < a->nrod; ++r) {
@@ -1186,19 +1185,21 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
                equations breaks (a node's friction crossing its regularization speed, a penalty opening):
                the accepted iterate's residual confirms it, as ph_solve.c's newton does (below newton_atol,
                100x below the residual before the update, or not even halved by it: the round-off floor,
-               which with obstacles a second check confirms). A welded pair carried by a rough table with
-               its friction at the contact points had a step accepted at dn = 1e-9 with its residual at
-               1.6e-7, its balance 3.6e-8 J off, which tripped the energy watch. */
+               which with a node touching an obstacle a second check confirms). A welded pair carried by a rough table
+               with its friction at the contact points had a step accepted at dn = 1e-9 with its residual at 1.6e-7, its
+               balance 3.6e-8 J off, which tripped the energy watch. */
             const int predicted = dn < 0.5 * dprev;
             const double rf = final_residual(a, mode, loads, residual);
-            int obstacles = 0;
-            for (int r = 0; r < a->nrod; ++r) obstacles |= a->rod[r]->ncp > 0;
-            const int at_floor = !(rf < 0.5 * fmin(rn, rcheck)) && (!obstacles || rcheck < INFINITY);
+            int touching = 0;
+            for (int r = 0; r < a->nrod && rcheck == INFINITY && !touching; ++r)
+                touching = a->rod[r]->ncp > 0 && ph_contact_touching(a->rod[r]);
+            const int at_floor = !(rf < 0.5 * fmin(rn, rcheck)) && (!touching || rcheck < INFINITY);
             if (!predicted || rf <= atol || rf <= 1e-2 * rn || at_floor || it >= maxit) break;
             rcheck = rf;
         }
         dprev = dn;
     }
+    for (int r = 0; r < a->nrod; ++r) a->rod[r]->jacobians++, a->rod[r]->factorizations++; /* (as before: once) */
     return CR_OK;
 }
 

@@ -460,6 +460,19 @@ double ph_contact_energy(const cr_ph *s, const double *q)
     return V;
 }
 
+int ph_contact_touching(const cr_ph *s)
+{
+    for (int p = 0; p < s->ncp; ++p)
+        for (int I = 0; I < s->nn; ++I)
+            for (int k = 0; k < 2; ++k) {
+                const double *q = (k ? s->q1 : s->q) + 12 * I;
+                double g;
+                if (ph_contact_gap(s, p, ph_obstacle_local(s, p, s->t, vload(q)), s->ca[I], &g, NULL, NULL) && g < 0)
+                    return 1;
+            }
+    return 0;
+}
+
 int cr_ph_contact_node(const cr_ph *s, int node, cr_vec3 *force, double *normal, double *gap)
 {
     cr_vec3 f = cr_v3(0, 0, 0);

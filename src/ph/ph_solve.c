@@ -314,10 +314,13 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
                opening), where an update's increment contracts as Newton's but the residual does not:
                a rod carried by a rough table with its friction at the contact points (contact.rolling)
                had a step accepted so at a residual of 1.6e-7 (newton_atol 1e-12, the round-off floor
-               there ~1e-15), its balance 3.6e-8 J off, which tripped the energy watch. With obstacles
-               the floor is therefore confirmed by a second check (the update after it converges
-               instead: the same step then ends at 2e-13). */
-            const int at_floor = !(rf < 0.5 * fmin(rn, rcheck)) && (s->ncp == 0 || rcheck < INFINITY);
+               there ~1e-15), its balance 3.6e-8 J off, which tripped the energy watch. With a node
+               touching an obstacle the floor is therefore confirmed by a second check (the update after
+               it converges instead: the same step then ends at 2e-13). Obstacles nothing touches leave
+               the equations smooth and the single check (a far plane had cost a 10^3-element
+               cantilever 44 Newton updates instead of 30). */
+            const int at_floor =
+                !(rf < 0.5 * fmin(rn, rcheck)) && (s->ncp == 0 || rcheck < INFINITY || !ph_contact_touching(s));
             if (!predicted || rf <= s->p.newton_atol || rf <= 1e-2 * rn || at_floor || it >= s->p.max_iterations) {
                 have_final = 1;
                 break;
