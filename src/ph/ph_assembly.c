@@ -1185,9 +1185,9 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
                equations breaks (a node's friction crossing its regularization speed, a penalty opening):
                the accepted iterate's residual confirms it, as ph_solve.c's newton does (below newton_atol,
                100x below the residual before the update, or not even halved by it: the round-off floor,
-               which with a node touching an obstacle a second check confirms). A welded pair carried by a rough table
-               with its friction at the contact points had a step accepted at dn = 1e-9 with its residual at 1.6e-7, its
-               balance 3.6e-8 J off, which tripped the energy watch. */
+               which with a node touching an obstacle a second check confirms). A welded pair carried by a
+               rough table with its friction at the contact points had a step accepted at dn = 1e-9 with
+               its residual at 1.6e-7, its balance 3.6e-8 J off, which tripped the energy watch. */
             const int predicted = dn < 0.5 * dprev;
             const double rf = final_residual(a, mode, loads, residual);
             int touching = 0;
