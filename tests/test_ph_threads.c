@@ -81,50 +81,67 @@ static void compare(cr_ph *one, cr_ph *two, int mode, double h, const cr_ph_load
     printf("  Newton iterations %d / %d, converged coordinates differ by %.3e\n", it1, it2, *dq);
 }
 
-/* a Reissner cantilever (elastic, no rigid components), clamped at s = 0 (end = 1: at s = L, the load at the
-   first node; the second half's first front then has no lead node), tip force and moment: statics (a tip
-   deflection of ~0.1 L) and one midpoint step */
-static void reissner_cantilever(int end)
+/* the same rod on one thread (the one-sided pass) and on two (the two-sided pass, split at the middle node) */
+static int thread_pair(cr_ph_params *p, cr_ph **one, cr_ph **two)
+{
+    p->threads = 1;
+    *one = straight(p);
+    p->threads = 2;
+    *two = straight(p);
+    CHECK(*one && *two);
+    if (!*one || !*two) return cr_ph_destroy(*one), cr_ph_destroy(*two), 0;
+    CHECK((*one)->split == 0 && (*two)->split == 2 * (NE / 2));
+    return 1;
+}
+
+/* A cantilever clamped at one end (end = 0: at s = 0, the load at the last node; end = 1: at s = L, the load
+   at the first node, where the second half's first front has no lead node), tip force and moment: statics
+   (a tip deflection of 0.05-0.1 L) and a midpoint step under twice the force.
+   Reissner (kirchhoff = 0): elastic, no rigid components. Kirchhoff: rigid shear and extension; its half
+   from the clamp delays the tension's pivots (ph_direct.c block_eliminate_delay).
+   The bounds: the reduced matrix's LU in two orders of elimination differs by ~cond eps. Reissner: cond
+   ~1e6-1e7 (measured 2.7e-10 of the increment in Release, 2.1e-9 in the Debug/ASan build). Kirchhoff: the
+   condition grows as n_e^2 (~1e8: the rigid constraints against the bending of elements of 1e-4 L), measured
+   0.3-0.7e-9 in statics and 3.6-7.7e-9 in the step in Release, up to 2.3e-8 in the Debug build (the one-sided
+   pass with its band LU in place of the fronts differs from the fronts by 7e-9 alike). Newton takes both to
+   the round-off of the same equations (measured <= 2e-14 of the length). */
+static void cantilever(int end, int kirchhoff)
 {
     cr_ph_params p = cr_ph_default_params();
     p.elements = NE, p.length = 1, p.rhoA = 1, p.M11 = p.M22 = 1e-4;
-    /* shear and extension stiffness 50 times the bending's: the reduced matrix's condition ~ k_s L^2 / (EI l_e)
-       stays ~1e6 (a 1e5 one agreed to 1e-6 only: cond eps) */
-    p.stiffness[0] = p.stiffness[1] = 50, p.stiffness[2] = 50, p.stiffness[3] = p.stiffness[4] = 1,
-    p.stiffness[5] = 0.8;
+    p.stiffness[3] = p.stiffness[4] = 1, p.stiffness[5] = 0.8;
+    if (kirchhoff)
+        p.rigid = 0x7;
+    else /* shear and extension stiffness 50 times the bending's: the reduced matrix's condition ~ k_s L^2 /
+            (EI l_e) stays ~1e6 (a 1e5 one agreed to 1e-6 only: cond eps) */
+        p.stiffness[0] = p.stiffness[1] = p.stiffness[2] = 50;
     p.clamp_start = !end, p.clamp_end = end, p.h = 1e-3, p.newton_atol = 1e-9;
-    p.threads = 1;
-    cr_ph *one = straight(&p);
-    p.threads = 2;
-    cr_ph *two = straight(&p);
-    CHECK(one && two);
-    if (!one || !two) return;
-    CHECK(one->split == 0 && two->split == 2 * (NE / 2));
+    cr_ph *one, *two;
+    if (!thread_pair(&p, &one, &two)) return;
     const int nn = 2 * NE + 1, tipn = end ? 0 : nn - 1;
     cr_vec3 *F = calloc(nn, sizeof *F), *Mo = calloc(nn, sizeof *Mo);
-    F[tipn] = cr_v3(0.3, 0, 0), Mo[tipn] = cr_v3(0, 0, 0.1);
+    F[tipn] = cr_v3(0.3, 0, 0), Mo[tipn] = cr_v3(0, kirchhoff ? 0.05 : 0, 0.1);
     cr_ph_loads L = {.node_force = F, .node_moment = Mo};
     double dinc, dq;
     compare(one, two, PH_STATIC, p.h, &L, &dinc, &dq);
     cr_vec3 tip = cr_ph_position(two, tipn);
     printf("  static tip (%.6f, %.6f, %.6f)\n", tip.x, tip.y, tip.z);
-    CHECK(tip.x > 0.1); /* a large deflection: the test is not one of a straight rod */
-    /* the bounds: the reduced matrix's LU in two orders of elimination differs by ~cond eps, cond ~1e6-1e7
-       here (measured 2.7e-10 of the increment in Release, 2.1e-9 in the Debug/ASan build); Newton takes both to the
-       round-off of the same equations (measured 6e-15 of the length) */
-    CHECK(dinc <= 3e-8);
+    CHECK(tip.x > (kirchhoff ? 0.05 : 0.1)); /* a large deflection: the test is not one of a straight rod */
+    const double bound = kirchhoff ? 3e-7 : 3e-8;
+    CHECK(dinc <= bound);
     CHECK(dq <= 1e-10);
-    /* a midpoint step from the static state under twice the force */
     F[tipn] = cr_v3(0.6, 0, 0);
     compare(one, two, PH_DYNAMIC, p.h, &L, &dinc, &dq);
-    CHECK(dinc <= 3e-8);
+    CHECK(dinc <= bound);
     CHECK(dq <= 1e-10);
     free(F), free(Mo);
     cr_ph_destroy(one), cr_ph_destroy(two);
 }
 
-static void ph_threads_cantilever(void) { reissner_cantilever(0); }
-static void ph_threads_cantilever_clamped_end(void) { reissner_cantilever(1); }
+static void ph_threads_cantilever(void) { cantilever(0, 0); }
+static void ph_threads_cantilever_clamped_end(void) { cantilever(1, 0); }
+static void ph_threads_kirchhoff_clamped_start(void) { cantilever(0, 1); }
+static void ph_threads_kirchhoff_clamped_end(void) { cantilever(1, 1); }
 
 /* a free-free Kirchhoff rod (rigid shear and extension: 2 x 3 stresses per element), tip-loaded as the
    flying spaghetti: midpoint steps */
@@ -132,13 +149,8 @@ static void ph_threads_free_kirchhoff(void)
 {
     cr_ph_params p = cr_ph_default_params();
     p.elements = NE, p.rigid = 0x7, p.h = 0.01, p.newton_atol = 1e-9;
-    p.threads = 1;
-    cr_ph *one = straight(&p);
-    p.threads = 2;
-    cr_ph *two = straight(&p);
-    CHECK(one && two);
-    if (!one || !two) return;
-    CHECK(one->split == 0 && two->split == 2 * (NE / 2));
+    cr_ph *one, *two;
+    if (!thread_pair(&p, &one, &two)) return;
     int nn = 2 * NE + 1;
     cr_vec3 *F = calloc(nn, sizeof *F), *Mo = calloc(nn, sizeof *Mo);
     F[nn - 1] = cr_v3(8, 0, 0), Mo[nn - 1] = cr_v3(0, 80, 40);
@@ -155,50 +167,6 @@ static void ph_threads_free_kirchhoff(void)
     free(F), free(Mo);
     cr_ph_destroy(one), cr_ph_destroy(two);
 }
-
-/* a Kirchhoff cantilever (rigid shear and extension) clamped at one end (end = 0: at s = 0, the load at the
-   last node; end = 1: at s = L, the load at the first node): its half from the clamp delays the tension's
-   pivots (ph_direct.c block_eliminate_delay). Statics with a tip deflection of ~0.1 L, then a midpoint step
-   under twice the force. */
-static void kirchhoff_cantilever(int end)
-{
-    cr_ph_params p = cr_ph_default_params();
-    p.elements = NE, p.length = 1, p.rhoA = 1, p.M11 = p.M22 = 1e-4;
-    p.stiffness[3] = p.stiffness[4] = 1, p.stiffness[5] = 0.8;
-    p.rigid = 0x7, p.h = 1e-3, p.newton_atol = 1e-9;
-    p.clamp_start = !end, p.clamp_end = end;
-    p.threads = 1;
-    cr_ph *one = straight(&p);
-    p.threads = 2;
-    cr_ph *two = straight(&p);
-    CHECK(one && two);
-    if (!one || !two) return;
-    CHECK(one->split == 0 && two->split == 2 * (NE / 2));
-    const int nn = 2 * NE + 1, tipn = end ? 0 : nn - 1;
-    cr_vec3 *F = calloc(nn, sizeof *F), *Mo = calloc(nn, sizeof *Mo);
-    F[tipn] = cr_v3(0.3, 0, 0), Mo[tipn] = cr_v3(0, 0.05, 0.1);
-    cr_ph_loads L = {.node_force = F, .node_moment = Mo};
-    double dinc, dq;
-    compare(one, two, PH_STATIC, p.h, &L, &dinc, &dq);
-    cr_vec3 tip = cr_ph_position(two, tipn);
-    printf("  static tip (%.6f, %.6f, %.6f)\n", tip.x, tip.y, tip.z);
-    CHECK(tip.x > 0.05);
-    /* the bounds: the reduced matrix's condition grows as n_e^2 here (~1e8: the rigid constraints against the
-       bending of elements of 1e-4 L), so two orders of elimination differ by ~1e-8 of the increment (measured
-       0.3-0.7e-9 in statics and 3.6-7.7e-9 in the step in Release, up to 2.3e-8 in the Debug build; the one-sided
-       pass with its band LU in place of the fronts differs from the fronts by 7e-9 alike); Newton takes both to
-       the round-off of the same equations (measured <= 2e-14 of the length) */
-    CHECK(dinc <= 3e-7);
-    CHECK(dq <= 1e-10);
-    F[tipn] = cr_v3(0.6, 0, 0);
-    compare(one, two, PH_DYNAMIC, p.h, &L, &dinc, &dq);
-    CHECK(dinc <= 3e-7);
-    CHECK(dq <= 1e-10);
-    free(F), free(Mo);
-    cr_ph_destroy(one), cr_ph_destroy(two);
-}
-static void ph_threads_kirchhoff_clamped_start(void) { kirchhoff_cantilever(0); }
-static void ph_threads_kirchhoff_clamped_end(void) { kirchhoff_cantilever(1); }
 
 CHECK_MAIN(CASE(ph_threads_cantilever), CASE(ph_threads_cantilever_clamped_end), CASE(ph_threads_free_kirchhoff),
            CASE(ph_threads_kirchhoff_clamped_start), CASE(ph_threads_kirchhoff_clamped_end))
