@@ -331,7 +331,7 @@ struct cr_ph {
 void ph_begin(cr_ph *s, int mode, double h);
 /* The arrays of the paths other than ph_direct.c's fronts, allocated on their first use (cr_ph_create
    allocates what the fronts need): PH_REF_BLOCKS the Jacobian blocks of ph_assemble (Ke, Bc, Br, Kn, Gm, G1;
-   ~16 kB per element with rigid components, Ke alone 10.4 kB), PH_REF_FACTOR ph_linear_factor's (Pm, Pn,
+   16.9 kB per element for a Kirchhoff rod, Ke alone 10.4 kB), PH_REF_FACTOR ph_linear_factor's (Pm, Pn,
    gramm, gram1, rband, ripiv), PH_REF_BAND the band LU of ph_direct.c (ripiv, rlast, ustore grown to the
    band's U columns). what: a combination; groups already there are kept. CR_NO_MEMORY when one cannot
    be allocated (the ones that could are kept, and freed by cr_ph_destroy). */
