@@ -227,9 +227,13 @@ struct cr_ph {
        Ke  ne * 36 * 36  q-q couplings of the element's 3 nodes (mass, material, geometric, loads)
        Bc  ne * 36 * 2nr momentum rows x rigid stresses;  Br  ne * 2nr * 36 rigid rows x q
        Kn  nn * 9 * 9    director-director terms of the node (lambda, point moment)
-       Gm, G1  nn * 6 * 9  G_d(d_{n+1/2}) (lambda columns, times fac) and G_d(d_{n+1}) (constraint rows) */
+       Gm, G1  nn * 6 * 9  G_d(d_{n+1/2}) (lambda columns, times fac) and G_d(d_{n+1}) (constraint rows)
+       They, ph_linear.c's factors (Pm, Pn, gramm, gram1, rband, ripiv) and the band LU's arrays (ripiv, rlast,
+       ustore at its band size) are NULL until a path needs them (ph_reference_arrays; ref_have: the
+       PH_REF_* groups allocated): the one-pass Newton of ph_direct.c's fronts never reads them. */
     double fac;
     double *Ke, *Bc, *Br, *Kn, *Gm, *G1;
+    int ref_have;
     /* reduced Newton system (ph_linear.c): per free node (dphi, dtheta) with the director increments
        in the null space of the constraints, the rigid stresses; LAPACK band storage */
     int nred, rkl, rku, rldab;
@@ -273,7 +277,8 @@ struct cr_ph {
        (32 + 2 ints), the offset of its solution in tsz (PH_TS_ZMAX doubles per element at most) */
     int *tsinfo;
     size_t *tsoff;
-    double *tsz;
+    double *tsz;    /* the delaying half's fronts only: its element count times PH_TS_ZMAX */
+    long two_sided; /* ph_direct_iteration's passes that the two-sided pass made (read-only: tests) */
 
     /* per-step work */
     double h;            /* step in progress */
@@ -324,12 +329,22 @@ struct cr_ph {
 /* Prepares a step (mode PH_DYNAMIC, step h) or a static solve: strains and constraints of the
    current state, and X = the initial guess. */
 void ph_begin(cr_ph *s, int mode, double h);
-/* Residual r(X) and (if want_jacobian) its Jacobian blocks. */
-void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, double *r, int want_jacobian);
-/* The Jacobian of the last assembly as a dense nx * nx row-major matrix (tests). */
+/* The arrays of the paths other than ph_direct.c's fronts, allocated on their first use (cr_ph_create
+   allocates what the fronts need): PH_REF_BLOCKS the Jacobian blocks of ph_assemble (Ke, Bc, Br, Kn, Gm, G1;
+   16.9 kB per element for a Kirchhoff rod, Ke alone 10.4 kB), PH_REF_FACTOR ph_linear_factor's (Pm, Pn,
+   gramm, gram1, rband, ripiv), PH_REF_BAND the band LU of ph_direct.c (ripiv, rlast, ustore grown to the
+   band's U columns). what: a combination; groups already there are kept. CR_NO_MEMORY when one cannot
+   be allocated (the ones that could are kept, and freed by cr_ph_destroy). */
+enum { PH_REF_BLOCKS = 1, PH_REF_FACTOR = 2, PH_REF_BAND = 4 };
+cr_status ph_reference_arrays(cr_ph *s, int what);
+/* Residual r(X) and (if want_jacobian) its Jacobian blocks (CR_NO_MEMORY when their arrays cannot be
+   allocated, ph_reference_arrays: r is then not computed). The residual alone needs none of them. */
+cr_status ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, double *r, int want_jacobian);
+/* The Jacobian of the last assembly as a dense nx * nx row-major matrix (tests; zero before any). */
 void ph_jacobian_dense(const cr_ph *s, double *J);
 /* Solves J dX = -r with the Jacobian of the last assembly at s->q1 (null-space reduction per node,
-   banded LU of the reduced system). CR_SINGULAR when the reduced matrix is singular. */
+   banded LU of the reduced system). CR_SINGULAR when the reduced matrix is singular, CR_NO_MEMORY when the
+   factors' arrays cannot be allocated (ph_reference_arrays). */
 cr_status ph_linear_solve(cr_ph *s, const double *r, double *dX, int *bad);
 /* ph_linear_solve in two parts: factor the Jacobian of the last assembly (sets fact_ok), then solve
    with it for any residual (modified Newton reuses one factorization for several residuals). */
@@ -340,7 +355,8 @@ void ph_linear_apply(cr_ph *s, const double *r, double *dX);
 static inline size_t ph_front_stride(const cr_ph *s) { return (size_t)(12 + 2 * s->nr) * 7; }
 /* One Newton iteration in one pass (ph_direct.c): sets the multipliers in X to the least-squares
    solution of the director rows at X, returns the residual r at that X and the increment dX of q and
-   the rigid stresses (zero in lambda) of the Newton system there. CR_SINGULAR with *bad the unknown. */
+   the rigid stresses (zero in lambda) of the Newton system there. CR_SINGULAR with *bad the unknown;
+   CR_NO_MEMORY when the band LU it falls back to cannot allocate its arrays (ph_reference_arrays). */
 cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, double *X, double *r, double *dX, int *bad);
 /* The parts of cr_ph_step and cr_ph_solve_static after Newton converged (with s->X unpacked and the
  * external forces of the converged iterate in s->fext), shared with the assemblies (ph_assembly.c):

@@ -168,8 +168,9 @@ void ph_unpack(cr_ph *s, const double *X)
             for (int sl = 0; sl < s->nr; ++sl) s->sig1[(2 * e + g) * s->nr + sl] = X[s->sig_off[e] + g * s->nr + sl];
 }
 
-void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, double *r, int want_jacobian)
+cr_status ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, double *r, int want_jacobian)
 {
+    if (want_jacobian && ph_reference_arrays(s, PH_REF_BLOCKS) != CR_OK) return CR_NO_MEMORY;
     const int dyn = mode == PH_DYNAMIC, nr = s->nr;
     const double h = s->h;
     const double fac = dyn ? h : 1.0; /* momentum rows: M (v_{n+1} - v_n) + h (...), not divided by h */
@@ -377,12 +378,14 @@ void ph_assemble(cr_ph *s, int mode, const cr_ph_loads *loads, const double *X, 
                     for (int d = 0; d < 3; ++d) Kn[(3 * k + c) * 9 + 3 * k + d] += -fac * gam * 0.5 * mt.m[c][d];
         }
     }
+    return CR_OK;
 }
 
 void ph_jacobian_dense(const cr_ph *s, double *J)
 {
     const int n = s->nx, nr = s->nr;
     memset(J, 0, sizeof(double) * (size_t)n * n);
+    if (!(s->ref_have & PH_REF_BLOCKS)) return; /* (no Jacobian assembled yet: its blocks are not allocated) */
     for (int e = 0; e < s->ne; ++e) {
         const double *Ke = s->Ke + (size_t)e * 1296, *Bc = s->Bc + (size_t)e * 72 * nr, *Br = s->Br + (size_t)e * 72 * nr;
         for (int a = 0; a < 3; ++a) {

@@ -1039,7 +1039,9 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
         double r2 = 0;
         for (int r = 0; r < a->nrod; ++r) {
             cr_ph *s = a->rod[r];
-            ph_assemble(s, mode, loads ? loads[r] : NULL, s->X, s->r, 1);
+            if (ph_assemble(s, mode, loads ? loads[r] : NULL, s->X, s->r, 1) != CR_OK)
+                return cr_error_set(err, CR_NO_MEMORY,
+                                    "ph assembly: out of memory for rods.%d's Jacobian (%d elements)", r, s->ne);
         }
         if (it == 0) set_rho(a);
         coupled_eval(a, mode);
@@ -1073,6 +1075,9 @@ static cr_status newton(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads,
             cr_ph *s = a->rod[r];
             int bad = -1;
             cr_status st = ph_linear_factor(s, &bad);
+            if (st == CR_NO_MEMORY)
+                return cr_error_set(err, st, "ph assembly: out of memory for rods.%d's factors (%d elements)", r,
+                                    s->ne);
             if (st != CR_OK)
                 return cr_error_set(err, CR_SINGULAR,
                                     "ph assembly: singular Newton matrix of rods.%d at t = %g (unknown %d), residual "

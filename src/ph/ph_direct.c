@@ -1741,7 +1741,7 @@ static cr_status two_sided_pass(cr_ph *s, int mode, const cr_ph_loads *loads, do
     for (int k = 0; k < 2; ++k) T.side[k].xI = J, T.side[k].own = k == 0, T.side[k].nd = 0;
     /* a side from a clamped end of a rod with rigid components delays the pivots it cannot take */
     T.side[0].delay = s->nr > 0 && s->p.clamp_start, T.side[1].delay = s->nr > 0 && s->p.clamp_end;
-    T.side[0].zo = 0, T.side[1].zo = (size_t)m * PH_TS_ZMAX;
+    T.side[0].zo = 0, T.side[1].zo = T.side[0].delay ? (size_t)m * PH_TS_ZMAX : 0; /* (tsz: the delaying half's) */
     memset(T.side[1].xr, 0, sizeof T.side[1].xr);
     memset(T.side[1].xfe, 0, sizeof T.side[1].xfe);
     memset(T.side[1].xkr, 0, sizeof T.side[1].xkr);
@@ -1808,7 +1808,7 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
 {
     if (s->split > 0) {
         cr_status st = two_sided_pass(s, mode, loads, X, r, dX, 1);
-        if (st == CR_OK) return st;
+        if (st == CR_OK) return s->two_sided++, st;
     }
     /* the node-block fronts need a free end to start from (block_eliminate) */
     int clamps = s->p.clamp_start && s->p.clamp_end;
@@ -1816,6 +1816,7 @@ cr_status ph_direct_iteration(cr_ph *s, int mode, const cr_ph_loads *loads, doub
         cr_status st = direct_pass(s, mode, loads, X, r, dX, bad, 1, s->p.clamp_start && !s->p.clamp_end, 1, NULL);
         if (st != CR_NOT_CONVERGED) return st;
     }
+    if (ph_reference_arrays(s, PH_REF_BAND) != CR_OK) return CR_NO_MEMORY; /* (the band LU's arrays: lazy) */
     return direct_pass(s, mode, loads, X, r, dX, bad, 0, 0, 1, NULL);
 }
 

@@ -174,6 +174,7 @@ cr_status ph_linear_factor(cr_ph *s, int *bad)
 {
     const int nn = s->nn, nr = s->nr, n2 = 2 * nr;
     s->fact_ok = 0;
+    if (ph_reference_arrays(s, PH_REF_BLOCKS | PH_REF_FACTOR) != CR_OK) return CR_NO_MEMORY;
     for (int I = 0; I < nn; ++I) {
         if (s->node_off[I] < 0) continue;
         if (!ph_gram_factor(s->G1 + 54 * I, s->gram1 + 36 * I) || !ph_gram_factor(s->Gm + 54 * I, s->gramm + 36 * I)) {

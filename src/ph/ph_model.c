@@ -215,35 +215,19 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
     }
     s->rkl = s->rku = band;
     s->rldab = 2 * s->rkl + s->rku + 1;
-    size_t n2r = s->nr > 0 ? (size_t)(2 * s->nr) : 1;
     s->X = zalloc((size_t)s->nx, sizeof(double), &fail);
     s->dX = zalloc((size_t)s->nx, sizeof(double), &fail);
     s->r = zalloc((size_t)s->nx, sizeof(double), &fail);
-    s->Ke = zalloc((size_t)s->ne * 36 * 36, sizeof(double), &fail);
-    s->Bc = zalloc((size_t)s->ne * 36 * n2r, sizeof(double), &fail);
-    s->Br = zalloc((size_t)s->ne * 36 * n2r, sizeof(double), &fail);
-    s->Kn = zalloc((size_t)nn * 81, sizeof(double), &fail);
-    s->Gm = zalloc((size_t)nn * 54, sizeof(double), &fail);
-    s->G1 = zalloc((size_t)nn * 54, sizeof(double), &fail);
-    s->rband = zalloc((size_t)s->rldab * s->nred, sizeof(double), &fail);
+    /* (the reference path's blocks and factors and the band LU's arrays: ph_reference_arrays, on first use) */
     s->rrhs = zalloc((size_t)s->nred, sizeof(double), &fail);
-    s->ripiv = zalloc((size_t)s->nred, sizeof(int), &fail);
-    s->rlast = zalloc((size_t)s->nred, sizeof(int), &fail);
     /* the window of ph_direct.c: columns from the oldest uneliminated to the fill's reach (kl + kv plus
        two element blocks), doubled */
     s->rW = 1;
     while (s->rW < 2 * (3 * s->rkl + s->rku + 2 * (12 + 2 * s->nr))) s->rW *= 2;
     s->ring = zalloc((size_t)s->rW * s->rldab, sizeof(double), &fail);
-    {
-        /* the band LU's U columns, or the node-block fronts' U rows (ph_direct.c) */
-        size_t band_u = (size_t)s->nred * (s->rkl + s->rku + 1), front_u = (size_t)s->ne * ph_front_stride(s);
-        s->ustore = zalloc(band_u > front_u ? band_u : front_u, sizeof(double), &fail);
-    }
-    s->uoff = zalloc((size_t)s->nred + 1, sizeof(size_t), &fail);
-    s->Pm = zalloc((size_t)nn * 27, sizeof(double), &fail);
-    s->Pn = zalloc((size_t)nn * 27, sizeof(double), &fail);
-    s->gramm = zalloc((size_t)nn * 36, sizeof(double), &fail);
-    s->gram1 = zalloc((size_t)nn * 36, sizeof(double), &fail);
+    /* the node-block fronts' U rows (ph_direct.c; the band LU's U columns need more: PH_REF_BAND) */
+    s->ustore = zalloc((size_t)s->ne * ph_front_stride(s), sizeof(double), &fail);
+    s->uoff = zalloc((size_t)s->nred + 1, sizeof(size_t), &fail); /* (the band LU's; every pass sets uoff[0]) */
     s->dqp = zalloc((size_t)nn * 12, sizeof(double), &fail);
     s->kdq = zalloc((size_t)nn * 12, sizeof(double), &fail);
     s->theta = zalloc((size_t)nn * 3, sizeof(double), &fail);
@@ -251,9 +235,8 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
     s->dsig_static = zalloc((size_t)s->ng * (s->nr ? s->nr : 1), sizeof(double), &fail);
     if (fail) goto nomem;
     {
-        /* the step's arrays (touch_pages); not the reference assembly's blocks (Ke, Bc, Br, Kn, Gm, G1, Pm, Pn,
-           gramm, gram1, rband: ph_assemble and ph_linear's path, a fallback for one rod) nor the band LU's
-           part of ustore */
+        /* the step's arrays (touch_pages); the reference assembly's blocks and the band LU's arrays are not
+           even allocated (ph_reference_arrays) */
         const size_t D = sizeof(double), nrs = (size_t)(s->nr ? s->nr : 1);
         touch_pages(s->v, nn * 12 * D), touch_pages(s->lam, nn * 6 * D), touch_pages(s->vmid, nn * 12 * D);
         touch_pages(s->sig_el, (size_t)ng * 6 * D), touch_pages(s->sig_br, (size_t)ng * (s->nb ? s->nb : 1) * 6 * D);
@@ -266,15 +249,6 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
         touch_pages(s->dq_static, nn * 12 * D), touch_pages(s->dsig_static, ng * nrs * D);
     }
 
-    /* element e's block [end of e-1's, end of its rigid stresses) is coupled to rows up to its next end
-       node's last (the last node's block to the end) */
-    for (int e = 0, lo = 0; e < s->ne; ++e) {
-        int end = s->sig_roff[e] + 2 * s->nr, last = end + 5 < s->nred - 1 ? end + 5 : s->nred - 1;
-        for (int j = lo; j < end; ++j) s->rlast[j] = last;
-        lo = end;
-        if (e == s->ne - 1)
-            for (int j = end; j < s->nred; ++j) s->rlast[j] = s->nred - 1;
-    }
     for (int I = 0; I < nn; ++I) {
         double *q = s->q + 12 * I;
         cr_v3_store(x0[I], q);
@@ -336,24 +310,73 @@ cr_ph *cr_ph_create(const cr_ph_params *p, const cr_vec3 *x0, const cr_mat3 *R0,
                 /* a half from a clamped end delays the pivots it cannot take (ph_direct.c) */
                 s->tsinfo = zalloc((size_t)s->ne * (32 + 2), sizeof(int), &fail);
                 s->tsoff = zalloc((size_t)s->ne, sizeof(size_t), &fail);
-                s->tsz = zalloc((size_t)s->ne * PH_TS_ZMAX, sizeof(double), &fail);
-                if (fail) goto nomem;
-                /* first touched here, not in the first step (touch_pages): the delaying half's region of tsz
-                   as far as its fronts fill it with one delayed column (~144 doubles per element) */
+                /* the delaying half's fronts only (the other half keeps its solutions in ustore) */
                 const int half = p->clamp_start ? s->split / 2 : s->ne - s->split / 2;
-                touch_pages(s->tsz + (p->clamp_start ? 0 : (size_t)(s->split / 2) * PH_TS_ZMAX),
-                            (size_t)half * 160 * sizeof(double));
+                s->tsz = zalloc((size_t)half * PH_TS_ZMAX, sizeof(double), &fail);
+                if (fail) goto nomem;
+                /* first touched here, not in the first step (touch_pages): tsz as far as the fronts fill it
+                   with one delayed column (~144 doubles per element) */
+                touch_pages(s->tsz, (size_t)half * 160 * sizeof(double));
                 touch_pages(s->tsinfo, (size_t)s->ne * (32 + 2) * sizeof(int));
                 touch_pages(s->tsoff, (size_t)s->ne * sizeof(size_t));
             }
         }
     }
+    /* both ends clamped with rigid components: the band LU is the pass itself (the fronts cannot start) */
+    if (s->nr > 0 && p->clamp_start && p->clamp_end && ph_reference_arrays(s, PH_REF_BAND) != CR_OK) goto nomem;
     return s;
 
 nomem:
     cr_ph_destroy(s);
     cr_error_set(err, CR_NO_MEMORY, "ph: out of memory (%d elements)", p->elements);
     return NULL;
+}
+
+/* calloc of n items of `size` into the pointer p unless it is there; 0 when it fails */
+#define LAZY(p, n, size) ((p) != NULL || ((p) = calloc((n) > 0 ? (n) : 1, (size))) != NULL)
+
+cr_status ph_reference_arrays(cr_ph *s, int what)
+{
+    what &= ~s->ref_have;
+    if (!what) return CR_OK;
+    const size_t ne = (size_t)s->ne, nn = (size_t)s->nn, nred = (size_t)s->nred, D = sizeof(double);
+    const size_t n2r = s->nr > 0 ? (size_t)(2 * s->nr) : 1;
+    int ok = 1;
+    if (what & PH_REF_BLOCKS) {
+        ok &= LAZY(s->Ke, ne * 36 * 36, D) & LAZY(s->Bc, ne * 36 * n2r, D) & LAZY(s->Br, ne * 36 * n2r, D);
+        ok &= LAZY(s->Kn, nn * 81, D) & LAZY(s->Gm, nn * 54, D) & LAZY(s->G1, nn * 54, D);
+    }
+    if (what & PH_REF_FACTOR) {
+        ok &= LAZY(s->Pm, nn * 27, D) & LAZY(s->Pn, nn * 27, D) & LAZY(s->gramm, nn * 36, D);
+        ok &= LAZY(s->gram1, nn * 36, D) & LAZY(s->rband, (size_t)s->rldab * nred, D);
+        ok &= LAZY(s->ripiv, nred, sizeof(int));
+    }
+    if (what & PH_REF_BAND) {
+        const int had_last = s->rlast != NULL;
+        ok &= LAZY(s->ripiv, nred, sizeof(int)) & LAZY(s->rlast, nred, sizeof(int));
+        if (s->rlast && !had_last)
+            /* element e's block [end of e-1's, end of its rigid stresses) is coupled to rows up to its next end
+               node's last (the last node's block to the end) */
+            for (int e = 0, lo = 0; e < s->ne; ++e) {
+                int end = s->sig_roff[e] + 2 * s->nr, last = end + 5 < s->nred - 1 ? end + 5 : s->nred - 1;
+                for (int j = lo; j < end; ++j) s->rlast[j] = last;
+                lo = end;
+                if (e == s->ne - 1)
+                    for (int j = end; j < s->nred; ++j) s->rlast[j] = s->nred - 1;
+            }
+        /* the band LU's U columns in place of the fronts' U rows (both scratch within one pass) */
+        const size_t band_u = nred * (size_t)(s->rkl + s->rku + 1), front_u = ne * ph_front_stride(s);
+        if (band_u > front_u) {
+            double *u = calloc(band_u, D);
+            if (u)
+                free(s->ustore), s->ustore = u;
+            else
+                ok = 0;
+        }
+    }
+    if (!ok) return CR_NO_MEMORY;
+    s->ref_have |= what;
+    return CR_OK;
 }
 
 void cr_ph_destroy(cr_ph *s)

@@ -179,6 +179,7 @@ static cr_status newton(cr_ph *s, int mode, const cr_ph_loads *loads, int *itera
         s->fuse_update = 1; /* the update in the increments' pass (restored below where it is not taken) */
         cr_status st = ph_direct_iteration(s, mode, loads, s->X, s->r, s->dX, &bad);
         s->fuse_update = 0;
+        if (st == CR_NO_MEMORY) return cr_error_set(err, st, "ph: out of memory for the band LU (%d elements)", s->ne);
         s->jacobians++;
         s->factorizations++;
         rn = st == CR_OK ? sqrt(s->rsq) : norm2(s->r, n);
