@@ -781,9 +781,19 @@ void cr_asm_contact_dynamic_end(cr_asm_contact *c) { c->dynamic = 0; }
 
 void cr_asm_contact_static_begin(cr_asm_contact *c)
 {
-    c->dynamic = 0, c->stick_count = 0;
+    /* the anchors of the stage before kept (the obstacles' rule, contact.c's cr_contact_begin): a
+     * pair sticking at the end of a dynamic stage is held at the material points it stuck to (its
+     * spring's stretch, at most μ_s N/ε, taken back by the multiplier updates), one of a static
+     * stage keeps its multiplier too; after a dynamic stage every pair starts on the stick branch
+     * (the updates decide by the trial force). Before, a static stage anchored the pairs afresh
+     * where they stood. */
+    if (!c->statics)
+        for (int k = 0; k < c->stick_count; ++k) c->stick[k].sliding = 0;
+    c->dynamic = 0;
     c->statics = c->mu_s > 0;
-    if (c->statics) cr_asm_contact_static_update(c, NULL, NULL); /* the pressing pairs anchored where they are */
+    if (!c->statics) c->stick_count = 0;
+    /* the pressing pairs without an anchor anchored where they are (one multiplier update) */
+    if (c->statics) cr_asm_contact_static_update(c, NULL, NULL);
 }
 
 int cr_asm_contact_anchored(const cr_asm_contact *c) { return c->stick_count; }
