@@ -723,9 +723,9 @@ int cr_asm_contact_dynamic_step(cr_asm_contact *c)
  * multiplier moves into its anchors, U = g_T − P λ_T/ε, so that the spring −ε P U carries the same
  * force at the same state (as contact.c's cr_contact_dynamic_begin does for the obstacles'); after
  * a dynamic stage they are taken as they are, the sliding pairs sliding on. Before, the pairs were
- * anchored afresh where they stood: the springs' stretch was lost, and a slider held by a pull
- * between μ_k and μ_s times its weight broke loose at the boundary and slid away (2.6 mm beyond
- * the single stage's run 0.07 s later; tests/stage_anchors.sh). */
+ * anchored afresh where they stood: the springs' stretch was lost, and the slider of
+ * tests/stage_anchors.sh, held by 0.3 m g at T/(2ε) = 2.25e-4 m, swung to 6.1e-4 m (past μ_s N/ε =
+ * 3.0e-4: it slipped) within 0.02 s of the boundary, 3.8e-4 m off the lgvi rod's run. */
 static void carry_sticks(cr_asm_contact *c, int after_statics)
 {
     const int np = cr_asm_contact_find(c, NULL);
