@@ -22,8 +22,8 @@
 #             anchors were always kept), lgvi (exact stick, no anchors) and port_hamiltonian
 #             (regularized, no anchors) identical to round-off
 #             the cord dragged by 1.5 mu_s m g (sliding across the boundary), the same: mixed_discrete
-#             within 5e-6 m (it re-stuck its sliding nodes at a new stage before: 4.6e-5 m behind by
-#             0.15 s), lgvi and port_hamiltonian identical
+#             within 1e-6 m (it re-stuck its sliding nodes at a new stage before: 1.1e-5 m behind by
+#             0.1 s), lgvi and port_hamiltonian identical
 #   static -> dynamic, dynamic -> static (cord, constant pull): mixed_discrete's static
 #             multipliers move into the anchors (the same force): the cord's end holds where the
 #             static stage left it to 1e-9 m; after a dynamic stage a static one holds the node at
@@ -45,7 +45,7 @@ import json, math, sys
 d = sys.argv[1]
 def dyn(model, t_end, out_dt, h):
     st = {"type": "dynamic", "t_end": t_end, "output_dt": out_dt}
-    st.update({"time_step": h} if model != "mixed_discrete" else {"rtol": 1e-6, "atol": 1e-9})
+    st.update({"time_step": h} if model != "mixed_discrete" else {"rtol": 1e-5, "atol": 1e-8})
     return st
 def rails(model, ends, out):
     rho, E, rr, rs, g, eps = 7800.0, 2e10, 0.005, 0.005, 9.81, 2000.0
@@ -92,10 +92,10 @@ rails("lgvi", [0.08], "rails_l1")
 rails("lgvi", [0.06, 0.02], "rails_l2")
 rails("mixed_discrete", [0.06, 0.02, "s"], "rails_m")
 for model, k in (("mixed_discrete", "m"), ("lgvi", "l"), ("port_hamiltonian", "p")):
-    cord(model, [0.15], f"cord_{k}1")
-    cord(model, [0.08, 0.07], f"cord_{k}2")
-    cord(model, [0.15], f"slide_{k}1", pull=1.5)
-    cord(model, [0.08, 0.07], f"slide_{k}2", pull=1.5)
+    cord(model, [0.1], f"cord_{k}1")
+    cord(model, [0.06, 0.04], f"cord_{k}2")
+    cord(model, [0.1], f"slide_{k}1", pull=1.5)
+    cord(model, [0.06, 0.04], f"slide_{k}2", pull=1.5)
 for model, k in (("mixed_discrete", "m"), ("port_hamiltonian", "p")):
     cord(model, ["s", 0.05], f"sd_{k}", ramp=False)
 cord("mixed_discrete", [0.05, "s"], "ds_m", ramp=False)
@@ -125,10 +125,10 @@ res = {"rails lgvi": gap("rails_l1", "rails_l2", ["mid_y"]), "rails mixed/lgvi":
        "sliding cord lgvi": gap("slide_l1", "slide_l2", ["e_x", "s_x"]),
        "sliding cord port_hamiltonian": gap("slide_p1", "slide_p2", ["e_x", "s_x"])}
 allowed = {"rails lgvi": 1e-12, "rails mixed/lgvi": 1e-6, "cord mixed": 5e-6, "cord lgvi": 1e-12,
-           "cord port_hamiltonian": 1e-12, "sliding cord mixed": 5e-6, "sliding cord lgvi": 1e-12,
+           "cord port_hamiltonian": 1e-12, "sliding cord mixed": 1e-6, "sliding cord lgvi": 1e-12,
            "sliding cord port_hamiltonian": 1e-12}
 open(d + "/verdict", "w").write(
-    "one dynamic stage against two (the pull held across the boundary at 0.06 s, the cord's at 0.08 s): "
+    "one dynamic stage against two (the pull held across the boundary at 0.06 s): "
     + ", ".join(f"{k} {v:.2g} m (allowed {allowed[k]:g})" for k, v in res.items()))
 sys.exit(not all(res[k] <= allowed[k] for k in res))
 PY

@@ -481,7 +481,7 @@ static int pair_force_at(const cr_contact *c, int i, int k, const double *xi, co
 
 /* cr_contact_begin; keep_sliding: a dynamic stage after another keeps the sliding flags (a node
  * sliding at the boundary slides on at μ_k N: re-sticking it there made a cord dragged at 1.5 μ_s m g
- * lag its single-stage run by 4.6e-5 m 0.07 s after the boundary; tests/stage_anchors.sh) */
+ * lag its single-stage run by 1.1e-5 m 0.04 s after the boundary; tests/stage_anchors.sh) */
 static void begin(cr_contact *c, const double *x, int stride, int keep_sliding)
 {
     for (int i = 0; i < c->nodes; ++i) {
