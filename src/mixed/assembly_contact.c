@@ -781,17 +781,19 @@ void cr_asm_contact_dynamic_end(cr_asm_contact *c) { c->dynamic = 0; }
 
 void cr_asm_contact_static_begin(cr_asm_contact *c)
 {
-    /* the anchors of the stage before kept (the obstacles' rule, contact.c's cr_contact_begin): a
-     * pair sticking at the end of a dynamic stage is held at the material points it stuck to (its
-     * spring's stretch, at most μ_s N/ε, taken back by the multiplier updates), one of a static
-     * stage keeps its multiplier too; after a dynamic stage every pair starts on the stick branch
-     * (the updates decide by the trial force). Before, a static stage anchored the pairs afresh
-     * where they stood. */
-    if (!c->statics)
-        for (int k = 0; k < c->stick_count; ++k) c->stick[k].sliding = 0;
+    /* after a dynamic stage the anchors are kept (the obstacles' rule, contact.c's
+     * cr_contact_begin): a pair sticking at the stage's end is held at the material points it
+     * stuck to (its spring's stretch, at most μ_s N/ε, taken back by the multiplier updates; anchored
+     * afresh before, a static stage left the slider of tests/stage_anchors.sh 6.1e-4 m from where it
+     * stuck), every pair on the stick branch (the updates decide by the trial force). After a static
+     * stage, whose equilibrium holds every sticking pair at its anchor, the pairs are anchored
+     * afresh where they stand, their multipliers reset: no node moves, and the share of a load
+     * between two sticking pairs (statically indeterminate) follows their springs from there, as
+     * tests/contact_rods_static_friction.sh's even split of the rails needs. */
+    if (c->statics || !(c->mu_s > 0)) c->stick_count = 0;
+    for (int k = 0; k < c->stick_count; ++k) c->stick[k].sliding = 0;
     c->dynamic = 0;
     c->statics = c->mu_s > 0;
-    if (!c->statics) c->stick_count = 0;
     /* the pressing pairs without an anchor anchored where they are (one multiplier update) */
     if (c->statics) cr_asm_contact_static_update(c, NULL, NULL);
 }
