@@ -121,7 +121,9 @@ int cr_contact_update(cr_contact *c, const double *x, int stride, double *penetr
 
 /* Dynamics (docs/theory.md "Contact with obstacles", dynamics): the start of a dynamic stage at
  * the state y (positions every `stride` doubles): λ_N ← 0 (a penalty), the tangential
- * multipliers moved into the anchors (the same force at y), touching pairs anchored. After each
+ * multipliers moved into the anchors (the same force at y), touching pairs anchored; the anchors
+ * and the sliding flags a dynamic stage before left are kept (a stage boundary is no physical
+ * event: docs/scenario.md "Multi-stage runs"). After each
  * accepted step: releases opened pairs, anchors new ones, and moves the anchors of sliding pairs
  * (stick → slide when |t| > μ_s N, slide → stick when |t| < μ_k N). The end: statics again. */
 void cr_contact_dynamic_begin(cr_contact *c, const double *y, int stride);

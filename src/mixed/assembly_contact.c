@@ -717,28 +717,85 @@ int cr_asm_contact_dynamic_step(cr_asm_contact *c)
     return 0;
 }
 
+/* The anchors a new stage takes over from the one before (a stage boundary is a change of loads,
+ * supports or step, not a physical event: a pair that sticks goes on sticking to the same
+ * material points, docs/scenario.md "Multi-stage runs"): after a static stage each pair's
+ * multiplier moves into its anchors, U = g_T − P λ_T/ε, so that the spring −ε P U carries the same
+ * force at the same state (as contact.c's cr_contact_dynamic_begin does for the obstacles'); after
+ * a dynamic stage they are taken as they are, the sliding pairs sliding on. Before, the pairs were
+ * anchored afresh where they stood: the springs' stretch was lost, and the slider of
+ * tests/stage_anchors.sh, held by 0.3 m g at T/(2ε) = 2.25e-4 m, swung to 6.1e-4 m (past μ_s N/ε =
+ * 3.0e-4: it slipped) within 0.02 s of the boundary, 3.8e-4 m off the lgvi rod's run. */
+static void carry_sticks(cr_asm_contact *c, int after_statics)
+{
+    const int np = cr_asm_contact_find(c, NULL);
+    if (np < 0) { /* (out of memory: anchored afresh) */
+        c->stick_count = 0;
+        return;
+    }
+    for (int k = 0; k < np; ++k) {
+        const cr_asm_rodpair *p = &c->pair[k];
+        if (p->stick < 0) continue;
+        rr_stick *st = &c->stick[p->stick];
+        if (!after_statics) continue;
+        cr_vec3 X[4];
+        const double N = pair_normal(c, p, X);
+        double f[12] = {0}, tn, gT[3] = {0, 0, 0}, U[3];
+        if (!(N > 0) || !(p->cp.dist > 0)) continue;
+        (void)friction(c, p, X, N, f, NULL, NULL, &tn, gT, NULL);
+        const cr_vec3 d = cr_v3_sub(p->cp.pa, p->cp.pb), n = cr_v3_scale(d, 1 / p->cp.dist);
+        const cr_vec3 lt = cr_v3_load(st->lt), Plt = cr_v3_madd(lt, -cr_v3_dot(n, lt), n);
+        const double eps = pair_eps(c, p->a, p->b);
+        for (int r = 0; r < 3; ++r) U[r] = gT[r] - (r == 0 ? Plt.x : r == 1 ? Plt.y : Plt.z) / eps;
+        anchor(c, p, X, U, st); /* (λ_T = 0 in it: dynamics) */
+        st->sliding = 0;        /* at rest after statics: a pair at the limit breaks loose by its trial */
+    }
+    for (int k = 0; k < c->stick_count; ++k) /* (no static multiplier: 0 in dynamics) */
+        c->stick[k].lt[0] = c->stick[k].lt[1] = c->stick[k].lt[2] = 0.0;
+}
+
 void cr_asm_contact_dynamic_begin(cr_asm_contact *c, int keep)
 {
+    const int after_statics = c->statics;
     c->dynamic = 1, c->statics = 0;
     if (keep && c->stick_count > 0) { /* a continued stage: the anchors it had (kept in memory, or unpacked) */
         for (int k = 0; k < c->stick_count; ++k) /* (no static multiplier: 0 in dynamics) */
             c->stick[k].lt[0] = c->stick[k].lt[1] = c->stick[k].lt[2] = 0.0;
         return;
     }
-    c->stick_count = 0;
-    cr_asm_contact_dynamic_step(c); /* the pressing pairs anchored where they are */
+    if (!(c->mu_s > 0)) return;
+    /* a new stage: the anchors of the stage before carried over (none before the first), the
+     * pressing pairs without one anchored where they are */
+    if (c->stick_count > 0) {
+        c->statics = after_statics; /* (friction() reads the static multipliers: λ_T) */
+        carry_sticks(c, after_statics);
+        c->statics = 0;
+    }
+    cr_asm_contact_dynamic_step(c);
 }
 
-/* (the anchors stay: a stage continued after an interruption takes them up again) */
+/* (the anchors stay: a stage continued after an interruption, or the next stage, takes them up again) */
 void cr_asm_contact_dynamic_end(cr_asm_contact *c) { c->dynamic = 0; }
 
 /* ---- friction in static stages ---- */
 
 void cr_asm_contact_static_begin(cr_asm_contact *c)
 {
-    c->dynamic = 0, c->stick_count = 0;
+    /* after a dynamic stage the anchors are kept (the obstacles' rule, contact.c's
+     * cr_contact_begin): a pair sticking at the stage's end is held at the material points it
+     * stuck to (its spring's stretch, at most μ_s N/ε, taken back by the multiplier updates; anchored
+     * afresh before, a static stage left the slider of tests/stage_anchors.sh 6.1e-4 m from where it
+     * stuck), every pair on the stick branch (the updates decide by the trial force). After a static
+     * stage, whose equilibrium holds every sticking pair at its anchor, the pairs are anchored
+     * afresh where they stand, their multipliers reset: no node moves, and the share of a load
+     * between two sticking pairs (statically indeterminate) follows their springs from there, as
+     * tests/contact_rods_static_friction.sh's even split of the rails needs. */
+    if (c->statics || !(c->mu_s > 0)) c->stick_count = 0;
+    for (int k = 0; k < c->stick_count; ++k) c->stick[k].sliding = 0;
+    c->dynamic = 0;
     c->statics = c->mu_s > 0;
-    if (c->statics) cr_asm_contact_static_update(c, NULL, NULL); /* the pressing pairs anchored where they are */
+    /* the pressing pairs without an anchor anchored where they are (one multiplier update) */
+    if (c->statics) cr_asm_contact_static_update(c, NULL, NULL);
 }
 
 int cr_asm_contact_anchored(const cr_asm_contact *c) { return c->stick_count; }
