@@ -223,13 +223,13 @@ sets=(--set output.vtk=false --set stages.0.output_dt=0.005 --set stages.0.check
 rows=60 code=0
 for attempt in 1 2 3; do
     rm -rf "$tmp/cut"
-    interrupt_run "$tmp/cut" "$rows" 400 0.02 "$cli" run "$ex" -o "$tmp/cut" "${sets[@]}" > /dev/null 2>&1
+    interrupt_run "$tmp/cut" "$rows" 400 0.02 "$cli" run "$ex" -o "$tmp/cut" "${sets[@]}" > "$tmp/cut.log" 2>&1
     code=$?
     [ "$code" -eq 130 ] && break
     rows=$((rows / 4)) # it finished before the interrupt: interrupt earlier
 done
 if [ "$code" -ne 130 ]; then
-    bad "resume: could not interrupt the run (exit $code)"
+    bad "resume: could not interrupt the run (exit $code): $(tail -c 300 "$tmp/cut.log")"
 else
     cut_rows=$(($(wc -l < "$tmp/cut/series.csv") - 1))
     # the joints' definitions are part of the checkpoint's fingerprint: another spring or axis is refused
@@ -246,7 +246,7 @@ else
     if cmp -s "$tmp/full/series.csv" "$tmp/cut/series.csv" && cmp -s "$tmp/full/nodes.csv" "$tmp/cut/nodes.csv"; then
         ok "resume: interrupted after $cut_rows rows, resumed: series.csv and nodes.csv identical to the uninterrupted run"
     else
-        bad "resume: the resumed run differs: $(diff "$tmp/full/series.csv" "$tmp/cut/series.csv" | head -3)"
+        bad "resume: the resumed run (cut after $cut_rows rows) differs: $(diff "$tmp/full/series.csv" "$tmp/cut/series.csv" | head -3); the cut run: $(tail -c 300 "$tmp/cut.log"); the resumed: $(tail -c 300 "$tmp/resume.log")"
     fi
 fi
 

@@ -331,6 +331,14 @@ static void friction_case(double mu, int expect_slip, int statics)
     CHECK(kf > 0 && worst <= 1e-6 * kf);
     if (statics) {
         wrench_matches_differences(c, a, s);
+        /* a dynamic stage after the static one takes the sticking pairs over: each multiplier moved into its
+           anchors (U = g_T - P lambda_T / eps), the springs carry the same forces at the same state */
+        cr_asm_contact_dynamic_begin(c, 0);
+        forces_fric(c, a, s, Fp, NULL, NULL, nk, NULL);
+        double carried = 0;
+        for (int k = 0; k < nk; ++k) carried = fmax(carried, fabs(Fp[k] - F[k]));
+        printf("  a dynamic stage after it: the friction forces move by %.3g N (of %.3g)\n", carried, fbig);
+        if (!expect_slip) CHECK(carried <= 1e-8 * fbig);
         goto done;
     }
     /* checkpoints: the anchors packed, refused when they are not this assembly's, and unpacked

@@ -728,30 +728,36 @@ int cr_asm_contact_dynamic_step(cr_asm_contact *c)
  * 3.0e-4: it slipped) within 0.02 s of the boundary, 3.8e-4 m off the lgvi rod's run. */
 static void carry_sticks(cr_asm_contact *c, int after_statics)
 {
+    if (!after_statics) return; /* (a dynamic stage's anchors as they are, lt already 0) */
     const int np = cr_asm_contact_find(c, NULL);
-    if (np < 0) { /* (out of memory: anchored afresh) */
+    if (np < 0 || grow_nstick(c, np) < 0) { /* (out of memory: anchored afresh) */
         c->stick_count = 0;
         return;
     }
+    /* a new list, one record per pair that has one, with the pair's segments (as dynamic_step builds it: a
+       pair's record may be a neighbouring segment pair's, stick_of, and c->pair is sorted by (a, b)) */
+    int n = 0;
     for (int k = 0; k < np; ++k) {
         const cr_asm_rodpair *p = &c->pair[k];
         if (p->stick < 0) continue;
-        rr_stick *st = &c->stick[p->stick];
-        if (!after_statics) continue;
+        rr_stick *st = &c->nstick[n++];
+        *st = c->stick[p->stick];
+        st->a = p->a, st->b = p->b;
         cr_vec3 X[4];
         const double N = pair_normal(c, p, X);
         double f[12] = {0}, tn, gT[3] = {0, 0, 0}, U[3];
-        if (!(N > 0) || !(p->cp.dist > 0)) continue;
-        (void)friction(c, p, X, N, f, NULL, NULL, &tn, gT, NULL);
-        const cr_vec3 d = cr_v3_sub(p->cp.pa, p->cp.pb), n = cr_v3_scale(d, 1 / p->cp.dist);
-        const cr_vec3 lt = cr_v3_load(st->lt), Plt = cr_v3_madd(lt, -cr_v3_dot(n, lt), n);
-        const double eps = pair_eps(c, p->a, p->b);
-        for (int r = 0; r < 3; ++r) U[r] = gT[r] - (r == 0 ? Plt.x : r == 1 ? Plt.y : Plt.z) / eps;
-        anchor(c, p, X, U, st); /* (λ_T = 0 in it: dynamics) */
-        st->sliding = 0;        /* at rest after statics: a pair at the limit breaks loose by its trial */
+        if (N > 0 && p->cp.dist > 0) {
+            (void)friction(c, p, X, N, f, NULL, NULL, &tn, gT, NULL);
+            const cr_vec3 d = cr_v3_sub(p->cp.pa, p->cp.pb), nv = cr_v3_scale(d, 1 / p->cp.dist);
+            const cr_vec3 lt = cr_v3_load(st->lt), Plt = cr_v3_madd(lt, -cr_v3_dot(nv, lt), nv);
+            const double eps = pair_eps(c, p->a, p->b);
+            for (int r = 0; r < 3; ++r) U[r] = gT[r] - (r == 0 ? Plt.x : r == 1 ? Plt.y : Plt.z) / eps;
+            anchor(c, p, X, U, st); /* (λ_T = 0 in it: dynamics) */
+            st->sliding = 0;        /* at rest after statics: a pair at the limit breaks loose by its trial */
+        }
+        st->lt[0] = st->lt[1] = st->lt[2] = 0.0; /* (no static multiplier: 0 in dynamics) */
     }
-    for (int k = 0; k < c->stick_count; ++k) /* (no static multiplier: 0 in dynamics) */
-        c->stick[k].lt[0] = c->stick[k].lt[1] = c->stick[k].lt[2] = 0.0;
+    take_new_sticks(c, n);
 }
 
 void cr_asm_contact_dynamic_begin(cr_asm_contact *c, int keep)

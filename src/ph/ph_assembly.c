@@ -999,7 +999,9 @@ static double increment(const cr_ph *s, const double *dX)
 }
 
 /* The iterate unpacked, with its external forces (the work), as ph_solve.c's newton leaves it, and its
-   residual's norm (reported by statics; Ke is not used again) */
+   residual's norm (reported by statics; Ke is not used again). add_joint_terms writes into Ke, which the
+   residual-only assembly does not allocate (ph_reference_arrays): newton's assemblies with the Jacobian
+   have, before any call here. */
 static double final_residual(cr_ph_asm *a, int mode, const cr_ph_loads *const *loads, double *residual)
 {
     double r2 = 0;
