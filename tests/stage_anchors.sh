@@ -17,7 +17,9 @@
 #             so it moves back by the springs' stretch, less than mu_s N/eps; the three stages cut
 #             in stage 0 and resumed equal the uninterrupted run (the anchors in the checkpoint
 #             carry over both boundaries)
-#   cord      (obstacles.friction) a cord on rough ground pulled at its end by half mu_s m g, the
+#   cord      (obstacles.friction) a cord on rough ground pulled at its end by half mu_s m g (placed
+#             just touching, it bounces on its undamped contact springs and ratchets forward while the
+#             bounce unloads it: docs/lgvi.md "Friction"; the check is one stage against two), the
 #             same two runs in every model: mixed_discrete within 5e-6 m of its single stage (its
 #             anchors were always kept), lgvi (exact stick, no anchors) and port_hamiltonian
 #             (regularized, no anchors) identical to round-off
