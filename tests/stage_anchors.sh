@@ -182,23 +182,9 @@ sys.exit(not good)
 PY
 
 # resumed: the mixed three-stage rails cut in stage 0 (the anchors in the checkpoint) and resumed
-rows=20
-code=0
-for attempt in 1 2 3; do
-    rm -rf "$tmp/cut"
-    interrupt_run "$tmp/cut" "$rows" 6000 0.01 "$cli" run "$tmp/rails_m.json" -q -o "$tmp/cut" \
-        --set stages.0.checkpoint_interval=0.005 > /dev/null 2>&1
-    code=$?
-    [ "$code" -eq 130 ] && break
-    rows=$((rows - 6))
-done
-if [ "$code" -ne 130 ]; then
-    bad "rails resumed: could not interrupt the run (exit $code)"
-elif cut=$(($(wc -l < "$tmp/cut/series.csv") - 1)) &&
-    ! "$cli" run "$tmp/rails_m.json" -q -o "$tmp/cut" --set stages.0.checkpoint_interval=0.005 --resume \
-        > "$tmp/cut.log" 2>&1; then
-    bad "rails resumed: $(head -c 300 "$tmp/cut.log")"
-else
+if interrupt_resume "$tmp/cut" 20 6000 0.01 "$cli" run "$tmp/rails_m.json" -q -o "$tmp/cut" \
+    --set stages.0.checkpoint_interval=0.005; then
+    cut=$cut_rows
     $py - "$tmp" "$cut" <<'PY' && ok "$(cat "$tmp/verdict")" || bad "$(cat "$tmp/verdict" 2> /dev/null)"
 import csv, json, sys
 a = list(csv.DictReader(open(sys.argv[1] + "/rails_m/series.csv")))
