@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* flock */
 #include "cosserat/output.h"
+#include "math/fpmode.h"
 #include "model/formulation.h"
 
 #include <cjson/cJSON.h>
@@ -81,6 +82,7 @@ const char *cr_run_result_warning(const cr_run_result *r, int k, const char **ke
 
 typedef struct run_ctx {
     const cr_run_options *options;
+    cr_fpmode caller_fp; /* the caller's floating-point mode, for its callbacks (the stages flush, math/fpmode.h) */
     const char *dir;
     int write_vtk;
     int snapshot_count, snapshot_capacity;
@@ -169,6 +171,15 @@ static int stop_requested(const run_ctx *c) { return c->options->stop && *c->opt
 
 static void record_load_step(run_ctx *c, const cr_sim *sim);
 
+/* The caller's callbacks run in the caller's floating-point mode, not the stage's: returns the stage's, for
+   cr_fpmode_restore after the call. */
+static cr_fpmode caller_mode(const run_ctx *c)
+{
+    cr_fpmode stage = cr_fpmode_get();
+    cr_fpmode_restore(c->caller_fp);
+    return stage;
+}
+
 static int on_load_step(cr_sim *sim, const cr_load_step_report *step, int index, void *user)
 {
     run_ctx *c = user;
@@ -178,7 +189,12 @@ static int on_load_step(cr_sim *sim, const cr_load_step_report *step, int index,
     const cr_static_options *so = &c->scenario->stages[c->stage].statics;
     double at = so->arc_length ? (index + 1.0) / so->arc_steps : cr_sim_load_factor(sim);
     if (add_snapshot(c, sim, c->snapshot_time_offset + at, 0)) return 1;
-    if (c->options->on_step && c->options->on_step(sim, step, index, c->options->user)) return 1;
+    if (c->options->on_step) {
+        cr_fpmode lib = caller_mode(c);
+        int stop = c->options->on_step(sim, step, index, c->options->user);
+        cr_fpmode_restore(lib);
+        if (stop) return 1;
+    }
     return stop_requested(c);
 }
 
@@ -510,7 +526,11 @@ static int on_output(cr_sim *sim, const cr_dynamic_sample *smp, void *user)
     /* the caller's hook (it may set load inputs for the next interval); a stop request
      * is honoured at the end of the step (on_dyn_step), where every output up to the
      * state's time has been written */
-    return c->options->on_output ? c->options->on_output(sim, smp, c->options->user) : 0;
+    if (!c->options->on_output) return 0;
+    cr_fpmode lib = caller_mode(c);
+    int stop = c->options->on_output(sim, smp, c->options->user);
+    cr_fpmode_restore(lib);
+    return stop;
 }
 
 /* default cap on the .vtp snapshots of a dynamic stage (docs/scenario.md, stages) */
@@ -807,7 +827,9 @@ static int on_dyn_step(cr_sim *sim, double h, long steps, double work, void *use
     double w = wall_now();
     if (c->options->on_progress && w - c->last_progress > 0.2) {
         c->last_progress = w;
+        cr_fpmode lib = caller_mode(c);
         c->options->on_progress(cr_sim_time(sim), c->t_end, steps, w - c->wall_start, c->options->user);
+        cr_fpmode_restore(lib);
     }
     if (c->checkpoint_interval > 0 && w - c->last_checkpoint > c->checkpoint_interval) {
         c->last_checkpoint = w;
@@ -1463,8 +1485,8 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
     int write = dir[0] != '\0';
     int nb = cr_sim_body_count(sim), has_dynamic = 0;
     for (int k = 0; k < sc->stage_count; ++k) has_dynamic |= sc->stages[k].type == CR_STAGE_DYNAMIC;
-    run_ctx ctx = {.options = options, .dir = dir, .write_vtk = write && sc->output.vtk, .wall_start = now(),
-                   .result = r};
+    run_ctx ctx = {.options = options, .caller_fp = cr_fpmode_get(), .dir = dir,
+                   .write_vtk = write && sc->output.vtk, .wall_start = now(), .result = r};
     ctx.last_progress = ctx.last_checkpoint = ctx.wall_start;
     /* checkpoints and summary.json need it (a complete run is recognized by it): a pass over
      * the whole model */
@@ -1569,7 +1591,9 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
             while (d < sc->stage_count && sc->stages[d].type != CR_STAGE_DYNAMIC) ++d;
             ctx.snapshot_time_offset = !has_dynamic ? (double)k : k < d ? (double)(k - d - 1) : cr_sim_time(sim) - 1.0;
             cr_static_report_free(&r->report);
+            cr_fpmode fp = cr_fpmode_flush(); /* every formulation's stage with subnormals flushed (math/fpmode.h) */
             status = sim->f->static_stage(sim, k, &stage->statics, &cb, &r->report, &solve_err);
+            cr_fpmode_restore(fp);
             const cr_static_report *rep = &r->report;
             r->statics[k] = (cr_static_stage_stats){rep->step_count,  rep->failed_attempts, rep->total_iterations,
                                                     rep->load_factor, rep->final_residual,  rep->wall_time_s,
@@ -1618,8 +1642,10 @@ cr_status cr_scenario_run(const cr_scenario *sc, const cr_run_options *options, 
                 }
             }
             long first_row = r->series_rows;
+            cr_fpmode fp = cr_fpmode_flush();
             status = sim->f->dynamic_stage(sim, k, ctx.t_stage_start, ctx.last_h, ctx.work, o, &cb, &r->dynamics[k],
                                            &solve_err);
+            cr_fpmode_restore(fp);
             /* the stage's energy balance over its rows (a resumed stage: those since the resume) */
             if (status == CR_OK &&
                 cr_series_energy_warnings(sc, (const char *const *)r->series_names,

@@ -14,6 +14,7 @@
  * update R <- R F are cheaper than with matrices, and renormalising once per step keeps
  * R in SO(3) to round-off over any number of steps. */
 #include "lgvi/lgvi.h"
+#include "../math/fpmode.h"
 #include "linalg/pool.h"
 
 #include <float.h>
@@ -913,8 +914,10 @@ void cr_lgvi_pending_add_force(cr_lgvi *s, int node, cr_vec3 f_node, cr_vec3 g)
 
 cr_status cr_lgvi_step(cr_lgvi *s, const cr_vec3 *f_ext, const cr_vec3 *c_ext, cr_error *err)
 {
+    cr_fpmode fp = cr_fpmode_flush(); /* subnormals flushed (math/fpmode.h) */
     cr_status st = cr_lgvi_step_begin(s, f_ext, c_ext, err);
     if (st == CR_OK) cr_lgvi_step_end(s);
+    cr_fpmode_restore(fp);
     return st;
 }
 

@@ -1,6 +1,8 @@
 #define _POSIX_C_SOURCE 200809L /* pthreads, sysconf */
 #include "pool.h"
 
+#include "../math/fpmode.h"
+
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@ struct cr_pool {
     cr_pool_fn fn;
     void *arg;
     int tasks, next, finished;
+    cr_fpmode mode; /* the caller's floating-point mode (math/fpmode.h), taken by the workers */
 };
 
 /* Claims and runs tasks of the current job until none is left; called with mu held,
@@ -28,7 +31,11 @@ static void work(cr_pool *P)
         int k = P->next++;
         cr_pool_fn fn = P->fn;
         void *arg = P->arg;
+        cr_fpmode mode = P->mode;
         pthread_mutex_unlock(&P->mu);
+        /* a worker computes in the caller's mode (subnormals flushed or not, the rounding): two
+           threads give what one does */
+        if (cr_fpmode_get() != mode) cr_fpmode_set(mode);
         fn(arg, k);
         pthread_mutex_lock(&P->mu);
         if (++P->finished == P->tasks) pthread_cond_signal(&P->done);
@@ -101,7 +108,7 @@ void cr_pool_run(cr_pool *P, int tasks, cr_pool_fn fn, void *arg)
         return;
     }
     pthread_mutex_lock(&P->mu);
-    P->fn = fn, P->arg = arg, P->tasks = tasks, P->next = 0, P->finished = 0;
+    P->fn = fn, P->arg = arg, P->tasks = tasks, P->next = 0, P->finished = 0, P->mode = cr_fpmode_get();
     P->generation++;
     pthread_cond_broadcast(&P->go);
     work(P);

@@ -50,6 +50,7 @@
  * compares the joint rows' Jacobian with central differences of the whole residual. */
 #define _POSIX_C_SOURCE 199309L
 #include "assembly/assembly_def.h"
+#include "../math/fpmode.h"
 #include "contact/contact.h"
 #include "cosserat/assembly.h"
 #include "cosserat/dynamics.h"
@@ -2187,8 +2188,11 @@ cr_status cr_assembly_dynamic_solve(const cr_assembly *a, cr_assembly_state *s, 
                                     cr_dynamic_report *report, cr_error *err)
 {
     cr_dynamic_options o = options ? *options : cr_dynamic_default_options();
-    return cr_asm_dynamic_solve_stage(a, s, stage, s->rods[0]->time, 0.0, 0.0, &o, on_output, NULL, user, NULL, report,
-                                      err);
+    cr_fpmode fp = cr_fpmode_flush(); /* subnormals flushed (math/fpmode.h) */
+    cr_status st = cr_asm_dynamic_solve_stage(a, s, stage, s->rods[0]->time, 0.0, 0.0, &o, on_output, NULL, user, NULL,
+                                              report, err);
+    cr_fpmode_restore(fp);
+    return st;
 }
 
 cr_status cr_asm_dynamic_solve_stage(const cr_assembly *a, cr_assembly_state *s, int stage, double t_stage_start,

@@ -35,6 +35,7 @@
  * k g + λ = 0 instead of g = 0: its row of the dense system is [k C, 1 in λ's column]. */
 #define _POSIX_C_SOURCE 199309L
 #include "contact/contact.h"
+#include "../math/fpmode.h"
 #include "linalg/pool.h"
 #include "mixed/assembly_internal.h"
 #include "mixed/assembly_linsys.h"
@@ -1534,7 +1535,10 @@ static cr_status limit_updates(asm_work *w, const cr_static_options *o, double *
 cr_status cr_assembly_static_solve(const cr_assembly *a, cr_assembly_state *s, const cr_static_options *options,
                                    cr_static_report *report, cr_error *err)
 {
-    return cr_asm_static_solve_stage(a, s, 0, options, NULL, NULL, report, err);
+    cr_fpmode fp = cr_fpmode_flush(); /* subnormals flushed (math/fpmode.h) */
+    cr_status st = cr_asm_static_solve_stage(a, s, 0, options, NULL, NULL, report, err);
+    cr_fpmode_restore(fp);
+    return st;
 }
 
 cr_status cr_asm_static_solve_stage(const cr_assembly *a, cr_assembly_state *s, int stage,

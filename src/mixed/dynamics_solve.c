@@ -3,6 +3,7 @@
  * (O(n) per factorization and per solve). */
 #define _POSIX_C_SOURCE 199309L
 #include "contact/contact.h"
+#include "../math/fpmode.h"
 #include "contact/rodcontact.h"
 #include "selfcontact.h"
 #include "cosserat/dynamics.h"
@@ -373,8 +374,11 @@ cr_status cr_dynamic_solve_memory(const cr_model *m, cr_state *state, int stage,
                                   cr_dynamic_step_fn on_step, void *user, double *memory, cr_dynamic_report *report,
                                   cr_error *err)
 {
-    return cr_mixed_dynamic_solve(m, state, stage, t_stage_start, h0, work_external, o, on_output, on_step, user,
-                                  memory, 0, report, err);
+    cr_fpmode fp = cr_fpmode_flush(); /* subnormals flushed (math/fpmode.h) */
+    cr_status st = cr_mixed_dynamic_solve(m, state, stage, t_stage_start, h0, work_external, o, on_output, on_step,
+                                          user, memory, 0, report, err);
+    cr_fpmode_restore(fp);
+    return st;
 }
 
 /* Inputs (state->load_input) are read at the stage start and, when segmented, after

@@ -1,6 +1,7 @@
 /* cr_static_solve for the mixed discrete rod: binds the residual of
  * statics_residual.c to the generic load-stepping Newton solver. */
 #include "cosserat/statics.h"
+#include "../math/fpmode.h"
 #include "contact/contact.h"
 #include "contact/rodcontact.h"
 #include "linalg/bigalloc.h"
@@ -402,7 +403,10 @@ cr_status cr_static_solve_to(const cr_model *model, cr_state *state, const doubl
                              const cr_static_options *options, cr_static_step_fn on_step, void *user,
                              cr_static_report *report, cr_error *err)
 {
-    return cr_static_solve_stage(model, state, state->stage, target, options, on_step, user, report, err);
+    cr_fpmode fp = cr_fpmode_flush(); /* subnormals flushed (math/fpmode.h) */
+    cr_status st = cr_static_solve_stage(model, state, state->stage, target, options, on_step, user, report, err);
+    cr_fpmode_restore(fp);
+    return st;
 }
 
 /* The augmented Lagrangian's multiplier updates (docs/theory.md "Contact with obstacles"):

@@ -2,6 +2,7 @@
  * convergence test of spec §6, the midpoint step and the static solve. The linear systems
  * are solved in ph_linear.c. */
 #include "ph/ph.h"
+#include "../math/fpmode.h"
 
 #include <float.h>
 #include <math.h>
@@ -367,13 +368,16 @@ cr_status cr_ph_step(cr_ph *s, double h, const cr_ph_loads *loads, int *iteratio
 {
     if (iterations) *iterations = 0;
     if (!(h > 0) || !isfinite(h)) return cr_error_set(err, CR_BAD_INPUT, "ph: step h = %g must be > 0", h);
+    cr_fpmode fp = cr_fpmode_flush(); /* subnormals flushed (math/fpmode.h) */
     const double H0 = ph_step_energy(s);
     ph_begin(s, PH_DYNAMIC, h);
     cr_status st = newton(s, PH_DYNAMIC, loads, iterations, NULL, err);
-    if (st != CR_OK) return st;
-    ph_clamp_reactions(s, PH_DYNAMIC, loads);
-    ph_step_finish(s, h, loads, H0);
-    return CR_OK;
+    if (st == CR_OK) {
+        ph_clamp_reactions(s, PH_DYNAMIC, loads);
+        ph_step_finish(s, h, loads, H0);
+    }
+    cr_fpmode_restore(fp);
+    return st;
 }
 
 double ph_energy(const cr_ph *s)
@@ -550,14 +554,17 @@ void ph_step_finish(cr_ph *s, double h, const cr_ph_loads *loads, double H0)
 cr_status cr_ph_solve_static(cr_ph *s, const cr_ph_loads *loads, int *iterations, double *residual, cr_error *err)
 {
     if (iterations) *iterations = 0;
+    cr_fpmode fp = cr_fpmode_flush(); /* subnormals flushed (math/fpmode.h) */
     ph_begin(s, PH_STATIC, s->p.h);
     double rn = 0;
     cr_status st = newton(s, PH_STATIC, loads, iterations, &rn, err);
     if (residual) *residual = rn;
-    if (st != CR_OK) return st;
-    ph_clamp_reactions(s, PH_STATIC, loads);
-    ph_static_finish(s);
-    return CR_OK;
+    if (st == CR_OK) {
+        ph_clamp_reactions(s, PH_STATIC, loads);
+        ph_static_finish(s);
+    }
+    cr_fpmode_restore(fp);
+    return st;
 }
 
 void ph_static_finish(cr_ph *s)
