@@ -362,7 +362,19 @@ PH_CLONES PH_CONTRACT static int block_eliminate(front *f, int m, int d, double 
         if (info) return info;
         double *r1 = M + k1 * BLD;
         const double l1 = r1[k];
+#if defined(__GNUC__)
+        {
+            /* in aligned groups of 4 from the one holding column k + 2, as the rows below (the same fused
+               operation per entry): columns k and k + 1 (the multiplier and the pivot) kept, those right of d
+               zero in both rows */
+            const double sk = r1[k], s1 = r1[k1];
+            const v4d lv = {l1, l1, l1, l1};
+            for (int j = (k + 2) & ~3; j < fw; j += 4) *(v4d *)(r1 + j) -= lv * *(const v4d *)(rk + j);
+            r1[k] = sk, r1[k1] = s1;
+        }
+#else
         for (int j = k1 + 1; j < d; ++j) r1[j] -= l1 * rk[j];
+#endif
         bl[k1] -= l1 * bk;
         if (U) copy_urow(U, r1, k1, d), U += d - k1;
         const double inv1 = 1.0 / r1[k1], b1 = bl[k1];
@@ -708,6 +720,29 @@ PH_CLONES PH_CONTRACT static void block_solution_any(const double *M, const doub
 static inline __attribute__((always_inline)) void next_front_ng(double *M, double *bl, int m, int d, const int NG)
 {
     const int nt = d - m;
+#if defined(__GNUC__)
+    if (nt == 6 && NG >= 2) {
+        /* a node's Schur complement (the common case): each row as one group of 4 and one of 2 + 2 zeros */
+        const v4d zero = {0, 0, 0, 0};
+        for (int i = 0; i < 6; ++i) {
+            double *dst = M + i * BLD;
+            const double *src = M + (m + i) * BLD + m;
+            const v4d lo = *(const v4du *)src;
+            const v2d hi = *(const v2du *)(src + 4);
+            *(v4d *)dst = lo;
+            *(v4d *)(dst + 4) = (v4d){hi[0], hi[1], 0, 0};
+#pragma GCC unroll 8
+            for (int g = 2; g < NG; ++g) *(v4d *)(dst + 4 * g) = zero;
+            bl[i] = bl[m + i];
+        }
+        for (int i = 6; i < d; ++i) {
+#pragma GCC unroll 8
+            for (int g = 0; g < NG; ++g) *(v4d *)(M + i * BLD + 4 * g) = zero;
+            bl[i] = 0;
+        }
+        return;
+    }
+#endif
     for (int i = 0; i < nt; ++i) {
         double *dst = M + i * BLD;
         const double *src = M + (m + i) * BLD + m;
@@ -789,14 +824,24 @@ PH_CLONES static void block_back(front *f, const cr_ph *s, size_t stride, int t0
         const double *Z = f->U + (size_t)e * stride;
         double x[BLD];
         for (int k = 0; k < m; ++k) x[k] = Z[k];
+        /* the tail node's unknowns are contiguous (one node), and so are the front's in each of its segments
+           (lead node, middle node and stresses, tail node): glob once per segment */
+        const double *bt = nt ? b + glob(f, m) : NULL;
         for (int c = 0; c < nt; ++c) {
-            const double xc = b[glob(f, m + c)], *S = Z + (size_t)(1 + c) * m;
+            const double xc = bt[c], *S = Z + (size_t)(1 + c) * m;
             for (int k = 0; k < m; ++k) x[k] -= S[k] * xc;
         }
-        if (!f->rev)
+        if (!f->rev) {
             for (int k = 0; k < m; ++k) b[f->base + k] = x[k];
-        else
-            for (int k = 0; k < m; ++k) b[glob(f, k)] = x[k];
+        } else {
+            const int seg[4] = {0, f->nd + f->L2, f->nd + f->L2 + f->ms, m};
+            for (int q = 0; q < 3; ++q) {
+                const int k0 = seg[q], k1 = seg[q + 1] < m ? seg[q + 1] : m;
+                if (k0 >= k1) continue;
+                const int go = glob(f, k0) - k0;
+                for (int k = k0; k < k1; ++k) b[go + k] = x[k];
+            }
+        }
     }
 }
 
@@ -975,15 +1020,16 @@ PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double g
     }
     if (touch) contact_block(Kc, fac, dm, d1, dqp, R, kr);
     add_block(f, ro, ro, R);
-    /* reduced right side -(T_m^T (r + K dq_p)) */
-    for (int c = 0; c < 3; ++c) *rhs(f, ro + c) -= ro_[c] + kr[c];
+    /* reduced right side -(T_m^T (r + K dq_p)) (the node's six rows are contiguous in the front and the band) */
+    double *br = rhs(f, ro);
+    for (int c = 0; c < 3; ++c) br[c] -= ro_[c] + kr[c];
     double pr[3] = {0, 0, 0};
     for (int k = 0; k < 3; ++k) {
         double t[3];
         cross(dm + 3 * k, ro_ + 3 + 3 * k, t);
         for (int c = 0; c < 3; ++c) pr[c] += t[c];
     }
-    for (int c = 0; c < 3; ++c) *rhs(f, ro + 3 + c) -= pr[c] + kr[3 + c];
+    for (int c = 0; c < 3; ++c) br[3 + c] -= pr[c] + kr[3 + c];
 }
 
 /* ph_gram_factor of G_d(d) from the directors' six dot products (G G^T in closed form) */
@@ -1105,14 +1151,22 @@ static inline void reduce_node(const strain_parts *P, double n, double ns, const
         cross(D + 3 * k, b, t);
         for (int c = 0; c < 3; ++c) T[k][3 + c] = t[c];
     }
+    /* the curvature rows: row 3 + i is nonzero in the directors j = i + 1 and k = i + 2 (mod 3), its parts
+       there b0 = n N + ns S = (ns q_k - n q_k') / 2 and b1 = -(ns q_j - n q_j') / 2: the same vector cv_m of
+       director m (the first part of row 3 + (m + 1) % 3) up to its sign, which is exact (the products and
+       sums of the negated operands are the negated results), so each is formed once */
+    double cv[3][3], t0[3], t1[3];
 #pragma GCC unroll 3
-    for (int j = 3; j < 6; ++j) {
-        double b0[3], b1[3], t0[3], t1[3];
-        for (int c = 0; c < 3; ++c)
-            b0[c] = n * P->N[j][0][c] + ns * P->S[j][0][c], b1[c] = n * P->N[j][1][c] + ns * P->S[j][1][c];
-        cross(D + 3 * (rf[j][0] - 1), b0, t0);
-        cross(D + 3 * (rf[j][1] - 1), b1, t1);
-        for (int c = 0; c < 3; ++c) T[j][c] = 0, T[j][3 + c] = t0[c] + t1[c];
+    for (int m = 0; m < 3; ++m) {
+        const int j = 3 + (m + 1) % 3;
+        for (int c = 0; c < 3; ++c) cv[m][c] = n * P->N[j][0][c] + ns * P->S[j][0][c];
+    }
+#pragma GCC unroll 3
+    for (int i = 0; i < 3; ++i) {
+        const int j = (i + 1) % 3, k = (i + 2) % 3;
+        cross(D + 3 * j, cv[k], t0);
+        cross(D + 3 * k, cv[j], t1);
+        for (int c = 0; c < 3; ++c) T[3 + i][c] = 0, T[3 + i][3 + c] = t0[c] - t1[c];
     }
 }
 
@@ -1212,7 +1266,8 @@ static inline double amax_(double a, double v)
    |dX| of the directors (cr_ph.dturn: Newton's turn limit, without a pass of its own over dX). With
    cr_ph.fuse_update also Newton's update of X (ph_solve.c newton: the same operations, in the same order per
    entry, as its own pass with an unshortened update) and its maxima in u. */
-static void increments(cr_ph *s, const double *xr, double *X, double *dX, int I0, int I1, int e0, int e1, ph_upd *u)
+PH_CLONES static void increments(cr_ph *s, const double *xr, double *X, double *dX, int I0, int I1, int e0, int e1,
+                                 ph_upd *u)
 {
     double turn = 0, dpos = 0, dsig = 0, sig = 0, fin[4] = {0, 0, 0, 0};
     const int fuse = s->fuse_update;
@@ -1507,11 +1562,10 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             }
             /* rigid stresses: momentum-row columns and constraint rows */
             for (int sl = 0; sl < nr && jac; ++sl) {
-                const int j = s->rigid_comp[sl], col = rs + g * nr + sl;
+                const int j = s->rigid_comp[sl], col = rs + g * nr + sl, cp = blk ? loc(&F, col) : 0;
                 for (int a = 0; a < 3; ++a) {
                     if (ro[a] < 0) continue;
                     if (blk) {
-                        const int cp = loc(&F, col);
                         double *M = F.M + (size_t)pos[a] * BLD + cp, *Mt = F.M + (size_t)cp * BLD + pos[a];
                         for (int i = 0; i < 6; ++i) M[i * BLD] += fac * w * Tm[a][j][i];
                         for (int l = 0; l < 6; ++l) Mt[l] += T1[a][j][l];
@@ -1520,7 +1574,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                         for (int l = 0; l < 6; ++l) *at(&F, col, ro[a] + l) += T1[a][j][l];
                     }
                 }
-                *rhs(&F, col) -= r[s->sig_off[e] + g * nr + sl] + dep[j];
+                *(blk ? F.bl + cp : rhs(&F, col)) -= r[s->sig_off[e] + g * nr + sl] + dep[j];
             }
         }
         if (jac && nm) {
