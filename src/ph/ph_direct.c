@@ -270,26 +270,32 @@ static inline __attribute__((always_inline)) void rank2_rows(double *M, double *
     v4d pa[8], pb[8];
 #pragma GCC unroll 8
     for (int g = 0; g < NG; ++g) pa[g] = *(const v4d *)(rk + j0 + 4 * g), pb[g] = *(const v4d *)(r1 + j0 + 4 * g);
-    const int k1 = k + 1, k2 = k + 2, ms = m > k2 ? m : k2;
+    const int k1 = k + 1, k2 = k + 2, ms = m > k2 ? (m < d ? m : d) : k2;
     double bst = -1, tl = 0;
     int pp = k2;
-    for (int i = k2; i < d; ++i) {
-        double *ri = M + i * BLD;
-        const double la = ri[k], lb = ri[k1] * inv1;
-        const v4d av = {la, la, la, la}, bv = {lb, lb, lb, lb};
-#pragma GCC unroll 8
-        for (int g = 0; g < NG; ++g) {
-            v4d *x = (v4d *)(ri + j0 + 4 * g);
-            *x = (*x - av * pa[g]) - bv * pb[g];
-        }
-        bl[i] = (bl[i] - la * bk) - lb * b1;
-        const double v = fabs(ri[k2]);
-        if (i < ms) {
-            if (v > bst) bst = v, pp = i;
-        } else if (v > tl) {
-            tl = v;
-        }
+    /* row i's update; v: its new |M(i, k + 2)| */
+#define PH_RANK2_ROW(i, v)                                                                                             \
+    double *ri = M + (i)*BLD;                                                                                          \
+    const double la = ri[k], lb = ri[k1] * inv1;                                                                       \
+    const v4d av = {la, la, la, la}, bv = {lb, lb, lb, lb};                                                            \
+    _Pragma("GCC unroll 8") for (int g = 0; g < NG; ++g)                                                               \
+    {                                                                                                                  \
+        v4d *x = (v4d *)(ri + j0 + 4 * g);                                                                             \
+        *x = (*x - av * pa[g]) - bv * pb[g];                                                                           \
+    }                                                                                                                  \
+    bl[i] = (bl[i] - la * bk) - lb * b1;                                                                               \
+    const double v = fabs(ri[k2])
+    /* the block's rows (pivot candidates), then the tail rows (the pivot's scale only): two loops, no test per row */
+    int i = k2;
+    for (; i < ms; ++i) {
+        PH_RANK2_ROW(i, v);
+        if (v > bst) bst = v, pp = i;
     }
+    for (; i < d; ++i) {
+        PH_RANK2_ROW(i, v);
+        if (v > tl) tl = v;
+    }
+#undef PH_RANK2_ROW
     *best = bst, *p = pp, *tail = tl;
 #else
     (void)M, (void)bl, (void)k, (void)m, (void)d, (void)j0, (void)inv1, (void)bk, (void)b1, (void)NG, (void)best,
@@ -1241,6 +1247,40 @@ PH_CLONES PH_CONTRACT static void material_terms(double *Mb, int ld, const int p
     }
 }
 
+/* ph_gauss_point (ph.h) in groups of 4, the sums in registers: the same operations in the same order (the
+   sums start from zero, no fused multiply-adds here), but GCC kept the scalar loop, its stores to the point's
+   arrays reloaded for every node (the arrays escape to ph_strain, so they might alias the rod's) */
+static inline void gauss_point(const cr_ph *s, int e, int g, int dyn, double q1[12], double q1s[12], double q0[12],
+                               double q0s[12], double v0[12], double qm[12], double qms[12])
+{
+#if defined(__GNUC__)
+    const v4d z = {0, 0, 0, 0}, half = {0.5, 0.5, 0.5, 0.5};
+    v4d a1[3] = {z, z, z}, a1s[3] = {z, z, z}, a0[3] = {z, z, z}, a0s[3] = {z, z, z}, av[3] = {z, z, z};
+    for (int a = 0; a < 3; ++a) {
+        const double *qa = s->q1 + 12 * (2 * e + a), *pa = s->q + 12 * (2 * e + a), *va = s->v + 12 * (2 * e + a);
+        const double n = s->N[g][a], ns = s->dN[g][a];
+        const v4d nv = {n, n, n, n}, nsv = {ns, ns, ns, ns};
+        for (int c = 0; c < 3; ++c) {
+            const v4d x = *(const v4du *)(qa + 4 * c);
+            a1[c] += nv * x, a1s[c] += nsv * x;
+        }
+        if (dyn)
+            for (int c = 0; c < 3; ++c) {
+                const v4d x = *(const v4du *)(pa + 4 * c), y = *(const v4du *)(va + 4 * c);
+                a0[c] += nv * x, a0s[c] += nsv * x, av[c] += nv * y;
+            }
+    }
+    for (int c = 0; c < 3; ++c) {
+        *(v4du *)(q1 + 4 * c) = a1[c], *(v4du *)(q1s + 4 * c) = a1s[c];
+        *(v4du *)(q0 + 4 * c) = a0[c], *(v4du *)(q0s + 4 * c) = a0s[c], *(v4du *)(v0 + 4 * c) = av[c];
+        *(v4du *)(qm + 4 * c) = dyn ? half * (a0[c] + a1[c]) : a1[c];
+        *(v4du *)(qms + 4 * c) = dyn ? half * (a0s[c] + a1s[c]) : a1s[c];
+    }
+#else
+    ph_gauss_point(s, e, g, dyn, q1, q1s, q0, q0s, v0, qm, qms);
+#endif
+}
+
 /* a pass stopped early: the rows it did not reach are zero (as a residual assembled up to there), not
    the last pass's (the nodes from `prepped` on in the pass's order, the elements from the et-th) */
 static void unvisited_zero(cr_ph *s, double *r, int prepped, int rev, int et)
@@ -1483,7 +1523,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
         for (int g = 0; g < 2; ++g) {
             const int gp = 2 * e + g;
             double q1[12], q1s[12], q0[12], q0s[12], v0[12], qm[12], qms[12];
-            ph_gauss_point(s, e, g, dyn, q1, q1s, q0, q0s, v0, qm, qms);
+            gauss_point(s, e, g, dyn, q1, q1s, q0, q0s, v0, qm, qms);
             double eps1[6], kap[6], *sig = sgp[g];
             ph_strain(q1, q1s, eps1);
             for (int j = 0; j < 6; ++j) {
