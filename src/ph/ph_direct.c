@@ -1340,7 +1340,19 @@ PH_CLONES static void increments(cr_ph *s, const double *xr, double *X, double *
             xd[1] += 0.5 * (th[2] * a[0] - th[0] * a[2]);
             xd[2] += 0.5 * (th[0] * a[1] - th[1] * a[0]);
         }
+#if defined(__GNUC__)
+        {
+            /* (only whether the sums are zero is read: their order does not matter) */
+            v4d f4 = {fin[0], fin[1], fin[2], fin[3]};
+            for (int k = 0; k < 16; k += 4) {
+                const v4d xk = *(const v4du *)(x0 + k);
+                f4 += xk - xk;
+            }
+            fin[0] = f4[0] + (x0[16] - x0[16]), fin[1] = f4[1] + (x0[17] - x0[17]), fin[2] = f4[2], fin[3] = f4[3];
+        }
+#else
         for (int k = 0; k < 18; ++k) fin[k & 3] += x0[k] - x0[k];
+#endif
     }
     for (int e = e0; e < e1; ++e)
         for (int col = 0; col < 2 * s->nr; ++col) {
@@ -1473,6 +1485,13 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
     cr_vec3 mbar = loads ? loads->moment_density : cr_v3(0, 0, 0);
     int has_mbar = mbar.x != 0 || mbar.y != 0 || mbar.z != 0;
     const double MB[3][3] = {{0, -mbar.z, mbar.y}, {mbar.z, 0, -mbar.x}, {-mbar.y, mbar.x, 0}};
+#if defined(__GNUC__)
+    /* the inertia's w m per row 0..8 (rows 8..11 of the last group: ra[8] alone), when every field has mass (the
+       general loop skips a massless field's rows) */
+    const double m0 = w * s->mass[0], m1 = w * s->mass[1], m2 = w * s->mass[2];
+    const v4d wmv[3] = {{m0, m0, m0, m1}, {m1, m1, m2, m2}, {m2, 0, 0, 0}};
+    const v4d *wm = dyn && s->mass[0] != 0 && s->mass[1] != 0 && s->mass[2] != 0 ? wmv : NULL;
+#endif
 
     const int count = sd ? sd->count : s->ne, e0 = sd ? sd->e0 : rev ? s->ne - 1 : 0;
     prepped = rev ? 2 * e0 + 2 : 2 * e0;
@@ -1548,13 +1567,30 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             if (dyn && jac) strain_parts_at(q1, q1s, &P1b), P1 = &P1b;
             /* internal force B_a(q_{n+1/2})^T sigma = n FN + ns FS; B(q_{n+1}) dq_p from dq_p interpolated
                (the Newton matrix's right side only) */
-            double FN[12], FS[12], dqN[12] = {0}, dqS[12] = {0}, dep[6] = {0};
+            _Alignas(32) double dqN[12] = {0}, dqS[12] = {0};
+            double FN[12], FS[12], dep[6] = {0};
             strain_force(&Pm, sig, FN, FS);
             if (jac) {
+#if defined(__GNUC__)
+                /* in groups of 4 with the sums in registers (dq_p's position part is zero: dqN, dqS there too,
+                   and unread) */
+                v4d aN[3] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+                    aS[3] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
+                for (int a = 0; a < 3; ++a) {
+                    const double *dqp = s->dqp + 12 * (2 * e + a), n = s->N[g][a], ns = s->dN[g][a];
+                    const v4d nv = {n, n, n, n}, nsv = {ns, ns, ns, ns};
+                    for (int c = 0; c < 3; ++c) {
+                        const v4d x = *(const v4du *)(dqp + 4 * c);
+                        aN[c] += nv * x, aS[c] += nsv * x;
+                    }
+                }
+                for (int c = 0; c < 3; ++c) *(v4d *)(dqN + 4 * c) = aN[c], *(v4d *)(dqS + 4 * c) = aS[c];
+#else
                 for (int a = 0; a < 3; ++a) {
                     const double *dqp = s->dqp + 12 * (2 * e + a), n = s->N[g][a], ns = s->dN[g][a];
                     for (int k = 3; k < 12; ++k) dqN[k] += n * dqp[k], dqS[k] += ns * dqp[k];
                 }
+#endif
                 strain_apply(P1, dqN, dqS, dep);
             }
             /* reduced strain Jacobians T = B P(d) per free node (6 x 6: dphi, dtheta) */
@@ -1569,9 +1605,9 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             }
             /* residual: internal forces, inertia, distributed loads (the inertia's rate, the same for the
                three nodes, once per point) */
-            double irate[9] = {0};
+            _Alignas(32) double irate[12] = {0};
             if (dyn)
-                for (int k = 0; k < 9; ++k) irate[k] = 2 * (q1[k] - q0[k]) / h - 2 * v0[k];
+                for (int k = 0; k < 12; ++k) irate[k] = 2 * (q1[k] - q0[k]) / h - 2 * v0[k]; /* (9..11 unread) */
             for (int a = 0; a < 3; ++a) {
                 double n = w * s->N[g][a];
                 double *fe = node_fe(s, sd, 2 * e + a);
@@ -1584,6 +1620,23 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                 if (off[a] < 0) continue;
                 double *ra = node_r(s, sd, r, 2 * e + a);
                 const double cn = s->N[g][a], cs = s->dN[g][a];
+#if defined(__GNUC__)
+                if (wm) {
+                    /* in groups of 4 (the same operations per entry): the internal force, then the inertia of
+                       the fields phi, d1, d2 (rows 0..8; d3 is massless) */
+                    const v4d fw = {fac * w, fac * w, fac * w, fac * w}, cnv = {cn, cn, cn, cn}, csv = {cs, cs, cs, cs};
+                    const double na = s->N[g][a];
+                    const v4d nv = {na, na, na, na};
+                    for (int c = 0; c < 3; ++c) {
+                        v4d x = *(v4du *)(ra + 4 * c) +
+                                fw * (cnv * *(const v4du *)(FN + 4 * c) + csv * *(const v4du *)(FS + 4 * c));
+                        if (c < 2) x += wm[c] * nv * *(const v4d *)(irate + 4 * c);
+                        *(v4du *)(ra + 4 * c) = x;
+                    }
+                    ra[8] += wm[2][0] * na * irate[8];
+                    continue;
+                }
+#endif
                 for (int c = 0; c < 12; ++c) ra[c] += fac * w * (cn * FN[c] + cs * FS[c]);
                 if (dyn)
                     for (int fl = 0; fl < 3; ++fl) {
@@ -1608,7 +1661,11 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                     if (blk) {
                         double *M = F.M + (size_t)pos[a] * BLD + cp, *Mt = F.M + (size_t)cp * BLD + pos[a];
                         for (int i = 0; i < 6; ++i) M[i * BLD] += fac * w * Tm[a][j][i];
+#if defined(__GNUC__)
+                        *(v4du *)Mt += *(const v4du *)T1[a][j], *(v2du *)(Mt + 4) += *(const v2du *)(T1[a][j] + 4);
+#else
                         for (int l = 0; l < 6; ++l) Mt[l] += T1[a][j][l];
+#endif
                     } else {
                         for (int i = 0; i < 6; ++i) *at(&F, ro[a] + i, col) += fac * w * Tm[a][j][i];
                         for (int l = 0; l < 6; ++l) *at(&F, col, ro[a] + l) += T1[a][j][l];
