@@ -1247,6 +1247,52 @@ PH_CLONES PH_CONTRACT static void material_terms(double *Mb, int ld, const int p
     }
 }
 
+#if defined(__GNUC__)
+typedef long long v4di __attribute__((vector_size(32)));
+#define bc4(x) ((v4d){(x), (x), (x), (x)})
+/* the 3-vectors' cross product a x b (lane 3: 0 for zero lanes), the same operations per component as cross */
+#define cross4(a, b)                                                                                                   \
+    (__builtin_shuffle((a), (v4di){1, 2, 0, 3}) * __builtin_shuffle((b), (v4di){2, 0, 1, 3}) -                         \
+     __builtin_shuffle((a), (v4di){2, 0, 1, 3}) * __builtin_shuffle((b), (v4di){1, 2, 0, 3}))
+
+/* The geometric and mass terms' reduction of the node pair (a, b) (direct_pass, where the scalar form is) with
+ * the directors as groups of 4 (lane 3 zero): da (d_{n+1/2} of a), db (d_{n+1} of b), qb (dq_p's director
+ * parts of b). The same operations in the same order per entry (no fused multiply-adds in the pass): the
+ * same bits. */
+static inline void geometric_pair(double *R, int ld, double *kr, const double h0[3], const double hx[3],
+                                  const double A[3][3], const v4d da[3], const v4d db[3], const v4d qb[3])
+{
+    const v4d h00 = bc4(h0[0]), h01 = bc4(h0[1]), h02 = bc4(h0[2]);
+    const v4d v0v = h00 * db[0] + h01 * db[1] + h02 * db[2];
+    const v4d u0 = bc4(hx[0]) * da[0] + bc4(hx[1]) * da[1] + bc4(hx[2]) * da[2];
+    const v4d kq = h00 * qb[0] + h01 * qb[1] + h02 * qb[2];
+    kr[0] += kq[0], kr[1] += kq[1], kr[2] += kq[2];
+    /* (phi, theta) = -skew(v0), (theta, phi) = skew(u0) */
+    R[4] += v0v[2], R[5] -= v0v[1], R[ld + 3] -= v0v[2], R[ld + 5] += v0v[0], R[2 * ld + 3] += v0v[1],
+        R[2 * ld + 4] -= v0v[0];
+    R[3 * ld + 1] -= u0[2], R[3 * ld + 2] += u0[1], R[4 * ld] += u0[2], R[4 * ld + 2] -= u0[0], R[5 * ld] -= u0[1],
+        R[5 * ld + 1] += u0[0];
+    /* (theta, theta) = tr(W) I - W, W = sum_x v_x da_x^T, v_x = sum_y A_xy db_y */
+    const v4d z = {0, 0, 0, 0};
+    v4d W0 = z, W1 = z, W2 = z, kt = z;
+    double tr = 0;
+    for (int x = 0; x < 3; ++x) {
+        const v4d a0 = bc4(A[x][0]), a1 = bc4(A[x][1]), a2 = bc4(A[x][2]), dx = da[x];
+        const v4d vx = a0 * db[0] + a1 * db[1] + a2 * db[2], wx = a0 * qb[0] + a1 * qb[1] + a2 * qb[2];
+        W0 += bc4(vx[0]) * dx, W1 += bc4(vx[1]) * dx, W2 += bc4(vx[2]) * dx;
+        tr += dx[0] * vx[0] + dx[1] * vx[1] + dx[2] * vx[2];
+        kt += cross4(dx, wx);
+    }
+    const v4d Wr[3] = {W0, W1, W2};
+    for (int i = 0; i < 3; ++i) {
+        double *Ri = R + (size_t)(3 + i) * ld + 3;
+        for (int l = 0; l < 3; ++l) Ri[l] -= Wr[i][l];
+        Ri[i] += tr;
+        kr[3 + i] += kt[i];
+    }
+}
+#endif
+
 /* ph_gauss_point (ph.h) in groups of 4, the sums in registers: the same operations in the same order (the
    sums start from zero, no fused multiply-adds here), but GCC kept the scalar loop, its stores to the point's
    arrays reloaded for every node (the arrays escape to ph_strain, so they might alias the rod's) */
@@ -1685,6 +1731,17 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
            H_x0 = sum c1 N and the director block is sum (c1 - c2) C_dd; the mass adds to the diagonal. */
         if (jac) {
             const double cg = fac * w * gam;
+#if defined(__GNUC__)
+            /* the nodes' directors (d_{n+1/2}, d_{n+1}) and dq_p's director parts as groups of 4 (geometric_pair) */
+            v4d dav[3][3], dbv[3][3], qbv[3][3];
+            for (int a = 0; a < 3; ++a)
+                for (int x = 0; x < 3; ++x) {
+                    const double *pa = dmn[a] + 3 * x, *pb = d1n[a] + 3 * x,
+                                 *pq = s->dqp + 12 * (2 * e + a) + 3 + 3 * x;
+                    dav[a][x] = (v4d){pa[0], pa[1], pa[2], 0}, dbv[a][x] = (v4d){pb[0], pb[1], pb[2], 0};
+                    qbv[a][x] = (v4d){pq[0], pq[1], pq[2], 0};
+                }
+#endif
             for (int a = 0; a < 3; ++a) {
                 if (pos[a] < 0) continue;
                 double *kr = node_kr(s, sd, 2 * e + a);
@@ -1709,6 +1766,12 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                         for (int c = 0; c < 3; ++c) R[c * ld + c] += cm * s->mass[0];
                         A[0][0] += cm * s->mass[1], A[1][1] += cm * s->mass[2];
                     }
+#if defined(__GNUC__)
+                    if (!has_mbar) {
+                        geometric_pair(R, ld, kr, h0, hx, A, dav[a], dbv[b], qbv[b]);
+                        continue;
+                    }
+#endif
                     double v0v[3], u0[3];
                     for (int c = 0; c < 3; ++c) {
                         v0v[c] = h0[0] * Db[c] + h0[1] * Db[3 + c] + h0[2] * Db[6 + c];
