@@ -1009,11 +1009,22 @@ PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double g
         cross(da, w, t);
         for (int k = 0; k < 3; ++k) kr[3 + k] += t[k];
     }
-    for (int i = 0; i < 3; ++i) {
-        for (int l = 0; l < 3; ++l) R[3 + i][3 + l] = -W[i][l];
-        R[3 + i][3 + i] += tr;
+    const int pm = mu[0] != 0 || mu[1] != 0 || mu[2] != 0;
+    if (f->blk && !pm && !touch) {
+        /* the block is the theta-theta part alone: added to the front without the zeros of R (the same sums) */
+        double *Mt = f->M + (loc(f, ro) + 3) * BLD + loc(f, ro) + 3;
+        for (int i = 0; i < 3; ++i) {
+            double Ri[3] = {-W[i][0], -W[i][1], -W[i][2]};
+            Ri[i] += tr;
+            for (int l = 0; l < 3; ++l) Mt[i * BLD + l] += Ri[l];
+        }
+    } else {
+        for (int i = 0; i < 3; ++i) {
+            for (int l = 0; l < 3; ++l) R[3 + i][3 + l] = -W[i][l];
+            R[3 + i][3 + i] += tr;
+        }
     }
-    if (mu[0] != 0 || mu[1] != 0 || mu[2] != 0) {
+    if (pm) {
         const double M[3][3] = {{0, -mu[2], mu[1]}, {mu[2], 0, -mu[0]}, {-mu[1], mu[0], 0}};
         double c = -fac * gam * 0.5;
         for (int k = 0; k < 3; ++k) {
@@ -1025,7 +1036,7 @@ PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double g
         }
     }
     if (touch) contact_block(Kc, fac, dm, d1, dqp, R, kr);
-    add_block(f, ro, ro, R);
+    if (!f->blk || pm || touch) add_block(f, ro, ro, R);
     /* reduced right side -(T_m^T (r + K dq_p)) (the node's six rows are contiguous in the front and the band) */
     double *br = rhs(f, ro);
     for (int c = 0; c < 3; ++c) br[c] -= ro_[c] + kr[c];
@@ -1106,11 +1117,9 @@ typedef struct strain_parts {
 
 static inline void strain_parts_at(const double *q, const double *qs, strain_parts *P)
 {
+    /* (the force rows' N[k][0] and S[k][1] are zero: never read, not written) */
     for (int k = 0; k < 3; ++k)
-        for (int c = 0; c < 3; ++c) {
-            P->N[k][0][c] = 0, P->N[k][1][c] = qs[c];
-            P->S[k][0][c] = q[3 + 3 * k + c], P->S[k][1][c] = 0;
-        }
+        for (int c = 0; c < 3; ++c) P->N[k][1][c] = qs[c], P->S[k][0][c] = q[3 + 3 * k + c];
     for (int i = 0; i < 3; ++i) {
         const int j = (i + 1) % 3, k = (i + 2) % 3;
         for (int c = 0; c < 3; ++c) {
