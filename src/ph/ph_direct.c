@@ -1336,6 +1336,34 @@ static inline void gauss_point(const cr_ph *s, int e, int g, int dyn, double q1[
 #endif
 }
 
+/* The geometric and mass terms' coefficients of the node pair (a, b) of an element (direct_pass): shape
+   functions and constants only, so once per pass (the same expressions as per pair) */
+typedef struct geo_coef {
+    double c1[2], c2[2], cd[2], nn2, m[3];
+} geo_coef;
+typedef struct geo_coefs {
+    geo_coef p[3][3];
+} geo_coefs;
+static inline geo_coefs geo_coefs_of(const cr_ph *s, double fac, double gam, int dyn)
+{
+    geo_coefs G;
+    const double w = s->w, cg = fac * w * gam;
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+            geo_coef *k = &G.p[a][b];
+            double nn2 = 0;
+            for (int g = 0; g < 2; ++g) {
+                const double na = s->N[g][a], nb = s->N[g][b], c1 = na * s->dN[g][b] * cg, c2 = s->dN[g][a] * nb * cg;
+                k->c1[g] = c1, k->c2[g] = c2, k->cd[g] = 0.5 * (c1 - c2);
+                nn2 += na * nb;
+            }
+            k->nn2 = nn2;
+            const double cm = dyn ? 2.0 / s->h * w * nn2 : 0;
+            for (int f = 0; f < 3; ++f) k->m[f] = cm * s->mass[f];
+        }
+    return G;
+}
+
 /* a pass stopped early: the rows it did not reach are zero (as a residual assembled up to there), not
    the last pass's (the nodes from `prepped` on in the pass's order, the elements from the et-th) */
 static void unvisited_zero(cr_ph *s, double *r, int prepped, int rev, int et)
@@ -1548,6 +1576,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
     const v4d *wm = dyn && s->mass[0] != 0 && s->mass[1] != 0 && s->mass[2] != 0 ? wmv : NULL;
 #endif
 
+    const geo_coefs G = geo_coefs_of(s, fac, gam, dyn);
     const int count = sd ? sd->count : s->ne, e0 = sd ? sd->e0 : rev ? s->ne - 1 : 0;
     prepped = rev ? 2 * e0 + 2 : 2 * e0;
     for (int et = 0; et < count; ++et) {
@@ -1739,7 +1768,6 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
            the force N and its director block is antisymmetric (the moment M), so H_0y = sum c2 N,
            H_x0 = sum c1 N and the director block is sum (c1 - c2) C_dd; the mass adds to the diagonal. */
         if (jac) {
-            const double cg = fac * w * gam;
 #if defined(__GNUC__)
             /* the nodes' directors (d_{n+1/2}, d_{n+1}) and dq_p's director parts as groups of 4 (geometric_pair) */
             v4d dav[3][3], dbv[3][3], qbv[3][3];
@@ -1758,22 +1786,21 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                 for (int b = 0; b < 3; ++b) {
                     if (pos[b] < 0) continue;
                     const double *Db = d1n[b], *qb = s->dqp + 12 * (2 * e + b);
-                    double h0[3] = {0, 0, 0}, hx[3] = {0, 0, 0}, A[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, nn2 = 0;
+                    const geo_coef *gk = &G.p[a][b];
+                    const double nn2 = gk->nn2;
+                    double h0[3] = {0, 0, 0}, hx[3] = {0, 0, 0}, A[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
                     for (int g = 0; g < 2; ++g) {
-                        const double na = s->N[g][a], nb = s->N[g][b], c1 = na * s->dN[g][b] * cg,
-                                     c2 = s->dN[g][a] * nb * cg, cd = 0.5 * (c1 - c2), *sg = sgp[g];
+                        const double c1 = gk->c1[g], c2 = gk->c2[g], cd = gk->cd[g], *sg = sgp[g];
                         for (int k = 0; k < 3; ++k) h0[k] += c2 * sg[k], hx[k] += c1 * sg[k];
                         for (int i = 0; i < 3; ++i) {
                             const int j = (i + 1) % 3, k = (i + 2) % 3;
                             A[k][j] += cd * sg[3 + i], A[j][k] -= cd * sg[3 + i];
                         }
-                        nn2 += na * nb;
                     }
                     double *R = Mb + (size_t)pos[a] * ld + pos[b];
                     if (dyn) {
-                        const double cm = 2.0 / h * w * nn2;
-                        for (int c = 0; c < 3; ++c) R[c * ld + c] += cm * s->mass[0];
-                        A[0][0] += cm * s->mass[1], A[1][1] += cm * s->mass[2];
+                        for (int c = 0; c < 3; ++c) R[c * ld + c] += gk->m[0];
+                        A[0][0] += gk->m[1], A[1][1] += gk->m[2];
                     }
 #if defined(__GNUC__)
                     if (!has_mbar) {
