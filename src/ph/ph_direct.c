@@ -1619,7 +1619,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             Mb = E, ld = 18;
             for (int a = 0; a < 3; ++a) pos[a] = ro[a] >= 0 ? 6 * a : -1;
         }
-        double sgp[2][6]; /* the points' stresses, for the geometric terms (summed over the points) */
+        double sgp[2][8]; /* the points' stresses, for the geometric terms (summed over the points; 6, 7 unread) */
         /* the points' reduced strain Jacobians and their elastic strain rows (material_terms) */
         double Tm2[2][3][6][6], T1b2[2][3][6][6], mkf[12], mdep[12];
         int mg[12], mj[12], nm = 0;
@@ -1628,6 +1628,7 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
             double q1[12], q1s[12], q0[12], q0s[12], v0[12], qm[12], qms[12];
             gauss_point(s, e, g, dyn, q1, q1s, q0, q0s, v0, qm, qms);
             double eps1[6], kap[6], *sig = sgp[g];
+            sig[6] = sig[7] = 0;
             ph_strain(q1, q1s, eps1);
             for (int j = 0; j < 6; ++j) {
                 double de = eps1[j] - (dyn ? s->eps_n[6 * gp + j] : s->eps0[6 * gp + j]);
@@ -1788,6 +1789,27 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                     const double *Db = d1n[b], *qb = s->dqp + 12 * (2 * e + b);
                     const geo_coef *gk = &G.p[a][b];
                     const double nn2 = gk->nn2;
+#if defined(__GNUC__)
+                    if (!has_mbar) {
+                        /* h0, hx and the moments' sums mo as groups of 4 (lane 3 unread); A's antisymmetric part
+                           from mo: A_kj = mo_i, A_jk = 0 - mo_i, which is the sum (0 - x_0) - x_1 of the scalar form
+                           to the bit (zeros' signs included) */
+                        const v4d s0 = *(const v4du *)sgp[0], s1 = *(const v4du *)sgp[1];
+                        const v4d t0 = *(const v4du *)(sgp[0] + 3), t1 = *(const v4du *)(sgp[1] + 3), z = {0, 0, 0, 0};
+                        const v4d h0v = (z + bc4(gk->c2[0]) * s0) + bc4(gk->c2[1]) * s1;
+                        const v4d hxv = (z + bc4(gk->c1[0]) * s0) + bc4(gk->c1[1]) * s1;
+                        const v4d mo = (z + bc4(gk->cd[0]) * t0) + bc4(gk->cd[1]) * t1;
+                        const double h0[3] = {h0v[0], h0v[1], h0v[2]}, hx[3] = {hxv[0], hxv[1], hxv[2]};
+                        double A[3][3] = {{0, 0 - mo[2], mo[1]}, {mo[2], 0, 0 - mo[0]}, {0 - mo[1], mo[0], 0}};
+                        double *R = Mb + (size_t)pos[a] * ld + pos[b];
+                        if (dyn) {
+                            for (int c = 0; c < 3; ++c) R[c * ld + c] += gk->m[0];
+                            A[0][0] += gk->m[1], A[1][1] += gk->m[2];
+                        }
+                        geometric_pair(R, ld, kr, h0, hx, A, dav[a], dbv[b], qbv[b]);
+                        continue;
+                    }
+#endif
                     double h0[3] = {0, 0, 0}, hx[3] = {0, 0, 0}, A[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
                     for (int g = 0; g < 2; ++g) {
                         const double c1 = gk->c1[g], c2 = gk->c2[g], cd = gk->cd[g], *sg = sgp[g];
@@ -1802,12 +1824,6 @@ PH_CLONES static cr_status direct_pass(cr_ph *s, int mode, const cr_ph_loads *lo
                         for (int c = 0; c < 3; ++c) R[c * ld + c] += gk->m[0];
                         A[0][0] += gk->m[1], A[1][1] += gk->m[2];
                     }
-#if defined(__GNUC__)
-                    if (!has_mbar) {
-                        geometric_pair(R, ld, kr, h0, hx, A, dav[a], dbv[b], qbv[b]);
-                        continue;
-                    }
-#endif
                     double v0v[3], u0[3];
                     for (int c = 0; c < 3; ++c) {
                         v0v[c] = h0[0] * Db[c] + h0[1] * Db[3 + c] + h0[2] * Db[6 + c];
