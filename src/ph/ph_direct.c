@@ -995,6 +995,9 @@ PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double g
        c skew(a) (-skew(b)) on one director): tr(W) I - W with W = sum_a v_a dm_a^T, v_a = sum_b c_ab d1_b, as
        the element's geometric terms */
     double R[6][6] = {{0}}, *kr = kred + 6 * I, W[3][3] = {{0}}, tr = 0;
+    /* kr's theta rows in a local copy across the loop (the same sums; stores to the rod's array made GCC reload
+       the directors) */
+    double kt[3] = {kr[3], kr[4], kr[5]};
     for (int a = 0; a < 3; ++a) {
         const double *da = dm + 3 * a, cg = fac * gam;
         const double c0 = cg * Lm[a][0], c1 = cg * Lm[a][1], c2 = cg * Lm[a][2];
@@ -1007,8 +1010,9 @@ PH_CLONES static void finish_node(cr_ph *s, int I, int dyn, double fac, double g
             for (int l = 0; l < 3; ++l) W[i][l] += v[i] * da[l];
         tr += dot3(da, v);
         cross(da, w, t);
-        for (int k = 0; k < 3; ++k) kr[3 + k] += t[k];
+        for (int k = 0; k < 3; ++k) kt[k] += t[k];
     }
+    kr[3] = kt[0], kr[4] = kt[1], kr[5] = kt[2];
     const int pm = mu[0] != 0 || mu[1] != 0 || mu[2] != 0;
     if (f->blk && !pm && !touch) {
         /* the block is the theta-theta part alone: added to the front without the zeros of R (the same sums) */
@@ -1101,7 +1105,9 @@ PH_CLONES static int prep_node(cr_ph *s, int I, int dyn, double *r, node_ring *n
     double b[6];
     for (int k = 0; k < 6; ++k) b[k] = -r[o + 12 + k];
     gram_solve(nr_->gram1[I & 7], b);
-    gt_apply(d1, b, dqp + 3);
+    double x[9]; /* (a local: GCC reloaded d1 after each store to the rod's dq_p) */
+    gt_apply(d1, b, x);
+    memcpy(dqp + 3, x, sizeof x);
     return 1;
 }
 
