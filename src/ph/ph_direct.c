@@ -1403,22 +1403,29 @@ PH_CLONES static void increments(cr_ph *s, const double *xr, double *X, double *
     for (int I = I0; I < I1; ++I) {
         int o = s->node_off[I], rr = s->node_roff[I];
         if (o < 0) continue;
-        const double *x = xr + rr, *d1 = s->q1 + 12 * I + 3, *dqp = s->dqp + 12 * I + 3;
-        for (int c = 0; c < 3; ++c) dX[o + c] = x[c], s->theta[3 * I + c] = x[3 + c];
+        /* the node's reduced solution, directors and dq_p, and its increments, in locals (stores to the rod's
+           arrays made GCC reload the others) */
+        double x[6], d1[9], dqp[9], d0[18];
+        memcpy(x, xr + rr, sizeof x);
+        memcpy(d1, s->q1 + 12 * I + 3, sizeof d1);
+        memcpy(dqp, s->dqp + 12 * I + 3, sizeof dqp);
+        for (int c = 0; c < 3; ++c) d0[c] = x[c];
         for (int k = 0; k < 3; ++k) {
             double t[3];
             cross(x + 3, d1 + 3 * k, t);
             for (int c = 0; c < 3; ++c) {
-                const double v = fabs(dX[o + 3 + 3 * k + c] = dqp[3 * k + c] + t[c]);
+                const double v = fabs(d0[3 + 3 * k + c] = dqp[3 * k + c] + t[c]);
                 turn = v > turn ? v : turn;
             }
         }
-        memset(dX + o + 12, 0, sizeof(double) * 6);
+        for (int k = 12; k < 18; ++k) d0[k] = 0;
+        memcpy(dX + o, d0, sizeof d0);
+        memcpy(s->theta + 3 * I, x + 3, sizeof(double) * 3);
         if (!fuse) continue;
         /* newton's update of the node: X += dX, the second-order term theta x (theta x d) / 2 of the directors
            (d those of q1: X's before the update), the finiteness sums */
         double *x0 = X + o;
-        const double *d0 = dX + o, *th = x + 3;
+        const double *th = x + 3;
         for (int k = 0; k < 18; ++k) x0[k] += d0[k];
         for (int c = 0; c < 3; ++c) dpos = amax_(dpos, d0[c]);
         for (int k = 0; k < 3; ++k) {
