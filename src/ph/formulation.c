@@ -571,7 +571,12 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
     cr_rod_stage_load_factors(&loads_only, stage, target);
     memset(report, 0, sizeof *report);
     double lf = 0, dl = 1.0 / o->load_steps, last_inc = 0;
-    int halvings = 0;
+    int halvings = 0, accepted = 0;
+    /* a state left by a dynamic stage is no equilibrium (the last static solve's change is lost with its
+       first step: cr_ph.have_static): the first load step's change is then mostly the state settling, no
+       change along the load path, and its extrapolation no predictor of the second (a cord bouncing on
+       rough ground, its constant pull held: 10 Newton iterations in the second load step instead of 2) */
+    const int settled = s->k->have_static || cr_ph_time(s->k) == 0;
     cr_status st = CR_OK;
     if (s->friction && ph_static_friction_begin(s->k, s->contact_tol) == 0 && !s->p.clamp_start && !s->p.clamp_end) {
         /* check let an unclamped rod into statics for its stick anchors; none touches: nothing holds it
@@ -593,7 +598,7 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
         cr_error e = {0};
         /* from the second load step on, Newton starts from the last step's change scaled to this one
            (the path is smooth: the first residual of the §6.3 statics falls from 0.1 to ~1e-3) */
-        if (last_inc > 0) cr_ph_static_predictor(s->k, (next - lf) / last_inc);
+        if (last_inc > 0 && (settled || accepted > 1)) cr_ph_static_predictor(s->k, (next - lf) / last_inc);
         st = cr_ph_solve_static(s->k, &L, &its, &res, &e);
         report->total_iterations += its;
         if (st != CR_OK) {
@@ -610,6 +615,7 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
         }
         last_inc = next - lf;
         lf = next;
+        ++accepted;
         memcpy(s->scale, mag, nl * sizeof *mag);
         s->load_factor = lf;
         /* static friction: one multiplier update at each load step's equilibrium (the anchors follow
