@@ -36,7 +36,8 @@
 #             holds the cord (it failed before: the first multiplier update put half its nodes beyond
 #             the limit) within its regularization mu_s N_I/k_I of the dynamic state and of the
 #             mixed rod's move from its own; the ground carries the pull and the weight (both models),
-#             no node beyond mu_s N.
+#             no node beyond mu_s N; pulled by 1.5 mu_s m g, beyond the friction, both fail, and
+#             port_hamiltonian says no load step converged from the dynamic stage's state.
 # Usage: stage_anchors.sh CLI SOURCE_DIR
 set -u
 cli=$1
@@ -107,6 +108,7 @@ for model, k in (("mixed_discrete", "m"), ("port_hamiltonian", "p")):
     cord(model, ["s", 0.05], f"sd_{k}", ramp=False)
 for model, k in (("mixed_discrete", "m"), ("port_hamiltonian", "p")):
     cord(model, [0.05, "s"], f"ds_{k}", ramp=False)
+    cord(model, [0.05, "s"], f"dx_{k}", ramp=False, pull=1.5)
 PY
 
 for c in rails_m rails_l1 rails_l2 cord_m1 cord_m2 cord_l1 cord_l2 cord_p1 cord_p2 slide_m1 slide_m2 slide_l1 slide_l2 \
@@ -211,6 +213,15 @@ good &= held == 1 and max(abs(x) for x in dp) < reg and gap < reg
 open(d + "/verdict", "w").write("; ".join(out))
 sys.exit(not good)
 PY
+
+# dynamic -> static with a pull of 1.5 mu_s m g, beyond what the ground's friction holds: no equilibrium
+# (the mixed rod fails too, naming its landing), and port_hamiltonian says that no load step converged
+# from the state the dynamic stage left (its loads being that state's, its load factor ramps nothing)
+# rather than quote the friction "at the last equilibrium (load factor 0)" it never had
+expect_error 2 "stage 1: the rod is held by no support" run "$tmp/dx_m.json" -q -o "$tmp/dx_m"
+expect_error 2 "obstacles.0.friction: no static equilibrium found while 21 nodes touch obstacle \"ground\" with \
+friction (mu_static 0.6); no load step converged from the state the dynamic stage left (no equilibrium; the loads \
+are those it ended with, nothing to ramp)" run "$tmp/dx_p.json" -q -o "$tmp/dx_p"
 
 # resumed: the mixed three-stage rails cut in stage 0 (the anchors in the checkpoint) and resumed
 if interrupt_resume "$tmp/cut" 20 6000 0.01 "$cli" run "$tmp/rails_m.json" -q -o "$tmp/cut" \
