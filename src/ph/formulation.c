@@ -505,7 +505,7 @@ static void friction_failure(const ph_sim *s, double lf, int settled, int ramped
                  "at the last equilibrium (load factor %.6g) friction was at %.4g of its limit, %d "
                  "nodes sliding%s",
                  lf, ratio, sliding,
-                 ramped ? "" : " (the loads are the stage's start's: the load factor ramps nothing)");
+                 ramped ? "" : " (the stage's loads are those of its start: the load factor ramps nothing)");
     snprintf(msg, sizeof msg,
              "obstacles.%d.friction: no static equilibrium found while %d nodes touch obstacle \"%s\" with friction "
              "(mu_static %g); %s; a tangential load beyond what Coulomb friction holds (mu_static times the normal "
@@ -585,10 +585,10 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
     memset(report, 0, sizeof *report);
     double lf = 0, dl = 1.0 / o->load_steps, last_inc = 0;
     int halvings = 0, accepted = 0;
-    /* a state left by a dynamic stage is no equilibrium (the last static solve's change is lost with its
-       first step: cr_ph.have_static): the first load step's change is then mostly the state settling, no
-       change along the load path, and its extrapolation no predictor of the second (a cord bouncing on
-       rough ground, its constant pull held: 10 Newton iterations in the second load step instead of 2) */
+    /* a state left by a dynamic stage (whose steps clear cr_ph.have_static) is no equilibrium: the first
+       load step's change is then mostly the state settling, no change along the load path, and its
+       extrapolation no predictor of the second (a cord bouncing on rough ground, its constant pull held:
+       10 Newton iterations in the second load step instead of 2) */
     const int settled = s->k->have_static || cr_ph_time(s->k) == 0;
     int ramped = 0; /* (a stage whose loads are the state's: its load factor ramps nothing) */
     for (int k = 0; k < s->load_count; ++k) ramped |= target[k] != from[k];
