@@ -31,7 +31,13 @@
 #             static stage left it to 1e-9 m; after a dynamic stage a static one holds the node at
 #             its anchor: it moves less than mu_s N_i/eps_i; port_hamiltonian (anchors in statics
 #             only, none in its regularized dynamics): its end jumps less than that bound into
-#             the dynamic stage, then creeps (docs/port-hamiltonian.md "Friction").
+#             the dynamic stage, then creeps (docs/port-hamiltonian.md "Friction"); after 0.05 s of
+#             dynamics (the cord bouncing) its static stage anchors the nodes where they touch and
+#             holds the cord (it failed before: the first multiplier update put half its nodes beyond
+#             the limit) within its regularization mu_s N_I/k_I of the dynamic state and of the
+#             mixed rod's move from its own; the ground carries the pull and the weight (both models),
+#             no node beyond mu_s N; pulled by 1.5 mu_s m g, beyond the friction, both fail, and
+#             port_hamiltonian says no load step converged from the dynamic stage's state.
 # Usage: stage_anchors.sh CLI SOURCE_DIR
 set -u
 cli=$1
@@ -100,11 +106,13 @@ for model, k in (("mixed_discrete", "m"), ("lgvi", "l"), ("port_hamiltonian", "p
     cord(model, [0.06, 0.04], f"slide_{k}2", pull=1.5)
 for model, k in (("mixed_discrete", "m"), ("port_hamiltonian", "p")):
     cord(model, ["s", 0.05], f"sd_{k}", ramp=False)
-cord("mixed_discrete", [0.05, "s"], "ds_m", ramp=False)
+for model, k in (("mixed_discrete", "m"), ("port_hamiltonian", "p")):
+    cord(model, [0.05, "s"], f"ds_{k}", ramp=False)
+    cord(model, [0.05, "s"], f"dx_{k}", ramp=False, pull=1.5)
 PY
 
 for c in rails_m rails_l1 rails_l2 cord_m1 cord_m2 cord_l1 cord_l2 cord_p1 cord_p2 slide_m1 slide_m2 slide_l1 slide_l2 \
-    slide_p1 slide_p2 sd_m sd_p ds_m; do
+    slide_p1 slide_p2 sd_m sd_p ds_m ds_p; do
     run_scenario "$c" "$tmp/$c.json"
 done
 
@@ -177,9 +185,43 @@ e, s = ends("ds_m", "e"), ends("ds_m", "s")
 move = max(abs(e[1] - e[0]), abs(s[1] - s[0]))
 out.append(f"mixed_discrete dynamic -> static: the nodes move {move:.2g} m (bound mu_s N_i/eps_i = {bound:.2g})")
 good &= move < bound
+# port_hamiltonian dynamic -> static: its nodes anchored where the bouncing cord touches after 0.05 s (no
+# anchors in its dynamics), lambda_T from 0 under the whole pull. Its stick regularization mu_s N_I/k_I:
+# k_I and N_I are the contact stiffness and the weight times the same Simpson share of l = L/20, so
+# mu_s w l/eps = 1.27e-5 m. The ends stay within it of the dynamic state and of the mixed rod's moves
+# from its own (2.5e-6 and 4.6e-6 m; the two models' dynamic states differ by 1.4e-4 m, the bounce).
+reg = mu * rho * math.pi * r * r * g * (L / 20) / eps
+ep, sp = ends("ds_p", "e"), ends("ds_p", "s")
+dp, dm = (ep[1] - ep[0], sp[1] - sp[0]), (e[1] - e[0], s[1] - s[0])
+gap = max(abs(a - b) for a, b in zip(dp, dm))
+# the static state's contact forces: the ground carries the pull and the weight, no node beyond mu_s N
+W, T = rho * math.pi * r * r * L * g, 0.5 * mu * rho * math.pi * r * r * L * g
+forces = []
+for k in ("m", "p"):
+    N = [{c: float(v) for c, v in q.items()} for q in csv.DictReader(open(f"{d}/ds_{k}/nodes.csv"))]
+    fx, fz = sum(q["contact_fx"] for q in N), sum(q["contact_fz"] for q in N)
+    ratio = max(math.hypot(q["contact_fx"], q["contact_fy"]) / (mu * q["contact_fz"]) for q in N if q["contact_fz"] > 0)
+    forces.append((fx, fz, ratio))
+    good &= abs(-fx / T - 1) < 1e-6 and abs(fz / W - 1) < 1e-6 and ratio <= 1 + 1e-9
+held = json.load(open(f"{d}/ds_p/summary.json"))["stages"][1]["load_factor"]  # (0.25 when it failed)
+out.append(f"port_hamiltonian dynamic -> static (after 0.05 s, the cord bouncing): load factor {held:g}, its ends move "
+           f"{abs(dp[0]):.2g} and {abs(dp[1]):.2g} m (its regularization mu_s N_I/k_I = {reg:.3g}), "
+           f"{gap:.2g} m from the mixed rod's moves; the ground carries {-forces[1][0] / T:.9f} of the pull "
+           f"and {forces[1][1] / W:.9f} of the weight (mixed {-forces[0][0] / T:.9f}, {forces[0][1] / W:.9f}), "
+           f"friction at most {forces[1][2]:.3f} of mu_s N (mixed {forces[0][2]:.3f})")
+good &= held == 1 and max(abs(x) for x in dp) < reg and gap < reg
 open(d + "/verdict", "w").write("; ".join(out))
 sys.exit(not good)
 PY
+
+# dynamic -> static with a pull of 1.5 mu_s m g, beyond what the ground's friction holds: no equilibrium
+# (the mixed rod fails too, naming its landing), and port_hamiltonian says that no load step converged
+# from the state the dynamic stage left (its loads being that state's, its load factor ramps nothing)
+# rather than quote the friction "at the last equilibrium (load factor 0)" it never had
+expect_error 2 "stage 1: the rod is held by no support" run "$tmp/dx_m.json" -q -o "$tmp/dx_m"
+expect_error 2 "obstacles.0.friction: no static equilibrium found while 21 nodes touch obstacle \"ground\" with \
+friction (mu_static 0.6); no load step converged from the state the dynamic stage left (no equilibrium; the loads \
+are those it ended with, nothing to ramp)" run "$tmp/dx_p.json" -q -o "$tmp/dx_p"
 
 # resumed: the mixed three-stage rails cut in stage 0 (the anchors in the checkpoint) and resumed
 if interrupt_resume "$tmp/cut" 20 6000 0.01 "$cli" run "$tmp/rails_m.json" -q -o "$tmp/cut" \

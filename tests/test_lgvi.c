@@ -972,7 +972,9 @@ static void test_cantilever_frequency_order(void)
 /* A disturbance moves one node per step in the explicit scheme, so ahead of the wave front
  * the rotation increments decay geometrically into the subnormal range once the rod has
  * more than ~300 nodes. The rotation solve used to fail there ("did not converge") with
- * any step; it must run, and the energy balance must hold. */
+ * any step; it must run, and the energy balance must hold. (cr_lgvi_step flushes subnormals to zero,
+ * math/fpmode.h; the step's two halves called directly run in the caller's mode, gradual underflow,
+ * where the increments do reach the subnormals.) */
 static void test_subnormal_wave_front(void)
 {
     const int K = 400;
@@ -982,7 +984,10 @@ static void test_subnormal_wave_front(void)
     int ok = 1;
     for (long k = 0; k < 600 && ok; ++k) {
         f[K] = cr_v3(qfun(k * h), 0, 0);
-        ok = step_ok(s, f, NULL);
+        cr_error err = {0};
+        ok = cr_lgvi_step_begin(s, f, NULL, &err) == CR_OK;
+        if (ok) cr_lgvi_step_end(s);
+        else fprintf(stderr, "  step %ld failed: %s\n", k, err.message);
     }
     CHECK(ok && cr_lgvi_steps(s) == 600);
     cr_lgvi_diag d;

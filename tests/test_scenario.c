@@ -499,6 +499,10 @@ static void bad_nonphysical(void)
     EXPECT_BAD("{'rod': {'length': 1, 'elements': 2, 'material': {'E': 1, 'G': 0},"
                " 'sections': [{'shape': 'circle', 'radius': 1}]}}",
                "rod.material.G: must be > 0, got 0");
+    /* a subnormal tolerance is 0 to the solvers (they flush subnormals) */
+    EXPECT_BAD("{'rod': {'length': 1, 'elements': 2, 'material': {'E': 1, 'G': 1}, 'sections': [{'shape': 'circle',"
+               " 'radius': 1}]}, 'stages': [{'type': 'dynamic', 't_end': 1, 'output_dt': 0.1, 'atol': 1e-310}]}",
+               "stages.0.atol: must be at least 2.2e-308");
     EXPECT_BAD("{'rod': {'length': 1, 'elements': 2, 'material': {'E': 1, 'G': -0.5},"
                " 'sections': [{'shape': 'circle', 'radius': 1}]}}",
                "rod.material.G: must be > 0, got -0.5");

@@ -317,7 +317,9 @@ void cr_radau_destroy(cr_radau *solver);
  *   CR_SINGULAR      five factorizations in a row failed;
  *   CR_NONFINITE     repeated non-finite values prevented any progress;
  *   CR_BAD_INPUT     t_end < t;
- *   a negative status returned by F or a hook (passed through). */
+ *   a negative status returned by F or a hook (passed through).
+ * It runs in the caller's floating-point mode (the rod solvers flush subnormals to zero, README "From C";
+ * this general integrator of the caller's equations leaves that choice to the caller). */
 cr_status cr_radau_integrate(cr_radau *solver, double t_end, cr_error *err);
 
 /* Restarts at (t, y) (y length n, copied) with first step h (0 = automatic),

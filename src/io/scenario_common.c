@@ -3,6 +3,7 @@
  * (Part of the scenario parser: see scenario.c and scenario_internal.h.) */
 #include "scenario_internal.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -52,11 +53,16 @@ void format_number(double v, char *buf, size_t n)
 static void put_escaped(char *buf, size_t *k, size_t n, unsigned char c)
 {
     char esc[8];
-    if (c >= 0x20 && c != 0x7f) esc[0] = (char)c, esc[1] = '\0';
-    else if (c == '\n') strcpy(esc, "\\n");
-    else if (c == '\t') strcpy(esc, "\\t");
-    else if (c == '\r') strcpy(esc, "\\r");
-    else snprintf(esc, sizeof esc, "\\u%04x", c);
+    if (c >= 0x20 && c != 0x7f)
+        esc[0] = (char)c, esc[1] = '\0';
+    else if (c == '\n')
+        strcpy(esc, "\\n");
+    else if (c == '\t')
+        strcpy(esc, "\\t");
+    else if (c == '\r')
+        strcpy(esc, "\\r");
+    else
+        snprintf(esc, sizeof esc, "\\u%04x", c);
     size_t len = strlen(esc);
     if (*k + len + 1 > n) return;
     memcpy(buf + *k, esc, len);
@@ -152,7 +158,11 @@ cr_status read_number(const cJSON *v, const char *path, num_rule rule, double *o
     double d = v->valuedouble;
     /* JSON has no inf/nan literals, but 1e999 overflows to inf in strtod. */
     if (!isfinite(d)) return fail(err, "%s: must be finite, got %s (the number overflows a double)", path, got);
-    if (rule == POSITIVE && !(d > 0)) return fail(err, "%s: must be > 0, got %s", path, got);
+    if ((rule == POSITIVE || rule == TOLERANCE) && !(d > 0)) return fail(err, "%s: must be > 0, got %s", path, got);
+    /* a subnormal is 0 to the solvers, which flush them (math/fpmode.h): a tolerance of 1e-310 would pass
+       here and stop the stage as 0 (the other keys' ranges refuse subnormals with their own messages) */
+    if (rule == TOLERANCE && d < DBL_MIN)
+        return fail(err, "%s: must be at least 2.2e-308 (the solvers read a subnormal number as 0), got %s", path, got);
     if (rule == NONNEGATIVE && !(d >= 0)) return fail(err, "%s: must be >= 0, got %s", path, got);
     *out = d;
     return CR_OK;

@@ -101,7 +101,7 @@ typedef enum node_kind {
 } node_kind;
 
 /* The sign rule of a number read by the typed readers. */
-typedef enum num_rule { ANY = 0, POSITIVE, NONNEGATIVE } num_rule;
+typedef enum num_rule { ANY = 0, POSITIVE, NONNEGATIVE, TOLERANCE /* positive, not subnormal */ } num_rule;
 
 #pragma GCC visibility push(hidden)
 

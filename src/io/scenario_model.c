@@ -63,7 +63,7 @@ cr_status parse_model(const cJSON *root, cr_model_options *m, cr_error *err)
     if (dil) m->dilatation = cJSON_IsTrue(dil);
     if ((s = get_enum(obj, "model", "chart", CHART_CHOICES, 0, &m->chart, err))) return s;
     if ((s = get_enum(obj, "model", "strains", STRAINS_CHOICES, 0, &m->strains, err))) return s;
-    if ((s = get_number(obj, "model", "newton_atol", 0, 1e-10, POSITIVE, &m->newton_atol, err))) return s;
+    if ((s = get_number(obj, "model", "newton_atol", 0, 1e-10, TOLERANCE, &m->newton_atol, err))) return s;
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(obj, "viscoelastic");
     if (!list) return CR_OK;
     if ((s = expect_array(list, "model.viscoelastic", err))) return s;

@@ -73,8 +73,8 @@ static cr_status parse_dynamic_stage(const cJSON *c, const char *path, cr_dynami
     cr_status s;
     int max_steps;
     if ((s = get_number(c, path, "t_end", 1, 0, POSITIVE, &d->t_end, err))) return s;
-    if ((s = get_number(c, path, "rtol", 0, 1e-3, POSITIVE, &d->rtol, err))) return s;
-    if ((s = get_number(c, path, "atol", 0, 1e-6, POSITIVE, &d->atol, err))) return s;
+    if ((s = get_number(c, path, "rtol", 0, 1e-3, TOLERANCE, &d->rtol, err))) return s;
+    if ((s = get_number(c, path, "atol", 0, 1e-6, TOLERANCE, &d->atol, err))) return s;
     if ((s = get_number(c, path, "output_dt", 1, 0, POSITIVE, &d->output_dt, err))) return s;
     if ((s = get_number(c, path, "snapshot_dt", 0, 0.0, NONNEGATIVE, &d->snapshot_dt, err))) return s;
     if ((s = get_number(c, path, "h_init", 0, 0.0, NONNEGATIVE, &d->h_init, err))) return s;
@@ -173,8 +173,8 @@ cr_status parse_stages(const cJSON *root, cr_scenario *sc, cr_error *err)
             if ((s = get_int(c, path, "load_steps", 0, 10, 1, &o->load_steps, err))) return s;
         }
         if ((s = get_int(c, path, "max_iterations", 0, 25, 1, &o->max_iterations, err))) return s;
-        if ((s = get_number(c, path, "atol", 0, 1e-10, POSITIVE, &o->atol, err))) return s;
-        if ((s = get_number(c, path, "rtol", 0, 1e-6, POSITIVE, &o->rtol, err))) return s;
+        if ((s = get_number(c, path, "atol", 0, 1e-10, TOLERANCE, &o->atol, err))) return s;
+        if ((s = get_number(c, path, "rtol", 0, 1e-6, TOLERANCE, &o->rtol, err))) return s;
         if ((s = get_int(c, path, "max_halvings", 0, 10, 0, &o->max_halvings, err))) return s;
         const cJSON *stab = cJSON_GetObjectItemCaseSensitive(c, "stability");
         if (stab) { /* the stability estimate of the end state (docs/scenario.md) */

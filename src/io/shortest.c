@@ -142,7 +142,9 @@ static char *subnormal(char *p, double a)
     char text[40];
     for (int j = 1; j <= 17; ++j) {
         snprintf(text, sizeof text, "%.*e", j - 1, a);
-        if (strtod(text, NULL) == a) break;
+        /* the bits, not ==: with subnormals flushed (math/fpmode.h) every subnormal compares equal to 0 */
+        const double back = strtod(text, NULL);
+        if (memcmp(&back, &a, sizeof a) == 0) break;
     }
     uint64_t f = 0;
     int n = 0;

@@ -33,9 +33,9 @@ static void work(cr_pool *P)
         void *arg = P->arg;
         cr_fpmode mode = P->mode;
         pthread_mutex_unlock(&P->mu);
-        /* a worker computes in the caller's mode (subnormals flushed or not, the rounding): two
-           threads give what one does */
-        if (cr_fpmode_get() != mode) cr_fpmode_set(mode);
+        /* a task runs in the caller's mode (subnormals flushed or not, the rounding), the exception flags it
+           raises kept: two threads give what one does */
+        cr_fpmode_adopt(mode);
         fn(arg, k);
         pthread_mutex_lock(&P->mu);
         if (++P->finished == P->tasks) pthread_cond_signal(&P->done);

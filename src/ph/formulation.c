@@ -478,8 +478,13 @@ static cr_status ph_dynamic(cr_sim *sim, int stage, double t_stage_start, double
 /* A failed static stage while nodes touch obstacles with friction (docs/port-hamiltonian.md
  * "Friction"): a tangential load beyond what Coulomb friction holds has no equilibrium (the rod
  * slides), which the load steps meet as Newton failing ever closer to the limit. Names the
- * frictional obstacle closest to its limit at the last equilibrium (load factor lf). */
-static void friction_failure(const ph_sim *s, double lf, cr_error *err)
+ * frictional obstacle closest to its limit at the last equilibrium (load factor lf). With the loads
+ * the state already carries (ramped 0: a static stage after a dynamic one with the same loads) the
+ * load factor ramps nothing, and before the first load step's equilibrium (lf 0) after a dynamic
+ * stage there is none at all (settled 0): the message says so rather than quote a load factor and a
+ * friction that mean nothing (a cord dragged at 1.5 mu_s m g, then made static, was reported "at
+ * the last equilibrium (load factor 0) at 0 of its limit"). */
+static void friction_failure(const ph_sim *s, double lf, int settled, int ramped, cr_error *err)
 {
     int best = -1, touching = 0, sliding = 0;
     double ratio = -1;
@@ -490,15 +495,23 @@ static void friction_failure(const ph_sim *s, double lf, cr_error *err)
         if (t > 0 && r > ratio) best = p, touching = t, sliding = sl, ratio = r;
     }
     if (best < 0) return;
-    char msg[CR_ERROR_MESSAGE_SIZE + 600];
+    /* (what is known of this failure first: the message is cut at CR_ERROR_MESSAGE_SIZE) */
+    char msg[CR_ERROR_MESSAGE_SIZE + 800], last[300];
+    if (lf == 0 && !settled)
+        snprintf(last, sizeof last, "no load step converged from the state the dynamic stage left (no equilibrium%s)",
+                 ramped ? "" : "; the loads are those it ended with, nothing to ramp");
+    else
+        snprintf(last, sizeof last,
+                 "at the last equilibrium (load factor %.6g) friction was at %.4g of its limit, %d "
+                 "nodes sliding%s",
+                 lf, ratio, sliding,
+                 ramped ? "" : " (the stage's loads are those of its start: the load factor ramps nothing)");
     snprintf(msg, sizeof msg,
              "obstacles.%d.friction: no static equilibrium found while %d nodes touch obstacle \"%s\" with friction "
-             "(mu_static %g): a tangential load beyond what Coulomb friction holds (mu_static times the normal force) "
-             "has none, the rod slides, and nor has one whose moment about the contact lines nothing balances (the "
-             "friction acts at the contact points), the rod rolls (a dynamic stage follows either); at the last "
-             "equilibrium (load factor %.6g) "
-             "friction was at %.4g of its limit, %d nodes sliding; %s",
-             best, touching, s->k->cob[best].name, s->k->cmu[2 * best], lf, ratio, sliding, err->message);
+             "(mu_static %g); %s; a tangential load beyond what Coulomb friction holds (mu_static times the normal "
+             "force) has none, the rod slides, and nor has one whose moment about the contact lines nothing balances "
+             "(the friction acts at the contact points), the rod rolls (a dynamic stage follows either); %s",
+             best, touching, s->k->cob[best].name, s->k->cmu[2 * best], last, err->message);
     snprintf(err->message, sizeof err->message, "%.*s", CR_ERROR_MESSAGE_SIZE - 1, msg);
 }
 
@@ -571,7 +584,14 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
     cr_rod_stage_load_factors(&loads_only, stage, target);
     memset(report, 0, sizeof *report);
     double lf = 0, dl = 1.0 / o->load_steps, last_inc = 0;
-    int halvings = 0;
+    int halvings = 0, accepted = 0;
+    /* a state left by a dynamic stage (whose steps clear cr_ph.have_static) is no equilibrium: the first
+       load step's change is then mostly the state settling, no change along the load path, and its
+       extrapolation no predictor of the second (a cord bouncing on rough ground, its constant pull held:
+       10 Newton iterations in the second load step instead of 2) */
+    const int settled = s->k->have_static || cr_ph_time(s->k) == 0;
+    int ramped = 0; /* (a stage whose loads are the state's: its load factor ramps nothing) */
+    for (int k = 0; k < s->load_count; ++k) ramped |= target[k] != from[k];
     cr_status st = CR_OK;
     if (s->friction && ph_static_friction_begin(s->k, s->contact_tol) == 0 && !s->p.clamp_start && !s->p.clamp_end) {
         /* check let an unclamped rod into statics for its stick anchors; none touches: nothing holds it
@@ -593,14 +613,14 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
         cr_error e = {0};
         /* from the second load step on, Newton starts from the last step's change scaled to this one
            (the path is smooth: the first residual of the §6.3 statics falls from 0.1 to ~1e-3) */
-        if (last_inc > 0) cr_ph_static_predictor(s->k, (next - lf) / last_inc);
+        if (last_inc > 0 && (settled || accepted > 1)) cr_ph_static_predictor(s->k, (next - lf) / last_inc);
         st = cr_ph_solve_static(s->k, &L, &its, &res, &e);
         report->total_iterations += its;
         if (st != CR_OK) {
             if (st < 0 || ++halvings > o->max_halvings) {
                 cr_error_set(err, st, "port_hamiltonian statics: load step to factor %.6g failed: %s", next,
                              e.message);
-                if (s->friction && err && st > 0) friction_failure(s, lf, err);
+                if (s->friction && err && st > 0) friction_failure(s, lf, settled, ramped, err);
                 break;
             }
             report->failed_attempts++;
@@ -610,6 +630,7 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
         }
         last_inc = next - lf;
         lf = next;
+        ++accepted;
         memcpy(s->scale, mag, nl * sizeof *mag);
         s->load_factor = lf;
         /* static friction: one multiplier update at each load step's equilibrium (the anchors follow
@@ -622,7 +643,7 @@ static cr_status ph_static(cr_sim *sim, int stage, const cr_static_options *o, c
             break;
         }
         if (lf >= 1 - 1e-12 && s->friction && (st = friction_updates(s, &L, report, err)) != CR_OK) {
-            if (err && st > 0 && st != CR_NOT_CONVERGED) friction_failure(s, lf, err);
+            if (err && st > 0 && st != CR_NOT_CONVERGED) friction_failure(s, lf, settled, ramped, err);
             break;
         }
         cr_load_step_report *r = &report->steps[report->step_count - 1]; /* (the last update's solve) */

@@ -495,6 +495,9 @@ int ph_static_friction_begin(cr_ph *s, double tol);
 int ph_static_friction_update(cr_ph *s, double *drift);
 void ph_static_friction_release(cr_ph *s);
 void ph_static_friction_state(const cr_ph *s, int p, int *touching, int *sliding, double *ratio);
+/* Newton's initial positions X (ph_begin's) of a static solve: each node sticking to one obstacle moved
+   back by its stick drift, to its anchor (a no-op but after a multiplier update) */
+void ph_static_friction_predictor(const cr_ph *s, double *X);
 int ph_contact_force(const cr_ph *s, int I, int dyn, double dg[12], double Kc[144], double ff[3], double *diss,
                      double *wob);
 /* The contact point of node I with obstacle p, c = r - a n = r + sum_k c_k d_k: its material coordinates

@@ -556,6 +556,7 @@ cr_status cr_ph_solve_static(cr_ph *s, const cr_ph_loads *loads, int *iterations
     if (iterations) *iterations = 0;
     cr_fpmode fp = cr_fpmode_flush(); /* subnormals flushed (math/fpmode.h) */
     ph_begin(s, PH_STATIC, s->p.h);
+    if (s->cpair) ph_static_friction_predictor(s, s->X);
     double rn = 0;
     cr_status st = newton(s, PH_STATIC, loads, iterations, &rn, err);
     if (residual) *residual = rn;
