@@ -57,7 +57,9 @@ fuzz:
 	set -e; \
 	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOSSERAT_FUZZ=ON -DCOSSERAT_WERROR=OFF > build-fuzz.log 2>&1 && \
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_scenario >> build-fuzz.log 2>&1 || \
-	  { echo "fuzz: the fuzzer could not be built (libclang-rt-dev missing?), skipped; see build-fuzz.log"; exit 0; }; \
+	  { if grep -qE '^[^ ]*/(src|tests|include)/[^ ]*: error:' build-fuzz.log; then \
+	      grep -E ': error:' build-fuzz.log | head -5; echo "fuzz: the project's sources do not build with clang"; exit 1; fi; \
+	    echo "fuzz: the fuzzer could not be built (libclang-rt-dev missing?), skipped; see build-fuzz.log"; exit 0; }; \
 	mkdir -p build-fuzz/corpus; \
 	build-fuzz/fuzz_scenario -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
 	  -print_final_stats=1 build-fuzz/corpus tests/fuzz-corpus tests/fuzz-regress

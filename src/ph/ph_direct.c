@@ -1265,10 +1265,14 @@ PH_CLONES PH_CONTRACT static void material_terms(double *Mb, int ld, const int p
 #if defined(__GNUC__)
 typedef long long v4di __attribute__((vector_size(32)));
 #define bc4(x) ((v4d){(x), (x), (x), (x)})
+/* a's lanes (i, j, k, l) (clang, which builds the fuzz target, has __builtin_shufflevector instead) */
+#if defined(__clang__)
+#define shuf4(a, i, j, k, l) __builtin_shufflevector((a), (a), i, j, k, l)
+#else
+#define shuf4(a, i, j, k, l) __builtin_shuffle((a), (v4di){i, j, k, l})
+#endif
 /* the 3-vectors' cross product a x b (lane 3: 0 for zero lanes), the same operations per component as cross */
-#define cross4(a, b)                                                                                                   \
-    (__builtin_shuffle((a), (v4di){1, 2, 0, 3}) * __builtin_shuffle((b), (v4di){2, 0, 1, 3}) -                         \
-     __builtin_shuffle((a), (v4di){2, 0, 1, 3}) * __builtin_shuffle((b), (v4di){1, 2, 0, 3}))
+#define cross4(a, b) (shuf4(a, 1, 2, 0, 3) * shuf4(b, 2, 0, 1, 3) - shuf4(a, 2, 0, 1, 3) * shuf4(b, 1, 2, 0, 3))
 
 /* The geometric and mass terms' reduction of the node pair (a, b) (direct_pass, where the scalar form is) with
  * the directors as groups of 4 (lane 3 zero): da (d_{n+1/2} of a), db (d_{n+1} of b), qb (dq_p's director
