@@ -86,6 +86,15 @@ static void steps(pair *P, double h, int n)
 
 static double kinetic(const cr_ph *s) { return ph_kinetic_energy(s, s->v); }
 
+/* friction on both rods' obstacles (mu_s 0.5, mu_k 0.3, stick speed 1e-3 m/s), or off */
+static void set_friction(pair *P, int on)
+{
+    const double ms = 0.5, mk = 0.3;
+    cr_error err = {0};
+    CHECK(cr_ph_set_friction(P->a, on ? &ms : NULL, on ? &mk : NULL, on ? 1e-3 : 0, &err) == CR_OK);
+    CHECK(cr_ph_set_friction(P->b, on ? &ms : NULL, on ? &mk : NULL, on ? 1e-3 : 0, &err) == CR_OK);
+}
+
 /* a plane 5 mm above the rod's lowest node (contact radius 1 cm: 15 mm deep): contact energy now */
 static void set_plane(cr_ph *s, double z)
 {
@@ -150,13 +159,9 @@ static void run(const char *what, cr_ph_params p, int actuate, int statics)
     set_plane(P.a, zlow), set_plane(P.b, zlow), set_plane(c, zlow);
     CHECK(ph_contact_energy(P.a, P.a->q) > 0);
     steps(&P, h, 3), ++kinds;
-    const double ms = 0.5, mk = 0.3;
-    cr_error err = {0};
-    CHECK(cr_ph_set_friction(P.a, &ms, &mk, 1e-3, &err) == CR_OK);
-    CHECK(cr_ph_set_friction(P.b, &ms, &mk, 1e-3, &err) == CR_OK);
+    set_friction(&P, 1);
     steps(&P, h, 3), ++kinds;
-    CHECK(cr_ph_set_friction(P.a, NULL, NULL, 0, &err) == CR_OK);
-    CHECK(cr_ph_set_friction(P.b, NULL, NULL, 0, &err) == CR_OK);
+    set_friction(&P, 0);
     steps(&P, h, 2);
     /* 8. a step that fails (one Newton iteration allowed at a large step), then retried */
     P.a->p.max_iterations = P.b->p.max_iterations = 1;
@@ -167,6 +172,7 @@ static void run(const char *what, cr_ph_params p, int actuate, int statics)
     /* an unannounced write: c takes a's state (unpack), steps once (its caches are then its state's), and
        its velocities are scaled as a's, but only a is told. c's step then starts from the old H_n (and the
        old predictor): its balance is off by the kinetic energy the write added. */
+    cr_error err = {0};
     cr_ph_pack(P.a, ck), cr_ph_unpack(c, ck);
     CHECK(cr_ph_step(c, h, &P.L, NULL, &err) == CR_OK);
     CHECK(cr_ph_step(P.a, h, &P.L, NULL, &err) == CR_OK);
@@ -271,10 +277,7 @@ static void ph_reuse_moving_obstacle(void)
     const double V1 = ph_contact_energy(P.a, P.a->q);
     CHECK(V1 > V0 && V0 > 0); /* (the reset changed H_n) */
     steps(&P, h, 3), ++kinds;
-    const double ms = 0.5, mk = 0.3;
-    cr_error err = {0};
-    CHECK(cr_ph_set_friction(P.a, &ms, &mk, 1e-3, &err) == CR_OK);
-    CHECK(cr_ph_set_friction(P.b, &ms, &mk, 1e-3, &err) == CR_OK);
+    set_friction(&P, 1);
     steps(&P, h, 3), ++kinds;
     P.a->p.max_iterations = P.b->p.max_iterations = 1;
     CHECK(step(&P, 0.2) != CR_OK);

@@ -14,8 +14,8 @@
  * update R <- R F are cheaper than with matrices, and renormalising once per step keeps
  * R in SO(3) to round-off over any number of steps. */
 #include "lgvi/lgvi.h"
-#include "../math/fpmode.h"
 #include "linalg/pool.h"
+#include "math/fpmode.h"
 
 #include <float.h>
 #include <stdlib.h>

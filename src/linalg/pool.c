@@ -1,7 +1,7 @@
 #define _POSIX_C_SOURCE 200809L /* pthreads, sysconf */
 #include "pool.h"
 
-#include "../math/fpmode.h"
+#include "math/fpmode.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -50,7 +50,6 @@
  * compares the joint rows' Jacobian with central differences of the whole residual. */
 #define _POSIX_C_SOURCE 199309L
 #include "assembly/assembly_def.h"
-#include "../math/fpmode.h"
 #include "contact/contact.h"
 #include "cosserat/assembly.h"
 #include "cosserat/dynamics.h"
@@ -59,6 +58,7 @@
 #include "linalg/blocktri_shifted.h"
 #include "linalg/lowrank.h"
 #include "linalg/pool.h"
+#include "math/fpmode.h"
 #include "mixed/assembly_internal.h"
 #include "mixed/assembly_linsys.h"
 #include "mixed/mixed.h"

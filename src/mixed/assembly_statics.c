@@ -35,8 +35,8 @@
  * k g + λ = 0 instead of g = 0: its row of the dense system is [k C, 1 in λ's column]. */
 #define _POSIX_C_SOURCE 199309L
 #include "contact/contact.h"
-#include "../math/fpmode.h"
 #include "linalg/pool.h"
+#include "math/fpmode.h"
 #include "mixed/assembly_internal.h"
 #include "mixed/assembly_linsys.h"
 #include "mixed/mixed.h"

@@ -3,8 +3,8 @@
  * (O(n) per factorization and per solve). */
 #define _POSIX_C_SOURCE 199309L
 #include "contact/contact.h"
-#include "../math/fpmode.h"
 #include "contact/rodcontact.h"
+#include "math/fpmode.h"
 #include "selfcontact.h"
 #include "cosserat/dynamics.h"
 #include "cosserat/radau.h"

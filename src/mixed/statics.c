@@ -1,11 +1,11 @@
 /* cr_static_solve for the mixed discrete rod: binds the residual of
  * statics_residual.c to the generic load-stepping Newton solver. */
 #include "cosserat/statics.h"
-#include "../math/fpmode.h"
 #include "contact/contact.h"
 #include "contact/rodcontact.h"
 #include "linalg/bigalloc.h"
 #include "linalg/blocktri_partitioned.h"
+#include "math/fpmode.h"
 #include "mixed.h"
 #include "selfcontact.h"
 #include "solvers/newton.h"

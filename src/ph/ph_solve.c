@@ -2,7 +2,7 @@
  * convergence test of spec §6, the midpoint step and the static solve. The linear systems
  * are solved in ph_linear.c. */
 #include "ph/ph.h"
-#include "../math/fpmode.h"
+#include "math/fpmode.h"
 
 #include <float.h>
 #include <math.h>
